@@ -1,0 +1,100 @@
+/* cli.h - what every subcommand shares: the declarative option table and its
+ * parser, usage printing, "did you mean" suggestions and the one function
+ * that reports an error to the user.
+ *
+ * A subcommand declares its options and usage lines, then:
+ *
+ *	static const char *const usage[] = { "perfkit report [<options>] FILE", NULL };
+ *	const char *format = "text";
+ *	const struct cli_option opts[] = {
+ *		CLI_STRING('f', "format", &format, "FMT", "text, csv or json"),
+ *		CLI_END(),
+ *	};
+ *	int n = cli_parse(argc, argv, opts, usage, 0);
+ *	if (n < 0)
+ *		return cli_parse_status(n);
+ *	// argv[0..n-1] are now the positional arguments
+ *
+ * `-h`/`--help` prints the usage to stdout (cli_parse returns CLI_HELP, exit
+ * 0); an unknown option or a missing/malformed value prints one line naming
+ * the nearest valid option (cli_parse returns CLI_USAGE, exit 2). */
+#ifndef PERFKIT_CLI_H
+#define PERFKIT_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exit statuses of the perfkit command. */
+enum cli_exit {
+	CLI_EXIT_OK = 0,
+	CLI_EXIT_GATE_FAILED = 1, /* only a failed gate exits 1 */
+	CLI_EXIT_USAGE = 2,       /* bad usage or bad input */
+};
+
+enum cli_option_type {
+	CLI_OPT_END = 0,
+	CLI_OPT_FLAG,   /* bool *: set to true, no value */
+	CLI_OPT_STRING, /* const char **: points into argv */
+	CLI_OPT_INT,    /* int64_t *: decimal integer */
+	CLI_OPT_DOUBLE, /* double *: finite number */
+};
+
+struct cli_option {
+	enum cli_option_type type;
+	char short_name;       /* 0: long form only */
+	const char *long_name; /* without the leading "--" */
+	void *value;
+	const char *argh;      /* value placeholder in help, e.g. "FILE" */
+	const char *help;
+};
+
+#define CLI_FLAG(s, l, v, h)        { CLI_OPT_FLAG, (s), (l), (v), NULL, (h) }
+#define CLI_STRING(s, l, v, a, h)   { CLI_OPT_STRING, (s), (l), (v), (a), (h) }
+#define CLI_INT(s, l, v, a, h)      { CLI_OPT_INT, (s), (l), (v), (a), (h) }
+#define CLI_DOUBLE(s, l, v, a, h)   { CLI_OPT_DOUBLE, (s), (l), (v), (a), (h) }
+#define CLI_END()                   { CLI_OPT_END, 0, NULL, NULL, NULL, NULL }
+
+enum cli_parse_flags {
+	/* Stop at the first positional argument: everything from it on is
+	 * positional (for `perfkit run ./app --app-option`). */
+	CLI_STOP_AT_NON_OPTION = 1 << 0,
+};
+
+/* cli_parse results below zero. */
+enum cli_parse_result {
+	CLI_HELP = -1,  /* usage was printed on request */
+	CLI_USAGE = -2, /* an error line was printed */
+};
+
+/* Parse argv[1..argc-1] (argv[0] is the subcommand name) against opts.
+ * Options may come before or after positional arguments; `--` ends option
+ * parsing. Long options take `--name=value` or `--name value`, short ones
+ * `-o value` or `-ovalue`. On success the positional arguments are moved to
+ * argv[0..n-1], argv[n] is set to NULL, and n is returned. */
+int cli_parse(int argc, char **argv, const struct cli_option *opts,
+	      const char *const *usage, unsigned flags);
+/* The exit status for a negative cli_parse result (0 for CLI_HELP). */
+int cli_parse_status(int parse_result);
+
+/* Print the usage lines and the option table (stdout for help, stderr after
+ * an error). */
+void cli_usage__print(const char *const *usage, const struct cli_option *opts, bool to_stderr);
+
+/* The one way perfkit reports an error: "perfkit: <message>" on stderr,
+ * sanitised for the terminal. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "perfkit: warning: <message>" on stderr. */
+void cli_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Optimal string alignment distance (Levenshtein plus adjacent swaps). */
+size_t cli_edit_distance(const char *a, const char *b);
+/* The candidate closest to word, or NULL when none is close enough to be a
+ * plausible typo. A unique prefix match counts as close. */
+const char *cli_nearest(const char *word, const char *const *candidates, size_t n);
+
+/* Report "unknown <what> '<word>'" with the nearest candidate, if any, and
+ * return CLI_EXIT_USAGE. */
+int cli_unknown(const char *what, const char *word, const char *const *candidates, size_t n);
+
+#endif

@@ -1,0 +1,126 @@
+/* cmd_diagnose.c - `perfkit diagnose`: the findings of a capture (or of an
+ * nsys SQLite export): what is slow, why, how much it touches, what to change. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture_tables.h"
+#include "cli.h"
+#include "diagnose.h"
+#include "prof/store.h"
+#include "table.h"
+
+static const char *const usage[] = {
+	"perfkit diagnose [--format=text|json|csv] [--set KEY=VALUE,...] [--thresholds FILE.json] [--save] FILE",
+	"perfkit diagnose --list-settings",
+	NULL,
+};
+
+static void list_settings(void)
+{
+	for (int i = 0; i < diag_nsetting_defs; i++)
+		printf("%-36s %-10g %s\n", diag_setting_defs[i].key, diag_setting_defs[i].value,
+		       diag_setting_defs[i].doc);
+}
+
+/* --set takes a comma-separated list, since options are not repeated. */
+static int apply_sets(struct diag_settings *s, const char *list)
+{
+	struct prof_error err = { 0 };
+	char *copy = strdup(list), *save = NULL;
+	int rc = 0;
+
+	if (!copy) {
+		cli_error("out of memory");
+		return CLI_EXIT_USAGE;
+	}
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (diag_settings__parse(s, tok, &err)) {
+			cli_error("%s", err.msg);
+			rc = CLI_EXIT_USAGE;
+			break;
+		}
+	}
+	free(copy);
+	return rc;
+}
+
+int cmd_diagnose(int argc, char **argv)
+{
+	const char *format = "text", *sets = NULL, *thresholds = NULL;
+	bool list = false, save = false;
+	const struct cli_option opts[] = {
+		CLI_STRING('f', "format", &format, "FMT", "text, json or csv"),
+		CLI_STRING(0, "set", &sets, "KEY=VALUE,...", "override thresholds (see --list-settings)"),
+		CLI_STRING(0, "thresholds", &thresholds, "FILE", "a JSON object of threshold overrides"),
+		CLI_FLAG(0, "list-settings", &list, "list every threshold with its default"),
+		CLI_FLAG(0, "save", &save, "also store the findings in the capture (PERFKIT_FINDINGS)"),
+		CLI_END(),
+	};
+	struct diag_settings settings = { 0 };
+	struct prof_store *store = NULL;
+	struct diag_report *report = NULL;
+	struct prof_error err = { 0 };
+	int n, status = CLI_EXIT_USAGE;
+
+	n = cli_parse(argc, argv, opts, usage, 0);
+	if (n < 0)
+		return cli_parse_status(n);
+	if (list) {
+		list_settings();
+		return CLI_EXIT_OK;
+	}
+	if (n != 1) {
+		cli_error("diagnose needs exactly one capture file");
+		cli_usage__print(usage, opts, true);
+		return CLI_EXIT_USAGE;
+	}
+	if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "csv")) {
+		static const char *const formats[] = { "text", "json", "csv" };
+		return cli_unknown("format", format, formats, 3);
+	}
+	if (diag_settings__init(&settings)) {
+		cli_error("out of memory");
+		return CLI_EXIT_USAGE;
+	}
+	if (thresholds && diag_settings__load_json(&settings, thresholds, &err)) {
+		cli_error("%s", err.msg);
+		goto out;
+	}
+	if (sets && apply_sets(&settings, sets))
+		goto out;
+	if (prof_store__open(argv[0], &store, &err)) {
+		cli_error("%s", err.msg);
+		goto out;
+	}
+	if (diag__run(store, &settings, &report, &err)) {
+		cli_error("%s", err.msg);
+		goto out;
+	}
+	if (save && ctab__store_findings(argv[0], report, &err)) {
+		cli_error("%s", err.msg);
+		goto out;
+	}
+	if (!strcmp(format, "json")) {
+		diag_report__print_json(report, stdout);
+	} else if (!strcmp(format, "csv")) {
+		struct rpt_sink *sink = rpt_sink__new(RPT_FORMAT_CSV, stdout);
+		if (!sink) {
+			cli_error("out of memory");
+			goto out;
+		}
+		diag_report__rows(report, sink);
+		rpt_sink__delete(sink);
+	} else {
+		diag_report__print_text(report, stdout);
+	}
+	status = fflush(stdout) ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+	if (status)
+		cli_error("cannot write the output");
+out:
+	diag_report__delete(report);
+	if (store)
+		prof_store__close(store);
+	diag_settings__exit(&settings);
+	return status;
+}

@@ -1,0 +1,93 @@
+/* cmd_diff.c - `perfkit diff BASE NEW`: what changed between two captures
+ * (perfkit captures or nsys exports), kernel by kernel, copy kind by copy
+ * kind and NVTX range by range, with a one-line verdict first. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "diff.h"
+#include "table.h"
+
+static const char *const usage[] = {
+	"perfkit diff [--format=text|csv|json|html] [-o FILE] BASE NEW",
+	NULL,
+};
+
+static const char *const formats[] = { "text", "csv", "json", "html" };
+
+int cmd_diff(int argc, char **argv)
+{
+	const char *format_opt = "text", *output = NULL;
+	const struct cli_option opts[] = {
+		CLI_STRING('f', "format", &format_opt, "FMT", "text, csv, json or html"),
+		CLI_STRING('o', "output", &output, "FILE", "write to FILE instead of stdout"),
+		CLI_END(),
+	};
+	struct diff_profile base = { 0 }, new = { 0 };
+	struct diff_result result = { 0 };
+	struct prof_error err = { 0 };
+	struct rpt_sink *sink = NULL;
+	bool html, computed = false;
+	int n, format = RPT_FORMAT_TEXT, status = CLI_EXIT_USAGE, rc;
+	FILE *out = stdout;
+
+	n = cli_parse(argc, argv, opts, usage, 0);
+	if (n < 0)
+		return cli_parse_status(n);
+	if (n != 2) {
+		cli_error("diff takes two captures, BASE and NEW; see 'perfkit diff --help'");
+		return CLI_EXIT_USAGE;
+	}
+	html = strcmp(format_opt, "html") == 0;
+	if (!html) {
+		format = rpt_format__parse(format_opt);
+		if (format < 0)
+			return cli_unknown("format", format_opt, formats, 4);
+	}
+	if (diff_profile__load_path(&base, argv[0], &err) < 0 ||
+	    diff_profile__load_path(&new, argv[1], &err) < 0) {
+		cli_error("%s", err.msg);
+		goto out;
+	}
+	if (diff__compute(&result, &base, &new) < 0) {
+		cli_error("out of memory");
+		goto out;
+	}
+	computed = true;
+	if (output && strcmp(output, "-") != 0) {
+		out = fopen(output, "w");
+		if (!out) {
+			cli_error("cannot write '%s': %s", output, strerror(errno));
+			out = stdout;
+			goto out;
+		}
+	}
+	if (html) {
+		rc = diff__write_html(&result, out);
+	} else {
+		sink = rpt_sink__new((enum rpt_format)format, out);
+		rc = sink ? diff__report(&result, sink) : PROF_E_NOMEM;
+	}
+	if (rc < 0) {
+		cli_error("cannot write the diff (error %d)", rc);
+		goto out;
+	}
+	status = CLI_EXIT_OK;
+out:
+	rpt_sink__delete(sink);
+	if (out != stdout) {
+		if (fclose(out) != 0 && status == CLI_EXIT_OK) {
+			cli_error("cannot write '%s': %s", output, strerror(errno));
+			status = CLI_EXIT_USAGE;
+		}
+	} else if (fflush(stdout) != 0 && status == CLI_EXIT_OK) {
+		cli_error("cannot write the output: %s", strerror(errno));
+		status = CLI_EXIT_USAGE;
+	}
+	if (computed)
+		diff__exit(&result);
+	diff_profile__exit(&base);
+	diff_profile__exit(&new);
+	return status;
+}

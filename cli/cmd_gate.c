@@ -1,0 +1,157 @@
+/* cmd_gate.c - `perfkit gate --baseline B FILE...`: the CI regression gate.
+ * Exit status 0 when every key is within its budget, 1 when one regressed,
+ * 2 for bad usage or input (a missing, malformed or mismatched baseline). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "gate.h"
+#include "prof/escape.h"
+#include "table.h"
+
+static const char *const usage[] = {
+	"perfkit gate --baseline=BASELINE.json [--max-regression=5%] [--junit=FILE] CAPTURE...",
+	NULL,
+};
+
+static const char *const formats[] = { "text", "json" };
+
+static int write_junit(const struct gate_result *r, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	int rc;
+
+	if (!f) {
+		cli_error("cannot write '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	rc = gate__write_junit(r, f);
+	if (fclose(f) != 0 || rc < 0) {
+		cli_error("cannot write '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int print_result(const struct gate_result *r, int format)
+{
+	struct rpt_sink *sink = rpt_sink__new((enum rpt_format)format, stdout);
+	int rc;
+
+	if (!sink)
+		return PROF_E_NOMEM;
+	/* In text the table stays narrow; the failures' messages follow it. */
+	rc = gate__report(r, sink, format == RPT_FORMAT_JSON);
+	rpt_sink__delete(sink);
+	if (rc < 0 || format != RPT_FORMAT_TEXT)
+		return rc;
+	fputc('\n', stdout);
+	for (size_t i = 0; i < r->ncases; i++) {
+		if (r->cases[i].verdict != GATE_FAIL)
+			continue;
+		fputs("FAIL ", stdout);
+		prof_fputs_term(stdout, r->cases[i].message);
+		fputc('\n', stdout);
+	}
+	if (r->nfailed)
+		printf("gate FAILED: %zu of %zu keys regressed\n", r->nfailed, r->ncases);
+	else
+		printf("gate passed: %zu keys within budget\n", r->ncases);
+	return 0;
+}
+
+int cmd_gate(int argc, char **argv)
+{
+	const char *baseline_path = NULL, *junit = NULL, *format_opt = "text";
+	const char *max_regression = NULL, *min_time = NULL, *min_share = NULL;
+	struct gate_options o;
+	const struct cli_option opts[] = {
+		CLI_STRING('b', "baseline", &baseline_path, "FILE", "baseline from 'perfkit baseline save'"),
+		CLI_STRING(0, "max-regression", &max_regression, "PCT",
+			   "allowed slowdown of a key without its own budget (default 5%)"),
+		CLI_STRING(0, "min-time", &min_time, "DUR",
+			   "time changes smaller than this never fail (default 100us)"),
+		CLI_STRING(0, "min-share", &min_share, "PCT",
+			   "nor those under this share of GPU/wall time (default 1%)"),
+		CLI_DOUBLE(0, "noise", &o.noise_mads, "N",
+			   "noise allowance in robust standard deviations (default 3)"),
+		CLI_STRING(0, "junit", &junit, "FILE", "also write JUnit XML, one testcase per key"),
+		CLI_STRING('f', "format", &format_opt, "FMT", "text or json"),
+		CLI_END(),
+	};
+	struct baseline b = { 0 };
+	struct gate_result r = { 0 };
+	struct diff_profile *p = NULL;
+	struct prof_error err = { 0 };
+	int n, loaded = 0, format, status = CLI_EXIT_USAGE;
+	bool ran = false;
+
+	gate_options__init(&o);
+	n = cli_parse(argc, argv, opts, usage, 0);
+	if (n < 0)
+		return cli_parse_status(n);
+	format = rpt_format__parse(format_opt);
+	if (format != RPT_FORMAT_TEXT && format != RPT_FORMAT_JSON)
+		return cli_unknown("format", format_opt, formats, 2);
+	if (!baseline_path) {
+		cli_error("gate needs --baseline=FILE (made with 'perfkit baseline save')");
+		return CLI_EXIT_USAGE;
+	}
+	if (n == 0) {
+		cli_error("gate needs at least one capture to check");
+		return CLI_EXIT_USAGE;
+	}
+	if (max_regression && bl_parse_percent(max_regression, &o.max_regression_pct) < 0) {
+		cli_error("--max-regression expects a percentage such as 5%%, not '%s'", max_regression);
+		return CLI_EXIT_USAGE;
+	}
+	if (min_share && bl_parse_percent(min_share, &o.min_share_pct) < 0) {
+		cli_error("--min-share expects a percentage such as 1%%, not '%s'", min_share);
+		return CLI_EXIT_USAGE;
+	}
+	if (min_time && gate_parse_duration(min_time, &o.min_time_ns) < 0) {
+		cli_error("--min-time expects a duration such as 100us or 2ms, not '%s'", min_time);
+		return CLI_EXIT_USAGE;
+	}
+	if (o.noise_mads < 0) {
+		cli_error("--noise must not be negative");
+		return CLI_EXIT_USAGE;
+	}
+	if (baseline__load(&b, baseline_path, &err) < 0) {
+		cli_error("%s", err.msg);
+		return CLI_EXIT_USAGE;
+	}
+	p = calloc((size_t)n, sizeof *p);
+	if (!p) {
+		cli_error("out of memory");
+		goto out;
+	}
+	for (; loaded < n; loaded++) {
+		if (diff_profile__load_path(&p[loaded], argv[loaded], &err) < 0) {
+			cli_error("%s", err.msg);
+			goto out;
+		}
+	}
+	if (gate__run(&r, &b, p, (size_t)n, &o, &err) < 0) {
+		cli_error("%s", err.msg);
+		goto out;
+	}
+	ran = true;
+	if (junit && write_junit(&r, junit) < 0)
+		goto out;
+	if (print_result(&r, format) < 0 || fflush(stdout) != 0) {
+		cli_error("cannot write the output");
+		goto out;
+	}
+	status = r.nfailed ? CLI_EXIT_GATE_FAILED : CLI_EXIT_OK;
+out:
+	if (ran)
+		gate__exit(&r);
+	for (int i = 0; i < loaded; i++)
+		diff_profile__exit(&p[i]);
+	free(p);
+	baseline__exit(&b);
+	return status;
+}

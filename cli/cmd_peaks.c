@@ -1,0 +1,248 @@
+/* cmd_peaks.c - `perfkit peaks`: this GPU's measured ceilings (DRAM and L2
+ * bandwidth, FP64/FP32/FP16/BF16 FMA throughput, BF16 tensor-core GEMM). The
+ * measuring is done by the CUDA program perfkit-peaks (collectors/peaks/),
+ * installed next to perfkit; results are cached per GPU in
+ * ~/.cache/perfkit/peaks-<uuid>.json and can be stored into a capture. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "capture_tables.h"
+#include "cli.h"
+#include "prof/escape.h"
+
+#define PEAKS_BIN "perfkit-peaks"
+
+static const char *const usage[] = {
+	"perfkit peaks [--refresh] [--format=text|json] [--store FILE]",
+	NULL,
+};
+
+static int locate(char *buf, size_t cap)
+{
+	const char *env = getenv("PERFKIT_PEAKS_BIN");
+	char self[PATH_MAX];
+	ssize_t n;
+
+	if (env && *env) {
+		snprintf(buf, cap, "%s", env);
+		return access(buf, X_OK);
+	}
+	n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n <= 0)
+		return -1;
+	self[n] = 0;
+	if (strrchr(self, '/'))
+		*strrchr(self, '/') = 0;
+	if (snprintf(buf, cap, "%s/%s", self, PEAKS_BIN) < (int)cap && !access(buf, X_OK))
+		return 0;
+	if (snprintf(buf, cap, "%s/../collectors/peaks/%s", self, PEAKS_BIN) >= (int)cap)
+		return -1;
+	return access(buf, X_OK);
+}
+
+/* Run bin with one optional argument; its stdout, malloc'd, or NULL. */
+static char *run_capture(const char *bin, const char *arg)
+{
+	int fd[2], status;
+	size_t len = 0, cap = 4096;
+	char *out = malloc(cap);
+	pid_t pid;
+	ssize_t r;
+
+	if (!out || pipe(fd)) {
+		free(out);
+		return NULL;
+	}
+	pid = fork();
+	if (pid < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		free(out);
+		return NULL;
+	}
+	if (pid == 0) {
+		dup2(fd[1], 1);
+		close(fd[0]);
+		close(fd[1]);
+		execl(bin, bin, arg, (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	while ((r = read(fd[0], out + len, cap - len - 1)) > 0 || (r < 0 && errno == EINTR)) {
+		if (r < 0)
+			continue;
+		len += (size_t)r;
+		if (cap - len < 2) {
+			char *n = realloc(out, cap * 2);
+			if (!n)
+				break;
+			out = n;
+			cap *= 2;
+		}
+	}
+	close(fd[0]);
+	out[len] = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+static char *read_text(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long len;
+
+	if (!f)
+		return NULL;
+	if (!fseek(f, 0, SEEK_END) && (len = ftell(f)) >= 0 && !fseek(f, 0, SEEK_SET) &&
+	    (buf = malloc((size_t)len + 1)) && fread(buf, 1, (size_t)len, f) == (size_t)len)
+		buf[len] = 0;
+	else {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+static void mkdirs(const char *path)
+{
+	char tmp[4096];
+
+	snprintf(tmp, sizeof tmp, "%s", path);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p == '/') {
+			*p = 0;
+			mkdir(tmp, 0755);
+			*p = '/';
+		}
+	}
+}
+
+static void print_text(cJSON *doc, const char *cache)
+{
+	static const struct { const char *key, *label, *unit; double scale; } rows[] = {
+		{ "dram_bytes_per_s", "DRAM bandwidth", "GB/s", 1e9 },
+		{ "l2_bytes_per_s", "L2 bandwidth", "GB/s", 1e9 },
+		{ "fp64_flops_per_s", "FP64 FMA", "TFLOP/s", 1e12 },
+		{ "fp32_flops_per_s", "FP32 FMA", "TFLOP/s", 1e12 },
+		{ "fp16_flops_per_s", "FP16 FMA (half2)", "TFLOP/s", 1e12 },
+		{ "bf16_flops_per_s", "BF16 FMA (bfloat162)", "TFLOP/s", 1e12 },
+		{ "tensor_bf16_flops_per_s", "BF16 tensor cores (cuBLAS)", "TFLOP/s", 1e12 },
+	};
+	cJSON *peaks = cJSON_GetObjectItemCaseSensitive(doc, "peaks");
+	cJSON *name = cJSON_GetObjectItemCaseSensitive(doc, "gpu_name");
+	cJSON *uuid = cJSON_GetObjectItemCaseSensitive(doc, "gpu_uuid");
+
+	fputs("GPU: ", stdout);
+	prof_fputs_term(stdout, cJSON_IsString(name) ? name->valuestring : "?");
+	fputs(" (", stdout);
+	prof_fputs_term(stdout, cJSON_IsString(uuid) ? uuid->valuestring : "?");
+	fputs(")\n", stdout);
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		cJSON *v = cJSON_GetObjectItemCaseSensitive(peaks, rows[i].key);
+		if (cJSON_IsNumber(v))
+			printf("  %-28s %10.1f %s\n", rows[i].label, v->valuedouble / rows[i].scale, rows[i].unit);
+		else
+			printf("  %-28s %10s\n", rows[i].label, "N/A");
+	}
+	fputs("cache: ", stdout);
+	prof_fputs_term(stdout, cache);
+	fputc('\n', stdout);
+}
+
+int cmd_peaks(int argc, char **argv)
+{
+	const char *format = "text", *store = NULL;
+	bool refresh = false;
+	const struct cli_option opts[] = {
+		CLI_FLAG(0, "refresh", &refresh, "measure again even when the cache has this GPU"),
+		CLI_STRING('f', "format", &format, "FMT", "text or json"),
+		CLI_STRING(0, "store", &store, "FILE", "also store the ceilings into capture FILE"),
+		CLI_END(),
+	};
+	char bin[PATH_MAX], cache[4096];
+	char *id_text = NULL, *doc_text = NULL;
+	cJSON *id = NULL, *doc = NULL, *uuid;
+	struct prof_error err = { 0 };
+	int n, status = CLI_EXIT_USAGE;
+
+	n = cli_parse(argc, argv, opts, usage, 0);
+	if (n < 0)
+		return cli_parse_status(n);
+	if (n != 0) {
+		cli_error("peaks takes no file argument (use --store FILE)");
+		return CLI_EXIT_USAGE;
+	}
+	if (strcmp(format, "text") && strcmp(format, "json")) {
+		static const char *const formats[] = { "text", "json" };
+		return cli_unknown("format", format, formats, 2);
+	}
+	if (locate(bin, sizeof bin)) {
+		cli_error("%s not found next to perfkit: this perfkit was built without CUDA", PEAKS_BIN);
+		return CLI_EXIT_USAGE;
+	}
+	id_text = run_capture(bin, "--identify");
+	id = id_text ? cJSON_Parse(id_text) : NULL;
+	uuid = cJSON_GetObjectItemCaseSensitive(id, "gpu_uuid");
+	if (!cJSON_IsString(uuid)) {
+		cli_error("%s could not identify a GPU", PEAKS_BIN);
+		goto out;
+	}
+	if (ctab__peaks_cache_path(cache, sizeof cache, uuid->valuestring)) {
+		cli_error("no cache folder: set HOME or XDG_CACHE_HOME");
+		goto out;
+	}
+	if (!refresh)
+		doc_text = read_text(cache);
+	if (!doc_text) {
+		FILE *f;
+		fprintf(stderr, "perfkit: measuring this GPU's ceilings (about a minute)...\n");
+		doc_text = run_capture(bin, "--measure");
+		if (!doc_text) {
+			cli_error("%s failed", PEAKS_BIN);
+			goto out;
+		}
+		mkdirs(cache);
+		f = fopen(cache, "w");
+		if (f) {
+			fputs(doc_text, f);
+			fclose(f);
+		} else {
+			cli_warning("cannot write the cache %s", cache);
+		}
+	}
+	doc = cJSON_Parse(doc_text);
+	if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(doc, "peaks"))) {
+		cli_error("%s: not a peaks document (delete it or use --refresh)", cache);
+		goto out;
+	}
+	if (store && ctab__store_peaks_json(store, doc_text, &err)) {
+		cli_error("%s", err.msg);
+		goto out;
+	}
+	if (!strcmp(format, "json"))
+		fputs(doc_text, stdout);
+	else
+		print_text(doc, cache);
+	status = CLI_EXIT_OK;
+out:
+	cJSON_Delete(id);
+	cJSON_Delete(doc);
+	free(id_text);
+	free(doc_text);
+	return status;
+}

@@ -1,0 +1,90 @@
+/* cmd_roofline.c - `perfkit roofline`: per kernel, arithmetic intensity
+ * against DRAM and L2, achieved FLOP/s and bandwidth, the fraction of the
+ * nearer roof and a class; optionally gnuplot data files for a log-log plot.
+ * A capture without hardware metrics is valid input: the command says how to
+ * collect them and exits 0. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "prof/store.h"
+#include "roofline.h"
+#include "table.h"
+
+static const char *const usage[] = {
+	"perfkit roofline [--format=text|csv|json] [--plot DIR] FILE",
+	NULL,
+};
+
+int cmd_roofline(int argc, char **argv)
+{
+	const char *format_opt = "text", *plot_dir = NULL;
+	const struct cli_option opts[] = {
+		CLI_STRING('f', "format", &format_opt, "FMT", "text, csv or json"),
+		CLI_STRING(0, "plot", &plot_dir, "DIR", "write gnuplot data files and script into DIR"),
+		CLI_END(),
+	};
+	static const char *const formats[] = { "text", "csv", "json" };
+	struct prof_store *store = NULL;
+	struct roof_kernel *k = NULL;
+	struct roof_peaks peaks;
+	struct prof_error err = { 0 };
+	struct rpt_sink *sink = NULL;
+	int n, nk = 0, format, status = CLI_EXIT_USAGE;
+
+	n = cli_parse(argc, argv, opts, usage, 0);
+	if (n < 0)
+		return cli_parse_status(n);
+	if (n != 1) {
+		cli_error("roofline needs exactly one capture file");
+		cli_usage__print(usage, opts, true);
+		return CLI_EXIT_USAGE;
+	}
+	format = rpt_format__parse(format_opt);
+	if (format < 0)
+		return cli_unknown("format", format_opt, formats, 3);
+	if (prof_store__open(argv[0], &store, &err)) {
+		cli_error("%s", err.msg);
+		return CLI_EXIT_USAGE;
+	}
+	if (!prof_store__has_table(store, "PERFKIT_KERNEL_METRICS")) {
+		printf("This capture has no hardware metrics, so there is no roofline to draw.\n"
+		       "Collect them with:  perfkit run --metrics=roofline [--metrics-sample=N] -o FILE -- ./app\n"
+		       "(kernel replay serialises kernels and slows the run; --metrics-sample=N profiles every Nth launch\n"
+		       "of each kernel) and measure this GPU's ceilings once with `perfkit peaks`.\n");
+		status = CLI_EXIT_OK;
+		goto out;
+	}
+	if (roof_peaks__load(store, &peaks, &err) || roof__load(store, &peaks, &k, &nk, &err)) {
+		cli_error("%s", err.msg);
+		goto out;
+	}
+	sink = rpt_sink__new((enum rpt_format)format, stdout);
+	if (!sink) {
+		cli_error("out of memory");
+		goto out;
+	}
+	if (format == RPT_FORMAT_TEXT)
+		printf("ceilings: DRAM %.0f GB/s, L2 %.0f GB/s, FP32 %.1f TFLOP/s, FP16 %.1f TFLOP/s (%s)\n\n",
+		       peaks.dram_bytes_per_s / 1e9, peaks.l2_bytes_per_s / 1e9, peaks.fp32_flops_per_s / 1e12,
+		       peaks.fp16_flops_per_s / 1e12, peaks.source);
+	if (roof__rows(k, nk, sink)) {
+		cli_error("cannot write the output");
+		goto out;
+	}
+	rpt_sink__delete(sink);
+	sink = NULL;
+	if (plot_dir) {
+		if (roof__write_plot(plot_dir, k, nk, &peaks, &err)) {
+			cli_error("%s", err.msg);
+			goto out;
+		}
+		fprintf(stderr, "perfkit: plot data in %s (gnuplot roofline.gp there draws roofline.svg)\n", plot_dir);
+	}
+	status = fflush(stdout) ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+out:
+	rpt_sink__delete(sink);
+	roof__free(k, nk);
+	prof_store__close(store);
+	return status;
+}

@@ -1,0 +1,66 @@
+/* collector.h - internals of the injection library shared by its files.
+ *
+ * Threads: application threads only call into CUPTI (and CUPTI calls our
+ * buffer callbacks on them or on its own thread); one writer thread owns the
+ * store, turns completed buffers into rows and flushes on a timer. The only
+ * thing the two sides share is a lock-free stack of completed buffers and a
+ * few atomics, so a signal handler on any application thread can ask for a
+ * final drain without taking a lock another thread may hold. */
+#ifndef PERFKIT_COLLECTOR_H
+#define PERFKIT_COLLECTOR_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct prof_writer;
+
+/* One completed CUPTI buffer waiting for the writer thread. The header sits
+ * in front of the bytes CUPTI fills, so handing over allocates nothing. */
+struct handoff_node {
+	struct handoff_node *next;
+	size_t valid_bytes;
+	uint8_t *records;
+	uint64_t pad; /* keeps the records 32-byte aligned after the header */
+};
+
+/* buffers.c: CUPTI's buffer callbacks and the hand-over stack. */
+void handoff__buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records);
+void handoff__buffer_completed(uint8_t *buffer, size_t valid_bytes);
+/* Everything handed over so far, oldest first; NULL when empty. */
+struct handoff_node *handoff__take_all(void);
+void handoff__free(struct handoff_node *node);
+
+/* records.c: CUPTI records -> store rows (writer thread only). */
+struct records;
+int records__new(struct prof_writer *w, uint32_t pid, struct records **out);
+/* Convert every record in one buffer. */
+void records__buffer(struct records *r, uint8_t *buffer, size_t valid_bytes);
+/* End of capture: rows held back for pairing are written or counted. */
+void records__finish(struct records *r);
+void records__delete(struct records *r);
+
+/* demangle.c: malloc'd demangled name (a copy of the input when it is not a
+ * C++ name); NULL only when mangled is NULL or memory runs out. */
+char *collector__demangle(const char *mangled);
+
+/* drain.c: the writer thread. */
+struct drain_config {
+	struct prof_writer *writer;
+	uint32_t pid;
+	uint64_t flush_interval_ns;
+};
+int drain__start(const struct drain_config *cfg);
+/* Ask the writer to write and commit all handed-over buffers and wait up to
+ * timeout_ms; usable from a signal handler (sem_post + polling). 0 when the
+ * drain completed. */
+int drain__sync(unsigned timeout_ms);
+/* Stop the thread after a last drain; the store stays open. */
+void drain__stop(void);
+/* Records CUPTI reported dropped (accumulated by the buffer callback). */
+void drain__add_dropped(uint64_t n);
+/* True on the writer thread (a signal there cannot wait for itself). */
+int drain__is_writer_thread(void);
+
+#endif

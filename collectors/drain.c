@@ -1,0 +1,174 @@
+/* drain.c - the writer thread: the only thread that touches the store.
+ *
+ * Every flush interval it asks CUPTI for completed buffers, writes their
+ * records and commits, so a reader sees data at most one interval old and a
+ * process killed outright loses at most that much. Others ask it to drain
+ * through an atomic counter and a semaphore, both usable from a signal
+ * handler; it answers by publishing the request number it has served. */
+#include "collector.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <time.h>
+
+#include <cupti.h>
+
+#include "prof/store.h"
+
+static struct {
+	struct prof_writer *w;
+	struct records *rec;
+	uint64_t flush_interval_ns;
+	pthread_t thread;
+	int running;
+	sem_t wake;
+	_Atomic uint64_t requested, served;
+	_Atomic int stop;
+	_Atomic uint64_t dropped;
+} drain;
+
+static uint64_t now_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void drain__add_dropped(uint64_t n)
+{
+	atomic_fetch_add_explicit(&drain.dropped, n, memory_order_relaxed);
+}
+
+int drain__is_writer_thread(void)
+{
+	return drain.running && pthread_equal(pthread_self(), drain.thread);
+}
+
+static void write_handed_over(void)
+{
+	struct handoff_node *node = handoff__take_all();
+
+	while (node) {
+		struct handoff_node *next = node->next;
+
+		records__buffer(drain.rec, node->records, node->valid_bytes);
+		handoff__free(node);
+		node = next;
+	}
+}
+
+static void commit(void)
+{
+	struct prof_error err;
+	size_t dropped = 0;
+	uint64_t n;
+
+	/* Records lost for want of buffer space outside any one buffer's queue. */
+	if (cuptiActivityGetNumDroppedRecords(NULL, 0, &dropped) == CUPTI_SUCCESS && dropped)
+		drain__add_dropped(dropped);
+	n = atomic_exchange_explicit(&drain.dropped, 0, memory_order_relaxed);
+	if (n)
+		prof_writer__count(drain.w, "dropped_records", (int64_t)n);
+	prof_writer__flush(drain.w, &err);
+}
+
+static void *drain_main(void *arg)
+{
+	uint64_t next_flush = now_ns(CLOCK_MONOTONIC) + drain.flush_interval_ns;
+	sigset_t mask;
+
+	(void)arg;
+	/* Asynchronous signals go to application threads, whose handlers then
+	 * wait for this thread: it must never be the one interrupted. */
+	sigfillset(&mask);
+	sigdelset(&mask, SIGSEGV);
+	sigdelset(&mask, SIGBUS);
+	sigdelset(&mask, SIGFPE);
+	sigdelset(&mask, SIGILL);
+	pthread_sigmask(SIG_BLOCK, &mask, NULL);
+
+	for (;;) {
+		uint64_t now = now_ns(CLOCK_MONOTONIC), wait_ns, req;
+		struct timespec until;
+		int stop;
+
+		wait_ns = next_flush > now ? next_flush - now : 0;
+		now = now_ns(CLOCK_REALTIME) + wait_ns;
+		until.tv_sec = (time_t)(now / 1000000000u);
+		until.tv_nsec = (long)(now % 1000000000u);
+		while (sem_timedwait(&drain.wake, &until) < 0 && errno == EINTR)
+			;
+		req = atomic_load(&drain.requested);
+		stop = atomic_load(&drain.stop);
+		if (now_ns(CLOCK_MONOTONIC) >= next_flush) {
+			/* Complete buffers only: a forced flush would cut kernels
+			 * still running into incomplete records. */
+			cuptiActivityFlushAll(0);
+			next_flush = now_ns(CLOCK_MONOTONIC) + drain.flush_interval_ns;
+		}
+		write_handed_over();
+		commit();
+		atomic_store(&drain.served, req);
+		if (stop)
+			break;
+	}
+	return NULL;
+}
+
+int drain__start(const struct drain_config *cfg)
+{
+	int rc;
+
+	drain.w = cfg->writer;
+	drain.flush_interval_ns = cfg->flush_interval_ns;
+	rc = records__new(cfg->writer, cfg->pid, &drain.rec);
+	if (rc < 0)
+		return rc;
+	if (sem_init(&drain.wake, 0, 0) < 0)
+		goto fail;
+	atomic_store(&drain.stop, 0);
+	if (pthread_create(&drain.thread, NULL, drain_main, NULL) != 0)
+		goto fail;
+	drain.running = 1;
+	return 0;
+fail:
+	records__delete(drain.rec);
+	drain.rec = NULL;
+	return PROF_E_NOMEM;
+}
+
+int drain__sync(unsigned timeout_ms)
+{
+	struct timespec tick = { 0, 1000000 };
+	uint64_t mine;
+
+	if (!drain.running || drain__is_writer_thread())
+		return -1;
+	mine = atomic_fetch_add(&drain.requested, 1) + 1;
+	sem_post(&drain.wake);
+	for (unsigned waited = 0; waited < timeout_ms; waited++) {
+		if (atomic_load(&drain.served) >= mine)
+			return 0;
+		nanosleep(&tick, NULL);
+	}
+	return -1;
+}
+
+void drain__stop(void)
+{
+	if (!drain.running)
+		return;
+	atomic_store(&drain.stop, 1);
+	sem_post(&drain.wake);
+	pthread_join(drain.thread, NULL);
+	drain.running = 0;
+	/* Whatever arrived after the thread's last look. */
+	write_handed_over();
+	records__finish(drain.rec);
+	commit();
+	records__delete(drain.rec);
+	drain.rec = NULL;
+}

@@ -1,0 +1,345 @@
+/* inject.c - the injection library's entry points and process lifecycle.
+ *
+ * CUDA calls InitializeInjection when the program first initialises the
+ * driver (CUDA_INJECTION64_PATH); NVTX calls InitializeInjectionNvtx2 when
+ * the program first uses NVTX (NVTX_INJECTION64_PATH), which may come first,
+ * so both start the collector and forward NVTX to CUPTI's own handler; when
+ * preloaded (LD_PRELOAD) a constructor starts it. Whatever starts it, the
+ * collector then owns the process's exits: atexit, fatal signals,
+ * cudaDeviceReset and fork each get the capture onto disk or out of the way. */
+#define _GNU_SOURCE /* dladdr */
+#include "collector.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cupti.h>
+
+#include "metrics.h"
+#include "prof/store.h"
+#include "trace_opts.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define FLUSH_MS_DEFAULT 500u
+#define SIGNAL_DRAIN_MS 3000u
+
+enum collector_state {
+	STATE_OFF = 0,      /* not started (yet) */
+	STATE_ON,           /* tracing into the store */
+	STATE_UNTRACED,     /* started, but CUPTI or the store refused: run on */
+	STATE_DONE,         /* exit handling ran */
+	STATE_FORKED_CHILD, /* a fork of a traced process: parent's state is not ours */
+};
+
+static const int handled_signals[] = { SIGINT, SIGTERM, SIGSEGV, SIGABRT, SIGBUS };
+
+static struct {
+	_Atomic int state;
+	_Atomic int started;
+	_Atomic int in_signal;
+	CUpti_SubscriberHandle subscriber;
+	struct prof_writer *writer;
+	int standalone; /* no `perfkit run` around us: finish the file ourselves */
+} g;
+
+static void say(const char *what)
+{
+	fprintf(stderr, "perfkit: %s\n", what);
+}
+
+/* ---- exits ---------------------------------------------------------------- */
+
+static void on_exit_flush(void)
+{
+	int expected = STATE_ON;
+	struct prof_error err;
+
+	if (!atomic_compare_exchange_strong(&g.state, &expected, STATE_DONE))
+		return;
+	metrics__exit();
+	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	drain__stop();
+	if (g.standalone)
+		prof_writer__finish(g.writer, &err);
+	else
+		prof_writer__delete(g.writer); /* `perfkit run` merges and finishes */
+	g.writer = NULL;
+}
+
+static void on_fatal_signal(int sig)
+{
+	/* Only the first signal drains; a second (e.g. SIGSEGV inside the
+	 * drain) goes straight to the default action. */
+	if (atomic_load(&g.state) == STATE_ON && !atomic_exchange(&g.in_signal, 1) &&
+	    !drain__is_writer_thread()) {
+		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+		drain__sync(SIGNAL_DRAIN_MS);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig); /* delivered with the default action once we return */
+}
+
+static void install_signal_handlers(void)
+{
+	for (size_t i = 0; i < sizeof(handled_signals) / sizeof(handled_signals[0]); i++) {
+		struct sigaction sa, old;
+
+		/* A program's own handler (Python's SIGINT -> KeyboardInterrupt)
+		 * stays: its exit path reaches atexit anyway. */
+		if (sigaction(handled_signals[i], NULL, &old) < 0 || old.sa_handler != SIG_DFL ||
+		    (old.sa_flags & SA_SIGINFO))
+			continue;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_fatal_signal;
+		sigemptyset(&sa.sa_mask);
+		sigaction(handled_signals[i], &sa, NULL);
+	}
+}
+
+static void on_fork_child(void)
+{
+	/* The child has no writer thread, and the store's connection belongs
+	 * to the parent: touch neither. An exec re-injects through the
+	 * environment and writes its own file. */
+	atomic_store(&g.state, STATE_FORKED_CHILD);
+	g.writer = NULL;
+}
+
+static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
+				 CUpti_CallbackId cbid, const void *data)
+{
+	const CUpti_CallbackData *cb = data;
+
+	(void)userdata;
+	metrics__on_callback(domain, cbid, data);
+	/* cudaDeviceReset discards CUPTI's pending records with the context. */
+	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
+	    cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020 &&
+	    cb->callbackSite == CUPTI_API_ENTER && atomic_load(&g.state) == STATE_ON) {
+		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+		drain__sync(SIGNAL_DRAIN_MS);
+	}
+}
+
+static void CUPTIAPI on_buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+	handoff__buffer_requested(buffer, size, max_records);
+}
+
+static void CUPTIAPI on_buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t *buffer,
+					 size_t size, size_t valid_bytes)
+{
+	size_t dropped = 0;
+
+	(void)size;
+	if (cuptiActivityGetNumDroppedRecords(ctx, stream_id, &dropped) == CUPTI_SUCCESS && dropped)
+		drain__add_dropped(dropped);
+	handoff__buffer_completed(buffer, valid_bytes);
+}
+
+/* ---- start ------------------------------------------------------------------ */
+
+static void enable_kinds(int trace)
+{
+	static const struct { int group; CUpti_ActivityKind kind; } kinds[] = {
+		{ TRACE_ALL, CUPTI_ACTIVITY_KIND_DEVICE },
+		{ TRACE_ALL, CUPTI_ACTIVITY_KIND_CONTEXT },
+		{ TRACE_CUDA, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL },
+		{ TRACE_CUDA, CUPTI_ACTIVITY_KIND_MEMCPY },
+		{ TRACE_CUDA, CUPTI_ACTIVITY_KIND_MEMCPY2 },
+		{ TRACE_CUDA, CUPTI_ACTIVITY_KIND_MEMSET },
+		{ TRACE_CUDA, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION },
+		{ TRACE_CUDA, CUPTI_ACTIVITY_KIND_OVERHEAD },
+		{ TRACE_MEMORY, CUPTI_ACTIVITY_KIND_MEMORY2 },
+		{ TRACE_API, CUPTI_ACTIVITY_KIND_RUNTIME },
+		{ TRACE_API, CUPTI_ACTIVITY_KIND_DRIVER },
+		{ TRACE_NVTX, CUPTI_ACTIVITY_KIND_MARKER },
+		{ TRACE_NVTX, CUPTI_ACTIVITY_KIND_MARKER_DATA },
+		{ TRACE_NVTX, CUPTI_ACTIVITY_KIND_NAME },
+	};
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (kinds[i].group & trace)
+			cuptiActivityEnable(kinds[i].kind);
+}
+
+static void process_name(char *buf, size_t cap)
+{
+	FILE *f = fopen("/proc/self/comm", "r");
+
+	snprintf(buf, cap, "unknown");
+	if (!f)
+		return;
+	if (fgets(buf, (int)cap, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+static int open_store(pid_t pid, const char *comm)
+{
+	const char *dir = getenv("PERFKIT_OUTPUT_DIR");
+	char path[PATH_MAX], msg[PATH_MAX + 600];
+	struct prof_error err;
+	int rc;
+
+	g.standalone = !dir || !*dir;
+	if (g.standalone)
+		snprintf(path, sizeof(path), "perfkit-%s-%d.sqlite", comm, (int)pid);
+	else
+		snprintf(path, sizeof(path), "%s/proc-%d.sqlite", dir, (int)pid);
+	rc = prof_writer__create(path, PROF_WRITER_OVERWRITE, &g.writer, &err);
+	if (rc < 0) {
+		snprintf(msg, sizeof(msg), "%s; running untraced", err.msg);
+		say(msg);
+		return rc;
+	}
+	prof_writer__process(g.writer, (uint32_t)pid, comm);
+	return 0;
+}
+
+static unsigned flush_interval_ms(void)
+{
+	const char *env = getenv("PERFKIT_FLUSH_MS");
+	char *end;
+	unsigned long ms;
+
+	if (!env || !*env)
+		return FLUSH_MS_DEFAULT;
+	ms = strtoul(env, &end, 10);
+	if (*end || ms < 1 || ms > 600000)
+		return FLUSH_MS_DEFAULT;
+	return (unsigned)ms;
+}
+
+static void collector_start(void)
+{
+	struct drain_config cfg;
+	uint32_t version = 0;
+	char comm[64];
+	CUptiResult res;
+	int trace;
+	pid_t pid;
+
+	if (atomic_exchange(&g.started, 1))
+		return;
+	atomic_store(&g.state, STATE_UNTRACED);
+	trace = trace_opts__parse(getenv("PERFKIT_TRACE"), NULL);
+	if (trace < 0) {
+		say("PERFKIT_TRACE is not a list of cuda,nvtx,memory,api; tracing everything");
+		trace = TRACE_ALL;
+	}
+	/* Record layouts are fixed within a CUPTI major version (13.x); another
+	 * major would have us read its records with the wrong structs. */
+	if (cuptiGetVersion(&version) != CUPTI_SUCCESS ||
+	    version / 10000 != CUPTI_API_VERSION / 10000) {
+		say("this CUPTI is not the major version perfkit was built for; running untraced");
+		return;
+	}
+	res = cuptiSubscribe(&g.subscriber, on_callback, NULL);
+	if (res == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+		say("another profiler (CUPTI subscriber) holds this process; running untraced");
+		return;
+	}
+	if (res != CUPTI_SUCCESS) {
+		const char *why = NULL;
+
+		cuptiGetResultString(res, &why);
+		fprintf(stderr, "perfkit: CUPTI cannot start (%s); running untraced\n",
+			why ? why : "unknown error");
+		return;
+	}
+	pid = getpid();
+	process_name(comm, sizeof(comm));
+	if (open_store(pid, comm) < 0) {
+		cuptiUnsubscribe(g.subscriber);
+		return;
+	}
+	/* OS thread ids, as nsys and every other tool on the machine shows. */
+	cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+	if (cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed) != CUPTI_SUCCESS) {
+		say("CUPTI refused the activity buffers; running untraced");
+		goto fail;
+	}
+	cfg.writer = g.writer;
+	cfg.pid = (uint32_t)pid;
+	cfg.flush_interval_ns = (uint64_t)flush_interval_ms() * 1000000u;
+	if (drain__start(&cfg) < 0) {
+		say("cannot start the writer thread; running untraced");
+		goto fail;
+	}
+	enable_kinds(trace);
+	cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
+			    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
+	metrics__init(g.subscriber);
+	atomic_store(&g.state, STATE_ON);
+	atexit(on_exit_flush);
+	install_signal_handlers();
+	pthread_atfork(NULL, NULL, on_fork_child);
+	return;
+fail:
+	prof_writer__delete(g.writer);
+	g.writer = NULL;
+	cuptiUnsubscribe(g.subscriber);
+}
+
+EXPORT int InitializeInjection(void)
+{
+	collector_start();
+	return 1;
+}
+
+/* Preloaded: start before main so NVTX and CUDA find CUPTI ready. A library
+ * CUDA or NVTX loads on demand waits for their entry points instead. */
+__attribute__((constructor)) static void collector_preloaded(void)
+{
+	const char *preload = getenv("LD_PRELOAD");
+
+	if (preload && strstr(preload, "libperfkit-inject"))
+		collector_start();
+}
+
+/* ---- NVTX -------------------------------------------------------------------- */
+
+/* CUPTI implements NVTX tracing itself; we are only the library NVTX loads,
+ * so hand each NVTX entry point on to CUPTI's. */
+static void *cupti_symbol(const char *name)
+{
+	Dl_info info;
+	void *lib;
+
+	if (!dladdr((void *)cuptiSubscribe, &info) || !info.dli_fname)
+		return NULL;
+	lib = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+	return lib ? dlsym(lib, name) : NULL;
+}
+
+typedef int (*nvtx_init_fn)(void *);
+
+static int forward_nvtx(const char *name, void *arg)
+{
+	nvtx_init_fn fn;
+
+	collector_start();
+	*(void **)&fn = cupti_symbol(name);
+	return fn ? fn(arg) : 0;
+}
+
+EXPORT int InitializeInjectionNvtx(void *get_export_table)
+{
+	return forward_nvtx("InitializeInjectionNvtx", get_export_table);
+}
+
+EXPORT int InitializeInjectionNvtx2(void *get_export_table)
+{
+	return forward_nvtx("InitializeInjectionNvtx2", get_export_table);
+}
+
+EXPORT int InitializeInjectionNvtxExtension(void *module_info)
+{
+	return forward_nvtx("InitializeInjectionNvtxExtension", module_info);
+}

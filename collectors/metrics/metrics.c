@@ -1,0 +1,300 @@
+/* metrics.c - per-launch hardware metrics for the roofline
+ * (`perfkit run --metrics=roofline`, env PERFKIT_METRICS=roofline).
+ *
+ * The injection library forwards its CUPTI callbacks here. On the driver's
+ * kernel-launch ENTER the range profiler starts; on EXIT it stops, the one
+ * range (the launch, replayed once per counter pass) is decoded and one line
+ * per launch is appended to $PERFKIT_METRICS_DIR/metrics-<pid>.tsv, keyed by
+ * the launch's correlationId. `perfkit run` imports these lines into
+ * PERFKIT_KERNEL_METRICS when the capture ends. CUPTI gives replayed
+ * kernels no timestamps (their activity records end at 0 and are dropped),
+ * so each line also describes the launch - host ENTER/EXIT times, grid,
+ * block, registers, shared memory, stream, names - from which the import
+ * rebuilds the kernel row. With
+ * PERFKIT_METRICS_SAMPLE=N only every Nth launch of each kernel is profiled.
+ * Kernel replay serialises the program's kernels: this mode is opt-in. */
+#include "metrics.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cuda.h>
+
+#include "range_profiler.h"
+
+/* The order of the values written per line after the duration. */
+enum {
+	M_DURATION, M_DFMA, M_DADD, M_DMUL, M_FFMA, M_FADD, M_FMUL, M_HFMA, M_HADD, M_HMUL,
+	M_DRAM_RD, M_DRAM_WR, M_L2, M_TENSOR, M_COUNT
+};
+
+static const char *const metric_names[M_COUNT] = {
+	"gpu__time_duration.sum",
+	"sm__sass_thread_inst_executed_op_dfma_pred_on.sum",
+	"sm__sass_thread_inst_executed_op_dadd_pred_on.sum",
+	"sm__sass_thread_inst_executed_op_dmul_pred_on.sum",
+	"sm__sass_thread_inst_executed_op_ffma_pred_on.sum",
+	"sm__sass_thread_inst_executed_op_fadd_pred_on.sum",
+	"sm__sass_thread_inst_executed_op_fmul_pred_on.sum",
+	"sm__sass_thread_inst_executed_op_hfma_pred_on.sum",
+	"sm__sass_thread_inst_executed_op_hadd_pred_on.sum",
+	"sm__sass_thread_inst_executed_op_hmul_pred_on.sum",
+	"dram__bytes_read.sum",
+	"dram__bytes_write.sum",
+	"lts__t_bytes.sum",
+	"sm__inst_executed_pipe_tensor.sum",
+};
+
+#define MAX_CONTEXTS 16
+#define SAMPLE_SLOTS 4096
+
+static struct {
+	int on;
+	unsigned sample;              /* profile every Nth launch of a kernel */
+	FILE *out;
+	pthread_mutex_t lock;         /* kernel replay serialises launches anyway */
+	struct { CUcontext ctx; struct rp_session *s; int failed; } ctx[MAX_CONTEXTS];
+	struct { uint64_t hash; unsigned count; } seen[SAMPLE_SLOTS];
+	int with_tensor;              /* the tensor-pipe metric is in the sessions */
+	uint64_t profiled, failed;
+} m = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* The launch being profiled on this thread (ENTER..EXIT). */
+static __thread struct rp_session *active;
+static __thread uint64_t active_enter_ns;
+
+/* What a kernel row needs, from the launch's parameters. */
+struct launch_desc {
+	CUfunction f;
+	unsigned grid[3], block[3], dynamic_shared_bytes;
+	CUstream stream;
+};
+
+static int describe(CUpti_CallbackId cbid, const void *params, struct launch_desc *d)
+{
+	const cuLaunchKernel_params *lk = params;
+	const cuLaunchKernelEx_params *ex = params;
+
+	memset(d, 0, sizeof *d);
+	switch (cbid) {
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+		if (!ex->config)
+			return -1;
+		d->f = ex->f;
+		d->grid[0] = ex->config->gridDimX, d->grid[1] = ex->config->gridDimY;
+		d->grid[2] = ex->config->gridDimZ;
+		d->block[0] = ex->config->blockDimX, d->block[1] = ex->config->blockDimY;
+		d->block[2] = ex->config->blockDimZ;
+		d->dynamic_shared_bytes = ex->config->sharedMemBytes;
+		d->stream = ex->config->hStream;
+		return 0;
+	default:
+		/* cuLaunchKernel, its _ptsz and the cooperative launches share
+		 * the leading fields */
+		d->f = lk->f;
+		d->grid[0] = lk->gridDimX, d->grid[1] = lk->gridDimY, d->grid[2] = lk->gridDimZ;
+		d->block[0] = lk->blockDimX, d->block[1] = lk->blockDimY, d->block[2] = lk->blockDimZ;
+		d->dynamic_shared_bytes = lk->sharedMemBytes;
+		d->stream = lk->hStream;
+		return 0;
+	}
+}
+
+static void say(const char *msg)
+{
+	fprintf(stderr, "perfkit: metrics: %s\n", msg);
+}
+
+static int launch_cbid(CUpti_CallbackId cbid)
+{
+	switch (cbid) {
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int metrics__init(CUpti_SubscriberHandle subscriber)
+{
+	const char *mode = getenv("PERFKIT_METRICS"), *sample = getenv("PERFKIT_METRICS_SAMPLE");
+	const char *dir = getenv("PERFKIT_METRICS_DIR");
+	static const CUpti_CallbackId cbids[] = {
+		CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+		CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+		CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+		CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+	};
+	char path[PATH_MAX];
+
+	if (!mode || strcmp(mode, "roofline"))
+		return 0;
+	m.sample = 1;
+	m.with_tensor = 1;
+	if (sample && *sample) {
+		long n = strtol(sample, NULL, 10);
+		m.sample = n >= 1 && n <= 1000000 ? (unsigned)n : 1;
+	}
+	snprintf(path, sizeof path, "%s/metrics-%d.tsv", dir && *dir ? dir : ".", (int)getpid());
+	m.out = fopen(path, "w");
+	if (!m.out) {
+		say("cannot write the metrics file; no metrics");
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof cbids / sizeof cbids[0]; i++)
+		cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbids[i]);
+	m.on = 1;
+	say("kernel replay on: kernels run serialised and replayed, the run is slower");
+	return 1;
+}
+
+static struct rp_session *session_for(CUcontext ctx)
+{
+	char msg[300];
+	int free_slot = -1;
+
+	for (int i = 0; i < MAX_CONTEXTS; i++) {
+		if (m.ctx[i].ctx == ctx)
+			return m.ctx[i].failed ? NULL : m.ctx[i].s;
+		if (!m.ctx[i].ctx && free_slot < 0)
+			free_slot = i;
+	}
+	if (free_slot < 0)
+		return NULL;
+	m.ctx[free_slot].ctx = ctx;
+	/* the tensor-pipe metric is last and not on every chip: retry without it */
+	if (rp__open(ctx, metric_names, m.with_tensor ? M_COUNT : M_TENSOR, &m.ctx[free_slot].s, msg,
+		     sizeof msg) == 0)
+		return m.ctx[free_slot].s;
+	if (m.with_tensor) {
+		m.with_tensor = 0;
+		if (rp__open(ctx, metric_names, M_TENSOR, &m.ctx[free_slot].s, msg, sizeof msg) == 0) {
+			say("no tensor-pipe metric on this GPU; tensor work is recorded as 0");
+			return m.ctx[free_slot].s;
+		}
+	}
+	m.ctx[free_slot].failed = 1;
+	say(msg);
+	return NULL;
+}
+
+/* FNV-1a of the kernel's symbol: launches of one kernel share a counter. */
+static int sampled(const char *symbol)
+{
+	uint64_t h = 1469598103934665603ull;
+	unsigned slot;
+
+	if (m.sample <= 1)
+		return 1;
+	for (const char *p = symbol ? symbol : ""; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	for (slot = (unsigned)(h % SAMPLE_SLOTS);; slot = (slot + 1) % SAMPLE_SLOTS) {
+		if (m.seen[slot].hash == h || m.seen[slot].hash == 0) {
+			m.seen[slot].hash = h;
+			return m.seen[slot].count++ % m.sample == 0;
+		}
+	}
+}
+
+static void write_line(const CUpti_CallbackData *cb, CUpti_CallbackId cbid, uint64_t exit_ns,
+		       const double *v)
+{
+	double f64 = 2 * v[M_DFMA] + v[M_DADD] + v[M_DMUL];
+	double f32 = 2 * v[M_FFMA] + v[M_FADD] + v[M_FMUL];
+	double f16 = 2 * v[M_HFMA] + v[M_HADD] + v[M_HMUL];
+	struct launch_desc d;
+	uint32_t device = 0, stream = 0, context = 0;
+	int regs = 0, static_shared = 0;
+	char *demangled = NULL;
+	const char *mangled = cb->symbolName ? cb->symbolName : "?";
+
+	cuptiGetDeviceId(cb->context, &device);
+	cuptiGetContextId(cb->context, &context);
+	if (describe(cbid, cb->functionParams, &d) == 0) {
+		cuptiGetStreamIdEx(cb->context, d.stream, 0, &stream);
+		if (d.f) {
+			cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, d.f);
+			cuFuncGetAttribute(&static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, d.f);
+		}
+	}
+	demangled = rp__demangle(mangled);
+	fprintf(m.out,
+		"%d\t%u\t%u\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f"
+		"\t%llu\t%llu\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%d\t%d\t%u\t%u\t%s\t%s\n",
+		(int)getpid(), cb->correlationId, device, v[M_DURATION], f64, f32, f16, v[M_TENSOR],
+		v[M_DRAM_RD], v[M_DRAM_WR], v[M_L2], (unsigned long long)active_enter_ns,
+		(unsigned long long)exit_ns, d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1],
+		d.block[2], d.dynamic_shared_bytes, regs, static_shared, stream, context, mangled,
+		demangled ? demangled : mangled);
+	free(demangled);
+}
+
+void metrics__on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data)
+{
+	const CUpti_CallbackData *cb = data;
+
+	if (!m.on || domain != CUPTI_CB_DOMAIN_DRIVER_API || !launch_cbid(cbid))
+		return;
+	if (cb->callbackSite == CUPTI_API_ENTER) {
+		struct rp_session *s;
+
+		if (active)
+			return; /* a launch from inside a launch: leave it alone */
+		pthread_mutex_lock(&m.lock);
+		s = sampled(cb->symbolName) ? session_for(cb->context) : NULL;
+		if (s && rp__start(s) == 0) {
+			active = s; /* the lock stays held until EXIT */
+			cuptiGetTimestamp(&active_enter_ns);
+			return;
+		}
+		pthread_mutex_unlock(&m.lock);
+		return;
+	}
+	if (active) {
+		double v[M_COUNT] = { 0 };
+		uint64_t exit_ns = 0;
+		struct rp_session *s = active;
+
+		active = NULL;
+		cuptiGetTimestamp(&exit_ns);
+		if (rp__stop(s) == 0 && rp__collect(s, v) == 1) {
+			write_line(cb, cbid, exit_ns, v);
+			m.profiled++;
+		} else if (m.failed++ == 0) {
+			say(rp__last_error());
+		}
+		pthread_mutex_unlock(&m.lock);
+	}
+}
+
+void metrics__exit(void)
+{
+	char msg[128];
+
+	if (!m.on)
+		return;
+	m.on = 0;
+	pthread_mutex_lock(&m.lock);
+	for (int i = 0; i < MAX_CONTEXTS; i++) {
+		rp__close(m.ctx[i].s);
+		m.ctx[i].s = NULL;
+	}
+	if (m.out)
+		fclose(m.out);
+	m.out = NULL;
+	pthread_mutex_unlock(&m.lock);
+	snprintf(msg, sizeof msg, "%llu launches profiled, %llu failed", (unsigned long long)m.profiled,
+		 (unsigned long long)m.failed);
+	say(msg);
+}

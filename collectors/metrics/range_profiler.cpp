@@ -1,0 +1,239 @@
+// range_profiler.cpp - CUPTI range profiler sessions (see range_profiler.h).
+// Auto range + kernel replay: every launch between start and stop is one
+// range, replayed as often as the metrics need passes.
+#include "range_profiler.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cxxabi.h>
+#include <vector>
+
+#include <cupti.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+
+struct rp_session {
+	CUpti_RangeProfiler_Object *obj;
+	CUpti_Profiler_Host_Object *host;
+	std::vector<const char *> metrics;
+	std::vector<uint8_t> config;
+	std::vector<uint8_t> counter_data;
+};
+
+static thread_local char last_error[256];
+
+static int fail(CUptiResult r, const char *what)
+{
+	const char *s = nullptr;
+	cuptiGetResultString(r, &s);
+	std::snprintf(last_error, sizeof last_error, "%s: %s", what, s ? s : "unknown CUPTI error");
+	return -1;
+}
+
+extern "C" const char *rp__last_error(void)
+{
+	return last_error;
+}
+
+static int init_counter_data(rp_session *s)
+{
+	CUpti_RangeProfiler_GetCounterDataSize_Params size = { CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE };
+	size.pRangeProfilerObject = s->obj;
+	size.pMetricNames = s->metrics.data();
+	size.numMetrics = s->metrics.size();
+	size.maxNumOfRanges = 1;
+	size.maxNumRangeTreeNodes = 1;
+	CUptiResult r = cuptiRangeProfilerGetCounterDataSize(&size);
+	if (r != CUPTI_SUCCESS)
+		return fail(r, "cuptiRangeProfilerGetCounterDataSize");
+	s->counter_data.assign(size.counterDataSize, 0);
+	CUpti_RangeProfiler_CounterDataImage_Initialize_Params init = {
+		CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE };
+	init.pRangeProfilerObject = s->obj;
+	init.counterDataSize = s->counter_data.size();
+	init.pCounterData = s->counter_data.data();
+	r = cuptiRangeProfilerCounterDataImageInitialize(&init);
+	return r == CUPTI_SUCCESS ? 0 : fail(r, "cuptiRangeProfilerCounterDataImageInitialize");
+}
+
+static int set_config(rp_session *s)
+{
+	CUpti_RangeProfiler_SetConfig_Params cfg = { CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE };
+	cfg.pRangeProfilerObject = s->obj;
+	cfg.configSize = s->config.size();
+	cfg.pConfig = s->config.data();
+	cfg.counterDataImageSize = s->counter_data.size();
+	cfg.pCounterDataImage = s->counter_data.data();
+	cfg.range = CUPTI_AutoRange;
+	cfg.replayMode = CUPTI_KernelReplay;
+	cfg.maxRangesPerPass = 1;
+	cfg.numNestingLevels = 1;
+	cfg.minNestingLevel = 1;
+	cfg.passIndex = 0;
+	cfg.targetNestingLevel = 0;
+	CUptiResult r = cuptiRangeProfilerSetConfig(&cfg);
+	return r == CUPTI_SUCCESS ? 0 : fail(r, "cuptiRangeProfilerSetConfig");
+}
+
+extern "C" int rp__open(CUcontext ctx, const char *const *metrics, int nmetrics, rp_session **out,
+			char *msg, size_t cap)
+{
+	static bool initialized;
+	rp_session *s = new (std::nothrow) rp_session();
+	CUptiResult r;
+	uint32_t device = 0;
+	int rc = -1;
+
+	*out = nullptr;
+	if (!s)
+		return -1;
+	s->metrics.assign(metrics, metrics + nmetrics);
+	if (!initialized) {
+		CUpti_Profiler_Initialize_Params init = { CUpti_Profiler_Initialize_Params_STRUCT_SIZE };
+		if ((r = cuptiProfilerInitialize(&init)) != CUPTI_SUCCESS) {
+			fail(r, "cuptiProfilerInitialize");
+			goto out;
+		}
+		initialized = true;
+	}
+	if ((r = cuptiGetDeviceId(ctx, &device)) != CUPTI_SUCCESS) {
+		fail(r, "cuptiGetDeviceId");
+		goto out;
+	}
+	{
+		CUpti_Device_GetChipName_Params chip = { CUpti_Device_GetChipName_Params_STRUCT_SIZE };
+		chip.deviceIndex = device;
+		if ((r = cuptiDeviceGetChipName(&chip)) != CUPTI_SUCCESS) {
+			fail(r, "cuptiDeviceGetChipName");
+			goto out;
+		}
+		CUpti_Profiler_Host_Initialize_Params host = { CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE };
+		host.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+		host.pChipName = chip.pChipName;
+		if ((r = cuptiProfilerHostInitialize(&host)) != CUPTI_SUCCESS) {
+			fail(r, "cuptiProfilerHostInitialize");
+			goto out;
+		}
+		s->host = host.pHostObject;
+	}
+	{
+		CUpti_Profiler_Host_ConfigAddMetrics_Params add = { CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE };
+		add.pHostObject = s->host;
+		add.ppMetricNames = s->metrics.data();
+		add.numMetrics = s->metrics.size();
+		if ((r = cuptiProfilerHostConfigAddMetrics(&add)) != CUPTI_SUCCESS) {
+			fail(r, "cuptiProfilerHostConfigAddMetrics");
+			goto out;
+		}
+		CUpti_Profiler_Host_GetConfigImageSize_Params size = { CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE };
+		size.pHostObject = s->host;
+		if ((r = cuptiProfilerHostGetConfigImageSize(&size)) != CUPTI_SUCCESS) {
+			fail(r, "cuptiProfilerHostGetConfigImageSize");
+			goto out;
+		}
+		s->config.assign(size.configImageSize, 0);
+		CUpti_Profiler_Host_GetConfigImage_Params img = { CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE };
+		img.pHostObject = s->host;
+		img.pConfigImage = s->config.data();
+		img.configImageSize = s->config.size();
+		if ((r = cuptiProfilerHostGetConfigImage(&img)) != CUPTI_SUCCESS) {
+			fail(r, "cuptiProfilerHostGetConfigImage");
+			goto out;
+		}
+	}
+	{
+		CUpti_RangeProfiler_Enable_Params en = { CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE };
+		en.ctx = ctx;
+		if ((r = cuptiRangeProfilerEnable(&en)) != CUPTI_SUCCESS) {
+			fail(r, "cuptiRangeProfilerEnable");
+			goto out;
+		}
+		s->obj = en.pRangeProfilerObject;
+	}
+	if (init_counter_data(s) || set_config(s))
+		goto out;
+	*out = s;
+	s = nullptr;
+	rc = 0;
+out:
+	if (rc)
+		std::snprintf(msg, cap, "%s", last_error);
+	rp__close(s);
+	return rc;
+}
+
+extern "C" int rp__start(rp_session *s)
+{
+	CUpti_RangeProfiler_Start_Params p = { CUpti_RangeProfiler_Start_Params_STRUCT_SIZE };
+	p.pRangeProfilerObject = s->obj;
+	CUptiResult r = cuptiRangeProfilerStart(&p);
+	return r == CUPTI_SUCCESS ? 0 : fail(r, "cuptiRangeProfilerStart");
+}
+
+extern "C" int rp__stop(rp_session *s)
+{
+	CUpti_RangeProfiler_Stop_Params p = { CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE };
+	p.pRangeProfilerObject = s->obj;
+	CUptiResult r = cuptiRangeProfilerStop(&p);
+	return r == CUPTI_SUCCESS ? 0 : fail(r, "cuptiRangeProfilerStop");
+}
+
+extern "C" int rp__collect(rp_session *s, double *values)
+{
+	CUpti_RangeProfiler_DecodeData_Params dec = { CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE };
+	dec.pRangeProfilerObject = s->obj;
+	CUptiResult r = cuptiRangeProfilerDecodeData(&dec);
+	if (r != CUPTI_SUCCESS)
+		return fail(r, "cuptiRangeProfilerDecodeData");
+	CUpti_RangeProfiler_GetCounterDataInfo_Params info = { CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE };
+	info.pCounterDataImage = s->counter_data.data();
+	info.counterDataImageSize = s->counter_data.size();
+	if ((r = cuptiRangeProfilerGetCounterDataInfo(&info)) != CUPTI_SUCCESS)
+		return fail(r, "cuptiRangeProfilerGetCounterDataInfo");
+	int got = 0;
+	if (info.numTotalRanges > 0) {
+		CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {
+			CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE };
+		ev.pHostObject = s->host;
+		ev.pCounterDataImage = s->counter_data.data();
+		ev.counterDataImageSize = s->counter_data.size();
+		ev.rangeIndex = 0;
+		ev.ppMetricNames = s->metrics.data();
+		ev.numMetrics = s->metrics.size();
+		ev.pMetricValues = values;
+		if ((r = cuptiProfilerHostEvaluateToGpuValues(&ev)) != CUPTI_SUCCESS)
+			return fail(r, "cuptiProfilerHostEvaluateToGpuValues");
+		got = 1;
+	}
+	// a fresh image for the next range: the old one holds this range
+	if (init_counter_data(s) || set_config(s))
+		return -1;
+	return got;
+}
+
+extern "C" void rp__close(rp_session *s)
+{
+	if (!s)
+		return;
+	if (s->obj) {
+		CUpti_RangeProfiler_Disable_Params p = { CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE };
+		p.pRangeProfilerObject = s->obj;
+		cuptiRangeProfilerDisable(&p);
+	}
+	if (s->host) {
+		CUpti_Profiler_Host_Deinitialize_Params p = { CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE };
+		p.pHostObject = s->host;
+		cuptiProfilerHostDeinitialize(&p);
+	}
+	delete s;
+}
+
+extern "C" char *rp__demangle(const char *mangled)
+{
+	int status = 0;
+	char *out = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
+	return status == 0 ? out : nullptr;
+}

@@ -1,0 +1,158 @@
+/* event.h - the event model: one struct per kind of record the store holds.
+ *
+ * Field meanings and numbering follow the Nsight Systems SQLite export (see
+ * docs/ARCHITECTURE.md, "The store"), so that a struct maps 1:1 onto a row.
+ * Times are nanoseconds on the capture's clock (CLOCK_REALTIME), sizes bytes.
+ * Strings are ids into StringIds, obtained from prof_writer__string(). */
+#ifndef PROF_EVENT_H
+#define PROF_EVENT_H
+
+#include <stdint.h>
+
+/* nsys packs ids: globalPid = pid << 24, globalTid = globalPid | tid. */
+static inline int64_t prof_global_pid(uint32_t pid) { return (int64_t)(pid & 0xFFFFFF) << 24; }
+static inline int64_t prof_global_tid(uint32_t pid, uint32_t tid)
+{ return prof_global_pid(pid) | (int64_t)(tid & 0xFFFFFF); }
+static inline uint32_t prof_pid_of(int64_t global_tid) { return (uint32_t)((global_tid >> 24) & 0xFFFFFF); }
+static inline uint32_t prof_tid_of(int64_t global_tid) { return (uint32_t)(global_tid & 0xFFFFFF); }
+
+/* ENUM_CUDA_MEMCPY_OPER */
+enum prof_copy_kind {
+	PROF_COPY_UNKNOWN = 0, PROF_COPY_HTOD = 1, PROF_COPY_DTOH = 2, PROF_COPY_HTOA = 3,
+	PROF_COPY_ATOH = 4, PROF_COPY_ATOA = 5, PROF_COPY_ATOD = 6, PROF_COPY_DTOA = 7,
+	PROF_COPY_DTOD = 8, PROF_COPY_HTOH = 9, PROF_COPY_PTOP = 10,
+	PROF_COPY_UVM_HTOD = 11, PROF_COPY_UVM_DTOH = 12, PROF_COPY_UVM_DTOD = 13,
+};
+
+/* ENUM_CUDA_MEM_KIND (CUPTI's CUpti_ActivityMemoryKind is this plus one). */
+enum prof_mem_kind {
+	PROF_MEM_PAGEABLE = 0, PROF_MEM_PINNED = 1, PROF_MEM_DEVICE = 2, PROF_MEM_ARRAY = 3,
+	PROF_MEM_MANAGED = 4, PROF_MEM_DEVICE_STATIC = 5, PROF_MEM_MANAGED_STATIC = 6,
+	PROF_MEM_UNKNOWN = 7,
+};
+
+/* NVTX_EVENTS.eventType */
+enum prof_nvtx_type {
+	PROF_NVTX_MARK = 34, PROF_NVTX_PUSHPOP = 59, PROF_NVTX_STARTEND = 60,
+	PROF_NVTX_DOMAIN_CREATE = 75,
+};
+
+/* CUPTI_ACTIVITY_KIND_SYNCHRONIZATION.syncType */
+enum prof_sync_type {
+	PROF_SYNC_UNKNOWN = 0, PROF_SYNC_EVENT = 1, PROF_SYNC_STREAM_WAIT_EVENT = 2,
+	PROF_SYNC_STREAM = 3, PROF_SYNC_CONTEXT = 4,
+};
+
+/* CUPTI_ACTIVITY_KIND_KERNEL */
+struct prof_kernel {
+	int64_t start_ns, end_ns;
+	int32_t device_id, context_id, green_context_id, stream_id;
+	int32_t correlation_id;
+	int64_t global_pid;
+	int64_t demangled_name, short_name, mangled_name; /* StringIds */
+	int32_t launch_type, cache_config, registers_per_thread;
+	int32_t grid_x, grid_y, grid_z, block_x, block_y, block_z;
+	int32_t static_shared_bytes, dynamic_shared_bytes;
+	int32_t local_memory_per_thread_bytes;
+	int64_t local_memory_total_bytes;
+	int64_t grid_id;
+	int32_t shared_memory_executed_bytes;
+	int64_t graph_node_id;
+	int32_t shared_memory_limit_config;
+};
+
+/* CUPTI_ACTIVITY_KIND_MEMCPY (peer copies too: copy_kind PROF_COPY_PTOP) */
+struct prof_memcpy {
+	int64_t start_ns, end_ns;
+	int32_t device_id, context_id, green_context_id, stream_id;
+	int32_t correlation_id;
+	int64_t global_pid;
+	int64_t bytes;
+	int32_t copy_kind, src_kind, dst_kind; /* enum prof_copy_kind / prof_mem_kind */
+	int32_t src_device_id, src_context_id, dst_device_id, dst_context_id;
+	int32_t migration_cause;
+	int64_t graph_node_id;
+};
+
+/* CUPTI_ACTIVITY_KIND_MEMSET */
+struct prof_memset {
+	int64_t start_ns, end_ns;
+	int32_t device_id, context_id, green_context_id, stream_id;
+	int32_t correlation_id;
+	int64_t global_pid;
+	int32_t value;
+	int64_t bytes;
+	int64_t graph_node_id;
+	int32_t mem_kind;
+};
+
+/* CUPTI_ACTIVITY_KIND_RUNTIME and CUPTI_ACTIVITY_KIND_DRIVER */
+enum prof_api_domain { PROF_API_RUNTIME = 0, PROF_API_DRIVER = 1 };
+struct prof_api_call {
+	int64_t start_ns, end_ns;
+	int32_t event_class;  /* nsys: 0 for CUDA runtime/driver API */
+	int64_t global_tid;
+	int32_t correlation_id;
+	int64_t name_id;      /* StringIds, e.g. "cudaMemcpy_v3020" */
+	int32_t return_value;
+	int32_t callchain_id; /* 0: none */
+};
+
+/* CUPTI_ACTIVITY_KIND_SYNCHRONIZATION */
+struct prof_sync {
+	int64_t start_ns, end_ns;
+	int32_t device_id, context_id, stream_id;
+	int32_t correlation_id;
+	int64_t global_tid;
+	int64_t event_id;
+	int32_t sync_type; /* enum prof_sync_type */
+};
+
+/* CUDA_GPU_MEMORY_USAGE_EVENTS */
+struct prof_memory_event {
+	int64_t start_ns;
+	int64_t global_pid;
+	int32_t device_id, context_id;
+	uint64_t address;
+	uint64_t pc;
+	int64_t bytes;
+	int32_t mem_kind;        /* enum prof_mem_kind */
+	int32_t operation;       /* 0 allocation, 1 deallocation */
+	int64_t name_id;         /* StringIds or 0 */
+	int32_t correlation_id;
+	int32_t stream_id;
+};
+
+/* NVTX_EVENTS. end_ns < 0 means NULL (marks). text_id is a StringIds id. */
+struct prof_nvtx_event {
+	int64_t start_ns, end_ns;
+	int32_t event_type;      /* enum prof_nvtx_type */
+	int64_t range_id;
+	int32_t category;
+	int32_t color;           /* ARGB, 0: none */
+	int64_t global_tid, end_global_tid;
+	int64_t text_id;
+	int64_t domain_id;
+};
+
+/* TARGET_INFO_GPU */
+struct prof_gpu_info {
+	int32_t id;
+	const char *name, *bus_location, *uuid, *chip_name;
+	int64_t l2_cache_bytes, total_memory_bytes, memory_bandwidth_bytes_per_s;
+	int64_t clock_rate_hz;
+	int32_t sm_count, compute_major, compute_minor;
+	int32_t max_warps_per_sm, threads_per_warp, max_blocks_per_sm;
+	int32_t max_registers_per_sm, max_registers_per_block;
+	int64_t max_shared_per_sm_bytes, max_shared_per_block_bytes;
+	int32_t max_threads_per_block;
+};
+
+/* PROFILER_OVERHEAD: CUPTI's own overhead records */
+struct prof_overhead {
+	int64_t start_ns, end_ns;
+	int64_t global_tid;
+	int64_t name_id;
+};
+
+#endif

@@ -1,0 +1,115 @@
+/* store.h - the capture store: one SQLite file per capture.
+ *
+ * The writer is built for one background thread: rows are appended through
+ * prepared statements inside large transactions (prof_writer__flush commits
+ * the open one and begins the next), so a reader in another process sees
+ * data up to the last flush. The reader opens perfkit captures and nsys
+ * SQLite exports read-only and streams rows through cursors; it never loads
+ * a whole table into memory. */
+#ifndef PROF_STORE_H
+#define PROF_STORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "prof/error.h"
+#include "prof/event.h"
+
+/* The perfkit schema version this library writes and the newest it reads. */
+#define PROF_SCHEMA_VERSION 1
+
+/* ---- writing ---------------------------------------------------------- */
+
+struct prof_writer;
+
+enum prof_writer_flags {
+	PROF_WRITER_OVERWRITE = 1 << 0, /* replace an existing file (else PROF_E_EXISTS) */
+};
+
+int prof_writer__create(const char *path, unsigned flags, struct prof_writer **out,
+			struct prof_error *err);
+/* Commit the open transaction and begin a new one. Call it on a timer. */
+int prof_writer__flush(struct prof_writer *w, struct prof_error *err);
+/* Commit, build indexes and summary views, record final metadata, close.
+ * Frees w whatever the result. */
+int prof_writer__finish(struct prof_writer *w, struct prof_error *err);
+/* Commit what is there and close without the end-of-capture work (used by a
+ * process that is about to die: the file stays valid and readable). */
+void prof_writer__delete(struct prof_writer *w);
+
+/* Intern a string into StringIds; returns its id (> 0), or 0 for NULL. The
+ * same text always gives the same id within one store. */
+int64_t prof_writer__string(struct prof_writer *w, const char *text);
+
+int prof_writer__kernel(struct prof_writer *w, const struct prof_kernel *k);
+int prof_writer__memcpy(struct prof_writer *w, const struct prof_memcpy *m);
+int prof_writer__memset(struct prof_writer *w, const struct prof_memset *m);
+int prof_writer__api(struct prof_writer *w, enum prof_api_domain domain,
+		     const struct prof_api_call *a);
+int prof_writer__sync(struct prof_writer *w, const struct prof_sync *s);
+int prof_writer__memory(struct prof_writer *w, const struct prof_memory_event *e);
+int prof_writer__nvtx(struct prof_writer *w, const struct prof_nvtx_event *e);
+int prof_writer__overhead(struct prof_writer *w, const struct prof_overhead *o);
+int prof_writer__gpu(struct prof_writer *w, const struct prof_gpu_info *g);
+int prof_writer__process(struct prof_writer *w, uint32_t pid, const char *name);
+int prof_writer__thread_name(struct prof_writer *w, int64_t global_tid, const char *name);
+/* PERFKIT_META: run metadata (command, host, gpu, start_ns, duration_ns,
+ * exit_status, ...). Setting a key again replaces its value. */
+int prof_writer__meta(struct prof_writer *w, const char *key, const char *value);
+/* PERFKIT_COUNTERS: accumulating counters such as "dropped_records" or
+ * "incomplete_kernels". */
+int prof_writer__count(struct prof_writer *w, const char *name, int64_t delta);
+
+/* Merge every row of the capture at src_path into w (ids re-mapped, StringIds
+ * re-interned). Used to fold per-process files into one output. */
+int prof_writer__merge(struct prof_writer *w, const char *src_path, struct prof_error *err);
+
+/* The last failure of a call that takes no struct prof_error (row appends,
+ * prof_writer__string, meta, count): code and a message naming the file. */
+const struct prof_error *prof_writer__last_error(const struct prof_writer *w);
+
+/* ---- reading ---------------------------------------------------------- */
+
+struct prof_store;
+struct prof_cursor;
+
+enum prof_store_kind { PROF_STORE_PERFKIT = 1, PROF_STORE_NSYS = 2 };
+
+/* Open read-only, validating what the file is. On failure err->msg is a
+ * one-line message naming the file and what is wrong with it. */
+int prof_store__open(const char *path, struct prof_store **out, struct prof_error *err);
+void prof_store__close(struct prof_store *s);
+const char *prof_store__path(const struct prof_store *s);
+enum prof_store_kind prof_store__kind(const struct prof_store *s);
+/* Optional tables may be missing (nsys creates tables only when it has data). */
+bool prof_store__has_table(struct prof_store *s, const char *table);
+/* Whether table has a column of that name (nsys exports differ by version). */
+bool prof_store__has_column(struct prof_store *s, const char *table, const char *column);
+/* Rows in table; 0 when the table is missing. */
+int64_t prof_store__count(struct prof_store *s, const char *table);
+/* False while a perfkit capture is still being written (no 'finished' meta
+ * row yet); always true for an nsys export. */
+bool prof_store__is_finished(struct prof_store *s);
+/* A PERFKIT_META value (malloc'd copy; NULL if absent or an nsys export). */
+char *prof_store__meta(struct prof_store *s, const char *key);
+/* A PERFKIT_COUNTERS value, 0 if absent. */
+int64_t prof_store__counter(struct prof_store *s, const char *name);
+
+/* Streaming cursor over one SQL statement. Values are always bound, never
+ * formatted into the SQL. next() returns 1 for a row, 0 at the end, < 0 on
+ * error (message in err). Column accessors take a 0-based index. */
+int prof_cursor__open(struct prof_store *s, const char *sql, struct prof_cursor **out,
+		      struct prof_error *err);
+int prof_cursor__bind_int64(struct prof_cursor *c, int index_1based, int64_t v);
+int prof_cursor__bind_double(struct prof_cursor *c, int index_1based, double v);
+int prof_cursor__bind_text(struct prof_cursor *c, int index_1based, const char *v);
+int prof_cursor__next(struct prof_cursor *c, struct prof_error *err);
+int prof_cursor__columns(const struct prof_cursor *c);
+const char *prof_cursor__column_name(const struct prof_cursor *c, int col);
+bool prof_cursor__is_null(struct prof_cursor *c, int col);
+int64_t prof_cursor__int64(struct prof_cursor *c, int col);
+double prof_cursor__double(struct prof_cursor *c, int col);
+const char *prof_cursor__text(struct prof_cursor *c, int col); /* valid until next() */
+void prof_cursor__close(struct prof_cursor *c);
+
+#endif

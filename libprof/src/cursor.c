@@ -1,0 +1,102 @@
+/* cursor.c - streaming rows of one SQL statement out of a store. Rows are
+ * stepped one at a time (sqlite3_step), never collected into memory. */
+#include "store_impl.h"
+
+#include <stdlib.h>
+
+int prof_cursor__open(struct prof_store *s, const char *sql, struct prof_cursor **out,
+		      struct prof_error *err)
+{
+	struct prof_cursor *c;
+	int rc;
+
+	*out = NULL;
+	c = calloc(1, sizeof *c);
+	if (!c)
+		return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", s->path);
+	c->store = s;
+	rc = sqlite3_prepare_v2(s->db, sql, -1, &c->stmt, NULL);
+	if (rc != SQLITE_OK) {
+		rc = store__sqlite_error(err, s->path, s->db, rc, "query");
+		sqlite3_finalize(c->stmt);
+		free(c);
+		return rc;
+	}
+	*out = c;
+	return 0;
+}
+
+static int bound(int rc)
+{
+	return rc == SQLITE_OK ? 0 : (rc == SQLITE_NOMEM ? PROF_E_NOMEM : PROF_E_USAGE);
+}
+
+int prof_cursor__bind_int64(struct prof_cursor *c, int index_1based, int64_t v)
+{
+	return bound(sqlite3_bind_int64(c->stmt, index_1based, v));
+}
+
+int prof_cursor__bind_double(struct prof_cursor *c, int index_1based, double v)
+{
+	return bound(sqlite3_bind_double(c->stmt, index_1based, v));
+}
+
+int prof_cursor__bind_text(struct prof_cursor *c, int index_1based, const char *v)
+{
+	if (!v)
+		return bound(sqlite3_bind_null(c->stmt, index_1based));
+	return bound(sqlite3_bind_text(c->stmt, index_1based, v, -1, SQLITE_TRANSIENT));
+}
+
+int prof_cursor__next(struct prof_cursor *c, struct prof_error *err)
+{
+	int rc;
+
+	if (c->done)
+		return 0;
+	rc = sqlite3_step(c->stmt);
+	if (rc == SQLITE_ROW)
+		return 1;
+	c->done = true;
+	if (rc == SQLITE_DONE)
+		return 0;
+	return store__sqlite_error(err, c->store->path, c->store->db, rc, "reading rows");
+}
+
+int prof_cursor__columns(const struct prof_cursor *c)
+{
+	return sqlite3_column_count(c->stmt);
+}
+
+const char *prof_cursor__column_name(const struct prof_cursor *c, int col)
+{
+	return sqlite3_column_name(c->stmt, col);
+}
+
+bool prof_cursor__is_null(struct prof_cursor *c, int col)
+{
+	return sqlite3_column_type(c->stmt, col) == SQLITE_NULL;
+}
+
+int64_t prof_cursor__int64(struct prof_cursor *c, int col)
+{
+	return sqlite3_column_int64(c->stmt, col);
+}
+
+double prof_cursor__double(struct prof_cursor *c, int col)
+{
+	return sqlite3_column_double(c->stmt, col);
+}
+
+const char *prof_cursor__text(struct prof_cursor *c, int col)
+{
+	return (const char *)sqlite3_column_text(c->stmt, col);
+}
+
+void prof_cursor__close(struct prof_cursor *c)
+{
+	if (!c)
+		return;
+	sqlite3_finalize(c->stmt);
+	free(c);
+}

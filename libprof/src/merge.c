@@ -1,0 +1,288 @@
+/* merge.c - folding one capture file into the capture being written (one
+ * file per process of a multi-process application becomes one output).
+ *
+ * The source is ATTACHed read-only and copied table by table with INSERT ...
+ * SELECT, so rows never pass through C. Strings are re-interned into the
+ * destination and every column that points into StringIds is re-mapped.
+ * correlationId values are shifted past the destination's largest one,
+ * because CUPTI numbers them per process and two processes' API calls must
+ * not join to each other's kernels. The source's PERFKIT_META stays behind:
+ * metadata describes the destination's run. */
+#include "store_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SRC "perfkit_src"
+
+/* Tables copied row for row. ENUM_* are already filled in the destination,
+ * StringIds is re-interned, META is not copied and COUNTERS are added. */
+static const enum schema_table_id copied[] = {
+	T_KERNEL, T_MEMCPY, T_MEMSET, T_RUNTIME, T_DRIVER, T_SYNC, T_MEMORY, T_NVTX,
+	T_OVERHEAD, T_GPU, T_PROCESSES, T_THREADNAMES, T_SESSION_START,
+};
+
+/* Rows describing the machine or a process appear once per capture of the
+ * same run; keep the destination's copy. */
+static const char *dedup_clause(enum schema_table_id t)
+{
+	switch (t) {
+	case T_GPU:
+		return " WHERE NOT EXISTS (SELECT 1 FROM main.TARGET_INFO_GPU d WHERE d.id = s.id)";
+	case T_PROCESSES:
+		return " WHERE NOT EXISTS (SELECT 1 FROM main.PROCESSES d"
+		       " WHERE d.globalPid = s.globalPid)";
+	case T_THREADNAMES:
+		return " WHERE NOT EXISTS (SELECT 1 FROM main.ThreadNames d"
+		       " WHERE d.globalTid = s.globalTid)";
+	case T_SESSION_START:
+		return " WHERE NOT EXISTS (SELECT 1 FROM main.TARGET_INFO_SESSION_START_TIME)";
+	default:
+		return "";
+	}
+}
+
+/* "file:" URI of path with read-only mode; every byte that is not plainly
+ * safe is percent-encoded so '?', '#' and '%' in a path stay literal. */
+static char *ro_uri(const char *path)
+{
+	size_t n = strlen(path);
+	char *uri = malloc(n * 3 + 32), *p;
+
+	if (!uri)
+		return NULL;
+	p = uri + sprintf(uri, "file:");
+	for (const unsigned char *c = (const unsigned char *)path; *c; c++) {
+		if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		    (*c >= '0' && *c <= '9') || strchr("/-_.~", *c))
+			*p++ = (char)*c;
+		else
+			p += sprintf(p, "%%%02X", *c);
+	}
+	strcpy(p, "?mode=ro");
+	return uri;
+}
+
+static int exec(struct prof_writer *w, const char *sql, struct prof_error *err)
+{
+	int rc = sqlite3_exec(w->db, sql, NULL, NULL, NULL);
+
+	return rc == SQLITE_OK ? 0 : store__sqlite_error(err, w->path, w->db, rc, "merge");
+}
+
+static bool src_has_column(struct prof_writer *w, const char *table, const char *column)
+{
+	sqlite3_stmt *st;
+	bool yes = false;
+
+	if (sqlite3_prepare_v2(w->db, "SELECT 1 FROM " SRC ".pragma_table_info(?1)"
+			       " WHERE name = ?2 COLLATE NOCASE", -1, &st, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
+	yes = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return yes;
+}
+
+static bool src_has_table(struct prof_writer *w, const char *table)
+{
+	sqlite3_stmt *st;
+	bool yes;
+
+	if (sqlite3_prepare_v2(w->db, "SELECT 1 FROM " SRC ".sqlite_master WHERE type = 'table'"
+			       " AND name = ?1 COLLATE NOCASE", -1, &st, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	yes = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return yes;
+}
+
+/* Re-intern the source's strings; temp.perfkit_idmap maps old id -> new id. */
+static int remap_strings(struct prof_writer *w, struct prof_error *err)
+{
+	sqlite3_stmt *sel = NULL, *map = NULL;
+	int rc;
+
+	rc = exec(w, "CREATE TEMP TABLE IF NOT EXISTS perfkit_idmap"
+		  " (old INTEGER PRIMARY KEY, new INTEGER NOT NULL);"
+		  "DELETE FROM temp.perfkit_idmap;", err);
+	if (rc || !src_has_table(w, "StringIds"))
+		return rc;
+	if (sqlite3_prepare_v2(w->db, "SELECT id, value FROM " SRC ".StringIds", -1, &sel, NULL) ||
+	    sqlite3_prepare_v2(w->db, "INSERT INTO temp.perfkit_idmap (old, new) VALUES (?1, ?2)",
+			       -1, &map, NULL)) {
+		rc = store__sqlite_error(err, w->path, w->db, sqlite3_errcode(w->db), "merge");
+		goto out;
+	}
+	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
+		const char *text = (const char *)sqlite3_column_text(sel, 1);
+		int64_t id = prof_writer__string(w, text ? text : "");
+
+		if (!id) {
+			*err = w->err;
+			rc = err->code;
+			goto out;
+		}
+		sqlite3_bind_int64(map, 1, sqlite3_column_int64(sel, 0));
+		sqlite3_bind_int64(map, 2, id);
+		if (sqlite3_step(map) != SQLITE_DONE) {
+			rc = store__sqlite_error(err, w->path, w->db, sqlite3_errcode(w->db), "merge");
+			goto out;
+		}
+		sqlite3_reset(map);
+	}
+	rc = rc == SQLITE_DONE ? 0 : store__sqlite_error(err, w->path, w->db, rc, "merge");
+out:
+	sqlite3_finalize(sel);
+	sqlite3_finalize(map);
+	return rc;
+}
+
+/* The largest correlationId the destination holds so far. */
+static int correlation_base(struct prof_writer *w, int64_t *base, struct prof_error *err)
+{
+	static const char *const sql =
+		"SELECT max(coalesce((SELECT max(correlationId) FROM main.CUPTI_ACTIVITY_KIND_KERNEL), 0),"
+		" coalesce((SELECT max(correlationId) FROM main.CUPTI_ACTIVITY_KIND_MEMCPY), 0),"
+		" coalesce((SELECT max(correlationId) FROM main.CUPTI_ACTIVITY_KIND_MEMSET), 0),"
+		" coalesce((SELECT max(correlationId) FROM main.CUPTI_ACTIVITY_KIND_RUNTIME), 0),"
+		" coalesce((SELECT max(correlationId) FROM main.CUPTI_ACTIVITY_KIND_DRIVER), 0),"
+		" coalesce((SELECT max(correlationId) FROM main.CUPTI_ACTIVITY_KIND_SYNCHRONIZATION), 0),"
+		" coalesce((SELECT max(correlationId) FROM main.CUDA_GPU_MEMORY_USAGE_EVENTS), 0))";
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(w->db, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return store__sqlite_error(err, w->path, w->db, rc, "merge");
+	rc = sqlite3_step(st);
+	*base = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : store__sqlite_error(err, w->path, w->db, rc, "merge");
+}
+
+/* Append one column's expression to buf, re-mapping ids as needed. */
+static int append(char *buf, size_t cap, size_t *used, const char *fmt, const char *col)
+{
+	int n = snprintf(buf + *used, cap - *used, fmt, col, col, col);
+
+	if (n < 0 || (size_t)n >= cap - *used)
+		return -1;
+	*used += (size_t)n;
+	return 0;
+}
+
+static int copy_table(struct prof_writer *w, enum schema_table_id id, int64_t corr_base,
+		      struct prof_error *err)
+{
+	const struct schema_table *t = &schema_tables[id];
+	char cols[2048], exprs[8192], sql[12288];
+	size_t cu = 0, eu = 0;
+	sqlite3_stmt *st;
+	int rc, n = 0;
+
+	if (!src_has_table(w, t->name))
+		return 0;
+	/* Only the columns both sides know: nsys exports differ by version. */
+	for (int i = 0; i < t->n_cols; i++) {
+		const char *c = t->cols[i].name;
+		const char *fmt;
+
+		if (!src_has_column(w, t->name, c))
+			continue;
+		if (t->cols[i].string_id)
+			fmt = "%.0s%.0scoalesce((SELECT new FROM temp.perfkit_idmap WHERE old = s.\"%s\"), 0)";
+		else if (!strcmp(c, "correlationId"))
+			fmt = "CASE WHEN s.\"%s\" > 0 THEN s.\"%s\" + ?1 ELSE s.\"%s\" END";
+		else
+			fmt = "%.0s%.0ss.\"%s\"";
+		if (append(cols, sizeof cols, &cu, n ? ", \"%s\"%.0s%.0s" : "\"%s\"%.0s%.0s", c) ||
+		    (n && append(exprs, sizeof exprs, &eu, ", %.0s%.0s%.0s", c)) ||
+		    append(exprs, sizeof exprs, &eu, fmt, c))
+			return prof_error__set(err, PROF_E_SQL, "%s: merge statement too long", w->path);
+		n++;
+	}
+	if (!n)
+		return 0;
+	snprintf(sql, sizeof sql, "INSERT INTO main.%s (%s) SELECT %s FROM " SRC ".%s s%s",
+		 t->name, cols, exprs, t->name, dedup_clause(id));
+	rc = sqlite3_prepare_v2(w->db, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return store__sqlite_error(err, w->path, w->db, rc, "merge");
+	if (sqlite3_bind_parameter_count(st) > 0)
+		sqlite3_bind_int64(st, 1, corr_base);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : store__sqlite_error(err, w->path, w->db, rc, "merge");
+}
+
+static int merge_attached(struct prof_writer *w, struct prof_error *err)
+{
+	int64_t corr_base = 0;
+	int rc;
+
+	rc = remap_strings(w, err);
+	if (!rc)
+		rc = correlation_base(w, &corr_base, err);
+	for (size_t i = 0; !rc && i < sizeof copied / sizeof copied[0]; i++)
+		rc = copy_table(w, copied[i], corr_base, err);
+	if (!rc && src_has_table(w, "PERFKIT_COUNTERS"))
+		rc = exec(w, "INSERT INTO main.PERFKIT_COUNTERS (name, value)"
+			  " SELECT name, value FROM " SRC ".PERFKIT_COUNTERS WHERE true"
+			  " ON CONFLICT(name) DO UPDATE SET value = value + excluded.value", err);
+	if (!rc)
+		rc = exec(w, "DROP TABLE temp.perfkit_idmap", err);
+	return rc;
+}
+
+int prof_writer__merge(struct prof_writer *w, const char *src_path, struct prof_error *err)
+{
+	struct prof_store *probe;
+	sqlite3_stmt *st;
+	char *uri;
+	int rc;
+
+	/* Validate first: a foreign or broken file gets the reader's message. */
+	rc = prof_store__open(src_path, &probe, err);
+	if (rc)
+		return rc;
+	prof_store__close(probe);
+	uri = ro_uri(src_path);
+	if (!uri)
+		return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", w->path);
+	/* ATTACH is refused inside a transaction. */
+	rc = writer__commit(w, false, err);
+	if (rc)
+		goto out;
+	rc = sqlite3_prepare_v2(w->db, "ATTACH DATABASE ?1 AS " SRC, -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, uri, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		sqlite3_finalize(st);
+		rc = rc == SQLITE_DONE ? 0 : store__sqlite_error(err, src_path, w->db, rc, "attach");
+	} else {
+		rc = store__sqlite_error(err, w->path, w->db, rc, "attach");
+	}
+	if (rc)
+		goto begin;
+	rc = writer__commit(w, true, err);
+	if (!rc)
+		rc = merge_attached(w, err);
+	if (!rc) {
+		rc = writer__commit(w, false, err);
+	} else {
+		/* All or nothing: a half-merged file would double-count on retry. */
+		sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
+		w->in_transaction = false;
+	}
+	sqlite3_exec(w->db, "DETACH DATABASE " SRC, NULL, NULL, NULL);
+begin:
+	if (writer__commit(w, true, rc ? NULL : err) && !rc)
+		rc = err->code;
+out:
+	free(uri);
+	return rc;
+}

@@ -1,0 +1,318 @@
+/* reader.c - opening a capture read-only and deciding what it is.
+ *
+ * Three kinds of file are accepted: perfkit captures (finished or still being
+ * written), nsys SQLite exports, and nothing else. Everything else is refused
+ * with a one-line message naming the file and what it is not: the header is
+ * checked here before SQLite sees the file, because SQLite treats many broken
+ * files as empty databases or fails only later, in the middle of a report. */
+#include "store_impl.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SQLITE_HEADER_BYTES 100
+
+static const char sqlite_magic[16] = "SQLite format 3";
+
+static uint32_t be16(const unsigned char *p) { return (uint32_t)p[0] << 8 | p[1]; }
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* A live writer's WAL holds pages the main file does not have yet, so the
+ * main file's length says nothing about truncation while it is non-empty. */
+static bool has_live_wal(const char *path)
+{
+	char wal[4096];
+	struct stat st;
+
+	snprintf(wal, sizeof wal, "%s-wal", path);
+	return stat(wal, &st) == 0 && st.st_size > 0;
+}
+
+/* Check what the file is before handing it to SQLite. */
+static int check_file(const char *path, struct prof_error *err)
+{
+	unsigned char h[SQLITE_HEADER_BYTES];
+	struct stat st;
+	ssize_t n;
+	uint32_t page_bytes, pages;
+	int fd;
+
+	if (stat(path, &st)) {
+		if (errno == ENOENT)
+			return prof_error__set(err, PROF_E_IO, "%s: no such file", path);
+		return prof_error__set(err, PROF_E_IO, "%s: %s", path, strerror(errno));
+	}
+	if (S_ISDIR(st.st_mode))
+		return prof_error__set(err, PROF_E_IO, "%s: is a directory, not a capture", path);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return prof_error__set(err, PROF_E_IO, "%s: cannot read: %s", path, strerror(errno));
+	n = read(fd, h, sizeof h);
+	close(fd);
+	if (n < 0)
+		return prof_error__set(err, PROF_E_IO, "%s: cannot read: %s", path, strerror(errno));
+	if (n == 0)
+		return prof_error__set(err, PROF_E_NOT_SQLITE,
+				       "%s: empty file, not an SQLite database", path);
+	if (n < (ssize_t)sizeof sqlite_magic || memcmp(h, sqlite_magic, sizeof sqlite_magic))
+		return prof_error__set(err, PROF_E_NOT_SQLITE, "%s: not an SQLite database", path);
+	if (n < SQLITE_HEADER_BYTES)
+		return prof_error__set(err, PROF_E_TRUNCATED,
+				       "%s: truncated (%zd bytes, shorter than an SQLite header)",
+				       path, n);
+	page_bytes = be16(h + 16);
+	if (page_bytes == 1)
+		page_bytes = 65536;
+	if (page_bytes < 512 || (page_bytes & (page_bytes - 1)))
+		return prof_error__set(err, PROF_E_CORRUPT,
+				       "%s: corrupt database (bad page size %u in the header)",
+				       path, page_bytes);
+	/* The page count in the header is valid only when the change counter
+	 * matches "version valid for" (older writers did not maintain it). */
+	pages = be32(h + 28);
+	if (pages && be32(h + 24) == be32(h + 92) && !has_live_wal(path) &&
+	    (uint64_t)st.st_size < (uint64_t)pages * page_bytes)
+		return prof_error__set(err, PROF_E_TRUNCATED,
+				       "%s: truncated (%lld bytes; the database needs %llu)", path,
+				       (long long)st.st_size,
+				       (unsigned long long)pages * page_bytes);
+	return 0;
+}
+
+static int query_int(struct prof_store *s, const char *sql, const char *arg, int64_t *v,
+		     struct prof_error *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*v = 0;
+	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return store__sqlite_error(err, s->path, s->db, rc, "read schema");
+	if (arg)
+		sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store__sqlite_error(err, s->path, s->db, rc, "read schema");
+	return 0;
+}
+
+static const char *const sql_has_table =
+	"SELECT count(*) FROM sqlite_master WHERE type IN ('table', 'view')"
+	" AND name = ?1 COLLATE NOCASE";
+
+static int table_exists(struct prof_store *s, const char *name, bool *yes,
+			struct prof_error *err)
+{
+	int64_t n;
+	int rc = query_int(s, sql_has_table, name, &n, err);
+
+	*yes = n > 0;
+	return rc;
+}
+
+/* Decide between perfkit capture, nsys export and neither. */
+static int classify(struct prof_store *s, struct prof_error *err)
+{
+	int64_t user_version, schema_version = 0, n;
+	bool meta, export_meta;
+	int rc;
+
+	/* The first read of sqlite_master is where SQLite notices a damaged file. */
+	rc = query_int(s, "SELECT count(*) FROM sqlite_master", NULL, &n, err);
+	if (!rc)
+		rc = query_int(s, "PRAGMA user_version", NULL, &user_version, err);
+	if (!rc)
+		rc = table_exists(s, "PERFKIT_META", &meta, err);
+	if (!rc && meta)
+		rc = query_int(s, "SELECT CAST(value AS INTEGER) FROM PERFKIT_META"
+			       " WHERE key = 'schema_version'", NULL, &schema_version, err);
+	if (rc)
+		return rc;
+	if (user_version > PROF_SCHEMA_VERSION || schema_version > PROF_SCHEMA_VERSION)
+		return prof_error__set(err, PROF_E_NEWER_SCHEMA,
+				       "%s: written by a newer perfkit (schema %lld); this perfkit reads up to %d",
+				       s->path,
+				       (long long)(user_version > schema_version ? user_version
+										: schema_version),
+				       PROF_SCHEMA_VERSION);
+	if (schema_version > 0) {
+		s->kind = PROF_STORE_PERFKIT;
+		return 0;
+	}
+	rc = table_exists(s, "META_DATA_EXPORT", &export_meta, err);
+	if (rc)
+		return rc;
+	if (!export_meta) {
+		rc = query_int(s, "SELECT (SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+			       " AND name = 'StringIds' COLLATE NOCASE) * (SELECT count(*) FROM"
+			       " sqlite_master WHERE type = 'table' AND name LIKE 'CUPTI\\_ACTIVITY\\_KIND\\_%'"
+			       " ESCAPE '\\')", NULL, &n, err);
+		if (rc)
+			return rc;
+	}
+	if (export_meta || n > 0) {
+		s->kind = PROF_STORE_NSYS;
+		return 0;
+	}
+	return prof_error__set(err, PROF_E_NOT_CAPTURE,
+			       "%s: an SQLite database, but not a perfkit capture or an nsys export",
+			       s->path);
+}
+
+int prof_store__open(const char *path, struct prof_store **out, struct prof_error *err)
+{
+	struct prof_store *s;
+	int rc;
+
+	*out = NULL;
+	if (!path || !*path)
+		return prof_error__set(err, PROF_E_USAGE, "no capture file given");
+	rc = check_file(path, err);
+	if (rc)
+		return rc;
+	s = calloc(1, sizeof *s);
+	if (!s || !(s->path = strdup(path))) {
+		free(s);
+		return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", path);
+	}
+	rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READONLY, NULL);
+	if (rc != SQLITE_OK) {
+		rc = store__sqlite_error(err, path, s->db, rc, "open");
+		goto out;
+	}
+	/* A live writer may hold the WAL index briefly while it commits. */
+	sqlite3_busy_timeout(s->db, 2000);
+	rc = classify(s, err);
+out:
+	if (rc) {
+		prof_store__close(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+void prof_store__close(struct prof_store *s)
+{
+	if (!s)
+		return;
+	sqlite3_close(s->db);
+	free(s->path);
+	free(s);
+}
+
+const char *prof_store__path(const struct prof_store *s)
+{
+	return s->path;
+}
+
+enum prof_store_kind prof_store__kind(const struct prof_store *s)
+{
+	return s->kind;
+}
+
+bool prof_store__has_table(struct prof_store *s, const char *table)
+{
+	bool yes = false;
+
+	return table && !table_exists(s, table, &yes, NULL) && yes;
+}
+
+bool prof_store__has_column(struct prof_store *s, const char *table, const char *column)
+{
+	int64_t n = 0;
+	sqlite3_stmt *st;
+
+	if (!table || !column || !prof_store__has_table(s, table))
+		return false;
+	if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM pragma_table_info(?1)"
+			       " WHERE name = ?2 COLLATE NOCASE", -1, &st, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n > 0;
+}
+
+int64_t prof_store__count(struct prof_store *s, const char *table)
+{
+	sqlite3_stmt *st;
+	int64_t n = 0;
+	char *sql;
+
+	if (!prof_store__has_table(s, table))
+		return 0;
+	/* A table name cannot be a bound parameter; it is known to exist and
+	 * is quoted as an identifier (%w doubles any quote in it). */
+	sql = sqlite3_mprintf("SELECT count(*) FROM \"%w\"", table);
+	if (!sql)
+		return 0;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			n = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	sqlite3_free(sql);
+	return n;
+}
+
+char *prof_store__meta(struct prof_store *s, const char *key)
+{
+	sqlite3_stmt *st;
+	char *value = NULL;
+
+	if (s->kind != PROF_STORE_PERFKIT || !key)
+		return NULL;
+	if (sqlite3_prepare_v2(s->db, "SELECT value FROM PERFKIT_META WHERE key = ?1", -1, &st,
+			       NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		value = strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return value;
+}
+
+int64_t prof_store__counter(struct prof_store *s, const char *name)
+{
+	sqlite3_stmt *st;
+	int64_t v = 0;
+
+	if (!name || !prof_store__has_table(s, "PERFKIT_COUNTERS"))
+		return 0;
+	if (sqlite3_prepare_v2(s->db, "SELECT value FROM PERFKIT_COUNTERS WHERE name = ?1", -1,
+			       &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+bool prof_store__is_finished(struct prof_store *s)
+{
+	char *v;
+	bool done;
+
+	if (s->kind != PROF_STORE_PERFKIT)
+		return true;
+	v = prof_store__meta(s, "finished");
+	done = v && !strcmp(v, "1");
+	free(v);
+	return done;
+}

@@ -1,0 +1,290 @@
+/* schema.c - the DDL of a capture: Nsight Systems export tables and columns
+ * for CUDA and NVTX data, PERFKIT_* tables for run metadata and counters. */
+#include "schema.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "prof/store.h"
+
+#define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define COL(n) { n, "INTEGER", false }
+#define SID(n) { n, "INTEGER", true }
+#define TXT(n) { n, "TEXT", false }
+
+static const struct schema_column c_strings[] = {
+	{ "id", "INTEGER NOT NULL PRIMARY KEY", false }, { "value", "TEXT NOT NULL", false },
+};
+
+static const struct schema_column c_kernel[] = {
+	COL("start"), COL("end"), COL("deviceId"), COL("contextId"), COL("greenContextId"),
+	COL("streamId"), COL("correlationId"), COL("globalPid"),
+	SID("demangledName"), SID("shortName"), SID("mangledName"),
+	COL("launchType"), COL("cacheConfig"), COL("registersPerThread"),
+	COL("gridX"), COL("gridY"), COL("gridZ"), COL("blockX"), COL("blockY"), COL("blockZ"),
+	COL("staticSharedMemory"), COL("dynamicSharedMemory"), COL("localMemoryPerThread"),
+	COL("localMemoryTotal"), COL("gridId"), COL("sharedMemoryExecuted"),
+	COL("graphNodeId"), COL("sharedMemoryLimitConfig"),
+};
+
+static const struct schema_column c_memcpy[] = {
+	COL("start"), COL("end"), COL("deviceId"), COL("contextId"), COL("greenContextId"),
+	COL("streamId"), COL("correlationId"), COL("globalPid"), COL("bytes"),
+	COL("copyKind"), COL("srcKind"), COL("dstKind"), COL("srcDeviceId"),
+	COL("srcContextId"), COL("dstDeviceId"), COL("dstContextId"), COL("migrationCause"),
+	COL("graphNodeId"), COL("virtualAddress"),
+};
+
+static const struct schema_column c_memset[] = {
+	COL("start"), COL("end"), COL("deviceId"), COL("contextId"), COL("greenContextId"),
+	COL("streamId"), COL("correlationId"), COL("globalPid"), COL("value"), COL("bytes"),
+	COL("graphNodeId"), COL("memKind"),
+};
+
+static const struct schema_column c_api[] = {
+	COL("start"), COL("end"), COL("eventClass"), COL("globalTid"), COL("correlationId"),
+	SID("nameId"), COL("returnValue"), COL("callchainId"),
+};
+
+static const struct schema_column c_sync[] = {
+	COL("start"), COL("end"), COL("deviceId"), COL("contextId"), COL("streamId"),
+	COL("correlationId"), COL("globalTid"), COL("eventId"), COL("syncType"),
+};
+
+static const struct schema_column c_memory[] = {
+	COL("start"), COL("globalPid"), COL("deviceId"), COL("contextId"), COL("address"),
+	COL("pc"), COL("bytes"), COL("memKind"), COL("memoryOperationType"), SID("name"),
+	COL("correlationId"), COL("streamId"),
+};
+
+static const struct schema_column c_nvtx[] = {
+	COL("start"), COL("end"), COL("eventType"), COL("rangeId"), COL("category"),
+	COL("color"), TXT("text"), COL("globalTid"), COL("endGlobalTid"), SID("textId"),
+	COL("domainId"), COL("uint64Value"), COL("int64Value"), { "doubleValue", "REAL", false },
+	COL("uint32Value"), COL("int32Value"), { "floatValue", "REAL", false },
+	SID("jsonTextId"), TXT("jsonText"),
+};
+
+static const struct schema_column c_gpu[] = {
+	COL("id"), TXT("name"), TXT("busLocation"), COL("l2CacheSize"), COL("totalMemory"),
+	COL("memoryBandwidth"), COL("clockRate"), COL("smCount"), TXT("uuid"), TXT("chipName"),
+	COL("computeMajor"), COL("computeMinor"), COL("maxWarpsPerSm"), COL("threadsPerWarp"),
+	COL("maxBlocksPerSm"), COL("maxRegistersPerSm"), COL("maxRegistersPerBlock"),
+	COL("maxShmemPerSm"), COL("maxShmemPerBlock"), COL("maxThreadsPerBlock"),
+};
+
+static const struct schema_column c_processes[] = {
+	COL("globalPid"), COL("pid"), TXT("name"),
+};
+
+static const struct schema_column c_thread_names[] = {
+	SID("nameId"), COL("priority"), COL("globalTid"),
+};
+
+static const struct schema_column c_session_start[] = {
+	COL("utcEpochNs"),
+};
+
+static const struct schema_column c_overhead[] = {
+	COL("start"), COL("end"), COL("globalTid"), SID("nameId"),
+};
+
+static const struct schema_column c_enum[] = {
+	{ "id", "INTEGER NOT NULL PRIMARY KEY", false }, TXT("name"), TXT("label"),
+};
+
+static const struct schema_column c_meta[] = {
+	{ "key", "TEXT NOT NULL PRIMARY KEY", false }, TXT("value"),
+};
+
+static const struct schema_column c_counters[] = {
+	{ "name", "TEXT NOT NULL PRIMARY KEY", false }, { "value", "INTEGER NOT NULL", false },
+};
+
+const struct schema_table schema_tables[T__COUNT] = {
+	[T_STRINGIDS] = { "StringIds", c_strings, N(c_strings) },
+	[T_KERNEL] = { "CUPTI_ACTIVITY_KIND_KERNEL", c_kernel, N(c_kernel) },
+	[T_MEMCPY] = { "CUPTI_ACTIVITY_KIND_MEMCPY", c_memcpy, N(c_memcpy) },
+	[T_MEMSET] = { "CUPTI_ACTIVITY_KIND_MEMSET", c_memset, N(c_memset) },
+	[T_RUNTIME] = { "CUPTI_ACTIVITY_KIND_RUNTIME", c_api, N(c_api) },
+	[T_DRIVER] = { "CUPTI_ACTIVITY_KIND_DRIVER", c_api, N(c_api) },
+	[T_SYNC] = { "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", c_sync, N(c_sync) },
+	[T_MEMORY] = { "CUDA_GPU_MEMORY_USAGE_EVENTS", c_memory, N(c_memory) },
+	[T_NVTX] = { "NVTX_EVENTS", c_nvtx, N(c_nvtx) },
+	[T_GPU] = { "TARGET_INFO_GPU", c_gpu, N(c_gpu) },
+	[T_PROCESSES] = { "PROCESSES", c_processes, N(c_processes) },
+	[T_THREADNAMES] = { "ThreadNames", c_thread_names, N(c_thread_names) },
+	[T_SESSION_START] = { "TARGET_INFO_SESSION_START_TIME", c_session_start,
+			      N(c_session_start) },
+	[T_OVERHEAD] = { "PROFILER_OVERHEAD", c_overhead, N(c_overhead) },
+	[T_ENUM_MEMCPY_OPER] = { "ENUM_CUDA_MEMCPY_OPER", c_enum, N(c_enum) },
+	[T_ENUM_MEM_KIND] = { "ENUM_CUDA_MEM_KIND", c_enum, N(c_enum) },
+	[T_META] = { "PERFKIT_META", c_meta, N(c_meta) },
+	[T_COUNTERS] = { "PERFKIT_COUNTERS", c_counters, N(c_counters) },
+};
+
+struct enum_row {
+	int id;
+	const char *name, *label;
+};
+
+/* Names and labels as the nsys export spells them; the reports build
+ * "[CUDA memcpy Host-to-Device]" from the label. */
+static const struct enum_row memcpy_oper[] = {
+	{ 0, "CUDA_MEMCPY_OPER_UNKNOWN", "Unknown" },
+	{ 1, "CUDA_MEMCPY_OPER_HTOD", "Host-to-Device" },
+	{ 2, "CUDA_MEMCPY_OPER_DTOH", "Device-to-Host" },
+	{ 3, "CUDA_MEMCPY_OPER_HTOA", "Host-to-Array" },
+	{ 4, "CUDA_MEMCPY_OPER_ATOH", "Array-to-Host" },
+	{ 5, "CUDA_MEMCPY_OPER_ATOA", "Array-to-Array" },
+	{ 6, "CUDA_MEMCPY_OPER_ATOD", "Array-to-Device" },
+	{ 7, "CUDA_MEMCPY_OPER_DTOA", "Device-to-Array" },
+	{ 8, "CUDA_MEMCPY_OPER_DTOD", "Device-to-Device" },
+	{ 9, "CUDA_MEMCPY_OPER_HTOH", "Host-to-Host" },
+	{ 10, "CUDA_MEMCPY_OPER_PTOP", "Peer-to-Peer" },
+	{ 11, "CUDA_MEMCPY_OPER_UVM_HTOD", "Unified Host-to-Device" },
+	{ 12, "CUDA_MEMCPY_OPER_UVM_DTOH", "Unified Device-to-Host" },
+	{ 13, "CUDA_MEMCPY_OPER_UVM_DTOD", "Unified Device-to-Device" },
+};
+
+static const struct enum_row mem_kind[] = {
+	{ 0, "CUDA_MEMOPR_MEMORY_KIND_PAGEABLE", "Pageable" },
+	{ 1, "CUDA_MEMOPR_MEMORY_KIND_PINNED", "Pinned" },
+	{ 2, "CUDA_MEMOPR_MEMORY_KIND_DEVICE", "Device" },
+	{ 3, "CUDA_MEMOPR_MEMORY_KIND_ARRAY", "Array" },
+	{ 4, "CUDA_MEMOPR_MEMORY_KIND_MANAGED", "Managed" },
+	{ 5, "CUDA_MEMOPR_MEMORY_KIND_DEVICE_STATIC", "Device Static" },
+	{ 6, "CUDA_MEMOPR_MEMORY_KIND_MANAGED_STATIC", "Managed Static" },
+	{ 7, "CUDA_MEMOPR_MEMORY_KIND_UNKNOWN", "Unknown" },
+};
+
+static int create_table(sqlite3 *db, const struct schema_table *t)
+{
+	char sql[2048];
+	size_t used;
+	int n;
+
+	used = (size_t)snprintf(sql, sizeof sql, "CREATE TABLE %s (", t->name);
+	for (int i = 0; i < t->n_cols && used < sizeof sql; i++) {
+		n = snprintf(sql + used, sizeof sql - used, "%s\"%s\" %s", i ? ", " : "",
+			     t->cols[i].name, t->cols[i].decl);
+		used += (size_t)n;
+	}
+	if (used + 2 >= sizeof sql)
+		return SQLITE_TOOBIG;
+	strcpy(sql + used, ")");
+	return sqlite3_exec(db, sql, NULL, NULL, NULL);
+}
+
+static int fill_enum(sqlite3 *db, const char *table, const struct enum_row *rows, int n)
+{
+	char sql[128];
+	sqlite3_stmt *st;
+	int rc;
+
+	snprintf(sql, sizeof sql, "INSERT INTO %s (id, name, label) VALUES (?1, ?2, ?3)", table);
+	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	for (int i = 0; i < n && rc == SQLITE_OK; i++) {
+		sqlite3_bind_int(st, 1, rows[i].id);
+		sqlite3_bind_text(st, 2, rows[i].name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, rows[i].label, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db);
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int put_meta(sqlite3 *db, const char *key, const char *value)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO PERFKIT_META (key, value) VALUES (?1, ?2)",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int schema__create(sqlite3 *db)
+{
+	char version[16];
+	int rc = SQLITE_OK;
+
+	for (int i = 0; i < T__COUNT && rc == SQLITE_OK; i++)
+		rc = create_table(db, &schema_tables[i]);
+	if (rc == SQLITE_OK)
+		rc = fill_enum(db, "ENUM_CUDA_MEMCPY_OPER", memcpy_oper, N(memcpy_oper));
+	if (rc == SQLITE_OK)
+		rc = fill_enum(db, "ENUM_CUDA_MEM_KIND", mem_kind, N(mem_kind));
+	snprintf(version, sizeof version, "%d", PROF_SCHEMA_VERSION);
+	if (rc == SQLITE_OK)
+		rc = put_meta(db, "schema_version", version);
+	if (rc == SQLITE_OK)
+		rc = put_meta(db, "perfkit_version", PERFKIT_VERSION);
+	if (rc == SQLITE_OK) {
+		char sql[64];
+
+		snprintf(sql, sizeof sql, "PRAGMA user_version = %d", PROF_SCHEMA_VERSION);
+		rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+	}
+	return rc;
+}
+
+/* Joins on correlationId (API call <-> GPU work), time-window scans on start,
+ * per-thread NVTX nesting, and the per-name grouping of cuda_gpu_kern_sum
+ * (name, duration) so the median needs no sort. */
+static const char *const finish_sql =
+	"CREATE INDEX IF NOT EXISTS perfkit_kernel_corr ON CUPTI_ACTIVITY_KIND_KERNEL (correlationId);"
+	"CREATE INDEX IF NOT EXISTS perfkit_kernel_start ON CUPTI_ACTIVITY_KIND_KERNEL (start);"
+	"CREATE INDEX IF NOT EXISTS perfkit_kernel_name_dur ON CUPTI_ACTIVITY_KIND_KERNEL"
+	" (coalesce(demangledName, shortName), end - start);"
+	"CREATE INDEX IF NOT EXISTS perfkit_memcpy_corr ON CUPTI_ACTIVITY_KIND_MEMCPY (correlationId);"
+	"CREATE INDEX IF NOT EXISTS perfkit_memcpy_start ON CUPTI_ACTIVITY_KIND_MEMCPY (start);"
+	"CREATE INDEX IF NOT EXISTS perfkit_memset_corr ON CUPTI_ACTIVITY_KIND_MEMSET (correlationId);"
+	"CREATE INDEX IF NOT EXISTS perfkit_runtime_corr ON CUPTI_ACTIVITY_KIND_RUNTIME (correlationId);"
+	"CREATE INDEX IF NOT EXISTS perfkit_runtime_tid ON CUPTI_ACTIVITY_KIND_RUNTIME (globalTid, start);"
+	"CREATE INDEX IF NOT EXISTS perfkit_driver_corr ON CUPTI_ACTIVITY_KIND_DRIVER (correlationId);"
+	"CREATE INDEX IF NOT EXISTS perfkit_driver_tid ON CUPTI_ACTIVITY_KIND_DRIVER (globalTid, start);"
+	"CREATE INDEX IF NOT EXISTS perfkit_sync_corr ON CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (correlationId);"
+	"CREATE INDEX IF NOT EXISTS perfkit_memory_corr ON CUDA_GPU_MEMORY_USAGE_EVENTS (correlationId);"
+	"CREATE INDEX IF NOT EXISTS perfkit_nvtx_tid ON NVTX_EVENTS (globalTid, start);"
+	"PRAGMA analysis_limit = 1000;"
+	"ANALYZE;";
+
+int schema__finish(sqlite3 *db)
+{
+	return sqlite3_exec(db, finish_sql, NULL, NULL, NULL);
+}
+
+int schema__insert_sql(const struct schema_table *t, char *buf, size_t cap)
+{
+	size_t used;
+	int n;
+
+	n = snprintf(buf, cap, "INSERT INTO %s (", t->name);
+	if (n < 0 || (size_t)n >= cap)
+		return -1;
+	used = (size_t)n;
+	for (int i = 0; i < t->n_cols; i++) {
+		n = snprintf(buf + used, cap - used, "%s\"%s\"", i ? ", " : "", t->cols[i].name);
+		if (n < 0 || (size_t)n >= cap - used)
+			return -1;
+		used += (size_t)n;
+	}
+	for (int i = 0; i < t->n_cols; i++) {
+		n = snprintf(buf + used, cap - used, "%s?%d", i ? ", " : ") VALUES (", i + 1);
+		if (n < 0 || (size_t)n >= cap - used)
+			return -1;
+		used += (size_t)n;
+	}
+	n = snprintf(buf + used, cap - used, ")");
+	return (n < 0 || (size_t)n >= cap - used) ? -1 : 0;
+}

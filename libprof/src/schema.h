@@ -1,0 +1,61 @@
+/* schema.h - the tables of a perfkit capture, described once.
+ *
+ * The table and column names are those of the Nsight Systems SQLite export
+ * (plus PERFKIT_* tables for what nsys has no table for). The DDL, the
+ * writer's INSERT statements and the merge all come from this description,
+ * so a column is named in exactly one place. */
+#ifndef PROF_SCHEMA_H
+#define PROF_SCHEMA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <sqlite3.h>
+
+enum schema_table_id {
+	T_STRINGIDS,
+	T_KERNEL,
+	T_MEMCPY,
+	T_MEMSET,
+	T_RUNTIME,
+	T_DRIVER,
+	T_SYNC,
+	T_MEMORY,
+	T_NVTX,
+	T_GPU,
+	T_PROCESSES,
+	T_THREADNAMES,
+	T_SESSION_START,
+	T_OVERHEAD,
+	T_ENUM_MEMCPY_OPER,
+	T_ENUM_MEM_KIND,
+	T_META,
+	T_COUNTERS,
+	T__COUNT
+};
+
+struct schema_column {
+	const char *name;
+	const char *decl;     /* type and constraints for CREATE TABLE */
+	bool string_id;       /* holds an id into StringIds */
+};
+
+struct schema_table {
+	const char *name;
+	const struct schema_column *cols;
+	int n_cols;
+};
+
+extern const struct schema_table schema_tables[T__COUNT];
+
+/* Create every table, fill the ENUM_* tables and record the schema version
+ * (PRAGMA user_version and PERFKIT_META). Runs inside the caller's
+ * transaction. Returns an SQLite result code. */
+int schema__create(sqlite3 *db);
+/* Build the indexes the reports' joins and groupings use. Done once at the
+ * end of a capture because maintaining them row by row slows ingest. */
+int schema__finish(sqlite3 *db);
+/* "INSERT INTO t (c1, ...) VALUES (?1, ...)" into buf; 0, or -1 if too long. */
+int schema__insert_sql(const struct schema_table *t, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,48 @@
+/* store_impl.h - the bodies of the store's opaque structs and the helpers
+ * shared by writer.c, merge.c, reader.c and cursor.c. */
+#ifndef PROF_STORE_IMPL_H
+#define PROF_STORE_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "prof/store.h"
+#include "schema.h"
+#include "strtab.h"
+
+struct prof_writer {
+	sqlite3 *db;
+	char *path;
+	sqlite3_stmt *insert[T__COUNT];
+	sqlite3_stmt *meta_put;
+	sqlite3_stmt *count_add;
+	struct strtab strings;
+	int64_t last_string_id;
+	bool in_transaction;
+	/* The last failure of a call that has no error parameter. */
+	struct prof_error err;
+};
+
+struct prof_store {
+	sqlite3 *db;
+	char *path;
+	enum prof_store_kind kind;
+};
+
+struct prof_cursor {
+	struct prof_store *store;
+	sqlite3_stmt *stmt;
+	bool done;    /* stepped past the last row: stay at the end */
+};
+
+/* Turn an SQLite failure on the file at path into a PROF_E_* code and a
+ * one-line message naming the file; what says what was being done. */
+int store__sqlite_error(struct prof_error *err, const char *path, sqlite3 *db, int rc,
+			const char *what);
+
+/* Commit the open transaction (if any) and, when begin is set, open the next. */
+int writer__commit(struct prof_writer *w, bool begin, struct prof_error *err);
+
+#endif

@@ -1,0 +1,543 @@
+/* writer.c - appending a capture's rows to its SQLite file.
+ *
+ * Built for one background thread: every table has one prepared INSERT that
+ * is reused for every row (bound by index, no allocation per row), and a
+ * transaction is always open; prof_writer__flush commits it and opens the
+ * next, which is when a reader in another process (WAL mode) sees the rows.
+ * A writer is not safe for concurrent use from several threads. */
+#include "store_impl.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int sql_fail(struct prof_writer *w, struct prof_error *err, int rc, const char *what)
+{
+	return store__sqlite_error(err ? err : &w->err, w->path, w->db, rc, what);
+}
+
+static int exec(struct prof_writer *w, const char *sql, struct prof_error *err)
+{
+	int rc = sqlite3_exec(w->db, sql, NULL, NULL, NULL);
+
+	return rc == SQLITE_OK ? 0 : sql_fail(w, err, rc, sql);
+}
+
+int writer__commit(struct prof_writer *w, bool begin, struct prof_error *err)
+{
+	int rc;
+
+	if (w->in_transaction) {
+		rc = exec(w, "COMMIT", err);
+		if (rc)
+			return rc;
+		w->in_transaction = false;
+	}
+	if (begin) {
+		rc = exec(w, "BEGIN", err);
+		if (rc)
+			return rc;
+		w->in_transaction = true;
+	}
+	return 0;
+}
+
+/* Run a bound INSERT once and make it reusable. */
+static int step(struct prof_writer *w, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return 0;
+	return sql_fail(w, NULL, rc, "insert");
+}
+
+static inline void bind_i64(sqlite3_stmt *st, int i, int64_t v)
+{
+	sqlite3_bind_int64(st, i, v);
+}
+
+/* A StringIds reference: 0 means "no string" and is stored as NULL. */
+static inline void bind_sid(sqlite3_stmt *st, int i, int64_t id)
+{
+	if (id)
+		sqlite3_bind_int64(st, i, id);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static inline void bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void writer_free(struct prof_writer *w)
+{
+	for (int i = 0; i < T__COUNT; i++)
+		sqlite3_finalize(w->insert[i]);
+	sqlite3_finalize(w->meta_put);
+	sqlite3_finalize(w->count_add);
+	sqlite3_close(w->db);
+	strtab__exit(&w->strings);
+	free(w->path);
+	free(w);
+}
+
+static void remove_side_files(const char *path)
+{
+	static const char *const suffix[] = { "-wal", "-shm", "-journal" };
+	char buf[4096];
+
+	for (size_t i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
+		snprintf(buf, sizeof buf, "%s%s", path, suffix[i]);
+		unlink(buf);
+	}
+}
+
+/* Claim the path: O_EXCL makes "refuse an existing file" atomic. */
+static int claim_path(const char *path, unsigned flags, struct prof_error *err)
+{
+	int fd;
+
+	if (flags & PROF_WRITER_OVERWRITE) {
+		if (unlink(path) && errno != ENOENT)
+			return prof_error__set(err, PROF_E_IO, "%s: cannot replace: %s", path,
+					       strerror(errno));
+		remove_side_files(path);
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	if (fd < 0) {
+		if (errno == EEXIST)
+			return prof_error__set(err, PROF_E_EXISTS,
+					       "%s: already exists (refusing to overwrite it)", path);
+		return prof_error__set(err, PROF_E_IO, "%s: cannot create: %s", path,
+				       strerror(errno));
+	}
+	close(fd);
+	return 0;
+}
+
+static int prepare(struct prof_writer *w, const char *sql, sqlite3_stmt **st,
+		   struct prof_error *err)
+{
+	int rc = sqlite3_prepare_v3(w->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL);
+
+	return rc == SQLITE_OK ? 0 : sql_fail(w, err, rc, "prepare");
+}
+
+static int prepare_all(struct prof_writer *w, struct prof_error *err)
+{
+	char sql[2048];
+	int rc;
+
+	for (int i = 0; i < T__COUNT; i++) {
+		if (schema__insert_sql(&schema_tables[i], sql, sizeof sql))
+			return prof_error__set(err, PROF_E_SQL, "%s: statement too long", w->path);
+		rc = prepare(w, sql, &w->insert[i], err);
+		if (rc)
+			return rc;
+	}
+	rc = prepare(w, "INSERT INTO PERFKIT_META (key, value) VALUES (?1, ?2)"
+		     " ON CONFLICT(key) DO UPDATE SET value = excluded.value", &w->meta_put, err);
+	if (!rc)
+		rc = prepare(w, "INSERT INTO PERFKIT_COUNTERS (name, value) VALUES (?1, ?2)"
+			     " ON CONFLICT(name) DO UPDATE SET value = value + excluded.value",
+			     &w->count_add, err);
+	return rc;
+}
+
+/* WAL lets a reader in another process (perfkit top) read committed rows
+ * while this writer appends; synchronous=NORMAL syncs only at checkpoints,
+ * which keeps the file consistent after a crash of the application. */
+static const char *const open_pragmas =
+	"PRAGMA page_size = 8192;"
+	"PRAGMA journal_mode = WAL;"
+	"PRAGMA synchronous = NORMAL;"
+	"PRAGMA cache_size = -32768;"
+	"PRAGMA temp_store = MEMORY;";
+
+int prof_writer__create(const char *path, unsigned flags, struct prof_writer **out,
+			struct prof_error *err)
+{
+	struct prof_writer *w;
+	int rc;
+
+	*out = NULL;
+	if (!path || !*path)
+		return prof_error__set(err, PROF_E_USAGE, "no output file given");
+	rc = claim_path(path, flags, err);
+	if (rc)
+		return rc;
+	w = calloc(1, sizeof *w);
+	if (!w || !(w->path = strdup(path)) || strtab__init(&w->strings)) {
+		if (w) {
+			free(w->path);
+			free(w);
+		}
+		return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", path);
+	}
+	rc = sqlite3_open_v2(path, &w->db,
+			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, NULL);
+	if (rc != SQLITE_OK) {
+		rc = sql_fail(w, err, rc, "open");
+		goto out;
+	}
+	sqlite3_busy_timeout(w->db, 5000);
+	rc = exec(w, open_pragmas, err);
+	if (rc)
+		goto out;
+	rc = writer__commit(w, true, err);
+	if (rc)
+		goto out;
+	rc = schema__create(w->db);
+	if (rc != SQLITE_OK) {
+		rc = sql_fail(w, err, rc, "create tables");
+		goto out;
+	}
+	rc = prepare_all(w, err);
+	/* Commit the empty tables at once: a reader may open the file now. */
+	if (!rc)
+		rc = writer__commit(w, true, err);
+out:
+	if (rc) {
+		writer_free(w);
+		unlink(path);
+		remove_side_files(path);
+		return rc;
+	}
+	*out = w;
+	return 0;
+}
+
+int prof_writer__flush(struct prof_writer *w, struct prof_error *err)
+{
+	return writer__commit(w, true, err);
+}
+
+static int put_meta(struct prof_writer *w, const char *key, const char *value)
+{
+	sqlite3_stmt *st = w->meta_put;
+
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	bind_text(st, 2, value);
+	return step(w, st);
+}
+
+int prof_writer__finish(struct prof_writer *w, struct prof_error *err)
+{
+	int rc;
+
+	rc = put_meta(w, "finished", "1");
+	if (rc) {
+		if (err)
+			*err = w->err;
+		goto out;
+	}
+	/* nsys keeps the session start in its own table; mirror the meta row. */
+	rc = exec(w, "INSERT INTO TARGET_INFO_SESSION_START_TIME (utcEpochNs)"
+		  " SELECT CAST(value AS INTEGER) FROM PERFKIT_META WHERE key = 'start_ns'"
+		  " AND NOT EXISTS (SELECT 1 FROM TARGET_INFO_SESSION_START_TIME)", err);
+	if (!rc)
+		rc = writer__commit(w, true, err);
+	if (!rc && schema__finish(w->db) != SQLITE_OK)
+		rc = sql_fail(w, err, sqlite3_errcode(w->db), "build indexes");
+	if (!rc)
+		rc = writer__commit(w, false, err);
+	if (rc)
+		goto out;
+	for (int i = 0; i < T__COUNT; i++) {
+		sqlite3_finalize(w->insert[i]);
+		w->insert[i] = NULL;
+	}
+	/* A finished capture is one self-contained file: fold the WAL back in
+	 * and leave WAL mode, so it can be copied, or read from a read-only
+	 * folder, without its -wal and -shm companions. */
+	rc = exec(w, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode = DELETE;", err);
+out:
+	writer_free(w);
+	return rc;
+}
+
+void prof_writer__delete(struct prof_writer *w)
+{
+	if (!w)
+		return;
+	writer__commit(w, false, NULL);
+	writer_free(w);
+}
+
+const struct prof_error *prof_writer__last_error(const struct prof_writer *w)
+{
+	return &w->err;
+}
+
+int64_t prof_writer__string(struct prof_writer *w, const char *text)
+{
+	sqlite3_stmt *st = w->insert[T_STRINGIDS];
+	size_t len;
+	uint64_t hash;
+	int64_t id;
+
+	if (!text)
+		return 0;
+	len = strlen(text);
+	hash = strtab__hash(text, len);
+	id = strtab__find(&w->strings, text, len, hash);
+	if (id)
+		return id;
+	id = w->last_string_id + 1;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, text, (int)len, SQLITE_STATIC);
+	if (step(w, st))
+		return 0;
+	if (strtab__add(&w->strings, text, len, hash, id)) {
+		prof_error__set(&w->err, PROF_E_NOMEM, "%s: out of memory", w->path);
+		return 0;
+	}
+	w->last_string_id = id;
+	return id;
+}
+
+int prof_writer__kernel(struct prof_writer *w, const struct prof_kernel *k)
+{
+	sqlite3_stmt *st = w->insert[T_KERNEL];
+
+	bind_i64(st, 1, k->start_ns);
+	bind_i64(st, 2, k->end_ns);
+	bind_i64(st, 3, k->device_id);
+	bind_i64(st, 4, k->context_id);
+	bind_i64(st, 5, k->green_context_id);
+	bind_i64(st, 6, k->stream_id);
+	bind_i64(st, 7, k->correlation_id);
+	bind_i64(st, 8, k->global_pid);
+	bind_sid(st, 9, k->demangled_name);
+	bind_sid(st, 10, k->short_name);
+	bind_sid(st, 11, k->mangled_name);
+	bind_i64(st, 12, k->launch_type);
+	bind_i64(st, 13, k->cache_config);
+	bind_i64(st, 14, k->registers_per_thread);
+	bind_i64(st, 15, k->grid_x);
+	bind_i64(st, 16, k->grid_y);
+	bind_i64(st, 17, k->grid_z);
+	bind_i64(st, 18, k->block_x);
+	bind_i64(st, 19, k->block_y);
+	bind_i64(st, 20, k->block_z);
+	bind_i64(st, 21, k->static_shared_bytes);
+	bind_i64(st, 22, k->dynamic_shared_bytes);
+	bind_i64(st, 23, k->local_memory_per_thread_bytes);
+	bind_i64(st, 24, k->local_memory_total_bytes);
+	bind_i64(st, 25, k->grid_id);
+	bind_i64(st, 26, k->shared_memory_executed_bytes);
+	bind_i64(st, 27, k->graph_node_id);
+	bind_i64(st, 28, k->shared_memory_limit_config);
+	return step(w, st);
+}
+
+int prof_writer__memcpy(struct prof_writer *w, const struct prof_memcpy *m)
+{
+	sqlite3_stmt *st = w->insert[T_MEMCPY];
+
+	bind_i64(st, 1, m->start_ns);
+	bind_i64(st, 2, m->end_ns);
+	bind_i64(st, 3, m->device_id);
+	bind_i64(st, 4, m->context_id);
+	bind_i64(st, 5, m->green_context_id);
+	bind_i64(st, 6, m->stream_id);
+	bind_i64(st, 7, m->correlation_id);
+	bind_i64(st, 8, m->global_pid);
+	bind_i64(st, 9, m->bytes);
+	bind_i64(st, 10, m->copy_kind);
+	bind_i64(st, 11, m->src_kind);
+	bind_i64(st, 12, m->dst_kind);
+	bind_i64(st, 13, m->src_device_id);
+	bind_i64(st, 14, m->src_context_id);
+	bind_i64(st, 15, m->dst_device_id);
+	bind_i64(st, 16, m->dst_context_id);
+	bind_i64(st, 17, m->migration_cause);
+	bind_i64(st, 18, m->graph_node_id);
+	sqlite3_bind_null(st, 19); /* virtualAddress: CUPTI gives none for plain copies */
+	return step(w, st);
+}
+
+int prof_writer__memset(struct prof_writer *w, const struct prof_memset *m)
+{
+	sqlite3_stmt *st = w->insert[T_MEMSET];
+
+	bind_i64(st, 1, m->start_ns);
+	bind_i64(st, 2, m->end_ns);
+	bind_i64(st, 3, m->device_id);
+	bind_i64(st, 4, m->context_id);
+	bind_i64(st, 5, m->green_context_id);
+	bind_i64(st, 6, m->stream_id);
+	bind_i64(st, 7, m->correlation_id);
+	bind_i64(st, 8, m->global_pid);
+	bind_i64(st, 9, m->value);
+	bind_i64(st, 10, m->bytes);
+	bind_i64(st, 11, m->graph_node_id);
+	bind_i64(st, 12, m->mem_kind);
+	return step(w, st);
+}
+
+int prof_writer__api(struct prof_writer *w, enum prof_api_domain domain,
+		     const struct prof_api_call *a)
+{
+	sqlite3_stmt *st = w->insert[domain == PROF_API_DRIVER ? T_DRIVER : T_RUNTIME];
+
+	bind_i64(st, 1, a->start_ns);
+	bind_i64(st, 2, a->end_ns);
+	bind_i64(st, 3, a->event_class);
+	bind_i64(st, 4, a->global_tid);
+	bind_i64(st, 5, a->correlation_id);
+	bind_sid(st, 6, a->name_id);
+	bind_i64(st, 7, a->return_value);
+	bind_i64(st, 8, a->callchain_id);
+	return step(w, st);
+}
+
+int prof_writer__sync(struct prof_writer *w, const struct prof_sync *s)
+{
+	sqlite3_stmt *st = w->insert[T_SYNC];
+
+	bind_i64(st, 1, s->start_ns);
+	bind_i64(st, 2, s->end_ns);
+	bind_i64(st, 3, s->device_id);
+	bind_i64(st, 4, s->context_id);
+	bind_i64(st, 5, s->stream_id);
+	bind_i64(st, 6, s->correlation_id);
+	bind_i64(st, 7, s->global_tid);
+	bind_i64(st, 8, s->event_id);
+	bind_i64(st, 9, s->sync_type);
+	return step(w, st);
+}
+
+int prof_writer__memory(struct prof_writer *w, const struct prof_memory_event *e)
+{
+	sqlite3_stmt *st = w->insert[T_MEMORY];
+
+	bind_i64(st, 1, e->start_ns);
+	bind_i64(st, 2, e->global_pid);
+	bind_i64(st, 3, e->device_id);
+	bind_i64(st, 4, e->context_id);
+	/* SQLite integers are signed 64-bit: addresses keep their bit pattern. */
+	bind_i64(st, 5, (int64_t)e->address);
+	bind_i64(st, 6, (int64_t)e->pc);
+	bind_i64(st, 7, e->bytes);
+	bind_i64(st, 8, e->mem_kind);
+	bind_i64(st, 9, e->operation);
+	bind_sid(st, 10, e->name_id);
+	bind_i64(st, 11, e->correlation_id);
+	bind_i64(st, 12, e->stream_id);
+	return step(w, st);
+}
+
+int prof_writer__nvtx(struct prof_writer *w, const struct prof_nvtx_event *e)
+{
+	sqlite3_stmt *st = w->insert[T_NVTX];
+
+	bind_i64(st, 1, e->start_ns);
+	if (e->end_ns < 0)
+		sqlite3_bind_null(st, 2); /* marks have no end */
+	else
+		bind_i64(st, 2, e->end_ns);
+	bind_i64(st, 3, e->event_type);
+	bind_i64(st, 4, e->range_id);
+	bind_i64(st, 5, e->category);
+	if (e->color)
+		bind_i64(st, 6, e->color);
+	else
+		sqlite3_bind_null(st, 6);
+	sqlite3_bind_null(st, 7);  /* text: names always go through StringIds */
+	bind_i64(st, 8, e->global_tid);
+	bind_i64(st, 9, e->end_global_tid);
+	bind_sid(st, 10, e->text_id);
+	bind_i64(st, 11, e->domain_id);
+	for (int i = 12; i <= 19; i++)
+		sqlite3_bind_null(st, i); /* payloads and JSON text: not recorded */
+	return step(w, st);
+}
+
+int prof_writer__overhead(struct prof_writer *w, const struct prof_overhead *o)
+{
+	sqlite3_stmt *st = w->insert[T_OVERHEAD];
+
+	bind_i64(st, 1, o->start_ns);
+	bind_i64(st, 2, o->end_ns);
+	bind_i64(st, 3, o->global_tid);
+	bind_sid(st, 4, o->name_id);
+	return step(w, st);
+}
+
+int prof_writer__gpu(struct prof_writer *w, const struct prof_gpu_info *g)
+{
+	sqlite3_stmt *st = w->insert[T_GPU];
+
+	bind_i64(st, 1, g->id);
+	bind_text(st, 2, g->name);
+	bind_text(st, 3, g->bus_location);
+	bind_i64(st, 4, g->l2_cache_bytes);
+	bind_i64(st, 5, g->total_memory_bytes);
+	bind_i64(st, 6, g->memory_bandwidth_bytes_per_s);
+	bind_i64(st, 7, g->clock_rate_hz);
+	bind_i64(st, 8, g->sm_count);
+	bind_text(st, 9, g->uuid);
+	bind_text(st, 10, g->chip_name);
+	bind_i64(st, 11, g->compute_major);
+	bind_i64(st, 12, g->compute_minor);
+	bind_i64(st, 13, g->max_warps_per_sm);
+	bind_i64(st, 14, g->threads_per_warp);
+	bind_i64(st, 15, g->max_blocks_per_sm);
+	bind_i64(st, 16, g->max_registers_per_sm);
+	bind_i64(st, 17, g->max_registers_per_block);
+	bind_i64(st, 18, g->max_shared_per_sm_bytes);
+	bind_i64(st, 19, g->max_shared_per_block_bytes);
+	bind_i64(st, 20, g->max_threads_per_block);
+	return step(w, st);
+}
+
+int prof_writer__process(struct prof_writer *w, uint32_t pid, const char *name)
+{
+	sqlite3_stmt *st = w->insert[T_PROCESSES];
+
+	bind_i64(st, 1, prof_global_pid(pid));
+	bind_i64(st, 2, pid);
+	bind_text(st, 3, name);
+	return step(w, st);
+}
+
+int prof_writer__thread_name(struct prof_writer *w, int64_t global_tid, const char *name)
+{
+	sqlite3_stmt *st = w->insert[T_THREADNAMES];
+	int64_t id = prof_writer__string(w, name);
+
+	if (name && !id)
+		return w->err.code;
+	bind_sid(st, 1, id);
+	sqlite3_bind_null(st, 2); /* priority: not known to CUPTI */
+	bind_i64(st, 3, global_tid);
+	return step(w, st);
+}
+
+int prof_writer__meta(struct prof_writer *w, const char *key, const char *value)
+{
+	if (!key)
+		return prof_error__set(&w->err, PROF_E_USAGE, "%s: metadata key missing", w->path);
+	return put_meta(w, key, value);
+}
+
+int prof_writer__count(struct prof_writer *w, const char *name, int64_t delta)
+{
+	sqlite3_stmt *st = w->count_add;
+
+	if (!name)
+		return prof_error__set(&w->err, PROF_E_USAGE, "%s: counter name missing", w->path);
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	bind_i64(st, 2, delta);
+	return step(w, st);
+}

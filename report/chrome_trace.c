@@ -1,0 +1,929 @@
+/* chrome_trace.c - the Chrome/Perfetto trace export (see chrome_trace.h).
+ *
+ * Every kind of event has its own cursor ordered by start; the writer merges
+ * them by start time (ties: enclosing kinds first, so an NVTX range precedes
+ * the API call it contains and a projected range the kernel it contains).
+ * Only per-track metadata (threads, streams, devices) is held in memory. */
+#include "chrome_trace.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "occupancy.h"
+#include "prof/escape.h"
+
+#define T_KERNEL "CUPTI_ACTIVITY_KIND_KERNEL"
+#define T_MEMCPY "CUPTI_ACTIVITY_KIND_MEMCPY"
+#define T_MEMSET "CUPTI_ACTIVITY_KIND_MEMSET"
+#define T_RUNTIME "CUPTI_ACTIVITY_KIND_RUNTIME"
+#define T_DRIVER "CUPTI_ACTIVITY_KIND_DRIVER"
+#define T_NVTX "NVTX_EVENTS"
+#define T_MEMORY "CUDA_GPU_MEMORY_USAGE_EVENTS"
+
+#define SQL_MAX 6144
+
+/* Bytes per event of each kind in the output, measured on real traces
+ * (flow events included); only the size warning uses them. */
+#define EST_KERNEL_BYTES 620
+#define EST_COPY_BYTES 420
+#define EST_API_BYTES 330
+#define EST_NVTX_BYTES 190
+#define EST_COUNTER_BYTES 110
+
+enum src_kind { SRC_NVTX, SRC_GPU_NVTX, SRC_RUNTIME, SRC_DRIVER, SRC_KERNEL, SRC_MEMCPY,
+		SRC_MEMSET, SRC_MEMORY, SRC__COUNT };
+
+struct device {
+	int32_t id;
+	bool have_occ;
+	struct occ_gpu occ;
+	int64_t mem_in_use_bytes;
+	bool mem_emitted; /* a counter sample was written */
+};
+
+struct chrome_ctx {
+	FILE *out;
+	struct prof_store *store;
+	struct export_window w;
+	bool first_event;
+	int64_t *pids;      /* sorted: flow ids are (index << 32) | correlation */
+	size_t npids;
+	struct device *devs;
+	size_t ndevs;
+	bool have[SRC__COUNT];
+	struct prof_error *err;
+};
+
+struct source {
+	enum src_kind kind;
+	struct prof_cursor *cur;
+	bool has_row;
+	int64_t start_ns;
+};
+
+/* ---- output helpers --------------------------------------------------- */
+
+static void ev_sep(struct chrome_ctx *c)
+{
+	fputs(c->first_event ? "\n" : ",\n", c->out);
+	c->first_event = false;
+}
+
+static void put_ts(struct chrome_ctx *c, const char *key, int64_t abs_ns)
+{
+	fprintf(c->out, ",\"%s\":", key);
+	export_fput_us(c->out, abs_ns - c->w.base_ns);
+}
+
+static void put_dur(struct chrome_ctx *c, int64_t start_ns, int64_t end_ns)
+{
+	fputs(",\"dur\":", c->out);
+	export_fput_us(c->out, end_ns > start_ns ? end_ns - start_ns : 0);
+}
+
+/* {"ph":"X","cat":CAT,"name":NAME,"pid":P,"tid":T,"ts":..,"dur":.. — the
+ * caller adds args and the closing brace. */
+static void ev_complete(struct chrome_ctx *c, const char *cat, const char *name, int64_t pid,
+			int64_t tid, int64_t start_ns, int64_t end_ns)
+{
+	ev_sep(c);
+	fprintf(c->out, "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":", cat);
+	prof_fputs_json(c->out, name);
+	fprintf(c->out, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64, pid, tid);
+	put_ts(c, "ts", start_ns);
+	put_dur(c, start_ns, end_ns);
+}
+
+static int64_t pid_index(const struct chrome_ctx *c, int64_t pid)
+{
+	size_t lo = 0, hi = c->npids;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (c->pids[mid] < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (int64_t)lo;
+}
+
+/* Correlation ids are per process: the process's index keeps flows of two
+ * processes apart while staying below 2^53 (exact in JavaScript). */
+static int64_t flow_id(const struct chrome_ctx *c, int64_t pid, int64_t correlation)
+{
+	return (pid_index(c, pid) << 32) | (correlation & 0xFFFFFFFF);
+}
+
+static void ev_flow(struct chrome_ctx *c, bool start, int64_t id, int64_t pid, int64_t tid,
+		    int64_t ts_ns)
+{
+	ev_sep(c);
+	fprintf(c->out, "{\"ph\":\"%s\",\"id\":%" PRId64 ",\"pid\":%" PRId64 ",\"tid\":%" PRId64,
+		start ? "s" : "f", id, pid, tid);
+	put_ts(c, "ts", ts_ns);
+	fputs(",\"cat\":\"ac2g\",\"name\":\"ac2g\"", c->out);
+	fputs(start ? "}" : ",\"bp\":\"e\"}", c->out);
+}
+
+static void ev_meta(struct chrome_ctx *c, const char *what, int64_t pid, int64_t tid,
+		    bool with_tid, const char *key, const char *text, int64_t number)
+{
+	ev_sep(c);
+	fprintf(c->out, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%" PRId64, what, pid);
+	if (with_tid)
+		fprintf(c->out, ",\"tid\":%" PRId64, tid);
+	fprintf(c->out, ",\"ts\":0,\"args\":{\"%s\":", key);
+	if (text)
+		prof_fputs_json(c->out, text);
+	else
+		fprintf(c->out, "%" PRId64, number);
+	fputs("}}", c->out);
+}
+
+/* "cudaLaunchKernel_v7000" -> "cudaLaunchKernel": the version suffix is an
+ * ABI detail, and PyTorch traces show the plain name. */
+static void put_api_name_json(FILE *out, const char *name)
+{
+	char buf[256];
+	const char *us = strrchr(name, '_');
+	size_t keep = strlen(name);
+
+	if (us && us[1] == 'v' && us[2]) {
+		const char *p = us + 2;
+
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (!*p)
+			keep = (size_t)(us - name);
+	}
+	if (keep >= sizeof buf || keep == strlen(name)) {
+		prof_fputs_json(out, name);
+		return;
+	}
+	memcpy(buf, name, keep);
+	buf[keep] = '\0';
+	prof_fputs_json(out, buf);
+}
+
+/* ---- metadata --------------------------------------------------------- */
+
+static struct device *device_get(struct chrome_ctx *c, int32_t id)
+{
+	for (size_t i = 0; i < c->ndevs; i++)
+		if (c->devs[i].id == id)
+			return &c->devs[i];
+	return NULL;
+}
+
+static int device_add(struct chrome_ctx *c, int32_t id)
+{
+	struct device *d;
+	struct prof_error ignored = { 0 };
+
+	if (device_get(c, id))
+		return 0;
+	d = realloc(c->devs, (c->ndevs + 1) * sizeof *d);
+	if (!d)
+		return prof_error__set(c->err, PROF_E_NOMEM, "out of memory");
+	c->devs = d;
+	d = &c->devs[c->ndevs++];
+	memset(d, 0, sizeof *d);
+	d->id = id;
+	/* without GPU limits a kernel simply has no occupancy arg */
+	d->have_occ = occ_gpu__from_store(c->store, id, &d->occ, &ignored) == 0;
+	return 0;
+}
+
+/* Open sql; windowed queries (those using ?1..?3) get the window bound. */
+static int open_cursor(struct chrome_ctx *c, const char *sql, bool windowed,
+		       struct prof_cursor **cur)
+{
+	int rc = prof_cursor__open(c->store, sql, cur, c->err);
+
+	if (rc < 0 || !windowed)
+		return rc;
+	rc = export_window__bind(&c->w, *cur, c->err);
+	if (rc < 0) {
+		prof_cursor__close(*cur);
+		*cur = NULL;
+	}
+	return rc;
+}
+
+/* Appends " UNION SELECT ..." for each present table to buf. */
+static void union_of(struct chrome_ctx *c, char *buf, size_t cap, const char *op,
+		     const char *cols, const enum src_kind *kinds, const char *const *tables,
+		     int n, const char *where)
+{
+	size_t used = strlen(buf);
+	bool any = false;
+
+	for (int i = 0; i < n; i++) {
+		if (!c->have[kinds[i]])
+			continue;
+		used += (size_t)snprintf(buf + used, cap > used ? cap - used : 0,
+					 "%sSELECT %s FROM %s %s", any ? op : "", cols, tables[i],
+					 where);
+		any = true;
+	}
+	if (!any)
+		snprintf(buf + used, cap > used ? cap - used : 0, "SELECT %s FROM (SELECT 0 AS "
+			 "correlationId, 0 AS globalPid, 0 AS globalTid, 0 AS deviceId, 0 AS streamId, "
+			 "0 AS start, 0 AS end) WHERE 0", cols);
+}
+
+static const enum src_kind gpu_kinds[] = { SRC_KERNEL, SRC_MEMCPY, SRC_MEMSET };
+static const char *const gpu_tables[] = { T_KERNEL, T_MEMCPY, T_MEMSET };
+static const enum src_kind api_kinds[] = { SRC_RUNTIME, SRC_DRIVER };
+static const char *const api_tables[] = { T_RUNTIME, T_DRIVER };
+
+static int write_process_meta(struct chrome_ctx *c)
+{
+	char sql[SQL_MAX] = "SELECT p, (SELECT name FROM PROCESSES WHERE pid = p LIMIT 1) FROM (";
+	bool have_proc = prof_store__has_table(c->store, "PROCESSES");
+	struct prof_cursor *cur = NULL;
+	size_t used;
+	int rc;
+
+	if (!have_proc)
+		snprintf(sql, sizeof sql, "SELECT p, NULL FROM (");
+	used = strlen(sql);
+	union_of(c, sql, sizeof sql, " UNION ", "globalTid >> 24 AS p", api_kinds, api_tables, 2, "");
+	if (c->have[SRC_NVTX]) {
+		used = strlen(sql);
+		snprintf(sql + used, sizeof sql - used, " UNION SELECT globalTid >> 24 FROM " T_NVTX
+			 " WHERE globalTid IS NOT NULL");
+	}
+	used = strlen(sql);
+	snprintf(sql + used, sizeof sql - used, " UNION ");
+	union_of(c, sql, sizeof sql, " UNION ", "globalPid >> 24", gpu_kinds, gpu_tables, 3, "");
+	used = strlen(sql);
+	snprintf(sql + used, sizeof sql - used, ") ORDER BY p");
+
+	rc = open_cursor(c, sql, false, &cur);
+	while (rc >= 0 && (rc = prof_cursor__next(cur, c->err)) > 0) {
+		int64_t pid = prof_cursor__int64(cur, 0);
+		const char *name = prof_cursor__text(cur, 1);
+		int64_t *grown = realloc(c->pids, (c->npids + 1) * sizeof *grown);
+		char fallback[48];
+
+		if (!grown) {
+			rc = prof_error__set(c->err, PROF_E_NOMEM, "out of memory");
+			break;
+		}
+		c->pids = grown;
+		c->pids[c->npids++] = pid;
+		snprintf(fallback, sizeof fallback, "process %" PRId64, pid);
+		ev_meta(c, "process_name", pid, 0, false, "name", name && *name ? name : fallback, 0);
+	}
+	prof_cursor__close(cur);
+	return rc < 0 ? rc : 0;
+}
+
+static int write_thread_meta(struct chrome_ctx *c)
+{
+	char sql[SQL_MAX] = "SELECT g, ";
+	struct prof_cursor *cur = NULL;
+	size_t used;
+	int rc;
+
+	if (!c->have[SRC_RUNTIME] && !c->have[SRC_DRIVER] && !c->have[SRC_NVTX])
+		return 0;
+	used = strlen(sql);
+	if (prof_store__has_table(c->store, "ThreadNames"))
+		snprintf(sql + used, sizeof sql - used, "(SELECT s.value FROM ThreadNames tn JOIN "
+			 "StringIds s ON s.id = tn.nameId WHERE tn.globalTid = g LIMIT 1) FROM (");
+	else
+		snprintf(sql + used, sizeof sql - used, "NULL FROM (");
+	union_of(c, sql, sizeof sql, " UNION ", "globalTid AS g", api_kinds, api_tables, 2, "");
+	if (c->have[SRC_NVTX]) {
+		used = strlen(sql);
+		snprintf(sql + used, sizeof sql - used, " UNION SELECT globalTid FROM " T_NVTX
+			 " WHERE globalTid IS NOT NULL");
+	}
+	used = strlen(sql);
+	snprintf(sql + used, sizeof sql - used, ") ORDER BY g");
+
+	rc = open_cursor(c, sql, false, &cur);
+	while (rc >= 0 && (rc = prof_cursor__next(cur, c->err)) > 0) {
+		int64_t gt = prof_cursor__int64(cur, 0);
+		const char *name = prof_cursor__text(cur, 1);
+		char fallback[48];
+
+		snprintf(fallback, sizeof fallback, "thread %" PRIu32, prof_tid_of(gt));
+		ev_meta(c, "thread_name", prof_pid_of(gt), prof_tid_of(gt), true, "name",
+			name && *name ? name : fallback, 0);
+	}
+	prof_cursor__close(cur);
+	return rc < 0 ? rc : 0;
+}
+
+static int write_gpu_meta(struct chrome_ctx *c)
+{
+	char sql[SQL_MAX] = "SELECT deviceId, streamId FROM (";
+	struct prof_cursor *cur = NULL;
+	size_t used;
+	int32_t last_dev = -1;
+	bool any = false;
+	int rc;
+
+	union_of(c, sql, sizeof sql, " UNION ", "deviceId, streamId", gpu_kinds, gpu_tables, 3, "");
+	if (c->have[SRC_MEMORY]) {
+		/* a device with allocations but no work still gets its counter track */
+		used = strlen(sql);
+		snprintf(sql + used, sizeof sql - used, " UNION SELECT deviceId, NULL FROM " T_MEMORY);
+	}
+	used = strlen(sql);
+	snprintf(sql + used, sizeof sql - used, ") ORDER BY deviceId, streamId");
+
+	rc = open_cursor(c, sql, false, &cur);
+	while (rc >= 0 && (rc = prof_cursor__next(cur, c->err)) > 0) {
+		int32_t dev = (int32_t)prof_cursor__int64(cur, 0);
+		char label[160];
+
+		if (!any || dev != last_dev) {
+			struct device *d;
+
+			rc = device_add(c, dev);
+			if (rc < 0)
+				break;
+			d = device_get(c, dev);
+			if (d->have_occ && d->occ.name[0])
+				snprintf(label, sizeof label, "GPU %d: %s", dev, d->occ.name);
+			else
+				snprintf(label, sizeof label, "GPU %d", dev);
+			ev_meta(c, "process_name", dev, 0, false, "name", label, 0);
+			/* GPUs sort after the CPU processes */
+			ev_meta(c, "process_sort_index", dev, 0, false, "sort_index", NULL,
+				(int64_t)1 << 24 | dev);
+			last_dev = dev;
+			any = true;
+		}
+		if (prof_cursor__is_null(cur, 1))
+			continue;
+		snprintf(label, sizeof label, "stream %" PRId64, prof_cursor__int64(cur, 1));
+		ev_meta(c, "thread_name", dev, prof_cursor__int64(cur, 1), true, "name", label, 0);
+		ev_meta(c, "thread_sort_index", dev, prof_cursor__int64(cur, 1), true, "sort_index",
+			NULL, prof_cursor__int64(cur, 1));
+	}
+	prof_cursor__close(cur);
+	return rc < 0 ? rc : 0;
+}
+
+/* TARGET_INFO_GPU under the key names of PyTorch's deviceProperties. */
+static int write_device_properties(struct chrome_ctx *c)
+{
+	static const struct { const char *column, *key; } map[] = {
+		{ "id", "id" }, { "name", "name" }, { "totalMemory", "totalGlobalMem" },
+		{ "computeMajor", "computeMajor" }, { "computeMinor", "computeMinor" },
+		{ "maxThreadsPerBlock", "maxThreadsPerBlock" }, { "threadsPerWarp", "warpSize" },
+		{ "maxRegistersPerBlock", "regsPerBlock" },
+		{ "maxRegistersPerSm", "regsPerMultiprocessor" },
+		{ "maxShmemPerBlock", "sharedMemPerBlock" },
+		{ "maxShmemPerSm", "sharedMemPerMultiprocessor" }, { "smCount", "numSms" },
+		{ "maxWarpsPerSm", "maxWarpsPerSm" }, { "maxBlocksPerSm", "maxBlocksPerSm" },
+		{ "memoryBandwidth", "memoryBandwidthBytesPerSecond" },
+		{ "clockRate", "clockRateHz" },
+	};
+	struct prof_cursor *cur = NULL;
+	bool first_dev = true;
+	int rc;
+
+	fputs("\"deviceProperties\":[", c->out);
+	if (!prof_store__has_table(c->store, "TARGET_INFO_GPU"))
+		goto done;
+	rc = prof_cursor__open(c->store, "SELECT * FROM TARGET_INFO_GPU ORDER BY id", &cur, c->err);
+	if (rc < 0)
+		return rc;
+	while ((rc = prof_cursor__next(cur, c->err)) > 0) {
+		bool first_key = true;
+
+		fputs(first_dev ? "\n  {" : ",\n  {", c->out);
+		first_dev = false;
+		for (size_t m = 0; m < sizeof map / sizeof map[0]; m++) {
+			for (int col = 0; col < prof_cursor__columns(cur); col++) {
+				if (strcmp(prof_cursor__column_name(cur, col), map[m].column) != 0 ||
+				    prof_cursor__is_null(cur, col))
+					continue;
+				fprintf(c->out, "%s\"%s\":", first_key ? "" : ",", map[m].key);
+				first_key = false;
+				if (strcmp(map[m].column, "name") == 0)
+					prof_fputs_json(c->out, prof_cursor__text(cur, col));
+				else
+					fprintf(c->out, "%" PRId64, prof_cursor__int64(cur, col));
+			}
+		}
+		fputs("}", c->out);
+	}
+	prof_cursor__close(cur);
+	if (rc < 0)
+		return rc;
+done:
+	fputs("],\n", c->out);
+	return 0;
+}
+
+/* ---- the event sources -------------------------------------------------- */
+
+/* The launching API call of GPU row g: runtime first, the driver when the
+ * runtime has no call with that correlation id. */
+struct api_exprs {
+	char join[512];
+	char start[48], end[48], tid[64];
+};
+
+static void api_exprs__init(struct chrome_ctx *c, struct api_exprs *a)
+{
+	bool rt = c->have[SRC_RUNTIME], drv = c->have[SRC_DRIVER];
+
+	snprintf(a->join, sizeof a->join, "%s%s",
+		 rt ? " LEFT JOIN " T_RUNTIME " r ON r.correlationId = g.correlationId"
+		      " AND (r.globalTid >> 24) = (g.globalPid >> 24)" : "",
+		 drv ? " LEFT JOIN " T_DRIVER " d ON d.correlationId = g.correlationId"
+		       " AND (d.globalTid >> 24) = (g.globalPid >> 24)" : "");
+#define PICK(field) (rt && drv ? "coalesce(r." field ", d." field ")" : rt ? "r." field \
+		     : drv ? "d." field : "NULL")
+	snprintf(a->start, sizeof a->start, "%s", PICK("start"));
+	snprintf(a->end, sizeof a->end, "%s", PICK("end"));
+	snprintf(a->tid, sizeof a->tid, "%s", PICK("globalTid"));
+#undef PICK
+}
+
+/* Columns 0..7 shared by the GPU sources: start, end, deviceId, streamId,
+ * correlationId, globalPid, launching thread, flow (the launching call is
+ * in the export too). */
+static int gpu_sql(struct chrome_ctx *c, char *sql, size_t cap, const char *table,
+		   const char *extra_cols)
+{
+	struct api_exprs a;
+	char in_api[512], in_gpu[512], api_pid[96];
+
+	api_exprs__init(c, &a);
+	snprintf(api_pid, sizeof api_pid, "%s >> 24", a.tid);
+	if (export_window__in_range(in_api, sizeof in_api, a.start, api_pid) < 0 ||
+	    export_window__in_range(in_gpu, sizeof in_gpu, "g.start", "g.globalPid >> 24") < 0)
+		return prof_error__set(c->err, PROF_E_USAGE, "export query too long");
+	snprintf(sql, cap,
+		 "%s SELECT g.start, g.end, g.deviceId, g.streamId, g.correlationId, g.globalPid, "
+		 "%s, (%s IS NOT NULL AND %s > ?1 AND %s < ?2), %s "
+		 "FROM %s%s WHERE g.end > ?1 AND g.start < ?2 "
+		 "AND CASE WHEN %s IS NOT NULL THEN %s ELSE %s END "
+		 "ORDER BY g.start, g.end DESC",
+		 c->w.range_cte, a.tid, a.start, a.end, a.start, extra_cols, table, a.join,
+		 a.start, in_api, in_gpu);
+	return 0;
+}
+
+static int api_sql(struct chrome_ctx *c, char *sql, size_t cap, enum src_kind kind)
+{
+	const char *table = kind == SRC_RUNTIME ? T_RUNTIME : T_DRIVER;
+	char gpu[2048] = "", in_range[512];
+	bool runtime_first = kind == SRC_DRIVER && c->have[SRC_RUNTIME];
+
+	union_of(c, gpu, sizeof gpu, " UNION ", "correlationId AS c, globalPid >> 24 AS p",
+		 gpu_kinds, gpu_tables, 3, "WHERE end > ?1 AND start < ?2");
+	export_window__in_range(in_range, sizeof in_range, "a.start", "a.globalTid >> 24");
+	snprintf(sql, cap,
+		 "%s SELECT a.start, a.end, a.globalTid, a.correlationId, coalesce(s.value, ''), "
+		 "(gk.c IS NOT NULL%s) FROM %s a LEFT JOIN StringIds s ON s.id = a.nameId "
+		 "LEFT JOIN (%s) gk ON gk.c = a.correlationId AND gk.p = (a.globalTid >> 24)%s "
+		 "WHERE a.end > ?1 AND a.start < ?2 AND %s ORDER BY a.start, a.end DESC",
+		 c->w.range_cte, runtime_first ? " AND rk.c IS NULL" : "", table, gpu,
+		 runtime_first ? " LEFT JOIN (SELECT DISTINCT correlationId AS c, globalTid >> 24 AS p"
+				 " FROM " T_RUNTIME ") rk ON rk.c = a.correlationId"
+				 " AND rk.p = (a.globalTid >> 24)" : "",
+		 in_range);
+	return 0;
+}
+
+static int nvtx_sql(struct chrome_ctx *c, char *sql, size_t cap)
+{
+	char in_range[512];
+
+	export_window__in_range(in_range, sizeof in_range, "n.start", "n.globalTid >> 24");
+	snprintf(sql, cap,
+		 "%s SELECT n.start, coalesce(n.end, n.start), n.globalTid, %s, n.end IS NULL "
+		 "FROM " T_NVTX " n LEFT JOIN StringIds t ON t.id = n.textId "
+		 "WHERE n.eventType IN (34, 59, 60) AND n.globalTid IS NOT NULL "
+		 "AND coalesce(n.end, n.start) >= ?1 AND n.start < ?2 AND %s "
+		 "ORDER BY n.start, n.end DESC",
+		 c->w.range_cte, c->w.nvtx_name, in_range);
+	return 0;
+}
+
+/* Each NVTX range on the GPU: per (range, device, stream), the span of the
+ * GPU work launched by API calls the range's thread made inside it. */
+static int gpu_nvtx_sql(struct chrome_ctx *c, char *sql, size_t cap)
+{
+	char gpu[1024] = "", api[512] = "", in_range[512];
+
+	union_of(c, gpu, sizeof gpu, " UNION ALL ",
+		 "correlationId, globalPid, deviceId, streamId, start, end", gpu_kinds, gpu_tables,
+		 3, "");
+	union_of(c, api, sizeof api, " UNION ALL ", "correlationId, globalTid, start", api_kinds,
+		 api_tables, 2, "");
+	export_window__in_range(in_range, sizeof in_range, "n.start", "n.globalTid >> 24");
+	snprintf(sql, cap,
+		 "%s, l AS MATERIALIZED (SELECT a.globalTid AS tid, a.start AS astart, "
+		 "g.deviceId AS dev, g.streamId AS stream, g.start AS gs, g.end AS ge "
+		 "FROM (%s) g JOIN (%s) a ON a.correlationId = g.correlationId "
+		 "AND (a.globalTid >> 24) = (g.globalPid >> 24)) "
+		 "SELECT min(l.gs) AS s, max(l.ge) AS e, l.dev, l.stream, %s "
+		 "FROM " T_NVTX " n LEFT JOIN StringIds t ON t.id = n.textId "
+		 "JOIN l ON l.tid = n.globalTid AND l.astart >= n.start AND l.astart < n.end "
+		 "WHERE n.eventType IN (59, 60) AND n.end IS NOT NULL AND %s "
+		 "GROUP BY n.rowid, l.dev, l.stream HAVING max(l.ge) > ?1 AND min(l.gs) < ?2 "
+		 "ORDER BY s, e DESC",
+		 c->w.range_cte, gpu, api, c->w.nvtx_name, in_range);
+	return 0;
+}
+
+static int memory_sql(struct chrome_ctx *c, char *sql, size_t cap)
+{
+	char in_range[512];
+
+	export_window__in_range(in_range, sizeof in_range, "m.start", "m.globalPid >> 24");
+	/* every event before the window still counts towards the level */
+	snprintf(sql, cap,
+		 "%s SELECT m.start, m.start, m.deviceId, m.bytes, m.memoryOperationType, "
+		 "(m.start >= ?1 AND %s) FROM " T_MEMORY " m "
+		 "WHERE m.start < ?2 AND m.memKind = %d ORDER BY m.start",
+		 c->w.range_cte, in_range, PROF_MEM_DEVICE);
+	return 0;
+}
+
+static const char *copy_kind_name(int64_t k)
+{
+	static const char *const names[] = {
+		"Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH",
+		"PtoP", "UVM HtoD", "UVM DtoH", "UVM DtoD",
+	};
+	return k >= 0 && k < (int64_t)(sizeof names / sizeof names[0]) ? names[k] : "Unknown";
+}
+
+static const char *mem_kind_name(int64_t k)
+{
+	static const char *const names[] = {
+		"Pageable", "Pinned", "Device", "Array", "Managed", "Device Static",
+		"Managed Static", "Unknown",
+	};
+	return k >= 0 && k < (int64_t)(sizeof names / sizeof names[0]) ? names[k] : "Unknown";
+}
+
+/* GB/s = bytes / ns; printed with three decimals. */
+static void put_bandwidth(struct chrome_ctx *c, int64_t bytes, int64_t start, int64_t end)
+{
+	if (end > start)
+		fprintf(c->out, ",\"memory bandwidth (GB/s)\":%.3f", (double)bytes / (double)(end - start));
+}
+
+static void gpu_common_args(struct chrome_ctx *c, struct prof_cursor *cur)
+{
+	fprintf(c->out, ",\"args\":{\"correlation\":%" PRId64 ",\"device\":%" PRId64
+		",\"stream\":%" PRId64, prof_cursor__int64(cur, 4), prof_cursor__int64(cur, 2),
+		prof_cursor__int64(cur, 3));
+}
+
+static void gpu_flow_end(struct chrome_ctx *c, struct prof_cursor *cur)
+{
+	if (!prof_cursor__int64(cur, 7))
+		return;
+	ev_flow(c, false, flow_id(c, prof_cursor__int64(cur, 5) >> 24, prof_cursor__int64(cur, 4)),
+		prof_cursor__int64(cur, 2), prof_cursor__int64(cur, 3), prof_cursor__int64(cur, 0));
+}
+
+#define KERNEL_COLS "coalesce(kn.value, ''), g.gridX, g.gridY, g.gridZ, g.blockX, g.blockY, " \
+	"g.blockZ, g.registersPerThread, g.staticSharedMemory, g.dynamicSharedMemory"
+#define KERNEL_FROM T_KERNEL " g LEFT JOIN StringIds kn ON kn.id = g.demangledName"
+
+static void emit_kernel(struct chrome_ctx *c, struct prof_cursor *cur)
+{
+	int64_t start = prof_cursor__int64(cur, 0), end = prof_cursor__int64(cur, 1);
+	int64_t bx = prof_cursor__int64(cur, 12), by = prof_cursor__int64(cur, 13);
+	int64_t bz = prof_cursor__int64(cur, 14), regs = prof_cursor__int64(cur, 15);
+	int64_t shared = prof_cursor__int64(cur, 16) + prof_cursor__int64(cur, 17);
+	struct device *d = device_get(c, (int32_t)prof_cursor__int64(cur, 2));
+
+	ev_complete(c, "kernel", prof_cursor__text(cur, 8), prof_cursor__int64(cur, 2),
+		    prof_cursor__int64(cur, 3), start, end);
+	gpu_common_args(c, cur);
+	fprintf(c->out, ",\"grid\":[%" PRId64 ",%" PRId64 ",%" PRId64 "],\"block\":[%" PRId64 ",%"
+		PRId64 ",%" PRId64 "],\"registers per thread\":%" PRId64 ",\"shared memory\":%" PRId64,
+		prof_cursor__int64(cur, 9), prof_cursor__int64(cur, 10), prof_cursor__int64(cur, 11),
+		bx, by, bz, regs, shared);
+	if (d && d->have_occ) {
+		struct occ_launch l = {
+			.threads_per_block = (int)(bx * by * bz),
+			.registers_per_thread = (int)regs,
+			.shared_per_block_bytes = shared,
+		};
+		struct occ_result r;
+
+		if (occ__compute(&d->occ, &l, &r) == 0 && r.limiter != OCC_LIMIT_INVALID)
+			fprintf(c->out, ",\"est. achieved occupancy %%\":%.0f,\"occupancy basis\":"
+				"\"theoretical: registers, shared memory and block size vs. GPU limits\"",
+				r.occupancy * 100.0);
+	}
+	fputs("}}", c->out);
+	gpu_flow_end(c, cur);
+}
+
+#define MEMCPY_COLS "g.bytes, g.copyKind, g.srcKind, g.dstKind"
+static void emit_memcpy(struct chrome_ctx *c, struct prof_cursor *cur)
+{
+	int64_t start = prof_cursor__int64(cur, 0), end = prof_cursor__int64(cur, 1);
+	int64_t bytes = prof_cursor__int64(cur, 8);
+	char name[96];
+
+	snprintf(name, sizeof name, "Memcpy %s (%s -> %s)", copy_kind_name(prof_cursor__int64(cur, 9)),
+		 mem_kind_name(prof_cursor__int64(cur, 10)), mem_kind_name(prof_cursor__int64(cur, 11)));
+	ev_complete(c, "gpu_memcpy", name, prof_cursor__int64(cur, 2), prof_cursor__int64(cur, 3),
+		    start, end);
+	gpu_common_args(c, cur);
+	fprintf(c->out, ",\"bytes\":%" PRId64, bytes);
+	put_bandwidth(c, bytes, start, end);
+	fputs("}}", c->out);
+	gpu_flow_end(c, cur);
+}
+
+#define MEMSET_COLS "g.bytes, g.memKind"
+static void emit_memset(struct chrome_ctx *c, struct prof_cursor *cur)
+{
+	int64_t start = prof_cursor__int64(cur, 0), end = prof_cursor__int64(cur, 1);
+	int64_t bytes = prof_cursor__int64(cur, 8);
+	char name[64];
+
+	snprintf(name, sizeof name, "Memset (%s)", mem_kind_name(prof_cursor__int64(cur, 9)));
+	ev_complete(c, "gpu_memset", name, prof_cursor__int64(cur, 2), prof_cursor__int64(cur, 3),
+		    start, end);
+	gpu_common_args(c, cur);
+	fprintf(c->out, ",\"bytes\":%" PRId64, bytes);
+	put_bandwidth(c, bytes, start, end);
+	fputs("}}", c->out);
+	gpu_flow_end(c, cur);
+}
+
+static void emit_api(struct chrome_ctx *c, struct prof_cursor *cur, enum src_kind kind)
+{
+	int64_t start = prof_cursor__int64(cur, 0), gt = prof_cursor__int64(cur, 2);
+	int64_t corr = prof_cursor__int64(cur, 3);
+
+	ev_sep(c);
+	fprintf(c->out, "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":",
+		kind == SRC_RUNTIME ? "cuda_runtime" : "cuda_driver");
+	put_api_name_json(c->out, prof_cursor__text(cur, 4));
+	fprintf(c->out, ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32, prof_pid_of(gt), prof_tid_of(gt));
+	put_ts(c, "ts", start);
+	put_dur(c, start, prof_cursor__int64(cur, 1));
+	fprintf(c->out, ",\"args\":{\"correlation\":%" PRId64 "}}", corr);
+	if (prof_cursor__int64(cur, 5))
+		ev_flow(c, true, flow_id(c, prof_pid_of(gt), corr), prof_pid_of(gt), prof_tid_of(gt),
+			start);
+}
+
+static void emit_nvtx(struct chrome_ctx *c, struct prof_cursor *cur)
+{
+	int64_t start = prof_cursor__int64(cur, 0), gt = prof_cursor__int64(cur, 2);
+
+	ev_sep(c);
+	if (prof_cursor__int64(cur, 4)) {
+		fputs("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"user_annotation\",\"name\":", c->out);
+	} else {
+		fputs("{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":", c->out);
+	}
+	prof_fputs_json(c->out, prof_cursor__text(cur, 3));
+	fprintf(c->out, ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32, prof_pid_of(gt), prof_tid_of(gt));
+	put_ts(c, "ts", start);
+	if (!prof_cursor__int64(cur, 4))
+		put_dur(c, start, prof_cursor__int64(cur, 1));
+	fputs("}", c->out);
+}
+
+static void emit_gpu_nvtx(struct chrome_ctx *c, struct prof_cursor *cur)
+{
+	ev_complete(c, "gpu_user_annotation", prof_cursor__text(cur, 4), prof_cursor__int64(cur, 2),
+		    prof_cursor__int64(cur, 3), prof_cursor__int64(cur, 0), prof_cursor__int64(cur, 1));
+	fputs("}", c->out);
+}
+
+static void counter_sample(struct chrome_ctx *c, struct device *d, int64_t ts_ns)
+{
+	ev_sep(c);
+	fprintf(c->out, "{\"ph\":\"C\",\"name\":\"device memory in use\",\"pid\":%d", d->id);
+	put_ts(c, "ts", ts_ns);
+	fprintf(c->out, ",\"args\":{\"bytes\":%" PRId64 "}}", d->mem_in_use_bytes);
+	d->mem_emitted = true;
+}
+
+static void emit_memory(struct chrome_ctx *c, struct prof_cursor *cur)
+{
+	struct device *d = device_get(c, (int32_t)prof_cursor__int64(cur, 2));
+	int64_t ts = prof_cursor__int64(cur, 0), bytes = prof_cursor__int64(cur, 3);
+
+	if (!d)
+		return;
+	/* the level at the window's start, so a narrowed trace starts right */
+	if (!d->mem_emitted && prof_cursor__int64(cur, 5) && ts > c->w.from_abs_ns &&
+	    c->w.from_abs_ns != INT64_MIN && !c->w.range_name)
+		counter_sample(c, d, c->w.from_abs_ns);
+	d->mem_in_use_bytes += prof_cursor__int64(cur, 4) == 0 ? bytes : -bytes;
+	if (prof_cursor__int64(cur, 5))
+		counter_sample(c, d, ts);
+}
+
+/* ---- the merge ---------------------------------------------------------- */
+
+static int source_next(struct chrome_ctx *c, struct source *s)
+{
+	int rc = prof_cursor__next(s->cur, c->err);
+
+	s->has_row = rc > 0;
+	if (s->has_row)
+		s->start_ns = prof_cursor__int64(s->cur, 0);
+	return rc < 0 ? rc : 0;
+}
+
+static void source_emit(struct chrome_ctx *c, struct source *s)
+{
+	switch (s->kind) {
+	case SRC_NVTX: emit_nvtx(c, s->cur); break;
+	case SRC_GPU_NVTX: emit_gpu_nvtx(c, s->cur); break;
+	case SRC_RUNTIME:
+	case SRC_DRIVER: emit_api(c, s->cur, s->kind); break;
+	case SRC_KERNEL: emit_kernel(c, s->cur); break;
+	case SRC_MEMCPY: emit_memcpy(c, s->cur); break;
+	case SRC_MEMSET: emit_memset(c, s->cur); break;
+	case SRC_MEMORY: emit_memory(c, s->cur); break;
+	case SRC__COUNT: break;
+	}
+}
+
+static int source_sql(struct chrome_ctx *c, enum src_kind kind, char *sql, size_t cap)
+{
+	switch (kind) {
+	case SRC_NVTX: return nvtx_sql(c, sql, cap);
+	case SRC_GPU_NVTX: return gpu_nvtx_sql(c, sql, cap);
+	case SRC_RUNTIME:
+	case SRC_DRIVER: return api_sql(c, sql, cap, kind);
+	case SRC_KERNEL: return gpu_sql(c, sql, cap, KERNEL_FROM, KERNEL_COLS);
+	case SRC_MEMCPY: return gpu_sql(c, sql, cap, T_MEMCPY " g", MEMCPY_COLS);
+	case SRC_MEMSET: return gpu_sql(c, sql, cap, T_MEMSET " g", MEMSET_COLS);
+	case SRC_MEMORY: return memory_sql(c, sql, cap);
+	case SRC__COUNT: break;
+	}
+	return PROF_E_USAGE;
+}
+
+static int write_events(struct chrome_ctx *c)
+{
+	struct source src[SRC__COUNT];
+	char *sql = malloc(SQL_MAX);
+	int n = 0, rc = 0;
+
+	if (!sql)
+		return prof_error__set(c->err, PROF_E_NOMEM, "out of memory");
+	for (int k = 0; k < SRC__COUNT; k++) {
+		if (!c->have[k])
+			continue;
+		src[n] = (struct source){ .kind = (enum src_kind)k };
+		rc = source_sql(c, (enum src_kind)k, sql, SQL_MAX);
+		if (rc == 0)
+			rc = open_cursor(c, sql, true, &src[n].cur);
+		if (rc < 0)
+			goto out;
+		n++;
+		rc = source_next(c, &src[n - 1]);
+		if (rc < 0)
+			goto out;
+	}
+	for (;;) {
+		struct source *best = NULL;
+
+		/* sources are in tie-break order, so strict < keeps the earlier */
+		for (int i = 0; i < n; i++)
+			if (src[i].has_row && (!best || src[i].start_ns < best->start_ns))
+				best = &src[i];
+		if (!best)
+			break;
+		source_emit(c, best);
+		rc = source_next(c, best);
+		if (rc < 0)
+			goto out;
+	}
+out:
+	for (int i = 0; i < n; i++)
+		prof_cursor__close(src[i].cur);
+	free(sql);
+	return rc;
+}
+
+static void detect_sources(struct chrome_ctx *c)
+{
+	static const char *const tables[SRC__COUNT] = {
+		[SRC_NVTX] = T_NVTX, [SRC_RUNTIME] = T_RUNTIME, [SRC_DRIVER] = T_DRIVER,
+		[SRC_KERNEL] = T_KERNEL, [SRC_MEMCPY] = T_MEMCPY, [SRC_MEMSET] = T_MEMSET,
+		[SRC_MEMORY] = T_MEMORY,
+	};
+
+	for (int k = 0; k < SRC__COUNT; k++)
+		c->have[k] = tables[k] && prof_store__has_table(c->store, tables[k]);
+	c->have[SRC_GPU_NVTX] = c->have[SRC_NVTX] &&
+		(c->have[SRC_RUNTIME] || c->have[SRC_DRIVER]) &&
+		(c->have[SRC_KERNEL] || c->have[SRC_MEMCPY] || c->have[SRC_MEMSET]);
+}
+
+int chrome_trace__estimate(struct prof_store *s, const struct export_window *w,
+			   uint64_t *bytes, struct prof_error *err)
+{
+	static const struct { const char *table; uint64_t bytes; } per_row[] = {
+		{ T_KERNEL, EST_KERNEL_BYTES }, { T_MEMCPY, EST_COPY_BYTES },
+		{ T_MEMSET, EST_COPY_BYTES }, { T_RUNTIME, EST_API_BYTES },
+		{ T_DRIVER, EST_API_BYTES }, { T_NVTX, EST_NVTX_BYTES },
+	};
+	char sql[192];
+	int rc = 0;
+
+	*bytes = 0;
+	for (size_t i = 0; i < sizeof per_row / sizeof per_row[0]; i++) {
+		struct prof_cursor *cur = NULL;
+
+		if (!prof_store__has_table(s, per_row[i].table))
+			continue;
+		snprintf(sql, sizeof sql, "SELECT count(*) FROM %s WHERE coalesce(end, start) >= ?1 "
+			 "AND start < ?2", per_row[i].table);
+		rc = prof_cursor__open(s, sql, &cur, err);
+		if (rc < 0)
+			return rc;
+		prof_cursor__bind_int64(cur, 1, w->from_abs_ns);
+		prof_cursor__bind_int64(cur, 2, w->to_abs_ns);
+		rc = prof_cursor__next(cur, err);
+		if (rc > 0)
+			*bytes += (uint64_t)prof_cursor__int64(cur, 0) * per_row[i].bytes;
+		prof_cursor__close(cur);
+		if (rc < 0)
+			return rc;
+	}
+	if (prof_store__has_table(s, T_MEMORY)) {
+		struct prof_cursor *cur = NULL;
+
+		rc = prof_cursor__open(s, "SELECT count(*) FROM " T_MEMORY, &cur, err);
+		if (rc < 0)
+			return rc;
+		rc = prof_cursor__next(cur, err);
+		if (rc > 0)
+			*bytes += (uint64_t)prof_cursor__int64(cur, 0) * EST_COUNTER_BYTES;
+		prof_cursor__close(cur);
+	}
+	return rc < 0 ? rc : 0;
+}
+
+int chrome_trace__write(struct prof_store *s, const struct chrome_options *opts, FILE *out,
+			struct prof_error *err)
+{
+	struct chrome_ctx c = { .out = out, .store = s, .first_event = true, .err = err };
+	uint64_t limit = opts && opts->warn_bytes ? opts->warn_bytes : CHROME_TRACE_WARN_BYTES;
+	uint64_t estimate;
+	int rc;
+
+	rc = export_window__init(&c.w, s, opts ? &opts->filter : NULL, err);
+	if (rc < 0)
+		return rc;
+	rc = chrome_trace__estimate(s, &c.w, &estimate, err);
+	if (rc < 0)
+		return rc;
+	if (estimate > limit)
+		fprintf(opts && opts->warn ? opts->warn : stderr,
+			"perfkit: warning: the trace will be about %" PRIu64 " MB, more than a browser "
+			"loads comfortably; narrow it with --from/--to (e.g. --from=1s --to=1.5s) or "
+			"--range=NAME\n", estimate / 1000000);
+	detect_sources(&c);
+
+	fprintf(out, "{\"schemaVersion\":1,\"traceName\":");
+	prof_fputs_json(out, prof_store__path(s));
+	fprintf(out, ",\n\"baseTimeNanoseconds\":%" PRId64 ",\n\"displayTimeUnit\":\"ms\",\n",
+		c.w.base_ns);
+	rc = write_device_properties(&c);
+	if (rc < 0)
+		goto out;
+	fputs("\"traceEvents\":[", out);
+	rc = write_process_meta(&c);
+	if (rc == 0)
+		rc = write_thread_meta(&c);
+	if (rc == 0)
+		rc = write_gpu_meta(&c);
+	if (rc == 0)
+		rc = write_events(&c);
+	if (rc < 0)
+		goto out;
+	fputs("\n]}\n", out);
+	if (ferror(out))
+		rc = prof_error__set(err, PROF_E_IO, "cannot write the trace");
+out:
+	free(c.pids);
+	free(c.devs);
+	return rc;
+}

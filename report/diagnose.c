@@ -1,0 +1,588 @@
+/* diagnose.c - the engine of `perfkit diagnose`: finds the analysis window
+ * (the steady-state loop), loads the GPU busy intervals, runs every rule
+ * family and sorts the findings by the share of run time they touch. */
+#include "diagnose.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *diag_severity__name(enum diag_severity s)
+{
+	static const char *const names[] = { "info", "low", "medium", "high" };
+	return (s >= DIAG_INFO && s <= DIAG_HIGH) ? names[s] : "?";
+}
+
+char *diag__fmt(const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return NULL;
+	s = malloc((size_t)n + 1);
+	if (!s)
+		return NULL;
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+double diag__get(const struct diag_context *ctx, const char *key)
+{
+	return diag_settings__get(ctx->settings, key);
+}
+
+int64_t diag__window_ns(const struct diag_context *ctx)
+{
+	int64_t d = ctx->w->end_ns - ctx->w->start_ns;
+	return d > 0 ? d : 1;
+}
+
+double diag__share(const struct diag_context *ctx, int64_t ns)
+{
+	double s = (double)ns / (double)diag__window_ns(ctx);
+	return s < 0 ? 0 : s > 1 ? 1 : s;
+}
+
+double diag__per_iter(const struct diag_context *ctx)
+{
+	return ctx->w->iterations > 0 ? (double)ctx->w->iterations : 1.0;
+}
+
+const char *diag__ns(char *buf, size_t cap, int64_t ns)
+{
+	double v = (double)ns;
+
+	if (ns >= 1000000000)
+		snprintf(buf, cap, "%.3f s", v / 1e9);
+	else if (ns >= 1000000)
+		snprintf(buf, cap, "%.3f ms", v / 1e6);
+	else if (ns >= 1000)
+		snprintf(buf, cap, "%.2f us", v / 1e3);
+	else
+		snprintf(buf, cap, "%lld ns", (long long)ns);
+	return buf;
+}
+
+const char *diag__bytes(char *buf, size_t cap, double bytes)
+{
+	if (bytes >= 1024.0 * 1024 * 1024)
+		snprintf(buf, cap, "%.2f GiB", bytes / (1024.0 * 1024 * 1024));
+	else if (bytes >= 1024.0 * 1024)
+		snprintf(buf, cap, "%.2f MiB", bytes / (1024.0 * 1024));
+	else if (bytes >= 1024.0)
+		snprintf(buf, cap, "%.1f KiB", bytes / 1024.0);
+	else
+		snprintf(buf, cap, "%.0f B", bytes);
+	return buf;
+}
+
+int64_t diag__busy_in(const struct diag_context *ctx, int64_t a, int64_t b)
+{
+	int lo = 0, hi = ctx->nbusy;
+	int64_t sum = 0;
+
+	/* first interval ending after a */
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (ctx->busy[mid].end_ns <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (int i = lo; i < ctx->nbusy && ctx->busy[i].start_ns < b; i++) {
+		int64_t s = ctx->busy[i].start_ns > a ? ctx->busy[i].start_ns : a;
+		int64_t e = ctx->busy[i].end_ns < b ? ctx->busy[i].end_ns : b;
+		if (e > s)
+			sum += e - s;
+	}
+	return sum;
+}
+
+int64_t diag__idle_after(const struct diag_context *ctx, int64_t t)
+{
+	int lo = 0, hi = ctx->nbusy;
+
+	if (t >= ctx->w->end_ns)
+		return 0;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (ctx->busy[mid].end_ns <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < ctx->nbusy && ctx->busy[lo].start_ns <= t)
+		return 0; /* the GPU is busy at t */
+	if (lo < ctx->nbusy)
+		return (ctx->busy[lo].start_ns < ctx->w->end_ns ? ctx->busy[lo].start_ns : ctx->w->end_ns) - t;
+	return ctx->w->end_ns - t;
+}
+
+static enum diag_severity severity_of(const struct diag_context *ctx, double share)
+{
+	if (share >= diag__get(ctx, "severity.high"))
+		return DIAG_HIGH;
+	if (share >= diag__get(ctx, "severity.medium"))
+		return DIAG_MEDIUM;
+	if (share >= diag__get(ctx, "severity.low"))
+		return DIAG_LOW;
+	return DIAG_INFO;
+}
+
+struct diag_finding *diag__add(struct diag_context *ctx, const char *rule_id, const char *title,
+			       double share, int64_t time_ns, enum diag_severity max_severity,
+			       char *evidence, char *change)
+{
+	struct diag_report *r = ctx->report;
+	struct diag_finding *f;
+
+	if (!evidence || !change)
+		goto fail;
+	if (r->nfindings == r->cap_findings) {
+		int cap = r->cap_findings ? r->cap_findings * 2 : 16;
+		struct diag_finding *n = realloc(r->findings, sizeof *n * (size_t)cap);
+		if (!n)
+			goto fail;
+		r->findings = n;
+		r->cap_findings = cap;
+	}
+	f = &r->findings[r->nfindings++];
+	memset(f, 0, sizeof *f);
+	f->rule_id = rule_id;
+	f->title = title;
+	f->share = share < 0 ? 0 : share > 1 ? 1 : share;
+	f->time_ns = time_ns;
+	f->severity = severity_of(ctx, f->share);
+	if (f->severity > max_severity)
+		f->severity = max_severity;
+	f->evidence = evidence;
+	f->change = change;
+	return f;
+fail:
+	free(evidence);
+	free(change);
+	return NULL;
+}
+
+void diag__offender(struct diag_finding *f, const char *name, int64_t count, int64_t time_ns,
+		    int64_t bytes)
+{
+	struct diag_offender *o;
+
+	if (!f || f->ntop >= DIAG_MAX_OFFENDERS)
+		return;
+	o = &f->top[f->ntop];
+	o->name = strdup(name ? name : "?");
+	if (!o->name)
+		return;
+	o->count = count;
+	o->time_ns = time_ns;
+	o->bytes = bytes;
+	f->ntop++;
+}
+
+int diag__skip(struct diag_context *ctx, const char *rule_id, const char *fmt, ...)
+{
+	struct diag_report *r = ctx->report;
+	va_list ap;
+	char *reason;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	reason = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (!reason)
+		return PROF_E_NOMEM;
+	va_start(ap, fmt);
+	vsnprintf(reason, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	if (r->nskips == r->cap_skips) {
+		int cap = r->cap_skips ? r->cap_skips * 2 : 8;
+		struct diag_skip *s = realloc(r->skips, sizeof *s * (size_t)cap);
+		if (!s) {
+			free(reason);
+			return PROF_E_NOMEM;
+		}
+		r->skips = s;
+		r->cap_skips = cap;
+	}
+	r->skips[r->nskips].rule_id = rule_id;
+	r->skips[r->nskips].reason = reason;
+	r->nskips++;
+	return 0;
+}
+
+void diag_report__delete(struct diag_report *r)
+{
+	if (!r)
+		return;
+	for (int i = 0; i < r->nfindings; i++) {
+		free(r->findings[i].evidence);
+		free(r->findings[i].change);
+		for (int j = 0; j < r->findings[i].ntop; j++)
+			free(r->findings[i].top[j].name);
+	}
+	for (int i = 0; i < r->nskips; i++)
+		free(r->skips[i].reason);
+	free(r->findings);
+	free(r->skips);
+	free(r->path);
+	free(r);
+}
+
+/* ---- the capture's extent ------------------------------------------- */
+
+static int capture_extent(struct diag_context *ctx, struct diag_window *w, struct prof_error *err)
+{
+	static const char *const tables[] = {
+		"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
+		"CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER", "NVTX_EVENTS",
+	};
+	static const char *const sql[] = {
+		"SELECT min(start), max(end) FROM CUPTI_ACTIVITY_KIND_KERNEL",
+		"SELECT min(start), max(end) FROM CUPTI_ACTIVITY_KIND_MEMCPY",
+		"SELECT min(start), max(end) FROM CUPTI_ACTIVITY_KIND_MEMSET",
+		"SELECT min(start), max(end) FROM CUPTI_ACTIVITY_KIND_RUNTIME",
+		"SELECT min(start), max(end) FROM CUPTI_ACTIVITY_KIND_DRIVER",
+		"SELECT min(start), max(coalesce(end, start)) FROM NVTX_EVENTS WHERE eventType != 75",
+	};
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+
+	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+		struct prof_cursor *c;
+		int rc;
+
+		if (!prof_store__has_table(ctx->store, tables[i]))
+			continue;
+		rc = prof_cursor__open(ctx->store, sql[i], &c, err);
+		if (rc)
+			return rc;
+		rc = prof_cursor__next(c, err);
+		if (rc == 1 && !prof_cursor__is_null(c, 0)) {
+			int64_t a = prof_cursor__int64(c, 0), b = prof_cursor__int64(c, 1);
+			if (a < lo)
+				lo = a;
+			if (b > hi)
+				hi = b;
+		}
+		prof_cursor__close(c);
+		if (rc < 0)
+			return rc;
+	}
+	if (lo == INT64_MAX)
+		lo = hi = 0;
+	w->capture_start_ns = lo;
+	w->capture_end_ns = hi;
+	return 0;
+}
+
+/* The loop from NVTX: among range names repeated at least iterations.min
+ * times, those covering at least iterations.coverage of the best-covering
+ * one; of these the most frequent. An outer "train" range (once) and inner
+ * "copy" ranges (short) both lose to "step". */
+static int window_from_nvtx(struct diag_context *ctx, struct diag_window *w, struct prof_error *err)
+{
+	const char *sql =
+		"SELECT coalesce(s.value, n.text) AS name, count(*), sum(n.end - n.start),"
+		" min(n.start), max(n.end)"
+		" FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId"
+		" WHERE n.eventType IN (59, 60) AND n.end IS NOT NULL AND n.end > n.start"
+		" GROUP BY name HAVING count(*) >= ?1 AND name IS NOT NULL"
+		" ORDER BY sum(n.end - n.start) DESC";
+	struct prof_cursor *c;
+	double best_cover = -1;
+	int64_t best_count = 0;
+	int rc;
+
+	if (!prof_store__has_table(ctx->store, "NVTX_EVENTS"))
+		return 0;
+	rc = prof_cursor__open(ctx->store, sql, &c, err);
+	if (rc)
+		return rc;
+	prof_cursor__bind_int64(c, 1, (int64_t)diag__get(ctx, "iterations.min"));
+	while ((rc = prof_cursor__next(c, err)) == 1) {
+		double cover = prof_cursor__double(c, 2);
+		int64_t count = prof_cursor__int64(c, 1);
+
+		if (best_cover < 0)
+			best_cover = cover;
+		if (cover < best_cover * diag__get(ctx, "iterations.coverage"))
+			break;
+		if (count > best_count) {
+			best_count = count;
+			w->iterations = (int)count;
+			w->start_ns = prof_cursor__int64(c, 3);
+			w->end_ns = prof_cursor__int64(c, 4);
+			snprintf(w->source, sizeof w->source, "NVTX range \"%s\" x %lld",
+				 prof_cursor__text(c, 0), (long long)count);
+		}
+	}
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
+}
+
+static int cmp_int64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The loop without NVTX: the kernel name that repeats the fewest times (at
+ * least iterations.min) marks one iteration per launch; of several such names
+ * the one launched first. Iterations run from one of its launches to the
+ * next; the last lasts the median period. */
+static int window_from_kernels(struct diag_context *ctx, struct diag_window *w, struct prof_error *err)
+{
+	const char *pick =
+		"SELECT k.demangledName, count(*), min(k.start) FROM CUPTI_ACTIVITY_KIND_KERNEL k"
+		" GROUP BY k.demangledName HAVING count(*) >= ?1"
+		" ORDER BY count(*) ASC, min(k.start) ASC LIMIT 1";
+	const char *starts =
+		"SELECT k.start FROM CUPTI_ACTIVITY_KIND_KERNEL k WHERE k.demangledName = ?1 ORDER BY k.start";
+	struct prof_cursor *c = NULL;
+	int64_t name_id, count, *t = NULL, *gaps = NULL;
+	int n = 0, rc;
+
+	if (!ctx->has_kernel)
+		return 0;
+	rc = prof_cursor__open(ctx->store, pick, &c, err);
+	if (rc)
+		return rc;
+	prof_cursor__bind_int64(c, 1, (int64_t)diag__get(ctx, "iterations.min"));
+	rc = prof_cursor__next(c, err);
+	if (rc != 1)
+		goto out;
+	name_id = prof_cursor__int64(c, 0);
+	count = prof_cursor__int64(c, 1);
+	prof_cursor__close(c);
+	c = NULL;
+	t = malloc(sizeof *t * (size_t)count);
+	gaps = malloc(sizeof *gaps * (size_t)count);
+	if (!t || !gaps) {
+		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		goto out;
+	}
+	rc = prof_cursor__open(ctx->store, starts, &c, err);
+	if (rc)
+		goto out;
+	prof_cursor__bind_int64(c, 1, name_id);
+	while ((rc = prof_cursor__next(c, err)) == 1 && n < count)
+		t[n++] = prof_cursor__int64(c, 0);
+	if (rc < 0 || n < 2)
+		goto out;
+	for (int i = 1; i < n; i++)
+		gaps[i - 1] = t[i] - t[i - 1];
+	qsort(gaps, (size_t)(n - 1), sizeof *gaps, cmp_int64);
+	w->start_ns = t[0];
+	w->end_ns = t[n - 1] + gaps[(n - 1) / 2]; /* the last iteration lasts the median period */
+	w->iterations = n;
+	{
+		struct prof_cursor *nc;
+		const char *name_sql = "SELECT value FROM StringIds WHERE id = ?1";
+		char name[160] = "?";
+		if (!prof_cursor__open(ctx->store, name_sql, &nc, err)) {
+			prof_cursor__bind_int64(nc, 1, name_id);
+			if (prof_cursor__next(nc, err) == 1 && prof_cursor__text(nc, 0))
+				snprintf(name, sizeof name, "%s", prof_cursor__text(nc, 0));
+			prof_cursor__close(nc);
+		}
+		snprintf(w->source, sizeof w->source, "kernel \"%s\" launched %d times", name, n);
+	}
+	rc = 0;
+out:
+	prof_cursor__close(c);
+	free(t);
+	free(gaps);
+	return rc < 0 ? rc : 0;
+}
+
+static int find_window(struct diag_context *ctx, struct diag_window *w, struct prof_error *err)
+{
+	int rc = capture_extent(ctx, w, err);
+
+	if (rc)
+		return rc;
+	w->start_ns = w->capture_start_ns;
+	w->end_ns = w->capture_end_ns;
+	w->iterations = 0;
+	snprintf(w->source, sizeof w->source, "whole capture");
+	if (diag__get(ctx, "window.whole_run") != 0) {
+		w->whole_run = true;
+		return 0;
+	}
+	rc = window_from_nvtx(ctx, w, err);
+	if (rc)
+		return rc;
+	if (w->iterations == 0)
+		rc = window_from_kernels(ctx, w, err);
+	if (rc)
+		return rc;
+	w->whole_run = w->iterations == 0;
+	/* a loop found by kernels may end past the capture; keep it inside */
+	if (w->end_ns > w->capture_end_ns)
+		w->end_ns = w->capture_end_ns;
+	if (w->end_ns <= w->start_ns) {
+		w->start_ns = w->capture_start_ns;
+		w->end_ns = w->capture_end_ns;
+		w->iterations = 0;
+		w->whole_run = true;
+		snprintf(w->source, sizeof w->source, "whole capture");
+	}
+	return 0;
+}
+
+/* ---- GPU busy intervals --------------------------------------------- */
+
+static int add_interval(struct diag_context *ctx, int *cap, int64_t s, int64_t e)
+{
+	if (ctx->nbusy == *cap) {
+		int ncap = *cap ? *cap * 2 : 1024;
+		struct diag_interval *n = realloc(ctx->busy, sizeof *n * (size_t)ncap);
+		if (!n)
+			return PROF_E_NOMEM;
+		ctx->busy = n;
+		*cap = ncap;
+	}
+	ctx->busy[ctx->nbusy].start_ns = s;
+	ctx->busy[ctx->nbusy].end_ns = e;
+	ctx->nbusy++;
+	return 0;
+}
+
+static int load_busy(struct diag_context *ctx, struct prof_error *err)
+{
+	char sql[512];
+	bool first = true;
+	struct prof_cursor *c;
+	int cap = 0, rc;
+	int64_t cur_s = 0, cur_e = INT64_MIN;
+
+	sql[0] = 0;
+	/* table names are constants of this file, never data */
+	if (ctx->has_kernel) {
+		strcat(sql, "SELECT start, end FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE end > ?1 AND start < ?2");
+		first = false;
+	}
+	if (ctx->has_memcpy) {
+		strcat(sql, first ? "" : " UNION ALL ");
+		strcat(sql, "SELECT start, end FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE end > ?1 AND start < ?2");
+		first = false;
+	}
+	if (ctx->has_memset) {
+		strcat(sql, first ? "" : " UNION ALL ");
+		strcat(sql, "SELECT start, end FROM CUPTI_ACTIVITY_KIND_MEMSET WHERE end > ?1 AND start < ?2");
+		first = false;
+	}
+	if (first)
+		return 0;
+	strcat(sql, " ORDER BY 1");
+	rc = prof_cursor__open(ctx->store, sql, &c, err);
+	if (rc)
+		return rc;
+	prof_cursor__bind_int64(c, 1, ctx->w->start_ns);
+	prof_cursor__bind_int64(c, 2, ctx->w->end_ns);
+	while ((rc = prof_cursor__next(c, err)) == 1) {
+		int64_t s = prof_cursor__int64(c, 0), e = prof_cursor__int64(c, 1);
+
+		if (s < ctx->w->start_ns)
+			s = ctx->w->start_ns;
+		if (e > ctx->w->end_ns)
+			e = ctx->w->end_ns;
+		if (e <= s)
+			continue;
+		if (s > cur_e) {
+			if (cur_e != INT64_MIN && add_interval(ctx, &cap, cur_s, cur_e))
+				goto nomem;
+			cur_s = s;
+			cur_e = e;
+		} else if (e > cur_e) {
+			cur_e = e;
+		}
+	}
+	prof_cursor__close(c);
+	if (rc < 0)
+		return rc;
+	if (cur_e != INT64_MIN && add_interval(ctx, &cap, cur_s, cur_e))
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	for (int i = 0; i < ctx->nbusy; i++)
+		ctx->busy_ns += ctx->busy[i].end_ns - ctx->busy[i].start_ns;
+	return 0;
+nomem:
+	prof_cursor__close(c);
+	return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+}
+
+/* ---- running ---------------------------------------------------------- */
+
+static int by_share(const void *a, const void *b)
+{
+	const struct diag_finding *x = a, *y = b;
+
+	if (x->share != y->share)
+		return x->share < y->share ? 1 : -1;
+	if (x->severity != y->severity)
+		return x->severity < y->severity ? 1 : -1;
+	return strcmp(x->rule_id, y->rule_id);
+}
+
+int diag__run(struct prof_store *store, const struct diag_settings *settings,
+	      struct diag_report **out, struct prof_error *err)
+{
+	const struct diag_rule *const families[] = {
+		diag_rules_nsys, diag_rules_transfer, diag_rules_alloc,
+		diag_rules_launch, diag_rules_kernel, diag_rules_host,
+	};
+	struct diag_context ctx = { 0 };
+	struct diag_report *r = calloc(1, sizeof *r);
+	int rc = 0;
+
+	*out = NULL;
+	if (!r)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	r->path = strdup(prof_store__path(store));
+	if (!r->path) {
+		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		goto out;
+	}
+	ctx.store = store;
+	ctx.settings = settings;
+	ctx.report = r;
+	ctx.w = &r->window;
+	ctx.has_kernel = prof_store__has_table(store, "CUPTI_ACTIVITY_KIND_KERNEL");
+	ctx.has_memcpy = prof_store__has_table(store, "CUPTI_ACTIVITY_KIND_MEMCPY");
+	ctx.has_memset = prof_store__has_table(store, "CUPTI_ACTIVITY_KIND_MEMSET");
+	ctx.has_runtime = prof_store__has_table(store, "CUPTI_ACTIVITY_KIND_RUNTIME");
+	ctx.has_sync_table = prof_store__has_table(store, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION");
+	ctx.has_memory_events = prof_store__has_table(store, "CUDA_GPU_MEMORY_USAGE_EVENTS");
+	r->has_metrics = prof_store__has_table(store, "PERFKIT_KERNEL_METRICS");
+	r->has_peaks = prof_store__has_table(store, "PERFKIT_PEAKS");
+	rc = find_window(&ctx, &r->window, err);
+	if (rc)
+		goto out;
+	rc = load_busy(&ctx, err);
+	if (rc)
+		goto out;
+	for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {
+		for (const struct diag_rule *rule = families[f]; rule->id; rule++) {
+			rc = rule->run(&ctx, err);
+			if (rc)
+				goto out;
+		}
+	}
+	qsort(r->findings, (size_t)r->nfindings, sizeof *r->findings, by_share);
+	*out = r;
+	r = NULL;
+out:
+	free(ctx.busy);
+	diag_report__delete(r);
+	return rc;
+}

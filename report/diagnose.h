@@ -1,0 +1,190 @@
+/* diagnose.h - `perfkit diagnose`: rules that read a capture and say what is
+ * slow, why, how much of the run it touches and what to change.
+ *
+ * The engine picks an analysis window (the steady-state loop when it can find
+ * one, else the whole capture), loads the GPU busy intervals once, and runs
+ * every rule over the window. Each rule lives in a report/rules_<family>.c
+ * file and adds findings through diag__add(). Rules that need hardware
+ * metrics say so instead of guessing when the capture has none.
+ *
+ * Thresholds live in one table (diag_settings) with documented defaults;
+ * `--set key=value` and a JSON file override them. docs/diagnose.md lists
+ * every key. */
+#ifndef REPORT_DIAGNOSE_H
+#define REPORT_DIAGNOSE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "prof/error.h"
+#include "prof/store.h"
+
+struct rpt_sink;
+
+enum diag_severity { DIAG_INFO = 0, DIAG_LOW = 1, DIAG_MEDIUM = 2, DIAG_HIGH = 3 };
+
+const char *diag_severity__name(enum diag_severity s);
+
+/* One offending kernel, call, copy group or range, with what it cost. */
+struct diag_offender {
+	char *name;
+	int64_t count;
+	int64_t time_ns;
+	int64_t bytes; /* < 0: not applicable */
+};
+
+#define DIAG_MAX_OFFENDERS 5
+
+struct diag_finding {
+	const char *rule_id; /* static, e.g. "small_htod_copies" */
+	const char *title;   /* static */
+	enum diag_severity severity;
+	double share;        /* 0..1 of the analysis window: the Amdahl bound */
+	int64_t time_ns;     /* the time the finding touches */
+	char *evidence;      /* counts, bytes, times in one paragraph */
+	char *change;        /* the change to make */
+	struct diag_offender top[DIAG_MAX_OFFENDERS];
+	int ntop;
+};
+
+/* A rule that could not run on this capture and why (e.g. no metrics). */
+struct diag_skip {
+	const char *rule_id;
+	char *reason;
+};
+
+/* ---- settings (thresholds) ------------------------------------------- */
+
+struct diag_setting_def {
+	const char *key;
+	double value; /* the default */
+	const char *doc;
+};
+
+struct diag_settings {
+	double *values; /* one per entry of diag_setting_defs, same order */
+};
+
+extern const struct diag_setting_def diag_setting_defs[];
+extern const int diag_nsetting_defs;
+
+int diag_settings__init(struct diag_settings *s);
+void diag_settings__exit(struct diag_settings *s);
+/* "key=value"; PROF_E_USAGE with a message for an unknown key or a bad value. */
+int diag_settings__parse(struct diag_settings *s, const char *assignment, struct prof_error *err);
+/* A JSON object {"key": number, ...}. */
+int diag_settings__load_json(struct diag_settings *s, const char *path, struct prof_error *err);
+/* The value of a known key; aborts on an unknown key (a programming error). */
+double diag_settings__get(const struct diag_settings *s, const char *key);
+
+/* ---- the analysis --------------------------------------------------- */
+
+struct diag_interval {
+	int64_t start_ns, end_ns;
+};
+
+struct diag_window {
+	int64_t capture_start_ns, capture_end_ns;
+	int64_t start_ns, end_ns;   /* the analysis window */
+	int iterations;             /* 0: no loop found */
+	char source[256];           /* how the loop was found, for humans */
+	bool whole_run;             /* the window is the whole capture */
+};
+
+struct diag_report {
+	struct diag_window window;
+	struct diag_finding *findings;
+	int nfindings, cap_findings;
+	struct diag_skip *skips;
+	int nskips, cap_skips;
+	bool has_metrics, has_peaks;
+	char *path;
+};
+
+/* What every rule sees. */
+struct diag_context {
+	struct prof_store *store;
+	const struct diag_settings *settings;
+	struct diag_report *report;
+	const struct diag_window *w;
+	/* Union of GPU activity (kernels, copies, sets) inside the window, sorted. */
+	struct diag_interval *busy;
+	int nbusy;
+	int64_t busy_ns;
+	bool has_kernel, has_memcpy, has_memset, has_runtime, has_sync_table, has_memory_events;
+};
+
+struct diag_rule {
+	const char *id;
+	const char *title;
+	int (*run)(struct diag_context *ctx, struct prof_error *err);
+};
+
+/* Run every rule; the report's findings come sorted by share, largest first. */
+int diag__run(struct prof_store *store, const struct diag_settings *settings,
+	      struct diag_report **out, struct prof_error *err);
+void diag_report__delete(struct diag_report *r);
+
+int diag_report__print_text(const struct diag_report *r, FILE *out);
+int diag_report__print_json(const struct diag_report *r, FILE *out);
+/* The findings as flat rows (for CSV and the HTML report). */
+int diag_report__rows(const struct diag_report *r, struct rpt_sink *sink);
+
+/* ---- for rule files ------------------------------------------------- */
+
+/* Add a finding; severity is derived from share unless capped lower by
+ * max_severity. evidence/change are printf-formatted by the caller first
+ * (diag__fmt). Takes ownership of evidence and change. Returns the new finding
+ * (to fill top offenders) or NULL on allocation failure. */
+struct diag_finding *diag__add(struct diag_context *ctx, const char *rule_id, const char *title,
+			       double share, int64_t time_ns, enum diag_severity max_severity,
+			       char *evidence, char *change);
+void diag__offender(struct diag_finding *f, const char *name, int64_t count, int64_t time_ns,
+		    int64_t bytes);
+int diag__skip(struct diag_context *ctx, const char *rule_id, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+char *diag__fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+double diag__get(const struct diag_context *ctx, const char *key);
+double diag__share(const struct diag_context *ctx, int64_t ns);
+int64_t diag__window_ns(const struct diag_context *ctx);
+/* GPU busy time inside [a, b). */
+int64_t diag__busy_in(const struct diag_context *ctx, int64_t a, int64_t b);
+/* Idle time from t until GPU work next starts (bounded by the window end). */
+int64_t diag__idle_after(const struct diag_context *ctx, int64_t t);
+/* Human units into a caller buffer. */
+const char *diag__ns(char *buf, size_t cap, int64_t ns);
+const char *diag__bytes(char *buf, size_t cap, double bytes);
+/* Per-iteration divisor: iterations, or 1 when no loop was found. */
+double diag__per_iter(const struct diag_context *ctx);
+/* The SQL fragment for a kernel's name in nsys and perfkit stores. */
+#define DIAG_KERNEL_NAME_SQL \
+	"coalesce((SELECT value FROM StringIds WHERE id = k.demangledName)," \
+	" (SELECT value FROM StringIds WHERE id = k.shortName), '?')"
+
+/* A small group-by in C for offenders: key -> count, time, bytes. */
+struct diag_tally_entry {
+	char *key;
+	int64_t count, time_ns, bytes;
+	double aux; /* rule-specific (e.g. a duration sum for a median) */
+};
+struct diag_tally {
+	struct diag_tally_entry *e;
+	int n, cap;
+};
+/* Returns the entry for key (created with zeros), or NULL when out of memory. */
+struct diag_tally_entry *diag_tally__get(struct diag_tally *t, const char *key);
+void diag_tally__sort_by_time(struct diag_tally *t);
+/* The first DIAG_MAX_OFFENDERS entries as offenders of f. */
+void diag_tally__offenders(const struct diag_tally *t, struct diag_finding *f);
+void diag_tally__exit(struct diag_tally *t);
+
+/* Rule families (rules_*.c). */
+extern const struct diag_rule diag_rules_nsys[];
+extern const struct diag_rule diag_rules_transfer[];
+extern const struct diag_rule diag_rules_alloc[];
+extern const struct diag_rule diag_rules_launch[];
+extern const struct diag_rule diag_rules_kernel[];
+extern const struct diag_rule diag_rules_host[];
+
+#endif

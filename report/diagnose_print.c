@@ -1,0 +1,140 @@
+/* diagnose_print.c - the renderers of a diagnosis: text for people, JSON for
+ * tools, and flat rows (one per finding) for CSV and the HTML report. Every
+ * string from the capture goes through the sink's escaping function. */
+#include "diagnose.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "prof/escape.h"
+#include "table.h"
+
+static void print_window_text(const struct diag_report *r, FILE *out)
+{
+	const struct diag_window *w = &r->window;
+	char b1[32], b2[32];
+
+	fputs("perfkit diagnose: ", out);
+	prof_fputs_term(out, r->path);
+	fputc('\n', out);
+	fputs("window: ", out);
+	prof_fputs_term(out, w->source);
+	fprintf(out, " (%s of %s captured)%s\n", diag__ns(b1, sizeof b1, w->end_ns - w->start_ns),
+		diag__ns(b2, sizeof b2, w->capture_end_ns - w->capture_start_ns),
+		w->iterations ? "; shares are of this loop" : "");
+	fprintf(out, "metrics: %s; peaks: %s\n\n", r->has_metrics ? "yes" : "none (trace-only rules)",
+		r->has_peaks ? "measured" : "nominal");
+}
+
+int diag_report__print_text(const struct diag_report *r, FILE *out)
+{
+	char b1[32], b2[32];
+
+	print_window_text(r, out);
+	if (r->nfindings == 0)
+		fputs("No findings.\n", out);
+	for (int i = 0; i < r->nfindings; i++) {
+		const struct diag_finding *f = &r->findings[i];
+
+		fprintf(out, "%2d. [%s] %s: %s\n", i + 1, diag_severity__name(f->severity), f->rule_id, f->title);
+		fprintf(out, "    share: %.1f%% of the window (%s)\n", 100 * f->share,
+			diag__ns(b1, sizeof b1, f->time_ns));
+		fputs("    evidence: ", out);
+		prof_fputs_term(out, f->evidence);
+		fputc('\n', out);
+		for (int j = 0; j < f->ntop; j++) {
+			fprintf(out, "      %8" PRId64 " x %12s  ", f->top[j].count,
+				diag__ns(b1, sizeof b1, f->top[j].time_ns));
+			if (f->top[j].bytes >= 0)
+				fprintf(out, "%10s  ", diag__bytes(b2, sizeof b2, (double)f->top[j].bytes));
+			prof_fputs_term(out, f->top[j].name);
+			fputc('\n', out);
+		}
+		fputs("    change: ", out);
+		prof_fputs_term(out, f->change);
+		fputs("\n\n", out);
+	}
+	for (int i = 0; i < r->nskips; i++) {
+		fprintf(out, "not run: %s: ", r->skips[i].rule_id);
+		prof_fputs_term(out, r->skips[i].reason);
+		fputc('\n', out);
+	}
+	return ferror(out) ? PROF_E_IO : 0;
+}
+
+int diag_report__print_json(const struct diag_report *r, FILE *out)
+{
+	const struct diag_window *w = &r->window;
+
+	fputs("{\"file\":", out);
+	prof_fputs_json(out, r->path);
+	fprintf(out, ",\"window\":{\"source\":");
+	prof_fputs_json(out, w->source);
+	fprintf(out, ",\"iterations\":%d,\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64
+		",\"capture_start_ns\":%" PRId64 ",\"capture_end_ns\":%" PRId64 "}",
+		w->iterations, w->start_ns, w->end_ns, w->capture_start_ns, w->capture_end_ns);
+	fprintf(out, ",\"has_metrics\":%s,\"findings\":[", r->has_metrics ? "true" : "false");
+	for (int i = 0; i < r->nfindings; i++) {
+		const struct diag_finding *f = &r->findings[i];
+
+		fputs(i ? ",{\"rule\":" : "{\"rule\":", out);
+		prof_fputs_json(out, f->rule_id);
+		fputs(",\"title\":", out);
+		prof_fputs_json(out, f->title);
+		fputs(",\"severity\":", out);
+		prof_fputs_json(out, diag_severity__name(f->severity));
+		fprintf(out, ",\"share\":%.6f,\"time_ns\":%" PRId64 ",\"evidence\":", f->share, f->time_ns);
+		prof_fputs_json(out, f->evidence);
+		fputs(",\"change\":", out);
+		prof_fputs_json(out, f->change);
+		fputs(",\"top\":[", out);
+		for (int j = 0; j < f->ntop; j++) {
+			fputs(j ? ",{\"name\":" : "{\"name\":", out);
+			prof_fputs_json(out, f->top[j].name);
+			fprintf(out, ",\"count\":%" PRId64 ",\"time_ns\":%" PRId64, f->top[j].count,
+				f->top[j].time_ns);
+			if (f->top[j].bytes >= 0)
+				fprintf(out, ",\"bytes\":%" PRId64, f->top[j].bytes);
+			fputc('}', out);
+		}
+		fputs("]}", out);
+	}
+	fputs("],\"not_run\":[", out);
+	for (int i = 0; i < r->nskips; i++) {
+		fputs(i ? ",{\"rule\":" : "{\"rule\":", out);
+		prof_fputs_json(out, r->skips[i].rule_id);
+		fputs(",\"reason\":", out);
+		prof_fputs_json(out, r->skips[i].reason);
+		fputc('}', out);
+	}
+	fputs("]}\n", out);
+	return ferror(out) ? PROF_E_IO : 0;
+}
+
+int diag_report__rows(const struct diag_report *r, struct rpt_sink *sink)
+{
+	static const struct rpt_column cols[] = {
+		{ "Severity", RPT_TEXT, 0 },  { "Rule", RPT_TEXT, 0 },     { "Title", RPT_TEXT, 0 },
+		{ "Share (%)", RPT_PERCENT, 1 }, { "Time (ns)", RPT_INT, 0 }, { "Evidence", RPT_TEXT, 0 },
+		{ "Top", RPT_TEXT, 0 },       { "Change", RPT_TEXT, 0 },
+	};
+	int rc = sink->begin(sink, "diagnose", "Findings", cols, (int)(sizeof cols / sizeof cols[0]));
+
+	for (int i = 0; !rc && i < r->nfindings; i++) {
+		const struct diag_finding *f = &r->findings[i];
+		struct rpt_cell cells[8] = {
+			{ .s = diag_severity__name(f->severity) },
+			{ .s = f->rule_id },
+			{ .s = f->title },
+			{ .d = 100 * f->share },
+			{ .i = f->time_ns },
+			{ .s = f->evidence },
+			{ .s = f->ntop ? f->top[0].name : "", .is_null = f->ntop == 0 },
+			{ .s = f->change },
+		};
+		rc = sink->row(sink, cells);
+	}
+	if (!rc)
+		rc = sink->end(sink);
+	return rc;
+}

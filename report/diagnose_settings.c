@@ -1,0 +1,155 @@
+/* diagnose_settings.c - the thresholds of `perfkit diagnose`, their defaults
+ * and how users override them (--set key=value, or a JSON object file).
+ * docs/diagnose.md documents the same keys; keep the two in step. */
+#include "diagnose.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+const struct diag_setting_def diag_setting_defs[] = {
+	{ "severity.high", 0.20, "share of the window at or above which a finding is high" },
+	{ "severity.medium", 0.05, "share at or above which a finding is medium" },
+	{ "severity.low", 0.01, "share at or above which a finding is low (below: info)" },
+	{ "window.whole_run", 0, "1: analyse the whole capture, not the steady-state loop" },
+	{ "iterations.min", 3, "repeats needed before a range or kernel counts as the loop" },
+	{ "iterations.coverage", 0.5, "an NVTX name must cover this fraction of the best-covering repeated name" },
+	{ "sync_memcpy.max_htod_bytes_ignored", 65536, "synchronous HtoD copies up to this size are ignored (nsys)" },
+	{ "gpu_gaps.min_gap_ms", 500, "GPU idle gaps at least this long are reported (nsys default)" },
+	{ "gpu_util.chunks", 30, "the window is cut into this many chunks (nsys default)" },
+	{ "gpu_util.min_busy", 0.5, "chunks less busy than this fraction are flagged (nsys default)" },
+	{ "small_copies.max_bytes", 1048576, "a host-to-device copy up to this size is small" },
+	{ "small_copies.min_per_iteration", 3, "small HtoD copies per iteration before the rule fires" },
+	{ "transfer.min_share", 0.25, "copy time per iteration, as a share of the step, that dominates" },
+	{ "alloc_churn.min_per_iteration", 1, "allocation or free calls per iteration before the rule fires" },
+	{ "launch_bound.max_kernel_us", 20, "a kernel shorter than this is short" },
+	{ "launch_bound.max_gap_us", 200, "gaps between kernels up to this long are launch gaps" },
+	{ "launch_bound.min_gap_fraction", 0.3, "launch gaps as a fraction of the stream's active time" },
+	{ "launch_bound.min_kernels", 50, "short kernels needed in the window" },
+	{ "repeat.min_run", 4, "consecutive launches of the same kernel that count as a run" },
+	{ "repeat.max_kernel_us", 100, "only kernels shorter than this are small enough to batch" },
+	{ "occupancy.max", 0.5, "theoretical occupancy below this is low" },
+	{ "occupancy.min_kernel_share", 0.01, "kernels touching less of the window are ignored" },
+	{ "fp32.min_fraction", 0.9, "FP32 share of a kernel's FLOPs that makes it an FP32 kernel" },
+	{ "bandwidth.max_fraction", 0.5, "memory-bound kernels below this fraction of the DRAM roof are flagged" },
+	{ "bandwidth.min_kernel_us", 10, "kernels shorter than this are latency/launch-bound, not bandwidth-bound" },
+	{ "cpu_bound.max_gpu_busy", 0.5, "GPU busy fraction of the window below which the host is examined" },
+	{ "cpu_bound.min_host_fraction", 0.5, "share of the GPU's idle time the host spends outside CUDA calls" },
+};
+const int diag_nsetting_defs = sizeof diag_setting_defs / sizeof diag_setting_defs[0];
+
+static int find_key(const char *key, size_t len)
+{
+	for (int i = 0; i < diag_nsetting_defs; i++)
+		if (strlen(diag_setting_defs[i].key) == len && !strncmp(diag_setting_defs[i].key, key, len))
+			return i;
+	return -1;
+}
+
+int diag_settings__init(struct diag_settings *s)
+{
+	s->values = malloc(sizeof *s->values * (size_t)diag_nsetting_defs);
+	if (!s->values)
+		return PROF_E_NOMEM;
+	for (int i = 0; i < diag_nsetting_defs; i++)
+		s->values[i] = diag_setting_defs[i].value;
+	return 0;
+}
+
+void diag_settings__exit(struct diag_settings *s)
+{
+	free(s->values);
+	s->values = NULL;
+}
+
+static int set_value(struct diag_settings *s, const char *key, size_t keylen, double v,
+		     struct prof_error *err)
+{
+	int i = find_key(key, keylen);
+
+	if (i < 0)
+		return prof_error__set(err, PROF_E_USAGE, "unknown diagnose setting '%.*s' (see docs/diagnose.md)",
+				       (int)keylen, key);
+	if (!isfinite(v) || v < 0)
+		return prof_error__set(err, PROF_E_USAGE, "setting '%.*s' needs a number >= 0",
+				       (int)keylen, key);
+	s->values[i] = v;
+	return 0;
+}
+
+int diag_settings__parse(struct diag_settings *s, const char *assignment, struct prof_error *err)
+{
+	const char *eq = strchr(assignment, '=');
+	char *end;
+	double v;
+
+	if (!eq || eq == assignment)
+		return prof_error__set(err, PROF_E_USAGE, "--set needs key=value, got '%s'", assignment);
+	errno = 0;
+	v = strtod(eq + 1, &end);
+	if (errno || end == eq + 1 || *end)
+		return prof_error__set(err, PROF_E_USAGE, "setting '%.*s': '%s' is not a number",
+				       (int)(eq - assignment), assignment, eq + 1);
+	return set_value(s, assignment, (size_t)(eq - assignment), v, err);
+}
+
+int diag_settings__load_json(struct diag_settings *s, const char *path, struct prof_error *err)
+{
+	FILE *f = fopen(path, "rb");
+	char *text = NULL;
+	cJSON *root = NULL, *it;
+	long len;
+	int rc = 0;
+
+	if (!f)
+		return prof_error__set(err, PROF_E_IO, "%s: cannot open thresholds file", path);
+	if (fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
+		rc = prof_error__set(err, PROF_E_IO, "%s: cannot read thresholds file", path);
+		goto out;
+	}
+	text = malloc((size_t)len + 1);
+	if (!text) {
+		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		goto out;
+	}
+	if (fread(text, 1, (size_t)len, f) != (size_t)len) {
+		rc = prof_error__set(err, PROF_E_IO, "%s: cannot read thresholds file", path);
+		goto out;
+	}
+	text[len] = 0;
+	root = cJSON_Parse(text);
+	if (!cJSON_IsObject(root)) {
+		rc = prof_error__set(err, PROF_E_USAGE, "%s: thresholds must be a JSON object of numbers", path);
+		goto out;
+	}
+	cJSON_ArrayForEach(it, root) {
+		if (!cJSON_IsNumber(it)) {
+			rc = prof_error__set(err, PROF_E_USAGE, "%s: value of '%s' is not a number", path,
+					     it->string);
+			goto out;
+		}
+		rc = set_value(s, it->string, strlen(it->string), it->valuedouble, err);
+		if (rc)
+			goto out;
+	}
+out:
+	cJSON_Delete(root);
+	free(text);
+	fclose(f);
+	return rc;
+}
+
+double diag_settings__get(const struct diag_settings *s, const char *key)
+{
+	int i = find_key(key, strlen(key));
+
+	if (i < 0) {
+		fprintf(stderr, "perfkit: internal error: unknown setting %s\n", key);
+		abort();
+	}
+	return s->values[i];
+}

@@ -1,0 +1,571 @@
+/* diff_profile.c - summarising one capture for diff, baseline and gate:
+ * per kernel shape, NVTX range and copy kind the count, total and median
+ * duration, plus totals (GPU time, wall time, kernel and allocation counts)
+ * and the capture's identity (program, GPU).
+ *
+ * Rows are streamed ordered by key and duration, so only one group's
+ * durations are held at a time (the median needs them); nothing loads a
+ * whole table. Works on perfkit captures and nsys exports: tables nsys did
+ * not create give empty sections. */
+#include "diff.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prof/event.h"
+
+#define KERNEL_TABLE "CUPTI_ACTIVITY_KIND_KERNEL"
+#define MEMCPY_TABLE "CUPTI_ACTIVITY_KIND_MEMCPY"
+#define MEMSET_TABLE "CUPTI_ACTIVITY_KIND_MEMSET"
+
+/* Durations of the group being read, sorted by the query. */
+struct group {
+	int64_t *d;
+	size_t n, cap;
+	int64_t total_ns, bytes;
+};
+
+static int group__add(struct group *g, int64_t d_ns, int64_t bytes)
+{
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? 2 * g->cap : 64;
+		int64_t *d = realloc(g->d, cap * sizeof *d);
+
+		if (!d)
+			return PROF_E_NOMEM;
+		g->d = d;
+		g->cap = cap;
+	}
+	g->d[g->n++] = d_ns;
+	g->total_ns += d_ns;
+	g->bytes += bytes;
+	return 0;
+}
+
+static int64_t group__median(const struct group *g)
+{
+	if (g->n == 0)
+		return 0;
+	if (g->n % 2)
+		return g->d[g->n / 2];
+	/* Halve before adding: two large int64 values must not overflow. */
+	return g->d[g->n / 2 - 1] / 2 + g->d[g->n / 2] / 2 +
+	       (g->d[g->n / 2 - 1] % 2 + g->d[g->n / 2] % 2) / 2;
+}
+
+static struct diff_stat *section__push(struct diff_section *sec)
+{
+	if (sec->n == sec->cap) {
+		size_t cap = sec->cap ? 2 * sec->cap : 32;
+		struct diff_stat *v = realloc(sec->v, cap * sizeof *v);
+
+		if (!v)
+			return NULL;
+		sec->v = v;
+		sec->cap = cap;
+	}
+	memset(&sec->v[sec->n], 0, sizeof sec->v[0]);
+	return &sec->v[sec->n++];
+}
+
+/* Close the current group into a new entry of sec. */
+static int group__emit(struct group *g, struct diff_section *sec, const char *name,
+		       const int32_t grid[3], const int32_t block[3], int32_t copy_kind)
+{
+	struct diff_stat *st;
+
+	if (g->n == 0)
+		return 0;
+	st = section__push(sec);
+	if (!st)
+		return PROF_E_NOMEM;
+	st->name = strdup(name ? name : "");
+	if (!st->name) {
+		sec->n--;
+		return PROF_E_NOMEM;
+	}
+	if (grid)
+		memcpy(st->grid, grid, sizeof st->grid);
+	if (block)
+		memcpy(st->block, block, sizeof st->block);
+	st->copy_kind = copy_kind;
+	st->count = (int64_t)g->n;
+	st->total_ns = g->total_ns;
+	st->median_ns = group__median(g);
+	st->bytes = g->bytes;
+	g->n = 0;
+	g->total_ns = 0;
+	g->bytes = 0;
+	return 0;
+}
+
+static int nomem(struct prof_error *err)
+{
+	return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+}
+
+/* Kernels grouped by name id and launch shape. The name is the demangled one
+ * (what nsys reports show), the short name when a row has none. */
+static int load_kernels(struct diff_profile *p, struct prof_store *s, struct prof_error *err)
+{
+	static const char sql[] =
+		"SELECT coalesce(k.demangledName, 0), coalesce(k.shortName, 0),"
+		" coalesce(ds.value, ss.value, ''),"
+		" k.gridX, k.gridY, k.gridZ, k.blockX, k.blockY, k.blockZ, k.\"end\" - k.start"
+		" FROM " KERNEL_TABLE " k"
+		" LEFT JOIN StringIds ds ON ds.id = k.demangledName"
+		" LEFT JOIN StringIds ss ON ss.id = k.shortName"
+		" WHERE k.\"end\" >= k.start"
+		" ORDER BY 1, 2, 4, 5, 6, 7, 8, 9, 10";
+	struct diff_section *sec = &p->sec[DIFF_KERNELS];
+	struct prof_cursor *c = NULL;
+	struct group g = { 0 };
+	int64_t key[8] = { 0 };
+	int32_t grid[3] = { 0 }, block[3] = { 0 };
+	char *name = NULL;
+	int rc;
+
+	if (!prof_store__has_table(s, KERNEL_TABLE))
+		return 0;
+	rc = prof_cursor__open(s, sql, &c, err);
+	if (rc < 0)
+		return rc;
+	while ((rc = prof_cursor__next(c, err)) > 0) {
+		int64_t row[8];
+		bool same = g.n > 0;
+
+		row[0] = prof_cursor__int64(c, 0);
+		row[1] = prof_cursor__int64(c, 1);
+		for (int i = 0; i < 6; i++)
+			row[2 + i] = prof_cursor__int64(c, 3 + i);
+		for (int i = 0; i < 8 && same; i++)
+			same = row[i] == key[i];
+		if (!same) {
+			rc = group__emit(&g, sec, name, grid, block, PROF_COPY_UNKNOWN);
+			if (rc < 0)
+				goto out_nomem;
+			memcpy(key, row, sizeof key);
+			for (int i = 0; i < 3; i++) {
+				grid[i] = (int32_t)row[2 + i];
+				block[i] = (int32_t)row[5 + i];
+			}
+			free(name);
+			name = strdup(prof_cursor__text(c, 2) ? prof_cursor__text(c, 2) : "");
+			if (!name) {
+				rc = PROF_E_NOMEM;
+				goto out_nomem;
+			}
+		}
+		rc = group__add(&g, prof_cursor__int64(c, 9), 0);
+		if (rc < 0)
+			goto out_nomem;
+	}
+	if (rc < 0)
+		goto out;
+	rc = group__emit(&g, sec, name, grid, block, PROF_COPY_UNKNOWN);
+	if (rc < 0)
+		goto out_nomem;
+	for (size_t i = 0; i < sec->n; i++)
+		p->kernel_count += sec->v[i].count;
+	goto out;
+out_nomem:
+	rc = nomem(err);
+out:
+	free(name);
+	free(g.d);
+	prof_cursor__close(c);
+	return rc;
+}
+
+const char *diff_copy_kind__name(int32_t copy_kind)
+{
+	static const char *const names[] = {
+		"unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA",
+		"DtoD", "HtoH", "PtoP", "UVM HtoD", "UVM DtoH", "UVM DtoD",
+	};
+
+	if (copy_kind < 0 || copy_kind >= (int32_t)(sizeof names / sizeof names[0]))
+		return "unknown";
+	return names[copy_kind];
+}
+
+static const char *mem_kind_name(int64_t kind)
+{
+	switch (kind) {
+	case PROF_MEM_PAGEABLE:
+		return "pageable";
+	case PROF_MEM_PINNED:
+		return "pinned";
+	case PROF_MEM_MANAGED:
+	case PROF_MEM_MANAGED_STATIC:
+		return "managed";
+	case PROF_MEM_DEVICE:
+	case PROF_MEM_DEVICE_STATIC:
+		return "device";
+	default:
+		return NULL;
+	}
+}
+
+/* Copies grouped by direction and, for copies touching the host, the host
+ * memory kind: a pageable HtoD copy and a pinned one behave differently. */
+static int load_copies(struct diff_profile *p, struct prof_store *s, struct prof_error *err)
+{
+	static const char sql[] =
+		"SELECT copyKind,"
+		" CASE WHEN copyKind IN (1, 3, 11) THEN srcKind"
+		"      WHEN copyKind IN (2, 4, 12) THEN dstKind ELSE -1 END AS hostKind,"
+		" \"end\" - start, bytes"
+		" FROM " MEMCPY_TABLE " WHERE \"end\" >= start ORDER BY 1, 2, 3";
+	struct diff_section *sec = &p->sec[DIFF_COPIES];
+	struct prof_cursor *c = NULL;
+	struct group g = { 0 };
+	int64_t kind = 0, host = 0;
+	char label[64] = "";
+	int rc;
+
+	if (!prof_store__has_table(s, MEMCPY_TABLE))
+		return 0;
+	rc = prof_cursor__open(s, sql, &c, err);
+	if (rc < 0)
+		return rc;
+	while ((rc = prof_cursor__next(c, err)) > 0) {
+		int64_t k = prof_cursor__int64(c, 0);
+		int64_t h = prof_cursor__is_null(c, 1) ? -1 : prof_cursor__int64(c, 1);
+
+		if (g.n == 0 || k != kind || h != host) {
+			const char *hk = mem_kind_name(h);
+
+			if (group__emit(&g, sec, label, NULL, NULL, (int32_t)kind) < 0)
+				goto out_nomem;
+			kind = k;
+			host = h;
+			snprintf(label, sizeof label, "%s%s%s", diff_copy_kind__name((int32_t)k),
+				 hk ? " " : "", hk ? hk : "");
+		}
+		if (group__add(&g, prof_cursor__int64(c, 2), prof_cursor__int64(c, 3)) < 0)
+			goto out_nomem;
+	}
+	if (rc >= 0 && group__emit(&g, sec, label, NULL, NULL, (int32_t)kind) < 0)
+		goto out_nomem;
+	goto out;
+out_nomem:
+	rc = nomem(err);
+out:
+	free(g.d);
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
+}
+
+/* Memsets are GPU time too; they form one "Memset" entry among the copies. */
+static int load_memsets(struct diff_profile *p, struct prof_store *s, struct prof_error *err)
+{
+	static const char sql[] =
+		"SELECT \"end\" - start, bytes FROM " MEMSET_TABLE
+		" WHERE \"end\" >= start ORDER BY 1";
+	struct prof_cursor *c = NULL;
+	struct group g = { 0 };
+	int rc;
+
+	if (!prof_store__has_table(s, MEMSET_TABLE))
+		return 0;
+	rc = prof_cursor__open(s, sql, &c, err);
+	if (rc < 0)
+		return rc;
+	while ((rc = prof_cursor__next(c, err)) > 0)
+		if (group__add(&g, prof_cursor__int64(c, 0), prof_cursor__int64(c, 1)) < 0)
+			goto out_nomem;
+	if (rc >= 0 && group__emit(&g, &p->sec[DIFF_COPIES], "Memset", NULL, NULL, -1) < 0)
+		goto out_nomem;
+	goto out;
+out_nomem:
+	rc = nomem(err);
+out:
+	free(g.d);
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
+}
+
+/* Which of the optional NVTX name columns this file has (nsys versions and
+ * perfkit differ): bit 0 textId, bit 1 text. */
+static int nvtx_name_columns(struct prof_store *s, struct prof_error *err)
+{
+	struct prof_cursor *c = NULL;
+	int rc, cols = 0;
+
+	rc = prof_cursor__open(s, "SELECT * FROM NVTX_EVENTS LIMIT 0", &c, err);
+	if (rc < 0)
+		return rc;
+	rc = prof_cursor__next(c, err);
+	for (int i = 0; rc >= 0 && i < prof_cursor__columns(c); i++) {
+		const char *n = prof_cursor__column_name(c, i);
+
+		if (n && strcmp(n, "textId") == 0)
+			cols |= 1;
+		else if (n && strcmp(n, "text") == 0)
+			cols |= 2;
+	}
+	prof_cursor__close(c);
+	return rc < 0 ? rc : cols;
+}
+
+/* NVTX push/pop and start/end ranges grouped by name (marks have no end). */
+static int load_ranges(struct diff_profile *p, struct prof_store *s, struct prof_error *err)
+{
+	static const char *const name_expr[] = {
+		"NULL", "s.value", "e.text", "coalesce(s.value, e.text)",
+	};
+	struct diff_section *sec = &p->sec[DIFF_RANGES];
+	struct prof_cursor *c = NULL;
+	struct group g = { 0 };
+	char sql[512], *name = NULL;
+	int rc, cols;
+
+	if (!prof_store__has_table(s, "NVTX_EVENTS"))
+		return 0;
+	cols = nvtx_name_columns(s, err);
+	if (cols < 0)
+		return cols;
+	/* Only fixed fragments chosen above go into the statement. */
+	snprintf(sql, sizeof sql,
+		 "SELECT coalesce(%s, '') AS name, e.\"end\" - e.start AS d"
+		 " FROM NVTX_EVENTS e %s"
+		 " WHERE e.eventType IN (%d, %d) AND e.\"end\" IS NOT NULL AND e.\"end\" >= e.start"
+		 " ORDER BY 1, 2",
+		 name_expr[cols], cols & 1 ? "LEFT JOIN StringIds s ON s.id = e.textId" : "",
+		 PROF_NVTX_PUSHPOP, PROF_NVTX_STARTEND);
+	rc = prof_cursor__open(s, sql, &c, err);
+	if (rc < 0)
+		return rc;
+	while ((rc = prof_cursor__next(c, err)) > 0) {
+		const char *n = prof_cursor__text(c, 0);
+
+		if (!n)
+			n = "";
+		if (g.n == 0 || strcmp(n, name) != 0) {
+			if (group__emit(&g, sec, name, NULL, NULL, -1) < 0)
+				goto out_nomem;
+			free(name);
+			name = strdup(n);
+			if (!name)
+				goto out_nomem;
+		}
+		if (group__add(&g, prof_cursor__int64(c, 1), 0) < 0)
+			goto out_nomem;
+	}
+	if (rc >= 0 && group__emit(&g, sec, name, NULL, NULL, -1) < 0)
+		goto out_nomem;
+	goto out;
+out_nomem:
+	rc = nomem(err);
+out:
+	free(name);
+	free(g.d);
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
+}
+
+/* One integer from a one-row query; *v is left alone when the row is NULL. */
+static int query_int64(struct prof_store *s, const char *sql, int64_t *v, struct prof_error *err)
+{
+	struct prof_cursor *c = NULL;
+	int rc = prof_cursor__open(s, sql, &c, err);
+
+	if (rc < 0)
+		return rc;
+	rc = prof_cursor__next(c, err);
+	if (rc > 0 && !prof_cursor__is_null(c, 0))
+		*v = prof_cursor__int64(c, 0);
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
+}
+
+/* A copy of the first text cell of a one-row query, NULL when none. */
+static int query_text(struct prof_store *s, const char *sql, char **v, struct prof_error *err)
+{
+	struct prof_cursor *c = NULL;
+	int rc = prof_cursor__open(s, sql, &c, err);
+
+	*v = NULL;
+	if (rc < 0)
+		return rc;
+	rc = prof_cursor__next(c, err);
+	if (rc > 0 && !prof_cursor__is_null(c, 0) && prof_cursor__text(c, 0)) {
+		*v = strdup(prof_cursor__text(c, 0));
+		if (!*v)
+			rc = nomem(err);
+	}
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
+}
+
+static int load_allocations(struct diff_profile *p, struct prof_store *s, struct prof_error *err)
+{
+	if (!prof_store__has_table(s, "CUDA_GPU_MEMORY_USAGE_EVENTS"))
+		return 0;
+	return query_int64(s, "SELECT count(*) FROM CUDA_GPU_MEMORY_USAGE_EVENTS"
+			      " WHERE memoryOperationType = 0", &p->alloc_count, err);
+}
+
+/* Wall time: the run's own measurement when perfkit recorded one; for nsys
+ * exports (and cut-short captures) the span from the first to the last
+ * recorded activity. */
+static int load_wall(struct diff_profile *p, struct prof_store *s, struct prof_error *err)
+{
+	static const char *const tables[] = {
+		KERNEL_TABLE, MEMCPY_TABLE, MEMSET_TABLE, "CUPTI_ACTIVITY_KIND_RUNTIME",
+		"CUPTI_ACTIVITY_KIND_DRIVER", "NVTX_EVENTS",
+	};
+	char *meta = prof_store__meta(s, "duration_ns");
+	int64_t first = INT64_MAX, last = INT64_MIN;
+
+	if (meta) {
+		char *end;
+		long long v = strtoll(meta, &end, 10);
+		bool ok = end != meta && *end == '\0' && v >= 0;
+
+		free(meta);
+		if (ok) {
+			p->wall_ns = v;
+			return 0;
+		}
+	}
+	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+		char sql[160];
+		int64_t lo = INT64_MAX, hi = INT64_MIN;
+		int rc;
+
+		if (!prof_store__has_table(s, tables[i]))
+			continue;
+		/* Table names come from the fixed list above. */
+		snprintf(sql, sizeof sql, "SELECT min(start) FROM %s", tables[i]);
+		rc = query_int64(s, sql, &lo, err);
+		if (rc < 0)
+			return rc;
+		snprintf(sql, sizeof sql, "SELECT max(coalesce(\"end\", start)) FROM %s", tables[i]);
+		rc = query_int64(s, sql, &hi, err);
+		if (rc < 0)
+			return rc;
+		if (lo < first)
+			first = lo;
+		if (hi > last)
+			last = hi;
+	}
+	p->wall_ns = last >= first ? last - first : 0;
+	return 0;
+}
+
+/* "command" holds the command line: its first word's basename names the program. */
+static char *program_of_command(const char *cmd)
+{
+	const char *start, *end, *slash;
+
+	while (*cmd == ' ' || *cmd == '\t')
+		cmd++;
+	start = cmd;
+	end = start + strcspn(start, " \t");
+	for (slash = start; slash < end; slash++)
+		if (*slash == '/')
+			start = slash + 1;
+	return strndup(start, (size_t)(end - start));
+}
+
+static int load_identity(struct diff_profile *p, struct prof_store *s, struct prof_error *err)
+{
+	char *cmd = prof_store__meta(s, "command");
+	char *name = NULL;
+	int rc = 0;
+
+	if (cmd) {
+		p->program = program_of_command(cmd);
+		free(cmd);
+	} else if (prof_store__has_table(s, "PROCESSES")) {
+		/* nsys exports: the process that launched kernels, else the first one. */
+		const char *sql = prof_store__has_table(s, KERNEL_TABLE) ?
+			"SELECT name FROM PROCESSES ORDER BY globalPid NOT IN"
+			" (SELECT globalPid FROM " KERNEL_TABLE "), pid LIMIT 1" :
+			"SELECT name FROM PROCESSES ORDER BY pid LIMIT 1";
+
+		rc = query_text(s, sql, &name, err);
+		if (rc < 0)
+			return rc;
+		if (name) {
+			p->program = program_of_command(name);
+			free(name);
+		}
+	}
+	if (prof_store__has_table(s, "TARGET_INFO_GPU")) {
+		rc = query_text(s, "SELECT name FROM TARGET_INFO_GPU ORDER BY id LIMIT 1",
+				&p->gpu, err);
+		if (rc < 0)
+			return rc;
+	}
+	if (!p->gpu)
+		p->gpu = prof_store__meta(s, "gpu");
+	if (!p->program)
+		p->program = strdup("");
+	if (!p->gpu)
+		p->gpu = strdup("");
+	if (!p->program || !p->gpu)
+		return nomem(err);
+	return 0;
+}
+
+int diff_profile__load(struct diff_profile *p, struct prof_store *s, struct prof_error *err)
+{
+	int rc;
+
+	memset(p, 0, sizeof *p);
+	p->path = strdup(prof_store__path(s));
+	if (!p->path)
+		return nomem(err);
+	rc = load_identity(p, s, err);
+	if (rc >= 0)
+		rc = load_kernels(p, s, err);
+	if (rc >= 0)
+		rc = load_copies(p, s, err);
+	if (rc >= 0)
+		rc = load_memsets(p, s, err);
+	if (rc >= 0)
+		rc = load_ranges(p, s, err);
+	if (rc >= 0)
+		rc = load_allocations(p, s, err);
+	if (rc >= 0)
+		rc = load_wall(p, s, err);
+	if (rc < 0) {
+		diff_profile__exit(p);
+		return rc;
+	}
+	for (int sec = DIFF_KERNELS; sec <= DIFF_COPIES; sec++)
+		for (size_t i = 0; i < p->sec[sec].n; i++)
+			p->gpu_time_ns += p->sec[sec].v[i].total_ns;
+	return 0;
+}
+
+int diff_profile__load_path(struct diff_profile *p, const char *path, struct prof_error *err)
+{
+	struct prof_store *s = NULL;
+	int rc = prof_store__open(path, &s, err);
+
+	if (rc < 0) {
+		memset(p, 0, sizeof *p);
+		return rc;
+	}
+	rc = diff_profile__load(p, s, err);
+	prof_store__close(s);
+	return rc;
+}
+
+void diff_profile__exit(struct diff_profile *p)
+{
+	for (int sec = 0; sec < DIFF_NSECTIONS; sec++) {
+		for (size_t i = 0; i < p->sec[sec].n; i++)
+			free(p->sec[sec].v[i].name);
+		free(p->sec[sec].v);
+	}
+	free(p->path);
+	free(p->program);
+	free(p->gpu);
+	memset(p, 0, sizeof *p);
+}

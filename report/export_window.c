@@ -1,0 +1,216 @@
+/* export_window.c - the time window and NVTX range filter of the exports. */
+#include "export_window.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Tables whose rows carry start/end, scanned for the capture's extent. */
+static const char *const timed_tables[] = {
+	"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
+	"CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER", "NVTX_EVENTS",
+};
+
+int export_time__parse(const char *text, int64_t *out_ns, struct prof_error *err)
+{
+	static const struct { const char *suffix; int64_t ns; } units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 }, { "", 1 },
+	};
+	int64_t whole = 0, frac = 0, frac_scale = 1;
+	const char *p = text;
+
+	if (!text || !isdigit((unsigned char)*p))
+		goto bad;
+	for (; isdigit((unsigned char)*p); p++) {
+		if (whole > (INT64_MAX - 9) / 10)
+			goto bad;
+		whole = whole * 10 + (*p - '0');
+	}
+	if (*p == '.') {
+		p++;
+		if (!isdigit((unsigned char)*p))
+			goto bad;
+		/* nine digits are enough for nanoseconds of seconds */
+		for (; isdigit((unsigned char)*p); p++) {
+			if (frac_scale < 1000000000) {
+				frac = frac * 10 + (*p - '0');
+				frac_scale *= 10;
+			}
+		}
+	}
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+		if (strcmp(p, units[i].suffix) != 0)
+			continue;
+		if (whole > INT64_MAX / units[i].ns)
+			goto bad;
+		*out_ns = whole * units[i].ns + frac * units[i].ns / frac_scale;
+		return 0;
+	}
+bad:
+	return prof_error__set(err, PROF_E_USAGE,
+			       "'%s' is not a time (examples: 2500000, 2500us, 2.5ms, 1s)",
+			       text ? text : "");
+}
+
+/* One integer from sql; text, when given, is bound to parameter text_index. */
+static int query_i64(struct prof_store *s, const char *sql, int text_index, const char *text,
+		     int64_t *out, bool *is_null, struct prof_error *err)
+{
+	struct prof_cursor *c = NULL;
+	int rc;
+
+	rc = prof_cursor__open(s, sql, &c, err);
+	if (rc < 0)
+		return rc;
+	if (text && prof_cursor__bind_text(c, text_index, text) != 0) {
+		prof_cursor__close(c);
+		return prof_error__set(err, PROF_E_SQL, "cannot bind a value to: %s", sql);
+	}
+	rc = prof_cursor__next(c, err);
+	if (rc > 0) {
+		*is_null = prof_cursor__is_null(c, 0);
+		*out = *is_null ? 0 : prof_cursor__int64(c, 0);
+		rc = 0;
+	} else if (rc == 0) {
+		*is_null = true;
+	}
+	prof_cursor__close(c);
+	return rc;
+}
+
+static int extent(struct prof_store *s, int64_t *first, int64_t *last, struct prof_error *err)
+{
+	bool any = false, null;
+	int64_t v;
+	char sql[160];
+	int rc;
+
+	*first = INT64_MAX;
+	*last = INT64_MIN;
+	for (size_t i = 0; i < sizeof timed_tables / sizeof timed_tables[0]; i++) {
+		if (!prof_store__has_table(s, timed_tables[i]))
+			continue;
+		snprintf(sql, sizeof sql, "SELECT min(start) FROM %s", timed_tables[i]);
+		rc = query_i64(s, sql, 0, NULL, &v, &null, err);
+		if (rc < 0)
+			return rc;
+		if (!null && v < *first)
+			*first = v;
+		/* marks have no end: their start is where they end */
+		snprintf(sql, sizeof sql, "SELECT max(coalesce(end, start)) FROM %s", timed_tables[i]);
+		rc = query_i64(s, sql, 0, NULL, &v, &null, err);
+		if (rc < 0)
+			return rc;
+		if (!null) {
+			any = true;
+			if (v > *last)
+				*last = v;
+		}
+	}
+	if (!any)
+		*first = *last = 0;
+	return 0;
+}
+
+int export_window__init(struct export_window *w, struct prof_store *s,
+			const struct export_filter *f, struct prof_error *err)
+{
+	int64_t first, last, n = 0;
+	bool null;
+	char *meta;
+	int rc;
+
+	memset(w, 0, sizeof *w);
+	rc = extent(s, &first, &last, err);
+	if (rc < 0)
+		return rc;
+	/* A perfkit capture knows when the run began; the capture starts there
+	 * unless something was recorded earlier. */
+	meta = prof_store__meta(s, "start_ns");
+	if (meta) {
+		char *end;
+		long long v = strtoll(meta, &end, 10);
+
+		if (*meta && !*end && v > 0 && v < first)
+			first = v;
+		free(meta);
+	}
+	w->base_ns = first;
+	w->end_ns = last;
+	w->from_abs_ns = f && f->has_from ? first + f->from_ns : INT64_MIN;
+	w->to_abs_ns = f && f->has_to ? first + f->to_ns : INT64_MAX;
+	if (f && f->has_from && f->has_to && f->to_ns <= f->from_ns)
+		return prof_error__set(err, PROF_E_USAGE, "--to must be later than --from");
+	w->range_name = f ? f->range_name : NULL;
+
+	if (prof_store__has_table(s, "NVTX_EVENTS")) {
+		rc = query_i64(s, "SELECT count(*) FROM pragma_table_info('NVTX_EVENTS') "
+				  "WHERE name = 'text'", 0, NULL, &n, &null, err);
+		if (rc < 0)
+			return rc;
+		w->nvtx_has_text = n > 0;
+		snprintf(w->nvtx_name, sizeof w->nvtx_name, "%s",
+			 w->nvtx_has_text ? "coalesce(t.value, n.text, '')" : "coalesce(t.value, '')");
+		snprintf(w->range_cte, sizeof w->range_cte,
+			 "WITH ri AS MATERIALIZED (SELECT n.start AS s, n.end AS e, "
+			 "n.globalTid >> 24 AS p FROM NVTX_EVENTS n "
+			 "LEFT JOIN StringIds t ON t.id = n.textId "
+			 "WHERE ?3 IS NOT NULL AND n.end IS NOT NULL AND n.eventType IN (59, 60) "
+			 "AND %s = ?3) ", w->nvtx_name);
+	} else {
+		snprintf(w->nvtx_name, sizeof w->nvtx_name, "''");
+		snprintf(w->range_cte, sizeof w->range_cte,
+			 "WITH ri AS MATERIALIZED (SELECT 0 AS s, 0 AS e, 0 AS p "
+			 "WHERE ?3 IS NOT NULL AND 0) ");
+	}
+	if (w->range_name) {
+		char sql[1024];
+
+		n = 0;
+		if (prof_store__has_table(s, "NVTX_EVENTS")) {
+			snprintf(sql, sizeof sql, "%s SELECT count(*) FROM ri", w->range_cte);
+			rc = query_i64(s, sql, 3, w->range_name, &n, &null, err);
+			if (rc < 0)
+				return rc;
+		}
+		if (n == 0)
+			return prof_error__set(err, PROF_E_USAGE,
+					       "%s: no NVTX range is named '%s'",
+					       prof_store__path(s), w->range_name);
+	}
+	return 0;
+}
+
+int export_window__bind(const struct export_window *w, struct prof_cursor *c,
+			struct prof_error *err)
+{
+	int rc = prof_cursor__bind_int64(c, 1, w->from_abs_ns);
+
+	if (rc == 0)
+		rc = prof_cursor__bind_int64(c, 2, w->to_abs_ns);
+	if (rc == 0)
+		rc = w->range_name ? prof_cursor__bind_text(c, 3, w->range_name)
+				   : prof_cursor__bind_text(c, 3, NULL);
+	if (rc != 0)
+		return prof_error__set(err, PROF_E_SQL, "cannot bind the export window");
+	return 0;
+}
+
+int export_window__in_range(char *buf, size_t cap, const char *ts, const char *pid)
+{
+	int n = snprintf(buf, cap,
+			 "(?3 IS NULL OR EXISTS (SELECT 1 FROM ri WHERE ri.p = (%s) "
+			 "AND (%s) >= ri.s AND (%s) < ri.e))", pid, ts, ts);
+
+	return n > 0 && (size_t)n < cap ? 0 : PROF_E_USAGE;
+}
+
+void export_fput_us(FILE *f, int64_t ns)
+{
+	/* negative values (an event before the base) keep their sign on the
+	 * whole part and a positive fraction */
+	uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+
+	fprintf(f, "%s%" PRIu64 ".%03" PRIu64, ns < 0 ? "-" : "", mag / 1000, mag % 1000);
+}

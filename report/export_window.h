@@ -1,0 +1,59 @@
+/* export_window.h - what part of a capture an export covers: a time window
+ * (--from/--to, relative to the capture's start) and an NVTX range name
+ * (--range), shared by the Chrome trace, the folded stacks and the HTML report.
+ *
+ * The SQL of the exports binds ?1 = window start, ?2 = window end (absolute
+ * ns on the capture's clock) and ?3 = the range name (NULL: no range filter);
+ * export_window__sql_* build the fixed fragments that use them. */
+#ifndef REPORT_EXPORT_WINDOW_H
+#define REPORT_EXPORT_WINDOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "prof/error.h"
+#include "prof/store.h"
+
+/* What the user asked for. Times are relative to the capture's start. */
+struct export_filter {
+	bool has_from, has_to;
+	int64_t from_ns, to_ns;
+	const char *range_name; /* NULL: everything */
+};
+
+/* The filter resolved against one store. */
+struct export_window {
+	int64_t base_ns;             /* capture start: every relative time counts from it */
+	int64_t end_ns;              /* last end of any event */
+	int64_t from_abs_ns, to_abs_ns;
+	const char *range_name;
+	bool nvtx_has_text;          /* NVTX_EVENTS has the inline `text` column */
+	/* SQL fragments (constant text, no values): */
+	char range_cte[768];         /* "WITH ri AS MATERIALIZED (...)" instances of ?3 */
+	char nvtx_name[64];          /* name expression of NVTX row n joined to StringIds t */
+};
+
+/* "1500000", "1500000ns", "1500us", "1.5ms", "0.0015s" -> ns. Returns 0 or
+ * PROF_E_USAGE (message in err) for anything else, negative numbers included. */
+int export_time__parse(const char *text, int64_t *out_ns, struct prof_error *err);
+
+/* Find the capture's start and end and turn the filter into absolute times.
+ * A --range naming no NVTX range of the capture is a usage error. */
+int export_window__init(struct export_window *w, struct prof_store *s,
+			const struct export_filter *f, struct prof_error *err);
+
+/* Bind ?1, ?2, ?3 of a cursor whose SQL uses the window. */
+int export_window__bind(const struct export_window *w, struct prof_cursor *c,
+			struct prof_error *err);
+
+/* "(?3 IS NULL OR <ts, in process pid, lies inside an instance of the range>)";
+ * ts and pid are SQL expressions. Needs range_cte at the head of the query. */
+int export_window__in_range(char *buf, size_t cap, const char *ts, const char *pid);
+
+/* Print an absolute time as microseconds relative to base with exactly three
+ * decimals ("12.345"), integer arithmetic only so nanoseconds stay exact. */
+void export_fput_us(FILE *f, int64_t ns);
+
+#endif

@@ -1,0 +1,490 @@
+/* gate.c - the regression decision of `perfkit gate` and its outputs
+ * (rows for the text/JSON sinks, JUnit XML); the rule is in gate.h. */
+#include "gate.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prof/escape.h"
+#include "table.h"
+
+/* MAD times this estimates the standard deviation of normal noise. */
+#define MAD_TO_SIGMA 1.4826
+/* How many of the keys that grew most a total's failure names. */
+#define GATE_CULPRITS 3
+
+void gate_options__init(struct gate_options *o)
+{
+	o->max_regression_pct = 5.0;
+	o->min_time_ns = 100 * 1000;
+	o->min_share_pct = 1.0;
+	o->noise_mads = 3.0;
+}
+
+const char *gate_verdict__name(enum gate_verdict v)
+{
+	switch (v) {
+	case GATE_PASS:
+		return "pass";
+	case GATE_FAIL:
+		return "FAIL";
+	case GATE_ADDED:
+		return "added";
+	case GATE_REMOVED:
+		return "removed";
+	}
+	return "?";
+}
+
+int gate_parse_duration(const char *s, int64_t *ns)
+{
+	static const struct { const char *unit; double scale; } units[] = {
+		{ "", 1 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	};
+	char *end;
+	double v;
+
+	if (!s || !*s || isspace((unsigned char)*s))
+		return -1;
+	v = strtod(s, &end);
+	if (end == s || !isfinite(v) || v < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (strcmp(end, units[i].unit) == 0 && v * units[i].scale < 9.0e18) {
+			*ns = (int64_t)llround(v * units[i].scale);
+			return 0;
+		}
+	return -1;
+}
+
+/* A value in its unit, for messages. */
+static void format_value(char *buf, size_t cap, enum bl_unit unit, int64_t v)
+{
+	if (unit == BL_NS)
+		diff_format_ns(buf, cap, v);
+	else if (unit == BL_BYTES)
+		snprintf(buf, cap, "%" PRId64 " B", v);
+	else
+		snprintf(buf, cap, "%" PRId64, v);
+}
+
+static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (len < 0)
+		return NULL;
+	s = malloc((size_t)len + 1);
+	if (!s)
+		return NULL;
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)len + 1, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+static int64_t median_of(int64_t *v, size_t n)
+{
+	struct bl_stats st;
+
+	bl_stats__compute(&st, v, n);
+	return st.median;
+}
+
+static int identity_check(const struct baseline *b, const struct diff_profile *p,
+			  struct prof_error *err)
+{
+	const char *baseline_path = b->path ? b->path : "(unsaved)";
+
+	/* An unnamed side (an export without process names) cannot be compared. */
+	if (b->program[0] && p->program[0] && strcmp(b->program, p->program) != 0)
+		return prof_error__set(err, PROF_E_USAGE,
+				       "%s is a capture of '%s' but the baseline %s is for '%s'",
+				       p->path, p->program, baseline_path, b->program);
+	if (b->gpu[0] && p->gpu[0] && strcmp(b->gpu, p->gpu) != 0)
+		return prof_error__set(err, PROF_E_USAGE,
+				       "%s was captured on '%s' but the baseline %s is for '%s'",
+				       p->path, p->gpu, baseline_path, b->gpu);
+	return 0;
+}
+
+static bool has_prefix(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static int64_t baseline_median(const struct baseline *b, const char *key)
+{
+	const struct bl_key *k = baseline__find(b, key);
+
+	return k ? k->st.median : 0;
+}
+
+/* The smallest change of this key worth failing for. */
+static int64_t significance_floor(const struct baseline *b, const char *key, enum bl_unit unit,
+				  const struct gate_options *o)
+{
+	int64_t total, share;
+
+	if (unit != BL_NS)
+		return 0;
+	total = has_prefix(key, "nvtx:") || strcmp(key, "wall_time") == 0 ?
+		baseline_median(b, "wall_time") : baseline_median(b, "gpu_time");
+	share = (int64_t)((double)total * o->min_share_pct / 100.0);
+	return share > o->min_time_ns ? share : o->min_time_ns;
+}
+
+static int64_t noise_allowance(const struct bl_key *k, const struct gate_options *o)
+{
+	int64_t range = k->st.max - k->st.median;
+	int64_t sigma = (int64_t)llround(o->noise_mads * MAD_TO_SIGMA * (double)k->st.mad);
+
+	return range > sigma ? range : sigma;
+}
+
+/* The keys of one kind whose new median grew most, for naming what made a
+ * total fail: "kernel:a +30 ms (added), kernel:b +10 ms". */
+static char *culprits(const struct gate_result *r, const char *prefix)
+{
+	const struct gate_case *top[GATE_CULPRITS] = { 0 };
+	char *s = NULL, *t;
+
+	for (size_t i = 0; i < r->ncases; i++) {
+		const struct gate_case *c = &r->cases[i];
+		int64_t d = c->new - c->base;
+
+		if (!has_prefix(c->key, prefix) || d <= 0)
+			continue;
+		for (int j = 0; j < GATE_CULPRITS; j++) {
+			if (!top[j] || d > top[j]->new - top[j]->base) {
+				memmove(&top[j + 1], &top[j], (GATE_CULPRITS - 1 - j) * sizeof top[0]);
+				top[j] = c;
+				break;
+			}
+		}
+	}
+	for (int j = 0; j < GATE_CULPRITS && top[j]; j++) {
+		char d[32];
+
+		format_value(d, sizeof d, top[j]->unit, top[j]->new - top[j]->base);
+		t = xasprintf("%s%s%s +%s%s", s ? s : "", s ? ", " : "",
+			      top[j]->key + strlen(prefix), d,
+			      top[j]->verdict == GATE_ADDED ? " (added)" : "");
+		free(s);
+		if (!t)
+			return NULL;
+		s = t;
+	}
+	return s;
+}
+
+static int decide(struct gate_case *c, const struct bl_key *k, const struct baseline *b,
+		  const struct gate_options *o)
+{
+	char vb[32], vn[32], va[32], vno[32];
+	double pct;
+
+	c->budget_pct = k->budget_pct >= 0 ? k->budget_pct : o->max_regression_pct;
+	c->noise = noise_allowance(k, o);
+	c->floor = significance_floor(b, c->key, c->unit, o);
+	c->allowed = c->base + (int64_t)((double)c->base * c->budget_pct / 100.0) + c->noise;
+	if (c->allowed < c->base + c->floor)
+		c->allowed = c->base + c->floor;
+	if (!c->in_new)
+		c->verdict = GATE_REMOVED;
+	else
+		c->verdict = c->new > c->allowed ? GATE_FAIL : GATE_PASS;
+	format_value(vb, sizeof vb, c->unit, c->base);
+	format_value(vn, sizeof vn, c->unit, c->new);
+	format_value(va, sizeof va, c->unit, c->allowed);
+	format_value(vno, sizeof vno, c->unit, c->noise);
+	pct = c->base ? 100.0 * (double)(c->new - c->base) / (double)c->base : 0;
+	if (c->verdict == GATE_REMOVED)
+		c->message = xasprintf("%s: not in the new captures (baseline %s)", c->key, vb);
+	else
+		c->message = xasprintf("%s: %s vs baseline %s (%+.1f%%), allowed up to %s"
+				       " (budget %g%% + noise %s)",
+				       c->key, vn, vb, pct, va, c->budget_pct, vno);
+	return c->message ? 0 : PROF_E_NOMEM;
+}
+
+/* Totals that fail name the kernels (and ranges) that grew most. */
+static int explain_totals(struct gate_result *r)
+{
+	for (size_t i = 0; i < r->ncases; i++) {
+		struct gate_case *c = &r->cases[i];
+		const char *prefix;
+		char *who, *msg;
+
+		if (c->verdict != GATE_FAIL)
+			continue;
+		if (strcmp(c->key, "gpu_time") == 0)
+			prefix = "kernel:";
+		else if (strcmp(c->key, "wall_time") == 0)
+			prefix = "nvtx:";
+		else
+			continue;
+		who = culprits(r, prefix);
+		if (!who && strcmp(prefix, "nvtx:") == 0)
+			who = culprits(r, prefix = "kernel:");
+		if (!who)
+			continue;
+		msg = xasprintf("%s; grew most: %s", c->message, who);
+		free(who);
+		if (!msg)
+			return PROF_E_NOMEM;
+		free(c->message);
+		c->message = msg;
+	}
+	return 0;
+}
+
+static int case_cmp(const void *pa, const void *pb)
+{
+	const struct gate_case *a = pa, *b = pb;
+
+	if ((a->verdict == GATE_FAIL) != (b->verdict == GATE_FAIL))
+		return a->verdict == GATE_FAIL ? -1 : 1;
+	return 0;
+}
+
+/* Order: failures, then the totals, then the per-entry keys by name. */
+static int key_rank(const char *key)
+{
+	if (strchr(key, ':') == NULL)
+		return 0;
+	if (has_prefix(key, "copy_bytes:"))
+		return 1;
+	return 2;
+}
+
+static int case_order(const void *pa, const void *pb)
+{
+	const struct gate_case *a = pa, *b = pb;
+	int c = case_cmp(pa, pb);
+
+	if (c)
+		return c;
+	if (key_rank(a->key) != key_rank(b->key))
+		return key_rank(a->key) - key_rank(b->key);
+	return strcmp(a->key, b->key);
+}
+
+int gate__run(struct gate_result *r, const struct baseline *b, const struct diff_profile *p,
+	      size_t n, const struct gate_options *o, struct prof_error *err)
+{
+	struct bl_values *vals = NULL;
+	int64_t *samples = NULL;
+	size_t cap;
+	int rc = 0;
+
+	memset(r, 0, sizeof *r);
+	if (n == 0)
+		return prof_error__set(err, PROF_E_USAGE, "the gate needs at least one capture");
+	for (size_t i = 0; i < n; i++) {
+		rc = identity_check(b, &p[i], err);
+		if (rc < 0)
+			return rc;
+	}
+	vals = calloc(n, sizeof *vals);
+	samples = calloc(n, sizeof *samples);
+	r->program = strdup(b->program);
+	r->gpu = strdup(b->gpu);
+	r->ncaptures = n;
+	cap = b->nkeys;
+	for (size_t i = 0; vals && i < n; i++) {
+		rc = bl_values__init(&vals[i], &p[i], err);
+		if (rc < 0)
+			goto out;
+		cap += vals[i].n;
+	}
+	r->cases = calloc(cap + 1, sizeof *r->cases);
+	if (!vals || !samples || !r->program || !r->gpu || !r->cases)
+		goto out_nomem;
+	/* Every baseline key, measured in each new capture (absent: 0). */
+	for (size_t k = 0; k < b->nkeys; k++) {
+		struct gate_case *c = &r->cases[r->ncases++];
+		const struct bl_key *key = &b->keys[k];
+
+		c->key = strdup(key->name);
+		if (!c->key)
+			goto out_nomem;
+		c->unit = key->unit;
+		c->in_base = true;
+		c->base = key->st.median;
+		for (size_t i = 0; i < n; i++) {
+			const struct bl_value *v = bl_values__find(&vals[i], key->name);
+
+			samples[i] = v ? v->value : 0;
+			c->in_new |= v != NULL;
+		}
+		c->new = median_of(samples, n);
+		if (decide(c, key, b, o) < 0)
+			goto out_nomem;
+	}
+	/* Keys the baseline does not know: reported, never failed on their own. */
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < vals[i].n; j++) {
+			const struct bl_value *v = &vals[i].v[j];
+			struct gate_case *c;
+			bool seen = baseline__find(b, v->name) != NULL;
+			char vn[32];
+
+			for (size_t q = 0; q < i && !seen; q++)
+				seen = bl_values__find(&vals[q], v->name) != NULL;
+			if (seen)
+				continue;
+			c = &r->cases[r->ncases++];
+			c->key = strdup(v->name);
+			if (!c->key)
+				goto out_nomem;
+			c->unit = v->unit;
+			c->in_new = true;
+			c->verdict = GATE_ADDED;
+			for (size_t q = 0; q < n; q++) {
+				const struct bl_value *w = bl_values__find(&vals[q], v->name);
+
+				samples[q] = w ? w->value : 0;
+			}
+			c->new = median_of(samples, n);
+			c->allowed = c->new;
+			format_value(vn, sizeof vn, c->unit, c->new);
+			c->message = xasprintf("%s: not in the baseline (now %s)", c->key, vn);
+			if (!c->message)
+				goto out_nomem;
+		}
+	}
+	if (explain_totals(r) < 0)
+		goto out_nomem;
+	qsort(r->cases, r->ncases, sizeof *r->cases, case_order);
+	for (size_t i = 0; i < r->ncases; i++)
+		r->nfailed += r->cases[i].verdict == GATE_FAIL;
+	goto out;
+out_nomem:
+	rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+out:
+	for (size_t i = 0; vals && i < n; i++)
+		bl_values__exit(&vals[i]);
+	free(vals);
+	free(samples);
+	if (rc < 0)
+		gate__exit(r);
+	return rc;
+}
+
+void gate__exit(struct gate_result *r)
+{
+	for (size_t i = 0; i < r->ncases; i++) {
+		free(r->cases[i].key);
+		free(r->cases[i].message);
+	}
+	free(r->cases);
+	free(r->program);
+	free(r->gpu);
+	memset(r, 0, sizeof *r);
+}
+
+/* ---- outputs ----------------------------------------------------------- */
+
+int gate__report(const struct gate_result *r, struct rpt_sink *sink, bool with_message)
+{
+	static const struct rpt_column cols[] = {
+		{ "Result", RPT_TEXT, 0 }, { "Change (%)", RPT_REAL, 1 }, { "Base", RPT_INT, 0 },
+		{ "New", RPT_INT, 0 }, { "Allowed", RPT_INT, 0 }, { "Unit", RPT_TEXT, 0 },
+		{ "Key", RPT_TEXT, 0 }, { "Message", RPT_TEXT, 0 },
+	};
+	static const struct rpt_column sum_cols[] = {
+		{ "Result", RPT_TEXT, 0 }, { "Failed", RPT_INT, 0 }, { "Keys", RPT_INT, 0 },
+		{ "Captures", RPT_INT, 0 }, { "Program", RPT_TEXT, 0 }, { "GPU", RPT_TEXT, 0 },
+	};
+	int rc = sink->begin(sink, "gate", "Gate: each key against the baseline", cols,
+			     with_message ? 8 : 7);
+
+	for (size_t i = 0; rc == 0 && i < r->ncases; i++) {
+		const struct gate_case *c = &r->cases[i];
+		struct rpt_cell cells[8] = {
+			{ .s = gate_verdict__name(c->verdict) },
+			{ .is_null = !c->in_base || !c->in_new || c->base == 0,
+			  .d = c->base ? 100.0 * (double)(c->new - c->base) / (double)c->base : 0 },
+			{ .is_null = !c->in_base, .i = c->base },
+			{ .is_null = !c->in_new, .i = c->new },
+			{ .is_null = !c->in_base, .i = c->allowed },
+			{ .s = bl_unit__name(c->unit) },
+			{ .s = c->key },
+			{ .s = c->message },
+		};
+		rc = sink->row(sink, cells);
+	}
+	if (rc == 0)
+		rc = sink->end(sink);
+	if (rc == 0)
+		rc = sink->begin(sink, "gate_summary", "Gate result", sum_cols, 6);
+	if (rc == 0) {
+		struct rpt_cell cells[6] = {
+			{ .s = r->nfailed ? "FAIL" : "pass" }, { .i = (int64_t)r->nfailed },
+			{ .i = (int64_t)r->ncases }, { .i = (int64_t)r->ncaptures },
+			{ .s = r->program }, { .s = r->gpu },
+		};
+		rc = sink->row(sink, cells);
+	}
+	return rc ? rc : sink->end(sink);
+}
+
+/* The testcase's class groups keys by kind: perfkit.gate.kernel, ... */
+static void junit_class(FILE *f, const char *key)
+{
+	const char *colon = strchr(key, ':');
+
+	fputs("perfkit.gate.", f);
+	if (!colon)
+		fputs("total", f);
+	else
+		fprintf(f, "%.*s", (int)(colon - key), key);
+}
+
+int gate__write_junit(const struct gate_result *r, FILE *f)
+{
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
+	fprintf(f, "<testsuites name=\"perfkit gate\" tests=\"%zu\" failures=\"%zu\" errors=\"0\">\n",
+		r->ncases, r->nfailed);
+	fputs("  <testsuite name=\"perfkit gate: ", f);
+	prof_fputs_html(f, r->program[0] ? r->program : "(unnamed program)");
+	fputs(" on ", f);
+	prof_fputs_html(f, r->gpu[0] ? r->gpu : "(unnamed GPU)");
+	fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\" time=\"0\">\n",
+		r->ncases, r->nfailed);
+	for (size_t i = 0; i < r->ncases; i++) {
+		const struct gate_case *c = &r->cases[i];
+
+		fputs("    <testcase classname=\"", f);
+		junit_class(f, c->key);
+		fputs("\" name=\"", f);
+		prof_fputs_html(f, c->key);
+		fputs("\" time=\"0\"", f);
+		if (c->verdict == GATE_FAIL) {
+			fputs(">\n      <failure type=\"regression\" message=\"", f);
+			prof_fputs_html(f, c->message);
+			fputs("\">", f);
+			prof_fputs_html(f, c->message);
+			fputs("</failure>\n    </testcase>\n", f);
+		} else if (c->verdict != GATE_PASS || c->message) {
+			fputs(">\n      <system-out>", f);
+			prof_fputs_html(f, c->message);
+			fputs("</system-out>\n    </testcase>\n", f);
+		} else {
+			fputs("/>\n", f);
+		}
+	}
+	fputs("  </testsuite>\n</testsuites>\n", f);
+	return ferror(f) ? PROF_E_IO : 0;
+}

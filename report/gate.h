@@ -1,0 +1,81 @@
+/* gate.h - `perfkit gate`: compare new captures with a baseline, key by key,
+ * and decide whether the run regressed.
+ *
+ * For each key the new value is the median over the new captures. A key
+ * fails when
+ *     new > base + base * budget + noise   and   new - base > floor
+ * where base is the baseline median, budget the key's own max_regression or
+ * else the global one, noise the spread the baseline measured (the larger of
+ * max - median and noise_mads robust standard deviations, 1.4826 * MAD), and
+ * floor the smallest change worth failing a build for: for times, the larger
+ * of min_time_ns and min_share_pct of the baseline's GPU time (kernels and
+ * copies) or wall time (NVTX ranges). Lower is better for every key.
+ *
+ * Keys only in the new captures (added kernels) and keys they lack (removed
+ * kernels) are reported but do not fail by themselves: their time shows in
+ * gpu_time and wall_time, and a failure there names the kernels that grew
+ * most, added ones included. */
+#ifndef REPORT_GATE_H
+#define REPORT_GATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "baseline.h"
+#include "diff.h"
+#include "prof/error.h"
+
+struct rpt_sink;
+
+struct gate_options {
+	double max_regression_pct; /* global budget, % of the baseline median */
+	int64_t min_time_ns;       /* time changes below this never fail */
+	double min_share_pct;      /* nor those below this share of the run's total */
+	double noise_mads;         /* robust standard deviations of noise allowed */
+};
+
+/* 5 %, 100 us, 1 %, 3 MADs. */
+void gate_options__init(struct gate_options *o);
+
+enum gate_verdict { GATE_PASS = 0, GATE_FAIL = 1, GATE_ADDED = 2, GATE_REMOVED = 3 };
+
+const char *gate_verdict__name(enum gate_verdict v);
+
+struct gate_case {
+	char *key;
+	enum bl_unit unit;
+	enum gate_verdict verdict;
+	bool in_base, in_new;
+	int64_t base;      /* baseline median (0 when added) */
+	int64_t new;       /* median over the new captures (0 when removed) */
+	int64_t allowed;   /* the largest new value that passes */
+	double budget_pct; /* the budget applied */
+	int64_t noise;     /* the noise allowance applied */
+	int64_t floor;     /* the significance floor applied */
+	char *message;     /* one line saying what was measured and why it failed/passed */
+};
+
+struct gate_result {
+	char *program, *gpu;
+	size_t ncaptures;
+	struct gate_case *cases; /* failures first, then by key */
+	size_t ncases, nfailed;
+};
+
+/* PROF_E_USAGE (with a message naming both) when a capture is of another
+ * program or GPU than the baseline. */
+int gate__run(struct gate_result *r, const struct baseline *b, const struct diff_profile *p,
+	      size_t n, const struct gate_options *o, struct prof_error *err);
+void gate__exit(struct gate_result *r);
+
+/* Rows: one per key (with_message adds the message column), then a summary. */
+int gate__report(const struct gate_result *r, struct rpt_sink *sink, bool with_message);
+/* JUnit XML: one testsuite, one testcase per key, failures carry the message. */
+int gate__write_junit(const struct gate_result *r, FILE *f);
+
+/* "100us", "2ms", "1.5s", "500" (ns) -> ns; -1 when malformed. */
+int gate_parse_duration(const char *s, int64_t *ns);
+
+#endif

@@ -1,0 +1,297 @@
+/* roofline.c - per-kernel arithmetic intensity, achieved rates and class
+ * against the measured (or nominal) ceilings. See roofline.h. */
+#include "roofline.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "occupancy.h"
+#include "table.h"
+
+const char *roof_class__name(enum roof_class c)
+{
+	switch (c) {
+	case ROOF_MEMORY: return "memory-bound";
+	case ROOF_COMPUTE: return "compute-bound";
+	case ROOF_LATENCY: return "latency-bound";
+	case ROOF_LAUNCH: return "launch-bound";
+	}
+	return "?";
+}
+
+int roof_peaks__load(struct prof_store *s, struct roof_peaks *p, struct prof_error *err)
+{
+	struct occ_gpu g;
+	int rc;
+
+	memset(p, 0, sizeof *p);
+	if (prof_store__has_table(s, "PERFKIT_PEAKS")) {
+		struct prof_cursor *c;
+		rc = prof_cursor__open(s, "SELECT key, value, text FROM PERFKIT_PEAKS", &c, err);
+		if (rc)
+			return rc;
+		while ((rc = prof_cursor__next(c, err)) == 1) {
+			const char *k = prof_cursor__text(c, 0);
+			double v = prof_cursor__is_null(c, 1) ? 0 : prof_cursor__double(c, 1);
+			if (!k)
+				continue;
+			if (!strcmp(k, "dram_bytes_per_s")) p->dram_bytes_per_s = v;
+			else if (!strcmp(k, "l2_bytes_per_s")) p->l2_bytes_per_s = v;
+			else if (!strcmp(k, "fp64_flops_per_s")) p->fp64_flops_per_s = v;
+			else if (!strcmp(k, "fp32_flops_per_s")) p->fp32_flops_per_s = v;
+			else if (!strcmp(k, "fp16_flops_per_s")) p->fp16_flops_per_s = v;
+			else if (!strcmp(k, "bf16_flops_per_s")) p->bf16_flops_per_s = v;
+			else if (!strcmp(k, "tensor_bf16_flops_per_s")) p->tensor_flops_per_s = v;
+			else if (!strcmp(k, "gpu_name") && prof_cursor__text(c, 2))
+				snprintf(p->source, sizeof p->source, "measured by perfkit peaks on %s",
+					 prof_cursor__text(c, 2));
+		}
+		prof_cursor__close(c);
+		if (rc < 0)
+			return rc;
+		if (p->dram_bytes_per_s > 0 && p->fp32_flops_per_s > 0) {
+			p->measured = true;
+			if (!p->source[0])
+				snprintf(p->source, sizeof p->source, "measured by perfkit peaks");
+			return 0;
+		}
+	}
+	/* nominal ceilings: 128 FP32 and 64 FP64 lanes per SM on sm_80/sm_90 */
+	rc = occ_gpu__from_store(s, 0, &g, err);
+	if (rc)
+		return rc;
+	p->dram_bytes_per_s = (double)g.memory_bandwidth_bytes_per_s;
+	p->fp32_flops_per_s = (double)g.sm_count * 128 * 2 * (double)g.clock_rate_hz;
+	p->fp64_flops_per_s = (double)g.sm_count * 64 * 2 * (double)g.clock_rate_hz;
+	p->fp16_flops_per_s = 2 * p->fp32_flops_per_s;
+	p->bf16_flops_per_s = p->fp16_flops_per_s;
+	snprintf(p->source, sizeof p->source, "nominal from TARGET_INFO_GPU (%.100s); run `perfkit peaks` for measured ceilings",
+		 g.name[0] ? g.name : "unknown GPU");
+	return 0;
+}
+
+void roof__derive(struct roof_kernel *k, const struct roof_peaks *p)
+{
+	double t = k->metric_time_ns > 0 ? (double)k->metric_time_ns * 1e-9 : 0;
+	double bytes_roof;
+
+	k->flops = k->flops_f64 + k->flops_f32 + k->flops_f16;
+	k->ai_dram = k->dram_bytes > 0 ? k->flops / k->dram_bytes : 0;
+	k->ai_l2 = k->l2_bytes > 0 ? k->flops / k->l2_bytes : 0;
+	k->flops_per_s = t > 0 ? k->flops / t : 0;
+	k->dram_bytes_per_s = t > 0 ? k->dram_bytes / t : 0;
+	k->l2_bytes_per_s = t > 0 ? k->l2_bytes / t : 0;
+	if (k->flops_f64 >= k->flops_f32 && k->flops_f64 >= k->flops_f16)
+		k->peak_flops = p->fp64_flops_per_s;
+	else if (k->flops_f16 > k->flops_f32)
+		k->peak_flops = p->fp16_flops_per_s;
+	else
+		k->peak_flops = p->fp32_flops_per_s;
+	if (k->flops <= 0)
+		k->peak_flops = p->fp32_flops_per_s;
+
+	/* the roof at this intensity is min(peak, AI * bandwidth); the fraction
+	 * achieved of it is the distance to the nearer roof */
+	if (k->flops > 0 && k->dram_bytes > 0 && p->dram_bytes_per_s > 0) {
+		bytes_roof = k->ai_dram * p->dram_bytes_per_s;
+		double roof = bytes_roof < k->peak_flops ? bytes_roof : k->peak_flops;
+		k->roof_fraction = roof > 0 ? k->flops_per_s / roof : 0;
+		k->klass = bytes_roof < k->peak_flops ? ROOF_MEMORY : ROOF_COMPUTE;
+	} else if (p->dram_bytes_per_s > 0 && k->dram_bytes > 0) {
+		k->roof_fraction = k->dram_bytes_per_s / p->dram_bytes_per_s;
+		k->klass = ROOF_MEMORY;
+	} else {
+		k->roof_fraction = k->peak_flops > 0 ? k->flops_per_s / k->peak_flops : 0;
+		k->klass = ROOF_COMPUTE;
+	}
+	if (k->roof_fraction < ROOF_LATENCY_FRACTION)
+		k->klass = ROOF_LATENCY;
+	if (k->launches >= ROOF_LAUNCH_MIN_COUNT && k->time_ns / k->launches < ROOF_LAUNCH_MAX_NS)
+		k->klass = ROOF_LAUNCH;
+}
+
+void roof__free(struct roof_kernel *k, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(k[i].name);
+	free(k);
+}
+
+int roof__load(struct prof_store *s, const struct roof_peaks *p, struct roof_kernel **out, int *n,
+	       struct prof_error *err)
+{
+	const char *sql =
+		"SELECT (SELECT value FROM StringIds WHERE id = a.nid), a.launches, a.total,"
+		" b.measured, b.mt, b.f64, b.f32, b.f16, b.tensor, b.dram, b.l2"
+		" FROM (SELECT demangledName AS nid, count(*) AS launches, sum(end - start) AS total"
+		"       FROM CUPTI_ACTIVITY_KIND_KERNEL GROUP BY 1) a"
+		" JOIN (SELECT k.demangledName AS nid, count(*) AS measured, sum(m.durationNs) AS mt,"
+		"       sum(m.flopsF64) AS f64, sum(m.flopsF32) AS f32, sum(m.flopsF16) AS f16,"
+		"       sum(m.tensorInst) AS tensor, sum(m.dramReadBytes + m.dramWriteBytes) AS dram,"
+		"       sum(m.l2Bytes) AS l2"
+		"       FROM PERFKIT_KERNEL_METRICS m JOIN CUPTI_ACTIVITY_KIND_KERNEL k"
+		"       ON k.correlationId = m.correlationId AND k.globalPid = m.globalPid GROUP BY 1) b"
+		" ON a.nid = b.nid ORDER BY a.total DESC";
+	struct roof_kernel *k = NULL;
+	struct prof_cursor *c;
+	int cap = 0, cnt = 0, rc;
+
+	*out = NULL;
+	*n = 0;
+	if (!prof_store__has_table(s, "PERFKIT_KERNEL_METRICS") ||
+	    !prof_store__has_table(s, "CUPTI_ACTIVITY_KIND_KERNEL"))
+		return 0;
+	rc = prof_cursor__open(s, sql, &c, err);
+	if (rc)
+		return rc;
+	while ((rc = prof_cursor__next(c, err)) == 1) {
+		struct roof_kernel *e;
+		if (cnt == cap) {
+			int ncap = cap ? cap * 2 : 64;
+			struct roof_kernel *nk = realloc(k, sizeof *nk * (size_t)ncap);
+			if (!nk)
+				goto nomem;
+			k = nk;
+			cap = ncap;
+		}
+		e = &k[cnt];
+		memset(e, 0, sizeof *e);
+		e->name = strdup(prof_cursor__text(c, 0) ? prof_cursor__text(c, 0) : "?");
+		if (!e->name)
+			goto nomem;
+		cnt++;
+		e->launches = prof_cursor__int64(c, 1);
+		e->time_ns = prof_cursor__int64(c, 2);
+		e->measured = prof_cursor__int64(c, 3);
+		e->metric_time_ns = prof_cursor__int64(c, 4);
+		e->flops_f64 = prof_cursor__double(c, 5);
+		e->flops_f32 = prof_cursor__double(c, 6);
+		e->flops_f16 = prof_cursor__double(c, 7);
+		e->tensor_inst = prof_cursor__double(c, 8);
+		e->dram_bytes = prof_cursor__double(c, 9);
+		e->l2_bytes = prof_cursor__double(c, 10);
+		roof__derive(e, p);
+	}
+	prof_cursor__close(c);
+	if (rc < 0) {
+		roof__free(k, cnt);
+		return rc;
+	}
+	*out = k;
+	*n = cnt;
+	return 0;
+nomem:
+	prof_cursor__close(c);
+	roof__free(k, cnt);
+	return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+}
+
+int roof__rows(const struct roof_kernel *k, int n, struct rpt_sink *sink)
+{
+	static const struct rpt_column cols[] = {
+		{ "Kernel", RPT_TEXT, 0 },
+		{ "Launches", RPT_INT, 0 },
+		{ "Measured", RPT_INT, 0 },
+		{ "Total Time (ns)", RPT_INT, 0 },
+		{ "GFLOP/s", RPT_REAL, 1 },
+		{ "DRAM GB/s", RPT_REAL, 1 },
+		{ "L2 GB/s", RPT_REAL, 1 },
+		{ "AI DRAM (FLOP/B)", RPT_REAL, 3 },
+		{ "AI L2 (FLOP/B)", RPT_REAL, 3 },
+		{ "Roof (%)", RPT_PERCENT, 1 },
+		{ "Class", RPT_TEXT, 0 },
+	};
+	int rc = sink->begin(sink, "roofline", "Roofline: per-kernel intensity and achieved rates",
+			     cols, (int)(sizeof cols / sizeof cols[0]));
+
+	for (int i = 0; !rc && i < n; i++) {
+		struct rpt_cell cells[11] = {
+			{ .s = k[i].name },
+			{ .i = k[i].launches },
+			{ .i = k[i].measured },
+			{ .i = k[i].time_ns },
+			{ .d = k[i].flops_per_s / 1e9 },
+			{ .d = k[i].dram_bytes_per_s / 1e9 },
+			{ .d = k[i].l2_bytes_per_s / 1e9, .is_null = k[i].l2_bytes <= 0 },
+			{ .d = k[i].ai_dram, .is_null = k[i].dram_bytes <= 0 },
+			{ .d = k[i].ai_l2, .is_null = k[i].l2_bytes <= 0 },
+			{ .d = 100 * k[i].roof_fraction },
+			{ .s = roof_class__name(k[i].klass) },
+		};
+		rc = sink->row(sink, cells);
+	}
+	if (!rc)
+		rc = sink->end(sink);
+	return rc;
+}
+
+/* Gnuplot reads the kernel names from the data file, so they only need the
+ * data-file quoting: no double quotes or newlines inside a quoted field. */
+static void put_dat_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++)
+		fputc(*s == '"' || *s == '\n' || *s == '\r' || *s == '\\' ? '\'' : *s, f);
+	fputc('"', f);
+}
+
+int roof__write_plot(const char *dir, const struct roof_kernel *k, int n, const struct roof_peaks *p,
+		     struct prof_error *err)
+{
+	char path[4096];
+	FILE *f;
+	double max_t = 1;
+
+	mkdir(dir, 0777);
+	snprintf(path, sizeof path, "%s/roofline-points.dat", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return prof_error__set(err, PROF_E_IO, "%s: cannot write", path);
+	for (int i = 0; i < n; i++)
+		if ((double)k[i].time_ns > max_t)
+			max_t = (double)k[i].time_ns;
+	fprintf(f, "# ai_dram_flop_per_byte gflop_per_s point_size total_time_ns name\n");
+	for (int i = 0; i < n; i++) {
+		if (k[i].ai_dram <= 0 || k[i].flops_per_s <= 0)
+			continue;
+		fprintf(f, "%.6g %.6g %.3f %lld ", k[i].ai_dram, k[i].flops_per_s / 1e9,
+			0.5 + 3.0 * sqrt((double)k[i].time_ns / max_t), (long long)k[i].time_ns);
+		put_dat_string(f, k[i].name);
+		fputc('\n', f);
+	}
+	fclose(f);
+	snprintf(path, sizeof path, "%s/roofline-roofs.dat", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return prof_error__set(err, PROF_E_IO, "%s: cannot write", path);
+	/* the DRAM and L2 slopes up to the FP32 ridge, then the flat FP32 roof */
+	fprintf(f, "# ai gflop_per_s_dram gflop_per_s_l2\n");
+	for (double ai = 1.0 / 64; ai <= 4096; ai *= 1.25) {
+		double dram = ai * p->dram_bytes_per_s, l2 = ai * p->l2_bytes_per_s;
+		if (dram > p->fp32_flops_per_s)
+			dram = p->fp32_flops_per_s;
+		if (l2 > p->fp32_flops_per_s || p->l2_bytes_per_s <= 0)
+			l2 = p->fp32_flops_per_s;
+		fprintf(f, "%.6g %.6g %.6g\n", ai, dram / 1e9, l2 / 1e9);
+	}
+	fclose(f);
+	snprintf(path, sizeof path, "%s/roofline.gp", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return prof_error__set(err, PROF_E_IO, "%s: cannot write", path);
+	fputs("# roofline.gp - log-log roofline; run with: gnuplot roofline.gp (writes roofline.svg)\n"
+	      "set terminal svg size 900,600\n"
+	      "set output 'roofline.svg'\n"
+	      "set logscale xy\n"
+	      "set xlabel 'arithmetic intensity (FLOP/byte, DRAM)'\n"
+	      "set ylabel 'GFLOP/s'\n"
+	      "set key top left\n"
+	      "plot 'roofline-roofs.dat' using 1:2 with lines lw 2 title 'DRAM roof + FP32 peak', \\\n"
+	      "     'roofline-roofs.dat' using 1:3 with lines dt 2 title 'L2 roof', \\\n"
+	      "     'roofline-points.dat' using 1:2:3 with points pt 7 ps variable title 'kernels (size: total time)'\n",
+	      f);
+	fclose(f);
+	return 0;
+}

@@ -1,0 +1,63 @@
+/* roofline.h - per-kernel roofline from hardware metrics and measured peaks.
+ *
+ * Metrics come from PERFKIT_KERNEL_METRICS (written by `perfkit run
+ * --metrics=roofline`, one row per profiled launch, joined to kernel rows by
+ * globalPid + correlationId); ceilings from PERFKIT_PEAKS (`perfkit peaks`),
+ * else from TARGET_INFO_GPU's nominal bandwidth and clock (said so). */
+#ifndef REPORT_ROOFLINE_H
+#define REPORT_ROOFLINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "prof/error.h"
+#include "prof/store.h"
+
+struct rpt_sink;
+
+struct roof_peaks {
+	double dram_bytes_per_s, l2_bytes_per_s;
+	double fp64_flops_per_s, fp32_flops_per_s, fp16_flops_per_s, bf16_flops_per_s;
+	double tensor_flops_per_s;
+	bool measured;       /* from PERFKIT_PEAKS, not nominal */
+	char source[256];
+};
+
+enum roof_class { ROOF_MEMORY, ROOF_COMPUTE, ROOF_LATENCY, ROOF_LAUNCH };
+const char *roof_class__name(enum roof_class c);
+
+struct roof_kernel {
+	char *name;
+	int64_t launches, measured;  /* all launches; launches with metrics */
+	int64_t time_ns;             /* all launches' total time */
+	int64_t metric_time_ns;      /* gpu__time_duration of measured launches */
+	double flops_f64, flops_f32, flops_f16, tensor_inst;
+	double dram_bytes, l2_bytes;
+	/* derived */
+	double flops, ai_dram, ai_l2, flops_per_s, dram_bytes_per_s, l2_bytes_per_s;
+	double peak_flops;           /* of the kernel's dominant precision */
+	double roof_fraction;        /* achieved / the roof at its intensity (nearer roof) */
+	enum roof_class klass;
+};
+
+/* Launches shorter than this on average, and at least ROOF_LAUNCH_MIN_COUNT of them, are launch-bound. */
+#define ROOF_LAUNCH_MAX_NS 5000
+#define ROOF_LAUNCH_MIN_COUNT 100
+/* Below this fraction of the nearer roof a kernel is latency-bound. */
+#define ROOF_LATENCY_FRACTION 0.2
+
+int roof_peaks__load(struct prof_store *s, struct roof_peaks *p, struct prof_error *err);
+/* Kernels with metrics, aggregated by name, sorted by total time. */
+int roof__load(struct prof_store *s, const struct roof_peaks *p, struct roof_kernel **out, int *n,
+	       struct prof_error *err);
+void roof__free(struct roof_kernel *k, int n);
+/* Classify one kernel from its sums (fills the derived fields). */
+void roof__derive(struct roof_kernel *k, const struct roof_peaks *p);
+int roof__rows(const struct roof_kernel *k, int n, struct rpt_sink *sink);
+/* Gnuplot data files + script in dir (roofline-points.dat, roofline-roofs.dat,
+ * roofline.gp); the script reads the data files, nothing is spliced in. */
+int roof__write_plot(const char *dir, const struct roof_kernel *k, int n, const struct roof_peaks *p,
+		     struct prof_error *err);
+
+#endif

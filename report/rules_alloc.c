@@ -1,0 +1,95 @@
+/* rules_alloc.c - allocation churn: device or pinned allocations and frees
+ * inside the steady-state loop. cudaMalloc is slow and cudaFree synchronises
+ * the device, so both belong before the loop (a pool, or preallocation).
+ * Stream-ordered cudaMallocAsync/cudaFreeAsync use a pool and are left out. */
+#include "diagnose.h"
+
+#include <stdlib.h>
+
+/* The first iteration may allocate for good; churn is what repeats after it. */
+static int64_t steady_start(const struct diag_context *ctx)
+{
+	if (ctx->w->iterations >= 2)
+		return ctx->w->start_ns + diag__window_ns(ctx) / ctx->w->iterations;
+	return ctx->w->start_ns;
+}
+
+static int rule_alloc_churn(struct diag_context *ctx, struct prof_error *err)
+{
+	const char *sql =
+		"SELECT s.value, count(*), sum(r.end - r.start) FROM CUPTI_ACTIVITY_KIND_RUNTIME r"
+		" JOIN StringIds s ON s.id = r.nameId"
+		" WHERE r.start >= ?1 AND r.start < ?2 AND s.value NOT LIKE '%Async%' AND ("
+		"  s.value LIKE 'cudaMalloc%' OR s.value LIKE 'cudaFree%' OR s.value LIKE 'cudaHostAlloc%'"
+		"  OR s.value LIKE 'cuMemAlloc%' OR s.value LIKE 'cuMemFree%' OR s.value LIKE 'cuMemHostAlloc%')"
+		" GROUP BY s.value ORDER BY 3 DESC";
+	const char *bytes_sql =
+		"SELECT count(*), coalesce(sum(bytes), 0) FROM CUDA_GPU_MEMORY_USAGE_EVENTS"
+		" WHERE memoryOperationType = 0 AND start >= ?1 AND start < ?2";
+	struct diag_tally t = { 0 };
+	int64_t n = 0, ns = 0, allocs = 0, alloc_bytes = 0;
+	int64_t from = steady_start(ctx);
+	int iters = ctx->w->iterations >= 2 ? ctx->w->iterations - 1 : 1;
+	struct prof_cursor *c;
+	char b1[32], b2[32], more[128] = "";
+	int rc;
+
+	if (!ctx->has_runtime)
+		return diag__skip(ctx, "alloc_churn", "the capture has no CUDA API calls");
+	rc = prof_cursor__open(ctx->store, sql, &c, err);
+	if (rc)
+		return rc;
+	prof_cursor__bind_int64(c, 1, from);
+	prof_cursor__bind_int64(c, 2, ctx->w->end_ns);
+	while ((rc = prof_cursor__next(c, err)) == 1) {
+		struct diag_tally_entry *e = diag_tally__get(&t, prof_cursor__text(c, 0));
+
+		if (!e) {
+			prof_cursor__close(c);
+			diag_tally__exit(&t);
+			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		}
+		e->count = prof_cursor__int64(c, 1);
+		e->time_ns = prof_cursor__int64(c, 2);
+		e->bytes = -1;
+		n += e->count;
+		ns += e->time_ns;
+	}
+	prof_cursor__close(c);
+	if (rc < 0)
+		goto out;
+	rc = 0;
+	if (!n || (double)n / iters < diag__get(ctx, "alloc_churn.min_per_iteration"))
+		goto out;
+	if (ctx->has_memory_events && !prof_cursor__open(ctx->store, bytes_sql, &c, err)) {
+		prof_cursor__bind_int64(c, 1, from);
+		prof_cursor__bind_int64(c, 2, ctx->w->end_ns);
+		if (prof_cursor__next(c, err) == 1) {
+			allocs = prof_cursor__int64(c, 0);
+			alloc_bytes = prof_cursor__int64(c, 1);
+		}
+		prof_cursor__close(c);
+	}
+	if (allocs > 0)
+		snprintf(more, sizeof more, " The driver recorded %lld allocations of %s in all.",
+			 (long long)allocs, diag__bytes(b2, sizeof b2, (double)alloc_bytes));
+	diag_tally__sort_by_time(&t);
+	{
+		struct diag_finding *f = diag__add(
+			ctx, "alloc_churn", "Allocation churn inside the loop", diag__share(ctx, ns), ns, DIAG_HIGH,
+			diag__fmt("%lld allocation/free calls after the first iteration (%.1f per iteration) "
+				  "take %s; cudaFree also waits for the whole device.%s",
+				  (long long)n, (double)n / iters, diag__ns(b1, sizeof b1, ns), more),
+			diag__fmt("Allocate buffers once before the loop and reuse them (a buffer pool keyed "
+				  "by size), or use stream-ordered cudaMallocAsync/cudaFreeAsync with a memory pool."));
+		diag_tally__offenders(&t, f);
+	}
+out:
+	diag_tally__exit(&t);
+	return rc;
+}
+
+const struct diag_rule diag_rules_alloc[] = {
+	{ "alloc_churn", "Allocation churn inside the loop", rule_alloc_churn },
+	{ NULL, NULL, NULL },
+};

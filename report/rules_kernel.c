@@ -1,0 +1,249 @@
+/* rules_kernel.c - rules about individual kernels: low theoretical occupancy
+ * with its limiter (from the launch records alone), and with hardware
+ * metrics: memory-bound FP32 kernels (FP16/BF16 storage halves their bytes)
+ * and memory-bound kernels far below the bandwidth roof. Without metrics the
+ * FP32 rule falls back to the argument types in the demangled name and says
+ * that it did; the bandwidth rule needs metrics and says so. */
+#include "diagnose.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "occupancy.h"
+#include "roofline.h"
+
+static int rule_occupancy(struct diag_context *ctx, struct prof_error *err)
+{
+	const char *sql =
+		"SELECT " DIAG_KERNEL_NAME_SQL ", k.blockX * k.blockY * k.blockZ, k.registersPerThread,"
+		" k.staticSharedMemory + k.dynamicSharedMemory, max(k.sharedMemoryExecuted),"
+		" count(*), sum(k.end - k.start)"
+		" FROM CUPTI_ACTIVITY_KIND_KERNEL k WHERE k.start >= ?1 AND k.start < ?2"
+		" GROUP BY k.demangledName, 2, 3, 4 ORDER BY 7 DESC";
+	double max_occ = diag__get(ctx, "occupancy.max");
+	double min_share = diag__get(ctx, "occupancy.min_kernel_share");
+	struct diag_tally t = { 0 };
+	struct occ_gpu gpu;
+	struct prof_error gerr;
+	struct prof_cursor *c;
+	int64_t ns = 0, n = 0;
+	char key[512], b1[32];
+	int rc;
+
+	if (!ctx->has_kernel)
+		return 0;
+	if (occ_gpu__from_store(ctx->store, 0, &gpu, &gerr))
+		return diag__skip(ctx, "low_occupancy", "no usable GPU description: %s", gerr.msg);
+	rc = prof_cursor__open(ctx->store, sql, &c, err);
+	if (rc)
+		return rc;
+	prof_cursor__bind_int64(c, 1, ctx->w->start_ns);
+	prof_cursor__bind_int64(c, 2, ctx->w->end_ns);
+	while ((rc = prof_cursor__next(c, err)) == 1) {
+		struct occ_launch l = {
+			.threads_per_block = (int)prof_cursor__int64(c, 1),
+			.registers_per_thread = (int)prof_cursor__int64(c, 2),
+			.shared_per_block_bytes = prof_cursor__int64(c, 3),
+			.shared_config_bytes = prof_cursor__int64(c, 4),
+		};
+		struct occ_result r;
+		int64_t time = prof_cursor__int64(c, 6);
+		struct diag_tally_entry *e;
+
+		if (diag__share(ctx, time) < min_share)
+			continue;
+		if (occ__compute(&gpu, &l, &r) || r.limiter == OCC_LIMIT_INVALID || r.occupancy >= max_occ)
+			continue;
+		snprintf(key, sizeof key, "%s: %.0f%% (%d threads, %d regs, %lld B shared; limited by %s)",
+			 prof_cursor__text(c, 0), 100 * r.occupancy, l.threads_per_block, l.registers_per_thread,
+			 (long long)l.shared_per_block_bytes, occ_limiter__name(r.limiter));
+		e = diag_tally__get(&t, key);
+		if (!e) {
+			prof_cursor__close(c);
+			diag_tally__exit(&t);
+			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		}
+		e->count += prof_cursor__int64(c, 5);
+		e->time_ns += time;
+		e->bytes = -1;
+		ns += time;
+		n++;
+	}
+	prof_cursor__close(c);
+	if (rc >= 0 && n) {
+		struct diag_finding *f;
+		diag_tally__sort_by_time(&t);
+		/* low occupancy is a cause only when the kernel is latency-bound,
+		 * which the launch records cannot show: at most low severity */
+		f = diag__add(ctx, "low_occupancy", "Low theoretical occupancy", diag__share(ctx, ns), ns, DIAG_LOW,
+			      diag__fmt("%lld kernel configurations below %.0f%% theoretical occupancy on %s "
+					"run %s in the window (see the limiter of each below).",
+					(long long)n, 100 * max_occ, gpu.name[0] ? gpu.name : "this GPU",
+					diag__ns(b1, sizeof b1, ns)),
+			      diag__fmt("Registers: cap them with __launch_bounds__(threads, minBlocks) or "
+					"-maxrregcount; shared memory: smaller tiles or fewer stages; block size: "
+					"use 128-256 threads per block. Check with `perfkit roofline` whether the "
+					"kernel is latency-bound before trading registers for occupancy."));
+		diag_tally__offenders(&t, f);
+	}
+	diag_tally__exit(&t);
+	return rc < 0 ? rc : 0;
+}
+
+/* FP32 storage in the signature: float pointers and no 16-bit or double types. */
+static bool fp32_signature(const char *name)
+{
+	return (strstr(name, "float*") || strstr(name, "float *") || strstr(name, "float const*") ||
+		strstr(name, "const float*") || strstr(name, "float4")) &&
+	       !strstr(name, "half") && !strstr(name, "bfloat16") && !strstr(name, "double") &&
+	       !strstr(name, "__nv_bf16");
+}
+
+static int fp32_heuristic(struct diag_context *ctx, struct prof_error *err)
+{
+	const char *sql =
+		"SELECT " DIAG_KERNEL_NAME_SQL ", count(*), sum(k.end - k.start)"
+		" FROM CUPTI_ACTIVITY_KIND_KERNEL k WHERE k.start >= ?1 AND k.start < ?2"
+		" GROUP BY k.demangledName ORDER BY 3 DESC";
+	struct diag_tally t = { 0 };
+	struct prof_cursor *c;
+	int64_t ns = 0, n = 0;
+	char b1[32];
+	int rc;
+
+	rc = prof_cursor__open(ctx->store, sql, &c, err);
+	if (rc)
+		return rc;
+	prof_cursor__bind_int64(c, 1, ctx->w->start_ns);
+	prof_cursor__bind_int64(c, 2, ctx->w->end_ns);
+	while ((rc = prof_cursor__next(c, err)) == 1) {
+		const char *name = prof_cursor__text(c, 0);
+		int64_t time = prof_cursor__int64(c, 2);
+		struct diag_tally_entry *e;
+
+		if (!name || !fp32_signature(name) || diag__share(ctx, time) < diag__get(ctx, "severity.low"))
+			continue;
+		e = diag_tally__get(&t, name);
+		if (!e) {
+			prof_cursor__close(c);
+			diag_tally__exit(&t);
+			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		}
+		e->count = prof_cursor__int64(c, 1);
+		e->time_ns = time;
+		e->bytes = -1;
+		ns += time;
+		n++;
+	}
+	prof_cursor__close(c);
+	if (rc >= 0 && n) {
+		struct diag_finding *f;
+		f = diag__add(ctx, "fp32_memory_bound", "FP32 kernels that may be memory-bound",
+			      diag__share(ctx, ns), ns, DIAG_LOW,
+			      diag__fmt("%lld kernels take float arguments and no 16-bit types (%s in the "
+					"window). Heuristic from the kernel signatures: this capture has no "
+					"hardware metrics, so whether they are memory-bound is not measured; "
+					"run `perfkit run --metrics=roofline` to confirm.",
+					(long long)n, diag__ns(b1, sizeof b1, ns)),
+			      diag__fmt("If they are memory-bound, store the data as FP16/BF16 (__half, "
+					"__nv_bfloat16; autocast in PyTorch) and accumulate in FP32: half the "
+					"bytes moved, up to 2x on these kernels."));
+		diag_tally__offenders(&t, f);
+	}
+	diag_tally__exit(&t);
+	return rc < 0 ? rc : 0;
+}
+
+static int rules_metrics(struct diag_context *ctx, struct prof_error *err)
+{
+	struct roof_peaks p;
+	struct roof_kernel *k = NULL;
+	struct diag_tally fp32 = { 0 }, slow = { 0 };
+	int64_t fp32_ns = 0, slow_ns = 0, slow_gain_ns = 0;
+	double min_frac = diag__get(ctx, "fp32.min_fraction");
+	double max_bw = diag__get(ctx, "bandwidth.max_fraction");
+	int64_t min_ns = (int64_t)(diag__get(ctx, "bandwidth.min_kernel_us") * 1000);
+	char key[512], b1[32], b2[32];
+	int n = 0, rc;
+
+	if (!ctx->report->has_metrics) {
+		diag__skip(ctx, "bandwidth_below_roof",
+			   "needs hardware metrics: capture with `perfkit run --metrics=roofline`");
+		return ctx->has_kernel ? fp32_heuristic(ctx, err) : 0;
+	}
+	rc = roof_peaks__load(ctx->store, &p, err);
+	if (!rc)
+		rc = roof__load(ctx->store, &p, &k, &n, err);
+	if (rc)
+		return rc;
+	for (int i = 0; i < n; i++) {
+		struct roof_kernel *r = &k[i];
+		bool mem = r->klass == ROOF_MEMORY ||
+			   (r->klass == ROOF_LATENCY && r->ai_dram * p.dram_bytes_per_s < r->peak_flops);
+		struct diag_tally_entry *e;
+
+		if (!mem || r->measured == 0)
+			continue;
+		if (r->flops > 0 && r->flops_f32 >= min_frac * r->flops) {
+			snprintf(key, sizeof key, "%s: %.2f FLOP/B, %.0f GB/s", r->name, r->ai_dram,
+				 r->dram_bytes_per_s / 1e9);
+			if (!(e = diag_tally__get(&fp32, key)))
+				goto nomem;
+			e->count = r->launches, e->time_ns = r->time_ns, e->bytes = (int64_t)r->dram_bytes;
+			fp32_ns += r->time_ns;
+		}
+		if (r->metric_time_ns / r->measured >= min_ns && p.dram_bytes_per_s > 0 &&
+		    r->dram_bytes_per_s < max_bw * p.dram_bytes_per_s) {
+			double frac = r->dram_bytes_per_s / p.dram_bytes_per_s;
+			snprintf(key, sizeof key, "%s: %.0f GB/s = %.0f%% of the DRAM roof", r->name,
+				 r->dram_bytes_per_s / 1e9, 100 * frac);
+			if (!(e = diag_tally__get(&slow, key)))
+				goto nomem;
+			e->count = r->launches, e->time_ns = r->time_ns, e->bytes = (int64_t)r->dram_bytes;
+			slow_ns += r->time_ns;
+			/* reaching the roof would save (1 - frac) of the kernel's time */
+			slow_gain_ns += (int64_t)((double)r->time_ns * (1 - frac));
+		}
+	}
+	if (fp32.n) {
+		struct diag_finding *f;
+		diag_tally__sort_by_time(&fp32);
+		f = diag__add(ctx, "fp32_memory_bound", "Memory-bound FP32 kernels", diag__share(ctx, fp32_ns),
+			      fp32_ns, DIAG_HIGH,
+			      diag__fmt("%d kernels do at least %.0f%% of their FLOPs in FP32 and sit left of the "
+					"ridge point (%s): they are limited by DRAM bytes, not arithmetic. They "
+					"take %s.", fp32.n, 100 * min_frac, p.source, diag__ns(b1, sizeof b1, fp32_ns)),
+			      diag__fmt("Store the data as FP16/BF16 (__half/__nv_bfloat16, autocast) and "
+					"accumulate in FP32: half the bytes, up to 2x on these kernels."));
+		diag_tally__offenders(&fp32, f);
+	}
+	if (slow.n) {
+		struct diag_finding *f;
+		diag_tally__sort_by_time(&slow);
+		f = diag__add(ctx, "bandwidth_below_roof", "Memory-bound kernels far below the bandwidth roof",
+			      diag__share(ctx, slow_gain_ns), slow_gain_ns, DIAG_HIGH,
+			      diag__fmt("%d memory-bound kernels reach less than %.0f%% of the DRAM bandwidth "
+					"ceiling (%.0f GB/s, %s); they run %s, of which %s would go at the roof.",
+					slow.n, 100 * max_bw, p.dram_bytes_per_s / 1e9, p.source,
+					diag__ns(b1, sizeof b1, slow_ns), diag__ns(b2, sizeof b2, slow_gain_ns)),
+			      diag__fmt("Make accesses coalesced (consecutive threads read consecutive "
+					"addresses), vectorise them (float4 / 128-bit loads), avoid strided or "
+					"indirect access, and give the kernel enough blocks to fill every SM."));
+		diag_tally__offenders(&slow, f);
+	}
+	rc = 0;
+	goto out;
+nomem:
+	rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+out:
+	roof__free(k, n);
+	diag_tally__exit(&fp32);
+	diag_tally__exit(&slow);
+	return rc;
+}
+
+const struct diag_rule diag_rules_kernel[] = {
+	{ "low_occupancy", "Low theoretical occupancy", rule_occupancy },
+	{ "fp32_memory_bound+bandwidth_below_roof", "Memory-bound kernels", rules_metrics },
+	{ NULL, NULL, NULL },
+};

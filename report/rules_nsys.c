@@ -1,0 +1,346 @@
+/* rules_nsys.c - the rules `nsys analyze` has, on perfkit captures and nsys
+ * exports alike: asynchronous copies from pageable memory, synchronous
+ * copies, synchronous memsets, synchronisation calls, GPU idle gaps and low
+ * GPU utilisation over time chunks. They need only the trace. */
+#include "diagnose.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "prof/event.h"
+
+static const char *copy_kind_name(int k)
+{
+	switch (k) {
+	case PROF_COPY_HTOD: return "HtoD";
+	case PROF_COPY_DTOH: return "DtoH";
+	case PROF_COPY_DTOD: return "DtoD";
+	case PROF_COPY_HTOH: return "HtoH";
+	case PROF_COPY_PTOP: return "PtoP";
+	default: return "other";
+	}
+}
+
+static const char *mem_kind_name(int k)
+{
+	switch (k) {
+	case PROF_MEM_PAGEABLE: return "pageable";
+	case PROF_MEM_PINNED: return "pinned";
+	case PROF_MEM_DEVICE: return "device";
+	case PROF_MEM_MANAGED: return "managed";
+	default: return "other";
+	}
+}
+
+static bool is_async_name(const char *api)
+{
+	return api && strstr(api, "Async");
+}
+
+/* One pass over copies joined to their API call feeds both copy rules. */
+static int rule_copies(struct diag_context *ctx, struct prof_error *err)
+{
+	const char *sql =
+		"SELECT m.start, m.end, m.bytes, m.copyKind, m.srcKind, m.dstKind,"
+		" m.srcDeviceId, m.dstDeviceId, r.start, r.end, s.value"
+		" FROM CUPTI_ACTIVITY_KIND_MEMCPY m"
+		" JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = m.correlationId"
+		" LEFT JOIN StringIds s ON s.id = r.nameId"
+		" WHERE m.start >= ?1 AND m.start < ?2";
+	struct diag_tally pageable = { 0 }, sync = { 0 };
+	int64_t pg_count = 0, pg_ns = 0, pg_bytes = 0, sy_count = 0, sy_ns = 0, sy_bytes = 0;
+	struct prof_cursor *c;
+	char key[256], b1[32], b2[32];
+	int rc;
+
+	if (!ctx->has_memcpy)
+		return 0;
+	if (!ctx->has_runtime) {
+		diag__skip(ctx, "pageable_async_copy", "the capture has no CUDA API calls to tell async from sync copies");
+		return diag__skip(ctx, "sync_memcpy", "the capture has no CUDA API calls to tell async from sync copies");
+	}
+	rc = prof_cursor__open(ctx->store, sql, &c, err);
+	if (rc)
+		return rc;
+	prof_cursor__bind_int64(c, 1, ctx->w->start_ns);
+	prof_cursor__bind_int64(c, 2, ctx->w->end_ns);
+	while ((rc = prof_cursor__next(c, err)) == 1) {
+		int64_t gpu_ns = prof_cursor__int64(c, 1) - prof_cursor__int64(c, 0);
+		int64_t bytes = prof_cursor__int64(c, 2);
+		int kind = (int)prof_cursor__int64(c, 3);
+		int src = (int)prof_cursor__int64(c, 4), dst = (int)prof_cursor__int64(c, 5);
+		int64_t api_ns = prof_cursor__int64(c, 9) - prof_cursor__int64(c, 8);
+		const char *api = prof_cursor__text(c, 10);
+		struct diag_tally_entry *e;
+
+		if (is_async_name(api)) {
+			if (src != PROF_MEM_PAGEABLE && dst != PROF_MEM_PAGEABLE)
+				continue;
+			/* a pageable "async" copy is staged by the CPU: it costs the
+			 * longer of the call and the transfer */
+			int64_t t = api_ns > gpu_ns ? api_ns : gpu_ns;
+			snprintf(key, sizeof key, "%s %s %s->%s", api, copy_kind_name(kind),
+				 mem_kind_name(src), mem_kind_name(dst));
+			e = diag_tally__get(&pageable, key);
+			if (!e)
+				goto nomem;
+			e->count++, e->time_ns += t, e->bytes += bytes;
+			pg_count++, pg_ns += t, pg_bytes += bytes;
+		} else {
+			if (kind == PROF_COPY_HTOD &&
+			    bytes <= (int64_t)diag__get(ctx, "sync_memcpy.max_htod_bytes_ignored"))
+				continue;
+			if (kind == PROF_COPY_DTOD && prof_cursor__int64(c, 6) == prof_cursor__int64(c, 7))
+				continue;
+			snprintf(key, sizeof key, "%s %s %s->%s", api ? api : "?", copy_kind_name(kind),
+				 mem_kind_name(src), mem_kind_name(dst));
+			e = diag_tally__get(&sync, key);
+			if (!e)
+				goto nomem;
+			e->count++, e->time_ns += api_ns, e->bytes += bytes;
+			sy_count++, sy_ns += api_ns, sy_bytes += bytes;
+		}
+	}
+	prof_cursor__close(c);
+	if (rc < 0)
+		goto out;
+	rc = 0;
+	if (pg_count) {
+		struct diag_finding *f;
+		diag_tally__sort_by_time(&pageable);
+		f = diag__add(ctx, "pageable_async_copy", "Asynchronous copies from pageable memory",
+			      diag__share(ctx, pg_ns), pg_ns, DIAG_HIGH,
+			      diag__fmt("%lld asynchronous copies (%.1f per iteration) use pageable host memory: "
+					"%s moved, %s spent; the driver stages them through a pinned buffer, so "
+					"they neither overlap with the CPU nor run at full PCIe speed.",
+					(long long)pg_count, (double)pg_count / diag__per_iter(ctx),
+					diag__bytes(b1, sizeof b1, (double)pg_bytes), diag__ns(b2, sizeof b2, pg_ns)),
+			      diag__fmt("Allocate the host side with cudaMallocHost/cudaHostAlloc (PyTorch: "
+					"pin_memory=True) so the copies are truly asynchronous."));
+		diag_tally__offenders(&pageable, f);
+	}
+	if (sy_count) {
+		struct diag_finding *f;
+		diag_tally__sort_by_time(&sync);
+		f = diag__add(ctx, "sync_memcpy", "Synchronous memory copies",
+			      diag__share(ctx, sy_ns), sy_ns, DIAG_HIGH,
+			      diag__fmt("%lld synchronous copies (%.1f per iteration, HtoD up to %.0f bytes and "
+					"same-device copies ignored) block the calling thread for %s in all, %s moved.",
+					(long long)sy_count, (double)sy_count / diag__per_iter(ctx),
+					diag__get(ctx, "sync_memcpy.max_htod_bytes_ignored"),
+					diag__ns(b2, sizeof b2, sy_ns), diag__bytes(b1, sizeof b1, (double)sy_bytes)),
+			      diag__fmt("Use cudaMemcpyAsync on a stream with pinned host memory and synchronise "
+					"once where the result is needed, so copies overlap with CPU and GPU work."));
+		diag_tally__offenders(&sync, f);
+	}
+	goto out;
+nomem:
+	prof_cursor__close(c);
+	rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+out:
+	diag_tally__exit(&pageable);
+	diag_tally__exit(&sync);
+	return rc;
+}
+
+/* Sum API calls whose name matches one of the LIKE patterns (constants). */
+static int api_calls(struct diag_context *ctx, const char *where, struct diag_tally *t,
+		     int64_t *count, int64_t *time_ns, int64_t *idle_after_ns, struct prof_error *err)
+{
+	char sql[768];
+	struct prof_cursor *c;
+	int rc;
+
+	snprintf(sql, sizeof sql,
+		 "SELECT r.start, r.end, s.value FROM CUPTI_ACTIVITY_KIND_RUNTIME r"
+		 " JOIN StringIds s ON s.id = r.nameId"
+		 " WHERE r.start >= ?1 AND r.start < ?2 AND (%s)", where);
+	rc = prof_cursor__open(ctx->store, sql, &c, err);
+	if (rc)
+		return rc;
+	prof_cursor__bind_int64(c, 1, ctx->w->start_ns);
+	prof_cursor__bind_int64(c, 2, ctx->w->end_ns);
+	while ((rc = prof_cursor__next(c, err)) == 1) {
+		int64_t s = prof_cursor__int64(c, 0), e = prof_cursor__int64(c, 1);
+		struct diag_tally_entry *te = diag_tally__get(t, prof_cursor__text(c, 2));
+
+		if (!te) {
+			prof_cursor__close(c);
+			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		}
+		te->count++;
+		te->time_ns += e - s;
+		(*count)++;
+		*time_ns += e - s;
+		if (idle_after_ns) {
+			int64_t idle = diag__idle_after(ctx, e);
+			*idle_after_ns += idle;
+			te->bytes = -1;
+			te->aux += (double)idle;
+		}
+	}
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
+}
+
+static int rule_memset_sync(struct diag_context *ctx, struct prof_error *err)
+{
+	struct diag_tally t = { 0 };
+	int64_t count = 0, ns = 0;
+	char b[32];
+	int rc;
+
+	if (!ctx->has_runtime)
+		return diag__skip(ctx, "sync_memset", "the capture has no CUDA API calls");
+	rc = api_calls(ctx, "(s.value LIKE 'cudaMemset%' OR s.value LIKE 'cuMemsetD%')"
+		       " AND s.value NOT LIKE '%Async%'", &t, &count, &ns, NULL, err);
+	if (!rc && count) {
+		struct diag_finding *f;
+		diag_tally__sort_by_time(&t);
+		for (int i = 0; i < t.n; i++)
+			t.e[i].bytes = -1;
+		f = diag__add(ctx, "sync_memset", "Synchronous memsets",
+			      diag__share(ctx, ns), ns, DIAG_HIGH,
+			      diag__fmt("%lld synchronous memset calls (%.1f per iteration) hold the calling "
+					"thread for %s.", (long long)count, (double)count / diag__per_iter(ctx),
+					diag__ns(b, sizeof b, ns)),
+			      diag__fmt("Use cudaMemsetAsync on the stream that uses the buffer, or fold the "
+					"initialisation into the kernel that first writes it."));
+		diag_tally__offenders(&t, f);
+	}
+	diag_tally__exit(&t);
+	return rc;
+}
+
+/* A synchronisation call costs what the GPU then sits idle: after the call
+ * returns, the CPU must enqueue new work before the GPU can start again. */
+static int rule_sync_api(struct diag_context *ctx, struct prof_error *err)
+{
+	struct diag_tally t = { 0 };
+	int64_t count = 0, ns = 0, idle = 0;
+	char b1[32], b2[32];
+	int rc;
+
+	if (!ctx->has_runtime)
+		return diag__skip(ctx, "sync_api", "the capture has no CUDA API calls");
+	rc = api_calls(ctx, "s.value LIKE 'cudaDeviceSynchronize%' OR s.value LIKE 'cudaStreamSynchronize%'"
+		       " OR s.value LIKE 'cudaEventSynchronize%' OR s.value LIKE 'cuCtxSynchronize%'"
+		       " OR s.value LIKE 'cuStreamSynchronize%' OR s.value LIKE 'cuEventSynchronize%'",
+		       &t, &count, &ns, &idle, err);
+	if (!rc && count) {
+		struct diag_finding *f;
+		/* rank calls by the idle time they leave behind */
+		for (int i = 0; i < t.n; i++)
+			t.e[i].time_ns = (int64_t)t.e[i].aux;
+		diag_tally__sort_by_time(&t);
+		f = diag__add(ctx, "sync_api", "Synchronisation API calls",
+			      diag__share(ctx, idle), idle, DIAG_HIGH,
+			      diag__fmt("%lld synchronisation calls (%.1f per iteration) block the host for %s; "
+					"after they return the GPU waits %s in all for new work.",
+					(long long)count, (double)count / diag__per_iter(ctx),
+					diag__ns(b1, sizeof b1, ns), diag__ns(b2, sizeof b2, idle)),
+			      diag__fmt("Synchronise only where the host needs a result; order work with "
+					"streams and events (cudaStreamWaitEvent) instead of blocking the host, "
+					"and enqueue the next step's work before waiting for this one's."));
+		diag_tally__offenders(&t, f);
+	}
+	diag_tally__exit(&t);
+	return rc;
+}
+
+static int rule_gpu_gaps(struct diag_context *ctx, struct prof_error *err)
+{
+	int64_t min_gap = (int64_t)(diag__get(ctx, "gpu_gaps.min_gap_ms") * 1e6);
+	struct diag_tally t = { 0 };
+	int64_t total = 0, n = 0;
+	char b1[32], b2[64];
+
+	if (ctx->nbusy < 2)
+		return 0;
+	for (int i = 1; i < ctx->nbusy; i++) {
+		int64_t gap = ctx->busy[i].start_ns - ctx->busy[i - 1].end_ns;
+		struct diag_tally_entry *e;
+
+		if (gap < min_gap)
+			continue;
+		total += gap;
+		n++;
+		snprintf(b2, sizeof b2, "gap at +%.3f s",
+			 (double)(ctx->busy[i - 1].end_ns - ctx->w->capture_start_ns) / 1e9);
+		e = diag_tally__get(&t, b2);
+		if (!e)
+			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		e->count = 1;
+		e->time_ns = gap;
+		e->bytes = -1;
+	}
+	if (n) {
+		struct diag_finding *f;
+		diag_tally__sort_by_time(&t);
+		f = diag__add(ctx, "gpu_gaps", "GPU idle gaps", diag__share(ctx, total), total, DIAG_HIGH,
+			      diag__fmt("The GPU is idle in %lld gaps of at least %.0f ms, %s in all.",
+					(long long)n, diag__get(ctx, "gpu_gaps.min_gap_ms"),
+					diag__ns(b1, sizeof b1, total)),
+			      diag__fmt("Look at what the host does in these gaps (perfkit report --report="
+					"cuda_api_sum, NVTX ranges) and overlap it with GPU work, or move it to the GPU."));
+		diag_tally__offenders(&t, f);
+	}
+	diag_tally__exit(&t);
+	return 0;
+}
+
+static int rule_gpu_util(struct diag_context *ctx, struct prof_error *err)
+{
+	int chunks = (int)diag__get(ctx, "gpu_util.chunks");
+	double min_busy = diag__get(ctx, "gpu_util.min_busy");
+	int64_t len = diag__window_ns(ctx), idle = 0;
+	struct diag_tally t = { 0 };
+	int flagged = 0;
+	char b1[32], key[64];
+
+	if (chunks < 1 || ctx->nbusy == 0)
+		return 0;
+	for (int i = 0; i < chunks; i++) {
+		int64_t a = ctx->w->start_ns + len * i / chunks;
+		int64_t b = ctx->w->start_ns + len * (i + 1) / chunks;
+		int64_t busy = diag__busy_in(ctx, a, b);
+		struct diag_tally_entry *e;
+
+		if (b <= a || (double)busy >= min_busy * (double)(b - a))
+			continue;
+		flagged++;
+		idle += (b - a) - busy;
+		snprintf(key, sizeof key, "chunk %d at +%.3f s: %.0f%% busy", i + 1,
+			 (double)(a - ctx->w->capture_start_ns) / 1e9, 100.0 * (double)busy / (double)(b - a));
+		e = diag_tally__get(&t, key);
+		if (!e)
+			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		e->count = 1;
+		e->time_ns = (b - a) - busy;
+		e->bytes = -1;
+	}
+	if (flagged) {
+		struct diag_finding *f;
+		diag_tally__sort_by_time(&t);
+		f = diag__add(ctx, "gpu_util", "Low GPU utilisation", diag__share(ctx, idle), idle, DIAG_HIGH,
+			      diag__fmt("%d of %d time chunks are less than %.0f%% busy; the GPU is idle %s in "
+					"them. Over the whole window the GPU is busy %.1f%% of the time.",
+					flagged, chunks, 100 * min_busy, diag__ns(b1, sizeof b1, idle),
+					100.0 * (double)ctx->busy_ns / (double)len),
+			      diag__fmt("See the other findings for the cause (host work, launches, "
+					"synchronisation, copies); give the GPU more work per launch and keep "
+					"work queued ahead of it."));
+		diag_tally__offenders(&t, f);
+	}
+	diag_tally__exit(&t);
+	return 0;
+}
+
+const struct diag_rule diag_rules_nsys[] = {
+	{ "pageable_async_copy+sync_memcpy", "Copies", rule_copies },
+	{ "sync_memset", "Synchronous memsets", rule_memset_sync },
+	{ "sync_api", "Synchronisation API calls", rule_sync_api },
+	{ "gpu_gaps", "GPU idle gaps", rule_gpu_gaps },
+	{ "gpu_util", "Low GPU utilisation", rule_gpu_util },
+	{ NULL, NULL, NULL },
+};

@@ -1,0 +1,161 @@
+/* rules_transfer.c - host/device traffic per iteration: many small
+ * host-to-device copies (collate them into one), and copy volume that
+ * dominates the step (keep data on the GPU, send less, overlap). */
+#include "diagnose.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "prof/event.h"
+
+static const char *mem_kind_word(int k)
+{
+	return k == PROF_MEM_PAGEABLE ? "pageable" : k == PROF_MEM_PINNED ? "pinned" : "other memory";
+}
+
+/* Small copies cost their fixed overhead, paid on the host (the API call)
+ * and on the copy engine: a copy's cost is the longer of the two. */
+static int rule_small_htod(struct diag_context *ctx, struct prof_error *err)
+{
+	const char *sql_api =
+		"SELECT m.start, m.end, m.bytes, m.srcKind, r.start, r.end, s.value"
+		" FROM CUPTI_ACTIVITY_KIND_MEMCPY m"
+		" LEFT JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = m.correlationId"
+		" LEFT JOIN StringIds s ON s.id = r.nameId"
+		" WHERE m.copyKind = 1 AND m.bytes <= ?3 AND m.start >= ?1 AND m.start < ?2";
+	const char *sql_plain =
+		"SELECT m.start, m.end, m.bytes, m.srcKind, NULL, NULL, NULL"
+		" FROM CUPTI_ACTIVITY_KIND_MEMCPY m"
+		" WHERE m.copyKind = 1 AND m.bytes <= ?3 AND m.start >= ?1 AND m.start < ?2";
+	struct diag_tally t = { 0 };
+	int64_t n = 0, ns = 0, bytes = 0, pageable = 0;
+	struct prof_cursor *c;
+	char key[256], b1[32], b2[32], b3[32], b4[32];
+	double per_iter;
+	int rc;
+
+	if (!ctx->has_memcpy)
+		return 0;
+	rc = prof_cursor__open(ctx->store, ctx->has_runtime ? sql_api : sql_plain, &c, err);
+	if (rc)
+		return rc;
+	prof_cursor__bind_int64(c, 1, ctx->w->start_ns);
+	prof_cursor__bind_int64(c, 2, ctx->w->end_ns);
+	prof_cursor__bind_int64(c, 3, (int64_t)diag__get(ctx, "small_copies.max_bytes"));
+	while ((rc = prof_cursor__next(c, err)) == 1) {
+		int64_t gpu_ns = prof_cursor__int64(c, 1) - prof_cursor__int64(c, 0);
+		int64_t api_ns = prof_cursor__is_null(c, 4) ? 0 : prof_cursor__int64(c, 5) - prof_cursor__int64(c, 4);
+		int64_t cost = api_ns > gpu_ns ? api_ns : gpu_ns;
+		int src = (int)prof_cursor__int64(c, 3);
+		const char *api = prof_cursor__text(c, 6);
+		struct diag_tally_entry *e;
+
+		snprintf(key, sizeof key, "%s from %s", api ? api : "HtoD copy", mem_kind_word(src));
+		e = diag_tally__get(&t, key);
+		if (!e) {
+			prof_cursor__close(c);
+			diag_tally__exit(&t);
+			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		}
+		e->count++, e->time_ns += cost, e->bytes += prof_cursor__int64(c, 2);
+		n++, ns += cost, bytes += prof_cursor__int64(c, 2);
+		pageable += src == PROF_MEM_PAGEABLE;
+	}
+	prof_cursor__close(c);
+	if (rc < 0) {
+		diag_tally__exit(&t);
+		return rc;
+	}
+	per_iter = (double)n / diag__per_iter(ctx);
+	if (n && per_iter >= diag__get(ctx, "small_copies.min_per_iteration")) {
+		struct diag_finding *f;
+		diag_tally__sort_by_time(&t);
+		f = diag__add(ctx, "small_htod_copies", "Many small host-to-device copies per iteration",
+			      diag__share(ctx, ns), ns, DIAG_HIGH,
+			      diag__fmt("%.1f host-to-device copies of at most %s per iteration (%lld in %s), "
+					"%s each on average, %s per iteration; %lld of them from pageable memory. "
+					"Each copy pays a fixed cost: %s in all.",
+					per_iter, diag__bytes(b1, sizeof b1, diag__get(ctx, "small_copies.max_bytes")),
+					(long long)n, ctx->w->source,
+					diag__bytes(b2, sizeof b2, (double)bytes / (double)n),
+					diag__bytes(b3, sizeof b3, (double)bytes / diag__per_iter(ctx)),
+					(long long)pageable, diag__ns(b4, sizeof b4, ns)),
+			      diag__fmt("Collate the inputs of one iteration into one pinned host buffer and "
+					"send it with a single cudaMemcpyAsync (or keep the data resident on the "
+					"GPU); prefetch the next iteration on a second stream."));
+		diag_tally__offenders(&t, f);
+	}
+	diag_tally__exit(&t);
+	return 0;
+}
+
+static int rule_transfer_volume(struct diag_context *ctx, struct prof_error *err)
+{
+	const char *sql =
+		"SELECT m.copyKind, m.srcKind, m.dstKind, count(*), sum(m.end - m.start), sum(m.bytes)"
+		" FROM CUPTI_ACTIVITY_KIND_MEMCPY m"
+		" WHERE m.copyKind IN (1, 2) AND m.start >= ?1 AND m.start < ?2"
+		" GROUP BY 1, 2, 3 ORDER BY 5 DESC";
+	struct diag_tally t = { 0 };
+	int64_t ns = 0, bytes = 0, n = 0;
+	struct prof_cursor *c;
+	char key[128], b1[32], b2[32];
+	double share;
+	int rc;
+
+	if (!ctx->has_memcpy)
+		return 0;
+	rc = prof_cursor__open(ctx->store, sql, &c, err);
+	if (rc)
+		return rc;
+	prof_cursor__bind_int64(c, 1, ctx->w->start_ns);
+	prof_cursor__bind_int64(c, 2, ctx->w->end_ns);
+	while ((rc = prof_cursor__next(c, err)) == 1) {
+		int kind = (int)prof_cursor__int64(c, 0);
+		int host = (int)prof_cursor__int64(c, kind == PROF_COPY_HTOD ? 1 : 2);
+		struct diag_tally_entry *e;
+
+		snprintf(key, sizeof key, "%s %s", kind == PROF_COPY_HTOD ? "HtoD" : "DtoH", mem_kind_word(host));
+		e = diag_tally__get(&t, key);
+		if (!e) {
+			prof_cursor__close(c);
+			diag_tally__exit(&t);
+			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		}
+		e->count += prof_cursor__int64(c, 3);
+		e->time_ns += prof_cursor__int64(c, 4);
+		e->bytes += prof_cursor__int64(c, 5);
+		n += prof_cursor__int64(c, 3);
+		ns += prof_cursor__int64(c, 4);
+		bytes += prof_cursor__int64(c, 5);
+	}
+	prof_cursor__close(c);
+	if (rc < 0) {
+		diag_tally__exit(&t);
+		return rc;
+	}
+	share = diag__share(ctx, ns);
+	if (n && share >= diag__get(ctx, "transfer.min_share")) {
+		struct diag_finding *f;
+		diag_tally__sort_by_time(&t);
+		f = diag__add(ctx, "transfer_volume", "Host/device transfers dominate the step",
+			      share, ns, DIAG_HIGH,
+			      diag__fmt("Copies between host and device take %s per iteration (%.1f%% of the "
+					"window): %s per iteration in %.1f copies, at %.2f GB/s on average.",
+					diag__ns(b1, sizeof b1, (int64_t)((double)ns / diag__per_iter(ctx))),
+					100 * share, diag__bytes(b2, sizeof b2, (double)bytes / diag__per_iter(ctx)),
+					(double)n / diag__per_iter(ctx), ns ? (double)bytes / (double)ns : 0.0),
+			      diag__fmt("Keep data resident on the GPU and send only what changes (ids, not "
+					"the tables they index); use pinned memory for what must move, and overlap "
+					"the copies with compute on a second stream."));
+		diag_tally__offenders(&t, f);
+	}
+	diag_tally__exit(&t);
+	return 0;
+}
+
+const struct diag_rule diag_rules_transfer[] = {
+	{ "small_htod_copies", "Many small host-to-device copies per iteration", rule_small_htod },
+	{ "transfer_volume", "Host/device transfers dominate the step", rule_transfer_volume },
+	{ NULL, NULL, NULL },
+};

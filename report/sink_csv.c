@@ -1,0 +1,87 @@
+/* sink_csv.c - CSV renderer (RFC 4180): one header line and one line per
+ * row; several reports on one sink are separated by an empty line. */
+#include "sinks.h"
+
+#include <stdlib.h>
+
+#include "prof/error.h"
+#include "prof/escape.h"
+
+struct csv_sink {
+	struct rpt_sink sink;
+	struct rpt_columns cols;
+	int nreports;
+};
+
+static int csv_begin(struct rpt_sink *sink, const char *name, const char *title,
+		     const struct rpt_column *cols, int ncols)
+{
+	struct csv_sink *c = sink->priv;
+	int rc;
+
+	(void)name;
+	(void)title;
+	rpt_columns__exit(&c->cols);
+	rc = rpt_columns__copy(&c->cols, cols, ncols);
+	if (rc < 0)
+		return rc;
+	if (c->nreports++ > 0)
+		fputs("\r\n", sink->out);
+	for (int i = 0; i < ncols; i++) {
+		if (i)
+			fputc(',', sink->out);
+		prof_fputs_csv(sink->out, cols[i].name);
+	}
+	fputs("\r\n", sink->out);
+	return 0;
+}
+
+static int csv_row(struct rpt_sink *sink, const struct rpt_cell *cells)
+{
+	struct csv_sink *c = sink->priv;
+	char num[64];
+
+	for (int i = 0; i < c->cols.ncols; i++) {
+		const struct rpt_column *col = &c->cols.cols[i];
+
+		if (i)
+			fputc(',', sink->out);
+		if (col->type == RPT_TEXT) {
+			if (!cells[i].is_null && cells[i].s)
+				prof_fputs_csv(sink->out, cells[i].s);
+		} else if (rpt_cell__format_number(num, sizeof num, col, &cells[i], false)) {
+			fputs(num, sink->out);
+		}
+	}
+	fputs("\r\n", sink->out);
+	return ferror(sink->out) ? PROF_E_IO : 0;
+}
+
+static int csv_end(struct rpt_sink *sink)
+{
+	return ferror(sink->out) ? PROF_E_IO : 0;
+}
+
+static void csv_destroy(struct rpt_sink *sink)
+{
+	struct csv_sink *c = sink->priv;
+
+	fflush(sink->out);
+	rpt_columns__exit(&c->cols);
+	free(c);
+}
+
+struct rpt_sink *rpt_sink_csv__new(FILE *out)
+{
+	struct csv_sink *c = calloc(1, sizeof *c);
+
+	if (!c)
+		return NULL;
+	c->sink.begin = csv_begin;
+	c->sink.row = csv_row;
+	c->sink.end = csv_end;
+	c->sink.destroy = csv_destroy;
+	c->sink.out = out;
+	c->sink.priv = c;
+	return &c->sink;
+}

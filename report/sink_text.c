@@ -1,0 +1,234 @@
+/* sink_text.c - aligned text tables for a terminal, in the layout of
+ * `nsys stats`: a title line, a header, a dashed rule, then rows with numbers
+ * right-aligned and text left-aligned.
+ *
+ * Column widths come from the first TEXT_BUFFER_ROWS rows; after that rows are
+ * printed as they arrive with those widths (a wider cell pushes the line
+ * right), so a million-row trace needs no more memory than a short one. */
+#include "sinks.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "prof/error.h"
+#include "prof/escape.h"
+
+#define TEXT_BUFFER_ROWS 512
+#define TEXT_GAP "  "
+
+struct text_sink {
+	struct rpt_sink sink;
+	struct rpt_columns cols;
+	char **cells;      /* TEXT_BUFFER_ROWS x ncols formatted cells */
+	int nbuffered;
+	bool streaming;    /* widths fixed, header printed */
+	bool in_report;
+	long nrows;
+	size_t *width;     /* display width per column */
+};
+
+/* Display width of valid UTF-8 (the sanitiser guarantees validity): one
+ * column per code point. */
+static size_t display_width(const char *s)
+{
+	size_t w = 0;
+
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xC0) != 0x80)
+			w++;
+	return w;
+}
+
+static char *format_cell(const struct rpt_column *col, const struct rpt_cell *cell)
+{
+	char num[64];
+
+	if (col->type != RPT_TEXT)
+		return strdup(rpt_cell__format_number(num, sizeof num, col, cell, true) ? num : "");
+	if (cell->is_null || !cell->s)
+		return strdup("");
+	/* Each input byte becomes at most 3 bytes (U+FFFD for an invalid byte). */
+	size_t cap = strlen(cell->s) * 3 + 1;
+	char *buf = malloc(cap);
+	if (buf)
+		prof_sanitize_term(buf, cap, cell->s);
+	return buf;
+}
+
+static void print_cell(FILE *f, const struct rpt_column *col, const char *s, size_t width,
+		       bool last)
+{
+	size_t w = display_width(s), pad = w < width ? width - w : 0;
+
+	if (col->type != RPT_TEXT)
+		for (size_t i = 0; i < pad; i++)
+			fputc(' ', f);
+	fputs(s, f);
+	if (col->type == RPT_TEXT && !last)
+		for (size_t i = 0; i < pad; i++)
+			fputc(' ', f);
+}
+
+static void print_line(struct text_sink *t, char *const *cells)
+{
+	for (int i = 0; i < t->cols.ncols; i++) {
+		if (i)
+			fputs(TEXT_GAP, t->sink.out);
+		print_cell(t->sink.out, &t->cols.cols[i], cells[i], t->width[i],
+			   i == t->cols.ncols - 1);
+	}
+	fputc('\n', t->sink.out);
+}
+
+static void free_buffered(struct text_sink *t)
+{
+	for (int r = 0; r < t->nbuffered; r++)
+		for (int c = 0; c < t->cols.ncols; c++)
+			free(t->cells[(size_t)r * t->cols.ncols + c]);
+	t->nbuffered = 0;
+}
+
+/* Fix the widths from the header and buffered rows, print them, go streaming. */
+static void flush_buffered(struct text_sink *t)
+{
+	FILE *f = t->sink.out;
+	int n = t->cols.ncols;
+
+	for (int c = 0; c < n; c++) {
+		t->width[c] = display_width(t->cols.cols[c].name);
+		for (int r = 0; r < t->nbuffered; r++) {
+			size_t w = display_width(t->cells[(size_t)r * n + c]);
+			if (w > t->width[c])
+				t->width[c] = w;
+		}
+	}
+	for (int c = 0; c < n; c++) {
+		if (c)
+			fputs(TEXT_GAP, f);
+		print_cell(f, &t->cols.cols[c], t->cols.cols[c].name, t->width[c], c == n - 1);
+	}
+	fputc('\n', f);
+	for (int c = 0; c < n; c++) {
+		if (c)
+			fputs(TEXT_GAP, f);
+		for (size_t i = 0; i < t->width[c]; i++)
+			fputc('-', f);
+	}
+	fputc('\n', f);
+	for (int r = 0; r < t->nbuffered; r++)
+		print_line(t, &t->cells[(size_t)r * n]);
+	free_buffered(t);
+	t->streaming = true;
+}
+
+static void close_report(struct text_sink *t)
+{
+	if (!t->in_report)
+		return;
+	if (t->nrows == 0)
+		fputs("(no data)\n", t->sink.out);
+	else if (!t->streaming)
+		flush_buffered(t);
+	free_buffered(t);
+	free(t->cells);
+	free(t->width);
+	t->cells = NULL;
+	t->width = NULL;
+	rpt_columns__exit(&t->cols);
+	t->in_report = false;
+}
+
+static int text_begin(struct rpt_sink *sink, const char *name, const char *title,
+		      const struct rpt_column *cols, int ncols)
+{
+	struct text_sink *t = sink->priv;
+	char *safe_title, *safe_name;
+	int rc;
+
+	close_report(t);
+	rc = rpt_columns__copy(&t->cols, cols, ncols);
+	if (rc < 0)
+		return rc;
+	t->cells = calloc((size_t)TEXT_BUFFER_ROWS * (ncols > 0 ? ncols : 1), sizeof *t->cells);
+	t->width = calloc(ncols > 0 ? (size_t)ncols : 1, sizeof *t->width);
+	if (!t->cells || !t->width) {
+		free(t->cells);
+		free(t->width);
+		t->cells = NULL;
+		t->width = NULL;
+		rpt_columns__exit(&t->cols);
+		return PROF_E_NOMEM;
+	}
+	t->in_report = true;
+	t->streaming = false;
+	t->nrows = 0;
+	safe_title = format_cell(&(struct rpt_column){ .type = RPT_TEXT },
+				 &(struct rpt_cell){ .s = title ? title : "" });
+	safe_name = format_cell(&(struct rpt_column){ .type = RPT_TEXT },
+				&(struct rpt_cell){ .s = name ? name : "" });
+	fprintf(sink->out, "\n ** %s (%s):\n\n", safe_title ? safe_title : "",
+		safe_name ? safe_name : "");
+	free(safe_title);
+	free(safe_name);
+	return 0;
+}
+
+static int text_row(struct rpt_sink *sink, const struct rpt_cell *cells)
+{
+	struct text_sink *t = sink->priv;
+	int n = t->cols.ncols;
+	char *line[n > 0 ? n : 1];
+	int rc = 0;
+
+	if (!t->in_report)
+		return PROF_E_USAGE;
+	for (int c = 0; c < n; c++) {
+		line[c] = format_cell(&t->cols.cols[c], &cells[c]);
+		if (!line[c])
+			rc = PROF_E_NOMEM;
+	}
+	if (rc < 0)
+		goto out;
+	t->nrows++;
+	if (!t->streaming) {
+		memcpy(&t->cells[(size_t)t->nbuffered * n], line, (size_t)n * sizeof *line);
+		if (++t->nbuffered == TEXT_BUFFER_ROWS)
+			flush_buffered(t);
+		return 0;
+	}
+	print_line(t, line);
+out:
+	for (int c = 0; c < n; c++)
+		free(line[c]);
+	return rc < 0 ? rc : (ferror(sink->out) ? PROF_E_IO : 0);
+}
+
+static int text_end(struct rpt_sink *sink)
+{
+	close_report(sink->priv);
+	return ferror(sink->out) ? PROF_E_IO : 0;
+}
+
+static void text_destroy(struct rpt_sink *sink)
+{
+	struct text_sink *t = sink->priv;
+
+	close_report(t);
+	fflush(sink->out);
+	free(t);
+}
+
+struct rpt_sink *rpt_sink_text__new(FILE *out)
+{
+	struct text_sink *t = calloc(1, sizeof *t);
+
+	if (!t)
+		return NULL;
+	t->sink.begin = text_begin;
+	t->sink.row = text_row;
+	t->sink.end = text_end;
+	t->sink.destroy = text_destroy;
+	t->sink.out = out;
+	t->sink.priv = t;
+	return &t->sink;
+}

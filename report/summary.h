@@ -1,0 +1,50 @@
+/* summary.h - the summary reports (the `nsys stats` reports perfkit mirrors)
+ * and the one-screen overview.
+ *
+ * Each report is a function that reads a store and yields rows into a sink
+ * (table.h); text, CSV, JSON and HTML are renderers of the same rows. Other
+ * commands (HTML report, diff, top) call them by name through summary__run,
+ * giving their own sink to collect the rows.
+ *
+ * Reports on a table the store does not have (nsys creates tables only when
+ * it has data) yield zero rows, not an error. */
+#ifndef REPORT_SUMMARY_H
+#define REPORT_SUMMARY_H
+
+#include <stddef.h>
+
+#include "prof/error.h"
+#include "prof/store.h"
+#include "table.h"
+
+/* Run the report called name ("cuda_gpu_kern_sum", ...; "overview" is the
+ * overview). Returns 0, PROF_E_USAGE for an unknown name, or another negative
+ * PROF_E_* code with err filled. */
+int summary__run(const char *name, struct prof_store *s, struct rpt_sink *sink,
+		 struct prof_error *err);
+/* The report names summary__run knows, in the order `perfkit report` lists
+ * them; *n receives the count. "overview" is last. */
+const char *const *summary__names(size_t *n);
+/* The human title of a report, or NULL for an unknown name. */
+const char *summary__title(const char *name);
+
+int summary__cuda_api_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
+int summary__cuda_gpu_kern_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
+int summary__cuda_gpu_mem_time_sum(struct prof_store *s, struct rpt_sink *sink,
+				   struct prof_error *err);
+int summary__cuda_gpu_mem_size_sum(struct prof_store *s, struct rpt_sink *sink,
+				   struct prof_error *err);
+int summary__cuda_gpu_trace(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
+int summary__nvtx_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
+int summary__nvtx_kern_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
+
+/* The overview: several small reports on one sink (overview_run,
+ * overview_gpu_busy, overview_top_kernels, overview_transfers,
+ * overview_top_ranges, and overview_warnings when there is something to warn
+ * about). */
+int summary__overview(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
+
+/* How many rows the overview shows in its top-N sections. */
+#define SUMMARY_OVERVIEW_TOP 5
+
+#endif

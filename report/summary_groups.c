@@ -1,0 +1,304 @@
+/* summary_groups.c - per-group count, total, mean, exact median, min, max and
+ * sample standard deviation over a sorted stream, plus the helpers every
+ * summary report uses to turn groups into rows. */
+#include "summary_impl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static int push_group(struct sum_groups *gs, struct sum_group **out)
+{
+	if (gs->n == gs->cap) {
+		size_t cap = gs->cap ? gs->cap * 2 : 16;
+		struct sum_group *g = realloc(gs->g, cap * sizeof *g);
+
+		if (!g)
+			return PROF_E_NOMEM;
+		gs->g = g;
+		gs->cap = cap;
+	}
+	*out = &gs->g[gs->n++];
+	memset(*out, 0, sizeof **out);
+	return 0;
+}
+
+/* Consume exactly g->n rows of the sorted value stream into g. */
+static int fold_group(struct sum_group *g, struct prof_cursor *vals, struct prof_error *err)
+{
+	int64_t lo_idx = (g->n - 1) / 2, hi_idx = g->n / 2;
+	double mean = 0, m2 = 0, lo = 0, hi = 0;
+
+	for (int64_t i = 0; i < g->n; i++) {
+		int rc = prof_cursor__next(vals, err);
+		int64_t v;
+		double delta;
+
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
+			return prof_error__set(err, PROF_E_SQL,
+					       "grouped values ended before their counts did");
+		if (i == 0) {
+			g->label = dup_or_null(prof_cursor__text(vals, 0));
+			g->label2 = dup_or_null(prof_cursor__text(vals, 1));
+			g->key_is_null = prof_cursor__is_null(vals, 2);
+			g->key = prof_cursor__int64(vals, 2);
+			if ((!g->label && !prof_cursor__is_null(vals, 0)) ||
+			    (!g->label2 && !prof_cursor__is_null(vals, 1)))
+				return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		}
+		v = prof_cursor__int64(vals, 3);
+		if (i == 0 || v < g->min)
+			g->min = v;
+		if (i == 0 || v > g->max)
+			g->max = v;
+		g->total += v;
+		/* Welford: stable where sum-of-squares cancels catastrophically. */
+		delta = (double)v - mean;
+		mean += delta / (double)(i + 1);
+		m2 += delta * ((double)v - mean);
+		if (i == lo_idx)
+			lo = (double)v;
+		if (i == hi_idx)
+			hi = (double)v;
+	}
+	g->mean = (double)g->total / (double)g->n;
+	g->median = (lo + hi) / 2.0;
+	g->stddev = g->n > 1 ? sqrt(m2 / (double)(g->n - 1)) : 0.0;
+	return 0;
+}
+
+int sum_groups__collect(struct sum_groups *gs, struct prof_store *s, const char *src,
+			struct prof_error *err)
+{
+	static const char counts_fmt[] =
+		"SELECT count(*) FROM (%s) GROUP BY l1, l2, k ORDER BY l1, l2, k";
+	static const char values_fmt[] =
+		"SELECT l1, l2, k, v FROM (%s) ORDER BY l1, l2, k, v";
+	struct prof_cursor *counts = NULL, *vals = NULL;
+	size_t len = strlen(src) + sizeof values_fmt + sizeof counts_fmt;
+	char *sql = malloc(len);
+	int rc;
+
+	if (!sql)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	/* src is SQL text written in this module, never data: values are bound. */
+	snprintf(sql, len, counts_fmt, src);
+	rc = prof_cursor__open(s, sql, &counts, err);
+	if (rc < 0)
+		goto out;
+	snprintf(sql, len, values_fmt, src);
+	rc = prof_cursor__open(s, sql, &vals, err);
+	if (rc < 0)
+		goto out;
+	/* Both statements order groups identically, so the i-th count belongs
+	 * to the i-th run of values. */
+	while ((rc = prof_cursor__next(counts, err)) > 0) {
+		struct sum_group *g;
+
+		rc = push_group(gs, &g);
+		if (rc < 0) {
+			prof_error__set(err, rc, "out of memory");
+			goto out;
+		}
+		g->n = prof_cursor__int64(counts, 0);
+		rc = fold_group(g, vals, err);
+		if (rc < 0)
+			goto out;
+	}
+out:
+	if (vals)
+		prof_cursor__close(vals);
+	if (counts)
+		prof_cursor__close(counts);
+	free(sql);
+	return rc < 0 ? rc : 0;
+}
+
+int64_t sum_groups__total(const struct sum_groups *gs)
+{
+	int64_t t = 0;
+
+	for (size_t i = 0; i < gs->n; i++)
+		t += gs->g[i].total;
+	return t;
+}
+
+static int cmp_text(const char *a, const char *b)
+{
+	if (!a || !b)
+		return (a != NULL) - (b != NULL);
+	return strcmp(a, b);
+}
+
+static int cmp_total_desc(const void *pa, const void *pb)
+{
+	const struct sum_group *a = pa, *b = pb;
+	int c;
+
+	if (a->total != b->total)
+		return a->total > b->total ? -1 : 1;
+	if ((c = cmp_text(a->label, b->label)) != 0)
+		return c;
+	if ((c = cmp_text(a->label2, b->label2)) != 0)
+		return c;
+	return (a->key > b->key) - (a->key < b->key);
+}
+
+void sum_groups__sort_by_total(struct sum_groups *gs)
+{
+	if (gs->n > 1)
+		qsort(gs->g, gs->n, sizeof *gs->g, cmp_total_desc);
+}
+
+void sum_groups__exit(struct sum_groups *gs)
+{
+	for (size_t i = 0; i < gs->n; i++) {
+		free(gs->g[i].label);
+		free(gs->g[i].label2);
+	}
+	free(gs->g);
+	memset(gs, 0, sizeof *gs);
+}
+
+int sum_string(struct prof_store *s, int64_t id, char **out, struct prof_error *err)
+{
+	struct prof_cursor *c = NULL;
+	int rc;
+
+	*out = NULL;
+	if (!prof_store__has_table(s, T_STRINGS))
+		return 0;
+	rc = prof_cursor__open(s, "SELECT value FROM StringIds WHERE id = ?", &c, err);
+	if (rc < 0)
+		return rc;
+	rc = prof_cursor__bind_int64(c, 1, id);
+	if (rc < 0) {
+		prof_error__set(err, rc, "cannot bind a string id");
+		goto out;
+	}
+	rc = prof_cursor__next(c, err);
+	if (rc > 0 && prof_cursor__text(c, 0)) {
+		*out = strdup(prof_cursor__text(c, 0));
+		if (!*out)
+			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	}
+out:
+	if (c)
+		prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
+}
+
+int sum_groups__label_from_strings(struct sum_groups *gs, struct prof_store *s, bool api_names,
+				   struct prof_error *err)
+{
+	for (size_t i = 0; i < gs->n; i++) {
+		struct sum_group *g = &gs->g[i];
+		char *name;
+		int rc;
+
+		if (g->key_is_null)
+			continue;
+		rc = sum_string(s, g->key, &name, err);
+		if (rc < 0)
+			return rc;
+		if (name && api_names)
+			name[sum_api_name_len(name)] = '\0';
+		free(g->label);
+		g->label = name;
+	}
+	return 0;
+}
+
+int sum_sink_error(int rc, struct prof_error *err)
+{
+	if (rc >= 0)
+		return 0;
+	if (rc == PROF_E_NOMEM)
+		return prof_error__set(err, rc, "out of memory");
+	return prof_error__set(err, rc, "cannot write the report output");
+}
+
+int sum_groups__emit_time(const struct sum_groups *gs, struct rpt_sink *sink,
+			  const char *report, const char *title, const char *count_name,
+			  const char *extra_name, const char *name_col, size_t limit,
+			  struct prof_error *err)
+{
+	struct rpt_column cols[10] = {
+		{ "Time (%)", RPT_PERCENT, 1 },
+		{ "Total Time (ns)", RPT_INT, 0 },
+		{ count_name, RPT_INT, 0 },
+		{ "Avg (ns)", RPT_REAL, 1 },
+		{ "Med (ns)", RPT_REAL, 1 },
+		{ "Min (ns)", RPT_INT, 0 },
+		{ "Max (ns)", RPT_INT, 0 },
+		{ "StdDev (ns)", RPT_REAL, 1 },
+	};
+	int ncols = 8, rc;
+	double total = (double)sum_groups__total(gs);
+
+	if (extra_name)
+		cols[ncols++] = (struct rpt_column){ extra_name, RPT_TEXT, 0 };
+	cols[ncols++] = (struct rpt_column){ name_col, RPT_TEXT, 0 };
+	rc = sink->begin(sink, report, title, cols, ncols);
+	for (size_t i = 0; rc >= 0 && i < gs->n && (limit == 0 || i < limit); i++) {
+		const struct sum_group *g = &gs->g[i];
+		struct rpt_cell cells[10] = {
+			sum_real(total > 0 ? (double)g->total * 100.0 / total : 0.0),
+			sum_int(g->total),
+			sum_int(g->n),
+			sum_real(g->mean),
+			sum_real(g->median),
+			sum_int(g->min),
+			sum_int(g->max),
+			sum_real(g->stddev),
+		};
+		int c = 8;
+
+		if (extra_name)
+			cells[c++] = sum_text(g->label2);
+		cells[c++] = sum_text(g->label);
+		rc = sink->row(sink, cells);
+	}
+	if (rc >= 0)
+		rc = sink->end(sink);
+	return sum_sink_error(rc, err);
+}
+
+char *sum_union(struct prof_store *s, const char *const *tables, const char *const *parts,
+		int nparts, int *rc, struct prof_error *err)
+{
+	size_t len = 1;
+	char *sql;
+	bool any = false;
+
+	*rc = 0;
+	for (int i = 0; i < nparts; i++)
+		len += strlen(parts[i]) + sizeof " UNION ALL ";
+	sql = malloc(len);
+	if (!sql) {
+		*rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		return NULL;
+	}
+	sql[0] = '\0';
+	for (int i = 0; i < nparts; i++) {
+		if (!prof_store__has_table(s, tables[i]))
+			continue;
+		if (any)
+			strcat(sql, " UNION ALL ");
+		strcat(sql, parts[i]);
+		any = true;
+	}
+	if (!any) {
+		free(sql);
+		return NULL;
+	}
+	return sql;
+}

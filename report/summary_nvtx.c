@@ -1,0 +1,124 @@
+/* summary_nvtx.c - nvtx_sum (time per NVTX range name and style) and
+ * nvtx_kern_sum (GPU kernel time attributed to the innermost push/pop range
+ * that enclosed the launching API call on the launching thread). */
+#include "summary_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* eventType 59 is a push/pop range, 60 a start/end range (event.h,
+ * enum prof_nvtx_type); marks (34) have no duration. A range's name is
+ * coalesce(StringIds.value via textId, text), as in nsys. */
+int sum_nvtx_groups(struct prof_store *s, struct sum_groups *gs, struct prof_error *err)
+{
+	int rc;
+
+	if (!prof_store__has_table(s, T_NVTX))
+		return 0;
+	if (prof_store__has_table(s, T_STRINGS))
+		rc = sum_groups__collect(gs, s,
+			"SELECT coalesce(s.value, n.text) AS l1, "
+			"CASE n.eventType WHEN 59 THEN 'PushPop' ELSE 'StartEnd' END AS l2, "
+			"0 AS k, n.end - n.start AS v "
+			"FROM NVTX_EVENTS AS n LEFT JOIN StringIds AS s ON s.id = n.textId "
+			"WHERE n.eventType IN (59, 60) AND n.end IS NOT NULL", err);
+	else
+		rc = sum_groups__collect(gs, s,
+			"SELECT n.text AS l1, "
+			"CASE n.eventType WHEN 59 THEN 'PushPop' ELSE 'StartEnd' END AS l2, "
+			"0 AS k, n.end - n.start AS v "
+			"FROM NVTX_EVENTS AS n "
+			"WHERE n.eventType IN (59, 60) AND n.end IS NOT NULL", err);
+	if (rc >= 0)
+		sum_groups__sort_by_total(gs);
+	return rc;
+}
+
+int summary__nvtx_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)
+{
+	struct sum_groups gs = { 0 };
+	int rc;
+
+	rc = sum_nvtx_groups(s, &gs, err);
+	if (rc >= 0)
+		rc = sum_groups__emit_time(&gs, sink, "nvtx_sum", "NVTX Range Summary", "Instances",
+					   "Style", "Range", 0, err);
+	sum_groups__exit(&gs);
+	return rc;
+}
+
+/* The launching call is found by correlationId (within the kernel's process:
+ * ids are per process), the range by the call's thread and start time; the
+ * innermost enclosing range is the latest-starting one (the shorter one when
+ * two start together). Kernels launched outside any range are left out. */
+#define ATTRIBUTED(API_SRC)                                                              \
+	"SELECT * FROM (SELECT "                                                         \
+	"(SELECT coalesce(s.value, n.text) FROM NVTX_EVENTS AS n "                       \
+	"  LEFT JOIN StringIds AS s ON s.id = n.textId "                                 \
+	"  WHERE n.eventType = 59 AND n.globalTid = a.globalTid "                        \
+	"    AND n.start <= a.start AND n.end > a.start "                                \
+	"  ORDER BY n.start DESC, n.end ASC LIMIT 1) AS l1, "                            \
+	"NULL AS l2, coalesce(k.demangledName, k.shortName) AS k, k.end - k.start AS v " \
+	"FROM CUPTI_ACTIVITY_KIND_KERNEL AS k JOIN (" API_SRC ") AS a "                  \
+	"  ON a.correlationId = k.correlationId "                                        \
+	"  AND (k.globalPid IS NULL OR k.globalPid = 0 "                                 \
+	"       OR k.globalPid = (a.globalTid >> 24) << 24)) "                           \
+	"WHERE l1 IS NOT NULL"
+
+#define API_RUNTIME "SELECT correlationId, globalTid, start FROM CUPTI_ACTIVITY_KIND_RUNTIME"
+#define API_DRIVER "SELECT correlationId, globalTid, start FROM CUPTI_ACTIVITY_KIND_DRIVER"
+
+int summary__nvtx_kern_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)
+{
+	static const struct rpt_column cols[] = {
+		{ "NVTX Range", RPT_TEXT, 0 },
+		{ "Kernel Name", RPT_TEXT, 0 },
+		{ "Instances", RPT_INT, 0 },
+		{ "Total Time (ns)", RPT_INT, 0 },
+		{ "Avg (ns)", RPT_REAL, 1 },
+		{ "Med (ns)", RPT_REAL, 1 },
+		{ "Min (ns)", RPT_INT, 0 },
+		{ "Max (ns)", RPT_INT, 0 },
+		{ "StdDev (ns)", RPT_REAL, 1 },
+	};
+	struct sum_groups gs = { 0 };
+	bool runtime = prof_store__has_table(s, T_RUNTIME);
+	bool driver = prof_store__has_table(s, T_DRIVER);
+	const char *src = NULL;
+	int rc = 0;
+
+	if (prof_store__has_table(s, T_KERNEL) && prof_store__has_table(s, T_NVTX) &&
+	    prof_store__has_table(s, T_STRINGS)) {
+		if (runtime && driver)
+			src = ATTRIBUTED(API_RUNTIME " UNION ALL " API_DRIVER);
+		else if (runtime)
+			src = ATTRIBUTED(API_RUNTIME);
+		else if (driver)
+			src = ATTRIBUTED(API_DRIVER);
+	}
+	if (src) {
+		rc = sum_groups__collect(&gs, s, src, err);
+		/* The kernel name sits in label2 so label stays the range. */
+		for (size_t i = 0; rc >= 0 && i < gs.n; i++)
+			rc = gs.g[i].key_is_null ? 0 : sum_string(s, gs.g[i].key, &gs.g[i].label2, err);
+		if (rc < 0)
+			goto out;
+		sum_groups__sort_by_total(&gs);
+	}
+	rc = sink->begin(sink, "nvtx_kern_sum", "NVTX Range Kernel Summary", cols, 9);
+	for (size_t i = 0; rc >= 0 && i < gs.n; i++) {
+		const struct sum_group *g = &gs.g[i];
+		struct rpt_cell cells[9] = {
+			sum_text(g->label), sum_text(g->label2), sum_int(g->n),
+			sum_int(g->total), sum_real(g->mean), sum_real(g->median),
+			sum_int(g->min), sum_int(g->max), sum_real(g->stddev),
+		};
+		rc = sink->row(sink, cells);
+	}
+	if (rc >= 0)
+		rc = sink->end(sink);
+	rc = sum_sink_error(rc, err);
+out:
+	sum_groups__exit(&gs);
+	return rc;
+}

@@ -1,0 +1,144 @@
+/* summary_trace.c - cuda_gpu_trace: every kernel, copy and memset in start
+ * order, one row each, streamed from the store (never loaded whole). */
+#include "summary_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MB 1e6
+
+enum trace_kind { TRACE_KERNEL = 0, TRACE_MEMCPY = 1, TRACE_MEMSET = 2 };
+
+/* Columns: 0 start, 1 duration, 2 correlationId, 3-8 grid/block, 9 registers,
+ * 10 static shared, 11 dynamic shared, 12 bytes, 13 srcKind, 14 dstKind,
+ * 15 deviceId, 16 contextId, 17 streamId, 18 kernel name, 19 copyKind,
+ * 20 trace_kind. */
+static const char *const trace_tables[] = { T_KERNEL, T_MEMCPY, T_MEMSET };
+static const char *const trace_parts[] = {
+	"SELECT k.start, k.end - k.start, k.correlationId, k.gridX, k.gridY, k.gridZ, "
+	"k.blockX, k.blockY, k.blockZ, k.registersPerThread, k.staticSharedMemory, "
+	"k.dynamicSharedMemory, NULL, NULL, NULL, k.deviceId, k.contextId, k.streamId, "
+	"s.value, NULL, 0 FROM CUPTI_ACTIVITY_KIND_KERNEL AS k "
+	"LEFT JOIN StringIds AS s ON s.id = coalesce(k.demangledName, k.shortName)",
+	"SELECT start, end - start, correlationId, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
+	"NULL, NULL, bytes, srcKind, dstKind, deviceId, contextId, streamId, NULL, copyKind, 1 "
+	"FROM CUPTI_ACTIVITY_KIND_MEMCPY",
+	"SELECT start, end - start, correlationId, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
+	"NULL, NULL, bytes, NULL, memKind, deviceId, contextId, streamId, NULL, NULL, 2 "
+	"FROM CUPTI_ACTIVITY_KIND_MEMSET",
+};
+
+static const struct rpt_column trace_cols[] = {
+	{ "Start (ns)", RPT_INT, 0 },
+	{ "Duration (ns)", RPT_INT, 0 },
+	{ "CorrId", RPT_INT, 0 },
+	{ "GrdX", RPT_INT, 0 },
+	{ "GrdY", RPT_INT, 0 },
+	{ "GrdZ", RPT_INT, 0 },
+	{ "BlkX", RPT_INT, 0 },
+	{ "BlkY", RPT_INT, 0 },
+	{ "BlkZ", RPT_INT, 0 },
+	{ "Reg/Trd", RPT_INT, 0 },
+	{ "StcSMem (MB)", RPT_REAL, 3 },
+	{ "DymSMem (MB)", RPT_REAL, 3 },
+	{ "Bytes (MB)", RPT_REAL, 3 },
+	{ "Throughput (MB/s)", RPT_REAL, 3 },
+	{ "SrcMemKd", RPT_TEXT, 0 },
+	{ "DstMemKd", RPT_TEXT, 0 },
+	{ "Device", RPT_INT, 0 },
+	{ "Ctx", RPT_INT, 0 },
+	{ "Strm", RPT_INT, 0 },
+	{ "Name", RPT_TEXT, 0 },
+};
+#define NCOLS ((int)(sizeof trace_cols / sizeof trace_cols[0]))
+
+static struct rpt_cell int_or_null(struct prof_cursor *c, int col)
+{
+	return prof_cursor__is_null(c, col) ? sum_null() : sum_int(prof_cursor__int64(c, col));
+}
+
+static struct rpt_cell mb_or_null(struct prof_cursor *c, int col)
+{
+	return prof_cursor__is_null(c, col) ? sum_null()
+					     : sum_real((double)prof_cursor__int64(c, col) / MB);
+}
+
+static struct rpt_cell kind_or_null(struct prof_cursor *c, int col)
+{
+	return prof_cursor__is_null(c, col) ? sum_null()
+					     : sum_text(sum_mem_kind(prof_cursor__int64(c, col)));
+}
+
+static int trace_row(struct prof_cursor *c, struct rpt_sink *sink)
+{
+	struct rpt_cell cells[NCOLS];
+	int64_t dur_ns = prof_cursor__int64(c, 1);
+	enum trace_kind kind = (enum trace_kind)prof_cursor__int64(c, 20);
+
+	for (int i = 0; i <= 9; i++)
+		cells[i] = int_or_null(c, i);
+	cells[10] = mb_or_null(c, 10);
+	cells[11] = mb_or_null(c, 11);
+	cells[12] = mb_or_null(c, 12);
+	/* bytes per ns * 1e9 / 1e6 = MB/s */
+	cells[13] = prof_cursor__is_null(c, 12) || dur_ns <= 0
+			    ? sum_null()
+			    : sum_real((double)prof_cursor__int64(c, 12) * 1e3 / (double)dur_ns);
+	cells[14] = kind_or_null(c, 13);
+	cells[15] = kind_or_null(c, 14);
+	cells[16] = int_or_null(c, 15);
+	cells[17] = int_or_null(c, 16);
+	cells[18] = int_or_null(c, 17);
+	if (kind == TRACE_KERNEL)
+		cells[19] = sum_text(prof_cursor__text(c, 18));
+	else if (kind == TRACE_MEMCPY)
+		cells[19] = sum_text(sum_copy_operation(prof_cursor__int64(c, 19)));
+	else
+		cells[19] = sum_text(SUM_MEMSET_OPERATION);
+	return sink->row(sink, cells);
+}
+
+int summary__cuda_gpu_trace(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)
+{
+	static const char order[] = " ORDER BY 1, 3";
+	struct prof_cursor *c = NULL;
+	char *src, *sql = NULL;
+	int rc;
+
+	src = sum_union(s, trace_tables, trace_parts, 3, &rc, err);
+	if (rc < 0)
+		return rc;
+	if (src) {
+		sql = malloc(strlen(src) + sizeof order);
+		if (!sql) {
+			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+			goto out;
+		}
+		strcpy(sql, src);
+		strcat(sql, order);
+		rc = prof_cursor__open(s, sql, &c, err);
+		if (rc < 0)
+			goto out;
+	}
+	rc = sink->begin(sink, "cuda_gpu_trace", "CUDA GPU Trace", trace_cols, NCOLS);
+	if (rc < 0) {
+		rc = sum_sink_error(rc, err);
+		goto out;
+	}
+	while (c && (rc = prof_cursor__next(c, err)) > 0) {
+		rc = trace_row(c, sink);
+		if (rc < 0) {
+			rc = sum_sink_error(rc, err);
+			goto out;
+		}
+	}
+	if (rc < 0)
+		goto out;
+	rc = sum_sink_error(sink->end(sink), err);
+out:
+	if (c)
+		prof_cursor__close(c);
+	free(sql);
+	free(src);
+	return rc;
+}

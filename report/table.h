@@ -1,0 +1,54 @@
+/* table.h - a report is a function that yields rows; renderers print them.
+ *
+ * A report calls sink->begin once with its columns, sink->row per row and
+ * sink->end once. Text, CSV and JSON (and HTML tables) are sinks over the same
+ * rows, so no report knows how it will be printed. */
+#ifndef REPORT_TABLE_H
+#define REPORT_TABLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum rpt_type {
+	RPT_INT,     /* int64 */
+	RPT_REAL,    /* double, printed with `decimals` */
+	RPT_PERCENT, /* double 0..100, printed with `decimals` */
+	RPT_TEXT,    /* string from a capture: always escaped by the sink */
+};
+
+struct rpt_column {
+	const char *name;   /* header, e.g. "Total Time (ns)" */
+	enum rpt_type type;
+	int decimals;
+};
+
+struct rpt_cell {
+	bool is_null;
+	int64_t i;
+	double d;
+	const char *s;
+};
+
+struct rpt_sink {
+	/* title: human title of the report; name: its id (e.g. "cuda_gpu_kern_sum"). */
+	int (*begin)(struct rpt_sink *sink, const char *name, const char *title,
+		     const struct rpt_column *cols, int ncols);
+	int (*row)(struct rpt_sink *sink, const struct rpt_cell *cells);
+	int (*end)(struct rpt_sink *sink);
+	void (*destroy)(struct rpt_sink *sink);
+	FILE *out;
+	void *priv;
+};
+
+enum rpt_format { RPT_FORMAT_TEXT, RPT_FORMAT_CSV, RPT_FORMAT_JSON };
+
+/* A sink for the format writing to out. JSON: one document holding every
+ * report begun on the sink ({"reports":[{"name":..,"rows":[{col:val}]}]}),
+ * closed by rpt_sink__delete. */
+struct rpt_sink *rpt_sink__new(enum rpt_format format, FILE *out);
+void rpt_sink__delete(struct rpt_sink *sink);
+/* "text" / "csv" / "json" -> format; -1 when unknown. */
+int rpt_format__parse(const char *name);
+
+#endif

@@ -1,0 +1,56 @@
+# cli_lib.sh - helpers sourced by the command-line tests: run perfkit,
+# check its exit status and messages, report each failure by name.
+: "${PERFKIT:?PERFKIT must name the perfkit binary}"
+failures=0
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+# run ARGS...: runs perfkit, leaving $status, $TMP/out, $TMP/err.
+run() {
+	"$PERFKIT" "$@" >"$TMP/out" 2>"$TMP/err"
+	status=$?
+}
+
+fail() {
+	echo "FAIL: $1" >&2
+	echo "  command status: $status" >&2
+	echo "  stderr: $(head -c 600 "$TMP/err")" >&2
+	failures=$((failures + 1))
+}
+
+pass() { echo "ok: $1"; }
+
+# expect_status NAME WANT
+expect_status() {
+	if [ "$status" -eq "$2" ]; then pass "$1 (exit $2)"; else fail "$1: wanted exit $2"; fi
+}
+
+# expect_err_line NAME EXACT: stderr is exactly that one line.
+expect_err_line() {
+	local got
+	got=$(cat "$TMP/err")
+	if [ "$got" = "$2" ]; then pass "$1 message"; else fail "$1: wanted stderr '$2', got '$got'"; fi
+}
+
+# expect_one_error_line NAME PATTERN: one line, "perfkit: " prefix, matching PATTERN (grep -E).
+expect_one_error_line() {
+	local lines
+	lines=$(wc -l <"$TMP/err")
+	if [ "$lines" -ne 1 ]; then fail "$1: wanted one stderr line, got $lines"; return; fi
+	if ! grep -q '^perfkit: ' "$TMP/err"; then fail "$1: stderr lacks 'perfkit: '"; return; fi
+	if ! grep -qE -- "$2" "$TMP/err"; then fail "$1: stderr does not match /$2/"; return; fi
+	pass "$1 message"
+}
+
+# expect_out NAME PATTERN: stdout matches.
+expect_out() {
+	if grep -qE -- "$2" "$TMP/out"; then pass "$1 output"; else fail "$1: stdout lacks /$2/"; fi
+}
+
+finish() {
+	if [ "$failures" -ne 0 ]; then
+		echo "$failures check(s) failed" >&2
+		exit 1
+	fi
+	echo "all checks passed"
+}

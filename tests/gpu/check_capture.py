@@ -1,0 +1,185 @@
+"""check_capture.py - checks a capture made by `perfkit run` against what the
+test program (gpu_work.cu, torch_train.py) knows it did.
+
+    python3 check_capture.py CAPTURE CHECK [ARGS...]
+
+Prints one line per assertion, "PASS <name> <detail>" or "FAIL <name> <detail>",
+and exits 1 if any failed. Expected numbers come from the program's
+arguments, never from the capture."""
+import sqlite3
+import sys
+
+MIB = 1 << 20
+PAGEABLE, PINNED, DEVICE = 0, 1, 2
+HTOD, DTOH = 1, 2
+PUSHPOP, STARTEND, MARK = 59, 60, 34
+
+failed = 0
+
+
+def report(name, ok, detail):
+    global failed
+    print("%s %s %s" % ("PASS" if ok else "FAIL", name, detail))
+    if not ok:
+        failed += 1
+
+
+def eq(name, got, want):
+    report(name, got == want, "got %r want %r" % (got, want))
+
+
+def has_table(db, table):
+    return db.execute("SELECT count(*) FROM sqlite_master WHERE type IN ('table','view') "
+                      "AND name = ?", (table,)).fetchone()[0] > 0
+
+
+def scalar(db, sql, args=(), table=None):
+    if table and not has_table(db, table):
+        return 0
+    return db.execute(sql, args).fetchone()[0]
+
+
+def meta(db, key):
+    row = db.execute("SELECT value FROM PERFKIT_META WHERE key = ?", (key,)).fetchone()
+    return row[0] if row else None
+
+
+def counter(db, name):
+    if not has_table(db, "PERFKIT_COUNTERS"):
+        return 0
+    row = db.execute("SELECT value FROM PERFKIT_COUNTERS WHERE name = ?", (name,)).fetchone()
+    return row[0] if row else 0
+
+
+def kernels_named(db, short):
+    return scalar(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s "
+                  "ON s.id = k.shortName WHERE s.value = ?", (short,),
+                  table="CUPTI_ACTIVITY_KIND_KERNEL")
+
+
+def check_work(db, n, k):
+    n, k = int(n), int(k)
+    eq("kernels", kernels_named(db, "tick_kernel"), 4 * n)
+    eq("kernel_names", db.execute(
+        "SELECT d.value, s.value, m.value FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+        "JOIN StringIds d ON d.id = k.demangledName JOIN StringIds s ON s.id = k.shortName "
+        "JOIN StringIds m ON m.id = k.mangledName LIMIT 1").fetchone(),
+        ("tick_kernel(int*, int)", "tick_kernel", "_Z11tick_kernelPii"))
+    eq("kernel_streams", scalar(db, "SELECT count(DISTINCT streamId) FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+                                "JOIN StringIds s ON s.id = k.shortName WHERE s.value = 'tick_kernel' "
+                                "AND k.gridX = 1 AND k.blockX = 32"), 4)
+    eq("launch_threads", scalar(
+        db, "SELECT count(DISTINCT r.globalTid) FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+        "JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId "
+        "JOIN StringIds s ON s.id = k.shortName WHERE s.value = 'tick_kernel'"), 2)
+    copies = db.execute("SELECT copyKind, srcKind, dstKind, bytes FROM CUPTI_ACTIVITY_KIND_MEMCPY "
+                        "ORDER BY start").fetchall()
+    eq("copies", copies, [(HTOD, PAGEABLE, DEVICE, 3 * MIB), (HTOD, PINNED, DEVICE, 5 * MIB),
+                          (DTOH, DEVICE, PINNED, 1 * MIB)])
+    eq("memsets", db.execute("SELECT value, bytes, memKind FROM CUPTI_ACTIVITY_KIND_MEMSET "
+                             "ORDER BY start").fetchall(),
+       [(0, 5 * MIB, DEVICE), (7, 1 * MIB, DEVICE)])
+    sizes = tuple(MIB + i * 4096 for i in range(k))
+    marks = ",".join("?" * len(sizes))
+    eq("allocations", scalar(db, "SELECT count(*) FROM CUDA_GPU_MEMORY_USAGE_EVENTS WHERE "
+                             "memoryOperationType = 0 AND memKind = 2 AND bytes IN (%s)" % marks,
+                             sizes), k)
+    eq("frees", scalar(db, "SELECT count(*) FROM CUDA_GPU_MEMORY_USAGE_EVENTS f WHERE "
+                       "memoryOperationType = 1 AND bytes IN (%s) AND EXISTS (SELECT 1 FROM "
+                       "CUDA_GPU_MEMORY_USAGE_EVENTS a WHERE a.memoryOperationType = 0 AND "
+                       "a.address = f.address AND a.start <= f.start)" % marks, sizes), k)
+    eq("pinned_allocation", scalar(db, "SELECT count(*) FROM CUDA_GPU_MEMORY_USAGE_EVENTS WHERE "
+                                   "memoryOperationType = 0 AND memKind = 1 AND bytes = ?",
+                                   (5 * MIB,)), 1)
+    ranges = db.execute("SELECT coalesce(s.value, n.text), n.eventType, n.start, n.end "
+                        "FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId "
+                        "WHERE n.eventType IN (34, 59, 60) ORDER BY n.start").fetchall()
+    eq("nvtx_rows", [(r[0], r[1]) for r in ranges],
+       [("outer", PUSHPOP), ("copies", PUSHPOP), ("allocs", STARTEND), ("done", MARK)])
+    if len(ranges) == 4:
+        outer, copies_r, allocs, done = ranges
+        report("nvtx_nesting", outer[2] <= copies_r[2] and copies_r[3] <= allocs[2]
+               and allocs[3] <= done[2] and done[3] is None and done[2] <= outer[3],
+               "outer %s copies %s allocs %s done %s" % (outer[2:], copies_r[2:], allocs[2:], done[2:]))
+    gpu = db.execute("SELECT name, smCount, computeMajor, totalMemory FROM TARGET_INFO_GPU").fetchall()
+    report("gpu_info", len(gpu) >= 1 and gpu[0][1] > 0 and gpu[0][2] >= 7 and gpu[0][3] > 0, repr(gpu))
+    report("runtime_api", scalar(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s "
+                                 "ON s.id = r.nameId WHERE s.value LIKE 'cudaMemcpy%'") == 3,
+           "cudaMemcpy* calls (want 3)")
+    report("driver_api", scalar(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_DRIVER",
+                                table="CUPTI_ACTIVITY_KIND_DRIVER") > 0, "driver rows")
+    report("sync_rows", scalar(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION WHERE "
+                               "syncType = 3 AND globalTid & 16777215 != 0",
+                               table="CUPTI_ACTIVITY_KIND_SYNCHRONIZATION") >= 4,
+           "stream syncs with a thread (want >= 4)")
+    eq("dropped_records", counter(db, "dropped_records"), 0)
+    eq("exit_status_meta", meta(db, "exit_status"), "0")
+    report("run_meta", all(meta(db, key) for key in ("command", "host", "gpu", "start_ns",
+                                                        "duration_ns", "perfkit_version")),
+           repr([meta(db, key) for key in ("command", "gpu", "duration_ns", "perfkit_version")]))
+
+
+def check_crash(db, m, status):
+    eq("kernels", kernels_named(db, "tick_kernel"), int(m))
+    eq("exit_status_meta", meta(db, "exit_status"), status)
+
+
+def check_kernels(db, m):
+    eq("kernels", kernels_named(db, "tick_kernel"), int(m))
+
+
+def check_fork(db, p, c):
+    per_pid = db.execute("SELECT globalPid, count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL GROUP BY globalPid "
+                         "ORDER BY min(start)").fetchall()
+    eq("kernels_per_process", [row[1] for row in per_pid], [int(p), int(c)])
+    pids = set(row[0] >> 24 for row in per_pid)
+    procs = set(row[0] for row in db.execute("SELECT pid FROM PROCESSES"))
+    report("processes", pids <= procs and len(procs) >= 2, "kernel pids %s PROCESSES %s" % (pids, procs))
+
+
+def check_trace_cuda(db, n):
+    eq("kernels", kernels_named(db, "tick_kernel"), 4 * int(n))
+    eq("runtime_rows", scalar(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME",
+                              table="CUPTI_ACTIVITY_KIND_RUNTIME"), 0)
+    eq("nvtx_rows", scalar(db, "SELECT count(*) FROM NVTX_EVENTS", table="NVTX_EVENTS"), 0)
+    eq("memory_rows", scalar(db, "SELECT count(*) FROM CUDA_GPU_MEMORY_USAGE_EVENTS",
+                             table="CUDA_GPU_MEMORY_USAGE_EVENTS"), 0)
+
+
+def check_torch(db, profiler_kernels, ranges):
+    got = scalar(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL", table="CUPTI_ACTIVITY_KIND_KERNEL")
+    want = int(profiler_kernels)
+    report("torch_kernels_vs_profiler", want > 0 and abs(got - want) <= max(2, want // 100),
+           "perfkit %d torch.profiler %d" % (got, want))
+    nvtx = scalar(db, "SELECT count(*) FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId "
+                  "WHERE coalesce(s.value, n.text) = 'train_step'", table="NVTX_EVENTS")
+    eq("torch_nvtx_ranges", nvtx, int(ranges))
+
+
+def check_empty(db):
+    eq("kernels", scalar(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL",
+                         table="CUPTI_ACTIVITY_KIND_KERNEL"), 0)
+    report("process_row", scalar(db, "SELECT count(*) FROM PROCESSES", table="PROCESSES") >= 1, "PROCESSES")
+
+
+CHECKS = {"work": check_work, "crash": check_crash, "kernels": check_kernels, "fork": check_fork,
+          "trace_cuda": check_trace_cuda, "torch": check_torch, "empty": check_empty}
+
+
+def main():
+    path, check = sys.argv[1], sys.argv[2]
+    try:
+        db = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
+        db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.Error as e:
+        report("open", False, "%s: %s" % (path, e))
+        return 1
+    try:
+        CHECKS[check](db, *sys.argv[3:])
+    except sqlite3.Error as e:
+        report(check, False, "SQL error: %s" % e)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

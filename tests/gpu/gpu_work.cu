@@ -1,0 +1,189 @@
+// gpu_work.cu - a CUDA program that knows exactly what it did, for
+// tests/gpu/run.sh to check a capture against.
+//
+//   gpu_work work N K   2 threads x 2 streams x N launches of tick_kernel,
+//                       copies of known sizes (pageable and pinned), 2
+//                       memsets, K cudaMalloc/cudaFree pairs, nested NVTX
+//                       push/pop ranges, one start/end range and one mark.
+//   gpu_work reset M    M launches, cudaDeviceReset, then _exit(0): only the
+//                       collector's reset flush can save those kernels.
+//   gpu_work crash MODE M  M launches + sync, then end by MODE: exit (status
+//                       3), abort, segv, sigterm, sigkill (after 1.5 s),
+//                       _exit (status 4, after 1.5 s).
+//   gpu_work fork P C   P launches, a fork+exec child doing C launches, and a
+//                       plain fork child that exits without touching CUDA.
+#include <cuda_runtime.h>
+#include <nvtx3/nvToolsExt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define CHECK(x)                                                                  \
+	do {                                                                      \
+		cudaError_t e_ = (x);                                             \
+		if (e_ != cudaSuccess) {                                          \
+			fprintf(stderr, "gpu_work: %s: %s\n", #x, cudaGetErrorString(e_)); \
+			exit(90);                                                 \
+		}                                                                 \
+	} while (0)
+
+__global__ void tick_kernel(int *out, int v)
+{
+	if (threadIdx.x == 0 && blockIdx.x == 0)
+		out[0] += v;
+}
+
+struct worker {
+	int launches;
+	int *buf;
+};
+
+static void *launch_on_two_streams(void *arg)
+{
+	struct worker *w = (struct worker *)arg;
+	cudaStream_t s[2];
+
+	CHECK(cudaStreamCreateWithFlags(&s[0], cudaStreamNonBlocking));
+	CHECK(cudaStreamCreateWithFlags(&s[1], cudaStreamNonBlocking));
+	for (int i = 0; i < w->launches; i++)
+		for (int j = 0; j < 2; j++)
+			tick_kernel<<<1, 32, 0, s[j]>>>(w->buf, 1);
+	CHECK(cudaStreamSynchronize(s[0]));
+	CHECK(cudaStreamSynchronize(s[1]));
+	CHECK(cudaStreamDestroy(s[0]));
+	CHECK(cudaStreamDestroy(s[1]));
+	return NULL;
+}
+
+static void launches(int n)
+{
+	int *buf;
+
+	CHECK(cudaMalloc(&buf, 64));
+	for (int i = 0; i < n; i++)
+		tick_kernel<<<1, 32>>>(buf, 1);
+	CHECK(cudaDeviceSynchronize());
+	CHECK(cudaFree(buf));
+}
+
+static int work(int n, int k)
+{
+	const size_t pageable_bytes = 3u << 20, pinned_bytes = 5u << 20, dtoh_bytes = 1u << 20;
+	pthread_t th[2];
+	struct worker w[2];
+	char *host, *pinned, *dev;
+	int *buf;
+
+	CHECK(cudaMalloc(&buf, 64));
+	nvtxRangePushA("outer");
+	for (int i = 0; i < 2; i++) {
+		w[i].launches = n;
+		w[i].buf = buf;
+		pthread_create(&th[i], NULL, launch_on_two_streams, &w[i]);
+	}
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+
+	nvtxRangePushA("copies");
+	host = (char *)malloc(pageable_bytes);
+	memset(host, 1, pageable_bytes);
+	CHECK(cudaMallocHost(&pinned, pinned_bytes));
+	CHECK(cudaMalloc(&dev, pinned_bytes));
+	CHECK(cudaMemcpy(dev, host, pageable_bytes, cudaMemcpyHostToDevice));
+	CHECK(cudaMemcpy(dev, pinned, pinned_bytes, cudaMemcpyHostToDevice));
+	CHECK(cudaMemcpy(pinned, dev, dtoh_bytes, cudaMemcpyDeviceToHost));
+	CHECK(cudaMemset(dev, 0, pinned_bytes));
+	CHECK(cudaMemset(dev, 7, dtoh_bytes));
+	nvtxRangePop();
+
+	nvtxRangeId_t r = nvtxRangeStartA("allocs");
+	for (int i = 0; i < k; i++) {
+		void *p;
+
+		CHECK(cudaMalloc(&p, (1u << 20) + (size_t)i * 4096));
+		CHECK(cudaFree(p));
+	}
+	nvtxRangeEnd(r);
+	nvtxMarkA("done");
+	nvtxRangePop();
+	CHECK(cudaDeviceSynchronize());
+	CHECK(cudaFree(dev));
+	CHECK(cudaFreeHost(pinned));
+	CHECK(cudaFree(buf));
+	free(host);
+	return 0;
+}
+
+static int crash(const char *mode, int m)
+{
+	launches(m);
+	if (!strcmp(mode, "exit"))
+		exit(3);
+	if (!strcmp(mode, "abort"))
+		abort();
+	if (!strcmp(mode, "segv")) {
+		volatile int *p = NULL;
+		*p = 1;
+	}
+	if (!strcmp(mode, "sigterm"))
+		raise(SIGTERM);
+	if (!strcmp(mode, "sigkill")) {
+		usleep(1500000);
+		raise(SIGKILL);
+	}
+	if (!strcmp(mode, "_exit")) {
+		usleep(1500000);
+		_exit(4);
+	}
+	fprintf(stderr, "gpu_work: unknown crash mode %s\n", mode);
+	return 2;
+}
+
+static int fork_test(const char *self, int p, int c)
+{
+	char count[16];
+	pid_t pid;
+	int status;
+
+	launches(p);
+	/* A fork that never uses CUDA must exit cleanly despite the collector. */
+	pid = fork();
+	if (pid == 0)
+		exit(0);
+	waitpid(pid, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return 5;
+	snprintf(count, sizeof(count), "%d", c);
+	pid = fork();
+	if (pid == 0) {
+		execl("/proc/self/exe", self, "child", count, (char *)NULL);
+		_exit(127);
+	}
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 6;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 4 && !strcmp(argv[1], "work"))
+		return work(atoi(argv[2]), atoi(argv[3]));
+	if (argc >= 3 && !strcmp(argv[1], "reset")) {
+		launches(atoi(argv[2]));
+		CHECK(cudaDeviceReset());
+		_exit(0);
+	}
+	if (argc >= 4 && !strcmp(argv[1], "crash"))
+		return crash(argv[2], atoi(argv[3]));
+	if (argc >= 4 && !strcmp(argv[1], "fork"))
+		return fork_test(argv[0], atoi(argv[2]), atoi(argv[3]));
+	if (argc >= 3 && !strcmp(argv[1], "child")) {
+		launches(atoi(argv[2]));
+		return 0;
+	}
+	fprintf(stderr, "usage: gpu_work work N K | reset M | crash MODE M | fork P C\n");
+	return 2;
+}

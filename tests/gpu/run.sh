@@ -1,0 +1,222 @@
+#!/usr/bin/env bash
+# run.sh - the capture path proven on a GPU: small programs that know what
+# they did run under `perfkit run`, and each capture is checked against
+# those numbers (check_capture.py); a PyTorch loop is compared with
+# torch.profiler. Prints a PASS/FAIL table last; logs and small captures go
+# to $OUT (run.log, fixtures.tar).
+#
+#   tests/gpu/run.sh --stage BUILD DEST   (CPU machine) copy what the run
+#                                         needs from a build into DEST
+#   tests/gpu/run.sh [BUILD]              (GPU machine, repo root) run it;
+#                                         BUILD defaults to .gpu/collector
+#
+# BUILD mirrors a build tree: cli/perfkit, collectors/libperfkit-inject.so,
+# tests/gpu/gpu_work, bench/gpu/*, workloads/* and lib/ (libraries the GPU
+# machine lacks, e.g. libcjson.so.1).
+set -u
+
+stage() {
+	local build=$1 dest=$2 f
+	mkdir -p "$dest"/{cli,collectors,tests/gpu,bench/gpu,workloads,lib}
+	cp "$build/cli/perfkit" "$dest/cli/"
+	cp "$build/collectors/libperfkit-inject.so" "$dest/collectors/"
+	cp "$build/tests/gpu/gpu_work" "$dest/tests/gpu/"
+	cp "$build"/bench/gpu/launch_loop "$build"/bench/gpu/lib*.so "$dest/bench/gpu/"
+	for f in "$build"/workloads/*; do
+		[ -f "$f" ] && [ -x "$f" ] && cp "$f" "$dest/workloads/"
+	done
+	cp -L /usr/lib/x86_64-linux-gnu/libcjson.so.1 "$dest/lib/"
+}
+
+if [ "${1:-}" = --stage ]; then
+	stage "$2" "$3"
+	exit
+fi
+
+BUILD=$(cd "${1:-.gpu/collector}" && pwd)
+SRC=$(cd "$(dirname "$0")" && pwd)
+OUT=${OUT:-$(mktemp -d)}
+PERFKIT=$BUILD/cli/perfkit
+GPU_WORK=$BUILD/tests/gpu/gpu_work
+W=$(mktemp -d)
+LOG=$OUT/run.log
+# CUPTI: the toolkit folder, wherever this machine keeps it.
+export LD_LIBRARY_PATH=$BUILD/lib:/usr/local/cuda/lib64:/usr/local/cuda/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export PYTHONUNBUFFERED=1
+LIMIT=${LIMIT:-90} # seconds one run may take before it counts as hung
+WORKLOAD_LIMIT=${WORKLOAD_LIMIT:-120}
+mkdir -p "$W/fixtures"
+: >"$LOG"
+RESULTS=()
+STATUS=0
+
+log() { printf '%s\n' "$*" >>"$LOG"; }
+result() { # NAME PASS|FAIL DETAIL
+	RESULTS+=("$(printf '%-4s  %-34s %s' "$2" "$1" "$3")")
+}
+
+# perfkit_run NAME [run options] -- PROGRAM ARGS: capture into $W/NAME.sqlite;
+# the program's status lands in $STATUS, its output in $W/NAME.log.
+perfkit_run() {
+	local name=$1
+	shift
+	log "=== $name: perfkit run $*"
+	(cd "$W" && timeout -k 5 "$LIMIT" "$PERFKIT" run -o "$W/$name.sqlite" -f "$@") >"$W/$name.log" 2>&1
+	STATUS=$?
+	cat "$W/$name.log" >>"$LOG"
+	log "--- $name: exit status $STATUS"
+}
+
+expect_status() { # NAME WANT
+	if [ "$STATUS" = "$2" ]; then result "$1:status" PASS "exit $STATUS"
+	else result "$1:status" FAIL "exit $STATUS, want $2"; fi
+}
+
+check() { # NAME CAPTURE CHECK ARGS...
+	local name=$1 line res test detail
+	shift
+	while read -r line; do
+		log "$name: $line"
+		read -r res test detail <<<"$line"
+		result "$name:$test" "$res" "$detail"
+	done < <(python3 "$SRC/check_capture.py" "$@" 2>&1 | sed -n 's/^\(PASS\|FAIL\) /&/p;t;s/^/FAIL python /p')
+}
+
+test_work() {
+	perfkit_run work -- "$GPU_WORK" work 200 8
+	expect_status work 0
+	check work "$W/work.sqlite" work 200 8
+	perfkit_run trace_cuda --trace=cuda -- "$GPU_WORK" work 50 2
+	expect_status trace_cuda 0
+	check trace_cuda "$W/trace_cuda.sqlite" trace_cuda 50
+}
+
+test_reset() {
+	# A long flush interval: only the cudaDeviceReset flush can save these.
+	perfkit_run reset --flush-interval=60000 -- "$GPU_WORK" reset 300
+	expect_status reset 0
+	check reset "$W/reset.sqlite" kernels 300
+}
+
+test_crashes() {
+	local spec mode want
+	for spec in exit:3 abort:134 segv:139 sigterm:143 sigkill:137 _exit:4; do
+		mode=${spec%%:*} want=${spec#*:}
+		perfkit_run "crash_$mode" -- "$GPU_WORK" crash "$mode" 100
+		expect_status "crash_$mode" "$want"
+		check "crash_$mode" "$W/crash_$mode.sqlite" crash 100 "$want"
+	done
+}
+
+test_fork() {
+	perfkit_run fork -- "$GPU_WORK" fork 100 50
+	expect_status fork 0
+	check fork "$W/fork.sqlite" fork 100 50
+}
+
+test_other_subscriber() {
+	perfkit_run subscriber -- env LD_PRELOAD="$BUILD/bench/gpu/libcount_consumer.so" \
+		COUNT_CONSUMER_SUBSCRIBE=1 "$GPU_WORK" crash exit 10
+	expect_status subscriber 3
+	if grep -q "perfkit: another profiler (CUPTI subscriber) holds this process; running untraced" \
+		"$W/subscriber.log"; then result subscriber:message PASS "one line, program ran on"
+	else result subscriber:message FAIL "message missing"; fi
+}
+
+test_no_cuda() {
+	perfkit_run no_cuda -- /bin/true
+	expect_status no_cuda 0
+	if grep -q "made no CUDA calls" "$W/no_cuda.log"; then result no_cuda:note PASS "note printed"
+	else result no_cuda:note FAIL "note missing"; fi
+	check no_cuda "$W/no_cuda.sqlite" empty
+}
+
+test_preload() {
+	local f
+	mkdir -p "$W/preload"
+	log "=== preload: LD_PRELOAD=libperfkit-inject.so gpu_work crash exit 20"
+	(cd "$W/preload" && timeout -k 5 "$LIMIT" env -u CUDA_INJECTION64_PATH -u PERFKIT_OUTPUT_DIR \
+		LD_PRELOAD="$BUILD/collectors/libperfkit-inject.so" "$GPU_WORK" crash exit 20) >>"$LOG" 2>&1
+	STATUS=$?
+	expect_status preload 3
+	f=$(ls "$W"/preload/perfkit-gpu_work-*.sqlite 2>/dev/null | head -1)
+	if [ -n "$f" ]; then check preload "$f" kernels 20
+	else result preload:file FAIL "no perfkit-gpu_work-PID.sqlite written"; fi
+}
+
+test_torch() {
+	local want steps=20
+	log "=== torch.profiler run"
+	timeout -k 5 "$LIMIT" python3 "$SRC/torch_train.py" profiler $steps >"$W/torch_profiler.log" 2>&1
+	cat "$W/torch_profiler.log" >>"$LOG"
+	want=$(awk '$1 == "kernels" { print $2 }' "$W/torch_profiler.log")
+	perfkit_run torch -- python3 "$SRC/torch_train.py" plain $steps
+	expect_status torch 0
+	check torch "$W/torch.sqlite" torch "${want:-0}" $((steps + 3))
+	torch_nvtx_diagnosis
+}
+
+# Why torch.cuda.nvtx ranges do or do not arrive: how torch links NVTX, and
+# whether pointing NVTX at CUPTI directly changes anything.
+torch_nvtx_diagnosis() {
+	local tdir d
+	log "=== torch NVTX diagnosis"
+	tdir=$(python3 -c 'import torch, os; print(os.path.dirname(torch.__file__))' 2>>"$LOG")
+	python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)' >>"$LOG" 2>&1
+	ls "$tdir/lib" 2>/dev/null | grep -i -e nvtx -e nvToolsExt >>"$LOG"
+	for lib in "$tdir"/lib/libtorch_cuda.so "$tdir"/_C*.so; do
+		[ -f "$lib" ] && { log "ldd $lib:"; ldd "$lib" | grep -i -e nvtx -e nvToolsExt >>"$LOG"; }
+	done
+	python3 -c 'import torch.cuda.nvtx as n; print("nvtx module", n._nvtx)' >>"$LOG" 2>&1
+	d=$W/nvtx_cupti
+	mkdir -p "$d"
+	CUDA_INJECTION64_PATH=$BUILD/collectors/libperfkit-inject.so PERFKIT_OUTPUT_DIR=$d \
+		NVTX_INJECTION64_PATH=/usr/local/cuda/lib64/libcupti.so \
+		timeout -k 5 "$LIMIT" python3 "$SRC/torch_train.py" plain 5 >>"$LOG" 2>&1
+	for f in "$d"/proc-*.sqlite; do
+		[ -f "$f" ] && python3 -c 'import sqlite3,sys; db=sqlite3.connect(sys.argv[1]); print("NVTX rows with NVTX_INJECTION64_PATH=libcupti:", db.execute("select count(*) from NVTX_EVENTS").fetchone()[0])' "$f" >>"$LOG" 2>&1
+	done
+}
+
+# Captures of the reference workloads (when the build has them), kept small,
+# for tests/data/ fixtures. Each workload runs with its default arguments.
+capture_workloads() {
+	local bin name
+	[ "${SKIP_WORKLOADS:-0}" = 1 ] && return
+	for bin in "$BUILD"/workloads/*; do
+		[ -f "$bin" ] && [ -x "$bin" ] || continue
+		name=$(basename "$bin")
+		LIMIT=$WORKLOAD_LIMIT perfkit_run "wl_$name" -- "$bin"
+		if [ "$STATUS" = 0 ] && [ -f "$W/wl_$name.sqlite" ]; then
+			cp "$W/wl_$name.sqlite" "$W/fixtures/$name.sqlite"
+			result "workload:$name" PASS "$(du -h "$W/wl_$name.sqlite" | cut -f1)"
+		else
+			result "workload:$name" FAIL "exit $STATUS"
+		fi
+	done
+}
+
+log "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1)"
+test_work
+test_reset
+test_crashes
+test_fork
+test_other_subscriber
+test_no_cuda
+test_preload
+test_torch
+capture_workloads
+for f in work torch; do
+	[ -f "$W/$f.sqlite" ] && cp "$W/$f.sqlite" "$W/fixtures/gpu_$f.sqlite"
+done
+tar -C "$W/fixtures" -cf "$OUT/fixtures.tar" .
+
+pass=0 fail=0
+printf '\n%-4s  %-34s %s\n' RES TEST DETAIL | tee -a "$LOG"
+for r in "${RESULTS[@]}"; do
+	printf '%s\n' "$r" | tee -a "$LOG"
+	case $r in PASS*) pass=$((pass + 1)) ;; *) fail=$((fail + 1)) ;; esac
+done
+printf '%d passed, %d failed\n' "$pass" "$fail" | tee -a "$LOG"
+rm -rf "$W"
+[ "$fail" = 0 ]

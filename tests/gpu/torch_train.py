@@ -1,0 +1,75 @@
+"""torch_train.py - a small PyTorch training loop for tests/gpu/run.sh and
+bench/gpu_overhead.sh.
+
+    python3 torch_train.py plain STEPS      run (under `perfkit run` or not)
+    python3 torch_train.py profiler STEPS   the same under torch.profiler
+
+Prints "kernels N" (profiler mode: CUDA kernels torch.profiler recorded),
+"step_ms X" (mean wall time of a training step after warm-up) and
+"nvtx_ranges N" (torch.cuda.nvtx ranges pushed). Every step is wrapped in
+torch.cuda.nvtx.range_push/pop("train_step")."""
+import sys
+import time
+
+import torch
+
+WARMUP = 3
+
+
+def build():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(
+        torch.nn.Linear(512, 1024), torch.nn.ReLU(),
+        torch.nn.Linear(1024, 1024), torch.nn.ReLU(),
+        torch.nn.Linear(1024, 10)).cuda()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    x = torch.randn(256, 512)
+    y = torch.randint(0, 10, (256,))
+    return model, opt, x, y
+
+
+def step(model, opt, x, y):
+    torch.cuda.nvtx.range_push("train_step")
+    xb = x.cuda(non_blocking=False)
+    yb = y.cuda()
+    opt.zero_grad(set_to_none=True)
+    loss = torch.nn.functional.cross_entropy(model(xb), yb)
+    loss.backward()
+    opt.step()
+    torch.cuda.nvtx.range_pop()
+    return loss
+
+
+def run(steps):
+    model, opt, x, y = build()
+    for _ in range(WARMUP):
+        step(model, opt, x, y)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        step(model, opt, x, y)
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t0) * 1e3 / steps
+
+
+def main():
+    mode = sys.argv[1] if len(sys.argv) > 1 else "plain"
+    steps = int(sys.argv[2]) if len(sys.argv) > 2 else 50
+    if mode == "profiler":
+        from torch.profiler import ProfilerActivity, profile
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            step_ms = run(steps)
+        kernels = 0
+        for evt in prof.events():
+            if evt.device_type == torch.autograd.DeviceType.CUDA and \
+                    not evt.name.startswith(("Memcpy", "Memset")):
+                kernels += 1
+        print("kernels", kernels)
+    else:
+        step_ms = run(steps)
+    print("step_ms %.4f" % step_ms)
+    print("nvtx_ranges", steps + WARMUP)
+
+
+if __name__ == "__main__":
+    main()

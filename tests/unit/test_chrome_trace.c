@@ -1,0 +1,427 @@
+/* test_chrome_trace.c - the Chrome/Perfetto trace export on a store written
+ * with known values (export_store.h): categories, flows, tracks, time
+ * arithmetic, projection of NVTX ranges onto streams, filters, escaping. */
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chrome_trace.h"
+#include "export_store.h"
+#include "testutil.h"
+
+static char *trace_text;
+
+/* Export the store with opts into memory and parse it. */
+static cJSON *export_trace(bool gpu_info, const struct chrome_options *opts)
+{
+	const char *path = testutil_tmp_path("xs.sqlite");
+	struct prof_store *s = NULL;
+	struct prof_error err = { 0 };
+	size_t len = 0;
+	FILE *f;
+	cJSON *doc;
+
+	xs_write(path, gpu_info);
+	ck_assert_msg(prof_store__open(path, &s, &err) == 0, "%s", err.msg);
+	free(trace_text);
+	f = open_memstream(&trace_text, &len);
+	ck_assert_msg(chrome_trace__write(s, opts, f, &err) == 0, "%s", err.msg);
+	fclose(f);
+	prof_store__close(s);
+	doc = cJSON_Parse(trace_text);
+	ck_assert_msg(doc != NULL, "not JSON near: %.80s", cJSON_GetErrorPtr());
+	return doc;
+}
+
+static cJSON *events(cJSON *doc)
+{
+	cJSON *ev = cJSON_GetObjectItemCaseSensitive(doc, "traceEvents");
+
+	ck_assert(cJSON_IsArray(ev));
+	return ev;
+}
+
+static const char *str(const cJSON *e, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, key);
+
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static double num(const cJSON *e, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, key);
+
+	ck_assert_msg(cJSON_IsNumber(v), "no number %s", key);
+	return v->valuedouble;
+}
+
+static int count_cat(cJSON *doc, const char *ph, const char *cat)
+{
+	int n = 0;
+	cJSON *e;
+
+	cJSON_ArrayForEach(e, events(doc))
+		if (strcmp(str(e, "ph"), ph) == 0 && (!cat || strcmp(str(e, "cat"), cat) == 0))
+			n++;
+	return n;
+}
+
+static int count_launches(enum xs_gpu gpu)
+{
+	int n = 0;
+
+	for (int i = 0; i < XS_NLAUNCH; i++)
+		n += xs_launches[i].gpu == gpu;
+	return n;
+}
+
+static cJSON *find_named(cJSON *doc, const char *cat, const char *name)
+{
+	cJSON *e;
+
+	cJSON_ArrayForEach(e, events(doc))
+		if (strcmp(str(e, "cat"), cat) == 0 && strcmp(str(e, "name"), name) == 0)
+			return e;
+	return NULL;
+}
+
+START_TEST(chrome_trace_is_json_with_capture_start_as_base_time)
+{
+	cJSON *doc = export_trace(false, NULL);
+
+	/* the earliest event is the "outer" range at XS_T0 */
+	ck_assert(num(doc, "baseTimeNanoseconds") == (double)XS_T0);
+	cJSON_Delete(doc);
+}
+END_TEST
+
+START_TEST(chrome_trace_has_one_event_per_row_in_each_category)
+{
+	cJSON *doc = export_trace(false, NULL);
+	int api_rt = 0, api_drv = 0;
+
+	for (int i = 0; i < XS_NLAUNCH; i++) {
+		if (xs_launches[i].domain == PROF_API_RUNTIME)
+			api_rt++;
+		else
+			api_drv++;
+	}
+	/* + the orphan kernel */
+	ck_assert_int_eq(count_cat(doc, "X", "kernel"), count_launches(XS_KERNEL) + 1);
+	ck_assert_int_eq(count_cat(doc, "X", "gpu_memcpy"), count_launches(XS_MEMCPY));
+	ck_assert_int_eq(count_cat(doc, "X", "gpu_memset"), count_launches(XS_MEMSET));
+	ck_assert_int_eq(count_cat(doc, "X", "cuda_runtime"), api_rt);
+	ck_assert_int_eq(count_cat(doc, "X", "cuda_driver"), api_drv);
+	ck_assert_int_eq(count_cat(doc, "X", "user_annotation"), 2);
+	ck_assert_int_eq(count_cat(doc, "i", "user_annotation"), 1);
+	cJSON_Delete(doc);
+}
+END_TEST
+
+START_TEST(chrome_flow_joins_each_launching_call_to_its_gpu_work)
+{
+	cJSON *doc = export_trace(false, NULL);
+	int launched = XS_NLAUNCH - count_launches(XS_NONE);
+	int starts = 0, finishes = 0;
+	cJSON *s, *f;
+
+	cJSON_ArrayForEach(s, events(doc)) {
+		if (strcmp(str(s, "ph"), "s") != 0)
+			continue;
+		starts++;
+		ck_assert_str_eq(str(s, "cat"), "ac2g");
+		ck_assert(num(s, "pid") == XS_PID && num(s, "tid") == XS_TID);
+		/* single process: the flow id is the correlation id */
+		int i = (int)num(s, "id") - 1;
+		ck_assert(i >= 0 && i < XS_NLAUNCH && xs_launches[i].gpu != XS_NONE);
+		ck_assert(num(s, "ts") * 1000 == (double)xs_launches[i].api_start);
+		int matched = 0;
+		cJSON_ArrayForEach(f, events(doc)) {
+			if (strcmp(str(f, "ph"), "f") != 0 || num(f, "id") != num(s, "id"))
+				continue;
+			matched++;
+			ck_assert_str_eq(str(f, "bp"), "e");
+			ck_assert_str_eq(str(f, "cat"), "ac2g");
+			ck_assert(num(f, "pid") == 0 && num(f, "tid") == xs_launches[i].stream);
+			ck_assert(num(f, "ts") * 1000 == (double)xs_launches[i].gpu_start);
+		}
+		ck_assert_int_eq(matched, 1);
+	}
+	cJSON_ArrayForEach(f, events(doc))
+		finishes += strcmp(str(f, "ph"), "f") == 0;
+	ck_assert_int_eq(starts, launched);
+	ck_assert_int_eq(finishes, launched);
+	cJSON_Delete(doc);
+}
+END_TEST
+
+START_TEST(chrome_timestamps_are_microseconds_with_three_exact_decimals)
+{
+	const struct xs_launch *evil = &xs_launches[3];
+	char want[96];
+	cJSON *doc = export_trace(false, NULL);
+
+	snprintf(want, sizeof want, "\"ts\":%lld.%03lld,\"dur\":%lld.%03lld",
+		 (long long)(evil->gpu_start / 1000), (long long)(evil->gpu_start % 1000),
+		 (long long)((evil->gpu_end - evil->gpu_start) / 1000),
+		 (long long)((evil->gpu_end - evil->gpu_start) % 1000));
+	ck_assert_msg(strstr(trace_text, want), "missing %s", want);
+	cJSON_Delete(doc);
+}
+END_TEST
+
+START_TEST(chrome_events_are_ordered_by_start_on_every_track)
+{
+	cJSON *doc = export_trace(false, NULL);
+	struct track { double pid, tid, ts; } last[32];
+	int ntracks = 0, checked = 0;
+	cJSON *e;
+
+	cJSON_ArrayForEach(e, events(doc)) {
+		double pid, tid;
+		int t;
+
+		if (strcmp(str(e, "ph"), "M") == 0)
+			continue;
+		pid = num(e, "pid");
+		tid = cJSON_GetObjectItem(e, "tid") ? num(e, "tid") : -1;
+		for (t = 0; t < ntracks; t++)
+			if (last[t].pid == pid && last[t].tid == tid)
+				break;
+		if (t == ntracks) {
+			ck_assert(ntracks < 32);
+			last[ntracks++] = (struct track){ pid, tid, num(e, "ts") };
+			continue;
+		}
+		ck_assert_msg(num(e, "ts") >= last[t].ts, "track %g/%g goes back in time", pid, tid);
+		last[t].ts = num(e, "ts");
+		checked++;
+	}
+	ck_assert_int_gt(checked, XS_NLAUNCH);
+	cJSON_Delete(doc);
+}
+END_TEST
+
+START_TEST(chrome_nvtx_range_spans_first_to_last_gpu_work_per_stream)
+{
+	cJSON *doc = export_trace(false, NULL);
+	int expected = 0, found = 0;
+
+	for (int r = 0; r < 2; r++) {
+		for (int stream = 0; stream < 16; stream++) {
+			int64_t lo = INT64_MAX, hi = INT64_MIN;
+			cJSON *e;
+
+			for (int i = 0; i < XS_NLAUNCH; i++) {
+				const struct xs_launch *l = &xs_launches[i];
+
+				if (l->range != r || l->gpu == XS_NONE || l->stream != stream)
+					continue;
+				lo = l->gpu_start < lo ? l->gpu_start : lo;
+				hi = l->gpu_end > hi ? l->gpu_end : hi;
+			}
+			if (lo == INT64_MAX)
+				continue;
+			expected++;
+			cJSON_ArrayForEach(e, events(doc)) {
+				if (strcmp(str(e, "cat"), "gpu_user_annotation") != 0 ||
+				    strcmp(str(e, "name"), xs_range_name[r]) != 0 || num(e, "tid") != stream)
+					continue;
+				found++;
+				ck_assert(num(e, "pid") == 0);
+				ck_assert(num(e, "ts") * 1000 == (double)lo);
+				ck_assert(num(e, "dur") * 1000 == (double)(hi - lo));
+			}
+		}
+	}
+	ck_assert_int_eq(found, expected);
+	ck_assert_int_eq(count_cat(doc, "X", "gpu_user_annotation"), expected);
+	cJSON_Delete(doc);
+}
+END_TEST
+
+START_TEST(chrome_counter_follows_device_memory_in_use)
+{
+	cJSON *doc = export_trace(false, NULL);
+	int64_t level = 0;
+	int i = 0;
+	cJSON *e;
+
+	cJSON_ArrayForEach(e, events(doc)) {
+		if (strcmp(str(e, "ph"), "C") != 0)
+			continue;
+		ck_assert_int_lt(i, 3);
+		level += xs_mem[i][2] ? -xs_mem[i][1] : xs_mem[i][1];
+		ck_assert(num(e, "ts") * 1000 == (double)xs_mem[i][0]);
+		ck_assert(num(cJSON_GetObjectItem(e, "args"), "bytes") == (double)level);
+		i++;
+	}
+	ck_assert_int_eq(i, 3);
+	cJSON_Delete(doc);
+}
+END_TEST
+
+START_TEST(chrome_time_window_keeps_events_overlapping_it)
+{
+	struct chrome_options o = { .filter = { .has_from = true, .from_ns = xs_range[1][0],
+						.has_to = true, .to_ns = xs_range[1][1] } };
+	cJSON *doc = export_trace(false, &o);
+	int kernels = 0, api = 0;
+
+	for (int i = 0; i < XS_NLAUNCH; i++) {
+		const struct xs_launch *l = &xs_launches[i];
+
+		kernels += l->gpu == XS_KERNEL && l->gpu_end > o.filter.from_ns &&
+			   l->gpu_start < o.filter.to_ns;
+		api += l->api_end > o.filter.from_ns && l->api_start < o.filter.to_ns;
+	}
+	ck_assert_int_eq(count_cat(doc, "X", "kernel"), kernels);
+	ck_assert_int_eq(count_cat(doc, "X", "cuda_runtime") + count_cat(doc, "X", "cuda_driver"), api);
+	ck_assert_int_eq(count_cat(doc, "s", NULL), count_cat(doc, "f", NULL));
+	cJSON_Delete(doc);
+}
+END_TEST
+
+START_TEST(chrome_range_filter_keeps_work_launched_inside_the_range)
+{
+	struct chrome_options o = { .filter = { .range_name = XS_SECOND } };
+	cJSON *doc = export_trace(false, &o);
+	int gpu = 0;
+
+	for (int i = 0; i < XS_NLAUNCH; i++)
+		gpu += xs_launches[i].range == 1 && xs_launches[i].gpu != XS_NONE;
+	ck_assert_int_eq(count_cat(doc, "X", "kernel") + count_cat(doc, "X", "gpu_memset") +
+			 count_cat(doc, "X", "gpu_memcpy"), gpu);
+	ck_assert_ptr_nonnull(find_named(doc, "kernel", XS_EVIL));
+	ck_assert_ptr_null(find_named(doc, "kernel", "kernelA"));
+	ck_assert_int_eq(count_cat(doc, "s", NULL), gpu);
+	ck_assert_int_eq(count_cat(doc, "f", NULL), gpu);
+	cJSON_Delete(doc);
+}
+END_TEST
+
+START_TEST(chrome_range_filter_refuses_an_unknown_range)
+{
+	const char *path = testutil_tmp_path("xs.sqlite");
+	struct chrome_options o = { .filter = { .range_name = "nope" } };
+	struct prof_store *s = NULL;
+	struct prof_error err = { 0 };
+	FILE *f = fopen("/dev/null", "w");
+
+	xs_write(path, false);
+	ck_assert(prof_store__open(path, &s, &err) == 0);
+	ck_assert_int_eq(chrome_trace__write(s, &o, f, &err), PROF_E_USAGE);
+	ck_assert_ptr_nonnull(strstr(err.msg, "nope"));
+	fclose(f);
+	prof_store__close(s);
+}
+END_TEST
+
+START_TEST(chrome_names_from_the_capture_are_json_escaped)
+{
+	cJSON *doc = export_trace(false, NULL);
+
+	ck_assert_ptr_nonnull(find_named(doc, "kernel", XS_EVIL));
+	ck_assert_ptr_nonnull(find_named(doc, "kernel", "kernel;B\nx"));
+	ck_assert_ptr_nonnull(find_named(doc, "user_annotation", XS_OUTER));
+	cJSON_Delete(doc);
+}
+END_TEST
+
+START_TEST(chrome_api_names_drop_the_version_suffix)
+{
+	cJSON *doc = export_trace(false, NULL);
+
+	ck_assert_ptr_nonnull(find_named(doc, "cuda_runtime", "cudaLaunchKernel"));
+	ck_assert_ptr_null(find_named(doc, "cuda_runtime", "cudaLaunchKernel_v7000"));
+	ck_assert_ptr_nonnull(find_named(doc, "cuda_driver", "cuLaunchKernel"));
+	cJSON_Delete(doc);
+}
+END_TEST
+
+START_TEST(chrome_size_warning_names_the_narrowing_options)
+{
+	char *warn = NULL;
+	size_t len = 0;
+	FILE *wf = open_memstream(&warn, &len);
+	struct chrome_options o = { .warn_bytes = 1, .warn = wf };
+	cJSON *doc = export_trace(false, &o);
+
+	fclose(wf);
+	ck_assert_ptr_nonnull(strstr(warn, "--from/--to"));
+	ck_assert_ptr_nonnull(strstr(warn, "--range"));
+	free(warn);
+	cJSON_Delete(doc);
+}
+END_TEST
+
+START_TEST(chrome_kernel_args_carry_theoretical_occupancy)
+{
+	cJSON *doc = export_trace(true, NULL);
+	cJSON *k = find_named(doc, "kernel", "kernelA");
+	cJSON *args = cJSON_GetObjectItem(k, "args");
+
+	/* 256 threads x 32 registers = 8192 per block: 8 blocks = 64 warps, the
+	 * H100's maximum, no shared memory: 100 % */
+	ck_assert(num(args, "est. achieved occupancy %") == 100);
+	ck_assert(num(args, "registers per thread") == 32);
+	ck_assert(num(args, "correlation") == 1);
+	ck_assert(cJSON_GetArraySize(cJSON_GetObjectItem(args, "grid")) == 3);
+	cJSON_Delete(doc);
+}
+END_TEST
+
+START_TEST(chrome_copy_args_carry_bytes_and_bandwidth)
+{
+	cJSON *doc = export_trace(false, NULL);
+	const struct xs_launch *l = &xs_launches[2];
+	cJSON *m = find_named(doc, "gpu_memcpy", "Memcpy HtoD (Pinned -> Device)");
+	cJSON *args = cJSON_GetObjectItem(m, "args");
+	double gbps = (double)XS_MEMCPY_BYTES / (double)(l->gpu_end - l->gpu_start);
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert(num(args, "bytes") == XS_MEMCPY_BYTES);
+	ck_assert_double_eq_tol(num(args, "memory bandwidth (GB/s)"), gbps, 0.001);
+	cJSON_Delete(doc);
+}
+END_TEST
+
+static void teardown(void)
+{
+	free(trace_text);
+	trace_text = NULL;
+}
+
+int main(void)
+{
+	Suite *s = suite_create("chrome_trace");
+	TCase *tc = tcase_create("chrome_trace");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, NULL, teardown);
+	tcase_add_test(tc, chrome_trace_is_json_with_capture_start_as_base_time);
+	tcase_add_test(tc, chrome_trace_has_one_event_per_row_in_each_category);
+	tcase_add_test(tc, chrome_flow_joins_each_launching_call_to_its_gpu_work);
+	tcase_add_test(tc, chrome_timestamps_are_microseconds_with_three_exact_decimals);
+	tcase_add_test(tc, chrome_events_are_ordered_by_start_on_every_track);
+	tcase_add_test(tc, chrome_nvtx_range_spans_first_to_last_gpu_work_per_stream);
+	tcase_add_test(tc, chrome_counter_follows_device_memory_in_use);
+	tcase_add_test(tc, chrome_time_window_keeps_events_overlapping_it);
+	tcase_add_test(tc, chrome_range_filter_keeps_work_launched_inside_the_range);
+	tcase_add_test(tc, chrome_range_filter_refuses_an_unknown_range);
+	tcase_add_test(tc, chrome_names_from_the_capture_are_json_escaped);
+	tcase_add_test(tc, chrome_api_names_drop_the_version_suffix);
+	tcase_add_test(tc, chrome_size_warning_names_the_narrowing_options);
+	tcase_add_test(tc, chrome_kernel_args_carry_theoretical_occupancy);
+	tcase_add_test(tc, chrome_copy_args_carry_bytes_and_bandwidth);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

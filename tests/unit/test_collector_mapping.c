@@ -1,0 +1,144 @@
+/* test_collector_mapping.c - the collector's pure conversions: CUPTI's
+ * numbering to the store's, kernel short names, and --trace parsing.
+ *
+ * The collector is only built where CUPTI exists, so its CUPTI-free files
+ * are compiled into this test directly. CUPTI's numbers are spelled out from
+ * cupti_activity.h (CUDA 13.0) because CI has no CUDA headers. */
+#include <check.h>
+#include <stdlib.h>
+
+#include "../../collectors/mapping.c"
+#include "../../collectors/trace_opts.h"
+
+/* CUpti_ActivityMemoryKind */
+enum { CUPTI_MEM_UNKNOWN = 0, CUPTI_MEM_PAGEABLE = 1, CUPTI_MEM_PINNED = 2,
+       CUPTI_MEM_DEVICE = 3, CUPTI_MEM_ARRAY = 4, CUPTI_MEM_MANAGED = 5,
+       CUPTI_MEM_DEVICE_STATIC = 6, CUPTI_MEM_MANAGED_STATIC = 7 };
+
+START_TEST(collector_mem_kind_maps_each_cupti_kind_to_the_nsys_kind)
+{
+	ck_assert_int_eq(mapping__mem_kind(CUPTI_MEM_PAGEABLE), PROF_MEM_PAGEABLE);
+	ck_assert_int_eq(mapping__mem_kind(CUPTI_MEM_PINNED), PROF_MEM_PINNED);
+	ck_assert_int_eq(mapping__mem_kind(CUPTI_MEM_DEVICE), PROF_MEM_DEVICE);
+	ck_assert_int_eq(mapping__mem_kind(CUPTI_MEM_ARRAY), PROF_MEM_ARRAY);
+	ck_assert_int_eq(mapping__mem_kind(CUPTI_MEM_MANAGED), PROF_MEM_MANAGED);
+	ck_assert_int_eq(mapping__mem_kind(CUPTI_MEM_DEVICE_STATIC), PROF_MEM_DEVICE_STATIC);
+	ck_assert_int_eq(mapping__mem_kind(CUPTI_MEM_MANAGED_STATIC), PROF_MEM_MANAGED_STATIC);
+}
+END_TEST
+
+START_TEST(collector_mem_kind_unknown_and_future_kinds_map_to_unknown)
+{
+	ck_assert_int_eq(mapping__mem_kind(CUPTI_MEM_UNKNOWN), PROF_MEM_UNKNOWN);
+	ck_assert_int_eq(mapping__mem_kind(8), PROF_MEM_UNKNOWN);
+}
+END_TEST
+
+START_TEST(collector_copy_kind_keeps_directions_and_drops_unknown_numbers)
+{
+	/* CUpti_ActivityMemcpyKind: 1 HtoD, 2 DtoH, 8 DtoD, 10 PtoP. */
+	ck_assert_int_eq(mapping__copy_kind(1), PROF_COPY_HTOD);
+	ck_assert_int_eq(mapping__copy_kind(2), PROF_COPY_DTOH);
+	ck_assert_int_eq(mapping__copy_kind(8), PROF_COPY_DTOD);
+	ck_assert_int_eq(mapping__copy_kind(10), PROF_COPY_PTOP);
+	ck_assert_int_eq(mapping__copy_kind(11), PROF_COPY_UNKNOWN);
+}
+END_TEST
+
+START_TEST(collector_memory_operation_maps_allocation_and_release)
+{
+	/* CUpti_ActivityMemoryOperationType: 1 allocation, 2 release. */
+	ck_assert_int_eq(mapping__memory_operation(1), 0);
+	ck_assert_int_eq(mapping__memory_operation(2), 1);
+	ck_assert_int_eq(mapping__memory_operation(0), -1);
+}
+END_TEST
+
+static const char *short_name(const char *demangled)
+{
+	static char buf[256];
+
+	mapping__short_name(demangled, buf, sizeof(buf));
+	return buf;
+}
+
+START_TEST(collector_short_name_drops_return_type_scope_templates_and_parameters)
+{
+	ck_assert_str_eq(short_name("void ns::inner::saxpy<float, 4>(float*, float const*, int)"),
+			 "saxpy");
+}
+END_TEST
+
+START_TEST(collector_short_name_keeps_an_extern_c_name)
+{
+	ck_assert_str_eq(short_name("empty_kernel"), "empty_kernel");
+}
+END_TEST
+
+START_TEST(collector_short_name_ignores_scopes_inside_template_arguments)
+{
+	ck_assert_str_eq(short_name("void at::native::vectorized_elementwise_kernel<4, "
+				    "at::native::FillFunctor<float>, std::array<char*, 1ul> >"
+				    "(int, at::native::FillFunctor<float>, std::array<char*, 1ul>)"),
+			 "vectorized_elementwise_kernel");
+}
+END_TEST
+
+START_TEST(collector_short_name_truncates_to_the_buffer)
+{
+	char buf[4];
+
+	mapping__short_name("void kernel_name(int)", buf, sizeof(buf));
+	ck_assert_str_eq(buf, "ker");
+}
+END_TEST
+
+START_TEST(collector_trace_empty_list_selects_everything)
+{
+	ck_assert_int_eq(trace_opts__parse(NULL, NULL), TRACE_ALL);
+	ck_assert_int_eq(trace_opts__parse("", NULL), TRACE_ALL);
+}
+END_TEST
+
+START_TEST(collector_trace_list_selects_only_the_named_groups)
+{
+	ck_assert_int_eq(trace_opts__parse("cuda,api", NULL), TRACE_CUDA | TRACE_API);
+	ck_assert_int_eq(trace_opts__parse("nvtx", NULL), TRACE_NVTX);
+}
+END_TEST
+
+START_TEST(collector_trace_unknown_word_is_refused_with_its_offset)
+{
+	size_t bad_at = 0;
+
+	ck_assert_int_eq(trace_opts__parse("cuda,bogus", &bad_at), -1);
+	ck_assert_uint_eq(bad_at, 5);
+	ck_assert_int_eq(trace_opts__parse("cud", NULL), -1);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("collector_mapping");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, collector_mem_kind_maps_each_cupti_kind_to_the_nsys_kind);
+	tcase_add_test(tc, collector_mem_kind_unknown_and_future_kinds_map_to_unknown);
+	tcase_add_test(tc, collector_copy_kind_keeps_directions_and_drops_unknown_numbers);
+	tcase_add_test(tc, collector_memory_operation_maps_allocation_and_release);
+	tcase_add_test(tc, collector_short_name_drops_return_type_scope_templates_and_parameters);
+	tcase_add_test(tc, collector_short_name_keeps_an_extern_c_name);
+	tcase_add_test(tc, collector_short_name_ignores_scopes_inside_template_arguments);
+	tcase_add_test(tc, collector_short_name_truncates_to_the_buffer);
+	tcase_add_test(tc, collector_trace_empty_list_selects_everything);
+	tcase_add_test(tc, collector_trace_list_selects_only_the_named_groups);
+	tcase_add_test(tc, collector_trace_unknown_word_is_refused_with_its_offset);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

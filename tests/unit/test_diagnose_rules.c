@@ -1,0 +1,514 @@
+/* test_diagnose_rules.c - `perfkit diagnose` rules on stores written through
+ * the writer API with known patterns: each rule fires on the pattern it is
+ * about, with the counts and share the test computes from what it wrote, and
+ * stays silent on the fixed version of the same program. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diagnose.h"
+#include "prof/store.h"
+#include "testutil.h"
+
+#define US 1000LL
+#define MS 1000000LL
+#define T0 1000000000LL
+#define PID 4242u
+
+/* ---- a tiny program builder ------------------------------------------------ */
+
+struct prog {
+	struct prof_writer *w;
+	int32_t corr;
+	int64_t t;          /* host clock */
+	int64_t gpu_free;   /* when the GPU stream is next free */
+	bool nvtx;
+};
+
+/* Where each named store was written (testutil_tmp_path removes the file it
+ * names, so the path is kept here for reopening). */
+static char store_paths[32][512];
+static char store_names[32][64];
+static int nstores;
+
+static const char *store_path(const char *name)
+{
+	for (int i = 0; i < nstores; i++)
+		if (!strcmp(store_names[i], name))
+			return store_paths[i];
+	ck_assert_int_lt(nstores, 32);
+	snprintf(store_names[nstores], sizeof store_names[0], "%s", name);
+	snprintf(store_paths[nstores], sizeof store_paths[0], "%s", testutil_tmp_path(name));
+	return store_paths[nstores++];
+}
+
+static void prog_open(struct prog *p, const char *name, bool nvtx)
+{
+	struct prof_error err;
+	struct prof_gpu_info g = {
+		.id = 0, .name = "NVIDIA H100 80GB HBM3", .uuid = "GPU-test", .chip_name = "GH100",
+		.l2_cache_bytes = 50 << 20, .total_memory_bytes = 80LL << 30,
+		.memory_bandwidth_bytes_per_s = 3352000000000LL, .clock_rate_hz = 1980000000LL,
+		.sm_count = 132, .compute_major = 9, .compute_minor = 0, .max_warps_per_sm = 64,
+		.threads_per_warp = 32, .max_blocks_per_sm = 32, .max_registers_per_sm = 65536,
+		.max_registers_per_block = 65536, .max_shared_per_sm_bytes = 233472,
+		.max_shared_per_block_bytes = 49152, .max_threads_per_block = 1024,
+	};
+
+	memset(p, 0, sizeof *p);
+	ck_assert_int_eq(prof_writer__create(store_path(name), PROF_WRITER_OVERWRITE, &p->w, &err), 0);
+	prof_writer__gpu(p->w, &g);
+	prof_writer__process(p->w, PID, "prog");
+	p->t = T0;
+	p->gpu_free = T0;
+	p->corr = 1;
+	p->nvtx = nvtx;
+}
+
+static void api(struct prog *p, const char *name, int64_t dur, int32_t corr)
+{
+	struct prof_api_call a = {
+		.start_ns = p->t, .end_ns = p->t + dur, .global_tid = prof_global_tid(PID, PID),
+		.correlation_id = corr, .name_id = prof_writer__string(p->w, name),
+	};
+	ck_assert_int_eq(prof_writer__api(p->w, PROF_API_RUNTIME, &a), 0);
+	p->t += dur;
+}
+
+/* A kernel launched now (API 3 us), running when the stream is free. */
+static void kernel(struct prog *p, const char *name, int64_t dur, int threads, int regs, int64_t shared)
+{
+	int32_t corr = p->corr++;
+	int64_t start = p->t + 2 * US > p->gpu_free ? p->t + 2 * US : p->gpu_free;
+	int64_t id = prof_writer__string(p->w, name);
+	struct prof_kernel k = {
+		.start_ns = start, .end_ns = start + dur, .stream_id = 7, .correlation_id = corr,
+		.global_pid = prof_global_pid(PID), .demangled_name = id, .short_name = id, .mangled_name = id,
+		.registers_per_thread = regs, .grid_x = 264, .grid_y = 1, .grid_z = 1, .block_x = threads,
+		.block_y = 1, .block_z = 1, .dynamic_shared_bytes = (int32_t)shared,
+	};
+	ck_assert_int_eq(prof_writer__kernel(p->w, &k), 0);
+	p->gpu_free = start + dur;
+	api(p, "cudaLaunchKernel_v7000", 3 * US, corr);
+}
+
+/* A copy: synchronous calls wait for it, async ones return after 2 us. */
+static int64_t copy(struct prog *p, const char *api_name, int kind, int src, int dst, int64_t bytes,
+		    int64_t dur)
+{
+	int32_t corr = p->corr++;
+	int64_t start = p->t + 1 * US > p->gpu_free ? p->t + 1 * US : p->gpu_free;
+	bool sync = !strstr(api_name, "Async");
+	int64_t call = sync ? start + dur - p->t : 2 * US;
+	struct prof_memcpy m = {
+		.start_ns = start, .end_ns = start + dur, .stream_id = 7, .correlation_id = corr,
+		.global_pid = prof_global_pid(PID), .bytes = bytes, .copy_kind = kind,
+		.src_kind = src, .dst_kind = dst,
+	};
+	ck_assert_int_eq(prof_writer__memcpy(p->w, &m), 0);
+	p->gpu_free = start + dur;
+	api(p, api_name, call, corr);
+	return call > dur ? call : dur;
+}
+
+static void range_push(struct prog *p, int64_t *start)
+{
+	*start = p->t;
+}
+
+static void range_pop(struct prog *p, const char *name, int64_t start)
+{
+	struct prof_nvtx_event e = {
+		.start_ns = start, .end_ns = p->t, .event_type = PROF_NVTX_PUSHPOP,
+		.global_tid = prof_global_tid(PID, PID), .end_global_tid = prof_global_tid(PID, PID),
+		.text_id = prof_writer__string(p->w, name),
+	};
+	if (p->nvtx)
+		ck_assert_int_eq(prof_writer__nvtx(p->w, &e), 0);
+}
+
+static void sync_stream(struct prog *p)
+{
+	int64_t until = p->gpu_free > p->t ? p->gpu_free : p->t;
+	api(p, "cudaStreamSynchronize_v3020", until - p->t + 1 * US, 0);
+}
+
+static void prog_close(struct prog *p)
+{
+	struct prof_error err;
+	ck_assert_int_eq(prof_writer__finish(p->w, &err), 0);
+}
+
+static struct diag_report *diagnose(const char *name, const char *set)
+{
+	struct prof_store *s;
+	struct prof_error err;
+	struct diag_settings st;
+	struct diag_report *r;
+
+	ck_assert_int_eq(diag_settings__init(&st), 0);
+	if (set)
+		ck_assert_int_eq(diag_settings__parse(&st, set, &err), 0);
+	ck_assert_msg(prof_store__open(store_path(name), &s, &err) == 0, "%s", err.msg);
+	ck_assert_msg(diag__run(s, &st, &r, &err) == 0, "%s", err.msg);
+	prof_store__close(s);
+	diag_settings__exit(&st);
+	return r;
+}
+
+static const struct diag_finding *find(const struct diag_report *r, const char *rule)
+{
+	for (int i = 0; i < r->nfindings; i++)
+		if (!strcmp(r->findings[i].rule_id, rule))
+			return &r->findings[i];
+	return NULL;
+}
+
+/* ---- the hash-embedding pattern ------------------------------------------- */
+
+#define ITERS 100
+#define SMALL_COPIES 6
+#define SMALL_BYTES 4096
+#define SMALL_COPY_NS (4 * US)
+
+/* Each step: 6 small pageable HtoD copies, one 200 us kernel, a sync. */
+static void write_small_copies(const char *name, bool collated, int64_t *cost_ns, int64_t *window_ns)
+{
+	struct prog p;
+	int64_t t0 = 0;
+
+	prog_open(&p, name, true);
+	*cost_ns = 0;
+	for (int i = 0; i < ITERS; i++) {
+		int64_t s;
+		range_push(&p, &s);
+		if (i == 0)
+			t0 = s;
+		if (collated) {
+			copy(&p, "cudaMemcpyAsync_v3020", PROF_COPY_HTOD, PROF_MEM_PINNED, PROF_MEM_DEVICE,
+			     SMALL_COPIES * SMALL_BYTES, 6 * US);
+		} else {
+			for (int c = 0; c < SMALL_COPIES; c++)
+				*cost_ns += copy(&p, "cudaMemcpyAsync_v3020", PROF_COPY_HTOD, PROF_MEM_PAGEABLE,
+						 PROF_MEM_DEVICE, SMALL_BYTES, SMALL_COPY_NS);
+		}
+		kernel(&p, "embed_lookup(float const*, int const*, float*)", 200 * US, 256, 32, 0);
+		sync_stream(&p);
+		range_pop(&p, "step", s);
+	}
+	*window_ns = p.t - t0;
+	prog_close(&p);
+}
+
+START_TEST(diagnose_small_copies_fire_with_count_and_share)
+{
+	int64_t cost, window;
+	struct diag_report *r;
+	const struct diag_finding *f;
+	int64_t count = 0;
+
+	write_small_copies("small.sqlite", false, &cost, &window);
+	r = diagnose("small.sqlite", NULL);
+	f = find(r, "small_htod_copies");
+	ck_assert_ptr_nonnull(f);
+	for (int i = 0; i < f->ntop; i++)
+		count += f->top[i].count;
+	ck_assert_int_eq(count, ITERS * SMALL_COPIES);
+	ck_assert_int_eq(f->time_ns, cost);
+	ck_assert_double_eq_tol(f->share, (double)cost / (double)window, 1e-9);
+	ck_assert_ptr_nonnull(strstr(f->evidence, "6.0 host-to-device copies"));
+	diag_report__delete(r);
+}
+END_TEST
+
+START_TEST(diagnose_small_copies_silent_on_one_collated_pinned_copy)
+{
+	int64_t cost, window;
+	struct diag_report *r;
+
+	write_small_copies("collated.sqlite", true, &cost, &window);
+	r = diagnose("collated.sqlite", NULL);
+	ck_assert_ptr_null(find(r, "small_htod_copies"));
+	ck_assert_ptr_null(find(r, "pageable_async_copy"));
+	diag_report__delete(r);
+}
+END_TEST
+
+START_TEST(diagnose_pageable_async_copies_are_reported)
+{
+	int64_t cost, window;
+	struct diag_report *r;
+	const struct diag_finding *f;
+
+	write_small_copies("pageable.sqlite", false, &cost, &window);
+	r = diagnose("pageable.sqlite", NULL);
+	f = find(r, "pageable_async_copy");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->top[0].count, ITERS * SMALL_COPIES);
+	ck_assert_int_eq(f->top[0].bytes, (int64_t)ITERS * SMALL_COPIES * SMALL_BYTES);
+	diag_report__delete(r);
+}
+END_TEST
+
+START_TEST(diagnose_window_is_the_repeated_nvtx_range)
+{
+	int64_t cost, window;
+	struct diag_report *r;
+
+	write_small_copies("window.sqlite", false, &cost, &window);
+	r = diagnose("window.sqlite", NULL);
+	ck_assert_int_eq(r->window.iterations, ITERS);
+	ck_assert_ptr_nonnull(strstr(r->window.source, "\"step\""));
+	ck_assert_int_eq(r->window.end_ns - r->window.start_ns, window);
+	diag_report__delete(r);
+}
+END_TEST
+
+START_TEST(diagnose_setting_raises_the_small_copy_threshold)
+{
+	int64_t cost, window;
+	struct diag_report *r;
+
+	write_small_copies("set.sqlite", false, &cost, &window);
+	r = diagnose("set.sqlite", "small_copies.min_per_iteration=7");
+	ck_assert_ptr_null(find(r, "small_htod_copies"));
+	diag_report__delete(r);
+}
+END_TEST
+
+START_TEST(diagnose_findings_are_sorted_by_share)
+{
+	int64_t cost, window;
+	struct diag_report *r;
+
+	write_small_copies("sorted.sqlite", false, &cost, &window);
+	r = diagnose("sorted.sqlite", NULL);
+	ck_assert_int_ge(r->nfindings, 2);
+	for (int i = 1; i < r->nfindings; i++)
+		ck_assert(r->findings[i - 1].share >= r->findings[i].share);
+	diag_report__delete(r);
+}
+END_TEST
+
+/* ---- loops without NVTX ------------------------------------------------------ */
+
+START_TEST(diagnose_window_from_repeating_kernel_without_nvtx)
+{
+	struct prog p;
+	struct diag_report *r;
+
+	prog_open(&p, "nonvtx.sqlite", false);
+	kernel(&p, "init_once", 50 * US, 256, 32, 0);
+	for (int i = 0; i < 20; i++) {
+		kernel(&p, "step_first", 100 * US, 256, 32, 0);
+		kernel(&p, "step_second", 100 * US, 256, 32, 0);
+		kernel(&p, "step_second", 100 * US, 256, 32, 0);
+		sync_stream(&p);
+	}
+	prog_close(&p);
+	r = diagnose("nonvtx.sqlite", NULL);
+	ck_assert_int_eq(r->window.iterations, 20);
+	ck_assert_ptr_nonnull(strstr(r->window.source, "step_first"));
+	diag_report__delete(r);
+}
+END_TEST
+
+/* ---- the transformer patterns ------------------------------------------------ */
+
+static void write_transformer(const char *name, bool fixed)
+{
+	struct prog p;
+
+	prog_open(&p, name, true);
+	if (fixed) {
+		api(&p, "cudaMalloc_v3020", 100 * US, 0);
+		api(&p, "cudaMalloc_v3020", 100 * US, 0);
+	}
+	for (int i = 0; i < 50; i++) {
+		int64_t s;
+		range_push(&p, &s);
+		if (!fixed) {
+			api(&p, "cudaMalloc_v3020", 80 * US, 0);
+			copy(&p, "cudaMemcpy_v3020", PROF_COPY_HTOD, PROF_MEM_PAGEABLE, PROF_MEM_DEVICE, 8 << 20,
+			     700 * US);
+			for (int g = 0; g < 40; g++)
+				kernel(&p, "void gemm_small_kernel<float>(int, int, float const*, float*)", 6 * US,
+				       128, 64, 0);
+			copy(&p, "cudaMemcpy_v3020", PROF_COPY_DTOH, PROF_MEM_DEVICE, PROF_MEM_PAGEABLE, 1 << 20,
+			     300 * US);
+			api(&p, "cudaFree_v3020", 60 * US, 0);
+		} else {
+			copy(&p, "cudaMemcpyAsync_v3020", PROF_COPY_HTOD, PROF_MEM_PINNED, PROF_MEM_DEVICE, 1 << 20,
+			     25 * US);
+			kernel(&p, "cublasSgemmStridedBatched_kernel", 400 * US, 256, 96, 0);
+			copy(&p, "cudaMemcpyAsync_v3020", PROF_COPY_DTOH, PROF_MEM_DEVICE, PROF_MEM_PINNED, 1 << 20,
+			     25 * US);
+			sync_stream(&p);
+		}
+		range_pop(&p, "step", s);
+	}
+	prog_close(&p);
+}
+
+START_TEST(diagnose_transformer_naive_shows_churn_sync_copies_and_small_gemms)
+{
+	struct diag_report *r;
+	const struct diag_finding *f;
+
+	write_transformer("tf_naive.sqlite", false);
+	r = diagnose("tf_naive.sqlite", NULL);
+	f = find(r, "alloc_churn");
+	ck_assert_ptr_nonnull(f);
+	/* 50 mallocs + 50 frees; the first iteration's pair is not churn */
+	ck_assert_int_eq(f->top[0].count + (f->ntop > 1 ? f->top[1].count : 0), 98);
+	ck_assert_ptr_nonnull(find(r, "sync_memcpy"));
+	f = find(r, "batched_gemm");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->top[0].count, 50 * 40);
+	ck_assert_ptr_nonnull(find(r, "transfer_volume"));
+	diag_report__delete(r);
+}
+END_TEST
+
+START_TEST(diagnose_transformer_fixed_has_none_of_them)
+{
+	struct diag_report *r;
+
+	write_transformer("tf_fixed.sqlite", true);
+	r = diagnose("tf_fixed.sqlite", NULL);
+	ck_assert_ptr_null(find(r, "alloc_churn"));
+	ck_assert_ptr_null(find(r, "sync_memcpy"));
+	ck_assert_ptr_null(find(r, "batched_gemm"));
+	ck_assert_ptr_null(find(r, "launch_bound"));
+	for (int i = 0; i < r->nfindings; i++)
+		ck_assert_msg(r->findings[i].severity <= DIAG_LOW, "%s is %s", r->findings[i].rule_id,
+			      diag_severity__name(r->findings[i].severity));
+	diag_report__delete(r);
+}
+END_TEST
+
+/* ---- launch-bound -------------------------------------------------------------- */
+
+static void write_forces(const char *name, bool batched)
+{
+	struct prog p;
+
+	prog_open(&p, name, true);
+	for (int i = 0; i < 20; i++) {
+		int64_t s;
+		range_push(&p, &s);
+		if (batched) {
+			kernel(&p, "forces_batched(float const*, float*, int)", 600 * US, 256, 40, 0);
+		} else {
+			for (int m = 0; m < 64; m++) {
+				kernel(&p, "forces_one(float const*, float*)", 2 * US, 256, 40, 0);
+				kernel(&p, "energy_one(float const*, float*)", 1 * US, 256, 40, 0);
+			}
+		}
+		sync_stream(&p);
+		range_pop(&p, "step", s);
+	}
+	prog_close(&p);
+}
+
+START_TEST(diagnose_launch_bound_fires_on_short_kernels_with_gaps)
+{
+	struct diag_report *r;
+	const struct diag_finding *f;
+
+	write_forces("forces_naive.sqlite", false);
+	r = diagnose("forces_naive.sqlite", NULL);
+	f = find(r, "launch_bound");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_ge(f->severity, DIAG_MEDIUM);
+	diag_report__delete(r);
+}
+END_TEST
+
+START_TEST(diagnose_launch_bound_silent_when_batched)
+{
+	struct diag_report *r;
+
+	write_forces("forces_batched.sqlite", true);
+	r = diagnose("forces_batched.sqlite", NULL);
+	ck_assert_ptr_null(find(r, "launch_bound"));
+	ck_assert_ptr_null(find(r, "repeated_kernel"));
+	diag_report__delete(r);
+}
+END_TEST
+
+/* ---- occupancy --------------------------------------------------------------- */
+
+START_TEST(diagnose_low_occupancy_names_the_register_limiter)
+{
+	struct prog p;
+	struct diag_report *r;
+	const struct diag_finding *f;
+
+	prog_open(&p, "occ.sqlite", true);
+	for (int i = 0; i < 10; i++) {
+		int64_t s;
+		range_push(&p, &s);
+		kernel(&p, "heavy(float*)", 500 * US, 256, 128, 0);
+		sync_stream(&p);
+		range_pop(&p, "step", s);
+	}
+	prog_close(&p);
+	r = diagnose("occ.sqlite", NULL);
+	f = find(r, "low_occupancy");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(strstr(f->top[0].name, "limited by registers"));
+	ck_assert_int_le(f->severity, DIAG_LOW);
+	diag_report__delete(r);
+}
+END_TEST
+
+START_TEST(diagnose_metrics_rules_say_they_need_metrics)
+{
+	int64_t cost, window;
+	struct diag_report *r;
+	bool skipped = false;
+
+	write_small_copies("nometrics.sqlite", false, &cost, &window);
+	r = diagnose("nometrics.sqlite", NULL);
+	for (int i = 0; i < r->nskips; i++)
+		if (!strcmp(r->skips[i].rule_id, "bandwidth_below_roof"))
+			skipped = strstr(r->skips[i].reason, "--metrics=roofline") != NULL;
+	ck_assert(skipped);
+	diag_report__delete(r);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("diagnose_rules");
+	TCase *tc = tcase_create("rules");
+
+	tcase_add_test(tc, diagnose_small_copies_fire_with_count_and_share);
+	tcase_add_test(tc, diagnose_small_copies_silent_on_one_collated_pinned_copy);
+	tcase_add_test(tc, diagnose_pageable_async_copies_are_reported);
+	tcase_add_test(tc, diagnose_window_is_the_repeated_nvtx_range);
+	tcase_add_test(tc, diagnose_setting_raises_the_small_copy_threshold);
+	tcase_add_test(tc, diagnose_findings_are_sorted_by_share);
+	tcase_add_test(tc, diagnose_window_from_repeating_kernel_without_nvtx);
+	tcase_add_test(tc, diagnose_transformer_naive_shows_churn_sync_copies_and_small_gemms);
+	tcase_add_test(tc, diagnose_transformer_fixed_has_none_of_them);
+	tcase_add_test(tc, diagnose_launch_bound_fires_on_short_kernels_with_gaps);
+	tcase_add_test(tc, diagnose_launch_bound_silent_when_batched);
+	tcase_add_test(tc, diagnose_low_occupancy_names_the_register_limiter);
+	tcase_add_test(tc, diagnose_metrics_rules_say_they_need_metrics);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,370 @@
+/* test_sink_formats.c - the text, CSV and JSON renderers: hostile names
+ * (quotes, commas, newlines, <, &, ESC, invalid UTF-8) come out as valid
+ * CSV, valid JSON and terminal-safe text; numbers print the same way. */
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "table.h"
+
+static const char *const hostile[] = {
+	"say \"hi\"",
+	"a,b",
+	"line1\nline2",
+	"<script>&amp;",
+	"esc\x1b[31mred",
+	"bad\xff\xfeutf8",
+	"=1+2",
+};
+#define NHOSTILE ((int)(sizeof hostile / sizeof hostile[0]))
+
+static const struct rpt_column cols[] = {
+	{ "Total Time (ns)", RPT_INT, 0 },
+	{ "Avg (ns)", RPT_REAL, 1 },
+	{ "Name", RPT_TEXT, 0 },
+};
+
+/* Render the hostile names as rows (Total = index, Avg = index + 0.25). */
+static char *render(enum rpt_format fmt, int nreports)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct rpt_sink *sink = rpt_sink__new(fmt, f);
+
+	ck_assert_ptr_nonnull(sink);
+	for (int r = 0; r < nreports; r++) {
+		ck_assert_int_eq(sink->begin(sink, "test_report", "Test \"Report\"", cols, 3), 0);
+		for (int i = 0; i < NHOSTILE; i++) {
+			struct rpt_cell cells[3] = {
+				{ .i = i }, { .d = i + 0.25 }, { .s = hostile[i] },
+			};
+			ck_assert_int_eq(sink->row(sink, cells), 0);
+		}
+		ck_assert_int_eq(sink->end(sink), 0);
+	}
+	rpt_sink__delete(sink);
+	fclose(f);
+	return buf;
+}
+
+/* RFC 4180 reader: fields[row][col], returns the number of records. */
+#define MAXR 64
+#define MAXC 4
+static int parse_csv(const char *s, char *fields[MAXR][MAXC], int ncols[MAXR])
+{
+	int nrec = 0;
+
+	while (*s && nrec < MAXR) {
+		int c = 0;
+		for (;;) {
+			char *out = malloc(strlen(s) + 1);
+			size_t o = 0;
+
+			if (*s == '"') {
+				s++;
+				for (;;) {
+					ck_assert_msg(*s, "unterminated quoted field");
+					if (*s == '"' && s[1] == '"') {
+						out[o++] = '"';
+						s += 2;
+					} else if (*s == '"') {
+						s++;
+						break;
+					} else {
+						out[o++] = *s++;
+					}
+				}
+			} else {
+				while (*s && *s != ',' && *s != '\r' && *s != '\n') {
+					ck_assert_msg(*s != '"', "bare quote inside unquoted field");
+					out[o++] = *s++;
+				}
+			}
+			out[o] = '\0';
+			fields[nrec][c++] = out;
+			if (*s == ',') {
+				s++;
+				continue;
+			}
+			ck_assert_msg(*s == '\r' && s[1] == '\n', "record not ended by CRLF");
+			s += 2;
+			break;
+		}
+		ncols[nrec++] = c;
+	}
+	return nrec;
+}
+
+static int utf8_valid(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		int n = *p < 0x80 ? 0 : (*p >> 5) == 6 ? 1 : (*p >> 4) == 14 ? 2 : (*p >> 3) == 30 ? 3 : -1;
+		if (n < 0)
+			return 0;
+		p++;
+		for (int i = 0; i < n; i++, p++)
+			if ((*p & 0xC0) != 0x80)
+				return 0;
+	}
+	return 1;
+}
+
+START_TEST(sink_csv_round_trips_quotes_commas_and_newlines)
+{
+	char *out = render(RPT_FORMAT_CSV, 1);
+	char *f[MAXR][MAXC];
+	int nc[MAXR], n = parse_csv(out, f, nc);
+
+	ck_assert_int_eq(n, 1 + NHOSTILE);
+	ck_assert_str_eq(f[0][2], "Name");
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(nc[1 + i], 3);
+		ck_assert_str_eq(f[1 + i][2], hostile[i]);
+	}
+	ck_assert_str_eq(f[1 + 3][2], "<script>&amp;");
+	ck_assert_str_eq(f[1][0], "0");
+	ck_assert_str_eq(f[2][1], "1.2");
+	for (int r = 0; r < n; r++)
+		for (int c = 0; c < nc[r]; c++) {
+			ck_assert_msg(utf8_valid(f[r][c]), "row %d col %d not UTF-8", r, c);
+			free(f[r][c]);
+		}
+	free(out);
+}
+END_TEST
+
+START_TEST(sink_csv_replaces_invalid_utf8_and_neutralises_formulas)
+{
+	char *out = render(RPT_FORMAT_CSV, 1);
+	char *f[MAXR][MAXC];
+	int nc[MAXR], n = parse_csv(out, f, nc);
+
+	ck_assert_ptr_nonnull(strstr(f[1 + 5][2], "\xEF\xBF\xBD"));
+	ck_assert_msg(f[1 + 6][2][0] != '=', "formula left for a spreadsheet: %s", f[1 + 6][2]);
+	for (int r = 0; r < n; r++)
+		for (int c = 0; c < nc[r]; c++)
+			free(f[r][c]);
+	free(out);
+}
+END_TEST
+
+START_TEST(sink_csv_separates_reports_by_an_empty_line)
+{
+	char *out = render(RPT_FORMAT_CSV, 2);
+	char *f[MAXR][MAXC];
+	int nc[MAXR], n = parse_csv(out, f, nc);
+
+	ck_assert_int_eq(n, 2 * (1 + NHOSTILE) + 1);
+	ck_assert_int_eq(nc[1 + NHOSTILE], 1);
+	ck_assert_str_eq(f[1 + NHOSTILE][0], "");
+	ck_assert_str_eq(f[2 + NHOSTILE][0], "Total Time (ns)");
+	for (int r = 0; r < n; r++)
+		for (int c = 0; c < nc[r]; c++)
+			free(f[r][c]);
+	free(out);
+}
+END_TEST
+
+START_TEST(sink_json_parses_and_keeps_names)
+{
+	char *out = render(RPT_FORMAT_JSON, 2);
+	cJSON *doc = cJSON_Parse(out);
+	cJSON *reports, *rep, *rows;
+
+	ck_assert_msg(doc != NULL, "not JSON: %s", out);
+	reports = cJSON_GetObjectItemCaseSensitive(doc, "reports");
+	ck_assert_int_eq(cJSON_GetArraySize(reports), 2);
+	rep = cJSON_GetArrayItem(reports, 1);
+	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(rep, "name")->valuestring, "test_report");
+	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(rep, "title")->valuestring,
+			 "Test \"Report\"");
+	rows = cJSON_GetObjectItemCaseSensitive(rep, "rows");
+	ck_assert_int_eq(cJSON_GetArraySize(rows), NHOSTILE);
+	for (int i = 0; i < NHOSTILE; i++) {
+		cJSON *row = cJSON_GetArrayItem(rows, i);
+		const char *name = cJSON_GetObjectItemCaseSensitive(row, "Name")->valuestring;
+
+		ck_assert_int_eq(cJSON_GetObjectItemCaseSensitive(row, "Total Time (ns)")->valueint, i);
+		ck_assert_double_eq_tol(cJSON_GetObjectItemCaseSensitive(row, "Avg (ns)")->valuedouble,
+					i + 0.25, 0.051);
+		ck_assert_msg(utf8_valid(name), "row %d name not UTF-8", i);
+		if (i != 5)
+			ck_assert_str_eq(name, hostile[i]);
+		else
+			ck_assert_ptr_nonnull(strstr(name, "\xEF\xBF\xBD"));
+	}
+	cJSON_Delete(doc);
+	free(out);
+}
+END_TEST
+
+START_TEST(sink_json_null_and_non_finite_cells_are_null)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct rpt_sink *sink = rpt_sink__new(RPT_FORMAT_JSON, f);
+	struct rpt_cell cells[3] = { { .is_null = true }, { .d = 1.0 / 0.0 }, { .is_null = true } };
+	cJSON *doc, *row;
+
+	sink->begin(sink, "r", "R", cols, 3);
+	sink->row(sink, cells);
+	sink->end(sink);
+	rpt_sink__delete(sink);
+	fclose(f);
+	doc = cJSON_Parse(buf);
+	ck_assert_msg(doc != NULL, "not JSON: %s", buf);
+	row = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "reports"), 0), "rows"), 0);
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(row, "Total Time (ns)")));
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(row, "Avg (ns)")));
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(row, "Name")));
+	cJSON_Delete(doc);
+	free(buf);
+}
+END_TEST
+
+START_TEST(sink_json_is_a_document_even_when_a_report_is_not_ended)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct rpt_sink *sink = rpt_sink__new(RPT_FORMAT_JSON, f);
+	struct rpt_cell cells[3] = { { .i = 1 }, { .d = 2 }, { .s = "x" } };
+	cJSON *doc;
+
+	sink->begin(sink, "r", "R", cols, 3);
+	sink->row(sink, cells);
+	rpt_sink__delete(sink);
+	fclose(f);
+	doc = cJSON_Parse(buf);
+	ck_assert_msg(doc != NULL, "not JSON: %s", buf);
+	cJSON_Delete(doc);
+	free(buf);
+}
+END_TEST
+
+START_TEST(sink_json_without_reports_is_an_empty_list)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	cJSON *doc;
+
+	rpt_sink__delete(rpt_sink__new(RPT_FORMAT_JSON, f));
+	fclose(f);
+	doc = cJSON_Parse(buf);
+	ck_assert_msg(doc != NULL, "not JSON: %s", buf);
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "reports")), 0);
+	cJSON_Delete(doc);
+	free(buf);
+}
+END_TEST
+
+START_TEST(sink_text_has_no_control_bytes_and_is_valid_utf8)
+{
+	char *out = render(RPT_FORMAT_TEXT, 1);
+
+	ck_assert_ptr_null(strchr(out, '\x1b'));
+	ck_assert_msg(utf8_valid(out), "text output is not UTF-8");
+	/* The embedded newline must not split the row into two lines. */
+	ck_assert_ptr_nonnull(strstr(out, "line1?line2"));
+	ck_assert_ptr_nonnull(strstr(out, "<script>&amp;"));
+	free(out);
+}
+END_TEST
+
+START_TEST(sink_text_right_aligns_numbers_with_thousands_separators)
+{
+	static const struct rpt_column c2[] = { { "Total Time (ns)", RPT_INT, 0 },
+						{ "Name", RPT_TEXT, 0 } };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct rpt_sink *sink = rpt_sink__new(RPT_FORMAT_TEXT, f);
+	struct rpt_cell a[2] = { { .i = 1234567 }, { .s = "big" } };
+	struct rpt_cell b[2] = { { .i = 5 }, { .s = "small" } };
+
+	sink->begin(sink, "r", "R", c2, 2);
+	sink->row(sink, a);
+	sink->row(sink, b);
+	sink->end(sink);
+	rpt_sink__delete(sink);
+	fclose(f);
+	/* "Total Time (ns)" is 15 wide: numbers end under its last character. */
+	ck_assert_msg(strstr(buf, "\n      1,234,567  big\n") != NULL, "got:\n%s", buf);
+	ck_assert_msg(strstr(buf, "\n              5  small\n") != NULL, "got:\n%s", buf);
+	free(buf);
+}
+END_TEST
+
+START_TEST(sink_text_streams_rows_beyond_its_buffer)
+{
+	static const struct rpt_column c1[] = { { "N", RPT_INT, 0 } };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct rpt_sink *sink = rpt_sink__new(RPT_FORMAT_TEXT, f);
+	int lines = 0;
+
+	sink->begin(sink, "r", "R", c1, 1);
+	for (int i = 0; i < 5000; i++) {
+		struct rpt_cell c = { .i = i };
+		ck_assert_int_eq(sink->row(sink, &c), 0);
+	}
+	sink->end(sink);
+	rpt_sink__delete(sink);
+	fclose(f);
+	for (char *p = buf; *p; p++)
+		lines += *p == '\n';
+	/* blank, title, blank, header, rule, 5000 rows */
+	ck_assert_int_eq(lines, 5 + 5000);
+	ck_assert_ptr_nonnull(strstr(buf, "4,999\n"));
+	free(buf);
+}
+END_TEST
+
+START_TEST(sink_format_names_parse)
+{
+	ck_assert_int_eq(rpt_format__parse("text"), RPT_FORMAT_TEXT);
+	ck_assert_int_eq(rpt_format__parse("csv"), RPT_FORMAT_CSV);
+	ck_assert_int_eq(rpt_format__parse("json"), RPT_FORMAT_JSON);
+	ck_assert_int_eq(rpt_format__parse("xml"), -1);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("sink_formats");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, sink_csv_round_trips_quotes_commas_and_newlines);
+	tcase_add_test(tc, sink_csv_replaces_invalid_utf8_and_neutralises_formulas);
+	tcase_add_test(tc, sink_csv_separates_reports_by_an_empty_line);
+	tcase_add_test(tc, sink_json_parses_and_keeps_names);
+	tcase_add_test(tc, sink_json_null_and_non_finite_cells_are_null);
+	tcase_add_test(tc, sink_json_is_a_document_even_when_a_report_is_not_ended);
+	tcase_add_test(tc, sink_json_without_reports_is_an_empty_list);
+	tcase_add_test(tc, sink_text_has_no_control_bytes_and_is_valid_utf8);
+	tcase_add_test(tc, sink_text_right_aligns_numbers_with_thousands_separators);
+	tcase_add_test(tc, sink_text_streams_rows_beyond_its_buffer);
+	tcase_add_test(tc, sink_format_names_parse);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,268 @@
+/* test_store_merge.c - folding captures into one (rows kept, string ids and
+ * correlation ids re-mapped, counters added) and reading a capture while its
+ * writer is still running. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prof/store.h"
+#include "testutil.h"
+
+struct named_kernel {
+	const char *name;
+	int64_t start_ns, end_ns;
+	int32_t correlation_id;
+};
+
+/* One process's capture: each kernel with its launching API call. Names
+ * are interned in the given order so ids differ between captures. */
+static void write_process(const char *path, uint32_t pid, const struct named_kernel *ks, int n,
+			  int64_t dropped)
+{
+	struct prof_error err = { 0 };
+	struct prof_writer *w;
+
+	ck_assert_msg(prof_writer__create(path, 0, &w, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(prof_writer__process(w, pid, "worker"), 0);
+	for (int i = 0; i < n; i++) {
+		struct prof_kernel k = {
+			.start_ns = ks[i].start_ns, .end_ns = ks[i].end_ns,
+			.correlation_id = ks[i].correlation_id, .global_pid = prof_global_pid(pid),
+			.demangled_name = prof_writer__string(w, ks[i].name),
+		};
+		struct prof_api_call a = {
+			.start_ns = ks[i].start_ns - 50, .end_ns = ks[i].start_ns - 40,
+			.global_tid = prof_global_tid(pid, pid), .correlation_id = ks[i].correlation_id,
+			.name_id = prof_writer__string(w, "cudaLaunchKernel_v7000"),
+		};
+
+		ck_assert_int_eq(prof_writer__kernel(w, &k), 0);
+		ck_assert_int_eq(prof_writer__api(w, PROF_API_RUNTIME, &a), 0);
+	}
+	ck_assert_int_eq(prof_writer__count(w, "dropped_records", dropped), 0);
+	ck_assert_int_eq(prof_writer__meta(w, "command", path), 0);
+	ck_assert_msg(prof_writer__finish(w, &err) == 0, "%s", err.msg);
+}
+
+static const struct named_kernel proc_a[] = {
+	{ "alpha", 100, 200, 1 }, { "shared", 300, 450, 2 }, { "alpha", 500, 520, 3 },
+};
+static const struct named_kernel proc_b[] = {
+	{ "beta", 1100, 1300, 1 }, { "gamma", 1400, 1410, 2 }, { "shared", 1500, 1700, 3 },
+	{ "beta", 1800, 1850, 4 },
+};
+
+static const char *expected_name(int64_t start_ns)
+{
+	for (size_t i = 0; i < sizeof proc_a / sizeof proc_a[0]; i++)
+		if (proc_a[i].start_ns == start_ns)
+			return proc_a[i].name;
+	for (size_t i = 0; i < sizeof proc_b / sizeof proc_b[0]; i++)
+		if (proc_b[i].start_ns == start_ns)
+			return proc_b[i].name;
+	return NULL;
+}
+
+static struct prof_store *merged_store(char *out, size_t cap)
+{
+	struct prof_error err = { 0 };
+	struct prof_writer *w;
+	struct prof_store *s;
+	char a[512], b[512];
+
+	snprintf(a, sizeof a, "%s", testutil_tmp_path("proc-a.sqlite"));
+	write_process(a, 100, proc_a, 3, 5);
+	snprintf(b, sizeof b, "%s", testutil_tmp_path("proc-b.sqlite"));
+	write_process(b, 200, proc_b, 4, 7);
+	snprintf(out, cap, "%s", testutil_tmp_path("merged.sqlite"));
+	ck_assert_msg(prof_writer__create(out, 0, &w, &err) == 0, "%s", err.msg);
+	/* a string the destination interned first shifts every source id */
+	prof_writer__string(w, "only_in_destination");
+	ck_assert_int_eq(prof_writer__meta(w, "command", "merged run"), 0);
+	ck_assert_msg(prof_writer__merge(w, a, &err) == 0, "%s", err.msg);
+	ck_assert_msg(prof_writer__merge(w, b, &err) == 0, "%s", err.msg);
+	ck_assert_msg(prof_writer__finish(w, &err) == 0, "%s", err.msg);
+	ck_assert_msg(prof_store__open(out, &s, &err) == 0, "%s", err.msg);
+	return s;
+}
+
+START_TEST(store_merge_keeps_all_rows_and_names)
+{
+	struct prof_error err = { 0 };
+	struct prof_cursor *c;
+	struct prof_store *s;
+	char path[512];
+	int rows = 0;
+
+	s = merged_store(path, sizeof path);
+	ck_assert_int_eq(prof_store__count(s, "CUPTI_ACTIVITY_KIND_KERNEL"), 7);
+	ck_assert_int_eq(prof_store__count(s, "CUPTI_ACTIVITY_KIND_RUNTIME"), 7);
+	ck_assert_int_eq(prof_cursor__open(s, "SELECT k.start, s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k"
+					   " JOIN StringIds s ON s.id = k.demangledName", &c, &err), 0);
+	while (prof_cursor__next(c, &err) == 1) {
+		const char *want = expected_name(prof_cursor__int64(c, 0));
+
+		ck_assert_ptr_nonnull(want);
+		ck_assert_str_eq(prof_cursor__text(c, 1), want);
+		rows++;
+	}
+	prof_cursor__close(c);
+	ck_assert_int_eq(rows, 7);
+	prof_store__close(s);
+}
+END_TEST
+
+START_TEST(store_merge_interns_each_text_once)
+{
+	struct prof_error err = { 0 };
+	struct prof_cursor *c;
+	struct prof_store *s;
+	char path[512];
+
+	s = merged_store(path, sizeof path);
+	ck_assert_int_eq(prof_cursor__open(s, "SELECT count(*), count(DISTINCT value) FROM StringIds",
+					   &c, &err), 0);
+	ck_assert_int_eq(prof_cursor__next(c, &err), 1);
+	/* only_in_destination, alpha, shared, beta, gamma, cudaLaunchKernel_v7000 */
+	ck_assert_int_eq(prof_cursor__int64(c, 0), 6);
+	ck_assert_int_eq(prof_cursor__int64(c, 1), 6);
+	prof_cursor__close(c);
+	prof_store__close(s);
+}
+END_TEST
+
+START_TEST(store_merge_keeps_api_kernel_pairs_apart)
+{
+	struct prof_error err = { 0 };
+	struct prof_cursor *c;
+	struct prof_store *s;
+	char path[512];
+	int rows = 0;
+
+	s = merged_store(path, sizeof path);
+	/* each kernel must join exactly its own launch (50 ns before it) */
+	ck_assert_int_eq(prof_cursor__open(s, "SELECT k.start, r.start FROM CUPTI_ACTIVITY_KIND_KERNEL k"
+					   " JOIN CUPTI_ACTIVITY_KIND_RUNTIME r"
+					   " ON r.correlationId = k.correlationId", &c, &err), 0);
+	while (prof_cursor__next(c, &err) == 1) {
+		ck_assert_int_eq(prof_cursor__int64(c, 1), prof_cursor__int64(c, 0) - 50);
+		rows++;
+	}
+	prof_cursor__close(c);
+	ck_assert_int_eq(rows, 7);
+	prof_store__close(s);
+}
+END_TEST
+
+START_TEST(store_merge_adds_counters_and_keeps_destination_meta)
+{
+	struct prof_store *s;
+	char path[512], *v;
+
+	s = merged_store(path, sizeof path);
+	ck_assert_int_eq(prof_store__counter(s, "dropped_records"), 5 + 7);
+	v = prof_store__meta(s, "command");
+	ck_assert_str_eq(v, "merged run");
+	free(v);
+	ck_assert_int_eq(prof_store__count(s, "PROCESSES"), 2);
+	prof_store__close(s);
+}
+END_TEST
+
+START_TEST(store_merge_refuses_foreign_file_and_keeps_writing)
+{
+	struct prof_error err = { 0 };
+	struct prof_writer *w;
+	struct prof_store *s;
+	struct prof_kernel k = { .start_ns = 1, .end_ns = 2 };
+	char out[512], bogus[512];
+	FILE *f;
+
+	snprintf(bogus, sizeof bogus, "%s", testutil_tmp_path("bogus.sqlite"));
+	f = fopen(bogus, "w");
+	fputs("not a database at all, just some words\n", f);
+	fclose(f);
+	snprintf(out, sizeof out, "%s", testutil_tmp_path("merge-out.sqlite"));
+	ck_assert_int_eq(prof_writer__create(out, 0, &w, &err), 0);
+	ck_assert_int_eq(prof_writer__merge(w, bogus, &err), PROF_E_NOT_SQLITE);
+	ck_assert_ptr_nonnull(strstr(err.msg, bogus));
+	ck_assert_int_eq(prof_writer__kernel(w, &k), 0);
+	ck_assert_int_eq(prof_writer__finish(w, &err), 0);
+	ck_assert_int_eq(prof_store__open(out, &s, &err), 0);
+	ck_assert_int_eq(prof_store__count(s, "CUPTI_ACTIVITY_KIND_KERNEL"), 1);
+	prof_store__close(s);
+}
+END_TEST
+
+START_TEST(store_reader_sees_flushed_rows_of_a_live_capture)
+{
+	struct prof_error err = { 0 };
+	struct prof_writer *w;
+	struct prof_store *s;
+	struct prof_kernel k = { 0 };
+	char path[512];
+
+	snprintf(path, sizeof path, "%s", testutil_tmp_path("live.sqlite"));
+	ck_assert_int_eq(prof_writer__create(path, 0, &w, &err), 0);
+	k.demangled_name = prof_writer__string(w, "live_kernel");
+	for (int i = 0; i < 250; i++) {
+		k.start_ns = i * 100;
+		k.end_ns = k.start_ns + 10;
+		ck_assert_int_eq(prof_writer__kernel(w, &k), 0);
+	}
+	ck_assert_int_eq(prof_writer__flush(w, &err), 0);
+	for (int i = 0; i < 40; i++)
+		ck_assert_int_eq(prof_writer__kernel(w, &k), 0);
+	ck_assert_msg(prof_store__open(path, &s, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(prof_store__kind(s), PROF_STORE_PERFKIT);
+	ck_assert(!prof_store__is_finished(s));
+	ck_assert_int_eq(prof_store__count(s, "CUPTI_ACTIVITY_KIND_KERNEL"), 250);
+	ck_assert_int_eq(prof_writer__flush(w, &err), 0);
+	ck_assert_int_eq(prof_store__count(s, "CUPTI_ACTIVITY_KIND_KERNEL"), 290);
+	prof_store__close(s);
+	prof_writer__delete(w);
+}
+END_TEST
+
+START_TEST(store_deleted_writer_leaves_a_readable_unfinished_file)
+{
+	struct prof_error err = { 0 };
+	struct prof_writer *w;
+	struct prof_store *s;
+	struct prof_kernel k = { .start_ns = 5, .end_ns = 9 };
+	char path[512];
+
+	snprintf(path, sizeof path, "%s", testutil_tmp_path("dying.sqlite"));
+	ck_assert_int_eq(prof_writer__create(path, 0, &w, &err), 0);
+	for (int i = 0; i < 17; i++)
+		ck_assert_int_eq(prof_writer__kernel(w, &k), 0);
+	prof_writer__delete(w);
+	ck_assert_msg(prof_store__open(path, &s, &err) == 0, "%s", err.msg);
+	ck_assert(!prof_store__is_finished(s));
+	ck_assert_int_eq(prof_store__count(s, "CUPTI_ACTIVITY_KIND_KERNEL"), 17);
+	prof_store__close(s);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("store_merge");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, store_merge_keeps_all_rows_and_names);
+	tcase_add_test(tc, store_merge_interns_each_text_once);
+	tcase_add_test(tc, store_merge_keeps_api_kernel_pairs_apart);
+	tcase_add_test(tc, store_merge_adds_counters_and_keeps_destination_meta);
+	tcase_add_test(tc, store_merge_refuses_foreign_file_and_keeps_writing);
+	tcase_add_test(tc, store_reader_sees_flushed_rows_of_a_live_capture);
+	tcase_add_test(tc, store_deleted_writer_leaves_a_readable_unfinished_file);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
