@@ -41,6 +41,15 @@ void records__buffer(struct records *r, uint8_t *buffer, size_t valid_bytes);
 void records__finish(struct records *r);
 void records__delete(struct records *r);
 
+/* nvtx_kinds.c: which NVTX ranges ended through nvtxRangeEnd (start/end
+ * style). The callback runs on application threads, the query on the writer
+ * thread; they share only an array of atomics. CUPTI's types stay out of
+ * this header: domain is a CUpti_CallbackDomain, subscriber a
+ * CUpti_SubscriberHandle. */
+void nvtx_kinds__on_callback(int domain, uint32_t cbid, const void *data);
+void nvtx_kinds__enable(void *subscriber);
+int nvtx_kinds__is_start_end(uint64_t marker_id);
+
 /* demangle.c: malloc'd demangled name (a copy of the input when it is not a
  * C++ name); NULL only when mangled is NULL or memory runs out. */
 char *collector__demangle(const char *mangled);

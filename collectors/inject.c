@@ -118,6 +118,7 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 
 	(void)userdata;
 	metrics__on_callback(domain, cbid, data);
+	nvtx_kinds__on_callback(domain, cbid, data);
 	/* cudaDeviceReset discards CUPTI's pending records with the context. */
 	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
 	    cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020 &&
@@ -273,6 +274,8 @@ static void collector_start(void)
 		goto fail;
 	}
 	enable_kinds(trace);
+	if (trace & TRACE_NVTX)
+		nvtx_kinds__enable(g.subscriber);
 	cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
 			    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
 	metrics__init(g.subscriber);

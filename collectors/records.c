@@ -499,6 +499,8 @@ static void on_marker(struct records *r, const CUpti_ActivityMarker2 *m)
 		}
 		o->ev.end_ns = (int64_t)m->timestamp;
 		o->ev.end_global_tid = tid;
+		if (nvtx_kinds__is_start_end(m->id))
+			o->ev.event_type = PROF_NVTX_STARTEND;
 		prof_writer__nvtx(r->w, &o->ev);
 		marker_remove(r, o);
 		return;
@@ -514,11 +516,9 @@ static void on_marker(struct records *r, const CUpti_ActivityMarker2 *m)
 	o->is_mark = (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS) != 0;
 	o->ev.start_ns = (int64_t)m->timestamp;
 	o->ev.end_ns = -1;
-	/* Push/pop ranges belong to a thread; start/end ranges to the process
-	 * (they may end on another thread). */
-	o->ev.event_type = o->is_mark ? PROF_NVTX_MARK
-			 : m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? PROF_NVTX_PUSHPOP
-									  : PROF_NVTX_STARTEND;
+	/* A range is taken for push/pop until its END record shows it ended
+	 * through nvtxRangeEnd (nvtx_kinds.c); the START record cannot tell. */
+	o->ev.event_type = o->is_mark ? PROF_NVTX_MARK : PROF_NVTX_PUSHPOP;
 	o->ev.range_id = m->id;
 	o->ev.global_tid = o->ev.end_global_tid = tid;
 	o->ev.text_id = m->name ? prof_writer__string(r->w, m->name) : 0;

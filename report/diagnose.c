@@ -288,16 +288,23 @@ static int capture_extent(struct diag_context *ctx, struct diag_window *w, struc
 /* The loop from NVTX: among range names repeated at least iterations.min
  * times, those covering at least iterations.coverage of the best-covering
  * one; of these the most frequent. An outer "train" range (once) and inner
- * "copy" ranges (short) both lose to "step". */
+ * "copy" ranges (short) both lose to "step".
+ *
+ * The first instance of each name is left out, of the ranking and of the
+ * window: it is the warm-up (module loading, library handles, first-touch
+ * allocations) rather than the steady state, and a name used once for setup
+ * ("load/transfer" around the initial upload) would otherwise outweigh the
+ * loop it also appears in. */
 static int window_from_nvtx(struct diag_context *ctx, struct diag_window *w, struct prof_error *err)
 {
 	const char *sql =
-		"SELECT coalesce(s.value, n.text) AS name, count(*), sum(n.end - n.start),"
-		" min(n.start), max(n.end)"
-		" FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId"
-		" WHERE n.eventType IN (59, 60) AND n.end IS NOT NULL AND n.end > n.start"
-		" GROUP BY name HAVING count(*) >= ?1 AND name IS NOT NULL"
-		" ORDER BY sum(n.end - n.start) DESC";
+		"WITH r AS (SELECT coalesce(s.value, n.text) AS name, n.start, n.end,"
+		"  row_number() OVER (PARTITION BY coalesce(s.value, n.text) ORDER BY n.start) AS k"
+		"  FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId"
+		"  WHERE n.eventType IN (59, 60) AND n.end IS NOT NULL AND n.end > n.start)"
+		" SELECT name, count(*), sum(end - start), min(start), max(end) FROM r"
+		" WHERE k > 1 GROUP BY name HAVING count(*) + 1 >= ?1 AND name IS NOT NULL"
+		" ORDER BY sum(end - start) DESC";
 	struct prof_cursor *c;
 	double best_cover = -1;
 	int64_t best_count = 0;
@@ -339,7 +346,8 @@ static int cmp_int64(const void *a, const void *b)
 /* The loop without NVTX: the kernel name that repeats the fewest times (at
  * least iterations.min) marks one iteration per launch; of several such names
  * the one launched first. Iterations run from one of its launches to the
- * next; the last lasts the median period. */
+ * next; the last lasts the median period. As with NVTX, the first iteration
+ * is the warm-up and stays out of the window. */
 static int window_from_kernels(struct diag_context *ctx, struct diag_window *w, struct prof_error *err)
 {
 	const char *pick =
@@ -377,14 +385,14 @@ static int window_from_kernels(struct diag_context *ctx, struct diag_window *w, 
 	prof_cursor__bind_int64(c, 1, name_id);
 	while ((rc = prof_cursor__next(c, err)) == 1 && n < count)
 		t[n++] = prof_cursor__int64(c, 0);
-	if (rc < 0 || n < 2)
+	if (rc < 0 || n < 3)
 		goto out;
 	for (int i = 1; i < n; i++)
 		gaps[i - 1] = t[i] - t[i - 1];
 	qsort(gaps, (size_t)(n - 1), sizeof *gaps, cmp_int64);
-	w->start_ns = t[0];
+	w->start_ns = t[1];
 	w->end_ns = t[n - 1] + gaps[(n - 1) / 2]; /* the last iteration lasts the median period */
-	w->iterations = n;
+	w->iterations = n - 1;
 	{
 		struct prof_cursor *nc;
 		const char *name_sql = "SELECT value FROM StringIds WHERE id = ?1";

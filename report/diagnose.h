@@ -86,8 +86,8 @@ struct diag_interval {
 
 struct diag_window {
 	int64_t capture_start_ns, capture_end_ns;
-	int64_t start_ns, end_ns;   /* the analysis window */
-	int iterations;             /* 0: no loop found */
+	int64_t start_ns, end_ns;   /* the analysis window: the steady-state loop */
+	int iterations;             /* in the window (the warm-up left out); 0: no loop */
 	char source[256];           /* how the loop was found, for humans */
 	bool whole_run;             /* the window is the whole capture */
 };

@@ -1,18 +1,12 @@
 /* rules_alloc.c - allocation churn: device or pinned allocations and frees
  * inside the steady-state loop. cudaMalloc is slow and cudaFree synchronises
  * the device, so both belong before the loop (a pool, or preallocation).
- * Stream-ordered cudaMallocAsync/cudaFreeAsync use a pool and are left out. */
+ * Stream-ordered cudaMallocAsync/cudaFreeAsync use a pool and are left out.
+ * The window already leaves out the warm-up iteration, which may allocate for
+ * good: what remains in it repeats. */
 #include "diagnose.h"
 
 #include <stdlib.h>
-
-/* The first iteration may allocate for good; churn is what repeats after it. */
-static int64_t steady_start(const struct diag_context *ctx)
-{
-	if (ctx->w->iterations >= 2)
-		return ctx->w->start_ns + diag__window_ns(ctx) / ctx->w->iterations;
-	return ctx->w->start_ns;
-}
 
 static int rule_alloc_churn(struct diag_context *ctx, struct prof_error *err)
 {
@@ -28,8 +22,8 @@ static int rule_alloc_churn(struct diag_context *ctx, struct prof_error *err)
 		" WHERE memoryOperationType = 0 AND start >= ?1 AND start < ?2";
 	struct diag_tally t = { 0 };
 	int64_t n = 0, ns = 0, allocs = 0, alloc_bytes = 0;
-	int64_t from = steady_start(ctx);
-	int iters = ctx->w->iterations >= 2 ? ctx->w->iterations - 1 : 1;
+	int64_t from = ctx->w->start_ns;
+	int iters = ctx->w->iterations >= 1 ? ctx->w->iterations : 1;
 	struct prof_cursor *c;
 	char b1[32], b2[32], more[128] = "";
 	int rc;
@@ -77,7 +71,7 @@ static int rule_alloc_churn(struct diag_context *ctx, struct prof_error *err)
 	{
 		struct diag_finding *f = diag__add(
 			ctx, "alloc_churn", "Allocation churn inside the loop", diag__share(ctx, ns), ns, DIAG_HIGH,
-			diag__fmt("%lld allocation/free calls after the first iteration (%.1f per iteration) "
+			diag__fmt("%lld allocation/free calls in the loop (%.1f per iteration) "
 				  "take %s; cudaFree also waits for the whole device.%s",
 				  (long long)n, (double)n / iters, diag__ns(b1, sizeof b1, ns), more),
 			diag__fmt("Allocate buffers once before the loop and reuse them (a buffer pool keyed "

@@ -178,21 +178,32 @@ torch_nvtx_diagnosis() {
 	done
 }
 
-# Captures of the reference workloads (when the build has them), kept small,
-# for tests/data/ fixtures. Each workload runs with its default arguments.
+# Captures of the reference workloads, both variants, kept small: they become
+# the tests/data/ fixtures that CI's reports, diagnoses and gates run on.
+WORKLOAD_CAPTURES=(
+	"hash_embedding --rows=100K --iters=8"
+	"rollout --timesteps=20 --realizations=4 --iters=2"
+	"batched_forces --batch=16 --iters=10"
+	"transformer --steps=4 --iters=1 --layers=2"
+)
 capture_workloads() {
-	local bin name
+	local spec bin name variant
 	[ "${SKIP_WORKLOADS:-0}" = 1 ] && return
-	for bin in "$BUILD"/workloads/*; do
-		[ -f "$bin" ] && [ -x "$bin" ] || continue
-		name=$(basename "$bin")
-		LIMIT=$WORKLOAD_LIMIT perfkit_run "wl_$name" -- "$bin"
-		if [ "$STATUS" = 0 ] && [ -f "$W/wl_$name.sqlite" ]; then
-			cp "$W/wl_$name.sqlite" "$W/fixtures/$name.sqlite"
-			result "workload:$name" PASS "$(du -h "$W/wl_$name.sqlite" | cut -f1)"
-		else
-			result "workload:$name" FAIL "exit $STATUS"
-		fi
+	for spec in "${WORKLOAD_CAPTURES[@]}"; do
+		set -- $spec
+		bin=$BUILD/workloads/$1
+		shift
+		[ -x "$bin" ] || { result "workload:$(basename "$bin")" FAIL "not built"; continue; }
+		for variant in naive optimized; do
+			name=$(basename "$bin")_$variant
+			LIMIT=$WORKLOAD_LIMIT perfkit_run "wl_$name" -- "$bin" --variant=$variant "$@"
+			if [ "$STATUS" = 0 ] && [ -f "$W/wl_$name.sqlite" ]; then
+				cp "$W/wl_$name.sqlite" "$W/fixtures/$name.sqlite"
+				result "workload:$name" PASS "$(du -h "$W/wl_$name.sqlite" | cut -f1)"
+			else
+				result "workload:$name" FAIL "exit $STATUS"
+			fi
+		done
 	done
 }
 
