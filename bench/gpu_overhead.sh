@@ -4,7 +4,9 @@
 # Runs bench/gpu/launch_loop (20k empty launches; 2k heavy launches) and
 # tests/gpu/torch_train.py untraced, under a counting-only CUPTI consumer
 # (bench/gpu/libcount_consumer.so: the floor any CUPTI tracer pays) and
-# under `perfkit run`; the PyTorch loop also under torch.profiler. Each
+# under `perfkit run`; the PyTorch loop also under torch.profiler. The
+# "+sub" rows use a bare consumer that also holds a CUPTI subscriber, as
+# perfkit does. Each
 # configuration runs REPS times and the median is kept. Prints a table:
 # per-launch (or per-step) time, time added over untraced, and perfkit's
 # added time as a multiple of the bare consumer's (goal <= 1.15).
@@ -34,6 +36,7 @@ measure() {
 		case $mode in
 		untraced) "$@" ;;
 		bare) CUDA_INJECTION64_PATH=$BARE "$@" ;;
+		bare_sub) CUDA_INJECTION64_PATH=$BARE COUNT_CONSUMER_SUBSCRIBE=1 "$@" ;;
 		perfkit) "$PERFKIT" run -o "$W/cap.sqlite" -f -- "$@" 2>>"$LOG" ;;
 		esac 2>>"$LOG" | tee -a "$LOG" | awk -v k="$key" '$1 == k { print $2 }'
 	done | median
@@ -52,8 +55,10 @@ for loop in "empty 20000" "heavy 2000"; do
 	set -- $loop
 	u=$(measure per_launch_us untraced "$LOOP" $1 $2)
 	b=$(measure per_launch_us bare "$LOOP" $1 $2)
+	bs=$(measure per_launch_us bare_sub "$LOOP" $1 $2)
 	p=$(measure per_launch_us perfkit "$LOOP" $1 $2)
 	ROWS+=("$(row "launch_$1" us/launch "$u" "$b" "$p")")
+	ROWS+=("$(row "launch_$1+sub" us/launch "$u" "$bs" "$p")")
 done
 u=$(measure step_ms untraced python3 "$TORCH" plain 50)
 b=$(measure step_ms bare python3 "$TORCH" plain 50)

@@ -22,15 +22,22 @@ __device__ __forceinline__ uint64_t mix64(uint64_t z)
 	return z ^ (z >> 31);
 }
 
-/* Normals 2k and 2k+1 share one hash (cos and sin of Box-Muller). */
+/* Normals 2k and 2k+1 share one hash (cos and sin of Box-Muller). FAST
+ * takes the hardware approximations (a few ulp of float): right for 16-bit
+ * storage, whose rounding is far coarser, where the exact library calls
+ * would make the kernel arithmetic-bound instead of memory-bound. */
+template <bool FAST = false>
 __device__ __forceinline__ float2 noise_pair(uint64_t key, uint64_t pair)
 {
 	uint64_t bits = mix64(key + pair * 0x9e3779b97f4a7c15ull);
 	float u1 = (float)((bits >> 40) + 1) * 5.9604644775390625e-08f; /* 2^-24 */
 	float u2 = (float)(bits & 0xffffffu) * 5.9604644775390625e-08f;
-	float rad = sqrtf(-2.0f * logf(u1)), s, c;
+	float rad = sqrtf(-2.0f * (FAST ? __logf(u1) : logf(u1))), s, c;
 
-	sincospif(2.0f * u2, &s, &c);
+	if (FAST)
+		__sincosf(6.283185307179586f * u2, &s, &c);
+	else
+		sincospif(2.0f * u2, &s, &c);
 	return make_float2(rad * c, rad * s);
 }
 
@@ -41,11 +48,22 @@ __device__ __forceinline__ float noise_one(uint64_t key, uint64_t index)
 	return (index & 1) ? p.y : p.x;
 }
 
+/* tanh.approx.f32: one MUFU instruction, relative error about 2^-11. */
+__device__ __forceinline__ float tanh_approx(float x)
+{
+	float y;
+
+	asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+	return y;
+}
+
+template <bool FAST = false>
 __device__ __forceinline__ float gelu(float x)
 {
 	const float k = 0.7978845608028654f;
+	float u = k * (x + 0.044715f * x * x * x);
 
-	return 0.5f * x * (1.0f + tanhf(k * (x + 0.044715f * x * x * x)));
+	return 0.5f * x * (1.0f + (FAST ? tanh_approx(u) : tanhf(u)));
 }
 
 /* Eight consecutive elements of type T as floats, moved as 16-byte vectors. */
@@ -448,11 +466,12 @@ __global__ void __launch_bounds__(THREADS) fused_norm(const T *y, const float2 *
 
 #pragma unroll
 		for (int j = 0; j < 8; j += 2) {
-			float2 n = noise_pair(key, (base + e0[i] + j) >> 1);
+			constexpr bool fast = sizeof(T) == 2;
+			float2 n = noise_pair<fast>(key, (base + e0[i] + j) >> 1);
 			float2 s0 = st[c0 + j], s1 = st[c0 + j + 1];
 
-			v[i][j] = gelu((v[i][j] - s0.x) * s0.y) + sigma * n.x;
-			v[i][j + 1] = gelu((v[i][j + 1] - s1.x) * s1.y) + sigma * n.y;
+			v[i][j] = gelu<fast>((v[i][j] - s0.x) * s0.y) + sigma * n.x;
+			v[i][j + 1] = gelu<fast>((v[i][j + 1] - s1.x) * s1.y) + sigma * n.y;
 		}
 		vec8<T>::store(x + base + e0[i], v[i]);
 	}

@@ -413,6 +413,50 @@ out:
 	return rc < 0 ? rc : 0;
 }
 
+/* NVTX ranges are host time: an asynchronous loop enqueues its steps and
+ * races ahead while the GPU works through them later. The window therefore
+ * ends where the GPU finishes the last work that an API call inside it
+ * launched (joined by correlation id within one process), or at the ranges'
+ * end when that comes later. */
+static int extend_to_launched_work(struct diag_context *ctx, struct diag_window *w,
+				   struct prof_error *err)
+{
+	static const char *const gpu_tables[] = { "CUPTI_ACTIVITY_KIND_KERNEL",
+						  "CUPTI_ACTIVITY_KIND_MEMCPY",
+						  "CUPTI_ACTIVITY_KIND_MEMSET" };
+	char sql[1024];
+	size_t len = 0, n = 0;
+	struct prof_cursor *c;
+	int rc;
+
+	if (!ctx->has_runtime)
+		return 0;
+	len += (size_t)snprintf(sql + len, sizeof sql - len, "SELECT max(e) FROM (");
+	for (size_t i = 0; i < sizeof gpu_tables / sizeof gpu_tables[0]; i++) {
+		if (!prof_store__has_table(ctx->store, gpu_tables[i]))
+			continue;
+		len += (size_t)snprintf(sql + len, sizeof sql - len,
+					"%sSELECT max(g.end) AS e FROM %s g JOIN CUPTI_ACTIVITY_KIND_RUNTIME r"
+					" ON r.correlationId = g.correlationId"
+					" AND (r.globalTid >> 24) = (g.globalPid >> 24)"
+					" WHERE r.start >= ?1 AND r.start < ?2",
+					n++ ? " UNION ALL " : "", gpu_tables[i]);
+	}
+	if (n == 0)
+		return 0;
+	snprintf(sql + len, sizeof sql - len, ")");
+	rc = prof_cursor__open(ctx->store, sql, &c, err);
+	if (rc)
+		return rc;
+	prof_cursor__bind_int64(c, 1, w->start_ns);
+	prof_cursor__bind_int64(c, 2, w->end_ns);
+	rc = prof_cursor__next(c, err);
+	if (rc == 1 && !prof_cursor__is_null(c, 0) && prof_cursor__int64(c, 0) > w->end_ns)
+		w->end_ns = prof_cursor__int64(c, 0);
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
+}
+
 static int find_window(struct diag_context *ctx, struct diag_window *w, struct prof_error *err)
 {
 	int rc = capture_extent(ctx, w, err);
@@ -428,6 +472,8 @@ static int find_window(struct diag_context *ctx, struct diag_window *w, struct p
 		return 0;
 	}
 	rc = window_from_nvtx(ctx, w, err);
+	if (rc == 0 && w->iterations > 0)
+		rc = extend_to_launched_work(ctx, w, err);
 	if (rc)
 		return rc;
 	if (w->iterations == 0)

@@ -27,14 +27,22 @@
 
 #include "range_profiler.h"
 
-/* The order of the values written per line after the duration. */
+/* Duration and memory traffic come first so that they land in the first
+ * replay pass: later passes run after CUPTI has restored the kernel's
+ * outputs, which leaves dirty lines in L2 whose write-back would be counted
+ * as the kernel's DRAM traffic and time. Instruction counts do not depend on
+ * the cache. The tensor metric stays last: sessions without it pass
+ * M_TENSOR as the count. */
 enum {
-	M_DURATION, M_DFMA, M_DADD, M_DMUL, M_FFMA, M_FADD, M_FMUL, M_HFMA, M_HADD, M_HMUL,
-	M_DRAM_RD, M_DRAM_WR, M_L2, M_TENSOR, M_COUNT
+	M_DURATION, M_DRAM_RD, M_DRAM_WR, M_L2, M_DFMA, M_DADD, M_DMUL, M_FFMA, M_FADD, M_FMUL,
+	M_HFMA, M_HADD, M_HMUL, M_TENSOR, M_COUNT
 };
 
 static const char *const metric_names[M_COUNT] = {
 	"gpu__time_duration.sum",
+	"dram__bytes_read.sum",
+	"dram__bytes_write.sum",
+	"lts__t_bytes.sum",
 	"sm__sass_thread_inst_executed_op_dfma_pred_on.sum",
 	"sm__sass_thread_inst_executed_op_dadd_pred_on.sum",
 	"sm__sass_thread_inst_executed_op_dmul_pred_on.sum",
@@ -44,9 +52,6 @@ static const char *const metric_names[M_COUNT] = {
 	"sm__sass_thread_inst_executed_op_hfma_pred_on.sum",
 	"sm__sass_thread_inst_executed_op_hadd_pred_on.sum",
 	"sm__sass_thread_inst_executed_op_hmul_pred_on.sum",
-	"dram__bytes_read.sum",
-	"dram__bytes_write.sum",
-	"lts__t_bytes.sum",
 	"sm__inst_executed_pipe_tensor.sum",
 };
 

@@ -128,6 +128,15 @@ def check_kernels(db, m):
     eq("kernels", kernels_named(db, "tick_kernel"), int(m))
 
 
+def check_clean(db, steps):
+    eq("kernels", kernels_named(db, "fma_kernel"), int(steps))
+    eq("pinned_copies", scalar(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE "
+                               "(copyKind = 1 AND srcKind = 1) OR (copyKind = 2 AND dstKind = 1)",
+                               table="CUPTI_ACTIVITY_KIND_MEMCPY"), 2 * int(steps))
+    eq("step_ranges", scalar(db, "SELECT count(*) FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId "
+                             "WHERE coalesce(s.value, n.text) = 'step'", table="NVTX_EVENTS"), int(steps))
+
+
 def check_fork(db, p, c):
     per_pid = db.execute("SELECT globalPid, count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL GROUP BY globalPid "
                          "ORDER BY min(start)").fetchall()
@@ -163,7 +172,8 @@ def check_empty(db):
 
 
 CHECKS = {"work": check_work, "crash": check_crash, "kernels": check_kernels, "fork": check_fork,
-          "trace_cuda": check_trace_cuda, "torch": check_torch, "empty": check_empty}
+          "trace_cuda": check_trace_cuda, "torch": check_torch, "empty": check_empty,
+          "clean": check_clean}
 
 
 def main():

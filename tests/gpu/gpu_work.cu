@@ -12,6 +12,10 @@
 //                       _exit (status 4, after 1.5 s).
 //   gpu_work fork P C   P launches, a fork+exec child doing C launches, and a
 //                       plain fork child that exits without touching CUDA.
+//   gpu_work clean S    a well-behaved loop of S NVTX "step"s: buffers made
+//                       once, pinned asynchronous copies, compute-heavy
+//                       kernels queued back to back, one synchronisation at
+//                       the end; `perfkit diagnose` should find nothing in it.
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 #include <pthread.h>
@@ -143,6 +147,45 @@ static int crash(const char *mode, int m)
 	return 2;
 }
 
+// Compute-bound on purpose (many FMAs per byte): a clean loop keeps the GPU
+// busy with work that is neither launch- nor memory-bound.
+__global__ void fma_kernel(float *data, int rounds)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	float a = data[i], b = 1.0001f;
+
+	for (int r = 0; r < rounds; r++)
+		a = fmaf(a, b, 0.5f);
+	data[i] = a;
+}
+
+static int clean(int steps)
+{
+	const int n = 1 << 24, chunk = 1 << 20, threads = 256;
+	cudaStream_t s;
+	float *dev, *host;
+
+	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+	CHECK(cudaMalloc(&dev, n * sizeof(float)));
+	CHECK(cudaMallocHost(&host, chunk * sizeof(float)));
+	for (int i = 0; i < chunk; i++)
+		host[i] = (float)(i % 97) * 0.01f;
+	CHECK(cudaMemsetAsync(dev, 0, n * sizeof(float), s));
+	for (int i = 0; i < steps; i++) {
+		nvtxRangePushA("step");
+		CHECK(cudaMemcpyAsync(dev, host, chunk * sizeof(float), cudaMemcpyHostToDevice, s));
+		fma_kernel<<<n / threads, threads, 0, s>>>(dev, 2048);
+		CHECK(cudaGetLastError());
+		CHECK(cudaMemcpyAsync(host, dev, chunk * sizeof(float), cudaMemcpyDeviceToHost, s));
+		nvtxRangePop();
+	}
+	CHECK(cudaStreamSynchronize(s));
+	CHECK(cudaFreeHost(host));
+	CHECK(cudaFree(dev));
+	CHECK(cudaStreamDestroy(s));
+	return 0;
+}
+
 static int fork_test(const char *self, int p, int c)
 {
 	char count[16];
@@ -180,10 +223,12 @@ int main(int argc, char **argv)
 		return crash(argv[2], atoi(argv[3]));
 	if (argc >= 4 && !strcmp(argv[1], "fork"))
 		return fork_test(argv[0], atoi(argv[2]), atoi(argv[3]));
+	if (argc >= 3 && !strcmp(argv[1], "clean"))
+		return clean(atoi(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "child")) {
 		launches(atoi(argv[2]));
 		return 0;
 	}
-	fprintf(stderr, "usage: gpu_work work N K | reset M | crash MODE M | fork P C\n");
+	fprintf(stderr, "usage: gpu_work work N K | reset M | crash MODE M | fork P C | clean S\n");
 	return 2;
 }

@@ -123,6 +123,14 @@ test_other_subscriber() {
 	else result subscriber:message FAIL "message missing"; fi
 }
 
+# A well-behaved program: its capture becomes the fixture on which diagnose
+# must find nothing above low severity.
+test_clean() {
+	perfkit_run clean -- "$GPU_WORK" clean 40
+	expect_status clean 0
+	check clean "$W/clean.sqlite" clean 40
+}
+
 test_no_cuda() {
 	perfkit_run no_cuda -- /bin/true
 	expect_status no_cuda 0
@@ -214,10 +222,11 @@ test_crashes
 test_fork
 test_other_subscriber
 test_no_cuda
+test_clean
 test_preload
 test_torch
 capture_workloads
-for f in work torch; do
+for f in work torch clean; do
 	[ -f "$W/$f.sqlite" ] && cp "$W/$f.sqlite" "$W/fixtures/gpu_$f.sqlite"
 done
 tar -C "$W/fixtures" -cf "$OUT/fixtures.tar" .

@@ -8,6 +8,7 @@ Prints "kernels N" (profiler mode: CUDA kernels torch.profiler recorded),
 "step_ms X" (mean wall time of a training step after warm-up) and
 "nvtx_ranges N" (torch.cuda.nvtx ranges pushed). Every step is wrapped in
 torch.cuda.nvtx.range_push/pop("train_step")."""
+import re
 import sys
 import time
 
@@ -68,7 +69,8 @@ def main():
             if evt.device_type != torch.autograd.DeviceType.CUDA or \
                     evt.name.startswith(("Memcpy", "Memset")):
                 continue
-            if getattr(evt, "is_user_annotation", False) or "#" in evt.name:
+            if getattr(evt, "is_user_annotation", False) or \
+                    re.fullmatch(r"[\w.]+#[\w.]+", evt.name):
                 annotations.add(evt.name)
                 continue
             kernels += 1
