@@ -17,6 +17,7 @@
 #include <cuda_runtime_api.h>
 #include <nvtx3/nvToolsExt.h>
 
+#include "copy_bandwidth.h"
 #include "hash_embedding.h"
 #include "hash_embedding_ref.h"
 #include "wl_common.h"
@@ -329,38 +330,6 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* Device-to-device copy bandwidth in GB/s, bytes read plus bytes written:
- * the ceiling the memory-bound kernels are held against. */
-static double measure_dtod_gbs(void)
-{
-	const size_t bytes = (size_t)256 << 20;
-	void *a, *b;
-	cudaEvent_t e0, e1;
-	double t[TIMING_REPS];
-
-	CK(cudaMalloc(&a, bytes));
-	CK(cudaMalloc(&b, bytes));
-	CK(cudaMemset(a, 1, bytes));
-	CK(cudaEventCreate(&e0));
-	CK(cudaEventCreate(&e1));
-	CK(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice));
-	for (int r = 0; r < TIMING_REPS; r++) {
-		float ms;
-
-		CK(cudaEventRecord(e0, 0));
-		CK(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice));
-		CK(cudaEventRecord(e1, 0));
-		CK(cudaEventSynchronize(e1));
-		CK(cudaEventElapsedTime(&ms, e0, e1));
-		t[r] = ms;
-	}
-	CK(cudaEventDestroy(e0));
-	CK(cudaEventDestroy(e1));
-	CK(cudaFree(a));
-	CK(cudaFree(b));
-	return 2.0 * (double)bytes / (median(t, TIMING_REPS) * 1e-3) / 1e9;
-}
-
 /* Median device time of one kernel launch sequence (ms), by events. */
 static double time_hash_ms(const struct pipeline *pl, const struct ring_batch *rb, void *in,
 			   enum he_kernel k)
@@ -530,7 +499,7 @@ int main(int argc, char **argv)
 	CK(cudaGetDeviceProperties(&prop, 0));
 	printf("%s on %s: rows=%d, hash kernel %s%s, %d iterations\n", PROG, prop.name, rows,
 	       kernel_name(kernel), strcmp(kernel_opt, "auto") == 0 ? " (auto)" : "", c.iters);
-	dtod = measure_dtod_gbs();
+	CK(copy_bandwidth_gbs(0, &dtod));
 
 	pipeline__init(&pl, rows, kernel, c.seed);
 	snprintf(size, sizeof(size), "rows=%d", rows);

@@ -16,6 +16,7 @@
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 
+#include "copy_bandwidth.h"
 #include "rollout.h"
 #include "rollout_ref.h"
 #include "wl_common.h"
@@ -253,41 +254,6 @@ static int time_rollout(struct rollout_gpu *g, int p, int timesteps, uint64_t se
 	err = 0;
 out:
 	free(t);
-	return err;
-}
-
-/* Device-to-device copy bandwidth (bytes read + written per second), the
- * ceiling the fused kernels' memory traffic is compared with. */
-static int copy_bandwidth(cudaStream_t s, double *gbs)
-{
-	const size_t bytes = (size_t)256 << 20;
-	void *a = NULL, *b = NULL;
-	cudaEvent_t e0 = NULL, e1 = NULL;
-	float ms = 0.0f;
-	int err = -1;
-
-	if (cuda_ok(cudaMalloc(&a, bytes), "cudaMalloc") ||
-	    cuda_ok(cudaMalloc(&b, bytes), "cudaMalloc") ||
-	    cuda_ok(cudaMemsetAsync(a, 1, bytes, s), "memset") ||
-	    cuda_ok(cudaEventCreate(&e0), "event") || cuda_ok(cudaEventCreate(&e1), "event") ||
-	    cuda_ok(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, s), "copy"))
-		goto out;
-	cudaEventRecord(e0, s);
-	for (int i = 0; i < 10; i++)
-		cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, s);
-	cudaEventRecord(e1, s);
-	if (cuda_ok(cudaEventSynchronize(e1), "copy") ||
-	    cuda_ok(cudaEventElapsedTime(&ms, e0, e1), "event"))
-		goto out;
-	*gbs = 2.0 * 10 * (double)bytes / (ms * 1e-3) / 1e9;
-	err = 0;
-out:
-	if (e0)
-		cudaEventDestroy(e0);
-	if (e1)
-		cudaEventDestroy(e1);
-	cudaFree(a);
-	cudaFree(b);
 	return err;
 }
 
@@ -571,7 +537,7 @@ int main(int argc, char **argv)
 	if (o.common.variant & WL_OPTIMIZED) {
 		double copy_gbs = 0.0;
 
-		if (copy_bandwidth(g.s, &copy_gbs))
+		if (cuda_ok(copy_bandwidth_gbs(g.s, &copy_gbs), "copy bandwidth"))
 			goto out;
 		printf("device-to-device copy: %.0f GB/s (read + write)\n", copy_gbs);
 		for (int k = 0; k < nprec; k++)

@@ -137,6 +137,17 @@ def check_clean(db, steps):
                              "WHERE coalesce(s.value, n.text) = 'step'", table="NVTX_EVENTS"), int(steps))
 
 
+def check_peer(db, n):
+    per_device = db.execute("SELECT k.deviceId, count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s "
+                            "ON s.id = k.shortName WHERE s.value = 'tick_kernel' GROUP BY k.deviceId "
+                            "ORDER BY k.deviceId").fetchall()
+    eq("kernels_per_device", [row[1] for row in per_device], [int(n), int(n)])
+    eq("peer_copy", db.execute("SELECT copyKind, srcDeviceId != dstDeviceId, bytes FROM CUPTI_ACTIVITY_KIND_MEMCPY "
+                               "WHERE copyKind = 10").fetchall(), [(10, 1, 1 << 20)])
+    report("gpu_info", scalar(db, "SELECT count(*) FROM TARGET_INFO_GPU", table="TARGET_INFO_GPU") >= 2,
+           "TARGET_INFO_GPU rows for both GPUs")
+
+
 def check_fork(db, p, c):
     per_pid = db.execute("SELECT globalPid, count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL GROUP BY globalPid "
                          "ORDER BY min(start)").fetchall()
@@ -173,7 +184,7 @@ def check_empty(db):
 
 CHECKS = {"work": check_work, "crash": check_crash, "kernels": check_kernels, "fork": check_fork,
           "trace_cuda": check_trace_cuda, "torch": check_torch, "empty": check_empty,
-          "clean": check_clean}
+          "clean": check_clean, "peer": check_peer}
 
 
 def main():

@@ -12,6 +12,9 @@
 //                       _exit (status 4, after 1.5 s).
 //   gpu_work fork P C   P launches, a fork+exec child doing C launches, and a
 //                       plain fork child that exits without touching CUDA.
+//   gpu_work peer N     N launches on each of the first two GPUs and one
+//                       1 MiB peer copy from GPU 0 to GPU 1 (exit 77 when
+//                       there are fewer than two GPUs).
 //   gpu_work clean S    a well-behaved loop of S NVTX "step"s: buffers made
 //                       once, pinned asynchronous copies, compute-heavy
 //                       kernels queued back to back, one synchronisation at
@@ -186,6 +189,36 @@ static int clean(int steps)
 	return 0;
 }
 
+static int peer(int n)
+{
+	const size_t bytes = 1u << 20;
+	int count = 0, *buf[2];
+	void *src, *dst;
+
+	CHECK(cudaGetDeviceCount(&count));
+	if (count < 2)
+		return 77;
+	for (int d = 0; d < 2; d++) {
+		CHECK(cudaSetDevice(d));
+		CHECK(cudaMalloc(&buf[d], 64));
+		for (int i = 0; i < n; i++)
+			tick_kernel<<<1, 32>>>(buf[d], 1);
+		CHECK(cudaDeviceSynchronize());
+	}
+	CHECK(cudaSetDevice(0));
+	CHECK(cudaMalloc(&src, bytes));
+	CHECK(cudaSetDevice(1));
+	CHECK(cudaMalloc(&dst, bytes));
+	CHECK(cudaMemcpyPeer(dst, 1, src, 0, bytes));
+	CHECK(cudaDeviceSynchronize());
+	CHECK(cudaFree(dst));
+	CHECK(cudaFree(buf[1]));
+	CHECK(cudaSetDevice(0));
+	CHECK(cudaFree(src));
+	CHECK(cudaFree(buf[0]));
+	return 0;
+}
+
 static int fork_test(const char *self, int p, int c)
 {
 	char count[16];
@@ -223,12 +256,14 @@ int main(int argc, char **argv)
 		return crash(argv[2], atoi(argv[3]));
 	if (argc >= 4 && !strcmp(argv[1], "fork"))
 		return fork_test(argv[0], atoi(argv[2]), atoi(argv[3]));
+	if (argc >= 3 && !strcmp(argv[1], "peer"))
+		return peer(atoi(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "clean"))
 		return clean(atoi(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "child")) {
 		launches(atoi(argv[2]));
 		return 0;
 	}
-	fprintf(stderr, "usage: gpu_work work N K | reset M | crash MODE M | fork P C | clean S\n");
+	fprintf(stderr, "usage: gpu_work work N K | reset M | crash MODE M | fork P C | peer N | clean S\n");
 	return 2;
 }

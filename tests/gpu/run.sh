@@ -123,6 +123,14 @@ test_other_subscriber() {
 	else result subscriber:message FAIL "message missing"; fi
 }
 
+# Two GPUs and a peer copy between them: run only where there are two.
+test_peer() {
+	[ "$(nvidia-smi -L 2>/dev/null | wc -l)" -ge 2 ] || { log "peer: one GPU here, skipped"; return; }
+	perfkit_run peer -- "$GPU_WORK" peer 30
+	expect_status peer 0
+	check peer "$W/peer.sqlite" peer 30
+}
+
 # A well-behaved program: its capture becomes the fixture on which diagnose
 # must find nothing above low severity.
 test_clean() {
@@ -213,6 +221,23 @@ capture_workloads() {
 			fi
 		done
 	done
+	capture_repeats
+}
+
+# Two more captures of one variant, for the gate's "repeated runs of the same
+# program pass" test (tests/cli/test_gate_workload_captures.sh).
+capture_repeats() {
+	local i name=hash_embedding_optimized
+	for i in 2 3; do
+		LIMIT=$WORKLOAD_LIMIT perfkit_run "wl_${name}_$i" -- "$BUILD/workloads/hash_embedding" \
+			--variant=optimized ${WORKLOAD_CAPTURES[0]#hash_embedding }
+		if [ "$STATUS" = 0 ] && [ -f "$W/wl_${name}_$i.sqlite" ]; then
+			cp "$W/wl_${name}_$i.sqlite" "$W/fixtures/${name}_$i.sqlite"
+			result "workload:${name}_$i" PASS "repeat $i"
+		else
+			result "workload:${name}_$i" FAIL "exit $STATUS"
+		fi
+	done
 }
 
 log "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1)"
@@ -223,6 +248,7 @@ test_fork
 test_other_subscriber
 test_no_cuda
 test_clean
+test_peer
 test_preload
 test_torch
 capture_workloads
