@@ -127,10 +127,12 @@ void cli_usage__print(const char *const *usage, const struct cli_option *opts, b
 	for (const struct cli_option *o = opts; o->type != CLI_OPT_END; o++) {
 		char left[96];
 
-		snprintf(left, sizeof left, "%c%c%s--%s%s%s",
+		bool optional = o->type == CLI_OPT_OPTIONAL;
+
+		snprintf(left, sizeof left, "%c%c%s--%s%s%s%s%s",
 			       o->short_name ? '-' : ' ', o->short_name ? o->short_name : ' ',
-			       o->short_name ? ", " : "  ", o->long_name,
-			       o->argh ? "=" : "", o->argh ? o->argh : "");
+			       o->short_name ? ", " : "  ", o->long_name, optional ? "[" : "",
+			       o->argh ? "=" : "", o->argh ? o->argh : "", optional ? "]" : "");
 		fprintf(f, "    %-28s %s\n", left, o->help ? o->help : "");
 	}
 	fprintf(f, "    %-28s %s\n", "-h, --help", "show this help");
@@ -213,6 +215,7 @@ static int set_value(const struct cli_option *o, const char *spelled, const char
 		return 0;
 	}
 	case CLI_OPT_FLAG:
+	case CLI_OPT_OPTIONAL:
 	case CLI_OPT_END:
 		break;
 	}
@@ -242,6 +245,10 @@ static int parse_one(int argc, char **argv, int *i, const struct cli_option *opt
 		snprintf(spelled, sizeof spelled, "--%s", o->long_name);
 		if (eq)
 			value = eq + 1;
+		if (o->type == CLI_OPT_OPTIONAL) {
+			*(const char **)o->value = value ? value : "";
+			return 0;
+		}
 		if (o->type == CLI_OPT_FLAG) {
 			if (value) {
 				cli_error("option '%s' takes no value", spelled);

@@ -38,6 +38,10 @@ enum cli_option_type {
 	CLI_OPT_STRING, /* const char **: points into argv */
 	CLI_OPT_INT,    /* int64_t *: decimal integer */
 	CLI_OPT_DOUBLE, /* double *: finite number */
+	/* const char **: `--name` alone sets "", `--name=value` sets value; the
+	 * next argument is never taken as the value (for `--replay[=SPEED]`,
+	 * which may be followed by a file name). Long form only. */
+	CLI_OPT_OPTIONAL,
 };
 
 struct cli_option {
@@ -53,6 +57,7 @@ struct cli_option {
 #define CLI_STRING(s, l, v, a, h)   { CLI_OPT_STRING, (s), (l), (v), (a), (h) }
 #define CLI_INT(s, l, v, a, h)      { CLI_OPT_INT, (s), (l), (v), (a), (h) }
 #define CLI_DOUBLE(s, l, v, a, h)   { CLI_OPT_DOUBLE, (s), (l), (v), (a), (h) }
+#define CLI_OPTIONAL(l, v, a, h)    { CLI_OPT_OPTIONAL, 0, (l), (v), (a), (h) }
 #define CLI_END()                   { CLI_OPT_END, 0, NULL, NULL, NULL, NULL }
 
 enum cli_parse_flags {

@@ -1,12 +1,16 @@
 /* cmd_report.c - `perfkit report`: the summary reports of a capture (or of an
- * nsys SQLite export) as text, CSV or JSON; without --report, the overview. */
+ * nsys SQLite export) as text, CSV or JSON (without --report, the overview);
+ * or the whole capture as a Chrome trace, folded stacks or an HTML report. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "chrome_trace.h"
 #include "cli.h"
+#include "folded.h"
+#include "html_report.h"
 #include "prof/store.h"
 #include "summary.h"
 #include "table.h"
@@ -15,11 +19,24 @@
 
 static const char *const usage[] = {
 	"perfkit report [--report=NAME,...] [--format=text|csv|json] [-o FILE] FILE",
+	"perfkit report --format=chrome [--from=T] [--to=T] [--range=NAME] [-o FILE] FILE",
+	"perfkit report --format=folded [--weight=gpu|api] [--from=T] [--to=T] [--range=NAME] "
+	"[-o FILE] FILE",
+	"perfkit report --format=html [--weight=gpu|api] -o report.html FILE",
 	"perfkit report --list",
 	NULL,
 };
 
-static const char *const formats[] = { "text", "csv", "json" };
+/* The formats that print the rows of --report, then the whole-capture
+ * exports. */
+enum export_format { EXPORT_NONE, EXPORT_CHROME, EXPORT_FOLDED, EXPORT_HTML };
+static const char *const formats[] = { "text", "csv", "json", "chrome", "folded", "html" };
+static const char *const weights[] = { "gpu", "api" };
+
+/* What the export options asked for. */
+struct export_args {
+	const char *from, *to, *range, *weight;
+};
 
 static void list_reports(void)
 {
@@ -54,23 +71,110 @@ static int split_reports(char *list, const char **out, int *nout)
 	return 0;
 }
 
+static int parse_export_format(const char *name)
+{
+	if (strcmp(name, "chrome") == 0)
+		return EXPORT_CHROME;
+	if (strcmp(name, "folded") == 0)
+		return EXPORT_FOLDED;
+	if (strcmp(name, "html") == 0)
+		return EXPORT_HTML;
+	return EXPORT_NONE;
+}
+
+/* Options that only some formats take are refused elsewhere rather than
+ * silently ignored. */
+static int check_export_args(int exp, const char *report_opt, const struct export_args *a)
+{
+	if (exp != EXPORT_NONE && report_opt) {
+		cli_error("--report selects tables for text, csv and json; --format=%s exports "
+			  "the whole capture", formats[exp + 2]);
+		return CLI_EXIT_USAGE;
+	}
+	if (a->weight && exp != EXPORT_FOLDED && exp != EXPORT_HTML) {
+		cli_error("--weight applies to --format=folded and --format=html");
+		return CLI_EXIT_USAGE;
+	}
+	if ((a->from || a->to || a->range) && exp != EXPORT_CHROME && exp != EXPORT_FOLDED) {
+		cli_error("--from, --to and --range apply to --format=chrome and --format=folded");
+		return CLI_EXIT_USAGE;
+	}
+	if (a->weight && folded_weight__parse(a->weight) < 0)
+		return cli_unknown("weight", a->weight, weights, 2);
+	return 0;
+}
+
+static int parse_filter(const struct export_args *a, struct export_filter *f)
+{
+	struct prof_error err = { 0 };
+
+	memset(f, 0, sizeof *f);
+	if (a->from && export_time__parse(a->from, &f->from_ns, &err) < 0)
+		goto bad;
+	if (a->to && export_time__parse(a->to, &f->to_ns, &err) < 0)
+		goto bad;
+	f->has_from = a->from != NULL;
+	f->has_to = a->to != NULL;
+	f->range_name = a->range;
+	return 0;
+bad:
+	cli_error("%s", err.msg);
+	return CLI_EXIT_USAGE;
+}
+
+static int run_export(int exp, struct prof_store *store, const struct export_args *a,
+		      const struct export_filter *filter, FILE *out, struct prof_error *err)
+{
+	enum folded_weight weight = a->weight ? (enum folded_weight)folded_weight__parse(a->weight)
+					      : FOLDED_WEIGHT_GPU;
+
+	switch (exp) {
+	case EXPORT_CHROME: {
+		struct chrome_options o = { .filter = *filter };
+
+		return chrome_trace__write(store, &o, out, err);
+	}
+	case EXPORT_FOLDED: {
+		struct folded_options o = { .weight = weight, .filter = *filter };
+
+		return folded__export(store, &o, out, err);
+	}
+	case EXPORT_HTML: {
+		struct html_options o = { .flame_weight = weight };
+
+		return html_report__write(store, &o, out, err);
+	}
+	}
+	return prof_error__set(err, PROF_E_USAGE, "no export format");
+}
+
 int cmd_report(int argc, char **argv)
 {
 	const char *report_opt = NULL, *format_opt = "text", *output = NULL;
+	struct export_args ea = { 0 };
 	bool list = false;
 	const struct cli_option opts[] = {
 		CLI_STRING('r', "report", &report_opt, "NAME,...",
 			   "reports to print (default: the overview); see --list"),
-		CLI_STRING('f', "format", &format_opt, "FMT", "text, csv or json"),
+		CLI_STRING('f', "format", &format_opt, "FMT",
+			   "text, csv, json, chrome (Perfetto trace), folded (flame graph stacks) "
+			   "or html (one self-contained page)"),
 		CLI_STRING('o', "output", &output, "FILE", "write to FILE instead of stdout"),
+		CLI_STRING(0, "weight", &ea.weight, "gpu|api",
+			   "folded stacks weighed by kernel time (default) or API call time"),
+		CLI_STRING(0, "from", &ea.from, "T", "export from T after the capture's start "
+			   "(2500000, 2500us, 2.5ms, 1s)"),
+		CLI_STRING(0, "to", &ea.to, "T", "export up to T after the capture's start"),
+		CLI_STRING(0, "range", &ea.range, "NAME", "export only inside NVTX ranges named NAME"),
 		CLI_FLAG(0, "list", &list, "list the report names"),
 		CLI_END(),
 	};
 	const char *reports[MAX_REPORTS];
 	char *report_list = NULL;
-	int nreports = 1, format, n, status = CLI_EXIT_USAGE;
+	int nreports = 1, format = RPT_FORMAT_TEXT, exp, n, status = CLI_EXIT_USAGE;
 	struct prof_store *store = NULL;
 	struct rpt_sink *sink = NULL;
+	struct export_filter filter;
 	struct prof_error err = { 0 };
 	FILE *out = stdout;
 	int64_t dropped;
@@ -87,9 +191,14 @@ int cmd_report(int argc, char **argv)
 				 : "report takes one capture file; see 'perfkit report --help'");
 		return CLI_EXIT_USAGE;
 	}
-	format = rpt_format__parse(format_opt);
-	if (format < 0)
-		return cli_unknown("format", format_opt, formats, 3);
+	exp = parse_export_format(format_opt);
+	if (exp == EXPORT_NONE) {
+		format = rpt_format__parse(format_opt);
+		if (format < 0)
+			return cli_unknown("format", format_opt, formats, 6);
+	}
+	if (check_export_args(exp, report_opt, &ea) != 0 || parse_filter(&ea, &filter) != 0)
+		return CLI_EXIT_USAGE;
 	reports[0] = "overview";
 	if (report_opt) {
 		report_list = strdup(report_opt);
@@ -112,15 +221,22 @@ int cmd_report(int argc, char **argv)
 			goto out;
 		}
 	}
-	sink = rpt_sink__new((enum rpt_format)format, out);
-	if (!sink) {
-		cli_error("out of memory");
-		goto out;
-	}
-	for (int i = 0; i < nreports; i++) {
-		if (summary__run(reports[i], store, sink, &err) < 0) {
+	if (exp != EXPORT_NONE) {
+		if (run_export(exp, store, &ea, &filter, out, &err) < 0) {
 			cli_error("%s", err.msg);
 			goto out;
+		}
+	} else {
+		sink = rpt_sink__new((enum rpt_format)format, out);
+		if (!sink) {
+			cli_error("out of memory");
+			goto out;
+		}
+		for (int i = 0; i < nreports; i++) {
+			if (summary__run(reports[i], store, sink, &err) < 0) {
+				cli_error("%s", err.msg);
+				goto out;
+			}
 		}
 	}
 	status = CLI_EXIT_OK;

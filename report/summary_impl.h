@@ -92,6 +92,18 @@ char *sum_union(struct prof_store *s, const char *const *tables, const char *con
 int sum_kernel_groups(struct prof_store *s, struct sum_groups *gs, struct prof_error *err);
 int sum_nvtx_groups(struct prof_store *s, struct sum_groups *gs, struct prof_error *err);
 
+/* The attribution rules nvtx_kern_sum and the folded stacks share, as SQL
+ * over a kernel (or copy) row K and an API call row A, both table aliases:
+ * K was launched by A when they share a correlation id within one process
+ * (ids are per process; some nsys exports leave a GPU row's globalPid NULL
+ * or 0). A push/pop range N is open on A's thread when the call starts. */
+#define SUM_LAUNCHED_BY(K, A)                                                  \
+	K ".correlationId = " A ".correlationId AND (" K ".globalPid IS NULL OR " \
+	K ".globalPid = 0 OR " K ".globalPid = (" A ".globalTid >> 24) << 24)"
+#define SUM_NVTX_OPEN_AT_CALL(N, A)                                              \
+	N ".eventType = 59 AND " N ".globalTid = " A ".globalTid AND " N ".start <= " \
+	A ".start AND " N ".end > " A ".start"
+
 #define T_KERNEL "CUPTI_ACTIVITY_KIND_KERNEL"
 #define T_MEMCPY "CUPTI_ACTIVITY_KIND_MEMCPY"
 #define T_MEMSET "CUPTI_ACTIVITY_KIND_MEMSET"

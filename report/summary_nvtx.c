@@ -48,21 +48,26 @@ int summary__nvtx_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_e
 }
 
 /* The launching call is found by correlationId (within the kernel's process:
- * ids are per process), the range by the call's thread and start time; the
- * innermost enclosing range is the latest-starting one (the shorter one when
- * two start together). Kernels launched outside any range are left out. */
+ * ids are per process), the range by the call's thread and start time
+ * (SUM_LAUNCHED_BY, SUM_NVTX_OPEN_AT_CALL); the innermost enclosing range is
+ * the latest-starting one (the shorter one when two start together). Kernels
+ * launched outside any range are left out.
+ *
+ * The latest start comes first, from a backward walk of the (globalTid,
+ * start) index that stops at the first open range; the shorter of equal
+ * starts is then picked among those few rows. One ORDER BY start DESC,
+ * end ASC would sort every earlier range of the thread for every kernel. */
 #define ATTRIBUTED(API_SRC)                                                              \
 	"SELECT * FROM (SELECT "                                                         \
 	"(SELECT coalesce(s.value, n.text) FROM NVTX_EVENTS AS n "                       \
 	"  LEFT JOIN StringIds AS s ON s.id = n.textId "                                 \
-	"  WHERE n.eventType = 59 AND n.globalTid = a.globalTid "                        \
-	"    AND n.start <= a.start AND n.end > a.start "                                \
-	"  ORDER BY n.start DESC, n.end ASC LIMIT 1) AS l1, "                            \
+	"  WHERE " SUM_NVTX_OPEN_AT_CALL("n", "a") " AND n.start = "                     \
+	"    (SELECT o.start FROM NVTX_EVENTS AS o "                                     \
+	"     WHERE " SUM_NVTX_OPEN_AT_CALL("o", "a") " ORDER BY o.start DESC LIMIT 1) "  \
+	"  ORDER BY n.end ASC LIMIT 1) AS l1, "                                          \
 	"NULL AS l2, coalesce(k.demangledName, k.shortName) AS k, k.end - k.start AS v " \
 	"FROM CUPTI_ACTIVITY_KIND_KERNEL AS k JOIN (" API_SRC ") AS a "                  \
-	"  ON a.correlationId = k.correlationId "                                        \
-	"  AND (k.globalPid IS NULL OR k.globalPid = 0 "                                 \
-	"       OR k.globalPid = (a.globalTid >> 24) << 24)) "                           \
+	"  ON " SUM_LAUNCHED_BY("k", "a") ") "                                          \
 	"WHERE l1 IS NOT NULL"
 
 #define API_RUNTIME "SELECT correlationId, globalTid, start FROM CUPTI_ACTIVITY_KIND_RUNTIME"

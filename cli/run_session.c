@@ -1,0 +1,597 @@
+/* run_session.c - running a program with the collector injected and folding
+ * what every one of its processes recorded into one capture (see
+ * run_session.h for the steps; `perfkit run` and `perfkit top -- PROGRAM`
+ * both go through them).
+ *
+ * The program runs as a child with CUDA_INJECTION64_PATH (and
+ * NVTX_INJECTION64_PATH) pointing at libperfkit-inject.so; each process that
+ * initialises CUDA writes its own proc-<pid>.sqlite into a private folder
+ * (processes cannot share one SQLite writer), and when the program ends those
+ * files are merged into the output, which only then gets its indexes and
+ * views. */
+#include "run_session.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../collectors/trace_opts.h"
+#include "capture_tables.h"
+#include "prof/escape.h"
+#include "run_collector.h"
+#include "sinks.h"
+#include "summary.h"
+#include "table.h"
+
+/* ---- signals --------------------------------------------------------------- */
+
+static volatile sig_atomic_t child_pid, last_signal;
+static int catch_depth;
+static struct sigaction old_int, old_term;
+
+static void on_signal(int sig, siginfo_t *info, void *ctx)
+{
+	(void)ctx;
+	last_signal = sig;
+	if (child_pid > 0 && info->si_code <= 0)
+		kill((pid_t)child_pid, sig);
+}
+
+void run_signals__catch(void)
+{
+	struct sigaction sa;
+
+	if (catch_depth++)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+}
+
+void run_signals__restore(void)
+{
+	if (catch_depth == 0 || --catch_depth)
+		return;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+}
+
+int run_signals__take(void)
+{
+	int sig = last_signal;
+
+	last_signal = 0;
+	return sig;
+}
+
+static int64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ---- finding things ---------------------------------------------------- */
+
+static int exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+/* buf = dir/name when it fits and the file exists. */
+static int found_at(char *buf, size_t cap, const char *dir, const char *name)
+{
+	int n = snprintf(buf, cap, "%s%s%s", dir, name ? "/" : "", name ? name : "");
+
+	return n > 0 && (size_t)n < cap && exists(buf);
+}
+
+/* The injection library: next to the binary (a carried or relocated build),
+ * in the build tree, or installed. */
+static int locate_collector(char *buf, size_t cap)
+{
+	const char *built = run_collector__build_path();
+	char self[PATH_MAX];
+	ssize_t n;
+
+	if (!built)
+		return -1;
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		char *slash;
+
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+		if (slash) {
+			*slash = '\0';
+			if (found_at(buf, cap, self, RUN_COLLECTOR_LIB) ||
+			    found_at(buf, cap, self, "../collectors/" RUN_COLLECTOR_LIB))
+				return 0;
+		}
+	}
+	if (found_at(buf, cap, built, NULL) ||
+	    found_at(buf, cap, PERFKIT_INSTALL_LIBDIR, RUN_COLLECTOR_LIB))
+		return 0;
+	return -2;
+}
+
+/* What a shell would do with the program name: 0 found, else the shell's
+ * exit status (127 not found, 126 not executable) after its message. */
+static int resolve_program(const char *name, char *buf, size_t cap)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(name, '/')) {
+		snprintf(buf, cap, "%s", name);
+		if (!exists(buf)) {
+			cli_error("%s: No such file or directory", name);
+			return 127;
+		}
+		if (access(buf, X_OK) != 0) {
+			cli_error("%s: Permission denied", name);
+			return 126;
+		}
+		return 0;
+	}
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*name) {
+		size_t len = strcspn(path, ":");
+		struct stat st;
+
+		snprintf(buf, cap, "%.*s%s%s", (int)len, len ? path : ".", "/", name);
+		if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
+			return 0;
+		if (!path[len])
+			break;
+		path += len + 1;
+	}
+	cli_error("%s: command not found", name);
+	return 127;
+}
+
+/* perfkit-<program>-N.sqlite, the first N that is free. */
+static int default_output(const char *program, char *buf, size_t cap)
+{
+	const char *base = strrchr(program, '/');
+	char name[64];
+	size_t i;
+
+	base = base ? base + 1 : program;
+	for (i = 0; base[i] && i < sizeof(name) - 1; i++) {
+		char c = base[i];
+		int plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			    (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+
+		name[i] = plain ? c : '_';
+	}
+	name[i] = '\0';
+	for (int n = 1; n < 100000; n++) {
+		snprintf(buf, cap, "perfkit-%s-%d.sqlite", name, n);
+		if (!exists(buf))
+			return 0;
+	}
+	return -1;
+}
+
+/* ---- the child ----------------------------------------------------------- */
+
+static int set_env(const char *collector, const char *dir, int trace, const char *trace_list,
+		   int64_t flush_ms)
+{
+	char num[32];
+
+	snprintf(num, sizeof(num), "%lld", (long long)flush_ms);
+	if (setenv("CUDA_INJECTION64_PATH", collector, 1) < 0 ||
+	    setenv("PERFKIT_OUTPUT_DIR", dir, 1) < 0 || setenv("PERFKIT_FLUSH_MS", num, 1) < 0 ||
+	    setenv("PERFKIT_TRACE", trace_list ? trace_list : "", 1) < 0)
+		return -1;
+	/* NVTX loads the collector too, which starts CUPTI before the first
+	 * range even when NVTX is used before CUDA, and hands over to CUPTI. */
+	if (trace & TRACE_NVTX)
+		return setenv("NVTX_INJECTION64_PATH", collector, 1);
+	return unsetenv("NVTX_INJECTION64_PATH");
+}
+
+/* --metrics: the collector writes one metrics file per process into a folder
+ * of its own, imported into the capture once it is finished. */
+static int metrics_env(const char *metrics, int64_t sample, char *dir, size_t cap)
+{
+	const char *tmp = getenv("TMPDIR");
+	char num[32];
+
+	if (!metrics) {
+		unsetenv("PERFKIT_METRICS");
+		return 0;
+	}
+	snprintf(dir, cap, "%s/perfkit-metrics-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		dir[0] = '\0';
+		return -1;
+	}
+	snprintf(num, sizeof(num), "%lld", (long long)sample);
+	if (setenv("PERFKIT_METRICS", metrics, 1) < 0 || setenv("PERFKIT_METRICS_DIR", dir, 1) < 0 ||
+	    setenv("PERFKIT_METRICS_SAMPLE", num, 1) < 0)
+		return -1;
+	return 0;
+}
+
+/* ---- the capture ------------------------------------------------------- */
+
+static int is_proc_file(const struct dirent *d)
+{
+	size_t len = strlen(d->d_name);
+
+	return strncmp(d->d_name, "proc-", 5) == 0 && len > 12 &&
+	       strcmp(d->d_name + len - 7, ".sqlite") == 0;
+}
+
+/* The first GPU a process recorded, for the run's metadata. */
+static char *first_gpu_name(const char *path)
+{
+	struct prof_store *s = NULL;
+	struct prof_cursor *c = NULL;
+	struct prof_error err;
+	char *name = NULL;
+
+	if (prof_store__open(path, &s, &err) < 0)
+		return NULL;
+	if (prof_store__has_table(s, "TARGET_INFO_GPU") &&
+	    prof_cursor__open(s, "SELECT name FROM TARGET_INFO_GPU ORDER BY id LIMIT 1", &c, &err) == 0 &&
+	    prof_cursor__next(c, &err) == 1 && !prof_cursor__is_null(c, 0))
+		name = strdup(prof_cursor__text(c, 0));
+	prof_cursor__close(c);
+	prof_store__close(s);
+	return name;
+}
+
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[PATH_MAX];
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+/* Merge every process's file; returns how many there were, or < 0. */
+static int merge_processes(struct prof_writer *w, const char *dir, char **gpu)
+{
+	struct dirent **files = NULL;
+	int n = scandir(dir, &files, is_proc_file, alphasort), rc = 0;
+
+	if (n < 0) {
+		cli_error("cannot read %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		char path[PATH_MAX];
+		struct prof_error err;
+
+		if (snprintf(path, sizeof(path), "%s/%s", dir, files[i]->d_name) >= (int)sizeof(path)) {
+			free(files[i]);
+			continue;
+		}
+		if (!*gpu)
+			*gpu = first_gpu_name(path);
+		if (prof_writer__merge(w, path, &err) < 0) {
+			cli_error("%s", err.msg);
+			rc = -1;
+		}
+		free(files[i]);
+	}
+	free(files);
+	return rc < 0 ? rc : n;
+}
+
+static void meta_int(struct prof_writer *w, const char *key, long long v)
+{
+	char num[32];
+
+	snprintf(num, sizeof(num), "%lld", v);
+	prof_writer__meta(w, key, num);
+}
+
+static void meta_command(struct prof_writer *w, char **argv)
+{
+	size_t len = 1;
+	char *cmd;
+
+	for (int i = 0; argv[i]; i++)
+		len += strlen(argv[i]) + 1;
+	cmd = calloc(1, len);
+	for (int i = 0; cmd && argv[i]; i++) {
+		if (i)
+			strcat(cmd, " ");
+		strcat(cmd, argv[i]);
+	}
+	prof_writer__meta(w, "command", cmd ? cmd : argv[0]);
+	free(cmd);
+}
+
+/* What a reader of the unfinished output needs to follow the run: the
+ * program, its pid, when it started and where its processes write. */
+static void write_live_meta(struct run_session *s)
+{
+	struct prof_error err;
+
+	meta_command(s->w, s->argv);
+	meta_int(s->w, "start_ns", (long long)s->start_ns);
+	meta_int(s->w, "pid", (long long)s->pid);
+	prof_writer__meta(s->w, "live_dir", s->dir);
+	prof_writer__flush(s->w, &err);
+}
+
+static void write_meta(struct run_session *s, const char *gpu)
+{
+	char host[256] = "";
+	const char *trace_list = s->opt.trace_list;
+
+	meta_command(s->w, s->argv);
+	gethostname(host, sizeof(host) - 1);
+	prof_writer__meta(s->w, "host", host);
+	if (gpu)
+		prof_writer__meta(s->w, "gpu", gpu);
+	meta_int(s->w, "start_ns", (long long)s->start_ns);
+	meta_int(s->w, "duration_ns", (long long)(s->end_ns - s->start_ns));
+	meta_int(s->w, "exit_status", s->exit_status);
+	prof_writer__meta(s->w, "perfkit_version", PERFKIT_VERSION);
+	prof_writer__meta(s->w, "trace",
+			  trace_list && *trace_list ? trace_list : "cuda,nvtx,memory,api");
+	/* The folder is gone once merged: a finished capture names no live data. */
+	prof_writer__meta(s->w, "live_dir", NULL);
+}
+
+/* Metrics rows, and this GPU's cached `perfkit peaks`, into the capture. */
+static void metrics_import(const char *output, char *dir)
+{
+	struct prof_error err;
+	int rows;
+
+	if (dir[0]) {
+		rows = ctab__import_metrics_dir(output, dir, &err);
+		if (rows < 0)
+			cli_warning("hardware metrics not stored: %s", err.msg);
+		else
+			fprintf(stderr, "perfkit: %d kernel launches with hardware metrics\n", rows);
+		remove_dir(dir);
+		dir[0] = '\0';
+	}
+	if (ctab__store_cached_peaks(output, &err) < 0)
+		cli_warning("cached peaks not stored: %s", err.msg);
+}
+
+/* ---- the steps ----------------------------------------------------------- */
+
+void run_session__init(struct run_session *s, const struct run_options *opt, const char *command)
+{
+	memset(s, 0, sizeof(*s));
+	s->opt = *opt;
+	s->command = command;
+	s->child_stdin_fd = -1;
+	s->child_output_fd = -1;
+}
+
+int run_session__prepare(struct run_session *s, char **argv)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct prof_error err;
+	size_t bad_at = 0;
+	int rc;
+
+	s->argv = argv;
+	s->trace = trace_opts__parse(s->opt.trace_list, &bad_at);
+	if (s->trace < 0) {
+		cli_error("--trace: unknown item '%s' (choose from cuda, nvtx, memory, api)",
+			  s->opt.trace_list + bad_at);
+		return CLI_EXIT_USAGE;
+	}
+	if (s->opt.metrics && strcmp(s->opt.metrics, "roofline")) {
+		cli_error("--metrics: unknown set '%s' (choose roofline)", s->opt.metrics);
+		return CLI_EXIT_USAGE;
+	}
+	if (s->opt.metrics_sample < 1 || s->opt.metrics_sample > 1000000) {
+		cli_error("--metrics-sample must be between 1 and 1000000");
+		return CLI_EXIT_USAGE;
+	}
+	if (s->opt.flush_ms < 1 || s->opt.flush_ms > RUN_FLUSH_MS_MAX) {
+		cli_error("--flush-interval must be between 1 and %d ms", RUN_FLUSH_MS_MAX);
+		return CLI_EXIT_USAGE;
+	}
+	rc = locate_collector(s->collector, sizeof(s->collector));
+	if (rc == -1) {
+		cli_error("this perfkit was built without CUPTI; %s cannot capture", s->command);
+		return CLI_EXIT_USAGE;
+	}
+	if (rc < 0) {
+		cli_error("cannot find %s next to perfkit or in %s", RUN_COLLECTOR_LIB,
+			  PERFKIT_INSTALL_LIBDIR);
+		return CLI_EXIT_USAGE;
+	}
+	rc = resolve_program(argv[0], s->program_path, sizeof(s->program_path));
+	if (rc)
+		return rc;
+	s->output = s->opt.output;
+	if (!s->output) {
+		if (default_output(argv[0], s->out_path, sizeof(s->out_path)) < 0) {
+			cli_error("no free perfkit-*.sqlite name here; use -o FILE");
+			return CLI_EXIT_USAGE;
+		}
+		s->output = s->out_path;
+	}
+	/* Created now, so a refused -o costs nothing and the name is ours. */
+	if (prof_writer__create(s->output, s->opt.force ? PROF_WRITER_OVERWRITE : 0, &s->w,
+				&err) < 0) {
+		if (err.code == PROF_E_EXISTS)
+			cli_error("%s exists; use -f to overwrite it", s->output);
+		else
+			cli_error("%s", err.msg);
+		return CLI_EXIT_USAGE;
+	}
+	snprintf(s->dir, sizeof(s->dir), "%s/perfkit-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(s->dir)) {
+		cli_error("cannot make a folder for the process files: %s", strerror(errno));
+		s->dir[0] = '\0';
+		run_session__abort(s);
+		return CLI_EXIT_USAGE;
+	}
+	if (set_env(s->collector, s->dir, s->trace, s->opt.trace_list, s->opt.flush_ms) < 0) {
+		cli_error("cannot set the environment: %s", strerror(errno));
+		run_session__abort(s);
+		return CLI_EXIT_USAGE;
+	}
+	if (metrics_env(s->opt.metrics, s->opt.metrics_sample, s->metrics_dir,
+			sizeof(s->metrics_dir)) < 0) {
+		cli_error("cannot prepare hardware metrics: %s", strerror(errno));
+		run_session__abort(s);
+		return CLI_EXIT_USAGE;
+	}
+	return 0;
+}
+
+const char *run_session__live_dir(const struct run_session *s)
+{
+	return s->dir;
+}
+
+int run_session__start(struct run_session *s)
+{
+	pid_t pid;
+
+	run_signals__catch();
+	fflush(NULL);
+	s->start_ns = realtime_ns();
+	pid = fork();
+	if (pid < 0) {
+		cli_error("cannot start %s: %s", s->argv[0], strerror(errno));
+		run_signals__restore();
+		run_session__abort(s);
+		return CLI_EXIT_USAGE;
+	}
+	if (pid == 0) {
+		if (s->child_stdin_fd >= 0)
+			dup2(s->child_stdin_fd, STDIN_FILENO);
+		if (s->child_output_fd >= 0) {
+			dup2(s->child_output_fd, STDOUT_FILENO);
+			dup2(s->child_output_fd, STDERR_FILENO);
+		}
+		execv(s->program_path, s->argv);
+		fprintf(stderr, "perfkit: %s: %s\n", s->argv[0], strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	child_pid = pid;
+	s->pid = pid;
+	write_live_meta(s);
+	return 0;
+}
+
+int run_session__wait(struct run_session *s, bool block)
+{
+	pid_t got;
+
+	if (s->ended)
+		return 1;
+	do
+		got = waitpid(s->pid, &s->status, block ? 0 : WNOHANG);
+	while (got < 0 && errno == EINTR);
+	if (got == 0)
+		return 0;
+	s->end_ns = realtime_ns();
+	s->ended = true;
+	child_pid = 0;
+	run_signals__restore();
+	s->exit_status = WIFSIGNALED(s->status) ? 128 + WTERMSIG(s->status)
+						 : WEXITSTATUS(s->status);
+	return 1;
+}
+
+int run_session__finish(struct run_session *s)
+{
+	struct prof_error err;
+	char *gpu = NULL;
+	int rc;
+
+	s->merged = merge_processes(s->w, s->dir, &gpu);
+	if (s->merged == 0) {
+		/* Nothing initialised CUDA: still a valid capture of the run. */
+		prof_writer__process(s->w, (uint32_t)s->pid, s->argv[0]);
+		fputs("perfkit: note: ", stderr);
+		prof_fputs_term(stderr, s->argv[0]);
+		fputs(" made no CUDA calls; the capture holds no GPU activity\n", stderr);
+	}
+	write_meta(s, gpu);
+	free(gpu);
+	remove_dir(s->dir);
+	s->dir[0] = '\0';
+	rc = prof_writer__finish(s->w, &err);
+	s->w = NULL;
+	if (rc < 0) {
+		cli_error("%s", err.msg);
+		return -1;
+	}
+	metrics_import(s->output, s->metrics_dir);
+	return 0;
+}
+
+void run_session__report(const struct run_session *s)
+{
+	struct prof_store *store = NULL;
+	struct rpt_sink *sink;
+	struct prof_error err;
+	int64_t dropped;
+
+	fprintf(stderr, "perfkit: capture written to ");
+	prof_fputs_term(stderr, s->output);
+	fputc('\n', stderr);
+	if (s->merged <= 0)
+		return;
+	if (prof_store__open(s->output, &store, &err) < 0) {
+		cli_error("%s", err.msg);
+		return;
+	}
+	sink = rpt_sink__new(RPT_FORMAT_TEXT, stderr);
+	if (sink && summary__overview(store, sink, &err) < 0)
+		cli_error("%s", err.msg);
+	rpt_sink__delete(sink);
+	dropped = prof_store__counter(store, "dropped_records");
+	if (dropped)
+		cli_warning("CUPTI dropped %lld records: the capture is incomplete", (long long)dropped);
+	prof_store__close(store);
+}
+
+void run_session__abort(struct run_session *s)
+{
+	if (s->dir[0])
+		remove_dir(s->dir);
+	if (s->metrics_dir[0])
+		remove_dir(s->metrics_dir);
+	s->dir[0] = s->metrics_dir[0] = '\0';
+	if (s->w) {
+		prof_writer__delete(s->w);
+		s->w = NULL;
+		unlink(s->output);
+	}
+}

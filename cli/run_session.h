@@ -1,0 +1,107 @@
+/* run_session.h - running a program under capture, shared by `perfkit run`
+ * and `perfkit top -- PROGRAM`.
+ *
+ * A session goes through fixed steps:
+ *
+ *	run_session__prepare   options checked, collector and program found,
+ *	                       the output created, the folder of per-process
+ *	                       files made and the environment set
+ *	run_session__start     the program forked; signals sent to perfkit go
+ *	                       on to it
+ *	run_session__wait      (blocking or not) until the program has ended
+ *	run_session__finish    per-process files merged into the output, run
+ *	                       metadata, indexes: the capture is complete
+ *	run_session__report    "capture written to" and the overview
+ *
+ * While the program runs, each of its processes that initialises CUDA writes
+ * dir/proc-<pid>.sqlite (committed at least every flush interval); the
+ * output holds the run's metadata from the start, including the key
+ * "live_dir" naming that folder, so a reader of the output (perfkit top) can
+ * follow the per-process files until the merge. */
+#ifndef PERFKIT_RUN_SESSION_H
+#define PERFKIT_RUN_SESSION_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cli.h"
+#include "prof/store.h"
+
+#define RUN_FLUSH_MS_DEFAULT 500
+#define RUN_FLUSH_MS_MAX 600000
+
+/* What the user chose on the command line. */
+struct run_options {
+	const char *output;     /* -o; NULL: perfkit-PROGRAM-N.sqlite here */
+	bool force;             /* -f: overwrite the output */
+	const char *trace_list; /* --trace; NULL: everything */
+	int64_t flush_ms;       /* --flush-interval */
+	const char *metrics;    /* --metrics; NULL: none */
+	int64_t metrics_sample; /* --metrics-sample */
+};
+
+#define RUN_OPTIONS_INIT { .flush_ms = RUN_FLUSH_MS_DEFAULT, .metrics_sample = 1 }
+
+/* The option table entries of the capture options both commands take. */
+#define RUN_CLI_CAPTURE_OPTIONS(o)                                                            \
+	CLI_STRING('o', "output", &(o)->output, "FILE",                                       \
+		   "capture file (default perfkit-PROGRAM-N.sqlite here)"),                    \
+	CLI_FLAG('f', "force", &(o)->force, "overwrite FILE if it exists"),                   \
+	CLI_STRING(0, "trace", &(o)->trace_list, "LIST",                                      \
+		   "what to record: cuda,nvtx,memory,api (default all)"),                      \
+	CLI_INT(0, "flush-interval", &(o)->flush_ms, "MS",                                    \
+		"commit recorded data at least this often (default 500)")
+
+struct run_session {
+	struct run_options opt;
+	const char *command;      /* "run" or "top", for messages */
+	char **argv;              /* the program and its arguments */
+	const char *output;       /* the capture being written */
+	int child_stdin_fd;       /* -1: the program inherits ours */
+	int child_output_fd;      /* stdout and stderr; -1: inherited */
+	pid_t pid;                /* the program, once started */
+	int exit_status;          /* the program's, 128 + signal when killed */
+	int merged;               /* per-process files folded into the output */
+	/* private */
+	char program_path[PATH_MAX], out_path[PATH_MAX], dir[PATH_MAX], metrics_dir[PATH_MAX];
+	char collector[PATH_MAX];
+	struct prof_writer *w;
+	int trace;
+	int status;
+	bool ended;
+	int64_t start_ns, end_ns;
+};
+
+/* Zero s, set its options and the command named in messages. */
+void run_session__init(struct run_session *s, const struct run_options *opt, const char *command);
+/* Everything before the program starts. 0, or the exit status to return
+ * (the message printed; nothing left behind). */
+int run_session__prepare(struct run_session *s, char **argv);
+/* The folder holding the per-process files of the running program. */
+const char *run_session__live_dir(const struct run_session *s);
+/* Fork the program. 0, or an exit status (the session is aborted). */
+int run_session__start(struct run_session *s);
+/* 1 once the program has ended (s->exit_status set), 0 while it runs (only
+ * when block is false). */
+int run_session__wait(struct run_session *s, bool block);
+/* Make the capture complete. 0, or -1 after a message (s->exit_status is
+ * still the program's). */
+int run_session__finish(struct run_session *s);
+/* "perfkit: capture written to FILE" and the overview, on stderr. */
+void run_session__report(const struct run_session *s);
+/* Give up before the program started: remove what prepare made. */
+void run_session__abort(struct run_session *s);
+
+/* SIGINT and SIGTERM while a session (or perfkit top) runs: remembered, and
+ * passed on to the program when someone sent them to perfkit (kill); those
+ * the terminal sent (Ctrl-C) already reached it, since the program shares
+ * perfkit's process group. Calls nest; the last restore puts the previous
+ * handlers back. */
+void run_signals__catch(void);
+void run_signals__restore(void);
+/* The last signal caught since the previous call, or 0. */
+int run_signals__take(void);
+
+#endif

@@ -1,0 +1,549 @@
+/* folded.c - collecting folded stacks (see folded.h).
+ *
+ * Per API table (runtime, then driver) one cursor walks the calls in
+ * (thread, start) order, each joined to what it launched, and a second
+ * cursor walks the same threads' push/pop ranges in (thread, start) order.
+ * Before a call is folded, every range that started by the call's start is
+ * taken from the range cursor and every range that ended by then is dropped,
+ * so the open list is exactly the ranges open at the call's start (the rule
+ * of SUM_NVTX_OPEN_AT_CALL, which nvtx_kern_sum uses: its range is the last
+ * of this list). Names are read by StringIds id and cached per id. */
+#include "folded_impl.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "summary_impl.h"
+
+#define SQL_MAX 4096
+
+/* StringIds id -> sanitized frame name. */
+struct name_cache {
+	int64_t *ids;
+	char **names;
+	size_t n, cap; /* cap: a power of two, or 0 */
+};
+
+struct open_range {
+	int64_t start_ns, end_ns;
+	char *name;
+};
+
+struct walk {
+	struct prof_store *s;
+	struct export_window w;
+	enum folded_weight weight;
+	struct stack_table table;
+	struct name_cache kernels, apis;
+	struct open_range *open; /* outermost first */
+	size_t nopen, cap_open;
+	int64_t thread;           /* globalTid the open list and prefix belong to */
+	char *prefix;             /* "process;thread" */
+	char *key;
+	size_t key_cap;
+	struct prof_error *err;
+};
+
+static int nomem(struct walk *wk)
+{
+	return prof_error__set(wk->err, PROF_E_NOMEM, "out of memory");
+}
+
+/* ---- names ------------------------------------------------------------ */
+
+static void name_cache__exit(struct name_cache *c)
+{
+	for (size_t i = 0; i < c->cap; i++)
+		free(c->names[i]);
+	free(c->ids);
+	free(c->names);
+	memset(c, 0, sizeof *c);
+}
+
+static size_t slot_of(int64_t id, size_t cap)
+{
+	return (size_t)(((uint64_t)id * 0x9E3779B97F4A7C15ULL) >> 20) & (cap - 1);
+}
+
+static int name_cache__put(struct name_cache *c, int64_t id, char *name)
+{
+	if ((c->n + 1) * 2 > c->cap) {
+		struct name_cache grown = { .cap = c->cap ? c->cap * 2 : 64 };
+
+		grown.ids = calloc(grown.cap, sizeof *grown.ids);
+		grown.names = calloc(grown.cap, sizeof *grown.names);
+		if (!grown.ids || !grown.names) {
+			name_cache__exit(&grown);
+			return PROF_E_NOMEM;
+		}
+		for (size_t i = 0; i < c->cap; i++)
+			if (c->names[i])
+				name_cache__put(&grown, c->ids[i], c->names[i]);
+		free(c->ids);
+		free(c->names);
+		*c = grown;
+	}
+	size_t j = slot_of(id, c->cap);
+	while (c->names[j])
+		j = (j + 1) & (c->cap - 1);
+	c->ids[j] = id;
+	c->names[j] = name;
+	c->n++;
+	return 0;
+}
+
+/* The frame name of a StringIds id; API names lose nsys's "_v<N>" suffix. */
+static const char *name_of(struct walk *wk, struct name_cache *c, int64_t id, bool api)
+{
+	struct prof_cursor *cur = NULL;
+	char *raw = NULL, *name;
+	int rc;
+
+	for (size_t j = c->cap ? slot_of(id, c->cap) : 0; c->cap && c->names[j];
+	     j = (j + 1) & (c->cap - 1))
+		if (c->ids[j] == id)
+			return c->names[j];
+	rc = prof_cursor__open(wk->s, "SELECT value FROM StringIds WHERE id = ?1", &cur, wk->err);
+	if (rc < 0)
+		return NULL;
+	prof_cursor__bind_int64(cur, 1, id);
+	rc = prof_cursor__next(cur, wk->err);
+	if (rc > 0 && prof_cursor__text(cur, 0)) {
+		raw = strdup(prof_cursor__text(cur, 0));
+		if (raw && api)
+			raw[sum_api_name_len(raw)] = '\0';
+	} else if (rc >= 0) {
+		raw = malloc(32);
+		if (raw)
+			snprintf(raw, 32, "[string %" PRId64 "]", id);
+	}
+	prof_cursor__close(cur);
+	if (rc < 0)
+		return NULL;
+	name = raw ? folded_frame__sanitize(raw) : NULL;
+	free(raw);
+	if (!name || name_cache__put(c, id, name) < 0) {
+		free(name);
+		nomem(wk);
+		return NULL;
+	}
+	return name;
+}
+
+/* One text value of a query with one bound integer, or NULL. malloc'd. */
+static int lookup_text(struct walk *wk, const char *sql, int64_t v, char **out)
+{
+	struct prof_cursor *cur = NULL;
+	int rc = prof_cursor__open(wk->s, sql, &cur, wk->err);
+
+	*out = NULL;
+	if (rc < 0)
+		return rc;
+	prof_cursor__bind_int64(cur, 1, v);
+	rc = prof_cursor__next(cur, wk->err);
+	if (rc > 0 && prof_cursor__text(cur, 0) && *prof_cursor__text(cur, 0)) {
+		*out = strdup(prof_cursor__text(cur, 0));
+		if (!*out)
+			rc = nomem(wk);
+	}
+	prof_cursor__close(cur);
+	return rc < 0 ? rc : 0;
+}
+
+/* "process;thread", or "process" alone when global_tid < 0; names and
+ * fallbacks as the Chrome trace shows them. */
+static int frame_prefix(struct walk *wk, uint32_t pid, int64_t global_tid, char **out)
+{
+	char *pname = NULL, *tname = NULL, *p = NULL, *t = NULL, fallback[48];
+	int rc = 0;
+
+	if (prof_store__has_table(wk->s, "PROCESSES"))
+		rc = lookup_text(wk, "SELECT name FROM PROCESSES WHERE pid = ?1 LIMIT 1", pid, &pname);
+	if (rc == 0 && global_tid >= 0 && prof_store__has_table(wk->s, "ThreadNames"))
+		rc = lookup_text(wk, "SELECT s.value FROM ThreadNames tn JOIN StringIds s "
+				 "ON s.id = tn.nameId WHERE tn.globalTid = ?1 LIMIT 1", global_tid,
+				 &tname);
+	if (rc < 0)
+		goto out;
+	snprintf(fallback, sizeof fallback, "process %" PRIu32, pid);
+	p = folded_frame__sanitize(pname ? pname : fallback);
+	if (global_tid >= 0) {
+		snprintf(fallback, sizeof fallback, "thread %" PRIu32, prof_tid_of(global_tid));
+		t = folded_frame__sanitize(tname ? tname : fallback);
+	}
+	if (!p || (global_tid >= 0 && !t)) {
+		rc = nomem(wk);
+		goto out;
+	}
+	*out = malloc(strlen(p) + (t ? strlen(t) : 0) + 2);
+	if (!*out) {
+		rc = nomem(wk);
+		goto out;
+	}
+	strcpy(*out, p);
+	if (t) {
+		strcat(*out, ";");
+		strcat(*out, t);
+	}
+out:
+	free(pname);
+	free(tname);
+	free(p);
+	free(t);
+	return rc;
+}
+
+/* ---- the open ranges of one thread ------------------------------------ */
+
+static void open_clear(struct walk *wk)
+{
+	for (size_t i = 0; i < wk->nopen; i++)
+		free(wk->open[i].name);
+	wk->nopen = 0;
+}
+
+/* Drop the ranges that ended by t. Push/pop ranges nest, but a broken
+ * capture may not, so every entry is checked, not only the innermost. */
+static void open_drop_ended(struct walk *wk, int64_t t)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < wk->nopen; i++) {
+		if (wk->open[i].end_ns > t)
+			wk->open[kept++] = wk->open[i];
+		else
+			free(wk->open[i].name);
+	}
+	wk->nopen = kept;
+}
+
+static int open_push(struct walk *wk, int64_t start, int64_t end, const char *text)
+{
+	/* ranges that ended before this one began are closed for good */
+	open_drop_ended(wk, start);
+	if (wk->nopen == wk->cap_open) {
+		size_t cap = wk->cap_open ? wk->cap_open * 2 : 16;
+		struct open_range *o = realloc(wk->open, cap * sizeof *o);
+
+		if (!o)
+			return nomem(wk);
+		wk->open = o;
+		wk->cap_open = cap;
+	}
+	wk->open[wk->nopen].name = folded_frame__sanitize(text);
+	if (!wk->open[wk->nopen].name)
+		return nomem(wk);
+	wk->open[wk->nopen].start_ns = start;
+	wk->open[wk->nopen].end_ns = end;
+	wk->nopen++;
+	return 0;
+}
+
+/* ---- stacks ------------------------------------------------------------ */
+
+static int key_append(struct walk *wk, size_t *len, const char *frame)
+{
+	size_t n = strlen(frame), need = *len + n + 2;
+
+	if (need > wk->key_cap) {
+		size_t cap = wk->key_cap ? wk->key_cap : 256;
+		char *k;
+
+		while (cap < need)
+			cap *= 2;
+		k = realloc(wk->key, cap);
+		if (!k)
+			return nomem(wk);
+		wk->key = k;
+		wk->key_cap = cap;
+	}
+	if (*len)
+		wk->key[(*len)++] = ';';
+	memcpy(wk->key + *len, frame, n);
+	*len += n;
+	wk->key[*len] = '\0';
+	return 0;
+}
+
+/* The part of [start, end) inside the window. */
+static uint64_t clipped(const struct walk *wk, int64_t start, int64_t end)
+{
+	if (start < wk->w.from_abs_ns)
+		start = wk->w.from_abs_ns;
+	if (end > wk->w.to_abs_ns)
+		end = wk->w.to_abs_ns;
+	return end > start ? (uint64_t)(end - start) : 0;
+}
+
+/* prefix;open ranges...;API call[;kernel] */
+static int fold_call(struct walk *wk, int64_t api_id, bool has_kernel, int64_t kernel_id,
+		     uint64_t weight)
+{
+	const char *api = name_of(wk, &wk->apis, api_id, true);
+	const char *kernel = has_kernel ? name_of(wk, &wk->kernels, kernel_id, false) : NULL;
+	size_t len = 0;
+	int rc;
+
+	if (!api || (has_kernel && !kernel))
+		return wk->err->code ? wk->err->code : nomem(wk);
+	rc = key_append(wk, &len, wk->prefix);
+	for (size_t i = 0; rc == 0 && i < wk->nopen; i++)
+		rc = key_append(wk, &len, wk->open[i].name);
+	if (rc == 0)
+		rc = key_append(wk, &len, api);
+	if (rc == 0 && kernel)
+		rc = key_append(wk, &len, kernel);
+	if (rc == 0 && stack_table__add(&wk->table, wk->key, len, weight) < 0)
+		rc = nomem(wk);
+	return rc;
+}
+
+/* ---- the walk ------------------------------------------------------------ */
+
+/* Columns: 0 globalTid, 1 call start, 2 API nameId, 3 kernel name id (NULL:
+ * none), 4..5 the weighed interval. */
+static int calls_sql(struct walk *wk, const char *table, bool runtime_too, char *sql, size_t cap)
+{
+	char in_range[512], not_runtime[256] = "";
+	bool kernels = prof_store__has_table(wk->s, T_KERNEL);
+
+	if (export_window__in_range(in_range, sizeof in_range, "a.start", "a.globalTid >> 24") < 0)
+		return prof_error__set(wk->err, PROF_E_USAGE, "export query too long");
+	/* A kernel launched through the runtime also has a driver call when both
+	 * are traced; it belongs to the runtime call, as in the Chrome trace. */
+	if (runtime_too)
+		snprintf(not_runtime, sizeof not_runtime, " AND NOT EXISTS (SELECT 1 FROM " T_RUNTIME
+			 " r WHERE r.correlationId = a.correlationId AND (r.globalTid >> 24) = "
+			 "(a.globalTid >> 24))");
+	if (wk->weight == FOLDED_WEIGHT_GPU) {
+		if (!kernels)
+			return 1;
+		/* CROSS JOIN keeps the call table outermost, so the (globalTid,
+		 * start) index gives the order without a sort. */
+		snprintf(sql, cap,
+			 "%s SELECT a.globalTid, a.start, a.nameId, "
+			 "coalesce(k.demangledName, k.shortName), k.start, k.end "
+			 "FROM %s a CROSS JOIN " T_KERNEL " k ON " SUM_LAUNCHED_BY("k", "a")
+			 " WHERE k.end > ?1 AND k.start < ?2 AND %s%s "
+			 "ORDER BY a.globalTid, a.start",
+			 wk->w.range_cte, table, in_range, not_runtime);
+	} else {
+		snprintf(sql, cap,
+			 "%s SELECT a.globalTid, a.start, a.nameId, %s, a.start, a.end "
+			 "FROM %s a WHERE a.end > ?1 AND a.start < ?2 AND %s "
+			 "ORDER BY a.globalTid, a.start",
+			 wk->w.range_cte,
+			 kernels ? "(SELECT CASE WHEN count(*) = 1 THEN coalesce(min(k.demangledName), "
+				   "min(k.shortName)) END FROM " T_KERNEL " k WHERE "
+				   SUM_LAUNCHED_BY("k", "a") ")" : "NULL",
+			 table, in_range);
+	}
+	return 0;
+}
+
+static int open_windowed(struct walk *wk, const char *sql, struct prof_cursor **cur)
+{
+	int rc = prof_cursor__open(wk->s, sql, cur, wk->err);
+
+	if (rc == 0 && export_window__bind(&wk->w, *cur, wk->err) < 0) {
+		prof_cursor__close(*cur);
+		*cur = NULL;
+		rc = PROF_E_SQL;
+	}
+	return rc;
+}
+
+/* Take ranges from the range cursor up to (thread, t). *has_row says whether
+ * the cursor holds an unconsumed row. */
+static int advance_ranges(struct walk *wk, struct prof_cursor *nv, bool *has_row, int64_t thread,
+			  int64_t t)
+{
+	int rc;
+
+	while (*has_row) {
+		int64_t n_tid = prof_cursor__int64(nv, 0), n_start = prof_cursor__int64(nv, 1);
+
+		if (n_tid > thread || (n_tid == thread && n_start > t))
+			return 0;
+		if (n_tid == thread) {
+			rc = open_push(wk, n_start, prof_cursor__int64(nv, 2), prof_cursor__text(nv, 3));
+			if (rc < 0)
+				return rc;
+		}
+		rc = prof_cursor__next(nv, wk->err);
+		if (rc < 0)
+			return rc;
+		*has_row = rc > 0;
+	}
+	return 0;
+}
+
+static int walk_calls(struct walk *wk, const char *table, bool runtime_too)
+{
+	struct prof_cursor *calls = NULL, *nv = NULL;
+	char *sql = malloc(SQL_MAX), nv_sql[512];
+	bool nv_row = false;
+	int rc;
+
+	if (!sql)
+		return nomem(wk);
+	rc = calls_sql(wk, table, runtime_too, sql, SQL_MAX);
+	if (rc != 0)
+		goto out;
+	rc = open_windowed(wk, sql, &calls);
+	if (rc < 0)
+		goto out;
+	if (prof_store__has_table(wk->s, T_NVTX)) {
+		/* equal starts: the longer range is the outer one */
+		snprintf(nv_sql, sizeof nv_sql,
+			 "SELECT n.globalTid, n.start, n.end, %s FROM " T_NVTX " n "
+			 "LEFT JOIN StringIds t ON t.id = n.textId WHERE n.eventType = %d "
+			 "AND n.end IS NOT NULL AND n.globalTid IS NOT NULL "
+			 "ORDER BY n.globalTid, n.start, n.end DESC", wk->w.nvtx_name, PROF_NVTX_PUSHPOP);
+		rc = prof_cursor__open(wk->s, nv_sql, &nv, wk->err);
+		if (rc == 0)
+			rc = prof_cursor__next(nv, wk->err);
+		if (rc < 0)
+			goto out;
+		nv_row = rc > 0;
+	}
+	wk->thread = -1;
+	open_clear(wk);
+	while ((rc = prof_cursor__next(calls, wk->err)) > 0) {
+		int64_t tid = prof_cursor__int64(calls, 0), t = prof_cursor__int64(calls, 1);
+		uint64_t weight = clipped(wk, prof_cursor__int64(calls, 4), prof_cursor__int64(calls, 5));
+
+		if (tid != wk->thread) {
+			open_clear(wk);
+			free(wk->prefix);
+			wk->prefix = NULL;
+			wk->thread = tid;
+			rc = frame_prefix(wk, prof_pid_of(tid), tid, &wk->prefix);
+			if (rc < 0)
+				break;
+		}
+		rc = nv ? advance_ranges(wk, nv, &nv_row, tid, t) : 0;
+		if (rc < 0)
+			break;
+		open_drop_ended(wk, t);
+		if (weight == 0)
+			continue;
+		rc = fold_call(wk, prof_cursor__int64(calls, 2), !prof_cursor__is_null(calls, 3),
+			       prof_cursor__int64(calls, 3), weight);
+		if (rc < 0)
+			break;
+	}
+out:
+	prof_cursor__close(calls);
+	prof_cursor__close(nv);
+	free(sql);
+	return rc < 0 ? rc : 0;
+}
+
+/* Kernels no captured call launched: process;[no launching call];kernel. */
+static int walk_orphans(struct walk *wk)
+{
+	static const char *const api_tables[] = { T_RUNTIME, T_DRIVER };
+	char *sql = malloc(SQL_MAX), in_range[512];
+	struct prof_cursor *cur = NULL;
+	int64_t pid = -1;
+	size_t used;
+	int rc;
+
+	if (!sql)
+		return nomem(wk);
+	export_window__in_range(in_range, sizeof in_range, "k.start", "k.globalPid >> 24");
+	used = (size_t)snprintf(sql, SQL_MAX,
+				"%s SELECT k.globalPid >> 24, coalesce(k.demangledName, k.shortName), "
+				"k.start, k.end FROM " T_KERNEL " k WHERE k.end > ?1 AND k.start < ?2 "
+				"AND %s", wk->w.range_cte, in_range);
+	for (int i = 0; i < 2; i++)
+		if (prof_store__has_table(wk->s, api_tables[i]))
+			used += (size_t)snprintf(sql + used, SQL_MAX - used,
+						 " AND NOT EXISTS (SELECT 1 FROM %s a WHERE "
+						 SUM_LAUNCHED_BY("k", "a") ")", api_tables[i]);
+	snprintf(sql + used, SQL_MAX - used, " ORDER BY 1");
+	rc = open_windowed(wk, sql, &cur);
+	while (rc >= 0 && (rc = prof_cursor__next(cur, wk->err)) > 0) {
+		uint64_t weight = clipped(wk, prof_cursor__int64(cur, 2), prof_cursor__int64(cur, 3));
+		const char *kernel;
+		size_t len = 0;
+
+		if (prof_cursor__int64(cur, 0) != pid) {
+			pid = prof_cursor__int64(cur, 0);
+			free(wk->prefix);
+			wk->prefix = NULL;
+			rc = frame_prefix(wk, (uint32_t)pid, -1, &wk->prefix);
+			if (rc < 0)
+				break;
+		}
+		if (weight == 0 || prof_cursor__is_null(cur, 1))
+			continue;
+		kernel = name_of(wk, &wk->kernels, prof_cursor__int64(cur, 1), false);
+		if (!kernel) {
+			rc = wk->err->code ? wk->err->code : nomem(wk);
+			break;
+		}
+		rc = key_append(wk, &len, wk->prefix);
+		if (rc == 0)
+			rc = key_append(wk, &len, FOLDED_NO_CALL);
+		if (rc == 0)
+			rc = key_append(wk, &len, kernel);
+		if (rc == 0 && stack_table__add(&wk->table, wk->key, len, weight) < 0)
+			rc = nomem(wk);
+		if (rc < 0)
+			break;
+	}
+	prof_cursor__close(cur);
+	free(sql);
+	return rc < 0 ? rc : 0;
+}
+
+int folded__collect(struct prof_store *s, const struct folded_options *o,
+		    struct folded_stacks *out, struct prof_error *err)
+{
+	struct walk wk = { .s = s, .err = err, .thread = -1 };
+	bool runtime = prof_store__has_table(s, T_RUNTIME);
+	int rc;
+
+	wk.weight = o ? o->weight : FOLDED_WEIGHT_GPU;
+	prof_error__clear(err);
+	rc = export_window__init(&wk.w, s, o ? &o->filter : NULL, err);
+	if (rc < 0)
+		return rc;
+	if (stack_table__init(&wk.table, out) < 0)
+		return nomem(&wk);
+	if (runtime)
+		rc = walk_calls(&wk, T_RUNTIME, false);
+	if (rc >= 0 && prof_store__has_table(s, T_DRIVER))
+		rc = walk_calls(&wk, T_DRIVER, runtime);
+	if (rc >= 0 && wk.weight == FOLDED_WEIGHT_GPU && prof_store__has_table(s, T_KERNEL))
+		rc = walk_orphans(&wk);
+	stack_table__finish(&wk.table);
+	if (rc < 0)
+		folded_stacks__exit(out);
+	open_clear(&wk);
+	free(wk.open);
+	free(wk.prefix);
+	free(wk.key);
+	name_cache__exit(&wk.kernels);
+	name_cache__exit(&wk.apis);
+	return rc < 0 ? rc : 0;
+}
+
+int folded__export(struct prof_store *s, const struct folded_options *o, FILE *out,
+		   struct prof_error *err)
+{
+	struct folded_stacks st;
+	int rc = folded__collect(s, o, &st, err);
+
+	if (rc < 0)
+		return rc;
+	rc = folded__write(&st, out);
+	if (rc < 0)
+		prof_error__set(err, rc, "cannot write the folded stacks");
+	folded_stacks__exit(&st);
+	return rc;
+}

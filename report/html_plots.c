@@ -1,0 +1,510 @@
+/* html_plots.c - the plots of the HTML report: GPU utilisation over time,
+ * kernel time by name, device memory over time, copy size vs bandwidth.
+ *
+ * Each plot streams its rows once into fixed-size bins (time bins, size
+ * buckets, the top kernels), writes them as a gnuplot data file and uses a
+ * constant script. Nothing from the capture is put in a script: series
+ * titles come from the data files' header line and kernel names are listed
+ * in the HTML under their bar numbers. */
+#include "html_report.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export_window.h"
+#include "plots_gnuplot.h"
+#include "prof/escape.h"
+#include "summary_impl.h"
+
+#define PLOT_BINS 200
+#define PLOT_MAX_DEVICES 8
+#define PLOT_TOP_KERNELS 15
+/* Copy sizes are bucketed at four buckets per power of two. */
+#define COPY_BUCKETS_PER_OCTAVE 4
+#define COPY_BUCKETS (64 * COPY_BUCKETS_PER_OCTAVE)
+
+/* The common time axis: bins of the capture's extent. */
+struct time_axis {
+	int64_t base_ns, span_ns, bin_ns;
+};
+
+static int time_axis__init(struct time_axis *a, struct prof_store *s, struct prof_error *err)
+{
+	struct export_window w;
+	int rc = export_window__init(&w, s, NULL, err);
+
+	if (rc < 0)
+		return rc;
+	a->base_ns = w.base_ns;
+	a->span_ns = w.end_ns > w.base_ns ? w.end_ns - w.base_ns : 0;
+	a->bin_ns = a->span_ns > 0 ? (a->span_ns + PLOT_BINS - 1) / PLOT_BINS : 1;
+	return 0;
+}
+
+static int bin_of(const struct time_axis *a, int64_t t)
+{
+	int64_t b = (t - a->base_ns) / a->bin_ns;
+
+	return b < 0 ? 0 : b >= PLOT_BINS ? PLOT_BINS - 1 : (int)b;
+}
+
+static double bin_start_ms(const struct time_axis *a, int b)
+{
+	return (double)b * (double)a->bin_ns / 1e6;
+}
+
+/* Index of device id in devs (added when there is room); -1 when full. */
+static int device_slot(int64_t *devs, int *ndevs, int64_t id)
+{
+	for (int i = 0; i < *ndevs; i++)
+		if (devs[i] == id)
+			return i;
+	if (*ndevs == PLOT_MAX_DEVICES)
+		return -1;
+	devs[*ndevs] = id;
+	return (*ndevs)++;
+}
+
+static FILE *open_data(const char *dir, const char *name, struct prof_error *err)
+{
+	char path[4096];
+	FILE *f;
+
+	if (plots_path(path, sizeof path, dir, name, err) < 0)
+		return NULL;
+	f = fopen(path, "w");
+	if (!f)
+		prof_error__set(err, PROF_E_IO, "cannot write '%s'", path);
+	return f;
+}
+
+static int close_data(FILE *f, struct prof_error *err)
+{
+	if (fclose(f) != 0)
+		return prof_error__set(err, PROF_E_IO, "cannot write a plot data file");
+	return 0;
+}
+
+/* Header line "time_ms" "GPU <id>"...: gnuplot takes series titles from it. */
+static void device_header(FILE *f, const int64_t *devs, int ndevs)
+{
+	fputs("time_ms", f);
+	for (int i = 0; i < ndevs; i++)
+		fprintf(f, " \"GPU %" PRId64 "\"", devs[i]);
+	fputc('\n', f);
+}
+
+/* ---- GPU utilisation over time ------------------------------------------ */
+
+static const char util_script[] =
+	GNUPLOT_SVG_TERMINAL(960, 300)
+	"set output 'util.svg'\n"
+	"set key autotitle columnheader top right\n"
+	"set xlabel 'time since capture start (ms)'\n"
+	"set ylabel 'GPU busy (%)'\n"
+	"set yrange [0:105]\n"
+	"set grid ytics\n"
+	"plot for [i=2:*] 'util.dat' using 1:i with steps lw 1.5\n";
+
+static void add_busy(int64_t *bins, const struct time_axis *a, int64_t start, int64_t end)
+{
+	for (int b = bin_of(a, start); b < PLOT_BINS && start < end; b++) {
+		int64_t bin_end = a->base_ns + (int64_t)(b + 1) * a->bin_ns;
+		int64_t stop = end < bin_end || b == PLOT_BINS - 1 ? end : bin_end;
+
+		if (stop > start)
+			bins[b] += stop - start;
+		start = stop;
+	}
+}
+
+static int plot_utilisation(struct html_page *p, const struct time_axis *a, struct prof_error *err)
+{
+	static const char *const tables[] = { T_KERNEL, T_MEMCPY, T_MEMSET };
+	static const char *const parts[] = {
+		"SELECT deviceId, start, end FROM CUPTI_ACTIVITY_KIND_KERNEL",
+		"SELECT deviceId, start, end FROM CUPTI_ACTIVITY_KIND_MEMCPY",
+		"SELECT deviceId, start, end FROM CUPTI_ACTIVITY_KIND_MEMSET",
+	};
+	struct prof_store *s = html_page__store(p);
+	int64_t (*busy)[PLOT_BINS] = NULL, devs[PLOT_MAX_DEVICES], cur_start = 0, cur_end = 0;
+	int ndevs = 0, slot = -1, rc;
+	struct prof_cursor *c = NULL;
+	char *src, *sql = NULL, dir[4096];
+	bool open = false;
+	FILE *f;
+
+	src = sum_union(s, tables, parts, 3, &rc, err);
+	if (!src || a->span_ns <= 0) {
+		free(src);
+		if (rc == 0)
+			html_page__note(p, "No GPU activity to plot over time.");
+		return rc;
+	}
+	busy = calloc(PLOT_MAX_DEVICES, sizeof *busy);
+	sql = malloc(strlen(src) + 32);
+	if (!busy || !sql) {
+		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		goto out;
+	}
+	/* per device in start order, so overlapping work (several streams)
+	 * merges into one busy interval and counts once */
+	sprintf(sql, "%s ORDER BY 1, 2", src);
+	rc = prof_cursor__open(s, sql, &c, err);
+	while (rc >= 0 && (rc = prof_cursor__next(c, err)) > 0) {
+		int d = device_slot(devs, &ndevs, prof_cursor__int64(c, 0));
+		int64_t start = prof_cursor__int64(c, 1), end = prof_cursor__int64(c, 2);
+
+		if (open && d == slot && start <= cur_end) {
+			if (end > cur_end)
+				cur_end = end;
+			continue;
+		}
+		if (open && slot >= 0)
+			add_busy(busy[slot], a, cur_start, cur_end);
+		slot = d;
+		cur_start = start;
+		cur_end = end;
+		open = true;
+	}
+	if (rc < 0)
+		goto out;
+	if (open && slot >= 0)
+		add_busy(busy[slot], a, cur_start, cur_end);
+	rc = html_page__mkdir(p, "util", dir, sizeof dir, err);
+	if (rc < 0 || !(f = open_data(dir, "util.dat", err))) {
+		rc = err->code;
+		goto out;
+	}
+	device_header(f, devs, ndevs);
+	for (int b = 0; b <= PLOT_BINS; b++) {
+		/* the last row repeats the last bin so its step is drawn */
+		int bb = b < PLOT_BINS ? b : PLOT_BINS - 1;
+		int64_t len = a->span_ns - (int64_t)bb * a->bin_ns;
+
+		if (len > a->bin_ns)
+			len = a->bin_ns;
+		if (len <= 0)
+			break;
+		fprintf(f, "%.6f", b < PLOT_BINS ? bin_start_ms(a, b) : (double)a->span_ns / 1e6);
+		for (int d = 0; d < ndevs; d++)
+			fprintf(f, " %.3f", 100.0 * (double)busy[d][bb] / (double)len);
+		fputc('\n', f);
+	}
+	rc = close_data(f, err);
+	if (rc == 0)
+		rc = gnuplot__write_file(dir, "util.gp", util_script, err);
+	if (rc == 0)
+		html_page__plot(p, dir, "util.gp", "util.svg",
+				"GPU utilisation over time: the share of each time bin in which the "
+				"GPU ran a kernel, copy or memset (concurrent work counted once).");
+out:
+	prof_cursor__close(c);
+	free(busy);
+	free(sql);
+	free(src);
+	return rc < 0 ? rc : 0;
+}
+
+/* ---- kernel time by name -------------------------------------------------- */
+
+static const char kernels_script[] =
+	GNUPLOT_SVG_TERMINAL(960, 380)
+	"set output 'kernels.svg'\n"
+	"stats 'kernels.dat' using 1 nooutput\n"
+	"set yrange [STATS_max + 0.6 : 0.4]\n"
+	"set ytics 1 format '#%.0f'\n"
+	"set xrange [0:*]\n"
+	"set xlabel 'total GPU time (ms)'\n"
+	"set grid xtics\n"
+	"set style fill solid 0.85 border rgb '#2f4f6f'\n"
+	"plot 'kernels.dat' using (0):1:(0):2:($1 - 0.38):($1 + 0.38) with boxxyerror "
+	"lc rgb '#4c78a8' notitle\n";
+
+static int plot_kernels(struct html_page *p, struct prof_error *err)
+{
+	struct sum_groups gs = { 0 };
+	size_t n;
+	char dir[4096];
+	FILE *f, *out = html_page__out(p);
+	int rc;
+
+	rc = sum_kernel_groups(html_page__store(p), &gs, err);
+	if (rc < 0)
+		goto out;
+	if (gs.n == 0) {
+		html_page__note(p, "No kernels to plot by name.");
+		goto out;
+	}
+	n = gs.n < PLOT_TOP_KERNELS ? gs.n : PLOT_TOP_KERNELS;
+	rc = html_page__mkdir(p, "kernels", dir, sizeof dir, err);
+	if (rc < 0 || !(f = open_data(dir, "kernels.dat", err))) {
+		rc = err->code;
+		goto out;
+	}
+	fputs("# rank total_ms\n", f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%zu %.6f\n", i + 1, (double)gs.g[i].total / 1e6);
+	rc = close_data(f, err);
+	if (rc == 0)
+		rc = gnuplot__write_file(dir, "kernels.gp", kernels_script, err);
+	if (rc < 0)
+		goto out;
+	html_page__plot(p, dir, "kernels.gp", "kernels.svg",
+			"Kernel time by name: total GPU time of the kernels that took the most, "
+			"numbered as in the list below.");
+	fputs("<ol class=\"legend\">\n", out);
+	for (size_t i = 0; i < n; i++) {
+		fputs("<li>", out);
+		prof_fputs_html(out, gs.g[i].label ? gs.g[i].label : "?");
+		fprintf(out, " <span class=\"num\">(%.3f ms, %" PRId64 "&times;)</span></li>\n",
+			(double)gs.g[i].total / 1e6, gs.g[i].n);
+	}
+	fputs("</ol>\n", out);
+out:
+	sum_groups__exit(&gs);
+	return rc;
+}
+
+/* ---- device memory over time --------------------------------------------- */
+
+static const char memory_script[] =
+	GNUPLOT_SVG_TERMINAL(960, 300)
+	"set output 'memory.svg'\n"
+	"set key autotitle columnheader top left\n"
+	"set xlabel 'time since capture start (ms)'\n"
+	"set ylabel 'device memory in use (MB)'\n"
+	"set yrange [0:*]\n"
+	"set grid ytics\n"
+	"plot for [i=2:*] 'memory.dat' using 1:i with steps lw 1.5\n";
+
+/* Per device and bin: the highest level reached in the bin and the level
+ * at its end (levels carry into bins without events). */
+struct mem_bins {
+	int64_t max_bytes[PLOT_BINS], end_bytes[PLOT_BINS];
+	bool touched[PLOT_BINS];
+	int64_t level_bytes;
+};
+
+static int plot_memory(struct html_page *p, const struct time_axis *a, struct prof_error *err)
+{
+	struct prof_store *s = html_page__store(p);
+	struct mem_bins *m = NULL;
+	struct prof_cursor *c = NULL;
+	int64_t devs[PLOT_MAX_DEVICES];
+	int ndevs = 0, rc;
+	char sql[256], dir[4096];
+	FILE *f;
+
+	if (!prof_store__has_table(s, "CUDA_GPU_MEMORY_USAGE_EVENTS") || a->span_ns <= 0) {
+		html_page__note(p, "No device memory events to plot (capture with "
+				   "--trace=memory to get them).");
+		return 0;
+	}
+	m = calloc(PLOT_MAX_DEVICES, sizeof *m);
+	if (!m)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	snprintf(sql, sizeof sql, "SELECT deviceId, start, bytes, memoryOperationType FROM "
+		 "CUDA_GPU_MEMORY_USAGE_EVENTS WHERE memKind = %d ORDER BY start", PROF_MEM_DEVICE);
+	rc = prof_cursor__open(s, sql, &c, err);
+	while (rc >= 0 && (rc = prof_cursor__next(c, err)) > 0) {
+		int d = device_slot(devs, &ndevs, prof_cursor__int64(c, 0));
+		int b = bin_of(a, prof_cursor__int64(c, 1));
+		int64_t bytes = prof_cursor__int64(c, 2);
+
+		if (d < 0)
+			continue;
+		m[d].level_bytes += prof_cursor__int64(c, 3) == 0 ? bytes : -bytes;
+		if (!m[d].touched[b] || m[d].level_bytes > m[d].max_bytes[b])
+			m[d].max_bytes[b] = m[d].level_bytes;
+		m[d].end_bytes[b] = m[d].level_bytes;
+		m[d].touched[b] = true;
+	}
+	if (rc < 0)
+		goto out;
+	if (ndevs == 0) {
+		html_page__note(p, "No device memory events to plot.");
+		goto out;
+	}
+	rc = html_page__mkdir(p, "memory", dir, sizeof dir, err);
+	if (rc < 0 || !(f = open_data(dir, "memory.dat", err))) {
+		rc = err->code;
+		goto out;
+	}
+	device_header(f, devs, ndevs);
+	for (int d = 0; d < ndevs; d++)
+		m[d].level_bytes = 0;
+	for (int b = 0; b <= PLOT_BINS; b++) {
+		int bb = b < PLOT_BINS ? b : PLOT_BINS - 1;
+
+		fprintf(f, "%.6f", b < PLOT_BINS ? bin_start_ms(a, b) : (double)a->span_ns / 1e6);
+		for (int d = 0; d < ndevs; d++) {
+			/* a bin shows the most held during it, so short peaks stay visible */
+			int64_t v = m[d].level_bytes;
+
+			if (m[d].touched[bb] && m[d].max_bytes[bb] > v)
+				v = m[d].max_bytes[bb];
+			fprintf(f, " %.6f", (double)v / 1e6);
+			if (b < PLOT_BINS && m[d].touched[bb])
+				m[d].level_bytes = m[d].end_bytes[bb];
+		}
+		fputc('\n', f);
+	}
+	rc = close_data(f, err);
+	if (rc == 0)
+		rc = gnuplot__write_file(dir, "memory.gp", memory_script, err);
+	if (rc == 0)
+		html_page__plot(p, dir, "memory.gp", "memory.svg",
+				"Device memory over time: memory allocated through CUDA per GPU, the "
+				"highest level in each time bin.");
+out:
+	prof_cursor__close(c);
+	free(m);
+	return rc < 0 ? rc : 0;
+}
+
+/* ---- copy size vs bandwidth ---------------------------------------------- */
+
+enum copy_host { COPY_PAGEABLE, COPY_PINNED, COPY_OTHER, COPY__COUNT };
+
+struct copy_bucket {
+	int64_t count, bytes, time_ns;
+};
+
+/* Series files and their constant plot clauses, one per host memory kind. */
+static const char *const copy_files[COPY__COUNT] = {
+	"copies-pageable.dat", "copies-pinned.dat", "copies-other.dat",
+};
+static const char *const copy_clauses[COPY__COUNT] = {
+	"'copies-pageable.dat' using 1:2:3 with points pt 7 ps variable lc rgb '#d95f02' "
+	"title 'pageable host memory'",
+	"'copies-pinned.dat' using 1:2:3 with points pt 5 ps variable lc rgb '#1b9e77' "
+	"title 'pinned host memory'",
+	"'copies-other.dat' using 1:2:3 with points pt 9 ps variable lc rgb '#7570b3' "
+	"title 'device-to-device and other'",
+};
+static const char copies_head[] =
+	GNUPLOT_SVG_TERMINAL(960, 360)
+	"set output 'copies.svg'\n"
+	"set logscale x 2\n"
+	"set format x '%.0b %BB'\n"
+	"set offsets graph 0.03, graph 0.03, graph 0.08, 0\n"
+	"set xlabel 'copy size'\n"
+	"set ylabel 'bandwidth (GB/s)'\n"
+	"set yrange [0:*]\n"
+	"set grid\n"
+	"set key top left\n"
+	"plot ";
+
+static int copy_bucket_of(int64_t bytes)
+{
+	int b = (int)floor(log2((double)bytes) * COPY_BUCKETS_PER_OCTAVE);
+
+	return b < 0 ? 0 : b >= COPY_BUCKETS ? COPY_BUCKETS - 1 : b;
+}
+
+static int write_copy_series(const char *dir, enum copy_host h, const struct copy_bucket *b,
+			     struct prof_error *err)
+{
+	FILE *f = open_data(dir, copy_files[h], err);
+
+	if (!f)
+		return err->code;
+	fputs("# mean_bytes GB_per_s point_size copies\n", f);
+	for (int i = 0; i < COPY_BUCKETS; i++) {
+		if (b[i].time_ns <= 0)
+			continue;
+		/* bytes per ns is GB/s; point area grows with the number of copies */
+		fprintf(f, "%.3f %.6f %.3f %" PRId64 "\n", (double)b[i].bytes / (double)b[i].count,
+			(double)b[i].bytes / (double)b[i].time_ns,
+			0.5 + 0.35 * log10((double)b[i].count), b[i].count);
+	}
+	return close_data(f, err);
+}
+
+static int plot_copies(struct html_page *p, struct prof_error *err)
+{
+	struct prof_store *s = html_page__store(p);
+	struct copy_bucket (*bk)[COPY_BUCKETS] = NULL;
+	bool present[COPY__COUNT] = { false };
+	struct prof_cursor *c = NULL;
+	char dir[4096], *script = NULL;
+	int rc, nseries = 0;
+
+	if (!prof_store__has_table(s, T_MEMCPY)) {
+		html_page__note(p, "No copies to plot.");
+		return 0;
+	}
+	bk = calloc(COPY__COUNT, sizeof *bk);
+	if (!bk)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	/* the host side of a copy decides pageable vs pinned, as in the overview */
+	rc = prof_cursor__open(s, "SELECT bytes, end - start, CASE WHEN copyKind IN (1, 9, 11) "
+			       "THEN srcKind WHEN copyKind IN (2, 12) THEN dstKind END "
+			       "FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE bytes > 0", &c, err);
+	while (rc >= 0 && (rc = prof_cursor__next(c, err)) > 0) {
+		int64_t host = prof_cursor__is_null(c, 2) ? -1 : prof_cursor__int64(c, 2);
+		enum copy_host h = host == PROF_MEM_PAGEABLE ? COPY_PAGEABLE
+				   : host == PROF_MEM_PINNED ? COPY_PINNED : COPY_OTHER;
+		struct copy_bucket *b = &bk[h][copy_bucket_of(prof_cursor__int64(c, 0))];
+
+		b->count++;
+		b->bytes += prof_cursor__int64(c, 0);
+		b->time_ns += prof_cursor__int64(c, 1);
+		if (prof_cursor__int64(c, 1) > 0)
+			present[h] = true;
+	}
+	if (rc < 0)
+		goto out;
+	for (int h = 0; h < COPY__COUNT; h++)
+		nseries += present[h];
+	if (nseries == 0) {
+		html_page__note(p, "No copies to plot.");
+		goto out;
+	}
+	rc = html_page__mkdir(p, "copies", dir, sizeof dir, err);
+	script = malloc(sizeof copies_head + COPY__COUNT * 256);
+	if (rc == 0 && !script)
+		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	if (rc < 0)
+		goto out;
+	strcpy(script, copies_head);
+	for (int h = 0, k = 0; rc == 0 && h < COPY__COUNT; h++) {
+		if (!present[h])
+			continue;
+		rc = write_copy_series(dir, (enum copy_host)h, bk[h], err);
+		strcat(script, k++ ? ", \\\n     " : "");
+		strcat(script, copy_clauses[h]);
+	}
+	strcat(script, "\n");
+	if (rc == 0)
+		rc = gnuplot__write_file(dir, "copies.gp", script, err);
+	if (rc == 0)
+		html_page__plot(p, dir, "copies.gp", "copies.svg",
+				"Copy size vs bandwidth: copies grouped by size (four groups per "
+				"power of two) and host memory kind; each point is the group's bytes "
+				"over its time, larger points for more copies.");
+out:
+	prof_cursor__close(c);
+	free(script);
+	free(bk);
+	return rc < 0 ? rc : 0;
+}
+
+int html_plots__render(struct html_page *p, struct prof_error *err)
+{
+	struct time_axis a;
+	int rc = time_axis__init(&a, html_page__store(p), err);
+
+	if (rc == 0)
+		rc = plot_utilisation(p, &a, err);
+	if (rc == 0)
+		rc = plot_kernels(p, err);
+	if (rc == 0)
+		rc = plot_memory(p, &a, err);
+	if (rc == 0)
+		rc = plot_copies(p, err);
+	return rc;
+}

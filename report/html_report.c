@@ -1,0 +1,294 @@
+/* html_report.c - the HTML report page (see html_report.h): the document
+ * around the sections, the built-in sections, and the services optional
+ * sections use (the table sink, notes, plots through gnuplot). */
+#include "html_report.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "plots_gnuplot.h"
+#include "prof/escape.h"
+#include "sinks.h"
+#include "summary.h"
+
+/* Tables longer than this are cut in the page (the CSV/JSON formats have
+ * every row); summaries are per name, so only unusual captures get there. */
+#define HTML_MAX_TABLE_ROWS 200
+
+struct html_page {
+	FILE *out;
+	struct prof_store *store;
+	const struct html_options *o;
+	struct rpt_sink *tables;
+	char tmpdir[4096];
+	char gnuplot[4096];
+	bool have_gnuplot, told_no_gnuplot;
+	int nplots;
+};
+
+FILE *html_page__out(struct html_page *p) { return p->out; }
+struct prof_store *html_page__store(struct html_page *p) { return p->store; }
+struct rpt_sink *html_page__tables(struct html_page *p) { return p->tables; }
+
+void html_page__note(struct html_page *p, const char *text)
+{
+	fputs("<p class=\"note\">", p->out);
+	prof_fputs_html(p->out, text);
+	fputs("</p>\n", p->out);
+}
+
+int html_page__mkdir(struct html_page *p, const char *name, char *path, size_t cap,
+		     struct prof_error *err)
+{
+	if (!p->tmpdir[0] && plots_tmpdir__create(p->tmpdir, sizeof p->tmpdir, err) < 0) {
+		p->tmpdir[0] = '\0';
+		return err->code;
+	}
+	if (plots_path(path, cap, p->tmpdir, name, err) < 0)
+		return err->code;
+	if (mkdir(path, 0700) != 0)
+		return prof_error__set(err, PROF_E_IO, "cannot create '%s': %s", path, strerror(errno));
+	return 0;
+}
+
+void html_page__plot(struct html_page *p, const char *dir, const char *script, const char *svg,
+		     const char *caption)
+{
+	struct prof_error why = { 0 };
+	char path[4096], prefix[32], msg[PROF_ERROR_MSG_MAX + 64];
+
+	if (!p->have_gnuplot) {
+		if (!p->told_no_gnuplot)
+			html_page__note(p, "gnuplot was not found on PATH, so this report has no "
+					   "plots. Install gnuplot (Debian: gnuplot-nox) and run "
+					   "perfkit report --format=html again to get them.");
+		p->told_no_gnuplot = true;
+		return;
+	}
+	snprintf(prefix, sizeof prefix, "plot%d", ++p->nplots);
+	if (plots_path(path, sizeof path, dir, svg, &why) == 0 &&
+	    gnuplot__run(p->gnuplot, dir, script, &why) == 0) {
+		/* the figure is opened only once the SVG exists, so a failure
+		 * leaves a note rather than half a figure */
+		struct stat st;
+
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+			fprintf(p->out, "<figure class=\"plot\" id=\"%s\">\n", prefix);
+			if (gnuplot__inline_svg(path, prefix, p->out, &why) == 0) {
+				fputs("<figcaption>", p->out);
+				prof_fputs_html(p->out, caption);
+				fputs("</figcaption>\n</figure>\n", p->out);
+				return;
+			}
+			fputs("</figure>\n", p->out);
+		} else {
+			prof_error__set(&why, PROF_E_IO, "gnuplot wrote no %s", svg);
+		}
+	}
+	snprintf(msg, sizeof msg, "The plot \"%s\" could not be drawn: %s", caption, why.msg);
+	html_page__note(p, msg);
+}
+
+/* ---- built-in sections ------------------------------------------------- */
+
+static int run_reports(struct html_page *p, const char *const *names, size_t n,
+		       struct prof_error *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		int rc = summary__run(names[i], p->store, p->tables, err);
+
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int render_overview(struct html_page *p, struct prof_error *err)
+{
+	if (!prof_store__is_finished(p->store))
+		html_page__note(p, "This capture is still being written (or its writer stopped "
+				   "early): the report covers what was flushed so far.");
+	return summary__overview(p->store, p->tables, err);
+}
+
+static int render_tables(struct html_page *p, struct prof_error *err)
+{
+	static const char *const names[] = {
+		"cuda_gpu_kern_sum", "cuda_api_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum",
+	};
+
+	return run_reports(p, names, sizeof names / sizeof names[0], err);
+}
+
+static int render_nvtx(struct html_page *p, struct prof_error *err)
+{
+	static const char *const names[] = { "nvtx_sum", "nvtx_kern_sum" };
+
+	if (!prof_store__has_table(p->store, "NVTX_EVENTS")) {
+		html_page__note(p, "The capture has no NVTX ranges (annotate the program with "
+				   "nvtxRangePush/Pop to get a breakdown by phase).");
+		return 0;
+	}
+	return run_reports(p, names, sizeof names / sizeof names[0], err);
+}
+
+static int render_flame(struct html_page *p, struct prof_error *err)
+{
+	struct folded_options fo = { .weight = p->o->flame_weight };
+	bool gpu = fo.weight == FOLDED_WEIGHT_GPU;
+	struct folded_stacks st;
+	char line[256];
+	int rc;
+
+	rc = folded__collect(p->store, &fo, &st, err);
+	if (rc < 0)
+		return rc;
+	if (st.total_ns == 0) {
+		html_page__note(p, gpu ? "No kernel time to draw." : "No API time to draw.");
+		folded_stacks__exit(&st);
+		return 0;
+	}
+	snprintf(line, sizeof line, "%s by process, thread, NVTX ranges open at the call, API "
+		 "call%s: %zu unique stacks. Hover over a frame for its time; "
+		 "perfkit report --format=folded%s writes these stacks for flamegraph.pl or "
+		 "speedscope.", gpu ? "Kernel time" : "CUDA API time", gpu ? " and kernel" : "",
+		 st.n, gpu ? "" : " --weight=api");
+	fputs("<figure class=\"flame\">\n", p->out);
+	rc = flamegraph__write_svg(&st, gpu ? "all kernels" : "all API calls", p->out);
+	fputs("<figcaption>", p->out);
+	prof_fputs_html(p->out, line);
+	fputs("</figcaption>\n</figure>\n", p->out);
+	folded_stacks__exit(&st);
+	if (rc < 0)
+		return prof_error__set(err, rc, "cannot write the flame graph");
+	return 0;
+}
+
+static const struct html_section builtin_sections[] = {
+	{ "overview", "Overview", NULL, render_overview },
+	{ "plots", "Plots", NULL, html_plots__render },
+	{ "flame", "Flame graph", NULL, render_flame },
+	{ "summaries", "Summary tables", NULL, render_tables },
+	{ "nvtx", "NVTX breakdown", NULL, render_nvtx },
+};
+#define NBUILTIN (sizeof builtin_sections / sizeof builtin_sections[0])
+
+/* ---- the document ------------------------------------------------------- */
+
+static const char page_style[] =
+	"body{font:14px/1.45 'DejaVu Sans',Verdana,sans-serif;color:#1d1d1f;margin:0;"
+	"background:#f6f7f9}\n"
+	"header{background:#20324a;color:#fff;padding:14px 28px}\n"
+	"header h1{margin:0;font-size:22px}header p{margin:4px 0 0;opacity:.85;"
+	"word-break:break-all}\n"
+	"nav{position:sticky;top:0;background:#fff;border-bottom:1px solid #d8dce2;"
+	"padding:8px 28px;z-index:1}\n"
+	"nav a{margin-right:18px;color:#20518f;text-decoration:none}\n"
+	"main{max-width:1280px;margin:0 auto;padding:8px 28px 40px}\n"
+	"section{background:#fff;border:1px solid #d8dce2;border-radius:6px;margin:18px 0;"
+	"padding:4px 18px 14px}\n"
+	"h2{font-size:19px;border-bottom:1px solid #e4e7eb;padding-bottom:4px}\n"
+	"h3{font-size:15px;margin:18px 0 6px}\n"
+	"div.table{overflow-x:auto}\n"
+	"table{border-collapse:collapse;font-size:13px;margin-bottom:8px}\n"
+	"th,td{border:1px solid #d8dce2;padding:3px 8px;text-align:left;vertical-align:top}\n"
+	"th{background:#eef1f5;position:sticky;top:0}\n"
+	"td{max-width:60em;overflow-wrap:anywhere}\n"
+	".num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
+	"tbody tr:nth-child(even){background:#f8f9fb}\n"
+	"td.empty,td.more{color:#6b7280;font-style:italic}\n"
+	"p.note{background:#fff7e0;border-left:4px solid #e0a800;padding:6px 10px}\n"
+	"figure{margin:12px 0}figcaption{color:#4b5563;font-size:13px;margin-top:4px}\n"
+	"figure svg{width:100%;height:auto;display:block}\n"
+	"svg.flame rect{stroke:#fff;stroke-width:.5}\n"
+	"svg.flame g:hover rect{stroke:#000;stroke-width:1}\n"
+	"svg.flame text{pointer-events:none;fill:#000}\n"
+	"ol.legend{font-size:13px;columns:2;column-gap:32px}\n"
+	"ol.legend li{overflow-wrap:anywhere}\n"
+	"footer{color:#6b7280;font-size:12px;text-align:center;padding:10px}\n";
+
+static void write_head(struct html_page *p, const struct html_section *const *sections, size_t n)
+{
+	FILE *f = p->out;
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      /* nothing may load or run: the page is data, whatever the capture holds */
+	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+	      "style-src 'unsafe-inline'; img-src data:\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	      "<link rel=\"icon\" href=\"data:,\">\n<title>perfkit report: ", f);
+	prof_fputs_html(f, prof_store__path(p->store));
+	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<header>\n"
+		"<h1>perfkit report</h1>\n<p>", page_style);
+	prof_fputs_html(f, prof_store__path(p->store));
+	fputs(prof_store__kind(p->store) == PROF_STORE_NSYS ? " (Nsight Systems SQLite export)"
+							     : " (perfkit capture)", f);
+	fputs("</p>\n</header>\n<nav>", f);
+	for (size_t i = 0; i < n; i++) {
+		fputs("<a href=\"#", f);
+		prof_fputs_html(f, sections[i]->id);
+		fputs("\">", f);
+		prof_fputs_html(f, sections[i]->title);
+		fputs("</a>", f);
+	}
+	fputs("</nav>\n<main>\n", f);
+}
+
+static int write_section(struct html_page *p, const struct html_section *sec,
+			 struct prof_error *err)
+{
+	int rc;
+
+	fputs("<section id=\"", p->out);
+	prof_fputs_html(p->out, sec->id);
+	fputs("\">\n<h2>", p->out);
+	prof_fputs_html(p->out, sec->title);
+	fputs("</h2>\n", p->out);
+	rc = sec->render(p, err);
+	/* the sink closes a table left open by a section that stopped early */
+	p->tables->end(p->tables);
+	fputs("</section>\n", p->out);
+	return rc;
+}
+
+int html_report__write(struct prof_store *s, const struct html_options *o, FILE *out,
+		       struct prof_error *err)
+{
+	static const struct html_options defaults = { .flame_weight = FOLDED_WEIGHT_GPU };
+	const struct rpt_html_options table_opts = { .heading_level = 3,
+						     .max_rows = HTML_MAX_TABLE_ROWS };
+	struct html_page p = { .out = out, .store = s, .o = o ? o : &defaults };
+	const struct html_section *extra = p.o->sections ? p.o->sections
+							 : html_report__default_sections;
+	size_t nextra = p.o->sections ? p.o->nsections : html_report__ndefault_sections, n = 0;
+	const struct html_section **list = calloc(NBUILTIN + nextra, sizeof *list);
+	int rc = 0;
+
+	if (!list)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	p.tables = rpt_sink_html__new(out, &table_opts);
+	if (!p.tables) {
+		free(list);
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	}
+	p.have_gnuplot = gnuplot__find(p.o->gnuplot ? p.o->gnuplot : "gnuplot", p.gnuplot,
+				       sizeof p.gnuplot);
+	for (size_t i = 0; i < NBUILTIN; i++)
+		list[n++] = &builtin_sections[i];
+	for (size_t i = 0; i < nextra; i++)
+		if (!extra[i].applies || extra[i].applies(s))
+			list[n++] = &extra[i];
+	write_head(&p, list, n);
+	for (size_t i = 0; rc >= 0 && i < n; i++)
+		rc = write_section(&p, list[i], err);
+	fprintf(out, "</main>\n<footer>perfkit %s</footer>\n</body>\n</html>\n", PERFKIT_VERSION);
+	rpt_sink__delete(p.tables);
+	if (p.tmpdir[0])
+		plots_tmpdir__remove(p.tmpdir);
+	free(list);
+	if (rc >= 0 && ferror(out))
+		rc = prof_error__set(err, PROF_E_IO, "cannot write the HTML report");
+	return rc < 0 ? rc : 0;
+}

@@ -1,0 +1,76 @@
+/* html_report.h - `perfkit report --format=html`: one self-contained HTML
+ * file (no scripts, no network, no external fonts; a Content-Security-Policy
+ * says so to the browser) holding
+ *
+ *   run metadata and GPU busy % (the overview), the summary tables, the NVTX
+ *   breakdown, a flame graph of GPU time (inline SVG from the folded
+ *   stacks), gnuplot plots (GPU utilisation over time, kernel time by name,
+ *   device memory over time, copy size vs bandwidth), then the optional
+ *   sections: Findings and Roofline by default.
+ *
+ * Tables are the rows of the report functions rendered by the HTML sink;
+ * every string from the capture goes through prof_fputs_html. Without
+ * gnuplot the page says so where the plots would be. */
+#ifndef REPORT_HTML_REPORT_H
+#define REPORT_HTML_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "folded.h"
+#include "prof/error.h"
+#include "prof/store.h"
+#include "table.h"
+
+/* The page being written, as optional sections see it. */
+struct html_page;
+
+/* A section after the built-in ones. applies (NULL: always) says whether the
+ * capture has anything for it, so the page neither lists nor heads a section
+ * it would leave empty; render writes the body under the page's <h2>. */
+struct html_section {
+	const char *id;    /* anchor, e.g. "findings" */
+	const char *title; /* heading, e.g. "Findings" */
+	bool (*applies)(struct prof_store *s);
+	int (*render)(struct html_page *page, struct prof_error *err);
+};
+
+/* Findings (perfkit diagnose with default thresholds) and, for captures
+ * with hardware metrics, Roofline. */
+extern const struct html_section html_report__default_sections[];
+extern const size_t html_report__ndefault_sections;
+
+struct html_options {
+	enum folded_weight flame_weight;
+	const char *gnuplot; /* program name or path; NULL: "gnuplot" on PATH */
+	/* Optional sections; NULL: html_report__default_sections. */
+	const struct html_section *sections;
+	size_t nsections;
+};
+
+int html_report__write(struct prof_store *s, const struct html_options *o, FILE *out,
+		       struct prof_error *err);
+
+/* ---- for section renderers ---------------------------------------------- */
+
+FILE *html_page__out(struct html_page *p);
+struct prof_store *html_page__store(struct html_page *p);
+/* The HTML table sink writing into the page (<h3> per report). */
+struct rpt_sink *html_page__tables(struct html_page *p);
+/* A paragraph of class "note" holding text (escaped). */
+void html_page__note(struct html_page *p, const char *text);
+/* A new empty folder named name inside the page's private temporary folder
+ * (removed when the page is done); path receives it. */
+int html_page__mkdir(struct html_page *p, const char *name, char *path, size_t cap,
+		     struct prof_error *err);
+/* Run gnuplot on script (a file in dir, written by the caller) and inline
+ * the SVG file svg it draws, with caption under it. Without gnuplot, or when
+ * it fails, the page gets a note instead: a plot is never worth the page. */
+void html_page__plot(struct html_page *p, const char *dir, const char *script, const char *svg,
+		     const char *caption);
+
+/* The plots section body (html_plots.c). */
+int html_plots__render(struct html_page *p, struct prof_error *err);
+
+#endif

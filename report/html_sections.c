@@ -1,0 +1,101 @@
+/* html_sections.c - the optional sections of the HTML report: Findings
+ * (the diagnosis with default thresholds) and Roofline (captures with
+ * hardware metrics). Both render the rows their commands print, through the
+ * page's HTML sink. A section that cannot be computed for a capture says why
+ * in a note instead of failing the whole page. */
+#include "html_report.h"
+
+#include "diagnose.h"
+#include "prof/escape.h"
+#include "roofline.h"
+
+static void note_failure(struct html_page *p, const char *what, const struct prof_error *err)
+{
+	char msg[PROF_ERROR_MSG_MAX + 64];
+
+	snprintf(msg, sizeof msg, "%s: %s", what, err->msg);
+	html_page__note(p, msg);
+}
+
+static int render_findings(struct html_page *p, struct prof_error *err)
+{
+	struct diag_settings settings = { 0 };
+	struct diag_report *r = NULL;
+	struct prof_error why = { 0 };
+	FILE *out = html_page__out(p);
+	int rc;
+
+	if (diag_settings__init(&settings) < 0)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	if (diag__run(html_page__store(p), &settings, &r, &why) < 0) {
+		note_failure(p, "The diagnosis could not run", &why);
+		diag_settings__exit(&settings);
+		return 0;
+	}
+	fputs("<p>Analysis window: ", out);
+	prof_fputs_html(out, r->window.source);
+	fputs(r->has_metrics ? "" : ". The capture has no hardware metrics, so only the "
+				    "trace-based rules ran", out);
+	fputs(". The same findings, in full: <code>perfkit diagnose FILE</code>.</p>\n", out);
+	if (r->nfindings == 0)
+		html_page__note(p, "No findings.");
+	rc = r->nfindings ? diag_report__rows(r, html_page__tables(p)) : 0;
+	if (rc == 0 && r->nskips > 0) {
+		fputs("<p>Not run:</p>\n<ul>\n", out);
+		for (int i = 0; i < r->nskips; i++) {
+			fputs("<li><code>", out);
+			prof_fputs_html(out, r->skips[i].rule_id);
+			fputs("</code>: ", out);
+			prof_fputs_html(out, r->skips[i].reason);
+			fputs("</li>\n", out);
+		}
+		fputs("</ul>\n", out);
+	}
+	diag_report__delete(r);
+	diag_settings__exit(&settings);
+	return rc < 0 ? prof_error__set(err, rc, "cannot write the findings") : 0;
+}
+
+static bool has_metrics(struct prof_store *s)
+{
+	return prof_store__has_table(s, "PERFKIT_KERNEL_METRICS");
+}
+
+static int render_roofline(struct html_page *p, struct prof_error *err)
+{
+	struct prof_store *s = html_page__store(p);
+	struct roof_kernel *k = NULL;
+	struct prof_error why = { 0 };
+	struct roof_peaks peaks;
+	char dir[4096];
+	int n = 0, rc;
+
+	if (roof_peaks__load(s, &peaks, &why) < 0 || roof__load(s, &peaks, &k, &n, &why) < 0) {
+		note_failure(p, "The roofline could not be computed", &why);
+		return 0;
+	}
+	fputs("<p>Ceilings: ", html_page__out(p));
+	prof_fputs_html(html_page__out(p), peaks.source);
+	fputs(".</p>\n", html_page__out(p));
+	rc = roof__rows(k, n, html_page__tables(p));
+	if (rc < 0) {
+		roof__free(k, n);
+		return prof_error__set(err, rc, "cannot write the roofline");
+	}
+	if (html_page__mkdir(p, "roofline", dir, sizeof dir, &why) < 0 ||
+	    roof__write_plot(dir, k, n, &peaks, &why) < 0)
+		note_failure(p, "The roofline plot could not be prepared", &why);
+	else
+		html_page__plot(p, dir, "roofline.gp", "roofline.svg",
+				"Roofline: each kernel's achieved GFLOP/s against its DRAM arithmetic "
+				"intensity, under the DRAM and L2 roofs (point size: total time).");
+	roof__free(k, n);
+	return 0;
+}
+
+const struct html_section html_report__default_sections[] = {
+	{ "findings", "Findings", NULL, render_findings },
+	{ "kernel-roofline", "Roofline", has_metrics, render_roofline },
+};
+const size_t html_report__ndefault_sections =
+	sizeof html_report__default_sections / sizeof html_report__default_sections[0];

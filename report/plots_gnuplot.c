@@ -1,0 +1,249 @@
+/* plots_gnuplot.c - finding and running gnuplot, and bringing the SVG it
+ * draws into a page (see plots_gnuplot.h). */
+#include "plots_gnuplot.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* gnuplot draws a plot of this report in well under a second; one that runs
+ * this long is stuck. */
+#define GNUPLOT_TIMEOUT_S 60
+/* Plots are drawn from binned data, so their SVG stays small. */
+#define SVG_MAX_BYTES (64L << 20)
+
+static bool is_executable(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+int plots_path(char *buf, size_t cap, const char *dir, const char *name, struct prof_error *err)
+{
+	int n = snprintf(buf, cap, "%s/%s", dir, name);
+
+	if (n < 0 || (size_t)n >= cap)
+		return prof_error__set(err, PROF_E_IO, "path too long: %s/%s", dir, name);
+	return 0;
+}
+
+bool gnuplot__find(const char *program, char *path, size_t cap)
+{
+	const char *dirs = getenv("PATH");
+
+	if (!program || !*program)
+		return false;
+	if (strchr(program, '/')) {
+		snprintf(path, cap, "%s", program);
+		return is_executable(path);
+	}
+	while (dirs && *dirs) {
+		size_t len = strcspn(dirs, ":");
+		int n = len ? snprintf(path, cap, "%.*s/%s", (int)len, dirs, program)
+			    : snprintf(path, cap, "./%s", program);
+
+		if (n > 0 && (size_t)n < cap && is_executable(path))
+			return true;
+		dirs += len + (dirs[len] == ':');
+	}
+	return false;
+}
+
+int gnuplot__write_file(const char *dir, const char *name, const char *text,
+			struct prof_error *err)
+{
+	char path[4096];
+	FILE *f;
+
+	if (plots_path(path, sizeof path, dir, name, err) < 0)
+		return err->code;
+	f = fopen(path, "w");
+	if (!f)
+		return prof_error__set(err, PROF_E_IO, "cannot write '%s': %s", path, strerror(errno));
+	fputs(text, f);
+	if (fclose(f) != 0)
+		return prof_error__set(err, PROF_E_IO, "cannot write '%s'", path);
+	return 0;
+}
+
+/* The first line gnuplot printed, for the message of a failed run. */
+static void first_log_line(const char *dir, char *buf, size_t cap)
+{
+	struct prof_error ignored;
+	char path[4096];
+	FILE *f;
+
+	buf[0] = '\0';
+	if (plots_path(path, sizeof path, dir, "gnuplot.log", &ignored) < 0)
+		return;
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(buf, (int)cap, f) && strspn(buf, " \t\r\n") == strlen(buf))
+		buf[0] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	fclose(f);
+}
+
+int gnuplot__run(const char *gnuplot, const char *dir, const char *script,
+		 struct prof_error *err)
+{
+	char line[256];
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return prof_error__set(err, PROF_E_IO, "cannot start gnuplot: %s", strerror(errno));
+	if (pid == 0) {
+		int log, null;
+
+		if (chdir(dir) != 0)
+			_exit(126);
+		log = open("gnuplot.log", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		null = open("/dev/null", O_RDONLY);
+		if (log < 0 || null < 0 || dup2(null, 0) < 0 || dup2(log, 1) < 0 || dup2(log, 2) < 0)
+			_exit(126);
+		alarm(GNUPLOT_TIMEOUT_S);
+		execl(gnuplot, "gnuplot", script, (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return prof_error__set(err, PROF_E_IO, "cannot wait for gnuplot: %s",
+					       strerror(errno));
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	first_log_line(dir, line, sizeof line);
+	if (WIFSIGNALED(status))
+		return prof_error__set(err, PROF_E_IO, "gnuplot was stopped by signal %d",
+				       WTERMSIG(status));
+	return prof_error__set(err, PROF_E_IO, "gnuplot failed (exit %d)%s%s",
+			       WEXITSTATUS(status), line[0] ? ": " : "", line);
+}
+
+static char *read_file(const char *path, long *len, struct prof_error *err)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+
+	if (!f) {
+		prof_error__set(err, PROF_E_IO, "gnuplot wrote no '%s'", path);
+		return NULL;
+	}
+	if (fseek(f, 0, SEEK_END) == 0 && (*len = ftell(f)) >= 0 && *len <= SVG_MAX_BYTES &&
+	    fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)*len + 1)) != NULL &&
+	    fread(buf, 1, (size_t)*len, f) == (size_t)*len) {
+		buf[*len] = '\0';
+	} else {
+		free(buf);
+		buf = NULL;
+		prof_error__set(err, PROF_E_IO, "cannot read '%s'", path);
+	}
+	fclose(f);
+	return buf;
+}
+
+static bool starts(const char *p, const char *prefix)
+{
+	return strncmp(p, prefix, strlen(prefix)) == 0;
+}
+
+/* Skip an element <tag>...</tag> at p; returns the position after it. */
+static const char *skip_element(const char *p, const char *close)
+{
+	const char *end = strstr(p, close);
+
+	return end ? end + strlen(close) : p;
+}
+
+int gnuplot__inline_svg(const char *path, const char *id_prefix, FILE *out,
+			struct prof_error *err)
+{
+	static const char *const refs[] = { "id=\"", "id='", "href=\"#", "href='#", "url(#" };
+	long len = 0;
+	char *svg = read_file(path, &len, err);
+	const char *p;
+	bool in_body = false;
+
+	if (!svg)
+		return err->code;
+	p = strstr(svg, "<svg");
+	if (!p) {
+		free(svg);
+		return prof_error__set(err, PROF_E_IO, "'%s' is not an SVG file", path);
+	}
+	while (*p) {
+		size_t i;
+
+		/* gnuplot's <title>Gnuplot</title> would be every plot's tooltip */
+		if (!in_body && (starts(p, "<title>") || starts(p, "<desc>"))) {
+			p = skip_element(p, starts(p, "<title>") ? "</title>" : "</desc>");
+			continue;
+		}
+		if (starts(p, "<g"))
+			in_body = true;
+		for (i = 0; i < sizeof refs / sizeof refs[0]; i++)
+			if (starts(p, refs[i]) && (refs[i][0] != 'i' || (p > svg && strchr(" \t\n", p[-1]))))
+				break;
+		if (i < sizeof refs / sizeof refs[0]) {
+			fputs(refs[i], out);
+			fprintf(out, "%s-", id_prefix);
+			p += strlen(refs[i]);
+			continue;
+		}
+		fputc(*p++, out);
+	}
+	fputc('\n', out);
+	free(svg);
+	return ferror(out) ? PROF_E_IO : 0;
+}
+
+int plots_tmpdir__create(char *path, size_t cap, struct prof_error *err)
+{
+	const char *base = getenv("TMPDIR");
+
+	snprintf(path, cap, "%s/perfkit-html-XXXXXX", base && *base ? base : "/tmp");
+	if (!mkdtemp(path))
+		return prof_error__set(err, PROF_E_IO, "cannot create a folder for the plots in '%s': %s",
+				       base && *base ? base : "/tmp", strerror(errno));
+	return 0;
+}
+
+static void remove_tree(const char *path, int depth)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		struct prof_error ignored;
+		char child[4096];
+		struct stat st;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+		    plots_path(child, sizeof child, path, e->d_name, &ignored) < 0)
+			continue;
+		if (lstat(child, &st) == 0 && S_ISDIR(st.st_mode)) {
+			if (depth > 0)
+				remove_tree(child, depth - 1);
+		} else {
+			unlink(child);
+		}
+	}
+	closedir(d);
+	rmdir(path);
+}
+
+void plots_tmpdir__remove(const char *path)
+{
+	remove_tree(path, 1);
+}

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# test_top_live.sh - `perfkit top` on live data, in tmux: it follows a
+# capture while its writer adds rows and sees it finished (the writer can
+# still finish it: top lets go between reads); and, in a build with CUPTI,
+# `perfkit top -- PROGRAM` shows the program's rows live, keeps its output
+# off the screen, leaves a complete capture whether the program ends, top
+# quits first or Ctrl-C stops it, and exits with the program's status.
+. "$(dirname "$0")/cli_lib.sh"
+
+command -v tmux >/dev/null || { echo "FAIL: tmux is needed" >&2; exit 1; }
+SOCK="perfkit-top-live-$$"
+trap 'tmux -L "$SOCK" kill-server >/dev/null 2>&1; rm -rf "$TMP"' EXIT
+tm() { tmux -L "$SOCK" "$@"; }
+status=
+: >"$TMP/err"
+LIVE="$PERFKIT_TEST_TOOLS/write_live_store"
+
+screen() { tm capture-pane -p -t top:0 >"$TMP/screen" 2>/dev/null; }
+
+# wait_for NAME TEXT [SECONDS]: the screen shows TEXT in time (default 5 s).
+wait_for() {
+	for _ in $(seq $((${3:-5} * 10))); do
+		screen
+		if grep -qF -- "$2" "$TMP/screen"; then pass "$1"; return 0; fi
+		sleep 0.1
+	done
+	fail "$1: the screen lacks '$2'"
+	sed 's/^/    | /' "$TMP/screen" >&2
+	return 1
+}
+
+# start_top NAME ARGS...: perfkit top ARGS in a fresh tmux session; its exit
+# status lands in $TMP/NAME.status, its stderr in $TMP/NAME.err.
+start_top() {
+	local name=$1 cmd
+	shift
+	rm -f "$TMP/$name.status"
+	printf -v cmd 'cd %q && env LANG=C.UTF-8 LC_ALL=C.UTF-8 %q top' "$TMP" "$PERFKIT"
+	for a in "$@"; do printf -v cmd '%s %q' "$cmd" "$a"; done
+	printf -v cmd '%s 2>%q; echo $? >%q; sleep 60' "$cmd" "$TMP/$name.err" "$TMP/$name.status"
+	tm kill-session -t top >/dev/null 2>&1
+	tm new-session -d -s top -x 150 -y 40 "$cmd"
+}
+
+# expect_exit NAME WANT [SECONDS]: top exits with WANT in time.
+expect_exit() {
+	local got
+	for _ in $(seq $((${3:-10} * 10))); do
+		[ -s "$TMP/$1.status" ] && break
+		sleep 0.1
+	done
+	got=$(cat "$TMP/$1.status" 2>/dev/null || echo "still running")
+	if [ "$got" = "$2" ]; then pass "$1: exit status $2"; else
+		fail "$1: exit status '$got', wanted $2"; sed 's/^/    ! /' "$TMP/$1.err" >&2; fi
+}
+
+readable() { # NAME FILE: a complete capture perfkit report reads
+	if "$PERFKIT" report "$2" >"$TMP/report.out" 2>&1 && grep -q live_kernel_a "$TMP/report.out"
+	then pass "$1: the capture is complete"; else fail "$1: the capture is not complete"; fi
+}
+
+# ---- following a capture written in place --------------------------------------
+"$LIVE" -o "$TMP/inplace.sqlite" 3 &
+writer=$!
+for _ in $(seq 50); do [ -s "$TMP/inplace.sqlite" ] && break; sleep 0.1; done
+start_top inplace "$TMP/inplace.sqlite"
+wait_for "in place: rows appear while the writer runs" "live_kernel_a"
+wait_for "in place: shown as live" "live capture"
+wait $writer
+if [ $? = 0 ]; then pass "in place: the writer finished its file while top followed it"; else
+	fail "in place: the writer could not finish its file"; fi
+wait_for "in place: seen finished" "finished capture"
+tm send-keys -t top:0 q
+expect_exit inplace 0
+readable "in place" "$TMP/inplace.sqlite"
+
+# ---- running a program -------------------------------------------------------------
+"$PERFKIT" run -o "$TMP/probe.sqlite" -- true >/dev/null 2>"$TMP/probe"
+if grep -q "built without CUPTI" "$TMP/probe"; then
+	echo "skip: this perfkit cannot run programs (built without CUPTI)"
+	finish
+	exit
+fi
+
+start_top program -o "$TMP/program.sqlite" -- "$LIVE" 3 3
+wait_for "program: its rows appear live" "live_kernel_b"
+wait_for "program: shown running" "running"
+wait_for "program: its end is shown" "program exited (status 3)" 10
+tm send-keys -t top:0 q
+expect_exit program 3
+readable "program" "$TMP/program.sqlite"
+if grep -q "hello from write_live_store" "$TMP/program.log"; then
+	pass "program: its output went to program.log"; else fail "program: no program.log output"; fi
+if grep -q "capture written to" "$TMP/program.err"; then
+	pass "program: perfkit's messages come after the screen"; else
+	fail "program: no 'capture written to' on stderr"; fi
+
+start_top quit-early -o "$TMP/early.sqlite" -- "$LIVE" 3 4
+wait_for "quit early: running" "live_kernel_a"
+tm send-keys -t top:0 q
+expect_exit quit-early 4
+readable "quit early" "$TMP/early.sqlite"
+if grep -q "still running; waiting" "$TMP/quit-early.err"; then
+	pass "quit early: top said it waits for the program"; else
+	fail "quit early: no waiting message"; fi
+
+start_top ctrl-c -o "$TMP/ctrlc.sqlite" -- "$LIVE" 30
+wait_for "Ctrl-C: running" "live_kernel_a"
+tm send-keys -t top:0 C-c
+expect_exit ctrl-c 130
+readable "Ctrl-C" "$TMP/ctrlc.sqlite"
+
+finish

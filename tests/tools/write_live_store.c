@@ -1,0 +1,96 @@
+/* write_live_store.c - a program that records a capture while it runs, the
+ * way the collector does, for the command-line tests of `perfkit top`
+ * following live data: kernels named live_kernel_a and live_kernel_b every
+ * millisecond, committed every flush interval, for SECONDS seconds.
+ *
+ * Under `perfkit run` or `perfkit top -- PROGRAM` it writes
+ * $PERFKIT_OUTPUT_DIR/proc-<pid>.sqlite (every $PERFKIT_FLUSH_MS ms), as
+ * the collector would; with -o it writes and finishes PATH itself. It says
+ * hello on stdout, then exits with STATUS.
+ *
+ * usage: write_live_store [-o PATH] SECONDS [STATUS] */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "prof/store.h"
+
+static int64_t now_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+	const char *out = NULL, *dir = getenv("PERFKIT_OUTPUT_DIR"), *flush = getenv("PERFKIT_FLUSH_MS");
+	struct prof_writer *w = NULL;
+	struct prof_error err = { 0 };
+	int64_t end, next_flush, flush_ns = 100000000, names[2];
+	char path[4096];
+	int i = 1, status = 0, rc = 0;
+	double seconds;
+
+	if (argc > 2 && !strcmp(argv[1], "-o")) {
+		out = argv[2];
+		i = 3;
+	}
+	if (argc - i < 1 || argc - i > 2) {
+		fprintf(stderr, "usage: write_live_store [-o PATH] SECONDS [STATUS]\n");
+		return 2;
+	}
+	seconds = atof(argv[i]);
+	if (argc - i == 2)
+		status = atoi(argv[i + 1]);
+	if (!out && (!dir || !*dir)) {
+		fprintf(stderr, "write_live_store: give -o PATH or run under perfkit\n");
+		return 2;
+	}
+	if (!out) {
+		snprintf(path, sizeof path, "%s/proc-%d.sqlite", dir, (int)getpid());
+		out = path;
+	}
+	if (flush && atoi(flush) > 0)
+		flush_ns = (int64_t)atoi(flush) * 1000000;
+	printf("hello from write_live_store\n");
+	fflush(stdout);
+	if (prof_writer__create(out, PROF_WRITER_OVERWRITE, &w, &err) < 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		return 1;
+	}
+	prof_writer__process(w, (uint32_t)getpid(), "write_live_store");
+	names[0] = prof_writer__string(w, "live_kernel_a");
+	names[1] = prof_writer__string(w, "live_kernel_b");
+	end = now_ns(CLOCK_MONOTONIC) + (int64_t)(seconds * 1e9);
+	next_flush = now_ns(CLOCK_MONOTONIC) + flush_ns;
+	for (int n = 0; now_ns(CLOCK_MONOTONIC) < end; n++) {
+		int64_t t = now_ns(CLOCK_REALTIME);
+		struct prof_kernel k = {
+			.start_ns = t - 20000, .end_ns = t - 10000 + (n % 2) * 5000,
+			.global_pid = prof_global_pid((uint32_t)getpid()), .stream_id = 7,
+			.correlation_id = n + 1, .demangled_name = names[n % 2],
+		};
+
+		k.short_name = k.demangled_name;
+		rc |= prof_writer__kernel(w, &k);
+		if (now_ns(CLOCK_MONOTONIC) >= next_flush) {
+			rc |= prof_writer__flush(w, &err);
+			next_flush += flush_ns;
+		}
+		usleep(1000);
+	}
+	/* under perfkit the run merges and finishes; alone, finish here */
+	if (out == path)
+		prof_writer__delete(w);
+	else if (prof_writer__finish(w, &err) < 0)
+		rc = 1;
+	if (rc) {
+		fprintf(stderr, "write_live_store: writing %s failed\n", out);
+		return 1;
+	}
+	return status;
+}

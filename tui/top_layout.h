@@ -1,0 +1,44 @@
+/* top_layout.h - where each panel of perfkit top goes, as a pure function of
+ * the terminal's size (tested without a terminal: tests/unit/test_tui_layout.c).
+ *
+ *	+------------------------------------------------+
+ *	| header: program, pid, elapsed, GPU (3 rows)     |
+ *	| rates: kernels/s, copies/s, bytes/s + history   |
+ *	| kernels: the top kernels table (the rest)       |
+ *	| NVTX stacks | busiest NVTX ranges (side by side |
+ *	|             |  when wide, else one above other) |
+ *	| footer: keys, filter prompt (1 row)             |
+ *	+------------------------------------------------+
+ *
+ * A short terminal drops the NVTX panels before the kernel table shrinks
+ * below a few rows; below TOP_MIN_COLS x TOP_MIN_ROWS nothing fits and the
+ * screen says so. */
+#ifndef TUI_TOP_LAYOUT_H
+#define TUI_TOP_LAYOUT_H
+
+#include <stdbool.h>
+
+#define TOP_MIN_COLS 60
+#define TOP_MIN_ROWS 16
+#define TOP_HEADER_ROWS 3
+#define TOP_RATES_ROWS 4       /* title + kernels/s, copies/s, bytes/s */
+#define TOP_RATE_LABEL_COLS 24 /* "copies/s        12.3k " before the sparkline */
+#define TOP_WIDE_COLS 120      /* NVTX panels side by side from here */
+#define TOP_NVTX_MIN_MID 14    /* rows between rates and footer needed for NVTX */
+#define TOP_KERNEL_MIN_ROWS 6  /* kernel panel rows kept when NVTX is shown */
+
+struct top_rect {
+	int x, y, w, h; /* h == 0: not shown */
+};
+
+struct top_layout {
+	bool too_small;
+	int cols, rows;
+	struct top_rect header, rates, kernels, stacks, ranges, footer;
+	int spark_x, spark_w; /* sparkline columns inside the rates panel */
+	int kernel_rows;      /* kernel table body rows (under title and column names) */
+};
+
+void top_layout__compute(int cols, int rows, struct top_layout *out);
+
+#endif

@@ -1,0 +1,502 @@
+/* top_source.c - reading one store incrementally into perfkit top's model
+ * (top_source.h). Each table's SELECT is built once per connection from the
+ * columns the store has (nsys exports differ by version); rows are turned
+ * into model updates by one function per table, whichever way they were
+ * read. All values are bound parameters. */
+#include "top_source.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "prof/escape.h"
+
+#define ROWID_BATCH 65536   /* rows per statement; a new one picks up from there */
+#define DEADLINE_EVERY 256  /* rows between looks at the clock */
+
+int64_t top_monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ---- building the statements ---------------------------------------------- */
+
+/* printf into a new allocation (statement text only: values are bound). */
+static char *sql_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *sql_format(const char *fmt, ...)
+{
+	va_list ap;
+	char *sql;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !(sql = malloc((size_t)n + 1)))
+		return NULL;
+	va_start(ap, fmt);
+	vsnprintf(sql, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return sql;
+}
+
+struct table_def {
+	const char *name;
+	const char *pid_expr;  /* the row's process id */
+	const char *order;     /* replay order */
+};
+
+static const struct table_def tables[TOP_T__COUNT] = {
+	[TOP_T_KERNEL] = { "CUPTI_ACTIVITY_KIND_KERNEL", "(globalPid >> 24) & 16777215",
+			   "start, rowid" },
+	[TOP_T_MEMCPY] = { "CUPTI_ACTIVITY_KIND_MEMCPY", "(globalPid >> 24) & 16777215",
+			   "start, rowid" },
+	[TOP_T_MEMORY] = { "CUDA_GPU_MEMORY_USAGE_EVENTS", "(globalPid >> 24) & 16777215",
+			   "start, rowid" },
+	/* a parent that starts with its child comes first, so it nests */
+	[TOP_T_NVTX] = { "NVTX_EVENTS", "(globalTid >> 24) & 16777215",
+			 "start, end DESC, rowid" },
+};
+
+/* Column `col` of table when the store has it, else NULL. */
+static const char *col_or_null(struct prof_store *st, const char *table, const char *col)
+{
+	return prof_store__has_column(st, table, col) ? col : "NULL";
+}
+
+/* The SELECT of one table; column order is what the consume_* functions read. */
+static char *build_select(struct prof_store *st, enum top_table t)
+{
+	const char *table = tables[t].name;
+	char name_expr[96];
+	bool dem = prof_store__has_column(st, table, "demangledName");
+	bool shrt = prof_store__has_column(st, table, "shortName");
+	char *sql = NULL;
+
+	switch (t) {
+	case TOP_T_KERNEL:
+		snprintf(name_expr, sizeof name_expr, "%s",
+			 dem && shrt ? "coalesce(demangledName, shortName)"
+			 : dem ? "demangledName" : shrt ? "shortName" : "NULL");
+		sql = sql_format("SELECT rowid, start, end, %s FROM %s WHERE 1", name_expr, table);
+		break;
+	case TOP_T_MEMCPY:
+		sql = sql_format("SELECT rowid, start, end, %s FROM %s WHERE 1",
+				 col_or_null(st, table, "bytes"), table);
+		break;
+	case TOP_T_MEMORY:
+		sql = sql_format("SELECT rowid, start, %s, %s, %s FROM %s WHERE 1",
+				 col_or_null(st, table, "bytes"),
+				 col_or_null(st, table, "memoryOperationType"),
+				 col_or_null(st, table, "memKind"), table);
+		break;
+	case TOP_T_NVTX:
+		/* push/pop (59) and start/end (60) ranges; marks have no end */
+		sql = sql_format("SELECT rowid, start, end, globalTid, %s, %s FROM %s"
+				 " WHERE eventType IN (59, 60) AND end IS NOT NULL",
+				 col_or_null(st, table, "textId"), col_or_null(st, table, "text"),
+				 table);
+		break;
+	case TOP_T__COUNT:
+		break;
+	}
+	return sql;
+}
+
+/* ---- connection -------------------------------------------------------------- */
+
+int top_source__connect(struct top_source *s, struct prof_error *err)
+{
+	int rc;
+
+	if (s->store)
+		return 0;
+	rc = prof_store__open(s->path, &s->store, err);
+	if (rc)
+		return rc;
+	for (int t = 0; t < TOP_T__COUNT; t++) {
+		struct top_table_pos *p = &s->t[t];
+
+		free(p->select);
+		p->select = NULL;
+		p->present = prof_store__has_table(s->store, tables[t].name) &&
+			     prof_store__has_column(s->store, tables[t].name, "start");
+		if (p->present && !(p->select = build_select(s->store, t))) {
+			top_source__disconnect(s);
+			return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", s->path);
+		}
+	}
+	return 0;
+}
+
+void top_source__disconnect(struct top_source *s)
+{
+	for (int t = 0; t < TOP_T__COUNT; t++) {
+		prof_cursor__close(s->t[t].cur);
+		s->t[t].cur = NULL;
+	}
+	prof_store__close(s->store);
+	s->store = NULL;
+}
+
+/* pid of ".../proc-<pid>.sqlite", else 0 */
+static uint32_t pid_of_path(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	unsigned long pid;
+	char tail[16];
+
+	base = base ? base + 1 : path;
+	if (sscanf(base, "proc-%lu%15s", &pid, tail) == 2 && !strcmp(tail, ".sqlite"))
+		return (uint32_t)pid;
+	return 0;
+}
+
+int top_source__open(const char *path, enum top_read_mode mode, struct top_source **out,
+		     struct prof_error *err)
+{
+	struct top_source *s = calloc(1, sizeof *s);
+	int rc;
+
+	*out = NULL;
+	if (!s || !(s->path = strdup(path))) {
+		free(s);
+		return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", path);
+	}
+	s->mode = mode;
+	s->pid = pid_of_path(path);
+	idmap__init(&s->kernel_ids);
+	idmap__init(&s->range_ids);
+	rc = top_source__connect(s, err);
+	if (rc) {
+		top_source__close(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+void top_source__close(struct top_source *s)
+{
+	if (!s)
+		return;
+	top_source__disconnect(s);
+	for (int t = 0; t < TOP_T__COUNT; t++)
+		free(s->t[t].select);
+	idmap__exit(&s->kernel_ids);
+	idmap__exit(&s->range_ids);
+	free(s->path);
+	free(s);
+}
+
+/* ---- names ---------------------------------------------------------------------- */
+
+/* The StringIds text of id (malloc'd), NULL when absent. */
+static char *string_of(struct top_source *s, int64_t id)
+{
+	struct prof_cursor *c = NULL;
+	struct prof_error err;
+	char *text = NULL;
+
+	if (prof_cursor__open(s->store, "SELECT value FROM StringIds WHERE id = ?1", &c, &err))
+		return NULL;
+	prof_cursor__bind_int64(c, 1, id);
+	if (prof_cursor__next(c, &err) == 1 && !prof_cursor__is_null(c, 0))
+		text = strdup(prof_cursor__text(c, 0));
+	prof_cursor__close(c);
+	return text;
+}
+
+/* The model's name index for a StringIds id, asking the store once per id. */
+static int32_t name_of_id(struct top_source *s, struct top_model *m, struct idmap *ids,
+			  int64_t id, int32_t (*intern)(struct top_model *, const char *))
+{
+	int32_t i = idmap__get(ids, id);
+	char *text;
+
+	if (i >= 0)
+		return i;
+	text = string_of(s, id);
+	i = intern(m, text);
+	free(text);
+	if (idmap__put(ids, id, i))
+		m->out_of_memory = true;
+	return i;
+}
+
+/* The thread's name from ThreadNames, looked up when the thread is new. */
+static void name_thread(struct top_source *s, struct top_thread *t)
+{
+	struct prof_cursor *c = NULL;
+	struct prof_error err;
+
+	if (!prof_store__has_table(s->store, "ThreadNames") ||
+	    prof_cursor__open(s->store, "SELECT s.value FROM ThreadNames t JOIN StringIds s"
+			      " ON s.id = t.nameId WHERE t.globalTid = ?1", &c, &err))
+		return;
+	prof_cursor__bind_int64(c, 1, t->global_tid);
+	if (prof_cursor__next(c, &err) == 1 && !prof_cursor__is_null(c, 0))
+		prof_sanitize_term(t->name, sizeof t->name, prof_cursor__text(c, 0));
+	prof_cursor__close(c);
+}
+
+/* ---- rows into the model ------------------------------------------------------ */
+
+static void consume(struct top_source *s, struct top_model *m, enum top_table t,
+		    struct prof_cursor *c)
+{
+	int64_t start = prof_cursor__int64(c, 1);
+
+	switch (t) {
+	case TOP_T_KERNEL: {
+		int32_t name = prof_cursor__is_null(c, 3)
+				       ? top_model__kernel_name(m, NULL)
+				       : name_of_id(s, m, &s->kernel_ids, prof_cursor__int64(c, 3),
+						    top_model__kernel_name);
+
+		top_model__add_kernel(m, name, start, prof_cursor__int64(c, 2));
+		break;
+	}
+	case TOP_T_MEMCPY:
+		top_model__add_copy(m, start, prof_cursor__int64(c, 2), prof_cursor__int64(c, 3));
+		break;
+	case TOP_T_MEMORY:
+		top_model__add_memory(m, start, prof_cursor__int64(c, 2),
+				      (int)prof_cursor__int64(c, 3), (int)prof_cursor__int64(c, 4));
+		break;
+	case TOP_T_NVTX: {
+		int64_t tid = prof_cursor__int64(c, 3);
+		struct top_thread *th;
+		int32_t name;
+		size_t before = m->n_threads;
+
+		/* A range's name is coalesce(StringIds.value via textId, text). */
+		if (!prof_cursor__is_null(c, 4))
+			name = name_of_id(s, m, &s->range_ids, prof_cursor__int64(c, 4),
+					  top_model__range_name);
+		else
+			name = top_model__range_name(m, prof_cursor__text(c, 5));
+		top_model__add_range(m, name, start, prof_cursor__int64(c, 2), tid);
+		if (m->n_threads > before && (th = top_model__thread(m, tid)))
+			name_thread(s, th);
+		break;
+	}
+	case TOP_T__COUNT:
+		break;
+	}
+	s->t[t].rows++;
+}
+
+/* ---- rowid mode ------------------------------------------------------------------ */
+
+/* One batch of rows past the last rowid: 1 caught up, 0 more to read. */
+static int read_batch(struct top_source *s, struct top_model *m, enum top_table t,
+		      int64_t deadline_ns, struct prof_error *err)
+{
+	struct top_table_pos *p = &s->t[t];
+	struct prof_cursor *c = NULL;
+	char *sql;
+	int64_t n = 0;
+	int rc;
+
+	if (!(sql = sql_format("%s AND rowid > ?1 ORDER BY rowid LIMIT ?2", p->select)))
+		return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", s->path);
+	rc = prof_cursor__open(s->store, sql, &c, err);
+	free(sql);
+	if (rc)
+		return rc;
+	prof_cursor__bind_int64(c, 1, p->last_rowid);
+	prof_cursor__bind_int64(c, 2, ROWID_BATCH);
+	while ((rc = prof_cursor__next(c, err)) == 1) {
+		consume(s, m, t, c);
+		p->last_rowid = prof_cursor__int64(c, 0);
+		if (++n % DEADLINE_EVERY == 0 && top_monotonic_ns() > deadline_ns)
+			break;
+	}
+	prof_cursor__close(c);
+	if (rc < 0)
+		return rc;
+	return rc == 0 && n < ROWID_BATCH;
+}
+
+int top_source__read(struct top_source *s, struct top_model *m, int64_t deadline_ns,
+		     struct prof_error *err)
+{
+	int64_t now;
+	int left = 0, rc, done = 1;
+
+	rc = top_source__connect(s, err);
+	if (rc)
+		return rc;
+	for (int t = 0; t < TOP_T__COUNT; t++)
+		left += s->t[t].present;
+	for (int t = 0; t < TOP_T__COUNT; t++) {
+		int64_t share;
+
+		if (!s->t[t].present)
+			continue;
+		/* each table gets its share of the time left, so one busy table
+		 * does not starve the others */
+		now = top_monotonic_ns();
+		share = now + (deadline_ns > now ? (deadline_ns - now) / left : 0);
+		left--;
+		do
+			rc = read_batch(s, m, t, share, err);
+		while (rc == 0 && top_monotonic_ns() <= share);
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
+			done = 0;
+	}
+	return done;
+}
+
+/* ---- replay mode -------------------------------------------------------------------- */
+
+static int replay_begin(struct top_source *s, enum top_table t, struct prof_error *err)
+{
+	struct top_table_pos *p = &s->t[t];
+	char *sql = NULL;
+	int rc;
+
+	if (p->replay_state)
+		return 0;
+	p->replay_state = 2;
+	if (!p->present)
+		return 0;
+	if (!(sql = sql_format("%s ORDER BY %s", p->select, tables[t].order)))
+		return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", s->path);
+	rc = prof_cursor__open(s->store, sql, &p->cur, err);
+	free(sql);
+	if (!rc)
+		rc = prof_cursor__next(p->cur, err);
+	if (rc < 0)
+		return rc;
+	p->replay_state = rc == 1 ? 1 : 2;
+	return 0;
+}
+
+int top_source__replay_origin(struct top_source *s, int64_t *out, struct prof_error *err)
+{
+	bool any = false;
+
+	*out = 0;
+	for (int t = 0; t < TOP_T__COUNT; t++) {
+		int rc = replay_begin(s, t, err);
+		int64_t start;
+
+		if (rc)
+			return rc;
+		if (s->t[t].replay_state != 1)
+			continue;
+		start = prof_cursor__int64(s->t[t].cur, 1);
+		if (!any || start < *out)
+			*out = start;
+		any = true;
+	}
+	return 0;
+}
+
+int top_source__replay(struct top_source *s, struct top_model *m, int64_t clock_ns,
+		       int64_t deadline_ns, struct prof_error *err)
+{
+	int64_t n = 0;
+	int rc;
+
+	for (int t = 0; t < TOP_T__COUNT; t++) {
+		struct top_table_pos *p = &s->t[t];
+
+		rc = replay_begin(s, t, err);
+		if (rc)
+			return rc;
+		while (p->replay_state == 1 && prof_cursor__int64(p->cur, 1) <= clock_ns) {
+			consume(s, m, t, p->cur);
+			rc = prof_cursor__next(p->cur, err);
+			if (rc < 0)
+				return rc;
+			if (rc == 0)
+				p->replay_state = 2;
+			if (++n % DEADLINE_EVERY == 0 && top_monotonic_ns() > deadline_ns)
+				return 0;
+		}
+	}
+	return 1;
+}
+
+bool top_source__replay_done(const struct top_source *s)
+{
+	for (int t = 0; t < TOP_T__COUNT; t++)
+		if (s->t[t].replay_state != 2)
+			return false;
+	return true;
+}
+
+/* ---- one process's rows ------------------------------------------------------------- */
+
+int top_source__read_pid(struct top_source *s, struct top_model *m, uint32_t pid,
+			 struct prof_error *err)
+{
+	for (int t = 0; t < TOP_T__COUNT; t++) {
+		struct prof_cursor *c = NULL;
+		char *sql = NULL;
+		int rc;
+
+		if (!s->t[t].present)
+			continue;
+		if (!(sql = sql_format("%s AND %s = ?1 ORDER BY rowid", s->t[t].select,
+				       tables[t].pid_expr)))
+			return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", s->path);
+		rc = prof_cursor__open(s->store, sql, &c, err);
+		free(sql);
+		if (rc)
+			return rc;
+		prof_cursor__bind_int64(c, 1, pid);
+		while ((rc = prof_cursor__next(c, err)) == 1)
+			consume(s, m, t, c);
+		prof_cursor__close(c);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- header facts --------------------------------------------------------------------- */
+
+void top_source__describe(struct top_source *s, struct top_model *m)
+{
+	struct prof_cursor *c = NULL;
+	struct prof_error err;
+
+	s->dropped_records = prof_store__counter(s->store, "dropped_records");
+	if (s->described)
+		return;
+	if (!m->gpu_name[0] && prof_store__has_table(s->store, "TARGET_INFO_GPU") &&
+	    prof_cursor__open(s->store, "SELECT name, uuid FROM TARGET_INFO_GPU ORDER BY id LIMIT 1",
+			      &c, &err) == 0) {
+		if (prof_cursor__next(c, &err) == 1) {
+			prof_sanitize_term(m->gpu_name, sizeof m->gpu_name, prof_cursor__text(c, 0));
+			prof_sanitize_term(m->gpu_uuid, sizeof m->gpu_uuid, prof_cursor__text(c, 1));
+		}
+		prof_cursor__close(c);
+		c = NULL;
+	}
+	if ((!m->program[0] || !m->pid) && prof_store__has_table(s->store, "PROCESSES") &&
+	    prof_cursor__open(s->store, "SELECT pid, name FROM PROCESSES ORDER BY rowid LIMIT 1",
+			      &c, &err) == 0) {
+		if (prof_cursor__next(c, &err) == 1) {
+			if (!m->pid)
+				m->pid = (uint32_t)prof_cursor__int64(c, 0);
+			if (!m->program[0])
+				prof_sanitize_term(m->program, sizeof m->program,
+						   prof_cursor__text(c, 1));
+		}
+		prof_cursor__close(c);
+	}
+	/* a process's file gets its GPU row with the first device record */
+	s->described = m->gpu_name[0] && m->program[0] && m->pid;
+}
