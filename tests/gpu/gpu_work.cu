@@ -14,7 +14,8 @@
 //                       plain fork child that exits without touching CUDA.
 //   gpu_work peer N     N launches on each of the first two GPUs and one
 //                       1 MiB peer copy from GPU 0 to GPU 1 (exit 77 when
-//                       there are fewer than two GPUs).
+//                       there are fewer than two GPUs, 78 when they cannot
+//                       access each other).
 //   gpu_work clean S    a well-behaved loop of S NVTX "step"s: buffers made
 //                       once, pinned asynchronous copies, compute-heavy
 //                       kernels queued back to back, one synchronisation at
@@ -204,6 +205,17 @@ static int peer(int n)
 		for (int i = 0; i < n; i++)
 			tick_kernel<<<1, 32>>>(buf[d], 1);
 		CHECK(cudaDeviceSynchronize());
+	}
+	/* Without peer access the driver stages a peer copy through the host
+	 * (a DtoH and an HtoD): enable it so the copy is a real one. */
+	for (int d = 0; d < 2; d++) {
+		int can = 0;
+
+		CHECK(cudaDeviceCanAccessPeer(&can, d, 1 - d));
+		if (!can)
+			return 78;
+		CHECK(cudaSetDevice(d));
+		CHECK(cudaDeviceEnablePeerAccess(1 - d, 0));
 	}
 	CHECK(cudaSetDevice(0));
 	CHECK(cudaMalloc(&src, bytes));
