@@ -124,6 +124,21 @@ def check_crash(db, m, status):
     eq("exit_status_meta", meta(db, "exit_status"), status)
 
 
+def check_running(db, m, status):
+    """SIGTERM while spin_kernel runs: the ticks and the exit status are kept,
+    and the spinning kernel is either stored with a real duration or counted
+    as incomplete, never stored with a zero or missing end."""
+    check_crash(db, m, status)
+    stored = scalar(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName "
+                    "WHERE s.value = 'spin_kernel' AND k.end > k.start", table="CUPTI_ACTIVITY_KIND_KERNEL")
+    incomplete = scalar(db, "SELECT coalesce(sum(value), 0) FROM PERFKIT_COUNTERS WHERE name = 'incomplete_kernels'",
+                        table="PERFKIT_COUNTERS")
+    eq("spin_kernel_stored_or_counted", stored + incomplete, 1)
+    eq("no_zero_length_kernels", scalar(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE end <= start",
+                                        table="CUPTI_ACTIVITY_KIND_KERNEL"), 0)
+    report("incomplete_reported", True, "spin_kernel stored %d, counted incomplete %d" % (stored, incomplete))
+
+
 def check_kernels(db, m):
     eq("kernels", kernels_named(db, "tick_kernel"), int(m))
 
@@ -184,7 +199,8 @@ def check_empty(db):
 
 CHECKS = {"work": check_work, "crash": check_crash, "kernels": check_kernels, "fork": check_fork,
           "trace_cuda": check_trace_cuda, "torch": check_torch, "empty": check_empty,
-          "clean": check_clean, "peer": check_peer}
+          "clean": check_clean, "peer": check_peer,
+          "running": check_running}
 
 
 def main():

@@ -8,8 +8,9 @@
 //   gpu_work reset M    M launches, cudaDeviceReset, then _exit(0): only the
 //                       collector's reset flush can save those kernels.
 //   gpu_work crash MODE M  M launches + sync, then end by MODE: exit (status
-//                       3), abort, segv, sigterm, sigkill (after 1.5 s),
-//                       _exit (status 4, after 1.5 s).
+//                       3), abort, segv, sigterm, sigint, sigkill (after
+//                       1.5 s), _exit (status 4, after 1.5 s), running
+//                       (SIGTERM while a long kernel is still running).
 //   gpu_work fork P C   P launches, a fork+exec child doing C launches, and a
 //                       plain fork child that exits without touching CUDA.
 //   gpu_work peer N     N launches on each of the first two GPUs and one
@@ -43,6 +44,15 @@ __global__ void tick_kernel(int *out, int v)
 {
 	if (threadIdx.x == 0 && blockIdx.x == 0)
 		out[0] += v;
+}
+
+// Spins for about `cycles` clock cycles (a second or so at 2e9).
+__global__ void spin_kernel(long long cycles)
+{
+	long long t0 = clock64();
+
+	while (clock64() - t0 < cycles)
+		;
 }
 
 struct worker {
@@ -139,6 +149,15 @@ static int crash(const char *mode, int m)
 	}
 	if (!strcmp(mode, "sigterm"))
 		raise(SIGTERM);
+	if (!strcmp(mode, "sigint"))
+		raise(SIGINT);
+	if (!strcmp(mode, "running")) {
+		/* A kernel still on the GPU when the program dies: the forced
+		 * flush may deliver it without an end time. */
+		spin_kernel<<<1, 32>>>(2000000000ll);
+		usleep(200000);
+		raise(SIGTERM);
+	}
 	if (!strcmp(mode, "sigkill")) {
 		usleep(1500000);
 		raise(SIGKILL);

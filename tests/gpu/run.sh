@@ -100,11 +100,12 @@ test_reset() {
 
 test_crashes() {
 	local spec mode want
-	for spec in exit:3 abort:134 segv:139 sigterm:143 sigkill:137 _exit:4; do
+	for spec in exit:3 abort:134 segv:139 sigterm:143 sigint:130 sigkill:137 _exit:4 running:143; do
 		mode=${spec%%:*} want=${spec#*:}
 		perfkit_run "crash_$mode" -- "$GPU_WORK" crash "$mode" 100
 		expect_status "crash_$mode" "$want"
-		check "crash_$mode" "$W/crash_$mode.sqlite" crash 100 "$want"
+		if [ "$mode" = running ]; then check "crash_$mode" "$W/crash_$mode.sqlite" running 100 "$want"
+		else check "crash_$mode" "$W/crash_$mode.sqlite" crash 100 "$want"; fi
 	done
 }
 
@@ -241,6 +242,10 @@ capture_repeats() {
 }
 
 log "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1)"
+if [ -n "${ONLY:-}" ]; then # ONLY="test_crashes ...": run just those
+	for t in $ONLY; do "$t"; done
+	SKIP_WORKLOADS=1
+else
 test_work
 test_reset
 test_crashes
@@ -252,6 +257,7 @@ test_peer
 test_preload
 test_torch
 capture_workloads
+fi
 for f in work torch clean; do
 	[ -f "$W/$f.sqlite" ] && cp "$W/$f.sqlite" "$W/fixtures/gpu_$f.sqlite"
 done
