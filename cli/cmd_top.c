@@ -119,22 +119,6 @@ static void release_stderr(FILE *held, int saved)
 	fclose(held);
 }
 
-static char *join_args(char **argv)
-{
-	size_t len = 1;
-	char *cmd;
-
-	for (int i = 0; argv[i]; i++)
-		len += strlen(argv[i]) + 1;
-	cmd = calloc(1, len);
-	for (int i = 0; cmd && argv[i]; i++) {
-		if (i)
-			strcat(cmd, " ");
-		strcat(cmd, argv[i]);
-	}
-	return cmd;
-}
-
 static int top_program(const struct run_options *opt, int64_t refresh_ms, char **prog)
 {
 	char log_path[4096], *command;
@@ -169,7 +153,7 @@ static int top_program(const struct run_options *opt, int64_t refresh_ms, char *
 	close(null_fd);
 	if (rc)
 		return rc;
-	command = join_args(prog);
+	command = run_session__command_line(prog);
 	memset(&cfg, 0, sizeof cfg);
 	cfg.feed.path = s.output;
 	cfg.feed.live_dir = run_session__live_dir(&s);

@@ -315,7 +315,7 @@ static void meta_int(struct prof_writer *w, const char *key, long long v)
 	prof_writer__meta(w, key, num);
 }
 
-static void meta_command(struct prof_writer *w, char **argv)
+char *run_session__command_line(char **argv)
 {
 	size_t len = 1;
 	char *cmd;
@@ -328,6 +328,13 @@ static void meta_command(struct prof_writer *w, char **argv)
 			strcat(cmd, " ");
 		strcat(cmd, argv[i]);
 	}
+	return cmd;
+}
+
+static void meta_command(struct prof_writer *w, char **argv)
+{
+	char *cmd = run_session__command_line(argv);
+
 	prof_writer__meta(w, "command", cmd ? cmd : argv[0]);
 	free(cmd);
 }

@@ -75,6 +75,8 @@ struct run_session {
 };
 
 /* Zero s, set its options and the command named in messages. */
+/* The program's arguments joined by spaces, malloc'd (NULL without memory). */
+char *run_session__command_line(char **argv);
 void run_session__init(struct run_session *s, const struct run_options *opt, const char *command);
 /* Everything before the program starts. 0, or the exit status to return
  * (the message printed; nothing left behind). */

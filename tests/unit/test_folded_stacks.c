@@ -13,6 +13,7 @@
 #include "report_capture.h"
 #include "report_store.h"
 #include "summary.h"
+#include "testutil.h"
 
 #define TID(pid, tid) prof_global_tid((pid), (tid))
 
@@ -369,11 +370,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return testutil_run(suite());
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "folded.h"
+#include "testutil.h"
 
 #define WIDTH 1200.0
 
@@ -159,11 +160,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return testutil_run(suite());
 }

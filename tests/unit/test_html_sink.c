@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sinks.h"
+#include "testutil.h"
 
 static const struct rpt_column cols[] = {
 	{ "Total <ns>", RPT_INT, 0 },
@@ -116,11 +117,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return testutil_run(suite());
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "table.h"
+#include "testutil.h"
 
 static const char *const hostile[] = {
 	"say \"hi\"",
@@ -360,11 +361,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return testutil_run(suite());
 }

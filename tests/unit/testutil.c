@@ -29,3 +29,14 @@ const char *testutil_data_path(const char *name)
 	snprintf(path_buf, sizeof path_buf, "%s/%s", PERFKIT_TEST_DATA, name);
 	return path_buf;
 }
+
+int testutil_run(Suite *suite)
+{
+	SRunner *sr = srunner_create(suite);
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
