@@ -3,7 +3,9 @@
  * Every kind of event has its own cursor ordered by start; the writer merges
  * them by start time (ties: enclosing kinds first, so an NVTX range precedes
  * the API call it contains and a projected range the kernel it contains).
- * Only per-track metadata (threads, streams, devices) is held in memory. */
+ * Held in memory: per-track metadata (threads, streams, devices) and the
+ * NVTX ranges projected onto the GPU, one span per (range, stream), which
+ * one walk over the API calls computes before the merge. */
 #include "chrome_trace.h"
 
 #include <inttypes.h>
@@ -11,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "folded_ranges.h"
 #include "occupancy.h"
 #include "prof/escape.h"
 
@@ -43,6 +46,27 @@ struct device {
 	bool mem_emitted; /* a counter sample was written */
 };
 
+/* The span of the GPU work that the API calls inside one NVTX range
+ * launched on one stream. */
+struct gpu_span {
+	int64_t start_ns, end_ns;
+	int64_t row;      /* the range's NVTX_EVENTS rowid */
+	int64_t stream;
+	int64_t device;
+	size_t name_off;  /* into projection.names; set when the range closes */
+};
+
+/* NVTX ranges projected onto the GPU streams. */
+struct projection {
+	struct gpu_span *live;   /* spans of the ranges open on the walked thread */
+	size_t nlive, cap_live;
+	struct gpu_span *done;   /* finished spans, sorted for the merge */
+	size_t ndone, cap_done;
+	char *names;             /* the finished ranges' names, each '\0'-terminated */
+	size_t names_len, names_cap;
+	size_t next;             /* merge position in done */
+};
+
 struct chrome_ctx {
 	FILE *out;
 	struct prof_store *store;
@@ -53,12 +77,13 @@ struct chrome_ctx {
 	struct device *devs;
 	size_t ndevs;
 	bool have[SRC__COUNT];
+	struct projection proj;
 	struct prof_error *err;
 };
 
 struct source {
 	enum src_kind kind;
-	struct prof_cursor *cur;
+	struct prof_cursor *cur; /* NULL for SRC_GPU_NVTX, which reads proj.done */
 	bool has_row;
 	int64_t start_ns;
 };
@@ -515,33 +540,6 @@ static int nvtx_sql(struct chrome_ctx *c, char *sql, size_t cap)
 	return 0;
 }
 
-/* Each NVTX range on the GPU: per (range, device, stream), the span of the
- * GPU work launched by API calls the range's thread made inside it. */
-static int gpu_nvtx_sql(struct chrome_ctx *c, char *sql, size_t cap)
-{
-	char gpu[1024] = "", api[512] = "", in_range[512];
-
-	union_of(c, gpu, sizeof gpu, " UNION ALL ",
-		 "correlationId, globalPid, deviceId, streamId, start, end", gpu_kinds, gpu_tables,
-		 3, "");
-	union_of(c, api, sizeof api, " UNION ALL ", "correlationId, globalTid, start", api_kinds,
-		 api_tables, 2, "");
-	export_window__in_range(in_range, sizeof in_range, "n.start", "n.globalTid >> 24");
-	snprintf(sql, cap,
-		 "%s, l AS MATERIALIZED (SELECT a.globalTid AS tid, a.start AS astart, "
-		 "g.deviceId AS dev, g.streamId AS stream, g.start AS gs, g.end AS ge "
-		 "FROM (%s) g JOIN (%s) a ON a.correlationId = g.correlationId "
-		 "AND (a.globalTid >> 24) = (g.globalPid >> 24)) "
-		 "SELECT min(l.gs) AS s, max(l.ge) AS e, l.dev, l.stream, %s "
-		 "FROM " T_NVTX " n LEFT JOIN StringIds t ON t.id = n.textId "
-		 "JOIN l ON l.tid = n.globalTid AND l.astart >= n.start AND l.astart < n.end "
-		 "WHERE n.eventType IN (59, 60) AND n.end IS NOT NULL AND %s "
-		 "GROUP BY n.rowid, l.dev, l.stream HAVING max(l.ge) > ?1 AND min(l.gs) < ?2 "
-		 "ORDER BY s, e DESC",
-		 c->w.range_cte, gpu, api, c->w.nvtx_name, in_range);
-	return 0;
-}
-
 static int memory_sql(struct chrome_ctx *c, char *sql, size_t cap)
 {
 	char in_range[512];
@@ -703,10 +701,10 @@ static void emit_nvtx(struct chrome_ctx *c, struct prof_cursor *cur)
 	fputs("}", c->out);
 }
 
-static void emit_gpu_nvtx(struct chrome_ctx *c, struct prof_cursor *cur)
+static void emit_gpu_nvtx(struct chrome_ctx *c, const struct gpu_span *g)
 {
-	ev_complete(c, "gpu_user_annotation", prof_cursor__text(cur, 4), prof_cursor__int64(cur, 2),
-		    prof_cursor__int64(cur, 3), prof_cursor__int64(cur, 0), prof_cursor__int64(cur, 1));
+	ev_complete(c, "gpu_user_annotation", c->proj.names + g->name_off, g->device, g->stream,
+		    g->start_ns, g->end_ns);
 	fputs("}", c->out);
 }
 
@@ -735,11 +733,210 @@ static void emit_memory(struct chrome_ctx *c, struct prof_cursor *cur)
 		counter_sample(c, d, ts);
 }
 
+/* ---- NVTX ranges projected onto the GPU ---------------------------------- */
+
+/* Each NVTX range on the GPU: per (range, device, stream), the span of the
+ * GPU work launched by API calls that the range's thread made inside it.
+ * The calls stream by in (thread, start) order beside the walk of the same
+ * threads' ranges (folded_ranges.h), so each launch widens the spans of the
+ * ranges open at its call, and a range's spans are final when it leaves the
+ * open list. Work costs one pass over the launches, not a pass per range. */
+
+static int spans_reserve(struct chrome_ctx *c, struct gpu_span **v, size_t *cap, size_t need)
+{
+	size_t n = *cap ? *cap : 64;
+	struct gpu_span *grown;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	grown = realloc(*v, n * sizeof *grown);
+	if (!grown)
+		return prof_error__set(c->err, PROF_E_NOMEM, "out of memory");
+	*v = grown;
+	*cap = n;
+	return 0;
+}
+
+/* Widen the span of (range, device, stream) to cover [start, end). */
+static int span_add(struct chrome_ctx *c, int64_t row, int64_t device, int64_t stream,
+		    int64_t start, int64_t end)
+{
+	struct projection *p = &c->proj;
+	int rc;
+
+	for (size_t i = 0; i < p->nlive; i++) {
+		struct gpu_span *g = &p->live[i];
+
+		if (g->row != row || g->device != device || g->stream != stream)
+			continue;
+		if (start < g->start_ns)
+			g->start_ns = start;
+		if (end > g->end_ns)
+			g->end_ns = end;
+		return 0;
+	}
+	rc = spans_reserve(c, &p->live, &p->cap_live, p->nlive + 1);
+	if (rc < 0)
+		return rc;
+	p->live[p->nlive++] = (struct gpu_span){ .start_ns = start, .end_ns = end, .row = row,
+						  .device = device, .stream = stream };
+	return 0;
+}
+
+static int name_add(struct chrome_ctx *c, const char *name, size_t *off)
+{
+	struct projection *p = &c->proj;
+	size_t len = strlen(name) + 1;
+
+	if (p->names_len + len > p->names_cap) {
+		size_t cap = p->names_cap ? p->names_cap : 4096;
+		char *grown;
+
+		while (cap < p->names_len + len)
+			cap *= 2;
+		grown = realloc(p->names, cap);
+		if (!grown)
+			return prof_error__set(c->err, PROF_E_NOMEM, "out of memory");
+		p->names = grown;
+		p->names_cap = cap;
+	}
+	memcpy(p->names + p->names_len, name, len);
+	*off = p->names_len;
+	p->names_len += len;
+	return 0;
+}
+
+/* A range left the open list: its spans move to done, those overlapping the
+ * window only. */
+static int range_closed(void *ctx, const struct open_range *r)
+{
+	struct chrome_ctx *c = ctx;
+	struct projection *p = &c->proj;
+	bool named = false;
+	size_t kept = 0, off = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < p->nlive; i++) {
+		struct gpu_span g = p->live[i];
+
+		if (g.row != r->row) {
+			p->live[kept++] = g;
+			continue;
+		}
+		if (rc < 0 || g.end_ns <= c->w.from_abs_ns || g.start_ns >= c->w.to_abs_ns)
+			continue;
+		if (!named) {
+			rc = name_add(c, r->name, &off);
+			named = true;
+		}
+		if (rc == 0)
+			rc = spans_reserve(c, &p->done, &p->cap_done, p->ndone + 1);
+		if (rc == 0) {
+			g.name_off = off;
+			p->done[p->ndone++] = g;
+		}
+	}
+	p->nlive = kept;
+	return rc;
+}
+
+/* Merge order: by start, the longer first; ties in NVTX row order (a range's
+ * row is written when it ends, so an inner range comes first), then device
+ * and stream, so that equal spans always come out in one order. */
+static int span_cmp(const void *a, const void *b)
+{
+	const struct gpu_span *x = a, *y = b;
+
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	if (x->end_ns != y->end_ns)
+		return x->end_ns > y->end_ns ? -1 : 1;
+	if (x->row != y->row)
+		return x->row < y->row ? -1 : 1;
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
+	return (x->stream > y->stream) - (x->stream < y->stream);
+}
+
+/* Every (API call, GPU work it launched) pair as (thread, call start, device,
+ * stream, work start, work end), in (thread, call start) order: one arm per
+ * pair of tables, each read in the order of the call table's (globalTid,
+ * start) index with the work found by correlation id, so SQLite merges the
+ * arms instead of sorting the launches. */
+static int launches_sql(struct chrome_ctx *c, char *sql, size_t cap)
+{
+	size_t used = 0;
+
+	sql[0] = '\0';
+	for (int a = 0; a < 2; a++) {
+		for (int g = 0; g < 3; g++) {
+			if (!c->have[api_kinds[a]] || !c->have[gpu_kinds[g]])
+				continue;
+			used += (size_t)snprintf(sql + used, cap > used ? cap - used : 0,
+				"%sSELECT a.globalTid, a.start, g.deviceId, g.streamId, g.start, g.end "
+				"FROM %s a CROSS JOIN %s g ON g.correlationId = a.correlationId "
+				"AND (g.globalPid >> 24) = (a.globalTid >> 24) "
+				"WHERE a.globalTid IS NOT NULL AND a.start IS NOT NULL "
+				"AND g.start IS NOT NULL AND g.end IS NOT NULL",
+				used ? " UNION ALL " : "", api_tables[a], gpu_tables[g]);
+		}
+	}
+	used += (size_t)snprintf(sql + used, cap > used ? cap - used : 0, " ORDER BY 1, 2");
+	if (used >= cap)
+		return prof_error__set(c->err, PROF_E_USAGE, "export query too long");
+	return 0;
+}
+
+/* Fill proj.done, sorted for the merge. */
+static int project_ranges(struct chrome_ctx *c)
+{
+	struct range_walk rw = { .make_name = strdup, .on_close = range_closed, .ctx = c };
+	struct prof_cursor *cur = NULL;
+	char *sql = malloc(SQL_MAX);
+	int rc;
+
+	if (!sql)
+		return prof_error__set(c->err, PROF_E_NOMEM, "out of memory");
+	rc = launches_sql(c, sql, SQL_MAX);
+	if (rc == 0)
+		rc = open_cursor(c, sql, false, &cur);
+	/* ranges of both kinds, each counted on the thread that opened it */
+	if (rc == 0)
+		rc = range_walk__open(&rw, c->store, &c->w, true, true, c->err);
+	while (rc >= 0 && (rc = prof_cursor__next(cur, c->err)) > 0) {
+		rc = range_walk__at(&rw, prof_cursor__int64(cur, 0), prof_cursor__int64(cur, 1));
+		for (size_t i = 0; rc >= 0 && i < rw.nopen; i++)
+			rc = span_add(c, rw.open[i].row, prof_cursor__int64(cur, 2),
+				      prof_cursor__int64(cur, 3), prof_cursor__int64(cur, 4),
+				      prof_cursor__int64(cur, 5));
+	}
+	if (rc >= 0)
+		rc = range_walk__close_all(&rw);
+	range_walk__exit(&rw);
+	prof_cursor__close(cur);
+	free(sql);
+	if (rc < 0)
+		return rc;
+	if (c->proj.ndone > 1)
+		qsort(c->proj.done, c->proj.ndone, sizeof *c->proj.done, span_cmp);
+	return 0;
+}
+
 /* ---- the merge ---------------------------------------------------------- */
 
 static int source_next(struct chrome_ctx *c, struct source *s)
 {
-	int rc = prof_cursor__next(s->cur, c->err);
+	int rc;
+
+	if (s->kind == SRC_GPU_NVTX) {
+		s->has_row = c->proj.next < c->proj.ndone;
+		if (s->has_row)
+			s->start_ns = c->proj.done[c->proj.next++].start_ns;
+		return 0;
+	}
+	rc = prof_cursor__next(s->cur, c->err);
 
 	s->has_row = rc > 0;
 	if (s->has_row)
@@ -751,7 +948,7 @@ static void source_emit(struct chrome_ctx *c, struct source *s)
 {
 	switch (s->kind) {
 	case SRC_NVTX: emit_nvtx(c, s->cur); break;
-	case SRC_GPU_NVTX: emit_gpu_nvtx(c, s->cur); break;
+	case SRC_GPU_NVTX: emit_gpu_nvtx(c, &c->proj.done[c->proj.next - 1]); break;
 	case SRC_RUNTIME:
 	case SRC_DRIVER: emit_api(c, s->cur, s->kind); break;
 	case SRC_KERNEL: emit_kernel(c, s->cur); break;
@@ -766,13 +963,13 @@ static int source_sql(struct chrome_ctx *c, enum src_kind kind, char *sql, size_
 {
 	switch (kind) {
 	case SRC_NVTX: return nvtx_sql(c, sql, cap);
-	case SRC_GPU_NVTX: return gpu_nvtx_sql(c, sql, cap);
 	case SRC_RUNTIME:
 	case SRC_DRIVER: return api_sql(c, sql, cap, kind);
 	case SRC_KERNEL: return gpu_sql(c, sql, cap, KERNEL_FROM, KERNEL_COLS);
 	case SRC_MEMCPY: return gpu_sql(c, sql, cap, T_MEMCPY " g", MEMCPY_COLS);
 	case SRC_MEMSET: return gpu_sql(c, sql, cap, T_MEMSET " g", MEMSET_COLS);
 	case SRC_MEMORY: return memory_sql(c, sql, cap);
+	case SRC_GPU_NVTX: /* computed by project_ranges, not read by a query */
 	case SRC__COUNT: break;
 	}
 	return PROF_E_USAGE;
@@ -790,9 +987,13 @@ static int write_events(struct chrome_ctx *c)
 		if (!c->have[k])
 			continue;
 		src[n] = (struct source){ .kind = (enum src_kind)k };
-		rc = source_sql(c, (enum src_kind)k, sql, SQL_MAX);
-		if (rc == 0)
-			rc = open_cursor(c, sql, true, &src[n].cur);
+		if (k == SRC_GPU_NVTX) {
+			rc = project_ranges(c);
+		} else {
+			rc = source_sql(c, (enum src_kind)k, sql, SQL_MAX);
+			if (rc == 0)
+				rc = open_cursor(c, sql, true, &src[n].cur);
+		}
 		if (rc < 0)
 			goto out;
 		n++;
@@ -925,5 +1126,8 @@ int chrome_trace__write(struct prof_store *s, const struct chrome_options *opts,
 out:
 	free(c.pids);
 	free(c.devs);
+	free(c.proj.live);
+	free(c.proj.done);
+	free(c.proj.names);
 	return rc;
 }

@@ -19,7 +19,9 @@
  * the arg "occupancy basis" says so.
  *
  * The writer streams: one SQL cursor per table, each ordered by start, merged
- * on the fly, so memory does not grow with the capture. */
+ * on the fly, so memory does not grow with the calls or the GPU work. Only
+ * the projected NVTX ranges (one span per range and stream, computed in one
+ * pass over the launches before the merge) are held. */
 #ifndef REPORT_CHROME_TRACE_H
 #define REPORT_CHROME_TRACE_H
 

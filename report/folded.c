@@ -1,14 +1,13 @@
 /* folded.c - collecting folded stacks (see folded.h).
  *
  * Per API table (runtime, then driver) one cursor walks the calls in
- * (thread, start) order, each joined to what it launched, and a second
- * cursor walks the same threads' push/pop ranges in (thread, start) order.
- * Before a call is folded, every range that started by the call's start is
- * taken from the range cursor and every range that ended by then is dropped,
- * so the open list is exactly the ranges open at the call's start (the rule
- * of SUM_NVTX_OPEN_AT_CALL, which nvtx_kern_sum uses: its range is the last
- * of this list). Names are read by StringIds id and cached per id. */
+ * (thread, start) order, each joined to what it launched, beside the walk of
+ * the same threads' push/pop ranges (folded_ranges.h), which keeps the list
+ * of ranges open at the call's start (the rule of SUM_NVTX_OPEN_AT_CALL,
+ * which nvtx_kern_sum uses: its range is the last of this list). Names are
+ * read by StringIds id and cached per id. */
 #include "folded_impl.h"
+#include "folded_ranges.h"
 
 #include <inttypes.h>
 #include <stdbool.h>
@@ -26,20 +25,14 @@ struct name_cache {
 	size_t n, cap; /* cap: a power of two, or 0 */
 };
 
-struct open_range {
-	int64_t start_ns, end_ns;
-	char *name;
-};
-
 struct walk {
 	struct prof_store *s;
 	struct export_window w;
 	enum folded_weight weight;
 	struct stack_table table;
 	struct name_cache kernels, apis;
-	struct open_range *open; /* outermost first */
-	size_t nopen, cap_open;
-	int64_t thread;           /* globalTid the open list and prefix belong to */
+	struct range_walk ranges; /* the push/pop ranges open at the current call */
+	int64_t thread;           /* globalTid the prefix belongs to */
 	char *prefix;             /* "process;thread" */
 	char *key;
 	size_t key_cap;
@@ -195,52 +188,6 @@ out:
 	return rc;
 }
 
-/* ---- the open ranges of one thread ------------------------------------ */
-
-static void open_clear(struct walk *wk)
-{
-	for (size_t i = 0; i < wk->nopen; i++)
-		free(wk->open[i].name);
-	wk->nopen = 0;
-}
-
-/* Drop the ranges that ended by t. Push/pop ranges nest, but a broken
- * capture may not, so every entry is checked, not only the innermost. */
-static void open_drop_ended(struct walk *wk, int64_t t)
-{
-	size_t kept = 0;
-
-	for (size_t i = 0; i < wk->nopen; i++) {
-		if (wk->open[i].end_ns > t)
-			wk->open[kept++] = wk->open[i];
-		else
-			free(wk->open[i].name);
-	}
-	wk->nopen = kept;
-}
-
-static int open_push(struct walk *wk, int64_t start, int64_t end, const char *text)
-{
-	/* ranges that ended before this one began are closed for good */
-	open_drop_ended(wk, start);
-	if (wk->nopen == wk->cap_open) {
-		size_t cap = wk->cap_open ? wk->cap_open * 2 : 16;
-		struct open_range *o = realloc(wk->open, cap * sizeof *o);
-
-		if (!o)
-			return nomem(wk);
-		wk->open = o;
-		wk->cap_open = cap;
-	}
-	wk->open[wk->nopen].name = folded_frame__sanitize(text);
-	if (!wk->open[wk->nopen].name)
-		return nomem(wk);
-	wk->open[wk->nopen].start_ns = start;
-	wk->open[wk->nopen].end_ns = end;
-	wk->nopen++;
-	return 0;
-}
-
 /* ---- stacks ------------------------------------------------------------ */
 
 static int key_append(struct walk *wk, size_t *len, const char *frame)
@@ -289,8 +236,8 @@ static int fold_call(struct walk *wk, int64_t api_id, bool has_kernel, int64_t k
 	if (!api || (has_kernel && !kernel))
 		return wk->err->code ? wk->err->code : nomem(wk);
 	rc = key_append(wk, &len, wk->prefix);
-	for (size_t i = 0; rc == 0 && i < wk->nopen; i++)
-		rc = key_append(wk, &len, wk->open[i].name);
+	for (size_t i = 0; rc == 0 && i < wk->ranges.nopen; i++)
+		rc = key_append(wk, &len, wk->ranges.open[i].name);
 	if (rc == 0)
 		rc = key_append(wk, &len, api);
 	if (rc == 0 && kernel)
@@ -355,68 +302,29 @@ static int open_windowed(struct walk *wk, const char *sql, struct prof_cursor **
 	return rc;
 }
 
-/* Take ranges from the range cursor up to (thread, t). *has_row says whether
- * the cursor holds an unconsumed row. */
-static int advance_ranges(struct walk *wk, struct prof_cursor *nv, bool *has_row, int64_t thread,
-			  int64_t t)
-{
-	int rc;
-
-	while (*has_row) {
-		int64_t n_tid = prof_cursor__int64(nv, 0), n_start = prof_cursor__int64(nv, 1);
-
-		if (n_tid > thread || (n_tid == thread && n_start > t))
-			return 0;
-		if (n_tid == thread) {
-			rc = open_push(wk, n_start, prof_cursor__int64(nv, 2), prof_cursor__text(nv, 3));
-			if (rc < 0)
-				return rc;
-		}
-		rc = prof_cursor__next(nv, wk->err);
-		if (rc < 0)
-			return rc;
-		*has_row = rc > 0;
-	}
-	return 0;
-}
-
 static int walk_calls(struct walk *wk, const char *table, bool runtime_too)
 {
-	struct prof_cursor *calls = NULL, *nv = NULL;
-	char *sql = malloc(SQL_MAX), nv_sql[512];
-	bool nv_row = false;
+	struct prof_cursor *calls = NULL;
+	char *sql = malloc(SQL_MAX);
 	int rc;
 
+	wk->ranges = (struct range_walk){ .make_name = folded_frame__sanitize };
 	if (!sql)
 		return nomem(wk);
 	rc = calls_sql(wk, table, runtime_too, sql, SQL_MAX);
 	if (rc != 0)
 		goto out;
 	rc = open_windowed(wk, sql, &calls);
+	if (rc == 0)
+		rc = range_walk__open(&wk->ranges, wk->s, &wk->w, false, false, wk->err);
 	if (rc < 0)
 		goto out;
-	if (prof_store__has_table(wk->s, T_NVTX)) {
-		/* equal starts: the longer range is the outer one */
-		snprintf(nv_sql, sizeof nv_sql,
-			 "SELECT n.globalTid, n.start, n.end, %s FROM " T_NVTX " n "
-			 "LEFT JOIN StringIds t ON t.id = n.textId WHERE n.eventType = %d "
-			 "AND n.end IS NOT NULL AND n.globalTid IS NOT NULL "
-			 "ORDER BY n.globalTid, n.start, n.end DESC", wk->w.nvtx_name, PROF_NVTX_PUSHPOP);
-		rc = prof_cursor__open(wk->s, nv_sql, &nv, wk->err);
-		if (rc == 0)
-			rc = prof_cursor__next(nv, wk->err);
-		if (rc < 0)
-			goto out;
-		nv_row = rc > 0;
-	}
 	wk->thread = -1;
-	open_clear(wk);
 	while ((rc = prof_cursor__next(calls, wk->err)) > 0) {
 		int64_t tid = prof_cursor__int64(calls, 0), t = prof_cursor__int64(calls, 1);
 		uint64_t weight = clipped(wk, prof_cursor__int64(calls, 4), prof_cursor__int64(calls, 5));
 
 		if (tid != wk->thread) {
-			open_clear(wk);
 			free(wk->prefix);
 			wk->prefix = NULL;
 			wk->thread = tid;
@@ -424,10 +332,9 @@ static int walk_calls(struct walk *wk, const char *table, bool runtime_too)
 			if (rc < 0)
 				break;
 		}
-		rc = nv ? advance_ranges(wk, nv, &nv_row, tid, t) : 0;
+		rc = range_walk__at(&wk->ranges, tid, t);
 		if (rc < 0)
 			break;
-		open_drop_ended(wk, t);
 		if (weight == 0)
 			continue;
 		rc = fold_call(wk, prof_cursor__int64(calls, 2), !prof_cursor__is_null(calls, 3),
@@ -437,7 +344,7 @@ static int walk_calls(struct walk *wk, const char *table, bool runtime_too)
 	}
 out:
 	prof_cursor__close(calls);
-	prof_cursor__close(nv);
+	range_walk__exit(&wk->ranges);
 	free(sql);
 	return rc < 0 ? rc : 0;
 }
@@ -524,8 +431,6 @@ int folded__collect(struct prof_store *s, const struct folded_options *o,
 	stack_table__finish(&wk.table);
 	if (rc < 0)
 		folded_stacks__exit(out);
-	open_clear(&wk);
-	free(wk.open);
 	free(wk.prefix);
 	free(wk.key);
 	name_cache__exit(&wk.kernels);

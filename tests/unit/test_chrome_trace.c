@@ -1,8 +1,11 @@
 /* test_chrome_trace.c - the Chrome/Perfetto trace export on a store written
  * with known values (export_store.h): categories, flows, tracks, time
- * arithmetic, projection of NVTX ranges onto streams, filters, escaping. */
+ * arithmetic, projection of NVTX ranges onto streams, filters, escaping;
+ * and on a second store of nested ranges on two threads, the projection's
+ * spans and order. */
 #include <check.h>
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,17 +16,15 @@
 
 static char *trace_text;
 
-/* Export the store with opts into memory and parse it. */
-static cJSON *export_trace(bool gpu_info, const struct chrome_options *opts)
+/* Export the store at path with opts into memory and parse it. */
+static cJSON *export_path(const char *path, const struct chrome_options *opts)
 {
-	const char *path = testutil_tmp_path("xs.sqlite");
 	struct prof_store *s = NULL;
 	struct prof_error err = { 0 };
 	size_t len = 0;
 	FILE *f;
 	cJSON *doc;
 
-	xs_write(path, gpu_info);
 	ck_assert_msg(prof_store__open(path, &s, &err) == 0, "%s", err.msg);
 	free(trace_text);
 	f = open_memstream(&trace_text, &len);
@@ -33,6 +34,14 @@ static cJSON *export_trace(bool gpu_info, const struct chrome_options *opts)
 	doc = cJSON_Parse(trace_text);
 	ck_assert_msg(doc != NULL, "not JSON near: %.80s", cJSON_GetErrorPtr());
 	return doc;
+}
+
+static cJSON *export_trace(bool gpu_info, const struct chrome_options *opts)
+{
+	const char *path = testutil_tmp_path("xs.sqlite");
+
+	xs_write(path, gpu_info);
+	return export_path(path, opts);
 }
 
 static cJSON *events(cJSON *doc)
@@ -389,6 +398,187 @@ START_TEST(chrome_copy_args_carry_bytes_and_bandwidth)
 }
 END_TEST
 
+/* ---- nested ranges on two threads ---------------------------------------- */
+
+#define NR_PID 200
+#define NR_T0 2000000000LL
+
+/* Ranges relative to NR_T0; thread 0 or 1 of process NR_PID. */
+static const struct nr_range {
+	const char *name;
+	int type;
+	int thread;
+	int64_t start, end;
+} nr_ranges[] = {
+	{ "a outer", PROF_NVTX_PUSHPOP, 0, 0, 10000 },
+	{ "a inner", PROF_NVTX_PUSHPOP, 0, 1000, 4000 },
+	{ "a innermost", PROF_NVTX_PUSHPOP, 0, 3000, 3500 },
+	{ "a next", PROF_NVTX_PUSHPOP, 0, 10000, 20000 },
+	{ "a async", PROF_NVTX_STARTEND, 0, 3000, 15000 },
+	{ "b outer", PROF_NVTX_PUSHPOP, 1, 500, 18000 },
+	{ "b idle", PROF_NVTX_PUSHPOP, 1, 600, 700 },
+};
+#define NR_NRANGES (int)(sizeof nr_ranges / sizeof nr_ranges[0])
+
+/* Launches relative to NR_T0. Calls at a range's start are inside it, calls
+ * at its end are not; thread 1's calls fall inside thread 0's ranges in time
+ * and must not count for them. */
+static const struct nr_launch {
+	int thread;
+	enum prof_api_domain domain;
+	int64_t api_start;
+	enum xs_gpu gpu;
+	int32_t device, stream;
+	int64_t gpu_start, gpu_end;
+} nr_launches[] = {
+	{ 0, PROF_API_RUNTIME, 1000, XS_KERNEL, 0, 3, 50000, 51000 },
+	{ 0, PROF_API_RUNTIME, 3000, XS_MEMCPY, 0, 5, 51000, 54000 },
+	{ 0, PROF_API_DRIVER, 3400, XS_KERNEL, 1, 3, 52000, 53000 },
+	{ 0, PROF_API_RUNTIME, 4000, XS_KERNEL, 0, 3, 54000, 56000 },
+	{ 0, PROF_API_RUNTIME, 9999, XS_KERNEL, 0, 3, 57000, 58000 },
+	{ 0, PROF_API_RUNTIME, 10000, XS_KERNEL, 0, 5, 58000, 59000 },
+	{ 0, PROF_API_RUNTIME, 16000, XS_KERNEL, 0, 3, 60000, 61000 },
+	{ 1, PROF_API_RUNTIME, 2000, XS_KERNEL, 0, 3, 51000, 52000 },
+	{ 1, PROF_API_DRIVER, 12000, XS_KERNEL, 0, 5, 59000, 62000 },
+	{ 1, PROF_API_RUNTIME, 18000, XS_KERNEL, 0, 3, 63000, 64000 },
+};
+#define NR_NLAUNCH (int)(sizeof nr_launches / sizeof nr_launches[0])
+
+static int64_t nr_tid(int thread)
+{
+	return prof_global_tid(NR_PID, (uint32_t)(NR_PID + 1 + thread));
+}
+
+static const char *nr_write(void)
+{
+	const char *path = testutil_tmp_path("nested_ranges.sqlite");
+	struct prof_writer *w = NULL;
+	struct prof_error err = { 0 };
+	int rc = 0;
+
+	ck_assert_msg(prof_writer__create(path, PROF_WRITER_OVERWRITE, &w, &err) == 0, "%s", err.msg);
+	for (int i = 0; i < NR_NRANGES; i++) {
+		const struct nr_range *r = &nr_ranges[i];
+		struct prof_nvtx_event n = {
+			.start_ns = NR_T0 + r->start, .end_ns = NR_T0 + r->end, .event_type = r->type,
+			.global_tid = nr_tid(r->thread), .end_global_tid = nr_tid(r->thread),
+			.text_id = prof_writer__string(w, r->name),
+		};
+		rc |= prof_writer__nvtx(w, &n);
+	}
+	for (int i = 0; i < NR_NLAUNCH; i++) {
+		const struct nr_launch *l = &nr_launches[i];
+		struct prof_api_call a = {
+			.start_ns = NR_T0 + l->api_start, .end_ns = NR_T0 + l->api_start + 500,
+			.global_tid = nr_tid(l->thread), .correlation_id = i + 1,
+			.name_id = prof_writer__string(w, "launch"),
+		};
+		rc |= prof_writer__api(w, l->domain, &a);
+		if (l->gpu == XS_KERNEL) {
+			struct prof_kernel k = {
+				.start_ns = NR_T0 + l->gpu_start, .end_ns = NR_T0 + l->gpu_end,
+				.device_id = l->device, .stream_id = l->stream, .correlation_id = i + 1,
+				.global_pid = prof_global_pid(NR_PID),
+				.demangled_name = prof_writer__string(w, "k"),
+				.grid_x = 1, .grid_y = 1, .grid_z = 1, .block_x = 32, .block_y = 1,
+				.block_z = 1,
+			};
+			k.short_name = k.demangled_name;
+			rc |= prof_writer__kernel(w, &k);
+		} else {
+			struct prof_memcpy m = {
+				.start_ns = NR_T0 + l->gpu_start, .end_ns = NR_T0 + l->gpu_end,
+				.device_id = l->device, .stream_id = l->stream, .correlation_id = i + 1,
+				.global_pid = prof_global_pid(NR_PID), .bytes = 4096,
+				.copy_kind = PROF_COPY_HTOD, .src_kind = PROF_MEM_PINNED,
+				.dst_kind = PROF_MEM_DEVICE,
+			};
+			rc |= prof_writer__memcpy(w, &m);
+		}
+	}
+	ck_assert_int_eq(rc, 0);
+	ck_assert_msg(prof_writer__finish(w, &err) == 0, "%s", err.msg);
+	return path;
+}
+
+/* An event's ts or dur in ns. */
+static int64_t ns_of(const cJSON *e, const char *key)
+{
+	return llround(num(e, key) * 1000.0);
+}
+
+START_TEST(chrome_nvtx_projection_spans_each_ranges_own_thread_launches_per_stream)
+{
+	cJSON *doc = export_path(nr_write(), NULL);
+	int64_t base = (int64_t)num(doc, "baseTimeNanoseconds");
+	int expected = 0;
+
+	for (int r = 0; r < NR_NRANGES; r++) {
+		for (int dev = 0; dev < 2; dev++) {
+			for (int stream = 0; stream < 8; stream++) {
+				int64_t lo = INT64_MAX, hi = INT64_MIN;
+				int found = 0;
+				cJSON *e;
+
+				for (int i = 0; i < NR_NLAUNCH; i++) {
+					const struct nr_launch *l = &nr_launches[i];
+
+					if (l->thread != nr_ranges[r].thread || l->device != dev ||
+					    l->stream != stream || l->api_start < nr_ranges[r].start ||
+					    l->api_start >= nr_ranges[r].end)
+						continue;
+					lo = l->gpu_start < lo ? l->gpu_start : lo;
+					hi = l->gpu_end > hi ? l->gpu_end : hi;
+				}
+				if (lo == INT64_MAX)
+					continue;
+				expected++;
+				cJSON_ArrayForEach(e, events(doc)) {
+					if (strcmp(str(e, "cat"), "gpu_user_annotation") != 0 ||
+					    strcmp(str(e, "name"), nr_ranges[r].name) != 0 ||
+					    num(e, "pid") != dev || num(e, "tid") != stream)
+						continue;
+					found++;
+					ck_assert_int_eq(ns_of(e, "ts") + base, NR_T0 + lo);
+					ck_assert_int_eq(ns_of(e, "dur"), hi - lo);
+				}
+				ck_assert_msg(found == 1, "%s on %d/%d: %d events", nr_ranges[r].name,
+					      dev, stream, found);
+			}
+		}
+	}
+	ck_assert_int_eq(count_cat(doc, "X", "gpu_user_annotation"), expected);
+	ck_assert_ptr_null(find_named(doc, "gpu_user_annotation", "b idle"));
+	cJSON_Delete(doc);
+}
+END_TEST
+
+/* Projected ranges merge with the GPU work by start; of two starting
+ * together the longer, the enclosing one, comes first. */
+START_TEST(chrome_nvtx_projections_are_ordered_by_start_longer_first)
+{
+	cJSON *doc = export_path(nr_write(), NULL);
+	double last_ts = -1, last_dur = 0;
+	int shared_starts = 0;
+	cJSON *e;
+
+	cJSON_ArrayForEach(e, events(doc)) {
+		if (strcmp(str(e, "cat"), "gpu_user_annotation") != 0)
+			continue;
+		ck_assert(num(e, "ts") >= last_ts);
+		if (num(e, "ts") == last_ts) {
+			ck_assert(num(e, "dur") <= last_dur);
+			shared_starts++;
+		}
+		last_ts = num(e, "ts");
+		last_dur = num(e, "dur");
+	}
+	/* "a outer" and "a inner" both start with the launch at 1000 */
+	ck_assert_int_gt(shared_starts, 0);
+	cJSON_Delete(doc);
+}
+END_TEST
+
 static void teardown(void)
 {
 	free(trace_text);
@@ -418,6 +608,8 @@ int main(void)
 	tcase_add_test(tc, chrome_size_warning_names_the_narrowing_options);
 	tcase_add_test(tc, chrome_kernel_args_carry_theoretical_occupancy);
 	tcase_add_test(tc, chrome_copy_args_carry_bytes_and_bandwidth);
+	tcase_add_test(tc, chrome_nvtx_projection_spans_each_ranges_own_thread_launches_per_stream);
+	tcase_add_test(tc, chrome_nvtx_projections_are_ordered_by_start_longer_first);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
