@@ -493,12 +493,12 @@ static int gpu_sql(struct chrome_ctx *c, char *sql, size_t cap, const char *tabl
 	    export_window__in_range(in_gpu, sizeof in_gpu, "g.start", "g.globalPid >> 24") < 0)
 		return prof_error__set(c->err, PROF_E_USAGE, "export query too long");
 	snprintf(sql, cap,
-		 "%s SELECT g.start, g.end, g.deviceId, g.streamId, g.correlationId, g.globalPid, "
+		 "SELECT g.start, g.end, g.deviceId, g.streamId, g.correlationId, g.globalPid, "
 		 "%s, (%s IS NOT NULL AND %s > ?1 AND %s < ?2), %s "
 		 "FROM %s%s WHERE g.end > ?1 AND g.start < ?2 "
 		 "AND CASE WHEN %s IS NOT NULL THEN %s ELSE %s END "
 		 "ORDER BY g.start, g.end DESC",
-		 c->w.range_cte, a.tid, a.start, a.end, a.start, extra_cols, table, a.join,
+		 a.tid, a.start, a.end, a.start, extra_cols, table, a.join,
 		 a.start, in_api, in_gpu);
 	return 0;
 }
@@ -513,11 +513,11 @@ static int api_sql(struct chrome_ctx *c, char *sql, size_t cap, enum src_kind ki
 		 gpu_kinds, gpu_tables, 3, "WHERE end > ?1 AND start < ?2");
 	export_window__in_range(in_range, sizeof in_range, "a.start", "a.globalTid >> 24");
 	snprintf(sql, cap,
-		 "%s SELECT a.start, a.end, a.globalTid, a.correlationId, coalesce(s.value, ''), "
+		 "SELECT a.start, a.end, a.globalTid, a.correlationId, coalesce(s.value, ''), "
 		 "(gk.c IS NOT NULL%s) FROM %s a LEFT JOIN StringIds s ON s.id = a.nameId "
 		 "LEFT JOIN (%s) gk ON gk.c = a.correlationId AND gk.p = (a.globalTid >> 24)%s "
 		 "WHERE a.end > ?1 AND a.start < ?2 AND %s ORDER BY a.start, a.end DESC",
-		 c->w.range_cte, runtime_first ? " AND rk.c IS NULL" : "", table, gpu,
+		 runtime_first ? " AND rk.c IS NULL" : "", table, gpu,
 		 runtime_first ? " LEFT JOIN (SELECT DISTINCT correlationId AS c, globalTid >> 24 AS p"
 				 " FROM " T_RUNTIME ") rk ON rk.c = a.correlationId"
 				 " AND rk.p = (a.globalTid >> 24)" : "",
@@ -531,26 +531,26 @@ static int nvtx_sql(struct chrome_ctx *c, char *sql, size_t cap)
 
 	export_window__in_range(in_range, sizeof in_range, "n.start", "n.globalTid >> 24");
 	snprintf(sql, cap,
-		 "%s SELECT n.start, coalesce(n.end, n.start), n.globalTid, %s, n.end IS NULL "
+		 "SELECT n.start, coalesce(n.end, n.start), n.globalTid, %s, n.end IS NULL "
 		 "FROM " T_NVTX " n LEFT JOIN StringIds t ON t.id = n.textId "
 		 "WHERE n.eventType IN (34, 59, 60) AND n.globalTid IS NOT NULL "
 		 "AND coalesce(n.end, n.start) >= ?1 AND n.start < ?2 AND %s "
 		 "ORDER BY n.start, n.end DESC",
-		 c->w.range_cte, c->w.nvtx_name, in_range);
+		 c->w.nvtx_name, in_range);
 	return 0;
 }
 
-static int memory_sql(struct chrome_ctx *c, char *sql, size_t cap)
+static int memory_sql(char *sql, size_t cap)
 {
 	char in_range[512];
 
 	export_window__in_range(in_range, sizeof in_range, "m.start", "m.globalPid >> 24");
 	/* every event before the window still counts towards the level */
 	snprintf(sql, cap,
-		 "%s SELECT m.start, m.start, m.deviceId, m.bytes, m.memoryOperationType, "
+		 "SELECT m.start, m.start, m.deviceId, m.bytes, m.memoryOperationType, "
 		 "(m.start >= ?1 AND %s) FROM " T_MEMORY " m "
 		 "WHERE m.start < ?2 AND m.memKind = %d ORDER BY m.start",
-		 c->w.range_cte, in_range, PROF_MEM_DEVICE);
+		 in_range, PROF_MEM_DEVICE);
 	return 0;
 }
 
@@ -968,7 +968,7 @@ static int source_sql(struct chrome_ctx *c, enum src_kind kind, char *sql, size_
 	case SRC_KERNEL: return gpu_sql(c, sql, cap, KERNEL_FROM, KERNEL_COLS);
 	case SRC_MEMCPY: return gpu_sql(c, sql, cap, T_MEMCPY " g", MEMCPY_COLS);
 	case SRC_MEMSET: return gpu_sql(c, sql, cap, T_MEMSET " g", MEMSET_COLS);
-	case SRC_MEMORY: return memory_sql(c, sql, cap);
+	case SRC_MEMORY: return memory_sql(sql, cap);
 	case SRC_GPU_NVTX: /* computed by project_ranges, not read by a query */
 	case SRC__COUNT: break;
 	}

@@ -79,6 +79,42 @@ static int query_i64(struct prof_store *s, const char *sql, int text_index, cons
 	return rc;
 }
 
+/* The instances of the --range range, per process, in a temporary table
+ * indexed by (process, start), with m the latest end among the instances
+ * starting no later (peers included). A time t lies inside some instance
+ * exactly when m of the last instance starting at or before t is later than
+ * t, nested or overlapping instances included: one index lookup per row
+ * instead of a scan of every instance. The table always exists (empty
+ * without --range), so that queries naming it prepare. Temporary tables
+ * live in the connection's own temp database: the store stays read-only. */
+#define RANGE_TABLE "perfkit_range_instances"
+
+static int index_range_instances(const struct export_window *w, struct prof_store *s,
+				 struct prof_error *err)
+{
+	static const char *const setup[] = {
+		"CREATE TEMP TABLE IF NOT EXISTS " RANGE_TABLE " (p INTEGER, s INTEGER, m INTEGER)",
+		"CREATE INDEX IF NOT EXISTS temp." RANGE_TABLE "_ps ON " RANGE_TABLE " (p, s)",
+		"DELETE FROM temp." RANGE_TABLE,
+	};
+	char sql[768];
+	int64_t n;
+	bool null;
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < sizeof setup / sizeof setup[0]; i++)
+		rc = query_i64(s, setup[i], 0, NULL, &n, &null, err);
+	if (rc < 0 || !w->range_name || !prof_store__has_table(s, "NVTX_EVENTS"))
+		return rc;
+	snprintf(sql, sizeof sql,
+		 "INSERT INTO temp." RANGE_TABLE " SELECT p, s, max(e) OVER (PARTITION BY p ORDER BY s) "
+		 "FROM (SELECT n.globalTid >> 24 AS p, n.start AS s, n.end AS e FROM NVTX_EVENTS n "
+		 "LEFT JOIN StringIds t ON t.id = n.textId WHERE n.end IS NOT NULL "
+		 "AND n.eventType IN (59, 60) AND %s = ?1)",
+		 w->nvtx_name);
+	return query_i64(s, sql, 1, w->range_name, &n, &null, err);
+}
+
 static int extent(struct prof_store *s, int64_t *first, int64_t *last, struct prof_error *err)
 {
 	bool any = false, null;
@@ -152,33 +188,18 @@ int export_window__init(struct export_window *w, struct prof_store *s,
 		w->nvtx_has_text = n > 0;
 		snprintf(w->nvtx_name, sizeof w->nvtx_name, "%s",
 			 w->nvtx_has_text ? "coalesce(t.value, n.text, '')" : "coalesce(t.value, '')");
-		snprintf(w->range_cte, sizeof w->range_cte,
-			 "WITH ri AS MATERIALIZED (SELECT n.start AS s, n.end AS e, "
-			 "n.globalTid >> 24 AS p FROM NVTX_EVENTS n "
-			 "LEFT JOIN StringIds t ON t.id = n.textId "
-			 "WHERE ?3 IS NOT NULL AND n.end IS NOT NULL AND n.eventType IN (59, 60) "
-			 "AND %s = ?3) ", w->nvtx_name);
 	} else {
 		snprintf(w->nvtx_name, sizeof w->nvtx_name, "''");
-		snprintf(w->range_cte, sizeof w->range_cte,
-			 "WITH ri AS MATERIALIZED (SELECT 0 AS s, 0 AS e, 0 AS p "
-			 "WHERE ?3 IS NOT NULL AND 0) ");
 	}
-	if (w->range_name) {
-		char sql[1024];
-
-		n = 0;
-		if (prof_store__has_table(s, "NVTX_EVENTS")) {
-			snprintf(sql, sizeof sql, "%s SELECT count(*) FROM ri", w->range_cte);
-			rc = query_i64(s, sql, 3, w->range_name, &n, &null, err);
-			if (rc < 0)
-				return rc;
-		}
-		if (n == 0)
-			return prof_error__set(err, PROF_E_USAGE,
-					       "%s: no NVTX range is named '%s'",
-					       prof_store__path(s), w->range_name);
-	}
+	rc = index_range_instances(w, s, err);
+	if (rc < 0 || !w->range_name)
+		return rc;
+	rc = query_i64(s, "SELECT count(*) FROM temp." RANGE_TABLE, 0, NULL, &n, &null, err);
+	if (rc < 0)
+		return rc;
+	if (n == 0)
+		return prof_error__set(err, PROF_E_USAGE, "%s: no NVTX range is named '%s'",
+				       prof_store__path(s), w->range_name);
 	return 0;
 }
 
@@ -200,8 +221,9 @@ int export_window__bind(const struct export_window *w, struct prof_cursor *c,
 int export_window__in_range(char *buf, size_t cap, const char *ts, const char *pid)
 {
 	int n = snprintf(buf, cap,
-			 "(?3 IS NULL OR EXISTS (SELECT 1 FROM ri WHERE ri.p = (%s) "
-			 "AND (%s) >= ri.s AND (%s) < ri.e))", pid, ts, ts);
+			 "(?3 IS NULL OR coalesce((SELECT r.m FROM temp." RANGE_TABLE " r "
+			 "WHERE r.p = (%s) AND r.s <= (%s) ORDER BY r.s DESC LIMIT 1) > (%s), 0))",
+			 pid, ts, ts);
 
 	return n > 0 && (size_t)n < cap ? 0 : PROF_E_USAGE;
 }

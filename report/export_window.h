@@ -31,7 +31,6 @@ struct export_window {
 	const char *range_name;
 	bool nvtx_has_text;          /* NVTX_EVENTS has the inline `text` column */
 	/* SQL fragments (constant text, no values): */
-	char range_cte[768];         /* "WITH ri AS MATERIALIZED (...)" instances of ?3 */
 	char nvtx_name[64];          /* name expression of NVTX row n joined to StringIds t */
 };
 
@@ -49,7 +48,8 @@ int export_window__bind(const struct export_window *w, struct prof_cursor *c,
 			struct prof_error *err);
 
 /* "(?3 IS NULL OR <ts, in process pid, lies inside an instance of the range>)";
- * ts and pid are SQL expressions. Needs range_cte at the head of the query. */
+ * ts and pid are SQL expressions. An indexed lookup per row: the instances
+ * sit in a temporary table that export_window__init fills. */
 int export_window__in_range(char *buf, size_t cap, const char *ts, const char *pid);
 
 /* Print an absolute time as microseconds relative to base with exactly three

@@ -270,18 +270,17 @@ static int calls_sql(struct walk *wk, const char *table, bool runtime_too, char 
 		/* CROSS JOIN keeps the call table outermost, so the (globalTid,
 		 * start) index gives the order without a sort. */
 		snprintf(sql, cap,
-			 "%s SELECT a.globalTid, a.start, a.nameId, "
+			 "SELECT a.globalTid, a.start, a.nameId, "
 			 "coalesce(k.demangledName, k.shortName), k.start, k.end "
 			 "FROM %s a CROSS JOIN " T_KERNEL " k ON " SUM_LAUNCHED_BY("k", "a")
 			 " WHERE k.end > ?1 AND k.start < ?2 AND %s%s "
 			 "ORDER BY a.globalTid, a.start",
-			 wk->w.range_cte, table, in_range, not_runtime);
+			 table, in_range, not_runtime);
 	} else {
 		snprintf(sql, cap,
-			 "%s SELECT a.globalTid, a.start, a.nameId, %s, a.start, a.end "
+			 "SELECT a.globalTid, a.start, a.nameId, %s, a.start, a.end "
 			 "FROM %s a WHERE a.end > ?1 AND a.start < ?2 AND %s "
 			 "ORDER BY a.globalTid, a.start",
-			 wk->w.range_cte,
 			 kernels ? "(SELECT CASE WHEN count(*) = 1 THEN coalesce(min(k.demangledName), "
 				   "min(k.shortName)) END FROM " T_KERNEL " k WHERE "
 				   SUM_LAUNCHED_BY("k", "a") ")" : "NULL",
@@ -363,9 +362,9 @@ static int walk_orphans(struct walk *wk)
 		return nomem(wk);
 	export_window__in_range(in_range, sizeof in_range, "k.start", "k.globalPid >> 24");
 	used = (size_t)snprintf(sql, SQL_MAX,
-				"%s SELECT k.globalPid >> 24, coalesce(k.demangledName, k.shortName), "
+				"SELECT k.globalPid >> 24, coalesce(k.demangledName, k.shortName), "
 				"k.start, k.end FROM " T_KERNEL " k WHERE k.end > ?1 AND k.start < ?2 "
-				"AND %s", wk->w.range_cte, in_range);
+				"AND %s", in_range);
 	for (int i = 0; i < 2; i++)
 		if (prof_store__has_table(wk->s, api_tables[i]))
 			used += (size_t)snprintf(sql + used, SQL_MAX - used,

@@ -86,11 +86,11 @@ int range_walk__open(struct range_walk *rw, struct prof_store *s, const struct e
 		return prof_error__set(err, PROF_E_USAGE, "export query too long");
 	/* equal starts: the longer range is the outer one */
 	snprintf(sql, sizeof sql,
-		 "%sSELECT n.globalTid, n.start, n.end, n.rowid, %s FROM " T_NVTX " n "
+		 "SELECT n.globalTid, n.start, n.end, n.rowid, %s FROM " T_NVTX " n "
 		 "LEFT JOIN StringIds t ON t.id = n.textId WHERE n.eventType %s "
 		 "AND n.end IS NOT NULL AND n.globalTid IS NOT NULL%s%s "
 		 "ORDER BY n.globalTid, n.start, n.end DESC",
-		 in_range ? w->range_cte : "", w->nvtx_name, types, in_range ? " AND " : "",
+		 w->nvtx_name, types, in_range ? " AND " : "",
 		 in_instance);
 	rc = prof_cursor__open(s, sql, &rw->cur, err);
 	if (rc == 0 && in_range)
