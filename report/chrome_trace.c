@@ -72,8 +72,8 @@ struct chrome_ctx {
 	struct prof_store *store;
 	struct export_window w;
 	bool first_event;
-	int64_t *pids;      /* sorted: flow ids are (index << 32) | correlation */
-	size_t npids;
+	int64_t flows;      /* flow ids handed out: one per GPU activity whose
+			     * launching call is in the export */
 	struct device *devs;
 	size_t ndevs;
 	bool have[SRC__COUNT];
@@ -119,28 +119,6 @@ static void ev_complete(struct chrome_ctx *c, const char *cat, const char *name,
 	fprintf(c->out, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64, pid, tid);
 	put_ts(c, "ts", start_ns);
 	put_dur(c, start_ns, end_ns);
-}
-
-static int64_t pid_index(const struct chrome_ctx *c, int64_t pid)
-{
-	size_t lo = 0, hi = c->npids;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (c->pids[mid] < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return (int64_t)lo;
-}
-
-/* Correlation ids are per process: the process's index keeps flows of two
- * processes apart while staying below 2^53 (exact in JavaScript). */
-static int64_t flow_id(const struct chrome_ctx *c, int64_t pid, int64_t correlation)
-{
-	return (pid_index(c, pid) << 32) | (correlation & 0xFFFFFFFF);
 }
 
 static void ev_flow(struct chrome_ctx *c, bool start, int64_t id, int64_t pid, int64_t tid,
@@ -293,15 +271,8 @@ static int write_process_meta(struct chrome_ctx *c)
 	while (rc >= 0 && (rc = prof_cursor__next(cur, c->err)) > 0) {
 		int64_t pid = prof_cursor__int64(cur, 0);
 		const char *name = prof_cursor__text(cur, 1);
-		int64_t *grown = realloc(c->pids, (c->npids + 1) * sizeof *grown);
 		char fallback[48];
 
-		if (!grown) {
-			rc = prof_error__set(c->err, PROF_E_NOMEM, "out of memory");
-			break;
-		}
-		c->pids = grown;
-		c->pids[c->npids++] = pid;
 		snprintf(fallback, sizeof fallback, "process %" PRId64, pid);
 		ev_meta(c, "process_name", pid, 0, false, "name", name && *name ? name : fallback, 0);
 	}
@@ -479,8 +450,8 @@ static void api_exprs__init(struct chrome_ctx *c, struct api_exprs *a)
 }
 
 /* Columns 0..7 shared by the GPU sources: start, end, deviceId, streamId,
- * correlationId, globalPid, launching thread, flow (the launching call is
- * in the export too). */
+ * correlationId, globalPid, launching thread, and the launching call's start
+ * when that call is in the export too (else NULL: no flow). */
 static int gpu_sql(struct chrome_ctx *c, char *sql, size_t cap, const char *table,
 		   const char *extra_cols)
 {
@@ -494,34 +465,26 @@ static int gpu_sql(struct chrome_ctx *c, char *sql, size_t cap, const char *tabl
 		return prof_error__set(c->err, PROF_E_USAGE, "export query too long");
 	snprintf(sql, cap,
 		 "SELECT g.start, g.end, g.deviceId, g.streamId, g.correlationId, g.globalPid, "
-		 "%s, (%s IS NOT NULL AND %s > ?1 AND %s < ?2), %s "
+		 "%s, CASE WHEN %s IS NOT NULL AND %s > ?1 AND %s < ?2 THEN %s END, %s "
 		 "FROM %s%s WHERE g.end > ?1 AND g.start < ?2 "
 		 "AND CASE WHEN %s IS NOT NULL THEN %s ELSE %s END "
 		 "ORDER BY g.start, g.end DESC",
-		 a.tid, a.start, a.end, a.start, extra_cols, table, a.join,
+		 a.tid, a.start, a.end, a.start, a.start, extra_cols, table, a.join,
 		 a.start, in_api, in_gpu);
 	return 0;
 }
 
-static int api_sql(struct chrome_ctx *c, char *sql, size_t cap, enum src_kind kind)
+static int api_sql(char *sql, size_t cap, enum src_kind kind)
 {
 	const char *table = kind == SRC_RUNTIME ? T_RUNTIME : T_DRIVER;
-	char gpu[2048] = "", in_range[512];
-	bool runtime_first = kind == SRC_DRIVER && c->have[SRC_RUNTIME];
+	char in_range[512];
 
-	union_of(c, gpu, sizeof gpu, " UNION ", "correlationId AS c, globalPid >> 24 AS p",
-		 gpu_kinds, gpu_tables, 3, "WHERE end > ?1 AND start < ?2");
 	export_window__in_range(in_range, sizeof in_range, "a.start", "a.globalTid >> 24");
 	snprintf(sql, cap,
-		 "SELECT a.start, a.end, a.globalTid, a.correlationId, coalesce(s.value, ''), "
-		 "(gk.c IS NOT NULL%s) FROM %s a LEFT JOIN StringIds s ON s.id = a.nameId "
-		 "LEFT JOIN (%s) gk ON gk.c = a.correlationId AND gk.p = (a.globalTid >> 24)%s "
+		 "SELECT a.start, a.end, a.globalTid, a.correlationId, coalesce(s.value, '') "
+		 "FROM %s a LEFT JOIN StringIds s ON s.id = a.nameId "
 		 "WHERE a.end > ?1 AND a.start < ?2 AND %s ORDER BY a.start, a.end DESC",
-		 runtime_first ? " AND rk.c IS NULL" : "", table, gpu,
-		 runtime_first ? " LEFT JOIN (SELECT DISTINCT correlationId AS c, globalTid >> 24 AS p"
-				 " FROM " T_RUNTIME ") rk ON rk.c = a.correlationId"
-				 " AND rk.p = (a.globalTid >> 24)" : "",
-		 in_range);
+		 table, in_range);
 	return 0;
 }
 
@@ -586,12 +549,20 @@ static void gpu_common_args(struct chrome_ctx *c, struct prof_cursor *cur)
 		prof_cursor__int64(cur, 3));
 }
 
-static void gpu_flow_end(struct chrome_ctx *c, struct prof_cursor *cur)
+/* One flow per GPU activity, from the call that launched it: a graph launch
+ * starts one arrow per node, and each arrow has an id of its own because a
+ * viewer binds one start to one finish per id. The start is written here,
+ * out of file order, which the format allows. */
+static void gpu_flow(struct chrome_ctx *c, struct prof_cursor *cur)
 {
-	if (!prof_cursor__int64(cur, 7))
+	int64_t gt = prof_cursor__int64(cur, 6), id;
+
+	if (prof_cursor__is_null(cur, 7))
 		return;
-	ev_flow(c, false, flow_id(c, prof_cursor__int64(cur, 5) >> 24, prof_cursor__int64(cur, 4)),
-		prof_cursor__int64(cur, 2), prof_cursor__int64(cur, 3), prof_cursor__int64(cur, 0));
+	id = ++c->flows;
+	ev_flow(c, true, id, prof_pid_of(gt), prof_tid_of(gt), prof_cursor__int64(cur, 7));
+	ev_flow(c, false, id, prof_cursor__int64(cur, 2), prof_cursor__int64(cur, 3),
+		prof_cursor__int64(cur, 0));
 }
 
 #define KERNEL_COLS "coalesce(kn.value, ''), g.gridX, g.gridY, g.gridZ, g.blockX, g.blockY, " \
@@ -627,7 +598,7 @@ static void emit_kernel(struct chrome_ctx *c, struct prof_cursor *cur)
 				r.occupancy * 100.0);
 	}
 	fputs("}}", c->out);
-	gpu_flow_end(c, cur);
+	gpu_flow(c, cur);
 }
 
 #define MEMCPY_COLS "g.bytes, g.copyKind, g.srcKind, g.dstKind"
@@ -645,7 +616,7 @@ static void emit_memcpy(struct chrome_ctx *c, struct prof_cursor *cur)
 	fprintf(c->out, ",\"bytes\":%" PRId64, bytes);
 	put_bandwidth(c, bytes, start, end);
 	fputs("}}", c->out);
-	gpu_flow_end(c, cur);
+	gpu_flow(c, cur);
 }
 
 #define MEMSET_COLS "g.bytes, g.memKind"
@@ -662,7 +633,7 @@ static void emit_memset(struct chrome_ctx *c, struct prof_cursor *cur)
 	fprintf(c->out, ",\"bytes\":%" PRId64, bytes);
 	put_bandwidth(c, bytes, start, end);
 	fputs("}}", c->out);
-	gpu_flow_end(c, cur);
+	gpu_flow(c, cur);
 }
 
 static void emit_api(struct chrome_ctx *c, struct prof_cursor *cur, enum src_kind kind)
@@ -678,9 +649,6 @@ static void emit_api(struct chrome_ctx *c, struct prof_cursor *cur, enum src_kin
 	put_ts(c, "ts", start);
 	put_dur(c, start, prof_cursor__int64(cur, 1));
 	fprintf(c->out, ",\"args\":{\"correlation\":%" PRId64 "}}", corr);
-	if (prof_cursor__int64(cur, 5))
-		ev_flow(c, true, flow_id(c, prof_pid_of(gt), corr), prof_pid_of(gt), prof_tid_of(gt),
-			start);
 }
 
 static void emit_nvtx(struct chrome_ctx *c, struct prof_cursor *cur)
@@ -964,7 +932,7 @@ static int source_sql(struct chrome_ctx *c, enum src_kind kind, char *sql, size_
 	switch (kind) {
 	case SRC_NVTX: return nvtx_sql(c, sql, cap);
 	case SRC_RUNTIME:
-	case SRC_DRIVER: return api_sql(c, sql, cap, kind);
+	case SRC_DRIVER: return api_sql(sql, cap, kind);
 	case SRC_KERNEL: return gpu_sql(c, sql, cap, KERNEL_FROM, KERNEL_COLS);
 	case SRC_MEMCPY: return gpu_sql(c, sql, cap, T_MEMCPY " g", MEMCPY_COLS);
 	case SRC_MEMSET: return gpu_sql(c, sql, cap, T_MEMSET " g", MEMSET_COLS);
@@ -1124,7 +1092,6 @@ int chrome_trace__write(struct prof_store *s, const struct chrome_options *opts,
 	if (ferror(out))
 		rc = prof_error__set(err, PROF_E_IO, "cannot write the trace");
 out:
-	free(c.pids);
 	free(c.devs);
 	free(c.proj.live);
 	free(c.proj.done);
