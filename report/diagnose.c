@@ -290,8 +290,8 @@ static int capture_extent(struct diag_context *ctx, struct diag_window *w, struc
  * one; of these the most frequent. An outer "train" range (once) and inner
  * "copy" ranges (short) both lose to "step".
  *
- * The first instance of each name is left out, of the ranking and of the
- * window: it is the warm-up (module loading, library handles, first-touch
+ * The first instance of each name on each thread is left out, of the
+ * ranking and of the window: it is the warm-up (module loading, library handles, first-touch
  * allocations) rather than the steady state, and a name used once for setup
  * ("load/transfer" around the initial upload) would otherwise outweigh the
  * loop it also appears in. */
@@ -299,7 +299,8 @@ static int window_from_nvtx(struct diag_context *ctx, struct diag_window *w, str
 {
 	const char *sql =
 		"WITH r AS (SELECT coalesce(s.value, n.text) AS name, n.start, n.end,"
-		"  row_number() OVER (PARTITION BY coalesce(s.value, n.text) ORDER BY n.start) AS k"
+		"  row_number() OVER (PARTITION BY coalesce(s.value, n.text), n.globalTid"
+		"   ORDER BY n.start) AS k"
 		"  FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId"
 		"  WHERE n.eventType IN (59, 60) AND n.end IS NOT NULL AND n.end > n.start)"
 		" SELECT name, count(*), sum(end - start), min(start), max(end) FROM r"
@@ -352,7 +353,7 @@ static int window_from_kernels(struct diag_context *ctx, struct diag_window *w, 
 {
 	const char *pick =
 		"SELECT k.demangledName, count(*), min(k.start) FROM CUPTI_ACTIVITY_KIND_KERNEL k"
-		" GROUP BY k.demangledName HAVING count(*) >= ?1"
+		" GROUP BY k.demangledName HAVING count(*) >= max(?1, 3)"
 		" ORDER BY count(*) ASC, min(k.start) ASC LIMIT 1";
 	const char *starts =
 		"SELECT k.start FROM CUPTI_ACTIVITY_KIND_KERNEL k WHERE k.demangledName = ?1 ORDER BY k.start";
@@ -415,32 +416,39 @@ out:
 
 /* NVTX ranges are host time: an asynchronous loop enqueues its steps and
  * races ahead while the GPU works through them later. The window therefore
- * ends where the GPU finishes the last work that an API call inside it
- * launched (joined by correlation id within one process), or at the ranges'
- * end when that comes later. */
+ * ends where the GPU finishes the last work that a runtime or driver call
+ * inside it launched (joined by correlation id within one process), or at
+ * the ranges' end when that comes later. */
 static int extend_to_launched_work(struct diag_context *ctx, struct diag_window *w,
 				   struct prof_error *err)
 {
+	static const char *const api_tables[] = { "CUPTI_ACTIVITY_KIND_RUNTIME",
+						  "CUPTI_ACTIVITY_KIND_DRIVER" };
 	static const char *const gpu_tables[] = { "CUPTI_ACTIVITY_KIND_KERNEL",
 						  "CUPTI_ACTIVITY_KIND_MEMCPY",
 						  "CUPTI_ACTIVITY_KIND_MEMSET" };
-	char sql[1024];
+	char sql[4096];
 	size_t len = 0, n = 0;
 	struct prof_cursor *c;
 	int rc;
 
-	if (!ctx->has_runtime)
-		return 0;
 	len += (size_t)snprintf(sql + len, sizeof sql - len, "SELECT max(e) FROM (");
-	for (size_t i = 0; i < sizeof gpu_tables / sizeof gpu_tables[0]; i++) {
-		if (!prof_store__has_table(ctx->store, gpu_tables[i]))
+	for (size_t a = 0; a < sizeof api_tables / sizeof api_tables[0]; a++) {
+		/* an export without these columns cannot be joined: no extension */
+		if (!prof_store__has_column(ctx->store, api_tables[a], "globalTid") ||
+		    !prof_store__has_column(ctx->store, api_tables[a], "correlationId"))
 			continue;
-		len += (size_t)snprintf(sql + len, sizeof sql - len,
-					"%sSELECT max(g.end) AS e FROM %s g JOIN CUPTI_ACTIVITY_KIND_RUNTIME r"
-					" ON r.correlationId = g.correlationId"
-					" AND (r.globalTid >> 24) = (g.globalPid >> 24)"
-					" WHERE r.start >= ?1 AND r.start < ?2",
-					n++ ? " UNION ALL " : "", gpu_tables[i]);
+		for (size_t g = 0; g < sizeof gpu_tables / sizeof gpu_tables[0]; g++) {
+			if (!prof_store__has_column(ctx->store, gpu_tables[g], "globalPid") ||
+			    !prof_store__has_column(ctx->store, gpu_tables[g], "correlationId"))
+				continue;
+			len += (size_t)snprintf(sql + len, sizeof sql - len,
+						"%sSELECT max(g.end) AS e FROM %s g JOIN %s r"
+						" ON r.correlationId = g.correlationId"
+						" AND (r.globalTid >> 24) = (g.globalPid >> 24)"
+						" WHERE r.start >= ?1 AND r.start < ?2",
+						n++ ? " UNION ALL " : "", gpu_tables[g], api_tables[a]);
+		}
 	}
 	if (n == 0)
 		return 0;
@@ -472,6 +480,7 @@ static int find_window(struct diag_context *ctx, struct diag_window *w, struct p
 		return 0;
 	}
 	rc = window_from_nvtx(ctx, w, err);
+	w->host_end_ns = w->end_ns;
 	if (rc == 0 && w->iterations > 0)
 		rc = extend_to_launched_work(ctx, w, err);
 	if (rc)
@@ -484,9 +493,11 @@ static int find_window(struct diag_context *ctx, struct diag_window *w, struct p
 	/* a loop found by kernels may end past the capture; keep it inside */
 	if (w->end_ns > w->capture_end_ns)
 		w->end_ns = w->capture_end_ns;
+	if (w->iterations == 0 || w->host_end_ns <= w->start_ns || w->host_end_ns > w->end_ns)
+		w->host_end_ns = w->end_ns;
 	if (w->end_ns <= w->start_ns) {
 		w->start_ns = w->capture_start_ns;
-		w->end_ns = w->capture_end_ns;
+		w->end_ns = w->host_end_ns = w->capture_end_ns;
 		w->iterations = 0;
 		w->whole_run = true;
 		snprintf(w->source, sizeof w->source, "whole capture");

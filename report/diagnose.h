@@ -87,6 +87,10 @@ struct diag_interval {
 struct diag_window {
 	int64_t capture_start_ns, capture_end_ns;
 	int64_t start_ns, end_ns;   /* the analysis window: the steady-state loop */
+	int64_t host_end_ns;        /* where the loop's host side ends (end_ns may run
+				     * on to the GPU work it launched): rules about
+				     * API calls stop here, so a sync or a free after
+				     * the loop does not count as inside it */
 	int iterations;             /* in the window (the warm-up left out); 0: no loop */
 	char source[256];           /* how the loop was found, for humans */
 	bool whole_run;             /* the window is the whole capture */

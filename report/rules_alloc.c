@@ -34,7 +34,7 @@ static int rule_alloc_churn(struct diag_context *ctx, struct prof_error *err)
 	if (rc)
 		return rc;
 	prof_cursor__bind_int64(c, 1, from);
-	prof_cursor__bind_int64(c, 2, ctx->w->end_ns);
+	prof_cursor__bind_int64(c, 2, ctx->w->host_end_ns);
 	while ((rc = prof_cursor__next(c, err)) == 1) {
 		struct diag_tally_entry *e = diag_tally__get(&t, prof_cursor__text(c, 0));
 
@@ -57,7 +57,7 @@ static int rule_alloc_churn(struct diag_context *ctx, struct prof_error *err)
 		goto out;
 	if (ctx->has_memory_events && !prof_cursor__open(ctx->store, bytes_sql, &c, err)) {
 		prof_cursor__bind_int64(c, 1, from);
-		prof_cursor__bind_int64(c, 2, ctx->w->end_ns);
+		prof_cursor__bind_int64(c, 2, ctx->w->host_end_ns);
 		if (prof_cursor__next(c, err) == 1) {
 			allocs = prof_cursor__int64(c, 0);
 			alloc_bytes = prof_cursor__int64(c, 1);

@@ -151,7 +151,7 @@ static int launch_api(struct diag_context *ctx, int64_t *n, int64_t *ns, struct 
 	if (rc)
 		return rc;
 	prof_cursor__bind_int64(c, 1, ctx->w->start_ns);
-	prof_cursor__bind_int64(c, 2, ctx->w->end_ns);
+	prof_cursor__bind_int64(c, 2, ctx->w->host_end_ns);
 	if ((rc = prof_cursor__next(c, err)) == 1) {
 		*n = prof_cursor__int64(c, 0);
 		*ns = prof_cursor__int64(c, 1);

@@ -159,7 +159,7 @@ static int api_calls(struct diag_context *ctx, const char *where, struct diag_ta
 	if (rc)
 		return rc;
 	prof_cursor__bind_int64(c, 1, ctx->w->start_ns);
-	prof_cursor__bind_int64(c, 2, ctx->w->end_ns);
+	prof_cursor__bind_int64(c, 2, ctx->w->host_end_ns);
 	while ((rc = prof_cursor__next(c, err)) == 1) {
 		int64_t s = prof_cursor__int64(c, 0), e = prof_cursor__int64(c, 1);
 		struct diag_tally_entry *te = diag_tally__get(t, prof_cursor__text(c, 2));

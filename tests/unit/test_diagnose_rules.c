@@ -322,6 +322,39 @@ START_TEST(diagnose_window_from_repeating_kernel_without_nvtx)
 }
 END_TEST
 
+/* ---- asynchronous loops ------------------------------------------------------- */
+
+/* The host enqueues 20 steps of 1 ms kernels in microseconds, then waits for
+ * them and frees a buffer: the window must reach the end of the GPU work the
+ * steps launched, and the wait and the free after the loop are not in it. */
+START_TEST(diagnose_async_loop_window_covers_its_gpu_work_not_the_calls_after_it)
+{
+	struct prog p;
+	struct diag_report *r;
+	int64_t last_kernel_end;
+
+	prog_open(&p, "async.sqlite", true);
+	for (int i = 0; i < 20; i++) {
+		int64_t s;
+		range_push(&p, &s);
+		kernel(&p, "step_kernel(float*)", 1000 * US, 256, 32, 0);
+		range_pop(&p, "step", s);
+	}
+	last_kernel_end = p.gpu_free;
+	sync_stream(&p);
+	api(&p, "cudaFree_v3020", 50 * US, 0);
+	prog_close(&p);
+	r = diagnose("async.sqlite", NULL);
+	ck_assert_int_eq(r->window.iterations, 19);
+	ck_assert_int_ge(r->window.end_ns, last_kernel_end);
+	ck_assert_int_lt(r->window.host_end_ns, last_kernel_end);
+	ck_assert_ptr_null(find(r, "sync_api"));
+	ck_assert_ptr_null(find(r, "alloc_churn"));
+	ck_assert_ptr_null(find(r, "gpu_util"));
+	diag_report__delete(r);
+}
+END_TEST
+
 /* ---- the transformer patterns ------------------------------------------------ */
 
 static void write_transformer(const char *name, bool fixed)
@@ -500,6 +533,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, diagnose_setting_raises_the_small_copy_threshold);
 	tcase_add_test(tc, diagnose_findings_are_sorted_by_share);
 	tcase_add_test(tc, diagnose_window_from_repeating_kernel_without_nvtx);
+	tcase_add_test(tc, diagnose_async_loop_window_covers_its_gpu_work_not_the_calls_after_it);
 	tcase_add_test(tc, diagnose_transformer_naive_shows_churn_sync_copies_and_small_gemms);
 	tcase_add_test(tc, diagnose_transformer_fixed_has_none_of_them);
 	tcase_add_test(tc, diagnose_launch_bound_fires_on_short_kernels_with_gaps);
