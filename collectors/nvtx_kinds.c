@@ -8,17 +8,20 @@
  * writer thread asks when that END record arrives.
  *
  * Application threads write and the writer thread reads, without a lock: a
- * direct-mapped table of ids, indexed by the id's low bits. Marker ids count
- * up, so an entry is only overwritten by an id 65536 ranges later, long after
- * the writer has read it. */
+ * direct-mapped table of ids, indexed by the id's low bits (1 MB). Marker ids
+ * count up, so an entry is overwritten only by the id SLOTS ranges later: a
+ * start/end range is taken for push/pop only if 262,144 further ranges end
+ * before the writer reaches its END record, several writer intervals' worth
+ * at any realistic rate. CUPTI runs the callback inside nvtxRangeEnd, before
+ * the END record can be in a completed buffer. */
 #include "collector.h"
 
 #include <cupti.h>
 #include <generated_nvtx_meta.h>
 
-#define SLOTS (1u << 16)
+#define SLOTS (1u << 18)
 
-static _Atomic uint64_t ended_by_range_end[SLOTS];
+static _Atomic uint32_t ended_by_range_end[SLOTS];
 
 void nvtx_kinds__on_callback(int domain, uint32_t cbid, const void *data)
 {
@@ -33,8 +36,9 @@ void nvtx_kinds__on_callback(int domain, uint32_t cbid, const void *data)
 		id = ((const nvtxDomainRangeEnd_params *)nvtx->functionParams)->core.id;
 	else
 		return;
-	/* Stored as id + 1 so that an empty slot (0) never matches id 0. */
-	atomic_store_explicit(&ended_by_range_end[id % SLOTS], id + 1, memory_order_release);
+	/* Marker ids are 32-bit; stored as id + 1 so that an empty slot (0)
+	 * never matches id 0. */
+	atomic_store_explicit(&ended_by_range_end[id % SLOTS], (uint32_t)id + 1u, memory_order_release);
 }
 
 void nvtx_kinds__enable(void *subscriber)
@@ -46,5 +50,5 @@ void nvtx_kinds__enable(void *subscriber)
 int nvtx_kinds__is_start_end(uint64_t marker_id)
 {
 	return atomic_load_explicit(&ended_by_range_end[marker_id % SLOTS], memory_order_acquire) ==
-	       marker_id + 1;
+	       (uint32_t)marker_id + 1u;
 }
