@@ -29,29 +29,12 @@
 #include "chrome_trace.h"
 #include "folded.h"
 #include "html_report.h"
+#include "bench_util.h"
 #include "prof/store.h"
 
 #define PID 4242u
 #define TID 4243u
 #define LAUNCHES_PER_STEP 1000
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* xorshift64*: deterministic, varied values. */
-static uint64_t rnd_state = 0x9E3779B97F4A7C15ULL;
-static uint64_t rnd(void)
-{
-	rnd_state ^= rnd_state >> 12;
-	rnd_state ^= rnd_state << 25;
-	rnd_state ^= rnd_state >> 27;
-	return rnd_state * 2685821657736338717ULL;
-}
 
 static int fail(const char *what, const char *msg)
 {
@@ -93,7 +76,7 @@ static int write_store(long long n, const char *path)
 	prof_writer__thread_name(w, prof_global_tid(PID, TID), "main");
 	prof_writer__meta(w, "start_ns", "1700000000000000000");
 	for (long long r = 0; r < n && rc == 0; r++) {
-		uint64_t x = rnd();
+		uint64_t x = bench_rnd();
 		int name = (x >> 16) & 3 ? (int)(x % 16) : (int)(x % 200);
 		int64_t dur = 1000 + (int64_t)((x >> 20) % 4000) * (1 + (int64_t)((x >> 40) % 20));
 		struct prof_api_call a = {
@@ -183,7 +166,7 @@ static int export_one(const char *format, const char *path)
 	if (prof_store__open(path, &s, &err))
 		return fail(path, err.msg);
 	out = fopencookie(&bytes, "w", io);
-	t0 = now_s();
+	t0 = bench_now_s();
 	if (strcmp(format, "chrome") == 0) {
 		struct chrome_options o = { .warn = fopen("/dev/null", "w") };
 
@@ -197,7 +180,7 @@ static int export_one(const char *format, const char *path)
 	fclose(out);
 	if (rc)
 		return fail(format, err.msg);
-	printf("%.3f %" PRIu64 "\n", now_s() - t0, bytes);
+	printf("%.3f %" PRIu64 "\n", bench_now_s() - t0, bytes);
 	prof_store__close(s);
 	return 0;
 }

@@ -15,34 +15,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "prof/store.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double cpu_s(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
-	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
-}
-
-/* xorshift64*: fast, deterministic, good enough for varied test values. */
-static uint64_t rnd_state = 0x9E3779B97F4A7C15ULL;
-static uint64_t rnd(void)
-{
-	rnd_state ^= rnd_state >> 12;
-	rnd_state ^= rnd_state << 25;
-	rnd_state ^= rnd_state >> 27;
-	return rnd_state * 2685821657736338717ULL;
-}
 
 static void usage(void)
 {
@@ -90,10 +64,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_ingest: %s\n", err.msg);
 		return 2;
 	}
-	c0 = cpu_s();
-	t0 = now_s();
+	c0 = bench_cpu_s();
+	t0 = bench_now_s();
 	for (long long r = 0; r < rows; r++) {
-		uint64_t x = rnd();
+		uint64_t x = bench_rnd();
 		/* a few names dominate, as in real training loops */
 		int n = (int)((x & 0xFFFF) % (unsigned)names);
 		int hot = (x >> 16) & 3 ? n % 16 : n;
@@ -127,14 +101,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_ingest: %s\n", err.msg);
 		return 1;
 	}
-	t_ingest = now_s() - t0;
-	c0 = cpu_s() - c0;
-	t0 = now_s();
+	t_ingest = bench_now_s() - t0;
+	c0 = bench_cpu_s() - c0;
+	t0 = bench_now_s();
 	if (prof_writer__finish(w, &err)) {
 		fprintf(stderr, "bench_ingest: %s\n", err.msg);
 		return 1;
 	}
-	t_finish = now_s() - t0;
+	t_finish = bench_now_s() - t0;
 	getrusage(RUSAGE_SELF, &ru);
 	stat(path, &st);
 	if (header)

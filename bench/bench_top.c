@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "prof/store.h"
 #include "top.h"
 #include "top_draw.h"
@@ -57,15 +58,6 @@ static int64_t now_ns(clockid_t c)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static uint64_t rnd_state = 0x9E3779B97F4A7C15ULL;
-static uint64_t rnd(void)
-{
-	rnd_state ^= rnd_state >> 12;
-	rnd_state ^= rnd_state << 25;
-	rnd_state ^= rnd_state >> 27;
-	return rnd_state * 2685821657736338717ULL;
-}
-
 /* One batch of n events ending about at t (CLOCK_REALTIME). Shares: 80 %
  * kernels, 8 % copies, 4 % allocations/frees, 8 % NVTX ranges. */
 static int write_batch(struct prof_writer *w, int64_t t, long n, int64_t *names)
@@ -74,7 +66,7 @@ static int write_batch(struct prof_writer *w, int64_t t, long n, int64_t *names)
 	int64_t gpid = prof_global_pid(BENCH_PID);
 
 	for (long i = 0; i < n; i++) {
-		uint64_t x = rnd();
+		uint64_t x = bench_rnd();
 		int kind = (int)(x % 100);
 		int64_t s = t - TICK_NS + (int64_t)((x >> 8) % TICK_NS);
 		int rc;
