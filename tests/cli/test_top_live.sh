@@ -7,27 +7,8 @@
 # quits first or Ctrl-C stops it, and exits with the program's status.
 . "$(dirname "$0")/cli_lib.sh"
 
-command -v tmux >/dev/null || { echo "FAIL: tmux is needed" >&2; exit 1; }
-SOCK="perfkit-top-live-$$"
-trap 'tmux -L "$SOCK" kill-server >/dev/null 2>&1; rm -rf "$TMP"' EXIT
-tm() { tmux -L "$SOCK" "$@"; }
-status=
-: >"$TMP/err"
+. "$(dirname "$0")/tmux_lib.sh"
 LIVE="$PERFKIT_TEST_TOOLS/write_live_store"
-
-screen() { tm capture-pane -p -t top:0 >"$TMP/screen" 2>/dev/null; }
-
-# wait_for NAME TEXT [SECONDS]: the screen shows TEXT in time (default 5 s).
-wait_for() {
-	for _ in $(seq $((${3:-5} * 10))); do
-		screen
-		if grep -qF -- "$2" "$TMP/screen"; then pass "$1"; return 0; fi
-		sleep 0.1
-	done
-	fail "$1: the screen lacks '$2'"
-	sed 's/^/    | /' "$TMP/screen" >&2
-	return 1
-}
 
 # start_top NAME ARGS...: perfkit top ARGS in a fresh tmux session; its exit
 # status lands in $TMP/NAME.status, its stderr in $TMP/NAME.err.

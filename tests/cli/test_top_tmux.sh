@@ -8,31 +8,11 @@
 # tests/data when one is there.
 . "$(dirname "$0")/cli_lib.sh"
 
-for tool in tmux sqlite3; do
-	command -v "$tool" >/dev/null || { echo "FAIL: $tool is needed" >&2; exit 1; }
-done
-SOCK="perfkit-top-test-$$"
-trap 'tmux -L "$SOCK" kill-server >/dev/null 2>&1; rm -rf "$TMP"' EXIT
-tm() { tmux -L "$SOCK" "$@"; }
+command -v sqlite3 >/dev/null || { echo "FAIL: sqlite3 is needed" >&2; exit 1; }
+. "$(dirname "$0")/tmux_lib.sh"
 
 COLS=160
 ROWS=45
-status=
-: >"$TMP/err" # fail() shows perfkit's stderr; top's own goes to the pane
-
-screen() { tm capture-pane -p -t top:0 >"$TMP/screen" 2>/dev/null; }
-
-# wait_for NAME TEXT: the screen shows TEXT within 5 s.
-wait_for() {
-	for _ in $(seq 50); do
-		screen
-		if grep -qF -- "$2" "$TMP/screen"; then pass "$1"; return 0; fi
-		sleep 0.1
-	done
-	fail "$1: the screen lacks '$2'"
-	sed 's/^/    | /' "$TMP/screen" >&2
-	return 1
-}
 
 # wait_gone NAME TEXT: TEXT leaves the screen within 5 s.
 wait_gone() {
