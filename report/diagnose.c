@@ -472,7 +472,7 @@ static int find_window(struct diag_context *ctx, struct diag_window *w, struct p
 	if (rc)
 		return rc;
 	w->start_ns = w->capture_start_ns;
-	w->end_ns = w->capture_end_ns;
+	w->end_ns = w->host_end_ns = w->capture_end_ns;
 	w->iterations = 0;
 	snprintf(w->source, sizeof w->source, "whole capture");
 	if (diag__get(ctx, "window.whole_run") != 0) {

@@ -521,6 +521,21 @@ START_TEST(diagnose_metrics_rules_say_they_need_metrics)
 }
 END_TEST
 
+/* The whole-run setting analyses the whole capture, API-call rules included:
+ * the transformer's per-step allocations are churn there too. */
+START_TEST(diagnose_whole_run_setting_keeps_the_api_call_rules)
+{
+	struct diag_report *r;
+
+	write_transformer("tf_whole.sqlite", false);
+	r = diagnose("tf_whole.sqlite", "window.whole_run=1");
+	ck_assert(r->window.whole_run);
+	ck_assert_int_eq(r->window.host_end_ns, r->window.end_ns);
+	ck_assert_ptr_nonnull(find(r, "alloc_churn"));
+	diag_report__delete(r);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("diagnose_rules");
@@ -534,6 +549,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, diagnose_findings_are_sorted_by_share);
 	tcase_add_test(tc, diagnose_window_from_repeating_kernel_without_nvtx);
 	tcase_add_test(tc, diagnose_async_loop_window_covers_its_gpu_work_not_the_calls_after_it);
+	tcase_add_test(tc, diagnose_whole_run_setting_keeps_the_api_call_rules);
 	tcase_add_test(tc, diagnose_transformer_naive_shows_churn_sync_copies_and_small_gemms);
 	tcase_add_test(tc, diagnose_transformer_fixed_has_none_of_them);
 	tcase_add_test(tc, diagnose_launch_bound_fires_on_short_kernels_with_gaps);
