@@ -55,7 +55,7 @@ int cmd_roofline(int argc, char **argv)
 		status = CLI_EXIT_OK;
 		goto out;
 	}
-	if (roof_peaks__load(store, &peaks, &err) || roof__load(store, &peaks, &k, &nk, &err)) {
+	if (roof_peaks__load(store, &peaks, &err) || roof__load(store, &peaks, 0, 0, &k, &nk, &err)) {
 		cli_error("%s", err.msg);
 		goto out;
 	}
@@ -72,6 +72,9 @@ int cmd_roofline(int argc, char **argv)
 		cli_error("cannot write the output");
 		goto out;
 	}
+	if (format == RPT_FORMAT_TEXT && nk > 0 && !roof__any_flops(k, nk))
+		printf("\nNo FLOP counts (captured with --metrics=memory): the classes follow from the DRAM "
+		       "bandwidth alone;\nfor intensities and FLOP/s capture with --metrics=roofline.\n");
 	rpt_sink__delete(sink);
 	sink = NULL;
 	if (plot_dir) {

@@ -16,7 +16,7 @@ int cmd_run(int argc, char **argv)
 	struct run_options opt = RUN_OPTIONS_INIT;
 	const struct cli_option opts[] = {
 		RUN_CLI_CAPTURE_OPTIONS(&opt),
-		CLI_STRING(0, "metrics", &opt.metrics, "roofline",
+		CLI_STRING(0, "metrics", &opt.metrics, "roofline|memory",
 			   "hardware metrics per kernel launch (kernel replay: kernels serialised, slower)"),
 		CLI_INT(0, "metrics-sample", &opt.metrics_sample, "N",
 			"with --metrics, profile every Nth launch of each kernel (default 1)"),

@@ -416,8 +416,8 @@ int run_session__prepare(struct run_session *s, char **argv)
 			  s->opt.trace_list + bad_at);
 		return CLI_EXIT_USAGE;
 	}
-	if (s->opt.metrics && strcmp(s->opt.metrics, "roofline")) {
-		cli_error("--metrics: unknown set '%s' (choose roofline)", s->opt.metrics);
+	if (s->opt.metrics && strcmp(s->opt.metrics, "roofline") && strcmp(s->opt.metrics, "memory")) {
+		cli_error("--metrics: unknown set '%s' (choose roofline or memory)", s->opt.metrics);
 		return CLI_EXIT_USAGE;
 	}
 	if (s->opt.metrics_sample < 1 || s->opt.metrics_sample > 1000000) {

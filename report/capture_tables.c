@@ -157,8 +157,11 @@ static int import_tsv(sqlite3 *db, sqlite3_stmt *ins, bool have_kernels, const c
 		sqlite3_bind_int64(ins, 2, atoll(field[1]));
 		sqlite3_bind_int64(ins, 3, atoll(field[2]));
 		sqlite3_bind_int64(ins, 4, atoll(field[3]));
-		for (int i = 4; i < 8; i++)
-			sqlite3_bind_double(ins, i + 1, atof(field[i]));
+		for (int i = 4; i < 8; i++) /* "-": not measured (--metrics=memory) */
+			if (strcmp(field[i], "-"))
+				sqlite3_bind_double(ins, i + 1, atof(field[i]));
+			else
+				sqlite3_bind_null(ins, i + 1);
 		for (int i = 8; i < 11; i++)
 			sqlite3_bind_int64(ins, i + 1, atoll(field[i]));
 		if (sqlite3_step(ins) != SQLITE_DONE ||

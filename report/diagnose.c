@@ -45,9 +45,12 @@ int64_t diag__window_ns(const struct diag_context *ctx)
 	return d > 0 ? d : 1;
 }
 
+/* Under kernel replay the window is mostly the profiler's own time: shares
+ * are then of what the GPU did in it. */
 double diag__share(const struct diag_context *ctx, int64_t ns)
 {
-	double s = (double)ns / (double)diag__window_ns(ctx);
+	int64_t base = ctx->report->replayed ? (ctx->busy_ns > 0 ? ctx->busy_ns : 1) : diag__window_ns(ctx);
+	double s = (double)ns / (double)base;
 	return s < 0 ? 0 : s > 1 ? 1 : s;
 }
 
@@ -215,7 +218,11 @@ int diag__skip(struct diag_context *ctx, const char *rule_id, const char *fmt, .
 		r->skips = s;
 		r->cap_skips = cap;
 	}
-	r->skips[r->nskips].rule_id = rule_id;
+	r->skips[r->nskips].rule_id = strdup(rule_id);
+	if (!r->skips[r->nskips].rule_id) {
+		free(reason);
+		return PROF_E_NOMEM;
+	}
 	r->skips[r->nskips].reason = reason;
 	r->nskips++;
 	return 0;
@@ -231,8 +238,10 @@ void diag_report__delete(struct diag_report *r)
 		for (int j = 0; j < r->findings[i].ntop; j++)
 			free(r->findings[i].top[j].name);
 	}
-	for (int i = 0; i < r->nskips; i++)
+	for (int i = 0; i < r->nskips; i++) {
+		free(r->skips[i].rule_id);
 		free(r->skips[i].reason);
+	}
 	free(r->findings);
 	free(r->skips);
 	free(r->path);
@@ -285,10 +294,77 @@ static int capture_extent(struct diag_context *ctx, struct diag_window *w, struc
 	return 0;
 }
 
+/* The repeated NVTX ranges of the capture: name, count and cover (summed
+ * duration), the warm-up instance of each name on each thread left out. */
+#define NVTX_INSTANCES_SQL \
+	"WITH r AS (SELECT coalesce(s.value, n.text) AS name, n.globalTid AS tid, n.start, n.end," \
+	"  row_number() OVER (PARTITION BY coalesce(s.value, n.text), n.globalTid" \
+	"   ORDER BY n.start) AS k" \
+	"  FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId" \
+	"  WHERE n.eventType IN (59, 60) AND n.end IS NOT NULL AND n.end > n.start)"
+
+struct loop_candidate {
+	char name[160];
+	int64_t count, start_ns, end_ns;
+	double cover;
+};
+
+/* Of the instances of `inner` (warm-up left out), the fraction that lie
+ * inside an instance of `outer` on the same thread. Ranges of one name on
+ * one thread follow each other, so the latest `outer` to start before an
+ * `inner` is the only one that can hold it: a running maximum of their ends
+ * answers it in one ordered pass. */
+static int nested_fraction(struct diag_context *ctx, const char *inner, const char *outer, double *fraction,
+			   struct prof_error *err)
+{
+	const char *sql = NVTX_INSTANCES_SQL ","
+		" x AS (SELECT name, k, end, max(CASE WHEN name = ?2 THEN end END)"
+		"  OVER (PARTITION BY tid ORDER BY start, name = ?1 ROWS UNBOUNDED PRECEDING) AS outer_end"
+		"  FROM r WHERE name IN (?1, ?2))"
+		" SELECT count(*), sum(outer_end >= end) FROM x WHERE name = ?1 AND k > 1";
+	struct prof_cursor *c;
+	int rc = prof_cursor__open(ctx->store, sql, &c, err);
+
+	if (rc)
+		return rc;
+	prof_cursor__bind_text(c, 1, inner);
+	prof_cursor__bind_text(c, 2, outer);
+	*fraction = 0;
+	rc = prof_cursor__next(c, err);
+	if (rc == 1 && prof_cursor__int64(c, 0) > 0)
+		*fraction = prof_cursor__double(c, 1) / prof_cursor__double(c, 0);
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
+}
+
+/* A phase of a step: a candidate whose instances mostly sit inside those of a
+ * less frequent candidate without tiling it (covering less than
+ * iterations.tiling of it). Steps tile an epoch and stay; "load/transfer"
+ * done 32 times inside each step covers 70% of it and is a phase. */
+static int is_phase(struct diag_context *ctx, const struct loop_candidate *cand, int n, int i, bool *phase,
+		    struct prof_error *err)
+{
+	*phase = false;
+	for (int j = 0; j < n && !*phase; j++) {
+		double nested;
+		int rc;
+
+		if (j == i || cand[j].count >= cand[i].count ||
+		    cand[i].cover >= cand[j].cover * diag__get(ctx, "iterations.tiling"))
+			continue;
+		rc = nested_fraction(ctx, cand[i].name, cand[j].name, &nested, err);
+		if (rc)
+			return rc;
+		*phase = nested > 0.5;
+	}
+	return 0;
+}
+
 /* The loop from NVTX: among range names repeated at least iterations.min
  * times, those covering at least iterations.coverage of the best-covering
- * one; of these the most frequent. An outer "train" range (once) and inner
- * "copy" ranges (short) both lose to "step".
+ * one and not a phase of another (is_phase); of these the most frequent. An
+ * outer "train" range (once), inner "copy" ranges (short) and phases of the
+ * step repeated within it all lose to "step".
  *
  * The first instance of each name on each thread is left out, of the
  * ranking and of the window: it is the warm-up (module loading, library handles, first-touch
@@ -297,19 +373,15 @@ static int capture_extent(struct diag_context *ctx, struct diag_window *w, struc
  * loop it also appears in. */
 static int window_from_nvtx(struct diag_context *ctx, struct diag_window *w, struct prof_error *err)
 {
-	const char *sql =
-		"WITH r AS (SELECT coalesce(s.value, n.text) AS name, n.start, n.end,"
-		"  row_number() OVER (PARTITION BY coalesce(s.value, n.text), n.globalTid"
-		"   ORDER BY n.start) AS k"
-		"  FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId"
-		"  WHERE n.eventType IN (59, 60) AND n.end IS NOT NULL AND n.end > n.start)"
+	const char *sql = NVTX_INSTANCES_SQL
 		" SELECT name, count(*), sum(end - start), min(start), max(end) FROM r"
 		" WHERE k > 1 GROUP BY name HAVING count(*) + 1 >= ?1 AND name IS NOT NULL"
 		" ORDER BY sum(end - start) DESC";
+	enum { MAX_CANDIDATES = 16 };
+	struct loop_candidate cand[MAX_CANDIDATES];
 	struct prof_cursor *c;
-	double best_cover = -1;
 	int64_t best_count = 0;
-	int rc;
+	int n = 0, rc;
 
 	if (!prof_store__has_table(ctx->store, "NVTX_EVENTS"))
 		return 0;
@@ -317,25 +389,39 @@ static int window_from_nvtx(struct diag_context *ctx, struct diag_window *w, str
 	if (rc)
 		return rc;
 	prof_cursor__bind_int64(c, 1, (int64_t)diag__get(ctx, "iterations.min"));
-	while ((rc = prof_cursor__next(c, err)) == 1) {
-		double cover = prof_cursor__double(c, 2);
-		int64_t count = prof_cursor__int64(c, 1);
+	while (n < MAX_CANDIDATES && (rc = prof_cursor__next(c, err)) == 1) {
+		struct loop_candidate *k = &cand[n];
 
-		if (best_cover < 0)
-			best_cover = cover;
-		if (cover < best_cover * diag__get(ctx, "iterations.coverage"))
+		k->cover = prof_cursor__double(c, 2);
+		if (n > 0 && k->cover < cand[0].cover * diag__get(ctx, "iterations.coverage"))
 			break;
-		if (count > best_count) {
-			best_count = count;
-			w->iterations = (int)count;
-			w->start_ns = prof_cursor__int64(c, 3);
-			w->end_ns = prof_cursor__int64(c, 4);
-			snprintf(w->source, sizeof w->source, "NVTX range \"%s\" x %lld",
-				 prof_cursor__text(c, 0), (long long)count);
-		}
+		snprintf(k->name, sizeof k->name, "%s", prof_cursor__text(c, 0));
+		k->count = prof_cursor__int64(c, 1);
+		k->start_ns = prof_cursor__int64(c, 3);
+		k->end_ns = prof_cursor__int64(c, 4);
+		n++;
 	}
 	prof_cursor__close(c);
-	return rc < 0 ? rc : 0;
+	if (rc < 0)
+		return rc;
+	for (int i = 0; i < n; i++) {
+		bool phase;
+
+		if (cand[i].count <= best_count)
+			continue;
+		rc = is_phase(ctx, cand, n, i, &phase, err);
+		if (rc)
+			return rc;
+		if (phase)
+			continue;
+		best_count = cand[i].count;
+		w->iterations = (int)cand[i].count;
+		w->start_ns = cand[i].start_ns;
+		w->end_ns = cand[i].end_ns;
+		snprintf(w->source, sizeof w->source, "NVTX range \"%.160s\" x %lld", cand[i].name,
+			 (long long)cand[i].count);
+	}
+	return 0;
 }
 
 static int cmp_int64(const void *a, const void *b)
@@ -599,6 +685,44 @@ static int by_share(const void *a, const void *b)
 	return strcmp(x->rule_id, y->rule_id);
 }
 
+/* Whether `table` (a name from this file, not from the user) has a row: the
+ * analysis tables are created together, so existing says nothing. */
+static int has_rows(struct prof_store *store, const char *table, bool *yes, struct prof_error *err)
+{
+	struct prof_cursor *c;
+	char sql[96];
+	int rc;
+
+	*yes = false;
+	if (!prof_store__has_table(store, table))
+		return 0;
+	snprintf(sql, sizeof sql, "SELECT 1 FROM %s LIMIT 1", table);
+	rc = prof_cursor__open(store, sql, &c, err);
+	if (rc)
+		return rc;
+	rc = prof_cursor__next(c, err);
+	*yes = rc == 1;
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
+}
+
+/* Each id of a timing rule, skipped with the reason. */
+static int skip_under_replay(struct diag_context *ctx, const struct diag_rule *rule)
+{
+	for (const char *id = rule->id; *id;) {
+		size_t len = strcspn(id, "+");
+		char one[64];
+
+		snprintf(one, sizeof one, "%.*s", (int)len, id);
+		if (diag__skip(ctx, one, "kernel replay (--metrics) serialised and slowed this run, so its host "
+					 "times, idle gaps and launch costs are the profiler's: for these rules, "
+					 "diagnose a capture made without --metrics"))
+			return PROF_E_NOMEM;
+		id += len + (id[len] == '+');
+	}
+	return 0;
+}
+
 int diag__run(struct prof_store *store, const struct diag_settings *settings,
 	      struct diag_report **out, struct prof_error *err)
 {
@@ -628,8 +752,12 @@ int diag__run(struct prof_store *store, const struct diag_settings *settings,
 	ctx.has_runtime = prof_store__has_table(store, "CUPTI_ACTIVITY_KIND_RUNTIME");
 	ctx.has_sync_table = prof_store__has_table(store, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION");
 	ctx.has_memory_events = prof_store__has_table(store, "CUDA_GPU_MEMORY_USAGE_EVENTS");
-	r->has_metrics = prof_store__has_table(store, "PERFKIT_KERNEL_METRICS");
-	r->has_peaks = prof_store__has_table(store, "PERFKIT_PEAKS");
+	rc = has_rows(store, "PERFKIT_KERNEL_METRICS", &r->has_metrics, err);
+	if (!rc)
+		rc = has_rows(store, "PERFKIT_PEAKS", &r->has_peaks, err);
+	if (rc)
+		goto out;
+	r->replayed = r->has_metrics;
 	rc = find_window(&ctx, &r->window, err);
 	if (rc)
 		goto out;
@@ -638,7 +766,7 @@ int diag__run(struct prof_store *store, const struct diag_settings *settings,
 		goto out;
 	for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {
 		for (const struct diag_rule *rule = families[f]; rule->id; rule++) {
-			rc = rule->run(&ctx, err);
+			rc = r->replayed && rule->timing ? skip_under_replay(&ctx, rule) : rule->run(&ctx, err);
 			if (rc)
 				goto out;
 		}

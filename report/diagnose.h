@@ -50,7 +50,7 @@ struct diag_finding {
 
 /* A rule that could not run on this capture and why (e.g. no metrics). */
 struct diag_skip {
-	const char *rule_id;
+	char *rule_id;
 	char *reason;
 };
 
@@ -103,6 +103,8 @@ struct diag_report {
 	struct diag_skip *skips;
 	int nskips, cap_skips;
 	bool has_metrics, has_peaks;
+	bool replayed;              /* captured with --metrics: kernel replay serialised and
+				     * slowed the run; shares are of the GPU's busy time */
 	char *path;
 };
 
@@ -120,9 +122,12 @@ struct diag_context {
 };
 
 struct diag_rule {
-	const char *id;
+	const char *id;             /* several ids joined by '+' when one pass finds them all */
 	const char *title;
 	int (*run)(struct diag_context *ctx, struct prof_error *err);
+	bool timing;                /* judges host time, idle time or launch cost: skipped
+				     * on a kernel-replay capture, whose timeline is the
+				     * profiler's */
 };
 
 /* Run every rule; the report's findings come sorted by share, largest first. */

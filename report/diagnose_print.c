@@ -21,7 +21,8 @@ static void print_window_text(const struct diag_report *r, FILE *out)
 	prof_fputs_term(out, w->source);
 	fprintf(out, " (%s of %s captured)%s\n", diag__ns(b1, sizeof b1, w->end_ns - w->start_ns),
 		diag__ns(b2, sizeof b2, w->capture_end_ns - w->capture_start_ns),
-		w->iterations ? "; shares are of this loop" : "");
+		r->replayed ? "; shares are of the GPU's busy time in it (kernel replay)"
+		: w->iterations ? "; shares are of this loop" : "");
 	fprintf(out, "metrics: %s; peaks: %s\n\n", r->has_metrics ? "yes" : "none (trace-only rules)",
 		r->has_peaks ? "measured" : "nominal");
 }
@@ -37,7 +38,8 @@ int diag_report__print_text(const struct diag_report *r, FILE *out)
 		const struct diag_finding *f = &r->findings[i];
 
 		fprintf(out, "%2d. [%s] %s: %s\n", i + 1, diag_severity__name(f->severity), f->rule_id, f->title);
-		fprintf(out, "    share: %.1f%% of the window (%s)\n", 100 * f->share,
+		fprintf(out, "    share: %.1f%% of the %s (%s)\n", 100 * f->share,
+			r->replayed ? "GPU's busy time" : "window",
 			diag__ns(b1, sizeof b1, f->time_ns));
 		fputs("    evidence: ", out);
 		prof_fputs_term(out, f->evidence);
@@ -54,8 +56,14 @@ int diag_report__print_text(const struct diag_report *r, FILE *out)
 		prof_fputs_term(out, f->change);
 		fputs("\n\n", out);
 	}
-	for (int i = 0; i < r->nskips; i++) {
-		fprintf(out, "not run: %s: ", r->skips[i].rule_id);
+	/* rules skipped for one reason share a line */
+	for (int i = 0, j; i < r->nskips; i = j) {
+		fputs("not run: ", out);
+		for (j = i; j < r->nskips && !strcmp(r->skips[j].reason, r->skips[i].reason); j++) {
+			fputs(j > i ? ", " : "", out);
+			prof_fputs_term(out, r->skips[j].rule_id);
+		}
+		fputs(": ", out);
 		prof_fputs_term(out, r->skips[i].reason);
 		fputc('\n', out);
 	}
@@ -73,7 +81,8 @@ int diag_report__print_json(const struct diag_report *r, FILE *out)
 	fprintf(out, ",\"iterations\":%d,\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64
 		",\"capture_start_ns\":%" PRId64 ",\"capture_end_ns\":%" PRId64 "}",
 		w->iterations, w->start_ns, w->end_ns, w->capture_start_ns, w->capture_end_ns);
-	fprintf(out, ",\"has_metrics\":%s,\"findings\":[", r->has_metrics ? "true" : "false");
+	fprintf(out, ",\"has_metrics\":%s,\"kernel_replay\":%s,\"findings\":[", r->has_metrics ? "true" : "false",
+		r->replayed ? "true" : "false");
 	for (int i = 0; i < r->nfindings; i++) {
 		const struct diag_finding *f = &r->findings[i];
 

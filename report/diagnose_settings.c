@@ -18,6 +18,7 @@ const struct diag_setting_def diag_setting_defs[] = {
 	{ "window.whole_run", 0, "1: analyse the whole capture, not the steady-state loop" },
 	{ "iterations.min", 3, "repeats needed before a range or kernel counts as the loop" },
 	{ "iterations.coverage", 0.5, "an NVTX name must cover this fraction of the best-covering repeated name" },
+	{ "iterations.tiling", 0.9, "a range nested in a rarer one covering less than this fraction of it is a phase, not the loop" },
 	{ "sync_memcpy.max_htod_bytes_ignored", 65536, "synchronous HtoD copies up to this size are ignored (nsys)" },
 	{ "gpu_gaps.min_gap_ms", 500, "GPU idle gaps at least this long are reported (nsys default)" },
 	{ "gpu_util.chunks", 30, "the window is cut into this many chunks (nsys default)" },

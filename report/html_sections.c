@@ -34,7 +34,9 @@ static int render_findings(struct html_page *p, struct prof_error *err)
 	}
 	fputs("<p>Analysis window: ", out);
 	prof_fputs_html(out, r->window.source);
-	fputs(r->has_metrics ? "" : ". The capture has no hardware metrics, so only the "
+	fputs(r->replayed ? ". The capture was made under kernel replay (--metrics): shares are of the "
+			    "GPU's busy time, and the rules about host time, gaps and launch costs did not run"
+	      : r->has_metrics ? "" : ". The capture has no hardware metrics, so only the "
 				    "trace-based rules ran", out);
 	fputs(". The same findings, in full: <code>perfkit diagnose FILE</code>.</p>\n", out);
 	if (r->nfindings == 0)
@@ -70,7 +72,7 @@ static int render_roofline(struct html_page *p, struct prof_error *err)
 	char dir[4096];
 	int n = 0, rc;
 
-	if (roof_peaks__load(s, &peaks, &why) < 0 || roof__load(s, &peaks, &k, &n, &why) < 0) {
+	if (roof_peaks__load(s, &peaks, &why) < 0 || roof__load(s, &peaks, 0, 0, &k, &n, &why) < 0) {
 		note_failure(p, "The roofline could not be computed", &why);
 		return 0;
 	}

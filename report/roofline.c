@@ -112,6 +112,14 @@ void roof__derive(struct roof_kernel *k, const struct roof_peaks *p)
 		k->klass = ROOF_LAUNCH;
 }
 
+bool roof__any_flops(const struct roof_kernel *k, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (k[i].has_flops)
+			return true;
+	return false;
+}
+
 void roof__free(struct roof_kernel *k, int n)
 {
 	for (int i = 0; i < n; i++)
@@ -119,20 +127,21 @@ void roof__free(struct roof_kernel *k, int n)
 	free(k);
 }
 
-int roof__load(struct prof_store *s, const struct roof_peaks *p, struct roof_kernel **out, int *n,
-	       struct prof_error *err)
+int roof__load(struct prof_store *s, const struct roof_peaks *p, int64_t from_ns, int64_t to_ns,
+	       struct roof_kernel **out, int *n, struct prof_error *err)
 {
 	const char *sql =
 		"SELECT (SELECT value FROM StringIds WHERE id = a.nid), a.launches, a.total,"
-		" b.measured, b.mt, b.f64, b.f32, b.f16, b.tensor, b.dram, b.l2"
+		" b.measured, b.mt, b.f64, b.f32, b.f16, b.tensor, b.dram, b.l2, b.counted"
 		" FROM (SELECT demangledName AS nid, count(*) AS launches, sum(end - start) AS total"
-		"       FROM CUPTI_ACTIVITY_KIND_KERNEL GROUP BY 1) a"
+		"       FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE start >= ?1 AND start < ?2 GROUP BY 1) a"
 		" JOIN (SELECT k.demangledName AS nid, count(*) AS measured, sum(m.durationNs) AS mt,"
 		"       sum(m.flopsF64) AS f64, sum(m.flopsF32) AS f32, sum(m.flopsF16) AS f16,"
 		"       sum(m.tensorInst) AS tensor, sum(m.dramReadBytes + m.dramWriteBytes) AS dram,"
-		"       sum(m.l2Bytes) AS l2"
+		"       sum(m.l2Bytes) AS l2, count(m.flopsF32) AS counted"
 		"       FROM PERFKIT_KERNEL_METRICS m JOIN CUPTI_ACTIVITY_KIND_KERNEL k"
-		"       ON k.correlationId = m.correlationId AND k.globalPid = m.globalPid GROUP BY 1) b"
+		"       ON k.correlationId = m.correlationId AND k.globalPid = m.globalPid"
+		"       WHERE k.start >= ?1 AND k.start < ?2 GROUP BY 1) b"
 		" ON a.nid = b.nid ORDER BY a.total DESC";
 	struct roof_kernel *k = NULL;
 	struct prof_cursor *c;
@@ -146,6 +155,8 @@ int roof__load(struct prof_store *s, const struct roof_peaks *p, struct roof_ker
 	rc = prof_cursor__open(s, sql, &c, err);
 	if (rc)
 		return rc;
+	prof_cursor__bind_int64(c, 1, to_ns > from_ns ? from_ns : INT64_MIN);
+	prof_cursor__bind_int64(c, 2, to_ns > from_ns ? to_ns : INT64_MAX);
 	while ((rc = prof_cursor__next(c, err)) == 1) {
 		struct roof_kernel *e;
 		if (cnt == cap) {
@@ -172,6 +183,7 @@ int roof__load(struct prof_store *s, const struct roof_peaks *p, struct roof_ker
 		e->tensor_inst = prof_cursor__double(c, 8);
 		e->dram_bytes = prof_cursor__double(c, 9);
 		e->l2_bytes = prof_cursor__double(c, 10);
+		e->has_flops = prof_cursor__int64(c, 11) > 0;
 		roof__derive(e, p);
 	}
 	prof_cursor__close(c);
@@ -212,11 +224,11 @@ int roof__rows(const struct roof_kernel *k, int n, struct rpt_sink *sink)
 			{ .i = k[i].launches },
 			{ .i = k[i].measured },
 			{ .i = k[i].time_ns },
-			{ .d = k[i].flops_per_s / 1e9 },
+			{ .d = k[i].flops_per_s / 1e9, .is_null = !k[i].has_flops },
 			{ .d = k[i].dram_bytes_per_s / 1e9 },
 			{ .d = k[i].l2_bytes_per_s / 1e9, .is_null = k[i].l2_bytes <= 0 },
-			{ .d = k[i].ai_dram, .is_null = k[i].dram_bytes <= 0 },
-			{ .d = k[i].ai_l2, .is_null = k[i].l2_bytes <= 0 },
+			{ .d = k[i].ai_dram, .is_null = k[i].dram_bytes <= 0 || !k[i].has_flops },
+			{ .d = k[i].ai_l2, .is_null = k[i].l2_bytes <= 0 || !k[i].has_flops },
 			{ .d = 100 * k[i].roof_fraction },
 			{ .s = roof_class__name(k[i].klass) },
 		};

@@ -33,6 +33,7 @@ struct roof_kernel {
 	int64_t time_ns;             /* all launches' total time */
 	int64_t metric_time_ns;      /* gpu__time_duration of measured launches */
 	double flops_f64, flops_f32, flops_f16, tensor_inst;
+	bool has_flops;              /* FLOPs counted (not with --metrics=memory) */
 	double dram_bytes, l2_bytes;
 	/* derived */
 	double flops, ai_dram, ai_l2, flops_per_s, dram_bytes_per_s, l2_bytes_per_s;
@@ -48,10 +49,13 @@ struct roof_kernel {
 #define ROOF_LATENCY_FRACTION 0.2
 
 int roof_peaks__load(struct prof_store *s, struct roof_peaks *p, struct prof_error *err);
-/* Kernels with metrics, aggregated by name, sorted by total time. */
-int roof__load(struct prof_store *s, const struct roof_peaks *p, struct roof_kernel **out, int *n,
-	       struct prof_error *err);
+/* Kernels with metrics, aggregated by name, sorted by total time; only the
+ * launches starting in [from_ns, to_ns) when to_ns > from_ns, else all. */
+int roof__load(struct prof_store *s, const struct roof_peaks *p, int64_t from_ns, int64_t to_ns,
+	       struct roof_kernel **out, int *n, struct prof_error *err);
 void roof__free(struct roof_kernel *k, int n);
+/* Whether any kernel has FLOP counts (--metrics=roofline, not memory). */
+bool roof__any_flops(const struct roof_kernel *k, int n);
 /* Classify one kernel from its sums (fills the derived fields). */
 void roof__derive(struct roof_kernel *k, const struct roof_peaks *p);
 int roof__rows(const struct roof_kernel *k, int n, struct rpt_sink *sink);

@@ -84,6 +84,6 @@ out:
 }
 
 const struct diag_rule diag_rules_alloc[] = {
-	{ "alloc_churn", "Allocation churn inside the loop", rule_alloc_churn },
-	{ NULL, NULL, NULL },
+	{ "alloc_churn", "Allocation churn inside the loop", rule_alloc_churn, true },
+	{ NULL, NULL, NULL, false },
 };

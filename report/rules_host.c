@@ -111,6 +111,6 @@ static int rule_cpu_bound(struct diag_context *ctx, struct prof_error *err)
 }
 
 const struct diag_rule diag_rules_host[] = {
-	{ "cpu_bound", "The CPU side dominates while the GPU waits", rule_cpu_bound },
-	{ NULL, NULL, NULL },
+	{ "cpu_bound", "The CPU side dominates while the GPU waits", rule_cpu_bound, true },
+	{ NULL, NULL, NULL, false },
 };

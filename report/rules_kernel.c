@@ -90,13 +90,23 @@ static int rule_occupancy(struct diag_context *ctx, struct prof_error *err)
 	return rc < 0 ? rc : 0;
 }
 
+/* 16-bit or double types in the name (CUDA's and PyTorch's spellings). */
+static bool other_than_fp32_name(const char *name)
+{
+	static const char *const words[] = { "half", "Half", "bfloat16", "BFloat16", "bf16", "double" };
+
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (strstr(name, words[i]))
+			return true;
+	return false;
+}
+
 /* FP32 storage in the signature: float pointers and no 16-bit or double types. */
 static bool fp32_signature(const char *name)
 {
 	return (strstr(name, "float*") || strstr(name, "float *") || strstr(name, "float const*") ||
 		strstr(name, "const float*") || strstr(name, "float4")) &&
-	       !strstr(name, "half") && !strstr(name, "bfloat16") && !strstr(name, "double") &&
-	       !strstr(name, "__nv_bf16");
+	       !other_than_fp32_name(name);
 }
 
 static int fp32_heuristic(struct diag_context *ctx, struct prof_error *err)
@@ -173,18 +183,29 @@ static int rules_metrics(struct diag_context *ctx, struct prof_error *err)
 	}
 	rc = roof_peaks__load(ctx->store, &p, err);
 	if (!rc)
-		rc = roof__load(ctx->store, &p, &k, &n, err);
+		rc = roof__load(ctx->store, &p, ctx->w->start_ns, ctx->w->end_ns, &k, &n, err);
 	if (rc)
 		return rc;
 	for (int i = 0; i < n; i++) {
 		struct roof_kernel *r = &k[i];
-		bool mem = r->klass == ROOF_MEMORY ||
-			   (r->klass == ROOF_LATENCY && r->ai_dram * p.dram_bytes_per_s < r->peak_flops);
+		/* far from both roofs but left of the ridge counts as memory-bound; without
+		 * FLOP counts (--metrics=memory) the ridge is unknown: bandwidth decides;
+		 * a kernel that moves no DRAM bytes is never memory-bound */
+		bool mem = r->dram_bytes > 0 &&
+			   (r->klass == ROOF_MEMORY ||
+			    (r->klass == ROOF_LATENCY && r->has_flops && r->ai_dram * p.dram_bytes_per_s < r->peak_flops));
 		struct diag_tally_entry *e;
 
 		if (!mem || r->measured == 0)
 			continue;
-		if (r->flops > 0 && r->flops_f32 >= min_frac * r->flops) {
+		/* The advice is about storage: a kernel that keeps its data in 16
+		 * bits and computes in FP32 (the fix already made) is not flagged.
+		 * FP32 storage shows in float-only arguments, or, where names carry
+		 * no types (PyTorch, cuBLAS), in FP32 FLOPs without any 16-bit type
+		 * in the name. */
+		if (fp32_signature(r->name) ||
+		    (r->has_flops && r->flops > 0 && r->flops_f32 >= min_frac * r->flops &&
+		     !other_than_fp32_name(r->name))) {
 			snprintf(key, sizeof key, "%s: %.2f FLOP/B, %.0f GB/s", r->name, r->ai_dram,
 				 r->dram_bytes_per_s / 1e9);
 			if (!(e = diag_tally__get(&fp32, key)))
@@ -210,9 +231,10 @@ static int rules_metrics(struct diag_context *ctx, struct prof_error *err)
 		diag_tally__sort_by_time(&fp32);
 		f = diag__add(ctx, "fp32_memory_bound", "Memory-bound FP32 kernels", diag__share(ctx, fp32_ns),
 			      fp32_ns, DIAG_HIGH,
-			      diag__fmt("%d kernels do at least %.0f%% of their FLOPs in FP32 and sit left of the "
-					"ridge point (%s): they are limited by DRAM bytes, not arithmetic. They "
-					"take %s.", fp32.n, 100 * min_frac, p.source, diag__ns(b1, sizeof b1, fp32_ns)),
+			      diag__fmt("%d memory-bound kernels keep their data in FP32 (float arguments and "
+					"no 16-bit types, or at least %.0f%% of their FLOPs in FP32): they are "
+					"limited by DRAM bytes, not arithmetic (ceilings: %s). They take %s.",
+					fp32.n, 100 * min_frac, p.source, diag__ns(b1, sizeof b1, fp32_ns)),
 			      diag__fmt("Store the data as FP16/BF16 (__half/__nv_bfloat16, autocast) and "
 					"accumulate in FP32: half the bytes, up to 2x on these kernels."));
 		diag_tally__offenders(&fp32, f);
@@ -243,7 +265,7 @@ out:
 }
 
 const struct diag_rule diag_rules_kernel[] = {
-	{ "low_occupancy", "Low theoretical occupancy", rule_occupancy },
-	{ "fp32_memory_bound+bandwidth_below_roof", "Memory-bound kernels", rules_metrics },
-	{ NULL, NULL, NULL },
+	{ "low_occupancy", "Low theoretical occupancy", rule_occupancy, false },
+	{ "fp32_memory_bound+bandwidth_below_roof", "Memory-bound kernels", rules_metrics, false },
+	{ NULL, NULL, NULL, false },
 };

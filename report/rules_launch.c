@@ -100,7 +100,8 @@ static int scan(struct diag_context *ctx, struct launch_scan *s, struct prof_err
 			}
 		}
 		/* runs of the same small kernel with the same launch shape */
-		/* other work between two launches (a copy, host work) ends a run */
+		/* another kernel on the stream, or a gap longer than max_gap_us,
+		 * ends a run */
 		if (stream == run.stream && name_id == run.name_id && grid == run.grid &&
 		    block == run.block && dur < max_small && start - run.end_ns <= max_gap) {
 			run.len++;
@@ -179,7 +180,7 @@ static void report_launch_bound(struct diag_context *ctx, struct launch_scan *s,
 	f = diag__add(ctx, "launch_bound", "Launch-bound: short kernels with gaps between them",
 		      diag__share(ctx, gaps), gaps, DIAG_HIGH,
 		      diag__fmt("%.1f kernels per iteration, %lld of %lld shorter than %.0f us (%s on "
-				"average); the GPU idles %s between them (%lld gaps of at most %.0f us), "
+				"average); the streams sit idle %s between them, summed over streams (%lld gaps of at most %.0f us), "
 				"%.0f%% of the streams' active time.%s",
 				(double)s->kernels / diag__per_iter(ctx), (long long)s->short_kernels,
 				(long long)s->kernels, diag__get(ctx, "launch_bound.max_kernel_us"),
@@ -250,6 +251,6 @@ static int rule_launch(struct diag_context *ctx, struct prof_error *err)
 }
 
 const struct diag_rule diag_rules_launch[] = {
-	{ "launch_bound+batched_gemm+repeated_kernel", "Launch overhead", rule_launch },
-	{ NULL, NULL, NULL },
+	{ "launch_bound+batched_gemm+repeated_kernel", "Launch overhead", rule_launch, true },
+	{ NULL, NULL, NULL, false },
 };

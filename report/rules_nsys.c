@@ -337,10 +337,10 @@ static int rule_gpu_util(struct diag_context *ctx, struct prof_error *err)
 }
 
 const struct diag_rule diag_rules_nsys[] = {
-	{ "pageable_async_copy+sync_memcpy", "Copies", rule_copies },
-	{ "sync_memset", "Synchronous memsets", rule_memset_sync },
-	{ "sync_api", "Synchronisation API calls", rule_sync_api },
-	{ "gpu_gaps", "GPU idle gaps", rule_gpu_gaps },
-	{ "gpu_util", "Low GPU utilisation", rule_gpu_util },
-	{ NULL, NULL, NULL },
+	{ "pageable_async_copy+sync_memcpy", "Copies", rule_copies, true },
+	{ "sync_memset", "Synchronous memsets", rule_memset_sync, true },
+	{ "sync_api", "Synchronisation API calls", rule_sync_api, true },
+	{ "gpu_gaps", "GPU idle gaps", rule_gpu_gaps, true },
+	{ "gpu_util", "Low GPU utilisation", rule_gpu_util, true },
+	{ NULL, NULL, NULL, false },
 };

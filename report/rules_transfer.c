@@ -155,7 +155,7 @@ static int rule_transfer_volume(struct diag_context *ctx, struct prof_error *err
 }
 
 const struct diag_rule diag_rules_transfer[] = {
-	{ "small_htod_copies", "Many small host-to-device copies per iteration", rule_small_htod },
-	{ "transfer_volume", "Host/device transfers dominate the step", rule_transfer_volume },
-	{ NULL, NULL, NULL },
+	{ "small_htod_copies", "Many small host-to-device copies per iteration", rule_small_htod, true },
+	{ "transfer_volume", "Host/device transfers dominate the step", rule_transfer_volume, true },
+	{ NULL, NULL, NULL, false },
 };

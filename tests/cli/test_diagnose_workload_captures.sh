@@ -49,4 +49,25 @@ db = sqlite3.connect(sys.argv[2])
 last = db.execute("SELECT max(end) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchone()[0]
 sys.exit(0 if w["end_ns"] >= last and w["iterations"] > 0 else 1)
 PY
+
+# The loop is the range that repeats once per step, not a phase repeated
+# inside it: batched_forces_naive wraps each of its systems' uploads in
+# "load/transfer" (many per "step", 70% of its time). Per-iteration figures
+# are then per step: the number of load/transfer ranges per step, counted
+# from the capture itself.
+run diagnose --format=json "$D/batched_forces_naive.sqlite"
+python3 - "$TMP/out" "$D/batched_forces_naive.sqlite" <<'PY' && pass "forces loop is the step range, its figures per step" || fail "forces loop is the step range, its figures per step"
+import json, sqlite3, sys
+d = json.load(open(sys.argv[1]))
+db = sqlite3.connect(sys.argv[2])
+count = lambda name: db.execute("SELECT count(*) FROM NVTX_EVENTS n JOIN StringIds s ON s.id = n.textId"
+                                " WHERE s.value = ? AND n.eventType IN (59, 60)", (name,)).fetchone()[0]
+per_step = count("load/transfer") / count("step")
+w = d["window"]
+sync = [f for f in d["findings"] if f["rule"] == "sync_memcpy"][0]
+print(w["source"], w["iterations"], sync["evidence"][:80], per_step)
+ok = w["source"].startswith('NVTX range "step"') and w["iterations"] == count("step") - 1
+ok = ok and ("%.1f per iteration" % per_step) in sync["evidence"]
+sys.exit(0 if ok else 1)
+PY
 finish

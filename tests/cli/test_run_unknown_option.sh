@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Bad `perfkit run` usage is one line on stderr and status 2, in every build:
-# an unknown option, an unknown --trace item, a bad interval, no program.
+# an unknown option, an unknown --trace item, a bad interval, no program,
+# an unknown --metrics set or sample.
 set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -20,5 +21,7 @@ expect_usage "unknown option" "bogus" --bogus -- true
 expect_usage "unknown trace item" "gpu" --trace=cuda,gpu -- true
 expect_usage "zero flush interval" "flush-interval" --flush-interval=0 -- true
 expect_usage "no program" "program"
+expect_usage "unknown metrics set" "unknown set 'flops' (choose roofline or memory)" --metrics=flops -- true
+expect_usage "metrics sample out of range" "metrics-sample" --metrics=memory --metrics-sample=0 -- true
 ls perfkit-*.sqlite >/dev/null 2>&1 && fail "bad usage wrote a capture"
 exit 0

@@ -241,6 +241,31 @@ capture_repeats() {
 	done
 }
 
+# Captures with hardware metrics, for CI's roofline and metric-based
+# diagnoses: rollout (the memory-bound FP32 seed) with the full roofline set,
+# both variants, and its naive variant with the one-pass memory set.
+capture_metrics() {
+	local set variant name
+	for set in roofline memory; do
+		for variant in naive optimized; do
+			[ "$set" = memory ] && [ "$variant" = optimized ] && continue
+			name=rollout_${variant}_$set
+			LIMIT=$WORKLOAD_LIMIT perfkit_run "wl_$name" --metrics=$set -- "$BUILD/workloads/rollout" \
+				--variant=$variant ${WORKLOAD_CAPTURES[1]#rollout }
+			local rows
+			rows=$(python3 -c 'import sqlite3,sys
+print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM PERFKIT_KERNEL_METRICS").fetchone()[0])' \
+				"$W/wl_$name.sqlite" 2>/dev/null)
+			if [ "$STATUS" = 0 ] && [ "${rows:-0}" -gt 0 ]; then
+				cp "$W/wl_$name.sqlite" "$W/fixtures/$name.sqlite"
+				result "workload:$name" PASS "$rows launches with metrics"
+			else
+				result "workload:$name" FAIL "exit $STATUS, ${rows:-no} metric rows"
+			fi
+		done
+	done
+}
+
 log "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1)"
 if [ -n "${ONLY:-}" ]; then # ONLY="test_crashes ...": run just those
 	for t in $ONLY; do "$t"; done
@@ -257,6 +282,7 @@ test_peer
 test_preload
 test_torch
 capture_workloads
+capture_metrics
 fi
 for f in work torch clean; do
 	[ -f "$W/$f.sqlite" ] && cp "$W/$f.sqlite" "$W/fixtures/gpu_$f.sqlite"

@@ -67,7 +67,7 @@ START_TEST(roofline_import_joins_metrics_to_kernels_by_correlation)
 	ck_assert_int_eq(ctab__import_metrics_dir(capture, dir, &err), 3);
 	ck_assert_int_eq(prof_store__open(capture, &s, &err), 0);
 	ck_assert_int_eq(roof_peaks__load(s, &p, &err), 0);
-	ck_assert_int_eq(roof__load(s, &p, &k, &n, &err), 0);
+	ck_assert_int_eq(roof__load(s, &p, 0, 0, &k, &n, &err), 0);
 	ck_assert_int_eq(n, 2);
 	/* "stream" has 3 launches (300 us in all), 2 of them measured */
 	ck_assert_str_eq(k[0].name, "stream");
@@ -78,6 +78,33 @@ START_TEST(roofline_import_joins_metrics_to_kernels_by_correlation)
 	ck_assert_double_eq_tol(k[0].dram_bytes, 6e8, 1e-3);
 	ck_assert_double_eq_tol(k[0].ai_dram, 2e6 / 6e8, 1e-12);
 	ck_assert_double_eq_tol(k[0].dram_bytes_per_s, 6e8 / 200e-6, 1);
+	roof__free(k, n);
+	prof_store__close(s);
+}
+END_TEST
+
+/* The diagnosis window: only launches starting inside it count, so a
+ * finding's time is of the window its share is taken of. */
+START_TEST(roofline_load_keeps_to_the_window)
+{
+	struct prof_store *s;
+	struct prof_error err;
+	struct roof_peaks p;
+	struct roof_kernel *k;
+	int n;
+
+	write_capture();
+	ck_assert_int_eq(ctab__import_metrics_dir(capture, dir, &err), 3);
+	ck_assert_int_eq(prof_store__open(capture, &s, &err), 0);
+	ck_assert_int_eq(roof_peaks__load(s, &p, &err), 0);
+	/* launches 2 and 3 of "stream" start at 2 and 3 ms; 2 is measured */
+	ck_assert_int_eq(roof__load(s, &p, 1500000, 3500000, &k, &n, &err), 0);
+	ck_assert_int_eq(n, 1);
+	ck_assert_str_eq(k[0].name, "stream");
+	ck_assert_int_eq(k[0].launches, 2);
+	ck_assert_int_eq(k[0].measured, 1);
+	ck_assert_int_eq(k[0].time_ns, 200000);
+	ck_assert_double_eq_tol(k[0].dram_bytes, 3e8, 1e-3);
 	roof__free(k, n);
 	prof_store__close(s);
 }
@@ -176,6 +203,7 @@ int main(void)
 	int failed;
 
 	tcase_add_test(tc, roofline_import_joins_metrics_to_kernels_by_correlation);
+	tcase_add_test(tc, roofline_load_keeps_to_the_window);
 	tcase_add_test(tc, roofline_peaks_document_is_read_back_as_measured);
 	tcase_add_test(tc, roofline_nominal_peaks_come_from_the_gpu_description);
 	tcase_add_test(tc, roofline_low_intensity_near_the_bandwidth_roof_is_memory_bound);

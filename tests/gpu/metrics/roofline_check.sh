@@ -29,6 +29,7 @@ echo "== perfkit peaks"
 echo "== perfkit run --metrics=roofline"
 /usr/bin/time -f "untraced probe %e s" "$D/metrics_probe" > /dev/null
 /usr/bin/time -f "metrics run %e s" "$D/perfkit" run -f --metrics=roofline -o "$OUT/probe.sqlite" -- "$D/metrics_probe" 2>&1 | tail -8
+"$D/perfkit" run -f --metrics=memory -o "$OUT/probe_memory.sqlite" -- "$D/metrics_probe" 2>&1 | grep -i "launches"
 "$D/perfkit" run -f --metrics=roofline --metrics-sample=2 -o "$OUT/probe2.sqlite" -- "$D/metrics_probe" 2>&1 | grep -i "metrics\|launches"
 echo "== ncu"
 "$NCU" --metrics "$METRICS" --clock-control none --csv --page raw "$D/metrics_probe" > "$OUT/ncu.csv" 2> "$OUT/ncu.err" || tail -5 "$OUT/ncu.err"
@@ -50,3 +51,7 @@ echo "== check against ncu --cache-control all (default)"
 python3 "$SRC/roofline_check.py" "$OUT/probe.sqlite" "$OUT/ncu.csv" 2>&1 | tee "$OUT/check.txt"
 echo "== check against ncu --cache-control none"
 python3 "$SRC/roofline_check.py" "$OUT/probe.sqlite" "$OUT/ncu_nocache.csv" 2>&1 | tee -a "$OUT/check.txt"
+echo "== memory set (one pass) against ncu --cache-control all"
+python3 "$SRC/roofline_check.py" "$OUT/probe_memory.sqlite" "$OUT/ncu.csv" --memory 2>&1 | tee -a "$OUT/check.txt"
+echo "== roofline of the memory-set capture"
+"$D/perfkit" roofline "$OUT/probe_memory.sqlite" 2>&1 | cut -c1-220
