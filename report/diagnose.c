@@ -685,6 +685,41 @@ static int by_share(const void *a, const void *b)
 	return strcmp(x->rule_id, y->rule_id);
 }
 
+static int exec_sql(struct prof_store *store, const char *sql, struct prof_error *err)
+{
+	struct prof_cursor *c;
+	int rc = prof_cursor__open(store, sql, &c, err);
+
+	if (rc)
+		return rc;
+	rc = prof_cursor__next(c, err);
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
+}
+
+/* The rules read CUDA API calls from one view over the runtime and driver
+ * tables: libraries such as cuBLAS launch and allocate through the driver,
+ * and the driver table holds only the calls made directly (the runtime's
+ * own driver calls are not recorded twice). A temporary view lives in the
+ * connection's temp database: the store stays read-only. */
+static int create_api_view(struct diag_context *ctx, struct prof_error *err)
+{
+	static const char *const tables[] = { "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER" };
+	char sql[512] = "CREATE TEMP VIEW " DIAG_API_CALLS " AS ";
+	int rc = exec_sql(ctx->store, "DROP VIEW IF EXISTS temp." DIAG_API_CALLS, err);
+
+	for (size_t i = 0; !rc && i < sizeof tables / sizeof tables[0]; i++) {
+		if (!prof_store__has_table(ctx->store, tables[i]))
+			continue;
+		if (ctx->has_runtime)
+			strcat(sql, " UNION ALL ");
+		strcat(sql, "SELECT start, end, nameId, correlationId, globalTid FROM ");
+		strcat(sql, tables[i]);
+		ctx->has_runtime = true;
+	}
+	return rc || !ctx->has_runtime ? rc : exec_sql(ctx->store, sql, err);
+}
+
 /* Whether `table` (a name from this file, not from the user) has a row: the
  * analysis tables are created together, so existing says nothing. */
 static int has_rows(struct prof_store *store, const char *table, bool *yes, struct prof_error *err)
@@ -749,10 +784,11 @@ int diag__run(struct prof_store *store, const struct diag_settings *settings,
 	ctx.has_kernel = prof_store__has_table(store, "CUPTI_ACTIVITY_KIND_KERNEL");
 	ctx.has_memcpy = prof_store__has_table(store, "CUPTI_ACTIVITY_KIND_MEMCPY");
 	ctx.has_memset = prof_store__has_table(store, "CUPTI_ACTIVITY_KIND_MEMSET");
-	ctx.has_runtime = prof_store__has_table(store, "CUPTI_ACTIVITY_KIND_RUNTIME");
 	ctx.has_sync_table = prof_store__has_table(store, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION");
 	ctx.has_memory_events = prof_store__has_table(store, "CUDA_GPU_MEMORY_USAGE_EVENTS");
-	rc = has_rows(store, "PERFKIT_KERNEL_METRICS", &r->has_metrics, err);
+	rc = create_api_view(&ctx, err);
+	if (!rc)
+		rc = has_rows(store, "PERFKIT_KERNEL_METRICS", &r->has_metrics, err);
 	if (!rc)
 		rc = has_rows(store, "PERFKIT_PEAKS", &r->has_peaks, err);
 	if (rc)

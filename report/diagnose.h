@@ -118,8 +118,13 @@ struct diag_context {
 	struct diag_interval *busy;
 	int nbusy;
 	int64_t busy_ns;
-	bool has_kernel, has_memcpy, has_memset, has_runtime, has_sync_table, has_memory_events;
+	bool has_kernel, has_memcpy, has_memset, has_sync_table, has_memory_events;
+	bool has_runtime;           /* CUDA API calls (runtime or driver) in DIAG_API_CALLS */
 };
+
+/* The temporary view of every CUDA API call, runtime and driver (columns
+ * start, end, nameId, correlationId, globalTid). */
+#define DIAG_API_CALLS "perfkit_api_calls"
 
 struct diag_rule {
 	const char *id;             /* several ids joined by '+' when one pass finds them all */

@@ -11,7 +11,7 @@
 static int rule_alloc_churn(struct diag_context *ctx, struct prof_error *err)
 {
 	const char *sql =
-		"SELECT s.value, count(*), sum(r.end - r.start) FROM CUPTI_ACTIVITY_KIND_RUNTIME r"
+		"SELECT s.value, count(*), sum(r.end - r.start) FROM " DIAG_API_CALLS " r"
 		" JOIN StringIds s ON s.id = r.nameId"
 		" WHERE r.start >= ?1 AND r.start < ?2 AND s.value NOT LIKE '%Async%' AND ("
 		"  s.value LIKE 'cudaMalloc%' OR s.value LIKE 'cudaFree%' OR s.value LIKE 'cudaHostAlloc%'"

@@ -9,7 +9,7 @@
 static int load_api_union(struct diag_context *ctx, struct diag_interval **out, int *n,
 			  struct prof_error *err)
 {
-	const char *sql = "SELECT start, end FROM CUPTI_ACTIVITY_KIND_RUNTIME"
+	const char *sql = "SELECT start, end FROM " DIAG_API_CALLS
 			  " WHERE end > ?1 AND start < ?2 ORDER BY start";
 	struct diag_interval *v = NULL;
 	struct prof_cursor *c;

@@ -139,7 +139,7 @@ nomem:
 static int launch_api(struct diag_context *ctx, int64_t *n, int64_t *ns, struct prof_error *err)
 {
 	const char *sql =
-		"SELECT count(*), coalesce(sum(r.end - r.start), 0) FROM CUPTI_ACTIVITY_KIND_RUNTIME r"
+		"SELECT count(*), coalesce(sum(r.end - r.start), 0) FROM " DIAG_API_CALLS " r"
 		" JOIN StringIds s ON s.id = r.nameId WHERE r.start >= ?1 AND r.start < ?2"
 		" AND (s.value LIKE '%LaunchKernel%' OR s.value LIKE 'cuLaunch%')";
 	struct prof_cursor *c;

@@ -44,7 +44,7 @@ static int rule_copies(struct diag_context *ctx, struct prof_error *err)
 		"SELECT m.start, m.end, m.bytes, m.copyKind, m.srcKind, m.dstKind,"
 		" m.srcDeviceId, m.dstDeviceId, r.start, r.end, s.value"
 		" FROM CUPTI_ACTIVITY_KIND_MEMCPY m"
-		" JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = m.correlationId"
+		" JOIN " DIAG_API_CALLS " r ON r.correlationId = m.correlationId"
 		" LEFT JOIN StringIds s ON s.id = r.nameId"
 		" WHERE m.start >= ?1 AND m.start < ?2";
 	struct diag_tally pageable = { 0 }, sync = { 0 };
@@ -152,7 +152,7 @@ static int api_calls(struct diag_context *ctx, const char *where, struct diag_ta
 	int rc;
 
 	snprintf(sql, sizeof sql,
-		 "SELECT r.start, r.end, s.value FROM CUPTI_ACTIVITY_KIND_RUNTIME r"
+		 "SELECT r.start, r.end, s.value FROM " DIAG_API_CALLS " r"
 		 " JOIN StringIds s ON s.id = r.nameId"
 		 " WHERE r.start >= ?1 AND r.start < ?2 AND (%s)", where);
 	rc = prof_cursor__open(ctx->store, sql, &c, err);

@@ -20,7 +20,7 @@ static int rule_small_htod(struct diag_context *ctx, struct prof_error *err)
 	const char *sql_api =
 		"SELECT m.start, m.end, m.bytes, m.srcKind, r.start, r.end, s.value"
 		" FROM CUPTI_ACTIVITY_KIND_MEMCPY m"
-		" LEFT JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = m.correlationId"
+		" LEFT JOIN " DIAG_API_CALLS " r ON r.correlationId = m.correlationId"
 		" LEFT JOIN StringIds s ON s.id = r.nameId"
 		" WHERE m.copyKind = 1 AND m.bytes <= ?3 AND m.start >= ?1 AND m.start < ?2";
 	const char *sql_plain =

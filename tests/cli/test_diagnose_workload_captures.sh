@@ -70,4 +70,26 @@ ok = w["source"].startswith('NVTX range "step"') and w["iterations"] == count("s
 ok = ok and ("%.1f per iteration" % per_step) in sync["evidence"]
 sys.exit(0 if ok else 1)
 PY
+
+# Launch calls are runtime and driver calls alike: transformer_naive's cuBLAS
+# launches through cuLaunchKernel (the driver table). The launch cost in the
+# evidence is the mean over both, in the window's host span.
+run diagnose --format=json "$D/transformer_naive.sqlite"
+python3 - "$TMP/out" "$D/transformer_naive.sqlite" <<'PY' && pass "launch cost counts driver launches" || fail "launch cost counts driver launches"
+import json, re, sqlite3, sys
+d = json.load(open(sys.argv[1]))
+w = d["window"]
+db = sqlite3.connect(sys.argv[2])
+n = ns = 0
+for t in ("CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER"):
+    c, s = db.execute("SELECT count(*), coalesce(sum(r.end - r.start), 0) FROM %s r JOIN StringIds s ON s.id = r.nameId"
+                      " WHERE r.start >= ? AND r.start < ? AND (s.value LIKE '%%LaunchKernel%%' OR s.value LIKE 'cuLaunch%%')" % t,
+                      (w["start_ns"], w["host_end_ns"])).fetchone()
+    n, ns = n + c, ns + s
+    assert c > 0, t
+text = [f for f in d["findings"] if f["rule"] == "launch_bound"][0]["evidence"]
+got = float(re.search(r"costs the host ([0-9.]+) us", text).group(1))
+print(got, ns / n / 1e3)
+sys.exit(0 if abs(got - ns / n / 1e3) < 0.006 else 1)
+PY
 finish
