@@ -13,8 +13,8 @@ in L2). There perfkit's writes must be at least ncu's and at most ncu's
 plus the L2 size.
 
 A capture with --metrics=memory (--memory: duration, DRAM and L2 in one
-pass, no FLOPs) is free of the replay's restores: reads and durations must
-agree within 2%; writes within 2% or WRITE_SLACK, what was measured to stay
+pass, no FLOPs) is free of the replay's restores: reads must agree within
+2%, durations within DURATION_SLACK_NS or 5%; writes within 2% or WRITE_SLACK, what was measured to stay
 apart (perfkit 1.2-2.5 MB below ncu on the streaming kernels, 0 on both for
 the GEMMs).
 
@@ -30,6 +30,9 @@ CLEANER = "l2_clean"
 L2_BYTES = 50 << 20
 # --memory: the most perfkit's one-pass writes were seen to differ from ncu's
 WRITE_SLACK = 3 << 20
+# --memory: durations of two separate runs (clocks not locked) were seen up
+# to 1.8 us apart; the roofline set's replay adds ~6 us
+DURATION_SLACK_NS = 2500
 
 
 def perfkit_rows(path):
@@ -99,7 +102,8 @@ def main():
         else:
             writes_ok = b[6] * (1 - TOL) <= a[6] <= b[6] + L2_BYTES
         if memory:  # no FLOPs measured; the duration is the kernel's own
-            flops_ok = a[2] is None and (close(a[1], b[1], 0) or abs(a[1] - b[1]) <= 1000)
+            flops_ok = a[2] is None and (abs(a[1] - b[1]) <= DURATION_SLACK_NS or
+                                         abs(a[1] - b[1]) <= 0.05 * b[1])
         else:
             flops_ok = close(fl_a, fl_b, 1)
         ok = flops_ok and close(a[5], b[5], 1 << 20) and writes_ok
