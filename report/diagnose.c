@@ -807,7 +807,8 @@ int diag__run(struct prof_store *store, const struct diag_settings *settings,
 				goto out;
 		}
 	}
-	qsort(r->findings, (size_t)r->nfindings, sizeof *r->findings, by_share);
+	if (r->nfindings > 1) /* findings is NULL while empty */
+		qsort(r->findings, (size_t)r->nfindings, sizeof *r->findings, by_share);
 	*out = r;
 	r = NULL;
 out:
