@@ -47,11 +47,12 @@ int cmd_roofline(int argc, char **argv)
 		cli_error("%s", err.msg);
 		return CLI_EXIT_USAGE;
 	}
-	if (!prof_store__has_table(store, "PERFKIT_KERNEL_METRICS")) {
+	if (prof_store__count(store, "PERFKIT_KERNEL_METRICS") == 0) {
 		printf("This capture has no hardware metrics, so there is no roofline to draw.\n"
 		       "Collect them with:  perfkit run --metrics=roofline [--metrics-sample=N] -o FILE -- ./app\n"
 		       "(kernel replay serialises kernels and slows the run; --metrics-sample=N profiles every Nth launch\n"
-		       "of each kernel) and measure this GPU's ceilings once with `perfkit peaks`.\n");
+		       "of each kernel; --metrics=memory counts DRAM and L2 bytes only, in one pass) and measure\n"
+		       "this GPU's ceilings once with `perfkit peaks`.\n");
 		status = CLI_EXIT_OK;
 		goto out;
 	}
@@ -74,7 +75,8 @@ int cmd_roofline(int argc, char **argv)
 	}
 	if (format == RPT_FORMAT_TEXT && nk > 0 && !roof__any_flops(k, nk))
 		printf("\nNo FLOP counts (captured with --metrics=memory): the classes follow from the DRAM "
-		       "bandwidth alone;\nfor intensities and FLOP/s capture with --metrics=roofline.\n");
+		       "bandwidth alone,\nand --plot has no points; for intensities and FLOP/s capture with "
+		       "--metrics=roofline.\n");
 	rpt_sink__delete(sink);
 	sink = NULL;
 	if (plot_dir) {

@@ -304,7 +304,7 @@ static int capture_extent(struct diag_context *ctx, struct diag_window *w, struc
 	"  WHERE n.eventType IN (59, 60) AND n.end IS NOT NULL AND n.end > n.start)"
 
 struct loop_candidate {
-	char name[160];
+	char *name;                 /* whole: nested_fraction looks it up */
 	int64_t count, start_ns, end_ns;
 	double cover;
 };
@@ -395,33 +395,35 @@ static int window_from_nvtx(struct diag_context *ctx, struct diag_window *w, str
 		k->cover = prof_cursor__double(c, 2);
 		if (n > 0 && k->cover < cand[0].cover * diag__get(ctx, "iterations.coverage"))
 			break;
-		snprintf(k->name, sizeof k->name, "%s", prof_cursor__text(c, 0));
+		k->name = strdup(prof_cursor__text(c, 0));
+		if (!k->name) {
+			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+			break;
+		}
 		k->count = prof_cursor__int64(c, 1);
 		k->start_ns = prof_cursor__int64(c, 3);
 		k->end_ns = prof_cursor__int64(c, 4);
 		n++;
 	}
 	prof_cursor__close(c);
-	if (rc < 0)
-		return rc;
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; rc >= 0 && i < n; i++) {
 		bool phase;
 
 		if (cand[i].count <= best_count)
 			continue;
 		rc = is_phase(ctx, cand, n, i, &phase, err);
-		if (rc)
-			return rc;
-		if (phase)
+		if (rc < 0 || phase)
 			continue;
 		best_count = cand[i].count;
 		w->iterations = (int)cand[i].count;
 		w->start_ns = cand[i].start_ns;
 		w->end_ns = cand[i].end_ns;
-		snprintf(w->source, sizeof w->source, "NVTX range \"%.160s\" x %lld", cand[i].name,
+		snprintf(w->source, sizeof w->source, "NVTX range \"%s\" x %lld", cand[i].name,
 			 (long long)cand[i].count);
 	}
-	return 0;
+	for (int i = 0; i < n; i++)
+		free(cand[i].name);
+	return rc < 0 ? rc : 0;
 }
 
 static int cmp_int64(const void *a, const void *b)
@@ -705,44 +707,25 @@ static int exec_sql(struct prof_store *store, const char *sql, struct prof_error
 static int create_api_view(struct diag_context *ctx, struct prof_error *err)
 {
 	static const char *const tables[] = { "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER" };
-	char sql[512] = "CREATE TEMP VIEW " DIAG_API_CALLS " AS ";
+	char sql[512] = "CREATE TEMP VIEW " DIAG_API_CALLS " AS ", part[160];
 	int rc = exec_sql(ctx->store, "DROP VIEW IF EXISTS temp." DIAG_API_CALLS, err);
 
 	for (size_t i = 0; !rc && i < sizeof tables / sizeof tables[0]; i++) {
 		if (!prof_store__has_table(ctx->store, tables[i]))
 			continue;
-		if (ctx->has_runtime)
-			strcat(sql, " UNION ALL ");
-		strcat(sql, "SELECT start, end, nameId, correlationId, globalTid FROM ");
-		strcat(sql, tables[i]);
+		/* older nsys exports may lack the correlation id: no copy joins then */
+		snprintf(part, sizeof part, "%sSELECT start, end, nameId, %s AS correlationId FROM %s",
+			 ctx->has_runtime ? " UNION ALL " : "",
+			 prof_store__has_column(ctx->store, tables[i], "correlationId") ? "correlationId" : "NULL",
+			 tables[i]);
+		strcat(sql, part); /* at most two parts of < 160 bytes each */
 		ctx->has_runtime = true;
 	}
 	return rc || !ctx->has_runtime ? rc : exec_sql(ctx->store, sql, err);
 }
 
-/* Whether `table` (a name from this file, not from the user) has a row: the
- * analysis tables are created together, so existing says nothing. */
-static int has_rows(struct prof_store *store, const char *table, bool *yes, struct prof_error *err)
-{
-	struct prof_cursor *c;
-	char sql[96];
-	int rc;
-
-	*yes = false;
-	if (!prof_store__has_table(store, table))
-		return 0;
-	snprintf(sql, sizeof sql, "SELECT 1 FROM %s LIMIT 1", table);
-	rc = prof_cursor__open(store, sql, &c, err);
-	if (rc)
-		return rc;
-	rc = prof_cursor__next(c, err);
-	*yes = rc == 1;
-	prof_cursor__close(c);
-	return rc < 0 ? rc : 0;
-}
-
 /* Each id of a timing rule, skipped with the reason. */
-static int skip_under_replay(struct diag_context *ctx, const struct diag_rule *rule)
+static int skip_under_replay(struct diag_context *ctx, const struct diag_rule *rule, struct prof_error *err)
 {
 	for (const char *id = rule->id; *id;) {
 		size_t len = strcspn(id, "+");
@@ -752,7 +735,7 @@ static int skip_under_replay(struct diag_context *ctx, const struct diag_rule *r
 		if (diag__skip(ctx, one, "kernel replay (--metrics) serialised and slowed this run, so its host "
 					 "times, idle gaps and launch costs are the profiler's: for these rules, "
 					 "diagnose a capture made without --metrics"))
-			return PROF_E_NOMEM;
+			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 		id += len + (id[len] == '+');
 	}
 	return 0;
@@ -787,12 +770,11 @@ int diag__run(struct prof_store *store, const struct diag_settings *settings,
 	ctx.has_sync_table = prof_store__has_table(store, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION");
 	ctx.has_memory_events = prof_store__has_table(store, "CUDA_GPU_MEMORY_USAGE_EVENTS");
 	rc = create_api_view(&ctx, err);
-	if (!rc)
-		rc = has_rows(store, "PERFKIT_KERNEL_METRICS", &r->has_metrics, err);
-	if (!rc)
-		rc = has_rows(store, "PERFKIT_PEAKS", &r->has_peaks, err);
 	if (rc)
 		goto out;
+	/* the analysis tables are created together: rows, not tables, tell */
+	r->has_metrics = prof_store__count(store, "PERFKIT_KERNEL_METRICS") > 0;
+	r->has_peaks = prof_store__count(store, "PERFKIT_PEAKS") > 0;
 	r->replayed = r->has_metrics;
 	rc = find_window(&ctx, &r->window, err);
 	if (rc)
@@ -802,7 +784,7 @@ int diag__run(struct prof_store *store, const struct diag_settings *settings,
 		goto out;
 	for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {
 		for (const struct diag_rule *rule = families[f]; rule->id; rule++) {
-			rc = r->replayed && rule->timing ? skip_under_replay(&ctx, rule) : rule->run(&ctx, err);
+			rc = r->replayed && rule->timing ? skip_under_replay(&ctx, rule, err) : rule->run(&ctx, err);
 			if (rc)
 				goto out;
 		}

@@ -141,6 +141,8 @@ int diag__run(struct prof_store *store, const struct diag_settings *settings,
 void diag_report__delete(struct diag_report *r);
 
 int diag_report__print_text(const struct diag_report *r, FILE *out);
+/* The end (exclusive) of the run of skips from i on that share i's reason. */
+int diag_report__skip_group_end(const struct diag_report *r, int i);
 int diag_report__print_json(const struct diag_report *r, FILE *out);
 /* The findings as flat rows (for CSV and the HTML report). */
 int diag_report__rows(const struct diag_report *r, struct rpt_sink *sink);

@@ -27,6 +27,16 @@ static void print_window_text(const struct diag_report *r, FILE *out)
 		r->has_peaks ? "measured" : "nominal");
 }
 
+/* Rules skipped one after another for the same reason share a line. */
+int diag_report__skip_group_end(const struct diag_report *r, int i)
+{
+	int j = i + 1;
+
+	while (j < r->nskips && !strcmp(r->skips[j].reason, r->skips[i].reason))
+		j++;
+	return j;
+}
+
 int diag_report__print_text(const struct diag_report *r, FILE *out)
 {
 	char b1[32], b2[32];
@@ -56,10 +66,9 @@ int diag_report__print_text(const struct diag_report *r, FILE *out)
 		prof_fputs_term(out, f->change);
 		fputs("\n\n", out);
 	}
-	/* rules skipped for one reason share a line */
 	for (int i = 0, j; i < r->nskips; i = j) {
 		fputs("not run: ", out);
-		for (j = i; j < r->nskips && !strcmp(r->skips[j].reason, r->skips[i].reason); j++) {
+		for (j = i; j < diag_report__skip_group_end(r, i); j++) {
 			fputs(j > i ? ", " : "", out);
 			prof_fputs_term(out, r->skips[j].rule_id);
 		}

@@ -44,10 +44,14 @@ static int render_findings(struct html_page *p, struct prof_error *err)
 	rc = r->nfindings ? diag_report__rows(r, html_page__tables(p)) : 0;
 	if (rc == 0 && r->nskips > 0) {
 		fputs("<p>Not run:</p>\n<ul>\n", out);
-		for (int i = 0; i < r->nskips; i++) {
-			fputs("<li><code>", out);
-			prof_fputs_html(out, r->skips[i].rule_id);
-			fputs("</code>: ", out);
+		for (int i = 0, j; i < r->nskips; i = j) {
+			fputs("<li>", out);
+			for (j = i; j < diag_report__skip_group_end(r, i); j++) {
+				fputs(j > i ? ", <code>" : "<code>", out);
+				prof_fputs_html(out, r->skips[j].rule_id);
+				fputs("</code>", out);
+			}
+			fputs(": ", out);
 			prof_fputs_html(out, r->skips[i].reason);
 			fputs("</li>\n", out);
 		}
@@ -60,7 +64,7 @@ static int render_findings(struct html_page *p, struct prof_error *err)
 
 static bool has_metrics(struct prof_store *s)
 {
-	return prof_store__has_table(s, "PERFKIT_KERNEL_METRICS");
+	return prof_store__count(s, "PERFKIT_KERNEL_METRICS") > 0;
 }
 
 static int render_roofline(struct html_page *p, struct prof_error *err)

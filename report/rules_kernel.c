@@ -90,10 +90,12 @@ static int rule_occupancy(struct diag_context *ctx, struct prof_error *err)
 	return rc < 0 ? rc : 0;
 }
 
-/* 16-bit or double types in the name (CUDA's and PyTorch's spellings). */
+/* 16-bit, 8-bit or double types in the name, as CUDA, PyTorch, cuBLAS and
+ * CUTLASS spell them. */
 static bool other_than_fp32_name(const char *name)
 {
-	static const char *const words[] = { "half", "Half", "bfloat16", "BFloat16", "bf16", "double" };
+	static const char *const words[] = { "half", "Half", "bfloat16", "BFloat16", "bf16", "fp16", "f16",
+					     "fp8", "e4m3", "e5m2", "double" };
 
 	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
 		if (strstr(name, words[i]))
@@ -202,12 +204,16 @@ static int rules_metrics(struct diag_context *ctx, struct prof_error *err)
 		 * bits and computes in FP32 (the fix already made) is not flagged.
 		 * FP32 storage shows in float-only arguments, or, where names carry
 		 * no types (PyTorch, cuBLAS), in FP32 FLOPs without any 16-bit type
-		 * in the name. */
+		 * in the name and without tensor-core work (whose FP32 epilogue
+		 * would otherwise pass for the kernel's arithmetic). */
 		if (fp32_signature(r->name) ||
 		    (r->has_flops && r->flops > 0 && r->flops_f32 >= min_frac * r->flops &&
-		     !other_than_fp32_name(r->name))) {
-			snprintf(key, sizeof key, "%s: %.2f FLOP/B, %.0f GB/s", r->name, r->ai_dram,
-				 r->dram_bytes_per_s / 1e9);
+		     r->tensor_inst <= 0 && !other_than_fp32_name(r->name))) {
+			if (r->has_flops)
+				snprintf(key, sizeof key, "%s: %.2f FLOP/B, %.0f GB/s", r->name, r->ai_dram,
+					 r->dram_bytes_per_s / 1e9);
+			else /* --metrics=memory: no intensity to show */
+				snprintf(key, sizeof key, "%s: %.0f GB/s", r->name, r->dram_bytes_per_s / 1e9);
 			if (!(e = diag_tally__get(&fp32, key)))
 				goto nomem;
 			e->count = r->launches, e->time_ns = r->time_ns, e->bytes = (int64_t)r->dram_bytes;

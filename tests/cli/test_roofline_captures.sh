@@ -45,26 +45,39 @@ check_rates rollout_naive_memory no
 run roofline "$D/rollout_naive_memory.sqlite"
 expect_out "memory-set roofline says FLOPs are not counted" "No FLOP counts \(captured with --metrics=memory\)"
 
-# findings FILE: SEVERITY:RULE lines, then SKIPPED:RULE lines
+# findings FILE: SEVERITY:RULE lines, then SKIPPED:RULE lines, into
+# $TMP/FILE.rules (a failure here must count, so not in a subshell)
 findings() {
 	run diagnose --format=json "$D/$1.sqlite"
-	[ "$status" -eq 0 ] || { fail "diagnose $1 exits 0"; return; }
+	if [ "$status" -ne 0 ]; then fail "diagnose $1 exits 0"; return; fi
 	python3 -c 'import json,sys
 d = json.load(open(sys.argv[1]))
 assert d["kernel_replay"] is True
 for f in d["findings"]: print("%s:%s" % (f["severity"], f["rule"]))
-for s in d["not_run"]: print("skipped:%s" % s["rule"])' "$TMP/out"
+for s in d["not_run"]: print("skipped:%s" % s["rule"])' "$TMP/out" >"$TMP/$1.rules" ||
+		fail "diagnose $1: a kernel-replay report"
 }
 
-naive=$(findings rollout_naive_roofline)
-optimized=$(findings rollout_optimized_roofline)
-memory=$(findings rollout_naive_memory)
+findings rollout_naive_roofline
+findings rollout_optimized_roofline
+findings rollout_naive_memory
+naive=$(cat "$TMP/rollout_naive_roofline.rules")
+optimized=$(cat "$TMP/rollout_optimized_roofline.rules")
+memory=$(cat "$TMP/rollout_naive_memory.rules")
 grep -qE '^(medium|high):fp32_memory_bound$' <<<"$naive" && pass "roofline naive: FP32 storage found from metrics" ||
 	fail "roofline naive: FP32 storage found from metrics (got: $(echo $naive))"
 grep -q ':fp32_memory_bound$' <<<"$optimized" && fail "optimized keeps 16-bit storage: no FP32 finding (got: $(echo $optimized))" ||
 	pass "optimized keeps 16-bit storage: no FP32 finding"
 grep -qE '^(medium|high):fp32_memory_bound$' <<<"$memory" && pass "memory set: FP32 storage found without FLOP counts" ||
 	fail "memory set: FP32 storage found without FLOP counts (got: $(echo $memory))"
+# without FLOP counts the evidence shows no intensity
+run diagnose --format=json "$D/rollout_naive_memory.sqlite"
+python3 - "$TMP/out" <<'PY' && pass "memory set: offenders without FLOP/B" || fail "memory set: offenders without FLOP/B"
+import json, sys
+f = [f for f in json.load(open(sys.argv[1]))["findings"] if f["rule"] == "fp32_memory_bound"][0]
+names = [t["name"] for t in f["top"]]
+sys.exit(0 if names and all("GB/s" in n and "FLOP/B" not in n for n in names) else 1)
+PY
 for rule in gpu_util gpu_gaps cpu_bound launch_bound sync_api alloc_churn; do
 	if grep -q "^skipped:$rule\$" <<<"$naive" && ! grep -qE "^[a-z]+:$rule\$" <<<"$(grep -v '^skipped:' <<<"$naive")"; then
 		pass "kernel replay: $rule not judged"

@@ -83,6 +83,39 @@ START_TEST(roofline_import_joins_metrics_to_kernels_by_correlation)
 }
 END_TEST
 
+/* The memory set measures no FLOPs: the collector writes "-", the import
+ * stores NULL, and the roofline knows the kernel has no FLOP counts (rather
+ * than zero FLOPs) while its bytes and time are as measured. */
+START_TEST(roofline_memory_set_has_no_flop_counts)
+{
+	struct prof_store *s;
+	struct prof_error err;
+	struct roof_peaks p;
+	struct roof_kernel *k;
+	char tsv[600];
+	FILE *f;
+	int n;
+
+	write_capture();
+	snprintf(tsv, sizeof tsv, "%s/metrics-777.tsv", dir);
+	f = fopen(tsv, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "777\t1\t0\t100000\t-\t-\t-\t-\t200000000\t100000000\t300000000\n");
+	fclose(f);
+	ck_assert_int_eq(ctab__import_metrics_dir(capture, dir, &err), 1);
+	ck_assert_int_eq(prof_store__open(capture, &s, &err), 0);
+	ck_assert_int_eq(roof_peaks__load(s, &p, &err), 0);
+	ck_assert_int_eq(roof__load(s, &p, 0, 0, &k, &n, &err), 0);
+	ck_assert_int_eq(n, 1);
+	ck_assert(!k[0].has_flops);
+	ck_assert(!roof__any_flops(k, n));
+	ck_assert_double_eq_tol(k[0].dram_bytes, 3e8, 1e-3);
+	ck_assert_double_eq_tol(k[0].dram_bytes_per_s, 3e8 / 100e-6, 1);
+	roof__free(k, n);
+	prof_store__close(s);
+}
+END_TEST
+
 /* The diagnosis window: only launches starting inside it count, so a
  * finding's time is of the window its share is taken of. */
 START_TEST(roofline_load_keeps_to_the_window)
@@ -204,6 +237,7 @@ int main(void)
 
 	tcase_add_test(tc, roofline_import_joins_metrics_to_kernels_by_correlation);
 	tcase_add_test(tc, roofline_load_keeps_to_the_window);
+	tcase_add_test(tc, roofline_memory_set_has_no_flop_counts);
 	tcase_add_test(tc, roofline_peaks_document_is_read_back_as_measured);
 	tcase_add_test(tc, roofline_nominal_peaks_come_from_the_gpu_description);
 	tcase_add_test(tc, roofline_low_intensity_near_the_bandwidth_roof_is_memory_bound);
