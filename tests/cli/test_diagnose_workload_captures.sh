@@ -71,6 +71,18 @@ ok = ok and ("%.1f per iteration" % per_step) in sync["evidence"]
 sys.exit(0 if ok else 1)
 PY
 
+# The same with a name longer than any fixed buffer: the phase test looks the
+# whole name up again.
+cp "$D/batched_forces_naive.sqlite" "$TMP/long_names.sqlite"
+python3 -c 'import sqlite3,sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("UPDATE StringIds SET value = ? WHERE value = ?", ("load/transfer " + "x" * 300, "load/transfer"))
+db.commit()' "$TMP/long_names.sqlite"
+run diagnose --format=json "$TMP/long_names.sqlite"
+python3 -c 'import json,sys
+sys.exit(0 if json.load(open(sys.argv[1]))["window"]["source"].startswith("NVTX range \"step\"") else 1)' "$TMP/out" &&
+	pass "a long phase name is still a phase" || fail "a long phase name is still a phase"
+
 # Launch calls are runtime and driver calls alike: transformer_naive's cuBLAS
 # launches through cuLaunchKernel (the driver table). The launch cost in the
 # evidence is the mean over both, in the window's host span.
