@@ -55,19 +55,30 @@ static void write_capture(void)
 	fclose(f);
 }
 
-START_TEST(roofline_import_joins_metrics_to_kernels_by_correlation)
+/* The capture's metrics imported from dir (want_rows lines), loaded as the
+ * roofline does for the launches starting in [from_ns, to_ns) (0, 0: all). */
+static struct roof_kernel *import_and_load(int want_rows, int64_t from_ns, int64_t to_ns, int *n)
 {
 	struct prof_store *s;
 	struct prof_error err;
 	struct roof_peaks p;
 	struct roof_kernel *k;
+
+	ck_assert_int_eq(ctab__import_metrics_dir(capture, dir, &err), want_rows);
+	ck_assert_int_eq(prof_store__open(capture, &s, &err), 0);
+	ck_assert_int_eq(roof_peaks__load(s, &p, &err), 0);
+	ck_assert_int_eq(roof__load(s, &p, from_ns, to_ns, &k, n, &err), 0);
+	prof_store__close(s);
+	return k;
+}
+
+START_TEST(roofline_import_joins_metrics_to_kernels_by_correlation)
+{
+	struct roof_kernel *k;
 	int n;
 
 	write_capture();
-	ck_assert_int_eq(ctab__import_metrics_dir(capture, dir, &err), 3);
-	ck_assert_int_eq(prof_store__open(capture, &s, &err), 0);
-	ck_assert_int_eq(roof_peaks__load(s, &p, &err), 0);
-	ck_assert_int_eq(roof__load(s, &p, 0, 0, &k, &n, &err), 0);
+	k = import_and_load(3, 0, 0, &n);
 	ck_assert_int_eq(n, 2);
 	/* "stream" has 3 launches (300 us in all), 2 of them measured */
 	ck_assert_str_eq(k[0].name, "stream");
@@ -79,7 +90,6 @@ START_TEST(roofline_import_joins_metrics_to_kernels_by_correlation)
 	ck_assert_double_eq_tol(k[0].ai_dram, 2e6 / 6e8, 1e-12);
 	ck_assert_double_eq_tol(k[0].dram_bytes_per_s, 6e8 / 200e-6, 1);
 	roof__free(k, n);
-	prof_store__close(s);
 }
 END_TEST
 
@@ -88,9 +98,6 @@ END_TEST
  * than zero FLOPs) while its bytes and time are as measured. */
 START_TEST(roofline_memory_set_has_no_flop_counts)
 {
-	struct prof_store *s;
-	struct prof_error err;
-	struct roof_peaks p;
 	struct roof_kernel *k;
 	char tsv[600];
 	FILE *f;
@@ -102,17 +109,13 @@ START_TEST(roofline_memory_set_has_no_flop_counts)
 	ck_assert_ptr_nonnull(f);
 	fprintf(f, "777\t1\t0\t100000\t-\t-\t-\t-\t200000000\t100000000\t300000000\n");
 	fclose(f);
-	ck_assert_int_eq(ctab__import_metrics_dir(capture, dir, &err), 1);
-	ck_assert_int_eq(prof_store__open(capture, &s, &err), 0);
-	ck_assert_int_eq(roof_peaks__load(s, &p, &err), 0);
-	ck_assert_int_eq(roof__load(s, &p, 0, 0, &k, &n, &err), 0);
+	k = import_and_load(1, 0, 0, &n);
 	ck_assert_int_eq(n, 1);
 	ck_assert(!k[0].has_flops);
 	ck_assert(!roof__any_flops(k, n));
 	ck_assert_double_eq_tol(k[0].dram_bytes, 3e8, 1e-3);
 	ck_assert_double_eq_tol(k[0].dram_bytes_per_s, 3e8 / 100e-6, 1);
 	roof__free(k, n);
-	prof_store__close(s);
 }
 END_TEST
 
@@ -120,18 +123,12 @@ END_TEST
  * finding's time is of the window its share is taken of. */
 START_TEST(roofline_load_keeps_to_the_window)
 {
-	struct prof_store *s;
-	struct prof_error err;
-	struct roof_peaks p;
 	struct roof_kernel *k;
 	int n;
 
 	write_capture();
-	ck_assert_int_eq(ctab__import_metrics_dir(capture, dir, &err), 3);
-	ck_assert_int_eq(prof_store__open(capture, &s, &err), 0);
-	ck_assert_int_eq(roof_peaks__load(s, &p, &err), 0);
 	/* launches 2 and 3 of "stream" start at 2 and 3 ms; 2 is measured */
-	ck_assert_int_eq(roof__load(s, &p, 1500000, 3500000, &k, &n, &err), 0);
+	k = import_and_load(3, 1500000, 3500000, &n);
 	ck_assert_int_eq(n, 1);
 	ck_assert_str_eq(k[0].name, "stream");
 	ck_assert_int_eq(k[0].launches, 2);
@@ -139,7 +136,6 @@ START_TEST(roofline_load_keeps_to_the_window)
 	ck_assert_int_eq(k[0].time_ns, 200000);
 	ck_assert_double_eq_tol(k[0].dram_bytes, 3e8, 1e-3);
 	roof__free(k, n);
-	prof_store__close(s);
 }
 END_TEST
 
