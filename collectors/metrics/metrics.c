@@ -173,7 +173,7 @@ int metrics__init(CUpti_SubscriberHandle subscriber)
 static struct rp_session *session_for(CUcontext ctx)
 {
 	char msg[300];
-	int free_slot = -1;
+	int free_slot = -1, count;
 
 	for (int i = 0; i < MAX_CONTEXTS; i++) {
 		if (m.ctx[i].ctx == ctx)
@@ -184,17 +184,11 @@ static struct rp_session *session_for(CUcontext ctx)
 	if (free_slot < 0)
 		return NULL;
 	m.ctx[free_slot].ctx = ctx;
-	if (m.memory_only) {
-		if (rp__open(ctx, metric_names, M_DFMA, &m.ctx[free_slot].s, msg, sizeof msg) == 0)
-			return m.ctx[free_slot].s;
-		m.ctx[free_slot].failed = 1;
-		say(msg);
-		return NULL;
-	}
-	/* the tensor-pipe metric is last and not on every chip: retry without it */
-	if (rp__open(ctx, metric_names, m.with_tensor ? M_COUNT : M_TENSOR, &m.ctx[free_slot].s, msg,
-		     sizeof msg) == 0)
+	count = m.memory_only ? M_DFMA : m.with_tensor ? M_COUNT : M_TENSOR;
+	if (rp__open(ctx, metric_names, count, &m.ctx[free_slot].s, msg, sizeof msg) == 0)
 		return m.ctx[free_slot].s;
+	/* the tensor-pipe metric is last and not on every chip: retry without it
+	 * (the memory set never has it) */
 	if (m.with_tensor) {
 		m.with_tensor = 0;
 		if (rp__open(ctx, metric_names, M_TENSOR, &m.ctx[free_slot].s, msg, sizeof msg) == 0) {
