@@ -2,6 +2,7 @@
  * (the steady-state loop), loads the GPU busy intervals, runs every rule
  * family and sorts the findings by the share of run time they touch. */
 #include "diagnose.h"
+#include "summary_impl.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -707,21 +708,38 @@ static int exec_sql(struct prof_store *store, const char *sql, struct prof_error
 static int create_api_view(struct diag_context *ctx, struct prof_error *err)
 {
 	static const char *const tables[] = { "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER" };
-	char sql[512] = "CREATE TEMP VIEW " DIAG_API_CALLS " AS ", part[160];
+	/* older nsys exports may lack the correlation id: no copy joins then */
+	static const char *const with_corr[] = {
+		"SELECT start, end, nameId, correlationId FROM CUPTI_ACTIVITY_KIND_RUNTIME",
+		"SELECT start, end, nameId, correlationId FROM CUPTI_ACTIVITY_KIND_DRIVER",
+	};
+	static const char *const without_corr[] = {
+		"SELECT start, end, nameId, NULL AS correlationId FROM CUPTI_ACTIVITY_KIND_RUNTIME",
+		"SELECT start, end, nameId, NULL AS correlationId FROM CUPTI_ACTIVITY_KIND_DRIVER",
+	};
+	const char *parts[2];
+	char *src, *view;
 	int rc = exec_sql(ctx->store, "DROP VIEW IF EXISTS temp." DIAG_API_CALLS, err);
 
-	for (size_t i = 0; !rc && i < sizeof tables / sizeof tables[0]; i++) {
-		if (!prof_store__has_table(ctx->store, tables[i]))
-			continue;
-		/* older nsys exports may lack the correlation id: no copy joins then */
-		snprintf(part, sizeof part, "%sSELECT start, end, nameId, %s AS correlationId FROM %s",
-			 ctx->has_runtime ? " UNION ALL " : "",
-			 prof_store__has_column(ctx->store, tables[i], "correlationId") ? "correlationId" : "NULL",
-			 tables[i]);
-		strcat(sql, part); /* at most two parts of < 160 bytes each */
-		ctx->has_runtime = true;
+	if (rc)
+		return rc;
+	for (int i = 0; i < 2; i++)
+		parts[i] = prof_store__has_column(ctx->store, tables[i], "correlationId") ? with_corr[i]
+											 : without_corr[i];
+	src = sum_union(ctx->store, tables, parts, 2, &rc, err);
+	if (!src)
+		return rc;
+	ctx->has_api_calls = true;
+	view = malloc(strlen(src) + sizeof "CREATE TEMP VIEW " DIAG_API_CALLS " AS ");
+	if (view) {
+		sprintf(view, "CREATE TEMP VIEW " DIAG_API_CALLS " AS %s", src);
+		rc = exec_sql(ctx->store, view, err);
+	} else {
+		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	}
-	return rc || !ctx->has_runtime ? rc : exec_sql(ctx->store, sql, err);
+	free(view);
+	free(src);
+	return rc;
 }
 
 /* Each id of a timing rule, skipped with the reason. */

@@ -119,7 +119,7 @@ struct diag_context {
 	int nbusy;
 	int64_t busy_ns;
 	bool has_kernel, has_memcpy, has_memset, has_sync_table, has_memory_events;
-	bool has_runtime;           /* CUDA API calls (runtime or driver) in DIAG_API_CALLS */
+	bool has_api_calls;         /* CUDA API calls (runtime or driver) in DIAG_API_CALLS */
 };
 
 /* The temporary view of every CUDA API call, runtime and driver (columns

@@ -28,7 +28,7 @@ static int rule_alloc_churn(struct diag_context *ctx, struct prof_error *err)
 	char b1[32], b2[32], more[128] = "";
 	int rc;
 
-	if (!ctx->has_runtime)
+	if (!ctx->has_api_calls)
 		return diag__skip(ctx, "alloc_churn", "the capture has no CUDA API calls");
 	rc = prof_cursor__open(ctx->store, sql, &c, err);
 	if (rc)

@@ -79,7 +79,7 @@ static int rule_cpu_bound(struct diag_context *ctx, struct prof_error *err)
 	int64_t prev = ctx->w->start_ns;
 	char b1[32], b2[32], b3[32];
 
-	if (!ctx->has_runtime || busy_frac >= diag__get(ctx, "cpu_bound.max_gpu_busy") || idle <= 0)
+	if (!ctx->has_api_calls || busy_frac >= diag__get(ctx, "cpu_bound.max_gpu_busy") || idle <= 0)
 		return 0;
 	rc = load_api_union(ctx, &api, &napi, err);
 	if (rc)

@@ -146,7 +146,7 @@ static int launch_api(struct diag_context *ctx, int64_t *n, int64_t *ns, struct 
 	int rc;
 
 	*n = *ns = 0;
-	if (!ctx->has_runtime)
+	if (!ctx->has_api_calls)
 		return 0;
 	rc = prof_cursor__open(ctx->store, sql, &c, err);
 	if (rc)

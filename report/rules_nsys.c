@@ -55,7 +55,7 @@ static int rule_copies(struct diag_context *ctx, struct prof_error *err)
 
 	if (!ctx->has_memcpy)
 		return 0;
-	if (!ctx->has_runtime) {
+	if (!ctx->has_api_calls) {
 		diag__skip(ctx, "pageable_async_copy", "the capture has no CUDA API calls to tell async from sync copies");
 		return diag__skip(ctx, "sync_memcpy", "the capture has no CUDA API calls to tell async from sync copies");
 	}
@@ -190,7 +190,7 @@ static int rule_memset_sync(struct diag_context *ctx, struct prof_error *err)
 	char b[32];
 	int rc;
 
-	if (!ctx->has_runtime)
+	if (!ctx->has_api_calls)
 		return diag__skip(ctx, "sync_memset", "the capture has no CUDA API calls");
 	rc = api_calls(ctx, "(s.value LIKE 'cudaMemset%' OR s.value LIKE 'cuMemsetD%')"
 		       " AND s.value NOT LIKE '%Async%'", &t, &count, &ns, NULL, err);
@@ -221,7 +221,7 @@ static int rule_sync_api(struct diag_context *ctx, struct prof_error *err)
 	char b1[32], b2[32];
 	int rc;
 
-	if (!ctx->has_runtime)
+	if (!ctx->has_api_calls)
 		return diag__skip(ctx, "sync_api", "the capture has no CUDA API calls");
 	rc = api_calls(ctx, "s.value LIKE 'cudaDeviceSynchronize%' OR s.value LIKE 'cudaStreamSynchronize%'"
 		       " OR s.value LIKE 'cudaEventSynchronize%' OR s.value LIKE 'cuCtxSynchronize%'"

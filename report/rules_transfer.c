@@ -36,7 +36,7 @@ static int rule_small_htod(struct diag_context *ctx, struct prof_error *err)
 
 	if (!ctx->has_memcpy)
 		return 0;
-	rc = prof_cursor__open(ctx->store, ctx->has_runtime ? sql_api : sql_plain, &c, err);
+	rc = prof_cursor__open(ctx->store, ctx->has_api_calls ? sql_api : sql_plain, &c, err);
 	if (rc)
 		return rc;
 	prof_cursor__bind_int64(c, 1, ctx->w->start_ns);
