@@ -26,10 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "chrome_trace.h"
-#include "folded.h"
-#include "html_report.h"
 #include "bench_util.h"
+#include "export/export.h"
 #include "prof/store.h"
 
 #define PID 4242u

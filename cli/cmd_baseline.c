@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "baseline.h"
 #include "cli.h"
+#include "compare/compare.h"
 #include "prof/escape.h"
 
 static const char *const usage[] = {

@@ -4,11 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture_tables.h"
+#include "analysis/analysis.h"
 #include "cli.h"
-#include "diagnose.h"
 #include "prof/store.h"
-#include "table.h"
+#include "sink/sink.h"
 
 static const char *const usage[] = {
 	"perfkit diagnose [--format=text|json|csv] [--set KEY=VALUE,...] [--thresholds FILE.json] [--save] FILE",

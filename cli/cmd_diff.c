@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "diff.h"
-#include "table.h"
+#include "compare/compare.h"
+#include "sink/sink.h"
 
 static const char *const usage[] = {
 	"perfkit diff [--format=text|csv|json|html] [-o FILE] BASE NEW",

@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "cli.h"
-#include "gate.h"
+#include "compare/compare.h"
 #include "prof/escape.h"
-#include "table.h"
+#include "sink/sink.h"
 
 static const char *const usage[] = {
 	"perfkit gate --baseline=BASELINE.json [--max-regression=5%] [--junit=FILE] CAPTURE...",

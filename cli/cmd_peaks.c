@@ -14,7 +14,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "capture_tables.h"
+#include "analysis/analysis.h"
 #include "cli.h"
 #include "prof/escape.h"
 

@@ -7,13 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chrome_trace.h"
 #include "cli.h"
-#include "folded.h"
-#include "html_report.h"
+#include "export/export.h"
 #include "prof/store.h"
-#include "summary.h"
-#include "table.h"
+#include "sink/sink.h"
+#include "summary/summary.h"
 
 #define MAX_REPORTS 32
 

@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/analysis.h"
 #include "cli.h"
 #include "prof/store.h"
-#include "roofline.h"
-#include "table.h"
+#include "sink/sink.h"
 
 static const char *const usage[] = {
 	"perfkit roofline [--format=text|csv|json] [--plot DIR] FILE",

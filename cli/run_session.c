@@ -24,12 +24,11 @@
 #include <unistd.h>
 
 #include "../collectors/trace_opts.h"
-#include "capture_tables.h"
+#include "analysis/analysis.h"
 #include "prof/escape.h"
 #include "run_collector.h"
-#include "sinks.h"
-#include "summary.h"
-#include "table.h"
+#include "sink/sink.h"
+#include "summary/summary.h"
 
 /* ---- signals --------------------------------------------------------------- */
 

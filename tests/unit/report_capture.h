@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "table.h"
+#include "sink/table.h"
 
 #define CAP_MAX_REPORTS 16
 #define CAP_MAX_COLS 24

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "baseline.h"
+#include "compare/baseline.h"
 #include "diff_fixture.h"
 #include "testutil.h"
 

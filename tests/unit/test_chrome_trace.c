@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chrome_trace.h"
+#include "export/chrome_trace.h"
 #include "export_store.h"
 #include "testutil.h"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diagnose.h"
+#include "analysis/diagnose.h"
 #include "prof/store.h"
 #include "testutil.h"
 

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diff.h"
+#include "compare/diff.h"
 #include "diff_fixture.h"
-#include "table.h"
+#include "sink/table.h"
 #include "testutil.h"
 
 #define MS 1000000LL

@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export/folded.h"
 #include "export_store.h"
-#include "folded.h"
 #include "report_capture.h"
 #include "report_store.h"
-#include "summary.h"
+#include "summary/summary.h"
 #include "testutil.h"
 
 #define TID(pid, tid) prof_global_tid((pid), (tid))

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "baseline.h"
+#include "compare/baseline.h"
+#include "compare/gate.h"
 #include "diff_fixture.h"
-#include "gate.h"
 #include "testutil.h"
 
 #define MS 1000000LL

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "folded.h"
+#include "export/folded.h"
 #include "testutil.h"
 
 #define WIDTH 1200.0

@@ -8,10 +8,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "capture_tables.h"
+#include "analysis/capture_tables.h"
+#include "export/html_report.h"
+#include "export/plots_gnuplot.h"
 #include "export_store.h"
-#include "html_report.h"
-#include "plots_gnuplot.h"
 #include "testutil.h"
 
 static char xs_path[512];

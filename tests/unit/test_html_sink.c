@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sinks.h"
+#include "sink/sink.h"
 #include "testutil.h"
 
 static const struct rpt_column cols[] = {

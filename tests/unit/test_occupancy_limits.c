@@ -4,7 +4,7 @@
 #include <check.h>
 #include <stdlib.h>
 
-#include "occupancy.h"
+#include "analysis/occupancy.h"
 
 static struct occ_gpu h100(void)
 {

@@ -5,7 +5,7 @@
 
 #include "report_capture.h"
 #include "report_store.h"
-#include "summary.h"
+#include "summary/summary.h"
 #include "testutil.h"
 
 static struct cap_sink *overview(struct prof_store *s)

@@ -7,7 +7,7 @@
 
 #include "report_capture.h"
 #include "report_store.h"
-#include "summary.h"
+#include "summary/summary.h"
 #include "testutil.h"
 
 #define TID(pid, tid) prof_global_tid((pid), (tid))

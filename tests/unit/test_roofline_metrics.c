@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "capture_tables.h"
+#include "analysis/capture_tables.h"
+#include "analysis/roofline.h"
 #include "prof/store.h"
-#include "roofline.h"
 #include "testutil.h"
 
 #define PID 777u

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "table.h"
+#include "sink/table.h"
 #include "testutil.h"
 
 static const char *const hostile[] = {

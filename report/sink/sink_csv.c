@@ -1,6 +1,7 @@
 /* sink_csv.c - CSV renderer (RFC 4180): one header line and one line per
  * row; several reports on one sink are separated by an empty line. */
-#include "sinks.h"
+#include "sink_cell.h"
+#include "sink_impl.h"
 
 #include <stdlib.h>
 

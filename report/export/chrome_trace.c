@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/occupancy.h"
 #include "folded_ranges.h"
-#include "occupancy.h"
 #include "prof/escape.h"
 
 #define T_KERNEL "CUPTI_ACTIVITY_KIND_KERNEL"

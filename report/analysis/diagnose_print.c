@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "prof/escape.h"
-#include "table.h"
+#include "sink/table.h"
 
 static void print_window_text(const struct diag_report *r, FILE *out)
 {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "summary_impl.h"
+#include "summary/summary_impl.h"
 
 static int nomem(struct range_walk *rw)
 {

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "summary_impl.h"
+#include "summary/summary_impl.h"
 
 #define SQL_MAX 4096
 

@@ -10,8 +10,8 @@
 
 #include "plots_gnuplot.h"
 #include "prof/escape.h"
-#include "sinks.h"
-#include "summary.h"
+#include "sink/sink.h"
+#include "summary/summary.h"
 
 /* Tables longer than this are cut in the page (the CSV/JSON formats have
  * every row); summaries are per name, so only unusual captures get there. */

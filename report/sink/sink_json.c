@@ -2,7 +2,8 @@
  *   {"reports":[{"name":..,"title":..,"columns":[..],"rows":[{col:value}]}]}
  * written as rows arrive (nothing is held in memory) and closed by destroy,
  * so the output stays a valid document even when a report stops early. */
-#include "sinks.h"
+#include "sink_cell.h"
+#include "sink_impl.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

@@ -1,5 +1,10 @@
-/* summary.h - the summary reports (the `nsys stats` reports perfkit mirrors)
- * and the one-screen overview.
+/* summary.h - report/summary, the summary reports (the `nsys stats` reports
+ * perfkit mirrors) and the one-screen overview: what reads the store and
+ * yields rows.
+ *
+ * This is what cli/ and tui/ include. What the folder may use: sink/ (the
+ * row model) and libprof, nothing else in report/. analysis/, compare/ and
+ * export/ may use it.
  *
  * Each report is a function that reads a store and yields rows into a sink
  * (table.h); text, CSV, JSON and HTML are renderers of the same rows. Other
@@ -15,7 +20,7 @@
 
 #include "prof/error.h"
 #include "prof/store.h"
-#include "table.h"
+#include "sink/table.h"
 
 /* Run the report called name ("cuda_gpu_kern_sum", ...; "overview" is the
  * overview). Returns 0, PROF_E_USAGE for an unknown name, or another negative

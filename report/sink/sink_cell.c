@@ -1,44 +1,12 @@
-/* sink.c - choosing a renderer by format name, and the number formatting
- * and column bookkeeping all renderers share. */
-#include "sinks.h"
+/* sink_cell.c - the number formatting and column bookkeeping every renderer
+ * shares, so every sink prints the same value the same way. Knows no sink. */
+#include "sink_cell.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "prof/error.h"
-
-struct rpt_sink *rpt_sink__new(enum rpt_format format, FILE *out)
-{
-	switch (format) {
-	case RPT_FORMAT_TEXT:
-		return rpt_sink_text__new(out);
-	case RPT_FORMAT_CSV:
-		return rpt_sink_csv__new(out);
-	case RPT_FORMAT_JSON:
-		return rpt_sink_json__new(out);
-	}
-	return NULL;
-}
-
-void rpt_sink__delete(struct rpt_sink *sink)
-{
-	if (sink)
-		sink->destroy(sink);
-}
-
-int rpt_format__parse(const char *name)
-{
-	if (!name)
-		return -1;
-	if (strcmp(name, "text") == 0)
-		return RPT_FORMAT_TEXT;
-	if (strcmp(name, "csv") == 0)
-		return RPT_FORMAT_CSV;
-	if (strcmp(name, "json") == 0)
-		return RPT_FORMAT_JSON;
-	return -1;
-}
 
 /* Insert ',' every three digits of the integer part of a formatted number. */
 static void group_thousands(char *buf, size_t cap)

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "prof/escape.h"
-#include "table.h"
+#include "sink/table.h"
 
 /* MAD times this estimates the standard deviation of normal noise. */
 #define MAD_TO_SIGMA 1.4826

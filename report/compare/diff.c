@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "table.h"
+#include "sink/table.h"
 
 void diff_format_ns(char *buf, size_t cap, int64_t ns)
 {

@@ -5,9 +5,9 @@
  * in a note instead of failing the whole page. */
 #include "html_report.h"
 
-#include "diagnose.h"
+#include "analysis/diagnose.h"
+#include "analysis/roofline.h"
 #include "prof/escape.h"
-#include "roofline.h"
 
 static void note_failure(struct html_page *p, const char *what, const struct prof_error *err)
 {

@@ -2,7 +2,7 @@
  * (the steady-state loop), loads the GPU busy intervals, runs every rule
  * family and sorts the findings by the share of run time they touch. */
 #include "diagnose.h"
-#include "summary_impl.h"
+#include "summary/summary_impl.h"
 
 #include <stdarg.h>
 #include <stdio.h>

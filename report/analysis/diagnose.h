@@ -3,7 +3,7 @@
  *
  * The engine picks an analysis window (the steady-state loop when it can find
  * one, else the whole capture), loads the GPU busy intervals once, and runs
- * every rule over the window. Each rule lives in a report/rules_<family>.c
+ * every rule over the window. Each rule lives in a report/analysis/rules_<family>.c
  * file and adds findings through diag__add(). Rules that need hardware
  * metrics say so instead of guessing when the capture has none.
  *

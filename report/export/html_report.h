@@ -21,7 +21,7 @@
 #include "folded.h"
 #include "prof/error.h"
 #include "prof/store.h"
-#include "table.h"
+#include "sink/table.h"
 
 /* The page being written, as optional sections see it. */
 struct html_page;

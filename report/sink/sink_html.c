@@ -2,7 +2,8 @@
  * name, so pages can link to it) and a table, numbers right-aligned and
  * grouped as in the text sink, every string through the HTML escaper.
  * Rows are written as they arrive; past max_rows they are only counted. */
-#include "sinks.h"
+#include "sink.h"
+#include "sink_cell.h"
 
 #include <stdlib.h>
 

@@ -16,7 +16,7 @@
 #include "export_window.h"
 #include "plots_gnuplot.h"
 #include "prof/escape.h"
-#include "summary_impl.h"
+#include "summary/summary_impl.h"
 
 #define PLOT_BINS 200
 #define PLOT_MAX_DEVICES 8

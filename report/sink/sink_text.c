@@ -5,7 +5,8 @@
  * Column widths come from the first TEXT_BUFFER_ROWS rows; after that rows are
  * printed as they arrive with those widths (a wider cell pushes the line
  * right), so a million-row trace needs no more memory than a short one. */
-#include "sinks.h"
+#include "sink_cell.h"
+#include "sink_impl.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 
 #include "occupancy.h"
-#include "table.h"
+#include "sink/table.h"
 
 const char *roof_class__name(enum roof_class c)
 {

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "prof/escape.h"
-#include "sinks.h"
+#include "sink/sink.h"
 
 /* The first column of the diff sections says how the entry changed. */
 static const char *change_class(const struct rpt_column *cols, int ncols,

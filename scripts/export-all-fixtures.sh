@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Exports every format of every report of every fixture into one folder, so
+# that two builds can be compared byte for byte (a refactoring must leave the
+# folders identical):
+#   scripts/export-all-fixtures.sh BUILD_DIR OUT_DIR
+#   diff -r OUT_BEFORE OUT_AFTER
+# HTML pages are exported without gnuplot's version line varying: both runs
+# use the gnuplot on PATH. Exit status of each command is kept in its file.
+set -uo pipefail
+build=${1:?usage: export-all-fixtures.sh BUILD_DIR OUT_DIR}
+out=${2:?usage: export-all-fixtures.sh BUILD_DIR OUT_DIR}
+root=$(cd "$(dirname "$0")/.." && pwd)
+pk="$build/cli/perfkit"
+[ -x "$pk" ] || { echo "export-all-fixtures: no $pk" >&2; exit 2; }
+mkdir -p "$out"
+
+fixtures=("$root"/tests/data/*.sqlite)
+for f in "$root"/../shared/nsys-exports/*.sqlite; do
+  [ -f "$f" ] && fixtures+=("$f")
+done
+
+# Runs one command, keeping its standard output, error and exit status.
+keep() {
+  local name=$1; shift
+  "$@" >"$out/$name.out" 2>"$out/$name.err"
+  echo $? >"$out/$name.rc"
+}
+
+reports=$("$pk" report --list | awk '{print $1}' | paste -sd, -)
+for f in "${fixtures[@]}"; do
+  b=$(basename "$f" .sqlite)
+  for fmt in text csv json; do
+    keep "$b.report.$fmt" "$pk" report --report="$reports" --format="$fmt" "$f"
+    keep "$b.diagnose.$fmt" "$pk" diagnose --format="$fmt" "$f"
+    keep "$b.roofline.$fmt" "$pk" roofline --format="$fmt" "$f"
+  done
+  keep "$b.overview" "$pk" report "$f"
+  keep "$b.chrome" "$pk" report --format=chrome "$f"
+  keep "$b.chrome-window" "$pk" report --format=chrome --from=1ms --to=50ms "$f"
+  keep "$b.folded-gpu" "$pk" report --format=folded --weight=gpu "$f"
+  keep "$b.folded-api" "$pk" report --format=folded --weight=api "$f"
+  keep "$b.html" "$pk" report --format=html -o "$out/$b.page.html" "$f"
+done
+
+# Comparisons: each naive capture against its optimized one, the repeated
+# captures as a baseline, and the gate on both.
+data="$root/tests/data"
+for w in hash_embedding rollout batched_forces transformer; do
+  for fmt in text json html; do
+    keep "diff.$w.$fmt" "$pk" diff --format="$fmt" "$data/${w}_naive.sqlite" "$data/${w}_optimized.sqlite"
+  done
+done
+keep baseline.save "$pk" baseline save "$data/hash_embedding_optimized.sqlite" \
+  "$data/hash_embedding_optimized_2.sqlite" -o "$out/baseline.json"
+for f in hash_embedding_optimized_3 hash_embedding_naive; do
+  keep "gate.$f" "$pk" gate --baseline "$out/baseline.json" "$data/$f.sqlite"
+done
+# Paths of this run's own files appear in some outputs; make them relative.
+sed -i "s#$out/##g" "$out"/*.out "$out"/*.err 2>/dev/null
+echo "exported $(ls "$out" | wc -l) files to $out"

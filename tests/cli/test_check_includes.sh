@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# scripts/check-includes.py: a tree that follows the module rules passes, and
+# each kind of broken include fails and is named with its file.
+source "$(dirname "$0")/cli_lib.sh"
+check="$PERFKIT_SOURCE/scripts/check-includes.py"
+tree="$TMP/tree"
+mkdir -p "$tree"/report/{sink,summary,analysis,compare,export} "$tree"/cli "$tree"/libprof/src "$tree"/tests/unit
+echo '#include "sink/table.h"'         >"$tree/report/summary/summary.c"
+echo '#include "summary/summary.h"'    >"$tree/report/analysis/diagnose.c"
+echo '#include "analysis/diagnose.h"'  >"$tree/report/export/html.c"
+echo '#include "export/export.h"'      >"$tree/cli/cmd_report.c"
+echo '#include <sqlite3.h>'            >"$tree/libprof/src/schema.c"
+echo '#include "../../collectors/x.c"' >"$tree/tests/unit/test_x.c"
+
+check_tree() {
+	python3 "$check" "$tree" >"$TMP/out" 2>"$TMP/err"
+	status=$?
+}
+check_tree
+expect_status "a tree that follows the rules" 0
+
+# bad FILE LINE WHAT: adding that include alone breaks a rule, named by file.
+bad() {
+	local file=$1 line=$2 what=$3
+	cp -a "$tree" "$TMP/saved"
+	echo "$line" >>"$tree/$file"
+	check_tree
+	expect_status "$what" 1
+	expect_out "$what names the file" "^$file:"
+	rm -rf "$tree"; mv "$TMP/saved" "$tree"
+}
+bad report/summary/summary.c '#include "analysis/diagnose.h"' "summary using analysis"
+bad report/sink/sink.c       '#include "summary/summary.h"'   "sink using summary"
+bad report/compare/diff.c    '#include "export/export.h"'     "compare using export"
+bad report/analysis/rules.c  '#include "compare/diff.h"'      "analysis using compare"
+bad cli/cmd_report.c         '#include "export/folded.h"'     "cli past a face header"
+bad report/summary/query.c   '#include <sqlite3.h>'           "sqlite3.h outside libprof"
+bad cli/run.c                '#include "../collectors/trace_opts.h"' "a relative include across modules"
+finish
