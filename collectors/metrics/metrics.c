@@ -1,6 +1,7 @@
-/* metrics.c - per-launch hardware metrics for the roofline
- * (`perfkit run --metrics=roofline|memory`, env PERFKIT_METRICS=roofline|memory:
- * "memory" is duration, DRAM and L2 bytes alone, which fit in one pass).
+/* metrics.c - per-launch hardware metrics for the roofline and for memory
+ * access efficiency (`perfkit run --metrics=roofline|memory`, env
+ * PERFKIT_METRICS=roofline|memory: "memory" is duration, DRAM and L2 bytes
+ * and the access counters, kept to one pass).
  *
  * The injection library forwards its CUPTI callbacks here. On the driver's
  * kernel-launch ENTER the range profiler starts; on EXIT it stops, the one
@@ -33,13 +34,19 @@
  * lines in L2 that the measured pass writes back: on the H100 its DRAM writes
  * come out up to the L2's size too high (a GEMM's whole output where ncu
  * counts 0) and its duration ~6 us too long, whatever the order of the
- * metrics here. The memory set (the first four, M_DFMA as the count) fits
- * in one pass, no restore: duration and DRAM reads as ncu measures them.
- * Instruction counts do not depend on the cache. The tensor metric stays
- * last: sessions without it pass M_TENSOR as the count. */
+ * metrics here. The memory set (duration, DRAM, L2, and the access counters
+ * when they fit) is kept to one pass, no restore: duration and DRAM reads as
+ * ncu measures them. Instruction counts do not depend on the cache.
+ *
+ * The access counters tell how well a kernel's global loads and stores use
+ * the 32-byte sectors they pull: sectors per request (4 for 32 threads
+ * reading consecutive floats, 32 when each thread's word lies in a sector of
+ * its own) and the L1 and L2 sector hit rates. */
 enum {
-	M_DURATION, M_DRAM_RD, M_DRAM_WR, M_L2, M_DFMA, M_DADD, M_DMUL, M_FFMA, M_FADD, M_FMUL,
-	M_HFMA, M_HADD, M_HMUL, M_TENSOR, M_COUNT
+	M_DURATION, M_DRAM_RD, M_DRAM_WR, M_L2,
+	M_LD_SECTORS, M_LD_REQUESTS, M_ST_SECTORS, M_ST_REQUESTS, M_L1_HIT_PCT, M_L2_HIT_PCT,
+	M_DFMA, M_DADD, M_DMUL, M_FFMA, M_FADD, M_FMUL, M_HFMA, M_HADD, M_HMUL,
+	M_TENSOR, M_COUNT
 };
 
 static const char *const metric_names[M_COUNT] = {
@@ -47,6 +54,12 @@ static const char *const metric_names[M_COUNT] = {
 	"dram__bytes_read.sum",
 	"dram__bytes_write.sum",
 	"lts__t_bytes.sum",
+	"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+	"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+	"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+	"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+	"l1tex__t_sector_hit_rate.pct",
+	"lts__t_sector_hit_rate.pct",
 	"sm__sass_thread_inst_executed_op_dfma_pred_on.sum",
 	"sm__sass_thread_inst_executed_op_dadd_pred_on.sum",
 	"sm__sass_thread_inst_executed_op_dmul_pred_on.sum",
@@ -59,6 +72,26 @@ static const char *const metric_names[M_COUNT] = {
 	"sm__inst_executed_pipe_tensor.sum",
 };
 
+/* Groups of metrics, each a range of the enum, and the sets tried in order
+ * when the first session opens: a group a GPU lacks (the tensor pipe), or
+ * the access counters where they would push the memory set past one pass,
+ * is left out and said so. */
+enum group { G_MEMORY, G_ACCESS, G_FLOPS, G_TENSOR };
+static const struct { int first, end; } groups[] = {
+	[G_MEMORY] = { M_DURATION, M_LD_SECTORS },
+	[G_ACCESS] = { M_LD_SECTORS, M_DFMA },
+	[G_FLOPS] = { M_DFMA, M_TENSOR },
+	[G_TENSOR] = { M_TENSOR, M_COUNT },
+};
+#define SET(...) ((1u << G_MEMORY) | __VA_ARGS__)
+static const unsigned roofline_sets[] = {
+	SET(1u << G_ACCESS | 1u << G_FLOPS | 1u << G_TENSOR),
+	SET(1u << G_ACCESS | 1u << G_FLOPS),
+	SET(1u << G_FLOPS | 1u << G_TENSOR),
+	SET(1u << G_FLOPS),
+};
+static const unsigned memory_sets[] = { SET(1u << G_ACCESS), SET(0u) };
+
 #define MAX_CONTEXTS 16
 #define SAMPLE_SLOTS 4096
 
@@ -69,8 +102,10 @@ static struct {
 	pthread_mutex_t lock;         /* kernel replay serialises launches anyway */
 	struct { CUcontext ctx; struct rp_session *s; int failed; } ctx[MAX_CONTEXTS];
 	struct { uint64_t hash; unsigned count; } seen[SAMPLE_SLOTS];
-	int with_tensor;              /* the tensor-pipe metric is in the sessions */
-	int memory_only;              /* only duration, DRAM and L2: one pass */
+	int memory_only;              /* the one-pass memory set */
+	unsigned set;                 /* groups measured, chosen by the first session */
+	const char *names[M_COUNT];   /* the set's metric names, in session order */
+	int ids[M_COUNT], nids;       /* ... and the enum value of each */
 	uint64_t profiled, failed;
 } m = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -152,7 +187,6 @@ int metrics__init(CUpti_SubscriberHandle subscriber)
 		return 0;
 	m.sample = 1;
 	m.memory_only = strcmp(mode, "memory") == 0;
-	m.with_tensor = !m.memory_only;
 	if (sample && *sample) {
 		long n = strtol(sample, NULL, 10);
 		m.sample = n >= 1 && n <= 1000000 ? (unsigned)n : 1;
@@ -170,10 +204,62 @@ int metrics__init(CUpti_SubscriberHandle subscriber)
 	return 1;
 }
 
+static void choose_set(unsigned set)
+{
+	m.set = set;
+	m.nids = 0;
+	for (int g = G_MEMORY; g <= G_TENSOR; g++)
+		if (set & 1u << g)
+			for (int id = groups[g].first; id < groups[g].end; id++) {
+				m.names[m.nids] = metric_names[id];
+				m.ids[m.nids++] = id;
+			}
+}
+
+static int measured(int id)
+{
+	for (int g = G_MEMORY; g <= G_TENSOR; g++)
+		if (id >= groups[g].first && id < groups[g].end)
+			return (m.set & 1u << g) != 0;
+	return 0;
+}
+
+/* Open a session with the chosen set; the first session chooses it: the
+ * first of the candidate sets that CUPTI accepts (and that keeps the memory
+ * set to one pass). */
+static int open_session(CUcontext ctx, struct rp_session **s, char *msg, size_t cap)
+{
+	const unsigned *sets = m.memory_only ? memory_sets : roofline_sets;
+	size_t nsets = m.memory_only ? sizeof memory_sets / sizeof *memory_sets
+				     : sizeof roofline_sets / sizeof *roofline_sets;
+	char line[160];
+
+	if (m.set)
+		return rp__open(ctx, m.names, m.nids, s, msg, cap);
+	for (size_t i = 0; i < nsets; i++) {
+		choose_set(sets[i]);
+		if (rp__open(ctx, m.names, m.nids, s, msg, cap))
+			continue;
+		int passes = rp__passes(*s);
+		if (m.memory_only && passes > 1 && i + 1 < nsets) {
+			rp__close(*s);
+			*s = NULL;
+			continue;
+		}
+		snprintf(line, sizeof line, "%d metrics in %d pass(es)%s%s", m.nids, passes,
+			 m.set & 1u << G_ACCESS ? "" : "; no access counters (sectors per request)",
+			 m.memory_only || m.set & 1u << G_TENSOR ? "" : "; no tensor-pipe metric: tensor work recorded as 0");
+		say(line);
+		return 0;
+	}
+	m.set = 0;
+	return -1;
+}
+
 static struct rp_session *session_for(CUcontext ctx)
 {
 	char msg[300];
-	int free_slot = -1, count;
+	int free_slot = -1;
 
 	for (int i = 0; i < MAX_CONTEXTS; i++) {
 		if (m.ctx[i].ctx == ctx)
@@ -184,18 +270,8 @@ static struct rp_session *session_for(CUcontext ctx)
 	if (free_slot < 0)
 		return NULL;
 	m.ctx[free_slot].ctx = ctx;
-	count = m.memory_only ? M_DFMA : m.with_tensor ? M_COUNT : M_TENSOR;
-	if (rp__open(ctx, metric_names, count, &m.ctx[free_slot].s, msg, sizeof msg) == 0)
+	if (open_session(ctx, &m.ctx[free_slot].s, msg, sizeof msg) == 0)
 		return m.ctx[free_slot].s;
-	/* the tensor-pipe metric is last and not on every chip: retry without it
-	 * (the memory set never has it) */
-	if (m.with_tensor) {
-		m.with_tensor = 0;
-		if (rp__open(ctx, metric_names, M_TENSOR, &m.ctx[free_slot].s, msg, sizeof msg) == 0) {
-			say("no tensor-pipe metric on this GPU; tensor work is recorded as 0");
-			return m.ctx[free_slot].s;
-		}
-	}
 	m.ctx[free_slot].failed = 1;
 	say(msg);
 	return NULL;
@@ -228,7 +304,7 @@ static void write_line(const CUpti_CallbackData *cb, CUpti_CallbackId cbid, uint
 	struct launch_desc d;
 	uint32_t device = 0, stream = 0, context = 0;
 	int regs = 0, static_shared = 0;
-	char *demangled = NULL, counts[128];
+	char *demangled = NULL, counts[128], access[160];
 	const char *mangled = cb->symbolName ? cb->symbolName : "?";
 
 	cuptiGetDeviceId(cb->context, &device);
@@ -241,19 +317,25 @@ static void write_line(const CUpti_CallbackData *cb, CUpti_CallbackId cbid, uint
 		}
 	}
 	demangled = rp__demangle(mangled);
-	/* counts the memory set does not measure are written as "-", stored as NULL */
-	if (m.memory_only)
+	/* counts a set does not measure are written as "-", stored as NULL */
+	if (!measured(M_DFMA))
 		snprintf(counts, sizeof counts, "-\t-\t-\t-");
 	else
 		snprintf(counts, sizeof counts, "%.0f\t%.0f\t%.0f\t%.0f", f64, f32, f16, v[M_TENSOR]);
+	if (!measured(M_LD_SECTORS))
+		snprintf(access, sizeof access, "-\t-\t-\t-\t-\t-");
+	else
+		snprintf(access, sizeof access, "%.0f\t%.0f\t%.0f\t%.0f\t%.2f\t%.2f", v[M_LD_SECTORS],
+			 v[M_LD_REQUESTS], v[M_ST_SECTORS], v[M_ST_REQUESTS], v[M_L1_HIT_PCT],
+			 v[M_L2_HIT_PCT]);
 	fprintf(m.out,
 		"%d\t%u\t%u\t%.0f\t%s\t%.0f\t%.0f\t%.0f"
-		"\t%llu\t%llu\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%d\t%d\t%u\t%u\t%s\t%s\n",
+		"\t%llu\t%llu\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%d\t%d\t%u\t%u\t%s\t%s\t%s\n",
 		(int)getpid(), cb->correlationId, device, v[M_DURATION], counts,
 		v[M_DRAM_RD], v[M_DRAM_WR], v[M_L2], (unsigned long long)active_enter_ns,
 		(unsigned long long)exit_ns, d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1],
 		d.block[2], d.dynamic_shared_bytes, regs, static_shared, stream, context, mangled,
-		demangled ? demangled : mangled);
+		demangled ? demangled : mangled, access); /* access counters last: older readers stop before them */
 	free(demangled);
 }
 
@@ -279,13 +361,15 @@ void metrics__on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, co
 		return;
 	}
 	if (active) {
-		double v[M_COUNT] = { 0 };
+		double v[M_COUNT] = { 0 }, got[M_COUNT] = { 0 };
 		uint64_t exit_ns = 0;
 		struct rp_session *s = active;
 
 		active = NULL;
 		cuptiGetTimestamp(&exit_ns);
-		if (rp__stop(s) == 0 && rp__collect(s, v) == 1) {
+		if (rp__stop(s) == 0 && rp__collect(s, got) == 1) {
+			for (int i = 0; i < m.nids; i++)
+				v[m.ids[i]] = got[i];
 			write_line(cb, cbid, exit_ns, v);
 			m.profiled++;
 		} else if (m.failed++ == 0) {

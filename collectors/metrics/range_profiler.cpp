@@ -165,6 +165,15 @@ out:
 	return rc;
 }
 
+extern "C" int rp__passes(rp_session *s)
+{
+	CUpti_Profiler_Host_GetNumOfPasses_Params p = { CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE };
+	p.pConfigImage = s->config.data();
+	p.configImageSize = s->config.size();
+	CUptiResult r = cuptiProfilerHostGetNumOfPasses(&p);
+	return r == CUPTI_SUCCESS ? (int)p.numOfPasses : fail(r, "cuptiProfilerHostGetNumOfPasses");
+}
+
 extern "C" int rp__start(rp_session *s)
 {
 	CUpti_RangeProfiler_Start_Params p = { CUpti_RangeProfiler_Start_Params_STRUCT_SIZE };

@@ -19,6 +19,8 @@ struct rp_session;
  * < 0 with a message in msg. */
 int rp__open(CUcontext ctx, const char *const *metrics, int nmetrics, struct rp_session **out,
 	     char *msg, size_t cap);
+/* How many replay passes the session's metrics need, or < 0 on error. */
+int rp__passes(struct rp_session *s);
 /* Around one launch: start before it, stop after it. */
 int rp__start(struct rp_session *s);
 int rp__stop(struct rp_session *s);
