@@ -34,17 +34,22 @@
  * lines in L2 that the measured pass writes back: on the H100 its DRAM writes
  * come out up to the L2's size too high (a GEMM's whole output where ncu
  * counts 0) and its duration ~6 us too long, whatever the order of the
- * metrics here. The memory set (duration, DRAM, L2, and the access counters
- * when they fit) is kept to one pass, no restore: duration and DRAM reads as
- * ncu measures them. Instruction counts do not depend on the cache.
+ * metrics here. The memory set (duration, DRAM and L2 bytes) fits in one
+ * pass, no restore: duration and DRAM reads as ncu measures them.
+ * Instruction counts do not depend on the cache.
  *
  * The access counters tell how well a kernel's global loads and stores use
  * the 32-byte sectors they pull: sectors per request (4 for 32 threads
  * reading consecutive floats, 32 when each thread's word lies in a sector of
- * its own) and the L1 and L2 sector hit rates. */
+ * its own), bytes the instructions asked for against sectors moved, and the
+ * L1 and L2 sector hit rates. On the H100 each pair of them costs a pass of
+ * its own, so the memory mode measures them on alternate launches of each
+ * kernel, with a second set: the memory set's launches stay one-pass. The
+ * roofline set measures everything on every launch. */
 enum {
 	M_DURATION, M_DRAM_RD, M_DRAM_WR, M_L2,
-	M_LD_SECTORS, M_LD_REQUESTS, M_ST_SECTORS, M_ST_REQUESTS, M_L1_HIT_PCT, M_L2_HIT_PCT,
+	M_LD_SECTORS, M_LD_REQUESTS, M_ST_SECTORS, M_ST_REQUESTS, M_LD_BYTES, M_ST_BYTES,
+	M_L1_HIT_PCT, M_L2_HIT_PCT,
 	M_DFMA, M_DADD, M_DMUL, M_FFMA, M_FADD, M_FMUL, M_HFMA, M_HADD, M_HMUL,
 	M_TENSOR, M_COUNT
 };
@@ -58,6 +63,8 @@ static const char *const metric_names[M_COUNT] = {
 	"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
 	"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
 	"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+	"sm__sass_data_bytes_mem_global_op_ld.sum",
+	"sm__sass_data_bytes_mem_global_op_st.sum",
 	"l1tex__t_sector_hit_rate.pct",
 	"lts__t_sector_hit_rate.pct",
 	"sm__sass_thread_inst_executed_op_dfma_pred_on.sum",
@@ -72,25 +79,34 @@ static const char *const metric_names[M_COUNT] = {
 	"sm__inst_executed_pipe_tensor.sum",
 };
 
-/* Groups of metrics, each a range of the enum, and the sets tried in order
- * when the first session opens: a group a GPU lacks (the tensor pipe), or
- * the access counters where they would push the memory set past one pass,
- * is left out and said so. */
-enum group { G_MEMORY, G_ACCESS, G_FLOPS, G_TENSOR };
-static const struct { int first, end; } groups[] = {
-	[G_MEMORY] = { M_DURATION, M_LD_SECTORS },
+/* Groups of metrics, each a range of the enum. */
+enum group { G_DURATION, G_MEMORY, G_ACCESS, G_FLOPS, G_TENSOR, G_NGROUPS };
+static const struct { int first, end; } groups[G_NGROUPS] = {
+	[G_DURATION] = { M_DURATION, M_DRAM_RD },
+	[G_MEMORY] = { M_DRAM_RD, M_LD_SECTORS },
 	[G_ACCESS] = { M_LD_SECTORS, M_DFMA },
 	[G_FLOPS] = { M_DFMA, M_TENSOR },
 	[G_TENSOR] = { M_TENSOR, M_COUNT },
 };
-#define SET(...) ((1u << G_MEMORY) | __VA_ARGS__)
+#define G(g) (1u << (g))
+/* The roofline sets tried in order when the first session opens: a group a
+ * GPU lacks (the tensor pipe, the access counters) is left out and said so. */
 static const unsigned roofline_sets[] = {
-	SET(1u << G_ACCESS | 1u << G_FLOPS | 1u << G_TENSOR),
-	SET(1u << G_ACCESS | 1u << G_FLOPS),
-	SET(1u << G_FLOPS | 1u << G_TENSOR),
-	SET(1u << G_FLOPS),
+	G(G_DURATION) | G(G_MEMORY) | G(G_ACCESS) | G(G_FLOPS) | G(G_TENSOR),
+	G(G_DURATION) | G(G_MEMORY) | G(G_ACCESS) | G(G_FLOPS),
+	G(G_DURATION) | G(G_MEMORY) | G(G_FLOPS) | G(G_TENSOR),
+	G(G_DURATION) | G(G_MEMORY) | G(G_FLOPS),
 };
-static const unsigned memory_sets[] = { SET(1u << G_ACCESS), SET(0u) };
+#define MEMORY_SET (G(G_DURATION) | G(G_MEMORY))
+#define ACCESS_SET (G(G_DURATION) | G(G_ACCESS))
+
+/* A set of metrics as one range-profiler set: names in session order and
+ * the enum value of each. */
+struct metric_set {
+	unsigned groups;
+	const char *names[M_COUNT];
+	int ids[M_COUNT], n;
+};
 
 #define MAX_CONTEXTS 16
 #define SAMPLE_SLOTS 4096
@@ -103,15 +119,15 @@ static struct {
 	struct { CUcontext ctx; struct rp_session *s; int failed; } ctx[MAX_CONTEXTS];
 	struct { uint64_t hash; unsigned count; } seen[SAMPLE_SLOTS];
 	int memory_only;              /* the one-pass memory set */
-	unsigned set;                 /* groups measured, chosen by the first session */
-	const char *names[M_COUNT];   /* the set's metric names, in session order */
-	int ids[M_COUNT], nids;       /* ... and the enum value of each */
+	struct metric_set sets[2];    /* chosen by the first session: the main set and,
+				       * in memory mode, the access set (groups 0: none) */
 	uint64_t profiled, failed;
 } m = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* The launch being profiled on this thread (ENTER..EXIT). */
 static __thread struct rp_session *active;
 static __thread uint64_t active_enter_ns;
+static __thread int active_set;
 
 /* What a kernel row needs, from the launch's parameters. */
 struct launch_desc {
@@ -204,56 +220,77 @@ int metrics__init(CUpti_SubscriberHandle subscriber)
 	return 1;
 }
 
-static void choose_set(unsigned set)
+static void set__init(struct metric_set *set, unsigned groups_in)
 {
-	m.set = set;
-	m.nids = 0;
-	for (int g = G_MEMORY; g <= G_TENSOR; g++)
-		if (set & 1u << g)
+	set->groups = groups_in;
+	set->n = 0;
+	for (int g = 0; g < G_NGROUPS; g++)
+		if (groups_in & G(g))
 			for (int id = groups[g].first; id < groups[g].end; id++) {
-				m.names[m.nids] = metric_names[id];
-				m.ids[m.nids++] = id;
+				set->names[set->n] = metric_names[id];
+				set->ids[set->n++] = id;
 			}
 }
 
-static int measured(int id)
+static int measured(const struct metric_set *set, int id)
 {
-	for (int g = G_MEMORY; g <= G_TENSOR; g++)
+	for (int g = 0; g < G_NGROUPS; g++)
 		if (id >= groups[g].first && id < groups[g].end)
-			return (m.set & 1u << g) != 0;
+			return (set->groups & G(g)) != 0;
 	return 0;
 }
 
-/* Open a session with the chosen set; the first session chooses it: the
- * first of the candidate sets that CUPTI accepts (and that keeps the memory
- * set to one pass). */
+/* The first session chooses the sets: in roofline mode the first candidate
+ * CUPTI accepts; in memory mode the memory set, plus the access set when
+ * CUPTI accepts it. Later sessions (other contexts) open the same sets. */
 static int open_session(CUcontext ctx, struct rp_session **s, char *msg, size_t cap)
 {
-	const unsigned *sets = m.memory_only ? memory_sets : roofline_sets;
-	size_t nsets = m.memory_only ? sizeof memory_sets / sizeof *memory_sets
-				     : sizeof roofline_sets / sizeof *roofline_sets;
-	char line[160];
+	int chosen = m.sets[0].groups != 0;
+	char line[200];
 
-	if (m.set)
-		return rp__open(ctx, m.names, m.nids, s, msg, cap);
-	for (size_t i = 0; i < nsets; i++) {
-		choose_set(sets[i]);
-		if (rp__open(ctx, m.names, m.nids, s, msg, cap))
-			continue;
-		int passes = rp__passes(*s);
-		if (m.memory_only && passes > 1 && i + 1 < nsets) {
+	if (m.memory_only) {
+		if (!chosen)
+			set__init(&m.sets[0], MEMORY_SET);
+		if (rp__open(ctx, m.sets[0].names, m.sets[0].n, s, msg, cap))
+			return -1;
+		if (!chosen) {
+			set__init(&m.sets[1], ACCESS_SET);
+			if (rp__add_set(*s, m.sets[1].names, m.sets[1].n) != 1)
+				m.sets[1].groups = 0;
+		} else if (m.sets[1].groups && rp__add_set(*s, m.sets[1].names, m.sets[1].n) != 1) {
 			rp__close(*s);
 			*s = NULL;
-			continue;
+			snprintf(msg, cap, "cannot open the access counters on another context");
+			return -1;
 		}
-		snprintf(line, sizeof line, "%d metrics in %d pass(es)%s%s", m.nids, passes,
-			 m.set & 1u << G_ACCESS ? "" : "; no access counters (sectors per request)",
-			 m.memory_only || m.set & 1u << G_TENSOR ? "" : "; no tensor-pipe metric: tensor work recorded as 0");
-		say(line);
-		return 0;
+	} else if (chosen) {
+		return rp__open(ctx, m.sets[0].names, m.sets[0].n, s, msg, cap);
+	} else {
+		size_t i, nsets = sizeof roofline_sets / sizeof *roofline_sets;
+		for (i = 0; i < nsets; i++) {
+			set__init(&m.sets[0], roofline_sets[i]);
+			if (rp__open(ctx, m.sets[0].names, m.sets[0].n, s, msg, cap) == 0)
+				break;
+		}
+		if (i == nsets) {
+			m.sets[0].groups = 0;
+			return -1;
+		}
 	}
-	m.set = 0;
-	return -1;
+	if (!chosen) {
+		snprintf(line, sizeof line, "%d metrics in %d pass(es)", m.sets[0].n, rp__passes(*s, 0));
+		if (m.sets[1].groups)
+			snprintf(line + strlen(line), sizeof line - strlen(line),
+				 "; access counters on alternate launches of each kernel: %d metrics in %d pass(es)",
+				 m.sets[1].n, rp__passes(*s, 1));
+		else if (!measured(&m.sets[0], M_LD_SECTORS))
+			snprintf(line + strlen(line), sizeof line - strlen(line), "; no access counters");
+		if (!m.memory_only && !measured(&m.sets[0], M_TENSOR))
+			snprintf(line + strlen(line), sizeof line - strlen(line),
+				 "; no tensor-pipe metric: tensor work recorded as 0");
+		say(line);
+	}
+	return 0;
 }
 
 static struct rp_session *session_for(CUcontext ctx)
@@ -277,26 +314,45 @@ static struct rp_session *session_for(CUcontext ctx)
 	return NULL;
 }
 
-/* FNV-1a of the kernel's symbol: launches of one kernel share a counter. */
-static int sampled(const char *symbol)
+/* Which launch of its kernel this is among those profiled: -1 when sampling
+ * skips it, else 0, 1, 2, ... (FNV-1a of the kernel's symbol: launches of
+ * one kernel share a counter). */
+static long profiled_index(const char *symbol)
 {
 	uint64_t h = 1469598103934665603ull;
 	unsigned slot;
 
-	if (m.sample <= 1)
-		return 1;
 	for (const char *p = symbol ? symbol : ""; *p; p++)
 		h = (h ^ (unsigned char)*p) * 1099511628211ull;
 	for (slot = (unsigned)(h % SAMPLE_SLOTS);; slot = (slot + 1) % SAMPLE_SLOTS) {
 		if (m.seen[slot].hash == h || m.seen[slot].hash == 0) {
+			unsigned n = m.seen[slot].count++;
 			m.seen[slot].hash = h;
-			return m.seen[slot].count++ % m.sample == 0;
+			return n % m.sample == 0 ? (long)(n / m.sample) : -1;
 		}
 	}
 }
 
+/* Registers per thread and static shared memory of the launched function.
+ * Since CUDA 12 the runtime launches library kernels, and the launch's f is
+ * then a CUkernel, which cuFuncGetAttribute refuses: take the context's
+ * CUfunction of that kernel. Without these two, a profiled launch's
+ * occupancy could not be computed. */
+static void function_attributes(CUfunction f, int *regs, int *static_shared)
+{
+	CUfunction fn = f;
+
+	if (!f)
+		return;
+	if (cuFuncGetAttribute(regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn) != CUDA_SUCCESS &&
+	    (cuKernelGetFunction(&fn, (CUkernel)f) != CUDA_SUCCESS ||
+	     cuFuncGetAttribute(regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn) != CUDA_SUCCESS))
+		return;
+	cuFuncGetAttribute(static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn);
+}
+
 static void write_line(const CUpti_CallbackData *cb, CUpti_CallbackId cbid, uint64_t exit_ns,
-		       const double *v)
+		       const struct metric_set *set, const double *v)
 {
 	double f64 = 2 * v[M_DFMA] + v[M_DADD] + v[M_DMUL];
 	double f32 = 2 * v[M_FFMA] + v[M_FADD] + v[M_FMUL];
@@ -304,35 +360,36 @@ static void write_line(const CUpti_CallbackData *cb, CUpti_CallbackId cbid, uint
 	struct launch_desc d;
 	uint32_t device = 0, stream = 0, context = 0;
 	int regs = 0, static_shared = 0;
-	char *demangled = NULL, counts[128], access[160];
+	char *demangled = NULL, counts[128], memory[96], access[200];
 	const char *mangled = cb->symbolName ? cb->symbolName : "?";
 
 	cuptiGetDeviceId(cb->context, &device);
 	cuptiGetContextId(cb->context, &context);
 	if (describe(cbid, cb->functionParams, &d) == 0) {
 		cuptiGetStreamIdEx(cb->context, d.stream, 0, &stream);
-		if (d.f) {
-			cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, d.f);
-			cuFuncGetAttribute(&static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, d.f);
-		}
+		function_attributes(d.f, &regs, &static_shared);
 	}
 	demangled = rp__demangle(mangled);
 	/* counts a set does not measure are written as "-", stored as NULL */
-	if (!measured(M_DFMA))
+	if (!measured(set, M_DFMA))
 		snprintf(counts, sizeof counts, "-\t-\t-\t-");
 	else
 		snprintf(counts, sizeof counts, "%.0f\t%.0f\t%.0f\t%.0f", f64, f32, f16, v[M_TENSOR]);
-	if (!measured(M_LD_SECTORS))
-		snprintf(access, sizeof access, "-\t-\t-\t-\t-\t-");
+	if (!measured(set, M_DRAM_RD))
+		snprintf(memory, sizeof memory, "-\t-\t-");
 	else
-		snprintf(access, sizeof access, "%.0f\t%.0f\t%.0f\t%.0f\t%.2f\t%.2f", v[M_LD_SECTORS],
-			 v[M_LD_REQUESTS], v[M_ST_SECTORS], v[M_ST_REQUESTS], v[M_L1_HIT_PCT],
-			 v[M_L2_HIT_PCT]);
+		snprintf(memory, sizeof memory, "%.0f\t%.0f\t%.0f", v[M_DRAM_RD], v[M_DRAM_WR], v[M_L2]);
+	if (!measured(set, M_LD_SECTORS))
+		snprintf(access, sizeof access, "-\t-\t-\t-\t-\t-\t-\t-");
+	else
+		snprintf(access, sizeof access, "%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.2f\t%.2f",
+			 v[M_LD_SECTORS], v[M_LD_REQUESTS], v[M_ST_SECTORS], v[M_ST_REQUESTS],
+			 v[M_LD_BYTES], v[M_ST_BYTES], v[M_L1_HIT_PCT], v[M_L2_HIT_PCT]);
 	fprintf(m.out,
-		"%d\t%u\t%u\t%.0f\t%s\t%.0f\t%.0f\t%.0f"
+		"%d\t%u\t%u\t%.0f\t%s\t%s"
 		"\t%llu\t%llu\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%d\t%d\t%u\t%u\t%s\t%s\t%s\n",
 		(int)getpid(), cb->correlationId, device, v[M_DURATION], counts,
-		v[M_DRAM_RD], v[M_DRAM_WR], v[M_L2], (unsigned long long)active_enter_ns,
+		memory, (unsigned long long)active_enter_ns,
 		(unsigned long long)exit_ns, d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1],
 		d.block[2], d.dynamic_shared_bytes, regs, static_shared, stream, context, mangled,
 		demangled ? demangled : mangled, access); /* access counters last: older readers stop before them */
@@ -351,8 +408,11 @@ void metrics__on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, co
 		if (active)
 			return; /* a launch from inside a launch: leave it alone */
 		pthread_mutex_lock(&m.lock);
-		s = sampled(cb->symbolName) ? session_for(cb->context) : NULL;
-		if (s && rp__start(s) == 0) {
+		long nth = profiled_index(cb->symbolName);
+		s = nth >= 0 ? session_for(cb->context) : NULL;
+		/* memory mode: odd profiled launches of a kernel take the access set */
+		active_set = m.sets[1].groups && nth % 2 == 1 ? 1 : 0;
+		if (s && rp__use(s, active_set) == 0 && rp__start(s) == 0) {
 			active = s; /* the lock stays held until EXIT */
 			cuptiGetTimestamp(&active_enter_ns);
 			return;
@@ -368,9 +428,10 @@ void metrics__on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, co
 		active = NULL;
 		cuptiGetTimestamp(&exit_ns);
 		if (rp__stop(s) == 0 && rp__collect(s, got) == 1) {
-			for (int i = 0; i < m.nids; i++)
-				v[m.ids[i]] = got[i];
-			write_line(cb, cbid, exit_ns, v);
+			const struct metric_set *set = &m.sets[active_set];
+			for (int i = 0; i < set->n; i++)
+				v[set->ids[i]] = got[i];
+			write_line(cb, cbid, exit_ns, set, v);
 			m.profiled++;
 		} else if (m.failed++ == 0) {
 			say(rp__last_error());

@@ -1,6 +1,8 @@
 // range_profiler.cpp - CUPTI range profiler sessions (see range_profiler.h).
 // Auto range + kernel replay: every launch between start and stop is one
-// range, replayed as often as the metrics need passes.
+// range, replayed as often as the metrics need passes. A session holds one
+// or more metric sets (each with its host object, config image and counter
+// data); rp__use picks the one the next launch is measured with.
 #include "range_profiler.h"
 
 #include <cstdio>
@@ -15,12 +17,18 @@
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 
-struct rp_session {
-	CUpti_RangeProfiler_Object *obj;
-	CUpti_Profiler_Host_Object *host;
+struct rp_set {
+	CUpti_Profiler_Host_Object *host = nullptr;
 	std::vector<const char *> metrics;
 	std::vector<uint8_t> config;
 	std::vector<uint8_t> counter_data;
+};
+
+struct rp_session {
+	CUpti_RangeProfiler_Object *obj;
+	const char *chip;
+	std::vector<rp_set> sets;
+	size_t active;
 };
 
 static thread_local char last_error[256];
@@ -38,10 +46,11 @@ extern "C" const char *rp__last_error(void)
 	return last_error;
 }
 
-static int init_counter_data(rp_session *s)
+static int init_counter_data(rp_session *ses)
 {
+	rp_set *s = &ses->sets[ses->active];
 	CUpti_RangeProfiler_GetCounterDataSize_Params size = { CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE };
-	size.pRangeProfilerObject = s->obj;
+	size.pRangeProfilerObject = ses->obj;
 	size.pMetricNames = s->metrics.data();
 	size.numMetrics = s->metrics.size();
 	size.maxNumOfRanges = 1;
@@ -52,17 +61,18 @@ static int init_counter_data(rp_session *s)
 	s->counter_data.assign(size.counterDataSize, 0);
 	CUpti_RangeProfiler_CounterDataImage_Initialize_Params init = {
 		CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE };
-	init.pRangeProfilerObject = s->obj;
+	init.pRangeProfilerObject = ses->obj;
 	init.counterDataSize = s->counter_data.size();
 	init.pCounterData = s->counter_data.data();
 	r = cuptiRangeProfilerCounterDataImageInitialize(&init);
 	return r == CUPTI_SUCCESS ? 0 : fail(r, "cuptiRangeProfilerCounterDataImageInitialize");
 }
 
-static int set_config(rp_session *s)
+static int set_config(rp_session *ses)
 {
+	rp_set *s = &ses->sets[ses->active];
 	CUpti_RangeProfiler_SetConfig_Params cfg = { CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE };
-	cfg.pRangeProfilerObject = s->obj;
+	cfg.pRangeProfilerObject = ses->obj;
 	cfg.configSize = s->config.size();
 	cfg.pConfig = s->config.data();
 	cfg.counterDataImageSize = s->counter_data.size();
@@ -78,6 +88,48 @@ static int set_config(rp_session *s)
 	return r == CUPTI_SUCCESS ? 0 : fail(r, "cuptiRangeProfilerSetConfig");
 }
 
+// A metric set's host object and config image.
+static int build_set(const char *chip, const char *const *metrics, int nmetrics, rp_set *set)
+{
+	CUptiResult r;
+
+	set->metrics.assign(metrics, metrics + nmetrics);
+	CUpti_Profiler_Host_Initialize_Params host = { CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE };
+	host.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+	host.pChipName = chip;
+	if ((r = cuptiProfilerHostInitialize(&host)) != CUPTI_SUCCESS)
+		return fail(r, "cuptiProfilerHostInitialize");
+	set->host = host.pHostObject;
+	CUpti_Profiler_Host_ConfigAddMetrics_Params add = { CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE };
+	add.pHostObject = set->host;
+	add.ppMetricNames = set->metrics.data();
+	add.numMetrics = set->metrics.size();
+	if ((r = cuptiProfilerHostConfigAddMetrics(&add)) != CUPTI_SUCCESS)
+		return fail(r, "cuptiProfilerHostConfigAddMetrics");
+	CUpti_Profiler_Host_GetConfigImageSize_Params size = { CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE };
+	size.pHostObject = set->host;
+	if ((r = cuptiProfilerHostGetConfigImageSize(&size)) != CUPTI_SUCCESS)
+		return fail(r, "cuptiProfilerHostGetConfigImageSize");
+	set->config.assign(size.configImageSize, 0);
+	CUpti_Profiler_Host_GetConfigImage_Params img = { CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE };
+	img.pHostObject = set->host;
+	img.pConfigImage = set->config.data();
+	img.configImageSize = set->config.size();
+	if ((r = cuptiProfilerHostGetConfigImage(&img)) != CUPTI_SUCCESS)
+		return fail(r, "cuptiProfilerHostGetConfigImage");
+	return 0;
+}
+
+static void free_set(rp_set *set)
+{
+	if (set->host) {
+		CUpti_Profiler_Host_Deinitialize_Params p = { CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE };
+		p.pHostObject = set->host;
+		cuptiProfilerHostDeinitialize(&p);
+		set->host = nullptr;
+	}
+}
+
 extern "C" int rp__open(CUcontext ctx, const char *const *metrics, int nmetrics, rp_session **out,
 			char *msg, size_t cap)
 {
@@ -90,7 +142,6 @@ extern "C" int rp__open(CUcontext ctx, const char *const *metrics, int nmetrics,
 	*out = nullptr;
 	if (!s)
 		return -1;
-	s->metrics.assign(metrics, metrics + nmetrics);
 	if (!initialized) {
 		CUpti_Profiler_Initialize_Params init = { CUpti_Profiler_Initialize_Params_STRUCT_SIZE };
 		if ((r = cuptiProfilerInitialize(&init)) != CUPTI_SUCCESS) {
@@ -110,40 +161,11 @@ extern "C" int rp__open(CUcontext ctx, const char *const *metrics, int nmetrics,
 			fail(r, "cuptiDeviceGetChipName");
 			goto out;
 		}
-		CUpti_Profiler_Host_Initialize_Params host = { CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE };
-		host.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-		host.pChipName = chip.pChipName;
-		if ((r = cuptiProfilerHostInitialize(&host)) != CUPTI_SUCCESS) {
-			fail(r, "cuptiProfilerHostInitialize");
-			goto out;
-		}
-		s->host = host.pHostObject;
+		s->chip = chip.pChipName;
 	}
-	{
-		CUpti_Profiler_Host_ConfigAddMetrics_Params add = { CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE };
-		add.pHostObject = s->host;
-		add.ppMetricNames = s->metrics.data();
-		add.numMetrics = s->metrics.size();
-		if ((r = cuptiProfilerHostConfigAddMetrics(&add)) != CUPTI_SUCCESS) {
-			fail(r, "cuptiProfilerHostConfigAddMetrics");
-			goto out;
-		}
-		CUpti_Profiler_Host_GetConfigImageSize_Params size = { CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE };
-		size.pHostObject = s->host;
-		if ((r = cuptiProfilerHostGetConfigImageSize(&size)) != CUPTI_SUCCESS) {
-			fail(r, "cuptiProfilerHostGetConfigImageSize");
-			goto out;
-		}
-		s->config.assign(size.configImageSize, 0);
-		CUpti_Profiler_Host_GetConfigImage_Params img = { CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE };
-		img.pHostObject = s->host;
-		img.pConfigImage = s->config.data();
-		img.configImageSize = s->config.size();
-		if ((r = cuptiProfilerHostGetConfigImage(&img)) != CUPTI_SUCCESS) {
-			fail(r, "cuptiProfilerHostGetConfigImage");
-			goto out;
-		}
-	}
+	s->sets.emplace_back();
+	if (build_set(s->chip, metrics, nmetrics, &s->sets[0]))
+		goto out;
 	{
 		CUpti_RangeProfiler_Enable_Params en = { CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE };
 		en.ctx = ctx;
@@ -165,11 +187,34 @@ out:
 	return rc;
 }
 
-extern "C" int rp__passes(rp_session *s)
+extern "C" int rp__add_set(rp_session *s, const char *const *metrics, int nmetrics)
 {
+	s->sets.emplace_back();
+	if (build_set(s->chip, metrics, nmetrics, &s->sets.back())) {
+		free_set(&s->sets.back());
+		s->sets.pop_back();
+		return -1;
+	}
+	return (int)s->sets.size() - 1;
+}
+
+extern "C" int rp__use(rp_session *s, int set)
+{
+	if (set < 0 || (size_t)set >= s->sets.size())
+		return -1;
+	if ((size_t)set == s->active)
+		return 0;
+	s->active = (size_t)set;
+	return init_counter_data(s) || set_config(s) ? -1 : 0;
+}
+
+extern "C" int rp__passes(rp_session *s, int set)
+{
+	if (set < 0 || (size_t)set >= s->sets.size())
+		return -1;
 	CUpti_Profiler_Host_GetNumOfPasses_Params p = { CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE };
-	p.pConfigImage = s->config.data();
-	p.configImageSize = s->config.size();
+	p.pConfigImage = s->sets[set].config.data();
+	p.configImageSize = s->sets[set].config.size();
 	CUptiResult r = cuptiProfilerHostGetNumOfPasses(&p);
 	return r == CUPTI_SUCCESS ? (int)p.numOfPasses : fail(r, "cuptiProfilerHostGetNumOfPasses");
 }
@@ -190,10 +235,11 @@ extern "C" int rp__stop(rp_session *s)
 	return r == CUPTI_SUCCESS ? 0 : fail(r, "cuptiRangeProfilerStop");
 }
 
-extern "C" int rp__collect(rp_session *s, double *values)
+extern "C" int rp__collect(rp_session *ses, double *values)
 {
+	rp_set *s = &ses->sets[ses->active];
 	CUpti_RangeProfiler_DecodeData_Params dec = { CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE };
-	dec.pRangeProfilerObject = s->obj;
+	dec.pRangeProfilerObject = ses->obj;
 	CUptiResult r = cuptiRangeProfilerDecodeData(&dec);
 	if (r != CUPTI_SUCCESS)
 		return fail(r, "cuptiRangeProfilerDecodeData");
@@ -218,7 +264,7 @@ extern "C" int rp__collect(rp_session *s, double *values)
 		got = 1;
 	}
 	// a fresh image for the next range: the old one holds this range
-	if (init_counter_data(s) || set_config(s))
+	if (init_counter_data(ses) || set_config(ses))
 		return -1;
 	return got;
 }
@@ -232,11 +278,8 @@ extern "C" void rp__close(rp_session *s)
 		p.pRangeProfilerObject = s->obj;
 		cuptiRangeProfilerDisable(&p);
 	}
-	if (s->host) {
-		CUpti_Profiler_Host_Deinitialize_Params p = { CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE };
-		p.pHostObject = s->host;
-		cuptiProfilerHostDeinitialize(&p);
-	}
+	for (rp_set &set : s->sets)
+		free_set(&set);
 	delete s;
 }
 

@@ -19,12 +19,18 @@ struct rp_session;
  * < 0 with a message in msg. */
 int rp__open(CUcontext ctx, const char *const *metrics, int nmetrics, struct rp_session **out,
 	     char *msg, size_t cap);
-/* How many replay passes the session's metrics need, or < 0 on error. */
-int rp__passes(struct rp_session *s);
+/* Another metric set on the session's context; returns its index (the
+ * first set, given to rp__open, is 0), or < 0 on error. */
+int rp__add_set(struct rp_session *s, const char *const *metrics, int nmetrics);
+/* Measure the next launch with set (its metrics go to rp__collect). */
+int rp__use(struct rp_session *s, int set);
+/* How many replay passes a set needs, or < 0 on error. */
+int rp__passes(struct rp_session *s, int set);
 /* Around one launch: start before it, stop after it. */
 int rp__start(struct rp_session *s);
 int rp__stop(struct rp_session *s);
-/* Decode the profiled range and evaluate the metrics into values[nmetrics].
+/* Decode the profiled range and evaluate the metrics of the set in use into
+ * values[nmetrics of that set].
  * Returns 1 when a range was decoded, 0 when none was, < 0 on error. */
 int rp__collect(struct rp_session *s, double *values);
 void rp__close(struct rp_session *s);
