@@ -25,6 +25,7 @@ struct rp_set {
 };
 
 struct rp_session {
+	CUcontext ctx;
 	CUpti_RangeProfiler_Object *obj;
 	const char *chip;
 	std::vector<rp_set> sets;
@@ -174,6 +175,7 @@ extern "C" int rp__open(CUcontext ctx, const char *const *metrics, int nmetrics,
 			goto out;
 		}
 		s->obj = en.pRangeProfilerObject;
+		s->ctx = ctx;
 	}
 	if (init_counter_data(s) || set_config(s))
 		goto out;
@@ -204,6 +206,20 @@ extern "C" int rp__use(rp_session *s, int set)
 		return -1;
 	if ((size_t)set == s->active)
 		return 0;
+	// The profiler object keeps the pass count of the first config it was
+	// given (a later SetConfig of a set with more passes replays only the
+	// first: its other counters read NaN), so a switch enables it anew.
+	CUpti_RangeProfiler_Disable_Params off = { CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE };
+	off.pRangeProfilerObject = s->obj;
+	CUptiResult r = cuptiRangeProfilerDisable(&off);
+	s->obj = nullptr;
+	if (r != CUPTI_SUCCESS)
+		return fail(r, "cuptiRangeProfilerDisable");
+	CUpti_RangeProfiler_Enable_Params en = { CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE };
+	en.ctx = s->ctx;
+	if ((r = cuptiRangeProfilerEnable(&en)) != CUPTI_SUCCESS)
+		return fail(r, "cuptiRangeProfilerEnable");
+	s->obj = en.pRangeProfilerObject;
 	s->active = (size_t)set;
 	return init_counter_data(s) || set_config(s) ? -1 : 0;
 }
