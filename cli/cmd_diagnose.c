@@ -96,7 +96,7 @@ int cmd_diagnose(int argc, char **argv)
 		cli_error("%s", err.msg);
 		goto out;
 	}
-	if (save && ctab__store_findings(argv[0], report, &err)) {
+	if (save && diag_report__save(report, argv[0], &err)) {
 		cli_error("%s", err.msg);
 		goto out;
 	}

@@ -17,6 +17,7 @@
 #include "analysis/analysis.h"
 #include "cli.h"
 #include "prof/escape.h"
+#include "prof/file.h"
 
 #define PEAKS_BIN "perfkit-peaks"
 
@@ -97,25 +98,6 @@ static char *run_capture(const char *bin, const char *arg)
 		return NULL;
 	}
 	return out;
-}
-
-static char *read_text(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	long len;
-
-	if (!f)
-		return NULL;
-	if (!fseek(f, 0, SEEK_END) && (len = ftell(f)) >= 0 && !fseek(f, 0, SEEK_SET) &&
-	    (buf = malloc((size_t)len + 1)) && fread(buf, 1, (size_t)len, f) == (size_t)len)
-		buf[len] = 0;
-	else {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
 }
 
 static void mkdirs(const char *path)
@@ -202,12 +184,13 @@ int cmd_peaks(int argc, char **argv)
 		cli_error("%s could not identify a GPU", PEAKS_BIN);
 		goto out;
 	}
-	if (ctab__peaks_cache_path(cache, sizeof cache, uuid->valuestring)) {
+	if (peaks_doc__cache_path(cache, sizeof cache, uuid->valuestring)) {
 		cli_error("no cache folder: set HOME or XDG_CACHE_HOME");
 		goto out;
 	}
+	/* a cache that cannot be read is measured again */
 	if (!refresh)
-		doc_text = read_text(cache);
+		prof_file__read(cache, 0, &doc_text, NULL);
 	if (!doc_text) {
 		FILE *f;
 		fprintf(stderr, "perfkit: measuring this GPU's ceilings (about a minute)...\n");
@@ -230,7 +213,7 @@ int cmd_peaks(int argc, char **argv)
 		cli_error("%s: not a peaks document (delete it or use --refresh)", cache);
 		goto out;
 	}
-	if (store && ctab__store_peaks_json(store, doc_text, &err)) {
+	if (store && peaks_doc__store(store, doc_text, &err)) {
 		cli_error("%s", err.msg);
 		goto out;
 	}

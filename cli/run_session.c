@@ -378,7 +378,7 @@ static void metrics_import(const char *output, char *dir)
 	int rows;
 
 	if (dir[0]) {
-		rows = ctab__import_metrics_dir(output, dir, &err);
+		rows = prof_analysis__import_metrics_dir(output, dir, &err);
 		if (rows < 0)
 			cli_warning("hardware metrics not stored: %s", err.msg);
 		else
@@ -386,7 +386,7 @@ static void metrics_import(const char *output, char *dir)
 		remove_dir(dir);
 		dir[0] = '\0';
 	}
-	if (ctab__store_cached_peaks(output, &err) < 0)
+	if (peaks_doc__store_cached(output, &err) < 0)
 		cli_warning("cached peaks not stored: %s", err.msg);
 }
 

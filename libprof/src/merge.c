@@ -64,13 +64,6 @@ static char *ro_uri(const char *path)
 	return uri;
 }
 
-static int exec(struct prof_writer *w, const char *sql, struct prof_error *err)
-{
-	int rc = sqlite3_exec(w->db, sql, NULL, NULL, NULL);
-
-	return rc == SQLITE_OK ? 0 : store__sqlite_error(err, w->path, w->db, rc, "merge");
-}
-
 static bool src_has_column(struct prof_writer *w, const char *table, const char *column)
 {
 	sqlite3_stmt *st;
@@ -106,9 +99,10 @@ static int remap_strings(struct prof_writer *w, struct prof_error *err)
 	sqlite3_stmt *sel = NULL, *map = NULL;
 	int rc;
 
-	rc = exec(w, "CREATE TEMP TABLE IF NOT EXISTS perfkit_idmap"
-		  " (old INTEGER PRIMARY KEY, new INTEGER NOT NULL);"
-		  "DELETE FROM temp.perfkit_idmap;", err);
+	rc = store__exec(w->db, w->path,
+			 "CREATE TEMP TABLE IF NOT EXISTS perfkit_idmap"
+			 " (old INTEGER PRIMARY KEY, new INTEGER NOT NULL);"
+			 "DELETE FROM temp.perfkit_idmap;", "merge", err);
 	if (rc || !src_has_table(w, "StringIds"))
 		return rc;
 	if (sqlite3_prepare_v2(w->db, "SELECT id, value FROM " SRC ".StringIds", -1, &sel, NULL) ||
@@ -230,11 +224,13 @@ static int merge_attached(struct prof_writer *w, struct prof_error *err)
 	for (size_t i = 0; !rc && i < sizeof copied / sizeof copied[0]; i++)
 		rc = copy_table(w, copied[i], corr_base, err);
 	if (!rc && src_has_table(w, "PERFKIT_COUNTERS"))
-		rc = exec(w, "INSERT INTO main.PERFKIT_COUNTERS (name, value)"
-			  " SELECT name, value FROM " SRC ".PERFKIT_COUNTERS WHERE true"
-			  " ON CONFLICT(name) DO UPDATE SET value = value + excluded.value", err);
+		rc = store__exec(w->db, w->path,
+				 "INSERT INTO main.PERFKIT_COUNTERS (name, value)"
+				 " SELECT name, value FROM " SRC ".PERFKIT_COUNTERS WHERE true"
+				 " ON CONFLICT(name) DO UPDATE SET value = value + excluded.value",
+				 "merge", err);
 	if (!rc)
-		rc = exec(w, "DROP TABLE temp.perfkit_idmap", err);
+		rc = store__exec(w->db, w->path, "DROP TABLE temp.perfkit_idmap", "merge", err);
 	return rc;
 }
 

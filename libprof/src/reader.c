@@ -316,3 +316,8 @@ bool prof_store__is_finished(struct prof_store *s)
 	free(v);
 	return done;
 }
+
+int prof_store__exec(struct prof_store *s, const char *sql, struct prof_error *err)
+{
+	return store__exec(s->db, s->path, sql, "query", err);
+}

@@ -1,5 +1,6 @@
 /* schema.c - the DDL of a capture: Nsight Systems export tables and columns
- * for CUDA and NVTX data, PERFKIT_* tables for run metadata and counters. */
+ * for CUDA and NVTX data, PERFKIT_* tables for run metadata and counters, and
+ * the PERFKIT_* analysis tables a finished capture gains afterwards. */
 #include "schema.h"
 
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #define COL(n) { n, "INTEGER", false }
 #define SID(n) { n, "INTEGER", true }
 #define TXT(n) { n, "TEXT", false }
+#define REAL(n) { n, "REAL", false }
 
 static const struct schema_column c_strings[] = {
 	{ "id", "INTEGER NOT NULL PRIMARY KEY", false }, { "value", "TEXT NOT NULL", false },
@@ -123,6 +125,34 @@ const struct schema_table schema_tables[T__COUNT] = {
 	[T_COUNTERS] = { "PERFKIT_COUNTERS", c_counters, N(c_counters) },
 };
 
+/* One row per profiled kernel launch (`perfkit run --metrics`), joined to
+ * its kernel by (globalPid, correlationId). A counter the metric set does
+ * not measure is NULL. */
+static const struct schema_column c_kernel_metrics[] = {
+	{ "globalPid", "INTEGER NOT NULL", false }, { "correlationId", "INTEGER NOT NULL", false },
+	COL("deviceId"), COL("durationNs"), REAL("flopsF64"), REAL("flopsF32"), REAL("flopsF16"),
+	REAL("tensorInst"), COL("dramReadBytes"), COL("dramWriteBytes"), COL("l2Bytes"),
+};
+
+/* The ceilings `perfkit peaks` measured: numbers in value, the GPU's name and
+ * uuid in text. */
+static const struct schema_column c_peaks[] = {
+	{ "key", "TEXT PRIMARY KEY", false }, REAL("value"), TXT("text"),
+};
+
+/* `perfkit diagnose --save`: the findings in rank order. */
+static const struct schema_column c_findings[] = {
+	COL("rank"), TXT("rule"), TXT("title"), TXT("severity"), REAL("share"), COL("timeNs"),
+	TXT("evidence"), TXT("change"),
+};
+
+const struct schema_table schema_analysis_tables[ANALYSIS__COUNT] = {
+	[ANALYSIS_KERNEL_METRICS] = { "PERFKIT_KERNEL_METRICS", c_kernel_metrics,
+				      N(c_kernel_metrics) },
+	[ANALYSIS_PEAKS] = { "PERFKIT_PEAKS", c_peaks, N(c_peaks) },
+	[ANALYSIS_FINDINGS] = { "PERFKIT_FINDINGS", c_findings, N(c_findings) },
+};
+
 struct enum_row {
 	int id;
 	const char *name, *label;
@@ -158,13 +188,14 @@ static const struct enum_row mem_kind[] = {
 	{ 7, "CUDA_MEMOPR_MEMORY_KIND_UNKNOWN", "Unknown" },
 };
 
-static int create_table(sqlite3 *db, const struct schema_table *t)
+static int create_table(sqlite3 *db, const struct schema_table *t, bool if_not_exists)
 {
 	char sql[2048];
 	size_t used;
 	int n;
 
-	used = (size_t)snprintf(sql, sizeof sql, "CREATE TABLE %s (", t->name);
+	used = (size_t)snprintf(sql, sizeof sql, "CREATE TABLE %s%s (",
+				if_not_exists ? "IF NOT EXISTS " : "", t->name);
 	for (int i = 0; i < t->n_cols && used < sizeof sql; i++) {
 		n = snprintf(sql + used, sizeof sql - used, "%s\"%s\" %s", i ? ", " : "",
 			     t->cols[i].name, t->cols[i].decl);
@@ -219,7 +250,7 @@ int schema__create(sqlite3 *db)
 	int rc = SQLITE_OK;
 
 	for (int i = 0; i < T__COUNT && rc == SQLITE_OK; i++)
-		rc = create_table(db, &schema_tables[i]);
+		rc = create_table(db, &schema_tables[i], false);
 	if (rc == SQLITE_OK)
 		rc = fill_enum(db, "ENUM_CUDA_MEMCPY_OPER", memcpy_oper, N(memcpy_oper));
 	if (rc == SQLITE_OK)
@@ -235,6 +266,19 @@ int schema__create(sqlite3 *db)
 		snprintf(sql, sizeof sql, "PRAGMA user_version = %d", PROF_SCHEMA_VERSION);
 		rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
 	}
+	return rc;
+}
+
+int schema__create_analysis(sqlite3 *db)
+{
+	int rc = SQLITE_OK;
+
+	for (int i = 0; i < ANALYSIS__COUNT && rc == SQLITE_OK; i++)
+		rc = create_table(db, &schema_analysis_tables[i], true);
+	/* the roofline joins every metrics row to its kernel */
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(db, "CREATE INDEX IF NOT EXISTS PERFKIT_KERNEL_METRICS_corr"
+				  " ON PERFKIT_KERNEL_METRICS(globalPid, correlationId)", NULL, NULL, NULL);
 	return rc;
 }
 

@@ -48,10 +48,25 @@ struct schema_table {
 
 extern const struct schema_table schema_tables[T__COUNT];
 
+/* The analysis tables: added to a finished capture when there is something
+ * to put in them (hardware metrics, measured peaks, saved findings), so a
+ * capture without them stays valid and their absence means "none". */
+enum schema_analysis_table_id {
+	ANALYSIS_KERNEL_METRICS,
+	ANALYSIS_PEAKS,
+	ANALYSIS_FINDINGS,
+	ANALYSIS__COUNT
+};
+
+extern const struct schema_table schema_analysis_tables[ANALYSIS__COUNT];
+
 /* Create every table, fill the ENUM_* tables and record the schema version
  * (PRAGMA user_version and PERFKIT_META). Runs inside the caller's
  * transaction. Returns an SQLite result code. */
 int schema__create(sqlite3 *db);
+/* Create the analysis tables and their index where missing (IF NOT EXISTS).
+ * Returns an SQLite result code. */
+int schema__create_analysis(sqlite3 *db);
 /* Build the indexes the reports' joins and groupings use. Done once at the
  * end of a capture because maintaining them row by row slows ingest. */
 int schema__finish(sqlite3 *db);

@@ -1,5 +1,6 @@
 /* store_error.c - one place that turns SQLite failures into perfkit errors,
- * so every caller names the file and says what is wrong the same way. */
+ * so every caller names the file and says what is wrong the same way, and
+ * the one helper that runs a statement for its effect. */
 #include "store_impl.h"
 
 int store__sqlite_error(struct prof_error *err, const char *path, sqlite3 *db, int rc,
@@ -27,4 +28,20 @@ int store__sqlite_error(struct prof_error *err, const char *path, sqlite3 *db, i
 	default:
 		return prof_error__set(err, PROF_E_SQL, "%s: %s: %s", path, what, detail);
 	}
+}
+
+int store__plain_sql_error(struct prof_error *err, const char *path, sqlite3 *db)
+{
+	return prof_error__set(err, PROF_E_SQL, "%s: %s", path, sqlite3_errmsg(db));
+}
+
+int store__exec(sqlite3 *db, const char *path, const char *sql, const char *what,
+		struct prof_error *err)
+{
+	int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+
+	if (rc == SQLITE_OK)
+		return 0;
+	return what ? store__sqlite_error(err, path, db, rc, what)
+		    : store__plain_sql_error(err, path, db);
 }

@@ -1,5 +1,5 @@
 /* store_impl.h - the bodies of the store's opaque structs and the helpers
- * shared by writer.c, merge.c, reader.c and cursor.c. */
+ * shared by writer.c, merge.c, reader.c, cursor.c and the analysis tables. */
 #ifndef PROF_STORE_IMPL_H
 #define PROF_STORE_IMPL_H
 
@@ -41,6 +41,20 @@ struct prof_cursor {
  * one-line message naming the file; what says what was being done. */
 int store__sqlite_error(struct prof_error *err, const char *path, sqlite3 *db, int rc,
 			const char *what);
+
+/* The analysis tables' form of an SQL failure: PROF_E_SQL, the path and
+ * SQLite's message as it is. */
+int store__plain_sql_error(struct prof_error *err, const char *path, sqlite3 *db);
+/* Run sql (one statement or several) for its effect. On failure err is
+ * filled by store__sqlite_error with what, or, when what is NULL, by
+ * store__plain_sql_error. */
+int store__exec(sqlite3 *db, const char *path, const char *sql, const char *what,
+		struct prof_error *err);
+
+/* Open the capture at path read-write, create the analysis tables where they
+ * are missing and begin a transaction (analysis_tables.c). *db is for the
+ * caller to close, whatever the result. */
+int analysis__begin(const char *path, sqlite3 **db, struct prof_error *err);
 
 /* Commit the open transaction (if any) and, when begin is set, open the next. */
 int writer__commit(struct prof_writer *w, bool begin, struct prof_error *err);

@@ -19,11 +19,10 @@ static int sql_fail(struct prof_writer *w, struct prof_error *err, int rc, const
 	return store__sqlite_error(err ? err : &w->err, w->path, w->db, rc, what);
 }
 
+/* A failure names the statement; without err it is kept for last_error. */
 static int exec(struct prof_writer *w, const char *sql, struct prof_error *err)
 {
-	int rc = sqlite3_exec(w->db, sql, NULL, NULL, NULL);
-
-	return rc == SQLITE_OK ? 0 : sql_fail(w, err, rc, sql);
+	return store__exec(w->db, w->path, sql, sql, err ? err : &w->err);
 }
 
 int writer__commit(struct prof_writer *w, bool begin, struct prof_error *err)

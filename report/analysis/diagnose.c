@@ -688,18 +688,6 @@ static int by_share(const void *a, const void *b)
 	return strcmp(x->rule_id, y->rule_id);
 }
 
-static int exec_sql(struct prof_store *store, const char *sql, struct prof_error *err)
-{
-	struct prof_cursor *c;
-	int rc = prof_cursor__open(store, sql, &c, err);
-
-	if (rc)
-		return rc;
-	rc = prof_cursor__next(c, err);
-	prof_cursor__close(c);
-	return rc < 0 ? rc : 0;
-}
-
 /* The rules read CUDA API calls from one view over the runtime and driver
  * tables: libraries such as cuBLAS launch and allocate through the driver,
  * and the driver table holds only the calls made directly (the runtime's
@@ -719,7 +707,7 @@ static int create_api_view(struct diag_context *ctx, struct prof_error *err)
 	};
 	const char *parts[2];
 	char *src, *view;
-	int rc = exec_sql(ctx->store, "DROP VIEW IF EXISTS temp." DIAG_API_CALLS, err);
+	int rc = prof_store__exec(ctx->store, "DROP VIEW IF EXISTS temp." DIAG_API_CALLS, err);
 
 	if (rc)
 		return rc;
@@ -733,7 +721,7 @@ static int create_api_view(struct diag_context *ctx, struct prof_error *err)
 	view = malloc(strlen(src) + sizeof "CREATE TEMP VIEW " DIAG_API_CALLS " AS ");
 	if (view) {
 		sprintf(view, "CREATE TEMP VIEW " DIAG_API_CALLS " AS %s", src);
-		rc = exec_sql(ctx->store, view, err);
+		rc = prof_store__exec(ctx->store, view, err);
 	} else {
 		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	}

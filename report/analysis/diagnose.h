@@ -146,6 +146,9 @@ int diag_report__skip_group_end(const struct diag_report *r, int i);
 int diag_report__print_json(const struct diag_report *r, FILE *out);
 /* The findings as flat rows (for CSV and the HTML report). */
 int diag_report__rows(const struct diag_report *r, struct rpt_sink *sink);
+/* Store the findings in the capture's PERFKIT_FINDINGS (`--save`), replacing
+ * what an earlier diagnosis stored. */
+int diag_report__save(const struct diag_report *r, const char *capture, struct prof_error *err);
 
 /* ---- for rule files ------------------------------------------------- */
 

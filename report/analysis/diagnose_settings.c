@@ -11,6 +11,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "prof/file.h"
+
 const struct diag_setting_def diag_setting_defs[] = {
 	{ "severity.high", 0.20, "share of the window at or above which a finding is high" },
 	{ "severity.medium", 0.05, "share at or above which a finding is medium" },
@@ -103,25 +105,19 @@ int diag_settings__load_json(struct diag_settings *s, const char *path, struct p
 	FILE *f = fopen(path, "rb");
 	char *text = NULL;
 	cJSON *root = NULL, *it;
-	long len;
-	int rc = 0;
+	int rc;
 
 	if (!f)
 		return prof_error__set(err, PROF_E_IO, "%s: cannot open thresholds file", path);
-	if (fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
-		rc = prof_error__set(err, PROF_E_IO, "%s: cannot read thresholds file", path);
-		goto out;
-	}
-	text = malloc((size_t)len + 1);
-	if (!text) {
+	rc = prof_file__read_stream(f, 0, &text, NULL);
+	if (rc == PROF_E_NOMEM) {
 		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 		goto out;
 	}
-	if (fread(text, 1, (size_t)len, f) != (size_t)len) {
+	if (rc) {
 		rc = prof_error__set(err, PROF_E_IO, "%s: cannot read thresholds file", path);
 		goto out;
 	}
-	text[len] = 0;
 	root = cJSON_Parse(text);
 	if (!cJSON_IsObject(root)) {
 		rc = prof_error__set(err, PROF_E_USAGE, "%s: thresholds must be a JSON object of numbers", path);

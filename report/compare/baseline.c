@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "prof/escape.h"
+#include "prof/file.h"
 
 const char *bl_unit__name(enum bl_unit u)
 {
@@ -353,49 +354,27 @@ int bl_parse_percent(const char *s, double *pct)
 	return 0;
 }
 
-static char *read_file(const char *path, struct prof_error *err)
+/* The baseline file as text; binary data is not a baseline. */
+static char *read_baseline(const char *path, struct prof_error *err)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
+	char *text;
+	size_t len;
+	int rc = prof_file__read(path, 0, &text, &len);
 
-	if (!f) {
+	if (rc == PROF_E_NOMEM) {
+		prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		return NULL;
+	}
+	if (rc) {
 		prof_error__set(err, PROF_E_IO, "cannot read baseline %s: %s", path, strerror(errno));
 		return NULL;
 	}
-	for (;;) {
-		if (cap - len < 4096) {
-			char *nbuf = realloc(buf, cap + 65536);
-
-			if (!nbuf) {
-				free(buf);
-				fclose(f);
-				prof_error__set(err, PROF_E_NOMEM, "out of memory");
-				return NULL;
-			}
-			buf = nbuf;
-			cap += 65536;
-		}
-		size_t got = fread(buf + len, 1, cap - len - 1, f);
-
-		len += got;
-		if (got == 0)
-			break;
+	if (strlen(text) != len) {
+		prof_error__set(err, PROF_E_USAGE, "%s is not a perfkit baseline (binary data)", path);
+		free(text);
+		return NULL;
 	}
-	if (ferror(f)) {
-		prof_error__set(err, PROF_E_IO, "cannot read baseline %s: %s", path, strerror(errno));
-		free(buf);
-		buf = NULL;
-	} else {
-		buf[len] = '\0';
-		if (strlen(buf) != len) {
-			prof_error__set(err, PROF_E_USAGE, "%s is not a perfkit baseline (binary data)", path);
-			free(buf);
-			buf = NULL;
-		}
-	}
-	fclose(f);
-	return buf;
+	return text;
 }
 
 /* A non-negative integer number of ns/bytes/launches. */
@@ -476,7 +455,7 @@ static int key_cmp(const void *a, const void *b)
 
 int baseline__load(struct baseline *b, const char *path, struct prof_error *err)
 {
-	char *text = read_file(path, err);
+	char *text = read_baseline(path, err);
 	const char *end = NULL;
 	cJSON *root = NULL;
 	const cJSON *version, *program, *gpu, *captures, *keys, *j;

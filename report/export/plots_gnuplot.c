@@ -11,11 +11,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "prof/file.h"
+
 /* gnuplot draws a plot of this report in well under a second; one that runs
  * this long is stuck. */
 #define GNUPLOT_TIMEOUT_S 60
 /* Plots are drawn from binned data, so their SVG stays small. */
-#define SVG_MAX_BYTES (64L << 20)
+#define SVG_MAX_BYTES ((size_t)64 << 20)
 
 static bool is_executable(const char *path)
 {
@@ -129,26 +131,20 @@ int gnuplot__run(const char *gnuplot, const char *dir, const char *script,
 			       WEXITSTATUS(status), line[0] ? ": " : "", line);
 }
 
-static char *read_file(const char *path, long *len, struct prof_error *err)
+/* The SVG gnuplot wrote; a missing file says gnuplot did not write it. */
+static char *read_svg(const char *path, struct prof_error *err)
 {
 	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
+	char *svg;
 
 	if (!f) {
 		prof_error__set(err, PROF_E_IO, "gnuplot wrote no '%s'", path);
 		return NULL;
 	}
-	if (fseek(f, 0, SEEK_END) == 0 && (*len = ftell(f)) >= 0 && *len <= SVG_MAX_BYTES &&
-	    fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)*len + 1)) != NULL &&
-	    fread(buf, 1, (size_t)*len, f) == (size_t)*len) {
-		buf[*len] = '\0';
-	} else {
-		free(buf);
-		buf = NULL;
+	if (prof_file__read_stream(f, SVG_MAX_BYTES, &svg, NULL))
 		prof_error__set(err, PROF_E_IO, "cannot read '%s'", path);
-	}
 	fclose(f);
-	return buf;
+	return svg;
 }
 
 static bool starts(const char *p, const char *prefix)
@@ -168,8 +164,7 @@ int gnuplot__inline_svg(const char *path, const char *id_prefix, FILE *out,
 			struct prof_error *err)
 {
 	static const char *const refs[] = { "id=\"", "id='", "href=\"#", "href='#", "url(#" };
-	long len = 0;
-	char *svg = read_file(path, &len, err);
+	char *svg = read_svg(path, err);
 	const char *p;
 	bool in_body = false;
 

@@ -2,7 +2,6 @@
  * copies and ranges: matching by name and launch shape, ratios, ordering by
  * impact, added/removed entries, the verdict and the rendered rows. */
 #include <check.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -325,17 +324,12 @@ END_TEST
  * written store into that shape by dropping tables. */
 static void drop_tables(const char *path, const char *const *tables, size_t n)
 {
-	sqlite3 *db;
-
-	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
 	for (size_t i = 0; i < n; i++) {
 		char sql[128];
 
 		snprintf(sql, sizeof sql, "DROP TABLE IF EXISTS %s", tables[i]);
-		ck_assert_msg(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK, "%s: %s", sql,
-			      sqlite3_errmsg(db));
+		testutil_sqlite3(path, sql);
 	}
-	sqlite3_close(db);
 }
 
 START_TEST(diff_store_without_optional_tables_gives_empty_sections)

@@ -8,10 +8,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "analysis/capture_tables.h"
 #include "export/html_report.h"
 #include "export/plots_gnuplot.h"
 #include "export_store.h"
+#include "prof/analysis_tables.h"
 #include "testutil.h"
 
 static char xs_path[512];
@@ -227,7 +227,7 @@ START_TEST(html_report_default_sections_are_findings_and_roofline_with_metrics)
 	ck_assert_ptr_nonnull(f);
 	fprintf(f, "%d\t1\t0\t10000\t0\t1000000\t0\t0\t2000000\t1000000\t3000000\n", XS_PID);
 	fclose(f);
-	ck_assert_msg(ctab__import_metrics_dir(path, dir, &err) == 1, "%s", err.msg);
+	ck_assert_msg(prof_analysis__import_metrics_dir(path, dir, &err) == 1, "%s", err.msg);
 	html = render_path(path, &o);
 	ck_assert_int_eq(count(html, "<section id=\"kernel-roofline\">"), 1);
 	roof = table_of(html, "roofline");

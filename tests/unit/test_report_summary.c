@@ -3,7 +3,6 @@
  * and stores that lack optional tables. */
 #include <check.h>
 #include <math.h>
-#include <sqlite3.h>
 
 #include "report_capture.h"
 #include "report_store.h"
@@ -427,18 +426,14 @@ START_TEST(report_store_without_optional_tables_yields_empty_reports)
 	struct prof_writer *w = store_new("bare.sqlite");
 	struct prof_error err = { 0 };
 	struct prof_store *s;
-	sqlite3 *db;
 	size_t n;
 	const char *const *names;
 
 	add_kernel(w, "k", 0, 10, 1, 1);
 	s = store_finish(w);
 	prof_store__close(s);
-	ck_assert_int_eq(sqlite3_open(store_path, &db), SQLITE_OK);
 	for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++)
-		ck_assert_msg(sqlite3_exec(db, drop[i], NULL, NULL, NULL) == SQLITE_OK, "%s: %s",
-			      drop[i], sqlite3_errmsg(db));
-	sqlite3_close(db);
+		testutil_sqlite3(store_path, drop[i]);
 	ck_assert_msg(prof_store__open(store_path, &s, &err) == 0, "reopen: %s", err.msg);
 	names = summary__names(&n);
 	for (size_t i = 0; i < n; i++) {

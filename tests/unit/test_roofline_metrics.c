@@ -9,8 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analysis/capture_tables.h"
+#include "analysis/peaks_doc.h"
 #include "analysis/roofline.h"
+#include "prof/analysis_tables.h"
 #include "prof/store.h"
 #include "testutil.h"
 
@@ -64,7 +65,7 @@ static struct roof_kernel *import_and_load(int want_rows, int64_t from_ns, int64
 	struct roof_peaks p;
 	struct roof_kernel *k;
 
-	ck_assert_int_eq(ctab__import_metrics_dir(capture, dir, &err), want_rows);
+	ck_assert_int_eq(prof_analysis__import_metrics_dir(capture, dir, &err), want_rows);
 	ck_assert_int_eq(prof_store__open(capture, &s, &err), 0);
 	ck_assert_int_eq(roof_peaks__load(s, &p, &err), 0);
 	ck_assert_int_eq(roof__load(s, &p, from_ns, to_ns, &k, n, &err), 0);
@@ -149,7 +150,7 @@ START_TEST(roofline_peaks_document_is_read_back_as_measured)
 			  "\"fp32_flops_per_s\":5.0e13,\"fp16_flops_per_s\":1.0e14}}";
 
 	write_capture();
-	ck_assert_int_eq(ctab__store_peaks_json(capture, doc, &err), 0);
+	ck_assert_int_eq(peaks_doc__store(capture, doc, &err), 0);
 	ck_assert_int_eq(prof_store__open(capture, &s, &err), 0);
 	ck_assert_int_eq(roof_peaks__load(s, &p, &err), 0);
 	ck_assert(p.measured);

@@ -2,7 +2,6 @@
  * and refuses everything else with the right code and a message naming the
  * file. */
 #include <check.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,15 +25,6 @@ static void write_capture(const char *path, int kernels)
 		ck_assert_int_eq(prof_writer__kernel(w, &k), 0);
 	}
 	ck_assert_msg(prof_writer__finish(w, &err) == 0, "%s", err.msg);
-}
-
-static void exec_sql(const char *path, const char *sql)
-{
-	sqlite3 *db;
-
-	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
-	ck_assert_msg(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK, "%s", sqlite3_errmsg(db));
-	sqlite3_close(db);
 }
 
 /* Open must fail with code, and the message must name the file. */
@@ -113,7 +103,7 @@ START_TEST(store_open_refuses_other_application_database)
 	char path[512];
 
 	snprintf(path, sizeof path, "%s", testutil_tmp_path("browser.sqlite"));
-	exec_sql(path, "CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT);"
+	testutil_sqlite3(path, "CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT);"
 		 "INSERT INTO moz_places (url) VALUES ('https://example.org');");
 	expect_refusal(path, PROF_E_NOT_CAPTURE, "not a perfkit capture or an nsys export");
 }
@@ -126,7 +116,7 @@ START_TEST(store_open_refuses_newer_user_version)
 	snprintf(path, sizeof path, "%s", testutil_tmp_path("newer.sqlite"));
 	write_capture(path, 3);
 	snprintf(sql, sizeof sql, "PRAGMA user_version = %d", PROF_SCHEMA_VERSION + 1);
-	exec_sql(path, sql);
+	testutil_sqlite3(path, sql);
 	snprintf(words, sizeof words, "newer perfkit (schema %d)", PROF_SCHEMA_VERSION + 1);
 	expect_refusal(path, PROF_E_NEWER_SCHEMA, words);
 }
@@ -140,7 +130,7 @@ START_TEST(store_open_refuses_newer_meta_schema_version)
 	write_capture(path, 3);
 	snprintf(sql, sizeof sql, "UPDATE PERFKIT_META SET value = '%d' WHERE key = 'schema_version'",
 		 PROF_SCHEMA_VERSION + 3);
-	exec_sql(path, sql);
+	testutil_sqlite3(path, sql);
 	snprintf(words, sizeof words, "reads up to %d", PROF_SCHEMA_VERSION);
 	expect_refusal(path, PROF_E_NEWER_SCHEMA, words);
 }
@@ -166,7 +156,7 @@ START_TEST(store_open_accepts_nsys_shaped_export)
 	snprintf(path, sizeof path, "%s", testutil_tmp_path("nsys.sqlite"));
 	/* nsys column names plus columns perfkit does not know; no NVTX,
 	 * memcpy or metadata tables (nsys creates tables only for data). */
-	exec_sql(path,
+	testutil_sqlite3(path,
 		 "CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);"
 		 "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL,"
 		 " deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER,"
@@ -208,7 +198,7 @@ START_TEST(store_open_accepts_export_marked_by_meta_data_export)
 	char path[512];
 
 	snprintf(path, sizeof path, "%s", testutil_tmp_path("nsys-meta.sqlite"));
-	exec_sql(path, "CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT);"
+	testutil_sqlite3(path, "CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT);"
 		 "INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.21.0');");
 	ck_assert_msg(prof_store__open(path, &s, &err) == 0, "%s", err.msg);
 	ck_assert_int_eq(prof_store__kind(s), PROF_STORE_NSYS);

@@ -1,10 +1,15 @@
-/* testutil.c - temporary paths and fixture lookup for the unit tests. */
+/* testutil.c - temporary paths, fixture lookup and raw SQL for the unit
+ * tests. */
 #include "testutil.h"
 
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
 
 static char tmp_dir[256];
 static char path_buf[512];
@@ -28,6 +33,21 @@ const char *testutil_data_path(const char *name)
 {
 	snprintf(path_buf, sizeof path_buf, "%s/%s", PERFKIT_TEST_DATA, name);
 	return path_buf;
+}
+
+void testutil_sqlite3(const char *path, const char *sql)
+{
+	/* -init /dev/null: a user's ~/.sqliterc must not change what runs */
+	char *argv[] = { "sqlite3", "-bail", "-batch", "-init", "/dev/null", (char *)path, (char *)sql,
+			 NULL };
+	pid_t pid;
+	int rc, status;
+
+	rc = posix_spawnp(&pid, "sqlite3", NULL, NULL, argv, environ);
+	ck_assert_msg(rc == 0, "cannot run the sqlite3 command-line tool: %s", strerror(rc));
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "sqlite3 %s failed: %s", path,
+		      sql);
 }
 
 int testutil_run(Suite *suite)

@@ -9,6 +9,11 @@
 const char *testutil_tmp_path(const char *name);
 /* Path of a file under tests/data. */
 const char *testutil_data_path(const char *name);
+/* Run sql on the SQLite file at path (created if missing) with the sqlite3
+ * command-line tool: tests shape stores in ways the writer never would, and
+ * only libprof links SQLite. Fails the test when the tool cannot run or the
+ * SQL fails. */
+void testutil_sqlite3(const char *path, const char *sql);
 /* Run every test of the suite; the process exit status: 1 if any failed. */
 int testutil_run(Suite *suite);
 

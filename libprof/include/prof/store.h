@@ -94,6 +94,9 @@ bool prof_store__is_finished(struct prof_store *s);
 char *prof_store__meta(struct prof_store *s, const char *key);
 /* A PERFKIT_COUNTERS value, 0 if absent. */
 int64_t prof_store__counter(struct prof_store *s, const char *name);
+/* Run sql for its effect on the connection's temporary database: a view or
+ * table a report builds (the store itself is opened read-only). */
+int prof_store__exec(struct prof_store *s, const char *sql, struct prof_error *err);
 
 /* Streaming cursor over one SQL statement. Values are always bound, never
  * formatted into the SQL. next() returns 1 for a row, 0 at the end, < 0 on
