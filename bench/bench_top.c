@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "bench_util.h"
+#include "prof/protocol.h"
 #include "prof/store.h"
 #include "top.h"
 #include "top_draw.h"
@@ -259,7 +260,7 @@ int main(int argc, char **argv)
 	}
 	snprintf(out, sizeof out, "%s/out.sqlite", root);
 	snprintf(live, sizeof live, "%s/run", root);
-	snprintf(proc, sizeof proc, "%s/proc-%d.sqlite", live, BENCH_PID);
+	prof_proc_file__path(proc, sizeof proc, live, BENCH_PID);
 	mkdir(live, 0755);
 	/* the output of a `perfkit run` in progress: it names the process folder */
 	if (prof_writer__create(out, 0, &w_out, &err)) {
@@ -267,7 +268,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	prof_writer__meta(w_out, "command", "bench_app");
-	prof_writer__meta(w_out, "live_dir", live);
+	prof_writer__meta(w_out, PROF_META_LIVE_DIR, live);
 	prof_writer__flush(w_out, &err);
 
 	wc.path = proc;

@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 #include "cli.h"
-#include "run_session.h"
+#include "cli_capture.h"
 
 static const char *const run_usage[] = {
 	"perfkit run [<options>] [--] PROGRAM [ARGS...]",
@@ -22,6 +22,7 @@ int cmd_run(int argc, char **argv)
 			"with --metrics, profile every Nth launch of each kernel (default 1)"),
 		CLI_END(),
 	};
+	static const struct run_messages msg = RUN_CLI_MESSAGES;
 	struct run_session s;
 	int n, rc;
 
@@ -32,7 +33,7 @@ int cmd_run(int argc, char **argv)
 		cli_error("run needs a program: perfkit run [<options>] -- PROGRAM [ARGS...]");
 		return CLI_EXIT_USAGE;
 	}
-	run_session__init(&s, &opt, "run");
+	run_session__init(&s, &opt, "run", &msg);
 	rc = run_session__prepare(&s, argv);
 	if (!rc)
 		rc = run_session__start(&s);

@@ -25,8 +25,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_capture.h"
 #include "prof/escape.h"
-#include "run_session.h"
 
 #ifdef PERFKIT_HAVE_TUI
 #include "top.h"
@@ -49,7 +49,7 @@ static int program_poll(void *ctx, int *exit_status, int64_t *duration_ns)
 	if (!run_session__wait(s, false))
 		return 0;
 	*exit_status = s->exit_status;
-	*duration_ns = s->end_ns - s->start_ns;
+	*duration_ns = run_session__duration_ns(s);
 	return 1;
 }
 
@@ -121,6 +121,7 @@ static void release_stderr(FILE *held, int saved)
 
 static int top_program(const struct run_options *opt, int64_t refresh_ms, char **prog)
 {
+	static const struct run_messages msg = RUN_CLI_MESSAGES;
 	char log_path[4096], *command;
 	struct run_session s;
 	struct top_config cfg;
@@ -130,7 +131,7 @@ static int top_program(const struct run_options *opt, int64_t refresh_ms, char *
 	int rc, log_fd, null_fd, saved;
 	FILE *held = NULL;
 
-	run_session__init(&s, opt, "top");
+	run_session__init(&s, opt, "top", &msg);
 	rc = run_session__prepare(&s, prog);
 	if (rc)
 		return rc;
@@ -159,7 +160,7 @@ static int top_program(const struct run_options *opt, int64_t refresh_ms, char *
 	cfg.feed.live_dir = run_session__live_dir(&s);
 	cfg.feed.program = command ? command : prog[0];
 	cfg.feed.pid = (uint32_t)s.pid;
-	cfg.feed.start_ns = s.start_ns;
+	cfg.feed.start_ns = run_session__start_ns(&s);
 	cfg.refresh_ms = (int)refresh_ms;
 	ops.ctx = &s;
 	cfg.program = &ops;
@@ -274,7 +275,7 @@ int cmd_top(int argc, char **argv)
 		cli_error("top shows one capture file (to run a program: perfkit top -- PROGRAM)");
 		return CLI_EXIT_USAGE;
 	}
-	if (opt.output || opt.force || opt.trace_list || opt.flush_ms != RUN_FLUSH_MS_DEFAULT) {
+	if (opt.output || opt.force || opt.trace_list || opt.flush_ms != PROF_FLUSH_MS_DEFAULT) {
 		cli_error("-o, -f, --trace and --flush-interval apply to a program: perfkit top [options] -- PROGRAM");
 		return CLI_EXIT_USAGE;
 	}

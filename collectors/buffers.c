@@ -17,7 +17,7 @@ static _Atomic(struct handoff_node *) handoff_top;
 _Static_assert(sizeof(struct handoff_node) % HANDOFF_ALIGN == 0,
 	       "records must stay aligned behind the header");
 
-void handoff__buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+void buffers__requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
 	struct handoff_node *node = aligned_alloc(HANDOFF_ALIGN,
 						  sizeof(*node) + HANDOFF_BUFFER_BYTES);
@@ -36,7 +36,7 @@ void handoff__buffer_requested(uint8_t **buffer, size_t *size, size_t *max_recor
 	*size = HANDOFF_BUFFER_BYTES;
 }
 
-void handoff__buffer_completed(uint8_t *buffer, size_t valid_bytes)
+void buffers__completed(uint8_t *buffer, size_t valid_bytes)
 {
 	struct handoff_node *node, *top;
 
@@ -52,7 +52,7 @@ void handoff__buffer_completed(uint8_t *buffer, size_t valid_bytes)
 							memory_order_relaxed));
 }
 
-struct handoff_node *handoff__take_all(void)
+struct handoff_node *buffers__take_all(void)
 {
 	struct handoff_node *node = atomic_exchange_explicit(&handoff_top, NULL,
 							     memory_order_acquire);
@@ -69,7 +69,7 @@ struct handoff_node *handoff__take_all(void)
 	return fifo;
 }
 
-void handoff__free(struct handoff_node *node)
+void buffers__free(struct handoff_node *node)
 {
 	free(node);
 }

@@ -26,11 +26,11 @@ struct handoff_node {
 };
 
 /* buffers.c: CUPTI's buffer callbacks and the hand-over stack. */
-void handoff__buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records);
-void handoff__buffer_completed(uint8_t *buffer, size_t valid_bytes);
+void buffers__requested(uint8_t **buffer, size_t *size, size_t *max_records);
+void buffers__completed(uint8_t *buffer, size_t valid_bytes);
 /* Everything handed over so far, oldest first; NULL when empty. */
-struct handoff_node *handoff__take_all(void);
-void handoff__free(struct handoff_node *node);
+struct handoff_node *buffers__take_all(void);
+void buffers__free(struct handoff_node *node);
 
 /* records.c: CUPTI records -> store rows (writer thread only). */
 struct records;

@@ -49,13 +49,13 @@ int drain__is_writer_thread(void)
 
 static void write_handed_over(void)
 {
-	struct handoff_node *node = handoff__take_all();
+	struct handoff_node *node = buffers__take_all();
 
 	while (node) {
 		struct handoff_node *next = node->next;
 
 		records__buffer(drain.rec, node->records, node->valid_bytes);
-		handoff__free(node);
+		buffers__free(node);
 		node = next;
 	}
 }

@@ -22,11 +22,11 @@
 #include <cupti.h>
 
 #include "metrics.h"
+#include "prof/protocol.h"
 #include "prof/store.h"
-#include "trace_opts.h"
+#include "prof/trace_opts.h"
 
 #define EXPORT __attribute__((visibility("default")))
-#define FLUSH_MS_DEFAULT 500u
 #define SIGNAL_DRAIN_MS 3000u
 
 enum collector_state {
@@ -130,7 +130,7 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 
 static void CUPTIAPI on_buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
-	handoff__buffer_requested(buffer, size, max_records);
+	buffers__requested(buffer, size, max_records);
 }
 
 static void CUPTIAPI on_buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t *buffer,
@@ -141,7 +141,7 @@ static void CUPTIAPI on_buffer_completed(CUcontext ctx, uint32_t stream_id, uint
 	(void)size;
 	if (cuptiActivityGetNumDroppedRecords(ctx, stream_id, &dropped) == CUPTI_SUCCESS && dropped)
 		drain__add_dropped(dropped);
-	handoff__buffer_completed(buffer, valid_bytes);
+	buffers__completed(buffer, valid_bytes);
 }
 
 /* ---- start ------------------------------------------------------------------ */
@@ -149,20 +149,20 @@ static void CUPTIAPI on_buffer_completed(CUcontext ctx, uint32_t stream_id, uint
 static void enable_kinds(int trace)
 {
 	static const struct { int group; CUpti_ActivityKind kind; } kinds[] = {
-		{ TRACE_ALL, CUPTI_ACTIVITY_KIND_DEVICE },
-		{ TRACE_ALL, CUPTI_ACTIVITY_KIND_CONTEXT },
-		{ TRACE_CUDA, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL },
-		{ TRACE_CUDA, CUPTI_ACTIVITY_KIND_MEMCPY },
-		{ TRACE_CUDA, CUPTI_ACTIVITY_KIND_MEMCPY2 },
-		{ TRACE_CUDA, CUPTI_ACTIVITY_KIND_MEMSET },
-		{ TRACE_CUDA, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION },
-		{ TRACE_CUDA, CUPTI_ACTIVITY_KIND_OVERHEAD },
-		{ TRACE_MEMORY, CUPTI_ACTIVITY_KIND_MEMORY2 },
-		{ TRACE_API, CUPTI_ACTIVITY_KIND_RUNTIME },
-		{ TRACE_API, CUPTI_ACTIVITY_KIND_DRIVER },
-		{ TRACE_NVTX, CUPTI_ACTIVITY_KIND_MARKER },
-		{ TRACE_NVTX, CUPTI_ACTIVITY_KIND_MARKER_DATA },
-		{ TRACE_NVTX, CUPTI_ACTIVITY_KIND_NAME },
+		{ PROF_TRACE_ALL, CUPTI_ACTIVITY_KIND_DEVICE },
+		{ PROF_TRACE_ALL, CUPTI_ACTIVITY_KIND_CONTEXT },
+		{ PROF_TRACE_CUDA, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL },
+		{ PROF_TRACE_CUDA, CUPTI_ACTIVITY_KIND_MEMCPY },
+		{ PROF_TRACE_CUDA, CUPTI_ACTIVITY_KIND_MEMCPY2 },
+		{ PROF_TRACE_CUDA, CUPTI_ACTIVITY_KIND_MEMSET },
+		{ PROF_TRACE_CUDA, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION },
+		{ PROF_TRACE_CUDA, CUPTI_ACTIVITY_KIND_OVERHEAD },
+		{ PROF_TRACE_MEMORY, CUPTI_ACTIVITY_KIND_MEMORY2 },
+		{ PROF_TRACE_API, CUPTI_ACTIVITY_KIND_RUNTIME },
+		{ PROF_TRACE_API, CUPTI_ACTIVITY_KIND_DRIVER },
+		{ PROF_TRACE_NVTX, CUPTI_ACTIVITY_KIND_MARKER },
+		{ PROF_TRACE_NVTX, CUPTI_ACTIVITY_KIND_MARKER_DATA },
+		{ PROF_TRACE_NVTX, CUPTI_ACTIVITY_KIND_NAME },
 	};
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (kinds[i].group & trace)
@@ -183,7 +183,7 @@ static void process_name(char *buf, size_t cap)
 
 static int open_store(pid_t pid, const char *comm)
 {
-	const char *dir = getenv("PERFKIT_OUTPUT_DIR");
+	const char *dir = getenv(PROF_ENV_OUTPUT_DIR);
 	char path[PATH_MAX], msg[PATH_MAX + 600];
 	struct prof_error err;
 	int rc;
@@ -192,7 +192,7 @@ static int open_store(pid_t pid, const char *comm)
 	if (g.standalone)
 		snprintf(path, sizeof(path), "perfkit-%s-%d.sqlite", comm, (int)pid);
 	else
-		snprintf(path, sizeof(path), "%s/proc-%d.sqlite", dir, (int)pid);
+		prof_proc_file__path(path, sizeof(path), dir, (int)pid);
 	rc = prof_writer__create(path, PROF_WRITER_OVERWRITE, &g.writer, &err);
 	if (rc < 0) {
 		snprintf(msg, sizeof(msg), "%s; running untraced", err.msg);
@@ -205,15 +205,15 @@ static int open_store(pid_t pid, const char *comm)
 
 static unsigned flush_interval_ms(void)
 {
-	const char *env = getenv("PERFKIT_FLUSH_MS");
+	const char *env = getenv(PROF_ENV_FLUSH_MS);
 	char *end;
 	unsigned long ms;
 
 	if (!env || !*env)
-		return FLUSH_MS_DEFAULT;
+		return PROF_FLUSH_MS_DEFAULT;
 	ms = strtoul(env, &end, 10);
-	if (*end || ms < 1 || ms > 600000)
-		return FLUSH_MS_DEFAULT;
+	if (*end || ms < 1 || ms > PROF_FLUSH_MS_MAX)
+		return PROF_FLUSH_MS_DEFAULT;
 	return (unsigned)ms;
 }
 
@@ -229,10 +229,10 @@ static void collector_start(void)
 	if (atomic_exchange(&g.started, 1))
 		return;
 	atomic_store(&g.state, STATE_UNTRACED);
-	trace = trace_opts__parse(getenv("PERFKIT_TRACE"), NULL);
+	trace = prof_trace_opts__parse(getenv(PROF_ENV_TRACE), NULL);
 	if (trace < 0) {
-		say("PERFKIT_TRACE is not a list of cuda,nvtx,memory,api; tracing everything");
-		trace = TRACE_ALL;
+		say(PROF_ENV_TRACE " is not a list of cuda,nvtx,memory,api; tracing everything");
+		trace = PROF_TRACE_ALL;
 	}
 	/* Record layouts are fixed within a CUPTI major version (13.x); another
 	 * major would have us read its records with the wrong structs. */
@@ -274,7 +274,7 @@ static void collector_start(void)
 		goto fail;
 	}
 	enable_kinds(trace);
-	if (trace & TRACE_NVTX)
+	if (trace & PROF_TRACE_NVTX)
 		nvtx_kinds__enable(g.subscriber);
 	cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
 			    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);

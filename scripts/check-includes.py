@@ -8,6 +8,9 @@
   report/export    may use summary, analysis, sink
   cli/, tui/, bench/, capture/ reach a report/ folder through its face
                    header only (report/X/X.h; sink/sink.h for sink)
+  collectors/      does not use capture/ or cli/ (the injection library
+                   shares only libprof with the launcher)
+  capture/         does not use cli/
   no file outside libprof/ includes <sqlite3.h>
   no "../" includes outside tests/ (a module is reached by its include path)
 
@@ -26,6 +29,13 @@ REPORT_MAY_USE = {
 }
 FACE = {folder: f"{folder}/{folder}.h" for folder in REPORT_MAY_USE}
 FACE_USERS = ("cli", "tui", "bench", "capture")
+# Folders a module may not include from. Their headers are included by bare
+# name ("run_session.h") through each folder's include path, so an include is
+# theirs when the name is a file there and not one beside the includer.
+MAY_NOT_USE = {
+    "collectors": ("capture", "cli"),
+    "capture": ("cli",),
+}
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 
 
@@ -41,6 +51,18 @@ def sources(root):
             for f in sorted(files):
                 if f.endswith((".c", ".h", ".cu", ".cpp", ".cc")):
                     yield os.path.relpath(os.path.join(dirpath, f), root)
+
+
+def forbidden_owner(root, rel, name):
+    """The folder of MAY_NOT_USE[rel's module] that the include reaches, or None."""
+    own = rel.split(os.sep)[0]
+    banned = MAY_NOT_USE.get(own, ())
+    if not banned or os.path.exists(os.path.join(root, os.path.dirname(rel), name)):
+        return None
+    for folder in banned:
+        if name.startswith(folder + "/") or os.path.isfile(os.path.join(root, folder, name)):
+            return folder
+    return None
 
 
 def problems(root):
@@ -60,6 +82,9 @@ def problems(root):
                     continue
                 if name.startswith("../") and parts[0] != "tests":
                     yield f"{where}: reach another module by its include path, not ../"
+                banned = forbidden_owner(root, rel, name)
+                if banned:
+                    yield f"{where}: {parts[0]}/ may not use {banned}/"
                 target = name.split("/")[0] if "/" in name else None
                 if target not in REPORT_MAY_USE:
                     continue

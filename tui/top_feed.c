@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "prof/escape.h"
+#include "prof/protocol.h"
 #include "prof/store.h"
 #include "top_source.h"
 
@@ -77,13 +78,6 @@ static void read_meta(struct top_feed *f, struct prof_store *s, struct top_model
 
 /* ---- per-process files ---------------------------------------------------------- */
 
-static bool is_proc_file(const char *name)
-{
-	size_t len = strlen(name);
-
-	return strncmp(name, "proc-", 5) == 0 && len > 12 && !strcmp(name + len - 7, ".sqlite");
-}
-
 static int add_source(struct top_feed *f, struct top_source *s)
 {
 	if (f->n_src == f->cap_src) {
@@ -122,7 +116,7 @@ static void scan_dir(struct top_feed *f, struct top_model *m)
 		struct top_source *s;
 		struct prof_error err;
 
-		if (!is_proc_file(e->d_name) ||
+		if (!prof_proc_file__match(e->d_name) ||
 		    snprintf(path, sizeof path, "%s/%s", f->dir, e->d_name) >= (int)sizeof path ||
 		    have_source(f, path))
 			continue;
@@ -288,7 +282,7 @@ static int open_capture(struct top_feed *f, const struct top_feed_config *cfg,
 	if (rc)
 		return rc;
 	finished = prof_store__is_finished(probe);
-	live_dir = prof_store__meta(probe, "live_dir");
+	live_dir = prof_store__meta(probe, PROF_META_LIVE_DIR);
 	read_meta(f, probe, m);
 	prof_store__close(probe);
 	if (cfg->replay && !finished) {

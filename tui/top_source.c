@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "prof/escape.h"
+#include "prof/protocol.h"
 
 #define ROWID_BATCH 65536   /* rows per statement; a new one picks up from there */
 #define DEADLINE_EVERY 256  /* rows between looks at the clock */
@@ -144,19 +145,6 @@ void top_source__disconnect(struct top_source *s)
 	s->store = NULL;
 }
 
-/* pid of ".../proc-<pid>.sqlite", else 0 */
-static uint32_t pid_of_path(const char *path)
-{
-	const char *base = strrchr(path, '/');
-	unsigned long pid;
-	char tail[16];
-
-	base = base ? base + 1 : path;
-	if (sscanf(base, "proc-%lu%15s", &pid, tail) == 2 && !strcmp(tail, ".sqlite"))
-		return (uint32_t)pid;
-	return 0;
-}
-
 int top_source__open(const char *path, enum top_read_mode mode, struct top_source **out,
 		     struct prof_error *err)
 {
@@ -169,7 +157,7 @@ int top_source__open(const char *path, enum top_read_mode mode, struct top_sourc
 		return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", path);
 	}
 	s->mode = mode;
-	s->pid = pid_of_path(path);
+	s->pid = prof_proc_file__pid(path);
 	idmap__init(&s->kernel_ids);
 	idmap__init(&s->range_ids);
 	rc = top_source__connect(s, err);

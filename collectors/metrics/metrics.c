@@ -27,6 +27,7 @@
 
 #include <cuda.h>
 
+#include "prof/protocol.h"
 #include "range_profiler.h"
 
 /* The roofline set needs several kernel-replay passes. Before each pass
@@ -189,8 +190,8 @@ static int launch_cbid(CUpti_CallbackId cbid)
 
 int metrics__init(CUpti_SubscriberHandle subscriber)
 {
-	const char *mode = getenv("PERFKIT_METRICS"), *sample = getenv("PERFKIT_METRICS_SAMPLE");
-	const char *dir = getenv("PERFKIT_METRICS_DIR");
+	const char *mode = getenv(PROF_ENV_METRICS), *sample = getenv(PROF_ENV_METRICS_SAMPLE);
+	const char *dir = getenv(PROF_ENV_METRICS_DIR);
 	static const CUpti_CallbackId cbids[] = {
 		CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
 		CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
@@ -205,9 +206,9 @@ int metrics__init(CUpti_SubscriberHandle subscriber)
 	m.memory_only = strcmp(mode, "memory") == 0;
 	if (sample && *sample) {
 		long n = strtol(sample, NULL, 10);
-		m.sample = n >= 1 && n <= 1000000 ? (unsigned)n : 1;
+		m.sample = n >= 1 && n <= PROF_METRICS_SAMPLE_MAX ? (unsigned)n : 1;
 	}
-	snprintf(path, sizeof path, "%s/metrics-%d.tsv", dir && *dir ? dir : ".", (int)getpid());
+	prof_metrics_file__path(path, sizeof path, dir && *dir ? dir : ".", (int)getpid());
 	m.out = fopen(path, "w");
 	if (!m.out) {
 		say("cannot write the metrics file; no metrics");

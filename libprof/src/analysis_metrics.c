@@ -2,6 +2,7 @@
  * into PERFKIT_KERNEL_METRICS, and rebuilding the kernel rows that kernel
  * replay left out. See prof/analysis_tables.h. */
 #include "prof/analysis_tables.h"
+#include "prof/protocol.h"
 
 #include <dirent.h>
 #include <stdbool.h>
@@ -236,9 +237,8 @@ int prof_analysis__import_metrics_dir(const char *capture, const char *dir,
 		return 0;
 	while ((e = readdir(d))) {
 		char path[4096];
-		size_t len = strlen(e->d_name);
 
-		if (strncmp(e->d_name, "metrics-", 8) || len < 5 || strcmp(e->d_name + len - 4, ".tsv"))
+		if (!prof_metrics_file__match(e->d_name))
 			continue;
 		/* the capture is opened only when there is something to import */
 		if (!m.db) {

@@ -4,13 +4,20 @@
 source "$(dirname "$0")/cli_lib.sh"
 check="$PERFKIT_SOURCE/scripts/check-includes.py"
 tree="$TMP/tree"
-mkdir -p "$tree"/report/{sink,summary,analysis,compare,export} "$tree"/cli "$tree"/libprof/src "$tree"/tests/unit
+mkdir -p "$tree"/report/{sink,summary,analysis,compare,export} "$tree"/cli "$tree"/libprof/src "$tree"/tests/unit \
+	"$tree"/capture "$tree"/collectors
 echo '#include "sink/table.h"'         >"$tree/report/summary/summary.c"
 echo '#include "summary/summary.h"'    >"$tree/report/analysis/diagnose.c"
 echo '#include "analysis/diagnose.h"'  >"$tree/report/export/html.c"
 echo '#include "export/export.h"'      >"$tree/cli/cmd_report.c"
 echo '#include <sqlite3.h>'            >"$tree/libprof/src/schema.c"
 echo '#include "../../collectors/x.c"' >"$tree/tests/unit/test_x.c"
+: >"$tree/cli/cli.h"
+: >"$tree/capture/run_session.h"
+: >"$tree/collectors/collector.h"
+printf '#include "cli.h"\n#include "run_session.h"\n' >"$tree/cli/cmd_run.c"
+printf '#include "run_session.h"\n#include "prof/protocol.h"\n' >"$tree/capture/run_session.c"
+printf '#include "collector.h"\n#include "prof/protocol.h"\n' >"$tree/collectors/inject.c"
 
 check_tree() {
 	python3 "$check" "$tree" >"$TMP/out" 2>"$TMP/err"
@@ -36,4 +43,7 @@ bad report/analysis/rules.c  '#include "compare/diff.h"'      "analysis using co
 bad cli/cmd_report.c         '#include "export/folded.h"'     "cli past a face header"
 bad report/summary/query.c   '#include <sqlite3.h>'           "sqlite3.h outside libprof"
 bad cli/run.c                '#include "../collectors/trace_opts.h"' "a relative include across modules"
+bad collectors/inject.c      '#include "run_session.h"'       "collectors using capture"
+bad collectors/inject.c      '#include "cli.h"'               "collectors using cli"
+bad capture/run_session.c    '#include "cli.h"'               "capture using cli"
 finish

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "prof/protocol.h"
 #include "prof/store.h"
 
 static int64_t now_ns(clockid_t c)
@@ -27,7 +28,7 @@ static int64_t now_ns(clockid_t c)
 
 int main(int argc, char **argv)
 {
-	const char *out = NULL, *dir = getenv("PERFKIT_OUTPUT_DIR"), *flush = getenv("PERFKIT_FLUSH_MS");
+	const char *out = NULL, *dir = getenv(PROF_ENV_OUTPUT_DIR), *flush = getenv(PROF_ENV_FLUSH_MS);
 	struct prof_writer *w = NULL;
 	struct prof_error err = { 0 };
 	int64_t end, next_flush, flush_ns = 100000000, names[2];
@@ -51,7 +52,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!out) {
-		snprintf(path, sizeof path, "%s/proc-%d.sqlite", dir, (int)getpid());
+		prof_proc_file__path(path, sizeof path, dir, (int)getpid());
 		out = path;
 	}
 	if (flush && atoi(flush) > 0)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "../../collectors/mapping.c"
-#include "../../collectors/trace_opts.h"
+#include "prof/trace_opts.h"
 
 /* CUpti_ActivityMemoryKind */
 enum { CUPTI_MEM_UNKNOWN = 0, CUPTI_MEM_PAGEABLE = 1, CUPTI_MEM_PINNED = 2,
@@ -95,15 +95,15 @@ END_TEST
 
 START_TEST(collector_trace_empty_list_selects_everything)
 {
-	ck_assert_int_eq(trace_opts__parse(NULL, NULL), TRACE_ALL);
-	ck_assert_int_eq(trace_opts__parse("", NULL), TRACE_ALL);
+	ck_assert_int_eq(prof_trace_opts__parse(NULL, NULL), PROF_TRACE_ALL);
+	ck_assert_int_eq(prof_trace_opts__parse("", NULL), PROF_TRACE_ALL);
 }
 END_TEST
 
 START_TEST(collector_trace_list_selects_only_the_named_groups)
 {
-	ck_assert_int_eq(trace_opts__parse("cuda,api", NULL), TRACE_CUDA | TRACE_API);
-	ck_assert_int_eq(trace_opts__parse("nvtx", NULL), TRACE_NVTX);
+	ck_assert_int_eq(prof_trace_opts__parse("cuda,api", NULL), PROF_TRACE_CUDA | PROF_TRACE_API);
+	ck_assert_int_eq(prof_trace_opts__parse("nvtx", NULL), PROF_TRACE_NVTX);
 }
 END_TEST
 
@@ -111,9 +111,9 @@ START_TEST(collector_trace_unknown_word_is_refused_with_its_offset)
 {
 	size_t bad_at = 0;
 
-	ck_assert_int_eq(trace_opts__parse("cuda,bogus", &bad_at), -1);
+	ck_assert_int_eq(prof_trace_opts__parse("cuda,bogus", &bad_at), -1);
 	ck_assert_uint_eq(bad_at, 5);
-	ck_assert_int_eq(trace_opts__parse("cud", NULL), -1);
+	ck_assert_int_eq(prof_trace_opts__parse("cud", NULL), -1);
 }
 END_TEST
 

@@ -23,9 +23,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../collectors/trace_opts.h"
 #include "analysis/analysis.h"
 #include "prof/escape.h"
+#include "prof/protocol.h"
+#include "prof/trace_opts.h"
 #include "run_collector.h"
 #include "sink/sink.h"
 #include "summary/summary.h"
@@ -130,19 +131,20 @@ static int locate_collector(char *buf, size_t cap)
 
 /* What a shell would do with the program name: 0 found, else the shell's
  * exit status (127 not found, 126 not executable) after its message. */
-static int resolve_program(const char *name, char *buf, size_t cap)
+static int resolve_program(const struct run_messages *msg, const char *name, char *buf,
+			   size_t cap)
 {
 	const char *path = getenv("PATH");
 
 	if (strchr(name, '/')) {
 		snprintf(buf, cap, "%s", name);
 		if (!exists(buf)) {
-			cli_error("%s: No such file or directory", name);
-			return 127;
+			msg->error("%s: No such file or directory", name);
+			return RUN_EXIT_NOT_FOUND;
 		}
 		if (access(buf, X_OK) != 0) {
-			cli_error("%s: Permission denied", name);
-			return 126;
+			msg->error("%s: Permission denied", name);
+			return RUN_EXIT_CANNOT_EXECUTE;
 		}
 		return 0;
 	}
@@ -159,8 +161,8 @@ static int resolve_program(const char *name, char *buf, size_t cap)
 			break;
 		path += len + 1;
 	}
-	cli_error("%s: command not found", name);
-	return 127;
+	msg->error("%s: command not found", name);
+	return RUN_EXIT_NOT_FOUND;
 }
 
 /* perfkit-<program>-N.sqlite, the first N that is free. */
@@ -195,15 +197,15 @@ static int set_env(const char *collector, const char *dir, int trace, const char
 	char num[32];
 
 	snprintf(num, sizeof(num), "%lld", (long long)flush_ms);
-	if (setenv("CUDA_INJECTION64_PATH", collector, 1) < 0 ||
-	    setenv("PERFKIT_OUTPUT_DIR", dir, 1) < 0 || setenv("PERFKIT_FLUSH_MS", num, 1) < 0 ||
-	    setenv("PERFKIT_TRACE", trace_list ? trace_list : "", 1) < 0)
+	if (setenv(PROF_ENV_CUDA_INJECTION, collector, 1) < 0 ||
+	    setenv(PROF_ENV_OUTPUT_DIR, dir, 1) < 0 || setenv(PROF_ENV_FLUSH_MS, num, 1) < 0 ||
+	    setenv(PROF_ENV_TRACE, trace_list ? trace_list : "", 1) < 0)
 		return -1;
 	/* NVTX loads the collector too, which starts CUPTI before the first
 	 * range even when NVTX is used before CUDA, and hands over to CUPTI. */
-	if (trace & TRACE_NVTX)
-		return setenv("NVTX_INJECTION64_PATH", collector, 1);
-	return unsetenv("NVTX_INJECTION64_PATH");
+	if (trace & PROF_TRACE_NVTX)
+		return setenv(PROF_ENV_NVTX_INJECTION, collector, 1);
+	return unsetenv(PROF_ENV_NVTX_INJECTION);
 }
 
 /* --metrics: the collector writes one metrics file per process into a folder
@@ -214,7 +216,7 @@ static int metrics_env(const char *metrics, int64_t sample, char *dir, size_t ca
 	char num[32];
 
 	if (!metrics) {
-		unsetenv("PERFKIT_METRICS");
+		unsetenv(PROF_ENV_METRICS);
 		return 0;
 	}
 	snprintf(dir, cap, "%s/perfkit-metrics-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -223,8 +225,8 @@ static int metrics_env(const char *metrics, int64_t sample, char *dir, size_t ca
 		return -1;
 	}
 	snprintf(num, sizeof(num), "%lld", (long long)sample);
-	if (setenv("PERFKIT_METRICS", metrics, 1) < 0 || setenv("PERFKIT_METRICS_DIR", dir, 1) < 0 ||
-	    setenv("PERFKIT_METRICS_SAMPLE", num, 1) < 0)
+	if (setenv(PROF_ENV_METRICS, metrics, 1) < 0 || setenv(PROF_ENV_METRICS_DIR, dir, 1) < 0 ||
+	    setenv(PROF_ENV_METRICS_SAMPLE, num, 1) < 0)
 		return -1;
 	return 0;
 }
@@ -233,10 +235,7 @@ static int metrics_env(const char *metrics, int64_t sample, char *dir, size_t ca
 
 static int is_proc_file(const struct dirent *d)
 {
-	size_t len = strlen(d->d_name);
-
-	return strncmp(d->d_name, "proc-", 5) == 0 && len > 12 &&
-	       strcmp(d->d_name + len - 7, ".sqlite") == 0;
+	return prof_proc_file__match(d->d_name);
 }
 
 /* The first GPU a process recorded, for the run's metadata. */
@@ -277,13 +276,14 @@ static void remove_dir(const char *dir)
 }
 
 /* Merge every process's file; returns how many there were, or < 0. */
-static int merge_processes(struct prof_writer *w, const char *dir, char **gpu)
+static int merge_processes(const struct run_messages *msg, struct prof_writer *w,
+			   const char *dir, char **gpu)
 {
 	struct dirent **files = NULL;
 	int n = scandir(dir, &files, is_proc_file, alphasort), rc = 0;
 
 	if (n < 0) {
-		cli_error("cannot read %s: %s", dir, strerror(errno));
+		msg->error("cannot read %s: %s", dir, strerror(errno));
 		return -1;
 	}
 	for (int i = 0; i < n; i++) {
@@ -297,7 +297,7 @@ static int merge_processes(struct prof_writer *w, const char *dir, char **gpu)
 		if (!*gpu)
 			*gpu = first_gpu_name(path);
 		if (prof_writer__merge(w, path, &err) < 0) {
-			cli_error("%s", err.msg);
+			msg->error("%s", err.msg);
 			rc = -1;
 		}
 		free(files[i]);
@@ -347,7 +347,7 @@ static void write_live_meta(struct run_session *s)
 	meta_command(s->w, s->argv);
 	meta_int(s->w, "start_ns", (long long)s->start_ns);
 	meta_int(s->w, "pid", (long long)s->pid);
-	prof_writer__meta(s->w, "live_dir", s->dir);
+	prof_writer__meta(s->w, PROF_META_LIVE_DIR, s->dir);
 	prof_writer__flush(s->w, &err);
 }
 
@@ -368,11 +368,11 @@ static void write_meta(struct run_session *s, const char *gpu)
 	prof_writer__meta(s->w, "trace",
 			  trace_list && *trace_list ? trace_list : "cuda,nvtx,memory,api");
 	/* The folder is gone once merged: a finished capture names no live data. */
-	prof_writer__meta(s->w, "live_dir", NULL);
+	prof_writer__meta(s->w, PROF_META_LIVE_DIR, NULL);
 }
 
 /* Metrics rows, and this GPU's cached `perfkit peaks`, into the capture. */
-static void metrics_import(const char *output, char *dir)
+static void metrics_import(const struct run_messages *msg, const char *output, char *dir)
 {
 	struct prof_error err;
 	int rows;
@@ -380,23 +380,25 @@ static void metrics_import(const char *output, char *dir)
 	if (dir[0]) {
 		rows = prof_analysis__import_metrics_dir(output, dir, &err);
 		if (rows < 0)
-			cli_warning("hardware metrics not stored: %s", err.msg);
+			msg->warning("hardware metrics not stored: %s", err.msg);
 		else
 			fprintf(stderr, "perfkit: %d kernel launches with hardware metrics\n", rows);
 		remove_dir(dir);
 		dir[0] = '\0';
 	}
 	if (peaks_doc__store_cached(output, &err) < 0)
-		cli_warning("cached peaks not stored: %s", err.msg);
+		msg->warning("cached peaks not stored: %s", err.msg);
 }
 
 /* ---- the steps ----------------------------------------------------------- */
 
-void run_session__init(struct run_session *s, const struct run_options *opt, const char *command)
+void run_session__init(struct run_session *s, const struct run_options *opt, const char *command,
+		       const struct run_messages *msg)
 {
 	memset(s, 0, sizeof(*s));
 	s->opt = *opt;
 	s->command = command;
+	s->msg = msg;
 	s->child_stdin_fd = -1;
 	s->child_output_fd = -1;
 }
@@ -409,42 +411,44 @@ int run_session__prepare(struct run_session *s, char **argv)
 	int rc;
 
 	s->argv = argv;
-	s->trace = trace_opts__parse(s->opt.trace_list, &bad_at);
+	s->trace = prof_trace_opts__parse(s->opt.trace_list, &bad_at);
 	if (s->trace < 0) {
-		cli_error("--trace: unknown item '%s' (choose from cuda, nvtx, memory, api)",
-			  s->opt.trace_list + bad_at);
-		return CLI_EXIT_USAGE;
+		s->msg->error("--trace: unknown item '%s' (choose from cuda, nvtx, memory, api)",
+			      s->opt.trace_list + bad_at);
+		return RUN_EXIT_USAGE;
 	}
 	if (s->opt.metrics && strcmp(s->opt.metrics, "roofline") && strcmp(s->opt.metrics, "memory")) {
-		cli_error("--metrics: unknown set '%s' (choose roofline or memory)", s->opt.metrics);
-		return CLI_EXIT_USAGE;
+		s->msg->error("--metrics: unknown set '%s' (choose roofline or memory)",
+			      s->opt.metrics);
+		return RUN_EXIT_USAGE;
 	}
-	if (s->opt.metrics_sample < 1 || s->opt.metrics_sample > 1000000) {
-		cli_error("--metrics-sample must be between 1 and 1000000");
-		return CLI_EXIT_USAGE;
+	if (s->opt.metrics_sample < 1 || s->opt.metrics_sample > PROF_METRICS_SAMPLE_MAX) {
+		s->msg->error("--metrics-sample must be between 1 and %d", PROF_METRICS_SAMPLE_MAX);
+		return RUN_EXIT_USAGE;
 	}
-	if (s->opt.flush_ms < 1 || s->opt.flush_ms > RUN_FLUSH_MS_MAX) {
-		cli_error("--flush-interval must be between 1 and %d ms", RUN_FLUSH_MS_MAX);
-		return CLI_EXIT_USAGE;
+	if (s->opt.flush_ms < 1 || s->opt.flush_ms > PROF_FLUSH_MS_MAX) {
+		s->msg->error("--flush-interval must be between 1 and %d ms", PROF_FLUSH_MS_MAX);
+		return RUN_EXIT_USAGE;
 	}
 	rc = locate_collector(s->collector, sizeof(s->collector));
 	if (rc == -1) {
-		cli_error("this perfkit was built without CUPTI; %s cannot capture", s->command);
-		return CLI_EXIT_USAGE;
+		s->msg->error("this perfkit was built without CUPTI; %s cannot capture",
+			      s->command);
+		return RUN_EXIT_USAGE;
 	}
 	if (rc < 0) {
-		cli_error("cannot find %s next to perfkit or in %s", RUN_COLLECTOR_LIB,
-			  PERFKIT_INSTALL_LIBDIR);
-		return CLI_EXIT_USAGE;
+		s->msg->error("cannot find %s next to perfkit or in %s", RUN_COLLECTOR_LIB,
+			      PERFKIT_INSTALL_LIBDIR);
+		return RUN_EXIT_USAGE;
 	}
-	rc = resolve_program(argv[0], s->program_path, sizeof(s->program_path));
+	rc = resolve_program(s->msg, argv[0], s->program_path, sizeof(s->program_path));
 	if (rc)
 		return rc;
 	s->output = s->opt.output;
 	if (!s->output) {
 		if (default_output(argv[0], s->out_path, sizeof(s->out_path)) < 0) {
-			cli_error("no free perfkit-*.sqlite name here; use -o FILE");
-			return CLI_EXIT_USAGE;
+			s->msg->error("no free perfkit-*.sqlite name here; use -o FILE");
+			return RUN_EXIT_USAGE;
 		}
 		s->output = s->out_path;
 	}
@@ -452,28 +456,28 @@ int run_session__prepare(struct run_session *s, char **argv)
 	if (prof_writer__create(s->output, s->opt.force ? PROF_WRITER_OVERWRITE : 0, &s->w,
 				&err) < 0) {
 		if (err.code == PROF_E_EXISTS)
-			cli_error("%s exists; use -f to overwrite it", s->output);
+			s->msg->error("%s exists; use -f to overwrite it", s->output);
 		else
-			cli_error("%s", err.msg);
-		return CLI_EXIT_USAGE;
+			s->msg->error("%s", err.msg);
+		return RUN_EXIT_USAGE;
 	}
 	snprintf(s->dir, sizeof(s->dir), "%s/perfkit-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(s->dir)) {
-		cli_error("cannot make a folder for the process files: %s", strerror(errno));
+		s->msg->error("cannot make a folder for the process files: %s", strerror(errno));
 		s->dir[0] = '\0';
 		run_session__abort(s);
-		return CLI_EXIT_USAGE;
+		return RUN_EXIT_USAGE;
 	}
 	if (set_env(s->collector, s->dir, s->trace, s->opt.trace_list, s->opt.flush_ms) < 0) {
-		cli_error("cannot set the environment: %s", strerror(errno));
+		s->msg->error("cannot set the environment: %s", strerror(errno));
 		run_session__abort(s);
-		return CLI_EXIT_USAGE;
+		return RUN_EXIT_USAGE;
 	}
 	if (metrics_env(s->opt.metrics, s->opt.metrics_sample, s->metrics_dir,
 			sizeof(s->metrics_dir)) < 0) {
-		cli_error("cannot prepare hardware metrics: %s", strerror(errno));
+		s->msg->error("cannot prepare hardware metrics: %s", strerror(errno));
 		run_session__abort(s);
-		return CLI_EXIT_USAGE;
+		return RUN_EXIT_USAGE;
 	}
 	return 0;
 }
@@ -481,6 +485,16 @@ int run_session__prepare(struct run_session *s, char **argv)
 const char *run_session__live_dir(const struct run_session *s)
 {
 	return s->dir;
+}
+
+int64_t run_session__start_ns(const struct run_session *s)
+{
+	return s->start_ns;
+}
+
+int64_t run_session__duration_ns(const struct run_session *s)
+{
+	return s->end_ns - s->start_ns;
 }
 
 int run_session__start(struct run_session *s)
@@ -492,10 +506,10 @@ int run_session__start(struct run_session *s)
 	s->start_ns = realtime_ns();
 	pid = fork();
 	if (pid < 0) {
-		cli_error("cannot start %s: %s", s->argv[0], strerror(errno));
+		s->msg->error("cannot start %s: %s", s->argv[0], strerror(errno));
 		run_signals__restore();
 		run_session__abort(s);
-		return CLI_EXIT_USAGE;
+		return RUN_EXIT_USAGE;
 	}
 	if (pid == 0) {
 		if (s->child_stdin_fd >= 0)
@@ -506,7 +520,7 @@ int run_session__start(struct run_session *s)
 		}
 		execv(s->program_path, s->argv);
 		fprintf(stderr, "perfkit: %s: %s\n", s->argv[0], strerror(errno));
-		_exit(errno == ENOENT ? 127 : 126);
+		_exit(errno == ENOENT ? RUN_EXIT_NOT_FOUND : RUN_EXIT_CANNOT_EXECUTE);
 	}
 	child_pid = pid;
 	s->pid = pid;
@@ -540,7 +554,7 @@ int run_session__finish(struct run_session *s)
 	char *gpu = NULL;
 	int rc;
 
-	s->merged = merge_processes(s->w, s->dir, &gpu);
+	s->merged = merge_processes(s->msg, s->w, s->dir, &gpu);
 	if (s->merged == 0) {
 		/* Nothing initialised CUDA: still a valid capture of the run. */
 		prof_writer__process(s->w, (uint32_t)s->pid, s->argv[0]);
@@ -555,10 +569,10 @@ int run_session__finish(struct run_session *s)
 	rc = prof_writer__finish(s->w, &err);
 	s->w = NULL;
 	if (rc < 0) {
-		cli_error("%s", err.msg);
+		s->msg->error("%s", err.msg);
 		return -1;
 	}
-	metrics_import(s->output, s->metrics_dir);
+	metrics_import(s->msg, s->output, s->metrics_dir);
 	return 0;
 }
 
@@ -575,16 +589,17 @@ void run_session__report(const struct run_session *s)
 	if (s->merged <= 0)
 		return;
 	if (prof_store__open(s->output, &store, &err) < 0) {
-		cli_error("%s", err.msg);
+		s->msg->error("%s", err.msg);
 		return;
 	}
 	sink = rpt_sink__new(RPT_FORMAT_TEXT, stderr);
 	if (sink && summary__overview(store, sink, &err) < 0)
-		cli_error("%s", err.msg);
+		s->msg->error("%s", err.msg);
 	rpt_sink__delete(sink);
 	dropped = prof_store__counter(store, "dropped_records");
 	if (dropped)
-		cli_warning("CUPTI dropped %lld records: the capture is incomplete", (long long)dropped);
+		s->msg->warning("CUPTI dropped %lld records: the capture is incomplete",
+				(long long)dropped);
 	prof_store__close(store);
 }
 

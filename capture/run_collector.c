@@ -2,8 +2,8 @@
  *
  * The one place that differs between a build with CUPTI and one without:
  * collectors/CMakeLists.txt defines PERFKIT_INJECT_LIB (the library's path in
- * the build tree) only when it builds the collector,
- * and cmd_run.c asks these functions instead of testing the macros. */
+ * the build tree) for this target only when it builds the collector, and
+ * run_session.c asks this function instead of testing the macro. */
 #include "run_collector.h"
 
 #include <stddef.h>

@@ -17,7 +17,8 @@
  * dir/proc-<pid>.sqlite (committed at least every flush interval); the
  * output holds the run's metadata from the start, including the key
  * "live_dir" naming that folder, so a reader of the output (perfkit top) can
- * follow the per-process files until the merge. */
+ * follow the per-process files until the merge. Those names, and the
+ * environment the collector reads, are prof/protocol.h's. */
 #ifndef PERFKIT_RUN_SESSION_H
 #define PERFKIT_RUN_SESSION_H
 
@@ -26,11 +27,25 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "cli.h"
+#include "prof/protocol.h"
 #include "prof/store.h"
 
-#define RUN_FLUSH_MS_DEFAULT 500
-#define RUN_FLUSH_MS_MAX 600000
+/* The exit statuses a step returns besides the program's own: the perfkit
+ * command's for bad usage (cli/cli_capture.h checks that they agree), and a
+ * shell's for a program that cannot run. */
+enum run_exit {
+	RUN_EXIT_USAGE = 2,
+	RUN_EXIT_CANNOT_EXECUTE = 126,
+	RUN_EXIT_NOT_FOUND = 127,
+};
+
+/* How a session tells the user what went wrong. capture/ does not include
+ * cli/, so the command hands over its one reporting helper (cli_error and
+ * cli_warning: "perfkit: ..." on stderr, sanitised for the terminal). */
+struct run_messages {
+	void (*error)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+	void (*warning)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+};
 
 /* What the user chose on the command line. */
 struct run_options {
@@ -42,21 +57,12 @@ struct run_options {
 	int64_t metrics_sample; /* --metrics-sample */
 };
 
-#define RUN_OPTIONS_INIT { .flush_ms = RUN_FLUSH_MS_DEFAULT, .metrics_sample = 1 }
-
-/* The option table entries of the capture options both commands take. */
-#define RUN_CLI_CAPTURE_OPTIONS(o)                                                            \
-	CLI_STRING('o', "output", &(o)->output, "FILE",                                       \
-		   "capture file (default perfkit-PROGRAM-N.sqlite here)"),                    \
-	CLI_FLAG('f', "force", &(o)->force, "overwrite FILE if it exists"),                   \
-	CLI_STRING(0, "trace", &(o)->trace_list, "LIST",                                      \
-		   "what to record: cuda,nvtx,memory,api (default all)"),                      \
-	CLI_INT(0, "flush-interval", &(o)->flush_ms, "MS",                                    \
-		"commit recorded data at least this often (default 500)")
+#define RUN_OPTIONS_INIT { .flush_ms = PROF_FLUSH_MS_DEFAULT, .metrics_sample = 1 }
 
 struct run_session {
 	struct run_options opt;
 	const char *command;      /* "run" or "top", for messages */
+	const struct run_messages *msg; /* how its messages reach the user */
 	char **argv;              /* the program and its arguments */
 	const char *output;       /* the capture being written */
 	int child_stdin_fd;       /* -1: the program inherits ours */
@@ -74,15 +80,21 @@ struct run_session {
 	int64_t start_ns, end_ns;
 };
 
-/* Zero s, set its options and the command named in messages. */
 /* The program's arguments joined by spaces, malloc'd (NULL without memory). */
 char *run_session__command_line(char **argv);
-void run_session__init(struct run_session *s, const struct run_options *opt, const char *command);
+/* Zero s, set its options, the command named in messages and how they are
+ * reported. */
+void run_session__init(struct run_session *s, const struct run_options *opt, const char *command,
+		       const struct run_messages *msg);
 /* Everything before the program starts. 0, or the exit status to return
  * (the message printed; nothing left behind). */
 int run_session__prepare(struct run_session *s, char **argv);
 /* The folder holding the per-process files of the running program. */
 const char *run_session__live_dir(const struct run_session *s);
+/* When the program started (CLOCK_REALTIME), and how long it ran once
+ * run_session__wait saw it end. */
+int64_t run_session__start_ns(const struct run_session *s);
+int64_t run_session__duration_ns(const struct run_session *s);
 /* Fork the program. 0, or an exit status (the session is aborted). */
 int run_session__start(struct run_session *s);
 /* 1 once the program has ended (s->exit_status set), 0 while it runs (only

@@ -1,0 +1,25 @@
+/* cli_capture.h - what `perfkit run` and `perfkit top -- PROGRAM` hand a
+ * capture session (capture/run_session.h): the capture options as option
+ * table entries, and the reporting helper its messages go through. */
+#ifndef PERFKIT_CLI_CAPTURE_H
+#define PERFKIT_CLI_CAPTURE_H
+
+#include "cli.h"
+#include "run_session.h"
+
+_Static_assert((int)RUN_EXIT_USAGE == (int)CLI_EXIT_USAGE, "a session's usage status is perfkit's");
+
+/* The option table entries of the capture options both commands take. */
+#define RUN_CLI_CAPTURE_OPTIONS(o)                                                            \
+	CLI_STRING('o', "output", &(o)->output, "FILE",                                       \
+		   "capture file (default perfkit-PROGRAM-N.sqlite here)"),                    \
+	CLI_FLAG('f', "force", &(o)->force, "overwrite FILE if it exists"),                   \
+	CLI_STRING(0, "trace", &(o)->trace_list, "LIST",                                      \
+		   "what to record: cuda,nvtx,memory,api (default all)"),                      \
+	CLI_INT(0, "flush-interval", &(o)->flush_ms, "MS",                                    \
+		"commit recorded data at least this often (default 500)")
+
+/* A session reports through cli_error and cli_warning, like every command. */
+#define RUN_CLI_MESSAGES { .error = cli_error, .warning = cli_warning }
+
+#endif

@@ -1,0 +1,107 @@
+/* protocol.h - what the launcher (`perfkit run`, capture/), the injection
+ * library (collectors/) and the readers of a live capture (`perfkit top`,
+ * tui/) agree on: the environment the launcher sets, the files every traced
+ * process leaves in the folder it names, and the metadata key that tells a
+ * reader of the unfinished output where that folder is.
+ *
+ * Here in libprof because the injection library may depend on libprof only,
+ * and every other side (capture/, tui/, cli/, the import of metrics files)
+ * already does. Header-only, like prof/trace_opts.h (the value of
+ * PERFKIT_TRACE): names and string helpers, nothing that touches a store. */
+#ifndef PROF_PROTOCOL_H
+#define PROF_PROTOCOL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- the environment: set by the launcher, read by the collector ---------- */
+
+/* The folder of the per-process files; unset, a process writes
+ * perfkit-COMM-PID.sqlite in its working directory and finishes it itself. */
+#define PROF_ENV_OUTPUT_DIR "PERFKIT_OUTPUT_DIR"
+/* What to record: a list prof_trace_opts__parse reads; "" everything. */
+#define PROF_ENV_TRACE "PERFKIT_TRACE"
+/* Commit recorded rows at least this often, in ms. */
+#define PROF_ENV_FLUSH_MS "PERFKIT_FLUSH_MS"
+/* Hardware metrics: the set ("roofline" or "memory"; unset, none), the
+ * folder of the metrics files and every how many launches of a kernel. */
+#define PROF_ENV_METRICS "PERFKIT_METRICS"
+#define PROF_ENV_METRICS_DIR "PERFKIT_METRICS_DIR"
+#define PROF_ENV_METRICS_SAMPLE "PERFKIT_METRICS_SAMPLE"
+/* CUDA's and NVTX's own names: the library each loads into the program. */
+#define PROF_ENV_CUDA_INJECTION "CUDA_INJECTION64_PATH"
+#define PROF_ENV_NVTX_INJECTION "NVTX_INJECTION64_PATH"
+
+/* PERFKIT_FLUSH_MS when unset, and the largest value either side accepts. */
+#define PROF_FLUSH_MS_DEFAULT 500
+#define PROF_FLUSH_MS_MAX 600000
+/* The largest PERFKIT_METRICS_SAMPLE. */
+#define PROF_METRICS_SAMPLE_MAX 1000000
+
+/* ---- the output's metadata --------------------------------------------------- */
+
+/* The folder of the per-process files while the program runs; cleared once
+ * they are merged, so a finished capture names no live data. */
+#define PROF_META_LIVE_DIR "live_dir"
+
+/* ---- the files a traced process writes ------------------------------------- */
+
+#define PROF_PROC_FILE_PREFIX "proc-"
+#define PROF_PROC_FILE_SUFFIX ".sqlite"
+#define PROF_METRICS_FILE_PREFIX "metrics-"
+#define PROF_METRICS_FILE_SUFFIX ".tsv"
+
+/* name starts with prefix and ends with suffix, something between them. */
+static inline bool prof_protocol__name_is(const char *name, const char *prefix,
+					  const char *suffix)
+{
+	size_t len = strlen(name), pre = strlen(prefix), suf = strlen(suffix);
+
+	return len > pre + suf && strncmp(name, prefix, pre) == 0 &&
+	       strcmp(name + len - suf, suffix) == 0;
+}
+
+/* dir/proc-<pid>.sqlite: the store one process writes. snprintf's result:
+ * cap or more when it did not fit. */
+static inline int prof_proc_file__path(char *buf, size_t cap, const char *dir, int pid)
+{
+	return snprintf(buf, cap, "%s/" PROF_PROC_FILE_PREFIX "%d" PROF_PROC_FILE_SUFFIX, dir, pid);
+}
+
+/* A file name (no folder) that looks like a process's store. */
+static inline bool prof_proc_file__match(const char *name)
+{
+	return prof_protocol__name_is(name, PROF_PROC_FILE_PREFIX, PROF_PROC_FILE_SUFFIX);
+}
+
+/* The pid in ".../proc-<pid>.sqlite", else 0. */
+static inline uint32_t prof_proc_file__pid(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	unsigned long pid;
+	char tail[16];
+
+	base = base ? base + 1 : path;
+	if (sscanf(base, PROF_PROC_FILE_PREFIX "%lu%15s", &pid, tail) == 2 &&
+	    !strcmp(tail, PROF_PROC_FILE_SUFFIX))
+		return (uint32_t)pid;
+	return 0;
+}
+
+/* dir/metrics-<pid>.tsv: the hardware metrics one process writes, a line per
+ * profiled launch. snprintf's result, as prof_proc_file__path. */
+static inline int prof_metrics_file__path(char *buf, size_t cap, const char *dir, int pid)
+{
+	return snprintf(buf, cap, "%s/" PROF_METRICS_FILE_PREFIX "%d" PROF_METRICS_FILE_SUFFIX, dir,
+			pid);
+}
+
+/* A file name (no folder) that looks like a process's metrics file. */
+static inline bool prof_metrics_file__match(const char *name)
+{
+	return prof_protocol__name_is(name, PROF_METRICS_FILE_PREFIX, PROF_METRICS_FILE_SUFFIX);
+}
+
+#endif

@@ -1,0 +1,56 @@
+/* trace_opts.h - what `--trace=` / PERFKIT_TRACE selects.
+ *
+ * Part of the capture protocol (prof/protocol.h), in libprof for the same
+ * reason: the injection library, which may depend on libprof only, and
+ * `perfkit run` (which validates the option before starting the program)
+ * parse the list the same way. Header-only and pure: no CUPTI types, nothing
+ * of a store. */
+#ifndef PROF_TRACE_OPTS_H
+#define PROF_TRACE_OPTS_H
+
+#include <string.h>
+
+enum prof_trace_group {
+	PROF_TRACE_CUDA = 1 << 0,   /* kernels, copies, memsets, synchronisation */
+	PROF_TRACE_NVTX = 1 << 1,   /* NVTX ranges, marks, names */
+	PROF_TRACE_MEMORY = 1 << 2, /* allocations and frees */
+	PROF_TRACE_API = 1 << 3,    /* runtime and driver API calls */
+	PROF_TRACE_ALL = PROF_TRACE_CUDA | PROF_TRACE_NVTX | PROF_TRACE_MEMORY | PROF_TRACE_API,
+};
+
+/* Parse a comma-separated list ("cuda,nvtx"). NULL or "" selects everything.
+ * Returns the mask, or -1 when a word is unknown (its offset in *bad_at). */
+static inline int prof_trace_opts__parse(const char *list, size_t *bad_at)
+{
+	static const struct { const char *word; int bit; } words[] = {
+		{ "cuda", PROF_TRACE_CUDA }, { "nvtx", PROF_TRACE_NVTX },
+		{ "memory", PROF_TRACE_MEMORY }, { "api", PROF_TRACE_API }, { "all", PROF_TRACE_ALL },
+	};
+	const char *p = list;
+	int mask = 0;
+
+	if (!list || !*list)
+		return PROF_TRACE_ALL;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		size_t i;
+
+		for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+			if (strlen(words[i].word) == len && strncmp(words[i].word, p, len) == 0) {
+				mask |= words[i].bit;
+				break;
+			}
+		}
+		if (i == sizeof(words) / sizeof(words[0])) {
+			if (bad_at)
+				*bad_at = (size_t)(p - list);
+			return -1;
+		}
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return mask ? mask : -1;
+}
+
+#endif
