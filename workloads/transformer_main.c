@@ -164,149 +164,201 @@ static void release_temps(struct tf_gpu *g)
 #define GR(t, l) (g->grads + tf_offset(c, (t), (l)))
 #define K(call, what) (err = err ? err : cuda_ok((call), (what)))
 
-/* Forward, loss, backward and SGD update on device data already in place
- * (ids uploaded, or the embeddings in x0 for the naive path when x0 != NULL).
- * This is the part the optimized variant captures as a graph. */
-static int step_body(struct tf_gpu *g, float *x0_given, float *row_loss_out)
+/* Activations of one layer kept for the backward pass, in the model's names
+ * (transformer_ref.h): a = LN(x) and ra its 1/std, q k v the heads of
+ * a Wqkv, pr the attention probabilities, att the merged heads,
+ * hh = h = x + att Wo, m = LN(h) and rm its 1/std, u = m W1, gl = GELU(u). */
+struct layer_cache {
+	float *a, *ra, *q, *k, *v, *pr, *att, *hh, *m, *rm, *u, *gl;
+};
+
+/* What the forward phase leaves for the backward and update phases. */
+struct step_acts {
+	struct layer_cache *lc;    /* one per layer */
+	float *x;                  /* the embeddings, then each layer's output */
+	float *f, *rf;             /* the final layer norm and its 1/std */
+	float *dlogits, *row_loss; /* both written by the cross-entropy */
+};
+
+/* The input rows: the naive step assembled them on the host (x0_given);
+ * otherwise a kernel looks the token ids up in the embedding tables. */
+static int step_embedding(struct tf_gpu *g, struct step_acts *s, float *x0_given)
 {
 	const struct tf_config *c = &g->cfg;
-	int L = c->layers, D = c->dmodel, T = c->seq, V = c->vocab, H = c->heads, dh = D / H;
+	int D = c->dmodel, T = c->seq, N = c->batch * T;
+	int err = 0;
+
+	s->x = x0_given;
+	if (!s->x) {
+		s->x = tmp(g, (size_t)N * D, &err);
+		K(tfk_embed_fwd(g->ids, P(TF_TOK_EMB, 0), P(TF_POS_EMB, 0), s->x, N, T, D, g->s),
+		  "embedding");
+	}
+	return err;
+}
+
+/* Layer l: h = x + Attn(LN(x)) Wo, then x' = h + GELU(LN(h) W1) W2. *x is
+ * the layer's input, then its output. */
+static int layer_forward(struct tf_gpu *g, int l, struct layer_cache *lc, float **x)
+{
+	const struct tf_config *c = &g->cfg;
+	int D = c->dmodel, T = c->seq, H = c->heads, dh = D / H;
 	int N = c->batch * T, BH = c->batch * H, F = 4 * D;
 	size_t ND = (size_t)N * D;
 	float scale = 1.0f / sqrtf((float)dh);
-	const int *tokens = g->ids, *targets = g->ids + N;
-	float *x, *f, *rf, *logits, *dlogits, *row_loss, *df, *dx;
-	float **a, **ra, **q, **k, **v, **pr, **att, **hh, **m, **rm, **u, **gl;
+	float *qkv, *o, *xn;
 	int err = 0;
 
-	a = calloc((size_t)L * 12, sizeof(float *));
-	if (!a) {
-		fprintf(stderr, "perfkit: transformer: out of memory\n");
-		return -1;
-	}
-	ra = a + L; q = ra + L; k = q + L; v = k + L; pr = v + L; att = pr + L; hh = att + L;
-	m = hh + L; rm = m + L; u = rm + L; gl = u + L;
+	lc->a = tmp(g, ND, &err);
+	lc->ra = tmp(g, (size_t)N, &err);
+	qkv = tmp(g, 3 * ND, &err);
+	lc->q = tmp(g, ND, &err);
+	lc->k = tmp(g, ND, &err);
+	lc->v = tmp(g, ND, &err);
+	lc->pr = tmp(g, (size_t)BH * T * T, &err);
+	o = tmp(g, ND, &err);
+	lc->att = tmp(g, ND, &err);
+	lc->hh = tmp(g, ND, &err);
+	lc->m = tmp(g, ND, &err);
+	lc->rm = tmp(g, (size_t)N, &err);
+	lc->u = tmp(g, (size_t)N * F, &err);
+	lc->gl = tmp(g, (size_t)N * F, &err);
+	xn = tmp(g, ND, &err);
+	if (err)
+		return err;
+	K(tfk_layernorm_fwd(*x, lc->a, lc->ra, N, D, g->s), "layernorm");
+	err = err || gemm(g, false, false, N, 3 * D, D, 1.0f, lc->a, D, P(TF_WQKV, l), 3 * D,
+			  0.0f, qkv, 3 * D);
+	K(tfk_rows_to_heads(qkv, 3 * D, 0, lc->q, c->batch, T, H, dh, g->s), "split");
+	K(tfk_rows_to_heads(qkv, 3 * D, D, lc->k, c->batch, T, H, dh, g->s), "split");
+	K(tfk_rows_to_heads(qkv, 3 * D, 2 * D, lc->v, c->batch, T, H, dh, g->s), "split");
+	err = err || gemm_heads(g, false, true, T, T, dh, scale, lc->q, dh, (long long)T * dh,
+				lc->k, dh, (long long)T * dh, lc->pr, T, (long long)T * T, BH);
+	K(tfk_softmax_causal_fwd(lc->pr, BH, T, g->s), "softmax");
+	err = err || gemm_heads(g, false, false, T, dh, T, 1.0f, lc->pr, T, (long long)T * T,
+				lc->v, dh, (long long)T * dh, o, dh, (long long)T * dh, BH);
+	K(tfk_heads_to_rows(o, lc->att, D, 0, c->batch, T, H, dh, g->s), "merge");
+	K(cudaMemcpyAsync(lc->hh, *x, ND * sizeof(float), cudaMemcpyDeviceToDevice, g->s),
+	  "residual");
+	err = err || gemm(g, false, false, N, D, D, 1.0f, lc->att, D, P(TF_WO, l), D, 1.0f,
+			  lc->hh, D);
+	K(tfk_layernorm_fwd(lc->hh, lc->m, lc->rm, N, D, g->s), "layernorm");
+	err = err || gemm(g, false, false, N, F, D, 1.0f, lc->m, D, P(TF_W1, l), F, 0.0f, lc->u,
+			  F);
+	K(tfk_gelu_fwd(lc->u, lc->gl, (size_t)N * F, g->s), "gelu");
+	K(cudaMemcpyAsync(xn, lc->hh, ND * sizeof(float), cudaMemcpyDeviceToDevice, g->s),
+	  "residual");
+	err = err || gemm(g, false, false, N, D, F, 1.0f, lc->gl, F, P(TF_W2, l), D, 1.0f, xn,
+			  D);
+	*x = xn;
+	return err;
+}
 
-	nvtxRangePushA("embedding");
-	x = x0_given;
-	if (!x) {
-		x = tmp(g, ND, &err);
-		K(tfk_embed_fwd(tokens, P(TF_TOK_EMB, 0), P(TF_POS_EMB, 0), x, N, T, D, g->s),
-		  "embedding");
-	}
-	nvtxRangePop();
+/* Every layer, then the final layer norm, the logits and the cross-entropy,
+ * whose kernel writes the per-row losses and their gradient at once. */
+static int step_forward(struct tf_gpu *g, struct step_acts *s, float *row_loss_out)
+{
+	const struct tf_config *c = &g->cfg;
+	int D = c->dmodel, V = c->vocab, N = c->batch * c->seq;
+	size_t ND = (size_t)N * D;
+	const int *targets = g->ids + N;
+	float *logits;
+	int err = 0;
 
-	nvtxRangePushA("forward");
-	for (int l = 0; l < L && !err; l++) {
-		float *qkv, *o, *xn;
-
-		a[l] = tmp(g, ND, &err);
-		ra[l] = tmp(g, (size_t)N, &err);
-		qkv = tmp(g, 3 * ND, &err);
-		q[l] = tmp(g, ND, &err);
-		k[l] = tmp(g, ND, &err);
-		v[l] = tmp(g, ND, &err);
-		pr[l] = tmp(g, (size_t)BH * T * T, &err);
-		o = tmp(g, ND, &err);
-		att[l] = tmp(g, ND, &err);
-		hh[l] = tmp(g, ND, &err);
-		m[l] = tmp(g, ND, &err);
-		rm[l] = tmp(g, (size_t)N, &err);
-		u[l] = tmp(g, (size_t)N * F, &err);
-		gl[l] = tmp(g, (size_t)N * F, &err);
-		xn = tmp(g, ND, &err);
-		if (err)
-			break;
-		K(tfk_layernorm_fwd(x, a[l], ra[l], N, D, g->s), "layernorm");
-		err = err || gemm(g, false, false, N, 3 * D, D, 1.0f, a[l], D, P(TF_WQKV, l), 3 * D,
-				  0.0f, qkv, 3 * D);
-		K(tfk_rows_to_heads(qkv, 3 * D, 0, q[l], c->batch, T, H, dh, g->s), "split");
-		K(tfk_rows_to_heads(qkv, 3 * D, D, k[l], c->batch, T, H, dh, g->s), "split");
-		K(tfk_rows_to_heads(qkv, 3 * D, 2 * D, v[l], c->batch, T, H, dh, g->s), "split");
-		err = err || gemm_heads(g, false, true, T, T, dh, scale, q[l], dh, (long long)T * dh,
-					k[l], dh, (long long)T * dh, pr[l], T, (long long)T * T, BH);
-		K(tfk_softmax_causal_fwd(pr[l], BH, T, g->s), "softmax");
-		err = err || gemm_heads(g, false, false, T, dh, T, 1.0f, pr[l], T, (long long)T * T,
-					v[l], dh, (long long)T * dh, o, dh, (long long)T * dh, BH);
-		K(tfk_heads_to_rows(o, att[l], D, 0, c->batch, T, H, dh, g->s), "merge");
-		K(cudaMemcpyAsync(hh[l], x, ND * sizeof(float), cudaMemcpyDeviceToDevice, g->s),
-		  "residual");
-		err = err || gemm(g, false, false, N, D, D, 1.0f, att[l], D, P(TF_WO, l), D, 1.0f,
-				  hh[l], D);
-		K(tfk_layernorm_fwd(hh[l], m[l], rm[l], N, D, g->s), "layernorm");
-		err = err || gemm(g, false, false, N, F, D, 1.0f, m[l], D, P(TF_W1, l), F, 0.0f, u[l],
-				  F);
-		K(tfk_gelu_fwd(u[l], gl[l], (size_t)N * F, g->s), "gelu");
-		K(cudaMemcpyAsync(xn, hh[l], ND * sizeof(float), cudaMemcpyDeviceToDevice, g->s),
-		  "residual");
-		err = err || gemm(g, false, false, N, D, F, 1.0f, gl[l], F, P(TF_W2, l), D, 1.0f, xn,
-				  D);
-		x = xn;
-	}
-	f = tmp(g, ND, &err);
-	rf = tmp(g, (size_t)N, &err);
+	for (int l = 0; l < c->layers && !err; l++)
+		err = layer_forward(g, l, &s->lc[l], &s->x);
+	s->f = tmp(g, ND, &err);
+	s->rf = tmp(g, (size_t)N, &err);
 	logits = tmp(g, (size_t)N * V, &err);
-	dlogits = tmp(g, (size_t)N * V, &err);
-	row_loss = row_loss_out ? row_loss_out : tmp(g, (size_t)N, &err);
+	s->dlogits = tmp(g, (size_t)N * V, &err);
+	s->row_loss = row_loss_out ? row_loss_out : tmp(g, (size_t)N, &err);
 	if (!err) {
-		K(tfk_layernorm_fwd(x, f, rf, N, D, g->s), "layernorm");
-		err = err || gemm(g, false, false, N, V, D, 1.0f, f, D, P(TF_WOUT, 0), V, 0.0f,
+		K(tfk_layernorm_fwd(s->x, s->f, s->rf, N, D, g->s), "layernorm");
+		err = err || gemm(g, false, false, N, V, D, 1.0f, s->f, D, P(TF_WOUT, 0), V, 0.0f,
 				  logits, V);
-		K(tfk_cross_entropy(logits, targets, dlogits, row_loss, N, V, g->s), "cross-entropy");
+		K(tfk_cross_entropy(logits, targets, s->dlogits, s->row_loss, N, V, g->s),
+		  "cross-entropy");
 	}
-	nvtxRangePop();
+	return err;
+}
 
-	nvtxRangePushA("backward");
+/* Gradients of layer l; dx, the gradient of its output, becomes the
+ * gradient of its input in place. */
+static int layer_backward(struct tf_gpu *g, int l, const struct layer_cache *lc, float *dx)
+{
+	const struct tf_config *c = &g->cfg;
+	int D = c->dmodel, T = c->seq, H = c->heads, dh = D / H;
+	int N = c->batch * T, BH = c->batch * H, F = 4 * D;
+	size_t ND = (size_t)N * D;
+	float scale = 1.0f / sqrtf((float)dh);
+	int err = 0;
+	float *dg = tmp(g, (size_t)N * F, &err), *dm = tmp(g, ND, &err);
+	float *datt = tmp(g, ND, &err), *dout = tmp(g, ND, &err);
+	float *dp = tmp(g, (size_t)BH * T * T, &err);
+	float *dq = tmp(g, ND, &err), *dk = tmp(g, ND, &err), *dv = tmp(g, ND, &err);
+	float *dqkv = tmp(g, 3 * ND, &err), *da = tmp(g, ND, &err);
+
+	if (err)
+		return err;
+	/* x' = h + GELU(LN(h) W1) W2; dx becomes dh in place */
+	err = gemm(g, true, false, F, D, N, 1.0f, lc->gl, F, dx, D, 0.0f, GR(TF_W2, l), D) ||
+	      gemm(g, false, true, N, F, D, 1.0f, dx, D, P(TF_W2, l), D, 0.0f, dg, F);
+	K(tfk_gelu_bwd(lc->u, dg, (size_t)N * F, g->s), "gelu backward");
+	err = err ||
+	      gemm(g, true, false, D, F, N, 1.0f, lc->m, D, dg, F, 0.0f, GR(TF_W1, l), F) ||
+	      gemm(g, false, true, N, D, F, 1.0f, dg, F, P(TF_W1, l), F, 0.0f, dm, D);
+	K(tfk_layernorm_bwd(lc->m, lc->rm, dm, dx, N, D, 1, g->s), "layernorm backward");
+	/* h = x + Attn(LN(x)) Wo; dx becomes dx_l in place */
+	err = err ||
+	      gemm(g, true, false, D, D, N, 1.0f, lc->att, D, dx, D, 0.0f, GR(TF_WO, l), D) ||
+	      gemm(g, false, true, N, D, D, 1.0f, dx, D, P(TF_WO, l), D, 0.0f, datt, D);
+	K(tfk_rows_to_heads(datt, D, 0, dout, c->batch, T, H, dh, g->s), "split");
+	err = err ||
+	      gemm_heads(g, false, true, T, T, dh, 1.0f, dout, dh, (long long)T * dh, lc->v, dh,
+			 (long long)T * dh, dp, T, (long long)T * T, BH) ||
+	      gemm_heads(g, true, false, T, dh, T, 1.0f, lc->pr, T, (long long)T * T, dout, dh,
+			 (long long)T * dh, dv, dh, (long long)T * dh, BH);
+	K(tfk_softmax_causal_bwd(lc->pr, dp, BH, T, scale, g->s), "softmax backward");
+	err = err ||
+	      gemm_heads(g, false, false, T, dh, T, 1.0f, dp, T, (long long)T * T, lc->k, dh,
+			 (long long)T * dh, dq, dh, (long long)T * dh, BH) ||
+	      gemm_heads(g, true, false, T, dh, T, 1.0f, dp, T, (long long)T * T, lc->q, dh,
+			 (long long)T * dh, dk, dh, (long long)T * dh, BH);
+	K(tfk_heads_to_rows(dq, dqkv, 3 * D, 0, c->batch, T, H, dh, g->s), "merge");
+	K(tfk_heads_to_rows(dk, dqkv, 3 * D, D, c->batch, T, H, dh, g->s), "merge");
+	K(tfk_heads_to_rows(dv, dqkv, 3 * D, 2 * D, c->batch, T, H, dh, g->s), "merge");
+	err = err ||
+	      gemm(g, true, false, D, 3 * D, N, 1.0f, lc->a, D, dqkv, 3 * D, 0.0f,
+		   GR(TF_WQKV, l), 3 * D) ||
+	      gemm(g, false, true, N, D, 3 * D, 1.0f, dqkv, 3 * D, P(TF_WQKV, l), 3 * D, 0.0f,
+		   da, D);
+	K(tfk_layernorm_bwd(lc->a, lc->ra, da, dx, N, D, 1, g->s), "layernorm backward");
+	return err;
+}
+
+/* The gradients in reverse order: the output layer and the final layer norm,
+ * every layer from the last, then the embedding tables (zeroed, since the
+ * lookup's backward adds into them). */
+static int step_backward(struct tf_gpu *g, const struct step_acts *s)
+{
+	const struct tf_config *c = &g->cfg;
+	int D = c->dmodel, T = c->seq, V = c->vocab, N = c->batch * T;
+	size_t ND = (size_t)N * D;
+	const int *tokens = g->ids;
+	float *df, *dx;
+	int err = 0;
+
 	df = tmp(g, ND, &err);
 	dx = tmp(g, ND, &err);
 	if (!err) {
-		err = gemm(g, true, false, D, V, N, 1.0f, f, D, dlogits, V, 0.0f, GR(TF_WOUT, 0), V) ||
-		      gemm(g, false, true, N, D, V, 1.0f, dlogits, V, P(TF_WOUT, 0), V, 0.0f, df, D);
-		K(tfk_layernorm_bwd(f, rf, df, dx, N, D, 0, g->s), "layernorm backward");
+		err = gemm(g, true, false, D, V, N, 1.0f, s->f, D, s->dlogits, V, 0.0f,
+			   GR(TF_WOUT, 0), V) ||
+		      gemm(g, false, true, N, D, V, 1.0f, s->dlogits, V, P(TF_WOUT, 0), V, 0.0f, df,
+			   D);
+		K(tfk_layernorm_bwd(s->f, s->rf, df, dx, N, D, 0, g->s), "layernorm backward");
 	}
-	for (int l = L - 1; l >= 0 && !err; l--) {
-		float *dg = tmp(g, (size_t)N * F, &err), *dm = tmp(g, ND, &err);
-		float *datt = tmp(g, ND, &err), *dout = tmp(g, ND, &err);
-		float *dp = tmp(g, (size_t)BH * T * T, &err);
-		float *dq = tmp(g, ND, &err), *dk = tmp(g, ND, &err), *dv = tmp(g, ND, &err);
-		float *dqkv = tmp(g, 3 * ND, &err), *da = tmp(g, ND, &err);
-
-		if (err)
-			break;
-		/* x' = h + GELU(LN(h) W1) W2; dx becomes dh in place */
-		err = gemm(g, true, false, F, D, N, 1.0f, gl[l], F, dx, D, 0.0f, GR(TF_W2, l), D) ||
-		      gemm(g, false, true, N, F, D, 1.0f, dx, D, P(TF_W2, l), D, 0.0f, dg, F);
-		K(tfk_gelu_bwd(u[l], dg, (size_t)N * F, g->s), "gelu backward");
-		err = err ||
-		      gemm(g, true, false, D, F, N, 1.0f, m[l], D, dg, F, 0.0f, GR(TF_W1, l), F) ||
-		      gemm(g, false, true, N, D, F, 1.0f, dg, F, P(TF_W1, l), F, 0.0f, dm, D);
-		K(tfk_layernorm_bwd(m[l], rm[l], dm, dx, N, D, 1, g->s), "layernorm backward");
-		/* h = x + Attn(LN(x)) Wo; dx becomes dx_l in place */
-		err = err ||
-		      gemm(g, true, false, D, D, N, 1.0f, att[l], D, dx, D, 0.0f, GR(TF_WO, l), D) ||
-		      gemm(g, false, true, N, D, D, 1.0f, dx, D, P(TF_WO, l), D, 0.0f, datt, D);
-		K(tfk_rows_to_heads(datt, D, 0, dout, c->batch, T, H, dh, g->s), "split");
-		err = err ||
-		      gemm_heads(g, false, true, T, T, dh, 1.0f, dout, dh, (long long)T * dh, v[l], dh,
-				 (long long)T * dh, dp, T, (long long)T * T, BH) ||
-		      gemm_heads(g, true, false, T, dh, T, 1.0f, pr[l], T, (long long)T * T, dout, dh,
-				 (long long)T * dh, dv, dh, (long long)T * dh, BH);
-		K(tfk_softmax_causal_bwd(pr[l], dp, BH, T, scale, g->s), "softmax backward");
-		err = err ||
-		      gemm_heads(g, false, false, T, dh, T, 1.0f, dp, T, (long long)T * T, k[l], dh,
-				 (long long)T * dh, dq, dh, (long long)T * dh, BH) ||
-		      gemm_heads(g, true, false, T, dh, T, 1.0f, dp, T, (long long)T * T, q[l], dh,
-				 (long long)T * dh, dk, dh, (long long)T * dh, BH);
-		K(tfk_heads_to_rows(dq, dqkv, 3 * D, 0, c->batch, T, H, dh, g->s), "merge");
-		K(tfk_heads_to_rows(dk, dqkv, 3 * D, D, c->batch, T, H, dh, g->s), "merge");
-		K(tfk_heads_to_rows(dv, dqkv, 3 * D, 2 * D, c->batch, T, H, dh, g->s), "merge");
-		err = err ||
-		      gemm(g, true, false, D, 3 * D, N, 1.0f, a[l], D, dqkv, 3 * D, 0.0f,
-			   GR(TF_WQKV, l), 3 * D) ||
-		      gemm(g, false, true, N, D, 3 * D, 1.0f, dqkv, 3 * D, P(TF_WQKV, l), 3 * D, 0.0f,
-			   da, D);
-		K(tfk_layernorm_bwd(a[l], ra[l], da, dx, N, D, 1, g->s), "layernorm backward");
-	}
+	for (int l = c->layers - 1; l >= 0 && !err; l--)
+		err = layer_backward(g, l, &s->lc[l], dx);
 	K(cudaMemsetAsync(GR(TF_TOK_EMB, 0), 0,
 			  (tf_tensor_count(c, TF_TOK_EMB) + tf_tensor_count(c, TF_POS_EMB)) *
 				  sizeof(float),
@@ -314,21 +366,60 @@ static int step_body(struct tf_gpu *g, float *x0_given, float *row_loss_out)
 	  "memset");
 	K(tfk_embed_bwd(tokens, dx, GR(TF_TOK_EMB, 0), GR(TF_POS_EMB, 0), N, T, D, g->s),
 	  "embedding backward");
-	nvtxRangePop();
+	return err;
+}
 
-	nvtxRangePushA("update");
+/* SGD on every parameter. The optimized step also averages the loss on the
+ * GPU, so that one float goes down per step. */
+static int step_update(struct tf_gpu *g, const struct step_acts *s)
+{
+	const struct tf_config *c = &g->cfg;
+	int N = c->batch * c->seq, err = 0;
+
 	if (g->naive) {
 		/* one launch per parameter tensor */
 		for (int t = 0; t < TF_NTENSORS && !err; t++)
-			for (int l = 0; l < (t >= TF_WQKV && t <= TF_W2 ? L : 1); l++)
+			for (int l = 0; l < (t >= TF_WQKV && t <= TF_W2 ? c->layers : 1); l++)
 				K(tfk_sgd(P(t, l), GR(t, l), tf_tensor_count(c, t), g->lr, g->s),
 				  "sgd");
 	} else {
 		K(tfk_sgd(g->params, g->grads, tf_param_count(c), g->lr, g->s), "sgd");
-		K(tfk_sum(row_loss, N, 1.0f / N, g->loss, g->s), "loss");
+		K(tfk_sum(s->row_loss, N, 1.0f / N, g->loss, g->s), "loss");
 	}
+	return err;
+}
+
+/* Forward, loss, backward and SGD update on device data already in place
+ * (ids uploaded, or the embeddings in x0 for the naive path when x0 != NULL).
+ * This is the part the optimized variant captures as a graph. One NVTX range
+ * per phase, in the order of tf_ref_loss; after an error the later phases
+ * launch nothing, but their ranges still open and close. */
+static int step_body(struct tf_gpu *g, float *x0_given, float *row_loss_out)
+{
+	struct step_acts s = { 0 };
+	int err;
+
+	s.lc = calloc((size_t)g->cfg.layers, sizeof(*s.lc));
+	if (!s.lc) {
+		fprintf(stderr, "perfkit: transformer: out of memory\n");
+		return -1;
+	}
+	nvtxRangePushA("embedding");
+	err = step_embedding(g, &s, x0_given);
 	nvtxRangePop();
-	free(a);
+	nvtxRangePushA("forward");
+	if (!err)
+		err = step_forward(g, &s, row_loss_out);
+	nvtxRangePop();
+	nvtxRangePushA("backward");
+	if (!err)
+		err = step_backward(g, &s);
+	nvtxRangePop();
+	nvtxRangePushA("update");
+	if (!err)
+		err = step_update(g, &s);
+	nvtxRangePop();
+	free(s.lc);
 	return err;
 }
 

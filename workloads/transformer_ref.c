@@ -161,12 +161,6 @@ double tf_gelu_grad(double u)
 	return 0.5 * (1.0 + th) + 0.5 * u * (1.0 - th * th) * k * (1.0 + 3.0 * 0.044715 * u * u);
 }
 
-void tf_sgd(double *params, const double *grad, size_t n, double lr)
-{
-	for (size_t i = 0; i < n; i++)
-		params[i] -= lr * grad[i];
-}
-
 /* C[M][N] (+)= A[M][K] B[K][N] */
 static void mm(const double *A, const double *B, double *C, int M, int K, int N, int acc)
 {
@@ -243,9 +237,20 @@ static void layernorm_back(const double *y, const double *rstd, const double *dy
 	}
 }
 
-/* Activations of one layer kept for the backward pass. */
+/* Activations of one layer kept for the backward pass, in the model's names
+ * (transformer_ref.h): x the layer's input, a = LN(x) and ra its 1/std,
+ * qkv = a Wqkv, p the attention probabilities, att = Attn(a), h = x + att Wo,
+ * m = LN(h) and rm its 1/std, u = m W1, g = GELU(u). */
 struct layer_cache {
 	double *x, *a, *ra, *qkv, *p, *att, *h, *m, *rm, *u, *g;
+};
+
+/* What the forward phase leaves for the backward phase. */
+struct ref_acts {
+	struct layer_cache *lc; /* one per layer */
+	double *x;              /* the embeddings, then each layer's output */
+	double *f, *rf;         /* the final layer norm and its 1/std */
+	double *logits, *prob;  /* prob: the softmax of the logits */
 };
 
 static double *alloc_d(size_t n)
@@ -347,58 +352,60 @@ static void attention_back(const struct tf_config *c, const double *qkv, const d
 	free(dp);
 }
 
-double tf_ref_loss(const struct tf_config *c, const double *params, const int *tokens,
-		   const int *targets, double *grad)
+/* x0 = tok_emb[token] + pos_emb[position] */
+static double *ref_embedding(const struct tf_config *c, const double *params, const int *tokens)
 {
-	int L = c->layers, D = c->dmodel, T = c->seq, V = c->vocab, N = c->batch * c->seq;
-	int F = 4 * D;
-	size_t ND = (size_t)N * D;
-	struct layer_cache *lc = calloc((size_t)L, sizeof(*lc));
-	double *x, *f, *rf, *logits, *prob, loss = 0.0;
+	int D = c->dmodel, T = c->seq, N = c->batch * c->seq;
+	double *x = alloc_d((size_t)N * D);
 
-	if (!lc) {
-		fprintf(stderr, "perfkit: transformer: out of memory\n");
-		exit(2);
-	}
-	x = alloc_d(ND);
 	for (int n = 0; n < N; n++)
 		for (int d = 0; d < D; d++)
 			x[(size_t)n * D + d] =
 				params[tf_offset(c, TF_TOK_EMB, 0) + (size_t)tokens[n] * D + d] +
 				params[tf_offset(c, TF_POS_EMB, 0) + (size_t)(n % T) * D + d];
-	for (int l = 0; l < L; l++) {
-		struct layer_cache *k = &lc[l];
+	return x;
+}
 
-		k->x = x;
-		k->a = alloc_d(ND);
-		k->ra = alloc_d((size_t)N);
-		k->qkv = alloc_d(ND * 3);
-		k->p = alloc_d((size_t)c->batch * c->heads * T * T);
-		k->att = alloc_d(ND);
-		k->h = alloc_d(ND);
-		k->m = alloc_d(ND);
-		k->rm = alloc_d((size_t)N);
-		k->u = alloc_d((size_t)N * F);
-		k->g = alloc_d((size_t)N * F);
-		layernorm(k->x, k->a, k->ra, N, D);
-		mm(k->a, params + tf_offset(c, TF_WQKV, l), k->qkv, N, D, 3 * D, 0);
-		attention(c, k->qkv, k->p, k->att);
-		memcpy(k->h, k->x, ND * sizeof(double));
-		mm(k->att, params + tf_offset(c, TF_WO, l), k->h, N, D, D, 1);
-		layernorm(k->h, k->m, k->rm, N, D);
-		mm(k->m, params + tf_offset(c, TF_W1, l), k->u, N, D, F, 0);
-		for (size_t i = 0; i < (size_t)N * F; i++)
-			k->g[i] = tf_gelu(k->u[i]);
-		x = alloc_d(ND);
-		memcpy(x, k->h, ND * sizeof(double));
-		mm(k->g, params + tf_offset(c, TF_W2, l), x, N, F, D, 1);
-	}
-	f = alloc_d(ND);
-	rf = alloc_d((size_t)N);
-	logits = alloc_d((size_t)N * V);
-	prob = alloc_d((size_t)N * V);
-	layernorm(x, f, rf, N, D);
-	mm(f, params + tf_offset(c, TF_WOUT, 0), logits, N, D, V, 0);
+/* Layer l: h = x + Attn(LN(x)) Wo, then x' = h + GELU(LN(h) W1) W2. The cache
+ * k takes x; returns x', a new buffer. */
+static double *layer_forward(const struct tf_config *c, const double *params, int l,
+			     struct layer_cache *k, double *x)
+{
+	int D = c->dmodel, T = c->seq, N = c->batch * c->seq, F = 4 * D;
+	size_t ND = (size_t)N * D;
+
+	k->x = x;
+	k->a = alloc_d(ND);
+	k->ra = alloc_d((size_t)N);
+	k->qkv = alloc_d(ND * 3);
+	k->p = alloc_d((size_t)c->batch * c->heads * T * T);
+	k->att = alloc_d(ND);
+	k->h = alloc_d(ND);
+	k->m = alloc_d(ND);
+	k->rm = alloc_d((size_t)N);
+	k->u = alloc_d((size_t)N * F);
+	k->g = alloc_d((size_t)N * F);
+	layernorm(k->x, k->a, k->ra, N, D);
+	mm(k->a, params + tf_offset(c, TF_WQKV, l), k->qkv, N, D, 3 * D, 0);
+	attention(c, k->qkv, k->p, k->att);
+	memcpy(k->h, k->x, ND * sizeof(double));
+	mm(k->att, params + tf_offset(c, TF_WO, l), k->h, N, D, D, 1);
+	layernorm(k->h, k->m, k->rm, N, D);
+	mm(k->m, params + tf_offset(c, TF_W1, l), k->u, N, D, F, 0);
+	for (size_t i = 0; i < (size_t)N * F; i++)
+		k->g[i] = tf_gelu(k->u[i]);
+	x = alloc_d(ND);
+	memcpy(x, k->h, ND * sizeof(double));
+	mm(k->g, params + tf_offset(c, TF_W2, l), x, N, F, D, 1);
+	return x;
+}
+
+/* Softmax of each row of logits into prob; returns the mean cross-entropy
+ * of the targets. */
+static double cross_entropy(const double *logits, const int *targets, double *prob, int N, int V)
+{
+	double loss = 0.0;
+
 	for (int n = 0; n < N; n++) {
 		const double *lg = logits + (size_t)n * V;
 		double mx = lg[0], sum = 0.0;
@@ -414,62 +421,100 @@ double tf_ref_loss(const struct tf_config *c, const double *params, const int *t
 			prob[(size_t)n * V + v] /= sum;
 		loss += (mx + log(sum) - lg[targets[n]]) / N;
 	}
+	return loss;
+}
 
-	if (grad) {
-		double *dlogits = prob, *df = alloc_d(ND), *dx = alloc_d(ND);
+/* Every layer, then the final layer norm, the logits and the cross-entropy;
+ * returns the loss. */
+static double ref_forward(const struct tf_config *c, const double *params, const int *targets,
+			  struct ref_acts *s)
+{
+	int D = c->dmodel, V = c->vocab, N = c->batch * c->seq;
+	size_t ND = (size_t)N * D;
 
-		memset(grad, 0, tf_param_count(c) * sizeof(double));
-		for (int n = 0; n < N; n++) {
-			for (int v = 0; v < V; v++)
-				dlogits[(size_t)n * V + v] /= N;
-			dlogits[(size_t)n * V + targets[n]] -= 1.0 / N;
-		}
-		mm_tn(f, dlogits, grad + tf_offset(c, TF_WOUT, 0), D, N, V);
-		mm_nt(dlogits, params + tf_offset(c, TF_WOUT, 0), df, N, V, D, 0);
-		layernorm_back(f, rf, df, dx, N, D);
-		for (int l = L - 1; l >= 0; l--) {
-			struct layer_cache *k = &lc[l];
-			double *dg = alloc_d((size_t)N * F), *dm = alloc_d(ND);
-			double *dh = alloc_d(ND), *datt = alloc_d(ND), *dqkv = alloc_d(ND * 3);
-			double *da = alloc_d(ND);
+	for (int l = 0; l < c->layers; l++)
+		s->x = layer_forward(c, params, l, &s->lc[l], s->x);
+	s->f = alloc_d(ND);
+	s->rf = alloc_d((size_t)N);
+	s->logits = alloc_d((size_t)N * V);
+	s->prob = alloc_d((size_t)N * V);
+	layernorm(s->x, s->f, s->rf, N, D);
+	mm(s->f, params + tf_offset(c, TF_WOUT, 0), s->logits, N, D, V, 0);
+	return cross_entropy(s->logits, targets, s->prob, N, V);
+}
 
-			/* x' = h + g W2 */
-			memcpy(dh, dx, ND * sizeof(double));
-			mm_tn(k->g, dx, grad + tf_offset(c, TF_W2, l), F, N, D);
-			mm_nt(dx, params + tf_offset(c, TF_W2, l), dg, N, D, F, 0);
-			for (size_t i = 0; i < (size_t)N * F; i++)
-				dg[i] *= tf_gelu_grad(k->u[i]);
-			mm_tn(k->m, dg, grad + tf_offset(c, TF_W1, l), D, N, F);
-			mm_nt(dg, params + tf_offset(c, TF_W1, l), dm, N, F, D, 0);
-			layernorm_back(k->m, k->rm, dm, dh, N, D);
-			/* h = x + att Wo */
-			memcpy(dx, dh, ND * sizeof(double));
-			mm_tn(k->att, dh, grad + tf_offset(c, TF_WO, l), D, N, D);
-			mm_nt(dh, params + tf_offset(c, TF_WO, l), datt, N, D, D, 0);
-			attention_back(c, k->qkv, k->p, datt, dqkv);
-			mm_tn(k->a, dqkv, grad + tf_offset(c, TF_WQKV, l), D, N, 3 * D);
-			mm_nt(dqkv, params + tf_offset(c, TF_WQKV, l), da, N, 3 * D, D, 0);
-			layernorm_back(k->a, k->ra, da, dx, N, D);
-			free(dg);
-			free(dm);
-			free(dh);
-			free(datt);
-			free(dqkv);
-			free(da);
-		}
-		for (int n = 0; n < N; n++)
-			for (int d = 0; d < D; d++) {
-				grad[tf_offset(c, TF_TOK_EMB, 0) + (size_t)tokens[n] * D + d] +=
-					dx[(size_t)n * D + d];
-				grad[tf_offset(c, TF_POS_EMB, 0) + (size_t)(n % T) * D + d] +=
-					dx[(size_t)n * D + d];
-			}
-		free(df);
-		free(dx);
+/* Gradients of layer l into grad; dx, the gradient of its output, becomes
+ * the gradient of its input. */
+static void layer_backward(const struct tf_config *c, const double *params, int l,
+			   const struct layer_cache *k, double *dx, double *grad)
+{
+	int D = c->dmodel, N = c->batch * c->seq, F = 4 * D;
+	size_t ND = (size_t)N * D;
+	double *dg = alloc_d((size_t)N * F), *dm = alloc_d(ND);
+	double *dh = alloc_d(ND), *datt = alloc_d(ND), *dqkv = alloc_d(ND * 3);
+	double *da = alloc_d(ND);
+
+	/* x' = h + g W2 */
+	memcpy(dh, dx, ND * sizeof(double));
+	mm_tn(k->g, dx, grad + tf_offset(c, TF_W2, l), F, N, D);
+	mm_nt(dx, params + tf_offset(c, TF_W2, l), dg, N, D, F, 0);
+	for (size_t i = 0; i < (size_t)N * F; i++)
+		dg[i] *= tf_gelu_grad(k->u[i]);
+	mm_tn(k->m, dg, grad + tf_offset(c, TF_W1, l), D, N, F);
+	mm_nt(dg, params + tf_offset(c, TF_W1, l), dm, N, F, D, 0);
+	layernorm_back(k->m, k->rm, dm, dh, N, D);
+	/* h = x + att Wo */
+	memcpy(dx, dh, ND * sizeof(double));
+	mm_tn(k->att, dh, grad + tf_offset(c, TF_WO, l), D, N, D);
+	mm_nt(dh, params + tf_offset(c, TF_WO, l), datt, N, D, D, 0);
+	attention_back(c, k->qkv, k->p, datt, dqkv);
+	mm_tn(k->a, dqkv, grad + tf_offset(c, TF_WQKV, l), D, N, 3 * D);
+	mm_nt(dqkv, params + tf_offset(c, TF_WQKV, l), da, N, 3 * D, D, 0);
+	layernorm_back(k->a, k->ra, da, dx, N, D);
+	free(dg);
+	free(dm);
+	free(dh);
+	free(datt);
+	free(dqkv);
+	free(da);
+}
+
+/* The gradient of every parameter, in reverse order: the cross-entropy's
+ * (made in place of prob), the output layer and the final layer norm, every
+ * layer from the last, then the embedding tables. */
+static void ref_backward(const struct tf_config *c, const double *params, const int *tokens,
+			 const int *targets, struct ref_acts *s, double *grad)
+{
+	int D = c->dmodel, T = c->seq, V = c->vocab, N = c->batch * c->seq;
+	size_t ND = (size_t)N * D;
+	double *dlogits = s->prob, *df = alloc_d(ND), *dx = alloc_d(ND);
+
+	memset(grad, 0, tf_param_count(c) * sizeof(double));
+	for (int n = 0; n < N; n++) {
+		for (int v = 0; v < V; v++)
+			dlogits[(size_t)n * V + v] /= N;
+		dlogits[(size_t)n * V + targets[n]] -= 1.0 / N;
 	}
+	mm_tn(s->f, dlogits, grad + tf_offset(c, TF_WOUT, 0), D, N, V);
+	mm_nt(dlogits, params + tf_offset(c, TF_WOUT, 0), df, N, V, D, 0);
+	layernorm_back(s->f, s->rf, df, dx, N, D);
+	for (int l = c->layers - 1; l >= 0; l--)
+		layer_backward(c, params, l, &s->lc[l], dx, grad);
+	for (int n = 0; n < N; n++)
+		for (int d = 0; d < D; d++) {
+			grad[tf_offset(c, TF_TOK_EMB, 0) + (size_t)tokens[n] * D + d] +=
+				dx[(size_t)n * D + d];
+			grad[tf_offset(c, TF_POS_EMB, 0) + (size_t)(n % T) * D + d] +=
+				dx[(size_t)n * D + d];
+		}
+	free(df);
+	free(dx);
+}
 
-	for (int l = 0; l < L; l++) {
-		struct layer_cache *k = &lc[l];
+static void ref_acts__exit(struct ref_acts *s, int layers)
+{
+	for (int l = 0; l < layers; l++) {
+		struct layer_cache *k = &s->lc[l];
 
 		free(k->x);
 		free(k->a);
@@ -483,11 +528,38 @@ double tf_ref_loss(const struct tf_config *c, const double *params, const int *t
 		free(k->u);
 		free(k->g);
 	}
-	free(lc);
-	free(x);
-	free(f);
-	free(rf);
-	free(logits);
-	free(prob);
+	free(s->lc);
+	free(s->x);
+	free(s->f);
+	free(s->rf);
+	free(s->logits);
+	free(s->prob);
+}
+
+/* The phases of transformer_main.c's step_body, in its order; the update
+ * phase is tf_sgd, below. */
+double tf_ref_loss(const struct tf_config *c, const double *params, const int *tokens,
+		   const int *targets, double *grad)
+{
+	struct ref_acts s = { 0 };
+	double loss;
+
+	s.lc = calloc((size_t)c->layers, sizeof(*s.lc));
+	if (!s.lc) {
+		fprintf(stderr, "perfkit: transformer: out of memory\n");
+		exit(2);
+	}
+	s.x = ref_embedding(c, params, tokens);
+	loss = ref_forward(c, params, targets, &s);
+	if (grad)
+		ref_backward(c, params, tokens, targets, &s, grad);
+	ref_acts__exit(&s, c->layers);
 	return loss;
+}
+
+/* The update phase (step_update on the GPU). */
+void tf_sgd(double *params, const double *grad, size_t n, double lr)
+{
+	for (size_t i = 0; i < n; i++)
+		params[i] -= lr * grad[i];
 }

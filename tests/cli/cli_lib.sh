@@ -47,6 +47,27 @@ expect_out() {
 	if grep -qE -- "$2" "$TMP/out"; then pass "$1 output"; else fail "$1: stdout lacks /$2/"; fi
 }
 
+# expect_err NAME PATTERN: stderr matches.
+expect_err() {
+	if grep -qE -- "$2" "$TMP/err"; then pass "$1 message"; else fail "$1: stderr lacks /$2/"; fi
+}
+
+# expect_that NAME COMMAND...: COMMAND succeeds (a check that is no perfkit run).
+expect_that() {
+	if "${@:2}"; then pass "$1"; else fail "$1"; fi
+}
+
+# built_without_cupti: this perfkit's `run` refuses to capture. Probes with
+# `perfkit run -- true`, leaving $status, $TMP/out and $TMP/err like run.
+built_without_cupti() {
+	run run -o "$TMP/probe.sqlite" -- true
+	grep -q "built without CUPTI" "$TMP/err"
+}
+
+# skip WHAT WHY: says which checks did not run and why, so a pass in a
+# reduced build does not read as if they had.
+skip() { echo "skip: $1 ($2)"; }
+
 finish() {
 	if [ "$failures" -ne 0 ]; then
 		echo "$failures check(s) failed" >&2

@@ -1,24 +1,25 @@
 #!/usr/bin/env bash
 # `perfkit run` exits with the program's status, and 128 + the signal when
 # the program was killed by one; the status is stored in the capture.
+# A build without CUPTI refuses to run with status 2 and writes no file.
 set -u
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/cli_lib.sh"
 
-"$PERFKIT" run -o "$tmp/probe.sqlite" -- true >/dev/null 2>"$tmp/probe"
-if grep -q "built without CUPTI" "$tmp/probe"; then
-	"$PERFKIT" run -o "$tmp/x.sqlite" -- sh -c 'exit 7' 2>/dev/null
-	[ $? = 2 ] || fail "fallback build: want status 2"
-	[ -e "$tmp/x.sqlite" ] && fail "fallback build wrote a file"
-	exit 0
+if built_without_cupti; then
+	run run -o "$TMP/x.sqlite" -- sh -c 'exit 7'
+	expect_status "fallback build" 2
+	expect_that "fallback build writes no file" test ! -e "$TMP/x.sqlite"
+	skip "the program's status, 128 + signal, arguments reaching the program" "built without CUPTI"
+	finish
+	exit
 fi
 
-"$PERFKIT" run -o "$tmp/seven.sqlite" -- sh -c 'exit 7' >/dev/null 2>&1
-[ $? = 7 ] || fail "want the program's status 7"
-"$PERFKIT" run -o "$tmp/term.sqlite" -- sh -c 'kill -TERM $$' >/dev/null 2>&1
-[ $? = 143 ] || fail "want 128 + SIGTERM (143)"
-"$PERFKIT" run -o "$tmp/args.sqlite" -- sh -c 'exit $#' sh a b c >/dev/null 2>&1
-[ $? = 3 ] || fail "arguments after the program reach it unchanged"
-"$PERFKIT" report "$tmp/seven.sqlite" >/dev/null 2>&1 || fail "the capture of a failing program is readable"
-exit 0
+run run -o "$TMP/seven.sqlite" -- sh -c 'exit 7'
+expect_status "the program's status" 7
+run run -o "$TMP/term.sqlite" -- sh -c 'kill -TERM $$'
+expect_status "128 + SIGTERM" 143
+run run -o "$TMP/args.sqlite" -- sh -c 'exit $#' sh a b c
+expect_status "arguments after the program reach it unchanged" 3
+run report "$TMP/seven.sqlite"
+expect_status "the capture of a failing program is readable" 0
+finish

@@ -3,30 +3,28 @@
 # shell's message and status 127 (126 for a file that is not executable).
 # A build without CUPTI refuses every run with one line and status 2.
 set -u
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/cli_lib.sh"
 
-"$PERFKIT" run -o "$tmp/probe.sqlite" -- true >/dev/null 2>"$tmp/probe"
-if grep -q "built without CUPTI" "$tmp/probe"; then
-	"$PERFKIT" run -- perfkit-no-such-program >/dev/null 2>"$tmp/err"
-	[ $? = 2 ] || fail "fallback build: want status 2"
-	[ "$(cat "$tmp/err")" = "perfkit: this perfkit was built without CUPTI; run cannot capture" ] ||
-		fail "fallback message: $(cat "$tmp/err")"
-	exit 0
+if built_without_cupti; then
+	run run -- perfkit-no-such-program
+	expect_status "fallback build" 2
+	expect_err_line "fallback build" "perfkit: this perfkit was built without CUPTI; run cannot capture"
+	skip "missing and non-executable programs" "built without CUPTI"
+	finish
+	exit
 fi
 
-cd "$tmp"
-"$PERFKIT" run -- perfkit-no-such-program >/dev/null 2>err
-[ $? = 127 ] || fail "missing program: want status 127"
-[ "$(cat err)" = "perfkit: perfkit-no-such-program: command not found" ] || fail "message: $(cat err)"
-ls perfkit-*.sqlite >/dev/null 2>&1 && fail "a capture was written for a program that never ran"
+cd "$TMP"
+run run -- perfkit-no-such-program
+expect_status "missing program" 127
+expect_err_line "missing program" "perfkit: perfkit-no-such-program: command not found"
+expect_that "no capture for a program that never ran" test -z "$(ls perfkit-*.sqlite 2>/dev/null)"
 
-"$PERFKIT" run -- ./missing >/dev/null 2>err
-[ $? = 127 ] || fail "missing path: want status 127"
-grep -q "No such file or directory" err || fail "missing path message: $(cat err)"
+run run -- ./missing
+expect_status "missing path" 127
+expect_err "missing path" "No such file or directory"
 
 touch not-executable
-"$PERFKIT" run -- ./not-executable >/dev/null 2>err
-[ $? = 126 ] || fail "non-executable: want status 126"
-exit 0
+run run -- ./not-executable
+expect_status "non-executable" 126
+finish

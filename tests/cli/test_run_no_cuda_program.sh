@@ -2,21 +2,26 @@
 # A program that never touches CUDA still gives a valid, empty capture (named
 # perfkit-PROGRAM-N.sqlite, first free N) and a note saying why it is empty.
 set -u
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/cli_lib.sh"
 
-"$PERFKIT" run -o "$tmp/probe.sqlite" -- true >/dev/null 2>"$tmp/probe"
-grep -q "built without CUPTI" "$tmp/probe" && exit 0
+if built_without_cupti; then
+	skip "the capture of a program without CUDA" "built without CUPTI"
+	finish
+	exit
+fi
 
-cd "$tmp"
-"$PERFKIT" run -- true >out 2>err
-[ $? = 0 ] || fail "status: $(cat err)"
-[ -f perfkit-true-1.sqlite ] || fail "default name perfkit-true-1.sqlite missing: $(ls)"
-grep -q "^perfkit: note: true made no CUDA calls" err || fail "note missing: $(cat err)"
-[ -s out ] && fail "perfkit wrote to the program's stdout: $(cat out)"
-"$PERFKIT" report perfkit-true-1.sqlite >/dev/null 2>report.err || fail "not a valid capture: $(cat report.err)"
+cd "$TMP"
+run run -- true
+expect_status "a program without CUDA" 0
+if [ -f perfkit-true-1.sqlite ]; then pass "default name perfkit-true-1.sqlite"; else
+	fail "default name perfkit-true-1.sqlite missing: $(ls)"; fi
+expect_err "a program without CUDA" "^perfkit: note: true made no CUDA calls"
+if [ -s "$TMP/out" ]; then fail "perfkit wrote to the program's stdout: $(cat "$TMP/out")"; else
+	pass "the program's stdout is its own"; fi
+run report perfkit-true-1.sqlite
+expect_status "the empty capture is valid" 0
 
-"$PERFKIT" run -- true >/dev/null 2>&1
-[ -f perfkit-true-2.sqlite ] || fail "second run did not take the next free name: $(ls)"
-exit 0
+run run -- true
+if [ -f perfkit-true-2.sqlite ]; then pass "second run takes the next free name"; else
+	fail "second run did not take the next free name: $(ls)"; fi
+finish

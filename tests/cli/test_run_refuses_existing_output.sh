@@ -1,21 +1,22 @@
 #!/usr/bin/env bash
 # `perfkit run -o FILE` never overwrites FILE unless -f is given.
 set -u
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/cli_lib.sh"
 
-"$PERFKIT" run -o "$tmp/probe.sqlite" -- true >/dev/null 2>"$tmp/probe"
-grep -q "built without CUPTI" "$tmp/probe" && exit 0
+if built_without_cupti; then
+	skip "-o onto an existing file, with and without -f" "built without CUPTI"
+	finish
+	exit
+fi
 
-echo "precious" >"$tmp/out.sqlite"
-"$PERFKIT" run -o "$tmp/out.sqlite" -- true >/dev/null 2>"$tmp/err"
-[ $? = 2 ] || fail "want status 2 for an existing output"
-[ "$(wc -l <"$tmp/err")" = 1 ] || fail "want one line: $(cat "$tmp/err")"
-grep -q "^perfkit: .*out.sqlite exists; use -f" "$tmp/err" || fail "message: $(cat "$tmp/err")"
-[ "$(cat "$tmp/out.sqlite")" = precious ] || fail "the existing file was changed"
+echo "precious" >"$TMP/out.sqlite"
+run run -o "$TMP/out.sqlite" -- true
+expect_status "an existing output" 2
+expect_one_error_line "an existing output" "out\.sqlite exists; use -f"
+expect_that "the existing file is unchanged" test "$(cat "$TMP/out.sqlite")" = precious
 
-"$PERFKIT" run -f -o "$tmp/out.sqlite" -- true >/dev/null 2>"$tmp/err"
-[ $? = 0 ] || fail "-f: $(cat "$tmp/err")"
-"$PERFKIT" report "$tmp/out.sqlite" >/dev/null 2>&1 || fail "-f did not leave a valid capture"
-exit 0
+run run -f -o "$TMP/out.sqlite" -- true
+expect_status "-f" 0
+run report "$TMP/out.sqlite"
+expect_status "-f leaves a valid capture" 0
+finish

@@ -279,12 +279,10 @@ START_TEST(baseline_percent_parser_accepts_numbers_with_optional_sign)
 }
 END_TEST
 
-int main(void)
+static Suite *suite(void)
 {
 	Suite *s = suite_create("baseline_stats");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, baseline_holds_median_min_max_and_mad_over_captures);
 	tcase_add_test(tc, baseline_key_missing_from_a_capture_counts_zero);
@@ -299,9 +297,10 @@ int main(void)
 	tcase_add_test(tc, baseline_load_of_a_missing_file_is_an_io_error);
 	tcase_add_test(tc, baseline_percent_parser_accepts_numbers_with_optional_sign);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
+}
+
+int main(void)
+{
+	return testutil_run(suite());
 }

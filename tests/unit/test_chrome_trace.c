@@ -589,12 +589,10 @@ static void teardown(void)
 	trace_text = NULL;
 }
 
-int main(void)
+static Suite *suite(void)
 {
 	Suite *s = suite_create("chrome_trace");
 	TCase *tc = tcase_create("chrome_trace");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, NULL, teardown);
 	tcase_add_test(tc, chrome_trace_is_json_with_capture_start_as_base_time);
@@ -615,9 +613,10 @@ int main(void)
 	tcase_add_test(tc, chrome_nvtx_projection_spans_each_ranges_own_thread_launches_per_stream);
 	tcase_add_test(tc, chrome_nvtx_projections_are_ordered_by_start_longer_first);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
+}
+
+int main(void)
+{
+	return testutil_run(suite());
 }

@@ -9,6 +9,7 @@
 
 #include "../../collectors/mapping.c"
 #include "prof/trace_opts.h"
+#include "testutil.h"
 
 /* CUpti_ActivityMemoryKind */
 enum { CUPTI_MEM_UNKNOWN = 0, CUPTI_MEM_PAGEABLE = 1, CUPTI_MEM_PINNED = 2,
@@ -117,12 +118,10 @@ START_TEST(collector_trace_unknown_word_is_refused_with_its_offset)
 }
 END_TEST
 
-int main(void)
+static Suite *suite(void)
 {
 	Suite *s = suite_create("collector_mapping");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, collector_mem_kind_maps_each_cupti_kind_to_the_nsys_kind);
 	tcase_add_test(tc, collector_mem_kind_unknown_and_future_kinds_map_to_unknown);
@@ -136,9 +135,10 @@ int main(void)
 	tcase_add_test(tc, collector_trace_list_selects_only_the_named_groups);
 	tcase_add_test(tc, collector_trace_unknown_word_is_refused_with_its_offset);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
+}
+
+int main(void)
+{
+	return testutil_run(suite());
 }

@@ -386,12 +386,10 @@ START_TEST(diff_profile_of_an_export_takes_wall_time_from_the_capture_span)
 }
 END_TEST
 
-int main(void)
+static Suite *suite(void)
 {
 	Suite *s = suite_create("diff_kernels");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, diff_kernel_twice_as_slow_has_ratio_two_and_comes_first);
 	tcase_add_test(tc, diff_profile_totals_come_from_the_written_records);
@@ -405,9 +403,10 @@ int main(void)
 	tcase_add_test(tc, diff_store_without_optional_tables_gives_empty_sections);
 	tcase_add_test(tc, diff_profile_of_an_export_takes_wall_time_from_the_capture_span);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
+}
+
+int main(void)
+{
+	return testutil_run(suite());
 }

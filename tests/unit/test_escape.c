@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "prof/escape.h"
+#include "testutil.h"
 
 #define FFFD "\xEF\xBF\xBD"
 
@@ -120,12 +121,10 @@ START_TEST(escape_sanitize_term_truncates_on_character_boundary)
 }
 END_TEST
 
-int main(void)
+static Suite *suite(void)
 {
 	Suite *s = suite_create("escape");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, escape_json_quotes_backslash_and_controls);
 	tcase_add_test(tc, escape_json_replaces_invalid_utf8);
@@ -137,9 +136,10 @@ int main(void)
 	tcase_add_test(tc, escape_term_shows_controls_as_question_marks);
 	tcase_add_test(tc, escape_sanitize_term_truncates_on_character_boundary);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return s;
+}
+
+int main(void)
+{
+	return testutil_run(suite());
 }

@@ -356,12 +356,10 @@ START_TEST(gate_duration_parser_reads_units)
 }
 END_TEST
 
-int main(void)
+static Suite *suite(void)
 {
 	Suite *s = suite_create("gate_decision");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, gate_fails_a_kernel_that_regressed_beyond_budget_and_names_it);
 	tcase_add_test(tc, gate_passes_repeated_captures_with_jitter_inside_the_spread);
@@ -375,9 +373,10 @@ int main(void)
 	tcase_add_test(tc, gate_junit_has_one_testcase_per_key_and_escapes_names);
 	tcase_add_test(tc, gate_duration_parser_reads_units);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
+}
+
+int main(void)
+{
+	return testutil_run(suite());
 }

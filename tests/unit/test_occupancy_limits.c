@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "analysis/occupancy.h"
+#include "testutil.h"
 
 static struct occ_gpu h100(void)
 {
@@ -89,12 +90,10 @@ START_TEST(occupancy_unknown_architecture_is_refused)
 }
 END_TEST
 
-int main(void)
+static Suite *suite(void)
 {
 	Suite *s = suite_create("occupancy");
 	TCase *tc = tcase_create("limits");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, occupancy_full_for_256_threads_and_32_registers);
 	tcase_add_test(tc, occupancy_128_registers_limit_to_a_quarter);
@@ -103,9 +102,10 @@ int main(void)
 	tcase_add_test(tc, occupancy_uses_the_recorded_shared_carveout);
 	tcase_add_test(tc, occupancy_unknown_architecture_is_refused);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
+}
+
+int main(void)
+{
+	return testutil_run(suite());
 }

@@ -225,12 +225,10 @@ START_TEST(roofline_many_tiny_launches_are_launch_bound)
 }
 END_TEST
 
-int main(void)
+static Suite *suite(void)
 {
 	Suite *s = suite_create("roofline");
 	TCase *tc = tcase_create("metrics");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, roofline_import_joins_metrics_to_kernels_by_correlation);
 	tcase_add_test(tc, roofline_load_keeps_to_the_window);
@@ -242,9 +240,10 @@ int main(void)
 	tcase_add_test(tc, roofline_far_from_both_roofs_is_latency_bound);
 	tcase_add_test(tc, roofline_many_tiny_launches_are_launch_bound);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
+}
+
+int main(void)
+{
+	return testutil_run(suite());
 }

@@ -96,19 +96,18 @@ START_TEST(store_finish_succeeds_while_a_reader_stays_connected)
 }
 END_TEST
 
-int main(void)
+static Suite *suite(void)
 {
 	Suite *s = suite_create("store_live_reader");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, store_finish_leaves_wal_mode_once_a_reader_lets_go);
 	tcase_add_test(tc, store_finish_succeeds_while_a_reader_stays_connected);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return s;
+}
+
+int main(void)
+{
+	return testutil_run(suite());
 }

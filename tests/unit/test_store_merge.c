@@ -245,12 +245,10 @@ START_TEST(store_deleted_writer_leaves_a_readable_unfinished_file)
 }
 END_TEST
 
-int main(void)
+static Suite *suite(void)
 {
 	Suite *s = suite_create("store_merge");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, store_merge_keeps_all_rows_and_names);
 	tcase_add_test(tc, store_merge_interns_each_text_once);
@@ -260,9 +258,10 @@ int main(void)
 	tcase_add_test(tc, store_reader_sees_flushed_rows_of_a_live_capture);
 	tcase_add_test(tc, store_deleted_writer_leaves_a_readable_unfinished_file);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return s;
+}
+
+int main(void)
+{
+	return testutil_run(suite());
 }

@@ -224,12 +224,10 @@ START_TEST(store_cursor_reports_bad_sql_naming_the_file)
 }
 END_TEST
 
-int main(void)
+static Suite *suite(void)
 {
 	Suite *s = suite_create("store_refuse");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, store_open_refuses_missing_file_without_creating_it);
 	tcase_add_test(tc, store_open_refuses_random_bytes_as_not_sqlite);
@@ -243,9 +241,10 @@ int main(void)
 	tcase_add_test(tc, store_open_accepts_export_marked_by_meta_data_export);
 	tcase_add_test(tc, store_cursor_reports_bad_sql_naming_the_file);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return s;
+}
+
+int main(void)
+{
+	return testutil_run(suite());
 }

@@ -544,12 +544,10 @@ START_TEST(store_writer_refuses_existing_file_unless_overwrite)
 }
 END_TEST
 
-int main(void)
+static Suite *suite(void)
 {
 	Suite *s = suite_create("store_roundtrip");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, store_kernel_round_trips_every_field);
 	tcase_add_test(tc, store_memcpy_and_memset_round_trip_every_field);
@@ -564,9 +562,10 @@ int main(void)
 	tcase_add_test(tc, store_memcpy_kind_labels_follow_nsys);
 	tcase_add_test(tc, store_writer_refuses_existing_file_unless_overwrite);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return s;
+}
+
+int main(void)
+{
+	return testutil_run(suite());
 }

@@ -7,6 +7,7 @@
 
 #include "nvml.h"
 #include "sparkline.h"
+#include "testutil.h"
 #include "text_width.h"
 #include "units.h"
 
@@ -149,15 +150,11 @@ START_TEST(nvml_missing_library_gives_invalid_metrics_not_zeros)
 }
 END_TEST
 
-int main(void)
+static Suite *suite(void)
 {
 	Suite *s = suite_create("tui_format");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
-	/* wcwidth needs a UTF-8 locale; C.UTF-8 is always there on glibc */
-	setlocale(LC_CTYPE, "C.UTF-8");
 	tcase_add_test(tc, units_duration_picks_a_unit_with_three_digits);
 	tcase_add_test(tc, units_bytes_and_counts_use_binary_and_decimal_prefixes);
 	tcase_add_test(tc, text_fit_cuts_on_characters_and_marks_the_cut);
@@ -167,9 +164,12 @@ int main(void)
 	tcase_add_test(tc, spark_ring_keeps_the_last_buckets_only);
 	tcase_add_test(tc, nvml_missing_library_gives_invalid_metrics_not_zeros);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return s;
+}
+
+int main(void)
+{
+	/* wcwidth needs a UTF-8 locale; C.UTF-8 is always there on glibc */
+	setlocale(LC_CTYPE, "C.UTF-8");
+	return testutil_run(suite());
 }

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 
 #include "sparkline.h"
+#include "testutil.h"
 #include "top_layout.h"
 
 static bool inside(const struct top_rect *r, int cols, int rows)
@@ -150,12 +151,10 @@ START_TEST(layout_sparkline_fills_the_rates_panel)
 }
 END_TEST
 
-int main(void)
+static Suite *suite(void)
 {
 	Suite *s = suite_create("tui_layout");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, layout_says_too_small_below_the_minimum);
 	tcase_add_test(tc, layout_panels_stay_on_screen_and_never_overlap);
@@ -166,9 +165,10 @@ int main(void)
 	tcase_add_test(tc, layout_kernel_table_grows_with_the_terminal);
 	tcase_add_test(tc, layout_sparkline_fills_the_rates_panel);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return s;
+}
+
+int main(void)
+{
+	return testutil_run(suite());
 }

@@ -721,12 +721,10 @@ START_TEST(feed_replay_at_a_huge_speed_reaches_the_end)
 }
 END_TEST
 
-int main(void)
+static Suite *suite(void)
 {
 	Suite *s = suite_create("tui_model");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, model_store_fed_in_two_halves_equals_fed_at_once);
@@ -744,9 +742,10 @@ int main(void)
 	tcase_add_test(tc, feed_refuses_to_replay_an_unfinished_capture);
 	tcase_add_test(tc, feed_replay_at_a_huge_speed_reaches_the_end);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return s;
+}
+
+int main(void)
+{
+	return testutil_run(suite());
 }

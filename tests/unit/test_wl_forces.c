@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "forces_ref.h"
+#include "testutil.h"
 
 static struct fo_params params;
 static struct fo_set set;
@@ -249,11 +250,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return testutil_run(suite());
 }

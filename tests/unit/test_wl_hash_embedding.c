@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "hash_embedding_ref.h"
+#include "testutil.h"
 
 #define ROWS 5000
 
@@ -274,11 +275,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return testutil_run(suite());
 }

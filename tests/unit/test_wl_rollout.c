@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "rollout_ref.h"
+#include "testutil.h"
 
 START_TEST(rollout_conv_center_identity_copies_input)
 {
@@ -185,12 +186,10 @@ START_TEST(rollout_compare_reports_errors_and_nan)
 }
 END_TEST
 
-int main(void)
+static Suite *suite(void)
 {
 	Suite *s = suite_create("wl_rollout");
 	TCase *tc = tcase_create("ref");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, rollout_conv_center_identity_copies_input);
 	tcase_add_test(tc, rollout_conv_zero_pads_the_border);
@@ -204,9 +203,10 @@ int main(void)
 	tcase_add_test(tc, rollout_run_composes_the_three_stages);
 	tcase_add_test(tc, rollout_compare_reports_errors_and_nan);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
+}
+
+int main(void)
+{
+	return testutil_run(suite());
 }

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "testutil.h"
 #include "transformer_ref.h"
 
 static const struct tf_config tiny = {
@@ -158,12 +159,10 @@ START_TEST(transformer_gelu_grad_matches_finite_differences)
 }
 END_TEST
 
-int main(void)
+static Suite *suite(void)
 {
 	Suite *s = suite_create("wl_transformer");
 	TCase *tc = tcase_create("ref");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, transformer_ref_grad_matches_finite_differences);
@@ -174,9 +173,10 @@ int main(void)
 	tcase_add_test(tc, transformer_config_rejects_heads_not_dividing_dmodel);
 	tcase_add_test(tc, transformer_gelu_grad_matches_finite_differences);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
+}
+
+int main(void)
+{
+	return testutil_run(suite());
 }
