@@ -15,6 +15,7 @@
 #include <cupti.h>
 
 #include "mapping.h"
+#include "metrics/metrics.h"
 #include "prof/event.h"
 #include "prof/store.h"
 
@@ -60,7 +61,7 @@ struct records {
 	int64_t *domains; /* domain StringIds already announced */
 	size_t domains_used, domains_cap;
 
-	int64_t incomplete_kernels, unpaired_markers;
+	int64_t incomplete_kernels, replayed_kernels, unpaired_markers;
 };
 
 static int grow(void **arr, size_t *cap, size_t used, size_t elem)
@@ -249,7 +250,12 @@ static void on_kernel(struct records *r, const CUpti_ActivityKernel10 *k)
 	/* A forced flush can hand over kernels that have not finished: a zero
 	 * length row would be a lie in every duration statistic. */
 	if (k->end == 0 || k->start == 0 || k->end < k->start) {
-		r->incomplete_kernels++;
+		/* under kernel replay such a record is a profiled launch, whose
+		 * row the metrics file rebuilds: not an unfinished kernel */
+		if (metrics__replaying())
+			r->replayed_kernels++;
+		else
+			r->incomplete_kernels++;
 		return;
 	}
 	n = kernel_names(r, k->name);
@@ -696,6 +702,10 @@ void records__buffer(struct records *r, uint8_t *buffer, size_t valid_bytes)
 	if (r->incomplete_kernels) {
 		prof_writer__count(r->w, "incomplete_kernels", r->incomplete_kernels);
 		r->incomplete_kernels = 0;
+	}
+	if (r->replayed_kernels) {
+		prof_writer__count(r->w, "replayed_kernels", r->replayed_kernels);
+		r->replayed_kernels = 0;
 	}
 }
 

@@ -441,6 +441,11 @@ void metrics__on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, co
 	}
 }
 
+int metrics__replaying(void)
+{
+	return m.on;
+}
+
 void metrics__exit(void)
 {
 	char msg[128];

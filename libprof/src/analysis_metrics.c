@@ -12,8 +12,12 @@
 
 #include "store_impl.h"
 
+/* Lines of the collector: the counters alone (old collectors), the counters
+ * and the launch, or those and the access counters last. */
 #define TSV_METRIC_FIELDS 11
 #define TSV_LAUNCH_FIELDS 26
+#define TSV_ACCESS_FIELDS 8
+#define TSV_ALL_FIELDS (TSV_LAUNCH_FIELDS + TSV_ACCESS_FIELDS)
 
 /* The statements of one import, prepared once. */
 enum import_stmt {
@@ -119,6 +123,17 @@ static int rebuild_kernel(struct metrics_import *m, char **f, sqlite3_int64 gpid
 	return rc;
 }
 
+/* A counter from a line: "-" (not measured by the line's set) is NULL. */
+static void bind_measured(sqlite3_stmt *st, int index, const char *text, bool integer)
+{
+	if (!strcmp(text, "-") || !strcmp(text, "nan") || !strcmp(text, "-nan"))
+		sqlite3_bind_null(st, index);
+	else if (integer)
+		sqlite3_bind_int64(st, index, atoll(text));
+	else
+		sqlite3_bind_double(st, index, atof(text));
+}
+
 static int import_tsv(struct metrics_import *m, const char *path, struct prof_error *err)
 {
 	sqlite3_stmt *ins = m->st[ST_METRICS];
@@ -129,16 +144,16 @@ static int import_tsv(struct metrics_import *m, const char *path, struct prof_er
 	if (!f)
 		return prof_error__set(err, PROF_E_IO, "%s: cannot open", path);
 	while (fgets(line, sizeof line, f)) {
-		char *field[TSV_LAUNCH_FIELDS], *save = NULL, *end;
+		char *field[TSV_ALL_FIELDS], *save = NULL, *end;
 		int n = 0;
 		sqlite3_int64 gpid;
 
 		if (!strchr(line, '\n'))
 			continue; /* cut short by a dying process */
 		line[strcspn(line, "\n")] = 0;
-		for (char *t = strtok_r(line, "\t", &save); t && n < TSV_LAUNCH_FIELDS; t = strtok_r(NULL, "\t", &save))
+		for (char *t = strtok_r(line, "\t", &save); t && n < TSV_ALL_FIELDS; t = strtok_r(NULL, "\t", &save))
 			field[n++] = t;
-		if (n != TSV_METRIC_FIELDS && n != TSV_LAUNCH_FIELDS)
+		if (n != TSV_METRIC_FIELDS && n != TSV_LAUNCH_FIELDS && n != TSV_ALL_FIELDS)
 			continue;
 		strtoll(field[0], &end, 10);
 		if (*end)
@@ -147,16 +162,22 @@ static int import_tsv(struct metrics_import *m, const char *path, struct prof_er
 		sqlite3_bind_int64(ins, 1, gpid);
 		sqlite3_bind_int64(ins, 2, atoll(field[1]));
 		sqlite3_bind_int64(ins, 3, atoll(field[2]));
-		sqlite3_bind_int64(ins, 4, atoll(field[3]));
+		/* a launch measured for its access counters alone (the memory
+		 * mode's other set) ran several replay passes: its duration is not
+		 * the kernel's, so it is not a metric either */
+		if (strcmp(field[8], "-"))
+			sqlite3_bind_int64(ins, 4, atoll(field[3]));
+		else
+			sqlite3_bind_null(ins, 4);
 		for (int i = 4; i < 8; i++) /* "-": not measured (--metrics=memory) */
-			if (strcmp(field[i], "-"))
-				sqlite3_bind_double(ins, i + 1, atof(field[i]));
-			else
-				sqlite3_bind_null(ins, i + 1);
+			bind_measured(ins, i + 1, field[i], false);
 		for (int i = 8; i < 11; i++)
-			sqlite3_bind_int64(ins, i + 1, atoll(field[i]));
+			bind_measured(ins, i + 1, field[i], true);
+		for (int i = 0; i < TSV_ACCESS_FIELDS; i++)
+			bind_measured(ins, TSV_METRIC_FIELDS + i + 1, n == TSV_ALL_FIELDS ? field[TSV_LAUNCH_FIELDS + i] : "-",
+				      i < 6);
 		if (sqlite3_step(ins) != SQLITE_DONE ||
-		    (n == TSV_LAUNCH_FIELDS && m->have_kernels && rebuild_kernel(m, field, gpid))) {
+		    (n >= TSV_LAUNCH_FIELDS && m->have_kernels && rebuild_kernel(m, field, gpid))) {
 			fclose(f);
 			return prof_error__set(err, PROF_E_SQL, "%s: %s", path, sqlite3_errmsg(m->db));
 		}

@@ -132,6 +132,10 @@ static const struct schema_column c_kernel_metrics[] = {
 	{ "globalPid", "INTEGER NOT NULL", false }, { "correlationId", "INTEGER NOT NULL", false },
 	COL("deviceId"), COL("durationNs"), REAL("flopsF64"), REAL("flopsF32"), REAL("flopsF16"),
 	REAL("tensorInst"), COL("dramReadBytes"), COL("dramWriteBytes"), COL("l2Bytes"),
+	/* access efficiency: global load/store sectors and requests, bytes the
+	 * instructions asked for, L1 and L2 sector hit rates (percent) */
+	COL("ldSectors"), COL("ldRequests"), COL("stSectors"), COL("stRequests"),
+	COL("ldBytesRequested"), COL("stBytesRequested"), REAL("l1HitPct"), REAL("l2HitPct"),
 };
 
 /* The ceilings `perfkit peaks` measured: numbers in value, the GPU's name and

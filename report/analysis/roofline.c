@@ -135,13 +135,15 @@ int roof__load(struct prof_store *s, const struct roof_peaks *p, int64_t from_ns
 		" b.measured, b.mt, b.f64, b.f32, b.f16, b.tensor, b.dram, b.l2, b.counted"
 		" FROM (SELECT demangledName AS nid, count(*) AS launches, sum(end - start) AS total"
 		"       FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE start >= ?1 AND start < ?2 GROUP BY 1) a"
-		" JOIN (SELECT k.demangledName AS nid, count(*) AS measured, sum(m.durationNs) AS mt,"
+		" JOIN (SELECT k.demangledName AS nid, count(m.durationNs) AS measured, sum(m.durationNs) AS mt,"
 		"       sum(m.flopsF64) AS f64, sum(m.flopsF32) AS f32, sum(m.flopsF16) AS f16,"
 		"       sum(m.tensorInst) AS tensor, sum(m.dramReadBytes + m.dramWriteBytes) AS dram,"
 		"       sum(m.l2Bytes) AS l2, count(m.flopsF32) AS counted"
 		"       FROM PERFKIT_KERNEL_METRICS m JOIN CUPTI_ACTIVITY_KIND_KERNEL k"
 		"       ON k.correlationId = m.correlationId AND k.globalPid = m.globalPid"
-		"       WHERE k.start >= ?1 AND k.start < ?2 GROUP BY 1) b"
+		/* launches measured for their access counters alone carry no
+		 * duration, bytes or FLOPs: they are not roofline rows */
+		"       WHERE k.start >= ?1 AND k.start < ?2 AND m.durationNs IS NOT NULL GROUP BY 1) b"
 		" ON a.nid = b.nid ORDER BY a.total DESC";
 	struct roof_kernel *k = NULL;
 	struct prof_cursor *c;
