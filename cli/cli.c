@@ -1,5 +1,5 @@
-/* cli.c - option parsing, usage printing, suggestions and error reporting
- * shared by every subcommand (see cli.h). */
+/* cli.c - option parsing, usage printing, suggestions, error reporting and
+ * the -o output file, shared by every subcommand (see cli.h). */
 #include "cli.h"
 
 #include <errno.h>
@@ -38,6 +38,33 @@ void cli_warning(const char *fmt, ...)
 	va_start(ap, fmt);
 	vreport("perfkit: warning: ", fmt, ap);
 	va_end(ap);
+}
+
+int cli_output__open(const char *path, FILE **out)
+{
+	*out = stdout;
+	if (!path || strcmp(path, "-") == 0)
+		return 0;
+	*out = fopen(path, "w");
+	if (*out)
+		return 0;
+	cli_error("cannot write '%s': %s", path, strerror(errno));
+	*out = stdout;
+	return -1;
+}
+
+int cli_output__close(FILE *out, const char *path, int status)
+{
+	if (out != stdout) {
+		if (fclose(out) != 0 && status == CLI_EXIT_OK) {
+			cli_error("cannot write '%s': %s", path, strerror(errno));
+			return CLI_EXIT_USAGE;
+		}
+	} else if (fflush(stdout) != 0 && status == CLI_EXIT_OK) {
+		cli_error("cannot write the output: %s", strerror(errno));
+		return CLI_EXIT_USAGE;
+	}
+	return status;
 }
 
 size_t cli_edit_distance(const char *a, const char *b)

@@ -1,6 +1,6 @@
 /* cli.h - what every subcommand shares: the declarative option table and its
- * parser, usage printing, "did you mean" suggestions and the one function
- * that reports an error to the user.
+ * parser, usage printing, "did you mean" suggestions, the one function that
+ * reports an error to the user, and opening and closing the -o file.
  *
  * A subcommand declares its options and usage lines, then:
  *
@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Exit statuses of the perfkit command. */
 enum cli_exit {
@@ -91,6 +92,15 @@ void cli_usage__print(const char *const *usage, const struct cli_option *opts, b
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "perfkit: warning: <message>" on stderr. */
 void cli_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The output of a subcommand's -o: the file at path, or stdout when path is
+ * NULL or "-". *out is stdout when the file cannot be created (the error is
+ * printed and -1 returned), so cli_output__close can always follow. */
+int cli_output__open(const char *path, FILE **out);
+/* Close out (flush it, for stdout) and return status, unless status was
+ * CLI_EXIT_OK and the data did not reach the file: a full disk shows only
+ * here, so that is reported and CLI_EXIT_USAGE returned. */
+int cli_output__close(FILE *out, const char *path, int status);
 
 /* Optimal string alignment distance (Levenshtein plus adjacent swaps). */
 size_t cli_edit_distance(const char *a, const char *b);

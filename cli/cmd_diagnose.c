@@ -7,6 +7,7 @@
 #include "analysis/analysis.h"
 #include "cli.h"
 #include "prof/store.h"
+#include "prof/tables.h"
 #include "sink/sink.h"
 
 static const char *const usage[] = {
@@ -53,7 +54,7 @@ int cmd_diagnose(int argc, char **argv)
 		CLI_STRING(0, "set", &sets, "KEY=VALUE,...", "override thresholds (see --list-settings)"),
 		CLI_STRING(0, "thresholds", &thresholds, "FILE", "a JSON object of threshold overrides"),
 		CLI_FLAG(0, "list-settings", &list, "list every threshold with its default"),
-		CLI_FLAG(0, "save", &save, "also store the findings in the capture (PERFKIT_FINDINGS)"),
+		CLI_FLAG(0, "save", &save, "also store the findings in the capture (" PROF_T_FINDINGS ")"),
 		CLI_END(),
 	};
 	struct diag_settings settings = { 0 };

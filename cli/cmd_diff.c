@@ -1,7 +1,6 @@
 /* cmd_diff.c - `perfkit diff BASE NEW`: what changed between two captures
  * (perfkit captures or nsys exports), kernel by kernel, copy kind by copy
  * kind and NVTX range by range, with a one-line verdict first. */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -55,14 +54,8 @@ int cmd_diff(int argc, char **argv)
 		goto out;
 	}
 	computed = true;
-	if (output && strcmp(output, "-") != 0) {
-		out = fopen(output, "w");
-		if (!out) {
-			cli_error("cannot write '%s': %s", output, strerror(errno));
-			out = stdout;
-			goto out;
-		}
-	}
+	if (cli_output__open(output, &out) < 0)
+		goto out;
 	if (html) {
 		rc = diff__write_html(&result, out);
 	} else {
@@ -76,15 +69,7 @@ int cmd_diff(int argc, char **argv)
 	status = CLI_EXIT_OK;
 out:
 	rpt_sink__delete(sink);
-	if (out != stdout) {
-		if (fclose(out) != 0 && status == CLI_EXIT_OK) {
-			cli_error("cannot write '%s': %s", output, strerror(errno));
-			status = CLI_EXIT_USAGE;
-		}
-	} else if (fflush(stdout) != 0 && status == CLI_EXIT_OK) {
-		cli_error("cannot write the output: %s", strerror(errno));
-		status = CLI_EXIT_USAGE;
-	}
+	status = cli_output__close(out, output, status);
 	if (computed)
 		diff__exit(&result);
 	diff_profile__exit(&base);

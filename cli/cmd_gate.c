@@ -103,11 +103,11 @@ int cmd_gate(int argc, char **argv)
 		cli_error("gate needs at least one capture to check");
 		return CLI_EXIT_USAGE;
 	}
-	if (max_regression && bl_parse_percent(max_regression, &o.max_regression_pct) < 0) {
+	if (max_regression && baseline__parse_percent(max_regression, &o.max_regression_pct) < 0) {
 		cli_error("--max-regression expects a percentage such as 5%%, not '%s'", max_regression);
 		return CLI_EXIT_USAGE;
 	}
-	if (min_share && bl_parse_percent(min_share, &o.min_share_pct) < 0) {
+	if (min_share && baseline__parse_percent(min_share, &o.min_share_pct) < 0) {
 		cli_error("--min-share expects a percentage such as 1%%, not '%s'", min_share);
 		return CLI_EXIT_USAGE;
 	}

@@ -1,7 +1,6 @@
 /* cmd_report.c - `perfkit report`: the summary reports of a capture (or of an
  * nsys SQLite export) as text, CSV or JSON (without --report, the overview);
  * or the whole capture as a Chrome trace, folded stacks or an HTML report. */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,14 +210,8 @@ int cmd_report(int argc, char **argv)
 		cli_error("%s", err.msg);
 		goto out;
 	}
-	if (output && strcmp(output, "-") != 0) {
-		out = fopen(output, "w");
-		if (!out) {
-			cli_error("cannot write '%s': %s", output, strerror(errno));
-			out = stdout;
-			goto out;
-		}
-	}
+	if (cli_output__open(output, &out) < 0)
+		goto out;
 	if (exp != EXPORT_NONE) {
 		if (run_export(exp, store, &ea, &filter, out, &err) < 0) {
 			cli_error("%s", err.msg);
@@ -244,15 +237,7 @@ int cmd_report(int argc, char **argv)
 			    "totals and counts are lower than what ran", dropped);
 out:
 	rpt_sink__delete(sink);
-	if (out != stdout) {
-		if (fclose(out) != 0 && status == CLI_EXIT_OK) {
-			cli_error("cannot write '%s': %s", output, strerror(errno));
-			status = CLI_EXIT_USAGE;
-		}
-	} else if (fflush(stdout) != 0 && status == CLI_EXIT_OK) {
-		cli_error("cannot write the output: %s", strerror(errno));
-		status = CLI_EXIT_USAGE;
-	}
+	status = cli_output__close(out, output, status);
 	if (store)
 		prof_store__close(store);
 	free(report_list);

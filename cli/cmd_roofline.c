@@ -9,6 +9,7 @@
 #include "analysis/analysis.h"
 #include "cli.h"
 #include "prof/store.h"
+#include "prof/tables.h"
 #include "sink/sink.h"
 
 static const char *const usage[] = {
@@ -47,7 +48,7 @@ int cmd_roofline(int argc, char **argv)
 		cli_error("%s", err.msg);
 		return CLI_EXIT_USAGE;
 	}
-	if (prof_store__count(store, "PERFKIT_KERNEL_METRICS") == 0) {
+	if (prof_store__count(store, PROF_T_KERNEL_METRICS) == 0) {
 		printf("This capture has no hardware metrics, so there is no roofline to draw.\n"
 		       "Collect them with:  perfkit run --metrics=roofline [--metrics-sample=N] -o FILE -- ./app\n"
 		       "(kernel replay serialises kernels and slows the run; --metrics-sample=N profiles every Nth launch\n"

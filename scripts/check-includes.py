@@ -6,6 +6,8 @@
   report/analysis  may use summary, sink
   report/compare   may use summary, sink
   report/export    may use summary, analysis, sink
+  other report/ folders reach report/summary through summary/summary.h and
+                   summary/query.h only (summary_impl.h is the folder's own)
   cli/, tui/, bench/, capture/ reach a report/ folder through its face
                    header only (report/X/X.h; sink/sink.h for sink)
   collectors/      does not use capture/ or cli/ (the injection library
@@ -28,6 +30,8 @@ REPORT_MAY_USE = {
     "export": {"summary", "analysis", "sink"},
 }
 FACE = {folder: f"{folder}/{folder}.h" for folder in REPORT_MAY_USE}
+# Folders whose internals stay inside: the headers they lend to the rest of report/.
+LENT = {"summary": {"summary/summary.h", "summary/query.h"}}
 FACE_USERS = ("cli", "tui", "bench", "capture")
 # Folders a module may not include from. Their headers are included by bare
 # name ("run_session.h") through each folder's include path, so an include is
@@ -92,6 +96,9 @@ def problems(root):
                     own = parts[1]
                     if target != own and target not in REPORT_MAY_USE.get(own, set()):
                         yield f"{where}: report/{own} may not use report/{target}"
+                    elif target != own and target in LENT and name not in LENT[target]:
+                        lent = " or ".join(sorted(LENT[target]))
+                        yield f"{where}: report/{own} reaches report/{target} through {lent} only"
                 elif parts[0] in FACE_USERS and name != FACE[target] and name != "sink/table.h":
                     yield f"{where}: {parts[0]}/ reaches report/{target} through {FACE[target]} only"
 

@@ -13,6 +13,7 @@
 
 #include "prof/escape.h"
 #include "prof/protocol.h"
+#include "prof/tables.h"
 
 #define ROWID_BATCH 65536   /* rows per statement; a new one picks up from there */
 #define DEADLINE_EVERY 256  /* rows between looks at the clock */
@@ -53,14 +54,14 @@ struct table_def {
 };
 
 static const struct table_def tables[TOP_T__COUNT] = {
-	[TOP_T_KERNEL] = { "CUPTI_ACTIVITY_KIND_KERNEL", "(globalPid >> 24) & 16777215",
+	[TOP_T_KERNEL] = { PROF_T_KERNEL, "(globalPid >> 24) & 16777215",
 			   "start, rowid" },
-	[TOP_T_MEMCPY] = { "CUPTI_ACTIVITY_KIND_MEMCPY", "(globalPid >> 24) & 16777215",
+	[TOP_T_MEMCPY] = { PROF_T_MEMCPY, "(globalPid >> 24) & 16777215",
 			   "start, rowid" },
-	[TOP_T_MEMORY] = { "CUDA_GPU_MEMORY_USAGE_EVENTS", "(globalPid >> 24) & 16777215",
+	[TOP_T_MEMORY] = { PROF_T_MEMORY, "(globalPid >> 24) & 16777215",
 			   "start, rowid" },
 	/* a parent that starts with its child comes first, so it nests */
-	[TOP_T_NVTX] = { "NVTX_EVENTS", "(globalTid >> 24) & 16777215",
+	[TOP_T_NVTX] = { PROF_T_NVTX, "(globalTid >> 24) & 16777215",
 			 "start, end DESC, rowid" },
 };
 
@@ -99,7 +100,7 @@ static char *build_select(struct prof_store *st, enum top_table t)
 	case TOP_T_NVTX:
 		/* push/pop (59) and start/end (60) ranges; marks have no end */
 		sql = sql_format("SELECT rowid, start, end, globalTid, %s, %s FROM %s"
-				 " WHERE eventType IN (59, 60) AND end IS NOT NULL",
+				 " WHERE eventType IN (" PROF_SQL_NVTX_RANGES ") AND end IS NOT NULL",
 				 col_or_null(st, table, "textId"), col_or_null(st, table, "text"),
 				 table);
 		break;
@@ -191,7 +192,7 @@ static char *string_of(struct top_source *s, int64_t id)
 	struct prof_error err;
 	char *text = NULL;
 
-	if (prof_cursor__open(s->store, "SELECT value FROM StringIds WHERE id = ?1", &c, &err))
+	if (prof_cursor__open(s->store, "SELECT value FROM " PROF_T_STRINGS " WHERE id = ?1", &c, &err))
 		return NULL;
 	prof_cursor__bind_int64(c, 1, id);
 	if (prof_cursor__next(c, &err) == 1 && !prof_cursor__is_null(c, 0))
@@ -223,9 +224,9 @@ static void name_thread(struct top_source *s, struct top_thread *t)
 	struct prof_cursor *c = NULL;
 	struct prof_error err;
 
-	if (!prof_store__has_table(s->store, "ThreadNames") ||
-	    prof_cursor__open(s->store, "SELECT s.value FROM ThreadNames t JOIN StringIds s"
-			      " ON s.id = t.nameId WHERE t.globalTid = ?1", &c, &err))
+	if (!prof_store__has_table(s->store, PROF_T_THREAD_NAMES) ||
+	    prof_cursor__open(s->store, "SELECT s.value FROM " PROF_T_THREAD_NAMES " t JOIN "
+			      PROF_T_STRINGS " s ON s.id = t.nameId WHERE t.globalTid = ?1", &c, &err))
 		return;
 	prof_cursor__bind_int64(c, 1, t->global_tid);
 	if (prof_cursor__next(c, &err) == 1 && !prof_cursor__is_null(c, 0))
@@ -463,8 +464,8 @@ void top_source__describe(struct top_source *s, struct top_model *m)
 	s->dropped_records = prof_store__counter(s->store, "dropped_records");
 	if (s->described)
 		return;
-	if (!m->gpu_name[0] && prof_store__has_table(s->store, "TARGET_INFO_GPU") &&
-	    prof_cursor__open(s->store, "SELECT name, uuid FROM TARGET_INFO_GPU ORDER BY id LIMIT 1",
+	if (!m->gpu_name[0] && prof_store__has_table(s->store, PROF_T_GPU) &&
+	    prof_cursor__open(s->store, "SELECT name, uuid FROM " PROF_T_GPU " ORDER BY id LIMIT 1",
 			      &c, &err) == 0) {
 		if (prof_cursor__next(c, &err) == 1) {
 			prof_sanitize_term(m->gpu_name, sizeof m->gpu_name, prof_cursor__text(c, 0));
@@ -473,8 +474,8 @@ void top_source__describe(struct top_source *s, struct top_model *m)
 		prof_cursor__close(c);
 		c = NULL;
 	}
-	if ((!m->program[0] || !m->pid) && prof_store__has_table(s->store, "PROCESSES") &&
-	    prof_cursor__open(s->store, "SELECT pid, name FROM PROCESSES ORDER BY rowid LIMIT 1",
+	if ((!m->program[0] || !m->pid) && prof_store__has_table(s->store, PROF_T_PROCESSES) &&
+	    prof_cursor__open(s->store, "SELECT pid, name FROM " PROF_T_PROCESSES " ORDER BY rowid LIMIT 1",
 			      &c, &err) == 0) {
 		if (prof_cursor__next(c, &err) == 1) {
 			if (!m->pid)

@@ -2,12 +2,14 @@
  * (the steady-state loop), loads the GPU busy intervals, runs every rule
  * family and sorts the findings by the share of run time they touch. */
 #include "diagnose.h"
-#include "summary/summary_impl.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "prof/tables.h"
+#include "summary/query.h"
 
 const char *diag_severity__name(enum diag_severity s)
 {
@@ -44,6 +46,18 @@ int64_t diag__window_ns(const struct diag_context *ctx)
 {
 	int64_t d = ctx->w->end_ns - ctx->w->start_ns;
 	return d > 0 ? d : 1;
+}
+
+int diag__open_window(const struct diag_context *ctx, const char *sql, enum diag_side side,
+		      struct prof_cursor **out, struct prof_error *err)
+{
+	int rc = prof_cursor__open(ctx->store, sql, out, err);
+
+	if (rc)
+		return rc;
+	prof_cursor__bind_int64(*out, 1, ctx->w->start_ns);
+	prof_cursor__bind_int64(*out, 2, side == DIAG_HOST_SIDE ? ctx->w->host_end_ns : ctx->w->end_ns);
+	return 0;
 }
 
 /* Under kernel replay the window is mostly the profiler's own time: shares
@@ -176,6 +190,19 @@ fail:
 	return NULL;
 }
 
+struct diag_finding *diag__add_ranked(struct diag_context *ctx, struct diag_tally *t,
+				      const char *rule_id, const char *title, int64_t time_ns,
+				      enum diag_severity max_severity, char *evidence, char *change)
+{
+	struct diag_finding *f;
+
+	diag_tally__sort_by_time(t);
+	f = diag__add(ctx, rule_id, title, diag__share(ctx, time_ns), time_ns, max_severity, evidence,
+		      change);
+	diag_tally__offenders(t, f);
+	return f;
+}
+
 void diag__offender(struct diag_finding *f, const char *name, int64_t count, int64_t time_ns,
 		    int64_t bytes)
 {
@@ -254,16 +281,16 @@ void diag_report__delete(struct diag_report *r)
 static int capture_extent(struct diag_context *ctx, struct diag_window *w, struct prof_error *err)
 {
 	static const char *const tables[] = {
-		"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
-		"CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER", "NVTX_EVENTS",
+		PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET, PROF_T_RUNTIME, PROF_T_DRIVER, PROF_T_NVTX,
 	};
 	static const char *const sql[] = {
-		"SELECT min(start), max(end) FROM CUPTI_ACTIVITY_KIND_KERNEL",
-		"SELECT min(start), max(end) FROM CUPTI_ACTIVITY_KIND_MEMCPY",
-		"SELECT min(start), max(end) FROM CUPTI_ACTIVITY_KIND_MEMSET",
-		"SELECT min(start), max(end) FROM CUPTI_ACTIVITY_KIND_RUNTIME",
-		"SELECT min(start), max(end) FROM CUPTI_ACTIVITY_KIND_DRIVER",
-		"SELECT min(start), max(coalesce(end, start)) FROM NVTX_EVENTS WHERE eventType != 75",
+		"SELECT min(start), max(end) FROM " PROF_T_KERNEL,
+		"SELECT min(start), max(end) FROM " PROF_T_MEMCPY,
+		"SELECT min(start), max(end) FROM " PROF_T_MEMSET,
+		"SELECT min(start), max(end) FROM " PROF_T_RUNTIME,
+		"SELECT min(start), max(end) FROM " PROF_T_DRIVER,
+		"SELECT min(start), max(coalesce(end, start)) FROM " PROF_T_NVTX
+		" WHERE eventType != " PROF_SQL_NVTX_DOMAIN_CREATE,
 	};
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 
@@ -301,8 +328,8 @@ static int capture_extent(struct diag_context *ctx, struct diag_window *w, struc
 	"WITH r AS (SELECT coalesce(s.value, n.text) AS name, n.globalTid AS tid, n.start, n.end," \
 	"  row_number() OVER (PARTITION BY coalesce(s.value, n.text), n.globalTid" \
 	"   ORDER BY n.start) AS k" \
-	"  FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId" \
-	"  WHERE n.eventType IN (59, 60) AND n.end IS NOT NULL AND n.end > n.start)"
+	"  FROM " PROF_T_NVTX " n LEFT JOIN " PROF_T_STRINGS " s ON s.id = n.textId" \
+	"  WHERE n.eventType IN (" PROF_SQL_NVTX_RANGES ") AND n.end IS NOT NULL AND n.end > n.start)"
 
 struct loop_candidate {
 	char *name;                 /* whole: nested_fraction looks it up */
@@ -384,7 +411,7 @@ static int window_from_nvtx(struct diag_context *ctx, struct diag_window *w, str
 	int64_t best_count = 0;
 	int n = 0, rc;
 
-	if (!prof_store__has_table(ctx->store, "NVTX_EVENTS"))
+	if (!prof_store__has_table(ctx->store, PROF_T_NVTX))
 		return 0;
 	rc = prof_cursor__open(ctx->store, sql, &c, err);
 	if (rc)
@@ -441,11 +468,11 @@ static int cmp_int64(const void *a, const void *b)
 static int window_from_kernels(struct diag_context *ctx, struct diag_window *w, struct prof_error *err)
 {
 	const char *pick =
-		"SELECT k.demangledName, count(*), min(k.start) FROM CUPTI_ACTIVITY_KIND_KERNEL k"
+		"SELECT k.demangledName, count(*), min(k.start) FROM " PROF_T_KERNEL " k"
 		" GROUP BY k.demangledName HAVING count(*) >= max(?1, 3)"
 		" ORDER BY count(*) ASC, min(k.start) ASC LIMIT 1";
 	const char *starts =
-		"SELECT k.start FROM CUPTI_ACTIVITY_KIND_KERNEL k WHERE k.demangledName = ?1 ORDER BY k.start";
+		"SELECT k.start FROM " PROF_T_KERNEL " k WHERE k.demangledName = ?1 ORDER BY k.start";
 	struct prof_cursor *c = NULL;
 	int64_t name_id, count, *t = NULL, *gaps = NULL;
 	int n = 0, rc;
@@ -485,7 +512,7 @@ static int window_from_kernels(struct diag_context *ctx, struct diag_window *w, 
 	w->iterations = n - 1;
 	{
 		struct prof_cursor *nc;
-		const char *name_sql = "SELECT value FROM StringIds WHERE id = ?1";
+		const char *name_sql = "SELECT value FROM " PROF_T_STRINGS " WHERE id = ?1";
 		char name[160] = "?";
 		if (!prof_cursor__open(ctx->store, name_sql, &nc, err)) {
 			prof_cursor__bind_int64(nc, 1, name_id);
@@ -511,11 +538,8 @@ out:
 static int extend_to_launched_work(struct diag_context *ctx, struct diag_window *w,
 				   struct prof_error *err)
 {
-	static const char *const api_tables[] = { "CUPTI_ACTIVITY_KIND_RUNTIME",
-						  "CUPTI_ACTIVITY_KIND_DRIVER" };
-	static const char *const gpu_tables[] = { "CUPTI_ACTIVITY_KIND_KERNEL",
-						  "CUPTI_ACTIVITY_KIND_MEMCPY",
-						  "CUPTI_ACTIVITY_KIND_MEMSET" };
+	static const char *const api_tables[] = { PROF_T_RUNTIME, PROF_T_DRIVER };
+	static const char *const gpu_tables[] = { PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET };
 	char sql[4096];
 	size_t len = 0, n = 0;
 	struct prof_cursor *c;
@@ -623,27 +647,25 @@ static int load_busy(struct diag_context *ctx, struct prof_error *err)
 	sql[0] = 0;
 	/* table names are constants of this file, never data */
 	if (ctx->has_kernel) {
-		strcat(sql, "SELECT start, end FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE end > ?1 AND start < ?2");
+		strcat(sql, "SELECT start, end FROM " PROF_T_KERNEL " WHERE end > ?1 AND start < ?2");
 		first = false;
 	}
 	if (ctx->has_memcpy) {
 		strcat(sql, first ? "" : " UNION ALL ");
-		strcat(sql, "SELECT start, end FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE end > ?1 AND start < ?2");
+		strcat(sql, "SELECT start, end FROM " PROF_T_MEMCPY " WHERE end > ?1 AND start < ?2");
 		first = false;
 	}
 	if (ctx->has_memset) {
 		strcat(sql, first ? "" : " UNION ALL ");
-		strcat(sql, "SELECT start, end FROM CUPTI_ACTIVITY_KIND_MEMSET WHERE end > ?1 AND start < ?2");
+		strcat(sql, "SELECT start, end FROM " PROF_T_MEMSET " WHERE end > ?1 AND start < ?2");
 		first = false;
 	}
 	if (first)
 		return 0;
 	strcat(sql, " ORDER BY 1");
-	rc = prof_cursor__open(ctx->store, sql, &c, err);
+	rc = diag__open_window(ctx, sql, DIAG_GPU_SIDE, &c, err);
 	if (rc)
 		return rc;
-	prof_cursor__bind_int64(c, 1, ctx->w->start_ns);
-	prof_cursor__bind_int64(c, 2, ctx->w->end_ns);
 	while ((rc = prof_cursor__next(c, err)) == 1) {
 		int64_t s = prof_cursor__int64(c, 0), e = prof_cursor__int64(c, 1);
 
@@ -695,15 +717,15 @@ static int by_share(const void *a, const void *b)
  * connection's temp database: the store stays read-only. */
 static int create_api_view(struct diag_context *ctx, struct prof_error *err)
 {
-	static const char *const tables[] = { "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER" };
+	static const char *const tables[] = { PROF_T_RUNTIME, PROF_T_DRIVER };
 	/* older nsys exports may lack the correlation id: no copy joins then */
 	static const char *const with_corr[] = {
-		"SELECT start, end, nameId, correlationId FROM CUPTI_ACTIVITY_KIND_RUNTIME",
-		"SELECT start, end, nameId, correlationId FROM CUPTI_ACTIVITY_KIND_DRIVER",
+		"SELECT start, end, nameId, correlationId FROM " PROF_T_RUNTIME,
+		"SELECT start, end, nameId, correlationId FROM " PROF_T_DRIVER,
 	};
 	static const char *const without_corr[] = {
-		"SELECT start, end, nameId, NULL AS correlationId FROM CUPTI_ACTIVITY_KIND_RUNTIME",
-		"SELECT start, end, nameId, NULL AS correlationId FROM CUPTI_ACTIVITY_KIND_DRIVER",
+		"SELECT start, end, nameId, NULL AS correlationId FROM " PROF_T_RUNTIME,
+		"SELECT start, end, nameId, NULL AS correlationId FROM " PROF_T_DRIVER,
 	};
 	const char *parts[2];
 	char *src, *view;
@@ -770,17 +792,17 @@ int diag__run(struct prof_store *store, const struct diag_settings *settings,
 	ctx.settings = settings;
 	ctx.report = r;
 	ctx.w = &r->window;
-	ctx.has_kernel = prof_store__has_table(store, "CUPTI_ACTIVITY_KIND_KERNEL");
-	ctx.has_memcpy = prof_store__has_table(store, "CUPTI_ACTIVITY_KIND_MEMCPY");
-	ctx.has_memset = prof_store__has_table(store, "CUPTI_ACTIVITY_KIND_MEMSET");
-	ctx.has_sync_table = prof_store__has_table(store, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION");
-	ctx.has_memory_events = prof_store__has_table(store, "CUDA_GPU_MEMORY_USAGE_EVENTS");
+	ctx.has_kernel = prof_store__has_table(store, PROF_T_KERNEL);
+	ctx.has_memcpy = prof_store__has_table(store, PROF_T_MEMCPY);
+	ctx.has_memset = prof_store__has_table(store, PROF_T_MEMSET);
+	ctx.has_sync_table = prof_store__has_table(store, PROF_T_SYNC);
+	ctx.has_memory_events = prof_store__has_table(store, PROF_T_MEMORY);
 	rc = create_api_view(&ctx, err);
 	if (rc)
 		goto out;
 	/* the analysis tables are created together: rows, not tables, tell */
-	r->has_metrics = prof_store__count(store, "PERFKIT_KERNEL_METRICS") > 0;
-	r->has_peaks = prof_store__count(store, "PERFKIT_PEAKS") > 0;
+	r->has_metrics = prof_store__count(store, PROF_T_KERNEL_METRICS) > 0;
+	r->has_peaks = prof_store__count(store, PROF_T_PEAKS) > 0;
 	r->replayed = r->has_metrics;
 	rc = find_window(&ctx, &r->window, err);
 	if (rc)

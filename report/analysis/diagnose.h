@@ -19,6 +19,7 @@
 
 #include "prof/error.h"
 #include "prof/store.h"
+#include "prof/tables.h"
 
 struct rpt_sink;
 
@@ -159,12 +160,26 @@ int diag_report__save(const struct diag_report *r, const char *capture, struct p
 struct diag_finding *diag__add(struct diag_context *ctx, const char *rule_id, const char *title,
 			       double share, int64_t time_ns, enum diag_severity max_severity,
 			       char *evidence, char *change);
+struct diag_tally;
+/* diag__add for a finding whose offenders are a tally's: the tally is
+ * sorted by time and its first entries become the finding's top; time_ns
+ * gives the share as well. */
+struct diag_finding *diag__add_ranked(struct diag_context *ctx, struct diag_tally *t,
+				      const char *rule_id, const char *title, int64_t time_ns,
+				      enum diag_severity max_severity, char *evidence, char *change);
 void diag__offender(struct diag_finding *f, const char *name, int64_t count, int64_t time_ns,
 		    int64_t bytes);
 int diag__skip(struct diag_context *ctx, const char *rule_id, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 char *diag__fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 double diag__get(const struct diag_context *ctx, const char *key);
+/* Which end of the window a query stops at: GPU work runs on to end_ns, API
+ * calls stop at host_end_ns (see struct diag_window). */
+enum diag_side { DIAG_GPU_SIDE, DIAG_HOST_SIDE };
+/* Open sql with ?1 bound to the window's start and ?2 to the end of its
+ * side; further parameters are the caller's to bind. */
+int diag__open_window(const struct diag_context *ctx, const char *sql, enum diag_side side,
+		      struct prof_cursor **out, struct prof_error *err);
 double diag__share(const struct diag_context *ctx, int64_t ns);
 int64_t diag__window_ns(const struct diag_context *ctx);
 /* GPU busy time inside [a, b). */
@@ -178,8 +193,8 @@ const char *diag__bytes(char *buf, size_t cap, double bytes);
 double diag__per_iter(const struct diag_context *ctx);
 /* The SQL fragment for a kernel's name in nsys and perfkit stores. */
 #define DIAG_KERNEL_NAME_SQL \
-	"coalesce((SELECT value FROM StringIds WHERE id = k.demangledName)," \
-	" (SELECT value FROM StringIds WHERE id = k.shortName), '?')"
+	"coalesce((SELECT value FROM " PROF_T_STRINGS " WHERE id = k.demangledName)," \
+	" (SELECT value FROM " PROF_T_STRINGS " WHERE id = k.shortName), '?')"
 
 /* A small group-by in C for offenders: key -> count, time, bytes. */
 struct diag_tally_entry {

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "prof/tables.h"
+
 const char *occ_limiter__name(enum occ_limiter l)
 {
 	switch (l) {
@@ -83,17 +85,18 @@ int occ_gpu__from_store(struct prof_store *s, int device_id, struct occ_gpu *g, 
 	char col[96];
 
 	memset(g, 0, sizeof *g);
-	if (!prof_store__has_table(s, "TARGET_INFO_GPU"))
-		return prof_error__set(err, PROF_E_NOT_CAPTURE, "%s: no TARGET_INFO_GPU table",
+	if (!prof_store__has_table(s, PROF_T_GPU))
+		return prof_error__set(err, PROF_E_NOT_CAPTURE, "%s: no " PROF_T_GPU " table",
 				       prof_store__path(s));
-	rc = prof_cursor__open(s, "SELECT * FROM TARGET_INFO_GPU ORDER BY (id = ?1) DESC, id LIMIT 1", &c, err);
+	rc = prof_cursor__open(s, "SELECT * FROM " PROF_T_GPU " ORDER BY (id = ?1) DESC, id LIMIT 1", &c,
+			       err);
 	if (rc)
 		return rc;
 	prof_cursor__bind_int64(c, 1, device_id);
 	rc = prof_cursor__next(c, err);
 	if (rc != 1) {
 		prof_cursor__close(c);
-		return rc < 0 ? rc : prof_error__set(err, PROF_E_NOT_CAPTURE, "%s: TARGET_INFO_GPU is empty",
+		return rc < 0 ? rc : prof_error__set(err, PROF_E_NOT_CAPTURE, "%s: " PROF_T_GPU " is empty",
 						     prof_store__path(s));
 	}
 	for (int i = 0; i < prof_cursor__columns(c); i++) {

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "occupancy.h"
+#include "prof/tables.h"
 #include "sink/table.h"
 
 const char *roof_class__name(enum roof_class c)
@@ -27,9 +28,9 @@ int roof_peaks__load(struct prof_store *s, struct roof_peaks *p, struct prof_err
 	int rc;
 
 	memset(p, 0, sizeof *p);
-	if (prof_store__has_table(s, "PERFKIT_PEAKS")) {
+	if (prof_store__has_table(s, PROF_T_PEAKS)) {
 		struct prof_cursor *c;
-		rc = prof_cursor__open(s, "SELECT key, value, text FROM PERFKIT_PEAKS", &c, err);
+		rc = prof_cursor__open(s, "SELECT key, value, text FROM " PROF_T_PEAKS, &c, err);
 		if (rc)
 			return rc;
 		while ((rc = prof_cursor__next(c, err)) == 1) {
@@ -67,7 +68,8 @@ int roof_peaks__load(struct prof_store *s, struct roof_peaks *p, struct prof_err
 	p->fp64_flops_per_s = (double)g.sm_count * 64 * 2 * (double)g.clock_rate_hz;
 	p->fp16_flops_per_s = 2 * p->fp32_flops_per_s;
 	p->bf16_flops_per_s = p->fp16_flops_per_s;
-	snprintf(p->source, sizeof p->source, "nominal from TARGET_INFO_GPU (%.100s); run `perfkit peaks` for measured ceilings",
+	snprintf(p->source, sizeof p->source,
+		 "nominal from " PROF_T_GPU " (%.100s); run `perfkit peaks` for measured ceilings",
 		 g.name[0] ? g.name : "unknown GPU");
 	return 0;
 }
@@ -131,15 +133,15 @@ int roof__load(struct prof_store *s, const struct roof_peaks *p, int64_t from_ns
 	       struct roof_kernel **out, int *n, struct prof_error *err)
 {
 	const char *sql =
-		"SELECT (SELECT value FROM StringIds WHERE id = a.nid), a.launches, a.total,"
+		"SELECT (SELECT value FROM " PROF_T_STRINGS " WHERE id = a.nid), a.launches, a.total,"
 		" b.measured, b.mt, b.f64, b.f32, b.f16, b.tensor, b.dram, b.l2, b.counted"
 		" FROM (SELECT demangledName AS nid, count(*) AS launches, sum(end - start) AS total"
-		"       FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE start >= ?1 AND start < ?2 GROUP BY 1) a"
+		"       FROM " PROF_T_KERNEL " WHERE start >= ?1 AND start < ?2 GROUP BY 1) a"
 		" JOIN (SELECT k.demangledName AS nid, count(m.durationNs) AS measured, sum(m.durationNs) AS mt,"
 		"       sum(m.flopsF64) AS f64, sum(m.flopsF32) AS f32, sum(m.flopsF16) AS f16,"
 		"       sum(m.tensorInst) AS tensor, sum(m.dramReadBytes + m.dramWriteBytes) AS dram,"
 		"       sum(m.l2Bytes) AS l2, count(m.flopsF32) AS counted"
-		"       FROM PERFKIT_KERNEL_METRICS m JOIN CUPTI_ACTIVITY_KIND_KERNEL k"
+		"       FROM " PROF_T_KERNEL_METRICS " m JOIN " PROF_T_KERNEL " k"
 		"       ON k.correlationId = m.correlationId AND k.globalPid = m.globalPid"
 		/* launches measured for their access counters alone carry no
 		 * duration, bytes or FLOPs: they are not roofline rows */
@@ -151,8 +153,8 @@ int roof__load(struct prof_store *s, const struct roof_peaks *p, int64_t from_ns
 
 	*out = NULL;
 	*n = 0;
-	if (!prof_store__has_table(s, "PERFKIT_KERNEL_METRICS") ||
-	    !prof_store__has_table(s, "CUPTI_ACTIVITY_KIND_KERNEL"))
+	if (!prof_store__has_table(s, PROF_T_KERNEL_METRICS) ||
+	    !prof_store__has_table(s, PROF_T_KERNEL))
 		return 0;
 	rc = prof_cursor__open(s, sql, &c, err);
 	if (rc)

@@ -8,21 +8,22 @@
 
 #include <stdlib.h>
 
+#include "prof/tables.h"
+
 static int rule_alloc_churn(struct diag_context *ctx, struct prof_error *err)
 {
 	const char *sql =
 		"SELECT s.value, count(*), sum(r.end - r.start) FROM " DIAG_API_CALLS " r"
-		" JOIN StringIds s ON s.id = r.nameId"
+		" JOIN " PROF_T_STRINGS " s ON s.id = r.nameId"
 		" WHERE r.start >= ?1 AND r.start < ?2 AND s.value NOT LIKE '%Async%' AND ("
 		"  s.value LIKE 'cudaMalloc%' OR s.value LIKE 'cudaFree%' OR s.value LIKE 'cudaHostAlloc%'"
 		"  OR s.value LIKE 'cuMemAlloc%' OR s.value LIKE 'cuMemFree%' OR s.value LIKE 'cuMemHostAlloc%')"
 		" GROUP BY s.value ORDER BY 3 DESC";
 	const char *bytes_sql =
-		"SELECT count(*), coalesce(sum(bytes), 0) FROM CUDA_GPU_MEMORY_USAGE_EVENTS"
+		"SELECT count(*), coalesce(sum(bytes), 0) FROM " PROF_T_MEMORY
 		" WHERE memoryOperationType = 0 AND start >= ?1 AND start < ?2";
 	struct diag_tally t = { 0 };
 	int64_t n = 0, ns = 0, allocs = 0, alloc_bytes = 0;
-	int64_t from = ctx->w->start_ns;
 	int iters = ctx->w->iterations >= 1 ? ctx->w->iterations : 1;
 	struct prof_cursor *c;
 	char b1[32], b2[32], more[128] = "";
@@ -30,11 +31,9 @@ static int rule_alloc_churn(struct diag_context *ctx, struct prof_error *err)
 
 	if (!ctx->has_api_calls)
 		return diag__skip(ctx, "alloc_churn", "the capture has no CUDA API calls");
-	rc = prof_cursor__open(ctx->store, sql, &c, err);
+	rc = diag__open_window(ctx, sql, DIAG_HOST_SIDE, &c, err);
 	if (rc)
 		return rc;
-	prof_cursor__bind_int64(c, 1, from);
-	prof_cursor__bind_int64(c, 2, ctx->w->host_end_ns);
 	while ((rc = prof_cursor__next(c, err)) == 1) {
 		struct diag_tally_entry *e = diag_tally__get(&t, prof_cursor__text(c, 0));
 
@@ -55,9 +54,7 @@ static int rule_alloc_churn(struct diag_context *ctx, struct prof_error *err)
 	rc = 0;
 	if (!n || (double)n / iters < diag__get(ctx, "alloc_churn.min_per_iteration"))
 		goto out;
-	if (ctx->has_memory_events && !prof_cursor__open(ctx->store, bytes_sql, &c, err)) {
-		prof_cursor__bind_int64(c, 1, from);
-		prof_cursor__bind_int64(c, 2, ctx->w->host_end_ns);
+	if (ctx->has_memory_events && !diag__open_window(ctx, bytes_sql, DIAG_HOST_SIDE, &c, err)) {
 		if (prof_cursor__next(c, err) == 1) {
 			allocs = prof_cursor__int64(c, 0);
 			alloc_bytes = prof_cursor__int64(c, 1);

@@ -15,11 +15,9 @@ static int load_api_union(struct diag_context *ctx, struct diag_interval **out, 
 	struct prof_cursor *c;
 	int cap = 0, cnt = 0, rc;
 
-	rc = prof_cursor__open(ctx->store, sql, &c, err);
+	rc = diag__open_window(ctx, sql, DIAG_GPU_SIDE, &c, err);
 	if (rc)
 		return rc;
-	prof_cursor__bind_int64(c, 1, ctx->w->start_ns);
-	prof_cursor__bind_int64(c, 2, ctx->w->end_ns);
 	while ((rc = prof_cursor__next(c, err)) == 1) {
 		int64_t s = prof_cursor__int64(c, 0), e = prof_cursor__int64(c, 1);
 		if (cnt && s <= v[cnt - 1].end_ns) {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "occupancy.h"
+#include "prof/tables.h"
 #include "roofline.h"
 
 static int rule_occupancy(struct diag_context *ctx, struct prof_error *err)
@@ -18,7 +19,7 @@ static int rule_occupancy(struct diag_context *ctx, struct prof_error *err)
 		"SELECT " DIAG_KERNEL_NAME_SQL ", k.blockX * k.blockY * k.blockZ, k.registersPerThread,"
 		" k.staticSharedMemory + k.dynamicSharedMemory, max(k.sharedMemoryExecuted),"
 		" count(*), sum(k.end - k.start)"
-		" FROM CUPTI_ACTIVITY_KIND_KERNEL k WHERE k.start >= ?1 AND k.start < ?2"
+		" FROM " PROF_T_KERNEL " k WHERE k.start >= ?1 AND k.start < ?2"
 		" GROUP BY k.demangledName, 2, 3, 4 ORDER BY 7 DESC";
 	double max_occ = diag__get(ctx, "occupancy.max");
 	double min_share = diag__get(ctx, "occupancy.min_kernel_share");
@@ -34,11 +35,9 @@ static int rule_occupancy(struct diag_context *ctx, struct prof_error *err)
 		return 0;
 	if (occ_gpu__from_store(ctx->store, 0, &gpu, &gerr))
 		return diag__skip(ctx, "low_occupancy", "no usable GPU description: %s", gerr.msg);
-	rc = prof_cursor__open(ctx->store, sql, &c, err);
+	rc = diag__open_window(ctx, sql, DIAG_GPU_SIDE, &c, err);
 	if (rc)
 		return rc;
-	prof_cursor__bind_int64(c, 1, ctx->w->start_ns);
-	prof_cursor__bind_int64(c, 2, ctx->w->end_ns);
 	while ((rc = prof_cursor__next(c, err)) == 1) {
 		struct occ_launch l = {
 			.threads_per_block = (int)prof_cursor__int64(c, 1),
@@ -115,7 +114,7 @@ static int fp32_heuristic(struct diag_context *ctx, struct prof_error *err)
 {
 	const char *sql =
 		"SELECT " DIAG_KERNEL_NAME_SQL ", count(*), sum(k.end - k.start)"
-		" FROM CUPTI_ACTIVITY_KIND_KERNEL k WHERE k.start >= ?1 AND k.start < ?2"
+		" FROM " PROF_T_KERNEL " k WHERE k.start >= ?1 AND k.start < ?2"
 		" GROUP BY k.demangledName ORDER BY 3 DESC";
 	struct diag_tally t = { 0 };
 	struct prof_cursor *c;
@@ -123,11 +122,9 @@ static int fp32_heuristic(struct diag_context *ctx, struct prof_error *err)
 	char b1[32];
 	int rc;
 
-	rc = prof_cursor__open(ctx->store, sql, &c, err);
+	rc = diag__open_window(ctx, sql, DIAG_GPU_SIDE, &c, err);
 	if (rc)
 		return rc;
-	prof_cursor__bind_int64(c, 1, ctx->w->start_ns);
-	prof_cursor__bind_int64(c, 2, ctx->w->end_ns);
 	while ((rc = prof_cursor__next(c, err)) == 1) {
 		const char *name = prof_cursor__text(c, 0);
 		int64_t time = prof_cursor__int64(c, 2);
@@ -166,26 +163,28 @@ static int fp32_heuristic(struct diag_context *ctx, struct prof_error *err)
 	return rc < 0 ? rc : 0;
 }
 
-static int rules_metrics(struct diag_context *ctx, struct prof_error *err)
-{
+/* What one pass over the measured kernels in the window finds for the two
+ * metrics rules: memory-bound kernels that keep their data in FP32, and
+ * memory-bound kernels far below the DRAM roof, each a tally of offenders. */
+struct metrics_scan {
 	struct roof_peaks p;
+	struct diag_tally fp32, slow;
+	int64_t fp32_ns, slow_ns;
+	int64_t slow_gain_ns; /* what reaching the roof would save */
+};
+
+static int scan_metrics(struct diag_context *ctx, struct metrics_scan *s, struct prof_error *err)
+{
 	struct roof_kernel *k = NULL;
-	struct diag_tally fp32 = { 0 }, slow = { 0 };
-	int64_t fp32_ns = 0, slow_ns = 0, slow_gain_ns = 0;
 	double min_frac = diag__get(ctx, "fp32.min_fraction");
 	double max_bw = diag__get(ctx, "bandwidth.max_fraction");
 	int64_t min_ns = (int64_t)(diag__get(ctx, "bandwidth.min_kernel_us") * 1000);
-	char key[512], b1[32], b2[32];
+	char key[512];
 	int n = 0, rc;
 
-	if (!ctx->report->has_metrics) {
-		diag__skip(ctx, "bandwidth_below_roof",
-			   "needs hardware metrics: capture with `perfkit run --metrics=roofline`");
-		return ctx->has_kernel ? fp32_heuristic(ctx, err) : 0;
-	}
-	rc = roof_peaks__load(ctx->store, &p, err);
+	rc = roof_peaks__load(ctx->store, &s->p, err);
 	if (!rc)
-		rc = roof__load(ctx->store, &p, ctx->w->start_ns, ctx->w->end_ns, &k, &n, err);
+		rc = roof__load(ctx->store, &s->p, ctx->w->start_ns, ctx->w->end_ns, &k, &n, err);
 	if (rc)
 		return rc;
 	for (int i = 0; i < n; i++) {
@@ -195,7 +194,7 @@ static int rules_metrics(struct diag_context *ctx, struct prof_error *err)
 		 * a kernel that moves no DRAM bytes is never memory-bound */
 		bool mem = r->dram_bytes > 0 &&
 			   (r->klass == ROOF_MEMORY ||
-			    (r->klass == ROOF_LATENCY && r->has_flops && r->ai_dram * p.dram_bytes_per_s < r->peak_flops));
+			    (r->klass == ROOF_LATENCY && r->has_flops && r->ai_dram * s->p.dram_bytes_per_s < r->peak_flops));
 		struct diag_tally_entry *e;
 
 		if (!mem || r->measured == 0)
@@ -214,50 +213,23 @@ static int rules_metrics(struct diag_context *ctx, struct prof_error *err)
 					 r->dram_bytes_per_s / 1e9);
 			else /* --metrics=memory: no intensity to show */
 				snprintf(key, sizeof key, "%s: %.0f GB/s", r->name, r->dram_bytes_per_s / 1e9);
-			if (!(e = diag_tally__get(&fp32, key)))
+			if (!(e = diag_tally__get(&s->fp32, key)))
 				goto nomem;
 			e->count = r->launches, e->time_ns = r->time_ns, e->bytes = (int64_t)r->dram_bytes;
-			fp32_ns += r->time_ns;
+			s->fp32_ns += r->time_ns;
 		}
-		if (r->metric_time_ns / r->measured >= min_ns && p.dram_bytes_per_s > 0 &&
-		    r->dram_bytes_per_s < max_bw * p.dram_bytes_per_s) {
-			double frac = r->dram_bytes_per_s / p.dram_bytes_per_s;
+		if (r->metric_time_ns / r->measured >= min_ns && s->p.dram_bytes_per_s > 0 &&
+		    r->dram_bytes_per_s < max_bw * s->p.dram_bytes_per_s) {
+			double frac = r->dram_bytes_per_s / s->p.dram_bytes_per_s;
 			snprintf(key, sizeof key, "%s: %.0f GB/s = %.0f%% of the DRAM roof", r->name,
 				 r->dram_bytes_per_s / 1e9, 100 * frac);
-			if (!(e = diag_tally__get(&slow, key)))
+			if (!(e = diag_tally__get(&s->slow, key)))
 				goto nomem;
 			e->count = r->launches, e->time_ns = r->time_ns, e->bytes = (int64_t)r->dram_bytes;
-			slow_ns += r->time_ns;
+			s->slow_ns += r->time_ns;
 			/* reaching the roof would save (1 - frac) of the kernel's time */
-			slow_gain_ns += (int64_t)((double)r->time_ns * (1 - frac));
+			s->slow_gain_ns += (int64_t)((double)r->time_ns * (1 - frac));
 		}
-	}
-	if (fp32.n) {
-		struct diag_finding *f;
-		diag_tally__sort_by_time(&fp32);
-		f = diag__add(ctx, "fp32_memory_bound", "Memory-bound FP32 kernels", diag__share(ctx, fp32_ns),
-			      fp32_ns, DIAG_HIGH,
-			      diag__fmt("%d memory-bound kernels keep their data in FP32 (float arguments and "
-					"no 16-bit types, or at least %.0f%% of their FLOPs in FP32): they are "
-					"limited by DRAM bytes, not arithmetic (ceilings: %s). They take %s.",
-					fp32.n, 100 * min_frac, p.source, diag__ns(b1, sizeof b1, fp32_ns)),
-			      diag__fmt("Store the data as FP16/BF16 (__half/__nv_bfloat16, autocast) and "
-					"accumulate in FP32: half the bytes, up to 2x on these kernels."));
-		diag_tally__offenders(&fp32, f);
-	}
-	if (slow.n) {
-		struct diag_finding *f;
-		diag_tally__sort_by_time(&slow);
-		f = diag__add(ctx, "bandwidth_below_roof", "Memory-bound kernels far below the bandwidth roof",
-			      diag__share(ctx, slow_gain_ns), slow_gain_ns, DIAG_HIGH,
-			      diag__fmt("%d memory-bound kernels reach less than %.0f%% of the DRAM bandwidth "
-					"ceiling (%.0f GB/s, %s); they run %s, of which %s would go at the roof.",
-					slow.n, 100 * max_bw, p.dram_bytes_per_s / 1e9, p.source,
-					diag__ns(b1, sizeof b1, slow_ns), diag__ns(b2, sizeof b2, slow_gain_ns)),
-			      diag__fmt("Make accesses coalesced (consecutive threads read consecutive "
-					"addresses), vectorise them (float4 / 128-bit loads), avoid strided or "
-					"indirect access, and give the kernel enough blocks to fill every SM."));
-		diag_tally__offenders(&slow, f);
 	}
 	rc = 0;
 	goto out;
@@ -265,8 +237,60 @@ nomem:
 	rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 out:
 	roof__free(k, n);
-	diag_tally__exit(&fp32);
-	diag_tally__exit(&slow);
+	return rc;
+}
+
+static void report_fp32_memory_bound(struct diag_context *ctx, struct metrics_scan *s)
+{
+	char took[32];
+
+	diag__add_ranked(ctx, &s->fp32, "fp32_memory_bound", "Memory-bound FP32 kernels",
+			 s->fp32_ns, DIAG_HIGH,
+			 diag__fmt("%d memory-bound kernels keep their data in FP32 (float arguments and "
+				   "no 16-bit types, or at least %.0f%% of their FLOPs in FP32): they are "
+				   "limited by DRAM bytes, not arithmetic (ceilings: %s). They take %s.",
+				   s->fp32.n, 100 * diag__get(ctx, "fp32.min_fraction"), s->p.source,
+				   diag__ns(took, sizeof took, s->fp32_ns)),
+			 diag__fmt("Store the data as FP16/BF16 (__half/__nv_bfloat16, autocast) and "
+				   "accumulate in FP32: half the bytes, up to 2x on these kernels."));
+}
+
+/* The finding's time is what reaching the roof would save. */
+static void report_bandwidth_below_roof(struct diag_context *ctx, struct metrics_scan *s)
+{
+	char run[32], gain[32];
+
+	diag__add_ranked(ctx, &s->slow, "bandwidth_below_roof",
+			 "Memory-bound kernels far below the bandwidth roof", s->slow_gain_ns, DIAG_HIGH,
+			 diag__fmt("%d memory-bound kernels reach less than %.0f%% of the DRAM bandwidth "
+				   "ceiling (%.0f GB/s, %s); they run %s, of which %s would go at the roof.",
+				   s->slow.n, 100 * diag__get(ctx, "bandwidth.max_fraction"),
+				   s->p.dram_bytes_per_s / 1e9, s->p.source, diag__ns(run, sizeof run, s->slow_ns),
+				   diag__ns(gain, sizeof gain, s->slow_gain_ns)),
+			 diag__fmt("Make accesses coalesced (consecutive threads read consecutive "
+				   "addresses), vectorise them (float4 / 128-bit loads), avoid strided or "
+				   "indirect access, and give the kernel enough blocks to fill every SM."));
+}
+
+/* Both rules need hardware metrics; without them the FP32 one falls back to
+ * the kernel signatures and the bandwidth one says what it needs. */
+static int rules_metrics(struct diag_context *ctx, struct prof_error *err)
+{
+	struct metrics_scan s = { 0 };
+	int rc;
+
+	if (!ctx->report->has_metrics) {
+		diag__skip(ctx, "bandwidth_below_roof",
+			   "needs hardware metrics: capture with `perfkit run --metrics=roofline`");
+		return ctx->has_kernel ? fp32_heuristic(ctx, err) : 0;
+	}
+	rc = scan_metrics(ctx, &s, err);
+	if (!rc && s.fp32.n)
+		report_fp32_memory_bound(ctx, &s);
+	if (!rc && s.slow.n)
+		report_bandwidth_below_roof(ctx, &s);
+	diag_tally__exit(&s.fp32);
+	diag_tally__exit(&s.slow);
 	return rc;
 }
 

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prof/tables.h"
+
 static bool is_gemm(const char *name)
 {
 	static const char *const words[] = { "gemm", "cutlass", "matmul", "cublas" };
@@ -58,7 +60,7 @@ static int scan(struct diag_context *ctx, struct launch_scan *s, struct prof_err
 	const char *sql =
 		"SELECT k.deviceId * 1000000 + k.streamId, k.start, k.end, k.demangledName,"
 		" k.gridX * k.gridY * k.gridZ, k.blockX * k.blockY * k.blockZ, " DIAG_KERNEL_NAME_SQL
-		" FROM CUPTI_ACTIVITY_KIND_KERNEL k WHERE k.start >= ?1 AND k.start < ?2"
+		" FROM " PROF_T_KERNEL " k WHERE k.start >= ?1 AND k.start < ?2"
 		" ORDER BY 1, k.start";
 	int64_t max_short = (int64_t)(diag__get(ctx, "launch_bound.max_kernel_us") * 1000);
 	int64_t max_gap = (int64_t)(diag__get(ctx, "launch_bound.max_gap_us") * 1000);
@@ -69,11 +71,9 @@ static int scan(struct diag_context *ctx, struct launch_scan *s, struct prof_err
 	struct prof_cursor *c;
 	int rc;
 
-	rc = prof_cursor__open(ctx->store, sql, &c, err);
+	rc = diag__open_window(ctx, sql, DIAG_GPU_SIDE, &c, err);
 	if (rc)
 		return rc;
-	prof_cursor__bind_int64(c, 1, ctx->w->start_ns);
-	prof_cursor__bind_int64(c, 2, ctx->w->end_ns);
 	while ((rc = prof_cursor__next(c, err)) == 1) {
 		int64_t stream = prof_cursor__int64(c, 0), start = prof_cursor__int64(c, 1);
 		int64_t end = prof_cursor__int64(c, 2), name_id = prof_cursor__int64(c, 3);
@@ -140,7 +140,7 @@ static int launch_api(struct diag_context *ctx, int64_t *n, int64_t *ns, struct 
 {
 	const char *sql =
 		"SELECT count(*), coalesce(sum(r.end - r.start), 0) FROM " DIAG_API_CALLS " r"
-		" JOIN StringIds s ON s.id = r.nameId WHERE r.start >= ?1 AND r.start < ?2"
+		" JOIN " PROF_T_STRINGS " s ON s.id = r.nameId WHERE r.start >= ?1 AND r.start < ?2"
 		" AND (s.value LIKE '%LaunchKernel%' OR s.value LIKE 'cuLaunch%')";
 	struct prof_cursor *c;
 	int rc;
@@ -148,11 +148,9 @@ static int launch_api(struct diag_context *ctx, int64_t *n, int64_t *ns, struct 
 	*n = *ns = 0;
 	if (!ctx->has_api_calls)
 		return 0;
-	rc = prof_cursor__open(ctx->store, sql, &c, err);
+	rc = diag__open_window(ctx, sql, DIAG_HOST_SIDE, &c, err);
 	if (rc)
 		return rc;
-	prof_cursor__bind_int64(c, 1, ctx->w->start_ns);
-	prof_cursor__bind_int64(c, 2, ctx->w->host_end_ns);
 	if ((rc = prof_cursor__next(c, err)) == 1) {
 		*n = prof_cursor__int64(c, 0);
 		*ns = prof_cursor__int64(c, 1);

@@ -8,28 +8,30 @@
 #include <string.h>
 
 #include "prof/event.h"
+#include "prof/tables.h"
+#include "summary/query.h"
 
+/* The copy kinds an offender names; array and unified-memory copies read
+ * "other", as do memory kinds without a word. */
 static const char *copy_kind_name(int k)
 {
 	switch (k) {
-	case PROF_COPY_HTOD: return "HtoD";
-	case PROF_COPY_DTOH: return "DtoH";
-	case PROF_COPY_DTOD: return "DtoD";
-	case PROF_COPY_HTOH: return "HtoH";
-	case PROF_COPY_PTOP: return "PtoP";
-	default: return "other";
+	case PROF_COPY_HTOD:
+	case PROF_COPY_DTOH:
+	case PROF_COPY_DTOD:
+	case PROF_COPY_HTOH:
+	case PROF_COPY_PTOP:
+		return sum_copy_short(k);
+	default:
+		return "other";
 	}
 }
 
 static const char *mem_kind_name(int k)
 {
-	switch (k) {
-	case PROF_MEM_PAGEABLE: return "pageable";
-	case PROF_MEM_PINNED: return "pinned";
-	case PROF_MEM_DEVICE: return "device";
-	case PROF_MEM_MANAGED: return "managed";
-	default: return "other";
-	}
+	const char *word = sum_mem_word(k);
+
+	return word ? word : "other";
 }
 
 static bool is_async_name(const char *api)
@@ -37,20 +39,113 @@ static bool is_async_name(const char *api)
 	return api && strstr(api, "Async");
 }
 
-/* One pass over copies joined to their API call feeds both copy rules. */
-static int rule_copies(struct diag_context *ctx, struct prof_error *err)
+/* One copy rule's offenders, keyed by call, kind and memory, and totals. */
+struct copy_tally {
+	struct diag_tally by_key;
+	int64_t count, time_ns, bytes;
+};
+
+static int copy_tally__add(struct copy_tally *t, const char *key, int64_t time_ns, int64_t bytes)
+{
+	struct diag_tally_entry *e = diag_tally__get(&t->by_key, key);
+
+	if (!e)
+		return PROF_E_NOMEM;
+	e->count++, e->time_ns += time_ns, e->bytes += bytes;
+	t->count++, t->time_ns += time_ns, t->bytes += bytes;
+	return 0;
+}
+
+/* What one pass over the copies in the window, joined to their API call,
+ * finds for the two copy rules. */
+struct copy_scan {
+	struct copy_tally pageable; /* asynchronous copies from pageable memory */
+	struct copy_tally sync;     /* synchronous copies */
+};
+
+static int scan_copies(struct diag_context *ctx, struct copy_scan *s, struct prof_error *err)
 {
 	const char *sql =
 		"SELECT m.start, m.end, m.bytes, m.copyKind, m.srcKind, m.dstKind,"
 		" m.srcDeviceId, m.dstDeviceId, r.start, r.end, s.value"
-		" FROM CUPTI_ACTIVITY_KIND_MEMCPY m"
+		" FROM " PROF_T_MEMCPY " m"
 		" JOIN " DIAG_API_CALLS " r ON r.correlationId = m.correlationId"
-		" LEFT JOIN StringIds s ON s.id = r.nameId"
+		" LEFT JOIN " PROF_T_STRINGS " s ON s.id = r.nameId"
 		" WHERE m.start >= ?1 AND m.start < ?2";
-	struct diag_tally pageable = { 0 }, sync = { 0 };
-	int64_t pg_count = 0, pg_ns = 0, pg_bytes = 0, sy_count = 0, sy_ns = 0, sy_bytes = 0;
 	struct prof_cursor *c;
-	char key[256], b1[32], b2[32];
+	char key[256];
+	int rc;
+
+	rc = diag__open_window(ctx, sql, DIAG_GPU_SIDE, &c, err);
+	if (rc)
+		return rc;
+	while ((rc = prof_cursor__next(c, err)) == 1) {
+		int64_t gpu_ns = prof_cursor__int64(c, 1) - prof_cursor__int64(c, 0);
+		int64_t bytes = prof_cursor__int64(c, 2);
+		int kind = (int)prof_cursor__int64(c, 3);
+		int src = (int)prof_cursor__int64(c, 4), dst = (int)prof_cursor__int64(c, 5);
+		int64_t api_ns = prof_cursor__int64(c, 9) - prof_cursor__int64(c, 8);
+		const char *api = prof_cursor__text(c, 10);
+		bool async = is_async_name(api);
+
+		if (async && src != PROF_MEM_PAGEABLE && dst != PROF_MEM_PAGEABLE)
+			continue;
+		if (!async && kind == PROF_COPY_HTOD &&
+		    bytes <= (int64_t)diag__get(ctx, "sync_memcpy.max_htod_bytes_ignored"))
+			continue;
+		if (!async && kind == PROF_COPY_DTOD && prof_cursor__int64(c, 6) == prof_cursor__int64(c, 7))
+			continue;
+		snprintf(key, sizeof key, "%s %s %s->%s", api ? api : "?", copy_kind_name(kind),
+			 mem_kind_name(src), mem_kind_name(dst));
+		/* a pageable "async" copy is staged by the CPU: it costs the longer
+		 * of the call and the transfer; a synchronous one, the call */
+		if (async ? copy_tally__add(&s->pageable, key, api_ns > gpu_ns ? api_ns : gpu_ns, bytes)
+			  : copy_tally__add(&s->sync, key, api_ns, bytes))
+			goto nomem;
+	}
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
+nomem:
+	prof_cursor__close(c);
+	return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+}
+
+static void report_pageable_async(struct diag_context *ctx, struct copy_tally *t)
+{
+	char moved[32], spent[32];
+
+	diag__add_ranked(ctx, &t->by_key, "pageable_async_copy",
+			 "Asynchronous copies from pageable memory", t->time_ns, DIAG_HIGH,
+			 diag__fmt("%lld asynchronous copies (%.1f per iteration) use pageable host memory: "
+				   "%s moved, %s spent; the driver stages them through a pinned buffer, so "
+				   "they neither overlap with the CPU nor run at full PCIe speed.",
+				   (long long)t->count, (double)t->count / diag__per_iter(ctx),
+				   diag__bytes(moved, sizeof moved, (double)t->bytes),
+				   diag__ns(spent, sizeof spent, t->time_ns)),
+			 diag__fmt("Allocate the host side with cudaMallocHost/cudaHostAlloc (PyTorch: "
+				   "pin_memory=True) so the copies are truly asynchronous."));
+}
+
+static void report_sync_memcpy(struct diag_context *ctx, struct copy_tally *t)
+{
+	double ignored_bytes = diag__get(ctx, "sync_memcpy.max_htod_bytes_ignored");
+	char blocked[32], moved[32];
+
+	diag__add_ranked(ctx, &t->by_key, "sync_memcpy", "Synchronous memory copies", t->time_ns,
+			 DIAG_HIGH,
+			 diag__fmt("%lld synchronous copies (%.1f per iteration, HtoD up to %.0f bytes and "
+				   "same-device copies ignored) block the calling thread for %s in all, %s moved.",
+				   (long long)t->count, (double)t->count / diag__per_iter(ctx), ignored_bytes,
+				   diag__ns(blocked, sizeof blocked, t->time_ns),
+				   diag__bytes(moved, sizeof moved, (double)t->bytes)),
+			 diag__fmt("Use cudaMemcpyAsync on a stream with pinned host memory and synchronise "
+				   "once where the result is needed, so copies overlap with CPU and GPU work."));
+}
+
+/* One pass over the copies feeds both copy rules. */
+static int rule_copies(struct diag_context *ctx, struct prof_error *err)
+{
+	struct copy_scan s = { 0 };
 	int rc;
 
 	if (!ctx->has_memcpy)
@@ -59,87 +154,13 @@ static int rule_copies(struct diag_context *ctx, struct prof_error *err)
 		diag__skip(ctx, "pageable_async_copy", "the capture has no CUDA API calls to tell async from sync copies");
 		return diag__skip(ctx, "sync_memcpy", "the capture has no CUDA API calls to tell async from sync copies");
 	}
-	rc = prof_cursor__open(ctx->store, sql, &c, err);
-	if (rc)
-		return rc;
-	prof_cursor__bind_int64(c, 1, ctx->w->start_ns);
-	prof_cursor__bind_int64(c, 2, ctx->w->end_ns);
-	while ((rc = prof_cursor__next(c, err)) == 1) {
-		int64_t gpu_ns = prof_cursor__int64(c, 1) - prof_cursor__int64(c, 0);
-		int64_t bytes = prof_cursor__int64(c, 2);
-		int kind = (int)prof_cursor__int64(c, 3);
-		int src = (int)prof_cursor__int64(c, 4), dst = (int)prof_cursor__int64(c, 5);
-		int64_t api_ns = prof_cursor__int64(c, 9) - prof_cursor__int64(c, 8);
-		const char *api = prof_cursor__text(c, 10);
-		struct diag_tally_entry *e;
-
-		if (is_async_name(api)) {
-			if (src != PROF_MEM_PAGEABLE && dst != PROF_MEM_PAGEABLE)
-				continue;
-			/* a pageable "async" copy is staged by the CPU: it costs the
-			 * longer of the call and the transfer */
-			int64_t t = api_ns > gpu_ns ? api_ns : gpu_ns;
-			snprintf(key, sizeof key, "%s %s %s->%s", api, copy_kind_name(kind),
-				 mem_kind_name(src), mem_kind_name(dst));
-			e = diag_tally__get(&pageable, key);
-			if (!e)
-				goto nomem;
-			e->count++, e->time_ns += t, e->bytes += bytes;
-			pg_count++, pg_ns += t, pg_bytes += bytes;
-		} else {
-			if (kind == PROF_COPY_HTOD &&
-			    bytes <= (int64_t)diag__get(ctx, "sync_memcpy.max_htod_bytes_ignored"))
-				continue;
-			if (kind == PROF_COPY_DTOD && prof_cursor__int64(c, 6) == prof_cursor__int64(c, 7))
-				continue;
-			snprintf(key, sizeof key, "%s %s %s->%s", api ? api : "?", copy_kind_name(kind),
-				 mem_kind_name(src), mem_kind_name(dst));
-			e = diag_tally__get(&sync, key);
-			if (!e)
-				goto nomem;
-			e->count++, e->time_ns += api_ns, e->bytes += bytes;
-			sy_count++, sy_ns += api_ns, sy_bytes += bytes;
-		}
-	}
-	prof_cursor__close(c);
-	if (rc < 0)
-		goto out;
-	rc = 0;
-	if (pg_count) {
-		struct diag_finding *f;
-		diag_tally__sort_by_time(&pageable);
-		f = diag__add(ctx, "pageable_async_copy", "Asynchronous copies from pageable memory",
-			      diag__share(ctx, pg_ns), pg_ns, DIAG_HIGH,
-			      diag__fmt("%lld asynchronous copies (%.1f per iteration) use pageable host memory: "
-					"%s moved, %s spent; the driver stages them through a pinned buffer, so "
-					"they neither overlap with the CPU nor run at full PCIe speed.",
-					(long long)pg_count, (double)pg_count / diag__per_iter(ctx),
-					diag__bytes(b1, sizeof b1, (double)pg_bytes), diag__ns(b2, sizeof b2, pg_ns)),
-			      diag__fmt("Allocate the host side with cudaMallocHost/cudaHostAlloc (PyTorch: "
-					"pin_memory=True) so the copies are truly asynchronous."));
-		diag_tally__offenders(&pageable, f);
-	}
-	if (sy_count) {
-		struct diag_finding *f;
-		diag_tally__sort_by_time(&sync);
-		f = diag__add(ctx, "sync_memcpy", "Synchronous memory copies",
-			      diag__share(ctx, sy_ns), sy_ns, DIAG_HIGH,
-			      diag__fmt("%lld synchronous copies (%.1f per iteration, HtoD up to %.0f bytes and "
-					"same-device copies ignored) block the calling thread for %s in all, %s moved.",
-					(long long)sy_count, (double)sy_count / diag__per_iter(ctx),
-					diag__get(ctx, "sync_memcpy.max_htod_bytes_ignored"),
-					diag__ns(b2, sizeof b2, sy_ns), diag__bytes(b1, sizeof b1, (double)sy_bytes)),
-			      diag__fmt("Use cudaMemcpyAsync on a stream with pinned host memory and synchronise "
-					"once where the result is needed, so copies overlap with CPU and GPU work."));
-		diag_tally__offenders(&sync, f);
-	}
-	goto out;
-nomem:
-	prof_cursor__close(c);
-	rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
-out:
-	diag_tally__exit(&pageable);
-	diag_tally__exit(&sync);
+	rc = scan_copies(ctx, &s, err);
+	if (!rc && s.pageable.count)
+		report_pageable_async(ctx, &s.pageable);
+	if (!rc && s.sync.count)
+		report_sync_memcpy(ctx, &s.sync);
+	diag_tally__exit(&s.pageable.by_key);
+	diag_tally__exit(&s.sync.by_key);
 	return rc;
 }
 
@@ -153,13 +174,11 @@ static int api_calls(struct diag_context *ctx, const char *where, struct diag_ta
 
 	snprintf(sql, sizeof sql,
 		 "SELECT r.start, r.end, s.value FROM " DIAG_API_CALLS " r"
-		 " JOIN StringIds s ON s.id = r.nameId"
+		 " JOIN " PROF_T_STRINGS " s ON s.id = r.nameId"
 		 " WHERE r.start >= ?1 AND r.start < ?2 AND (%s)", where);
-	rc = prof_cursor__open(ctx->store, sql, &c, err);
+	rc = diag__open_window(ctx, sql, DIAG_HOST_SIDE, &c, err);
 	if (rc)
 		return rc;
-	prof_cursor__bind_int64(c, 1, ctx->w->start_ns);
-	prof_cursor__bind_int64(c, 2, ctx->w->host_end_ns);
 	while ((rc = prof_cursor__next(c, err)) == 1) {
 		int64_t s = prof_cursor__int64(c, 0), e = prof_cursor__int64(c, 1);
 		struct diag_tally_entry *te = diag_tally__get(t, prof_cursor__text(c, 2));

@@ -7,10 +7,13 @@
 #include <string.h>
 
 #include "prof/event.h"
+#include "prof/tables.h"
+#include "summary/query.h"
 
+/* Host memory is pinned or pageable; anything else is named as such. */
 static const char *mem_kind_word(int k)
 {
-	return k == PROF_MEM_PAGEABLE ? "pageable" : k == PROF_MEM_PINNED ? "pinned" : "other memory";
+	return k == PROF_MEM_PAGEABLE || k == PROF_MEM_PINNED ? sum_mem_word(k) : "other memory";
 }
 
 /* Small copies cost their fixed overhead, paid on the host (the API call)
@@ -19,13 +22,13 @@ static int rule_small_htod(struct diag_context *ctx, struct prof_error *err)
 {
 	const char *sql_api =
 		"SELECT m.start, m.end, m.bytes, m.srcKind, r.start, r.end, s.value"
-		" FROM CUPTI_ACTIVITY_KIND_MEMCPY m"
+		" FROM " PROF_T_MEMCPY " m"
 		" LEFT JOIN " DIAG_API_CALLS " r ON r.correlationId = m.correlationId"
-		" LEFT JOIN StringIds s ON s.id = r.nameId"
+		" LEFT JOIN " PROF_T_STRINGS " s ON s.id = r.nameId"
 		" WHERE m.copyKind = 1 AND m.bytes <= ?3 AND m.start >= ?1 AND m.start < ?2";
 	const char *sql_plain =
 		"SELECT m.start, m.end, m.bytes, m.srcKind, NULL, NULL, NULL"
-		" FROM CUPTI_ACTIVITY_KIND_MEMCPY m"
+		" FROM " PROF_T_MEMCPY " m"
 		" WHERE m.copyKind = 1 AND m.bytes <= ?3 AND m.start >= ?1 AND m.start < ?2";
 	struct diag_tally t = { 0 };
 	int64_t n = 0, ns = 0, bytes = 0, pageable = 0;
@@ -36,11 +39,9 @@ static int rule_small_htod(struct diag_context *ctx, struct prof_error *err)
 
 	if (!ctx->has_memcpy)
 		return 0;
-	rc = prof_cursor__open(ctx->store, ctx->has_api_calls ? sql_api : sql_plain, &c, err);
+	rc = diag__open_window(ctx, ctx->has_api_calls ? sql_api : sql_plain, DIAG_GPU_SIDE, &c, err);
 	if (rc)
 		return rc;
-	prof_cursor__bind_int64(c, 1, ctx->w->start_ns);
-	prof_cursor__bind_int64(c, 2, ctx->w->end_ns);
 	prof_cursor__bind_int64(c, 3, (int64_t)diag__get(ctx, "small_copies.max_bytes"));
 	while ((rc = prof_cursor__next(c, err)) == 1) {
 		int64_t gpu_ns = prof_cursor__int64(c, 1) - prof_cursor__int64(c, 0);
@@ -93,7 +94,7 @@ static int rule_transfer_volume(struct diag_context *ctx, struct prof_error *err
 {
 	const char *sql =
 		"SELECT m.copyKind, m.srcKind, m.dstKind, count(*), sum(m.end - m.start), sum(m.bytes)"
-		" FROM CUPTI_ACTIVITY_KIND_MEMCPY m"
+		" FROM " PROF_T_MEMCPY " m"
 		" WHERE m.copyKind IN (1, 2) AND m.start >= ?1 AND m.start < ?2"
 		" GROUP BY 1, 2, 3 ORDER BY 5 DESC";
 	struct diag_tally t = { 0 };
@@ -105,17 +106,15 @@ static int rule_transfer_volume(struct diag_context *ctx, struct prof_error *err
 
 	if (!ctx->has_memcpy)
 		return 0;
-	rc = prof_cursor__open(ctx->store, sql, &c, err);
+	rc = diag__open_window(ctx, sql, DIAG_GPU_SIDE, &c, err);
 	if (rc)
 		return rc;
-	prof_cursor__bind_int64(c, 1, ctx->w->start_ns);
-	prof_cursor__bind_int64(c, 2, ctx->w->end_ns);
 	while ((rc = prof_cursor__next(c, err)) == 1) {
 		int kind = (int)prof_cursor__int64(c, 0);
 		int host = (int)prof_cursor__int64(c, kind == PROF_COPY_HTOD ? 1 : 2);
 		struct diag_tally_entry *e;
 
-		snprintf(key, sizeof key, "%s %s", kind == PROF_COPY_HTOD ? "HtoD" : "DtoH", mem_kind_word(host));
+		snprintf(key, sizeof key, "%s %s", sum_copy_short(kind), mem_kind_word(host));
 		e = diag_tally__get(&t, key);
 		if (!e) {
 			prof_cursor__close(c);

@@ -19,23 +19,23 @@
 #include "prof/escape.h"
 #include "prof/file.h"
 
-const char *bl_unit__name(enum bl_unit u)
+const char *baseline_unit__name(enum baseline_unit u)
 {
 	switch (u) {
-	case BL_NS:
+	case BASELINE_NS:
 		return "ns";
-	case BL_BYTES:
+	case BASELINE_BYTES:
 		return "bytes";
-	case BL_COUNT:
+	case BASELINE_COUNT:
 		return "count";
 	}
 	return "?";
 }
 
-static int bl_unit__parse(const char *s)
+static int baseline_unit__parse(const char *s)
 {
-	for (int u = BL_NS; u <= BL_COUNT; u++)
-		if (strcmp(s, bl_unit__name(u)) == 0)
+	for (int u = BASELINE_NS; u <= BASELINE_COUNT; u++)
+		if (strcmp(s, baseline_unit__name(u)) == 0)
 			return u;
 	return -1;
 }
@@ -69,14 +69,14 @@ static char *canonical_name(const char *prefix, const char *name)
 	return out;
 }
 
-static int values__add(struct bl_values *vals, size_t *cap, const char *prefix,
-		       const char *name, enum bl_unit unit, int64_t value)
+static int values__add(struct baseline_values *vals, size_t *cap, const char *prefix,
+		       const char *name, enum baseline_unit unit, int64_t value)
 {
 	char *key;
 
 	if (vals->n == *cap) {
 		size_t ncap = *cap ? 2 * *cap : 64;
-		struct bl_value *v = realloc(vals->v, ncap * sizeof *v);
+		struct baseline_value *v = realloc(vals->v, ncap * sizeof *v);
 
 		if (!v)
 			return PROF_E_NOMEM;
@@ -86,18 +86,18 @@ static int values__add(struct bl_values *vals, size_t *cap, const char *prefix,
 	key = canonical_name(prefix, name);
 	if (!key)
 		return PROF_E_NOMEM;
-	vals->v[vals->n++] = (struct bl_value){ .name = key, .unit = unit, .value = value };
+	vals->v[vals->n++] = (struct baseline_value){ .name = key, .unit = unit, .value = value };
 	return 0;
 }
 
 static int value_cmp(const void *a, const void *b)
 {
-	return strcmp(((const struct bl_value *)a)->name, ((const struct bl_value *)b)->name);
+	return strcmp(((const struct baseline_value *)a)->name, ((const struct baseline_value *)b)->name);
 }
 
 /* Entries sharing a name (a kernel launched with several shapes, a copy
  * direction with pageable and pinned host memory) fold into one key. */
-static void values__fold(struct bl_values *vals)
+static void values__fold(struct baseline_values *vals)
 {
 	size_t o = 0;
 
@@ -113,7 +113,8 @@ static void values__fold(struct bl_values *vals)
 	vals->n = o;
 }
 
-int bl_values__init(struct bl_values *vals, const struct diff_profile *p, struct prof_error *err)
+int baseline_values__init(struct baseline_values *vals, const struct diff_profile *p,
+			  struct prof_error *err)
 {
 	const struct diff_section *k = &p->sec[DIFF_KERNELS], *c = &p->sec[DIFF_COPIES];
 	const struct diff_section *r = &p->sec[DIFF_RANGES];
@@ -121,31 +122,31 @@ int bl_values__init(struct bl_values *vals, const struct diff_profile *p, struct
 	int rc;
 
 	memset(vals, 0, sizeof *vals);
-	rc = values__add(vals, &cap, "", "gpu_time", BL_NS, p->gpu_time_ns);
+	rc = values__add(vals, &cap, "", "gpu_time", BASELINE_NS, p->gpu_time_ns);
 	if (rc == 0)
-		rc = values__add(vals, &cap, "", "wall_time", BL_NS, p->wall_ns);
+		rc = values__add(vals, &cap, "", "wall_time", BASELINE_NS, p->wall_ns);
 	if (rc == 0)
-		rc = values__add(vals, &cap, "", "kernel_count", BL_COUNT, p->kernel_count);
+		rc = values__add(vals, &cap, "", "kernel_count", BASELINE_COUNT, p->kernel_count);
 	if (rc == 0)
-		rc = values__add(vals, &cap, "", "alloc_count", BL_COUNT, p->alloc_count);
+		rc = values__add(vals, &cap, "", "alloc_count", BASELINE_COUNT, p->alloc_count);
 	for (size_t i = 0; rc == 0 && i < k->n; i++)
-		rc = values__add(vals, &cap, "kernel:", k->v[i].name, BL_NS, k->v[i].total_ns);
+		rc = values__add(vals, &cap, "kernel:", k->v[i].name, BASELINE_NS, k->v[i].total_ns);
 	for (size_t i = 0; rc == 0 && i < c->n; i++)
 		if (c->v[i].copy_kind >= 0)
 			rc = values__add(vals, &cap, "copy_bytes:",
-					 diff_copy_kind__name(c->v[i].copy_kind), BL_BYTES,
+					 diff_copy_kind__name(c->v[i].copy_kind), BASELINE_BYTES,
 					 c->v[i].bytes);
 	for (size_t i = 0; rc == 0 && i < r->n; i++)
-		rc = values__add(vals, &cap, "nvtx:", r->v[i].name, BL_NS, r->v[i].total_ns);
+		rc = values__add(vals, &cap, "nvtx:", r->v[i].name, BASELINE_NS, r->v[i].total_ns);
 	if (rc < 0) {
-		bl_values__exit(vals);
+		baseline_values__exit(vals);
 		return prof_error__set(err, rc, "out of memory");
 	}
 	values__fold(vals);
 	return 0;
 }
 
-void bl_values__exit(struct bl_values *vals)
+void baseline_values__exit(struct baseline_values *vals)
 {
 	for (size_t i = 0; i < vals->n; i++)
 		free(vals->v[i].name);
@@ -153,9 +154,9 @@ void bl_values__exit(struct bl_values *vals)
 	memset(vals, 0, sizeof *vals);
 }
 
-const struct bl_value *bl_values__find(const struct bl_values *vals, const char *name)
+const struct baseline_value *baseline_values__find(const struct baseline_values *vals, const char *name)
 {
-	struct bl_value key = { .name = (char *)name };
+	struct baseline_value key = { .name = (char *)name };
 
 	return bsearch(&key, vals->v, vals->n, sizeof *vals->v, value_cmp);
 }
@@ -178,7 +179,7 @@ static int64_t median_sorted(const int64_t *v, size_t n)
 	return v[n / 2 - 1] / 2 + v[n / 2] / 2 + (v[n / 2 - 1] % 2 + v[n / 2] % 2) / 2;
 }
 
-void bl_stats__compute(struct bl_stats *st, int64_t *samples, size_t n)
+void baseline_stats__compute(struct baseline_stats *st, int64_t *samples, size_t n)
 {
 	int64_t *dev;
 
@@ -216,7 +217,7 @@ static int identity_mismatch(struct prof_error *err, const struct diff_profile *
 int baseline__build(struct baseline *b, const struct diff_profile *p, size_t n,
 		    struct prof_error *err)
 {
-	struct bl_values *vals = NULL;
+	struct baseline_values *vals = NULL;
 	int64_t *scratch = NULL; /* samples in capture order stay; stats sort a copy */
 	size_t *pos = NULL;
 	int rc = 0;
@@ -244,14 +245,14 @@ int baseline__build(struct baseline *b, const struct diff_profile *p, size_t n,
 		b->captures[i] = strdup(p[i].path);
 		if (!b->captures[i])
 			goto out_nomem;
-		rc = bl_values__init(&vals[i], &p[i], err);
+		rc = baseline_values__init(&vals[i], &p[i], err);
 		if (rc < 0)
 			goto out;
 	}
 	/* Merge the n sorted key lists; a key missing from a capture counts 0. */
 	for (;;) {
-		const struct bl_value *next = NULL;
-		struct bl_key *key, *keys;
+		const struct baseline_value *next = NULL;
+		struct baseline_key *key, *keys;
 
 		for (size_t i = 0; i < n; i++)
 			if (pos[i] < vals[i].n &&
@@ -277,14 +278,14 @@ int baseline__build(struct baseline *b, const struct diff_profile *p, size_t n,
 			if (pos[i] < vals[i].n && strcmp(vals[i].v[pos[i]].name, key->name) == 0)
 				key->samples[i] = vals[i].v[pos[i]++].value;
 		memcpy(scratch, key->samples, n * sizeof *scratch);
-		bl_stats__compute(&key->st, scratch, n);
+		baseline_stats__compute(&key->st, scratch, n);
 	}
 	goto out;
 out_nomem:
 	rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 out:
 	for (size_t i = 0; vals && i < n; i++)
-		bl_values__exit(&vals[i]);
+		baseline_values__exit(&vals[i]);
 	free(vals);
 	free(pos);
 	free(scratch);
@@ -313,13 +314,13 @@ int baseline__save(const struct baseline *b, const char *path, struct prof_error
 	}
 	fputs("],\n  \"keys\": {", f);
 	for (size_t i = 0; i < b->nkeys; i++) {
-		const struct bl_key *k = &b->keys[i];
+		const struct baseline_key *k = &b->keys[i];
 
 		fputs(i ? ",\n    " : "\n    ", f);
 		prof_fputs_json(f, k->name);
 		fprintf(f, ": {\"unit\": \"%s\", \"median\": %" PRId64 ", \"min\": %" PRId64
 			   ", \"max\": %" PRId64 ", \"mad\": %" PRId64,
-			bl_unit__name(k->unit), k->st.median, k->st.min, k->st.max, k->st.mad);
+			baseline_unit__name(k->unit), k->st.median, k->st.min, k->st.max, k->st.mad);
 		if (k->budget_pct >= 0)
 			fprintf(f, ", \"max_regression\": \"%g%%\"", k->budget_pct);
 		fputs(", \"samples\": [", f);
@@ -335,7 +336,7 @@ int baseline__save(const struct baseline *b, const char *path, struct prof_error
 	return 0;
 }
 
-int bl_parse_percent(const char *s, double *pct)
+int baseline__parse_percent(const char *s, double *pct)
 {
 	char *end;
 	double v;
@@ -399,7 +400,7 @@ static int bad(struct prof_error *err, const char *path, const char *what, const
 	return prof_error__set(err, PROF_E_USAGE, "baseline %s: %s", path, what);
 }
 
-static int load_key(struct bl_key *k, const cJSON *j, size_t ncaptures, const char *path,
+static int load_key(struct baseline_key *k, const cJSON *j, size_t ncaptures, const char *path,
 		    struct prof_error *err)
 {
 	const cJSON *unit = cJSON_GetObjectItemCaseSensitive(j, "unit");
@@ -414,7 +415,7 @@ static int load_key(struct bl_key *k, const cJSON *j, size_t ncaptures, const ch
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	if (!cJSON_IsObject(j))
 		return bad(err, path, "is not an object", j->string);
-	u = cJSON_IsString(unit) ? bl_unit__parse(unit->valuestring) : -1;
+	u = cJSON_IsString(unit) ? baseline_unit__parse(unit->valuestring) : -1;
 	if (u < 0)
 		return bad(err, path, "\"unit\" must be \"ns\", \"bytes\" or \"count\"", j->string);
 	k->unit = u;
@@ -427,7 +428,8 @@ static int load_key(struct bl_key *k, const cJSON *j, size_t ncaptures, const ch
 	if (budget) {
 		if (cJSON_IsNumber(budget) && isfinite(budget->valuedouble) && budget->valuedouble >= 0)
 			k->budget_pct = budget->valuedouble;
-		else if (!cJSON_IsString(budget) || bl_parse_percent(budget->valuestring, &k->budget_pct) < 0)
+		else if (!cJSON_IsString(budget) ||
+			 baseline__parse_percent(budget->valuestring, &k->budget_pct) < 0)
 			return bad(err, path, "\"max_regression\" must be a percentage such as \"10%\"",
 				   j->string);
 	}
@@ -450,7 +452,7 @@ static int load_key(struct bl_key *k, const cJSON *j, size_t ncaptures, const ch
 
 static int key_cmp(const void *a, const void *b)
 {
-	return strcmp(((const struct bl_key *)a)->name, ((const struct bl_key *)b)->name);
+	return strcmp(((const struct baseline_key *)a)->name, ((const struct baseline_key *)b)->name);
 }
 
 int baseline__load(struct baseline *b, const char *path, struct prof_error *err)
@@ -557,9 +559,9 @@ void baseline__exit(struct baseline *b)
 	memset(b, 0, sizeof *b);
 }
 
-const struct bl_key *baseline__find(const struct baseline *b, const char *name)
+const struct baseline_key *baseline__find(const struct baseline *b, const char *name)
 {
-	struct bl_key key = { .name = (char *)name };
+	struct baseline_key key = { .name = (char *)name };
 
 	return bsearch(&key, b->keys, b->nkeys, sizeof *b->keys, key_cmp);
 }

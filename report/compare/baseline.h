@@ -25,38 +25,39 @@
 
 #define BASELINE_FORMAT_VERSION 1
 
-enum bl_unit { BL_NS = 0, BL_BYTES = 1, BL_COUNT = 2 };
+enum baseline_unit { BASELINE_NS = 0, BASELINE_BYTES = 1, BASELINE_COUNT = 2 };
 
-const char *bl_unit__name(enum bl_unit u);
+const char *baseline_unit__name(enum baseline_unit u);
 
 /* One key's value in one capture. */
-struct bl_value {
+struct baseline_value {
 	char *name;
-	enum bl_unit unit;
+	enum baseline_unit unit;
 	int64_t value;
 };
 
-struct bl_values {
-	struct bl_value *v;
+struct baseline_values {
+	struct baseline_value *v;
 	size_t n;
 };
 
 /* The keys of one capture, sorted by name. Names are canonical: exactly what
  * a baseline file read back gives for them (invalid UTF-8 replaced). */
-int bl_values__init(struct bl_values *vals, const struct diff_profile *p, struct prof_error *err);
-void bl_values__exit(struct bl_values *vals);
-const struct bl_value *bl_values__find(const struct bl_values *vals, const char *name);
+int baseline_values__init(struct baseline_values *vals, const struct diff_profile *p,
+			  struct prof_error *err);
+void baseline_values__exit(struct baseline_values *vals);
+const struct baseline_value *baseline_values__find(const struct baseline_values *vals, const char *name);
 
 /* Median, min, max and MAD of samples (reordered in place). */
-struct bl_stats {
+struct baseline_stats {
 	int64_t median, min, max, mad;
 };
-void bl_stats__compute(struct bl_stats *st, int64_t *samples, size_t n);
+void baseline_stats__compute(struct baseline_stats *st, int64_t *samples, size_t n);
 
-struct bl_key {
+struct baseline_key {
 	char *name;
-	enum bl_unit unit;
-	struct bl_stats st;
+	enum baseline_unit unit;
+	struct baseline_stats st;
 	int64_t *samples; /* one per capture, in capture order */
 	size_t nsamples;
 	double budget_pct; /* per-key max regression in %; < 0: use the global one */
@@ -68,7 +69,7 @@ struct baseline {
 	char *gpu;
 	char **captures; /* paths the baseline was made from */
 	size_t ncaptures;
-	struct bl_key *keys; /* sorted by name */
+	struct baseline_key *keys; /* sorted by name */
 	size_t nkeys;
 };
 
@@ -81,10 +82,10 @@ int baseline__save(const struct baseline *b, const char *path, struct prof_error
  * PROF_E_USAGE with the reason when it is not a valid baseline. */
 int baseline__load(struct baseline *b, const char *path, struct prof_error *err);
 void baseline__exit(struct baseline *b);
-const struct bl_key *baseline__find(const struct baseline *b, const char *name);
+const struct baseline_key *baseline__find(const struct baseline *b, const char *name);
 
 /* "5%", "5" or "0.5%" -> 5, 5, 0.5. Returns -1 for anything else (negative,
  * not a number, trailing text). */
-int bl_parse_percent(const char *s, double *pct);
+int baseline__parse_percent(const char *s, double *pct);
 
 #endif

@@ -14,10 +14,9 @@
 #include <string.h>
 
 #include "prof/event.h"
+#include "prof/tables.h"
+#include "summary/query.h"
 
-#define KERNEL_TABLE "CUPTI_ACTIVITY_KIND_KERNEL"
-#define MEMCPY_TABLE "CUPTI_ACTIVITY_KIND_MEMCPY"
-#define MEMSET_TABLE "CUPTI_ACTIVITY_KIND_MEMSET"
 
 /* Durations of the group being read, sorted by the query. */
 struct group {
@@ -113,9 +112,9 @@ static int load_kernels(struct diff_profile *p, struct prof_store *s, struct pro
 		"SELECT coalesce(k.demangledName, 0), coalesce(k.shortName, 0),"
 		" coalesce(ds.value, ss.value, ''),"
 		" k.gridX, k.gridY, k.gridZ, k.blockX, k.blockY, k.blockZ, k.\"end\" - k.start"
-		" FROM " KERNEL_TABLE " k"
-		" LEFT JOIN StringIds ds ON ds.id = k.demangledName"
-		" LEFT JOIN StringIds ss ON ss.id = k.shortName"
+		" FROM " PROF_T_KERNEL " k"
+		" LEFT JOIN " PROF_T_STRINGS " ds ON ds.id = k.demangledName"
+		" LEFT JOIN " PROF_T_STRINGS " ss ON ss.id = k.shortName"
 		" WHERE k.\"end\" >= k.start"
 		" ORDER BY 1, 2, 4, 5, 6, 7, 8, 9, 10";
 	struct diff_section *sec = &p->sec[DIFF_KERNELS];
@@ -126,7 +125,7 @@ static int load_kernels(struct diff_profile *p, struct prof_store *s, struct pro
 	char *name = NULL;
 	int rc;
 
-	if (!prof_store__has_table(s, KERNEL_TABLE))
+	if (!prof_store__has_table(s, PROF_T_KERNEL))
 		return 0;
 	rc = prof_cursor__open(s, sql, &c, err);
 	if (rc < 0)
@@ -180,32 +179,19 @@ out:
 
 const char *diff_copy_kind__name(int32_t copy_kind)
 {
-	static const char *const names[] = {
-		"unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA",
-		"DtoD", "HtoH", "PtoP", "UVM HtoD", "UVM DtoH", "UVM DtoD",
-	};
+	const char *name = sum_copy_short(copy_kind);
 
-	if (copy_kind < 0 || copy_kind >= (int32_t)(sizeof names / sizeof names[0]))
-		return "unknown";
-	return names[copy_kind];
+	return name ? name : "unknown";
 }
 
+/* Static allocations behave as their kind does: one label for both. */
 static const char *mem_kind_name(int64_t kind)
 {
-	switch (kind) {
-	case PROF_MEM_PAGEABLE:
-		return "pageable";
-	case PROF_MEM_PINNED:
-		return "pinned";
-	case PROF_MEM_MANAGED:
-	case PROF_MEM_MANAGED_STATIC:
-		return "managed";
-	case PROF_MEM_DEVICE:
-	case PROF_MEM_DEVICE_STATIC:
-		return "device";
-	default:
-		return NULL;
-	}
+	if (kind == PROF_MEM_MANAGED_STATIC)
+		kind = PROF_MEM_MANAGED;
+	else if (kind == PROF_MEM_DEVICE_STATIC)
+		kind = PROF_MEM_DEVICE;
+	return sum_mem_word(kind);
 }
 
 /* Copies grouped by direction and, for copies touching the host, the host
@@ -217,7 +203,7 @@ static int load_copies(struct diff_profile *p, struct prof_store *s, struct prof
 		" CASE WHEN copyKind IN (1, 3, 11) THEN srcKind"
 		"      WHEN copyKind IN (2, 4, 12) THEN dstKind ELSE -1 END AS hostKind,"
 		" \"end\" - start, bytes"
-		" FROM " MEMCPY_TABLE " WHERE \"end\" >= start ORDER BY 1, 2, 3";
+		" FROM " PROF_T_MEMCPY " WHERE \"end\" >= start ORDER BY 1, 2, 3";
 	struct diff_section *sec = &p->sec[DIFF_COPIES];
 	struct prof_cursor *c = NULL;
 	struct group g = { 0 };
@@ -225,7 +211,7 @@ static int load_copies(struct diff_profile *p, struct prof_store *s, struct prof
 	char label[64] = "";
 	int rc;
 
-	if (!prof_store__has_table(s, MEMCPY_TABLE))
+	if (!prof_store__has_table(s, PROF_T_MEMCPY))
 		return 0;
 	rc = prof_cursor__open(s, sql, &c, err);
 	if (rc < 0)
@@ -262,13 +248,13 @@ out:
 static int load_memsets(struct diff_profile *p, struct prof_store *s, struct prof_error *err)
 {
 	static const char sql[] =
-		"SELECT \"end\" - start, bytes FROM " MEMSET_TABLE
+		"SELECT \"end\" - start, bytes FROM " PROF_T_MEMSET
 		" WHERE \"end\" >= start ORDER BY 1";
 	struct prof_cursor *c = NULL;
 	struct group g = { 0 };
 	int rc;
 
-	if (!prof_store__has_table(s, MEMSET_TABLE))
+	if (!prof_store__has_table(s, PROF_T_MEMSET))
 		return 0;
 	rc = prof_cursor__open(s, sql, &c, err);
 	if (rc < 0)
@@ -294,7 +280,7 @@ static int nvtx_name_columns(struct prof_store *s, struct prof_error *err)
 	struct prof_cursor *c = NULL;
 	int rc, cols = 0;
 
-	rc = prof_cursor__open(s, "SELECT * FROM NVTX_EVENTS LIMIT 0", &c, err);
+	rc = prof_cursor__open(s, "SELECT * FROM " PROF_T_NVTX " LIMIT 0", &c, err);
 	if (rc < 0)
 		return rc;
 	rc = prof_cursor__next(c, err);
@@ -322,7 +308,7 @@ static int load_ranges(struct diff_profile *p, struct prof_store *s, struct prof
 	char sql[512], *name = NULL;
 	int rc, cols;
 
-	if (!prof_store__has_table(s, "NVTX_EVENTS"))
+	if (!prof_store__has_table(s, PROF_T_NVTX))
 		return 0;
 	cols = nvtx_name_columns(s, err);
 	if (cols < 0)
@@ -330,11 +316,11 @@ static int load_ranges(struct diff_profile *p, struct prof_store *s, struct prof
 	/* Only fixed fragments chosen above go into the statement. */
 	snprintf(sql, sizeof sql,
 		 "SELECT coalesce(%s, '') AS name, e.\"end\" - e.start AS d"
-		 " FROM NVTX_EVENTS e %s"
-		 " WHERE e.eventType IN (%d, %d) AND e.\"end\" IS NOT NULL AND e.\"end\" >= e.start"
+		 " FROM " PROF_T_NVTX " e %s"
+		 " WHERE e.eventType IN (" PROF_SQL_NVTX_RANGES ")"
+		 " AND e.\"end\" IS NOT NULL AND e.\"end\" >= e.start"
 		 " ORDER BY 1, 2",
-		 name_expr[cols], cols & 1 ? "LEFT JOIN StringIds s ON s.id = e.textId" : "",
-		 PROF_NVTX_PUSHPOP, PROF_NVTX_STARTEND);
+		 name_expr[cols], cols & 1 ? "LEFT JOIN " PROF_T_STRINGS " s ON s.id = e.textId" : "");
 	rc = prof_cursor__open(s, sql, &c, err);
 	if (rc < 0)
 		return rc;
@@ -402,9 +388,9 @@ static int query_text(struct prof_store *s, const char *sql, char **v, struct pr
 
 static int load_allocations(struct diff_profile *p, struct prof_store *s, struct prof_error *err)
 {
-	if (!prof_store__has_table(s, "CUDA_GPU_MEMORY_USAGE_EVENTS"))
+	if (!prof_store__has_table(s, PROF_T_MEMORY))
 		return 0;
-	return query_int64(s, "SELECT count(*) FROM CUDA_GPU_MEMORY_USAGE_EVENTS"
+	return query_int64(s, "SELECT count(*) FROM " PROF_T_MEMORY
 			      " WHERE memoryOperationType = 0", &p->alloc_count, err);
 }
 
@@ -414,8 +400,7 @@ static int load_allocations(struct diff_profile *p, struct prof_store *s, struct
 static int load_wall(struct diff_profile *p, struct prof_store *s, struct prof_error *err)
 {
 	static const char *const tables[] = {
-		KERNEL_TABLE, MEMCPY_TABLE, MEMSET_TABLE, "CUPTI_ACTIVITY_KIND_RUNTIME",
-		"CUPTI_ACTIVITY_KIND_DRIVER", "NVTX_EVENTS",
+		PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET, PROF_T_RUNTIME, PROF_T_DRIVER, PROF_T_NVTX,
 	};
 	char *meta = prof_store__meta(s, "duration_ns");
 	int64_t first = INT64_MAX, last = INT64_MIN;
@@ -480,12 +465,12 @@ static int load_identity(struct diff_profile *p, struct prof_store *s, struct pr
 	if (cmd) {
 		p->program = program_of_command(cmd);
 		free(cmd);
-	} else if (prof_store__has_table(s, "PROCESSES")) {
+	} else if (prof_store__has_table(s, PROF_T_PROCESSES)) {
 		/* nsys exports: the process that launched kernels, else the first one. */
-		const char *sql = prof_store__has_table(s, KERNEL_TABLE) ?
-			"SELECT name FROM PROCESSES ORDER BY globalPid NOT IN"
-			" (SELECT globalPid FROM " KERNEL_TABLE "), pid LIMIT 1" :
-			"SELECT name FROM PROCESSES ORDER BY pid LIMIT 1";
+		const char *sql = prof_store__has_table(s, PROF_T_KERNEL) ?
+			"SELECT name FROM " PROF_T_PROCESSES " ORDER BY globalPid NOT IN"
+			" (SELECT globalPid FROM " PROF_T_KERNEL "), pid LIMIT 1" :
+			"SELECT name FROM " PROF_T_PROCESSES " ORDER BY pid LIMIT 1";
 
 		rc = query_text(s, sql, &name, err);
 		if (rc < 0)
@@ -495,8 +480,8 @@ static int load_identity(struct diff_profile *p, struct prof_store *s, struct pr
 			free(name);
 		}
 	}
-	if (prof_store__has_table(s, "TARGET_INFO_GPU")) {
-		rc = query_text(s, "SELECT name FROM TARGET_INFO_GPU ORDER BY id LIMIT 1",
+	if (prof_store__has_table(s, PROF_T_GPU)) {
+		rc = query_text(s, "SELECT name FROM " PROF_T_GPU " ORDER BY id LIMIT 1",
 				&p->gpu, err);
 		if (rc < 0)
 			return rc;

@@ -62,11 +62,11 @@ int gate_parse_duration(const char *s, int64_t *ns)
 }
 
 /* A value in its unit, for messages. */
-static void format_value(char *buf, size_t cap, enum bl_unit unit, int64_t v)
+static void format_value(char *buf, size_t cap, enum baseline_unit unit, int64_t v)
 {
-	if (unit == BL_NS)
+	if (unit == BASELINE_NS)
 		diff_format_ns(buf, cap, v);
-	else if (unit == BL_BYTES)
+	else if (unit == BASELINE_BYTES)
 		snprintf(buf, cap, "%" PRId64 " B", v);
 	else
 		snprintf(buf, cap, "%" PRId64, v);
@@ -95,9 +95,9 @@ static char *xasprintf(const char *fmt, ...)
 
 static int64_t median_of(int64_t *v, size_t n)
 {
-	struct bl_stats st;
+	struct baseline_stats st;
 
-	bl_stats__compute(&st, v, n);
+	baseline_stats__compute(&st, v, n);
 	return st.median;
 }
 
@@ -125,18 +125,18 @@ static bool has_prefix(const char *s, const char *prefix)
 
 static int64_t baseline_median(const struct baseline *b, const char *key)
 {
-	const struct bl_key *k = baseline__find(b, key);
+	const struct baseline_key *k = baseline__find(b, key);
 
 	return k ? k->st.median : 0;
 }
 
 /* The smallest change of this key worth failing for. */
-static int64_t significance_floor(const struct baseline *b, const char *key, enum bl_unit unit,
+static int64_t significance_floor(const struct baseline *b, const char *key, enum baseline_unit unit,
 				  const struct gate_options *o)
 {
 	int64_t total, share;
 
-	if (unit != BL_NS)
+	if (unit != BASELINE_NS)
 		return 0;
 	total = has_prefix(key, "nvtx:") || strcmp(key, "wall_time") == 0 ?
 		baseline_median(b, "wall_time") : baseline_median(b, "gpu_time");
@@ -144,7 +144,7 @@ static int64_t significance_floor(const struct baseline *b, const char *key, enu
 	return share > o->min_time_ns ? share : o->min_time_ns;
 }
 
-static int64_t noise_allowance(const struct bl_key *k, const struct gate_options *o)
+static int64_t noise_allowance(const struct baseline_key *k, const struct gate_options *o)
 {
 	int64_t range = k->st.max - k->st.median;
 	int64_t sigma = (int64_t)llround(o->noise_mads * MAD_TO_SIGMA * (double)k->st.mad);
@@ -188,7 +188,7 @@ static char *culprits(const struct gate_result *r, const char *prefix)
 	return s;
 }
 
-static int decide(struct gate_case *c, const struct bl_key *k, const struct baseline *b,
+static int decide(struct gate_case *c, const struct baseline_key *k, const struct baseline *b,
 		  const struct gate_options *o)
 {
 	char vb[32], vn[32], va[32], vno[32];
@@ -283,7 +283,7 @@ static int case_order(const void *pa, const void *pb)
 int gate__run(struct gate_result *r, const struct baseline *b, const struct diff_profile *p,
 	      size_t n, const struct gate_options *o, struct prof_error *err)
 {
-	struct bl_values *vals = NULL;
+	struct baseline_values *vals = NULL;
 	int64_t *samples = NULL;
 	size_t cap;
 	int rc = 0;
@@ -303,7 +303,7 @@ int gate__run(struct gate_result *r, const struct baseline *b, const struct diff
 	r->ncaptures = n;
 	cap = b->nkeys;
 	for (size_t i = 0; vals && i < n; i++) {
-		rc = bl_values__init(&vals[i], &p[i], err);
+		rc = baseline_values__init(&vals[i], &p[i], err);
 		if (rc < 0)
 			goto out;
 		cap += vals[i].n;
@@ -314,7 +314,7 @@ int gate__run(struct gate_result *r, const struct baseline *b, const struct diff
 	/* Every baseline key, measured in each new capture (absent: 0). */
 	for (size_t k = 0; k < b->nkeys; k++) {
 		struct gate_case *c = &r->cases[r->ncases++];
-		const struct bl_key *key = &b->keys[k];
+		const struct baseline_key *key = &b->keys[k];
 
 		c->key = strdup(key->name);
 		if (!c->key)
@@ -323,7 +323,7 @@ int gate__run(struct gate_result *r, const struct baseline *b, const struct diff
 		c->in_base = true;
 		c->base = key->st.median;
 		for (size_t i = 0; i < n; i++) {
-			const struct bl_value *v = bl_values__find(&vals[i], key->name);
+			const struct baseline_value *v = baseline_values__find(&vals[i], key->name);
 
 			samples[i] = v ? v->value : 0;
 			c->in_new |= v != NULL;
@@ -335,13 +335,13 @@ int gate__run(struct gate_result *r, const struct baseline *b, const struct diff
 	/* Keys the baseline does not know: reported, never failed on their own. */
 	for (size_t i = 0; i < n; i++) {
 		for (size_t j = 0; j < vals[i].n; j++) {
-			const struct bl_value *v = &vals[i].v[j];
+			const struct baseline_value *v = &vals[i].v[j];
 			struct gate_case *c;
 			bool seen = baseline__find(b, v->name) != NULL;
 			char vn[32];
 
 			for (size_t q = 0; q < i && !seen; q++)
-				seen = bl_values__find(&vals[q], v->name) != NULL;
+				seen = baseline_values__find(&vals[q], v->name) != NULL;
 			if (seen)
 				continue;
 			c = &r->cases[r->ncases++];
@@ -352,7 +352,7 @@ int gate__run(struct gate_result *r, const struct baseline *b, const struct diff
 			c->in_new = true;
 			c->verdict = GATE_ADDED;
 			for (size_t q = 0; q < n; q++) {
-				const struct bl_value *w = bl_values__find(&vals[q], v->name);
+				const struct baseline_value *w = baseline_values__find(&vals[q], v->name);
 
 				samples[q] = w ? w->value : 0;
 			}
@@ -374,7 +374,7 @@ out_nomem:
 	rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 out:
 	for (size_t i = 0; vals && i < n; i++)
-		bl_values__exit(&vals[i]);
+		baseline_values__exit(&vals[i]);
 	free(vals);
 	free(samples);
 	if (rc < 0)
@@ -419,7 +419,7 @@ int gate__report(const struct gate_result *r, struct rpt_sink *sink, bool with_m
 			{ .is_null = !c->in_base, .i = c->base },
 			{ .is_null = !c->in_new, .i = c->new },
 			{ .is_null = !c->in_base, .i = c->allowed },
-			{ .s = bl_unit__name(c->unit) },
+			{ .s = baseline_unit__name(c->unit) },
 			{ .s = c->key },
 			{ .s = c->message },
 		};

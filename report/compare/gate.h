@@ -45,7 +45,7 @@ const char *gate_verdict__name(enum gate_verdict v);
 
 struct gate_case {
 	char *key;
-	enum bl_unit unit;
+	enum baseline_unit unit;
 	enum gate_verdict verdict;
 	bool in_base, in_new;
 	int64_t base;      /* baseline median (0 when added) */

@@ -16,14 +16,9 @@
 #include "analysis/occupancy.h"
 #include "folded_ranges.h"
 #include "prof/escape.h"
+#include "prof/tables.h"
+#include "summary/query.h"
 
-#define T_KERNEL "CUPTI_ACTIVITY_KIND_KERNEL"
-#define T_MEMCPY "CUPTI_ACTIVITY_KIND_MEMCPY"
-#define T_MEMSET "CUPTI_ACTIVITY_KIND_MEMSET"
-#define T_RUNTIME "CUPTI_ACTIVITY_KIND_RUNTIME"
-#define T_DRIVER "CUPTI_ACTIVITY_KIND_DRIVER"
-#define T_NVTX "NVTX_EVENTS"
-#define T_MEMORY "CUDA_GPU_MEMORY_USAGE_EVENTS"
 
 #define SQL_MAX 6144
 
@@ -241,14 +236,14 @@ static void union_of(struct chrome_ctx *c, char *buf, size_t cap, const char *op
 }
 
 static const enum src_kind gpu_kinds[] = { SRC_KERNEL, SRC_MEMCPY, SRC_MEMSET };
-static const char *const gpu_tables[] = { T_KERNEL, T_MEMCPY, T_MEMSET };
+static const char *const gpu_tables[] = { PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET };
 static const enum src_kind api_kinds[] = { SRC_RUNTIME, SRC_DRIVER };
-static const char *const api_tables[] = { T_RUNTIME, T_DRIVER };
+static const char *const api_tables[] = { PROF_T_RUNTIME, PROF_T_DRIVER };
 
 static int write_process_meta(struct chrome_ctx *c)
 {
-	char sql[SQL_MAX] = "SELECT p, (SELECT name FROM PROCESSES WHERE pid = p LIMIT 1) FROM (";
-	bool have_proc = prof_store__has_table(c->store, "PROCESSES");
+	char sql[SQL_MAX] = "SELECT p, (SELECT name FROM " PROF_T_PROCESSES " WHERE pid = p LIMIT 1) FROM (";
+	bool have_proc = prof_store__has_table(c->store, PROF_T_PROCESSES);
 	struct prof_cursor *cur = NULL;
 	size_t used;
 	int rc;
@@ -259,7 +254,7 @@ static int write_process_meta(struct chrome_ctx *c)
 	union_of(c, sql, sizeof sql, " UNION ", "globalTid >> 24 AS p", api_kinds, api_tables, 2, "");
 	if (c->have[SRC_NVTX]) {
 		used = strlen(sql);
-		snprintf(sql + used, sizeof sql - used, " UNION SELECT globalTid >> 24 FROM " T_NVTX
+		snprintf(sql + used, sizeof sql - used, " UNION SELECT globalTid >> 24 FROM " PROF_T_NVTX
 			 " WHERE globalTid IS NOT NULL");
 	}
 	used = strlen(sql);
@@ -291,15 +286,16 @@ static int write_thread_meta(struct chrome_ctx *c)
 	if (!c->have[SRC_RUNTIME] && !c->have[SRC_DRIVER] && !c->have[SRC_NVTX])
 		return 0;
 	used = strlen(sql);
-	if (prof_store__has_table(c->store, "ThreadNames"))
-		snprintf(sql + used, sizeof sql - used, "(SELECT s.value FROM ThreadNames tn JOIN "
-			 "StringIds s ON s.id = tn.nameId WHERE tn.globalTid = g LIMIT 1) FROM (");
+	if (prof_store__has_table(c->store, PROF_T_THREAD_NAMES))
+		snprintf(sql + used, sizeof sql - used,
+			 "(SELECT s.value FROM " PROF_T_THREAD_NAMES " tn JOIN " PROF_T_STRINGS
+			 " s ON s.id = tn.nameId WHERE tn.globalTid = g LIMIT 1) FROM (");
 	else
 		snprintf(sql + used, sizeof sql - used, "NULL FROM (");
 	union_of(c, sql, sizeof sql, " UNION ", "globalTid AS g", api_kinds, api_tables, 2, "");
 	if (c->have[SRC_NVTX]) {
 		used = strlen(sql);
-		snprintf(sql + used, sizeof sql - used, " UNION SELECT globalTid FROM " T_NVTX
+		snprintf(sql + used, sizeof sql - used, " UNION SELECT globalTid FROM " PROF_T_NVTX
 			 " WHERE globalTid IS NOT NULL");
 	}
 	used = strlen(sql);
@@ -332,7 +328,7 @@ static int write_gpu_meta(struct chrome_ctx *c)
 	if (c->have[SRC_MEMORY]) {
 		/* a device with allocations but no work still gets its counter track */
 		used = strlen(sql);
-		snprintf(sql + used, sizeof sql - used, " UNION SELECT deviceId, NULL FROM " T_MEMORY);
+		snprintf(sql + used, sizeof sql - used, " UNION SELECT deviceId, NULL FROM " PROF_T_MEMORY);
 	}
 	used = strlen(sql);
 	snprintf(sql + used, sizeof sql - used, ") ORDER BY deviceId, streamId");
@@ -391,9 +387,9 @@ static int write_device_properties(struct chrome_ctx *c)
 	int rc;
 
 	fputs("\"deviceProperties\":[", c->out);
-	if (!prof_store__has_table(c->store, "TARGET_INFO_GPU"))
+	if (!prof_store__has_table(c->store, PROF_T_GPU))
 		goto done;
-	rc = prof_cursor__open(c->store, "SELECT * FROM TARGET_INFO_GPU ORDER BY id", &cur, c->err);
+	rc = prof_cursor__open(c->store, "SELECT * FROM " PROF_T_GPU " ORDER BY id", &cur, c->err);
 	if (rc < 0)
 		return rc;
 	while ((rc = prof_cursor__next(cur, c->err)) > 0) {
@@ -438,9 +434,9 @@ static void api_exprs__init(struct chrome_ctx *c, struct api_exprs *a)
 	bool rt = c->have[SRC_RUNTIME], drv = c->have[SRC_DRIVER];
 
 	snprintf(a->join, sizeof a->join, "%s%s",
-		 rt ? " LEFT JOIN " T_RUNTIME " r ON r.correlationId = g.correlationId"
+		 rt ? " LEFT JOIN " PROF_T_RUNTIME " r ON r.correlationId = g.correlationId"
 		      " AND (r.globalTid >> 24) = (g.globalPid >> 24)" : "",
-		 drv ? " LEFT JOIN " T_DRIVER " d ON d.correlationId = g.correlationId"
+		 drv ? " LEFT JOIN " PROF_T_DRIVER " d ON d.correlationId = g.correlationId"
 		       " AND (d.globalTid >> 24) = (g.globalPid >> 24)" : "");
 #define PICK(field) (rt && drv ? "coalesce(r." field ", d." field ")" : rt ? "r." field \
 		     : drv ? "d." field : "NULL")
@@ -477,13 +473,13 @@ static int gpu_sql(struct chrome_ctx *c, char *sql, size_t cap, const char *tabl
 
 static int api_sql(char *sql, size_t cap, enum src_kind kind)
 {
-	const char *table = kind == SRC_RUNTIME ? T_RUNTIME : T_DRIVER;
+	const char *table = kind == SRC_RUNTIME ? PROF_T_RUNTIME : PROF_T_DRIVER;
 	char in_range[512];
 
 	export_window__in_range(in_range, sizeof in_range, "a.start", "a.globalTid >> 24");
 	snprintf(sql, cap,
 		 "SELECT a.start, a.end, a.globalTid, a.correlationId, coalesce(s.value, '') "
-		 "FROM %s a LEFT JOIN StringIds s ON s.id = a.nameId "
+		 "FROM %s a LEFT JOIN " PROF_T_STRINGS " s ON s.id = a.nameId "
 		 "WHERE a.end > ?1 AND a.start < ?2 AND %s ORDER BY a.start, a.end DESC",
 		 table, in_range);
 	return 0;
@@ -496,8 +492,9 @@ static int nvtx_sql(struct chrome_ctx *c, char *sql, size_t cap)
 	export_window__in_range(in_range, sizeof in_range, "n.start", "n.globalTid >> 24");
 	snprintf(sql, cap,
 		 "SELECT n.start, coalesce(n.end, n.start), n.globalTid, %s, n.end IS NULL "
-		 "FROM " T_NVTX " n LEFT JOIN StringIds t ON t.id = n.textId "
-		 "WHERE n.eventType IN (34, 59, 60) AND n.globalTid IS NOT NULL "
+		 "FROM " PROF_T_NVTX " n LEFT JOIN " PROF_T_STRINGS " t ON t.id = n.textId "
+		 "WHERE n.eventType IN (" PROF_SQL_NVTX_MARK ", " PROF_SQL_NVTX_RANGES ") "
+		 "AND n.globalTid IS NOT NULL "
 		 "AND coalesce(n.end, n.start) >= ?1 AND n.start < ?2 AND %s "
 		 "ORDER BY n.start, n.end DESC",
 		 c->w.nvtx_name, in_range);
@@ -512,28 +509,10 @@ static int memory_sql(char *sql, size_t cap)
 	/* every event before the window still counts towards the level */
 	snprintf(sql, cap,
 		 "SELECT m.start, m.start, m.deviceId, m.bytes, m.memoryOperationType, "
-		 "(m.start >= ?1 AND %s) FROM " T_MEMORY " m "
+		 "(m.start >= ?1 AND %s) FROM " PROF_T_MEMORY " m "
 		 "WHERE m.start < ?2 AND m.memKind = %d ORDER BY m.start",
 		 in_range, PROF_MEM_DEVICE);
 	return 0;
-}
-
-static const char *copy_kind_name(int64_t k)
-{
-	static const char *const names[] = {
-		"Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH",
-		"PtoP", "UVM HtoD", "UVM DtoH", "UVM DtoD",
-	};
-	return k >= 0 && k < (int64_t)(sizeof names / sizeof names[0]) ? names[k] : "Unknown";
-}
-
-static const char *mem_kind_name(int64_t k)
-{
-	static const char *const names[] = {
-		"Pageable", "Pinned", "Device", "Array", "Managed", "Device Static",
-		"Managed Static", "Unknown",
-	};
-	return k >= 0 && k < (int64_t)(sizeof names / sizeof names[0]) ? names[k] : "Unknown";
 }
 
 /* GB/s = bytes / ns; printed with three decimals. */
@@ -568,7 +547,7 @@ static void gpu_flow(struct chrome_ctx *c, struct prof_cursor *cur)
 
 #define KERNEL_COLS "coalesce(kn.value, ''), g.gridX, g.gridY, g.gridZ, g.blockX, g.blockY, " \
 	"g.blockZ, g.registersPerThread, g.staticSharedMemory, g.dynamicSharedMemory"
-#define KERNEL_FROM T_KERNEL " g LEFT JOIN StringIds kn ON kn.id = g.demangledName"
+#define KERNEL_FROM PROF_T_KERNEL " g LEFT JOIN " PROF_T_STRINGS " kn ON kn.id = g.demangledName"
 
 static void emit_kernel(struct chrome_ctx *c, struct prof_cursor *cur)
 {
@@ -607,10 +586,11 @@ static void emit_memcpy(struct chrome_ctx *c, struct prof_cursor *cur)
 {
 	int64_t start = prof_cursor__int64(cur, 0), end = prof_cursor__int64(cur, 1);
 	int64_t bytes = prof_cursor__int64(cur, 8);
+	const char *kind = sum_copy_short(prof_cursor__int64(cur, 9));
 	char name[96];
 
-	snprintf(name, sizeof name, "Memcpy %s (%s -> %s)", copy_kind_name(prof_cursor__int64(cur, 9)),
-		 mem_kind_name(prof_cursor__int64(cur, 10)), mem_kind_name(prof_cursor__int64(cur, 11)));
+	snprintf(name, sizeof name, "Memcpy %s (%s -> %s)", kind ? kind : "Unknown",
+		 sum_mem_kind(prof_cursor__int64(cur, 10)), sum_mem_kind(prof_cursor__int64(cur, 11)));
 	ev_complete(c, "gpu_memcpy", name, prof_cursor__int64(cur, 2), prof_cursor__int64(cur, 3),
 		    start, end);
 	gpu_common_args(c, cur);
@@ -627,7 +607,7 @@ static void emit_memset(struct chrome_ctx *c, struct prof_cursor *cur)
 	int64_t bytes = prof_cursor__int64(cur, 8);
 	char name[64];
 
-	snprintf(name, sizeof name, "Memset (%s)", mem_kind_name(prof_cursor__int64(cur, 9)));
+	snprintf(name, sizeof name, "Memset (%s)", sum_mem_kind(prof_cursor__int64(cur, 9)));
 	ev_complete(c, "gpu_memset", name, prof_cursor__int64(cur, 2), prof_cursor__int64(cur, 3),
 		    start, end);
 	gpu_common_args(c, cur);
@@ -935,8 +915,8 @@ static int source_sql(struct chrome_ctx *c, enum src_kind kind, char *sql, size_
 	case SRC_RUNTIME:
 	case SRC_DRIVER: return api_sql(sql, cap, kind);
 	case SRC_KERNEL: return gpu_sql(c, sql, cap, KERNEL_FROM, KERNEL_COLS);
-	case SRC_MEMCPY: return gpu_sql(c, sql, cap, T_MEMCPY " g", MEMCPY_COLS);
-	case SRC_MEMSET: return gpu_sql(c, sql, cap, T_MEMSET " g", MEMSET_COLS);
+	case SRC_MEMCPY: return gpu_sql(c, sql, cap, PROF_T_MEMCPY " g", MEMCPY_COLS);
+	case SRC_MEMSET: return gpu_sql(c, sql, cap, PROF_T_MEMSET " g", MEMSET_COLS);
 	case SRC_MEMORY: return memory_sql(sql, cap);
 	case SRC_GPU_NVTX: /* computed by project_ranges, not read by a query */
 	case SRC__COUNT: break;
@@ -994,9 +974,9 @@ out:
 static void detect_sources(struct chrome_ctx *c)
 {
 	static const char *const tables[SRC__COUNT] = {
-		[SRC_NVTX] = T_NVTX, [SRC_RUNTIME] = T_RUNTIME, [SRC_DRIVER] = T_DRIVER,
-		[SRC_KERNEL] = T_KERNEL, [SRC_MEMCPY] = T_MEMCPY, [SRC_MEMSET] = T_MEMSET,
-		[SRC_MEMORY] = T_MEMORY,
+		[SRC_NVTX] = PROF_T_NVTX, [SRC_RUNTIME] = PROF_T_RUNTIME, [SRC_DRIVER] = PROF_T_DRIVER,
+		[SRC_KERNEL] = PROF_T_KERNEL, [SRC_MEMCPY] = PROF_T_MEMCPY, [SRC_MEMSET] = PROF_T_MEMSET,
+		[SRC_MEMORY] = PROF_T_MEMORY,
 	};
 
 	for (int k = 0; k < SRC__COUNT; k++)
@@ -1010,9 +990,9 @@ int chrome_trace__estimate(struct prof_store *s, const struct export_window *w,
 			   uint64_t *bytes, struct prof_error *err)
 {
 	static const struct { const char *table; uint64_t bytes; } per_row[] = {
-		{ T_KERNEL, EST_KERNEL_BYTES }, { T_MEMCPY, EST_COPY_BYTES },
-		{ T_MEMSET, EST_COPY_BYTES }, { T_RUNTIME, EST_API_BYTES },
-		{ T_DRIVER, EST_API_BYTES }, { T_NVTX, EST_NVTX_BYTES },
+		{ PROF_T_KERNEL, EST_KERNEL_BYTES }, { PROF_T_MEMCPY, EST_COPY_BYTES },
+		{ PROF_T_MEMSET, EST_COPY_BYTES }, { PROF_T_RUNTIME, EST_API_BYTES },
+		{ PROF_T_DRIVER, EST_API_BYTES }, { PROF_T_NVTX, EST_NVTX_BYTES },
 	};
 	char sql[192];
 	int rc = 0;
@@ -1037,10 +1017,10 @@ int chrome_trace__estimate(struct prof_store *s, const struct export_window *w,
 		if (rc < 0)
 			return rc;
 	}
-	if (prof_store__has_table(s, T_MEMORY)) {
+	if (prof_store__has_table(s, PROF_T_MEMORY)) {
 		struct prof_cursor *cur = NULL;
 
-		rc = prof_cursor__open(s, "SELECT count(*) FROM " T_MEMORY, &cur, err);
+		rc = prof_cursor__open(s, "SELECT count(*) FROM " PROF_T_MEMORY, &cur, err);
 		if (rc < 0)
 			return rc;
 		rc = prof_cursor__next(cur, err);

@@ -6,10 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prof/tables.h"
+
 /* Tables whose rows carry start/end, scanned for the capture's extent. */
 static const char *const timed_tables[] = {
-	"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
-	"CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER", "NVTX_EVENTS",
+	PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET, PROF_T_RUNTIME, PROF_T_DRIVER, PROF_T_NVTX,
 };
 
 int export_time__parse(const char *text, int64_t *out_ns, struct prof_error *err)
@@ -104,13 +105,13 @@ static int index_range_instances(const struct export_window *w, struct prof_stor
 
 	for (size_t i = 0; rc == 0 && i < sizeof setup / sizeof setup[0]; i++)
 		rc = query_i64(s, setup[i], 0, NULL, &n, &null, err);
-	if (rc < 0 || !w->range_name || !prof_store__has_table(s, "NVTX_EVENTS"))
+	if (rc < 0 || !w->range_name || !prof_store__has_table(s, PROF_T_NVTX))
 		return rc;
 	snprintf(sql, sizeof sql,
 		 "INSERT INTO temp." RANGE_TABLE " SELECT p, s, max(e) OVER (PARTITION BY p ORDER BY s) "
-		 "FROM (SELECT n.globalTid >> 24 AS p, n.start AS s, n.end AS e FROM NVTX_EVENTS n "
-		 "LEFT JOIN StringIds t ON t.id = n.textId WHERE n.end IS NOT NULL "
-		 "AND n.eventType IN (59, 60) AND %s = ?1)",
+		 "FROM (SELECT n.globalTid >> 24 AS p, n.start AS s, n.end AS e FROM " PROF_T_NVTX " n "
+		 "LEFT JOIN " PROF_T_STRINGS " t ON t.id = n.textId WHERE n.end IS NOT NULL "
+		 "AND n.eventType IN (" PROF_SQL_NVTX_RANGES ") AND %s = ?1)",
 		 w->nvtx_name);
 	return query_i64(s, sql, 1, w->range_name, &n, &null, err);
 }
@@ -180,8 +181,8 @@ int export_window__init(struct export_window *w, struct prof_store *s,
 		return prof_error__set(err, PROF_E_USAGE, "--to must be later than --from");
 	w->range_name = f ? f->range_name : NULL;
 
-	if (prof_store__has_table(s, "NVTX_EVENTS")) {
-		rc = query_i64(s, "SELECT count(*) FROM pragma_table_info('NVTX_EVENTS') "
+	if (prof_store__has_table(s, PROF_T_NVTX)) {
+		rc = query_i64(s, "SELECT count(*) FROM pragma_table_info('" PROF_T_NVTX "') "
 				  "WHERE name = 'text'", 0, NULL, &n, &null, err);
 		if (rc < 0)
 			return rc;

@@ -14,7 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "summary/summary_impl.h"
+#include "prof/tables.h"
+#include "summary/query.h"
 
 #define SQL_MAX 4096
 
@@ -98,7 +99,7 @@ static const char *name_of(struct walk *wk, struct name_cache *c, int64_t id, bo
 	     j = (j + 1) & (c->cap - 1))
 		if (c->ids[j] == id)
 			return c->names[j];
-	rc = prof_cursor__open(wk->s, "SELECT value FROM StringIds WHERE id = ?1", &cur, wk->err);
+	rc = prof_cursor__open(wk->s, "SELECT value FROM " PROF_T_STRINGS " WHERE id = ?1", &cur, wk->err);
 	if (rc < 0)
 		return NULL;
 	prof_cursor__bind_int64(cur, 1, id);
@@ -152,11 +153,12 @@ static int frame_prefix(struct walk *wk, uint32_t pid, int64_t global_tid, char 
 	char *pname = NULL, *tname = NULL, *p = NULL, *t = NULL, fallback[48];
 	int rc = 0;
 
-	if (prof_store__has_table(wk->s, "PROCESSES"))
-		rc = lookup_text(wk, "SELECT name FROM PROCESSES WHERE pid = ?1 LIMIT 1", pid, &pname);
-	if (rc == 0 && global_tid >= 0 && prof_store__has_table(wk->s, "ThreadNames"))
-		rc = lookup_text(wk, "SELECT s.value FROM ThreadNames tn JOIN StringIds s "
-				 "ON s.id = tn.nameId WHERE tn.globalTid = ?1 LIMIT 1", global_tid,
+	if (prof_store__has_table(wk->s, PROF_T_PROCESSES))
+		rc = lookup_text(wk, "SELECT name FROM " PROF_T_PROCESSES " WHERE pid = ?1 LIMIT 1", pid,
+				 &pname);
+	if (rc == 0 && global_tid >= 0 && prof_store__has_table(wk->s, PROF_T_THREAD_NAMES))
+		rc = lookup_text(wk, "SELECT s.value FROM " PROF_T_THREAD_NAMES " tn JOIN " PROF_T_STRINGS
+				 " s ON s.id = tn.nameId WHERE tn.globalTid = ?1 LIMIT 1", global_tid,
 				 &tname);
 	if (rc < 0)
 		goto out;
@@ -254,14 +256,14 @@ static int fold_call(struct walk *wk, int64_t api_id, bool has_kernel, int64_t k
 static int calls_sql(struct walk *wk, const char *table, bool runtime_too, char *sql, size_t cap)
 {
 	char in_range[512], not_runtime[256] = "";
-	bool kernels = prof_store__has_table(wk->s, T_KERNEL);
+	bool kernels = prof_store__has_table(wk->s, PROF_T_KERNEL);
 
 	if (export_window__in_range(in_range, sizeof in_range, "a.start", "a.globalTid >> 24") < 0)
 		return prof_error__set(wk->err, PROF_E_USAGE, "export query too long");
 	/* A kernel launched through the runtime also has a driver call when both
 	 * are traced; it belongs to the runtime call, as in the Chrome trace. */
 	if (runtime_too)
-		snprintf(not_runtime, sizeof not_runtime, " AND NOT EXISTS (SELECT 1 FROM " T_RUNTIME
+		snprintf(not_runtime, sizeof not_runtime, " AND NOT EXISTS (SELECT 1 FROM " PROF_T_RUNTIME
 			 " r WHERE r.correlationId = a.correlationId AND (r.globalTid >> 24) = "
 			 "(a.globalTid >> 24))");
 	if (wk->weight == FOLDED_WEIGHT_GPU) {
@@ -272,7 +274,7 @@ static int calls_sql(struct walk *wk, const char *table, bool runtime_too, char 
 		snprintf(sql, cap,
 			 "SELECT a.globalTid, a.start, a.nameId, "
 			 "coalesce(k.demangledName, k.shortName), k.start, k.end "
-			 "FROM %s a CROSS JOIN " T_KERNEL " k ON " SUM_LAUNCHED_BY("k", "a")
+			 "FROM %s a CROSS JOIN " PROF_T_KERNEL " k ON " SUM_LAUNCHED_BY("k", "a")
 			 " WHERE k.end > ?1 AND k.start < ?2 AND %s%s "
 			 "ORDER BY a.globalTid, a.start",
 			 table, in_range, not_runtime);
@@ -282,7 +284,7 @@ static int calls_sql(struct walk *wk, const char *table, bool runtime_too, char 
 			 "FROM %s a WHERE a.end > ?1 AND a.start < ?2 AND %s "
 			 "ORDER BY a.globalTid, a.start",
 			 kernels ? "(SELECT CASE WHEN count(*) = 1 THEN coalesce(min(k.demangledName), "
-				   "min(k.shortName)) END FROM " T_KERNEL " k WHERE "
+				   "min(k.shortName)) END FROM " PROF_T_KERNEL " k WHERE "
 				   SUM_LAUNCHED_BY("k", "a") ")" : "NULL",
 			 table, in_range);
 	}
@@ -351,7 +353,7 @@ out:
 /* Kernels no captured call launched: process;[no launching call];kernel. */
 static int walk_orphans(struct walk *wk)
 {
-	static const char *const api_tables[] = { T_RUNTIME, T_DRIVER };
+	static const char *const api_tables[] = { PROF_T_RUNTIME, PROF_T_DRIVER };
 	char *sql = malloc(SQL_MAX), in_range[512];
 	struct prof_cursor *cur = NULL;
 	int64_t pid = -1;
@@ -363,7 +365,7 @@ static int walk_orphans(struct walk *wk)
 	export_window__in_range(in_range, sizeof in_range, "k.start", "k.globalPid >> 24");
 	used = (size_t)snprintf(sql, SQL_MAX,
 				"SELECT k.globalPid >> 24, coalesce(k.demangledName, k.shortName), "
-				"k.start, k.end FROM " T_KERNEL " k WHERE k.end > ?1 AND k.start < ?2 "
+				"k.start, k.end FROM " PROF_T_KERNEL " k WHERE k.end > ?1 AND k.start < ?2 "
 				"AND %s", in_range);
 	for (int i = 0; i < 2; i++)
 		if (prof_store__has_table(wk->s, api_tables[i]))
@@ -411,7 +413,7 @@ int folded__collect(struct prof_store *s, const struct folded_options *o,
 		    struct folded_stacks *out, struct prof_error *err)
 {
 	struct walk wk = { .s = s, .err = err, .thread = -1 };
-	bool runtime = prof_store__has_table(s, T_RUNTIME);
+	bool runtime = prof_store__has_table(s, PROF_T_RUNTIME);
 	int rc;
 
 	wk.weight = o ? o->weight : FOLDED_WEIGHT_GPU;
@@ -422,10 +424,10 @@ int folded__collect(struct prof_store *s, const struct folded_options *o,
 	if (stack_table__init(&wk.table, out) < 0)
 		return nomem(&wk);
 	if (runtime)
-		rc = walk_calls(&wk, T_RUNTIME, false);
-	if (rc >= 0 && prof_store__has_table(s, T_DRIVER))
-		rc = walk_calls(&wk, T_DRIVER, runtime);
-	if (rc >= 0 && wk.weight == FOLDED_WEIGHT_GPU && prof_store__has_table(s, T_KERNEL))
+		rc = walk_calls(&wk, PROF_T_RUNTIME, false);
+	if (rc >= 0 && prof_store__has_table(s, PROF_T_DRIVER))
+		rc = walk_calls(&wk, PROF_T_DRIVER, runtime);
+	if (rc >= 0 && wk.weight == FOLDED_WEIGHT_GPU && prof_store__has_table(s, PROF_T_KERNEL))
 		rc = walk_orphans(&wk);
 	stack_table__finish(&wk.table);
 	if (rc < 0)

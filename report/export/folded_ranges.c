@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "summary/summary_impl.h"
+#include "prof/tables.h"
 
 static int nomem(struct range_walk *rw)
 {
@@ -66,7 +66,8 @@ static int push(struct range_walk *rw, int64_t start, int64_t end, int64_t row, 
 int range_walk__open(struct range_walk *rw, struct prof_store *s, const struct export_window *w,
 		     bool start_end, bool in_range, struct prof_error *err)
 {
-	char sql[2048], types[32], in_instance[512] = "";
+	const char *types = start_end ? "IN (" PROF_SQL_NVTX_RANGES ")" : "= " PROF_SQL_NVTX_PUSHPOP;
+	char sql[2048], in_instance[512] = "";
 	int rc;
 
 	rw->err = err;
@@ -75,19 +76,15 @@ int range_walk__open(struct range_walk *rw, struct prof_store *s, const struct e
 	rw->thread = -1;
 	rw->open = NULL;
 	rw->nopen = rw->cap = 0;
-	if (!prof_store__has_table(s, T_NVTX))
+	if (!prof_store__has_table(s, PROF_T_NVTX))
 		return 0;
-	if (start_end)
-		snprintf(types, sizeof types, "IN (%d, %d)", PROF_NVTX_PUSHPOP, PROF_NVTX_STARTEND);
-	else
-		snprintf(types, sizeof types, "= %d", PROF_NVTX_PUSHPOP);
 	if (in_range && export_window__in_range(in_instance, sizeof in_instance, "n.start",
 						  "n.globalTid >> 24") < 0)
 		return prof_error__set(err, PROF_E_USAGE, "export query too long");
 	/* equal starts: the longer range is the outer one */
 	snprintf(sql, sizeof sql,
-		 "SELECT n.globalTid, n.start, n.end, n.rowid, %s FROM " T_NVTX " n "
-		 "LEFT JOIN StringIds t ON t.id = n.textId WHERE n.eventType %s "
+		 "SELECT n.globalTid, n.start, n.end, n.rowid, %s FROM " PROF_T_NVTX " n "
+		 "LEFT JOIN " PROF_T_STRINGS " t ON t.id = n.textId WHERE n.eventType %s "
 		 "AND n.end IS NOT NULL AND n.globalTid IS NOT NULL%s%s "
 		 "ORDER BY n.globalTid, n.start, n.end DESC",
 		 w->nvtx_name, types, in_range ? " AND " : "",

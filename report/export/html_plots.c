@@ -16,7 +16,8 @@
 #include "export_window.h"
 #include "plots_gnuplot.h"
 #include "prof/escape.h"
-#include "summary/summary_impl.h"
+#include "prof/tables.h"
+#include "summary/query.h"
 
 #define PLOT_BINS 200
 #define PLOT_MAX_DEVICES 8
@@ -122,11 +123,11 @@ static void add_busy(int64_t *bins, const struct time_axis *a, int64_t start, in
 
 static int plot_utilisation(struct html_page *p, const struct time_axis *a, struct prof_error *err)
 {
-	static const char *const tables[] = { T_KERNEL, T_MEMCPY, T_MEMSET };
+	static const char *const tables[] = { PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET };
 	static const char *const parts[] = {
-		"SELECT deviceId, start, end FROM CUPTI_ACTIVITY_KIND_KERNEL",
-		"SELECT deviceId, start, end FROM CUPTI_ACTIVITY_KIND_MEMCPY",
-		"SELECT deviceId, start, end FROM CUPTI_ACTIVITY_KIND_MEMSET",
+		"SELECT deviceId, start, end FROM " PROF_T_KERNEL,
+		"SELECT deviceId, start, end FROM " PROF_T_MEMCPY,
+		"SELECT deviceId, start, end FROM " PROF_T_MEMSET,
 	};
 	struct prof_store *s = html_page__store(p);
 	int64_t (*busy)[PLOT_BINS] = NULL, devs[PLOT_MAX_DEVICES], cur_start = 0, cur_end = 0;
@@ -298,7 +299,7 @@ static int plot_memory(struct html_page *p, const struct time_axis *a, struct pr
 	char sql[256], dir[4096];
 	FILE *f;
 
-	if (!prof_store__has_table(s, "CUDA_GPU_MEMORY_USAGE_EVENTS") || a->span_ns <= 0) {
+	if (!prof_store__has_table(s, PROF_T_MEMORY) || a->span_ns <= 0) {
 		html_page__note(p, "No device memory events to plot (capture with "
 				   "--trace=memory to get them).");
 		return 0;
@@ -307,7 +308,7 @@ static int plot_memory(struct html_page *p, const struct time_axis *a, struct pr
 	if (!m)
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	snprintf(sql, sizeof sql, "SELECT deviceId, start, bytes, memoryOperationType FROM "
-		 "CUDA_GPU_MEMORY_USAGE_EVENTS WHERE memKind = %d ORDER BY start", PROF_MEM_DEVICE);
+		 PROF_T_MEMORY " WHERE memKind = %d ORDER BY start", PROF_MEM_DEVICE);
 	rc = prof_cursor__open(s, sql, &c, err);
 	while (rc >= 0 && (rc = prof_cursor__next(c, err)) > 0) {
 		int d = device_slot(devs, &ndevs, prof_cursor__int64(c, 0));
@@ -433,7 +434,7 @@ static int plot_copies(struct html_page *p, struct prof_error *err)
 	char dir[4096], *script = NULL;
 	int rc, nseries = 0;
 
-	if (!prof_store__has_table(s, T_MEMCPY)) {
+	if (!prof_store__has_table(s, PROF_T_MEMCPY)) {
 		html_page__note(p, "No copies to plot.");
 		return 0;
 	}
@@ -443,7 +444,7 @@ static int plot_copies(struct html_page *p, struct prof_error *err)
 	/* the host side of a copy decides pageable vs pinned, as in the overview */
 	rc = prof_cursor__open(s, "SELECT bytes, end - start, CASE WHEN copyKind IN (1, 9, 11) "
 			       "THEN srcKind WHEN copyKind IN (2, 12) THEN dstKind END "
-			       "FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE bytes > 0", &c, err);
+			       "FROM " PROF_T_MEMCPY " WHERE bytes > 0", &c, err);
 	while (rc >= 0 && (rc = prof_cursor__next(c, err)) > 0) {
 		int64_t host = prof_cursor__is_null(c, 2) ? -1 : prof_cursor__int64(c, 2);
 		enum copy_host h = host == PROF_MEM_PAGEABLE ? COPY_PAGEABLE

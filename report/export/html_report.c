@@ -10,6 +10,7 @@
 
 #include "plots_gnuplot.h"
 #include "prof/escape.h"
+#include "prof/tables.h"
 #include "sink/sink.h"
 #include "summary/summary.h"
 
@@ -126,7 +127,7 @@ static int render_nvtx(struct html_page *p, struct prof_error *err)
 {
 	static const char *const names[] = { "nvtx_sum", "nvtx_kern_sum" };
 
-	if (!prof_store__has_table(p->store, "NVTX_EVENTS")) {
+	if (!prof_store__has_table(p->store, PROF_T_NVTX)) {
 		html_page__note(p, "The capture has no NVTX ranges (annotate the program with "
 				   "nvtxRangePush/Pop to get a breakdown by phase).");
 		return 0;

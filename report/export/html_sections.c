@@ -9,6 +9,8 @@
 #include "analysis/roofline.h"
 #include "prof/escape.h"
 
+#include "prof/tables.h"
+
 static void note_failure(struct html_page *p, const char *what, const struct prof_error *err)
 {
 	char msg[PROF_ERROR_MSG_MAX + 64];
@@ -64,7 +66,7 @@ static int render_findings(struct html_page *p, struct prof_error *err)
 
 static bool has_metrics(struct prof_store *s)
 {
-	return prof_store__count(s, "PERFKIT_KERNEL_METRICS") > 0;
+	return prof_store__count(s, PROF_T_KERNEL_METRICS) > 0;
 }
 
 static int render_roofline(struct html_page *p, struct prof_error *err)

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "prof/tables.h"
+
 #define MB 1e6
 
 /* ---- GPU busy ---------------------------------------------------------- */
@@ -57,11 +59,11 @@ static int64_t clipped(int64_t start, int64_t end, int64_t lo, int64_t hi)
 static int busy_collect(struct prof_store *s, struct busy *b, int64_t lo, int64_t hi,
 			struct prof_error *err)
 {
-	static const char *const tables[] = { T_KERNEL, T_MEMCPY, T_MEMSET };
+	static const char *const tables[] = { PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET };
 	static const char *const parts[] = {
-		"SELECT deviceId, start, end FROM CUPTI_ACTIVITY_KIND_KERNEL",
-		"SELECT deviceId, start, end FROM CUPTI_ACTIVITY_KIND_MEMCPY",
-		"SELECT deviceId, start, end FROM CUPTI_ACTIVITY_KIND_MEMSET",
+		"SELECT deviceId, start, end FROM " PROF_T_KERNEL,
+		"SELECT deviceId, start, end FROM " PROF_T_MEMCPY,
+		"SELECT deviceId, start, end FROM " PROF_T_MEMSET,
 	};
 	static const char order[] = " ORDER BY 1, 2";
 	struct prof_cursor *c = NULL;
@@ -166,9 +168,9 @@ static int gpu_names(struct prof_store *s, char **out, struct prof_error *err)
 	int rc;
 
 	*out = NULL;
-	if (!prof_store__has_table(s, T_GPU))
+	if (!prof_store__has_table(s, PROF_T_GPU))
 		return 0;
-	rc = prof_cursor__open(s, "SELECT id, name FROM TARGET_INFO_GPU ORDER BY id", &c, err);
+	rc = prof_cursor__open(s, "SELECT id, name FROM " PROF_T_GPU " ORDER BY id", &c, err);
 	if (rc < 0)
 		return rc;
 	while ((rc = prof_cursor__next(c, err)) > 0) {
@@ -197,9 +199,9 @@ static bool nsys_start(struct prof_store *s, int64_t *start_ns)
 	struct prof_cursor *c = NULL;
 	bool found = false;
 
-	if (!prof_store__has_table(s, "TARGET_INFO_SESSION_START_TIME"))
+	if (!prof_store__has_table(s, PROF_T_SESSION_START))
 		return false;
-	if (prof_cursor__open(s, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME LIMIT 1",
+	if (prof_cursor__open(s, "SELECT utcEpochNs FROM " PROF_T_SESSION_START " LIMIT 1",
 			      &c, &ignored) < 0)
 		return false;
 	if (prof_cursor__next(c, &ignored) > 0 && !prof_cursor__is_null(c, 0)) {
@@ -331,11 +333,11 @@ static int section_transfers(struct prof_store *s, struct rpt_sink *sink, struct
 
 	/* copyKind 1, 11: from host (srcKind); 2, 12: to host (dstKind);
 	 * 9 host-to-host (srcKind). */
-	if (prof_store__has_table(s, T_MEMCPY)) {
+	if (prof_store__has_table(s, PROF_T_MEMCPY)) {
 		rc = prof_cursor__open(s,
 			"SELECT copyKind, CASE WHEN copyKind IN (1, 9, 11) THEN srcKind "
 			"WHEN copyKind IN (2, 12) THEN dstKind END AS hostKind, "
-			"count(*), sum(bytes), sum(end - start) FROM CUPTI_ACTIVITY_KIND_MEMCPY "
+			"count(*), sum(bytes), sum(end - start) FROM " PROF_T_MEMCPY " "
 			"GROUP BY 1, 2 ORDER BY sum(bytes) DESC, 1, 2", &c, err);
 		if (rc < 0)
 			return rc;

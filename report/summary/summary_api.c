@@ -4,14 +4,16 @@
 
 #include <stdlib.h>
 
+#include "prof/tables.h"
+
 int summary__cuda_api_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)
 {
-	static const char *const tables[] = { T_RUNTIME, T_DRIVER };
+	static const char *const tables[] = { PROF_T_RUNTIME, PROF_T_DRIVER };
 	static const char *const parts[] = {
 		"SELECT NULL AS l1, NULL AS l2, nameId AS k, end - start AS v "
-		"FROM CUPTI_ACTIVITY_KIND_RUNTIME",
+		"FROM " PROF_T_RUNTIME,
 		"SELECT NULL AS l1, NULL AS l2, nameId AS k, end - start AS v "
-		"FROM CUPTI_ACTIVITY_KIND_DRIVER",
+		"FROM " PROF_T_DRIVER,
 	};
 	struct sum_groups gs = { 0 };
 	char *src;

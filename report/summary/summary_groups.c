@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prof/tables.h"
+
 static char *dup_or_null(const char *s)
 {
 	return s ? strdup(s) : NULL;
@@ -174,9 +176,9 @@ int sum_string(struct prof_store *s, int64_t id, char **out, struct prof_error *
 	int rc;
 
 	*out = NULL;
-	if (!prof_store__has_table(s, T_STRINGS))
+	if (!prof_store__has_table(s, PROF_T_STRINGS))
 		return 0;
-	rc = prof_cursor__open(s, "SELECT value FROM StringIds WHERE id = ?", &c, err);
+	rc = prof_cursor__open(s, "SELECT value FROM " PROF_T_STRINGS " WHERE id = ?", &c, err);
 	if (rc < 0)
 		return rc;
 	rc = prof_cursor__bind_int64(c, 1, id);

@@ -2,17 +2,19 @@
  * total time; Time (%) is a share of summed kernel time. */
 #include "summary_impl.h"
 
+#include "prof/tables.h"
+
 int sum_kernel_groups(struct prof_store *s, struct sum_groups *gs, struct prof_error *err)
 {
 	int rc;
 
-	if (!prof_store__has_table(s, T_KERNEL))
+	if (!prof_store__has_table(s, PROF_T_KERNEL))
 		return 0;
 	/* Grouped by string id: names are interned, so equal names share an id. */
 	rc = sum_groups__collect(gs, s,
 				 "SELECT NULL AS l1, NULL AS l2, "
 				 "coalesce(demangledName, shortName) AS k, end - start AS v "
-				 "FROM CUPTI_ACTIVITY_KIND_KERNEL", err);
+				 "FROM " PROF_T_KERNEL, err);
 	if (rc >= 0)
 		rc = sum_groups__label_from_strings(gs, s, false, err);
 	if (rc >= 0)

@@ -1,73 +1,79 @@
-/* summary_labels.c - display names for nsys enum values and API names, as
- * `nsys stats` prints them. */
+/* summary_labels.c - display names for nsys enum values and API names: as
+ * `nsys stats` prints them, and the short forms the trace, diff and
+ * diagnose use (query.h). */
 #include "summary_impl.h"
 
 #include <ctype.h>
 #include <string.h>
 
-static const char *const copy_directions[] = {
-	[PROF_COPY_UNKNOWN] = "Unknown",
-	[PROF_COPY_HTOD] = "Host-to-Device",
-	[PROF_COPY_DTOH] = "Device-to-Host",
-	[PROF_COPY_HTOA] = "Host-to-Array",
-	[PROF_COPY_ATOH] = "Array-to-Host",
-	[PROF_COPY_ATOA] = "Array-to-Array",
-	[PROF_COPY_ATOD] = "Array-to-Device",
-	[PROF_COPY_DTOA] = "Device-to-Array",
-	[PROF_COPY_DTOD] = "Device-to-Device",
-	[PROF_COPY_HTOH] = "Host-to-Host",
-	[PROF_COPY_PTOP] = "Peer-to-Peer",
-	[PROF_COPY_UVM_HTOD] = "Unified Host-to-Device",
-	[PROF_COPY_UVM_DTOH] = "Unified Device-to-Host",
-	[PROF_COPY_UVM_DTOD] = "Unified Device-to-Device",
+/* One row per ENUM_CUDA_MEMCPY_OPER value: how nsys stats names the
+ * direction, and the short form traces and offender lists use. */
+struct copy_label {
+	const char *direction, *operation, *abbrev;
 };
 
-static const char *const copy_operations[] = {
-	[PROF_COPY_UNKNOWN] = "[CUDA memcpy Unknown]",
-	[PROF_COPY_HTOD] = "[CUDA memcpy Host-to-Device]",
-	[PROF_COPY_DTOH] = "[CUDA memcpy Device-to-Host]",
-	[PROF_COPY_HTOA] = "[CUDA memcpy Host-to-Array]",
-	[PROF_COPY_ATOH] = "[CUDA memcpy Array-to-Host]",
-	[PROF_COPY_ATOA] = "[CUDA memcpy Array-to-Array]",
-	[PROF_COPY_ATOD] = "[CUDA memcpy Array-to-Device]",
-	[PROF_COPY_DTOA] = "[CUDA memcpy Device-to-Array]",
-	[PROF_COPY_DTOD] = "[CUDA memcpy Device-to-Device]",
-	[PROF_COPY_HTOH] = "[CUDA memcpy Host-to-Host]",
-	[PROF_COPY_PTOP] = "[CUDA memcpy Peer-to-Peer]",
-	[PROF_COPY_UVM_HTOD] = "[CUDA memcpy Unified Host-to-Device]",
-	[PROF_COPY_UVM_DTOH] = "[CUDA memcpy Unified Device-to-Host]",
-	[PROF_COPY_UVM_DTOD] = "[CUDA memcpy Unified Device-to-Device]",
+#define COPY(kind, dir, abbr) [PROF_COPY_##kind] = { dir, "[CUDA memcpy " dir "]", abbr }
+static const struct copy_label copy_labels[] = {
+	COPY(UNKNOWN, "Unknown", NULL),
+	COPY(HTOD, "Host-to-Device", "HtoD"), COPY(DTOH, "Device-to-Host", "DtoH"),
+	COPY(HTOA, "Host-to-Array", "HtoA"), COPY(ATOH, "Array-to-Host", "AtoH"),
+	COPY(ATOA, "Array-to-Array", "AtoA"), COPY(ATOD, "Array-to-Device", "AtoD"),
+	COPY(DTOA, "Device-to-Array", "DtoA"), COPY(DTOD, "Device-to-Device", "DtoD"),
+	COPY(HTOH, "Host-to-Host", "HtoH"), COPY(PTOP, "Peer-to-Peer", "PtoP"),
+	COPY(UVM_HTOD, "Unified Host-to-Device", "UVM HtoD"),
+	COPY(UVM_DTOH, "Unified Device-to-Host", "UVM DtoH"),
+	COPY(UVM_DTOD, "Unified Device-to-Device", "UVM DtoD"),
 };
+#undef COPY
 
-static const char *const mem_kinds[] = {
-	[PROF_MEM_PAGEABLE] = "Pageable",
-	[PROF_MEM_PINNED] = "Pinned",
-	[PROF_MEM_DEVICE] = "Device",
-	[PROF_MEM_ARRAY] = "Array",
-	[PROF_MEM_MANAGED] = "Managed",
-	[PROF_MEM_DEVICE_STATIC] = "Device Static",
-	[PROF_MEM_MANAGED_STATIC] = "Managed Static",
-	[PROF_MEM_UNKNOWN] = "Unknown",
+/* One row per ENUM_CUDA_MEM_KIND value: the nsys name, and the word running
+ * text uses for the kinds a copy moves between in practice. */
+static const struct {
+	const char *name, *word;
+} mem_labels[] = {
+	[PROF_MEM_PAGEABLE] = { "Pageable", "pageable" },
+	[PROF_MEM_PINNED] = { "Pinned", "pinned" },
+	[PROF_MEM_DEVICE] = { "Device", "device" },
+	[PROF_MEM_ARRAY] = { "Array", NULL },
+	[PROF_MEM_MANAGED] = { "Managed", "managed" },
+	[PROF_MEM_DEVICE_STATIC] = { "Device Static", NULL },
+	[PROF_MEM_MANAGED_STATIC] = { "Managed Static", NULL },
+	[PROF_MEM_UNKNOWN] = { "Unknown", NULL },
 };
 
 #define NELEM(a) ((int64_t)(sizeof(a) / sizeof((a)[0])))
 
+/* Values outside the enum read as its "unknown" entry. */
+static const struct copy_label *copy_label(int64_t copy_kind)
+{
+	return &copy_labels[copy_kind >= 0 && copy_kind < NELEM(copy_labels) ? copy_kind
+									    : PROF_COPY_UNKNOWN];
+}
+
 const char *sum_copy_operation(int64_t copy_kind)
 {
-	return copy_kind >= 0 && copy_kind < NELEM(copy_operations) ? copy_operations[copy_kind]
-								   : copy_operations[0];
+	return copy_label(copy_kind)->operation;
 }
 
 const char *sum_copy_direction(int64_t copy_kind)
 {
-	return copy_kind >= 0 && copy_kind < NELEM(copy_directions) ? copy_directions[copy_kind]
-								   : copy_directions[0];
+	return copy_label(copy_kind)->direction;
+}
+
+const char *sum_copy_short(int64_t copy_kind)
+{
+	return copy_label(copy_kind)->abbrev;
 }
 
 const char *sum_mem_kind(int64_t mem_kind)
 {
-	return mem_kind >= 0 && mem_kind < NELEM(mem_kinds) ? mem_kinds[mem_kind]
-							     : mem_kinds[PROF_MEM_UNKNOWN];
+	return mem_labels[mem_kind >= 0 && mem_kind < NELEM(mem_labels) ? mem_kind : PROF_MEM_UNKNOWN]
+		.name;
+}
+
+const char *sum_mem_word(int64_t mem_kind)
+{
+	return mem_kind >= 0 && mem_kind < NELEM(mem_labels) ? mem_labels[mem_kind].word : NULL;
 }
 
 size_t sum_api_name_len(const char *name)

@@ -7,24 +7,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prof/tables.h"
+
 #define MB 1e6
 
 /* Copies are keyed by copyKind, memsets by -1 (no copy kind is negative). */
 static int mem_groups(struct prof_store *s, bool by_size, struct sum_groups *gs,
 		      struct prof_error *err)
 {
-	static const char *const tables[] = { T_MEMCPY, T_MEMSET };
+	static const char *const tables[] = { PROF_T_MEMCPY, PROF_T_MEMSET };
 	static const char *const time_parts[] = {
 		"SELECT NULL AS l1, NULL AS l2, copyKind AS k, end - start AS v "
-		"FROM CUPTI_ACTIVITY_KIND_MEMCPY",
+		"FROM " PROF_T_MEMCPY,
 		"SELECT NULL AS l1, NULL AS l2, -1 AS k, end - start AS v "
-		"FROM CUPTI_ACTIVITY_KIND_MEMSET",
+		"FROM " PROF_T_MEMSET,
 	};
 	static const char *const size_parts[] = {
 		"SELECT NULL AS l1, NULL AS l2, copyKind AS k, bytes AS v "
-		"FROM CUPTI_ACTIVITY_KIND_MEMCPY",
+		"FROM " PROF_T_MEMCPY,
 		"SELECT NULL AS l1, NULL AS l2, -1 AS k, bytes AS v "
-		"FROM CUPTI_ACTIVITY_KIND_MEMSET",
+		"FROM " PROF_T_MEMSET,
 	};
 	char *src;
 	int rc;

@@ -6,29 +6,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* eventType 59 is a push/pop range, 60 a start/end range (event.h,
- * enum prof_nvtx_type); marks (34) have no duration. A range's name is
- * coalesce(StringIds.value via textId, text), as in nsys. */
+#include "prof/tables.h"
+
+/* Push/pop and start/end ranges (event.h, enum prof_nvtx_type); marks have
+ * no duration. A range's name is coalesce(StringIds.value via textId, text),
+ * as in nsys. */
 int sum_nvtx_groups(struct prof_store *s, struct sum_groups *gs, struct prof_error *err)
 {
 	int rc;
 
-	if (!prof_store__has_table(s, T_NVTX))
+	if (!prof_store__has_table(s, PROF_T_NVTX))
 		return 0;
-	if (prof_store__has_table(s, T_STRINGS))
+	if (prof_store__has_table(s, PROF_T_STRINGS))
 		rc = sum_groups__collect(gs, s,
 			"SELECT coalesce(s.value, n.text) AS l1, "
-			"CASE n.eventType WHEN 59 THEN 'PushPop' ELSE 'StartEnd' END AS l2, "
+			"CASE n.eventType WHEN " PROF_SQL_NVTX_PUSHPOP
+			" THEN 'PushPop' ELSE 'StartEnd' END AS l2, "
 			"0 AS k, n.end - n.start AS v "
-			"FROM NVTX_EVENTS AS n LEFT JOIN StringIds AS s ON s.id = n.textId "
-			"WHERE n.eventType IN (59, 60) AND n.end IS NOT NULL", err);
+			"FROM " PROF_T_NVTX " AS n LEFT JOIN " PROF_T_STRINGS " AS s ON s.id = n.textId "
+			"WHERE n.eventType IN (" PROF_SQL_NVTX_RANGES ") AND n.end IS NOT NULL", err);
 	else
 		rc = sum_groups__collect(gs, s,
 			"SELECT n.text AS l1, "
-			"CASE n.eventType WHEN 59 THEN 'PushPop' ELSE 'StartEnd' END AS l2, "
+			"CASE n.eventType WHEN " PROF_SQL_NVTX_PUSHPOP
+			" THEN 'PushPop' ELSE 'StartEnd' END AS l2, "
 			"0 AS k, n.end - n.start AS v "
-			"FROM NVTX_EVENTS AS n "
-			"WHERE n.eventType IN (59, 60) AND n.end IS NOT NULL", err);
+			"FROM " PROF_T_NVTX " AS n "
+			"WHERE n.eventType IN (" PROF_SQL_NVTX_RANGES ") AND n.end IS NOT NULL", err);
 	if (rc >= 0)
 		sum_groups__sort_by_total(gs);
 	return rc;
@@ -59,19 +63,19 @@ int summary__nvtx_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_e
  * end ASC would sort every earlier range of the thread for every kernel. */
 #define ATTRIBUTED(API_SRC)                                                              \
 	"SELECT * FROM (SELECT "                                                         \
-	"(SELECT coalesce(s.value, n.text) FROM NVTX_EVENTS AS n "                       \
-	"  LEFT JOIN StringIds AS s ON s.id = n.textId "                                 \
+	"(SELECT coalesce(s.value, n.text) FROM " PROF_T_NVTX " AS n "                   \
+	"  LEFT JOIN " PROF_T_STRINGS " AS s ON s.id = n.textId "                        \
 	"  WHERE " SUM_NVTX_OPEN_AT_CALL("n", "a") " AND n.start = "                     \
-	"    (SELECT o.start FROM NVTX_EVENTS AS o "                                     \
-	"     WHERE " SUM_NVTX_OPEN_AT_CALL("o", "a") " ORDER BY o.start DESC LIMIT 1) "  \
+	"    (SELECT o.start FROM " PROF_T_NVTX " AS o "                                 \
+	"     WHERE " SUM_NVTX_OPEN_AT_CALL("o", "a") " ORDER BY o.start DESC LIMIT 1) " \
 	"  ORDER BY n.end ASC LIMIT 1) AS l1, "                                          \
 	"NULL AS l2, coalesce(k.demangledName, k.shortName) AS k, k.end - k.start AS v " \
-	"FROM CUPTI_ACTIVITY_KIND_KERNEL AS k JOIN (" API_SRC ") AS a "                  \
-	"  ON " SUM_LAUNCHED_BY("k", "a") ") "                                          \
+	"FROM " PROF_T_KERNEL " AS k JOIN (" API_SRC ") AS a "                           \
+	"  ON " SUM_LAUNCHED_BY("k", "a") ") "                                           \
 	"WHERE l1 IS NOT NULL"
 
-#define API_RUNTIME "SELECT correlationId, globalTid, start FROM CUPTI_ACTIVITY_KIND_RUNTIME"
-#define API_DRIVER "SELECT correlationId, globalTid, start FROM CUPTI_ACTIVITY_KIND_DRIVER"
+#define API_RUNTIME "SELECT correlationId, globalTid, start FROM " PROF_T_RUNTIME
+#define API_DRIVER "SELECT correlationId, globalTid, start FROM " PROF_T_DRIVER
 
 int summary__nvtx_kern_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)
 {
@@ -87,13 +91,13 @@ int summary__nvtx_kern_sum(struct prof_store *s, struct rpt_sink *sink, struct p
 		{ "StdDev (ns)", RPT_REAL, 1 },
 	};
 	struct sum_groups gs = { 0 };
-	bool runtime = prof_store__has_table(s, T_RUNTIME);
-	bool driver = prof_store__has_table(s, T_DRIVER);
+	bool runtime = prof_store__has_table(s, PROF_T_RUNTIME);
+	bool driver = prof_store__has_table(s, PROF_T_DRIVER);
 	const char *src = NULL;
 	int rc = 0;
 
-	if (prof_store__has_table(s, T_KERNEL) && prof_store__has_table(s, T_NVTX) &&
-	    prof_store__has_table(s, T_STRINGS)) {
+	if (prof_store__has_table(s, PROF_T_KERNEL) && prof_store__has_table(s, PROF_T_NVTX) &&
+	    prof_store__has_table(s, PROF_T_STRINGS)) {
 		if (runtime && driver)
 			src = ATTRIBUTED(API_RUNTIME " UNION ALL " API_DRIVER);
 		else if (runtime)

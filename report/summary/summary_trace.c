@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prof/tables.h"
+
 #define MB 1e6
 
 enum trace_kind { TRACE_KERNEL = 0, TRACE_MEMCPY = 1, TRACE_MEMSET = 2 };
@@ -13,19 +15,19 @@ enum trace_kind { TRACE_KERNEL = 0, TRACE_MEMCPY = 1, TRACE_MEMSET = 2 };
  * 10 static shared, 11 dynamic shared, 12 bytes, 13 srcKind, 14 dstKind,
  * 15 deviceId, 16 contextId, 17 streamId, 18 kernel name, 19 copyKind,
  * 20 trace_kind. */
-static const char *const trace_tables[] = { T_KERNEL, T_MEMCPY, T_MEMSET };
+static const char *const trace_tables[] = { PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET };
 static const char *const trace_parts[] = {
 	"SELECT k.start, k.end - k.start, k.correlationId, k.gridX, k.gridY, k.gridZ, "
 	"k.blockX, k.blockY, k.blockZ, k.registersPerThread, k.staticSharedMemory, "
 	"k.dynamicSharedMemory, NULL, NULL, NULL, k.deviceId, k.contextId, k.streamId, "
-	"s.value, NULL, 0 FROM CUPTI_ACTIVITY_KIND_KERNEL AS k "
-	"LEFT JOIN StringIds AS s ON s.id = coalesce(k.demangledName, k.shortName)",
+	"s.value, NULL, 0 FROM " PROF_T_KERNEL " AS k "
+	"LEFT JOIN " PROF_T_STRINGS " AS s ON s.id = coalesce(k.demangledName, k.shortName)",
 	"SELECT start, end - start, correlationId, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
 	"NULL, NULL, bytes, srcKind, dstKind, deviceId, contextId, streamId, NULL, copyKind, 1 "
-	"FROM CUPTI_ACTIVITY_KIND_MEMCPY",
+	"FROM " PROF_T_MEMCPY,
 	"SELECT start, end - start, correlationId, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
 	"NULL, NULL, bytes, NULL, memKind, deviceId, contextId, streamId, NULL, NULL, 2 "
-	"FROM CUPTI_ACTIVITY_KIND_MEMSET",
+	"FROM " PROF_T_MEMSET,
 };
 
 static const struct rpt_column trace_cols[] = {

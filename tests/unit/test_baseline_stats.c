@@ -47,7 +47,7 @@ START_TEST(baseline_holds_median_min_max_and_mad_over_captures)
 {
 	const int64_t gemm[] = { 13 * MS, 10 * MS, 11 * MS };
 	struct baseline b;
-	const struct bl_key *k;
+	const struct baseline_key *k;
 
 	write_captures(gemm, 3, "./train", "NVIDIA H100");
 	build(&b, 3);
@@ -77,7 +77,7 @@ START_TEST(baseline_key_missing_from_a_capture_counts_zero)
 	const int64_t gemm[] = { 10 * MS, 10 * MS };
 	struct baseline b;
 	struct fx f;
-	const struct bl_key *k;
+	const struct baseline_key *k;
 
 	write_captures(gemm, 2, "app", "gpu0");
 	snprintf(paths[2], sizeof paths[2], "%s", testutil_tmp_path("extra.sqlite"));
@@ -268,14 +268,14 @@ START_TEST(baseline_percent_parser_accepts_numbers_with_optional_sign)
 {
 	double v = -1;
 
-	ck_assert_int_eq(bl_parse_percent("5%", &v), 0);
+	ck_assert_int_eq(baseline__parse_percent("5%", &v), 0);
 	ck_assert_double_eq(v, 5.0);
-	ck_assert_int_eq(bl_parse_percent("0.5", &v), 0);
+	ck_assert_int_eq(baseline__parse_percent("0.5", &v), 0);
 	ck_assert_double_eq(v, 0.5);
-	ck_assert_int_eq(bl_parse_percent("-5%", &v), -1);
-	ck_assert_int_eq(bl_parse_percent("5%%", &v), -1);
-	ck_assert_int_eq(bl_parse_percent("five", &v), -1);
-	ck_assert_int_eq(bl_parse_percent("", &v), -1);
+	ck_assert_int_eq(baseline__parse_percent("-5%", &v), -1);
+	ck_assert_int_eq(baseline__parse_percent("5%%", &v), -1);
+	ck_assert_int_eq(baseline__parse_percent("five", &v), -1);
+	ck_assert_int_eq(baseline__parse_percent("", &v), -1);
 }
 END_TEST
 

@@ -1,0 +1,61 @@
+/* tables.h - the names of the store's tables, spelled once for everything
+ * that reads a store with SQL (report/, tui/, cli/).
+ *
+ * The read side is SQL over the tables of the Nsight Systems SQLite export
+ * (and perfkit's own PERFKIT_ ones), so a name is part of a statement's text:
+ * write "SELECT ... FROM " PROF_T_KERNEL " k WHERE ...", which the compiler
+ * joins into one literal. libprof's own schema (libprof/src) keeps its own
+ * table of names and columns.
+ *
+ * Values that statements name in their text (so that the query planner sees
+ * a constant) are here as SQL text too, checked against event.h. */
+#ifndef PROF_TABLES_H
+#define PROF_TABLES_H
+
+#include "prof/event.h"
+
+/* Activity on the GPU (struct prof_kernel, prof_memcpy, prof_memset). */
+#define PROF_T_KERNEL "CUPTI_ACTIVITY_KIND_KERNEL"
+#define PROF_T_MEMCPY "CUPTI_ACTIVITY_KIND_MEMCPY"
+#define PROF_T_MEMSET "CUPTI_ACTIVITY_KIND_MEMSET"
+/* CUDA API calls (struct prof_api_call) and synchronisation (prof_sync). */
+#define PROF_T_RUNTIME "CUPTI_ACTIVITY_KIND_RUNTIME"
+#define PROF_T_DRIVER "CUPTI_ACTIVITY_KIND_DRIVER"
+#define PROF_T_SYNC "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"
+/* Allocations and frees (struct prof_memory_event). */
+#define PROF_T_MEMORY "CUDA_GPU_MEMORY_USAGE_EVENTS"
+/* NVTX marks and ranges (struct prof_nvtx_event). */
+#define PROF_T_NVTX "NVTX_EVENTS"
+/* Interned strings: id -> value. */
+#define PROF_T_STRINGS "StringIds"
+/* The machine and the processes: GPUs (struct prof_gpu_info), the
+ * capture's start on the wall clock, process and thread names. */
+#define PROF_T_GPU "TARGET_INFO_GPU"
+#define PROF_T_SESSION_START "TARGET_INFO_SESSION_START_TIME"
+#define PROF_T_PROCESSES "PROCESSES"
+#define PROF_T_THREAD_NAMES "ThreadNames"
+/* nsys enum tables: value -> name, label. */
+#define PROF_T_ENUM_MEMCPY_OPER "ENUM_CUDA_MEMCPY_OPER"
+#define PROF_T_ENUM_MEM_KIND "ENUM_CUDA_MEM_KIND"
+/* perfkit's own: run metadata, counters, and the analysis tables added to a
+ * finished capture (hardware metrics per launch, measured peaks, findings). */
+#define PROF_T_META "PERFKIT_META"
+#define PROF_T_COUNTERS "PERFKIT_COUNTERS"
+#define PROF_T_KERNEL_METRICS "PERFKIT_KERNEL_METRICS"
+#define PROF_T_PEAKS "PERFKIT_PEAKS"
+#define PROF_T_FINDINGS "PERFKIT_FINDINGS"
+
+/* NVTX_EVENTS.eventType (enum prof_nvtx_type) as SQL text. */
+#define PROF_SQL_NVTX_MARK "34"
+#define PROF_SQL_NVTX_PUSHPOP "59"
+#define PROF_SQL_NVTX_STARTEND "60"
+#define PROF_SQL_NVTX_DOMAIN_CREATE "75"
+/* The kinds that have a duration, for "eventType IN (" PROF_SQL_NVTX_RANGES ")". */
+#define PROF_SQL_NVTX_RANGES PROF_SQL_NVTX_PUSHPOP ", " PROF_SQL_NVTX_STARTEND
+_Static_assert(PROF_NVTX_MARK == 34, "PROF_SQL_NVTX_MARK is PROF_NVTX_MARK");
+_Static_assert(PROF_NVTX_PUSHPOP == 59, "PROF_SQL_NVTX_PUSHPOP is PROF_NVTX_PUSHPOP");
+_Static_assert(PROF_NVTX_STARTEND == 60, "PROF_SQL_NVTX_STARTEND is PROF_NVTX_STARTEND");
+_Static_assert(PROF_NVTX_DOMAIN_CREATE == 75,
+	       "PROF_SQL_NVTX_DOMAIN_CREATE is PROF_NVTX_DOMAIN_CREATE");
+
+#endif

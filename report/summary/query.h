@@ -1,0 +1,84 @@
+/* query.h - what report/summary shares with analysis/, compare/ and export/
+ * besides the reports themselves (summary.h): the query helpers that
+ * diagnose, the folded stacks and the HTML plots build on, so that they
+ * attribute, name and group exactly as the summary reports do; and the
+ * display names of nsys's copy and memory kinds. The rest of the folder's
+ * internals stay in summary_impl.h, which no other folder includes. */
+#ifndef REPORT_SUMMARY_QUERY_H
+#define REPORT_SUMMARY_QUERY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "prof/error.h"
+#include "prof/store.h"
+#include "prof/tables.h"
+
+/* ---- SQL -------------------------------------------------------------- */
+
+/* The source SQL "SELECT ... FROM A UNION ALL SELECT ... FROM B" over those
+ * of the given parts whose table exists; parts[i] is used when tables[i]
+ * exists. Returns a malloc'd string, or NULL (with *rc = 0) when no table
+ * exists. */
+char *sum_union(struct prof_store *s, const char *const *tables, const char *const *parts,
+		int nparts, int *rc, struct prof_error *err);
+
+/* The attribution rules nvtx_kern_sum and the folded stacks share, as SQL
+ * over a kernel (or copy) row K and an API call row A, both table aliases:
+ * K was launched by A when they share a correlation id within one process
+ * (ids are per process; some nsys exports leave a GPU row's globalPid NULL
+ * or 0). A push/pop range N is open on A's thread when the call starts. */
+#define SUM_LAUNCHED_BY(K, A)                                                  \
+	K ".correlationId = " A ".correlationId AND (" K ".globalPid IS NULL OR " \
+	K ".globalPid = 0 OR " K ".globalPid = (" A ".globalTid >> 24) << 24)"
+#define SUM_NVTX_OPEN_AT_CALL(N, A)                                            \
+	N ".eventType = " PROF_SQL_NVTX_PUSHPOP " AND " N ".globalTid = " A      \
+	".globalTid AND " N ".start <= " A ".start AND " N ".end > " A ".start"
+
+/* ---- groups ----------------------------------------------------------- */
+
+/* Statistics of one group of integer values (durations in ns or sizes in bytes). */
+struct sum_group {
+	char *label;      /* malloc'd copy of the source's l1 (NULL if NULL) */
+	char *label2;     /* l2 likewise */
+	int64_t key;      /* the source's k (a StringIds id, an enum value, ...) */
+	bool key_is_null;
+	int64_t n;
+	int64_t total, min, max;
+	double mean, median, stddev; /* stddev: sample (n - 1), 0 for one value */
+};
+
+struct sum_groups {
+	struct sum_group *g;
+	size_t n, cap;
+};
+
+void sum_groups__exit(struct sum_groups *gs);
+
+/* The groups behind cuda_gpu_kern_sum, sorted by total (the overview and
+ * the HTML report's kernel plot show their first rows). */
+int sum_kernel_groups(struct prof_store *s, struct sum_groups *gs, struct prof_error *err);
+
+/* ---- names ------------------------------------------------------------ */
+
+/* Length of an API name without nsys's "_v<digits>" version suffix
+ * ("cudaMalloc_v3020" -> strlen("cudaMalloc")). */
+size_t sum_api_name_len(const char *name);
+
+/* "[CUDA memcpy Host-to-Device]" for an ENUM_CUDA_MEMCPY_OPER value. */
+const char *sum_copy_operation(int64_t copy_kind);
+/* "Host-to-Device" for an ENUM_CUDA_MEMCPY_OPER value. */
+const char *sum_copy_direction(int64_t copy_kind);
+/* "HtoD", "UVM DtoH", ... for an ENUM_CUDA_MEMCPY_OPER value; NULL for
+ * PROF_COPY_UNKNOWN and values outside the enum, which each caller names in
+ * its own words. */
+const char *sum_copy_short(int64_t copy_kind);
+/* "Pageable", "Pinned", ... for an ENUM_CUDA_MEM_KIND value. */
+const char *sum_mem_kind(int64_t mem_kind);
+/* "pageable", "pinned", "device" or "managed" for those ENUM_CUDA_MEM_KIND
+ * values, in running text; NULL for the others. */
+const char *sum_mem_word(int64_t mem_kind);
+#define SUM_MEMSET_OPERATION "[CUDA memset]"
+
+#endif
