@@ -69,7 +69,7 @@ done
 cat "$W/diagnose.txt" | grep -E '^#|^ *[0-9]+\.|high|medium' | head -120
 
 (cd "$W" && tar cf "$OUT/cases.tar" ./*.sqlite)
-cat "$W"/*.log >"$OUT/capture_logs.txt"
+cat "$W"/*.log >"$W/capture_logs.txt"
 cp "$W/diagnose.txt" "$W/diff_steady.txt" "$W/access_check.txt" "$OUT/" 2>/dev/null
 echo "== captures"
 printf '%s\n' "${RESULTS[@]}"

@@ -52,7 +52,8 @@ def perfkit_medians(path, columns):
 
 def ncu_medians(path, metrics):
     with open(path, newline="") as f:
-        rows = list(csv.reader(f))
+        # ncu's own "==PROF==" lines may come before the CSV
+        rows = [r for r in csv.reader(f) if r and not r[0].startswith("==")]
     header = rows[0]
     name_col = header.index("Kernel Name")
     cols = [header.index(m) for m in metrics]
