@@ -6,7 +6,7 @@
   report/analysis  may use summary, sink
   report/compare   may use summary, sink
   report/export    may use summary, analysis, sink
-  cli/, tui/, bench/, capture/ reach a report/ folder through its face
+  cli/, tui/, bench/, capture/, fuzz/ reach a report/ folder through its face
                    header only (report/X/X.h; sink/sink.h for sink)
   no file outside libprof/ includes <sqlite3.h>
   no "../" includes outside tests/ (a module is reached by its include path)
@@ -25,7 +25,7 @@ REPORT_MAY_USE = {
     "export": {"summary", "analysis", "sink"},
 }
 FACE = {folder: f"{folder}/{folder}.h" for folder in REPORT_MAY_USE}
-FACE_USERS = ("cli", "tui", "bench", "capture")
+FACE_USERS = ("cli", "tui", "bench", "capture", "fuzz")
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 
 

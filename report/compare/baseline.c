@@ -44,7 +44,7 @@ static int bl_unit__parse(const char *s)
 /* The name a key gets back from a baseline file: capture names pass through
  * the JSON escaper (invalid UTF-8 becomes U+FFFD) and cJSON. Doing the same
  * round trip here makes a capture's keys match the file's byte for byte. */
-static char *canonical_name(const char *prefix, const char *name)
+char *bl_canonical_name(const char *prefix, const char *name)
 {
 	char *buf = NULL, *out = NULL;
 	size_t len = 0;
@@ -82,7 +82,7 @@ static int values__add(struct bl_values *vals, size_t *cap, const char *prefix,
 		vals->v = v;
 		*cap = ncap;
 	}
-	key = canonical_name(prefix, name);
+	key = bl_canonical_name(prefix, name);
 	if (!key)
 		return PROF_E_NOMEM;
 	vals->v[vals->n++] = (struct bl_value){ .name = key, .unit = unit, .value = value };
@@ -233,8 +233,9 @@ int baseline__build(struct baseline *b, const struct diff_profile *p, size_t n,
 	vals = calloc(n, sizeof *vals);
 	pos = calloc(n, sizeof *pos);
 	scratch = calloc(n, sizeof *scratch);
-	b->program = strdup(p[0].program);
-	b->gpu = strdup(p[0].gpu);
+	/* As the file will hold them, so a saved baseline is the one built. */
+	b->program = bl_canonical_name("", p[0].program);
+	b->gpu = bl_canonical_name("", p[0].gpu);
 	b->captures = calloc(n, sizeof *b->captures);
 	if (!vals || !pos || !scratch || !b->program || !b->gpu || !b->captures)
 		goto out_nomem;

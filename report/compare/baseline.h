@@ -47,6 +47,10 @@ int bl_values__init(struct bl_values *vals, const struct diff_profile *p, struct
 void bl_values__exit(struct bl_values *vals);
 const struct bl_value *bl_values__find(const struct bl_values *vals, const char *name);
 
+/* prefix + name as a baseline file gives name back (invalid UTF-8 replaced
+ * by U+FFFD): how a capture's names compare with a file's. malloc'd. */
+char *bl_canonical_name(const char *prefix, const char *name);
+
 /* Median, min, max and MAD of samples (reordered in place). */
 struct bl_stats {
 	int64_t median, min, max, mad;
