@@ -8,7 +8,7 @@
   report/export    may use summary, analysis, sink
   other report/ folders reach report/summary through summary/summary.h and
                    summary/query.h only (summary_impl.h is the folder's own)
-  cli/, tui/, bench/, capture/ reach a report/ folder through its face
+  cli/, tui/, bench/, capture/, fuzz/ reach a report/ folder through its face
                    header only (report/X/X.h; sink/sink.h for sink)
   collectors/      does not use capture/ or cli/ (the injection library
                    shares only libprof with the launcher)
@@ -32,7 +32,7 @@ REPORT_MAY_USE = {
 FACE = {folder: f"{folder}/{folder}.h" for folder in REPORT_MAY_USE}
 # Folders whose internals stay inside: the headers they lend to the rest of report/.
 LENT = {"summary": {"summary/summary.h", "summary/query.h"}}
-FACE_USERS = ("cli", "tui", "bench", "capture")
+FACE_USERS = ("cli", "tui", "bench", "capture", "fuzz")
 # Folders a module may not include from. Their headers are included by bare
 # name ("run_session.h") through each folder's include path, so an include is
 # theirs when the name is a file there and not one beside the includer.

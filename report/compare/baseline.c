@@ -45,7 +45,7 @@ static int baseline_unit__parse(const char *s)
 /* The name a key gets back from a baseline file: capture names pass through
  * the JSON escaper (invalid UTF-8 becomes U+FFFD) and cJSON. Doing the same
  * round trip here makes a capture's keys match the file's byte for byte. */
-static char *canonical_name(const char *prefix, const char *name)
+char *baseline__canonical_name(const char *prefix, const char *name)
 {
 	char *buf = NULL, *out = NULL;
 	size_t len = 0;
@@ -83,7 +83,7 @@ static int values__add(struct baseline_values *vals, size_t *cap, const char *pr
 		vals->v = v;
 		*cap = ncap;
 	}
-	key = canonical_name(prefix, name);
+	key = baseline__canonical_name(prefix, name);
 	if (!key)
 		return PROF_E_NOMEM;
 	vals->v[vals->n++] = (struct baseline_value){ .name = key, .unit = unit, .value = value };
@@ -235,8 +235,9 @@ int baseline__build(struct baseline *b, const struct diff_profile *p, size_t n,
 	vals = calloc(n, sizeof *vals);
 	pos = calloc(n, sizeof *pos);
 	scratch = calloc(n, sizeof *scratch);
-	b->program = strdup(p[0].program);
-	b->gpu = strdup(p[0].gpu);
+	/* As the file will hold them, so a saved baseline is the one built. */
+	b->program = baseline__canonical_name("", p[0].program);
+	b->gpu = baseline__canonical_name("", p[0].gpu);
 	b->captures = calloc(n, sizeof *b->captures);
 	if (!vals || !pos || !scratch || !b->program || !b->gpu || !b->captures)
 		goto out_nomem;

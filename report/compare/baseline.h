@@ -48,6 +48,10 @@ int baseline_values__init(struct baseline_values *vals, const struct diff_profil
 void baseline_values__exit(struct baseline_values *vals);
 const struct baseline_value *baseline_values__find(const struct baseline_values *vals, const char *name);
 
+/* prefix + name as a baseline file gives name back (invalid UTF-8 replaced
+ * by U+FFFD): how a capture's names compare with a file's. malloc'd. */
+char *baseline__canonical_name(const char *prefix, const char *name);
+
 /* Median, min, max and MAD of samples (reordered in place). */
 struct baseline_stats {
 	int64_t median, min, max, mad;

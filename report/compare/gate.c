@@ -105,17 +105,24 @@ static int identity_check(const struct baseline *b, const struct diff_profile *p
 			  struct prof_error *err)
 {
 	const char *baseline_path = b->path ? b->path : "(unsaved)";
+	/* The baseline holds the names as its file does (invalid UTF-8 replaced). */
+	char *program = baseline__canonical_name("", p->program), *gpu = baseline__canonical_name("", p->gpu);
+	int rc = 0;
 
+	if (!program || !gpu)
+		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	/* An unnamed side (an export without process names) cannot be compared. */
-	if (b->program[0] && p->program[0] && strcmp(b->program, p->program) != 0)
-		return prof_error__set(err, PROF_E_USAGE,
-				       "%s is a capture of '%s' but the baseline %s is for '%s'",
-				       p->path, p->program, baseline_path, b->program);
-	if (b->gpu[0] && p->gpu[0] && strcmp(b->gpu, p->gpu) != 0)
-		return prof_error__set(err, PROF_E_USAGE,
-				       "%s was captured on '%s' but the baseline %s is for '%s'",
-				       p->path, p->gpu, baseline_path, b->gpu);
-	return 0;
+	else if (b->program[0] && program[0] && strcmp(b->program, program) != 0)
+		rc = prof_error__set(err, PROF_E_USAGE,
+				     "%s is a capture of '%s' but the baseline %s is for '%s'",
+				     p->path, p->program, baseline_path, b->program);
+	else if (b->gpu[0] && gpu[0] && strcmp(b->gpu, gpu) != 0)
+		rc = prof_error__set(err, PROF_E_USAGE,
+				     "%s was captured on '%s' but the baseline %s is for '%s'",
+				     p->path, p->gpu, baseline_path, b->gpu);
+	free(program);
+	free(gpu);
+	return rc;
 }
 
 static bool has_prefix(const char *s, const char *prefix)

@@ -43,7 +43,9 @@ int export_time__parse(const char *text, int64_t *out_ns, struct prof_error *err
 	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
 		if (strcmp(p, units[i].suffix) != 0)
 			continue;
-		if (whole > INT64_MAX / units[i].ns)
+		/* The fraction can carry the sum past INT64_MAX ("9223372036.9s"). */
+		if (whole > INT64_MAX / units[i].ns ||
+		    whole * units[i].ns > INT64_MAX - frac * units[i].ns / frac_scale)
 			goto bad;
 		*out_ns = whole * units[i].ns + frac * units[i].ns / frac_scale;
 		return 0;

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# The fuzzing campaign: runs each target under AddressSanitizer + UBSan for a
+# time or a number of executions, one target at a time (one core), resuming
+# from the committed corpus, and records what it reached in fuzz/progress.tsv
+# so that later sessions carry the count on (the goal: 10M executions per
+# target). docs/reliability.md describes the results and the steps.
+#
+#   fuzz/campaign.sh [-e libfuzzer|afl] [-t SECONDS | -r EXECUTIONS] [TARGET...]
+#
+# Per target it
+#   - fuzzes with the corpus fuzz/corpus/<target> plus a working corpus in
+#     <build>/campaign/<target> (kept between runs on this machine);
+#   - merges the inputs that reached new code into fuzz/corpus/<target>
+#     (libFuzzer -merge=1; over the size budget the corpus is re-minimised);
+#   - files each new crash under fuzz/crashes/<target>/open/ (not replayed by
+#     CI until it is fixed: then move it up to fuzz/crashes/<target>/, where
+#     the replay test keeps it fixed);
+#   - adds its executions to progress.tsv and records the coverage (libFuzzer's
+#     "cov", covered edges of the instrumented code), the crashes found (open
+#     + fixed) and fixed (replayed by CI), the seconds fuzzed and the date.
+# FUZZ_LIBFUZZER_FLAGS adds libFuzzer flags (e.g. -use_value_profile=1, which
+# helps the option parsers past their numeric comparisons).
+# Commit fuzz/corpus, fuzz/crashes and fuzz/progress.tsv afterwards.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+engine=libfuzzer seconds=60 runs="" budget_kb=${FUZZ_CORPUS_BUDGET_KB:-512}
+usage() { echo "usage: $0 [-e libfuzzer|afl] [-t SECONDS | -r EXECUTIONS] [TARGET...]" >&2; exit 2; }
+while getopts "e:t:r:h" opt; do
+  case $opt in
+    e) engine=$OPTARG ;;
+    t) seconds=$OPTARG ;;
+    r) runs=$OPTARG ;;
+    *) usage ;;
+  esac
+done
+shift $((OPTIND - 1))
+all=$(sed -n 's/^set(FUZZ_TARGETS \(.*\)/\1/p; s/^    \([a-z_ ]*\))$/\1/p' fuzz/CMakeLists.txt | tr '\n' ' ')
+targets=${*:-$all}
+case $engine in
+  libfuzzer) build=build-fuzz ;;
+  afl) build=build-afl; command -v afl-fuzz >/dev/null || { echo "$0: afl-fuzz missing (fuzz/install-deps.sh)" >&2; exit 2; } ;;
+  *) usage ;;
+esac
+[ -x "$build/fuzz/fuzz_${targets%% *}" ] || fuzz/build.sh "$engine"
+merger=build-fuzz/fuzz  # libFuzzer's -merge also folds AFL++'s queue in
+progress=fuzz/progress.tsv
+[ -f "$progress" ] ||
+  printf 'target\texecutions\tedges\tcrashes_found\tcrashes_fixed\tseconds\tengines\tlast_run\n' >"$progress"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:symbolize=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+field() { awk -F'\t' -v t="$1" -v c="$2" '$1 == t { print $c }' "$progress"; }
+count_files() { { find "$1" -maxdepth 1 -type f 2>/dev/null || true; } | wc -l; }
+
+# File each crash artifact under fuzz/crashes/<target>/open/ by content hash.
+file_crashes() {
+  local target=$1; shift
+  local f kind sum dest
+  for f in "$@"; do
+    [ -f "$f" ] || continue
+    kind=$(basename "$f"); kind=${kind%%-*}; kind=${kind%%:*}
+    [ "$kind" = id ] && kind=crash
+    sum=$(sha1sum "$f" | cut -c1-16)
+    dest=fuzz/crashes/$target
+    [ -e "$dest/$kind-$sum" ] || [ -e "$dest/open/$kind-$sum" ] && continue
+    mkdir -p "$dest/open"
+    cp "$f" "$dest/open/$kind-$sum"
+    echo "  new $kind: fuzz/crashes/$target/open/$kind-$sum"
+  done
+}
+
+merge_into_tree() {
+  local target=$1 from=$2 bin=$merger/fuzz_$1 tmp
+  [ -x "$bin" ] && [ -d "$from" ] || return 0
+  "$bin" -merge=1 -close_fd_mask=3 -timeout=10 "fuzz/corpus/$target" "$from" >/dev/null 2>&1 || true
+  [ "$(du -sk --apparent-size "fuzz/corpus/$target" | cut -f1)" -gt "$budget_kb" ] || return 0
+  # Over the budget: keep a minimal set covering every feature, then, if
+  # that is still too big, drop its largest inputs first (the working corpus
+  # on this machine keeps them all).
+  tmp=$(mktemp -d)
+  "$bin" -merge=1 -close_fd_mask=3 -timeout=10 "$tmp" "fuzz/corpus/$target" >/dev/null 2>&1 || true
+  if [ "$(count_files "$tmp")" -gt 0 ]; then
+    rm -f "fuzz/corpus/$target"/*
+    cp "$tmp"/* "fuzz/corpus/$target/"
+  fi
+  rm -rf "$tmp"
+  while [ "$(du -sk --apparent-size "fuzz/corpus/$target" | cut -f1)" -gt "$budget_kb" ] &&
+        [ "$(count_files "fuzz/corpus/$target")" -gt 1 ]; do
+    rm -f "$(ls -S "fuzz/corpus/$target"/* | head -1)"
+  done
+}
+
+for t in $targets; do
+  bin=$build/fuzz/fuzz_$t
+  work=$build/campaign/$t
+  [ -x "$bin" ] || { echo "$0: no harness $bin" >&2; exit 2; }
+  mkdir -p "$work/corpus" "$work/artifacts" "fuzz/corpus/$t"
+  start=$(date +%s)
+  # A dictionary of the words the target's parser compares against, if any
+  # (the gate's input begins with a baseline).
+  dict=fuzz/${t/gate/baseline}.dict
+  dict_lf=() dict_afl=()
+  [ -f "$dict" ] && dict_lf=(-dict="$dict") && dict_afl=(-x "$dict")
+  echo "== $t ($engine, ${runs:+$runs executions}${runs:-$seconds s})"
+  if [ "$engine" = libfuzzer ]; then
+    limit=(-max_total_time="$seconds"); [ -n "$runs" ] && limit=(-runs="$runs")
+    # shellcheck disable=SC2086 # FUZZ_LIBFUZZER_FLAGS: extra flags, split on spaces
+    "$bin" "${limit[@]}" ${FUZZ_LIBFUZZER_FLAGS:-} "${dict_lf[@]}" -timeout=10 -rss_limit_mb=4096 -close_fd_mask=3 -print_final_stats=1 \
+      -artifact_prefix="$work/artifacts/" "$work/corpus" "fuzz/corpus/$t" >"$work/log" 2>&1 || true
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log" | tail -1)
+    edges=$(grep -o 'cov: [0-9]*' "$work/log" | tail -1 | cut -d' ' -f2)
+    file_crashes "$t" "$work"/artifacts/*
+    merge_into_tree "$t" "$work/corpus"
+  else
+    limit=(-V "$seconds"); [ -n "$runs" ] && limit=(-E "$runs")
+    AFL_NO_UI=1 AFL_SKIP_CPUFREQ=1 AFL_NO_AFFINITY=1 AFL_AUTORESUME=1 \
+    AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 ASAN_OPTIONS="$ASAN_OPTIONS:symbolize=0" \
+      afl-fuzz "${limit[@]}" "${dict_afl[@]}" -t 10000 -i "fuzz/corpus/$t" -o "$work/afl" -- "$bin" \
+      >"$work/log" 2>&1 || true
+    stats=$work/afl/default/fuzzer_stats
+    # A resumed run's counter restarts: what this run did is what it says now.
+    execs=$(awk '$1 == "execs_done" { print $3 }' "$stats" 2>/dev/null)
+    edges=""
+    file_crashes "$t" "$work"/afl/default/crashes/id:*
+    merge_into_tree "$t" "$work/afl/default/queue"
+  fi
+  execs=${execs:-0}
+  found=$(( $(count_files "fuzz/crashes/$t") + $(count_files "fuzz/crashes/$t/open") ))
+  fixed=$(count_files "fuzz/crashes/$t")
+  prev_execs=$(field "$t" 2); prev_edges=$(field "$t" 3); prev_secs=$(field "$t" 6)
+  engines=$(field "$t" 7)
+  case ",$engines," in *",$engine,"*) ;; *) engines=${engines:+$engines,}$engine ;; esac
+  total=$(( ${prev_execs:-0} + execs ))
+  secs=$(( ${prev_secs:-0} + $(date +%s) - start ))
+  edges=${edges:-${prev_edges:-0}}
+  grep -v "^$t	" "$progress" >"$progress.new" || true
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "$total" "$edges" "$found" "$fixed" "$secs" \
+    "$engines" "$(date -u +%F)" >>"$progress.new"
+  { head -1 "$progress.new"; tail -n +2 "$progress.new" | sort; } >"$progress"
+  rm -f "$progress.new"
+  echo "  $execs executions (total $total), edges $edges, crashes found $found, fixed $fixed"
+done

@@ -1,0 +1,142 @@
+/* fuzz_util.c - the helpers every harness shares (see fuzz.h). */
+#include "fuzz.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "prof/store.h"
+
+/* Sizes leave room for "/name" and a SQLite suffix after the folder. */
+static char scratch[512];
+
+static const char *const sqlite_sidecars[] = { "-wal", "-shm", "-journal" };
+
+/* The files fuzz_file made, so that exit can remove them and the folder. */
+#define FUZZ_MAX_NAMES 8
+static char made[FUZZ_MAX_NAMES][64];
+static int nmade;
+
+static void remove_sidecars(const char *path)
+{
+	char side[1280];
+
+	for (size_t i = 0; i < sizeof sqlite_sidecars / sizeof sqlite_sidecars[0]; i++) {
+		snprintf(side, sizeof side, "%s%s", path, sqlite_sidecars[i]);
+		unlink(side);
+	}
+}
+
+static void remove_scratch(void)
+{
+	char path[1152];
+
+	for (int i = 0; i < nmade; i++) {
+		snprintf(path, sizeof path, "%s/%s", scratch, made[i]);
+		remove_sidecars(path);
+		unlink(path);
+	}
+	rmdir(scratch);
+}
+
+static const char *scratch_dir(void)
+{
+	const char *tmp;
+
+	if (scratch[0])
+		return scratch;
+	tmp = getenv("TMPDIR");
+	snprintf(scratch, sizeof scratch, "%s/perfkit-fuzz-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(scratch)) {
+		scratch[0] = '\0';
+		return NULL;
+	}
+	atexit(remove_scratch);
+	return scratch;
+}
+
+static void note_name(const char *name)
+{
+	for (int i = 0; i < nmade; i++)
+		if (!strcmp(made[i], name))
+			return;
+	if (nmade < FUZZ_MAX_NAMES && strlen(name) < sizeof made[0])
+		strcpy(made[nmade++], name);
+}
+
+const char *fuzz_file(const uint8_t *data, size_t size, const char *name)
+{
+	static char path[1152];
+	const char *dir = scratch_dir();
+	size_t done = 0;
+	int fd;
+
+	if (!dir)
+		return NULL;
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	note_name(name);
+	remove_sidecars(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		return NULL;
+	while (done < size) {
+		ssize_t n = write(fd, data + done, size - done);
+
+		if (n <= 0) {
+			close(fd);
+			return NULL;
+		}
+		done += (size_t)n;
+	}
+	close(fd);
+	return path;
+}
+
+char *fuzz_string(const uint8_t *data, size_t size)
+{
+	char *s = malloc(size + 1);
+
+	if (!s)
+		return NULL;
+	if (size)
+		memcpy(s, data, size);
+	s[size] = '\0';
+	return s;
+}
+
+struct prof_store *fuzz_store(const uint8_t *data, size_t size)
+{
+	struct prof_error err = { 0 };
+	struct prof_store *s = NULL;
+	const char *path = fuzz_file(data, size, "capture.sqlite");
+	int rc;
+
+	if (!path)
+		return NULL;
+	rc = prof_store__open(path, &s, &err);
+	/* A refusal says why, naming the file; an open store has no message. */
+	FUZZ_CHECK(rc == 0 ? s != NULL : (s == NULL && err.code == rc && err.msg[0]));
+	return s;
+}
+
+FILE *fuzz_null(void)
+{
+	static FILE *f;
+
+	if (!f)
+		f = fopen("/dev/null", "w");
+	if (!f)
+		abort();
+	return f;
+}
+
+size_t fuzz_split_at_sqlite(const uint8_t *data, size_t size)
+{
+	static const char magic[] = "SQLite format 3"; /* 16 bytes with its NUL */
+
+	for (size_t at = 0; at + sizeof magic <= size; at++)
+		if (data[at] == 'S' && !memcmp(data + at, magic, sizeof magic))
+			return at;
+	return size;
+}

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Writes the seed inputs of every fuzz target into fuzz/corpus/<target>/ from
+# the real captures (tests/data, ../shared/nsys-exports) and from files the
+# perfkit command itself writes (`perfkit baseline save`). Run once when a
+# target is added; the campaign then grows the corpora (fuzz/campaign.sh).
+# Usage: fuzz/seed-corpus.sh [BUILD_DIR]   (a build with the perfkit command)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+perfkit=$build/cli/perfkit
+corpus=fuzz/corpus
+nsys=../shared/nsys-exports
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Captures: a few of each dialect and variant (metrics, memory, NVTX, PyTorch).
+fuzz/make-seeds.py "$tmp/cap" tests/data/{clean_loop,gpu_work,torch_train,rollout_naive_roofline,rollout_naive_memory}.sqlite \
+  "$nsys"/cloverleaf-cuda.sqlite "$nsys"/saxpy-mpi-cuda-rank0.sqlite >/dev/null
+for t in store_open summary diagnose export; do
+  mkdir -p "$corpus/$t"
+  cp "$tmp"/cap/{clean_loop,gpu_work,torch_train,cloverleaf-cuda,saxpy-mpi-cuda-rank0}.sqlite "$corpus/$t/"
+done
+mkdir -p "$corpus/roofline"
+cp "$tmp"/cap/{rollout_naive_roofline,rollout_naive_memory,clean_loop,cloverleaf-cuda}.sqlite "$corpus/roofline/"
+
+# Thresholds: the documented example, every key at its default, the refusals.
+mkdir -p "$corpus/thresholds"
+printf '{\n  "severity.high": 0.3,\n  "launch_bound.max_kernel_us": 50\n}\n' >"$corpus/thresholds/example.json"
+"$perfkit" diagnose --list-settings |
+  awk 'BEGIN { printf "{" } { printf "%s\n  \"%s\": %s", (NR > 1 ? "," : ""), $1, $2 } END { print "\n}" }' \
+  >"$corpus/thresholds/defaults.json"
+printf '{"foo": 1}' >"$corpus/thresholds/unknown_key.json"
+printf '{"severity.low": -1e400}' >"$corpus/thresholds/negative.json"
+
+# Option values: the first byte picks the parser (see fuzz_options.c).
+mkdir -p "$corpus/options"
+seed() { { printf "\\x0$2"; printf '%s' "$3"; } >"$corpus/options/$1"; }
+seed set 0 'severity.high=0.3,launch_bound.max_kernel_us=50'
+seed set_bad 0 'window.whole_run=1,iterations.min=x'
+seed trace 1 'cuda,nvtx,memory,api'
+seed trace_bad 1 'cuda,,gpu'
+seed time_ms 2 '2.5ms'
+seed time_s 2 '0.0015s'
+seed duration 3 '100us'
+seed percent 4 '10%'
+seed names 5 'json'
+
+# Command lines: NUL-separated words (see fuzz_cli_parse.c).
+mkdir -p "$corpus/cli_parse"
+printf -- '-v\0--output=out.json\0capture.sqlite\0--count\0-3\0--noise=2.5\0--replay\0--\0-x' \
+  >"$corpus/cli_parse/all_types"
+printf -- '-oout\0-n\00x10\0--nois\0--help' >"$corpus/cli_parse/typos"
+
+# Baselines from `perfkit baseline save`, one with a per-key budget.
+mkdir -p "$corpus/baseline" "$corpus/gate"
+"$perfkit" baseline save -o "$tmp/hash.json" tests/data/hash_embedding_optimized{,_2,_3}.sqlite >/dev/null
+cp "$tmp/hash.json" "$corpus/baseline/hash_embedding.json"
+sed '0,/"mad": [0-9]*/s//&, "max_regression": "10%"/' "$tmp/hash.json" >"$corpus/baseline/budget.json"
+# Gate: a baseline saved from the seed capture, then the capture itself.
+for c in clean_loop torch_train saxpy-mpi-cuda-rank0; do
+  "$perfkit" baseline save -o "$tmp/$c.json" "$tmp/cap/$c.sqlite" >/dev/null
+  cat "$tmp/$c.json" "$tmp/cap/$c.sqlite" >"$corpus/gate/$c"
+done
+du -sh "$corpus"
