@@ -21,13 +21,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	FUZZ_CHECK(b.program && b.gpu && b.ncaptures >= 1);
 	for (size_t i = 0; i < b.nkeys; i++) {
-		const struct bl_key *k = &b.keys[i];
+		const struct baseline_key *k = &b.keys[i];
 
 		FUZZ_CHECK(i == 0 || strcmp(b.keys[i - 1].name, k->name) < 0);
 		FUZZ_CHECK(k->st.min <= k->st.median && k->st.median <= k->st.max);
 		FUZZ_CHECK(k->nsamples == 0 || k->nsamples == b.ncaptures);
 		FUZZ_CHECK(baseline__find(&b, k->name) == k);
-		bl_unit__name(k->unit);
+		baseline_unit__name(k->unit);
 	}
 	baseline__exit(&b);
 	return 0;

@@ -11,8 +11,8 @@
 #include "compare/compare.h"
 #include "export/export.h"
 #include "fuzz.h"
+#include "prof/trace_opts.h"
 #include "sink/table.h"
-#include "trace_opts.h"
 
 /* --set takes a comma-separated list, split as cmd_diagnose.c splits it. */
 static void parse_sets(char *list)
@@ -37,12 +37,12 @@ static void parse_sets(char *list)
 static void parse_trace(const char *list)
 {
 	size_t bad_at = (size_t)-1;
-	int mask = trace_opts__parse(list, &bad_at);
+	int mask = prof_trace_opts__parse(list, &bad_at);
 
 	if (mask < 0)
 		FUZZ_CHECK(mask == -1 && (bad_at == (size_t)-1 || bad_at <= strlen(list)));
 	else
-		FUZZ_CHECK(mask > 0 && (mask & ~TRACE_ALL) == 0);
+		FUZZ_CHECK(mask > 0 && (mask & ~PROF_TRACE_ALL) == 0);
 }
 
 static void parse_time(const char *text)
@@ -82,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_CHECK(ns >= 0);
 		break;
 	case 4:
-		if (bl_parse_percent(text, &pct) == 0)
+		if (baseline__parse_percent(text, &pct) == 0)
 			FUZZ_CHECK(isfinite(pct) && pct >= 0);
 		break;
 	default:
