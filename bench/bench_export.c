@@ -1,5 +1,5 @@
 /* bench_export.c - throughput and peak memory of the whole-capture exports
- * (Chrome trace, folded stacks, HTML report).
+ * (Chrome JSON trace, native Perfetto trace, folded stacks, HTML report).
  *
  *   bench_export --write N FILE        write a store of N kernel launches
  *   bench_export [--header] FILE       export FILE in each format, one row each
@@ -13,7 +13,9 @@
  * Each export runs in a fresh process (this program, exec'd with
  * --export FORMAT FILE) so its peak RSS is its own; output goes to a byte
  * counter, not a disk. Rows: format, kernels in the store, store MB,
- * seconds, store MB/s, output MB, peak RSS MB. */
+ * seconds (wall), CPU seconds (user + system: steadier than wall time on a
+ * shared machine), store MB/s, output MB, peak RSS MB, and for the Perfetto
+ * trace its size and time as a share of the Chrome trace's (x_chrome). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
@@ -170,6 +172,8 @@ static int export_one(const char *format, const char *path)
 
 		rc = chrome_trace__write(s, &o, out, &err);
 		fclose(o.warn);
+	} else if (strcmp(format, "perfetto") == 0) {
+		rc = perfetto_trace__write(s, NULL, out, &err);
 	} else if (strcmp(format, "folded") == 0) {
 		rc = folded__export(s, NULL, out, &err);
 	} else {
@@ -183,14 +187,20 @@ static int export_one(const char *format, const char *path)
 	return 0;
 }
 
-/* Run one export in a fresh process; its peak RSS comes from wait4. */
-static int measure(const char *format, const char *path, int64_t kernels, double store_mb)
+/* What one export cost. */
+struct cost {
+	double secs, cpu_secs;
+	uint64_t bytes;
+};
+
+/* Run one export in a fresh process; its peak RSS comes from wait4. The
+ * Perfetto row is compared with chrome, the Chrome trace's cost. */
+static int measure(const char *format, const char *path, int64_t kernels, double store_mb,
+		   struct cost *cost, const struct cost *chrome)
 {
-	char line[128] = "";
+	char line[128] = "", vs[48] = "-";
 	struct rusage ru;
 	int fds[2], status;
-	double secs = 0;
-	uint64_t bytes = 0;
 	pid_t pid;
 	FILE *f;
 
@@ -209,17 +219,24 @@ static int measure(const char *format, const char *path, int64_t kernels, double
 		line[0] = '\0';
 	fclose(f);
 	if (wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-	    sscanf(line, "%lf %" SCNu64, &secs, &bytes) != 2)
+	    sscanf(line, "%lf %" SCNu64, &cost->secs, &cost->bytes) != 2)
 		return fail(format, "the export failed");
-	printf("%-8s %10" PRId64 " %10.1f %10.2f %10.1f %12.1f %12.1f\n", format, kernels, store_mb,
-	       secs, store_mb / secs, (double)bytes / 1e6, (double)ru.ru_maxrss / 1024.0);
+	cost->cpu_secs = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+			 (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	if (chrome && chrome->bytes && chrome->secs > 0 && chrome->cpu_secs > 0)
+		snprintf(vs, sizeof vs, "%.2f/%.2f/%.2f", (double)cost->bytes / (double)chrome->bytes,
+			 cost->secs / chrome->secs, cost->cpu_secs / chrome->cpu_secs);
+	printf("%-8s %10" PRId64 " %10.1f %10.2f %8.2f %10.1f %12.1f %12.1f  %s\n", format, kernels,
+	       store_mb, cost->secs, cost->cpu_secs, store_mb / cost->secs,
+	       (double)cost->bytes / 1e6, (double)ru.ru_maxrss / 1024.0, vs);
 	fflush(stdout);
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	static const char *const formats[] = { "chrome", "folded", "html" };
+	static const char *const formats[] = { "chrome", "perfetto", "folded", "html" };
+	struct cost costs[4];
 	bool header = false;
 	const char *path = NULL;
 	struct prof_error err = { 0 };
@@ -249,9 +266,11 @@ int main(int argc, char **argv)
 	kernels = prof_store__count(s, "CUPTI_ACTIVITY_KIND_KERNEL");
 	prof_store__close(s);
 	if (header)
-		printf("%-8s %10s %10s %10s %10s %12s %12s\n", "format", "kernels", "store_MB",
-		       "seconds", "MB/s", "output_MB", "peakRSS_MB");
+		printf("%-8s %10s %10s %10s %8s %10s %12s %12s  %s\n", "format", "kernels",
+		       "store_MB", "seconds", "cpu_s", "MB/s", "output_MB", "peakRSS_MB",
+		       "x_chrome(size/time/cpu)");
 	for (size_t i = 0; i < sizeof formats / sizeof formats[0] && rc == 0; i++)
-		rc = measure(formats[i], path, kernels, (double)st.st_size / 1e6);
+		rc = measure(formats[i], path, kernels, (double)st.st_size / 1e6, &costs[i],
+			     strcmp(formats[i], "perfetto") == 0 ? &costs[0] : NULL);
 	return rc;
 }

@@ -1,10 +1,13 @@
 /* cmd_report.c - `perfkit report`: the summary reports of a capture (or of an
  * nsys SQLite export) as text, CSV or JSON (without --report, the overview);
- * or the whole capture as a Chrome trace, folded stacks or an HTML report. */
+ * or the whole capture as a Chrome or Perfetto trace, folded stacks or an
+ * HTML report. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "export/export.h"
@@ -17,6 +20,7 @@
 static const char *const usage[] = {
 	"perfkit report [--report=NAME,...] [--format=text|csv|json] [-o FILE] FILE",
 	"perfkit report --format=chrome [--from=T] [--to=T] [--range=NAME] [-o FILE] FILE",
+	"perfkit report --format=perfetto [--from=T] [--to=T] [--range=NAME] -o FILE.pftrace FILE",
 	"perfkit report --format=folded [--weight=gpu|api] [--from=T] [--to=T] [--range=NAME] "
 	"[-o FILE] FILE",
 	"perfkit report --format=html [--weight=gpu|api] -o report.html FILE",
@@ -26,8 +30,9 @@ static const char *const usage[] = {
 
 /* The formats that print the rows of --report, then the whole-capture
  * exports. */
-enum export_format { EXPORT_NONE, EXPORT_CHROME, EXPORT_FOLDED, EXPORT_HTML };
-static const char *const formats[] = { "text", "csv", "json", "chrome", "folded", "html" };
+enum export_format { EXPORT_NONE, EXPORT_CHROME, EXPORT_FOLDED, EXPORT_HTML, EXPORT_PERFETTO };
+static const char *const formats[] = { "text", "csv", "json", "chrome", "folded", "html",
+				       "perfetto" };
 static const char *const weights[] = { "gpu", "api" };
 
 /* What the export options asked for. */
@@ -76,6 +81,8 @@ static int parse_export_format(const char *name)
 		return EXPORT_FOLDED;
 	if (strcmp(name, "html") == 0)
 		return EXPORT_HTML;
+	if (strcmp(name, "perfetto") == 0)
+		return EXPORT_PERFETTO;
 	return EXPORT_NONE;
 }
 
@@ -92,12 +99,31 @@ static int check_export_args(int exp, const char *report_opt, const struct expor
 		cli_error("--weight applies to --format=folded and --format=html");
 		return CLI_EXIT_USAGE;
 	}
-	if ((a->from || a->to || a->range) && exp != EXPORT_CHROME && exp != EXPORT_FOLDED) {
-		cli_error("--from, --to and --range apply to --format=chrome and --format=folded");
+	if ((a->from || a->to || a->range) && exp != EXPORT_CHROME && exp != EXPORT_FOLDED &&
+	    exp != EXPORT_PERFETTO) {
+		cli_error("--from, --to and --range apply to --format=chrome, --format=perfetto "
+			  "and --format=folded");
 		return CLI_EXIT_USAGE;
 	}
 	if (a->weight && folded_weight__parse(a->weight) < 0)
 		return cli_unknown("weight", a->weight, weights, 2);
+	return 0;
+}
+
+/* A Perfetto trace is binary: it goes to a file (or a pipe), never to a
+ * terminal; and a build without protobuf-c says so before any file is made. */
+static int check_binary_output(const char *output)
+{
+	struct prof_error err = { 0 };
+
+	if (perfetto_trace__supported(&err) < 0) {
+		cli_error("%s", err.msg);
+		return CLI_EXIT_USAGE;
+	}
+	if ((!output || strcmp(output, "-") == 0) && isatty(STDOUT_FILENO)) {
+		cli_error("--format=perfetto writes a binary trace; name the file with -o FILE");
+		return CLI_EXIT_USAGE;
+	}
 	return 0;
 }
 
@@ -141,6 +167,11 @@ static int run_export(int exp, struct prof_store *store, const struct export_arg
 
 		return html_report__write(store, &o, out, err);
 	}
+	case EXPORT_PERFETTO: {
+		struct perfetto_options o = { .filter = *filter };
+
+		return perfetto_trace__write(store, &o, out, err);
+	}
 	}
 	return prof_error__set(err, PROF_E_USAGE, "no export format");
 }
@@ -154,8 +185,9 @@ int cmd_report(int argc, char **argv)
 		CLI_STRING('r', "report", &report_opt, "NAME,...",
 			   "reports to print (default: the overview); see --list"),
 		CLI_STRING('f', "format", &format_opt, "FMT",
-			   "text, csv, json, chrome (Perfetto trace), folded (flame graph stacks) "
-			   "or html (one self-contained page)"),
+			   "text, csv, json, chrome (JSON trace), perfetto (native Perfetto trace, "
+			   "several times smaller), folded (flame graph stacks) or html (one "
+			   "self-contained page)"),
 		CLI_STRING('o', "output", &output, "FILE", "write to FILE instead of stdout"),
 		CLI_STRING(0, "weight", &ea.weight, "gpu|api",
 			   "folded stacks weighed by kernel time (default) or API call time"),
@@ -192,9 +224,11 @@ int cmd_report(int argc, char **argv)
 	if (exp == EXPORT_NONE) {
 		format = rpt_format__parse(format_opt);
 		if (format < 0)
-			return cli_unknown("format", format_opt, formats, 6);
+			return cli_unknown("format", format_opt, formats, 7);
 	}
 	if (check_export_args(exp, report_opt, &ea) != 0 || parse_filter(&ea, &filter) != 0)
+		return CLI_EXIT_USAGE;
+	if (exp == EXPORT_PERFETTO && check_binary_output(output) != 0)
 		return CLI_EXIT_USAGE;
 	reports[0] = "overview";
 	if (report_opt) {

@@ -6,7 +6,8 @@ set -euo pipefail
 
 packages=(build-essential cmake pkg-config libsqlite3-dev sqlite3 libcjson-dev
           libncurses-dev check libsubunit-dev gnuplot-nox tmux python3
-          libxml2-utils chromium fonts-dejavu-core "$@")
+          libxml2-utils chromium fonts-dejavu-core
+          libprotobuf-c-dev protobuf-c-compiler protobuf-compiler "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")

@@ -1,6 +1,7 @@
-/* export.h - report/export, whole-capture exports: the Chrome/Perfetto trace
- * (chrome_trace.h), folded stacks and the SVG flame graph (folded.h), the
- * self-contained HTML report with its gnuplot plots (html_report.h), and the
+/* export.h - report/export, whole-capture exports: the Chrome JSON trace
+ * (chrome_trace.h) and the native Perfetto trace (perfetto_trace.h), both
+ * fed by the merge of trace_merge.h; folded stacks and the SVG flame graph
+ * (folded.h); the self-contained HTML report with its gnuplot plots (html_report.h), and the
  * part of a capture an export covers (export_window.h).
  *
  * This is what cli/ includes. What the folder may use: summary/ (the report
@@ -14,5 +15,6 @@
 #include "export_window.h"
 #include "folded.h"
 #include "html_report.h"
+#include "perfetto_trace.h"
 
 #endif

@@ -355,7 +355,7 @@ START_TEST(chrome_api_names_drop_the_version_suffix)
 }
 END_TEST
 
-START_TEST(chrome_size_warning_names_the_narrowing_options)
+START_TEST(chrome_size_warning_names_perfetto_and_the_narrowing_options)
 {
 	char *warn = NULL;
 	size_t len = 0;
@@ -366,6 +366,7 @@ START_TEST(chrome_size_warning_names_the_narrowing_options)
 	fclose(wf);
 	ck_assert_ptr_nonnull(strstr(warn, "--from/--to"));
 	ck_assert_ptr_nonnull(strstr(warn, "--range"));
+	ck_assert_ptr_nonnull(strstr(warn, "--format=perfetto"));
 	free(warn);
 	cJSON_Delete(doc);
 }
@@ -607,7 +608,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, chrome_range_filter_refuses_an_unknown_range);
 	tcase_add_test(tc, chrome_names_from_the_capture_are_json_escaped);
 	tcase_add_test(tc, chrome_api_names_drop_the_version_suffix);
-	tcase_add_test(tc, chrome_size_warning_names_the_narrowing_options);
+	tcase_add_test(tc, chrome_size_warning_names_perfetto_and_the_narrowing_options);
 	tcase_add_test(tc, chrome_kernel_args_carry_theoretical_occupancy);
 	tcase_add_test(tc, chrome_copy_args_carry_bytes_and_bandwidth);
 	tcase_add_test(tc, chrome_nvtx_projection_spans_each_ranges_own_thread_launches_per_stream);

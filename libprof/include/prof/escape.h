@@ -22,5 +22,11 @@ void prof_fputs_term(FILE *f, const char *s);
  * column-width arithmetic). Returns the number of bytes written, excluding the
  * NUL; output is always NUL-terminated when cap > 0. */
 size_t prof_sanitize_term(char *dst, size_t cap, const char *s);
+/* Valid UTF-8 for binary formats whose strings must be UTF-8 (Perfetto's
+ * protobuf): every byte kept except invalid sequences, each shown as U+FFFD.
+ * Writes at most cap - 1 bytes and a NUL (when cap > 0), never splitting a
+ * character; returns the length the whole result needs, excluding the NUL,
+ * so a caller can grow its buffer and call again. */
+size_t prof_sanitize_utf8(char *dst, size_t cap, const char *s);
 
 #endif

@@ -1,0 +1,835 @@
+/* trace_merge.c - the events of a capture merged by start for the timeline
+ * exports (see trace_merge.h): the per-table queries, the NVTX ranges
+ * projected onto the GPU streams, the merge itself and the track lists. */
+#include "trace_merge.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "folded_ranges.h"
+#include "prof/tables.h"
+#include "summary/query.h"
+
+#define SQL_MAX 16384     /* the event queries */
+#define META_SQL_MAX 6144 /* the track lists */
+
+static const enum tm_kind gpu_kinds[] = { TM_KERNEL, TM_MEMCPY, TM_MEMSET };
+static const char *const gpu_tables[] = { PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET };
+static const enum tm_kind api_kinds[] = { TM_RUNTIME, TM_DRIVER };
+static const char *const api_tables[] = { PROF_T_RUNTIME, PROF_T_DRIVER };
+
+static int nomem(struct trace_merge *m)
+{
+	return prof_error__set(m->err, PROF_E_NOMEM, "out of memory");
+}
+
+/* ---- devices ------------------------------------------------------------ */
+
+struct tm_device *trace_merge__device(struct trace_merge *m, int32_t id)
+{
+	for (size_t i = 0; i < m->ndevs; i++)
+		if (m->devs[i].id == id)
+			return &m->devs[i];
+	return NULL;
+}
+
+static int device_add(struct trace_merge *m, int32_t id)
+{
+	struct tm_device *d;
+	struct prof_error ignored = { 0 };
+
+	if (trace_merge__device(m, id))
+		return 0;
+	d = realloc(m->devs, (m->ndevs + 1) * sizeof *d);
+	if (!d)
+		return nomem(m);
+	m->devs = d;
+	d = &m->devs[m->ndevs++];
+	memset(d, 0, sizeof *d);
+	d->id = id;
+	/* without GPU limits a kernel simply has no occupancy */
+	d->have_occ = occ_gpu__from_store(m->store, id, &d->occ, &ignored) == 0;
+	return 0;
+}
+
+void tm_device__label(const struct tm_device *d, char *buf, size_t cap)
+{
+	if (d->have_occ && d->occ.name[0])
+		snprintf(buf, cap, "GPU %d: %s", d->id, d->occ.name);
+	else
+		snprintf(buf, cap, "GPU %d", d->id);
+}
+
+bool trace_merge__occupancy(struct trace_merge *m, struct prof_cursor *cur, double *occupancy)
+{
+	struct tm_device *d = trace_merge__device(m, (int32_t)prof_cursor__int64(cur, TM_GPU_DEVICE));
+	int64_t bx = prof_cursor__int64(cur, TM_KERNEL_BLOCK_X);
+	int64_t by = prof_cursor__int64(cur, TM_KERNEL_BLOCK_Y);
+	int64_t bz = prof_cursor__int64(cur, TM_KERNEL_BLOCK_Z);
+	struct occ_launch l = {
+		.threads_per_block = (int)(bx * by * bz),
+		.registers_per_thread = (int)prof_cursor__int64(cur, TM_KERNEL_REGISTERS),
+		.shared_per_block_bytes = prof_cursor__int64(cur, TM_KERNEL_STATIC_SHARED) +
+					  prof_cursor__int64(cur, TM_KERNEL_DYNAMIC_SHARED),
+	};
+	struct occ_result r;
+
+	if (!d || !d->have_occ || occ__compute(&d->occ, &l, &r) != 0 ||
+	    r.limiter == OCC_LIMIT_INVALID)
+		return false;
+	*occupancy = r.occupancy;
+	return true;
+}
+
+void trace_merge__memory(struct trace_merge *m, struct prof_cursor *cur,
+			 struct tm_memory_step *step)
+{
+	struct tm_device *d = trace_merge__device(m, (int32_t)prof_cursor__int64(cur, TM_MEM_DEVICE));
+	int64_t ts = prof_cursor__int64(cur, TM_MEM_START), bytes = prof_cursor__int64(cur, TM_MEM_BYTES);
+	bool in_window = prof_cursor__int64(cur, TM_MEM_IN_WINDOW) != 0;
+
+	*step = (struct tm_memory_step){ .d = d };
+	if (!d)
+		return;
+	/* the level at the window's start, so a narrowed trace starts right */
+	step->at_from = !d->mem_emitted && in_window && ts > m->w.from_abs_ns &&
+			m->w.from_abs_ns != INT64_MIN && !m->w.range_name;
+	step->from_bytes = d->mem_in_use_bytes;
+	d->mem_in_use_bytes += prof_cursor__int64(cur, TM_MEM_IS_FREE) == 0 ? bytes : -bytes;
+	step->sample = in_window;
+	if (step->at_from || step->sample)
+		d->mem_emitted = true;
+}
+
+/* ---- names -------------------------------------------------------------- */
+
+const char *tm_api_name(const char *name, char *buf, size_t cap)
+{
+	const char *us = strrchr(name, '_');
+	size_t keep = strlen(name);
+
+	if (us && us[1] == 'v' && us[2]) {
+		const char *p = us + 2;
+
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (!*p)
+			keep = (size_t)(us - name);
+	}
+	if (keep >= cap || keep == strlen(name))
+		return name;
+	memcpy(buf, name, keep);
+	buf[keep] = '\0';
+	return buf;
+}
+
+static const char *copy_kind_name(int64_t k)
+{
+	static const char *const names[] = {
+		"Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH",
+		"PtoP", "UVM HtoD", "UVM DtoH", "UVM DtoD",
+	};
+	return k >= 0 && k < (int64_t)(sizeof names / sizeof names[0]) ? names[k] : "Unknown";
+}
+
+static const char *mem_kind_name(int64_t k)
+{
+	static const char *const names[] = {
+		"Pageable", "Pinned", "Device", "Array", "Managed", "Device Static",
+		"Managed Static", "Unknown",
+	};
+	return k >= 0 && k < (int64_t)(sizeof names / sizeof names[0]) ? names[k] : "Unknown";
+}
+
+void tm_copy_name(char *buf, size_t cap, int64_t copy_kind, int64_t src_kind, int64_t dst_kind)
+{
+	snprintf(buf, cap, "Memcpy %s (%s -> %s)", copy_kind_name(copy_kind),
+		 mem_kind_name(src_kind), mem_kind_name(dst_kind));
+}
+
+void tm_set_name(char *buf, size_t cap, int64_t mem_kind)
+{
+	snprintf(buf, cap, "Memset (%s)", mem_kind_name(mem_kind));
+}
+
+uint64_t trace_merge__flow_id(enum tm_kind gpu_kind, int64_t rowid)
+{
+	return (uint64_t)rowid << 2 | (uint64_t)(gpu_kind - TM_KERNEL + 1);
+}
+
+/* ---- queries ------------------------------------------------------------ */
+
+/* Open sql; windowed queries (those using ?1..?3) get the window bound. */
+static int open_cursor(struct trace_merge *m, const char *sql, bool windowed,
+		       struct prof_cursor **cur)
+{
+	int rc = prof_cursor__open(m->store, sql, cur, m->err);
+
+	if (rc < 0 || !windowed)
+		return rc;
+	rc = export_window__bind(&m->w, *cur, m->err);
+	if (rc < 0) {
+		prof_cursor__close(*cur);
+		*cur = NULL;
+	}
+	return rc;
+}
+
+/* Appends " UNION SELECT ..." for each present table to buf. */
+static void union_of(struct trace_merge *m, char *buf, size_t cap, const char *op,
+		     const char *cols, const enum tm_kind *kinds, const char *const *tables,
+		     int n, const char *where)
+{
+	size_t used = strlen(buf);
+	bool any = false;
+
+	for (int i = 0; i < n; i++) {
+		if (!m->have[kinds[i]])
+			continue;
+		used += (size_t)snprintf(buf + used, cap > used ? cap - used : 0,
+					 "%sSELECT %s FROM %s %s", any ? op : "", cols, tables[i],
+					 where);
+		any = true;
+	}
+	if (!any)
+		snprintf(buf + used, cap > used ? cap - used : 0, "SELECT %s FROM (SELECT 0 AS "
+			 "correlationId, 0 AS globalPid, 0 AS globalTid, 0 AS deviceId, 0 AS streamId, "
+			 "0 AS start, 0 AS end) WHERE 0", cols);
+}
+
+static void append(char *sql, size_t cap, const char *text)
+{
+	size_t used = strlen(sql);
+
+	snprintf(sql + used, cap > used ? cap - used : 0, "%s", text);
+}
+
+/* Appends the union of expr (named p, then g) over the API calls and NVTX
+ * events: the ids of the processes or threads with host events. */
+static void host_ids(struct trace_merge *m, char *sql, size_t cap, const char *expr)
+{
+	char cols[64], nvtx[160];
+
+	snprintf(cols, sizeof cols, "%s AS %s", expr, strchr(expr, '>') ? "p" : "g");
+	union_of(m, sql, cap, " UNION ", cols, api_kinds, api_tables, 2, "");
+	if (m->have[TM_NVTX]) {
+		snprintf(nvtx, sizeof nvtx, " UNION SELECT %s FROM " PROF_T_NVTX
+			 " WHERE globalTid IS NOT NULL", expr);
+		append(sql, cap, nvtx);
+	}
+}
+
+/* Run sql, whose rows are (id, name or NULL), calling fn with the name or
+ * "process ID" / "thread TID" for a missing one. */
+static int each_named(struct trace_merge *m, const char *sql, bool threads,
+		      int (*fn)(void *ctx, int64_t id, const char *name), void *ctx)
+{
+	struct prof_cursor *cur = NULL;
+	int rc = open_cursor(m, sql, false, &cur);
+
+	while (rc >= 0 && (rc = prof_cursor__next(cur, m->err)) > 0) {
+		int64_t id = prof_cursor__int64(cur, 0);
+		const char *name = prof_cursor__text(cur, 1);
+		char fallback[48];
+
+		if (threads)
+			snprintf(fallback, sizeof fallback, "thread %" PRIu32, prof_tid_of(id));
+		else
+			snprintf(fallback, sizeof fallback, "process %" PRId64, id);
+		rc = fn(ctx, id, name && *name ? name : fallback);
+	}
+	prof_cursor__close(cur);
+	return rc < 0 ? rc : 0;
+}
+
+int trace_merge__each_process(struct trace_merge *m,
+			      int (*fn)(void *ctx, int64_t pid, const char *name), void *ctx)
+{
+	char sql[META_SQL_MAX] = "SELECT p, (SELECT name FROM " PROF_T_PROCESSES " WHERE pid = p LIMIT 1) FROM (";
+
+	if (!prof_store__has_table(m->store, PROF_T_PROCESSES))
+		snprintf(sql, sizeof sql, "SELECT p, NULL FROM (");
+	host_ids(m, sql, sizeof sql, "globalTid >> 24");
+	append(sql, sizeof sql, " UNION ");
+	union_of(m, sql, sizeof sql, " UNION ", "globalPid >> 24", gpu_kinds, gpu_tables, 3, "");
+	append(sql, sizeof sql, ") ORDER BY p");
+	return each_named(m, sql, false, fn, ctx);
+}
+
+int trace_merge__each_thread(struct trace_merge *m,
+			     int (*fn)(void *ctx, int64_t global_tid, const char *name), void *ctx)
+{
+	char sql[META_SQL_MAX] = "SELECT g, ";
+
+	if (!m->have[TM_RUNTIME] && !m->have[TM_DRIVER] && !m->have[TM_NVTX])
+		return 0;
+	if (prof_store__has_table(m->store, PROF_T_THREAD_NAMES))
+		append(sql, sizeof sql, "(SELECT s.value FROM " PROF_T_THREAD_NAMES " tn JOIN "
+		       PROF_T_STRINGS " s ON s.id = tn.nameId WHERE tn.globalTid = g LIMIT 1) FROM (");
+	else
+		append(sql, sizeof sql, "NULL FROM (");
+	host_ids(m, sql, sizeof sql, "globalTid");
+	append(sql, sizeof sql, ") ORDER BY g");
+	return each_named(m, sql, true, fn, ctx);
+}
+
+int trace_merge__each_stream(struct trace_merge *m,
+			     int (*fn)(void *ctx, struct tm_device *d, bool new_device,
+				       int64_t stream),
+			     void *ctx)
+{
+	char sql[META_SQL_MAX] = "SELECT deviceId, streamId FROM (";
+	struct prof_cursor *cur = NULL;
+	int32_t last_dev = -1;
+	bool any = false;
+	int rc;
+
+	union_of(m, sql, sizeof sql, " UNION ", "deviceId, streamId", gpu_kinds, gpu_tables, 3, "");
+	/* a device with allocations but no work still gets its counter track */
+	if (m->have[TM_MEMORY])
+		append(sql, sizeof sql, " UNION SELECT deviceId, NULL FROM " PROF_T_MEMORY);
+	append(sql, sizeof sql, ") ORDER BY deviceId, streamId");
+
+	rc = open_cursor(m, sql, false, &cur);
+	while (rc >= 0 && (rc = prof_cursor__next(cur, m->err)) > 0) {
+		int32_t dev = (int32_t)prof_cursor__int64(cur, 0);
+		bool new_device = !any || dev != last_dev;
+
+		if (new_device) {
+			rc = device_add(m, dev);
+			if (rc < 0)
+				break;
+			last_dev = dev;
+			any = true;
+		}
+		rc = fn(ctx, trace_merge__device(m, dev), new_device,
+			prof_cursor__is_null(cur, 1) ? -1 : prof_cursor__int64(cur, 1));
+	}
+	prof_cursor__close(cur);
+	return rc < 0 ? rc : 0;
+}
+
+int trace_merge__each_process_stream(struct trace_merge *m,
+				     int (*fn)(void *ctx, int64_t pid, int64_t device,
+					       int64_t stream),
+				     void *ctx)
+{
+	char sql[META_SQL_MAX] = "SELECT p, deviceId, streamId FROM (";
+	struct prof_cursor *cur = NULL;
+	int rc;
+
+	union_of(m, sql, sizeof sql, " UNION ", "globalPid >> 24 AS p, deviceId, streamId",
+		 gpu_kinds, gpu_tables, 3, "");
+	append(sql, sizeof sql, ") ORDER BY p, deviceId, streamId");
+	rc = open_cursor(m, sql, false, &cur);
+	while (rc >= 0 && (rc = prof_cursor__next(cur, m->err)) > 0)
+		rc = fn(ctx, prof_cursor__int64(cur, 0), prof_cursor__int64(cur, 1),
+			prof_cursor__int64(cur, 2));
+	prof_cursor__close(cur);
+	return rc < 0 ? rc : 0;
+}
+
+/* The launching API call of GPU row g: runtime first, the driver when the
+ * runtime has no call with that correlation id. nsys exports can hold
+ * several calls with one id (a call made inside another): the join then
+ * repeats the GPU row once per call, which the Chrome trace keeps; with
+ * launch_rows the repeats come next to each other, the earliest call's
+ * first, and the merge hands out only that one. */
+struct api_exprs {
+	char join[512];
+	char start[48], end[48], tid[64];
+};
+
+static void api_exprs__init(struct trace_merge *m, struct api_exprs *a)
+{
+	bool rt = m->have[TM_RUNTIME], drv = m->have[TM_DRIVER];
+
+	snprintf(a->join, sizeof a->join, "%s%s",
+		 rt ? " LEFT JOIN " PROF_T_RUNTIME " r ON r.correlationId = g.correlationId"
+		      " AND (r.globalTid >> 24) = (g.globalPid >> 24)" : "",
+		 drv ? " LEFT JOIN " PROF_T_DRIVER " d ON d.correlationId = g.correlationId"
+		       " AND (d.globalTid >> 24) = (g.globalPid >> 24)" : "");
+#define PICK(field) (rt && drv ? "coalesce(r." field ", d." field ")" : rt ? "r." field \
+		     : drv ? "d." field : "NULL")
+	snprintf(a->start, sizeof a->start, "%s", PICK("start"));
+	snprintf(a->end, sizeof a->end, "%s", PICK("end"));
+	snprintf(a->tid, sizeof a->tid, "%s", PICK("globalTid"));
+#undef PICK
+}
+
+#define KERNEL_COLS "coalesce(kn.value, ''), g.gridX, g.gridY, g.gridZ, g.blockX, g.blockY, " \
+	"g.blockZ, g.registersPerThread, g.staticSharedMemory, g.dynamicSharedMemory"
+#define KERNEL_FROM PROF_T_KERNEL " g LEFT JOIN " PROF_T_STRINGS " kn ON kn.id = g.demangledName"
+#define MEMCPY_COLS "g.bytes, g.copyKind, g.srcKind, g.dstKind"
+#define MEMSET_COLS "g.bytes, g.memKind"
+
+/* The columns TM_GPU_*: those of every GPU source, then the kind's own. */
+static int gpu_sql(struct trace_merge *m, char *sql, size_t cap, const char *table,
+		   const char *extra_cols)
+{
+	struct api_exprs a;
+	char in_api[512], in_gpu[512], api_pid[96];
+
+	api_exprs__init(m, &a);
+	snprintf(api_pid, sizeof api_pid, "%s >> 24", a.tid);
+	if (export_window__in_range(in_api, sizeof in_api, a.start, api_pid) < 0 ||
+	    export_window__in_range(in_gpu, sizeof in_gpu, "g.start", "g.globalPid >> 24") < 0)
+		return prof_error__set(m->err, PROF_E_USAGE, "export query too long");
+	if ((size_t)snprintf(sql, cap,
+		 "SELECT g.start, g.end, g.deviceId, g.streamId, g.correlationId, g.globalPid, "
+		 "%s, CASE WHEN %s IS NOT NULL AND %s > ?1 AND %s < ?2 THEN %s END, g.rowid, %s "
+		 "FROM %s%s WHERE g.end > ?1 AND g.start < ?2 "
+		 "AND CASE WHEN %s IS NOT NULL THEN %s ELSE %s END "
+		 "ORDER BY g.start, g.end DESC%s%s",
+		 a.tid, a.start, a.end, a.start, a.start, extra_cols, table, a.join,
+		 a.start, in_api, in_gpu, m->launch_rows ? ", g.rowid, " : "",
+		 m->launch_rows ? a.start : "") >= cap)
+		return prof_error__set(m->err, PROF_E_USAGE, "export query too long");
+	return 0;
+}
+
+/* With launch_rows: the joins that give API call a the GPU work of each
+ * table it launched and the export holds (gpu_sql's condition, its
+ * launching call being a) as "rowid,rowid,...". Each table's work grouped by
+ * correlation id once (SQLite materialises it, indexed), not a lookup per
+ * call: nsys exports have no index on correlationId. */
+static void launch_joins(struct trace_merge *m, char *buf, size_t cap, enum tm_kind api)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int g = 0; g < 3; g++) {
+		if (!m->have[gpu_kinds[g]])
+			continue;
+		used += (size_t)snprintf(buf + used, cap > used ? cap - used : 0,
+			" LEFT JOIN (SELECT correlationId AS c, globalPid >> 24 AS p, "
+			"group_concat(rowid) AS ids FROM %s WHERE end > ?1 AND start < ?2 "
+			"GROUP BY 1, 2) l%d ON l%d.c = a.correlationId AND l%d.p = a.globalTid >> 24",
+			gpu_tables[g], g, g, g);
+	}
+	/* a driver call launched it only when no runtime call has the id */
+	if (api == TM_DRIVER && m->have[TM_RUNTIME])
+		used += (size_t)snprintf(buf + used, cap > used ? cap - used : 0,
+			" LEFT JOIN (SELECT correlationId AS c, globalTid >> 24 AS p FROM " PROF_T_RUNTIME
+			" GROUP BY 1, 2) lr ON lr.c = a.correlationId AND lr.p = a.globalTid >> 24");
+	/* calls sharing an id: the earliest launched (gpu_sql's order) */
+	if (m->shared_corr[api == TM_DRIVER])
+		snprintf(buf + used, cap > used ? cap - used : 0,
+			 " LEFT JOIN (SELECT correlationId AS c, globalTid >> 24 AS p, min(start) AS s "
+			 "FROM %s GROUP BY 1, 2) le ON le.c = a.correlationId AND le.p = a.globalTid >> 24",
+			 api == TM_DRIVER ? PROF_T_DRIVER : PROF_T_RUNTIME);
+}
+
+/* The TM_API_*_ROWS columns: each table's rowids when a launched them. */
+static void launch_cols(struct trace_merge *m, char *buf, size_t cap, enum tm_kind api)
+{
+	char when[128];
+	size_t used = 0;
+
+	snprintf(when, sizeof when, "%s%s",
+		 api == TM_DRIVER && m->have[TM_RUNTIME] ? "lr.c IS NULL" : "1",
+		 m->shared_corr[api == TM_DRIVER] ? " AND a.start = le.s" : "");
+	buf[0] = '\0';
+	for (int g = 0; g < 3; g++) {
+		if (m->have[gpu_kinds[g]])
+			used += (size_t)snprintf(buf + used, cap > used ? cap - used : 0,
+						 ", CASE WHEN %s THEN l%d.ids END", when, g);
+		else
+			used += (size_t)snprintf(buf + used, cap > used ? cap - used : 0, ", NULL");
+	}
+}
+
+static int api_sql(struct trace_merge *m, char *sql, size_t cap, enum tm_kind kind)
+{
+	const char *table = kind == TM_RUNTIME ? PROF_T_RUNTIME : PROF_T_DRIVER;
+	char in_range[512], joins[2048] = "", cols[512] = "";
+
+	export_window__in_range(in_range, sizeof in_range, "a.start", "a.globalTid >> 24");
+	if (m->launch_rows) {
+		launch_joins(m, joins, sizeof joins, kind);
+		launch_cols(m, cols, sizeof cols, kind);
+	}
+	if ((size_t)snprintf(sql, cap,
+		 "SELECT a.start, a.end, a.globalTid, a.correlationId, coalesce(s.value, '')%s "
+		 "FROM %s a LEFT JOIN " PROF_T_STRINGS " s ON s.id = a.nameId%s "
+		 "WHERE a.end > ?1 AND a.start < ?2 AND %s ORDER BY a.start, a.end DESC",
+		 cols, table, joins, in_range) >= cap)
+		return prof_error__set(m->err, PROF_E_USAGE, "export query too long");
+	return 0;
+}
+
+/* Whether calls of the table share correlation ids (nsys: nested calls). */
+static int shared_corr(struct trace_merge *m, const char *table, bool *shared)
+{
+	char sql[160];
+	struct prof_cursor *cur = NULL;
+	int rc;
+
+	snprintf(sql, sizeof sql, "SELECT count(correlationId) > count(DISTINCT correlationId) "
+		 "FROM %s", table);
+	rc = open_cursor(m, sql, false, &cur);
+	if (rc == 0 && (rc = prof_cursor__next(cur, m->err)) > 0)
+		*shared = prof_cursor__int64(cur, 0) != 0;
+	prof_cursor__close(cur);
+	return rc < 0 ? rc : 0;
+}
+
+static int nvtx_sql(struct trace_merge *m, char *sql, size_t cap)
+{
+	char in_range[512];
+
+	export_window__in_range(in_range, sizeof in_range, "n.start", "n.globalTid >> 24");
+	snprintf(sql, cap,
+		 "SELECT n.start, coalesce(n.end, n.start), n.globalTid, %s, n.end IS NULL "
+		 "FROM " PROF_T_NVTX " n LEFT JOIN " PROF_T_STRINGS " t ON t.id = n.textId "
+		 "WHERE n.eventType IN (" PROF_SQL_NVTX_MARK ", " PROF_SQL_NVTX_PUSHPOP ", " PROF_SQL_NVTX_STARTEND ") AND n.globalTid IS NOT NULL "
+		 "AND coalesce(n.end, n.start) >= ?1 AND n.start < ?2 AND %s "
+		 "ORDER BY n.start, n.end DESC",
+		 m->w.nvtx_name, in_range);
+	return 0;
+}
+
+static int memory_sql(char *sql, size_t cap)
+{
+	char in_range[512];
+
+	export_window__in_range(in_range, sizeof in_range, "m.start", "m.globalPid >> 24");
+	/* every event before the window still counts towards the level */
+	snprintf(sql, cap,
+		 "SELECT m.start, m.start, m.deviceId, m.bytes, m.memoryOperationType, "
+		 "(m.start >= ?1 AND %s) FROM " PROF_T_MEMORY " m "
+		 "WHERE m.start < ?2 AND m.memKind = %d ORDER BY m.start",
+		 in_range, PROF_MEM_DEVICE);
+	return 0;
+}
+
+static int source_sql(struct trace_merge *m, enum tm_kind kind, char *sql, size_t cap)
+{
+	switch (kind) {
+	case TM_NVTX: return nvtx_sql(m, sql, cap);
+	case TM_RUNTIME:
+	case TM_DRIVER: return api_sql(m, sql, cap, kind);
+	case TM_KERNEL: return gpu_sql(m, sql, cap, KERNEL_FROM, KERNEL_COLS);
+	case TM_MEMCPY: return gpu_sql(m, sql, cap, PROF_T_MEMCPY " g", MEMCPY_COLS);
+	case TM_MEMSET: return gpu_sql(m, sql, cap, PROF_T_MEMSET " g", MEMSET_COLS);
+	case TM_MEMORY: return memory_sql(sql, cap);
+	case TM_GPU_NVTX: /* computed by project_ranges, not read by a query */
+	case TM__COUNT: break;
+	}
+	return PROF_E_USAGE;
+}
+
+/* ---- NVTX ranges projected onto the GPU ---------------------------------- */
+
+/* Each NVTX range on the GPU: per (range, device, stream), the span of the
+ * GPU work launched by API calls that the range's thread made inside it.
+ * The calls stream by in (thread, start) order beside the walk of the same
+ * threads' ranges (folded_ranges.h), so each launch widens the spans of the
+ * ranges open at its call, and a range's spans are final when it leaves the
+ * open list. Work costs one pass over the launches, not a pass per range. */
+
+static int spans_reserve(struct trace_merge *m, struct tm_span **v, size_t *cap, size_t need)
+{
+	size_t n = *cap ? *cap : 64;
+	struct tm_span *grown;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	grown = realloc(*v, n * sizeof *grown);
+	if (!grown)
+		return nomem(m);
+	*v = grown;
+	*cap = n;
+	return 0;
+}
+
+/* Widen the span of (range, device, stream) to cover [start, end). */
+static int span_add(struct trace_merge *m, int64_t row, int64_t process, int64_t device,
+		    int64_t stream, int64_t start, int64_t end)
+{
+	struct tm_projection *p = &m->proj;
+	int rc;
+
+	for (size_t i = 0; i < p->nlive; i++) {
+		struct tm_span *g = &p->live[i];
+
+		if (g->row != row || g->device != device || g->stream != stream)
+			continue;
+		if (start < g->start_ns)
+			g->start_ns = start;
+		if (end > g->end_ns)
+			g->end_ns = end;
+		return 0;
+	}
+	rc = spans_reserve(m, &p->live, &p->cap_live, p->nlive + 1);
+	if (rc < 0)
+		return rc;
+	p->live[p->nlive++] = (struct tm_span){ .start_ns = start, .end_ns = end, .row = row,
+						 .process = process, .device = device,
+						 .stream = stream };
+	return 0;
+}
+
+static int name_add(struct trace_merge *m, const char *name, size_t *off)
+{
+	struct tm_projection *p = &m->proj;
+	size_t len = strlen(name) + 1;
+
+	if (p->names_len + len > p->names_cap) {
+		size_t cap = p->names_cap ? p->names_cap : 4096;
+		char *grown;
+
+		while (cap < p->names_len + len)
+			cap *= 2;
+		grown = realloc(p->names, cap);
+		if (!grown)
+			return nomem(m);
+		p->names = grown;
+		p->names_cap = cap;
+	}
+	memcpy(p->names + p->names_len, name, len);
+	*off = p->names_len;
+	p->names_len += len;
+	return 0;
+}
+
+/* A range left the open list: its spans move to done, those overlapping the
+ * window only. */
+static int range_closed(void *ctx, const struct open_range *r)
+{
+	struct trace_merge *m = ctx;
+	struct tm_projection *p = &m->proj;
+	bool named = false;
+	size_t kept = 0, off = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < p->nlive; i++) {
+		struct tm_span g = p->live[i];
+
+		if (g.row != r->row) {
+			p->live[kept++] = g;
+			continue;
+		}
+		if (rc < 0 || g.end_ns <= m->w.from_abs_ns || g.start_ns >= m->w.to_abs_ns)
+			continue;
+		if (!named) {
+			rc = name_add(m, r->name, &off);
+			named = true;
+		}
+		if (rc == 0)
+			rc = spans_reserve(m, &p->done, &p->cap_done, p->ndone + 1);
+		if (rc == 0) {
+			g.name_off = off;
+			p->done[p->ndone++] = g;
+		}
+	}
+	p->nlive = kept;
+	return rc;
+}
+
+/* Merge order: by start, the longer first; ties in NVTX row order (a range's
+ * row is written when it ends, so an inner range comes first), then device
+ * and stream, so that equal spans always come out in one order. */
+static int span_cmp(const void *a, const void *b)
+{
+	const struct tm_span *x = a, *y = b;
+
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	if (x->end_ns != y->end_ns)
+		return x->end_ns > y->end_ns ? -1 : 1;
+	if (x->row != y->row)
+		return x->row < y->row ? -1 : 1;
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
+	return (x->stream > y->stream) - (x->stream < y->stream);
+}
+
+/* Every (API call, GPU work it launched) pair as (thread, call start, device,
+ * stream, work start, work end), in (thread, call start) order: one arm per
+ * pair of tables, each read in the order of the call table's (globalTid,
+ * start) index with the work found by correlation id, so SQLite merges the
+ * arms instead of sorting the launches. */
+static int launches_sql(struct trace_merge *m, char *sql, size_t cap)
+{
+	size_t used = 0;
+
+	sql[0] = '\0';
+	for (int a = 0; a < 2; a++) {
+		for (int g = 0; g < 3; g++) {
+			if (!m->have[api_kinds[a]] || !m->have[gpu_kinds[g]])
+				continue;
+			used += (size_t)snprintf(sql + used, cap > used ? cap - used : 0,
+				"%sSELECT a.globalTid, a.start, g.deviceId, g.streamId, g.start, g.end "
+				"FROM %s a CROSS JOIN %s g ON g.correlationId = a.correlationId "
+				"AND (g.globalPid >> 24) = (a.globalTid >> 24) "
+				"WHERE a.globalTid IS NOT NULL AND a.start IS NOT NULL "
+				"AND g.start IS NOT NULL AND g.end IS NOT NULL",
+				used ? " UNION ALL " : "", api_tables[a], gpu_tables[g]);
+		}
+	}
+	used += (size_t)snprintf(sql + used, cap > used ? cap - used : 0, " ORDER BY 1, 2");
+	if (used >= cap)
+		return prof_error__set(m->err, PROF_E_USAGE, "export query too long");
+	return 0;
+}
+
+/* Fill proj.done, sorted for the merge. */
+static int project_ranges(struct trace_merge *m)
+{
+	struct range_walk rw = { .make_name = strdup, .on_close = range_closed, .ctx = m };
+	struct prof_cursor *cur = NULL;
+	char *sql = malloc(SQL_MAX);
+	int rc;
+
+	if (!sql)
+		return nomem(m);
+	rc = launches_sql(m, sql, SQL_MAX);
+	if (rc == 0)
+		rc = open_cursor(m, sql, false, &cur);
+	/* ranges of both kinds, each counted on the thread that opened it */
+	if (rc == 0)
+		rc = range_walk__open(&rw, m->store, &m->w, true, true, m->err);
+	while (rc >= 0 && (rc = prof_cursor__next(cur, m->err)) > 0) {
+		rc = range_walk__at(&rw, prof_cursor__int64(cur, 0), prof_cursor__int64(cur, 1));
+		for (size_t i = 0; rc >= 0 && i < rw.nopen; i++)
+			rc = span_add(m, rw.open[i].row, prof_cursor__int64(cur, 0) >> 24,
+				      prof_cursor__int64(cur, 2),
+				      prof_cursor__int64(cur, 3), prof_cursor__int64(cur, 4),
+				      prof_cursor__int64(cur, 5));
+	}
+	if (rc >= 0)
+		rc = range_walk__close_all(&rw);
+	range_walk__exit(&rw);
+	prof_cursor__close(cur);
+	free(sql);
+	if (rc < 0)
+		return rc;
+	if (m->proj.ndone > 1)
+		qsort(m->proj.done, m->proj.ndone, sizeof *m->proj.done, span_cmp);
+	return 0;
+}
+
+/* ---- the merge ---------------------------------------------------------- */
+
+static int source_next(struct trace_merge *m, struct tm_source *s)
+{
+	int rc;
+
+	if (s->kind == TM_GPU_NVTX) {
+		s->has_row = m->proj.next < m->proj.ndone;
+		if (s->has_row)
+			s->start_ns = m->proj.done[m->proj.next++].start_ns;
+		return 0;
+	}
+	rc = prof_cursor__next(s->cur, m->err);
+	/* a GPU row repeated for calls sharing its id: the first only */
+	while (rc > 0 && m->launch_rows && s->kind >= TM_KERNEL && s->kind <= TM_MEMSET &&
+	       s->has_row && prof_cursor__int64(s->cur, TM_GPU_ROWID) == s->last_rowid)
+		rc = prof_cursor__next(s->cur, m->err);
+	s->has_row = rc > 0;
+	if (s->has_row) {
+		s->start_ns = prof_cursor__int64(s->cur, 0);
+		if (s->kind >= TM_KERNEL && s->kind <= TM_MEMSET)
+			s->last_rowid = prof_cursor__int64(s->cur, TM_GPU_ROWID);
+	}
+	return rc < 0 ? rc : 0;
+}
+
+int trace_merge__init(struct trace_merge *m, struct prof_store *s, const struct export_filter *f,
+		      struct prof_error *err)
+{
+	static const char *const tables[TM__COUNT] = {
+		[TM_NVTX] = PROF_T_NVTX, [TM_RUNTIME] = PROF_T_RUNTIME, [TM_DRIVER] = PROF_T_DRIVER,
+		[TM_KERNEL] = PROF_T_KERNEL, [TM_MEMCPY] = PROF_T_MEMCPY, [TM_MEMSET] = PROF_T_MEMSET,
+		[TM_MEMORY] = PROF_T_MEMORY,
+	};
+
+	memset(m, 0, sizeof *m);
+	m->store = s;
+	m->err = err;
+	for (int k = 0; k < TM__COUNT; k++)
+		m->have[k] = tables[k] && prof_store__has_table(s, tables[k]);
+	m->have[TM_GPU_NVTX] = m->have[TM_NVTX] &&
+		(m->have[TM_RUNTIME] || m->have[TM_DRIVER]) &&
+		(m->have[TM_KERNEL] || m->have[TM_MEMCPY] || m->have[TM_MEMSET]);
+	return export_window__init(&m->w, s, f, err);
+}
+
+int trace_merge__open(struct trace_merge *m)
+{
+	char *sql;
+	int rc = 0;
+
+	for (int a = 0; a < 2 && m->launch_rows; a++)
+		if (m->have[api_kinds[a]] && (rc = shared_corr(m, api_tables[a], &m->shared_corr[a])) < 0)
+			return rc;
+	sql = malloc(SQL_MAX);
+	if (!sql)
+		return nomem(m);
+	for (int k = 0; k < TM__COUNT; k++) {
+		struct tm_source *s = &m->src[m->nsrc];
+
+		if (!m->have[k])
+			continue;
+		*s = (struct tm_source){ .kind = (enum tm_kind)k };
+		if (k == TM_GPU_NVTX) {
+			rc = project_ranges(m);
+		} else {
+			rc = source_sql(m, (enum tm_kind)k, sql, SQL_MAX);
+			if (rc == 0)
+				rc = open_cursor(m, sql, true, &s->cur);
+		}
+		if (rc < 0)
+			break;
+		m->nsrc++;
+		rc = source_next(m, s);
+		if (rc < 0)
+			break;
+	}
+	free(sql);
+	return rc;
+}
+
+int trace_merge__next(struct trace_merge *m, struct tm_row *row)
+{
+	struct tm_source *best = NULL;
+
+	if (m->current) {
+		int rc = source_next(m, m->current);
+
+		m->current = NULL;
+		if (rc < 0)
+			return rc;
+	}
+	/* sources are in tie-break order, so strict < keeps the earlier */
+	for (int i = 0; i < m->nsrc; i++)
+		if (m->src[i].has_row && (!best || m->src[i].start_ns < best->start_ns))
+			best = &m->src[i];
+	if (!best)
+		return 0;
+	m->current = best;
+	row->kind = best->kind;
+	row->cur = best->cur;
+	row->span = NULL;
+	row->span_name = NULL;
+	if (best->kind == TM_GPU_NVTX) {
+		row->span = &m->proj.done[m->proj.next - 1];
+		row->span_name = m->proj.names + row->span->name_off;
+	}
+	return 1;
+}
+
+void trace_merge__exit(struct trace_merge *m)
+{
+	for (int i = 0; i < m->nsrc; i++)
+		prof_cursor__close(m->src[i].cur);
+	free(m->devs);
+	free(m->proj.live);
+	free(m->proj.done);
+	free(m->proj.names);
+	memset(m, 0, sizeof *m);
+}

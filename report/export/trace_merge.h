@@ -1,0 +1,175 @@
+/* trace_merge.h - the events of a capture in start order, for the timeline
+ * exports (the Chrome JSON trace and the native Perfetto trace).
+ *
+ * Every kind of event has its own cursor ordered by start; the merge hands
+ * out one row at a time, the earliest first (ties: enclosing kinds first, so
+ * an NVTX range precedes the API call it contains and a projected range the
+ * kernel it contains). Held in memory: the devices and the NVTX ranges
+ * projected onto the GPU, one span per (range, stream), which one walk over
+ * the API calls computes before the merge. The writers read each row's
+ * columns through the TM_* indexes below and decide what to print.
+ *
+ * The track lists (processes, threads, GPU streams) come from the same
+ * tables through trace_merge__each_*, in a fixed order. */
+#ifndef REPORT_TRACE_MERGE_H
+#define REPORT_TRACE_MERGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/occupancy.h"
+#include "export_window.h"
+#include "prof/error.h"
+#include "prof/store.h"
+
+/* The sources, in tie-break order. */
+enum tm_kind { TM_NVTX, TM_GPU_NVTX, TM_RUNTIME, TM_DRIVER, TM_KERNEL, TM_MEMCPY, TM_MEMSET,
+	       TM_MEMORY, TM__COUNT };
+
+/* Columns of the rows of each source. */
+enum {
+	/* GPU work (kernel, memcpy, memset) */
+	TM_GPU_START = 0, TM_GPU_END, TM_GPU_DEVICE, TM_GPU_STREAM, TM_GPU_CORR, TM_GPU_PID,
+	TM_GPU_LAUNCH_TID,   /* globalTid of the launching call */
+	TM_GPU_LAUNCH_START, /* its start when that call is in the export, else NULL: no flow */
+	TM_GPU_ROWID,        /* with TM_GPU_START..: trace_merge__flow_id */
+	TM_GPU_EXTRA,        /* first column of the kind's own, below */
+	TM_KERNEL_NAME = TM_GPU_EXTRA, TM_KERNEL_GRID_X, TM_KERNEL_GRID_Y, TM_KERNEL_GRID_Z,
+	TM_KERNEL_BLOCK_X, TM_KERNEL_BLOCK_Y, TM_KERNEL_BLOCK_Z, TM_KERNEL_REGISTERS,
+	TM_KERNEL_STATIC_SHARED, TM_KERNEL_DYNAMIC_SHARED,
+	TM_COPY_BYTES = TM_GPU_EXTRA, TM_COPY_KIND, TM_COPY_SRC_KIND, TM_COPY_DST_KIND,
+	TM_SET_BYTES = TM_GPU_EXTRA, TM_SET_MEM_KIND,
+};
+enum { TM_API_START = 0, TM_API_END, TM_API_TID, TM_API_CORR, TM_API_NAME,
+       TM_API_KERNEL_ROWS, TM_API_MEMCPY_ROWS, TM_API_MEMSET_ROWS /* with flow ids */ };
+enum { TM_NVTX_START = 0, TM_NVTX_END, TM_NVTX_TID, TM_NVTX_NAME, TM_NVTX_IS_MARK };
+enum { TM_MEM_START = 0, TM_MEM_DEVICE = 2, TM_MEM_BYTES, TM_MEM_IS_FREE, TM_MEM_IN_WINDOW };
+
+struct tm_device {
+	int32_t id;
+	bool have_occ;
+	struct occ_gpu occ;
+	int64_t mem_in_use_bytes;
+	bool mem_emitted; /* a counter sample was written */
+};
+
+/* The span of the GPU work that the API calls inside one NVTX range
+ * launched on one stream. */
+struct tm_span {
+	int64_t start_ns, end_ns;
+	int64_t row;      /* the range's NVTX_EVENTS rowid */
+	int64_t process;  /* globalPid >> 24 of the range's thread */
+	int64_t stream;
+	int64_t device;
+	size_t name_off;  /* into tm_projection.names; set when the range closes */
+};
+
+/* NVTX ranges projected onto the GPU streams. */
+struct tm_projection {
+	struct tm_span *live;    /* spans of the ranges open on the walked thread */
+	size_t nlive, cap_live;
+	struct tm_span *done;    /* finished spans, sorted for the merge */
+	size_t ndone, cap_done;
+	char *names;             /* the finished ranges' names, each '\0'-terminated */
+	size_t names_len, names_cap;
+	size_t next;             /* merge position in done */
+};
+
+struct tm_source {
+	enum tm_kind kind;
+	struct prof_cursor *cur; /* NULL for TM_GPU_NVTX, which reads proj.done */
+	bool has_row;
+	int64_t start_ns;
+	int64_t last_rowid;      /* GPU sources: the row handed out last */
+};
+
+struct trace_merge {
+	struct prof_store *store;
+	struct export_window w;
+	bool have[TM__COUNT];
+	/* Set before trace_merge__open: each GPU row comes once, launched by
+	 * the earliest call with its correlation id, and API rows carry the
+	 * rowids of the GPU work they launched that the export holds
+	 * (TM_API_*_ROWS, "1,5,9"). */
+	bool launch_rows;
+	bool shared_corr[2];     /* runtime, driver calls share correlation ids */
+	struct tm_device *devs;
+	size_t ndevs;
+	struct tm_projection proj;
+	struct tm_source src[TM__COUNT];
+	int nsrc;
+	struct tm_source *current; /* the row trace_merge__next handed out */
+	struct prof_error *err;
+};
+
+/* One row of the merge: kind, and its cursor (or span for TM_GPU_NVTX). */
+struct tm_row {
+	enum tm_kind kind;
+	struct prof_cursor *cur;
+	const struct tm_span *span;
+	const char *span_name;
+};
+
+/* Resolve the filter and find which tables the capture has. */
+int trace_merge__init(struct trace_merge *m, struct prof_store *s, const struct export_filter *f,
+		      struct prof_error *err);
+/* Project the NVTX ranges and open every source's cursor. */
+int trace_merge__open(struct trace_merge *m);
+/* The next row in start order: 1 with *row set, 0 at the end, or a
+ * negative PROF_E_* code. */
+int trace_merge__next(struct trace_merge *m, struct tm_row *row);
+void trace_merge__exit(struct trace_merge *m);
+
+/* Every process with calls, ranges or GPU work, in pid order, with its name
+ * from PROCESSES ("process PID" without one). */
+int trace_merge__each_process(struct trace_merge *m,
+			      int (*fn)(void *ctx, int64_t pid, const char *name), void *ctx);
+/* Every thread with calls or ranges, in globalTid order, with its name
+ * ("thread TID" without one). */
+int trace_merge__each_thread(struct trace_merge *m,
+			     int (*fn)(void *ctx, int64_t global_tid, const char *name), void *ctx);
+/* Every (device, stream) with GPU work in (device, stream) order, and each
+ * device with allocations but no work once with stream < 0. new_device is
+ * set on a device's first call; the device is registered by then. */
+int trace_merge__each_stream(struct trace_merge *m,
+			     int (*fn)(void *ctx, struct tm_device *d, bool new_device,
+				       int64_t stream),
+			     void *ctx);
+/* The processes that ran GPU work on each stream, for writers that place
+ * streams under their process: (pid, device, stream) in that order. */
+int trace_merge__each_process_stream(struct trace_merge *m,
+				     int (*fn)(void *ctx, int64_t pid, int64_t device,
+					       int64_t stream),
+				     void *ctx);
+
+struct tm_device *trace_merge__device(struct trace_merge *m, int32_t id);
+/* "GPU 0: NVIDIA H100" (or "GPU 0" when the capture has no name for it). */
+void tm_device__label(const struct tm_device *d, char *buf, size_t cap);
+
+/* A device-memory row applied to its device's level. */
+struct tm_memory_step {
+	struct tm_device *d;  /* NULL: a device the export does not know, nothing to write */
+	bool at_from;         /* write from_bytes at the window's start first (--from) */
+	int64_t from_bytes;
+	bool sample;          /* write d->mem_in_use_bytes at the row's time */
+};
+void trace_merge__memory(struct trace_merge *m, struct prof_cursor *cur,
+			 struct tm_memory_step *step);
+
+/* The id of a flow to GPU work of a kind: the same from the launching API
+ * call's TM_API_*_ROWS and from the work's own TM_GPU_ROWID. */
+uint64_t trace_merge__flow_id(enum tm_kind gpu_kind, int64_t rowid);
+
+/* "cudaLaunchKernel_v7000" -> "cudaLaunchKernel" into buf (of 256 bytes at
+ * least); returns buf, or name itself when it has no version suffix or is
+ * too long. */
+const char *tm_api_name(const char *name, char *buf, size_t cap);
+/* "Memcpy HtoD (Pinned -> Device)", "Memset (Device)" */
+void tm_copy_name(char *buf, size_t cap, int64_t copy_kind, int64_t src_kind, int64_t dst_kind);
+void tm_set_name(char *buf, size_t cap, int64_t mem_kind);
+/* The theoretical occupancy (0..1) of a kernel row on its device; false
+ * when the device's limits are unknown or the launch is invalid. */
+bool trace_merge__occupancy(struct trace_merge *m, struct prof_cursor *cur, double *occupancy);
+
+#endif
