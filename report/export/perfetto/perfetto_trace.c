@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "export/trace_merge.h"
+#include "prof/tables.h"
 #include "pf_sequence.h"
 #include "pf_tracks.h"
 
@@ -324,7 +325,7 @@ static int gpu_info_args(struct pf_ctx *c)
 
 	if (!prof_store__has_table(c->m.store, PROF_T_GPU))
 		return 0;
-	rc = prof_cursor__open(c->m.store, "SELECT * FROM TARGET_INFO_GPU ORDER BY id", &cur, c->err);
+	rc = prof_cursor__open(c->m.store, "SELECT * FROM " PROF_T_GPU " ORDER BY id", &cur, c->err);
 	while (rc >= 0 && (rc = prof_cursor__next(cur, c->err)) > 0) {
 		int64_t id = 0;
 
@@ -367,8 +368,8 @@ static int write_capture(struct pf_ctx *c)
 		return rc;
 	ev_start(c, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT, d.uuid, "capture", "capture");
 	arg_text(c, "file", prof_store__path(c->m.store));
-	if (prof_store__has_table(c->m.store, "PERFKIT_META"))
-		rc = prof_cursor__open(c->m.store, "SELECT key, value FROM PERFKIT_META "
+	if (prof_store__has_table(c->m.store, PROF_T_META))
+		rc = prof_cursor__open(c->m.store, "SELECT key, value FROM " PROF_T_META " "
 				       "WHERE value IS NOT NULL ORDER BY key", &cur, c->err);
 	while (cur && rc >= 0 && (rc = prof_cursor__next(cur, c->err)) > 0)
 		arg_text(c, prof_cursor__text(cur, 0), prof_cursor__text(cur, 1));
