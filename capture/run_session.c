@@ -10,6 +10,7 @@
  * files are merged into the output, which only then gets its indexes and
  * views. */
 #include "run_session.h"
+#include "run_session_impl.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -257,7 +258,7 @@ static char *first_gpu_name(const char *path)
 	return name;
 }
 
-static void remove_dir(const char *dir)
+void run__remove_dir(const char *dir)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -275,8 +276,7 @@ static void remove_dir(const char *dir)
 	rmdir(dir);
 }
 
-/* Merge every process's file; returns how many there were, or < 0. */
-static int merge_processes(const struct run_messages *msg, struct prof_writer *w,
+int run__merge_dir(const struct run_messages *msg, struct prof_writer *w,
 			   const char *dir, char **gpu)
 {
 	struct dirent **files = NULL;
@@ -306,7 +306,7 @@ static int merge_processes(const struct run_messages *msg, struct prof_writer *w
 	return rc < 0 ? rc : n;
 }
 
-static void meta_int(struct prof_writer *w, const char *key, long long v)
+void run__meta_int(struct prof_writer *w, const char *key, long long v)
 {
 	char num[32];
 
@@ -330,7 +330,7 @@ char *run_session__command_line(char **argv)
 	return cmd;
 }
 
-static void meta_command(struct prof_writer *w, char **argv)
+void run__meta_command(struct prof_writer *w, char **argv)
 {
 	char *cmd = run_session__command_line(argv);
 
@@ -343,36 +343,52 @@ static void meta_command(struct prof_writer *w, char **argv)
 static void write_live_meta(struct run_session *s)
 {
 	struct prof_error err;
+	char host[256] = "";
 
-	meta_command(s->w, s->argv);
-	meta_int(s->w, "start_ns", (long long)s->start_ns);
-	meta_int(s->w, "pid", (long long)s->pid);
+	run__meta_command(s->w, s->argv);
+	run__meta_int(s->w, "start_ns", (long long)s->start_ns);
+	run__meta_int(s->w, PROF_META_PID, (long long)s->pid);
+	run__meta_int(s->w, PROF_META_RUN_PID, (long long)getpid());
+	gethostname(host, sizeof(host) - 1);
+	prof_writer__meta(s->w, PROF_META_HOST, host);
+	run__meta_trace(s->w, s->opt.trace_list);
 	prof_writer__meta(s->w, PROF_META_LIVE_DIR, s->dir);
+	if (s->metrics_dir[0])
+		prof_writer__meta(s->w, PROF_META_LIVE_METRICS_DIR, s->metrics_dir);
 	prof_writer__flush(s->w, &err);
+}
+
+void run__meta_trace(struct prof_writer *w, const char *trace_list)
+{
+	prof_writer__meta(w, "trace", trace_list && *trace_list ? trace_list : "cuda,nvtx,memory,api");
+}
+
+void run__meta_merged(struct prof_writer *w, const char *gpu)
+{
+	if (gpu)
+		prof_writer__meta(w, "gpu", gpu);
+	prof_writer__meta(w, "perfkit_version", PERFKIT_VERSION);
+	/* The folders are gone once merged: a finished capture names no live data. */
+	prof_writer__meta(w, PROF_META_LIVE_DIR, NULL);
+	prof_writer__meta(w, PROF_META_LIVE_METRICS_DIR, NULL);
 }
 
 static void write_meta(struct run_session *s, const char *gpu)
 {
 	char host[256] = "";
-	const char *trace_list = s->opt.trace_list;
 
-	meta_command(s->w, s->argv);
+	run__meta_command(s->w, s->argv);
 	gethostname(host, sizeof(host) - 1);
-	prof_writer__meta(s->w, "host", host);
-	if (gpu)
-		prof_writer__meta(s->w, "gpu", gpu);
-	meta_int(s->w, "start_ns", (long long)s->start_ns);
-	meta_int(s->w, "duration_ns", (long long)(s->end_ns - s->start_ns));
-	meta_int(s->w, "exit_status", s->exit_status);
-	prof_writer__meta(s->w, "perfkit_version", PERFKIT_VERSION);
-	prof_writer__meta(s->w, "trace",
-			  trace_list && *trace_list ? trace_list : "cuda,nvtx,memory,api");
-	/* The folder is gone once merged: a finished capture names no live data. */
-	prof_writer__meta(s->w, PROF_META_LIVE_DIR, NULL);
+	prof_writer__meta(s->w, PROF_META_HOST, host);
+	run__meta_int(s->w, "start_ns", (long long)s->start_ns);
+	run__meta_int(s->w, "duration_ns", (long long)(s->end_ns - s->start_ns));
+	run__meta_int(s->w, "exit_status", s->exit_status);
+	run__meta_trace(s->w, s->opt.trace_list);
+	run__meta_merged(s->w, gpu);
 }
 
 /* Metrics rows, and this GPU's cached `perfkit peaks`, into the capture. */
-static void metrics_import(const struct run_messages *msg, const char *output, char *dir)
+void run__metrics_import(const struct run_messages *msg, const char *output, char *dir)
 {
 	struct prof_error err;
 	int rows;
@@ -383,7 +399,7 @@ static void metrics_import(const struct run_messages *msg, const char *output, c
 			msg->warning("hardware metrics not stored: %s", err.msg);
 		else
 			fprintf(stderr, "perfkit: %d kernel launches with hardware metrics\n", rows);
-		remove_dir(dir);
+		run__remove_dir(dir);
 		dir[0] = '\0';
 	}
 	if (peaks_doc__store_cached(output, &err) < 0)
@@ -554,7 +570,7 @@ int run_session__finish(struct run_session *s)
 	char *gpu = NULL;
 	int rc;
 
-	s->merged = merge_processes(s->msg, s->w, s->dir, &gpu);
+	s->merged = run__merge_dir(s->msg, s->w, s->dir, &gpu);
 	if (s->merged == 0) {
 		/* Nothing initialised CUDA: still a valid capture of the run. */
 		prof_writer__process(s->w, (uint32_t)s->pid, s->argv[0]);
@@ -564,7 +580,7 @@ int run_session__finish(struct run_session *s)
 	}
 	write_meta(s, gpu);
 	free(gpu);
-	remove_dir(s->dir);
+	run__remove_dir(s->dir);
 	s->dir[0] = '\0';
 	rc = prof_writer__finish(s->w, &err);
 	s->w = NULL;
@@ -572,7 +588,7 @@ int run_session__finish(struct run_session *s)
 		s->msg->error("%s", err.msg);
 		return -1;
 	}
-	metrics_import(s->msg, s->output, s->metrics_dir);
+	run__metrics_import(s->msg, s->output, s->metrics_dir);
 	return 0;
 }
 
@@ -606,9 +622,9 @@ void run_session__report(const struct run_session *s)
 void run_session__abort(struct run_session *s)
 {
 	if (s->dir[0])
-		remove_dir(s->dir);
+		run__remove_dir(s->dir);
 	if (s->metrics_dir[0])
-		remove_dir(s->metrics_dir);
+		run__remove_dir(s->metrics_dir);
 	s->dir[0] = s->metrics_dir[0] = '\0';
 	if (s->w) {
 		prof_writer__delete(s->w);

@@ -89,7 +89,7 @@ int cmd_diagnose(int argc, char **argv)
 	}
 	if (sets && apply_sets(&settings, sets))
 		goto out;
-	if (prof_store__open(argv[0], &store, &err)) {
+	if (prof_store__open_capture(argv[0], &store, &err)) {
 		cli_error("%s", err.msg);
 		goto out;
 	}

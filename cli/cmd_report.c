@@ -240,7 +240,7 @@ int cmd_report(int argc, char **argv)
 		if (split_reports(report_list, reports, &nreports) != 0)
 			goto out;
 	}
-	if (prof_store__open(argv[0], &store, &err) < 0) {
+	if (prof_store__open_capture(argv[0], &store, &err) < 0) {
 		cli_error("%s", err.msg);
 		goto out;
 	}

@@ -44,7 +44,7 @@ int cmd_roofline(int argc, char **argv)
 	format = rpt_format__parse(format_opt);
 	if (format < 0)
 		return cli_unknown("format", format_opt, formats, 3);
-	if (prof_store__open(argv[0], &store, &err)) {
+	if (prof_store__open_capture(argv[0], &store, &err)) {
 		cli_error("%s", err.msg);
 		return CLI_EXIT_USAGE;
 	}

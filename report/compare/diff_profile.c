@@ -531,7 +531,7 @@ int diff_profile__load(struct diff_profile *p, struct prof_store *s, struct prof
 int diff_profile__load_path(struct diff_profile *p, const char *path, struct prof_error *err)
 {
 	struct prof_store *s = NULL;
-	int rc = prof_store__open(path, &s, err);
+	int rc = prof_store__open_capture(path, &s, err);
 
 	if (rc < 0) {
 		memset(p, 0, sizeof *p);

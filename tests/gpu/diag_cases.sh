@@ -3,7 +3,7 @@
 # tests/gpu/cases (one known problem each, a clean one, two windows of one
 # steady program, PyTorch programs), checks the access counters of
 # --metrics=memory against ncu, and prints what `perfkit diagnose` says of
-# each capture. Captures go to $OUT/cases.tar (fixtures for
+# each capture. Captures go to $OUT/cases.tar.xz (fixtures for
 # tests/cli/test_diagnose_own_cases.sh), logs to $OUT.
 #
 #   tests/gpu/diag_cases.sh DIR
@@ -33,17 +33,17 @@ capture() { # NAME [run options] -- PROGRAM ARGS
 	RESULTS+=("$(printf '%-28s exit %-3s %s' "$name" "$rc" "$(grep -m1 -o 'metrics in [0-9]* pass.*' "$W/$name.log")")")
 }
 
-for c in strided coalesced smem gemm_chain gemm_heads clean; do
+for c in strided coalesced smem gemm_chain gemm_heads gemm_streams clean; do
 	capture "case_$c" -- "$CASES" "$c"
 done
 capture case_steady_50 -- "$CASES" steady --iters=50
 capture case_steady_44_slow -- "$CASES" steady --iters=44 --slow=1.14
+capture case_gemm_chain_memory --metrics=memory -- "$CASES" gemm_chain --iters=3
 for c in strided coalesced smem; do
 	capture "case_${c}_memory" --metrics=memory -- "$CASES" "$c" --iters=3
 done
-capture torch_mlp -- python3 "$SRC/cases/torch_cases.py" mlp 20
-capture torch_transformer -- python3 "$SRC/cases/torch_cases.py" transformer 20
-capture torch_train -- python3 "$SRC/torch_train.py" plain 30
+capture torch_mlp -- python3 "$SRC/cases/torch_cases.py" mlp 10
+capture torch_transformer -- python3 "$SRC/cases/torch_cases.py" transformer 10
 
 echo "== ncu: access counters of the gather kernels"
 for c in strided coalesced; do
@@ -68,7 +68,9 @@ done
 "$PK" diff "$W/case_steady_50.sqlite" "$W/case_steady_44_slow.sqlite" >"$W/diff_steady.txt" 2>&1
 cat "$W/diagnose.txt" | grep -E '^#|^ *[0-9]+\.|high|medium' | head -120
 
-(cd "$W" && tar cf "$OUT/cases.tar" ./*.sqlite)
+# Compressed: captures of SQLite pages shrink about tenfold.
+(cd "$W" && tar cf - ./*.sqlite | xz -6 >"$OUT/cases.tar.xz")
+ls -l "$W"/*.sqlite | awk '{ print $5, $9 }' >"$OUT/sizes.txt"
 cat "$W"/*.log >"$W/capture_logs.txt"
 cp "$W/diagnose.txt" "$W/diff_steady.txt" "$W/access_check.txt" "$OUT/" 2>/dev/null
 echo "== captures"

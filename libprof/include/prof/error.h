@@ -18,6 +18,7 @@ enum prof_error_code {
 	PROF_E_NOMEM = -8,
 	PROF_E_SQL = -9,          /* an SQL statement failed (a bug or a broken file) */
 	PROF_E_USAGE = -10,       /* a caller passed something meaningless */
+	PROF_E_UNFINISHED = -11,  /* a capture perfkit run has not finished (yet) */
 };
 
 #define PROF_ERROR_MSG_MAX 512

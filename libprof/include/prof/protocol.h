@@ -45,6 +45,15 @@
 /* The folder of the per-process files while the program runs; cleared once
  * they are merged, so a finished capture names no live data. */
 #define PROF_META_LIVE_DIR "live_dir"
+/* The same for the folder of the hardware-metrics files (--metrics). */
+#define PROF_META_LIVE_METRICS_DIR "live_metrics_dir"
+/* Who writes the output, recorded with live_dir so that a reader can tell a
+ * run still going from one that was killed before it merged: the pid of
+ * `perfkit run` itself and its host (a pid means nothing on another host). */
+#define PROF_META_RUN_PID "run_pid"
+#define PROF_META_HOST "host"
+/* The program's pid. */
+#define PROF_META_PID "pid"
 
 /* ---- the files a traced process writes ------------------------------------- */
 

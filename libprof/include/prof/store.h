@@ -90,6 +90,18 @@ int64_t prof_store__count(struct prof_store *s, const char *table);
 /* False while a perfkit capture is still being written (no 'finished' meta
  * row yet); always true for an nsys export. */
 bool prof_store__is_finished(struct prof_store *s);
+/* 0 when the file can be read as a capture; PROF_E_UNFINISHED (message in
+ * err) for the output of a `perfkit run` that has not merged its processes'
+ * data yet: the run is still going, or it was killed first (then `perfkit
+ * recover` merges it). Readers other than `perfkit top` call it after open. */
+int prof_store__check_complete(struct prof_store *s, struct prof_error *err);
+/* prof_store__open, then prof_store__check_complete: what every reader of a
+ * finished capture (reports, diagnose, roofline, diff, gate) opens with. */
+int prof_store__open_capture(const char *path, struct prof_store **out, struct prof_error *err);
+/* Whether the `perfkit run` that writes this output is still running. */
+bool prof_store__run_alive(struct prof_store *s);
+/* Whether process pid runs on this host (host NULL or empty: this one). */
+bool prof_run__alive(long long pid, const char *host);
 /* A PERFKIT_META value (malloc'd copy; NULL if absent or an nsys export). */
 char *prof_store__meta(struct prof_store *s, const char *key);
 /* A PERFKIT_COUNTERS value, 0 if absent. */

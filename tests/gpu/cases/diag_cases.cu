@@ -12,6 +12,7 @@
  *   gemm_chain   an MLP: 8 same-shape SGEMMs, each consuming the last one's
  *                output, with a bias+ReLU kernel between them
  *   gemm_heads   16 independent same-shape SGEMMs (one per head) back to back
+ *   gemm_streams the same 16 independent SGEMMs spread over 4 streams
  *   steady       three kernels a step; --slow=F makes the "allreduce_like"
  *                kernel do F times the work, to compare two captures
  *   clean        large, contiguous, asynchronous work: nothing to fix
@@ -157,11 +158,14 @@ static void run_smem(const struct opts *o)
 	CHECK(cudaGetLastError());
 }
 
-static void run_gemms(const struct opts *o, bool chain)
+static void run_gemms(const struct opts *o, bool chain, int nstreams)
 {
 	const int dim = 512, count = chain ? 8 : 16;
 	cublasHandle_t h;
 	CHECK_BLAS(cublasCreate(&h));
+	cudaStream_t streams[4];
+	for (int k = 0; k < nstreams; k++)
+		CHECK(cudaStreamCreateWithFlags(&streams[k], cudaStreamNonBlocking));
 	float *w = device_floats((size_t)dim * dim * count, 0.01f);
 	float *act = device_floats((size_t)dim * dim * (count + 1), 0.5f);
 	float *bias = device_floats(dim, 0.1f);
@@ -172,6 +176,8 @@ static void run_gemms(const struct opts *o, bool chain)
 			 * every head reads the same input and writes its own output */
 			const float *x = act + (size_t)dim * dim * (chain ? l : 0);
 			float *y = act + (size_t)dim * dim * (l + 1);
+			if (nstreams > 1)
+				CHECK_BLAS(cublasSetStream(h, streams[l % nstreams]));
 			CHECK_BLAS(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, dim, dim, dim, &one,
 					       w + (size_t)dim * dim * l, dim, x, dim, &zero, y, dim));
 			if (chain)
@@ -180,6 +186,8 @@ static void run_gemms(const struct opts *o, bool chain)
 	});
 	CHECK(cudaGetLastError());
 	cublasDestroy(h);
+	for (int k = 0; k < nstreams; k++)
+		CHECK(cudaStreamDestroy(streams[k]));
 }
 
 /* Three kernels of a training step, by name; only the names differ. */
@@ -215,7 +223,7 @@ int main(int argc, char **argv)
 {
 	struct opts o = { 20, 1.0 };
 	if (argc < 2) {
-		fprintf(stderr, "usage: diag_cases strided|coalesced|smem|gemm_chain|gemm_heads|"
+		fprintf(stderr, "usage: diag_cases strided|coalesced|smem|gemm_chain|gemm_heads|gemm_streams|"
 				"steady|clean [--iters=N] [--slow=F]\n");
 		return 2;
 	}
@@ -235,7 +243,9 @@ int main(int argc, char **argv)
 	else if (!strcmp(c, "smem"))
 		run_smem(&o);
 	else if (!strcmp(c, "gemm_chain") || !strcmp(c, "gemm_heads"))
-		run_gemms(&o, !strcmp(c, "gemm_chain"));
+		run_gemms(&o, !strcmp(c, "gemm_chain"), 1);
+	else if (!strcmp(c, "gemm_streams"))
+		run_gemms(&o, false, 4);
 	else if (!strcmp(c, "steady"))
 		run_steady(&o);
 	else if (!strcmp(c, "clean"))

@@ -1,0 +1,163 @@
+/* run_recover.c - `perfkit recover`: finishing the output of a `perfkit run`
+ * that was killed (SIGKILL, the machine's OOM killer, a lost session) before
+ * it merged what the program's processes recorded.
+ *
+ * Those processes outlive the launcher and keep committing their
+ * proc-<pid>.sqlite files into the folder the output names (live_dir), so
+ * the data is there; only the merge is missing. Recovery does the merge the
+ * run would have done, into a new file renamed over the old one, and marks
+ * the capture "recovered": the program's exit status and its end are not
+ * known. */
+#include "run_recover.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "prof/protocol.h"
+#include "run_session_impl.h"
+
+/* The live metadata the recovered capture keeps. */
+static const char *const kept_meta[] = { "command", "start_ns", PROF_META_PID, PROF_META_HOST,
+					 "trace" };
+enum { KEPT_META = sizeof(kept_meta) / sizeof(kept_meta[0]) };
+
+struct unfinished {
+	char *meta[KEPT_META];
+	char *dir, *metrics_dir;
+};
+
+static void unfinished__free(struct unfinished *u)
+{
+	for (int i = 0; i < KEPT_META; i++)
+		free(u->meta[i]);
+	free(u->dir);
+	free(u->metrics_dir);
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return path && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Read what the killed run left in the output; 0, or the message printed. */
+static int read_unfinished(const struct run_messages *msg, const char *path,
+			   struct unfinished *u)
+{
+	struct prof_store *s = NULL;
+	struct prof_error err;
+	char *pid, *host;
+	bool running;
+	int rc = -1;
+
+	if (prof_store__open(path, &s, &err) < 0) {
+		msg->error("%s", err.msg);
+		return -1;
+	}
+	u->dir = prof_store__meta(s, PROF_META_LIVE_DIR);
+	if (prof_store__is_finished(s) || !u->dir || !*u->dir) {
+		msg->error("%s is not the output of an unfinished perfkit run: nothing to recover",
+			   path);
+		goto out;
+	}
+	if (prof_store__run_alive(s)) {
+		msg->error("%s: perfkit run is still writing it; recover only a run that was killed",
+			   path);
+		goto out;
+	}
+	pid = prof_store__meta(s, PROF_META_PID);
+	host = prof_store__meta(s, PROF_META_HOST);
+	running = pid && prof_run__alive(strtoll(pid, NULL, 10), host);
+	if (running)
+		msg->error("%s: the program (pid %s) is still running and writing to %s; "
+			   "recover when it has ended",
+			   path, pid, u->dir);
+	free(pid);
+	free(host);
+	if (running)
+		goto out;
+	if (!is_dir(u->dir)) {
+		msg->error("%s: the folder of its process files, %s, is gone: nothing to recover",
+			   path, u->dir);
+		goto out;
+	}
+	for (int i = 0; i < KEPT_META; i++)
+		u->meta[i] = prof_store__meta(s, kept_meta[i]);
+	u->metrics_dir = prof_store__meta(s, PROF_META_LIVE_METRICS_DIR);
+	rc = 0;
+out:
+	prof_store__close(s);
+	return rc;
+}
+
+/* SQLite's side files of the killed writer: stale next to a new file. */
+static void remove_side_files(const char *path)
+{
+	char side[PATH_MAX];
+
+	snprintf(side, sizeof side, "%s-wal", path);
+	unlink(side);
+	snprintf(side, sizeof side, "%s-shm", path);
+	unlink(side);
+}
+
+int run_recover(const struct run_messages *msg, const char *path)
+{
+	struct unfinished u = { 0 };
+	struct prof_writer *w = NULL;
+	struct prof_error err;
+	char tmp[PATH_MAX] = "", *gpu = NULL;
+	int merged, rc = -1;
+
+	if (read_unfinished(msg, path, &u) < 0)
+		goto out;
+	if (snprintf(tmp, sizeof tmp, "%s.recovering", path) >= (int)sizeof tmp) {
+		msg->error("%s: name too long", path);
+		goto out;
+	}
+	if (prof_writer__create(tmp, PROF_WRITER_OVERWRITE, &w, &err) < 0) {
+		msg->error("%s", err.msg);
+		goto out;
+	}
+	merged = run__merge_dir(msg, w, u.dir, &gpu);
+	if (merged < 0)
+		goto out;
+	for (int i = 0; i < KEPT_META; i++)
+		if (u.meta[i])
+			prof_writer__meta(w, kept_meta[i], u.meta[i]);
+	prof_writer__meta(w, "recovered", "1");
+	run__meta_merged(w, gpu);
+	rc = prof_writer__finish(w, &err);
+	w = NULL;
+	if (rc < 0) {
+		msg->error("%s", err.msg);
+		goto out;
+	}
+	remove_side_files(path);
+	if (rename(tmp, path) < 0) {
+		msg->error("cannot replace %s: %s (the recovered capture is %s)", path,
+			   strerror(errno), tmp);
+		rc = -1;
+		goto out;
+	}
+	tmp[0] = '\0';
+	if (is_dir(u.metrics_dir))
+		run__metrics_import(msg, path, u.metrics_dir);
+	run__remove_dir(u.dir);
+	fprintf(stderr, "perfkit: recovered %d process file%s into %s (the program's exit status "
+			"and end are not known)\n",
+		merged, merged == 1 ? "" : "s", path);
+out:
+	if (w)
+		prof_writer__delete(w);
+	if (rc < 0 && tmp[0] && access(tmp, F_OK) == 0)
+		unlink(tmp);
+	free(gpu);
+	unfinished__free(&u);
+	return rc;
+}
