@@ -197,10 +197,39 @@ def check_empty(db):
     report("process_row", scalar(db, "SELECT count(*) FROM PROCESSES", table="PROCESSES") >= 1, "PROCESSES")
 
 
+def check_streams(db, count, n):
+    eq("kernels", kernels_named(db, "tick_kernel"), int(count) * int(n))
+    eq("streams", scalar(db, "SELECT count(DISTINCT streamId) FROM CUPTI_ACTIVITY_KIND_KERNEL",
+                         table="CUPTI_ACTIVITY_KIND_KERNEL"), int(count))
+
+
+def check_contexts(db, count, n):
+    per_ctx = db.execute("SELECT contextId, count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL GROUP BY contextId "
+                         "ORDER BY min(start)").fetchall()
+    eq("kernels_per_context", [row[1] for row in per_ctx], [int(n)] * int(count))
+
+
+def check_procs(db, count, n):
+    per_pid = db.execute("SELECT globalPid, count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL GROUP BY globalPid").fetchall()
+    eq("processes_with_kernels", len(per_pid), int(count))
+    eq("kernels_per_process", sorted(set(row[1] for row in per_pid)), [int(n)])
+
+
+def check_partial(db, at_most):
+    """A capture cut short by a fault: readable, fewer kernels than the
+    program launched (never more), and it says it is incomplete."""
+    got = kernels_named(db, "tick_kernel")
+    report("kernels_at_most", 0 <= got <= int(at_most), "got %d of at most %s" % (got, at_most))
+    said = [k for k in ("recovered", "incomplete", "write_error") if meta(db, k)]
+    said += [c for c in ("dropped_records", "write_errors") if counter(db, c)]
+    report("says_incomplete", got == int(at_most) or bool(said), "markers %s" % said)
+
+
 CHECKS = {"work": check_work, "crash": check_crash, "kernels": check_kernels, "fork": check_fork,
           "trace_cuda": check_trace_cuda, "torch": check_torch, "empty": check_empty,
           "clean": check_clean, "peer": check_peer,
-          "running": check_running}
+          "running": check_running, "streams": check_streams, "contexts": check_contexts,
+          "procs": check_procs, "partial": check_partial}
 
 
 def main():

@@ -22,6 +22,7 @@ stage() {
 	cp "$build/collectors/libperfkit-inject.so" "$dest/collectors/"
 	cp "$build/tests/gpu/gpu_work" "$dest/tests/gpu/"
 	[ -x "$build/tests/gpu/diag_cases" ] && cp "$build/tests/gpu/diag_cases" "$dest/tests/gpu/"
+	cp "$build/tests/gpu/gpu_faults" "$dest/tests/gpu/"
 	cp "$build"/bench/gpu/launch_loop "$build"/bench/gpu/lib*.so "$dest/bench/gpu/"
 	for f in "$build"/workloads/*; do
 		[ -f "$f" ] && [ -x "$f" ] && cp "$f" "$dest/workloads/"
