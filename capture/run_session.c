@@ -26,6 +26,7 @@
 
 #include "analysis/analysis.h"
 #include "prof/escape.h"
+#include "prof/job_env.h"
 #include "prof/protocol.h"
 #include "prof/trace_opts.h"
 #include "run_collector.h"
@@ -230,6 +231,23 @@ static int metrics_env(const char *metrics, int64_t sample, char *dir, size_t ca
 	    setenv(PROF_ENV_METRICS_SAMPLE, num, 1) < 0)
 		return -1;
 	return 0;
+}
+
+static const char *process_env(const char *name, void *ctx)
+{
+	(void)ctx;
+	return getenv(name);
+}
+
+/* -o with %h, %p, %r, %q{VAR}: one name per host, launcher or rank when the
+ * same command line runs on every node (`srun perfkit run -o job-%h-%r`). */
+static int expand_output(const char *pattern, char *buf, size_t cap, struct prof_error *err)
+{
+	char host[256] = "";
+	struct prof_pattern_values v = { host, (long)getpid(), process_env, NULL };
+
+	gethostname(host, sizeof(host) - 1);
+	return prof_output_pattern__expand(pattern, &v, buf, cap, err);
 }
 
 /* ---- the capture ------------------------------------------------------- */
@@ -461,6 +479,13 @@ int run_session__prepare(struct run_session *s, char **argv)
 	if (rc)
 		return rc;
 	s->output = s->opt.output;
+	if (s->output && strchr(s->output, '%')) {
+		if (expand_output(s->output, s->out_path, sizeof(s->out_path), &err) < 0) {
+			s->msg->error("%s", err.msg);
+			return RUN_EXIT_USAGE;
+		}
+		s->output = s->out_path;
+	}
 	if (!s->output) {
 		if (default_output(argv[0], s->out_path, sizeof(s->out_path)) < 0) {
 			s->msg->error("no free perfkit-*.sqlite name here; use -o FILE");

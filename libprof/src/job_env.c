@@ -1,0 +1,171 @@
+/* job_env.c - the rank of a process from its launcher's environment, and
+ * output names made from it (prof/job_env.h). */
+#include "prof/job_env.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+	enum prof_launcher launcher;
+	const char *rank, *size, *local;
+} launchers[] = {
+	{ PROF_LAUNCHER_TORCHRUN, "RANK", "WORLD_SIZE", "LOCAL_RANK" },
+	{ PROF_LAUNCHER_OPENMPI, "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
+	  "OMPI_COMM_WORLD_LOCAL_RANK" },
+	{ PROF_LAUNCHER_PMI, "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID" },
+	{ PROF_LAUNCHER_SLURM, "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID" },
+};
+
+/* A non-negative decimal integer, else -1. */
+static long env_long(prof_env_fn env, void *ctx, const char *name)
+{
+	const char *s = env(name, ctx);
+	char *end;
+	long v;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	return errno || *end ? -1 : v;
+}
+
+void prof_job_rank__read(struct prof_job_rank *r, prof_env_fn env, void *ctx)
+{
+	r->launcher = PROF_LAUNCHER_NONE;
+	r->rank = r->world_size = r->local_rank = -1;
+	for (size_t i = 0; i < sizeof(launchers) / sizeof(launchers[0]); i++) {
+		long rank = env_long(env, ctx, launchers[i].rank);
+
+		if (rank < 0)
+			continue;
+		r->launcher = launchers[i].launcher;
+		r->rank = rank;
+		r->world_size = env_long(env, ctx, launchers[i].size);
+		r->local_rank = env_long(env, ctx, launchers[i].local);
+		return;
+	}
+}
+
+const char *prof_launcher__name(enum prof_launcher l)
+{
+	switch (l) {
+	case PROF_LAUNCHER_TORCHRUN: return "torchrun";
+	case PROF_LAUNCHER_OPENMPI: return "Open MPI";
+	case PROF_LAUNCHER_PMI: return "PMI";
+	case PROF_LAUNCHER_SLURM: return "Slurm";
+	case PROF_LAUNCHER_NONE: break;
+	}
+	return "none";
+}
+
+struct out {
+	char *buf;
+	size_t cap, len;
+};
+
+static int put(struct out *o, const char *s, size_t n, struct prof_error *err)
+{
+	if (o->len + n >= o->cap)
+		return prof_error__set(err, PROF_E_USAGE, "-o: the name is longer than %zu bytes",
+				       o->cap - 1);
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+	o->buf[o->len] = '\0';
+	return 0;
+}
+
+/* A value that becomes part of a file name. */
+static int put_value(struct out *o, char what, const char *value, struct prof_error *err)
+{
+	if (!*value || !strcmp(value, ".") || !strcmp(value, ".."))
+		return prof_error__set(err, PROF_E_USAGE, "-o: %%%c gives an empty name part", what);
+	if (strchr(value, '/'))
+		return prof_error__set(err, PROF_E_USAGE,
+				       "-o: %%%c holds a '/', and a value names a file, not a folder",
+				       what);
+	return put(o, value, strlen(value), err);
+}
+
+int prof_output_pattern__expand(const char *pattern, const struct prof_pattern_values *v,
+				char *buf, size_t cap, struct prof_error *err)
+{
+	struct out o = { buf, cap, 0 };
+	struct prof_job_rank rank;
+	char num[32], name[256];
+	const char *p = pattern, *value;
+
+	if (!cap)
+		return prof_error__set(err, PROF_E_USAGE, "-o: no room for a name");
+	buf[0] = '\0';
+	while (*p) {
+		size_t lit = strcspn(p, "%");
+		int rc = put(&o, p, lit, err);
+
+		if (rc)
+			return rc;
+		p += lit;
+		if (!*p)
+			break;
+		switch (p[1]) {
+		case '%':
+			rc = put(&o, "%", 1, err);
+			p += 2;
+			break;
+		case 'h':
+			rc = put_value(&o, 'h', v->host ? v->host : "", err);
+			p += 2;
+			break;
+		case 'p':
+			snprintf(num, sizeof num, "%ld", v->pid);
+			rc = put_value(&o, 'p', num, err);
+			p += 2;
+			break;
+		case 'r':
+			prof_job_rank__read(&rank, v->env, v->env_ctx);
+			if (rank.launcher == PROF_LAUNCHER_NONE)
+				return prof_error__set(err, PROF_E_USAGE,
+						       "-o: %%r needs a rank, and none of RANK, "
+						       "OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID is set");
+			snprintf(num, sizeof num, "%ld", rank.rank);
+			rc = put_value(&o, 'r', num, err);
+			p += 2;
+			break;
+		case 'q': {
+			const char *close;
+			size_t len;
+
+			if (p[2] != '{' || !(close = strchr(p + 3, '}')))
+				return prof_error__set(err, PROF_E_USAGE,
+						       "-o: %%q takes a variable in braces: %%q{NAME}");
+			len = (size_t)(close - (p + 3));
+			if (!len || len >= sizeof name)
+				return prof_error__set(err, PROF_E_USAGE,
+						       "-o: %%q{} needs a variable name (at most %zu bytes)",
+						       sizeof name - 1);
+			memcpy(name, p + 3, len);
+			name[len] = '\0';
+			value = v->env(name, v->env_ctx);
+			if (!value)
+				return prof_error__set(err, PROF_E_USAGE, "-o: %%q{%s}: %s is not set",
+						       name, name);
+			rc = put_value(&o, 'q', value, err);
+			p = close + 1;
+			break;
+		}
+		case '\0':
+			return prof_error__set(err, PROF_E_USAGE,
+					       "-o: a lone %% at the end (write %%%% for a %%)");
+		default:
+			return prof_error__set(err, PROF_E_USAGE,
+					       "-o: unknown %%%c (use %%h host, %%p pid, %%r rank, "
+					       "%%q{VAR} a variable, %%%% a %%)",
+					       p[1]);
+		}
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
