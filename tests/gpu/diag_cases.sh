@@ -33,7 +33,7 @@ capture() { # NAME [run options] -- PROGRAM ARGS
 	RESULTS+=("$(printf '%-28s exit %-3s %s' "$name" "$rc" "$(grep -m1 -o 'metrics in [0-9]* pass.*' "$W/$name.log")")")
 }
 
-for c in strided coalesced smem gemm_chain gemm_heads gemm_streams clean; do
+for c in strided coalesced smem gemm_chain gemm_heads gemm_streams clean host_gaps cross_stream; do
 	capture "case_$c" -- "$CASES" "$c"
 done
 capture case_steady_50 -- "$CASES" steady --iters=50

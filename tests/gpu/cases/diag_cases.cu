@@ -16,12 +16,18 @@
  *   steady       three kernels a step; --slow=F makes the "allreduce_like"
  *                kernel do F times the work, to compare two captures
  *   clean        large, contiguous, asynchronous work: nothing to fix
+ *   host_gaps    a kernel, then 2 ms of host work (a sleep) before the next:
+ *                the GPU idles because the host does not submit
+ *   cross_stream two streams that wait on each other through events each
+ *                step (A: produce, B waits, consume; A waits for B): idle
+ *                time on each stream is a cross-stream wait
  *
  * Every case runs a warm-up step and --iters steps inside NVTX "step" ranges
  * and synchronises once at the end. */
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <unistd.h>
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -208,6 +214,41 @@ static void run_steady(const struct opts *o)
 	CHECK(cudaGetLastError());
 }
 
+static void run_host_gaps(const struct opts *o)
+{
+	const size_t n = 4u << 20;
+	float *x = device_floats(n, 1.0f);
+	steps(o, [&](int) {
+		busy<<<blocks(n, 256), 256>>>(x, n, 64);
+		CHECK(cudaStreamSynchronize(0));
+		usleep(2000); /* the host's own work: nothing queued meanwhile */
+	});
+	CHECK(cudaGetLastError());
+}
+
+static void run_cross_stream(const struct opts *o)
+{
+	const size_t n = 4u << 20;
+	float *x = device_floats(n, 1.0f), *y = device_floats(n, 2.0f);
+	cudaStream_t a, b;
+	cudaEvent_t produced, consumed;
+	CHECK(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking));
+	CHECK(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));
+	CHECK(cudaEventCreateWithFlags(&produced, cudaEventDisableTiming));
+	CHECK(cudaEventCreateWithFlags(&consumed, cudaEventDisableTiming));
+	steps(o, [&](int) {
+		forward_like<<<blocks(n, 256), 256, 0, a>>>(x, n, 300);
+		CHECK(cudaEventRecord(produced, a));
+		CHECK(cudaStreamWaitEvent(b, produced, 0));
+		update_like<<<blocks(n, 256), 256, 0, b>>>(x, n, 300);
+		busy<<<blocks(n, 256), 256, 0, b>>>(y, n, 100);
+		CHECK(cudaEventRecord(consumed, b));
+		CHECK(cudaStreamWaitEvent(a, consumed, 0));
+	});
+	CHECK(cudaStreamSynchronize(a));
+	CHECK(cudaGetLastError());
+}
+
 static void run_clean(const struct opts *o)
 {
 	const size_t n = 16u << 20;
@@ -224,7 +265,7 @@ int main(int argc, char **argv)
 	struct opts o = { 20, 1.0 };
 	if (argc < 2) {
 		fprintf(stderr, "usage: diag_cases strided|coalesced|smem|gemm_chain|gemm_heads|gemm_streams|"
-				"steady|clean [--iters=N] [--slow=F]\n");
+				"steady|clean|host_gaps|cross_stream [--iters=N] [--slow=F]\n");
 		return 2;
 	}
 	for (int i = 2; i < argc; i++) {
@@ -250,6 +291,10 @@ int main(int argc, char **argv)
 		run_steady(&o);
 	else if (!strcmp(c, "clean"))
 		run_clean(&o);
+	else if (!strcmp(c, "host_gaps"))
+		run_host_gaps(&o);
+	else if (!strcmp(c, "cross_stream"))
+		run_cross_stream(&o);
 	else {
 		fprintf(stderr, "diag_cases: unknown case %s\n", c);
 		return 2;
