@@ -21,6 +21,7 @@
 
 #include <cupti.h>
 
+#include "api_enable.h"
 #include "metrics.h"
 #include "prof/protocol.h"
 #include "prof/store.h"
@@ -158,8 +159,8 @@ static void enable_kinds(int trace)
 		{ PROF_TRACE_CUDA, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION },
 		{ PROF_TRACE_CUDA, CUPTI_ACTIVITY_KIND_OVERHEAD },
 		{ PROF_TRACE_MEMORY, CUPTI_ACTIVITY_KIND_MEMORY2 },
-		{ PROF_TRACE_API, CUPTI_ACTIVITY_KIND_RUNTIME },
-		{ PROF_TRACE_API, CUPTI_ACTIVITY_KIND_DRIVER },
+		{ PROF_TRACE_API_ALL, CUPTI_ACTIVITY_KIND_RUNTIME },
+		{ PROF_TRACE_API_ALL, CUPTI_ACTIVITY_KIND_DRIVER },
 		{ PROF_TRACE_NVTX, CUPTI_ACTIVITY_KIND_MARKER },
 		{ PROF_TRACE_NVTX, CUPTI_ACTIVITY_KIND_MARKER_DATA },
 		{ PROF_TRACE_NVTX, CUPTI_ACTIVITY_KIND_NAME },
@@ -167,6 +168,8 @@ static void enable_kinds(int trace)
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (kinds[i].group & trace)
 			cuptiActivityEnable(kinds[i].kind);
+	if ((trace & PROF_TRACE_API) && !(trace & PROF_TRACE_API_ALL))
+		api_enable__selected();
 }
 
 static void process_name(char *buf, size_t cap)
@@ -231,8 +234,8 @@ static void collector_start(void)
 	atomic_store(&g.state, STATE_UNTRACED);
 	trace = prof_trace_opts__parse(getenv(PROF_ENV_TRACE), NULL);
 	if (trace < 0) {
-		say(PROF_ENV_TRACE " is not a list of cuda,nvtx,memory,api; tracing everything");
-		trace = PROF_TRACE_ALL;
+		say(PROF_ENV_TRACE " is not a list of cuda,nvtx,memory,api,api-all; tracing the default");
+		trace = PROF_TRACE_DEFAULT;
 	}
 	/* Record layouts are fixed within a CUPTI major version (13.x); another
 	 * major would have us read its records with the wrong structs. */

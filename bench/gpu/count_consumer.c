@@ -1,14 +1,23 @@
-/* count_consumer.c - the benchmark's floor: a CUPTI injection library that
- * enables the same activity kinds as perfkit's collector and only counts the
- * records it gets back (no conversion, no disk). It also holds CUPTI's one
- * subscriber slot, which tests/gpu/run.sh uses to check that the collector
- * gives way to another profiler. */
+/* count_consumer.c - the benchmark's floors: a CUPTI injection library that
+ * enables activity kinds and only counts the records it gets back (no
+ * conversion, no disk). COUNT_CONSUMER_FLOOR chooses what it enables:
+ *   kernels   kernels only: what any tracer of GPU time pays
+ *   selected  kernels, copies, memsets, synchronisation and the API calls
+ *             perfkit's default records (collectors/api_enable.h): the floor
+ *             of `perfkit run --trace=cuda,api`
+ *   all       (default) every kind perfkit's collector enables with every
+ *             API call: the floor of `--trace=api-all`
+ * It also holds CUPTI's one subscriber slot (COUNT_CONSUMER_SUBSCRIBE), which
+ * tests/gpu/run.sh uses to check that the collector gives way to another
+ * profiler. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cupti.h>
+
+#include "api_enable.h"
 
 #define BUF_BYTES (8u << 20)
 
@@ -47,8 +56,26 @@ static void at_exit(void)
 	fprintf(stderr, "count_consumer: %llu records\n", (unsigned long long)records);
 }
 
+static void enable_floor(const char *floor)
+{
+	static const CUpti_ActivityKind selected[] = {
+		CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+		CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET,
+		CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+	};
+
+	if (!strcmp(floor, "kernels")) {
+		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(selected) / sizeof(selected[0]); i++)
+		cuptiActivityEnable(selected[i]);
+	api_enable__selected();
+}
+
 static void start(void)
 {
+	const char *floor = getenv("COUNT_CONSUMER_FLOOR");
 	static const CUpti_ActivityKind kinds[] = {
 		CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONTEXT,
 		CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
@@ -65,8 +92,11 @@ static void start(void)
 		cuptiSubscribe(&subscriber, on_callback, NULL);
 	cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
 	cuptiActivityRegisterCallbacks(requested, completed);
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		cuptiActivityEnable(kinds[i]);
+	if (floor && *floor && strcmp(floor, "all"))
+		enable_floor(floor);
+	else
+		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+			cuptiActivityEnable(kinds[i]);
 	atexit(at_exit);
 }
 

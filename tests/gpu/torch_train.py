@@ -3,6 +3,9 @@ bench/gpu_overhead.sh.
 
     python3 torch_train.py plain STEPS      run (under `perfkit run` or not)
     python3 torch_train.py profiler STEPS   the same under torch.profiler
+    python3 torch_train.py tiny N           N tiny ops (x.add_(1)), plain;
+    python3 torch_train.py tiny_profiler N  the same under torch.profiler:
+                                            prints "per_op_us X"
 
 Prints "kernels N" (profiler mode: CUDA kernels torch.profiler recorded),
 "step_ms X" (mean wall time of a training step after warm-up) and
@@ -53,9 +56,31 @@ def run(steps):
     return (time.perf_counter() - t0) * 1e3 / steps
 
 
+def tiny(n):
+    """The launch-bound extreme of a framework: one tiny op after another."""
+    x = torch.zeros(16, device="cuda")
+    for _ in range(100):
+        x.add_(1)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(n):
+        x.add_(1)
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t0) * 1e6 / n
+
+
 def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else "plain"
     steps = int(sys.argv[2]) if len(sys.argv) > 2 else 50
+    if mode.startswith("tiny"):
+        if mode == "tiny_profiler":
+            from torch.profiler import ProfilerActivity, profile
+            with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]):
+                per_op = tiny(steps)
+        else:
+            per_op = tiny(steps)
+        print("per_op_us %.3f" % per_op)
+        return
     if mode == "profiler":
         from torch.profiler import ProfilerActivity, profile
         with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:

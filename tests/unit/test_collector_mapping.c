@@ -94,10 +94,18 @@ START_TEST(collector_short_name_truncates_to_the_buffer)
 }
 END_TEST
 
-START_TEST(collector_trace_empty_list_selects_everything)
+START_TEST(collector_trace_empty_list_selects_the_default)
 {
-	ck_assert_int_eq(prof_trace_opts__parse(NULL, NULL), PROF_TRACE_ALL);
-	ck_assert_int_eq(prof_trace_opts__parse("", NULL), PROF_TRACE_ALL);
+	ck_assert_int_eq(prof_trace_opts__parse(NULL, NULL), PROF_TRACE_DEFAULT);
+	ck_assert_int_eq(prof_trace_opts__parse("", NULL), PROF_TRACE_DEFAULT);
+	ck_assert_int_eq(prof_trace_opts__parse("all", NULL), PROF_TRACE_ALL);
+}
+END_TEST
+
+START_TEST(collector_trace_api_all_includes_the_selected_calls)
+{
+	ck_assert_int_eq(prof_trace_opts__parse("api-all", NULL), PROF_TRACE_API | PROF_TRACE_API_ALL);
+	ck_assert_int_eq(prof_trace_opts__parse("api", NULL) & PROF_TRACE_API_ALL, 0);
 }
 END_TEST
 
@@ -131,7 +139,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, collector_short_name_keeps_an_extern_c_name);
 	tcase_add_test(tc, collector_short_name_ignores_scopes_inside_template_arguments);
 	tcase_add_test(tc, collector_short_name_truncates_to_the_buffer);
-	tcase_add_test(tc, collector_trace_empty_list_selects_everything);
+	tcase_add_test(tc, collector_trace_empty_list_selects_the_default);
+	tcase_add_test(tc, collector_trace_api_all_includes_the_selected_calls);
 	tcase_add_test(tc, collector_trace_list_selects_only_the_named_groups);
 	tcase_add_test(tc, collector_trace_unknown_word_is_refused_with_its_offset);
 	suite_add_tcase(s, tc);

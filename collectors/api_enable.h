@@ -1,0 +1,44 @@
+/* api_enable.h - turning on activity records for the selected CUDA API
+ * calls only (prof/api_select.h), by callback id, instead of every runtime
+ * and driver call. Header-only: the injection library and the benchmark's
+ * counting consumer (its "selected" floor) enable exactly the same set. */
+#ifndef PERFKIT_API_ENABLE_H
+#define PERFKIT_API_ENABLE_H
+
+#include <cupti.h>
+
+#include "prof/api_select.h"
+
+/* Enable the selected calls of one domain; returns how many, or -1 when
+ * CUPTI refused (the caller then records the whole domain instead). */
+static inline int api_enable__domain(CUpti_CallbackDomain domain, CUpti_CallbackId size,
+				     CUptiResult (*enable)(CUpti_CallbackId, uint8_t))
+{
+	int n = 0;
+
+	for (CUpti_CallbackId cbid = 1; cbid < size; cbid++) {
+		const char *name = NULL;
+
+		if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS ||
+		    !prof_api_select__wanted(name))
+			continue;
+		if (enable(cbid, 1) != CUPTI_SUCCESS)
+			return -1;
+		n++;
+	}
+	return n;
+}
+
+/* The selected runtime and driver calls; on a refusal, every call of that
+ * domain (more records, never fewer). */
+static inline void api_enable__selected(void)
+{
+	if (api_enable__domain(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE,
+			       cuptiActivityEnableRuntimeApi) < 0)
+		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
+	if (api_enable__domain(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE,
+			       cuptiActivityEnableDriverApi) < 0)
+		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
+}
+
+#endif
