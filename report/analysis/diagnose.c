@@ -810,6 +810,16 @@ int diag__run(struct prof_store *store, const struct diag_settings *settings,
 	rc = load_busy(&ctx, err);
 	if (rc)
 		goto out;
+	/* Without GPU work every rule would measure against nothing: a program
+	 * that never reached the GPU "spends 100% on the host". */
+	if (ctx.busy_ns == 0) {
+		if (diag__skip(&ctx, "every rule", "the window holds no GPU activity (no kernel, "
+			       "copy or memset): nothing to diagnose")) {
+			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+			goto out;
+		}
+		goto done;
+	}
 	for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {
 		for (const struct diag_rule *rule = families[f]; rule->id; rule++) {
 			rc = r->replayed && rule->timing ? skip_under_replay(&ctx, rule, err) : rule->run(&ctx, err);
@@ -819,6 +829,7 @@ int diag__run(struct prof_store *store, const struct diag_settings *settings,
 	}
 	if (r->nfindings > 1) /* findings is NULL while empty */
 		qsort(r->findings, (size_t)r->nfindings, sizeof *r->findings, by_share);
+done:
 	*out = r;
 	r = NULL;
 out:

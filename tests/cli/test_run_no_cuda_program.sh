@@ -20,6 +20,11 @@ if [ -s "$TMP/out" ]; then fail "perfkit wrote to the program's stdout: $(cat "$
 	pass "the program's stdout is its own"; fi
 run report perfkit-true-1.sqlite
 expect_status "the empty capture is valid" 0
+# Nothing ran on the GPU: no rule may claim the host "dominates" it.
+run diagnose perfkit-true-1.sqlite
+expect_status "diagnose of the empty capture" 0
+expect_out "diagnose of the empty capture" "^No findings"
+expect_out "diagnose says why" "not run: every rule: the window holds no GPU activity"
 
 run run -- true
 if [ -f perfkit-true-2.sqlite ]; then pass "second run takes the next free name"; else
