@@ -46,8 +46,8 @@ merger=build-fuzz/fuzz  # libFuzzer's -merge also folds AFL++'s queue in
 progress=fuzz/progress.tsv
 [ -f "$progress" ] ||
   printf 'target\texecutions\tedges\tcrashes_found\tcrashes_fixed\tseconds\tengines\tlast_run\n' >"$progress"
-export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:symbolize=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# The sanitizers' options and each target's flags (fuzz/settings.sh).
+. fuzz/settings.sh
 
 field() { awk -F'\t' -v t="$1" -v c="$2" '$1 == t { print $c }' "$progress"; }
 count_files() { { find "$1" -maxdepth 1 -type f 2>/dev/null || true; } | wc -l; }
@@ -96,16 +96,14 @@ for t in $targets; do
   [ -x "$bin" ] || { echo "$0: no harness $bin" >&2; exit 2; }
   mkdir -p "$work/corpus" "$work/artifacts" "fuzz/corpus/$t"
   start=$(date +%s)
-  # A dictionary of the words the target's parser compares against, if any
-  # (the gate's input begins with a baseline).
-  dict=fuzz/${t/gate/baseline}.dict
-  dict_lf=() dict_afl=()
-  [ -f "$dict" ] && dict_lf=(-dict="$dict") && dict_afl=(-x "$dict")
+  dict=$(fuzz_dict "$t")
+  dict_afl=()
+  [ -n "$dict" ] && dict_afl=(-x "$dict")
   echo "== $t ($engine, ${runs:+$runs executions}${runs:-$seconds s})"
   if [ "$engine" = libfuzzer ]; then
     limit=(-max_total_time="$seconds"); [ -n "$runs" ] && limit=(-runs="$runs")
-    # shellcheck disable=SC2086 # FUZZ_LIBFUZZER_FLAGS: extra flags, split on spaces
-    "$bin" "${limit[@]}" ${FUZZ_LIBFUZZER_FLAGS:-} "${dict_lf[@]}" -timeout=10 -rss_limit_mb=4096 -close_fd_mask=3 -print_final_stats=1 \
+    # shellcheck disable=SC2046,SC2086 # flags lists, split on spaces
+    "$bin" "${limit[@]}" $(fuzz_libfuzzer_flags "$t") ${FUZZ_LIBFUZZER_FLAGS:-} -print_final_stats=1 \
       -artifact_prefix="$work/artifacts/" "$work/corpus" "fuzz/corpus/$t" >"$work/log" 2>&1 || true
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log" | tail -1)
     edges=$(grep -o 'cov: [0-9]*' "$work/log" | tail -1 | cut -d' ' -f2)
