@@ -34,8 +34,9 @@ while getopts "e:t:r:h" opt; do
   esac
 done
 shift $((OPTIND - 1))
-all=$(sed -n 's/^set(FUZZ_TARGETS \(.*\)/\1/p; s/^    \([a-z_ ]*\))$/\1/p' fuzz/CMakeLists.txt | tr '\n' ' ')
-targets=${*:-$all}
+# The sanitizers' options and each target's flags (fuzz/settings.sh).
+. fuzz/settings.sh
+targets=${*:-$(fuzz_targets)}
 case $engine in
   libfuzzer) build=build-fuzz ;;
   afl) build=build-afl; command -v afl-fuzz >/dev/null || { echo "$0: afl-fuzz missing (fuzz/install-deps.sh)" >&2; exit 2; } ;;
@@ -46,8 +47,6 @@ merger=build-fuzz/fuzz  # libFuzzer's -merge also folds AFL++'s queue in
 progress=fuzz/progress.tsv
 [ -f "$progress" ] ||
   printf 'target\texecutions\tedges\tcrashes_found\tcrashes_fixed\tseconds\tengines\tlast_run\n' >"$progress"
-# The sanitizers' options and each target's flags (fuzz/settings.sh).
-. fuzz/settings.sh
 
 field() { awk -F'\t' -v t="$1" -v c="$2" '$1 == t { print $c }' "$progress"; }
 count_files() { { find "$1" -maxdepth 1 -type f 2>/dev/null || true; } | wc -l; }

@@ -30,10 +30,9 @@ shift $((OPTIND - 1))
 [ $# -ge 1 ] || usage
 before_dir=$1; shift
 after_dir=build-fuzz/fuzz
-all=$(sed -n 's/^set(FUZZ_TARGETS \(.*\)/\1/p; s/^    \([a-z_ ]*\))$/\1/p' fuzz/CMakeLists.txt | tr '\n' ' ')
-targets=${*:-$all}
 before_asan=${BEFORE_ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:symbolize=1}
 . fuzz/settings.sh
+targets=${*:-$(fuzz_targets)}
 after_asan=$ASAN_OPTIONS
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

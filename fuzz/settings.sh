@@ -2,6 +2,11 @@
 # fuzz/rate.sh (sourced, not run): the sanitizers' options and each target's
 # libFuzzer flags. docs/reliability.md says why each is what it is.
 
+# fuzz_targets: every target, as fuzz/CMakeLists.txt lists them.
+fuzz_targets() {
+  sed -n 's/^set(FUZZ_TARGETS \(.*\)/\1/p; s/^    \([a-z_ ]*\))$/\1/p' fuzz/CMakeLists.txt | tr '\n' ' '
+}
+
 # AddressSanitizer: every memory error still stops the run, and leaks are
 # still looked for after each input (libFuzzer's -detect_leaks, on by
 # default, names the input that leaked). Two defaults cost most of the time
