@@ -17,6 +17,8 @@
 struct prof_store;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* Per-process setup (fuzz_util.c); replay_main.c does not call it. */
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 /* Write data to a file called name in this process's scratch folder (made
  * on first use, removed at exit) and return its path, or NULL when it
@@ -51,6 +53,7 @@ size_t fuzz_split_at_sqlite(const uint8_t *data, size_t size);
 		if (!(cond)) {                                                  \
 			fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, \
 				__LINE__, #cond);                               \
+			fflush(stderr);                                         \
 			abort();                                                \
 		}                                                               \
 	} while (0)

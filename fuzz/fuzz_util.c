@@ -123,6 +123,25 @@ struct prof_store *fuzz_store(const uint8_t *data, size_t size)
 	return s;
 }
 
+/* With libFuzzer's -close_fd_mask=2 (or 3) what the code under test writes
+ * to stderr goes to /dev/null. stderr is unbuffered: each piece of a message
+ * was a write(2), and a usage text has dozens; they were most of cli_parse's
+ * time. Where it all goes nowhere, stderr is buffered instead. libFuzzer
+ * prints through a copy of the old stderr made for that flag, and sanitizer
+ * reports do not go through stdio, so neither is held back. Called once by
+ * libFuzzer and AFL++'s driver before anything is printed. */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	static char stderr_buffer[1 << 16];
+	static const char flag[] = "-close_fd_mask=";
+
+	for (int i = 1; i < *argc; i++)
+		if (!strncmp((*argv)[i], flag, sizeof flag - 1) &&
+		    (atoi((*argv)[i] + sizeof flag - 1) & 2))
+			setvbuf(stderr, stderr_buffer, _IOFBF, sizeof stderr_buffer);
+	return 0;
+}
+
 FILE *fuzz_null(void)
 {
 	static FILE *f;

@@ -42,11 +42,15 @@ run() {
   local bin=$1 target=$2 asan=$3 tmp=$4; shift 4
   rm -rf "$work/corpus"
   cp -r "$corpus_root/$target" "$work/corpus"
-  ASAN_OPTIONS=$asan TMPDIR=$tmp /usr/bin/time -f '%U %S' -o "$work/time" \
-    "$bin" -max_total_time="$seconds" -print_final_stats=1 "$@" "$work/corpus" \
-    >"$work/log" 2>&1 || true
+  # A run that stops early (a crash, a leak, a timeout) says so: its rate
+  # is of the seconds before it stopped.
+  if ! ASAN_OPTIONS=$asan TMPDIR=$tmp /usr/bin/time -f '%U %S' -o "$work/time" \
+       "$bin" -max_total_time="$seconds" -print_final_stats=1 "$@" "$work/corpus" \
+       >"$work/log" 2>&1; then
+    { echo "$0: $bin stopped early:"; grep -E 'ERROR|SUMMARY|invariant|Test unit' "$work/log"; } >&2
+  fi
   echo "$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log" | tail -1) \
-$(awk '{ print $1 + $2 }' "$work/time")"
+$(tail -1 "$work/time" | awk '{ print $1 + $2 }')"
 }
 
 per() { awk -v n="$1" -v d="$2" 'BEGIN { printf "%.0f", (d > 0 ? n / d : 0) }'; }
