@@ -51,10 +51,13 @@ progress=fuzz/progress.tsv
 field() { awk -F'\t' -v t="$1" -v c="$2" '$1 == t { print $c }' "$progress"; }
 count_files() { { find "$1" -maxdepth 1 -type f 2>/dev/null || true; } | wc -l; }
 
-# File each crash artifact under fuzz/crashes/<target>/open/ by content hash.
+# File each crash artifact under fuzz/crashes/<target>/open/ by content hash,
+# and say why it crashed: the input is run once more with stderr kept (the
+# fuzzing run sends the harness's stderr, invariant messages included, to
+# /dev/null).
 file_crashes() {
   local target=$1; shift
-  local f kind sum dest
+  local f kind sum dest why
   for f in "$@"; do
     [ -f "$f" ] || continue
     kind=$(basename "$f"); kind=${kind%%-*}; kind=${kind%%:*}
@@ -64,7 +67,9 @@ file_crashes() {
     [ -e "$dest/$kind-$sum" ] || [ -e "$dest/open/$kind-$sum" ] && continue
     mkdir -p "$dest/open"
     cp "$f" "$dest/open/$kind-$sum"
-    echo "  new $kind: fuzz/crashes/$target/open/$kind-$sum"
+    why=$("$merger/fuzz_$target" -timeout=10 "$f" 2>&1 |
+      grep -m1 -E 'invariant failed|runtime error|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)' || true)
+    echo "  new $kind: fuzz/crashes/$target/open/$kind-$sum${why:+: $why}"
   done
 }
 
