@@ -12,7 +12,8 @@
 #     <build>/campaign/<target> (kept between runs on this machine);
 #   - merges the inputs that reached new code into fuzz/corpus/<target>
 #     (libFuzzer -merge=1; over the size budget the corpus is re-minimised);
-#   - files each new crash under fuzz/crashes/<target>/open/ (not replayed by
+#   - files each new crash under fuzz/crashes/<target>/open/, unless an open
+#     crash already fails with the same report line (not replayed by
 #     CI until it is fixed: then move it up to fuzz/crashes/<target>/, where
 #     the replay test keeps it fixed);
 #   - adds its executions to progress.tsv and records the coverage (libFuzzer's
@@ -51,24 +52,38 @@ progress=fuzz/progress.tsv
 field() { awk -F'\t' -v t="$1" -v c="$2" '$1 == t { print $c }' "$progress"; }
 count_files() { { find "$1" -maxdepth 1 -type f 2>/dev/null || true; } | wc -l; }
 
-# File each crash artifact under fuzz/crashes/<target>/open/ by content hash,
-# and say why it crashed: the input is run once more with stderr kept (the
+# Why the harness crashes on an input, from a run with stderr kept (the
 # fuzzing run sends the harness's stderr, invariant messages included, to
-# /dev/null).
+# /dev/null): the broken invariant, else the report's SUMMARY line (kind
+# and place, the same for every input that meets one bug). Empty when it no
+# longer crashes.
+crash_reason() {
+  "$merger/fuzz_$1" -timeout=10 "$2" 2>&1 | grep -m1 -E 'invariant failed|^SUMMARY: ' || true
+}
+
+# File each crash artifact under fuzz/crashes/<target>/open/ by content hash,
+# unless an open crash of the target already fails the same way (the same
+# report line: a shallow bug is met again at every run until it is fixed).
 file_crashes() {
   local target=$1; shift
-  local f kind sum dest why
+  local f kind sum dest why known=() k
+  dest=fuzz/crashes/$target
+  for k in "$dest"/open/*; do
+    [ -f "$k" ] && known+=("$(crash_reason "$target" "$k")")
+  done
   for f in "$@"; do
     [ -f "$f" ] || continue
     kind=$(basename "$f"); kind=${kind%%-*}; kind=${kind%%:*}
     [ "$kind" = id ] && kind=crash
     sum=$(sha1sum "$f" | cut -c1-16)
-    dest=fuzz/crashes/$target
     [ -e "$dest/$kind-$sum" ] || [ -e "$dest/open/$kind-$sum" ] && continue
+    why=$(crash_reason "$target" "$f")
+    for k in "${known[@]}"; do
+      [ -n "$why" ] && [ "$k" = "$why" ] && { echo "  known $kind: $why"; continue 2; }
+    done
     mkdir -p "$dest/open"
     cp "$f" "$dest/open/$kind-$sum"
-    why=$("$merger/fuzz_$target" -timeout=10 "$f" 2>&1 |
-      grep -m1 -E 'invariant failed|runtime error|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)' || true)
+    known+=("$why")
     echo "  new $kind: fuzz/crashes/$target/open/$kind-$sum${why:+: $why}"
   done
 }
