@@ -45,7 +45,7 @@ run() {
   # A run that stops early (a crash, a leak, a timeout) says so: its rate
   # is of the seconds before it stopped.
   if ! ASAN_OPTIONS=$asan TMPDIR=$tmp /usr/bin/time -f '%U %S' -o "$work/time" \
-       "$bin" -max_total_time="$seconds" -print_final_stats=1 "$@" "$work/corpus" \
+       "$bin" -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$work/" "$@" "$work/corpus" \
        >"$work/log" 2>&1; then
     { echo "$0: $bin stopped early:"; grep -E 'ERROR|SUMMARY|invariant|Test unit' "$work/log"; } >&2
   fi
