@@ -12,7 +12,8 @@
 #     <build>/campaign/<target> (kept between runs on this machine);
 #   - merges the inputs that reached new code into fuzz/corpus/<target>
 #     (libFuzzer -merge=1; over the size budget the corpus is re-minimised);
-#   - files each new crash under fuzz/crashes/<target>/open/ (not replayed by
+#   - files each new crash under fuzz/crashes/<target>/open/, unless an open
+#     crash already fails with the same report line (not replayed by
 #     CI until it is fixed: then move it up to fuzz/crashes/<target>/, where
 #     the replay test keeps it fixed);
 #   - adds its executions to progress.tsv and records the coverage (libFuzzer's
@@ -34,8 +35,9 @@ while getopts "e:t:r:h" opt; do
   esac
 done
 shift $((OPTIND - 1))
-all=$(sed -n 's/^set(FUZZ_TARGETS \(.*\)/\1/p; s/^    \([a-z_ ]*\))$/\1/p' fuzz/CMakeLists.txt | tr '\n' ' ')
-targets=${*:-$all}
+# The sanitizers' options and each target's flags (fuzz/settings.sh).
+. fuzz/settings.sh
+targets=${*:-$(fuzz_targets)}
 case $engine in
   libfuzzer) build=build-fuzz ;;
   afl) build=build-afl; command -v afl-fuzz >/dev/null || { echo "$0: afl-fuzz missing (fuzz/install-deps.sh)" >&2; exit 2; } ;;
@@ -46,26 +48,43 @@ merger=build-fuzz/fuzz  # libFuzzer's -merge also folds AFL++'s queue in
 progress=fuzz/progress.tsv
 [ -f "$progress" ] ||
   printf 'target\texecutions\tedges\tcrashes_found\tcrashes_fixed\tseconds\tengines\tlast_run\n' >"$progress"
-export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:symbolize=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 field() { awk -F'\t' -v t="$1" -v c="$2" '$1 == t { print $c }' "$progress"; }
 count_files() { { find "$1" -maxdepth 1 -type f 2>/dev/null || true; } | wc -l; }
 
-# File each crash artifact under fuzz/crashes/<target>/open/ by content hash.
+# Why the harness crashes on an input, from a run with stderr kept (the
+# fuzzing run sends the harness's stderr, invariant messages included, to
+# /dev/null): the broken invariant, else the report's SUMMARY line (kind
+# and place, the same for every input that meets one bug). Empty when it no
+# longer crashes.
+crash_reason() {
+  "$merger/fuzz_$1" -timeout=10 "$2" 2>&1 | grep -m1 -E 'invariant failed|^SUMMARY: ' || true
+}
+
+# File each crash artifact under fuzz/crashes/<target>/open/ by content hash,
+# unless an open crash of the target already fails the same way (the same
+# report line: a shallow bug is met again at every run until it is fixed).
 file_crashes() {
   local target=$1; shift
-  local f kind sum dest
+  local f kind sum dest why known=() k
+  dest=fuzz/crashes/$target
+  for k in "$dest"/open/*; do
+    [ -f "$k" ] && known+=("$(crash_reason "$target" "$k")")
+  done
   for f in "$@"; do
     [ -f "$f" ] || continue
     kind=$(basename "$f"); kind=${kind%%-*}; kind=${kind%%:*}
     [ "$kind" = id ] && kind=crash
     sum=$(sha1sum "$f" | cut -c1-16)
-    dest=fuzz/crashes/$target
     [ -e "$dest/$kind-$sum" ] || [ -e "$dest/open/$kind-$sum" ] && continue
+    why=$(crash_reason "$target" "$f")
+    for k in "${known[@]}"; do
+      [ -n "$why" ] && [ "$k" = "$why" ] && { echo "  known $kind: $why"; continue 2; }
+    done
     mkdir -p "$dest/open"
     cp "$f" "$dest/open/$kind-$sum"
-    echo "  new $kind: fuzz/crashes/$target/open/$kind-$sum"
+    known+=("$why")
+    echo "  new $kind: fuzz/crashes/$target/open/$kind-$sum${why:+: $why}"
   done
 }
 
@@ -96,16 +115,14 @@ for t in $targets; do
   [ -x "$bin" ] || { echo "$0: no harness $bin" >&2; exit 2; }
   mkdir -p "$work/corpus" "$work/artifacts" "fuzz/corpus/$t"
   start=$(date +%s)
-  # A dictionary of the words the target's parser compares against, if any
-  # (the gate's input begins with a baseline).
-  dict=fuzz/${t/gate/baseline}.dict
-  dict_lf=() dict_afl=()
-  [ -f "$dict" ] && dict_lf=(-dict="$dict") && dict_afl=(-x "$dict")
+  dict=$(fuzz_dict "$t")
+  dict_afl=()
+  [ -n "$dict" ] && dict_afl=(-x "$dict")
   echo "== $t ($engine, ${runs:+$runs executions}${runs:-$seconds s})"
   if [ "$engine" = libfuzzer ]; then
     limit=(-max_total_time="$seconds"); [ -n "$runs" ] && limit=(-runs="$runs")
-    # shellcheck disable=SC2086 # FUZZ_LIBFUZZER_FLAGS: extra flags, split on spaces
-    "$bin" "${limit[@]}" ${FUZZ_LIBFUZZER_FLAGS:-} "${dict_lf[@]}" -timeout=10 -rss_limit_mb=4096 -close_fd_mask=3 -print_final_stats=1 \
+    # shellcheck disable=SC2046,SC2086 # flags lists, split on spaces
+    "$bin" "${limit[@]}" $(fuzz_libfuzzer_flags "$t") ${FUZZ_LIBFUZZER_FLAGS:-} -print_final_stats=1 \
       -artifact_prefix="$work/artifacts/" "$work/corpus" "fuzz/corpus/$t" >"$work/log" 2>&1 || true
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log" | tail -1)
     edges=$(grep -o 'cov: [0-9]*' "$work/log" | tail -1 | cut -d' ' -f2)

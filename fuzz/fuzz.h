@@ -17,6 +17,8 @@
 struct prof_store;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* Per-process setup (fuzz_util.c); replay_main.c does not call it. */
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 /* Write data to a file called name in this process's scratch folder (made
  * on first use, removed at exit) and return its path, or NULL when it
@@ -27,8 +29,14 @@ const char *fuzz_file(const uint8_t *data, size_t size, const char *name);
 /* data as a NUL-terminated string (malloc'd; NULL when out of memory). */
 char *fuzz_string(const uint8_t *data, size_t size);
 
-/* Open data as a capture: NULL when prof_store__open refuses it (which is
- * what most inputs are for: the refusal must be an error, not a crash). */
+/* The name a fuzzed capture goes by (in messages, and as its file). */
+#define FUZZ_CAPTURE_NAME "capture.sqlite"
+
+/* Open data as a capture from memory: NULL when prof_store__open_memory
+ * refuses it (which is what most inputs are for: the refusal must be an
+ * error, not a crash). No file is written: the store reads the bytes as
+ * prof_store__open reads a file holding them (fuzz_store_open checks that
+ * on every input it runs). */
 struct prof_store *fuzz_store(const uint8_t *data, size_t size);
 
 /* /dev/null, opened once. Reports are written there: the harness checks
@@ -45,6 +53,7 @@ size_t fuzz_split_at_sqlite(const uint8_t *data, size_t size);
 		if (!(cond)) {                                                  \
 			fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, \
 				__LINE__, #cond);                               \
+			fflush(stderr);                                         \
 			abort();                                                \
 		}                                                               \
 	} while (0)

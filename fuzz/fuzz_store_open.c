@@ -1,8 +1,13 @@
 /* fuzz_store_open.c - opening and validating a capture: any bytes as a file
  * handed to prof_store__open, then the questions every command asks of an
  * open store (what it is, which tables and columns it has, its metadata).
- * Seeds are perfkit captures and nsys exports, so both dialects are fuzzed. */
+ * Seeds are perfkit captures and nsys exports, so both dialects are fuzzed.
+ *
+ * The same bytes are also opened from memory (prof_store__open_memory, what
+ * every other capture harness uses so that none writes a file): both must
+ * give the same refusal with the same message, or the same answers. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "fuzz.h"
 #include "prof/store.h"
@@ -13,25 +18,64 @@ static const char *const tables[] = {
 	"TARGET_INFO_GPU", "PERFKIT_META", "PERFKIT_COUNTERS", "PERFKIT_KERNEL_METRICS",
 };
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static bool same_text(const char *a, const char *b)
 {
-	struct prof_store *s = fuzz_store(data, size);
-	char *meta;
+	return a == b || (a && b && !strcmp(a, b));
+}
 
-	if (!s)
-		return 0;
-	FUZZ_CHECK(prof_store__kind(s) == PROF_STORE_PERFKIT || prof_store__kind(s) == PROF_STORE_NSYS);
+/* Ask both stores everything a command asks first; the answers must agree. */
+static void ask_both(struct prof_store *file, struct prof_store *mem)
+{
+	char *fmeta, *mmeta;
+
+	FUZZ_CHECK(prof_store__kind(file) == PROF_STORE_PERFKIT ||
+		   prof_store__kind(file) == PROF_STORE_NSYS);
+	FUZZ_CHECK(prof_store__kind(mem) == prof_store__kind(file));
 	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
-		int64_t n = prof_store__count(s, tables[i]);
+		int64_t n = prof_store__count(file, tables[i]);
 
 		FUZZ_CHECK(n >= 0);
-		FUZZ_CHECK(prof_store__has_table(s, tables[i]) || n == 0);
-		prof_store__has_column(s, tables[i], "start");
+		FUZZ_CHECK(prof_store__has_table(file, tables[i]) || n == 0);
+		FUZZ_CHECK(prof_store__count(mem, tables[i]) == n);
+		FUZZ_CHECK(prof_store__has_table(mem, tables[i]) ==
+			   prof_store__has_table(file, tables[i]));
+		FUZZ_CHECK(prof_store__has_column(mem, tables[i], "start") ==
+			   prof_store__has_column(file, tables[i], "start"));
 	}
-	prof_store__is_finished(s);
-	prof_store__counter(s, "dropped_records");
-	meta = prof_store__meta(s, "command");
-	free(meta);
-	prof_store__close(s);
+	FUZZ_CHECK(prof_store__is_finished(mem) == prof_store__is_finished(file));
+	FUZZ_CHECK(prof_store__counter(mem, "dropped_records") ==
+		   prof_store__counter(file, "dropped_records"));
+	fmeta = prof_store__meta(file, "command");
+	mmeta = prof_store__meta(mem, "command");
+	FUZZ_CHECK(same_text(fmeta, mmeta));
+	free(fmeta);
+	free(mmeta);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *path = fuzz_file(data, size, FUZZ_CAPTURE_NAME);
+	struct prof_error ferr = { 0 }, merr = { 0 };
+	struct prof_store *file = NULL, *mem = NULL;
+	int frc, mrc;
+
+	if (!path)
+		return 0;
+	frc = prof_store__open(path, &file, &ferr);
+	/* Named as the file is, so that the messages can be compared whole. */
+	mrc = prof_store__open_memory(data, size, path, &mem, &merr);
+	if (frc != mrc || (frc && strcmp(ferr.msg, merr.msg)))
+		fprintf(stderr, "file: %d %s\nmemory: %d %s\n", frc, ferr.msg, mrc, merr.msg);
+	FUZZ_CHECK(frc == mrc);
+	if (frc) {
+		/* A refusal says why, naming the file; an open store has none. */
+		FUZZ_CHECK(!file && !mem && ferr.code == frc && ferr.msg[0]);
+		FUZZ_CHECK(!strcmp(ferr.msg, merr.msg));
+		return 0;
+	}
+	FUZZ_CHECK(file && mem);
+	ask_both(file, mem);
+	prof_store__close(file);
+	prof_store__close(mem);
 	return 0;
 }

@@ -40,14 +40,19 @@ static void remove_scratch(void)
 	rmdir(scratch);
 }
 
+/* The scratch folder goes where writing costs least: $TMPDIR when set, else
+ * /dev/shm (memory), else /tmp. On a disk file system a rewritten file is
+ * flushed on close (ext4 does so for a file truncated and written again),
+ * which made the string targets wait on the disk at every input. */
 static const char *scratch_dir(void)
 {
-	const char *tmp;
+	const char *tmp = getenv("TMPDIR");
 
 	if (scratch[0])
 		return scratch;
-	tmp = getenv("TMPDIR");
-	snprintf(scratch, sizeof scratch, "%s/perfkit-fuzz-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!tmp || !*tmp)
+		tmp = access("/dev/shm", W_OK | X_OK) == 0 ? "/dev/shm" : "/tmp";
+	snprintf(scratch, sizeof scratch, "%s/perfkit-fuzz-XXXXXX", tmp);
 	if (!mkdtemp(scratch)) {
 		scratch[0] = '\0';
 		return NULL;
@@ -77,7 +82,9 @@ const char *fuzz_file(const uint8_t *data, size_t size, const char *name)
 	snprintf(path, sizeof path, "%s/%s", dir, name);
 	note_name(name);
 	remove_sidecars(path);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	/* A new file each time, not the old one truncated: see scratch_dir. */
+	unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
 	if (fd < 0)
 		return NULL;
 	while (done < size) {
@@ -109,15 +116,30 @@ struct prof_store *fuzz_store(const uint8_t *data, size_t size)
 {
 	struct prof_error err = { 0 };
 	struct prof_store *s = NULL;
-	const char *path = fuzz_file(data, size, "capture.sqlite");
-	int rc;
+	int rc = prof_store__open_memory(data, size, FUZZ_CAPTURE_NAME, &s, &err);
 
-	if (!path)
-		return NULL;
-	rc = prof_store__open(path, &s, &err);
-	/* A refusal says why, naming the file; an open store has no message. */
+	/* A refusal says why, naming the capture; an open store has no message. */
 	FUZZ_CHECK(rc == 0 ? s != NULL : (s == NULL && err.code == rc && err.msg[0]));
 	return s;
+}
+
+/* With libFuzzer's -close_fd_mask=2 (or 3) what the code under test writes
+ * to stderr goes to /dev/null. stderr is unbuffered: each piece of a message
+ * was a write(2), and a usage text has dozens; they were most of cli_parse's
+ * time. Where it all goes nowhere, stderr is buffered instead. libFuzzer
+ * prints through a copy of the old stderr made for that flag, and sanitizer
+ * reports do not go through stdio, so neither is held back. Called once by
+ * libFuzzer and AFL++'s driver before anything is printed. */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	static char stderr_buffer[1 << 16];
+	static const char flag[] = "-close_fd_mask=";
+
+	for (int i = 1; i < *argc; i++)
+		if (!strncmp((*argv)[i], flag, sizeof flag - 1) &&
+		    (atoi((*argv)[i] + sizeof flag - 1) & 2))
+			setvbuf(stderr, stderr_buffer, _IOFBF, sizeof stderr_buffer);
+	return 0;
 }
 
 FILE *fuzz_null(void)

@@ -1,4 +1,5 @@
-/* reader.c - opening a capture read-only and deciding what it is.
+/* reader.c - opening a capture read-only (a file, or its bytes held in
+ * memory) and deciding what it is.
  *
  * Three kinds of file are accepted: perfkit captures (finished or still being
  * written), nsys SQLite exports, and nothing else. Everything else is refused
@@ -16,6 +17,10 @@
 #include <unistd.h>
 
 #define SQLITE_HEADER_BYTES 100
+/* The header's "file format read version": 1 rollback journal, 2 WAL. */
+#define SQLITE_READ_VERSION_AT 19
+#define SQLITE_READ_VERSION_ROLLBACK 1
+#define SQLITE_READ_VERSION_WAL 2
 
 static const char sqlite_magic[16] = "SQLite format 3";
 
@@ -36,13 +41,48 @@ static bool has_live_wal(const char *path)
 	return stat(wal, &st) == 0 && st.st_size > 0;
 }
 
+/* Check what the bytes are before handing them to SQLite: h holds the first
+ * n of the size bytes named name (a file, or a capture held in memory). A
+ * live writer's WAL may hold pages the main file lacks (wal_may_hold_pages). */
+static int check_header(const char *name, const unsigned char *h, size_t n, uint64_t size,
+			bool wal_may_hold_pages, struct prof_error *err)
+{
+	uint32_t page_bytes, pages;
+
+	if (n == 0)
+		return prof_error__set(err, PROF_E_NOT_SQLITE,
+				       "%s: empty file, not an SQLite database", name);
+	if (n < sizeof sqlite_magic || memcmp(h, sqlite_magic, sizeof sqlite_magic))
+		return prof_error__set(err, PROF_E_NOT_SQLITE, "%s: not an SQLite database", name);
+	if (n < SQLITE_HEADER_BYTES)
+		return prof_error__set(err, PROF_E_TRUNCATED,
+				       "%s: truncated (%zu bytes, shorter than an SQLite header)",
+				       name, n);
+	page_bytes = be16(h + 16);
+	if (page_bytes == 1)
+		page_bytes = 65536;
+	if (page_bytes < 512 || (page_bytes & (page_bytes - 1)))
+		return prof_error__set(err, PROF_E_CORRUPT,
+				       "%s: corrupt database (bad page size %u in the header)",
+				       name, page_bytes);
+	/* The page count in the header is valid only when the change counter
+	 * matches "version valid for" (older writers did not maintain it). */
+	pages = be32(h + 28);
+	if (pages && be32(h + 24) == be32(h + 92) && !wal_may_hold_pages &&
+	    size < (uint64_t)pages * page_bytes)
+		return prof_error__set(err, PROF_E_TRUNCATED,
+				       "%s: truncated (%llu bytes; the database needs %llu)", name,
+				       (unsigned long long)size,
+				       (unsigned long long)pages * page_bytes);
+	return 0;
+}
+
 /* Check what the file is before handing it to SQLite. */
 static int check_file(const char *path, struct prof_error *err)
 {
 	unsigned char h[SQLITE_HEADER_BYTES];
 	struct stat st;
 	ssize_t n;
-	uint32_t page_bytes, pages;
 	int fd;
 
 	if (stat(path, &st)) {
@@ -59,32 +99,7 @@ static int check_file(const char *path, struct prof_error *err)
 	close(fd);
 	if (n < 0)
 		return prof_error__set(err, PROF_E_IO, "%s: cannot read: %s", path, strerror(errno));
-	if (n == 0)
-		return prof_error__set(err, PROF_E_NOT_SQLITE,
-				       "%s: empty file, not an SQLite database", path);
-	if (n < (ssize_t)sizeof sqlite_magic || memcmp(h, sqlite_magic, sizeof sqlite_magic))
-		return prof_error__set(err, PROF_E_NOT_SQLITE, "%s: not an SQLite database", path);
-	if (n < SQLITE_HEADER_BYTES)
-		return prof_error__set(err, PROF_E_TRUNCATED,
-				       "%s: truncated (%zd bytes, shorter than an SQLite header)",
-				       path, n);
-	page_bytes = be16(h + 16);
-	if (page_bytes == 1)
-		page_bytes = 65536;
-	if (page_bytes < 512 || (page_bytes & (page_bytes - 1)))
-		return prof_error__set(err, PROF_E_CORRUPT,
-				       "%s: corrupt database (bad page size %u in the header)",
-				       path, page_bytes);
-	/* The page count in the header is valid only when the change counter
-	 * matches "version valid for" (older writers did not maintain it). */
-	pages = be32(h + 28);
-	if (pages && be32(h + 24) == be32(h + 92) && !has_live_wal(path) &&
-	    (uint64_t)st.st_size < (uint64_t)pages * page_bytes)
-		return prof_error__set(err, PROF_E_TRUNCATED,
-				       "%s: truncated (%lld bytes; the database needs %llu)", path,
-				       (long long)st.st_size,
-				       (unsigned long long)pages * page_bytes);
-	return 0;
+	return check_header(path, h, (size_t)n, (uint64_t)st.st_size, has_live_wal(path), err);
 }
 
 static int query_int(struct prof_store *s, const char *sql, const char *arg, int64_t *v,
@@ -171,6 +186,33 @@ static int classify(struct prof_store *s, struct prof_error *err)
 			       s->path);
 }
 
+/* A store named name, for messages and prof_store__path. */
+static int store_new(const char *name, struct prof_store **out, struct prof_error *err)
+{
+	struct prof_store *s = calloc(1, sizeof *s);
+
+	if (!s || !(s->path = strdup(name))) {
+		free(s);
+		return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", name);
+	}
+	*out = s;
+	return 0;
+}
+
+/* The end of both opens: classify what s->db holds; s is freed on failure. */
+static int store_finish_open(struct prof_store *s, struct prof_store **out,
+			     struct prof_error *err)
+{
+	int rc = classify(s, err);
+
+	if (rc) {
+		prof_store__close(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
 int prof_store__open(const char *path, struct prof_store **out, struct prof_error *err)
 {
 	struct prof_store *s;
@@ -180,28 +222,67 @@ int prof_store__open(const char *path, struct prof_store **out, struct prof_erro
 	if (!path || !*path)
 		return prof_error__set(err, PROF_E_USAGE, "no capture file given");
 	rc = check_file(path, err);
+	if (!rc)
+		rc = store_new(path, &s, err);
 	if (rc)
 		return rc;
-	s = calloc(1, sizeof *s);
-	if (!s || !(s->path = strdup(path))) {
-		free(s);
-		return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", path);
-	}
 	rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READONLY, NULL);
 	if (rc != SQLITE_OK) {
 		rc = store__sqlite_error(err, path, s->db, rc, "open");
-		goto out;
-	}
-	/* A live writer may hold the WAL index briefly while it commits. */
-	sqlite3_busy_timeout(s->db, 2000);
-	rc = classify(s, err);
-out:
-	if (rc) {
 		prof_store__close(s);
 		return rc;
 	}
-	*out = s;
-	return 0;
+	/* A live writer may hold the WAL index briefly while it commits. */
+	sqlite3_busy_timeout(s->db, 2000);
+	return store_finish_open(s, out, err);
+}
+
+int prof_store__open_memory(const void *data, size_t size, const char *name,
+			    struct prof_store **out, struct prof_error *err)
+{
+	struct prof_store *s;
+	unsigned char *copy;
+	int rc;
+
+	*out = NULL;
+	if (!name || !*name)
+		return prof_error__set(err, PROF_E_USAGE, "no name given for a capture in memory");
+	rc = check_header(name, data, size < SQLITE_HEADER_BYTES ? size : SQLITE_HEADER_BYTES,
+			  size, false, err);
+	if (!rc)
+		rc = store_new(name, &s, err);
+	if (rc)
+		return rc;
+	/* SQLite's in-memory database takes a buffer it may free; a copy keeps
+	 * the caller's bytes const and their lifetime the caller's own. */
+	copy = sqlite3_malloc64(size);
+	if (!copy) {
+		prof_store__close(s);
+		return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", name);
+	}
+	memcpy(copy, data, size);
+	/* A file marked as in WAL mode (read version 2) with no WAL beside it
+	 * reads as its main file alone. SQLite's in-memory database cannot
+	 * open a WAL and would refuse it, so the copy says "rollback journal"
+	 * (1) instead: queries cannot see the difference, the reader sees
+	 * the same pages. */
+	if (copy[SQLITE_READ_VERSION_AT] == SQLITE_READ_VERSION_WAL)
+		copy[SQLITE_READ_VERSION_AT] = SQLITE_READ_VERSION_ROLLBACK;
+	rc = sqlite3_open_v2(":memory:", &s->db, SQLITE_OPEN_READONLY, NULL);
+	if (rc == SQLITE_OK)
+		/* Read-only as a file opened read-only: any write is refused.
+		 * The copy is SQLite's from here on, even when this fails. */
+		rc = sqlite3_deserialize(s->db, "main", copy, (sqlite3_int64)size,
+					 (sqlite3_int64)size,
+					 SQLITE_DESERIALIZE_READONLY | SQLITE_DESERIALIZE_FREEONCLOSE);
+	else
+		sqlite3_free(copy);
+	if (rc != SQLITE_OK) {
+		rc = store__sqlite_error(err, name, s->db, rc, "open");
+		prof_store__close(s);
+		return rc;
+	}
+	return store_finish_open(s, out, err);
 }
 
 void prof_store__close(struct prof_store *s)

@@ -10,6 +10,7 @@
 #define PROF_STORE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "prof/error.h"
@@ -78,6 +79,13 @@ enum prof_store_kind { PROF_STORE_PERFKIT = 1, PROF_STORE_NSYS = 2 };
 /* Open read-only, validating what the file is. On failure err->msg is a
  * one-line message naming the file and what is wrong with it. */
 int prof_store__open(const char *path, struct prof_store **out, struct prof_error *err);
+/* Open size bytes held in memory as a capture, read-only: validated, refused
+ * and read exactly as prof_store__open reads a file holding those bytes
+ * (name stands for the file: messages and prof_store__path give it). The
+ * bytes are copied; the caller keeps its own. The fuzz harnesses use it so
+ * that no input is written to disk. */
+int prof_store__open_memory(const void *data, size_t size, const char *name,
+			    struct prof_store **out, struct prof_error *err);
 void prof_store__close(struct prof_store *s);
 const char *prof_store__path(const struct prof_store *s);
 enum prof_store_kind prof_store__kind(const struct prof_store *s);
