@@ -289,27 +289,37 @@ int schema__create_analysis(sqlite3 *db)
 /* Joins on correlationId (API call <-> GPU work), time-window scans on start,
  * per-thread NVTX nesting, and the per-name grouping of cuda_gpu_kern_sum
  * (name, duration) so the median needs no sort. */
-static const char *const finish_sql =
-	"CREATE INDEX IF NOT EXISTS perfkit_kernel_corr ON CUPTI_ACTIVITY_KIND_KERNEL (correlationId);"
-	"CREATE INDEX IF NOT EXISTS perfkit_kernel_start ON CUPTI_ACTIVITY_KIND_KERNEL (start);"
-	"CREATE INDEX IF NOT EXISTS perfkit_kernel_name_dur ON CUPTI_ACTIVITY_KIND_KERNEL"
-	" (coalesce(demangledName, shortName), end - start);"
-	"CREATE INDEX IF NOT EXISTS perfkit_memcpy_corr ON CUPTI_ACTIVITY_KIND_MEMCPY (correlationId);"
-	"CREATE INDEX IF NOT EXISTS perfkit_memcpy_start ON CUPTI_ACTIVITY_KIND_MEMCPY (start);"
-	"CREATE INDEX IF NOT EXISTS perfkit_memset_corr ON CUPTI_ACTIVITY_KIND_MEMSET (correlationId);"
-	"CREATE INDEX IF NOT EXISTS perfkit_runtime_corr ON CUPTI_ACTIVITY_KIND_RUNTIME (correlationId);"
-	"CREATE INDEX IF NOT EXISTS perfkit_runtime_tid ON CUPTI_ACTIVITY_KIND_RUNTIME (globalTid, start);"
-	"CREATE INDEX IF NOT EXISTS perfkit_driver_corr ON CUPTI_ACTIVITY_KIND_DRIVER (correlationId);"
-	"CREATE INDEX IF NOT EXISTS perfkit_driver_tid ON CUPTI_ACTIVITY_KIND_DRIVER (globalTid, start);"
-	"CREATE INDEX IF NOT EXISTS perfkit_sync_corr ON CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (correlationId);"
-	"CREATE INDEX IF NOT EXISTS perfkit_memory_corr ON CUDA_GPU_MEMORY_USAGE_EVENTS (correlationId);"
-	"CREATE INDEX IF NOT EXISTS perfkit_nvtx_tid ON NVTX_EVENTS (globalTid, start);"
-	"PRAGMA analysis_limit = 1000;"
-	"ANALYZE;";
+const struct schema_index schema_indexes[] = {
+	{ "perfkit_kernel_corr", T_KERNEL, "correlationId" },
+	{ "perfkit_kernel_start", T_KERNEL, "start" },
+	{ "perfkit_kernel_name_dur", T_KERNEL, "coalesce(demangledName, shortName), end - start" },
+	{ "perfkit_memcpy_corr", T_MEMCPY, "correlationId" },
+	{ "perfkit_memcpy_start", T_MEMCPY, "start" },
+	{ "perfkit_memset_corr", T_MEMSET, "correlationId" },
+	{ "perfkit_runtime_corr", T_RUNTIME, "correlationId" },
+	{ "perfkit_runtime_tid", T_RUNTIME, "globalTid, start" },
+	{ "perfkit_driver_corr", T_DRIVER, "correlationId" },
+	{ "perfkit_driver_tid", T_DRIVER, "globalTid, start" },
+	{ "perfkit_sync_corr", T_SYNC, "correlationId" },
+	{ "perfkit_memory_corr", T_MEMORY, "correlationId" },
+	{ "perfkit_nvtx_tid", T_NVTX, "globalTid, start" },
+};
 
-int schema__finish(sqlite3 *db)
+const int schema_index_count = N(schema_indexes);
+
+int schema__create_index(sqlite3 *db, const struct schema_index *ix)
 {
-	return sqlite3_exec(db, finish_sql, NULL, NULL, NULL);
+	char sql[512];
+
+	if (snprintf(sql, sizeof sql, "CREATE INDEX IF NOT EXISTS %s ON %s (%s)", ix->name,
+		     schema_tables[ix->table].name, ix->columns) >= (int)sizeof sql)
+		return SQLITE_TOOBIG;
+	return sqlite3_exec(db, sql, NULL, NULL, NULL);
+}
+
+int schema__analyze(sqlite3 *db)
+{
+	return sqlite3_exec(db, "PRAGMA analysis_limit = 1000; ANALYZE;", NULL, NULL, NULL);
 }
 
 int schema__insert_sql(const struct schema_table *t, char *buf, size_t cap)

@@ -21,6 +21,7 @@ struct prof_writer {
 	struct strtab strings;
 	int64_t last_string_id;
 	bool in_transaction;
+	struct prof_progress progress; /* how far prof_writer__finish got */
 	/* The last failure of a call that has no error parameter. */
 	struct prof_error err;
 };

@@ -257,8 +257,37 @@ static int leave_wal(struct prof_writer *w, struct prof_error *err)
 	return exec(w, "PRAGMA wal_checkpoint(TRUNCATE)", err);
 }
 
+void prof_writer__set_progress(struct prof_writer *w, const struct prof_progress *progress)
+{
+	if (progress)
+		w->progress = *progress;
+	else
+		memset(&w->progress, 0, sizeof w->progress);
+}
+
+void prof_progress__report(const struct prof_progress *progress, enum prof_finish_step step,
+			   int done, int total)
+{
+	if (progress && progress->report)
+		progress->report(progress->ctx, step, done, total);
+}
+
+static int build_indexes(struct prof_writer *w)
+{
+	int rc = SQLITE_OK;
+
+	for (int i = 0; i < schema_index_count && rc == SQLITE_OK; i++) {
+		prof_progress__report(&w->progress, PROF_FINISH_INDEX, i, schema_index_count + 1);
+		rc = schema__create_index(w->db, &schema_indexes[i]);
+	}
+	prof_progress__report(&w->progress, PROF_FINISH_INDEX, schema_index_count,
+			      schema_index_count + 1);
+	return rc == SQLITE_OK ? schema__analyze(w->db) : rc;
+}
+
 int prof_writer__finish(struct prof_writer *w, struct prof_error *err)
 {
+	struct prof_progress progress = w->progress;
 	int rc;
 
 	rc = put_meta(w, "finished", "1");
@@ -273,7 +302,7 @@ int prof_writer__finish(struct prof_writer *w, struct prof_error *err)
 		  " AND NOT EXISTS (SELECT 1 FROM TARGET_INFO_SESSION_START_TIME)", err);
 	if (!rc)
 		rc = writer__commit(w, true, err);
-	if (!rc && schema__finish(w->db) != SQLITE_OK)
+	if (!rc && build_indexes(w) != SQLITE_OK)
 		rc = sql_fail(w, err, sqlite3_errcode(w->db), "build indexes");
 	if (!rc)
 		rc = writer__commit(w, false, err);
@@ -283,9 +312,11 @@ int prof_writer__finish(struct prof_writer *w, struct prof_error *err)
 		sqlite3_finalize(w->insert[i]);
 		w->insert[i] = NULL;
 	}
+	prof_progress__report(&progress, PROF_FINISH_CHECKPOINT, 0, 1);
 	rc = leave_wal(w, err);
 out:
 	writer_free(w);
+	prof_progress__report(&progress, PROF_FINISH_DONE, rc ? 0 : 1, 1);
 	return rc;
 }
 
