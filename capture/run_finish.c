@@ -94,6 +94,15 @@ int run__finish_capture(const struct run_messages *msg, struct prof_writer *w,
 	int failed = 0;
 
 	prof_writer__set_progress(w, progress);
+	if (files->n == 1) {
+		int rc = prof_writer__take_over(w, files->paths[0], &err);
+
+		if (rc <= 0) {
+			if (rc < 0)
+				msg->error("%s", err.msg);
+			return rc < 0 ? -1 : 0;
+		}
+	}
 	for (int i = 0; i < files->n; i++) {
 		prof_progress__report(progress, PROF_FINISH_MERGE, i, files->n);
 		if (prof_writer__merge(w, files->paths[i], &err) < 0) {

@@ -59,5 +59,12 @@ int analysis__begin(const char *path, sqlite3 **db, struct prof_error *err);
 
 /* Commit the open transaction (if any) and, when begin is set, open the next. */
 int writer__commit(struct prof_writer *w, bool begin, struct prof_error *err);
+/* A writer appending to the existing capture at path through db, which it
+ * takes (closed on failure too). */
+int writer__adopt(const char *path, sqlite3 *db, struct prof_writer **out, struct prof_error *err);
+/* prof_writer__finish without its last report (PROF_FINISH_DONE). Frees w. */
+int writer__finish(struct prof_writer *w, struct prof_error *err);
+/* Commit and close. Frees w. */
+void writer__close(struct prof_writer *w);
 
 #endif

@@ -218,6 +218,61 @@ out:
 	return 0;
 }
 
+/* The string table of an existing capture, so prof_writer__string keeps
+ * its ids. */
+static int load_strings(struct prof_writer *w, struct prof_error *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(w->db, "SELECT id, value FROM StringIds", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sql_fail(w, err, rc, "read StringIds");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *text = (const char *)sqlite3_column_text(st, 1);
+		size_t len = text ? strlen(text) : 0;
+		int64_t id = sqlite3_column_int64(st, 0);
+
+		if (strtab__add(&w->strings, text ? text : "", len, strtab__hash(text ? text : "", len),
+				id)) {
+			sqlite3_finalize(st);
+			return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", w->path);
+		}
+		if (id > w->last_string_id)
+			w->last_string_id = id;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : sql_fail(w, err, rc, "read StringIds");
+}
+
+int writer__adopt(const char *path, sqlite3 *db, struct prof_writer **out, struct prof_error *err)
+{
+	struct prof_writer *w = calloc(1, sizeof *w);
+	int rc;
+
+	*out = NULL;
+	if (!w || !(w->path = strdup(path)) || strtab__init(&w->strings)) {
+		if (w) {
+			free(w->path);
+			free(w);
+		}
+		sqlite3_close(db);
+		return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", path);
+	}
+	w->db = db;
+	rc = load_strings(w, err);
+	if (!rc)
+		rc = prepare_all(w, err);
+	if (!rc)
+		rc = writer__commit(w, true, err);
+	if (rc) {
+		writer_free(w);
+		return rc;
+	}
+	*out = w;
+	return 0;
+}
+
 int prof_writer__flush(struct prof_writer *w, struct prof_error *err)
 {
 	return writer__commit(w, true, err);
@@ -285,9 +340,8 @@ static int build_indexes(struct prof_writer *w)
 	return rc == SQLITE_OK ? schema__analyze(w->db) : rc;
 }
 
-int prof_writer__finish(struct prof_writer *w, struct prof_error *err)
+int writer__finish(struct prof_writer *w, struct prof_error *err)
 {
-	struct prof_progress progress = w->progress;
 	int rc;
 
 	rc = put_meta(w, "finished", "1");
@@ -312,20 +366,32 @@ int prof_writer__finish(struct prof_writer *w, struct prof_error *err)
 		sqlite3_finalize(w->insert[i]);
 		w->insert[i] = NULL;
 	}
-	prof_progress__report(&progress, PROF_FINISH_CHECKPOINT, 0, 1);
+	prof_progress__report(&w->progress, PROF_FINISH_CHECKPOINT, 0, 1);
 	rc = leave_wal(w, err);
 out:
 	writer_free(w);
+	return rc;
+}
+
+int prof_writer__finish(struct prof_writer *w, struct prof_error *err)
+{
+	struct prof_progress progress = w->progress;
+	int rc = writer__finish(w, err);
+
 	prof_progress__report(&progress, PROF_FINISH_DONE, rc ? 0 : 1, 1);
 	return rc;
 }
 
-void prof_writer__delete(struct prof_writer *w)
+void writer__close(struct prof_writer *w)
 {
-	if (!w)
-		return;
 	writer__commit(w, false, NULL);
 	writer_free(w);
+}
+
+void prof_writer__delete(struct prof_writer *w)
+{
+	if (w)
+		writer__close(w);
 }
 
 const struct prof_error *prof_writer__last_error(const struct prof_writer *w)
