@@ -18,8 +18,9 @@
  *	metadata, as at the start of a run, untimed) gets the run's metadata
  *	and the process files of DIR, and is finished. Prints one row: kernel
  *	rows, seconds per step (merge, index build, checkpoint and the file put
- *	in place), the total, seconds per million launches and bytes of
- *	capture per launch. */
+ *	in place), the total, seconds per million launches, the same in CPU
+ *	seconds (what a busy machine's wall clock hides) and bytes of capture
+ *	per launch; then the CPU seconds of each step. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,9 +195,10 @@ static void bench_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-/* When each step began, from the finish's own reports. */
+/* When each step began, wall clock and this process's CPU time, from the
+ * finish's own reports. */
 struct step_clock {
-	double began_s[PROF_FINISH_DONE + 1];
+	double began_s[PROF_FINISH_DONE + 1], began_cpu_s[PROF_FINISH_DONE + 1];
 };
 
 static void note_step(void *ctx, enum prof_finish_step step, int done, int total)
@@ -205,33 +207,37 @@ static void note_step(void *ctx, enum prof_finish_step step, int done, int total
 
 	(void)done;
 	(void)total;
-	if (!c->began_s[step])
+	if (!c->began_s[step]) {
 		c->began_s[step] = bench_now_s();
+		c->began_cpu_s[step] = bench_cpu_s();
+	}
 }
 
-/* Seconds from the start of step to the start of the next step that came. */
-static double step_s(const struct step_clock *c, enum prof_finish_step step, double end_s)
+/* Seconds from the start of step to the start of the next step that came
+ * (or to end_s): of the clock in began, and end_s on the same clock. */
+static double step_s(const struct step_clock *c, const double *began, enum prof_finish_step step,
+		     double end_s)
 {
 	if (!c->began_s[step])
 		return 0;
 	for (int next = step + 1; next <= PROF_FINISH_DONE; next++)
 		if (c->began_s[next])
-			return c->began_s[next] - c->began_s[step];
-	return end_s - c->began_s[step];
+			return began[next] - began[step];
+	return end_s - began[step];
 }
 
 static int cmd_finish(int argc, char **argv)
 {
 	static const struct run_messages msg = { bench_error, bench_error };
 	const char *dir = NULL, *output = NULL;
-	struct step_clock clock = { { 0 } };
+	struct step_clock clock = { 0 };
 	struct prof_progress progress = { note_step, &clock };
 	struct run_proc_files files;
 	struct prof_error err = { 0 };
 	struct prof_writer *w;
 	struct prof_store *s;
 	struct stat st;
-	double t0, t1;
+	double t0, t1, cpu0, cpu1;
 	int64_t launches;
 	char *gpu;
 	int header = 0;
@@ -261,9 +267,11 @@ static int cmd_finish(int argc, char **argv)
 
 	/* the program has ended */
 	t0 = bench_now_s();
+	cpu0 = bench_cpu_s();
 	if (run__proc_files(&msg, dir, &files) < 0)
 		return 1;
 	clock.began_s[PROF_FINISH_MERGE] = t0;
+	clock.began_cpu_s[PROF_FINISH_MERGE] = cpu0;
 	gpu = run__first_gpu(&files);
 	prof_writer__meta(w, "command", "launch_loop");
 	run__meta_int(w, "exit_status", 0);
@@ -274,6 +282,7 @@ static int cmd_finish(int argc, char **argv)
 	run__proc_files_free(&files);
 	run__remove_dir(dir);
 	t1 = bench_now_s();
+	cpu1 = bench_cpu_s();
 
 	if (prof_store__open(output, &s, &err))
 		die("finish", err.msg);
@@ -282,12 +291,18 @@ static int cmd_finish(int argc, char **argv)
 	if (stat(output, &st) || launches <= 0)
 		die(output, "no kernel rows in the capture");
 	if (header)
-		printf("%-10s %8s %8s %8s %8s %9s %11s\n", "launches", "merge_s", "index_s", "ckpt_s",
-		       "total_s", "s_per_M", "B_per_launch");
-	printf("%-10lld %8.2f %8.2f %8.2f %8.2f %9.3f %11.1f\n", (long long)launches,
-	       step_s(&clock, PROF_FINISH_MERGE, t1), step_s(&clock, PROF_FINISH_INDEX, t1),
-	       step_s(&clock, PROF_FINISH_CHECKPOINT, t1), t1 - t0,
-	       (t1 - t0) * 1e6 / (double)launches, (double)st.st_size / (double)launches);
+		printf("%-10s %7s %7s %7s %7s %8s %8s %8s %7s\n", "launches", "merge", "index",
+		       "ckpt", "total", "s_per_M", "cpu_s", "cpu_perM", "B/launch");
+	printf("%-10lld %7.2f %7.2f %7.2f %7.2f %8.3f %8.2f %8.3f %7.1f\n", (long long)launches,
+	       step_s(&clock, clock.began_s, PROF_FINISH_MERGE, t1),
+	       step_s(&clock, clock.began_s, PROF_FINISH_INDEX, t1),
+	       step_s(&clock, clock.began_s, PROF_FINISH_CHECKPOINT, t1), t1 - t0,
+	       (t1 - t0) * 1e6 / (double)launches, cpu1 - cpu0,
+	       (cpu1 - cpu0) * 1e6 / (double)launches, (double)st.st_size / (double)launches);
+	printf("%-10s %7.2f %7.2f %7.2f %7.2f   (CPU seconds per step)\n", "",
+	       step_s(&clock, clock.began_cpu_s, PROF_FINISH_MERGE, cpu1),
+	       step_s(&clock, clock.began_cpu_s, PROF_FINISH_INDEX, cpu1),
+	       step_s(&clock, clock.began_cpu_s, PROF_FINISH_CHECKPOINT, cpu1), cpu1 - cpu0);
 	return 0;
 }
 
