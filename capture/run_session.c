@@ -535,6 +535,21 @@ int run_session__wait(struct run_session *s, bool block)
 	return 1;
 }
 
+/* Whether a capture that could not be finished is still the unfinished
+ * output `perfkit recover` finishes (taking over the process file failed
+ * before it was put in place). */
+static bool recoverable(const char *output)
+{
+	struct prof_store *store;
+	struct prof_error err;
+
+	if (prof_store__open_capture(output, &store, &err) == 0) {
+		prof_store__close(store);
+		return false;
+	}
+	return err.code == PROF_E_UNFINISHED;
+}
+
 int run_session__finish(struct run_session *s)
 {
 	struct run_proc_files files;
@@ -556,6 +571,11 @@ int run_session__finish(struct run_session *s)
 	s->w = NULL;
 	s->merged = scanned < 0 || rc != 0 ? -1 : files.n;
 	run__proc_files_free(&files);
+	if (rc < 0 && recoverable(s->output)) {
+		s->msg->warning("the process files stay in %s: `perfkit recover %s` merges them",
+				s->dir, s->output);
+		return -1;
+	}
 	run__remove_dir(s->dir);
 	s->dir[0] = '\0';
 	if (rc < 0)

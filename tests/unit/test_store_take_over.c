@@ -199,6 +199,38 @@ START_TEST(store_take_over_is_declined_for_a_file_of_another_schema)
 }
 END_TEST
 
+/* perfkit killed while it took a file over leaves the journal of the
+ * half-written transaction beside it; readers cannot open such a file (a
+ * read-only connection cannot roll the journal back), and the next take-over,
+ * `perfkit recover`'s, rolls it back and gives the whole capture. */
+START_TEST(store_take_over_after_a_killed_take_over_gives_the_whole_capture)
+{
+	struct prof_error err = { 0 };
+	struct prof_store *fixture, *out;
+	struct prof_writer *w;
+	char proc[512], path[512], cmd[2048];
+	int64_t kernels;
+
+	fixture = open_store(testutil_data_path(FIXTURE));
+	kernels = prof_store__count(fixture, "CUPTI_ACTIVITY_KIND_KERNEL");
+	prof_store__close(fixture);
+	process_file(proc, sizeof proc, "proc-600.sqlite");
+	/* the sqlite3 shell killed in the middle of a transaction that has
+	 * already written part of itself to the file */
+	snprintf(cmd, sizeof cmd, "sqlite3 -batch -init /dev/null '%s' 'PRAGMA journal_mode = DELETE;"
+		 " PRAGMA cache_size = 2; BEGIN; DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL;'"
+		 " '.system kill -9 $PPID' >/dev/null 2>&1", proc);
+	ck_assert_int_ne(system(cmd), 0);
+	ck_assert_int_ne(prof_store__open(proc, &out, &err), 0);
+	w = run_output(path, sizeof path, "after-kill.sqlite");
+	ck_assert_msg(prof_writer__take_over(w, proc, &err) == 0, "%s", err.msg);
+	out = open_store(path);
+	ck_assert_int_gt(kernels, 0);
+	ck_assert_int_eq(prof_store__count(out, "CUPTI_ACTIVITY_KIND_KERNEL"), kernels);
+	prof_store__close(out);
+}
+END_TEST
+
 /* A row without a string (an NVTX mark without text, a kernel without a
  * demangled name) keeps NULL there through a merge, as the writer stores
  * it, so that coalesce(demangledName, shortName) finds the short name. */
@@ -246,6 +278,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, store_take_over_leaves_a_file_another_reader_has_open_to_the_merge);
 	tcase_add_test(tc, store_take_over_is_declined_when_the_output_has_rows_of_its_own);
 	tcase_add_test(tc, store_take_over_is_declined_for_a_file_of_another_schema);
+	tcase_add_test(tc, store_take_over_after_a_killed_take_over_gives_the_whole_capture);
 	tcase_add_test(tc, store_merge_keeps_a_missing_string_null);
 	suite_add_tcase(s, tc);
 	return s;
