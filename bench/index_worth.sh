@@ -2,18 +2,19 @@
 # index_worth.sh - what each of a capture's indexes costs and what it buys.
 #
 # For every index of CAPTURE (a finished capture, e.g. one bench_finish made):
-# its size (dbstat), the seconds to build it (dropped, then created again by
-# the sqlite3 shell), and the wall time of every report, diagnose and trace
-# export with the index and without it. An index no command slows down
+# its size (dbstat), the CPU seconds to build it (dropped, then created
+# again by the sqlite3 shell), and the CPU seconds of every report, diagnose
+# and trace export with the index and without it. An index no command slows down
 # without is not worth its build time and bytes. One table on stdout.
 #
 #   bench/index_worth.sh BUILD CAPTURE [INDEX...]   (default: every perfkit_* index)
 #   PARALLEL=1: the variants at once, one core each (for a machine with
-#   more cores than indexes)
+#   more cores than indexes); TIMEOUT=S: seconds a command may take (120)
 set -euo pipefail
 BUILD=$(cd "${1:?usage: index_worth.sh BUILD CAPTURE [INDEX...]}" && pwd)
 CAPTURE=${2:?usage: index_worth.sh BUILD CAPTURE [INDEX...]}
 shift 2
+TIMEOUT=${TIMEOUT:-120}
 PK=$BUILD/cli/perfkit
 W=$(mktemp -d "${TMPDIR:-/tmp}/index_worth.XXXXXX")
 trap 'rm -rf "$W"' EXIT
@@ -37,13 +38,22 @@ COMMANDS=(
 )
 NAMES=(api_sum kern_sum mem_sum gpu_trace nvtx_sum nvtx_kern overview diagnose chrome fold_gpu fold_api)
 
-# times FILE N: the seconds of every command on FILE, one line.
+# times FILE N: the CPU seconds (user + system) of every command on FILE,
+# one line: on a shared machine, steadier than the wall clock, and the
+# commands run on one thread. A command still running after $TIMEOUT
+# seconds is stopped and shown as ">TIMEOUT".
 times() {
-	local c line=""
+	local c t line=""
 	for c in "${COMMANDS[@]}"; do
+		rm -f "$W/c$2"
 		# shellcheck disable=SC2086
-		/usr/bin/time -f %e -o "$W/c$2" "$PK" $c "$1" >/dev/null 2>&1 || true
-		line+=$(printf ' %9s' "$(tail -1 "$W/c$2")")
+		timeout "$TIMEOUT" /usr/bin/time -f "%U %S" -o "$W/c$2" "$PK" $c "$1" >/dev/null 2>&1 || true
+		if [ -s "$W/c$2" ] && ! grep -q signal "$W/c$2"; then
+			t=$(tail -1 "$W/c$2" | awk '{ printf "%.2f", $1 + $2 }')
+		else
+			t=">$TIMEOUT"
+		fi
+		line+=$(printf ' %9s' "$t")
 	done
 	echo "$line"
 }
@@ -58,8 +68,8 @@ variant() {
 		ddl=$(sqlite3 "$f" "SELECT sql FROM sqlite_master WHERE name = '$ix'")
 		sqlite3 "$f" "DROP INDEX $ix"
 		cp "$f" "$f.build"
-		/usr/bin/time -f %e -o "$W/t$n" sqlite3 "$f.build" "$ddl"
-		build=$(tail -1 "$W/t$n")
+		/usr/bin/time -f "%U %S" -o "$W/t$n" sqlite3 "$f.build" "$ddl"
+		build=$(tail -1 "$W/t$n" | awk '{ printf "%.2f", $1 + $2 }')
 		rm -f "$f.build"
 	fi
 	printf '%-26s %8s %8s%s\n' "${ix:+-}${ix:-(all indexes)}" "$mib" "$build" "$(times "$f" "$n")" \
@@ -73,7 +83,7 @@ CORES=$(nproc)
 for i in "${!VARIANTS[@]}"; do
 	if [ -n "${PARALLEL:-}" ]; then
 		# one core each, so that the variants do not slow each other down
-		taskset -c $((i % CORES)) bash -c "$(declare -f variant times); W=$W PK=$PK; $(declare -p COMMANDS); variant $i '${VARIANTS[$i]}'" &
+		taskset -c $((i % CORES)) bash -c "$(declare -f variant times); W=$W PK=$PK TIMEOUT=$TIMEOUT; $(declare -p COMMANDS); variant $i '${VARIANTS[$i]}'" &
 	else
 		variant "$i" "${VARIANTS[$i]}"
 	fi
@@ -82,4 +92,4 @@ wait
 printf '%-26s %8s %8s' index MiB build_s
 printf ' %9s' "${NAMES[@]}"
 echo
-for i in "${!VARIANTS[@]}"; do cat "$W/line.$i"; done
+for i in "${!VARIANTS[@]}"; do cat "$W/line.$i" 2>/dev/null || echo "${VARIANTS[$i]}: stopped"; done

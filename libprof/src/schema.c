@@ -286,22 +286,32 @@ int schema__create_analysis(sqlite3 *db)
 	return rc;
 }
 
-/* Joins on correlationId (API call <-> GPU work), time-window scans on start,
- * per-thread NVTX nesting, and the per-name grouping of cuda_gpu_kern_sum
- * (name, duration) so the median needs no sort. */
+/* Only what a report cannot do without: each index costs build time at the
+ * end of every capture and bytes per row (bench/index_worth.sh measures
+ * both, and every command with and without each index). These turn joins
+ * that would scan a whole table per row into lookups:
+ *
+ * - correlationId of the GPU tables: an API call's kernels and copies
+ *   (folded stacks weighted by API time, diagnose, the traces);
+ * - correlationId of the API tables: a GPU row's launching call (folded
+ *   stacks weighted by GPU time, diagnose, the Chrome and Perfetto traces,
+ *   cuda_gpu_trace);
+ * - NVTX_EVENTS (globalTid, start): the range open on a thread when a call
+ *   starts (nvtx_kern_sum, folded stacks).
+ *
+ * Left out because no command measured faster with them at a million
+ * launches: kernel and memcpy (start), whose order the traces sort cheaply;
+ * kernel (name, duration) for cuda_gpu_kern_sum's medians (sorting them
+ * costs that report less than building the index costs every capture); the
+ * API tables' (globalTid, start), as the NVTX lookups go the other way. */
 const struct schema_index schema_indexes[] = {
 	{ "perfkit_kernel_corr", T_KERNEL, "correlationId" },
-	{ "perfkit_kernel_start", T_KERNEL, "start" },
-	{ "perfkit_kernel_name_dur", T_KERNEL, "coalesce(demangledName, shortName), end - start" },
 	{ "perfkit_memcpy_corr", T_MEMCPY, "correlationId" },
-	{ "perfkit_memcpy_start", T_MEMCPY, "start" },
 	{ "perfkit_memset_corr", T_MEMSET, "correlationId" },
-	{ "perfkit_runtime_corr", T_RUNTIME, "correlationId" },
-	{ "perfkit_runtime_tid", T_RUNTIME, "globalTid, start" },
-	{ "perfkit_driver_corr", T_DRIVER, "correlationId" },
-	{ "perfkit_driver_tid", T_DRIVER, "globalTid, start" },
 	{ "perfkit_sync_corr", T_SYNC, "correlationId" },
 	{ "perfkit_memory_corr", T_MEMORY, "correlationId" },
+	{ "perfkit_runtime_corr", T_RUNTIME, "correlationId" },
+	{ "perfkit_driver_corr", T_DRIVER, "correlationId" },
 	{ "perfkit_nvtx_tid", T_NVTX, "globalTid, start" },
 };
 

@@ -25,11 +25,10 @@
 /* What take_over returns when the file cannot be taken over. */
 #define NOT_TAKEN 1
 
-/* The end of a run's capture runs in perfkit, not in the profiled process:
- * it can afford memory for the index build's sorts. */
+/* As the writer's (writer.c): a commit syncs the file, and the index
+ * build's sorts spill to temporary files rather than memory. */
 static const char *const finish_pragmas =
 	"PRAGMA synchronous = NORMAL;"
-	"PRAGMA cache_size = -32768;"
 	"PRAGMA temp_store = FILE;";
 
 static bool has_rows(sqlite3 *db, const char *table)
