@@ -1,7 +1,8 @@
 /* bench_finish.c - the end of a `perfkit run`: from the program's exit to a
  * complete capture.
  *
- *   bench_finish write [--launches N] [--procs P] [--flush-every K] DIR
+ *   bench_finish write [--launches N] [--procs P] [--flush-every K]
+ *                      [--no-nested-driver] DIR
  *	writes DIR/proc-<pid>.sqlite for P processes (N launches in all) the
  *	way the collector does. The rows are synthetic: per launch a runtime
  *	API row (cudaLaunchKernel), the driver API row CUDA makes inside it
@@ -11,6 +12,9 @@
  *	transaction is committed every K launches, as the collector's flush
  *	timer does (default 100,000: 500 ms at 5 µs a launch), and the files
  *	are closed the way a process under `perfkit run` closes its file.
+ *	--no-nested-driver leaves out the driver rows made inside a runtime
+ *	call: the capture the collector would make if it stopped storing
+ *	them (a proposal; see docs/ARCHITECTURE.md, "The store").
  *
  *   bench_finish finish [--header] DIR OUTPUT
  *	does what `perfkit run` does once the program has ended, with
@@ -22,6 +26,7 @@
  *	seconds (what a busy machine's wall clock hides) and bytes of capture
  *	per launch; then the CPU seconds of each step. */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +40,8 @@
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: bench_finish write [--launches N] [--procs P] [--flush-every K] DIR\n"
+	fprintf(stderr, "usage: bench_finish write [--launches N] [--procs P] [--flush-every K]"
+			" [--no-nested-driver] DIR\n"
 			"       bench_finish finish [--header] DIR OUTPUT\n");
 	exit(2);
 }
@@ -64,6 +70,8 @@ static void check_row(struct prof_writer *w, int rc)
 		die("write", prof_writer__last_error(w)->msg);
 }
 
+static bool nested_driver_rows = true;
+
 static void api_pair(struct prof_writer *w, int64_t tid, int32_t corr, int64_t t, int64_t rt,
 		     int64_t drv)
 {
@@ -72,7 +80,8 @@ static void api_pair(struct prof_writer *w, int64_t tid, int32_t corr, int64_t t
 	struct prof_api_call driver = { .start_ns = t + 400, .end_ns = t + 2100, .global_tid = tid,
 					.correlation_id = corr, .name_id = drv };
 
-	check_row(w, prof_writer__api(w, PROF_API_DRIVER, &driver));
+	if (nested_driver_rows)
+		check_row(w, prof_writer__api(w, PROF_API_DRIVER, &driver));
 	check_row(w, prof_writer__api(w, PROF_API_RUNTIME, &runtime));
 }
 
@@ -166,6 +175,8 @@ static int cmd_write(int argc, char **argv)
 			procs = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--flush-every") && i + 1 < argc)
 			flush_every = atoll(argv[++i]);
+		else if (!strcmp(argv[i], "--no-nested-driver"))
+			nested_driver_rows = false;
 		else if (argv[i][0] == '-' || dir)
 			usage();
 		else

@@ -15,6 +15,8 @@
 #   BASELINE=OTHER_BUILD bench/finish_bench.sh ...  the same files finished by
 #                                                   both builds, for ratios
 #   PROCS=P   split the launches over P process files (default 1)
+#   NO_NESTED_DRIVER=1   without the driver rows CUDA makes inside a runtime
+#             call (what the collector would store under that proposal)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$ROOT/build}" && pwd)
@@ -48,7 +50,8 @@ echo "machine: $(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /p
 	"$(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
 for n in "${SIZES[@]}"; do
 	mkdir -p "$W/live"
-	"$BUILD/bench/bench_finish" write --launches "$n" --procs "$PROCS" "$W/live"
+	"$BUILD/bench/bench_finish" write --launches "$n" --procs "$PROCS" \
+		${NO_NESTED_DRIVER:+--no-nested-driver} "$W/live"
 	echo
 	echo "$n launches in $PROCS process file(s)"
 	header=--header

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "prof/protocol.h"
@@ -87,24 +88,46 @@ char *run__first_gpu(const struct run_proc_files *files)
 	return name;
 }
 
+/* The largest file: taken over, it is the one whose rows need no copy. */
+static int largest(const struct run_proc_files *files)
+{
+	off_t most = -1;
+	int at = 0;
+
+	for (int i = 0; i < files->n; i++) {
+		struct stat st;
+
+		if (stat(files->paths[i], &st) == 0 && st.st_size > most) {
+			most = st.st_size;
+			at = i;
+		}
+	}
+	return at;
+}
+
 int run__finish_capture(const struct run_messages *msg, struct prof_writer *w,
 			const struct run_proc_files *files, const struct prof_progress *progress)
 {
 	struct prof_error err;
-	int failed = 0;
+	int taken = -1, failed = 0, rc;
 
 	prof_writer__set_progress(w, progress);
-	if (files->n == 1) {
-		int rc = prof_writer__take_over(w, files->paths[0], &err);
-
-		if (rc <= 0) {
-			if (rc < 0)
-				msg->error("%s", err.msg);
-			return rc < 0 ? -1 : 0;
+	if (files->n > 0) {
+		prof_progress__report(progress, PROF_FINISH_MERGE, 0, files->n);
+		taken = largest(files);
+		rc = prof_writer__take_over(&w, files->paths[taken], &err);
+		if (rc < 0) {
+			msg->error("%s", err.msg);
+			prof_writer__delete(w);
+			return -1;
 		}
+		if (rc > 0)
+			taken = -1;
 	}
-	for (int i = 0; i < files->n; i++) {
-		prof_progress__report(progress, PROF_FINISH_MERGE, i, files->n);
+	for (int i = 0, done = taken >= 0; i < files->n; i++) {
+		if (i == taken)
+			continue;
+		prof_progress__report(progress, PROF_FINISH_MERGE, done++, files->n);
 		if (prof_writer__merge(w, files->paths[i], &err) < 0) {
 			msg->error("%s", err.msg);
 			failed = 1;

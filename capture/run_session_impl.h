@@ -18,7 +18,8 @@ void run__proc_files_free(struct run_proc_files *files);
 /* The name of the first GPU the files recorded (malloc'd; NULL: none). */
 char *run__first_gpu(const struct run_proc_files *files);
 /* Fold the files into w, which holds the run's metadata already, and finish
- * it: the capture at w's path is then complete. Frees w. progress: how to
+ * it: the capture at w's path is then complete. The largest file is taken
+ * over (prof_writer__take_over), the others merged into it. Frees w. progress: how to
  * report the steps (NULL: not at all). 0; 1 when a file could not be
  * merged (the capture holds the others); -1 when the capture could not be
  * finished. Every failure is told through msg. */

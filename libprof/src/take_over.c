@@ -210,75 +210,94 @@ write_failed:
 	return rc;
 }
 
-static void remove_side_files(const char *path)
+int take_over__put_in_place(const char *src, const char *dst, struct prof_error *err)
 {
-	static const char *const suffix[] = { "-wal", "-shm", "-journal" };
-	char side[4096];
-
-	for (size_t i = 0; i < sizeof suffix / sizeof suffix[0]; i++)
-		if (snprintf(side, sizeof side, "%s%s", path, suffix[i]) < (int)sizeof side)
-			unlink(side);
+	/* companions of the file being replaced would be taken for the new
+	 * file's own (its WAL was folded in when its writer closed) */
+	writer__remove_side_files(dst);
+	if (rename(src, dst) == 0)
+		return 0;
+	if (errno == EXDEV)
+		return copy_into_place(src, dst, err);
+	return prof_error__set(err, PROF_E_IO, "%s: cannot rename it to %s: %s", src, dst,
+			       strerror(errno));
 }
 
-/* Close the output's writer and put the finished file in its place. The
- * output's WAL is folded in first: its companions, about to be removed,
- * must not hold anything a reader of the new file would take for its own. */
-static int put_in_place(struct prof_writer *w, const char *src_path, struct prof_error *err)
+static bool schema_builds(const char *index)
 {
-	char *dst = strdup(w->path);
+	for (int i = 0; i < schema_index_count; i++)
+		if (!strcmp(schema_indexes[i].name, index))
+			return true;
+	return false;
+}
+
+/* The first index of src that this perfkit does not build, into name;
+ * false when there is none. */
+static bool other_index(struct prof_writer *src, char *name, size_t cap)
+{
+	sqlite3_stmt *st;
+	bool found = false;
+
+	if (sqlite3_prepare_v2(src->db, "SELECT name FROM sqlite_master WHERE type = 'index'"
+			       " AND name GLOB 'perfkit_*'", -1, &st, NULL) != SQLITE_OK)
+		return false;
+	while (!found && sqlite3_step(st) == SQLITE_ROW) {
+		const char *ix = (const char *)sqlite3_column_text(st, 0);
+
+		found = ix && !schema_builds(ix) && (size_t)snprintf(name, cap, "%s", ix) < cap;
+	}
+	sqlite3_finalize(st);
+	return found;
+}
+
+/* A file a perfkit finished before (a standalone capture, a fixture) may
+ * hold indexes this one no longer builds, which a merge would not copy. */
+static int drop_other_indexes(struct prof_writer *src, struct prof_error *err)
+{
+	char name[128], sql[160];
 	int rc = 0;
 
-	if (!dst) {
-		writer__close(w);
-		return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", src_path);
+	while (!rc && other_index(src, name, sizeof name)) {
+		snprintf(sql, sizeof sql, "DROP INDEX \"%s\"", name);
+		rc = store__exec(src->db, src->path, sql, "drop an index", err);
 	}
-	writer__commit(w, false, NULL);
-	sqlite3_exec(w->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
-	writer__close(w);
-	remove_side_files(dst);
-	if (rename(src_path, dst) < 0) {
-		if (errno == EXDEV)
-			rc = copy_into_place(src_path, dst, err);
-		else
-			rc = prof_error__set(err, PROF_E_IO, "%s: cannot rename it to %s: %s",
-					     src_path, dst, strerror(errno));
-	}
-	free(dst);
 	return rc;
 }
 
-int prof_writer__take_over(struct prof_writer *w, const char *src_path, struct prof_error *err)
+/* Take src's writer over as *w: w's metadata and counters moved into src in
+ * src's first transaction; w closed. 0, or NOT_TAKEN with src rolled back. */
+static int take(struct prof_writer **w, const char *src_path, sqlite3 *db,
+		struct prof_error *err)
 {
-	struct prof_progress progress = w->progress;
-	struct prof_writer *src;
+	struct prof_writer *out = *w, *src;
+
+	if (writer__adopt(src_path, db, &src, err))
+		return NOT_TAKEN;
+	if (take_meta(out, src, err) || drop_other_indexes(src, err) ||
+	    !(src->place_at = strdup(out->path))) {
+		sqlite3_exec(src->db, "ROLLBACK", NULL, NULL, NULL);
+		src->in_transaction = false;
+		writer__close(src);
+		return NOT_TAKEN;
+	}
+	src->progress = out->progress;
+	writer__close(out);
+	*w = src;
+	return 0;
+}
+
+int prof_writer__take_over(struct prof_writer **w, const char *src_path, struct prof_error *err)
+{
 	sqlite3 *db;
 	int rc;
 
-	rc = writer__commit(w, false, err);
-	if (rc)
-		return rc;
-	if (holds_rows(w) || open_alone(src_path, &db)) {
-		rc = writer__commit(w, true, err);
-		return rc ? rc : NOT_TAKEN;
-	}
-	prof_progress__report(&progress, PROF_FINISH_MERGE, 0, 1);
-	rc = writer__adopt(src_path, db, &src, err);
-	if (rc) {
-		writer__close(w);
-		return rc;
-	}
-	rc = take_meta(w, src, err);
-	if (rc) {
-		writer__close(src);
-		writer__close(w);
-		return rc;
-	}
-	prof_writer__set_progress(src, &progress);
-	rc = writer__finish(src, err);
-	if (!rc)
-		rc = put_in_place(w, src_path, err);
-	else
-		writer__close(w);
-	prof_progress__report(&progress, PROF_FINISH_DONE, rc ? 0 : 1, 1);
+	rc = writer__commit(*w, false, err);
+	if (!rc && !holds_rows(*w) && !open_alone(src_path, &db))
+		rc = take(w, src_path, db, err);
+	else if (!rc)
+		rc = NOT_TAKEN;
+	/* *w, the one taken over or still the output, goes on writing */
+	if (writer__commit(*w, true, err) && rc == 0)
+		rc = err->code;
 	return rc;
 }

@@ -86,10 +86,11 @@ static void writer_free(struct prof_writer *w)
 	sqlite3_close(w->db);
 	strtab__exit(&w->strings);
 	free(w->path);
+	free(w->place_at);
 	free(w);
 }
 
-static void remove_side_files(const char *path)
+void writer__remove_side_files(const char *path)
 {
 	static const char *const suffix[] = { "-wal", "-shm", "-journal" };
 	char buf[4096];
@@ -109,7 +110,7 @@ static int claim_path(const char *path, unsigned flags, struct prof_error *err)
 		if (unlink(path) && errno != ENOENT)
 			return prof_error__set(err, PROF_E_IO, "%s: cannot replace: %s", path,
 					       strerror(errno));
-		remove_side_files(path);
+		writer__remove_side_files(path);
 	}
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
 	if (fd < 0) {
@@ -211,7 +212,7 @@ out:
 	if (rc) {
 		writer_free(w);
 		unlink(path);
-		remove_side_files(path);
+		writer__remove_side_files(path);
 		return rc;
 	}
 	*out = w;
@@ -346,7 +347,9 @@ static int build_indexes(struct prof_writer *w)
 	return rc == SQLITE_OK ? schema__analyze(w->db) : rc;
 }
 
-int writer__finish(struct prof_writer *w, struct prof_error *err)
+/* Everything of prof_writer__finish but putting a taken-over file in place
+ * and the last report. Frees w. */
+static int finish_and_close(struct prof_writer *w, struct prof_error *err)
 {
 	int rc;
 
@@ -382,8 +385,20 @@ out:
 int prof_writer__finish(struct prof_writer *w, struct prof_error *err)
 {
 	struct prof_progress progress = w->progress;
-	int rc = writer__finish(w, err);
+	char *taken = NULL, *place_at = w->place_at;
+	int rc = 0;
 
+	w->place_at = NULL;
+	if (place_at && !(taken = strdup(w->path)))
+		rc = prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", w->path);
+	if (rc)
+		writer__close(w);
+	else
+		rc = finish_and_close(w, err);
+	if (!rc && place_at)
+		rc = take_over__put_in_place(taken, place_at, err);
+	free(taken);
+	free(place_at);
 	prof_progress__report(&progress, PROF_FINISH_DONE, rc ? 0 : 1, 1);
 	return rc;
 }

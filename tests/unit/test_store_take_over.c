@@ -1,5 +1,6 @@
-/* test_store_take_over.c - finishing a run's capture by taking over its one
- * process file (prof_writer__take_over) gives the capture a merge gives,
+/* test_store_take_over.c - finishing a run's capture by taking over its
+ * (largest) process file (prof_writer__take_over) gives the capture a merge
+ * gives,
  * and is declined, leaving the merge to do it, when it cannot be done
  * safely. The process file is a real capture (tests/data) put back into
  * WAL mode, the state a process of a run leaves its file in. */
@@ -14,15 +15,15 @@
 
 #define FIXTURE "rollout_naive.sqlite"
 
-/* A copy of the fixture as a process would leave it, at a fresh path. */
-static void process_file(char *path, size_t cap, const char *name)
+/* A copy of a fixture as a process would leave it, at a fresh path. */
+static void process_file_of(const char *fixture, char *path, size_t cap, const char *name)
 {
 	char buf[65536];
 	FILE *in, *out;
 	size_t n;
 
 	snprintf(path, cap, "%s", testutil_tmp_path(name));
-	in = fopen(testutil_data_path(FIXTURE), "rb");
+	in = fopen(testutil_data_path(fixture), "rb");
 	out = fopen(path, "wb");
 	ck_assert(in && out);
 	while ((n = fread(buf, 1, sizeof buf, in)) > 0)
@@ -30,6 +31,11 @@ static void process_file(char *path, size_t cap, const char *name)
 	fclose(in);
 	ck_assert_int_eq(fclose(out), 0);
 	testutil_sqlite3(path, "PRAGMA journal_mode = WAL;");
+}
+
+static void process_file(char *path, size_t cap, const char *name)
+{
+	process_file_of(FIXTURE, path, cap, name);
 }
 
 /* The output of a run as it stands when the program has ended: its
@@ -119,7 +125,8 @@ START_TEST(store_take_over_gives_the_capture_a_merge_gives)
 	ck_assert_msg(prof_writer__merge(merged_w, proc_a, &err) == 0, "%s", err.msg);
 	ck_assert_msg(prof_writer__finish(merged_w, &err) == 0, "%s", err.msg);
 	taken_w = run_output(taken_path, sizeof taken_path, "taken.sqlite");
-	ck_assert_msg(prof_writer__take_over(taken_w, proc_b, &err) == 0, "%s", err.msg);
+	ck_assert_msg(prof_writer__take_over(&taken_w, proc_b, &err) == 0, "%s", err.msg);
+	ck_assert_msg(prof_writer__finish(taken_w, &err) == 0, "%s", err.msg);
 
 	ck_assert_int_ne(access(proc_b, F_OK), 0);
 	merged = open_store(merged_path);
@@ -139,6 +146,46 @@ START_TEST(store_take_over_gives_the_capture_a_merge_gives)
 }
 END_TEST
 
+/* Per kernel name: launches, total time and launches joined to their
+ * runtime call; what a run of two processes must keep of both. */
+#define KERNELS_BY_NAME                                                                  \
+	"SELECT s.value, count(*), sum(k.end - k.start), sum((SELECT count(*)"          \
+	" FROM CUPTI_ACTIVITY_KIND_RUNTIME r WHERE r.correlationId = k.correlationId))" \
+	" FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName"     \
+	" GROUP BY 1 ORDER BY 1"
+
+START_TEST(store_take_over_then_merge_keeps_both_processes_as_a_merge_does)
+{
+	struct prof_error err = { 0 };
+	struct prof_writer *merged_w, *taken_w;
+	struct prof_store *merged, *taken;
+	char a1[512], b1[512], a2[512], b2[512], merged_path[512], taken_path[512];
+
+	process_file(a1, sizeof a1, "proc-110.sqlite");
+	process_file_of("hash_embedding_naive.sqlite", b1, sizeof b1, "proc-111.sqlite");
+	process_file(a2, sizeof a2, "proc-120.sqlite");
+	process_file_of("hash_embedding_naive.sqlite", b2, sizeof b2, "proc-121.sqlite");
+	merged_w = run_output(merged_path, sizeof merged_path, "merged2.sqlite");
+	ck_assert_msg(prof_writer__merge(merged_w, a1, &err) == 0, "%s", err.msg);
+	ck_assert_msg(prof_writer__merge(merged_w, b1, &err) == 0, "%s", err.msg);
+	ck_assert_msg(prof_writer__finish(merged_w, &err) == 0, "%s", err.msg);
+	taken_w = run_output(taken_path, sizeof taken_path, "taken2.sqlite");
+	ck_assert_msg(prof_writer__take_over(&taken_w, b2, &err) == 0, "%s", err.msg);
+	ck_assert_msg(prof_writer__merge(taken_w, a2, &err) == 0, "%s", err.msg);
+	ck_assert_msg(prof_writer__finish(taken_w, &err) == 0, "%s", err.msg);
+
+	merged = open_store(merged_path);
+	taken = open_store(taken_path);
+	expect_same_rows(merged, taken, KERNELS_BY_NAME);
+	expect_same_rows(merged, taken, "SELECT pid, name FROM PROCESSES ORDER BY pid");
+	expect_same_rows(merged, taken, "SELECT key, value FROM PERFKIT_META ORDER BY key");
+	ck_assert_int_eq(prof_store__count(taken, "CUPTI_ACTIVITY_KIND_RUNTIME"),
+			 prof_store__count(merged, "CUPTI_ACTIVITY_KIND_RUNTIME"));
+	prof_store__close(merged);
+	prof_store__close(taken);
+}
+END_TEST
+
 START_TEST(store_take_over_leaves_a_file_another_reader_has_open_to_the_merge)
 {
 	struct prof_error err = { 0 };
@@ -151,7 +198,7 @@ START_TEST(store_take_over_leaves_a_file_another_reader_has_open_to_the_merge)
 	reader = open_store(proc);
 	kernels = prof_store__count(reader, "CUPTI_ACTIVITY_KIND_KERNEL");
 	w = run_output(path, sizeof path, "out.sqlite");
-	ck_assert_int_eq(prof_writer__take_over(w, proc, &err), 1);
+	ck_assert_int_eq(prof_writer__take_over(&w, proc, &err), 1);
 	/* the reader still reads the file where it was */
 	ck_assert_int_eq(prof_store__count(reader, "CUPTI_ACTIVITY_KIND_KERNEL"), kernels);
 	ck_assert_msg(prof_writer__merge(w, proc, &err) == 0, "%s", err.msg);
@@ -175,7 +222,7 @@ START_TEST(store_take_over_is_declined_when_the_output_has_rows_of_its_own)
 	process_file(proc, sizeof proc, "proc-300.sqlite");
 	w = run_output(path, sizeof path, "own-rows.sqlite");
 	ck_assert_int_eq(prof_writer__kernel(w, &k), 0);
-	ck_assert_int_eq(prof_writer__take_over(w, proc, &err), 1);
+	ck_assert_int_eq(prof_writer__take_over(&w, proc, &err), 1);
 	ck_assert_int_eq(access(proc, F_OK), 0);
 	ck_assert_msg(prof_writer__finish(w, &err) == 0, "%s", err.msg);
 	out = open_store(path);
@@ -193,7 +240,7 @@ START_TEST(store_take_over_is_declined_for_a_file_of_another_schema)
 	process_file(proc, sizeof proc, "proc-400.sqlite");
 	testutil_sqlite3(proc, "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL ADD COLUMN newerColumn INTEGER;");
 	w = run_output(path, sizeof path, "other-schema.sqlite");
-	ck_assert_int_eq(prof_writer__take_over(w, proc, &err), 1);
+	ck_assert_int_eq(prof_writer__take_over(&w, proc, &err), 1);
 	ck_assert_msg(prof_writer__merge(w, proc, &err) == 0, "%s", err.msg);
 	ck_assert_msg(prof_writer__finish(w, &err) == 0, "%s", err.msg);
 }
@@ -223,7 +270,8 @@ START_TEST(store_take_over_after_a_killed_take_over_gives_the_whole_capture)
 	ck_assert_int_ne(system(cmd), 0);
 	ck_assert_int_ne(prof_store__open(proc, &out, &err), 0);
 	w = run_output(path, sizeof path, "after-kill.sqlite");
-	ck_assert_msg(prof_writer__take_over(w, proc, &err) == 0, "%s", err.msg);
+	ck_assert_msg(prof_writer__take_over(&w, proc, &err) == 0, "%s", err.msg);
+	ck_assert_msg(prof_writer__finish(w, &err) == 0, "%s", err.msg);
 	out = open_store(path);
 	ck_assert_int_gt(kernels, 0);
 	ck_assert_int_eq(prof_store__count(out, "CUPTI_ACTIVITY_KIND_KERNEL"), kernels);
@@ -275,6 +323,7 @@ static Suite *suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, store_take_over_gives_the_capture_a_merge_gives);
+	tcase_add_test(tc, store_take_over_then_merge_keeps_both_processes_as_a_merge_does);
 	tcase_add_test(tc, store_take_over_leaves_a_file_another_reader_has_open_to_the_merge);
 	tcase_add_test(tc, store_take_over_is_declined_when_the_output_has_rows_of_its_own);
 	tcase_add_test(tc, store_take_over_is_declined_for_a_file_of_another_schema);

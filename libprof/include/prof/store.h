@@ -64,17 +64,19 @@ int prof_writer__count(struct prof_writer *w, const char *name, int64_t delta);
  * re-interned). Used to fold per-process files into one output. */
 int prof_writer__merge(struct prof_writer *w, const char *src_path, struct prof_error *err);
 
-/* Finish w by taking over the capture at src_path instead of copying its
- * rows: src gets w's metadata and counters, is finished as
- * prof_writer__finish finishes w, and is renamed to w's path (copied there
- * from another file system). The capture is the one prof_writer__merge(w,
- * src_path) and prof_writer__finish(w) make, in the time of the finish
- * alone: for the one process file of a run. Returns 1, w untouched, when src
- * cannot be taken over: another connection has it open (a reader following
- * it, a process still writing), it is not a capture of this perfkit's
- * schema, or w holds rows of its own; merge it then. Otherwise w is freed
- * and the result is 0, or a PROF_E_* code (src keeps its rows). */
-int prof_writer__take_over(struct prof_writer *w, const char *src_path, struct prof_error *err);
+/* Make the capture at src_path the one *w writes, instead of copying its
+ * rows into *w: src gets *w's metadata and counters, *w is closed, and *w
+ * becomes a writer appending to src, which prof_writer__finish finishes and
+ * renames to the path *w was created with (copied there from another file
+ * system). Finishing it gives the capture prof_writer__merge(*w, src_path)
+ * and prof_writer__finish would, without copying a row; other files merged
+ * into it afterwards go in as into the original. For the (largest) process
+ * file of a run. Returns 1, *w untouched, when src cannot be taken over:
+ * another connection has it open (a reader following it, a process still
+ * writing), it is not a capture of this perfkit's schema, *w holds rows of
+ * its own, or it could not be read; merge it then. Otherwise 0, or a
+ * PROF_E_* code when *w (whichever it is) could not go on. */
+int prof_writer__take_over(struct prof_writer **w, const char *src_path, struct prof_error *err);
 
 /* The end of a long capture takes a while; these are its steps, in order,
  * for a progress line or a benchmark. */
