@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "prof/store.h"
@@ -15,21 +16,24 @@
 
 #define FIXTURE "rollout_naive.sqlite"
 
-/* A copy of a fixture as a process would leave it, at a fresh path. */
-static void process_file_of(const char *fixture, char *path, size_t cap, const char *name)
+static void copy_file(const char *from, const char *to)
 {
 	char buf[65536];
-	FILE *in, *out;
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
 	size_t n;
 
-	snprintf(path, cap, "%s", testutil_tmp_path(name));
-	in = fopen(testutil_data_path(fixture), "rb");
-	out = fopen(path, "wb");
 	ck_assert(in && out);
 	while ((n = fread(buf, 1, sizeof buf, in)) > 0)
 		ck_assert_uint_eq(fwrite(buf, 1, n, out), n);
 	fclose(in);
 	ck_assert_int_eq(fclose(out), 0);
+}
+
+/* A copy of a fixture as a process would leave it, at a fresh path. */
+static void process_file_of(const char *fixture, char *path, size_t cap, const char *name)
+{
+	snprintf(path, cap, "%s", testutil_tmp_path(name));
+	copy_file(testutil_data_path(fixture), path);
 	testutil_sqlite3(path, "PRAGMA journal_mode = WAL;");
 }
 
@@ -186,6 +190,36 @@ START_TEST(store_take_over_then_merge_keeps_both_processes_as_a_merge_does)
 }
 END_TEST
 
+/* A live folder on another file system than the output (/dev/shm, a
+ * tmpfs, where it is one): the file cannot be renamed there and is copied
+ * into place, leaving nothing behind. */
+START_TEST(store_take_over_copies_the_file_from_another_file_system)
+{
+	struct prof_error err = { 0 };
+	struct prof_store *fixture, *out;
+	struct prof_writer *w;
+	char proc[512], shm[64], path[512];
+	struct stat a, b;
+
+	process_file(proc, sizeof proc, "proc-700.sqlite");
+	w = run_output(path, sizeof path, "from-shm.sqlite");
+	snprintf(shm, sizeof shm, "/dev/shm/perfkit-test-%d.sqlite", (int)getpid());
+	if (stat("/dev/shm", &a) == 0 && stat(path, &b) == 0 && a.st_dev != b.st_dev) {
+		copy_file(proc, shm);
+		snprintf(proc, sizeof proc, "%s", shm);
+	}
+	ck_assert_msg(prof_writer__take_over(&w, proc, &err) == 0, "%s", err.msg);
+	ck_assert_msg(prof_writer__finish(w, &err) == 0, "%s", err.msg);
+	ck_assert_int_ne(access(proc, F_OK), 0);
+	fixture = open_store(testutil_data_path(FIXTURE));
+	out = open_store(path);
+	expect_same_rows(fixture, out, KERNELS_BY_NAME);
+	ck_assert(prof_store__is_finished(out));
+	prof_store__close(fixture);
+	prof_store__close(out);
+}
+END_TEST
+
 START_TEST(store_take_over_leaves_a_file_another_reader_has_open_to_the_merge)
 {
 	struct prof_error err = { 0 };
@@ -324,6 +358,7 @@ static Suite *suite(void)
 
 	tcase_add_test(tc, store_take_over_gives_the_capture_a_merge_gives);
 	tcase_add_test(tc, store_take_over_then_merge_keeps_both_processes_as_a_merge_does);
+	tcase_add_test(tc, store_take_over_copies_the_file_from_another_file_system);
 	tcase_add_test(tc, store_take_over_leaves_a_file_another_reader_has_open_to_the_merge);
 	tcase_add_test(tc, store_take_over_is_declined_when_the_output_has_rows_of_its_own);
 	tcase_add_test(tc, store_take_over_is_declined_for_a_file_of_another_schema);
