@@ -109,10 +109,11 @@ static void remove_side_files(const char *path)
 int run_recover(const struct run_messages *msg, const char *path)
 {
 	struct unfinished u = { 0 };
+	struct run_proc_files files = { 0 };
 	struct prof_writer *w = NULL;
 	struct prof_error err;
 	char tmp[PATH_MAX] = "", *gpu = NULL;
-	int merged, rc = -1;
+	int rc = -1;
 
 	if (read_unfinished(msg, path, &u) < 0)
 		goto out;
@@ -124,18 +125,18 @@ int run_recover(const struct run_messages *msg, const char *path)
 		msg->error("%s", err.msg);
 		goto out;
 	}
-	merged = run__merge_dir(msg, w, u.dir, &gpu);
-	if (merged < 0)
+	if (run__proc_files(msg, u.dir, &files) < 0)
 		goto out;
+	gpu = run__first_gpu(&files);
 	for (int i = 0; i < KEPT_META; i++)
 		if (u.meta[i])
 			prof_writer__meta(w, kept_meta[i], u.meta[i]);
 	prof_writer__meta(w, "recovered", "1");
 	run__meta_merged(w, gpu);
-	rc = prof_writer__finish(w, &err);
+	rc = run__finish_capture(msg, w, &files, run__progress_line());
 	w = NULL;
-	if (rc < 0) {
-		msg->error("%s", err.msg);
+	if (rc != 0) {
+		rc = -1;
 		goto out;
 	}
 	remove_side_files(path);
@@ -151,8 +152,9 @@ int run_recover(const struct run_messages *msg, const char *path)
 	run__remove_dir(u.dir);
 	fprintf(stderr, "perfkit: recovered %d process file%s into %s (the program's exit status "
 			"and end are not known)\n",
-		merged, merged == 1 ? "" : "s", path);
+		files.n, files.n == 1 ? "" : "s", path);
 out:
+	run__proc_files_free(&files);
 	if (w)
 		prof_writer__delete(w);
 	if (rc < 0 && tmp[0] && access(tmp, F_OK) == 0)

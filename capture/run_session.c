@@ -252,30 +252,6 @@ static int expand_output(const char *pattern, char *buf, size_t cap, struct prof
 
 /* ---- the capture ------------------------------------------------------- */
 
-static int is_proc_file(const struct dirent *d)
-{
-	return prof_proc_file__match(d->d_name);
-}
-
-/* The first GPU a process recorded, for the run's metadata. */
-static char *first_gpu_name(const char *path)
-{
-	struct prof_store *s = NULL;
-	struct prof_cursor *c = NULL;
-	struct prof_error err;
-	char *name = NULL;
-
-	if (prof_store__open(path, &s, &err) < 0)
-		return NULL;
-	if (prof_store__has_table(s, "TARGET_INFO_GPU") &&
-	    prof_cursor__open(s, "SELECT name FROM TARGET_INFO_GPU ORDER BY id LIMIT 1", &c, &err) == 0 &&
-	    prof_cursor__next(c, &err) == 1 && !prof_cursor__is_null(c, 0))
-		name = strdup(prof_cursor__text(c, 0));
-	prof_cursor__close(c);
-	prof_store__close(s);
-	return name;
-}
-
 void run__remove_dir(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -292,36 +268,6 @@ void run__remove_dir(const char *dir)
 	}
 	closedir(d);
 	rmdir(dir);
-}
-
-int run__merge_dir(const struct run_messages *msg, struct prof_writer *w,
-			   const char *dir, char **gpu)
-{
-	struct dirent **files = NULL;
-	int n = scandir(dir, &files, is_proc_file, alphasort), rc = 0;
-
-	if (n < 0) {
-		msg->error("cannot read %s: %s", dir, strerror(errno));
-		return -1;
-	}
-	for (int i = 0; i < n; i++) {
-		char path[PATH_MAX];
-		struct prof_error err;
-
-		if (snprintf(path, sizeof(path), "%s/%s", dir, files[i]->d_name) >= (int)sizeof(path)) {
-			free(files[i]);
-			continue;
-		}
-		if (!*gpu)
-			*gpu = first_gpu_name(path);
-		if (prof_writer__merge(w, path, &err) < 0) {
-			msg->error("%s", err.msg);
-			rc = -1;
-		}
-		free(files[i]);
-	}
-	free(files);
-	return rc < 0 ? rc : n;
 }
 
 void run__meta_int(struct prof_writer *w, const char *key, long long v)
@@ -589,30 +535,51 @@ int run_session__wait(struct run_session *s, bool block)
 	return 1;
 }
 
+/* Whether a capture that could not be finished is still the unfinished
+ * output `perfkit recover` finishes (taking over the process file failed
+ * before it was put in place). */
+static bool recoverable(const char *output)
+{
+	struct prof_store *store;
+	struct prof_error err;
+
+	if (prof_store__open_capture(output, &store, &err) == 0) {
+		prof_store__close(store);
+		return false;
+	}
+	return err.code == PROF_E_UNFINISHED;
+}
+
 int run_session__finish(struct run_session *s)
 {
-	struct prof_error err;
-	char *gpu = NULL;
-	int rc;
+	struct run_proc_files files;
+	char *gpu;
+	int rc, scanned;
 
-	s->merged = run__merge_dir(s->msg, s->w, s->dir, &gpu);
-	if (s->merged == 0) {
+	scanned = run__proc_files(s->msg, s->dir, &files);
+	if (scanned == 0 && files.n == 0) {
 		/* Nothing initialised CUDA: still a valid capture of the run. */
 		prof_writer__process(s->w, (uint32_t)s->pid, s->argv[0]);
 		fputs("perfkit: note: ", stderr);
 		prof_fputs_term(stderr, s->argv[0]);
 		fputs(" made no CUDA calls; the capture holds no GPU activity\n", stderr);
 	}
+	gpu = run__first_gpu(&files);
 	write_meta(s, gpu);
 	free(gpu);
-	run__remove_dir(s->dir);
-	s->dir[0] = '\0';
-	rc = prof_writer__finish(s->w, &err);
+	rc = run__finish_capture(s->msg, s->w, &files, run__progress_line());
 	s->w = NULL;
-	if (rc < 0) {
-		s->msg->error("%s", err.msg);
+	s->merged = scanned < 0 || rc != 0 ? -1 : files.n;
+	run__proc_files_free(&files);
+	if (rc < 0 && recoverable(s->output)) {
+		s->msg->warning("the process files stay in %s: `perfkit recover %s` merges them",
+				s->dir, s->output);
 		return -1;
 	}
+	run__remove_dir(s->dir);
+	s->dir[0] = '\0';
+	if (rc < 0)
+		return -1;
 	run__metrics_import(s->msg, s->output, s->metrics_dir);
 	return 0;
 }

@@ -6,10 +6,28 @@
 
 #include "run_session.h"
 
-/* Merge every proc-<pid>.sqlite of dir into w; *gpu gets the first GPU's
- * name (malloc'd). Returns how many files there were, or < 0. */
-int run__merge_dir(const struct run_messages *msg, struct prof_writer *w, const char *dir,
-		   char **gpu);
+/* The proc-<pid>.sqlite files of a run's folder, in name order. */
+struct run_proc_files {
+	char **paths;
+	int n;
+};
+
+/* 0, or -1 after a message (files is then empty). */
+int run__proc_files(const struct run_messages *msg, const char *dir, struct run_proc_files *files);
+void run__proc_files_free(struct run_proc_files *files);
+/* The name of the first GPU the files recorded (malloc'd; NULL: none). */
+char *run__first_gpu(const struct run_proc_files *files);
+/* Fold the files into w, which holds the run's metadata already, and finish
+ * it: the capture at w's path is then complete. The largest file is taken
+ * over (prof_writer__take_over), the others merged into it. Frees w. progress: how to
+ * report the steps (NULL: not at all). 0; 1 when a file could not be
+ * merged (the capture holds the others); -1 when the capture could not be
+ * finished. Every failure is told through msg. */
+int run__finish_capture(const struct run_messages *msg, struct prof_writer *w,
+			const struct run_proc_files *files, const struct prof_progress *progress);
+/* A progress line on stderr, rewritten in place and erased at the end, when
+ * stderr is a terminal; NULL (silence) otherwise. */
+const struct prof_progress *run__progress_line(void);
 /* Remove dir and the files in it. */
 void run__remove_dir(const char *dir);
 void run__meta_int(struct prof_writer *w, const char *key, long long v);

@@ -3,7 +3,8 @@
  *
  * The source is ATTACHed read-only and copied table by table with INSERT ...
  * SELECT, so rows never pass through C. Strings are re-interned into the
- * destination and every column that points into StringIds is re-mapped.
+ * destination and every column that points into StringIds is re-mapped (no
+ * string, NULL, stays NULL).
  * correlationId values are shifted past the destination's largest one,
  * because CUPTI numbers them per process and two processes' API calls must
  * not join to each other's kernels. The source's PERFKIT_META stays behind:
@@ -188,7 +189,8 @@ static int copy_table(struct prof_writer *w, enum schema_table_id id, int64_t co
 		if (!src_has_column(w, t->name, c))
 			continue;
 		if (t->cols[i].string_id)
-			fmt = "%.0s%.0scoalesce((SELECT new FROM temp.perfkit_idmap WHERE old = s.\"%s\"), 0)";
+			fmt = "CASE WHEN s.\"%s\" IS NULL THEN NULL ELSE coalesce((SELECT new FROM"
+			      " temp.perfkit_idmap WHERE old = s.\"%s\"), 0) END%.0s";
 		else if (!strcmp(c, "correlationId"))
 			fmt = "CASE WHEN s.\"%s\" > 0 THEN s.\"%s\" + ?1 ELSE s.\"%s\" END";
 		else

@@ -286,30 +286,50 @@ int schema__create_analysis(sqlite3 *db)
 	return rc;
 }
 
-/* Joins on correlationId (API call <-> GPU work), time-window scans on start,
- * per-thread NVTX nesting, and the per-name grouping of cuda_gpu_kern_sum
- * (name, duration) so the median needs no sort. */
-static const char *const finish_sql =
-	"CREATE INDEX IF NOT EXISTS perfkit_kernel_corr ON CUPTI_ACTIVITY_KIND_KERNEL (correlationId);"
-	"CREATE INDEX IF NOT EXISTS perfkit_kernel_start ON CUPTI_ACTIVITY_KIND_KERNEL (start);"
-	"CREATE INDEX IF NOT EXISTS perfkit_kernel_name_dur ON CUPTI_ACTIVITY_KIND_KERNEL"
-	" (coalesce(demangledName, shortName), end - start);"
-	"CREATE INDEX IF NOT EXISTS perfkit_memcpy_corr ON CUPTI_ACTIVITY_KIND_MEMCPY (correlationId);"
-	"CREATE INDEX IF NOT EXISTS perfkit_memcpy_start ON CUPTI_ACTIVITY_KIND_MEMCPY (start);"
-	"CREATE INDEX IF NOT EXISTS perfkit_memset_corr ON CUPTI_ACTIVITY_KIND_MEMSET (correlationId);"
-	"CREATE INDEX IF NOT EXISTS perfkit_runtime_corr ON CUPTI_ACTIVITY_KIND_RUNTIME (correlationId);"
-	"CREATE INDEX IF NOT EXISTS perfkit_runtime_tid ON CUPTI_ACTIVITY_KIND_RUNTIME (globalTid, start);"
-	"CREATE INDEX IF NOT EXISTS perfkit_driver_corr ON CUPTI_ACTIVITY_KIND_DRIVER (correlationId);"
-	"CREATE INDEX IF NOT EXISTS perfkit_driver_tid ON CUPTI_ACTIVITY_KIND_DRIVER (globalTid, start);"
-	"CREATE INDEX IF NOT EXISTS perfkit_sync_corr ON CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (correlationId);"
-	"CREATE INDEX IF NOT EXISTS perfkit_memory_corr ON CUDA_GPU_MEMORY_USAGE_EVENTS (correlationId);"
-	"CREATE INDEX IF NOT EXISTS perfkit_nvtx_tid ON NVTX_EVENTS (globalTid, start);"
-	"PRAGMA analysis_limit = 1000;"
-	"ANALYZE;";
+/* Only what a report cannot do without: each index costs build time at the
+ * end of every capture and bytes per row (bench/index_worth.sh measures
+ * both, and every command with and without each index). These turn joins
+ * that would scan a whole table per row into lookups:
+ *
+ * - correlationId of the GPU tables: an API call's kernels and copies
+ *   (folded stacks weighted by API time, diagnose, the traces);
+ * - correlationId of the API tables: a GPU row's launching call (folded
+ *   stacks weighted by GPU time, diagnose, the Chrome and Perfetto traces,
+ *   cuda_gpu_trace);
+ * - NVTX_EVENTS (globalTid, start): the range open on a thread when a call
+ *   starts (nvtx_kern_sum, folded stacks).
+ *
+ * Left out because no command measured faster with them at a million
+ * launches: kernel and memcpy (start), whose order the traces sort cheaply;
+ * kernel (name, duration) for cuda_gpu_kern_sum's medians (sorting them
+ * costs that report less than building the index costs every capture); the
+ * API tables' (globalTid, start), as the NVTX lookups go the other way. */
+const struct schema_index schema_indexes[] = {
+	{ "perfkit_kernel_corr", T_KERNEL, "correlationId" },
+	{ "perfkit_memcpy_corr", T_MEMCPY, "correlationId" },
+	{ "perfkit_memset_corr", T_MEMSET, "correlationId" },
+	{ "perfkit_sync_corr", T_SYNC, "correlationId" },
+	{ "perfkit_memory_corr", T_MEMORY, "correlationId" },
+	{ "perfkit_runtime_corr", T_RUNTIME, "correlationId" },
+	{ "perfkit_driver_corr", T_DRIVER, "correlationId" },
+	{ "perfkit_nvtx_tid", T_NVTX, "globalTid, start" },
+};
 
-int schema__finish(sqlite3 *db)
+const int schema_index_count = N(schema_indexes);
+
+int schema__create_index(sqlite3 *db, const struct schema_index *ix)
 {
-	return sqlite3_exec(db, finish_sql, NULL, NULL, NULL);
+	char sql[512];
+
+	if (snprintf(sql, sizeof sql, "CREATE INDEX IF NOT EXISTS %s ON %s (%s)", ix->name,
+		     schema_tables[ix->table].name, ix->columns) >= (int)sizeof sql)
+		return SQLITE_TOOBIG;
+	return sqlite3_exec(db, sql, NULL, NULL, NULL);
+}
+
+int schema__analyze(sqlite3 *db)
+{
+	return sqlite3_exec(db, "PRAGMA analysis_limit = 1000; ANALYZE;", NULL, NULL, NULL);
 }
 
 int schema__insert_sql(const struct schema_table *t, char *buf, size_t cap)

@@ -67,9 +67,21 @@ int schema__create(sqlite3 *db);
 /* Create the analysis tables and their index where missing (IF NOT EXISTS).
  * Returns an SQLite result code. */
 int schema__create_analysis(sqlite3 *db);
-/* Build the indexes the reports' joins and groupings use. Done once at the
- * end of a capture because maintaining them row by row slows ingest. */
-int schema__finish(sqlite3 *db);
+/* The indexes the reports' joins and groupings use. They are built once at
+ * the end of a capture because maintaining them row by row slows ingest. */
+struct schema_index {
+	const char *name;
+	enum schema_table_id table;
+	const char *columns; /* the indexed columns and expressions, in order */
+};
+
+extern const struct schema_index schema_indexes[];
+extern const int schema_index_count;
+
+/* CREATE INDEX IF NOT EXISTS for ix. Returns an SQLite result code. */
+int schema__create_index(sqlite3 *db, const struct schema_index *ix);
+/* The planner's statistics, from a sample of each index (ANALYZE). */
+int schema__analyze(sqlite3 *db);
 /* "INSERT INTO t (c1, ...) VALUES (?1, ...)" into buf; 0, or -1 if too long. */
 int schema__insert_sql(const struct schema_table *t, char *buf, size_t cap);
 

@@ -21,6 +21,9 @@ struct prof_writer {
 	struct strtab strings;
 	int64_t last_string_id;
 	bool in_transaction;
+	struct prof_progress progress; /* how far prof_writer__finish got */
+	/* A taken-over file (take_over.c): where the finish puts it; else NULL. */
+	char *place_at;
 	/* The last failure of a call that has no error parameter. */
 	struct prof_error err;
 };
@@ -58,5 +61,14 @@ int analysis__begin(const char *path, sqlite3 **db, struct prof_error *err);
 
 /* Commit the open transaction (if any) and, when begin is set, open the next. */
 int writer__commit(struct prof_writer *w, bool begin, struct prof_error *err);
+/* A writer appending to the existing capture at path through db, which it
+ * takes (closed on failure too). */
+int writer__adopt(const char *path, sqlite3 *db, struct prof_writer **out, struct prof_error *err);
+/* Commit and close. Frees w. */
+void writer__close(struct prof_writer *w);
+/* Remove SQLite's companions of the file at path (-wal, -shm, -journal). */
+void writer__remove_side_files(const char *path);
+/* Rename the finished file src to dst (copied, on another file system). */
+int take_over__put_in_place(const char *src, const char *dst, struct prof_error *err);
 
 #endif

@@ -87,6 +87,25 @@ expect_one_error_line "recover of a finished capture" "not the output of an unfi
 run recover "$FIXTURE"
 expect_status "recover of a fixture" 2
 
+# Killed with two processes' files in the live folder: the larger is taken
+# over, the other merged into it; the recovered capture holds both.
+SECOND=$DATA/hash_embedding_naive.sqlite
+kernels() { sqlite3 "$1" "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"; }
+start_run two_processes
+cp "$FIXTURE" "$dir/proc-$prog.sqlite"
+cp "$SECOND" "$dir/proc-$((prog + 1)).sqlite"
+kill -KILL "$runner"
+wait "$runner" 2>/dev/null
+kill -TERM "$prog"
+expect_that "the program ended" gone "$prog"
+run recover "$out"
+expect_status "recover of two process files" 0
+expect_err "recover of two process files" "recovered 2 process files into"
+expect_that "both processes' kernels are in the capture" \
+	test "$(kernels "$out")" -eq $(($(kernels "$FIXTURE") + $(kernels "$SECOND")))
+run report --report=cuda_gpu_kern_sum --format=csv "$out"
+expect_status "report of the two processes" 0
+
 # Killed, and the temporary folder cleaned away since.
 start_run folder_gone
 kill -KILL "$runner" "$prog"

@@ -65,6 +65,42 @@ int prof_writer__count(struct prof_writer *w, const char *name, int64_t delta);
  * re-interned). Used to fold per-process files into one output. */
 int prof_writer__merge(struct prof_writer *w, const char *src_path, struct prof_error *err);
 
+/* Make the capture at src_path the one *w writes, instead of copying its
+ * rows into *w: src gets *w's metadata and counters, *w is closed, and *w
+ * becomes a writer appending to src, which prof_writer__finish finishes and
+ * renames to the path *w was created with (copied there from another file
+ * system). Finishing it gives the capture prof_writer__merge(*w, src_path)
+ * and prof_writer__finish would, without copying a row; other files merged
+ * into it afterwards go in as into the original. For the (largest) process
+ * file of a run. Returns 1, *w untouched, when src cannot be taken over:
+ * another connection has it open (a reader following it, a process still
+ * writing), it is not a capture of this perfkit's schema, *w holds rows of
+ * its own, or it could not be read; merge it then. Otherwise 0, or a
+ * PROF_E_* code when *w (whichever it is) could not go on. */
+int prof_writer__take_over(struct prof_writer **w, const char *src_path, struct prof_error *err);
+
+/* The end of a long capture takes a while; these are its steps, in order,
+ * for a progress line or a benchmark. */
+enum prof_finish_step {
+	PROF_FINISH_MERGE,      /* process files folded in (reported by their caller) */
+	PROF_FINISH_INDEX,      /* indexes and the planner's statistics built */
+	PROF_FINISH_CHECKPOINT, /* the file made self-contained and put in place */
+	PROF_FINISH_DONE,       /* over: done 1 of 1 when the capture is complete, 0 when not */
+};
+
+/* report(ctx, step, done, total) is called as each part of a step starts:
+ * done parts of total are behind it. */
+struct prof_progress {
+	void (*report)(void *ctx, enum prof_finish_step step, int done, int total);
+	void *ctx;
+};
+
+/* Have prof_writer__finish report its steps through progress (NULL: not). */
+void prof_writer__set_progress(struct prof_writer *w, const struct prof_progress *progress);
+/* progress->report when progress and its report are set. */
+void prof_progress__report(const struct prof_progress *progress, enum prof_finish_step step,
+			   int done, int total);
+
 /* The last failure of a call that takes no struct prof_error (row appends,
  * prof_writer__string, meta, count): code and a message naming the file. */
 const struct prof_error *prof_writer__last_error(const struct prof_writer *w);

@@ -1,0 +1,303 @@
+/* take_over.c - finishing a capture by taking over its one process file.
+ *
+ * A run whose program had one process leaves one proc-<pid>.sqlite; merging
+ * it copies every row into the output (and through the output's WAL twice),
+ * which for a long run takes longer than everything else in the finish.
+ * Instead the process file gets the output's metadata, is finished where it
+ * lies and is renamed to the output's name: the same capture as the merge
+ * makes, in the time of the index build.
+ *
+ * The file must be ours alone first: it leaves WAL mode, which SQLite
+ * allows only when no other connection has it open (a `perfkit top`
+ * following the run, or a process of the program still writing, means a
+ * merge instead). Out of WAL mode, a reader that opens it later takes the
+ * rollback journal's locks on the file itself, which stay with the file
+ * through the rename; a WAL index would stay behind under the old name. */
+#include "store_impl.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* What take_over returns when the file cannot be taken over. */
+#define NOT_TAKEN 1
+
+/* As the writer's (writer.c): a commit syncs the file, and the index
+ * build's sorts spill to temporary files rather than memory. */
+static const char *const finish_pragmas =
+	"PRAGMA synchronous = NORMAL;"
+	"PRAGMA temp_store = FILE;";
+
+static bool has_rows(sqlite3 *db, const char *table)
+{
+	char sql[128];
+	sqlite3_stmt *st;
+	bool yes;
+
+	snprintf(sql, sizeof sql, "SELECT 1 FROM %s LIMIT 1", table);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return true;
+	yes = sqlite3_step(st) != SQLITE_DONE;
+	sqlite3_finalize(st);
+	return yes;
+}
+
+/* Whether w holds anything the take-over would lose: rows beyond its
+ * metadata, counters and the fixed ENUM_* tables. */
+static bool holds_rows(struct prof_writer *w)
+{
+	for (int i = 0; i < T__COUNT; i++) {
+		if (i == T_META || i == T_COUNTERS || i == T_ENUM_MEMCPY_OPER || i == T_ENUM_MEM_KIND)
+			continue;
+		if (has_rows(w->db, schema_tables[i].name))
+			return true;
+	}
+	return false;
+}
+
+static bool same_columns(sqlite3 *db, const struct schema_table *t)
+{
+	sqlite3_stmt *st;
+	int n = 0;
+	bool same = true;
+
+	if (sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_info(?1) ORDER BY cid", -1, &st,
+			       NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_text(st, 1, t->name, -1, SQLITE_STATIC);
+	while (same && sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+
+		same = n < t->n_cols && name && !strcmp(name, t->cols[n].name);
+		n++;
+	}
+	sqlite3_finalize(st);
+	return same && n == t->n_cols;
+}
+
+static int64_t pragma_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t v = -1;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* A capture this perfkit writes: its schema version and every table with
+ * the columns of schema.c, so the rows need no translation. */
+static bool our_schema(sqlite3 *db)
+{
+	if (pragma_int(db, "PRAGMA user_version") != PROF_SCHEMA_VERSION)
+		return false;
+	for (int i = 0; i < T__COUNT; i++)
+		if (!same_columns(db, &schema_tables[i]))
+			return false;
+	return true;
+}
+
+/* Leave WAL mode, which only the file's one connection may do. */
+static bool leave_wal_alone(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	bool left = false;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA journal_mode = DELETE", -1, &st, NULL) != SQLITE_OK)
+		return false;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const char *mode = (const char *)sqlite3_column_text(st, 0);
+
+		left = mode && !strcmp(mode, "delete");
+	}
+	sqlite3_finalize(st);
+	return left;
+}
+
+/* A connection to src with the file to itself, or NOT_TAKEN. */
+static int open_alone(const char *path, sqlite3 **db)
+{
+	int rc = sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+
+	if (rc == SQLITE_OK && our_schema(*db) && leave_wal_alone(*db) &&
+	    sqlite3_exec(*db, finish_pragmas, NULL, NULL, NULL) == SQLITE_OK) {
+		/* readers that come now wait for the journal's locks, briefly */
+		sqlite3_busy_timeout(*db, 5000);
+		return 0;
+	}
+	sqlite3_close(*db);
+	*db = NULL;
+	return NOT_TAKEN;
+}
+
+/* Each row of sql on from into to: metadata put, or counters added. */
+static int copy_rows(struct prof_writer *from, struct prof_writer *to, const char *sql,
+		     bool counters, struct prof_error *err)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(from->db, sql, -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return store__sqlite_error(err, from->path, from->db, rc, "read the metadata");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *key = (const char *)sqlite3_column_text(st, 0);
+
+		if (counters ? prof_writer__count(to, key, sqlite3_column_int64(st, 1))
+			     : prof_writer__meta(to, key, (const char *)sqlite3_column_text(st, 1))) {
+			sqlite3_finalize(st);
+			*err = to->err;
+			return err->code;
+		}
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0
+				 : store__sqlite_error(err, from->path, from->db, rc, "read the metadata");
+}
+
+/* from's metadata replaces to's, and from's counters are added to to's:
+ * what merging to into from leaves (a merge's source keeps its metadata). */
+static int take_meta(struct prof_writer *from, struct prof_writer *to, struct prof_error *err)
+{
+	int rc = store__exec(to->db, to->path, "DELETE FROM PERFKIT_META", "take over", err);
+
+	if (!rc)
+		rc = copy_rows(from, to, "SELECT key, value FROM PERFKIT_META ORDER BY rowid", false,
+			       err);
+	if (!rc)
+		rc = copy_rows(from, to, "SELECT name, value FROM PERFKIT_COUNTERS ORDER BY rowid",
+			       true, err);
+	return rc;
+}
+
+/* Copy src to dst through a temporary file beside dst, renamed into place:
+ * for a src on another file system than dst. */
+static int copy_into_place(const char *src, const char *dst, struct prof_error *err)
+{
+	char *tmp = malloc(strlen(dst) + 16), buf[1 << 16];
+	int in = -1, out = -1, rc = 0;
+	ssize_t n = 0;
+
+	if (!tmp)
+		return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", dst);
+	sprintf(tmp, "%s.tmp-XXXXXX", dst);
+	in = open(src, O_RDONLY);
+	out = in < 0 ? -1 : mkstemp(tmp);
+	while (out >= 0 && (n = read(in, buf, sizeof buf)) > 0)
+		for (ssize_t done = 0, m; done < n; done += m)
+			if ((m = write(out, buf + done, (size_t)(n - done))) < 0) {
+				n = -1;
+				goto write_failed;
+			}
+write_failed:
+	if (in < 0 || out < 0 || n < 0 || fsync(out) < 0 || close(out) < 0 ||
+	    rename(tmp, dst) < 0) {
+		rc = prof_error__set(err, PROF_E_IO, "%s: cannot put the capture in place: %s", dst,
+				     strerror(errno));
+		if (out >= 0)
+			unlink(tmp);
+	} else {
+		unlink(src);
+	}
+	if (in >= 0)
+		close(in);
+	free(tmp);
+	return rc;
+}
+
+int take_over__put_in_place(const char *src, const char *dst, struct prof_error *err)
+{
+	/* companions of the file being replaced would be taken for the new
+	 * file's own (its WAL was folded in when its writer closed) */
+	writer__remove_side_files(dst);
+	if (rename(src, dst) == 0)
+		return 0;
+	if (errno == EXDEV)
+		return copy_into_place(src, dst, err);
+	return prof_error__set(err, PROF_E_IO, "%s: cannot rename it to %s: %s", src, dst,
+			       strerror(errno));
+}
+
+static bool schema_builds(const char *index)
+{
+	for (int i = 0; i < schema_index_count; i++)
+		if (!strcmp(schema_indexes[i].name, index))
+			return true;
+	return false;
+}
+
+/* The first index of src that this perfkit does not build, into name;
+ * false when there is none. */
+static bool other_index(struct prof_writer *src, char *name, size_t cap)
+{
+	sqlite3_stmt *st;
+	bool found = false;
+
+	if (sqlite3_prepare_v2(src->db, "SELECT name FROM sqlite_master WHERE type = 'index'"
+			       " AND name GLOB 'perfkit_*'", -1, &st, NULL) != SQLITE_OK)
+		return false;
+	while (!found && sqlite3_step(st) == SQLITE_ROW) {
+		const char *ix = (const char *)sqlite3_column_text(st, 0);
+
+		found = ix && !schema_builds(ix) && (size_t)snprintf(name, cap, "%s", ix) < cap;
+	}
+	sqlite3_finalize(st);
+	return found;
+}
+
+/* A file a perfkit finished before (a standalone capture, a fixture) may
+ * hold indexes this one no longer builds, which a merge would not copy. */
+static int drop_other_indexes(struct prof_writer *src, struct prof_error *err)
+{
+	char name[128], sql[160];
+	int rc = 0;
+
+	while (!rc && other_index(src, name, sizeof name)) {
+		snprintf(sql, sizeof sql, "DROP INDEX \"%s\"", name);
+		rc = store__exec(src->db, src->path, sql, "drop an index", err);
+	}
+	return rc;
+}
+
+/* Take src's writer over as *w: w's metadata and counters moved into src in
+ * src's first transaction; w closed. 0, or NOT_TAKEN with src rolled back. */
+static int take(struct prof_writer **w, const char *src_path, sqlite3 *db,
+		struct prof_error *err)
+{
+	struct prof_writer *out = *w, *src;
+
+	if (writer__adopt(src_path, db, &src, err))
+		return NOT_TAKEN;
+	if (take_meta(out, src, err) || drop_other_indexes(src, err) ||
+	    !(src->place_at = strdup(out->path))) {
+		sqlite3_exec(src->db, "ROLLBACK", NULL, NULL, NULL);
+		src->in_transaction = false;
+		writer__close(src);
+		return NOT_TAKEN;
+	}
+	src->progress = out->progress;
+	writer__close(out);
+	*w = src;
+	return 0;
+}
+
+int prof_writer__take_over(struct prof_writer **w, const char *src_path, struct prof_error *err)
+{
+	sqlite3 *db;
+	int rc;
+
+	rc = writer__commit(*w, false, err);
+	if (!rc && !holds_rows(*w) && !open_alone(src_path, &db))
+		rc = take(w, src_path, db, err);
+	else if (!rc)
+		rc = NOT_TAKEN;
+	/* *w, the one taken over or still the output, goes on writing */
+	if (writer__commit(*w, true, err) && rc == 0)
+		rc = err->code;
+	return rc;
+}
