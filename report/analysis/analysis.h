@@ -1,10 +1,12 @@
 /* analysis.h - report/analysis, the answers: `perfkit diagnose` (the engine
  * that finds the steady-state window, its settings, and one rules_<family>.c
  * per family of rules: diagnose.h), the roofline against measured peaks
- * (roofline.h), theoretical occupancy (occupancy.h), and what fills the
- * analysis tables a capture gains afterwards: the peaks document
- * (peaks_doc.h), the findings (diag_report__save) and, from libprof, which
- * holds those tables, the hardware metrics import (prof/analysis_tables.h).
+ * (roofline.h), theoretical occupancy (occupancy.h), access efficiency
+ * (access.h), runs of one GEMM and their dependence (gemm_runs.h), and
+ * what fills the analysis tables a capture gains afterwards: the peaks
+ * document (peaks_doc.h), the findings (diag_report__save) and, from
+ * libprof, which holds those tables, the hardware metrics import
+ * (prof/analysis_tables.h).
  *
  * This is what cli/ includes. What the folder may use: summary/ (report rows
  * and the shared query helpers), sink/ and libprof. export/ may use it;
@@ -12,7 +14,9 @@
 #ifndef REPORT_ANALYSIS_H
 #define REPORT_ANALYSIS_H
 
+#include "access.h"
 #include "diagnose.h"
+#include "gemm_runs.h"
 #include "occupancy.h"
 #include "peaks_doc.h"
 #include "prof/analysis_tables.h"

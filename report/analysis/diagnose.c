@@ -769,12 +769,42 @@ static int skip_under_replay(struct diag_context *ctx, const struct diag_rule *r
 	return 0;
 }
 
+/* Rules skipped for the same reason are listed together (the printers
+ * join neighbours that share a reason), in the order the reasons came. */
+static int group_skips(struct diag_report *r)
+{
+	struct diag_skip *sorted;
+	bool *placed;
+	int n = 0;
+
+	if (r->nskips < 3)
+		return 0; /* two skips are together already */
+	sorted = malloc(sizeof *sorted * (size_t)r->nskips);
+	placed = calloc((size_t)r->nskips, sizeof *placed);
+	if (!sorted || !placed) {
+		free(sorted);
+		free(placed);
+		return PROF_E_NOMEM;
+	}
+	for (int i = 0; i < r->nskips; i++) {
+		for (int j = i; j < r->nskips; j++)
+			if (!placed[j] && !strcmp(r->skips[j].reason, r->skips[i].reason)) {
+				sorted[n++] = r->skips[j];
+				placed[j] = true;
+			}
+	}
+	memcpy(r->skips, sorted, sizeof *sorted * (size_t)n);
+	free(sorted);
+	free(placed);
+	return 0;
+}
+
 int diag__run(struct prof_store *store, const struct diag_settings *settings,
 	      struct diag_report **out, struct prof_error *err)
 {
 	const struct diag_rule *const families[] = {
 		diag_rules_nsys, diag_rules_transfer, diag_rules_alloc,
-		diag_rules_launch, diag_rules_kernel, diag_rules_host,
+		diag_rules_launch, diag_rules_kernel, diag_rules_memory, diag_rules_host,
 	};
 	struct diag_context ctx = { 0 };
 	struct diag_report *r = calloc(1, sizeof *r);
@@ -804,6 +834,9 @@ int diag__run(struct prof_store *store, const struct diag_settings *settings,
 	r->has_metrics = prof_store__count(store, PROF_T_KERNEL_METRICS) > 0;
 	r->has_peaks = prof_store__count(store, PROF_T_PEAKS) > 0;
 	r->replayed = r->has_metrics;
+	rc = diag__detect_pytorch(store, &r->pytorch, err);
+	if (rc)
+		goto out;
 	rc = find_window(&ctx, &r->window, err);
 	if (rc)
 		goto out;
@@ -826,6 +859,10 @@ int diag__run(struct prof_store *store, const struct diag_settings *settings,
 			if (rc)
 				goto out;
 		}
+	}
+	if (group_skips(r)) {
+		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		goto out;
 	}
 	if (r->nfindings > 1) /* findings is NULL while empty */
 		qsort(r->findings, (size_t)r->nfindings, sizeof *r->findings, by_share);

@@ -106,6 +106,7 @@ struct diag_report {
 	bool has_metrics, has_peaks;
 	bool replayed;              /* captured with --metrics: kernel replay serialised and
 				     * slowed the run; shares are of the GPU's busy time */
+	bool pytorch;               /* a PyTorch program: changes say how in PyTorch terms too */
 	char *path;
 };
 
@@ -173,6 +174,12 @@ int diag__skip(struct diag_context *ctx, const char *rule_id, const char *fmt, .
 	__attribute__((format(printf, 3, 4)));
 char *diag__fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 double diag__get(const struct diag_context *ctx, const char *key);
+/* Whether the capture is of a PyTorch program: kernels from libtorch (ATen)
+ * or torch.compile, or a command line naming torch. */
+int diag__detect_pytorch(struct prof_store *s, bool *pytorch, struct prof_error *err);
+/* The change with its PyTorch sentence appended when the capture is a
+ * PyTorch program (ctx->report->pytorch); takes ownership of change. */
+char *diag__with_pytorch(const struct diag_context *ctx, char *change, const char *pytorch);
 /* Which end of the window a query stops at: GPU work runs on to end_ns, API
  * calls stop at host_end_ns (see struct diag_window). */
 enum diag_side { DIAG_GPU_SIDE, DIAG_HOST_SIDE };
@@ -219,6 +226,7 @@ extern const struct diag_rule diag_rules_transfer[];
 extern const struct diag_rule diag_rules_alloc[];
 extern const struct diag_rule diag_rules_launch[];
 extern const struct diag_rule diag_rules_kernel[];
+extern const struct diag_rule diag_rules_memory[];
 extern const struct diag_rule diag_rules_host[];
 
 #endif

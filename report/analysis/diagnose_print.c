@@ -23,8 +23,9 @@ static void print_window_text(const struct diag_report *r, FILE *out)
 		diag__ns(b2, sizeof b2, w->capture_end_ns - w->capture_start_ns),
 		r->replayed ? "; shares are of the GPU's busy time in it (kernel replay)"
 		: w->iterations ? "; shares are of this loop" : "");
-	fprintf(out, "metrics: %s; peaks: %s\n\n", r->has_metrics ? "yes" : "none (trace-only rules)",
-		r->has_peaks ? "measured" : "nominal");
+	fprintf(out, "metrics: %s; peaks: %s%s\n\n", r->has_metrics ? "yes" : "none (trace-only rules)",
+		r->has_peaks ? "measured" : "nominal",
+		r->pytorch ? "; a PyTorch program: changes say how in PyTorch too" : "");
 }
 
 /* Rules skipped one after another for the same reason share a line. */
@@ -90,8 +91,8 @@ int diag_report__print_json(const struct diag_report *r, FILE *out)
 	fprintf(out, ",\"iterations\":%d,\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64
 		",\"host_end_ns\":%" PRId64 ",\"capture_start_ns\":%" PRId64 ",\"capture_end_ns\":%" PRId64 "}",
 		w->iterations, w->start_ns, w->end_ns, w->host_end_ns, w->capture_start_ns, w->capture_end_ns);
-	fprintf(out, ",\"has_metrics\":%s,\"kernel_replay\":%s,\"findings\":[", r->has_metrics ? "true" : "false",
-		r->replayed ? "true" : "false");
+	fprintf(out, ",\"has_metrics\":%s,\"kernel_replay\":%s,\"pytorch\":%s,\"findings\":[",
+		r->has_metrics ? "true" : "false", r->replayed ? "true" : "false", r->pytorch ? "true" : "false");
 	for (int i = 0; i < r->nfindings; i++) {
 		const struct diag_finding *f = &r->findings[i];
 

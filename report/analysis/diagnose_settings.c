@@ -35,15 +35,36 @@ const struct diag_setting_def diag_setting_defs[] = {
 	{ "launch_bound.min_kernels", 50, "short kernels needed in the window" },
 	{ "repeat.min_run", 4, "consecutive launches of the same kernel that count as a run" },
 	{ "repeat.max_kernel_us", 100, "only kernels shorter than this are small enough to batch" },
+	{ "repeat.max_between", 2, "other kernels allowed between two launches of a GEMM run (a layer's bias or activation)" },
 	{ "occupancy.max", 0.5, "theoretical occupancy below this is low" },
 	{ "occupancy.min_kernel_share", 0.01, "kernels touching less of the window are ignored" },
 	{ "fp32.min_fraction", 0.9, "FP32 share of a kernel's FLOPs that makes it an FP32 kernel" },
 	{ "bandwidth.max_fraction", 0.5, "memory-bound kernels below this fraction of the DRAM roof are flagged" },
 	{ "bandwidth.min_kernel_us", 10, "kernels shorter than this are latency/launch-bound, not bandwidth-bound" },
+	{ "access.max_overfetch", 1.5, "bytes moved in sectors per byte the threads asked for above which access is uncoalesced" },
+	{ "access.min_kernel_share", 0.01, "kernels touching less of the window are ignored by uncoalesced_access" },
 	{ "cpu_bound.max_gpu_busy", 0.5, "GPU busy fraction of the window below which the host is examined" },
 	{ "cpu_bound.min_host_fraction", 0.5, "share of the GPU's idle time the host spends outside CUDA calls" },
 };
 const int diag_nsetting_defs = sizeof diag_setting_defs / sizeof diag_setting_defs[0];
+
+/* Settings whose meaning has a floor above 0: a ratio of bytes moved to
+ * bytes used is never below 1, so a smaller threshold would flag every
+ * kernel. */
+static const struct {
+	const char *key;
+	double min;
+} setting_floors[] = {
+	{ "access.max_overfetch", 1 },
+};
+
+static double floor_of(const char *key)
+{
+	for (size_t i = 0; i < sizeof setting_floors / sizeof setting_floors[0]; i++)
+		if (!strcmp(setting_floors[i].key, key))
+			return setting_floors[i].min;
+	return 0;
+}
 
 static int find_key(const char *key, size_t len)
 {
@@ -77,9 +98,9 @@ static int set_value(struct diag_settings *s, const char *key, size_t keylen, do
 	if (i < 0)
 		return prof_error__set(err, PROF_E_USAGE, "unknown diagnose setting '%.*s' (see docs/diagnose.md)",
 				       (int)keylen, key);
-	if (!isfinite(v) || v < 0)
-		return prof_error__set(err, PROF_E_USAGE, "setting '%.*s' needs a number >= 0",
-				       (int)keylen, key);
+	if (!isfinite(v) || v < floor_of(diag_setting_defs[i].key))
+		return prof_error__set(err, PROF_E_USAGE, "setting '%.*s' needs a number >= %g",
+				       (int)keylen, key, floor_of(diag_setting_defs[i].key));
 	s->values[i] = v;
 	return 0;
 }

@@ -71,8 +71,14 @@ static int rule_alloc_churn(struct diag_context *ctx, struct prof_error *err)
 			diag__fmt("%lld allocation/free calls in the loop (%.1f per iteration) "
 				  "take %s; cudaFree also waits for the whole device.%s",
 				  (long long)n, (double)n / iters, diag__ns(b1, sizeof b1, ns), more),
-			diag__fmt("Allocate buffers once before the loop and reuse them (a buffer pool keyed "
-				  "by size), or use stream-ordered cudaMallocAsync/cudaFreeAsync with a memory pool."));
+			diag__with_pytorch(ctx,
+				diag__fmt("Allocate buffers once before the loop and reuse them (a buffer pool "
+					  "keyed by size), or use stream-ordered cudaMallocAsync/cudaFreeAsync "
+					  "with a memory pool."),
+				"In PyTorch the caching allocator should make these calls rare: remove "
+				"torch.cuda.empty_cache() from the loop, keep tensor shapes fixed (pad "
+				"variable lengths), and set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
+				"(or backend:cudaMallocAsync) against fragmentation."));
 		diag_tally__offenders(&t, f);
 	}
 out:

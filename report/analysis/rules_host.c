@@ -101,10 +101,14 @@ static int rule_cpu_bound(struct diag_context *ctx, struct prof_error *err)
 			    100 * busy_frac, diag__ns(b1, sizeof b1, idle), diag__ns(b2, sizeof b2, host_ns),
 			    100.0 * (double)host_ns / (double)idle,
 			    diag__ns(b3, sizeof b3, (int64_t)((double)host_ns / diag__per_iter(ctx)))),
-		  diag__fmt("Find the host work in the gaps (NVTX ranges, a CPU profiler) and overlap it "
-			    "with the GPU: prepare the next batch on a worker thread while the GPU runs this "
-			    "one (an asynchronous pipeline), batch small pieces of work, or move the "
-			    "preprocessing to the GPU."));
+		  diag__with_pytorch(ctx,
+			  diag__fmt("Find the host work in the gaps (NVTX ranges, a CPU profiler) and overlap "
+				    "it with the GPU: prepare the next batch on a worker thread while the GPU "
+				    "runs this one (an asynchronous pipeline), batch small pieces of work, or "
+				    "move the preprocessing to the GPU."),
+			  "In PyTorch: DataLoader(..., num_workers=N, pin_memory=True, "
+			  "persistent_workers=True) prepares batches in worker processes, and "
+			  "torch.compile or CUDA graphs cut the Python overhead of launching the step."));
 	return 0;
 }
 

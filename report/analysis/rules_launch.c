@@ -1,28 +1,42 @@
 /* rules_launch.c - launch overhead: streams of short kernels with idle gaps
  * between them (CUDA graphs, fusion, more work per launch), and runs of
- * consecutive launches of the same small kernel: one batched GEMM for GEMMs
- * (cuBLAS/CUTLASS names), one fused launch for anything else. */
+ * launches of the same small kernel: for GEMMs (cuBLAS/CUTLASS names), one
+ * batched GEMM where the run looks independent or cannot be told apart,
+ * graphs and epilogue fusion where it looks like a chain of layers
+ * (gemm_runs.h); one fused launch for anything else. */
 #include "diagnose.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gemm_runs.h"
 #include "prof/tables.h"
 
-static bool is_gemm(const char *name)
+/* What a kernel is to the GEMM runs: a GEMM, a helper a library launches
+ * with a GEMM (cuBLAS's split-K reduction, which follows the GEMM it
+ * finishes: part of that GEMM, not a kernel between two), or anything else. */
+enum kernel_role { ROLE_OTHER, ROLE_GEMM, ROLE_GEMM_HELPER };
+
+static enum kernel_role role_of(const char *name)
 {
-	static const char *const words[] = { "gemm", "cutlass", "matmul", "cublas" };
+	static const char *const gemm_words[] = { "gemm", "cutlass", "matmul", "cublas" };
+	static const char *const helper_words[] = { "splitkreduce", "splitk_reduce" };
 	char low[256];
 	size_t i;
 
+	if (!name)
+		return ROLE_OTHER;
 	for (i = 0; name[i] && i + 1 < sizeof low; i++)
 		low[i] = (char)tolower((unsigned char)name[i]);
 	low[i] = 0;
-	for (size_t w = 0; w < sizeof words / sizeof words[0]; w++)
-		if (strstr(low, words[w]))
-			return true;
-	return false;
+	for (size_t w = 0; w < sizeof helper_words / sizeof helper_words[0]; w++)
+		if (strstr(low, helper_words[w]))
+			return ROLE_GEMM_HELPER;
+	for (size_t w = 0; w < sizeof gemm_words / sizeof gemm_words[0]; w++)
+		if (strstr(low, gemm_words[w]))
+			return ROLE_GEMM;
+	return ROLE_OTHER;
 }
 
 struct run_state {
@@ -31,12 +45,28 @@ struct run_state {
 	char name[256];
 };
 
+/* The GEMM runs being built on the current stream: launches of one GEMM
+ * with at most repeat.max_between other kernels between two of them. A few
+ * GEMMs may interleave (a layer's two products), each with its own run. */
+#define GEMM_TRACKERS 4
+struct gemm_tracker {
+	bool active;
+	struct gemm_run run;
+	int64_t others_since; /* kernels since the run's last launch */
+};
+
 struct launch_scan {
 	/* launch-bound */
 	int64_t kernels, short_kernels, short_ns, kernel_ns, gaps_ns, gaps;
 	struct diag_tally short_by_name;
-	/* repeated runs: key = kernel name; count = launches in runs, time = span, aux = runs */
-	struct diag_tally gemm_runs, other_runs;
+	/* runs of another small kernel: key = kernel name; count = launches in
+	 * runs, time = span, aux = runs */
+	struct diag_tally other_runs;
+	/* runs of small GEMMs, every one (even of one launch): runs of one GEMM
+	 * on several streams are grouped before they are judged */
+	struct gemm_run *gemm_runs;
+	int ngemm_runs, cap_gemm_runs;
+	struct diag_tally gemm_names; /* the GEMMs' names (key), each with its name id (bytes) */
 };
 
 static int close_run(struct diag_context *ctx, struct launch_scan *s, const struct run_state *r)
@@ -45,7 +75,7 @@ static int close_run(struct diag_context *ctx, struct launch_scan *s, const stru
 
 	if (r->len < (int64_t)diag__get(ctx, "repeat.min_run"))
 		return 0;
-	e = diag_tally__get(is_gemm(r->name) ? &s->gemm_runs : &s->other_runs, r->name);
+	e = diag_tally__get(&s->other_runs, r->name);
 	if (!e)
 		return PROF_E_NOMEM;
 	e->count += r->len;
@@ -55,17 +85,108 @@ static int close_run(struct diag_context *ctx, struct launch_scan *s, const stru
 	return 0;
 }
 
+static int close_gemm_run(struct launch_scan *s, struct gemm_tracker *t)
+{
+	if (!t->active)
+		return 0;
+	t->active = false;
+	if (s->ngemm_runs == s->cap_gemm_runs) {
+		int cap = s->cap_gemm_runs ? s->cap_gemm_runs * 2 : 256;
+		struct gemm_run *n = realloc(s->gemm_runs, sizeof *n * (size_t)cap);
+		if (!n)
+			return PROF_E_NOMEM;
+		s->gemm_runs = n;
+		s->cap_gemm_runs = cap;
+	}
+	s->gemm_runs[s->ngemm_runs++] = t->run;
+	return 0;
+}
+
+static int close_gemm_runs(struct launch_scan *s, struct gemm_tracker *t)
+{
+	for (int i = 0; i < GEMM_TRACKERS; i++)
+		if (close_gemm_run(s, &t[i]))
+			return PROF_E_NOMEM;
+	return 0;
+}
+
+/* An idle tracker, else the one whose run was extended longest ago (its
+ * run ends). */
+static struct gemm_tracker *free_tracker(struct gemm_tracker *t)
+{
+	struct gemm_tracker *oldest = &t[0];
+
+	for (int i = 0; i < GEMM_TRACKERS; i++) {
+		if (!t[i].active)
+			return &t[i];
+		if (t[i].run.end_ns < oldest->run.end_ns)
+			oldest = &t[i];
+	}
+	return oldest;
+}
+
+/* One kernel of the stream, in start order: a launch of a run's GEMM
+ * extends that run; for every other run it is a kernel between, and a run
+ * with more than repeat.max_between of them in a row ends. A small GEMM no
+ * run was waiting for starts one (the oldest run ends if all are taken). */
+static int track_gemm(struct diag_context *ctx, struct launch_scan *s, struct gemm_tracker *t,
+		      const struct gemm_run *launch, bool small_gemm, const char *name)
+{
+	int64_t max_between = (int64_t)diag__get(ctx, "repeat.max_between");
+	struct gemm_tracker *slot;
+	bool extended = false;
+	struct diag_tally_entry *e;
+
+	for (int i = 0; i < GEMM_TRACKERS; i++) {
+		struct gemm_run *r = &t[i].run;
+
+		if (!t[i].active)
+			continue;
+		if (small_gemm && launch->name_id == r->name_id && launch->grid == r->grid &&
+		    launch->block == r->block) {
+			r->launches++;
+			r->end_ns = launch->end_ns;
+			if (t[i].others_since)
+				r->interleaved++;
+			else
+				r->adjacent++;
+			r->others += t[i].others_since;
+			t[i].others_since = 0;
+			extended = true;
+		} else if (++t[i].others_since > max_between && close_gemm_run(s, &t[i])) {
+			return PROF_E_NOMEM;
+		}
+	}
+	if (extended || !small_gemm)
+		return 0;
+	slot = free_tracker(t);
+	if (close_gemm_run(s, slot))
+		return PROF_E_NOMEM;
+	e = diag_tally__get(&s->gemm_names, name);
+	if (!e)
+		return PROF_E_NOMEM;
+	e->bytes = launch->name_id;
+	slot->active = true;
+	slot->run = *launch;
+	slot->run.launches = 1;
+	slot->run.streams = 1;
+	slot->others_since = 0;
+	return 0;
+}
+
 static int scan(struct diag_context *ctx, struct launch_scan *s, struct prof_error *err)
 {
 	const char *sql =
 		"SELECT k.deviceId * 1000000 + k.streamId, k.start, k.end, k.demangledName,"
-		" k.gridX * k.gridY * k.gridZ, k.blockX * k.blockY * k.blockZ, " DIAG_KERNEL_NAME_SQL
+		" k.gridX * k.gridY * k.gridZ, k.blockX * k.blockY * k.blockZ, " DIAG_KERNEL_NAME_SQL ","
+		" k.deviceId"
 		" FROM " PROF_T_KERNEL " k WHERE k.start >= ?1 AND k.start < ?2"
 		" ORDER BY 1, k.start";
 	int64_t max_short = (int64_t)(diag__get(ctx, "launch_bound.max_kernel_us") * 1000);
 	int64_t max_gap = (int64_t)(diag__get(ctx, "launch_bound.max_gap_us") * 1000);
 	int64_t max_small = (int64_t)(diag__get(ctx, "repeat.max_kernel_us") * 1000);
 	struct run_state run = { .stream = -1, .name_id = -1 };
+	struct gemm_tracker gemms[GEMM_TRACKERS] = { 0 };
 	int64_t prev_stream = -1, prev_end = 0;
 	bool prev_short = false;
 	struct prof_cursor *c;
@@ -80,7 +201,13 @@ static int scan(struct diag_context *ctx, struct launch_scan *s, struct prof_err
 		int64_t grid = prof_cursor__int64(c, 4), block = prof_cursor__int64(c, 5);
 		const char *name = prof_cursor__text(c, 6);
 		int64_t dur = end - start;
-		bool is_short = dur < max_short;
+		bool is_short = dur < max_short, small = dur < max_small;
+		enum kernel_role role = role_of(name);
+		bool gemm = role != ROLE_OTHER;
+		struct gemm_run launch = {
+			.name_id = name_id, .grid = grid, .block = block, .device = prof_cursor__int64(c, 7),
+			.stream = stream, .start_ns = start, .end_ns = end,
+		};
 
 		s->kernels++;
 		s->kernel_ns += dur;
@@ -99,11 +226,16 @@ static int scan(struct diag_context *ctx, struct launch_scan *s, struct prof_err
 				s->gaps++;
 			}
 		}
-		/* runs of the same small kernel with the same launch shape */
-		/* another kernel on the stream, or a gap longer than max_gap_us,
-		 * ends a run */
-		if (stream == run.stream && name_id == run.name_id && grid == run.grid &&
-		    block == run.block && dur < max_small && start - run.end_ns <= max_gap) {
+		/* another stream, or an idle gap longer than max_gap_us, ends
+		 * every run */
+		if ((stream != prev_stream || start - prev_end > max_gap) && close_gemm_runs(s, gemms))
+			goto nomem;
+		if (role != ROLE_GEMM_HELPER && track_gemm(ctx, s, gemms, &launch, gemm && small, name))
+			goto nomem;
+		/* runs of the same small kernel (not a GEMM) with the same launch
+		 * shape: another kernel on the stream ends one */
+		if (!gemm && stream == run.stream && name_id == run.name_id && grid == run.grid &&
+		    block == run.block && small && start - run.end_ns <= max_gap) {
 			run.len++;
 			run.end_ns = end;
 			run.kernel_ns += dur;
@@ -111,7 +243,7 @@ static int scan(struct diag_context *ctx, struct launch_scan *s, struct prof_err
 			if (close_run(ctx, s, &run))
 				goto nomem;
 			run.stream = stream;
-			run.name_id = dur < max_small ? name_id : -1;
+			run.name_id = small && !gemm ? name_id : -1;
 			run.grid = grid;
 			run.block = block;
 			run.start_ns = start;
@@ -128,7 +260,7 @@ static int scan(struct diag_context *ctx, struct launch_scan *s, struct prof_err
 	prof_cursor__close(c);
 	if (rc < 0)
 		return rc;
-	if (close_run(ctx, s, &run))
+	if (close_run(ctx, s, &run) || close_gemm_runs(s, gemms))
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	return 0;
 nomem:
@@ -185,13 +317,18 @@ static void report_launch_bound(struct diag_context *ctx, struct launch_scan *s,
 				diag__ns(b1, sizeof b1, s->short_ns / (s->short_kernels ? s->short_kernels : 1)),
 				diag__ns(b2, sizeof b2, s->gaps_ns), (long long)s->gaps,
 				diag__get(ctx, "launch_bound.max_gap_us"), 100 * frac, b3),
-		      diag__fmt("Give each launch more work: batch independent items into one launch, "
-				"fuse consecutive kernels, and capture the fixed sequence of launches in a "
-				"CUDA graph (cudaStreamBeginCapture / cudaGraphLaunch) to pay launch cost once."));
+		      diag__with_pytorch(ctx,
+			      diag__fmt("Give each launch more work: batch independent items into one launch, "
+					"fuse consecutive kernels, and capture the fixed sequence of launches in a "
+					"CUDA graph (cudaStreamBeginCapture / cudaGraphLaunch) to pay launch cost once."),
+			      "In PyTorch: torch.compile(model, mode=\"reduce-overhead\") fuses the small ops "
+			      "and replays the step as a CUDA graph (or capture it yourself with "
+			      "torch.cuda.graphs / torch.cuda.make_graphed_callables); use the fused or "
+			      "foreach optimizers (torch.optim.AdamW(..., fused=True)) and a larger batch."));
 	diag_tally__offenders(&s->short_by_name, f);
 }
 
-static void report_runs(struct diag_context *ctx, struct diag_tally *t, bool gemm)
+static void report_repeated_kernel(struct diag_context *ctx, struct diag_tally *t)
 {
 	int64_t launches = 0, span = 0, runs = 0;
 	char b1[32];
@@ -205,30 +342,173 @@ static void report_runs(struct diag_context *ctx, struct diag_tally *t, bool gem
 	if (!runs || (double)launches / diag__per_iter(ctx) < diag__get(ctx, "repeat.min_run"))
 		return;
 	diag_tally__sort_by_time(t);
-	if (gemm)
-		f = diag__add(ctx, "batched_gemm", "Many consecutive launches of the same small GEMM",
-			      diag__share(ctx, span), span, DIAG_HIGH,
-			      diag__fmt("%lld runs of back-to-back launches of the same small GEMM with the "
-					"same shape, %.1f launches per run, %.1f per iteration; the runs span %s.",
-					(long long)runs, (double)launches / (double)runs,
-					(double)launches / diag__per_iter(ctx), diag__ns(b1, sizeof b1, span)),
-			      diag__fmt("Replace each run with one batched GEMM (cublasGemmStridedBatchedEx or "
-					"cublasGemmBatchedEx; torch.bmm) so one launch fills the GPU."));
-	else
-		f = diag__add(ctx, "repeated_kernel", "Many consecutive launches of the same small kernel",
-			      diag__share(ctx, span), span, DIAG_HIGH,
-			      diag__fmt("%lld runs of back-to-back launches of the same small kernel with the "
-					"same shape, %.1f launches per run, %.1f per iteration; the runs span %s.",
-					(long long)runs, (double)launches / (double)runs,
-					(double)launches / diag__per_iter(ctx), diag__ns(b1, sizeof b1, span)),
+	f = diag__add(ctx, "repeated_kernel", "Many consecutive launches of the same small kernel",
+		      diag__share(ctx, span), span, DIAG_HIGH,
+		      diag__fmt("%lld runs of back-to-back launches of the same small kernel with the "
+				"same shape, %.1f launches per run, %.1f per iteration; the runs span %s.",
+				(long long)runs, (double)launches / (double)runs,
+				(double)launches / diag__per_iter(ctx), diag__ns(b1, sizeof b1, span)),
+		      diag__with_pytorch(ctx,
 			      diag__fmt("Fuse the run into one launch that handles every item (an extra grid "
-					"dimension or an index table), e.g. one lookup kernel for all embedding tables."));
+					"dimension or an index table), e.g. one lookup kernel for all embedding "
+					"tables."),
+			      "In PyTorch: replace the Python loop over tensors with one batched op on "
+			      "stacked tensors (torch.stack, torch._foreach_* ops, nn.EmbeddingBag), or "
+			      "let torch.compile fuse the loop."));
 	diag_tally__offenders(t, f);
+}
+
+/* The runs of small GEMMs, grouped and classified: chain-like runs go to
+ * gemm_chain, the others (independent-like, or back to back: unknown) to
+ * batched_gemm. */
+struct gemm_findings {
+	struct diag_tally batched, chain;  /* count = launches, time = span, aux = runs */
+	int64_t independent_runs, unknown_runs, chain_others, chain_gaps;
+	int max_streams;
+};
+
+static const char *gemm_name(const struct launch_scan *s, int64_t name_id)
+{
+	for (int i = 0; i < s->gemm_names.n; i++)
+		if (s->gemm_names.e[i].bytes == name_id)
+			return s->gemm_names.e[i].key;
+	return "?";
+}
+
+static int classify_gemm_runs(struct diag_context *ctx, struct launch_scan *s, struct gemm_findings *g)
+{
+	int n = gemm_runs__group(s->gemm_runs, s->ngemm_runs);
+	int64_t min_run = (int64_t)diag__get(ctx, "repeat.min_run");
+	char key[320];
+
+	for (int i = 0; i < n; i++) {
+		const struct gemm_run *r = &s->gemm_runs[i];
+		enum gemm_run_kind kind = gemm_run__classify(r);
+		struct diag_tally_entry *e;
+
+		if (r->launches < min_run)
+			continue;
+		if (kind == GEMM_RUN_CHAIN) {
+			e = diag_tally__get(&g->chain, gemm_name(s, r->name_id));
+			g->chain_others += r->others;
+			g->chain_gaps += r->interleaved + r->adjacent;
+		} else {
+			if (kind == GEMM_RUN_INDEPENDENT)
+				snprintf(key, sizeof key, "%s: on several streams at once", gemm_name(s, r->name_id));
+			else
+				snprintf(key, sizeof key, "%s: back to back on one stream", gemm_name(s, r->name_id));
+			e = diag_tally__get(&g->batched, key);
+			g->independent_runs += kind == GEMM_RUN_INDEPENDENT;
+			g->unknown_runs += kind == GEMM_RUN_UNKNOWN;
+			if (r->streams > g->max_streams)
+				g->max_streams = r->streams;
+		}
+		if (!e)
+			return PROF_E_NOMEM;
+		e->count += r->launches;
+		e->time_ns += r->end_ns - r->start_ns;
+		e->bytes = -1;
+		e->aux += 1;
+	}
+	return 0;
+}
+
+/* Launches, span and runs of a tally of runs; false when they fall below
+ * repeat.min_run launches per iteration. */
+static bool runs_worth_it(struct diag_context *ctx, const struct diag_tally *t, int64_t *launches,
+			  int64_t *span, int64_t *runs)
+{
+	*launches = *span = *runs = 0;
+	for (int i = 0; i < t->n; i++) {
+		*launches += t->e[i].count;
+		*span += t->e[i].time_ns;
+		*runs += (int64_t)t->e[i].aux;
+	}
+	return *runs && (double)*launches / diag__per_iter(ctx) >= diag__get(ctx, "repeat.min_run");
+}
+
+static const char *const pytorch_gemms =
+	"In PyTorch: independent products go into one torch.bmm/torch.baddbmm on stacked tensors; "
+	"a stack of layers into torch.compile(mode=\"reduce-overhead\") or a CUDA graph "
+	"(torch.cuda.graphs, torch.cuda.make_graphed_callables), with a larger batch per step.";
+
+static void report_batched_gemm(struct diag_context *ctx, struct gemm_findings *g)
+{
+	int64_t launches, span, runs;
+	char b1[32], how[400];
+	struct diag_finding *f;
+
+	if (!runs_worth_it(ctx, &g->batched, &launches, &span, &runs))
+		return;
+	if (g->unknown_runs == 0)
+		snprintf(how, sizeof how, "All of them run on several streams at once (up to %d), so the "
+			 "program already treats them as independent.", g->max_streams);
+	else if (g->independent_runs == 0)
+		snprintf(how, sizeof how, "They run back to back on one stream with no other kernel "
+			 "between: independent products (one per head, per expert) look like this, and so "
+			 "do layers that each consume the last one's output; the trace cannot tell which.");
+	else
+		snprintf(how, sizeof how, "%lld of them run back to back on one stream with no other kernel "
+			 "between, which independent products (one per head, per expert) and layers that "
+			 "each consume the last one's output both do; the other %lld run on several streams "
+			 "at once (independent).", (long long)g->unknown_runs, (long long)g->independent_runs);
+	diag_tally__sort_by_time(&g->batched);
+	f = diag__add(ctx, "batched_gemm", "Many consecutive launches of the same small GEMM",
+		      diag__share(ctx, span), span, DIAG_HIGH,
+		      diag__fmt("%lld runs of launches of the same small GEMM with the same shape, %.1f "
+				"launches per run, %.1f per iteration; the runs span %s. %s",
+				(long long)runs, (double)launches / (double)runs,
+				(double)launches / diag__per_iter(ctx), diag__ns(b1, sizeof b1, span), how),
+		      diag__with_pytorch(ctx,
+			      g->unknown_runs == 0
+				      ? diag__fmt("Replace each group with one batched GEMM "
+						  "(cublasGemmStridedBatchedEx, cublasGemmBatchedEx) so one "
+						  "launch fills the GPU instead of several streams sharing it.")
+				      : diag__fmt("If these GEMMs are independent (per head, per expert: none "
+						  "reads another's output), replace each run with one batched GEMM "
+						  "(cublasSgemmStridedBatched, cublasGemmStridedBatchedEx). If each "
+						  "consumes the last one's output they cannot be batched: capture "
+						  "the sequence in a CUDA graph to pay launch cost once and give each "
+						  "launch more work (a larger batch)."),
+			      pytorch_gemms));
+	diag_tally__offenders(&g->batched, f);
+}
+
+static void report_gemm_chain(struct diag_context *ctx, struct gemm_findings *g)
+{
+	int64_t launches, span, runs;
+	char b1[32];
+	struct diag_finding *f;
+
+	if (!runs_worth_it(ctx, &g->chain, &launches, &span, &runs))
+		return;
+	diag_tally__sort_by_time(&g->chain);
+	f = diag__add(ctx, "gemm_chain", "A chain of small GEMMs with other kernels between them",
+		      diag__share(ctx, span), span, DIAG_HIGH,
+		      diag__fmt("%lld runs in which the same small GEMM alternates with other kernels on "
+				"one stream (%.1f other kernels between two launches on average), %.1f "
+				"launches per run, %.1f per iteration; the runs span %s. This is how a stack "
+				"of layers runs, each GEMM followed by its bias or activation and consuming "
+				"the last one's output: such GEMMs cannot become one batched GEMM.",
+				(long long)runs, g->chain_gaps ? (double)g->chain_others / (double)g->chain_gaps : 0.0,
+				(double)launches / (double)runs, (double)launches / diag__per_iter(ctx),
+				diag__ns(b1, sizeof b1, span)),
+		      diag__with_pytorch(ctx,
+			      diag__fmt("Cut the launches, not the chain: capture the sequence in a CUDA graph "
+					"(cudaStreamBeginCapture / cudaGraphLaunch) to pay launch cost once, give "
+					"each GEMM more rows (a larger batch per launch), and fuse the bias and "
+					"activation into the GEMM's epilogue (cublasLt epilogues such as "
+					"CUBLASLT_EPILOGUE_RELU_BIAS, or CUTLASS) to drop the kernels between. "
+					"If the GEMMs are in fact independent, batch them "
+					"(cublasGemmStridedBatchedEx)."),
+			      pytorch_gemms));
+	diag_tally__offenders(&g->chain, f);
 }
 
 static int rule_launch(struct diag_context *ctx, struct prof_error *err)
 {
 	struct launch_scan s = { 0 };
+	struct gemm_findings g = { 0 };
 	int64_t api_n, api_ns;
 	int rc;
 
@@ -237,18 +517,24 @@ static int rule_launch(struct diag_context *ctx, struct prof_error *err)
 	rc = scan(ctx, &s, err);
 	if (!rc)
 		rc = launch_api(ctx, &api_n, &api_ns, err);
+	if (!rc && classify_gemm_runs(ctx, &s, &g))
+		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	if (!rc) {
 		report_launch_bound(ctx, &s, api_n, api_ns);
-		report_runs(ctx, &s.gemm_runs, true);
-		report_runs(ctx, &s.other_runs, false);
+		report_batched_gemm(ctx, &g);
+		report_gemm_chain(ctx, &g);
+		report_repeated_kernel(ctx, &s.other_runs);
 	}
 	diag_tally__exit(&s.short_by_name);
-	diag_tally__exit(&s.gemm_runs);
 	diag_tally__exit(&s.other_runs);
+	diag_tally__exit(&s.gemm_names);
+	diag_tally__exit(&g.batched);
+	diag_tally__exit(&g.chain);
+	free(s.gemm_runs);
 	return rc;
 }
 
 const struct diag_rule diag_rules_launch[] = {
-	{ "launch_bound+batched_gemm+repeated_kernel", "Launch overhead", rule_launch, true },
+	{ "launch_bound+batched_gemm+gemm_chain+repeated_kernel", "Launch overhead", rule_launch, true },
 	{ NULL, NULL, NULL, false },
 };

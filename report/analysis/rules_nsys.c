@@ -122,8 +122,11 @@ static void report_pageable_async(struct diag_context *ctx, struct copy_tally *t
 				   (long long)t->count, (double)t->count / diag__per_iter(ctx),
 				   diag__bytes(moved, sizeof moved, (double)t->bytes),
 				   diag__ns(spent, sizeof spent, t->time_ns)),
-			 diag__fmt("Allocate the host side with cudaMallocHost/cudaHostAlloc (PyTorch: "
-				   "pin_memory=True) so the copies are truly asynchronous."));
+			 diag__with_pytorch(ctx,
+				 diag__fmt("Allocate the host side with cudaMallocHost/cudaHostAlloc so the "
+					   "copies are truly asynchronous."),
+				 "In PyTorch: DataLoader(..., pin_memory=True), or tensor.pin_memory() for "
+				 "tensors made by hand, then .to(\"cuda\", non_blocking=True)."));
 }
 
 static void report_sync_memcpy(struct diag_context *ctx, struct copy_tally *t)
@@ -138,8 +141,13 @@ static void report_sync_memcpy(struct diag_context *ctx, struct copy_tally *t)
 				   (long long)t->count, (double)t->count / diag__per_iter(ctx), ignored_bytes,
 				   diag__ns(blocked, sizeof blocked, t->time_ns),
 				   diag__bytes(moved, sizeof moved, (double)t->bytes)),
-			 diag__fmt("Use cudaMemcpyAsync on a stream with pinned host memory and synchronise "
-				   "once where the result is needed, so copies overlap with CPU and GPU work."));
+			 diag__with_pytorch(ctx,
+				 diag__fmt("Use cudaMemcpyAsync on a stream with pinned host memory and "
+					   "synchronise once where the result is needed, so copies overlap with "
+					   "CPU and GPU work."),
+				 "In PyTorch: move inputs with .to(\"cuda\", non_blocking=True) from pinned "
+				 "tensors, and keep .item(), .cpu(), .tolist(), .numpy() and printing tensors out "
+				 "of the step: each is a synchronous copy (read metrics every N steps)."));
 }
 
 /* One pass over the copies feeds both copy rules. */
@@ -223,8 +231,12 @@ static int rule_memset_sync(struct diag_context *ctx, struct prof_error *err)
 			      diag__fmt("%lld synchronous memset calls (%.1f per iteration) hold the calling "
 					"thread for %s.", (long long)count, (double)count / diag__per_iter(ctx),
 					diag__ns(b, sizeof b, ns)),
-			      diag__fmt("Use cudaMemsetAsync on the stream that uses the buffer, or fold the "
-					"initialisation into the kernel that first writes it."));
+			      diag__with_pytorch(ctx,
+				      diag__fmt("Use cudaMemsetAsync on the stream that uses the buffer, or fold "
+						"the initialisation into the kernel that first writes it."),
+				      "In PyTorch, torch.zeros and .zero_() on the GPU are asynchronous: a "
+				      "synchronous memset comes from an extension or library call, which is "
+				      "where to make the change."));
 		diag_tally__offenders(&t, f);
 	}
 	diag_tally__exit(&t);
@@ -258,9 +270,14 @@ static int rule_sync_api(struct diag_context *ctx, struct prof_error *err)
 					"after they return the GPU waits %s in all for new work.",
 					(long long)count, (double)count / diag__per_iter(ctx),
 					diag__ns(b1, sizeof b1, ns), diag__ns(b2, sizeof b2, idle)),
-			      diag__fmt("Synchronise only where the host needs a result; order work with "
-					"streams and events (cudaStreamWaitEvent) instead of blocking the host, "
-					"and enqueue the next step's work before waiting for this one's."));
+			      diag__with_pytorch(ctx,
+				      diag__fmt("Synchronise only where the host needs a result; order work with "
+						"streams and events (cudaStreamWaitEvent) instead of blocking the "
+						"host, and enqueue the next step's work before waiting for this one's."),
+				      "In PyTorch: keep .item(), .cpu(), .tolist(), printing tensors, "
+				      "torch.cuda.synchronize() and data-dependent Python control flow (if "
+				      "loss > x) out of the step; accumulate on the GPU and read back every N "
+				      "steps."));
 		diag_tally__offenders(&t, f);
 	}
 	diag_tally__exit(&t);
@@ -300,8 +317,13 @@ static int rule_gpu_gaps(struct diag_context *ctx, struct prof_error *err)
 			      diag__fmt("The GPU is idle in %lld gaps of at least %.0f ms, %s in all.",
 					(long long)n, diag__get(ctx, "gpu_gaps.min_gap_ms"),
 					diag__ns(b1, sizeof b1, total)),
-			      diag__fmt("Look at what the host does in these gaps (perfkit report --report="
-					"cuda_api_sum, NVTX ranges) and overlap it with GPU work, or move it to the GPU."));
+			      diag__with_pytorch(ctx,
+				      diag__fmt("Look at what the host does in these gaps (perfkit report "
+						"--report=cuda_api_sum, NVTX ranges) and overlap it with GPU work, "
+						"or move it to the GPU."),
+				      "In PyTorch, data loading is the usual cause: DataLoader(..., "
+				      "num_workers=N, pin_memory=True, persistent_workers=True) prepares batches "
+				      "while the GPU works; torch.profiler shows the Python side of the gap."));
 		diag_tally__offenders(&t, f);
 	}
 	diag_tally__exit(&t);
@@ -346,9 +368,13 @@ static int rule_gpu_util(struct diag_context *ctx, struct prof_error *err)
 					"them. Over the whole window the GPU is busy %.1f%% of the time.",
 					flagged, chunks, 100 * min_busy, diag__ns(b1, sizeof b1, idle),
 					100.0 * (double)ctx->busy_ns / (double)len),
-			      diag__fmt("See the other findings for the cause (host work, launches, "
-					"synchronisation, copies); give the GPU more work per launch and keep "
-					"work queued ahead of it."));
+			      diag__with_pytorch(ctx,
+				      diag__fmt("See the other findings for the cause (host work, launches, "
+						"synchronisation, copies); give the GPU more work per launch and keep "
+						"work queued ahead of it."),
+				      "In PyTorch: a larger batch, DataLoader workers (num_workers, "
+				      "pin_memory=True), no host reads (.item()) in the step, and "
+				      "torch.compile(mode=\"reduce-overhead\") keep the GPU fed."));
 		diag_tally__offenders(&t, f);
 	}
 	diag_tally__exit(&t);

@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
 #include "analysis/diagnose.h"
+#include "prof/analysis_tables.h"
 #include "prof/store.h"
 #include "testutil.h"
 
@@ -76,21 +79,31 @@ static void api(struct prog *p, const char *name, int64_t dur, int32_t corr)
 	p->t += dur;
 }
 
-/* A kernel launched now (API 3 us), running when the stream is free. */
-static void kernel(struct prog *p, const char *name, int64_t dur, int threads, int regs, int64_t shared)
+/* One launch as the trace records it: the kernel on `stream` from start_ns,
+ * and the 3 us launch call now. Returns its correlation id. */
+static int32_t kernel_at(struct prog *p, const char *name, int64_t start, int64_t dur, int32_t stream,
+			 int threads, int regs, int64_t shared)
 {
 	int32_t corr = p->corr++;
-	int64_t start = p->t + 2 * US > p->gpu_free ? p->t + 2 * US : p->gpu_free;
 	int64_t id = prof_writer__string(p->w, name);
 	struct prof_kernel k = {
-		.start_ns = start, .end_ns = start + dur, .stream_id = 7, .correlation_id = corr,
+		.start_ns = start, .end_ns = start + dur, .stream_id = stream, .correlation_id = corr,
 		.global_pid = prof_global_pid(PID), .demangled_name = id, .short_name = id, .mangled_name = id,
 		.registers_per_thread = regs, .grid_x = 264, .grid_y = 1, .grid_z = 1, .block_x = threads,
 		.block_y = 1, .block_z = 1, .dynamic_shared_bytes = (int32_t)shared,
 	};
 	ck_assert_int_eq(prof_writer__kernel(p->w, &k), 0);
-	p->gpu_free = start + dur;
 	api(p, "cudaLaunchKernel_v7000", 3 * US, corr);
+	return corr;
+}
+
+/* A kernel launched now (API 3 us), running when the stream is free. */
+static int32_t kernel(struct prog *p, const char *name, int64_t dur, int threads, int regs, int64_t shared)
+{
+	int64_t start = p->t + 2 * US > p->gpu_free ? p->t + 2 * US : p->gpu_free;
+
+	p->gpu_free = start + dur;
+	return kernel_at(p, name, start, dur, 7, threads, regs, shared);
 }
 
 /* A copy: synchronous calls wait for it, async ones return after 2 us. */
@@ -536,6 +549,398 @@ START_TEST(diagnose_whole_run_setting_keeps_the_api_call_rules)
 }
 END_TEST
 
+/* ---- GEMM runs: chains, heads, streams -------------------------------------- */
+
+#define SGEMM "sgemm_largek_kernel_cublas"
+#define STEPS 20
+
+/* Each step: an MLP of 8 layers, every GEMM followed by its bias+ReLU. */
+static void write_gemm_chain(const char *name)
+{
+	struct prog p;
+
+	prog_open(&p, name, true);
+	for (int i = 0; i < STEPS; i++) {
+		int64_t s;
+		range_push(&p, &s);
+		for (int l = 0; l < 8; l++) {
+			kernel(&p, SGEMM, 6 * US, 128, 64, 0);
+			kernel(&p, "bias_relu(float*, float const*, int, int)", 2 * US, 256, 16, 0);
+		}
+		sync_stream(&p);
+		range_pop(&p, "step", s);
+	}
+	prog_close(&p);
+}
+
+/* Each step: 16 per-head GEMMs back to back on one stream; with split_k,
+ * each is followed by cuBLAS's split-K reduction, part of the same GEMM. */
+static void write_gemm_heads(const char *name, bool split_k)
+{
+	struct prog p;
+
+	prog_open(&p, name, true);
+	for (int i = 0; i < STEPS; i++) {
+		int64_t s;
+		range_push(&p, &s);
+		for (int h = 0; h < 16; h++) {
+			kernel(&p, SGEMM, 6 * US, 128, 64, 0);
+			if (split_k)
+				kernel(&p, "void cublasLt::splitKreduce_kernel<32, 16, int, float>(float*)", 2 * US,
+				       256, 16, 0);
+		}
+		sync_stream(&p);
+		range_pop(&p, "step", s);
+	}
+	prog_close(&p);
+}
+
+/* Each step: 16 per-head GEMMs over 4 streams, the streams running at once. */
+static void write_gemm_streams(const char *name)
+{
+	struct prog p;
+
+	prog_open(&p, name, true);
+	for (int i = 0; i < STEPS; i++) {
+		int64_t s, t0;
+		range_push(&p, &s);
+		t0 = p.t + 60 * US;
+		for (int h = 0; h < 16; h++)
+			kernel_at(&p, SGEMM, t0 + (h / 4) * 7 * US + (h % 4) * US, 6 * US, 20 + h % 4, 128, 64, 0);
+		p.gpu_free = t0 + 40 * US;
+		sync_stream(&p);
+		range_pop(&p, "step", s);
+	}
+	prog_close(&p);
+}
+
+START_TEST(diagnose_gemm_chain_is_not_advised_to_batch)
+{
+	struct diag_report *r;
+	const struct diag_finding *f;
+
+	write_gemm_chain("chain.sqlite");
+	r = diagnose("chain.sqlite", NULL);
+	ck_assert_ptr_null(find(r, "batched_gemm"));
+	f = find(r, "gemm_chain");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->top[0].count, (STEPS - 1) * 8); /* warm-up step left out */
+	ck_assert_ptr_nonnull(strstr(f->evidence, "1.0 other kernels between two launches"));
+	ck_assert_ptr_nonnull(strstr(f->change, "CUDA graph"));
+	ck_assert_ptr_nonnull(strstr(f->change, "epilogue"));
+	ck_assert_ptr_null(strstr(f->change, "PyTorch"));
+	diag_report__delete(r);
+}
+END_TEST
+
+START_TEST(diagnose_repeat_max_between_bounds_the_kernels_between_a_run)
+{
+	struct diag_report *r;
+
+	write_gemm_chain("chain_strict.sqlite");
+	r = diagnose("chain_strict.sqlite", "repeat.max_between=0");
+	ck_assert_ptr_null(find(r, "gemm_chain"));
+	ck_assert_ptr_null(find(r, "batched_gemm"));
+	diag_report__delete(r);
+}
+END_TEST
+
+START_TEST(diagnose_back_to_back_gemms_get_batching_as_a_condition)
+{
+	struct diag_report *r;
+	const struct diag_finding *f;
+
+	write_gemm_heads("heads.sqlite", false);
+	r = diagnose("heads.sqlite", NULL);
+	ck_assert_ptr_null(find(r, "gemm_chain"));
+	f = find(r, "batched_gemm");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->top[0].count, (STEPS - 1) * 16);
+	ck_assert_ptr_nonnull(strstr(f->top[0].name, "back to back on one stream"));
+	ck_assert_ptr_nonnull(strstr(f->evidence, "the trace cannot tell which"));
+	ck_assert_ptr_nonnull(strstr(f->change, "If these GEMMs are independent"));
+	ck_assert_ptr_nonnull(strstr(f->change, "If each consumes the last one's output"));
+	diag_report__delete(r);
+}
+END_TEST
+
+START_TEST(diagnose_split_k_reduction_is_part_of_its_gemm)
+{
+	struct diag_report *r;
+	const struct diag_finding *f;
+
+	write_gemm_heads("heads_splitk.sqlite", true);
+	r = diagnose("heads_splitk.sqlite", NULL);
+	ck_assert_ptr_null(find(r, "gemm_chain"));
+	f = find(r, "batched_gemm");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->ntop, 1);
+	ck_assert_ptr_nonnull(strstr(f->top[0].name, SGEMM));
+	ck_assert_int_eq(f->top[0].count, (STEPS - 1) * 16);
+	diag_report__delete(r);
+}
+END_TEST
+
+START_TEST(diagnose_gemms_on_several_streams_at_once_are_independent)
+{
+	struct diag_report *r;
+	const struct diag_finding *f;
+
+	write_gemm_streams("streams.sqlite");
+	r = diagnose("streams.sqlite", NULL);
+	ck_assert_ptr_null(find(r, "gemm_chain"));
+	f = find(r, "batched_gemm");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(strstr(f->top[0].name, "on several streams at once"));
+	ck_assert_ptr_nonnull(strstr(f->evidence, "several streams at once (up to 4)"));
+	ck_assert_ptr_null(strstr(f->change, "If these GEMMs are independent"));
+	ck_assert_ptr_nonnull(strstr(f->change, "Replace each group with one batched GEMM"));
+	diag_report__delete(r);
+}
+END_TEST
+
+/* ---- occupancy and capture modes ---------------------------------------------- */
+
+/* 40 KiB of shared memory per 64-thread block: five blocks per SM of an H100,
+ * 10 of 64 warps. `regs` 0 is what an older --metrics capture recorded. */
+static void write_smem(const char *name, int regs, bool heavy_too)
+{
+	struct prog p;
+
+	prog_open(&p, name, true);
+	for (int i = 0; i < 10; i++) {
+		int64_t s;
+		range_push(&p, &s);
+		for (int k = 0; k < 4; k++)
+			kernel(&p, "smem_blur(float const*, float*, unsigned long)", 200 * US, 64, regs, 40 * 1024);
+		if (heavy_too)
+			kernel(&p, "heavy(float*)", 500 * US, 256, 128, 0);
+		sync_stream(&p);
+		range_pop(&p, "step", s);
+	}
+	prog_close(&p);
+}
+
+/* The capture's metrics, as `perfkit run --metrics=memory` imports them: one
+ * line per launch (correlation ids 1..n) with duration and DRAM bytes. */
+static void import_memory_metrics(const char *name, int launches)
+{
+	char dir[512], tsv[600];
+	struct prof_error err;
+	FILE *f;
+
+	snprintf(dir, sizeof dir, "%s", testutil_tmp_path("metrics_dir"));
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	snprintf(tsv, sizeof tsv, "%s/metrics-%u.tsv", dir, PID);
+	f = fopen(tsv, "w");
+	ck_assert_ptr_nonnull(f);
+	for (int c = 1; c <= launches; c++)
+		fprintf(f, "%u\t%d\t0\t200000\t-\t-\t-\t-\t1000000\t1000000\t4000000\n", PID, c);
+	fclose(f);
+	ck_assert_int_eq(prof_analysis__import_metrics_dir(store_path(name), dir, &err), launches);
+}
+
+START_TEST(diagnose_low_occupancy_is_the_same_with_and_without_metrics)
+{
+	struct diag_report *trace, *replayed;
+	const struct diag_finding *a, *b;
+
+	write_smem("smem_trace.sqlite", 32, false);
+	write_smem("smem_metrics.sqlite", 32, false);
+	/* 10 steps x 4 launches */
+	import_memory_metrics("smem_metrics.sqlite", 40);
+	trace = diagnose("smem_trace.sqlite", NULL);
+	replayed = diagnose("smem_metrics.sqlite", NULL);
+	ck_assert(!trace->replayed);
+	ck_assert(replayed->replayed);
+	a = find(trace, "low_occupancy");
+	b = find(replayed, "low_occupancy");
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_ptr_nonnull(strstr(a->top[0].name, "16% (64 threads, 32 regs, 40960 B shared; limited by shared memory)"));
+	ck_assert_str_eq(a->top[0].name, b->top[0].name);
+	ck_assert_int_eq(a->top[0].count, b->top[0].count);
+	diag_report__delete(trace);
+	diag_report__delete(replayed);
+}
+END_TEST
+
+START_TEST(diagnose_low_occupancy_leaves_out_launches_recording_no_registers)
+{
+	struct diag_report *r;
+	const char *reason = NULL;
+
+	write_smem("smem_noregs.sqlite", 0, false);
+	r = diagnose("smem_noregs.sqlite", NULL);
+	ck_assert_ptr_null(find(r, "low_occupancy"));
+	for (int i = 0; i < r->nskips; i++)
+		if (!strcmp(r->skips[i].rule_id, "low_occupancy"))
+			reason = r->skips[i].reason;
+	ck_assert_ptr_nonnull(reason);
+	/* the warm-up step is outside the window: 9 steps x 4 launches */
+	ck_assert_ptr_nonnull(strstr(reason, "36 launches of 1 kernels record 0 registers per thread"));
+	diag_report__delete(r);
+}
+END_TEST
+
+START_TEST(diagnose_low_occupancy_says_which_launches_it_left_out)
+{
+	struct diag_report *r;
+	const struct diag_finding *f;
+
+	write_smem("smem_mixed.sqlite", 0, true);
+	r = diagnose("smem_mixed.sqlite", NULL);
+	f = find(r, "low_occupancy");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->ntop, 1);
+	ck_assert_ptr_nonnull(strstr(f->top[0].name, "heavy(float*)"));
+	ck_assert_ptr_nonnull(strstr(f->evidence, "36 launches of 1 kernels record 0 registers"));
+	diag_report__delete(r);
+}
+END_TEST
+
+/* ---- access efficiency ---------------------------------------------------------- */
+
+#define STRIDED "gather_strided(float const*, float*, unsigned long)"
+#define CONTIGUOUS "gather_contiguous(float const*, float*, unsigned long)"
+
+/* Each step: a strided and a contiguous gather, 1 ms each, moving 2 GB of
+ * DRAM (2 TB/s: memory-bound on the H100's 3.35 TB/s); metrics with access
+ * counters for every launch, as the H100 measured them: the strided loads
+ * touch 32 sectors per request, the contiguous ones 4. */
+static void write_gathers(const char *name)
+{
+	char dir[512], tsv[600];
+	struct prof_error err;
+	struct prog p;
+	int32_t corr[2][10];
+	FILE *f;
+
+	prog_open(&p, name, true);
+	for (int i = 0; i < 10; i++) {
+		int64_t s;
+		range_push(&p, &s);
+		corr[0][i] = kernel(&p, STRIDED, 1000 * US, 256, 16, 0);
+		corr[1][i] = kernel(&p, CONTIGUOUS, 1000 * US, 256, 16, 0);
+		sync_stream(&p);
+		range_pop(&p, "step", s);
+	}
+	prog_close(&p);
+	snprintf(dir, sizeof dir, "%s", testutil_tmp_path("access_dir"));
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	snprintf(tsv, sizeof tsv, "%s/metrics-%u.tsv", dir, PID);
+	f = fopen(tsv, "w");
+	ck_assert_ptr_nonnull(f);
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; i < 10; i++)
+			/* metrics, the launch (enter, exit, grid, block, shared,
+			 * registers, stream, context, names), the access counters */
+			fprintf(f, "%u\t%d\t0\t1000000\t-\t-\t-\t-\t1500000000\t500000000\t2000000000"
+				"\t0\t0\t16384\t1\t1\t256\t1\t1\t0\t16\t0\t7\t1\t%s\t%s"
+				"\t%d\t131072\t524288\t131072\t16777216\t16777216\t0.00\t50.00\n",
+				PID, corr[k][i], k ? "gather_contiguous" : "gather_strided", k ? CONTIGUOUS : STRIDED,
+				k ? 524288 : 4194304);
+	fclose(f);
+	ck_assert_int_eq(prof_analysis__import_metrics_dir(store_path(name), dir, &err), 20);
+}
+
+START_TEST(diagnose_uncoalesced_access_instead_of_narrower_words)
+{
+	struct diag_report *r;
+	const struct diag_finding *f;
+
+	write_gathers("gathers.sqlite");
+	r = diagnose("gathers.sqlite", NULL);
+	f = find(r, "uncoalesced_access");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->ntop, 1);
+	ck_assert_ptr_nonnull(strstr(f->top[0].name, STRIDED));
+	ck_assert_ptr_nonnull(strstr(f->top[0].name, "loads 32.0 sectors/request (4.0 if contiguous for 4-byte words)"));
+	ck_assert_ptr_nonnull(strstr(f->top[0].name, "4.5 B moved per B used"));
+	ck_assert_ptr_nonnull(strstr(f->change, "consecutive threads"));
+	/* the FP16/BF16 advice is left for the kernel whose access is coalesced */
+	f = find(r, "fp32_memory_bound");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->ntop, 1);
+	ck_assert_ptr_nonnull(strstr(f->top[0].name, CONTIGUOUS));
+	ck_assert_ptr_nonnull(strstr(f->evidence, "coalesced (at most 1.00 bytes moved per byte used)"));
+	ck_assert_ptr_nonnull(strstr(f->evidence, "1 more memory-bound FP32 kernels access memory uncoalesced"));
+	diag_report__delete(r);
+}
+END_TEST
+
+START_TEST(diagnose_access_threshold_is_a_setting)
+{
+	struct diag_report *r;
+	const struct diag_finding *f;
+
+	write_gathers("gathers_lax.sqlite");
+	/* the strided gather moves 4.5 bytes per byte used */
+	r = diagnose("gathers_lax.sqlite", "access.max_overfetch=5");
+	ck_assert_ptr_null(find(r, "uncoalesced_access"));
+	f = find(r, "fp32_memory_bound");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->ntop, 2);
+	diag_report__delete(r);
+}
+END_TEST
+
+START_TEST(diagnose_access_threshold_below_1_is_refused)
+{
+	struct diag_settings st;
+	struct prof_error err;
+
+	ck_assert_int_eq(diag_settings__init(&st), 0);
+	ck_assert_int_eq(diag_settings__parse(&st, "access.max_overfetch=0.9", &err), PROF_E_USAGE);
+	ck_assert_str_eq(err.msg, "setting 'access.max_overfetch' needs a number >= 1");
+	ck_assert_int_eq(diag_settings__parse(&st, "access.max_overfetch=1", &err), 0);
+	ck_assert_int_eq(diag_settings__parse(&st, "repeat.max_between=-1", &err), PROF_E_USAGE);
+	diag_settings__exit(&st);
+}
+END_TEST
+
+/* ---- PyTorch programs ------------------------------------------------------------ */
+
+START_TEST(diagnose_pytorch_kernels_get_advice_in_pytorch_terms)
+{
+	struct prog p;
+	struct diag_report *r;
+	const struct diag_finding *f;
+
+	prog_open(&p, "aten.sqlite", true);
+	for (int i = 0; i < 20; i++) {
+		int64_t s;
+		range_push(&p, &s);
+		for (int m = 0; m < 64; m++)
+			kernel(&p, "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int)",
+			       2 * US, 256, 16, 0);
+		sync_stream(&p);
+		range_pop(&p, "step", s);
+	}
+	prog_close(&p);
+	r = diagnose("aten.sqlite", NULL);
+	ck_assert(r->pytorch);
+	f = find(r, "launch_bound");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(strstr(f->change, "In PyTorch: torch.compile"));
+	diag_report__delete(r);
+}
+END_TEST
+
+START_TEST(diagnose_other_programs_get_no_pytorch_sentence)
+{
+	struct diag_report *r;
+
+	write_forces("forces_plain.sqlite", false);
+	r = diagnose("forces_plain.sqlite", NULL);
+	ck_assert(!r->pytorch);
+	ck_assert_ptr_nonnull(find(r, "launch_bound"));
+	for (int i = 0; i < r->nfindings; i++)
+		ck_assert_msg(!strstr(r->findings[i].change, "PyTorch"), "%s", r->findings[i].rule_id);
+	diag_report__delete(r);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("diagnose_rules");
@@ -556,6 +961,19 @@ static Suite *suite(void)
 	tcase_add_test(tc, diagnose_launch_bound_silent_when_batched);
 	tcase_add_test(tc, diagnose_low_occupancy_names_the_register_limiter);
 	tcase_add_test(tc, diagnose_metrics_rules_say_they_need_metrics);
+	tcase_add_test(tc, diagnose_gemm_chain_is_not_advised_to_batch);
+	tcase_add_test(tc, diagnose_repeat_max_between_bounds_the_kernels_between_a_run);
+	tcase_add_test(tc, diagnose_back_to_back_gemms_get_batching_as_a_condition);
+	tcase_add_test(tc, diagnose_split_k_reduction_is_part_of_its_gemm);
+	tcase_add_test(tc, diagnose_gemms_on_several_streams_at_once_are_independent);
+	tcase_add_test(tc, diagnose_low_occupancy_is_the_same_with_and_without_metrics);
+	tcase_add_test(tc, diagnose_low_occupancy_leaves_out_launches_recording_no_registers);
+	tcase_add_test(tc, diagnose_low_occupancy_says_which_launches_it_left_out);
+	tcase_add_test(tc, diagnose_uncoalesced_access_instead_of_narrower_words);
+	tcase_add_test(tc, diagnose_access_threshold_is_a_setting);
+	tcase_add_test(tc, diagnose_access_threshold_below_1_is_refused);
+	tcase_add_test(tc, diagnose_pytorch_kernels_get_advice_in_pytorch_terms);
+	tcase_add_test(tc, diagnose_other_programs_get_no_pytorch_sentence);
 	suite_add_tcase(s, tc);
 	return s;
 }

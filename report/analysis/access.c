@@ -1,0 +1,167 @@
+/* access.c - access efficiency per kernel from the access counters (see
+ * access.h). */
+#include "access.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prof/tables.h"
+
+double access__sectors_per_request(const struct access_counts *c)
+{
+	return c->requests > 0 ? c->sectors / c->requests : 0;
+}
+
+/* The sectors the direction's requests would touch at best: the bytes they
+ * asked for in whole sectors, and at least one per request. */
+static double ideal_sectors(const struct access_counts *c)
+{
+	double by_bytes = c->bytes_requested >= 0 ? c->bytes_requested / ACCESS_SECTOR_BYTES
+						  : c->requests * ACCESS_DEFAULT_IDEAL_SECTORS;
+
+	return by_bytes > c->requests ? by_bytes : c->requests;
+}
+
+double access__ideal_sectors_per_request(const struct access_counts *c)
+{
+	if (c->bytes_requested < 0 || c->requests <= 0)
+		return ACCESS_DEFAULT_IDEAL_SECTORS;
+	return ideal_sectors(c) / c->requests;
+}
+
+int access__word_bytes(const struct access_counts *c)
+{
+	double per_thread;
+
+	if (c->bytes_requested < 0 || c->requests <= 0)
+		return 0;
+	per_thread = c->bytes_requested / c->requests / ACCESS_WARP_THREADS;
+	for (int w = 1; w <= 16; w *= 2)
+		if (fabs(per_thread - w) <= 0.1 * w)
+			return w;
+	return 0;
+}
+
+double access__overfetch(const struct access_kernel *k)
+{
+	double ideal = ideal_sectors(&k->ld) + ideal_sectors(&k->st);
+
+	if (k->measured <= 0 || ideal <= 0)
+		return 0;
+	return (k->ld.sectors + k->st.sectors) / ideal;
+}
+
+enum access_verdict access__judge(const struct access_kernel *k, double max_overfetch)
+{
+	double over = access__overfetch(k);
+
+	if (over <= 0)
+		return ACCESS_UNKNOWN;
+	return over > max_overfetch ? ACCESS_WASTEFUL : ACCESS_EFFICIENT;
+}
+
+bool access__recorded(struct prof_store *s)
+{
+	return prof_store__has_table(s, PROF_T_KERNEL_METRICS) &&
+	       prof_store__has_column(s, PROF_T_KERNEL_METRICS, "ldSectors") &&
+	       prof_store__has_column(s, PROF_T_KERNEL_METRICS, "ldBytesRequested");
+}
+
+void access__free(struct access_kernel *k, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(k[i].name);
+	free(k);
+}
+
+const struct access_kernel *access__find(const struct access_kernel *k, int n, const char *name)
+{
+	for (int i = 0; name && i < n; i++)
+		if (!strcmp(k[i].name, name))
+			return &k[i];
+	return NULL;
+}
+
+/* Counters summed per direction; the bytes count only when every measured
+ * launch has them. */
+static void read_counts(struct prof_cursor *c, int col, int64_t measured, struct access_counts *out)
+{
+	out->sectors = prof_cursor__is_null(c, col) ? 0 : prof_cursor__double(c, col);
+	out->requests = prof_cursor__is_null(c, col + 1) ? 0 : prof_cursor__double(c, col + 1);
+	out->bytes_requested = prof_cursor__int64(c, col + 3) == measured && !prof_cursor__is_null(c, col + 2)
+				       ? prof_cursor__double(c, col + 2)
+				       : -1;
+}
+
+int access__load(struct prof_store *s, int64_t from_ns, int64_t to_ns, struct access_kernel **out,
+		 int *n, struct prof_error *err)
+{
+	/* the names and the window are those of roof__load, so that a
+	 * roofline kernel finds its access figures by name */
+	const char *sql =
+		"SELECT (SELECT value FROM " PROF_T_STRINGS " WHERE id = a.nid), a.launches, a.total,"
+		" b.measured, b.lds, b.ldr, b.ldb, b.ldbn, b.sts, b.str, b.stb, b.stbn, b.l1, b.l2"
+		" FROM (SELECT demangledName AS nid, count(*) AS launches, sum(end - start) AS total"
+		"       FROM " PROF_T_KERNEL " WHERE start >= ?1 AND start < ?2 GROUP BY 1) a"
+		" JOIN (SELECT k.demangledName AS nid, count(*) AS measured,"
+		"       sum(m.ldSectors) AS lds, sum(m.ldRequests) AS ldr,"
+		"       sum(m.ldBytesRequested) AS ldb, count(m.ldBytesRequested) AS ldbn,"
+		"       sum(m.stSectors) AS sts, sum(m.stRequests) AS str,"
+		"       sum(m.stBytesRequested) AS stb, count(m.stBytesRequested) AS stbn,"
+		"       avg(m.l1HitPct) AS l1, avg(m.l2HitPct) AS l2"
+		"       FROM " PROF_T_KERNEL_METRICS " m JOIN " PROF_T_KERNEL " k"
+		"       ON k.correlationId = m.correlationId AND k.globalPid = m.globalPid"
+		"       WHERE k.start >= ?1 AND k.start < ?2 AND m.ldSectors IS NOT NULL GROUP BY 1) b"
+		" ON a.nid = b.nid ORDER BY a.total DESC";
+	struct access_kernel *k = NULL;
+	struct prof_cursor *c;
+	int cap = 0, cnt = 0, rc;
+
+	*out = NULL;
+	*n = 0;
+	if (!access__recorded(s) || !prof_store__has_table(s, PROF_T_KERNEL))
+		return 0;
+	rc = prof_cursor__open(s, sql, &c, err);
+	if (rc)
+		return rc;
+	prof_cursor__bind_int64(c, 1, to_ns > from_ns ? from_ns : INT64_MIN);
+	prof_cursor__bind_int64(c, 2, to_ns > from_ns ? to_ns : INT64_MAX);
+	while ((rc = prof_cursor__next(c, err)) == 1) {
+		struct access_kernel *e;
+
+		if (cnt == cap) {
+			int ncap = cap ? cap * 2 : 64;
+			struct access_kernel *nk = realloc(k, sizeof *nk * (size_t)ncap);
+			if (!nk)
+				goto nomem;
+			k = nk;
+			cap = ncap;
+		}
+		e = &k[cnt];
+		memset(e, 0, sizeof *e);
+		e->name = strdup(prof_cursor__text(c, 0) ? prof_cursor__text(c, 0) : "?");
+		if (!e->name)
+			goto nomem;
+		cnt++;
+		e->launches = prof_cursor__int64(c, 1);
+		e->time_ns = prof_cursor__int64(c, 2);
+		e->measured = prof_cursor__int64(c, 3);
+		read_counts(c, 4, e->measured, &e->ld);
+		read_counts(c, 8, e->measured, &e->st);
+		e->l1_hit_pct = prof_cursor__is_null(c, 12) ? -1 : prof_cursor__double(c, 12);
+		e->l2_hit_pct = prof_cursor__is_null(c, 13) ? -1 : prof_cursor__double(c, 13);
+	}
+	prof_cursor__close(c);
+	if (rc < 0) {
+		access__free(k, cnt);
+		return rc;
+	}
+	*out = k;
+	*n = cnt;
+	return 0;
+nomem:
+	prof_cursor__close(c);
+	access__free(k, cnt);
+	return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+}

@@ -1,0 +1,59 @@
+/* diagnose_pytorch.c - whether the captured program is a PyTorch program,
+ * and the sentence a rule's change gains when it is. A PyTorch user does
+ * not call cudaMallocHost or write the kernels: each rule says how to make
+ * its change through what PyTorch offers, once, only for such captures. */
+#include "diagnose.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "prof/tables.h"
+
+/* Kernels of libtorch (ATen: "void at::native::...", "at::cuda::") or of
+ * torch.compile (Inductor's "triton_poi_fused_..."), and a command line that
+ * names torch (torchrun, python -m torch..., a script named so). The kernel
+ * names are looked for among the strings first: a capture has far fewer
+ * distinct strings than kernel launches. */
+int diag__detect_pytorch(struct prof_store *s, bool *pytorch, struct prof_error *err)
+{
+	const char *kernels_sql =
+		"SELECT 1 FROM " PROF_T_STRINGS " s"
+		" WHERE (s.value LIKE 'void at::%' OR s.value LIKE '%at::native::%'"
+		"  OR s.value LIKE '%at::cuda::%' OR s.value LIKE 'triton!_%!_fused!_%' ESCAPE '!')"
+		" AND EXISTS (SELECT 1 FROM " PROF_T_KERNEL " k"
+		"  WHERE coalesce(k.demangledName, k.shortName) = s.id) LIMIT 1";
+	const char *command_sql =
+		"SELECT 1 FROM " PROF_T_META " WHERE key = 'command' AND value LIKE '%torch%'";
+	struct prof_cursor *c;
+	int rc = 0;
+
+	*pytorch = false;
+	if (prof_store__has_table(s, PROF_T_KERNEL) && prof_store__has_table(s, PROF_T_STRINGS)) {
+		rc = prof_cursor__open(s, kernels_sql, &c, err);
+		if (rc)
+			return rc;
+		rc = prof_cursor__next(c, err);
+		prof_cursor__close(c);
+		*pytorch = rc == 1;
+	}
+	if (rc >= 0 && !*pytorch && prof_store__has_table(s, PROF_T_META)) {
+		rc = prof_cursor__open(s, command_sql, &c, err);
+		if (rc)
+			return rc;
+		rc = prof_cursor__next(c, err);
+		prof_cursor__close(c);
+		*pytorch = rc == 1;
+	}
+	return rc < 0 ? rc : 0;
+}
+
+char *diag__with_pytorch(const struct diag_context *ctx, char *change, const char *pytorch)
+{
+	char *both;
+
+	if (!change || !pytorch || !ctx->report->pytorch)
+		return change;
+	both = diag__fmt("%s %s", change, pytorch);
+	free(change);
+	return both;
+}
