@@ -81,4 +81,36 @@ const char *sum_mem_kind(int64_t mem_kind);
 const char *sum_mem_word(int64_t mem_kind);
 #define SUM_MEMSET_OPERATION "[CUDA memset]"
 
+/* ---- the steady-state loop (window.c) --------------------------------- */
+
+/* How the loop is searched for (diagnose's iterations.* and
+ * window.whole_run settings). */
+struct sum_loop_options {
+	double min_iterations; /* repeats needed before a range or kernel counts as the loop */
+	double coverage;       /* an NVTX name must cover this fraction of the best-covering one */
+	double tiling;         /* a range nested in a rarer one covering less than this of it is a phase */
+	bool whole_run;        /* no search: the window is the whole capture */
+};
+
+/* 3, 0.5, 0.9, no: the defaults diagnose documents. */
+void sum_loop_options__init(struct sum_loop_options *o);
+
+/* A capture's steady-state loop: from NVTX, the most repeated range name
+ * among those covering nearly as much time as the best-covering one (phases
+ * nested in a rarer range left out), extended to the end of the GPU work its
+ * calls launched; else the kernel that repeats the fewest times; else the
+ * whole capture. The first iteration (the warm-up) stays out. */
+struct sum_window {
+	int64_t capture_start_ns, capture_end_ns;
+	int64_t start_ns, end_ns;   /* the steady-state loop */
+	int64_t host_end_ns;        /* where the loop's host side ends (end_ns may run
+				     * on to the GPU work it launched) */
+	int iterations;             /* in the window (the warm-up left out); 0: no loop */
+	char source[256];           /* how the loop was found, for humans */
+	bool whole_run;             /* the window is the whole capture */
+};
+
+int sum_window__find(struct prof_store *s, const struct sum_loop_options *o, struct sum_window *w,
+		     struct prof_error *err);
+
 #endif
