@@ -95,6 +95,9 @@ struct sum_loop_options {
 /* 3, 0.5, 0.9, no: the defaults diagnose documents. */
 void sum_loop_options__init(struct sum_loop_options *o);
 
+/* What marks a loop's iterations. */
+enum sum_loop_mark { SUM_LOOP_NONE, SUM_LOOP_NVTX, SUM_LOOP_KERNEL };
+
 /* A capture's steady-state loop: from NVTX, the most repeated range name
  * among those covering nearly as much time as the best-covering one (phases
  * nested in a rarer range left out), extended to the end of the GPU work its
@@ -108,9 +111,21 @@ struct sum_window {
 	int iterations;             /* in the window (the warm-up left out); 0: no loop */
 	char source[256];           /* how the loop was found, for humans */
 	bool whole_run;             /* the window is the whole capture */
+	enum sum_loop_mark mark;    /* what marks the iterations */
+	char mark_name[512];        /* the NVTX range's or the kernel's name */
 };
 
 int sum_window__find(struct prof_store *s, const struct sum_loop_options *o, struct sum_window *w,
 		     struct prof_error *err);
+/* The loop marked as `like` is, by the same NVTX range or kernel name: two
+ * captures of one program then count the same iterations even where the
+ * search would settle on another marker in one of them (a window cut
+ * elsewhere, a phase close to the tiling threshold). No loop (iterations 0,
+ * the whole capture) when this capture has no such marker repeating. */
+int sum_window__find_marked(struct prof_store *s, const struct sum_loop_options *o,
+			    const struct sum_window *like, struct sum_window *w,
+			    struct prof_error *err);
+/* Whether two loops are marked by the same range or kernel. */
+bool sum_window__same_mark(const struct sum_window *a, const struct sum_window *b);
 
 #endif

@@ -133,7 +133,8 @@ static int is_phase(struct prof_store *store, const struct sum_loop_options *o,
  * times, those covering at least o->coverage of the best-covering one and
  * not a phase of another (is_phase); of these the most frequent. An outer
  * "train" range (once), inner "copy" ranges (short) and phases of the step
- * repeated within it all lose to "step".
+ * repeated within it all lose to "step". With `marked`, the loop is that
+ * range name's, if it repeats.
  *
  * The first instance of each name on each thread is left out, of the
  * ranking and of the window: it is the warm-up (module loading, library handles, first-touch
@@ -141,11 +142,12 @@ static int is_phase(struct prof_store *store, const struct sum_loop_options *o,
  * ("load/transfer" around the initial upload) would otherwise outweigh the
  * loop it also appears in. */
 static int window_from_nvtx(struct prof_store *store, const struct sum_loop_options *o,
-			    struct sum_window *w, struct prof_error *err)
+			    const char *marked, struct sum_window *w, struct prof_error *err)
 {
 	const char *sql = NVTX_INSTANCES_SQL
 		" SELECT name, count(*), sum(end - start), min(start), max(end) FROM r"
-		" WHERE k > 1 GROUP BY name HAVING count(*) + 1 >= ?1 AND name IS NOT NULL"
+		" WHERE k > 1 AND (?2 IS NULL OR name = ?2)"
+		" GROUP BY name HAVING count(*) + 1 >= ?1 AND name IS NOT NULL"
 		" ORDER BY sum(end - start) DESC";
 	enum { MAX_CANDIDATES = 16 };
 	struct loop_candidate cand[MAX_CANDIDATES];
@@ -159,6 +161,8 @@ static int window_from_nvtx(struct prof_store *store, const struct sum_loop_opti
 	if (rc)
 		return rc;
 	prof_cursor__bind_int64(c, 1, (int64_t)o->min_iterations);
+	if (marked)
+		prof_cursor__bind_text(c, 2, marked);
 	while (n < MAX_CANDIDATES && (rc = prof_cursor__next(c, err)) == 1) {
 		struct loop_candidate *k = &cand[n];
 
@@ -181,8 +185,8 @@ static int window_from_nvtx(struct prof_store *store, const struct sum_loop_opti
 
 		if (cand[i].count <= best_count)
 			continue;
-		rc = is_phase(store, o, cand, n, i, &phase, err);
-		if (rc < 0 || phase)
+		rc = marked ? 0 : is_phase(store, o, cand, n, i, &phase, err);
+		if (rc < 0 || (!marked && phase))
 			continue;
 		best_count = cand[i].count;
 		w->iterations = (int)cand[i].count;
@@ -190,6 +194,8 @@ static int window_from_nvtx(struct prof_store *store, const struct sum_loop_opti
 		w->end_ns = cand[i].end_ns;
 		snprintf(w->source, sizeof w->source, "NVTX range \"%s\" x %lld", cand[i].name,
 			 (long long)cand[i].count);
+		w->mark = SUM_LOOP_NVTX;
+		snprintf(w->mark_name, sizeof w->mark_name, "%s", cand[i].name);
 	}
 	for (int i = 0; i < n; i++)
 		free(cand[i].name);
@@ -204,14 +210,16 @@ static int cmp_int64(const void *a, const void *b)
 
 /* The loop without NVTX: the kernel name that repeats the fewest times (at
  * least o->min_iterations) marks one iteration per launch; of several such
- * names the one launched first. Iterations run from one of its launches to
- * the next; the last lasts the median period. As with NVTX, the first
- * iteration is the warm-up and stays out of the window. */
+ * names the one launched first (with `marked`, that kernel if it repeats).
+ * Iterations run from one of its launches to the next; the last lasts the
+ * median period. As with NVTX, the first iteration is the warm-up and stays
+ * out of the window. */
 static int window_from_kernels(struct prof_store *store, const struct sum_loop_options *o,
-			       struct sum_window *w, struct prof_error *err)
+			       const char *marked, struct sum_window *w, struct prof_error *err)
 {
 	const char *pick =
 		"SELECT k.demangledName, count(*), min(k.start) FROM " PROF_T_KERNEL " k"
+		" WHERE ?2 IS NULL OR k.demangledName IN (SELECT id FROM " PROF_T_STRINGS " WHERE value = ?2)"
 		" GROUP BY k.demangledName HAVING count(*) >= max(?1, 3)"
 		" ORDER BY count(*) ASC, min(k.start) ASC LIMIT 1";
 	const char *starts =
@@ -226,6 +234,8 @@ static int window_from_kernels(struct prof_store *store, const struct sum_loop_o
 	if (rc)
 		return rc;
 	prof_cursor__bind_int64(c, 1, (int64_t)o->min_iterations);
+	if (marked)
+		prof_cursor__bind_text(c, 2, marked);
 	rc = prof_cursor__next(c, err);
 	if (rc != 1)
 		goto out;
@@ -259,11 +269,14 @@ static int window_from_kernels(struct prof_store *store, const struct sum_loop_o
 		char name[160] = "?";
 		if (!prof_cursor__open(store, name_sql, &nc, err)) {
 			prof_cursor__bind_int64(nc, 1, name_id);
-			if (prof_cursor__next(nc, err) == 1 && prof_cursor__text(nc, 0))
+			if (prof_cursor__next(nc, err) == 1 && prof_cursor__text(nc, 0)) {
 				snprintf(name, sizeof name, "%s", prof_cursor__text(nc, 0));
+				snprintf(w->mark_name, sizeof w->mark_name, "%s", prof_cursor__text(nc, 0));
+			}
 			prof_cursor__close(nc);
 		}
 		snprintf(w->source, sizeof w->source, "kernel \"%s\" launched %d times", name, n);
+		w->mark = SUM_LOOP_KERNEL;
 	}
 	rc = 0;
 out:
@@ -321,10 +334,12 @@ static int extend_to_launched_work(struct prof_store *store, struct sum_window *
 	return rc < 0 ? rc : 0;
 }
 
-int sum_window__find(struct prof_store *store, const struct sum_loop_options *o,
-		     struct sum_window *w, struct prof_error *err)
+/* The loop as sum_window__find and sum_window__find_marked describe it:
+ * marked NULL searches, else only that NVTX range or kernel may mark it. */
+static int find(struct prof_store *store, const struct sum_loop_options *o, enum sum_loop_mark mark,
+		const char *marked, struct sum_window *w, struct prof_error *err)
 {
-	int rc;
+	int rc = 0;
 
 	memset(w, 0, sizeof *w);
 	rc = capture_extent(store, w, err);
@@ -338,14 +353,15 @@ int sum_window__find(struct prof_store *store, const struct sum_loop_options *o,
 		w->whole_run = true;
 		return 0;
 	}
-	rc = window_from_nvtx(store, o, w, err);
+	if (!marked || mark == SUM_LOOP_NVTX)
+		rc = window_from_nvtx(store, o, marked, w, err);
 	w->host_end_ns = w->end_ns;
 	if (rc == 0 && w->iterations > 0)
 		rc = extend_to_launched_work(store, w, err);
 	if (rc)
 		return rc;
-	if (w->iterations == 0)
-		rc = window_from_kernels(store, o, w, err);
+	if (w->iterations == 0 && (!marked || mark == SUM_LOOP_KERNEL))
+		rc = window_from_kernels(store, o, marked, w, err);
 	if (rc)
 		return rc;
 	w->whole_run = w->iterations == 0;
@@ -359,7 +375,28 @@ int sum_window__find(struct prof_store *store, const struct sum_loop_options *o,
 		w->end_ns = w->host_end_ns = w->capture_end_ns;
 		w->iterations = 0;
 		w->whole_run = true;
+		w->mark = SUM_LOOP_NONE;
+		w->mark_name[0] = '\0';
 		snprintf(w->source, sizeof w->source, "whole capture");
 	}
 	return 0;
+}
+
+int sum_window__find(struct prof_store *store, const struct sum_loop_options *o,
+		     struct sum_window *w, struct prof_error *err)
+{
+	return find(store, o, SUM_LOOP_NONE, NULL, w, err);
+}
+
+int sum_window__find_marked(struct prof_store *store, const struct sum_loop_options *o,
+			    const struct sum_window *like, struct sum_window *w, struct prof_error *err)
+{
+	if (like->mark == SUM_LOOP_NONE)
+		return sum_window__find(store, o, w, err);
+	return find(store, o, like->mark, like->mark_name, w, err);
+}
+
+bool sum_window__same_mark(const struct sum_window *a, const struct sum_window *b)
+{
+	return a->mark == b->mark && strcmp(a->mark_name, b->mark_name) == 0;
 }
