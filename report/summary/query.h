@@ -1,8 +1,10 @@
 /* query.h - what report/summary shares with analysis/, compare/ and export/
  * besides the reports themselves (summary.h): the query helpers that
  * diagnose, the folded stacks and the HTML plots build on, so that they
- * attribute, name and group exactly as the summary reports do; and the
- * display names of nsys's copy and memory kinds. The rest of the folder's
+ * attribute, name and group exactly as the summary reports do; the
+ * display names of nsys's copy and memory kinds; and the steady-state loop
+ * finder (window.c) with which diagnose picks its window and diff and gate
+ * count iterations. The rest of the folder's
  * internals stay in summary_impl.h, which no other folder includes. */
 #ifndef REPORT_SUMMARY_QUERY_H
 #define REPORT_SUMMARY_QUERY_H
