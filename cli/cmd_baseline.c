@@ -33,7 +33,8 @@ static int save(int n, char **files, const char *output)
 			goto out;
 		}
 	}
-	if (baseline__build(&b, p, (size_t)n, &err) < 0 || baseline__save(&b, output, &err) < 0) {
+	if (diff_profiles__align_loops(p, (size_t)n, NULL, &err) < 0 ||
+	    baseline__build(&b, p, (size_t)n, &err) < 0 || baseline__save(&b, output, &err) < 0) {
 		cli_error("%s", err.msg);
 		goto out;
 	}

@@ -45,7 +45,8 @@ int cmd_diff(int argc, char **argv)
 			return cli_unknown("format", format_opt, formats, 4);
 	}
 	if (diff_profile__load_path(&base, argv[0], &err) < 0 ||
-	    diff_profile__load_path(&new, argv[1], &err) < 0) {
+	    diff_profile__load_path(&new, argv[1], &err) < 0 ||
+	    diff_profiles__align_loops(&new, 1, &base.loop, &err) < 0) {
 		cli_error("%s", err.msg);
 		goto out;
 	}

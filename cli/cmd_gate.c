@@ -134,7 +134,8 @@ int cmd_gate(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (gate__run(&r, &b, p, (size_t)n, &o, &err) < 0) {
+	if (diff_profiles__align_loops(p, (size_t)n, baseline__loop(&b), &err) < 0 ||
+	    gate__run(&r, &b, p, (size_t)n, &o, &err) < 0) {
 		cli_error("%s", err.msg);
 		goto out;
 	}

@@ -32,6 +32,11 @@ const char *baseline_unit__name(enum baseline_unit u)
 	return "?";
 }
 
+const char *baseline_per__name(enum baseline_per p)
+{
+	return p == BASELINE_PER_LAUNCH ? "launch" : "run";
+}
+
 static int baseline_unit__parse(const char *s)
 {
 	for (int u = BASELINE_NS; u <= BASELINE_COUNT; u++)
@@ -70,23 +75,21 @@ char *baseline__canonical_name(const char *prefix, const char *name)
 }
 
 static int values__add(struct baseline_values *vals, size_t *cap, const char *prefix,
-		       const char *name, enum baseline_unit unit, int64_t value)
+		       const char *name, struct baseline_value v)
 {
-	char *key;
-
 	if (vals->n == *cap) {
 		size_t ncap = *cap ? 2 * *cap : 64;
-		struct baseline_value *v = realloc(vals->v, ncap * sizeof *v);
+		struct baseline_value *nv = realloc(vals->v, ncap * sizeof *nv);
 
-		if (!v)
+		if (!nv)
 			return PROF_E_NOMEM;
-		vals->v = v;
+		vals->v = nv;
 		*cap = ncap;
 	}
-	key = baseline__canonical_name(prefix, name);
-	if (!key)
+	v.name = baseline__canonical_name(prefix, name);
+	if (!v.name)
 		return PROF_E_NOMEM;
-	vals->v[vals->n++] = (struct baseline_value){ .name = key, .unit = unit, .value = value };
+	vals->v[vals->n++] = v;
 	return 0;
 }
 
@@ -95,8 +98,25 @@ static int value_cmp(const void *a, const void *b)
 	return strcmp(((const struct baseline_value *)a)->name, ((const struct baseline_value *)b)->name);
 }
 
-/* Entries sharing a name (a kernel launched with several shapes, a copy
- * direction with pageable and pinned host memory) fold into one key. */
+/* b folded into a: a kernel launched with several shapes, a copy direction
+ * with pageable and pinned host memory. Totals add up; a median launch
+ * becomes the shapes' medians weighted by their launches. */
+static void value__fold(struct baseline_value *a, const struct baseline_value *b)
+{
+	if (a->per == BASELINE_PER_LAUNCH && a->launches + b->launches > 0)
+		a->value = (a->value * (double)a->launches + b->value * (double)b->launches) /
+			   (double)(a->launches + b->launches);
+	else if (a->per == BASELINE_PER_RUN)
+		a->value += b->value;
+	a->total += b->total;
+	if (a->per_iteration >= 0 && b->per_iteration >= 0)
+		a->per_iteration += b->per_iteration;
+	if (b->largest_launch > a->largest_launch)
+		a->largest_launch = b->largest_launch;
+	a->launches += b->launches;
+}
+
+/* Entries sharing a name fold into one key. */
 static void values__fold(struct baseline_values *vals)
 {
 	size_t o = 0;
@@ -104,7 +124,7 @@ static void values__fold(struct baseline_values *vals)
 	qsort(vals->v, vals->n, sizeof *vals->v, value_cmp);
 	for (size_t i = 0; i < vals->n; i++) {
 		if (o > 0 && strcmp(vals->v[o - 1].name, vals->v[i].name) == 0) {
-			vals->v[o - 1].value += vals->v[i].value;
+			value__fold(&vals->v[o - 1], &vals->v[i]);
 			free(vals->v[i].name);
 			continue;
 		}
@@ -113,31 +133,78 @@ static void values__fold(struct baseline_values *vals)
 	vals->n = o;
 }
 
+/* A per-run key: the capture's total and what ran in its loop per iteration. */
+static struct baseline_value per_run(enum baseline_unit unit, int64_t total, int64_t in_loop,
+				     const struct diff_profile *p, double largest_launch)
+{
+	int iterations = p->loop.iterations;
+
+	return (struct baseline_value){
+		.unit = unit, .per = BASELINE_PER_RUN, .value = (double)total, .total = (double)total,
+		.per_iteration = iterations > 0 ? (double)in_loop / iterations : -1,
+		.largest_launch = largest_launch,
+	};
+}
+
+/* A per-launch key: the median launch, its launches and time per iteration. */
+static struct baseline_value per_launch(const struct diff_stat *st, const struct diff_profile *p)
+{
+	int iterations = p->loop.iterations;
+
+	return (struct baseline_value){
+		.unit = BASELINE_NS, .per = BASELINE_PER_LAUNCH, .value = (double)st->median_ns,
+		.total = (double)st->total_ns,
+		.per_iteration = iterations > 0 ? (double)st->loop_total_ns / iterations : -1,
+		.launches = st->count,
+	};
+}
+
+/* The longest median launch of the kernels and copies that ran in the loop:
+ * what one launch more or less at a window's edge adds to its GPU time. */
+static double longest_loop_launch(const struct diff_profile *p)
+{
+	double longest = 0;
+
+	for (int sec = DIFF_KERNELS; sec <= DIFF_COPIES; sec++)
+		for (size_t i = 0; i < p->sec[sec].n; i++)
+			if (p->sec[sec].v[i].loop_count > 0 && p->sec[sec].v[i].median_ns > longest)
+				longest = (double)p->sec[sec].v[i].median_ns;
+	return longest;
+}
+
 int baseline_values__init(struct baseline_values *vals, const struct diff_profile *p,
 			  struct prof_error *err)
 {
 	const struct diff_section *k = &p->sec[DIFF_KERNELS], *c = &p->sec[DIFF_COPIES];
 	const struct diff_section *r = &p->sec[DIFF_RANGES];
+	const struct sum_window *w = &p->loop;
 	size_t cap = 0;
 	int rc;
 
 	memset(vals, 0, sizeof *vals);
-	rc = values__add(vals, &cap, "", "gpu_time", BASELINE_NS, p->gpu_time_ns);
+	rc = values__add(vals, &cap, "", "gpu_time",
+			 per_run(BASELINE_NS, p->gpu_time_ns, p->loop_gpu_time_ns, p, longest_loop_launch(p)));
 	if (rc == 0)
-		rc = values__add(vals, &cap, "", "wall_time", BASELINE_NS, p->wall_ns);
+		/* The loop's window runs on past its last step's host side to the
+		 * end of the GPU work it launched: that tail is its edge. */
+		rc = values__add(vals, &cap, "", "wall_time",
+				 per_run(BASELINE_NS, p->wall_ns, w->end_ns - w->start_ns, p,
+					 (double)(w->end_ns - w->host_end_ns)));
 	if (rc == 0)
-		rc = values__add(vals, &cap, "", "kernel_count", BASELINE_COUNT, p->kernel_count);
+		rc = values__add(vals, &cap, "", "kernel_count",
+				 per_run(BASELINE_COUNT, p->kernel_count, p->loop_kernel_count, p, 1));
 	if (rc == 0)
-		rc = values__add(vals, &cap, "", "alloc_count", BASELINE_COUNT, p->alloc_count);
+		rc = values__add(vals, &cap, "", "alloc_count",
+				 per_run(BASELINE_COUNT, p->alloc_count, p->loop_alloc_count, p, 1));
 	for (size_t i = 0; rc == 0 && i < k->n; i++)
-		rc = values__add(vals, &cap, "kernel:", k->v[i].name, BASELINE_NS, k->v[i].total_ns);
+		rc = values__add(vals, &cap, "kernel:", k->v[i].name, per_launch(&k->v[i], p));
 	for (size_t i = 0; rc == 0 && i < c->n; i++)
 		if (c->v[i].copy_kind >= 0)
-			rc = values__add(vals, &cap, "copy_bytes:",
-					 diff_copy_kind__name(c->v[i].copy_kind), BASELINE_BYTES,
-					 c->v[i].bytes);
+			rc = values__add(vals, &cap, "copy_bytes:", diff_copy_kind__name(c->v[i].copy_kind),
+					 per_run(BASELINE_BYTES, c->v[i].bytes, c->v[i].loop_bytes, p,
+						 c->v[i].count ? (double)c->v[i].bytes / c->v[i].count : 0));
 	for (size_t i = 0; rc == 0 && i < r->n; i++)
-		rc = values__add(vals, &cap, "nvtx:", r->v[i].name, BASELINE_NS, r->v[i].total_ns);
+		rc = values__add(vals, &cap, "nvtx:", r->v[i].name, per_launch(&r->v[i], p));
 	if (rc < 0) {
 		baseline_values__exit(vals);
 		return prof_error__set(err, rc, "out of memory");
@@ -163,44 +230,47 @@ const struct baseline_value *baseline_values__find(const struct baseline_values 
 
 /* ---- statistics -------------------------------------------------------- */
 
-static int int64_cmp(const void *a, const void *b)
+static int double_cmp(const void *a, const void *b)
 {
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	double x = *(const double *)a, y = *(const double *)b;
 
 	return (x > y) - (x < y);
 }
 
-static int64_t median_sorted(const int64_t *v, size_t n)
+static double median_sorted(const double *v, size_t n)
 {
 	if (n == 0)
 		return 0;
-	if (n % 2)
-		return v[n / 2];
-	return v[n / 2 - 1] / 2 + v[n / 2] / 2 + (v[n / 2 - 1] % 2 + v[n / 2] % 2) / 2;
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-void baseline_stats__compute(struct baseline_stats *st, int64_t *samples, size_t n)
+size_t baseline_stats__compute(struct baseline_stats *st, double *samples, size_t n)
 {
-	int64_t *dev;
+	double *dev;
+	size_t m = 0;
 
 	memset(st, 0, sizeof *st);
-	if (n == 0)
-		return;
-	qsort(samples, n, sizeof *samples, int64_cmp);
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(samples[i]))
+			samples[m++] = samples[i];
+	if (m == 0)
+		return 0;
+	qsort(samples, m, sizeof *samples, double_cmp);
 	st->min = samples[0];
-	st->max = samples[n - 1];
-	st->median = median_sorted(samples, n);
-	dev = malloc(n * sizeof *dev);
+	st->max = samples[m - 1];
+	st->median = median_sorted(samples, m);
+	dev = malloc(m * sizeof *dev);
 	if (!dev) {
 		/* Without memory for the deviations, the range is the safe spread. */
 		st->mad = st->max - st->min;
-		return;
+		return m;
 	}
-	for (size_t i = 0; i < n; i++)
-		dev[i] = samples[i] > st->median ? samples[i] - st->median : st->median - samples[i];
-	qsort(dev, n, sizeof *dev, int64_cmp);
-	st->mad = median_sorted(dev, n);
+	for (size_t i = 0; i < m; i++)
+		dev[i] = fabs(samples[i] - st->median);
+	qsort(dev, m, sizeof *dev, double_cmp);
+	st->mad = median_sorted(dev, m);
 	free(dev);
+	return m;
 }
 
 /* ---- building ---------------------------------------------------------- */
@@ -214,15 +284,93 @@ static int identity_mismatch(struct prof_error *err, const struct diff_profile *
 			       what, a->path, va, b->path, vb);
 }
 
+/* Every capture has a loop, marked as the first capture's is. */
+static bool common_loop(const struct diff_profile *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i].loop.iterations <= 0 || !sum_window__same_mark(&p[i].loop, &p[0].loop))
+			return false;
+	return true;
+}
+
+static int build_loop(struct baseline *b, const struct diff_profile *p, size_t n)
+{
+	double *its;
+	struct baseline_stats st;
+
+	b->iterations = calloc(n, sizeof *b->iterations);
+	its = calloc(n, sizeof *its);
+	if (!b->iterations || !its) {
+		free(its);
+		return PROF_E_NOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		its[i] = b->iterations[i] = p[i].loop.iterations;
+	baseline_stats__compute(&st, its, n);
+	free(its);
+	b->loop.mark = p[0].loop.mark;
+	snprintf(b->loop.mark_name, sizeof b->loop.mark_name, "%s", p[0].loop.mark_name);
+	b->loop.iterations = (int)st.median;
+	return 0;
+}
+
+/* The samples of one key over the captures, from each capture's sorted
+ * values at pos[i]; a per-run key a capture lacks counts 0 there, a
+ * per-launch key has no sample. */
+static int build_key(struct baseline_key *key, const struct baseline_value *first,
+		     struct baseline_values *vals, size_t *pos, size_t n, bool per_iteration,
+		     double *scratch)
+{
+	double *launches = scratch;
+
+	memset(key, 0, sizeof *key);
+	key->budget_pct = -1;
+	key->unit = first->unit;
+	key->per = first->per;
+	key->name = strdup(first->name);
+	key->samples = calloc(n, sizeof *key->samples);
+	key->per_iteration_samples = calloc(n, sizeof *key->per_iteration_samples);
+	key->nsamples = n;
+	if (!key->name || !key->samples || !key->per_iteration_samples)
+		return PROF_E_NOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct baseline_value *v = NULL;
+
+		if (pos[i] < vals[i].n && strcmp(vals[i].v[pos[i]].name, key->name) == 0)
+			v = &vals[i].v[pos[i]++];
+		key->samples[i] = v ? v->value : key->per == BASELINE_PER_RUN ? 0 : NAN;
+		key->per_iteration_samples[i] = v && v->per_iteration > 0 ? v->per_iteration : 0;
+		launches[i] = v ? (double)v->launches : NAN;
+		if (v && v->largest_launch > key->largest_launch)
+			key->largest_launch = v->largest_launch;
+	}
+	memcpy(scratch + n, key->samples, n * sizeof *scratch);
+	baseline_stats__compute(&key->st, scratch + n, n);
+	if (key->per == BASELINE_PER_LAUNCH) {
+		struct baseline_stats st;
+
+		baseline_stats__compute(&st, launches, n);
+		key->launches = st.median;
+	}
+	key->has_per_iteration = per_iteration;
+	if (per_iteration) {
+		memcpy(scratch + n, key->per_iteration_samples, n * sizeof *scratch);
+		baseline_stats__compute(&key->per_iteration, scratch + n, n);
+	}
+	return 0;
+}
+
 int baseline__build(struct baseline *b, const struct diff_profile *p, size_t n,
 		    struct prof_error *err)
 {
 	struct baseline_values *vals = NULL;
-	int64_t *scratch = NULL; /* samples in capture order stay; stats sort a copy */
+	double *scratch = NULL; /* samples in capture order stay; stats sort a copy */
 	size_t *pos = NULL;
+	bool per_iteration;
 	int rc = 0;
 
 	memset(b, 0, sizeof *b);
+	b->version = BASELINE_FORMAT_VERSION;
 	if (n == 0)
 		return prof_error__set(err, PROF_E_USAGE, "a baseline needs at least one capture");
 	for (size_t i = 1; i < n; i++) {
@@ -234,7 +382,7 @@ int baseline__build(struct baseline *b, const struct diff_profile *p, size_t n,
 	}
 	vals = calloc(n, sizeof *vals);
 	pos = calloc(n, sizeof *pos);
-	scratch = calloc(n, sizeof *scratch);
+	scratch = calloc(2 * n, sizeof *scratch);
 	/* As the file will hold them, so a saved baseline is the one built. */
 	b->program = baseline__canonical_name("", p[0].program);
 	b->gpu = baseline__canonical_name("", p[0].gpu);
@@ -242,6 +390,9 @@ int baseline__build(struct baseline *b, const struct diff_profile *p, size_t n,
 	if (!vals || !pos || !scratch || !b->program || !b->gpu || !b->captures)
 		goto out_nomem;
 	b->ncaptures = n;
+	per_iteration = common_loop(p, n);
+	if (per_iteration && build_loop(b, p, n) < 0)
+		goto out_nomem;
 	for (size_t i = 0; i < n; i++) {
 		b->captures[i] = strdup(p[i].path);
 		if (!b->captures[i])
@@ -250,10 +401,10 @@ int baseline__build(struct baseline *b, const struct diff_profile *p, size_t n,
 		if (rc < 0)
 			goto out;
 	}
-	/* Merge the n sorted key lists; a key missing from a capture counts 0. */
+	/* Merge the n sorted key lists. */
 	for (;;) {
 		const struct baseline_value *next = NULL;
-		struct baseline_key *key, *keys;
+		struct baseline_key *keys;
 
 		for (size_t i = 0; i < n; i++)
 			if (pos[i] < vals[i].n &&
@@ -265,21 +416,9 @@ int baseline__build(struct baseline *b, const struct diff_profile *p, size_t n,
 		if (!keys)
 			goto out_nomem;
 		b->keys = keys;
-		key = &b->keys[b->nkeys];
-		memset(key, 0, sizeof *key);
-		key->budget_pct = -1;
-		key->unit = next->unit;
-		key->name = strdup(next->name);
-		key->samples = calloc(n, sizeof *key->samples);
-		key->nsamples = n;
 		b->nkeys++;
-		if (!key->name || !key->samples)
+		if (build_key(&b->keys[b->nkeys - 1], next, vals, pos, n, per_iteration, scratch) < 0)
 			goto out_nomem;
-		for (size_t i = 0; i < n; i++)
-			if (pos[i] < vals[i].n && strcmp(vals[i].v[pos[i]].name, key->name) == 0)
-				key->samples[i] = vals[i].v[pos[i]++].value;
-		memcpy(scratch, key->samples, n * sizeof *scratch);
-		baseline_stats__compute(&key->st, scratch, n);
 	}
 	goto out;
 out_nomem:
@@ -297,6 +436,75 @@ out:
 
 /* ---- the file ---------------------------------------------------------- */
 
+/* A number that reads back as the same double: integers as such, others in
+ * the fewest digits that round-trip; an absent sample as null. */
+static void put_number(FILE *f, double v)
+{
+	char buf[32];
+
+	if (isnan(v)) {
+		fputs("null", f);
+		return;
+	}
+	if (v == floor(v) && fabs(v) < 9.0e15) {
+		fprintf(f, "%.0f", v);
+		return;
+	}
+	for (int digits = 15; digits <= 17; digits++) {
+		snprintf(buf, sizeof buf, "%.*g", digits, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	fputs(buf, f);
+}
+
+static void put_stats(FILE *f, const struct baseline_stats *st, const double *samples, size_t n)
+{
+	fputs("\"median\": ", f);
+	put_number(f, st->median);
+	fputs(", \"min\": ", f);
+	put_number(f, st->min);
+	fputs(", \"max\": ", f);
+	put_number(f, st->max);
+	fputs(", \"mad\": ", f);
+	put_number(f, st->mad);
+	fputs(", \"samples\": [", f);
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? ", " : "", f);
+		put_number(f, samples[i]);
+	}
+	fputs("]", f);
+}
+
+static const char *mark_name(enum sum_loop_mark m)
+{
+	return m == SUM_LOOP_NVTX ? "nvtx" : m == SUM_LOOP_KERNEL ? "kernel" : "none";
+}
+
+static void put_key(FILE *f, const struct baseline_key *k)
+{
+	prof_fputs_json(f, k->name);
+	fprintf(f, ": {\"unit\": \"%s\", \"per\": \"%s\", ", baseline_unit__name(k->unit),
+		baseline_per__name(k->per));
+	put_stats(f, &k->st, k->samples, k->nsamples);
+	if (k->budget_pct >= 0)
+		fprintf(f, ", \"max_regression\": \"%g%%\"", k->budget_pct);
+	if (k->per == BASELINE_PER_LAUNCH) {
+		fputs(", \"launches\": ", f);
+		put_number(f, k->launches);
+	} else {
+		fputs(", \"largest_launch\": ", f);
+		put_number(f, k->largest_launch);
+	}
+	if (k->has_per_iteration) {
+		fputs(",\n      \"per_iteration\": {", f);
+		put_stats(f, &k->per_iteration, k->per_iteration_samples,
+			  k->per_iteration_samples ? k->nsamples : 0);
+		fputs("}", f);
+	}
+	fputs("}", f);
+}
+
 int baseline__save(const struct baseline *b, const char *path, struct prof_error *err)
 {
 	FILE *f = fopen(path, "w");
@@ -313,21 +521,21 @@ int baseline__save(const struct baseline *b, const char *path, struct prof_error
 		fputs(i ? ", " : "", f);
 		prof_fputs_json(f, b->captures[i]);
 	}
-	fputs("],\n  \"keys\": {", f);
-	for (size_t i = 0; i < b->nkeys; i++) {
-		const struct baseline_key *k = &b->keys[i];
-
-		fputs(i ? ",\n    " : "\n    ", f);
-		prof_fputs_json(f, k->name);
-		fprintf(f, ": {\"unit\": \"%s\", \"median\": %" PRId64 ", \"min\": %" PRId64
-			   ", \"max\": %" PRId64 ", \"mad\": %" PRId64,
-			baseline_unit__name(k->unit), k->st.median, k->st.min, k->st.max, k->st.mad);
-		if (k->budget_pct >= 0)
-			fprintf(f, ", \"max_regression\": \"%g%%\"", k->budget_pct);
-		fputs(", \"samples\": [", f);
-		for (size_t s = 0; s < k->nsamples; s++)
-			fprintf(f, "%s%" PRId64, s ? ", " : "", k->samples[s]);
+	fputs("],\n  \"loop\": ", f);
+	if (b->loop.mark == SUM_LOOP_NONE) {
+		fputs("null", f);
+	} else {
+		fprintf(f, "{\"marked_by\": \"%s\", \"name\": ", mark_name(b->loop.mark));
+		prof_fputs_json(f, b->loop.mark_name);
+		fputs(", \"iterations\": [", f);
+		for (size_t i = 0; i < b->ncaptures; i++)
+			fprintf(f, "%s%d", i ? ", " : "", b->iterations[i]);
 		fputs("]}", f);
+	}
+	fputs(",\n  \"keys\": {", f);
+	for (size_t i = 0; i < b->nkeys; i++) {
+		fputs(i ? ",\n    " : "\n    ", f);
+		put_key(f, &b->keys[i]);
 	}
 	fputs("\n  }\n}\n", f);
 	failed = ferror(f);
@@ -379,19 +587,20 @@ static char *read_baseline(const char *path, struct prof_error *err)
 	return text;
 }
 
-/* A non-negative integer number of ns/bytes/launches. */
-static bool get_count(const cJSON *obj, const char *field, int64_t *v)
+/* A non-negative number of ns/bytes/launches; format 1 held integers only. */
+static bool valid_number(double d, bool integral, double *v)
+{
+	if (!isfinite(d) || d < 0 || d > 9.0e18 || (integral && d != floor(d)))
+		return false;
+	*v = d;
+	return true;
+}
+
+static bool get_number(const cJSON *obj, const char *field, bool integral, double *v)
 {
 	const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, field);
-	double d;
 
-	if (!cJSON_IsNumber(j))
-		return false;
-	d = j->valuedouble;
-	if (!isfinite(d) || d < 0 || d > 9.0e18 || d != floor(d))
-		return false;
-	*v = (int64_t)d;
-	return true;
+	return cJSON_IsNumber(j) && valid_number(j->valuedouble, integral, v);
 }
 
 static int bad(struct prof_error *err, const char *path, const char *what, const char *key)
@@ -401,14 +610,57 @@ static int bad(struct prof_error *err, const char *path, const char *what, const
 	return prof_error__set(err, PROF_E_USAGE, "baseline %s: %s", path, what);
 }
 
-static int load_key(struct baseline_key *k, const cJSON *j, size_t ncaptures, const char *path,
-		    struct prof_error *err)
+/* "median", "min", "max", "mad" and optionally "samples" (one per capture;
+ * null, an absent sample, only where nulls_ok) of a key or of its
+ * "per_iteration". */
+static int load_stats(struct baseline_stats *st, double **samples, size_t *nsamples, const cJSON *j,
+		      size_t ncaptures, int version, bool nulls_ok, const char *path, const char *key,
+		      struct prof_error *err)
+{
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(j, "samples");
+	const char *what = version == 1 ? "non-negative integers" : "non-negative numbers";
+	const cJSON *s;
+	char msg[160];
+
+	if (!get_number(j, "median", version == 1, &st->median) ||
+	    !get_number(j, "min", version == 1, &st->min) || !get_number(j, "max", version == 1, &st->max) ||
+	    !get_number(j, "mad", version == 1, &st->mad)) {
+		snprintf(msg, sizeof msg, "\"median\", \"min\", \"max\" and \"mad\" must be %s", what);
+		return bad(err, path, msg, key);
+	}
+	if (st->min > st->median || st->median > st->max)
+		return bad(err, path, "needs min <= median <= max", key);
+	if (!arr)
+		return 0;
+	if (!cJSON_IsArray(arr) || (size_t)cJSON_GetArraySize(arr) != ncaptures)
+		return bad(err, path, "\"samples\" must hold one number per capture", key);
+	*samples = calloc(ncaptures ? ncaptures : 1, sizeof **samples);
+	if (!*samples)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	*nsamples = 0;
+	cJSON_ArrayForEach(s, arr) {
+		double d = NAN;
+
+		if (!(nulls_ok && cJSON_IsNull(s)) &&
+		    !(cJSON_IsNumber(s) && valid_number(s->valuedouble, version == 1, &d))) {
+			snprintf(msg, sizeof msg, "\"samples\" must be %s%s", what,
+				 nulls_ok ? " or null" : "");
+			return bad(err, path, msg, key);
+		}
+		(*samples)[(*nsamples)++] = d;
+	}
+	return 0;
+}
+
+static int load_key(struct baseline_key *k, const cJSON *j, size_t ncaptures, int version,
+		    const char *path, struct prof_error *err)
 {
 	const cJSON *unit = cJSON_GetObjectItemCaseSensitive(j, "unit");
+	const cJSON *per = cJSON_GetObjectItemCaseSensitive(j, "per");
 	const cJSON *budget = cJSON_GetObjectItemCaseSensitive(j, "max_regression");
-	const cJSON *samples = cJSON_GetObjectItemCaseSensitive(j, "samples");
-	const cJSON *s;
-	int u;
+	const cJSON *per_iteration = cJSON_GetObjectItemCaseSensitive(j, "per_iteration");
+	size_t nper_iteration = 0;
+	int u, rc;
 
 	k->budget_pct = -1;
 	k->name = strdup(j->string);
@@ -420,12 +672,18 @@ static int load_key(struct baseline_key *k, const cJSON *j, size_t ncaptures, co
 	if (u < 0)
 		return bad(err, path, "\"unit\" must be \"ns\", \"bytes\" or \"count\"", j->string);
 	k->unit = u;
-	if (!get_count(j, "median", &k->st.median) || !get_count(j, "min", &k->st.min) ||
-	    !get_count(j, "max", &k->st.max) || !get_count(j, "mad", &k->st.mad))
-		return bad(err, path, "\"median\", \"min\", \"max\" and \"mad\" must be non-negative integers",
-			   j->string);
-	if (k->st.min > k->st.median || k->st.median > k->st.max)
-		return bad(err, path, "needs min <= median <= max", j->string);
+	/* Format 1 held every key as the run's total. */
+	k->per = BASELINE_PER_RUN;
+	if (version > 1) {
+		if (!cJSON_IsString(per) ||
+		    (strcmp(per->valuestring, "run") != 0 && strcmp(per->valuestring, "launch") != 0))
+			return bad(err, path, "\"per\" must be \"run\" or \"launch\"", j->string);
+		k->per = strcmp(per->valuestring, "launch") == 0 ? BASELINE_PER_LAUNCH : BASELINE_PER_RUN;
+	}
+	rc = load_stats(&k->st, &k->samples, &k->nsamples, j, ncaptures, version,
+			k->per == BASELINE_PER_LAUNCH, path, j->string, err);
+	if (rc < 0)
+		return rc;
 	if (budget) {
 		if (cJSON_IsNumber(budget) && isfinite(budget->valuedouble) && budget->valuedouble >= 0)
 			k->budget_pct = budget->valuedouble;
@@ -434,20 +692,63 @@ static int load_key(struct baseline_key *k, const cJSON *j, size_t ncaptures, co
 			return bad(err, path, "\"max_regression\" must be a percentage such as \"10%\"",
 				   j->string);
 	}
-	if (!samples)
+	if (version == 1)
 		return 0;
-	if (!cJSON_IsArray(samples) || (size_t)cJSON_GetArraySize(samples) != ncaptures)
-		return bad(err, path, "\"samples\" must hold one number per capture", j->string);
-	k->samples = calloc(ncaptures ? ncaptures : 1, sizeof *k->samples);
-	if (!k->samples)
-		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	cJSON_ArrayForEach(s, samples) {
-		double d = cJSON_IsNumber(s) ? s->valuedouble : -1;
+	if (cJSON_GetObjectItemCaseSensitive(j, "launches") &&
+	    !get_number(j, "launches", false, &k->launches))
+		return bad(err, path, "\"launches\" must be a non-negative number", j->string);
+	if (cJSON_GetObjectItemCaseSensitive(j, "largest_launch") &&
+	    !get_number(j, "largest_launch", false, &k->largest_launch))
+		return bad(err, path, "\"largest_launch\" must be a non-negative number", j->string);
+	if (!per_iteration || cJSON_IsNull(per_iteration))
+		return 0;
+	if (!cJSON_IsObject(per_iteration))
+		return bad(err, path, "\"per_iteration\" must be an object", j->string);
+	k->has_per_iteration = true;
+	return load_stats(&k->per_iteration, &k->per_iteration_samples, &nper_iteration, per_iteration,
+			  ncaptures, version, false, path, j->string, err);
+}
 
-		if (!isfinite(d) || d < 0 || d > 9.0e18 || d != floor(d))
-			return bad(err, path, "\"samples\" must be non-negative integers", j->string);
-		k->samples[k->nsamples++] = (int64_t)d;
+/* "loop": null, or {"marked_by": "nvtx" | "kernel", "name": ..., "iterations":
+ * [one positive count per capture]}. */
+static int load_loop(struct baseline *b, const cJSON *loop, const char *path, struct prof_error *err)
+{
+	const cJSON *by = cJSON_GetObjectItemCaseSensitive(loop, "marked_by");
+	const cJSON *name = cJSON_GetObjectItemCaseSensitive(loop, "name");
+	const cJSON *its = cJSON_GetObjectItemCaseSensitive(loop, "iterations");
+	const cJSON *j;
+	double *samples;
+	struct baseline_stats st;
+	size_t n = 0;
+
+	if (!loop || cJSON_IsNull(loop))
+		return 0;
+	if (!cJSON_IsObject(loop) || !cJSON_IsString(by) || !cJSON_IsString(name) ||
+	    (strcmp(by->valuestring, "nvtx") != 0 && strcmp(by->valuestring, "kernel") != 0))
+		return bad(err, path, "\"loop\" must say what marked it (\"marked_by\": \"nvtx\" or"
+				      " \"kernel\") and its \"name\"", NULL);
+	if (!cJSON_IsArray(its) || (size_t)cJSON_GetArraySize(its) != b->ncaptures)
+		return bad(err, path, "\"loop\" must hold one number of \"iterations\" per capture", NULL);
+	b->iterations = calloc(b->ncaptures, sizeof *b->iterations);
+	samples = calloc(b->ncaptures, sizeof *samples);
+	if (!b->iterations || !samples) {
+		free(samples);
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	}
+	cJSON_ArrayForEach(j, its) {
+		if (!cJSON_IsNumber(j) || !(j->valuedouble >= 1 && j->valuedouble <= INT32_MAX) ||
+		    j->valuedouble != floor(j->valuedouble)) {
+			free(samples);
+			return bad(err, path, "\"loop\" \"iterations\" must be positive integers", NULL);
+		}
+		samples[n] = b->iterations[n] = (int)j->valuedouble;
+		n++;
+	}
+	baseline_stats__compute(&st, samples, n);
+	free(samples);
+	b->loop.mark = strcmp(by->valuestring, "nvtx") == 0 ? SUM_LOOP_NVTX : SUM_LOOP_KERNEL;
+	snprintf(b->loop.mark_name, sizeof b->loop.mark_name, "%s", name->valuestring);
+	b->loop.iterations = (int)st.median;
 	return 0;
 }
 
@@ -483,12 +784,13 @@ int baseline__load(struct baseline *b, const char *path, struct prof_error *err)
 				     "%s is not a perfkit baseline (no \"perfkit_baseline\" version)", path);
 		goto out;
 	}
-	if (version->valuedouble != BASELINE_FORMAT_VERSION) {
+	if (version->valuedouble != 1 && version->valuedouble != BASELINE_FORMAT_VERSION) {
 		rc = prof_error__set(err, PROF_E_USAGE,
-				     "baseline %s has format version %g; this perfkit reads version %d",
+				     "baseline %s has format version %g; this perfkit reads versions 1 to %d",
 				     path, version->valuedouble, BASELINE_FORMAT_VERSION);
 		goto out;
 	}
+	b->version = (int)version->valuedouble;
 	program = cJSON_GetObjectItemCaseSensitive(root, "program");
 	gpu = cJSON_GetObjectItemCaseSensitive(root, "gpu");
 	captures = cJSON_GetObjectItemCaseSensitive(root, "captures");
@@ -525,8 +827,13 @@ int baseline__load(struct baseline *b, const char *path, struct prof_error *err)
 			goto out;
 		}
 	}
+	if (b->version > 1) {
+		rc = load_loop(b, cJSON_GetObjectItemCaseSensitive(root, "loop"), path, err);
+		if (rc < 0)
+			goto out;
+	}
 	cJSON_ArrayForEach(j, keys) {
-		rc = load_key(&b->keys[b->nkeys++], j, b->ncaptures, path, err);
+		rc = load_key(&b->keys[b->nkeys++], j, b->ncaptures, b->version, path, err);
 		if (rc < 0)
 			goto out;
 	}
@@ -549,7 +856,9 @@ void baseline__exit(struct baseline *b)
 	for (size_t i = 0; i < b->nkeys; i++) {
 		free(b->keys[i].name);
 		free(b->keys[i].samples);
+		free(b->keys[i].per_iteration_samples);
 	}
+	free(b->iterations);
 	for (size_t i = 0; i < b->ncaptures; i++)
 		free(b->captures[i]);
 	free(b->keys);
@@ -565,4 +874,9 @@ const struct baseline_key *baseline__find(const struct baseline *b, const char *
 	struct baseline_key key = { .name = (char *)name };
 
 	return bsearch(&key, b->keys, b->nkeys, sizeof *b->keys, key_cmp);
+}
+
+const struct sum_window *baseline__loop(const struct baseline *b)
+{
+	return b->loop.mark == SUM_LOOP_NONE ? NULL : &b->loop;
 }

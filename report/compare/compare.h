@@ -1,7 +1,8 @@
 /* compare.h - report/compare, captures against captures: `perfkit diff`
- * (diff.h: one profile per capture, matched key by key), `perfkit baseline
- * save` (baseline.h: repeated captures summarised as a JSON file) and
- * `perfkit gate` (gate.h: new captures against that file, a pass or fail).
+ * (diff.h: one profile per capture, matched key by key, per iteration of the
+ * capture's loop and per launch), `perfkit baseline save` (baseline.h:
+ * repeated captures summarised as a JSON file) and `perfkit gate` (gate.h:
+ * new captures against that file, a pass or fail).
  *
  * This is what cli/ includes. What the folder may use: summary/, sink/ and
  * libprof. Nothing else in report/ uses compare/. */

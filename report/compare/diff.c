@@ -1,17 +1,19 @@
-/* diff.c - matching two capture profiles entry by entry, the one-line
- * verdict, and the rows of `perfkit diff` (see diff.h).
+/* diff.c - matching two capture profiles entry by entry and judging each
+ * match: per iteration of the loop when both captures have one, a median per
+ * launch moved beyond noise, calls per iteration changed (see diff.h).
  *
- * Every section is sorted by the absolute change of its entries' total time,
- * because that is what moved the run's GPU time: a kernel that got 2x slower
- * but runs 1 us matters less than one that got 5 % slower at 40 ms. */
+ * Entries with a real change come first, ordered by what they cost per
+ * iteration, because that is what moved the run: a kernel that got 2x
+ * slower but runs 1 us matters less than one that got 5 % slower at 40 ms,
+ * and one whose total fell only because the capture held fewer steps did
+ * not change at all. */
 #include "diff.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "sink/table.h"
 
 void diff_format_ns(char *buf, size_t cap, int64_t ns)
 {
@@ -27,6 +29,55 @@ void diff_format_ns(char *buf, size_t cap, int64_t ns)
 	else
 		snprintf(buf, cap, "%s%" PRId64 " ns", sign, ns < 0 ? -ns : ns);
 }
+
+const char *diff_change__name(enum diff_change c)
+{
+	switch (c) {
+	case DIFF_SAME:
+		return "same";
+	case DIFF_SLOWER:
+		return "slower";
+	case DIFF_FASTER:
+		return "faster";
+	case DIFF_MORE_CALLS:
+		return "more calls";
+	case DIFF_FEWER_CALLS:
+		return "fewer calls";
+	case DIFF_ADDED:
+		return "added";
+	case DIFF_REMOVED:
+		return "removed";
+	}
+	return "?";
+}
+
+/* ---- noise ------------------------------------------------------------- */
+
+bool diff_launch_changed(int64_t base_median_ns, int64_t base_iqr_ns, int64_t new_median_ns,
+			 int64_t new_iqr_ns)
+{
+	double change, base_spread, new_spread;
+
+	if (base_median_ns <= 0 || new_median_ns <= 0)
+		return base_median_ns != new_median_ns;
+	change = fabs((double)(new_median_ns - base_median_ns)) / (double)base_median_ns;
+	base_spread = (double)base_iqr_ns / (double)base_median_ns;
+	new_spread = (double)new_iqr_ns / (double)new_median_ns;
+	return change > DIFF_MIN_CHANGE && change > base_spread && change > new_spread;
+}
+
+bool diff_calls_changed(double base_calls, double base_iterations, double new_calls,
+			double new_iterations)
+{
+	double change = fabs(new_calls - base_calls);
+	double shorter = base_iterations < new_iterations ? base_iterations : new_iterations;
+
+	if (base_calls <= 0 || new_calls <= 0)
+		return base_calls != new_calls;
+	return change > DIFF_MIN_CHANGE * base_calls && change * shorter > DIFF_EDGE_CALLS;
+}
+
+/* ---- matching ---------------------------------------------------------- */
 
 static int stat_cmp(const struct diff_stat *a, const struct diff_stat *b)
 {
@@ -48,18 +99,22 @@ static int stat_ptr_cmp(const void *a, const void *b)
 	return stat_cmp(*(const struct diff_stat *const *)a, *(const struct diff_stat *const *)b);
 }
 
-static int64_t abs64(int64_t v)
+static bool row_is_real(const struct diff_row *row)
 {
-	return v < 0 ? -v : v;
+	return row->change != DIFF_SAME;
 }
 
 static int row_cmp(const void *pa, const void *pb)
 {
 	const struct diff_row *a = pa, *b = pb;
-	int64_t da = abs64(a->delta_ns), db = abs64(b->delta_ns);
+	double ka, kb;
 
-	if (da != db)
-		return da > db ? -1 : 1;
+	if (row_is_real(a) != row_is_real(b))
+		return row_is_real(a) ? -1 : 1;
+	ka = row_is_real(a) ? fabs(a->effect_ns) : fabs((double)a->delta_ns);
+	kb = row_is_real(b) ? fabs(b->effect_ns) : fabs((double)b->delta_ns);
+	if (ka != kb)
+		return ka > kb ? -1 : 1;
 	return stat_cmp(a->base ? a->base : a->new, b->base ? b->base : b->new);
 }
 
@@ -73,6 +128,85 @@ static const struct diff_stat **sorted_ptrs(const struct diff_section *sec)
 		v[i] = &sec->v[i];
 	qsort(v, sec->n, sizeof *v, stat_ptr_cmp);
 	return v;
+}
+
+/* Calls and time of one side, per iteration of its loop or in total. */
+static void side_figures(const struct diff_result *r, const struct diff_stat *st, double iterations,
+			 double *calls, double *time_ns)
+{
+	*calls = 0;
+	*time_ns = 0;
+	if (!st)
+		return;
+	*calls = (double)(r->per_iteration ? st->loop_count : st->count) / iterations;
+	*time_ns = (double)(r->per_iteration ? st->loop_total_ns : st->total_ns) / iterations;
+}
+
+/* The change of a matched entry and its cost per iteration, from its
+ * launch_changed and calls_changed. */
+static void settle(struct diff_row *row)
+{
+	const struct diff_stat *b = row->base, *n = row->new;
+
+	row->change = DIFF_SAME;
+	row->effect_ns = 0;
+	if (row->launch_changed) {
+		row->change = n->median_ns > b->median_ns ? DIFF_SLOWER : DIFF_FASTER;
+		row->effect_ns += (double)(n->median_ns - b->median_ns) * row->new_calls;
+	}
+	if (row->calls_changed) {
+		if (!row->launch_changed)
+			row->change = row->new_calls > row->base_calls ? DIFF_MORE_CALLS : DIFF_FEWER_CALLS;
+		row->effect_ns += (row->new_calls - row->base_calls) * (double)b->median_ns;
+	}
+}
+
+/* The change of one entry and what it costs per iteration. */
+static void judge(const struct diff_result *r, struct diff_row *row)
+{
+	const struct diff_stat *b = row->base, *n = row->new;
+
+	side_figures(r, b, r->base_iterations, &row->base_calls, &row->base_time_ns);
+	side_figures(r, n, r->new_iterations, &row->new_calls, &row->new_time_ns);
+	row->delta_ns = llround(row->new_time_ns - row->base_time_ns);
+	if (!b || !n) {
+		row->change = b ? DIFF_REMOVED : DIFF_ADDED;
+		row->effect_ns = row->new_time_ns - row->base_time_ns;
+		return;
+	}
+	row->launch_changed = diff_launch_changed(b->median_ns, b->q3_ns - b->q1_ns, n->median_ns,
+						  n->q3_ns - n->q1_ns);
+	row->calls_changed = diff_calls_changed(row->base_calls, r->base_iterations, row->new_calls,
+						r->new_iterations);
+	settle(row);
+}
+
+/* A kernel whose grid follows the data (a batch size per step) spreads its
+ * launches over several shapes, differently in each window: calls per
+ * iteration count as changed only where the kernel's calls over all its
+ * shapes changed. rows[from, to) are the rows of one name. */
+static void judge_calls_by_name(const struct diff_result *r, struct diff_row *rows, size_t from,
+				size_t to)
+{
+	double base_calls = 0, new_calls = 0;
+
+	for (size_t i = from; i < to; i++) {
+		base_calls += rows[i].base_calls;
+		new_calls += rows[i].new_calls;
+	}
+	if (diff_calls_changed(base_calls, r->base_iterations, new_calls, r->new_iterations))
+		return;
+	for (size_t i = from; i < to; i++) {
+		if (rows[i].base && rows[i].new && rows[i].calls_changed) {
+			rows[i].calls_changed = false;
+			settle(&rows[i]);
+		}
+	}
+}
+
+static const char *row_name(const struct diff_row *row)
+{
+	return (row->base ? row->base : row->new)->name;
 }
 
 /* Merge two sorted key lists: equal keys pair up, the rest are added/removed. */
@@ -94,9 +228,14 @@ static int match_section(struct diff_result *r, int id)
 
 		rows[k].base = c <= 0 ? b[i++] : NULL;
 		rows[k].new = c >= 0 ? n[j++] : NULL;
-		rows[k].delta_ns = (rows[k].new ? rows[k].new->total_ns : 0) -
-				   (rows[k].base ? rows[k].base->total_ns : 0);
+		judge(r, &rows[k]);
 		k++;
+	}
+	/* Rows are in key order here: each name's shapes lie together. */
+	for (size_t from = 0, to; id == DIFF_KERNELS && from < k; from = to) {
+		for (to = from + 1; to < k && strcmp(row_name(&rows[to]), row_name(&rows[from])) == 0; to++)
+			;
+		judge_calls_by_name(r, rows, from, to);
 	}
 	qsort(rows, k, sizeof *rows, row_cmp);
 	free(b);
@@ -112,6 +251,10 @@ int diff__compute(struct diff_result *r, const struct diff_profile *base,
 	memset(r, 0, sizeof *r);
 	r->base = base;
 	r->new = new;
+	r->per_iteration = base->loop.iterations > 0 && new->loop.iterations > 0 &&
+			   sum_window__same_mark(&base->loop, &new->loop);
+	r->base_iterations = r->per_iteration ? base->loop.iterations : 1;
+	r->new_iterations = r->per_iteration ? new->loop.iterations : 1;
 	for (int id = 0; id < DIFF_NSECTIONS; id++) {
 		int rc = match_section(r, id);
 
@@ -128,247 +271,4 @@ void diff__exit(struct diff_result *r)
 	for (int id = 0; id < DIFF_NSECTIONS; id++)
 		free(r->rows[id]);
 	memset(r, 0, sizeof *r);
-}
-
-/* A kernel's demangled name without its parameter list and return type, cut
- * to a readable length on a UTF-8 boundary: the verdict is one line. */
-static void short_name(char *buf, size_t cap, const char *name)
-{
-	size_t len;
-
-	if (strncmp(name, "void ", 5) == 0)
-		name += 5;
-	len = strcspn(name, "(");
-	if (len == 0)
-		len = strlen(name);
-	if (len > 48) {
-		len = 48;
-		while (len > 0 && ((unsigned char)name[len] & 0xC0) == 0x80)
-			len--;
-		snprintf(buf, cap, "%.*s...", (int)len, name);
-		return;
-	}
-	snprintf(buf, cap, "%.*s", (int)len, name);
-}
-
-static double ratio_of(int64_t a, int64_t b)
-{
-	return (double)a / (double)b;
-}
-
-static void format_ratio(char *buf, size_t cap, double x)
-{
-	snprintf(buf, cap, x < 1.1 ? "%.2fx" : x < 10 ? "%.1fx" : "%.0fx", x);
-}
-
-#define VERDICT_ENTRIES 3
-
-int diff__verdict(const struct diff_result *r, char *buf, size_t cap)
-{
-	int64_t b = r->base->gpu_time_ns, n = r->new->gpu_time_ns;
-	const struct diff_row *top[VERDICT_ENTRIES];
-	size_t ntop = 0, ik = 0, ic = 0, len;
-	char t[32], x[32];
-
-	if (b == 0 && n == 0) {
-		snprintf(buf, cap, "neither BASE nor NEW has GPU activity");
-		return 0;
-	}
-	if (b == 0) {
-		diff_format_ns(t, sizeof t, n);
-		snprintf(buf, cap, "NEW has %s of GPU time, BASE none", t);
-	} else if (n == 0) {
-		diff_format_ns(t, sizeof t, b);
-		snprintf(buf, cap, "NEW has no GPU activity, BASE had %s", t);
-	} else if (abs64(n - b) * 200 <= b) {
-		/* Within 0.5 %: calling that faster or slower would be noise. */
-		diff_format_ns(t, sizeof t, n);
-		snprintf(buf, cap, "NEW takes the same GPU time as BASE (%s)", t);
-	} else {
-		format_ratio(x, sizeof x, n < b ? ratio_of(b, n) : ratio_of(n, b));
-		snprintf(buf, cap, "NEW is %s %s on the GPU", x, n < b ? "faster" : "slower");
-	}
-	/* The entries that moved GPU time most: kernels and copies, merged. */
-	while (ntop < VERDICT_ENTRIES) {
-		const struct diff_row *k = ik < r->nrows[DIFF_KERNELS] ? &r->rows[DIFF_KERNELS][ik] : NULL;
-		const struct diff_row *c = ic < r->nrows[DIFF_COPIES] ? &r->rows[DIFF_COPIES][ic] : NULL;
-		const struct diff_row *pick;
-
-		if (k && c)
-			pick = abs64(k->delta_ns) >= abs64(c->delta_ns) ? k : c;
-		else
-			pick = k ? k : c;
-		if (!pick || pick->delta_ns == 0)
-			break;
-		if (pick == k)
-			ik++;
-		else
-			ic++;
-		top[ntop++] = pick;
-	}
-	for (size_t i = 0; i < ntop; i++) {
-		const struct diff_stat *st = top[i]->new ? top[i]->new : top[i]->base;
-		char name[160];
-
-		short_name(name, sizeof name, st->name);
-		diff_format_ns(t, sizeof t, abs64(top[i]->delta_ns));
-		len = strlen(buf);
-		/* U+2212 MINUS SIGN, as in "flash_fwd −41 ms". */
-		snprintf(buf + len, len < cap ? cap - len : 0, "%s%s %s%s%s", i ? ", " : ": ", name,
-			 top[i]->delta_ns < 0 ? "\xe2\x88\x92" : "+", t,
-			 !top[i]->base ? " (added)" : !top[i]->new ? " (removed)" : "");
-	}
-	return 0;
-}
-
-/* ---- rows ------------------------------------------------------------- */
-
-static struct rpt_cell int_cell(int64_t v)
-{
-	return (struct rpt_cell){ .i = v };
-}
-
-static struct rpt_cell null_cell(void)
-{
-	return (struct rpt_cell){ .is_null = true };
-}
-
-static struct rpt_cell text_cell(const char *s)
-{
-	return (struct rpt_cell){ .s = s };
-}
-
-static struct rpt_cell ratio_cell(int64_t base, int64_t new, bool both)
-{
-	if (!both || base == 0)
-		return null_cell();
-	return (struct rpt_cell){ .d = ratio_of(new, base) };
-}
-
-static const char *change_of(const struct diff_row *row)
-{
-	if (!row->base)
-		return "added";
-	if (!row->new)
-		return "removed";
-	if (row->delta_ns > 0)
-		return "slower";
-	if (row->delta_ns < 0)
-		return "faster";
-	return "same";
-}
-
-static int report_verdict(const struct diff_result *r, struct rpt_sink *sink)
-{
-	static const struct rpt_column cols[] = { { "Verdict", RPT_TEXT, 0 } };
-	char verdict[1024];
-	struct rpt_cell cell;
-	int rc;
-
-	diff__verdict(r, verdict, sizeof verdict);
-	cell = text_cell(verdict);
-	rc = sink->begin(sink, "diff_verdict", "Verdict", cols, 1);
-	if (rc == 0)
-		rc = sink->row(sink, &cell);
-	if (rc == 0)
-		rc = sink->end(sink);
-	return rc;
-}
-
-static int report_totals(const struct diff_result *r, struct rpt_sink *sink)
-{
-	static const struct rpt_column cols[] = {
-		{ "Metric", RPT_TEXT, 0 }, { "Base", RPT_INT, 0 }, { "New", RPT_INT, 0 },
-		{ "Delta", RPT_INT, 0 }, { "Ratio", RPT_REAL, 2 },
-	};
-	const struct diff_profile *b = r->base, *n = r->new;
-	const struct { const char *name; int64_t base, new; } totals[] = {
-		{ "GPU time (ns)", b->gpu_time_ns, n->gpu_time_ns },
-		{ "Wall time (ns)", b->wall_ns, n->wall_ns },
-		{ "Kernel launches", b->kernel_count, n->kernel_count },
-		{ "Allocations", b->alloc_count, n->alloc_count },
-	};
-	int rc = sink->begin(sink, "diff_totals", "Totals", cols, 5);
-
-	for (size_t i = 0; rc == 0 && i < sizeof totals / sizeof totals[0]; i++) {
-		struct rpt_cell cells[5] = {
-			text_cell(totals[i].name), int_cell(totals[i].base), int_cell(totals[i].new),
-			int_cell(totals[i].new - totals[i].base),
-			ratio_cell(totals[i].base, totals[i].new, true),
-		};
-		rc = sink->row(sink, cells);
-	}
-	return rc ? rc : sink->end(sink);
-}
-
-static void shape_text(char *buf, size_t cap, const int32_t v[3])
-{
-	snprintf(buf, cap, "%" PRId32 "x%" PRId32 "x%" PRId32, v[0], v[1], v[2]);
-}
-
-static int report_section(const struct diff_result *r, struct rpt_sink *sink, int id)
-{
-	static const char *const names[] = { "diff_kernels", "diff_copies", "diff_ranges" };
-	static const char *const titles[] = {
-		"Kernels (by name and launch shape)", "Copies and memsets (by direction and host memory)",
-		"NVTX ranges (by name)",
-	};
-	/* Shared leading columns, then section-specific ones, the name last. */
-	struct rpt_column cols[14] = {
-		{ "Change", RPT_TEXT, 0 }, { "Delta (ns)", RPT_INT, 0 }, { "Ratio", RPT_REAL, 2 },
-		{ "Base Total (ns)", RPT_INT, 0 }, { "New Total (ns)", RPT_INT, 0 },
-		{ "Base Count", RPT_INT, 0 }, { "New Count", RPT_INT, 0 },
-		{ "Base Med (ns)", RPT_INT, 0 }, { "New Med (ns)", RPT_INT, 0 },
-	};
-	int ncols = 9, rc;
-
-	if (id == DIFF_KERNELS) {
-		cols[ncols++] = (struct rpt_column){ "Grid", RPT_TEXT, 0 };
-		cols[ncols++] = (struct rpt_column){ "Block", RPT_TEXT, 0 };
-	} else if (id == DIFF_COPIES) {
-		cols[ncols++] = (struct rpt_column){ "Base Bytes", RPT_INT, 0 };
-		cols[ncols++] = (struct rpt_column){ "New Bytes", RPT_INT, 0 };
-	}
-	cols[ncols++] = (struct rpt_column){ id == DIFF_COPIES ? "Operation" : "Name", RPT_TEXT, 0 };
-	rc = sink->begin(sink, names[id], titles[id], cols, ncols);
-	for (size_t i = 0; rc == 0 && i < r->nrows[id]; i++) {
-		const struct diff_row *row = &r->rows[id][i];
-		const struct diff_stat *b = row->base, *n = row->new, *any = b ? b : n;
-		struct rpt_cell cells[14];
-		char grid[48], block[48];
-		int c = 0;
-
-		cells[c++] = text_cell(change_of(row));
-		cells[c++] = int_cell(row->delta_ns);
-		cells[c++] = ratio_cell(b ? b->total_ns : 0, n ? n->total_ns : 0, b && n);
-		cells[c++] = b ? int_cell(b->total_ns) : null_cell();
-		cells[c++] = n ? int_cell(n->total_ns) : null_cell();
-		cells[c++] = int_cell(b ? b->count : 0);
-		cells[c++] = int_cell(n ? n->count : 0);
-		cells[c++] = b ? int_cell(b->median_ns) : null_cell();
-		cells[c++] = n ? int_cell(n->median_ns) : null_cell();
-		if (id == DIFF_KERNELS) {
-			shape_text(grid, sizeof grid, any->grid);
-			shape_text(block, sizeof block, any->block);
-			cells[c++] = text_cell(grid);
-			cells[c++] = text_cell(block);
-		} else if (id == DIFF_COPIES) {
-			cells[c++] = int_cell(b ? b->bytes : 0);
-			cells[c++] = int_cell(n ? n->bytes : 0);
-		}
-		cells[c++] = text_cell(any->name);
-		rc = sink->row(sink, cells);
-	}
-	return rc ? rc : sink->end(sink);
-}
-
-int diff__report(const struct diff_result *r, struct rpt_sink *sink)
-{
-	int rc = report_verdict(r, sink);
-
-	if (rc == 0)
-		rc = report_totals(r, sink);
-	for (int id = 0; rc == 0 && id < DIFF_NSECTIONS; id++)
-		rc = report_section(r, sink, id);
-	return rc;
 }

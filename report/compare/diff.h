@@ -2,20 +2,33 @@
  *
  * A capture is first summarised into a diff_profile (diff_profile.c): one
  * entry per kernel (name + launch shape), per NVTX range name and per copy
- * kind (direction + host memory kind), each with its count, total and median
- * duration, plus the capture's totals and identity (program, GPU). The same
- * profile feeds the baseline and the gate, so all three agree on what a key
- * means. Two profiles are then matched entry by entry (diff.c); rows go to a
- * table sink (text, CSV, JSON) or to the HTML page (diff_html.c). */
+ * kind (direction + host memory kind), each with its count, total, median
+ * and quartiles of duration, plus the capture's totals and identity
+ * (program, GPU) and its steady-state loop (summary/query.h: the window
+ * diagnose analyses) with what ran in it. The same profile feeds the
+ * baseline and the gate, so all three agree on what a key means.
+ *
+ * Two windows of one job seldom hold the same number of steps, so their
+ * totals do not compare: when both captures have a loop, entries are
+ * compared per iteration (time and count per iteration, in the loop) and per
+ * launch (median duration); otherwise over the whole captures, with a
+ * warning. A per-launch change counts only beyond noise (diff_launch_changed)
+ * and a change of calls per iteration only beyond what the windows' edges
+ * explain (diff_calls_changed): a kernel whose total fell because it ran
+ * fewer times is not faster. Two profiles are matched entry by entry
+ * (diff.c); rows go to a table sink (text, CSV, JSON) or to the HTML page
+ * (diff_html.c). */
 #ifndef REPORT_DIFF_H
 #define REPORT_DIFF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "prof/error.h"
 #include "prof/store.h"
+#include "summary/query.h"
 
 struct rpt_sink;
 
@@ -26,8 +39,12 @@ struct diff_stat {
 	int32_t copy_kind;        /* copies: enum prof_copy_kind; -1 for memsets and others */
 	int64_t count;
 	int64_t total_ns;
-	int64_t median_ns;
+	int64_t median_ns;        /* per launch (per instance for ranges) */
+	int64_t q1_ns, q3_ns;     /* quartiles of the durations: q3 - q1 is the spread */
 	int64_t bytes;            /* copies: bytes moved; 0 elsewhere */
+	/* What started inside the loop window (diff_profile.loop); GPU work by
+	 * its start on the GPU, ranges by their start on the host. */
+	int64_t loop_count, loop_total_ns, loop_bytes;
 };
 
 struct diff_section {
@@ -46,6 +63,10 @@ struct diff_profile {
 	int64_t kernel_count;
 	int64_t alloc_count;  /* GPU memory allocations */
 	struct diff_section sec[DIFF_NSECTIONS];
+	/* The steady-state loop (loop.iterations == 0: none found) and what ran
+	 * in it: the per-iteration figures are these over loop.iterations. */
+	struct sum_window loop;
+	int64_t loop_gpu_time_ns, loop_kernel_count, loop_alloc_count;
 };
 
 /* Summarise an open store. Missing optional tables give empty sections. */
@@ -53,18 +74,72 @@ int diff_profile__load(struct diff_profile *p, struct prof_store *s, struct prof
 /* Open path, summarise it and close it. */
 int diff_profile__load_path(struct diff_profile *p, const char *path, struct prof_error *err);
 void diff_profile__exit(struct diff_profile *p);
+/* Make the loops of p[0..n) count the same iterations: each profile whose
+ * loop is marked by another NVTX range or kernel than `like` (p[0]'s loop
+ * when NULL) is summarised again with its loop marked as `like` is, where
+ * that marker repeats in it (sum_window__find_marked). Profiles are compared
+ * per iteration only when their loops are marked alike. */
+int diff_profiles__align_loops(struct diff_profile *p, size_t n, const struct sum_window *like,
+			       struct prof_error *err);
 /* Human label of a copy direction ("HtoD", "DtoH", ...). */
 const char *diff_copy_kind__name(int32_t copy_kind);
+
+/* ---- noise ------------------------------------------------------------- */
+
+/* The smallest relative change of a median, or of calls per iteration,
+ * that counts as a change at all (timer ticks, clocks). */
+#define DIFF_MIN_CHANGE 0.03
+
+/* Whether a per-launch median moved beyond noise: by more than
+ * DIFF_MIN_CHANGE of the base median and by more than either side's spread
+ * (IQR / median), i.e. the typical new launch lies outside the middle half
+ * of the base launches, relatively, and the reverse. */
+bool diff_launch_changed(int64_t base_median_ns, int64_t base_iqr_ns, int64_t new_median_ns,
+			 int64_t new_iqr_ns);
+/* Launches that the edges of two windows explain: one more or less at
+ * each end where a window cuts the loop. */
+#define DIFF_EDGE_CALLS 2.0
+
+/* Whether calls per iteration changed: by more than DIFF_MIN_CHANGE and by
+ * more than DIFF_EDGE_CALLS calls over the shorter of the two loops.
+ * Iterations are 1 for totals. */
+bool diff_calls_changed(double base_calls, double base_iterations, double new_calls,
+			double new_iterations);
+
+/* ---- matching ---------------------------------------------------------- */
+
+enum diff_change {
+	DIFF_SAME, DIFF_SLOWER, DIFF_FASTER, DIFF_MORE_CALLS, DIFF_FEWER_CALLS, DIFF_ADDED,
+	DIFF_REMOVED,
+};
+
+/* "same", "slower", "faster", "more calls", "fewer calls", "added", "removed". */
+const char *diff_change__name(enum diff_change c);
 
 /* One matched entry: base or new is NULL for an added or removed entry. */
 struct diff_row {
 	const struct diff_stat *base, *new;
-	int64_t delta_ns; /* new total - base total */
+	/* Per iteration of the loop when the result is per_iteration, else over
+	 * the whole capture: */
+	double base_calls, new_calls;  /* launches (instances, copies) */
+	double base_time_ns, new_time_ns;
+	int64_t delta_ns;              /* new_time_ns - base_time_ns, rounded */
+	bool launch_changed;           /* the median per launch moved beyond noise */
+	bool calls_changed;            /* calls per iteration changed */
+	enum diff_change change;       /* added/removed, else by launch, else by calls */
+	double effect_ns;              /* what the real changes cost per iteration: the
+					* median's change x new calls, the calls' change
+					* x base median, the time of an added or removed
+					* entry; 0 when nothing changed beyond noise */
 };
 
 struct diff_result {
 	const struct diff_profile *base, *new;
-	struct diff_row *rows[DIFF_NSECTIONS]; /* sorted by |delta_ns|, largest first */
+	bool per_iteration;            /* both captures have a loop */
+	double base_iterations, new_iterations; /* the divisors: 1 when !per_iteration */
+	/* Sorted: entries with a real change first, by |effect_ns|, then the
+	 * rest by |delta_ns|. */
+	struct diff_row *rows[DIFF_NSECTIONS];
 	size_t nrows[DIFF_NSECTIONS];
 };
 
@@ -72,10 +147,12 @@ int diff__compute(struct diff_result *r, const struct diff_profile *base,
 		  const struct diff_profile *new);
 void diff__exit(struct diff_result *r);
 
-/* "NEW is 1.8x faster on the GPU: flash_fwd −41 ms, ..." (raw capture names:
- * the caller's sink escapes them). */
+/* "NEW is 1.8x faster per iteration on the GPU (BASE 50 iterations, NEW 44:
+ * compared per iteration): flash_fwd -30% per launch (-41 us/iter), ..."
+ * (raw capture names: the caller's sink escapes them). */
 int diff__verdict(const struct diff_result *r, char *buf, size_t cap);
-/* Emit the verdict, totals and the three sections as reports on sink. */
+/* Emit the verdict, the loops, the totals and the three sections as reports
+ * on sink. */
 int diff__report(const struct diff_result *r, struct rpt_sink *sink);
 /* A self-contained HTML page holding the same tables. */
 int diff__write_html(const struct diff_result *r, FILE *out);

@@ -1,9 +1,9 @@
 /* diff_html.c - `perfkit diff --format=html`: one self-contained page with
- * the verdict, the totals and the three sections as HTML tables.
+ * the verdict, the loops, the totals and the three sections as HTML tables.
  *
  * The tables come from the HTML sink, so the page holds exactly the rows
- * the other formats print; additions, removals, slowdowns and speed-ups are
- * coloured through a class on the row. */
+ * the other formats print; additions, removals, slowdowns, speed-ups and
+ * changed calls per iteration are coloured through a class on the row. */
 #include "diff.h"
 
 #include <stdlib.h>
@@ -12,13 +12,22 @@
 #include "prof/escape.h"
 #include "sink/sink.h"
 
-/* The first column of the diff sections says how the entry changed. */
+/* The first column of the diff sections says how the entry changed: its
+ * class is that word ("more calls" and "fewer calls" share "calls"). */
 static const char *change_class(const struct rpt_column *cols, int ncols,
 				const struct rpt_cell *cells)
 {
-	if (ncols > 0 && cols[0].type == RPT_TEXT && cells[0].s && !cells[0].is_null &&
-	    strcmp(cols[0].name, "Change") == 0)
-		return cells[0].s;
+	static const struct { enum diff_change change; const char *cls; } classes[] = {
+		{ DIFF_SLOWER, "slower" }, { DIFF_FASTER, "faster" }, { DIFF_ADDED, "added" },
+		{ DIFF_REMOVED, "removed" }, { DIFF_MORE_CALLS, "calls" }, { DIFF_FEWER_CALLS, "calls" },
+	};
+
+	if (ncols == 0 || cols[0].type != RPT_TEXT || !cells[0].s || cells[0].is_null ||
+	    strcmp(cols[0].name, "Change") != 0)
+		return NULL;
+	for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)
+		if (strcmp(cells[0].s, diff_change__name(classes[i].change)) == 0)
+			return classes[i].cls;
 	return NULL;
 }
 
@@ -38,6 +47,7 @@ int diff__write_html(const struct diff_result *r, FILE *out)
 	      "td.num{text-align:right;font-variant-numeric:tabular-nums}\n"
 	      "tr.slower td,tr.added td{background:#fde8e8}\n"
 	      "tr.faster td,tr.removed td{background:#e6f4ea}\n"
+	      "tr.calls td{background:#fdf6e3}\n"
 	      "</style>\n</head>\n<body>\n<h1>perfkit diff</h1>\n<p>BASE: ", out);
 	prof_fputs_html(out, r->base->path);
 	fputs("<br>NEW: ", out);

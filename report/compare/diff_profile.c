@@ -1,7 +1,8 @@
 /* diff_profile.c - summarising one capture for diff, baseline and gate:
- * per kernel shape, NVTX range and copy kind the count, total and median
- * duration, plus totals (GPU time, wall time, kernel and allocation counts)
- * and the capture's identity (program, GPU).
+ * per kernel shape, NVTX range and copy kind the count, total, median and
+ * quartiles of duration, and what of it ran in the steady-state loop; plus
+ * totals (GPU time, wall time, kernel and allocation counts), the loop's
+ * iterations and the capture's identity (program, GPU).
  *
  * Rows are streamed ordered by key and duration, so only one group's
  * durations are held at a time (the median needs them); nothing loads a
@@ -23,9 +24,10 @@ struct group {
 	int64_t *d;
 	size_t n, cap;
 	int64_t total_ns, bytes;
+	int64_t loop_count, loop_total_ns, loop_bytes; /* of those in the loop */
 };
 
-static int group__add(struct group *g, int64_t d_ns, int64_t bytes)
+static int group__add(struct group *g, int64_t d_ns, int64_t bytes, bool in_loop)
 {
 	if (g->n == g->cap) {
 		size_t cap = g->cap ? 2 * g->cap : 64;
@@ -39,18 +41,32 @@ static int group__add(struct group *g, int64_t d_ns, int64_t bytes)
 	g->d[g->n++] = d_ns;
 	g->total_ns += d_ns;
 	g->bytes += bytes;
+	if (in_loop) {
+		g->loop_count++;
+		g->loop_total_ns += d_ns;
+		g->loop_bytes += bytes;
+	}
 	return 0;
 }
 
-static int64_t group__median(const struct group *g)
+/* The value at fraction num/den of the sorted durations, interpolated
+ * between the two nearest ranks (1/2: the median). */
+static int64_t group__quantile(const struct group *g, int num, int den)
 {
+	size_t pos, lo;
+	int64_t rem, span;
+
 	if (g->n == 0)
 		return 0;
-	if (g->n % 2)
-		return g->d[g->n / 2];
-	/* Halve before adding: two large int64 values must not overflow. */
-	return g->d[g->n / 2 - 1] / 2 + g->d[g->n / 2] / 2 +
-	       (g->d[g->n / 2 - 1] % 2 + g->d[g->n / 2] % 2) / 2;
+	pos = (g->n - 1) * (size_t)num;
+	lo = pos / (size_t)den;
+	rem = (int64_t)(pos % (size_t)den);
+	if (rem == 0)
+		return g->d[lo];
+	/* Durations are not negative; divide before multiplying so that two
+	 * large values cannot overflow. */
+	span = g->d[lo + 1] - g->d[lo];
+	return g->d[lo] + span / den * rem + span % den * rem / den;
 }
 
 static struct diff_stat *section__push(struct diff_section *sec)
@@ -91,17 +107,40 @@ static int group__emit(struct group *g, struct diff_section *sec, const char *na
 	st->copy_kind = copy_kind;
 	st->count = (int64_t)g->n;
 	st->total_ns = g->total_ns;
-	st->median_ns = group__median(g);
+	st->median_ns = group__quantile(g, 1, 2);
+	st->q1_ns = group__quantile(g, 1, 4);
+	st->q3_ns = group__quantile(g, 3, 4);
 	st->bytes = g->bytes;
+	st->loop_count = g->loop_count;
+	st->loop_total_ns = g->loop_total_ns;
+	st->loop_bytes = g->loop_bytes;
 	g->n = 0;
-	g->total_ns = 0;
-	g->bytes = 0;
+	g->total_ns = g->bytes = 0;
+	g->loop_count = g->loop_total_ns = g->loop_bytes = 0;
 	return 0;
 }
 
 static int nomem(struct prof_error *err)
 {
 	return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+}
+
+/* Which end of the loop window a row's start is judged against: GPU work
+ * runs on to the end of what the loop launched, host-side rows (ranges,
+ * allocations) stop where the loop's host side does. */
+enum loop_side { LOOP_GPU_SIDE, LOOP_HOST_SIDE };
+
+/* Open sql with ?1 and ?2 bound to the loop window, for its in-loop flag. */
+static int open_in_loop(const struct diff_profile *p, struct prof_store *s, const char *sql,
+			enum loop_side side, struct prof_cursor **c, struct prof_error *err)
+{
+	int rc = prof_cursor__open(s, sql, c, err);
+
+	if (rc < 0)
+		return rc;
+	prof_cursor__bind_int64(*c, 1, p->loop.start_ns);
+	prof_cursor__bind_int64(*c, 2, side == LOOP_HOST_SIDE ? p->loop.host_end_ns : p->loop.end_ns);
+	return 0;
 }
 
 /* Kernels grouped by name id and launch shape. The name is the demangled one
@@ -111,7 +150,8 @@ static int load_kernels(struct diff_profile *p, struct prof_store *s, struct pro
 	static const char sql[] =
 		"SELECT coalesce(k.demangledName, 0), coalesce(k.shortName, 0),"
 		" coalesce(ds.value, ss.value, ''),"
-		" k.gridX, k.gridY, k.gridZ, k.blockX, k.blockY, k.blockZ, k.\"end\" - k.start"
+		" k.gridX, k.gridY, k.gridZ, k.blockX, k.blockY, k.blockZ, k.\"end\" - k.start,"
+		" k.start >= ?1 AND k.start < ?2"
 		" FROM " PROF_T_KERNEL " k"
 		" LEFT JOIN " PROF_T_STRINGS " ds ON ds.id = k.demangledName"
 		" LEFT JOIN " PROF_T_STRINGS " ss ON ss.id = k.shortName"
@@ -127,7 +167,7 @@ static int load_kernels(struct diff_profile *p, struct prof_store *s, struct pro
 
 	if (!prof_store__has_table(s, PROF_T_KERNEL))
 		return 0;
-	rc = prof_cursor__open(s, sql, &c, err);
+	rc = open_in_loop(p, s, sql, LOOP_GPU_SIDE, &c, err);
 	if (rc < 0)
 		return rc;
 	while ((rc = prof_cursor__next(c, err)) > 0) {
@@ -156,7 +196,7 @@ static int load_kernels(struct diff_profile *p, struct prof_store *s, struct pro
 				goto out_nomem;
 			}
 		}
-		rc = group__add(&g, prof_cursor__int64(c, 9), 0);
+		rc = group__add(&g, prof_cursor__int64(c, 9), 0, prof_cursor__int64(c, 10));
 		if (rc < 0)
 			goto out_nomem;
 	}
@@ -165,8 +205,10 @@ static int load_kernels(struct diff_profile *p, struct prof_store *s, struct pro
 	rc = group__emit(&g, sec, name, grid, block, PROF_COPY_UNKNOWN);
 	if (rc < 0)
 		goto out_nomem;
-	for (size_t i = 0; i < sec->n; i++)
+	for (size_t i = 0; i < sec->n; i++) {
 		p->kernel_count += sec->v[i].count;
+		p->loop_kernel_count += sec->v[i].loop_count;
+	}
 	goto out;
 out_nomem:
 	rc = nomem(err);
@@ -202,7 +244,7 @@ static int load_copies(struct diff_profile *p, struct prof_store *s, struct prof
 		"SELECT copyKind,"
 		" CASE WHEN copyKind IN (1, 3, 11) THEN srcKind"
 		"      WHEN copyKind IN (2, 4, 12) THEN dstKind ELSE -1 END AS hostKind,"
-		" \"end\" - start, bytes"
+		" \"end\" - start, bytes, start >= ?1 AND start < ?2"
 		" FROM " PROF_T_MEMCPY " WHERE \"end\" >= start ORDER BY 1, 2, 3";
 	struct diff_section *sec = &p->sec[DIFF_COPIES];
 	struct prof_cursor *c = NULL;
@@ -213,7 +255,7 @@ static int load_copies(struct diff_profile *p, struct prof_store *s, struct prof
 
 	if (!prof_store__has_table(s, PROF_T_MEMCPY))
 		return 0;
-	rc = prof_cursor__open(s, sql, &c, err);
+	rc = open_in_loop(p, s, sql, LOOP_GPU_SIDE, &c, err);
 	if (rc < 0)
 		return rc;
 	while ((rc = prof_cursor__next(c, err)) > 0) {
@@ -230,7 +272,8 @@ static int load_copies(struct diff_profile *p, struct prof_store *s, struct prof
 			snprintf(label, sizeof label, "%s%s%s", diff_copy_kind__name((int32_t)k),
 				 hk ? " " : "", hk ? hk : "");
 		}
-		if (group__add(&g, prof_cursor__int64(c, 2), prof_cursor__int64(c, 3)) < 0)
+		if (group__add(&g, prof_cursor__int64(c, 2), prof_cursor__int64(c, 3),
+			       prof_cursor__int64(c, 4)) < 0)
 			goto out_nomem;
 	}
 	if (rc >= 0 && group__emit(&g, sec, label, NULL, NULL, (int32_t)kind) < 0)
@@ -248,7 +291,7 @@ out:
 static int load_memsets(struct diff_profile *p, struct prof_store *s, struct prof_error *err)
 {
 	static const char sql[] =
-		"SELECT \"end\" - start, bytes FROM " PROF_T_MEMSET
+		"SELECT \"end\" - start, bytes, start >= ?1 AND start < ?2 FROM " PROF_T_MEMSET
 		" WHERE \"end\" >= start ORDER BY 1";
 	struct prof_cursor *c = NULL;
 	struct group g = { 0 };
@@ -256,11 +299,12 @@ static int load_memsets(struct diff_profile *p, struct prof_store *s, struct pro
 
 	if (!prof_store__has_table(s, PROF_T_MEMSET))
 		return 0;
-	rc = prof_cursor__open(s, sql, &c, err);
+	rc = open_in_loop(p, s, sql, LOOP_GPU_SIDE, &c, err);
 	if (rc < 0)
 		return rc;
 	while ((rc = prof_cursor__next(c, err)) > 0)
-		if (group__add(&g, prof_cursor__int64(c, 0), prof_cursor__int64(c, 1)) < 0)
+		if (group__add(&g, prof_cursor__int64(c, 0), prof_cursor__int64(c, 1),
+			       prof_cursor__int64(c, 2)) < 0)
 			goto out_nomem;
 	if (rc >= 0 && group__emit(&g, &p->sec[DIFF_COPIES], "Memset", NULL, NULL, -1) < 0)
 		goto out_nomem;
@@ -315,13 +359,14 @@ static int load_ranges(struct diff_profile *p, struct prof_store *s, struct prof
 		return cols;
 	/* Only fixed fragments chosen above go into the statement. */
 	snprintf(sql, sizeof sql,
-		 "SELECT coalesce(%s, '') AS name, e.\"end\" - e.start AS d"
+		 "SELECT coalesce(%s, '') AS name, e.\"end\" - e.start AS d,"
+		 " e.start >= ?1 AND e.start < ?2"
 		 " FROM " PROF_T_NVTX " e %s"
 		 " WHERE e.eventType IN (" PROF_SQL_NVTX_RANGES ")"
 		 " AND e.\"end\" IS NOT NULL AND e.\"end\" >= e.start"
 		 " ORDER BY 1, 2",
 		 name_expr[cols], cols & 1 ? "LEFT JOIN " PROF_T_STRINGS " s ON s.id = e.textId" : "");
-	rc = prof_cursor__open(s, sql, &c, err);
+	rc = open_in_loop(p, s, sql, LOOP_HOST_SIDE, &c, err);
 	if (rc < 0)
 		return rc;
 	while ((rc = prof_cursor__next(c, err)) > 0) {
@@ -337,7 +382,7 @@ static int load_ranges(struct diff_profile *p, struct prof_store *s, struct prof
 			if (!name)
 				goto out_nomem;
 		}
-		if (group__add(&g, prof_cursor__int64(c, 1), 0) < 0)
+		if (group__add(&g, prof_cursor__int64(c, 1), 0, prof_cursor__int64(c, 2)) < 0)
 			goto out_nomem;
 	}
 	if (rc >= 0 && group__emit(&g, sec, name, NULL, NULL, -1) < 0)
@@ -388,10 +433,23 @@ static int query_text(struct prof_store *s, const char *sql, char **v, struct pr
 
 static int load_allocations(struct diff_profile *p, struct prof_store *s, struct prof_error *err)
 {
+	static const char sql[] = "SELECT count(*), coalesce(sum(start >= ?1 AND start < ?2), 0) FROM "
+				  PROF_T_MEMORY " WHERE memoryOperationType = 0";
+	struct prof_cursor *c = NULL;
+	int rc;
+
 	if (!prof_store__has_table(s, PROF_T_MEMORY))
 		return 0;
-	return query_int64(s, "SELECT count(*) FROM " PROF_T_MEMORY
-			      " WHERE memoryOperationType = 0", &p->alloc_count, err);
+	rc = open_in_loop(p, s, sql, LOOP_HOST_SIDE, &c, err);
+	if (rc < 0)
+		return rc;
+	rc = prof_cursor__next(c, err);
+	if (rc > 0) {
+		p->alloc_count = prof_cursor__int64(c, 0);
+		p->loop_alloc_count = prof_cursor__int64(c, 1);
+	}
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
 }
 
 /* Wall time: the run's own measurement when perfkit recorded one; for nsys
@@ -497,7 +555,21 @@ static int load_identity(struct diff_profile *p, struct prof_store *s, struct pr
 	return 0;
 }
 
-int diff_profile__load(struct diff_profile *p, struct prof_store *s, struct prof_error *err)
+/* The loop as diagnose finds it with its default settings, or marked as
+ * `like` is. */
+static int load_loop(struct diff_profile *p, struct prof_store *s, const struct sum_window *like,
+		     struct prof_error *err)
+{
+	struct sum_loop_options o;
+
+	sum_loop_options__init(&o);
+	if (like)
+		return sum_window__find_marked(s, &o, like, &p->loop, err);
+	return sum_window__find(s, &o, &p->loop, err);
+}
+
+static int load(struct diff_profile *p, struct prof_store *s, const struct sum_window *like,
+		struct prof_error *err)
 {
 	int rc;
 
@@ -506,6 +578,8 @@ int diff_profile__load(struct diff_profile *p, struct prof_store *s, struct prof
 	if (!p->path)
 		return nomem(err);
 	rc = load_identity(p, s, err);
+	if (rc >= 0)
+		rc = load_loop(p, s, like, err);
 	if (rc >= 0)
 		rc = load_kernels(p, s, err);
 	if (rc >= 0)
@@ -522,10 +596,18 @@ int diff_profile__load(struct diff_profile *p, struct prof_store *s, struct prof
 		diff_profile__exit(p);
 		return rc;
 	}
-	for (int sec = DIFF_KERNELS; sec <= DIFF_COPIES; sec++)
-		for (size_t i = 0; i < p->sec[sec].n; i++)
+	for (int sec = DIFF_KERNELS; sec <= DIFF_COPIES; sec++) {
+		for (size_t i = 0; i < p->sec[sec].n; i++) {
 			p->gpu_time_ns += p->sec[sec].v[i].total_ns;
+			p->loop_gpu_time_ns += p->sec[sec].v[i].loop_total_ns;
+		}
+	}
 	return 0;
+}
+
+int diff_profile__load(struct diff_profile *p, struct prof_store *s, struct prof_error *err)
+{
+	return load(p, s, NULL, err);
 }
 
 int diff_profile__load_path(struct diff_profile *p, const char *path, struct prof_error *err)
@@ -540,6 +622,41 @@ int diff_profile__load_path(struct diff_profile *p, const char *path, struct pro
 	rc = diff_profile__load(p, s, err);
 	prof_store__close(s);
 	return rc;
+}
+
+int diff_profiles__align_loops(struct diff_profile *p, size_t n, const struct sum_window *like,
+			       struct prof_error *err)
+{
+	struct sum_window first;
+
+	if (n == 0)
+		return 0;
+	first = like ? *like : p[0].loop;
+	if (first.mark == SUM_LOOP_NONE)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		struct prof_store *s = NULL;
+		struct diff_profile again;
+		int rc;
+
+		if (sum_window__same_mark(&p[i].loop, &first))
+			continue;
+		rc = prof_store__open(p[i].path, &s, err);
+		if (rc < 0)
+			return rc;
+		rc = load(&again, s, &first, err);
+		prof_store__close(s);
+		if (rc < 0)
+			return rc;
+		/* Without that marker repeating here, the loop found first stays. */
+		if (again.loop.iterations == 0) {
+			diff_profile__exit(&again);
+			continue;
+		}
+		diff_profile__exit(&p[i]);
+		p[i] = again;
+	}
+	return 0;
 }
 
 void diff_profile__exit(struct diff_profile *p)

@@ -61,15 +61,34 @@ int gate_parse_duration(const char *s, int64_t *ns)
 	return -1;
 }
 
+const char *gate_per__name(enum gate_per p)
+{
+	switch (p) {
+	case GATE_PER_CAPTURE:
+		return "capture";
+	case GATE_PER_ITERATION:
+		return "iteration";
+	case GATE_PER_LAUNCH:
+		return "launch";
+	}
+	return "?";
+}
+
 /* A value in its unit, for messages. */
-static void format_value(char *buf, size_t cap, enum baseline_unit unit, int64_t v)
+static void format_value(char *buf, size_t cap, enum baseline_unit unit, double v)
 {
 	if (unit == BASELINE_NS)
-		diff_format_ns(buf, cap, v);
+		diff_format_ns(buf, cap, llround(v));
 	else if (unit == BASELINE_BYTES)
-		snprintf(buf, cap, "%" PRId64 " B", v);
+		snprintf(buf, cap, "%.0f B", v);
 	else
-		snprintf(buf, cap, "%" PRId64, v);
+		snprintf(buf, cap, "%.4g", v);
+}
+
+/* " per iteration", " per launch" or "" after a value. */
+static const char *per_words(enum gate_per p)
+{
+	return p == GATE_PER_ITERATION ? " per iteration" : p == GATE_PER_LAUNCH ? " per launch" : "";
 }
 
 static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -93,7 +112,8 @@ static char *xasprintf(const char *fmt, ...)
 	return s;
 }
 
-static int64_t median_of(int64_t *v, size_t n)
+/* The median of the samples present (NaN: absent); 0 when none is. */
+static double median_of(double *v, size_t n)
 {
 	struct baseline_stats st;
 
@@ -130,50 +150,76 @@ static bool has_prefix(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-static int64_t baseline_median(const struct baseline *b, const char *key)
+/* The baseline's GPU time (kernels and copies) or, for NVTX ranges and the
+ * wall time, its wall time: what min_share_pct is a share of. */
+static const struct baseline_key *run_total(const struct baseline *b, const char *key)
 {
-	const struct baseline_key *k = baseline__find(b, key);
-
-	return k ? k->st.median : 0;
+	return baseline__find(b, has_prefix(key, "nvtx:") || strcmp(key, "wall_time") == 0 ?
+				  "wall_time" : "gpu_time");
 }
 
-/* The smallest change of this key worth failing for. */
-static int64_t significance_floor(const struct baseline *b, const char *key, enum baseline_unit unit,
-				  const struct gate_options *o)
+/* The smallest change of time worth failing for: over the run, or per
+ * iteration of the loop. */
+static double time_floor(const struct baseline *b, const char *key, bool per_iteration,
+			 const struct gate_options *o)
 {
-	int64_t total, share;
+	const struct baseline_key *total = run_total(b, key);
+	double share = o->min_share_pct / 100.0;
 
-	if (unit != BASELINE_NS)
-		return 0;
-	total = has_prefix(key, "nvtx:") || strcmp(key, "wall_time") == 0 ?
-		baseline_median(b, "wall_time") : baseline_median(b, "gpu_time");
-	share = (int64_t)((double)total * o->min_share_pct / 100.0);
-	return share > o->min_time_ns ? share : o->min_time_ns;
+	if (per_iteration)
+		return fmax((double)o->min_time_ns / b->loop.iterations,
+			    total && total->has_per_iteration ? total->per_iteration.median * share : 0);
+	return fmax((double)o->min_time_ns, total ? total->st.median * share : 0);
 }
 
-static int64_t noise_allowance(const struct baseline_key *k, const struct gate_options *o)
+/* The smallest change of this key worth failing for, in the case's terms. */
+static double significance_floor(const struct gate_result *r, const struct baseline *b,
+				 const struct baseline_key *k, const struct gate_case *c,
+				 double new_iterations, const struct gate_options *o)
 {
-	int64_t range = k->st.max - k->st.median;
-	int64_t sigma = (int64_t)llround(o->noise_mads * MAD_TO_SIGMA * (double)k->st.mad);
+	double floor = 0;
 
-	return range > sigma ? range : sigma;
+	if (c->per == GATE_PER_LAUNCH) {
+		/* The time floor spread over the key's launches: per iteration
+		 * where it runs in the loop, else over the run. */
+		double calls = k->has_per_iteration && k->st.median > 0 ?
+				       k->per_iteration.median / k->st.median : 0;
+
+		if (r->per_iteration && calls > 0)
+			floor = time_floor(b, k->name, true, o) / calls;
+		else
+			floor = time_floor(b, k->name, false, o) / fmax(k->launches, 1);
+	} else if (c->unit == BASELINE_NS) {
+		floor = time_floor(b, k->name, c->per == GATE_PER_ITERATION, o);
+	}
+	/* A loop window's edges may hold one launch more or less at each end. */
+	if (c->per == GATE_PER_ITERATION)
+		floor = fmax(floor, DIFF_EDGE_CALLS * k->largest_launch /
+					    fmin(b->loop.iterations, new_iterations));
+	return floor;
 }
 
-/* The keys of one kind whose new median grew most, for naming what made a
- * total fail: "kernel:a +30 ms (added), kernel:b +10 ms". */
-static char *culprits(const struct gate_result *r, const char *prefix)
+static double noise_allowance(const struct baseline_stats *st, const struct gate_options *o)
+{
+	return fmax(st->max - st->median, o->noise_mads * MAD_TO_SIGMA * st->mad);
+}
+
+/* The keys of one kind that grew most, for naming what made a total fail:
+ * "a +30 ms (added), b +10 ms"; those that explain less than a hundredth of
+ * the total's growth stay out. */
+static char *culprits(const struct gate_result *r, const struct gate_case *total, const char *prefix)
 {
 	const struct gate_case *top[GATE_CULPRITS] = { 0 };
 	char *s = NULL, *t;
 
 	for (size_t i = 0; i < r->ncases; i++) {
 		const struct gate_case *c = &r->cases[i];
-		int64_t d = c->new - c->base;
 
-		if (!has_prefix(c->key, prefix) || d <= 0)
+		if (!has_prefix(c->key, prefix) || c->growth <= 0 ||
+		    c->growth < (total->new - total->base) / 100)
 			continue;
 		for (int j = 0; j < GATE_CULPRITS; j++) {
-			if (!top[j] || d > top[j]->new - top[j]->base) {
+			if (!top[j] || c->growth > top[j]->growth) {
 				memmove(&top[j + 1], &top[j], (GATE_CULPRITS - 1 - j) * sizeof top[0]);
 				top[j] = c;
 				break;
@@ -183,9 +229,9 @@ static char *culprits(const struct gate_result *r, const char *prefix)
 	for (int j = 0; j < GATE_CULPRITS && top[j]; j++) {
 		char d[32];
 
-		format_value(d, sizeof d, top[j]->unit, top[j]->new - top[j]->base);
-		t = xasprintf("%s%s%s +%s%s", s ? s : "", s ? ", " : "",
-			      top[j]->key + strlen(prefix), d,
+		format_value(d, sizeof d, BASELINE_NS, top[j]->growth);
+		t = xasprintf("%s%s%s +%s%s%s", s ? s : "", s ? ", " : "",
+			      top[j]->key + strlen(prefix), d, r->per_iteration ? "/iter" : "",
 			      top[j]->verdict == GATE_ADDED ? " (added)" : "");
 		free(s);
 		if (!t)
@@ -195,18 +241,17 @@ static char *culprits(const struct gate_result *r, const char *prefix)
 	return s;
 }
 
-static int decide(struct gate_case *c, const struct baseline_key *k, const struct baseline *b,
+static int decide(const struct gate_result *r, struct gate_case *c, const struct baseline_key *k,
+		  const struct baseline *b, const struct baseline_stats *st, double new_iterations,
 		  const struct gate_options *o)
 {
 	char vb[32], vn[32], va[32], vno[32];
 	double pct;
 
 	c->budget_pct = k->budget_pct >= 0 ? k->budget_pct : o->max_regression_pct;
-	c->noise = noise_allowance(k, o);
-	c->floor = significance_floor(b, c->key, c->unit, o);
-	c->allowed = c->base + (int64_t)((double)c->base * c->budget_pct / 100.0) + c->noise;
-	if (c->allowed < c->base + c->floor)
-		c->allowed = c->base + c->floor;
+	c->noise = noise_allowance(st, o);
+	c->floor = significance_floor(r, b, k, c, new_iterations, o);
+	c->allowed = fmax(c->base + c->base * c->budget_pct / 100.0 + c->noise, c->base + c->floor);
 	if (!c->in_new)
 		c->verdict = GATE_REMOVED;
 	else
@@ -215,13 +260,14 @@ static int decide(struct gate_case *c, const struct baseline_key *k, const struc
 	format_value(vn, sizeof vn, c->unit, c->new);
 	format_value(va, sizeof va, c->unit, c->allowed);
 	format_value(vno, sizeof vno, c->unit, c->noise);
-	pct = c->base ? 100.0 * (double)(c->new - c->base) / (double)c->base : 0;
+	pct = c->base ? 100.0 * (c->new - c->base) / c->base : 0;
 	if (c->verdict == GATE_REMOVED)
-		c->message = xasprintf("%s: not in the new captures (baseline %s)", c->key, vb);
+		c->message = xasprintf("%s: not in the new captures (baseline %s%s)", c->key, vb,
+				       per_words(c->per));
 	else
-		c->message = xasprintf("%s: %s vs baseline %s (%+.1f%%), allowed up to %s"
+		c->message = xasprintf("%s: %s%s vs baseline %s (%+.1f%%), allowed up to %s"
 				       " (budget %g%% + noise %s)",
-				       c->key, vn, vb, pct, va, c->budget_pct, vno);
+				       c->key, vn, per_words(c->per), vb, pct, va, c->budget_pct, vno);
 	return c->message ? 0 : PROF_E_NOMEM;
 }
 
@@ -241,9 +287,9 @@ static int explain_totals(struct gate_result *r)
 			prefix = "nvtx:";
 		else
 			continue;
-		who = culprits(r, prefix);
+		who = culprits(r, c, prefix);
 		if (!who && strcmp(prefix, "nvtx:") == 0)
-			who = culprits(r, prefix = "kernel:");
+			who = culprits(r, c, prefix = "kernel:");
 		if (!who)
 			continue;
 		msg = xasprintf("%s; grew most: %s", c->message, who);
@@ -287,11 +333,141 @@ static int case_order(const void *pa, const void *pb)
 	return strcmp(a->key, b->key);
 }
 
+/* Whether every new capture has a loop marked as the baseline's was. */
+static bool loops_match(const struct baseline *b, const struct diff_profile *p, size_t n,
+			size_t *odd)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (p[i].loop.iterations <= 0 || !sum_window__same_mark(&p[i].loop, &b->loop)) {
+			*odd = i;
+			return false;
+		}
+	}
+	return true;
+}
+
+/* How the captures are compared, and why not per iteration where they are
+ * not; sets r->per_iteration. */
+static int choose_basis(struct gate_result *r, const struct baseline *b, const struct diff_profile *p,
+			size_t n, double new_iterations)
+{
+	const char *mark = b->loop.mark == SUM_LOOP_NVTX ? "NVTX range" : "kernel";
+	size_t odd = 0;
+
+	r->per_iteration = b->version > 1 && b->loop.mark != SUM_LOOP_NONE && loops_match(b, p, n, &odd);
+	if (r->per_iteration)
+		r->basis = xasprintf("per iteration of the loop marked by %s \"%s\" (baseline %d"
+				     " iterations, new captures %g); kernels and ranges per launch",
+				     mark, b->loop.mark_name, b->loop.iterations, new_iterations);
+	else if (b->version == 1)
+		r->basis = xasprintf("totals per capture, for every key: the baseline has format 1,"
+				     " which holds totals only; save it again with this perfkit to"
+				     " compare per iteration and per launch");
+	else if (b->loop.mark == SUM_LOOP_NONE)
+		r->basis = xasprintf("totals per capture, kernels and ranges per launch: the"
+				     " baseline's captures have no loop marked alike to count"
+				     " iterations by");
+	else
+		r->basis = xasprintf("totals per capture, kernels and ranges per launch: %s has no"
+				     " loop marked by %s \"%s\" as the baseline's captures have",
+				     p[odd].path, mark, b->loop.mark_name);
+	return r->basis ? 0 : PROF_E_NOMEM;
+}
+
+/* A baseline key measured in each new capture. */
+static int measure_key(struct gate_result *r, struct gate_case *c, const struct baseline_key *key,
+		       const struct baseline *b, const struct baseline_values *vals, size_t n,
+		       double *samples, double new_iterations, const struct gate_options *o)
+{
+	const struct baseline_stats *st = &key->st;
+	double base_growth = 0, new_growth;
+
+	c->key = strdup(key->name);
+	if (!c->key)
+		return PROF_E_NOMEM;
+	c->unit = key->unit;
+	c->in_base = true;
+	if (key->per == BASELINE_PER_LAUNCH)
+		c->per = GATE_PER_LAUNCH;
+	else if (r->per_iteration && key->has_per_iteration)
+		c->per = GATE_PER_ITERATION;
+	else
+		c->per = GATE_PER_CAPTURE;
+	if (c->per == GATE_PER_ITERATION)
+		st = &key->per_iteration;
+	c->base = st->median;
+	for (size_t i = 0; i < n; i++) {
+		const struct baseline_value *v = baseline_values__find(&vals[i], key->name);
+
+		c->in_new |= v != NULL;
+		if (c->per == GATE_PER_LAUNCH)
+			samples[i] = v ? v->value : NAN;
+		else if (c->per == GATE_PER_ITERATION)
+			samples[i] = v ? fmax(v->per_iteration, 0) : 0;
+		else
+			samples[i] = v ? v->total : 0;
+	}
+	c->new = median_of(samples, n);
+	/* What the key added to the run's time: per iteration where the run
+	 * keys are compared so, else its per-launch change over its launches
+	 * (a format-1 baseline's kernel keys are totals already). */
+	if (r->per_iteration && key->has_per_iteration) {
+		base_growth = key->per_iteration.median;
+		for (size_t i = 0; i < n; i++) {
+			const struct baseline_value *v = baseline_values__find(&vals[i], key->name);
+
+			samples[i] = v ? fmax(v->per_iteration, 0) : 0;
+		}
+		new_growth = median_of(samples, n);
+	} else {
+		base_growth = c->base;
+		new_growth = c->new;
+	}
+	c->growth = (new_growth - base_growth) * (c->per == GATE_PER_LAUNCH && !r->per_iteration ?
+						     fmax(key->launches, 1) : 1);
+	return decide(r, c, key, b, st, new_iterations, o);
+}
+
+/* A key only the new captures have: reported, never failed on its own. */
+static int measure_added(struct gate_result *r, struct gate_case *c, const struct baseline_value *v,
+			 const struct baseline_values *vals, size_t n, double *samples)
+{
+	char vn[32];
+
+	c->key = strdup(v->name);
+	if (!c->key)
+		return PROF_E_NOMEM;
+	c->unit = v->unit;
+	c->in_new = true;
+	c->verdict = GATE_ADDED;
+	c->per = v->per == BASELINE_PER_LAUNCH ? GATE_PER_LAUNCH :
+		 r->per_iteration		   ? GATE_PER_ITERATION : GATE_PER_CAPTURE;
+	for (size_t q = 0; q < n; q++) {
+		const struct baseline_value *w = baseline_values__find(&vals[q], v->name);
+
+		samples[q] = !w ? (c->per == GATE_PER_LAUNCH ? NAN : 0) :
+			     c->per == GATE_PER_LAUNCH	     ? w->value :
+			     c->per == GATE_PER_ITERATION    ? fmax(w->per_iteration, 0) : w->total;
+	}
+	c->new = median_of(samples, n);
+	c->allowed = c->new;
+	/* All of its time is growth. */
+	for (size_t q = 0; q < n; q++) {
+		const struct baseline_value *w = baseline_values__find(&vals[q], v->name);
+
+		samples[q] = !w ? 0 : r->per_iteration ? fmax(w->per_iteration, 0) : w->total;
+	}
+	c->growth = median_of(samples, n);
+	format_value(vn, sizeof vn, c->unit, c->new);
+	c->message = xasprintf("%s: not in the baseline (now %s%s)", c->key, vn, per_words(c->per));
+	return c->message ? 0 : PROF_E_NOMEM;
+}
+
 int gate__run(struct gate_result *r, const struct baseline *b, const struct diff_profile *p,
 	      size_t n, const struct gate_options *o, struct prof_error *err)
 {
 	struct baseline_values *vals = NULL;
-	int64_t *samples = NULL;
+	double *samples = NULL, new_iterations;
 	size_t cap;
 	int rc = 0;
 
@@ -318,56 +494,25 @@ int gate__run(struct gate_result *r, const struct baseline *b, const struct diff
 	r->cases = calloc(cap + 1, sizeof *r->cases);
 	if (!vals || !samples || !r->program || !r->gpu || !r->cases)
 		goto out_nomem;
-	/* Every baseline key, measured in each new capture (absent: 0). */
-	for (size_t k = 0; k < b->nkeys; k++) {
-		struct gate_case *c = &r->cases[r->ncases++];
-		const struct baseline_key *key = &b->keys[k];
-
-		c->key = strdup(key->name);
-		if (!c->key)
+	for (size_t i = 0; i < n; i++)
+		samples[i] = p[i].loop.iterations;
+	new_iterations = median_of(samples, n);
+	if (choose_basis(r, b, p, n, new_iterations) < 0)
+		goto out_nomem;
+	/* Every baseline key, measured in each new capture. */
+	for (size_t k = 0; k < b->nkeys; k++)
+		if (measure_key(r, &r->cases[r->ncases++], &b->keys[k], b, vals, n, samples,
+				new_iterations, o) < 0)
 			goto out_nomem;
-		c->unit = key->unit;
-		c->in_base = true;
-		c->base = key->st.median;
-		for (size_t i = 0; i < n; i++) {
-			const struct baseline_value *v = baseline_values__find(&vals[i], key->name);
-
-			samples[i] = v ? v->value : 0;
-			c->in_new |= v != NULL;
-		}
-		c->new = median_of(samples, n);
-		if (decide(c, key, b, o) < 0)
-			goto out_nomem;
-	}
-	/* Keys the baseline does not know: reported, never failed on their own. */
+	/* Keys the baseline does not know. */
 	for (size_t i = 0; i < n; i++) {
 		for (size_t j = 0; j < vals[i].n; j++) {
 			const struct baseline_value *v = &vals[i].v[j];
-			struct gate_case *c;
 			bool seen = baseline__find(b, v->name) != NULL;
-			char vn[32];
 
 			for (size_t q = 0; q < i && !seen; q++)
 				seen = baseline_values__find(&vals[q], v->name) != NULL;
-			if (seen)
-				continue;
-			c = &r->cases[r->ncases++];
-			c->key = strdup(v->name);
-			if (!c->key)
-				goto out_nomem;
-			c->unit = v->unit;
-			c->in_new = true;
-			c->verdict = GATE_ADDED;
-			for (size_t q = 0; q < n; q++) {
-				const struct baseline_value *w = baseline_values__find(&vals[q], v->name);
-
-				samples[q] = w ? w->value : 0;
-			}
-			c->new = median_of(samples, n);
-			c->allowed = c->new;
-			format_value(vn, sizeof vn, c->unit, c->new);
-			c->message = xasprintf("%s: not in the baseline (now %s)", c->key, vn);
-			if (!c->message)
+			if (!seen && measure_added(r, &r->cases[r->ncases++], v, vals, n, samples) < 0)
 				goto out_nomem;
 		}
 	}
@@ -398,6 +543,7 @@ void gate__exit(struct gate_result *r)
 	free(r->cases);
 	free(r->program);
 	free(r->gpu);
+	free(r->basis);
 	memset(r, 0, sizeof *r);
 }
 
@@ -406,27 +552,29 @@ void gate__exit(struct gate_result *r)
 int gate__report(const struct gate_result *r, struct rpt_sink *sink, bool with_message)
 {
 	static const struct rpt_column cols[] = {
-		{ "Result", RPT_TEXT, 0 }, { "Change (%)", RPT_REAL, 1 }, { "Base", RPT_INT, 0 },
-		{ "New", RPT_INT, 0 }, { "Allowed", RPT_INT, 0 }, { "Unit", RPT_TEXT, 0 },
-		{ "Key", RPT_TEXT, 0 }, { "Message", RPT_TEXT, 0 },
+		{ "Result", RPT_TEXT, 0 }, { "Change (%)", RPT_REAL, 1 }, { "Base", RPT_REAL, 1 },
+		{ "New", RPT_REAL, 1 }, { "Allowed", RPT_REAL, 1 }, { "Unit", RPT_TEXT, 0 },
+		{ "Per", RPT_TEXT, 0 }, { "Key", RPT_TEXT, 0 }, { "Message", RPT_TEXT, 0 },
 	};
 	static const struct rpt_column sum_cols[] = {
 		{ "Result", RPT_TEXT, 0 }, { "Failed", RPT_INT, 0 }, { "Keys", RPT_INT, 0 },
 		{ "Captures", RPT_INT, 0 }, { "Program", RPT_TEXT, 0 }, { "GPU", RPT_TEXT, 0 },
+		{ "Basis", RPT_TEXT, 0 },
 	};
 	int rc = sink->begin(sink, "gate", "Gate: each key against the baseline", cols,
-			     with_message ? 8 : 7);
+			     with_message ? 9 : 8);
 
 	for (size_t i = 0; rc == 0 && i < r->ncases; i++) {
 		const struct gate_case *c = &r->cases[i];
-		struct rpt_cell cells[8] = {
+		struct rpt_cell cells[9] = {
 			{ .s = gate_verdict__name(c->verdict) },
 			{ .is_null = !c->in_base || !c->in_new || c->base == 0,
-			  .d = c->base ? 100.0 * (double)(c->new - c->base) / (double)c->base : 0 },
-			{ .is_null = !c->in_base, .i = c->base },
-			{ .is_null = !c->in_new, .i = c->new },
-			{ .is_null = !c->in_base, .i = c->allowed },
+			  .d = c->base ? 100.0 * (c->new - c->base) / c->base : 0 },
+			{ .is_null = !c->in_base, .d = c->base },
+			{ .is_null = !c->in_new, .d = c->new },
+			{ .is_null = !c->in_base, .d = c->allowed },
 			{ .s = baseline_unit__name(c->unit) },
+			{ .s = gate_per__name(c->per) },
 			{ .s = c->key },
 			{ .s = c->message },
 		};
@@ -435,12 +583,12 @@ int gate__report(const struct gate_result *r, struct rpt_sink *sink, bool with_m
 	if (rc == 0)
 		rc = sink->end(sink);
 	if (rc == 0)
-		rc = sink->begin(sink, "gate_summary", "Gate result", sum_cols, 6);
+		rc = sink->begin(sink, "gate_summary", "Gate result", sum_cols, 7);
 	if (rc == 0) {
-		struct rpt_cell cells[6] = {
+		struct rpt_cell cells[7] = {
 			{ .s = r->nfailed ? "FAIL" : "pass" }, { .i = (int64_t)r->nfailed },
 			{ .i = (int64_t)r->ncases }, { .i = (int64_t)r->ncaptures },
-			{ .s = r->program }, { .s = r->gpu },
+			{ .s = r->program }, { .s = r->gpu }, { .s = r->basis },
 		};
 		rc = sink->row(sink, cells);
 	}

@@ -1,6 +1,14 @@
 /* gate.h - `perfkit gate`: compare new captures with a baseline, key by key,
  * and decide whether the run regressed.
  *
+ * Kernels and NVTX ranges are judged per launch (their median launch), which
+ * no number of iterations changes. The per-run keys (GPU time, wall time,
+ * launches, allocations, bytes copied) are judged per iteration of the loop
+ * when the baseline recorded per-iteration figures and every new capture
+ * has a loop marked alike, so that a capture holding fewer steps than the
+ * baseline's compares fairly; otherwise as totals per capture, and the
+ * result says why (a format-1 baseline holds totals only, for every key).
+ *
  * For each key the new value is the median over the new captures. A key
  * fails when
  *     new > base + base * budget + noise   and   new - base > floor
@@ -9,7 +17,10 @@
  * max - median and noise_mads robust standard deviations, 1.4826 * MAD), and
  * floor the smallest change worth failing a build for: for times, the larger
  * of min_time_ns and min_share_pct of the baseline's GPU time (kernels and
- * copies) or wall time (NVTX ranges). Lower is better for every key.
+ * copies) or wall time (NVTX ranges), over the run; per iteration, that
+ * over the baseline's iterations, and at least what one launch more or less
+ * at each edge of the loop windows adds; per launch, that over the key's
+ * launches in the run. Lower is better for every key.
  *
  * Keys only in the new captures (added kernels) and keys they lack (removed
  * kernels) are reported but do not fail by themselves: their time shows in
@@ -43,23 +54,36 @@ enum gate_verdict { GATE_PASS = 0, GATE_FAIL = 1, GATE_ADDED = 2, GATE_REMOVED =
 
 const char *gate_verdict__name(enum gate_verdict v);
 
+/* What a case's values are. */
+enum gate_per { GATE_PER_CAPTURE = 0, GATE_PER_ITERATION = 1, GATE_PER_LAUNCH = 2 };
+
+/* "capture", "iteration", "launch". */
+const char *gate_per__name(enum gate_per p);
+
 struct gate_case {
 	char *key;
 	enum baseline_unit unit;
+	enum gate_per per;
 	enum gate_verdict verdict;
 	bool in_base, in_new;
-	int64_t base;      /* baseline median (0 when added) */
-	int64_t new;       /* median over the new captures (0 when removed) */
-	int64_t allowed;   /* the largest new value that passes */
+	double base;       /* baseline median (0 when added) */
+	double new;        /* median over the new captures (0 when removed) */
+	double allowed;    /* the largest new value that passes */
 	double budget_pct; /* the budget applied */
-	int64_t noise;     /* the noise allowance applied */
-	int64_t floor;     /* the significance floor applied */
+	double noise;      /* the noise allowance applied */
+	double floor;      /* the significance floor applied */
+	double growth;     /* what the key added to the run's GPU or wall time, per
+			    * iteration when the run keys are compared so: the
+			    * kernels that grew most are named by it */
 	char *message;     /* one line saying what was measured and why it failed/passed */
 };
 
 struct gate_result {
 	char *program, *gpu;
 	size_t ncaptures;
+	bool per_iteration; /* the run keys were compared per iteration */
+	char *basis;        /* how the captures were compared, and why not per
+			     * iteration when they were not */
 	struct gate_case *cases; /* failures first, then by key */
 	size_t ncases, nfailed;
 };
@@ -70,7 +94,8 @@ int gate__run(struct gate_result *r, const struct baseline *b, const struct diff
 	      size_t n, const struct gate_options *o, struct prof_error *err);
 void gate__exit(struct gate_result *r);
 
-/* Rows: one per key (with_message adds the message column), then a summary. */
+/* Rows: one per key (with_message adds the message column), then a summary
+ * holding the basis. */
 int gate__report(const struct gate_result *r, struct rpt_sink *sink, bool with_message);
 /* JUnit XML: one testsuite, one testcase per key, failures carry the message. */
 int gate__write_junit(const struct gate_result *r, FILE *f);

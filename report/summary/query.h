@@ -1,8 +1,10 @@
 /* query.h - what report/summary shares with analysis/, compare/ and export/
  * besides the reports themselves (summary.h): the query helpers that
  * diagnose, the folded stacks and the HTML plots build on, so that they
- * attribute, name and group exactly as the summary reports do; and the
- * display names of nsys's copy and memory kinds. The rest of the folder's
+ * attribute, name and group exactly as the summary reports do; the
+ * display names of nsys's copy and memory kinds; and the steady-state loop
+ * finder (window.c) with which diagnose picks its window and diff and gate
+ * count iterations. The rest of the folder's
  * internals stay in summary_impl.h, which no other folder includes. */
 #ifndef REPORT_SUMMARY_QUERY_H
 #define REPORT_SUMMARY_QUERY_H
@@ -80,5 +82,52 @@ const char *sum_mem_kind(int64_t mem_kind);
  * values, in running text; NULL for the others. */
 const char *sum_mem_word(int64_t mem_kind);
 #define SUM_MEMSET_OPERATION "[CUDA memset]"
+
+/* ---- the steady-state loop (window.c) --------------------------------- */
+
+/* How the loop is searched for (diagnose's iterations.* and
+ * window.whole_run settings). */
+struct sum_loop_options {
+	double min_iterations; /* repeats needed before a range or kernel counts as the loop */
+	double coverage;       /* an NVTX name must cover this fraction of the best-covering one */
+	double tiling;         /* a range nested in a rarer one covering less than this of it is a phase */
+	bool whole_run;        /* no search: the window is the whole capture */
+};
+
+/* 3, 0.5, 0.9, no: the defaults diagnose documents. */
+void sum_loop_options__init(struct sum_loop_options *o);
+
+/* What marks a loop's iterations. */
+enum sum_loop_mark { SUM_LOOP_NONE, SUM_LOOP_NVTX, SUM_LOOP_KERNEL };
+
+/* A capture's steady-state loop: from NVTX, the most repeated range name
+ * among those covering nearly as much time as the best-covering one (phases
+ * nested in a rarer range left out), extended to the end of the GPU work its
+ * calls launched; else the kernel that repeats the fewest times; else the
+ * whole capture. The first iteration (the warm-up) stays out. */
+struct sum_window {
+	int64_t capture_start_ns, capture_end_ns;
+	int64_t start_ns, end_ns;   /* the steady-state loop */
+	int64_t host_end_ns;        /* where the loop's host side ends (end_ns may run
+				     * on to the GPU work it launched) */
+	int iterations;             /* in the window (the warm-up left out); 0: no loop */
+	char source[256];           /* how the loop was found, for humans */
+	bool whole_run;             /* the window is the whole capture */
+	enum sum_loop_mark mark;    /* what marks the iterations */
+	char mark_name[512];        /* the NVTX range's or the kernel's name */
+};
+
+int sum_window__find(struct prof_store *s, const struct sum_loop_options *o, struct sum_window *w,
+		     struct prof_error *err);
+/* The loop marked as `like` is, by the same NVTX range or kernel name: two
+ * captures of one program then count the same iterations even where the
+ * search would settle on another marker in one of them (a window cut
+ * elsewhere, a phase close to the tiling threshold). No loop (iterations 0,
+ * the whole capture) when this capture has no such marker repeating. */
+int sum_window__find_marked(struct prof_store *s, const struct sum_loop_options *o,
+			    const struct sum_window *like, struct sum_window *w,
+			    struct prof_error *err);
+/* Whether two loops are marked by the same range or kernel. */
+bool sum_window__same_mark(const struct sum_window *a, const struct sum_window *b);
 
 #endif

@@ -17,6 +17,9 @@ write "$TMP/base3.sqlite" "./train --steps=10" "$H100" 39500000 gemm 10 990000 s
 write "$TMP/same.sqlite" "/ci/bin/train --steps=10" "$H100" 40500000 gemm 10 1010000 softmax 10 501000
 # gemm twice as slow.
 write "$TMP/slow.sqlite" "./train --steps=10" "$H100" 50000000 gemm 10 2000000 softmax 10 500000
+# Half the launches: the same per launch, then gemm twice as slow.
+write "$TMP/same_short.sqlite" "./train --steps=5" "$H100" 20000000 gemm 5 1000000 softmax 5 500000
+write "$TMP/slow_short.sqlite" "./train --steps=5" "$H100" 25000000 gemm 5 2000000 softmax 5 500000
 write "$TMP/other_program.sqlite" "./infer" "$H100" 40000000 gemm 10 1000000
 write "$TMP/other_gpu.sqlite" "./train" "NVIDIA A100-SXM4-40GB" 40000000 gemm 10 1000000
 # A kernel name that needs escaping in every format.
@@ -31,6 +34,14 @@ expect_out "baseline save" "keys over 3 captures of 'train' on '$H100'"
 run gate --baseline "$bl" "$TMP/same.sqlite"
 expect_status "gate on a repeated run" 0
 expect_out "gate on a repeated run" "gate passed"
+
+# Fewer launches of the same kernels: per iteration and per launch nothing moved.
+run gate --baseline "$bl" "$TMP/same_short.sqlite"
+expect_status "gate on a shorter run" 0
+expect_out "gate on a shorter run compares per iteration" "per iteration of the loop marked by kernel \"gemm\""
+run gate --baseline "$bl" "$TMP/slow_short.sqlite"
+expect_status "gate on a shorter run with a 2x slower kernel" 1
+expect_out "gate on a shorter run names the kernel per launch" "^FAIL kernel:gemm: 2 ms per launch vs baseline 1 ms "
 
 run gate --baseline "$bl" --junit="$TMP/fail.xml" "$TMP/slow.sqlite"
 expect_status "gate on a 2x slower kernel" 1
@@ -133,18 +144,24 @@ run baseline sav -o "$TMP/x.json" "$TMP/base1.sqlite"
 expect_status "unknown baseline action" 2
 expect_one_error_line "unknown baseline action" "did you mean 'save'"
 
-# diff: the 2x slower kernel first, with its ratio; all formats.
+# diff: the 2x slower kernel first, with its ratio; all formats. These
+# stores launch all of gemm, then all of softmax: the loop is gemm's.
 run diff "$TMP/base1.sqlite" "$TMP/slow.sqlite"
 expect_status "diff" 0
-expect_out "diff verdict" "NEW is 1\.7x slower on the GPU: gemm \+10 ms"
+expect_out "diff verdict" "NEW is 2\.0x slower per iteration on the GPU \(9 iterations each: compared per iteration\): gemm 2\.0x slower per launch \(\+1 ms/iter\)"
+run diff "$TMP/base1.sqlite" "$TMP/same_short.sqlite"
+expect_out "diff of a shorter run" "NEW takes the same GPU time per iteration as BASE \(1 ms\) \(BASE 9 iterations, NEW 4: compared per iteration\)"
 run diff --format=json "$TMP/base1.sqlite" "$TMP/slow.sqlite"
 if python3 - "$TMP/out" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
 k = [r for r in doc["reports"] if r["name"] == "diff_kernels"][0]["rows"]
-assert k[0]["Name"] == "gemm" and k[0]["Ratio"] == 2.0, k[0]
+assert k[0]["Name"] == "gemm" and k[0]["Med Ratio"] == 2.0 and k[0]["Change"] == "slower", k[0]
+assert k[0]["Delta/iter (ns)"] == 1000000, k[0]
+loops = [r for r in doc["reports"] if r["name"] == "diff_loops"][0]["rows"]
+assert [l["Iterations"] for l in loops] == [9, 9], loops
 PY
-then pass "diff json puts gemm first with ratio 2"; else fail "diff json puts gemm first with ratio 2"; fi
+then pass "diff json puts gemm first with median ratio 2"; else fail "diff json puts gemm first with median ratio 2"; fi
 run diff --format=html -o "$TMP/diff.html" "$TMP/odd_base.sqlite" "$TMP/odd_slow.sqlite"
 expect_status "diff html" 0
 if grep -q 'k&lt;T&gt;&amp;&quot;x&quot;' "$TMP/diff.html"; then pass "diff html escapes"; else fail "diff html escapes"; fi

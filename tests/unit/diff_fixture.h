@@ -1,7 +1,8 @@
 /* diff_fixture.h - writing small stores with known kernels, copies, NVTX
  * ranges and allocations through the writer API, for the diff, baseline and
  * gate tests. Each helper lays its records end to end on one timeline, so a
- * test knows every count, total and median it wrote. */
+ * test knows every count, total and median it wrote, and fx_steps lays out
+ * a loop whose iterations the loop finder counts. */
 #ifndef PERFKIT_DIFF_FIXTURE_H
 #define PERFKIT_DIFF_FIXTURE_H
 
@@ -55,6 +56,21 @@ static inline void fx_kernels(struct fx *f, const char *name, int grid, int bloc
 		ck_assert_int_eq(prof_writer__kernel(f->w, &k), 0);
 		f->t_ns = k.end_ns + 10;
 	}
+}
+
+/* One kernel of a step: its name and duration. */
+struct fx_step {
+	const char *name;
+	int64_t ns;
+};
+
+/* A loop of `steps` steps, each launching every kernel of k (up to a NULL
+ * name) once, in order: the loop finder marks the iterations by the first. */
+static inline void fx_steps(struct fx *f, int steps, const struct fx_step *k)
+{
+	for (int s = 0; s < steps; s++)
+		for (const struct fx_step *x = k; x->name; x++)
+			fx_kernels(f, x->name, 128, 256, 1, x->ns);
 }
 
 static inline void fx_copies(struct fx *f, int copy_kind, int src_kind, int dst_kind, int count,

@@ -1,7 +1,9 @@
 /* test_baseline_stats.c - baselines built from stores with known kernel
- * times: median and spread per key, identity checks, and the JSON file
- * (round trip, per-key budgets, refusal of malformed files). */
+ * times: median and spread per key, per-launch and per-iteration figures,
+ * identity checks, and the JSON file (round trip, per-key budgets, format 1
+ * still read, refusal of malformed files). */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,7 +74,7 @@ START_TEST(baseline_holds_median_min_max_and_mad_over_captures)
 }
 END_TEST
 
-START_TEST(baseline_key_missing_from_a_capture_counts_zero)
+START_TEST(baseline_kernel_missing_from_a_capture_has_no_sample_there_while_run_keys_count_zero)
 {
 	const int64_t gemm[] = { 10 * MS, 10 * MS };
 	struct baseline b;
@@ -83,15 +85,87 @@ START_TEST(baseline_key_missing_from_a_capture_counts_zero)
 	snprintf(paths[2], sizeof paths[2], "%s", testutil_tmp_path("extra.sqlite"));
 	fx_open(&f, paths[2], "app", "gpu0");
 	fx_kernels(&f, "warmup", 1, 1, 1, 4 * MS);
+	fx_copies(&f, PROF_COPY_HTOD, PROF_MEM_PINNED, PROF_MEM_DEVICE, 1, 1000, 4096);
 	fx_close(&f, -1);
 	build(&b, 3);
+	/* Per launch: the kernel did not run in the first two captures. */
 	k = baseline__find(&b, "kernel:warmup");
 	ck_assert_ptr_nonnull(k);
-	ck_assert_int_eq(k->samples[0], 0);
-	ck_assert_int_eq(k->samples[2], 4 * MS);
-	ck_assert_int_eq(k->st.median, 0);
-	ck_assert_int_eq(k->st.max, 4 * MS);
+	ck_assert_int_eq(k->per, BASELINE_PER_LAUNCH);
+	ck_assert(isnan(k->samples[0]));
+	ck_assert_double_eq(k->samples[2], 4 * MS);
+	ck_assert_double_eq(k->st.median, 4 * MS);
+	/* Per run: nothing copied is 0 bytes. */
+	k = baseline__find(&b, "copy_bytes:HtoD");
+	ck_assert_ptr_nonnull(k);
+	ck_assert_int_eq(k->per, BASELINE_PER_RUN);
+	ck_assert_double_eq(k->samples[0], 0);
+	ck_assert_double_eq(k->samples[2], 4096);
+	ck_assert_double_eq(k->st.median, 0);
 	baseline__exit(&b);
+}
+END_TEST
+
+/* n captures of `steps` steps of gemm (gemm_ns) and softmax 0.5 ms. */
+static void write_loops(int n, const int *steps, const int64_t *gemm_ns)
+{
+	for (int i = 0; i < n; i++) {
+		const struct fx_step step[] = { { "gemm", gemm_ns[i] }, { "softmax", MS / 2 }, { NULL, 0 } };
+		struct fx f;
+		char name[32];
+
+		snprintf(name, sizeof name, "loop%d.sqlite", i);
+		snprintf(paths[i], sizeof paths[i], "%s", testutil_tmp_path(name));
+		fx_open(&f, paths[i], "./train", "NVIDIA H100");
+		fx_steps(&f, steps[i], step);
+		fx_close(&f, 100 * MS);
+	}
+}
+
+START_TEST(baseline_records_per_iteration_figures_of_the_loop_and_reads_them_back)
+{
+	const int steps[] = { 11, 21, 11 };
+	const int64_t gemm[] = { 1 * MS, 1 * MS, 2 * MS };
+	struct baseline b, r;
+	struct prof_error err = { 0 };
+	const struct baseline_key *k;
+	char file[512];
+
+	write_loops(3, steps, gemm);
+	build(&b, 3);
+	ck_assert_int_eq(b.loop.mark, SUM_LOOP_KERNEL);
+	ck_assert_str_eq(b.loop.mark_name, "gemm");
+	ck_assert_int_eq(b.iterations[1], 20);
+	ck_assert_int_eq(b.loop.iterations, 10);
+	/* Per iteration 1.5, 1.5 and 2.5 ms of GPU time, whatever the steps. */
+	k = baseline__find(&b, "gpu_time");
+	ck_assert(k->has_per_iteration);
+	ck_assert_double_eq(k->per_iteration.median, 1.5 * MS);
+	ck_assert_double_eq(k->per_iteration.max, 2.5 * MS);
+	/* Totals: 16.5, 31.5 and 27.5 ms, the longest run the largest. */
+	ck_assert_double_eq(k->st.max, 21 * 1.5 * MS);
+	k = baseline__find(&b, "kernel:gemm");
+	ck_assert_int_eq(k->per, BASELINE_PER_LAUNCH);
+	ck_assert_double_eq(k->st.median, 1 * MS);
+	ck_assert_double_eq(k->launches, 11);
+	ck_assert_double_eq(baseline__find(&b, "kernel_count")->per_iteration.median, 2);
+	snprintf(file, sizeof file, "%s", testutil_tmp_path("loop.json"));
+	ck_assert_msg(baseline__save(&b, file, &err) == 0, "%s", err.msg);
+	ck_assert_msg(baseline__load(&r, file, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(r.version, BASELINE_FORMAT_VERSION);
+	ck_assert_ptr_nonnull(baseline__loop(&r));
+	ck_assert_str_eq(baseline__loop(&r)->mark_name, "gemm");
+	ck_assert_int_eq(r.iterations[1], 20);
+	for (size_t i = 0; i < b.nkeys; i++) {
+		ck_assert_str_eq(r.keys[i].name, b.keys[i].name);
+		ck_assert_int_eq(r.keys[i].per, b.keys[i].per);
+		ck_assert(r.keys[i].has_per_iteration);
+		ck_assert_double_eq(r.keys[i].per_iteration.median, b.keys[i].per_iteration.median);
+		ck_assert_double_eq(r.keys[i].per_iteration.mad, b.keys[i].per_iteration.mad);
+		ck_assert_double_eq(r.keys[i].largest_launch, b.keys[i].largest_launch);
+	}
+	baseline__exit(&b);
+	baseline__exit(&r);
 }
 END_TEST
 
@@ -220,6 +294,39 @@ START_TEST(baseline_reads_a_per_key_budget)
 }
 END_TEST
 
+START_TEST(baseline_of_format_1_still_loads_as_totals)
+{
+	struct baseline b;
+	struct prof_error err = { 0 };
+
+	ck_assert_msg(load_text("{\"perfkit_baseline\": 1, \"program\": \"a\", \"gpu\": \"g\","
+				" \"captures\": [\"x.sqlite\"], \"keys\": {"
+				" \"kernel:gemm\": {\"unit\": \"ns\", \"median\": 5, \"min\": 5,"
+				" \"max\": 5, \"mad\": 0, \"samples\": [5]}}}", &b, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(b.version, 1);
+	ck_assert_ptr_null(baseline__loop(&b));
+	ck_assert_int_eq(baseline__find(&b, "kernel:gemm")->per, BASELINE_PER_RUN);
+	ck_assert(!baseline__find(&b, "kernel:gemm")->has_per_iteration);
+	baseline__exit(&b);
+}
+END_TEST
+
+START_TEST(baseline_load_refuses_a_newer_format_and_a_format_2_key_without_per)
+{
+	struct baseline b;
+	struct prof_error err = { 0 };
+
+	ck_assert_int_eq(load_text("{\"perfkit_baseline\": 3, \"program\": \"a\", \"gpu\": \"g\","
+				   " \"captures\": [\"x\"], \"keys\": {}}", &b, &err), PROF_E_USAGE);
+	ck_assert_ptr_nonnull(strstr(err.msg, "reads versions 1 to 2"));
+	ck_assert_int_eq(load_text("{\"perfkit_baseline\": 2, \"program\": \"a\", \"gpu\": \"g\","
+				   " \"captures\": [\"x\"], \"keys\": {\"gpu_time\": {\"unit\":"
+				   " \"ns\", \"median\": 5, \"min\": 5, \"max\": 9, \"mad\": 0}}}",
+				   &b, &err), PROF_E_USAGE);
+	ck_assert_ptr_nonnull(strstr(err.msg, "\"per\" must be"));
+}
+END_TEST
+
 START_TEST(baseline_load_refuses_malformed_json_with_its_line)
 {
 	struct baseline b;
@@ -285,12 +392,15 @@ static Suite *suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, baseline_holds_median_min_max_and_mad_over_captures);
-	tcase_add_test(tc, baseline_key_missing_from_a_capture_counts_zero);
+	tcase_add_test(tc, baseline_kernel_missing_from_a_capture_has_no_sample_there_while_run_keys_count_zero);
+	tcase_add_test(tc, baseline_records_per_iteration_figures_of_the_loop_and_reads_them_back);
 	tcase_add_test(tc, baseline_refuses_captures_of_different_programs);
 	tcase_add_test(tc, baseline_refuses_captures_of_different_gpus);
 	tcase_add_test(tc, baseline_accepts_the_same_program_with_other_arguments);
 	tcase_add_test(tc, baseline_round_trips_through_its_json_file);
 	tcase_add_test(tc, baseline_reads_a_per_key_budget);
+	tcase_add_test(tc, baseline_of_format_1_still_loads_as_totals);
+	tcase_add_test(tc, baseline_load_refuses_a_newer_format_and_a_format_2_key_without_per);
 	tcase_add_test(tc, baseline_load_refuses_malformed_json_with_its_line);
 	tcase_add_test(tc, baseline_load_refuses_json_that_is_not_a_baseline);
 	tcase_add_test(tc, baseline_load_refuses_a_key_with_min_above_median);

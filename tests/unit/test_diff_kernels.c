@@ -1,6 +1,8 @@
 /* test_diff_kernels.c - `perfkit diff` on stores written with known kernels,
- * copies and ranges: matching by name and launch shape, ratios, ordering by
- * impact, added/removed entries, the verdict and the rendered rows. */
+ * copies and ranges: matching by name and launch shape, per-iteration and
+ * per-launch comparison of loops of different lengths, the noise rules (with
+ * values), ordering by the cost per iteration, added/removed entries, the
+ * verdict and the rendered rows. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,24 +22,47 @@ static void load(struct diff_profile *p, const char *path)
 	ck_assert_msg(diff_profile__load_path(p, path, &err) == 0, "%s", err.msg);
 }
 
-/* BASE: gemm 10 x 2 ms, softmax 10 x 1 ms. NEW: gemm 10 x 4 ms, softmax same. */
+/* BASE: 10 steps of gemm 2 ms + softmax 1 ms. NEW: gemm 4 ms, softmax the same. */
 static void write_pair(char *base, char *new, size_t cap)
 {
+	const struct fx_step before[] = { { "gemm", 2 * MS }, { "softmax", 1 * MS }, { NULL, 0 } };
+	const struct fx_step after[] = { { "gemm", 4 * MS }, { "softmax", 1 * MS }, { NULL, 0 } };
 	struct fx f;
 
 	snprintf(base, cap, "%s", testutil_tmp_path("base.sqlite"));
 	fx_open(&f, base, "./train --steps 10", "NVIDIA H100");
-	fx_kernels(&f, "gemm", 128, 256, 10, 2 * MS);
-	fx_kernels(&f, "softmax", 64, 128, 10, 1 * MS);
+	fx_steps(&f, 10, before);
 	fx_close(&f, 100 * MS);
 	snprintf(new, cap, "%s", testutil_tmp_path("new.sqlite"));
 	fx_open(&f, new, "./train --steps 10", "NVIDIA H100");
-	fx_kernels(&f, "softmax", 64, 128, 10, 1 * MS);
-	fx_kernels(&f, "gemm", 128, 256, 10, 4 * MS);
+	fx_steps(&f, 10, after);
 	fx_close(&f, 130 * MS);
 }
 
-START_TEST(diff_kernel_twice_as_slow_has_ratio_two_and_comes_first)
+/* A loop of `steps` steps of k, as the program under test would run it. */
+static void write_loop(char *path, size_t cap, const char *name, int steps, const struct fx_step *k)
+{
+	struct fx f;
+
+	snprintf(path, cap, "%s", testutil_tmp_path(name));
+	fx_open(&f, path, "./train", "NVIDIA H100");
+	fx_steps(&f, steps, k);
+	fx_close(&f, -1);
+}
+
+static const struct diff_row *find_row(const struct diff_result *r, int id, const char *name)
+{
+	for (size_t i = 0; i < r->nrows[id]; i++) {
+		const struct diff_row *row = &r->rows[id][i];
+
+		if (strcmp((row->base ? row->base : row->new)->name, name) == 0)
+			return row;
+	}
+	ck_abort_msg("no row %s", name);
+	return NULL;
+}
+
+START_TEST(diff_kernel_twice_as_slow_per_launch_comes_first_with_its_cost_per_iteration)
 {
 	char base_path[512], new_path[512];
 	struct diff_profile base, new;
@@ -48,13 +73,18 @@ START_TEST(diff_kernel_twice_as_slow_has_ratio_two_and_comes_first)
 	load(&base, base_path);
 	load(&new, new_path);
 	ck_assert_int_eq(diff__compute(&r, &base, &new), 0);
+	ck_assert(r.per_iteration);
 	ck_assert_uint_eq(r.nrows[DIFF_KERNELS], 2);
 	top = &r.rows[DIFF_KERNELS][0];
 	ck_assert_str_eq(top->base->name, "gemm");
-	ck_assert_int_eq(top->delta_ns, 10 * (4 - 2) * MS);
-	ck_assert_int_eq(top->new->total_ns, 2 * top->base->total_ns);
+	ck_assert_int_eq(top->change, DIFF_SLOWER);
 	ck_assert_int_eq(top->base->median_ns, 2 * MS);
 	ck_assert_int_eq(top->new->median_ns, 4 * MS);
+	/* One launch per iteration, 2 ms slower each. */
+	ck_assert_double_eq(top->base_calls, 1.0);
+	ck_assert_double_eq(top->effect_ns, 2.0 * MS);
+	ck_assert_int_eq(top->delta_ns, 2 * MS);
+	ck_assert_int_eq(r.rows[DIFF_KERNELS][1].change, DIFF_SAME);
 	ck_assert_int_eq(r.rows[DIFF_KERNELS][1].delta_ns, 0);
 	diff__exit(&r);
 	diff_profile__exit(&base);
@@ -62,7 +92,7 @@ START_TEST(diff_kernel_twice_as_slow_has_ratio_two_and_comes_first)
 }
 END_TEST
 
-START_TEST(diff_profile_totals_come_from_the_written_records)
+START_TEST(diff_profile_totals_and_loop_come_from_the_written_records)
 {
 	char base_path[512], new_path[512];
 	struct diff_profile base;
@@ -74,53 +104,40 @@ START_TEST(diff_profile_totals_come_from_the_written_records)
 	ck_assert_int_eq(base.wall_ns, 100 * MS);
 	ck_assert_str_eq(base.program, "train");
 	ck_assert_str_eq(base.gpu, "NVIDIA H100");
+	/* Marked by gemm, the first step (the warm-up) left out. */
+	ck_assert_int_eq(base.loop.iterations, 9);
+	ck_assert_int_eq(base.loop.mark, SUM_LOOP_KERNEL);
+	ck_assert_str_eq(base.loop.mark_name, "gemm");
+	ck_assert_int_eq(base.loop_kernel_count, 18);
+	ck_assert_int_eq(base.loop_gpu_time_ns, 9 * 3 * MS);
 	diff_profile__exit(&base);
 }
 END_TEST
 
-START_TEST(diff_reports_added_and_removed_kernels)
+START_TEST(diff_reports_added_and_removed_kernels_with_their_time_per_iteration)
 {
-	const char *p;
+	const struct fx_step before[] = { { "common", 1000 }, { "naive_gather", 50000 }, { NULL, 0 } };
+	const struct fx_step after[] = { { "common", 1000 }, { "fused_lookup", 70000 }, { NULL, 0 } };
 	char base_path[512], new_path[512];
 	struct diff_profile base, new;
 	struct diff_result r;
-	struct fx f;
-	int added = 0, removed = 0;
+	const struct diff_row *row;
 
-	p = testutil_tmp_path("a.sqlite");
-	snprintf(base_path, sizeof base_path, "%s", p);
-	fx_open(&f, base_path, "app", "gpu0");
-	fx_kernels(&f, "naive_gather", 1, 32, 100, 50000);
-	fx_kernels(&f, "common", 1, 32, 5, 1000);
-	fx_close(&f, -1);
-	p = testutil_tmp_path("b.sqlite");
-	snprintf(new_path, sizeof new_path, "%s", p);
-	fx_open(&f, new_path, "app", "gpu0");
-	fx_kernels(&f, "fused_lookup", 8, 256, 1, 700000);
-	fx_kernels(&f, "common", 1, 32, 5, 1000);
-	fx_close(&f, -1);
+	write_loop(base_path, sizeof base_path, "a.sqlite", 10, before);
+	write_loop(new_path, sizeof new_path, "b.sqlite", 10, after);
 	load(&base, base_path);
 	load(&new, new_path);
 	ck_assert_int_eq(diff__compute(&r, &base, &new), 0);
 	ck_assert_uint_eq(r.nrows[DIFF_KERNELS], 3);
-	for (size_t i = 0; i < r.nrows[DIFF_KERNELS]; i++) {
-		const struct diff_row *row = &r.rows[DIFF_KERNELS][i];
-
-		if (!row->base) {
-			added++;
-			ck_assert_str_eq(row->new->name, "fused_lookup");
-			ck_assert_int_eq(row->delta_ns, 700000);
-		}
-		if (!row->new) {
-			removed++;
-			ck_assert_str_eq(row->base->name, "naive_gather");
-			ck_assert_int_eq(row->delta_ns, -100 * 50000);
-		}
-	}
-	ck_assert_int_eq(added, 1);
-	ck_assert_int_eq(removed, 1);
-	/* The removed kernel moved GPU time most (5 ms vs 0.7 ms). */
-	ck_assert_ptr_null(r.rows[DIFF_KERNELS][0].new);
+	row = find_row(&r, DIFF_KERNELS, "fused_lookup");
+	ck_assert_int_eq(row->change, DIFF_ADDED);
+	ck_assert_int_eq(row->delta_ns, 70000);
+	row = find_row(&r, DIFF_KERNELS, "naive_gather");
+	ck_assert_int_eq(row->change, DIFF_REMOVED);
+	ck_assert_int_eq(row->delta_ns, -50000);
+	/* The added kernel costs the iteration most; the common one comes last. */
+	ck_assert_ptr_null(r.rows[DIFF_KERNELS][0].base);
+	ck_assert_int_eq(r.rows[DIFF_KERNELS][2].change, DIFF_SAME);
 	diff__exit(&r);
 	diff_profile__exit(&base);
 	diff_profile__exit(&new);
@@ -148,10 +165,11 @@ START_TEST(diff_keys_kernels_by_launch_shape)
 	ck_assert_uint_eq(new.sec[DIFF_KERNELS].n, 2);
 	ck_assert_int_eq(diff__compute(&r, &base, &new), 0);
 	ck_assert_uint_eq(r.nrows[DIFF_KERNELS], 2);
-	/* The 128-block shape is new; the 64-block one is unchanged. */
+	/* The 128-block shape is new; the 64-block one is unchanged per launch,
+	 * and its calls moved to the other shape, not away from the kernel. */
 	ck_assert_ptr_null(r.rows[DIFF_KERNELS][0].base);
 	ck_assert_int_eq(r.rows[DIFF_KERNELS][0].new->grid[0], 128);
-	ck_assert_int_eq(r.rows[DIFF_KERNELS][1].delta_ns, 0);
+	ck_assert_int_eq(r.rows[DIFF_KERNELS][1].change, DIFF_SAME);
 	diff__exit(&r);
 	diff_profile__exit(&base);
 	diff_profile__exit(&new);
@@ -195,62 +213,222 @@ START_TEST(diff_copies_are_keyed_by_direction_and_host_memory_kind)
 }
 END_TEST
 
-START_TEST(diff_ranges_are_compared_by_name_with_median)
+START_TEST(diff_ranges_are_compared_by_their_median_instance)
 {
 	char base_path[512], new_path[512];
 	struct diff_profile base, new;
 	struct diff_result r;
+	const struct diff_row *row;
 	struct fx f;
 
 	snprintf(base_path, sizeof base_path, "%s", testutil_tmp_path("r1.sqlite"));
 	fx_open(&f, base_path, "app", "gpu0");
-	fx_ranges(&f, "step", 3, 1000);
+	fx_ranges(&f, "step", 4, 1000);
 	fx_ranges(&f, "step", 1, 9000);
 	fx_close(&f, -1);
 	snprintf(new_path, sizeof new_path, "%s", testutil_tmp_path("r2.sqlite"));
 	fx_open(&f, new_path, "app", "gpu0");
-	fx_ranges(&f, "step", 4, 500);
+	fx_ranges(&f, "step", 5, 500);
 	fx_close(&f, -1);
 	load(&base, base_path);
 	load(&new, new_path);
 	ck_assert_int_eq(diff__compute(&r, &base, &new), 0);
 	ck_assert_uint_eq(r.nrows[DIFF_RANGES], 1);
-	ck_assert_int_eq(r.rows[DIFF_RANGES][0].base->count, 4);
-	ck_assert_int_eq(r.rows[DIFF_RANGES][0].base->median_ns, 1000);
-	ck_assert_int_eq(r.rows[DIFF_RANGES][0].delta_ns, 4 * 500 - (3 * 1000 + 9000));
+	row = &r.rows[DIFF_RANGES][0];
+	ck_assert_int_eq(row->base->count, 5);
+	/* The one slow instance moves neither the median nor the quartiles. */
+	ck_assert_int_eq(row->base->median_ns, 1000);
+	ck_assert_int_eq(row->base->q3_ns - row->base->q1_ns, 0);
+	ck_assert_int_eq(row->change, DIFF_FASTER);
 	diff__exit(&r);
 	diff_profile__exit(&base);
 	diff_profile__exit(&new);
 }
 END_TEST
 
-START_TEST(diff_verdict_names_the_ratio_and_the_kernel_that_moved)
+static void verdict_of(const char *base_path, const char *new_path, char *verdict, size_t cap)
 {
-	char base_path[512], new_path[512], verdict[512];
 	struct diff_profile base, new;
 	struct diff_result r;
 
-	write_pair(base_path, new_path, sizeof base_path);
 	load(&base, base_path);
 	load(&new, new_path);
-	/* NEW as the base: 50 ms -> 30 ms of GPU time is 1.7x faster, gemm -20 ms. */
-	ck_assert_int_eq(diff__compute(&r, &new, &base), 0);
-	diff__verdict(&r, verdict, sizeof verdict);
-	ck_assert_msg(strncmp(verdict, "NEW is 1.7x faster on the GPU: gemm \xe2\x88\x92" "20 ms",
-			      strlen("NEW is 1.7x faster on the GPU: gemm \xe2\x88\x92" "20 ms")) == 0,
-		      "verdict: %s", verdict);
-	diff__exit(&r);
 	ck_assert_int_eq(diff__compute(&r, &base, &new), 0);
-	diff__verdict(&r, verdict, sizeof verdict);
-	ck_assert_msg(strstr(verdict, "NEW is 1.7x slower on the GPU: gemm +20 ms") == verdict,
+	diff__verdict(&r, verdict, cap);
+	diff__exit(&r);
+	diff_profile__exit(&base);
+	diff_profile__exit(&new);
+}
+
+START_TEST(diff_verdict_names_the_ratio_per_iteration_and_the_kernel_that_moved)
+{
+	char base_path[512], new_path[512], verdict[1024];
+
+	write_pair(base_path, new_path, sizeof base_path);
+	/* NEW as the base: 5 ms -> 3 ms per iteration is 1.7x faster. */
+	verdict_of(new_path, base_path, verdict, sizeof verdict);
+	ck_assert_msg(strstr(verdict, "NEW is 1.7x faster per iteration on the GPU (9 iterations each:"
+				      " compared per iteration): gemm 2.0x faster per launch (\xe2\x88\x92"
+				      "2 ms/iter)") == verdict, "verdict: %s", verdict);
+	verdict_of(base_path, new_path, verdict, sizeof verdict);
+	ck_assert_msg(strstr(verdict, "NEW is 1.7x slower per iteration on the GPU") == verdict,
 		      "verdict: %s", verdict);
+	ck_assert_msg(strstr(verdict, "gemm 2.0x slower per launch (+2 ms/iter)"), "verdict: %s", verdict);
+}
+END_TEST
+
+/* The case that gave "NEW is 1.09x faster": two windows of one job, the
+ * second with fewer steps, every kernel the same per launch but one. */
+static const struct fx_step job_step[] = {
+	{ "forward", 100000 }, { "allreduce", 200000 }, { "update", 50000 }, { NULL, 0 },
+};
+static const struct fx_step job_step_slow_allreduce[] = {
+	{ "forward", 100000 }, { "allreduce", 228000 }, { "update", 50000 }, { NULL, 0 },
+};
+
+START_TEST(diff_of_fewer_steps_with_the_same_launches_is_no_change)
+{
+	char base_path[512], new_path[512], verdict[1024];
+	struct diff_profile base, new;
+	struct diff_result r;
+
+	write_loop(base_path, sizeof base_path, "job50.sqlite", 50, job_step);
+	write_loop(new_path, sizeof new_path, "job44.sqlite", 44, job_step);
+	verdict_of(base_path, new_path, verdict, sizeof verdict);
+	ck_assert_msg(strstr(verdict, "NEW takes the same GPU time per iteration as BASE (350 us)"
+				      " (BASE 49 iterations, NEW 43: compared per iteration)") == verdict,
+		      "verdict: %s", verdict);
+	load(&base, base_path);
+	load(&new, new_path);
+	ck_assert_int_eq(diff__compute(&r, &base, &new), 0);
+	for (size_t i = 0; i < r.nrows[DIFF_KERNELS]; i++) {
+		ck_assert_int_eq(r.rows[DIFF_KERNELS][i].change, DIFF_SAME);
+		/* Its total fell with the steps; per iteration nothing moved. */
+		ck_assert_int_lt(r.rows[DIFF_KERNELS][i].new->total_ns,
+				 r.rows[DIFF_KERNELS][i].base->total_ns);
+		ck_assert_int_eq(r.rows[DIFF_KERNELS][i].delta_ns, 0);
+	}
 	diff__exit(&r);
 	diff_profile__exit(&base);
 	diff_profile__exit(&new);
 }
 END_TEST
 
-START_TEST(diff_json_rows_put_the_slowed_kernel_first_with_ratio_two)
+START_TEST(diff_kernel_slower_per_launch_in_a_shorter_window_makes_new_slower)
+{
+	char base_path[512], new_path[512], verdict[1024];
+	struct diff_profile base, new;
+	struct diff_result r;
+
+	write_loop(base_path, sizeof base_path, "job50.sqlite", 50, job_step);
+	write_loop(new_path, sizeof new_path, "job44.sqlite", 44, job_step_slow_allreduce);
+	load(&base, base_path);
+	load(&new, new_path);
+	/* In total NEW has less GPU time: totals would call it faster. */
+	ck_assert_int_lt(new.gpu_time_ns, base.gpu_time_ns);
+	ck_assert_int_eq(diff__compute(&r, &base, &new), 0);
+	diff__verdict(&r, verdict, sizeof verdict);
+	/* 350 us -> 378 us per iteration. */
+	ck_assert_msg(strstr(verdict, "NEW is 1.08x slower per iteration on the GPU (BASE 49 iterations,"
+				      " NEW 43: compared per iteration): allreduce +14% per launch"
+				      " (+28 us/iter)") == verdict, "verdict: %s", verdict);
+	ck_assert_str_eq(r.rows[DIFF_KERNELS][0].base->name, "allreduce");
+	ck_assert_int_eq(r.rows[DIFF_KERNELS][0].change, DIFF_SLOWER);
+	ck_assert_int_eq(find_row(&r, DIFF_KERNELS, "forward")->change, DIFF_SAME);
+	ck_assert_int_eq(find_row(&r, DIFF_KERNELS, "update")->change, DIFF_SAME);
+	diff__exit(&r);
+	diff_profile__exit(&base);
+	diff_profile__exit(&new);
+}
+END_TEST
+
+START_TEST(diff_kernel_launched_fewer_times_per_step_is_fewer_calls_not_faster)
+{
+	const struct fx_step twice[] = {
+		{ "forward", 100000 }, { "update", 50000 }, { "update", 50000 }, { NULL, 0 },
+	};
+	const struct fx_step once[] = { { "forward", 100000 }, { "update", 50000 }, { NULL, 0 } };
+	char base_path[512], new_path[512];
+	struct diff_profile base, new;
+	struct diff_result r;
+	const struct diff_row *row;
+
+	write_loop(base_path, sizeof base_path, "twice.sqlite", 20, twice);
+	write_loop(new_path, sizeof new_path, "once.sqlite", 20, once);
+	load(&base, base_path);
+	load(&new, new_path);
+	ck_assert_int_eq(diff__compute(&r, &base, &new), 0);
+	row = find_row(&r, DIFF_KERNELS, "update");
+	ck_assert_int_eq(row->change, DIFF_FEWER_CALLS);
+	ck_assert(!row->launch_changed);
+	ck_assert_double_eq(row->base_calls, 2.0);
+	ck_assert_double_eq(row->new_calls, 1.0);
+	ck_assert_double_eq(row->effect_ns, -50000.0);
+	diff__exit(&r);
+	diff_profile__exit(&base);
+	diff_profile__exit(&new);
+}
+END_TEST
+
+START_TEST(diff_without_a_loop_compares_totals_and_says_why)
+{
+	char base_path[512], new_path[512], verdict[1024];
+	struct diff_profile base, new;
+	struct diff_result r;
+	struct fx f;
+
+	snprintf(base_path, sizeof base_path, "%s", testutil_tmp_path("once1.sqlite"));
+	fx_open(&f, base_path, "app", "gpu0");
+	fx_kernels(&f, "setup", 1, 32, 1, 2 * MS);
+	fx_close(&f, -1);
+	snprintf(new_path, sizeof new_path, "%s", testutil_tmp_path("once2.sqlite"));
+	fx_open(&f, new_path, "app", "gpu0");
+	fx_kernels(&f, "setup", 1, 32, 1, 1 * MS);
+	fx_close(&f, -1);
+	load(&base, base_path);
+	load(&new, new_path);
+	ck_assert_int_eq(diff__compute(&r, &base, &new), 0);
+	ck_assert(!r.per_iteration);
+	diff__verdict(&r, verdict, sizeof verdict);
+	ck_assert_msg(strstr(verdict, "NEW is 2.0x faster on the GPU (warning: neither BASE nor NEW has a"
+				      " loop to count iterations by") == verdict, "verdict: %s", verdict);
+	diff__exit(&r);
+	diff_profile__exit(&base);
+	diff_profile__exit(&new);
+}
+END_TEST
+
+START_TEST(diff_aligns_loops_that_the_search_marks_by_different_kernels)
+{
+	const struct fx_step ab[] = { { "a", 1000 }, { "b", 2000 }, { NULL, 0 } };
+	const struct fx_step ba[] = { { "b", 2000 }, { "a", 1000 }, { NULL, 0 } };
+	char base_path[512], new_path[512], verdict[1024];
+	struct prof_error err = { 0 };
+	struct diff_profile base, new;
+	struct diff_result r;
+
+	write_loop(base_path, sizeof base_path, "ab.sqlite", 10, ab);
+	write_loop(new_path, sizeof new_path, "ba.sqlite", 10, ba);
+	load(&base, base_path);
+	load(&new, new_path);
+	ck_assert_str_eq(new.loop.mark_name, "b");
+	ck_assert_int_eq(diff__compute(&r, &base, &new), 0);
+	ck_assert(!r.per_iteration);
+	diff__verdict(&r, verdict, sizeof verdict);
+	ck_assert_msg(strstr(verdict, "warning: the loops are marked differently"), "verdict: %s", verdict);
+	diff__exit(&r);
+	ck_assert_msg(diff_profiles__align_loops(&new, 1, &base.loop, &err) == 0, "%s", err.msg);
+	ck_assert_str_eq(new.loop.mark_name, "a");
+	ck_assert_int_eq(new.loop.iterations, 9);
+	ck_assert_int_eq(diff__compute(&r, &base, &new), 0);
+	ck_assert(r.per_iteration);
+	diff__exit(&r);
+	diff_profile__exit(&base);
+	diff_profile__exit(&new);
+}
+END_TEST
+
+START_TEST(diff_json_rows_put_the_slowed_kernel_first_with_median_ratio_two)
 {
 	char base_path[512], new_path[512];
 	struct diff_profile base, new;
@@ -268,6 +446,7 @@ START_TEST(diff_json_rows_put_the_slowed_kernel_first_with_ratio_two)
 	ck_assert_int_eq(diff__report(&r, sink), 0);
 	rpt_sink__delete(sink);
 	fclose(out);
+	ck_assert_ptr_nonnull(strstr(buf, "\"diff_loops\""));
 	kernels = strstr(buf, "\"diff_kernels\"");
 	ck_assert_ptr_nonnull(kernels);
 	first_row = strstr(kernels, "\"rows\"");
@@ -277,10 +456,13 @@ START_TEST(diff_json_rows_put_the_slowed_kernel_first_with_ratio_two)
 	ck_assert_ptr_nonnull(gemm);
 	ck_assert_ptr_nonnull(softmax);
 	ck_assert(gemm < softmax);
-	/* Ratio precedes Name within a row: the first row holds 2.00 and gemm. */
-	ratio = strstr(first_row, "\"Ratio\":2.00");
+	/* The ratio precedes Name within a row: the first row holds 2.00 and
+	 * gemm, with its change per iteration. */
+	ratio = strstr(first_row, "\"Med Ratio\":2.00");
 	ck_assert_ptr_nonnull(ratio);
 	ck_assert(ratio < gemm);
+	ck_assert_ptr_nonnull(strstr(first_row, "\"Delta/iter (ns)\":2000000"));
+	ck_assert_ptr_nonnull(strstr(first_row, "\"Base Count/iter\":1.00"));
 	free(buf);
 	diff__exit(&r);
 	diff_profile__exit(&base);
@@ -386,22 +568,61 @@ START_TEST(diff_profile_of_an_export_takes_wall_time_from_the_capture_span)
 }
 END_TEST
 
+START_TEST(diff_launch_change_must_exceed_the_minimum_and_both_spreads)
+{
+	ck_assert(diff_launch_changed(1000, 0, 1140, 0));
+	ck_assert(diff_launch_changed(1000, 0, 860, 0));
+	/* 2 % is under DIFF_MIN_CHANGE: timer ticks and clocks. */
+	ck_assert(!diff_launch_changed(1000, 0, 1020, 0));
+	/* +14 % inside the base launches' spread (IQR 20 % of the median). */
+	ck_assert(!diff_launch_changed(1000, 200, 1140, 0));
+	/* ... or inside the new ones' (200 / 1140 = 17.5 %). */
+	ck_assert(!diff_launch_changed(1000, 0, 1140, 200));
+	ck_assert(diff_launch_changed(1000, 100, 1140, 100));
+	ck_assert(!diff_launch_changed(1000, 0, 1000, 0));
+}
+END_TEST
+
+START_TEST(diff_calls_change_must_exceed_what_the_window_edges_explain)
+{
+	ck_assert(!diff_calls_changed(1.0, 49, 1.0, 43));
+	ck_assert(diff_calls_changed(2.0, 49, 1.0, 43));
+	/* One launch more over ten iterations, or two: the windows' edges. */
+	ck_assert(!diff_calls_changed(1.0, 10, 1.1, 10));
+	ck_assert(!diff_calls_changed(1.0, 10, 1.2, 10));
+	ck_assert(diff_calls_changed(1.0, 10, 1.3, 10));
+	/* Over totals (one "iteration") a change of two launches is the edges too. */
+	ck_assert(!diff_calls_changed(100, 1, 102, 1));
+	ck_assert(diff_calls_changed(100, 1, 110, 1));
+	/* Into or out of the loop is a change. */
+	ck_assert(diff_calls_changed(0, 10, 0.1, 10));
+	ck_assert(diff_calls_changed(0.5, 10, 0, 10));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("diff_kernels");
 	TCase *tc = tcase_create("core");
 
-	tcase_add_test(tc, diff_kernel_twice_as_slow_has_ratio_two_and_comes_first);
-	tcase_add_test(tc, diff_profile_totals_come_from_the_written_records);
-	tcase_add_test(tc, diff_reports_added_and_removed_kernels);
+	tcase_add_test(tc, diff_kernel_twice_as_slow_per_launch_comes_first_with_its_cost_per_iteration);
+	tcase_add_test(tc, diff_profile_totals_and_loop_come_from_the_written_records);
+	tcase_add_test(tc, diff_reports_added_and_removed_kernels_with_their_time_per_iteration);
 	tcase_add_test(tc, diff_keys_kernels_by_launch_shape);
 	tcase_add_test(tc, diff_copies_are_keyed_by_direction_and_host_memory_kind);
-	tcase_add_test(tc, diff_ranges_are_compared_by_name_with_median);
-	tcase_add_test(tc, diff_verdict_names_the_ratio_and_the_kernel_that_moved);
-	tcase_add_test(tc, diff_json_rows_put_the_slowed_kernel_first_with_ratio_two);
+	tcase_add_test(tc, diff_ranges_are_compared_by_their_median_instance);
+	tcase_add_test(tc, diff_verdict_names_the_ratio_per_iteration_and_the_kernel_that_moved);
+	tcase_add_test(tc, diff_of_fewer_steps_with_the_same_launches_is_no_change);
+	tcase_add_test(tc, diff_kernel_slower_per_launch_in_a_shorter_window_makes_new_slower);
+	tcase_add_test(tc, diff_kernel_launched_fewer_times_per_step_is_fewer_calls_not_faster);
+	tcase_add_test(tc, diff_without_a_loop_compares_totals_and_says_why);
+	tcase_add_test(tc, diff_aligns_loops_that_the_search_marks_by_different_kernels);
+	tcase_add_test(tc, diff_json_rows_put_the_slowed_kernel_first_with_median_ratio_two);
 	tcase_add_test(tc, diff_html_escapes_kernel_names);
 	tcase_add_test(tc, diff_store_without_optional_tables_gives_empty_sections);
 	tcase_add_test(tc, diff_profile_of_an_export_takes_wall_time_from_the_capture_span);
+	tcase_add_test(tc, diff_launch_change_must_exceed_the_minimum_and_both_spreads);
+	tcase_add_test(tc, diff_calls_change_must_exceed_what_the_window_edges_explain);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -2,7 +2,8 @@
  * times: a regression beyond budget and noise fails and is named, jitter
  * inside the baseline's spread passes, per-key budgets win over the global
  * one, tiny keys never fail, identity mismatches are refused, and the JUnit
- * output carries one testcase per key. */
+ * output carries one testcase per key; loops of other lengths compare per
+ * iteration and per launch, and a format-1 baseline as totals. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -338,6 +339,128 @@ START_TEST(gate_junit_has_one_testcase_per_key_and_escapes_names)
 }
 END_TEST
 
+/* The loop of a training job: three kernels a step. */
+static const struct fx_step job_step[] = {
+	{ "forward", 100 * US }, { "allreduce", 200 * US }, { "update", 50 * US }, { NULL, 0 },
+};
+static const struct fx_step job_step_slow_allreduce[] = {
+	{ "forward", 100 * US }, { "allreduce", 228 * US }, { "update", 50 * US }, { NULL, 0 },
+};
+
+static void write_job(struct diff_profile *p, int steps, const struct fx_step *k)
+{
+	struct prof_error err = { 0 };
+	char name[32], path[512];
+	struct fx f;
+
+	snprintf(name, sizeof name, "job%d.sqlite", nfiles++);
+	snprintf(path, sizeof path, "%s", testutil_tmp_path(name));
+	fx_open(&f, path, "./train", "NVIDIA H100");
+	fx_steps(&f, steps, k);
+	fx_close(&f, 200 * MS);
+	ck_assert_msg(diff_profile__load_path(p, path, &err) == 0, "%s", err.msg);
+}
+
+static void job_baseline(struct baseline *b)
+{
+	struct diff_profile p[3];
+
+	for (int i = 0; i < 3; i++)
+		write_job(&p[i], 50, job_step);
+	build_baseline(b, p, 3);
+}
+
+START_TEST(gate_passes_captures_with_other_numbers_of_steps_and_the_same_launches)
+{
+	const int steps[] = { 44, 60 };
+	struct baseline b;
+	struct gate_options o;
+
+	gate_options__init(&o);
+	job_baseline(&b);
+	for (int i = 0; i < 2; i++) {
+		struct diff_profile p[1];
+		struct gate_result r;
+
+		write_job(&p[0], steps[i], job_step);
+		run_gate(&r, &b, p, 1, &o);
+		ck_assert(r.per_iteration);
+		ck_assert_ptr_nonnull(strstr(r.basis, "per iteration of the loop marked by kernel \"forward\""));
+		ck_assert_int_eq(find_case(&r, "gpu_time")->per, GATE_PER_ITERATION);
+		ck_assert_double_eq(find_case(&r, "gpu_time")->new, 350 * US);
+		ck_assert_int_eq(find_case(&r, "kernel:allreduce")->per, GATE_PER_LAUNCH);
+		/* 60 steps hold 20 % more GPU time in total than the baseline's 50. */
+		ck_assert_uint_eq(r.nfailed, 0);
+		gate__exit(&r);
+	}
+	baseline__exit(&b);
+}
+END_TEST
+
+START_TEST(gate_fails_a_kernel_slower_per_launch_in_a_shorter_capture)
+{
+	struct diff_profile p[1];
+	struct baseline b;
+	struct gate_result r;
+	struct gate_options o;
+	const struct gate_case *c;
+
+	gate_options__init(&o);
+	job_baseline(&b);
+	write_job(&p[0], 44, job_step_slow_allreduce);
+	run_gate(&r, &b, p, 1, &o);
+	c = find_case(&r, "kernel:allreduce");
+	ck_assert_int_eq(c->verdict, GATE_FAIL);
+	ck_assert_double_eq(c->base, 200 * US);
+	ck_assert_double_eq(c->new, 228 * US);
+	ck_assert_int_eq(find_case(&r, "kernel:forward")->verdict, GATE_PASS);
+	/* 350 us -> 378 us per iteration, though 44 steps hold less in total. */
+	c = find_case(&r, "gpu_time");
+	ck_assert_int_eq(c->verdict, GATE_FAIL);
+	ck_assert_double_eq(c->new, 378 * US);
+	ck_assert_ptr_nonnull(strstr(c->message, "per iteration"));
+	ck_assert_ptr_nonnull(strstr(c->message, "grew most: allreduce +28 us/iter"));
+	gate__exit(&r);
+	baseline__exit(&b);
+}
+END_TEST
+
+START_TEST(gate_with_a_format_1_baseline_compares_totals_and_says_so)
+{
+	const struct kspec k[] = { { "gemm", 10 * MS }, { NULL, 0 } };
+	static const char v1[] =
+		"{\"perfkit_baseline\": 1, \"program\": \"train\", \"gpu\": \"NVIDIA H100\","
+		" \"captures\": [\"old.sqlite\"], \"keys\": {"
+		" \"gpu_time\": {\"unit\": \"ns\", \"median\": 10000000, \"min\": 10000000,"
+		" \"max\": 10000000, \"mad\": 0},"
+		" \"kernel:gemm\": {\"unit\": \"ns\", \"median\": 10000000, \"min\": 10000000,"
+		" \"max\": 10000000, \"mad\": 0}}}";
+	struct prof_error err = { 0 };
+	struct diff_profile p[1];
+	struct baseline b;
+	struct gate_result r;
+	struct gate_options o;
+	char path[512];
+	FILE *f;
+
+	gate_options__init(&o);
+	snprintf(path, sizeof path, "%s", testutil_tmp_path("v1.json"));
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(v1, f);
+	fclose(f);
+	ck_assert_msg(baseline__load(&b, path, &err) == 0, "%s", err.msg);
+	write_capture(&p[0], "NVIDIA H100", k);
+	run_gate(&r, &b, p, 1, &o);
+	ck_assert(!r.per_iteration);
+	ck_assert_ptr_nonnull(strstr(r.basis, "format 1"));
+	ck_assert_int_eq(find_case(&r, "kernel:gemm")->per, GATE_PER_CAPTURE);
+	ck_assert_int_eq(find_case(&r, "kernel:gemm")->verdict, GATE_PASS);
+	gate__exit(&r);
+	baseline__exit(&b);
+}
+END_TEST
+
 START_TEST(gate_duration_parser_reads_units)
 {
 	int64_t ns = -1;
@@ -371,6 +494,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, gate_reverse_of_a_speedup_passes_with_removed_kernels_reported);
 	tcase_add_test(tc, gate_refuses_captures_from_another_gpu);
 	tcase_add_test(tc, gate_junit_has_one_testcase_per_key_and_escapes_names);
+	tcase_add_test(tc, gate_passes_captures_with_other_numbers_of_steps_and_the_same_launches);
+	tcase_add_test(tc, gate_fails_a_kernel_slower_per_launch_in_a_shorter_capture);
+	tcase_add_test(tc, gate_with_a_format_1_baseline_compares_totals_and_says_so);
 	tcase_add_test(tc, gate_duration_parser_reads_units);
 	suite_add_tcase(s, tc);
 	return s;

@@ -1,0 +1,200 @@
+/* diff_rows.c - the rows of `perfkit diff` for every format: the verdict,
+ * the two loops (the basis of the per-iteration figures), the totals of
+ * the whole captures and one section per kind of entry. */
+#include "diff.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+
+#include "sink/table.h"
+
+static struct rpt_cell int_cell(int64_t v)
+{
+	return (struct rpt_cell){ .i = v };
+}
+
+static struct rpt_cell real_cell(double v)
+{
+	return (struct rpt_cell){ .d = v };
+}
+
+static struct rpt_cell null_cell(void)
+{
+	return (struct rpt_cell){ .is_null = true };
+}
+
+static struct rpt_cell text_cell(const char *s)
+{
+	return (struct rpt_cell){ .s = s };
+}
+
+static struct rpt_cell ratio_cell(int64_t base, int64_t new, bool both)
+{
+	if (!both || base == 0)
+		return null_cell();
+	return real_cell((double)new / (double)base);
+}
+
+static int report_verdict(const struct diff_result *r, struct rpt_sink *sink)
+{
+	static const struct rpt_column cols[] = { { "Verdict", RPT_TEXT, 0 } };
+	char verdict[1536];
+	struct rpt_cell cell;
+	int rc;
+
+	diff__verdict(r, verdict, sizeof verdict);
+	cell = text_cell(verdict);
+	rc = sink->begin(sink, "diff_verdict", "Verdict", cols, 1);
+	if (rc == 0)
+		rc = sink->row(sink, &cell);
+	if (rc == 0)
+		rc = sink->end(sink);
+	return rc;
+}
+
+/* Each capture's loop and its figures per iteration: what the sections
+ * divide by. Without a loop the per-iteration cells are empty. */
+static int report_loops(const struct diff_result *r, struct rpt_sink *sink)
+{
+	static const struct rpt_column cols[] = {
+		{ "Capture", RPT_TEXT, 0 }, { "Iterations", RPT_INT, 0 },
+		{ "Loop Time (ns)", RPT_INT, 0 }, { "Time/iter (ns)", RPT_INT, 0 },
+		{ "GPU Time/iter (ns)", RPT_INT, 0 }, { "Kernels/iter", RPT_REAL, 2 },
+		{ "Allocations/iter", RPT_REAL, 2 }, { "Loop", RPT_TEXT, 0 },
+	};
+	const struct diff_profile *sides[2] = { r->base, r->new };
+	static const char *const names[2] = { "BASE", "NEW" };
+	int rc = sink->begin(sink, "diff_loops", "Loops (the per-iteration basis)", cols, 8);
+
+	for (int i = 0; rc == 0 && i < 2; i++) {
+		const struct sum_window *w = &sides[i]->loop;
+		double it = w->iterations;
+		bool loop = w->iterations > 0;
+		struct rpt_cell cells[8] = {
+			text_cell(names[i]),
+			loop ? int_cell(w->iterations) : null_cell(),
+			loop ? int_cell(w->end_ns - w->start_ns) : null_cell(),
+			loop ? int_cell(llround((double)(w->end_ns - w->start_ns) / it)) : null_cell(),
+			loop ? int_cell(llround((double)sides[i]->loop_gpu_time_ns / it)) : null_cell(),
+			loop ? real_cell((double)sides[i]->loop_kernel_count / it) : null_cell(),
+			loop ? real_cell((double)sides[i]->loop_alloc_count / it) : null_cell(),
+			text_cell(loop ? w->source : "none found: no NVTX range or kernel repeats"),
+		};
+		rc = sink->row(sink, cells);
+	}
+	return rc ? rc : sink->end(sink);
+}
+
+static int report_totals(const struct diff_result *r, struct rpt_sink *sink)
+{
+	static const struct rpt_column cols[] = {
+		{ "Metric", RPT_TEXT, 0 }, { "Base", RPT_INT, 0 }, { "New", RPT_INT, 0 },
+		{ "Delta", RPT_INT, 0 }, { "Ratio", RPT_REAL, 2 },
+	};
+	const struct diff_profile *b = r->base, *n = r->new;
+	const struct { const char *name; int64_t base, new; } totals[] = {
+		{ "GPU time (ns)", b->gpu_time_ns, n->gpu_time_ns },
+		{ "Wall time (ns)", b->wall_ns, n->wall_ns },
+		{ "Kernel launches", b->kernel_count, n->kernel_count },
+		{ "Allocations", b->alloc_count, n->alloc_count },
+	};
+	int rc = sink->begin(sink, "diff_totals", "Totals (whole captures)", cols, 5);
+
+	for (size_t i = 0; rc == 0 && i < sizeof totals / sizeof totals[0]; i++) {
+		struct rpt_cell cells[5] = {
+			text_cell(totals[i].name), int_cell(totals[i].base), int_cell(totals[i].new),
+			int_cell(totals[i].new - totals[i].base),
+			ratio_cell(totals[i].base, totals[i].new, true),
+		};
+		rc = sink->row(sink, cells);
+	}
+	return rc ? rc : sink->end(sink);
+}
+
+static void shape_text(char *buf, size_t cap, const int32_t v[3])
+{
+	snprintf(buf, cap, "%" PRId32 "x%" PRId32 "x%" PRId32, v[0], v[1], v[2]);
+}
+
+/* Per-iteration cells are empty when the captures are compared as totals. */
+static struct rpt_cell per_iteration_cell(const struct diff_result *r, double v)
+{
+	return r->per_iteration ? real_cell(v) : null_cell();
+}
+
+static int report_section(const struct diff_result *r, struct rpt_sink *sink, int id)
+{
+	static const char *const names[] = { "diff_kernels", "diff_copies", "diff_ranges" };
+	static const char *const titles[] = {
+		"Kernels (by name and launch shape)", "Copies and memsets (by direction and host memory)",
+		"NVTX ranges (by name)",
+	};
+	/* Shared leading columns, then section-specific ones, the name last. */
+	struct rpt_column cols[18] = {
+		{ "Change", RPT_TEXT, 0 }, { "Delta/iter (ns)", RPT_INT, 0 },
+		{ "Med Ratio", RPT_REAL, 2 },
+		{ "Base Med (ns)", RPT_INT, 0 }, { "New Med (ns)", RPT_INT, 0 },
+		{ "Base IQR (ns)", RPT_INT, 0 }, { "New IQR (ns)", RPT_INT, 0 },
+		{ "Base Count/iter", RPT_REAL, 2 }, { "New Count/iter", RPT_REAL, 2 },
+		{ "Base Count", RPT_INT, 0 }, { "New Count", RPT_INT, 0 },
+		{ "Base Total (ns)", RPT_INT, 0 }, { "New Total (ns)", RPT_INT, 0 },
+	};
+	int ncols = 13, rc;
+
+	if (id == DIFF_KERNELS) {
+		cols[ncols++] = (struct rpt_column){ "Grid", RPT_TEXT, 0 };
+		cols[ncols++] = (struct rpt_column){ "Block", RPT_TEXT, 0 };
+	} else if (id == DIFF_COPIES) {
+		cols[ncols++] = (struct rpt_column){ "Base Bytes", RPT_INT, 0 };
+		cols[ncols++] = (struct rpt_column){ "New Bytes", RPT_INT, 0 };
+	}
+	cols[ncols++] = (struct rpt_column){ id == DIFF_COPIES ? "Operation" : "Name", RPT_TEXT, 0 };
+	rc = sink->begin(sink, names[id], titles[id], cols, ncols);
+	for (size_t i = 0; rc == 0 && i < r->nrows[id]; i++) {
+		const struct diff_row *row = &r->rows[id][i];
+		const struct diff_stat *b = row->base, *n = row->new, *any = b ? b : n;
+		struct rpt_cell cells[18];
+		char grid[48], block[48];
+		int c = 0;
+
+		cells[c++] = text_cell(diff_change__name(row->change));
+		cells[c++] = r->per_iteration ? int_cell(row->delta_ns) : null_cell();
+		cells[c++] = ratio_cell(b ? b->median_ns : 0, n ? n->median_ns : 0, b && n);
+		cells[c++] = b ? int_cell(b->median_ns) : null_cell();
+		cells[c++] = n ? int_cell(n->median_ns) : null_cell();
+		cells[c++] = b ? int_cell(b->q3_ns - b->q1_ns) : null_cell();
+		cells[c++] = n ? int_cell(n->q3_ns - n->q1_ns) : null_cell();
+		cells[c++] = per_iteration_cell(r, row->base_calls);
+		cells[c++] = per_iteration_cell(r, row->new_calls);
+		cells[c++] = int_cell(b ? b->count : 0);
+		cells[c++] = int_cell(n ? n->count : 0);
+		cells[c++] = b ? int_cell(b->total_ns) : null_cell();
+		cells[c++] = n ? int_cell(n->total_ns) : null_cell();
+		if (id == DIFF_KERNELS) {
+			shape_text(grid, sizeof grid, any->grid);
+			shape_text(block, sizeof block, any->block);
+			cells[c++] = text_cell(grid);
+			cells[c++] = text_cell(block);
+		} else if (id == DIFF_COPIES) {
+			cells[c++] = int_cell(b ? b->bytes : 0);
+			cells[c++] = int_cell(n ? n->bytes : 0);
+		}
+		cells[c++] = text_cell(any->name);
+		rc = sink->row(sink, cells);
+	}
+	return rc ? rc : sink->end(sink);
+}
+
+int diff__report(const struct diff_result *r, struct rpt_sink *sink)
+{
+	int rc = report_verdict(r, sink);
+
+	if (rc == 0)
+		rc = report_loops(r, sink);
+	if (rc == 0)
+		rc = report_totals(r, sink);
+	for (int id = 0; rc == 0 && id < DIFF_NSECTIONS; id++)
+		rc = report_section(r, sink, id);
+	return rc;
+}

@@ -1,0 +1,217 @@
+/* diff_verdict.c - the one line that opens `perfkit diff`: how the GPU time
+ * per iteration changed (or, without a loop on both sides, the totals with
+ * a warning), on what basis, and the entries that changed it.
+ *
+ * The line says "faster" or "slower" only when something really changed:
+ * per-iteration GPU time drifts a little between any two windows of the same
+ * program, so a change that no kernel or copy explains (none moved beyond
+ * its noise) reads as the same time, unless it is too large to be drift. */
+#include "diff.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Within this relative change the GPU time is the same, whatever moved. */
+#define SAME_TIME 0.005
+/* A change of GPU time per iteration this large is reported even when no
+ * entry moved beyond its noise. */
+#define DRIFT_LIMIT 0.10
+#define VERDICT_ENTRIES 3
+
+/* A kernel's demangled name without its parameter list and return type, cut
+ * to a readable length on a UTF-8 boundary: the verdict is one line. */
+static void short_name(char *buf, size_t cap, const char *name)
+{
+	size_t len;
+
+	if (strncmp(name, "void ", 5) == 0)
+		name += 5;
+	len = strcspn(name, "(");
+	if (len == 0)
+		len = strlen(name);
+	if (len > 48) {
+		len = 48;
+		while (len > 0 && ((unsigned char)name[len] & 0xC0) == 0x80)
+			len--;
+		snprintf(buf, cap, "%.*s...", (int)len, name);
+		return;
+	}
+	snprintf(buf, cap, "%.*s", (int)len, name);
+}
+
+static void format_ratio(char *buf, size_t cap, double x)
+{
+	snprintf(buf, cap, x < 1.1 ? "%.2fx" : x < 10 ? "%.1fx" : "%.0fx", x);
+}
+
+/* Append to buf, never past cap. */
+static void append(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void append(char *buf, size_t cap, const char *fmt, ...)
+{
+	size_t len = strlen(buf);
+	va_list ap;
+
+	if (len + 1 >= cap)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + len, cap - len, fmt, ap);
+	va_end(ap);
+}
+
+/* "+5.1 us/iter", "−41 ms" (U+2212 MINUS SIGN, as in "flash_fwd −41 ms"). */
+static void format_effect(char *buf, size_t cap, double ns, bool per_iteration)
+{
+	char t[32];
+	int64_t v = llround(ns);
+
+	diff_format_ns(t, sizeof t, v < 0 ? -v : v);
+	snprintf(buf, cap, "%s%s%s", v < 0 ? "\xe2\x88\x92" : "+", t, per_iteration ? "/iter" : "");
+}
+
+/* The basis in brackets after the ratio. */
+static void append_basis(const struct diff_result *r, char *buf, size_t cap)
+{
+	const struct sum_window *b = &r->base->loop, *n = &r->new->loop;
+
+	if (b->iterations > 0 && n->iterations > 0 && !r->per_iteration)
+		append(buf, cap, " (warning: the loops are marked differently, BASE's by %s, NEW's by"
+				 " %s, so whole captures are compared; totals of windows of different"
+				 " length do not compare)", b->source, n->source);
+	else if (!r->per_iteration)
+		append(buf, cap, " (warning: %s to count iterations by, so whole captures are"
+				 " compared; totals of windows of different length do not compare)",
+		       b->iterations == 0 && n->iterations == 0 ? "neither BASE nor NEW has a loop" :
+		       b->iterations == 0			 ? "BASE has no loop" : "NEW has no loop");
+	else if (b->iterations != n->iterations)
+		append(buf, cap, " (BASE %d iterations, NEW %d: compared per iteration)", b->iterations,
+		       n->iterations);
+	else
+		append(buf, cap, " (%d iterations each: compared per iteration)", b->iterations);
+}
+
+/* "+14% per launch", "2.0x slower per launch". */
+static void append_per_launch(const struct diff_row *row, char *buf, size_t cap)
+{
+	double x = (double)row->new->median_ns / (double)row->base->median_ns;
+	char ratio[32];
+
+	if (x >= 1.5 || x <= 1 / 1.5) {
+		format_ratio(ratio, sizeof ratio, x > 1 ? x : 1 / x);
+		append(buf, cap, "%s %s per launch", ratio, x > 1 ? "slower" : "faster");
+	} else {
+		append(buf, cap, "%s%.0f%% per launch", x > 1 ? "+" : "\xe2\x88\x92", fabs(x - 1) * 100);
+	}
+}
+
+/* "allreduce +14% per launch (+5.1 us/iter)", "gemm 1 → 2 calls/iter
+ * (+20 us/iter)", "fused +30 us/iter (added)". */
+static void append_entry(const struct diff_result *r, const struct diff_row *row, bool first,
+			 char *buf, size_t cap)
+{
+	const struct diff_stat *st = row->new ? row->new : row->base;
+	/* Out of the loop now, its launches' time costs the loop nothing. */
+	bool per_launch = row->launch_changed && (!r->per_iteration || row->new_calls > 0);
+	char name[160], effect[48];
+
+	short_name(name, sizeof name, st->name);
+	format_effect(effect, sizeof effect, row->effect_ns, r->per_iteration);
+	append(buf, cap, "%s%s ", first ? ": " : ", ", name);
+	if (row->change == DIFF_ADDED || row->change == DIFF_REMOVED) {
+		append(buf, cap, "%s (%s)", effect, diff_change__name(row->change));
+		return;
+	}
+	if (per_launch)
+		append_per_launch(row, buf, cap);
+	/* U+2192 RIGHTWARDS ARROW: "11 → 0 calls/iter". */
+	if (row->calls_changed)
+		append(buf, cap, "%s%.3g \xe2\x86\x92 %.3g %s", per_launch ? ", " : "",
+		       row->base_calls, row->new_calls, r->per_iteration ? "calls/iter" : "calls");
+	append(buf, cap, " (%s)", effect);
+}
+
+/* What the changes beyond noise of kernels and copies add up to. */
+static double explained_ns(const struct diff_result *r)
+{
+	double sum = 0;
+
+	for (int id = DIFF_KERNELS; id <= DIFF_COPIES; id++)
+		for (size_t i = 0; i < r->nrows[id]; i++)
+			sum += r->rows[id][i].effect_ns;
+	return sum;
+}
+
+/* The rows that changed the GPU time most, kernels and copies merged in
+ * their sections' order. */
+static size_t top_entries(const struct diff_result *r, const struct diff_row **top)
+{
+	size_t n = 0, ik = 0, ic = 0;
+
+	while (n < VERDICT_ENTRIES) {
+		const struct diff_row *k = ik < r->nrows[DIFF_KERNELS] ? &r->rows[DIFF_KERNELS][ik] : NULL;
+		const struct diff_row *c = ic < r->nrows[DIFF_COPIES] ? &r->rows[DIFF_COPIES][ic] : NULL;
+		const struct diff_row *pick;
+
+		if (k && (k->change == DIFF_SAME || k->effect_ns == 0))
+			k = NULL;
+		if (c && (c->change == DIFF_SAME || c->effect_ns == 0))
+			c = NULL;
+		if (k && c)
+			pick = fabs(k->effect_ns) >= fabs(c->effect_ns) ? k : c;
+		else
+			pick = k ? k : c;
+		if (!pick)
+			break;
+		if (pick == k)
+			ik++;
+		else
+			ic++;
+		top[n++] = pick;
+	}
+	return n;
+}
+
+int diff__verdict(const struct diff_result *r, char *buf, size_t cap)
+{
+	const struct diff_profile *bp = r->base, *np = r->new;
+	const char *per = r->per_iteration ? " per iteration" : "";
+	double b = (double)(r->per_iteration ? bp->loop_gpu_time_ns : bp->gpu_time_ns) / r->base_iterations;
+	double n = (double)(r->per_iteration ? np->loop_gpu_time_ns : np->gpu_time_ns) / r->new_iterations;
+	const struct diff_row *top[VERDICT_ENTRIES];
+	size_t ntop = top_entries(r, top);
+	double explained = explained_ns(r);
+	char t[32], x[32], e[48];
+
+	if (cap == 0)
+		return 0;
+	buf[0] = '\0';
+	if (b == 0 && n == 0) {
+		append(buf, cap, "neither BASE nor NEW has GPU activity%s", r->per_iteration ? " in its loop" : "");
+	} else if (b == 0) {
+		diff_format_ns(t, sizeof t, llround(n));
+		append(buf, cap, "NEW has %s of GPU time%s, BASE none", t, per);
+	} else if (n == 0) {
+		diff_format_ns(t, sizeof t, llround(b));
+		append(buf, cap, "NEW has no GPU activity%s, BASE had %s", r->per_iteration ? " in its loop" : "", t);
+	} else if (fabs(n - b) <= SAME_TIME * b ||
+		   (fabs(explained) <= SAME_TIME * b && fabs(n - b) <= DRIFT_LIMIT * b)) {
+		diff_format_ns(t, sizeof t, llround(b));
+		append(buf, cap, "NEW takes the same GPU time%s as BASE (%s", per, t);
+		format_effect(e, sizeof e, explained, r->per_iteration);
+		if (fabs(n - b) > SAME_TIME * b && explained == 0)
+			append(buf, cap, "; %+.1f%% in these windows, but no kernel or copy changed beyond"
+					 " noise", 100 * (n - b) / b);
+		else if (fabs(n - b) > SAME_TIME * b)
+			append(buf, cap, "; %+.1f%% in these windows, but what changed beyond noise adds up"
+					 " to %s", 100 * (n - b) / b, e);
+		append(buf, cap, ")");
+	} else {
+		format_ratio(x, sizeof x, n < b ? b / n : n / b);
+		append(buf, cap, "NEW is %s %s%s on the GPU", x, n < b ? "faster" : "slower", per);
+	}
+	append_basis(r, buf, cap);
+	for (size_t i = 0; i < ntop; i++)
+		append_entry(r, top[i], i == 0, buf, cap);
+	return 0;
+}
