@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sink/symbol.h"
 #include "sink/table.h"
 
 void diff_format_ns(char *buf, size_t cap, int64_t ns)
@@ -130,17 +131,15 @@ void diff__exit(struct diff_result *r)
 	memset(r, 0, sizeof *r);
 }
 
-/* A kernel's demangled name without its parameter list and return type, cut
- * to a readable length on a UTF-8 boundary: the verdict is one line. */
-static void short_name(char *buf, size_t cap, const char *name)
+/* A kernel's short name (sink/symbol.h), cut to a readable length on a
+ * UTF-8 boundary: the verdict is one line. */
+static void short_name(char *buf, size_t cap, const char *full)
 {
-	size_t len;
+	char name[256];
+	size_t len = rpt_symbol__shorten(full, RPT_SYMBOL_SHORT, name, sizeof name);
 
-	if (strncmp(name, "void ", 5) == 0)
-		name += 5;
-	len = strcspn(name, "(");
-	if (len == 0)
-		len = strlen(name);
+	if (len >= sizeof name)
+		len = sizeof name - 1;
 	if (len > 48) {
 		len = 48;
 		while (len > 0 && ((unsigned char)name[len] & 0xC0) == 0x80)
@@ -329,7 +328,8 @@ static int report_section(const struct diff_result *r, struct rpt_sink *sink, in
 		cols[ncols++] = (struct rpt_column){ "Base Bytes", RPT_INT, 0 };
 		cols[ncols++] = (struct rpt_column){ "New Bytes", RPT_INT, 0 };
 	}
-	cols[ncols++] = (struct rpt_column){ id == DIFF_COPIES ? "Operation" : "Name", RPT_TEXT, 0 };
+	cols[ncols++] = (struct rpt_column){ id == DIFF_COPIES ? "Operation" : "Name",
+					     id == DIFF_KERNELS ? RPT_SYMBOL : RPT_TEXT, 0 };
 	rc = sink->begin(sink, names[id], titles[id], cols, ncols);
 	for (size_t i = 0; rc == 0 && i < r->nrows[id]; i++) {
 		const struct diff_row *row = &r->rows[id][i];
