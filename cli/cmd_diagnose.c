@@ -11,7 +11,8 @@
 #include "sink/sink.h"
 
 static const char *const usage[] = {
-	"perfkit diagnose [--format=text|json|csv] [--set KEY=VALUE,...] [--thresholds FILE.json] [--save] FILE",
+	"perfkit diagnose [--format=text|json|csv] [--set KEY=VALUE,...] [--thresholds FILE.json] [--save] "
+	"[--full-names] FILE",
 	"perfkit diagnose --list-settings",
 	NULL,
 };
@@ -48,13 +49,14 @@ static int apply_sets(struct diag_settings *s, const char *list)
 int cmd_diagnose(int argc, char **argv)
 {
 	const char *format = "text", *sets = NULL, *thresholds = NULL;
-	bool list = false, save = false;
+	bool list = false, save = false, full_names = false;
 	const struct cli_option opts[] = {
 		CLI_STRING('f', "format", &format, "FMT", "text, json or csv"),
 		CLI_STRING(0, "set", &sets, "KEY=VALUE,...", "override thresholds (see --list-settings)"),
 		CLI_STRING(0, "thresholds", &thresholds, "FILE", "a JSON object of threshold overrides"),
 		CLI_FLAG(0, "list-settings", &list, "list every threshold with its default"),
 		CLI_FLAG(0, "save", &save, "also store the findings in the capture (" PROF_T_FINDINGS ")"),
+		CLI_FLAG(0, "full-names", &full_names, "text: kernel names in full, not in their short form"),
 		CLI_END(),
 	};
 	struct diag_settings settings = { 0 };
@@ -112,7 +114,7 @@ int cmd_diagnose(int argc, char **argv)
 		diag_report__rows(report, sink);
 		rpt_sink__delete(sink);
 	} else {
-		diag_report__print_text(report, stdout);
+		diag_report__print_text(report, full_names, stdout);
 	}
 	status = fflush(stdout) ? CLI_EXIT_USAGE : CLI_EXIT_OK;
 	if (status)

@@ -9,7 +9,7 @@
 #include "sink/sink.h"
 
 static const char *const usage[] = {
-	"perfkit diff [--format=text|csv|json|html] [-o FILE] BASE NEW",
+	"perfkit diff [--format=text|csv|json|html] [--full-names] [-o FILE] BASE NEW",
 	NULL,
 };
 
@@ -18,9 +18,11 @@ static const char *const formats[] = { "text", "csv", "json", "html" };
 int cmd_diff(int argc, char **argv)
 {
 	const char *format_opt = "text", *output = NULL;
+	bool full_names = false;
 	const struct cli_option opts[] = {
 		CLI_STRING('f', "format", &format_opt, "FMT", "text, csv, json or html"),
 		CLI_STRING('o', "output", &output, "FILE", "write to FILE instead of stdout"),
+		CLI_FLAG(0, "full-names", &full_names, "text: kernel names in full, not in their short form"),
 		CLI_END(),
 	};
 	struct diff_profile base = { 0 }, new = { 0 };
@@ -61,6 +63,8 @@ int cmd_diff(int argc, char **argv)
 		rc = diff__write_html(&result, out);
 	} else {
 		sink = rpt_sink__new((enum rpt_format)format, out);
+		if (sink)
+			sink->full_names = full_names;
 		rc = sink ? diff__report(&result, sink) : PROF_E_NOMEM;
 	}
 	if (rc < 0) {

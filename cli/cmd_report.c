@@ -18,7 +18,7 @@
 #define MAX_REPORTS 32
 
 static const char *const usage[] = {
-	"perfkit report [--report=NAME,...] [--format=text|csv|json] [-o FILE] FILE",
+	"perfkit report [--report=NAME,...] [--format=text|csv|json] [--full-names] [-o FILE] FILE",
 	"perfkit report --format=chrome [--from=T] [--to=T] [--range=NAME] [-o FILE] FILE",
 	"perfkit report --format=perfetto [--from=T] [--to=T] [--range=NAME] -o FILE.pftrace FILE",
 	"perfkit report --format=folded [--weight=gpu|api] [--from=T] [--to=T] [--range=NAME] "
@@ -180,7 +180,7 @@ int cmd_report(int argc, char **argv)
 {
 	const char *report_opt = NULL, *format_opt = "text", *output = NULL;
 	struct export_args ea = { 0 };
-	bool list = false;
+	bool list = false, full_names = false;
 	const struct cli_option opts[] = {
 		CLI_STRING('r', "report", &report_opt, "NAME,...",
 			   "reports to print (default: the overview); see --list"),
@@ -195,6 +195,8 @@ int cmd_report(int argc, char **argv)
 			   "(2500000, 2500us, 2.5ms, 1s)"),
 		CLI_STRING(0, "to", &ea.to, "T", "export up to T after the capture's start"),
 		CLI_STRING(0, "range", &ea.range, "NAME", "export only inside NVTX ranges named NAME"),
+		CLI_FLAG(0, "full-names", &full_names, "text: kernel names in full, not in their short "
+			 "form (other formats always carry full names)"),
 		CLI_FLAG(0, "list", &list, "list the report names"),
 		CLI_END(),
 	};
@@ -257,6 +259,7 @@ int cmd_report(int argc, char **argv)
 			cli_error("out of memory");
 			goto out;
 		}
+		sink->full_names = full_names;
 		for (int i = 0; i < nreports; i++) {
 			if (summary__run(reports[i], store, sink, &err) < 0) {
 				cli_error("%s", err.msg);

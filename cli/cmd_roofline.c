@@ -1,21 +1,47 @@
 /* cmd_roofline.c - `perfkit roofline`: per kernel, arithmetic intensity
  * against DRAM and L2, achieved FLOP/s and bandwidth, the fraction of the
  * nearer roof and a class; optionally gnuplot data files for a log-log plot.
- * A capture without hardware metrics is valid input: the command says how to
- * collect them and exits 0. */
+ * A capture without hardware metrics is valid input, as a capture without
+ * kernels is for `perfkit report`: the command says how to collect them
+ * (text on stdout; with CSV or JSON an empty table there and the advice on
+ * stderr) and exits 0. A file it cannot read exits 2 with one line. */
 #include <stdio.h>
 #include <string.h>
 
 #include "analysis/analysis.h"
 #include "cli.h"
 #include "prof/store.h"
-#include "prof/tables.h"
 #include "sink/sink.h"
 
 static const char *const usage[] = {
 	"perfkit roofline [--format=text|csv|json] [--plot DIR] FILE",
 	NULL,
 };
+
+/* A capture without hardware metrics: how to collect them. */
+static int no_metrics(int format)
+{
+	struct rpt_sink *sink;
+
+	if (format == RPT_FORMAT_TEXT) {
+		printf("This capture has no hardware metrics, so there is no roofline to draw.\n"
+		       "Collect them with:  perfkit run --metrics=roofline [--metrics-sample=N] -o FILE -- ./app\n"
+		       "(kernel replay serialises kernels and slows the run; --metrics-sample=N profiles every Nth launch\n"
+		       "of each kernel; --metrics=memory counts DRAM and L2 bytes only, in one pass) and measure\n"
+		       "this GPU's ceilings once with `perfkit peaks`.\n");
+		return fflush(stdout) ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+	}
+	cli_warning("this capture has no hardware metrics, so the roofline is empty; collect them "
+		    "with 'perfkit run --metrics=roofline -o FILE -- ./app'");
+	sink = rpt_sink__new((enum rpt_format)format, stdout);
+	if (!sink || roof__rows(NULL, 0, sink) != 0) {
+		rpt_sink__delete(sink);
+		cli_error("cannot write the output");
+		return CLI_EXIT_USAGE;
+	}
+	rpt_sink__delete(sink);
+	return fflush(stdout) ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+}
 
 int cmd_roofline(int argc, char **argv)
 {
@@ -32,6 +58,7 @@ int cmd_roofline(int argc, char **argv)
 	struct prof_error err = { 0 };
 	struct rpt_sink *sink = NULL;
 	int n, nk = 0, format, status = CLI_EXIT_USAGE;
+	int64_t measured;
 
 	n = cli_parse(argc, argv, opts, usage, 0);
 	if (n < 0)
@@ -48,13 +75,12 @@ int cmd_roofline(int argc, char **argv)
 		cli_error("%s", err.msg);
 		return CLI_EXIT_USAGE;
 	}
-	if (prof_store__count(store, PROF_T_KERNEL_METRICS) == 0) {
-		printf("This capture has no hardware metrics, so there is no roofline to draw.\n"
-		       "Collect them with:  perfkit run --metrics=roofline [--metrics-sample=N] -o FILE -- ./app\n"
-		       "(kernel replay serialises kernels and slows the run; --metrics-sample=N profiles every Nth launch\n"
-		       "of each kernel; --metrics=memory counts DRAM and L2 bytes only, in one pass) and measure\n"
-		       "this GPU's ceilings once with `perfkit peaks`.\n");
-		status = CLI_EXIT_OK;
+	if (roof__count_measured(store, &measured, &err) < 0) {
+		cli_error("%s", err.msg);
+		goto out;
+	}
+	if (measured == 0) {
+		status = no_metrics(format);
 		goto out;
 	}
 	if (roof_peaks__load(store, &peaks, &err) || roof__load(store, &peaks, 0, 0, &k, &nk, &err)) {

@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (int i = 0; i < r->nfindings; i++)
 			FUZZ_CHECK(r->findings[i].ntop >= 0 && r->findings[i].ntop <= DIAG_MAX_OFFENDERS);
 		FUZZ_CHECK(w->iterations >= 0);
-		diag_report__print_text(r, fuzz_null());
+		diag_report__print_text(r, false, fuzz_null());
 		diag_report__print_json(r, fuzz_null());
 		sink = rpt_sink__new(RPT_FORMAT_CSV, fuzz_null());
 		FUZZ_CHECK(sink != NULL);

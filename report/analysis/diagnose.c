@@ -399,30 +399,18 @@ static int by_share(const void *a, const void *b)
 /* The rules read CUDA API calls from one view over the runtime and driver
  * tables: libraries such as cuBLAS launch and allocate through the driver,
  * and the driver table holds only the calls made directly (the runtime's
- * own driver calls are not recorded twice). A temporary view lives in the
- * connection's temp database: the store stays read-only. */
+ * own driver calls are not recorded twice). The view is the summaries' own
+ * source (sum_api_calls: each call once, a NULL correlation id where an
+ * older nsys export has none). A temporary view lives in the connection's
+ * temp database: the store stays read-only. */
 static int create_api_view(struct diag_context *ctx, struct prof_error *err)
 {
-	static const char *const tables[] = { PROF_T_RUNTIME, PROF_T_DRIVER };
-	/* older nsys exports may lack the correlation id: no copy joins then */
-	static const char *const with_corr[] = {
-		"SELECT start, end, nameId, correlationId FROM " PROF_T_RUNTIME,
-		"SELECT start, end, nameId, correlationId FROM " PROF_T_DRIVER,
-	};
-	static const char *const without_corr[] = {
-		"SELECT start, end, nameId, NULL AS correlationId FROM " PROF_T_RUNTIME,
-		"SELECT start, end, nameId, NULL AS correlationId FROM " PROF_T_DRIVER,
-	};
-	const char *parts[2];
 	char *src, *view;
 	int rc = prof_store__exec(ctx->store, "DROP VIEW IF EXISTS temp." DIAG_API_CALLS, err);
 
 	if (rc)
 		return rc;
-	for (int i = 0; i < 2; i++)
-		parts[i] = prof_store__has_column(ctx->store, tables[i], "correlationId") ? with_corr[i]
-											 : without_corr[i];
-	src = sum_union(ctx->store, tables, parts, 2, &rc, err);
+	src = sum_api_calls(ctx->store, &rc, err);
 	if (!src)
 		return rc;
 	ctx->has_api_calls = true;

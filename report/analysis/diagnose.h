@@ -125,7 +125,8 @@ struct diag_context {
 };
 
 /* The temporary view of every CUDA API call, runtime and driver (columns
- * start, end, nameId, correlationId, globalTid). */
+ * start, end, globalTid, correlationId, nameId); join SUM_API_NAMES
+ * (summary/query.h) for the names, as every report shows them. */
 #define DIAG_API_CALLS "perfkit_api_calls"
 
 struct diag_rule {
@@ -142,7 +143,9 @@ int diag__run(struct prof_store *store, const struct diag_settings *settings,
 	      struct diag_report **out, struct prof_error *err);
 void diag_report__delete(struct diag_report *r);
 
-int diag_report__print_text(const struct diag_report *r, FILE *out);
+/* Text for people; offenders' kernel names in their short form unless
+ * full_names (JSON and CSV always carry full names). */
+int diag_report__print_text(const struct diag_report *r, bool full_names, FILE *out);
 /* The end (exclusive) of the run of skips from i on that share i's reason. */
 int diag_report__skip_group_end(const struct diag_report *r, int i);
 int diag_report__print_json(const struct diag_report *r, FILE *out);

@@ -4,9 +4,11 @@
 #include "diagnose.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "prof/escape.h"
+#include "sink/symbol.h"
 #include "sink/table.h"
 
 static void print_window_text(const struct diag_report *r, FILE *out)
@@ -38,7 +40,26 @@ int diag_report__skip_group_end(const struct diag_report *r, int i)
 	return j;
 }
 
-int diag_report__print_text(const struct diag_report *r, FILE *out)
+/* An offender's name as text shows it: kernel names in their short form,
+ * unique among the finding's offenders (sink/symbol.h), unless full. */
+static void print_offender_name(FILE *out, struct rpt_symbols *names, const char *name)
+{
+	size_t len;
+	char *shown;
+
+	if (!names) {
+		prof_fputs_term(out, name);
+		return;
+	}
+	len = rpt_symbols__show(names, name, NULL, 0);
+	shown = malloc(len + 1);
+	if (shown)
+		rpt_symbols__show(names, name, shown, len + 1);
+	prof_fputs_term(out, shown ? shown : name);
+	free(shown);
+}
+
+int diag_report__print_text(const struct diag_report *r, bool full_names, FILE *out)
 {
 	char b1[32], b2[32];
 
@@ -52,17 +73,22 @@ int diag_report__print_text(const struct diag_report *r, FILE *out)
 		fprintf(out, "    share: %.1f%% of the %s (%s)\n", 100 * f->share,
 			r->replayed ? "GPU's busy time" : "window",
 			diag__ns(b1, sizeof b1, f->time_ns));
+		struct rpt_symbols *names = full_names ? NULL : rpt_symbols__new();
+
 		fputs("    evidence: ", out);
 		prof_fputs_term(out, f->evidence);
 		fputc('\n', out);
+		for (int j = 0; names && j < f->ntop; j++)
+			rpt_symbols__add(names, f->top[j].name);
 		for (int j = 0; j < f->ntop; j++) {
 			fprintf(out, "      %8" PRId64 " x %12s  ", f->top[j].count,
 				diag__ns(b1, sizeof b1, f->top[j].time_ns));
 			if (f->top[j].bytes >= 0)
 				fprintf(out, "%10s  ", diag__bytes(b2, sizeof b2, (double)f->top[j].bytes));
-			prof_fputs_term(out, f->top[j].name);
+			print_offender_name(out, names, f->top[j].name);
 			fputc('\n', out);
 		}
+		rpt_symbols__delete(names);
 		fputs("    change: ", out);
 		prof_fputs_term(out, f->change);
 		fputs("\n\n", out);

@@ -129,6 +129,24 @@ void roof__free(struct roof_kernel *k, int n)
 	free(k);
 }
 
+int roof__count_measured(struct prof_store *s, int64_t *n, struct prof_error *err)
+{
+	struct prof_cursor *c = NULL;
+	int rc;
+
+	*n = 0;
+	if (!prof_store__has_table(s, PROF_T_KERNEL_METRICS))
+		return 0;
+	rc = prof_cursor__open(s, "SELECT count(*) FROM " PROF_T_KERNEL_METRICS, &c, err);
+	if (rc < 0)
+		return rc;
+	rc = prof_cursor__next(c, err);
+	if (rc > 0)
+		*n = prof_cursor__int64(c, 0);
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
+}
+
 int roof__load(struct prof_store *s, const struct roof_peaks *p, int64_t from_ns, int64_t to_ns,
 	       struct roof_kernel **out, int *n, struct prof_error *err)
 {

@@ -49,6 +49,9 @@ struct roof_kernel {
 #define ROOF_LATENCY_FRACTION 0.2
 
 int roof_peaks__load(struct prof_store *s, struct roof_peaks *p, struct prof_error *err);
+/* How many launches have metrics (0 without PERFKIT_KERNEL_METRICS); a
+ * store that cannot be read says so (err) rather than counting none. */
+int roof__count_measured(struct prof_store *s, int64_t *n, struct prof_error *err);
 /* Kernels with metrics, aggregated by name, sorted by total time; only the
  * launches starting in [from_ns, to_ns) when to_ns > from_ns, else all. */
 int roof__load(struct prof_store *s, const struct roof_peaks *p, int64_t from_ns, int64_t to_ns,

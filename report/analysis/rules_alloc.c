@@ -9,12 +9,13 @@
 #include <stdlib.h>
 
 #include "prof/tables.h"
+#include "summary/query.h"
 
 static int rule_alloc_churn(struct diag_context *ctx, struct prof_error *err)
 {
 	const char *sql =
 		"SELECT s.value, count(*), sum(r.end - r.start) FROM " DIAG_API_CALLS " r"
-		" JOIN " PROF_T_STRINGS " s ON s.id = r.nameId"
+		" JOIN " SUM_API_NAMES " s ON s.id = r.nameId"
 		" WHERE r.start >= ?1 AND r.start < ?2 AND s.value NOT LIKE '%Async%' AND ("
 		"  s.value LIKE 'cudaMalloc%' OR s.value LIKE 'cudaFree%' OR s.value LIKE 'cudaHostAlloc%'"
 		"  OR s.value LIKE 'cuMemAlloc%' OR s.value LIKE 'cuMemFree%' OR s.value LIKE 'cuMemHostAlloc%')"

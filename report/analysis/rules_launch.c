@@ -12,6 +12,7 @@
 
 #include "gemm_runs.h"
 #include "prof/tables.h"
+#include "summary/query.h"
 
 /* What a kernel is to the GEMM runs: a GEMM, a helper a library launches
  * with a GEMM (cuBLAS's split-K reduction, which follows the GEMM it
@@ -272,7 +273,7 @@ static int launch_api(struct diag_context *ctx, int64_t *n, int64_t *ns, struct 
 {
 	const char *sql =
 		"SELECT count(*), coalesce(sum(r.end - r.start), 0) FROM " DIAG_API_CALLS " r"
-		" JOIN " PROF_T_STRINGS " s ON s.id = r.nameId WHERE r.start >= ?1 AND r.start < ?2"
+		" JOIN " SUM_API_NAMES " s ON s.id = r.nameId WHERE r.start >= ?1 AND r.start < ?2"
 		" AND (s.value LIKE '%LaunchKernel%' OR s.value LIKE 'cuLaunch%')";
 	struct prof_cursor *c;
 	int rc;

@@ -70,7 +70,7 @@ static int scan_copies(struct diag_context *ctx, struct copy_scan *s, struct pro
 		" m.srcDeviceId, m.dstDeviceId, r.start, r.end, s.value"
 		" FROM " PROF_T_MEMCPY " m"
 		" JOIN " DIAG_API_CALLS " r ON r.correlationId = m.correlationId"
-		" LEFT JOIN " PROF_T_STRINGS " s ON s.id = r.nameId"
+		" LEFT JOIN " SUM_API_NAMES " s ON s.id = r.nameId"
 		" WHERE m.start >= ?1 AND m.start < ?2";
 	struct prof_cursor *c;
 	char key[256];
@@ -182,7 +182,7 @@ static int api_calls(struct diag_context *ctx, const char *where, struct diag_ta
 
 	snprintf(sql, sizeof sql,
 		 "SELECT r.start, r.end, s.value FROM " DIAG_API_CALLS " r"
-		 " JOIN " PROF_T_STRINGS " s ON s.id = r.nameId"
+		 " JOIN " SUM_API_NAMES " s ON s.id = r.nameId"
 		 " WHERE r.start >= ?1 AND r.start < ?2 AND (%s)", where);
 	rc = diag__open_window(ctx, sql, DIAG_HOST_SIDE, &c, err);
 	if (rc)

@@ -24,7 +24,7 @@ static int rule_small_htod(struct diag_context *ctx, struct prof_error *err)
 		"SELECT m.start, m.end, m.bytes, m.srcKind, r.start, r.end, s.value"
 		" FROM " PROF_T_MEMCPY " m"
 		" LEFT JOIN " DIAG_API_CALLS " r ON r.correlationId = m.correlationId"
-		" LEFT JOIN " PROF_T_STRINGS " s ON s.id = r.nameId"
+		" LEFT JOIN " SUM_API_NAMES " s ON s.id = r.nameId"
 		" WHERE m.copyKind = 1 AND m.bytes <= ?3 AND m.start >= ?1 AND m.start < ?2";
 	const char *sql_plain =
 		"SELECT m.start, m.end, m.bytes, m.srcKind, NULL, NULL, NULL"

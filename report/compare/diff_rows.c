@@ -149,7 +149,8 @@ static int report_section(const struct diff_result *r, struct rpt_sink *sink, in
 		cols[ncols++] = (struct rpt_column){ "Base Bytes", RPT_INT, 0 };
 		cols[ncols++] = (struct rpt_column){ "New Bytes", RPT_INT, 0 };
 	}
-	cols[ncols++] = (struct rpt_column){ id == DIFF_COPIES ? "Operation" : "Name", RPT_TEXT, 0 };
+	cols[ncols++] = (struct rpt_column){ id == DIFF_COPIES ? "Operation" : "Name",
+					     id == DIFF_KERNELS ? RPT_SYMBOL : RPT_TEXT, 0 };
 	rc = sink->begin(sink, names[id], titles[id], cols, ncols);
 	for (size_t i = 0; rc == 0 && i < r->nrows[id]; i++) {
 		const struct diff_row *row = &r->rows[id][i];

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sink/symbol.h"
+
 /* Within this relative change the GPU time is the same, whatever moved. */
 #define SAME_TIME 0.005
 /* A change of GPU time per iteration this large is reported even when no
@@ -20,17 +22,15 @@
 #define DRIFT_LIMIT 0.10
 #define VERDICT_ENTRIES 3
 
-/* A kernel's demangled name without its parameter list and return type, cut
- * to a readable length on a UTF-8 boundary: the verdict is one line. */
-static void short_name(char *buf, size_t cap, const char *name)
+/* A kernel's short name (sink/symbol.h), cut to a readable length on a
+ * UTF-8 boundary: the verdict is one line. */
+static void short_name(char *buf, size_t cap, const char *full)
 {
-	size_t len;
+	char name[256];
+	size_t len = rpt_symbol__shorten(full, RPT_SYMBOL_SHORT, name, sizeof name);
 
-	if (strncmp(name, "void ", 5) == 0)
-		name += 5;
-	len = strcspn(name, "(");
-	if (len == 0)
-		len = strlen(name);
+	if (len >= sizeof name)
+		len = sizeof name - 1;
 	if (len > 48) {
 		len = 48;
 		while (len > 0 && ((unsigned char)name[len] & 0xC0) == 0x80)

@@ -255,11 +255,16 @@ static int fold_call(struct walk *wk, int64_t api_id, bool has_kernel, int64_t k
  * none), 4..5 the weighed interval. */
 static int calls_sql(struct walk *wk, const char *table, bool runtime_too, char *sql, size_t cap)
 {
-	char in_range[512], not_runtime[256] = "";
+	char in_range[512], not_runtime[256] = "", once[400];
 	bool kernels = prof_store__has_table(wk->s, PROF_T_KERNEL);
+	int rc;
 
 	if (export_window__in_range(in_range, sizeof in_range, "a.start", "a.globalTid >> 24") < 0)
 		return prof_error__set(wk->err, PROF_E_USAGE, "export query too long");
+	/* A call recorded twice (nsys's CUDA backtrace rows) counts once. */
+	rc = sum_call_once_sql(wk->s, once, sizeof once, "a", table, wk->err);
+	if (rc < 0)
+		return rc;
 	/* A kernel launched through the runtime also has a driver call when both
 	 * are traced; it belongs to the runtime call, as in the Chrome trace. */
 	if (runtime_too)
@@ -275,18 +280,18 @@ static int calls_sql(struct walk *wk, const char *table, bool runtime_too, char 
 			 "SELECT a.globalTid, a.start, a.nameId, "
 			 "coalesce(k.demangledName, k.shortName), k.start, k.end "
 			 "FROM %s a CROSS JOIN " PROF_T_KERNEL " k ON " SUM_LAUNCHED_BY("k", "a")
-			 " WHERE k.end > ?1 AND k.start < ?2 AND %s%s "
+			 " WHERE k.end > ?1 AND k.start < ?2 AND %s%s AND %s "
 			 "ORDER BY a.globalTid, a.start",
-			 table, in_range, not_runtime);
+			 table, in_range, not_runtime, once);
 	} else {
 		snprintf(sql, cap,
 			 "SELECT a.globalTid, a.start, a.nameId, %s, a.start, a.end "
-			 "FROM %s a WHERE a.end > ?1 AND a.start < ?2 AND %s "
+			 "FROM %s a WHERE a.end > ?1 AND a.start < ?2 AND %s AND %s "
 			 "ORDER BY a.globalTid, a.start",
 			 kernels ? "(SELECT CASE WHEN count(*) = 1 THEN coalesce(min(k.demangledName), "
 				   "min(k.shortName)) END FROM " PROF_T_KERNEL " k WHERE "
 				   SUM_LAUNCHED_BY("k", "a") ")" : "NULL",
-			 table, in_range);
+			 table, in_range, once);
 	}
 	return 0;
 }

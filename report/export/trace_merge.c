@@ -106,17 +106,8 @@ void trace_merge__memory(struct trace_merge *m, struct prof_cursor *cur,
 
 const char *tm_api_name(const char *name, char *buf, size_t cap)
 {
-	const char *us = strrchr(name, '_');
-	size_t keep = strlen(name);
+	size_t keep = sum_api_name_len(name);
 
-	if (us && us[1] == 'v' && us[2]) {
-		const char *p = us + 2;
-
-		while (*p >= '0' && *p <= '9')
-			p++;
-		if (!*p)
-			keep = (size_t)(us - name);
-	}
 	if (keep >= cap || keep == strlen(name))
 		return name;
 	memcpy(buf, name, keep);

@@ -25,6 +25,11 @@ void rpt_sink__delete(struct rpt_sink *sink)
 		sink->destroy(sink);
 }
 
+int rpt_sink__note(struct rpt_sink *sink, const struct rpt_note *note)
+{
+	return sink->note ? sink->note(sink, note) : 0;
+}
+
 int rpt_format__parse(const char *name)
 {
 	if (!name)

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "symbol.h"
 #include "table.h"
 
 /* HTML: each report as a heading and a <table> (a fragment: the page around

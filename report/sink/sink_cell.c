@@ -1,5 +1,6 @@
-/* sink_cell.c - the number formatting and column bookkeeping every renderer
- * shares, so every sink prints the same value the same way. Knows no sink. */
+/* sink_cell.c - the number formatting and the column and note bookkeeping
+ * every renderer shares, so every sink prints the same value the same way.
+ * Knows no sink. */
 #include "sink_cell.h"
 
 #include <math.h>
@@ -74,4 +75,36 @@ void rpt_columns__exit(struct rpt_columns *c)
 	free(c->cols);
 	c->cols = NULL;
 	c->ncols = 0;
+}
+
+int rpt_notes__add(struct rpt_notes *ns, const struct rpt_note *note)
+{
+	struct rpt_note *grown = realloc(ns->note, (size_t)(ns->n + 1) * sizeof *grown);
+	struct rpt_note *copy;
+
+	if (!grown)
+		return PROF_E_NOMEM;
+	ns->note = grown;
+	copy = &ns->note[ns->n];
+	copy->key = strdup(note->key ? note->key : "");
+	copy->text = strdup(note->text ? note->text : "");
+	copy->count = note->count;
+	if (!copy->key || !copy->text) {
+		free((char *)copy->key);
+		free((char *)copy->text);
+		return PROF_E_NOMEM;
+	}
+	ns->n++;
+	return 0;
+}
+
+void rpt_notes__exit(struct rpt_notes *ns)
+{
+	for (int i = 0; i < ns->n; i++) {
+		free((char *)ns->note[i].key);
+		free((char *)ns->note[i].text);
+	}
+	free(ns->note);
+	ns->note = NULL;
+	ns->n = 0;
 }

@@ -1,6 +1,6 @@
 /* sink_cell.h - what every renderer shares: the one number formatter, so
- * every sink prints the same value the same way, and a private copy of a
- * report's columns. Knows no sink. */
+ * every sink prints the same value the same way, and private copies of a
+ * report's columns and notes. Knows no sink. */
 #ifndef REPORT_SINK_CELL_H
 #define REPORT_SINK_CELL_H
 
@@ -23,5 +23,14 @@ struct rpt_columns {
 };
 int rpt_columns__copy(struct rpt_columns *dst, const struct rpt_column *cols, int ncols);
 void rpt_columns__exit(struct rpt_columns *c);
+
+/* Private copies of the notes given to the report being written, for the
+ * sinks that print them after its rows. */
+struct rpt_notes {
+	struct rpt_note *note; /* key and text malloc'd */
+	int n;
+};
+int rpt_notes__add(struct rpt_notes *ns, const struct rpt_note *note);
+void rpt_notes__exit(struct rpt_notes *ns);
 
 #endif

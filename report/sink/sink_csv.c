@@ -1,9 +1,11 @@
 /* sink_csv.c - CSV renderer (RFC 4180): one header line and one line per
- * row; several reports on one sink are separated by an empty line. */
+ * row; several reports on one sink are separated by an empty line. A note
+ * (rows left out) has no place in the table, so it goes to stderr. */
 #include "sink_cell.h"
 #include "sink_impl.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "prof/error.h"
 #include "prof/escape.h"
@@ -11,6 +13,7 @@
 struct csv_sink {
 	struct rpt_sink sink;
 	struct rpt_columns cols;
+	char *report;      /* the name of the report being written */
 	int nreports;
 };
 
@@ -20,10 +23,11 @@ static int csv_begin(struct rpt_sink *sink, const char *name, const char *title,
 	struct csv_sink *c = sink->priv;
 	int rc;
 
-	(void)name;
 	(void)title;
 	rpt_columns__exit(&c->cols);
-	rc = rpt_columns__copy(&c->cols, cols, ncols);
+	free(c->report);
+	c->report = strdup(name ? name : "");
+	rc = c->report ? rpt_columns__copy(&c->cols, cols, ncols) : PROF_E_NOMEM;
 	if (rc < 0)
 		return rc;
 	if (c->nreports++ > 0)
@@ -47,7 +51,7 @@ static int csv_row(struct rpt_sink *sink, const struct rpt_cell *cells)
 
 		if (i)
 			fputc(',', sink->out);
-		if (col->type == RPT_TEXT) {
+		if (rpt_type__is_text(col->type)) {
 			if (!cells[i].is_null && cells[i].s)
 				prof_fputs_csv(sink->out, cells[i].s);
 		} else if (rpt_cell__format_number(num, sizeof num, col, &cells[i], false)) {
@@ -56,6 +60,20 @@ static int csv_row(struct rpt_sink *sink, const struct rpt_cell *cells)
 	}
 	fputs("\r\n", sink->out);
 	return ferror(sink->out) ? PROF_E_IO : 0;
+}
+
+static int csv_note(struct rpt_sink *sink, const struct rpt_note *note)
+{
+	struct csv_sink *c = sink->priv;
+
+	if (note->count <= 0)
+		return 0;
+	fputs("perfkit: ", stderr);
+	prof_fputs_term(stderr, c->report ? c->report : "");
+	fputs(": ", stderr);
+	prof_fputs_term(stderr, note->text ? note->text : "");
+	fputc('\n', stderr);
+	return 0;
 }
 
 static int csv_end(struct rpt_sink *sink)
@@ -69,6 +87,7 @@ static void csv_destroy(struct rpt_sink *sink)
 
 	fflush(sink->out);
 	rpt_columns__exit(&c->cols);
+	free(c->report);
 	free(c);
 }
 
@@ -82,6 +101,7 @@ struct rpt_sink *rpt_sink_csv__new(FILE *out)
 	c->sink.row = csv_row;
 	c->sink.end = csv_end;
 	c->sink.destroy = csv_destroy;
+	c->sink.note = csv_note;
 	c->sink.out = out;
 	c->sink.priv = c;
 	return &c->sink;

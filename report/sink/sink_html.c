@@ -14,6 +14,7 @@ struct html_sink {
 	struct rpt_sink sink;
 	struct rpt_html_options opts;
 	struct rpt_columns cols;
+	struct rpt_notes notes;
 	size_t nrows;
 	bool in_report;
 };
@@ -31,7 +32,22 @@ static void close_report(struct html_sink *h)
 		fprintf(f, "<tr><td class=\"more\" colspan=\"%d\">%zu more rows not shown</td></tr>\n",
 			h->cols.ncols > 0 ? h->cols.ncols : 1, h->nrows - h->opts.max_rows);
 	fputs("</tbody>\n</table>\n</div>\n", f);
+	for (int i = 0; i < h->notes.n; i++) {
+		if (h->notes.note[i].count <= 0)
+			continue;
+		fputs("<p class=\"note\">", f);
+		prof_fputs_html(f, h->notes.note[i].text);
+		fputs("</p>\n", f);
+	}
+	rpt_notes__exit(&h->notes);
 	h->in_report = false;
+}
+
+static int html_note(struct rpt_sink *sink, const struct rpt_note *note)
+{
+	struct html_sink *h = sink->priv;
+
+	return h->in_report ? rpt_notes__add(&h->notes, note) : PROF_E_USAGE;
 }
 
 static int html_begin(struct rpt_sink *sink, const char *name, const char *title,
@@ -53,7 +69,7 @@ static int html_begin(struct rpt_sink *sink, const char *name, const char *title
 	prof_fputs_html(f, title ? title : "");
 	fprintf(f, "</h%d>\n<div class=\"table\">\n<table>\n<thead><tr>", level);
 	for (int i = 0; i < ncols; i++) {
-		fputs(cols[i].type == RPT_TEXT ? "<th>" : "<th class=\"num\">", f);
+		fputs(rpt_type__is_text(cols[i].type) ? "<th>" : "<th class=\"num\">", f);
 		prof_fputs_html(f, cols[i].name);
 		fputs("</th>", f);
 	}
@@ -86,7 +102,7 @@ static int html_row(struct rpt_sink *sink, const struct rpt_cell *cells)
 		const struct rpt_column *col = &h->cols.cols[i];
 		char num[64];
 
-		if (col->type == RPT_TEXT) {
+		if (rpt_type__is_text(col->type)) {
 			fputs("<td>", f);
 			if (!cells[i].is_null && cells[i].s)
 				prof_fputs_html(f, cells[i].s);
@@ -129,6 +145,7 @@ struct rpt_sink *rpt_sink_html__new(FILE *out, const struct rpt_html_options *op
 	h->sink.row = html_row;
 	h->sink.end = html_end;
 	h->sink.destroy = html_destroy;
+	h->sink.note = html_note;
 	h->sink.out = out;
 	h->sink.priv = h;
 	return &h->sink;

@@ -1,10 +1,12 @@
 /* sink_json.c - JSON renderer: one document for everything begun on the sink,
- *   {"reports":[{"name":..,"title":..,"columns":[..],"rows":[{col:value}]}]}
+ *   {"reports":[{"name":..,"title":..,"columns":[..],"rows":[{col:value}],
+ *                <note key>: <count>, ...}]}
  * written as rows arrive (nothing is held in memory) and closed by destroy,
  * so the output stays a valid document even when a report stops early. */
 #include "sink_cell.h"
 #include "sink_impl.h"
 
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
@@ -14,6 +16,7 @@
 struct json_sink {
 	struct rpt_sink sink;
 	struct rpt_columns cols;
+	struct rpt_notes notes;
 	int nreports;
 	long nrows;
 	bool in_report;
@@ -21,9 +24,24 @@ struct json_sink {
 
 static void close_report(struct json_sink *j)
 {
-	if (j->in_report)
-		fputs("\n]}", j->sink.out);
+	if (!j->in_report)
+		return;
+	fputs("\n]", j->sink.out);
+	for (int i = 0; i < j->notes.n; i++) {
+		fputc(',', j->sink.out);
+		prof_fputs_json(j->sink.out, j->notes.note[i].key);
+		fprintf(j->sink.out, ":%" PRId64, j->notes.note[i].count);
+	}
+	fputc('}', j->sink.out);
+	rpt_notes__exit(&j->notes);
 	j->in_report = false;
+}
+
+static int json_note(struct rpt_sink *sink, const struct rpt_note *note)
+{
+	struct json_sink *j = sink->priv;
+
+	return j->in_report ? rpt_notes__add(&j->notes, note) : PROF_E_USAGE;
 }
 
 static int json_begin(struct rpt_sink *sink, const char *name, const char *title,
@@ -71,7 +89,7 @@ static int json_row(struct rpt_sink *sink, const struct rpt_cell *cells)
 			fputc(',', f);
 		prof_fputs_json(f, col->name);
 		fputc(':', f);
-		if (col->type == RPT_TEXT) {
+		if (rpt_type__is_text(col->type)) {
 			if (cells[i].is_null || !cells[i].s)
 				fputs("null", f);
 			else
@@ -115,6 +133,7 @@ struct rpt_sink *rpt_sink_json__new(FILE *out)
 	j->sink.row = json_row;
 	j->sink.end = json_end;
 	j->sink.destroy = json_destroy;
+	j->sink.note = json_note;
 	j->sink.out = out;
 	j->sink.priv = j;
 	return &j->sink;

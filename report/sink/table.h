@@ -15,7 +15,17 @@ enum rpt_type {
 	RPT_REAL,    /* double, printed with `decimals` */
 	RPT_PERCENT, /* double 0..100, printed with `decimals` */
 	RPT_TEXT,    /* string from a capture: always escaped by the sink */
+	/* RPT_TEXT that names a kernel or function (a demangled C++ name): the
+	 * text sink shows its short form (sink/symbol.h) unless the sink prints
+	 * full names; the other sinks print it as RPT_TEXT. */
+	RPT_SYMBOL,
 };
+
+/* Whether cells of the type are strings (RPT_TEXT or RPT_SYMBOL). */
+static inline bool rpt_type__is_text(enum rpt_type type)
+{
+	return type == RPT_TEXT || type == RPT_SYMBOL;
+}
 
 struct rpt_column {
 	const char *name;   /* header, e.g. "Total Time (ns)" */
@@ -30,6 +40,18 @@ struct rpt_cell {
 	const char *s;
 };
 
+/* What a reader must know about a report's rows that is no row, given
+ * between begin and end: rows left out ("rows_left_out", 3, "3 rows whose
+ * end precedes their start were left out"). Text and HTML print the
+ * sentence under the table when count > 0; JSON carries "key": count in
+ * the report's object whatever the count; CSV, which has no place for it,
+ * says the sentence on stderr when count > 0. */
+struct rpt_note {
+	const char *key;  /* an identifier, e.g. "rows_left_out" */
+	int64_t count;
+	const char *text; /* one sentence for people */
+};
+
 struct rpt_sink {
 	/* title: human title of the report; name: its id (e.g. "cuda_gpu_kern_sum"). */
 	int (*begin)(struct rpt_sink *sink, const char *name, const char *title,
@@ -39,6 +61,10 @@ struct rpt_sink {
 	void (*destroy)(struct rpt_sink *sink);
 	FILE *out;
 	void *priv;
+	/* NULL: the sink has no use for notes (rpt_sink__note then does nothing). */
+	int (*note)(struct rpt_sink *sink, const struct rpt_note *note);
+	/* Text: print RPT_SYMBOL cells in full rather than in their short form. */
+	bool full_names;
 };
 
 enum rpt_format { RPT_FORMAT_TEXT, RPT_FORMAT_CSV, RPT_FORMAT_JSON };
@@ -48,6 +74,8 @@ enum rpt_format { RPT_FORMAT_TEXT, RPT_FORMAT_CSV, RPT_FORMAT_JSON };
  * closed by rpt_sink__delete. */
 struct rpt_sink *rpt_sink__new(enum rpt_format format, FILE *out);
 void rpt_sink__delete(struct rpt_sink *sink);
+/* Give the report being written a note (see struct rpt_note). */
+int rpt_sink__note(struct rpt_sink *sink, const struct rpt_note *note);
 /* "text" / "csv" / "json" -> format; -1 when unknown. */
 int rpt_format__parse(const char *name);
 

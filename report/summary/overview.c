@@ -27,6 +27,7 @@ struct busy {
 	size_t n, cap;
 	int64_t first_ns, last_ns; /* span of all GPU activity */
 	bool any;
+	int64_t rows_left_out;     /* rows with a bad span (SUM_BAD_SPAN) */
 };
 
 static int busy_add(struct busy *b, int64_t device_id, int64_t busy_ns)
@@ -55,15 +56,16 @@ static int64_t clipped(int64_t start, int64_t end, int64_t lo, int64_t hi)
 
 /* Merge kernel, copy and memset intervals per device in start order: the
  * union counts overlapping work (concurrent streams) once. Intervals are
- * clipped to [lo, hi], the capture span when the store records one. */
+ * clipped to [lo, hi], the capture span when the store records one; rows
+ * with a bad span are left out and counted. */
 static int busy_collect(struct prof_store *s, struct busy *b, int64_t lo, int64_t hi,
 			struct prof_error *err)
 {
 	static const char *const tables[] = { PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET };
 	static const char *const parts[] = {
-		"SELECT deviceId, start, end FROM " PROF_T_KERNEL,
-		"SELECT deviceId, start, end FROM " PROF_T_MEMCPY,
-		"SELECT deviceId, start, end FROM " PROF_T_MEMSET,
+		"SELECT deviceId, start, end, " SUM_BAD_SPAN("") " FROM " PROF_T_KERNEL,
+		"SELECT deviceId, start, end, " SUM_BAD_SPAN("") " FROM " PROF_T_MEMCPY,
+		"SELECT deviceId, start, end, " SUM_BAD_SPAN("") " FROM " PROF_T_MEMSET,
 	};
 	static const char order[] = " ORDER BY 1, 2";
 	struct prof_cursor *c = NULL;
@@ -89,6 +91,10 @@ static int busy_collect(struct prof_store *s, struct busy *b, int64_t lo, int64_
 		int64_t d = prof_cursor__int64(c, 0);
 		int64_t start = prof_cursor__int64(c, 1), end = prof_cursor__int64(c, 2);
 
+		if (prof_cursor__int64(c, 3)) {
+			b->rows_left_out++;
+			continue;
+		}
 		if (!b->any || start < b->first_ns)
 			b->first_ns = start;
 		if (!b->any || end > b->last_ns)
@@ -301,6 +307,10 @@ static int section_busy(struct rpt_sink *sink, const struct busy *b, int64_t spa
 	int rc = sink->begin(sink, "overview_gpu_busy", "GPU Busy (kernels, copies, memsets)",
 			     cols, 4);
 
+	if (rc >= 0)
+		rc = sum_groups__note_left_out(&(struct sum_groups){ .rows_left_out = b->rows_left_out },
+					       sink);
+
 	for (size_t i = 0; rc >= 0 && i < b->n; i++) {
 		struct rpt_cell cells[4] = {
 			sum_int(b->dev[i].device_id),
@@ -329,20 +339,34 @@ static int section_transfers(struct prof_store *s, struct rpt_sink *sink, struct
 		{ "Throughput (GB/s)", RPT_REAL, 3 },
 	};
 	struct prof_cursor *c = NULL;
+	struct sum_groups bad = { 0 };
 	int rc;
 
 	/* copyKind 1, 11: from host (srcKind); 2, 12: to host (dstKind);
 	 * 9 host-to-host (srcKind). */
 	if (prof_store__has_table(s, PROF_T_MEMCPY)) {
+		rc = prof_cursor__open(s, "SELECT count(*) FROM " PROF_T_MEMCPY " WHERE "
+				       SUM_BAD_SPAN(""), &c, err);
+		if (rc < 0)
+			return rc;
+		rc = prof_cursor__next(c, err);
+		bad.rows_left_out = rc > 0 ? prof_cursor__int64(c, 0) : 0;
+		prof_cursor__close(c);
+		c = NULL;
+		if (rc < 0)
+			return rc;
 		rc = prof_cursor__open(s,
 			"SELECT copyKind, CASE WHEN copyKind IN (1, 9, 11) THEN srcKind "
 			"WHEN copyKind IN (2, 12) THEN dstKind END AS hostKind, "
 			"count(*), sum(bytes), sum(end - start) FROM " PROF_T_MEMCPY " "
+			"WHERE NOT " SUM_BAD_SPAN("") " "
 			"GROUP BY 1, 2 ORDER BY sum(bytes) DESC, 1, 2", &c, err);
 		if (rc < 0)
 			return rc;
 	}
 	rc = sink->begin(sink, "overview_transfers", "Transfers", cols, 6);
+	if (rc >= 0)
+		rc = sum_groups__note_left_out(&bad, sink);
 	if (rc < 0) {
 		rc = sum_sink_error(rc, err);
 		goto out;
@@ -419,12 +443,14 @@ int summary__overview(struct prof_store *s, struct rpt_sink *sink, struct prof_e
 		rc = section_busy(sink, &busy, span_ns, err);
 	if (rc >= 0)
 		rc = sum_groups__emit_time(&kernels, sink, "overview_top_kernels", "Top Kernels",
-					   "Instances", NULL, "Name", SUMMARY_OVERVIEW_TOP, err);
+					   "Instances", NULL, "Name", RPT_SYMBOL, SUMMARY_OVERVIEW_TOP,
+					   err);
 	if (rc >= 0)
 		rc = section_transfers(s, sink, err);
 	if (rc >= 0)
 		rc = sum_groups__emit_time(&ranges, sink, "overview_top_ranges", "Top NVTX Ranges",
-					   "Instances", "Style", "Range", SUMMARY_OVERVIEW_TOP, err);
+					   "Instances", "Style", "Range", RPT_TEXT, SUMMARY_OVERVIEW_TOP,
+					   err);
 out:
 	sum_groups__exit(&kernels);
 	sum_groups__exit(&ranges);

@@ -38,6 +38,27 @@ char *sum_union(struct prof_store *s, const char *const *tables, const char *con
 	N ".eventType = " PROF_SQL_NVTX_PUSHPOP " AND " N ".globalTid = " A      \
 	".globalTid AND " N ".start <= " A ".start AND " N ".end > " A ".start"
 
+/* A row's span is bad when its end precedes its start (or either is
+ * missing): SQL true for such a row of table alias A ("" or "k."). Every
+ * summary that sums durations leaves those rows out and says how many. */
+#define SUM_BAD_SPAN(A) "((" A "end >= " A "start) IS NOT 1)"
+
+/* The CUDA API calls of the runtime and driver tables as one SQL source
+ * with the columns start, end, globalTid, correlationId (NULL where a table
+ * has none) and nameId; NULL (*rc = 0) when neither table exists. Each call
+ * counts once: where several rows of a table share a thread and a
+ * correlation id, the innermost (the latest to start) stands for them.
+ * Nsight Systems records a call twice when it collects CUDA backtraces
+ * (a "cudaMemcpy" row of class CUDA backtrace around the runtime's
+ * "cudaMemcpy_v3020"), which would otherwise count its time twice. */
+char *sum_api_calls(struct prof_store *s, int *rc, struct prof_error *err);
+/* The test sum_api_calls applies, for readers that walk an API table
+ * themselves: SQL true when the row of alias (of table) stands for its
+ * call ("1" when table holds no call twice, as perfkit's captures never
+ * do). Written into buf (384 bytes suffice for perfkit's table names). */
+int sum_call_once_sql(struct prof_store *s, char *buf, size_t cap, const char *alias,
+		      const char *table, struct prof_error *err);
+
 /* ---- groups ----------------------------------------------------------- */
 
 /* Statistics of one group of integer values (durations in ns or sizes in bytes). */
@@ -54,6 +75,7 @@ struct sum_group {
 struct sum_groups {
 	struct sum_group *g;
 	size_t n, cap;
+	int64_t rows_left_out; /* rows with a bad span (SUM_BAD_SPAN), in no group */
 };
 
 void sum_groups__exit(struct sum_groups *gs);
@@ -64,9 +86,22 @@ int sum_kernel_groups(struct prof_store *s, struct sum_groups *gs, struct prof_e
 
 /* ---- names ------------------------------------------------------------ */
 
-/* Length of an API name without nsys's "_v<digits>" version suffix
- * ("cudaMalloc_v3020" -> strlen("cudaMalloc")). */
+/* Length of an API name without CUPTI's "_v<digits>" version suffix
+ * ("cudaMalloc_v3020" -> strlen("cudaMalloc")): calls are shown, and
+ * summed, under the name without it, as Nsight Systems shows them. Other
+ * suffixes stay: "cudaLaunchKernel_ptsz_v7000" is "cudaLaunchKernel_ptsz",
+ * the per-thread default stream's entry point. */
 size_t sum_api_name_len(const char *name);
+/* The same in SQL, for a text expression X, so that readers group by the
+ * name they show. */
+#define SUM_API_NAME(X)                                                       \
+	"(CASE WHEN rtrim(" X ", '0123456789') <> " X " AND rtrim(" X           \
+	", '0123456789') GLOB '*?_v' THEN substr(" X ", 1, length(rtrim(" X     \
+	", '0123456789')) - 2) ELSE " X " END)"
+/* StringIds with API names as SUM_API_NAME shows them, to join in place of
+ * the table: "JOIN " SUM_API_NAMES " s ON s.id = r.nameId". */
+#define SUM_API_NAMES                                                          \
+	"(SELECT id, " SUM_API_NAME("value") " AS value FROM " PROF_T_STRINGS ")"
 
 /* "[CUDA memcpy Host-to-Device]" for an ENUM_CUDA_MEMCPY_OPER value. */
 const char *sum_copy_operation(int64_t copy_kind);

@@ -1,8 +1,10 @@
 /* summary_groups.c - per-group count, total, mean, exact median, min, max and
- * sample standard deviation over a sorted stream, plus the helpers every
- * summary report uses to turn groups into rows. */
+ * sample standard deviation over a sorted stream (rows with a bad span left
+ * out and counted), plus the helpers every summary report uses to turn
+ * groups into rows. */
 #include "summary_impl.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,10 +82,11 @@ static int fold_group(struct sum_group *g, struct prof_cursor *vals, struct prof
 int sum_groups__collect(struct sum_groups *gs, struct prof_store *s, const char *src,
 			struct prof_error *err)
 {
+	/* A group whose rows are all bad has a count of 0 and no values. */
 	static const char counts_fmt[] =
-		"SELECT count(*) FROM (%s) GROUP BY l1, l2, k ORDER BY l1, l2, k";
+		"SELECT sum(NOT bad), sum(bad) FROM (%s) GROUP BY l1, l2, k ORDER BY l1, l2, k";
 	static const char values_fmt[] =
-		"SELECT l1, l2, k, v FROM (%s) ORDER BY l1, l2, k, v";
+		"SELECT l1, l2, k, v FROM (%s) WHERE NOT bad ORDER BY l1, l2, k, v";
 	struct prof_cursor *counts = NULL, *vals = NULL;
 	size_t len = strlen(src) + sizeof values_fmt + sizeof counts_fmt;
 	char *sql = malloc(len);
@@ -105,6 +108,9 @@ int sum_groups__collect(struct sum_groups *gs, struct prof_store *s, const char 
 	while ((rc = prof_cursor__next(counts, err)) > 0) {
 		struct sum_group *g;
 
+		gs->rows_left_out += prof_cursor__int64(counts, 1);
+		if (prof_cursor__int64(counts, 0) == 0)
+			continue;
 		rc = push_group(gs, &g);
 		if (rc < 0) {
 			prof_error__set(err, rc, "out of memory");
@@ -198,7 +204,7 @@ out:
 	return rc < 0 ? rc : 0;
 }
 
-int sum_groups__label_from_strings(struct sum_groups *gs, struct prof_store *s, bool api_names,
+int sum_groups__label_from_strings(struct sum_groups *gs, struct prof_store *s,
 				   struct prof_error *err)
 {
 	for (size_t i = 0; i < gs->n; i++) {
@@ -211,8 +217,6 @@ int sum_groups__label_from_strings(struct sum_groups *gs, struct prof_store *s, 
 		rc = sum_string(s, g->key, &name, err);
 		if (rc < 0)
 			return rc;
-		if (name && api_names)
-			name[sum_api_name_len(name)] = '\0';
 		free(g->label);
 		g->label = name;
 	}
@@ -228,10 +232,20 @@ int sum_sink_error(int rc, struct prof_error *err)
 	return prof_error__set(err, rc, "cannot write the report output");
 }
 
+int sum_groups__note_left_out(const struct sum_groups *gs, struct rpt_sink *sink)
+{
+	char text[128];
+
+	snprintf(text, sizeof text, "%" PRId64 " row%s whose end precedes %s start %s left out",
+		 gs->rows_left_out, gs->rows_left_out == 1 ? "" : "s",
+		 gs->rows_left_out == 1 ? "its" : "their", gs->rows_left_out == 1 ? "was" : "were");
+	return rpt_sink__note(sink, &(struct rpt_note){ SUM_NOTE_LEFT_OUT, gs->rows_left_out, text });
+}
+
 int sum_groups__emit_time(const struct sum_groups *gs, struct rpt_sink *sink,
 			  const char *report, const char *title, const char *count_name,
-			  const char *extra_name, const char *name_col, size_t limit,
-			  struct prof_error *err)
+			  const char *extra_name, const char *name_col, enum rpt_type name_type,
+			  size_t limit, struct prof_error *err)
 {
 	struct rpt_column cols[10] = {
 		{ "Time (%)", RPT_PERCENT, 1 },
@@ -248,8 +262,10 @@ int sum_groups__emit_time(const struct sum_groups *gs, struct rpt_sink *sink,
 
 	if (extra_name)
 		cols[ncols++] = (struct rpt_column){ extra_name, RPT_TEXT, 0 };
-	cols[ncols++] = (struct rpt_column){ name_col, RPT_TEXT, 0 };
+	cols[ncols++] = (struct rpt_column){ name_col, name_type, 0 };
 	rc = sink->begin(sink, report, title, cols, ncols);
+	if (rc >= 0)
+		rc = sum_groups__note_left_out(gs, sink);
 	for (size_t i = 0; rc >= 0 && i < gs->n && (limit == 0 || i < limit); i++) {
 		const struct sum_group *g = &gs->g[i];
 		struct rpt_cell cells[10] = {

@@ -13,10 +13,10 @@ int sum_kernel_groups(struct prof_store *s, struct sum_groups *gs, struct prof_e
 	/* Grouped by string id: names are interned, so equal names share an id. */
 	rc = sum_groups__collect(gs, s,
 				 "SELECT NULL AS l1, NULL AS l2, "
-				 "coalesce(demangledName, shortName) AS k, end - start AS v "
-				 "FROM " PROF_T_KERNEL, err);
+				 "coalesce(demangledName, shortName) AS k, end - start AS v, "
+				 SUM_BAD_SPAN("") " AS bad FROM " PROF_T_KERNEL, err);
 	if (rc >= 0)
-		rc = sum_groups__label_from_strings(gs, s, false, err);
+		rc = sum_groups__label_from_strings(gs, s, err);
 	if (rc >= 0)
 		sum_groups__sort_by_total(gs);
 	return rc;
@@ -31,7 +31,7 @@ int summary__cuda_gpu_kern_sum(struct prof_store *s, struct rpt_sink *sink, stru
 	if (rc >= 0)
 		rc = sum_groups__emit_time(&gs, sink, "cuda_gpu_kern_sum",
 					   "CUDA GPU Kernel Summary", "Instances", NULL, "Name",
-					   0, err);
+					   RPT_SYMBOL, 0, err);
 	sum_groups__exit(&gs);
 	return rc;
 }

@@ -11,22 +11,24 @@
 
 #define MB 1e6
 
-/* Copies are keyed by copyKind, memsets by -1 (no copy kind is negative). */
+/* Copies are keyed by copyKind, memsets by -1 (no copy kind is negative).
+ * Rows with a bad span are left out of both reports, so that their counts
+ * agree. */
 static int mem_groups(struct prof_store *s, bool by_size, struct sum_groups *gs,
 		      struct prof_error *err)
 {
 	static const char *const tables[] = { PROF_T_MEMCPY, PROF_T_MEMSET };
 	static const char *const time_parts[] = {
-		"SELECT NULL AS l1, NULL AS l2, copyKind AS k, end - start AS v "
-		"FROM " PROF_T_MEMCPY,
-		"SELECT NULL AS l1, NULL AS l2, -1 AS k, end - start AS v "
-		"FROM " PROF_T_MEMSET,
+		"SELECT NULL AS l1, NULL AS l2, copyKind AS k, end - start AS v, "
+		SUM_BAD_SPAN("") " AS bad FROM " PROF_T_MEMCPY,
+		"SELECT NULL AS l1, NULL AS l2, -1 AS k, end - start AS v, "
+		SUM_BAD_SPAN("") " AS bad FROM " PROF_T_MEMSET,
 	};
 	static const char *const size_parts[] = {
-		"SELECT NULL AS l1, NULL AS l2, copyKind AS k, bytes AS v "
-		"FROM " PROF_T_MEMCPY,
-		"SELECT NULL AS l1, NULL AS l2, -1 AS k, bytes AS v "
-		"FROM " PROF_T_MEMSET,
+		"SELECT NULL AS l1, NULL AS l2, copyKind AS k, bytes AS v, "
+		SUM_BAD_SPAN("") " AS bad FROM " PROF_T_MEMCPY,
+		"SELECT NULL AS l1, NULL AS l2, -1 AS k, bytes AS v, "
+		SUM_BAD_SPAN("") " AS bad FROM " PROF_T_MEMSET,
 	};
 	char *src;
 	int rc;
@@ -58,7 +60,7 @@ int summary__cuda_gpu_mem_time_sum(struct prof_store *s, struct rpt_sink *sink,
 	if (rc >= 0)
 		rc = sum_groups__emit_time(&gs, sink, "cuda_gpu_mem_time_sum",
 					   "CUDA GPU MemOps Summary (by Time)", "Count", NULL,
-					   "Operation", 0, err);
+					   "Operation", RPT_TEXT, 0, err);
 	sum_groups__exit(&gs);
 	return rc;
 }
@@ -84,6 +86,8 @@ int summary__cuda_gpu_mem_size_sum(struct prof_store *s, struct rpt_sink *sink,
 		goto out;
 	rc = sink->begin(sink, "cuda_gpu_mem_size_sum", "CUDA GPU MemOps Summary (by Size)", cols,
 			 8);
+	if (rc >= 0)
+		rc = sum_groups__note_left_out(&gs, sink);
 	for (size_t i = 0; rc >= 0 && i < gs.n; i++) {
 		const struct sum_group *g = &gs.g[i];
 		struct rpt_cell cells[8] = {

@@ -3,6 +3,7 @@
  * that enclosed the launching API call on the launching thread). */
 #include "summary_impl.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,7 +23,7 @@ int sum_nvtx_groups(struct prof_store *s, struct sum_groups *gs, struct prof_err
 			"SELECT coalesce(s.value, n.text) AS l1, "
 			"CASE n.eventType WHEN " PROF_SQL_NVTX_PUSHPOP
 			" THEN 'PushPop' ELSE 'StartEnd' END AS l2, "
-			"0 AS k, n.end - n.start AS v "
+			"0 AS k, n.end - n.start AS v, " SUM_BAD_SPAN("n.") " AS bad "
 			"FROM " PROF_T_NVTX " AS n LEFT JOIN " PROF_T_STRINGS " AS s ON s.id = n.textId "
 			"WHERE n.eventType IN (" PROF_SQL_NVTX_RANGES ") AND n.end IS NOT NULL", err);
 	else
@@ -30,7 +31,7 @@ int sum_nvtx_groups(struct prof_store *s, struct sum_groups *gs, struct prof_err
 			"SELECT n.text AS l1, "
 			"CASE n.eventType WHEN " PROF_SQL_NVTX_PUSHPOP
 			" THEN 'PushPop' ELSE 'StartEnd' END AS l2, "
-			"0 AS k, n.end - n.start AS v "
+			"0 AS k, n.end - n.start AS v, " SUM_BAD_SPAN("n.") " AS bad "
 			"FROM " PROF_T_NVTX " AS n "
 			"WHERE n.eventType IN (" PROF_SQL_NVTX_RANGES ") AND n.end IS NOT NULL", err);
 	if (rc >= 0)
@@ -46,7 +47,7 @@ int summary__nvtx_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_e
 	rc = sum_nvtx_groups(s, &gs, err);
 	if (rc >= 0)
 		rc = sum_groups__emit_time(&gs, sink, "nvtx_sum", "NVTX Range Summary", "Instances",
-					   "Style", "Range", 0, err);
+					   "Style", "Range", RPT_TEXT, 0, err);
 	sum_groups__exit(&gs);
 	return rc;
 }
@@ -61,7 +62,7 @@ int summary__nvtx_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_e
  * start) index that stops at the first open range; the shorter of equal
  * starts is then picked among those few rows. One ORDER BY start DESC,
  * end ASC would sort every earlier range of the thread for every kernel. */
-#define ATTRIBUTED(API_SRC)                                                              \
+#define ATTRIBUTED                                                                       \
 	"SELECT * FROM (SELECT "                                                         \
 	"(SELECT coalesce(s.value, n.text) FROM " PROF_T_NVTX " AS n "                   \
 	"  LEFT JOIN " PROF_T_STRINGS " AS s ON s.id = n.textId "                        \
@@ -69,19 +70,49 @@ int summary__nvtx_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_e
 	"    (SELECT o.start FROM " PROF_T_NVTX " AS o "                                 \
 	"     WHERE " SUM_NVTX_OPEN_AT_CALL("o", "a") " ORDER BY o.start DESC LIMIT 1) " \
 	"  ORDER BY n.end ASC LIMIT 1) AS l1, "                                          \
-	"NULL AS l2, coalesce(k.demangledName, k.shortName) AS k, k.end - k.start AS v " \
-	"FROM " PROF_T_KERNEL " AS k JOIN (" API_SRC ") AS a "                           \
+	"NULL AS l2, coalesce(k.demangledName, k.shortName) AS k, k.end - k.start AS v, " \
+	SUM_BAD_SPAN("k.") " AS bad "                                                    \
+	"FROM " PROF_T_KERNEL " AS k JOIN (%s) AS a "                                    \
 	"  ON " SUM_LAUNCHED_BY("k", "a") ") "                                           \
 	"WHERE l1 IS NOT NULL"
 
-#define API_RUNTIME "SELECT correlationId, globalTid, start FROM " PROF_T_RUNTIME
-#define API_DRIVER "SELECT correlationId, globalTid, start FROM " PROF_T_DRIVER
+/* The API calls (sum_api_calls) once each: a call recorded twice would
+ * attribute its kernels twice. */
+static int attributed_groups(struct prof_store *s, struct sum_groups *gs, struct prof_error *err)
+{
+	char *calls, *src;
+	size_t len;
+	int rc;
+
+	if (!prof_store__has_table(s, PROF_T_KERNEL) || !prof_store__has_table(s, PROF_T_NVTX) ||
+	    !prof_store__has_table(s, PROF_T_STRINGS))
+		return 0;
+	calls = sum_api_calls(s, &rc, err);
+	if (!calls)
+		return rc;
+	len = sizeof ATTRIBUTED + strlen(calls);
+	src = malloc(len);
+	if (!src) {
+		free(calls);
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	}
+	snprintf(src, len, ATTRIBUTED, calls);
+	rc = sum_groups__collect(gs, s, src, err);
+	/* The kernel name sits in label2 so label stays the range. */
+	for (size_t i = 0; rc >= 0 && i < gs->n; i++)
+		rc = gs->g[i].key_is_null ? 0 : sum_string(s, gs->g[i].key, &gs->g[i].label2, err);
+	if (rc >= 0)
+		sum_groups__sort_by_total(gs);
+	free(src);
+	free(calls);
+	return rc;
+}
 
 int summary__nvtx_kern_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)
 {
 	static const struct rpt_column cols[] = {
 		{ "NVTX Range", RPT_TEXT, 0 },
-		{ "Kernel Name", RPT_TEXT, 0 },
+		{ "Kernel Name", RPT_SYMBOL, 0 },
 		{ "Instances", RPT_INT, 0 },
 		{ "Total Time (ns)", RPT_INT, 0 },
 		{ "Avg (ns)", RPT_REAL, 1 },
@@ -91,30 +122,14 @@ int summary__nvtx_kern_sum(struct prof_store *s, struct rpt_sink *sink, struct p
 		{ "StdDev (ns)", RPT_REAL, 1 },
 	};
 	struct sum_groups gs = { 0 };
-	bool runtime = prof_store__has_table(s, PROF_T_RUNTIME);
-	bool driver = prof_store__has_table(s, PROF_T_DRIVER);
-	const char *src = NULL;
-	int rc = 0;
+	int rc;
 
-	if (prof_store__has_table(s, PROF_T_KERNEL) && prof_store__has_table(s, PROF_T_NVTX) &&
-	    prof_store__has_table(s, PROF_T_STRINGS)) {
-		if (runtime && driver)
-			src = ATTRIBUTED(API_RUNTIME " UNION ALL " API_DRIVER);
-		else if (runtime)
-			src = ATTRIBUTED(API_RUNTIME);
-		else if (driver)
-			src = ATTRIBUTED(API_DRIVER);
-	}
-	if (src) {
-		rc = sum_groups__collect(&gs, s, src, err);
-		/* The kernel name sits in label2 so label stays the range. */
-		for (size_t i = 0; rc >= 0 && i < gs.n; i++)
-			rc = gs.g[i].key_is_null ? 0 : sum_string(s, gs.g[i].key, &gs.g[i].label2, err);
-		if (rc < 0)
-			goto out;
-		sum_groups__sort_by_total(&gs);
-	}
+	rc = attributed_groups(s, &gs, err);
+	if (rc < 0)
+		goto out;
 	rc = sink->begin(sink, "nvtx_kern_sum", "NVTX Range Kernel Summary", cols, 9);
+	if (rc >= 0)
+		rc = sum_groups__note_left_out(&gs, sink);
 	for (size_t i = 0; rc >= 0 && i < gs.n; i++) {
 		const struct sum_group *g = &gs.g[i];
 		struct rpt_cell cells[9] = {

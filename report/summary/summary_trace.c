@@ -50,7 +50,7 @@ static const struct rpt_column trace_cols[] = {
 	{ "Device", RPT_INT, 0 },
 	{ "Ctx", RPT_INT, 0 },
 	{ "Strm", RPT_INT, 0 },
-	{ "Name", RPT_TEXT, 0 },
+	{ "Name", RPT_SYMBOL, 0 },
 };
 #define NCOLS ((int)(sizeof trace_cols / sizeof trace_cols[0]))
 

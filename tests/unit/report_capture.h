@@ -1,5 +1,6 @@
 /* report_capture.h - a sink for report unit tests that keeps every row in
- * memory (values, not printed text), so tests compare numbers exactly. */
+ * memory (values, not printed text) and every note, so tests compare
+ * numbers exactly. */
 #ifndef PERFKIT_REPORT_CAPTURE_H
 #define PERFKIT_REPORT_CAPTURE_H
 
@@ -11,6 +12,7 @@
 
 #define CAP_MAX_REPORTS 16
 #define CAP_MAX_COLS 24
+#define CAP_MAX_NOTES 4
 
 struct cap_report {
 	char name[64];
@@ -20,6 +22,9 @@ struct cap_report {
 	struct rpt_cell *cells; /* nrows x ncols, strings strdup'd */
 	int nrows;
 	int ended;
+	char note_key[CAP_MAX_NOTES][32];
+	int64_t note_count[CAP_MAX_NOTES];
+	int nnotes;
 };
 
 struct cap_sink {
@@ -52,12 +57,33 @@ static int cap_row(struct rpt_sink *sink, const struct rpt_cell *cells)
 	r->cells = realloc(r->cells, sizeof *r->cells * (size_t)(r->nrows + 1) * r->ncols);
 	for (int i = 0; i < r->ncols; i++) {
 		struct rpt_cell v = cells[i];
-		if (r->type[i] == RPT_TEXT && v.s)
+		if (rpt_type__is_text(r->type[i]) && v.s)
 			v.s = strdup(v.s);
 		r->cells[r->nrows * r->ncols + i] = v;
 	}
 	r->nrows++;
 	return 0;
+}
+
+static int cap_note(struct rpt_sink *sink, const struct rpt_note *note)
+{
+	struct cap_sink *c = sink->priv;
+	struct cap_report *r = &c->rep[c->nreports - 1];
+
+	if (r->nnotes < CAP_MAX_NOTES) {
+		snprintf(r->note_key[r->nnotes], sizeof r->note_key[0], "%s", note->key);
+		r->note_count[r->nnotes++] = note->count;
+	}
+	return 0;
+}
+
+/* The count of the report's note called key, -1 when it has none. */
+static inline int64_t cap_note_count(const struct cap_report *r, const char *key)
+{
+	for (int i = 0; i < r->nnotes; i++)
+		if (strcmp(r->note_key[i], key) == 0)
+			return r->note_count[i];
+	return -1;
 }
 
 static int cap_end(struct rpt_sink *sink)
@@ -75,7 +101,7 @@ static void cap_destroy(struct rpt_sink *sink)
 	for (int k = 0; k < c->nreports; k++) {
 		struct cap_report *r = &c->rep[k];
 		for (int i = 0; i < r->nrows * r->ncols; i++)
-			if (r->type[i % r->ncols] == RPT_TEXT)
+			if (rpt_type__is_text(r->type[i % r->ncols]))
 				free((char *)r->cells[i].s);
 		for (int i = 0; i < r->ncols; i++)
 			free(r->col[i]);
@@ -88,7 +114,8 @@ static inline struct cap_sink *cap_sink__new(void)
 {
 	struct cap_sink *c = calloc(1, sizeof *c);
 
-	c->sink = (struct rpt_sink){ cap_begin, cap_row, cap_end, cap_destroy, NULL, c };
+	c->sink = (struct rpt_sink){ .begin = cap_begin, .row = cap_row, .end = cap_end,
+				     .destroy = cap_destroy, .note = cap_note, .priv = c };
 	return c;
 }
 

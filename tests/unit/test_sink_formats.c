@@ -1,8 +1,10 @@
 /* test_sink_formats.c - the text, CSV and JSON renderers: hostile names
  * (quotes, commas, newlines, <, &, ESC, invalid UTF-8) come out as valid
- * CSV, valid JSON and terminal-safe text; numbers print the same way. */
+ * CSV, valid JSON and terminal-safe text; numbers print the same way;
+ * kernel names are short in text only; notes follow the table. */
 #include <check.h>
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -330,6 +332,147 @@ START_TEST(sink_text_streams_rows_beyond_its_buffer)
 }
 END_TEST
 
+/* Kernel names of tests/data/torch_train.sqlite (sqlite3 CLI): two
+ * instances of one template, and a name without template arguments. */
+#define FILL_KERNEL                                                                        \
+	"void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "  \
+	"std::array<char*, 1ul> >(int, at::native::FillFunctor<float>, std::array<char*, 1ul>)"
+#define REDUCE_KERNEL(A, B)                                                                  \
+	"void at::native::reduce_kernel<" A ", " B ", at::native::ReduceOp<float, at::native::" \
+	"func_wrapper_t<float, at::native::sum_functor<float, float, float>::operator()(at::"   \
+	"TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, 4, 4> >(at::native::" \
+	"ReduceOp<float, at::native::func_wrapper_t<float, at::native::sum_functor<float, "      \
+	"float, float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned "   \
+	"int, float, 4, 4>)"
+static const char *const kernels[] = { FILL_KERNEL, REDUCE_KERNEL("256", "2"),
+				       REDUCE_KERNEL("128", "4") };
+static const struct rpt_column kernel_cols[] = { { "Instances", RPT_INT, 0 },
+						 { "Name", RPT_SYMBOL, 0 } };
+
+/* The kernels as rows of one table, with a note of left_out rows. */
+static char *render_kernels(enum rpt_format fmt, bool full_names, int64_t left_out)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct rpt_sink *sink = rpt_sink__new(fmt, f);
+
+	sink->full_names = full_names;
+	ck_assert_int_eq(sink->begin(sink, "kernels", "Kernels", kernel_cols, 2), 0);
+	ck_assert_int_eq(rpt_sink__note(sink, &(struct rpt_note){ "rows_left_out", left_out,
+								  "3 rows whose end precedes their "
+								  "start were left out" }), 0);
+	for (int i = 0; i < 3; i++) {
+		struct rpt_cell cells[2] = { { .i = i }, { .s = kernels[i] } };
+		ck_assert_int_eq(sink->row(sink, cells), 0);
+	}
+	ck_assert_int_eq(sink->end(sink), 0);
+	rpt_sink__delete(sink);
+	fclose(f);
+	return buf;
+}
+
+START_TEST(sink_text_shows_symbols_short_and_unique)
+{
+	char *out = render_kernels(RPT_FORMAT_TEXT, false, 0);
+
+	ck_assert_msg(strstr(out, "at::native::vectorized_elementwise_kernel<...>\n") &&
+		      strstr(out, "at::native::reduce_kernel<256, 2, at::native::ReduceOp<...>>\n") &&
+		      strstr(out, "at::native::reduce_kernel<128, 4, at::native::ReduceOp<...>>\n"),
+		      "got:\n%s", out);
+	ck_assert_ptr_null(strstr(out, "FillFunctor"));
+	free(out);
+}
+END_TEST
+
+START_TEST(sink_text_full_names_prints_symbols_whole)
+{
+	char *out = render_kernels(RPT_FORMAT_TEXT, true, 0);
+
+	for (int i = 0; i < 3; i++)
+		ck_assert_msg(strstr(out, kernels[i]), "missing %s in:\n%s", kernels[i], out);
+	free(out);
+}
+END_TEST
+
+START_TEST(sink_csv_and_json_keep_symbols_whole)
+{
+	char *csv = render_kernels(RPT_FORMAT_CSV, false, 0);
+	char *json = render_kernels(RPT_FORMAT_JSON, false, 0);
+	cJSON *doc = cJSON_Parse(json), *rows;
+
+	ck_assert_ptr_nonnull(strstr(csv, "\"" FILL_KERNEL "\""));
+	ck_assert_msg(doc != NULL, "not JSON: %s", json);
+	rows = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "reports"), 0), "rows");
+	for (int i = 0; i < 3; i++)
+		ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(rows, i),
+								  "Name")->valuestring, kernels[i]);
+	cJSON_Delete(doc);
+	free(csv);
+	free(json);
+}
+END_TEST
+
+START_TEST(sink_text_symbol_clash_found_while_streaming_tells_the_newcomer_apart)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct rpt_sink *sink = rpt_sink__new(RPT_FORMAT_TEXT, f);
+	char *late;
+
+	sink->begin(sink, "r", "R", kernel_cols, 2);
+	/* more rows than the sink buffers, the second instance only at the end */
+	for (int i = 0; i < 1000; i++) {
+		struct rpt_cell cells[2] = { { .i = i }, { .s = kernels[i < 999 ? 1 : 2] } };
+		ck_assert_int_eq(sink->row(sink, cells), 0);
+	}
+	sink->end(sink);
+	rpt_sink__delete(sink);
+	fclose(f);
+	/* the argument forms tell them apart whenever the clash shows */
+	ck_assert_ptr_nonnull(strstr(buf, "   0  at::native::reduce_kernel<...>\n"));
+	late = strstr(buf, " 999  ");
+	ck_assert_msg(late && strncmp(late + 6, "at::native::reduce_kernel<128, 4, "
+				      "at::native::ReduceOp<...>>\n", 58) == 0, "got: %s", late);
+	free(buf);
+}
+END_TEST
+
+START_TEST(sink_text_prints_a_note_under_the_table_only_when_rows_were_left_out)
+{
+	char *with = render_kernels(RPT_FORMAT_TEXT, false, 3);
+	char *without = render_kernels(RPT_FORMAT_TEXT, false, 0);
+	const char *note = strstr(with, "note: 3 rows whose end precedes their start were left out\n");
+
+	ck_assert_msg(note && note > strstr(with, "reduce_kernel<128"), "got:\n%s", with);
+	ck_assert_ptr_null(strstr(without, "note:"));
+	free(with);
+	free(without);
+}
+END_TEST
+
+START_TEST(sink_json_carries_each_note_as_a_field_of_its_report)
+{
+	char *with = render_kernels(RPT_FORMAT_JSON, false, 3);
+	char *without = render_kernels(RPT_FORMAT_JSON, false, 0);
+	cJSON *a = cJSON_Parse(with), *b = cJSON_Parse(without);
+
+	ck_assert_msg(a && b, "not JSON: %s / %s", with, without);
+	ck_assert_int_eq(cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(a, "reports"), 0),
+		"rows_left_out")->valueint, 3);
+	ck_assert_int_eq(cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(b, "reports"), 0),
+		"rows_left_out")->valueint, 0);
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	free(with);
+	free(without);
+}
+END_TEST
+
 START_TEST(sink_format_names_parse)
 {
 	ck_assert_int_eq(rpt_format__parse("text"), RPT_FORMAT_TEXT);
@@ -354,6 +497,12 @@ static Suite *suite(void)
 	tcase_add_test(tc, sink_text_has_no_control_bytes_and_is_valid_utf8);
 	tcase_add_test(tc, sink_text_right_aligns_numbers_with_thousands_separators);
 	tcase_add_test(tc, sink_text_streams_rows_beyond_its_buffer);
+	tcase_add_test(tc, sink_text_shows_symbols_short_and_unique);
+	tcase_add_test(tc, sink_text_full_names_prints_symbols_whole);
+	tcase_add_test(tc, sink_csv_and_json_keep_symbols_whole);
+	tcase_add_test(tc, sink_text_symbol_clash_found_while_streaming_tells_the_newcomer_apart);
+	tcase_add_test(tc, sink_text_prints_a_note_under_the_table_only_when_rows_were_left_out);
+	tcase_add_test(tc, sink_json_carries_each_note_as_a_field_of_its_report);
 	tcase_add_test(tc, sink_format_names_parse);
 	suite_add_tcase(s, tc);
 	return s;
