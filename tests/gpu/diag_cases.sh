@@ -7,6 +7,7 @@
 # tests/cli/test_diagnose_own_cases.sh), logs to $OUT.
 #
 #   tests/gpu/diag_cases.sh DIR
+#   ACCESS_ONLY=1 tests/gpu/diag_cases.sh DIR   only the ncu comparison
 #
 # DIR mirrors a build (tests/gpu/run.sh --stage): cli/perfkit,
 # collectors/libperfkit-inject.so, tests/gpu/diag_cases, lib/.
@@ -33,17 +34,20 @@ capture() { # NAME [run options] -- PROGRAM ARGS
 	RESULTS+=("$(printf '%-28s exit %-3s %s' "$name" "$rc" "$(grep -m1 -o 'metrics in [0-9]* pass.*' "$W/$name.log")")")
 }
 
-for c in strided coalesced smem gemm_chain gemm_heads gemm_streams clean host_gaps cross_stream; do
-	capture "case_$c" -- "$CASES" "$c"
-done
-capture case_steady_50 -- "$CASES" steady --iters=50
-capture case_steady_44_slow -- "$CASES" steady --iters=44 --slow=1.14
-capture case_gemm_chain_memory --metrics=memory -- "$CASES" gemm_chain --iters=3
-for c in strided coalesced smem; do
+if [ -z "${ACCESS_ONLY:-}" ]; then
+	for c in strided coalesced smem gemm_chain gemm_heads gemm_streams clean host_gaps cross_stream; do
+		capture "case_$c" -- "$CASES" "$c"
+	done
+	capture case_steady_50 -- "$CASES" steady --iters=50
+	capture case_steady_44_slow -- "$CASES" steady --iters=44 --slow=1.14
+	capture case_gemm_chain_memory --metrics=memory -- "$CASES" gemm_chain --iters=3
+	capture case_smem_memory --metrics=memory -- "$CASES" smem --iters=3
+	capture torch_mlp -- python3 "$SRC/cases/torch_cases.py" mlp 10
+	capture torch_transformer -- python3 "$SRC/cases/torch_cases.py" transformer 10
+fi
+for c in strided coalesced; do
 	capture "case_${c}_memory" --metrics=memory -- "$CASES" "$c" --iters=3
 done
-capture torch_mlp -- python3 "$SRC/cases/torch_cases.py" mlp 10
-capture torch_transformer -- python3 "$SRC/cases/torch_cases.py" transformer 10
 
 echo "== ncu: access counters of the gather kernels"
 for c in strided coalesced; do
@@ -73,6 +77,7 @@ cat "$W/diagnose.txt" | grep -E '^#|^ *[0-9]+\.|high|medium' | head -120
 ls -l "$W"/*.sqlite | awk '{ print $5, $9 }' >"$OUT/sizes.txt"
 cat "$W"/*.log >"$W/capture_logs.txt"
 cp "$W/diagnose.txt" "$W/diff_steady.txt" "$W/access_check.txt" "$OUT/" 2>/dev/null
+(cd "$W" && tar cf - ./ncu_*.csv ncu.err | xz -6 >"$OUT/ncu.tar.xz")
 echo "== captures"
 printf '%s\n' "${RESULTS[@]}"
 grep -c PASS "$W/access_check.txt" | sed 's/^/access PASS lines: /'

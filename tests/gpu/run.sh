@@ -27,7 +27,11 @@ stage() {
 	for f in "$build"/workloads/*; do
 		[ -f "$f" ] && [ -x "$f" ] && cp "$f" "$dest/workloads/"
 	done
-	cp -L /usr/lib/x86_64-linux-gnu/libcjson.so.1 "$dest/lib/"
+	# Debian libraries the GPU machine lacks, found from what perfkit links.
+	for f in $(ldd "$dest/cli/perfkit" "$dest/collectors/libperfkit-inject.so" |
+		awk '/libcjson|libprotobuf-c/ {print $3}' | sort -u); do
+		cp -L "$f" "$dest/lib/"
+	done
 }
 
 if [ "${1:-}" = --stage ]; then

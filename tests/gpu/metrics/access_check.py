@@ -52,8 +52,12 @@ def perfkit_medians(path, columns):
 
 def ncu_medians(path, metrics):
     with open(path, newline="") as f:
-        # ncu's own "==PROF==" lines may come before the CSV
-        rows = [r for r in csv.reader(f) if r and not r[0].startswith("==")]
+        rows = list(csv.reader(f))
+    # the program's own output and ncu's "==PROF==" lines come before the CSV
+    start = next((i for i, r in enumerate(rows) if "Kernel Name" in r), None)
+    if start is None:
+        sys.exit(f"{path}: no ncu CSV header (a 'Kernel Name' column) in the file")
+    rows = rows[start:]
     header = rows[0]
     name_col = header.index("Kernel Name")
     cols = [header.index(m) for m in metrics]
