@@ -114,6 +114,7 @@ struct metric_set {
 
 static struct {
 	int on;
+	int was_on;                   /* stays set after metrics__exit */
 	unsigned sample;              /* profile every Nth launch of a kernel */
 	FILE *out;
 	pthread_mutex_t lock;         /* kernel replay serialises launches anyway */
@@ -217,6 +218,7 @@ int metrics__init(CUpti_SubscriberHandle subscriber)
 	for (size_t i = 0; i < sizeof cbids / sizeof cbids[0]; i++)
 		cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbids[i]);
 	m.on = 1;
+	m.was_on = 1;
 	say("kernel replay on: kernels run serialised and replayed, the run is slower");
 	return 1;
 }
@@ -443,7 +445,9 @@ void metrics__on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, co
 
 int metrics__replaying(void)
 {
-	return m.on;
+	/* The last activity buffers are drained after metrics__exit: their
+	 * kernels were replayed all the same. */
+	return m.was_on;
 }
 
 void metrics__exit(void)

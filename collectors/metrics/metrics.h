@@ -10,8 +10,9 @@
 int metrics__init(CUpti_SubscriberHandle subscriber);
 /* From the subscriber's callback, for every domain and callback id. */
 void metrics__on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data);
-/* 1 while kernel replay is on: CUPTI then gives the replayed kernels'
- * activity records no timestamps, and metrics.c describes them instead. */
+/* 1 once kernel replay was on in this process: CUPTI gives the replayed
+ * kernels' activity records no timestamps, and metrics.c describes them
+ * instead (also for the records drained after metrics__exit). */
 int metrics__replaying(void);
 /* At exit, before the store is finished: closes the sessions and the file. */
 void metrics__exit(void);

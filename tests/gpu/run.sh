@@ -268,6 +268,13 @@ print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM PERFKIT_KERNEL_
 			else
 				result "workload:$name" FAIL "exit $STATUS, ${rows:-no} metric rows"
 			fi
+			# replayed launches are no unfinished kernels
+			local incomplete
+			incomplete=$(python3 -c 'import sqlite3,sys
+r=sqlite3.connect(sys.argv[1]).execute("SELECT value FROM PERFKIT_COUNTERS WHERE name=?",("incomplete_kernels",)).fetchone()
+print(r[0] if r else 0)' "$W/wl_$name.sqlite" 2>/dev/null)
+			[ "${incomplete:-x}" = 0 ] && result "workload:${name}_incomplete" PASS "0 incomplete kernels" ||
+				result "workload:${name}_incomplete" FAIL "incomplete_kernels ${incomplete:-unreadable}"
 		done
 	done
 }
