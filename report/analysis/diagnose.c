@@ -448,6 +448,8 @@ static int window_from_nvtx(struct diag_context *ctx, struct diag_window *w, str
 		w->end_ns = cand[i].end_ns;
 		snprintf(w->source, sizeof w->source, "NVTX range \"%s\" x %lld", cand[i].name,
 			 (long long)cand[i].count);
+		w->step_marker = DIAG_STEP_NVTX;
+		snprintf(w->step_range, sizeof w->step_range, "%s", cand[i].name);
 	}
 	for (int i = 0; i < n; i++)
 		free(cand[i].name);
@@ -510,6 +512,8 @@ static int window_from_kernels(struct diag_context *ctx, struct diag_window *w, 
 	w->start_ns = t[1];
 	w->end_ns = t[n - 1] + gaps[(n - 1) / 2]; /* the last iteration lasts the median period */
 	w->iterations = n - 1;
+	w->step_marker = DIAG_STEP_KERNEL;
+	w->step_kernel_id = name_id;
 	{
 		struct prof_cursor *nc;
 		const char *name_sql = "SELECT value FROM " PROF_T_STRINGS " WHERE id = ?1";
@@ -587,6 +591,7 @@ static int find_window(struct diag_context *ctx, struct diag_window *w, struct p
 	w->start_ns = w->capture_start_ns;
 	w->end_ns = w->host_end_ns = w->capture_end_ns;
 	w->iterations = 0;
+	w->step_marker = DIAG_STEP_NONE;
 	snprintf(w->source, sizeof w->source, "whole capture");
 	if (diag__get(ctx, "window.whole_run") != 0) {
 		w->whole_run = true;
@@ -613,7 +618,82 @@ static int find_window(struct diag_context *ctx, struct diag_window *w, struct p
 		w->end_ns = w->host_end_ns = w->capture_end_ns;
 		w->iterations = 0;
 		w->whole_run = true;
+		w->step_marker = DIAG_STEP_NONE;
 		snprintf(w->source, sizeof w->source, "whole capture");
+	}
+	return 0;
+}
+
+/* ---- the steps of the loop ------------------------------------------- */
+
+static int push_step(struct diag_step **v, int *n, int *cap, int64_t start_ns, int64_t end_ns,
+		     int64_t tid)
+{
+	if (*n == *cap) {
+		int ncap = *cap ? *cap * 2 : 64;
+		struct diag_step *nv = realloc(*v, sizeof *nv * (size_t)ncap);
+
+		if (!nv)
+			return PROF_E_NOMEM;
+		*v = nv;
+		*cap = ncap;
+	}
+	(*v)[(*n)++] = (struct diag_step){ start_ns, end_ns, tid };
+	return 0;
+}
+
+/* The instances window_from_nvtx counted (warm-up left out), or the launches
+ * window_from_kernels counted, each up to the next. */
+int diag__steps(struct prof_store *store, const struct diag_window *w, struct diag_step **steps,
+		int *n, struct prof_error *err)
+{
+	const char *nvtx_sql = NVTX_INSTANCES_SQL
+		" SELECT start, end, tid FROM r WHERE name = ?1 AND k > 1 ORDER BY start";
+	const char *kernel_sql = "SELECT start FROM " PROF_T_KERNEL
+		" WHERE demangledName = ?1 AND start >= ?2 AND start < ?3 ORDER BY start";
+	struct prof_cursor *c;
+	int cap = 0, rc;
+	bool have_prev = false;
+	int64_t prev = 0;
+
+	*steps = NULL;
+	*n = 0;
+	if (w->step_marker == DIAG_STEP_NONE || w->iterations == 0)
+		return 0;
+	rc = prof_cursor__open(store, w->step_marker == DIAG_STEP_NVTX ? nvtx_sql : kernel_sql, &c, err);
+	if (rc)
+		return rc;
+	if (w->step_marker == DIAG_STEP_NVTX) {
+		prof_cursor__bind_text(c, 1, w->step_range);
+	} else {
+		prof_cursor__bind_int64(c, 1, w->step_kernel_id);
+		prof_cursor__bind_int64(c, 2, w->start_ns);
+		prof_cursor__bind_int64(c, 3, w->end_ns);
+	}
+	while ((rc = prof_cursor__next(c, err)) == 1) {
+		int64_t start = prof_cursor__int64(c, 0);
+
+		if (w->step_marker == DIAG_STEP_NVTX) {
+			rc = push_step(steps, n, &cap, start, prof_cursor__int64(c, 1), prof_cursor__int64(c, 2));
+		} else {
+			rc = have_prev ? push_step(steps, n, &cap, prev, start, 0) : 0;
+			have_prev = true;
+			prev = start;
+		}
+		if (rc) {
+			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+			break;
+		}
+	}
+	prof_cursor__close(c);
+	if (rc == 0 && have_prev && prev < w->end_ns &&
+	    push_step(steps, n, &cap, prev, w->end_ns, 0))
+		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	if (rc < 0) {
+		free(*steps);
+		*steps = NULL;
+		*n = 0;
+		return rc;
 	}
 	return 0;
 }
@@ -718,24 +798,24 @@ static int by_share(const void *a, const void *b)
 static int create_api_view(struct diag_context *ctx, struct prof_error *err)
 {
 	static const char *const tables[] = { PROF_T_RUNTIME, PROF_T_DRIVER };
-	/* older nsys exports may lack the correlation id: no copy joins then */
-	static const char *const with_corr[] = {
-		"SELECT start, end, nameId, correlationId FROM " PROF_T_RUNTIME,
-		"SELECT start, end, nameId, correlationId FROM " PROF_T_DRIVER,
-	};
-	static const char *const without_corr[] = {
-		"SELECT start, end, nameId, NULL AS correlationId FROM " PROF_T_RUNTIME,
-		"SELECT start, end, nameId, NULL AS correlationId FROM " PROF_T_DRIVER,
-	};
+	char part_sql[2][160];
 	const char *parts[2];
 	char *src, *view;
 	int rc = prof_store__exec(ctx->store, "DROP VIEW IF EXISTS temp." DIAG_API_CALLS, err);
 
 	if (rc)
 		return rc;
-	for (int i = 0; i < 2; i++)
-		parts[i] = prof_store__has_column(ctx->store, tables[i], "correlationId") ? with_corr[i]
-											 : without_corr[i];
+	/* older nsys exports may lack the correlation id (no copy joins then)
+	 * or the thread; table and column names are constants of this file */
+	for (int i = 0; i < 2; i++) {
+		bool corr = prof_store__has_column(ctx->store, tables[i], "correlationId");
+		bool tid = prof_store__has_column(ctx->store, tables[i], "globalTid");
+
+		snprintf(part_sql[i], sizeof part_sql[i], "SELECT start, end, nameId, %s, %s FROM %s",
+			 corr ? "correlationId" : "NULL AS correlationId",
+			 tid ? "globalTid" : "NULL AS globalTid", tables[i]);
+		parts[i] = part_sql[i];
+	}
 	src = sum_union(ctx->store, tables, parts, 2, &rc, err);
 	if (!src)
 		return rc;
@@ -769,6 +849,48 @@ static int skip_under_replay(struct diag_context *ctx, const struct diag_rule *r
 	return 0;
 }
 
+int diag_context__init(struct diag_context *ctx, struct prof_store *store,
+		       const struct diag_settings *settings, struct prof_error *err)
+{
+	struct diag_report *r = calloc(1, sizeof *r);
+	int rc;
+
+	memset(ctx, 0, sizeof *ctx);
+	if (!r)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	ctx->report = r;
+	r->path = strdup(prof_store__path(store));
+	if (!r->path)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	ctx->store = store;
+	ctx->settings = settings;
+	ctx->w = &r->window;
+	ctx->has_kernel = prof_store__has_table(store, PROF_T_KERNEL);
+	ctx->has_memcpy = prof_store__has_table(store, PROF_T_MEMCPY);
+	ctx->has_memset = prof_store__has_table(store, PROF_T_MEMSET);
+	ctx->has_sync_table = prof_store__has_table(store, PROF_T_SYNC);
+	ctx->has_memory_events = prof_store__has_table(store, PROF_T_MEMORY);
+	rc = create_api_view(ctx, err);
+	if (rc)
+		return rc;
+	/* the analysis tables are created together: rows, not tables, tell */
+	r->has_metrics = prof_store__count(store, PROF_T_KERNEL_METRICS) > 0;
+	r->has_peaks = prof_store__count(store, PROF_T_PEAKS) > 0;
+	r->replayed = r->has_metrics;
+	rc = find_window(ctx, &r->window, err);
+	if (rc)
+		return rc;
+	return load_busy(ctx, err);
+}
+
+void diag_context__exit(struct diag_context *ctx)
+{
+	free(ctx->busy);
+	ctx->busy = NULL;
+	diag_report__delete(ctx->report);
+	ctx->report = NULL;
+}
+
 int diag__run(struct prof_store *store, const struct diag_settings *settings,
 	      struct diag_report **out, struct prof_error *err)
 {
@@ -776,40 +898,15 @@ int diag__run(struct prof_store *store, const struct diag_settings *settings,
 		diag_rules_nsys, diag_rules_transfer, diag_rules_alloc,
 		diag_rules_launch, diag_rules_kernel, diag_rules_host,
 	};
-	struct diag_context ctx = { 0 };
-	struct diag_report *r = calloc(1, sizeof *r);
-	int rc = 0;
+	struct diag_context ctx;
+	struct diag_report *r;
+	int rc;
 
 	*out = NULL;
-	if (!r)
-		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	r->path = strdup(prof_store__path(store));
-	if (!r->path) {
-		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
-		goto out;
-	}
-	ctx.store = store;
-	ctx.settings = settings;
-	ctx.report = r;
-	ctx.w = &r->window;
-	ctx.has_kernel = prof_store__has_table(store, PROF_T_KERNEL);
-	ctx.has_memcpy = prof_store__has_table(store, PROF_T_MEMCPY);
-	ctx.has_memset = prof_store__has_table(store, PROF_T_MEMSET);
-	ctx.has_sync_table = prof_store__has_table(store, PROF_T_SYNC);
-	ctx.has_memory_events = prof_store__has_table(store, PROF_T_MEMORY);
-	rc = create_api_view(&ctx, err);
+	rc = diag_context__init(&ctx, store, settings, err);
 	if (rc)
 		goto out;
-	/* the analysis tables are created together: rows, not tables, tell */
-	r->has_metrics = prof_store__count(store, PROF_T_KERNEL_METRICS) > 0;
-	r->has_peaks = prof_store__count(store, PROF_T_PEAKS) > 0;
-	r->replayed = r->has_metrics;
-	rc = find_window(&ctx, &r->window, err);
-	if (rc)
-		goto out;
-	rc = load_busy(&ctx, err);
-	if (rc)
-		goto out;
+	r = ctx.report;
 	for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {
 		for (const struct diag_rule *rule = families[f]; rule->id; rule++) {
 			rc = r->replayed && rule->timing ? skip_under_replay(&ctx, rule, err) : rule->run(&ctx, err);
@@ -820,9 +917,8 @@ int diag__run(struct prof_store *store, const struct diag_settings *settings,
 	if (r->nfindings > 1) /* findings is NULL while empty */
 		qsort(r->findings, (size_t)r->nfindings, sizeof *r->findings, by_share);
 	*out = r;
-	r = NULL;
+	ctx.report = NULL;
 out:
-	free(ctx.busy);
-	diag_report__delete(r);
+	diag_context__exit(&ctx);
 	return rc;
 }

@@ -95,6 +95,19 @@ struct diag_window {
 	int iterations;             /* in the window (the warm-up left out); 0: no loop */
 	char source[256];           /* how the loop was found, for humans */
 	bool whole_run;             /* the window is the whole capture */
+	/* what marks a step, for analyses that walk the steps (diag__steps) */
+	enum diag_step_marker { DIAG_STEP_NONE, DIAG_STEP_NVTX, DIAG_STEP_KERNEL } step_marker;
+	char step_range[256];       /* DIAG_STEP_NVTX: the range's name */
+	int64_t step_kernel_id;     /* DIAG_STEP_KERNEL: the kernel's demangledName id */
+};
+
+/* One step of the loop: an instance of the NVTX range (host time, on
+ * thread global_tid), or the time from one launch of the marking kernel to
+ * the next (GPU time, global_tid 0); the last kernel step ends at the
+ * window's end. */
+struct diag_step {
+	int64_t start_ns, end_ns;
+	int64_t global_tid;
 };
 
 struct diag_report {
@@ -135,6 +148,21 @@ struct diag_rule {
 				     * on a kernel-replay capture, whose timeline is the
 				     * profiler's */
 };
+
+/* The steps of the window's loop (the warm-up left out), sorted by start:
+ * w->iterations of them, or none when the window is the whole capture.
+ * *steps is malloc'd (NULL when there are none). */
+int diag__steps(struct prof_store *store, const struct diag_window *w, struct diag_step **steps,
+		int *n, struct prof_error *err);
+
+/* What diag__run sets up before its rules run (the API call view, the
+ * window, the busy intervals), for analyses that read a capture outside the
+ * rules (the gpu_idle_sum and critical_path reports): ctx->report is a new
+ * report holding the window and no findings. diag_context__exit frees what
+ * init made, the report included unless the caller took it (set it NULL). */
+int diag_context__init(struct diag_context *ctx, struct prof_store *store,
+		       const struct diag_settings *settings, struct prof_error *err);
+void diag_context__exit(struct diag_context *ctx);
 
 /* Run every rule; the report's findings come sorted by share, largest first. */
 int diag__run(struct prof_store *store, const struct diag_settings *settings,
