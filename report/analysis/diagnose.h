@@ -248,5 +248,6 @@ extern const struct diag_rule diag_rules_alloc[];
 extern const struct diag_rule diag_rules_launch[];
 extern const struct diag_rule diag_rules_kernel[];
 extern const struct diag_rule diag_rules_host[];
+extern const struct diag_rule diag_rules_critical_path[];
 
 #endif
