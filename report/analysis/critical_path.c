@@ -10,24 +10,6 @@
 
 #include "prof/tables.h"
 
-static int grow(void **v, int *cap, int need, size_t size)
-{
-	int ncap;
-	void *nv;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 256;
-	while (ncap < need)
-		ncap *= 2;
-	nv = realloc(*v, size * (size_t)ncap);
-	if (!nv)
-		return PROF_E_NOMEM;
-	*v = nv;
-	*cap = ncap;
-	return 0;
-}
-
 /* ---- which step ------------------------------------------------------------ */
 
 /* The 0-based step whose range holds t, or -1 (steps sorted by start). */
@@ -68,7 +50,7 @@ static int step_spans(struct diag_context *ctx, const struct diag_step *steps, i
 		gpu_work__read(c, &g);
 		k = g.has_launch ? step_holding(steps, n, g.launch_start_ns) : -1;
 		if (k >= 0 && g.end_ns > span_end[k])
-			span_end[k] = g.end_ns;
+			span_end[k] = g.end_ns < ctx->w->end_ns ? g.end_ns : ctx->w->end_ns;
 	}
 	prof_cursor__close(c);
 	return rc < 0 ? rc : 0;
@@ -136,7 +118,7 @@ static int load_work(struct diag_context *ctx, struct step_rows *r, int64_t from
 			rc = 1;
 			break;
 		}
-		if (grow((void **)&r->work, &r->cap_work, r->nwork + 1, sizeof *r->work)) {
+		if (array__grow((void **)&r->work, &r->cap_work, r->nwork + 1, sizeof *r->work)) {
 			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 			break;
 		}
@@ -188,7 +170,7 @@ static int load_calls(struct diag_context *ctx, struct step_rows *r, int64_t fro
 			rc = 1;
 			break;
 		}
-		if (grow((void **)&r->calls, &r->cap_calls, r->ncalls + 1, sizeof *r->calls)) {
+		if (array__grow((void **)&r->calls, &r->cap_calls, r->ncalls + 1, sizeof *r->calls)) {
 			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 			break;
 		}
@@ -239,7 +221,7 @@ static int load_waits(struct diag_context *ctx, struct step_rows *r, int64_t to,
 	if (rc || !c)
 		return rc;
 	while ((rc = prof_cursor__next(c, err)) == 1) {
-		if (grow((void **)&r->waits, &r->cap_waits, r->nwaits + 1, sizeof *r->waits)) {
+		if (array__grow((void **)&r->waits, &r->cap_waits, r->nwaits + 1, sizeof *r->waits)) {
 			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 			break;
 		}
@@ -347,8 +329,8 @@ static int sum_parts(struct diag_context *ctx, struct critical_path *cp, const s
 			if (keys[j].kind == k.kind && keys[j].gpu_kind == k.gpu_kind && keys[j].sub == k.sub)
 				break;
 		if (j == cp->nparts) {
-			if (grow((void **)&cp->parts, &cap, j + 1, sizeof *cp->parts) ||
-			    grow((void **)&keys, &cap_keys, j + 1, sizeof *keys))
+			if (array__grow((void **)&cp->parts, &cap, j + 1, sizeof *cp->parts) ||
+			    array__grow((void **)&keys, &cap_keys, j + 1, sizeof *keys))
 				goto nomem;
 			keys[j] = k;
 			cp->parts[j] = (struct cp_part){ label_of(ctx, s, r), part_kind(s, r), 0, 0,
@@ -462,6 +444,10 @@ int critical_path__analyse(struct diag_context *ctx, struct critical_path **out,
 	if (rc)
 		goto out;
 	cp->nsteps = n;
+	if (n > 0 && ns_between(ctx->w->start_ns, ctx->w->end_ns) == INT64_MAX) {
+		snprintf(cp->why_none, sizeof cp->why_none, "the window's timestamps are out of range");
+		goto done;
+	}
 	if (n == 0) {
 		snprintf(cp->why_none, sizeof cp->why_none,
 			 "no repeating step was found (the window is the whole capture)");

@@ -185,15 +185,8 @@ static int emit(struct cp_path *p, int64_t a, int64_t b, enum cp_kind kind, int 
 {
 	if (b <= a)
 		return 0;
-	if (p->nseg == p->cap) {
-		int cap = p->cap ? p->cap * 2 : 64;
-		struct cp_segment *v = realloc(p->seg, sizeof *v * (size_t)cap);
-
-		if (!v)
-			return PROF_E_NOMEM;
-		p->seg = v;
-		p->cap = cap;
-	}
+	if (array__grow((void **)&p->seg, &p->cap, p->nseg + 1, sizeof *p->seg))
+		return PROF_E_NOMEM;
 	p->seg[p->nseg++] = (struct cp_segment){ a, b, kind, ref };
 	return 0;
 }

@@ -26,7 +26,8 @@ struct stream_state {
 	bool launched;
 	int64_t last_launch_ns;   /* start of the call that launched the last work */
 	int64_t wait_ns[STREAM_WAIT_HISTORY];
-	int nwaits;               /* waits seen (the ring holds the last few) */
+	int nwaits;               /* waits in the ring, at most STREAM_WAIT_HISTORY */
+	int next_wait;            /* the ring's slot the next wait goes to */
 	int64_t held, held_ns;    /* work held by a wait, and for how long */
 	struct { int64_t stream_id, ns; } producer[STREAM_PRODUCERS];
 	int nproducers;
@@ -82,9 +83,7 @@ static struct stream_state *stream_find(struct stream_table *t, int64_t pid, int
  * than this one? */
 static bool stream_waited(const struct stream_state *st, int64_t launch_ns)
 {
-	int kept = st->nwaits < STREAM_WAIT_HISTORY ? st->nwaits : STREAM_WAIT_HISTORY;
-
-	for (int i = 0; i < kept; i++) {
+	for (int i = 0; i < st->nwaits; i++) {
 		int64_t t = st->wait_ns[i];
 
 		if (t <= launch_ns && (!st->launched || t > st->last_launch_ns))
@@ -149,26 +148,8 @@ struct device_pass {
 	/* the submitting thread's calls in one stretch */
 	struct idle_host_call *hc;
 	int64_t *hc_ns, *hc_name;
-	int cap_hc;
+	int cap_hc, cap_hc_ns, cap_hc_name;
 };
-
-static int grow(void **v, int *cap, int need, size_t size)
-{
-	int ncap;
-	void *nv;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap : 16;
-	while (ncap < need)
-		ncap *= 2;
-	nv = realloc(*v, size * (size_t)ncap);
-	if (!nv)
-		return PROF_E_NOMEM;
-	*v = nv;
-	*cap = ncap;
-	return 0;
-}
 
 /* The calls of the window that overlap [from, to) join the open set; those
  * that ended by from leave it. Successive stretches only move forward. */
@@ -201,7 +182,7 @@ static int open_calls_until(struct device_pass *p, int64_t from, int64_t to, str
 		p->have_next = false;
 		if (p->next.end_ns <= from)
 			continue;
-		if (grow((void **)&p->open, &p->cap_open, p->nopen + 1, sizeof *p->open))
+		if (array__grow((void **)&p->open, &p->cap_open, p->nopen + 1, sizeof *p->open))
 			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 		p->open[p->nopen++] = p->next;
 	}
@@ -222,7 +203,10 @@ static int read_waits_until(struct device_pass *p, int64_t t, struct prof_error 
 
 		if (!st)
 			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-		st->wait_ns[st->nwaits++ % STREAM_WAIT_HISTORY] = at;
+		st->wait_ns[st->next_wait] = at;
+		st->next_wait = (st->next_wait + 1) % STREAM_WAIT_HISTORY;
+		if (st->nwaits < STREAM_WAIT_HISTORY)
+			st->nwaits++;
 		if (at > t) {
 			p->waits_read_to = at;
 			return 0;
@@ -238,27 +222,11 @@ static int read_waits_until(struct device_pass *p, int64_t t, struct prof_error 
 /* Room for n calls of the submitting thread (their times and names beside). */
 static int reserve_host_calls(struct device_pass *p, int n)
 {
-	int cap = p->cap_hc ? p->cap_hc : 16;
-	void *v;
-
-	if (n <= p->cap_hc)
-		return 0;
-	while (cap < n)
-		cap *= 2;
-	v = realloc(p->hc, sizeof *p->hc * (size_t)cap);
-	if (!v)
-		return PROF_E_NOMEM;
-	p->hc = v;
-	v = realloc(p->hc_ns, sizeof *p->hc_ns * (size_t)cap);
-	if (!v)
-		return PROF_E_NOMEM;
-	p->hc_ns = v;
-	v = realloc(p->hc_name, sizeof *p->hc_name * (size_t)cap);
-	if (!v)
-		return PROF_E_NOMEM;
-	p->hc_name = v;
-	p->cap_hc = cap;
-	return 0;
+	return array__grow((void **)&p->hc, &p->cap_hc, n, sizeof *p->hc) ||
+			       array__grow((void **)&p->hc_ns, &p->cap_hc_ns, n, sizeof *p->hc_ns) ||
+			       array__grow((void **)&p->hc_name, &p->cap_hc_name, n, sizeof *p->hc_name)
+		       ? PROF_E_NOMEM
+		       : 0;
 }
 
 static int tally_call(struct gpu_idle_device *d, enum idle_cause c, int64_t name_id, int64_t ns)
@@ -270,7 +238,7 @@ static int tally_call(struct gpu_idle_device *d, enum idle_cause c, int64_t name
 			v[i].time_ns += ns;
 			return 0;
 		}
-	if (grow((void **)&d->calls[c], &d->cap_calls[c], d->ncalls[c] + 1, sizeof *v))
+	if (array__grow((void **)&d->calls[c], &d->cap_calls[c], d->ncalls[c] + 1, sizeof *v))
 		return PROF_E_NOMEM;
 	d->calls[c][d->ncalls[c]++] = (struct gpu_idle_call_time){ name_id, ns };
 	return 0;
@@ -349,14 +317,14 @@ static char *stretch_evidence(struct device_pass *p, const struct idle_stretch *
 	if (s->launch_start_ns <= s->start_ns)
 		return diag__fmt("%s was launched (%s) %s before the GPU fell idle; %s", label,
 				 call_name(r, next->launch_name_id),
-				 diag__ns(t1, sizeof t1, s->start_ns - s->launch_start_ns),
+				 diag__ns(t1, sizeof t1, ns_between(s->launch_start_ns, s->start_ns)),
 				 s->stream_waited ? "its stream waited on an event recorded on another stream"
 				 : strstr(call_name(r, next->launch_name_id), "Graph")
 					 ? "a node of a CUDA graph, whose edges the trace does not record"
 					 : "no wait on its stream is recorded");
 	return diag__fmt("thread %u launched %s with %s %s into the stretch; until then: %s",
 			 prof_tid_of(next->launch_tid), label, call_name(r, next->launch_name_id),
-			 diag__ns(t1, sizeof t1, s->launch_start_ns - s->start_ns),
+			 diag__ns(t1, sizeof t1, ns_between(s->start_ns, s->launch_start_ns)),
 			 host_parts(p, by, best_call, parts, sizeof parts));
 }
 
@@ -471,6 +439,9 @@ static void note_held(struct device_pass *p, struct stream_state *st, const stru
 {
 	int64_t ready = st->last_end_ns > w->launch_end_ns ? st->last_end_ns : w->launch_end_ns;
 
+	/* waits count from the window's start */
+	if (ready < p->r->window.start_ns)
+		ready = p->r->window.start_ns;
 	if (w->start_ns <= ready)
 		return;
 	st->held++;
@@ -489,16 +460,15 @@ static int collect_waits(struct device_pass *p, struct prof_error *err)
 
 		if (!st->used || st->held == 0)
 			continue;
-		w = realloc(r->waits, sizeof *w * (size_t)(r->nwaits + 1));
-		if (!w)
+		if (array__grow((void **)&r->waits, &r->cap_waits, r->nwaits + 1, sizeof *r->waits))
 			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-		r->waits = w;
+		w = &r->waits[r->nwaits++];
 		for (int k = 0; k < st->nproducers; k++)
 			if (st->producer[k].ns > best_ns) {
 				best_ns = st->producer[k].ns;
 				best = st->producer[k].stream_id;
 			}
-		r->waits[r->nwaits++] = (struct gpu_idle_stream_wait){
+		*w = (struct gpu_idle_stream_wait){
 			st->pid, p->dev->device_id, st->stream_id, st->held, st->held_ns, best,
 		};
 	}
@@ -531,15 +501,16 @@ static int pass_device(struct diag_context *ctx, struct gpu_idle_result *r, stru
 		gpu_work__read(work, &g);
 		s = g.start_ns < w->start_ns ? w->start_ns : g.start_ns;
 		e = g.end_ns > w->end_ns ? w->end_ns : g.end_ns;
+		/* waits first: reading them may add streams (and move the table) */
+		rc = g.has_launch ? read_waits_until(&p, g.launch_start_ns, err) : 0;
+		if (rc)
+			break;
 		st = stream_find(&p.streams, g.pid, g.stream_id);
 		if (!st) {
 			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 			break;
 		}
 		if (g.has_launch) {
-			rc = read_waits_until(&p, g.launch_start_ns, err);
-			if (rc)
-				break;
 			waited = stream_waited(st, g.launch_start_ns);
 			if (waited)
 				note_held(&p, st, &g);
@@ -563,7 +534,7 @@ static int pass_device(struct diag_context *ctx, struct gpu_idle_result *r, stru
 		rc = on_stretch(&p, cur, w->end_ns, NULL, false, err);
 	if (rc == 0)
 		rc = collect_waits(&p, err);
-	d->busy_ns = (w->end_ns - w->start_ns) - d->idle_ns;
+	d->busy_ns = ns_between(w->start_ns, w->end_ns) - d->idle_ns;
 	prof_cursor__close(work);
 	prof_cursor__close(p.calls);
 	prof_cursor__close(p.waits);
@@ -590,7 +561,8 @@ int gpu_idle__analyse(struct diag_context *ctx, struct gpu_idle_result **out, st
 	rc = diag__steps(ctx->store, ctx->w, &r->steps, &r->nsteps, err);
 	if (!rc)
 		rc = api_names__load(ctx, &r->names, err);
-	if (!rc)
+	/* a window whose length overflows (a damaged capture) has nothing to say */
+	if (!rc && ns_between(r->window.start_ns, r->window.end_ns) < INT64_MAX)
 		rc = gpu_work__devices(ctx, r->window.start_ns, r->window.end_ns, &ids, &n, err);
 	if (!rc && n > 0) {
 		r->dev = calloc((size_t)n, sizeof *r->dev);

@@ -128,7 +128,7 @@ struct gpu_idle_result {
 	struct gpu_idle_top top[GPU_IDLE_TOP];
 	int ntop;
 	struct gpu_idle_stream_wait *waits;
-	int nwaits;
+	int nwaits, cap_waits;
 	bool has_api_calls;
 	bool replayed;              /* captured under kernel replay: the timeline is the profiler's */
 	struct api_names names;     /* of the calls in calls[] */

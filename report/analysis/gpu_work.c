@@ -67,16 +67,9 @@ int gpu_work__devices(struct diag_context *ctx, int64_t from, int64_t to, int64_
 	prof_cursor__bind_int64(c, 1, from);
 	prof_cursor__bind_int64(c, 2, to);
 	while ((rc = prof_cursor__next(c, err)) == 1) {
-		if (*n == cap) {
-			int ncap = cap ? cap * 2 : 4;
-			int64_t *v = realloc(*ids, sizeof *v * (size_t)ncap);
-
-			if (!v) {
-				rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
-				break;
-			}
-			*ids = v;
-			cap = ncap;
+		if (array__grow((void **)ids, &cap, *n + 1, sizeof **ids)) {
+			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+			break;
 		}
 		(*ids)[(*n)++] = prof_cursor__int64(c, 0);
 	}
@@ -146,6 +139,33 @@ void gpu_work__read(struct prof_cursor *c, struct gpu_work *w)
 		w->launch_end_ns = w->launch_start_ns;
 	w->launch_tid = w->has_launch ? prof_cursor__int64(c, 12) : 0;
 	w->launch_name_id = w->has_launch ? prof_cursor__int64(c, 13) : -1;
+}
+
+int array__grow(void **v, int *cap, int need, size_t size)
+{
+	int ncap;
+	void *nv;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 16;
+	while (ncap < need)
+		ncap *= 2;
+	nv = realloc(*v, size * (size_t)ncap);
+	if (!nv)
+		return PROF_E_NOMEM;
+	*v = nv;
+	*cap = ncap;
+	return 0;
+}
+
+int64_t ns_between(int64_t earlier, int64_t later)
+{
+	int64_t d;
+
+	if (__builtin_sub_overflow(later, earlier, &d))
+		return later > earlier ? INT64_MAX : INT64_MIN;
+	return d;
 }
 
 const char *gpu_work__string(struct prof_store *s, int64_t id, char *buf, size_t cap)
@@ -254,15 +274,8 @@ int api_names__load(struct diag_context *ctx, struct api_names *names, struct pr
 		const char *value = prof_cursor__text(c, 1);
 		struct api_name *e;
 
-		if (names->n == cap) {
-			int ncap = cap ? cap * 2 : 64;
-			struct api_name *v = realloc(names->v, sizeof *v * (size_t)ncap);
-
-			if (!v)
-				goto nomem;
-			names->v = v;
-			cap = ncap;
-		}
+		if (array__grow((void **)&names->v, &cap, names->n + 1, sizeof *names->v))
+			goto nomem;
 		e = &names->v[names->n];
 		e->id = prof_cursor__int64(c, 0);
 		e->name = value ? strndup(value, sum_api_name_len(value)) : strdup("?");

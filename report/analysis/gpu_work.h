@@ -52,6 +52,14 @@ void gpu_work__read(struct prof_cursor *c, struct gpu_work *w);
  * "[CUDA memset]" into buf. */
 const char *gpu_work__label(struct prof_store *s, const struct gpu_work *w, char *buf, size_t cap);
 
+/* Room for need elements of size bytes in *v (capacity *cap, doubled as
+ * needed). Returns 0 or PROF_E_NOMEM, leaving *v as it was. */
+int array__grow(void **v, int *cap, int need, size_t size);
+
+/* later - earlier, saturated: a damaged capture's timestamps may be far
+ * apart enough to overflow. */
+int64_t ns_between(int64_t earlier, int64_t later);
+
 /* A StringIds value into buf ("?" when absent). */
 const char *gpu_work__string(struct prof_store *s, int64_t id, char *buf, size_t cap);
 
