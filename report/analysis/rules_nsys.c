@@ -145,9 +145,7 @@ static void report_sync_memcpy(struct diag_context *ctx, struct copy_tally *t)
 				 diag__fmt("Use cudaMemcpyAsync on a stream with pinned host memory and "
 					   "synchronise once where the result is needed, so copies overlap with "
 					   "CPU and GPU work."),
-				 "In PyTorch: move inputs with .to(\"cuda\", non_blocking=True) from pinned "
-				 "tensors, and keep .item(), .cpu(), .tolist(), .numpy() and printing tensors out "
-				 "of the step: each is a synchronous copy (read metrics every N steps)."));
+				 diag_pytorch_sync_copy));
 }
 
 /* One pass over the copies feeds both copy rules. */
@@ -274,10 +272,7 @@ static int rule_sync_api(struct diag_context *ctx, struct prof_error *err)
 				      diag__fmt("Synchronise only where the host needs a result; order work with "
 						"streams and events (cudaStreamWaitEvent) instead of blocking the "
 						"host, and enqueue the next step's work before waiting for this one's."),
-				      "In PyTorch: keep .item(), .cpu(), .tolist(), printing tensors, "
-				      "torch.cuda.synchronize() and data-dependent Python control flow (if "
-				      "loss > x) out of the step; accumulate on the GPU and read back every N "
-				      "steps."));
+				      diag_pytorch_sync));
 		diag_tally__offenders(&t, f);
 	}
 	diag_tally__exit(&t);
