@@ -154,14 +154,9 @@ static int load_calls(struct diag_context *ctx, struct step_rows *r, int64_t fro
 			sync_streams ? " LEFT JOIN " PROF_T_SYNC " y ON y.correlationId = a.correlationId"
 				       " AND y.syncType = 3" : "",
 			same_process);
-	if (!sql)
-		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	rc = prof_cursor__open(s, sql, &c, err);
-	free(sql);
+	rc = range_cursor__open(s, sql, from, to, NULL, &c, err);
 	if (rc)
 		return rc;
-	prof_cursor__bind_int64(c, 1, from);
-	prof_cursor__bind_int64(c, 2, to);
 	while ((rc = prof_cursor__next(c, err)) == 1) {
 		const struct api_name *name;
 		struct cp_call *k;
@@ -196,15 +191,9 @@ static int load_calls(struct diag_context *ctx, struct step_rows *r, int64_t fro
 
 static int cmp_wait(const void *x, const void *y)
 {
-	const struct cp_wait *a = x, *b = y;
+	const struct cp_wait *b = y;
 
-	if (a->pid != b->pid)
-		return a->pid < b->pid ? -1 : 1;
-	if (a->device_id != b->device_id)
-		return a->device_id < b->device_id ? -1 : 1;
-	if (a->stream_id != b->stream_id)
-		return a->stream_id < b->stream_id ? -1 : 1;
-	return (a->at_ns > b->at_ns) - (a->at_ns < b->at_ns);
+	return cp_wait__cmp(x, b->pid, b->device_id, b->stream_id, b->at_ns);
 }
 
 /* The stream waits made from the earliest launch of the step's work on. */

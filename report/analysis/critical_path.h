@@ -60,6 +60,9 @@ struct cp_data {
 };
 
 int cp_data__index(struct cp_data *d);
+/* The order of waits the lookups use (process, device, stream, time) of x
+ * against that key. */
+int cp_wait__cmp(const struct cp_wait *x, int64_t pid, int64_t dev, int64_t stream, int64_t at);
 void cp_data__exit(struct cp_data *d);
 
 enum cp_kind {

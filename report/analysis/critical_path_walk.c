@@ -13,13 +13,10 @@ static const struct gpu_work *sort_work;
 static int by_stream_then_start(const void *x, const void *y)
 {
 	const struct gpu_work *a = &sort_work[*(const int *)x], *b = &sort_work[*(const int *)y];
+	int by_stream = stream_key__cmp(a->pid, a->device_id, a->stream_id, b->pid, b->device_id, b->stream_id);
 
-	if (a->pid != b->pid)
-		return a->pid < b->pid ? -1 : 1;
-	if (a->device_id != b->device_id)
-		return a->device_id < b->device_id ? -1 : 1;
-	if (a->stream_id != b->stream_id)
-		return a->stream_id < b->stream_id ? -1 : 1;
+	if (by_stream)
+		return by_stream;
 	if (a->start_ns != b->start_ns)
 		return a->start_ns < b->start_ns ? -1 : 1;
 	return (*(const int *)x > *(const int *)y) - (*(const int *)x < *(const int *)y);
@@ -153,15 +150,11 @@ static int other_stream_before(const struct cp_data *d, const struct gpu_work *w
 	return -1;
 }
 
-static int cmp_wait_key(const struct cp_wait *x, int64_t pid, int64_t dev, int64_t stream, int64_t at)
+int cp_wait__cmp(const struct cp_wait *x, int64_t pid, int64_t dev, int64_t stream, int64_t at)
 {
-	if (x->pid != pid)
-		return x->pid < pid ? -1 : 1;
-	if (x->device_id != dev)
-		return x->device_id < dev ? -1 : 1;
-	if (x->stream_id != stream)
-		return x->stream_id < stream ? -1 : 1;
-	return (x->at_ns > at) - (x->at_ns < at);
+	int by_stream = stream_key__cmp(x->pid, x->device_id, x->stream_id, pid, dev, stream);
+
+	return by_stream ? by_stream : (x->at_ns > at) - (x->at_ns < at);
 }
 
 /* Did w's stream wait on an event in (after, upto]? */
@@ -172,7 +165,7 @@ static bool waited_between(const struct cp_data *d, const struct gpu_work *w, in
 	while (lo < hi) { /* first wait of the stream later than after */
 		int mid = lo + (hi - lo) / 2;
 
-		if (cmp_wait_key(&d->waits[mid], w->pid, w->device_id, w->stream_id, after) <= 0)
+		if (cp_wait__cmp(&d->waits[mid], w->pid, w->device_id, w->stream_id, after) <= 0)
 			lo = mid + 1;
 		else
 			hi = mid;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_idle.h"
 #include "prof/tables.h"
 #include "summary/query.h"
 
@@ -122,26 +123,6 @@ int64_t diag__busy_in(const struct diag_context *ctx, int64_t a, int64_t b)
 			sum += e - s;
 	}
 	return sum;
-}
-
-int64_t diag__idle_after(const struct diag_context *ctx, int64_t t)
-{
-	int lo = 0, hi = ctx->nbusy;
-
-	if (t >= ctx->w->end_ns)
-		return 0;
-	while (lo < hi) {
-		int mid = (lo + hi) / 2;
-		if (ctx->busy[mid].end_ns <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < ctx->nbusy && ctx->busy[lo].start_ns <= t)
-		return 0; /* the GPU is busy at t */
-	if (lo < ctx->nbusy)
-		return (ctx->busy[lo].start_ns < ctx->w->end_ns ? ctx->busy[lo].start_ns : ctx->w->end_ns) - t;
-	return ctx->w->end_ns - t;
 }
 
 static enum diag_severity severity_of(const struct diag_context *ctx, double share)
@@ -502,6 +483,8 @@ void diag_context__exit(struct diag_context *ctx)
 {
 	free(ctx->busy);
 	ctx->busy = NULL;
+	gpu_idle_result__delete(ctx->idle);
+	ctx->idle = NULL;
 	diag_report__delete(ctx->report);
 	ctx->report = NULL;
 }

@@ -100,6 +100,8 @@ struct diag_report {
 };
 
 /* What every rule sees. */
+struct gpu_idle_result;
+
 struct diag_context {
 	struct prof_store *store;
 	const struct diag_settings *settings;
@@ -111,6 +113,7 @@ struct diag_context {
 	int64_t busy_ns;
 	bool has_kernel, has_memcpy, has_memset, has_sync_table, has_memory_events;
 	bool has_api_calls;         /* CUDA API calls (runtime or driver) in DIAG_API_CALLS */
+	struct gpu_idle_result *idle; /* the idle attribution, made on first use (gpu_idle__of) */
 };
 
 /* The temporary view of every CUDA API call, runtime and driver (columns
@@ -196,8 +199,6 @@ double diag__share(const struct diag_context *ctx, int64_t ns);
 int64_t diag__window_ns(const struct diag_context *ctx);
 /* GPU busy time inside [a, b). */
 int64_t diag__busy_in(const struct diag_context *ctx, int64_t a, int64_t b);
-/* Idle time from t until GPU work next starts (bounded by the window end). */
-int64_t diag__idle_after(const struct diag_context *ctx, int64_t t);
 /* Human units into a caller buffer. */
 const char *diag__ns(char *buf, size_t cap, int64_t ns);
 const char *diag__bytes(char *buf, size_t cap, double bytes);

@@ -229,19 +229,23 @@ static int reserve_host_calls(struct device_pass *p, int n)
 		       : 0;
 }
 
-static int tally_call(struct gpu_idle_device *d, enum idle_cause c, int64_t name_id, int64_t ns)
+/* ns more for the call name in the list *v of *n entries. */
+static int tally_time(struct gpu_idle_call_time **v, int *n, int *cap, int64_t name_id, int64_t ns)
 {
-	struct gpu_idle_call_time *v = d->calls[c];
-
-	for (int i = 0; i < d->ncalls[c]; i++)
-		if (v[i].name_id == name_id) {
-			v[i].time_ns += ns;
+	for (int i = 0; i < *n; i++)
+		if ((*v)[i].name_id == name_id) {
+			(*v)[i].time_ns += ns;
 			return 0;
 		}
-	if (array__grow((void **)&d->calls[c], &d->cap_calls[c], d->ncalls[c] + 1, sizeof *v))
+	if (array__grow((void **)v, cap, *n + 1, sizeof **v))
 		return PROF_E_NOMEM;
-	d->calls[c][d->ncalls[c]++] = (struct gpu_idle_call_time){ name_id, ns };
+	(*v)[(*n)++] = (struct gpu_idle_call_time){ name_id, ns };
 	return 0;
+}
+
+static int tally_call(struct gpu_idle_device *d, enum idle_cause c, int64_t name_id, int64_t ns)
+{
+	return tally_time(&d->calls[c], &d->ncalls[c], &d->cap_calls[c], name_id, ns);
 }
 
 static const char *call_name(const struct gpu_idle_result *r, int64_t id)
@@ -273,8 +277,6 @@ static int step_of(const struct gpu_idle_result *r, int64_t t)
 	return lo;
 }
 
-/* One sentence on what the stretch was: who launched what, and what the
- * submitting thread did until then. */
 /* What the submitting thread did before its launch: "own work 1.9 ms,
  * synchronising 12 us (cudaStreamSynchronize)" into buf. */
 static const char *host_parts(struct device_pass *p, const int64_t *by, int best_call, char *buf, size_t cap)
@@ -298,42 +300,57 @@ static const char *host_parts(struct device_pass *p, const int64_t *by, int best
 	return used ? buf : "nothing";
 }
 
-/* One sentence on what the stretch was: who launched what, and what the
- * submitting thread did until then. */
+/* Why queued work started only after a stretch: its stream's event wait,
+ * a graph's edges, the previous work on its stream (prev_end: when that
+ * ended; the GPU's own gap between back-to-back work), or nothing recorded. */
+static const char *queued_why(const struct device_pass *p, const struct idle_stretch *s,
+			      const struct gpu_work *next, int64_t prev_end)
+{
+	if (s->stream_waited)
+		return "its stream waited on an event recorded on another stream";
+	if (strstr(call_name(p->r, next->launch_name_id), "Graph"))
+		return "a node of a CUDA graph, whose edges the trace does not record";
+	if (prev_end == s->start_ns)
+		return "it followed the previous work on its stream, which ended as the GPU fell idle: "
+		       "the GPU's own gap between back-to-back work";
+	return "no wait on its stream is recorded";
+}
+
+/* One sentence on what the stretch was: who launched the work that ends it
+ * (named in its own column, so that text output can shorten it), and what
+ * the submitting thread did until then. */
 static char *stretch_evidence(struct device_pass *p, const struct idle_stretch *s,
-			      const struct gpu_work *next, const int64_t *by, int best_call)
+			      const struct gpu_work *next, int64_t prev_end, const int64_t *by,
+			      int best_call)
 {
 	struct gpu_idle_result *r = p->r;
-	char label[640], t1[32], parts[512];
+	char t1[32], parts[512];
 
 	if (!next)
 		return s->has_launch ? diag__fmt("no GPU work followed in the window; the host thread until "
 						 "the window's end: %s",
 						 host_parts(p, by, best_call, parts, sizeof parts))
 				     : diag__fmt("no GPU work followed on this device in the window");
-	gpu_work__label(p->ctx->store, next, label, sizeof label);
 	if (!s->has_launch)
-		return diag__fmt("no API call in the trace launched the next work, %s", label);
+		return diag__fmt("no API call in the trace launched it");
 	if (s->launch_start_ns <= s->start_ns)
-		return diag__fmt("%s was launched (%s) %s before the GPU fell idle; %s", label,
+		return diag__fmt("launched (%s) %s before the GPU fell idle; %s",
 				 call_name(r, next->launch_name_id),
 				 diag__ns(t1, sizeof t1, ns_between(s->launch_start_ns, s->start_ns)),
-				 s->stream_waited ? "its stream waited on an event recorded on another stream"
-				 : strstr(call_name(r, next->launch_name_id), "Graph")
-					 ? "a node of a CUDA graph, whose edges the trace does not record"
-					 : "no wait on its stream is recorded");
-	return diag__fmt("thread %u launched %s with %s %s into the stretch; until then: %s",
-			 prof_tid_of(next->launch_tid), label, call_name(r, next->launch_name_id),
+				 queued_why(p, s, next, prev_end));
+	return diag__fmt("thread %u launched it with %s %s into the stretch; until then: %s",
+			 prof_tid_of(next->launch_tid), call_name(r, next->launch_name_id),
 			 diag__ns(t1, sizeof t1, ns_between(s->start_ns, s->launch_start_ns)),
 			 host_parts(p, by, best_call, parts, sizeof parts));
 }
 
 static int keep_top(struct device_pass *p, const struct idle_stretch *s, const struct gpu_work *next,
-		    const int64_t *by, int best_call, int step)
+		    int64_t prev_end, const int64_t *by, int best_call, int step)
 {
 	struct gpu_idle_result *r = p->r;
 	int64_t dur = s->end_ns - s->start_ns;
 	struct gpu_idle_top t;
+	char label[640];
 	int at;
 
 	if (r->ntop == GPU_IDLE_TOP && dur <= r->top[GPU_IDLE_TOP - 1].duration_ns)
@@ -343,11 +360,18 @@ static int keep_top(struct device_pass *p, const struct idle_stretch *s, const s
 	t.duration_ns = dur;
 	t.step = step;
 	t.cause = idle__dominant(by);
-	t.evidence = stretch_evidence(p, s, next, by, best_call);
-	if (!t.evidence)
+	t.next_work = next ? strdup(gpu_work__label(p->ctx->store, next, label, sizeof label)) : NULL;
+	t.evidence = stretch_evidence(p, s, next, prev_end, by, best_call);
+	if (!t.evidence || (next && !t.next_work)) {
+		free(t.next_work);
+		free(t.evidence);
 		return PROF_E_NOMEM;
-	if (r->ntop == GPU_IDLE_TOP)
-		free(r->top[--r->ntop].evidence);
+	}
+	if (r->ntop == GPU_IDLE_TOP) {
+		r->ntop--;
+		free(r->top[r->ntop].next_work);
+		free(r->top[r->ntop].evidence);
+	}
 	for (at = r->ntop; at > 0 && r->top[at - 1].duration_ns < dur; at--)
 		r->top[at] = r->top[at - 1];
 	r->top[at] = t;
@@ -355,17 +379,17 @@ static int keep_top(struct device_pass *p, const struct idle_stretch *s, const s
 	return 0;
 }
 
-/* [a, b) is idle; next (NULL at the window's end) is the work that ends it. */
+/* [a, b) is idle; next (NULL at the window's end) is the work that ends it,
+ * prev_end when the previous work on its stream ended. */
 static int on_stretch(struct device_pass *p, int64_t a, int64_t b, const struct gpu_work *next,
-		      bool waited, struct prof_error *err)
+		      int64_t prev_end, bool waited, struct prof_error *err)
 {
 	struct gpu_idle_result *r = p->r;
 	struct gpu_idle_device *d = p->dev;
 	struct idle_stretch s = { .start_ns = a, .end_ns = b };
-	int64_t by[IDLE_NCAUSES];
+	struct idle_sync_part sync;
+	int64_t by[IDLE_NCAUSES], tid = 0, claim;
 	int nh = 0, best, step, rc;
-
-	int64_t tid = 0;
 
 	if (next && next->has_launch) {
 		s.has_launch = true;
@@ -404,7 +428,20 @@ static int on_stretch(struct device_pass *p, int64_t a, int64_t b, const struct 
 			nh++;
 		}
 	}
-	best = idle__attribute(&s, p->hc, nh, nh ? p->hc_ns : NULL, by);
+	best = idle__attribute(&s, p->hc, nh, nh ? p->hc_ns : NULL, by, &sync);
+	claim = idle__sync_claim(by, &sync);
+	if (sync.sync_call >= 0) {
+		int64_t gap = claim - by[IDLE_HOST_SYNC]; /* after_sync_ns or 0 */
+
+		d->sync_gap_ns += gap;
+		d->sync_host_work_ns += sync.after_sync_ns - gap;
+	}
+	if (claim > 0) {
+		d->sync_claim_ns += claim;
+		if (tally_time(&d->sync_calls, &d->nsync_calls, &d->cap_sync_calls,
+			       p->hc_name[sync.sync_call], claim))
+			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	}
 	d->idle_ns += b - a;
 	for (int c = 0; c < IDLE_NCAUSES; c++)
 		d->cause_ns[c] += by[c];
@@ -428,7 +465,7 @@ static int on_stretch(struct device_pass *p, int64_t a, int64_t b, const struct 
 	if (step > 0)
 		for (int c = 0; c < IDLE_NCAUSES; c++)
 			d->step_cause_ns[(size_t)(step - 1) * IDLE_NCAUSES + (size_t)c] += by[c];
-	if (keep_top(p, &s, next, by, best, step))
+	if (keep_top(p, &s, next, prev_end, by, best, step))
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	return 0;
 }
@@ -519,7 +556,7 @@ static int pass_device(struct diag_context *ctx, struct gpu_idle_result *r, stru
 			p.last_launcher = g.launch_tid;
 		}
 		if (s > cur) {
-			rc = on_stretch(&p, cur, s, &g, waited, err);
+			rc = on_stretch(&p, cur, s, &g, st->last_end_ns, waited, err);
 			if (rc)
 				break;
 		}
@@ -531,7 +568,7 @@ static int pass_device(struct diag_context *ctx, struct gpu_idle_result *r, stru
 	if (rc == 0 && more < 0)
 		rc = more;
 	if (rc == 0 && cur < w->end_ns)
-		rc = on_stretch(&p, cur, w->end_ns, NULL, false, err);
+		rc = on_stretch(&p, cur, w->end_ns, NULL, INT64_MIN, false, err);
 	if (rc == 0)
 		rc = collect_waits(&p, err);
 	d->busy_ns = ns_between(w->start_ns, w->end_ns) - d->idle_ns;
@@ -588,6 +625,14 @@ int gpu_idle__analyse(struct diag_context *ctx, struct gpu_idle_result **out, st
 	return 0;
 }
 
+int gpu_idle__of(struct diag_context *ctx, const struct gpu_idle_result **out, struct prof_error *err)
+{
+	int rc = ctx->idle ? 0 : gpu_idle__analyse(ctx, &ctx->idle, err);
+
+	*out = ctx->idle;
+	return rc;
+}
+
 void gpu_idle_result__delete(struct gpu_idle_result *r)
 {
 	if (!r)
@@ -596,9 +641,12 @@ void gpu_idle_result__delete(struct gpu_idle_result *r)
 		free(r->dev[i].step_cause_ns);
 		for (int c = 0; c < IDLE_NCAUSES; c++)
 			free(r->dev[i].calls[c]);
+		free(r->dev[i].sync_calls);
 	}
-	for (int i = 0; i < r->ntop; i++)
+	for (int i = 0; i < r->ntop; i++) {
+		free(r->top[i].next_work);
 		free(r->top[i].evidence);
+	}
 	free(r->dev);
 	free(r->steps);
 	free(r->waits);

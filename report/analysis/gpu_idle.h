@@ -65,14 +65,31 @@ struct idle_host_call {
 	enum api_kind kind;
 };
 
+/* A stretch's part in which synchronisation is at stake: the submitting
+ * thread's own work from a synchronisation call's return to its next CUDA
+ * call (or the launch), and which call that was. */
+struct idle_sync_part {
+	int64_t after_sync_ns;      /* inside by_cause[IDLE_HOST_WORK] */
+	int sync_call;              /* the last synchronisation call in the stretch; -1: none */
+};
+
 /* Splits the stretch s among the causes: by_cause[c] receives the time of
  * cause c (the array is overwritten; its sum is the stretch's length).
  * calls: the submitting thread's calls that overlap the stretch, sorted by
  * start (overlaps count once, for the call that started first); call_ns,
- * when not NULL, receives each call's time in the stretch. Returns the
- * index of the call with the most time in the stretch, or -1. */
+ * when not NULL, receives each call's time in the stretch; sync, when not
+ * NULL, the part after synchronisation calls. Returns the index of the
+ * call with the most time in the stretch, or -1. */
 int idle__attribute(const struct idle_stretch *s, const struct idle_host_call *calls, int ncalls,
-		    int64_t *call_ns, int64_t by_cause[IDLE_NCAUSES]);
+		    int64_t *call_ns, int64_t by_cause[IDLE_NCAUSES], struct idle_sync_part *sync);
+/* The idle time of a stretch that synchronisation caused: the thread blocked
+ * in a synchronisation call while the GPU had nothing queued (host_sync),
+ * and, when the thread is API-bound in the stretch (its own work no longer
+ * than its time in CUDA calls and the launch), the gap from the call's
+ * return to its next CUDA call. A thread that goes on to long work of its
+ * own after a synchronisation would leave the GPU idle without it too: that
+ * time stays the host's. */
+int64_t idle__sync_claim(const int64_t by_cause[IDLE_NCAUSES], const struct idle_sync_part *sync);
 /* Where time inside a call goes: the call that launched the work ending
  * the stretch (launches_next), or another call of the submitting thread. */
 enum idle_cause idle__cause_of_call(enum api_kind kind, bool launches_next);
@@ -90,6 +107,7 @@ struct gpu_idle_top {
 	int64_t start_ns, duration_ns;
 	int step;                   /* 1-based; 0: before the first step */
 	enum idle_cause cause;      /* the dominant one */
+	char *next_work;            /* what ended it (gpu_work__label); NULL: nothing did */
 	char *evidence;
 };
 
@@ -108,6 +126,14 @@ struct gpu_idle_device {
 	/* the calls (by name) the time of each host-call cause went to */
 	struct gpu_idle_call_time *calls[IDLE_NCAUSES];
 	int ncalls[IDLE_NCAUSES], cap_calls[IDLE_NCAUSES];
+	/* the idle time synchronisation caused (idle__sync_claim), in all and
+	 * by the synchronisation call's name */
+	int64_t sync_claim_ns;
+	int64_t sync_gap_ns;             /* of it, the API-bound gaps after the calls */
+	int64_t sync_host_work_ns;       /* the host's own work after synchronisation
+					  * calls that idle__sync_claim leaves it */
+	struct gpu_idle_call_time *sync_calls;
+	int nsync_calls, cap_sync_calls;
 };
 
 /* Time a stream's queued work waited on an event (the stream free, the
@@ -137,6 +163,9 @@ struct gpu_idle_result {
 /* Attributes every idle stretch of the window ctx holds. */
 int gpu_idle__analyse(struct diag_context *ctx, struct gpu_idle_result **out, struct prof_error *err);
 void gpu_idle_result__delete(struct gpu_idle_result *r);
+/* The attribution of ctx's window, made once and kept in ctx (freed by
+ * diag_context__exit): for rules that weigh their cause by it. */
+int gpu_idle__of(struct diag_context *ctx, const struct gpu_idle_result **out, struct prof_error *err);
 
 /* The median of v[0..n-1] (reorders v); 0 for n = 0. */
 int64_t idle__median(int64_t *v, int n);

@@ -43,6 +43,25 @@ static char *work_union(struct prof_store *s, int *rc, struct prof_error *err)
 	return sum_union(s, tables, parts, 3, rc, err);
 }
 
+int range_cursor__open(struct prof_store *s, char *sql, int64_t from, int64_t to, const int64_t *device,
+		       struct prof_cursor **out, struct prof_error *err)
+{
+	int rc;
+
+	*out = NULL;
+	if (!sql)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	rc = prof_cursor__open(s, sql, out, err);
+	free(sql);
+	if (rc)
+		return rc;
+	prof_cursor__bind_int64(*out, 1, from);
+	prof_cursor__bind_int64(*out, 2, to);
+	if (device)
+		prof_cursor__bind_int64(*out, 3, *device);
+	return 0;
+}
+
 int gpu_work__devices(struct diag_context *ctx, int64_t from, int64_t to, int64_t **ids, int *n,
 		      struct prof_error *err)
 {
@@ -58,14 +77,9 @@ int gpu_work__devices(struct diag_context *ctx, int64_t from, int64_t to, int64_
 	sql = diag__fmt("SELECT DISTINCT coalesce(deviceId, 0) FROM (%s) WHERE end > ?1 AND start < ?2"
 			" ORDER BY 1", src);
 	free(src);
-	if (!sql)
-		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	rc = prof_cursor__open(ctx->store, sql, &c, err);
-	free(sql);
+	rc = range_cursor__open(ctx->store, sql, from, to, NULL, &c, err);
 	if (rc)
 		return rc;
-	prof_cursor__bind_int64(c, 1, from);
-	prof_cursor__bind_int64(c, 2, to);
 	while ((rc = prof_cursor__next(c, err)) == 1) {
 		if (array__grow((void **)ids, &cap, *n + 1, sizeof **ids)) {
 			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
@@ -105,17 +119,7 @@ int gpu_work__open(struct diag_context *ctx, int64_t from, int64_t to, const int
 			ctx->has_api_calls ? " LEFT JOIN " DIAG_API_CALLS " a ON " SUM_LAUNCHED_BY("g", "a") : "",
 			device ? " AND coalesce(g.deviceId, 0) = ?3" : "");
 	free(src);
-	if (!sql)
-		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	rc = prof_cursor__open(ctx->store, sql, out, err);
-	free(sql);
-	if (rc)
-		return rc;
-	prof_cursor__bind_int64(*out, 1, from);
-	prof_cursor__bind_int64(*out, 2, to);
-	if (device)
-		prof_cursor__bind_int64(*out, 3, *device);
-	return 0;
+	return range_cursor__open(ctx->store, sql, from, to, device, out, err);
 }
 
 void gpu_work__read(struct prof_cursor *c, struct gpu_work *w)
@@ -159,6 +163,16 @@ int array__grow(void **v, int *cap, int need, size_t size)
 	return 0;
 }
 
+int stream_key__cmp(int64_t pid_a, int64_t device_a, int64_t stream_a, int64_t pid_b, int64_t device_b,
+		    int64_t stream_b)
+{
+	if (pid_a != pid_b)
+		return pid_a < pid_b ? -1 : 1;
+	if (device_a != device_b)
+		return device_a < device_b ? -1 : 1;
+	return (stream_a > stream_b) - (stream_a < stream_b);
+}
+
 int64_t ns_between(int64_t earlier, int64_t later)
 {
 	int64_t d;
@@ -195,7 +209,7 @@ const char *gpu_work__label(struct prof_store *s, const struct gpu_work *w, char
 
 	switch (w->kind) {
 	case GPU_WORK_KERNEL:
-		snprintf(buf, cap, "kernel %s", gpu_work__string(s, w->name_id, name, sizeof name));
+		snprintf(buf, cap, "%s", gpu_work__string(s, w->name_id, name, sizeof name));
 		break;
 	case GPU_WORK_COPY:
 		snprintf(buf, cap, "%s %s->%s", sum_copy_operation(w->copy_kind), mem_word(w->src_kind),
@@ -323,7 +337,6 @@ int stream_waits__open(struct diag_context *ctx, const int64_t *device, int64_t 
 	struct prof_store *s = ctx->store;
 	const char *pid;
 	char *sql;
-	int rc;
 
 	*out = NULL;
 	if (!ctx->has_sync_table || !prof_store__has_column(s, PROF_T_SYNC, "syncType") ||
@@ -338,15 +351,5 @@ int stream_waits__open(struct diag_context *ctx, const int64_t *device, int64_t 
 			" WHERE syncType = %d AND start >= ?1 AND start < ?2%s ORDER BY start",
 			pid, PROF_SYNC_STREAM_WAIT_EVENT,
 			device ? " AND coalesce(deviceId, 0) = ?3" : "");
-	if (!sql)
-		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	rc = prof_cursor__open(s, sql, out, err);
-	free(sql);
-	if (rc)
-		return rc;
-	prof_cursor__bind_int64(*out, 1, from);
-	prof_cursor__bind_int64(*out, 2, to);
-	if (device)
-		prof_cursor__bind_int64(*out, 3, *device);
-	return 0;
+	return range_cursor__open(s, sql, from, to, device, out, err);
 }

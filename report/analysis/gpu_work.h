@@ -48,13 +48,23 @@ int gpu_work__devices(struct diag_context *ctx, int64_t from, int64_t to, int64_
 int gpu_work__open(struct diag_context *ctx, int64_t from, int64_t to, const int64_t *device,
 		   struct prof_cursor **out, struct prof_error *err);
 void gpu_work__read(struct prof_cursor *c, struct gpu_work *w);
-/* "kernel NAME", "[CUDA memcpy Host-to-Device] pageable->device",
- * "[CUDA memset]" into buf. */
+/* The kernel's name, "[CUDA memcpy Host-to-Device] pageable->device" or
+ * "[CUDA memset]" into buf, as cuda_gpu_trace names GPU work. */
 const char *gpu_work__label(struct prof_store *s, const struct gpu_work *w, char *buf, size_t cap);
+
+/* Opens sql (malloc'd, freed here; NULL: out of memory) with ?1 bound to
+ * from, ?2 to to and, when device is not NULL, ?3 to *device: the queries
+ * over a time range this folder's idle and path code run. */
+int range_cursor__open(struct prof_store *s, char *sql, int64_t from, int64_t to, const int64_t *device,
+		       struct prof_cursor **out, struct prof_error *err);
 
 /* Room for need elements of size bytes in *v (capacity *cap, doubled as
  * needed). Returns 0 or PROF_E_NOMEM, leaving *v as it was. */
 int array__grow(void **v, int *cap, int need, size_t size);
+
+/* The order of streams: by process, device and stream id. */
+int stream_key__cmp(int64_t pid_a, int64_t device_a, int64_t stream_a, int64_t pid_b, int64_t device_b,
+		    int64_t stream_b);
 
 /* later - earlier, saturated: a damaged capture's timestamps may be far
  * apart enough to overflow. */

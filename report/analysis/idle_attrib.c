@@ -18,7 +18,7 @@ static const char *const cause_titles[IDLE_NCAUSES] = {
 	"host: inside another CUDA call",
 	"launch: the call that submits the next work, to its start",
 	"waiting on an event another stream records (cudaStreamWaitEvent)",
-	"work already queued, started late (no dependency in the trace)",
+	"work already queued: the GPU's gap before starting it (back-to-back work, or a dependency the trace does not show)",
 	"unknown: no launching call in the trace, or no work followed",
 };
 
@@ -51,11 +51,15 @@ enum idle_cause idle__cause_of_call(enum api_kind kind, bool launches_next)
 }
 
 int idle__attribute(const struct idle_stretch *s, const struct idle_host_call *calls, int ncalls,
-		    int64_t *call_ns, int64_t by_cause[IDLE_NCAUSES])
+		    int64_t *call_ns, int64_t by_cause[IDLE_NCAUSES], struct idle_sync_part *sync)
 {
 	int64_t a = s->start_ns, b = s->end_ns, best_ns = 0;
+	struct idle_sync_part ignored;
 	int best = -1;
 
+	if (!sync)
+		sync = &ignored;
+	*sync = (struct idle_sync_part){ 0, -1 };
 	memset(by_cause, 0, sizeof(int64_t) * IDLE_NCAUSES);
 	for (int i = 0; call_ns && i < ncalls; i++)
 		call_ns[i] = 0;
@@ -68,6 +72,7 @@ int idle__attribute(const struct idle_stretch *s, const struct idle_host_call *c
 	if (s->launch_start_ns > a) {
 		/* submitted during the stretch: what the thread did until then */
 		int64_t until = s->launch_start_ns < b ? s->launch_start_ns : b, pos = a;
+		bool after_sync = false; /* pos is where a synchronisation call returned */
 
 		for (int i = 0; i < ncalls && calls[i].start_ns < until; i++) {
 			int64_t from = calls[i].start_ns > pos ? calls[i].start_ns : pos;
@@ -76,6 +81,11 @@ int idle__attribute(const struct idle_stretch *s, const struct idle_host_call *c
 			if (to <= from)
 				continue;
 			by_cause[IDLE_HOST_WORK] += from - pos;
+			if (after_sync)
+				sync->after_sync_ns += from - pos;
+			after_sync = calls[i].kind == API_SYNC;
+			if (after_sync)
+				sync->sync_call = i;
 			by_cause[idle__cause_of_call(calls[i].kind, false)] += to - from;
 			if (call_ns)
 				call_ns[i] = to - from;
@@ -86,6 +96,8 @@ int idle__attribute(const struct idle_stretch *s, const struct idle_host_call *c
 			pos = to;
 		}
 		by_cause[IDLE_HOST_WORK] += until - pos;
+		if (after_sync)
+			sync->after_sync_ns += until - pos;
 		by_cause[idle__cause_of_call(s->launch_kind, true)] += b - until;
 	} else {
 		/* queued before the GPU fell idle: the call may still have been
@@ -96,6 +108,19 @@ int idle__attribute(const struct idle_stretch *s, const struct idle_host_call *c
 		by_cause[s->stream_waited ? IDLE_STREAM_WAIT : IDLE_QUEUED] += b - call_end;
 	}
 	return best;
+}
+
+int64_t idle__sync_claim(const int64_t by_cause[IDLE_NCAUSES], const struct idle_sync_part *sync)
+{
+	int64_t in_calls = 0;
+
+	if (sync->sync_call < 0)
+		return 0;
+	/* the causes from host_sync to launch are the thread's time in calls */
+	for (int c = IDLE_HOST_SYNC; c <= IDLE_LAUNCH; c++)
+		in_calls += by_cause[c];
+	return by_cause[IDLE_HOST_SYNC] +
+	       (by_cause[IDLE_HOST_WORK] <= in_calls ? sync->after_sync_ns : 0);
 }
 
 enum idle_cause idle__dominant(const int64_t by_cause[IDLE_NCAUSES])

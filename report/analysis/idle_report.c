@@ -136,16 +136,16 @@ static int top_rows(const struct gpu_idle_result *r, struct rpt_sink *sink)
 		{ "Rank", RPT_INT, 0 },          { "Device", RPT_INT, 0 },
 		{ "Start (ns)", RPT_INT, 0 },     { "Duration (ns)", RPT_INT, 0 },
 		{ "Step", RPT_INT, 0 },          { "Cause", RPT_TEXT, 0 },
-		{ "Evidence", RPT_TEXT, 0 },
+		{ "Ended By", RPT_SYMBOL, 0 },   { "Evidence", RPT_TEXT, 0 },
 	};
-	int rc = sink->begin(sink, "gpu_idle_top", "Longest GPU Idle Stretches", cols, 7);
+	int rc = sink->begin(sink, "gpu_idle_top", "Longest GPU Idle Stretches", cols, 8);
 
 	for (int i = 0; rc >= 0 && i < r->ntop; i++) {
 		const struct gpu_idle_top *t = &r->top[i];
 		struct rpt_cell row[] = {
 			int_cell(i + 1), int_cell(t->device_id), int_cell(t->start_ns), int_cell(t->duration_ns),
 			t->step ? int_cell(t->step) : null_cell(), text_cell(idle_cause__id(t->cause)),
-			text_cell(t->evidence),
+			text_cell(t->next_work), text_cell(t->evidence),
 		};
 		rc = sink->row(sink, row);
 	}
@@ -271,7 +271,7 @@ static int critical_path_body(struct diag_context *ctx, void *arg, struct prof_e
 	static const struct rpt_column part_cols[] = {
 		{ "Span (%)", RPT_PERCENT, 1 }, { "Time (ns)", RPT_INT, 0 },
 		{ "Segments", RPT_INT, 0 },     { "Kind", RPT_TEXT, 0 },
-		{ "Part", RPT_TEXT, 0 },        { "Inferred", RPT_TEXT, 0 },
+		{ "Part", RPT_SYMBOL, 0 },      { "Inferred", RPT_TEXT, 0 },
 	};
 	struct rpt_sink *sink = arg;
 	struct critical_path *cp = NULL;

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sink/symbol.h"
+
 static bool is_gpu_work(const struct cp_part *p)
 {
 	return !strcmp(p->kind, "kernel") || !strcmp(p->kind, "copy") || !strcmp(p->kind, "memset");
@@ -19,6 +21,20 @@ static const char *part_name(const struct cp_part *p, char *buf, size_t cap)
 		snprintf(buf, cap, "%s (%s)", p->label, p->kind);
 	else
 		snprintf(buf, cap, "%s", p->label);
+	return buf;
+}
+
+/* A part as the evidence names it: GPU work in its short form with its
+ * kind ("gemm<...> (kernel)"), as text shows kernels; the offenders carry
+ * the full names. */
+static const char *evidence_name(const struct cp_part *p, char *buf, size_t cap)
+{
+	char brief[512];
+
+	if (!is_gpu_work(p))
+		return part_name(p, buf, cap);
+	rpt_symbol__shorten(p->label, RPT_SYMBOL_SHORT, brief, sizeof brief);
+	snprintf(buf, cap, "%s (%s)", brief, p->kind);
 	return buf;
 }
 
@@ -103,9 +119,9 @@ static int rule_critical_path(struct diag_context *ctx, struct prof_error *err)
 			longest_waste = &cp->parts[i];
 	}
 	for (int i = 0; i < cp->nparts && i < 4 && used < sizeof parts; i++) {
-		part_name(&cp->parts[i], name, sizeof name);
 		used += (size_t)snprintf(parts + used, sizeof parts - used, "%s%s %s, %.0f%%", i ? "; " : "",
-					 name, diag__ns(b1, sizeof b1, cp->parts[i].time_ns),
+					 evidence_name(&cp->parts[i], name, sizeof name),
+					 diag__ns(b1, sizeof b1, cp->parts[i].time_ns),
 					 100.0 * (double)cp->parts[i].time_ns / (double)span);
 	}
 	/* a path through GPU work is a step the GPU sets: what can be gained

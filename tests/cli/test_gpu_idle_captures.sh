@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test_gpu_idle_captures.sh - `perfkit report --report=gpu_idle_sum,critical_path`
-# on every real capture in tests/data/ and the two Nsight Systems exports:
+# on every real capture in tests/data/ (the cases of tests/data/cases/ too)
+# and the two Nsight Systems exports of tests/data/nsys/:
 # properties that must hold whatever the numbers (the causes add up to the
 # idle time, busy plus idle is the window, the busy time is the union of the
 # GPU rows in the window computed here from the file itself, the critical
@@ -10,11 +11,8 @@
 # a stream-wait cause needs stream waits in the capture).
 . "$(dirname "$0")/cli_lib.sh"
 D=$PERFKIT_TEST_DATA
-NSYS=$PERFKIT_SOURCE/../shared/nsys-exports
 
-captures=("$D"/*.sqlite)
-if [ -d "$NSYS" ]; then captures+=("$NSYS"/*.sqlite)
-else skip "the nsys exports" "$NSYS is not there"; fi
+captures=("$D"/*.sqlite "$D"/cases/*.sqlite "$D"/nsys/*.sqlite)
 
 # ---- invariants on every capture ----------------------------------------
 for f in "${captures[@]}"; do

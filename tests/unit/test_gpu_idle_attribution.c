@@ -34,7 +34,7 @@ START_TEST(idle_host_sleep_between_kernels_is_host_work)
 	struct idle_stretch s = launched(0, 2100, 2050, 2060, API_LAUNCH);
 	int64_t by[IDLE_NCAUSES];
 
-	idle__attribute(&s, calls, 1, NULL, by);
+	idle__attribute(&s, calls, 1, NULL, by, NULL);
 	ck_assert_int_eq(by[IDLE_HOST_SYNC], 10);
 	ck_assert_int_eq(by[IDLE_HOST_WORK], 2040);
 	ck_assert_int_eq(by[IDLE_LAUNCH], 50);
@@ -53,7 +53,7 @@ START_TEST(idle_calls_before_the_launch_go_to_their_kind)
 	};
 	struct idle_stretch s = launched(0, 1000, 500, 510, API_LAUNCH);
 	int64_t by[IDLE_NCAUSES], call_ns[4];
-	int best = idle__attribute(&s, calls, 4, call_ns, by);
+	int best = idle__attribute(&s, calls, 4, call_ns, by, NULL);
 
 	ck_assert_int_eq(by[IDLE_HOST_ALLOC], 200);
 	ck_assert_int_eq(by[IDLE_HOST_API], 50 + 20);
@@ -75,7 +75,7 @@ START_TEST(idle_overlapping_calls_count_once)
 	struct idle_stretch s = launched(0, 100, 80, 90, API_LAUNCH);
 	int64_t by[IDLE_NCAUSES];
 
-	idle__attribute(&s, calls, 2, NULL, by);
+	idle__attribute(&s, calls, 2, NULL, by, NULL);
 	ck_assert_int_eq(by[IDLE_HOST_ALLOC], 40);
 	ck_assert_int_eq(by[IDLE_HOST_SYNC], 10);
 	ck_assert_int_eq(by[IDLE_HOST_WORK], 10 + 20);
@@ -90,7 +90,7 @@ START_TEST(idle_ended_by_a_blocking_copy_waits_on_the_copy)
 	struct idle_stretch s = launched(0, 1000, 100, 1200, API_COPY);
 	int64_t by[IDLE_NCAUSES];
 
-	idle__attribute(&s, NULL, 0, NULL, by);
+	idle__attribute(&s, NULL, 0, NULL, by, NULL);
 	ck_assert_int_eq(by[IDLE_HOST_WORK], 100);
 	ck_assert_int_eq(by[IDLE_HOST_COPY], 900);
 	ck_assert_int_eq(idle__dominant(by), IDLE_HOST_COPY);
@@ -103,7 +103,7 @@ START_TEST(idle_queued_work_behind_an_event_wait_is_a_stream_wait)
 	int64_t by[IDLE_NCAUSES];
 
 	s.stream_waited = true;
-	idle__attribute(&s, NULL, 0, NULL, by);
+	idle__attribute(&s, NULL, 0, NULL, by, NULL);
 	ck_assert_int_eq(by[IDLE_STREAM_WAIT], 700);
 	ck_assert_int_eq(total(by), 700);
 }
@@ -115,7 +115,7 @@ START_TEST(idle_queued_work_without_a_wait_is_queued_after_its_call)
 	struct idle_stretch s = launched(0, 1000, -100, 300, API_LAUNCH);
 	int64_t by[IDLE_NCAUSES];
 
-	idle__attribute(&s, NULL, 0, NULL, by);
+	idle__attribute(&s, NULL, 0, NULL, by, NULL);
 	ck_assert_int_eq(by[IDLE_LAUNCH], 300);
 	ck_assert_int_eq(by[IDLE_QUEUED], 700);
 	ck_assert_int_eq(by[IDLE_STREAM_WAIT], 0);
@@ -127,7 +127,7 @@ START_TEST(idle_without_a_launching_call_is_unknown)
 	struct idle_stretch s = { .start_ns = 5, .end_ns = 50 };
 	int64_t by[IDLE_NCAUSES];
 
-	ck_assert_int_eq(idle__attribute(&s, NULL, 0, NULL, by), -1);
+	ck_assert_int_eq(idle__attribute(&s, NULL, 0, NULL, by, NULL), -1);
 	ck_assert_int_eq(by[IDLE_UNKNOWN], 45);
 	ck_assert_int_eq(total(by), 45);
 }
@@ -155,10 +155,60 @@ START_TEST(idle_causes_always_sum_to_the_stretch)
 			calls[i] = (struct idle_host_call){ at, at + rand_r(&seed) % 1200,
 							    (enum api_kind)(rand_r(&seed) % 5) };
 		}
-		idle__attribute(&s, calls, n, NULL, by);
+		idle__attribute(&s, calls, n, NULL, by, NULL);
 		for (int c = 0; c < IDLE_NCAUSES; c++)
 			ck_assert_int_ge(by[c], 0);
 		ck_assert_int_eq(total(by), len);
+	}
+}
+END_TEST
+
+/* One synchronisation, then 2 ms of the host's own work: the idle time is
+ * the host's, the call is charged only the time the host was blocked in it. */
+START_TEST(idle_sync_then_long_host_work_is_charged_to_the_host)
+{
+	struct idle_host_call calls[] = { { -400, 10, API_SYNC } };
+	struct idle_stretch s = launched(0, 2100, 2050, 2060, API_LAUNCH);
+	struct idle_sync_part sync;
+	int64_t by[IDLE_NCAUSES];
+
+	idle__attribute(&s, calls, 1, NULL, by, &sync);
+	ck_assert_int_eq(sync.sync_call, 0);
+	ck_assert_int_eq(sync.after_sync_ns, 2040);
+	ck_assert_int_eq(idle__sync_claim(by, &sync), 10);
+}
+END_TEST
+
+/* The host goes from the synchronisation straight on to CUDA calls: the gap
+ * up to its next call is the synchronisation's too, later gaps are not. */
+START_TEST(idle_sync_then_cuda_calls_is_charged_to_the_sync)
+{
+	struct idle_host_call calls[] = { { -400, 10, API_SYNC }, { 15, 25, API_OTHER } };
+	struct idle_stretch s = launched(0, 60, 30, 40, API_LAUNCH);
+	struct idle_sync_part sync;
+	int64_t by[IDLE_NCAUSES];
+
+	idle__attribute(&s, calls, 2, NULL, by, &sync);
+	ck_assert_int_eq(by[IDLE_HOST_WORK], 5 + 5);
+	ck_assert_int_eq(sync.after_sync_ns, 5);
+	ck_assert_int_eq(idle__sync_claim(by, &sync), 10 + 5);
+}
+END_TEST
+
+START_TEST(idle_without_a_sync_charges_no_sync)
+{
+	/* an allocation before the launch; work queued before the stretch */
+	struct idle_host_call calls[] = { { 10, 300, API_ALLOC } };
+	struct idle_stretch s[] = { launched(0, 500, 400, 410, API_LAUNCH),
+				    launched(0, 1000, -100, 300, API_LAUNCH) };
+
+	for (int i = 0; i < 2; i++) {
+		struct idle_sync_part sync;
+		int64_t by[IDLE_NCAUSES];
+
+		idle__attribute(&s[i], calls, 1, NULL, by, &sync);
+		ck_assert_int_eq(sync.sync_call, -1);
+		ck_assert_int_eq(idle__sync_claim(by, &sync), 0);
 	}
 }
 END_TEST
@@ -205,6 +255,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, idle_queued_work_without_a_wait_is_queued_after_its_call);
 	tcase_add_test(tc, idle_without_a_launching_call_is_unknown);
 	tcase_add_test(tc, idle_causes_always_sum_to_the_stretch);
+	tcase_add_test(tc, idle_sync_then_long_host_work_is_charged_to_the_host);
+	tcase_add_test(tc, idle_sync_then_cuda_calls_is_charged_to_the_sync);
+	tcase_add_test(tc, idle_without_a_sync_charges_no_sync);
 	tcase_add_test(tc, idle_api_calls_are_classified_by_name);
 	tcase_add_test(tc, idle_median_of_steps);
 	suite_add_tcase(s, tc);
