@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	FUZZ_CHECK(diag_settings__init(&settings) == 0);
 	if (diag__run(s, &settings, &r, &err) == 0) {
-		const struct diag_window *w = &r->window;
+		const struct sum_window *w = &r->window;
 
 		FUZZ_CHECK(r->nfindings >= 0 && r->nskips >= 0);
 		for (int i = 0; i < r->nfindings; i++)

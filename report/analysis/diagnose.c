@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_idle.h"
 #include "prof/tables.h"
 #include "summary/query.h"
 
@@ -122,26 +123,6 @@ int64_t diag__busy_in(const struct diag_context *ctx, int64_t a, int64_t b)
 			sum += e - s;
 	}
 	return sum;
-}
-
-int64_t diag__idle_after(const struct diag_context *ctx, int64_t t)
-{
-	int lo = 0, hi = ctx->nbusy;
-
-	if (t >= ctx->w->end_ns)
-		return 0;
-	while (lo < hi) {
-		int mid = (lo + hi) / 2;
-		if (ctx->busy[mid].end_ns <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < ctx->nbusy && ctx->busy[lo].start_ns <= t)
-		return 0; /* the GPU is busy at t */
-	if (lo < ctx->nbusy)
-		return (ctx->busy[lo].start_ns < ctx->w->end_ns ? ctx->busy[lo].start_ns : ctx->w->end_ns) - t;
-	return ctx->w->end_ns - t;
 }
 
 static enum diag_severity severity_of(const struct diag_context *ctx, double share)
@@ -280,7 +261,7 @@ void diag_report__delete(struct diag_report *r)
 
 /* The steady-state loop, found as diff and gate find it (summary/window.c),
  * searched for with this diagnosis's settings. */
-static int find_window(struct diag_context *ctx, struct diag_window *w, struct prof_error *err)
+static int find_window(struct diag_context *ctx, struct sum_window *w, struct prof_error *err)
 {
 	const struct sum_loop_options o = {
 		.min_iterations = diag__get(ctx, "iterations.min"),
@@ -288,20 +269,8 @@ static int find_window(struct diag_context *ctx, struct diag_window *w, struct p
 		.tiling = diag__get(ctx, "iterations.tiling"),
 		.whole_run = diag__get(ctx, "window.whole_run") != 0,
 	};
-	struct sum_window loop;
-	int rc = sum_window__find(ctx->store, &o, &loop, err);
 
-	if (rc)
-		return rc;
-	w->capture_start_ns = loop.capture_start_ns;
-	w->capture_end_ns = loop.capture_end_ns;
-	w->start_ns = loop.start_ns;
-	w->end_ns = loop.end_ns;
-	w->host_end_ns = loop.host_end_ns;
-	w->iterations = loop.iterations;
-	snprintf(w->source, sizeof w->source, "%s", loop.source);
-	w->whole_run = loop.whole_run;
-	return 0;
+	return sum_window__find(ctx->store, &o, w, err);
 }
 
 /* ---- GPU busy intervals --------------------------------------------- */
@@ -473,50 +442,70 @@ static int group_skips(struct diag_report *r)
 	return 0;
 }
 
-int diag__run(struct prof_store *store, const struct diag_settings *settings,
-	      struct diag_report **out, struct prof_error *err)
+int diag_context__init(struct diag_context *ctx, struct prof_store *store,
+		       const struct diag_settings *settings, struct prof_error *err)
 {
-	const struct diag_rule *const families[] = {
-		diag_rules_nsys, diag_rules_transfer, diag_rules_alloc,
-		diag_rules_launch, diag_rules_kernel, diag_rules_memory, diag_rules_host,
-	};
-	struct diag_context ctx = { 0 };
 	struct diag_report *r = calloc(1, sizeof *r);
-	int rc = 0;
+	int rc;
 
-	*out = NULL;
+	memset(ctx, 0, sizeof *ctx);
 	if (!r)
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	ctx->report = r;
 	r->path = strdup(prof_store__path(store));
-	if (!r->path) {
-		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
-		goto out;
-	}
-	ctx.store = store;
-	ctx.settings = settings;
-	ctx.report = r;
-	ctx.w = &r->window;
-	ctx.has_kernel = prof_store__has_table(store, PROF_T_KERNEL);
-	ctx.has_memcpy = prof_store__has_table(store, PROF_T_MEMCPY);
-	ctx.has_memset = prof_store__has_table(store, PROF_T_MEMSET);
-	ctx.has_sync_table = prof_store__has_table(store, PROF_T_SYNC);
-	ctx.has_memory_events = prof_store__has_table(store, PROF_T_MEMORY);
-	rc = create_api_view(&ctx, err);
+	if (!r->path)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	ctx->store = store;
+	ctx->settings = settings;
+	ctx->w = &r->window;
+	ctx->has_kernel = prof_store__has_table(store, PROF_T_KERNEL);
+	ctx->has_memcpy = prof_store__has_table(store, PROF_T_MEMCPY);
+	ctx->has_memset = prof_store__has_table(store, PROF_T_MEMSET);
+	ctx->has_sync_table = prof_store__has_table(store, PROF_T_SYNC);
+	ctx->has_memory_events = prof_store__has_table(store, PROF_T_MEMORY);
+	rc = create_api_view(ctx, err);
 	if (rc)
-		goto out;
+		return rc;
 	/* the analysis tables are created together: rows, not tables, tell */
 	r->has_metrics = prof_store__count(store, PROF_T_KERNEL_METRICS) > 0;
 	r->has_peaks = prof_store__count(store, PROF_T_PEAKS) > 0;
 	r->replayed = r->has_metrics;
 	rc = diag__detect_pytorch(store, &r->pytorch, err);
 	if (rc)
-		goto out;
-	rc = find_window(&ctx, &r->window, err);
+		return rc;
+	rc = find_window(ctx, &r->window, err);
+	if (rc)
+		return rc;
+	return load_busy(ctx, err);
+}
+
+void diag_context__exit(struct diag_context *ctx)
+{
+	free(ctx->busy);
+	ctx->busy = NULL;
+	gpu_idle_result__delete(ctx->idle);
+	ctx->idle = NULL;
+	diag_report__delete(ctx->report);
+	ctx->report = NULL;
+}
+
+int diag__run(struct prof_store *store, const struct diag_settings *settings,
+	      struct diag_report **out, struct prof_error *err)
+{
+	const struct diag_rule *const families[] = {
+		diag_rules_nsys, diag_rules_transfer, diag_rules_alloc,
+		diag_rules_launch, diag_rules_kernel, diag_rules_memory, diag_rules_host,
+		diag_rules_critical_path,
+	};
+	struct diag_context ctx;
+	struct diag_report *r;
+	int rc;
+
+	*out = NULL;
+	rc = diag_context__init(&ctx, store, settings, err);
 	if (rc)
 		goto out;
-	rc = load_busy(&ctx, err);
-	if (rc)
-		goto out;
+	r = ctx.report;
 	/* Without GPU work every rule would measure against nothing: a program
 	 * that never reached the GPU "spends 100% on the host". */
 	if (ctx.busy_ns == 0) {
@@ -542,9 +531,8 @@ int diag__run(struct prof_store *store, const struct diag_settings *settings,
 		qsort(r->findings, (size_t)r->nfindings, sizeof *r->findings, by_share);
 done:
 	*out = r;
-	r = NULL;
+	ctx.report = NULL;
 out:
-	free(ctx.busy);
-	diag_report__delete(r);
+	diag_context__exit(&ctx);
 	return rc;
 }

@@ -20,6 +20,7 @@
 #include "prof/error.h"
 #include "prof/store.h"
 #include "prof/tables.h"
+#include "summary/query.h"
 
 struct rpt_sink;
 
@@ -85,20 +86,8 @@ struct diag_interval {
 	int64_t start_ns, end_ns;
 };
 
-struct diag_window {
-	int64_t capture_start_ns, capture_end_ns;
-	int64_t start_ns, end_ns;   /* the analysis window: the steady-state loop */
-	int64_t host_end_ns;        /* where the loop's host side ends (end_ns may run
-				     * on to the GPU work it launched): rules about
-				     * API calls stop here, so a sync or a free after
-				     * the loop does not count as inside it */
-	int iterations;             /* in the window (the warm-up left out); 0: no loop */
-	char source[256];           /* how the loop was found, for humans */
-	bool whole_run;             /* the window is the whole capture */
-};
-
 struct diag_report {
-	struct diag_window window;
+	struct sum_window window;   /* the analysis window: the steady-state loop */
 	struct diag_finding *findings;
 	int nfindings, cap_findings;
 	struct diag_skip *skips;
@@ -111,17 +100,20 @@ struct diag_report {
 };
 
 /* What every rule sees. */
+struct gpu_idle_result;
+
 struct diag_context {
 	struct prof_store *store;
 	const struct diag_settings *settings;
 	struct diag_report *report;
-	const struct diag_window *w;
+	const struct sum_window *w;
 	/* Union of GPU activity (kernels, copies, sets) inside the window, sorted. */
 	struct diag_interval *busy;
 	int nbusy;
 	int64_t busy_ns;
 	bool has_kernel, has_memcpy, has_memset, has_sync_table, has_memory_events;
 	bool has_api_calls;         /* CUDA API calls (runtime or driver) in DIAG_API_CALLS */
+	struct gpu_idle_result *idle; /* the idle attribution, made on first use (gpu_idle__of) */
 };
 
 /* The temporary view of every CUDA API call, runtime and driver (columns
@@ -137,6 +129,15 @@ struct diag_rule {
 				     * on a kernel-replay capture, whose timeline is the
 				     * profiler's */
 };
+
+/* What diag__run sets up before its rules run (the API call view, the
+ * window, the busy intervals), for analyses that read a capture outside the
+ * rules (the gpu_idle_sum and critical_path reports): ctx->report is a new
+ * report holding the window and no findings. diag_context__exit frees what
+ * init made, the report included unless the caller took it (set it NULL). */
+int diag_context__init(struct diag_context *ctx, struct prof_store *store,
+		       const struct diag_settings *settings, struct prof_error *err);
+void diag_context__exit(struct diag_context *ctx);
 
 /* Run every rule; the report's findings come sorted by share, largest first. */
 int diag__run(struct prof_store *store, const struct diag_settings *settings,
@@ -183,8 +184,12 @@ int diag__detect_pytorch(struct prof_store *s, bool *pytorch, struct prof_error 
 /* The change with its PyTorch sentence appended when the capture is a
  * PyTorch program (ctx->report->pytorch); takes ownership of change. */
 char *diag__with_pytorch(const struct diag_context *ctx, char *change, const char *pytorch);
+/* The PyTorch sentences of changes that several rules make (a rule and the
+ * critical path naming the same cause advise alike). */
+extern const char diag_pytorch_host_work[], diag_pytorch_sync[], diag_pytorch_alloc[],
+	diag_pytorch_sync_copy[], diag_pytorch_launch[];
 /* Which end of the window a query stops at: GPU work runs on to end_ns, API
- * calls stop at host_end_ns (see struct diag_window). */
+ * calls stop at host_end_ns (see struct sum_window). */
 enum diag_side { DIAG_GPU_SIDE, DIAG_HOST_SIDE };
 /* Open sql with ?1 bound to the window's start and ?2 to the end of its
  * side; further parameters are the caller's to bind. */
@@ -194,8 +199,6 @@ double diag__share(const struct diag_context *ctx, int64_t ns);
 int64_t diag__window_ns(const struct diag_context *ctx);
 /* GPU busy time inside [a, b). */
 int64_t diag__busy_in(const struct diag_context *ctx, int64_t a, int64_t b);
-/* Idle time from t until GPU work next starts (bounded by the window end). */
-int64_t diag__idle_after(const struct diag_context *ctx, int64_t t);
 /* Human units into a caller buffer. */
 const char *diag__ns(char *buf, size_t cap, int64_t ns);
 const char *diag__bytes(char *buf, size_t cap, double bytes);
@@ -231,5 +234,6 @@ extern const struct diag_rule diag_rules_launch[];
 extern const struct diag_rule diag_rules_kernel[];
 extern const struct diag_rule diag_rules_memory[];
 extern const struct diag_rule diag_rules_host[];
+extern const struct diag_rule diag_rules_critical_path[];
 
 #endif

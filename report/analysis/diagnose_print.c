@@ -13,7 +13,7 @@
 
 static void print_window_text(const struct diag_report *r, FILE *out)
 {
-	const struct diag_window *w = &r->window;
+	const struct sum_window *w = &r->window;
 	char b1[32], b2[32];
 
 	fputs("perfkit diagnose: ", out);
@@ -108,7 +108,7 @@ int diag_report__print_text(const struct diag_report *r, bool full_names, FILE *
 
 int diag_report__print_json(const struct diag_report *r, FILE *out)
 {
-	const struct diag_window *w = &r->window;
+	const struct sum_window *w = &r->window;
 
 	fputs("{\"file\":", out);
 	prof_fputs_json(out, r->path);

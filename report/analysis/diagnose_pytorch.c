@@ -57,3 +57,38 @@ char *diag__with_pytorch(const struct diag_context *ctx, char *change, const cha
 	free(change);
 	return both;
 }
+
+/* ---- the sentences more than one rule gives ---------------------------- */
+
+/* the host's own work keeps the GPU waiting */
+const char diag_pytorch_host_work[] =
+	"In PyTorch: DataLoader(..., num_workers=N, pin_memory=True, "
+	"persistent_workers=True) prepares batches in worker processes, and "
+	"torch.compile or CUDA graphs cut the Python overhead of launching the step.";
+
+/* the host blocks in synchronisation */
+const char diag_pytorch_sync[] =
+	"In PyTorch: keep .item(), .cpu(), .tolist(), printing tensors, "
+	"torch.cuda.synchronize() and data-dependent Python control flow (if "
+	"loss > x) out of the step; accumulate on the GPU and read back every N "
+	"steps.";
+
+/* allocations and frees inside the loop */
+const char diag_pytorch_alloc[] =
+	"In PyTorch the caching allocator should make these calls rare: remove "
+	"torch.cuda.empty_cache() from the loop, keep tensor shapes fixed (pad "
+	"variable lengths), and set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
+	"(or backend:cudaMallocAsync) against fragmentation.";
+
+/* copies that block the host */
+const char diag_pytorch_sync_copy[] =
+	"In PyTorch: move inputs with .to(\"cuda\", non_blocking=True) from pinned "
+	"tensors, and keep .item(), .cpu(), .tolist(), .numpy() and printing tensors out "
+	"of the step: each is a synchronous copy (read metrics every N steps).";
+
+/* many small launches */
+const char diag_pytorch_launch[] =
+	"In PyTorch: torch.compile(model, mode=\"reduce-overhead\") fuses the small ops "
+	"and replays the step as a CUDA graph (or capture it yourself with "
+	"torch.cuda.graphs / torch.cuda.make_graphed_callables); use the fused or "
+	"foreach optimizers (torch.optim.AdamW(..., fused=True)) and a larger batch.";

@@ -76,10 +76,7 @@ static int rule_alloc_churn(struct diag_context *ctx, struct prof_error *err)
 				diag__fmt("Allocate buffers once before the loop and reuse them (a buffer pool "
 					  "keyed by size), or use stream-ordered cudaMallocAsync/cudaFreeAsync "
 					  "with a memory pool."),
-				"In PyTorch the caching allocator should make these calls rare: remove "
-				"torch.cuda.empty_cache() from the loop, keep tensor shapes fixed (pad "
-				"variable lengths), and set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
-				"(or backend:cudaMallocAsync) against fragmentation."));
+				diag_pytorch_alloc));
 		diag_tally__offenders(&t, f);
 	}
 out:

@@ -106,9 +106,7 @@ static int rule_cpu_bound(struct diag_context *ctx, struct prof_error *err)
 				    "it with the GPU: prepare the next batch on a worker thread while the GPU "
 				    "runs this one (an asynchronous pipeline), batch small pieces of work, or "
 				    "move the preprocessing to the GPU."),
-			  "In PyTorch: DataLoader(..., num_workers=N, pin_memory=True, "
-			  "persistent_workers=True) prepares batches in worker processes, and "
-			  "torch.compile or CUDA graphs cut the Python overhead of launching the step."));
+			  diag_pytorch_host_work));
 	return 0;
 }
 

@@ -322,10 +322,7 @@ static void report_launch_bound(struct diag_context *ctx, struct launch_scan *s,
 			      diag__fmt("Give each launch more work: batch independent items into one launch, "
 					"fuse consecutive kernels, and capture the fixed sequence of launches in a "
 					"CUDA graph (cudaStreamBeginCapture / cudaGraphLaunch) to pay launch cost once."),
-			      "In PyTorch: torch.compile(model, mode=\"reduce-overhead\") fuses the small ops "
-			      "and replays the step as a CUDA graph (or capture it yourself with "
-			      "torch.cuda.graphs / torch.cuda.make_graphed_callables); use the fused or "
-			      "foreach optimizers (torch.optim.AdamW(..., fused=True)) and a larger batch."));
+			      diag_pytorch_launch));
 	diag_tally__offenders(&s->short_by_name, f);
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_idle.h"
 #include "prof/event.h"
 #include "prof/tables.h"
 #include "summary/query.h"
@@ -145,9 +146,7 @@ static void report_sync_memcpy(struct diag_context *ctx, struct copy_tally *t)
 				 diag__fmt("Use cudaMemcpyAsync on a stream with pinned host memory and "
 					   "synchronise once where the result is needed, so copies overlap with "
 					   "CPU and GPU work."),
-				 "In PyTorch: move inputs with .to(\"cuda\", non_blocking=True) from pinned "
-				 "tensors, and keep .item(), .cpu(), .tolist(), .numpy() and printing tensors out "
-				 "of the step: each is a synchronous copy (read metrics every N steps)."));
+				 diag_pytorch_sync_copy));
 }
 
 /* One pass over the copies feeds both copy rules. */
@@ -174,7 +173,7 @@ static int rule_copies(struct diag_context *ctx, struct prof_error *err)
 
 /* Sum API calls whose name matches one of the LIKE patterns (constants). */
 static int api_calls(struct diag_context *ctx, const char *where, struct diag_tally *t,
-		     int64_t *count, int64_t *time_ns, int64_t *idle_after_ns, struct prof_error *err)
+		     int64_t *count, int64_t *time_ns, struct prof_error *err)
 {
 	char sql[768];
 	struct prof_cursor *c;
@@ -199,12 +198,6 @@ static int api_calls(struct diag_context *ctx, const char *where, struct diag_ta
 		te->time_ns += e - s;
 		(*count)++;
 		*time_ns += e - s;
-		if (idle_after_ns) {
-			int64_t idle = diag__idle_after(ctx, e);
-			*idle_after_ns += idle;
-			te->bytes = -1;
-			te->aux += (double)idle;
-		}
 	}
 	prof_cursor__close(c);
 	return rc < 0 ? rc : 0;
@@ -220,7 +213,7 @@ static int rule_memset_sync(struct diag_context *ctx, struct prof_error *err)
 	if (!ctx->has_api_calls)
 		return diag__skip(ctx, "sync_memset", "the capture has no CUDA API calls");
 	rc = api_calls(ctx, "(s.value LIKE 'cudaMemset%' OR s.value LIKE 'cuMemsetD%')"
-		       " AND s.value NOT LIKE '%Async%'", &t, &count, &ns, NULL, err);
+		       " AND s.value NOT LIKE '%Async%'", &t, &count, &ns, err);
 	if (!rc && count) {
 		struct diag_finding *f;
 		diag_tally__sort_by_time(&t);
@@ -243,13 +236,30 @@ static int rule_memset_sync(struct diag_context *ctx, struct prof_error *err)
 	return rc;
 }
 
-/* A synchronisation call costs what the GPU then sits idle: after the call
- * returns, the CPU must enqueue new work before the GPU can start again. */
+/* The device whose idle time synchronisation claims most (GPUs idle at the
+ * same time, so their times do not add up), or NULL when it claims none. */
+static const struct gpu_idle_device *most_synced(const struct gpu_idle_result *r)
+{
+	const struct gpu_idle_device *d = NULL;
+
+	for (int i = 0; i < r->ndev; i++)
+		if (r->dev[i].sync_claim_ns > (d ? d->sync_claim_ns : 0))
+			d = &r->dev[i];
+	return d;
+}
+
+/* A synchronisation call costs the idle time the attribution gives it
+ * (idle__sync_claim): the host blocked in it while the GPU has nothing
+ * queued, and the gap from its return to the host's next CUDA call where
+ * the host is API-bound. One synchronisation per step followed by long host
+ * work of its own is the host's cost (cpu_bound), not the call's. */
 static int rule_sync_api(struct diag_context *ctx, struct prof_error *err)
 {
+	const struct gpu_idle_result *r;
+	const struct gpu_idle_device *d;
 	struct diag_tally t = { 0 };
-	int64_t count = 0, ns = 0, idle = 0;
-	char b1[32], b2[32];
+	int64_t count = 0, ns = 0;
+	char b1[32], b2[32], b3[32], b4[32], b5[32], after_text[160] = "", own_text[200] = "";
 	int rc;
 
 	if (!ctx->has_api_calls)
@@ -257,29 +267,50 @@ static int rule_sync_api(struct diag_context *ctx, struct prof_error *err)
 	rc = api_calls(ctx, "s.value LIKE 'cudaDeviceSynchronize%' OR s.value LIKE 'cudaStreamSynchronize%'"
 		       " OR s.value LIKE 'cudaEventSynchronize%' OR s.value LIKE 'cuCtxSynchronize%'"
 		       " OR s.value LIKE 'cuStreamSynchronize%' OR s.value LIKE 'cuEventSynchronize%'",
-		       &t, &count, &ns, &idle, err);
-	if (!rc && count) {
-		struct diag_finding *f;
-		/* rank calls by the idle time they leave behind */
-		for (int i = 0; i < t.n; i++)
-			t.e[i].time_ns = (int64_t)t.e[i].aux;
-		diag_tally__sort_by_time(&t);
-		f = diag__add(ctx, "sync_api", "Synchronisation API calls",
-			      diag__share(ctx, idle), idle, DIAG_HIGH,
-			      diag__fmt("%lld synchronisation calls (%.1f per iteration) block the host for %s; "
-					"after they return the GPU waits %s in all for new work.",
+		       &t, &count, &ns, err);
+	if (rc || !count || (rc = gpu_idle__of(ctx, &r, err)) || !(d = most_synced(r)))
+		goto out;
+	/* rank calls by the idle time they cause */
+	for (int i = 0; i < t.n; i++) {
+		t.e[i].time_ns = 0;
+		t.e[i].bytes = -1;
+	}
+	for (int i = 0; i < d->nsync_calls; i++) {
+		const struct api_name *name = api_names__find(&r->names, d->sync_calls[i].name_id);
+		struct diag_tally_entry *te = diag_tally__get(&t, name ? name->name : "?");
+
+		if (!te) {
+			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+			goto out;
+		}
+		te->time_ns += d->sync_calls[i].time_ns;
+		te->bytes = -1;
+	}
+	diag_tally__sort_by_time(&t);
+	if (d->sync_gap_ns > 0)
+		snprintf(after_text, sizeof after_text, ", and %s from their return to the host's next CUDA "
+			 "call, the host going straight on to CUDA calls",
+			 diag__ns(b4, sizeof b4, d->sync_gap_ns));
+	if (d->sync_host_work_ns > 0)
+		snprintf(own_text, sizeof own_text, " The host's own work right after them (%s) kept the GPU "
+			 "idle as well; that is host work (cpu_bound), not theirs.",
+			 diag__ns(b5, sizeof b5, d->sync_host_work_ns));
+	diag_tally__offenders(
+		&t, diag__add(ctx, "sync_api", "Synchronisation API calls", diag__share(ctx, d->sync_claim_ns),
+			      d->sync_claim_ns, DIAG_HIGH,
+			      diag__fmt("%lld synchronisation calls (%.1f per iteration) block the host for %s. "
+					"The GPU sits idle %s because of them: %s while the host was blocked in "
+					"them with nothing queued%s.%s",
 					(long long)count, (double)count / diag__per_iter(ctx),
-					diag__ns(b1, sizeof b1, ns), diag__ns(b2, sizeof b2, idle)),
+					diag__ns(b1, sizeof b1, ns), diag__ns(b2, sizeof b2, d->sync_claim_ns),
+					diag__ns(b3, sizeof b3, d->sync_claim_ns - d->sync_gap_ns), after_text,
+					own_text),
 			      diag__with_pytorch(ctx,
 				      diag__fmt("Synchronise only where the host needs a result; order work with "
 						"streams and events (cudaStreamWaitEvent) instead of blocking the "
 						"host, and enqueue the next step's work before waiting for this one's."),
-				      "In PyTorch: keep .item(), .cpu(), .tolist(), printing tensors, "
-				      "torch.cuda.synchronize() and data-dependent Python control flow (if "
-				      "loss > x) out of the step; accumulate on the GPU and read back every N "
-				      "steps."));
-		diag_tally__offenders(&t, f);
-	}
+				      diag_pytorch_sync)));
+out:
 	diag_tally__exit(&t);
 	return rc;
 }

@@ -6,7 +6,8 @@
  *   breakdown, a flame graph of GPU time (inline SVG from the folded
  *   stacks), gnuplot plots (GPU utilisation over time, kernel time by name,
  *   device memory over time, copy size vs bandwidth), then the optional
- *   sections: Findings and Roofline by default.
+ *   sections: Findings, GPU idle time and critical path, and Roofline by
+ *   default.
  *
  * Tables are the rows of the report functions rendered by the HTML sink;
  * every string from the capture goes through prof_fputs_html. Without

@@ -1,13 +1,15 @@
 /* html_sections.c - the optional sections of the HTML report: Findings
- * (the diagnosis with default thresholds) and Roofline (captures with
- * hardware metrics). Both render the rows their commands print, through the
- * page's HTML sink. A section that cannot be computed for a capture says why
- * in a note instead of failing the whole page. */
+ * (the diagnosis with default thresholds), GPU idle time and critical path,
+ * and Roofline (captures with hardware metrics). Each renders the rows its
+ * command prints, through the page's HTML sink. A section that cannot be
+ * computed for a capture says why in a note instead of failing the whole
+ * page. */
 #include "html_report.h"
 
 #include "analysis/diagnose.h"
 #include "analysis/roofline.h"
 #include "prof/escape.h"
+#include "summary/summary.h"
 
 #include "prof/tables.h"
 
@@ -101,8 +103,25 @@ static int render_roofline(struct html_page *p, struct prof_error *err)
 	return 0;
 }
 
+/* Why the GPU is idle and what sets a step's length: the rows of
+ * `perfkit report --report=gpu_idle_sum,critical_path`. */
+static int render_gpu_idle(struct html_page *p, struct prof_error *err)
+{
+	static const char *const reports[] = { "gpu_idle_sum", "critical_path" };
+	struct prof_error why = { 0 };
+
+	(void)err;
+	for (size_t i = 0; i < sizeof reports / sizeof reports[0]; i++)
+		if (summary__run(reports[i], html_page__store(p), html_page__tables(p), &why) < 0) {
+			note_failure(p, "The idle-time analysis could not run", &why);
+			break;
+		}
+	return 0;
+}
+
 const struct html_section html_report__default_sections[] = {
 	{ "findings", "Findings", NULL, render_findings },
+	{ "gpu-idle", "GPU Idle Time and Critical Path", NULL, render_gpu_idle },
 	{ "kernel-roofline", "Roofline", has_metrics, render_roofline },
 };
 const size_t html_report__ndefault_sections =

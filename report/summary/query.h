@@ -144,12 +144,23 @@ struct sum_window {
 	int64_t capture_start_ns, capture_end_ns;
 	int64_t start_ns, end_ns;   /* the steady-state loop */
 	int64_t host_end_ns;        /* where the loop's host side ends (end_ns may run
-				     * on to the GPU work it launched) */
+				     * on to the GPU work it launched): diagnose's rules
+				     * about API calls stop here, so a sync or a free
+				     * after the loop does not count as inside it */
 	int iterations;             /* in the window (the warm-up left out); 0: no loop */
 	char source[256];           /* how the loop was found, for humans */
 	bool whole_run;             /* the window is the whole capture */
 	enum sum_loop_mark mark;    /* what marks the iterations */
 	char mark_name[512];        /* the NVTX range's or the kernel's name */
+};
+
+/* One iteration of the loop: an instance of the NVTX range (host time, on
+ * thread global_tid), or the time from one launch of the marking kernel to
+ * the next (GPU time, global_tid 0); the last kernel iteration ends at the
+ * window's end. */
+struct sum_step {
+	int64_t start_ns, end_ns;
+	int64_t global_tid;
 };
 
 int sum_window__find(struct prof_store *s, const struct sum_loop_options *o, struct sum_window *w,
@@ -164,5 +175,11 @@ int sum_window__find_marked(struct prof_store *s, const struct sum_loop_options 
 			    struct prof_error *err);
 /* Whether two loops are marked by the same range or kernel. */
 bool sum_window__same_mark(const struct sum_window *a, const struct sum_window *b);
+/* The iterations of w's loop (the warm-up left out), sorted by start: the
+ * instances of its NVTX range, on every thread, or the periods between
+ * launches of its kernel inside the window; none when w has no loop.
+ * *steps is malloc'd (NULL when there are none). */
+int sum_window__steps(struct prof_store *s, const struct sum_window *w, struct sum_step **steps,
+		      int *n, struct prof_error *err);
 
 #endif

@@ -20,6 +20,8 @@ static const struct summary_entry entries[] = {
 	{ "cuda_gpu_trace", "CUDA GPU Trace", summary__cuda_gpu_trace },
 	{ "nvtx_sum", "NVTX Range Summary", summary__nvtx_sum },
 	{ "nvtx_kern_sum", "NVTX Range Kernel Summary", summary__nvtx_kern_sum },
+	{ "gpu_idle_sum", "GPU Idle Time by Cause", summary__gpu_idle_sum },
+	{ "critical_path", "Critical Path of the Median Step", summary__critical_path },
 	{ "overview", "Overview", summary__overview },
 };
 
@@ -27,7 +29,7 @@ static const struct summary_entry entries[] = {
 
 static const char *const names[NENTRIES] = {
 	"cuda_api_sum", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum",
-	"cuda_gpu_trace", "nvtx_sum", "nvtx_kern_sum", "overview",
+	"cuda_gpu_trace", "nvtx_sum", "nvtx_kern_sum", "gpu_idle_sum", "critical_path", "overview",
 };
 
 static const struct summary_entry *find(const char *name)

@@ -43,6 +43,14 @@ int summary__cuda_gpu_trace(struct prof_store *s, struct rpt_sink *sink, struct 
 int summary__nvtx_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
 int summary__nvtx_kern_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
 
+/* Why each GPU is idle in the diagnosis window (per cause, per step, the
+ * longest stretches, streams held by event waits) and the critical path of
+ * the median step. They need the window `perfkit diagnose` finds, so
+ * report/analysis/idle_report.c computes them; they are listed here so that
+ * every reader of the report list knows them by name. */
+int summary__gpu_idle_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
+int summary__critical_path(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
+
 /* The overview: several small reports on one sink (overview_run,
  * overview_gpu_busy, overview_top_kernels, overview_transfers,
  * overview_top_ranges, and overview_warnings when there is something to warn

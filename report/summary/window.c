@@ -400,3 +400,76 @@ bool sum_window__same_mark(const struct sum_window *a, const struct sum_window *
 {
 	return a->mark == b->mark && strcmp(a->mark_name, b->mark_name) == 0;
 }
+
+/* ---- the iterations --------------------------------------------------- */
+
+static int push_step(struct sum_step **v, int *n, int *cap, int64_t start_ns, int64_t end_ns,
+		     int64_t tid)
+{
+	if (*n == *cap) {
+		int ncap = *cap ? *cap * 2 : 64;
+		struct sum_step *nv = realloc(*v, sizeof *nv * (size_t)ncap);
+
+		if (!nv)
+			return PROF_E_NOMEM;
+		*v = nv;
+		*cap = ncap;
+	}
+	(*v)[(*n)++] = (struct sum_step){ start_ns, end_ns, tid };
+	return 0;
+}
+
+/* The instances window_from_nvtx counted, or the launches of the kernel
+ * window_from_kernels counted from the window's start on, each up to the
+ * next. */
+int sum_window__steps(struct prof_store *store, const struct sum_window *w, struct sum_step **steps,
+		      int *n, struct prof_error *err)
+{
+	const char *nvtx_sql = NVTX_INSTANCES_SQL
+		" SELECT start, end, tid FROM r WHERE name = ?1 AND k > 1 ORDER BY start";
+	const char *kernel_sql = "SELECT k.start FROM " PROF_T_KERNEL " k"
+		" WHERE k.demangledName IN (SELECT id FROM " PROF_T_STRINGS " WHERE value = ?1)"
+		" AND k.start >= ?2 AND k.start < ?3 ORDER BY k.start";
+	bool nvtx = w->mark == SUM_LOOP_NVTX, have_prev = false;
+	struct prof_cursor *c;
+	int cap = 0, rc;
+	int64_t prev = 0;
+
+	*steps = NULL;
+	*n = 0;
+	if (w->mark == SUM_LOOP_NONE || w->iterations == 0)
+		return 0;
+	rc = prof_cursor__open(store, nvtx ? nvtx_sql : kernel_sql, &c, err);
+	if (rc)
+		return rc;
+	prof_cursor__bind_text(c, 1, w->mark_name);
+	if (!nvtx) {
+		prof_cursor__bind_int64(c, 2, w->start_ns);
+		prof_cursor__bind_int64(c, 3, w->end_ns);
+	}
+	while ((rc = prof_cursor__next(c, err)) == 1) {
+		int64_t start = prof_cursor__int64(c, 0);
+
+		if (nvtx) {
+			rc = push_step(steps, n, &cap, start, prof_cursor__int64(c, 1), prof_cursor__int64(c, 2));
+		} else {
+			rc = have_prev ? push_step(steps, n, &cap, prev, start, 0) : 0;
+			have_prev = true;
+			prev = start;
+		}
+		if (rc) {
+			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+			break;
+		}
+	}
+	prof_cursor__close(c);
+	if (rc == 0 && have_prev && prev < w->end_ns && push_step(steps, n, &cap, prev, w->end_ns, 0))
+		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	if (rc < 0) {
+		free(*steps);
+		*steps = NULL;
+		*n = 0;
+		return rc;
+	}
+	return 0;
+}

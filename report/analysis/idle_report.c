@@ -1,0 +1,316 @@
+/* idle_report.c - the rows of `perfkit report --report=gpu_idle_sum` (why
+ * each GPU is idle in the diagnosis window: per cause, per step, the
+ * longest stretches, the streams held by event waits) and
+ * `--report=critical_path` (the parts of the median step's critical path).
+ * Both need the diagnosis window, so they are computed here; summary.c
+ * lists them with the other reports (summary.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "critical_path.h"
+#include "gpu_idle.h"
+#include "summary/summary.h"
+
+static struct rpt_cell int_cell(int64_t v) { return (struct rpt_cell){ .i = v }; }
+static struct rpt_cell real_cell(double v) { return (struct rpt_cell){ .d = v }; }
+static struct rpt_cell text_cell(const char *v) { return (struct rpt_cell){ .s = v, .is_null = v == NULL }; }
+static struct rpt_cell null_cell(void) { return (struct rpt_cell){ .is_null = true }; }
+
+/* Under kernel replay (--metrics) kernels were serialised and replayed:
+ * the gaps and host times are the profiler's, as diagnose says when it
+ * skips its timing rules. */
+#define REPLAY_NOTE "captured under kernel replay (--metrics): the idle and host times are the " \
+		    "profiler's; analyse a capture made without --metrics"
+
+static double percent(int64_t part, int64_t whole)
+{
+	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static int sink_failed(int rc, struct prof_error *err)
+{
+	return rc == PROF_E_NOMEM ? prof_error__set(err, rc, "out of memory")
+				  : prof_error__set(err, rc, "cannot write the report output");
+}
+
+/* ---- gpu_idle_sum ------------------------------------------------------------- */
+
+static int window_rows(const struct gpu_idle_result *r, struct rpt_sink *sink)
+{
+	static const struct rpt_column cols[] = {
+		{ "Device", RPT_INT, 0 },        { "Window Start (ns)", RPT_INT, 0 },
+		{ "Window (ns)", RPT_INT, 0 },   { "Busy (ns)", RPT_INT, 0 },
+		{ "Idle (ns)", RPT_INT, 0 },     { "Idle (%)", RPT_PERCENT, 1 },
+		{ "Steps", RPT_INT, 0 },         { "Window Source", RPT_TEXT, 0 },
+		{ "Note", RPT_TEXT, 0 },
+	};
+	int64_t len = r->window.end_ns - r->window.start_ns;
+	int rc = sink->begin(sink, "gpu_idle_window", "GPU Idle Time: Analysis Window", cols, 9);
+
+	for (int i = 0; rc >= 0 && i < r->ndev; i++) {
+		const struct gpu_idle_device *d = &r->dev[i];
+		struct rpt_cell row[] = {
+			int_cell(d->device_id), int_cell(r->window.start_ns), int_cell(len), int_cell(d->busy_ns),
+			int_cell(d->idle_ns), real_cell(percent(d->idle_ns, len)), int_cell(r->nsteps),
+			text_cell(r->window.source), text_cell(r->replayed ? REPLAY_NOTE : NULL),
+		};
+		rc = sink->row(sink, row);
+	}
+	return rc < 0 ? rc : sink->end(sink);
+}
+
+/* The call (by name) that took the most of a cause's time, or NULL. */
+static const char *top_call(const struct gpu_idle_result *r, const struct gpu_idle_device *d, int c)
+{
+	int best = -1;
+
+	for (int i = 0; i < d->ncalls[c]; i++)
+		if (best < 0 || d->calls[c][i].time_ns > d->calls[c][best].time_ns)
+			best = i;
+	if (best < 0)
+		return NULL;
+	{
+		const struct api_name *n = api_names__find(&r->names, d->calls[c][best].name_id);
+		return n ? n->name : NULL;
+	}
+}
+
+/* The median over steps of one cause's idle time on one device. */
+static int64_t step_median(const struct gpu_idle_result *r, const struct gpu_idle_device *d, int c,
+			   int64_t *scratch)
+{
+	for (int s = 0; s < r->nsteps; s++)
+		scratch[s] = d->step_cause_ns[(size_t)s * IDLE_NCAUSES + (size_t)c];
+	return idle__median(scratch, r->nsteps);
+}
+
+static int cause_rows(const struct gpu_idle_result *r, struct rpt_sink *sink)
+{
+	static const struct rpt_column cols[] = {
+		{ "Device", RPT_INT, 0 },        { "Cause", RPT_TEXT, 0 },
+		{ "Time (ns)", RPT_INT, 0 },     { "Window (%)", RPT_PERCENT, 1 },
+		{ "Idle (%)", RPT_PERCENT, 1 },  { "Stretches", RPT_INT, 0 },
+		{ "Step Med (ns)", RPT_INT, 0 }, { "Top Call", RPT_TEXT, 0 },
+		{ "Meaning", RPT_TEXT, 0 },
+	};
+	int64_t len = r->window.end_ns - r->window.start_ns;
+	int64_t *scratch = malloc(sizeof *scratch * (size_t)(r->nsteps ? r->nsteps : 1));
+	int rc;
+
+	if (!scratch)
+		return PROF_E_NOMEM;
+	rc = sink->begin(sink, "gpu_idle_sum", "GPU Idle Time by Cause", cols, 9);
+	for (int i = 0; rc >= 0 && i < r->ndev; i++) {
+		const struct gpu_idle_device *d = &r->dev[i];
+		bool done[IDLE_NCAUSES] = { false };
+
+		/* causes with time, longest first */
+		for (int k = 0; rc >= 0 && k < IDLE_NCAUSES; k++) {
+			int c = -1;
+
+			for (int j = 0; j < IDLE_NCAUSES; j++)
+				if (!done[j] && d->cause_ns[j] > 0 && (c < 0 || d->cause_ns[j] > d->cause_ns[c]))
+					c = j;
+			if (c < 0)
+				break;
+			done[c] = true;
+			{
+				struct rpt_cell row[] = {
+					int_cell(d->device_id), text_cell(idle_cause__id(c)), int_cell(d->cause_ns[c]),
+					real_cell(percent(d->cause_ns[c], len)),
+					real_cell(percent(d->cause_ns[c], d->idle_ns)), int_cell(d->stretches[c]),
+					r->nsteps ? int_cell(step_median(r, d, c, scratch)) : null_cell(),
+					text_cell(top_call(r, d, c)), text_cell(idle_cause__title(c)),
+				};
+				rc = sink->row(sink, row);
+			}
+		}
+	}
+	free(scratch);
+	return rc < 0 ? rc : sink->end(sink);
+}
+
+static int top_rows(const struct gpu_idle_result *r, struct rpt_sink *sink)
+{
+	static const struct rpt_column cols[] = {
+		{ "Rank", RPT_INT, 0 },          { "Device", RPT_INT, 0 },
+		{ "Start (ns)", RPT_INT, 0 },     { "Duration (ns)", RPT_INT, 0 },
+		{ "Step", RPT_INT, 0 },          { "Cause", RPT_TEXT, 0 },
+		{ "Ended By", RPT_SYMBOL, 0 },   { "Evidence", RPT_TEXT, 0 },
+	};
+	int rc = sink->begin(sink, "gpu_idle_top", "Longest GPU Idle Stretches", cols, 8);
+
+	for (int i = 0; rc >= 0 && i < r->ntop; i++) {
+		const struct gpu_idle_top *t = &r->top[i];
+		struct rpt_cell row[] = {
+			int_cell(i + 1), int_cell(t->device_id), int_cell(t->start_ns), int_cell(t->duration_ns),
+			t->step ? int_cell(t->step) : null_cell(), text_cell(idle_cause__id(t->cause)),
+			text_cell(t->next_work), text_cell(t->evidence),
+		};
+		rc = sink->row(sink, row);
+	}
+	return rc < 0 ? rc : sink->end(sink);
+}
+
+static int step_rows(const struct gpu_idle_result *r, struct rpt_sink *sink)
+{
+	struct rpt_column cols[4 + IDLE_NCAUSES] = {
+		{ "Device", RPT_INT, 0 },
+		{ "Step", RPT_INT, 0 },
+		{ "Step Start (ns)", RPT_INT, 0 },
+		{ "Idle (ns)", RPT_INT, 0 },
+	};
+	char names[IDLE_NCAUSES][40];
+	struct rpt_cell row[4 + IDLE_NCAUSES];
+	int rc;
+
+	for (int c = 0; c < IDLE_NCAUSES; c++) {
+		snprintf(names[c], sizeof names[c], "%s (ns)", idle_cause__id(c));
+		cols[4 + c] = (struct rpt_column){ names[c], RPT_INT, 0 };
+	}
+	rc = sink->begin(sink, "gpu_idle_steps", "GPU Idle Time per Step", cols, 4 + IDLE_NCAUSES);
+	for (int i = 0; rc >= 0 && i < r->ndev; i++) {
+		const struct gpu_idle_device *d = &r->dev[i];
+
+		for (int s = 0; rc >= 0 && s < r->nsteps; s++) {
+			const int64_t *by = &d->step_cause_ns[(size_t)s * IDLE_NCAUSES];
+			int64_t idle = 0;
+
+			for (int c = 0; c < IDLE_NCAUSES; c++) {
+				idle += by[c];
+				row[4 + c] = int_cell(by[c]);
+			}
+			row[0] = int_cell(d->device_id);
+			row[1] = int_cell(s + 1);
+			row[2] = int_cell(r->steps[s].start_ns);
+			row[3] = int_cell(idle);
+			rc = sink->row(sink, row);
+		}
+	}
+	return rc < 0 ? rc : sink->end(sink);
+}
+
+static int wait_rows(const struct gpu_idle_result *r, struct rpt_sink *sink)
+{
+	static const struct rpt_column cols[] = {
+		{ "Device", RPT_INT, 0 },         { "Stream", RPT_INT, 0 },
+		{ "Held", RPT_INT, 0 },           { "Wait (ns)", RPT_INT, 0 },
+		{ "Behind Stream", RPT_INT, 0 },
+	};
+	int rc = sink->begin(sink, "gpu_idle_stream_waits",
+			     "Streams Held by Event Waits (behind: inferred)", cols, 5);
+
+	for (int i = 0; rc >= 0 && i < r->nwaits; i++) {
+		const struct gpu_idle_stream_wait *w = &r->waits[i];
+		struct rpt_cell row[] = {
+			int_cell(w->device_id), int_cell(w->stream_id), int_cell(w->waits), int_cell(w->wait_ns),
+			w->producer_stream >= 0 ? int_cell(w->producer_stream) : null_cell(),
+		};
+		rc = sink->row(sink, row);
+	}
+	return rc < 0 ? rc : sink->end(sink);
+}
+
+/* The report runs the window finder with the default settings, as the
+ * HTML report's Findings do. */
+static int with_context(struct prof_store *s, struct prof_error *err,
+			int (*body)(struct diag_context *ctx, void *arg, struct prof_error *err), void *arg)
+{
+	struct diag_settings settings = { 0 };
+	struct diag_context ctx;
+	int rc;
+
+	if (diag_settings__init(&settings) < 0)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	rc = diag_context__init(&ctx, s, &settings, err);
+	if (!rc)
+		rc = body(&ctx, arg, err);
+	diag_context__exit(&ctx);
+	diag_settings__exit(&settings);
+	return rc;
+}
+
+static int gpu_idle_body(struct diag_context *ctx, void *arg, struct prof_error *err)
+{
+	struct rpt_sink *sink = arg;
+	struct gpu_idle_result *r = NULL;
+	int rc = gpu_idle__analyse(ctx, &r, err);
+
+	if (rc)
+		return rc;
+	rc = window_rows(r, sink);
+	if (rc >= 0)
+		rc = cause_rows(r, sink);
+	if (rc >= 0)
+		rc = top_rows(r, sink);
+	if (rc >= 0)
+		rc = step_rows(r, sink);
+	if (rc >= 0)
+		rc = wait_rows(r, sink);
+	gpu_idle_result__delete(r);
+	return rc < 0 ? sink_failed(rc, err) : 0;
+}
+
+int summary__gpu_idle_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)
+{
+	return with_context(s, err, gpu_idle_body, sink);
+}
+
+/* ---- critical_path ------------------------------------------------------------ */
+
+static int critical_path_body(struct diag_context *ctx, void *arg, struct prof_error *err)
+{
+	static const struct rpt_column step_cols[] = {
+		{ "Step", RPT_INT, 0 },            { "Steps", RPT_INT, 0 },
+		{ "Start (ns)", RPT_INT, 0 },      { "Span (ns)", RPT_INT, 0 },
+		{ "Segments", RPT_INT, 0 },        { "Launches", RPT_INT, 0 },
+		{ "Syncs", RPT_INT, 0 },           { "Copy Waits", RPT_INT, 0 },
+		{ "Stream Order", RPT_INT, 0 },    { "Cross-Stream (inferred)", RPT_INT, 0 },
+		{ "Note", RPT_TEXT, 0 },
+	};
+	static const struct rpt_column part_cols[] = {
+		{ "Span (%)", RPT_PERCENT, 1 }, { "Time (ns)", RPT_INT, 0 },
+		{ "Segments", RPT_INT, 0 },     { "Kind", RPT_TEXT, 0 },
+		{ "Part", RPT_SYMBOL, 0 },      { "Inferred", RPT_TEXT, 0 },
+	};
+	struct rpt_sink *sink = arg;
+	struct critical_path *cp = NULL;
+	int64_t span;
+	int rc = critical_path__analyse(ctx, &cp, err);
+
+	if (rc)
+		return rc;
+	span = cp->end_ns - cp->start_ns;
+	rc = sink->begin(sink, "critical_path", "Critical Path of the Median Step", step_cols, 11);
+	/* a capture without GPU work has no path to tell of */
+	if (rc >= 0 && (ctx->has_kernel || ctx->has_memcpy || ctx->has_memset)) {
+		struct rpt_cell row[] = {
+			cp->step ? int_cell(cp->step) : null_cell(), int_cell(cp->nsteps),
+			cp->step ? int_cell(cp->start_ns) : null_cell(), cp->step ? int_cell(span) : null_cell(),
+			int_cell(cp->nseg), int_cell(cp->edges[CP_EDGE_LAUNCH]), int_cell(cp->edges[CP_EDGE_SYNC]),
+			int_cell(cp->edges[CP_EDGE_COPY]), int_cell(cp->edges[CP_EDGE_STREAM]),
+			int_cell(cp->edges[CP_EDGE_EVENT]),
+			text_cell(!cp->step ? cp->why_none : ctx->report->replayed ? REPLAY_NOTE : NULL),
+		};
+		rc = sink->row(sink, row);
+	}
+	rc = rc < 0 ? rc : sink->end(sink);
+	if (rc >= 0)
+		rc = sink->begin(sink, "critical_path_parts", "Critical Path: Parts", part_cols, 6);
+	for (int i = 0; rc >= 0 && i < cp->nparts; i++) {
+		const struct cp_part *p = &cp->parts[i];
+		struct rpt_cell row[] = {
+			real_cell(percent(p->time_ns, span)), int_cell(p->time_ns), int_cell(p->count),
+			text_cell(p->kind), text_cell(p->label), text_cell(p->inferred ? "yes" : "no"),
+		};
+		rc = sink->row(sink, row);
+	}
+	rc = rc < 0 ? rc : sink->end(sink);
+	critical_path__delete(cp);
+	return rc < 0 ? sink_failed(rc, err) : 0;
+}
+
+int summary__critical_path(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)
+{
+	return with_context(s, err, critical_path_body, sink);
+}

@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# test_gpu_idle_captures.sh - `perfkit report --report=gpu_idle_sum,critical_path`
+# on every real capture in tests/data/ (the cases of tests/data/cases/ too)
+# and the two Nsight Systems exports of tests/data/nsys/:
+# properties that must hold whatever the numbers (the causes add up to the
+# idle time, busy plus idle is the window, the busy time is the union of the
+# GPU rows in the window computed here from the file itself, the critical
+# path's parts tile its step), and what the workloads are known to do (the
+# naive transformer's path runs through its pageable copies and its
+# allocations, its optimized variant idles less, the clean loop hardly idles,
+# a stream-wait cause needs stream waits in the capture).
+. "$(dirname "$0")/cli_lib.sh"
+D=$PERFKIT_TEST_DATA
+
+captures=("$D"/*.sqlite "$D"/cases/*.sqlite "$D"/nsys/*.sqlite)
+
+# ---- invariants on every capture ----------------------------------------
+for f in "${captures[@]}"; do
+	name=$(basename "$f" .sqlite)
+	run report --report=gpu_idle_sum,critical_path --format=json "$f"
+	if [ "$status" -ne 0 ]; then fail "$name: report gpu_idle_sum,critical_path exits 0"; continue; fi
+	cp "$TMP/out" "$TMP/$name.json"
+	run diagnose --format=json "$f"
+	[ "$status" -eq 0 ] || { fail "$name: diagnose exits 0"; continue; }
+	if python3 - "$TMP/$name.json" "$TMP/out" "$f" >"$TMP/why" 2>&1 <<'PY'
+import json, sqlite3, sys
+rep = {r["name"]: r["rows"] for r in json.load(open(sys.argv[1]))["reports"]}
+win = json.load(open(sys.argv[2]))["window"]
+db = sqlite3.connect(sys.argv[3])
+bad = []
+def check(ok, what):
+    if not ok:
+        bad.append(what)
+start, end = win["start_ns"], win["end_ns"]
+tables = [t for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+gpu = [t for t in ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+                   "CUPTI_ACTIVITY_KIND_MEMSET") if t in tables]
+for w in rep["gpu_idle_window"]:
+    dev = w["Device"]
+    check(w["Window Start (ns)"] == start and w["Window (ns)"] == end - start,
+          "device %s: the window is diagnose's" % dev)
+    check(w["Busy (ns)"] + w["Idle (ns)"] == w["Window (ns)"], "device %s: busy + idle = window" % dev)
+    check(w["Steps"] == win["iterations"], "device %s: one step per iteration" % dev)
+    causes = [r for r in rep["gpu_idle_sum"] if r["Device"] == dev]
+    check(sum(r["Time (ns)"] for r in causes) == w["Idle (ns)"], "device %s: causes add up to the idle time" % dev)
+    check(all(r["Time (ns)"] > 0 for r in causes), "device %s: only causes with time are listed" % dev)
+    steps = [r for r in rep["gpu_idle_steps"] if r["Device"] == dev]
+    check(len(steps) == w["Steps"], "device %s: a row per step" % dev)
+    check(sum(r["Idle (ns)"] for r in steps) <= w["Idle (ns)"], "device %s: the steps' idle time is within the idle time" % dev)
+    # busy: the union of the device's GPU rows clipped to the window, computed here
+    rows = sorted(r for t in gpu for r in db.execute(
+        "SELECT max(start, ?1), min(end, ?2) FROM %s WHERE end > ?1 AND start < ?2 AND coalesce(deviceId, 0) = ?3" % t,
+        (start, end, dev)))
+    busy, cur_s, cur_e = 0, None, None
+    for s, e in rows:
+        if e <= s:
+            continue
+        if cur_e is None or s > cur_e:
+            busy += (cur_e - cur_s) if cur_e is not None else 0
+            cur_s, cur_e = s, e
+        else:
+            cur_e = max(cur_e, e)
+    busy += (cur_e - cur_s) if cur_e is not None else 0
+    check(busy == w["Busy (ns)"], "device %s: busy %d is the union of its GPU rows (%d)" % (dev, w["Busy (ns)"], busy))
+top = rep["gpu_idle_top"]
+check(all(a["Duration (ns)"] >= b["Duration (ns)"] for a, b in zip(top, top[1:])), "longest stretches come longest first")
+check(all(start <= t["Start (ns)"] and t["Start (ns)"] + t["Duration (ns)"] <= end for t in top),
+      "the longest stretches lie in the window")
+check(all(t["Evidence"] for t in top), "each long stretch has its evidence")
+if gpu:
+    cp = rep["critical_path"][0]
+    parts = rep["critical_path_parts"]
+    if cp["Step"] is not None:
+        check(sum(p["Time (ns)"] for p in parts) == cp["Span (ns)"], "the path's parts tile the step (%d of %d ns)"
+              % (sum(p["Time (ns)"] for p in parts), cp["Span (ns)"]))
+        check(1 <= cp["Step"] <= cp["Steps"], "the path's step is one of the steps")
+    else:
+        check(cp["Note"] and not parts, "a capture without a step says why and lists no parts")
+# a stream-wait cause or a held stream needs cudaStreamWaitEvent rows
+waits = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION" in tables and db.execute(
+    "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION WHERE syncType = 2").fetchone()[0] > 0
+if not waits:
+    check(not any(r["Cause"] == "stream_wait" for r in rep["gpu_idle_sum"]), "no stream waits, no stream_wait cause")
+    check(not rep["gpu_idle_stream_waits"], "no stream waits, no held streams")
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+	then pass "$name: idle attribution and critical path hold together"
+	else fail "$name: $(tr '\n' ';' <"$TMP/why")"; fi
+done
+
+# ---- what the workloads are known to do -----------------------------------
+# idle_share NAME: the first device's idle share of the window.
+idle_share() {
+	python3 -c 'import json, sys
+print([r for r in json.load(open(sys.argv[1]))["reports"] if r["name"] == "gpu_idle_window"][0]["rows"][0]["Idle (%)"])' "$TMP/$1.json"
+}
+naive=$(idle_share transformer_naive)
+optimized=$(idle_share transformer_optimized)
+expect_that "transformer: the optimized variant idles less ($optimized% < $naive%)" \
+	python3 -c "import sys; sys.exit(0 if $optimized < $naive else 1)"
+clean=$(idle_share clean_loop)
+expect_that "clean loop: the GPU idles under 5% of the window ($clean%)" \
+	python3 -c "import sys; sys.exit(0 if $clean < 5 else 1)"
+
+# The naive transformer allocates, frees and copies from pageable memory in
+# every step, with the host waiting: its critical path runs through them.
+python3 - "$TMP/transformer_naive.json" >"$TMP/why" <<'PY'
+import json, sys
+parts = [r for r in json.load(open(sys.argv[1]))["reports"] if r["name"] == "critical_path_parts"][0]["rows"]
+have = {(p["Kind"], p["Part"]) for p in parts}
+need = [("CUDA call: allocation", "cudaMalloc"), ("CUDA call: allocation", "cudaFree"),
+        ("CUDA call: copy", "cudaMemcpy")]
+missing = [n for n in need if n not in have]
+if not any(k == "copy" and "pageable" in p for k, p in have):
+    missing.append("a copy from or to pageable memory")
+print(missing)
+sys.exit(1 if missing else 0)
+PY
+if [ $? -eq 0 ]; then pass "transformer naive: the critical path runs through cudaMalloc, cudaFree, cudaMemcpy and a pageable copy"
+else fail "transformer naive: the critical path runs through its allocations and pageable copies (missing $(cat "$TMP/why"))"; fi
+
+# diagnose names the path's longest parts, and for the naive transformer its
+# allocations are among them.
+run diagnose --format=json "$D/transformer_naive.sqlite"
+python3 - "$TMP/out" <<'PY' && pass "diagnose: the naive transformer's critical path finding names its allocations" || fail "diagnose: the naive transformer's critical path finding names its allocations"
+import json, sys
+f = [f for f in json.load(open(sys.argv[1]))["findings"] if f["rule"] == "critical_path"]
+sys.exit(0 if f and any("cudaMalloc" in o["name"] for o in f[0]["top"]) and f[0]["severity"] == "high" else 1)
+PY
+
+# Where diagnose finds the host busy outside CUDA while the GPU waits
+# (cpu_bound, over every thread), the submitting thread's own work is the
+# largest cause of idle time: two computations that must agree.
+for name in torch_train; do
+	run diagnose --format=json "$D/$name.sqlite"
+	if python3 -c 'import json, sys
+sys.exit(0 if any(f["rule"] == "cpu_bound" for f in json.load(open(sys.argv[1]))["findings"]) else 1)' "$TMP/out"; then
+		python3 - "$TMP/$name.json" <<'PY' && pass "$name: host work is the largest idle cause, as cpu_bound says" || fail "$name: host work is the largest idle cause, as cpu_bound says"
+import json, sys
+rows = [r for r in json.load(open(sys.argv[1]))["reports"] if r["name"] == "gpu_idle_sum"][0]["rows"]
+sys.exit(0 if rows and rows[0]["Cause"] == "host_work" else 1)
+PY
+	else
+		fail "$name: diagnose reports cpu_bound"
+	fi
+done
+
+# hash_embedding_optimized orders its streams with cudaStreamWaitEvent: the
+# streams held by those waits are listed.
+python3 -c 'import json, sys
+r = [r for r in json.load(open(sys.argv[1]))["reports"] if r["name"] == "gpu_idle_stream_waits"][0]["rows"]
+sys.exit(0 if r and all(x["Held"] > 0 and x["Wait (ns)"] > 0 for x in r) else 1)' "$TMP/hash_embedding_optimized.json" &&
+	pass "hash_embedding optimized: streams held by event waits are listed" ||
+	fail "hash_embedding optimized: streams held by event waits are listed"
+
+# ---- formats and bad input ------------------------------------------------
+run report --report=gpu_idle_sum,critical_path --format=csv "$D/transformer_optimized.sqlite"
+expect_status "gpu_idle_sum csv" 0
+python3 -c 'import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+sys.exit(0 if any(r[:2] == ["Device", "Cause"] for r in rows) and any(r[:2] == ["Span (%)", "Time (ns)"] for r in rows) else 1)' "$TMP/out" &&
+	pass "gpu_idle_sum csv has the cause and path tables" || fail "gpu_idle_sum csv has the cause and path tables"
+run report --report=gpu_idle_sum "$D/transformer_optimized.sqlite"
+expect_status "gpu_idle_sum text" 0
+expect_out "gpu_idle_sum text" "GPU Idle Time by Cause \\(gpu_idle_sum\\)"
+run report --list
+expect_out "report --list names gpu_idle_sum" "^gpu_idle_sum +GPU Idle Time by Cause"
+expect_out "report --list names critical_path" "^critical_path +Critical Path"
+run report --format=html -o "$TMP/page.html" "$D/hash_embedding_optimized.sqlite"
+expect_status "html report" 0
+expect_that "html report has the idle section with its tables" \
+	grep -q 'id="gpu-idle"' "$TMP/page.html"
+expect_that "html report's idle section holds the cause table" grep -q 'GPU Idle Time by Cause' "$TMP/page.html"
+printf 'not a capture\n' >"$TMP/bad.sqlite"
+run report --report=gpu_idle_sum "$TMP/bad.sqlite"
+expect_status "gpu_idle_sum on a file that is no capture" 2
+expect_one_error_line "gpu_idle_sum on a file that is no capture" "bad.sqlite"
+finish
