@@ -38,6 +38,14 @@ static int save(int n, char **files, const char *output)
 		cli_error("%s", err.msg);
 		goto out;
 	}
+	for (int i = 0; i < n; i++) {
+		char text[160];
+
+		if (!p[i].rows_left_out)
+			continue;
+		diff_left_out__text(text, sizeof text, p[i].rows_left_out);
+		cli_warning("%s: %s", files[i], text);
+	}
 	fputs("wrote ", stdout);
 	prof_fputs_term(stdout, output);
 	printf(": %zu keys over %d capture%s of '", b.nkeys, n, n == 1 ? "" : "s");

@@ -13,9 +13,9 @@
 #   - merges the inputs that reached new code into fuzz/corpus/<target>
 #     (libFuzzer -merge=1; over the size budget the corpus is re-minimised);
 #   - files each new crash under fuzz/crashes/<target>/open/, unless an open
-#     crash already fails with the same report line (not replayed by
-#     CI until it is fixed: then move it up to fuzz/crashes/<target>/, where
-#     the replay test keeps it fixed);
+#     crash already fails with the same report line, or it fails no more
+#     (not replayed by CI until it is fixed: then move it up to
+#     fuzz/crashes/<target>/, where the replay test keeps it fixed);
 #   - adds its executions to progress.tsv and records the coverage (libFuzzer's
 #     "cov", covered edges of the instrumented code), the crashes found (open
 #     + fixed) and fixed (replayed by CI), the seconds fuzzed and the date.
@@ -78,13 +78,16 @@ file_crashes() {
     sum=$(sha1sum "$f" | cut -c1-16)
     [ -e "$dest/$kind-$sum" ] || [ -e "$dest/open/$kind-$sum" ] && continue
     why=$(crash_reason "$target" "$f")
+    # An artifact of an earlier run whose bug is fixed since (its input
+    # filed and renamed under fuzz/crashes/<target>/) fails no more.
+    [ -n "$why" ] || { echo "  $kind-$sum no longer fails: not filed"; continue; }
     for k in "${known[@]}"; do
       [ -n "$why" ] && [ "$k" = "$why" ] && { echo "  known $kind: $why"; continue 2; }
     done
     mkdir -p "$dest/open"
     cp "$f" "$dest/open/$kind-$sum"
     known+=("$why")
-    echo "  new $kind: fuzz/crashes/$target/open/$kind-$sum${why:+: $why}"
+    echo "  new $kind: fuzz/crashes/$target/open/$kind-$sum: $why"
   done
 }
 

@@ -51,6 +51,27 @@ printf -- '-v\0--output=out.json\0capture.sqlite\0--count\0-3\0--noise=2.5\0--re
   >"$corpus/cli_parse/all_types"
 printf -- '-oout\0-n\00x10\0--nois\0--help' >"$corpus/cli_parse/typos"
 
+# Output name patterns: the buffer size as one byte, then NUL-separated words
+# (see fuzz_output_pattern.c): the pattern, host, pid, environment. The
+# README's example, the unit test's patterns, and what `perfkit run` refuses.
+mkdir -p "$corpus/output_pattern"
+pattern() {
+  local name=$1 cap=$2
+  shift 2
+  { printf "\\x$cap"; printf '%s\0' "$@"; } >"$corpus/output_pattern/$name"
+}
+pattern srun ff 'job-%h-%r.sqlite' node-03 4242 SLURM_PROCID=3 SLURM_NTASKS=8
+pattern torchrun_in_slurm ff 'job-%h-%r.sqlite' node-03 4242 SLURM_PROCID=0 RANK=5
+pattern variable ff 'out/%q{JOB}-%p-100%%.sqlite' node-03 4242 JOB=run7
+pattern unknown ff 'a-%x' node-03 4242
+pattern lone_percent ff 'a-%' node-03 4242
+pattern unset ff 'a-%q{NOPE}' node-03 4242
+pattern no_braces ff 'a-%q{JOB' node-03 4242 JOB=run7
+pattern slash ff 'a-%q{SLASH}' node-03 4242 SLASH=a/b
+pattern empty ff 'a-%q{EMPTY}' node-03 4242 EMPTY=
+pattern no_rank ff 'x-%r' h 1
+pattern too_long 10 '%h234567890123456' h 1
+
 # Baselines from `perfkit baseline save`, one with a per-key budget.
 mkdir -p "$corpus/baseline" "$corpus/gate"
 "$perfkit" baseline save -o "$tmp/hash.json" tests/data/hash_embedding_optimized{,_2,_3}.sqlite >/dev/null

@@ -26,7 +26,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # fuzz_max_len TARGET: the longest input worth trying. A capture seed is a
 # real capture cut to 20-34 kB (fuzz/make-seeds.py); growing it past that
 # only adds pages no reader reaches. The JSON seeds are under 2 kB, the
-# option values and command lines under 300 bytes.
+# option values, command lines and output name patterns under 300 bytes.
 fuzz_max_len() {
   case $1 in
     store_open|summary|diagnose|roofline|export|gate) echo 36864 ;;

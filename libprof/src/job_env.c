@@ -2,7 +2,9 @@
  * output names made from it (prof/job_env.h). */
 #include "prof/job_env.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +91,33 @@ static int put_value(struct out *o, char what, const char *value, struct prof_er
 	return put(o, value, strlen(value), err);
 }
 
+/* A portable environment variable name: letters, digits and '_' (every
+ * launcher's variables are). The name is echoed in messages, so a byte
+ * that could break the line or the terminal is refused here, not printed. */
+static bool variable_name(const char *name, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!isalnum((unsigned char)name[i]) && name[i] != '_')
+			return false;
+	return len > 0;
+}
+
+/* What follows a '%' that names nothing: shown as typed when printable,
+ * else as its byte value (the message is one line of text). */
+static int unknown_field(unsigned char c, struct prof_error *err)
+{
+	char shown[40];
+
+	if (c < 0x80 && isprint(c))
+		snprintf(shown, sizeof shown, "%%%c", c);
+	else
+		snprintf(shown, sizeof shown, "%% followed by byte 0x%02x", c);
+	return prof_error__set(err, PROF_E_USAGE,
+			       "-o: unknown %s (use %%h host, %%p pid, %%r rank, %%q{VAR} a variable, "
+			       "%%%% a %%)",
+			       shown);
+}
+
 int prof_output_pattern__expand(const char *pattern, const struct prof_pattern_values *v,
 				char *buf, size_t cap, struct prof_error *err)
 {
@@ -141,9 +170,10 @@ int prof_output_pattern__expand(const char *pattern, const struct prof_pattern_v
 				return prof_error__set(err, PROF_E_USAGE,
 						       "-o: %%q takes a variable in braces: %%q{NAME}");
 			len = (size_t)(close - (p + 3));
-			if (!len || len >= sizeof name)
+			if (len >= sizeof name || !variable_name(p + 3, len))
 				return prof_error__set(err, PROF_E_USAGE,
-						       "-o: %%q{} needs a variable name (at most %zu bytes)",
+						       "-o: %%q{} needs a variable name of letters, digits "
+						       "and '_' (at most %zu bytes)",
 						       sizeof name - 1);
 			memcpy(name, p + 3, len);
 			name[len] = '\0';
@@ -159,10 +189,7 @@ int prof_output_pattern__expand(const char *pattern, const struct prof_pattern_v
 			return prof_error__set(err, PROF_E_USAGE,
 					       "-o: a lone %% at the end (write %%%% for a %%)");
 		default:
-			return prof_error__set(err, PROF_E_USAGE,
-					       "-o: unknown %%%c (use %%h host, %%p pid, %%r rank, "
-					       "%%q{VAR} a variable, %%%% a %%)",
-					       p[1]);
+			return unknown_field((unsigned char)p[1], err);
 		}
 		if (rc)
 			return rc;

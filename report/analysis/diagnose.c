@@ -45,7 +45,7 @@ double diag__get(const struct diag_context *ctx, const char *key)
 
 int64_t diag__window_ns(const struct diag_context *ctx)
 {
-	int64_t d = ctx->w->end_ns - ctx->w->start_ns;
+	int64_t d = sum_span_saturated(ctx->w->start_ns, ctx->w->end_ns);
 	return d > 0 ? d : 1;
 }
 
@@ -120,7 +120,7 @@ int64_t diag__busy_in(const struct diag_context *ctx, int64_t a, int64_t b)
 		int64_t s = ctx->busy[i].start_ns > a ? ctx->busy[i].start_ns : a;
 		int64_t e = ctx->busy[i].end_ns < b ? ctx->busy[i].end_ns : b;
 		if (e > s)
-			sum += e - s;
+			sum = sum_add_saturated(sum, sum_span_saturated(s, e));
 	}
 	return sum;
 }
@@ -345,7 +345,8 @@ static int load_busy(struct diag_context *ctx, struct prof_error *err)
 	if (cur_e != INT64_MIN && add_interval(ctx, &cap, cur_s, cur_e))
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	for (int i = 0; i < ctx->nbusy; i++)
-		ctx->busy_ns += ctx->busy[i].end_ns - ctx->busy[i].start_ns;
+		ctx->busy_ns = sum_add_saturated(ctx->busy_ns,
+						 sum_span_saturated(ctx->busy[i].start_ns, ctx->busy[i].end_ns));
 	return 0;
 nomem:
 	prof_cursor__close(c);

@@ -10,6 +10,7 @@
 #include "prof/escape.h"
 #include "sink/symbol.h"
 #include "sink/table.h"
+#include "summary/query.h"
 
 static void print_window_text(const struct diag_report *r, FILE *out)
 {
@@ -21,8 +22,9 @@ static void print_window_text(const struct diag_report *r, FILE *out)
 	fputc('\n', out);
 	fputs("window: ", out);
 	prof_fputs_term(out, w->source);
-	fprintf(out, " (%s of %s captured)%s\n", diag__ns(b1, sizeof b1, w->end_ns - w->start_ns),
-		diag__ns(b2, sizeof b2, w->capture_end_ns - w->capture_start_ns),
+	fprintf(out, " (%s of %s captured)%s\n",
+		diag__ns(b1, sizeof b1, sum_span_saturated(w->start_ns, w->end_ns)),
+		diag__ns(b2, sizeof b2, sum_span_saturated(w->capture_start_ns, w->capture_end_ns)),
 		r->replayed ? "; shares are of the GPU's busy time in it (kernel replay)"
 		: w->iterations ? "; shares are of this loop" : "");
 	fprintf(out, "metrics: %s; peaks: %s%s\n\n", r->has_metrics ? "yes" : "none (trace-only rules)",

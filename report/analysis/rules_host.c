@@ -5,6 +5,8 @@
 
 #include <stdlib.h>
 
+#include "summary/query.h"
+
 /* Host time inside CUDA API calls, as a sorted union of intervals. */
 static int load_api_union(struct diag_context *ctx, struct diag_interval **out, int *n,
 			  struct prof_error *err)
@@ -63,7 +65,7 @@ static int64_t covered(const struct diag_interval *v, int n, int *from, int64_t 
 		int64_t s = v[i].start_ns > a ? v[i].start_ns : a;
 		int64_t e = v[i].end_ns < b ? v[i].end_ns : b;
 		if (e > s)
-			sum += e - s;
+			sum = sum_add_saturated(sum, sum_span_saturated(s, e));
 	}
 	return sum;
 }

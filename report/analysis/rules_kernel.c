@@ -8,6 +8,7 @@
 
 #include "occupancy.h"
 #include "prof/tables.h"
+#include "summary/query.h"
 
 /* Launches whose records say 0 registers per thread: kernel rows that an
  * older `perfkit run --metrics` rebuilt from its profiled launches without
@@ -26,7 +27,7 @@ static int note_unknown(struct occupancy_unknown *u, const char *name, int64_t l
 		return PROF_E_NOMEM;
 	e->count += launches;
 	u->launches += launches;
-	u->time_ns += time_ns;
+	u->time_ns = sum_add_saturated(u->time_ns, time_ns);
 	return 0;
 }
 
@@ -120,9 +121,9 @@ static int rule_occupancy(struct diag_context *ctx, struct prof_error *err)
 		if (!e)
 			goto nomem;
 		e->count += prof_cursor__int64(c, 5);
-		e->time_ns += time;
+		e->time_ns = sum_add_saturated(e->time_ns, time);
 		e->bytes = -1;
-		ns += time;
+		ns = sum_add_saturated(ns, time);
 		n++;
 	}
 	prof_cursor__close(c);

@@ -80,7 +80,7 @@ static int close_run(struct diag_context *ctx, struct launch_scan *s, const stru
 	if (!e)
 		return PROF_E_NOMEM;
 	e->count += r->len;
-	e->time_ns += r->end_ns - r->start_ns;
+	e->time_ns = sum_add_saturated(e->time_ns, sum_span_saturated(r->start_ns, r->end_ns));
 	e->bytes = -1;
 	e->aux += 1;
 	return 0;
@@ -182,7 +182,7 @@ static int scan(struct diag_context *ctx, struct launch_scan *s, struct prof_err
 		" k.gridX * k.gridY * k.gridZ, k.blockX * k.blockY * k.blockZ, " DIAG_KERNEL_NAME_SQL ","
 		" k.deviceId"
 		" FROM " PROF_T_KERNEL " k WHERE k.start >= ?1 AND k.start < ?2"
-		" ORDER BY 1, k.start";
+		" AND NOT " SUM_BAD_SPAN("k.") " ORDER BY 1, k.start";
 	int64_t max_short = (int64_t)(diag__get(ctx, "launch_bound.max_kernel_us") * 1000);
 	int64_t max_gap = (int64_t)(diag__get(ctx, "launch_bound.max_gap_us") * 1000);
 	int64_t max_small = (int64_t)(diag__get(ctx, "repeat.max_kernel_us") * 1000);
@@ -201,7 +201,7 @@ static int scan(struct diag_context *ctx, struct launch_scan *s, struct prof_err
 		int64_t end = prof_cursor__int64(c, 2), name_id = prof_cursor__int64(c, 3);
 		int64_t grid = prof_cursor__int64(c, 4), block = prof_cursor__int64(c, 5);
 		const char *name = prof_cursor__text(c, 6);
-		int64_t dur = end - start;
+		int64_t dur = sum_span_saturated(start, end);
 		bool is_short = dur < max_short, small = dur < max_small;
 		enum kernel_role role = role_of(name);
 		bool gemm = role != ROLE_OTHER;
@@ -211,35 +211,36 @@ static int scan(struct diag_context *ctx, struct launch_scan *s, struct prof_err
 		};
 
 		s->kernels++;
-		s->kernel_ns += dur;
+		s->kernel_ns = sum_add_saturated(s->kernel_ns, dur);
 		if (is_short) {
 			struct diag_tally_entry *e = diag_tally__get(&s->short_by_name, name);
 			if (!e)
 				goto nomem;
-			e->count++, e->time_ns += dur, e->bytes = -1;
+			e->count++, e->time_ns = sum_add_saturated(e->time_ns, dur), e->bytes = -1;
 			s->short_kernels++;
-			s->short_ns += dur;
+			s->short_ns = sum_add_saturated(s->short_ns, dur);
 		}
 		if (stream == prev_stream && (is_short || prev_short)) {
-			int64_t gap = start - prev_end;
+			int64_t gap = sum_span_saturated(prev_end, start);
 			if (gap > 0 && gap <= max_gap) {
-				s->gaps_ns += gap;
+				s->gaps_ns = sum_add_saturated(s->gaps_ns, gap);
 				s->gaps++;
 			}
 		}
 		/* another stream, or an idle gap longer than max_gap_us, ends
 		 * every run */
-		if ((stream != prev_stream || start - prev_end > max_gap) && close_gemm_runs(s, gemms))
+		if ((stream != prev_stream || sum_span_saturated(prev_end, start) > max_gap) &&
+		    close_gemm_runs(s, gemms))
 			goto nomem;
 		if (role != ROLE_GEMM_HELPER && track_gemm(ctx, s, gemms, &launch, gemm && small, name))
 			goto nomem;
 		/* runs of the same small kernel (not a GEMM) with the same launch
 		 * shape: another kernel on the stream ends one */
 		if (!gemm && stream == run.stream && name_id == run.name_id && grid == run.grid &&
-		    block == run.block && small && start - run.end_ns <= max_gap) {
+		    block == run.block && small && sum_span_saturated(run.end_ns, start) <= max_gap) {
 			run.len++;
 			run.end_ns = end;
-			run.kernel_ns += dur;
+			run.kernel_ns = sum_add_saturated(run.kernel_ns, dur);
 		} else {
 			if (close_run(ctx, s, &run))
 				goto nomem;
@@ -297,7 +298,7 @@ static void report_launch_bound(struct diag_context *ctx, struct launch_scan *s,
 {
 	int64_t idle = diag__window_ns(ctx) - ctx->busy_ns;
 	int64_t gaps = s->gaps_ns < idle ? s->gaps_ns : idle;
-	double frac = (double)s->gaps_ns / (double)(s->gaps_ns + s->kernel_ns + 1);
+	double frac = (double)s->gaps_ns / ((double)s->gaps_ns + (double)s->kernel_ns + 1);
 	char b1[32], b2[32], b3[64] = "";
 	struct diag_finding *f;
 
@@ -326,18 +327,27 @@ static void report_launch_bound(struct diag_context *ctx, struct launch_scan *s,
 	diag_tally__offenders(&s->short_by_name, f);
 }
 
+/* Launches, span and runs of a tally of runs; false when they fall below
+ * repeat.min_run launches per iteration. */
+static bool runs_worth_it(struct diag_context *ctx, const struct diag_tally *t, int64_t *launches,
+			  int64_t *span, int64_t *runs)
+{
+	*launches = *span = *runs = 0;
+	for (int i = 0; i < t->n; i++) {
+		*launches += t->e[i].count;
+		*span = sum_add_saturated(*span, t->e[i].time_ns);
+		*runs += (int64_t)t->e[i].aux;
+	}
+	return *runs && (double)*launches / diag__per_iter(ctx) >= diag__get(ctx, "repeat.min_run");
+}
+
 static void report_repeated_kernel(struct diag_context *ctx, struct diag_tally *t)
 {
-	int64_t launches = 0, span = 0, runs = 0;
+	int64_t launches, span, runs;
 	char b1[32];
 	struct diag_finding *f;
 
-	for (int i = 0; i < t->n; i++) {
-		launches += t->e[i].count;
-		span += t->e[i].time_ns;
-		runs += (int64_t)t->e[i].aux;
-	}
-	if (!runs || (double)launches / diag__per_iter(ctx) < diag__get(ctx, "repeat.min_run"))
+	if (!runs_worth_it(ctx, t, &launches, &span, &runs))
 		return;
 	diag_tally__sort_by_time(t);
 	f = diag__add(ctx, "repeated_kernel", "Many consecutive launches of the same small kernel",
@@ -404,25 +414,11 @@ static int classify_gemm_runs(struct diag_context *ctx, struct launch_scan *s, s
 		if (!e)
 			return PROF_E_NOMEM;
 		e->count += r->launches;
-		e->time_ns += r->end_ns - r->start_ns;
+		e->time_ns = sum_add_saturated(e->time_ns, sum_span_saturated(r->start_ns, r->end_ns));
 		e->bytes = -1;
 		e->aux += 1;
 	}
 	return 0;
-}
-
-/* Launches, span and runs of a tally of runs; false when they fall below
- * repeat.min_run launches per iteration. */
-static bool runs_worth_it(struct diag_context *ctx, const struct diag_tally *t, int64_t *launches,
-			  int64_t *span, int64_t *runs)
-{
-	*launches = *span = *runs = 0;
-	for (int i = 0; i < t->n; i++) {
-		*launches += t->e[i].count;
-		*span += t->e[i].time_ns;
-		*runs += (int64_t)t->e[i].aux;
-	}
-	return *runs && (double)*launches / diag__per_iter(ctx) >= diag__get(ctx, "repeat.min_run");
 }
 
 static const char *const pytorch_gemms =

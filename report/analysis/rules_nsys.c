@@ -52,8 +52,10 @@ static int copy_tally__add(struct copy_tally *t, const char *key, int64_t time_n
 
 	if (!e)
 		return PROF_E_NOMEM;
-	e->count++, e->time_ns += time_ns, e->bytes += bytes;
-	t->count++, t->time_ns += time_ns, t->bytes += bytes;
+	e->count++, e->time_ns = sum_add_saturated(e->time_ns, time_ns);
+	e->bytes = sum_add_saturated(e->bytes, bytes);
+	t->count++, t->time_ns = sum_add_saturated(t->time_ns, time_ns);
+	t->bytes = sum_add_saturated(t->bytes, bytes);
 	return 0;
 }
 
@@ -188,6 +190,7 @@ static int api_calls(struct diag_context *ctx, const char *where, struct diag_ta
 		return rc;
 	while ((rc = prof_cursor__next(c, err)) == 1) {
 		int64_t s = prof_cursor__int64(c, 0), e = prof_cursor__int64(c, 1);
+		int64_t dur = sum_span_saturated(s, e);
 		struct diag_tally_entry *te = diag_tally__get(t, prof_cursor__text(c, 2));
 
 		if (!te) {
@@ -195,9 +198,9 @@ static int api_calls(struct diag_context *ctx, const char *where, struct diag_ta
 			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 		}
 		te->count++;
-		te->time_ns += e - s;
+		te->time_ns = sum_add_saturated(te->time_ns, dur);
 		(*count)++;
-		*time_ns += e - s;
+		*time_ns = sum_add_saturated(*time_ns, dur);
 	}
 	prof_cursor__close(c);
 	return rc < 0 ? rc : 0;
@@ -325,15 +328,15 @@ static int rule_gpu_gaps(struct diag_context *ctx, struct prof_error *err)
 	if (ctx->nbusy < 2)
 		return 0;
 	for (int i = 1; i < ctx->nbusy; i++) {
-		int64_t gap = ctx->busy[i].start_ns - ctx->busy[i - 1].end_ns;
+		int64_t gap = sum_span_saturated(ctx->busy[i - 1].end_ns, ctx->busy[i].start_ns);
 		struct diag_tally_entry *e;
 
 		if (gap < min_gap)
 			continue;
-		total += gap;
+		total = sum_add_saturated(total, gap);
 		n++;
 		snprintf(b2, sizeof b2, "gap at +%.3f s",
-			 (double)(ctx->busy[i - 1].end_ns - ctx->w->capture_start_ns) / 1e9);
+			 (double)sum_span_saturated(ctx->w->capture_start_ns, ctx->busy[i - 1].end_ns) / 1e9);
 		e = diag_tally__get(&t, b2);
 		if (!e)
 			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
@@ -373,8 +376,8 @@ static int rule_gpu_util(struct diag_context *ctx, struct prof_error *err)
 	if (chunks < 1 || ctx->nbusy == 0)
 		return 0;
 	for (int i = 0; i < chunks; i++) {
-		int64_t a = ctx->w->start_ns + len * i / chunks;
-		int64_t b = ctx->w->start_ns + len * (i + 1) / chunks;
+		int64_t a = ctx->w->start_ns + sum_fraction_of(len, i, chunks);
+		int64_t b = ctx->w->start_ns + sum_fraction_of(len, i + 1, chunks);
 		int64_t busy = diag__busy_in(ctx, a, b);
 		struct diag_tally_entry *e;
 
@@ -383,7 +386,8 @@ static int rule_gpu_util(struct diag_context *ctx, struct prof_error *err)
 		flagged++;
 		idle += (b - a) - busy;
 		snprintf(key, sizeof key, "chunk %d at +%.3f s: %.0f%% busy", i + 1,
-			 (double)(a - ctx->w->capture_start_ns) / 1e9, 100.0 * (double)busy / (double)(b - a));
+			 (double)sum_span_saturated(ctx->w->capture_start_ns, a) / 1e9,
+			 100.0 * (double)busy / (double)(b - a));
 		e = diag_tally__get(&t, key);
 		if (!e)
 			return prof_error__set(err, PROF_E_NOMEM, "out of memory");

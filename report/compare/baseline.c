@@ -116,6 +116,26 @@ static void value__fold(struct baseline_value *a, const struct baseline_value *b
 	a->launches += b->launches;
 }
 
+/* v within what a baseline file may hold. Sums of a capture's values are
+ * held at INT64_MAX (sum_add_saturated), past BASELINE_MAX_NUMBER, and a
+ * damaged capture's loop window can end before it starts: such a value is
+ * held at the nearer end, so that a baseline perfkit saves always loads
+ * back, and the gate, which reads the capture it checks through the same
+ * code, compares like with like. */
+static double loadable(double v)
+{
+	return v < 0 ? 0 : v > BASELINE_MAX_NUMBER ? BASELINE_MAX_NUMBER : v;
+}
+
+static void value__make_loadable(struct baseline_value *v)
+{
+	v->value = loadable(v->value);
+	v->total = loadable(v->total);
+	if (v->per_iteration >= 0)
+		v->per_iteration = loadable(v->per_iteration);
+	v->largest_launch = loadable(v->largest_launch);
+}
+
 /* Entries sharing a name fold into one key. */
 static void values__fold(struct baseline_values *vals)
 {
@@ -188,8 +208,8 @@ int baseline_values__init(struct baseline_values *vals, const struct diff_profil
 		/* The loop's window runs on past its last step's host side to the
 		 * end of the GPU work it launched: that tail is its edge. */
 		rc = values__add(vals, &cap, "", "wall_time",
-				 per_run(BASELINE_NS, p->wall_ns, w->end_ns - w->start_ns, p,
-					 (double)(w->end_ns - w->host_end_ns)));
+				 per_run(BASELINE_NS, p->wall_ns, sum_span_saturated(w->start_ns, w->end_ns), p,
+					 (double)sum_span_saturated(w->host_end_ns, w->end_ns)));
 	if (rc == 0)
 		rc = values__add(vals, &cap, "", "kernel_count",
 				 per_run(BASELINE_COUNT, p->kernel_count, p->loop_kernel_count, p, 1));
@@ -210,6 +230,8 @@ int baseline_values__init(struct baseline_values *vals, const struct diff_profil
 		return prof_error__set(err, rc, "out of memory");
 	}
 	values__fold(vals);
+	for (size_t i = 0; i < vals->n; i++)
+		value__make_loadable(&vals->v[i]);
 	return 0;
 }
 
@@ -590,7 +612,7 @@ static char *read_baseline(const char *path, struct prof_error *err)
 /* A non-negative number of ns/bytes/launches; format 1 held integers only. */
 static bool valid_number(double d, bool integral, double *v)
 {
-	if (!isfinite(d) || d < 0 || d > 9.0e18 || (integral && d != floor(d)))
+	if (!isfinite(d) || d < 0 || d > BASELINE_MAX_NUMBER || (integral && d != floor(d)))
 		return false;
 	*v = d;
 	return true;

@@ -36,6 +36,9 @@
 #include "prof/error.h"
 
 #define BASELINE_FORMAT_VERSION 2
+/* Every number a baseline holds lies in [0, BASELINE_MAX_NUMBER]: below
+ * INT64_MAX, so that it converts back to a count of ns or bytes. */
+#define BASELINE_MAX_NUMBER 9.0e18
 
 enum baseline_unit { BASELINE_NS = 0, BASELINE_BYTES = 1, BASELINE_COUNT = 2 };
 

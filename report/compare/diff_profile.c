@@ -39,12 +39,12 @@ static int group__add(struct group *g, int64_t d_ns, int64_t bytes, bool in_loop
 		g->cap = cap;
 	}
 	g->d[g->n++] = d_ns;
-	g->total_ns += d_ns;
-	g->bytes += bytes;
+	g->total_ns = sum_add_saturated(g->total_ns, d_ns);
+	g->bytes = sum_add_saturated(g->bytes, bytes);
 	if (in_loop) {
 		g->loop_count++;
-		g->loop_total_ns += d_ns;
-		g->loop_bytes += bytes;
+		g->loop_total_ns = sum_add_saturated(g->loop_total_ns, d_ns);
+		g->loop_bytes = sum_add_saturated(g->loop_bytes, bytes);
 	}
 	return 0;
 }
@@ -63,10 +63,10 @@ static int64_t group__quantile(const struct group *g, int num, int den)
 	rem = (int64_t)(pos % (size_t)den);
 	if (rem == 0)
 		return g->d[lo];
-	/* Durations are not negative; divide before multiplying so that two
-	 * large values cannot overflow. */
+	/* Durations are not negative (bad spans are left out), so neither is
+	 * the step between two of them. */
 	span = g->d[lo + 1] - g->d[lo];
-	return g->d[lo] + span / den * rem + span % den * rem / den;
+	return g->d[lo] + sum_fraction_of(span, rem, den);
 }
 
 static struct diff_stat *section__push(struct diff_section *sec)
@@ -151,11 +151,10 @@ static int load_kernels(struct diff_profile *p, struct prof_store *s, struct pro
 		"SELECT coalesce(k.demangledName, 0), coalesce(k.shortName, 0),"
 		" coalesce(ds.value, ss.value, ''),"
 		" k.gridX, k.gridY, k.gridZ, k.blockX, k.blockY, k.blockZ, k.\"end\" - k.start,"
-		" k.start >= ?1 AND k.start < ?2"
+		" k.start >= ?1 AND k.start < ?2, " SUM_BAD_SPAN("k.")
 		" FROM " PROF_T_KERNEL " k"
 		" LEFT JOIN " PROF_T_STRINGS " ds ON ds.id = k.demangledName"
 		" LEFT JOIN " PROF_T_STRINGS " ss ON ss.id = k.shortName"
-		" WHERE k.\"end\" >= k.start"
 		" ORDER BY 1, 2, 4, 5, 6, 7, 8, 9, 10";
 	struct diff_section *sec = &p->sec[DIFF_KERNELS];
 	struct prof_cursor *c = NULL;
@@ -174,6 +173,10 @@ static int load_kernels(struct diff_profile *p, struct prof_store *s, struct pro
 		int64_t row[8];
 		bool same = g.n > 0;
 
+		if (prof_cursor__int64(c, 11)) {
+			p->rows_left_out++;
+			continue;
+		}
 		row[0] = prof_cursor__int64(c, 0);
 		row[1] = prof_cursor__int64(c, 1);
 		for (int i = 0; i < 6; i++)
@@ -244,8 +247,8 @@ static int load_copies(struct diff_profile *p, struct prof_store *s, struct prof
 		"SELECT copyKind,"
 		" CASE WHEN copyKind IN (1, 3, 11) THEN srcKind"
 		"      WHEN copyKind IN (2, 4, 12) THEN dstKind ELSE -1 END AS hostKind,"
-		" \"end\" - start, bytes, start >= ?1 AND start < ?2"
-		" FROM " PROF_T_MEMCPY " WHERE \"end\" >= start ORDER BY 1, 2, 3";
+		" \"end\" - start, bytes, start >= ?1 AND start < ?2, " SUM_BAD_COPY("")
+		" FROM " PROF_T_MEMCPY " ORDER BY 1, 2, 3";
 	struct diff_section *sec = &p->sec[DIFF_COPIES];
 	struct prof_cursor *c = NULL;
 	struct group g = { 0 };
@@ -262,6 +265,10 @@ static int load_copies(struct diff_profile *p, struct prof_store *s, struct prof
 		int64_t k = prof_cursor__int64(c, 0);
 		int64_t h = prof_cursor__is_null(c, 1) ? -1 : prof_cursor__int64(c, 1);
 
+		if (prof_cursor__int64(c, 5)) {
+			p->rows_left_out++;
+			continue;
+		}
 		if (g.n == 0 || k != kind || h != host) {
 			const char *hk = mem_kind_name(h);
 
@@ -291,8 +298,8 @@ out:
 static int load_memsets(struct diff_profile *p, struct prof_store *s, struct prof_error *err)
 {
 	static const char sql[] =
-		"SELECT \"end\" - start, bytes, start >= ?1 AND start < ?2 FROM " PROF_T_MEMSET
-		" WHERE \"end\" >= start ORDER BY 1";
+		"SELECT \"end\" - start, bytes, start >= ?1 AND start < ?2, " SUM_BAD_COPY("")
+		" FROM " PROF_T_MEMSET " ORDER BY 1";
 	struct prof_cursor *c = NULL;
 	struct group g = { 0 };
 	int rc;
@@ -302,10 +309,13 @@ static int load_memsets(struct diff_profile *p, struct prof_store *s, struct pro
 	rc = open_in_loop(p, s, sql, LOOP_GPU_SIDE, &c, err);
 	if (rc < 0)
 		return rc;
-	while ((rc = prof_cursor__next(c, err)) > 0)
-		if (group__add(&g, prof_cursor__int64(c, 0), prof_cursor__int64(c, 1),
-			       prof_cursor__int64(c, 2)) < 0)
+	while ((rc = prof_cursor__next(c, err)) > 0) {
+		if (prof_cursor__int64(c, 3))
+			p->rows_left_out++;
+		else if (group__add(&g, prof_cursor__int64(c, 0), prof_cursor__int64(c, 1),
+				    prof_cursor__int64(c, 2)) < 0)
 			goto out_nomem;
+	}
 	if (rc >= 0 && group__emit(&g, &p->sec[DIFF_COPIES], "Memset", NULL, NULL, -1) < 0)
 		goto out_nomem;
 	goto out;
@@ -360,10 +370,9 @@ static int load_ranges(struct diff_profile *p, struct prof_store *s, struct prof
 	/* Only fixed fragments chosen above go into the statement. */
 	snprintf(sql, sizeof sql,
 		 "SELECT coalesce(%s, '') AS name, e.\"end\" - e.start AS d,"
-		 " e.start >= ?1 AND e.start < ?2"
+		 " e.start >= ?1 AND e.start < ?2, " SUM_BAD_SPAN("e.")
 		 " FROM " PROF_T_NVTX " e %s"
-		 " WHERE e.eventType IN (" PROF_SQL_NVTX_RANGES ")"
-		 " AND e.\"end\" IS NOT NULL AND e.\"end\" >= e.start"
+		 " WHERE e.eventType IN (" PROF_SQL_NVTX_RANGES ") AND e.\"end\" IS NOT NULL"
 		 " ORDER BY 1, 2",
 		 name_expr[cols], cols & 1 ? "LEFT JOIN " PROF_T_STRINGS " s ON s.id = e.textId" : "");
 	rc = open_in_loop(p, s, sql, LOOP_HOST_SIDE, &c, err);
@@ -372,6 +381,10 @@ static int load_ranges(struct diff_profile *p, struct prof_store *s, struct prof
 	while ((rc = prof_cursor__next(c, err)) > 0) {
 		const char *n = prof_cursor__text(c, 0);
 
+		if (prof_cursor__int64(c, 3)) {
+			p->rows_left_out++;
+			continue;
+		}
 		if (!n)
 			n = "";
 		if (g.n == 0 || strcmp(n, name) != 0) {
@@ -495,7 +508,7 @@ static int load_wall(struct diff_profile *p, struct prof_store *s, struct prof_e
 		if (hi > last)
 			last = hi;
 	}
-	p->wall_ns = last >= first ? last - first : 0;
+	p->wall_ns = last >= first ? sum_span_saturated(first, last) : 0;
 	return 0;
 }
 
@@ -598,8 +611,9 @@ static int load(struct diff_profile *p, struct prof_store *s, const struct sum_w
 	}
 	for (int sec = DIFF_KERNELS; sec <= DIFF_COPIES; sec++) {
 		for (size_t i = 0; i < p->sec[sec].n; i++) {
-			p->gpu_time_ns += p->sec[sec].v[i].total_ns;
-			p->loop_gpu_time_ns += p->sec[sec].v[i].loop_total_ns;
+			p->gpu_time_ns = sum_add_saturated(p->gpu_time_ns, p->sec[sec].v[i].total_ns);
+			p->loop_gpu_time_ns = sum_add_saturated(p->loop_gpu_time_ns,
+								p->sec[sec].v[i].loop_total_ns);
 		}
 	}
 	return 0;

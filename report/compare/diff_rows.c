@@ -36,6 +36,21 @@ static struct rpt_cell ratio_cell(int64_t base, int64_t new, bool both)
 	return real_cell((double)new / (double)base);
 }
 
+void diff_left_out__text(char *buf, size_t cap, int64_t rows)
+{
+	snprintf(buf, cap, "%" PRId64 " row%s whose end precedes %s start or whose byte count is "
+		 "negative %s left out", rows, rows == 1 ? "" : "s", rows == 1 ? "its" : "their",
+		 rows == 1 ? "was" : "were");
+}
+
+int diff_left_out__note(struct rpt_sink *sink, int64_t rows)
+{
+	char text[160];
+
+	diff_left_out__text(text, sizeof text, rows);
+	return rpt_sink__note(sink, &(struct rpt_note){ "rows_left_out", rows, text });
+}
+
 static int report_verdict(const struct diff_result *r, struct rpt_sink *sink)
 {
 	static const struct rpt_column cols[] = { { "Verdict", RPT_TEXT, 0 } };
@@ -101,6 +116,8 @@ static int report_totals(const struct diff_result *r, struct rpt_sink *sink)
 	};
 	int rc = sink->begin(sink, "diff_totals", "Totals (whole captures)", cols, 5);
 
+	if (rc == 0)
+		rc = diff_left_out__note(sink, sum_add_saturated(b->rows_left_out, n->rows_left_out));
 	for (size_t i = 0; rc == 0 && i < sizeof totals / sizeof totals[0]; i++) {
 		struct rpt_cell cells[5] = {
 			text_cell(totals[i].name), int_cell(totals[i].base), int_cell(totals[i].new),

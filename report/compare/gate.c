@@ -484,6 +484,8 @@ int gate__run(struct gate_result *r, const struct baseline *b, const struct diff
 	r->program = strdup(b->program);
 	r->gpu = strdup(b->gpu);
 	r->ncaptures = n;
+	for (size_t i = 0; i < n; i++)
+		r->rows_left_out = sum_add_saturated(r->rows_left_out, p[i].rows_left_out);
 	cap = b->nkeys;
 	for (size_t i = 0; vals && i < n; i++) {
 		rc = baseline_values__init(&vals[i], &p[i], err);
@@ -584,6 +586,8 @@ int gate__report(const struct gate_result *r, struct rpt_sink *sink, bool with_m
 		rc = sink->end(sink);
 	if (rc == 0)
 		rc = sink->begin(sink, "gate_summary", "Gate result", sum_cols, 7);
+	if (rc == 0)
+		rc = diff_left_out__note(sink, r->rows_left_out);
 	if (rc == 0) {
 		struct rpt_cell cells[7] = {
 			{ .s = r->nfailed ? "FAIL" : "pass" }, { .i = (int64_t)r->nfailed },

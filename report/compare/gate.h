@@ -86,6 +86,7 @@ struct gate_result {
 			     * iteration when they were not */
 	struct gate_case *cases; /* failures first, then by key */
 	size_t ncases, nfailed;
+	int64_t rows_left_out; /* the captures' bad rows, in no key (diff_profile) */
 };
 
 /* PROF_E_USAGE (with a message naming both) when a capture is of another

@@ -190,6 +190,16 @@ out:
 	return rc;
 }
 
+/* No prefix yet: the next row makes its own. A walk starts with none, and
+ * a thread or process id of -1 in a damaged file is an id like any other,
+ * not "none". */
+static void forget_prefix(struct walk *wk)
+{
+	free(wk->prefix);
+	wk->prefix = NULL;
+	wk->thread = -1;
+}
+
 /* ---- stacks ------------------------------------------------------------ */
 
 static int key_append(struct walk *wk, size_t *len, const char *frame)
@@ -325,14 +335,13 @@ static int walk_calls(struct walk *wk, const char *table, bool runtime_too)
 		rc = range_walk__open(&wk->ranges, wk->s, &wk->w, false, false, wk->err);
 	if (rc < 0)
 		goto out;
-	wk->thread = -1;
+	forget_prefix(wk);
 	while ((rc = prof_cursor__next(calls, wk->err)) > 0) {
 		int64_t tid = prof_cursor__int64(calls, 0), t = prof_cursor__int64(calls, 1);
 		uint64_t weight = clipped(wk, prof_cursor__int64(calls, 4), prof_cursor__int64(calls, 5));
 
-		if (tid != wk->thread) {
-			free(wk->prefix);
-			wk->prefix = NULL;
+		if (!wk->prefix || tid != wk->thread) {
+			forget_prefix(wk);
 			wk->thread = tid;
 			rc = frame_prefix(wk, prof_pid_of(tid), tid, &wk->prefix);
 			if (rc < 0)
@@ -379,15 +388,15 @@ static int walk_orphans(struct walk *wk)
 						 SUM_LAUNCHED_BY("k", "a") ")", api_tables[i]);
 	snprintf(sql + used, SQL_MAX - used, " ORDER BY 1");
 	rc = open_windowed(wk, sql, &cur);
+	forget_prefix(wk);
 	while (rc >= 0 && (rc = prof_cursor__next(cur, wk->err)) > 0) {
 		uint64_t weight = clipped(wk, prof_cursor__int64(cur, 2), prof_cursor__int64(cur, 3));
 		const char *kernel;
 		size_t len = 0;
 
-		if (prof_cursor__int64(cur, 0) != pid) {
+		if (!wk->prefix || prof_cursor__int64(cur, 0) != pid) {
 			pid = prof_cursor__int64(cur, 0);
-			free(wk->prefix);
-			wk->prefix = NULL;
+			forget_prefix(wk);
 			rc = frame_prefix(wk, (uint32_t)pid, -1, &wk->prefix);
 			if (rc < 0)
 				break;

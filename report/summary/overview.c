@@ -51,7 +51,7 @@ static int64_t clipped(int64_t start, int64_t end, int64_t lo, int64_t hi)
 		start = lo;
 	if (end > hi)
 		end = hi;
-	return end > start ? end - start : 0;
+	return end > start ? sum_span_saturated(start, end) : 0;
 }
 
 /* Merge kernel, copy and memset intervals per device in start order: the
@@ -106,7 +106,7 @@ static int busy_collect(struct prof_store *s, struct busy *b, int64_t lo, int64_
 			continue;
 		}
 		if (open)
-			busy_ns += clipped(cur_start, cur_end, lo, hi);
+			busy_ns = sum_add_saturated(busy_ns, clipped(cur_start, cur_end, lo, hi));
 		if (open && d != dev) {
 			rc = busy_add(b, dev, busy_ns);
 			if (rc < 0)
@@ -119,7 +119,7 @@ static int busy_collect(struct prof_store *s, struct busy *b, int64_t lo, int64_
 		open = true;
 	}
 	if (rc >= 0 && open) {
-		busy_ns += clipped(cur_start, cur_end, lo, hi);
+		busy_ns = sum_add_saturated(busy_ns, clipped(cur_start, cur_end, lo, hi));
 		rc = busy_add(b, dev, busy_ns);
 	}
 	if (rc == PROF_E_NOMEM)
@@ -280,7 +280,7 @@ static int section_run(struct prof_store *s, struct rpt_sink *sink, const struct
 		snprintf(buf, sizeof buf, "%" PRId64, r->duration_ns);
 		rc = emit_pair(sink, "Duration (ns)", buf);
 	} else if (rc >= 0 && b->any) {
-		snprintf(buf, sizeof buf, "%" PRId64, b->last_ns - b->first_ns);
+		snprintf(buf, sizeof buf, "%" PRId64, sum_span_saturated(b->first_ns, b->last_ns));
 		rc = emit_pair(sink, "GPU activity span (ns)", buf);
 	}
 	if (rc >= 0 && r->exit_status)
@@ -426,12 +426,12 @@ int summary__overview(struct prof_store *s, struct rpt_sink *sink, struct prof_e
 
 	run_info__read(s, &run);
 	if (run.have_span)
-		rc = busy_collect(s, &busy, run.start_ns, run.start_ns + run.duration_ns, err);
+		rc = busy_collect(s, &busy, run.start_ns, sum_add_saturated(run.start_ns, run.duration_ns), err);
 	else
 		rc = busy_collect(s, &busy, INT64_MIN, INT64_MAX, err);
 	if (rc < 0)
 		goto out;
-	span_ns = run.have_span ? run.duration_ns : busy.last_ns - busy.first_ns;
+	span_ns = run.have_span ? run.duration_ns : sum_span_saturated(busy.first_ns, busy.last_ns);
 	rc = sum_kernel_groups(s, &kernels, err);
 	if (rc >= 0)
 		rc = sum_nvtx_groups(s, &ranges, err);

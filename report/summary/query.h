@@ -42,6 +42,9 @@ char *sum_union(struct prof_store *s, const char *const *tables, const char *con
  * missing): SQL true for such a row of table alias A ("" or "k."). Every
  * summary that sums durations leaves those rows out and says how many. */
 #define SUM_BAD_SPAN(A) "((" A "end >= " A "start) IS NOT 1)"
+/* A copy or memset row is bad when its span is, or when it moves a negative
+ * number of bytes (no copy does; a damaged file can say so). */
+#define SUM_BAD_COPY(A) "(" SUM_BAD_SPAN(A) " OR (" A "bytes < 0) IS 1)"
 
 /* The CUDA API calls of the runtime and driver tables as one SQL source
  * with the columns start, end, globalTid, correlationId (NULL where a table
@@ -58,6 +61,42 @@ char *sum_api_calls(struct prof_store *s, int *rc, struct prof_error *err);
  * do). Written into buf (384 bytes suffice for perfkit's table names). */
 int sum_call_once_sql(struct prof_store *s, char *buf, size_t cap, const char *alias,
 		      const char *table, struct prof_error *err);
+
+/* ---- sums of a capture's numbers --------------------------------------- */
+
+/* Times and byte counts come from a file that may be damaged or written to
+ * harm: two of them can add up past INT64_MAX, and an end far below its
+ * start can subtract past INT64_MIN, where a signed int64_t overflows
+ * (undefined behaviour; a negative total in practice). Every sum or span of
+ * such values in report/ goes through these, which hold at the limit
+ * instead: a total that reads "9223372036854775807 ns" says the input is
+ * broken, a wrapped one lies. */
+static inline int64_t sum_add_saturated(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
+/* end - start, held at the limit likewise. */
+static inline int64_t sum_span_saturated(int64_t start, int64_t end)
+{
+	int64_t r;
+
+	if (__builtin_sub_overflow(end, start, &r))
+		return end > start ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
+/* v * num / den for 0 <= num <= den (a point num/den of the way along a
+ * span v), divided before it is multiplied so that a long span cannot
+ * overflow. */
+static inline int64_t sum_fraction_of(int64_t v, int64_t num, int64_t den)
+{
+	return v / den * num + v % den * num / den;
+}
 
 /* ---- groups ----------------------------------------------------------- */
 

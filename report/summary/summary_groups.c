@@ -63,7 +63,7 @@ static int fold_group(struct sum_group *g, struct prof_cursor *vals, struct prof
 			g->min = v;
 		if (i == 0 || v > g->max)
 			g->max = v;
-		g->total += v;
+		g->total = sum_add_saturated(g->total, v);
 		/* Welford: stable where sum-of-squares cancels catastrophically. */
 		delta = (double)v - mean;
 		mean += delta / (double)(i + 1);
@@ -135,7 +135,7 @@ int64_t sum_groups__total(const struct sum_groups *gs)
 	int64_t t = 0;
 
 	for (size_t i = 0; i < gs->n; i++)
-		t += gs->g[i].total;
+		t = sum_add_saturated(t, gs->g[i].total);
 	return t;
 }
 

@@ -258,10 +258,11 @@ static int window_from_kernels(struct prof_store *store, const struct sum_loop_o
 	if (rc < 0 || n < 3)
 		goto out;
 	for (int i = 1; i < n; i++)
-		gaps[i - 1] = t[i] - t[i - 1];
+		gaps[i - 1] = sum_span_saturated(t[i - 1], t[i]);
 	qsort(gaps, (size_t)(n - 1), sizeof *gaps, cmp_int64);
 	w->start_ns = t[1];
-	w->end_ns = t[n - 1] + gaps[(n - 1) / 2]; /* the last iteration lasts the median period */
+	/* the last iteration lasts the median period */
+	w->end_ns = sum_add_saturated(t[n - 1], gaps[(n - 1) / 2]);
 	w->iterations = n - 1;
 	{
 		struct prof_cursor *nc;

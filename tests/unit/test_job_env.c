@@ -110,6 +110,11 @@ START_TEST(output_pattern_refuses_what_cannot_name_a_file)
 		{ "a-%q{}", "needs a variable name" },
 		{ "a-%q{SLASH}", "holds a '/'" },
 		{ "a-%q{EMPTY}", "empty name part" },
+		/* echoed in the message, so never a byte that breaks its line */
+		{ "a-%q{A\nB}", "needs a variable name of letters, digits and '_'" },
+		{ "a-%q{JOB=}", "needs a variable name of letters, digits and '_'" },
+		{ "a-%\n", "unknown % followed by byte 0x0a" },
+		{ "a-%\xc3\xa9", "unknown % followed by byte 0xc3" },
 	};
 	struct prof_error err;
 	char buf[128];
@@ -118,6 +123,7 @@ START_TEST(output_pattern_refuses_what_cannot_name_a_file)
 		ck_assert_int_eq(expand(bad[i].pattern, buf, sizeof buf, &err), PROF_E_USAGE);
 		ck_assert_msg(strstr(err.msg, bad[i].message), "%s: got '%s'", bad[i].pattern, err.msg);
 		ck_assert_msg(!strncmp(err.msg, "-o: ", 4), "%s: message '%s'", bad[i].pattern, err.msg);
+		ck_assert_msg(!strchr(err.msg, '\n'), "%s: message of two lines '%s'", bad[i].pattern, err.msg);
 	}
 }
 END_TEST

@@ -43,10 +43,11 @@ struct prof_pattern_values {
 	void *env_ctx;
 };
 
-/* Expand %h (host), %p (pid), %r (rank), %q{VAR} (an environment variable)
- * and %% in pattern into buf. Values that would add a '/' (or are empty,
- * "." or "..") are refused: a variable names a file, not a folder. Returns
- * 0, or PROF_E_USAGE with a one-line message ("-o: ...") in err. */
+/* Expand %h (host), %p (pid), %r (rank), %q{VAR} (an environment variable,
+ * VAR of letters, digits and '_') and %% in pattern into buf. Values that
+ * would add a '/' (or are empty, "." or "..") are refused: a variable names
+ * a file, not a folder. Returns 0, or PROF_E_USAGE with a one-line message
+ * of printable text ("-o: ...") in err. */
 int prof_output_pattern__expand(const char *pattern, const struct prof_pattern_values *v,
 				char *buf, size_t cap, struct prof_error *err);
 
