@@ -13,19 +13,50 @@ double access__sectors_per_request(const struct access_counts *c)
 	return c->requests > 0 ? c->sectors / c->requests : 0;
 }
 
+/* Measured on an H100 (ncu, cuBLAS's sm80_xmma SGEMM): cp.async copies
+ * from global to shared memory (LDGSTS, how cuBLAS, CUTLASS and cuDNN load
+ * their tiles) are global load requests that touch sectors
+ * (l1tex__t_{requests,sectors}_pipe_lsu_mem_global_op_ld), but their bytes
+ * are counted apart (sm__sass_data_bytes_mem_global_op_ldgsts), not in the
+ * _op_ld bytes a capture holds: 131,072 requests, 524,288 sectors and 0
+ * bytes, where the copies asked for 16 MiB. A full warp's request asks for
+ * at least 32 bytes; fewer than one byte per thread of every request say
+ * that some requests came without their bytes. */
+bool access__bytes_left_out(const struct access_counts *c)
+{
+	return c->bytes_requested >= 0 && c->requests > 0 &&
+	       c->bytes_requested < c->requests * ACCESS_WARP_THREADS;
+}
+
+double access__bytes_asked(const struct access_counts *c)
+{
+	if (c->bytes_requested < 0 || access__bytes_left_out(c))
+		return -1;
+	return c->requests > 0 ? c->bytes_requested : 0;
+}
+
+/* The ideal per request when the bytes do not give it: 4-byte words where
+ * they were not measured; where cp.async copies left theirs out, the width
+ * of those copies (4, 8 or 16 bytes a thread) is unknown and the widest is
+ * assumed, so that 16-byte tile copies are not taken for waste. */
+static double assumed_ideal(const struct access_counts *c)
+{
+	return access__bytes_left_out(c) ? ACCESS_CP_ASYNC_IDEAL_SECTORS : ACCESS_DEFAULT_IDEAL_SECTORS;
+}
+
 /* The sectors the direction's requests would touch at best: the bytes they
  * asked for in whole sectors, and at least one per request. */
 static double ideal_sectors(const struct access_counts *c)
 {
-	double by_bytes = c->bytes_requested >= 0 ? c->bytes_requested / ACCESS_SECTOR_BYTES
-						  : c->requests * ACCESS_DEFAULT_IDEAL_SECTORS;
+	double bytes = access__bytes_asked(c);
+	double by_bytes = bytes >= 0 ? bytes / ACCESS_SECTOR_BYTES : c->requests * assumed_ideal(c);
 
 	return by_bytes > c->requests ? by_bytes : c->requests;
 }
 
 double access__ideal_sectors_per_request(const struct access_counts *c)
 {
-	if (c->bytes_requested < 0 || c->requests <= 0)
+	if (c->requests <= 0)
 		return ACCESS_DEFAULT_IDEAL_SECTORS;
 	return ideal_sectors(c) / c->requests;
 }
@@ -34,7 +65,7 @@ int access__word_bytes(const struct access_counts *c)
 {
 	double per_thread;
 
-	if (c->bytes_requested < 0 || c->requests <= 0)
+	if (access__bytes_asked(c) <= 0)
 		return 0;
 	per_thread = c->bytes_requested / c->requests / ACCESS_WARP_THREADS;
 	for (int w = 1; w <= 16; w *= 2)

@@ -7,7 +7,9 @@
  * bytes); when each thread's word lies in a sector of its own, the request
  * touches 32 and moves 8 bytes for each byte the threads asked for. The
  * ideal for a request follows from the bytes it asked for (32 threads x
- * the access width); without those bytes it is taken as 4 (4-byte words).
+ * the access width); without those bytes it is taken as 4 (4-byte words),
+ * and where they leave out some of the requests (cp.async copies to shared
+ * memory: see access.c) as 16 (the widest copy).
  *
  * The counters of one kernel may come from other launches than its duration
  * (the memory mode measures them on alternate launches): they are summed per
@@ -25,6 +27,8 @@
 #define ACCESS_WARP_THREADS 32
 /* Sectors per request of 32 threads reading consecutive 4-byte words. */
 #define ACCESS_DEFAULT_IDEAL_SECTORS 4.0
+/* ... and of 32 threads copying 16 bytes each (the widest cp.async). */
+#define ACCESS_CP_ASYNC_IDEAL_SECTORS 16.0
 
 /* One direction (loads or stores) of one kernel, summed over its measured
  * launches. */
@@ -48,16 +52,24 @@ enum access_verdict {
 };
 
 double access__sectors_per_request(const struct access_counts *c);
+/* Whether the bytes asked for leave some requests out: fewer than a byte
+ * per thread of each request (cp.async copies come without theirs). */
+bool access__bytes_left_out(const struct access_counts *c);
+/* The bytes the direction's instructions asked for (0 without requests), or
+ * -1 where they were not measured or leave some requests out. */
+double access__bytes_asked(const struct access_counts *c);
 /* The sectors a request of this kernel would touch if its threads read
- * consecutive addresses: the bytes per request over 32 (at least 1), or
- * ACCESS_DEFAULT_IDEAL_SECTORS when the bytes were not measured. */
+ * consecutive addresses: the bytes per request over 32 (at least 1);
+ * ACCESS_DEFAULT_IDEAL_SECTORS when the bytes were not measured,
+ * ACCESS_CP_ASYNC_IDEAL_SECTORS when they leave requests out. */
 double access__ideal_sectors_per_request(const struct access_counts *c);
 /* The access width per thread in bytes when it reads as a power of two
  * from 1 to 16 (the bytes per request over 32 threads), else 0. */
 int access__word_bytes(const struct access_counts *c);
 /* Bytes moved in sectors for each byte asked for, loads and stores
- * together: sectors x 32 / bytes requested where the bytes are known, else
- * sectors per request against the ideal of 4. 0 when nothing was measured. */
+ * together: sectors x 32 / bytes requested where the bytes were measured,
+ * else sectors per request against the ideal of 4. 0 when nothing was
+ * measured. */
 double access__overfetch(const struct access_kernel *k);
 enum access_verdict access__judge(const struct access_kernel *k, double max_overfetch);
 

@@ -103,26 +103,19 @@ const char *diag__bytes(char *buf, size_t cap, double bytes)
 	return buf;
 }
 
+/* The busy intervals as the union they are. */
+static struct diag_intervals busy_of(const struct diag_context *ctx)
+{
+	const struct diag_intervals busy = { ctx->busy, ctx->nbusy, ctx->nbusy };
+
+	return busy;
+}
+
 int64_t diag__busy_in(const struct diag_context *ctx, int64_t a, int64_t b)
 {
-	int lo = 0, hi = ctx->nbusy;
-	int64_t sum = 0;
+	const struct diag_intervals busy = busy_of(ctx);
 
-	/* first interval ending after a */
-	while (lo < hi) {
-		int mid = (lo + hi) / 2;
-		if (ctx->busy[mid].end_ns <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (int i = lo; i < ctx->nbusy && ctx->busy[i].start_ns < b; i++) {
-		int64_t s = ctx->busy[i].start_ns > a ? ctx->busy[i].start_ns : a;
-		int64_t e = ctx->busy[i].end_ns < b ? ctx->busy[i].end_ns : b;
-		if (e > s)
-			sum = sum_add_saturated(sum, sum_span_saturated(s, e));
-	}
-	return sum;
+	return diag_intervals__covered(&busy, a, b);
 }
 
 static enum diag_severity severity_of(const struct diag_context *ctx, double share)
@@ -275,29 +268,12 @@ static int find_window(struct diag_context *ctx, struct sum_window *w, struct pr
 
 /* ---- GPU busy intervals --------------------------------------------- */
 
-static int add_interval(struct diag_context *ctx, int *cap, int64_t s, int64_t e)
-{
-	if (ctx->nbusy == *cap) {
-		int ncap = *cap ? *cap * 2 : 1024;
-		struct diag_interval *n = realloc(ctx->busy, sizeof *n * (size_t)ncap);
-		if (!n)
-			return PROF_E_NOMEM;
-		ctx->busy = n;
-		*cap = ncap;
-	}
-	ctx->busy[ctx->nbusy].start_ns = s;
-	ctx->busy[ctx->nbusy].end_ns = e;
-	ctx->nbusy++;
-	return 0;
-}
-
 static int load_busy(struct diag_context *ctx, struct prof_error *err)
 {
 	char sql[512];
 	bool first = true;
-	struct prof_cursor *c;
-	int cap = 0, rc;
-	int64_t cur_s = 0, cur_e = INT64_MIN;
+	struct diag_intervals busy = { 0 };
+	int rc;
 
 	sql[0] = 0;
 	/* table names are constants of this file, never data */
@@ -318,39 +294,15 @@ static int load_busy(struct diag_context *ctx, struct prof_error *err)
 	if (first)
 		return 0;
 	strcat(sql, " ORDER BY 1");
-	rc = diag__open_window(ctx, sql, DIAG_GPU_SIDE, &c, err);
-	if (rc)
+	rc = diag__load_union(ctx, sql, DIAG_GPU_SIDE, &busy, err);
+	if (rc) {
+		diag_intervals__exit(&busy);
 		return rc;
-	while ((rc = prof_cursor__next(c, err)) == 1) {
-		int64_t s = prof_cursor__int64(c, 0), e = prof_cursor__int64(c, 1);
-
-		if (s < ctx->w->start_ns)
-			s = ctx->w->start_ns;
-		if (e > ctx->w->end_ns)
-			e = ctx->w->end_ns;
-		if (e <= s)
-			continue;
-		if (s > cur_e) {
-			if (cur_e != INT64_MIN && add_interval(ctx, &cap, cur_s, cur_e))
-				goto nomem;
-			cur_s = s;
-			cur_e = e;
-		} else if (e > cur_e) {
-			cur_e = e;
-		}
 	}
-	prof_cursor__close(c);
-	if (rc < 0)
-		return rc;
-	if (cur_e != INT64_MIN && add_interval(ctx, &cap, cur_s, cur_e))
-		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	for (int i = 0; i < ctx->nbusy; i++)
-		ctx->busy_ns = sum_add_saturated(ctx->busy_ns,
-						 sum_span_saturated(ctx->busy[i].start_ns, ctx->busy[i].end_ns));
+	ctx->busy = busy.v;
+	ctx->nbusy = busy.n;
+	ctx->busy_ns = diag_intervals__length(&busy);
 	return 0;
-nomem:
-	prof_cursor__close(c);
-	return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 }
 
 /* ---- running ---------------------------------------------------------- */
@@ -507,6 +459,7 @@ int diag__run(struct prof_store *store, const struct diag_settings *settings,
 	if (rc)
 		goto out;
 	r = ctx.report;
+	r->gpu_busy_ns = ctx.busy_ns;
 	/* Without GPU work every rule would measure against nothing: a program
 	 * that never reached the GPU "spends 100% on the host". */
 	if (ctx.busy_ns == 0) {

@@ -96,6 +96,8 @@ struct diag_report {
 	bool replayed;              /* captured with --metrics: kernel replay serialised and
 				     * slowed the run; shares are of the GPU's busy time */
 	bool pytorch;               /* a PyTorch program: changes say how in PyTorch terms too */
+	int64_t gpu_busy_ns;        /* the GPU's busy time in the window: the base of
+				     * the shares under kernel replay */
 	char *path;
 };
 
@@ -199,6 +201,32 @@ double diag__share(const struct diag_context *ctx, int64_t ns);
 int64_t diag__window_ns(const struct diag_context *ctx);
 /* GPU busy time inside [a, b). */
 int64_t diag__busy_in(const struct diag_context *ctx, int64_t a, int64_t b);
+
+/* Time intervals (intervals.c): a list in any order, or, built with
+ * diag_intervals__merge, a union kept sorted and disjoint, in which work
+ * that runs at once (on several streams or threads) counts once. */
+struct diag_intervals {
+	struct diag_interval *v;
+	int n, cap;
+};
+/* Appends [start, end) as it is; an empty interval is dropped. PROF_E_NOMEM. */
+int diag_intervals__push(struct diag_intervals *l, int64_t start, int64_t end);
+/* Adds [start, end) to a union built in start order: it merges into the last
+ * interval where the two overlap or touch. PROF_E_NOMEM. */
+int diag_intervals__merge(struct diag_intervals *u, int64_t start, int64_t end);
+/* Of a union: its length, the length of [a, b) it covers, and the index of
+ * its first interval ending after t (n when none does). */
+int64_t diag_intervals__length(const struct diag_intervals *u);
+int diag_intervals__first_ending_after(const struct diag_intervals *u, int64_t t);
+int64_t diag_intervals__covered(const struct diag_intervals *u, int64_t a, int64_t b);
+/* The length of the union of a list's intervals inside [lo, hi); sorts the
+ * list by start. */
+int64_t diag_intervals__union_ns(struct diag_intervals *l, int64_t lo, int64_t hi);
+void diag_intervals__exit(struct diag_intervals *l);
+/* The union of the (start, end) rows of sql, which orders them by start and
+ * binds ?1 and ?2 as diag__open_window does, clipped to the window's side. */
+int diag__load_union(const struct diag_context *ctx, const char *sql, enum diag_side side,
+		     struct diag_intervals *u, struct prof_error *err);
 /* Human units into a caller buffer. */
 const char *diag__ns(char *buf, size_t cap, int64_t ns);
 const char *diag__bytes(char *buf, size_t cap, double bytes);

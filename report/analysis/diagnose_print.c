@@ -117,8 +117,10 @@ int diag_report__print_json(const struct diag_report *r, FILE *out)
 	fprintf(out, ",\"window\":{\"source\":");
 	prof_fputs_json(out, w->source);
 	fprintf(out, ",\"iterations\":%d,\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64
-		",\"host_end_ns\":%" PRId64 ",\"capture_start_ns\":%" PRId64 ",\"capture_end_ns\":%" PRId64 "}",
-		w->iterations, w->start_ns, w->end_ns, w->host_end_ns, w->capture_start_ns, w->capture_end_ns);
+		",\"host_end_ns\":%" PRId64 ",\"capture_start_ns\":%" PRId64 ",\"capture_end_ns\":%" PRId64
+		",\"gpu_busy_ns\":%" PRId64 "}",
+		w->iterations, w->start_ns, w->end_ns, w->host_end_ns, w->capture_start_ns, w->capture_end_ns,
+		r->gpu_busy_ns);
 	fprintf(out, ",\"has_metrics\":%s,\"kernel_replay\":%s,\"pytorch\":%s,\"findings\":[",
 		r->has_metrics ? "true" : "false", r->replayed ? "true" : "false", r->pytorch ? "true" : "false");
 	for (int i = 0; i < r->nfindings; i++) {

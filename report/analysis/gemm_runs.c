@@ -52,6 +52,7 @@ int gemm_runs__group(struct gemm_run *runs, int n)
 				seen = runs[k].stream == runs[j].stream;
 			g.streams += !seen;
 			g.launches += runs[j].launches;
+			g.kernel_ns += runs[j].kernel_ns;
 			g.adjacent += runs[j].adjacent;
 			g.interleaved += runs[j].interleaved;
 			g.others += runs[j].others;

@@ -33,6 +33,7 @@ struct gemm_run {
 	int64_t device, stream;
 	int64_t start_ns, end_ns;     /* first launch's start, last one's end */
 	int64_t launches;
+	int64_t kernel_ns;            /* the GPU time of its launches */
 	int64_t adjacent;             /* consecutive launches with no kernel between */
 	int64_t interleaved;          /* consecutive launches with other kernels between */
 	int64_t others;               /* other kernels between its launches */

@@ -1,44 +1,21 @@
 /* rules_launch.c - launch overhead: streams of short kernels with idle gaps
  * between them (CUDA graphs, fusion, more work per launch), and runs of
- * launches of the same small kernel: for GEMMs (cuBLAS/CUTLASS names), one
- * batched GEMM where the run looks independent or cannot be told apart,
- * graphs and epilogue fusion where it looks like a chain of layers
- * (gemm_runs.h); one fused launch for anything else. */
+ * launches of the same small kernel: for GEMMs (gemm_names.h), one batched
+ * GEMM where the run looks independent or cannot be told apart, graphs and
+ * epilogue fusion where it looks like a chain of layers (gemm_runs.h); one
+ * fused launch for anything else. A finding about runs counts the time they
+ * cover in the window once, however many of them overlap (two GEMMs whose
+ * runs interleave on one stream, runs on several streams); its offenders
+ * show each kernel's own GPU time. */
 #include "diagnose.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gemm_names.h"
 #include "gemm_runs.h"
 #include "prof/tables.h"
 #include "summary/query.h"
-
-/* What a kernel is to the GEMM runs: a GEMM, a helper a library launches
- * with a GEMM (cuBLAS's split-K reduction, which follows the GEMM it
- * finishes: part of that GEMM, not a kernel between two), or anything else. */
-enum kernel_role { ROLE_OTHER, ROLE_GEMM, ROLE_GEMM_HELPER };
-
-static enum kernel_role role_of(const char *name)
-{
-	static const char *const gemm_words[] = { "gemm", "cutlass", "matmul", "cublas" };
-	static const char *const helper_words[] = { "splitkreduce", "splitk_reduce" };
-	char low[256];
-	size_t i;
-
-	if (!name)
-		return ROLE_OTHER;
-	for (i = 0; name[i] && i + 1 < sizeof low; i++)
-		low[i] = (char)tolower((unsigned char)name[i]);
-	low[i] = 0;
-	for (size_t w = 0; w < sizeof helper_words / sizeof helper_words[0]; w++)
-		if (strstr(low, helper_words[w]))
-			return ROLE_GEMM_HELPER;
-	for (size_t w = 0; w < sizeof gemm_words / sizeof gemm_words[0]; w++)
-		if (strstr(low, gemm_words[w]))
-			return ROLE_GEMM;
-	return ROLE_OTHER;
-}
 
 struct run_state {
 	int64_t stream, name_id, grid, block;
@@ -61,8 +38,9 @@ struct launch_scan {
 	int64_t kernels, short_kernels, short_ns, kernel_ns, gaps_ns, gaps;
 	struct diag_tally short_by_name;
 	/* runs of another small kernel: key = kernel name; count = launches in
-	 * runs, time = span, aux = runs */
+	 * runs, time = their GPU time, aux = runs; and the runs' spans */
 	struct diag_tally other_runs;
+	struct diag_intervals other_spans;
 	/* runs of small GEMMs, every one (even of one launch): runs of one GEMM
 	 * on several streams are grouped before they are judged */
 	struct gemm_run *gemm_runs;
@@ -80,10 +58,10 @@ static int close_run(struct diag_context *ctx, struct launch_scan *s, const stru
 	if (!e)
 		return PROF_E_NOMEM;
 	e->count += r->len;
-	e->time_ns = sum_add_saturated(e->time_ns, sum_span_saturated(r->start_ns, r->end_ns));
+	e->time_ns = sum_add_saturated(e->time_ns, r->kernel_ns);
 	e->bytes = -1;
 	e->aux += 1;
-	return 0;
+	return diag_intervals__push(&s->other_spans, r->start_ns, r->end_ns);
 }
 
 static int close_gemm_run(struct launch_scan *s, struct gemm_tracker *t)
@@ -147,6 +125,7 @@ static int track_gemm(struct diag_context *ctx, struct launch_scan *s, struct ge
 		    launch->block == r->block) {
 			r->launches++;
 			r->end_ns = launch->end_ns;
+			r->kernel_ns += launch->end_ns - launch->start_ns;
 			if (t[i].others_since)
 				r->interleaved++;
 			else
@@ -170,6 +149,7 @@ static int track_gemm(struct diag_context *ctx, struct launch_scan *s, struct ge
 	slot->active = true;
 	slot->run = *launch;
 	slot->run.launches = 1;
+	slot->run.kernel_ns = launch->end_ns - launch->start_ns;
 	slot->run.streams = 1;
 	slot->others_since = 0;
 	return 0;
@@ -203,8 +183,8 @@ static int scan(struct diag_context *ctx, struct launch_scan *s, struct prof_err
 		const char *name = prof_cursor__text(c, 6);
 		int64_t dur = sum_span_saturated(start, end);
 		bool is_short = dur < max_short, small = dur < max_small;
-		enum kernel_role role = role_of(name);
-		bool gemm = role != ROLE_OTHER;
+		enum gemm_role role = gemm_name__role(name);
+		bool gemm = role != GEMM_ROLE_OTHER;
 		struct gemm_run launch = {
 			.name_id = name_id, .grid = grid, .block = block, .device = prof_cursor__int64(c, 7),
 			.stream = stream, .start_ns = start, .end_ns = end,
@@ -232,7 +212,7 @@ static int scan(struct diag_context *ctx, struct launch_scan *s, struct prof_err
 		if ((stream != prev_stream || sum_span_saturated(prev_end, start) > max_gap) &&
 		    close_gemm_runs(s, gemms))
 			goto nomem;
-		if (role != ROLE_GEMM_HELPER && track_gemm(ctx, s, gemms, &launch, gemm && small, name))
+		if (role != GEMM_ROLE_HELPER && track_gemm(ctx, s, gemms, &launch, gemm && small, name))
 			goto nomem;
 		/* runs of the same small kernel (not a GEMM) with the same launch
 		 * shape: another kernel on the stream ends one */
@@ -327,35 +307,56 @@ static void report_launch_bound(struct diag_context *ctx, struct launch_scan *s,
 	diag_tally__offenders(&s->short_by_name, f);
 }
 
-/* Launches, span and runs of a tally of runs; false when they fall below
- * repeat.min_run launches per iteration. */
-static bool runs_worth_it(struct diag_context *ctx, const struct diag_tally *t, int64_t *launches,
-			  int64_t *span, int64_t *runs)
+/* What a tally of runs holds (count = launches, time = the kernels' GPU
+ * time, aux = runs) and the time their spans cover in the window, each
+ * instant once; false when the launches fall below repeat.min_run per
+ * iteration. */
+struct runs_total {
+	int64_t launches, kernel_ns, runs, covered_ns;
+};
+
+static bool runs_worth_it(struct diag_context *ctx, const struct diag_tally *t, struct diag_intervals *spans,
+			  struct runs_total *total)
 {
-	*launches = *span = *runs = 0;
+	memset(total, 0, sizeof *total);
 	for (int i = 0; i < t->n; i++) {
-		*launches += t->e[i].count;
-		*span = sum_add_saturated(*span, t->e[i].time_ns);
-		*runs += (int64_t)t->e[i].aux;
+		total->launches += t->e[i].count;
+		total->kernel_ns = sum_add_saturated(total->kernel_ns, t->e[i].time_ns);
+		total->runs += (int64_t)t->e[i].aux;
 	}
-	return *runs && (double)*launches / diag__per_iter(ctx) >= diag__get(ctx, "repeat.min_run");
+	if (!total->runs || (double)total->launches / diag__per_iter(ctx) < diag__get(ctx, "repeat.min_run"))
+		return false;
+	total->covered_ns = diag_intervals__union_ns(spans, ctx->w->start_ns, ctx->w->end_ns);
+	return true;
 }
 
-static void report_repeated_kernel(struct diag_context *ctx, struct diag_tally *t)
+/* "the runs cover X of the window, in which the kernels run Y of GPU time" */
+static const char *runs_cover(char *buf, size_t cap, const struct runs_total *t, const char *kernels)
 {
-	int64_t launches, span, runs;
-	char b1[32];
+	char b1[32], b2[32];
+
+	snprintf(buf, cap, "the runs cover %s of the window (from each run's first launch to its last), "
+		 "in which the %s run %s of GPU time",
+		 diag__ns(b1, sizeof b1, t->covered_ns), kernels, diag__ns(b2, sizeof b2, t->kernel_ns));
+	return buf;
+}
+
+static void report_repeated_kernel(struct diag_context *ctx, struct launch_scan *s)
+{
+	struct runs_total t;
+	char cover[192];
 	struct diag_finding *f;
 
-	if (!runs_worth_it(ctx, t, &launches, &span, &runs))
+	if (!runs_worth_it(ctx, &s->other_runs, &s->other_spans, &t))
 		return;
-	diag_tally__sort_by_time(t);
+	diag_tally__sort_by_time(&s->other_runs);
 	f = diag__add(ctx, "repeated_kernel", "Many consecutive launches of the same small kernel",
-		      diag__share(ctx, span), span, DIAG_HIGH,
-		      diag__fmt("%lld runs of back-to-back launches of the same small kernel with the "
-				"same shape, %.1f launches per run, %.1f per iteration; the runs span %s.",
-				(long long)runs, (double)launches / (double)runs,
-				(double)launches / diag__per_iter(ctx), diag__ns(b1, sizeof b1, span)),
+		      diag__share(ctx, t.covered_ns), t.covered_ns, DIAG_HIGH,
+		      diag__fmt("%lld run%s of back-to-back launches of the same small kernel with the "
+				"same shape, %.1f launches per run, %.1f per iteration; %s.",
+				(long long)t.runs, t.runs == 1 ? "" : "s", (double)t.launches / (double)t.runs,
+				(double)t.launches / diag__per_iter(ctx),
+				runs_cover(cover, sizeof cover, &t, "kernels")),
 		      diag__with_pytorch(ctx,
 			      diag__fmt("Fuse the run into one launch that handles every item (an extra grid "
 					"dimension or an index table), e.g. one lookup kernel for all embedding "
@@ -363,14 +364,16 @@ static void report_repeated_kernel(struct diag_context *ctx, struct diag_tally *
 			      "In PyTorch: replace the Python loop over tensors with one batched op on "
 			      "stacked tensors (torch.stack, torch._foreach_* ops, nn.EmbeddingBag), or "
 			      "let torch.compile fuse the loop."));
-	diag_tally__offenders(t, f);
+	diag_tally__offenders(&s->other_runs, f);
 }
 
 /* The runs of small GEMMs, grouped and classified: chain-like runs go to
  * gemm_chain, the others (independent-like, or back to back: unknown) to
- * batched_gemm. */
+ * batched_gemm. Each tally: count = launches, time = the GEMMs' GPU time,
+ * aux = runs; each list: the runs' spans. */
 struct gemm_findings {
-	struct diag_tally batched, chain;  /* count = launches, time = span, aux = runs */
+	struct diag_tally batched, chain;
+	struct diag_intervals batched_spans, chain_spans;
 	int64_t independent_runs, unknown_runs, chain_others, chain_gaps;
 	int max_streams;
 };
@@ -393,11 +396,13 @@ static int classify_gemm_runs(struct diag_context *ctx, struct launch_scan *s, s
 		const struct gemm_run *r = &s->gemm_runs[i];
 		enum gemm_run_kind kind = gemm_run__classify(r);
 		struct diag_tally_entry *e;
+		struct diag_intervals *spans;
 
 		if (r->launches < min_run)
 			continue;
 		if (kind == GEMM_RUN_CHAIN) {
 			e = diag_tally__get(&g->chain, gemm_name(s, r->name_id));
+			spans = &g->chain_spans;
 			g->chain_others += r->others;
 			g->chain_gaps += r->interleaved + r->adjacent;
 		} else {
@@ -406,15 +411,16 @@ static int classify_gemm_runs(struct diag_context *ctx, struct launch_scan *s, s
 			else
 				snprintf(key, sizeof key, "%s: back to back on one stream", gemm_name(s, r->name_id));
 			e = diag_tally__get(&g->batched, key);
+			spans = &g->batched_spans;
 			g->independent_runs += kind == GEMM_RUN_INDEPENDENT;
 			g->unknown_runs += kind == GEMM_RUN_UNKNOWN;
 			if (r->streams > g->max_streams)
 				g->max_streams = r->streams;
 		}
-		if (!e)
+		if (!e || diag_intervals__push(spans, r->start_ns, r->end_ns))
 			return PROF_E_NOMEM;
 		e->count += r->launches;
-		e->time_ns = sum_add_saturated(e->time_ns, sum_span_saturated(r->start_ns, r->end_ns));
+		e->time_ns = sum_add_saturated(e->time_ns, r->kernel_ns);
 		e->bytes = -1;
 		e->aux += 1;
 	}
@@ -428,11 +434,11 @@ static const char *const pytorch_gemms =
 
 static void report_batched_gemm(struct diag_context *ctx, struct gemm_findings *g)
 {
-	int64_t launches, span, runs;
-	char b1[32], how[400];
+	struct runs_total t;
+	char cover[192], how[400];
 	struct diag_finding *f;
 
-	if (!runs_worth_it(ctx, &g->batched, &launches, &span, &runs))
+	if (!runs_worth_it(ctx, &g->batched, &g->batched_spans, &t))
 		return;
 	if (g->unknown_runs == 0)
 		snprintf(how, sizeof how, "All of them run on several streams at once (up to %d), so the "
@@ -448,11 +454,12 @@ static void report_batched_gemm(struct diag_context *ctx, struct gemm_findings *
 			 "at once (independent).", (long long)g->unknown_runs, (long long)g->independent_runs);
 	diag_tally__sort_by_time(&g->batched);
 	f = diag__add(ctx, "batched_gemm", "Many consecutive launches of the same small GEMM",
-		      diag__share(ctx, span), span, DIAG_HIGH,
-		      diag__fmt("%lld runs of launches of the same small GEMM with the same shape, %.1f "
-				"launches per run, %.1f per iteration; the runs span %s. %s",
-				(long long)runs, (double)launches / (double)runs,
-				(double)launches / diag__per_iter(ctx), diag__ns(b1, sizeof b1, span), how),
+		      diag__share(ctx, t.covered_ns), t.covered_ns, DIAG_HIGH,
+		      diag__fmt("%lld run%s of launches of the same small GEMM with the same shape, %.1f "
+				"launches per run, %.1f per iteration; %s. %s",
+				(long long)t.runs, t.runs == 1 ? "" : "s", (double)t.launches / (double)t.runs,
+				(double)t.launches / diag__per_iter(ctx),
+				runs_cover(cover, sizeof cover, &t, "GEMMs"), how),
 		      diag__with_pytorch(ctx,
 			      g->unknown_runs == 0
 				      ? diag__fmt("Replace each group with one batched GEMM "
@@ -470,23 +477,23 @@ static void report_batched_gemm(struct diag_context *ctx, struct gemm_findings *
 
 static void report_gemm_chain(struct diag_context *ctx, struct gemm_findings *g)
 {
-	int64_t launches, span, runs;
-	char b1[32];
+	struct runs_total t;
+	char cover[192];
 	struct diag_finding *f;
 
-	if (!runs_worth_it(ctx, &g->chain, &launches, &span, &runs))
+	if (!runs_worth_it(ctx, &g->chain, &g->chain_spans, &t))
 		return;
 	diag_tally__sort_by_time(&g->chain);
 	f = diag__add(ctx, "gemm_chain", "A chain of small GEMMs with other kernels between them",
-		      diag__share(ctx, span), span, DIAG_HIGH,
-		      diag__fmt("%lld runs in which the same small GEMM alternates with other kernels on "
+		      diag__share(ctx, t.covered_ns), t.covered_ns, DIAG_HIGH,
+		      diag__fmt("%lld run%s in which the same small GEMM alternates with other kernels on "
 				"one stream (%.1f other kernels between two launches on average), %.1f "
-				"launches per run, %.1f per iteration; the runs span %s. This is how a stack "
-				"of layers runs, each GEMM followed by its bias or activation and consuming "
-				"the last one's output: such GEMMs cannot become one batched GEMM.",
-				(long long)runs, g->chain_gaps ? (double)g->chain_others / (double)g->chain_gaps : 0.0,
-				(double)launches / (double)runs, (double)launches / diag__per_iter(ctx),
-				diag__ns(b1, sizeof b1, span)),
+				"launches per run, %.1f per iteration; %s. This is how a stack of layers "
+				"runs, each GEMM followed by its bias or activation and consuming the last "
+				"one's output: such GEMMs cannot become one batched GEMM.",
+				(long long)t.runs, t.runs == 1 ? "" : "s", g->chain_gaps ? (double)g->chain_others / (double)g->chain_gaps : 0.0,
+				(double)t.launches / (double)t.runs, (double)t.launches / diag__per_iter(ctx),
+				runs_cover(cover, sizeof cover, &t, "GEMMs")),
 		      diag__with_pytorch(ctx,
 			      diag__fmt("Cut the launches, not the chain: capture the sequence in a CUDA graph "
 					"(cudaStreamBeginCapture / cudaGraphLaunch) to pay launch cost once, give "
@@ -517,13 +524,16 @@ static int rule_launch(struct diag_context *ctx, struct prof_error *err)
 		report_launch_bound(ctx, &s, api_n, api_ns);
 		report_batched_gemm(ctx, &g);
 		report_gemm_chain(ctx, &g);
-		report_repeated_kernel(ctx, &s.other_runs);
+		report_repeated_kernel(ctx, &s);
 	}
 	diag_tally__exit(&s.short_by_name);
 	diag_tally__exit(&s.other_runs);
+	diag_intervals__exit(&s.other_spans);
 	diag_tally__exit(&s.gemm_names);
 	diag_tally__exit(&g.batched);
 	diag_tally__exit(&g.chain);
+	diag_intervals__exit(&g.batched_spans);
+	diag_intervals__exit(&g.chain_spans);
 	free(s.gemm_runs);
 	return rc;
 }

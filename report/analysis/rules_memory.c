@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "access.h"
+#include "gemm_names.h"
 #include "prof/tables.h"
 #include "roofline.h"
 #include "summary/query.h"
@@ -108,6 +109,8 @@ struct metrics_scan {
 	double fp32_worst_overfetch;   /* among those */
 	int fp32_scattered;            /* memory-bound FP32 kernels left to uncoalesced_access */
 	double scattered_moved_bytes, scattered_used_bytes;
+	int scattered_measured;        /* of those, kernels whose bytes used were measured */
+	int library_gemms;             /* library GEMMs uncoalesced_access leaves out */
 };
 
 /* Loads and stores of one kernel against their ideal, for its offender line. */
@@ -118,6 +121,8 @@ static void describe_access(char *buf, size_t cap, const struct access_kernel *a
 
 	if (w)
 		snprintf(words, sizeof words, " for %d-byte words", w);
+	else if (access__bytes_left_out(&a->ld))
+		snprintf(words, sizeof words, " assuming 16-byte cp.async copies");
 	else if (a->ld.bytes_requested < 0)
 		snprintf(words, sizeof words, " assuming 4-byte words");
 	if (a->l1_hit_pct >= 0 && a->l2_hit_pct >= 0)
@@ -162,7 +167,10 @@ static struct diag_tally_entry *offender(struct diag_tally *t, const char *key, 
 }
 
 /* Kernels whose global accesses move far more than they use. A kernel the
- * roofline finds compute-bound is left out: its time goes to arithmetic. */
+ * roofline finds compute-bound is left out: its time goes to arithmetic. So
+ * is a library GEMM (gemm_names.h): it stages its tiles through shared
+ * memory in a pattern the library chooses, which the program cannot change;
+ * those touching the window are counted for the finding's text. */
 static int scan_scattered(struct diag_context *ctx, struct metrics_scan *s, const struct access_kernel *a,
 			  int na, const struct roof_kernel *k, int nk)
 {
@@ -173,19 +181,28 @@ static int scan_scattered(struct diag_context *ctx, struct metrics_scan *s, cons
 	for (int i = 0; i < na; i++) {
 		const struct roof_kernel *r = NULL;
 		double moved = (a[i].ld.sectors + a[i].st.sectors) * ACCESS_SECTOR_BYTES;
+		double used = access__bytes_asked(&a[i].ld) + access__bytes_asked(&a[i].st);
 
+		if (diag__share(ctx, a[i].time_ns) < min_share)
+			continue;
+		if (gemm_name__from_library(a[i].name)) {
+			s->library_gemms++;
+			continue;
+		}
 		for (int j = 0; j < nk && !r; j++)
 			r = !strcmp(k[j].name, a[i].name) ? &k[j] : NULL;
-		if (access__judge(&a[i], max_over) != ACCESS_WASTEFUL || diag__share(ctx, a[i].time_ns) < min_share ||
-		    (r && r->has_flops && r->klass == ROOF_COMPUTE))
+		if (access__judge(&a[i], max_over) != ACCESS_WASTEFUL || (r && r->has_flops && r->klass == ROOF_COMPUTE))
 			continue;
 		describe_access(key, sizeof key, &a[i]);
 		if (!offender(&s->scattered, key, a[i].launches, a[i].time_ns, moved))
 			return PROF_E_NOMEM;
 		s->scattered_ns = sum_add_saturated(s->scattered_ns, a[i].time_ns);
-		s->scattered_moved_bytes += moved;
-		if (a[i].ld.bytes_requested >= 0 && a[i].st.bytes_requested >= 0)
-			s->scattered_used_bytes += a[i].ld.bytes_requested + a[i].st.bytes_requested;
+		/* the bytes moved against the bytes used, of the kernels that have both */
+		if (access__bytes_asked(&a[i].ld) >= 0 && access__bytes_asked(&a[i].st) >= 0) {
+			s->scattered_moved_bytes += moved;
+			s->scattered_used_bytes += used;
+			s->scattered_measured++;
+		}
 	}
 	return 0;
 }
@@ -213,6 +230,11 @@ static int scan_metrics(struct diag_context *ctx, struct metrics_scan *s, struct
 		struct roof_kernel *r = &k[i];
 		const struct access_kernel *acc = access__find(a, na, r->name);
 		enum access_verdict verdict = acc ? access__judge(acc, max_over) : ACCESS_UNKNOWN;
+
+		/* uncoalesced_access leaves library GEMMs out, so their access is
+		 * not counted as waste here either */
+		if (verdict == ACCESS_WASTEFUL && gemm_name__from_library(r->name))
+			verdict = ACCESS_UNKNOWN;
 
 		if (!memory_bound(r, &s->p) || r->measured == 0)
 			continue;
@@ -318,23 +340,32 @@ static void report_bandwidth_below_roof(struct diag_context *ctx, struct metrics
 				 "torch.compile fuse chains of elementwise ops so each tensor is read once."));
 }
 
+/* The library GEMMs left out, and why, for the finding or the not-run line. */
+#define LIBRARY_GEMMS "library GEMM kernels (cuBLAS, CUTLASS, cuDNN)"
+#define LIBRARY_GEMMS_WHY \
+	"they stage their tiles through shared memory in access patterns the library chooses, not the program"
+
 static void report_uncoalesced(struct diag_context *ctx, struct metrics_scan *s)
 {
-	char took[32], moved[32], used[32], ratio[128] = "";
+	char took[32], moved[32], used[32], ratio[160] = "", library[256] = "";
 
-	if (s->scattered_used_bytes > 0)
-		snprintf(ratio, sizeof ratio, " In all they move %s in sectors for %s the threads asked for.",
+	if (s->scattered_measured > 0)
+		snprintf(ratio, sizeof ratio, " %s move %s in sectors for %s the threads asked for.",
+			 s->scattered_measured == s->scattered.n ? "In all they" : "Those whose bytes were measured",
 			 diag__bytes(moved, sizeof moved, s->scattered_moved_bytes),
 			 diag__bytes(used, sizeof used, s->scattered_used_bytes));
+	if (s->library_gemms)
+		snprintf(library, sizeof library, " %d " LIBRARY_GEMMS " are left out: " LIBRARY_GEMMS_WHY ".",
+			 s->library_gemms);
 	diag__add_ranked(ctx, &s->scattered, "uncoalesced_access", "Uncoalesced or scattered global memory access",
 			 s->scattered_ns, DIAG_HIGH,
 			 diag__fmt("%d kernels move more than %.1f bytes for each byte their threads asked "
 				   "for: global memory moves in 32-byte sectors, and their warps' accesses "
 				   "touch more sectors per request than contiguous access would (32 threads "
 				   "reading consecutive 4-byte words touch 4), so most of each sector is "
-				   "fetched for nothing.%s They take %s.",
+				   "fetched for nothing.%s They take %s.%s",
 				   s->scattered.n, diag__get(ctx, "access.max_overfetch"), ratio,
-				   diag__ns(took, sizeof took, s->scattered_ns)),
+				   diag__ns(took, sizeof took, s->scattered_ns), library),
 			 diag__with_pytorch(ctx,
 				 diag__fmt("Coalesce the accesses: have consecutive threads (threadIdx.x) "
 					   "touch consecutive addresses, store structures of arrays rather than "
@@ -370,6 +401,11 @@ static int rules_metrics(struct diag_context *ctx, struct prof_error *err)
 		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	if (!rc && s.scattered.n)
 		report_uncoalesced(ctx, &s);
+	else if (!rc && s.library_gemms &&
+		 diag__skip(ctx, "uncoalesced_access",
+			    "on %d " LIBRARY_GEMMS ": " LIBRARY_GEMMS_WHY "; no other kernel was flagged",
+			    s.library_gemms))
+		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	if (!rc && s.fp32.n)
 		report_fp32_memory_bound(ctx, &s);
 	if (!rc && s.slow.n)

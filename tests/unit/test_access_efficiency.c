@@ -72,16 +72,58 @@ START_TEST(access_without_requested_bytes_is_judged_against_4_sectors)
 }
 END_TEST
 
-/* Requests of two active threads (a tail warp) ask for 8 bytes each and
- * touch one sector: a request costs at least a whole sector, which is no
- * waste. */
+/* Requests of 8 active threads (tail warps) ask for 32 bytes each, a byte
+ * per thread of the warp, and touch one sector: a request costs at least a
+ * whole sector, which is no waste. */
 START_TEST(access_small_requests_cost_at_least_one_sector)
 {
-	struct access_kernel k = kernel(REQUESTS, REQUESTS * 8, 0, 0);
+	struct access_kernel k = kernel(REQUESTS, REQUESTS * 32, 0, 0);
 
 	k.st.requests = 0;
 	ck_assert_double_eq_tol(access__ideal_sectors_per_request(&k.ld), 1.0, 1e-12);
 	ck_assert_double_eq_tol(access__overfetch(&k), 1.0, 1e-12);
+}
+END_TEST
+
+/* cuBLAS's sm80_xmma SGEMM on an H100 (tests/data/cases/
+ * case_gemm_chain_memory.sqlite, 16 measured launches): its tiles come in
+ * through cp.async copies to shared memory, whose requests and sectors the
+ * load counters hold but whose bytes they do not (0 bytes for 2,097,152
+ * requests; ncu counts 128 bytes a request under _op_ldgsts). The bytes
+ * cannot give the ideal, so the widest copy, 16 sectors a request, is
+ * assumed: 4 sectors a request is no waste. Its 16-byte stores were
+ * measured. */
+START_TEST(access_cp_async_loads_without_bytes_are_not_taken_for_waste)
+{
+	struct access_kernel k = {
+		.name = "sm80_xmma_gemm", .launches = 32, .measured = 16,
+		.ld = { .sectors = 8388608, .requests = 2097152, .bytes_requested = 0 },
+		.st = { .sectors = 2097152, .requests = 131072, .bytes_requested = 67108864 },
+		.l1_hit_pct = -1, .l2_hit_pct = -1,
+	};
+
+	ck_assert(access__bytes_left_out(&k.ld));
+	ck_assert(!access__bytes_left_out(&k.st));
+	ck_assert_double_eq_tol(access__bytes_asked(&k.ld), -1, 1e-12);
+	ck_assert_int_eq(access__word_bytes(&k.ld), 0);
+	ck_assert_double_eq_tol(access__sectors_per_request(&k.ld), 4.0, 1e-12);
+	ck_assert_double_eq_tol(access__ideal_sectors_per_request(&k.ld), 16.0, 1e-12);
+	ck_assert_int_eq(access__word_bytes(&k.st), 16);
+	ck_assert_double_eq_tol(access__ideal_sectors_per_request(&k.st), 16.0, 1e-12);
+	ck_assert_int_eq(access__judge(&k, 1.5), ACCESS_EFFICIENT);
+}
+END_TEST
+
+/* The same copies 33 floats apart would touch 32 sectors a request: twice
+ * what 16-byte copies would, waste even against the widest width. */
+START_TEST(access_scattered_cp_async_loads_are_still_waste)
+{
+	struct access_kernel k = kernel(32 * REQUESTS, 0, 0, 0);
+
+	k.st.requests = 0;
+	ck_assert(access__bytes_left_out(&k.ld));
+	ck_assert_double_eq_tol(access__overfetch(&k), 2.0, 1e-12);
+	ck_assert_int_eq(access__judge(&k, 1.5), ACCESS_WASTEFUL);
 }
 END_TEST
 
@@ -116,6 +158,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, access_ideal_follows_the_access_width);
 	tcase_add_test(tc, access_without_requested_bytes_is_judged_against_4_sectors);
 	tcase_add_test(tc, access_small_requests_cost_at_least_one_sector);
+	tcase_add_test(tc, access_cp_async_loads_without_bytes_are_not_taken_for_waste);
+	tcase_add_test(tc, access_scattered_cp_async_loads_are_still_waste);
 	tcase_add_test(tc, access_threshold_decides_the_verdict);
 	tcase_add_test(tc, access_nothing_measured_is_unknown);
 	suite_add_tcase(s, tc);

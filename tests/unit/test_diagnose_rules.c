@@ -554,8 +554,11 @@ END_TEST
 #define SGEMM "sgemm_largek_kernel_cublas"
 #define STEPS 20
 
-/* Each step: an MLP of 8 layers, every GEMM followed by its bias+ReLU. */
-static void write_gemm_chain(const char *name)
+/* Each step: an MLP of 8 layers, every GEMM followed by its bias+ReLU; with
+ * two_products, each layer has two products (a gate and an up projection,
+ * two GEMM kernels) and one elementwise kernel that joins them, so that the
+ * two GEMMs' runs interleave on one stream and span the same time. */
+static void write_gemm_chain(const char *name, bool two_products)
 {
 	struct prog p;
 
@@ -565,6 +568,8 @@ static void write_gemm_chain(const char *name)
 		range_push(&p, &s);
 		for (int l = 0; l < 8; l++) {
 			kernel(&p, SGEMM, 6 * US, 128, 64, 0);
+			if (two_products)
+				kernel(&p, "sgemm_smallk_kernel_cublas", 6 * US, 128, 64, 0);
 			kernel(&p, "bias_relu(float*, float const*, int, int)", 2 * US, 256, 16, 0);
 		}
 		sync_stream(&p);
@@ -619,7 +624,7 @@ START_TEST(diagnose_gemm_chain_is_not_advised_to_batch)
 	struct diag_report *r;
 	const struct diag_finding *f;
 
-	write_gemm_chain("chain.sqlite");
+	write_gemm_chain("chain.sqlite", false);
 	r = diagnose("chain.sqlite", NULL);
 	ck_assert_ptr_null(find(r, "batched_gemm"));
 	f = find(r, "gemm_chain");
@@ -633,11 +638,37 @@ START_TEST(diagnose_gemm_chain_is_not_advised_to_batch)
 }
 END_TEST
 
+/* Runs that interleave cover their time once: the finding never claims more
+ * than the window, and each offender shows its own kernels' GPU time. */
+START_TEST(diagnose_interleaved_gemm_runs_count_their_time_once)
+{
+	struct diag_report *r;
+	const struct diag_finding *f;
+	int64_t window;
+
+	write_gemm_chain("chain_two.sqlite", true);
+	r = diagnose("chain_two.sqlite", NULL);
+	window = r->window.end_ns - r->window.start_ns;
+	f = find(r, "gemm_chain");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->ntop, 2);
+	for (int i = 0; i < f->ntop; i++) {
+		ck_assert_int_eq(f->top[i].count, (STEPS - 1) * 8);
+		ck_assert_int_eq(f->top[i].time_ns, f->top[i].count * 6 * US);
+	}
+	ck_assert_int_le(f->time_ns, window);
+	/* the runs start at the window's first kernel and run to its last */
+	ck_assert_int_ge(f->time_ns, window - 20 * US);
+	ck_assert_ptr_nonnull(strstr(f->evidence, "the runs cover"));
+	diag_report__delete(r);
+}
+END_TEST
+
 START_TEST(diagnose_repeat_max_between_bounds_the_kernels_between_a_run)
 {
 	struct diag_report *r;
 
-	write_gemm_chain("chain_strict.sqlite");
+	write_gemm_chain("chain_strict.sqlite", false);
 	r = diagnose("chain_strict.sqlite", "repeat.max_between=0");
 	ck_assert_ptr_null(find(r, "gemm_chain"));
 	ck_assert_ptr_null(find(r, "batched_gemm"));
@@ -962,6 +993,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, diagnose_low_occupancy_names_the_register_limiter);
 	tcase_add_test(tc, diagnose_metrics_rules_say_they_need_metrics);
 	tcase_add_test(tc, diagnose_gemm_chain_is_not_advised_to_batch);
+	tcase_add_test(tc, diagnose_interleaved_gemm_runs_count_their_time_once);
 	tcase_add_test(tc, diagnose_repeat_max_between_bounds_the_kernels_between_a_run);
 	tcase_add_test(tc, diagnose_back_to_back_gemms_get_batching_as_a_condition);
 	tcase_add_test(tc, diagnose_split_k_reduction_is_part_of_its_gemm);

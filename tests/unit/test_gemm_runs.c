@@ -16,7 +16,7 @@ static struct gemm_run run(int64_t device, int64_t stream, int64_t start_ns, int
 {
 	struct gemm_run r = {
 		.name_id = 11, .grid = 8, .block = 128, .device = device, .stream = stream,
-		.start_ns = start_ns, .launches = n, .streams = 1,
+		.start_ns = start_ns, .launches = n, .kernel_ns = n * 5 * US, .streams = 1,
 	};
 
 	r.end_ns = start_ns + n * 5 * US + (n - 1) * between * 3 * US;
@@ -67,6 +67,7 @@ START_TEST(gemm_runs_overlapping_on_four_streams_are_one_independent_run)
 	ck_assert_int_eq(n, 1);
 	ck_assert_int_eq(r[0].streams, 4);
 	ck_assert_int_eq(r[0].launches, 16);
+	ck_assert_int_eq(r[0].kernel_ns, 16 * 5 * US);
 	ck_assert_int_eq(r[0].start_ns, 0);
 	ck_assert_int_eq(r[0].end_ns, 3 * US + 20 * US);
 	ck_assert_int_eq(gemm_run__classify(&r[0]), GEMM_RUN_INDEPENDENT);

@@ -1,0 +1,149 @@
+/* intervals.c - unions of time intervals for the diagnosis (see diagnose.h):
+ * the GPU's busy time, and the time runs of launches cover. Work that runs
+ * at once (on several streams, or two runs that interleave on one stream)
+ * is counted once, so no union is longer than the span it lies in. */
+#include "diagnose.h"
+
+#include <stdlib.h>
+
+#include "summary/query.h"
+
+/* Folds [start, end), which starts no earlier than *last, into *last when
+ * the two overlap or touch; false when it starts after *last ends. */
+static bool extends(struct diag_interval *last, int64_t start, int64_t end)
+{
+	if (start > last->end_ns)
+		return false;
+	if (end > last->end_ns)
+		last->end_ns = end;
+	return true;
+}
+
+static int grow(struct diag_intervals *l)
+{
+	int cap = l->cap ? l->cap * 2 : 256;
+	struct diag_interval *v;
+
+	if (l->n < l->cap)
+		return 0;
+	v = realloc(l->v, sizeof *v * (size_t)cap);
+	if (!v)
+		return PROF_E_NOMEM;
+	l->v = v;
+	l->cap = cap;
+	return 0;
+}
+
+int diag_intervals__push(struct diag_intervals *l, int64_t start, int64_t end)
+{
+	if (end <= start)
+		return 0;
+	if (grow(l))
+		return PROF_E_NOMEM;
+	l->v[l->n].start_ns = start;
+	l->v[l->n].end_ns = end;
+	l->n++;
+	return 0;
+}
+
+int diag_intervals__merge(struct diag_intervals *l, int64_t start, int64_t end)
+{
+	if (end > start && l->n && extends(&l->v[l->n - 1], start, end))
+		return 0;
+	return diag_intervals__push(l, start, end);
+}
+
+int64_t diag_intervals__length(const struct diag_intervals *u)
+{
+	int64_t sum = 0;
+
+	for (int i = 0; i < u->n; i++)
+		sum = sum_add_saturated(sum, sum_span_saturated(u->v[i].start_ns, u->v[i].end_ns));
+	return sum;
+}
+
+int diag_intervals__first_ending_after(const struct diag_intervals *u, int64_t t)
+{
+	int lo = 0, hi = u->n;
+
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (u->v[mid].end_ns <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int64_t diag_intervals__covered(const struct diag_intervals *u, int64_t a, int64_t b)
+{
+	int64_t sum = 0;
+
+	for (int i = diag_intervals__first_ending_after(u, a); i < u->n && u->v[i].start_ns < b; i++) {
+		int64_t s = u->v[i].start_ns > a ? u->v[i].start_ns : a;
+		int64_t e = u->v[i].end_ns < b ? u->v[i].end_ns : b;
+		if (e > s)
+			sum = sum_add_saturated(sum, sum_span_saturated(s, e));
+	}
+	return sum;
+}
+
+void diag_intervals__exit(struct diag_intervals *u)
+{
+	free(u->v);
+	u->v = NULL;
+	u->n = u->cap = 0;
+}
+
+static int by_start(const void *pa, const void *pb)
+{
+	const struct diag_interval *a = pa, *b = pb;
+
+	return (a->start_ns > b->start_ns) - (a->start_ns < b->start_ns);
+}
+
+int64_t diag_intervals__union_ns(struct diag_intervals *l, int64_t lo, int64_t hi)
+{
+	struct diag_interval cur = { 0, 0 };
+	bool open = false;
+	int64_t sum = 0;
+
+	if (l->n > 1)
+		qsort(l->v, (size_t)l->n, sizeof *l->v, by_start);
+	/* clipping keeps the order: a later start never clips to an earlier one */
+	for (int i = 0; i < l->n; i++) {
+		int64_t s = l->v[i].start_ns > lo ? l->v[i].start_ns : lo;
+		int64_t e = l->v[i].end_ns < hi ? l->v[i].end_ns : hi;
+
+		if (e <= s || (open && extends(&cur, s, e)))
+			continue;
+		if (open)
+			sum = sum_add_saturated(sum, sum_span_saturated(cur.start_ns, cur.end_ns));
+		cur.start_ns = s;
+		cur.end_ns = e;
+		open = true;
+	}
+	return open ? sum + cur.end_ns - cur.start_ns : sum;
+}
+
+int diag__load_union(const struct diag_context *ctx, const char *sql, enum diag_side side,
+		     struct diag_intervals *u, struct prof_error *err)
+{
+	int64_t lo = ctx->w->start_ns, hi = side == DIAG_HOST_SIDE ? ctx->w->host_end_ns : ctx->w->end_ns;
+	struct prof_cursor *c;
+	int rc = diag__open_window(ctx, sql, side, &c, err);
+
+	if (rc)
+		return rc;
+	while ((rc = prof_cursor__next(c, err)) == 1) {
+		int64_t s = prof_cursor__int64(c, 0), e = prof_cursor__int64(c, 1);
+
+		if (diag_intervals__merge(u, s > lo ? s : lo, e < hi ? e : hi)) {
+			prof_cursor__close(c);
+			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		}
+	}
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
+}

@@ -1,0 +1,83 @@
+/* test_diag_intervals.c - unions of time intervals: overlapping work counts
+ * once, a union clipped to a window is never longer than the window, and
+ * the covered length of a span is what lies inside it. */
+#include <check.h>
+
+#include "analysis/diagnose.h"
+#include "testutil.h"
+
+/* A list of n intervals pushed as they come, the empty ones dropped. */
+static struct diag_intervals list(const int64_t (*iv)[2], int n)
+{
+	struct diag_intervals l = { 0 };
+
+	for (int i = 0; i < n; i++)
+		ck_assert_int_eq(diag_intervals__push(&l, iv[i][0], iv[i][1]), 0);
+	return l;
+}
+
+START_TEST(intervals_overlapping_runs_count_once)
+{
+	/* two runs of 5.9 ms that interleave on one stream (two GEMMs taking
+	 * turns), one reaching past them, and an empty one, in no order */
+	static const int64_t iv[][2] = { { 5000, 9000 }, { 100, 6000 }, { 0, 5900 }, { 7000, 7000 } };
+	struct diag_intervals l = list(iv, 4);
+
+	ck_assert_int_eq(l.n, 3);
+	/* [0, 9000) once, not 4000 + 5900 + 5900 */
+	ck_assert_int_eq(diag_intervals__union_ns(&l, 0, 20000), 9000);
+	diag_intervals__exit(&l);
+}
+END_TEST
+
+START_TEST(intervals_union_is_clipped_to_the_window)
+{
+	static const int64_t iv[][2] = { { 0, 10000 }, { 2000, 12000 }, { 15000, 16000 } };
+	struct diag_intervals l = list(iv, 3);
+
+	/* the window [1000, 11000) holds 10000 of it */
+	ck_assert_int_eq(diag_intervals__union_ns(&l, 1000, 11000), 10000);
+	/* a window after all of them holds nothing */
+	ck_assert_int_eq(diag_intervals__union_ns(&l, 20000, 30000), 0);
+	diag_intervals__exit(&l);
+}
+END_TEST
+
+START_TEST(intervals_merged_in_start_order_stay_disjoint)
+{
+	struct diag_intervals u = { 0 };
+
+	diag_intervals__merge(&u, 0, 10);
+	diag_intervals__merge(&u, 5, 20);  /* overlaps */
+	diag_intervals__merge(&u, 20, 30); /* touches */
+	diag_intervals__merge(&u, 40, 50);
+	diag_intervals__merge(&u, 42, 45); /* inside */
+	ck_assert_int_eq(u.n, 2);
+	ck_assert_int_eq(u.v[0].start_ns, 0);
+	ck_assert_int_eq(u.v[0].end_ns, 30);
+	ck_assert_int_eq(diag_intervals__length(&u), 40);
+	ck_assert_int_eq(diag_intervals__covered(&u, 25, 45), 10);
+	ck_assert_int_eq(diag_intervals__covered(&u, 30, 40), 0);
+	ck_assert_int_eq(diag_intervals__first_ending_after(&u, 30), 1);
+	ck_assert_int_eq(diag_intervals__first_ending_after(&u, 50), 2);
+	diag_intervals__exit(&u);
+	ck_assert_int_eq(u.n, 0);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("diag_intervals");
+	TCase *tc = tcase_create("union");
+
+	tcase_add_test(tc, intervals_overlapping_runs_count_once);
+	tcase_add_test(tc, intervals_union_is_clipped_to_the_window);
+	tcase_add_test(tc, intervals_merged_in_start_order_stay_disjoint);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return testutil_run(suite());
+}
