@@ -244,6 +244,7 @@ static int cmd_finish(int argc, char **argv)
 	struct step_clock clock = { 0 };
 	struct prof_progress progress = { note_step, &clock };
 	struct run_proc_files files;
+	struct run_finish_outcome outcome;
 	struct prof_error err = { 0 };
 	struct prof_writer *w;
 	struct prof_store *s;
@@ -288,7 +289,7 @@ static int cmd_finish(int argc, char **argv)
 	run__meta_int(w, "exit_status", 0);
 	run__meta_merged(w, gpu);
 	free(gpu);
-	if (run__finish_capture(&msg, w, &files, &progress) != 0)
+	if (run__finish_capture(&msg, w, &files, &progress, &outcome) != 0)
 		return 1;
 	run__proc_files_free(&files);
 	run__remove_dir(dir);

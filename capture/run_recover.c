@@ -110,6 +110,7 @@ int run_recover(const struct run_messages *msg, const char *path)
 {
 	struct unfinished u = { 0 };
 	struct run_proc_files files = { 0 };
+	struct run_finish_outcome outcome;
 	struct prof_writer *w = NULL;
 	struct prof_error err;
 	char tmp[PATH_MAX] = "", *gpu = NULL;
@@ -133,26 +134,36 @@ int run_recover(const struct run_messages *msg, const char *path)
 			prof_writer__meta(w, kept_meta[i], u.meta[i]);
 	prof_writer__meta(w, "recovered", "1");
 	run__meta_merged(w, gpu);
-	rc = run__finish_capture(msg, w, &files, run__progress_line());
+	rc = run__finish_capture(msg, w, &files, run__progress_line(), &outcome);
 	w = NULL;
-	if (rc != 0) {
-		rc = -1;
+	if (rc < 0) {
+		if (outcome.out_of_room)
+			msg->error("%s; the process files stay in %s", outcome.why, u.dir);
 		goto out;
 	}
-	remove_side_files(path);
-	if (rename(tmp, path) < 0) {
-		msg->error("cannot replace %s: %s (the recovered capture is %s)", path,
-			   strerror(errno), tmp);
-		rc = -1;
-		goto out;
+	if (outcome.kept[0]) {
+		/* the recovered file could not be put beside the output: it is
+		 * where outcome says, and the output stays as it was */
+		tmp[0] = '\0';
+		path = outcome.kept;
+	} else {
+		remove_side_files(path);
+		if (rename(tmp, path) < 0) {
+			msg->error("cannot replace %s: %s (the recovered capture is %s)", path,
+				   strerror(errno), tmp);
+			rc = -1;
+			goto out;
+		}
+		tmp[0] = '\0';
 	}
-	tmp[0] = '\0';
+	rc = 0;
 	if (is_dir(u.metrics_dir))
 		run__metrics_import(msg, path, u.metrics_dir);
-	run__remove_dir(u.dir);
+	run__tell_outcome(msg, path, &files, &outcome);
+	run__remove_merged(&files);
 	fprintf(stderr, "perfkit: recovered %d process file%s into %s (the program's exit status "
 			"and end are not known)\n",
-		files.n, files.n == 1 ? "" : "s", path);
+		outcome.in_capture, outcome.in_capture == 1 ? "" : "s", path);
 out:
 	run__proc_files_free(&files);
 	if (w)

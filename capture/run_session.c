@@ -550,12 +550,55 @@ static bool recoverable(const char *output)
 	return err.code == PROF_E_UNFINISHED;
 }
 
+static bool folder_exists(const char *path)
+{
+	char dir[PATH_MAX];
+	char *slash;
+	struct stat st;
+
+	snprintf(dir, sizeof dir, "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return true;
+	if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The output's folder was removed while the program ran: the output's file
+ * went with it (the writer holds a file nobody can open), so the capture is
+ * made in the run's folder instead, under the output's name. 0, or -1 when
+ * that could not be created either (the old output is kept writing). */
+static int keep_in_run_folder(struct run_session *s, struct run_finish_outcome *kept)
+{
+	struct prof_writer *w;
+	struct prof_error err;
+	char path[PATH_MAX];
+
+	if (run__kept_path(s->dir, s->output, path, sizeof path) < 0 ||
+	    prof_writer__create(path, PROF_WRITER_OVERWRITE, &w, &err) < 0)
+		return -1;
+	snprintf(kept->why, sizeof kept->why, "the output's folder is gone (%s)", s->output);
+	snprintf(kept->kept, sizeof kept->kept, "%s", path);
+	prof_writer__delete(s->w);
+	s->w = w;
+	snprintf(s->out_path, sizeof s->out_path, "%s", path);
+	s->output = s->out_path;
+	write_live_meta(s);
+	return 0;
+}
+
 int run_session__finish(struct run_session *s)
 {
 	struct run_proc_files files;
+	struct run_finish_outcome outcome, moved = { 0 };
 	char *gpu;
 	int rc, scanned;
 
+	if (!folder_exists(s->output))
+		keep_in_run_folder(s, &moved);
 	scanned = run__proc_files(s->msg, s->dir, &files);
 	if (scanned == 0 && files.n == 0) {
 		/* Nothing initialised CUDA: still a valid capture of the run. */
@@ -567,19 +610,34 @@ int run_session__finish(struct run_session *s)
 	gpu = run__first_gpu(&files);
 	write_meta(s, gpu);
 	free(gpu);
-	rc = run__finish_capture(s->msg, s->w, &files, run__progress_line());
+	rc = run__finish_capture(s->msg, s->w, &files, run__progress_line(), &outcome);
 	s->w = NULL;
 	s->merged = scanned < 0 || rc != 0 ? -1 : files.n;
-	run__proc_files_free(&files);
-	if (rc < 0 && recoverable(s->output)) {
-		s->msg->warning("the process files stay in %s: `perfkit recover %s` merges them",
-				s->dir, s->output);
+	if (rc < 0) {
+		/* nothing is removed: the files are all there is of the run */
+		if (recoverable(s->output))
+			s->msg->warning("%s%sthe process files stay in %s: %s`perfkit recover %s` "
+					"merges them", outcome.why, outcome.why[0] ? "; " : "", s->dir,
+					outcome.out_of_room ? "when there is room, " : "", s->output);
+		else
+			s->msg->warning("%s%sthe process files stay in %s", outcome.why,
+					outcome.why[0] ? "; " : "", s->dir);
+		run__proc_files_free(&files);
 		return -1;
 	}
-	run__remove_dir(s->dir);
-	s->dir[0] = '\0';
-	if (rc < 0)
-		return -1;
+	if (!outcome.kept[0] && moved.kept[0]) {
+		memcpy(outcome.kept, moved.kept, sizeof outcome.kept);
+		memcpy(outcome.why, moved.why, sizeof outcome.why);
+	}
+	if (outcome.kept[0]) {
+		snprintf(s->out_path, sizeof s->out_path, "%s", outcome.kept);
+		s->output = s->out_path;
+	}
+	run__tell_outcome(s->msg, s->output, &files, &outcome);
+	run__remove_merged(&files);
+	run__proc_files_free(&files);
+	if (access(s->dir, F_OK) != 0)
+		s->dir[0] = '\0';
 	run__metrics_import(s->msg, s->output, s->metrics_dir);
 	return 0;
 }

@@ -6,9 +6,12 @@
 
 #include "run_session.h"
 
-/* The proc-<pid>.sqlite files of a run's folder, in name order. */
+/* The proc-<pid>.sqlite files of a run's folder, in name order, and which
+ * of them the capture holds once it is finished. */
 struct run_proc_files {
+	char *dir;
 	char **paths;
+	bool *in_capture;
 	int n;
 };
 
@@ -17,14 +20,45 @@ int run__proc_files(const struct run_messages *msg, const char *dir, struct run_
 void run__proc_files_free(struct run_proc_files *files);
 /* The name of the first GPU the files recorded (malloc'd; NULL: none). */
 char *run__first_gpu(const struct run_proc_files *files);
+
+/* What the finish made of the files, for the line that tells it. */
+struct run_finish_outcome {
+	int in_capture;      /* process files the capture holds */
+	bool out_of_room;    /* a file was left out, or the finish stopped, for want of room */
+	char kept[PATH_MAX]; /* where the capture lies when its place would not take it; "": there */
+	char why[PROF_ERROR_MSG_MAX]; /* why it is kept there, or the want of room that stopped it */
+};
+
 /* Fold the files into w, which holds the run's metadata already, and finish
- * it: the capture at w's path is then complete. The largest file is taken
- * over (prof_writer__take_over), the others merged into it. Frees w. progress: how to
- * report the steps (NULL: not at all). 0; 1 when a file could not be
- * merged (the capture holds the others); -1 when the capture could not be
- * finished. Every failure is told through msg. */
+ * it: the capture at w's path is then complete. The reserved room of the
+ * files' folder is given back first (run__reserve_free). The largest file
+ * is taken over (prof_writer__take_over), the others merged into it; a file
+ * that cannot be merged stays where it is (files->in_capture false). When
+ * the finished capture cannot be put at w's path (its folder gone, no room
+ * there), it is kept in the files' folder under that name (outcome->kept).
+ * Frees w. progress: how to report the steps (NULL: not at all). 0; 1 when
+ * a file could not be merged (the capture holds the others); -1 when the
+ * capture could not be finished: w's file is then still the run's
+ * unfinished output, which `perfkit recover` finishes (that is also what
+ * is left when no room was found for any of the files). Failures other
+ * than want of room are told through msg; run__tell_outcome tells the rest. */
 int run__finish_capture(const struct run_messages *msg, struct prof_writer *w,
-			const struct run_proc_files *files, const struct prof_progress *progress);
+			struct run_proc_files *files, const struct prof_progress *progress,
+			struct run_finish_outcome *outcome);
+/* One line on what a finished capture at path lacks: files left in their
+ * folder, rows not written, indexes left out (all for want of room), the
+ * capture kept elsewhere. Nothing when it lacks nothing. */
+void run__tell_outcome(const struct run_messages *msg, const char *path,
+		       const struct run_proc_files *files, const struct run_finish_outcome *outcome);
+/* buf = dir/the output's file name: where a capture whose place is gone is
+ * kept. 0, or -1 when it does not fit. */
+int run__kept_path(const char *dir, const char *output, char *buf, size_t cap);
+/* Remove the files the capture holds (and SQLite's companions), then the
+ * folder if nothing else is left in it. */
+void run__remove_merged(const struct run_proc_files *files);
+/* Room kept back in dir for the finish (run_reserve.c). */
+void run__reserve_make(const char *dir);
+void run__reserve_free(const char *dir);
 /* A progress line on stderr, rewritten in place and erased at the end, when
  * stderr is a terminal; NULL (silence) otherwise. */
 const struct prof_progress *run__progress_line(void);

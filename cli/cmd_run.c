@@ -41,7 +41,7 @@ int cmd_run(int argc, char **argv)
 		return rc;
 	run_session__wait(&s, true);
 	if (run_session__finish(&s) < 0)
-		return s.exit_status ? s.exit_status : CLI_EXIT_USAGE;
+		return s.exit_status; /* the program's, whatever became of the capture */
 	run_session__report(&s);
 	return s.exit_status;
 }

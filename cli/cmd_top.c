@@ -182,7 +182,7 @@ static int top_program(const struct run_options *opt, int64_t refresh_ms, char *
 		finish_status = run_session__finish(&s);
 	}
 	if (finish_status < 0)
-		return s.exit_status ? s.exit_status : CLI_EXIT_USAGE;
+		return s.exit_status; /* the program's, whatever became of the capture */
 	fputs("perfkit: program output in ", stderr);
 	prof_fputs_term(stderr, log_path);
 	fputc('\n', stderr);

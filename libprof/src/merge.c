@@ -251,6 +251,9 @@ int prof_writer__merge(struct prof_writer *w, const char *src_path, struct prof_
 	uri = ro_uri(src_path);
 	if (!uri)
 		return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", w->path);
+	/* A merge that found no room gave it back when it was rolled back: the
+	 * next file may fit. */
+	w->full = false;
 	/* ATTACH is refused inside a transaction. */
 	rc = writer__commit(w, false, err);
 	if (rc)
@@ -273,8 +276,7 @@ int prof_writer__merge(struct prof_writer *w, const char *src_path, struct prof_
 		rc = writer__commit(w, false, err);
 	} else {
 		/* All or nothing: a half-merged file would double-count on retry. */
-		sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
-		w->in_transaction = false;
+		writer__rollback(w);
 	}
 	sqlite3_exec(w->db, "DETACH DATABASE " SRC, NULL, NULL, NULL);
 begin:

@@ -26,6 +26,14 @@ struct prof_writer {
 	char *place_at;
 	/* The last failure of a call that has no error parameter. */
 	struct prof_error err;
+	/* Out of room (disk full, file size limit): rows are no longer
+	 * appended, only counted in rows_not_written, which the close or the
+	 * finish records (PROF_COUNTER_ROWS_NOT_WRITTEN). */
+	bool full;
+	int64_t rows_pending;     /* rows appended in the open transaction */
+	int64_t pages_at_begin;   /* the file's pages when it began */
+	bool wal;                 /* in WAL mode (created here; a taken-over file is not) */
+	int64_t rows_not_written; /* rows of transactions lost, and rows refused once full */
 };
 
 struct prof_store {
@@ -40,14 +48,20 @@ struct prof_cursor {
 	bool done;    /* stepped past the last row: stay at the end */
 };
 
+/* Whether rc (with db's errno) is a write that found no room: the disk
+ * full (ENOSPC), the file size limit (EFBIG), a quota. */
+bool store__out_of_room(sqlite3 *db, int rc);
 /* Turn an SQLite failure on the file at path into a PROF_E_* code and a
- * one-line message naming the file; what says what was being done. */
+ * one-line message naming the file; what says what was being done. No room
+ * to write is PROF_E_FULL. */
 int store__sqlite_error(struct prof_error *err, const char *path, sqlite3 *db, int rc,
 			const char *what);
 
 /* The analysis tables' form of an SQL failure: PROF_E_SQL, the path and
  * SQLite's message as it is. */
 int store__plain_sql_error(struct prof_error *err, const char *path, sqlite3 *db);
+/* The one integer a PRAGMA (or query) gives; -1 when it fails. */
+int64_t store__pragma_int(sqlite3 *db, const char *sql);
 /* Run sql (one statement or several) for its effect. On failure err is
  * filled by store__sqlite_error with what, or, when what is NULL, by
  * store__plain_sql_error. */
@@ -59,8 +73,15 @@ int store__exec(sqlite3 *db, const char *path, const char *sql, const char *what
  * caller to close, whatever the result. */
 int analysis__begin(const char *path, sqlite3 **db, struct prof_error *err);
 
-/* Commit the open transaction (if any) and, when begin is set, open the next. */
+/* Commit the open transaction (if any) and, when begin is set, open the next.
+ * A transaction an earlier failure rolled back is not committed: that
+ * failure's error is returned (w->err), not SQLite's "no transaction is
+ * active". */
 int writer__commit(struct prof_writer *w, bool begin, struct prof_error *err);
+/* Roll the open transaction back, if SQLite has not already: its rows
+ * count as not written, and the string index is read again from the file
+ * (strings interned in the transaction are gone with it). */
+void writer__rollback(struct prof_writer *w);
 /* A writer appending to the existing capture at path through db, which it
  * takes (closed on failure too). */
 int writer__adopt(const char *path, sqlite3 *db, struct prof_writer **out, struct prof_error *err);

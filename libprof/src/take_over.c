@@ -78,24 +78,11 @@ static bool same_columns(sqlite3 *db, const struct schema_table *t)
 	return same && n == t->n_cols;
 }
 
-static int64_t pragma_int(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st;
-	int64_t v = -1;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
 /* A capture this perfkit writes: its schema version and every table with
  * the columns of schema.c, so the rows need no translation. */
 static bool our_schema(sqlite3 *db)
 {
-	if (pragma_int(db, "PRAGMA user_version") != PROF_SCHEMA_VERSION)
+	if (store__pragma_int(db, "PRAGMA user_version") != PROF_SCHEMA_VERSION)
 		return false;
 	for (int i = 0; i < T__COUNT; i++)
 		if (!same_columns(db, &schema_tables[i]))
@@ -197,8 +184,8 @@ static int copy_into_place(const char *src, const char *dst, struct prof_error *
 write_failed:
 	if (in < 0 || out < 0 || n < 0 || fsync(out) < 0 || close(out) < 0 ||
 	    rename(tmp, dst) < 0) {
-		rc = prof_error__set(err, PROF_E_IO, "%s: cannot put the capture in place: %s", dst,
-				     strerror(errno));
+		rc = prof_error__set(err, PROF_E_NOT_PLACED, "%s: cannot put the capture in place: %s",
+				     dst, strerror(errno));
 		if (out >= 0)
 			unlink(tmp);
 	} else {
@@ -219,7 +206,7 @@ int take_over__put_in_place(const char *src, const char *dst, struct prof_error 
 		return 0;
 	if (errno == EXDEV)
 		return copy_into_place(src, dst, err);
-	return prof_error__set(err, PROF_E_IO, "%s: cannot rename it to %s: %s", src, dst,
+	return prof_error__set(err, PROF_E_NOT_PLACED, "%s: cannot rename it to %s: %s", src, dst,
 			       strerror(errno));
 }
 
@@ -275,8 +262,7 @@ static int take(struct prof_writer **w, const char *src_path, sqlite3 *db,
 		return NOT_TAKEN;
 	if (take_meta(out, src, err) || drop_other_indexes(src, err) ||
 	    !(src->place_at = strdup(out->path))) {
-		sqlite3_exec(src->db, "ROLLBACK", NULL, NULL, NULL);
-		src->in_transaction = false;
+		writer__rollback(src);
 		writer__close(src);
 		return NOT_TAKEN;
 	}

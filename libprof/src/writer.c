@@ -12,6 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 static int sql_fail(struct prof_writer *w, struct prof_error *err, int rc, const char *what)
@@ -25,21 +28,141 @@ static int exec(struct prof_writer *w, const char *sql, struct prof_error *err)
 	return store__exec(w->db, w->path, sql, sql, err ? err : &w->err);
 }
 
+static int load_strings(struct prof_writer *w, struct prof_error *err);
+static void fold_wal(struct prof_writer *w);
+
+void writer__rollback(struct prof_writer *w)
+{
+	if (!sqlite3_get_autocommit(w->db))
+		sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
+	w->in_transaction = false;
+	w->rows_not_written += w->rows_pending;
+	w->rows_pending = 0;
+	strtab__exit(&w->strings);
+	w->last_string_id = 0;
+	if (strtab__init(&w->strings) || load_strings(w, NULL))
+		w->full = true; /* without a string index no row can be appended */
+}
+
+/* The transaction being written found no room: it is lost (SQLite may have
+ * rolled it back already), and so is every row after it. Everything before
+ * it is in the file (each commit is folded in, fold_wal), so a
+ * truncating checkpoint gives back the room its frames took in the WAL. */
+static void out_of_room(struct prof_writer *w)
+{
+	writer__rollback(w);
+	w->full = true;
+	sqlite3_exec(w->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
+}
+
+int64_t store__pragma_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t v = -1;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* Pages a transaction may change besides those it adds: a b-tree path per
+ * table it touches, the header, the freelist. */
+#define COMMIT_SLACK_PAGES 32
+
+/* In WAL mode a commit needs room for the transaction twice: its frames in
+ * the WAL (which reuses the room of the frames folded in before), then as
+ * much again when fold_wal folds them into the file. A transaction only
+ * the WAL could hold would leave a file that is not complete without it,
+ * and no room to complete it: such a transaction is refused before it is
+ * written, as if the disk were full. 0 or PROF_E_FULL. */
+/* statvfs of the folder holding path. */
+static int fstatvfs_path(const char *path, struct statvfs *vfs)
+{
+	char dir[4096];
+	char *slash;
+
+	snprintf(dir, sizeof dir, "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return statvfs(".", vfs);
+	if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	return statvfs(dir, vfs);
+}
+
+static int room_to_commit(struct prof_writer *w, struct prof_error *err)
+{
+	char wal[4096];
+	struct stat wal_st, db_st;
+	struct statvfs vfs;
+	struct rlimit limit;
+	int64_t page = store__pragma_int(w->db, "PRAGMA page_size");
+	int64_t added = store__pragma_int(w->db, "PRAGMA page_count") - w->pages_at_begin;
+	int64_t grow, frames, wal_bytes = 0, need, free_bytes;
+
+	if (!w->wal || page <= 0 || added < 0 || w->pages_at_begin < 0)
+		return 0;
+	grow = added * page;                          /* the file, when folded in */
+	frames = (added + COMMIT_SLACK_PAGES) * page; /* the WAL */
+	snprintf(wal, sizeof wal, "%s-wal", w->path);
+	if (stat(wal, &wal_st) == 0)
+		wal_bytes = (int64_t)wal_st.st_blocks * 512;
+	need = (frames > wal_bytes ? frames - wal_bytes : 0) + grow;
+	if (fstatvfs_path(w->path, &vfs) == 0) {
+		free_bytes = (int64_t)vfs.f_bavail * (int64_t)vfs.f_frsize;
+		if (free_bytes < need)
+			return prof_error__set(err ? err : &w->err, PROF_E_FULL,
+					       "%s: commit: no room left to write (%lld KiB needed, "
+					       "%lld KiB free)", w->path, (long long)need >> 10,
+					       (long long)free_bytes >> 10);
+	}
+	/* the file size limit counts each file on its own */
+	if (getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+	    stat(w->path, &db_st) == 0 &&
+	    ((int64_t)db_st.st_size + grow > (int64_t)limit.rlim_cur ||
+	     frames > (int64_t)limit.rlim_cur))
+		return prof_error__set(err ? err : &w->err, PROF_E_FULL,
+				       "%s: commit: no room left to write (the file size limit, "
+				       "%lld KiB)", w->path, (long long)limit.rlim_cur >> 10);
+	return 0;
+}
+
 int writer__commit(struct prof_writer *w, bool begin, struct prof_error *err)
 {
 	int rc;
 
+	if (w->in_transaction && sqlite3_get_autocommit(w->db)) {
+		/* an earlier failure rolled the transaction back: say that one */
+		rc = w->err.code ? w->err.code : PROF_E_SQL;
+		if (err)
+			*err = w->err.code ? w->err
+					   : (struct prof_error){ PROF_E_SQL, "transaction rolled back" };
+		writer__rollback(w);
+		return rc;
+	}
 	if (w->in_transaction) {
-		rc = exec(w, "COMMIT", err);
+		rc = room_to_commit(w, err);
+		if (!rc)
+			rc = exec(w, "COMMIT", err);
+		if (rc == PROF_E_FULL)
+			out_of_room(w);
 		if (rc)
 			return rc;
 		w->in_transaction = false;
+		w->rows_pending = 0;
+		fold_wal(w);
 	}
 	if (begin) {
 		rc = exec(w, "BEGIN", err);
 		if (rc)
 			return rc;
 		w->in_transaction = true;
+		w->pages_at_begin = store__pragma_int(w->db, "PRAGMA page_count");
 	}
 	return 0;
 }
@@ -52,7 +175,28 @@ static int step(struct prof_writer *w, sqlite3_stmt *st)
 	sqlite3_reset(st);
 	if (rc == SQLITE_DONE)
 		return 0;
-	return sql_fail(w, NULL, rc, "insert");
+	rc = sql_fail(w, NULL, rc, "insert");
+	if (rc == PROF_E_FULL)
+		out_of_room(w);
+	return rc;
+}
+
+/* One row of the program's activity: refused and counted once the writer
+ * is out of room. */
+static int add_row(struct prof_writer *w, sqlite3_stmt *st)
+{
+	int rc;
+
+	if (w->full) {
+		w->rows_not_written++;
+		return PROF_E_FULL;
+	}
+	rc = step(w, st);
+	if (!rc)
+		w->rows_pending++;
+	else if (w->full)
+		w->rows_not_written++;
+	return rc;
 }
 
 static inline void bind_i64(sqlite3_stmt *st, int i, int64_t v)
@@ -159,6 +303,24 @@ static int prepare_all(struct prof_writer *w, struct prof_error *err)
  * index build at the end sorts every row: with temp_store=FILE it spills to
  * a temporary file, so the profiled process's memory stays flat however
  * long it ran (in memory it grew by about 50 MB per million kernels). */
+/* After every commit the WAL is folded into the file (PASSIVE: a reader
+ * following the capture is never waited for), instead of SQLite's
+ * checkpoint every 1000 pages. Between commits the file is then complete
+ * on its own, and when the disk fills, the WAL holds only the transaction
+ * that could not be written, whose room out_of_room gives back. A
+ * checkpoint that finds no room leaves the WAL as it was (the file needs it
+ * until the finish folds it in) and stops the rows. Nothing to do out of
+ * WAL mode. */
+static void fold_wal(struct prof_writer *w)
+{
+	int rc = sqlite3_wal_checkpoint_v2(w->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+
+	if (rc != SQLITE_OK && store__out_of_room(w->db, rc)) {
+		store__sqlite_error(&w->err, w->path, w->db, rc, "checkpoint");
+		w->full = true;
+	}
+}
+
 static const char *const open_pragmas =
 	"PRAGMA page_size = 8192;"
 	"PRAGMA journal_mode = WAL;"
@@ -193,9 +355,11 @@ int prof_writer__create(const char *path, unsigned flags, struct prof_writer **o
 		goto out;
 	}
 	sqlite3_busy_timeout(w->db, 5000);
+	sqlite3_wal_autocheckpoint(w->db, 0); /* fold_wal does it */
 	rc = exec(w, open_pragmas, err);
 	if (rc)
 		goto out;
+	w->wal = true;
 	rc = writer__commit(w, true, err);
 	if (rc)
 		goto out;
@@ -220,7 +384,7 @@ out:
 }
 
 /* The string table of an existing capture, so prof_writer__string keeps
- * its ids. */
+ * its ids. err NULL: w->err. */
 static int load_strings(struct prof_writer *w, struct prof_error *err)
 {
 	sqlite3_stmt *st;
@@ -237,7 +401,8 @@ static int load_strings(struct prof_writer *w, struct prof_error *err)
 		if (strtab__add(&w->strings, text ? text : "", len, strtab__hash(text ? text : "", len),
 				id)) {
 			sqlite3_finalize(st);
-			return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", w->path);
+			return prof_error__set(err ? err : &w->err, PROF_E_NOMEM, "%s: out of memory",
+					       w->path);
 		}
 		if (id > w->last_string_id)
 			w->last_string_id = id;
@@ -261,6 +426,7 @@ int writer__adopt(const char *path, sqlite3 *db, struct prof_writer **out, struc
 		return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", path);
 	}
 	w->db = db;
+	sqlite3_wal_autocheckpoint(w->db, 0);
 	rc = load_strings(w, err);
 	if (!rc)
 		rc = prepare_all(w, err);
@@ -334,17 +500,55 @@ void prof_progress__report(const struct prof_progress *progress, enum prof_finis
  * memory from the process finishing the capture. */
 #define INDEX_BUILD_CACHE "PRAGMA cache_size = -2000"
 
-static int build_indexes(struct prof_writer *w)
+/* Each index is committed on its own, so one that finds no room (the
+ * file's disk, or the sort's temporary files) costs only itself and those
+ * after it: they are left out, said in PROF_META_INDEXES_LEFT_OUT, and the
+ * capture is complete without them (readers only get slower). Any other
+ * failure fails the finish. */
+static int build_indexes(struct prof_writer *w, struct prof_error *err)
 {
-	int rc = sqlite3_exec(w->db, INDEX_BUILD_CACHE, NULL, NULL, NULL);
+	int rc = exec(w, INDEX_BUILD_CACHE, err), built = 0, sql_rc = SQLITE_OK;
+	char left_out[32];
 
-	for (int i = 0; i < schema_index_count && rc == SQLITE_OK; i++) {
+	for (int i = 0; i < schema_index_count && !rc; i++) {
 		prof_progress__report(&w->progress, PROF_FINISH_INDEX, i, schema_index_count + 1);
-		rc = schema__create_index(w->db, &schema_indexes[i]);
+		sql_rc = schema__create_index(w->db, &schema_indexes[i]);
+		rc = sql_rc == SQLITE_OK ? writer__commit(w, true, err)
+					 : sql_fail(w, err, sql_rc, "build indexes");
+		if (!rc)
+			built++;
 	}
 	prof_progress__report(&w->progress, PROF_FINISH_INDEX, schema_index_count,
 			      schema_index_count + 1);
-	return rc == SQLITE_OK ? schema__analyze(w->db) : rc;
+	if (!rc) {
+		sql_rc = schema__analyze(w->db);
+		rc = sql_rc == SQLITE_OK ? 0 : sql_fail(w, err, sql_rc, "build indexes");
+	}
+	if (rc != PROF_E_FULL)
+		return rc;
+	writer__rollback(w);
+	if (built < schema_index_count) {
+		snprintf(left_out, sizeof left_out, "%d of %d", schema_index_count - built,
+			 schema_index_count);
+		if (writer__commit(w, true, err) || put_meta(w, PROF_META_INDEXES_LEFT_OUT, left_out)) {
+			if (err)
+				*err = w->err;
+			return w->err.code;
+		}
+	}
+	return writer__commit(w, true, err);
+}
+
+/* The rows lost for want of room, into the counters (in the open
+ * transaction). */
+static int record_rows_not_written(struct prof_writer *w)
+{
+	int64_t n = w->rows_not_written;
+
+	if (!n)
+		return 0;
+	w->rows_not_written = 0;
+	return prof_writer__count(w, PROF_COUNTER_ROWS_NOT_WRITTEN, n);
 }
 
 /* Everything of prof_writer__finish but putting a taken-over file in place
@@ -353,7 +557,9 @@ static int finish_and_close(struct prof_writer *w, struct prof_error *err)
 {
 	int rc;
 
-	rc = put_meta(w, "finished", "1");
+	rc = record_rows_not_written(w);
+	if (!rc)
+		rc = put_meta(w, "finished", "1");
 	if (rc) {
 		if (err)
 			*err = w->err;
@@ -365,8 +571,8 @@ static int finish_and_close(struct prof_writer *w, struct prof_error *err)
 		  " AND NOT EXISTS (SELECT 1 FROM TARGET_INFO_SESSION_START_TIME)", err);
 	if (!rc)
 		rc = writer__commit(w, true, err);
-	if (!rc && build_indexes(w) != SQLITE_OK)
-		rc = sql_fail(w, err, sqlite3_errcode(w->db), "build indexes");
+	if (!rc)
+		rc = build_indexes(w, err);
 	if (!rc)
 		rc = writer__commit(w, false, err);
 	if (rc)
@@ -406,6 +612,12 @@ int prof_writer__finish(struct prof_writer *w, struct prof_error *err)
 void writer__close(struct prof_writer *w)
 {
 	writer__commit(w, false, NULL);
+	/* the lost rows' count in a transaction of its own: a few pages, which
+	 * the lost transaction's room usually holds */
+	if (w->rows_not_written &&
+	    (writer__commit(w, true, NULL) || record_rows_not_written(w) ||
+	     writer__commit(w, false, NULL)))
+		writer__rollback(w);
 	writer_free(w);
 }
 
@@ -413,6 +625,11 @@ void prof_writer__delete(struct prof_writer *w)
 {
 	if (w)
 		writer__close(w);
+}
+
+const char *prof_writer__path(const struct prof_writer *w)
+{
+	return w->path;
 }
 
 const struct prof_error *prof_writer__last_error(const struct prof_writer *w)
@@ -427,7 +644,7 @@ int64_t prof_writer__string(struct prof_writer *w, const char *text)
 	uint64_t hash;
 	int64_t id;
 
-	if (!text)
+	if (!text || w->full)
 		return 0;
 	len = strlen(text);
 	hash = strtab__hash(text, len);
@@ -479,7 +696,7 @@ int prof_writer__kernel(struct prof_writer *w, const struct prof_kernel *k)
 	bind_i64(st, 26, k->shared_memory_executed_bytes);
 	bind_i64(st, 27, k->graph_node_id);
 	bind_i64(st, 28, k->shared_memory_limit_config);
-	return step(w, st);
+	return add_row(w, st);
 }
 
 int prof_writer__memcpy(struct prof_writer *w, const struct prof_memcpy *m)
@@ -505,7 +722,7 @@ int prof_writer__memcpy(struct prof_writer *w, const struct prof_memcpy *m)
 	bind_i64(st, 17, m->migration_cause);
 	bind_i64(st, 18, m->graph_node_id);
 	sqlite3_bind_null(st, 19); /* virtualAddress: CUPTI gives none for plain copies */
-	return step(w, st);
+	return add_row(w, st);
 }
 
 int prof_writer__memset(struct prof_writer *w, const struct prof_memset *m)
@@ -524,7 +741,7 @@ int prof_writer__memset(struct prof_writer *w, const struct prof_memset *m)
 	bind_i64(st, 10, m->bytes);
 	bind_i64(st, 11, m->graph_node_id);
 	bind_i64(st, 12, m->mem_kind);
-	return step(w, st);
+	return add_row(w, st);
 }
 
 int prof_writer__api(struct prof_writer *w, enum prof_api_domain domain,
@@ -540,7 +757,7 @@ int prof_writer__api(struct prof_writer *w, enum prof_api_domain domain,
 	bind_sid(st, 6, a->name_id);
 	bind_i64(st, 7, a->return_value);
 	bind_i64(st, 8, a->callchain_id);
-	return step(w, st);
+	return add_row(w, st);
 }
 
 int prof_writer__sync(struct prof_writer *w, const struct prof_sync *s)
@@ -556,7 +773,7 @@ int prof_writer__sync(struct prof_writer *w, const struct prof_sync *s)
 	bind_i64(st, 7, s->global_tid);
 	bind_i64(st, 8, s->event_id);
 	bind_i64(st, 9, s->sync_type);
-	return step(w, st);
+	return add_row(w, st);
 }
 
 int prof_writer__memory(struct prof_writer *w, const struct prof_memory_event *e)
@@ -576,7 +793,7 @@ int prof_writer__memory(struct prof_writer *w, const struct prof_memory_event *e
 	bind_sid(st, 10, e->name_id);
 	bind_i64(st, 11, e->correlation_id);
 	bind_i64(st, 12, e->stream_id);
-	return step(w, st);
+	return add_row(w, st);
 }
 
 int prof_writer__nvtx(struct prof_writer *w, const struct prof_nvtx_event *e)
@@ -602,7 +819,7 @@ int prof_writer__nvtx(struct prof_writer *w, const struct prof_nvtx_event *e)
 	bind_i64(st, 11, e->domain_id);
 	for (int i = 12; i <= 19; i++)
 		sqlite3_bind_null(st, i); /* payloads and JSON text: not recorded */
-	return step(w, st);
+	return add_row(w, st);
 }
 
 int prof_writer__overhead(struct prof_writer *w, const struct prof_overhead *o)
@@ -613,7 +830,7 @@ int prof_writer__overhead(struct prof_writer *w, const struct prof_overhead *o)
 	bind_i64(st, 2, o->end_ns);
 	bind_i64(st, 3, o->global_tid);
 	bind_sid(st, 4, o->name_id);
-	return step(w, st);
+	return add_row(w, st);
 }
 
 int prof_writer__gpu(struct prof_writer *w, const struct prof_gpu_info *g)
@@ -640,7 +857,7 @@ int prof_writer__gpu(struct prof_writer *w, const struct prof_gpu_info *g)
 	bind_i64(st, 18, g->max_shared_per_sm_bytes);
 	bind_i64(st, 19, g->max_shared_per_block_bytes);
 	bind_i64(st, 20, g->max_threads_per_block);
-	return step(w, st);
+	return add_row(w, st);
 }
 
 int prof_writer__process(struct prof_writer *w, uint32_t pid, const char *name)
@@ -650,7 +867,7 @@ int prof_writer__process(struct prof_writer *w, uint32_t pid, const char *name)
 	bind_i64(st, 1, prof_global_pid(pid));
 	bind_i64(st, 2, pid);
 	bind_text(st, 3, name);
-	return step(w, st);
+	return add_row(w, st);
 }
 
 int prof_writer__thread_name(struct prof_writer *w, int64_t global_tid, const char *name)
@@ -663,7 +880,7 @@ int prof_writer__thread_name(struct prof_writer *w, int64_t global_tid, const ch
 	bind_sid(st, 1, id);
 	sqlite3_bind_null(st, 2); /* priority: not known to CUPTI */
 	bind_i64(st, 3, global_tid);
-	return step(w, st);
+	return add_row(w, st);
 }
 
 int prof_writer__meta(struct prof_writer *w, const char *key, const char *value)

@@ -221,7 +221,7 @@ def check_partial(db, at_most):
     got = kernels_named(db, "tick_kernel")
     report("kernels_at_most", 0 <= got <= int(at_most), "got %d of at most %s" % (got, at_most))
     said = [k for k in ("recovered", "incomplete", "write_error") if meta(db, k)]
-    said += [c for c in ("dropped_records", "write_errors") if counter(db, c)]
+    said += [c for c in ("dropped_records", "write_errors", "rows_not_written") if counter(db, c)]
     report("says_incomplete", got == int(at_most) or bool(said), "markers %s" % said)
 
 

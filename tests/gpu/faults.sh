@@ -4,7 +4,8 @@
 # tests/gpu/gpu_faults (which knows how many kernels it launched) under
 # `perfkit run` while something goes wrong, then checks the program's exit
 # status, what perfkit said, and the capture (check_capture.py). Prints a
-# PASS/FAIL table last; logs to $OUT/faults.log, figures to $OUT/faults.tsv.
+# PASS/FAIL table last. Leaves one file in $OUT, faults.tar.xz: the small
+# captures, faults.log, faults.tsv (figures), faults_results.txt, flood.rss.
 #
 #   tests/gpu/faults.sh DIR [CASE...]
 #
@@ -91,7 +92,6 @@ case_flood() {
 	done
 	check flood "$W/flood.sqlite" kernels "$FLOOD"
 	check flood "$W/flood.sqlite" partial "$FLOOD"
-	cp "$W/flood.rss" "$OUT/" 2>/dev/null
 }
 
 # The disk fills: a small tmpfs where the machine lets us mount one, else a
@@ -103,6 +103,7 @@ case_diskfull() {
 		(cd "$dir" && TMPDIR=$dir "$PK" run -o "$dir/full.sqlite" -- "$GF" steady 4) >"$W/diskfull.log" 2>&1
 		expect diskfull:status 0 $?
 		cp "$dir/full.sqlite" "$W/full.sqlite" 2>/dev/null
+		[ -e "$dir/full.sqlite-wal" ] && cp "$dir/full.sqlite-wal" "$W/full.sqlite-wal"
 		umount "$dir"
 	else how=ulimit-f-4MiB
 		(trap '' XFSZ; ulimit -f 4096; TMPDIR=$dir "$PK" run -o "$dir/full.sqlite" -- "$GF" steady 4) \
@@ -111,7 +112,8 @@ case_diskfull() {
 		cp "$dir/full.sqlite" "$W/full.sqlite" 2>/dev/null
 	fi
 	log "diskfull by $how"; cat "$W/diskfull.log" >>"$LOG"
-	one_line diskfull:message "$W/diskfull.log" "full|space|too large|write"
+	one_line diskfull:message "$W/diskfull.log" "disk filled|no room"
+	expect diskfull:no_wal_beside yes "$([ -s "$W/full.sqlite-wal" ] && echo no || echo yes)"
 	local n; n=$(sed -n 's/^launches=//p' "$W/diskfull.log")
 	if [ -f "$W/full.sqlite" ]; then
 		readable diskfull "$W/full.sqlite"
@@ -135,7 +137,7 @@ case_readonly() {
 
 # The output's folder is removed while the program runs.
 case_outdir_gone() {
-	local dir=$W/gone pid
+	local dir=$W/gone pid kept
 	mkdir -p "$dir"
 	"$PK" run -o "$dir/x.sqlite" -- "$GF" steady 3 >"$W/outdir_gone.log" 2>&1 &
 	pid=$!
@@ -144,7 +146,14 @@ case_outdir_gone() {
 	wait "$pid"
 	expect outdir_gone:status 0 $?
 	cat "$W/outdir_gone.log" >>"$LOG"
-	one_line outdir_gone:message "$W/outdir_gone.log" "gone|removed|deleted|cannot"
+	one_line outdir_gone:message "$W/outdir_gone.log" "folder is gone.*kept as"
+	kept=$(sed -n 's/^perfkit: warning: .*the capture is kept as \(.*\)$/\1/p' "$W/outdir_gone.log")
+	if [ -n "$kept" ] && [ -f "$kept" ]; then
+		cp "$kept" "$W/outdir_gone.sqlite"
+		readable outdir_gone "$W/outdir_gone.sqlite"
+		check outdir_gone "$W/outdir_gone.sqlite" kernels "$(sed -n 's/^launches=//p' "$W/outdir_gone.log")"
+		rm -rf "$(dirname "$kept")"
+	else result outdir_gone:kept FAIL "no capture named in the message"; fi
 }
 
 case_two_runs() {
@@ -249,7 +258,12 @@ for c in $CASES; do
 done
 for f in "$W"/*.log; do { echo "--- $(basename "$f")"; cat "$f"; } >>"$LOG"; done
 # Small captures (fixtures for CI's readers), compressed.
-(cd "$W" && ls ./*.sqlite | grep -v -e flood -e trunc | tar cf - -T - 2>/dev/null | xz -6 >"$OUT/faults.tar.xz")
-printf '%s\n' "${RESULTS[@]}" | tee "$OUT/faults_results.txt"
-echo; column -t -s "$(printf '\t')" "$TSV"
-grep -c '^FAIL' "$OUT/faults_results.txt" | sed 's/^/FAIL count: /'
+printf '%s\n' "${RESULTS[@]}" | tee "$W/faults_results.txt"
+echo; awk -F '\t' '{ printf "%-14s %-34s %s\n", $1, $2, $3 }' "$TSV"
+grep -c '^FAIL' "$W/faults_results.txt" | sed 's/^/FAIL count: /'
+# At most 4 files come back: small captures (fixtures for CI's readers) and
+# the texts (log, figures, results, RSS samples), in one archive.
+cp "$LOG" "$TSV" "$W/" 2>/dev/null
+(cd "$W" && { ls ./*.sqlite | grep -v -e flood -e trunc; ls faults.log faults.tsv faults_results.txt flood.rss 2>/dev/null; } |
+	tar cf - -T - 2>/dev/null | xz -6 >"$OUT/faults.tar.xz")
+rm -f "$LOG" "$TSV"

@@ -6,9 +6,15 @@
  * Under `perfkit run` or `perfkit top -- PROGRAM` it writes
  * $PERFKIT_OUTPUT_DIR/proc-<pid>.sqlite (every $PERFKIT_FLUSH_MS ms), as
  * the collector would; with -o it writes and finishes PATH itself. It says
- * hello on stdout, then exits with STATUS.
+ * hello on stdout, then exits with STATUS. -r ROWS writes ROWS kernels a
+ * millisecond instead of one (a program that fills a small disk quickly).
+ * Under perfkit a row that cannot be written changes nothing, as in the
+ * collector: the program's status is its own. At its end it prints how many
+ * kernels it recorded ("kernels=N") and how many of them its writer took
+ * ("written=N"), for tests that compare the capture with them; the process
+ * row and the kernel names are committed first.
  *
- * usage: write_live_store [-o PATH] SECONDS [STATUS] */
+ * usage: write_live_store [-o PATH] [-r ROWS] SECONDS [STATUS] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,17 +37,21 @@ int main(int argc, char **argv)
 	const char *out = NULL, *dir = getenv(PROF_ENV_OUTPUT_DIR), *flush = getenv(PROF_ENV_FLUSH_MS);
 	struct prof_writer *w = NULL;
 	struct prof_error err = { 0 };
-	int64_t end, next_flush, flush_ns = 100000000, names[2];
+	int64_t end, next_flush, flush_ns = 100000000, names[2], n = 0, written = 0;
 	char path[4096];
-	int i = 1, status = 0, rc = 0;
+	int i = 1, status = 0, rc = 0, per_tick = 1;
 	double seconds;
 
-	if (argc > 2 && !strcmp(argv[1], "-o")) {
-		out = argv[2];
-		i = 3;
+	for (; argc - i > 2 && argv[i][0] == '-'; i += 2) {
+		if (!strcmp(argv[i], "-o"))
+			out = argv[i + 1];
+		else if (!strcmp(argv[i], "-r"))
+			per_tick = atoi(argv[i + 1]);
+		else
+			break;
 	}
-	if (argc - i < 1 || argc - i > 2) {
-		fprintf(stderr, "usage: write_live_store [-o PATH] SECONDS [STATUS]\n");
+	if (argc - i < 1 || argc - i > 2 || argv[i][0] == '-' || per_tick < 1) {
+		fprintf(stderr, "usage: write_live_store [-o PATH] [-r ROWS] SECONDS [STATUS]\n");
 		return 2;
 	}
 	seconds = atof(argv[i]);
@@ -66,20 +76,29 @@ int main(int argc, char **argv)
 	prof_writer__process(w, (uint32_t)getpid(), "write_live_store");
 	names[0] = prof_writer__string(w, "live_kernel_a");
 	names[1] = prof_writer__string(w, "live_kernel_b");
+	/* the process and the names are in the file from the start */
+	if (prof_writer__flush(w, &err))
+		rc = 1;
 	end = now_ns(CLOCK_MONOTONIC) + (int64_t)(seconds * 1e9);
 	next_flush = now_ns(CLOCK_MONOTONIC) + flush_ns;
-	for (int n = 0; now_ns(CLOCK_MONOTONIC) < end; n++) {
-		int64_t t = now_ns(CLOCK_REALTIME);
-		struct prof_kernel k = {
-			.start_ns = t - 20000, .end_ns = t - 10000 + (n % 2) * 5000,
-			.global_pid = prof_global_pid((uint32_t)getpid()), .stream_id = 7,
-			.correlation_id = n + 1, .demangled_name = names[n % 2],
-		};
+	while (now_ns(CLOCK_MONOTONIC) < end) {
+		for (int r = 0; r < per_tick; r++, n++) {
+			int64_t t = now_ns(CLOCK_REALTIME);
+			struct prof_kernel k = {
+				.start_ns = t - 20000, .end_ns = t - 10000 + (n % 2) * 5000,
+				.global_pid = prof_global_pid((uint32_t)getpid()), .stream_id = 7,
+				.correlation_id = n + 1, .demangled_name = names[n % 2],
+			};
 
-		k.short_name = k.demangled_name;
-		rc |= prof_writer__kernel(w, &k);
+			k.short_name = k.demangled_name;
+			if (prof_writer__kernel(w, &k))
+				rc = 1;
+			else
+				written++;
+		}
 		if (now_ns(CLOCK_MONOTONIC) >= next_flush) {
-			rc |= prof_writer__flush(w, &err);
+			if (prof_writer__flush(w, &err))
+				rc = 1;
 			next_flush += flush_ns;
 		}
 		usleep(1000);
@@ -89,6 +108,9 @@ int main(int argc, char **argv)
 		prof_writer__delete(w);
 	else if (prof_writer__finish(w, &err) < 0)
 		rc = 1;
+	printf("kernels=%lld\nwritten=%lld\n", (long long)n, (long long)written);
+	if (rc && out == path)
+		return status;
 	if (rc) {
 		fprintf(stderr, "write_live_store: writing %s failed\n", out);
 		return 1;

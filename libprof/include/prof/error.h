@@ -19,6 +19,8 @@ enum prof_error_code {
 	PROF_E_SQL = -9,          /* an SQL statement failed (a bug or a broken file) */
 	PROF_E_USAGE = -10,       /* a caller passed something meaningless */
 	PROF_E_UNFINISHED = -11,  /* a capture perfkit run has not finished (yet) */
+	PROF_E_FULL = -12,        /* no room left to write: the disk is full, or the file size limit */
+	PROF_E_NOT_PLACED = -13,  /* a finished capture that could not be put at its path */
 };
 
 #define PROF_ERROR_MSG_MAX 512

@@ -21,14 +21,32 @@
 
 /* ---- writing ---------------------------------------------------------- */
 
+/* PERFKIT_COUNTERS: rows a writer could not store for want of room (the
+ * disk full, the file size limit): those of the transaction that could not
+ * be written, and every row appended after it. */
+#define PROF_COUNTER_ROWS_NOT_WRITTEN "rows_not_written"
+/* PERFKIT_META: the indexes the finish could not build for want of room
+ * ("3 of 8"); readers work without them, more slowly. */
+#define PROF_META_INDEXES_LEFT_OUT "indexes_left_out"
+
 struct prof_writer;
 
 enum prof_writer_flags {
 	PROF_WRITER_OVERWRITE = 1 << 0, /* replace an existing file (else PROF_E_EXISTS) */
 };
 
+/* Out of room: a row append, commit or checkpoint found the disk full (or
+ * the file size limit reached). The transaction then being written is
+ * rolled back and every row after it is refused (PROF_E_FULL) and counted,
+ * never written: the file keeps exactly the rows committed before, complete
+ * without its -wal (each commit is folded into the file at once). The
+ * count is stored as PROF_COUNTER_ROWS_NOT_WRITTEN when the writer closes
+ * or finishes. */
 int prof_writer__create(const char *path, unsigned flags, struct prof_writer **out,
 			struct prof_error *err);
+/* The file w writes (for a taken-over file, the process file until the
+ * finish renames it). */
+const char *prof_writer__path(const struct prof_writer *w);
 /* Commit the open transaction and begin a new one. Call it on a timer. */
 int prof_writer__flush(struct prof_writer *w, struct prof_error *err);
 /* Commit, build indexes and summary views, record final metadata, close.
@@ -69,7 +87,8 @@ int prof_writer__merge(struct prof_writer *w, const char *src_path, struct prof_
  * rows into *w: src gets *w's metadata and counters, *w is closed, and *w
  * becomes a writer appending to src, which prof_writer__finish finishes and
  * renames to the path *w was created with (copied there from another file
- * system). Finishing it gives the capture prof_writer__merge(*w, src_path)
+ * system; when neither can be done, prof_writer__finish returns
+ * PROF_E_NOT_PLACED and the finished capture lies at src_path). Finishing it gives the capture prof_writer__merge(*w, src_path)
  * and prof_writer__finish would, without copying a row; other files merged
  * into it afterwards go in as into the original. For the (largest) process
  * file of a run. Returns 1, *w untouched, when src cannot be taken over:
