@@ -84,7 +84,7 @@ case_flood() {
 		"$(awk -v a="$end_ns" -v b="$t_end" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')"
 	figure flood capture_mb "$(du -m "$W/flood.sqlite" | cut -f1)"
 	# RSS of perfkit and of the program: first and last full minute, peak.
-	awk -v perfkit="$pid" '{ who = ($2 == perfkit) ? "perfkit" : "program"; n[who]++;
+	awk -v perfkit="$pid" 'NF < 3 { next } { who = ($2 == perfkit) ? "perfkit" : "program"; n[who]++;
 		if (n[who] == 3) first[who] = $3; last[who] = $3; if ($3 > peak[who]) peak[who] = $3 }
 		END { for (w in n) printf "%s rss_kb third_sample %s last %s peak %s\n", w, first[w], last[w], peak[w] }' \
 		"$W/flood.rss" | while read -r who _ _ a _ b _ c; do
