@@ -397,20 +397,30 @@ out:
 	return rc;
 }
 
-static int section_warnings(struct rpt_sink *sink, int64_t dropped, struct prof_error *err)
+/* What the capture lost: records CUPTI dropped, and rows the writer could
+ * not write because the disk filled (the writer's rows_not_written). */
+static int section_warnings(struct rpt_sink *sink, int64_t dropped, int64_t not_written,
+			    struct prof_error *err)
 {
 	static const struct rpt_column cols[] = { { "Warning", RPT_TEXT, 0 } };
-	char msg[160];
+	char msg[192];
 	int rc;
 
-	if (dropped <= 0)
+	if (dropped <= 0 && not_written <= 0)
 		return 0;
-	snprintf(msg, sizeof msg,
-		 "%" PRId64 " activity records were dropped during capture; "
-		 "totals and counts in these reports are lower than what ran", dropped);
 	rc = sink->begin(sink, "overview_warnings", "Warnings", cols, 1);
-	if (rc >= 0)
+	if (rc >= 0 && dropped > 0) {
+		snprintf(msg, sizeof msg,
+			 "%" PRId64 " activity records were dropped during capture; "
+			 "totals and counts in these reports are lower than what ran", dropped);
 		rc = emit_pair(sink, msg, NULL);
+	}
+	if (rc >= 0 && not_written > 0) {
+		snprintf(msg, sizeof msg,
+			 "%" PRId64 " rows were not written because the disk filled during capture; "
+			 "the capture ends early and its totals are lower than what ran", not_written);
+		rc = emit_pair(sink, msg, NULL);
+	}
 	if (rc >= 0)
 		rc = sink->end(sink);
 	return sum_sink_error(rc, err);
@@ -422,6 +432,7 @@ int summary__overview(struct prof_store *s, struct rpt_sink *sink, struct prof_e
 	struct busy busy = { 0 };
 	struct sum_groups kernels = { 0 }, ranges = { 0 };
 	int64_t dropped = prof_store__counter(s, "dropped_records"), span_ns;
+	int64_t not_written = prof_store__counter(s, "rows_not_written");
 	int rc;
 
 	run_info__read(s, &run);
@@ -436,7 +447,7 @@ int summary__overview(struct prof_store *s, struct rpt_sink *sink, struct prof_e
 	if (rc >= 0)
 		rc = sum_nvtx_groups(s, &ranges, err);
 	if (rc >= 0)
-		rc = section_warnings(sink, dropped, err);
+		rc = section_warnings(sink, dropped, not_written, err);
 	if (rc >= 0)
 		rc = section_run(s, sink, &run, &busy, dropped, err);
 	if (rc >= 0)
