@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_work.h"
 #include "prof/tables.h"
 
 double access__sectors_per_request(const struct access_counts *c)
@@ -161,14 +162,8 @@ int access__load(struct prof_store *s, int64_t from_ns, int64_t to_ns, struct ac
 	while ((rc = prof_cursor__next(c, err)) == 1) {
 		struct access_kernel *e;
 
-		if (cnt == cap) {
-			int ncap = cap ? cap * 2 : 64;
-			struct access_kernel *nk = realloc(k, sizeof *nk * (size_t)ncap);
-			if (!nk)
-				goto nomem;
-			k = nk;
-			cap = ncap;
-		}
+		if (array__grow((void **)&k, &cap, cnt + 1, sizeof *k))
+			goto nomem;
 		e = &k[cnt];
 		memset(e, 0, sizeof *e);
 		e->name = strdup(prof_cursor__text(c, 0) ? prof_cursor__text(c, 0) : "?");

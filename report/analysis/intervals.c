@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 
+#include "gpu_work.h"
 #include "summary/query.h"
 
 /* Folds [start, end), which starts no earlier than *last, into *last when
@@ -21,17 +22,7 @@ static bool extends(struct diag_interval *last, int64_t start, int64_t end)
 
 static int grow(struct diag_intervals *l)
 {
-	int cap = l->cap ? l->cap * 2 : 256;
-	struct diag_interval *v;
-
-	if (l->n < l->cap)
-		return 0;
-	v = realloc(l->v, sizeof *v * (size_t)cap);
-	if (!v)
-		return PROF_E_NOMEM;
-	l->v = v;
-	l->cap = cap;
-	return 0;
+	return array__grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v);
 }
 
 int diag_intervals__push(struct diag_intervals *l, int64_t start, int64_t end)

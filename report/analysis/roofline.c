@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "gpu_work.h"
 #include "occupancy.h"
 #include "prof/tables.h"
 #include "sink/table.h"
@@ -181,14 +182,8 @@ int roof__load(struct prof_store *s, const struct roof_peaks *p, int64_t from_ns
 	prof_cursor__bind_int64(c, 2, to_ns > from_ns ? to_ns : INT64_MAX);
 	while ((rc = prof_cursor__next(c, err)) == 1) {
 		struct roof_kernel *e;
-		if (cnt == cap) {
-			int ncap = cap ? cap * 2 : 64;
-			struct roof_kernel *nk = realloc(k, sizeof *nk * (size_t)ncap);
-			if (!nk)
-				goto nomem;
-			k = nk;
-			cap = ncap;
-		}
+		if (array__grow((void **)&k, &cap, cnt + 1, sizeof *k))
+			goto nomem;
 		e = &k[cnt];
 		memset(e, 0, sizeof *e);
 		e->name = strdup(prof_cursor__text(c, 0) ? prof_cursor__text(c, 0) : "?");
