@@ -22,6 +22,8 @@
 static const enum schema_table_id copied[] = {
 	T_KERNEL, T_MEMCPY, T_MEMSET, T_RUNTIME, T_DRIVER, T_SYNC, T_MEMORY, T_NVTX,
 	T_OVERHEAD, T_GPU, T_PROCESSES, T_THREADNAMES, T_SESSION_START,
+	T_PROC_INFO, T_CLOCKS, T_PROC_GPUS, T_GPU_METRICS, T_GPU_METRIC_TYPES,
+	T_PAYLOAD_SCHEMAS, T_PAYLOAD_SCHEMA_ENTRIES, T_PAYLOAD_ENUM_ENTRIES,
 };
 
 /* Rows describing the machine or a process appear once per capture of the
@@ -39,6 +41,27 @@ static const char *dedup_clause(enum schema_table_id t)
 		       " WHERE d.globalTid = s.globalTid)";
 	case T_SESSION_START:
 		return " WHERE NOT EXISTS (SELECT 1 FROM main.TARGET_INFO_SESSION_START_TIME)";
+	case T_PROC_INFO:
+		return " WHERE NOT EXISTS (SELECT 1 FROM main.PERFKIT_PROCESS_INFO d"
+		       " WHERE d.globalPid = s.globalPid)";
+	case T_CLOCKS:
+		return " WHERE NOT EXISTS (SELECT 1 FROM main.PERFKIT_CLOCKS d"
+		       " WHERE d.globalPid = s.globalPid AND d.at = s.at)";
+	case T_PROC_GPUS:
+		return " WHERE NOT EXISTS (SELECT 1 FROM main.PERFKIT_PROCESS_GPUS d"
+		       " WHERE d.globalPid = s.globalPid AND d.deviceId = s.deviceId)";
+	case T_PAYLOAD_SCHEMAS:
+		return " WHERE NOT EXISTS (SELECT 1 FROM main.NVTX_PAYLOAD_SCHEMAS d"
+		       " WHERE d.globalPid IS s.globalPid AND d.domainId = s.domainId"
+		       " AND d.schemaId = s.schemaId)";
+	case T_PAYLOAD_SCHEMA_ENTRIES:
+		return " WHERE NOT EXISTS (SELECT 1 FROM main.NVTX_PAYLOAD_SCHEMA_ENTRIES d"
+		       " WHERE d.globalPid IS s.globalPid AND d.domainId = s.domainId"
+		       " AND d.schemaId = s.schemaId AND d.idx = s.idx)";
+	case T_PAYLOAD_ENUM_ENTRIES:
+		return " WHERE NOT EXISTS (SELECT 1 FROM main.NVTX_PAYLOAD_ENUM_ENTRIES d"
+		       " WHERE d.globalPid IS s.globalPid AND d.domainId = s.domainId"
+		       " AND d.schemaId = s.schemaId AND d.idx = s.idx)";
 	default:
 		return "";
 	}
@@ -70,7 +93,9 @@ static bool src_has_column(struct prof_writer *w, const char *table, const char 
 	sqlite3_stmt *st;
 	bool yes = false;
 
-	if (sqlite3_prepare_v2(w->db, "SELECT 1 FROM " SRC ".pragma_table_info(?1)"
+	/* the schema goes in as the pragma's argument: a schema prefix on the
+	 * function would be ignored and main's columns read instead */
+	if (sqlite3_prepare_v2(w->db, "SELECT 1 FROM pragma_table_info(?1, '" SRC "')"
 			       " WHERE name = ?2 COLLATE NOCASE", -1, &st, NULL) != SQLITE_OK)
 		return false;
 	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
@@ -159,6 +184,24 @@ static int correlation_base(struct prof_writer *w, int64_t *base, struct prof_er
 	return rc == SQLITE_ROW ? 0 : store__sqlite_error(err, w->path, w->db, rc, "merge");
 }
 
+/* GPU metric samplers are told apart by typeId's bits above the device
+ * number: a source's samplers move past every sampler the destination
+ * holds, so two processes' device 0 stay two series. */
+static int metric_type_base(struct prof_writer *w, int64_t *base, struct prof_error *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(w->db, "SELECT coalesce(((max(typeId) >> 8) + 1) << 8, 0)"
+				" FROM main.TARGET_INFO_GPU_METRICS", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return store__sqlite_error(err, w->path, w->db, rc, "merge");
+	rc = sqlite3_step(st);
+	*base = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : store__sqlite_error(err, w->path, w->db, rc, "merge");
+}
+
 /* Append one column's expression to buf, re-mapping ids as needed. */
 static int append(char *buf, size_t cap, size_t *used, const char *fmt, const char *col)
 {
@@ -171,7 +214,7 @@ static int append(char *buf, size_t cap, size_t *used, const char *fmt, const ch
 }
 
 static int copy_table(struct prof_writer *w, enum schema_table_id id, int64_t corr_base,
-		      struct prof_error *err)
+		      int64_t type_base, struct prof_error *err)
 {
 	const struct schema_table *t = &schema_tables[id];
 	char cols[2048], exprs[8192], sql[12288];
@@ -193,6 +236,9 @@ static int copy_table(struct prof_writer *w, enum schema_table_id id, int64_t co
 			      " temp.perfkit_idmap WHERE old = s.\"%s\"), 0) END%.0s";
 		else if (!strcmp(c, "correlationId"))
 			fmt = "CASE WHEN s.\"%s\" > 0 THEN s.\"%s\" + ?1 ELSE s.\"%s\" END";
+		else if (!strcmp(c, "typeId") &&
+			 (id == T_GPU_METRICS || id == T_GPU_METRIC_TYPES))
+			fmt = "%.0s%.0ss.\"%s\" + ?2";
 		else
 			fmt = "%.0s%.0ss.\"%s\"";
 		if (append(cols, sizeof cols, &cu, n ? ", \"%s\"%.0s%.0s" : "\"%s\"%.0s%.0s", c) ||
@@ -208,8 +254,11 @@ static int copy_table(struct prof_writer *w, enum schema_table_id id, int64_t co
 	rc = sqlite3_prepare_v2(w->db, sql, -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return store__sqlite_error(err, w->path, w->db, rc, "merge");
-	if (sqlite3_bind_parameter_count(st) > 0)
+	/* ?1: the correlation base, ?2: the metric sampler base (a table may use neither) */
+	if (sqlite3_bind_parameter_count(st) >= 1)
 		sqlite3_bind_int64(st, 1, corr_base);
+	if (sqlite3_bind_parameter_count(st) >= 2)
+		sqlite3_bind_int64(st, 2, type_base);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : store__sqlite_error(err, w->path, w->db, rc, "merge");
@@ -217,14 +266,16 @@ static int copy_table(struct prof_writer *w, enum schema_table_id id, int64_t co
 
 static int merge_attached(struct prof_writer *w, struct prof_error *err)
 {
-	int64_t corr_base = 0;
+	int64_t corr_base = 0, type_base = 0;
 	int rc;
 
 	rc = remap_strings(w, err);
 	if (!rc)
 		rc = correlation_base(w, &corr_base, err);
+	if (!rc)
+		rc = metric_type_base(w, &type_base, err);
 	for (size_t i = 0; !rc && i < sizeof copied / sizeof copied[0]; i++)
-		rc = copy_table(w, copied[i], corr_base, err);
+		rc = copy_table(w, copied[i], corr_base, type_base, err);
 	if (!rc && src_has_table(w, "PERFKIT_COUNTERS"))
 		rc = store__exec(w->db, w->path,
 				 "INSERT INTO main.PERFKIT_COUNTERS (name, value)"

@@ -13,6 +13,7 @@
 #define SID(n) { n, "INTEGER", true }
 #define TXT(n) { n, "TEXT", false }
 #define REAL(n) { n, "REAL", false }
+#define BLOB(n) { n, "BLOB", false }
 
 static const struct schema_column c_strings[] = {
 	{ "id", "INTEGER NOT NULL PRIMARY KEY", false }, { "value", "TEXT NOT NULL", false },
@@ -65,6 +66,10 @@ static const struct schema_column c_nvtx[] = {
 	COL("domainId"), COL("uint64Value"), COL("int64Value"), { "doubleValue", "REAL", false },
 	COL("uint32Value"), COL("int32Value"), { "floatValue", "REAL", false },
 	SID("jsonTextId"), TXT("jsonText"),
+	/* an NVTX extended payload as nsys stores it: a 32-byte header (domain
+	 * and schema id, payload size, total size) and the payload's bytes,
+	 * described by NVTX_PAYLOAD_SCHEMAS of that domain and schema */
+	BLOB("binaryData"),
 };
 
 static const struct schema_column c_gpu[] = {
@@ -103,6 +108,64 @@ static const struct schema_column c_counters[] = {
 	{ "name", "TEXT NOT NULL PRIMARY KEY", false }, { "value", "INTEGER NOT NULL", false },
 };
 
+/* Where a process stands in a job: the host it ran on and, when its
+ * launcher numbered it (torchrun, Open MPI, PMI, Slurm), its rank; rank,
+ * worldSize and localRank are NULL for a process that is not a rank (the
+ * launcher itself, data-loader workers). */
+static const struct schema_column c_proc_info[] = {
+	{ "globalPid", "INTEGER NOT NULL", false }, TXT("host"), COL("rank"), COL("worldSize"),
+	COL("localRank"), TXT("launcher"),
+};
+
+/* Clock pairs: the host's realtime clock and the capture's timestamp
+ * (CUPTI's) read together, at the start ('start') and end ('end') of each
+ * process, so captures of different hosts can be put on one time base. */
+static const struct schema_column c_clocks[] = {
+	{ "globalPid", "INTEGER NOT NULL", false }, TXT("host"), TXT("at"), COL("realtimeNs"),
+	COL("timestampNs"),
+};
+
+/* The GPUs a process saw, by its own device number: deviceId of its
+ * kernels and copies is this ordinal (CUDA_VISIBLE_DEVICES renumbers them
+ * per process), uuid names the physical GPU across processes and hosts. */
+static const struct schema_column c_proc_gpus[] = {
+	{ "globalPid", "INTEGER NOT NULL", false }, COL("deviceId"), TXT("uuid"),
+};
+
+/* Sampled hardware counters (`perfkit run --gpu-metrics`), as nsys stores
+ * its GPU metrics: one row per sample and metric. timestamp is the end of
+ * the sample's period (its start is the previous sample's timestamp of the
+ * same typeId); typeId's low 8 bits are the deviceId of the process that
+ * sampled it, the bits above tell samplers apart in a merged capture. */
+static const struct schema_column c_gpu_metrics[] = {
+	COL("timestamp"), COL("typeId"), COL("metricId"), REAL("value"),
+};
+
+/* What each (typeId, metricId) of GPU_METRICS measures, with nsys's names
+ * ("SMs Active [Throughput %]"); globalPid: the sampling process. */
+static const struct schema_column c_gpu_metric_types[] = {
+	COL("typeId"), COL("sourceId"), TXT("typeName"), COL("metricId"), TXT("metricName"),
+	COL("globalPid"),
+};
+
+/* NVTX payload schemas, their entries and enums, as nsys exports them. */
+static const struct schema_column c_payload_schemas[] = {
+	COL("domainId"), COL("schemaId"), TXT("name"), COL("type"), COL("flags"),
+	COL("numEntries"), COL("payloadSize"), COL("alignTo"), COL("globalPid"),
+};
+
+static const struct schema_column c_payload_schema_entries[] = {
+	{ "domainId", "INTEGER NOT NULL", false }, { "schemaId", "INTEGER NOT NULL", false },
+	{ "idx", "INTEGER NOT NULL", false }, COL("flags"), COL("type"), TXT("name"),
+	TXT("description"), COL("arrayOrUnionDetail"), COL("offset"), COL("globalPid"),
+};
+
+static const struct schema_column c_payload_enum_entries[] = {
+	{ "domainId", "INTEGER NOT NULL", false }, { "schemaId", "INTEGER NOT NULL", false },
+	{ "idx", "INTEGER NOT NULL", false }, TXT("name"), COL("value"), COL("isFlag"),
+	COL("globalPid"),
+};
+
 const struct schema_table schema_tables[T__COUNT] = {
 	[T_STRINGIDS] = { "StringIds", c_strings, N(c_strings) },
 	[T_KERNEL] = { "CUPTI_ACTIVITY_KIND_KERNEL", c_kernel, N(c_kernel) },
@@ -123,6 +186,17 @@ const struct schema_table schema_tables[T__COUNT] = {
 	[T_ENUM_MEM_KIND] = { "ENUM_CUDA_MEM_KIND", c_enum, N(c_enum) },
 	[T_META] = { "PERFKIT_META", c_meta, N(c_meta) },
 	[T_COUNTERS] = { "PERFKIT_COUNTERS", c_counters, N(c_counters) },
+	[T_PROC_INFO] = { "PERFKIT_PROCESS_INFO", c_proc_info, N(c_proc_info) },
+	[T_CLOCKS] = { "PERFKIT_CLOCKS", c_clocks, N(c_clocks) },
+	[T_PROC_GPUS] = { "PERFKIT_PROCESS_GPUS", c_proc_gpus, N(c_proc_gpus) },
+	[T_GPU_METRICS] = { "GPU_METRICS", c_gpu_metrics, N(c_gpu_metrics) },
+	[T_GPU_METRIC_TYPES] = { "TARGET_INFO_GPU_METRICS", c_gpu_metric_types,
+				 N(c_gpu_metric_types) },
+	[T_PAYLOAD_SCHEMAS] = { "NVTX_PAYLOAD_SCHEMAS", c_payload_schemas, N(c_payload_schemas) },
+	[T_PAYLOAD_SCHEMA_ENTRIES] = { "NVTX_PAYLOAD_SCHEMA_ENTRIES", c_payload_schema_entries,
+				       N(c_payload_schema_entries) },
+	[T_PAYLOAD_ENUM_ENTRIES] = { "NVTX_PAYLOAD_ENUM_ENTRIES", c_payload_enum_entries,
+				     N(c_payload_enum_entries) },
 };
 
 /* One row per profiled kernel launch (`perfkit run --metrics`), joined to
@@ -269,6 +343,51 @@ int schema__create(sqlite3 *db)
 
 		snprintf(sql, sizeof sql, "PRAGMA user_version = %d", PROF_SCHEMA_VERSION);
 		rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+	}
+	return rc;
+}
+
+/* The columns of t the file has, in order; -1 when they are not the first
+ * columns of t's description (another schema, not an older one of ours). */
+static int present_columns(sqlite3 *db, const struct schema_table *t)
+{
+	sqlite3_stmt *st;
+	int n = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_info(?1) ORDER BY cid", -1, &st,
+			       NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, t->name, -1, SQLITE_STATIC);
+	while (n >= 0 && sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+
+		n = n < t->n_cols && name && !strcmp(name, t->cols[n].name) ? n + 1 : -1;
+	}
+	sqlite3_finalize(st);
+	return n;
+}
+
+int schema__upgrade(sqlite3 *db)
+{
+	char sql[512];
+	int rc = SQLITE_OK;
+
+	for (int i = 0; i < T__COUNT && rc == SQLITE_OK; i++) {
+		const struct schema_table *t = &schema_tables[i];
+		int have = present_columns(db, t);
+
+		if (have < 0)
+			return SQLITE_MISMATCH;
+		if (have == 0) {
+			rc = create_table(db, t, false);
+			continue;
+		}
+		for (int c = have; c < t->n_cols && rc == SQLITE_OK; c++) {
+			if (snprintf(sql, sizeof sql, "ALTER TABLE %s ADD COLUMN \"%s\" %s", t->name,
+				     t->cols[c].name, t->cols[c].decl) >= (int)sizeof sql)
+				return SQLITE_TOOBIG;
+			rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+		}
 	}
 	return rc;
 }

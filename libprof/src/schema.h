@@ -31,6 +31,15 @@ enum schema_table_id {
 	T_ENUM_MEM_KIND,
 	T_META,
 	T_COUNTERS,
+	/* jobs of many processes, GPU metrics and NVTX payloads (schema.c) */
+	T_PROC_INFO,
+	T_CLOCKS,
+	T_PROC_GPUS,
+	T_GPU_METRICS,
+	T_GPU_METRIC_TYPES,
+	T_PAYLOAD_SCHEMAS,
+	T_PAYLOAD_SCHEMA_ENTRIES,
+	T_PAYLOAD_ENUM_ENTRIES,
 	T__COUNT
 };
 
@@ -64,6 +73,12 @@ extern const struct schema_table schema_analysis_tables[ANALYSIS__COUNT];
  * (PRAGMA user_version and PERFKIT_META). Runs inside the caller's
  * transaction. Returns an SQLite result code. */
 int schema__create(sqlite3 *db);
+/* Bring a capture an earlier perfkit wrote (its tables a prefix of these:
+ * tables or trailing columns added since) up to this schema in place: the
+ * missing tables created empty, the missing columns added, NULL in every
+ * row. SQLITE_MISMATCH when a table's columns are not such a prefix. Runs
+ * inside the caller's transaction. */
+int schema__upgrade(sqlite3 *db);
 /* Create the analysis tables and their index where missing (IF NOT EXISTS).
  * Returns an SQLite result code. */
 int schema__create_analysis(sqlite3 *db);

@@ -90,6 +90,21 @@ static bool our_schema(sqlite3 *db)
 	return true;
 }
 
+/* A file an earlier perfkit of this schema version wrote gains the tables
+ * and columns added since, so it can be taken over as this one's would. */
+static bool upgraded(sqlite3 *db)
+{
+	if (store__pragma_int(db, "PRAGMA user_version") != PROF_SCHEMA_VERSION)
+		return false;
+	if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+		return false;
+	if (schema__upgrade(db) != SQLITE_OK) {
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		return false;
+	}
+	return sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
+}
+
 /* Leave WAL mode, which only the file's one connection may do. */
 static bool leave_wal_alone(sqlite3 *db)
 {
@@ -112,7 +127,7 @@ static int open_alone(const char *path, sqlite3 **db)
 {
 	int rc = sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
 
-	if (rc == SQLITE_OK && our_schema(*db) && leave_wal_alone(*db) &&
+	if (rc == SQLITE_OK && upgraded(*db) && our_schema(*db) && leave_wal_alone(*db) &&
 	    sqlite3_exec(*db, finish_pragmas, NULL, NULL, NULL) == SQLITE_OK) {
 		/* readers that come now wait for the journal's locks, briefly */
 		sqlite3_busy_timeout(*db, 5000);

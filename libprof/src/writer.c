@@ -818,7 +818,11 @@ int prof_writer__nvtx(struct prof_writer *w, const struct prof_nvtx_event *e)
 	bind_sid(st, 10, e->text_id);
 	bind_i64(st, 11, e->domain_id);
 	for (int i = 12; i <= 19; i++)
-		sqlite3_bind_null(st, i); /* payloads and JSON text: not recorded */
+		sqlite3_bind_null(st, i); /* scalar payloads and JSON text: not recorded */
+	if (e->binary && e->binary_len && e->binary_len <= INT32_MAX)
+		sqlite3_bind_blob(st, 20, e->binary, (int)e->binary_len, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 20);
 	return add_row(w, st);
 }
 
@@ -880,6 +884,129 @@ int prof_writer__thread_name(struct prof_writer *w, int64_t global_tid, const ch
 	bind_sid(st, 1, id);
 	sqlite3_bind_null(st, 2); /* priority: not known to CUPTI */
 	bind_i64(st, 3, global_tid);
+	return add_row(w, st);
+}
+
+/* -1 means "not known" and is stored as NULL. */
+static inline void bind_known(sqlite3_stmt *st, int i, long v)
+{
+	if (v < 0)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, v);
+}
+
+/* Unsigned 64-bit ids keep their bit pattern in SQLite's signed integers. */
+static inline void bind_u64(sqlite3_stmt *st, int i, uint64_t v)
+{
+	sqlite3_bind_int64(st, i, (int64_t)v);
+}
+
+int prof_writer__process_info(struct prof_writer *w, const struct prof_process_info *p)
+{
+	sqlite3_stmt *st = w->insert[T_PROC_INFO];
+
+	bind_i64(st, 1, p->global_pid);
+	bind_text(st, 2, p->host);
+	bind_known(st, 3, p->rank);
+	bind_known(st, 4, p->world_size);
+	bind_known(st, 5, p->local_rank);
+	bind_text(st, 6, p->launcher);
+	return add_row(w, st);
+}
+
+int prof_writer__clock_pair(struct prof_writer *w, const struct prof_clock_pair *c)
+{
+	sqlite3_stmt *st = w->insert[T_CLOCKS];
+
+	bind_i64(st, 1, c->global_pid);
+	bind_text(st, 2, c->host);
+	bind_text(st, 3, c->at);
+	bind_i64(st, 4, c->realtime_ns);
+	bind_i64(st, 5, c->timestamp_ns);
+	return add_row(w, st);
+}
+
+int prof_writer__process_gpu(struct prof_writer *w, int64_t global_pid, int32_t device_id,
+			     const char *uuid)
+{
+	sqlite3_stmt *st = w->insert[T_PROC_GPUS];
+
+	bind_i64(st, 1, global_pid);
+	bind_i64(st, 2, device_id);
+	bind_text(st, 3, uuid);
+	return add_row(w, st);
+}
+
+int prof_writer__gpu_metric_type(struct prof_writer *w, const struct prof_gpu_metric_type *t)
+{
+	sqlite3_stmt *st = w->insert[T_GPU_METRIC_TYPES];
+
+	bind_i64(st, 1, t->type_id);
+	bind_i64(st, 2, t->source_id);
+	bind_text(st, 3, t->type_name);
+	bind_i64(st, 4, t->metric_id);
+	bind_text(st, 5, t->metric_name);
+	bind_i64(st, 6, t->global_pid);
+	return add_row(w, st);
+}
+
+int prof_writer__gpu_metric(struct prof_writer *w, const struct prof_gpu_metric *m)
+{
+	sqlite3_stmt *st = w->insert[T_GPU_METRICS];
+
+	bind_i64(st, 1, m->timestamp_ns);
+	bind_i64(st, 2, m->type_id);
+	bind_i64(st, 3, m->metric_id);
+	sqlite3_bind_double(st, 4, m->value);
+	return add_row(w, st);
+}
+
+int prof_writer__payload_schema(struct prof_writer *w, const struct prof_payload_schema *s)
+{
+	sqlite3_stmt *st = w->insert[T_PAYLOAD_SCHEMAS];
+
+	bind_u64(st, 1, s->domain_id);
+	bind_u64(st, 2, s->schema_id);
+	bind_text(st, 3, s->name);
+	bind_u64(st, 4, s->type);
+	bind_u64(st, 5, s->flags);
+	bind_u64(st, 6, s->num_entries);
+	bind_u64(st, 7, s->payload_size);
+	bind_u64(st, 8, s->align_to);
+	bind_i64(st, 9, s->global_pid);
+	return add_row(w, st);
+}
+
+int prof_writer__payload_entry(struct prof_writer *w, const struct prof_payload_entry *e)
+{
+	sqlite3_stmt *st = w->insert[T_PAYLOAD_SCHEMA_ENTRIES];
+
+	bind_u64(st, 1, e->domain_id);
+	bind_u64(st, 2, e->schema_id);
+	bind_u64(st, 3, e->idx);
+	bind_u64(st, 4, e->flags);
+	bind_u64(st, 5, e->type);
+	bind_text(st, 6, e->name);
+	bind_text(st, 7, e->description);
+	bind_u64(st, 8, e->array_or_union_detail);
+	bind_u64(st, 9, e->offset);
+	bind_i64(st, 10, e->global_pid);
+	return add_row(w, st);
+}
+
+int prof_writer__payload_enum_entry(struct prof_writer *w,
+				    const struct prof_payload_enum_entry *e)
+{
+	sqlite3_stmt *st = w->insert[T_PAYLOAD_ENUM_ENTRIES];
+
+	bind_u64(st, 1, e->domain_id);
+	bind_u64(st, 2, e->schema_id);
+	bind_u64(st, 3, e->idx);
+	bind_text(st, 4, e->name);
+	bind_u64(st, 5, e->value);
+	bind_i64(st, 6, e->is_flag);
+	bind_i64(st, 7, e->global_pid);
 	return add_row(w, st);
 }
 

@@ -7,6 +7,7 @@
 #ifndef PROF_EVENT_H
 #define PROF_EVENT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* nsys packs ids: globalPid = pid << 24, globalTid = globalPid | tid. */
@@ -133,6 +134,80 @@ struct prof_nvtx_event {
 	int64_t global_tid, end_global_tid;
 	int64_t text_id;
 	int64_t domain_id;
+	/* NVTX_EVENTS.binaryData: an extended payload in nsys's layout
+	 * (prof_nvtx_payload__blob builds it); NULL when there is none */
+	const void *binary;
+	size_t binary_len;
+};
+
+/* The header nsys puts before an extended payload's bytes in
+ * NVTX_EVENTS.binaryData: four little-endian 64-bit words. */
+#define PROF_NVTX_BLOB_HEADER 32
+struct prof_nvtx_blob_header {
+	uint64_t domain_id, schema_id, payload_size, total_size; /* total = header + payload */
+};
+
+/* NVTX_PAYLOAD_SCHEMAS: a payload schema (or enum, type 0 in nsys's
+ * numbering is invalid) a process registered in one NVTX domain. */
+struct prof_payload_schema {
+	int64_t global_pid;
+	uint64_t domain_id, schema_id;
+	const char *name;
+	uint64_t type, flags, num_entries, payload_size, align_to;
+};
+
+/* NVTX_PAYLOAD_SCHEMA_ENTRIES: one field of a schema. type is a predefined
+ * NVTX_PAYLOAD_ENTRY_TYPE_* or another schema's id; offset in bytes. */
+struct prof_payload_entry {
+	int64_t global_pid;
+	uint64_t domain_id, schema_id, idx;
+	uint64_t flags, type;
+	const char *name, *description;
+	uint64_t array_or_union_detail, offset;
+};
+
+/* NVTX_PAYLOAD_ENUM_ENTRIES: one value of an enum registered as a schema. */
+struct prof_payload_enum_entry {
+	int64_t global_pid;
+	uint64_t domain_id, schema_id, idx;
+	const char *name;
+	uint64_t value;
+	int is_flag;
+};
+
+/* PERFKIT_PROCESS_INFO: where a process stood in its job. rank, world_size
+ * and local_rank are -1 (stored NULL) for a process its launcher did not
+ * number. */
+struct prof_process_info {
+	int64_t global_pid;
+	const char *host;
+	long rank, world_size, local_rank;
+	const char *launcher; /* "torchrun", "Open MPI", "PMI", "Slurm"; NULL: none */
+};
+
+/* PERFKIT_CLOCKS: the host's realtime clock and the capture's timestamp
+ * read together. */
+struct prof_clock_pair {
+	int64_t global_pid;
+	const char *host;
+	const char *at; /* "start" or "end" */
+	int64_t realtime_ns, timestamp_ns;
+};
+
+/* TARGET_INFO_GPU_METRICS: what a (type_id, metric_id) of GPU_METRICS
+ * measures. type_id's low 8 bits are the device number. */
+struct prof_gpu_metric_type {
+	int64_t type_id, source_id;
+	const char *type_name;
+	int64_t metric_id;
+	const char *metric_name;
+	int64_t global_pid;
+};
+
+/* GPU_METRICS: one metric of one sample; timestamp_ns ends its period. */
+struct prof_gpu_metric {
+	int64_t timestamp_ns, type_id, metric_id;
+	double value;
 };
 
 /* TARGET_INFO_GPU */

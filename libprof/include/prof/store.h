@@ -72,6 +72,22 @@ int prof_writer__overhead(struct prof_writer *w, const struct prof_overhead *o);
 int prof_writer__gpu(struct prof_writer *w, const struct prof_gpu_info *g);
 int prof_writer__process(struct prof_writer *w, uint32_t pid, const char *name);
 int prof_writer__thread_name(struct prof_writer *w, int64_t global_tid, const char *name);
+/* Jobs of many processes: where this process stands, its clock pairs and
+ * the GPUs it saw (PERFKIT_PROCESS_INFO, PERFKIT_CLOCKS,
+ * PERFKIT_PROCESS_GPUS). */
+int prof_writer__process_info(struct prof_writer *w, const struct prof_process_info *p);
+int prof_writer__clock_pair(struct prof_writer *w, const struct prof_clock_pair *c);
+int prof_writer__process_gpu(struct prof_writer *w, int64_t global_pid, int32_t device_id,
+			     const char *uuid);
+/* Sampled GPU metrics: the description of each (type, metric) once, then
+ * the samples (TARGET_INFO_GPU_METRICS, GPU_METRICS). */
+int prof_writer__gpu_metric_type(struct prof_writer *w, const struct prof_gpu_metric_type *t);
+int prof_writer__gpu_metric(struct prof_writer *w, const struct prof_gpu_metric *m);
+/* NVTX payload schemas, their entries and enum values (NVTX_PAYLOAD_*). */
+int prof_writer__payload_schema(struct prof_writer *w, const struct prof_payload_schema *s);
+int prof_writer__payload_entry(struct prof_writer *w, const struct prof_payload_entry *e);
+int prof_writer__payload_enum_entry(struct prof_writer *w,
+				    const struct prof_payload_enum_entry *e);
 /* PERFKIT_META: run metadata (command, host, gpu, start_ns, duration_ns,
  * exit_status, ...). Setting a key again replaces its value. */
 int prof_writer__meta(struct prof_writer *w, const char *key, const char *value);

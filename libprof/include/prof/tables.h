@@ -45,6 +45,21 @@
 #define PROF_T_PEAKS "PERFKIT_PEAKS"
 #define PROF_T_FINDINGS "PERFKIT_FINDINGS"
 
+/* Jobs of many processes (struct prof_process_info, prof_clock_pair, and
+ * each process's GPUs by its own device number). */
+#define PROF_T_PROC_INFO "PERFKIT_PROCESS_INFO"
+#define PROF_T_CLOCKS "PERFKIT_CLOCKS"
+#define PROF_T_PROC_GPUS "PERFKIT_PROCESS_GPUS"
+/* Sampled GPU metrics, nsys's tables (struct prof_gpu_metric and
+ * prof_gpu_metric_type). */
+#define PROF_T_GPU_METRICS "GPU_METRICS"
+#define PROF_T_GPU_METRIC_TYPES "TARGET_INFO_GPU_METRICS"
+/* NVTX extended payloads: schemas, their fields and enum values, nsys's
+ * tables; the payloads are NVTX_EVENTS.binaryData. */
+#define PROF_T_PAYLOAD_SCHEMAS "NVTX_PAYLOAD_SCHEMAS"
+#define PROF_T_PAYLOAD_SCHEMA_ENTRIES "NVTX_PAYLOAD_SCHEMA_ENTRIES"
+#define PROF_T_PAYLOAD_ENUM_ENTRIES "NVTX_PAYLOAD_ENUM_ENTRIES"
+
 /* NVTX_EVENTS.eventType (enum prof_nvtx_type) as SQL text. */
 #define PROF_SQL_NVTX_MARK "34"
 #define PROF_SQL_NVTX_PUSHPOP "59"
