@@ -20,9 +20,10 @@ stage() {
 	mkdir -p "$dest"/{cli,collectors,tests/gpu,bench/gpu,workloads,lib}
 	cp "$build/cli/perfkit" "$dest/cli/"
 	cp "$build/collectors/libperfkit-inject.so" "$dest/collectors/"
-	cp "$build/tests/gpu/gpu_work" "$dest/tests/gpu/"
-	[ -x "$build/tests/gpu/diag_cases" ] && cp "$build/tests/gpu/diag_cases" "$dest/tests/gpu/"
-	cp "$build/tests/gpu/gpu_faults" "$dest/tests/gpu/"
+	# every program built for the GPU tests (gpu_work, gpu_faults, pm_kernels, ...)
+	for f in "$build"/tests/gpu/*; do
+		[ -f "$f" ] && [ -x "$f" ] && cp "$f" "$dest/tests/gpu/"
+	done
 	cp "$build"/bench/gpu/launch_loop "$build"/bench/gpu/lib*.so "$dest/bench/gpu/"
 	for f in "$build"/workloads/*; do
 		[ -f "$f" ] && [ -x "$f" ] && cp "$f" "$dest/workloads/"
