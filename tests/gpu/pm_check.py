@@ -157,7 +157,7 @@ def clock(db_path):
     frac = near / len(busy) if busy else 0
     ok = bool(busy) and frac >= 0.95 and increasing and not overflows
     return ok, ("%d samples, period %.1f us, %d busy of which %.1f%% where kernels ran, "
-                "increasing=%s, overflows=%d, metrics=%d" % (
+                "increasing=%s, overflows=%d, metrics=%d, DRAM read from %s" % (
                     len(sm), period / 1e3, len(busy), frac * 100, increasing, overflows, len(sers),
                     one_of(db, DRAM_R)))
 
