@@ -72,6 +72,9 @@ int gpu_metrics__init(void *subscriber, uint32_t pid);
 void gpu_metrics__on_callback(int domain, uint32_t cbid, const void *data);
 void gpu_metrics__write(struct prof_writer *w);
 void gpu_metrics__exit(void);
+/* A fatal signal: what the samplers hold is decoded and queued (the
+ * process dies next, so they are not closed). */
+void gpu_metrics__on_fatal_signal(void);
 
 /* job.c: where this process stands in its job (host, rank, GPUs) and its
  * clock pairs, for captures of many processes and hosts. start runs before

@@ -426,6 +426,25 @@ void gpu_metrics__write(struct prof_writer *w)
 	free(types);
 }
 
+void gpu_metrics__on_fatal_signal(void)
+{
+	struct timespec until;
+
+	if (!gm.on)
+		return;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 1;
+	/* not when the sampler thread itself is the one dying inside a decode */
+	if (pthread_mutex_timedlock(&gm.sampler_lock, &until) != 0)
+		return;
+	for (int i = 0; i < gm.ndevices; i++)
+		if (gm.devices[i].sampler) {
+			pm__stop(gm.devices[i].sampler);
+			decode(&gm.devices[i]);
+		}
+	pthread_mutex_unlock(&gm.sampler_lock);
+}
+
 void gpu_metrics__exit(void)
 {
 	if (!gm.on)

@@ -85,6 +85,9 @@ static void on_fatal_signal(int sig)
 	    !drain__is_writer_thread()) {
 		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 		drain__sync(SIGNAL_DRAIN_MS);
+		/* the trace is safe; then the samples since the last decode */
+		gpu_metrics__on_fatal_signal();
+		drain__sync(SIGNAL_DRAIN_MS);
 	}
 	signal(sig, SIG_DFL);
 	raise(sig); /* delivered with the default action once we return */

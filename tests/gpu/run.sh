@@ -116,6 +116,26 @@ test_crashes() {
 	done
 }
 
+# Each process records its place in a job: a rank given through torchrun's
+# variables, its host, GPUs and clock pairs.
+test_job() {
+	perfkit_run job -- env RANK=3 WORLD_SIZE=4 LOCAL_RANK=1 "$GPU_WORK" crash exit 10
+	expect_status job 3
+	check job "$W/job.sqlite" job 3 4 1 torchrun
+}
+
+# --gpu-metrics: a program's end, whichever way, keeps its status, its
+# kernels and its samples.
+test_gpu_metrics() {
+	local spec mode want
+	for spec in exit:3 abort:134 segv:139 sigterm:143; do
+		mode=${spec%%:*} want=${spec#*:}
+		perfkit_run "gm_$mode" --gpu-metrics -- "$GPU_WORK" crash "$mode" 100
+		expect_status "gm_$mode" "$want"
+		check "gm_$mode" "$W/gm_$mode.sqlite" gpu_metrics 100 "$want"
+	done
+}
+
 test_fork() {
 	perfkit_run fork -- "$GPU_WORK" fork 100 50
 	expect_status fork 0
@@ -288,6 +308,8 @@ else
 test_work
 test_reset
 test_crashes
+test_job
+test_gpu_metrics
 test_fork
 test_other_subscriber
 test_no_cuda
