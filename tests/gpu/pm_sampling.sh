@@ -1,27 +1,23 @@
 #!/usr/bin/env bash
 # pm_sampling.sh - sampled GPU metrics (`perfkit run --gpu-metrics`) checked
-# on the GPU against what the kernels do and against ncu, and what sampling
-# costs. Prints a table last; logs, captures and raw numbers go to $OUT.
+# on the GPU against what the kernels do and against ncu (what sampling
+# costs is bench/gpu_metrics_cost.sh). Prints a table last; logs and
+# captures go to $OUT.
 #
 #   tests/gpu/pm_sampling.sh [BUILD]     BUILD as for tests/gpu/run.sh
-#   PARTS="check cost" (default both)  ROUNDS=5 (cost rounds)
 #
-# check: a DRAM-bound triad, a SIMT FP32 GEMM, a kernel of 4 blocks and
+# A DRAM-bound triad, a SIMT FP32 GEMM, a kernel of 4 blocks and
 #   PyTorch BF16/FP32 matrix products run under --gpu-metrics; each
 #   kernel's sampled metrics (time-weighted over its run) are compared with
 #   ncu's reading of the same counters on the same kernel (DRAM within 5%),
 #   tensor pipe near full in BF16 and near zero in FP32, few SMs active for
 #   the small kernel; samples are checked to lie on the trace's clock.
-# cost: each bundled workload (naive and optimized) under `perfkit run`
-#   with and without --gpu-metrics, interleaved rounds, median ms/step.
 set -u
 BUILD=$(cd "${1:-.gpu/collector}" && pwd)
 SRC=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-$(mktemp -d)}
 PERFKIT=$BUILD/cli/perfkit
 PM=$BUILD/tests/gpu/pm_kernels
-PARTS=${PARTS:-check cost}
-ROUNDS=${ROUNDS:-5}
 W=$(mktemp -d)
 LOG=$OUT/pm_sampling.log
 export LD_LIBRARY_PATH=$BUILD/lib:/usr/local/cuda/lib64:/usr/local/cuda/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -60,7 +56,6 @@ check() { # NAME KERNEL_LIKE NCU_NAME|- EXPECT...
 	python3 "$SRC/pm_check.py" "$W/$1.sqlite" "$2" "$3" "${@:4}"
 }
 
-if [[ " $PARTS " == *" check "* ]]; then
 	if capture pm_stream "$PM" stream 6; then
 		ncu_read stream triad dram__bytes_read.sum.pct_of_peak_sustained_elapsed,dram__bytes_write.sum.pct_of_peak_sustained_elapsed,sm__cycles_active.avg.pct_of_peak_sustained_elapsed,sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed "$PM" stream 1
 		line=$(check pm_stream '%triad%' "$W/ncu_stream.csv" dram_vs_ncu=5 2>>"$LOG")
@@ -96,51 +91,6 @@ if [[ " $PARTS " == *" check "* ]]; then
 		line=$(python3 "$SRC/pm_check.py" "$W/$f.sqlite" --clock 2>>"$LOG")
 		result "$f:clock_and_counts" "${line%% *}" "${line#* }"
 	done
-fi
-
-# ms/step of one workload run: the first JSON line's step_ms.
-step_ms() { grep -h '^{' "$1" | head -1 | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["step_ms"])' 2>/dev/null; }
-
-if [[ " $PARTS " == *" cost "* ]]; then
-	WL=("hash_embedding --rows=1M --iters=50" "batched_forces --batch=16 --iters=200"
-	    "rollout --iters=5" "transformer --iters=3")
-	RAW=$OUT/pm_cost_raw.tsv
-	: >"$RAW"
-	for r in $(seq "$ROUNDS"); do
-		for spec in "${WL[@]}"; do
-			set -- $spec
-			bin=$BUILD/workloads/$1
-			shift
-			for variant in naive optimized; do
-				for cfg in trace gpu_metrics; do
-					opt=()
-					[ $cfg = gpu_metrics ] && opt=(--gpu-metrics)
-					timeout -k 5 300 "$PERFKIT" run "${opt[@]}" -f -o "$W/cost.sqlite" -- \
-						"$bin" --variant=$variant --json "$@" >"$W/cost.log" 2>&1
-					printf '%s\t%s\t%s\t%s\n' "$(basename "$bin")" $variant $cfg \
-						"$(step_ms "$W/cost.log")" >>"$RAW"
-				done
-			done
-		done
-	done
-	python3 - "$RAW" >>"$OUT/pm_cost.txt" <<'PY'
-import sys, statistics
-rows = {}
-for line in open(sys.argv[1]):
-    w, v, c, ms = line.rstrip("\n").split("\t")
-    if ms:
-        rows.setdefault((w, v, c), []).append(float(ms))
-print("%-16s %-10s %12s %14s %8s %6s" % ("workload", "variant", "trace ms", "+metrics ms", "cost", "runs"))
-for (w, v) in sorted({(k[0], k[1]) for k in rows}):
-    t = rows.get((w, v, "trace"), [])
-    g = rows.get((w, v, "gpu_metrics"), [])
-    if t and g:
-        mt, mg = statistics.median(t), statistics.median(g)
-        print("%-16s %-10s %12.4f %14.4f %+7.1f%% %6d" % (w, v, mt, mg, (mg / mt - 1) * 100, min(len(t), len(g))))
-PY
-	cat "$OUT/pm_cost.txt" >>"$LOG"
-fi
 
 echo
-cat "$OUT/pm_cost.txt" 2>/dev/null
 printf '%s\n' "${RESULTS[@]}"
