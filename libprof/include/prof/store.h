@@ -181,6 +181,9 @@ int prof_store__open_memory(const void *data, size_t size, const char *name,
 			    struct prof_store **out, struct prof_error *err);
 void prof_store__close(struct prof_store *s);
 const char *prof_store__path(const struct prof_store *s);
+/* Call the store name from now on (messages, prof_store__path): a job's
+ * temporary merged capture goes by the captures it was made of. */
+int prof_store__set_name(struct prof_store *s, const char *name, struct prof_error *err);
 enum prof_store_kind prof_store__kind(const struct prof_store *s);
 /* Optional tables may be missing (nsys creates tables only when it has data). */
 bool prof_store__has_table(struct prof_store *s, const char *table);
