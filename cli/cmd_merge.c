@@ -75,7 +75,10 @@ int cmd_merge(int argc, char **argv)
 	printf("%s: %d capture%s of %d host%s\n", output, plan.n, plan.n == 1 ? "" : "s",
 	       plan.nhosts, plan.nhosts == 1 ? "" : "s");
 	print_hosts(&plan);
-	printf("time base: %s; estimated alignment error: ", job_time_base__name(plan.time_base));
+	printf("time base: %s", job_time_base__name(plan.time_base));
+	if (plan.time_base == JOB_TIME_COLLECTIVES)
+		printf(" (%d matched across hosts)", plan.collectives);
+	printf("; estimated alignment error: ");
 	if (plan.error_ns >= 0)
 		printf("%.3f us\n", plan.error_ns / 1e3);
 	else if (plan.time_base == JOB_TIME_UNALIGNED)

@@ -40,6 +40,8 @@ struct job_clock_pair {
 	int64_t realtime_ns, timestamp_ns;
 };
 
+struct job_collective_end;
+
 struct job_capture {
 	char *path;
 	char *host;            /* "" when the capture does not say */
@@ -54,6 +56,10 @@ struct job_capture {
 	/* the processes with activity, globalPid without the host bits */
 	int64_t *pids;
 	int npids;
+	/* the ends of its NCCL kernels, matched across ranks to refine the
+	 * time base (struct job_collective_end, job_impl.h) */
+	struct job_collective_end *nccl;
+	int nnccl;
 	int group;             /* index of its host among the job's hosts (time base) */
 	int id_index;          /* what its processes get above the pid bits */
 };
@@ -62,6 +68,7 @@ struct job_capture {
 enum job_time_base {
 	JOB_TIME_ONE_HOST,    /* one host: one clock, nothing moved */
 	JOB_TIME_CLOCKS,      /* hosts' recorded clock pairs */
+	JOB_TIME_COLLECTIVES, /* clock pairs, refined from the ends of matched NCCL collectives */
 	JOB_TIME_UNALIGNED,   /* several hosts, not all with clock pairs: left as they are */
 };
 
@@ -76,6 +83,7 @@ struct job_plan {
 	struct prof_merge_map *maps;  /* one per capture */
 	enum job_time_base time_base;
 	double error_ns;              /* estimated alignment error; < 0: not known */
+	int collectives;              /* collectives matched across hosts (JOB_TIME_COLLECTIVES) */
 	char name[1024];              /* the job's name (struct job_inputs) */
 };
 
@@ -93,6 +101,7 @@ const char *job_time_base__name(enum job_time_base b);
 #define JOB_META_NAME "job_name"              /* what the job was given as */
 #define JOB_META_TIME_BASE "time_base"        /* job_time_base__name */
 #define JOB_META_TIME_ERROR "time_error_ns"   /* estimated alignment error; absent: unknown */
+#define JOB_META_COLLECTIVES "time_collectives" /* collectives matched across hosts */
 
 /* Write the capture at out_path of every capture of plan (flags:
  * PROF_WRITER_OVERWRITE), with the job's metadata. */

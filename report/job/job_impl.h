@@ -10,6 +10,8 @@
 int job_capture__probe(const char *path, bool with_pids, struct job_capture *c,
 		       struct prof_error *err);
 void job_capture__exit(struct job_capture *c);
+/* Read the ends of the capture's NCCL kernels (c->nccl). */
+int job_capture__read_collectives(struct job_capture *c, struct prof_error *err);
 /* Whether two captures hold a process of the same pid. */
 bool job_capture__shares_pid(const struct job_capture *a, const struct job_capture *b);
 
@@ -18,6 +20,34 @@ struct job_host_clock {
 	struct job_clock_pair start, end;
 	bool has_start, has_end;
 };
+
+/* One NCCL kernel's end on its process's clock. Without the collective
+ * model's payloads, a collective is known by its kernel's name and its
+ * place among that process's kernels of that name: NCCL launches the
+ * kernels of one communicator in the same order on every rank. */
+struct job_collective_end {
+	uint64_t name_hash;
+	int64_t pid;      /* globalPid without the host bits */
+	int32_t ordinal;  /* how many kernels of this name the process ran before */
+	int64_t end_ns;
+};
+
+/* One observation for the solver: a collective's end on a process of a host
+ * group, already moved by that host's clock mapping. */
+struct job_end_obs {
+	uint64_t key_hash;
+	int32_t key_ordinal;
+	int group;
+	int64_t end_ns;
+};
+
+/* The offset of each host group (offsets[0] = 0) that brings the matched
+ * ends of the same collective together, by least squares over every
+ * collective seen on at least two groups; *rms_ns: the spread of the aligned
+ * ends of a collective about their mean (its error estimate), *matched: how
+ * many collectives spanned two groups or more. obs is sorted in place. */
+int job_time__fit_collectives(struct job_end_obs *obs, size_t n, int ngroups, double *offsets,
+			      double *rms_ns, int *matched);
 
 /* Fold a capture's pairs into its host's clock. */
 void job_host_clock__add(struct job_host_clock *h, const struct job_capture *c);

@@ -153,6 +153,8 @@ int job_meta__write(const struct job_plan *p,
 		rc = put(ctx, JOB_META_NAME, p->name);
 	if (!rc)
 		rc = put(ctx, JOB_META_TIME_BASE, job_time_base__name(p->time_base));
+	if (!rc && p->time_base == JOB_TIME_COLLECTIVES)
+		rc = put_int(put, ctx, JOB_META_COLLECTIVES, p->collectives);
 	if (!rc && p->error_ns >= 0)
 		rc = put_int(put, ctx, JOB_META_TIME_ERROR, (int64_t)(p->error_ns + 0.5));
 	return rc;

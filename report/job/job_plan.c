@@ -2,6 +2,7 @@
  * capture's mapping onto one time base and one space of process ids. */
 #include "job_impl.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,8 @@ const char *job_time_base__name(enum job_time_base b)
 		return "one host";
 	case JOB_TIME_CLOCKS:
 		return "clock pairs";
+	case JOB_TIME_COLLECTIVES:
+		return "collectives";
 	case JOB_TIME_UNALIGNED:
 		return "unaligned (not every host recorded clock pairs)";
 	}
@@ -95,6 +98,53 @@ static int align_clocks(struct job_plan *p, struct prof_error *err)
 	return 0;
 }
 
+/* Refine the time base from the matched ends of NCCL collectives, where
+ * they join every host to the first: each host moves by the offset that
+ * brings its ends of each collective to the others'. */
+static int refine_from_collectives(struct job_plan *p, struct prof_error *err)
+{
+	struct job_end_obs *obs = NULL;
+	double *offsets = NULL, rms;
+	size_t n = 0, cap = 0;
+	int matched = 0, rc = 0;
+
+	for (int i = 0; i < p->n && !rc; i++)
+		rc = job_capture__read_collectives(&p->c[i], err);
+	for (int i = 0; i < p->n && !rc; i++)
+		cap += (size_t)p->c[i].nnccl;
+	if (rc || !cap)
+		return rc;
+	obs = malloc(cap * sizeof *obs);
+	offsets = calloc((size_t)p->nhosts, sizeof *offsets);
+	if (!obs || !offsets) {
+		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		goto out;
+	}
+	for (int i = 0; i < p->n; i++)
+		for (int k = 0; k < p->c[i].nnccl; k++)
+			obs[n++] = (struct job_end_obs){
+				.key_hash = p->c[i].nccl[k].name_hash,
+				.key_ordinal = p->c[i].nccl[k].ordinal,
+				.group = p->c[i].group,
+				.end_ns = job_time__apply(&p->maps[i], p->c[i].nccl[k].end_ns),
+			};
+	if (job_time__fit_collectives(obs, n, p->nhosts, offsets, &rms, &matched)) {
+		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		goto out;
+	}
+	if (rms >= 0) {
+		for (int i = 0; i < p->n; i++)
+			p->maps[i].shift_ns += llround(offsets[p->c[i].group]);
+		p->time_base = JOB_TIME_COLLECTIVES;
+		p->error_ns = rms;
+		p->collectives = matched;
+	}
+out:
+	free(obs);
+	free(offsets);
+	return rc;
+}
+
 int job_plan__make(const struct job_inputs *in, struct job_plan *plan, struct prof_error *err)
 {
 	int rc = 0;
@@ -117,6 +167,8 @@ int job_plan__make(const struct job_inputs *in, struct job_plan *plan, struct pr
 		rc = number_hosts(plan, err);
 	if (!rc)
 		rc = align_clocks(plan, err);
+	if (!rc && plan->nhosts > 1)
+		rc = refine_from_collectives(plan, err);
 	if (rc)
 		job_plan__exit(plan);
 	return rc;

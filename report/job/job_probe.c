@@ -204,6 +204,62 @@ static int read_pids(struct prof_store *s, struct job_capture *c, struct prof_er
 	return rc < 0 ? rc : 0;
 }
 
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+int job_capture__read_collectives(struct job_capture *c, struct prof_error *err)
+{
+	/* string ids of NCCL's kernels first (a few), then their launches */
+	static const char sql[] =
+		"SELECT k.globalPid, s.value, k.end, row_number() OVER (PARTITION BY k.globalPid,"
+		" coalesce(k.demangledName, k.shortName) ORDER BY k.start) - 1"
+		" FROM " PROF_T_KERNEL " k JOIN " PROF_T_STRINGS " s"
+		" ON s.id = coalesce(k.demangledName, k.shortName)"
+		" WHERE coalesce(k.demangledName, k.shortName) IN (SELECT id FROM " PROF_T_STRINGS
+		" WHERE value LIKE 'nccl%Kernel%') AND k.end IS NOT NULL";
+	struct prof_store *s = NULL;
+	struct prof_cursor *cur = NULL;
+	size_t cap = 0;
+	int rc;
+
+	rc = prof_store__open_capture(c->path, &s, err);
+	if (rc < 0)
+		return rc;
+	if (!prof_store__has_table(s, PROF_T_KERNEL) || !prof_store__has_table(s, PROF_T_STRINGS))
+		goto out;
+	rc = prof_cursor__open(s, sql, &cur, err);
+	while (rc >= 0 && (rc = prof_cursor__next(cur, err)) > 0) {
+		if ((size_t)c->nnccl == cap) {
+			size_t grown = cap ? cap * 2 : 64;
+			struct job_collective_end *g = realloc(c->nccl, grown * sizeof *g);
+
+			if (!g) {
+				rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+				break;
+			}
+			c->nccl = g;
+			cap = grown;
+		}
+		c->nccl[c->nnccl++] = (struct job_collective_end){
+			.name_hash = fnv1a(prof_cursor__text(cur, 1) ? prof_cursor__text(cur, 1) : ""),
+			.pid = prof_cursor__int64(cur, 0) &
+			       (((int64_t)1 << PROF_GLOBAL_HOST_SHIFT) - 1),
+			.ordinal = (int32_t)prof_cursor__int64(cur, 3),
+			.end_ns = prof_cursor__int64(cur, 2),
+		};
+	}
+	prof_cursor__close(cur);
+out:
+	prof_store__close(s);
+	return rc < 0 ? rc : 0;
+}
+
 int job_capture__probe(const char *path, bool with_pids, struct job_capture *c,
 		       struct prof_error *err)
 {
@@ -238,6 +294,7 @@ void job_capture__exit(struct job_capture *c)
 	free(c->exit_status);
 	free(c->trace);
 	free(c->pids);
+	free(c->nccl);
 	memset(c, 0, sizeof *c);
 }
 

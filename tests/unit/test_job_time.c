@@ -93,6 +93,61 @@ START_TEST(job_time_host_clock_keeps_earliest_start_and_latest_end)
 }
 END_TEST
 
+/* Ends of n collectives on three hosts: host 1's clock 5 us behind host
+ * 0's, host 2 (two ranks) 12.345 us ahead; each end off the collective's
+ * true end by a deterministic jitter of at most j ns. */
+static size_t make_obs(struct job_end_obs *obs, int n, int j)
+{
+	size_t k = 0;
+	unsigned x = 12345;
+
+	for (int c = 0; c < n; c++) {
+		int64_t t = RT0 + (int64_t)c * 1000003;
+		const int64_t lag[4] = { 0, -5000, 12345, 12345 };
+		const int group[4] = { 0, 1, 2, 2 };
+
+		for (int r = 0; r < 4; r++) {
+			x = x * 1103515245u + 12345u;
+			obs[k++] = (struct job_end_obs){ .key_hash = 0xA11 + (uint64_t)(c % 3),
+							 .key_ordinal = c / 3, .group = group[r],
+							 .end_ns = t + lag[r] + (int)(x >> 16) % (2 * j + 1) - j };
+		}
+	}
+	return k;
+}
+
+START_TEST(job_time_collectives_bring_hosts_together)
+{
+	struct job_end_obs obs[4 * 300];
+	size_t n = make_obs(obs, 300, 1500);
+	double off[3], rms;
+	int matched;
+
+	ck_assert_int_eq(job_time__fit_collectives(obs, n, 3, off, &rms, &matched), 0);
+	ck_assert_int_eq(matched, 300);
+	ck_assert(off[0] == 0);
+	/* the jitter is uniform in +-1.5 us: its mean over 300 is well under 0.3 us */
+	ck_assert_msg(fabs(off[1] - 5000) < 300, "host 1 offset %f", off[1]);
+	ck_assert_msg(fabs(off[2] + 12345) < 300, "host 2 offset %f", off[2]);
+	/* the spread of aligned ends is the jitter's: sd of U(-1.5, 1.5) us is 866 ns */
+	ck_assert_msg(rms > 700 && rms < 1000, "rms %f", rms);
+}
+END_TEST
+
+START_TEST(job_time_collectives_leave_an_unjoined_host)
+{
+	struct job_end_obs obs[4 * 20];
+	size_t n = make_obs(obs, 20, 100);
+	double off[4], rms;
+	int matched;
+
+	/* a fourth host that no collective reaches */
+	ck_assert_int_eq(job_time__fit_collectives(obs, n, 4, off, &rms, &matched), 0);
+	ck_assert(rms < 0);
+	ck_assert(off[1] == 0 && off[2] == 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("job_time");
@@ -103,6 +158,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, job_time_leaves_out_a_rate_that_moves_nothing);
 	tcase_add_test(tc, job_time_refuses_a_host_without_pairs);
 	tcase_add_test(tc, job_time_host_clock_keeps_earliest_start_and_latest_end);
+	tcase_add_test(tc, job_time_collectives_bring_hosts_together);
+	tcase_add_test(tc, job_time_collectives_leave_an_unjoined_host);
 	suite_add_tcase(s, tc);
 	return s;
 }
