@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "compare/compare.h"
 #include "job/job.h"
+#include "sink/sink.h"
 
 static char *temp_dir(void)
 {
@@ -130,6 +131,63 @@ int cli_job__open(struct cli_job *job, struct prof_store **out)
 	 * behind, however the command ends (a closed pipe, Ctrl-C). */
 	remove_temp(job);
 	return 0;
+}
+
+int cli_job__report(char *const *args, int n, const char *const *reports, int nreports,
+		    int sink_format, bool full_names, const char *output)
+{
+	struct job_inputs in = { 0 };
+	struct job_report *r = NULL;
+	struct prof_error err = { 0 };
+	struct rpt_sink *sink = NULL;
+	struct stat st;
+	FILE *out = stdout;
+	int rc, status = CLI_EXIT_USAGE;
+
+	for (int i = 0; i < nreports; i++)
+		if (!job_report__can(reports[i]))
+			return -1;
+	if (n == 1 && !(stat(args[0], &st) == 0 && S_ISDIR(st.st_mode)))
+		return -1;
+	if (job_inputs__collect(args, n, &in, &err)) {
+		cli_error("%s", err.msg);
+		return CLI_EXIT_USAGE;
+	}
+	if (in.n < 2) {
+		job_inputs__exit(&in);
+		return -1;
+	}
+	rc = job_report__compute(&in, &r, &err);
+	job_inputs__exit(&in);
+	if (rc < 0) {
+		cli_error("%s", err.msg);
+		return CLI_EXIT_USAGE;
+	}
+	if (rc == 0)
+		return CLI_EXIT_OK; /* another MPI process prints */
+	if (cli_output__open(output, &out) < 0)
+		goto out;
+	sink = rpt_sink__new((enum rpt_format)sink_format, out);
+	if (!sink) {
+		cli_error("out of memory");
+		goto out;
+	}
+	sink->full_names = full_names;
+	for (int i = 0; i < nreports; i++) {
+		if (job_report__emit(r, reports[i], sink, &err) < 0) {
+			cli_error("%s", err.msg);
+			goto out;
+		}
+	}
+	status = CLI_EXIT_OK;
+	if (job_report__dropped(r) > 0)
+		cli_warning("%lld activity records were dropped during capture; "
+			    "totals and counts are lower than what ran", (long long)job_report__dropped(r));
+out:
+	rpt_sink__delete(sink);
+	status = cli_output__close(out, output, status);
+	job_report__delete(r);
+	return status;
 }
 
 int cli_job__profile(char *arg, struct diff_profile *p)

@@ -5,6 +5,8 @@
 #ifndef PERFKIT_CLI_JOB_H
 #define PERFKIT_CLI_JOB_H
 
+#include <stdbool.h>
+
 #include "prof/store.h"
 
 struct cli_job {
@@ -23,6 +25,14 @@ int cli_job__make(struct cli_job *job, char *const *args, int n);
 int cli_job__open(struct cli_job *job, struct prof_store **out);
 /* Whether job is several captures merged. */
 int cli_job__is_merged(const struct cli_job *job);
+/* Print the reports[0..nreports) of the job args[0..n) from its map and
+ * reduce (report/job) when it is a job of several captures and each
+ * report is one a map and reduce prints; under an MPI launcher only rank
+ * 0 prints. Returns -1 when it does not apply (the caller reads the job
+ * as one capture), else the exit status. sink_format: enum rpt_format. */
+int cli_job__report(char *const *args, int n, const char *const *reports, int nreports,
+		    int sink_format, bool full_names, const char *output);
+
 struct diff_profile;
 /* The diff profile (report/compare) of one argument: a capture, or a
  * directory of a job's captures. Prints the error and returns

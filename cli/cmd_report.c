@@ -244,6 +244,13 @@ int cmd_report(int argc, char **argv)
 		if (split_reports(report_list, reports, &nreports) != 0)
 			goto out;
 	}
+	/* a job's overview and kernel summary: by map and reduce */
+	if (exp == EXPORT_NONE &&
+	    (status = cli_job__report(argv, n, reports, nreports, format, full_names, output)) >= 0) {
+		free(report_list);
+		return status;
+	}
+	status = CLI_EXIT_USAGE;
 	if (cli_job__make(&job, argv, n) || cli_job__open(&job, &store))
 		goto out;
 	if (cli_output__open(output, &out) < 0)

@@ -15,6 +15,7 @@
 
 #include "prof/error.h"
 #include "prof/store.h"
+#include "sink/table.h"
 
 /* ---- the captures of a job ------------------------------------------------ */
 
@@ -102,6 +103,26 @@ const char *job_time_base__name(enum job_time_base b);
 #define JOB_META_TIME_BASE "time_base"        /* job_time_base__name */
 #define JOB_META_TIME_ERROR "time_error_ns"   /* estimated alignment error; absent: unknown */
 #define JOB_META_COLLECTIVES "time_collectives" /* collectives matched across hosts */
+
+/* ---- reports by map and reduce ---------------------------------------------- */
+
+/* Whether report name ("overview", "cuda_gpu_kern_sum") is printed from a
+ * job's map and reduce rather than from its merged capture. */
+bool job_report__can(const char *name);
+
+struct job_report;
+/* Map and reduce the job of in (report/job/job_mapreduce.c). 1: *out holds
+ * the job's reports (this process prints them); 0: an MPI process that
+ * gave its share to rank 0 (it prints nothing); < 0: an error, in err. */
+int job_report__compute(const struct job_inputs *in, struct job_report **out,
+			struct prof_error *err);
+/* Print report name of the job into sink, as summary__run prints it of
+ * the job's merged capture. */
+int job_report__emit(struct job_report *r, const char *name, struct rpt_sink *sink,
+		     struct prof_error *err);
+/* Records the job's captures dropped. */
+int64_t job_report__dropped(const struct job_report *r);
+void job_report__delete(struct job_report *r);
 
 /* Write the capture at out_path of every capture of plan (flags:
  * PROF_WRITER_OVERWRITE), with the job's metadata. */

@@ -4,6 +4,7 @@
 #define REPORT_JOB_IMPL_H
 
 #include "job.h"
+#include "summary/query.h"
 
 /* Probe the capture at path (with_pids: also the processes that left rows,
  * which a merge needs to keep them apart). */
@@ -61,6 +62,84 @@ bool job_time__clock_map(const struct job_host_clock *ref, const struct job_host
 			 int64_t span_ns, struct prof_merge_map *map);
 /* Where time t of a capture mapped by map lands (t + shift at t). */
 int64_t job_time__apply(const struct prof_merge_map *map, int64_t t);
+
+/* ---- map and reduce (job_summary.c) -------------------------------------- */
+
+/* A group (kernel name, range name and style) with its durations as
+ * ascending runs. */
+struct js_group {
+	char *label, *label2;
+	bool key_is_null;
+	struct sum_run *runs;
+	size_t n, cap;
+};
+
+/* Sorted by (label, label2, key_is_null). */
+struct js_groups {
+	struct js_group *g;
+	size_t n, cap;
+	int64_t rows_left_out;
+};
+
+struct js_interval {
+	int64_t start, end;
+};
+
+/* A device's busy time as ascending, disjoint union intervals on the job's
+ * time base (not yet clipped to the job's span). */
+struct js_device {
+	int64_t id;
+	struct js_interval *iv;
+	size_t n, cap;
+};
+
+struct js_gpu {
+	int64_t id;
+	char *name;
+	int capture; /* the first capture that has it wins */
+};
+
+/* What the overview and cuda_gpu_kern_sum of a job need of its captures. */
+struct job_summary {
+	struct js_groups kernels, ranges;
+	struct js_device *dev;      /* by id */
+	size_t ndev, devcap;
+	int64_t busy_first_ns, busy_last_ns, busy_left_out;
+	bool busy_any;
+	struct sum_transfer *tr;    /* by (copy kind, host kind) */
+	size_t ntr, trcap;
+	int64_t tr_left_out;
+	int64_t dropped, not_written;
+	struct js_gpu *gpus;
+	size_t ngpus, gpucap;
+	int session_capture;        /* the first capture with a session start; -1: none */
+	bool session_null;
+	int64_t session_start_ns;
+	int mapped;                 /* captures folded in */
+};
+
+/* Map capture i of plan into s. */
+int job_summary__map(const struct job_plan *p, int i, struct job_summary *s,
+		     struct prof_error *err);
+/* a += b; b is emptied. Exact: any order and grouping give the same a. */
+int job_summary__reduce(struct job_summary *a, struct job_summary *b, struct prof_error *err);
+void job_summary__exit(struct job_summary *s);
+/* The overview and cuda_gpu_kern_sum's groups of the whole job. */
+int job_summary__overview(const struct job_plan *p, const struct job_summary *s,
+			  struct sum_overview *o, struct prof_error *err);
+int job_summary__kern_sum(const struct job_summary *s, struct sum_groups *gs,
+			  struct prof_error *err);
+/* Map and reduce the whole job: on nthreads local threads, and across the
+ * MPI processes when an MPI launcher started this one. 1: *out is the
+ * job's summary (this process prints); 0: another process has it (this
+ * one prints nothing); < 0: an error, in err. */
+int job_summary__compute(const struct job_plan *p, int nthreads, struct job_summary *out,
+			 struct prof_error *err);
+/* The local cores, or PERFKIT_THREADS when set. */
+int job_summary__threads(void);
+/* A summary as bytes and back (between MPI processes). */
+int job_summary__pack(const struct job_summary *s, char **buf, size_t *len);
+int job_summary__unpack(const char *buf, size_t len, struct job_summary *s);
 
 /* The PERFKIT_META rows of a merged job, through put(ctx, key, value). */
 int job_meta__write(const struct job_plan *plan,
