@@ -3,6 +3,7 @@
  * job-10, as a launcher numbers ranks). */
 #define _GNU_SOURCE /* versionsort */
 #include "job.h"
+#include "summary/query.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -25,15 +26,8 @@ static int select_capture(const struct dirent *d)
 
 static int add_path(struct job_inputs *in, size_t *cap, const char *path, struct prof_error *err)
 {
-	if ((size_t)in->n == *cap) {
-		size_t grown = *cap ? *cap * 2 : 8;
-		char **p = realloc(in->paths, grown * sizeof *p);
-
-		if (!p)
-			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-		in->paths = p;
-		*cap = grown;
-	}
+	if (sum_array__grow(&in->paths, cap, (size_t)in->n, sizeof *in->paths))
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	in->paths[in->n] = strdup(path);
 	if (!in->paths[in->n])
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");

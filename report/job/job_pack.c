@@ -79,7 +79,15 @@ int job_summary__pack(const struct job_summary *s, char **buf, size_t *len)
 	put_i64(&o, s->busy_left_out);
 	put_i64(&o, s->busy_any);
 	put_i64(&o, (int64_t)s->ntr);
-	put(&o, s->tr, s->ntr * sizeof *s->tr);
+	/* field by field: a struct's padding is no data */
+	for (size_t i = 0; i < s->ntr; i++) {
+		put_i64(&o, s->tr[i].copy_kind);
+		put_i64(&o, s->tr[i].host_kind);
+		put_i64(&o, s->tr[i].host_kind_null);
+		put_i64(&o, s->tr[i].count);
+		put_i64(&o, s->tr[i].bytes);
+		put_i64(&o, s->tr[i].time_ns);
+	}
 	put_i64(&o, s->tr_left_out);
 	put_i64(&o, s->dropped);
 	put_i64(&o, s->not_written);
@@ -202,7 +210,8 @@ int job_summary__unpack(const char *buf, size_t len, struct job_summary *s)
 	if (s->dev) {
 		free(s->dev);
 		s->dev = calloc((size_t)n + 1, sizeof *s->dev);
-		s->devcap = (size_t)n + 1;
+		s->devcap = s->dev ? (size_t)n + 1 : 0;
+		in.bad |= !s->dev;
 	}
 	for (int64_t i = 0; s->dev && i < n && !in.bad; i++) {
 		struct js_device *d = &s->dev[s->ndev++];
@@ -219,8 +228,23 @@ int job_summary__unpack(const char *buf, size_t len, struct job_summary *s)
 	s->busy_left_out = get_i64(&in);
 	s->busy_any = get_i64(&in) != 0;
 	n = get_i64(&in);
-	s->tr = get_array(&in, n, sizeof *s->tr, true);
-	s->ntr = s->trcap = s->tr ? (size_t)n : 0;
+	s->tr = get_array(&in, n, 6 * sizeof(int64_t), false);
+	if (s->tr) {
+		free(s->tr);
+		s->tr = calloc((size_t)n + 1, sizeof *s->tr);
+		in.bad |= !s->tr;
+	}
+	for (int64_t i = 0; s->tr && i < n && !in.bad; i++) {
+		struct sum_transfer *t = &s->tr[s->ntr++];
+
+		t->copy_kind = get_i64(&in);
+		t->host_kind = get_i64(&in);
+		t->host_kind_null = get_i64(&in) != 0;
+		t->count = get_i64(&in);
+		t->bytes = get_i64(&in);
+		t->time_ns = get_i64(&in);
+	}
+	s->trcap = s->ntr;
 	s->tr_left_out = get_i64(&in);
 	s->dropped = get_i64(&in);
 	s->not_written = get_i64(&in);
@@ -229,6 +253,7 @@ int job_summary__unpack(const char *buf, size_t len, struct job_summary *s)
 	if (s->gpus) {
 		free(s->gpus);
 		s->gpus = calloc((size_t)n + 1, sizeof *s->gpus);
+		in.bad |= !s->gpus;
 	}
 	for (int64_t i = 0; s->gpus && i < n && !in.bad; i++) {
 		struct js_gpu *g = &s->gpus[s->ngpus++];

@@ -185,16 +185,9 @@ static int read_pids(struct prof_store *s, struct job_capture *c, struct prof_er
 
 		if (prof_cursor__is_null(cur, 0) || p == 0)
 			continue;
-		if ((size_t)c->npids == cap) {
-			size_t grown = cap ? cap * 2 : 8;
-			int64_t *g = realloc(c->pids, grown * sizeof *g);
-
-			if (!g) {
-				rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
-				break;
-			}
-			c->pids = g;
-			cap = grown;
+		if (sum_array__grow(&c->pids, &cap, (size_t)c->npids, sizeof *c->pids)) {
+			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+			break;
 		}
 		c->pids[c->npids++] = p;
 	}
@@ -235,16 +228,9 @@ int job_capture__read_collectives(struct job_capture *c, struct prof_error *err)
 		goto out;
 	rc = prof_cursor__open(s, sql, &cur, err);
 	while (rc >= 0 && (rc = prof_cursor__next(cur, err)) > 0) {
-		if ((size_t)c->nnccl == cap) {
-			size_t grown = cap ? cap * 2 : 64;
-			struct job_collective_end *g = realloc(c->nccl, grown * sizeof *g);
-
-			if (!g) {
-				rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
-				break;
-			}
-			c->nccl = g;
-			cap = grown;
+		if (sum_array__grow(&c->nccl, &cap, (size_t)c->nnccl, sizeof *c->nccl)) {
+			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+			break;
 		}
 		c->nccl[c->nnccl++] = (struct job_collective_end){
 			.name_hash = fnv1a(prof_cursor__text(cur, 1) ? prof_cursor__text(cur, 1) : ""),

@@ -20,23 +20,6 @@ static int nomem(struct prof_error *err)
 	return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 }
 
-/* Grow *p (of *cap elements of size) to hold n + 1. */
-static int grow(void *p, size_t *cap, size_t n, size_t size)
-{
-	void **pp = p, *g;
-	size_t c;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? *cap * 2 : 8;
-	g = realloc(*pp, c * size);
-	if (!g)
-		return PROF_E_NOMEM;
-	*pp = g;
-	*cap = c;
-	return 0;
-}
-
 static int cmp_text(const char *a, const char *b)
 {
 	if (!a || !b)
@@ -119,7 +102,7 @@ static int take_run(void *ctx, const char *label, const char *label2, bool key_i
 	/* runs come group by group: a new group when the labels change */
 	if (!g || cmp_text(g->label, label) || cmp_text(g->label2, label2) ||
 	    g->key_is_null != key_is_null) {
-		if (grow(&gs->g, &gs->cap, gs->n, sizeof *gs->g))
+		if (sum_array__grow(&gs->g, &gs->cap, gs->n, sizeof *gs->g))
 			return PROF_E_NOMEM;
 		g = &gs->g[gs->n++];
 		memset(g, 0, sizeof *g);
@@ -129,7 +112,7 @@ static int take_run(void *ctx, const char *label, const char *label2, bool key_i
 		if (c->failed)
 			return PROF_E_NOMEM;
 	}
-	if (grow(&g->runs, &g->cap, g->n, sizeof *g->runs))
+	if (sum_array__grow(&g->runs, &g->cap, g->n, sizeof *g->runs))
 		return PROF_E_NOMEM;
 	g->runs[g->n++] = run;
 	return 0;
@@ -253,13 +236,13 @@ static int take_interval(void *ctx, int64_t device_id, int64_t start, int64_t en
 	struct js_device *d = s->ndev ? &s->dev[s->ndev - 1] : NULL;
 
 	if (!d || d->id != device_id) {
-		if (grow(&s->dev, &s->devcap, s->ndev, sizeof *s->dev))
+		if (sum_array__grow(&s->dev, &s->devcap, s->ndev, sizeof *s->dev))
 			return PROF_E_NOMEM;
 		d = &s->dev[s->ndev++];
 		memset(d, 0, sizeof *d);
 		d->id = device_id;
 	}
-	if (grow(&d->iv, &d->cap, d->n, sizeof *d->iv))
+	if (sum_array__grow(&d->iv, &d->cap, d->n, sizeof *d->iv))
 		return PROF_E_NOMEM;
 	d->iv[d->n++] = (struct js_interval){ start, end };
 	return 0;
@@ -375,7 +358,7 @@ static int reduce_transfers(struct job_summary *a, struct job_summary *b)
 			a->tr[i].time_ns = sum_add_saturated(a->tr[i].time_ns, b->tr[j].time_ns);
 			continue;
 		}
-		if (grow(&a->tr, &a->trcap, a->ntr, sizeof *a->tr))
+		if (sum_array__grow(&a->tr, &a->trcap, a->ntr, sizeof *a->tr))
 			return PROF_E_NOMEM;
 		a->tr[a->ntr++] = b->tr[j];
 	}
@@ -385,8 +368,15 @@ static int reduce_transfers(struct job_summary *a, struct job_summary *b)
 	return 0;
 }
 
+static int gpu_qcmp(const void *pa, const void *pb)
+{
+	const struct js_gpu *a = pa, *b = pb;
+
+	return (a->id > b->id) - (a->id < b->id);
+}
+
 /* Each GPU id once, from the first capture that has it (as the merge keeps
- * the first TARGET_INFO_GPU row of an id). */
+ * the first TARGET_INFO_GPU row of an id), by id. */
 static int reduce_gpus(struct job_summary *a, struct job_summary *b)
 {
 	for (size_t j = 0; j < b->ngpus; j++) {
@@ -403,13 +393,15 @@ static int reduce_gpus(struct job_summary *a, struct job_summary *b)
 			}
 			continue;
 		}
-		if (grow(&a->gpus, &a->gpucap, a->ngpus, sizeof *a->gpus))
+		if (sum_array__grow(&a->gpus, &a->gpucap, a->ngpus, sizeof *a->gpus))
 			return PROF_E_NOMEM;
 		a->gpus[a->ngpus++] = b->gpus[j];
 	}
 	free(b->gpus);
 	b->gpus = NULL;
 	b->ngpus = b->gpucap = 0;
+	if (a->ngpus > 1)
+		qsort(a->gpus, a->ngpus, sizeof *a->gpus, gpu_qcmp);
 	return 0;
 }
 
@@ -437,7 +429,7 @@ static int map_gpus(struct prof_store *st, int capture, struct job_summary *s,
 			seen = s->gpus[i].id == id;
 		if (seen)
 			continue;
-		if (grow(&s->gpus, &s->gpucap, s->ngpus, sizeof *s->gpus))
+		if (sum_array__grow(&s->gpus, &s->gpucap, s->ngpus, sizeof *s->gpus))
 			rc = nomem(err);
 		else
 			s->gpus[s->ngpus++] = (struct js_gpu){
@@ -513,6 +505,8 @@ int job_summary__map(const struct job_plan *p, int i, struct job_summary *s,
 	sum_overview__exit(&transfers);
 	if (rc >= 0)
 		rc = map_gpus(st, i, s, err);
+	if (rc >= 0 && s->ngpus > 1)
+		qsort(s->gpus, s->ngpus, sizeof *s->gpus, gpu_qcmp);
 	if (rc >= 0)
 		map_session_start(st, i, s);
 	s->dropped = prof_store__counter(st, "dropped_records");
@@ -606,16 +600,9 @@ int job_summary__overview(const struct job_plan *p, const struct job_summary *s,
 	o->has_session_start = s->session_capture >= 0 && !s->session_null;
 	o->session_start_ns = s->session_start_ns;
 	/* by id, as the overview lists TARGET_INFO_GPU (each id once) */
-	for (int64_t last = 0, i = 0; !o->gpu && i < (int64_t)s->ngpus; i++) {
-		const struct js_gpu *g = NULL;
-
-		for (size_t j = 0; j < s->ngpus; j++)
-			if ((i == 0 || s->gpus[j].id > last) && (!g || s->gpus[j].id < g->id))
-				g = &s->gpus[j];
-		last = g->id;
-		if (sum_gpu_names__add(&o->gpu_names, g->id, g->name))
+	for (size_t i = 0; !o->gpu && i < s->ngpus; i++)
+		if (sum_gpu_names__add(&o->gpu_names, s->gpus[i].id, s->gpus[i].name))
 			goto nomem;
-	}
 	if (sum_overview__span(o, &start_ns, &duration_ns)) {
 		lo = start_ns;
 		hi = sum_add_saturated(start_ns, duration_ns);

@@ -19,15 +19,8 @@
 
 static int busy_add(struct sum_overview *o, int64_t device_id, int64_t busy_ns)
 {
-	if (o->nbusy == o->busy_cap) {
-		size_t cap = o->busy_cap ? o->busy_cap * 2 : 4;
-		struct sum_busy_device *d = realloc(o->busy, cap * sizeof *d);
-
-		if (!d)
-			return PROF_E_NOMEM;
-		o->busy = d;
-		o->busy_cap = cap;
-	}
+	if (sum_array__grow(&o->busy, &o->busy_cap, o->nbusy, sizeof *o->busy))
+		return PROF_E_NOMEM;
 	o->busy[o->nbusy++] = (struct sum_busy_device){ device_id, busy_ns };
 	return 0;
 }
@@ -340,15 +333,8 @@ static int section_busy(struct rpt_sink *sink, const struct sum_overview *o, int
 
 int sum_transfers__add(struct sum_overview *o, const struct sum_transfer *t)
 {
-	if (o->ntransfers == o->transfers_cap) {
-		size_t cap = o->transfers_cap ? o->transfers_cap * 2 : 8;
-		struct sum_transfer *g = realloc(o->transfers, cap * sizeof *g);
-
-		if (!g)
-			return PROF_E_NOMEM;
-		o->transfers = g;
-		o->transfers_cap = cap;
-	}
+	if (sum_array__grow(&o->transfers, &o->transfers_cap, o->ntransfers, sizeof *o->transfers))
+		return PROF_E_NOMEM;
 	o->transfers[o->ntransfers++] = *t;
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "prof/error.h"
 #include "prof/store.h"
@@ -97,6 +98,27 @@ static inline int64_t sum_span_saturated(int64_t start, int64_t end)
 static inline int64_t sum_fraction_of(int64_t v, int64_t num, int64_t den)
 {
 	return v / den * num + v % den * num / den;
+}
+
+/* Make room in the array *(T **)pptr of *cap elements of size bytes for
+ * element n (doubling; 8 at first): 0, or PROF_E_NOMEM with the array as
+ * it was. */
+static inline int sum_array__grow(void *pptr, size_t *cap, size_t n, size_t size)
+{
+	void **p = (void **)pptr, *g;
+	size_t c;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 8;
+	while (c <= n)
+		c *= 2;
+	g = realloc(*p, c * size);
+	if (!g)
+		return PROF_E_NOMEM;
+	*p = g;
+	*cap = c;
+	return 0;
 }
 
 /* ---- groups ----------------------------------------------------------- */
