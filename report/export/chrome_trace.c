@@ -93,9 +93,10 @@ static void ev_meta(struct chrome_ctx *c, const char *what, int64_t pid, int64_t
 
 /* ---- metadata --------------------------------------------------------- */
 
+/* pid: globalPid >> 24; the events name the pid alone (prof_pid_of). */
 static int process_meta(void *ctx, int64_t pid, const char *name)
 {
-	ev_meta(ctx, "process_name", pid, 0, false, "name", name, 0);
+	ev_meta(ctx, "process_name", pid & 0xFFFFFF, 0, false, "name", name, 0);
 	return 0;
 }
 
