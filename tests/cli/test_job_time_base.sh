@@ -110,8 +110,19 @@ else
 		b AS (SELECT start, row_number() OVER (ORDER BY start, end) n FROM one.CUPTI_ACTIVITY_KIND_KERNEL
 			WHERE globalPid IN (SELECT globalPid FROM one.PROCESSES ORDER BY rowid DESC LIMIT 1))
 		SELECT abs(avg(a.start - b.start)) FROM a JOIN b USING (n)")
-	expect_that "collectives align the hosts within 10 us (off by $got ns)" \
-		python3 -c "import sys; sys.exit(0 if float('$got') <= 10000 else 1)"
+	# Ranks on one GPU (the captures of tests/data/ddp: only one was lent)
+	# take turns on it by time slices, so their ends of a collective lie up
+	# to a slice apart and no offset lines them up to 10 us; on a GPU each
+	# they end within microseconds of each other.
+	gpus=$(for f in "$rank0" "$rank1"; do sqlite3 "$f" "SELECT uuid FROM PERFKIT_PROCESS_GPUS
+		WHERE globalPid IN (SELECT globalPid FROM CUPTI_ACTIVITY_KIND_KERNEL)"; done | sort -u | wc -l)
+	if [ "$gpus" -ge 2 ]; then
+		expect_that "collectives align the hosts within 10 us (off by $got ns)" \
+			python3 -c "import sys; sys.exit(0 if float('$got') <= 10000 else 1)"
+	else
+		skip "collectives align the hosts within 10 us (off by $got ns)" \
+			"the two ranks shared one GPU, which time-slices their collectives apart"
+	fi
 	expect_that "the stated error ($error ns) covers what is left ($got ns)" \
 		python3 -c "import sys; sys.exit(0 if float('$got') <= float('$error') + 1 else 1)"
 fi
