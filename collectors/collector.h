@@ -12,9 +12,29 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/types.h>
 
 struct prof_writer;
+
+/* Room for one more element in a growing array: 0, or -1 when memory ran
+ * out (the array is left as it was). */
+static inline int collector__grow(void **arr, size_t *cap, size_t used, size_t elem,
+				  size_t first_cap)
+{
+	size_t ncap;
+	void *p;
+
+	if (used < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : first_cap;
+	p = realloc(*arr, ncap * elem);
+	if (!p)
+		return -1;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
 
 /* One completed CUPTI buffer waiting for the writer thread. The header sits
  * in front of the bytes CUPTI fills, so handing over allocates nothing. */

@@ -128,18 +128,7 @@ static struct {
 
 static int push(void **arr, size_t *cap, size_t used, size_t elem)
 {
-	void *p;
-	size_t ncap;
-
-	if (used < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 4096;
-	p = realloc(*arr, ncap * elem);
-	if (!p)
-		return -1;
-	*arr = p;
-	*cap = ncap;
-	return 0;
+	return collector__grow(arr, cap, used, elem, 4096);
 }
 
 /* Under gm.lock. */

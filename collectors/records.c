@@ -66,18 +66,7 @@ struct records {
 
 static int grow(void **arr, size_t *cap, size_t used, size_t elem)
 {
-	size_t ncap;
-	void *p;
-
-	if (used < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 64;
-	p = realloc(*arr, ncap * elem);
-	if (!p)
-		return -1;
-	*arr = p;
-	*cap = ncap;
-	return 0;
+	return collector__grow(arr, cap, used, elem, 64);
 }
 
 int records__new(struct prof_writer *w, uint32_t pid, struct records **out)

@@ -16,6 +16,8 @@
 #include <cupti_profiler_target.h>
 #include <cupti_target.h>
 
+#include "cupti_error.h"
+
 // Samples one decode can hold: at 100 kHz a 20 ms decode period is 2,000.
 #define MAX_SAMPLES_PER_DECODE 4096
 
@@ -28,19 +30,14 @@ struct pm_sampler {
 	bool started = false;
 };
 
-static thread_local char last_error[256];
-
 static int fail(CUptiResult r, const char *what)
 {
-	const char *s = nullptr;
-	cuptiGetResultString(r, &s);
-	std::snprintf(last_error, sizeof last_error, "%s: %s", what, s ? s : "unknown CUPTI error");
-	return -1;
+	return cupti_error__set(r, what);
 }
 
 extern "C" const char *pm__last_error(void)
 {
-	return last_error;
+	return cupti_error__text();
 }
 
 static CUpti_Profiler_Host_Object *host_new(const char *chip, std::vector<uint8_t> &avail)
@@ -185,7 +182,7 @@ extern "C" int pm__open(int device_index, const struct pm_wish *wishes, int nwis
 			if (supported(chip, avail, *c))
 				chosen[i] = *c;
 		if (!chosen[i] && wishes[i].required) {
-			std::snprintf(last_error, sizeof last_error, "this GPU (%s) cannot sample %s",
+			std::snprintf(cupti_error__text(), 256, "this GPU (%s) cannot sample %s",
 				      chip, wishes[i].candidates[0]);
 			goto out;
 		}
@@ -207,7 +204,7 @@ extern "C" int pm__open(int device_index, const struct pm_wish *wishes, int nwis
 		while (k-- > 0 && wishes[wish_of[k]].required)
 			;
 		if (k >= s->metrics.size()) {
-			std::snprintf(last_error, sizeof last_error,
+			std::snprintf(cupti_error__text(), 256,
 				      "the required GPU metrics need %zu passes; sampling has one", passes);
 			goto out;
 		}
@@ -259,7 +256,7 @@ extern "C" int pm__open(int device_index, const struct pm_wish *wishes, int nwis
 	*out = s;
 	return 0;
 out:
-	std::snprintf(msg, cap, "%s", last_error);
+	std::snprintf(msg, cap, "%s", cupti_error__text());
 	pm__close(s);
 	return -1;
 }

@@ -17,6 +17,8 @@
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 
+#include "cupti_error.h"
+
 struct rp_set {
 	CUpti_Profiler_Host_Object *host = nullptr;
 	std::vector<const char *> metrics;
@@ -32,19 +34,14 @@ struct rp_session {
 	size_t active;
 };
 
-static thread_local char last_error[256];
-
 static int fail(CUptiResult r, const char *what)
 {
-	const char *s = nullptr;
-	cuptiGetResultString(r, &s);
-	std::snprintf(last_error, sizeof last_error, "%s: %s", what, s ? s : "unknown CUPTI error");
-	return -1;
+	return cupti_error__set(r, what);
 }
 
 extern "C" const char *rp__last_error(void)
 {
-	return last_error;
+	return cupti_error__text();
 }
 
 static int init_counter_data(rp_session *ses)
@@ -184,7 +181,7 @@ extern "C" int rp__open(CUcontext ctx, const char *const *metrics, int nmetrics,
 	rc = 0;
 out:
 	if (rc)
-		std::snprintf(msg, cap, "%s", last_error);
+		std::snprintf(msg, cap, "%s", cupti_error__text());
 	rp__close(s);
 	return rc;
 }
