@@ -18,7 +18,7 @@
 #define MAX_REPORTS 32
 
 static const char *const usage[] = {
-	"perfkit report [--report=NAME,...] [--format=text|csv|json] [--full-names] [-o FILE] FILE",
+	"perfkit report [--report=NAME,...] [--format=text|csv|json] [--full-names] [--rank=N[,M]] [-o FILE] FILE",
 	"perfkit report --format=chrome [--from=T] [--to=T] [--range=NAME] [-o FILE] FILE",
 	"perfkit report --format=perfetto [--from=T] [--to=T] [--range=NAME] -o FILE.pftrace FILE",
 	"perfkit report --format=folded [--weight=gpu|api] [--from=T] [--to=T] [--range=NAME] "
@@ -178,7 +178,7 @@ static int run_export(int exp, struct prof_store *store, const struct export_arg
 
 int cmd_report(int argc, char **argv)
 {
-	const char *report_opt = NULL, *format_opt = "text", *output = NULL;
+	const char *report_opt = NULL, *format_opt = "text", *output = NULL, *ranks = NULL;
 	struct export_args ea = { 0 };
 	bool list = false, full_names = false;
 	const struct cli_option opts[] = {
@@ -195,6 +195,8 @@ int cmd_report(int argc, char **argv)
 			   "(2500000, 2500us, 2.5ms, 1s)"),
 		CLI_STRING(0, "to", &ea.to, "T", "export up to T after the capture's start"),
 		CLI_STRING(0, "range", &ea.range, "NAME", "export only inside NVTX ranges named NAME"),
+		CLI_STRING(0, "rank", &ranks, "N[,M]", "only these ranks (processes with CUDA work, or as "
+			   "the launcher numbered them; see --report=rank_sum)"),
 		CLI_FLAG(0, "full-names", &full_names, "text: kernel names in full, not in their short "
 			 "form (other formats always carry full names)"),
 		CLI_FLAG(0, "list", &list, "list the report names"),
@@ -242,7 +244,8 @@ int cmd_report(int argc, char **argv)
 		if (split_reports(report_list, reports, &nreports) != 0)
 			goto out;
 	}
-	if (prof_store__open_capture(argv[0], &store, &err) < 0) {
+	if (prof_store__open_capture(argv[0], &store, &err) < 0 ||
+	    (ranks && summary__select_ranks(store, ranks, &err) < 0)) {
 		cli_error("%s", err.msg);
 		goto out;
 	}

@@ -12,9 +12,10 @@
 #include "cli.h"
 #include "prof/store.h"
 #include "sink/sink.h"
+#include "summary/summary.h"
 
 static const char *const usage[] = {
-	"perfkit roofline [--format=text|csv|json] [--plot DIR] FILE",
+	"perfkit roofline [--format=text|csv|json] [--plot DIR] [--rank=N[,M]] FILE",
 	NULL,
 };
 
@@ -45,10 +46,12 @@ static int no_metrics(int format)
 
 int cmd_roofline(int argc, char **argv)
 {
-	const char *format_opt = "text", *plot_dir = NULL;
+	const char *format_opt = "text", *plot_dir = NULL, *ranks = NULL;
 	const struct cli_option opts[] = {
 		CLI_STRING('f', "format", &format_opt, "FMT", "text, csv or json"),
 		CLI_STRING(0, "plot", &plot_dir, "DIR", "write gnuplot data files and script into DIR"),
+		CLI_STRING(0, "rank", &ranks, "N[,M]", "only these ranks (processes with CUDA work, or as "
+			   "the launcher numbered them; see --report=rank_sum)"),
 		CLI_END(),
 	};
 	static const char *const formats[] = { "text", "csv", "json" };
@@ -71,8 +74,10 @@ int cmd_roofline(int argc, char **argv)
 	format = rpt_format__parse(format_opt);
 	if (format < 0)
 		return cli_unknown("format", format_opt, formats, 3);
-	if (prof_store__open_capture(argv[0], &store, &err)) {
+	if (prof_store__open_capture(argv[0], &store, &err) ||
+	    (ranks && summary__select_ranks(store, ranks, &err))) {
 		cli_error("%s", err.msg);
+		prof_store__close(store);
 		return CLI_EXIT_USAGE;
 	}
 	if (roof__count_measured(store, &measured, &err) < 0) {

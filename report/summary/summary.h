@@ -27,6 +27,12 @@
  * PROF_E_* code with err filled. */
 int summary__run(const char *name, struct prof_store *s, struct rpt_sink *sink,
 		 struct prof_error *err);
+/* `--rank=N[,M]`: from here on every report, diagnosis and export of s
+ * sees only those ranks' rows (ranks as struct sum_ranks of
+ * summary/query.h numbers them). PROF_E_USAGE with a one-line message for a
+ * malformed list or a rank the capture does not have. */
+int summary__select_ranks(struct prof_store *s, const char *list, struct prof_error *err);
+
 /* The report names summary__run knows, in the order `perfkit report` lists
  * them; *n receives the count. "overview" is last. */
 const char *const *summary__names(size_t *n);
