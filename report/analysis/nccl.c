@@ -51,8 +51,7 @@ static int load_kernels(struct prof_store *s, const struct sum_ranks *ranks, str
 		 "SELECT k.globalPid, k.start, k.end, k.deviceId, k.streamId, s.value,"
 		 " %s AS tid, %s AS launch FROM " PROF_T_KERNEL " k JOIN " PROF_T_STRINGS " s"
 		 " ON s.id = k.demangledName%s%s"
-		 " WHERE k.demangledName IN (SELECT id FROM " PROF_T_STRINGS
-		 " WHERE value GLOB '*nccl*Kernel*')"
+		 " WHERE " NCCL_KERNEL_SQL("k")
 		 " GROUP BY k.rowid ORDER BY k.globalPid, k.start",
 		 rt && drv ? "coalesce(min(r.globalTid), min(d.globalTid))" : rt ? "min(r.globalTid)"
 		 : drv ? "min(d.globalTid)" : "NULL",

@@ -42,6 +42,13 @@ enum nccl_kind {
 	NCCL_KIND__COUNT,
 };
 
+/* SQL true for a kernel row of alias K that is NCCL's (its demangled name
+ * as nccl_kernel__parse recognises it, roughly): the communication in a
+ * rank's time. */
+#define NCCL_KERNEL_SQL(K)                                                     \
+	K ".demangledName IN (SELECT id FROM " PROF_T_STRINGS                   \
+	" WHERE value GLOB '*nccl*Kernel*')"
+
 /* "AllReduce", ...; "unknown" for NCCL_KIND_UNKNOWN. */
 const char *nccl_kind__name(enum nccl_kind k);
 

@@ -57,6 +57,17 @@ int summary__nvtx_kern_sum(struct prof_store *s, struct rpt_sink *sink, struct p
 int summary__gpu_idle_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
 int summary__critical_path(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
 
+/* Each rank's steps (the loop finder run on its rows alone; median and
+ * 95th percentile of their durations) and, over its window, its GPU's busy
+ * time split into compute, communication (NCCL's kernels), communication
+ * hidden under compute, exposed communication and idle time (rank_sum);
+ * NCCL's collectives by kind and message size per rank: calls, bytes,
+ * kernel time (median, 95th percentile), algorithm and bus bandwidth as
+ * nccl-tests computes them, against the link's bandwidth `perfkit peaks`
+ * measured (nccl_sum). report/analysis/rank_report.c computes them. */
+int summary__rank_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
+int summary__nccl_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
+
 /* The overview: several small reports on one sink (overview_run,
  * overview_gpu_busy, overview_top_kernels, overview_transfers,
  * overview_top_ranges, and overview_warnings when there is something to warn
