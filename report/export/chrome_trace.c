@@ -546,13 +546,7 @@ int chrome_trace__write(struct prof_store *s, const struct chrome_options *opts,
 	rc = trace_merge__init(&c.m, s, opts ? &opts->filter : NULL, err);
 	if (rc == 0)
 		rc = sum_ranks__load(s, &c.ranks, err);
-	if (rc == 0) {
-		int with_cuda = 0;
-
-		for (int i = 0; i < c.ranks.n; i++)
-			with_cuda += c.ranks.p[i].has_cuda;
-		c.per_rank = with_cuda > 1 || c.ranks.from_process_info;
-	}
+	c.per_rank = rc == 0 && sum_ranks__is_job(&c.ranks);
 	if (rc == 0)
 		rc = chrome_trace__estimate(s, &c.m.w, &estimate, err);
 	if (rc < 0)

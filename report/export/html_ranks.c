@@ -45,24 +45,16 @@ static const char steps_script[] =
 	"plot 'steps.dat' using (($2 + $3) / 2):1:2:3:($1 - 0.35):($1 + 0.35):(int($4) % 2 ? 0x4c78a8 : 0x9ecae9)"
 	":ytic(5) with boxxyerror lc rgb variable\n";
 
-static bool is_job(struct prof_store *s)
+bool html_ranks__applies(struct prof_store *s)
 {
 	struct sum_ranks r;
-	int with_cuda = 0;
 	bool job;
 
 	if (sum_ranks__load(s, &r, NULL) < 0)
 		return false;
-	for (int i = 0; i < r.n; i++)
-		with_cuda += r.p[i].has_cuda;
-	job = r.nranks > 0 && (with_cuda > 1 || r.from_process_info);
+	job = sum_ranks__is_job(&r);
 	sum_ranks__exit(&r);
 	return job;
-}
-
-bool html_ranks__applies(struct prof_store *s)
-{
-	return is_job(s);
 }
 
 static double share(int64_t part, int64_t whole)

@@ -194,6 +194,10 @@ struct sum_ranks {
 /* The whole capture's processes, whatever --rank shows the reports. */
 int sum_ranks__load(struct prof_store *s, struct sum_ranks *r, struct prof_error *err);
 void sum_ranks__exit(struct sum_ranks *r);
+/* Whether the capture is a job: several processes with CUDA work, or ranks
+ * a launcher numbered. The traces, the folded stacks and the HTML report
+ * then show each process as its rank. */
+bool sum_ranks__is_job(const struct sum_ranks *r);
 /* The process of a globalPid, or of a rank; NULL when there is none. */
 const struct sum_process *sum_ranks__process(const struct sum_ranks *r, int64_t global_pid);
 const struct sum_process *sum_ranks__rank(const struct sum_ranks *r, int rank);

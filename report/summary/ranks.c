@@ -373,6 +373,15 @@ void sum_ranks__exit(struct sum_ranks *r)
 	memset(r, 0, sizeof *r);
 }
 
+bool sum_ranks__is_job(const struct sum_ranks *r)
+{
+	int with_cuda = 0;
+
+	for (int i = 0; i < r->n; i++)
+		with_cuda += r->p[i].has_cuda;
+	return r->nranks > 0 && (with_cuda > 1 || r->from_process_info);
+}
+
 const struct sum_process *sum_ranks__process(const struct sum_ranks *r, int64_t global_pid)
 {
 	for (int i = 0; i < r->n; i++)

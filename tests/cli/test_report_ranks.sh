@@ -76,9 +76,11 @@ w = json.load(open(sys.argv[1]))["window"]
 assert w["iterations"] == 44, w' "$TMP/out"
 run roofline --rank=0 "$job"
 expect_status "roofline --rank=0" 0
+run report --format=folded "$job"
+expect_that "folded: a job's stacks start at their rank" test "$(cut -d';' -f1 "$TMP/out" | sort -u | tr '\n' ,)" = "rank 0,rank 1,"
 run report --format=folded --rank=0 "$job"
 expect_status "folded --rank=0" 0
-expect_that "folded --rank=0 holds rank 0's stacks alone" test "$(cut -d';' -f1 "$TMP/out" | sort -u | wc -l)" -eq 1
+expect_that "folded --rank=0 holds rank 0's stacks alone" test "$(cut -d';' -f1 "$TMP/out" | sort -u)" = "rank 0"
 
 # unknown and malformed ranks: one line, exit 2
 for cmd in "report --report=rank_sum" "diagnose" "roofline" "report --format=chrome" "report --format=html -o $TMP/x.html"; do

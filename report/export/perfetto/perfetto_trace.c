@@ -718,8 +718,7 @@ int perfetto_trace__write(struct prof_store *s, const struct perfetto_options *o
 	rc = sum_ranks__load(s, &c.ranks, err);
 	if (rc < 0)
 		goto out;
-	for (int i = 0, with_cuda = 0; i < c.ranks.n; i++)
-		c.per_rank = (with_cuda += c.ranks.p[i].has_cuda) > 1 || c.ranks.from_process_info;
+	c.per_rank = sum_ranks__is_job(&c.ranks);
 	busy_window(&c);
 	rc = pf_sequence__init(&c.q, out, SEQUENCE_ID, (uint64_t)(c.m.w.base_ns > 0 ? c.m.w.base_ns : 0),
 			       err);
