@@ -210,6 +210,43 @@ static int set_env(const char *collector, const char *dir, int trace, const char
 	return unsetenv(PROF_ENV_NVTX_INJECTION);
 }
 
+/* --gpu-metrics[=HZ]: samples per second, 0 when off, < 0 (said) when the
+ * value is not one. Sampling and kernel replay (--metrics) both hold the
+ * GPU's performance monitors. */
+static long gpu_metrics_hz(const struct run_session *s)
+{
+	const char *v = s->opt.gpu_metrics;
+	char *end;
+	long hz;
+
+	if (!v)
+		return 0;
+	if (s->opt.metrics) {
+		s->msg->error("--gpu-metrics and --metrics cannot be used together (both use the "
+			      "GPU's counters)");
+		return -1;
+	}
+	if (!*v)
+		return PROF_GPU_METRICS_HZ_DEFAULT;
+	hz = strtol(v, &end, 10);
+	if (*end || end == v || hz < PROF_GPU_METRICS_HZ_MIN || hz > PROF_GPU_METRICS_HZ_MAX) {
+		s->msg->error("--gpu-metrics: '%s' is not a rate between %d and %d samples a second",
+			      v, PROF_GPU_METRICS_HZ_MIN, PROF_GPU_METRICS_HZ_MAX);
+		return -1;
+	}
+	return hz;
+}
+
+static int gpu_metrics_env(long hz)
+{
+	char num[32];
+
+	if (!hz)
+		return unsetenv(PROF_ENV_GPU_METRICS);
+	snprintf(num, sizeof num, "%ld", hz);
+	return setenv(PROF_ENV_GPU_METRICS, num, 1);
+}
+
 /* --metrics: the collector writes one metrics file per process into a folder
  * of its own, imported into the capture once it is finished. */
 static int metrics_env(const char *metrics, int64_t sample, char *dir, size_t cap)
@@ -406,6 +443,8 @@ int run_session__prepare(struct run_session *s, char **argv)
 		s->msg->error("--metrics-sample must be between 1 and %d", PROF_METRICS_SAMPLE_MAX);
 		return RUN_EXIT_USAGE;
 	}
+	if (gpu_metrics_hz(s) < 0)
+		return RUN_EXIT_USAGE;
 	if (s->opt.flush_ms < 1 || s->opt.flush_ms > PROF_FLUSH_MS_MAX) {
 		s->msg->error("--flush-interval must be between 1 and %d ms", PROF_FLUSH_MS_MAX);
 		return RUN_EXIT_USAGE;
@@ -461,7 +500,7 @@ int run_session__prepare(struct run_session *s, char **argv)
 		return RUN_EXIT_USAGE;
 	}
 	if (metrics_env(s->opt.metrics, s->opt.metrics_sample, s->metrics_dir,
-			sizeof(s->metrics_dir)) < 0) {
+			sizeof(s->metrics_dir)) < 0 || gpu_metrics_env(gpu_metrics_hz(s)) < 0) {
 		s->msg->error("cannot prepare hardware metrics: %s", strerror(errno));
 		run_session__abort(s);
 		return RUN_EXIT_USAGE;

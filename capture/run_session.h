@@ -55,6 +55,7 @@ struct run_options {
 	int64_t flush_ms;       /* --flush-interval */
 	const char *metrics;    /* --metrics; NULL: none */
 	int64_t metrics_sample; /* --metrics-sample */
+	const char *gpu_metrics; /* --gpu-metrics[=HZ]: "" the default rate; NULL: none */
 };
 
 #define RUN_OPTIONS_INIT { .flush_ms = PROF_FLUSH_MS_DEFAULT, .metrics_sample = 1 }

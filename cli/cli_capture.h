@@ -17,7 +17,9 @@ _Static_assert((int)RUN_EXIT_USAGE == (int)CLI_EXIT_USAGE, "a session's usage st
 	CLI_STRING(0, "trace", &(o)->trace_list, "LIST",                                      \
 		   "what to record: cuda,nvtx,memory,api,api-all (default all)"),                      \
 	CLI_INT(0, "flush-interval", &(o)->flush_ms, "MS",                                    \
-		"commit recorded data at least this often (default 500)")
+		"commit recorded data at least this often (default 500)"),                    \
+	CLI_OPTIONAL("gpu-metrics", &(o)->gpu_metrics, "HZ",                                  \
+		     "sample SM, tensor, DRAM, PCIe and NVLink use HZ times a second (default 10000)")
 
 /* A session reports through cli_error and cli_warning, like every command. */
 #define RUN_CLI_MESSAGES { .error = cli_error, .warning = cli_warning }

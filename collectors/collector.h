@@ -50,9 +50,37 @@ void nvtx_kinds__on_callback(int domain, uint32_t cbid, const void *data);
 void nvtx_kinds__enable(void *subscriber);
 int nvtx_kinds__is_start_end(uint64_t marker_id);
 
+/* nvtx_payload.c: an NVTX extended payload of a MARKER_DATA record (a
+ * CUpti_ActivityMarkerData2 of payload kind NVTX_EXTENDED_PAYLOAD) as
+ * nsys's binaryData (malloc'd into *blob), its schemas written on first
+ * sight; CUPTI's copy of the payload is freed either way. 1 when *blob
+ * holds one. Writer thread only. */
+int nvtx_payload__take(struct prof_writer *w, uint32_t pid, int64_t domain_id,
+		       const void *marker_data, void **blob, size_t *len);
+void nvtx_payload__exit(void);
+
 /* demangle.c: malloc'd demangled name (a copy of the input when it is not a
  * C++ name); NULL only when mangled is NULL or memory runs out. */
 char *collector__demangle(const char *mangled);
+
+/* gpu_metrics.c: sampled GPU metrics (--gpu-metrics). init: 1 when on, 0
+ * when off, < 0 on error; the callback comes from the subscriber for every
+ * domain; write runs on the writer thread and stores what was sampled
+ * since; exit (before the writer's last drain) stops the samplers and
+ * decodes what they still hold. */
+int gpu_metrics__init(void *subscriber, uint32_t pid);
+void gpu_metrics__on_callback(int domain, uint32_t cbid, const void *data);
+void gpu_metrics__write(struct prof_writer *w);
+void gpu_metrics__exit(void);
+/* A fatal signal: what the samplers hold is decoded and queued (the
+ * process dies next, so they are not closed). */
+void gpu_metrics__on_fatal_signal(void);
+
+/* job.c: where this process stands in its job (host, rank, GPUs) and its
+ * clock pairs, for captures of many processes and hosts. start runs before
+ * the writer thread, end after it stopped. */
+void job__record_start(struct prof_writer *w, uint32_t pid);
+void job__record_end(struct prof_writer *w, uint32_t pid);
 
 /* drain.c: the writer thread. */
 struct drain_config {

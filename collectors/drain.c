@@ -58,6 +58,7 @@ static void write_handed_over(void)
 		buffers__free(node);
 		node = next;
 	}
+	gpu_metrics__write(drain.w);
 }
 
 static void commit(void)

@@ -64,8 +64,12 @@ static void on_exit_flush(void)
 	if (!atomic_compare_exchange_strong(&g.state, &expected, STATE_DONE))
 		return;
 	metrics__exit();
+	/* the trace on disk first: what follows talks to the GPU's counters */
 	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	drain__sync(SIGNAL_DRAIN_MS);
+	gpu_metrics__exit();
 	drain__stop();
+	job__record_end(g.writer, (uint32_t)getpid());
 	if (g.standalone)
 		prof_writer__finish(g.writer, &err);
 	else
@@ -80,6 +84,9 @@ static void on_fatal_signal(int sig)
 	if (atomic_load(&g.state) == STATE_ON && !atomic_exchange(&g.in_signal, 1) &&
 	    !drain__is_writer_thread()) {
 		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+		drain__sync(SIGNAL_DRAIN_MS);
+		/* the trace is safe; then the samples since the last decode */
+		gpu_metrics__on_fatal_signal();
 		drain__sync(SIGNAL_DRAIN_MS);
 	}
 	signal(sig, SIG_DFL);
@@ -119,6 +126,7 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 
 	(void)userdata;
 	metrics__on_callback(domain, cbid, data);
+	gpu_metrics__on_callback(domain, cbid, data);
 	nvtx_kinds__on_callback(domain, cbid, data);
 	/* cudaDeviceReset discards CUPTI's pending records with the context. */
 	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
@@ -203,6 +211,7 @@ static int open_store(pid_t pid, const char *comm)
 		return rc;
 	}
 	prof_writer__process(g.writer, (uint32_t)pid, comm);
+	job__record_start(g.writer, (uint32_t)pid);
 	return 0;
 }
 
@@ -282,6 +291,8 @@ static void collector_start(void)
 	cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
 			    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
 	metrics__init(g.subscriber);
+	if (gpu_metrics__init(g.subscriber, (uint32_t)pid) < 0)
+		say("cannot start the GPU metrics sampler; tracing without it");
 	atomic_store(&g.state, STATE_ON);
 	atexit(on_exit_flush);
 	install_signal_handlers();

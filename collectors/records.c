@@ -30,7 +30,7 @@ struct kernel_names {
 struct open_marker {
 	uint32_t id;
 	int is_mark;
-	struct prof_nvtx_event ev;
+	struct prof_nvtx_event ev; /* ev.binary: its extended payload, ours to free */
 };
 
 struct ctx_info {
@@ -456,6 +456,7 @@ static struct open_marker *marker_find(struct records *r, uint32_t id)
 
 static void marker_remove(struct records *r, struct open_marker *m)
 {
+	free((void *)m->ev.binary);
 	*m = r->markers[--r->markers_used];
 }
 
@@ -535,6 +536,19 @@ static void on_marker_data(struct records *r, const CUpti_ActivityMarkerData2 *d
 {
 	struct open_marker *o = marker_find(r, d->id);
 
+	if (d->payloadKind == CUPTI_METRIC_VALUE_KIND_NVTX_EXTENDED_PAYLOAD) {
+		void *blob;
+		size_t len;
+
+		/* taken even without its marker: CUPTI's copy is ours to free */
+		nvtx_payload__take(r->w, r->pid, o ? o->ev.domain_id : 0, d, &blob, &len);
+		if (o && !o->ev.binary) {
+			o->ev.binary = blob;
+			o->ev.binary_len = len;
+		} else {
+			free(blob);
+		}
+	}
 	if (!o)
 		return;
 	if (d->flags & CUPTI_ACTIVITY_FLAG_MARKER_COLOR_ARGB)
@@ -608,6 +622,7 @@ static void on_device(struct records *r, const CUpti_ActivityDevice5 *d)
 	g.max_shared_per_block_bytes = d->maxSharedMemoryPerBlock;
 	g.max_threads_per_block = (int32_t)d->maxThreadsPerBlock;
 	prof_writer__gpu(r->w, &g);
+	prof_writer__process_gpu(r->w, prof_global_pid(r->pid), g.id, uuid);
 }
 
 static const char *overhead_name(uint32_t kind)
@@ -717,10 +732,13 @@ void records__finish(struct records *r)
 	retry_pending_sync(r, 1);
 	/* Ranges never closed (the program died inside them) have no end to
 	 * store; they are counted so that a report can say so. */
-	for (size_t i = 0; i < r->markers_used; i++)
+	for (size_t i = 0; i < r->markers_used; i++) {
 		if (!r->markers[i].is_mark)
 			open_ranges++;
+		free((void *)r->markers[i].ev.binary);
+	}
 	r->markers_used = 0;
+	nvtx_payload__exit();
 	if (open_ranges)
 		prof_writer__count(r->w, "unclosed_nvtx_ranges", (int64_t)open_ranges);
 	if (r->unpaired_markers)

@@ -225,7 +225,34 @@ def check_partial(db, at_most):
     report("says_incomplete", got == int(at_most) or bool(said), "markers %s" % said)
 
 
-CHECKS = {"work": check_work, "crash": check_crash, "kernels": check_kernels, "fork": check_fork,
+def check_job(db, rank, world, local, launcher):
+    """What the process recorded of its place in a job: its rank from the
+    environment the test gave it, its host, the GPUs it saw by UUID (the
+    same as TARGET_INFO_GPU's) and a clock pair at start and end whose
+    clocks agree to a millisecond (CUPTI's timestamps are realtime-based)."""
+    row = db.execute("SELECT rank, worldSize, localRank, launcher, host FROM PERFKIT_PROCESS_INFO "
+                     "WHERE globalPid IN (SELECT globalPid FROM CUPTI_ACTIVITY_KIND_KERNEL)").fetchone()
+    eq("job_rank", row[:4] if row else None, (int(rank), int(world), int(local), launcher))
+    report("job_host", bool(row and row[4]), "host %r" % (row[4] if row else None))
+    pairs = db.execute("SELECT at, realtimeNs - timestampNs FROM PERFKIT_CLOCKS ORDER BY at").fetchall()
+    report("clock_pairs", sorted(p[0] for p in pairs) == ["end", "start"] and
+           all(abs(p[1]) < 1000000 for p in pairs), "pairs %r" % pairs)
+    eq("gpu_uuids", scalar(db, "SELECT count(*) FROM PERFKIT_PROCESS_GPUS p JOIN TARGET_INFO_GPU g "
+                               "ON g.id = p.deviceId AND g.uuid = p.uuid"),
+       scalar(db, "SELECT count(*) FROM TARGET_INFO_GPU"))
+
+
+def check_gpu_metrics(db, m, status):
+    """A program that ended its own way (exit status, signal) under
+    --gpu-metrics: its kernels and status kept as without, and the samples
+    of its run stored, SMs Active among them."""
+    check_crash(db, m, status)
+    n = scalar(db, "SELECT count(*) FROM GPU_METRICS g JOIN TARGET_INFO_GPU_METRICS t USING (typeId, metricId) "
+                   "WHERE t.metricName = 'SMs Active [Throughput %]'", table="GPU_METRICS")
+    report("gpu_metric_samples", n > 0, "%d SMs Active samples" % n)
+
+
+CHECKS = {"work": check_work, "job": check_job, "gpu_metrics": check_gpu_metrics, "crash": check_crash, "kernels": check_kernels, "fork": check_fork,
           "trace_cuda": check_trace_cuda, "torch": check_torch, "empty": check_empty,
           "clean": check_clean, "peer": check_peer,
           "running": check_running, "streams": check_streams, "contexts": check_contexts,

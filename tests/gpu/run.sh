@@ -20,9 +20,10 @@ stage() {
 	mkdir -p "$dest"/{cli,collectors,tests/gpu,bench/gpu,workloads,lib}
 	cp "$build/cli/perfkit" "$dest/cli/"
 	cp "$build/collectors/libperfkit-inject.so" "$dest/collectors/"
-	cp "$build/tests/gpu/gpu_work" "$dest/tests/gpu/"
-	[ -x "$build/tests/gpu/diag_cases" ] && cp "$build/tests/gpu/diag_cases" "$dest/tests/gpu/"
-	cp "$build/tests/gpu/gpu_faults" "$dest/tests/gpu/"
+	# every program built for the GPU tests (gpu_work, gpu_faults, pm_kernels, ...)
+	for f in "$build"/tests/gpu/*; do
+		[ -f "$f" ] && [ -x "$f" ] && cp "$f" "$dest/tests/gpu/"
+	done
 	cp "$build"/bench/gpu/launch_loop "$build"/bench/gpu/lib*.so "$dest/bench/gpu/"
 	for f in "$build"/workloads/*; do
 		[ -f "$f" ] && [ -x "$f" ] && cp "$f" "$dest/workloads/"
@@ -112,6 +113,26 @@ test_crashes() {
 		expect_status "crash_$mode" "$want"
 		if [ "$mode" = running ]; then check "crash_$mode" "$W/crash_$mode.sqlite" running 100 "$want"
 		else check "crash_$mode" "$W/crash_$mode.sqlite" crash 100 "$want"; fi
+	done
+}
+
+# Each process records its place in a job: a rank given through torchrun's
+# variables, its host, GPUs and clock pairs.
+test_job() {
+	perfkit_run job -- env RANK=3 WORLD_SIZE=4 LOCAL_RANK=1 "$GPU_WORK" crash exit 10
+	expect_status job 3
+	check job "$W/job.sqlite" job 3 4 1 torchrun
+}
+
+# --gpu-metrics: a program's end, whichever way, keeps its status, its
+# kernels and its samples.
+test_gpu_metrics() {
+	local spec mode want
+	for spec in exit:3 abort:134 segv:139 sigterm:143; do
+		mode=${spec%%:*} want=${spec#*:}
+		perfkit_run "gm_$mode" --gpu-metrics -- "$GPU_WORK" crash "$mode" 100
+		expect_status "gm_$mode" "$want"
+		check "gm_$mode" "$W/gm_$mode.sqlite" gpu_metrics 100 "$want"
 	done
 }
 
@@ -287,6 +308,8 @@ else
 test_work
 test_reset
 test_crashes
+test_job
+test_gpu_metrics
 test_fork
 test_other_subscriber
 test_no_cuda

@@ -195,6 +195,98 @@ START_TEST(store_merge_refuses_foreign_file_and_keeps_writing)
 }
 END_TEST
 
+/* The first column of the first row of sql. */
+static int64_t scalar(struct prof_store *s, const char *sql)
+{
+	struct prof_error err = { 0 };
+	struct prof_cursor *c;
+	int64_t v;
+
+	ck_assert_msg(prof_cursor__open(s, sql, &c, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(prof_cursor__next(c, &err), 1);
+	v = prof_cursor__int64(c, 0);
+	prof_cursor__close(c);
+	return v;
+}
+
+/* Real captures a and b merged into a fresh capture, opened. */
+static struct prof_store *merge_fixtures(const char *a, const char *b)
+{
+	struct prof_error err = { 0 };
+	struct prof_writer *w;
+	struct prof_store *s;
+	char out[512];
+
+	snprintf(out, sizeof out, "%s", testutil_tmp_path("merged-fixtures.sqlite"));
+	ck_assert_msg(prof_writer__create(out, 0, &w, &err) == 0, "%s", err.msg);
+	ck_assert_msg(prof_writer__merge(w, testutil_data_path(a), &err) == 0, "%s", err.msg);
+	ck_assert_msg(prof_writer__merge(w, testutil_data_path(b), &err) == 0, "%s", err.msg);
+	ck_assert_msg(prof_writer__finish(w, &err) == 0, "%s", err.msg);
+	ck_assert_msg(prof_store__open(out, &s, &err) == 0, "%s", err.msg);
+	return s;
+}
+
+static struct prof_store *open_fixture(const char *name)
+{
+	struct prof_error err = { 0 };
+	struct prof_store *s;
+
+	ck_assert_msg(prof_store__open(testutil_data_path(name), &s, &err) == 0, "%s", err.msg);
+	return s;
+}
+
+/* Two processes that each sampled their device 0 stay two series: the
+ * second's samplers move above the first's (typeId's bits over the device),
+ * every sample kept and still described. */
+START_TEST(store_merge_keeps_two_processes_gpu_metric_series_apart)
+{
+	static const char *const a = "gpu_metrics/dram_stream.sqlite", *const b = "gpu_metrics/small_grid.sqlite";
+	struct prof_store *sa = open_fixture(a), *sb = open_fixture(b), *m = merge_fixtures(a, b);
+	int64_t na = prof_store__count(sa, "GPU_METRICS"), nb = prof_store__count(sb, "GPU_METRICS");
+
+	ck_assert_int_gt(na, 0);
+	ck_assert_int_gt(nb, 0);
+	ck_assert_int_eq(prof_store__count(m, "GPU_METRICS"), na + nb);
+	ck_assert_int_eq(scalar(m, "SELECT count(DISTINCT typeId) FROM TARGET_INFO_GPU_METRICS"), 2);
+	ck_assert_int_eq(scalar(m, "SELECT count(*) FROM GPU_METRICS WHERE typeId = 0"), na);
+	ck_assert_int_eq(scalar(m, "SELECT count(*) FROM GPU_METRICS WHERE typeId = 256"), nb);
+	ck_assert_int_eq(scalar(m, "SELECT count(*) FROM GPU_METRICS g WHERE NOT EXISTS (SELECT 1 FROM"
+			 " TARGET_INFO_GPU_METRICS t WHERE t.typeId = g.typeId AND t.metricId = g.metricId)"), 0);
+	ck_assert_int_eq(scalar(m, "SELECT typeId & 255 FROM TARGET_INFO_GPU_METRICS WHERE typeId = 256"
+			 " LIMIT 1"), 0);
+	prof_store__close(sa);
+	prof_store__close(sb);
+	prof_store__close(m);
+}
+END_TEST
+
+/* The captures of two ranks merged: each keeps its rank, clock pairs, GPUs,
+ * payload schemas and payloads, once. */
+START_TEST(store_merge_keeps_each_ranks_job_rows_and_payloads)
+{
+	static const char *const a = "ddp/ddp2_rank0.sqlite", *const b = "ddp/ddp2_rank1.sqlite";
+	static const char *const tables[] = { "PERFKIT_CLOCKS", "PERFKIT_PROCESS_GPUS",
+					      "NVTX_PAYLOAD_SCHEMAS", "NVTX_PAYLOAD_SCHEMA_ENTRIES",
+					      "NVTX_PAYLOAD_ENUM_ENTRIES" };
+	struct prof_store *sa = open_fixture(a), *sb = open_fixture(b), *m = merge_fixtures(a, b);
+	static const char *const payloads = "SELECT count(*) FROM NVTX_EVENTS WHERE binaryData IS NOT NULL";
+
+	ck_assert_int_eq(scalar(m, "SELECT count(*) FROM PERFKIT_PROCESS_INFO"), 2);
+	ck_assert_int_eq(scalar(m, "SELECT sum(rank) FROM PERFKIT_PROCESS_INFO"), 1);
+	ck_assert_int_eq(scalar(m, "SELECT count(DISTINCT globalPid) FROM PERFKIT_PROCESS_INFO"), 2);
+	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+		ck_assert_int_gt(prof_store__count(sa, tables[i]), 0);
+		ck_assert_int_eq(prof_store__count(m, tables[i]),
+				 prof_store__count(sa, tables[i]) + prof_store__count(sb, tables[i]));
+	}
+	ck_assert_int_gt(scalar(sa, payloads), 0);
+	ck_assert_int_eq(scalar(m, payloads), scalar(sa, payloads) + scalar(sb, payloads));
+	prof_store__close(sa);
+	prof_store__close(sb);
+	prof_store__close(m);
+}
+END_TEST
+
 START_TEST(store_reader_sees_flushed_rows_of_a_live_capture)
 {
 	struct prof_error err = { 0 };
@@ -255,6 +347,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, store_merge_keeps_api_kernel_pairs_apart);
 	tcase_add_test(tc, store_merge_adds_counters_and_keeps_destination_meta);
 	tcase_add_test(tc, store_merge_refuses_foreign_file_and_keeps_writing);
+	tcase_add_test(tc, store_merge_keeps_two_processes_gpu_metric_series_apart);
+	tcase_add_test(tc, store_merge_keeps_each_ranks_job_rows_and_payloads);
 	tcase_add_test(tc, store_reader_sees_flushed_rows_of_a_live_capture);
 	tcase_add_test(tc, store_deleted_writer_leaves_a_readable_unfinished_file);
 	suite_add_tcase(s, tc);

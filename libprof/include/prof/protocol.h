@@ -30,6 +30,8 @@
 #define PROF_ENV_METRICS "PERFKIT_METRICS"
 #define PROF_ENV_METRICS_DIR "PERFKIT_METRICS_DIR"
 #define PROF_ENV_METRICS_SAMPLE "PERFKIT_METRICS_SAMPLE"
+/* Sampled GPU metrics (--gpu-metrics): samples per second; unset, none. */
+#define PROF_ENV_GPU_METRICS "PERFKIT_GPU_METRICS"
 /* CUDA's and NVTX's own names: the library each loads into the program. */
 #define PROF_ENV_CUDA_INJECTION "CUDA_INJECTION64_PATH"
 #define PROF_ENV_NVTX_INJECTION "NVTX_INJECTION64_PATH"
@@ -39,6 +41,10 @@
 #define PROF_FLUSH_MS_MAX 600000
 /* The largest PERFKIT_METRICS_SAMPLE. */
 #define PROF_METRICS_SAMPLE_MAX 1000000
+/* PERFKIT_GPU_METRICS: samples per second, by default and at most/least. */
+#define PROF_GPU_METRICS_HZ_DEFAULT 10000
+#define PROF_GPU_METRICS_HZ_MIN 1000
+#define PROF_GPU_METRICS_HZ_MAX 100000
 
 /* ---- the output's metadata --------------------------------------------------- */
 

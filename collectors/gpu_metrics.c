@@ -1,0 +1,466 @@
+/* gpu_metrics.c - sampled GPU metrics (`perfkit run --gpu-metrics[=HZ]`,
+ * env PERFKIT_GPU_METRICS=HZ): the hardware counters of every GPU the
+ * program makes a context on, read HZ times a second through CUPTI's PM
+ * sampling, alongside the trace and without replay.
+ *
+ * A device is opened when the program's first context on it is created
+ * (so only the GPUs a rank uses are sampled, and other ranks can sample
+ * theirs). The opening and the decoding run on one sampler thread: it
+ * decodes every device's hardware buffer every DECODE_MS, evaluates the
+ * samples and queues rows; the writer thread takes the queue at each flush
+ * (gpu_metrics__write), as it takes CUPTI's buffers. The context callback
+ * waits for its device to be opened, so the samples cover the program's
+ * first kernel, but only up to OPEN_WAIT_MS: it never hangs the program.
+ *
+ * A device's sampler is closed (stopped, its buffer decoded, disabled) when
+ * the program's last context on it is destroyed, or at exit by a handler
+ * registered once the first sampler is open: CUPTI's profiler sets up its
+ * own teardown when it is initialised, after the collector's exit handler,
+ * and atexit runs handlers last-registered first, so ours must come later
+ * to run while the sampling session is still CUPTI's to close. */
+#define _GNU_SOURCE
+#include "collector.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cupti.h>
+
+#include "metrics/pm_sampler.h"
+#include "prof/event.h"
+#include "prof/protocol.h"
+#include "prof/store.h"
+
+#define MAX_DEVICES 64
+#define DECODE_MS 20
+#define OPEN_WAIT_MS 10000
+/* Room for about 1.5 s of samples of every metric at 100 kHz. */
+#define HW_BUFFER_BYTES (256u << 20)
+
+/* The metrics, by the names nsys gives them, each with the CUPTI metrics
+ * that measure it, the first the GPU can sample winning (HBM GPUs count
+ * DRAM traffic in dram__, GDDR ones in the memory controller's dramc__:
+ * the H100's host side accepts dramc__ for sampling, but reads ~0). The
+ * CUPTI name each was read from is stored as its typeName. */
+enum metric {
+	GM_SM_ACTIVE, GM_SM_ISSUE, GM_TENSOR, GM_DRAM_READ, GM_DRAM_WRITE,
+	GM_UNALLOC_ACTIVE, GM_UNALLOC_IDLE, GM_GR_ACTIVE, GM_PCIE_RX, GM_PCIE_TX,
+	GM_NVLINK_RX, GM_NVLINK_TX, GM_GPC_CLOCK, GM__SAMPLED,
+	/* derived from two sampled ones: the warp slots neither left unallocated */
+	GM_WARPS_IN_FLIGHT = GM__SAMPLED, GM__COUNT
+};
+
+#define CANDIDATES(...) ((const char *const[]){ __VA_ARGS__, NULL })
+static const struct {
+	const char *name;
+	struct pm_wish wish;
+	double scale; /* stored value = sampled value * scale */
+} metrics[GM__SAMPLED] = {
+	[GM_SM_ACTIVE] = { "SMs Active [Throughput %]",
+			   { CANDIDATES("sm__cycles_active.avg.pct_of_peak_sustained_elapsed"), 1 }, 1 },
+	[GM_SM_ISSUE] = { "SM Issue [Throughput %]",
+			  { CANDIDATES("sm__inst_executed_realtime.avg.pct_of_peak_sustained_elapsed"), 0 }, 1 },
+	[GM_TENSOR] = { "Tensor Active [Throughput %]",
+			{ CANDIDATES("sm__pipe_tensor_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed",
+				     "sm__pipe_shared_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed"), 0 }, 1 },
+	[GM_DRAM_READ] = { "DRAM Read Bandwidth [Throughput %]",
+			   { CANDIDATES("dram__bytes_read.sum.pct_of_peak_sustained_elapsed",
+					"dram__read_throughput.avg.pct_of_peak_sustained_elapsed",
+					"dramc__read_throughput.avg.pct_of_peak_sustained_elapsed"), 0 }, 1 },
+	[GM_DRAM_WRITE] = { "DRAM Write Bandwidth [Throughput %]",
+			    { CANDIDATES("dram__bytes_write.sum.pct_of_peak_sustained_elapsed",
+					 "dram__write_throughput.avg.pct_of_peak_sustained_elapsed",
+					 "dramc__write_throughput.avg.pct_of_peak_sustained_elapsed"), 0 }, 1 },
+	[GM_UNALLOC_ACTIVE] = { "Unallocated Warps in Active SMs [Throughput %]",
+				{ CANDIDATES("tpc__warps_inactive_sm_active_realtime.avg.pct_of_peak_sustained_elapsed"), 0 }, 1 },
+	[GM_UNALLOC_IDLE] = { "Unallocated Warps in Idle SMs [Throughput %]",
+			      { CANDIDATES("tpc__warps_inactive_sm_idle_realtime.avg.pct_of_peak_sustained_elapsed"), 0 }, 1 },
+	[GM_GR_ACTIVE] = { "GR Active [Throughput %]",
+			   { CANDIDATES("gr__cycles_active.sum.pct_of_peak_sustained_elapsed"), 0 }, 1 },
+	[GM_PCIE_RX] = { "PCIe RX Throughput [Throughput %]",
+			 { CANDIDATES("pcie__read_bytes.avg.pct_of_peak_sustained_elapsed"), 0 }, 1 },
+	[GM_PCIE_TX] = { "PCIe TX Throughput [Throughput %]",
+			 { CANDIDATES("pcie__write_bytes.avg.pct_of_peak_sustained_elapsed"), 0 }, 1 },
+	[GM_NVLINK_RX] = { "NVLink RX Throughput [Throughput %]",
+			   { CANDIDATES("nvlrx__bytes.avg.pct_of_peak_sustained_elapsed"), 0 }, 1 },
+	[GM_NVLINK_TX] = { "NVLink TX Throughput [Throughput %]",
+			   { CANDIDATES("nvltx__bytes.avg.pct_of_peak_sustained_elapsed"), 0 }, 1 },
+	[GM_GPC_CLOCK] = { "GPC Clock Frequency [MHz]",
+			   { CANDIDATES("gpc__cycles_elapsed.avg.per_second"), 0 }, 1e-6 },
+};
+static const char *const warps_in_flight_name = "Compute Warps in Flight [Throughput %]";
+
+struct device {
+	int index;
+	int contexts;              /* the program's live contexts on it */
+	struct pm_sampler *sampler; /* NULL once closed */
+	int value_of[GM__SAMPLED]; /* metric -> position in a sample's values, -1: not sampled */
+	int has_warps;             /* both unallocated-warp metrics: warps in flight derived */
+};
+
+static struct {
+	int on;
+	uint32_t pid;
+	uint64_t interval_ns;
+	pthread_t thread;
+	int thread_running;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	pthread_mutex_t sampler_lock; /* decoding and closing a sampler: one at a time */
+	int atexit_registered;
+	int stop;
+	uint64_t wanted, opened, failed; /* device bitmasks */
+	struct device devices[MAX_DEVICES];
+	int ndevices;
+	/* queued for the writer thread */
+	struct prof_gpu_metric *rows;
+	size_t rows_used, rows_cap;
+	struct prof_gpu_metric_type *types;
+	size_t types_used, types_cap;
+	char *notes[MAX_DEVICES]; /* one line per device that could not be sampled */
+	int64_t samples, overflows, rows_lost, devices_failed;
+} gm = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
+	  .sampler_lock = PTHREAD_MUTEX_INITIALIZER };
+
+static int push(void **arr, size_t *cap, size_t used, size_t elem)
+{
+	void *p;
+	size_t ncap;
+
+	if (used < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 4096;
+	p = realloc(*arr, ncap * elem);
+	if (!p)
+		return -1;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+/* Under gm.lock. */
+static void queue_row(int64_t ts, int dev, int metric, double value)
+{
+	if (push((void **)&gm.rows, &gm.rows_cap, gm.rows_used, sizeof(*gm.rows)) < 0) {
+		gm.rows_lost++;
+		return;
+	}
+	gm.rows[gm.rows_used++] = (struct prof_gpu_metric){ .timestamp_ns = ts, .type_id = dev,
+							    .metric_id = metric, .value = value };
+}
+
+static void on_sample(void *ctx, uint64_t start_ns, uint64_t end_ns, const double *values, int n)
+{
+	struct device *d = ctx;
+
+	(void)start_ns;
+	(void)n;
+	pthread_mutex_lock(&gm.lock);
+	for (int i = 0; i < GM__SAMPLED; i++)
+		if (d->value_of[i] >= 0)
+			queue_row((int64_t)end_ns, d->index, i, values[d->value_of[i]] * metrics[i].scale);
+	if (d->has_warps) {
+		double unused = values[d->value_of[GM_UNALLOC_ACTIVE]] + values[d->value_of[GM_UNALLOC_IDLE]];
+
+		queue_row((int64_t)end_ns, d->index, GM_WARPS_IN_FLIGHT, unused < 100 ? 100 - unused : 0);
+	}
+	gm.samples++;
+	pthread_mutex_unlock(&gm.lock);
+}
+
+/* Under gm.lock: what each (device, metric) measures, for the writer. */
+static void queue_type(struct device *d, int metric, const char *name, const char *counter)
+{
+	struct prof_gpu_metric_type *t;
+
+	if (push((void **)&gm.types, &gm.types_cap, gm.types_used, sizeof(*gm.types)) < 0)
+		return;
+	t = &gm.types[gm.types_used++];
+	*t = (struct prof_gpu_metric_type){ .type_id = d->index, .source_id = d->index,
+					    .type_name = counter, .metric_id = metric,
+					    .metric_name = name,
+					    .global_pid = prof_global_pid(gm.pid) };
+}
+
+static void close_all(void);
+
+/* On the sampler thread. */
+static void open_device(int index)
+{
+	const struct pm_wish wishes[GM__SAMPLED] = {
+#define W(m) [m] = { metrics[m].wish.candidates, metrics[m].wish.required }
+		W(GM_SM_ACTIVE), W(GM_SM_ISSUE), W(GM_TENSOR), W(GM_DRAM_READ), W(GM_DRAM_WRITE),
+		W(GM_UNALLOC_ACTIVE), W(GM_UNALLOC_IDLE), W(GM_GR_ACTIVE), W(GM_PCIE_RX),
+		W(GM_PCIE_TX), W(GM_NVLINK_RX), W(GM_NVLINK_TX), W(GM_GPC_CLOCK),
+#undef W
+	};
+	const char *chosen[GM__SAMPLED];
+	struct pm_sampler *s = NULL;
+	char msg[320];
+	struct device *d;
+	int pos = 0;
+
+	if (pm__open(index, wishes, GM__SAMPLED, gm.interval_ns, HW_BUFFER_BYTES, chosen, &s, msg,
+		     sizeof msg) < 0 ||
+	    pm__start(s) < 0) {
+		if (s) {
+			snprintf(msg, sizeof msg, "%s", pm__last_error());
+			pm__close(s);
+		}
+		pthread_mutex_lock(&gm.lock);
+		gm.failed |= 1ull << index;
+		gm.devices_failed++;
+		if (asprintf(&gm.notes[index], "GPU metrics of device %d not sampled: %s", index,
+			     msg) < 0)
+			gm.notes[index] = NULL;
+		pthread_mutex_unlock(&gm.lock);
+		return;
+	}
+	pthread_mutex_lock(&gm.lock);
+	d = &gm.devices[gm.ndevices++];
+	d->index = index;
+	d->sampler = s;
+	for (int i = 0; i < GM__SAMPLED; i++) {
+		d->value_of[i] = chosen[i] ? pos++ : -1;
+		if (chosen[i])
+			queue_type(d, i, metrics[i].name, chosen[i]);
+	}
+	d->has_warps = d->value_of[GM_UNALLOC_ACTIVE] >= 0 && d->value_of[GM_UNALLOC_IDLE] >= 0;
+	if (d->has_warps)
+		queue_type(d, GM_WARPS_IN_FLIGHT, warps_in_flight_name,
+			   "100 - unallocated warps in active and idle SMs");
+	gm.opened |= 1ull << index;
+	if (!gm.atexit_registered)
+		gm.atexit_registered = atexit(close_all) == 0;
+	pthread_mutex_unlock(&gm.lock);
+}
+
+/* Under gm.sampler_lock. */
+static void decode(struct device *d)
+{
+	int overflowed = 0;
+
+	if (!d->sampler || pm__decode(d->sampler, on_sample, d, &overflowed) < 0)
+		return;
+	if (overflowed) {
+		pthread_mutex_lock(&gm.lock);
+		gm.overflows++;
+		pthread_mutex_unlock(&gm.lock);
+	}
+}
+
+static void decode_all(void)
+{
+	pthread_mutex_lock(&gm.sampler_lock);
+	for (int i = 0; i < gm.ndevices; i++)
+		decode(&gm.devices[i]);
+	pthread_mutex_unlock(&gm.sampler_lock);
+}
+
+/* Stop, take what the buffer still holds, let the device go. */
+static void close_device(struct device *d)
+{
+	pthread_mutex_lock(&gm.sampler_lock);
+	if (d->sampler) {
+		pm__stop(d->sampler);
+		decode(d);
+		pm__close(d->sampler);
+		d->sampler = NULL;
+	}
+	pthread_mutex_unlock(&gm.sampler_lock);
+}
+
+static void close_all(void)
+{
+	for (int i = 0; i < gm.ndevices; i++)
+		close_device(&gm.devices[i]);
+}
+
+static void *sampler_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&gm.lock);
+	while (!gm.stop) {
+		uint64_t todo = gm.wanted & ~(gm.opened | gm.failed);
+		struct timespec until;
+
+		if (todo) {
+			int index = __builtin_ctzll(todo);
+
+			pthread_mutex_unlock(&gm.lock);
+			open_device(index);
+			pthread_mutex_lock(&gm.lock);
+			pthread_cond_broadcast(&gm.cond);
+			continue;
+		}
+		pthread_mutex_unlock(&gm.lock);
+		decode_all();
+		pthread_mutex_lock(&gm.lock);
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += DECODE_MS * 1000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		if (!gm.stop && !(gm.wanted & ~(gm.opened | gm.failed)))
+			pthread_cond_timedwait(&gm.cond, &gm.lock, &until);
+	}
+	pthread_mutex_unlock(&gm.lock);
+	return NULL;
+}
+
+int gpu_metrics__init(void *subscriber, uint32_t pid)
+{
+	const char *env = getenv(PROF_ENV_GPU_METRICS);
+	char *end;
+	long hz;
+
+	if (!env || !*env)
+		return 0;
+	hz = strtol(env, &end, 10);
+	if (*end || hz < PROF_GPU_METRICS_HZ_MIN || hz > PROF_GPU_METRICS_HZ_MAX)
+		hz = PROF_GPU_METRICS_HZ_DEFAULT;
+	gm.pid = pid;
+	gm.interval_ns = 1000000000ull / (uint64_t)hz;
+	if (pthread_create(&gm.thread, NULL, sampler_main, NULL) != 0)
+		return -1;
+	gm.thread_running = 1;
+	gm.on = 1;
+	cuptiEnableCallback(1, (CUpti_SubscriberHandle)subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+			    CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+	cuptiEnableCallback(1, (CUpti_SubscriberHandle)subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+			    CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+	return 1;
+}
+
+/* The program's last context on a device is going: its sampler goes first. */
+static void context_gone(uint32_t dev)
+{
+	struct device *d = NULL;
+
+	pthread_mutex_lock(&gm.lock);
+	for (int i = 0; i < gm.ndevices; i++)
+		if (gm.devices[i].index == (int)dev && --gm.devices[i].contexts <= 0)
+			d = &gm.devices[i];
+	pthread_mutex_unlock(&gm.lock);
+	if (d)
+		close_device(d);
+}
+
+void gpu_metrics__on_callback(int domain, uint32_t cbid, const void *data)
+{
+	const CUpti_ResourceData *rd = data;
+	struct timespec until;
+	uint32_t dev = 0;
+	uint64_t bit;
+
+	if (!gm.on || domain != CUPTI_CB_DOMAIN_RESOURCE ||
+	    (cbid != CUPTI_CBID_RESOURCE_CONTEXT_CREATED &&
+	     cbid != CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING))
+		return;
+	if (cuptiGetDeviceId(rd->context, &dev) != CUPTI_SUCCESS || dev >= MAX_DEVICES)
+		return;
+	if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
+		context_gone(dev);
+		return;
+	}
+	bit = 1ull << dev;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += OPEN_WAIT_MS / 1000;
+	pthread_mutex_lock(&gm.lock);
+	if (!(gm.wanted & bit)) {
+		gm.wanted |= bit;
+		pthread_cond_broadcast(&gm.cond);
+	}
+	while (!(gm.opened & bit) && !(gm.failed & bit) && !gm.stop)
+		if (pthread_cond_timedwait(&gm.cond, &gm.lock, &until) == ETIMEDOUT)
+			break;
+	for (int i = 0; i < gm.ndevices; i++)
+		if (gm.devices[i].index == (int)dev)
+			gm.devices[i].contexts++;
+	pthread_mutex_unlock(&gm.lock);
+}
+
+void gpu_metrics__write(struct prof_writer *w)
+{
+	struct prof_gpu_metric *rows;
+	struct prof_gpu_metric_type *types;
+	size_t nrows, ntypes;
+	int64_t samples, overflows, lost, failed;
+
+	if (!gm.on)
+		return;
+	pthread_mutex_lock(&gm.lock);
+	rows = gm.rows;
+	nrows = gm.rows_used;
+	types = gm.types;
+	ntypes = gm.types_used;
+	gm.rows = NULL;
+	gm.rows_used = gm.rows_cap = 0;
+	gm.types = NULL;
+	gm.types_used = gm.types_cap = 0;
+	samples = gm.samples;
+	overflows = gm.overflows;
+	lost = gm.rows_lost;
+	failed = gm.devices_failed;
+	gm.samples = gm.overflows = gm.rows_lost = gm.devices_failed = 0;
+	pthread_mutex_unlock(&gm.lock);
+
+	for (size_t i = 0; i < ntypes; i++)
+		prof_writer__gpu_metric_type(w, &types[i]);
+	for (size_t i = 0; i < nrows; i++)
+		prof_writer__gpu_metric(w, &rows[i]);
+	if (samples)
+		prof_writer__count(w, "gpu_metric_samples", samples);
+	if (overflows)
+		prof_writer__count(w, "gpu_metric_buffer_overflows", overflows);
+	if (lost)
+		prof_writer__count(w, "gpu_metric_rows_lost", lost);
+	if (failed)
+		prof_writer__count(w, "gpu_metric_devices_not_sampled", failed);
+	free(rows);
+	free(types);
+}
+
+void gpu_metrics__on_fatal_signal(void)
+{
+	struct timespec until;
+
+	if (!gm.on)
+		return;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 1;
+	/* not when the sampler thread itself is the one dying inside a decode */
+	if (pthread_mutex_timedlock(&gm.sampler_lock, &until) != 0)
+		return;
+	for (int i = 0; i < gm.ndevices; i++)
+		if (gm.devices[i].sampler) {
+			pm__stop(gm.devices[i].sampler);
+			decode(&gm.devices[i]);
+		}
+	pthread_mutex_unlock(&gm.sampler_lock);
+}
+
+void gpu_metrics__exit(void)
+{
+	if (!gm.on)
+		return;
+	pthread_mutex_lock(&gm.lock);
+	gm.stop = 1;
+	pthread_cond_broadcast(&gm.cond);
+	pthread_mutex_unlock(&gm.lock);
+	if (gm.thread_running)
+		pthread_join(gm.thread, NULL);
+	gm.thread_running = 0;
+	close_all(); /* those the exit handler or a context's end did not close */
+	for (int i = 0; i < MAX_DEVICES; i++)
+		if (gm.notes[i]) {
+			fprintf(stderr, "perfkit: %s\n", gm.notes[i]);
+			free(gm.notes[i]);
+			gm.notes[i] = NULL;
+		}
+}
