@@ -14,11 +14,12 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # Captures: a few of each dialect and variant (metrics, memory, NVTX, PyTorch).
+# A job: two ranks and their launcher, NCCL kernels, NVTX payloads and schemas.
 fuzz/make-seeds.py "$tmp/cap" tests/data/{clean_loop,gpu_work,torch_train,rollout_naive_roofline,rollout_naive_memory}.sqlite \
-  "$nsys"/cloverleaf-cuda.sqlite "$nsys"/saxpy-mpi-cuda-rank0.sqlite >/dev/null
+  tests/data/ddp/ddp2_straggler.sqlite "$nsys"/cloverleaf-cuda.sqlite "$nsys"/saxpy-mpi-cuda-rank0.sqlite >/dev/null
 for t in store_open summary diagnose export; do
   mkdir -p "$corpus/$t"
-  cp "$tmp"/cap/{clean_loop,gpu_work,torch_train,cloverleaf-cuda,saxpy-mpi-cuda-rank0}.sqlite "$corpus/$t/"
+  cp "$tmp"/cap/{clean_loop,gpu_work,torch_train,ddp2_straggler,cloverleaf-cuda,saxpy-mpi-cuda-rank0}.sqlite "$corpus/$t/"
 done
 mkdir -p "$corpus/roofline"
 cp "$tmp"/cap/{rollout_naive_roofline,rollout_naive_memory,clean_loop,cloverleaf-cuda}.sqlite "$corpus/roofline/"

@@ -282,6 +282,16 @@ int summary__nccl_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_e
 			 "and protocol come from their kernel names", (long long)unknown);
 		rc = rpt_sink__note(sink, &note);
 	}
+	if (rc >= 0) {
+		char text[240];
+		struct rpt_note note = { "calls_unmatched", c.without_call, text };
+
+		snprintf(text, sizeof text,
+			 "%lld NCCL kernels were launched outside any NCCL call the capture holds "
+			 "(no NVTX range of domain NCCL open at their launch): no payload for them",
+			 (long long)c.without_call);
+		rc = rpt_sink__note(sink, &note);
+	}
 	if (rc >= 0)
 		rc = note_left_out(sink, left_out);
 	if (rc >= 0)

@@ -33,22 +33,125 @@ int64_t rank_time__percentile(int64_t *v, int n, double p)
 	return v[k];
 }
 
-static int steps_stats(struct rank_time *t)
+/* A step's GPU span: from the first start to the last end of the GPU work
+ * the calls made inside its NVTX range launched; -1 where it launched
+ * none. One pass over the window's launches (by correlation id within the
+ * rank), each placed in the step open on its thread when it ran. */
+static int gpu_spans(struct prof_store *s, const struct rank_time *t, int64_t *first, int64_t *last,
+		     struct prof_error *err)
 {
-	int64_t *d;
+	static const char *const api[] = { PROF_T_RUNTIME, PROF_T_DRIVER };
+	static const char *const gpu[] = { PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET };
+	char sql[4096];
+	size_t len = 0, n = 0;
+	struct prof_cursor *c;
+	int rc;
+
+	for (int i = 0; i < t->nsteps; i++)
+		first[i] = last[i] = -1;
+	len += (size_t)snprintf(sql, sizeof sql, "SELECT tid, at, g0, g1 FROM (");
+	for (size_t a = 0; a < 2; a++) {
+		if (!prof_store__has_column(s, api[a], "globalTid") ||
+		    !prof_store__has_column(s, api[a], "correlationId"))
+			continue;
+		for (size_t g = 0; g < 3; g++) {
+			if (!prof_store__has_column(s, gpu[g], "globalPid") ||
+			    !prof_store__has_column(s, gpu[g], "correlationId"))
+				continue;
+			len += (size_t)snprintf(sql + len, sizeof sql - len,
+						"%sSELECT r.globalTid AS tid, r.start AS at, g.start AS g0,"
+						" g.end AS g1 FROM %s g JOIN %s r ON %s"
+						" WHERE r.start >= ?1 AND r.start < ?2",
+						n++ ? " UNION ALL " : "", gpu[g], api[a],
+						SUM_LAUNCHED_BY("g", "r"));
+		}
+	}
+	if (n == 0)
+		return 0;
+	snprintf(sql + len, sizeof sql - len, ") ORDER BY at");
+	rc = prof_cursor__open(s, sql, &c, err);
+	if (rc)
+		return rc;
+	prof_cursor__bind_int64(c, 1, t->steps[0].start_ns);
+	prof_cursor__bind_int64(c, 2, t->w.host_end_ns > t->w.end_ns ? t->w.host_end_ns : t->w.end_ns);
+	while ((rc = prof_cursor__next(c, err)) == 1) {
+		int64_t tid = prof_cursor__int64(c, 0), at = prof_cursor__int64(c, 1);
+		int64_t g0 = prof_cursor__int64(c, 2), g1 = prof_cursor__int64(c, 3);
+		int lo = 0, hi = t->nsteps;
+
+		if (g1 < g0)
+			continue;
+		/* the last step to start by then; steps of one thread do not overlap */
+		while (lo < hi) {
+			int mid = (lo + hi) / 2;
+
+			if (t->steps[mid].start_ns <= at)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (int i = lo - 1; i >= 0 && i >= lo - 8; i--) {
+			if (t->steps[i].global_tid != tid || at >= t->steps[i].end_ns)
+				continue;
+			if (first[i] < 0 || g0 < first[i])
+				first[i] = g0;
+			if (g1 > last[i])
+				last[i] = g1;
+			break;
+		}
+	}
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
+}
+
+/* A step lasts from the start of its GPU work to the start of the next
+ * step's on its thread: an NVTX range is host time, and a host that
+ * enqueues its GPU work and races ahead (as an asynchronous loop does until
+ * its queue is full) ends its ranges long before their work runs. Where a
+ * step launched nothing, its host start stands in; the last step ends
+ * where its GPU work does. Steps marked by a kernel are GPU periods
+ * already. */
+static int64_t step_ns(const struct rank_time *t, const int64_t *first, const int64_t *last, int i)
+{
+	const struct sum_step *s = &t->steps[i];
+	int64_t start = first && first[i] >= 0 ? first[i] : s->start_ns;
+
+	for (int j = i + 1; j < t->nsteps; j++)
+		if (t->steps[j].global_tid == s->global_tid)
+			return sum_span_saturated(start, first && first[j] >= 0 ? first[j] : t->steps[j].start_ns);
+	return sum_span_saturated(start, first && last[i] >= 0 ? last[i] : s->end_ns);
+}
+
+static int steps_stats(struct prof_store *s, struct rank_time *t, struct prof_error *err)
+{
+	int64_t *d, *first = NULL, *last = NULL;
+	int rc = 0;
 
 	t->step_med_ns = t->step_p95_ns = -1;
 	if (t->nsteps == 0)
 		return 0;
 	d = malloc(sizeof *d * (size_t)t->nsteps);
-	if (!d)
-		return PROF_E_NOMEM;
+	if (t->w.mark == SUM_LOOP_NVTX) {
+		first = malloc(sizeof *first * (size_t)t->nsteps);
+		last = malloc(sizeof *last * (size_t)t->nsteps);
+	}
+	if (!d || (t->w.mark == SUM_LOOP_NVTX && (!first || !last))) {
+		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		goto out;
+	}
+	if (first)
+		rc = gpu_spans(s, t, first, last, err);
+	if (rc)
+		goto out;
 	for (int i = 0; i < t->nsteps; i++)
-		d[i] = sum_span_saturated(t->steps[i].start_ns, t->steps[i].end_ns);
+		d[i] = step_ns(t, first, last, i);
 	t->step_med_ns = rank_time__percentile(d, t->nsteps, 50);
 	t->step_p95_ns = rank_time__percentile(d, t->nsteps, 95);
+out:
 	free(d);
-	return 0;
+	free(first);
+	free(last);
+	return rc;
 }
 
 /* The rank's GPU work in its window, as two unions. */
@@ -124,8 +227,8 @@ static int one_rank(struct prof_store *s, struct rank_time *t, struct prof_error
 	rc = sum_window__find(s, &o, &t->w, err);
 	if (rc == 0)
 		rc = sum_window__steps(s, &t->w, &t->steps, &t->nsteps, err);
-	if (rc == 0 && steps_stats(t))
-		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	if (rc == 0)
+		rc = steps_stats(s, t, err);
 	if (rc == 0)
 		rc = split_busy(s, t, err);
 	return rc;

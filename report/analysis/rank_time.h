@@ -25,7 +25,8 @@ struct rank_time {
 	struct sum_window w;           /* this rank's loop */
 	struct sum_step *steps;        /* its iterations (none without a loop) */
 	int nsteps;
-	int64_t step_med_ns, step_p95_ns; /* of the steps' durations; -1 without steps */
+	int64_t step_med_ns, step_p95_ns; /* of the steps' durations, each from the start of its
+					   * GPU work to the next step's (rank_time.c); -1 without steps */
 	int64_t window_ns;
 	int64_t busy_ns, compute_ns, comm_ns, hidden_ns, exposed_ns, idle_ns;
 	int64_t rows_left_out;         /* GPU rows whose end precedes their start */
