@@ -397,16 +397,36 @@ out:
 	return rc;
 }
 
+/* How many ranks of a job these tables add up (0 when the capture is no
+ * job, or --rank chose one rank). */
+static int ranks_summed(struct prof_store *s, struct prof_error *err, int *n)
+{
+	struct sum_ranks r;
+	int rc = sum_ranks__load(s, &r, err);
+
+	*n = 0;
+	if (rc)
+		return rc;
+	if (sum_ranks__is_job(&r))
+		for (int i = 0; i < r.n; i++)
+			*n += r.p[i].rank >= 0 && r.p[i].selected;
+	if (*n < 2)
+		*n = 0;
+	sum_ranks__exit(&r);
+	return 0;
+}
+
 /* What the capture lost: records CUPTI dropped, and rows the writer could
- * not write because the disk filled (the writer's rows_not_written). */
-static int section_warnings(struct rpt_sink *sink, int64_t dropped, int64_t not_written,
+ * not write because the disk filled (the writer's rows_not_written); and
+ * that a job's tables add its ranks up. */
+static int section_warnings(struct rpt_sink *sink, int64_t dropped, int64_t not_written, int ranks,
 			    struct prof_error *err)
 {
 	static const struct rpt_column cols[] = { { "Warning", RPT_TEXT, 0 } };
 	char msg[192];
 	int rc;
 
-	if (dropped <= 0 && not_written <= 0)
+	if (dropped <= 0 && not_written <= 0 && ranks < 2)
 		return 0;
 	rc = sink->begin(sink, "overview_warnings", "Warnings", cols, 1);
 	if (rc >= 0 && dropped > 0) {
@@ -421,6 +441,12 @@ static int section_warnings(struct rpt_sink *sink, int64_t dropped, int64_t not_
 			 "the capture ends early and its totals are lower than what ran", not_written);
 		rc = emit_pair(sink, msg, NULL);
 	}
+	if (rc >= 0 && ranks >= 2) {
+		snprintf(msg, sizeof msg,
+			 "a job of %d ranks: these tables add them up; --report=rank_sum compares "
+			 "them, --rank=N shows one", ranks);
+		rc = emit_pair(sink, msg, NULL);
+	}
 	if (rc >= 0)
 		rc = sink->end(sink);
 	return sum_sink_error(rc, err);
@@ -433,7 +459,7 @@ int summary__overview(struct prof_store *s, struct rpt_sink *sink, struct prof_e
 	struct sum_groups kernels = { 0 }, ranges = { 0 };
 	int64_t dropped = prof_store__counter(s, "dropped_records"), span_ns;
 	int64_t not_written = prof_store__counter(s, "rows_not_written");
-	int rc;
+	int rc, ranks = 0;
 
 	run_info__read(s, &run);
 	if (run.have_span)
@@ -447,7 +473,9 @@ int summary__overview(struct prof_store *s, struct rpt_sink *sink, struct prof_e
 	if (rc >= 0)
 		rc = sum_nvtx_groups(s, &ranges, err);
 	if (rc >= 0)
-		rc = section_warnings(sink, dropped, not_written, err);
+		rc = ranks_summed(s, err, &ranks);
+	if (rc >= 0)
+		rc = section_warnings(sink, dropped, not_written, ranks, err);
 	if (rc >= 0)
 		rc = section_run(s, sink, &run, &busy, dropped, err);
 	if (rc >= 0)
