@@ -12,28 +12,12 @@
 #include "gpu_work.h"
 #include "nccl.h"
 #include "rank_time.h"
+#include "report_rows.h"
 #include "summary/summary.h"
 
 /* The key of PERFKIT_PEAKS that `perfkit peaks` stores the measured
  * peer-to-peer bandwidth under (bytes per second, one direction). */
 #define PEAK_P2P_KEY "p2p_bytes_per_s"
-
-static struct rpt_cell int_cell(int64_t v) { return (struct rpt_cell){ .i = v }; }
-static struct rpt_cell real_cell(double v) { return (struct rpt_cell){ .d = v }; }
-static struct rpt_cell text_cell(const char *v) { return (struct rpt_cell){ .s = v, .is_null = v == NULL }; }
-static struct rpt_cell null_cell(void) { return (struct rpt_cell){ .is_null = true }; }
-static struct rpt_cell known_cell(int64_t v) { return v < 0 ? null_cell() : int_cell(v); }
-
-static double percent(int64_t part, int64_t whole)
-{
-	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
-}
-
-static int sink_failed(int rc, struct prof_error *err)
-{
-	return rc == PROF_E_NOMEM ? prof_error__set(err, rc, "out of memory")
-				  : prof_error__set(err, rc, "cannot write the report output");
-}
 
 static int note_left_out(struct rpt_sink *sink, int64_t n)
 {

@@ -62,35 +62,13 @@ static double share(int64_t part, int64_t whole)
 	return whole > 0 ? 100.0 * (double)part / (double)whole : 0;
 }
 
-static FILE *open_data(const char *dir, const char *name, struct prof_error *err)
-{
-	char path[4096];
-	FILE *f;
-
-	if (plots_path(path, sizeof path, dir, name, err) < 0)
-		return NULL;
-	f = fopen(path, "w");
-	if (!f)
-		prof_error__set(err, PROF_E_IO, "%s: cannot write", path);
-	return f;
-}
-
-static int close_data(FILE *f, const char *what, struct prof_error *err)
-{
-	bool bad = ferror(f) != 0;
-
-	if (fclose(f) != 0 || bad)
-		return prof_error__set(err, PROF_E_IO, "cannot write the %s data", what);
-	return 0;
-}
-
 static int plot_bars(struct html_page *p, const struct rank_times *t, struct prof_error *err)
 {
 	char dir[4096];
 	FILE *f;
 	int rc = html_page__mkdir(p, "ranks", dir, sizeof dir, err);
 
-	if (rc < 0 || !(f = open_data(dir, "ranks.dat", err)))
+	if (rc < 0 || !(f = plots_data__open(dir, "ranks.dat", err)))
 		return rc < 0 ? rc : err->code;
 	fputs("# rank compute_alone hidden_comm exposed_comm idle (% of its window)\n", f);
 	for (int i = 0; i < t->n; i++) {
@@ -100,7 +78,7 @@ static int plot_bars(struct html_page *p, const struct rank_times *t, struct pro
 			share(r->compute_ns - r->hidden_ns, r->window_ns), share(r->hidden_ns, r->window_ns),
 			share(r->exposed_ns, r->window_ns), share(r->idle_ns, r->window_ns));
 	}
-	rc = close_data(f, "ranks", err);
+	rc = plots_data__close(f, err);
 	if (rc == 0)
 		rc = gnuplot__write_file(dir, "ranks.gp", bars_script, err);
 	if (rc == 0)
@@ -126,7 +104,7 @@ static int plot_steps(struct html_page *p, const struct rank_times *t, struct pr
 		return 0;
 	}
 	rc = html_page__mkdir(p, "steps", dir, sizeof dir, err);
-	if (rc < 0 || !(f = open_data(dir, "steps.dat", err)))
+	if (rc < 0 || !(f = plots_data__open(dir, "steps.dat", err)))
 		return rc < 0 ? rc : err->code;
 	fputs("# rank start_ms end_ms step label\n", f);
 	for (int i = 0; i < t->n; i++)
@@ -137,7 +115,7 @@ static int plot_steps(struct html_page *p, const struct rank_times *t, struct pr
 				(double)(s->start_ns - first) / 1e6, (double)(s->end_ns - first) / 1e6, k,
 				t->v[i].rank);
 		}
-	rc = close_data(f, "steps", err);
+	rc = plots_data__close(f, err);
 	if (rc == 0)
 		rc = gnuplot__write_file(dir, "steps.gp", steps_script, err);
 	if (rc == 0)

@@ -131,17 +131,26 @@ static int info_row(struct sum_ranks *r, struct prof_cursor *c, int *cap)
 	return 0;
 }
 
+/* The process of a row's globalPid (column 0), added when new; *p NULL
+ * for a row without one: some exports leave a GPU row's process out, and
+ * it belongs to no rank. */
+static int row_process(struct sum_ranks *r, struct prof_cursor *c, int *cap, struct sum_process **p)
+{
+	*p = NULL;
+	if (prof_cursor__is_null(c, 0) || prof_cursor__int64(c, 0) == 0)
+		return 0;
+	*p = process_at(r, prof_cursor__int64(c, 0), cap);
+	return *p ? 0 : PROF_E_NOMEM;
+}
+
 /* GPU work: globalPid, deviceId. */
 static int work_row(struct sum_ranks *r, struct prof_cursor *c, int *cap)
 {
 	struct sum_process *p;
+	int rc = row_process(r, c, cap, &p);
 
-	/* some exports leave a GPU row's process out: it belongs to no rank */
-	if (prof_cursor__is_null(c, 0) || prof_cursor__int64(c, 0) == 0)
-		return 0;
-	p = process_at(r, prof_cursor__int64(c, 0), cap);
-	if (!p)
-		return PROF_E_NOMEM;
+	if (rc || !p)
+		return rc;
 	p->has_cuda = true;
 	return prof_cursor__is_null(c, 1) ? 0 : add_gpu(p, (int32_t)prof_cursor__int64(c, 1), NULL);
 }
@@ -162,12 +171,10 @@ static int gpu_row(struct sum_ranks *r, struct prof_cursor *c, int *cap)
 static int named_row(struct sum_ranks *r, struct prof_cursor *c, int *cap)
 {
 	struct sum_process *p;
+	int rc = row_process(r, c, cap, &p);
 
-	if (prof_cursor__is_null(c, 0) || prof_cursor__int64(c, 0) == 0)
-		return 0;
-	p = process_at(r, prof_cursor__int64(c, 0), cap);
-	if (!p)
-		return PROF_E_NOMEM;
+	if (rc || !p)
+		return rc;
 	return set_text(&p->name, prof_cursor__text(c, 1));
 }
 
