@@ -445,7 +445,7 @@ int folded__collect(struct prof_store *s, const struct folded_options *o,
 	rc = export_window__init(&wk.w, s, o ? &o->filter : NULL, err);
 	if (rc < 0)
 		return rc;
-	rc = sum_ranks__load(s, &wk.ranks, err);
+	rc = sum_ranks__may_be_job(s) ? sum_ranks__load(s, &wk.ranks, err) : 0;
 	if (rc < 0)
 		return rc;
 	wk.per_rank = sum_ranks__is_job(&wk.ranks);

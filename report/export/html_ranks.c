@@ -50,7 +50,7 @@ bool html_ranks__applies(struct prof_store *s)
 	struct sum_ranks r;
 	bool job;
 
-	if (sum_ranks__load(s, &r, NULL) < 0)
+	if (!sum_ranks__may_be_job(s) || sum_ranks__load(s, &r, NULL) < 0)
 		return false;
 	job = sum_ranks__is_job(&r);
 	sum_ranks__exit(&r);

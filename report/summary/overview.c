@@ -402,9 +402,12 @@ out:
 static int ranks_summed(struct prof_store *s, struct prof_error *err, int *n)
 {
 	struct sum_ranks r;
-	int rc = sum_ranks__load(s, &r, err);
+	int rc;
 
 	*n = 0;
+	if (!sum_ranks__may_be_job(s))
+		return 0;
+	rc = sum_ranks__load(s, &r, err);
 	if (rc)
 		return rc;
 	if (sum_ranks__is_job(&r))

@@ -198,6 +198,10 @@ void sum_ranks__exit(struct sum_ranks *r);
  * a launcher numbered. The traces, the folded stacks and the HTML report
  * then show each process as its rank. */
 bool sum_ranks__is_job(const struct sum_ranks *r);
+/* False when s cannot be a job, known without reading its GPU work (a
+ * perfkit capture of one process, whose launcher numbered none): readers
+ * that only need the answer skip the model's scans then. */
+bool sum_ranks__may_be_job(struct prof_store *s);
 /* The process of a globalPid, or of a rank; NULL when there is none. */
 const struct sum_process *sum_ranks__process(const struct sum_ranks *r, int64_t global_pid);
 const struct sum_process *sum_ranks__rank(const struct sum_ranks *r, int rank);

@@ -389,6 +389,30 @@ bool sum_ranks__is_job(const struct sum_ranks *r)
 	return r->nranks > 0 && (with_cuda > 1 || r->from_process_info);
 }
 
+bool sum_ranks__may_be_job(struct prof_store *s)
+{
+	struct prof_cursor *c;
+	bool maybe = true;
+
+	/* an export lists every process of its node: only its GPU work tells */
+	if (prof_store__kind(s) != PROF_STORE_PERFKIT)
+		return true;
+	if (prof_cursor__open(s, "SELECT (SELECT count(*) FROM main." PROF_T_PROCESSES ") > 1", &c,
+			      NULL))
+		return true;
+	if (prof_cursor__next(c, NULL) == 1)
+		maybe = prof_cursor__int64(c, 0) != 0;
+	prof_cursor__close(c);
+	if (!maybe && prof_store__has_column(s, PROF_T_PROC_INFO, "rank") &&
+	    !prof_cursor__open(s, "SELECT count(*) FROM main." PROF_T_PROC_INFO " WHERE rank IS NOT NULL",
+			       &c, NULL)) {
+		if (prof_cursor__next(c, NULL) == 1)
+			maybe = prof_cursor__int64(c, 0) > 0;
+		prof_cursor__close(c);
+	}
+	return maybe;
+}
+
 const struct sum_process *sum_ranks__process(const struct sum_ranks *r, int64_t global_pid)
 {
 	for (int i = 0; i < r->n; i++)

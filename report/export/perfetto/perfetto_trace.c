@@ -715,7 +715,7 @@ int perfetto_trace__write(struct prof_store *s, const struct perfetto_options *o
 	if (rc < 0)
 		goto out;
 	c.m.launch_rows = true;
-	rc = sum_ranks__load(s, &c.ranks, err);
+	rc = sum_ranks__may_be_job(s) ? sum_ranks__load(s, &c.ranks, err) : 0;
 	if (rc < 0)
 		goto out;
 	c.per_rank = sum_ranks__is_job(&c.ranks);
