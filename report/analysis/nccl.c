@@ -556,7 +556,8 @@ int nccl_collectives__match(const struct nccl_calls *c, struct nccl_collectives 
 		keys[i] = (struct collective_key){ k->comm, k->comm ? 0 : (int)k->kind, k->seq,
 						   k->rank, k->global_pid, i };
 	}
-	qsort(keys, (size_t)c->n, sizeof *keys, by_collective);
+	if (c->n > 1)
+		qsort(keys, (size_t)c->n, sizeof *keys, by_collective);
 	for (int i = 0; i < c->n && rc == 0;) {
 		const struct nccl_call *first = &c->v[keys[i].call];
 		struct nccl_collective *col;

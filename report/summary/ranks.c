@@ -329,7 +329,8 @@ int sum_ranks__load(struct prof_store *s, struct sum_ranks *r, struct prof_error
 	if (rc)
 		goto fail;
 	/* without numbers from the launcher, a rank is a process with CUDA work */
-	qsort(r->p, (size_t)r->n, sizeof *r->p, by_pid);
+	if (r->n > 1) /* qsort wants a base even for no elements */
+		qsort(r->p, (size_t)r->n, sizeof *r->p, by_pid);
 	for (int i = 0; i < r->n; i++) {
 		struct sum_process *p = &r->p[i];
 
@@ -342,7 +343,8 @@ int sum_ranks__load(struct prof_store *s, struct sum_ranks *r, struct prof_error
 		if (p->ngpus > 1)
 			qsort(p->gpus, (size_t)p->ngpus, sizeof *p->gpus, by_device);
 	}
-	qsort(r->p, (size_t)r->n, sizeof *r->p, by_rank);
+	if (r->n > 1)
+		qsort(r->p, (size_t)r->n, sizeof *r->p, by_rank);
 	for (int i = 0; i < r->n; i++)
 		r->nranks += r->p[i].rank >= 0;
 	if (!r->from_process_info)
