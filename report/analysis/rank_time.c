@@ -147,6 +147,9 @@ static int steps_stats(struct prof_store *s, struct rank_time *t, struct prof_er
 		d[i] = step_ns(t, first, last, i);
 	t->step_med_ns = rank_time__percentile(d, t->nsteps, 50);
 	t->step_p95_ns = rank_time__percentile(d, t->nsteps, 95);
+	t->step_gpu_start_ns = first;
+	t->step_gpu_end_ns = last;
+	first = last = NULL;
 out:
 	free(d);
 	free(first);
@@ -281,8 +284,11 @@ int rank_times__load(struct prof_store *s, struct rank_times *out, struct prof_e
 
 void rank_times__exit(struct rank_times *t)
 {
-	for (int i = 0; i < t->n; i++)
+	for (int i = 0; i < t->n; i++) {
 		free(t->v[i].steps);
+		free(t->v[i].step_gpu_start_ns);
+		free(t->v[i].step_gpu_end_ns);
+	}
 	free(t->v);
 	memset(t, 0, sizeof *t);
 }

@@ -25,6 +25,10 @@ struct rank_time {
 	struct sum_window w;           /* this rank's loop */
 	struct sum_step *steps;        /* its iterations (none without a loop) */
 	int nsteps;
+	/* each step's GPU span: the first start and last end of the work its
+	 * calls launched (NVTX steps; -1 where it launched none; NULL for
+	 * steps marked by a kernel, which are GPU periods already) */
+	int64_t *step_gpu_start_ns, *step_gpu_end_ns;
 	int64_t step_med_ns, step_p95_ns; /* of the steps' durations, each from the start of its
 					   * GPU work to the next step's (rank_time.c); -1 without steps */
 	int64_t window_ns;

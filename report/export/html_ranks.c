@@ -38,7 +38,7 @@ static const char steps_script[] =
 	"set output 'steps.svg'\n"
 	"stats 'steps.dat' using 1 nooutput\n"
 	"set yrange [STATS_max + 0.7 : STATS_min - 0.7]\n"
-	"set xlabel 'time since the first step (ms)'\n"
+	"set xlabel 'time since the first step''s GPU work (ms)'\n"
 	"set grid xtics\n"
 	"set style fill solid 0.85 border rgb '#2f4f6f'\n"
 	"unset key\n"
@@ -89,6 +89,18 @@ static int plot_bars(struct html_page *p, const struct rank_times *t, struct pro
 	return rc;
 }
 
+/* Where a step ran: its GPU work's span where it launched some, else
+ * its own (host) span. */
+static void step_span(const struct rank_time *r, int k, int64_t *start, int64_t *end)
+{
+	*start = r->steps[k].start_ns;
+	*end = r->steps[k].end_ns;
+	if (r->step_gpu_start_ns && r->step_gpu_start_ns[k] >= 0) {
+		*start = r->step_gpu_start_ns[k];
+		*end = r->step_gpu_end_ns[k];
+	}
+}
+
 static int plot_steps(struct html_page *p, const struct rank_times *t, struct prof_error *err)
 {
 	int64_t first = INT64_MAX;
@@ -97,8 +109,13 @@ static int plot_steps(struct html_page *p, const struct rank_times *t, struct pr
 	int rc;
 
 	for (int i = 0; i < t->n; i++)
-		if (t->v[i].nsteps > 0 && t->v[i].steps[0].start_ns < first)
-			first = t->v[i].steps[0].start_ns;
+		for (int k = 0; k < t->v[i].nsteps; k++) {
+			int64_t a, b;
+
+			step_span(&t->v[i], k, &a, &b);
+			if (a < first)
+				first = a;
+		}
 	if (first == INT64_MAX) {
 		html_page__note(p, "No rank has a loop to draw: no NVTX range or kernel repeats.");
 		return 0;
@@ -109,11 +126,11 @@ static int plot_steps(struct html_page *p, const struct rank_times *t, struct pr
 	fputs("# rank start_ms end_ms step label\n", f);
 	for (int i = 0; i < t->n; i++)
 		for (int k = 0; k < t->v[i].nsteps; k++) {
-			const struct sum_step *s = &t->v[i].steps[k];
+			int64_t a, b;
 
+			step_span(&t->v[i], k, &a, &b);
 			fprintf(f, "%d %.6f %.6f %d \"rank %d\"\n", t->v[i].rank,
-				(double)(s->start_ns - first) / 1e6, (double)(s->end_ns - first) / 1e6, k,
-				t->v[i].rank);
+				(double)(a - first) / 1e6, (double)(b - first) / 1e6, k, t->v[i].rank);
 		}
 	rc = plots_data__close(f, err);
 	if (rc == 0)
@@ -121,8 +138,9 @@ static int plot_steps(struct html_page *p, const struct rank_times *t, struct pr
 	if (rc == 0)
 		html_page__plot(p, dir, "steps.gp", "steps.svg",
 				"Each rank's steps on one time line (the loop perfkit diagnose finds, "
-				"found on each rank's own rows): a rank whose steps start late or last "
-				"longer than the others' holds them up at the next collective.");
+				"found on each rank's own rows), where their GPU work ran: a rank "
+				"whose steps start late or last longer than the others' holds them "
+				"up at the next collective.");
 	return rc;
 }
 
