@@ -6,11 +6,13 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_job.h"
 #include "compare/compare.h"
 #include "prof/escape.h"
 
 static const char *const usage[] = {
 	"perfkit baseline save -o BASELINE.json CAPTURE...",
+	"  (each CAPTURE a capture, or a directory of a job's captures)",
 	NULL,
 };
 
@@ -28,10 +30,8 @@ static int save(int n, char **files, const char *output)
 		return CLI_EXIT_USAGE;
 	}
 	for (; loaded < n; loaded++) {
-		if (diff_profile__load_path(&p[loaded], files[loaded], &err) < 0) {
-			cli_error("%s", err.msg);
+		if (cli_job__profile(files[loaded], &p[loaded]))
 			goto out;
-		}
 	}
 	if (diff_profiles__align_loops(p, (size_t)n, NULL, &err) < 0 ||
 	    baseline__build(&b, p, (size_t)n, &err) < 0 || baseline__save(&b, output, &err) < 0) {

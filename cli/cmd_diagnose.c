@@ -6,6 +6,7 @@
 
 #include "analysis/analysis.h"
 #include "cli.h"
+#include "cli_job.h"
 #include "prof/store.h"
 #include "prof/tables.h"
 #include "sink/sink.h"
@@ -13,7 +14,7 @@
 
 static const char *const usage[] = {
 	"perfkit diagnose [--format=text|json|csv] [--set KEY=VALUE,...] [--thresholds FILE.json] [--save] "
-	"[--full-names] [--rank=N[,M]] FILE",
+	"[--full-names] [--rank=N[,M]] FILE... | DIR",
 	"perfkit diagnose --list-settings",
 	NULL,
 };
@@ -65,6 +66,7 @@ int cmd_diagnose(int argc, char **argv)
 	};
 	struct diag_settings settings = { 0 };
 	struct prof_store *store = NULL;
+	struct cli_job job = { 0 };
 	struct diag_report *report = NULL;
 	struct prof_error err = { 0 };
 	int n, status = CLI_EXIT_USAGE;
@@ -76,8 +78,8 @@ int cmd_diagnose(int argc, char **argv)
 		list_settings();
 		return CLI_EXIT_OK;
 	}
-	if (n != 1) {
-		cli_error("diagnose needs exactly one capture file");
+	if (n < 1) {
+		cli_error("diagnose needs a capture file, or the captures of a job");
 		cli_usage__print(usage, opts, true);
 		return CLI_EXIT_USAGE;
 	}
@@ -95,8 +97,16 @@ int cmd_diagnose(int argc, char **argv)
 	}
 	if (sets && apply_sets(&settings, sets))
 		goto out;
-	if (prof_store__open_capture(argv[0], &store, &err) ||
-	    (ranks && summary__select_ranks(store, ranks, &err))) {
+	if (cli_job__make(&job, argv, n))
+		goto out;
+	if (save && cli_job__is_merged(&job)) {
+		cli_error("--save stores findings in one capture; merge the job first "
+			  "(perfkit merge -o JOB.sqlite ...)");
+		goto out;
+	}
+	if (cli_job__open(&job, &store))
+		goto out;
+	if (ranks && summary__select_ranks(store, ranks, &err)) {
 		cli_error("%s", err.msg);
 		goto out;
 	}
@@ -104,7 +114,7 @@ int cmd_diagnose(int argc, char **argv)
 		cli_error("%s", err.msg);
 		goto out;
 	}
-	if (save && diag_report__save(report, argv[0], &err)) {
+	if (save && diag_report__save(report, job.path, &err)) {
 		cli_error("%s", err.msg);
 		goto out;
 	}
@@ -128,6 +138,7 @@ out:
 	diag_report__delete(report);
 	if (store)
 		prof_store__close(store);
+	cli_job__close(&job);
 	diag_settings__exit(&settings);
 	return status;
 }

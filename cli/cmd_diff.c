@@ -5,11 +5,13 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_job.h"
 #include "compare/compare.h"
 #include "sink/sink.h"
 
 static const char *const usage[] = {
 	"perfkit diff [--format=text|csv|json|html] [--full-names] [-o FILE] BASE NEW",
+	"  (BASE and NEW: a capture each, or a directory of a job's captures)",
 	NULL,
 };
 
@@ -46,9 +48,9 @@ int cmd_diff(int argc, char **argv)
 		if (format < 0)
 			return cli_unknown("format", format_opt, formats, 4);
 	}
-	if (diff_profile__load_path(&base, argv[0], &err) < 0 ||
-	    diff_profile__load_path(&new, argv[1], &err) < 0 ||
-	    diff_profiles__align_loops(&new, 1, &base.loop, &err) < 0) {
+	if (cli_job__profile(argv[0], &base) || cli_job__profile(argv[1], &new))
+		goto out;
+	if (diff_profiles__align_loops(&new, 1, &base.loop, &err) < 0) {
 		cli_error("%s", err.msg);
 		goto out;
 	}

@@ -7,12 +7,14 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_job.h"
 #include "compare/compare.h"
 #include "prof/escape.h"
 #include "sink/sink.h"
 
 static const char *const usage[] = {
 	"perfkit gate --baseline=BASELINE.json [--max-regression=5%] [--junit=FILE] CAPTURE...",
+	"  (each CAPTURE a capture, or a directory of a job's captures)",
 	NULL,
 };
 
@@ -129,10 +131,8 @@ int cmd_gate(int argc, char **argv)
 		goto out;
 	}
 	for (; loaded < n; loaded++) {
-		if (diff_profile__load_path(&p[loaded], argv[loaded], &err) < 0) {
-			cli_error("%s", err.msg);
+		if (cli_job__profile(argv[loaded], &p[loaded]))
 			goto out;
-		}
 	}
 	if (diff_profiles__align_loops(p, (size_t)n, baseline__loop(&b), &err) < 0 ||
 	    gate__run(&r, &b, p, (size_t)n, &o, &err) < 0) {

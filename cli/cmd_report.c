@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_job.h"
 #include "export/export.h"
 #include "prof/store.h"
 #include "sink/sink.h"
@@ -18,12 +19,13 @@
 #define MAX_REPORTS 32
 
 static const char *const usage[] = {
-	"perfkit report [--report=NAME,...] [--format=text|csv|json] [--full-names] [--rank=N[,M]] [-o FILE] FILE",
-	"perfkit report --format=chrome [--from=T] [--to=T] [--range=NAME] [-o FILE] FILE",
-	"perfkit report --format=perfetto [--from=T] [--to=T] [--range=NAME] -o FILE.pftrace FILE",
+	"perfkit report [--report=NAME,...] [--format=text|csv|json] [--full-names] [--rank=N[,M]] "
+	"[-o FILE] FILE... | DIR",
+	"perfkit report --format=chrome [--from=T] [--to=T] [--range=NAME] [-o FILE] FILE... | DIR",
+	"perfkit report --format=perfetto [--from=T] [--to=T] [--range=NAME] -o FILE.pftrace FILE... | DIR",
 	"perfkit report --format=folded [--weight=gpu|api] [--from=T] [--to=T] [--range=NAME] "
-	"[-o FILE] FILE",
-	"perfkit report --format=html [--weight=gpu|api] -o report.html FILE",
+	"[-o FILE] FILE... | DIR",
+	"perfkit report --format=html [--weight=gpu|api] -o report.html FILE... | DIR",
 	"perfkit report --list",
 	NULL,
 };
@@ -206,6 +208,7 @@ int cmd_report(int argc, char **argv)
 	char *report_list = NULL;
 	int nreports = 1, format = RPT_FORMAT_TEXT, exp, n, status = CLI_EXIT_USAGE;
 	struct prof_store *store = NULL;
+	struct cli_job job = { 0 };
 	struct rpt_sink *sink = NULL;
 	struct export_filter filter;
 	struct prof_error err = { 0 };
@@ -219,9 +222,9 @@ int cmd_report(int argc, char **argv)
 		list_reports();
 		return CLI_EXIT_OK;
 	}
-	if (n != 1) {
-		cli_error(n == 0 ? "report needs a capture file; see 'perfkit report --help'"
-				 : "report takes one capture file; see 'perfkit report --help'");
+	if (n < 1) {
+		cli_error("report needs a capture file, or the captures of a job; see "
+			  "'perfkit report --help'");
 		return CLI_EXIT_USAGE;
 	}
 	exp = parse_export_format(format_opt);
@@ -244,8 +247,17 @@ int cmd_report(int argc, char **argv)
 		if (split_reports(report_list, reports, &nreports) != 0)
 			goto out;
 	}
-	if (prof_store__open_capture(argv[0], &store, &err) < 0 ||
-	    (ranks && summary__select_ranks(store, ranks, &err) < 0)) {
+	/* a job's overview and kernel summary: by map and reduce (--rank reads
+	 * the job as one capture) */
+	if (exp == EXPORT_NONE && !ranks &&
+	    (status = cli_job__report(argv, n, reports, nreports, format, full_names, output)) >= 0) {
+		free(report_list);
+		return status;
+	}
+	status = CLI_EXIT_USAGE;
+	if (cli_job__make(&job, argv, n) || cli_job__open(&job, &store))
+		goto out;
+	if (ranks && summary__select_ranks(store, ranks, &err) < 0) {
 		cli_error("%s", err.msg);
 		goto out;
 	}
@@ -280,6 +292,7 @@ out:
 	status = cli_output__close(out, output, status);
 	if (store)
 		prof_store__close(store);
+	cli_job__close(&job);
 	free(report_list);
 	return status;
 }

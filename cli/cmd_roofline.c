@@ -10,12 +10,13 @@
 
 #include "analysis/analysis.h"
 #include "cli.h"
+#include "cli_job.h"
 #include "prof/store.h"
 #include "sink/sink.h"
 #include "summary/summary.h"
 
 static const char *const usage[] = {
-	"perfkit roofline [--format=text|csv|json] [--plot DIR] [--rank=N[,M]] FILE",
+	"perfkit roofline [--format=text|csv|json] [--plot DIR] [--rank=N[,M]] FILE... | DIR",
 	NULL,
 };
 
@@ -56,6 +57,7 @@ int cmd_roofline(int argc, char **argv)
 	};
 	static const char *const formats[] = { "text", "csv", "json" };
 	struct prof_store *store = NULL;
+	struct cli_job job = { 0 };
 	struct roof_kernel *k = NULL;
 	struct roof_peaks peaks;
 	struct prof_error err = { 0 };
@@ -66,19 +68,19 @@ int cmd_roofline(int argc, char **argv)
 	n = cli_parse(argc, argv, opts, usage, 0);
 	if (n < 0)
 		return cli_parse_status(n);
-	if (n != 1) {
-		cli_error("roofline needs exactly one capture file");
+	if (n < 1) {
+		cli_error("roofline needs a capture: a file, or the captures of a job");
 		cli_usage__print(usage, opts, true);
 		return CLI_EXIT_USAGE;
 	}
 	format = rpt_format__parse(format_opt);
 	if (format < 0)
 		return cli_unknown("format", format_opt, formats, 3);
-	if (prof_store__open_capture(argv[0], &store, &err) ||
-	    (ranks && summary__select_ranks(store, ranks, &err))) {
+	if (cli_job__make(&job, argv, n) || cli_job__open(&job, &store))
+		goto out;
+	if (ranks && summary__select_ranks(store, ranks, &err)) {
 		cli_error("%s", err.msg);
-		prof_store__close(store);
-		return CLI_EXIT_USAGE;
+		goto out;
 	}
 	if (roof__count_measured(store, &measured, &err) < 0) {
 		cli_error("%s", err.msg);
@@ -122,6 +124,8 @@ int cmd_roofline(int argc, char **argv)
 out:
 	rpt_sink__delete(sink);
 	roof__free(k, nk);
-	prof_store__close(store);
+	if (store)
+		prof_store__close(store);
+	cli_job__close(&job);
 	return status;
 }

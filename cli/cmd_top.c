@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_job.h"
 #include "cli_capture.h"
 #include "prof/escape.h"
 
@@ -35,7 +36,8 @@
 #define REFRESH_MS_MAX 10000
 
 static const char *const usage[] = {
-	"perfkit top [--replay[=SPEED]] [--refresh=MS] FILE",
+	"perfkit top [--refresh=MS] FILE",
+	"perfkit top --replay[=SPEED] [--refresh=MS] FILE... | DIR",
 	"perfkit top [-o FILE] [-f] [--trace=LIST] [--flush-interval=MS] -- PROGRAM [ARGS...]",
 	NULL,
 };
@@ -271,15 +273,25 @@ int cmd_top(int argc, char **argv)
 		cli_error("top needs a capture file, or a program: perfkit top -- PROGRAM [ARGS...]");
 		return CLI_EXIT_USAGE;
 	}
-	if (n > 1) {
-		cli_error("top shows one capture file (to run a program: perfkit top -- PROGRAM)");
+	if (n > 1 && !replay) {
+		cli_error("top follows one capture file; --replay replays a job of several (to run "
+			  "a program: perfkit top -- PROGRAM)");
 		return CLI_EXIT_USAGE;
 	}
 	if (opt.output || opt.force || opt.trace_list || opt.flush_ms != PROF_FLUSH_MS_DEFAULT) {
 		cli_error("-o, -f, --trace and --flush-interval apply to a program: perfkit top [options] -- PROGRAM");
 		return CLI_EXIT_USAGE;
 	}
-	return top_file(argv[0], replay, refresh_ms);
+	if (!replay)
+		return top_file(argv[0], replay, refresh_ms);
+	/* a finished job's captures, several files or a directory, replayed as one */
+	struct cli_job job = { 0 };
+	int status = cli_job__make(&job, argv, n);
+
+	if (!status)
+		status = top_file(job.path, replay, refresh_ms);
+	cli_job__close(&job);
+	return status;
 }
 
 #else /* built without the tui module */

@@ -7,7 +7,8 @@ set -euo pipefail
 packages=(build-essential cmake pkg-config libsqlite3-dev sqlite3 libcjson-dev
           libncurses-dev check libsubunit-dev gnuplot-nox tmux python3
           libxml2-utils chromium fonts-dejavu-core
-          libprotobuf-c-dev protobuf-c-compiler protobuf-compiler "$@")
+          libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
+          libopenmpi-dev openmpi-bin "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")

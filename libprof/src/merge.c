@@ -8,7 +8,12 @@
  * correlationId values are shifted past the destination's largest one,
  * because CUPTI numbers them per process and two processes' API calls must
  * not join to each other's kernels. The source's PERFKIT_META stays behind:
- * metadata describes the destination's run. */
+ * metadata describes the destination's run.
+ *
+ * A capture of another host joins a job (prof_writer__merge_mapped): its
+ * process ids get that host's index in bits 48 and up, and its times move
+ * onto the job's time base, each row by the offset at its start, so that a
+ * duration is never changed. */
 #include "store_impl.h"
 
 #include <stdio.h>
@@ -24,6 +29,14 @@ static const enum schema_table_id copied[] = {
 	T_OVERHEAD, T_GPU, T_PROCESSES, T_THREADNAMES, T_SESSION_START,
 	T_PROC_INFO, T_CLOCKS, T_PROC_GPUS, T_GPU_METRICS, T_GPU_METRIC_TYPES,
 	T_PAYLOAD_SCHEMAS, T_PAYLOAD_SCHEMA_ENTRIES, T_PAYLOAD_ENUM_ENTRIES,
+};
+
+/* Analysis tables a job's capture may hold: hardware metrics per launch
+ * (joined to kernels by process and correlation id) and measured peaks.
+ * Created in the destination only when a source has them, so that their
+ * absence still means "none". Findings describe one capture, not a job. */
+static const enum schema_analysis_table_id copied_analysis[] = {
+	ANALYSIS_KERNEL_METRICS, ANALYSIS_PEAKS,
 };
 
 /* Rows describing the machine or a process appear once per capture of the
@@ -202,80 +215,189 @@ static int metric_type_base(struct prof_writer *w, int64_t *base, struct prof_er
 	return rc == SQLITE_ROW ? 0 : store__sqlite_error(err, w->path, w->db, rc, "merge");
 }
 
-/* Append one column's expression to buf, re-mapping ids as needed. */
-static int append(char *buf, size_t cap, size_t *used, const char *fmt, const char *col)
-{
-	int n = snprintf(buf + *used, cap - *used, fmt, col, col, col);
+/* What a merge does to the rows of one source besides the string and
+ * correlation ids (prof/store.h, struct prof_merge_map), as bound values. */
+struct merge_params {
+	int64_t corr_base, type_base;
+	const struct prof_merge_map *map;
+};
 
-	if (n < 0 || (size_t)n >= cap - *used)
+/* The statement's parameters: ?1 the correlation base, ?2 the metric
+ * sampler base, ?3 the host bits, ?4 the shift at the pivot, ?5 the rate,
+ * ?6 the pivot (a statement may use any of them). */
+#define HOST_BITS_MASK "281474976710655" /* (1 << PROF_GLOBAL_HOST_SHIFT) - 1 */
+_Static_assert(PROF_GLOBAL_HOST_SHIFT == 48, "HOST_BITS_MASK is 2^48 - 1");
+
+static bool is_process_id(const char *c)
+{
+	return !strcmp(c, "globalPid") || !strcmp(c, "globalTid") || !strcmp(c, "endGlobalTid");
+}
+
+/* A time column of the capture's clock: "end" moves by the offset at its
+ * row's start (when the row has one), so that durations stay exact. */
+static bool is_time(const char *c)
+{
+	return !strcmp(c, "start") || !strcmp(c, "end") || !strcmp(c, "timestamp") ||
+	       !strcmp(c, "timestampNs");
+}
+
+/* The expression that copies column c of the source row s into the
+ * destination. at: the row's own time column the shift is taken at. */
+static int column_expr(char *buf, size_t cap, const struct schema_column *col, bool corr_id,
+		       bool metric_type, const char *at, const struct prof_merge_map *map)
+{
+	const char *c = col->name;
+	int n;
+
+	if (col->string_id)
+		n = snprintf(buf, cap, "CASE WHEN s.\"%s\" IS NULL THEN NULL ELSE coalesce((SELECT new"
+			     " FROM temp.perfkit_idmap WHERE old = s.\"%s\"), 0) END", c, c);
+	else if (corr_id)
+		n = snprintf(buf, cap, "CASE WHEN s.\"%s\" > 0 THEN s.\"%s\" + ?1 ELSE s.\"%s\" END",
+			     c, c, c);
+	else if (metric_type)
+		n = snprintf(buf, cap, "s.\"%s\" + ?2", c);
+	else if (map && map->host_index >= 0 && is_process_id(c))
+		/* 0 or NULL: a row of no known process stays one */
+		n = snprintf(buf, cap, "CASE WHEN s.\"%s\" IS NULL OR s.\"%s\" = 0 THEN s.\"%s\""
+			     " ELSE (s.\"%s\" & " HOST_BITS_MASK ") | ?3 END", c, c, c, c);
+	else if (map && map->rate != 0 && is_time(c))
+		n = snprintf(buf, cap, "s.\"%s\" + ?4 + CAST(round((s.\"%s\" - ?6) * ?5) AS INTEGER)",
+			     c, at ? at : c);
+	else if (map && map->shift_ns != 0 && is_time(c))
+		n = snprintf(buf, cap, "s.\"%s\" + ?4", c);
+	else
+		n = snprintf(buf, cap, "s.\"%s\"", c);
+	return n < 0 || (size_t)n >= cap ? -1 : 0;
+}
+
+/* Append text to buf. */
+static int append(char *buf, size_t cap, size_t *used, const char *text)
+{
+	size_t n = strlen(text);
+
+	if (n >= cap - *used)
 		return -1;
-	*used += (size_t)n;
+	memcpy(buf + *used, text, n + 1);
+	*used += n;
 	return 0;
 }
 
-static int copy_table(struct prof_writer *w, enum schema_table_id id, int64_t corr_base,
-		      int64_t type_base, struct prof_error *err)
+/* dedup with each process id of the source row (s.globalPid, s.globalTid)
+ * as the destination will hold it. */
+static int mapped_clause(char *buf, size_t cap, const char *dedup, const struct prof_merge_map *map)
 {
-	const struct schema_table *t = &schema_tables[id];
-	char cols[2048], exprs[8192], sql[12288];
+	static const char *const ids[] = { "s.globalPid", "s.globalTid" };
+	size_t used = 0;
+
+	buf[0] = '\0';
+	while (*dedup) {
+		const char *hit = NULL;
+		size_t idn = 0;
+		char one[2] = { *dedup, 0 }, expr[256];
+
+		for (size_t i = 0; map && map->host_index >= 0 && i < 2 && !hit; i++)
+			if (!strncmp(dedup, ids[i], strlen(ids[i]))) {
+				hit = ids[i] + 2;
+				idn = strlen(ids[i]);
+			}
+		if (hit) {
+			snprintf(expr, sizeof expr, "(CASE WHEN s.%s IS NULL OR s.%s = 0 THEN s.%s"
+				 " ELSE (s.%s & " HOST_BITS_MASK ") | ?3 END)", hit, hit, hit, hit);
+			if (append(buf, cap, &used, expr))
+				return -1;
+			dedup += idn;
+		} else {
+			if (append(buf, cap, &used, one))
+				return -1;
+			dedup++;
+		}
+	}
+	return 0;
+}
+
+/* Copy the rows of table t (dedup: the clause that keeps the destination's
+ * copy of a row both have). */
+static int copy_table(struct prof_writer *w, const struct schema_table *t, const char *dedup,
+		      bool metric_types, const struct merge_params *p, struct prof_error *err)
+{
+	char cols[2048], exprs[8192], expr[512], where[1024], sql[12288];
+	const char *at = NULL;
 	size_t cu = 0, eu = 0;
 	sqlite3_stmt *st;
 	int rc, n = 0;
 
 	if (!src_has_table(w, t->name))
 		return 0;
+	for (int i = 0; i < t->n_cols; i++)
+		if (!strcmp(t->cols[i].name, "start") && src_has_column(w, t->name, "start"))
+			at = "start";
 	/* Only the columns both sides know: nsys exports differ by version. */
 	for (int i = 0; i < t->n_cols; i++) {
 		const char *c = t->cols[i].name;
-		const char *fmt;
 
 		if (!src_has_column(w, t->name, c))
 			continue;
-		if (t->cols[i].string_id)
-			fmt = "CASE WHEN s.\"%s\" IS NULL THEN NULL ELSE coalesce((SELECT new FROM"
-			      " temp.perfkit_idmap WHERE old = s.\"%s\"), 0) END%.0s";
-		else if (!strcmp(c, "correlationId"))
-			fmt = "CASE WHEN s.\"%s\" > 0 THEN s.\"%s\" + ?1 ELSE s.\"%s\" END";
-		else if (!strcmp(c, "typeId") &&
-			 (id == T_GPU_METRICS || id == T_GPU_METRIC_TYPES))
-			fmt = "%.0s%.0ss.\"%s\" + ?2";
-		else
-			fmt = "%.0s%.0ss.\"%s\"";
-		if (append(cols, sizeof cols, &cu, n ? ", \"%s\"%.0s%.0s" : "\"%s\"%.0s%.0s", c) ||
-		    (n && append(exprs, sizeof exprs, &eu, ", %.0s%.0s%.0s", c)) ||
-		    append(exprs, sizeof exprs, &eu, fmt, c))
+		if (column_expr(expr, sizeof expr, &t->cols[i], !strcmp(c, "correlationId"),
+				metric_types && !strcmp(c, "typeId"), at, p->map) ||
+		    (n && (append(cols, sizeof cols, &cu, ", ") || append(exprs, sizeof exprs, &eu, ", "))) ||
+		    append(cols, sizeof cols, &cu, "\"") || append(cols, sizeof cols, &cu, c) ||
+		    append(cols, sizeof cols, &cu, "\"") || append(exprs, sizeof exprs, &eu, expr))
 			return prof_error__set(err, PROF_E_SQL, "%s: merge statement too long", w->path);
 		n++;
 	}
 	if (!n)
 		return 0;
+	if (mapped_clause(where, sizeof where, dedup, p->map))
+		return prof_error__set(err, PROF_E_SQL, "%s: merge statement too long", w->path);
 	snprintf(sql, sizeof sql, "INSERT INTO main.%s (%s) SELECT %s FROM " SRC ".%s s%s",
-		 t->name, cols, exprs, t->name, dedup_clause(id));
+		 t->name, cols, exprs, t->name, where);
 	rc = sqlite3_prepare_v2(w->db, sql, -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return store__sqlite_error(err, w->path, w->db, rc, "merge");
-	/* ?1: the correlation base, ?2: the metric sampler base (a table may use neither) */
-	if (sqlite3_bind_parameter_count(st) >= 1)
-		sqlite3_bind_int64(st, 1, corr_base);
-	if (sqlite3_bind_parameter_count(st) >= 2)
-		sqlite3_bind_int64(st, 2, type_base);
+	/* unused parameters stay unbound: binding past the statement's last is an error */
+	for (int i = 1; i <= sqlite3_bind_parameter_count(st); i++) {
+		switch (i) {
+		case 1: sqlite3_bind_int64(st, i, p->corr_base); break;
+		case 2: sqlite3_bind_int64(st, i, p->type_base); break;
+		case 3: sqlite3_bind_int64(st, i, p->map ? (int64_t)p->map->host_index
+							      << PROF_GLOBAL_HOST_SHIFT : 0); break;
+		case 4: sqlite3_bind_int64(st, i, p->map ? p->map->shift_ns : 0); break;
+		case 5: sqlite3_bind_double(st, i, p->map ? p->map->rate : 0); break;
+		case 6: sqlite3_bind_int64(st, i, p->map ? p->map->pivot_ns : 0); break;
+		}
+	}
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : store__sqlite_error(err, w->path, w->db, rc, "merge");
 }
 
-static int merge_attached(struct prof_writer *w, struct prof_error *err)
+static int merge_attached(struct prof_writer *w, const struct prof_merge_map *map,
+			  struct prof_error *err)
 {
-	int64_t corr_base = 0, type_base = 0;
+	struct merge_params p = { .map = map };
 	int rc;
 
 	rc = remap_strings(w, err);
 	if (!rc)
-		rc = correlation_base(w, &corr_base, err);
+		rc = correlation_base(w, &p.corr_base, err);
 	if (!rc)
-		rc = metric_type_base(w, &type_base, err);
+		rc = metric_type_base(w, &p.type_base, err);
 	for (size_t i = 0; !rc && i < sizeof copied / sizeof copied[0]; i++)
-		rc = copy_table(w, copied[i], corr_base, type_base, err);
+		rc = copy_table(w, &schema_tables[copied[i]], dedup_clause(copied[i]),
+				copied[i] == T_GPU_METRICS || copied[i] == T_GPU_METRIC_TYPES, &p, err);
+	for (size_t i = 0; !rc && i < sizeof copied_analysis / sizeof copied_analysis[0]; i++) {
+		const struct schema_table *t = &schema_analysis_tables[copied_analysis[i]];
+
+		if (!src_has_table(w, t->name))
+			continue;
+		rc = schema__create_analysis(w->db);
+		rc = rc == SQLITE_OK ? 0 : store__sqlite_error(err, w->path, w->db, rc, "merge");
+		if (!rc)
+			rc = copy_table(w, t, copied_analysis[i] == ANALYSIS_PEAKS
+				? " WHERE NOT EXISTS (SELECT 1 FROM main.PERFKIT_PEAKS d WHERE d.key = s.key)"
+				: "", false, &p, err);
+	}
 	if (!rc && src_has_table(w, "PERFKIT_COUNTERS"))
 		rc = store__exec(w->db, w->path,
 				 "INSERT INTO main.PERFKIT_COUNTERS (name, value)"
@@ -288,6 +410,12 @@ static int merge_attached(struct prof_writer *w, struct prof_error *err)
 }
 
 int prof_writer__merge(struct prof_writer *w, const char *src_path, struct prof_error *err)
+{
+	return prof_writer__merge_mapped(w, src_path, NULL, err);
+}
+
+int prof_writer__merge_mapped(struct prof_writer *w, const char *src_path,
+			      const struct prof_merge_map *map, struct prof_error *err)
 {
 	struct prof_store *probe;
 	sqlite3_stmt *st;
@@ -322,7 +450,7 @@ int prof_writer__merge(struct prof_writer *w, const char *src_path, struct prof_
 		goto begin;
 	rc = writer__commit(w, true, err);
 	if (!rc)
-		rc = merge_attached(w, err);
+		rc = merge_attached(w, map, err);
 	if (!rc) {
 		rc = writer__commit(w, false, err);
 	} else {

@@ -294,6 +294,17 @@ void prof_store__close(struct prof_store *s)
 	free(s);
 }
 
+int prof_store__set_name(struct prof_store *s, const char *name, struct prof_error *err)
+{
+	char *copy = strdup(name);
+
+	if (!copy)
+		return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", s->path);
+	free(s->path);
+	s->path = copy;
+	return 0;
+}
+
 const char *prof_store__path(const struct prof_store *s)
 {
 	return s->path;

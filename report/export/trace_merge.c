@@ -237,7 +237,10 @@ static int each_named(struct trace_merge *m, const char *sql, bool threads,
 int trace_merge__each_process(struct trace_merge *m,
 			      int (*fn)(void *ctx, int64_t pid, const char *name), void *ctx)
 {
-	char sql[META_SQL_MAX] = "SELECT p, (SELECT name FROM " PROF_T_PROCESSES " WHERE pid = p LIMIT 1) FROM (";
+	/* p keeps the bits above the pid (nsys's machine id, a merged job's
+	 * host index): processes of two hosts with one pid stay two */
+	char sql[META_SQL_MAX] = "SELECT p, (SELECT name FROM " PROF_T_PROCESSES
+				 " WHERE globalPid >> 24 = p LIMIT 1) FROM (";
 
 	if (!prof_store__has_table(m->store, PROF_T_PROCESSES))
 		snprintf(sql, sizeof sql, "SELECT p, NULL FROM (");

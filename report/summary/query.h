@@ -12,10 +12,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "prof/error.h"
 #include "prof/store.h"
 #include "prof/tables.h"
+#include "sink/table.h"
 
 /* ---- SQL -------------------------------------------------------------- */
 
@@ -98,6 +100,27 @@ static inline int64_t sum_fraction_of(int64_t v, int64_t num, int64_t den)
 	return v / den * num + v % den * num / den;
 }
 
+/* Make room in the array *(T **)pptr of *cap elements of size bytes for
+ * element n (doubling; 8 at first): 0, or PROF_E_NOMEM with the array as
+ * it was. */
+static inline int sum_array__grow(void *pptr, size_t *cap, size_t n, size_t size)
+{
+	void **p = (void **)pptr, *g;
+	size_t c;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 8;
+	while (c <= n)
+		c *= 2;
+	g = realloc(*p, c * size);
+	if (!g)
+		return PROF_E_NOMEM;
+	*p = g;
+	*cap = c;
+	return 0;
+}
+
 /* ---- groups ----------------------------------------------------------- */
 
 /* Statistics of one group of integer values (durations in ns or sizes in bytes). */
@@ -122,6 +145,109 @@ void sum_groups__exit(struct sum_groups *gs);
 /* The groups behind cuda_gpu_kern_sum, sorted by total (the overview and
  * the HTML report's kernel plot show their first rows). */
 int sum_kernel_groups(struct prof_store *s, struct sum_groups *gs, struct prof_error *err);
+/* The groups behind nvtx_sum, sorted by total. */
+int sum_nvtx_groups(struct prof_store *s, struct sum_groups *gs, struct prof_error *err);
+/* Sort groups as the summaries show them: total descending, then label,
+ * label2 and key. */
+void sum_groups__sort_by_total(struct sum_groups *gs);
+
+/* ---- groups in parts (a job's captures, report/job) -------------------- */
+
+/* count values of value: a group's values as ascending runs carry what its
+ * exact median needs, and two parts' runs merge into the whole's. */
+struct sum_run {
+	int64_t value, count;
+};
+
+/* Set g's statistics (n, total, min, max, mean, median, stddev) from its
+ * values as ascending runs, to the last bit as a group read from a store
+ * holding those values. The labels and key are left as they are. */
+void sum_group__fold_runs(struct sum_group *g, const struct sum_run *runs, size_t nruns);
+
+/* What a walk over a capture's groups as runs calls: each run of each group
+ * in (label, label2, key, value) order; labels are the texts the summary
+ * shows (a kernel's name, a range's name and style). */
+struct sum_runs_walk {
+	int (*run)(void *ctx, const char *label, const char *label2, bool key_is_null, int64_t key,
+		   struct sum_run run);
+	void *ctx;
+	int64_t rows_left_out; /* rows with a bad span, added to */
+};
+/* The runs behind cuda_gpu_kern_sum (keyed by name: label the kernel's
+ * name, key 0, key_is_null when the kernel has none) and behind nvtx_sum. */
+int sum_kernel_runs(struct prof_store *s, struct sum_runs_walk *w, struct prof_error *err);
+int sum_nvtx_runs(struct prof_store *s, struct sum_runs_walk *w, struct prof_error *err);
+
+/* ---- the overview in parts ---------------------------------------------- */
+
+/* How a job's capture moves onto the job's time base: a row moves by the
+ * offset at its start (report/job's mapping, as the merge moves it). */
+struct sum_time_move {
+	int64_t (*offset_at)(void *ctx, int64_t t);
+	void *ctx;
+};
+
+/* The union of each device's kernels, copies and memsets in (device,
+ * start) order: interval() gets each union interval once, in that order;
+ * first/last: the span of all the work. */
+struct sum_busy_walk {
+	int (*interval)(void *ctx, int64_t device_id, int64_t start_ns, int64_t end_ns);
+	void *ctx;
+	int64_t first_ns, last_ns;
+	bool any;
+	int64_t rows_left_out;
+};
+int sum_busy__walk(struct prof_store *s, const struct sum_time_move *move,
+		   struct sum_busy_walk *w, struct prof_error *err);
+/* The part of [start, end] inside [lo, hi], in ns. */
+int64_t sum_busy__clipped(int64_t start, int64_t end, int64_t lo, int64_t hi);
+
+struct sum_busy_device {
+	int64_t device_id, busy_ns;
+};
+
+/* Copies of one direction and host memory kind. */
+struct sum_transfer {
+	int64_t copy_kind, host_kind;
+	bool host_kind_null;
+	int64_t count, bytes, time_ns;
+};
+
+/* What the overview shows, read from one store (sum_overview__load) or put
+ * together from a job's captures (report/job), then printed by
+ * sum_overview__emit: the same rows either way. Strings are malloc'd. */
+struct sum_overview {
+	char *name;                 /* the File row */
+	bool nsys;
+	char *command, *host, *gpu, *start, *duration, *exit_status; /* PERFKIT_META */
+	char *gpu_names;            /* "0: NAME; 1: ..." when gpu is NULL */
+	bool has_session_start;
+	int64_t session_start_ns;
+	struct sum_busy_device *busy; /* by device id */
+	size_t nbusy, busy_cap;
+	int64_t busy_first_ns, busy_last_ns, busy_left_out;
+	bool busy_any;
+	struct sum_groups kernels, ranges; /* sorted by total */
+	struct sum_transfer *transfers;    /* most bytes first */
+	size_t ntransfers, transfers_cap;
+	int64_t transfers_left_out;
+	int64_t dropped, not_written;
+};
+
+int sum_overview__load(struct prof_store *s, struct sum_overview *o, struct prof_error *err);
+int sum_overview__emit(const struct sum_overview *o, struct rpt_sink *sink, struct prof_error *err);
+void sum_overview__exit(struct sum_overview *o);
+/* The run's span from start and duration, when both are recorded. */
+bool sum_overview__span(const struct sum_overview *o, int64_t *start_ns, int64_t *duration_ns);
+/* Append "ID: NAME" to a "; "-separated list of GPU names. */
+int sum_gpu_names__add(char **names, int64_t id, const char *name);
+int sum_transfers__add(struct sum_overview *o, const struct sum_transfer *t);
+/* Only the transfers of s (and transfers_left_out) into o. */
+int sum_overview__load_transfers(struct prof_store *s, struct sum_overview *o,
+				 struct prof_error *err);
+/* cuda_gpu_kern_sum's table of gs. */
+int sum_kernel_groups__emit(const struct sum_groups *gs, struct rpt_sink *sink,
+			    struct prof_error *err);
 
 /* ---- names ------------------------------------------------------------ */
 

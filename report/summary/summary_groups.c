@@ -33,16 +33,63 @@ static int push_group(struct sum_groups *gs, struct sum_group **out)
 	return 0;
 }
 
+/* The statistics of g->n values met in ascending order, one at a time:
+ * every path that makes a group (rows of a store, runs of a job's
+ * captures) goes through it, so they agree to the last bit. */
+struct fold {
+	int64_t i;
+	double mean, m2, lo, hi;
+};
+
+static void fold_value(struct sum_group *g, struct fold *f, int64_t v)
+{
+	double delta;
+
+	if (f->i == 0 || v < g->min)
+		g->min = v;
+	if (f->i == 0 || v > g->max)
+		g->max = v;
+	g->total = sum_add_saturated(g->total, v);
+	/* Welford: stable where sum-of-squares cancels catastrophically. */
+	delta = (double)v - f->mean;
+	f->mean += delta / (double)(f->i + 1);
+	f->m2 += delta * ((double)v - f->mean);
+	if (f->i == (g->n - 1) / 2)
+		f->lo = (double)v;
+	if (f->i == g->n / 2)
+		f->hi = (double)v;
+	f->i++;
+}
+
+static void fold_end(struct sum_group *g, const struct fold *f)
+{
+	g->mean = (double)g->total / (double)g->n;
+	g->median = (f->lo + f->hi) / 2.0;
+	g->stddev = g->n > 1 ? sqrt(f->m2 / (double)(g->n - 1)) : 0.0;
+}
+
+void sum_group__fold_runs(struct sum_group *g, const struct sum_run *runs, size_t nruns)
+{
+	struct fold f = { 0 };
+
+	g->n = 0;
+	g->total = 0;
+	for (size_t r = 0; r < nruns; r++)
+		g->n += runs[r].count;
+	for (size_t r = 0; r < nruns; r++)
+		for (int64_t k = 0; k < runs[r].count; k++)
+			fold_value(g, &f, runs[r].value);
+	if (g->n)
+		fold_end(g, &f);
+}
+
 /* Consume exactly g->n rows of the sorted value stream into g. */
 static int fold_group(struct sum_group *g, struct prof_cursor *vals, struct prof_error *err)
 {
-	int64_t lo_idx = (g->n - 1) / 2, hi_idx = g->n / 2;
-	double mean = 0, m2 = 0, lo = 0, hi = 0;
+	struct fold f = { 0 };
 
 	for (int64_t i = 0; i < g->n; i++) {
 		int rc = prof_cursor__next(vals, err);
-		int64_t v;
-		double delta;
 
 		if (rc < 0)
 			return rc;
@@ -58,25 +105,46 @@ static int fold_group(struct sum_group *g, struct prof_cursor *vals, struct prof
 			    (!g->label2 && !prof_cursor__is_null(vals, 1)))
 				return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 		}
-		v = prof_cursor__int64(vals, 3);
-		if (i == 0 || v < g->min)
-			g->min = v;
-		if (i == 0 || v > g->max)
-			g->max = v;
-		g->total = sum_add_saturated(g->total, v);
-		/* Welford: stable where sum-of-squares cancels catastrophically. */
-		delta = (double)v - mean;
-		mean += delta / (double)(i + 1);
-		m2 += delta * ((double)v - mean);
-		if (i == lo_idx)
-			lo = (double)v;
-		if (i == hi_idx)
-			hi = (double)v;
+		fold_value(g, &f, prof_cursor__int64(vals, 3));
 	}
-	g->mean = (double)g->total / (double)g->n;
-	g->median = (lo + hi) / 2.0;
-	g->stddev = g->n > 1 ? sqrt(m2 / (double)(g->n - 1)) : 0.0;
+	fold_end(g, &f);
 	return 0;
+}
+
+int sum_groups__runs(struct prof_store *s, const char *src, struct sum_runs_walk *w,
+		     struct prof_error *err)
+{
+	static const char counts_fmt[] =
+		"SELECT sum(bad) FROM (%s)";
+	static const char runs_fmt[] =
+		"SELECT l1, l2, k, v, count(*) FROM (%s) WHERE NOT bad GROUP BY l1, l2, k, v"
+		" ORDER BY l1, l2, k, v";
+	struct prof_cursor *c = NULL;
+	size_t len = strlen(src) + sizeof runs_fmt;
+	char *sql = malloc(len);
+	int rc;
+
+	if (!sql)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	snprintf(sql, len, counts_fmt, src);
+	rc = prof_cursor__open(s, sql, &c, err);
+	if (rc >= 0 && (rc = prof_cursor__next(c, err)) > 0)
+		w->rows_left_out += prof_cursor__int64(c, 0);
+	if (c)
+		prof_cursor__close(c);
+	c = NULL;
+	if (rc >= 0) {
+		snprintf(sql, len, runs_fmt, src);
+		rc = prof_cursor__open(s, sql, &c, err);
+	}
+	while (rc >= 0 && (rc = prof_cursor__next(c, err)) > 0)
+		rc = w->run(w->ctx, prof_cursor__text(c, 0), prof_cursor__text(c, 1),
+			    prof_cursor__is_null(c, 2), prof_cursor__int64(c, 2),
+			    (struct sum_run){ prof_cursor__int64(c, 3), prof_cursor__int64(c, 4) });
+	if (c)
+		prof_cursor__close(c);
+	free(sql);
+	return rc < 0 ? rc : 0;
 }
 
 int sum_groups__collect(struct sum_groups *gs, struct prof_store *s, const char *src,

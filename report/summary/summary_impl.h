@@ -23,9 +23,9 @@ int sum_groups__collect(struct sum_groups *gs, struct prof_store *s, const char 
 			struct prof_error *err);
 /* Total of group totals. */
 int64_t sum_groups__total(const struct sum_groups *gs);
-/* Order by total descending; ties by label, label2, key ascending so output
- * is deterministic. */
-void sum_groups__sort_by_total(struct sum_groups *gs);
+/* The runs of src (columns as sum_groups__collect's) through w. */
+int sum_groups__runs(struct prof_store *s, const char *src, struct sum_runs_walk *w,
+		     struct prof_error *err);
 
 /* Set each group's label to the StringIds value of its key, for sources
  * that group by string id rather than by text so the join runs once per
@@ -61,8 +61,5 @@ int sum_groups__emit_time(const struct sum_groups *gs, struct rpt_sink *sink,
 			  const char *extra_name, const char *name_col, enum rpt_type name_type,
 			  size_t limit, struct prof_error *err);
 
-/* The groups behind nvtx_sum, sorted by total (the overview shows their
- * first rows); sum_kernel_groups (query.h) is its kernel twin. */
-int sum_nvtx_groups(struct prof_store *s, struct sum_groups *gs, struct prof_error *err);
 
 #endif

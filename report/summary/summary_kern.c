@@ -2,7 +2,13 @@
  * total time; Time (%) is a share of summed kernel time. */
 #include "summary_impl.h"
 
+#include <stdlib.h>
+
 #include "prof/tables.h"
+
+/* Grouped by string id: names are interned, so equal names share an id. */
+#define KERNELS "SELECT NULL AS l1, NULL AS l2, coalesce(demangledName, shortName) AS k, " \
+		"end - start AS v, " SUM_BAD_SPAN("") " AS bad FROM " PROF_T_KERNEL
 
 int sum_kernel_groups(struct prof_store *s, struct sum_groups *gs, struct prof_error *err)
 {
@@ -10,16 +16,62 @@ int sum_kernel_groups(struct prof_store *s, struct sum_groups *gs, struct prof_e
 
 	if (!prof_store__has_table(s, PROF_T_KERNEL))
 		return 0;
-	/* Grouped by string id: names are interned, so equal names share an id. */
-	rc = sum_groups__collect(gs, s,
-				 "SELECT NULL AS l1, NULL AS l2, "
-				 "coalesce(demangledName, shortName) AS k, end - start AS v, "
-				 SUM_BAD_SPAN("") " AS bad FROM " PROF_T_KERNEL, err);
+	rc = sum_groups__collect(gs, s, KERNELS, err);
 	if (rc >= 0)
 		rc = sum_groups__label_from_strings(gs, s, err);
 	if (rc >= 0)
 		sum_groups__sort_by_total(gs);
 	return rc;
+}
+
+/* The runs of each kernel id, passed on under the kernel's name. */
+struct named_runs {
+	struct sum_runs_walk *w;
+	struct prof_store *s;
+	struct prof_error *err;
+	int64_t key;      /* the id whose name is held */
+	bool have;
+	char *name;
+};
+
+static int name_run(void *ctx, const char *l1, const char *l2, bool key_is_null, int64_t key,
+		    struct sum_run run)
+{
+	struct named_runs *n = ctx;
+	int rc;
+
+	(void)l1;
+	(void)l2;
+	if (!key_is_null && (!n->have || key != n->key)) {
+		free(n->name);
+		rc = sum_string(n->s, key, &n->name, n->err);
+		if (rc < 0)
+			return rc;
+		n->key = key;
+		n->have = true;
+	}
+	return n->w->run(n->w->ctx, key_is_null ? NULL : n->name, NULL, key_is_null, 0, run);
+}
+
+int sum_kernel_runs(struct prof_store *s, struct sum_runs_walk *w, struct prof_error *err)
+{
+	struct named_runs n = { .w = w, .s = s, .err = err };
+	struct sum_runs_walk inner = { .run = name_run, .ctx = &n };
+	int rc;
+
+	if (!prof_store__has_table(s, PROF_T_KERNEL))
+		return 0;
+	rc = sum_groups__runs(s, KERNELS, &inner, err);
+	w->rows_left_out += inner.rows_left_out;
+	free(n.name);
+	return rc;
+}
+
+int sum_kernel_groups__emit(const struct sum_groups *gs, struct rpt_sink *sink,
+			    struct prof_error *err)
+{
+	return sum_groups__emit_time(gs, sink, "cuda_gpu_kern_sum", "CUDA GPU Kernel Summary",
+				     "Instances", NULL, "Name", RPT_SYMBOL, 0, err);
 }
 
 int summary__cuda_gpu_kern_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)
@@ -29,9 +81,7 @@ int summary__cuda_gpu_kern_sum(struct prof_store *s, struct rpt_sink *sink, stru
 
 	rc = sum_kernel_groups(s, &gs, err);
 	if (rc >= 0)
-		rc = sum_groups__emit_time(&gs, sink, "cuda_gpu_kern_sum",
-					   "CUDA GPU Kernel Summary", "Instances", NULL, "Name",
-					   RPT_SYMBOL, 0, err);
+		rc = sum_kernel_groups__emit(&gs, sink, err);
 	sum_groups__exit(&gs);
 	return rc;
 }

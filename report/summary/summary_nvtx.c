@@ -12,31 +12,38 @@
 /* Push/pop and start/end ranges (event.h, enum prof_nvtx_type); marks have
  * no duration. A range's name is coalesce(StringIds.value via textId, text),
  * as in nsys. */
+/* The ranges, by name and style (as nsys: PushPop, StartEnd). */
+#define RANGES(NAME, JOIN)                                                         \
+	"SELECT " NAME " AS l1, CASE n.eventType WHEN " PROF_SQL_NVTX_PUSHPOP             \
+	" THEN 'PushPop' ELSE 'StartEnd' END AS l2, 0 AS k, n.end - n.start AS v, "     \
+	SUM_BAD_SPAN("n.") " AS bad FROM " PROF_T_NVTX " AS n " JOIN                     \
+	"WHERE n.eventType IN (" PROF_SQL_NVTX_RANGES ") AND n.end IS NOT NULL"
+
+static const char *ranges_sql(struct prof_store *s)
+{
+	return prof_store__has_table(s, PROF_T_STRINGS)
+		? RANGES("coalesce(s.value, n.text)",
+			 "LEFT JOIN " PROF_T_STRINGS " AS s ON s.id = n.textId ")
+		: RANGES("n.text", "");
+}
+
 int sum_nvtx_groups(struct prof_store *s, struct sum_groups *gs, struct prof_error *err)
 {
 	int rc;
 
 	if (!prof_store__has_table(s, PROF_T_NVTX))
 		return 0;
-	if (prof_store__has_table(s, PROF_T_STRINGS))
-		rc = sum_groups__collect(gs, s,
-			"SELECT coalesce(s.value, n.text) AS l1, "
-			"CASE n.eventType WHEN " PROF_SQL_NVTX_PUSHPOP
-			" THEN 'PushPop' ELSE 'StartEnd' END AS l2, "
-			"0 AS k, n.end - n.start AS v, " SUM_BAD_SPAN("n.") " AS bad "
-			"FROM " PROF_T_NVTX " AS n LEFT JOIN " PROF_T_STRINGS " AS s ON s.id = n.textId "
-			"WHERE n.eventType IN (" PROF_SQL_NVTX_RANGES ") AND n.end IS NOT NULL", err);
-	else
-		rc = sum_groups__collect(gs, s,
-			"SELECT n.text AS l1, "
-			"CASE n.eventType WHEN " PROF_SQL_NVTX_PUSHPOP
-			" THEN 'PushPop' ELSE 'StartEnd' END AS l2, "
-			"0 AS k, n.end - n.start AS v, " SUM_BAD_SPAN("n.") " AS bad "
-			"FROM " PROF_T_NVTX " AS n "
-			"WHERE n.eventType IN (" PROF_SQL_NVTX_RANGES ") AND n.end IS NOT NULL", err);
+	rc = sum_groups__collect(gs, s, ranges_sql(s), err);
 	if (rc >= 0)
 		sum_groups__sort_by_total(gs);
 	return rc;
+}
+
+int sum_nvtx_runs(struct prof_store *s, struct sum_runs_walk *w, struct prof_error *err)
+{
+	if (!prof_store__has_table(s, PROF_T_NVTX))
+		return 0;
+	return sum_groups__runs(s, ranges_sql(s), w, err);
 }
 
 int summary__nvtx_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)

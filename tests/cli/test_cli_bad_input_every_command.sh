@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_cli_bad_input_every_command.sh - every command that reads a capture
 # (report, diagnose, roofline, diff on either side, gate, baseline save,
-# top FILE) refuses a file it cannot read the same way: one line on stderr
+# top FILE, merge) refuses a file it cannot read the same way: one line on stderr
 # naming the file, exit status 2, no crash. The files: missing, empty,
 # text, a truncated copy of a real capture, a foreign SQLite database, and
 # a real capture with metrics whose metrics pages were overwritten (the
@@ -56,6 +56,7 @@ for f in "$TMP/missing.sqlite" "$TMP/empty.sqlite" "$TMP/text.sqlite" "$TMP/trun
 	refuse "diff new: $b" "$f" diff "$good" "$f"
 	refuse "gate: $b" "$f" gate --baseline="$TMP/baseline.json" "$f"
 	refuse "baseline save: $b" "$f" baseline save -o "$TMP/out.json" "$f"
+	refuse "merge: $b" "$f" merge -o "$TMP/merged.sqlite" "$good" "$f"
 	! $have_top || refuse "top: $b" "$f" top "$f"
 done
 

@@ -88,9 +88,10 @@ run report
 expect_status "report without a file" 2
 expect_one_error_line "report without a file" "needs a capture file"
 
+# two files are one job: the first that cannot be read is named
 run report a.sqlite b.sqlite
-expect_status "report with two files" 2
-expect_one_error_line "report with two files" "one capture file"
+expect_status "report with two missing files" 2
+expect_one_error_line "report with two missing files" "a.sqlite: no such file"
 
 run report --list
 expect_status "report --list" 0

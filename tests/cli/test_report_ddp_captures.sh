@@ -94,9 +94,19 @@ run report --format=html -o "$TMP/late.html" "$late"
 expect_status "html" 0
 expect_that "html: the Ranks section" grep -q 'id="rank_sum"' "$TMP/late.html"
 
-# the per-rank captures of another run: each one rank, numbered by its launcher
+# the per-rank captures of another run: each one rank, numbered by its
+# launcher; read together, one job whose ranks --rank picks
 for r in 0 1; do
 	run report --report=rank_sum --format=csv "$ddp/ddp2_rank$r.sqlite"
 	expect_that "ddp2_rank$r.sqlite is rank $r" test "$(sed -n '2p' "$TMP/out" | cut -d, -f1)" = "$r"
 done
+run report --report=rank_sum --format=csv "$ddp/ddp2_rank0.sqlite" "$ddp/ddp2_rank1.sqlite"
+expect_status "rank_sum of the per-rank captures as one job" 0
+expect_that "the job of two files has ranks 0 and 1" test "$(sed -n '2,$p' "$TMP/out" | cut -d, -f1 | tr '\n' ' ')" = "0 1 "
+run report --report=rank_sum --format=csv --rank=1 "$ddp/ddp2_rank0.sqlite" "$ddp/ddp2_rank1.sqlite"
+expect_status "--rank=1 of the per-rank captures" 0
+expect_that "--rank=1 of the job of two files: rank 1 alone" test "$(sed -n '2,$p' "$TMP/out" | cut -d, -f1 | tr '\n' ' ')" = "1 "
+run report --rank=2 "$ddp/ddp2_rank0.sqlite" "$ddp/ddp2_rank1.sqlite"
+expect_status "--rank=2 of the per-rank captures" 2
+expect_one_error_line "--rank=2 of the per-rank captures" 'has no rank 2 \(ranks 0-1\)$'
 finish

@@ -64,13 +64,8 @@ expect_status "--rank=1 kern_sum" 0
 expect_that "--rank=1 counts rank 1's kernels" test "$(awk -F, 'NR > 1 { n += $3 } END { print n }' "$TMP/out")" -eq "$kernels_b"
 run report --report=cuda_gpu_kern_sum --format=csv --rank=0,1 "$job"
 expect_that "--rank=0,1 counts every kernel" test "$(awk -F, 'NR > 1 { n += $3 } END { print n }' "$TMP/out")" -eq "$kernels_all"
-run report "$job"
-expect_out "the overview says a job's tables add its ranks up" '^a job of 2 ranks: these tables add them up'
 run report --rank=1 "$job"
 expect_status "--rank=1 overview" 0
-expect_that "--rank=1 overview: one rank, nothing added up" bash -c "! grep -q 'a job of' '$TMP/out'"
-run report "$a"
-expect_that "one process: no word of ranks" bash -c "! grep -q 'a job of' '$TMP/out'"
 run report --report=rank_sum --format=csv --rank=1 "$job"
 expect_that "--rank=1 rank_sum has rank 1 alone" test "$(sed -n '2,$p' "$TMP/out" | cut -d, -f1 | tr '\n' ' ')" = "1 "
 run diagnose --format=json --rank=1 "$job"

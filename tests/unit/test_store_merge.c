@@ -337,6 +337,86 @@ START_TEST(store_deleted_writer_leaves_a_readable_unfinished_file)
 }
 END_TEST
 
+/* A's and B's files joined as one job: B of host 3, its times moved by
+ * +1000 ns plus 1 ns per 100 ns of its time past 1000. */
+static struct prof_store *mapped_store(void)
+{
+	const struct prof_merge_map b_map = { .host_index = 3, .shift_ns = 1000, .rate = 0.01,
+					      .pivot_ns = 1000 };
+	const struct prof_merge_map a_map = { .host_index = 0 };
+	struct prof_error err = { 0 };
+	struct prof_writer *w;
+	struct prof_store *s;
+	char a[512], b[512], out[512];
+
+	snprintf(a, sizeof a, "%s", testutil_tmp_path("host-a.sqlite"));
+	write_process(a, 100, proc_a, 3, 0);
+	snprintf(b, sizeof b, "%s", testutil_tmp_path("host-b.sqlite"));
+	/* the same pid on another host */
+	write_process(b, 100, proc_b, 4, 0);
+	snprintf(out, sizeof out, "%s", testutil_tmp_path("job.sqlite"));
+	ck_assert_msg(prof_writer__create(out, 0, &w, &err) == 0, "%s", err.msg);
+	ck_assert_msg(prof_writer__merge_mapped(w, a, &a_map, &err) == 0, "%s", err.msg);
+	ck_assert_msg(prof_writer__merge_mapped(w, b, &b_map, &err) == 0, "%s", err.msg);
+	ck_assert_msg(prof_writer__finish(w, &err) == 0, "%s", err.msg);
+	ck_assert_msg(prof_store__open(out, &s, &err) == 0, "%s", err.msg);
+	return s;
+}
+
+START_TEST(store_merge_mapped_keeps_one_pid_of_two_hosts_apart)
+{
+	struct prof_error err = { 0 };
+	struct prof_cursor *c;
+	struct prof_store *s = mapped_store();
+	int rows = 0;
+
+	ck_assert_int_eq(prof_store__count(s, "PROCESSES"), 2);
+	ck_assert_int_eq(prof_cursor__open(s, "SELECT k.globalPid, r.globalTid FROM"
+					   " CUPTI_ACTIVITY_KIND_KERNEL k JOIN CUPTI_ACTIVITY_KIND_RUNTIME r"
+					   " ON r.correlationId = k.correlationId ORDER BY k.start",
+					   &c, &err), 0);
+	while (prof_cursor__next(c, &err) == 1) {
+		int64_t gp = prof_cursor__int64(c, 0), gt = prof_cursor__int64(c, 1);
+
+		/* the first three are A's, host 0; then B's, host 3 */
+		ck_assert_uint_eq(prof_host_of(gp), rows < 3 ? 0 : 3);
+		ck_assert_uint_eq(prof_host_of(gt), rows < 3 ? 0 : 3);
+		ck_assert_uint_eq(prof_pid_of(gp), 100);
+		ck_assert_uint_eq(prof_pid_of(gt), 100);
+		ck_assert_uint_eq(prof_tid_of(gt), 100);
+		rows++;
+	}
+	prof_cursor__close(c);
+	ck_assert_int_eq(rows, 7);
+	prof_store__close(s);
+}
+END_TEST
+
+START_TEST(store_merge_mapped_moves_times_and_keeps_durations)
+{
+	struct prof_error err = { 0 };
+	struct prof_cursor *c;
+	struct prof_store *s = mapped_store();
+	int i = 0;
+
+	ck_assert_int_eq(prof_cursor__open(s, "SELECT start, end FROM CUPTI_ACTIVITY_KIND_KERNEL"
+					   " ORDER BY start", &c, &err), 0);
+	while (prof_cursor__next(c, &err) == 1) {
+		const struct named_kernel *k = i < 3 ? &proc_a[i] : &proc_b[i - 3];
+		/* B's kernel at t lands at t + 1000 + (t - 1000) / 100 */
+		int64_t moved = i < 3 ? 0 : 1000 + (k->start_ns - 1000) / 100;
+
+		ck_assert_int_eq(prof_cursor__int64(c, 0), k->start_ns + moved);
+		ck_assert_int_eq(prof_cursor__int64(c, 1) - prof_cursor__int64(c, 0),
+				 k->end_ns - k->start_ns);
+		i++;
+	}
+	prof_cursor__close(c);
+	ck_assert_int_eq(i, 7);
+	prof_store__close(s);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("store_merge");
@@ -349,6 +429,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, store_merge_refuses_foreign_file_and_keeps_writing);
 	tcase_add_test(tc, store_merge_keeps_two_processes_gpu_metric_series_apart);
 	tcase_add_test(tc, store_merge_keeps_each_ranks_job_rows_and_payloads);
+	tcase_add_test(tc, store_merge_mapped_keeps_one_pid_of_two_hosts_apart);
+	tcase_add_test(tc, store_merge_mapped_moves_times_and_keeps_durations);
 	tcase_add_test(tc, store_reader_sees_flushed_rows_of_a_live_capture);
 	tcase_add_test(tc, store_deleted_writer_leaves_a_readable_unfinished_file);
 	suite_add_tcase(s, tc);

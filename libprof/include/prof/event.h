@@ -10,12 +10,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* nsys packs ids: globalPid = pid << 24, globalTid = globalPid | tid. */
+/* nsys packs ids: globalPid = pid << 24, globalTid = globalPid | tid, and
+ * keeps a hardware/VM id above the pid (bits 48 and up: its exports of one
+ * machine carry 1 << 48). A job of several hosts merged into one capture
+ * puts each host's index there (prof_writer__merge_mapped), so processes of
+ * two hosts with one pid stay apart; pid and tid read the same. */
+#define PROF_GLOBAL_HOST_SHIFT 48
 static inline int64_t prof_global_pid(uint32_t pid) { return (int64_t)(pid & 0xFFFFFF) << 24; }
 static inline int64_t prof_global_tid(uint32_t pid, uint32_t tid)
 { return prof_global_pid(pid) | (int64_t)(tid & 0xFFFFFF); }
 static inline uint32_t prof_pid_of(int64_t global_tid) { return (uint32_t)((global_tid >> 24) & 0xFFFFFF); }
 static inline uint32_t prof_tid_of(int64_t global_tid) { return (uint32_t)(global_tid & 0xFFFFFF); }
+/* The bits above the pid: 0 in a capture of one perfkit run, the host's
+ * index in a merged job of several hosts. */
+static inline uint32_t prof_host_of(int64_t global_tid)
+{ return (uint32_t)((uint64_t)global_tid >> PROF_GLOBAL_HOST_SHIFT); }
 
 /* ENUM_CUDA_MEMCPY_OPER */
 enum prof_copy_kind {

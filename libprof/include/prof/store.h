@@ -99,6 +99,28 @@ int prof_writer__count(struct prof_writer *w, const char *name, int64_t delta);
  * re-interned). Used to fold per-process files into one output. */
 int prof_writer__merge(struct prof_writer *w, const char *src_path, struct prof_error *err);
 
+/* How a capture of a job joins the others in one file (perfkit merge):
+ * host_index >= 0 replaces bits PROF_GLOBAL_HOST_SHIFT and up of every
+ * globalPid, globalTid and endGlobalTid (0 and NULL stay), so that two
+ * hosts' processes of one pid stay apart; -1 keeps them. Every time of the
+ * capture's clock (start, end, GPU_METRICS.timestamp,
+ * PERFKIT_CLOCKS.timestampNs) moves onto the job's time base by
+ * shift_ns + rate * (t - pivot_ns), rounded to the ns, where t is the
+ * row's start: a row's end moves with its start, so no duration changes. */
+struct prof_merge_map {
+	int host_index;
+	int64_t shift_ns;
+	double rate;
+	int64_t pivot_ns;
+};
+
+/* prof_writer__merge, the source's rows mapped by map (NULL: as they are).
+ * Also copies the source's PERFKIT_KERNEL_METRICS (its ids mapped as its
+ * kernels') and PERFKIT_PEAKS (the destination's kept when both have
+ * them). */
+int prof_writer__merge_mapped(struct prof_writer *w, const char *src_path,
+			      const struct prof_merge_map *map, struct prof_error *err);
+
 /* Make the capture at src_path the one *w writes, instead of copying its
  * rows into *w: src gets *w's metadata and counters, *w is closed, and *w
  * becomes a writer appending to src, which prof_writer__finish finishes and
@@ -159,6 +181,9 @@ int prof_store__open_memory(const void *data, size_t size, const char *name,
 			    struct prof_store **out, struct prof_error *err);
 void prof_store__close(struct prof_store *s);
 const char *prof_store__path(const struct prof_store *s);
+/* Call the store name from now on (messages, prof_store__path): a job's
+ * temporary merged capture goes by the captures it was made of. */
+int prof_store__set_name(struct prof_store *s, const char *name, struct prof_error *err);
 enum prof_store_kind prof_store__kind(const struct prof_store *s);
 /* Optional tables may be missing (nsys creates tables only when it has data). */
 bool prof_store__has_table(struct prof_store *s, const char *table);

@@ -1,0 +1,226 @@
+/* cli_job.c - the captures a reader command was given, as one capture
+ * (cli_job.h): the exact way, every row of the job merged into one file,
+ * so that a job read from its per-rank files reports as the one capture
+ * of the same run does. */
+#define _GNU_SOURCE /* asprintf */
+#include "cli_job.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "compare/compare.h"
+#include "job/job.h"
+#include "sink/sink.h"
+
+static char *temp_dir(void)
+{
+	const char *base = getenv("TMPDIR");
+	char *dir = NULL;
+
+	if (!base || !*base)
+		base = "/tmp";
+	if (asprintf(&dir, "%s/perfkit-job-XXXXXX", base) < 0)
+		return NULL;
+	if (!mkdtemp(dir)) {
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
+static int merge_job(struct cli_job *job, const struct job_inputs *in)
+{
+	struct job_plan plan = { 0 };
+	struct prof_error err = { 0 };
+	int rc;
+
+	job->tmpdir = temp_dir();
+	if (!job->tmpdir) {
+		cli_error("cannot make a temporary folder for the job's capture (TMPDIR)");
+		return CLI_EXIT_USAGE;
+	}
+	if (asprintf(&job->path, "%s/job.sqlite", job->tmpdir) < 0) {
+		job->path = NULL;
+		cli_error("out of memory");
+		return CLI_EXIT_USAGE;
+	}
+	rc = job_plan__make(in, &plan, &err);
+	if (!rc)
+		rc = job__merge(&plan, job->path, 0, &err);
+	job_plan__exit(&plan);
+	if (rc) {
+		cli_error("%s", err.msg);
+		return CLI_EXIT_USAGE;
+	}
+	return 0;
+}
+
+int cli_job__make(struct cli_job *job, char *const *args, int n)
+{
+	struct job_inputs in = { 0 };
+	struct prof_error err = { 0 };
+	struct stat st;
+	int rc = 0;
+
+	memset(job, 0, sizeof *job);
+	/* one file: as it is, whatever it holds (the reader says what is wrong) */
+	if (n == 1 && !(stat(args[0], &st) == 0 && S_ISDIR(st.st_mode))) {
+		job->path = strdup(args[0]);
+		job->name = strdup(args[0]);
+		if (!job->path || !job->name) {
+			cli_error("out of memory");
+			return CLI_EXIT_USAGE;
+		}
+		return 0;
+	}
+	if (job_inputs__collect(args, n, &in, &err)) {
+		cli_error("%s", err.msg);
+		return CLI_EXIT_USAGE;
+	}
+	job->name = strdup(in.name);
+	if (!job->name) {
+		cli_error("out of memory");
+		rc = CLI_EXIT_USAGE;
+	} else if (in.n == 1) {
+		/* a directory of one capture: that capture */
+		job->path = strdup(in.paths[0]);
+		if (!job->path) {
+			cli_error("out of memory");
+			rc = CLI_EXIT_USAGE;
+		}
+	} else {
+		rc = merge_job(job, &in);
+	}
+	job_inputs__exit(&in);
+	return rc;
+}
+
+/* The temporary capture and its folder removed (its name kept). */
+static void remove_temp(struct cli_job *job)
+{
+	static const char *const sides[] = { "", "-journal", "-wal", "-shm" };
+	char path[4096];
+
+	if (!job->tmpdir)
+		return;
+	for (size_t i = 0; job->path && i < sizeof sides / sizeof sides[0]; i++) {
+		snprintf(path, sizeof path, "%s%s", job->path, sides[i]);
+		unlink(path);
+	}
+	rmdir(job->tmpdir);
+}
+
+int cli_job__open(struct cli_job *job, struct prof_store **out)
+{
+	struct prof_error err = { 0 };
+
+	*out = NULL;
+	if (prof_store__open_capture(job->path, out, &err) ||
+	    (job->tmpdir && prof_store__set_name(*out, job->name, &err))) {
+		cli_error("%s", err.msg);
+		if (*out)
+			prof_store__close(*out);
+		*out = NULL;
+		return CLI_EXIT_USAGE;
+	}
+	/* The open store reads on from the removed file: nothing is left
+	 * behind, however the command ends (a closed pipe, Ctrl-C). */
+	remove_temp(job);
+	return 0;
+}
+
+int cli_job__report(char *const *args, int n, const char *const *reports, int nreports,
+		    int sink_format, bool full_names, const char *output)
+{
+	struct job_inputs in = { 0 };
+	struct job_report *r = NULL;
+	struct prof_error err = { 0 };
+	struct rpt_sink *sink = NULL;
+	struct stat st;
+	FILE *out = stdout;
+	int rc, status = CLI_EXIT_USAGE;
+
+	for (int i = 0; i < nreports; i++)
+		if (!job_report__can(reports[i]))
+			return -1;
+	if (n == 1 && !(stat(args[0], &st) == 0 && S_ISDIR(st.st_mode)))
+		return -1;
+	if (job_inputs__collect(args, n, &in, &err)) {
+		cli_error("%s", err.msg);
+		return CLI_EXIT_USAGE;
+	}
+	if (in.n < 2) {
+		job_inputs__exit(&in);
+		return -1;
+	}
+	rc = job_report__compute(&in, &r, &err);
+	job_inputs__exit(&in);
+	if (rc < 0) {
+		cli_error("%s", err.msg);
+		return CLI_EXIT_USAGE;
+	}
+	if (rc == 0)
+		return CLI_EXIT_OK; /* another MPI process prints */
+	if (cli_output__open(output, &out) < 0)
+		goto out;
+	sink = rpt_sink__new((enum rpt_format)sink_format, out);
+	if (!sink) {
+		cli_error("out of memory");
+		goto out;
+	}
+	sink->full_names = full_names;
+	for (int i = 0; i < nreports; i++) {
+		if (job_report__emit(r, reports[i], sink, &err) < 0) {
+			cli_error("%s", err.msg);
+			goto out;
+		}
+	}
+	status = CLI_EXIT_OK;
+	if (job_report__dropped(r) > 0)
+		cli_warning("%lld activity records were dropped during capture; "
+			    "totals and counts are lower than what ran", (long long)job_report__dropped(r));
+out:
+	rpt_sink__delete(sink);
+	status = cli_output__close(out, output, status);
+	job_report__delete(r);
+	return status;
+}
+
+int cli_job__profile(char *arg, struct diff_profile *p)
+{
+	struct prof_store *store = NULL;
+	struct prof_error err = { 0 };
+	struct cli_job job = { 0 };
+	int rc;
+
+	memset(p, 0, sizeof *p);
+	rc = cli_job__make(&job, &arg, 1);
+	if (!rc)
+		rc = cli_job__open(&job, &store);
+	if (!rc && diff_profile__load(p, store, &err) < 0) {
+		cli_error("%s", err.msg);
+		rc = CLI_EXIT_USAGE;
+	}
+	if (store)
+		prof_store__close(store);
+	cli_job__close(&job);
+	return rc;
+}
+
+int cli_job__is_merged(const struct cli_job *job)
+{
+	return job->tmpdir != NULL;
+}
+
+void cli_job__close(struct cli_job *job)
+{
+	remove_temp(job);
+	free(job->path);
+	free(job->name);
+	free(job->tmpdir);
+	memset(job, 0, sizeof *job);
+}

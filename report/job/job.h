@@ -1,0 +1,132 @@
+/* job.h - report/job, jobs of many captures: the captures a command was
+ * given (files or a directory), what each says of its place in the job
+ * (host, processes, clock pairs, run metadata), the job's one time base, and
+ * the merge of them all into one capture (`perfkit merge`, and the
+ * temporary capture every reader command makes of a job).
+ *
+ * This is what cli/ includes. What the folder may use: summary/, sink/ and
+ * libprof. Nothing else in report/ uses job/. */
+#ifndef REPORT_JOB_H
+#define REPORT_JOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "prof/error.h"
+#include "prof/store.h"
+#include "sink/table.h"
+
+/* ---- the captures of a job ------------------------------------------------ */
+
+/* The capture files a command was given: each argument a capture, or a
+ * directory whose *.sqlite files (in natural order: rank 2 before rank 10)
+ * are the captures. name says what the job is in reports: the argument when
+ * there is one, else the arguments joined. */
+struct job_inputs {
+	char **paths;
+	int n;
+	char *name;
+};
+
+int job_inputs__collect(char *const *args, int nargs, struct job_inputs *in,
+			struct prof_error *err);
+void job_inputs__exit(struct job_inputs *in);
+
+/* ---- what each capture says ---------------------------------------------- */
+
+/* A clock pair: the host's realtime clock and the capture's timestamp read
+ * together (PERFKIT_CLOCKS, or an nsys export's session start). */
+struct job_clock_pair {
+	int64_t realtime_ns, timestamp_ns;
+};
+
+struct job_collective_end;
+
+struct job_capture {
+	char *path;
+	char *host;            /* "" when the capture does not say */
+	bool nsys;             /* an Nsight Systems export */
+	/* run metadata (NULL when absent) */
+	char *command, *gpu, *exit_status, *trace;
+	int64_t start_ns, duration_ns;
+	bool has_span;         /* start_ns and duration_ns both recorded */
+	/* the first clock pair at its start and the last at its end */
+	struct job_clock_pair clock_start, clock_end;
+	bool has_clock_start, has_clock_end;
+	/* the processes with activity, globalPid without the host bits */
+	int64_t *pids;
+	int npids;
+	/* the ends of its NCCL kernels, matched across ranks to refine the
+	 * time base (struct job_collective_end, job_impl.h) */
+	struct job_collective_end *nccl;
+	int nnccl;
+	int group;             /* index of its host among the job's hosts (time base) */
+	int id_index;          /* what its processes get above the pid bits */
+};
+
+/* How the captures are put on one time base. */
+enum job_time_base {
+	JOB_TIME_ONE_HOST,    /* one host: one clock, nothing moved */
+	JOB_TIME_CLOCKS,      /* hosts' recorded clock pairs */
+	JOB_TIME_COLLECTIVES, /* clock pairs, refined from the ends of matched NCCL collectives */
+	JOB_TIME_UNALIGNED,   /* several hosts, not all with clock pairs: left as they are */
+};
+
+/* The plan of a job: each capture probed, hosts numbered in the order they
+ * first appear, each capture's mapping onto the time base of the first
+ * host (whose captures never move: nor do those of one host against each
+ * other). */
+struct job_plan {
+	struct job_capture *c;
+	int n;
+	int nhosts;
+	struct prof_merge_map *maps;  /* one per capture */
+	enum job_time_base time_base;
+	double error_ns;              /* estimated alignment error; < 0: not known */
+	int collectives;              /* collectives matched across hosts (JOB_TIME_COLLECTIVES) */
+	char name[1024];              /* the job's name (struct job_inputs) */
+};
+
+/* Probe every input and work out the time base and the process ids. */
+int job_plan__make(const struct job_inputs *in, struct job_plan *plan, struct prof_error *err);
+void job_plan__exit(struct job_plan *plan);
+/* "one host", "clock pairs of 2 hosts", ... for humans. */
+const char *job_time_base__name(enum job_time_base b);
+
+/* ---- the merged capture --------------------------------------------------- */
+
+/* PERFKIT_META keys of a merged job. */
+#define JOB_META_CAPTURES "job_captures"      /* how many captures it was made of */
+#define JOB_META_HOSTS "job_hosts"            /* how many hosts */
+#define JOB_META_NAME "job_name"              /* what the job was given as */
+#define JOB_META_TIME_BASE "time_base"        /* job_time_base__name */
+#define JOB_META_TIME_ERROR "time_error_ns"   /* estimated alignment error; absent: unknown */
+#define JOB_META_COLLECTIVES "time_collectives" /* collectives matched across hosts */
+
+/* ---- reports by map and reduce ---------------------------------------------- */
+
+/* Whether report name ("overview", "cuda_gpu_kern_sum") is printed from a
+ * job's map and reduce rather than from its merged capture. */
+bool job_report__can(const char *name);
+
+struct job_report;
+/* Map and reduce the job of in (report/job/job_mapreduce.c). 1: *out holds
+ * the job's reports (this process prints them); 0: an MPI process that
+ * gave its share to rank 0 (it prints nothing); < 0: an error, in err. */
+int job_report__compute(const struct job_inputs *in, struct job_report **out,
+			struct prof_error *err);
+/* Print report name of the job into sink, as summary__run prints it of
+ * the job's merged capture. */
+int job_report__emit(struct job_report *r, const char *name, struct rpt_sink *sink,
+		     struct prof_error *err);
+/* Records the job's captures dropped. */
+int64_t job_report__dropped(const struct job_report *r);
+void job_report__delete(struct job_report *r);
+
+/* Write the capture at out_path of every capture of plan (flags:
+ * PROF_WRITER_OVERWRITE), with the job's metadata. */
+int job__merge(const struct job_plan *plan, const char *out_path, unsigned flags,
+	       struct prof_error *err);
+
+#endif

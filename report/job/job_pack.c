@@ -1,0 +1,275 @@
+/* job_pack.c - a job's summary as bytes and back, for the MPI processes
+ * that map their share of the captures and send their summary to the one
+ * that reduces them. Host byte order: the processes of one job run one
+ * build on one kind of machine. */
+#include "job_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct out {
+	char *buf;
+	size_t len, cap;
+	bool failed;
+};
+
+static void put(struct out *o, const void *p, size_t n)
+{
+	if (o->failed)
+		return;
+	if (o->len + n > o->cap) {
+		size_t cap = o->cap ? o->cap * 2 : 4096;
+		char *g;
+
+		while (cap < o->len + n)
+			cap *= 2;
+		g = realloc(o->buf, cap);
+		if (!g) {
+			o->failed = true;
+			return;
+		}
+		o->buf = g;
+		o->cap = cap;
+	}
+	memcpy(o->buf + o->len, p, n);
+	o->len += n;
+}
+
+static void put_i64(struct out *o, int64_t v)
+{
+	put(o, &v, sizeof v);
+}
+
+static void put_str(struct out *o, const char *s)
+{
+	int64_t n = s ? (int64_t)strlen(s) : -1;
+
+	put_i64(o, n);
+	if (s)
+		put(o, s, (size_t)n);
+}
+
+static void put_groups(struct out *o, const struct js_groups *gs)
+{
+	put_i64(o, (int64_t)gs->n);
+	put_i64(o, gs->rows_left_out);
+	for (size_t i = 0; i < gs->n; i++) {
+		put_str(o, gs->g[i].label);
+		put_str(o, gs->g[i].label2);
+		put_i64(o, gs->g[i].key_is_null);
+		put_i64(o, (int64_t)gs->g[i].n);
+		put(o, gs->g[i].runs, gs->g[i].n * sizeof *gs->g[i].runs);
+	}
+}
+
+int job_summary__pack(const struct job_summary *s, char **buf, size_t *len)
+{
+	struct out o = { 0 };
+
+	put_groups(&o, &s->kernels);
+	put_groups(&o, &s->ranges);
+	put_i64(&o, (int64_t)s->ndev);
+	for (size_t i = 0; i < s->ndev; i++) {
+		put_i64(&o, s->dev[i].id);
+		put_i64(&o, (int64_t)s->dev[i].n);
+		put(&o, s->dev[i].iv, s->dev[i].n * sizeof *s->dev[i].iv);
+	}
+	put_i64(&o, s->busy_first_ns);
+	put_i64(&o, s->busy_last_ns);
+	put_i64(&o, s->busy_left_out);
+	put_i64(&o, s->busy_any);
+	put_i64(&o, (int64_t)s->ntr);
+	/* field by field: a struct's padding is no data */
+	for (size_t i = 0; i < s->ntr; i++) {
+		put_i64(&o, s->tr[i].copy_kind);
+		put_i64(&o, s->tr[i].host_kind);
+		put_i64(&o, s->tr[i].host_kind_null);
+		put_i64(&o, s->tr[i].count);
+		put_i64(&o, s->tr[i].bytes);
+		put_i64(&o, s->tr[i].time_ns);
+	}
+	put_i64(&o, s->tr_left_out);
+	put_i64(&o, s->dropped);
+	put_i64(&o, s->not_written);
+	put_i64(&o, (int64_t)s->ngpus);
+	for (size_t i = 0; i < s->ngpus; i++) {
+		put_i64(&o, s->gpus[i].id);
+		put_str(&o, s->gpus[i].name);
+		put_i64(&o, s->gpus[i].capture);
+	}
+	put_i64(&o, s->session_capture);
+	put_i64(&o, s->session_null);
+	put_i64(&o, s->session_start_ns);
+	put_i64(&o, s->mapped);
+	if (o.failed) {
+		free(o.buf);
+		return PROF_E_NOMEM;
+	}
+	*buf = o.buf;
+	*len = o.len;
+	return 0;
+}
+
+struct in {
+	const char *p, *end;
+	bool bad;
+};
+
+static void get(struct in *in, void *dst, size_t n)
+{
+	if (in->bad || (size_t)(in->end - in->p) < n) {
+		in->bad = true;
+		memset(dst, 0, n);
+		return;
+	}
+	memcpy(dst, in->p, n);
+	in->p += n;
+}
+
+static int64_t get_i64(struct in *in)
+{
+	int64_t v;
+
+	get(in, &v, sizeof v);
+	return v;
+}
+
+/* n elements of size, each at least min_bytes of what is left: a count
+ * past what the buffer can hold is damage, not an allocation to try */
+static void *get_array(struct in *in, int64_t n, size_t size, bool copy)
+{
+	void *a;
+
+	if (in->bad || n < 0 || (uint64_t)n > (uint64_t)(in->end - in->p) / (size ? size : 1)) {
+		in->bad = true;
+		return NULL;
+	}
+	a = malloc((size_t)n * size + 1);
+	if (!a) {
+		in->bad = true;
+		return NULL;
+	}
+	if (copy)
+		get(in, a, (size_t)n * size);
+	return a;
+}
+
+static char *get_str(struct in *in)
+{
+	int64_t n = get_i64(in);
+	char *s;
+
+	if (n < 0)
+		return NULL;
+	s = get_array(in, n, 1, true);
+	if (s)
+		s[n] = '\0';
+	return s;
+}
+
+static void get_groups(struct in *in, struct js_groups *gs)
+{
+	int64_t n = get_i64(in);
+
+	gs->rows_left_out = get_i64(in);
+	gs->g = get_array(in, n, 4 * sizeof(int64_t), false);
+	if (!gs->g)
+		return;
+	/* get_array sized it for the smallest group; make room for whole ones */
+	free(gs->g);
+	gs->g = calloc((size_t)n + 1, sizeof *gs->g);
+	if (!gs->g) {
+		in->bad = true;
+		return;
+	}
+	gs->cap = (size_t)n + 1;
+	for (int64_t i = 0; i < n && !in->bad; i++) {
+		struct js_group *g = &gs->g[gs->n++];
+
+		g->label = get_str(in);
+		g->label2 = get_str(in);
+		g->key_is_null = get_i64(in) != 0;
+		g->n = (size_t)get_i64(in);
+		g->runs = get_array(in, (int64_t)g->n, sizeof *g->runs, true);
+		g->cap = g->n;
+		if (!g->runs)
+			g->n = g->cap = 0;
+	}
+}
+
+int job_summary__unpack(const char *buf, size_t len, struct job_summary *s)
+{
+	struct in in = { buf, buf + len, false };
+	int64_t n;
+
+	memset(s, 0, sizeof *s);
+	get_groups(&in, &s->kernels);
+	get_groups(&in, &s->ranges);
+	n = get_i64(&in);
+	s->dev = get_array(&in, n, 2 * sizeof(int64_t), false);
+	if (s->dev) {
+		free(s->dev);
+		s->dev = calloc((size_t)n + 1, sizeof *s->dev);
+		s->devcap = s->dev ? (size_t)n + 1 : 0;
+		in.bad |= !s->dev;
+	}
+	for (int64_t i = 0; s->dev && i < n && !in.bad; i++) {
+		struct js_device *d = &s->dev[s->ndev++];
+
+		d->id = get_i64(&in);
+		d->n = (size_t)get_i64(&in);
+		d->iv = get_array(&in, (int64_t)d->n, sizeof *d->iv, true);
+		d->cap = d->n;
+		if (!d->iv)
+			d->n = d->cap = 0;
+	}
+	s->busy_first_ns = get_i64(&in);
+	s->busy_last_ns = get_i64(&in);
+	s->busy_left_out = get_i64(&in);
+	s->busy_any = get_i64(&in) != 0;
+	n = get_i64(&in);
+	s->tr = get_array(&in, n, 6 * sizeof(int64_t), false);
+	if (s->tr) {
+		free(s->tr);
+		s->tr = calloc((size_t)n + 1, sizeof *s->tr);
+		in.bad |= !s->tr;
+	}
+	for (int64_t i = 0; s->tr && i < n && !in.bad; i++) {
+		struct sum_transfer *t = &s->tr[s->ntr++];
+
+		t->copy_kind = get_i64(&in);
+		t->host_kind = get_i64(&in);
+		t->host_kind_null = get_i64(&in) != 0;
+		t->count = get_i64(&in);
+		t->bytes = get_i64(&in);
+		t->time_ns = get_i64(&in);
+	}
+	s->trcap = s->ntr;
+	s->tr_left_out = get_i64(&in);
+	s->dropped = get_i64(&in);
+	s->not_written = get_i64(&in);
+	n = get_i64(&in);
+	s->gpus = get_array(&in, n, 3 * sizeof(int64_t), false);
+	if (s->gpus) {
+		free(s->gpus);
+		s->gpus = calloc((size_t)n + 1, sizeof *s->gpus);
+		in.bad |= !s->gpus;
+	}
+	for (int64_t i = 0; s->gpus && i < n && !in.bad; i++) {
+		struct js_gpu *g = &s->gpus[s->ngpus++];
+
+		g->id = get_i64(&in);
+		g->name = get_str(&in);
+		g->capture = (int)get_i64(&in);
+	}
+	s->gpucap = s->ngpus;
+	s->session_capture = (int)get_i64(&in);
+	s->session_null = get_i64(&in) != 0;
+	s->session_start_ns = get_i64(&in);
+	s->mapped = (int)get_i64(&in);
+	if (in.bad || in.p != in.end) {
+		job_summary__exit(s);
+		return PROF_E_CORRUPT;
+	}
+	return 0;
+}

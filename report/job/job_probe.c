@@ -1,0 +1,298 @@
+/* job_probe.c - what one capture says of its place in a job: its host, its
+ * run metadata, its clock pairs and the processes that did something. Read
+ * through the reader, so a file that is no capture gets the reader's one
+ * line. */
+#include "job_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prof/tables.h"
+
+/* The one text value of sql (NULL when there is no row, or NULL). */
+static char *query_text(struct prof_store *s, const char *sql, struct prof_error *err, int *rc)
+{
+	struct prof_cursor *c = NULL;
+	char *v = NULL;
+
+	*rc = prof_cursor__open(s, sql, &c, err);
+	if (*rc < 0)
+		return NULL;
+	*rc = prof_cursor__next(c, err);
+	if (*rc > 0 && !prof_cursor__is_null(c, 0)) {
+		v = strdup(prof_cursor__text(c, 0));
+		if (!v)
+			*rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	}
+	prof_cursor__close(c);
+	if (*rc > 0)
+		*rc = 0;
+	return v;
+}
+
+static bool parse_int64(const char *s, int64_t *out)
+{
+	char *end;
+
+	if (!s || !*s)
+		return false;
+	*out = strtoll(s, &end, 10);
+	return !*end;
+}
+
+/* The host the capture ran on: its processes' (a capture of one perfkit
+ * run is of one host), the run's, or an nsys export's. Several hosts: a
+ * merged job, whose processes already carry their hosts' bits. */
+static int read_host(struct prof_store *s, struct job_capture *c, struct prof_error *err)
+{
+	int rc = 0;
+
+	if (prof_store__has_table(s, PROF_T_PROC_INFO)) {
+		struct prof_cursor *cur = NULL;
+		int hosts = 0;
+
+		rc = prof_cursor__open(s, "SELECT DISTINCT host FROM " PROF_T_PROC_INFO
+				       " WHERE host IS NOT NULL AND host <> '' ORDER BY host LIMIT 2",
+				       &cur, err);
+		while (rc >= 0 && (rc = prof_cursor__next(cur, err)) > 0)
+			if (hosts++ == 0 && !(c->host = strdup(prof_cursor__text(cur, 0))))
+				rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		prof_cursor__close(cur);
+		if (rc < 0)
+			return rc;
+		if (hosts > 1)
+			return prof_error__set(err, PROF_E_USAGE,
+					       "%s: already a job of several hosts; merge the "
+					       "captures it was made of instead", c->path);
+	}
+	if (!c->host)
+		c->host = prof_store__meta(s, "host");
+	if (!c->host && prof_store__has_table(s, "TARGET_INFO_SYSTEM_ENV") &&
+	    prof_store__has_column(s, "TARGET_INFO_SYSTEM_ENV", "name") &&
+	    prof_store__has_column(s, "TARGET_INFO_SYSTEM_ENV", "value"))
+		c->host = query_text(s, "SELECT value FROM TARGET_INFO_SYSTEM_ENV"
+				     " WHERE name = 'Hostname' LIMIT 1", err, &rc);
+	if (rc >= 0 && !c->host && !(c->host = strdup("")))
+		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	return rc;
+}
+
+static void read_meta(struct prof_store *s, struct job_capture *c)
+{
+	char *start = prof_store__meta(s, "start_ns"), *duration = prof_store__meta(s, "duration_ns");
+
+	c->command = prof_store__meta(s, "command");
+	c->gpu = prof_store__meta(s, "gpu");
+	c->exit_status = prof_store__meta(s, "exit_status");
+	c->trace = prof_store__meta(s, "trace");
+	c->has_span = parse_int64(start, &c->start_ns) && parse_int64(duration, &c->duration_ns) &&
+		      c->duration_ns > 0;
+	free(start);
+	free(duration);
+}
+
+/* The earliest 'start' pair and the latest 'end' pair of its processes
+ * (one host's processes share its clocks). An nsys export counts its
+ * times from the session's start, which it records on the realtime clock:
+ * that is its one pair. */
+static int read_clocks(struct prof_store *s, struct job_capture *c, struct prof_error *err)
+{
+	static const char *const sql[2] = {
+		"SELECT realtimeNs, timestampNs FROM " PROF_T_CLOCKS " WHERE at = 'start'"
+		" AND realtimeNs IS NOT NULL AND timestampNs IS NOT NULL ORDER BY timestampNs LIMIT 1",
+		"SELECT realtimeNs, timestampNs FROM " PROF_T_CLOCKS " WHERE at = 'end'"
+		" AND realtimeNs IS NOT NULL AND timestampNs IS NOT NULL"
+		" ORDER BY timestampNs DESC LIMIT 1",
+	};
+	struct job_clock_pair *pair[2] = { &c->clock_start, &c->clock_end };
+	bool *has[2] = { &c->has_clock_start, &c->has_clock_end };
+	struct prof_cursor *cur = NULL;
+	int rc = 0;
+
+	if (prof_store__has_table(s, PROF_T_CLOCKS)) {
+		for (int i = 0; i < 2 && rc >= 0; i++) {
+			rc = prof_cursor__open(s, sql[i], &cur, err);
+			if (rc >= 0 && (rc = prof_cursor__next(cur, err)) > 0) {
+				pair[i]->realtime_ns = prof_cursor__int64(cur, 0);
+				pair[i]->timestamp_ns = prof_cursor__int64(cur, 1);
+				*has[i] = true;
+			}
+			prof_cursor__close(cur);
+			cur = NULL;
+		}
+	}
+	if (rc >= 0 && !c->has_clock_start && c->nsys &&
+	    prof_store__has_table(s, PROF_T_SESSION_START)) {
+		rc = prof_cursor__open(s, "SELECT utcEpochNs FROM " PROF_T_SESSION_START
+				       " WHERE utcEpochNs IS NOT NULL LIMIT 1", &cur, err);
+		if (rc >= 0 && (rc = prof_cursor__next(cur, err)) > 0) {
+			c->clock_start = (struct job_clock_pair){ prof_cursor__int64(cur, 0), 0 };
+			c->has_clock_start = true;
+		}
+		prof_cursor__close(cur);
+	}
+	return rc < 0 ? rc : 0;
+}
+
+static int cmp_int64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The processes that left rows, by globalPid without the host bits. A
+ * perfkit capture lists exactly those in PROCESSES; an nsys export lists
+ * every process of the machine there, so its activity tables say. */
+static int read_pids(struct prof_store *s, struct job_capture *c, struct prof_error *err)
+{
+	static const char *const gpu_tables[] = { PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET };
+	static const char *const api_tables[] = { PROF_T_RUNTIME, PROF_T_DRIVER };
+	char sql[2048] = "", part[256];
+	struct prof_cursor *cur = NULL;
+	size_t cap = 0;
+	int rc;
+
+	if (!c->nsys) {
+		if (prof_store__has_table(s, PROF_T_PROCESSES))
+			strcat(sql, "SELECT globalPid AS p FROM " PROF_T_PROCESSES);
+		if (prof_store__has_table(s, PROF_T_PROC_INFO))
+			strcat(strcat(sql, *sql ? " UNION " : ""),
+			       "SELECT globalPid FROM " PROF_T_PROC_INFO);
+	} else {
+		for (size_t i = 0; i < 3; i++) {
+			if (!prof_store__has_table(s, gpu_tables[i]))
+				continue;
+			snprintf(part, sizeof part, "%sSELECT DISTINCT globalPid AS p FROM %s",
+				 *sql ? " UNION " : "", gpu_tables[i]);
+			strcat(sql, part);
+		}
+		for (size_t i = 0; i < 2; i++) {
+			if (!prof_store__has_table(s, api_tables[i]))
+				continue;
+			snprintf(part, sizeof part,
+				 "%sSELECT DISTINCT (globalTid >> 24) << 24 AS p FROM %s",
+				 *sql ? " UNION " : "", api_tables[i]);
+			strcat(sql, part);
+		}
+	}
+	if (!*sql)
+		return 0;
+	rc = prof_cursor__open(s, sql, &cur, err);
+	while (rc >= 0 && (rc = prof_cursor__next(cur, err)) > 0) {
+		int64_t p = prof_cursor__int64(cur, 0) & (((int64_t)1 << PROF_GLOBAL_HOST_SHIFT) - 1);
+
+		if (prof_cursor__is_null(cur, 0) || p == 0)
+			continue;
+		if (sum_array__grow(&c->pids, &cap, (size_t)c->npids, sizeof *c->pids)) {
+			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+			break;
+		}
+		c->pids[c->npids++] = p;
+	}
+	prof_cursor__close(cur);
+	if (c->npids > 1)
+		qsort(c->pids, (size_t)c->npids, sizeof *c->pids, cmp_int64);
+	return rc < 0 ? rc : 0;
+}
+
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+int job_capture__read_collectives(struct job_capture *c, struct prof_error *err)
+{
+	/* string ids of NCCL's kernels first (a few), then their launches */
+	static const char sql[] =
+		"SELECT k.globalPid, s.value, k.end, row_number() OVER (PARTITION BY k.globalPid,"
+		" coalesce(k.demangledName, k.shortName) ORDER BY k.start) - 1"
+		" FROM " PROF_T_KERNEL " k JOIN " PROF_T_STRINGS " s"
+		" ON s.id = coalesce(k.demangledName, k.shortName)"
+		" WHERE coalesce(k.demangledName, k.shortName) IN (SELECT id FROM " PROF_T_STRINGS
+		" WHERE value LIKE 'nccl%Kernel%') AND k.end IS NOT NULL";
+	struct prof_store *s = NULL;
+	struct prof_cursor *cur = NULL;
+	size_t cap = 0;
+	int rc;
+
+	rc = prof_store__open_capture(c->path, &s, err);
+	if (rc < 0)
+		return rc;
+	if (!prof_store__has_table(s, PROF_T_KERNEL) || !prof_store__has_table(s, PROF_T_STRINGS))
+		goto out;
+	rc = prof_cursor__open(s, sql, &cur, err);
+	while (rc >= 0 && (rc = prof_cursor__next(cur, err)) > 0) {
+		if (sum_array__grow(&c->nccl, &cap, (size_t)c->nnccl, sizeof *c->nccl)) {
+			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+			break;
+		}
+		c->nccl[c->nnccl++] = (struct job_collective_end){
+			.name_hash = fnv1a(prof_cursor__text(cur, 1) ? prof_cursor__text(cur, 1) : ""),
+			.pid = prof_cursor__int64(cur, 0) &
+			       (((int64_t)1 << PROF_GLOBAL_HOST_SHIFT) - 1),
+			.ordinal = (int32_t)prof_cursor__int64(cur, 3),
+			.end_ns = prof_cursor__int64(cur, 2),
+		};
+	}
+	prof_cursor__close(cur);
+out:
+	prof_store__close(s);
+	return rc < 0 ? rc : 0;
+}
+
+int job_capture__probe(const char *path, bool with_pids, struct job_capture *c,
+		       struct prof_error *err)
+{
+	struct prof_store *s = NULL;
+	int rc;
+
+	memset(c, 0, sizeof *c);
+	c->path = strdup(path);
+	if (!c->path)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	rc = prof_store__open_capture(path, &s, err);
+	if (rc < 0)
+		return rc;
+	c->nsys = prof_store__kind(s) == PROF_STORE_NSYS;
+	rc = read_host(s, c, err);
+	if (rc >= 0) {
+		read_meta(s, c);
+		rc = read_clocks(s, c, err);
+	}
+	if (rc >= 0 && with_pids)
+		rc = read_pids(s, c, err);
+	prof_store__close(s);
+	return rc < 0 ? rc : 0;
+}
+
+void job_capture__exit(struct job_capture *c)
+{
+	free(c->path);
+	free(c->host);
+	free(c->command);
+	free(c->gpu);
+	free(c->exit_status);
+	free(c->trace);
+	free(c->pids);
+	free(c->nccl);
+	memset(c, 0, sizeof *c);
+}
+
+bool job_capture__shares_pid(const struct job_capture *a, const struct job_capture *b)
+{
+	for (int i = 0, j = 0; i < a->npids && j < b->npids;) {
+		if (a->pids[i] == b->pids[j])
+			return true;
+		if (a->pids[i] < b->pids[j])
+			i++;
+		else
+			j++;
+	}
+	return false;
+}

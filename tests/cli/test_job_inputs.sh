@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# test_job_inputs.sh - every reader command takes a job: several captures
+# or a directory of them, read as the one capture `perfkit merge` makes of
+# them. report (every report, JSON), diagnose and roofline print what they
+# print on the merged capture, but for the name of what they read; diff,
+# baseline save and gate take a directory as one run; top --replay takes a
+# job; nothing is left in TMPDIR; --save refuses a job.
+. "$(dirname "$0")/cli_lib.sh"
+D=$PERFKIT_TEST_DATA
+a="$D/torch_train.sqlite"
+b="$D/clean_loop.sqlite"
+export TMPDIR="$TMP/tmpdir"
+mkdir "$TMPDIR"
+
+# same_but_name A B: the JSON documents in files A and B are equal once the
+# name of what was read is left out (the overview's File row, diagnose's file)
+same_but_name() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+def docs(path):
+    dec, text, out, i = json.JSONDecoder(), open(path).read(), [], 0
+    while i < len(text):
+        if text[i].isspace(): i += 1; continue
+        doc, i = dec.raw_decode(text, i)
+        out.append(doc)
+    return out
+def strip(x):
+    if isinstance(x, dict):
+        return {k: strip(v) for k, v in x.items() if k != "file" and x.get("Item") != "File"}
+    if isinstance(x, list):
+        return [strip(v) for v in x if not (isinstance(v, dict) and v.get("Item") == "File")]
+    return x
+sys.exit(0 if [strip(d) for d in docs(sys.argv[1])] == [strip(d) for d in docs(sys.argv[2])] else 1)
+PY
+}
+
+"$PERFKIT" merge -o "$TMP/merged.sqlite" "$a" "$b" >/dev/null || { echo "FAIL: merge" >&2; exit 1; }
+reports=$("$PERFKIT" report --list | awk '{ print $1 }' | paste -sd, -)
+
+# command, then its arguments: the job's captures vs the merged capture
+check_same() {
+	local name=$1
+	shift
+	"$PERFKIT" "$@" "$a" "$b" >"$TMP/job.json" 2>"$TMP/err"
+	status=$?
+	expect_status "$name of a job" 0
+	"$PERFKIT" "$@" "$TMP/merged.sqlite" >"$TMP/merged.json" 2>/dev/null
+	expect_that "$name of a job prints what it prints of the merged capture" \
+		same_but_name "$TMP/job.json" "$TMP/merged.json"
+}
+check_same "every report" report --format=json --report="$reports"
+check_same "diagnose" diagnose --format=json
+"$PERFKIT" merge -o "$TMP/roof.sqlite" "$D/rollout_naive_roofline.sqlite" \
+	"$D/rollout_optimized_roofline.sqlite" >/dev/null
+run roofline --format=json "$D/rollout_naive_roofline.sqlite" "$D/rollout_optimized_roofline.sqlite"
+expect_status "roofline of a job" 0
+cp "$TMP/out" "$TMP/job.json"
+run roofline --format=json "$TMP/roof.sqlite"
+expect_that "roofline of a job: the merged capture's" same_but_name "$TMP/job.json" "$TMP/out"
+expect_that "roofline of a job measures both captures' kernels" python3 -c '
+import json, sys
+rows = json.load(open(sys.argv[1]))["reports"][0]["rows"]
+sys.exit(0 if sum(r["Measured"] for r in rows) > 0 and len({r["Kernel"] for r in rows}) > 1 else 1)' "$TMP/job.json"
+
+# the overview names the job by what it was given
+run report "$a" "$b"
+expect_out "the overview names the job" "^File +$a $b"
+
+# a directory: the same job
+mkdir "$TMP/job"
+cp "$a" "$TMP/job/rank-0.sqlite"
+cp "$b" "$TMP/job/rank-1.sqlite"
+run report --format=json --report=cuda_gpu_kern_sum,overview "$TMP/job"
+expect_status "report of a directory" 0
+cp "$TMP/out" "$TMP/dir.json"
+run report --format=json --report=cuda_gpu_kern_sum,overview "$TMP/merged.sqlite"
+expect_that "a directory reads as its captures" same_but_name "$TMP/dir.json" "$TMP/out"
+run report --format=chrome -o "$TMP/job.trace.json" "$TMP/job"
+expect_status "chrome trace of a job" 0
+expect_that "chrome trace of a job parses" python3 -c 'import json, sys; json.load(open(sys.argv[1]))' \
+	"$TMP/job.trace.json"
+
+# diff, baseline save and gate: a directory is one run
+run diff "$TMP/job" "$TMP/job"
+expect_status "diff of a job against itself" 0
+expect_out "diff of a job against itself" "the same GPU time"
+run baseline save -o "$TMP/baseline.json" "$TMP/job" "$TMP/job"
+expect_status "baseline of a job's runs" 0
+run gate --baseline="$TMP/baseline.json" "$TMP/job"
+expect_status "gate of a job" 0
+
+# top --replay: a job, and one line for one it cannot read
+run top --replay "$a" "$TMP/missing.sqlite"
+if grep -q "built without ncurses" "$TMP/err"; then
+	skip "top --replay of a job" "this perfkit was built without ncurses"
+else
+	expect_status "top --replay of a job with a missing capture" 2
+	expect_one_error_line "top --replay of a job with a missing capture" "missing.sqlite: no such file"
+	run top "$a" "$b"
+	expect_status "top follows one capture" 2
+	expect_one_error_line "top follows one capture" "--replay replays a job"
+fi
+
+# --save stores findings in one capture
+run diagnose --save "$a" "$b"
+expect_status "diagnose --save of a job" 2
+expect_one_error_line "diagnose --save of a job" "merge the job first"
+
+expect_that "nothing is left in TMPDIR" [ -z "$(ls -A "$TMPDIR")" ]
+finish

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# test_job_mapreduce.sh - a job's overview and kernel summary by map and
+# reduce: per capture a summary, summaries merged. What it prints is what
+# the same reports print of the job's merged capture (but for the File row,
+# which names the job), in every format; on one thread or all; and under
+# MPI (mpirun --oversubscribe -n 3) byte for byte what one process prints.
+# The job: real captures of perfkit and of Nsight Systems, with two
+# captures of one program whose kernels share names, so that groups merge.
+. "$(dirname "$0")/cli_lib.sh"
+D=$PERFKIT_TEST_DATA
+job="$TMP/job"
+mkdir "$job"
+cp "$D/torch_train.sqlite" "$job/rank-0.sqlite"
+cp "$D/clean_loop.sqlite" "$job/rank-1.sqlite"
+cp "$D/hash_embedding_optimized.sqlite" "$job/rank-2.sqlite"
+cp "$D/hash_embedding_optimized_2.sqlite" "$job/rank-3.sqlite"
+cp "$D/nsys/cloverleaf-cuda.sqlite" "$job/rank-10.sqlite"
+"$PERFKIT" merge -o "$TMP/merged.sqlite" "$job" >/dev/null || { echo "FAIL: merge" >&2; exit 1; }
+
+for fmt in json text csv; do
+	"$PERFKIT" report --format=$fmt --report=overview,cuda_gpu_kern_sum "$job" >"$TMP/mr.$fmt" 2>"$TMP/err"
+	status=$?
+	expect_status "map and reduce, $fmt" 0
+	"$PERFKIT" report --format=$fmt --report=overview,cuda_gpu_kern_sum "$TMP/merged.sqlite" \
+		>"$TMP/merged.$fmt"
+	# the File row names the job in one, the merged file in the other
+	expect_that "map and reduce prints what the merged capture prints ($fmt)" \
+		cmp -s <(grep -v "File" "$TMP/mr.$fmt") <(grep -v "File" "$TMP/merged.$fmt")
+	expect_that "and only the File row differs ($fmt)" \
+		[ "$(diff "$TMP/mr.$fmt" "$TMP/merged.$fmt" | grep -c '^[<>]')" = 2 ]
+done
+expect_that "the File row names the job" grep -q "^File  *$job\$" "$TMP/mr.text"
+expect_that "the kernels of the two captures of one program are summed" python3 -c '
+import json, sys
+rows = json.load(open(sys.argv[1]))["reports"]
+kern = [r for r in rows if r["name"] == "cuda_gpu_kern_sum"][0]["rows"]
+sys.exit(0 if len({r["Name"] for r in kern}) == len(kern) and len(kern) > 10 else 1)' "$TMP/mr.json"
+
+PERFKIT_THREADS=1 "$PERFKIT" report --format=json "$job" >"$TMP/one-thread.json"
+"$PERFKIT" report --format=json "$job" >"$TMP/threads.json"
+expect_that "one thread and all print the same" cmp -s "$TMP/one-thread.json" "$TMP/threads.json"
+
+run report --format=json "$job" "$TMP/missing.sqlite"
+expect_status "a job with a missing capture" 2
+expect_one_error_line "a job with a missing capture" "missing.sqlite: no such file"
+
+if [ "${PERFKIT_BUILT_WITH_MPI:-OFF}" != ON ]; then
+	skip "mpirun -n 3" "this perfkit was built without MPI (-DPERFKIT_MPI=ON)"
+else
+	mpirun=${PERFKIT_MPIEXEC:-mpirun}
+	command -v "$mpirun" >/dev/null || { echo "FAIL: built with MPI but no $mpirun" >&2; exit 1; }
+	# Open MPI refuses root without being told
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	"$mpirun" --oversubscribe -n 3 "$PERFKIT" report --format=json "$job/" >"$TMP/mpi.json" 2>"$TMP/err"
+	status=$?
+	expect_status "mpirun -n 3 perfkit report" 0
+	"$PERFKIT" report --format=json "$job/" >"$TMP/single.json"
+	expect_that "mpirun -n 3 prints byte for byte what one process prints" \
+		cmp -s "$TMP/mpi.json" "$TMP/single.json"
+	"$mpirun" --oversubscribe -n 3 "$PERFKIT" report --report=cuda_gpu_kern_sum "$job/" \
+		>"$TMP/mpi.txt" 2>"$TMP/err"
+	"$PERFKIT" report --report=cuda_gpu_kern_sum "$job/" >"$TMP/single.txt"
+	expect_that "mpirun -n 3: text too" cmp -s "$TMP/mpi.txt" "$TMP/single.txt"
+	# more processes than captures: some map nothing
+	"$mpirun" --oversubscribe -n 7 "$PERFKIT" report --format=json "$job/" >"$TMP/mpi7.json" 2>"$TMP/err"
+	expect_that "mpirun -n 7 over 5 captures" cmp -s "$TMP/mpi7.json" "$TMP/single.json"
+fi
+finish
