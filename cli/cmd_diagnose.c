@@ -61,7 +61,6 @@ int cmd_diagnose(int argc, char **argv)
 		CLI_FLAG(0, "full-names", &full_names, "text: kernel names in full, not in their short form"),
 		CLI_STRING(0, "rank", &ranks, "N[,M]", "only these ranks (processes with CUDA work, or as "
 			   "the launcher numbered them; see --report=rank_sum)"),
-
 		CLI_END(),
 	};
 	struct diag_settings settings = { 0 };
