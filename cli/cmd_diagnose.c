@@ -10,10 +10,11 @@
 #include "prof/store.h"
 #include "prof/tables.h"
 #include "sink/sink.h"
+#include "summary/summary.h"
 
 static const char *const usage[] = {
 	"perfkit diagnose [--format=text|json|csv] [--set KEY=VALUE,...] [--thresholds FILE.json] [--save] "
-	"[--full-names] FILE... | DIR",
+	"[--full-names] [--rank=N[,M]] FILE... | DIR",
 	"perfkit diagnose --list-settings",
 	NULL,
 };
@@ -49,7 +50,7 @@ static int apply_sets(struct diag_settings *s, const char *list)
 
 int cmd_diagnose(int argc, char **argv)
 {
-	const char *format = "text", *sets = NULL, *thresholds = NULL;
+	const char *format = "text", *sets = NULL, *thresholds = NULL, *ranks = NULL;
 	bool list = false, save = false, full_names = false;
 	const struct cli_option opts[] = {
 		CLI_STRING('f', "format", &format, "FMT", "text, json or csv"),
@@ -58,6 +59,8 @@ int cmd_diagnose(int argc, char **argv)
 		CLI_FLAG(0, "list-settings", &list, "list every threshold with its default"),
 		CLI_FLAG(0, "save", &save, "also store the findings in the capture (" PROF_T_FINDINGS ")"),
 		CLI_FLAG(0, "full-names", &full_names, "text: kernel names in full, not in their short form"),
+		CLI_STRING(0, "rank", &ranks, "N[,M]", "only these ranks (processes with CUDA work, or as "
+			   "the launcher numbered them; see --report=rank_sum)"),
 		CLI_END(),
 	};
 	struct diag_settings settings = { 0 };
@@ -102,6 +105,10 @@ int cmd_diagnose(int argc, char **argv)
 	}
 	if (cli_job__open(&job, &store))
 		goto out;
+	if (ranks && summary__select_ranks(store, ranks, &err)) {
+		cli_error("%s", err.msg);
+		goto out;
+	}
 	if (diag__run(store, &settings, &report, &err)) {
 		cli_error("%s", err.msg);
 		goto out;

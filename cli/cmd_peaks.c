@@ -124,6 +124,7 @@ static void print_text(cJSON *doc, const char *cache)
 		{ "fp16_flops_per_s", "FP16 FMA (half2)", "TFLOP/s", 1e12 },
 		{ "bf16_flops_per_s", "BF16 FMA (bfloat162)", "TFLOP/s", 1e12 },
 		{ "tensor_bf16_flops_per_s", "BF16 tensor cores (cuBLAS)", "TFLOP/s", 1e12 },
+		{ "p2p_bytes_per_s", "Peer-to-peer (best pair)", "GB/s", 1e9 },
 	};
 	cJSON *peaks = cJSON_GetObjectItemCaseSensitive(doc, "peaks");
 	cJSON *name = cJSON_GetObjectItemCaseSensitive(doc, "gpu_name");

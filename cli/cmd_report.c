@@ -19,7 +19,8 @@
 #define MAX_REPORTS 32
 
 static const char *const usage[] = {
-	"perfkit report [--report=NAME,...] [--format=text|csv|json] [--full-names] [-o FILE] FILE... | DIR",
+	"perfkit report [--report=NAME,...] [--format=text|csv|json] [--full-names] [--rank=N[,M]] "
+	"[-o FILE] FILE... | DIR",
 	"perfkit report --format=chrome [--from=T] [--to=T] [--range=NAME] [-o FILE] FILE... | DIR",
 	"perfkit report --format=perfetto [--from=T] [--to=T] [--range=NAME] -o FILE.pftrace FILE... | DIR",
 	"perfkit report --format=folded [--weight=gpu|api] [--from=T] [--to=T] [--range=NAME] "
@@ -179,7 +180,7 @@ static int run_export(int exp, struct prof_store *store, const struct export_arg
 
 int cmd_report(int argc, char **argv)
 {
-	const char *report_opt = NULL, *format_opt = "text", *output = NULL;
+	const char *report_opt = NULL, *format_opt = "text", *output = NULL, *ranks = NULL;
 	struct export_args ea = { 0 };
 	bool list = false, full_names = false;
 	const struct cli_option opts[] = {
@@ -196,6 +197,8 @@ int cmd_report(int argc, char **argv)
 			   "(2500000, 2500us, 2.5ms, 1s)"),
 		CLI_STRING(0, "to", &ea.to, "T", "export up to T after the capture's start"),
 		CLI_STRING(0, "range", &ea.range, "NAME", "export only inside NVTX ranges named NAME"),
+		CLI_STRING(0, "rank", &ranks, "N[,M]", "only these ranks (processes with CUDA work, or as "
+			   "the launcher numbered them; see --report=rank_sum)"),
 		CLI_FLAG(0, "full-names", &full_names, "text: kernel names in full, not in their short "
 			 "form (other formats always carry full names)"),
 		CLI_FLAG(0, "list", &list, "list the report names"),
@@ -244,8 +247,9 @@ int cmd_report(int argc, char **argv)
 		if (split_reports(report_list, reports, &nreports) != 0)
 			goto out;
 	}
-	/* a job's overview and kernel summary: by map and reduce */
-	if (exp == EXPORT_NONE &&
+	/* a job's overview and kernel summary: by map and reduce (--rank reads
+	 * the job as one capture) */
+	if (exp == EXPORT_NONE && !ranks &&
 	    (status = cli_job__report(argv, n, reports, nreports, format, full_names, output)) >= 0) {
 		free(report_list);
 		return status;
@@ -253,6 +257,10 @@ int cmd_report(int argc, char **argv)
 	status = CLI_EXIT_USAGE;
 	if (cli_job__make(&job, argv, n) || cli_job__open(&job, &store))
 		goto out;
+	if (ranks && summary__select_ranks(store, ranks, &err) < 0) {
+		cli_error("%s", err.msg);
+		goto out;
+	}
 	if (cli_output__open(output, &out) < 0)
 		goto out;
 	if (exp != EXPORT_NONE) {

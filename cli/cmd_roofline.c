@@ -13,9 +13,10 @@
 #include "cli_job.h"
 #include "prof/store.h"
 #include "sink/sink.h"
+#include "summary/summary.h"
 
 static const char *const usage[] = {
-	"perfkit roofline [--format=text|csv|json] [--plot DIR] FILE... | DIR",
+	"perfkit roofline [--format=text|csv|json] [--plot DIR] [--rank=N[,M]] FILE... | DIR",
 	NULL,
 };
 
@@ -46,10 +47,12 @@ static int no_metrics(int format)
 
 int cmd_roofline(int argc, char **argv)
 {
-	const char *format_opt = "text", *plot_dir = NULL;
+	const char *format_opt = "text", *plot_dir = NULL, *ranks = NULL;
 	const struct cli_option opts[] = {
 		CLI_STRING('f', "format", &format_opt, "FMT", "text, csv or json"),
 		CLI_STRING(0, "plot", &plot_dir, "DIR", "write gnuplot data files and script into DIR"),
+		CLI_STRING(0, "rank", &ranks, "N[,M]", "only these ranks (processes with CUDA work, or as "
+			   "the launcher numbered them; see --report=rank_sum)"),
 		CLI_END(),
 	};
 	static const char *const formats[] = { "text", "csv", "json" };
@@ -75,6 +78,10 @@ int cmd_roofline(int argc, char **argv)
 		return cli_unknown("format", format_opt, formats, 3);
 	if (cli_job__make(&job, argv, n) || cli_job__open(&job, &store))
 		goto out;
+	if (ranks && summary__select_ranks(store, ranks, &err)) {
+		cli_error("%s", err.msg);
+		goto out;
+	}
 	if (roof__count_measured(store, &measured, &err) < 0) {
 		cli_error("%s", err.msg);
 		goto out;

@@ -14,11 +14,12 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # Captures: a few of each dialect and variant (metrics, memory, NVTX, PyTorch).
+# A job: two ranks and their launcher, NCCL kernels, NVTX payloads and schemas.
 fuzz/make-seeds.py "$tmp/cap" tests/data/{clean_loop,gpu_work,torch_train,rollout_naive_roofline,rollout_naive_memory}.sqlite \
-  "$nsys"/cloverleaf-cuda.sqlite "$nsys"/saxpy-mpi-cuda-rank0.sqlite >/dev/null
+  tests/data/ddp/ddp2_straggler.sqlite "$nsys"/cloverleaf-cuda.sqlite "$nsys"/saxpy-mpi-cuda-rank0.sqlite >/dev/null
 for t in store_open summary diagnose export; do
   mkdir -p "$corpus/$t"
-  cp "$tmp"/cap/{clean_loop,gpu_work,torch_train,cloverleaf-cuda,saxpy-mpi-cuda-rank0}.sqlite "$corpus/$t/"
+  cp "$tmp"/cap/{clean_loop,gpu_work,torch_train,ddp2_straggler,cloverleaf-cuda,saxpy-mpi-cuda-rank0}.sqlite "$corpus/$t/"
 done
 mkdir -p "$corpus/roofline"
 cp "$tmp"/cap/{rollout_naive_roofline,rollout_naive_memory,clean_loop,cloverleaf-cuda}.sqlite "$corpus/roofline/"
@@ -82,4 +83,19 @@ for c in clean_loop torch_train saxpy-mpi-cuda-rank0; do
   "$perfkit" baseline save -o "$tmp/$c.json" "$tmp/cap/$c.sqlite" >/dev/null
   cat "$tmp/$c.json" "$tmp/cap/$c.sqlite" >"$corpus/gate/$c"
 done
+
+# NVTX payloads: schema records, then one blob (see fuzz_nvtx_payload.c).
+# NCCL's all-reduce struct {comm u64, bytes size_t, op enum} with its
+# reduction enum, the send/recv struct with a negative peer, a fixed-length
+# string, a struct nested in another, and a blob given whole with a header
+# that lies about its size.
+mkdir -p "$corpus/nvtx_payload"
+payload() { printf "$2" >"$corpus/nvtx_payload/$1"; }
+redop='\x00\x0b\x00\x04\x00\x02\x0b\x00\x02\x0b\x01\x02\x0b\x02'
+allreduce='\x00\x05\x01\x18\x00\x01\x05\x00\x12\x00\x00\x00\x00\x00\x01\x05\x01\x16\x00\x08\x00\x00\x00\x01\x05\x02\x8b\x00\x10\x00\x00\x00'
+payload allreduce "$redop$allreduce"'\x03\x00\x05\xee\xff\xc0\x00\x00\x00\x00\x00\x00\x00\x80\x01\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00'
+payload sendrecv '\x00\x09\x01\x18\x00\x01\x09\x00\x12\x00\x00\x00\x00\x00\x01\x09\x01\x16\x00\x08\x00\x00\x00\x01\x09\x03\x05\x00\x10\x00\x00\x00\x03\x00\x09\x01\x00\x00\x00\x00\x00\x00\x00\x00\x10\x00\x00\x00\x00\x00\x00\xff\xff\xff\xff\x00\x00\x00\x00'
+payload string '\x00\x14\x01\x10\x00\x01\x14\x00\x01\x10\x00\x00\x0c\x00\x01\x14\x01\x05\x00\x0c\x00\x00\x00\x03\x00\x14bucket_7\x00abc\x07\x00\x00\x00'
+payload nested "$redop$allreduce"'\x00\x15\x01\x20\x00\x01\x15\x00\x05\x00\x00\x00\x00\x00\x01\x15\x01\x85\x00\x08\x00\x00\x00\x03\x00\x15\x0c\x00\x00\x00\x00\x00\x00\x00\x63\x00\x00\x00\x00\x00\x00\x00\x00\x00\x10\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00'
+payload whole_blob "$redop$allreduce"'\x03\x01\x07\x00\x00\x00\x00\x00\x00\x00\x05\x00\x00\x01\x00\x00\x00\x00\xff\x00\x00\x00\x00\x00\x00\x00\x1f\x01\x00\x00\x00\x00\x00\x00\x01\x02\x03'
 du -sh "$corpus"

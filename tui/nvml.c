@@ -36,7 +36,8 @@ static void sym(void *lib, const char *name, void *fn_ptr)
 	memcpy(fn_ptr, &p, sizeof p);
 }
 
-struct nvml *nvml__open(const char *soname, const char *uuid, const char **why)
+static struct nvml *open_device(const char *soname, const char *uuid, bool first_if_unknown,
+				 const char **why)
 {
 	nvml_return (*init)(void) = NULL;
 	nvml_return (*by_index)(unsigned, nvml_device *) = NULL;
@@ -69,8 +70,8 @@ struct nvml *nvml__open(const char *soname, const char *uuid, const char **why)
 		goto fail;
 	}
 	if (!(uuid && by_uuid && by_uuid(uuid, &n->dev) == NVML_OK) &&
-	    !(by_index && by_index(0, &n->dev) == NVML_OK)) {
-		reason = "NVML sees no GPU";
+	    !(first_if_unknown && by_index && by_index(0, &n->dev) == NVML_OK)) {
+		reason = first_if_unknown ? "NVML sees no GPU" : "NVML does not know this GPU";
 		goto fail;
 	}
 	return n;
@@ -79,6 +80,16 @@ fail:
 		*why = reason;
 	nvml__close(n);
 	return NULL;
+}
+
+struct nvml *nvml__open(const char *soname, const char *uuid, const char **why)
+{
+	return open_device(soname, uuid, true, why);
+}
+
+struct nvml *nvml__open_exact(const char *soname, const char *uuid, const char **why)
+{
+	return open_device(soname, uuid, false, why);
 }
 
 void nvml__sample(struct nvml *n, struct nvml_sample *out)

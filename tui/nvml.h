@@ -33,6 +33,9 @@ struct nvml;
  * NULL handle is valid everywhere below. why (may be NULL) receives a short
  * reason. */
 struct nvml *nvml__open(const char *soname, const char *uuid, const char **why);
+/* The GPU with this UUID and no other (a row of the GPU panel); NULL when
+ * NVML does not know it. */
+struct nvml *nvml__open_exact(const char *soname, const char *uuid, const char **why);
 /* Read the metrics now; those NVML refuses stay invalid. */
 void nvml__sample(struct nvml *n, struct nvml_sample *out);
 void nvml__close(struct nvml *n);

@@ -29,6 +29,8 @@ struct top_loop {
 	struct top_model m;
 	struct top_feed *feed;
 	struct nvml *nvml;
+	struct nvml *gpu_nvml[TOP_MAX_GPUS]; /* the GPU panel's rows, by the model's order */
+	bool gpu_nvml_tried[TOP_MAX_GPUS];
 	struct top_ui ui;
 	struct top_view kernels, ranges;
 	struct top_layout layout;
@@ -108,6 +110,24 @@ static void poll_program(struct top_loop *t)
 		t->quit = true;
 }
 
+/* With several GPUs, each row's NVML metrics, by the GPU's UUID only: a
+ * GPU NVML does not know keeps N/A rather than another GPU's numbers. */
+static void sample_gpus(struct top_loop *t)
+{
+	if (t->m.ngpus < 2)
+		return;
+	for (int i = 0; i < t->m.ngpus; i++) {
+		struct top_gpu *g = &t->m.gpus[i];
+
+		if (!t->gpu_nvml_tried[i] && g->uuid[0]) {
+			t->gpu_nvml_tried[i] = true;
+			t->gpu_nvml[i] = nvml__open_exact(t->cfg->nvml_soname ? t->cfg->nvml_soname
+									 : NVML_SONAME, g->uuid, NULL);
+		}
+		nvml__sample(t->gpu_nvml[i], &g->live);
+	}
+}
+
 static void refresh_step(struct top_loop *t, int64_t mono)
 {
 	top_feed__refresh(t->feed, &t->m, now_ns(CLOCK_REALTIME), mono, mono + REFRESH_BUDGET_NS);
@@ -122,8 +142,11 @@ static void refresh_step(struct top_loop *t, int64_t mono)
 					     t->m.gpu_uuid[0] ? t->m.gpu_uuid : NULL, NULL);
 		}
 		nvml__sample(t->nvml, &t->m.gpu);
+		sample_gpus(t);
 	} else if (!t->m.gpu_live) {
 		memset(&t->m.gpu, 0, sizeof t->m.gpu);
+		for (int i = 0; i < t->m.ngpus; i++)
+			memset(&t->m.gpus[i].live, 0, sizeof t->m.gpus[i].live);
 	}
 	t->views_stale = t->dirty = true;
 }
@@ -265,7 +288,7 @@ static void loop(struct top_loop *t)
 			else
 				break;
 		}
-		top_layout__compute(COLS, LINES, &t->layout);
+		top_layout__compute_gpus(COLS, LINES, t->m.ngpus, &t->layout);
 		if (mono >= next_refresh && !t->ui.paused) {
 			refresh_step(t, mono);
 			next_refresh = mono + (int64_t)t->cfg->refresh_ms * 1000000;
@@ -334,6 +357,8 @@ int top__run(const struct top_config *cfg, bool *program_running, struct prof_er
 		*program_running = cfg->program && !t.program_ended;
 out:
 	nvml__close(t.nvml);
+	for (int i = 0; i < TOP_MAX_GPUS; i++)
+		nvml__close(t.gpu_nvml[i]);
 	top_view__exit(&t.kernels);
 	top_view__exit(&t.ranges);
 	top_feed__close(t.feed);

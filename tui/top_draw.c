@@ -128,6 +128,40 @@ static void draw_rate(const struct top_model *m, const struct top_layout *l, int
 	attroff(A_BOLD);
 }
 
+/* ---- GPUs ------------------------------------------------------------------------ */
+
+/* One row per GPU: what the capture saw run on it in the last second and
+ * in all, and NVML's live metrics for it (N/A where there are none). */
+static void draw_gpus(const struct top_model *m, const struct top_layout *l)
+{
+	const struct top_rect *r = &l->gpus;
+	char line[LINE_MAX_BYTES], t[64];
+
+	snprintf(t, sizeof t, "GPUs (%d)", m->ngpus);
+	title(r, t);
+	for (int i = 0; i < m->ngpus && i < l->gpu_rows; i++) {
+		const struct top_gpu *g = &m->gpus[i];
+		char kc[32], kt[32], cc[32], cb[32], used[32], total[32], util[16], mem[80], power[16];
+
+		units__count(kc, sizeof kc, (double)g->kernel_count);
+		units__duration(kt, sizeof kt, g->kernel_ns);
+		units__count(cc, sizeof cc, (double)g->copy_count);
+		units__bytes(cb, sizeof cb, g->copy_bytes);
+		snprintf(util, sizeof util, "%u%%", g->live.util_percent);
+		units__bytes(used, sizeof used, (int64_t)g->live.memory_used_bytes);
+		units__bytes(total, sizeof total, (int64_t)g->live.memory_total_bytes);
+		snprintf(mem, sizeof mem, "%s / %s", used, total);
+		snprintf(power, sizeof power, "%.0f W", g->live.power_mw / 1000.0);
+		snprintf(line, sizeof line,
+			 " GPU %-2d %-24.24s busy %3.0f%% | kernels %s (%s) | copies %s (%s) | util %s"
+			 " | memory %s | power %s",
+			 g->device, g->name[0] ? g->name : "unknown", top_gpu__busy_percent(m, g), kc, kt,
+			 cc, cb, g->live.util_valid ? util : "N/A", g->live.memory_valid ? mem : "N/A",
+			 g->live.power_valid ? power : "N/A");
+		put(r->y + 1 + i, r->x, r->w, line, TEXT_KEEP_HEAD);
+	}
+}
+
 static void draw_rates(const struct top_model *m, const struct top_layout *l)
 {
 	char t[96];
@@ -364,6 +398,8 @@ void top_draw__frame(const struct top_model *m, const struct top_view *kernels,
 	} else {
 		draw_header(m, ui, &l->header);
 		draw_rates(m, l);
+		if (l->gpus.h)
+			draw_gpus(m, l);
 		draw_kernels(m, kernels, ui, l);
 		if (l->stacks.h)
 			draw_stacks(m, &l->stacks);

@@ -13,7 +13,12 @@ static struct top_rect rect(int x, int y, int w, int h)
 
 void top_layout__compute(int cols, int rows, struct top_layout *out)
 {
-	int mid_y = TOP_HEADER_ROWS + TOP_RATES_ROWS, mid_h, nvtx_h = 0, nvtx_y;
+	top_layout__compute_gpus(cols, rows, 0, out);
+}
+
+void top_layout__compute_gpus(int cols, int rows, int ngpus, struct top_layout *out)
+{
+	int mid_y = TOP_HEADER_ROWS + TOP_RATES_ROWS, mid_h, nvtx_h = 0, nvtx_y, gpu_rows = 0;
 
 	memset(out, 0, sizeof *out);
 	out->cols = cols;
@@ -25,6 +30,18 @@ void top_layout__compute(int cols, int rows, struct top_layout *out)
 	out->header = rect(0, 0, cols, TOP_HEADER_ROWS);
 	out->rates = rect(0, TOP_HEADER_ROWS, cols, TOP_RATES_ROWS);
 	out->footer = rect(0, rows - 1, cols, 1);
+	/* one GPU is the header's line already; several get a row each, as
+	 * many as leave the kernel table its rows */
+	if (ngpus > 1) {
+		gpu_rows = ngpus < TOP_GPU_MAX_ROWS ? ngpus : TOP_GPU_MAX_ROWS;
+		if (rows - 1 - mid_y - (gpu_rows + 1) < TOP_KERNEL_MIN_ROWS)
+			gpu_rows = rows - 1 - mid_y - TOP_KERNEL_MIN_ROWS - 1;
+		if (gpu_rows > 0) {
+			out->gpus = rect(0, mid_y, cols, gpu_rows + 1);
+			out->gpu_rows = gpu_rows;
+			mid_y += gpu_rows + 1;
+		}
+	}
 	mid_h = rows - 1 - mid_y;
 	if (mid_h >= TOP_NVTX_MIN_MID) {
 		/* two fifths for NVTX; stacked panels need a title and three

@@ -4,6 +4,7 @@
  *	+------------------------------------------------+
  *	| header: program, pid, elapsed, GPU (3 rows)     |
  *	| rates: kernels/s, copies/s, bytes/s + history   |
+ *	| GPUs: one row per GPU (several GPUs only)       |
  *	| kernels: the top kernels table (the rest)       |
  *	| NVTX stacks | busiest NVTX ranges (side by side |
  *	|             |  when wide, else one above other) |
@@ -11,7 +12,7 @@
  *	+------------------------------------------------+
  *
  * A short terminal drops the NVTX panels before the kernel table shrinks
- * below a few rows; below TOP_MIN_COLS x TOP_MIN_ROWS nothing fits and the
+ * below a few rows, and shows fewer GPU rows (the header's GPU line stays); below TOP_MIN_COLS x TOP_MIN_ROWS nothing fits and the
  * screen says so. */
 #ifndef TUI_TOP_LAYOUT_H
 #define TUI_TOP_LAYOUT_H
@@ -26,6 +27,7 @@
 #define TOP_WIDE_COLS 120      /* NVTX panels side by side from here */
 #define TOP_NVTX_MIN_MID 14    /* rows between rates and footer needed for NVTX */
 #define TOP_KERNEL_MIN_ROWS 6  /* kernel panel rows kept when NVTX is shown */
+#define TOP_GPU_MAX_ROWS 8     /* GPU rows shown at most */
 
 struct top_rect {
 	int x, y, w, h; /* h == 0: not shown */
@@ -34,11 +36,16 @@ struct top_rect {
 struct top_layout {
 	bool too_small;
 	int cols, rows;
-	struct top_rect header, rates, kernels, stacks, ranges, footer;
+	struct top_rect header, rates, gpus, kernels, stacks, ranges, footer;
 	int spark_x, spark_w; /* sparkline columns inside the rates panel */
 	int kernel_rows;      /* kernel table body rows (under title and column names) */
+	int gpu_rows;         /* GPU rows shown (under the panel's title) */
 };
 
+/* The layout for a capture of one GPU: no GPU panel. */
 void top_layout__compute(int cols, int rows, struct top_layout *out);
+/* With a GPU panel of one row per GPU when there are several (up to
+ * TOP_GPU_MAX_ROWS, and only what leaves the kernel table its rows). */
+void top_layout__compute_gpus(int cols, int rows, int ngpus, struct top_layout *out);
 
 #endif

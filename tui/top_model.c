@@ -140,6 +140,50 @@ void top_model__add_copy(struct top_model *m, int64_t start_ns, int64_t end_ns, 
 	seen(m, start_ns, end_ns);
 }
 
+struct top_gpu *top_model__gpu(struct top_model *m, int32_t device)
+{
+	struct top_gpu *g;
+
+	for (int i = 0; i < m->ngpus; i++)
+		if (m->gpus[i].device == device)
+			return &m->gpus[i];
+	if (m->ngpus == TOP_MAX_GPUS)
+		return NULL;
+	g = &m->gpus[m->ngpus++];
+	memset(g, 0, sizeof *g);
+	g->device = device;
+	spark_ring__init(&g->busy_hist);
+	return g;
+}
+
+void top_model__add_gpu_work(struct top_model *m, int32_t device, int64_t start_ns, int64_t end_ns,
+			     bool is_kernel, int64_t bytes)
+{
+	struct top_gpu *g = top_model__gpu(m, device);
+	int64_t dur = end_ns > start_ns ? end_ns - start_ns : 0;
+
+	if (!g)
+		return;
+	if (is_kernel) {
+		g->kernel_count++;
+		g->kernel_ns += dur;
+	} else {
+		g->copy_count++;
+		g->copy_bytes += bytes > 0 ? bytes : 0;
+	}
+	/* a bucket's busy time, by the work's start: a long kernel may push
+	 * one second past 100%, which the reading caps */
+	spark_ring__add(&g->busy_hist, bucket_of(start_ns), dur);
+}
+
+double top_gpu__busy_percent(const struct top_model *m, const struct top_gpu *g)
+{
+	double p = 100.0 * (double)spark_ring__get(&g->busy_hist, top_model__last_bucket(m)) /
+		   (double)TOP_BUCKET_NS;
+
+	return p > 100 ? 100 : p;
+}
+
 void top_model__add_memory(struct top_model *m, int64_t start_ns, int64_t bytes, int operation,
 			   int mem_kind)
 {

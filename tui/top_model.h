@@ -25,6 +25,7 @@
 #define TOP_NVTX_DEPTH 16          /* deeper nesting keeps its outermost ranges */
 #define TOP_MAX_THREADS 512        /* NVTX threads tracked; more fold into none */
 #define TOP_MAX_NAMES 100000       /* distinct names kept; more count as TOP_OTHER_NAME */
+#define TOP_MAX_GPUS 16            /* GPUs with a row of their own; more are not shown */
 #define TOP_OTHER_NAME "[other names]"
 #define TOP_UNKNOWN_NAME "[unnamed]"
 
@@ -36,6 +37,17 @@ struct top_kernel_stat {
 struct top_range_stat {
 	int64_t count;
 	int64_t total_ns;
+};
+
+/* One GPU of the capture (by the device number its rows carry): what ran
+ * on it, and NVML's live metrics for it. */
+struct top_gpu {
+	int32_t device;
+	char name[96];               /* sanitised; "" when the capture does not say */
+	char uuid[64];
+	int64_t kernel_count, kernel_ns, copy_count, copy_bytes;
+	struct spark_ring busy_hist; /* kernel and copy time per second (ns; overlaps add up) */
+	struct nvml_sample live;     /* validity bits: invalid shows as N/A */
 };
 
 /* One open NVTX range on a thread's stack. */
@@ -97,6 +109,9 @@ struct top_model {
 	struct top_range_stat *ranges;
 	size_t ranges_cap;
 
+	struct top_gpu gpus[TOP_MAX_GPUS]; /* in the order first seen */
+	int ngpus;
+
 	struct top_thread *threads;    /* sorted by global_tid */
 	size_t n_threads;
 	enum top_nvtx_mode nvtx_mode;
@@ -129,6 +144,15 @@ int32_t top_model__range_name(struct top_model *m, const char *raw);
 
 void top_model__add_kernel(struct top_model *m, int32_t name, int64_t start_ns, int64_t end_ns);
 void top_model__add_copy(struct top_model *m, int64_t start_ns, int64_t end_ns, int64_t bytes);
+/* GPU work on a device (kernel or copy): its row in the GPU panel. */
+void top_model__add_gpu_work(struct top_model *m, int32_t device, int64_t start_ns, int64_t end_ns,
+			     bool is_kernel, int64_t bytes);
+/* The GPU of that device number, added on first sight; NULL past
+ * TOP_MAX_GPUS. */
+struct top_gpu *top_model__gpu(struct top_model *m, int32_t device);
+/* A GPU's busy share (0..100) in the last whole second at the model's
+ * clock: its kernels' and copies' time, capped at 100. */
+double top_gpu__busy_percent(const struct top_model *m, const struct top_gpu *g);
 /* CUDA_GPU_MEMORY_USAGE_EVENTS: operation 0 allocates, 1 frees; only device
  * memory (memKind 2) counts towards device_memory_bytes. */
 void top_model__add_memory(struct top_model *m, int64_t start_ns, int64_t bytes, int operation,

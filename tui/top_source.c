@@ -85,11 +85,12 @@ static char *build_select(struct prof_store *st, enum top_table t)
 		snprintf(name_expr, sizeof name_expr, "%s",
 			 dem && shrt ? "coalesce(demangledName, shortName)"
 			 : dem ? "demangledName" : shrt ? "shortName" : "NULL");
-		sql = sql_format("SELECT rowid, start, end, %s FROM %s WHERE 1", name_expr, table);
+		sql = sql_format("SELECT rowid, start, end, %s, %s FROM %s WHERE 1", name_expr,
+				 col_or_null(st, table, "deviceId"), table);
 		break;
 	case TOP_T_MEMCPY:
-		sql = sql_format("SELECT rowid, start, end, %s FROM %s WHERE 1",
-				 col_or_null(st, table, "bytes"), table);
+		sql = sql_format("SELECT rowid, start, end, %s, %s FROM %s WHERE 1",
+				 col_or_null(st, table, "bytes"), col_or_null(st, table, "deviceId"), table);
 		break;
 	case TOP_T_MEMORY:
 		sql = sql_format("SELECT rowid, start, %s, %s, %s FROM %s WHERE 1",
@@ -249,10 +250,16 @@ static void consume(struct top_source *s, struct top_model *m, enum top_table t,
 						    top_model__kernel_name);
 
 		top_model__add_kernel(m, name, start, prof_cursor__int64(c, 2));
+		if (!prof_cursor__is_null(c, 4))
+			top_model__add_gpu_work(m, (int32_t)prof_cursor__int64(c, 4), start,
+						prof_cursor__int64(c, 2), true, 0);
 		break;
 	}
 	case TOP_T_MEMCPY:
 		top_model__add_copy(m, start, prof_cursor__int64(c, 2), prof_cursor__int64(c, 3));
+		if (!prof_cursor__is_null(c, 4))
+			top_model__add_gpu_work(m, (int32_t)prof_cursor__int64(c, 4), start,
+						prof_cursor__int64(c, 2), false, prof_cursor__int64(c, 3));
 		break;
 	case TOP_T_MEMORY:
 		top_model__add_memory(m, start, prof_cursor__int64(c, 2),
@@ -464,6 +471,21 @@ void top_source__describe(struct top_source *s, struct top_model *m)
 	s->dropped_records = prof_store__counter(s->store, "dropped_records");
 	if (s->described)
 		return;
+	/* each GPU's name and uuid, for its row and its NVML metrics */
+	if (prof_store__has_column(s->store, PROF_T_GPU, "uuid") &&
+	    prof_cursor__open(s->store, "SELECT id, name, uuid FROM " PROF_T_GPU " ORDER BY id", &c,
+			      &err) == 0) {
+		while (prof_cursor__next(c, &err) == 1) {
+			struct top_gpu *g = top_model__gpu(m, (int32_t)prof_cursor__int64(c, 0));
+
+			if (g && !g->name[0]) {
+				prof_sanitize_term(g->name, sizeof g->name, prof_cursor__text(c, 1));
+				prof_sanitize_term(g->uuid, sizeof g->uuid, prof_cursor__text(c, 2));
+			}
+		}
+		prof_cursor__close(c);
+		c = NULL;
+	}
 	if (!m->gpu_name[0] && prof_store__has_table(s->store, PROF_T_GPU) &&
 	    prof_cursor__open(s->store, "SELECT name, uuid FROM " PROF_T_GPU " ORDER BY id LIMIT 1",
 			      &c, &err) == 0) {

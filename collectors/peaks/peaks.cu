@@ -10,6 +10,11 @@
 // the sets at least 8x the L2. FMA throughput: independent FMA chains in
 // registers for FP64, FP32, half2 and bfloat162. Tensor cores: cuBLAS
 // cublasGemmEx with BF16 inputs and FP32 accumulation, 8192^3.
+// Peer-to-peer (several GPUs only): cudaMemcpyPeerAsync of 256 MiB from GPU
+// 0 to each other GPU and back, with peer access enabled where the pair
+// allows it (NVLink or PCIe peer-to-peer; staged through the host where
+// not); the ceiling NCCL's bus bandwidth is compared with is the best one
+// direction of a pair reached. Skipped with one GPU.
 // Every figure is the best of several timed repeats after a warm-up.
 #include <cstdio>
 #include <cstdlib>
@@ -186,6 +191,84 @@ static double tensor_bf16(cudaEvent_t e0, cudaEvent_t e1)
 	return best;
 }
 
+// ---- peer-to-peer -------------------------------------------------------------
+
+struct p2p_pair {
+	int src, dst;
+	bool peer_access;
+	double bytes_per_s;
+};
+
+// Best rate of copying bytes from device src to dst, timed on src's stream.
+static double p2p_rate(int src, int dst, size_t bytes, bool *peer_access)
+{
+	void *a, *b;
+	cudaEvent_t e0, e1;
+	cudaStream_t st;
+	int can = 0;
+	double best = 0;
+
+	CHECK(cudaDeviceCanAccessPeer(&can, src, dst));
+	*peer_access = can != 0;
+	CHECK(cudaSetDevice(dst));
+	CHECK(cudaMalloc(&b, bytes));
+	CHECK(cudaSetDevice(src));
+	if (can) {
+		cudaError_t e = cudaDeviceEnablePeerAccess(dst, 0);
+		if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled)
+			CHECK(e);
+		cudaGetLastError(); // clear "already enabled"
+	}
+	CHECK(cudaMalloc(&a, bytes));
+	CHECK(cudaMemset(a, 1, bytes));
+	CHECK(cudaStreamCreate(&st));
+	CHECK(cudaEventCreate(&e0));
+	CHECK(cudaEventCreate(&e1));
+	CHECK(cudaMemcpyPeerAsync(b, dst, a, src, bytes, st)); // warm-up
+	CHECK(cudaStreamSynchronize(st));
+	for (int t = 0; t < 5; t++) {
+		CHECK(cudaEventRecord(e0, st));
+		CHECK(cudaMemcpyPeerAsync(b, dst, a, src, bytes, st));
+		CHECK(cudaEventRecord(e1, st));
+		CHECK(cudaEventSynchronize(e1));
+		double rate = (double)bytes / (time_ms(e0, e1) * 1e-3);
+		if (rate > best)
+			best = rate;
+	}
+	CHECK(cudaEventDestroy(e0));
+	CHECK(cudaEventDestroy(e1));
+	CHECK(cudaStreamDestroy(st));
+	CHECK(cudaFree(a));
+	if (can)
+		cudaDeviceDisablePeerAccess(dst);
+	CHECK(cudaSetDevice(dst));
+	CHECK(cudaFree(b));
+	CHECK(cudaSetDevice(0));
+	return best;
+}
+
+// GPU 0 to every other GPU and back; the pairs into pairs (at most max).
+static int measure_p2p(struct p2p_pair *pairs, int max)
+{
+	const size_t bytes = (size_t)256 << 20;
+	int n = 0, devices = 0;
+
+	CHECK(cudaGetDeviceCount(&devices));
+	for (int d = 1; d < devices && n + 2 <= max; d++) {
+		pairs[n].src = 0;
+		pairs[n].dst = d;
+		pairs[n].bytes_per_s = p2p_rate(0, d, bytes, &pairs[n].peer_access);
+		fprintf(stderr, "perfkit-peaks: GPU 0 -> GPU %d  %8.1f GB/s%s\n", d,
+			pairs[n].bytes_per_s / 1e9, pairs[n].peer_access ? "" : " (no peer access)");
+		n++;
+		pairs[n].src = d;
+		pairs[n].dst = 0;
+		pairs[n].bytes_per_s = p2p_rate(d, 0, bytes, &pairs[n].peer_access);
+		n++;
+	}
+	return n;
+}
+
 static void put_json_string(const char *s)
 {
 	putchar('"');
@@ -253,13 +336,25 @@ int main(int argc, char **argv)
 	double f16 = fma_rate<__half2>(sms, 4, e0, e1);
 	double bf16 = fma_rate<__nv_bfloat162>(sms, 4, e0, e1);
 	double tensor = tensor_bf16(e0, e1);
+	struct p2p_pair pairs[32];
+	int npairs = measure_p2p(pairs, 32);
+	double p2p = 0;
+	for (int i = 0; i < npairs; i++)
+		if (pairs[i].bytes_per_s > p2p)
+			p2p = pairs[i].bytes_per_s;
 
 	printf(",\"peaks\":{\"dram_bytes_per_s\":%.6g,\"l2_bytes_per_s\":%.6g,\"fp64_flops_per_s\":%.6g,"
 	       "\"fp32_flops_per_s\":%.6g,\"fp16_flops_per_s\":%.6g,\"bf16_flops_per_s\":%.6g",
 	       dram_bw, l2_bw, f64, f32, f16, bf16);
 	if (tensor > 0)
 		printf(",\"tensor_bf16_flops_per_s\":%.6g", tensor);
-	printf("},\"sweep\":[");
+	if (p2p > 0)
+		printf(",\"p2p_bytes_per_s\":%.6g", p2p);
+	printf("},\"p2p\":[");
+	for (int i = 0; i < npairs; i++)
+		printf("%s{\"src\":%d,\"dst\":%d,\"peer_access\":%s,\"bytes_per_s\":%.6g}", i ? "," : "",
+		       pairs[i].src, pairs[i].dst, pairs[i].peer_access ? "true" : "false", pairs[i].bytes_per_s);
+	printf("],\"sweep\":[");
 	for (int i = 0; i < nsweep; i++)
 		printf("%s{\"working_set_bytes\":%zu,\"bytes_per_s\":%.6g}", i ? "," : "", sweep[i].bytes,
 		       sweep[i].bytes_per_s);

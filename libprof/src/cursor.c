@@ -93,6 +93,15 @@ const char *prof_cursor__text(struct prof_cursor *c, int col)
 	return (const char *)sqlite3_column_text(c->stmt, col);
 }
 
+const void *prof_cursor__blob(struct prof_cursor *c, int col, size_t *len)
+{
+	const void *p = sqlite3_column_blob(c->stmt, col);
+	int n = sqlite3_column_bytes(c->stmt, col);
+
+	*len = p && n > 0 ? (size_t)n : 0;
+	return *len ? p : NULL;
+}
+
 void prof_cursor__close(struct prof_cursor *c)
 {
 	if (!c)

@@ -17,6 +17,7 @@
 #include "access.h"
 #include "diagnose.h"
 #include "gemm_runs.h"
+#include "nccl.h"
 #include "occupancy.h"
 #include "peaks_doc.h"
 #include "prof/analysis_tables.h"

@@ -222,6 +222,8 @@ int64_t diag_intervals__covered(const struct diag_intervals *u, int64_t a, int64
 /* The length of the union of a list's intervals inside [lo, hi); sorts the
  * list by start. */
 int64_t diag_intervals__union_ns(struct diag_intervals *l, int64_t lo, int64_t hi);
+/* The time two unions cover at once (both sorted and disjoint). */
+int64_t diag_intervals__overlap_ns(const struct diag_intervals *a, const struct diag_intervals *b);
 void diag_intervals__exit(struct diag_intervals *l);
 /* The union of the (start, end) rows of sql, which orders them by start and
  * binds ?1 and ?2 as diag__open_window does, clipped to the window's side. */

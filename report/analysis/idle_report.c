@@ -9,29 +9,14 @@
 
 #include "critical_path.h"
 #include "gpu_idle.h"
+#include "report_rows.h"
 #include "summary/summary.h"
-
-static struct rpt_cell int_cell(int64_t v) { return (struct rpt_cell){ .i = v }; }
-static struct rpt_cell real_cell(double v) { return (struct rpt_cell){ .d = v }; }
-static struct rpt_cell text_cell(const char *v) { return (struct rpt_cell){ .s = v, .is_null = v == NULL }; }
-static struct rpt_cell null_cell(void) { return (struct rpt_cell){ .is_null = true }; }
 
 /* Under kernel replay (--metrics) kernels were serialised and replayed:
  * the gaps and host times are the profiler's, as diagnose says when it
  * skips its timing rules. */
 #define REPLAY_NOTE "captured under kernel replay (--metrics): the idle and host times are the " \
 		    "profiler's; analyse a capture made without --metrics"
-
-static double percent(int64_t part, int64_t whole)
-{
-	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
-}
-
-static int sink_failed(int rc, struct prof_error *err)
-{
-	return rc == PROF_E_NOMEM ? prof_error__set(err, rc, "out of memory")
-				  : prof_error__set(err, rc, "cannot write the report output");
-}
 
 /* ---- gpu_idle_sum ------------------------------------------------------------- */
 

@@ -80,6 +80,26 @@ int64_t diag_intervals__covered(const struct diag_intervals *u, int64_t a, int64
 	return sum;
 }
 
+int64_t diag_intervals__overlap_ns(const struct diag_intervals *a, const struct diag_intervals *b)
+{
+	int64_t sum = 0;
+	int i = 0, j = 0;
+
+	/* walk both in step: the one that ends first moves on */
+	while (i < a->n && j < b->n) {
+		int64_t s = a->v[i].start_ns > b->v[j].start_ns ? a->v[i].start_ns : b->v[j].start_ns;
+		int64_t e = a->v[i].end_ns < b->v[j].end_ns ? a->v[i].end_ns : b->v[j].end_ns;
+
+		if (e > s)
+			sum = sum_add_saturated(sum, sum_span_saturated(s, e));
+		if (a->v[i].end_ns < b->v[j].end_ns)
+			i++;
+		else
+			j++;
+	}
+	return sum;
+}
+
 void diag_intervals__exit(struct diag_intervals *u)
 {
 	free(u->v);

@@ -1,7 +1,14 @@
 /* chrome_trace.c - the Chrome/Perfetto trace export (see chrome_trace.h).
  *
  * The events come from the shared merge (trace_merge.h), in start order;
- * this file only prints them as Trace Event Format JSON. */
+ * this file only prints them as Trace Event Format JSON.
+ *
+ * A capture of one process shows it as one process and each GPU as a
+ * process of its streams. A job (several processes with CUDA work, or
+ * ranks its launcher numbered) shows one process per rank, named
+ * "rank N · host · GPU", holding its threads and, below them, the streams
+ * of its GPU work and its device memory: ranks that each call their GPU
+ * "device 0" then stay apart. */
 #include "chrome_trace.h"
 
 #include <inttypes.h>
@@ -23,9 +30,21 @@
 #define EST_NVTX_BYTES 190
 #define EST_COUNTER_BYTES 110
 
+/* One rank's device memory level (job mode): per process and device. */
+struct rank_memory {
+	int64_t pid;
+	int32_t device;
+	int64_t bytes;
+	bool emitted;
+};
+
 struct chrome_ctx {
 	FILE *out;
 	struct trace_merge m;
+	struct sum_ranks ranks;
+	bool per_rank;      /* a job: GPU work under each rank's process */
+	struct rank_memory *mem;
+	int nmem, cap_mem;
 	bool first_event;
 	int64_t flows;      /* flow ids handed out: one per GPU activity whose
 			     * launching call is in the export */
@@ -91,12 +110,64 @@ static void ev_meta(struct chrome_ctx *c, const char *what, int64_t pid, int64_t
 	fputs("}}", c->out);
 }
 
+/* ---- where GPU work goes ---------------------------------------------- */
+
+/* In job mode a stream is a thread of its rank's process, numbered past
+ * any thread id (which Linux keeps below 2^22). */
+static int64_t stream_tid(int64_t device, int64_t stream)
+{
+	return ((int64_t)1 << 30) + (device & 0x3FF) * ((int64_t)1 << 20) + (stream & 0xFFFFF);
+}
+
+/* The (pid, tid) a stream's events go to. */
+static void gpu_track(const struct chrome_ctx *c, int64_t global_pid, int64_t device,
+		      int64_t stream, int64_t *pid, int64_t *tid)
+{
+	if (c->per_rank) {
+		*pid = prof_pid_of(global_pid);
+		*tid = stream_tid(device, stream);
+	} else {
+		*pid = device;
+		*tid = stream;
+	}
+}
+
 /* ---- metadata --------------------------------------------------------- */
 
-/* pid: globalPid >> 24; the events name the pid alone (prof_pid_of). */
+/* pid: globalPid >> 24, as the merge lists processes. */
 static int process_meta(void *ctx, int64_t pid, const char *name)
 {
-	ev_meta(ctx, "process_name", pid & 0xFFFFFF, 0, false, "name", name, 0);
+	struct chrome_ctx *c = ctx;
+	const struct sum_process *p = NULL;
+	char label[320];
+
+	for (int i = 0; i < c->ranks.n && !p; i++)
+		if (c->ranks.p[i].global_pid >> 24 == pid)
+			p = &c->ranks.p[i];
+	/* events carry the pid's low 24 bits (an export's ids have more) */
+	pid &= 0xFFFFFF;
+	if (!c->per_rank || !p) {
+		ev_meta(ctx, "process_name", pid, 0, false, "name", name, 0);
+		return 0;
+	}
+	sum_process__label(p, label, sizeof label);
+	ev_meta(c, "process_name", pid, 0, false, "name", label, 0);
+	/* ranks in rank order, then the processes that are none */
+	ev_meta(c, "process_sort_index", pid, 0, false, "sort_index", NULL,
+		p->rank >= 0 ? p->rank : ((int64_t)1 << 24) + pid);
+	return 0;
+}
+
+/* Job mode: each stream a thread of its rank, after the CPU threads. */
+static int rank_stream_meta(void *ctx, int64_t pid, int64_t device, int64_t stream)
+{
+	struct chrome_ctx *c = ctx;
+	int64_t tid = stream_tid(device, stream);
+	char label[64];
+
+	snprintf(label, sizeof label, "GPU %" PRId64 " stream %" PRId64, device, stream);
+	ev_meta(c, "thread_name", pid & 0xFFFFFF, tid, true, "name", label, 0);
+	ev_meta(c, "thread_sort_index", pid & 0xFFFFFF, tid, true, "sort_index", NULL, tid);
 	return 0;
 }
 
@@ -111,6 +182,9 @@ static int gpu_meta(void *ctx, struct tm_device *d, bool new_device, int64_t str
 	struct chrome_ctx *c = ctx;
 	char label[160];
 
+	/* job mode: the ranks hold their streams (rank_stream_meta) */
+	if (c->per_rank)
+		return 0;
 	if (new_device) {
 		tm_device__label(d, label, sizeof label);
 		ev_meta(c, "process_name", d->id, 0, false, "name", label, 0);
@@ -201,22 +275,27 @@ static void gpu_common_args(struct chrome_ctx *c, struct prof_cursor *cur)
  * out of file order, which the format allows. */
 static void gpu_flow(struct chrome_ctx *c, struct prof_cursor *cur)
 {
-	int64_t gt = prof_cursor__int64(cur, TM_GPU_LAUNCH_TID), id;
+	int64_t gt = prof_cursor__int64(cur, TM_GPU_LAUNCH_TID), id, pid, tid;
 
 	if (prof_cursor__is_null(cur, TM_GPU_LAUNCH_START))
 		return;
+
 	id = ++c->flows;
 	ev_flow(c, true, id, prof_pid_of(gt), prof_tid_of(gt),
 		prof_cursor__int64(cur, TM_GPU_LAUNCH_START));
-	ev_flow(c, false, id, prof_cursor__int64(cur, TM_GPU_DEVICE),
-		prof_cursor__int64(cur, TM_GPU_STREAM), prof_cursor__int64(cur, TM_GPU_START));
+	gpu_track(c, prof_cursor__int64(cur, TM_GPU_PID), prof_cursor__int64(cur, TM_GPU_DEVICE),
+		  prof_cursor__int64(cur, TM_GPU_STREAM), &pid, &tid);
+	ev_flow(c, false, id, pid, tid, prof_cursor__int64(cur, TM_GPU_START));
 }
 
 static void gpu_complete(struct chrome_ctx *c, struct prof_cursor *cur, const char *cat,
 			 const char *name)
 {
-	ev_complete(c, cat, name, prof_cursor__int64(cur, TM_GPU_DEVICE),
-		    prof_cursor__int64(cur, TM_GPU_STREAM), prof_cursor__int64(cur, TM_GPU_START),
+	int64_t pid, tid;
+
+	gpu_track(c, prof_cursor__int64(cur, TM_GPU_PID), prof_cursor__int64(cur, TM_GPU_DEVICE),
+		  prof_cursor__int64(cur, TM_GPU_STREAM), &pid, &tid);
+	ev_complete(c, cat, name, pid, tid, prof_cursor__int64(cur, TM_GPU_START),
 		    prof_cursor__int64(cur, TM_GPU_END));
 	gpu_common_args(c, cur);
 }
@@ -292,23 +371,79 @@ static void emit_nvtx(struct chrome_ctx *c, struct prof_cursor *cur)
 	fputs("}", c->out);
 }
 
-static void counter_sample(struct chrome_ctx *c, int32_t dev, int64_t ts_ns, int64_t bytes)
+/* A device memory level: under the GPU's process, or (job mode, pid >= 0)
+ * under the rank's, one counter per GPU it used. */
+static void counter_sample(struct chrome_ctx *c, int64_t pid, int32_t dev, int64_t ts_ns,
+			   int64_t bytes)
 {
 	ev_sep(c);
-	fprintf(c->out, "{\"ph\":\"C\",\"name\":\"device memory in use\",\"pid\":%d", dev);
+	if (pid >= 0)
+		fprintf(c->out, "{\"ph\":\"C\",\"name\":\"GPU %d memory in use\",\"pid\":%" PRId64,
+			dev, pid);
+	else
+		fprintf(c->out, "{\"ph\":\"C\",\"name\":\"device memory in use\",\"pid\":%d", dev);
 	put_ts(c, "ts", ts_ns);
 	fprintf(c->out, ",\"args\":{\"bytes\":%" PRId64 "}}", bytes);
+}
+
+/* Job mode: the level of one rank's memory on one GPU, which the merge
+ * (keeping one level per device id) cannot tell apart when ranks share
+ * an id. NULL when out of memory. */
+static struct rank_memory *rank_memory(struct chrome_ctx *c, int64_t pid, int32_t dev)
+{
+	for (int i = 0; i < c->nmem; i++)
+		if (c->mem[i].pid == pid && c->mem[i].device == dev)
+			return &c->mem[i];
+	if (c->nmem == c->cap_mem) {
+		int ncap = c->cap_mem ? c->cap_mem * 2 : 8;
+		struct rank_memory *nv = realloc(c->mem, sizeof *nv * (size_t)ncap);
+
+		if (!nv)
+			return NULL;
+		c->mem = nv;
+		c->cap_mem = ncap;
+	}
+	c->mem[c->nmem] = (struct rank_memory){ pid, dev, 0, false };
+	return &c->mem[c->nmem++];
+}
+
+/* trace_merge__memory's steps, per rank and GPU. */
+static void emit_rank_memory(struct chrome_ctx *c, struct prof_cursor *cur)
+{
+	int64_t pid = prof_pid_of(prof_cursor__int64(cur, TM_MEM_PID));
+	int32_t dev = (int32_t)prof_cursor__int64(cur, TM_MEM_DEVICE);
+	int64_t ts = prof_cursor__int64(cur, TM_MEM_START), bytes = prof_cursor__int64(cur, TM_MEM_BYTES);
+	bool in_window = prof_cursor__int64(cur, TM_MEM_IN_WINDOW) != 0;
+	struct rank_memory *r = rank_memory(c, pid, dev);
+
+	if (!r)
+		return;
+	if (!r->emitted && in_window && ts > c->m.w.from_abs_ns && c->m.w.from_abs_ns != INT64_MIN &&
+	    !c->m.w.range_name) {
+		counter_sample(c, pid, dev, c->m.w.from_abs_ns, r->bytes);
+		r->emitted = true;
+	}
+	r->bytes += prof_cursor__int64(cur, TM_MEM_IS_FREE) == 0 ? bytes : -bytes;
+	if (in_window) {
+		counter_sample(c, pid, dev, ts, r->bytes);
+		r->emitted = true;
+	}
 }
 
 static void emit_memory(struct chrome_ctx *c, struct prof_cursor *cur)
 {
 	struct tm_memory_step st;
 
+	if (c->per_rank) {
+		emit_rank_memory(c, cur);
+		return;
+	}
+
 	trace_merge__memory(&c->m, cur, &st);
 	if (st.at_from)
-		counter_sample(c, st.d->id, c->m.w.from_abs_ns, st.from_bytes);
+		counter_sample(c, -1, st.d->id, c->m.w.from_abs_ns, st.from_bytes);
 	if (st.sample)
-		counter_sample(c, st.d->id, prof_cursor__int64(cur, TM_MEM_START),
+		counter_sample(c, -1, st.d->id, prof_cursor__int64(cur, TM_MEM_START),
 			       st.d->mem_in_use_bytes);
 }
 
@@ -318,11 +453,15 @@ static void emit(struct chrome_ctx *c, const struct tm_row *r)
 
 	switch (r->kind) {
 	case TM_NVTX: emit_nvtx(c, r->cur); break;
-	case TM_GPU_NVTX:
-		ev_complete(c, "gpu_user_annotation", r->span_name, r->span->device,
-			    r->span->stream, r->span->start_ns, r->span->end_ns);
+	case TM_GPU_NVTX: {
+		int64_t pid, tid;
+
+		gpu_track(c, r->span->process << 24, r->span->device, r->span->stream, &pid, &tid);
+		ev_complete(c, "gpu_user_annotation", r->span_name, pid, tid, r->span->start_ns,
+			    r->span->end_ns);
 		fputs("}", c->out);
 		break;
+	}
 	case TM_RUNTIME:
 	case TM_DRIVER: emit_api(c, r->cur, r->kind); break;
 	case TM_KERNEL: emit_kernel(c, r->cur); break;
@@ -405,6 +544,9 @@ int chrome_trace__write(struct prof_store *s, const struct chrome_options *opts,
 	int rc;
 
 	rc = trace_merge__init(&c.m, s, opts ? &opts->filter : NULL, err);
+	if (rc == 0 && sum_ranks__may_be_job(s))
+		rc = sum_ranks__load(s, &c.ranks, err);
+	c.per_rank = rc == 0 && sum_ranks__is_job(&c.ranks);
 	if (rc == 0)
 		rc = chrome_trace__estimate(s, &c.m.w, &estimate, err);
 	if (rc < 0)
@@ -429,6 +571,8 @@ int chrome_trace__write(struct prof_store *s, const struct chrome_options *opts,
 		rc = trace_merge__each_thread(&c.m, thread_meta, &c);
 	if (rc == 0)
 		rc = trace_merge__each_stream(&c.m, gpu_meta, &c);
+	if (rc == 0 && c.per_rank)
+		rc = trace_merge__each_process_stream(&c.m, rank_stream_meta, &c);
 	if (rc == 0)
 		rc = write_events(&c);
 	if (rc < 0)
@@ -438,5 +582,7 @@ int chrome_trace__write(struct prof_store *s, const struct chrome_options *opts,
 		rc = prof_error__set(err, PROF_E_IO, "cannot write the trace");
 out:
 	trace_merge__exit(&c.m);
+	sum_ranks__exit(&c.ranks);
+	free(c.mem);
 	return rc;
 }

@@ -37,6 +37,8 @@ struct walk {
 	char *prefix;             /* "process;thread" */
 	char *key;
 	size_t key_cap;
+	struct sum_ranks ranks;   /* a job's processes are shown as their ranks */
+	bool per_rank;
 	struct prof_error *err;
 };
 
@@ -163,6 +165,14 @@ static int frame_prefix(struct walk *wk, uint32_t pid, int64_t global_tid, char 
 	if (rc < 0)
 		goto out;
 	snprintf(fallback, sizeof fallback, "process %" PRIu32, pid);
+	/* a job's ranks run the same program: their stacks stay apart as "rank N" */
+	for (int i = 0; wk->per_rank && i < wk->ranks.n; i++)
+		if (wk->ranks.p[i].pid == pid && wk->ranks.p[i].rank >= 0) {
+			free(pname);
+			pname = NULL;
+			sum_process__rank_name(&wk->ranks.p[i], fallback, sizeof fallback);
+			break;
+		}
 	p = folded_frame__sanitize(pname ? pname : fallback);
 	if (global_tid >= 0) {
 		snprintf(fallback, sizeof fallback, "thread %" PRIu32, prof_tid_of(global_tid));
@@ -435,8 +445,14 @@ int folded__collect(struct prof_store *s, const struct folded_options *o,
 	rc = export_window__init(&wk.w, s, o ? &o->filter : NULL, err);
 	if (rc < 0)
 		return rc;
-	if (stack_table__init(&wk.table, out) < 0)
+	rc = sum_ranks__may_be_job(s) ? sum_ranks__load(s, &wk.ranks, err) : 0;
+	if (rc < 0)
+		return rc;
+	wk.per_rank = sum_ranks__is_job(&wk.ranks);
+	if (stack_table__init(&wk.table, out) < 0) {
+		sum_ranks__exit(&wk.ranks);
 		return nomem(&wk);
+	}
 	if (runtime)
 		rc = walk_calls(&wk, PROF_T_RUNTIME, false);
 	if (rc >= 0 && prof_store__has_table(s, PROF_T_DRIVER))
@@ -450,6 +466,7 @@ int folded__collect(struct prof_store *s, const struct folded_options *o,
 	free(wk.key);
 	name_cache__exit(&wk.kernels);
 	name_cache__exit(&wk.apis);
+	sum_ranks__exit(&wk.ranks);
 	return rc < 0 ? rc : 0;
 }
 

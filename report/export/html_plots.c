@@ -68,26 +68,6 @@ static int device_slot(int64_t *devs, int *ndevs, int64_t id)
 	return (*ndevs)++;
 }
 
-static FILE *open_data(const char *dir, const char *name, struct prof_error *err)
-{
-	char path[4096];
-	FILE *f;
-
-	if (plots_path(path, sizeof path, dir, name, err) < 0)
-		return NULL;
-	f = fopen(path, "w");
-	if (!f)
-		prof_error__set(err, PROF_E_IO, "cannot write '%s'", path);
-	return f;
-}
-
-static int close_data(FILE *f, struct prof_error *err)
-{
-	if (fclose(f) != 0)
-		return prof_error__set(err, PROF_E_IO, "cannot write a plot data file");
-	return 0;
-}
-
 /* Header line "time_ms" "GPU <id>"...: gnuplot takes series titles from it. */
 static void device_header(FILE *f, const int64_t *devs, int ndevs)
 {
@@ -175,7 +155,7 @@ static int plot_utilisation(struct html_page *p, const struct time_axis *a, stru
 	if (open && slot >= 0)
 		add_busy(busy[slot], a, cur_start, cur_end);
 	rc = html_page__mkdir(p, "util", dir, sizeof dir, err);
-	if (rc < 0 || !(f = open_data(dir, "util.dat", err))) {
+	if (rc < 0 || !(f = plots_data__open(dir, "util.dat", err))) {
 		rc = err->code;
 		goto out;
 	}
@@ -194,7 +174,7 @@ static int plot_utilisation(struct html_page *p, const struct time_axis *a, stru
 			fprintf(f, " %.3f", 100.0 * (double)busy[d][bb] / (double)len);
 		fputc('\n', f);
 	}
-	rc = close_data(f, err);
+	rc = plots_data__close(f, err);
 	if (rc == 0)
 		rc = gnuplot__write_file(dir, "util.gp", util_script, err);
 	if (rc == 0)
@@ -241,14 +221,14 @@ static int plot_kernels(struct html_page *p, struct prof_error *err)
 	}
 	n = gs.n < PLOT_TOP_KERNELS ? gs.n : PLOT_TOP_KERNELS;
 	rc = html_page__mkdir(p, "kernels", dir, sizeof dir, err);
-	if (rc < 0 || !(f = open_data(dir, "kernels.dat", err))) {
+	if (rc < 0 || !(f = plots_data__open(dir, "kernels.dat", err))) {
 		rc = err->code;
 		goto out;
 	}
 	fputs("# rank total_ms\n", f);
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "%zu %.6f\n", i + 1, (double)gs.g[i].total / 1e6);
-	rc = close_data(f, err);
+	rc = plots_data__close(f, err);
 	if (rc == 0)
 		rc = gnuplot__write_file(dir, "kernels.gp", kernels_script, err);
 	if (rc < 0)
@@ -330,7 +310,7 @@ static int plot_memory(struct html_page *p, const struct time_axis *a, struct pr
 		goto out;
 	}
 	rc = html_page__mkdir(p, "memory", dir, sizeof dir, err);
-	if (rc < 0 || !(f = open_data(dir, "memory.dat", err))) {
+	if (rc < 0 || !(f = plots_data__open(dir, "memory.dat", err))) {
 		rc = err->code;
 		goto out;
 	}
@@ -353,7 +333,7 @@ static int plot_memory(struct html_page *p, const struct time_axis *a, struct pr
 		}
 		fputc('\n', f);
 	}
-	rc = close_data(f, err);
+	rc = plots_data__close(f, err);
 	if (rc == 0)
 		rc = gnuplot__write_file(dir, "memory.gp", memory_script, err);
 	if (rc == 0)
@@ -409,7 +389,7 @@ static int copy_bucket_of(int64_t bytes)
 static int write_copy_series(const char *dir, enum copy_host h, const struct copy_bucket *b,
 			     struct prof_error *err)
 {
-	FILE *f = open_data(dir, copy_files[h], err);
+	FILE *f = plots_data__open(dir, copy_files[h], err);
 
 	if (!f)
 		return err->code;
@@ -422,7 +402,7 @@ static int write_copy_series(const char *dir, enum copy_host h, const struct cop
 			(double)b[i].bytes / (double)b[i].time_ns,
 			0.5 + 0.35 * log10((double)b[i].count), b[i].count);
 	}
-	return close_data(f, err);
+	return plots_data__close(f, err);
 }
 
 static int plot_copies(struct html_page *p, struct prof_error *err)

@@ -6,8 +6,8 @@
  *   breakdown, a flame graph of GPU time (inline SVG from the folded
  *   stacks), gnuplot plots (GPU utilisation over time, kernel time by name,
  *   device memory over time, copy size vs bandwidth), then the optional
- *   sections: Findings, GPU idle time and critical path, and Roofline by
- *   default.
+ *   sections: Ranks (a job of several), Findings, GPU idle time and
+ *   critical path, and Roofline by default.
  *
  * Tables are the rows of the report functions rendered by the HTML sink;
  * every string from the capture goes through prof_fputs_html. Without
@@ -37,8 +37,8 @@ struct html_section {
 	int (*render)(struct html_page *page, struct prof_error *err);
 };
 
-/* Findings (perfkit diagnose with default thresholds) and, for captures
- * with hardware metrics, Roofline. */
+/* Ranks (a job), Findings (perfkit diagnose with default thresholds), GPU
+ * idle time and, for captures with hardware metrics, Roofline. */
 extern const struct html_section html_report__default_sections[];
 extern const size_t html_report__ndefault_sections;
 
@@ -73,5 +73,11 @@ void html_page__plot(struct html_page *p, const char *dir, const char *script, c
 
 /* The plots section body (html_plots.c). */
 int html_plots__render(struct html_page *p, struct prof_error *err);
+
+/* The Ranks section (html_ranks.c): for a job of several ranks, rank_sum,
+ * nccl_sum, a stacked bar per rank of its window (compute, hidden and
+ * exposed communication, idle) and the ranks' steps on one time line. */
+bool html_ranks__applies(struct prof_store *s);
+int html_ranks__render(struct html_page *p, struct prof_error *err);
 
 #endif

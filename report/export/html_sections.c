@@ -1,4 +1,5 @@
-/* html_sections.c - the optional sections of the HTML report: Findings
+/* html_sections.c - the optional sections of the HTML report: Ranks
+ * (html_ranks.c), Findings
  * (the diagnosis with default thresholds), GPU idle time and critical path,
  * and Roofline (captures with hardware metrics). Each renders the rows its
  * command prints, through the page's HTML sink. A section that cannot be
@@ -120,6 +121,7 @@ static int render_gpu_idle(struct html_page *p, struct prof_error *err)
 }
 
 const struct html_section html_report__default_sections[] = {
+	{ "ranks", "Ranks", html_ranks__applies, html_ranks__render },
 	{ "findings", "Findings", NULL, render_findings },
 	{ "gpu-idle", "GPU Idle Time and Critical Path", NULL, render_gpu_idle },
 	{ "kernel-roofline", "Roofline", has_metrics, render_roofline },

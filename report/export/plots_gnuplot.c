@@ -242,3 +242,25 @@ void plots_tmpdir__remove(const char *path)
 {
 	remove_tree(path, 1);
 }
+
+FILE *plots_data__open(const char *dir, const char *name, struct prof_error *err)
+{
+	char path[4096];
+	FILE *f;
+
+	if (plots_path(path, sizeof path, dir, name, err) < 0)
+		return NULL;
+	f = fopen(path, "w");
+	if (!f)
+		prof_error__set(err, PROF_E_IO, "cannot write '%s'", path);
+	return f;
+}
+
+int plots_data__close(FILE *f, struct prof_error *err)
+{
+	bool failed = ferror(f) != 0;
+
+	if (fclose(f) != 0 || failed)
+		return prof_error__set(err, PROF_E_IO, "cannot write a plot data file");
+	return 0;
+}

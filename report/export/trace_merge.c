@@ -491,7 +491,7 @@ static int memory_sql(char *sql, size_t cap)
 	export_window__in_range(in_range, sizeof in_range, "m.start", "m.globalPid >> 24");
 	/* every event before the window still counts towards the level */
 	snprintf(sql, cap,
-		 "SELECT m.start, m.start, m.deviceId, m.bytes, m.memoryOperationType, "
+		 "SELECT m.start, m.globalPid, m.deviceId, m.bytes, m.memoryOperationType, "
 		 "(m.start >= ?1 AND %s) FROM " PROF_T_MEMORY " m "
 		 "WHERE m.start < ?2 AND m.memKind = %d ORDER BY m.start",
 		 in_range, PROF_MEM_DEVICE);

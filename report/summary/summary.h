@@ -27,6 +27,12 @@
  * PROF_E_* code with err filled. */
 int summary__run(const char *name, struct prof_store *s, struct rpt_sink *sink,
 		 struct prof_error *err);
+/* `--rank=N[,M]`: from here on every report, diagnosis and export of s
+ * sees only those ranks' rows (ranks as struct sum_ranks of
+ * summary/query.h numbers them). PROF_E_USAGE with a one-line message for a
+ * malformed list or a rank the capture does not have. */
+int summary__select_ranks(struct prof_store *s, const char *list, struct prof_error *err);
+
 /* The report names summary__run knows, in the order `perfkit report` lists
  * them; *n receives the count. "overview" is last. */
 const char *const *summary__names(size_t *n);
@@ -50,6 +56,17 @@ int summary__nvtx_kern_sum(struct prof_store *s, struct rpt_sink *sink, struct p
  * every reader of the report list knows them by name. */
 int summary__gpu_idle_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
 int summary__critical_path(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
+
+/* Each rank's steps (the loop finder run on its rows alone; median and
+ * 95th percentile of their durations) and, over its window, its GPU's busy
+ * time split into compute, communication (NCCL's kernels), communication
+ * hidden under compute, exposed communication and idle time (rank_sum);
+ * NCCL's collectives by kind and message size per rank: calls, bytes,
+ * kernel time (median, 95th percentile), algorithm and bus bandwidth as
+ * nccl-tests computes them, against the link's bandwidth `perfkit peaks`
+ * measured (nccl_sum). report/analysis/rank_report.c computes them. */
+int summary__rank_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
+int summary__nccl_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
 
 /* The overview: several small reports on one sink (overview_run,
  * overview_gpu_busy, overview_top_kernels, overview_transfers,

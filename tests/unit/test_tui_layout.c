@@ -85,6 +85,40 @@ START_TEST(layout_uses_every_row)
 }
 END_TEST
 
+START_TEST(layout_gpu_panel_for_several_gpus_only)
+{
+	struct top_layout l;
+
+	top_layout__compute_gpus(120, 50, 1, &l);
+	ck_assert_int_eq(l.gpus.h, 0);
+	top_layout__compute_gpus(120, 50, 3, &l);
+	ck_assert_int_eq(l.gpu_rows, 3);
+	ck_assert_int_eq(l.gpus.h, 4);
+	ck_assert_int_eq(l.gpus.y, l.rates.y + l.rates.h);
+	ck_assert_int_eq(l.kernels.y, l.gpus.y + l.gpus.h);
+	top_layout__compute_gpus(120, 50, 40, &l);
+	ck_assert_int_eq(l.gpu_rows, TOP_GPU_MAX_ROWS);
+}
+END_TEST
+
+START_TEST(layout_gpu_panel_leaves_the_kernel_table_its_rows)
+{
+	for (int rows = TOP_MIN_ROWS; rows <= 80; rows++)
+		for (int gpus = 2; gpus <= 12; gpus += 5) {
+			struct top_layout l;
+			const struct top_rect *p[6];
+
+			top_layout__compute_gpus(100, rows, gpus, &l);
+			ck_assert_int_ge(l.kernels.h, TOP_KERNEL_MIN_ROWS);
+			ck_assert_int_eq(l.header.h + l.rates.h + l.gpus.h + l.kernels.h + l.stacks.h +
+					 l.ranges.h + l.footer.h, rows);
+			panels(&l, p);
+			for (int i = 0; i < 6; i++)
+				ck_assert(!overlap(&l.gpus, p[i]));
+		}
+}
+END_TEST
+
 START_TEST(layout_wide_terminal_puts_nvtx_panels_side_by_side)
 {
 	struct top_layout l;
@@ -159,6 +193,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, layout_says_too_small_below_the_minimum);
 	tcase_add_test(tc, layout_panels_stay_on_screen_and_never_overlap);
 	tcase_add_test(tc, layout_uses_every_row);
+	tcase_add_test(tc, layout_gpu_panel_for_several_gpus_only);
+	tcase_add_test(tc, layout_gpu_panel_leaves_the_kernel_table_its_rows);
 	tcase_add_test(tc, layout_wide_terminal_puts_nvtx_panels_side_by_side);
 	tcase_add_test(tc, layout_narrow_terminal_stacks_nvtx_panels);
 	tcase_add_test(tc, layout_short_terminal_drops_nvtx_before_kernel_rows);

@@ -488,6 +488,37 @@ START_TEST(model_rates_count_events_per_second_of_capture_time)
 }
 END_TEST
 
+START_TEST(model_keeps_a_row_per_gpu_with_its_work_and_busy_share)
+{
+	struct top_model m;
+	const struct top_gpu *g1;
+
+	ck_assert_int_eq(top_model__init(&m), 0);
+	/* GPU 1 first: rows in the order the GPUs are first seen */
+	top_model__add_gpu_work(&m, 1, 3 * TOP_BUCKET_NS, 3 * TOP_BUCKET_NS + 250000000, true, 0);
+	top_model__add_gpu_work(&m, 0, 3 * TOP_BUCKET_NS, 3 * TOP_BUCKET_NS + 100, true, 0);
+	top_model__add_gpu_work(&m, 1, 3 * TOP_BUCKET_NS + 500000000, 3 * TOP_BUCKET_NS + 750000000,
+				false, 4096);
+	ck_assert_int_eq(m.ngpus, 2);
+	g1 = &m.gpus[0];
+	ck_assert_int_eq(g1->device, 1);
+	ck_assert_int_eq(g1->kernel_count, 1);
+	ck_assert_int_eq(g1->kernel_ns, 250000000);
+	ck_assert_int_eq(g1->copy_count, 1);
+	ck_assert_int_eq(g1->copy_bytes, 4096);
+	top_model__set_clock(&m, 4 * TOP_BUCKET_NS + 1);
+	ck_assert(top_gpu__busy_percent(&m, g1) == 50.0);
+	/* a second holding more work than a second (long kernels) reads 100% */
+	top_model__add_gpu_work(&m, 1, 3 * TOP_BUCKET_NS, 5 * TOP_BUCKET_NS, true, 0);
+	ck_assert(top_gpu__busy_percent(&m, g1) == 100.0);
+	for (int d = 2; d < TOP_MAX_GPUS + 4; d++)
+		top_model__add_gpu_work(&m, d, 0, 1, true, 0);
+	ck_assert_int_eq(m.ngpus, TOP_MAX_GPUS);
+	ck_assert_ptr_null(top_model__gpu(&m, TOP_MAX_GPUS + 3));
+	top_model__exit(&m);
+}
+END_TEST
+
 /* ---- following a capture ---------------------------------------------------------------- */
 
 /* A folder of per-process files next to the output, as `perfkit run` makes. */
@@ -736,6 +767,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, model_completed_stack_keeps_the_last_nesting);
 	tcase_add_test(tc, model_replay_reads_rows_up_to_the_clock);
 	tcase_add_test(tc, model_rates_count_events_per_second_of_capture_time);
+	tcase_add_test(tc, model_keeps_a_row_per_gpu_with_its_work_and_busy_share);
 	tcase_add_test(tc, feed_follows_a_run_through_its_process_files);
 	tcase_add_test(tc, feed_reads_a_run_that_ended_before_any_process_file_was_seen);
 	tcase_add_test(tc, feed_follows_a_capture_written_in_place_and_lets_it_finish);

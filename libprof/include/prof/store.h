@@ -229,6 +229,9 @@ bool prof_cursor__is_null(struct prof_cursor *c, int col);
 int64_t prof_cursor__int64(struct prof_cursor *c, int col);
 double prof_cursor__double(struct prof_cursor *c, int col);
 const char *prof_cursor__text(struct prof_cursor *c, int col); /* valid until next() */
+/* A BLOB column's bytes and their count (NULL, 0 for NULL or an empty
+ * value); valid until next(). */
+const void *prof_cursor__blob(struct prof_cursor *c, int col, size_t *len);
 void prof_cursor__close(struct prof_cursor *c);
 
 #endif

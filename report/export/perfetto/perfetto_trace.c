@@ -15,6 +15,7 @@
 
 #include "export/trace_merge.h"
 #include "prof/tables.h"
+#include "summary/query.h"
 #include "pf_sequence.h"
 #include "pf_tracks.h"
 
@@ -35,6 +36,8 @@ struct busy {
 
 struct pf_ctx {
 	struct trace_merge m;
+	struct sum_ranks ranks;       /* a job's ranks name its processes */
+	bool per_rank;
 	struct pf_sequence q;
 	struct pf_tracks t;
 	struct busy *busy;
@@ -198,9 +201,9 @@ static int slice_start(struct pf_ctx *c, size_t track, int64_t start_ns, int64_t
 
 /* ---- tracks ------------------------------------------------------------- */
 
-/* A process or thread track. One process per captured process: when
- * perfkit learns ranks, a rank's label goes into its process_labels and
- * name. */
+/* A process or thread track. One process per captured process; in a job
+ * (several processes with CUDA work, or ranks the launcher numbered) a
+ * rank's process is named "rank N · host · GPU" and labelled "rank N". */
 static int host_track(struct pf_ctx *c, bool thread, int64_t id, const char *name)
 {
 	Perfetto__Protos__TrackDescriptor d = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
@@ -219,8 +222,26 @@ static int host_track(struct pf_ctx *c, bool thread, int64_t id, const char *nam
 		td.thread_name = pf_sequence__text(&c->q, name);
 		d.thread = &td;
 	} else {
+		char label[320], rank[32];
+		char *labels[1];
+
 		pd.has_pid = 1;
 		pd.pid = (int32_t)(id & 0xFFFFFF); /* id: globalPid >> 24 */
+		for (int i = 0; c->per_rank && i < c->ranks.n; i++) {
+			const struct sum_process *p = &c->ranks.p[i];
+
+			if (p->global_pid >> 24 != id)
+				continue;
+			sum_process__label(p, label, sizeof label);
+			name = label;
+			if (p->rank >= 0) {
+				sum_process__rank_name(p, rank, sizeof rank);
+				labels[0] = pf_sequence__text(&c->q, rank);
+				pd.n_process_labels = 1;
+				pd.process_labels = labels;
+			}
+			break;
+		}
 		pd.process_name = pf_sequence__text(&c->q, name);
 		d.process = &pd;
 	}
@@ -694,6 +715,10 @@ int perfetto_trace__write(struct prof_store *s, const struct perfetto_options *o
 	if (rc < 0)
 		goto out;
 	c.m.launch_rows = true;
+	rc = sum_ranks__may_be_job(s) ? sum_ranks__load(s, &c.ranks, err) : 0;
+	if (rc < 0)
+		goto out;
+	c.per_rank = sum_ranks__is_job(&c.ranks);
 	busy_window(&c);
 	rc = pf_sequence__init(&c.q, out, SEQUENCE_ID, (uint64_t)(c.m.w.base_ns > 0 ? c.m.w.base_ns : 0),
 			       err);
@@ -727,6 +752,7 @@ out:
 	pf_tracks__exit(&c.t);
 	pf_sequence__exit(&c.q);
 	trace_merge__exit(&c.m);
+	sum_ranks__exit(&c.ranks);
 	free(c.busy);
 	free(c.args);
 	free(c.argp);

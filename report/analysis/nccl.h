@@ -1,0 +1,139 @@
+/* nccl.h - NCCL's collectives in a capture: every NCCL kernel matched to
+ * the NCCL call that launched it, and the same call on each rank of the
+ * job matched into one collective.
+ *
+ * A kernel's call is the NVTX range of domain "NCCL" open on the
+ * launching thread when the kernel's launch API call ran (kernel ->
+ * correlationId -> runtime or driver call -> innermost NCCL push/pop
+ * range on that globalTid enclosing the call's start). A kernel launched
+ * by ncclGroupEnd carries the calls of its group (the ncclSend and
+ * ncclRecv of a send/recv pair, the all-reduces of a coalesced bucket).
+ * The call's extended payload (prof/nvtx_payload.h) gives the message
+ * size, the communicator, the peer or root and the reduction operation;
+ * the communicator's size and the caller's rank in it come from its
+ * ncclCommInitRank (or Split) call. Without payloads (NCCL before 2.23,
+ * exports made without them, other libraries) the kernel's name gives
+ * the kind, operation, datatype, algorithm and protocol, and the message
+ * size is unknown (-1).
+ *
+ * Matching across ranks: the k-th call of a communicator (or, without
+ * one, of a kind) on each rank is the same collective; a rank arrives at
+ * it when its kernel starts on its GPU, and the collective runs once the
+ * last rank has arrived. */
+#ifndef REPORT_NCCL_H
+#define REPORT_NCCL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "prof/error.h"
+#include "prof/store.h"
+#include "summary/query.h"
+
+enum nccl_kind {
+	NCCL_KIND_UNKNOWN = 0,
+	NCCL_ALL_REDUCE,
+	NCCL_ALL_GATHER,
+	NCCL_REDUCE_SCATTER,
+	NCCL_BROADCAST,
+	NCCL_REDUCE,
+	NCCL_SEND_RECV,
+	NCCL_ALL_TO_ALL,
+	NCCL_KIND__COUNT,
+};
+
+/* SQL true for a kernel row of alias K that is NCCL's (its demangled name
+ * as nccl_kernel__parse recognises it, roughly): the communication in a
+ * rank's time. */
+#define NCCL_KERNEL_SQL(K)                                                     \
+	K ".demangledName IN (SELECT id FROM " PROF_T_STRINGS                   \
+	" WHERE value GLOB '*nccl*Kernel*')"
+
+/* "AllReduce", ...; "unknown" for NCCL_KIND_UNKNOWN. */
+const char *nccl_kind__name(enum nccl_kind k);
+
+/* What an NCCL kernel's name says: ncclDevKernel_AllReduce_Sum_f32_RING_LL,
+ * ncclKernel_AllReduce_RING_LL_Sum_float, ncclDevKernel_SendRecv,
+ * ncclDevKernel_Generic. "" where the name does not say. */
+struct nccl_kernel_name {
+	enum nccl_kind kind;
+	char op[16];    /* Sum, Prod, Min, Max, MinMax, PreMulSum, SumPostDiv */
+	char dtype[16]; /* i8, u8, i32, u32, i64, u64, f16, bf16, f32, f64, f8e4m3, f8e5m2 */
+	char algo[16];  /* RING, TREE, COLLNET_DIRECT, COLLNET_CHAIN, NVLS, NVLS_TREE, PAT */
+	char proto[8];  /* LL, LL128, SIMPLE */
+};
+
+/* Whether name (demangled, possibly with its parameters) is an NCCL
+ * kernel; *out says what the name tells. */
+bool nccl_kernel__parse(const char *name, struct nccl_kernel_name *out);
+/* The kind an NCCL API call's name ("ncclAllReduce", "ncclSend") stands
+ * for; NCCL_KIND_UNKNOWN for the others (ncclGroupEnd, ncclCommInitRank). */
+enum nccl_kind nccl_call__kind(const char *range_name);
+
+/* nccl-tests' bus bandwidth factor for a collective of n ranks:
+ * all-reduce 2(n-1)/n, all-gather and reduce-scatter (n-1)/n, all-to-all
+ * (n-1)/n, broadcast, reduce and send/recv 1. 0 when n < 1 or the kind is
+ * unknown. busbw = algbw * factor, algbw = bytes / time. */
+double nccl_busbw_factor(enum nccl_kind kind, int nranks);
+
+/* One NCCL kernel and the call that launched it. */
+struct nccl_call {
+	int64_t global_pid;
+	int rank;                      /* the process's rank (struct sum_ranks), -1: none */
+	int64_t start_ns, end_ns;      /* the kernel on its GPU */
+	int32_t device_id, stream_id;
+	int64_t launch_ns;             /* the launching API call's start; -1: not in the capture */
+	int64_t call_start_ns;         /* the NCCL range (host); -1: no range found */
+	int64_t call_end_ns;
+	struct nccl_kernel_name name;  /* what the kernel's name says */
+	enum nccl_kind kind;           /* the name's kind, else the call's */
+	bool has_payload;              /* the call's payload was decoded */
+	int64_t bytes;                 /* message size; -1: unknown */
+	uint64_t comm;                 /* communicator id; 0: unknown */
+	int comm_ranks, comm_rank;     /* the communicator's size and this rank in it; -1 */
+	int peer, root;                /* -1: none or unknown */
+	char op[16];                   /* the payload's reduction operation ("" none) */
+	int ncalls;                    /* NCCL calls the kernel carries (a group: several) */
+	int64_t seq;                   /* its place among this process's calls of the
+					* same communicator (or kind, without one) */
+};
+
+struct nccl_calls {
+	struct nccl_call *v;           /* by process, then kernel start */
+	int n, cap;
+	int64_t with_payload;          /* kernels whose call's payload was decoded */
+	int64_t without_call;          /* kernels no NCCL range was open for */
+	int64_t payloads_unreadable;   /* payloads that did not decode (damaged, unknown schema) */
+};
+
+/* Every NCCL kernel of the reports' view of s (--rank applies), with its
+ * call; ranks names the processes. */
+int nccl_calls__load(struct prof_store *s, const struct sum_ranks *ranks, struct nccl_calls *out,
+		     struct prof_error *err);
+void nccl_calls__exit(struct nccl_calls *c);
+
+/* One collective of the job: the same call on each rank that took part. */
+struct nccl_collective {
+	enum nccl_kind kind;
+	uint64_t comm;
+	int64_t seq;
+	int64_t bytes;                 /* -1: unknown */
+	int *calls;                    /* indexes into nccl_calls.v, one per rank, by rank */
+	int ncalls;
+	int64_t first_arrival_ns;      /* the earliest kernel start */
+	int64_t last_arrival_ns;       /* the latest: the collective runs from here */
+	int last_rank;                 /* who arrived last (-1 when unknown) */
+};
+
+struct nccl_collectives {
+	struct nccl_collective *v;
+	int n, cap;
+};
+
+/* Group calls into collectives (calls of one process are never grouped
+ * with each other). */
+int nccl_collectives__match(const struct nccl_calls *c, struct nccl_collectives *out,
+			    struct prof_error *err);
+void nccl_collectives__exit(struct nccl_collectives *cs);
+
+#endif

@@ -1,0 +1,292 @@
+/* rank_report.c - the rows of `perfkit report --report=rank_sum` (each
+ * rank's steps and where its time goes: rank_time.h) and
+ * `--report=nccl_sum` (NCCL's collectives by kind and message size, per
+ * rank, with nccl-tests' algorithm and bus bandwidth against the link's
+ * measured bandwidth: nccl.h). They need the loop finder per rank and the
+ * collective model, so they are computed here; summary.c lists them with
+ * the other reports (summary.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_work.h"
+#include "nccl.h"
+#include "rank_time.h"
+#include "report_rows.h"
+#include "summary/summary.h"
+
+/* The key of PERFKIT_PEAKS that `perfkit peaks` stores the measured
+ * peer-to-peer bandwidth under (bytes per second, one direction). */
+#define PEAK_P2P_KEY "p2p_bytes_per_s"
+
+static int note_left_out(struct rpt_sink *sink, int64_t n)
+{
+	char text[160];
+	struct rpt_note note = { "rows_left_out", n, text };
+
+	snprintf(text, sizeof text, "%lld GPU rows whose end precedes their start were left out",
+		 (long long)n);
+	return rpt_sink__note(sink, &note);
+}
+
+/* ---- rank_sum ------------------------------------------------------------- */
+
+int summary__rank_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)
+{
+	static const struct rpt_column cols[] = {
+		{ "Rank", RPT_INT, 0 },                 { "Process", RPT_TEXT, 0 },
+		{ "Steps", RPT_INT, 0 },                { "Step Med (ns)", RPT_INT, 0 },
+		{ "Step P95 (ns)", RPT_INT, 0 },        { "Window (ns)", RPT_INT, 0 },
+		{ "GPU Busy (ns)", RPT_INT, 0 },        { "Compute (ns)", RPT_INT, 0 },
+		{ "Communication (ns)", RPT_INT, 0 },   { "Hidden Comm (ns)", RPT_INT, 0 },
+		{ "Exposed Comm (ns)", RPT_INT, 0 },    { "Idle (ns)", RPT_INT, 0 },
+		{ "Busy (%)", RPT_PERCENT, 1 },         { "Exposed (%)", RPT_PERCENT, 1 },
+		{ "Idle (%)", RPT_PERCENT, 1 },         { "Window Source", RPT_TEXT, 0 },
+	};
+	struct rank_times t;
+	int64_t left_out = 0;
+	int rc = rank_times__load(s, &t, err);
+
+	if (rc)
+		return rc;
+	rc = sink->begin(sink, "rank_sum", "Ranks: Steps and Time", cols, 16);
+	for (int i = 0; rc >= 0 && i < t.n; i++) {
+		const struct rank_time *r = &t.v[i];
+		struct rpt_cell row[] = {
+			int_cell(r->rank), text_cell(r->label), int_cell(r->nsteps),
+			known_cell(r->step_med_ns), known_cell(r->step_p95_ns), int_cell(r->window_ns),
+			int_cell(r->busy_ns), int_cell(r->compute_ns), int_cell(r->comm_ns),
+			int_cell(r->hidden_ns), int_cell(r->exposed_ns), int_cell(r->idle_ns),
+			real_cell(percent(r->busy_ns, r->window_ns)),
+			real_cell(percent(r->exposed_ns, r->window_ns)),
+			real_cell(percent(r->idle_ns, r->window_ns)), text_cell(r->w.source),
+		};
+
+		left_out += r->rows_left_out;
+		rc = sink->row(sink, row);
+	}
+	if (rc >= 0)
+		rc = note_left_out(sink, left_out);
+	if (rc >= 0)
+		rc = sink->end(sink);
+	rank_times__exit(&t);
+	return rc < 0 ? sink_failed(rc, err) : 0;
+}
+
+/* ---- nccl_sum --------------------------------------------------------------- */
+
+/* Message sizes, by powers of 16 from 4 KiB: latency-bound at the small
+ * end, bandwidth-bound at the large. */
+static const struct {
+	int64_t max_bytes;
+	const char *label;
+} buckets[] = {
+	{ 4096, "<= 4 KiB" },
+	{ 65536, "4-64 KiB" },
+	{ 1048576, "64 KiB-1 MiB" },
+	{ 16777216, "1-16 MiB" },
+	{ 268435456, "16-256 MiB" },
+	{ INT64_MAX, "> 256 MiB" },
+};
+#define NBUCKETS ((int)(sizeof buckets / sizeof buckets[0]))
+#define UNKNOWN_BUCKET NBUCKETS
+
+static int bucket_of(int64_t bytes)
+{
+	if (bytes < 0)
+		return UNKNOWN_BUCKET;
+	for (int i = 0; i < NBUCKETS; i++)
+		if (bytes <= buckets[i].max_bytes)
+			return i;
+	return NBUCKETS - 1;
+}
+
+struct nccl_group {
+	enum nccl_kind kind;
+	int bucket, rank;
+	int64_t calls, bytes, time_ns;
+	int comm_ranks;
+	bool bytes_known;
+	int64_t *dur;
+	int ndur, cap;
+	const struct nccl_call *first; /* its algorithm, protocol and datatype */
+};
+
+static int by_group(const void *a, const void *b)
+{
+	const struct nccl_group *x = a, *y = b;
+
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->bucket != y->bucket)
+		return x->bucket < y->bucket ? -1 : 1;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* The link's measured bandwidth in GB/s (bytes per ns); 0 when `perfkit
+ * peaks` stored none. */
+static double link_gbps(struct prof_store *s)
+{
+	struct prof_cursor *c;
+	double v = 0;
+
+	if (!prof_store__has_table(s, PROF_T_PEAKS) ||
+	    prof_cursor__open(s, "SELECT value FROM " PROF_T_PEAKS " WHERE key = ?1", &c, NULL))
+		return 0;
+	prof_cursor__bind_text(c, 1, PEAK_P2P_KEY);
+	if (prof_cursor__next(c, NULL) == 1 && !prof_cursor__is_null(c, 0))
+		v = prof_cursor__double(c, 0) / 1e9;
+	prof_cursor__close(c);
+	return v > 0 ? v : 0;
+}
+
+static struct nccl_group *group_for(struct nccl_group **v, int *n, int *cap, const struct nccl_call *k)
+{
+	int bucket = bucket_of(k->bytes);
+
+	for (int i = 0; i < *n; i++)
+		if ((*v)[i].kind == k->kind && (*v)[i].bucket == bucket && (*v)[i].rank == k->rank)
+			return &(*v)[i];
+	if (*n == *cap) {
+		int ncap = *cap ? *cap * 2 : 16;
+		struct nccl_group *nv = realloc(*v, sizeof *nv * (size_t)ncap);
+
+		if (!nv)
+			return NULL;
+		*v = nv;
+		*cap = ncap;
+	}
+	memset(&(*v)[*n], 0, sizeof **v);
+	(*v)[*n].kind = k->kind;
+	(*v)[*n].bucket = bucket;
+	(*v)[*n].rank = k->rank;
+	(*v)[*n].bytes_known = k->bytes >= 0;
+	(*v)[*n].comm_ranks = -1;
+	(*v)[*n].first = k;
+	return &(*v)[(*n)++];
+}
+
+static int group_rows(struct rpt_sink *sink, struct nccl_group *g, int ng, int world, double link)
+{
+	int rc = 0;
+
+	for (int i = 0; rc >= 0 && i < ng; i++) {
+		struct nccl_group *x = &g[i];
+		int n = x->comm_ranks > 0 ? x->comm_ranks : world;
+		double algbw = x->bytes_known && x->time_ns > 0 ? (double)x->bytes / (double)x->time_ns : -1;
+		double factor = nccl_busbw_factor(x->kind, n);
+		double busbw = algbw >= 0 && factor > 0 ? algbw * factor : -1;
+		char algo[32];
+		struct rpt_cell row[14];
+		int64_t med = rank_time__percentile(x->dur, x->ndur, 50);
+		int64_t p95 = rank_time__percentile(x->dur, x->ndur, 95);
+
+		snprintf(algo, sizeof algo, "%s%s%s", x->first->name.algo,
+			 x->first->name.algo[0] && x->first->name.proto[0] ? " " : "",
+			 x->first->name.proto);
+		row[0] = text_cell(nccl_kind__name(x->kind));
+		row[1] = text_cell(x->bucket == UNKNOWN_BUCKET ? "unknown" : buckets[x->bucket].label);
+		row[2] = x->rank >= 0 ? int_cell(x->rank) : null_cell();
+		row[3] = int_cell(x->calls);
+		row[4] = x->bytes_known ? int_cell(x->bytes) : null_cell();
+		row[5] = known_cell(med);
+		row[6] = known_cell(p95);
+		row[7] = algbw >= 0 ? real_cell(algbw) : null_cell();
+		row[8] = busbw >= 0 ? real_cell(busbw) : null_cell();
+		row[9] = link > 0 ? real_cell(link) : null_cell();
+		row[10] = link > 0 && busbw >= 0 ? real_cell(100.0 * busbw / link) : null_cell();
+		row[11] = n > 0 ? int_cell(n) : null_cell();
+		row[12] = text_cell(algo[0] ? algo : NULL);
+		row[13] = text_cell(x->first->name.dtype[0] ? x->first->name.dtype : NULL);
+		rc = sink->row(sink, row);
+	}
+	return rc;
+}
+
+int summary__nccl_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)
+{
+	static const struct rpt_column cols[] = {
+		{ "Kind", RPT_TEXT, 0 },            { "Message Size", RPT_TEXT, 0 },
+		{ "Rank", RPT_INT, 0 },             { "Calls", RPT_INT, 0 },
+		{ "Bytes", RPT_INT, 0 },            { "Med (ns)", RPT_INT, 0 },
+		{ "P95 (ns)", RPT_INT, 0 },         { "Alg BW (GB/s)", RPT_REAL, 2 },
+		{ "Bus BW (GB/s)", RPT_REAL, 2 },   { "Link BW (GB/s)", RPT_REAL, 1 },
+		{ "Bus/Link (%)", RPT_PERCENT, 1 }, { "Ranks", RPT_INT, 0 },
+		{ "Algorithm", RPT_TEXT, 0 },       { "Type", RPT_TEXT, 0 },
+	};
+	struct sum_ranks ranks;
+	struct nccl_calls c = { 0 };
+	struct nccl_group *g = NULL;
+	int ng = 0, cap = 0, rc;
+	int64_t left_out = 0, unknown = 0;
+	double link;
+
+	rc = sum_ranks__load(s, &ranks, err);
+	if (rc)
+		return rc;
+	rc = nccl_calls__load(s, &ranks, &c, err);
+	if (rc)
+		goto out;
+	for (int i = 0; i < c.n; i++) {
+		const struct nccl_call *k = &c.v[i];
+		struct nccl_group *x;
+
+		if (k->end_ns < k->start_ns) {
+			left_out++;
+			continue;
+		}
+		x = group_for(&g, &ng, &cap, k);
+		if (!x || array__grow((void **)&x->dur, &x->cap, x->ndur + 1, sizeof *x->dur)) {
+			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+			goto out;
+		}
+		x->dur[x->ndur++] = k->end_ns - k->start_ns;
+		x->calls++;
+		x->time_ns = sum_add_saturated(x->time_ns, k->end_ns - k->start_ns);
+		if (k->bytes >= 0)
+			x->bytes = sum_add_saturated(x->bytes, k->bytes);
+		else
+			unknown++;
+		if (k->comm_ranks > x->comm_ranks)
+			x->comm_ranks = k->comm_ranks;
+	}
+	if (ng > 1)
+		qsort(g, (size_t)ng, sizeof *g, by_group);
+	link = link_gbps(s);
+	rc = sink->begin(sink, "nccl_sum", "NCCL Collectives by Kind and Message Size", cols, 14);
+	if (rc >= 0)
+		rc = group_rows(sink, g, ng, ranks.nranks, link);
+	if (rc >= 0) {
+		char text[320];
+		struct rpt_note note = { "sizes_unknown", unknown, text };
+
+		snprintf(text, sizeof text,
+			 "%lld NCCL kernels without a message size: no NCCL payload was captured for "
+			 "their calls (NCCL before 2.23, or NVTX not traced); kind, datatype, algorithm "
+			 "and protocol come from their kernel names", (long long)unknown);
+		rc = rpt_sink__note(sink, &note);
+	}
+	if (rc >= 0) {
+		char text[240];
+		struct rpt_note note = { "calls_unmatched", c.without_call, text };
+
+		snprintf(text, sizeof text,
+			 "%lld NCCL kernels were launched outside any NCCL call the capture holds "
+			 "(no NVTX range of domain NCCL open at their launch): no payload for them",
+			 (long long)c.without_call);
+		rc = rpt_sink__note(sink, &note);
+	}
+	if (rc >= 0)
+		rc = note_left_out(sink, left_out);
+	if (rc >= 0)
+		rc = sink->end(sink);
+	if (rc < 0)
+		rc = sink_failed(rc, err);
+out:
+	for (int i = 0; i < ng; i++)
+		free(g[i].dur);
+	free(g);
+	nccl_calls__exit(&c);
+	sum_ranks__exit(&ranks);
+	return rc < 0 ? rc : 0;
+}

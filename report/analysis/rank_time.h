@@ -1,0 +1,52 @@
+/* rank_time.h - where each rank's time goes: its steps (the loop finder of
+ * summary/window.c run on that rank's rows alone) and, over its window,
+ * its GPU's busy time split into compute and communication (NCCL's
+ * kernels), the communication hidden under compute, the exposed rest and
+ * the idle time. What `perfkit report --report=rank_sum` prints and the
+ * HTML report's Ranks section draws.
+ *
+ * compute: kernels other than NCCL's, copies and memsets, as a union
+ * (work on several streams at once counts once); communication: NCCL's
+ * kernels, likewise; hidden: the time both run at once; exposed:
+ * communication alone; idle: the window less the union of both. So
+ * compute - hidden + hidden + exposed + idle = the window. */
+#ifndef REPORT_RANK_TIME_H
+#define REPORT_RANK_TIME_H
+
+#include <stdint.h>
+
+#include "diagnose.h"
+#include "summary/query.h"
+
+struct rank_time {
+	int rank;
+	int64_t global_pid;
+	char label[256];               /* "rank 1 · node7 · GPU 1 (GPU-8c1f2a3b)" */
+	struct sum_window w;           /* this rank's loop */
+	struct sum_step *steps;        /* its iterations (none without a loop) */
+	int nsteps;
+	/* each step's GPU span: the first start and last end of the work its
+	 * calls launched (NVTX steps; -1 where it launched none; NULL for
+	 * steps marked by a kernel, which are GPU periods already) */
+	int64_t *step_gpu_start_ns, *step_gpu_end_ns;
+	int64_t step_med_ns, step_p95_ns; /* of the steps' durations, each from the start of its
+					   * GPU work to the next step's (rank_time.c); -1 without steps */
+	int64_t window_ns;
+	int64_t busy_ns, compute_ns, comm_ns, hidden_ns, exposed_ns, idle_ns;
+	int64_t rows_left_out;         /* GPU rows whose end precedes their start */
+};
+
+struct rank_times {
+	struct rank_time *v;
+	int n;
+};
+
+/* The chosen ranks' time (every rank without --rank), in rank order. */
+int rank_times__load(struct prof_store *s, struct rank_times *out, struct prof_error *err);
+void rank_times__exit(struct rank_times *t);
+
+/* The p-th percentile (0..100) of n durations by nearest rank, sorting
+ * them; -1 when n is 0. */
+int64_t rank_time__percentile(int64_t *v, int n, double p);
+
+#endif

@@ -1,0 +1,304 @@
+/* rank_filter.c - `--rank=N[,M]`: one mechanism for every report, the
+ * diagnosis and the exports. After the store is opened, a temporary view
+ * named exactly like each main table that holds a process's rows (the GPU
+ * work by globalPid, the calls, ranges and threads by globalTid >> 24)
+ * selects only the chosen processes' rows. SQLite resolves an unqualified
+ * name to the temporary schema before the main one, so every query of the
+ * read side is filtered without being touched; the views are simple
+ * enough for SQLite to flatten into the queries that use them, so those
+ * keep their indexes (test_rank_filter.c checks the plans). Each view
+ * carries the table's rowid as a column of that name, which the traces'
+ * flows and the API call dedup read.
+ *
+ * The views read the process ids from a temporary table. The analyses
+ * that work one rank at a time (rank_sum's steps and busy time) narrow it
+ * to one process (sum_ranks__scope) and put the user's choice back after
+ * (sum_ranks__unscope). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "query.h"
+#include "summary.h"
+
+/* The processes the views show now. */
+#define PIDS_TABLE "perfkit_rank_pids"
+/* The processes --rank chose (all of them without --rank). */
+#define CHOICE_TABLE "perfkit_rank_choice"
+/* Present when --rank made the views (a choice of fewer than all processes). */
+#define FILTER_MARK "perfkit_rank_filtered"
+
+/* The tables holding a process's rows, and the column that says whose. */
+static const struct filtered_table {
+	const char *table;
+	const char *by;          /* "globalPid" or "globalTid" */
+	bool keep_no_thread;     /* rows without a thread stay (NVTX domain rows) */
+} filtered[] = {
+	{ PROF_T_KERNEL, "globalPid", false },
+	{ PROF_T_MEMCPY, "globalPid", false },
+	{ PROF_T_MEMSET, "globalPid", false },
+	{ PROF_T_MEMORY, "globalPid", false },
+	{ PROF_T_PROCESSES, "globalPid", false },
+	{ PROF_T_KERNEL_METRICS, "globalPid", false },
+	{ PROF_T_GPU_METRIC_TYPES, "globalPid", false },
+	{ PROF_T_RUNTIME, "globalTid", false },
+	{ PROF_T_DRIVER, "globalTid", false },
+	{ PROF_T_SYNC, "globalTid", false },
+	{ PROF_T_NVTX, "globalTid", true },
+	{ PROF_T_THREAD_NAMES, "globalTid", false },
+	{ "PROFILER_OVERHEAD", "globalTid", false },
+};
+
+static int exists_in_temp(struct prof_store *s, const char *name, bool *yes,
+			  struct prof_error *err)
+{
+	struct prof_cursor *c;
+	int rc = prof_cursor__open(s, "SELECT count(*) FROM sqlite_temp_master WHERE name = ?1", &c,
+				   err);
+
+	*yes = false;
+	if (rc)
+		return rc;
+	prof_cursor__bind_text(c, 1, name);
+	rc = prof_cursor__next(c, err);
+	if (rc == 1)
+		*yes = prof_cursor__int64(c, 0) > 0;
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
+}
+
+/* One statement that binds one integer and returns no rows. */
+static int exec_int(struct prof_store *s, const char *sql, int64_t v, struct prof_error *err)
+{
+	struct prof_cursor *c;
+	int rc = prof_cursor__open(s, sql, &c, err);
+
+	if (rc)
+		return rc;
+	prof_cursor__bind_int64(c, 1, v);
+	rc = prof_cursor__next(c, err);
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
+}
+
+static int create_views(struct prof_store *s, struct prof_error *err)
+{
+	char sql[512];
+	int rc = prof_store__exec(s, "CREATE TEMP TABLE IF NOT EXISTS " PIDS_TABLE
+				  " (globalPid INTEGER PRIMARY KEY)", err);
+
+	for (size_t i = 0; rc == 0 && i < sizeof filtered / sizeof filtered[0]; i++) {
+		const struct filtered_table *f = &filtered[i];
+		const char *by = f->by;
+		bool view;
+
+		/* nsys exports differ: a table may say whose by the other column */
+		if (!prof_store__has_column(s, f->table, by))
+			by = strcmp(by, "globalTid") == 0 ? "globalPid" : "globalTid";
+		if (!prof_store__has_column(s, f->table, by))
+			continue;
+		rc = exists_in_temp(s, f->table, &view, err);
+		if (rc || view)
+			continue;
+		snprintf(sql, sizeof sql,
+			 "CREATE TEMP VIEW \"%s\" AS SELECT rowid AS rowid, * FROM main.\"%s\""
+			 " WHERE %s(%s >> 24) << 24 IN (SELECT globalPid FROM temp." PIDS_TABLE ")",
+			 f->table, f->table, f->keep_no_thread ? "globalTid IS NULL OR " : "", by);
+		rc = prof_store__exec(s, sql, err);
+	}
+	/* samples of the chosen processes' samplers */
+	if (rc == 0 && prof_store__has_column(s, PROF_T_GPU_METRIC_TYPES, "globalPid") &&
+	    prof_store__has_column(s, PROF_T_GPU_METRICS, "typeId")) {
+		bool view;
+
+		rc = exists_in_temp(s, PROF_T_GPU_METRICS, &view, err);
+		if (rc == 0 && !view)
+			rc = prof_store__exec(s, "CREATE TEMP VIEW " PROF_T_GPU_METRICS " AS SELECT rowid AS"
+					      " rowid, * FROM main." PROF_T_GPU_METRICS " WHERE typeId IN"
+					      " (SELECT typeId FROM main." PROF_T_GPU_METRIC_TYPES
+					      " WHERE globalPid IN (SELECT globalPid FROM temp."
+					      PIDS_TABLE "))", err);
+	}
+	return rc;
+}
+
+static int drop_views(struct prof_store *s, struct prof_error *err)
+{
+	char sql[256];
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i <= sizeof filtered / sizeof filtered[0]; i++) {
+		const char *t = i < sizeof filtered / sizeof filtered[0] ? filtered[i].table
+									 : PROF_T_GPU_METRICS;
+
+		snprintf(sql, sizeof sql, "DROP VIEW IF EXISTS temp.\"%s\"", t);
+		rc = prof_store__exec(s, sql, err);
+	}
+	if (rc == 0)
+		rc = prof_store__exec(s, "DROP TABLE IF EXISTS temp." PIDS_TABLE, err);
+	return rc;
+}
+
+/* Parse "N[,M...]" into ranks (at most max); PROF_E_USAGE with a message. */
+static int parse_list(const char *list, int *ranks, int max, int *n, struct prof_error *err)
+{
+	const char *p = list;
+
+	*n = 0;
+	if (!list || !*list)
+		return prof_error__set(err, PROF_E_USAGE, "--rank needs a rank number, e.g. --rank=0,1");
+	while (*p) {
+		char *end;
+		long v;
+
+		if (*p < '0' || *p > '9')
+			return prof_error__set(err, PROF_E_USAGE,
+					       "--rank takes rank numbers separated by commas, not '%s'",
+					       list);
+		v = strtol(p, &end, 10);
+		if (v > INT32_MAX || (*end && *end != ','))
+			return prof_error__set(err, PROF_E_USAGE,
+					       "--rank takes rank numbers separated by commas, not '%s'",
+					       list);
+		if (*n == max)
+			return prof_error__set(err, PROF_E_USAGE, "--rank takes at most %d ranks", max);
+		ranks[(*n)++] = (int)v;
+		p = *end ? end + 1 : end;
+		if (*end == ',' && !*p)
+			return prof_error__set(err, PROF_E_USAGE,
+					       "--rank takes rank numbers separated by commas, not '%s'",
+					       list);
+	}
+	return 0;
+}
+
+/* "ranks 0-3", "ranks 0, 2", "no ranks" for a message. */
+static void describe_ranks(const struct sum_ranks *r, char *buf, size_t cap)
+{
+	int lo = -1, hi = -1;
+	bool contiguous = true;
+	size_t len;
+
+	for (int i = 0; i < r->n; i++) {
+		if (r->p[i].rank < 0)
+			continue;
+		if (lo < 0)
+			lo = r->p[i].rank;
+		else if (r->p[i].rank != hi + 1 && r->p[i].rank != hi)
+			contiguous = false;
+		hi = r->p[i].rank;
+	}
+	if (lo < 0) {
+		snprintf(buf, cap, "no ranks");
+		return;
+	}
+	if (contiguous) {
+		if (lo == hi)
+			snprintf(buf, cap, "rank %d", lo);
+		else
+			snprintf(buf, cap, "ranks %d-%d", lo, hi);
+		return;
+	}
+	len = (size_t)snprintf(buf, cap, "ranks");
+	for (int i = 0; i < r->n && len < cap; i++)
+		if (r->p[i].rank >= 0)
+			len += (size_t)snprintf(buf + len, cap - len, "%s %d", len > 5 ? "," : "",
+						r->p[i].rank);
+}
+
+int summary__select_ranks(struct prof_store *s, const char *list, struct prof_error *err)
+{
+	enum { MAX_CHOSEN = 4096 };
+	int *want = malloc(sizeof *want * MAX_CHOSEN), n = 0, chosen = 0, rc;
+	struct sum_ranks r;
+	char have[160];
+
+	if (!want)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	rc = parse_list(list, want, MAX_CHOSEN, &n, err);
+	if (rc == 0)
+		rc = sum_ranks__load(s, &r, err);
+	if (rc) {
+		free(want);
+		return rc;
+	}
+	for (int i = 0; i < n && rc == 0; i++)
+		if (!sum_ranks__rank(&r, want[i])) {
+			describe_ranks(&r, have, sizeof have);
+			rc = prof_error__set(err, PROF_E_USAGE, "%s has no rank %d (%s)",
+					     prof_store__path(s), want[i], have);
+		}
+	if (rc == 0)
+		rc = prof_store__exec(s, "DROP TABLE IF EXISTS temp." CHOICE_TABLE "; CREATE TEMP TABLE "
+				      CHOICE_TABLE " (globalPid INTEGER PRIMARY KEY)", err);
+	for (int i = 0; i < r.n && rc == 0; i++) {
+		bool take = false;
+
+		for (int k = 0; k < n && !take; k++)
+			take = r.p[i].rank == want[k];
+		if (!take)
+			continue;
+		chosen++;
+		rc = exec_int(s, "INSERT OR IGNORE INTO temp." CHOICE_TABLE " VALUES (?1)",
+			      r.p[i].global_pid, err);
+	}
+	/* every process chosen: nothing to leave out, no views to pay for */
+	if (rc == 0 && chosen < r.n) {
+		rc = prof_store__exec(s, "CREATE TEMP TABLE IF NOT EXISTS " FILTER_MARK " (x)", err);
+		if (rc == 0)
+			rc = sum_ranks__unscope(s, err);
+	}
+	sum_ranks__exit(&r);
+	free(want);
+	return rc;
+}
+
+int sum_ranks__mark_selected(struct prof_store *s, struct sum_ranks *r, struct prof_error *err)
+{
+	struct prof_cursor *c;
+	bool filtered;
+	int rc = exists_in_temp(s, FILTER_MARK, &filtered, err);
+
+	if (rc || !filtered)
+		return rc;
+	r->filtered = true;
+	for (int i = 0; i < r->n; i++)
+		r->p[i].selected = false;
+	rc = prof_cursor__open(s, "SELECT globalPid FROM temp." CHOICE_TABLE, &c, err);
+	if (rc)
+		return rc;
+	while ((rc = prof_cursor__next(c, err)) == 1)
+		for (int i = 0; i < r->n; i++)
+			if (r->p[i].global_pid == prof_cursor__int64(c, 0))
+				r->p[i].selected = true;
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
+}
+
+int sum_ranks__scope(struct prof_store *s, int64_t global_pid, struct prof_error *err)
+{
+	int rc = create_views(s, err);
+
+	if (rc == 0)
+		rc = prof_store__exec(s, "DELETE FROM temp." PIDS_TABLE, err);
+	if (rc == 0)
+		rc = exec_int(s, "INSERT INTO temp." PIDS_TABLE " VALUES (?1)", global_pid, err);
+	return rc;
+}
+
+int sum_ranks__unscope(struct prof_store *s, struct prof_error *err)
+{
+	bool filtered;
+	int rc = exists_in_temp(s, FILTER_MARK, &filtered, err);
+
+	if (rc)
+		return rc;
+	if (!filtered)
+		return drop_views(s, err);
+	rc = create_views(s, err);
+	if (rc == 0)
+		rc = prof_store__exec(s, "DELETE FROM temp." PIDS_TABLE "; INSERT INTO temp." PIDS_TABLE
+				      " SELECT globalPid FROM temp." CHOICE_TABLE, err);
+	return rc;
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# test_top_gpus.sh - `perfkit top` on a capture of two GPUs shows one row
+# per GPU, with the kernels the capture ran on each (asked of the capture
+# with sqlite3). The capture is a job made of two real single-GPU captures
+# by tests/tools/make_job, whose second rank's kernels and copies the test
+# moves to device 1 (with a TARGET_INFO_GPU row for it): both captures ran
+# on one H100, and a job on two GPUs is what the panel is for. A capture of
+# one GPU keeps its layout: no panel.
+. "$(dirname "$0")/cli_lib.sh"
+
+command -v sqlite3 >/dev/null || { echo "FAIL: sqlite3 is needed" >&2; exit 1; }
+. "$(dirname "$0")/tmux_lib.sh"
+
+a="$PERFKIT_TEST_DATA/cases/case_steady_50.sqlite"
+b="$PERFKIT_TEST_DATA/cases/case_steady_44_slow.sqlite"
+job="$TMP/two_gpus.sqlite"
+"$PERFKIT_TEST_TOOLS/make_job" "$job" "$a" "$b" || { echo "FAIL: cannot make the job" >&2; exit 1; }
+sqlite3 "$job" "
+	UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET deviceId = 1 WHERE globalPid >> 24 = 2552;
+	UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET deviceId = 1 WHERE globalPid >> 24 = 2552;
+	INSERT INTO TARGET_INFO_GPU (id, name, uuid) VALUES (1, 'second GPU', 'GPU-00000001');" ||
+	{ echo "FAIL: cannot move rank 1 to device 1" >&2; exit 1; }
+k0=$(sqlite3 "$job" "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE deviceId = 0")
+k1=$(sqlite3 "$job" "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE deviceId = 1")
+
+run_top() { # FILE
+	local cmd
+	printf -v cmd 'env LANG=C.UTF-8 LC_ALL=C.UTF-8 %q top --replay=1000000000 %q; sleep 60' \
+		"$PERFKIT" "$1"
+	tm kill-session -t top >/dev/null 2>&1
+	tm new-session -d -s top -x 160 -y 45 "$cmd"
+}
+
+run_top "$job"
+wait_for "replay runs to the end" "replay finished"
+wait_for "a GPU panel" "GPUs (2)"
+expect_that "GPU 0's row counts its kernels" grep -qE "GPU 0 +NVIDIA H100 80GB HBM3 +busy +[0-9]+% \| kernels $k0 " "$TMP/screen"
+expect_that "GPU 1's row counts its kernels" grep -qE "GPU 1 +second GPU +busy +[0-9]+% \| kernels $k1 " "$TMP/screen"
+expect_that "NVML metrics of a capture not live here: N/A" grep -qE "GPU 1 .*util N/A \| memory N/A \| power N/A" "$TMP/screen"
+keys q
+
+run_top "$a"
+wait_for "one GPU: replay runs to the end" "replay finished"
+expect_that "one GPU: no panel" bash -c "! grep -q 'GPUs (' '$TMP/screen'"
+keys q
+finish
