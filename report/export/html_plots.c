@@ -1,12 +1,13 @@
-/* html_plots.c - the plots of the HTML report: GPU utilisation over time,
- * kernel time by name, device memory over time, copy size vs bandwidth.
+/* html_plots.c - the plots of the HTML report: GPU utilisation over time
+ * (the sampled GPU metrics under it, html_gpu_metrics.c), kernel time by
+ * name, device memory over time, copy size vs bandwidth.
  *
  * Each plot streams its rows once into fixed-size bins (time bins, size
  * buckets, the top kernels), writes them as a gnuplot data file and uses a
  * constant script. Nothing from the capture is put in a script: series
  * titles come from the data files' header line and kernel names are listed
  * in the HTML under their bar numbers. */
-#include "html_report.h"
+#include "html_plots.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -19,17 +20,11 @@
 #include "prof/tables.h"
 #include "summary/query.h"
 
-#define PLOT_BINS 200
 #define PLOT_MAX_DEVICES 8
 #define PLOT_TOP_KERNELS 15
 /* Copy sizes are bucketed at four buckets per power of two. */
 #define COPY_BUCKETS_PER_OCTAVE 4
 #define COPY_BUCKETS (64 * COPY_BUCKETS_PER_OCTAVE)
-
-/* The common time axis: bins of the capture's extent. */
-struct time_axis {
-	int64_t base_ns, span_ns, bin_ns;
-};
 
 static int time_axis__init(struct time_axis *a, struct prof_store *s, struct prof_error *err)
 {
@@ -51,7 +46,7 @@ static int bin_of(const struct time_axis *a, int64_t t)
 	return b < 0 ? 0 : b >= PLOT_BINS ? PLOT_BINS - 1 : (int)b;
 }
 
-static double bin_start_ms(const struct time_axis *a, int b)
+double time_axis__bin_ms(const struct time_axis *a, int b)
 {
 	return (double)b * (double)a->bin_ns / 1e6;
 }
@@ -66,26 +61,6 @@ static int device_slot(int64_t *devs, int *ndevs, int64_t id)
 		return -1;
 	devs[*ndevs] = id;
 	return (*ndevs)++;
-}
-
-static FILE *open_data(const char *dir, const char *name, struct prof_error *err)
-{
-	char path[4096];
-	FILE *f;
-
-	if (plots_path(path, sizeof path, dir, name, err) < 0)
-		return NULL;
-	f = fopen(path, "w");
-	if (!f)
-		prof_error__set(err, PROF_E_IO, "cannot write '%s'", path);
-	return f;
-}
-
-static int close_data(FILE *f, struct prof_error *err)
-{
-	if (fclose(f) != 0)
-		return prof_error__set(err, PROF_E_IO, "cannot write a plot data file");
-	return 0;
 }
 
 /* Header line "time_ms" "GPU <id>"...: gnuplot takes series titles from it. */
@@ -103,6 +78,7 @@ static const char util_script[] =
 	GNUPLOT_SVG_TERMINAL(960, 300)
 	"set output 'util.svg'\n"
 	"set key autotitle columnheader top right\n"
+	"set autoscale xfix\n"
 	"set xlabel 'time since capture start (ms)'\n"
 	"set ylabel 'GPU busy (%)'\n"
 	"set yrange [0:105]\n"
@@ -175,7 +151,7 @@ static int plot_utilisation(struct html_page *p, const struct time_axis *a, stru
 	if (open && slot >= 0)
 		add_busy(busy[slot], a, cur_start, cur_end);
 	rc = html_page__mkdir(p, "util", dir, sizeof dir, err);
-	if (rc < 0 || !(f = open_data(dir, "util.dat", err))) {
+	if (rc < 0 || !(f = plots_data__open(dir, "util.dat", err))) {
 		rc = err->code;
 		goto out;
 	}
@@ -189,12 +165,12 @@ static int plot_utilisation(struct html_page *p, const struct time_axis *a, stru
 			len = a->bin_ns;
 		if (len <= 0)
 			break;
-		fprintf(f, "%.6f", b < PLOT_BINS ? bin_start_ms(a, b) : (double)a->span_ns / 1e6);
+		fprintf(f, "%.6f", b < PLOT_BINS ? time_axis__bin_ms(a, b) : (double)a->span_ns / 1e6);
 		for (int d = 0; d < ndevs; d++)
 			fprintf(f, " %.3f", 100.0 * (double)busy[d][bb] / (double)len);
 		fputc('\n', f);
 	}
-	rc = close_data(f, err);
+	rc = plots_data__close(f, err);
 	if (rc == 0)
 		rc = gnuplot__write_file(dir, "util.gp", util_script, err);
 	if (rc == 0)
@@ -241,14 +217,14 @@ static int plot_kernels(struct html_page *p, struct prof_error *err)
 	}
 	n = gs.n < PLOT_TOP_KERNELS ? gs.n : PLOT_TOP_KERNELS;
 	rc = html_page__mkdir(p, "kernels", dir, sizeof dir, err);
-	if (rc < 0 || !(f = open_data(dir, "kernels.dat", err))) {
+	if (rc < 0 || !(f = plots_data__open(dir, "kernels.dat", err))) {
 		rc = err->code;
 		goto out;
 	}
 	fputs("# rank total_ms\n", f);
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "%zu %.6f\n", i + 1, (double)gs.g[i].total / 1e6);
-	rc = close_data(f, err);
+	rc = plots_data__close(f, err);
 	if (rc == 0)
 		rc = gnuplot__write_file(dir, "kernels.gp", kernels_script, err);
 	if (rc < 0)
@@ -330,7 +306,7 @@ static int plot_memory(struct html_page *p, const struct time_axis *a, struct pr
 		goto out;
 	}
 	rc = html_page__mkdir(p, "memory", dir, sizeof dir, err);
-	if (rc < 0 || !(f = open_data(dir, "memory.dat", err))) {
+	if (rc < 0 || !(f = plots_data__open(dir, "memory.dat", err))) {
 		rc = err->code;
 		goto out;
 	}
@@ -340,7 +316,7 @@ static int plot_memory(struct html_page *p, const struct time_axis *a, struct pr
 	for (int b = 0; b <= PLOT_BINS; b++) {
 		int bb = b < PLOT_BINS ? b : PLOT_BINS - 1;
 
-		fprintf(f, "%.6f", b < PLOT_BINS ? bin_start_ms(a, b) : (double)a->span_ns / 1e6);
+		fprintf(f, "%.6f", b < PLOT_BINS ? time_axis__bin_ms(a, b) : (double)a->span_ns / 1e6);
 		for (int d = 0; d < ndevs; d++) {
 			/* a bin shows the most held during it, so short peaks stay visible */
 			int64_t v = m[d].level_bytes;
@@ -353,7 +329,7 @@ static int plot_memory(struct html_page *p, const struct time_axis *a, struct pr
 		}
 		fputc('\n', f);
 	}
-	rc = close_data(f, err);
+	rc = plots_data__close(f, err);
 	if (rc == 0)
 		rc = gnuplot__write_file(dir, "memory.gp", memory_script, err);
 	if (rc == 0)
@@ -409,7 +385,7 @@ static int copy_bucket_of(int64_t bytes)
 static int write_copy_series(const char *dir, enum copy_host h, const struct copy_bucket *b,
 			     struct prof_error *err)
 {
-	FILE *f = open_data(dir, copy_files[h], err);
+	FILE *f = plots_data__open(dir, copy_files[h], err);
 
 	if (!f)
 		return err->code;
@@ -422,7 +398,7 @@ static int write_copy_series(const char *dir, enum copy_host h, const struct cop
 			(double)b[i].bytes / (double)b[i].time_ns,
 			0.5 + 0.35 * log10((double)b[i].count), b[i].count);
 	}
-	return close_data(f, err);
+	return plots_data__close(f, err);
 }
 
 static int plot_copies(struct html_page *p, struct prof_error *err)
@@ -501,6 +477,8 @@ int html_plots__render(struct html_page *p, struct prof_error *err)
 
 	if (rc == 0)
 		rc = plot_utilisation(p, &a, err);
+	if (rc == 0)
+		rc = html_gpu_metrics__plots(p, &a, err);
 	if (rc == 0)
 		rc = plot_kernels(p, err);
 	if (rc == 0)

@@ -57,6 +57,26 @@ bool gnuplot__find(const char *program, char *path, size_t cap)
 	return false;
 }
 
+FILE *plots_data__open(const char *dir, const char *name, struct prof_error *err)
+{
+	char path[4096];
+	FILE *f;
+
+	if (plots_path(path, sizeof path, dir, name, err) < 0)
+		return NULL;
+	f = fopen(path, "w");
+	if (!f)
+		prof_error__set(err, PROF_E_IO, "cannot write '%s'", path);
+	return f;
+}
+
+int plots_data__close(FILE *f, struct prof_error *err)
+{
+	if (fclose(f) != 0)
+		return prof_error__set(err, PROF_E_IO, "cannot write a plot data file");
+	return 0;
+}
+
 int gnuplot__write_file(const char *dir, const char *name, const char *text,
 			struct prof_error *err)
 {

@@ -33,6 +33,11 @@ bool gnuplot__find(const char *program, char *path, size_t cap);
 int gnuplot__run(const char *gnuplot, const char *dir, const char *script,
 		 struct prof_error *err);
 
+/* A plot's data file dir/name, opened for writing (NULL with err set), and
+ * its close, which says whether everything reached the disk. */
+FILE *plots_data__open(const char *dir, const char *name, struct prof_error *err);
+int plots_data__close(FILE *f, struct prof_error *err);
+
 /* Write text into the file dir/name. */
 int gnuplot__write_file(const char *dir, const char *name, const char *text,
 			struct prof_error *err);

@@ -66,7 +66,8 @@ static char *format_cell(const struct rpt_column *col, const struct rpt_cell *ce
 	char num[64];
 
 	if (!rpt_type__is_text(col->type))
-		return strdup(rpt_cell__format_number(num, sizeof num, col, cell, true) ? num : "");
+		return rpt_cell__format_number(num, sizeof num, col, cell, true) ? strdup(num)
+		       : cell->is_null && cell->s ? sanitized(cell->s) : strdup("");
 	if (cell->is_null || !cell->s)
 		return strdup("");
 	return sanitized(cell->s);

@@ -22,6 +22,7 @@ static const struct summary_entry entries[] = {
 	{ "nvtx_kern_sum", "NVTX Range Kernel Summary", summary__nvtx_kern_sum },
 	{ "gpu_idle_sum", "GPU Idle Time by Cause", summary__gpu_idle_sum },
 	{ "critical_path", "Critical Path of the Median Step", summary__critical_path },
+	{ "gpu_metrics_sum", "Sampled GPU Metrics by Kernel and NVTX Range", summary__gpu_metrics_sum },
 	{ "overview", "Overview", summary__overview },
 };
 
@@ -29,7 +30,8 @@ static const struct summary_entry entries[] = {
 
 static const char *const names[NENTRIES] = {
 	"cuda_api_sum", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum",
-	"cuda_gpu_trace", "nvtx_sum", "nvtx_kern_sum", "gpu_idle_sum", "critical_path", "overview",
+	"cuda_gpu_trace", "nvtx_sum", "nvtx_kern_sum", "gpu_idle_sum", "critical_path",
+	"gpu_metrics_sum", "overview",
 };
 
 static const struct summary_entry *find(const char *name)
