@@ -4,15 +4,16 @@
  *	+------------------------------------------------+
  *	| header: program, pid, elapsed, GPU (3 rows)     |
  *	| rates: kernels/s, copies/s, bytes/s + history   |
+ *	|   (+ sampled GPU metrics: SM active, ...)        |
  *	| kernels: the top kernels table (the rest)       |
  *	| NVTX stacks | busiest NVTX ranges (side by side |
  *	|             |  when wide, else one above other) |
  *	| footer: keys, filter prompt (1 row)             |
  *	+------------------------------------------------+
  *
- * A short terminal drops the NVTX panels before the kernel table shrinks
- * below a few rows; below TOP_MIN_COLS x TOP_MIN_ROWS nothing fits and the
- * screen says so. */
+ * A short terminal drops the sampled GPU metrics' rows first, then the NVTX
+ * panels before the kernel table shrinks below a few rows; below
+ * TOP_MIN_COLS x TOP_MIN_ROWS nothing fits and the screen says so. */
 #ifndef TUI_TOP_LAYOUT_H
 #define TUI_TOP_LAYOUT_H
 
@@ -37,8 +38,12 @@ struct top_layout {
 	struct top_rect header, rates, kernels, stacks, ranges, footer;
 	int spark_x, spark_w; /* sparkline columns inside the rates panel */
 	int kernel_rows;      /* kernel table body rows (under title and column names) */
+	int metric_rows;      /* rates panel rows of the sampled GPU metrics, under the rates */
 };
 
 void top_layout__compute(int cols, int rows, struct top_layout *out);
+/* The same with metric_rows rows of sampled GPU metrics under the rates
+ * (out->metric_rows says how many fit). */
+void top_layout__compute_metrics(int cols, int rows, int metric_rows, struct top_layout *out);
 
 #endif
