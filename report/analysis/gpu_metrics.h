@@ -65,6 +65,8 @@ struct gm_sampler {
 	int64_t *metric_ids;   /* its metricIds ... */
 	int *metric_col;       /* ... and the catalogue column each is */
 	bool has[GM_MAX_METRICS]; /* the columns it gives */
+	bool in_order;         /* its rows are in time order by rowid, as writers write them:
+				* read without sorting */
 };
 
 /* A capture's metric columns (known ones in enum order, then the others by

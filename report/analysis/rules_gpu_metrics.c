@@ -250,6 +250,19 @@ static bool enough_of_window(struct gm_scan *s, int64_t ns, const char *key)
 	return diag__share(s->ctx, ns) >= diag__get(s->ctx, key);
 }
 
+/* An offender of a kernel name: its launches and time under key. */
+static int offender(struct diag_tally *t, const char *key, const struct gm_row *r, int64_t time_ns)
+{
+	struct diag_tally_entry *e = diag_tally__get(t, key);
+
+	if (!e)
+		return PROF_E_NOMEM;
+	e->count = r->instances;
+	e->time_ns = time_ns;
+	e->bytes = -1;
+	return 0;
+}
+
 static int few_sms(struct gm_scan *s)
 {
 	struct diag_context *ctx = s->ctx;
@@ -265,7 +278,6 @@ static int few_sms(struct gm_scan *s)
 		const struct device_time *d = &s->dev[r->sampler];
 		double sm = r->mean[s->col_sm];
 		enum gmj_sms v = gmj__few_sms(sm, coverage_of(r), r->max_blocks, d->sm_count, &s->lim);
-		struct diag_tally_entry *e;
 
 		if (v == GMJ_SMS_NOT_LOW || !enough_of_window(s, r->time_ns, "few_sms.min_kernel_share"))
 			continue;
@@ -280,13 +292,10 @@ static int few_sms(struct gm_scan *s)
 		small += v == GMJ_SMS_SMALL_GRID;
 		underfilled += v == GMJ_SMS_UNDERFILLED;
 		unknown += v == GMJ_SMS_LOW;
-		if (!(e = diag_tally__get(&t, key))) {
+		if (offender(&t, key, r, r->time_ns)) {
 			diag_tally__exit(&t);
 			return PROF_E_NOMEM;
 		}
-		e->count = r->instances;
-		e->time_ns = r->time_ns;
-		e->bytes = -1;
 		time_ns = sum_add_saturated(time_ns, r->time_ns);
 		/* what filling every SM could save at most */
 		gain_ns = sum_add_saturated(gain_ns, scaled(r->time_ns, 1 - sm / 100));
@@ -341,7 +350,6 @@ static int tensor_idle(struct gm_scan *s)
 	for (int i = 0; i < s->sum.kernels.n; i++) {
 		const struct gm_row *r = &s->sum.kernels.rows[i];
 		double tensor = r->mean[s->col_tensor], issue = s->col_issue >= 0 ? r->mean[s->col_issue] : NAN;
-		struct diag_tally_entry *e;
 
 		if (gemm_name__role(r->name) == GEMM_ROLE_GEMM && isfinite(tensor) && !gmj__judged(coverage_of(r), &s->lim))
 			too_short++;
@@ -351,13 +359,10 @@ static int tensor_idle(struct gm_scan *s)
 			snprintf(key, sizeof key, "%s: Tensor Active %.1f%%, SM Issue %.0f%%", r->name, tensor, issue);
 		else
 			snprintf(key, sizeof key, "%s: Tensor Active %.1f%%", r->name, tensor);
-		if (!(e = diag_tally__get(&t, key))) {
+		if (offender(&t, key, r, r->time_ns)) {
 			diag_tally__exit(&t);
 			return PROF_E_NOMEM;
 		}
-		e->count = r->instances;
-		e->time_ns = r->time_ns;
-		e->bytes = -1;
 		time_ns = sum_add_saturated(time_ns, r->time_ns);
 	}
 	if (too_short)
@@ -423,20 +428,16 @@ static int dram_roof(struct gm_scan *s)
 	for (int i = 0; i < s->sum.kernels.n; i++) {
 		const struct gm_row *r = &s->sum.kernels.rows[i];
 		double dram = dram_of(s, r);
-		struct diag_tally_entry *e;
 
 		if (!isfinite(dram) || (any_at_roof && !(gmj__judged(coverage_of(r), &s->lim) &&
 							  dram >= 100 * s->lim.dram_roof)))
 			continue;
 		snprintf(key, sizeof key, "%s: DRAM read + write %.0f%% of peak", r->name, dram);
-		if (!(e = diag_tally__get(&t, key))) {
+		/* without kernels at the roof, ranked by the DRAM time they hold */
+		if (offender(&t, key, r, any_at_roof ? r->time_ns : scaled(r->time_ns, dram / 100))) {
 			diag_tally__exit(&t);
 			return PROF_E_NOMEM;
 		}
-		e->count = r->instances;
-		/* ranked by the DRAM time they hold: time x throughput */
-		e->time_ns = any_at_roof ? r->time_ns : scaled(r->time_ns, dram / 100);
-		e->bytes = -1;
 	}
 	diag__add_ranked(ctx, &t, "dram_roof", "Phases at the DRAM bandwidth roof", roof_ns, DIAG_HIGH,
 			 diag__fmt("The GPU's DRAM runs at %.0f%% or more of its peak bandwidth (read + write, as "

@@ -231,6 +231,17 @@ static int text_begin(struct rpt_sink *sink, const char *name, const char *title
 	rc = rpt_columns__copy(&t->cols, cols, ncols);
 	if (rc < 0)
 		return rc;
+	/* a header may come from the capture (a sampled metric's name) */
+	for (int c = 0; c < ncols; c++) {
+		char *safe = sanitized(t->cols.cols[c].name);
+
+		if (!safe) {
+			rpt_columns__exit(&t->cols);
+			return PROF_E_NOMEM;
+		}
+		free((char *)t->cols.cols[c].name);
+		t->cols.cols[c].name = safe;
+	}
 	t->cells = calloc((size_t)TEXT_BUFFER_ROWS * (ncols > 0 ? ncols : 1), sizeof *t->cells);
 	t->width = calloc(ncols > 0 ? (size_t)ncols : 1, sizeof *t->width);
 	for (int c = 0; c < ncols && !sink->full_names; c++)

@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "report_capture.h"
+#include "sink/sink.h"
 #include "report_store.h"
 #include "summary/summary.h"
 #include "testutil.h"
@@ -298,6 +299,63 @@ START_TEST(gpu_metrics_a_capture_without_samples_says_how_to_collect_them)
 }
 END_TEST
 
+START_TEST(gpu_metrics_a_metric_perfkit_does_not_know_is_a_column_under_its_own_escaped_name)
+{
+	struct prof_writer *w = sampled_store("other.sqlite");
+	struct prof_error err = { 0 };
+	struct prof_store *s;
+	struct rpt_sink *sink;
+	struct cap_sink *c;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	add_type(w, 0, 9, "L2 Hit \x1b[31mRate [%]", PID);
+	for (int i = 0; i <= 20; i++)
+		add_sample(w, T0 + i * PERIOD, 0, 9, 50);
+	s = store_finish(w);
+	c = run(s);
+	/* after the known ones, under the capture's name */
+	ck_assert_int_eq(cap_col(cap_report(c, "gpu_metrics_devices"), "L2 Hit \x1b[31mRate [%]"), 7);
+	ck_assert_double_eq_tol(dval(cap_report(c, "gpu_metrics_devices"), 0, "L2 Hit \x1b[31mRate [%]"), 50, 1e-9);
+	c->sink.destroy(&c->sink);
+	/* the text table's header reaches the terminal without the escape */
+	f = open_memstream(&text, &len);
+	sink = rpt_sink__new(RPT_FORMAT_TEXT, f);
+	ck_assert_int_eq(summary__run("gpu_metrics_sum", s, sink, &err), 0);
+	rpt_sink__delete(sink);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(text, "L2 Hit"));
+	ck_assert_ptr_null(strchr(text, '\x1b'));
+	free(text);
+	prof_store__close(s);
+}
+END_TEST
+
+START_TEST(gpu_metrics_samples_written_out_of_time_order_read_the_same)
+{
+	struct prof_writer *w = store_new("reversed.sqlite");
+	struct prof_store *s;
+	struct cap_sink *c;
+	struct cap_report *d, *k;
+
+	prof_writer__process(w, PID, "prog");
+	add_type(w, 0, SM_ACTIVE, "SMs Active [Throughput %]", PID);
+	for (int i = 20; i >= 0; i--)
+		add_sample(w, T0 + i * PERIOD, 0, SM_ACTIVE, sm_of(i));
+	add_kernel(w, "gemm", T0 + 2500, T0 + 8250, 1, PID);
+	s = store_finish(w);
+	c = run(s);
+	d = cap_report(c, "gpu_metrics_devices");
+	k = cap_report(c, "gpu_metrics_sum");
+	ck_assert_int_eq(cell(d, 0, "Samples")->i, 20);
+	ck_assert_double_eq_tol(dval(d, 0, "SM Active (%)"), expect_mean(sm_of, T0, T0 + 20 * PERIOD), 1e-9);
+	ck_assert_double_eq_tol(dval(k, 0, "SM Active (%)"), expect_mean(sm_of, T0 + 2500, T0 + 8250), 1e-9);
+	c->sink.destroy(&c->sink);
+	prof_store__close(s);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("gpu_metrics_report");
@@ -310,6 +368,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, gpu_metrics_without_a_sampling_process_every_process_counts);
 	tcase_add_test(tc, gpu_metrics_nvtx_rows_count_nested_instances_once);
 	tcase_add_test(tc, gpu_metrics_a_capture_without_samples_says_how_to_collect_them);
+	tcase_add_test(tc, gpu_metrics_samples_written_out_of_time_order_read_the_same);
+	tcase_add_test(tc, gpu_metrics_a_metric_perfkit_does_not_know_is_a_column_under_its_own_escaped_name);
 	suite_add_tcase(s, tc);
 	return s;
 }
