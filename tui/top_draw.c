@@ -348,7 +348,7 @@ static const char *const help_lines[] = {
 	"NVML metrics (util, memory, power, SM clock) show N/A where the",
 	"driver or GPU cannot report them, and for a capture not live here.",
 	"A capture made with perfkit run --gpu-metrics adds SM active, tensor",
-	"active and DRAM read + write (% of peak, each second's mean).",
+	"pipe and DRAM read + write (% of peak, each second's mean).",
 };
 
 static void draw_help(const struct top_layout *l)

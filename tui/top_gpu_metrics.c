@@ -130,8 +130,9 @@ void top_gpu_metrics__row(const struct top_gpu_metrics *g, int row, int64_t buck
 	int kinds[2], nk = row_kinds(g, row, kinds);
 	int64_t v = nk ? row_value(g, kinds, nk, bucket) : -1;
 
+	/* as wide as the rates' labels, 12 columns */
 	snprintf(label, label_cap, "%s", !nk ? "" : kinds[0] == TOP_GM_SM_ACTIVE ? "SM active"
-					     : kinds[0] == TOP_GM_TENSOR_ACTIVE ? "tensor active"
+					     : kinds[0] == TOP_GM_TENSOR_ACTIVE ? "tensor pipe"
 					     : nk == 2 ? "DRAM r+w" : kinds[0] == TOP_GM_DRAM_READ ? "DRAM read"
 					     : "DRAM write");
 	if (v < 0)

@@ -20,8 +20,8 @@ D=$PERFKIT_TEST_DATA
 command -v sqlite3 >/dev/null || { echo "FAIL: sqlite3 is needed" >&2; exit 1; }
 
 has_samples() {
-	[ "$(sqlite3 "$1" "SELECT count(*) FROM sqlite_master WHERE name = 'GPU_METRICS'")" = 1 ] &&
-		[ "$(sqlite3 "$1" "SELECT count(*) > 0 FROM (SELECT 1 FROM GPU_METRICS LIMIT 1)")" = 1 ]
+	[ "$(sqlite3 -readonly "$1" "SELECT count(*) FROM sqlite_master WHERE name = 'GPU_METRICS'")" = 1 ] &&
+		[ "$(sqlite3 -readonly "$1" "SELECT count(*) > 0 FROM (SELECT 1 FROM GPU_METRICS LIMIT 1)")" = 1 ]
 }
 
 shopt -s nullglob
@@ -265,5 +265,35 @@ PY
 	then pass "$name: diagnose runs the metrics rules; their findings have evidence, a change and offenders"
 	else fail "$name: diagnose: $(tail -n 3 "$TMP/why" | tr '\n' ' ')"; fi
 done
+
+# ---- perfkit top --------------------------------------------------------------
+# A replay shows the metrics' rows under the rates when the capture has
+# samples, and none when it has not.
+if ! command -v tmux >/dev/null; then
+	skip "perfkit top's rows" "tmux is not installed"
+	finish
+fi
+. "$(dirname "$0")/tmux_lib.sh"
+replay() { # FILE
+	local cmd
+	rm -f "$TMP/status"
+	printf -v cmd 'env LANG=C.UTF-8 LC_ALL=C.UTF-8 %q top --replay=1000000000 %q; echo $? >%q; sleep 60' \
+		"$PERFKIT" "$1" "$TMP/status"
+	tm kill-session -t top >/dev/null 2>&1
+	tm new-session -d -s top -x 160 -y 45 "$cmd"
+}
+for f in "${with[@]}"; do
+	name=$(basename "$f" .sqlite)
+	replay "$f"
+	wait_for "$name: top replays to the end" "replay finished" 20 &&
+		wait_for "$name: top shows SM active under the rates" "SM active"
+	tm send-keys -t top:0 q
+done
+replay "$D/gpu_work.sqlite"
+if wait_for "gpu_work: top replays to the end" "replay finished" 20; then
+	if grep -qF "SM active" "$TMP/screen"; then fail "gpu_work: no GPU metrics rows without samples"
+	else pass "gpu_work: no GPU metrics rows without samples"; fi
+fi
+tm send-keys -t top:0 q
 
 finish

@@ -85,7 +85,7 @@ START_TEST(tui_gm_rows_follow_the_metrics_the_capture_has)
 	}
 	ck_assert_int_eq(top_gpu_metrics__rows(&g), 3);
 	top_gpu_metrics__row(&g, 1, 1700000000, label, sizeof label, value, sizeof value);
-	ck_assert_str_eq(label, "tensor active");
+	ck_assert_str_eq(label, "tensor pipe");
 	ck_assert_str_eq(value, "30.0%");
 	top_gpu_metrics__row(&g, 2, 1700000000, label, sizeof label, value, sizeof value);
 	ck_assert_str_eq(label, "DRAM r+w");
