@@ -62,14 +62,17 @@ static int device_rows(const struct gm_catalog *c, const struct gm_summary *sum,
 		{ "Period (ns)", RPT_INT, 0 },
 	};
 	int ncols = metric_columns(c, cols, 5), rc;
+	char why[128];
 
 	rc = sink->begin(sink, "gpu_metrics_devices", "Sampled GPU Metrics per Device (whole capture)", cols, ncols);
 	if (rc >= 0 && c->nsamplers == 0)
 		rc = rpt_sink__note(sink, &(struct rpt_note){ "no_gpu_metrics", 1,
 							      "This capture has no sampled GPU metrics: " HOW_TO_COLLECT "." });
-	if (rc >= 0 && c->left_out)
-		rc = rpt_sink__note(sink, &(struct rpt_note){ "metrics_left_out", c->left_out,
-							      "metrics past the first 32 names are left out" });
+	if (rc >= 0 && c->left_out) {
+		snprintf(why, sizeof why, "%d metric descriptions past the first %d metric names are left out",
+			 c->left_out, GM_MAX_METRICS);
+		rc = rpt_sink__note(sink, &(struct rpt_note){ "metrics_left_out", c->left_out, why });
+	}
 	for (int i = 0; rc >= 0 && i < sum->devices.n; i++) {
 		const struct gm_row *r = &sum->devices.rows[i];
 		const struct gm_sampler *smp = &c->samplers[r->sampler];
