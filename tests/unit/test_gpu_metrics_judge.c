@@ -11,7 +11,7 @@
 
 /* diagnose's defaults */
 static const struct gmj_limits lim = {
-	.min_coverage = 0.5, .max_sm_active = 0.5, .max_tensor = 0.02, .dram_roof = 0.8, .link_roof = 0.8,
+	.min_coverage = 0.5, .max_sm_active = 0.5, .max_tensor = 0.02, .dram_roof = 0.75, .link_roof = 0.8,
 };
 
 START_TEST(judge_few_sms_tells_small_grids_from_tails)
@@ -64,9 +64,10 @@ END_TEST
 
 START_TEST(judge_dram_roof_adds_read_and_write)
 {
-	ck_assert(gmj__at_dram_roof(60, 25, &lim));
+	/* the H100's triad: read 54% + write 27% of peak */
+	ck_assert(gmj__at_dram_roof(54.2, 27.1, &lim));
 	ck_assert(gmj__at_dram_roof(80, NAN, &lim));
-	ck_assert(!gmj__at_dram_roof(50, 25, &lim));
+	ck_assert(!gmj__at_dram_roof(50, 20, &lim));
 	ck_assert(!gmj__at_dram_roof(NAN, NAN, &lim));
 }
 END_TEST
