@@ -34,10 +34,10 @@ static const enum gm_kind memory_kinds[] = { GM_DRAM_READ, GM_DRAM_WRITE, GM_PCI
 					     GM_PCIE_TX,   GM_NVLINK_RX,  GM_NVLINK_TX };
 
 #define METRIC_SCRIPT(NAME)                                    \
-	GNUPLOT_SVG_TERMINAL(960, 280)                         \
+	GNUPLOT_SVG_TERMINAL(960, 310)                         \
 	"set output '" NAME ".svg'\n"                          \
 	"set datafile missing '?'\n"                           \
-	"set key autotitle columnheader top right\n"           \
+	"set key autotitle columnheader below horizontal\n"     \
 	/* the utilisation plot's x range, so the two line up */ \
 	"stats '" NAME ".dat' using 1 nooutput\n"              \
 	"set xrange [STATS_min:STATS_max]\n"                   \
