@@ -288,7 +288,8 @@ static void loop(struct top_loop *t)
 			else
 				break;
 		}
-		top_layout__compute_gpus(COLS, LINES, t->m.ngpus, &t->layout);
+		top_layout__compute_full(COLS, LINES, t->m.ngpus,
+					 top_gpu_metrics__rows(&t->m.gpu_metrics), &t->layout);
 		if (mono >= next_refresh && !t->ui.paused) {
 			refresh_step(t, mono);
 			next_refresh = mono + (int64_t)t->cfg->refresh_ms * 1000000;

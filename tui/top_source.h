@@ -31,6 +31,7 @@ enum top_table {
 	TOP_T_MEMCPY,
 	TOP_T_MEMORY,
 	TOP_T_NVTX,
+	TOP_T_GPU_METRICS,
 	TOP_T__COUNT
 };
 
@@ -56,6 +57,7 @@ struct top_source {
 	struct top_table_pos t[TOP_T__COUNT];
 	struct idmap kernel_ids;    /* StringIds id -> model kernel name */
 	struct idmap range_ids;     /* StringIds id -> model range name */
+	struct idmap metric_ids;    /* (typeId, metricId) -> top_gpu_metrics kind, TOP_GM__COUNT: not shown */
 	bool described;             /* GPU and process read into the header */
 	int64_t dropped_records;    /* this store's PERFKIT_COUNTERS value */
 };

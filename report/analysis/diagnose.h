@@ -265,5 +265,6 @@ extern const struct diag_rule diag_rules_kernel[];
 extern const struct diag_rule diag_rules_memory[];
 extern const struct diag_rule diag_rules_host[];
 extern const struct diag_rule diag_rules_critical_path[];
+extern const struct diag_rule diag_rules_gpu_metrics[];
 
 #endif

@@ -45,6 +45,15 @@ const struct diag_setting_def diag_setting_defs[] = {
 	{ "access.min_kernel_share", 0.01, "kernels touching less of the window are ignored by uncoalesced_access" },
 	{ "cpu_bound.max_gpu_busy", 0.5, "GPU busy fraction of the window below which the host is examined" },
 	{ "cpu_bound.min_host_fraction", 0.5, "share of the GPU's idle time the host spends outside CUDA calls" },
+	{ "gpu_metrics.min_coverage", 0.5, "a kernel's sampled averages judge it where it fills at least this share of the sample periods it falls in" },
+	{ "few_sms.max_sm_active", 0.5, "SMs Active below this fraction while a kernel runs is few SMs busy" },
+	{ "few_sms.min_kernel_share", 0.01, "kernels touching less of the window are ignored by few_sms_busy" },
+	{ "tensor_idle.max_tensor_active", 0.02, "Tensor Active at or below this fraction while a GEMM runs is idle" },
+	{ "tensor_idle.min_gemm_share", 0.1, "FP32 GEMMs with idle tensor cores must take this share of the GPU's busy time" },
+	{ "dram_roof.min_throughput", 0.75, "DRAM read + write at or above this fraction of peak is at the roof (an H100 triad peaks at 81%)" },
+	{ "dram_roof.min_busy_share", 0.2, "time at the DRAM roof, as a share of the GPU's busy time, before dram_roof fires" },
+	{ "link_saturated.min_throughput", 0.8, "PCIe or NVLink throughput at or above this fraction of peak is saturated" },
+	{ "link_saturated.min_comm_share", 0.25, "saturated time, as a share of the time copies and NCCL kernels run, before link_saturated fires" },
 };
 const int diag_nsetting_defs = sizeof diag_setting_defs / sizeof diag_setting_defs[0];
 
