@@ -23,13 +23,10 @@ start_top() {
 	tm new-session -d -s top -x 150 -y 40 "$cmd"
 }
 
-# expect_exit NAME WANT [SECONDS]: top exits with WANT in time.
+# expect_exit NAME WANT: top exits with WANT in time.
 expect_exit() {
 	local got
-	for _ in $(seq $((${3:-10} * 10))); do
-		[ -s "$TMP/$1.status" ] && break
-		sleep 0.1
-	done
+	wait_until "$WAIT_S" test -s "$TMP/$1.status"
 	got=$(cat "$TMP/$1.status" 2>/dev/null || echo "still running")
 	if [ "$got" = "$2" ]; then pass "$1: exit status $2"; else
 		fail "$1: exit status '$got', wanted $2"; sed 's/^/    ! /' "$TMP/$1.err" >&2; fi
@@ -43,7 +40,7 @@ readable() { # NAME FILE: a complete capture perfkit report reads
 # ---- following a capture written in place --------------------------------------
 "$LIVE" -o "$TMP/inplace.sqlite" 3 &
 writer=$!
-for _ in $(seq 50); do [ -s "$TMP/inplace.sqlite" ] && break; sleep 0.1; done
+wait_until "$WAIT_S" test -s "$TMP/inplace.sqlite"
 start_top inplace "$TMP/inplace.sqlite"
 wait_for "in place: rows appear while the writer runs" "live_kernel_a"
 wait_for "in place: shown as live" "live capture"
@@ -66,7 +63,7 @@ fi
 start_top program -o "$TMP/program.sqlite" -- "$LIVE" 3 3
 wait_for "program: its rows appear live" "live_kernel_b"
 wait_for "program: shown running" "running"
-wait_for "program: its end is shown" "program exited (status 3)" 10
+wait_for "program: its end is shown" "program exited (status 3)"
 tm send-keys -t top:0 q
 expect_exit program 3
 readable "program" "$TMP/program.sqlite"

@@ -10,13 +10,13 @@ status=
 
 screen() { tm capture-pane -p -t top:0 >"$TMP/screen" 2>/dev/null; }
 
-# wait_for NAME TEXT [SECONDS]: the screen shows TEXT in time (default 5 s).
+# shows TEXT / lacks TEXT: what the screen shows now.
+shows() { screen && grep -qF -- "$1" "$TMP/screen"; }
+lacks() { screen && ! grep -qF -- "$1" "$TMP/screen"; }
+
+# wait_for NAME TEXT: the screen shows TEXT in time ($WAIT_S).
 wait_for() {
-	for _ in $(seq $((${3:-5} * 10))); do
-		screen
-		if grep -qF -- "$2" "$TMP/screen"; then pass "$1"; return 0; fi
-		sleep 0.1
-	done
+	if wait_until "$WAIT_S" shows "$2"; then pass "$1"; return 0; fi
 	fail "$1: the screen lacks '$2'"
 	sed 's/^/    | /' "$TMP/screen" >&2
 	return 1
