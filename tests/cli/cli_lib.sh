@@ -76,6 +76,11 @@ expect_that() {
 	if "${@:2}"; then pass "$1"; else fail "$1"; fi
 }
 
+# meta FILE KEY: a PERFKIT_META value of a capture, "" when there is none.
+# Read-only: sqlite3 would otherwise create an empty FILE when it is not
+# there yet, and a `perfkit run` starting then refuses its output as existing.
+meta() { sqlite3 -readonly "$1" "SELECT value FROM PERFKIT_META WHERE key = '$2'" 2>/dev/null; }
+
 # built_without_cupti: this perfkit's `run` refuses to capture. Probes with
 # `perfkit run -- true`, leaving $status, $TMP/out and $TMP/err like run.
 built_without_cupti() {

@@ -18,10 +18,6 @@ if built_without_cupti; then
 	exit
 fi
 
-# Read-only: sqlite3 would otherwise create an empty FILE when it is not
-# there yet, and `perfkit run` then refuses the output as existing.
-meta() { sqlite3 -readonly "$1" "SELECT value FROM PERFKIT_META WHERE key = '$2'" 2>/dev/null; }
-
 names_live_dir() { dir=$(meta "$out" live_dir) && [ -n "$dir" ]; }
 
 # start_run NAME: starts `perfkit run -- sleep 60`, waits until its output
