@@ -10,33 +10,6 @@
 . "$(dirname "$0")/tmux_lib.sh"
 LIVE="$PERFKIT_TEST_TOOLS/write_live_store"
 
-# start_top NAME ARGS...: perfkit top ARGS in a fresh tmux session; its exit
-# status lands in $TMP/NAME.status, its stderr in $TMP/NAME.err.
-start_top() {
-	local name=$1 cmd
-	shift
-	rm -f "$TMP/$name.status"
-	printf -v cmd 'cd %q && env LANG=C.UTF-8 LC_ALL=C.UTF-8 %q top' "$TMP" "$PERFKIT"
-	for a in "$@"; do printf -v cmd '%s %q' "$cmd" "$a"; done
-	printf -v cmd '%s 2>%q; echo $? >%q; sleep 60' "$cmd" "$TMP/$name.err" "$TMP/$name.status"
-	tm kill-session -t top >/dev/null 2>&1
-	tm new-session -d -s top -x 150 -y 40 "$cmd"
-}
-
-# expect_exit NAME WANT: top exits with WANT in time.
-expect_exit() {
-	local got
-	wait_until "$WAIT_S" test -s "$TMP/$1.status"
-	got=$(cat "$TMP/$1.status" 2>/dev/null || echo "still running")
-	if [ "$got" = "$2" ]; then pass "$1: exit status $2"; else
-		fail "$1: exit status '$got', wanted $2"; sed 's/^/    ! /' "$TMP/$1.err" >&2; fi
-}
-
-readable() { # NAME FILE: a complete capture perfkit report reads
-	if "$PERFKIT" report "$2" >"$TMP/report.out" 2>&1 && grep -q live_kernel_a "$TMP/report.out"
-	then pass "$1: the capture is complete"; else fail "$1: the capture is not complete"; fi
-}
-
 # ---- following a capture written in place --------------------------------------
 "$LIVE" -o "$TMP/inplace.sqlite" 3 &
 writer=$!
