@@ -5,10 +5,12 @@
  * read. All values are bound parameters. */
 #include "top_source.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "prof/escape.h"
@@ -121,6 +123,60 @@ static char *build_select(struct prof_store *st, enum top_table t)
 	return sql;
 }
 
+/* ---- the file ------------------------------------------------------------------ */
+
+int top_source__check_file(struct top_source *s, struct prof_error *err)
+{
+	struct stat st;
+
+	if (stat(s->path, &st) < 0) {
+		if (errno != ENOENT)
+			return 0; /* nothing to tell by: a read will say */
+		s->lost = TOP_LOSS_DELETED;
+		return prof_error__set(err, PROF_E_IO, "%s: deleted while being read", s->path);
+	}
+	if (st.st_dev != s->dev || st.st_ino != s->ino) {
+		s->lost = TOP_LOSS_REPLACED;
+		return prof_error__set(err, PROF_E_IO, "%s: replaced by another file while being read",
+				       s->path);
+	}
+	if ((int64_t)st.st_size < s->largest_bytes) {
+		s->lost = TOP_LOSS_TRUNCATED;
+		return prof_error__set(err, PROF_E_TRUNCATED,
+				       "%s: truncated while being read (%lld bytes, %lld before)",
+				       s->path, (long long)st.st_size, (long long)s->largest_bytes);
+	}
+	s->largest_bytes = (int64_t)st.st_size;
+	return 0;
+}
+
+/* A read failed with rc (err): when that says the file cannot be read as
+ * it was (cut short, corrupt, unreadable, gone), the source is lost; the
+ * file is looked at first, since a file deleted or truncated reads as
+ * damaged. Returns rc. */
+static int note_failure(struct top_source *s, int rc, struct prof_error *err)
+{
+	struct prof_error why;
+
+	if (rc != PROF_E_TRUNCATED && rc != PROF_E_CORRUPT && rc != PROF_E_NOT_SQLITE &&
+	    rc != PROF_E_IO)
+		return rc;
+	if (top_source__check_file(s, &why) < 0)
+		*err = why;
+	else
+		s->lost = rc == PROF_E_TRUNCATED ? TOP_LOSS_TRUNCATED : TOP_LOSS_DAMAGED;
+	return rc;
+}
+
+/* After reading: a read whose caller answered without an error (a table
+ * looked up, a counter) may have found the file damaged all the same. */
+static int check_reads(struct top_source *s, struct prof_error *err)
+{
+	int rc = s->store ? prof_store__check_read(s->store, err) : 0;
+
+	return rc < 0 ? note_failure(s, rc, err) : 0;
+}
+
 /* ---- connection -------------------------------------------------------------- */
 
 int top_source__connect(struct top_source *s, struct prof_error *err)
@@ -131,7 +187,7 @@ int top_source__connect(struct top_source *s, struct prof_error *err)
 		return 0;
 	rc = prof_store__open(s->path, &s->store, err);
 	if (rc)
-		return rc;
+		return note_failure(s, rc, err);
 	for (int t = 0; t < TOP_T__COUNT; t++) {
 		struct top_table_pos *p = &s->t[t];
 
@@ -167,6 +223,7 @@ int top_source__open(const char *path, enum top_read_mode mode, struct top_sourc
 		     struct prof_error *err)
 {
 	struct top_source *s = calloc(1, sizeof *s);
+	struct stat st;
 	int rc;
 
 	*out = NULL;
@@ -180,10 +237,15 @@ int top_source__open(const char *path, enum top_read_mode mode, struct top_sourc
 	idmap__init(&s->range_ids);
 	idmap__init(&s->metric_ids);
 	rc = top_source__connect(s, err);
+	if (!rc && stat(path, &st) < 0)
+		rc = prof_error__set(err, PROF_E_IO, "%s: %s", path, strerror(errno));
 	if (rc) {
 		top_source__close(s);
 		return rc;
 	}
+	s->dev = st.st_dev;
+	s->ino = st.st_ino;
+	s->largest_bytes = (int64_t)st.st_size;
 	*out = s;
 	return 0;
 }
@@ -396,11 +458,12 @@ int top_source__read(struct top_source *s, struct top_model *m, int64_t deadline
 			rc = read_batch(s, m, t, share, err);
 		while (rc == 0 && top_monotonic_ns() <= share);
 		if (rc < 0)
-			return rc;
+			return note_failure(s, rc, err);
 		if (rc == 0)
 			done = 0;
 	}
-	return done;
+	rc = check_reads(s, err);
+	return rc < 0 ? rc : done;
 }
 
 /* ---- replay mode -------------------------------------------------------------------- */
@@ -460,19 +523,22 @@ int top_source__replay(struct top_source *s, struct top_model *m, int64_t clock_
 
 		rc = replay_begin(s, t, err);
 		if (rc)
-			return rc;
+			return note_failure(s, rc, err);
 		while (p->replay_state == 1 && prof_cursor__int64(p->cur, 1) <= clock_ns) {
 			consume(s, m, t, p->cur);
 			rc = prof_cursor__next(p->cur, err);
-			if (rc < 0)
-				return rc;
+			if (rc < 0) {
+				p->replay_state = 2; /* the cursor holds no row to consume */
+				return note_failure(s, rc, err);
+			}
 			if (rc == 0)
 				p->replay_state = 2;
 			if (++n % DEADLINE_EVERY == 0 && top_monotonic_ns() > deadline_ns)
-				return 0;
+				return check_reads(s, err);
 		}
 	}
-	return 1;
+	rc = check_reads(s, err);
+	return rc < 0 ? rc : 1;
 }
 
 bool top_source__replay_done(const struct top_source *s)
