@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* A capture clock that runs this far from its realtime clock has been
  * stepped, not drifted: its rate is not used. */
@@ -99,6 +100,101 @@ static bool same_key(const struct job_end_obs *a, const struct job_end_obs *b)
 	return a->key_hash == b->key_hash && a->key_ordinal == b->key_ordinal;
 }
 
+/* Least squares of end + offset[group] = T[collective] with offset[0] = 0,
+ * by alternating means over the kept observations (each collective's ends
+ * taken against its first, so that doubles hold small numbers). */
+static void fit(const struct job_end_obs *obs, size_t kept, int ngroups, const int64_t *count,
+		double *sum, double *offsets)
+{
+	for (int round = 0; round < FIT_ROUNDS; round++) {
+		for (int g = 0; g < ngroups; g++)
+			sum[g] = 0;
+		for (size_t i = 0, j; i < kept; i = j) {
+			double t = 0;
+
+			for (j = i; j < kept && same_key(&obs[i], &obs[j]); j++)
+				t += (double)(obs[j].end_ns - obs[i].end_ns) + offsets[obs[j].group];
+			t /= (double)(j - i);
+			for (size_t k = i; k < j; k++)
+				sum[obs[k].group] += t - (double)(obs[k].end_ns - obs[i].end_ns);
+		}
+		for (int g = ngroups - 1; g >= 0; g--)
+			offsets[g] = sum[g] / (double)count[g] - sum[0] / (double)count[0];
+	}
+}
+
+/* How far apart one collective's aligned ends lie (obs[i..j) share a key). */
+static double spread(const struct job_end_obs *obs, size_t i, size_t j, const double *offsets)
+{
+	double lo = 0, hi = 0;
+
+	for (size_t k = i; k < j; k++) {
+		double t = (double)(obs[k].end_ns - obs[i].end_ns) + offsets[obs[k].group];
+
+		if (k == i || t < lo)
+			lo = t;
+		if (k == i || t > hi)
+			hi = t;
+	}
+	return hi - lo;
+}
+
+static int cmp_double(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+
+	return (a > b) - (a < b);
+}
+
+/* Collectives whose ends do not meet: a broadcast's root can finish before
+ * its receivers have the data, a communicator's first collective carries
+ * its setup. After a first fit, those whose aligned ends spread past
+ * OUTLIER_FACTOR times the median collective's (and past OUTLIER_MIN_NS)
+ * are left out, so they cannot pull the offsets; the fit runs again, and
+ * again while it leaves some out. */
+#define OUTLIER_FACTOR 4.0
+#define OUTLIER_MIN_NS 2000.0
+#define OUTLIER_PASSES 8
+
+static size_t drop_outliers(struct job_end_obs *obs, size_t kept, const double *offsets,
+			    int64_t *count, int *matched)
+{
+	size_t ncoll = 0, out = 0, c = 0;
+	double *spreads, limit;
+
+	for (size_t i = 0, j; i < kept; i = j, ncoll++)
+		for (j = i + 1; j < kept && same_key(&obs[i], &obs[j]); j++)
+			;
+	spreads = malloc(ncoll * sizeof *spreads);
+	if (!spreads || ncoll < 3) {
+		free(spreads);
+		return kept;
+	}
+	for (size_t i = 0, j; i < kept; i = j) {
+		for (j = i + 1; j < kept && same_key(&obs[i], &obs[j]); j++)
+			;
+		spreads[c++] = spread(obs, i, j, offsets);
+	}
+	qsort(spreads, ncoll, sizeof *spreads, cmp_double);
+	limit = spreads[ncoll / 2] * OUTLIER_FACTOR;
+	if (limit < OUTLIER_MIN_NS)
+		limit = OUTLIER_MIN_NS;
+	for (size_t i = 0, j; i < kept; i = j) {
+		for (j = i + 1; j < kept && same_key(&obs[i], &obs[j]); j++)
+			;
+		if (spread(obs, i, j, offsets) > limit) {
+			for (size_t k = i; k < j; k++)
+				count[obs[k].group]--;
+			--*matched;
+			continue;
+		}
+		memmove(&obs[out], &obs[i], (j - i) * sizeof *obs);
+		out += j - i;
+	}
+	free(spreads);
+	return out;
+}
+
 int job_time__fit_collectives(struct job_end_obs *obs, size_t n, int ngroups, double *offsets,
 			      double *rms_ns, int *matched)
 {
@@ -132,23 +228,19 @@ int job_time__fit_collectives(struct job_end_obs *obs, size_t n, int ngroups, do
 	for (int g = 0; g < ngroups; g++)
 		if (!count[g])
 			goto out; /* a host no collective joins to the others: not refined */
-	/* Least squares of end + offset[group] = T[collective] with offset[0]
-	 * = 0, by alternating means; each collective's ends are taken against
-	 * its first, so that doubles hold small numbers. */
-	for (int round = 0; round < FIT_ROUNDS; round++) {
-		for (int g = 0; g < ngroups; g++)
-			sum[g] = 0;
-		for (size_t i = 0, j; i < kept; i = j) {
-			double t = 0;
+	fit(obs, kept, ngroups, count, sum, offsets);
+	/* a far outlier widens every spread of the first fit: trim and fit
+	 * again until no collective is left out */
+	for (int pass = 0; pass < OUTLIER_PASSES; pass++) {
+		size_t before = kept;
 
-			for (j = i; j < kept && same_key(&obs[i], &obs[j]); j++)
-				t += (double)(obs[j].end_ns - obs[i].end_ns) + offsets[obs[j].group];
-			t /= (double)(j - i);
-			for (size_t k = i; k < j; k++)
-				sum[obs[k].group] += t - (double)(obs[k].end_ns - obs[i].end_ns);
-		}
-		for (int g = ngroups - 1; g >= 0; g--)
-			offsets[g] = sum[g] / (double)count[g] - sum[0] / (double)count[0];
+		kept = drop_outliers(obs, kept, offsets, count, matched);
+		for (int g = 0; g < ngroups; g++)
+			if (!count[g])
+				goto out; /* only outliers joined a host: not refined */
+		if (kept == before)
+			break;
+		fit(obs, kept, ngroups, count, sum, offsets);
 	}
 	for (size_t i = 0, j; i < kept; i = j) {
 		double t = 0;

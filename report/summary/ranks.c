@@ -155,16 +155,31 @@ static int work_row(struct sum_ranks *r, struct prof_cursor *c, int *cap)
 	return prof_cursor__is_null(c, 1) ? 0 : add_gpu(p, (int32_t)prof_cursor__int64(c, 1), NULL);
 }
 
-/* PERFKIT_PROCESS_GPUS: globalPid, deviceId, uuid. */
+static bool uses_gpu(const struct sum_process *p, int32_t device_id)
+{
+	for (int i = 0; i < p->ngpus; i++)
+		if (p->gpus[i].device_id == device_id)
+			return true;
+	return false;
+}
+
+/* PERFKIT_PROCESS_GPUS: globalPid, deviceId, uuid: every GPU the process
+ * saw. A process with GPU work is given the UUIDs of the GPUs it worked on
+ * only (a rank of a job sees every GPU of its node and uses one); one
+ * without any keeps all it saw. */
 static int gpu_row(struct sum_ranks *r, struct prof_cursor *c, int *cap)
 {
 	struct sum_process *p = process_at(r, prof_cursor__int64(c, 0), cap);
+	int32_t device;
 
 	if (!p)
 		return PROF_E_NOMEM;
 	if (prof_cursor__is_null(c, 1))
 		return 0;
-	return add_gpu(p, (int32_t)prof_cursor__int64(c, 1), prof_cursor__text(c, 2));
+	device = (int32_t)prof_cursor__int64(c, 1);
+	if (p->has_cuda && !uses_gpu(p, device))
+		return 0;
+	return add_gpu(p, device, prof_cursor__text(c, 2));
 }
 
 /* A process known only by its name or its calls: globalPid, name. */

@@ -92,8 +92,12 @@ if [ -z "$ddp" ] || [ "$(sqlite3 "$ddp" "SELECT count(*) FROM CUPTI_ACTIVITY_KIN
 	WHERE s.value LIKE 'nccl%Kernel%'")" -lt 10 ]; then
 	skip "alignment from collectives" "no capture with NCCL collectives in tests/data/ddp"
 else
-	rank0=$(ls "$D"/ddp/*rank0*.sqlite "$D"/ddp/*-0.sqlite 2>/dev/null | head -1)
-	rank1=$(ls "$D"/ddp/*rank1*.sqlite "$D"/ddp/*-1.sqlite 2>/dev/null | head -1)
+	# the ranks of tests/data/ddp/two_gpus had a GPU each; those of
+	# tests/data/ddp shared one
+	rank0=$D/ddp/two_gpus/ddp2_rank0.sqlite
+	rank1=$D/ddp/two_gpus/ddp2_rank1.sqlite
+	[ -f "$rank0" ] || rank0=$D/ddp/ddp2_rank0.sqlite
+	[ -f "$rank1" ] || rank1=$D/ddp/ddp2_rank1.sqlite
 	with_clocks "$rank0" "$TMP/r0.sqlite"
 	with_clocks "$rank1" "$TMP/r1-own.sqlite"
 	as_other_host "$TMP/r1-own.sqlite" "$TMP/r1.sqlite" 3700000000 2000000
