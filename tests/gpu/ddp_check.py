@@ -58,6 +58,15 @@ for gpid, rank, world, local, host, launcher in ranks:
             lines.append("%s  rank %s kernels %d = torch.profiler %d; gpu %.3f ms vs %.3f ms" % (
                 "PASS" if same else "FAIL", rank, k[0], p["kernels"], (k[1] or 0) / 1e6, p["gpu_ns"] / 1e6))
             ok &= same
+            if "compute_gpu_ns" in p:
+                mine = one("SELECT sum(k.\"end\" - k.start) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s"
+                           " ON s.id = coalesce(k.demangledName, k.shortName) WHERE k.globalPid = ?"
+                           " AND s.value NOT LIKE '%nccl%' AND k.start BETWEEN ? AND ?", gpid, rng[0], rng[1]) or 0
+                near = abs(mine - p["compute_gpu_ns"]) <= 0.05 * p["compute_gpu_ns"]
+                lines.append("%s  rank %s GPU time of its kernels but NCCL's %.3f ms vs torch.profiler %.3f ms"
+                             " (within 5%%)" % ("PASS" if near else "FAIL", rank, mine / 1e6,
+                                               p["compute_gpu_ns"] / 1e6))
+                ok &= near
     if not payloads:
         lines.append("FAIL  rank %s: no NVTX extended payloads" % rank)
         ok = False
