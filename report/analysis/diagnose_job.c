@@ -402,6 +402,84 @@ static void job_exit(struct diag_job *j)
 	free(j->in_window);
 }
 
+/* ---- for the job's rules ---------------------------------------------------- */
+
+int diag_job__rank_index(const struct diag_job *j, int64_t global_pid)
+{
+	for (int i = 0; i < j->times.n; i++)
+		if (j->times.v[i].global_pid == global_pid)
+			return i;
+	return -1;
+}
+
+double diag_job__steps(const struct rank_time *t)
+{
+	return t->nsteps > 0 ? (double)t->nsteps : 1.0;
+}
+
+double diag_job__share(const struct rank_time *t, int64_t ns)
+{
+	double s = t->window_ns > 0 ? (double)ns / (double)t->window_ns : 0;
+
+	return s < 0 ? 0 : s > 1 ? 1 : s;
+}
+
+int diag_job__set_ranks(struct diag_finding *f, const struct diag_job *j, const bool *on, const int64_t *ns,
+			int share_rank)
+{
+	int n = 0;
+
+	if (!f)
+		return PROF_E_NOMEM;
+	f->ranks = calloc((size_t)j->times.n, sizeof *f->ranks);
+	if (!f->ranks)
+		return PROF_E_NOMEM;
+	for (int i = 0; i < j->times.n; i++)
+		if (on[i])
+			f->ranks[n++] = (struct diag_rank_share){ j->times.v[i].rank,
+								  diag_job__share(&j->times.v[i], ns[i]), ns[i] };
+	f->nranks = n;
+	f->every_rank = n == j->times.n;
+	f->share_rank = share_rank;
+	return 0;
+}
+
+static const char *amount(char *buf, size_t cap, double v, enum diag_job_unit unit)
+{
+	if (unit == DIAG_JOB_NS)
+		return diag__ns(buf, cap, (int64_t)v);
+	snprintf(buf, cap, unit == DIAG_JOB_SHARE ? "%.1f%%" : "%.1f", unit == DIAG_JOB_SHARE ? 100 * v : v);
+	return buf;
+}
+
+void diag_job__amounts(const struct diag_job *j, const bool *on, const double *v, enum diag_job_unit unit,
+		       char *buf, size_t cap)
+{
+	size_t len = 0;
+	int n = 0, lo = -1, hi = -1;
+	char b[32], b2[32];
+
+	buf[0] = 0;
+	for (int i = 0; i < j->times.n; i++) {
+		if (!on[i])
+			continue;
+		n++;
+		if (lo < 0 || v[i] < v[lo])
+			lo = i;
+		if (hi < 0 || v[i] > v[hi])
+			hi = i;
+	}
+	if (n > DIAG_JOB_LIST_RANKS) {
+		snprintf(buf, cap, "from %s (rank %d) to %s (rank %d)", amount(b, sizeof b, v[lo], unit),
+			 j->times.v[lo].rank, amount(b2, sizeof b2, v[hi], unit), j->times.v[hi].rank);
+		return;
+	}
+	for (int i = 0; i < j->times.n && len < cap; i++)
+		if (on[i])
+			len += (size_t)snprintf(buf + len, cap - len, "%srank %d %s", len ? ", " : "",
+						j->times.v[i].rank, amount(b, sizeof b, v[i], unit));
+}
+
 /* ---- the job ------------------------------------------------------------ */
 
 int diag__run_job(struct prof_store *store, const struct diag_settings *settings,
@@ -437,6 +515,8 @@ int diag__run_job(struct prof_store *store, const struct diag_settings *settings
 		rc = load_job(store, settings, ranks, &job, err);
 	if (rc == 0 && r->gpu_busy_ns > 0)
 		rc = diag__run_family(&ctx, diag_rules_ranks, err);
+	if (rc == 0 && r->gpu_busy_ns > 0)
+		rc = diag__run_family(&ctx, diag_rules_collectives, err);
 	if (rc)
 		goto out;
 	*out = r;

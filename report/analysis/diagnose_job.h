@@ -31,6 +31,23 @@ struct diag_job {
 	bool one_host;                 /* every rank on one host */
 };
 
+/* What the job's rules share (rules_ranks.c, rules_collectives.c): a
+ * process's index among the ranks (times.v; -1: none), a rank's steps (1
+ * without a loop), a time as a share of its window, the ranks a finding is
+ * on (those with on[i], each with ns[i] of its window), and "rank 0 1.2 ms,
+ * rank 1 3.4 ms" for the ranks with on[i] (past DIAG_JOB_LIST_RANKS of
+ * them, the least and the most). */
+#define DIAG_JOB_LIST_RANKS 8
+#define DIAG_JOB_NO_NCCL "the job has no NCCL collectives (no NCCL kernels)"
+enum diag_job_unit { DIAG_JOB_NS, DIAG_JOB_SHARE, DIAG_JOB_COUNT };
+int diag_job__rank_index(const struct diag_job *j, int64_t global_pid);
+double diag_job__steps(const struct rank_time *t);
+double diag_job__share(const struct rank_time *t, int64_t ns);
+int diag_job__set_ranks(struct diag_finding *f, const struct diag_job *j, const bool *on, const int64_t *ns,
+			int share_rank);
+void diag_job__amounts(const struct diag_job *j, const bool *on, const double *v, enum diag_job_unit unit,
+		       char *buf, size_t cap);
+
 /* The rank_time of a process; NULL when it is no chosen rank. */
 const struct rank_time *diag_job__time_of(const struct diag_job *j, int64_t global_pid);
 /* The median of the ranks' median steps; -1 when no rank has steps. */

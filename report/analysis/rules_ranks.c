@@ -1,9 +1,9 @@
-/* rules_ranks.c - the rules of a job of several ranks (diagnose_job.h):
- * a straggler that the others wait for at the collectives, compute that
- * differs across ranks, communication not overlapped with compute, many
- * small (latency-bound) collectives, collectives below the link's
- * bandwidth. They run only on jobs, after the rules of one process have
- * run on each rank; their decisions are job_judge.c's. */
+/* rules_ranks.c - the rules of a job about its ranks (diagnose_job.h): a
+ * straggler that the others wait for at the collectives, with what it did
+ * more than they did before them, and compute that differs across ranks.
+ * They run only on jobs, after the rules of one process have run on each
+ * rank; their decisions are job_judge.c's. The rules about the
+ * collectives themselves are rules_collectives.c's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,94 +12,9 @@
 #include "gpu_work.h"
 #include "job_judge.h"
 
-#define NO_NCCL "the job has no NCCL collectives (no NCCL kernels)"
-#define NO_SIZES                                                                                  \
-	"no message sizes: NCCL's NVTX payloads were not captured (NCCL before 2.23, or NVTX not " \
-	"traced)"
-/* ranks listed one by one up to this many; more are summed up */
-#define LIST_RANKS 8
-
 static int nomem(struct prof_error *err)
 {
 	return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-}
-
-/* The index of a process among the job's ranks (times.v); -1: none. */
-static int rank_index(const struct diag_job *j, int64_t global_pid)
-{
-	for (int i = 0; i < j->times.n; i++)
-		if (j->times.v[i].global_pid == global_pid)
-			return i;
-	return -1;
-}
-
-static double steps_of(const struct rank_time *t)
-{
-	return t->nsteps > 0 ? (double)t->nsteps : 1.0;
-}
-
-static double share_of(const struct rank_time *t, int64_t ns)
-{
-	double s = t->window_ns > 0 ? (double)ns / (double)t->window_ns : 0;
-
-	return s < 0 ? 0 : s > 1 ? 1 : s;
-}
-
-/* Attach the ranks a job's finding is on: v[i] for each i with on[i]. */
-static int set_ranks(struct diag_finding *f, const struct diag_job *j, const bool *on, const int64_t *ns,
-		     int share_rank)
-{
-	int n = 0;
-
-	if (!f)
-		return PROF_E_NOMEM;
-	f->ranks = calloc((size_t)j->times.n, sizeof *f->ranks);
-	if (!f->ranks)
-		return PROF_E_NOMEM;
-	for (int i = 0; i < j->times.n; i++)
-		if (on[i])
-			f->ranks[n++] = (struct diag_rank_share){ j->times.v[i].rank,
-								  share_of(&j->times.v[i], ns[i]), ns[i] };
-	f->nranks = n;
-	f->every_rank = n == j->times.n;
-	f->share_rank = share_rank;
-	return 0;
-}
-
-/* "rank 0 1.750 s (95.8%), rank 1 1.543 s (84.5%)" for the ranks on[],
- * or, past LIST_RANKS of them, the least and the most. */
-static void rank_amounts(const struct diag_job *j, const bool *on, const double *v, bool as_time,
-			 char *buf, size_t cap)
-{
-	size_t len = 0;
-	int n = 0, lo = -1, hi = -1;
-	char b[32];
-
-	buf[0] = 0;
-	for (int i = 0; i < j->times.n; i++) {
-		if (!on[i])
-			continue;
-		n++;
-		if (lo < 0 || v[i] < v[lo])
-			lo = i;
-		if (hi < 0 || v[i] > v[hi])
-			hi = i;
-	}
-	for (int i = 0; i < j->times.n && n <= LIST_RANKS && len < cap; i++)
-		if (on[i])
-			len += (size_t)snprintf(buf + len, cap - len, "%srank %d %s", len ? ", " : "",
-						j->times.v[i].rank,
-						as_time ? diag__ns(b, sizeof b, (int64_t)v[i])
-							: (snprintf(b, sizeof b, "%.1f%%", 100 * v[i]), b));
-	if (n > LIST_RANKS) {
-		char b2[32];
-
-		snprintf(buf, cap, "from %s (rank %d) to %s (rank %d)",
-			 as_time ? diag__ns(b, sizeof b, (int64_t)v[lo]) : (snprintf(b, sizeof b, "%.1f%%", 100 * v[lo]), b),
-			 j->times.v[lo].rank,
-			 as_time ? diag__ns(b2, sizeof b2, (int64_t)v[hi]) : (snprintf(b2, sizeof b2, "%.1f%%", 100 * v[hi]), b2),
-			 j->times.v[hi].rank);
-	}
 }
 
 /* ---- a rank's work before a collective ------------------------------------ */
@@ -298,13 +213,13 @@ static int straggler_gaps(struct diag_context *ctx, struct straggler *st, struct
 		int last = j->last_call[c], first = -1, wi, si = st->s;
 		int64_t a, b, a2, b2;
 
-		if (!j->in_window[c] || last < 0 || rank_index(j, j->calls.v[last].global_pid) != si ||
+		if (!j->in_window[c] || last < 0 || diag_job__rank_index(j, j->calls.v[last].global_pid) != si ||
 		    mean_wait(j, c) < st->margin_ns)
 			continue;
 		for (int i = 0; i < col->ncalls; i++)
 			if (first < 0 || j->wait_ns[col->calls[i]] > j->wait_ns[first])
 				first = col->calls[i];
-		wi = rank_index(j, j->calls.v[first].global_pid);
+		wi = diag_job__rank_index(j, j->calls.v[first].global_pid);
 		if (wi < 0 || !gap_before(j, last, &a, &b) || !gap_before(j, first, &a2, &b2))
 			continue;
 		if (!work[si].loaded)
@@ -461,7 +376,7 @@ static int straggler_finding(struct diag_context *ctx, struct straggler *st, str
 	}
 	for (int i = 0; i < j->times.n; i++) {
 		on[i] = i != st->s && st->waited[i] > 0;
-		per_step[i] = (double)st->waited[i] / steps_of(&j->times.v[i]);
+		per_step[i] = (double)st->waited[i] / diag_job__steps(&j->times.v[i]);
 		if (on[i] && (most < 0 || st->waited[i] > st->waited[most]))
 			most = i;
 	}
@@ -472,7 +387,7 @@ static int straggler_finding(struct diag_context *ctx, struct straggler *st, str
 	for (int i = 0; i < j->times.n; i++)
 		waiting += on[i];
 	if (waiting > 1) {
-		rank_amounts(j, on, per_step, true, list, sizeof list);
+		diag_job__amounts(j, on, per_step, DIAG_JOB_NS, list, sizeof list);
 		snprintf(waits, sizeof waits, "The others waited for it, per step: %s; the most, rank %d,",
 			 list, j->times.v[most].rank);
 	} else {
@@ -484,7 +399,7 @@ static int straggler_finding(struct diag_context *ctx, struct straggler *st, str
 	cause = job_judge__cause(&st->gs, &st->gw, &extra);
 	straggler_before(j, st, cause, extra, before, sizeof before);
 	f = diag__add(ctx, "straggler", "One rank arrives last at the collectives (a straggler)",
-		      share_of(&j->times.v[most], st->waited[most]), st->waited[most], DIAG_HIGH,
+		      diag_job__share(&j->times.v[most], st->waited[most]), st->waited[most], DIAG_HIGH,
 		      diag__fmt("Rank %d arrived last at %lld of the %lld collectives in the window, %lld times "
 				"by more than %s (%.0f%% of the median step, %s); %s. %s %s per step (%.1f%% of "
 				"its median step), %s in all, %s of it at the %lld late collectives, up to %s at "
@@ -495,7 +410,7 @@ static int straggler_finding(struct diag_context *ctx, struct straggler *st, str
 				diag__ns(b1, sizeof b1, (int64_t)per_step[most]),
 				j->times.v[most].step_med_ns > 0
 					? 100.0 * per_step[most] / (double)j->times.v[most].step_med_ns
-					: 100.0 * share_of(&j->times.v[most], st->waited[most]),
+					: 100.0 * diag_job__share(&j->times.v[most], st->waited[most]),
 				diag__ns(b4, sizeof b4, st->waited[most]),
 				diag__ns(b5, sizeof b5, st->late_waited[most]), (long long)st->late,
 				diag__ns(b6, sizeof b6, st->max_wait_ns), before),
@@ -503,7 +418,7 @@ static int straggler_finding(struct diag_context *ctx, struct straggler *st, str
 	memset(on, 0, sizeof *on * (size_t)j->times.n);
 	on[st->s] = true;
 	ns[st->s] = st->waited[most];
-	rc = set_ranks(f, j, on, ns, j->times.v[most].rank);
+	rc = diag_job__set_ranks(f, j, on, ns, j->times.v[most].rank);
 	if (rc == 0)
 		diag_tally__offenders(&st->kinds, f);
 	free(on), free(per_step), free(ns);
@@ -518,7 +433,7 @@ static int rule_straggler(struct diag_context *ctx, struct prof_error *err)
 	int rc = 0;
 
 	if (j->cols.n == 0)
-		return diag__skip(ctx, "straggler", NO_NCCL) ? nomem(err) : 0;
+		return diag__skip(ctx, "straggler", DIAG_JOB_NO_NCCL) ? nomem(err) : 0;
 	st.step_ns = diag_job__step_ns(j);
 	if (st.step_ns <= 0)
 		return diag__skip(ctx, "straggler", "no rank has a repeating step (each window is its whole "
@@ -540,7 +455,7 @@ static int rule_straggler(struct diag_context *ctx, struct prof_error *err)
 			continue;
 		st.all_in_window++;
 		w = mean_wait(j, c);
-		li = rank_index(j, j->calls.v[j->last_call[c]].global_pid);
+		li = diag_job__rank_index(j, j->calls.v[j->last_call[c]].global_pid);
 		if (li < 0 || w <= 0 || w < st.margin_ns)
 			continue;
 		late[li].late_count++;
@@ -558,7 +473,7 @@ static int rule_straggler(struct diag_context *ctx, struct prof_error *err)
 		if (!j->in_window[c] || j->last_call[c] < 0)
 			continue;
 		w = mean_wait(j, c);
-		li = rank_index(j, j->calls.v[j->last_call[c]].global_pid);
+		li = diag_job__rank_index(j, j->calls.v[j->last_call[c]].global_pid);
 		if (li != st.s) {
 			if (w > 0 && w >= st.margin_ns)
 				st.waiting_for_others_ns = sum_add_saturated(st.waiting_for_others_ns, w);
@@ -568,7 +483,7 @@ static int rule_straggler(struct diag_context *ctx, struct prof_error *err)
 		st.last_at++;
 		st.late += w > 0 && w >= st.margin_ns;
 		for (int i = 0; i < col->ncalls; i++) {
-			int k = col->calls[i], ri = rank_index(j, j->calls.v[k].global_pid);
+			int k = col->calls[i], ri = diag_job__rank_index(j, j->calls.v[k].global_pid);
 
 			if (ri < 0)
 				continue;
@@ -615,7 +530,7 @@ static int rule_imbalance(struct diag_context *ctx, struct prof_error *err)
 	double *v = calloc((size_t)(n ? n : 1), sizeof *v), *kernels = calloc((size_t)(n ? n : 1), sizeof *kernels);
 	bool *on = calloc((size_t)(n ? n : 1), sizeof *on), per_step;
 	int64_t *ns = calloc((size_t)(n ? n : 1), sizeof *ns);
-	char list[1024], klist[1024], b1[32];
+	char list[1024], b1[32];
 	double diff, mean = 0;
 	struct diag_finding *f;
 
@@ -635,44 +550,37 @@ static int rule_imbalance(struct diag_context *ctx, struct prof_error *err)
 	for (int i = 0; i < n; i++) {
 		const struct rank_time *t = &j->times.v[i];
 
-		v[i] = (double)t->compute_ns / (per_step ? steps_of(t) : 1.0);
-		kernels[i] = (double)t->kernels / (per_step ? steps_of(t) : 1.0);
+		v[i] = (double)t->compute_ns / (per_step ? diag_job__steps(t) : 1.0);
+		kernels[i] = (double)t->kernels / (per_step ? diag_job__steps(t) : 1.0);
 		mean += v[i] / n;
 		on[i] = true;
 	}
 	diff = job_judge__imbalance(v, n, &hi, &lo);
 	if (hi < 0 || diff < diag__get(ctx, "imbalance.min_difference"))
 		goto out;
-	rank_amounts(j, on, v, true, list, sizeof list);
-	{
-		size_t len = 0;
-
-		klist[0] = 0;
-		for (int i = 0; i < n && len < sizeof klist; i++)
-			if (n <= LIST_RANKS || i == hi || i == lo)
-				len += (size_t)snprintf(klist + len, sizeof klist - len, "%srank %d %.1f",
-							len ? ", " : "", j->times.v[i].rank, kernels[i]);
-	}
+	diag_job__amounts(j, on, v, DIAG_JOB_NS, list, sizeof list);
 	{
 		const struct rank_time *slow = &j->times.v[hi];
-		int64_t time = (int64_t)((v[hi] - mean) * (per_step ? steps_of(slow) : 1.0));
+		int64_t time = (int64_t)((v[hi] - mean) * (per_step ? diag_job__steps(slow) : 1.0));
 		bool more_work = kernels[hi] > 1.1 * kernels[lo];
 
 		for (int i = 0; i < n; i++) {
-			double excess = (v[i] - mean) * (per_step ? steps_of(&j->times.v[i]) : 1.0);
+			double excess = (v[i] - mean) * (per_step ? diag_job__steps(&j->times.v[i]) : 1.0);
 
 			on[i] = excess > 0;
 			ns[i] = excess > 0 ? (int64_t)excess : 0;
 		}
 		f = diag__add(
 			ctx, "rank_imbalance", "Compute differs across ranks (rank imbalance)",
-			share_of(slow, time), time, DIAG_HIGH,
+			diag_job__share(slow, time), time, DIAG_HIGH,
 			diag__fmt("Compute (kernels other than NCCL's, copies and memsets, as a union) %s: %s. "
 				  "Rank %d computes %.0f%% longer than rank %d, %s %s than the mean: the others "
-				  "wait that long at the next collective. Kernels %s: %s: %s.",
+				  "wait that long at the next collective. Kernels %s: %.1f on rank %d, %.1f on rank %d: "
+				  "%s.",
 				  per_step ? "per step" : "over each rank's capture", list, slow->rank, 100 * diff / (1 - diff),
 				  j->times.v[lo].rank, diag__ns(b1, sizeof b1, (int64_t)(v[hi] - mean)),
-				  per_step ? "per step more" : "more", per_step ? "per step" : "in all", klist,
+				  per_step ? "per step more" : "more", per_step ? "per step" : "in all", kernels[hi],
+				  slow->rank, kernels[lo], j->times.v[lo].rank,
 				  more_work ? "the slowest rank runs more kernels, so it has more work"
 					    : "as many kernels on each, so the same work runs longer on the slowest"),
 			more_work
@@ -688,7 +596,7 @@ static int rule_imbalance(struct diag_context *ctx, struct prof_error *err)
 					    "PERFORMANCE,CLOCK), that it is the model the other ranks have, and that "
 					    "its inputs are as large as theirs (an uneven shard of equal count).",
 					    slow->rank));
-		rc = set_ranks(f, j, on, ns, slow->rank) ? nomem(err) : 0;
+		rc = diag_job__set_ranks(f, j, on, ns, slow->rank) ? nomem(err) : 0;
 	}
 out:
 	free(v);
@@ -698,379 +606,12 @@ out:
 	return rc;
 }
 
-/* ---- exposed communication -------------------------------------------------- */
-
-static int rule_exposed(struct diag_context *ctx, struct prof_error *err)
-{
-	const struct diag_job *j = ctx->job;
-	int n = j->times.n, rep = -1, rc = 0;
-	bool *on = calloc((size_t)(n ? n : 1), sizeof *on), hide;
-	double *share = calloc((size_t)(n ? n : 1), sizeof *share);
-	int64_t *ns = calloc((size_t)(n ? n : 1), sizeof *ns), *waited = calloc((size_t)(n ? n : 1), sizeof *waited);
-	double min_share = diag__get(ctx, "exposed_comm.min_share");
-	char list[1024], b[6][32];
-	const struct rank_time *t;
-	struct diag_finding *f;
-	double steps;
-
-	if (!on || !share || !ns || !waited) {
-		rc = nomem(err);
-		goto out;
-	}
-	if (j->cols.n == 0) {
-		rc = diag__skip(ctx, "exposed_communication", NO_NCCL) ? nomem(err) : 0;
-		goto out;
-	}
-	for (int i = 0; i < n; i++) {
-		share[i] = share_of(&j->times.v[i], j->times.v[i].exposed_ns);
-		ns[i] = j->times.v[i].exposed_ns;
-		on[i] = share[i] >= min_share && ns[i] > 0;
-		if (on[i] && (rep < 0 || share[i] > share[rep]))
-			rep = i;
-	}
-	if (rep < 0)
-		goto out;
-	/* the time each rank's calls waited for a later rank, in its window */
-	for (int c = 0; c < j->cols.n; c++) {
-		const struct nccl_collective *col = &j->cols.v[c];
-
-		for (int i = 0; j->in_window[c] && i < col->ncalls; i++) {
-			int k = col->calls[i], ri = rank_index(j, j->calls.v[k].global_pid);
-
-			if (ri >= 0 && j->wait_ns[k] > 0)
-				waited[ri] = sum_add_saturated(waited[ri], j->wait_ns[k]);
-		}
-	}
-	rank_amounts(j, on, share, false, list, sizeof list);
-	t = &j->times.v[rep];
-	steps = steps_of(t);
-	hide = job_judge__overlap_can_hide(t->exposed_ns, t->compute_ns, t->hidden_ns);
-	f = diag__add(
-		ctx, "exposed_communication", "Communication not overlapped with compute", share[rep],
-		t->exposed_ns, DIAG_HIGH,
-		diag__fmt("NCCL's kernels run with no compute beside them for this share of each rank's "
-			  "window: %s. On rank %d, per step: communication %s, %s of it under compute; "
-			  "compute (kernels, copies, memsets) %s, %s of it with no communication beside it%s; "
-			  "of the communication, %s is waiting for later ranks at the collectives, the rest "
-			  "the transfers.",
-			  list, t->rank, diag__ns(b[0], 32, (int64_t)(t->comm_ns / steps)),
-			  diag__ns(b[1], 32, (int64_t)(t->hidden_ns / steps)),
-			  diag__ns(b[2], 32, (int64_t)(t->compute_ns / steps)),
-			  diag__ns(b[3], 32, (int64_t)((t->compute_ns - t->hidden_ns) / steps)),
-			  hide ? ": overlap can hide the exposed communication under it"
-			       : ", far less than the exposed communication: no overlap can hide it",
-			  diag__ns(b[4], 32, (int64_t)(waited[rep] / steps))),
-		hide ? diag__with_pytorch(ctx,
-			       diag__fmt("Overlap communication with compute: start each piece of "
-					 "communication as soon as its data is ready (gradients in buckets, "
-					 "reduced while the backward pass goes on), on a stream of its own, so "
-					 "that compute kernels run while NCCL transfers."),
-			       "In PyTorch: DistributedDataParallel all-reduces each gradient bucket "
-			       "while the backward pass goes on: tune bucket_cap_mb (default 25; smaller "
-			       "buckets start communicating earlier, larger ones cost fewer calls), keep "
-			       "gradient_as_bucket_view=True, and with FSDP use backward_prefetch and "
-			       "forward_prefetch.")
-		     : diag__with_pytorch(ctx,
-			       diag__fmt("Communication outlasts the compute it could hide under: move "
-					 "fewer bytes (16-bit gradients, compression), communicate less often "
-					 "(accumulate gradients over several micro-batches before one "
-					 "all-reduce), give each rank more compute per step (a larger batch), "
-					 "and check the link (collective_bandwidth, `perfkit report "
-					 "--report=nccl_sum`)."),
-			       "In PyTorch: ddp.register_comm_hook(None, "
-			       "torch.distributed.algorithms.ddp_comm_hooks.default_hooks.bf16_compress_hook) "
-			       "halves the bytes of DistributedDataParallel's all-reduces; run accumulation "
-			       "micro-steps inside ddp.no_sync(); bucket_cap_mb sets how gradients are "
-			       "grouped for overlap."));
-	rc = set_ranks(f, j, on, ns, t->rank) ? nomem(err) : 0;
-out:
-	free(on);
-	free(share);
-	free(ns);
-	free(waited);
-	return rc;
-}
-
-/* ---- small collectives -------------------------------------------------------- */
-
-/* A call's transfer time: its kernel's, less what it waited. */
-static int64_t transfer_ns(const struct diag_job *j, int k)
-{
-	const struct nccl_call *c = &j->calls.v[k];
-	int64_t d = c->end_ns - c->start_ns, w = j->wait_ns[k] > 0 ? j->wait_ns[k] : 0;
-
-	return d > w ? d - w : 0;
-}
-
-static bool call_in_window(const struct diag_job *j, const struct nccl_call *k)
-{
-	const struct rank_time *t = diag_job__time_of(j, k->global_pid);
-
-	return t && k->end_ns >= k->start_ns && k->start_ns >= t->w.start_ns && k->start_ns < t->w.end_ns;
-}
-
-static int rule_small(struct diag_context *ctx, struct prof_error *err)
-{
-	const struct diag_job *j = ctx->job;
-	int n = j->times.n, rep = -1, rc = 0;
-	int64_t max_bytes = (int64_t)diag__get(ctx, "small_collectives.max_bytes"), sized = 0;
-	double min_per_iter = diag__get(ctx, "small_collectives.min_per_iteration");
-	int64_t *count = calloc((size_t)(n ? n : 1), sizeof *count), *ns = calloc((size_t)(n ? n : 1), sizeof *ns);
-	int64_t *bytes = calloc((size_t)(n ? n : 1), sizeof *bytes);
-	double *per_step = calloc((size_t)(n ? n : 1), sizeof *per_step);
-	bool *on = calloc((size_t)(n ? n : 1), sizeof *on);
-	struct diag_tally kinds = { 0 };
-	char list[1024], b[4][32];
-	struct diag_finding *f;
-
-	if (!count || !ns || !bytes || !per_step || !on) {
-		rc = nomem(err);
-		goto out;
-	}
-	if (j->calls.n == 0) {
-		rc = diag__skip(ctx, "small_collectives", NO_NCCL) ? nomem(err) : 0;
-		goto out;
-	}
-	for (int k = 0; k < j->calls.n; k++) {
-		const struct nccl_call *c = &j->calls.v[k];
-		int ri = rank_index(j, c->global_pid);
-
-		if (ri < 0 || !call_in_window(j, c) || c->bytes < 0)
-			continue;
-		sized++;
-		if (c->bytes > max_bytes)
-			continue;
-		count[ri]++;
-		ns[ri] = sum_add_saturated(ns[ri], transfer_ns(j, k));
-		bytes[ri] = sum_add_saturated(bytes[ri], c->bytes);
-	}
-	if (sized == 0) {
-		rc = diag__skip(ctx, "small_collectives", NO_SIZES) ? nomem(err) : 0;
-		goto out;
-	}
-	for (int i = 0; i < n; i++) {
-		per_step[i] = (double)count[i] / steps_of(&j->times.v[i]);
-		on[i] = count[i] > 0 && per_step[i] >= min_per_iter;
-		if (on[i] && (rep < 0 || share_of(&j->times.v[i], ns[i]) > share_of(&j->times.v[rep], ns[rep])))
-			rep = i;
-	}
-	if (rep < 0)
-		goto out;
-	for (int k = 0; k < j->calls.n; k++) {
-		const struct nccl_call *c = &j->calls.v[k];
-		struct diag_tally_entry *e;
-		char key[96];
-
-		if (c->global_pid != j->times.v[rep].global_pid || !call_in_window(j, c) || c->bytes < 0 ||
-		    c->bytes > max_bytes)
-			continue;
-		snprintf(key, sizeof key, "%s of %s", nccl_kind__name(c->kind), diag__bytes(b[0], 32, (double)c->bytes));
-		e = diag_tally__get(&kinds, key);
-		if (!e) {
-			rc = nomem(err);
-			goto out;
-		}
-		e->count++;
-		e->time_ns = sum_add_saturated(e->time_ns, transfer_ns(j, k));
-		e->bytes = sum_add_saturated(e->bytes, c->bytes);
-	}
-	{
-		const struct rank_time *t = &j->times.v[rep];
-		size_t len = 0;
-
-		list[0] = 0;
-		for (int i = 0; i < n && len < sizeof list; i++)
-			if (on[i] && (n <= LIST_RANKS || i == rep))
-				len += (size_t)snprintf(list + len, sizeof list - len, "%srank %d %.1f", len ? ", " : "",
-							j->times.v[i].rank, per_step[i]);
-		f = diag__add_ranked(
-			ctx, &kinds, "small_collectives", "Many small collectives (latency-bound)", ns[rep], DIAG_HIGH,
-			diag__fmt("Collectives of at most %s, per step: %s. On rank %d, %lld of them in the window, "
-				  "%s on average, their kernels run %s (%s per step) less the time they waited "
-				  "for later ranks. Each collective pays a fixed latency (its launch and the "
-				  "handshake between the ranks) whatever its size.",
-				  diag__bytes(b[0], 32, (double)max_bytes), list, t->rank, (long long)count[rep],
-				  diag__bytes(b[1], 32, (double)bytes[rep] / (double)count[rep]),
-				  diag__ns(b[2], 32, ns[rep]), diag__ns(b[3], 32, (int64_t)(ns[rep] / steps_of(t)))),
-			diag__with_pytorch(ctx,
-				diag__fmt("Fuse them into fewer, larger collectives: pack the tensors into one "
-					  "flat buffer and reduce it once (gradient buckets), or issue them inside "
-					  "one ncclGroupStart/ncclGroupEnd so that NCCL launches them together; "
-					  "reduce metrics every N steps, not every step."),
-				"In PyTorch: DistributedDataParallel buckets gradients (raise bucket_cap_mb "
-				"if many small all-reduces remain); for your own collectives flatten the "
-				"tensors into one (torch.cat, then split) or coalesce them "
-				"(torch.distributed's all_reduce_coalesced, a _coalescing_manager block)."));
-		if (f) {
-			/* the share of the window is per rank: the representative's */
-			f->share = share_of(t, ns[rep]);
-			rc = set_ranks(f, j, on, ns, t->rank) ? nomem(err) : 0;
-		}
-	}
-out:
-	free(count);
-	free(ns);
-	free(bytes);
-	free(per_step);
-	free(on);
-	diag_tally__exit(&kinds);
-	return rc;
-}
-
-/* ---- collectives below the link's bandwidth ---------------------------------- */
-
-static int rule_bandwidth(struct diag_context *ctx, struct prof_error *err)
-{
-	const struct diag_job *j = ctx->job;
-	int64_t min_bytes = (int64_t)diag__get(ctx, "collective_bandwidth.min_bytes");
-	double max_fraction = diag__get(ctx, "collective_bandwidth.max_fraction"), link = j->link_bytes_per_ns;
-	int n = j->times.n, rc = 0, sized = 0;
-	struct group {
-		enum nccl_kind kind;
-		int bucket;
-		int64_t count, bytes;
-		double ns, factor_bytes; /* mean transfer time; bytes times the bus factor */
-	} groups[NCCL_KIND__COUNT * (NCCL_SIZE_BUCKETS + 1)];
-	int64_t *ns = calloc((size_t)(n ? n : 1), sizeof *ns);
-	bool *on = calloc((size_t)(n ? n : 1), sizeof *on);
-	struct diag_tally slow = { 0 };
-	int64_t total = 0;
-	char b[4][32];
-	double worst = -1;
-	struct diag_finding *f;
-
-	memset(groups, 0, sizeof groups);
-	if (!ns || !on) {
-		rc = nomem(err);
-		goto out;
-	}
-	if (j->cols.n == 0) {
-		rc = diag__skip(ctx, "collective_bandwidth", NO_NCCL) ? nomem(err) : 0;
-		goto out;
-	}
-	if (!j->one_host) {
-		rc = diag__skip(ctx, "collective_bandwidth", "the ranks are on several hosts: their link is "
-				"the network, which `perfkit peaks` does not measure") ? nomem(err) : 0;
-		goto out;
-	}
-	if (link <= 0) {
-		rc = diag__skip(ctx, "collective_bandwidth", "the capture holds no measured link bandwidth "
-				"(PERFKIT_PEAKS p2p_bytes_per_s): run `perfkit peaks` on a machine with several "
-				"GPUs and `perfkit peaks --store FILE`; without it no bandwidth is judged") ? nomem(err) : 0;
-		goto out;
-	}
-	for (int c = 0; c < j->cols.n; c++) {
-		const struct nccl_collective *col = &j->cols.v[c];
-		const struct nccl_call *first;
-		struct group *g;
-		double mean = 0, factor;
-
-		if (!j->in_window[c] || j->last_call[c] < 0 || col->bytes < 0)
-			continue;
-		sized++;
-		if (col->bytes < min_bytes)
-			continue;
-		first = &j->calls.v[col->calls[0]];
-		factor = nccl_busbw_factor(col->kind, first->comm_ranks > 0 ? first->comm_ranks : col->ncalls);
-		if (factor <= 0)
-			continue;
-		for (int i = 0; i < col->ncalls; i++)
-			mean += (double)transfer_ns(j, col->calls[i]) / col->ncalls;
-		if (mean <= 0)
-			continue;
-		g = &groups[col->kind * (NCCL_SIZE_BUCKETS + 1) + nccl_size_bucket(col->bytes)];
-		g->kind = col->kind;
-		g->bucket = nccl_size_bucket(col->bytes);
-		g->count++;
-		g->bytes = sum_add_saturated(g->bytes, col->bytes);
-		g->ns += mean;
-		g->factor_bytes += factor * (double)col->bytes;
-	}
-	if (sized == 0) {
-		rc = diag__skip(ctx, "collective_bandwidth", NO_SIZES) ? nomem(err) : 0;
-		goto out;
-	}
-	for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) {
-		const struct group *g = &groups[i];
-		double busbw = g->count ? g->factor_bytes / g->ns : 0, lost;
-		struct diag_tally_entry *e;
-		char key[160];
-
-		if (!g->count || busbw >= max_fraction * link)
-			continue;
-		lost = g->ns * (1 - busbw / link);
-		total = sum_add_saturated(total, (int64_t)lost);
-		if (worst < 0 || busbw / link < worst)
-			worst = busbw / link;
-		snprintf(key, sizeof key, "%s %s: bus bandwidth %.2f GB/s, %.0f%% of the link",
-			 nccl_kind__name(g->kind), nccl_size_bucket__label(g->bucket), busbw, 100 * busbw / link);
-		e = diag_tally__get(&slow, key);
-		if (!e) {
-			rc = nomem(err);
-			goto out;
-		}
-		e->count = g->count;
-		e->time_ns = (int64_t)g->ns;
-		e->bytes = g->bytes;
-	}
-	if (slow.n == 0)
-		goto out;
-	{
-		int64_t *windows = malloc(sizeof *windows * (size_t)n);
-		int64_t window;
-
-		if (!windows) {
-			rc = nomem(err);
-			goto out;
-		}
-		for (int i = 0; i < n; i++) {
-			windows[i] = j->times.v[i].window_ns;
-			on[i] = true;
-			ns[i] = total;
-		}
-		window = rank_time__percentile(windows, n, 50);
-		free(windows);
-		f = diag__add_ranked(
-			ctx, &slow, "collective_bandwidth", "Collectives below the link's bandwidth", total, DIAG_HIGH,
-			diag__fmt("%d group%s of collectives of at least %s (by kind and size) reach%s less than "
-				  "%.0f%% of the link's measured bandwidth (%.1f GB/s, `perfkit peaks`' "
-				  "peer-to-peer copy), the slowest %.0f%%; bus bandwidth as nccl-tests computes it, "
-				  "from each collective's time less its ranks' waiting. At the link's bandwidth "
-				  "they would take %s less.",
-				  slow.n, slow.n == 1 ? "" : "s", diag__bytes(b[0], 32, (double)min_bytes),
-				  slow.n == 1 ? "es" : "", 100 * max_fraction, link,
-				  100 * worst, diag__ns(b[1], 32, total)),
-			diag__with_pytorch(ctx,
-				diag__fmt("Check the path NCCL takes (NCCL_DEBUG=INFO prints the transport of "
-					  "each channel: P2P/NVLink against SHM or sockets, which a container, a "
-					  "missing peer access or NCCL_P2P_DISABLE forces), the GPUs' topology "
-					  "(nvidia-smi topo -m), and let large collectives run with enough "
-					  "channels (NCCL_MIN_NCHANNELS); small messages stay below the link "
-					  "whatever the path (see small_collectives)."),
-				"In PyTorch: larger gradient buckets (bucket_cap_mb) make larger messages; "
-				"NCCL's environment variables apply as they are to torch.distributed."));
-		if (f) {
-			f->share = window > 0 ? (double)total / (double)window : 0;
-			f->share = f->share > 1 ? 1 : f->share;
-			rc = set_ranks(f, j, on, ns, -1) ? nomem(err) : 0;
-		}
-	}
-out:
-	free(ns);
-	free(on);
-	diag_tally__exit(&slow);
-	return rc;
-}
-
 /* ---- the table ------------------------------------------------------------ */
 
-/* Each judges time (waits, overlap, transfer times): under kernel replay,
- * whose timeline is the profiler's, they do not run. */
+/* Both judge time (waits, compute per step): under kernel replay, whose
+ * timeline is the profiler's, they do not run. */
 const struct diag_rule diag_rules_ranks[] = {
 	{ "straggler", "One rank arrives last at the collectives (a straggler)", rule_straggler, true },
 	{ "rank_imbalance", "Compute differs across ranks (rank imbalance)", rule_imbalance, true },
-	{ "exposed_communication", "Communication not overlapped with compute", rule_exposed, true },
-	{ "small_collectives", "Many small collectives (latency-bound)", rule_small, true },
-	{ "collective_bandwidth", "Collectives below the link's bandwidth", rule_bandwidth, true },
 	{ NULL, NULL, NULL, false },
 };
