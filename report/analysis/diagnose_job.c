@@ -107,25 +107,6 @@ static int merge_windows(struct diag_report *job, const struct rank_run *runs, i
 	return 0;
 }
 
-static struct diag_finding *new_finding(struct diag_report *r)
-{
-	struct diag_finding *f;
-
-	if (r->nfindings == r->cap_findings) {
-		int cap = r->cap_findings ? r->cap_findings * 2 : 16;
-		struct diag_finding *v = realloc(r->findings, sizeof *v * (size_t)cap);
-
-		if (!v)
-			return NULL;
-		r->findings = v;
-		r->cap_findings = cap;
-	}
-	f = &r->findings[r->nfindings++];
-	memset(f, 0, sizeof *f);
-	f->share_rank = -1;
-	return f;
-}
-
 /* The k-th finding of a rule and title on run i (k counts from 0), or -1. */
 static int nth_finding(const struct diag_report *r, const struct diag_finding *like, int k)
 {
@@ -139,7 +120,7 @@ static int nth_finding(const struct diag_report *r, const struct diag_finding *l
 /* One finding for the ranks that have it (of[i]: the index of run i's,
  * -1 where it has none): the evidence, offenders and change of the rank
  * with the largest share, and every rank's share. */
-static int merge_one(struct diag_report *job, const struct rank_run *runs, int n, const int *of)
+static int merge_one(struct diag_context *ctx, const struct rank_run *runs, int n, const int *of)
 {
 	const struct diag_finding *rep = NULL;
 	struct diag_finding *f;
@@ -155,19 +136,14 @@ static int merge_one(struct diag_report *job, const struct rank_run *runs, int n
 		if (!rep || x->share > rep->share)
 			rep = x, rep_run = i;
 	}
-	f = new_finding(job);
+	rank_name(&runs[rep_run], name, sizeof name);
+	f = diag__add(ctx, rep->rule_id, rep->title, rep->share, rep->time_ns, DIAG_HIGH,
+		      diag__fmt("On %s: %s", name, rep->evidence), strdup(rep->change));
 	if (!f)
 		return PROF_E_NOMEM;
-	rank_name(&runs[rep_run], name, sizeof name);
-	f->rule_id = rep->rule_id;
-	f->title = rep->title;
-	f->severity = rep->severity;
-	f->share = rep->share;
-	f->time_ns = rep->time_ns;
-	f->evidence = diag__fmt("On %s: %s", name, rep->evidence);
-	f->change = strdup(rep->change);
+	f->severity = rep->severity; /* as its rule capped it */
 	f->ranks = calloc((size_t)members, sizeof *f->ranks);
-	if (!f->evidence || !f->change || !f->ranks)
+	if (!f->ranks)
 		return PROF_E_NOMEM;
 	for (int i = 0; i < n; i++)
 		if (of[i] >= 0) {
@@ -188,7 +164,7 @@ static int merge_one(struct diag_report *job, const struct rank_run *runs, int n
 
 /* Each rule's finding once: merged over the ranks that have it, in the
  * order they first appear (the job's are sorted by share at the end). */
-static int merge_findings(struct diag_report *job, const struct rank_run *runs, int n)
+static int merge_findings(struct diag_context *ctx, const struct rank_run *runs, int n)
 {
 	int *of = malloc(sizeof *of * (size_t)n);
 	int rc = of ? 0 : PROF_E_NOMEM;
@@ -209,7 +185,7 @@ static int merge_findings(struct diag_report *job, const struct rank_run *runs, 
 				continue;
 			for (int e = 0; e < n; e++)
 				of[e] = e < i ? -1 : nth_finding(runs[e].r, x, k);
-			rc = merge_one(job, runs, n, of);
+			rc = merge_one(ctx, runs, n, of);
 		}
 	}
 	free(of);
@@ -506,7 +482,7 @@ int diag__run_job(struct prof_store *store, const struct diag_settings *settings
 	ctx.has_memset = prof_store__has_table(store, PROF_T_MEMSET);
 	ctx.has_sync_table = prof_store__has_table(store, PROF_T_SYNC);
 	ctx.has_memory_events = prof_store__has_table(store, PROF_T_MEMORY);
-	if (merge_windows(r, runs, n) || merge_findings(r, runs, n) || merge_skips(&ctx, runs, n)) {
+	if (merge_windows(r, runs, n) || merge_findings(&ctx, runs, n) || merge_skips(&ctx, runs, n)) {
 		rc = nomem(err);
 		goto out;
 	}
