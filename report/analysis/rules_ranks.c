@@ -214,7 +214,7 @@ static int straggler_gaps(struct diag_context *ctx, struct straggler *st, struct
 		int64_t a, b, a2, b2;
 
 		if (!j->in_window[c] || last < 0 || diag_job__rank_index(j, j->calls.v[last].global_pid) != si ||
-		    mean_wait(j, c) < st->margin_ns)
+		    mean_wait(j, c) <= 0 || mean_wait(j, c) < st->margin_ns)
 			continue;
 		for (int i = 0; i < col->ncalls; i++)
 			if (first < 0 || j->wait_ns[col->calls[i]] > j->wait_ns[first])
@@ -252,6 +252,20 @@ static int straggler_gaps(struct diag_context *ctx, struct straggler *st, struct
 	return rc;
 }
 
+/* The same kernels slower on one rank's GPU (the straggler's, the slowest
+ * rank's). */
+static char *slow_gpu_change(const struct diag_context *ctx, int rank)
+{
+	return diag__with_pytorch(ctx,
+		diag__fmt("The same kernels run longer on rank %d's GPU: check that nothing else runs "
+			  "on it (nvidia-smi; two ranks on one GPU share its time), its clocks and "
+			  "throttling (nvidia-smi -q -d PERFORMANCE,CLOCK), that it is the model the other "
+			  "ranks have, and that its inputs are as large as theirs (an uneven shard).", rank),
+		"In PyTorch: give each process its own GPU (torch.cuda.set_device(LOCAL_RANK) before "
+		"init_process_group, DistributedDataParallel(device_ids=[LOCAL_RANK])), and check "
+		"torch.cuda.get_device_name() on every rank.");
+}
+
 /* What the straggler should change, by what it did more. */
 static char *straggler_change(const struct diag_context *ctx, enum job_cause cause, int rank)
 {
@@ -277,10 +291,7 @@ static char *straggler_change(const struct diag_context *ctx, enum job_cause cau
 			"variable-length inputs, bucket or pack sequences so that every rank gets the "
 			"same tokens per step.");
 	case JOB_CAUSE_SLOW_GPU:
-		return diag__fmt("The same kernels run longer on rank %d's GPU: check that nothing else "
-				 "runs on it (nvidia-smi), its clocks and throttling (nvidia-smi -q -d "
-				 "PERFORMANCE,CLOCK), that it is the model the other ranks have, and that its "
-				 "inputs are as large as theirs (an uneven shard).", rank);
+		return slow_gpu_change(ctx, rank);
 	case JOB_CAUSE_COPIES:
 		return diag__with_pytorch(ctx,
 			diag__fmt("Rank %d copies between host and device longer before the collective: "
@@ -289,13 +300,18 @@ static char *straggler_change(const struct diag_context *ctx, enum job_cause cau
 			"In PyTorch: DataLoader(..., pin_memory=True) and .to(\"cuda\", "
 			"non_blocking=True), prefetching the next batch on a torch.cuda.Stream.");
 	case JOB_CAUSE_CALLS:
-		return diag__fmt("Rank %d's host sits in CUDA calls (synchronisation, allocation, "
-				 "launches) while its GPU waits before the collective: see its own findings "
-				 "(`perfkit diagnose --rank=%d`: sync_api, alloc_churn, launch_bound).", rank, rank);
+		return diag__with_pytorch(ctx,
+			diag__fmt("Rank %d's host sits in CUDA calls (synchronisation, allocation, launches) "
+				  "while its GPU waits before the collective: see its own findings (`perfkit "
+				  "diagnose --rank=%d`: sync_api, alloc_churn, launch_bound).", rank, rank),
+			diag_pytorch_sync);
 	default:
-		return diag__fmt("Rank %d did no more work than the others between two collectives: it "
-				 "left the previous one late or its GPU started late; `perfkit diagnose "
-				 "--rank=%d` shows the critical path of its step.", rank, rank);
+		return diag__with_pytorch(ctx,
+			diag__fmt("Rank %d did no more work than the others between two collectives: it "
+				  "left the previous one late or its GPU started late; `perfkit diagnose "
+				  "--rank=%d` shows the critical path of its step.", rank, rank),
+			"In PyTorch: torch.profiler on that rank, with torch.profiler.record_function "
+			"around the parts of the step, shows what it did.");
 	}
 }
 
@@ -316,7 +332,6 @@ static const char *cause_words(enum job_cause cause)
 		return "";
 	}
 }
-
 
 /* What the straggler did before its late collectives, against the rank
  * that waited, into buf. */
@@ -591,11 +606,7 @@ static int rule_imbalance(struct diag_context *ctx, struct prof_error *err)
 					"In PyTorch: DistributedSampler with equal batch sizes (drop_last=True); for "
 					"variable-length inputs, bucket or pack sequences so every rank gets the same "
 					"tokens per step; keep rank-0-only evaluation and logging out of the step.")
-				: diag__fmt("The same kernels take longer on rank %d's GPU: check that nothing "
-					    "else runs on it (nvidia-smi), its clocks and throttling (nvidia-smi -q -d "
-					    "PERFORMANCE,CLOCK), that it is the model the other ranks have, and that "
-					    "its inputs are as large as theirs (an uneven shard of equal count).",
-					    slow->rank));
+				: slow_gpu_change(ctx, slow->rank));
 		rc = diag_job__set_ranks(f, j, on, ns, slow->rank) ? nomem(err) : 0;
 	}
 out:
