@@ -53,11 +53,28 @@ static int rank_name(const struct rank_run *run, char *buf, size_t cap)
 	return snprintf(buf, cap, "rank %d", run->p->rank);
 }
 
+/* Widen w to x's windows (take x's when first). */
+static void add_span(struct sum_window *w, const struct sum_window *x, bool first)
+{
+	if (first || x->start_ns < w->start_ns)
+		w->start_ns = x->start_ns;
+	if (first || x->end_ns > w->end_ns)
+		w->end_ns = x->end_ns;
+	if (first || x->host_end_ns > w->host_end_ns)
+		w->host_end_ns = x->host_end_ns;
+	if (first || x->capture_start_ns < w->capture_start_ns)
+		w->capture_start_ns = x->capture_start_ns;
+	if (first || x->capture_end_ns > w->capture_end_ns)
+		w->capture_end_ns = x->capture_end_ns;
+}
+
 /* The job's window: the span of its ranks' windows, named by each. */
 static int merge_windows(struct diag_report *job, const struct rank_run *runs, int n)
 {
 	struct sum_window *w = &job->window;
 	size_t len = 0;
+
+	bool spanned = false;
 
 	job->ranks = calloc((size_t)n, sizeof *job->ranks);
 	if (!job->ranks)
@@ -80,16 +97,10 @@ static int merge_windows(struct diag_report *job, const struct rank_run *runs, i
 		rw->rank = runs[i].p->rank;
 		rw->window = r->window;
 		rw->gpu_busy_ns = r->gpu_busy_ns;
-		if (r->window.start_ns < w->start_ns)
-			w->start_ns = r->window.start_ns;
-		if (r->window.end_ns > w->end_ns)
-			w->end_ns = r->window.end_ns;
-		if (r->window.host_end_ns > w->host_end_ns)
-			w->host_end_ns = r->window.host_end_ns;
-		if (r->window.capture_start_ns < w->capture_start_ns)
-			w->capture_start_ns = r->window.capture_start_ns;
-		if (r->window.capture_end_ns > w->capture_end_ns)
-			w->capture_end_ns = r->window.capture_end_ns;
+		/* a rank with no rows (a damaged capture) has no span to add */
+		if (r->window.capture_end_ns > r->window.capture_start_ns)
+			add_span(w, &r->window, !spanned);
+		spanned |= r->window.capture_end_ns > r->window.capture_start_ns;
 		if (r->window.iterations < w->iterations)
 			w->iterations = r->window.iterations;
 		w->whole_run &= r->window.whole_run;

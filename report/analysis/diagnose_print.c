@@ -22,7 +22,8 @@ static void print_job_window_text(const struct diag_report *r, FILE *out)
 	const struct sum_window *w = &r->window;
 	char b1[32];
 
-	fputs("window: each rank's own loop: ", out);
+	fprintf(out, "window: each rank's own loop (of %s captured): ",
+		diag__ns(b1, sizeof b1, sum_span_saturated(w->capture_start_ns, w->capture_end_ns)));
 	for (int i = 0; i < r->nranks && i < LIST_RANKS; i++) {
 		const struct sum_window *rw = &r->ranks[i].window;
 
@@ -32,10 +33,8 @@ static void print_job_window_text(const struct diag_report *r, FILE *out)
 	}
 	if (r->nranks > LIST_RANKS)
 		fprintf(out, " and %d ranks more", r->nranks - LIST_RANKS);
-	fprintf(out, "; of %s captured%s\n",
-		diag__ns(b1, sizeof b1, sum_span_saturated(w->capture_start_ns, w->capture_end_ns)),
-		r->replayed ? "; shares are of each rank's GPU busy time in its window (kernel replay)"
-			    : "; shares are of each rank's window");
+	fprintf(out, "%s\n", r->replayed ? "; shares are of each rank's GPU busy time in its window (kernel replay)"
+					  : "; shares are of each rank's window");
 }
 
 static void print_window_text(const struct diag_report *r, FILE *out)

@@ -79,7 +79,7 @@ static int rule_exposed(struct diag_context *ctx, struct prof_error *err)
 			  diag__ns(b[2], 32, (int64_t)(t->compute_ns / steps)),
 			  diag__ns(b[3], 32, (int64_t)((t->compute_ns - t->hidden_ns) / steps)),
 			  hide ? ": overlap can hide the exposed communication under it"
-			       : ", far less than the exposed communication: no overlap can hide it",
+			       : ", less than half the exposed communication: overlap cannot hide most of it",
 			  diag__ns(b[4], 32, (int64_t)(waited[rep] / steps))),
 		hide ? diag__with_pytorch(ctx,
 			       diag__fmt("Overlap communication with compute: start each piece of "
