@@ -65,6 +65,51 @@ void run__proc_files_free(struct run_proc_files *files)
 	memset(files, 0, sizeof *files);
 }
 
+/* "proc-<pid>.sqlite-wal" or "-shm" whose proc-<pid>.sqlite is gone. */
+static bool orphan_side_file(const char *dir, const char *name, bool *is_wal)
+{
+	char main[NAME_MAX + 1], path[PATH_MAX];
+	size_t len = strlen(name);
+
+	if (len <= 4 || len > NAME_MAX || (strcmp(name + len - 4, "-wal") && strcmp(name + len - 4, "-shm")))
+		return false;
+	*is_wal = !strcmp(name + len - 4, "-wal");
+	snprintf(main, sizeof main, "%.*s", (int)(len - 4), name);
+	return prof_proc_file__match(main) &&
+	       snprintf(path, sizeof path, "%s/%s", dir, main) < (int)sizeof path &&
+	       access(path, F_OK) != 0 && errno == ENOENT;
+}
+
+int run__deleted_proc_files(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[PATH_MAX];
+	int n = 0;
+	bool is_wal;
+
+	if (!d)
+		return 0;
+	/* a file is counted by its -shm, or by its -wal when it has no -shm */
+	while ((e = readdir(d))) {
+		if (!orphan_side_file(dir, e->d_name, &is_wal))
+			continue;
+		if (!is_wal)
+			n++;
+		else if (snprintf(path, sizeof path, "%s/%.*s-shm", dir,
+				  (int)strlen(e->d_name) - 4, e->d_name) < (int)sizeof path &&
+			 access(path, F_OK) != 0)
+			n++;
+	}
+	rewinddir(d);
+	while ((e = readdir(d)))
+		if (orphan_side_file(dir, e->d_name, &is_wal) &&
+		    snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path)
+			unlink(path);
+	closedir(d);
+	return n;
+}
+
 /* The first GPU a process recorded. */
 static char *gpu_name(const char *path)
 {

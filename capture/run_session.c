@@ -339,6 +339,20 @@ void run__meta_command(struct prof_writer *w, char **argv)
 	free(cmd);
 }
 
+/* The output's file as it is now: nothing writes it again until the
+ * finish, which checks that it is still there as it was (output_fate). */
+static void note_output(struct run_session *s)
+{
+	struct stat st;
+
+	s->out_known = stat(s->output, &st) == 0;
+	if (s->out_known) {
+		s->out_dev = st.st_dev;
+		s->out_ino = st.st_ino;
+		s->out_bytes = st.st_size;
+	}
+}
+
 /* What a reader of the unfinished output needs to follow the run: the
  * program, its pid, when it started and where its processes write. */
 static void write_live_meta(struct run_session *s)
@@ -357,6 +371,7 @@ static void write_live_meta(struct run_session *s)
 	if (s->metrics_dir[0])
 		prof_writer__meta(s->w, PROF_META_LIVE_METRICS_DIR, s->metrics_dir);
 	prof_writer__flush(s->w, &err);
+	note_output(s);
 }
 
 void run__meta_trace(struct prof_writer *w, const char *trace_list)
@@ -606,11 +621,16 @@ static bool folder_exists(const char *path)
 	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* The output's folder was removed while the program ran: the output's file
- * went with it (the writer holds a file nobody can open), so the capture is
- * made in the run's folder instead, under the output's name. 0, or -1 when
- * that could not be created either (the old output is kept writing). */
-static int keep_in_run_folder(struct run_session *s, struct run_finish_outcome *kept)
+/* The output's folder was removed while the program ran (the output's
+ * file went with it: the writer holds a file nobody can open), or another
+ * file has taken the output's name since (another run given -f): the
+ * capture is made in the run's folder instead, under the output's name;
+ * why says which. 0, or -1 when that could not be created either (the old
+ * output is kept writing). Closing the old writer leaves the WAL and
+ * shared-memory files under the output's name alone: SQLite checkpoints
+ * and removes them only while the name is still its database's. */
+static int keep_in_run_folder(struct run_session *s, struct run_finish_outcome *kept,
+			      const char *why)
 {
 	struct prof_writer *w;
 	struct prof_error err;
@@ -619,7 +639,7 @@ static int keep_in_run_folder(struct run_session *s, struct run_finish_outcome *
 	if (run__kept_path(s->dir, s->output, path, sizeof path) < 0 ||
 	    prof_writer__create(path, PROF_WRITER_OVERWRITE, &w, &err) < 0)
 		return -1;
-	snprintf(kept->why, sizeof kept->why, "the output's folder is gone (%s)", s->output);
+	snprintf(kept->why, sizeof kept->why, "%s (%s)", why, s->output);
 	snprintf(kept->kept, sizeof kept->kept, "%s", path);
 	prof_writer__delete(s->w);
 	s->w = w;
@@ -629,17 +649,71 @@ static int keep_in_run_folder(struct run_session *s, struct run_finish_outcome *
 	return 0;
 }
 
+/* What became of the output's file while the program ran (its folder
+ * still there): someone else's tools can delete or truncate it, and
+ * another `perfkit run -f` onto the same name replaces it with its own. */
+enum output_fate { OUTPUT_AS_WRITTEN, OUTPUT_DELETED, OUTPUT_TRUNCATED, OUTPUT_REPLACED };
+
+static enum output_fate output_fate(const struct run_session *s)
+{
+	struct stat st;
+
+	if (!s->out_known)
+		return OUTPUT_AS_WRITTEN;
+	if (stat(s->output, &st) < 0)
+		return errno == ENOENT ? OUTPUT_DELETED : OUTPUT_AS_WRITTEN;
+	if (st.st_dev != s->out_dev || st.st_ino != s->out_ino)
+		return OUTPUT_REPLACED;
+	return st.st_size < s->out_bytes ? OUTPUT_TRUNCATED : OUTPUT_AS_WRITTEN;
+}
+
+/* The output's file was deleted or truncated while the program ran: the
+ * writer's file is no longer one it can finish (SQLite refuses to write a
+ * deleted file; a truncated one has lost pages). It held only the run's
+ * metadata, so it is made anew under the same name. The old writer is
+ * closed first: closing it removes the WAL by name, which must not be the
+ * new file's. 0, or -1 (the old output stays, and the finish reports why
+ * it fails). */
+static int rewrite_output(struct run_session *s, enum output_fate fate)
+{
+	struct prof_error err;
+
+	prof_writer__delete(s->w);
+	s->w = NULL;
+	if (prof_writer__create(s->output, PROF_WRITER_OVERWRITE, &s->w, &err) < 0) {
+		s->msg->error("%s", err.msg);
+		return -1;
+	}
+	s->msg->warning("%s was %s while the program ran; the capture is written there anew",
+			s->output, fate == OUTPUT_DELETED ? "deleted" : "truncated");
+	write_live_meta(s);
+	return 0;
+}
+
 int run_session__finish(struct run_session *s)
 {
 	struct run_proc_files files;
 	struct run_finish_outcome outcome, moved = { 0 };
+	enum output_fate fate;
 	char *gpu;
-	int rc, scanned;
+	int rc, scanned, deleted;
 
-	if (!folder_exists(s->output))
-		keep_in_run_folder(s, &moved);
+	if (!folder_exists(s->output)) {
+		keep_in_run_folder(s, &moved, "the output's folder is gone");
+	} else if ((fate = output_fate(s)) == OUTPUT_REPLACED) {
+		/* another run took the name (-f): the capture does not take it back */
+		keep_in_run_folder(s, &moved, "another file took the output's name");
+	} else if (fate != OUTPUT_AS_WRITTEN && rewrite_output(s, fate) < 0) {
+		s->msg->warning("the process files stay in %s", s->dir);
+		return -1;
+	}
+	deleted = run__deleted_proc_files(s->dir);
+	if (deleted)
+		s->msg->warning("%d process file%s deleted from %s while the program ran: the "
+				"capture lacks %s rows", deleted, deleted == 1 ? " was" : "s were",
+				s->dir, deleted == 1 ? "its" : "their");
 	scanned = run__proc_files(s->msg, s->dir, &files);
-	if (scanned == 0 && files.n == 0) {
+	if (scanned == 0 && files.n == 0 && !deleted) {
 		/* Nothing initialised CUDA: still a valid capture of the run. */
 		prof_writer__process(s->w, (uint32_t)s->pid, s->argv[0]);
 		fputs("perfkit: note: ", stderr);

@@ -75,6 +75,11 @@ struct run_session {
 	char program_path[PATH_MAX], out_path[PATH_MAX], dir[PATH_MAX], metrics_dir[PATH_MAX];
 	char collector[PATH_MAX];
 	struct prof_writer *w;
+	/* the output's file as last written before the program ended */
+	bool out_known;
+	dev_t out_dev;
+	ino_t out_ino;
+	off_t out_bytes;
 	int trace;
 	int status;
 	bool ended;

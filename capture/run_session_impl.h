@@ -18,6 +18,12 @@ struct run_proc_files {
 /* 0, or -1 after a message (files is then empty). */
 int run__proc_files(const struct run_messages *msg, const char *dir, struct run_proc_files *files);
 void run__proc_files_free(struct run_proc_files *files);
+/* Process files of dir deleted while their processes wrote them, told by
+ * what SQLite leaves of such a file: its -wal and -shm files (a writer
+ * removes them when it closes, but only under its database's own name).
+ * Those leftovers are removed, since nothing can read them alone; returns
+ * how many process files they were. */
+int run__deleted_proc_files(const char *dir);
 /* The name of the first GPU the files recorded (malloc'd; NULL: none). */
 char *run__first_gpu(const struct run_proc_files *files);
 

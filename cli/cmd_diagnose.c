@@ -109,7 +109,8 @@ int cmd_diagnose(int argc, char **argv)
 		cli_error("%s", err.msg);
 		goto out;
 	}
-	if (diag__run(store, &settings, &report, &err)) {
+	/* every rule read the whole file, as it was opened */
+	if (diag__run(store, &settings, &report, &err) || prof_store__check_read(store, &err)) {
 		cli_error("%s", err.msg);
 		goto out;
 	}

@@ -282,6 +282,11 @@ int cmd_report(int argc, char **argv)
 			}
 		}
 	}
+	/* what was printed came from the whole file, as it was opened */
+	if (prof_store__check_read(store, &err) < 0) {
+		cli_error("%s", err.msg);
+		goto out;
+	}
 	status = CLI_EXIT_OK;
 	dropped = prof_store__counter(store, "dropped_records");
 	if (dropped > 0)

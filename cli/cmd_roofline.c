@@ -87,10 +87,15 @@ int cmd_roofline(int argc, char **argv)
 		goto out;
 	}
 	if (measured == 0) {
+		if (prof_store__check_read(store, &err)) {
+			cli_error("%s", err.msg);
+			goto out;
+		}
 		status = no_metrics(format);
 		goto out;
 	}
-	if (roof_peaks__load(store, &peaks, &err) || roof__load(store, &peaks, 0, 0, &k, &nk, &err)) {
+	if (roof_peaks__load(store, &peaks, &err) || roof__load(store, &peaks, 0, 0, &k, &nk, &err) ||
+	    prof_store__check_read(store, &err)) {
 		cli_error("%s", err.msg);
 		goto out;
 	}

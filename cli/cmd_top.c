@@ -173,7 +173,11 @@ static int top_program(const struct run_options *opt, int64_t refresh_ms, char *
 	release_stderr(held, saved);
 	run_signals__restore();
 	free(command);
-	if (rc)
+	/* a process file lost: the run's own lines below say what the capture
+	 * lacks; the exit status stays the program's, as with perfkit run */
+	if (rc == TOP_FILE_LOST)
+		cli_warning("%s", err.msg);
+	else if (rc)
 		cli_error("%s", err.msg);
 	if (running) {
 		fputs("perfkit: ", stderr);
@@ -219,6 +223,11 @@ static int top_file(const char *path, const char *replay, int64_t refresh_ms)
 	run_signals__restore();
 	if (!rc)
 		return CLI_EXIT_OK;
+	if (rc == TOP_FILE_LOST) {
+		/* what the screen showed stopped short of the capture */
+		cli_error("%s", err.msg);
+		return CLI_EXIT_USAGE;
+	}
 	/* `perfkit top ./app` meant `perfkit top -- ./app` */
 	if (err.code == PROF_E_NOT_SQLITE && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
 	    access(path, X_OK) == 0)

@@ -51,18 +51,24 @@ void spark_ring__window(const struct spark_ring *r, int64_t last, int n, int64_t
 
 size_t sparkline__render(const int64_t *v, int n, bool utf8, char *out, size_t cap)
 {
+	int64_t max = 0;
+
+	for (int i = 0; i < n; i++)
+		if (v[i] > max)
+			max = v[i];
+	return sparkline__render_max(v, n, max, utf8, out, cap);
+}
+
+size_t sparkline__render_max(const int64_t *v, int n, int64_t max, bool utf8, char *out, size_t cap)
+{
 	static const char *const bars[8] = {
 		"\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587", "\u2588",
 	};
 	static const char ascii[8] = { '.', ',', ':', '-', '=', '+', '*', '#' };
-	int64_t max = 0;
 	size_t used = 0;
 
 	if (!cap)
 		return 0;
-	for (int i = 0; i < n; i++)
-		if (v[i] > max)
-			max = v[i];
 	for (int i = 0; i < n; i++) {
 		const char *glyph;
 		char one[2] = { ' ', '\0' };
@@ -70,7 +76,7 @@ size_t sparkline__render(const int64_t *v, int n, bool utf8, char *out, size_t c
 
 		if (v[i] > 0) {
 			/* any non-zero bucket shows at least the lowest bar */
-			int level = (int)((double)v[i] * 7.0 / (double)max + 0.5);
+			int level = v[i] >= max ? 7 : (int)((double)v[i] * 7.0 / (double)max + 0.5);
 
 			one[0] = ascii[level];
 			glyph = utf8 ? bars[level] : one;

@@ -32,5 +32,8 @@ void spark_ring__window(const struct spark_ring *r, int64_t last, int n, int64_t
  * eight bar heights (UTF-8 block elements, or ASCII when utf8 is false).
  * Returns the bytes written (NUL-terminated; stops early when cap is short). */
 size_t sparkline__render(const int64_t *v, int n, bool utf8, char *out, size_t cap);
+/* The same against a fixed scale: max is the full bar (a share of 100%
+ * reads as itself, however flat the history); values above it are full. */
+size_t sparkline__render_max(const int64_t *v, int n, int64_t max, bool utf8, char *out, size_t cap);
 
 #endif

@@ -56,9 +56,20 @@ static int64_t now_ns(clockid_t clock)
 
 /* ---- refresh step -------------------------------------------------------------- */
 
+/* How a file was lost, for the status line (the message is on the footer). */
+static const char *const loss_words[] = {
+	[TOP_LOSS_NONE] = "lost",
+	[TOP_LOSS_DELETED] = "deleted",
+	[TOP_LOSS_REPLACED] = "replaced",
+	[TOP_LOSS_TRUNCATED] = "truncated",
+	[TOP_LOSS_DAMAGED] = "damaged",
+};
+
 static void set_status(struct top_loop *t)
 {
 	struct top_ui *ui = &t->ui;
+	int lost = top_feed__lost_files(t->feed);
+	size_t used;
 
 	switch (top_feed__state(t->feed)) {
 	case TOP_FEED_LIVE:
@@ -72,7 +83,11 @@ static void set_status(struct top_loop *t)
 		snprintf(ui->status, sizeof ui->status, "replay %gx", t->cfg->feed.speed);
 		break;
 	case TOP_FEED_FINISHED:
-		if (t->cfg->program)
+		if (t->cfg->program && lost)
+			/* what the capture lacks follows */
+			snprintf(ui->status, sizeof ui->status, "program exited (status %d)",
+				 t->exit_status);
+		else if (t->cfg->program)
 			snprintf(ui->status, sizeof ui->status, "program exited (status %d); %s",
 				 t->exit_status, t->capture_failed
 				 ? "the capture failed (why: on quitting)" : "capture complete");
@@ -81,7 +96,16 @@ static void set_status(struct top_loop *t)
 		else
 			snprintf(ui->status, sizeof ui->status, "finished capture");
 		break;
+	case TOP_FEED_LOST:
+		snprintf(ui->status, sizeof ui->status, "capture %s; nothing more is read",
+			 loss_words[top_feed__loss(t->feed)]);
+		return;
 	}
+	/* a process file of a run lost: the capture will lack its rows */
+	used = strlen(ui->status);
+	if (lost && used < sizeof ui->status)
+		snprintf(ui->status + used, sizeof ui->status - used, "; %d process file%s %s", lost,
+			 lost == 1 ? "" : "s", lost == 1 ? loss_words[top_feed__loss(t->feed)] : "lost");
 }
 
 static void rebuild_views(struct top_loop *t);
@@ -288,7 +312,8 @@ static void loop(struct top_loop *t)
 			else
 				break;
 		}
-		top_layout__compute_gpus(COLS, LINES, t->m.ngpus, &t->layout);
+		top_layout__compute_full(COLS, LINES, t->m.ngpus,
+					 top_gpu_metrics__rows(&t->m.gpu_metrics), &t->layout);
 		if (mono >= next_refresh && !t->ui.paused) {
 			refresh_step(t, mono);
 			next_refresh = mono + (int64_t)t->cfg->refresh_ms * 1000000;
@@ -355,6 +380,10 @@ int top__run(const struct top_config *cfg, bool *program_running, struct prof_er
 	delscreen(screen);
 	if (program_running)
 		*program_running = cfg->program && !t.program_ended;
+	if (top_feed__problem(t.feed)) {
+		*err = *top_feed__problem(t.feed);
+		rc = TOP_FILE_LOST;
+	}
 out:
 	nvml__close(t.nvml);
 	for (int i = 0; i < TOP_MAX_GPUS; i++)

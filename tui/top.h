@@ -32,10 +32,15 @@ struct top_config {
 	const char *nvml_soname;           /* NULL: NVML_SONAME */
 };
 
+/* What top__run returns when a file it read was deleted, replaced, cut
+ * short or damaged while it read it (top_feed__problem). */
+#define TOP_FILE_LOST 1
+
 /* Show the screen until q, or a signal (which, while the program runs,
  * means "quit once it has ended": the program got the signal too). Returns
- * 0, or a negative PROF_E_* code with err set when the capture cannot be
- * read or the terminal cannot be used (nothing drawn then).
+ * 0; TOP_FILE_LOST with err's one line naming the first file lost; or a
+ * negative PROF_E_* code with err set when the capture cannot be read or
+ * the terminal cannot be used (nothing drawn then).
  * *program_running says whether the program was still running at quit. */
 int top__run(const struct top_config *cfg, bool *program_running, struct prof_error *err);
 

@@ -162,15 +162,38 @@ static void draw_gpus(const struct top_model *m, const struct top_layout *l)
 	}
 }
 
+/* A sampled GPU metric's row: its mean over the last whole second, and its
+ * history against 100%. */
+static void draw_gpu_metric(const struct top_model *m, const struct top_layout *l, int row)
+{
+	int64_t values[SPARK_RING_LEN], last = top_model__last_bucket(m), full;
+	char label[32], value[32], line[128], spark[SPARK_RING_LEN * 4 + 1];
+	int y = l->rates.y + TOP_RATES_ROWS + row;
+
+	top_gpu_metrics__row(&m->gpu_metrics, row, last, label, sizeof label, value, sizeof value);
+	snprintf(line, sizeof line, " %-12s %9s", label, value);
+	put(y, l->rates.x, l->spark_x, line, TEXT_KEEP_HEAD);
+	if (l->spark_w <= 0)
+		return;
+	full = top_gpu_metrics__window(&m->gpu_metrics, row, last, l->spark_w, values);
+	sparkline__render_max(values, l->spark_w, full, utf8_mode, spark, sizeof spark);
+	attron(A_BOLD);
+	mvaddstr(y, l->rates.x + l->spark_x, spark);
+	attroff(A_BOLD);
+}
+
 static void draw_rates(const struct top_model *m, const struct top_layout *l)
 {
-	char t[96];
+	char t[128];
 
-	snprintf(t, sizeof t, "Rates per second (history: last %d s)", l->spark_w);
+	snprintf(t, sizeof t, "Rates per second (history: last %d s)%s", l->spark_w,
+		 l->metric_rows ? "; GPU metrics as sampled" : "");
 	title(&l->rates, t);
 	draw_rate(m, l, 1, "kernels/s", &m->kernels_hist, false);
 	draw_rate(m, l, 2, "copies/s", &m->copies_hist, false);
 	draw_rate(m, l, 3, "copy bytes/s", &m->copy_bytes_hist, true);
+	for (int row = 0; row < l->metric_rows; row++)
+		draw_gpu_metric(m, l, row);
 }
 
 /* ---- kernels -------------------------------------------------------------------- */
@@ -358,6 +381,8 @@ static const char *const help_lines[] = {
 	"Rates count events by their capture time, one bucket per second.",
 	"NVML metrics (util, memory, power, SM clock) show N/A where the",
 	"driver or GPU cannot report them, and for a capture not live here.",
+	"A capture made with perfkit run --gpu-metrics adds SM active, tensor",
+	"pipe and DRAM read + write (% of peak, each second's mean).",
 };
 
 static void draw_help(const struct top_layout *l)

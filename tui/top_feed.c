@@ -43,6 +43,10 @@ struct top_feed {
 	int64_t mono0_ns;         /* monotonic time it started */
 	int64_t paused_ns;        /* monotonic time spent paused */
 	int64_t paused_at_ns;     /* when the current pause began; 0 running */
+	/* files lost while being read (top_source.h): how many, and the first */
+	int lost_files;
+	enum top_loss loss;
+	struct prof_error problem;
 };
 
 /* ---- the capture's metadata ------------------------------------------------ */
@@ -144,12 +148,33 @@ static void note_error(struct top_model *m, const struct prof_error *err)
 	prof_sanitize_term(m->error, sizeof m->error, err->msg);
 }
 
-/* Read every source, giving each a share of the time left. */
-static void read_sources(struct top_feed *f, struct top_model *m, int64_t deadline_ns)
+/* A source's file was lost (err says how): counted, the first one kept to
+ * be shown and told on exit. */
+static void lose(struct top_feed *f, struct top_model *m, const struct top_source *s,
+		 const struct prof_error *err)
+{
+	if (!f->lost_files++) {
+		f->loss = s->lost;
+		f->problem = *err;
+	}
+	note_error(m, err);
+}
+
+static bool capture_finished(const char *path);
+
+/* Read every source not lost, giving each a share of the time left. With
+ * check_files, first see that each file is still there as it was: a
+ * process file goes away when a followed `perfkit run` has made the
+ * capture of it (then 1: the caller reads the finished capture), and
+ * otherwise only when someone deleted, replaced or truncated it, which
+ * costs the capture that process's rows. */
+static int read_sources(struct top_feed *f, struct top_model *m, int64_t deadline_ns,
+			bool check_files)
 {
 	int64_t dropped = 0;
 
 	for (size_t i = 0; i < f->n_src; i++) {
+		struct top_source *s = f->src[i];
 		int64_t now = top_monotonic_ns();
 		int64_t share = now + (deadline_ns > now ? (deadline_ns - now) / (int64_t)(f->n_src - i) : 0);
 		struct prof_error err;
@@ -157,13 +182,25 @@ static void read_sources(struct top_feed *f, struct top_model *m, int64_t deadli
 
 		if (deadline_ns == INT64_MAX)
 			share = INT64_MAX;
-		rc = top_source__read(f->src[i], m, share, &err);
-		if (rc < 0)
-			note_error(m, &err);
-		top_source__describe(f->src[i], m);
-		dropped += f->src[i]->dropped_records;
+		if (!s->lost && check_files && top_source__check_file(s, &err) < 0) {
+			if (!f->own_program && capture_finished(f->path)) {
+				s->lost = TOP_LOSS_NONE;
+				return 1;
+			}
+			lose(f, m, s, &err);
+		}
+		if (!s->lost) {
+			rc = top_source__read(s, m, share, &err);
+			if (rc < 0 && s->lost)
+				lose(f, m, s, &err);
+			else if (rc < 0)
+				note_error(m, &err);
+			top_source__describe(s, m);
+		}
+		dropped += s->dropped_records;
 	}
 	m->dropped_records = dropped;
+	return 0;
 }
 
 /* The processes in the finished capture that top never saw a file of. */
@@ -236,7 +273,9 @@ static void run_finished(struct top_feed *f, struct top_model *m)
 		f->state = TOP_FEED_LOADING;
 		return;
 	}
-	read_sources(f, m, INT64_MAX);
+	/* the process files are merged: whether they are still there is no
+	 * matter now, top has them open */
+	read_sources(f, m, INT64_MAX, false);
 	read_unseen_processes(f, m);
 	close_sources(f);
 	if (!prof_store__open(f->path, &s, &err)) {
@@ -388,15 +427,23 @@ static void refresh_replay(struct top_feed *f, struct top_model *m, int64_t mono
 
 	if (f->state == TOP_FEED_REPLAY) {
 		top_model__set_clock(m, clock);
-		if (top_source__replay(s, m, clock, deadline_ns, &err) < 0)
-			note_error(m, &err);
-		if (top_source__replay_done(s)) {
+		/* the replay reads the file it opened: deleting it loses nothing,
+		 * truncating it does */
+		if (top_source__replay(s, m, clock, deadline_ns, &err) < 0) {
+			if (s->lost) {
+				lose(f, m, s, &err);
+				f->state = TOP_FEED_LOST;
+			} else {
+				note_error(m, &err);
+			}
+		}
+		if (f->state == TOP_FEED_REPLAY && top_source__replay_done(s)) {
 			f->state = TOP_FEED_FINISHED;
 			top_source__describe(s, m);
 			m->dropped_records = s->dropped_records;
 		}
 	}
-	if (f->state == TOP_FEED_FINISHED) {
+	if (f->state == TOP_FEED_FINISHED || f->state == TOP_FEED_LOST) {
 		/* the screen stays on the capture's last second */
 		top_model__set_clock(m, m->last_ns + TOP_BUCKET_NS);
 		m->elapsed_ns = m->last_ns - f->origin_ns;
@@ -407,17 +454,36 @@ static void refresh_replay(struct top_feed *f, struct top_model *m, int64_t mono
 	m->elapsed_ns = clock - f->origin_ns;
 }
 
+/* The file followed in place can no longer be read as it was: what was
+ * read stays on the screen, nothing more is read. */
+static void lost_in_place(struct top_feed *f, struct top_model *m, struct top_source *s,
+			  const struct prof_error *err)
+{
+	lose(f, m, s, err);
+	top_source__disconnect(s);
+	f->state = TOP_FEED_LOST;
+}
+
 static void refresh_in_place(struct top_feed *f, struct top_model *m, int64_t deadline_ns)
 {
 	struct top_source *s = f->src[0];
 	struct prof_error err;
 	int rc;
 
-	if (top_source__connect(s, &err)) {
-		note_error(m, &err);
+	/* top lets go of the file between reads: one deleted or replaced in
+	 * the meantime is gone for good */
+	if (top_source__check_file(s, &err) < 0 || top_source__connect(s, &err)) {
+		if (s->lost)
+			lost_in_place(f, m, s, &err);
+		else
+			note_error(m, &err);
 		return;
 	}
 	rc = top_source__read(s, m, deadline_ns, &err);
+	if (rc < 0 && s->lost) {
+		lost_in_place(f, m, s, &err);
+		return;
+	}
 	if (rc < 0)
 		note_error(m, &err);
 	top_source__describe(s, m);
@@ -437,25 +503,28 @@ void top_feed__refresh(struct top_feed *f, struct top_model *m, int64_t wall_ns,
 		       int64_t mono_ns, int64_t deadline_ns)
 {
 	/* a read error is shown until a refresh goes without one; the last
-	 * one before the end stays */
-	if (f->state != TOP_FEED_FINISHED)
+	 * one before the end stays, and so does a file lost */
+	if (f->state != TOP_FEED_FINISHED && f->state != TOP_FEED_LOST)
 		m->error[0] = '\0';
 	if (f->kind == FEED_REPLAY) {
 		refresh_replay(f, m, mono_ns, deadline_ns);
 		return;
 	}
-	if (f->state == TOP_FEED_FINISHED)
+	if (f->state == TOP_FEED_FINISHED || f->state == TOP_FEED_LOST)
 		return;
 	if (f->kind == FEED_IN_PLACE) {
 		refresh_in_place(f, m, deadline_ns);
 	} else {
 		scan_dir(f, m);
-		read_sources(f, m, deadline_ns);
-		if (!f->own_program && mono_ns >= f->next_check_ns) {
+		if (read_sources(f, m, deadline_ns, true)) {
+			run_finished(f, m);
+		} else if (!f->own_program && mono_ns >= f->next_check_ns) {
 			f->next_check_ns = mono_ns + TOP_FEED_CHECK_NS;
 			if (capture_finished(f->path))
 				run_finished(f, m);
 		}
+		if (f->lost_files && !m->error[0])
+			note_error(m, &f->problem);
 	}
 	if (f->state == TOP_FEED_LIVE) {
 		top_model__set_clock(m, wall_ns - LIVE_LAG_NS);
@@ -481,6 +550,21 @@ enum top_feed_state top_feed__state(const struct top_feed *f)
 	return f->state;
 }
 
+int top_feed__lost_files(const struct top_feed *f)
+{
+	return f->lost_files;
+}
+
+enum top_loss top_feed__loss(const struct top_feed *f)
+{
+	return f->loss;
+}
+
+const struct prof_error *top_feed__problem(const struct top_feed *f)
+{
+	return f->lost_files ? &f->problem : NULL;
+}
+
 int top_feed__exit_status(const struct top_feed *f)
 {
 	return f->exit_status;
@@ -491,7 +575,7 @@ void top_feed__drain(struct top_feed *f, struct top_model *m)
 	if (f->kind != FEED_RUN_DIR || f->state == TOP_FEED_FINISHED)
 		return;
 	scan_dir(f, m);
-	read_sources(f, m, INT64_MAX);
+	read_sources(f, m, INT64_MAX, true);
 }
 
 void top_feed__program_done(struct top_feed *f, struct top_model *m, int exit_status,

@@ -21,6 +21,7 @@
 
 #include "prof/error.h"
 #include "top_model.h"
+#include "top_source.h"
 
 struct top_feed_config {
 	const char *path;       /* the capture file */
@@ -37,6 +38,8 @@ enum top_feed_state {
 	TOP_FEED_LOADING,   /* a finished capture, not all of it read yet */
 	TOP_FEED_REPLAY,    /* replaying */
 	TOP_FEED_FINISHED,  /* everything read */
+	TOP_FEED_LOST,      /* the one file read was deleted, replaced, cut short or
+			     * damaged while being read: nothing more is read */
 };
 
 /* How often a followed capture is checked for its end, in ns. */
@@ -59,6 +62,15 @@ void top_feed__pause(struct top_feed *f, bool paused, int64_t mono_ns);
 enum top_feed_state top_feed__state(const struct top_feed *f);
 /* The program's exit status once the capture is finished; -1 unknown. */
 int top_feed__exit_status(const struct top_feed *f);
+/* Files lost while being read (top_source.h): how many, how the first was
+ * lost, and its one-line message naming the file (NULL while none is). A
+ * `perfkit run`'s process file counts from the moment it is deleted,
+ * replaced or truncated before the run merged it: top still has it open,
+ * but the capture will lack it. Deleting a file top replays loses
+ * nothing. */
+int top_feed__lost_files(const struct top_feed *f);
+enum top_loss top_feed__loss(const struct top_feed *f);
+const struct prof_error *top_feed__problem(const struct top_feed *f);
 
 /* When top runs the program: it has ended; read everything its processes
  * wrote (call before the per-process files are merged away). */

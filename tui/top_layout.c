@@ -11,14 +11,10 @@ static struct top_rect rect(int x, int y, int w, int h)
 	return (struct top_rect){ x, y, w, h };
 }
 
-void top_layout__compute(int cols, int rows, struct top_layout *out)
+void top_layout__compute_full(int cols, int rows, int ngpus, int metric_rows,
+			      struct top_layout *out)
 {
-	top_layout__compute_gpus(cols, rows, 0, out);
-}
-
-void top_layout__compute_gpus(int cols, int rows, int ngpus, struct top_layout *out)
-{
-	int mid_y = TOP_HEADER_ROWS + TOP_RATES_ROWS, mid_h, nvtx_h = 0, nvtx_y, gpu_rows = 0;
+	int mid_y, mid_h, nvtx_h = 0, nvtx_y, gpu_rows = 0;
 
 	memset(out, 0, sizeof *out);
 	out->cols = cols;
@@ -27,8 +23,11 @@ void top_layout__compute_gpus(int cols, int rows, int ngpus, struct top_layout *
 		out->too_small = true;
 		return;
 	}
+	/* the metrics' rows only where the rest keeps its minimum */
+	out->metric_rows = metric_rows > 0 && rows >= TOP_MIN_ROWS + metric_rows ? metric_rows : 0;
+	mid_y = TOP_HEADER_ROWS + TOP_RATES_ROWS + out->metric_rows;
 	out->header = rect(0, 0, cols, TOP_HEADER_ROWS);
-	out->rates = rect(0, TOP_HEADER_ROWS, cols, TOP_RATES_ROWS);
+	out->rates = rect(0, TOP_HEADER_ROWS, cols, TOP_RATES_ROWS + out->metric_rows);
 	out->footer = rect(0, rows - 1, cols, 1);
 	/* one GPU is the header's line already; several get a row each, as
 	 * many as leave the kernel table its rows */
@@ -66,4 +65,19 @@ void top_layout__compute_gpus(int cols, int rows, int ngpus, struct top_layout *
 	out->spark_w = cols - TOP_RATE_LABEL_COLS - 1;
 	if (out->spark_w > SPARK_RING_LEN)
 		out->spark_w = SPARK_RING_LEN;
+}
+
+void top_layout__compute(int cols, int rows, struct top_layout *out)
+{
+	top_layout__compute_full(cols, rows, 0, 0, out);
+}
+
+void top_layout__compute_gpus(int cols, int rows, int ngpus, struct top_layout *out)
+{
+	top_layout__compute_full(cols, rows, ngpus, 0, out);
+}
+
+void top_layout__compute_metrics(int cols, int rows, int metric_rows, struct top_layout *out)
+{
+	top_layout__compute_full(cols, rows, 0, metric_rows, out);
 }

@@ -5,15 +5,17 @@
  *	| header: program, pid, elapsed, GPU (3 rows)     |
  *	| rates: kernels/s, copies/s, bytes/s + history   |
  *	| GPUs: one row per GPU (several GPUs only)       |
+ *	|   (+ sampled GPU metrics: SM active, ...)        |
  *	| kernels: the top kernels table (the rest)       |
  *	| NVTX stacks | busiest NVTX ranges (side by side |
  *	|             |  when wide, else one above other) |
  *	| footer: keys, filter prompt (1 row)             |
  *	+------------------------------------------------+
  *
- * A short terminal drops the NVTX panels before the kernel table shrinks
- * below a few rows, and shows fewer GPU rows (the header's GPU line stays); below TOP_MIN_COLS x TOP_MIN_ROWS nothing fits and the
- * screen says so. */
+ * A short terminal drops the sampled GPU metrics' rows first, then the NVTX
+ * panels before the kernel table shrinks below a few rows, and shows fewer
+ * GPU rows (the header's GPU line stays); below TOP_MIN_COLS x TOP_MIN_ROWS
+ * nothing fits and the screen says so. */
 #ifndef TUI_TOP_LAYOUT_H
 #define TUI_TOP_LAYOUT_H
 
@@ -40,6 +42,7 @@ struct top_layout {
 	int spark_x, spark_w; /* sparkline columns inside the rates panel */
 	int kernel_rows;      /* kernel table body rows (under title and column names) */
 	int gpu_rows;         /* GPU rows shown (under the panel's title) */
+	int metric_rows;      /* rates panel rows of the sampled GPU metrics, under the rates */
 };
 
 /* The layout for a capture of one GPU: no GPU panel. */
@@ -47,5 +50,11 @@ void top_layout__compute(int cols, int rows, struct top_layout *out);
 /* With a GPU panel of one row per GPU when there are several (up to
  * TOP_GPU_MAX_ROWS, and only what leaves the kernel table its rows). */
 void top_layout__compute_gpus(int cols, int rows, int ngpus, struct top_layout *out);
+/* The same with metric_rows rows of sampled GPU metrics under the rates
+ * (out->metric_rows says how many fit). */
+void top_layout__compute_metrics(int cols, int rows, int metric_rows, struct top_layout *out);
+/* Both: GPU rows and sampled metrics' rows (what top draws). */
+void top_layout__compute_full(int cols, int rows, int ngpus, int metric_rows,
+			      struct top_layout *out);
 
 #endif

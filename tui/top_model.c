@@ -18,6 +18,7 @@ int top_model__init(struct top_model *m)
 	spark_ring__init(&m->kernels_hist);
 	spark_ring__init(&m->copies_hist);
 	spark_ring__init(&m->copy_bytes_hist);
+	top_gpu_metrics__init(&m->gpu_metrics);
 	/* index 0 of both tables is the fold-over name, so interning never fails */
 	if (top_model__kernel_name(m, TOP_OTHER_NAME) != 0 ||
 	    top_model__range_name(m, TOP_OTHER_NAME) != 0) {
@@ -192,6 +193,12 @@ void top_model__add_memory(struct top_model *m, int64_t start_ns, int64_t bytes,
 	if (mem_kind == PROF_MEM_DEVICE)
 		m->device_memory_bytes += operation == 0 ? bytes : -bytes;
 	seen(m, start_ns, start_ns);
+}
+
+void top_model__add_gpu_metric(struct top_model *m, int64_t ts_ns, int64_t type_id, int kind, double value)
+{
+	top_gpu_metrics__add(&m->gpu_metrics, ts_ns, type_id, kind, value, bucket_of(ts_ns));
+	seen(m, ts_ns, ts_ns);
 }
 
 struct top_thread *top_model__thread(struct top_model *m, int64_t global_tid)

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "name_table.h"
+#include "top_gpu_metrics.h"
 #include "nvml.h"
 #include "sparkline.h"
 
@@ -100,6 +101,8 @@ struct top_model {
 
 	/* per-second history by capture time */
 	struct spark_ring kernels_hist, copies_hist, copy_bytes_hist;
+	/* the sampled GPU metrics, when the capture has them */
+	struct top_gpu_metrics gpu_metrics;
 
 	/* per-name totals; the index is the name's in the table */
 	struct name_table kernel_names;
@@ -157,6 +160,9 @@ double top_gpu__busy_percent(const struct top_model *m, const struct top_gpu *g)
  * memory (memKind 2) counts towards device_memory_bytes. */
 void top_model__add_memory(struct top_model *m, int64_t start_ns, int64_t bytes, int operation,
 			   int mem_kind);
+/* A GPU_METRICS row: metric kind (top_gpu_metrics__kind) of sampler
+ * type_id, sampled at ts_ns. */
+void top_model__add_gpu_metric(struct top_model *m, int64_t ts_ns, int64_t type_id, int kind, double value);
 /* A push/pop or start/end range on a thread (by globalTid). */
 void top_model__add_range(struct top_model *m, int32_t name, int64_t start_ns, int64_t end_ns,
 			  int64_t global_tid);

@@ -5,10 +5,12 @@
  * read. All values are bound parameters. */
 #include "top_source.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "prof/escape.h"
@@ -49,20 +51,26 @@ static char *sql_format(const char *fmt, ...)
 
 struct table_def {
 	const char *name;
+	const char *time;      /* the column that places a row in time */
 	const char *pid_expr;  /* the row's process id */
 	const char *order;     /* replay order */
 };
 
 static const struct table_def tables[TOP_T__COUNT] = {
-	[TOP_T_KERNEL] = { PROF_T_KERNEL, "(globalPid >> 24) & 16777215",
+	[TOP_T_KERNEL] = { PROF_T_KERNEL, "start", "(globalPid >> 24) & 16777215",
 			   "start, rowid" },
-	[TOP_T_MEMCPY] = { PROF_T_MEMCPY, "(globalPid >> 24) & 16777215",
+	[TOP_T_MEMCPY] = { PROF_T_MEMCPY, "start", "(globalPid >> 24) & 16777215",
 			   "start, rowid" },
-	[TOP_T_MEMORY] = { PROF_T_MEMORY, "(globalPid >> 24) & 16777215",
+	[TOP_T_MEMORY] = { PROF_T_MEMORY, "start", "(globalPid >> 24) & 16777215",
 			   "start, rowid" },
 	/* a parent that starts with its child comes first, so it nests */
-	[TOP_T_NVTX] = { PROF_T_NVTX, "(globalTid >> 24) & 16777215",
+	[TOP_T_NVTX] = { PROF_T_NVTX, "start", "(globalTid >> 24) & 16777215",
 			 "start, end DESC, rowid" },
+	/* a sample's process is its sampler's */
+	[TOP_T_GPU_METRICS] = { PROF_T_GPU_METRICS, "timestamp",
+				"(SELECT (t.globalPid >> 24) & 16777215 FROM " PROF_T_GPU_METRIC_TYPES " t"
+				" WHERE t.typeId = " PROF_T_GPU_METRICS ".typeId LIMIT 1)",
+				"timestamp, rowid" },
 };
 
 /* Column `col` of table when the store has it, else NULL. */
@@ -98,6 +106,10 @@ static char *build_select(struct prof_store *st, enum top_table t)
 				 col_or_null(st, table, "memoryOperationType"),
 				 col_or_null(st, table, "memKind"), table);
 		break;
+	case TOP_T_GPU_METRICS:
+		sql = sql_format("SELECT rowid, timestamp, typeId, metricId, value FROM %s"
+				 " WHERE timestamp IS NOT NULL", table);
+		break;
 	case TOP_T_NVTX:
 		/* push/pop (59) and start/end (60) ranges; marks have no end */
 		sql = sql_format("SELECT rowid, start, end, globalTid, %s, %s FROM %s"
@@ -111,6 +123,60 @@ static char *build_select(struct prof_store *st, enum top_table t)
 	return sql;
 }
 
+/* ---- the file ------------------------------------------------------------------ */
+
+int top_source__check_file(struct top_source *s, struct prof_error *err)
+{
+	struct stat st;
+
+	if (stat(s->path, &st) < 0) {
+		if (errno != ENOENT)
+			return 0; /* nothing to tell by: a read will say */
+		s->lost = TOP_LOSS_DELETED;
+		return prof_error__set(err, PROF_E_IO, "%s: deleted while being read", s->path);
+	}
+	if (st.st_dev != s->dev || st.st_ino != s->ino) {
+		s->lost = TOP_LOSS_REPLACED;
+		return prof_error__set(err, PROF_E_IO, "%s: replaced by another file while being read",
+				       s->path);
+	}
+	if ((int64_t)st.st_size < s->largest_bytes) {
+		s->lost = TOP_LOSS_TRUNCATED;
+		return prof_error__set(err, PROF_E_TRUNCATED,
+				       "%s: truncated while being read (%lld bytes, %lld before)",
+				       s->path, (long long)st.st_size, (long long)s->largest_bytes);
+	}
+	s->largest_bytes = (int64_t)st.st_size;
+	return 0;
+}
+
+/* A read failed with rc (err): when that says the file cannot be read as
+ * it was (cut short, corrupt, unreadable, gone), the source is lost; the
+ * file is looked at first, since a file deleted or truncated reads as
+ * damaged. Returns rc. */
+static int note_failure(struct top_source *s, int rc, struct prof_error *err)
+{
+	struct prof_error why;
+
+	if (rc != PROF_E_TRUNCATED && rc != PROF_E_CORRUPT && rc != PROF_E_NOT_SQLITE &&
+	    rc != PROF_E_IO)
+		return rc;
+	if (top_source__check_file(s, &why) < 0)
+		*err = why;
+	else
+		s->lost = rc == PROF_E_TRUNCATED ? TOP_LOSS_TRUNCATED : TOP_LOSS_DAMAGED;
+	return rc;
+}
+
+/* After reading: a read whose caller answered without an error (a table
+ * looked up, a counter) may have found the file damaged all the same. */
+static int check_reads(struct top_source *s, struct prof_error *err)
+{
+	int rc = s->store ? prof_store__check_read(s->store, err) : 0;
+
+	return rc < 0 ? note_failure(s, rc, err) : 0;
+}
+
 /* ---- connection -------------------------------------------------------------- */
 
 int top_source__connect(struct top_source *s, struct prof_error *err)
@@ -121,14 +187,20 @@ int top_source__connect(struct top_source *s, struct prof_error *err)
 		return 0;
 	rc = prof_store__open(s->path, &s->store, err);
 	if (rc)
-		return rc;
+		return note_failure(s, rc, err);
 	for (int t = 0; t < TOP_T__COUNT; t++) {
 		struct top_table_pos *p = &s->t[t];
 
 		free(p->select);
 		p->select = NULL;
 		p->present = prof_store__has_table(s->store, tables[t].name) &&
-			     prof_store__has_column(s->store, tables[t].name, "start");
+			     prof_store__has_column(s->store, tables[t].name, tables[t].time);
+		/* a metric's name is read from its description, which sampled stores have */
+		if (t == TOP_T_GPU_METRICS)
+			p->present = p->present && prof_store__has_table(s->store, PROF_T_GPU_METRIC_TYPES) &&
+				     prof_store__has_column(s->store, tables[t].name, "typeId") &&
+				     prof_store__has_column(s->store, tables[t].name, "metricId") &&
+				     prof_store__has_column(s->store, tables[t].name, "value");
 		if (p->present && !(p->select = build_select(s->store, t))) {
 			top_source__disconnect(s);
 			return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", s->path);
@@ -151,6 +223,7 @@ int top_source__open(const char *path, enum top_read_mode mode, struct top_sourc
 		     struct prof_error *err)
 {
 	struct top_source *s = calloc(1, sizeof *s);
+	struct stat st;
 	int rc;
 
 	*out = NULL;
@@ -162,11 +235,17 @@ int top_source__open(const char *path, enum top_read_mode mode, struct top_sourc
 	s->pid = prof_proc_file__pid(path);
 	idmap__init(&s->kernel_ids);
 	idmap__init(&s->range_ids);
+	idmap__init(&s->metric_ids);
 	rc = top_source__connect(s, err);
+	if (!rc && stat(path, &st) < 0)
+		rc = prof_error__set(err, PROF_E_IO, "%s: %s", path, strerror(errno));
 	if (rc) {
 		top_source__close(s);
 		return rc;
 	}
+	s->dev = st.st_dev;
+	s->ino = st.st_ino;
+	s->largest_bytes = (int64_t)st.st_size;
 	*out = s;
 	return 0;
 }
@@ -180,6 +259,7 @@ void top_source__close(struct top_source *s)
 		free(s->t[t].select);
 	idmap__exit(&s->kernel_ids);
 	idmap__exit(&s->range_ids);
+	idmap__exit(&s->metric_ids);
 	free(s->path);
 	free(s);
 }
@@ -235,6 +315,31 @@ static void name_thread(struct top_source *s, struct top_thread *t)
 	prof_cursor__close(c);
 }
 
+/* The kind top shows a (typeId, metricId) as, or -1, asking the store once
+ * per pair; a pair not described yet is asked again at its next row. */
+static int metric_kind(struct top_source *s, int64_t type_id, int64_t metric_id)
+{
+	/* metricIds are small: nsys numbers a sampler's metrics from 0 */
+	int64_t key = (int64_t)((uint64_t)type_id << 20 ^ (uint64_t)(metric_id & 0xFFFFF));
+	int32_t kind = idmap__get(&s->metric_ids, key);
+	struct prof_cursor *c = NULL;
+	struct prof_error err;
+
+	if (kind >= 0)
+		return kind < TOP_GM__COUNT ? kind : -1;
+	if (prof_cursor__open(s->store, "SELECT metricName FROM " PROF_T_GPU_METRIC_TYPES
+			      " WHERE typeId = ?1 AND metricId = ?2 LIMIT 1", &c, &err))
+		return -1;
+	prof_cursor__bind_int64(c, 1, type_id);
+	prof_cursor__bind_int64(c, 2, metric_id);
+	if (prof_cursor__next(c, &err) == 1) {
+		kind = prof_cursor__is_null(c, 0) ? -1 : top_gpu_metrics__kind(prof_cursor__text(c, 0));
+		idmap__put(&s->metric_ids, key, kind >= 0 ? kind : TOP_GM__COUNT);
+	}
+	prof_cursor__close(c);
+	return kind;
+}
+
 /* ---- rows into the model ------------------------------------------------------ */
 
 static void consume(struct top_source *s, struct top_model *m, enum top_table t,
@@ -280,6 +385,14 @@ static void consume(struct top_source *s, struct top_model *m, enum top_table t,
 		top_model__add_range(m, name, start, prof_cursor__int64(c, 2), tid);
 		if (m->n_threads > before && (th = top_model__thread(m, tid)))
 			name_thread(s, th);
+		break;
+	}
+	case TOP_T_GPU_METRICS: {
+		int64_t type_id = prof_cursor__int64(c, 2);
+		int kind = metric_kind(s, type_id, prof_cursor__int64(c, 3));
+
+		if (kind >= 0 && !prof_cursor__is_null(c, 4))
+			top_model__add_gpu_metric(m, start, type_id, kind, prof_cursor__double(c, 4));
 		break;
 	}
 	case TOP_T__COUNT:
@@ -345,11 +458,12 @@ int top_source__read(struct top_source *s, struct top_model *m, int64_t deadline
 			rc = read_batch(s, m, t, share, err);
 		while (rc == 0 && top_monotonic_ns() <= share);
 		if (rc < 0)
-			return rc;
+			return note_failure(s, rc, err);
 		if (rc == 0)
 			done = 0;
 	}
-	return done;
+	rc = check_reads(s, err);
+	return rc < 0 ? rc : done;
 }
 
 /* ---- replay mode -------------------------------------------------------------------- */
@@ -409,19 +523,22 @@ int top_source__replay(struct top_source *s, struct top_model *m, int64_t clock_
 
 		rc = replay_begin(s, t, err);
 		if (rc)
-			return rc;
+			return note_failure(s, rc, err);
 		while (p->replay_state == 1 && prof_cursor__int64(p->cur, 1) <= clock_ns) {
 			consume(s, m, t, p->cur);
 			rc = prof_cursor__next(p->cur, err);
-			if (rc < 0)
-				return rc;
+			if (rc < 0) {
+				p->replay_state = 2; /* the cursor holds no row to consume */
+				return note_failure(s, rc, err);
+			}
 			if (rc == 0)
 				p->replay_state = 2;
 			if (++n % DEADLINE_EVERY == 0 && top_monotonic_ns() > deadline_ns)
-				return 0;
+				return check_reads(s, err);
 		}
 	}
-	return 1;
+	rc = check_reads(s, err);
+	return rc < 0 ? rc : 1;
 }
 
 bool top_source__replay_done(const struct top_source *s)

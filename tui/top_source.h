@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "idmap.h"
 #include "prof/store.h"
@@ -31,12 +32,23 @@ enum top_table {
 	TOP_T_MEMCPY,
 	TOP_T_MEMORY,
 	TOP_T_NVTX,
+	TOP_T_GPU_METRICS,
 	TOP_T__COUNT
 };
 
 enum top_read_mode {
 	TOP_READ_ROWID,
 	TOP_READ_REPLAY,
+};
+
+/* What became of a store's file while top read it; once lost, a source is
+ * not read again (what was read of it stays on the screen). */
+enum top_loss {
+	TOP_LOSS_NONE,
+	TOP_LOSS_DELETED,    /* its name names no file */
+	TOP_LOSS_REPLACED,   /* its name names another file */
+	TOP_LOSS_TRUNCATED,  /* shorter than it was: a capture being written only grows */
+	TOP_LOSS_DAMAGED,    /* a read found it corrupt or unreadable */
 };
 
 struct top_table_pos {
@@ -56,14 +68,24 @@ struct top_source {
 	struct top_table_pos t[TOP_T__COUNT];
 	struct idmap kernel_ids;    /* StringIds id -> model kernel name */
 	struct idmap range_ids;     /* StringIds id -> model range name */
+	struct idmap metric_ids;    /* (typeId, metricId) -> top_gpu_metrics kind, TOP_GM__COUNT: not shown */
 	bool described;             /* GPU and process read into the header */
 	int64_t dropped_records;    /* this store's PERFKIT_COUNTERS value */
+	/* the file as top first read it, and the largest it has been since */
+	dev_t dev;
+	ino_t ino;
+	int64_t largest_bytes;
+	enum top_loss lost;
 };
 
 /* Open path (validated by the reader) and connect. */
 int top_source__open(const char *path, enum top_read_mode mode, struct top_source **out,
 		     struct prof_error *err);
 void top_source__close(struct top_source *s);
+/* Whether the source's name still names the file top began reading, no
+ * shorter than it has been: 0, or < 0 with s->lost set (deleted, replaced,
+ * truncated) and a one-line message naming the file in err. */
+int top_source__check_file(struct top_source *s, struct prof_error *err);
 /* Take the connection up again (no-op when connected). */
 int top_source__connect(struct top_source *s, struct prof_error *err);
 /* Let the connection go; positions are kept. Not during a replay. */
@@ -71,7 +93,9 @@ void top_source__disconnect(struct top_source *s);
 
 /* Rowid mode: read every new row into m (connecting first if need be), or
  * stop when the monotonic clock passes deadline_ns. 1 caught up, 0 stopped
- * at the deadline, < 0 error. */
+ * at the deadline, < 0 error; an error that finds the file damaged (or a
+ * read that did, whose caller answered without one) also sets s->lost.
+ * The replay below does the same. */
 int top_source__read(struct top_source *s, struct top_model *m, int64_t deadline_ns,
 		     struct prof_error *err);
 /* Replay mode: read the rows that start at or before clock_ns. 1 every

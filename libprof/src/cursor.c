@@ -17,7 +17,7 @@ int prof_cursor__open(struct prof_store *s, const char *sql, struct prof_cursor 
 	c->store = s;
 	rc = sqlite3_prepare_v2(s->db, sql, -1, &c->stmt, NULL);
 	if (rc != SQLITE_OK) {
-		rc = store__sqlite_error(err, s->path, s->db, rc, "query");
+		rc = store__read_error(s, rc, "query", err);
 		sqlite3_finalize(c->stmt);
 		free(c);
 		return rc;
@@ -60,7 +60,7 @@ int prof_cursor__next(struct prof_cursor *c, struct prof_error *err)
 	c->done = true;
 	if (rc == SQLITE_DONE)
 		return 0;
-	return store__sqlite_error(err, c->store->path, c->store->db, rc, "reading rows");
+	return store__read_error(c->store, rc, "reading rows", err);
 }
 
 int prof_cursor__columns(const struct prof_cursor *c)

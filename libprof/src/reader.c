@@ -102,6 +102,95 @@ static int check_file(const char *path, struct prof_error *err)
 	return check_header(path, h, (size_t)n, (uint64_t)st.st_size, has_live_wal(path), err);
 }
 
+/* ---- damage met while reading ------------------------------------------- */
+
+/* Results that say the file is not what SQLite expects to read (as opposed
+ * to a statement SQLite refuses, or want of memory). */
+static bool says_damaged(int rc)
+{
+	switch (rc & 0xFF) {
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+	case SQLITE_IOERR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The file at s->path is still the one opened, and shorter than it was
+ * then: another process has truncated it. (A live capture only grows.) */
+static bool shrunk(const struct prof_store *s, int64_t *bytes_now)
+{
+	struct stat st;
+
+	if (!s->from_file || stat(s->path, &st) || st.st_dev != s->dev || st.st_ino != s->ino)
+		return false;
+	*bytes_now = (int64_t)st.st_size;
+	return *bytes_now < s->bytes_at_open;
+}
+
+static int truncated_while_read(const struct prof_store *s, int64_t bytes_now,
+				struct prof_error *err)
+{
+	return prof_error__set(err, PROF_E_TRUNCATED,
+			       "%s: truncated while being read (%lld bytes, %lld when opened)",
+			       s->path, (long long)bytes_now, (long long)s->bytes_at_open);
+}
+
+int store__read_error(struct prof_store *s, int rc, const char *what, struct prof_error *err)
+{
+	struct prof_error e;
+	int64_t bytes_now;
+	int code = store__sqlite_error(&e, s->path, s->db, rc, what);
+
+	if (says_damaged(rc)) {
+		if (shrunk(s, &bytes_now))
+			code = truncated_while_read(s, bytes_now, &e);
+		if (!s->damage.code)
+			s->damage = e;
+	}
+	if (err)
+		*err = e;
+	return code;
+}
+
+int prof_store__check_read(struct prof_store *s, struct prof_error *err)
+{
+	int64_t bytes_now;
+
+	if (s->damage.code) {
+		if (err)
+			*err = s->damage;
+		return s->damage.code;
+	}
+	if (shrunk(s, &bytes_now))
+		return truncated_while_read(s, bytes_now, err);
+	return 0;
+}
+
+/* sqlite3_prepare_v2 and sqlite3_step for the helpers that answer without
+ * an error (has_column, count, meta, counter): damage they meet is kept. */
+static int prepare(struct prof_store *s, const char *sql, sqlite3_stmt **st)
+{
+	int rc = sqlite3_prepare_v2(s->db, sql, -1, st, NULL);
+
+	if (rc != SQLITE_OK)
+		store__read_error(s, rc, "read", NULL);
+	return rc;
+}
+
+static int step(struct prof_store *s, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		store__read_error(s, rc, "read", NULL);
+	return rc;
+}
+
+/* ---- what the file is ------------------------------------------------------ */
+
 static int query_int(struct prof_store *s, const char *sql, const char *arg, int64_t *v,
 		     struct prof_error *err)
 {
@@ -111,7 +200,7 @@ static int query_int(struct prof_store *s, const char *sql, const char *arg, int
 	*v = 0;
 	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
 	if (rc != SQLITE_OK)
-		return store__sqlite_error(err, s->path, s->db, rc, "read schema");
+		return store__read_error(s, rc, "read schema", err);
 	if (arg)
 		sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
@@ -119,7 +208,7 @@ static int query_int(struct prof_store *s, const char *sql, const char *arg, int
 		*v = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return store__sqlite_error(err, s->path, s->db, rc, "read schema");
+		return store__read_error(s, rc, "read schema", err);
 	return 0;
 }
 
@@ -216,6 +305,7 @@ static int store_finish_open(struct prof_store *s, struct prof_store **out,
 int prof_store__open(const char *path, struct prof_store **out, struct prof_error *err)
 {
 	struct prof_store *s;
+	struct stat st;
 	int rc;
 
 	*out = NULL;
@@ -231,6 +321,14 @@ int prof_store__open(const char *path, struct prof_store **out, struct prof_erro
 		rc = store__sqlite_error(err, path, s->db, rc, "open");
 		prof_store__close(s);
 		return rc;
+	}
+	/* the file SQLite holds open now, so that a truncation is told apart
+	 * from the file being replaced or removed meanwhile */
+	if (stat(path, &st) == 0) {
+		s->from_file = true;
+		s->dev = st.st_dev;
+		s->ino = st.st_ino;
+		s->bytes_at_open = (int64_t)st.st_size;
 	}
 	/* A live writer may hold the WAL index briefly while it commits. */
 	sqlite3_busy_timeout(s->db, 2000);
@@ -329,12 +427,12 @@ bool prof_store__has_column(struct prof_store *s, const char *table, const char 
 
 	if (!table || !column || !prof_store__has_table(s, table))
 		return false;
-	if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM pragma_table_info(?1)"
-			       " WHERE name = ?2 COLLATE NOCASE", -1, &st, NULL) != SQLITE_OK)
+	if (prepare(s, "SELECT count(*) FROM pragma_table_info(?1) WHERE name = ?2 COLLATE NOCASE",
+		    &st) != SQLITE_OK)
 		return false;
 	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
+	if (step(s, st) == SQLITE_ROW)
 		n = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return n > 0;
@@ -353,8 +451,8 @@ int64_t prof_store__count(struct prof_store *s, const char *table)
 	sql = sqlite3_mprintf("SELECT count(*) FROM \"%w\"", table);
 	if (!sql)
 		return 0;
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) == SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW)
+	if (prepare(s, sql, &st) == SQLITE_OK) {
+		if (step(s, st) == SQLITE_ROW)
 			n = sqlite3_column_int64(st, 0);
 		sqlite3_finalize(st);
 	}
@@ -369,11 +467,10 @@ char *prof_store__meta(struct prof_store *s, const char *key)
 
 	if (s->kind != PROF_STORE_PERFKIT || !key)
 		return NULL;
-	if (sqlite3_prepare_v2(s->db, "SELECT value FROM PERFKIT_META WHERE key = ?1", -1, &st,
-			       NULL) != SQLITE_OK)
+	if (prepare(s, "SELECT value FROM PERFKIT_META WHERE key = ?1", &st) != SQLITE_OK)
 		return NULL;
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+	if (step(s, st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
 		value = strdup((const char *)sqlite3_column_text(st, 0));
 	sqlite3_finalize(st);
 	return value;
@@ -386,11 +483,10 @@ int64_t prof_store__counter(struct prof_store *s, const char *name)
 
 	if (!name || !prof_store__has_table(s, "PERFKIT_COUNTERS"))
 		return 0;
-	if (sqlite3_prepare_v2(s->db, "SELECT value FROM PERFKIT_COUNTERS WHERE name = ?1", -1,
-			       &st, NULL) != SQLITE_OK)
+	if (prepare(s, "SELECT value FROM PERFKIT_COUNTERS WHERE name = ?1", &st) != SQLITE_OK)
 		return 0;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
+	if (step(s, st) == SQLITE_ROW)
 		v = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return v;
@@ -411,5 +507,7 @@ bool prof_store__is_finished(struct prof_store *s)
 
 int prof_store__exec(struct prof_store *s, const char *sql, struct prof_error *err)
 {
-	return store__exec(s->db, s->path, sql, "query", err);
+	int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+
+	return rc == SQLITE_OK ? 0 : store__read_error(s, rc, "query", err);
 }

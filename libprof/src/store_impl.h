@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <sqlite3.h>
 
@@ -40,6 +41,16 @@ struct prof_store {
 	sqlite3 *db;
 	char *path;
 	enum prof_store_kind kind;
+	/* The file SQLite opened, as it was then (not set for a capture held
+	 * in memory): another process may truncate it while it is read. */
+	bool from_file;
+	dev_t dev;
+	ino_t ino;
+	int64_t bytes_at_open;
+	/* The first read that found the file damaged (corrupt, cut short,
+	 * unreadable), kept even when the call that met it answers only "no"
+	 * or 0 (has_table, meta, counter): prof_store__check_read gives it. */
+	struct prof_error damage;
 };
 
 struct prof_cursor {
@@ -56,6 +67,12 @@ bool store__out_of_room(sqlite3 *db, int rc);
  * to write is PROF_E_FULL. */
 int store__sqlite_error(struct prof_error *err, const char *path, sqlite3 *db, int rc,
 			const char *what);
+
+/* A read of s failed with rc while doing what: the error (as
+ * store__sqlite_error makes it; "truncated while being read" when the file
+ * has shrunk since it was opened) in err, which may be NULL; one that says
+ * the file is damaged is also kept in s->damage. Returns the code. */
+int store__read_error(struct prof_store *s, int rc, const char *what, struct prof_error *err);
 
 /* The analysis tables' form of an SQL failure: PROF_E_SQL, the path and
  * SQLite's message as it is. */

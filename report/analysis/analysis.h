@@ -2,13 +2,15 @@
  * that finds the steady-state window, its settings, and one rules_<family>.c
  * per family of rules: diagnose.h), the roofline against measured peaks
  * (roofline.h), theoretical occupancy (occupancy.h), access efficiency
- * (access.h), runs of one GEMM and their dependence (gemm_runs.h), and
+ * (access.h), runs of one GEMM and their dependence (gemm_runs.h), the
+ * sampled GPU metrics and their averages per kernel and range
+ * (gpu_metrics.h), and
  * what fills the analysis tables a capture gains afterwards: the peaks
  * document (peaks_doc.h), the findings (diag_report__save) and, from
  * libprof, which holds those tables, the hardware metrics import
  * (prof/analysis_tables.h).
  *
- * This is what cli/ includes. What the folder may use: summary/ (report rows
+ * This is what cli/ includes, and tui/ for the metric names. What the folder may use: summary/ (report rows
  * and the shared query helpers), sink/ and libprof. export/ may use it;
  * summary/, sink/ and compare/ may not. */
 #ifndef REPORT_ANALYSIS_H
@@ -18,6 +20,7 @@
 #include "diagnose.h"
 #include "gemm_runs.h"
 #include "nccl.h"
+#include "gpu_metrics.h"
 #include "occupancy.h"
 #include "peaks_doc.h"
 #include "prof/analysis_tables.h"

@@ -306,6 +306,7 @@ extern const struct diag_rule diag_rules_kernel[];
 extern const struct diag_rule diag_rules_memory[];
 extern const struct diag_rule diag_rules_host[];
 extern const struct diag_rule diag_rules_critical_path[];
+extern const struct diag_rule diag_rules_gpu_metrics[];
 /* run on jobs only (diagnose_job.c) */
 extern const struct diag_rule diag_rules_ranks[];
 extern const struct diag_rule diag_rules_collectives[];

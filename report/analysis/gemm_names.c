@@ -6,8 +6,7 @@
 #include <stddef.h>
 #include <string.h>
 
-/* Whether the name, lowered, contains one of words. */
-static bool has_word(const char *name, const char *const *words, size_t n)
+bool kernel_name__has_any(const char *name, const char *const *words, size_t n)
 {
 	char low[512];
 	size_t i;
@@ -23,7 +22,7 @@ static bool has_word(const char *name, const char *const *words, size_t n)
 	return false;
 }
 
-#define HAS(name, words) has_word(name, words, sizeof words / sizeof words[0])
+#define HAS(name, words) kernel_name__has_any(name, words, sizeof words / sizeof words[0])
 
 enum gemm_role gemm_name__role(const char *name)
 {
@@ -52,4 +51,15 @@ bool gemm_name__from_library(const char *name)
 	enum gemm_role role = gemm_name__role(name);
 
 	return role == GEMM_ROLE_HELPER || (role == GEMM_ROLE_GEMM && HAS(name, library_words));
+}
+
+bool kernel_name__other_than_fp32(const char *name)
+{
+	static const char *const words[] = { "half", "Half", "bfloat16", "BFloat16", "bf16", "fp16", "f16",
+					     "fp8", "e4m3", "e5m2", "double" };
+
+	for (size_t i = 0; name && i < sizeof words / sizeof words[0]; i++)
+		if (strstr(name, words[i]))
+			return true;
+	return false;
 }

@@ -20,25 +20,12 @@ static const char *const pytorch_fp32 =
 	"In PyTorch: run the step under torch.autocast(device_type=\"cuda\", dtype=torch.bfloat16), "
 	"or keep activations and weights in BF16 (model.to(torch.bfloat16)) with FP32 master weights.";
 
-/* 16-bit, 8-bit or double types in the name, as CUDA, PyTorch, cuBLAS and
- * CUTLASS spell them. */
-static bool other_than_fp32_name(const char *name)
-{
-	static const char *const words[] = { "half", "Half", "bfloat16", "BFloat16", "bf16", "fp16", "f16",
-					     "fp8", "e4m3", "e5m2", "double" };
-
-	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-		if (strstr(name, words[i]))
-			return true;
-	return false;
-}
-
 /* FP32 storage in the signature: float pointers and no 16-bit or double types. */
 static bool fp32_signature(const char *name)
 {
 	return (strstr(name, "float*") || strstr(name, "float *") || strstr(name, "float const*") ||
 		strstr(name, "const float*") || strstr(name, "float4")) &&
-	       !other_than_fp32_name(name);
+	       !kernel_name__other_than_fp32(name);
 }
 
 static int fp32_heuristic(struct diag_context *ctx, struct prof_error *err)
@@ -153,7 +140,7 @@ static bool memory_bound(const struct roof_kernel *r, const struct roof_peaks *p
 static bool fp32_storage(const struct roof_kernel *r, double min_frac)
 {
 	return fp32_signature(r->name) || (r->has_flops && r->flops > 0 && r->flops_f32 >= min_frac * r->flops &&
-					   r->tensor_inst <= 0 && !other_than_fp32_name(r->name));
+					   r->tensor_inst <= 0 && !kernel_name__other_than_fp32(r->name));
 }
 
 static struct diag_tally_entry *offender(struct diag_tally *t, const char *key, int64_t launches,

@@ -634,7 +634,11 @@ int diff_profile__load_path(struct diff_profile *p, const char *path, struct pro
 		return rc;
 	}
 	rc = diff_profile__load(p, s, err);
+	if (!rc)
+		rc = prof_store__check_read(s, err);
 	prof_store__close(s);
+	if (rc < 0)
+		diff_profile__exit(p);
 	return rc;
 }
 
@@ -659,6 +663,8 @@ int diff_profiles__align_loops(struct diff_profile *p, size_t n, const struct su
 		if (rc < 0)
 			return rc;
 		rc = load(&again, s, &first, err);
+		if (!rc && (rc = prof_store__check_read(s, err)) < 0)
+			diff_profile__exit(&again);
 		prof_store__close(s);
 		if (rc < 0)
 			return rc;

@@ -1,12 +1,13 @@
-/* html_plots.c - the plots of the HTML report: GPU utilisation over time,
- * kernel time by name, device memory over time, copy size vs bandwidth.
+/* html_plots.c - the plots of the HTML report: GPU utilisation over time
+ * (the sampled GPU metrics under it, html_gpu_metrics.c), kernel time by
+ * name, device memory over time, copy size vs bandwidth.
  *
  * Each plot streams its rows once into fixed-size bins (time bins, size
  * buckets, the top kernels), writes them as a gnuplot data file and uses a
  * constant script. Nothing from the capture is put in a script: series
  * titles come from the data files' header line and kernel names are listed
  * in the HTML under their bar numbers. */
-#include "html_report.h"
+#include "html_plots.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -19,17 +20,11 @@
 #include "prof/tables.h"
 #include "summary/query.h"
 
-#define PLOT_BINS 200
 #define PLOT_MAX_DEVICES 8
 #define PLOT_TOP_KERNELS 15
 /* Copy sizes are bucketed at four buckets per power of two. */
 #define COPY_BUCKETS_PER_OCTAVE 4
 #define COPY_BUCKETS (64 * COPY_BUCKETS_PER_OCTAVE)
-
-/* The common time axis: bins of the capture's extent. */
-struct time_axis {
-	int64_t base_ns, span_ns, bin_ns;
-};
 
 static int time_axis__init(struct time_axis *a, struct prof_store *s, struct prof_error *err)
 {
@@ -51,7 +46,7 @@ static int bin_of(const struct time_axis *a, int64_t t)
 	return b < 0 ? 0 : b >= PLOT_BINS ? PLOT_BINS - 1 : (int)b;
 }
 
-static double bin_start_ms(const struct time_axis *a, int b)
+double time_axis__bin_ms(const struct time_axis *a, int b)
 {
 	return (double)b * (double)a->bin_ns / 1e6;
 }
@@ -83,6 +78,7 @@ static const char util_script[] =
 	GNUPLOT_SVG_TERMINAL(960, 300)
 	"set output 'util.svg'\n"
 	"set key autotitle columnheader top right\n"
+	"set autoscale xfix\n"
 	"set xlabel 'time since capture start (ms)'\n"
 	"set ylabel 'GPU busy (%)'\n"
 	"set yrange [0:105]\n"
@@ -169,7 +165,7 @@ static int plot_utilisation(struct html_page *p, const struct time_axis *a, stru
 			len = a->bin_ns;
 		if (len <= 0)
 			break;
-		fprintf(f, "%.6f", b < PLOT_BINS ? bin_start_ms(a, b) : (double)a->span_ns / 1e6);
+		fprintf(f, "%.6f", b < PLOT_BINS ? time_axis__bin_ms(a, b) : (double)a->span_ns / 1e6);
 		for (int d = 0; d < ndevs; d++)
 			fprintf(f, " %.3f", 100.0 * (double)busy[d][bb] / (double)len);
 		fputc('\n', f);
@@ -320,7 +316,7 @@ static int plot_memory(struct html_page *p, const struct time_axis *a, struct pr
 	for (int b = 0; b <= PLOT_BINS; b++) {
 		int bb = b < PLOT_BINS ? b : PLOT_BINS - 1;
 
-		fprintf(f, "%.6f", b < PLOT_BINS ? bin_start_ms(a, b) : (double)a->span_ns / 1e6);
+		fprintf(f, "%.6f", b < PLOT_BINS ? time_axis__bin_ms(a, b) : (double)a->span_ns / 1e6);
 		for (int d = 0; d < ndevs; d++) {
 			/* a bin shows the most held during it, so short peaks stay visible */
 			int64_t v = m[d].level_bytes;
@@ -481,6 +477,8 @@ int html_plots__render(struct html_page *p, struct prof_error *err)
 
 	if (rc == 0)
 		rc = plot_utilisation(p, &a, err);
+	if (rc == 0)
+		rc = html_gpu_metrics__plots(p, &a, err);
 	if (rc == 0)
 		rc = plot_kernels(p, err);
 	if (rc == 0)

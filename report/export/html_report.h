@@ -4,10 +4,11 @@
  *
  *   run metadata and GPU busy % (the overview), the summary tables, the NVTX
  *   breakdown, a flame graph of GPU time (inline SVG from the folded
- *   stacks), gnuplot plots (GPU utilisation over time, kernel time by name,
- *   device memory over time, copy size vs bandwidth), then the optional
- *   sections: Ranks (a job of several), Findings, GPU idle time and
- *   critical path, and Roofline by default.
+ *   stacks), gnuplot plots (GPU utilisation over time with the sampled GPU
+ *   metrics under it, kernel time by name, device memory over time, copy
+ *   size vs bandwidth), then the optional sections: Ranks (a job of
+ *   several), Findings, GPU idle time and critical path, Sampled GPU
+ *   Metrics and Roofline by default.
  *
  * Tables are the rows of the report functions rendered by the HTML sink;
  * every string from the capture goes through prof_fputs_html. Without
@@ -38,7 +39,8 @@ struct html_section {
 };
 
 /* Ranks (a job), Findings (perfkit diagnose with default thresholds), GPU
- * idle time and, for captures with hardware metrics, Roofline. */
+ * idle time and critical path, and for captures with them Sampled GPU
+ * Metrics and Roofline. */
 extern const struct html_section html_report__default_sections[];
 extern const size_t html_report__ndefault_sections;
 

@@ -1,11 +1,12 @@
 /* html_sections.c - the optional sections of the HTML report: Ranks
  * (html_ranks.c), Findings
  * (the diagnosis with default thresholds), GPU idle time and critical path,
- * and Roofline (captures with hardware metrics). Each renders the rows its
+ * Sampled GPU Metrics (captures with them: html_gpu_metrics.c) and Roofline
+ * (captures with hardware metrics). Each renders the rows its
  * command prints, through the page's HTML sink. A section that cannot be
  * computed for a capture says why in a note instead of failing the whole
  * page. */
-#include "html_report.h"
+#include "html_plots.h"
 
 #include "analysis/diagnose.h"
 #include "analysis/roofline.h"
@@ -124,6 +125,7 @@ const struct html_section html_report__default_sections[] = {
 	{ "ranks", "Ranks", html_ranks__applies, html_ranks__render },
 	{ "findings", "Findings", NULL, render_findings },
 	{ "gpu-idle", "GPU Idle Time and Critical Path", NULL, render_gpu_idle },
+	{ "gpu-metrics", "Sampled GPU Metrics", html_gpu_metrics__applies, html_gpu_metrics__section },
 	{ "kernel-roofline", "Roofline", has_metrics, render_roofline },
 };
 const size_t html_report__ndefault_sections =

@@ -110,6 +110,8 @@ static int html_row(struct rpt_sink *sink, const struct rpt_cell *cells)
 			fputs("<td class=\"num\">", f);
 			if (rpt_cell__format_number(num, sizeof num, col, &cells[i], true))
 				fputs(num, f);
+			else if (cells[i].is_null && cells[i].s)
+				prof_fputs_html(f, cells[i].s);
 		}
 		fputs("</td>", f);
 	}

@@ -66,7 +66,8 @@ static char *format_cell(const struct rpt_column *col, const struct rpt_cell *ce
 	char num[64];
 
 	if (!rpt_type__is_text(col->type))
-		return strdup(rpt_cell__format_number(num, sizeof num, col, cell, true) ? num : "");
+		return rpt_cell__format_number(num, sizeof num, col, cell, true) ? strdup(num)
+		       : cell->is_null && cell->s ? sanitized(cell->s) : strdup("");
 	if (cell->is_null || !cell->s)
 		return strdup("");
 	return sanitized(cell->s);
@@ -230,6 +231,17 @@ static int text_begin(struct rpt_sink *sink, const char *name, const char *title
 	rc = rpt_columns__copy(&t->cols, cols, ncols);
 	if (rc < 0)
 		return rc;
+	/* a header may come from the capture (a sampled metric's name) */
+	for (int c = 0; c < ncols; c++) {
+		char *safe = sanitized(t->cols.cols[c].name);
+
+		if (!safe) {
+			rpt_columns__exit(&t->cols);
+			return PROF_E_NOMEM;
+		}
+		free((char *)t->cols.cols[c].name);
+		t->cols.cols[c].name = safe;
+	}
 	t->cells = calloc((size_t)TEXT_BUFFER_ROWS * (ncols > 0 ? ncols : 1), sizeof *t->cells);
 	t->width = calloc(ncols > 0 ? (size_t)ncols : 1, sizeof *t->width);
 	for (int c = 0; c < ncols && !sink->full_names; c++)

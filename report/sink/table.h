@@ -33,6 +33,9 @@ struct rpt_column {
 	int decimals;
 };
 
+/* A null number cell may carry in s the words text and HTML show for it
+ * ("N/A": a value the capture cannot give, which must not read as 0);
+ * JSON writes null and CSV leaves the field empty, as for any null. */
 struct rpt_cell {
 	bool is_null;
 	int64_t i;

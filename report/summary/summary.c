@@ -24,6 +24,7 @@ static const struct summary_entry entries[] = {
 	{ "critical_path", "Critical Path of the Median Step", summary__critical_path },
 	{ "rank_sum", "Ranks: Steps and Time", summary__rank_sum },
 	{ "nccl_sum", "NCCL Collectives by Kind and Message Size", summary__nccl_sum },
+	{ "gpu_metrics_sum", "Sampled GPU Metrics by Kernel and NVTX Range", summary__gpu_metrics_sum },
 	{ "overview", "Overview", summary__overview },
 };
 
@@ -32,7 +33,7 @@ static const struct summary_entry entries[] = {
 static const char *const names[NENTRIES] = {
 	"cuda_api_sum", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum",
 	"cuda_gpu_trace", "nvtx_sum", "nvtx_kern_sum", "gpu_idle_sum", "critical_path", "rank_sum",
-	"nccl_sum", "overview",
+	"nccl_sum", "gpu_metrics_sum", "overview",
 };
 
 static const struct summary_entry *find(const char *name)

@@ -56,6 +56,11 @@ int summary__nvtx_kern_sum(struct prof_store *s, struct rpt_sink *sink, struct p
  * every reader of the report list knows them by name. */
 int summary__gpu_idle_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
 int summary__critical_path(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
+/* The sampled GPU metrics (`perfkit run --gpu-metrics`) per device over the
+ * whole capture, and averaged over the time each kernel name and NVTX range
+ * name ran; report/analysis/gpu_metrics_report.c computes them, with the
+ * rules that read the same averages. */
+int summary__gpu_metrics_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
 
 /* Each rank's steps (the loop finder run on its rows alone; median and
  * 95th percentile of their durations) and, over its window, its GPU's busy

@@ -20,6 +20,25 @@ fail() {
 
 pass() { echo "ok: $1"; }
 
+# How long a test waits for something that takes well under a second on an
+# idle machine (a process to start or end, a file to appear, a screen to
+# change). Generous, since the tests share two loaded cores: only a test
+# that is failing anyway waits this long.
+WAIT_S=30
+
+# wait_until SECONDS COMMAND...: runs COMMAND until it succeeds (0) or
+# SECONDS of wall time have passed (1). A deadline, not a number of tries:
+# how long a try takes depends on the machine's load.
+wait_until() {
+	local deadline=$((SECONDS + $1))
+
+	shift
+	until "$@"; do
+		[ "$SECONDS" -lt "$deadline" ] || return 1
+		sleep 0.05
+	done
+}
+
 # expect_status NAME WANT
 expect_status() {
 	if [ "$status" -eq "$2" ]; then pass "$1 (exit $2)"; else fail "$1: wanted exit $2"; fi
@@ -56,6 +75,11 @@ expect_err() {
 expect_that() {
 	if "${@:2}"; then pass "$1"; else fail "$1"; fi
 }
+
+# meta FILE KEY: a PERFKIT_META value of a capture, "" when there is none.
+# Read-only: sqlite3 would otherwise create an empty FILE when it is not
+# there yet, and a `perfkit run` starting then refuses its output as existing.
+meta() { sqlite3 -readonly "$1" "SELECT value FROM PERFKIT_META WHERE key = '$2'" 2>/dev/null; }
 
 # built_without_cupti: this perfkit's `run` refuses to capture. Probes with
 # `perfkit run -- true`, leaving $status, $TMP/out and $TMP/err like run.

@@ -18,32 +18,31 @@ if built_without_cupti; then
 	exit
 fi
 
-meta() { sqlite3 "$1" "SELECT value FROM PERFKIT_META WHERE key = '$2'" 2>/dev/null; }
+names_live_dir() { dir=$(meta "$out" live_dir) && [ -n "$dir" ]; }
 
-# start_killed_run NAME: starts `perfkit run -- sleep 60`, waits until its
-# output names the live folder, sets $out $dir $prog $runner.
+# start_run NAME: starts `perfkit run -- sleep 60`, waits until its output
+# names the live folder, sets $out $dir $prog $runner.
 start_run() {
 	out=$TMP/$1.sqlite
-	"$PERFKIT" run -o "$out" -- sleep 60 >/dev/null 2>&1 &
+	"$PERFKIT" run -o "$out" -- sleep 60 >/dev/null 2>"$TMP/$1.run.err" &
 	runner=$!
 	dir=
-	for _ in $(seq 100); do
-		dir=$(meta "$out" live_dir)
-		[ -n "$dir" ] && break
-		sleep 0.05
-	done
+	if ! wait_until "$WAIT_S" names_live_dir; then
+		echo "  perfkit run's output named no live folder in $WAIT_S s;" \
+			"its stderr: $(head -c 300 "$TMP/$1.run.err")" >&2
+	fi
 	prog=$(meta "$out" pid)
 }
 
-# gone PID: waits until the process has ended (a zombie counts as ended).
-gone() {
-	for _ in $(seq 100); do
-		[ "$(ps -o stat= -p "$1" 2>/dev/null | cut -c1)" = "" ] && return 0
-		[ "$(ps -o stat= -p "$1" 2>/dev/null | cut -c1)" = Z ] && return 0
-		sleep 0.05
-	done
-	return 1
+ended() {
+	local state
+
+	state=$(ps -o stat= -p "$1" 2>/dev/null | cut -c1)
+	[ -z "$state" ] || [ "$state" = Z ]
 }
+
+# gone PID: waits until the process has ended (a zombie counts as ended).
+gone() { wait_until "$WAIT_S" ended "$1"; }
 
 start_run killed
 expect_that "the live folder is named while the run goes on" test -d "$dir"

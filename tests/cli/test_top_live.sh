@@ -10,40 +10,10 @@
 . "$(dirname "$0")/tmux_lib.sh"
 LIVE="$PERFKIT_TEST_TOOLS/write_live_store"
 
-# start_top NAME ARGS...: perfkit top ARGS in a fresh tmux session; its exit
-# status lands in $TMP/NAME.status, its stderr in $TMP/NAME.err.
-start_top() {
-	local name=$1 cmd
-	shift
-	rm -f "$TMP/$name.status"
-	printf -v cmd 'cd %q && env LANG=C.UTF-8 LC_ALL=C.UTF-8 %q top' "$TMP" "$PERFKIT"
-	for a in "$@"; do printf -v cmd '%s %q' "$cmd" "$a"; done
-	printf -v cmd '%s 2>%q; echo $? >%q; sleep 60' "$cmd" "$TMP/$name.err" "$TMP/$name.status"
-	tm kill-session -t top >/dev/null 2>&1
-	tm new-session -d -s top -x 150 -y 40 "$cmd"
-}
-
-# expect_exit NAME WANT [SECONDS]: top exits with WANT in time.
-expect_exit() {
-	local got
-	for _ in $(seq $((${3:-10} * 10))); do
-		[ -s "$TMP/$1.status" ] && break
-		sleep 0.1
-	done
-	got=$(cat "$TMP/$1.status" 2>/dev/null || echo "still running")
-	if [ "$got" = "$2" ]; then pass "$1: exit status $2"; else
-		fail "$1: exit status '$got', wanted $2"; sed 's/^/    ! /' "$TMP/$1.err" >&2; fi
-}
-
-readable() { # NAME FILE: a complete capture perfkit report reads
-	if "$PERFKIT" report "$2" >"$TMP/report.out" 2>&1 && grep -q live_kernel_a "$TMP/report.out"
-	then pass "$1: the capture is complete"; else fail "$1: the capture is not complete"; fi
-}
-
 # ---- following a capture written in place --------------------------------------
 "$LIVE" -o "$TMP/inplace.sqlite" 3 &
 writer=$!
-for _ in $(seq 50); do [ -s "$TMP/inplace.sqlite" ] && break; sleep 0.1; done
+wait_until "$WAIT_S" test -s "$TMP/inplace.sqlite"
 start_top inplace "$TMP/inplace.sqlite"
 wait_for "in place: rows appear while the writer runs" "live_kernel_a"
 wait_for "in place: shown as live" "live capture"
@@ -66,7 +36,7 @@ fi
 start_top program -o "$TMP/program.sqlite" -- "$LIVE" 3 3
 wait_for "program: its rows appear live" "live_kernel_b"
 wait_for "program: shown running" "running"
-wait_for "program: its end is shown" "program exited (status 3)" 10
+wait_for "program: its end is shown" "program exited (status 3)"
 tm send-keys -t top:0 q
 expect_exit program 3
 readable "program" "$TMP/program.sqlite"

@@ -14,13 +14,9 @@ command -v sqlite3 >/dev/null || { echo "FAIL: sqlite3 is needed" >&2; exit 1; }
 COLS=160
 ROWS=45
 
-# wait_gone NAME TEXT: TEXT leaves the screen within 5 s.
+# wait_gone NAME TEXT: TEXT leaves the screen in time.
 wait_gone() {
-	for _ in $(seq 50); do
-		screen
-		if ! grep -qF -- "$2" "$TMP/screen"; then pass "$1"; return 0; fi
-		sleep 0.1
-	done
+	if wait_until "$WAIT_S" lacks "$2"; then pass "$1"; return 0; fi
 	fail "$1: the screen still shows '$2'"
 	return 1
 }
@@ -33,12 +29,10 @@ table() {
 	     table { print }' "$TMP/screen"
 }
 
-# table_lacks NAME TEXT: TEXT leaves the kernel table within 5 s.
+# table_lacks NAME TEXT: TEXT leaves the kernel table in time.
+table_without() { ! table | grep -qF -- "$1"; }
 table_lacks() {
-	for _ in $(seq 50); do
-		if ! table | grep -qF -- "$2"; then pass "$1"; return 0; fi
-		sleep 0.1
-	done
+	if wait_until "$WAIT_S" table_without "$2"; then pass "$1"; return 0; fi
 	fail "$1: the kernel table still shows '$2'"
 	return 1
 }
@@ -59,14 +53,11 @@ first_row() {
 		}'
 }
 
-# expect_first NAME TEXT: that first row starts with TEXT within 5 s.
+# expect_first NAME TEXT: that first row starts with TEXT in time.
+first_row_is() { row=$(first_row) && case "$row" in "$1"*) true ;; *) false ;; esac; }
 expect_first() {
 	local row
-	for _ in $(seq 50); do
-		row=$(first_row)
-		case "$row" in "$2"*) pass "$1"; return 0 ;; esac
-		sleep 0.1
-	done
+	if wait_until "$WAIT_S" first_row_is "$2"; then pass "$1"; return 0; fi
 	fail "$1: first plain row is '$row', wanted '$2'"
 	return 1
 }
@@ -74,19 +65,15 @@ expect_first() {
 keys() { tm send-keys -t top:0 "$@"; }
 
 # expect_top_line NAME LINE / expect_top_line_not NAME LINE: the kernel
-# table's top line becomes (or stops being) LINE within 5 s.
+# table's top line becomes (or stops being) LINE in time.
+top_line_is() { [ "$(table | head -1)" = "$1" ]; }
+top_line_is_not() { [ "$(table | head -1)" != "$1" ]; }
 expect_top_line() {
-	for _ in $(seq 50); do
-		[ "$(table | head -1)" = "$2" ] && { pass "$1"; return 0; }
-		sleep 0.1
-	done
+	if wait_until "$WAIT_S" top_line_is "$2"; then pass "$1"; return 0; fi
 	fail "$1: top line is '$(table | head -1)', wanted '$2'"
 }
 expect_top_line_not() {
-	for _ in $(seq 50); do
-		[ "$(table | head -1)" != "$2" ] && { pass "$1"; return 0; }
-		sleep 0.1
-	done
+	if wait_until "$WAIT_S" top_line_is_not "$2"; then pass "$1"; return 0; fi
 	fail "$1: top line stayed '$2'"
 }
 
@@ -202,7 +189,7 @@ check_capture() { # LABEL FILE
 	wait_gone "$label: the too-small message goes" "terminal too small"
 
 	keys q
-	for _ in $(seq 50); do [ -s "$TMP/status" ] && break; sleep 0.1; done
+	wait_until "$WAIT_S" test -s "$TMP/status"
 	status=$(cat "$TMP/status" 2>/dev/null || echo none)
 	if [ "$status" = 0 ]; then pass "$label: q quits with status 0"; else
 		fail "$label: q: exit status '$status'"; fi

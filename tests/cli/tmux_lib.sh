@@ -5,19 +5,52 @@ command -v tmux >/dev/null || { echo "FAIL: tmux is needed" >&2; exit 1; }
 SOCK="perfkit-top-$(basename "$0" .sh)-$$"
 trap 'tmux -L "$SOCK" kill-server >/dev/null 2>&1; rm -rf "$TMP"' EXIT
 tm() { tmux -L "$SOCK" "$@"; }
+# One server for the whole test, kept when a test replaces its only session:
+# by default tmux exits with its last session, and a session started at that
+# moment finds its server gone ("server exited unexpectedly").
+tm start-server \; set -g exit-empty off
 status=
 : >"$TMP/err" # fail() shows perfkit's stderr; top's own goes to the pane
 
 screen() { tm capture-pane -p -t top:0 >"$TMP/screen" 2>/dev/null; }
 
-# wait_for NAME TEXT [SECONDS]: the screen shows TEXT in time (default 5 s).
+# shows TEXT / lacks TEXT: what the screen shows now.
+shows() { screen && grep -qF -- "$1" "$TMP/screen"; }
+lacks() { screen && ! grep -qF -- "$1" "$TMP/screen"; }
+
+# wait_for NAME TEXT: the screen shows TEXT in time ($WAIT_S).
 wait_for() {
-	for _ in $(seq $((${3:-5} * 10))); do
-		screen
-		if grep -qF -- "$2" "$TMP/screen"; then pass "$1"; return 0; fi
-		sleep 0.1
-	done
+	if wait_until "$WAIT_S" shows "$2"; then pass "$1"; return 0; fi
 	fail "$1: the screen lacks '$2'"
 	sed 's/^/    | /' "$TMP/screen" >&2
 	return 1
+}
+
+# start_top NAME ARGS...: perfkit top ARGS in a fresh tmux session; its exit
+# status lands in $TMP/NAME.status, its stderr in $TMP/NAME.err.
+start_top() {
+	local name=$1 cmd
+	shift
+	rm -f "$TMP/$name.status"
+	printf -v cmd 'cd %q && env LANG=C.UTF-8 LC_ALL=C.UTF-8 %q top' "$TMP" "$PERFKIT"
+	for a in "$@"; do printf -v cmd '%s %q' "$cmd" "$a"; done
+	printf -v cmd '%s 2>%q; echo $? >%q; sleep 60' "$cmd" "$TMP/$name.err" "$TMP/$name.status"
+	tm kill-session -t top >/dev/null 2>&1
+	tm new-session -d -s top -x 150 -y 40 "$cmd"
+}
+
+# expect_exit NAME WANT: top exits with WANT in time.
+expect_exit() {
+	local got
+	wait_until "$WAIT_S" test -s "$TMP/$1.status"
+	got=$(cat "$TMP/$1.status" 2>/dev/null || echo "still running")
+	if [ "$got" = "$2" ]; then pass "$1: exit status $2"; else
+		fail "$1: exit status '$got', wanted $2"; sed 's/^/    ! /' "$TMP/$1.err" >&2; fi
+}
+
+# readable NAME FILE: a complete capture of write_live_store's kernels
+# (tests/tools) that perfkit report reads.
+readable() {
+	if "$PERFKIT" report "$2" >"$TMP/report.out" 2>&1 && grep -q live_kernel_a "$TMP/report.out"
+	then pass "$1: the capture is complete"; else fail "$1: the capture is not complete"; fi
 }

@@ -157,7 +157,7 @@ case_outdir_gone() {
 }
 
 case_two_runs() {
-	local a b
+	local a b kept
 	"$PK" run -o "$W/same.sqlite" -- "$GF" steady 2 >"$W/two_a.log" 2>&1 &
 	a=$!
 	sleep 0.3
@@ -168,6 +168,22 @@ case_two_runs() {
 	expect two_runs:second_refused 2 "$b"
 	one_line two_runs:message "$W/two_b.log" "exists"
 	check two_runs "$W/same.sqlite" kernels "$(sed -n 's/^launches=//p' "$W/two_a.log")"
+	# with -f the second takes the name; the first, ending later, keeps its
+	# capture in its run folder and names it: both complete
+	"$PK" run -o "$W/same_f.sqlite" -- "$GF" steady 2 >"$W/two_fa.log" 2>&1 &
+	a=$!
+	sleep 0.3
+	"$PK" run -f -o "$W/same_f.sqlite" -- "$GF" steady 1 >"$W/two_fb.log" 2>&1
+	expect two_runs:force_second_status 0 $?
+	wait "$a"
+	expect two_runs:force_first_status 0 $?
+	check two_runs_force_second "$W/same_f.sqlite" kernels \
+		"$(sed -n 's/^launches=//p' "$W/two_fb.log")"
+	kept=$(sed -n 's/^perfkit: warning: .*the capture is kept as \(.*\)$/\1/p' "$W/two_fa.log")
+	if [ -n "$kept" ] && [ -f "$kept" ]; then
+		check two_runs_force_first "$kept" kernels "$(sed -n 's/^launches=//p' "$W/two_fa.log")"
+		rm -rf "$(dirname "$kept")"
+	else result two_runs:force_first_kept FAIL "no capture named in the message"; fi
 }
 
 # perfkit run gets SIGKILL: the program runs on and ends with its status;
@@ -206,7 +222,9 @@ case_read_truncated() {
 	rc=$?
 	log "read_truncated: exit $rc: $(cat "$W/trunc.err")"
 	expect read_truncated:no_crash yes "$([ "$rc" -lt 128 ] && echo yes || echo "signal $((rc - 128))")"
-	expect read_truncated:lines_on_stderr yes "$([ "$(wc -l <"$W/trunc.err")" -le 1 ] && echo yes || echo no)"
+	expect read_truncated:status 2 "$rc"
+	expect read_truncated:lines_on_stderr 1 "$(wc -l <"$W/trunc.err")"
+	one_line read_truncated:message "$W/trunc.err" "trunc\.sqlite: truncated"
 }
 
 case_spawn() {

@@ -2,8 +2,9 @@
 tests/gpu/pm_sampling.sh and prints one line: PASS or FAIL, then details.
 
     pm_check.py DB LIKE NCU_CSV|- EXPECT...
-        LIKE: kernels whose name matches this SQL LIKE pattern, or
-        range:NAME, the NVTX ranges of that name. Each metric is averaged
+        LIKE: kernels whose name matches this SQL LIKE pattern,
+        range:NAME, the NVTX ranges of that name, or copies:KIND, the
+        copies of that copyKind (1: host to device). Each metric is averaged
         over their time, every sample weighted by how much of its period
         they cover. EXPECT: dram_vs_ncu=PCT (DRAM read+write within PCT% of
         ncu's), tensor_above=X, tensor_below=X, sm_active_above=X,
@@ -61,7 +62,10 @@ def series(db):
 
 
 def intervals(db, like):
-    if like.startswith("range:"):
+    if like.startswith("copies:"):
+        rows = db.execute("SELECT start, \"end\" FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = ?",
+                          (int(like[7:]),))
+    elif like.startswith("range:"):
         rows = db.execute(
             "SELECT n.start, n.\"end\" FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId"
             " WHERE coalesce(s.value, n.text) = ? AND n.\"end\" IS NOT NULL", (like[6:],))
@@ -122,6 +126,10 @@ def check(db_path, like, ncu_path, expects):
             diff = abs(mine - theirs) / theirs * 100 if theirs else float("inf")
             parts.append("dram r+w %.1f vs ncu %.1f (%.1f%%)" % (mine, theirs, diff))
             ok &= diff <= val
+        elif key == "pcie_rx_above":
+            v = avg.get("PCIe RX Throughput [Throughput %]")
+            parts.append("PCIe RX %s above %g" % ("%.1f" % v if v is not None else "N/A", val))
+            ok &= v is not None and v > val
         elif key in ("tensor_above", "tensor_below", "sm_active_above", "sm_active_below"):
             name = TENSOR if key.startswith("tensor") else SM
             v = avg.get(name)

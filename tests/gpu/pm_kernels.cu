@@ -9,6 +9,8 @@
 //                                 no tensor cores), 4096^3
 //   pm_kernels small [LAUNCHES]   a kernel of 4 blocks spinning ~20 ms: few
 //                                 SMs busy
+//   pm_kernels h2d [COPIES]       256 MiB copies from pinned host memory to
+//                                 the GPU, back to back: the PCIe link busy
 // Each mode sleeps 50 ms before and after its kernels, so idle samples
 // frame the busy ones.
 #include <cstdio>
@@ -104,8 +106,17 @@ int main(int argc, char **argv)
 		CHECK(cudaDeviceGetAttribute(&rate_khz, cudaDevAttrClockRate, 0));
 		for (int i = 0; i < (launches ? launches : 10); i++)
 			spin<<<4, 128>>>((unsigned long long)rate_khz * 20, out); // ~20 ms
+	} else if (!strcmp(mode, "h2d")) {
+		size_t bytes = (size_t)256 << 20;
+		void *host, *dev;
+
+		CHECK(cudaMallocHost(&host, bytes));
+		CHECK(cudaMalloc(&dev, bytes));
+		memset(host, 1, bytes);
+		for (int i = 0; i < (launches ? launches : 20); i++)
+			CHECK(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, 0));
 	} else {
-		fprintf(stderr, "usage: pm_kernels stream|sgemm|small [LAUNCHES]\n");
+		fprintf(stderr, "usage: pm_kernels stream|sgemm|small|h2d [LAUNCHES]\n");
 		return 2;
 	}
 	CHECK(cudaDeviceSynchronize());

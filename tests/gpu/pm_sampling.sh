@@ -11,7 +11,8 @@
 #   kernel's sampled metrics (time-weighted over its run) are compared with
 #   ncu's reading of the same counters on the same kernel (DRAM within 5%),
 #   tensor pipe near full in BF16 and near zero in FP32, few SMs active for
-#   the small kernel; samples are checked to lie on the trace's clock.
+#   the small kernel, the PCIe link busy under pinned host-to-device
+#   copies; samples are checked to lie on the trace's clock.
 set -u
 BUILD=$(cd "${1:-.gpu/collector}" && pwd)
 SRC=$(cd "$(dirname "$0")" && pwd)
@@ -76,6 +77,12 @@ check() { # NAME KERNEL_LIKE NCU_NAME|- EXPECT...
 	else
 		result small:capture FAIL "see log"
 	fi
+	if capture pm_h2d "$PM" h2d 20; then
+		line=$(check pm_h2d 'copies:1' - pcie_rx_above=50 2>>"$LOG")
+		result "h2d:pcie_busy" "${line%% *}" "${line#* }"
+	else
+		result h2d:capture FAIL "see log"
+	fi
 	if capture pm_gemm python3 "$SRC/pm_gemm.py"; then
 		line=$(check pm_gemm 'range:bf16_gemm' - tensor_above=60 2>>"$LOG")
 		result "torch:bf16_tensor_busy" "${line%% *}" "${line#* }"
@@ -86,7 +93,7 @@ check() { # NAME KERNEL_LIKE NCU_NAME|- EXPECT...
 	else
 		result torch:capture FAIL "see log"
 	fi
-	for f in pm_stream pm_sgemm pm_small pm_gemm; do
+	for f in pm_stream pm_sgemm pm_small pm_gemm; do # (pm_h2d runs no kernels)
 		[ -f "$W/$f.sqlite" ] || continue
 		line=$(python3 "$SRC/pm_check.py" "$W/$f.sqlite" --clock 2>>"$LOG")
 		result "$f:clock_and_counts" "${line%% *}" "${line#* }"

@@ -16,24 +16,11 @@
 
 #define FIXTURE "rollout_naive.sqlite"
 
-static void copy_file(const char *from, const char *to)
-{
-	char buf[65536];
-	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
-	size_t n;
-
-	ck_assert(in && out);
-	while ((n = fread(buf, 1, sizeof buf, in)) > 0)
-		ck_assert_uint_eq(fwrite(buf, 1, n, out), n);
-	fclose(in);
-	ck_assert_int_eq(fclose(out), 0);
-}
-
 /* A copy of a fixture as a process would leave it, at a fresh path. */
 static void process_file_of(const char *fixture, char *path, size_t cap, const char *name)
 {
 	snprintf(path, cap, "%s", testutil_tmp_path(name));
-	copy_file(testutil_data_path(fixture), path);
+	testutil_copy_file(testutil_data_path(fixture), path);
 	testutil_sqlite3(path, "PRAGMA journal_mode = WAL;");
 }
 
@@ -205,7 +192,7 @@ START_TEST(store_take_over_copies_the_file_from_another_file_system)
 	w = run_output(path, sizeof path, "from-shm.sqlite");
 	snprintf(shm, sizeof shm, "/dev/shm/perfkit-test-%d.sqlite", (int)getpid());
 	if (stat("/dev/shm", &a) == 0 && stat(path, &b) == 0 && a.st_dev != b.st_dev) {
-		copy_file(proc, shm);
+		testutil_copy_file(proc, shm);
 		snprintf(proc, sizeof proc, "%s", shm);
 	}
 	ck_assert_msg(prof_writer__take_over(&w, proc, &err) == 0, "%s", err.msg);

@@ -35,6 +35,19 @@ const char *testutil_data_path(const char *name)
 	return path_buf;
 }
 
+void testutil_copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	size_t n;
+
+	ck_assert_msg(in && out, "cannot copy %s to %s", from, to);
+	while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+		ck_assert_uint_eq(fwrite(buf, 1, n, out), n);
+	fclose(in);
+	ck_assert_int_eq(fclose(out), 0);
+}
+
 void testutil_sqlite3(const char *path, const char *sql)
 {
 	/* -init /dev/null: a user's ~/.sqliterc must not change what runs */

@@ -9,6 +9,8 @@
 const char *testutil_tmp_path(const char *name);
 /* Path of a file under tests/data. */
 const char *testutil_data_path(const char *name);
+/* Copy the file at from to to (created or emptied first). */
+void testutil_copy_file(const char *from, const char *to);
 /* Run sql on the SQLite file at path (created if missing) with the sqlite3
  * command-line tool: tests shape stores in ways the writer never would, and
  * only libprof links SQLite. Fails the test when the tool cannot run or the

@@ -210,6 +210,14 @@ bool prof_run__alive(long long pid, const char *host);
 char *prof_store__meta(struct prof_store *s, const char *key);
 /* A PERFKIT_COUNTERS value, 0 if absent. */
 int64_t prof_store__counter(struct prof_store *s, const char *name);
+/* Whether what was read of s can be trusted: 0, or < 0 with a one-line
+ * message naming the file when a read since the open found it damaged
+ * (even a read whose caller saw only "no such table" or 0), or when
+ * another process has truncated the file since (some pages then read as
+ * zeros without SQLite noticing). A file deleted or replaced meanwhile is
+ * no fault: the open file is still read whole. Readers of a finished
+ * capture call it before they call their output complete. */
+int prof_store__check_read(struct prof_store *s, struct prof_error *err);
 /* Run sql for its effect on the connection's temporary database: a view or
  * table a report builds (the store itself is opened read-only). */
 int prof_store__exec(struct prof_store *s, const char *sql, struct prof_error *err);

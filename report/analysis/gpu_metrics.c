@@ -1,0 +1,425 @@
+/* gpu_metrics.c - a capture's sampled GPU metrics: the catalogue of
+ * samplers and metric columns, and each sampler's samples as periods in
+ * time order (gpu_metrics.h). The averages by name are gpu_metrics_names.c. */
+#include "gpu_metrics.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_work.h"
+#include "prof/tables.h"
+
+static const struct {
+	const char *name, *label, *unit;
+} known[GM__KNOWN] = {
+	[GM_SM_ACTIVE] = { "SMs Active [Throughput %]", "SM Active", "%" },
+	[GM_SM_ISSUE] = { "SM Issue [Throughput %]", "SM Issue", "%" },
+	[GM_TENSOR_ACTIVE] = { "Tensor Active [Throughput %]", "Tensor Active", "%" },
+	[GM_WARPS_IN_FLIGHT] = { "Compute Warps in Flight [Throughput %]", "Warps in Flight", "%" },
+	[GM_UNALLOC_WARPS_ACTIVE_SMS] = { "Unallocated Warps in Active SMs [Throughput %]",
+					  "Unallocated Warps in Active SMs", "%" },
+	[GM_UNALLOC_WARPS_IDLE_SMS] = { "Unallocated Warps in Idle SMs [Throughput %]",
+					"Unallocated Warps in Idle SMs", "%" },
+	[GM_DRAM_READ] = { "DRAM Read Bandwidth [Throughput %]", "DRAM Read", "%" },
+	[GM_DRAM_WRITE] = { "DRAM Write Bandwidth [Throughput %]", "DRAM Write", "%" },
+	[GM_PCIE_RX] = { "PCIe RX Throughput [Throughput %]", "PCIe RX", "%" },
+	[GM_PCIE_TX] = { "PCIe TX Throughput [Throughput %]", "PCIe TX", "%" },
+	[GM_NVLINK_RX] = { "NVLink RX Throughput [Throughput %]", "NVLink RX", "%" },
+	[GM_NVLINK_TX] = { "NVLink TX Throughput [Throughput %]", "NVLink TX", "%" },
+	[GM_GR_ACTIVE] = { "GR Active [Throughput %]", "GR Active", "%" },
+	[GM_GPC_CLOCK] = { "GPC Clock Frequency [MHz]", "GPC Clock", "MHz" },
+};
+
+const char *gm_kind__name(enum gm_kind k)
+{
+	return k >= 0 && k < GM__KNOWN ? known[k].name : NULL;
+}
+
+const char *gm_kind__label(enum gm_kind k)
+{
+	return k >= 0 && k < GM__KNOWN ? known[k].label : NULL;
+}
+
+/* nsys spells some names with other capitals across versions ("Compute
+ * Warps In Flight"). */
+static bool same_name(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+			return false;
+	return *a == *b;
+}
+
+enum gm_kind gm_kind__of(const char *name)
+{
+	for (int k = 0; name && k < GM__KNOWN; k++)
+		if (same_name(name, known[k].name))
+			return (enum gm_kind)k;
+	return GM_OTHER;
+}
+
+/* ---- the catalogue --------------------------------------------------------- */
+
+void gm_catalog__exit(struct gm_catalog *c)
+{
+	for (int i = 0; i < c->nmetrics; i++) {
+		free(c->metrics[i].name);
+		free(c->metrics[i].column);
+	}
+	for (int i = 0; i < c->nsamplers; i++) {
+		free(c->samplers[i].metric_ids);
+		free(c->samplers[i].metric_col);
+	}
+	free(c->samplers);
+	memset(c, 0, sizeof *c);
+}
+
+int gm_catalog__column(const struct gm_catalog *c, enum gm_kind k)
+{
+	for (int i = 0; i < c->nmetrics; i++)
+		if (c->metrics[i].kind == (int)k)
+			return i;
+	return -1;
+}
+
+/* The column of name, added when there is room; -1 past GM_MAX_METRICS. */
+static int column_of(struct gm_catalog *c, const char *name)
+{
+	enum gm_kind k = gm_kind__of(name);
+	struct gm_metric *m;
+
+	for (int i = 0; i < c->nmetrics; i++)
+		if (k != GM_OTHER ? c->metrics[i].kind == (int)k : !strcmp(c->metrics[i].name, name))
+			return i;
+	if (c->nmetrics == GM_MAX_METRICS) {
+		c->left_out++;
+		return -1;
+	}
+	m = &c->metrics[c->nmetrics];
+	m->kind = k;
+	m->name = strdup(name);
+	if (k != GM_OTHER) {
+		size_t len = strlen(known[k].label) + strlen(known[k].unit) + 4;
+
+		m->column = malloc(len);
+		if (m->column)
+			snprintf(m->column, len, "%s (%s)", known[k].label, known[k].unit);
+	} else {
+		m->column = strdup(name);
+	}
+	if (!m->name || !m->column) {
+		free(m->name);
+		free(m->column);
+		return PROF_E_NOMEM;
+	}
+	return c->nmetrics++;
+}
+
+static struct gm_sampler *sampler_of(struct gm_catalog *c, int64_t type_id)
+{
+	struct gm_sampler *smp;
+
+	if (c->nsamplers && c->samplers[c->nsamplers - 1].type_id == type_id)
+		return &c->samplers[c->nsamplers - 1];
+	if (array__grow((void **)&c->samplers, &c->cap, c->nsamplers + 1, sizeof *c->samplers))
+		return NULL;
+	smp = &c->samplers[c->nsamplers++];
+	memset(smp, 0, sizeof *smp);
+	smp->type_id = type_id;
+	smp->device = (int)(type_id & 0xFF);
+	return smp;
+}
+
+static int add_metric(struct gm_sampler *smp, int64_t metric_id, int col)
+{
+	int cap = smp->nids;
+
+	for (int i = 0; i < smp->nids; i++)
+		if (smp->metric_ids[i] == metric_id)
+			return 0;
+	if (array__grow((void **)&smp->metric_ids, &cap, smp->nids + 1, sizeof *smp->metric_ids))
+		return PROF_E_NOMEM;
+	cap = smp->nids;
+	if (array__grow((void **)&smp->metric_col, &cap, smp->nids + 1, sizeof *smp->metric_col))
+		return PROF_E_NOMEM;
+	smp->metric_ids[smp->nids] = metric_id;
+	smp->metric_col[smp->nids++] = col;
+	smp->has[col] = true;
+	return 0;
+}
+
+/* Known metrics in their order, then the others by name; samplers' column
+ * numbers follow. */
+static int reorder_columns(struct gm_catalog *c)
+{
+	int order[GM_MAX_METRICS], where[GM_MAX_METRICS], n = 0;
+	struct gm_metric sorted[GM_MAX_METRICS];
+
+	for (int k = 0; k < GM__KNOWN; k++)
+		for (int i = 0; i < c->nmetrics; i++)
+			if (c->metrics[i].kind == k)
+				order[n++] = i;
+	for (int i = 0; i < c->nmetrics; i++) {
+		int j;
+
+		if (c->metrics[i].kind != GM_OTHER)
+			continue;
+		for (j = n; j > 0 && c->metrics[order[j - 1]].kind == GM_OTHER &&
+			    strcmp(c->metrics[order[j - 1]].name, c->metrics[i].name) > 0; j--)
+			order[j] = order[j - 1];
+		order[j] = i;
+		n++;
+	}
+	for (int i = 0; i < n; i++) {
+		sorted[i] = c->metrics[order[i]];
+		where[order[i]] = i;
+	}
+	memcpy(c->metrics, sorted, sizeof sorted[0] * (size_t)n);
+	for (int s = 0; s < c->nsamplers; s++) {
+		struct gm_sampler *smp = &c->samplers[s];
+
+		memset(smp->has, 0, sizeof smp->has);
+		for (int i = 0; i < smp->nids; i++) {
+			smp->metric_col[i] = where[smp->metric_col[i]];
+			smp->has[smp->metric_col[i]] = true;
+		}
+	}
+	return 0;
+}
+
+/* Which samplers' rows come in time order by rowid. Sorting a sampler's
+ * rows by timestamp costs several times the scan that finds out (4.2M rows:
+ * 1.3 s against 0.3 s), and writers write them in that order. */
+static int check_order(struct prof_store *s, struct gm_catalog *c, struct prof_error *err)
+{
+	struct prof_cursor *cur = NULL;
+	int64_t *last;
+	int at = 0, rc;
+
+	if (!c->nsamplers)
+		return 0;
+	last = calloc((size_t)c->nsamplers, sizeof *last);
+	if (!last)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	for (int i = 0; i < c->nsamplers; i++) {
+		c->samplers[i].in_order = true;
+		last[i] = INT64_MIN;
+	}
+	rc = prof_cursor__open(s, "SELECT typeId, timestamp FROM " PROF_T_GPU_METRICS
+				  " WHERE timestamp IS NOT NULL ORDER BY rowid", &cur, err);
+	while (rc >= 0 && (rc = prof_cursor__next(cur, err)) > 0) {
+		int64_t type_id = prof_cursor__int64(cur, 0), ts = prof_cursor__int64(cur, 1);
+
+		/* rows of one sampler mostly follow each other */
+		if (c->samplers[at].type_id != type_id) {
+			int lo = 0, hi = c->nsamplers;
+
+			while (lo < hi) {
+				int mid = (lo + hi) / 2;
+
+				if (c->samplers[mid].type_id < type_id)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo == c->nsamplers || c->samplers[lo].type_id != type_id)
+				continue;
+			at = lo;
+		}
+		if (ts < last[at])
+			c->samplers[at].in_order = false;
+		last[at] = ts;
+	}
+	prof_cursor__close(cur);
+	free(last);
+	return rc < 0 ? rc : 0;
+}
+
+int gm_catalog__load(struct prof_store *s, struct gm_catalog *c, struct prof_error *err)
+{
+	bool pid = prof_store__has_column(s, PROF_T_GPU_METRIC_TYPES, "globalPid");
+	struct prof_cursor *cur = NULL;
+	int rc;
+
+	static const char *const sample_cols[] = { "timestamp", "typeId", "metricId", "value" };
+	static const char *const type_cols[] = { "typeId", "metricId", "metricName" };
+
+	memset(c, 0, sizeof *c);
+	/* a table of another shape is no GPU metrics perfkit can read */
+	for (size_t i = 0; i < sizeof sample_cols / sizeof sample_cols[0]; i++)
+		if (!prof_store__has_column(s, PROF_T_GPU_METRICS, sample_cols[i]))
+			return 0;
+	for (size_t i = 0; i < sizeof type_cols / sizeof type_cols[0]; i++)
+		if (!prof_store__has_column(s, PROF_T_GPU_METRIC_TYPES, type_cols[i]))
+			return 0;
+	rc = prof_cursor__open(s, pid ? "SELECT typeId, metricId, metricName, globalPid FROM " PROF_T_GPU_METRIC_TYPES
+				      " WHERE typeId IS NOT NULL AND metricId IS NOT NULL AND metricName IS NOT NULL"
+				      " ORDER BY typeId, metricId"
+				    : "SELECT typeId, metricId, metricName, NULL FROM " PROF_T_GPU_METRIC_TYPES
+				      " WHERE typeId IS NOT NULL AND metricId IS NOT NULL AND metricName IS NOT NULL"
+				      " ORDER BY typeId, metricId",
+			       &cur, err);
+	while (rc >= 0 && (rc = prof_cursor__next(cur, err)) > 0) {
+		struct gm_sampler *smp = sampler_of(c, prof_cursor__int64(cur, 0));
+		int col;
+
+		if (!smp) {
+			rc = PROF_E_NOMEM;
+			break;
+		}
+		if (!smp->pid_known && !prof_cursor__is_null(cur, 3)) {
+			smp->global_pid = prof_cursor__int64(cur, 3);
+			smp->pid_known = true;
+		}
+		col = column_of(c, prof_cursor__text(cur, 2));
+		if (col == PROF_E_NOMEM || (col >= 0 && add_metric(smp, prof_cursor__int64(cur, 1), col))) {
+			rc = PROF_E_NOMEM;
+			break;
+		}
+	}
+	prof_cursor__close(cur);
+	if (rc == PROF_E_NOMEM)
+		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	if (rc >= 0)
+		rc = reorder_columns(c);
+	if (rc >= 0)
+		rc = check_order(s, c, err);
+	if (rc < 0)
+		gm_catalog__exit(c);
+	return rc < 0 ? rc : 0;
+}
+
+/* ---- the samples as periods -------------------------------------------------- */
+
+struct gm_reader {
+	const struct gm_sampler *smp;
+	struct prof_cursor *cur;
+	int64_t from_ns, to_ns;
+	bool have_prev, pending, done;
+	int64_t prev_ns;
+	double values[GM_MAX_METRICS];
+	int nmetrics;
+};
+
+/* The sampler's last timestamp before t: the start of the first period
+ * that reaches into [t, ...). t itself when there is none. */
+static int period_origin(struct prof_store *s, int64_t type_id, int64_t t, int64_t *out, struct prof_error *err)
+{
+	struct prof_cursor *c = NULL;
+	int rc = prof_cursor__open(s, "SELECT max(timestamp) FROM " PROF_T_GPU_METRICS
+				      " WHERE typeId = ?1 AND timestamp < ?2", &c, err);
+
+	*out = t;
+	if (rc)
+		return rc;
+	prof_cursor__bind_int64(c, 1, type_id);
+	prof_cursor__bind_int64(c, 2, t);
+	rc = prof_cursor__next(c, err);
+	if (rc > 0 && !prof_cursor__is_null(c, 0))
+		*out = prof_cursor__int64(c, 0);
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
+}
+
+int gm_reader__open(struct prof_store *s, const struct gm_catalog *c, int sampler, int64_t from_ns,
+		    int64_t to_ns, struct gm_reader **out, struct prof_error *err)
+{
+	struct gm_reader *r = calloc(1, sizeof *r);
+	int64_t origin = from_ns;
+	int rc;
+
+	*out = NULL;
+	if (!r)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	r->smp = &c->samplers[sampler];
+	r->from_ns = from_ns;
+	r->to_ns = to_ns;
+	r->nmetrics = c->nmetrics;
+	rc = from_ns > INT64_MIN ? period_origin(s, r->smp->type_id, from_ns, &origin, err) : 0;
+	if (!rc)
+		rc = prof_cursor__open(s, r->smp->in_order
+					  ? "SELECT timestamp, metricId, value FROM " PROF_T_GPU_METRICS
+					    " WHERE typeId = ?1 AND timestamp >= ?2 ORDER BY rowid"
+					  : "SELECT timestamp, metricId, value FROM " PROF_T_GPU_METRICS
+					    " WHERE typeId = ?1 AND timestamp >= ?2 ORDER BY timestamp",
+				       &r->cur, err);
+	if (rc) {
+		gm_reader__close(r);
+		return rc;
+	}
+	prof_cursor__bind_int64(r->cur, 1, r->smp->type_id);
+	prof_cursor__bind_int64(r->cur, 2, origin);
+	*out = r;
+	return 0;
+}
+
+/* The catalogue column of a metricId of the sampler, -1 when it has none. */
+static int column_of_id(const struct gm_sampler *smp, int64_t metric_id)
+{
+	for (int i = 0; i < smp->nids; i++)
+		if (smp->metric_ids[i] == metric_id)
+			return smp->metric_col[i];
+	return -1;
+}
+
+int gm_reader__next(struct gm_reader *r, int64_t *from_ns, int64_t *to_ns, const double **values,
+		    struct prof_error *err)
+{
+	while (!r->done) {
+		int64_t ts;
+		int rc;
+
+		if (!r->pending && (rc = prof_cursor__next(r->cur, err)) <= 0) {
+			r->done = true;
+			return rc;
+		}
+		/* every row of one timestamp is one sample */
+		ts = prof_cursor__int64(r->cur, 0);
+		for (int m = 0; m < r->nmetrics; m++)
+			r->values[m] = NAN;
+		r->pending = false;
+		do {
+			int col = column_of_id(r->smp, prof_cursor__int64(r->cur, 1));
+
+			double v = prof_cursor__is_null(r->cur, 2) ? NAN : prof_cursor__double(r->cur, 2);
+
+			if (col >= 0)
+				r->values[col] = isfinite(v) ? v : NAN;
+			rc = prof_cursor__next(r->cur, err);
+			if (rc < 0)
+				return rc;
+		} while (rc > 0 && prof_cursor__int64(r->cur, 0) == ts);
+		r->pending = rc > 0;
+		if (!r->pending)
+			r->done = true;
+		/* the first sample has no start: it only opens the next period */
+		if (!r->have_prev) {
+			r->have_prev = true;
+			r->prev_ns = ts;
+			r->done = r->done || ts >= r->to_ns;
+			continue;
+		}
+		*from_ns = r->prev_ns;
+		*to_ns = ts;
+		r->prev_ns = ts;
+		if (*from_ns >= r->to_ns) {
+			r->done = true;
+			return 0;
+		}
+		if (ts <= r->from_ns)
+			continue;
+		*values = r->values;
+		return 1;
+	}
+	return 0;
+}
+
+void gm_reader__close(struct gm_reader *r)
+{
+	if (!r)
+		return;
+	prof_cursor__close(r->cur);
+	free(r);
+}
