@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diagnose_job.h"
 #include "gpu_idle.h"
 #include "prof/tables.h"
 #include "summary/query.h"
@@ -157,6 +158,7 @@ struct diag_finding *diag__add(struct diag_context *ctx, const char *rule_id, co
 		f->severity = max_severity;
 	f->evidence = evidence;
 	f->change = change;
+	f->share_rank = -1;
 	return f;
 fail:
 	free(evidence);
@@ -239,7 +241,11 @@ void diag_report__delete(struct diag_report *r)
 		free(r->findings[i].change);
 		for (int j = 0; j < r->findings[i].ntop; j++)
 			free(r->findings[i].top[j].name);
+		free(r->findings[i].ranks);
 	}
+	for (int i = 0; i < r->nranks; i++)
+		free(r->ranks[i].label);
+	free(r->ranks);
 	for (int i = 0; i < r->nskips; i++) {
 		free(r->skips[i].rule_id);
 		free(r->skips[i].reason);
@@ -325,7 +331,7 @@ static int by_share(const void *a, const void *b)
  * source (sum_api_calls: each call once, a NULL correlation id where an
  * older nsys export has none). A temporary view lives in the connection's
  * temp database: the store stays read-only. */
-static int create_api_view(struct diag_context *ctx, struct prof_error *err)
+int diag__api_view(struct diag_context *ctx, struct prof_error *err)
 {
 	char *src, *view;
 	int rc = prof_store__exec(ctx->store, "DROP VIEW IF EXISTS temp." DIAG_API_CALLS, err);
@@ -367,7 +373,7 @@ static int skip_under_replay(struct diag_context *ctx, const struct diag_rule *r
 
 /* Rules skipped for the same reason are listed together (the printers
  * join neighbours that share a reason), in the order the reasons came. */
-static int group_skips(struct diag_report *r)
+int diag__group_skips(struct diag_report *r)
 {
 	struct diag_skip *sorted;
 	bool *placed;
@@ -416,7 +422,7 @@ int diag_context__init(struct diag_context *ctx, struct prof_store *store,
 	ctx->has_memset = prof_store__has_table(store, PROF_T_MEMSET);
 	ctx->has_sync_table = prof_store__has_table(store, PROF_T_SYNC);
 	ctx->has_memory_events = prof_store__has_table(store, PROF_T_MEMORY);
-	rc = create_api_view(ctx, err);
+	rc = diag__api_view(ctx, err);
 	if (rc)
 		return rc;
 	/* the analysis tables are created together: rows, not tables, tell */
@@ -442,8 +448,29 @@ void diag_context__exit(struct diag_context *ctx)
 	ctx->report = NULL;
 }
 
-int diag__run(struct prof_store *store, const struct diag_settings *settings,
-	      struct diag_report **out, struct prof_error *err)
+int diag__run_family(struct diag_context *ctx, const struct diag_rule *family, struct prof_error *err)
+{
+	for (const struct diag_rule *rule = family; rule->id; rule++) {
+		int rc = ctx->report->replayed && rule->timing ? skip_under_replay(ctx, rule, err)
+							       : rule->run(ctx, err);
+
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int sort_report(struct diag_report *r)
+{
+	if (diag__group_skips(r))
+		return PROF_E_NOMEM;
+	if (r->nfindings > 1) /* findings is NULL while empty */
+		qsort(r->findings, (size_t)r->nfindings, sizeof *r->findings, by_share);
+	return 0;
+}
+
+int diag__run_process(struct prof_store *store, const struct diag_settings *settings,
+		      struct diag_report **out, struct prof_error *err)
 {
 	const struct diag_rule *const families[] = {
 		diag_rules_nsys, diag_rules_transfer, diag_rules_alloc,
@@ -471,22 +498,44 @@ int diag__run(struct prof_store *store, const struct diag_settings *settings,
 		goto done;
 	}
 	for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {
-		for (const struct diag_rule *rule = families[f]; rule->id; rule++) {
-			rc = r->replayed && rule->timing ? skip_under_replay(&ctx, rule, err) : rule->run(&ctx, err);
-			if (rc)
-				goto out;
-		}
+		rc = diag__run_family(&ctx, families[f], err);
+		if (rc)
+			goto out;
 	}
-	if (group_skips(r)) {
+	if (sort_report(r)) {
 		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 		goto out;
 	}
-	if (r->nfindings > 1) /* findings is NULL while empty */
-		qsort(r->findings, (size_t)r->nfindings, sizeof *r->findings, by_share);
 done:
 	*out = r;
 	ctx.report = NULL;
 out:
 	diag_context__exit(&ctx);
+	return rc;
+}
+
+int diag__run(struct prof_store *store, const struct diag_settings *settings,
+	      struct diag_report **out, struct prof_error *err)
+{
+	struct sum_ranks ranks;
+	int chosen = 0, rc;
+
+	/* a perfkit capture of one process is known without the rank model */
+	if (!sum_ranks__may_be_job(store))
+		return diag__run_process(store, settings, out, err);
+	*out = NULL;
+	rc = sum_ranks__load(store, &ranks, err);
+	if (rc)
+		return rc;
+	for (int i = 0; i < ranks.n; i++)
+		chosen += ranks.p[i].rank >= 0 && ranks.p[i].selected;
+	rc = chosen > 1 && sum_ranks__is_job(&ranks) ? diag__run_job(store, settings, &ranks, out, err)
+						       : diag__run_process(store, settings, out, err);
+	sum_ranks__exit(&ranks);
+	if (rc == 0 && (*out)->nranks > 0 && sort_report(*out)) {
+		diag_report__delete(*out);
+		*out = NULL;
+		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	}
 	return rc;
 }

@@ -38,6 +38,13 @@ struct diag_offender {
 
 #define DIAG_MAX_OFFENDERS 5
 
+/* A finding's share on one rank of a job: of that rank's own window. */
+struct diag_rank_share {
+	int rank;
+	double share;
+	int64_t time_ns;
+};
+
 struct diag_finding {
 	const char *rule_id; /* static, e.g. "small_htod_copies" */
 	const char *title;   /* static */
@@ -48,6 +55,16 @@ struct diag_finding {
 	char *change;        /* the change to make */
 	struct diag_offender top[DIAG_MAX_OFFENDERS];
 	int ntop;
+	/* A job of several ranks (NULL, 0 for a capture of one process): the
+	 * ranks the finding is on, in rank order, each with its share;
+	 * every_rank when each rank diagnosed has it; per_rank for a rule of
+	 * one process run on each rank (the evidence and offenders are then
+	 * share_rank's, the rank of the largest share), else a rule of the
+	 * job (rules_ranks.c); share_rank: whose window share is of (-1: none). */
+	struct diag_rank_share *ranks;
+	int nranks;
+	bool every_rank, per_rank;
+	int share_rank;
 };
 
 /* A rule that could not run on this capture and why (e.g. no metrics). */
@@ -86,8 +103,17 @@ struct diag_interval {
 	int64_t start_ns, end_ns;
 };
 
+/* One rank of a job, as its diagnosis saw it. */
+struct diag_rank_window {
+	int rank;
+	char *label;                /* "rank 1 · node7 · GPU 1 (GPU-8c1f2a3b)" */
+	struct sum_window window;   /* its own loop */
+	int64_t gpu_busy_ns;
+};
+
 struct diag_report {
-	struct sum_window window;   /* the analysis window: the steady-state loop */
+	struct sum_window window;   /* the analysis window: the steady-state loop (a job:
+				     * the span of its ranks' windows) */
 	struct diag_finding *findings;
 	int nfindings, cap_findings;
 	struct diag_skip *skips;
@@ -99,10 +125,16 @@ struct diag_report {
 	int64_t gpu_busy_ns;        /* the GPU's busy time in the window: the base of
 				     * the shares under kernel replay */
 	char *path;
+	/* A job of several ranks (NULL, 0 for a capture of one process): the
+	 * rules of one process ran on each rank in its own window, in rank
+	 * order; the job's rules (rules_ranks.c) on all of them. */
+	struct diag_rank_window *ranks;
+	int nranks;
 };
 
 /* What every rule sees. */
 struct gpu_idle_result;
+struct diag_job;
 
 struct diag_context {
 	struct prof_store *store;
@@ -116,6 +148,8 @@ struct diag_context {
 	bool has_kernel, has_memcpy, has_memset, has_sync_table, has_memory_events;
 	bool has_api_calls;         /* CUDA API calls (runtime or driver) in DIAG_API_CALLS */
 	struct gpu_idle_result *idle; /* the idle attribution, made on first use (gpu_idle__of) */
+	const struct diag_job *job; /* the job's ranks and collectives, for the job's rules
+				     * (rules_ranks.c, diagnose_job.h); NULL elsewhere */
 };
 
 /* The temporary view of every CUDA API call, runtime and driver (columns
@@ -141,10 +175,17 @@ int diag_context__init(struct diag_context *ctx, struct prof_store *store,
 		       const struct diag_settings *settings, struct prof_error *err);
 void diag_context__exit(struct diag_context *ctx);
 
-/* Run every rule; the report's findings come sorted by share, largest first. */
+/* Run every rule; the report's findings come sorted by share, largest first.
+ * A job of several ranks (--rank's choice of them) is diagnosed rank by
+ * rank, each in its own window, the findings merged (one finding said once
+ * when every rank has it), and the job's rules added. */
 int diag__run(struct prof_store *store, const struct diag_settings *settings,
 	      struct diag_report **out, struct prof_error *err);
 void diag_report__delete(struct diag_report *r);
+
+/* The ranks a job's finding is on, as text shows them: "every rank",
+ * "rank 1", "ranks 0-3, 7". */
+void diag_finding__rank_list(const struct diag_finding *f, char *buf, size_t cap);
 
 /* Text for people; offenders' kernel names in their short form unless
  * full_names (JSON and CSV always carry full names). */
@@ -266,5 +307,8 @@ extern const struct diag_rule diag_rules_memory[];
 extern const struct diag_rule diag_rules_host[];
 extern const struct diag_rule diag_rules_critical_path[];
 extern const struct diag_rule diag_rules_gpu_metrics[];
+/* run on jobs only (diagnose_job.c) */
+extern const struct diag_rule diag_rules_ranks[];
+extern const struct diag_rule diag_rules_collectives[];
 
 #endif

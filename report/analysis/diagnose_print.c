@@ -7,10 +7,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "job_judge.h"
 #include "prof/escape.h"
 #include "sink/symbol.h"
 #include "sink/table.h"
 #include "summary/query.h"
+
+/* ranks listed one by one up to this many */
+#define LIST_RANKS 8
+
+/* A job's windows, each rank's own loop. */
+static void print_job_window_text(const struct diag_report *r, FILE *out)
+{
+	const struct sum_window *w = &r->window;
+	char b1[32];
+
+	fprintf(out, "window: each rank's own loop (of %s captured): ",
+		diag__ns(b1, sizeof b1, sum_span_saturated(w->capture_start_ns, w->capture_end_ns)));
+	for (int i = 0; i < r->nranks && i < LIST_RANKS; i++) {
+		const struct sum_window *rw = &r->ranks[i].window;
+
+		fprintf(out, "%srank %d ", i ? ", " : "", r->ranks[i].rank);
+		prof_fputs_term(out, rw->source);
+		fprintf(out, " (%s)", diag__ns(b1, sizeof b1, sum_span_saturated(rw->start_ns, rw->end_ns)));
+	}
+	if (r->nranks > LIST_RANKS)
+		fprintf(out, " and %d ranks more", r->nranks - LIST_RANKS);
+	fprintf(out, "%s\n", r->replayed ? "; shares are of each rank's GPU busy time in its window (kernel replay)"
+					  : "; shares are of each rank's window");
+}
 
 static void print_window_text(const struct diag_report *r, FILE *out)
 {
@@ -20,16 +45,95 @@ static void print_window_text(const struct diag_report *r, FILE *out)
 	fputs("perfkit diagnose: ", out);
 	prof_fputs_term(out, r->path);
 	fputc('\n', out);
-	fputs("window: ", out);
-	prof_fputs_term(out, w->source);
-	fprintf(out, " (%s of %s captured)%s\n",
-		diag__ns(b1, sizeof b1, sum_span_saturated(w->start_ns, w->end_ns)),
-		diag__ns(b2, sizeof b2, sum_span_saturated(w->capture_start_ns, w->capture_end_ns)),
-		r->replayed ? "; shares are of the GPU's busy time in it (kernel replay)"
-		: w->iterations ? "; shares are of this loop" : "");
+	if (r->nranks > 0) {
+		print_job_window_text(r, out);
+	} else {
+		fputs("window: ", out);
+		prof_fputs_term(out, w->source);
+		fprintf(out, " (%s of %s captured)%s\n",
+			diag__ns(b1, sizeof b1, sum_span_saturated(w->start_ns, w->end_ns)),
+			diag__ns(b2, sizeof b2, sum_span_saturated(w->capture_start_ns, w->capture_end_ns)),
+			r->replayed ? "; shares are of the GPU's busy time in it (kernel replay)"
+			: w->iterations ? "; shares are of this loop" : "");
+	}
 	fprintf(out, "metrics: %s; peaks: %s%s\n\n", r->has_metrics ? "yes" : "none (trace-only rules)",
 		r->has_peaks ? "measured" : "nominal",
 		r->pytorch ? "; a PyTorch program: changes say how in PyTorch too" : "");
+}
+
+void diag_finding__rank_list(const struct diag_finding *f, char *buf, size_t cap)
+{
+	int *ranks = f->nranks ? malloc(sizeof *ranks * (size_t)f->nranks) : NULL;
+
+	if (f->every_rank || (f->nranks && !ranks)) {
+		snprintf(buf, cap, "%s", f->every_rank ? "every rank" : "some ranks");
+		free(ranks);
+		return;
+	}
+	for (int i = 0; i < f->nranks; i++)
+		ranks[i] = f->ranks[i].rank;
+	job_judge__rank_list(ranks, f->nranks, buf, cap);
+	free(ranks);
+}
+
+/* "    ranks: every rank (2): rank 0 95.8%, rank 1 84.5%", "    ranks:
+ * rank 1 10.1%; not on rank 0" (a rule run on each rank names those
+ * without it), "    ranks: ranks 0-63: from 1.2% (rank 7) to 9.0% (rank 3)". */
+static void print_ranks_text(const struct diag_report *r, const struct diag_finding *f, FILE *out)
+{
+	char list[256];
+	int lo = 0, hi = 0;
+
+	fputs("    ranks: ", out);
+	if (f->every_rank)
+		fprintf(out, "every rank (%d): ", f->nranks);
+	if (f->nranks > LIST_RANKS) {
+		for (int i = 1; i < f->nranks; i++) {
+			if (f->ranks[i].share < f->ranks[lo].share)
+				lo = i;
+			if (f->ranks[i].share > f->ranks[hi].share)
+				hi = i;
+		}
+		if (!f->every_rank) {
+			diag_finding__rank_list(f, list, sizeof list);
+			fprintf(out, "%s: ", list);
+		}
+		fprintf(out, "from %.1f%% (rank %d) to %.1f%% (rank %d)", 100 * f->ranks[lo].share,
+			f->ranks[lo].rank, 100 * f->ranks[hi].share, f->ranks[hi].rank);
+	}
+	for (int i = 0; f->nranks <= LIST_RANKS && i < f->nranks; i++)
+		fprintf(out, "%srank %d %.1f%%", i ? ", " : "", f->ranks[i].rank, 100 * f->ranks[i].share);
+	if (f->per_rank && !f->every_rank) {
+		int *without = malloc(sizeof *without * (size_t)r->nranks), n = 0;
+
+		for (int i = 0; without && i < r->nranks; i++) {
+			bool has = false;
+
+			for (int k = 0; k < f->nranks && !has; k++)
+				has = f->ranks[k].rank == r->ranks[i].rank;
+			if (!has)
+				without[n++] = r->ranks[i].rank;
+		}
+		if (n) {
+			job_judge__rank_list(without, n, list, sizeof list);
+			fprintf(out, "; not on %s", list);
+		}
+		free(without);
+	}
+	fputc('\n', out);
+}
+
+/* What a share is of: the window, or in a job the window of one rank. */
+static void print_share_base(const struct diag_report *r, const struct diag_finding *f, FILE *out)
+{
+	const char *what = r->replayed ? "GPU's busy time" : "window";
+
+	if (r->nranks == 0)
+		fprintf(out, "the %s", what);
+	else if (f->share_rank >= 0)
+		fprintf(out, "the %s of rank %d", what, f->share_rank);
+	else
+		fprintf(out, "the ranks' median %s", what);
 }
 
 /* Rules skipped one after another for the same reason share a line. */
@@ -72,9 +176,11 @@ int diag_report__print_text(const struct diag_report *r, bool full_names, FILE *
 		const struct diag_finding *f = &r->findings[i];
 
 		fprintf(out, "%2d. [%s] %s: %s\n", i + 1, diag_severity__name(f->severity), f->rule_id, f->title);
-		fprintf(out, "    share: %.1f%% of the %s (%s)\n", 100 * f->share,
-			r->replayed ? "GPU's busy time" : "window",
-			diag__ns(b1, sizeof b1, f->time_ns));
+		if (r->nranks > 0)
+			print_ranks_text(r, f, out);
+		fprintf(out, "    share: %.1f%% of ", 100 * f->share);
+		print_share_base(r, f, out);
+		fprintf(out, " (%s)\n", diag__ns(b1, sizeof b1, f->time_ns));
 		struct rpt_symbols *names = full_names ? NULL : rpt_symbols__new();
 
 		fputs("    evidence: ", out);
@@ -108,6 +214,39 @@ int diag_report__print_text(const struct diag_report *r, bool full_names, FILE *
 	return ferror(out) ? PROF_E_IO : 0;
 }
 
+/* A job's ranks, each with its own window. */
+static void print_json_ranks(const struct diag_report *r, FILE *out)
+{
+	fputs(",\"ranks\":[", out);
+	for (int i = 0; i < r->nranks; i++) {
+		const struct sum_window *w = &r->ranks[i].window;
+
+		fprintf(out, "%s{\"rank\":%d,\"process\":", i ? "," : "", r->ranks[i].rank);
+		prof_fputs_json(out, r->ranks[i].label);
+		fputs(",\"window\":{\"source\":", out);
+		prof_fputs_json(out, w->source);
+		fprintf(out, ",\"iterations\":%d,\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64
+			",\"host_end_ns\":%" PRId64 ",\"gpu_busy_ns\":%" PRId64 "}}",
+			w->iterations, w->start_ns, w->end_ns, w->host_end_ns, r->ranks[i].gpu_busy_ns);
+	}
+	fputc(']', out);
+}
+
+/* The ranks a job's finding is on. */
+static void print_json_finding_ranks(const struct diag_finding *f, FILE *out)
+{
+	fputs(",\"ranks\":[", out);
+	for (int i = 0; i < f->nranks; i++)
+		fprintf(out, "%s{\"rank\":%d,\"share\":%.6f,\"time_ns\":%" PRId64 "}", i ? "," : "",
+			f->ranks[i].rank, f->ranks[i].share, f->ranks[i].time_ns);
+	fprintf(out, "],\"every_rank\":%s,\"per_rank\":%s,\"share_rank\":", f->every_rank ? "true" : "false",
+		f->per_rank ? "true" : "false");
+	if (f->share_rank >= 0)
+		fprintf(out, "%d", f->share_rank);
+	else
+		fputs("null", out);
+}
+
 int diag_report__print_json(const struct diag_report *r, FILE *out)
 {
 	const struct sum_window *w = &r->window;
@@ -121,6 +260,8 @@ int diag_report__print_json(const struct diag_report *r, FILE *out)
 		",\"gpu_busy_ns\":%" PRId64 "}",
 		w->iterations, w->start_ns, w->end_ns, w->host_end_ns, w->capture_start_ns, w->capture_end_ns,
 		r->gpu_busy_ns);
+	if (r->nranks > 0)
+		print_json_ranks(r, out);
 	fprintf(out, ",\"has_metrics\":%s,\"kernel_replay\":%s,\"pytorch\":%s,\"findings\":[",
 		r->has_metrics ? "true" : "false", r->replayed ? "true" : "false", r->pytorch ? "true" : "false");
 	for (int i = 0; i < r->nfindings; i++) {
@@ -146,7 +287,10 @@ int diag_report__print_json(const struct diag_report *r, FILE *out)
 				fprintf(out, ",\"bytes\":%" PRId64, f->top[j].bytes);
 			fputc('}', out);
 		}
-		fputs("]}", out);
+		fputc(']', out);
+		if (r->nranks > 0)
+			print_json_finding_ranks(f, out);
+		fputc('}', out);
 	}
 	fputs("],\"not_run\":[", out);
 	for (int i = 0; i < r->nskips; i++) {
@@ -162,16 +306,19 @@ int diag_report__print_json(const struct diag_report *r, FILE *out)
 
 int diag_report__rows(const struct diag_report *r, struct rpt_sink *sink)
 {
+	/* a job's rows say which ranks each finding is on */
 	static const struct rpt_column cols[] = {
 		{ "Severity", RPT_TEXT, 0 },  { "Rule", RPT_TEXT, 0 },     { "Title", RPT_TEXT, 0 },
 		{ "Share (%)", RPT_PERCENT, 1 }, { "Time (ns)", RPT_INT, 0 }, { "Evidence", RPT_TEXT, 0 },
-		{ "Top", RPT_TEXT, 0 },       { "Change", RPT_TEXT, 0 },
+		{ "Top", RPT_TEXT, 0 },       { "Change", RPT_TEXT, 0 },  { "Ranks", RPT_TEXT, 0 },
 	};
-	int rc = sink->begin(sink, "diagnose", "Findings", cols, (int)(sizeof cols / sizeof cols[0]));
+	int ncols = r->nranks > 0 ? 9 : 8;
+	int rc = sink->begin(sink, "diagnose", "Findings", cols, ncols);
 
 	for (int i = 0; !rc && i < r->nfindings; i++) {
 		const struct diag_finding *f = &r->findings[i];
-		struct rpt_cell cells[8] = {
+		char ranks[256];
+		struct rpt_cell cells[9] = {
 			{ .s = diag_severity__name(f->severity) },
 			{ .s = f->rule_id },
 			{ .s = f->title },
@@ -180,7 +327,10 @@ int diag_report__rows(const struct diag_report *r, struct rpt_sink *sink)
 			{ .s = f->evidence },
 			{ .s = f->ntop ? f->top[0].name : "", .is_null = f->ntop == 0 },
 			{ .s = f->change },
+			{ .s = ranks },
 		};
+
+		diag_finding__rank_list(f, ranks, sizeof ranks);
 		rc = sink->row(sink, cells);
 	}
 	if (!rc)

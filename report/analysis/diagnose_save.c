@@ -9,15 +9,30 @@
 int diag_report__save(const struct diag_report *r, const char *capture, struct prof_error *err)
 {
 	struct prof_finding *rows = NULL;
-	int rc;
+	char **evidence = NULL;
+	int rc = 0;
 
 	if (r->nfindings > 0) {
 		rows = calloc((size_t)r->nfindings, sizeof *rows);
-		if (!rows)
-			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		evidence = calloc((size_t)r->nfindings, sizeof *evidence);
+		if (!rows || !evidence) {
+			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+			goto out;
+		}
 	}
 	for (int i = 0; i < r->nfindings; i++) {
 		const struct diag_finding *f = &r->findings[i];
+		char ranks[256];
+
+		/* the table has no column for a job's ranks: the evidence names them */
+		if (r->nranks > 0) {
+			diag_finding__rank_list(f, ranks, sizeof ranks);
+			evidence[i] = diag__fmt("Ranks: %s. %s", ranks, f->evidence);
+			if (!evidence[i]) {
+				rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+				goto out;
+			}
+		}
 
 		rows[i] = (struct prof_finding){
 			.rank = i + 1,
@@ -26,11 +41,15 @@ int diag_report__save(const struct diag_report *r, const char *capture, struct p
 			.severity = diag_severity__name(f->severity),
 			.share = f->share,
 			.time_ns = f->time_ns,
-			.evidence = f->evidence,
+			.evidence = evidence && evidence[i] ? evidence[i] : f->evidence,
 			.change = f->change,
 		};
 	}
 	rc = prof_analysis__store_findings(capture, rows, r->nfindings, err);
+out:
+	for (int i = 0; evidence && i < r->nfindings; i++)
+		free(evidence[i]);
+	free(evidence);
 	free(rows);
 	return rc;
 }

@@ -54,6 +54,15 @@ const struct diag_setting_def diag_setting_defs[] = {
 	{ "dram_roof.min_busy_share", 0.2, "time at the DRAM roof, as a share of the GPU's busy time, before dram_roof fires" },
 	{ "link_saturated.min_throughput", 0.8, "PCIe or NVLink throughput at or above this fraction of peak is saturated" },
 	{ "link_saturated.min_comm_share", 0.25, "saturated time, as a share of the time copies and NCCL kernels run, before link_saturated fires" },
+	{ "straggler.min_wait_share", 0.05, "a collective is late when the others wait for its last rank this share of the median step" },
+	{ "straggler.min_late_collectives", 3, "late collectives one rank must arrive last at to be the straggler" },
+	{ "straggler.min_late_fraction", 0.75, "share of the waiting at late collectives that must be for that one rank" },
+	{ "imbalance.min_difference", 0.1, "compute per step of the slowest rank above the fastest's, as a fraction of the slowest's" },
+	{ "exposed_comm.min_share", 0.1, "communication with no compute beside it, as a share of a rank's window" },
+	{ "small_collectives.max_bytes", 65536, "a collective of at most this many bytes is small" },
+	{ "small_collectives.min_per_iteration", 4, "small collectives per step on a rank before the rule fires" },
+	{ "collective_bandwidth.min_bytes", 1048576, "collectives of at least this many bytes are judged against the link" },
+	{ "collective_bandwidth.max_fraction", 0.5, "bus bandwidth below this fraction of the measured link is flagged" },
 };
 const int diag_nsetting_defs = sizeof diag_setting_defs / sizeof diag_setting_defs[0];
 

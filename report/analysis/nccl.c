@@ -501,6 +501,25 @@ out:
 	return rc;
 }
 
+/* The key of PERFKIT_PEAKS that `perfkit peaks` stores the measured
+ * peer-to-peer bandwidth under (bytes per second, one direction). */
+#define PEAK_P2P_KEY "p2p_bytes_per_s"
+
+double nccl_link_bytes_per_ns(struct prof_store *s)
+{
+	struct prof_cursor *c;
+	double v = 0;
+
+	if (!prof_store__has_table(s, PROF_T_PEAKS) ||
+	    prof_cursor__open(s, "SELECT value FROM " PROF_T_PEAKS " WHERE key = ?1", &c, NULL))
+		return 0;
+	prof_cursor__bind_text(c, 1, PEAK_P2P_KEY);
+	if (prof_cursor__next(c, NULL) == 1 && !prof_cursor__is_null(c, 0))
+		v = prof_cursor__double(c, 0) / 1e9;
+	prof_cursor__close(c);
+	return v > 0 ? v : 0;
+}
+
 void nccl_calls__exit(struct nccl_calls *c)
 {
 	free(c->v);

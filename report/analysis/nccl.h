@@ -76,6 +76,21 @@ enum nccl_kind nccl_call__kind(const char *range_name);
  * unknown. busbw = algbw * factor, algbw = bytes / time. */
 double nccl_busbw_factor(enum nccl_kind kind, int nranks);
 
+/* Message sizes in buckets by powers of 16 from 4 KiB (up to 4 KiB, 4-64
+ * KiB, 64 KiB-1 MiB, 1-16 MiB, 16-256 MiB, more): latency-bound at the
+ * small end, bandwidth-bound at the large. nccl_sum's rows and the
+ * diagnosis's offenders group collectives by them. */
+#define NCCL_SIZE_BUCKETS 6
+/* The bucket of a message size; NCCL_SIZE_BUCKETS for an unknown one (< 0). */
+int nccl_size_bucket(int64_t bytes);
+/* "<= 4 KiB", ..., "unknown". */
+const char *nccl_size_bucket__label(int bucket);
+
+/* The link's bandwidth `perfkit peaks` measured between two GPUs
+ * (PERFKIT_PEAKS p2p_bytes_per_s, one direction), in bytes per ns (GB/s);
+ * 0 when the capture holds none. */
+double nccl_link_bytes_per_ns(struct prof_store *s);
+
 /* One NCCL kernel and the call that launched it. */
 struct nccl_call {
 	int64_t global_pid;

@@ -157,3 +157,30 @@ double nccl_busbw_factor(enum nccl_kind kind, int nranks)
 		return 0;
 	}
 }
+
+static const struct {
+	int64_t max_bytes;
+	const char *label;
+} size_buckets[NCCL_SIZE_BUCKETS] = {
+	{ 4096, "<= 4 KiB" },
+	{ 65536, "4-64 KiB" },
+	{ 1048576, "64 KiB-1 MiB" },
+	{ 16777216, "1-16 MiB" },
+	{ 268435456, "16-256 MiB" },
+	{ INT64_MAX, "> 256 MiB" },
+};
+
+int nccl_size_bucket(int64_t bytes)
+{
+	if (bytes < 0)
+		return NCCL_SIZE_BUCKETS;
+	for (int i = 0; i < NCCL_SIZE_BUCKETS; i++)
+		if (bytes <= size_buckets[i].max_bytes)
+			return i;
+	return NCCL_SIZE_BUCKETS - 1;
+}
+
+const char *nccl_size_bucket__label(int bucket)
+{
+	return bucket >= 0 && bucket < NCCL_SIZE_BUCKETS ? size_buckets[bucket].label : "unknown";
+}

@@ -15,10 +15,6 @@
 #include "report_rows.h"
 #include "summary/summary.h"
 
-/* The key of PERFKIT_PEAKS that `perfkit peaks` stores the measured
- * peer-to-peer bandwidth under (bytes per second, one direction). */
-#define PEAK_P2P_KEY "p2p_bytes_per_s"
-
 static int note_left_out(struct rpt_sink *sink, int64_t n)
 {
 	char text[160];
@@ -45,7 +41,7 @@ int summary__rank_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_e
 	};
 	struct rank_times t;
 	int64_t left_out = 0;
-	int rc = rank_times__load(s, &t, err);
+	int rc = rank_times__load(s, NULL, &t, err);
 
 	if (rc)
 		return rc;
@@ -75,32 +71,6 @@ int summary__rank_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_e
 
 /* ---- nccl_sum --------------------------------------------------------------- */
 
-/* Message sizes, by powers of 16 from 4 KiB: latency-bound at the small
- * end, bandwidth-bound at the large. */
-static const struct {
-	int64_t max_bytes;
-	const char *label;
-} buckets[] = {
-	{ 4096, "<= 4 KiB" },
-	{ 65536, "4-64 KiB" },
-	{ 1048576, "64 KiB-1 MiB" },
-	{ 16777216, "1-16 MiB" },
-	{ 268435456, "16-256 MiB" },
-	{ INT64_MAX, "> 256 MiB" },
-};
-#define NBUCKETS ((int)(sizeof buckets / sizeof buckets[0]))
-#define UNKNOWN_BUCKET NBUCKETS
-
-static int bucket_of(int64_t bytes)
-{
-	if (bytes < 0)
-		return UNKNOWN_BUCKET;
-	for (int i = 0; i < NBUCKETS; i++)
-		if (bytes <= buckets[i].max_bytes)
-			return i;
-	return NBUCKETS - 1;
-}
-
 struct nccl_group {
 	enum nccl_kind kind;
 	int bucket, rank;
@@ -123,26 +93,9 @@ static int by_group(const void *a, const void *b)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-/* The link's measured bandwidth in GB/s (bytes per ns); 0 when `perfkit
- * peaks` stored none. */
-static double link_gbps(struct prof_store *s)
-{
-	struct prof_cursor *c;
-	double v = 0;
-
-	if (!prof_store__has_table(s, PROF_T_PEAKS) ||
-	    prof_cursor__open(s, "SELECT value FROM " PROF_T_PEAKS " WHERE key = ?1", &c, NULL))
-		return 0;
-	prof_cursor__bind_text(c, 1, PEAK_P2P_KEY);
-	if (prof_cursor__next(c, NULL) == 1 && !prof_cursor__is_null(c, 0))
-		v = prof_cursor__double(c, 0) / 1e9;
-	prof_cursor__close(c);
-	return v > 0 ? v : 0;
-}
-
 static struct nccl_group *group_for(struct nccl_group **v, int *n, int *cap, const struct nccl_call *k)
 {
-	int bucket = bucket_of(k->bytes);
+	int bucket = nccl_size_bucket(k->bytes);
 
 	for (int i = 0; i < *n; i++)
 		if ((*v)[i].kind == k->kind && (*v)[i].bucket == bucket && (*v)[i].rank == k->rank)
@@ -185,7 +138,7 @@ static int group_rows(struct rpt_sink *sink, struct nccl_group *g, int ng, int w
 			 x->first->name.algo[0] && x->first->name.proto[0] ? " " : "",
 			 x->first->name.proto);
 		row[0] = text_cell(nccl_kind__name(x->kind));
-		row[1] = text_cell(x->bucket == UNKNOWN_BUCKET ? "unknown" : buckets[x->bucket].label);
+		row[1] = text_cell(nccl_size_bucket__label(x->bucket));
 		row[2] = x->rank >= 0 ? int_cell(x->rank) : null_cell();
 		row[3] = int_cell(x->calls);
 		row[4] = x->bytes_known ? int_cell(x->bytes) : null_cell();
@@ -252,7 +205,7 @@ int summary__nccl_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_e
 	}
 	if (ng > 1)
 		qsort(g, (size_t)ng, sizeof *g, by_group);
-	link = link_gbps(s);
+	link = nccl_link_bytes_per_ns(s);
 	rc = sink->begin(sink, "nccl_sum", "NCCL Collectives by Kind and Message Size", cols, 14);
 	if (rc >= 0)
 		rc = group_rows(sink, g, ng, ranks.nranks, link);

@@ -162,10 +162,10 @@ static int split_busy(struct prof_store *s, struct rank_time *t, struct prof_err
 {
 	static const char *const tables[] = { PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET };
 	static const char *const parts[] = {
-		"SELECT k.start, k.end, " NCCL_KERNEL_SQL("k") " FROM " PROF_T_KERNEL " k"
-		" WHERE k.end > ?1 AND k.start < ?2",
-		"SELECT start, end, 0 FROM " PROF_T_MEMCPY " WHERE end > ?1 AND start < ?2",
-		"SELECT start, end, 0 FROM " PROF_T_MEMSET " WHERE end > ?1 AND start < ?2",
+		"SELECT k.start, k.end, CASE WHEN " NCCL_KERNEL_SQL("k") " THEN 1 ELSE 0 END FROM "
+		PROF_T_KERNEL " k WHERE k.end > ?1 AND k.start < ?2",
+		"SELECT start, end, 2 FROM " PROF_T_MEMCPY " WHERE end > ?1 AND start < ?2",
+		"SELECT start, end, 2 FROM " PROF_T_MEMSET " WHERE end > ?1 AND start < ?2",
 	};
 	struct diag_intervals compute = { 0 }, comm = { 0 };
 	int64_t lo = t->w.start_ns, hi = t->w.end_ns;
@@ -191,12 +191,14 @@ static int split_busy(struct prof_store *s, struct rank_time *t, struct prof_err
 	prof_cursor__bind_int64(c, 2, hi);
 	while ((rc = prof_cursor__next(c, err)) == 1) {
 		int64_t a = prof_cursor__int64(c, 0), b = prof_cursor__int64(c, 1);
-		struct diag_intervals *u = prof_cursor__int64(c, 2) ? &comm : &compute;
+		int64_t what = prof_cursor__int64(c, 2); /* 0 kernel, 1 NCCL's, 2 copy or memset */
+		struct diag_intervals *u = what == 1 ? &comm : &compute;
 
 		if (prof_cursor__is_null(c, 0) || prof_cursor__is_null(c, 1) || b < a) {
 			t->rows_left_out++;
 			continue;
 		}
+		t->kernels += what == 0 && a >= lo;
 		if (diag_intervals__merge(u, a > lo ? a : lo, b < hi ? b : hi)) {
 			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 			break;
@@ -221,13 +223,17 @@ out:
 	return rc;
 }
 
-static int one_rank(struct prof_store *s, struct rank_time *t, struct prof_error *err)
+static int one_rank(struct prof_store *s, const struct sum_loop_options *o, struct rank_time *t,
+		    struct prof_error *err)
 {
-	struct sum_loop_options o;
+	struct sum_loop_options defaults;
 	int rc;
 
-	sum_loop_options__init(&o);
-	rc = sum_window__find(s, &o, &t->w, err);
+	if (!o) {
+		sum_loop_options__init(&defaults);
+		o = &defaults;
+	}
+	rc = sum_window__find(s, o, &t->w, err);
 	if (rc == 0)
 		rc = sum_window__steps(s, &t->w, &t->steps, &t->nsteps, err);
 	if (rc == 0)
@@ -237,7 +243,8 @@ static int one_rank(struct prof_store *s, struct rank_time *t, struct prof_error
 	return rc;
 }
 
-int rank_times__load(struct prof_store *s, struct rank_times *out, struct prof_error *err)
+int rank_times__load(struct prof_store *s, const struct sum_loop_options *o, struct rank_times *out,
+		     struct prof_error *err)
 {
 	struct sum_ranks r;
 	int rc, scoped = 0;
@@ -267,7 +274,7 @@ int rank_times__load(struct prof_store *s, struct rank_times *out, struct prof_e
 			scoped = 1;
 		}
 		if (rc == 0)
-			rc = one_rank(s, t, err);
+			rc = one_rank(s, o, t, err);
 	}
 	if (scoped) {
 		struct prof_error ignored = { 0 };

@@ -33,6 +33,7 @@ struct rank_time {
 					   * GPU work to the next step's (rank_time.c); -1 without steps */
 	int64_t window_ns;
 	int64_t busy_ns, compute_ns, comm_ns, hidden_ns, exposed_ns, idle_ns;
+	int64_t kernels;               /* kernels other than NCCL's starting in the window */
 	int64_t rows_left_out;         /* GPU rows whose end precedes their start */
 };
 
@@ -41,8 +42,10 @@ struct rank_times {
 	int n;
 };
 
-/* The chosen ranks' time (every rank without --rank), in rank order. */
-int rank_times__load(struct prof_store *s, struct rank_times *out, struct prof_error *err);
+/* The chosen ranks' time (every rank without --rank), in rank order, each
+ * rank's loop searched for with o (NULL: the defaults diagnose documents). */
+int rank_times__load(struct prof_store *s, const struct sum_loop_options *o, struct rank_times *out,
+		     struct prof_error *err);
 void rank_times__exit(struct rank_times *t);
 
 /* The p-th percentile (0..100) of n durations by nearest rank, sorting

@@ -1,11 +1,14 @@
 /* rules_kernel.c - rules about individual kernels: low theoretical occupancy
  * with its limiter, from the launch records alone (block size, registers,
  * static and dynamic shared memory), so that a capture with and without
- * hardware metrics says the same. */
+ * hardware metrics says the same. NCCL's kernels are left out: NCCL
+ * chooses their launch, and their time is communication and waiting for
+ * other ranks, which the job's rules judge (rules_ranks.c). */
 #include "diagnose.h"
 
 #include <stdlib.h>
 
+#include "nccl.h"
 #include "occupancy.h"
 #include "prof/tables.h"
 #include "summary/query.h"
@@ -75,6 +78,7 @@ static int rule_occupancy(struct diag_context *ctx, struct prof_error *err)
 		" k.staticSharedMemory + k.dynamicSharedMemory, max(k.sharedMemoryExecuted),"
 		" count(*), sum(k.end - k.start)"
 		" FROM " PROF_T_KERNEL " k WHERE k.start >= ?1 AND k.start < ?2"
+		" AND (" NCCL_KERNEL_SQL("k") ") IS NOT 1"
 		" GROUP BY k.demangledName, 2, 3, 4 ORDER BY 7 DESC";
 	double max_occ = diag__get(ctx, "occupancy.max");
 	double min_share = diag__get(ctx, "occupancy.min_kernel_share");

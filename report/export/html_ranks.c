@@ -157,7 +157,7 @@ int html_ranks__render(struct html_page *p, struct prof_error *err)
 			html_page__note(p, why.msg);
 			return 0;
 		}
-	if (rank_times__load(s, &t, &why) < 0) {
+	if (rank_times__load(s, NULL, &t, &why) < 0) {
 		html_page__note(p, why.msg);
 		return 0;
 	}

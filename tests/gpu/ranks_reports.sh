@@ -64,4 +64,22 @@ if int(sys.argv[2]) >= 2:
         assert x["Bus/Link (%)"] is None or x["Bus/Link (%)"] < 150, x
 PY
 done
+for f in "$OUT"/ddp2_even.sqlite "$OUT"/ddp2_straggler.sqlite; do
+	[ -f "$f" ] || continue
+	"$PERFKIT" diagnose "$f"
+	"$PERFKIT" diagnose --format=json "$f" >"$f.diag.json"
+	case $f in
+	*straggler*)
+		check "$(basename "$f"): rank 1 the straggler, rank 0's wait per step within 10% of its kernels' rows" \
+			python3 "$SRC/../tools/ddp_waits.py" "$f" "$f.diag.json" 1 ;;
+	*)
+		check "$(basename "$f"): no straggler" python3 -c '
+import json, sys
+assert "straggler" not in [x["rule"] for x in json.load(open(sys.argv[1]))["findings"]]' "$f.diag.json" ;;
+	esac
+	[ "$NGPU" -ge 2 ] && check "$(basename "$f"): collectives judged against the measured link" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert "collective_bandwidth" not in [x["rule"] for x in d["not_run"]], d["not_run"]' "$f.diag.json"
+done
 exit $((fails > 0))

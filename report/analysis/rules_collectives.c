@@ -1,0 +1,390 @@
+/* rules_collectives.c - the rules of a job about its collectives
+ * (diagnose_job.h): communication not overlapped with compute, many small
+ * (latency-bound) collectives, collectives below the link's bandwidth.
+ * They run only on jobs, after the rules of one process have run on each
+ * rank; their decisions are job_judge.c's. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diagnose_job.h"
+#include "job_judge.h"
+
+#define NO_SIZES                                                                                  \
+	"no message sizes: NCCL's NVTX payloads were not captured (NCCL before 2.23, or NVTX not " \
+	"traced)"
+
+static int nomem(struct prof_error *err)
+{
+	return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+}
+
+/* ---- exposed communication -------------------------------------------------- */
+
+static int rule_exposed(struct diag_context *ctx, struct prof_error *err)
+{
+	const struct diag_job *j = ctx->job;
+	int n = j->times.n, rep = -1, rc = 0;
+	bool *on = calloc((size_t)(n ? n : 1), sizeof *on), hide;
+	double *share = calloc((size_t)(n ? n : 1), sizeof *share);
+	int64_t *ns = calloc((size_t)(n ? n : 1), sizeof *ns), *waited = calloc((size_t)(n ? n : 1), sizeof *waited);
+	double min_share = diag__get(ctx, "exposed_comm.min_share");
+	char list[1024], b[6][32];
+	const struct rank_time *t;
+	struct diag_finding *f;
+	double steps;
+
+	if (!on || !share || !ns || !waited) {
+		rc = nomem(err);
+		goto out;
+	}
+	if (j->cols.n == 0) {
+		rc = diag__skip(ctx, "exposed_communication", DIAG_JOB_NO_NCCL) ? nomem(err) : 0;
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		share[i] = diag_job__share(&j->times.v[i], j->times.v[i].exposed_ns);
+		ns[i] = j->times.v[i].exposed_ns;
+		on[i] = share[i] >= min_share && ns[i] > 0;
+		if (on[i] && (rep < 0 || share[i] > share[rep]))
+			rep = i;
+	}
+	if (rep < 0)
+		goto out;
+	/* the time each rank's calls waited for a later rank, in its window */
+	for (int c = 0; c < j->cols.n; c++) {
+		const struct nccl_collective *col = &j->cols.v[c];
+
+		for (int i = 0; j->in_window[c] && i < col->ncalls; i++) {
+			int k = col->calls[i], ri = diag_job__rank_index(j, j->calls.v[k].global_pid);
+
+			if (ri >= 0 && j->wait_ns[k] > 0)
+				waited[ri] = sum_add_saturated(waited[ri], j->wait_ns[k]);
+		}
+	}
+	diag_job__amounts(j, on, share, DIAG_JOB_SHARE, list, sizeof list);
+	t = &j->times.v[rep];
+	steps = diag_job__steps(t);
+	hide = job_judge__overlap_can_hide(t->exposed_ns, t->compute_ns, t->hidden_ns);
+	f = diag__add(
+		ctx, "exposed_communication", "Communication not overlapped with compute", share[rep],
+		t->exposed_ns, DIAG_HIGH,
+		diag__fmt("NCCL's kernels run with no compute beside them for this share of each rank's "
+			  "window: %s. On rank %d, per step: communication %s, %s of it under compute; "
+			  "compute (kernels, copies, memsets) %s, %s of it with no communication beside it%s; "
+			  "of the communication, %s is waiting for later ranks at the collectives, the rest "
+			  "the transfers.",
+			  list, t->rank, diag__ns(b[0], 32, (int64_t)(t->comm_ns / steps)),
+			  diag__ns(b[1], 32, (int64_t)(t->hidden_ns / steps)),
+			  diag__ns(b[2], 32, (int64_t)(t->compute_ns / steps)),
+			  diag__ns(b[3], 32, (int64_t)((t->compute_ns - t->hidden_ns) / steps)),
+			  hide ? ": overlap can hide the exposed communication under it"
+			       : ", less than half the exposed communication: overlap cannot hide most of it",
+			  diag__ns(b[4], 32, (int64_t)(waited[rep] / steps))),
+		hide ? diag__with_pytorch(ctx,
+			       diag__fmt("Overlap communication with compute: start each piece of "
+					 "communication as soon as its data is ready (gradients in buckets, "
+					 "reduced while the backward pass goes on), on a stream of its own, so "
+					 "that compute kernels run while NCCL transfers."),
+			       "In PyTorch: DistributedDataParallel all-reduces each gradient bucket "
+			       "while the backward pass goes on: tune bucket_cap_mb (default 25; smaller "
+			       "buckets start communicating earlier, larger ones cost fewer calls), keep "
+			       "gradient_as_bucket_view=True, and with FSDP use backward_prefetch and "
+			       "forward_prefetch.")
+		     : diag__with_pytorch(ctx,
+			       diag__fmt("Communication outlasts the compute it could hide under: move "
+					 "fewer bytes (16-bit gradients, compression), communicate less often "
+					 "(accumulate gradients over several micro-batches before one "
+					 "all-reduce), give each rank more compute per step (a larger batch), "
+					 "and check the link (collective_bandwidth, `perfkit report "
+					 "--report=nccl_sum`)."),
+			       "In PyTorch: ddp.register_comm_hook(None, "
+			       "torch.distributed.algorithms.ddp_comm_hooks.default_hooks.bf16_compress_hook) "
+			       "halves the bytes of DistributedDataParallel's all-reduces; run accumulation "
+			       "micro-steps inside ddp.no_sync(); bucket_cap_mb sets how gradients are "
+			       "grouped for overlap."));
+	rc = diag_job__set_ranks(f, j, on, ns, t->rank) ? nomem(err) : 0;
+out:
+	free(on);
+	free(share);
+	free(ns);
+	free(waited);
+	return rc;
+}
+
+/* ---- small collectives -------------------------------------------------------- */
+
+/* A call's transfer time: its kernel's, less what it waited. */
+static int64_t transfer_ns(const struct diag_job *j, int k)
+{
+	const struct nccl_call *c = &j->calls.v[k];
+	int64_t d = c->end_ns - c->start_ns, w = j->wait_ns[k] > 0 ? j->wait_ns[k] : 0;
+
+	return d > w ? d - w : 0;
+}
+
+static bool call_in_window(const struct diag_job *j, const struct nccl_call *k)
+{
+	const struct rank_time *t = diag_job__time_of(j, k->global_pid);
+
+	return t && k->end_ns >= k->start_ns && k->start_ns >= t->w.start_ns && k->start_ns < t->w.end_ns;
+}
+
+static int rule_small(struct diag_context *ctx, struct prof_error *err)
+{
+	const struct diag_job *j = ctx->job;
+	int n = j->times.n, rep = -1, rc = 0;
+	int64_t max_bytes = (int64_t)diag__get(ctx, "small_collectives.max_bytes"), sized = 0;
+	double min_per_iter = diag__get(ctx, "small_collectives.min_per_iteration");
+	int64_t *count = calloc((size_t)(n ? n : 1), sizeof *count), *ns = calloc((size_t)(n ? n : 1), sizeof *ns);
+	int64_t *bytes = calloc((size_t)(n ? n : 1), sizeof *bytes);
+	double *per_step = calloc((size_t)(n ? n : 1), sizeof *per_step);
+	bool *on = calloc((size_t)(n ? n : 1), sizeof *on);
+	struct diag_tally kinds = { 0 };
+	char list[1024], b[4][32];
+	struct diag_finding *f;
+
+	if (!count || !ns || !bytes || !per_step || !on) {
+		rc = nomem(err);
+		goto out;
+	}
+	if (j->calls.n == 0) {
+		rc = diag__skip(ctx, "small_collectives", DIAG_JOB_NO_NCCL) ? nomem(err) : 0;
+		goto out;
+	}
+	for (int k = 0; k < j->calls.n; k++) {
+		const struct nccl_call *c = &j->calls.v[k];
+		int ri = diag_job__rank_index(j, c->global_pid);
+
+		if (ri < 0 || !call_in_window(j, c) || c->bytes < 0)
+			continue;
+		sized++;
+		if (c->bytes > max_bytes)
+			continue;
+		count[ri]++;
+		ns[ri] = sum_add_saturated(ns[ri], transfer_ns(j, k));
+		bytes[ri] = sum_add_saturated(bytes[ri], c->bytes);
+	}
+	if (sized == 0) {
+		rc = diag__skip(ctx, "small_collectives", NO_SIZES) ? nomem(err) : 0;
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		per_step[i] = (double)count[i] / diag_job__steps(&j->times.v[i]);
+		on[i] = count[i] > 0 && per_step[i] >= min_per_iter;
+		if (on[i] && (rep < 0 || diag_job__share(&j->times.v[i], ns[i]) > diag_job__share(&j->times.v[rep], ns[rep])))
+			rep = i;
+	}
+	if (rep < 0)
+		goto out;
+	for (int k = 0; k < j->calls.n; k++) {
+		const struct nccl_call *c = &j->calls.v[k];
+		struct diag_tally_entry *e;
+		char key[96];
+
+		if (c->global_pid != j->times.v[rep].global_pid || !call_in_window(j, c) || c->bytes < 0 ||
+		    c->bytes > max_bytes)
+			continue;
+		snprintf(key, sizeof key, "%s of %s", nccl_kind__name(c->kind), diag__bytes(b[0], 32, (double)c->bytes));
+		e = diag_tally__get(&kinds, key);
+		if (!e) {
+			rc = nomem(err);
+			goto out;
+		}
+		e->count++;
+		e->time_ns = sum_add_saturated(e->time_ns, transfer_ns(j, k));
+		e->bytes = sum_add_saturated(e->bytes, c->bytes);
+	}
+	{
+		const struct rank_time *t = &j->times.v[rep];
+
+		diag_job__amounts(j, on, per_step, DIAG_JOB_COUNT, list, sizeof list);
+		f = diag__add_ranked(
+			ctx, &kinds, "small_collectives", "Many small collectives (latency-bound)", ns[rep], DIAG_HIGH,
+			diag__fmt("Collectives of at most %s, per step: %s. On rank %d, %lld of them in the window, "
+				  "%s on average, their kernels run %s (%s per step) less the time they waited "
+				  "for later ranks. Each collective pays a fixed latency (its launch and the "
+				  "handshake between the ranks) whatever its size.",
+				  diag__bytes(b[0], 32, (double)max_bytes), list, t->rank, (long long)count[rep],
+				  diag__bytes(b[1], 32, (double)bytes[rep] / (double)count[rep]),
+				  diag__ns(b[2], 32, ns[rep]), diag__ns(b[3], 32, (int64_t)(ns[rep] / diag_job__steps(t)))),
+			diag__with_pytorch(ctx,
+				diag__fmt("Fuse them into fewer, larger collectives: pack the tensors into one "
+					  "flat buffer and reduce it once (gradient buckets), or issue them inside "
+					  "one ncclGroupStart/ncclGroupEnd so that NCCL launches them together; "
+					  "reduce metrics every N steps, not every step."),
+				"In PyTorch: DistributedDataParallel buckets gradients (raise bucket_cap_mb "
+				"if many small all-reduces remain); for your own collectives flatten the "
+				"tensors into one (torch.cat, then split) or coalesce them "
+				"(torch.distributed's all_reduce_coalesced, a _coalescing_manager block)."));
+		if (f) {
+			/* the share of the window is per rank: the representative's */
+			f->share = diag_job__share(t, ns[rep]);
+			rc = diag_job__set_ranks(f, j, on, ns, t->rank) ? nomem(err) : 0;
+		}
+	}
+out:
+	free(count);
+	free(ns);
+	free(bytes);
+	free(per_step);
+	free(on);
+	diag_tally__exit(&kinds);
+	return rc;
+}
+
+/* ---- collectives below the link's bandwidth ---------------------------------- */
+
+static int rule_bandwidth(struct diag_context *ctx, struct prof_error *err)
+{
+	const struct diag_job *j = ctx->job;
+	int64_t min_bytes = (int64_t)diag__get(ctx, "collective_bandwidth.min_bytes");
+	double max_fraction = diag__get(ctx, "collective_bandwidth.max_fraction"), link = j->link_bytes_per_ns;
+	int n = j->times.n, rc = 0, sized = 0;
+	struct group {
+		enum nccl_kind kind;
+		int bucket;
+		int64_t count, bytes;
+		double ns, factor_bytes; /* mean transfer time; bytes times the bus factor */
+	} groups[NCCL_KIND__COUNT * (NCCL_SIZE_BUCKETS + 1)];
+	int64_t *ns = calloc((size_t)(n ? n : 1), sizeof *ns);
+	bool *on = calloc((size_t)(n ? n : 1), sizeof *on);
+	struct diag_tally slow = { 0 };
+	int64_t total = 0;
+	char b[4][32];
+	double worst = -1;
+	struct diag_finding *f;
+
+	memset(groups, 0, sizeof groups);
+	if (!ns || !on) {
+		rc = nomem(err);
+		goto out;
+	}
+	if (j->cols.n == 0) {
+		rc = diag__skip(ctx, "collective_bandwidth", DIAG_JOB_NO_NCCL) ? nomem(err) : 0;
+		goto out;
+	}
+	if (!j->one_host) {
+		rc = diag__skip(ctx, "collective_bandwidth", "the ranks are on several hosts: their link is "
+				"the network, which `perfkit peaks` does not measure") ? nomem(err) : 0;
+		goto out;
+	}
+	if (link <= 0) {
+		rc = diag__skip(ctx, "collective_bandwidth", "the capture holds no measured link bandwidth "
+				"(PERFKIT_PEAKS p2p_bytes_per_s): run `perfkit peaks` on a machine with several "
+				"GPUs and `perfkit peaks --store FILE`; without it no bandwidth is judged") ? nomem(err) : 0;
+		goto out;
+	}
+	for (int c = 0; c < j->cols.n; c++) {
+		const struct nccl_collective *col = &j->cols.v[c];
+		const struct nccl_call *first;
+		struct group *g;
+		double mean = 0, factor;
+
+		if (!j->in_window[c] || j->last_call[c] < 0 || col->bytes < 0)
+			continue;
+		sized++;
+		if (col->bytes < min_bytes)
+			continue;
+		first = &j->calls.v[col->calls[0]];
+		factor = nccl_busbw_factor(col->kind, first->comm_ranks > 0 ? first->comm_ranks : col->ncalls);
+		if (factor <= 0)
+			continue;
+		for (int i = 0; i < col->ncalls; i++)
+			mean += (double)transfer_ns(j, col->calls[i]) / col->ncalls;
+		if (mean <= 0)
+			continue;
+		g = &groups[col->kind * (NCCL_SIZE_BUCKETS + 1) + nccl_size_bucket(col->bytes)];
+		g->kind = col->kind;
+		g->bucket = nccl_size_bucket(col->bytes);
+		g->count++;
+		g->bytes = sum_add_saturated(g->bytes, col->bytes);
+		g->ns += mean;
+		g->factor_bytes += factor * (double)col->bytes;
+	}
+	if (sized == 0) {
+		rc = diag__skip(ctx, "collective_bandwidth", NO_SIZES) ? nomem(err) : 0;
+		goto out;
+	}
+	for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) {
+		const struct group *g = &groups[i];
+		double busbw = g->count ? g->factor_bytes / g->ns : 0, lost;
+		struct diag_tally_entry *e;
+		char key[160];
+
+		if (!g->count || busbw >= max_fraction * link)
+			continue;
+		lost = g->ns * (1 - busbw / link);
+		total = sum_add_saturated(total, (int64_t)lost);
+		if (worst < 0 || busbw / link < worst)
+			worst = busbw / link;
+		snprintf(key, sizeof key, "%s %s: bus bandwidth %.2f GB/s, %.0f%% of the link",
+			 nccl_kind__name(g->kind), nccl_size_bucket__label(g->bucket), busbw, 100 * busbw / link);
+		e = diag_tally__get(&slow, key);
+		if (!e) {
+			rc = nomem(err);
+			goto out;
+		}
+		e->count = g->count;
+		e->time_ns = (int64_t)g->ns;
+		e->bytes = g->bytes;
+	}
+	if (slow.n == 0)
+		goto out;
+	{
+		int64_t *windows = malloc(sizeof *windows * (size_t)n);
+		int64_t window;
+
+		if (!windows) {
+			rc = nomem(err);
+			goto out;
+		}
+		for (int i = 0; i < n; i++) {
+			windows[i] = j->times.v[i].window_ns;
+			on[i] = true;
+			ns[i] = total;
+		}
+		window = rank_time__percentile(windows, n, 50);
+		free(windows);
+		f = diag__add_ranked(
+			ctx, &slow, "collective_bandwidth", "Collectives below the link's bandwidth", total, DIAG_HIGH,
+			diag__fmt("%d group%s of collectives of at least %s (by kind and size) reach%s less than "
+				  "%.0f%% of the link's measured bandwidth (%.1f GB/s, `perfkit peaks`' "
+				  "peer-to-peer copy), the slowest %.0f%%; bus bandwidth as nccl-tests computes it, "
+				  "from each collective's time less its ranks' waiting. At the link's bandwidth "
+				  "they would take %s less.",
+				  slow.n, slow.n == 1 ? "" : "s", diag__bytes(b[0], 32, (double)min_bytes),
+				  slow.n == 1 ? "es" : "", 100 * max_fraction, link,
+				  100 * worst, diag__ns(b[1], 32, total)),
+			diag__with_pytorch(ctx,
+				diag__fmt("Check the path NCCL takes (NCCL_DEBUG=INFO prints the transport of "
+					  "each channel: P2P/NVLink against SHM or sockets, which a container, a "
+					  "missing peer access or NCCL_P2P_DISABLE forces), the GPUs' topology "
+					  "(nvidia-smi topo -m), and let large collectives run with enough "
+					  "channels (NCCL_MIN_NCHANNELS); small messages stay below the link "
+					  "whatever the path (see small_collectives)."),
+				"In PyTorch: larger gradient buckets (bucket_cap_mb) make larger messages; "
+				"NCCL's environment variables apply as they are to torch.distributed."));
+		if (f) {
+			f->share = window > 0 ? (double)total / (double)window : 0;
+			f->share = f->share > 1 ? 1 : f->share;
+			rc = diag_job__set_ranks(f, j, on, ns, -1) ? nomem(err) : 0;
+		}
+	}
+out:
+	free(ns);
+	free(on);
+	diag_tally__exit(&slow);
+	return rc;
+}
+
+/* ---- the table ------------------------------------------------------------ */
+
+/* Each judges time (overlap, transfer times): under kernel replay, whose
+ * timeline is the profiler's, they do not run. */
+const struct diag_rule diag_rules_collectives[] = {
+	{ "exposed_communication", "Communication not overlapped with compute", rule_exposed, true },
+	{ "small_collectives", "Many small collectives (latency-bound)", rule_small, true },
+	{ "collective_bandwidth", "Collectives below the link's bandwidth", rule_bandwidth, true },
+	{ NULL, NULL, NULL, false },
+};
