@@ -57,6 +57,7 @@ const struct diag_setting_def diag_setting_defs[] = {
 	{ "straggler.min_wait_share", 0.05, "a collective is late when the others wait for its last rank this share of the median step" },
 	{ "straggler.min_late_collectives", 3, "late collectives one rank must arrive last at to be the straggler" },
 	{ "straggler.min_late_fraction", 0.75, "share of the waiting at late collectives that must be for that one rank" },
+	{ "straggler.min_extra_share", 0.2, "what the last rank does more than the others before a late collective, as a share of the median step; less is a balanced job's jitter" },
 	{ "imbalance.min_difference", 0.1, "compute per step of the slowest rank above the fastest's, as a fraction of the slowest's" },
 	{ "exposed_comm.min_share", 0.1, "communication with no compute beside it, as a share of a rank's window" },
 	{ "small_collectives.max_bytes", 65536, "a collective of at most this many bytes is small" },
