@@ -333,7 +333,26 @@ assert names and all(n.split(": Tensor Active")[0] in idle for n in names), (nam
 assert "allow_tf32" in findings["tensor_cores_idle"]["change"], findings["tensor_cores_idle"]["change"]
 PY
 
-skip "link_saturated on a real capture" "no fixture copies over PCIe or NVLink while sampling (the DDP jobs ran NCCL over sockets)"
+# 256 MiB copies from pinned host memory, back to back: the PCIe link busy
+# (pm_sampling.sh read PCIe RX 91.3% over the copies); the copies are named
+# as limited by the link.
+case_check h2d_pinned_copies "h2d_pinned_copies: pinned host-to-device copies saturate PCIe; link_saturated names them" <<'PY'
+import sys; sys.path.insert(0, sys.argv[1].rsplit("/", 1)[0]); from cases import *
+# PCIe RX over the copies' time, each sample weighted by its overlap, from the rows
+copies = db.execute("SELECT start, \"end\" FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = 1 ORDER BY start").fetchall()
+samples = db.execute("SELECT g.timestamp, g.value FROM GPU_METRICS g JOIN TARGET_INFO_GPU_METRICS t"
+                     " USING (typeId, metricId) WHERE t.metricName = 'PCIe RX Throughput [Throughput %]'"
+                     " ORDER BY g.timestamp").fetchall()
+num = den = 0.0
+for (t0, _), (t1, v) in zip(samples, samples[1:]):
+    w = sum(max(0, min(e, t1) - max(s, t0)) for s, e in copies)
+    num += v * w
+    den += w
+assert den > 0 and num / den >= 80, num / den if den else None
+names = offenders("link_saturated")
+assert any("HtoD" in n for n in names), names
+assert "PCIe" in findings["link_saturated"]["evidence"], findings["link_saturated"]["evidence"]
+PY
 
 # ---- perfkit top --------------------------------------------------------------
 # A replay shows the metrics' rows under the rates when the capture has
