@@ -197,6 +197,36 @@ static int correlation_base(struct prof_writer *w, int64_t *base, struct prof_er
 	return rc == SQLITE_ROW ? 0 : store__sqlite_error(err, w->path, w->db, rc, "merge");
 }
 
+/* The largest correlationId of the source's tables that have one (an nsys
+ * export may lack some), read once through their indexes. */
+static int source_correlation_max(struct prof_writer *w, int64_t *max, struct prof_error *err)
+{
+	static const enum schema_table_id with_corr[] = {
+		T_KERNEL, T_MEMCPY, T_MEMSET, T_RUNTIME, T_DRIVER, T_SYNC, T_MEMORY,
+	};
+	char sql[2048];
+	size_t used = (size_t)snprintf(sql, sizeof sql, "SELECT max(0");
+	sqlite3_stmt *st;
+	int rc;
+
+	for (size_t i = 0; i < sizeof with_corr / sizeof with_corr[0]; i++) {
+		const char *t = schema_tables[with_corr[i]].name;
+
+		if (!src_has_column(w, t, "correlationId"))
+			continue;
+		used += (size_t)snprintf(sql + used, sizeof sql - used,
+					 ", coalesce((SELECT max(correlationId) FROM " SRC ".%s), 0)", t);
+	}
+	snprintf(sql + used, sizeof sql - used, ")");
+	rc = sqlite3_prepare_v2(w->db, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return store__sqlite_error(err, w->path, w->db, rc, "merge");
+	rc = sqlite3_step(st);
+	*max = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : store__sqlite_error(err, w->path, w->db, rc, "merge");
+}
+
 /* GPU metric samplers are told apart by typeId's bits above the device
  * number: a source's samplers move past every sampler the destination
  * holds, so two processes' device 0 stay two series. */
@@ -378,9 +408,15 @@ static int merge_attached(struct prof_writer *w, const struct prof_merge_map *ma
 	struct merge_params p = { .map = map };
 	int rc;
 
+	int64_t src_max = 0;
+
 	rc = remap_strings(w, err);
-	if (!rc)
+	if (!rc && w->corr_known)
+		p.corr_base = w->corr_max;
+	else if (!rc)
 		rc = correlation_base(w, &p.corr_base, err);
+	if (!rc)
+		rc = source_correlation_max(w, &src_max, err);
 	if (!rc)
 		rc = metric_type_base(w, &p.type_base, err);
 	for (size_t i = 0; !rc && i < sizeof copied / sizeof copied[0]; i++)
@@ -406,6 +442,11 @@ static int merge_attached(struct prof_writer *w, const struct prof_merge_map *ma
 				 "merge", err);
 	if (!rc)
 		rc = store__exec(w->db, w->path, "DROP TABLE temp.perfkit_idmap", "merge", err);
+	if (!rc) {
+		/* set after the rows: copying them cleared it */
+		w->corr_max = p.corr_base + src_max;
+		w->corr_known = true;
+	}
 	return rc;
 }
 

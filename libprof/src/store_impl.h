@@ -35,6 +35,11 @@ struct prof_writer {
 	int64_t pages_at_begin;   /* the file's pages when it began */
 	bool wal;                 /* in WAL mode (created here; a taken-over file is not) */
 	int64_t rows_not_written; /* rows of transactions lost, and rows refused once full */
+	/* The largest correlationId written, while only merges wrote rows: a
+	 * job of many captures merges each above it without scanning every
+	 * row merged before (merge.c). */
+	bool corr_known;
+	int64_t corr_max;
 };
 
 struct prof_store {

@@ -33,6 +33,7 @@ static void fold_wal(struct prof_writer *w);
 
 void writer__rollback(struct prof_writer *w)
 {
+	w->corr_known = false;
 	if (!sqlite3_get_autocommit(w->db))
 		sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
 	w->in_transaction = false;
@@ -187,6 +188,7 @@ static int add_row(struct prof_writer *w, sqlite3_stmt *st)
 {
 	int rc;
 
+	w->corr_known = false; /* a row of its own: the merges' maximum no longer holds */
 	if (w->full) {
 		w->rows_not_written++;
 		return PROF_E_FULL;
