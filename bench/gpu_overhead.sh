@@ -1,35 +1,47 @@
 #!/usr/bin/env bash
 # gpu_overhead.sh - what tracing costs, on the GPU machine, as one table.
 #
-# Programs: bench/gpu/launch_loop (20k empty launches: per_launch_us), a tiny
-# PyTorch op (x.add_(1) x 20k: per_op_us) and a PyTorch training step
-# (tests/gpu/torch_train.py: step_ms). Each runs
+# Programs (each prints its own figure):
+#   launch       bench/gpu/launch_loop: 20k empty launches (per_launch_us)
+#   tiny         a tiny PyTorch op, x.add_(1) x 20k (per_op_us)
+#   torch        a small PyTorch MLP's training step (step_ms)
+#   transformer  a PyTorch transformer's training step (step_ms;
+#                tests/gpu/torch_train.py)
+#   forces_naive, forces_optimized, tnaive   the launch-bound bundled
+#                workloads: batched forces both variants, the naive
+#                transformer (step_ms from their JSON line)
+#   launch1m     1M empty launches, the whole command timed, perfkit run's
+#                finish included (wall_s)
+# Configurations:
 #   untraced;
-#   under the three counting-only CUPTI consumers of
-#   bench/gpu/libcount_consumer.so (records counted, nothing converted or
-#   stored), the floors: kernels only; kernels, copies, memsets, sync and the
-#   selected API calls (`--trace=api`'s set); everything `--trace=api-all`
-#   records;
-#   under `perfkit run` with its default trace, with --trace=cuda,nvtx,memory,api
-#   (selected API calls) and with --trace=cuda;
+#   the counting-only CUPTI consumers of bench/gpu/libcount_consumer.so
+#   (records counted, nothing converted or stored), the floors: kernels
+#   only; kernels, copies, memsets and sync (gpu); gpu with the selected API
+#   calls (`--trace=api`'s set) as activity records (selected), with the
+#   whole runtime kind (rtkind) or through the callback API (callback);
+#   everything `--trace=api-all` records (all);
+#   `perfkit run` with its default trace, with --trace=api-all, with
+#   --trace=cuda;
 #   the PyTorch programs also under torch.profiler.
 # Every configuration runs once per round, all configurations of a program
 # in turn within the round (interleaved, so drift of the machine hits all of
 # them alike), ROUNDS rounds; the table holds the medians, the time each
 # adds over untraced, and that added time as a multiple of the matching
-# floor's (perfkit default and api-all against "all", api against
-# "selected", cuda against "kernels").
+# floor's (perfkit's default against "selected", api-all against "all",
+# cuda against "gpu").
 #
-#   bench/gpu_overhead.sh [BUILD] [PROGRAM...]   PROGRAM: launch tiny torch
-#   ROUNDS=5 (default)
+#   bench/gpu_overhead.sh [BUILD] [PROGRAM...]
+#   ROUNDS=5 (default); CONFIGS="untraced perfkit ..." to run only those;
+#   PIN=CPUS runs every program on those CPUs only (taskset -c CPUS)
 # BUILD as for tests/gpu/run.sh. Raw values go to $OUT/overhead_raw.tsv.
 set -u
 BUILD=$(cd "${1:-.gpu/collector}" && pwd)
 shift || true
-PROGRAMS=${*:-launch tiny torch}
+PROGRAMS=${*:-launch tiny torch transformer forces_naive forces_optimized tnaive launch1m}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 ROUNDS=${ROUNDS:-5}
 LOOP=$BUILD/bench/gpu/launch_loop
+WL=$BUILD/workloads
 FLOOR=$BUILD/bench/gpu/libcount_consumer.so
 PERFKIT=$BUILD/cli/perfkit
 TORCH=$ROOT/tests/gpu/torch_train.py
@@ -37,7 +49,7 @@ W=$(mktemp -d)
 RAW=${OUT:-$W}/overhead_raw.tsv
 LOG=${OUT:-$W}/bench.log
 export LD_LIBRARY_PATH=$BUILD/lib:/usr/local/cuda/lib64:/usr/local/cuda/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export PYTHONUNBUFFERED=1
+export PYTHONUNBUFFERED=1 TORCH_TRAIN_WARMUP_S=1
 
 # The command line of a program: its key, then the command.
 program() {
@@ -45,29 +57,60 @@ program() {
 	launch) echo "per_launch_us $LOOP empty 20000" ;;
 	tiny) echo "per_op_us python3 $TORCH tiny 20000" ;;
 	torch) echo "step_ms python3 $TORCH plain 50" ;;
+	transformer) echo "step_ms python3 $TORCH transformer 30" ;;
+	forces_naive) echo "step_ms $WL/batched_forces --variant=naive --json --batch=16 --iters=200" ;;
+	forces_optimized) echo "step_ms $WL/batched_forces --variant=optimized --json --batch=16 --iters=200" ;;
+	tnaive) echo "step_ms $WL/transformer --variant=naive --json --iters=3" ;;
+	launch1m) echo "wall_s $LOOP empty 1000000" ;;
 	esac
 }
 configs() {
-	echo untraced floor_kernels floor_selected floor_all perfkit perfkit_api perfkit_cuda
-	[ "$1" = launch ] || echo profiler
+	local all
+	case $1 in
+	launch | tiny | transformer | torch)
+		all="untraced floor_kernels floor_gpu floor_selected floor_rtkind floor_callback floor_callback_all floor_all perfkit perfkit_api perfkit_api_all perfkit_cuda" ;;
+	*) all="untraced floor_kernels floor_selected perfkit" ;;
+	esac
+	case $1 in tiny | torch | transformer) all="$all profiler" ;; esac
+	if [ -n "${CONFIGS:-}" ]; then
+		for c in $all; do [[ " $CONFIGS " == *" $c "* ]] && echo "$c"; done
+		# floors of chosen activity kinds (count_consumer.c "kinds:")
+		for c in $CONFIGS; do [[ $c == floor_kinds:* ]] && echo "$c"; done
+	else
+		echo "$all"
+	fi
 }
 
-# once CONFIG KEY CMD...: one run; prints the number after KEY.
+# once CONFIG KEY CMD...: one run; prints the number after KEY (wall_s: the
+# whole command's wall time; step_ms also from a workload's JSON line).
 once() {
-	local config=$1 key=$2
+	local config=$1 key=$2 t0 t1
 	shift 2
+	t0=$(date +%s.%N)
+	[ -n "${PIN:-}" ] && set -- taskset -c "$PIN" "$@"
 	case $config in
 	untraced) "$@" ;;
-	floor_kernels) COUNT_CONSUMER_FLOOR=kernels CUDA_INJECTION64_PATH=$FLOOR "$@" ;;
-	floor_selected) COUNT_CONSUMER_FLOOR=selected CUDA_INJECTION64_PATH=$FLOOR "$@" ;;
-	floor_all) COUNT_CONSUMER_FLOOR=all CUDA_INJECTION64_PATH=$FLOOR "$@" ;;
+	floor_*) COUNT_CONSUMER_FLOOR=${config#floor_} CUDA_INJECTION64_PATH=$FLOOR "$@" ;;
 	perfkit) "$PERFKIT" run -f -o "$W/cap.sqlite" -- "$@" ;;
 	perfkit_api) "$PERFKIT" run -f -o "$W/cap.sqlite" --trace=cuda,nvtx,memory,api -- "$@" ;;
+	perfkit_api_all) "$PERFKIT" run -f -o "$W/cap.sqlite" --trace=cuda,nvtx,memory,api-all -- "$@" ;;
 	perfkit_cuda) "$PERFKIT" run -f -o "$W/cap.sqlite" --trace=cuda -- "$@" ;;
-	profiler) set -- "${@/plain/profiler}"; "${@/%tiny/tiny_profiler}" ;;
-	esac 2>>"$LOG" | tee -a "$LOG" | awk -v k="$key" '$1 == k { print $2 }'
+	profiler) set -- "${@/%plain/profiler}"; set -- "${@/%transformer/transformer_profiler}"
+		"${@/%tiny/tiny_profiler}" ;;
+	esac 2>>"$LOG" >"$W/once.out"
+	t1=$(date +%s.%N)
+	cat "$W/once.out" >>"$LOG"
+	if [ "$key" = wall_s ]; then
+		echo "$t0 $t1" | awk '{ printf "%.3f\n", $2 - $1 }'
+	else
+		awk -v k="$key" '$1 == k { print $2; exit }
+			/^\{/ && match($0, /"step_ms": *[0-9.eE+-]+/) {
+				v = substr($0, RSTART, RLENGTH); sub(/.*: */, "", v); print v; exit }' "$W/once.out"
+	fi
 }
 
+steal() { awk '$1 == "cpu" { print $9 }' /proc/stat; }
+STEAL0=$(steal)
 echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)" |
 	tee -a "$LOG"
 printf 'program\tconfig\tround\tvalue\n' >"$RAW"
@@ -82,6 +125,7 @@ for round in $(seq "$ROUNDS"); do
 	done
 done
 
+echo "cpu steal over the run: $(( $(steal) - STEAL0 )) ticks ($(nproc) cpus, $(getconf CLK_TCK)/s)" | tee -a "$LOG"
 python3 - "$RAW" <<'PY'
 import statistics, sys
 vals = {}
@@ -89,16 +133,19 @@ for line in open(sys.argv[1]).read().splitlines()[1:]:
     p, c, _, v = line.split("\t")
     if v != "nan":
         vals.setdefault((p, c), []).append(float(v))
-units = {"launch": "us/launch", "tiny": "us/op", "torch": "ms/step"}
-floor_of = {"perfkit": "floor_all", "perfkit_api": "floor_selected", "perfkit_cuda": "floor_kernels"}
+units = {"launch": "us/launch", "tiny": "us/op", "torch": "ms/step", "transformer": "ms/step",
+         "forces_naive": "ms/step", "forces_optimized": "ms/step", "tnaive": "ms/step",
+         "launch1m": "s/run"}
+floor_of = {"perfkit": "floor_selected", "perfkit_api": "floor_selected", "perfkit_api_all": "floor_all", "perfkit_cuda": "floor_gpu"}
+configs = ("untraced", "floor_kernels", "floor_gpu", "floor_selected", "floor_rtkind",
+           "floor_callback", "floor_callback_all", "floor_all", "perfkit", "perfkit_api", "perfkit_api_all", "perfkit_cuda", "profiler")
 print("\n%-7s %-9s %-15s %10s %10s %8s %14s" % ("program", "unit", "config", "median", "added", "+%", "vs floor"))
-for p in ("launch", "tiny", "torch"):
+for p in units:
     if (p, "untraced") not in vals:
         continue
     base = statistics.median(vals[(p, "untraced")])
     med = {c: statistics.median(v) for (q, c), v in vals.items() if q == p}
-    for c in ("untraced", "floor_kernels", "floor_selected", "floor_all", "perfkit", "perfkit_api",
-              "perfkit_cuda", "profiler"):
+    for c in configs + tuple(sorted(k for (q, k) in vals if q == p and k.startswith("floor_kinds:"))):
         if c not in med:
             continue
         added = med[c] - base

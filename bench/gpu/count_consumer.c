@@ -2,9 +2,20 @@
  * enables activity kinds and only counts the records it gets back (no
  * conversion, no disk). COUNT_CONSUMER_FLOOR chooses what it enables:
  *   kernels   kernels only: what any tracer of GPU time pays
- *   selected  kernels, copies, memsets, synchronisation and the API calls
- *             perfkit's default records (collectors/api_enable.h): the floor
- *             of `perfkit run --trace=cuda,api`
+ *   gpu       kernels, copies, memsets and synchronisation: no API calls
+ *   selected  gpu plus the API calls perfkit's default records
+ *             (collectors/api_enable.h), as activity records enabled per
+ *             callback id: the floor of `perfkit run --trace=cuda,api`
+ *   rtkind    gpu plus every runtime call (the whole RUNTIME kind) and the
+ *             selected driver calls per callback id
+ *   callback  gpu plus the selected API calls taken through CUPTI's
+ *             callback API instead of activity records: entry and exit
+ *             timestamps and the correlation id written to a per-thread
+ *             buffer (what a collector that records them itself pays)
+ *   callback_all  gpu plus every runtime and driver call through the
+ *             callback API (the callback way of `--trace=api-all`)
+ *   kinds:K+K...  only the activity kinds named (kernel, memcpy, memset,
+ *             sync, overhead, runtime, driver): which of them costs what
  *   all       (default) every kind perfkit's collector enables with every
  *             API call: the floor of `--trace=api-all`
  * It also holds CUPTI's one subscriber slot (COUNT_CONSUMER_SUBSCRIBE), which
@@ -45,20 +56,62 @@ static void CUPTIAPI completed(CUcontext ctx, uint32_t stream, uint8_t *buf, siz
 	free(buf);
 }
 
+/* The callback floor's record of one API call, written where a collector
+ * would write it: a per-thread buffer (wrapping; only counted). */
+struct api_call {
+	uint64_t start, end;
+	uint32_t correlation_id, cbid;
+	uint32_t domain, tid;
+};
+#define CALLS_PER_THREAD 4096u
+static _Thread_local struct api_call calls[CALLS_PER_THREAD];
+static _Thread_local uint32_t calls_used;
+static uint64_t api_calls;
+
 static void CUPTIAPI on_callback(void *u, CUpti_CallbackDomain d, CUpti_CallbackId id, const void *p)
 {
-	(void)u; (void)d; (void)id; (void)p;
+	const CUpti_CallbackData *cb = p;
+	uint64_t ts;
+
+	(void)u;
+	if (d != CUPTI_CB_DOMAIN_RUNTIME_API && d != CUPTI_CB_DOMAIN_DRIVER_API)
+		return;
+	cuptiGetTimestamp(&ts);
+	if (cb->callbackSite == CUPTI_API_ENTER) {
+		*cb->correlationData = ts;
+	} else {
+		struct api_call *c = &calls[calls_used++ % CALLS_PER_THREAD];
+
+		c->start = *cb->correlationData;
+		c->end = ts;
+		c->correlation_id = cb->correlationId;
+		c->cbid = id;
+		c->domain = d;
+		__atomic_add_fetch(&api_calls, 1, __ATOMIC_RELAXED);
+	}
+}
+
+static void enable_callbacks(CUpti_CallbackDomain domain, CUpti_CallbackId size)
+{
+	for (CUpti_CallbackId cbid = 1; cbid < size; cbid++) {
+		const char *name = NULL;
+
+		if (cuptiGetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS &&
+		    prof_api_select__wanted(name))
+			cuptiEnableCallback(1, subscriber, domain, cbid);
+	}
 }
 
 static void at_exit(void)
 {
 	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-	fprintf(stderr, "count_consumer: %llu records\n", (unsigned long long)records);
+	fprintf(stderr, "count_consumer: %llu records, %llu API callbacks\n",
+		(unsigned long long)records, (unsigned long long)api_calls);
 }
 
 static void enable_floor(const char *floor)
 {
-	static const CUpti_ActivityKind selected[] = {
+	static const CUpti_ActivityKind gpu[] = {
 		CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
 		CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET,
 		CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
@@ -68,9 +121,44 @@ static void enable_floor(const char *floor)
 		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
 		return;
 	}
-	for (size_t i = 0; i < sizeof(selected) / sizeof(selected[0]); i++)
-		cuptiActivityEnable(selected[i]);
-	api_enable__selected();
+	if (!strncmp(floor, "kinds:", 6)) {
+		static const struct { const char *name; CUpti_ActivityKind kind; } names[] = {
+			{ "kernel", CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL },
+			{ "memcpy", CUPTI_ACTIVITY_KIND_MEMCPY }, { "memset", CUPTI_ACTIVITY_KIND_MEMSET },
+			{ "sync", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION },
+			{ "overhead", CUPTI_ACTIVITY_KIND_OVERHEAD },
+			{ "runtime", CUPTI_ACTIVITY_KIND_RUNTIME }, { "driver", CUPTI_ACTIVITY_KIND_DRIVER },
+		};
+
+		for (const char *p = floor + 6; *p;) {
+			size_t len = strcspn(p, "+");
+
+			for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+				if (strlen(names[i].name) == len && !strncmp(names[i].name, p, len))
+					cuptiActivityEnable(names[i].kind);
+			p += len + (p[len] == '+');
+		}
+		return;
+	}
+	for (size_t i = 0; i < sizeof(gpu) / sizeof(gpu[0]); i++)
+		cuptiActivityEnable(gpu[i]);
+	if (!strcmp(floor, "selected")) {
+		api_enable__selected();
+	} else if (!strcmp(floor, "rtkind")) {
+		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
+		api_enable__domain(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE,
+				   cuptiActivityEnableDriverApi);
+	} else if (!strcmp(floor, "callback")) {
+		if (!subscriber)
+			cuptiSubscribe(&subscriber, on_callback, NULL);
+		enable_callbacks(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE);
+		enable_callbacks(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE);
+	} else if (!strcmp(floor, "callback_all")) {
+		if (!subscriber)
+			cuptiSubscribe(&subscriber, on_callback, NULL);
+		cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
+		cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+	}
 }
 
 static void start(void)
