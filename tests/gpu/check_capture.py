@@ -6,6 +6,8 @@ test program (gpu_work.cu, torch_train.py) knows it did.
 Prints one line per assertion, "PASS <name> <detail>" or "FAIL <name> <detail>",
 and exits 1 if any failed. Expected numbers come from the program's
 arguments, never from the capture."""
+import os
+import re
 import sqlite3
 import sys
 
@@ -49,6 +51,34 @@ def counter(db, name):
         return 0
     row = db.execute("SELECT value FROM PERFKIT_COUNTERS WHERE name = ?", (name,)).fetchone()
     return row[0] if row else 0
+
+
+def selected_prefixes():
+    """The name prefixes of the API calls `--trace=api` records, read from
+    libprof's own list (prof/api_select.h) so the check and the collector
+    cannot drift apart."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    text = open(os.path.join(here, "..", "..", "libprof", "include", "prof", "api_select.h")).read()
+    body = text[text.index("prof_api_select_prefixes[]"):]
+    body = body[:body.index("};")]
+    return re.findall(r'"([^"]+)"', body)
+
+
+def selected(name, prefixes):
+    """prof_api_select__wanted in Python: a prefix up to a word boundary."""
+    for p in prefixes:
+        if name.startswith(p):
+            rest = name[len(p):]
+            if not rest or rest[0] == "_" or rest[0].isupper() or rest[0].isdigit():
+                return True
+    return False
+
+
+def api_names(db, table):
+    if not has_table(db, table):
+        return []
+    return [r[0] for r in db.execute("SELECT s.value FROM %s a JOIN StringIds s ON s.id = a.nameId"
+                                     % table)]
 
 
 def kernels_named(db, short):
@@ -106,8 +136,13 @@ def check_work(db, n, k):
     report("runtime_api", scalar(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s "
                                  "ON s.id = r.nameId WHERE s.value LIKE 'cudaMemcpy%'") == 3,
            "cudaMemcpy* calls (want 3)")
-    report("driver_api", scalar(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_DRIVER",
-                                table="CUPTI_ACTIVITY_KIND_DRIVER") > 0, "driver rows")
+    # The default records only the calls a report or rule reads: none of
+    # the device queries and error checks, none of the driver calls CUDA's
+    # runtime makes for the program (this program makes none itself).
+    prefixes = selected_prefixes()
+    others = sorted({n for t in ("CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER")
+                     for n in api_names(db, t) if not selected(n, prefixes)})
+    eq("api_selected_only", others, [])
     report("sync_rows", scalar(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION WHERE "
                                "syncType = 3 AND globalTid & 16777215 != 0",
                                table="CUPTI_ACTIVITY_KIND_SYNCHRONIZATION") >= 4,
@@ -170,6 +205,29 @@ def check_fork(db, p, c):
     pids = set(row[0] >> 24 for row in per_pid)
     procs = set(row[0] for row in db.execute("SELECT pid FROM PROCESSES"))
     report("processes", pids <= procs and len(procs) >= 2, "kernel pids %s PROCESSES %s" % (pids, procs))
+
+
+def launched_through(db, table, name_like):
+    return scalar(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN %s a "
+                  "ON a.correlationId = k.correlationId JOIN StringIds s ON s.id = a.nameId "
+                  "WHERE s.value LIKE ?" % table, (name_like,), table=table)
+
+
+def check_driver(db, n, trace="default"):
+    """gpu_work driver N: N launches through cuLaunchKernel, N through the
+    runtime. The program's own driver calls are kept under every trace;
+    under the default only selected calls are, under api-all every call."""
+    n = int(n)
+    eq("kernels", kernels_named(db, "tick_kernel"), 2 * n)
+    eq("driver_launches", launched_through(db, "CUPTI_ACTIVITY_KIND_DRIVER", "cuLaunchKernel%"), n)
+    eq("runtime_launches", launched_through(db, "CUPTI_ACTIVITY_KIND_RUNTIME", "%cudaLaunchKernel%"), n)
+    prefixes = selected_prefixes()
+    names = api_names(db, "CUPTI_ACTIVITY_KIND_RUNTIME") + api_names(db, "CUPTI_ACTIVITY_KIND_DRIVER")
+    others = sorted({x for x in names if not selected(x, prefixes)})
+    if trace == "api-all":
+        report("api_all_records_more", len(others) > 0, "calls outside the selection: %s" % others[:8])
+    else:
+        eq("api_selected_only", others, [])
 
 
 def check_trace_cuda(db, n):
@@ -254,7 +312,7 @@ def check_gpu_metrics(db, m, status):
 
 CHECKS = {"work": check_work, "job": check_job, "gpu_metrics": check_gpu_metrics, "crash": check_crash, "kernels": check_kernels, "fork": check_fork,
           "trace_cuda": check_trace_cuda, "torch": check_torch, "empty": check_empty,
-          "clean": check_clean, "peer": check_peer,
+          "clean": check_clean, "peer": check_peer, "driver": check_driver,
           "running": check_running, "streams": check_streams, "contexts": check_contexts,
           "procs": check_procs, "partial": check_partial}
 

@@ -17,10 +17,15 @@
 //                       1 MiB peer copy from GPU 0 to GPU 1 (exit 77 when
 //                       there are fewer than two GPUs, 78 when they cannot
 //                       access each other).
+//   gpu_work driver N   N launches of tick_kernel through the driver API
+//                       (cuLaunchKernel, as cuBLAS and Triton launch), then
+//                       N through the runtime (cudaLaunchKernel); prints
+//                       nothing else.
 //   gpu_work clean S    a well-behaved loop of S NVTX "step"s: buffers made
 //                       once, pinned asynchronous copies, compute-heavy
 //                       kernels queued back to back, one synchronisation at
 //                       the end; `perfkit diagnose` should find nothing in it.
+#include <cuda.h>
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 #include <pthread.h>
@@ -250,6 +255,34 @@ static int peer(int n)
 	return 0;
 }
 
+/* Launches through the driver API, reached the way libraries reach it
+ * (an entry point the runtime hands out), so no link to libcuda. */
+static int driver_launches(int n)
+{
+	typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+				      unsigned, unsigned, CUstream, void **, void **);
+	cudaDriverEntryPointQueryResult found;
+	launch_fn launch = NULL;
+	cudaFunction_t fn;
+	int *buf, one = 1;
+	void *args[] = { &buf, &one };
+
+	CHECK(cudaMalloc(&buf, 64));
+	CHECK(cudaGetDriverEntryPointByVersion("cuLaunchKernel", (void **)&launch, 12000,
+					       cudaEnableDefault, &found));
+	if (!launch || found != cudaDriverEntryPointSuccess)
+		return 91;
+	CHECK(cudaGetFuncBySymbol(&fn, (const void *)tick_kernel));
+	for (int i = 0; i < n; i++)
+		if (launch((CUfunction)fn, 1, 1, 1, 32, 1, 1, 0, NULL, args, NULL) != CUDA_SUCCESS)
+			return 92;
+	for (int i = 0; i < n; i++)
+		tick_kernel<<<1, 32>>>(buf, 1);
+	CHECK(cudaDeviceSynchronize());
+	CHECK(cudaFree(buf));
+	return 0;
+}
+
 static int fork_test(const char *self, int p, int c)
 {
 	char count[16];
@@ -291,10 +324,13 @@ int main(int argc, char **argv)
 		return peer(atoi(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "clean"))
 		return clean(atoi(argv[2]));
+	if (argc >= 3 && !strcmp(argv[1], "driver"))
+		return driver_launches(atoi(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "child")) {
 		launches(atoi(argv[2]));
 		return 0;
 	}
-	fprintf(stderr, "usage: gpu_work work N K | reset M | crash MODE M | fork P C | peer N | clean S\n");
+	fprintf(stderr, "usage: gpu_work work N K | reset M | crash MODE M | fork P C | peer N | clean S | "
+		"driver N\n");
 	return 2;
 }

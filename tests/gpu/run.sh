@@ -98,6 +98,18 @@ test_work() {
 	check trace_cuda "$W/trace_cuda.sqlite" trace_cuda 50
 }
 
+# The default trace keeps the program's own driver calls (as cuBLAS and
+# Triton launch) and leaves out every call no report reads; api-all keeps
+# those too.
+test_driver() {
+	perfkit_run driver -- "$GPU_WORK" driver 500
+	expect_status driver 0
+	check driver "$W/driver.sqlite" driver 500
+	perfkit_run driver_all --trace=cuda,nvtx,memory,api-all -- "$GPU_WORK" driver 500
+	expect_status driver_all 0
+	check driver_all "$W/driver_all.sqlite" driver 500 api-all
+}
+
 test_reset() {
 	# A long flush interval: only the cudaDeviceReset flush can save these.
 	perfkit_run reset --flush-interval=60000 -- "$GPU_WORK" reset 300
@@ -306,6 +318,7 @@ if [ -n "${ONLY:-}" ]; then # ONLY="test_crashes ...": run just those
 	SKIP_WORKLOADS=1
 else
 test_work
+test_driver
 test_reset
 test_crashes
 test_job

@@ -18,9 +18,11 @@ enum prof_trace_group {
 	PROF_TRACE_API_ALL = 1 << 4, /* every runtime and driver API call */
 	PROF_TRACE_ALL = PROF_TRACE_CUDA | PROF_TRACE_NVTX | PROF_TRACE_MEMORY | PROF_TRACE_API |
 			 PROF_TRACE_API_ALL,
-	/* What an empty list records. Every API call, for now: recording only the
-	 * selected ones is the cheaper default once measured on a GPU. */
-	PROF_TRACE_DEFAULT = PROF_TRACE_ALL,
+	/* What an empty list records: everything but the API calls no report
+	 * or rule reads (the device queries and error checks a framework makes
+	 * around every operation, and the driver calls CUDA's runtime makes
+	 * for the program). `api-all` adds them. */
+	PROF_TRACE_DEFAULT = PROF_TRACE_CUDA | PROF_TRACE_NVTX | PROF_TRACE_MEMORY | PROF_TRACE_API,
 };
 
 /* Parse a comma-separated list ("cuda,nvtx"). NULL or "" selects PROF_TRACE_DEFAULT.
