@@ -286,11 +286,15 @@ static int calls_sql(struct walk *wk, const char *table, bool runtime_too, char 
 	if (rc < 0)
 		return rc;
 	/* A kernel launched through the runtime also has a driver call when both
-	 * are traced; it belongs to the runtime call, as in the Chrome trace. */
+	 * are traced; it belongs to the runtime call, as in the Chrome trace.
+	 * One set of the runtime's (process, correlation id) pairs, built once,
+	 * not a lookup per call: a capture has no index on the API tables'
+	 * correlationId (schema.c says why). */
 	if (runtime_too)
-		snprintf(not_runtime, sizeof not_runtime, " AND NOT EXISTS (SELECT 1 FROM " PROF_T_RUNTIME
-			 " r WHERE r.correlationId = a.correlationId AND (r.globalTid >> 24) = "
-			 "(a.globalTid >> 24))");
+		snprintf(not_runtime, sizeof not_runtime,
+			 " AND ((a.globalTid >> 24), a.correlationId) NOT IN (SELECT r.globalTid >> 24, "
+			 "r.correlationId FROM " PROF_T_RUNTIME " r WHERE r.globalTid IS NOT NULL AND "
+			 "r.correlationId IS NOT NULL)");
 	if (wk->weight == FOLDED_WEIGHT_GPU) {
 		if (!kernels)
 			return 1;
@@ -377,7 +381,6 @@ out:
 /* Kernels no captured call launched: process;[no launching call];kernel. */
 static int walk_orphans(struct walk *wk)
 {
-	static const char *const api_tables[] = { PROF_T_RUNTIME, PROF_T_DRIVER };
 	char *sql = malloc(SQL_MAX), in_range[512];
 	struct prof_cursor *cur = NULL;
 	int64_t pid = -1;
@@ -391,11 +394,12 @@ static int walk_orphans(struct walk *wk)
 				"SELECT k.globalPid >> 24, coalesce(k.demangledName, k.shortName), "
 				"k.start, k.end FROM " PROF_T_KERNEL " k WHERE k.end > ?1 AND k.start < ?2 "
 				"AND %s", in_range);
-	for (int i = 0; i < 2; i++)
-		if (prof_store__has_table(wk->s, api_tables[i]))
-			used += (size_t)snprintf(sql + used, SQL_MAX - used,
-						 " AND NOT EXISTS (SELECT 1 FROM %s a WHERE "
-						 SUM_LAUNCHED_BY("k", "a") ")", api_tables[i]);
+	if (prof_store__has_table(wk->s, PROF_T_RUNTIME))
+		used += (size_t)snprintf(sql + used, SQL_MAX - used,
+					 " AND NOT " SUM_LAUNCHED_BY_SOME("k", PROF_T_RUNTIME));
+	if (prof_store__has_table(wk->s, PROF_T_DRIVER))
+		used += (size_t)snprintf(sql + used, SQL_MAX - used,
+					 " AND NOT " SUM_LAUNCHED_BY_SOME("k", PROF_T_DRIVER));
 	snprintf(sql + used, SQL_MAX - used, " ORDER BY 1");
 	rc = open_windowed(wk, sql, &cur);
 	forget_prefix(wk);
