@@ -808,7 +808,10 @@ int prof_writer__nvtx(struct prof_writer *w, const struct prof_nvtx_event *e)
 	else
 		bind_i64(st, 2, e->end_ns);
 	bind_i64(st, 3, e->event_type);
-	bind_i64(st, 4, e->range_id);
+	if (e->event_type == PROF_NVTX_STARTEND)
+		bind_i64(st, 4, e->range_id);
+	else
+		sqlite3_bind_null(st, 4);
 	bind_i64(st, 5, e->category);
 	if (e->color)
 		bind_i64(st, 6, e->color);
@@ -816,7 +819,14 @@ int prof_writer__nvtx(struct prof_writer *w, const struct prof_nvtx_event *e)
 		sqlite3_bind_null(st, 6);
 	sqlite3_bind_null(st, 7);  /* text: names always go through StringIds */
 	bind_i64(st, 8, e->global_tid);
-	bind_i64(st, 9, e->end_global_tid);
+	/* A push/pop range ends on the thread it began on, and nothing pairs
+	 * it by id: nsys leaves its rangeId and endGlobalTid NULL (8 bytes a
+	 * range), and so do we; a start/end range keeps both, as it may end
+	 * on another thread. */
+	if (e->event_type == PROF_NVTX_STARTEND)
+		bind_i64(st, 9, e->end_global_tid);
+	else
+		sqlite3_bind_null(st, 9);
 	bind_sid(st, 10, e->text_id);
 	bind_i64(st, 11, e->domain_id);
 	for (int i = 12; i <= 19; i++)

@@ -303,7 +303,7 @@ START_TEST(store_sync_memory_overhead_round_trip_every_field)
 }
 END_TEST
 
-START_TEST(store_nvtx_mark_has_null_end_and_range_keeps_fields)
+START_TEST(store_nvtx_mark_has_null_end_and_ranges_keep_fields)
 {
 	char path[512], buf[64];
 	struct prof_writer *w = new_writer("nvtx.sqlite", path, sizeof path);
@@ -316,24 +316,32 @@ START_TEST(store_nvtx_mark_has_null_end_and_range_keeps_fields)
 		.start_ns = 200, .end_ns = -1, .event_type = PROF_NVTX_MARK,
 		.global_tid = prof_global_tid(5, 7),
 	};
+	/* started on one thread, ended on another */
+	struct prof_nvtx_event crossing = {
+		.start_ns = 300, .end_ns = 500, .event_type = PROF_NVTX_STARTEND, .range_id = 4,
+		.global_tid = prof_global_tid(5, 6), .end_global_tid = prof_global_tid(5, 8),
+	};
 	struct prof_store *s;
 	struct prof_cursor *c;
 
 	range.text_id = prof_writer__string(w, "forward");
 	mark.text_id = prof_writer__string(w, "checkpoint");
+	crossing.text_id = prof_writer__string(w, "load");
 	ck_assert_int_eq(prof_writer__nvtx(w, &range), 0);
 	ck_assert_int_eq(prof_writer__nvtx(w, &mark), 0);
+	ck_assert_int_eq(prof_writer__nvtx(w, &crossing), 0);
 	s = finish_and_open(w, path);
 	c = one_row(s, "SELECT start, end, eventType, rangeId, category, color, globalTid,"
 		    " endGlobalTid, textId, domainId FROM NVTX_EVENTS ORDER BY start");
 	ck_assert_int_eq(prof_cursor__int64(c, 0), range.start_ns);
 	ck_assert_int_eq(prof_cursor__int64(c, 1), range.end_ns);
 	ck_assert_int_eq(prof_cursor__int64(c, 2), range.event_type);
-	ck_assert_int_eq(prof_cursor__int64(c, 3), range.range_id);
+	ck_assert(prof_cursor__is_null(c, 3)); /* push/pop: no id, as in nsys's exports */
 	ck_assert_int_eq(prof_cursor__int64(c, 4), range.category);
 	ck_assert_int_eq((int32_t)prof_cursor__int64(c, 5), range.color);
 	ck_assert_int_eq(prof_cursor__int64(c, 6), range.global_tid);
-	ck_assert_int_eq(prof_cursor__int64(c, 7), range.end_global_tid);
+	/* push/pop: the range ends where it began, NULL as in nsys's exports */
+	ck_assert(prof_cursor__is_null(c, 7));
 	ck_assert_str_eq(string_of(s, prof_cursor__int64(c, 8), buf, sizeof buf), "forward");
 	ck_assert_int_eq(prof_cursor__int64(c, 9), range.domain_id);
 	{
@@ -344,6 +352,11 @@ START_TEST(store_nvtx_mark_has_null_end_and_range_keeps_fields)
 		ck_assert(prof_cursor__is_null(c, 1));
 		ck_assert_int_eq(prof_cursor__int64(c, 2), PROF_NVTX_MARK);
 		ck_assert_str_eq(string_of(s, prof_cursor__int64(c, 8), buf, sizeof buf), "checkpoint");
+		ck_assert_int_eq(prof_cursor__next(c, &err), 1);
+		ck_assert_int_eq(prof_cursor__int64(c, 2), PROF_NVTX_STARTEND);
+		ck_assert_int_eq(prof_cursor__int64(c, 3), crossing.range_id);
+		ck_assert_int_eq(prof_cursor__int64(c, 6), crossing.global_tid);
+		ck_assert_int_eq(prof_cursor__int64(c, 7), crossing.end_global_tid);
 	}
 	expect_end(c);
 	prof_store__close(s);
@@ -553,7 +566,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, store_memcpy_and_memset_round_trip_every_field);
 	tcase_add_test(tc, store_api_calls_go_to_runtime_or_driver_table);
 	tcase_add_test(tc, store_sync_memory_overhead_round_trip_every_field);
-	tcase_add_test(tc, store_nvtx_mark_has_null_end_and_range_keeps_fields);
+	tcase_add_test(tc, store_nvtx_mark_has_null_end_and_ranges_keep_fields);
 	tcase_add_test(tc, store_gpu_process_thread_rows_round_trip);
 	tcase_add_test(tc, store_string_interning_gives_one_id_per_text);
 	tcase_add_test(tc, store_counters_accumulate_and_meta_is_replaced);
