@@ -3,7 +3,13 @@
  * A completed buffer is pushed onto a lock-free stack (one compare-and-swap)
  * and the callback returns: it never touches the disk or takes a lock, so it
  * is safe on any application thread and inside a signal handler's forced
- * flush. The writer takes the whole stack with one exchange. */
+ * flush. The writer takes the whole stack with one exchange.
+ *
+ * Buffers the writer is done with wait in a few spare slots for CUPTI's next
+ * request: a fresh 8 MiB buffer is a new mapping whose every page faults on
+ * the application thread that CUPTI fills it from, and freeing it unmaps it
+ * again. A slot is taken and given with one atomic exchange, so the slots
+ * need no lock either. */
 #include "collector.h"
 
 #include <stdlib.h>
@@ -12,15 +18,33 @@
 #define HANDOFF_BUFFER_BYTES (8u << 20)
 #define HANDOFF_ALIGN 32u
 
+/* At most this many idle buffers are kept (4 x 8 MiB); more are freed. */
+#define SPARE_BUFFERS 4
+
 static _Atomic(struct handoff_node *) handoff_top;
+static _Atomic(struct handoff_node *) spare[SPARE_BUFFERS];
 
 _Static_assert(sizeof(struct handoff_node) % HANDOFF_ALIGN == 0,
 	       "records must stay aligned behind the header");
 
+static struct handoff_node *spare_take(void)
+{
+	for (int i = 0; i < SPARE_BUFFERS; i++) {
+		struct handoff_node *node = atomic_exchange_explicit(&spare[i], NULL,
+								     memory_order_acquire);
+
+		if (node)
+			return node;
+	}
+	return NULL;
+}
+
 void buffers__requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
-	struct handoff_node *node = aligned_alloc(HANDOFF_ALIGN,
-						  sizeof(*node) + HANDOFF_BUFFER_BYTES);
+	struct handoff_node *node = spare_take();
+
+	if (!node)
+		node = aligned_alloc(HANDOFF_ALIGN, sizeof(*node) + HANDOFF_BUFFER_BYTES);
 
 	*max_records = 0; /* as many as fit */
 	if (!node) {
@@ -71,5 +95,13 @@ struct handoff_node *buffers__take_all(void)
 
 void buffers__free(struct handoff_node *node)
 {
+	for (int i = 0; i < SPARE_BUFFERS; i++) {
+		struct handoff_node *empty = NULL;
+
+		if (atomic_compare_exchange_strong_explicit(&spare[i], &empty, node,
+							    memory_order_release,
+							    memory_order_relaxed))
+			return;
+	}
 	free(node);
 }

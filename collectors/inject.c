@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cupti.h>
@@ -56,10 +57,19 @@ static void say(const char *what)
 
 /* ---- exits ---------------------------------------------------------------- */
 
+static int64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 static void on_exit_flush(void)
 {
 	int expected = STATE_ON;
 	struct prof_error err;
+	int64_t exit_start_ns = monotonic_ns();
 
 	if (!atomic_compare_exchange_strong(&g.state, &expected, STATE_DONE))
 		return;
@@ -70,6 +80,9 @@ static void on_exit_flush(void)
 	gpu_metrics__exit();
 	drain__stop();
 	job__record_end(g.writer, (uint32_t)getpid());
+	/* How long the program's exit waited for its capture (the last
+	 * records, the writer's backlog): part of the time to a ready capture. */
+	prof_writer__count(g.writer, "exit_wait_ns", monotonic_ns() - exit_start_ns);
 	if (g.standalone)
 		prof_writer__finish(g.writer, &err);
 	else
