@@ -2,19 +2,18 @@
  * complete capture.
  *
  *   bench_finish write [--launches N] [--procs P] [--flush-every K]
- *                      [--no-nested-driver] DIR
+ *                      [--api-all] DIR
  *	writes DIR/proc-<pid>.sqlite for P processes (N launches in all) the
  *	way the collector does. The rows are synthetic: per launch a runtime
- *	API row (cudaLaunchKernel), the driver API row CUDA makes inside it
- *	(cuLaunchKernel, same correlationId) and the kernel row; every 1,000
- *	launches an NVTX push/pop range around them, every 10,000 a
- *	host-to-device cudaMemcpyAsync (runtime, driver and memcpy rows). The
- *	transaction is committed every K launches, as the collector's flush
- *	timer does (default 100,000: 500 ms at 5 µs a launch), and the files
- *	are closed the way a process under `perfkit run` closes its file.
- *	--no-nested-driver leaves out the driver rows made inside a runtime
- *	call: the capture the collector would make if it stopped storing
- *	them (a proposal; see docs/ARCHITECTURE.md, "The store").
+ *	API row (cudaLaunchKernel) and the kernel row, as the default trace
+ *	records them; every 1,000 launches an NVTX push/pop range around them,
+ *	every 10,000 a host-to-device cudaMemcpyAsync (runtime and memcpy
+ *	rows). The transaction is committed every K launches, as the
+ *	collector's flush timer does (default 100,000: 500 ms at 5 µs a
+ *	launch), and the files are closed the way a process under `perfkit
+ *	run` closes its file. --api-all adds a driver row to every runtime
+ *	call, as `--trace=api-all` records the driver call CUDA's runtime
+ *	makes for each (docs/ARCHITECTURE.md, "The store").
  *
  *   bench_finish finish [--header] DIR OUTPUT
  *	does what `perfkit run` does once the program has ended, with
@@ -41,7 +40,7 @@
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench_finish write [--launches N] [--procs P] [--flush-every K]"
-			" [--no-nested-driver] DIR\n"
+			" [--api-all] DIR\n"
 			"       bench_finish finish [--header] DIR OUTPUT\n");
 	exit(2);
 }
@@ -70,7 +69,7 @@ static void check_row(struct prof_writer *w, int rc)
 		die("write", prof_writer__last_error(w)->msg);
 }
 
-static bool nested_driver_rows = true;
+static bool driver_rows; /* --api-all */
 
 static void api_pair(struct prof_writer *w, int64_t tid, int32_t corr, int64_t t, int64_t rt,
 		     int64_t drv)
@@ -80,7 +79,7 @@ static void api_pair(struct prof_writer *w, int64_t tid, int32_t corr, int64_t t
 	struct prof_api_call driver = { .start_ns = t + 400, .end_ns = t + 2100, .global_tid = tid,
 					.correlation_id = corr, .name_id = drv };
 
-	if (nested_driver_rows)
+	if (driver_rows)
 		check_row(w, prof_writer__api(w, PROF_API_DRIVER, &driver));
 	check_row(w, prof_writer__api(w, PROF_API_RUNTIME, &runtime));
 }
@@ -175,8 +174,8 @@ static int cmd_write(int argc, char **argv)
 			procs = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--flush-every") && i + 1 < argc)
 			flush_every = atoll(argv[++i]);
-		else if (!strcmp(argv[i], "--no-nested-driver"))
-			nested_driver_rows = false;
+		else if (!strcmp(argv[i], "--api-all"))
+			driver_rows = true;
 		else if (argv[i][0] == '-' || dir)
 			usage();
 		else

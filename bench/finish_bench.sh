@@ -8,15 +8,15 @@
 # program has ended (capture/run_finish.c): merge (or take over the one
 # file), build the indexes, checkpoint. Columns: seconds per step, the total,
 # seconds per million launches (goal <= 0.5), bytes of capture per launch,
-# and per table (dbstat) the bytes per row with the table's indexes (nsys:
-# kernel 100, API call 41, NVTX 80).
+# and per table (dbstat) the bytes per row with the table's indexes, of the
+# pages and of what the pages hold (nsys: kernel 100, API call 41, NVTX 80).
 #
 #   bench/finish_bench.sh [BUILD] [SIZES...]       (defaults: build, 1000000)
 #   BASELINE=OTHER_BUILD bench/finish_bench.sh ...  the same files finished by
 #                                                   both builds, for ratios
 #   PROCS=P   split the launches over P process files (default 1)
-#   NO_NESTED_DRIVER=1   without the driver rows CUDA makes inside a runtime
-#             call (what the collector would store under that proposal)
+#   API_ALL=1 with a driver row for every runtime call, as --trace=api-all
+#             records the driver call CUDA's runtime makes for each
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$ROOT/build}" && pwd)
@@ -34,15 +34,17 @@ command -v sqlite3 >/dev/null || { echo "finish_bench: needs the sqlite3 shell" 
 W=$(mktemp -d "${TMPDIR:-/tmp}/finish_bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 
-# Bytes per row of each table with 1,000 rows or more, its indexes included.
+# Bytes per row of each table with 1,000 rows or more, its indexes included:
+# of the pages it takes, and of those bytes what holds rows (a small table's
+# last pages are part empty).
 table_bytes() {
-	sqlite3 "$1" "SELECT m.tbl_name, sum(d.pgsize) FROM dbstat d
+	sqlite3 "$1" "SELECT m.tbl_name, sum(d.pgsize), sum(d.pgsize - d.unused) FROM dbstat d
 		JOIN sqlite_master m ON m.name = d.name GROUP BY m.tbl_name" |
-	while IFS='|' read -r t bytes; do
+	while IFS='|' read -r t bytes used; do
 		rows=$(sqlite3 "$1" "SELECT count(*) FROM \"$t\"")
 		[ "$rows" -ge 1000 ] || continue
-		awk -v t="$t" -v r="$rows" -v b="$bytes" \
-			'BEGIN { printf "%-36s %10d rows %7.1f B/row\n", t, r, b / r }'
+		awk -v t="$t" -v r="$rows" -v b="$bytes" -v u="$used" \
+			'BEGIN { printf "%-36s %10d rows %7.1f B/row (%5.1f used)\n", t, r, b / r, u / r }'
 	done
 }
 
@@ -51,7 +53,7 @@ echo "machine: $(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /p
 for n in "${SIZES[@]}"; do
 	mkdir -p "$W/live"
 	"$BUILD/bench/bench_finish" write --launches "$n" --procs "$PROCS" \
-		${NO_NESTED_DRIVER:+--no-nested-driver} "$W/live"
+		${API_ALL:+--api-all} "$W/live"
 	echo
 	echo "$n launches in $PROCS process file(s)"
 	header=--header

@@ -12,6 +12,9 @@
 #                transformer (step_ms from their JSON line)
 #   launch1m     1M empty launches, the whole command timed, perfkit run's
 #                finish included (wall_s)
+#   ready1m      the same run: from the end of the program's work (its
+#                end_ns) to the end of the command, the capture complete
+#                (ready_s)
 # Configurations:
 #   untraced;
 #   the counting-only CUPTI consumers of bench/gpu/libcount_consumer.so
@@ -62,6 +65,7 @@ program() {
 	forces_optimized) echo "step_ms $WL/batched_forces --variant=optimized --json --batch=16 --iters=200" ;;
 	tnaive) echo "step_ms $WL/transformer --variant=naive --json --iters=3" ;;
 	launch1m) echo "wall_s $LOOP empty 1000000" ;;
+	ready1m) echo "ready_s $LOOP empty 1000000" ;;
 	esac
 }
 configs() {
@@ -69,6 +73,7 @@ configs() {
 	case $1 in
 	launch | tiny | transformer | torch)
 		all="untraced floor_kernels floor_gpu floor_selected floor_rtkind floor_callback floor_callback_all floor_all perfkit perfkit_api perfkit_api_all perfkit_cuda" ;;
+	ready1m) all="perfkit perfkit_api_all" ;;
 	*) all="untraced floor_kernels floor_selected perfkit" ;;
 	esac
 	case $1 in tiny | torch | transformer) all="$all profiler" ;; esac
@@ -102,6 +107,8 @@ once() {
 	cat "$W/once.out" >>"$LOG"
 	if [ "$key" = wall_s ]; then
 		echo "$t0 $t1" | awk '{ printf "%.3f\n", $2 - $1 }'
+	elif [ "$key" = ready_s ]; then
+		awk -v t1="$t1" '$1 == "end_ns" { printf "%.3f\n", t1 - $2 / 1e9; exit }' "$W/once.out"
 	else
 		awk -v k="$key" '$1 == k { print $2; exit }
 			/^\{/ && match($0, /"step_ms": *[0-9.eE+-]+/) {
@@ -135,16 +142,21 @@ for line in open(sys.argv[1]).read().splitlines()[1:]:
         vals.setdefault((p, c), []).append(float(v))
 units = {"launch": "us/launch", "tiny": "us/op", "torch": "ms/step", "transformer": "ms/step",
          "forces_naive": "ms/step", "forces_optimized": "ms/step", "tnaive": "ms/step",
-         "launch1m": "s/run"}
+         "launch1m": "s/run", "ready1m": "s after"}
 floor_of = {"perfkit": "floor_selected", "perfkit_api": "floor_selected", "perfkit_api_all": "floor_all", "perfkit_cuda": "floor_gpu"}
 configs = ("untraced", "floor_kernels", "floor_gpu", "floor_selected", "floor_rtkind",
            "floor_callback", "floor_callback_all", "floor_all", "perfkit", "perfkit_api", "perfkit_api_all", "perfkit_cuda", "profiler")
 print("\n%-7s %-9s %-15s %10s %10s %8s %14s" % ("program", "unit", "config", "median", "added", "+%", "vs floor"))
 for p in units:
-    if (p, "untraced") not in vals:
-        continue
-    base = statistics.median(vals[(p, "untraced")])
     med = {c: statistics.median(v) for (q, c), v in vals.items() if q == p}
+    if not med:
+        continue
+    if "untraced" not in med:  # a figure of its own (ready1m): medians only
+        for c in configs:
+            if c in med:
+                print("%-7s %-9s %-15s %10.3f %10s %8s %14s" % (p, units[p], c, med[c], "-", "-", "-"))
+        continue
+    base = med["untraced"]
     for c in configs + tuple(sorted(k for (q, k) in vals if q == p and k.startswith("floor_kinds:"))):
         if c not in med:
             continue

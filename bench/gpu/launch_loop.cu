@@ -7,7 +7,9 @@
 // Prints "per_launch_us <value>": the loop runs in 10 blocks of N/10
 // launches, each ended by a sync; the figure is the median block's wall
 // time over its launches (a machine's hiccup spoils one block, not the
-// figure), after half a second of warm-up.
+// figure), after half a second of warm-up; then "end_ns <T>", the
+// realtime clock when its work ended (bench/gpu_overhead.sh times the
+// capture's finish from it).
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +79,13 @@ int main(int argc, char **argv)
 	}
 	qsort(block_us, BLOCKS, sizeof(block_us[0]), by_value);
 	printf("per_launch_us %.3f\n", (block_us[BLOCKS / 2 - 1] + block_us[BLOCKS / 2]) / 2);
+	{
+		struct timespec rt;
+
+		/* when the program's work ended, to time its capture's finish */
+		clock_gettime(CLOCK_REALTIME, &rt);
+		printf("end_ns %lld\n", (long long)rt.tv_sec * 1000000000LL + rt.tv_nsec);
+	}
 	cudaFree(out);
 	return 0;
 }
