@@ -32,6 +32,10 @@ int occ_gpu__defaults(struct occ_gpu *g, int major, int minor)
 	g->regs_per_block = 65536;
 	g->max_threads_per_block = 1024;
 	g->reserved_shared_per_block_bytes = major >= 8 ? 1024 : 0;
+	/* a capture's compute capability is outside input: one that no GPU
+	 * has is unknown, before it can overflow the switch's key */
+	if (major < 0 || major > 99 || minor < 0 || minor > 9)
+		return PROF_E_USAGE;
 	switch (major * 10 + minor) {
 	case 70: case 72:
 		g->max_warps_per_sm = 64, g->max_blocks_per_sm = 32;

@@ -2,6 +2,7 @@
  * H100's per-SM limits (64 warps, 32 blocks, 64K registers, 228 KiB shared).
  * Expected values are worked out by hand in each test from those limits. */
 #include <check.h>
+#include <limits.h>
 #include <stdlib.h>
 
 #include "analysis/occupancy.h"
@@ -87,6 +88,11 @@ START_TEST(occupancy_unknown_architecture_is_refused)
 {
 	struct occ_gpu g;
 	ck_assert_int_lt(occ_gpu__defaults(&g, 4, 2), 0);
+	/* a capture's own numbers: none can overflow into a known one */
+	ck_assert_int_lt(occ_gpu__defaults(&g, INT_MAX, 0), 0);
+	ck_assert_int_lt(occ_gpu__defaults(&g, 9, INT_MAX), 0);
+	ck_assert_int_lt(occ_gpu__defaults(&g, -1, 0), 0);
+	ck_assert_int_lt(occ_gpu__defaults(&g, 8, 10), 0);
 }
 END_TEST
 
