@@ -12,9 +12,11 @@
 #                transformer (step_ms from their JSON line)
 #   launch1m     1M empty launches, the whole command timed, perfkit run's
 #                finish included (wall_s)
-#   ready1m      the same run: from the end of the program's work (its
-#                end_ns) to the end of the command, the capture complete
-#                (ready_s)
+#   ready1m      the same run: how long after the program ended the capture
+#                was complete, as `perfkit run` says ("ready X s after the
+#                program ended"; ready_s), and from the end of the
+#                program's work (its end_ns) to the end of the command,
+#                the overview printed (after_s)
 # Configurations:
 #   untraced;
 #   the counting-only CUPTI consumers of bench/gpu/libcount_consumer.so
@@ -66,6 +68,7 @@ program() {
 	tnaive) echo "step_ms $WL/transformer --variant=naive --json --iters=3" ;;
 	launch1m) echo "wall_s $LOOP empty 1000000" ;;
 	ready1m) echo "ready_s $LOOP empty 1000000" ;;
+	after1m) echo "after_s $LOOP empty 1000000" ;;
 	esac
 }
 configs() {
@@ -73,7 +76,7 @@ configs() {
 	case $1 in
 	launch | tiny | transformer | torch)
 		all="untraced floor_kernels floor_gpu floor_selected floor_rtkind floor_callback floor_callback_all floor_all perfkit perfkit_api perfkit_api_all perfkit_cuda" ;;
-	ready1m) all="perfkit perfkit_api_all" ;;
+	ready1m | after1m) all="perfkit perfkit_api_all" ;;
 	*) all="untraced floor_kernels floor_selected perfkit" ;;
 	esac
 	case $1 in tiny | torch | transformer) all="$all profiler" ;; esac
@@ -102,12 +105,14 @@ once() {
 	perfkit_cuda) "$PERFKIT" run -f -o "$W/cap.sqlite" --trace=cuda -- "$@" ;;
 	profiler) set -- "${@/%plain/profiler}"; set -- "${@/%transformer/transformer_profiler}"
 		"${@/%tiny/tiny_profiler}" ;;
-	esac 2>>"$LOG" >"$W/once.out"
+	esac 2>"$W/once.err" >"$W/once.out"
 	t1=$(date +%s.%N)
-	cat "$W/once.out" >>"$LOG"
+	cat "$W/once.err" "$W/once.out" >>"$LOG"
 	if [ "$key" = wall_s ]; then
 		echo "$t0 $t1" | awk '{ printf "%.3f\n", $2 - $1 }'
 	elif [ "$key" = ready_s ]; then
+		sed -n 's/.*(ready \([0-9.]*\) s after the program ended).*/\1/p' "$W/once.err" | head -1
+	elif [ "$key" = after_s ]; then
 		awk -v t1="$t1" '$1 == "end_ns" { printf "%.3f\n", t1 - $2 / 1e9; exit }' "$W/once.out"
 	else
 		awk -v k="$key" '$1 == k { print $2; exit }
@@ -142,7 +147,7 @@ for line in open(sys.argv[1]).read().splitlines()[1:]:
         vals.setdefault((p, c), []).append(float(v))
 units = {"launch": "us/launch", "tiny": "us/op", "torch": "ms/step", "transformer": "ms/step",
          "forces_naive": "ms/step", "forces_optimized": "ms/step", "tnaive": "ms/step",
-         "launch1m": "s/run", "ready1m": "s after"}
+         "launch1m": "s/run", "ready1m": "s after", "after1m": "s after"}
 floor_of = {"perfkit": "floor_selected", "perfkit_api": "floor_selected", "perfkit_api_all": "floor_all", "perfkit_cuda": "floor_gpu"}
 configs = ("untraced", "floor_kernels", "floor_gpu", "floor_selected", "floor_rtkind",
            "floor_callback", "floor_callback_all", "floor_all", "perfkit", "perfkit_api", "perfkit_api_all", "perfkit_cuda", "profiler")

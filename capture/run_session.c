@@ -28,6 +28,7 @@
 #include "prof/escape.h"
 #include "prof/job_env.h"
 #include "prof/protocol.h"
+#include "prof/tables.h"
 #include "prof/trace_opts.h"
 #include "run_collector.h"
 #include "sink/sink.h"
@@ -746,6 +747,7 @@ int run_session__finish(struct run_session *s)
 		snprintf(s->out_path, sizeof s->out_path, "%s", outcome.kept);
 		s->output = s->out_path;
 	}
+	s->ready_ns = realtime_ns();
 	run__tell_outcome(s->msg, s->output, &files, &outcome);
 	run__remove_merged(&files);
 	run__proc_files_free(&files);
@@ -755,15 +757,25 @@ int run_session__finish(struct run_session *s)
 	return 0;
 }
 
+/* Past this many kernels and API calls together the end of a run names
+ * the report instead of printing the overview (a tenth of a second or so
+ * on a core below it). */
+#define RUN_OVERVIEW_MAX_ROWS 250000
+
 void run_session__report(const struct run_session *s)
 {
 	struct prof_store *store = NULL;
 	struct rpt_sink *sink;
 	struct prof_error err;
-	int64_t dropped;
+	int64_t dropped, kernels, calls;
 
 	fprintf(stderr, "perfkit: capture written to ");
 	prof_fputs_term(stderr, s->output);
+	/* how long the capture took to be complete once the program had
+	 * ended (the last rows merged, the indexes built) */
+	if (s->ready_ns > s->end_ns && s->end_ns)
+		fprintf(stderr, " (ready %.2f s after the program ended)",
+			(double)(s->ready_ns - s->end_ns) / 1e9);
 	fputc('\n', stderr);
 	if (s->merged <= 0)
 		return;
@@ -771,10 +783,21 @@ void run_session__report(const struct run_session *s)
 		s->msg->error("%s", err.msg);
 		return;
 	}
-	sink = rpt_sink__new(RPT_FORMAT_TEXT, stderr);
-	if (sink && summary__overview(store, sink, &err) < 0)
-		s->msg->error("%s", err.msg);
-	rpt_sink__delete(sink);
+	kernels = prof_store__count(store, PROF_T_KERNEL);
+	calls = prof_store__count(store, PROF_T_RUNTIME) + prof_store__count(store, PROF_T_DRIVER);
+	if (kernels + calls > RUN_OVERVIEW_MAX_ROWS) {
+		/* Its medians sort every row: seconds for a million launches,
+		 * which the user would wait for at the end of every run. */
+		fprintf(stderr, "perfkit: %lld kernels and %lld API calls: `perfkit report ",
+			(long long)kernels, (long long)calls);
+		prof_fputs_term(stderr, s->output);
+		fputs("` gives the overview\n", stderr);
+	} else {
+		sink = rpt_sink__new(RPT_FORMAT_TEXT, stderr);
+		if (sink && summary__overview(store, sink, &err) < 0)
+			s->msg->error("%s", err.msg);
+		rpt_sink__delete(sink);
+	}
 	dropped = prof_store__counter(store, "dropped_records");
 	if (dropped)
 		s->msg->warning("CUPTI dropped %lld records: the capture is incomplete",

@@ -84,6 +84,7 @@ struct run_session {
 	int status;
 	bool ended;
 	int64_t start_ns, end_ns;
+	int64_t ready_ns; /* realtime when the capture was complete, 0 before */
 };
 
 /* The program's arguments joined by spaces, malloc'd (NULL without memory). */

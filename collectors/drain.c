@@ -34,6 +34,7 @@ static struct {
 	_Atomic uint64_t requested, served;
 	_Atomic int stop;
 	_Atomic uint64_t dropped;
+	uint64_t busy_ns; /* writer thread only: time spent writing and committing */
 } drain;
 
 /* Linux's nice of one thread: 10 gives it about a tenth of the share of
@@ -124,8 +125,10 @@ static void *drain_main(void *arg)
 			cuptiActivityFlushAll(0);
 			next_flush = now_ns(CLOCK_MONOTONIC) + drain.flush_interval_ns;
 		}
+		now = now_ns(CLOCK_MONOTONIC);
 		write_handed_over();
 		commit();
+		drain.busy_ns += now_ns(CLOCK_MONOTONIC) - now;
 		atomic_store(&drain.served, req);
 		if (stop)
 			break;
@@ -183,6 +186,8 @@ void drain__stop(void)
 	/* Whatever arrived after the thread's last look. */
 	write_handed_over();
 	records__finish(drain.rec);
+	/* Whether the writer kept up: its time over the run's is its load. */
+	prof_writer__count(drain.w, "writer_busy_ns", (int64_t)drain.busy_ns);
 	commit();
 	records__delete(drain.rec);
 	drain.rec = NULL;

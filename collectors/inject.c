@@ -69,13 +69,14 @@ static void on_exit_flush(void)
 {
 	int expected = STATE_ON;
 	struct prof_error err;
-	int64_t exit_start_ns = monotonic_ns();
+	int64_t exit_start_ns = monotonic_ns(), flushed_ns;
 
 	if (!atomic_compare_exchange_strong(&g.state, &expected, STATE_DONE))
 		return;
 	metrics__exit();
 	/* the trace on disk first: what follows talks to the GPU's counters */
 	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	flushed_ns = monotonic_ns();
 	drain__sync(SIGNAL_DRAIN_MS);
 	gpu_metrics__exit();
 	drain__stop();
@@ -83,6 +84,7 @@ static void on_exit_flush(void)
 	/* How long the program's exit waited for its capture (the last
 	 * records, the writer's backlog): part of the time to a ready capture. */
 	prof_writer__count(g.writer, "exit_wait_ns", monotonic_ns() - exit_start_ns);
+	prof_writer__count(g.writer, "exit_cupti_flush_ns", flushed_ns - exit_start_ns);
 	if (g.standalone)
 		prof_writer__finish(g.writer, &err);
 	else
