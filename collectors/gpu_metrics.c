@@ -17,7 +17,10 @@
  * registered once the first sampler is open: CUPTI's profiler sets up its
  * own teardown when it is initialised, after the collector's exit handler,
  * and atexit runs handlers last-registered first, so ours must come later
- * to run while the sampling session is still CUPTI's to close. */
+ * to run while the sampling session is still CUPTI's to close.
+ *
+ * Samples lost (the hardware buffer full between two decodes) are counted
+ * from the gaps between a sampler's samples (mapping__samples_dropped). */
 #define _GNU_SOURCE
 #include "collector.h"
 
@@ -30,6 +33,7 @@
 
 #include <cupti.h>
 
+#include "mapping.h"
 #include "metrics/pm_sampler.h"
 #include "prof/event.h"
 #include "prof/protocol.h"
@@ -97,6 +101,7 @@ static const char *const warps_in_flight_name = "Compute Warps in Flight [Throug
 struct device {
 	int index;
 	int contexts;              /* the program's live contexts on it */
+	uint64_t last_end_ns;      /* the end of its sampler's last sample; 0: none yet */
 	struct pm_sampler *sampler; /* NULL once closed */
 	int value_of[GM__SAMPLED]; /* metric -> position in a sample's values, -1: not sampled */
 	int has_warps;             /* both unallocated-warp metrics: warps in flight derived */
@@ -122,7 +127,7 @@ static struct {
 	struct prof_gpu_metric_type *types;
 	size_t types_used, types_cap;
 	char *notes[MAX_DEVICES]; /* one line per device that could not be sampled */
-	int64_t samples, overflows, rows_lost, devices_failed;
+	int64_t samples, dropped, overflows, rows_lost, devices_failed;
 } gm = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
 	  .sampler_lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -158,6 +163,9 @@ static void on_sample(void *ctx, uint64_t start_ns, uint64_t end_ns, const doubl
 		queue_row((int64_t)end_ns, d->index, GM_WARPS_IN_FLIGHT, unused < 100 ? 100 - unused : 0);
 	}
 	gm.samples++;
+	gm.dropped += mapping__samples_dropped(d->last_end_ns, end_ns, gm.interval_ns);
+	if (end_ns > d->last_end_ns)
+		d->last_end_ns = end_ns;
 	pthread_mutex_unlock(&gm.lock);
 }
 
@@ -379,7 +387,7 @@ void gpu_metrics__write(struct prof_writer *w)
 	struct prof_gpu_metric *rows;
 	struct prof_gpu_metric_type *types;
 	size_t nrows, ntypes;
-	int64_t samples, overflows, lost, failed;
+	int64_t samples, dropped, overflows, lost, failed;
 
 	if (!gm.on)
 		return;
@@ -393,10 +401,11 @@ void gpu_metrics__write(struct prof_writer *w)
 	gm.types = NULL;
 	gm.types_used = gm.types_cap = 0;
 	samples = gm.samples;
+	dropped = gm.dropped;
 	overflows = gm.overflows;
 	lost = gm.rows_lost;
 	failed = gm.devices_failed;
-	gm.samples = gm.overflows = gm.rows_lost = gm.devices_failed = 0;
+	gm.samples = gm.dropped = gm.overflows = gm.rows_lost = gm.devices_failed = 0;
 	pthread_mutex_unlock(&gm.lock);
 
 	for (size_t i = 0; i < ntypes; i++)
@@ -405,6 +414,8 @@ void gpu_metrics__write(struct prof_writer *w)
 		prof_writer__gpu_metric(w, &rows[i]);
 	if (samples)
 		prof_writer__count(w, "gpu_metric_samples", samples);
+	if (dropped)
+		prof_writer__count(w, PROF_COUNTER_GPU_METRIC_SAMPLES_DROPPED, dropped);
 	if (overflows)
 		prof_writer__count(w, "gpu_metric_buffer_overflows", overflows);
 	if (lost)

@@ -232,6 +232,7 @@ struct sum_overview {
 	size_t ntransfers, transfers_cap;
 	int64_t transfers_left_out;
 	int64_t dropped, not_written;
+	int64_t gm_samples_dropped; /* sampled GPU metrics lost (--gpu-metrics) */
 };
 
 int sum_overview__load(struct prof_store *s, struct sum_overview *o, struct prof_error *err);

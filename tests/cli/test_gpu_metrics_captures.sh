@@ -354,6 +354,42 @@ assert any("HtoD" in n for n in names), names
 assert "PCIe" in findings["link_saturated"]["evidence"], findings["link_saturated"]["evidence"]
 PY
 
+# ---- samples dropped ------------------------------------------------------------
+# The collector counts the samples its sampling buffer had no room for
+# (PERFKIT_COUNTERS gpu_metric_samples_dropped; these captures lost none):
+# the overview warns and gpu_metrics_sum notes how many, on a copy of a
+# capture with the counter set, and neither says so of the capture itself.
+f=$D/gpu_metrics/small_grid.sqlite
+if [ -f "$f" ]; then
+	run report "$f"
+	if [ "$status" -eq 0 ] && ! grep -q "samples were dropped" "$TMP/out"; then
+		pass "small_grid: the overview warns of no dropped samples"
+	else
+		fail "small_grid: the overview warns of no dropped samples"
+	fi
+	cp "$f" "$TMP/dropped.sqlite"
+	sqlite3 "$TMP/dropped.sqlite" \
+		"INSERT INTO PERFKIT_COUNTERS (name, value) VALUES ('gpu_metric_samples_dropped', 37)"
+	run report "$TMP/dropped.sqlite"
+	expect_out "dropped samples: the overview warns" \
+		'^37 GPU metric samples were dropped during capture \(the sampling buffer was full\)'
+	run report --report=gpu_metrics_sum "$TMP/dropped.sqlite"
+	expect_out "dropped samples: gpu_metrics_sum notes them" '^note: 37 samples were dropped'
+	run report --report=gpu_metrics_sum --format=json "$TMP/dropped.sqlite"
+	if [ "$status" -eq 0 ] && python3 -c '
+import json, sys
+r = {x["name"]: x for x in json.load(open(sys.argv[1]))["reports"]}
+assert r["gpu_metrics_devices"]["samples_dropped"] == 37
+' "$TMP/out"; then pass "dropped samples: the JSON's samples_dropped is the counter"
+	else fail "dropped samples: the JSON's samples_dropped is the counter"; fi
+	run report --report=gpu_metrics_sum --format=json "$f"
+	if [ "$status" -eq 0 ] && ! grep -q samples_dropped "$TMP/out"; then
+		pass "small_grid: gpu_metrics_sum notes no dropped samples"
+	else
+		fail "small_grid: gpu_metrics_sum notes no dropped samples"
+	fi
+fi
+
 # ---- perfkit top --------------------------------------------------------------
 # A replay shows the metrics' rows under the rates when the capture has
 # samples, and none when it has not.
