@@ -116,3 +116,8 @@ int64_t mapping__samples_dropped(uint64_t prev_end_ns, uint64_t end_ns, uint64_t
 		return 0;
 	return periods - 1 > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)(periods - 1);
 }
+
+int64_t mapping__sampler_type_id(int device, int opened_before)
+{
+	return (int64_t)(device & 0xFF) | ((int64_t)opened_before << 8);
+}

@@ -35,4 +35,11 @@ void mapping__short_name(const char *demangled, char *dst, size_t cap);
  * more lost one sample. prev_end_ns 0 (the sampler's first sample) loses none. */
 int64_t mapping__samples_dropped(uint64_t prev_end_ns, uint64_t end_ns, uint64_t interval_ns);
 
+/* The typeId of a device's PM sampler (GPU_METRICS): the device in the low
+ * 8 bits, as readers take it, and above them how many times the process
+ * opened that device's sampler before. A sampler closed with the device's
+ * last context and opened again by a later one is a new series, so that
+ * readers do not take the time it was closed for a sample period. */
+int64_t mapping__sampler_type_id(int device, int opened_before);
+
 #endif

@@ -390,6 +390,38 @@ assert r["gpu_metrics_devices"]["samples_dropped"] == 37
 	fi
 fi
 
+# ---- a sampler opened again --------------------------------------------------------
+# A device whose last context went is sampled again, by a sampler of its
+# own (a new typeId, the device in its low 8 bits), when a later context
+# opens it. On a copy of small_grid whose samples 1001 to 1999 are gone (the
+# device closed) and whose later ones are a second sampler's, each sampler
+# is a row of device 0 and the time closed is no sample period.
+if [ -f "$f" ]; then
+	cp "$f" "$TMP/reopened.sqlite"
+	sqlite3 "$TMP/reopened.sqlite" "
+		CREATE TEMP TABLE ts AS SELECT timestamp, row_number() OVER (ORDER BY timestamp) AS k
+			FROM (SELECT DISTINCT timestamp FROM GPU_METRICS);
+		DELETE FROM GPU_METRICS WHERE timestamp IN (SELECT timestamp FROM ts WHERE k > 1000 AND k < 2000);
+		UPDATE GPU_METRICS SET typeId = 256 WHERE timestamp >= (SELECT timestamp FROM ts WHERE k = 2000);
+		INSERT INTO TARGET_INFO_GPU_METRICS SELECT 256, sourceId, typeName, metricId, metricName, globalPid
+			FROM TARGET_INFO_GPU_METRICS WHERE typeId = 0"
+	run report --report=gpu_metrics_sum --format=json "$TMP/reopened.sqlite"
+	if [ "$status" -eq 0 ] && python3 - "$TMP/out" "$TMP/reopened.sqlite" >"$TMP/why" 2>&1 <<'PY'
+import json, sqlite3, sys
+rows = {r["name"]: r["rows"] for r in json.load(open(sys.argv[1]))["reports"]}["gpu_metrics_devices"]
+db = sqlite3.connect(sys.argv[2])
+want = []
+for t in (0, 256):
+    ts = [x for (x,) in db.execute("SELECT DISTINCT timestamp FROM GPU_METRICS WHERE typeId = ? ORDER BY 1", (t,))]
+    want.append((len(ts) - 1, ts[-1] - ts[0]))
+got = sorted((r["Samples"], r["Sampled (ns)"]) for r in rows)
+assert [r["Device"] for r in rows] == [0, 0], rows
+assert got == sorted(want), (got, want)
+PY
+	then pass "a sampler opened again: a row of its own, the time closed in neither"
+	else fail "a sampler opened again: $(tail -n 3 "$TMP/why" | tr '\n' ' ')"; fi
+fi
+
 # ---- perfkit top --------------------------------------------------------------
 # A replay shows the metrics' rows under the rates when the capture has
 # samples, and none when it has not.

@@ -1,6 +1,6 @@
 /* test_collector_mapping.c - the collector's pure conversions: CUPTI's
  * numbering to the store's, kernel short names, the PM samples a gap
- * between samples lost, and --trace parsing.
+ * between samples lost, a PM sampler's typeId, and --trace parsing.
  *
  * The collector is only built where CUPTI exists, so its CUPTI-free files
  * are compiled into this test directly. CUPTI's numbers are spelled out from
@@ -157,6 +157,21 @@ START_TEST(collector_samples_dropped_is_zero_for_time_that_does_not_move_on)
 }
 END_TEST
 
+/* A device's sampler opened again (a context made after its last one went)
+ * is a sampler of its own, whose device readers still find in the low 8
+ * bits (typeId & 0xFF). */
+START_TEST(collector_sampler_type_id_is_new_each_time_a_device_is_opened)
+{
+	ck_assert_int_eq(mapping__sampler_type_id(0, 0), 0);
+	ck_assert_int_eq(mapping__sampler_type_id(3, 0), 3);
+	ck_assert_int_ne(mapping__sampler_type_id(3, 1), mapping__sampler_type_id(3, 0));
+	ck_assert_int_ne(mapping__sampler_type_id(3, 2), mapping__sampler_type_id(3, 1));
+	ck_assert_int_eq(mapping__sampler_type_id(3, 1) & 0xFF, 3);
+	ck_assert_int_eq(mapping__sampler_type_id(63, 1000) & 0xFF, 63);
+	ck_assert_int_ne(mapping__sampler_type_id(1, 1), mapping__sampler_type_id(0, 1));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("collector_mapping");
@@ -176,6 +191,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, collector_trace_unknown_word_is_refused_with_its_offset);
 	tcase_add_test(tc, collector_samples_dropped_counts_the_intervals_a_gap_skips);
 	tcase_add_test(tc, collector_samples_dropped_is_zero_for_time_that_does_not_move_on);
+	tcase_add_test(tc, collector_sampler_type_id_is_new_each_time_a_device_is_opened);
 	suite_add_tcase(s, tc);
 	return s;
 }
