@@ -75,6 +75,9 @@ PY
 	else fail "$name: json and diagnose: $(tail -n 3 "$TMP/why" | tr '\n' ' ')"; fi
 done
 
+run diagnose "$D/transformer_naive.sqlite"
+expect_out "transformer_naive: diagnose's header says there are no metrics" '^metrics: none \(trace-only rules\); peaks: '
+
 # The HTML report of a perfkit capture and of an nsys export: the place
 # under the utilisation plot says how to collect the metrics; no section.
 for f in "$D/transformer_naive.sqlite" "$D/nsys/cloverleaf-cuda.sqlite"; do
@@ -257,6 +260,8 @@ for f in "${with[@]}"; do
 		[ "$status" -eq 0 ] && pass "$name: diagnose --format=$fmt exits 0" || fail "$name: diagnose --format=$fmt exits 0"
 		[ "$fmt" = json ] && cp "$TMP/out" "$TMP/$name.diag.json"
 	done
+	run diagnose "$f"
+	expect_out "$name: diagnose's header says the sampled metrics are there" '^metrics: sampled GPU metrics; peaks: '
 	if python3 - "$TMP/$name.diag.json" >"$TMP/why" 2>&1 <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
