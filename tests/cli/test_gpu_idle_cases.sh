@@ -195,8 +195,7 @@ PY
 # ---- the naive transformer ----------------------------------------------------
 # Every step cudaMallocs and cudaFrees its temporaries (cudaFree waits for
 # the device) and moves embeddings, targets and losses through blocking
-# cudaMemcpy from pageable memory. (test_gpu_idle_captures.sh checks that its
-# critical path runs through them.)
+# cudaMemcpy from pageable memory.
 load transformer_naive "$D/transformer_naive.sqlite"
 
 check "transformer naive: allocations and blocking copies hold the GPU idle, by name" <<'PY'

@@ -276,8 +276,8 @@ PY
 done
 
 # ---- what the programs of tests/data/gpu_metrics/ do ------------------------
-# Made by tests/gpu/pm_sampling.sh, which checked them against ncu; each
-# check follows from what the program does (the folder's README).
+# Made by tests/gpu/pm_sampling.sh, which checked the triad against ncu;
+# each check follows from what the program does (the folder's README).
 case_check() { # FIXTURE CHECK < PYTHON (argv: report json, diagnose json, capture)
 	local f="$D/gpu_metrics/$1.sqlite"
 	if [ ! -f "$f" ]; then
@@ -325,9 +325,10 @@ assert any(n.startswith("triad(") for n in offenders("dram_roof")), offenders("d
 assert "few_sms_busy" not in findings, findings["few_sms_busy"]["top"]
 PY
 
-# PyTorch BF16 products in the NVTX range bf16_gemm (ncu: the tensor pipe
-# busy, 93.5%), FP32 products with TF32 off in fp32_gemm (0.0%): only FP32
-# GEMMs are flagged, with PyTorch's switch for TF32.
+# PyTorch BF16 products in the NVTX range bf16_gemm keep the tensor pipe
+# busy (sampled: 93.5%), FP32 products with TF32 off in fp32_gemm leave it
+# idle (sampled: 0.0%; no tensor instructions): only FP32 GEMMs are
+# flagged, with PyTorch's switch for TF32.
 case_check torch_gemm_bf16_fp32 "torch_gemm_bf16_fp32: tensor pipe busy in BF16, idle in FP32; only FP32 GEMMs are flagged" <<'PY'
 import sys; sys.path.insert(0, sys.argv[1].rsplit("/", 1)[0]); from cases import *
 bf16, fp32 = row("gpu_metrics_nvtx", "Range", "bf16_gemm"), row("gpu_metrics_nvtx", "Range", "fp32_gemm")
@@ -443,11 +444,43 @@ replay() { # FILE
 	tm kill-session -t top >/dev/null 2>&1
 	tm new-session -d -s top -x 160 -y 45 "$cmd"
 }
+# The screen stays on the capture's last second (that of its last row, a
+# sample's timestamp included): SM active there is the period-weighted mean
+# of the samples that end in it, computed here from the file.
+cat >"$TMP/last_second.py" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+tables = {t for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+last = max(v for t in ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
+                       "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER", "NVTX_EVENTS",
+                       "CUDA_GPU_MEMORY_USAGE_EVENTS", "GPU_METRICS") if t in tables
+           for (v,) in db.execute("SELECT max(%s) FROM %s" % (
+               "timestamp" if t == "GPU_METRICS" else "start" if t == "CUDA_GPU_MEMORY_USAGE_EVENTS"
+               else "coalesce(end, start)", t)) if v is not None)
+sm = db.execute("SELECT g.timestamp, g.value FROM GPU_METRICS g JOIN TARGET_INFO_GPU_METRICS t USING (typeId, metricId)"
+                " WHERE t.metricName = 'SMs Active [Throughput %]' ORDER BY 1").fetchall()
+weighted = covered = 0
+for (t0, _), (t1, v) in zip(sm, sm[1:]):
+    if t1 // 10**9 == last // 10**9:
+        weighted += round(v * 100) * (t1 - t0)
+        covered += t1 - t0
+shown = float(sys.argv[2])
+want = weighted // covered / 100 if covered else None
+print("screen %s%%, the samples of the last second %s%%" % (shown, want))
+sys.exit(0 if want is not None and abs(shown - want) <= 0.1 else 1)
+PY
 for f in "${with[@]}"; do
 	name=$(basename "$f" .sqlite)
 	replay "$f"
 	wait_for "$name: top replays to the end" "replay finished" 20 &&
-		wait_for "$name: top shows SM active under the rates" "SM active"
+		wait_for "$name: top shows SM active under the rates" "SM active" &&
+		if shown=$(grep -oE 'SM active +[0-9]+\.[0-9]%' "$TMP/screen" | grep -oE '[0-9]+\.[0-9]') &&
+			python3 "$TMP/last_second.py" "$f" "$shown" >"$TMP/why" 2>&1; then
+			pass "$name: top's SM active is the last second's samples ($(cat "$TMP/why"))"
+		else
+			fail "$name: top's SM active is the last second's samples ($(cat "$TMP/why" 2>/dev/null))"
+			sed 's/^/    | /' "$TMP/screen" >&2
+		fi
 	tm send-keys -t top:0 q
 done
 replay "$D/gpu_work.sqlite"
