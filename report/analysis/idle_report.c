@@ -8,7 +8,10 @@
  * A job is analysed rank by rank, as diagnose does (diagnose_job.c): each
  * rank in its own window, its steps its own loop's, the store's views
  * narrowed to its rows (sum_ranks__scope). Every table then starts with a
- * Rank column and holds a block of rows per rank. */
+ * Rank column and holds a block of rows per rank.
+ *
+ * Start times count from the capture's start, as the traces, the HTML
+ * report's plots and --from/--to count them (sum_capture__extent). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +41,14 @@ struct idle_unit {
 struct idle_units {
 	struct idle_unit *v;
 	int n;
+	int64_t origin_ns;             /* the capture's start: times are shown from it */
 };
+
+/* t as the reports show it: from the capture's start. */
+static struct rpt_cell time_cell(const struct idle_units *u, int64_t t)
+{
+	return int_cell(sum_span_saturated(u->origin_ns, t));
+}
 
 /* A table: its columns after a Rank column when the units are a job's. */
 static int table_begin(struct rpt_sink *sink, const struct idle_units *u, const char *name, const char *title,
@@ -82,7 +92,7 @@ static int window_rows(const struct idle_units *u, struct rpt_sink *sink)
 		for (int i = 0; rc >= 0 && i < r->ndev; i++) {
 			const struct gpu_idle_device *d = &r->dev[i];
 			struct rpt_cell row[] = {
-				int_cell(d->device_id), int_cell(r->window.start_ns), int_cell(len),
+				int_cell(d->device_id), time_cell(u, r->window.start_ns), int_cell(len),
 				int_cell(d->busy_ns), int_cell(d->idle_ns), real_cell(percent(d->idle_ns, len)),
 				int_cell(r->nsteps), text_cell(r->window.source),
 				text_cell(r->replayed ? REPLAY_NOTE : NULL),
@@ -191,7 +201,7 @@ static int top_rows(const struct idle_units *u, struct rpt_sink *sink)
 		for (int i = 0; rc >= 0 && i < r->ntop; i++) {
 			const struct gpu_idle_top *t = &r->top[i];
 			struct rpt_cell row[] = {
-				int_cell(i + 1), int_cell(t->device_id), int_cell(t->start_ns),
+				int_cell(i + 1), int_cell(t->device_id), time_cell(u, t->start_ns),
 				int_cell(t->duration_ns), t->step ? int_cell(t->step) : null_cell(),
 				text_cell(idle_cause__id(t->cause)), text_cell(t->next_work), text_cell(t->evidence),
 			};
@@ -234,7 +244,7 @@ static int step_rows(const struct idle_units *u, struct rpt_sink *sink)
 				}
 				row[0] = int_cell(d->device_id);
 				row[1] = int_cell(s + 1);
-				row[2] = int_cell(r->steps[s].start_ns);
+				row[2] = time_cell(u, r->steps[s].start_ns);
 				row[3] = int_cell(idle);
 				rc = table_row(sink, &u->v[k], row, 4 + IDLE_NCAUSES);
 			}
@@ -313,9 +323,13 @@ static int units__analyse(struct prof_store *s, unit_fn fn, struct idle_units *u
 	struct sum_ranks ranks;
 	struct prof_error ignored = { 0 };
 	bool job = false;
+	int64_t last_ns;
 	int rc, urc;
 
 	memset(u, 0, sizeof *u);
+	rc = sum_capture__extent(s, &u->origin_ns, &last_ns, err);
+	if (rc)
+		return rc;
 	/* a perfkit capture of one process is known without the rank model */
 	if (sum_ranks__may_be_job(s)) {
 		rc = sum_ranks__load(s, &ranks, err);
@@ -406,7 +420,7 @@ static int critical_path_rows(const struct idle_units *u, struct rpt_sink *sink)
 		const struct critical_path *cp = u->v[k].cp;
 		struct rpt_cell row[] = {
 			cp->step ? int_cell(cp->step) : null_cell(), int_cell(cp->nsteps),
-			cp->step ? int_cell(cp->start_ns) : null_cell(),
+			cp->step ? time_cell(u, cp->start_ns) : null_cell(),
 			cp->step ? int_cell(cp->end_ns - cp->start_ns) : null_cell(), int_cell(cp->nseg),
 			int_cell(cp->edges[CP_EDGE_LAUNCH]), int_cell(cp->edges[CP_EDGE_SYNC]),
 			int_cell(cp->edges[CP_EDGE_COPY]), int_cell(cp->edges[CP_EDGE_STREAM]),

@@ -19,6 +19,64 @@ void sum_loop_options__init(struct sum_loop_options *o)
 
 /* ---- the capture's extent ------------------------------------------- */
 
+int sum_capture__extent(struct prof_store *s, int64_t *first_ns, int64_t *last_ns, struct prof_error *err)
+{
+	static const char *const sql[] = {
+		"SELECT min(start), max(coalesce(end, start)) FROM " PROF_T_KERNEL,
+		"SELECT min(start), max(coalesce(end, start)) FROM " PROF_T_MEMCPY,
+		"SELECT min(start), max(coalesce(end, start)) FROM " PROF_T_MEMSET,
+		"SELECT min(start), max(coalesce(end, start)) FROM " PROF_T_RUNTIME,
+		"SELECT min(start), max(coalesce(end, start)) FROM " PROF_T_DRIVER,
+		/* marks have no end: their start is where they end */
+		"SELECT min(start), max(coalesce(end, start)) FROM " PROF_T_NVTX,
+	};
+	static const char *const tables[] = {
+		PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET, PROF_T_RUNTIME, PROF_T_DRIVER, PROF_T_NVTX,
+	};
+	bool any = false;
+	char *meta;
+
+	*first_ns = INT64_MAX;
+	*last_ns = INT64_MIN;
+	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+		struct prof_cursor *c;
+		int rc;
+
+		if (!prof_store__has_table(s, tables[i]))
+			continue;
+		rc = prof_cursor__open(s, sql[i], &c, err);
+		if (rc < 0)
+			return rc;
+		rc = prof_cursor__next(c, err);
+		if (rc > 0 && !prof_cursor__is_null(c, 0) && prof_cursor__int64(c, 0) < *first_ns)
+			*first_ns = prof_cursor__int64(c, 0);
+		if (rc > 0 && !prof_cursor__is_null(c, 1)) {
+			any = true;
+			if (prof_cursor__int64(c, 1) > *last_ns)
+				*last_ns = prof_cursor__int64(c, 1);
+		}
+		prof_cursor__close(c);
+		if (rc < 0)
+			return rc;
+	}
+	if (!any)
+		*first_ns = *last_ns = 0;
+	/* A perfkit capture knows when the run began; the capture starts there
+	 * unless something was recorded earlier. */
+	meta = prof_store__meta(s, "start_ns");
+	if (meta) {
+		char *end;
+		long long v = strtoll(meta, &end, 10);
+
+		if (*meta && !*end && v > 0 && v < *first_ns)
+			*first_ns = v;
+		free(meta);
+	}
+	return 0;
+}
+
+/* Diagnose's account of what was captured: its records, NVTX domains'
+ * creation left out. */
 static int capture_extent(struct prof_store *store, struct sum_window *w, struct prof_error *err)
 {
 	static const char *const tables[] = {

@@ -33,12 +33,21 @@ def check(ok, what):
         bad.append(what)
 start, end = win["start_ns"], win["end_ns"]
 tables = [t for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+# start times count from the capture's start: the run's (PERFKIT_META), or
+# its first record when that is earlier
+firsts = [v for t in ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
+                      "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER", "NVTX_EVENTS") if t in tables
+          for (v,) in db.execute("SELECT min(start) FROM %s" % t) if v is not None]
+if "PERFKIT_META" in tables:
+    firsts += [int(v) for (v,) in db.execute("SELECT value FROM PERFKIT_META WHERE key = 'start_ns'")
+               if str(v).isdigit() and int(v) > 0]
+origin = min(firsts) if firsts else 0
 gpu = [t for t in ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
                    "CUPTI_ACTIVITY_KIND_MEMSET") if t in tables]
 for w in rep["gpu_idle_window"]:
     dev = w["Device"]
-    check(w["Window Start (ns)"] == start and w["Window (ns)"] == end - start,
-          "device %s: the window is diagnose's" % dev)
+    check(w["Window Start (ns)"] == start - origin and w["Window (ns)"] == end - start,
+          "device %s: the window is diagnose's, from the capture's start" % dev)
     check(w["Busy (ns)"] + w["Idle (ns)"] == w["Window (ns)"], "device %s: busy + idle = window" % dev)
     check(w["Steps"] == win["iterations"], "device %s: one step per iteration" % dev)
     causes = [r for r in rep["gpu_idle_sum"] if r["Device"] == dev]
@@ -64,7 +73,7 @@ for w in rep["gpu_idle_window"]:
     check(busy == w["Busy (ns)"], "device %s: busy %d is the union of its GPU rows (%d)" % (dev, w["Busy (ns)"], busy))
 top = rep["gpu_idle_top"]
 check(all(a["Duration (ns)"] >= b["Duration (ns)"] for a, b in zip(top, top[1:])), "longest stretches come longest first")
-check(all(start <= t["Start (ns)"] and t["Start (ns)"] + t["Duration (ns)"] <= end for t in top),
+check(all(start <= origin + t["Start (ns)"] and origin + t["Start (ns)"] + t["Duration (ns)"] <= end for t in top),
       "the longest stretches lie in the window")
 check(all(t["Evidence"] for t in top), "each long stretch has its evidence")
 if gpu:
@@ -136,6 +145,20 @@ r = [r for r in json.load(open(sys.argv[1]))["reports"] if r["name"] == "gpu_idl
 sys.exit(0 if r and all(x["Held"] > 0 and x["Wait (ns)"] > 0 for x in r) else 1)' "$TMP/hash_embedding_optimized.json" &&
 	pass "hash_embedding optimized: streams held by event waits are listed" ||
 	fail "hash_embedding optimized: streams held by event waits are listed"
+
+# The start times count from where the Chrome trace's do: a stretch of
+# gpu_idle_top ends where the work that ended it starts in the trace.
+run report --format=chrome -o "$TMP/cross.json" "$D/cases/case_cross_stream.sqlite"
+expect_status "chrome trace of case_cross_stream" 0
+python3 - "$TMP/case_cross_stream.json" "$TMP/cross.json" <<'PY' && pass "gpu_idle_top's start times are the Chrome trace's" || fail "gpu_idle_top's start times are the Chrome trace's"
+import json, sys
+top = [r for r in json.load(open(sys.argv[1]))["reports"] if r["name"] == "gpu_idle_top"][0]["rows"]
+starts = [e["ts"] for e in json.load(open(sys.argv[2]))["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "kernel"]
+ended = [t for t in top if t["Ended By"]]
+# the trace's microseconds have three decimals: within a nanosecond
+sys.exit(0 if ended and all(any(abs(s * 1000 - (t["Start (ns)"] + t["Duration (ns)"])) <= 1 for s in starts)
+                            for t in ended) else 1)
+PY
 
 # ---- formats and bad input ------------------------------------------------
 run report --report=gpu_idle_sum,critical_path --format=csv "$D/transformer_optimized.sqlite"
