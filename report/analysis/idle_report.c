@@ -27,8 +27,10 @@
 #define REPLAY_NOTE "captured under kernel replay (--metrics): the idle and host times are the " \
 		    "profiler's; analyse a capture made without --metrics"
 
-/* The most columns a table has, the Rank column of a job included. */
+/* The most columns a table has, the Rank column of a job included:
+ * gpu_idle_steps' 4 + one per cause, or critical_path's 11. */
 #define MAX_COLS (5 + IDLE_NCAUSES)
+_Static_assert(MAX_COLS >= 1 + 11, "critical_path's columns and a Rank column fit");
 
 /* What one process's analysis gives: a rank of a job, or the capture. */
 struct idle_unit {
