@@ -2,8 +2,13 @@
 # gpu_metrics_cost.sh - what sampled GPU metrics cost: each bundled workload
 # (naive and optimized) under `perfkit run` with and without --gpu-metrics
 # (10,000 samples a second), the two runs of a workload interleaved, ROUNDS
-# rounds; the table holds each median ms/step and the difference. Raw
-# values in $OUT/pm_cost_raw.tsv, the table also in $OUT/pm_cost.txt.
+# rounds; the table holds each median ms/step with the rounds' range
+# (min-max), the difference of the medians and the samples the runs with
+# --gpu-metrics lost (the capture's gpu_metric_buffer_overflows and
+# gpu_metric_samples_dropped). Raw values, a run a line (workload, variant,
+# config, ms/step, overflows, dropped), in $OUT/pm_cost_raw.tsv, the table
+# also in $OUT/pm_cost.txt. The transformer and rollout run 20 steps each
+# (3 and 5 before), so that a run's ms/step averages more than a handful.
 #
 #   bench/gpu_metrics_cost.sh [BUILD]   BUILD as for tests/gpu/run.sh
 #   ROUNDS=5
@@ -17,9 +22,17 @@ export LD_LIBRARY_PATH=$BUILD/lib:/usr/local/cuda/lib64:/usr/local/cuda/lib${LD_
 
 # ms/step of one workload run: the first JSON line's step_ms.
 step_ms() { grep -h '^{' "$1" | head -1 | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["step_ms"])' 2>/dev/null; }
+# A counter of a capture (PERFKIT_COUNTERS), 0 when it has none.
+counter() { # FILE NAME
+	python3 - "$1" "$2" <<'PY' 2>/dev/null || echo 0
+import sqlite3, sys
+row = sqlite3.connect(sys.argv[1]).execute("SELECT value FROM PERFKIT_COUNTERS WHERE name = ?", (sys.argv[2],)).fetchone()
+print(row[0] if row else 0)
+PY
+}
 
 WL=("hash_embedding --rows=1M --iters=50" "batched_forces --batch=16 --iters=200"
-    "rollout --iters=5" "transformer --iters=3")
+    "rollout --iters=20" "transformer --iters=20")
 RAW=$OUT/pm_cost_raw.tsv
 : >"$RAW"
 for r in $(seq "$ROUNDS"); do
@@ -31,27 +44,37 @@ for r in $(seq "$ROUNDS"); do
 			for cfg in trace gpu_metrics; do
 				opt=()
 				[ $cfg = gpu_metrics ] && opt=(--gpu-metrics)
+				rm -f "$W/cost.sqlite"
 				timeout -k 5 300 "$PERFKIT" run "${opt[@]}" -f -o "$W/cost.sqlite" -- \
 					"$bin" --variant=$variant --json "$@" >"$W/cost.log" 2>&1
-				printf '%s\t%s\t%s\t%s\n' "$(basename "$bin")" $variant $cfg \
-					"$(step_ms "$W/cost.log")" >>"$RAW"
+				printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(basename "$bin")" $variant $cfg \
+					"$(step_ms "$W/cost.log")" \
+					"$(counter "$W/cost.sqlite" gpu_metric_buffer_overflows)" \
+					"$(counter "$W/cost.sqlite" gpu_metric_samples_dropped)" >>"$RAW"
 			done
 		done
 	done
 done
 python3 - "$RAW" >"$OUT/pm_cost.txt" <<'PY'
 import sys, statistics
-rows = {}
+rows, lost = {}, {}
 for line in open(sys.argv[1]):
-    w, v, c, ms = line.rstrip("\n").split("\t")
+    w, v, c, ms, overflows, dropped = line.rstrip("\n").split("\t")
     if ms:
         rows.setdefault((w, v, c), []).append(float(ms))
-print("%-16s %-10s %12s %14s %8s %6s" % ("workload", "variant", "trace ms", "+metrics ms", "cost", "runs"))
+    if c == "gpu_metrics":
+        o, d = lost.get((w, v), (0, 0))
+        lost[(w, v)] = (o + int(overflows or 0), d + int(dropped or 0))
+print("%-16s %-10s %12s %17s %14s %17s %8s %6s %9s %7s" % (
+    "workload", "variant", "trace ms", "(min-max)", "+metrics ms", "(min-max)", "cost", "runs",
+    "overflows", "dropped"))
 for (w, v) in sorted({(k[0], k[1]) for k in rows}):
     t = rows.get((w, v, "trace"), [])
     g = rows.get((w, v, "gpu_metrics"), [])
     if t and g:
         mt, mg = statistics.median(t), statistics.median(g)
-        print("%-16s %-10s %12.4f %14.4f %+7.1f%% %6d" % (w, v, mt, mg, (mg / mt - 1) * 100, min(len(t), len(g))))
+        print("%-16s %-10s %12.4f %17s %14.4f %17s %+7.1f%% %6d %9d %7d" % (
+            w, v, mt, "(%.4f-%.4f)" % (min(t), max(t)), mg, "(%.4f-%.4f)" % (min(g), max(g)),
+            (mg / mt - 1) * 100, min(len(t), len(g)), *lost.get((w, v), (0, 0))))
 PY
 cat "$OUT/pm_cost.txt"

@@ -17,7 +17,12 @@
  * registered once the first sampler is open: CUPTI's profiler sets up its
  * own teardown when it is initialised, after the collector's exit handler,
  * and atexit runs handlers last-registered first, so ours must come later
- * to run while the sampling session is still CUPTI's to close. */
+ * to run while the sampling session is still CUPTI's to close. A later
+ * context on that device opens it again, as a sampler of its own (a new
+ * typeId): the time it was closed is no sample period.
+ *
+ * Samples lost (the hardware buffer full between two decodes) are counted
+ * from the gaps between a sampler's samples (mapping__samples_dropped). */
 #define _GNU_SOURCE
 #include "collector.h"
 
@@ -30,6 +35,7 @@
 
 #include <cupti.h>
 
+#include "mapping.h"
 #include "metrics/pm_sampler.h"
 #include "prof/event.h"
 #include "prof/protocol.h"
@@ -96,7 +102,11 @@ static const char *const warps_in_flight_name = "Compute Warps in Flight [Throug
 
 struct device {
 	int index;
+	int64_t type_id;           /* its sampler's, new each time it is opened */
+	int opens;
 	int contexts;              /* the program's live contexts on it */
+	int closing;               /* its last context went; its sampler is being closed */
+	uint64_t last_end_ns;      /* the end of its sampler's last sample; 0: none yet */
 	struct pm_sampler *sampler; /* NULL once closed */
 	int value_of[GM__SAMPLED]; /* metric -> position in a sample's values, -1: not sampled */
 	int has_warps;             /* both unallocated-warp metrics: warps in flight derived */
@@ -122,7 +132,7 @@ static struct {
 	struct prof_gpu_metric_type *types;
 	size_t types_used, types_cap;
 	char *notes[MAX_DEVICES]; /* one line per device that could not be sampled */
-	int64_t samples, overflows, rows_lost, devices_failed;
+	int64_t samples, dropped, overflows, rows_lost, devices_failed;
 } gm = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
 	  .sampler_lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -132,13 +142,13 @@ static int push(void **arr, size_t *cap, size_t used, size_t elem)
 }
 
 /* Under gm.lock. */
-static void queue_row(int64_t ts, int dev, int metric, double value)
+static void queue_row(int64_t ts, int64_t type_id, int metric, double value)
 {
 	if (push((void **)&gm.rows, &gm.rows_cap, gm.rows_used, sizeof(*gm.rows)) < 0) {
 		gm.rows_lost++;
 		return;
 	}
-	gm.rows[gm.rows_used++] = (struct prof_gpu_metric){ .timestamp_ns = ts, .type_id = dev,
+	gm.rows[gm.rows_used++] = (struct prof_gpu_metric){ .timestamp_ns = ts, .type_id = type_id,
 							    .metric_id = metric, .value = value };
 }
 
@@ -151,13 +161,16 @@ static void on_sample(void *ctx, uint64_t start_ns, uint64_t end_ns, const doubl
 	pthread_mutex_lock(&gm.lock);
 	for (int i = 0; i < GM__SAMPLED; i++)
 		if (d->value_of[i] >= 0)
-			queue_row((int64_t)end_ns, d->index, i, values[d->value_of[i]] * metrics[i].scale);
+			queue_row((int64_t)end_ns, d->type_id, i, values[d->value_of[i]] * metrics[i].scale);
 	if (d->has_warps) {
 		double unused = values[d->value_of[GM_UNALLOC_ACTIVE]] + values[d->value_of[GM_UNALLOC_IDLE]];
 
-		queue_row((int64_t)end_ns, d->index, GM_WARPS_IN_FLIGHT, unused < 100 ? 100 - unused : 0);
+		queue_row((int64_t)end_ns, d->type_id, GM_WARPS_IN_FLIGHT, unused < 100 ? 100 - unused : 0);
 	}
 	gm.samples++;
+	gm.dropped += mapping__samples_dropped(d->last_end_ns, end_ns, gm.interval_ns);
+	if (end_ns > d->last_end_ns)
+		d->last_end_ns = end_ns;
 	pthread_mutex_unlock(&gm.lock);
 }
 
@@ -169,7 +182,7 @@ static void queue_type(struct device *d, int metric, const char *name, const cha
 	if (push((void **)&gm.types, &gm.types_cap, gm.types_used, sizeof(*gm.types)) < 0)
 		return;
 	t = &gm.types[gm.types_used++];
-	*t = (struct prof_gpu_metric_type){ .type_id = d->index, .source_id = d->index,
+	*t = (struct prof_gpu_metric_type){ .type_id = d->type_id, .source_id = d->index,
 					    .type_name = counter, .metric_id = metric,
 					    .metric_name = name,
 					    .global_pid = prof_global_pid(gm.pid) };
@@ -210,8 +223,15 @@ static void open_device(int index)
 		return;
 	}
 	pthread_mutex_lock(&gm.lock);
-	d = &gm.devices[gm.ndevices++];
-	d->index = index;
+	/* a device opened again keeps its struct (its contexts) */
+	for (d = gm.devices; d < gm.devices + gm.ndevices && d->index != index; d++)
+		;
+	if (d == gm.devices + gm.ndevices) {
+		gm.ndevices++;
+		d->index = index;
+	}
+	d->type_id = mapping__sampler_type_id(index, d->opens++);
+	d->last_end_ns = 0;
 	d->sampler = s;
 	for (int i = 0; i < GM__SAMPLED; i++) {
 		d->value_of[i] = chosen[i] ? pos++ : -1;
@@ -326,18 +346,40 @@ int gpu_metrics__init(void *subscriber, uint32_t pid)
 	return 1;
 }
 
-/* The program's last context on a device is going: its sampler goes first. */
+/* The program's last context on a device is going: its sampler goes first.
+ * Then the device is neither wanted nor open, so that a context made on it
+ * later opens it again. */
 static void context_gone(uint32_t dev)
 {
 	struct device *d = NULL;
 
 	pthread_mutex_lock(&gm.lock);
 	for (int i = 0; i < gm.ndevices; i++)
-		if (gm.devices[i].index == (int)dev && --gm.devices[i].contexts <= 0)
+		if (gm.devices[i].index == (int)dev && !gm.devices[i].closing &&
+		    --gm.devices[i].contexts <= 0) {
 			d = &gm.devices[i];
+			d->closing = 1;
+		}
 	pthread_mutex_unlock(&gm.lock);
-	if (d)
-		close_device(d);
+	if (!d)
+		return;
+	close_device(d);
+	pthread_mutex_lock(&gm.lock);
+	d->closing = 0;
+	d->contexts = 0;
+	gm.wanted &= ~(1ull << dev);
+	gm.opened &= ~(1ull << dev);
+	pthread_cond_broadcast(&gm.cond);
+	pthread_mutex_unlock(&gm.lock);
+}
+
+/* Under gm.lock: whether the device's sampler is being closed. */
+static int closing(uint32_t dev)
+{
+	for (int i = 0; i < gm.ndevices; i++)
+		if (gm.devices[i].index == (int)dev)
+			return gm.devices[i].closing;
+	return 0;
 }
 
 void gpu_metrics__on_callback(int domain, uint32_t cbid, const void *data)
@@ -361,6 +403,11 @@ void gpu_metrics__on_callback(int domain, uint32_t cbid, const void *data)
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += OPEN_WAIT_MS / 1000;
 	pthread_mutex_lock(&gm.lock);
+	/* a context made while the last one's sampler closes waits for the
+	 * close, then opens the device again */
+	while (closing(dev) && !gm.stop)
+		if (pthread_cond_timedwait(&gm.cond, &gm.lock, &until) == ETIMEDOUT)
+			break;
 	if (!(gm.wanted & bit)) {
 		gm.wanted |= bit;
 		pthread_cond_broadcast(&gm.cond);
@@ -379,7 +426,7 @@ void gpu_metrics__write(struct prof_writer *w)
 	struct prof_gpu_metric *rows;
 	struct prof_gpu_metric_type *types;
 	size_t nrows, ntypes;
-	int64_t samples, overflows, lost, failed;
+	int64_t samples, dropped, overflows, lost, failed;
 
 	if (!gm.on)
 		return;
@@ -393,10 +440,11 @@ void gpu_metrics__write(struct prof_writer *w)
 	gm.types = NULL;
 	gm.types_used = gm.types_cap = 0;
 	samples = gm.samples;
+	dropped = gm.dropped;
 	overflows = gm.overflows;
 	lost = gm.rows_lost;
 	failed = gm.devices_failed;
-	gm.samples = gm.overflows = gm.rows_lost = gm.devices_failed = 0;
+	gm.samples = gm.dropped = gm.overflows = gm.rows_lost = gm.devices_failed = 0;
 	pthread_mutex_unlock(&gm.lock);
 
 	for (size_t i = 0; i < ntypes; i++)
@@ -405,6 +453,8 @@ void gpu_metrics__write(struct prof_writer *w)
 		prof_writer__gpu_metric(w, &rows[i]);
 	if (samples)
 		prof_writer__count(w, "gpu_metric_samples", samples);
+	if (dropped)
+		prof_writer__count(w, PROF_COUNTER_GPU_METRIC_SAMPLES_DROPPED, dropped);
 	if (overflows)
 		prof_writer__count(w, "gpu_metric_buffer_overflows", overflows);
 	if (lost)

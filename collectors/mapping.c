@@ -1,4 +1,5 @@
-/* mapping.c - pure conversions from CUPTI's numbering to the store's. */
+/* mapping.c - pure conversions from CUPTI's numbering and records to the
+ * store's. */
 #include "mapping.h"
 
 #include <string.h>
@@ -100,4 +101,23 @@ void mapping__short_name(const char *demangled, char *dst, size_t cap)
 		end = start + (long)cap - 1;
 	memcpy(dst, demangled + start, (size_t)(end - start));
 	dst[end - start] = '\0';
+}
+
+int64_t mapping__samples_dropped(uint64_t prev_end_ns, uint64_t end_ns, uint64_t interval_ns)
+{
+	uint64_t gap, periods;
+
+	if (!prev_end_ns || !interval_ns || end_ns <= prev_end_ns)
+		return 0;
+	gap = end_ns - prev_end_ns;
+	/* rounded to the nearest interval, without forming gap + interval / 2 */
+	periods = gap / interval_ns + (gap % interval_ns >= interval_ns - interval_ns / 2);
+	if (periods <= 1)
+		return 0;
+	return periods - 1 > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)(periods - 1);
+}
+
+int64_t mapping__sampler_type_id(int device, int opened_before)
+{
+	return (int64_t)(device & 0xFF) | ((int64_t)opened_before << 8);
 }

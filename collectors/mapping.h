@@ -1,4 +1,5 @@
-/* mapping.h - pure conversions from CUPTI's numbering to the store's.
+/* mapping.h - pure conversions from CUPTI's numbering and records to the
+ * store's.
  *
  * Kept free of CUPTI headers so the unit tests link them on machines without
  * CUDA: the arguments are the raw integers CUPTI puts in its records. */
@@ -25,5 +26,20 @@ int mapping__sync_type(uint32_t cupti_type);
  * ("void ns::k<int>(float*)" -> "k"). Writes at most cap bytes, always
  * NUL-terminated; a name it cannot take apart is copied whole. */
 void mapping__short_name(const char *demangled, char *dst, size_t cap);
+
+/* The PM samples lost between two of one sampler's samples, which end at
+ * prev_end_ns and end_ns, sampling every interval_ns. Only a sample's end
+ * is stored, so a run of samples the hardware buffer had no room for would
+ * read as one long period. Periods jitter by tens of ns about the interval,
+ * so the gap counts in whole intervals, rounded: a gap of 1.5 intervals or
+ * more lost one sample. prev_end_ns 0 (the sampler's first sample) loses none. */
+int64_t mapping__samples_dropped(uint64_t prev_end_ns, uint64_t end_ns, uint64_t interval_ns);
+
+/* The typeId of a device's PM sampler (GPU_METRICS): the device in the low
+ * 8 bits, as readers take it, and above them how many times the process
+ * opened that device's sampler before. A sampler closed with the device's
+ * last context and opened again by a later one is a new series, so that
+ * readers do not take the time it was closed for a sample period. */
+int64_t mapping__sampler_type_id(int device, int opened_before);
 
 #endif

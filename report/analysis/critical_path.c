@@ -29,31 +29,56 @@ static int step_holding(const struct sum_step *steps, int n, int64_t t)
 }
 
 /* Each step's span ends at its range's end or at the end of the last GPU
- * work launched inside it, whichever is later (NVTX steps are host time). */
-static int step_spans(struct diag_context *ctx, const struct sum_step *steps, int n, int64_t *span_end,
-		      struct prof_error *err)
+ * work launched inside it, whichever is later (NVTX steps are host time).
+ * It starts at its range's start or, when the GPU was still busy then with
+ * the work the previous step launched, where that work ended: a loop that
+ * runs ahead of its GPU queues several steps, and a step's own work waits
+ * behind theirs, which is no part of its length. gpu_end: scratch, n. */
+static int step_spans(struct diag_context *ctx, const struct sum_step *steps, int n, int64_t *span_start,
+		      int64_t *span_end, int64_t *gpu_end, struct prof_error *err)
 {
 	struct prof_cursor *c = NULL;
 	struct gpu_work g;
+	int64_t before = INT64_MIN; /* the work launched before the first step */
 	int rc;
 
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		span_start[i] = steps[i].start_ns;
 		span_end[i] = steps[i].end_ns;
+		gpu_end[i] = INT64_MIN;
+	}
 	if (ctx->w->mark != SUM_LOOP_NVTX)
 		return 0;
 	rc = gpu_work__open(ctx, ctx->w->start_ns, ctx->w->end_ns, NULL, &c, err);
 	if (rc || !c)
 		return rc;
 	while ((rc = prof_cursor__next(c, err)) == 1) {
+		int64_t end;
 		int k;
 
 		gpu_work__read(c, &g);
-		k = g.has_launch ? step_holding(steps, n, g.launch_start_ns) : -1;
-		if (k >= 0 && g.end_ns > span_end[k])
-			span_end[k] = g.end_ns < ctx->w->end_ns ? g.end_ns : ctx->w->end_ns;
+		if (!g.has_launch)
+			continue;
+		end = g.end_ns < ctx->w->end_ns ? g.end_ns : ctx->w->end_ns;
+		k = step_holding(steps, n, g.launch_start_ns);
+		if (k >= 0 && end > gpu_end[k])
+			gpu_end[k] = end;
+		else if (k < 0 && n > 0 && g.launch_start_ns < steps[0].start_ns && end > before)
+			before = end;
 	}
 	prof_cursor__close(c);
-	return rc < 0 ? rc : 0;
+	if (rc < 0)
+		return rc;
+	for (int i = 0; i < n; i++) {
+		int64_t prev = i > 0 ? gpu_end[i - 1] : before;
+
+		if (gpu_end[i] > span_end[i])
+			span_end[i] = gpu_end[i];
+		/* a step whose range ended under the earlier work keeps its range */
+		if (prev > span_start[i] && prev < span_end[i])
+			span_start[i] = prev;
+	}
+	return 0;
 }
 
 static const int64_t *sort_spans;
@@ -68,14 +93,14 @@ static int by_span(const void *x, const void *y)
 }
 
 /* The step of median span (the earlier of two middles). */
-static int median_step(const struct sum_step *steps, int n, const int64_t *span_end, int64_t *spans)
+static int median_step(int n, const int64_t *span_start, const int64_t *span_end, int64_t *spans)
 {
 	int *order = malloc(sizeof *order * (size_t)n), pick;
 
 	if (!order)
 		return -1;
 	for (int i = 0; i < n; i++) {
-		spans[i] = span_end[i] - steps[i].start_ns;
+		spans[i] = span_end[i] - span_start[i];
 		order[i] = i;
 	}
 	sort_spans = spans;
@@ -396,8 +421,11 @@ static int walk_step(struct diag_context *ctx, struct critical_path *cp, const s
 	int rc;
 
 	rc = api_names__load(ctx, &r.names, err);
-	if (!rc) /* one past the end: the next kernel step's first launch starts there */
-		rc = load_work(ctx, &r, cp->start_ns, cp->end_ns + 1, err);
+	/* one before the start: the previous step's work that ends where the
+	 * step starts is what its first work waited for; one past the end: the
+	 * next kernel step's first launch starts there */
+	if (!rc)
+		rc = load_work(ctx, &r, cp->start_ns - 1, cp->end_ns + 1, err);
 	if (!rc)
 		rc = load_calls(ctx, &r, cp->start_ns, cp->end_ns, err);
 	if (!rc)
@@ -412,7 +440,9 @@ static int walk_step(struct diag_context *ctx, struct critical_path *cp, const s
 	if (rc)
 		goto out;
 	d = (struct cp_data){ .work = r.work, .nwork = r.nwork, .calls = r.calls, .ncalls = r.ncalls,
-			      .waits = r.waits, .nwaits = r.nwaits };
+			      .waits = r.waits, .nwaits = r.nwaits,
+			      /* a kernel step starts on the GPU: its work was launched before it */
+			      .own_from_ns = ctx->w->mark == SUM_LOOP_NVTX ? step->start_ns : INT64_MIN };
 	a = anchor_of(ctx, step, &cp->end_ns, &r);
 	if (cp_data__index(&d) || critical_path__walk(&d, &a, cp->start_ns, &path) ||
 	    sum_parts(ctx, cp, &path, &r)) {
@@ -432,7 +462,7 @@ int critical_path__analyse(struct diag_context *ctx, struct critical_path **out,
 {
 	struct critical_path *cp = calloc(1, sizeof *cp);
 	struct sum_step *steps = NULL;
-	int64_t *span_end = NULL, *spans = NULL;
+	int64_t *span_start = NULL, *span_end = NULL, *spans = NULL;
 	int n = 0, k, rc;
 
 	*out = NULL;
@@ -451,22 +481,23 @@ int critical_path__analyse(struct diag_context *ctx, struct critical_path **out,
 			 "no repeating step was found (the window is the whole capture)");
 		goto done;
 	}
+	span_start = malloc(sizeof *span_start * (size_t)n);
 	span_end = malloc(sizeof *span_end * (size_t)n);
 	spans = malloc(sizeof *spans * (size_t)n);
-	if (!span_end || !spans) {
+	if (!span_start || !span_end || !spans) {
 		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 		goto out;
 	}
-	rc = step_spans(ctx, steps, n, span_end, err);
+	rc = step_spans(ctx, steps, n, span_start, span_end, spans, err);
 	if (rc)
 		goto out;
-	k = median_step(steps, n, span_end, spans);
+	k = median_step(n, span_start, span_end, spans);
 	if (k < 0) {
 		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 		goto out;
 	}
 	cp->step = k + 1;
-	cp->start_ns = steps[k].start_ns;
+	cp->start_ns = span_start[k];
 	cp->end_ns = span_end[k];
 	rc = walk_step(ctx, cp, &steps[k], err);
 	if (rc)
@@ -476,6 +507,7 @@ done:
 	cp = NULL;
 out:
 	free(steps);
+	free(span_start);
 	free(span_end);
 	free(spans);
 	critical_path__delete(cp);

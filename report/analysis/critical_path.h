@@ -16,9 +16,12 @@
  *     call; a copy call: its own copy) waited for that work;
  *   - otherwise the thread was inside its call, or doing its own work
  *     between calls.
- * The segments tile the step: their lengths add up to its span. Which step:
- * the one of median span (from its start to the end of its range or of the
- * last GPU work it launched, whichever is later). */
+ * Work an earlier step launched is queued ahead of the step: the walk
+ * stops there. The segments tile the step: their lengths add up to its
+ * span. Which step: the one of median span, from its start (or, when the
+ * GPU was still busy with the work the previous step launched, that work's
+ * end) to the end of its range or of the last GPU work it launched,
+ * whichever is later. */
 #ifndef REPORT_CRITICAL_PATH_H
 #define REPORT_CRITICAL_PATH_H
 
@@ -52,6 +55,8 @@ struct cp_data {
 	int ncalls;
 	const struct cp_wait *waits;
 	int nwaits;
+	int64_t own_from_ns;  /* work launched before this is an earlier step's
+			       * (NVTX steps); INT64_MIN: none is */
 	int *prev_on_stream;  /* per work: the previous work on its stream, or -1 */
 	int *by_end;          /* work indices by end */
 	int *cover;           /* per call: the call of its thread, started no later,

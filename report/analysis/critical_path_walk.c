@@ -256,6 +256,13 @@ static int step_gpu(struct walk *k)
 	int p = d->prev_on_stream[k->work], x = -1, rc;
 	enum { NONE, PREV, EVENT, LAUNCH } pick = NONE;
 
+	/* an earlier step's work, queued ahead of this step's: the step has no
+	 * more to explain */
+	if (w->has_launch && w->launch_start_ns < d->own_from_ns) {
+		rc = emit(k->path, k->floor_ns, k->t, CP_QUEUED, -1);
+		k->t = k->floor_ns;
+		return rc;
+	}
 	/* a step that ends where the next step's work starts leaves that work out */
 	rc = k->skip_segment ? 0 : emit(k->path, start, k->t, CP_GPU, k->work);
 	k->skip_segment = false;
@@ -286,7 +293,11 @@ static int step_gpu(struct walk *k)
 			pick = LAUNCH;
 		}
 	}
-	if (pick == NONE || (ready <= k->floor_ns && !(pick == LAUNCH && w->launch_end_ns > k->t))) {
+	/* ready by the step's start: queued, unless the step starts where the
+	 * work it waited for ended (the previous step's, on a GPU running
+	 * behind the host), which then explains the wait */
+	if (pick == NONE || (ready < k->floor_ns && !(pick == LAUNCH && w->launch_end_ns > k->t)) ||
+	    (ready == k->floor_ns && pick == LAUNCH && w->launch_end_ns <= k->t)) {
 		rc = emit(k->path, k->floor_ns, k->t, CP_QUEUED, -1);
 		k->t = k->floor_ns;
 		return rc;

@@ -119,6 +119,7 @@ struct diag_report {
 	struct diag_skip *skips;
 	int nskips, cap_skips;
 	bool has_metrics, has_peaks;
+	bool has_gpu_samples;       /* sampled GPU metrics (--gpu-metrics): their rules ran */
 	bool replayed;              /* captured with --metrics: kernel replay serialised and
 				     * slowed the run; shares are of the GPU's busy time */
 	bool pytorch;               /* a PyTorch program: changes say how in PyTorch terms too */

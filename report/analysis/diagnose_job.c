@@ -109,6 +109,7 @@ static int merge_windows(struct diag_report *job, const struct rank_run *runs, i
 						i ? "," : "", rw->rank, r->window.source);
 		job->has_metrics |= r->has_metrics;
 		job->has_peaks |= r->has_peaks;
+		job->has_gpu_samples |= r->has_gpu_samples;
 		job->replayed |= r->replayed;
 		job->pytorch |= r->pytorch;
 		job->gpu_busy_ns = sum_add_saturated(job->gpu_busy_ns, r->gpu_busy_ns);

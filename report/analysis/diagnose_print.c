@@ -56,7 +56,9 @@ static void print_window_text(const struct diag_report *r, FILE *out)
 			r->replayed ? "; shares are of the GPU's busy time in it (kernel replay)"
 			: w->iterations ? "; shares are of this loop" : "");
 	}
-	fprintf(out, "metrics: %s; peaks: %s%s\n\n", r->has_metrics ? "yes" : "none (trace-only rules)",
+	fprintf(out, "metrics: %s; peaks: %s%s\n\n",
+		r->has_metrics && r->has_gpu_samples ? "yes, and sampled GPU metrics"
+		: r->has_metrics ? "yes" : r->has_gpu_samples ? "sampled GPU metrics" : "none (trace-only rules)",
 		r->has_peaks ? "measured" : "nominal",
 		r->pytorch ? "; a PyTorch program: changes say how in PyTorch too" : "");
 }

@@ -54,7 +54,9 @@ static struct rpt_cell pid_cell(const struct gm_sampler *smp)
 	return smp->pid_known ? int_cell((smp->global_pid >> 24) & 0xFFFFFF) : text_cell(NULL);
 }
 
-static int device_rows(const struct gm_catalog *c, const struct gm_summary *sum, struct rpt_sink *sink)
+/* dropped: the samples the collector counted as lost (PERFKIT_COUNTERS). */
+static int device_rows(const struct gm_catalog *c, const struct gm_summary *sum, int64_t dropped,
+		       struct rpt_sink *sink)
 {
 	struct rpt_column cols[MAX_COLS] = {
 		{ "Device", RPT_INT, 0 },      { "PID", RPT_INT, 0 },
@@ -72,6 +74,11 @@ static int device_rows(const struct gm_catalog *c, const struct gm_summary *sum,
 		snprintf(why, sizeof why, "%d metric descriptions past the first %d metric names are left out",
 			 c->left_out, GM_MAX_METRICS);
 		rc = rpt_sink__note(sink, &(struct rpt_note){ "metrics_left_out", c->left_out, why });
+	}
+	if (rc >= 0 && dropped > 0) {
+		snprintf(why, sizeof why, "%lld samples were dropped (the sampling buffer was full): the sample "
+			 "after each gap stands for the whole gap", (long long)dropped);
+		rc = rpt_sink__note(sink, &(struct rpt_note){ "samples_dropped", dropped, why });
 	}
 	for (int i = 0; rc >= 0 && i < sum->devices.n; i++) {
 		const struct gm_row *r = &sum->devices.rows[i];
@@ -144,7 +151,7 @@ int summary__gpu_metrics_sum(struct prof_store *s, struct rpt_sink *sink, struct
 		gm_catalog__exit(&c);
 		return rc;
 	}
-	rc = device_rows(&c, &sum, sink);
+	rc = device_rows(&c, &sum, prof_store__counter(s, PROF_COUNTER_GPU_METRIC_SAMPLES_DROPPED), sink);
 	if (rc >= 0)
 		rc = name_rows(&c, &sum.kernels, "gpu_metrics_sum", "Sampled GPU Metrics by Kernel", "Name",
 			       RPT_SYMBOL, sum.unsampled_kernels, sink);

@@ -3,7 +3,16 @@
  * longest stretches, the streams held by event waits) and
  * `--report=critical_path` (the parts of the median step's critical path).
  * Both need the diagnosis window, so they are computed here; summary.c
- * lists them with the other reports (summary.h). */
+ * lists them with the other reports (summary.h).
+ *
+ * A job is analysed rank by rank, as diagnose does (diagnose_job.c): each
+ * rank in its own window, its steps its own loop's, the store's views
+ * narrowed to its rows (sum_ranks__scope). Every table then starts with a
+ * Rank column and holds a block of rows per rank.
+ *
+ * Start times count from the capture's start, as the traces, the HTML
+ * report's plots and --from/--to count them (sum_capture__extent). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,9 +27,56 @@
 #define REPLAY_NOTE "captured under kernel replay (--metrics): the idle and host times are the " \
 		    "profiler's; analyse a capture made without --metrics"
 
+/* The most columns a table has, the Rank column of a job included:
+ * gpu_idle_steps' 4 + one per cause, or critical_path's 11. */
+#define MAX_COLS (5 + IDLE_NCAUSES)
+_Static_assert(MAX_COLS >= 1 + 11, "critical_path's columns and a Rank column fit");
+
+/* What one process's analysis gives: a rank of a job, or the capture. */
+struct idle_unit {
+	int rank;                      /* -1: the capture is no job */
+	struct gpu_idle_result *idle;  /* gpu_idle_sum */
+	struct critical_path *cp;      /* critical_path */
+	bool has_gpu_work, replayed;
+};
+
+struct idle_units {
+	struct idle_unit *v;
+	int n;
+	int64_t origin_ns;             /* the capture's start: times are shown from it */
+};
+
+/* t as the reports show it: from the capture's start. */
+static struct rpt_cell time_cell(const struct idle_units *u, int64_t t)
+{
+	return int_cell(sum_span_saturated(u->origin_ns, t));
+}
+
+/* A table: its columns after a Rank column when the units are a job's. */
+static int table_begin(struct rpt_sink *sink, const struct idle_units *u, const char *name, const char *title,
+		       const struct rpt_column *cols, int ncols)
+{
+	struct rpt_column all[MAX_COLS] = { { "Rank", RPT_INT, 0 } };
+	int job = u->n > 0 && u->v[0].rank >= 0;
+
+	memcpy(all + job, cols, sizeof *cols * (size_t)ncols);
+	return sink->begin(sink, name, title, all, ncols + job);
+}
+
+/* A row of unit x: its rank first in a job. */
+static int table_row(struct rpt_sink *sink, const struct idle_unit *x, const struct rpt_cell *cells, int ncells)
+{
+	struct rpt_cell all[MAX_COLS];
+	int job = x->rank >= 0;
+
+	all[0] = int_cell(x->rank);
+	memcpy(all + job, cells, sizeof *cells * (size_t)ncells);
+	return sink->row(sink, all);
+}
+
 /* ---- gpu_idle_sum ------------------------------------------------------------- */
 
-static int window_rows(const struct gpu_idle_result *r, struct rpt_sink *sink)
+static int window_rows(const struct idle_units *u, struct rpt_sink *sink)
 {
 	static const struct rpt_column cols[] = {
 		{ "Device", RPT_INT, 0 },        { "Window Start (ns)", RPT_INT, 0 },
@@ -29,17 +85,22 @@ static int window_rows(const struct gpu_idle_result *r, struct rpt_sink *sink)
 		{ "Steps", RPT_INT, 0 },         { "Window Source", RPT_TEXT, 0 },
 		{ "Note", RPT_TEXT, 0 },
 	};
-	int64_t len = r->window.end_ns - r->window.start_ns;
-	int rc = sink->begin(sink, "gpu_idle_window", "GPU Idle Time: Analysis Window", cols, 9);
+	int rc = table_begin(sink, u, "gpu_idle_window", "GPU Idle Time: Analysis Window", cols, 9);
 
-	for (int i = 0; rc >= 0 && i < r->ndev; i++) {
-		const struct gpu_idle_device *d = &r->dev[i];
-		struct rpt_cell row[] = {
-			int_cell(d->device_id), int_cell(r->window.start_ns), int_cell(len), int_cell(d->busy_ns),
-			int_cell(d->idle_ns), real_cell(percent(d->idle_ns, len)), int_cell(r->nsteps),
-			text_cell(r->window.source), text_cell(r->replayed ? REPLAY_NOTE : NULL),
-		};
-		rc = sink->row(sink, row);
+	for (int k = 0; rc >= 0 && k < u->n; k++) {
+		const struct gpu_idle_result *r = u->v[k].idle;
+		int64_t len = r->window.end_ns - r->window.start_ns;
+
+		for (int i = 0; rc >= 0 && i < r->ndev; i++) {
+			const struct gpu_idle_device *d = &r->dev[i];
+			struct rpt_cell row[] = {
+				int_cell(d->device_id), time_cell(u, r->window.start_ns), int_cell(len),
+				int_cell(d->busy_ns), int_cell(d->idle_ns), real_cell(percent(d->idle_ns, len)),
+				int_cell(r->nsteps), text_cell(r->window.source),
+				text_cell(r->replayed ? REPLAY_NOTE : NULL),
+			};
+			rc = table_row(sink, &u->v[k], row, 9);
+		}
 	}
 	return rc < 0 ? rc : sink->end(sink);
 }
@@ -69,22 +130,16 @@ static int64_t step_median(const struct gpu_idle_result *r, const struct gpu_idl
 	return idle__median(scratch, r->nsteps);
 }
 
-static int cause_rows(const struct gpu_idle_result *r, struct rpt_sink *sink)
+/* One unit's causes: per device, those with time, longest first. */
+static int cause_rows_of(const struct idle_unit *x, struct rpt_sink *sink)
 {
-	static const struct rpt_column cols[] = {
-		{ "Device", RPT_INT, 0 },        { "Cause", RPT_TEXT, 0 },
-		{ "Time (ns)", RPT_INT, 0 },     { "Window (%)", RPT_PERCENT, 1 },
-		{ "Idle (%)", RPT_PERCENT, 1 },  { "Stretches", RPT_INT, 0 },
-		{ "Step Med (ns)", RPT_INT, 0 }, { "Top Call", RPT_TEXT, 0 },
-		{ "Meaning", RPT_TEXT, 0 },
-	};
+	const struct gpu_idle_result *r = x->idle;
 	int64_t len = r->window.end_ns - r->window.start_ns;
 	int64_t *scratch = malloc(sizeof *scratch * (size_t)(r->nsteps ? r->nsteps : 1));
-	int rc;
+	int rc = 0;
 
 	if (!scratch)
 		return PROF_E_NOMEM;
-	rc = sink->begin(sink, "gpu_idle_sum", "GPU Idle Time by Cause", cols, 9);
 	for (int i = 0; rc >= 0 && i < r->ndev; i++) {
 		const struct gpu_idle_device *d = &r->dev[i];
 		bool done[IDLE_NCAUSES] = { false };
@@ -107,37 +162,58 @@ static int cause_rows(const struct gpu_idle_result *r, struct rpt_sink *sink)
 					r->nsteps ? int_cell(step_median(r, d, c, scratch)) : null_cell(),
 					text_cell(top_call(r, d, c)), text_cell(idle_cause__title(c)),
 				};
-				rc = sink->row(sink, row);
+				rc = table_row(sink, x, row, 9);
 			}
 		}
 	}
 	free(scratch);
+	return rc;
+}
+
+static int cause_rows(const struct idle_units *u, struct rpt_sink *sink)
+{
+	static const struct rpt_column cols[] = {
+		{ "Device", RPT_INT, 0 },        { "Cause", RPT_TEXT, 0 },
+		{ "Time (ns)", RPT_INT, 0 },     { "Window (%)", RPT_PERCENT, 1 },
+		{ "Idle (%)", RPT_PERCENT, 1 },  { "Stretches", RPT_INT, 0 },
+		{ "Step Med (ns)", RPT_INT, 0 }, { "Top Call", RPT_TEXT, 0 },
+		{ "Meaning", RPT_TEXT, 0 },
+	};
+	int rc = table_begin(sink, u, "gpu_idle_sum", "GPU Idle Time by Cause", cols, 9);
+
+	for (int k = 0; rc >= 0 && k < u->n; k++)
+		rc = cause_rows_of(&u->v[k], sink);
 	return rc < 0 ? rc : sink->end(sink);
 }
 
-static int top_rows(const struct gpu_idle_result *r, struct rpt_sink *sink)
+/* "#": the stretch's place in its unit's list, longest first. */
+static int top_rows(const struct idle_units *u, struct rpt_sink *sink)
 {
 	static const struct rpt_column cols[] = {
-		{ "Rank", RPT_INT, 0 },          { "Device", RPT_INT, 0 },
+		{ "#", RPT_INT, 0 },             { "Device", RPT_INT, 0 },
 		{ "Start (ns)", RPT_INT, 0 },     { "Duration (ns)", RPT_INT, 0 },
 		{ "Step", RPT_INT, 0 },          { "Cause", RPT_TEXT, 0 },
 		{ "Ended By", RPT_SYMBOL, 0 },   { "Evidence", RPT_TEXT, 0 },
 	};
-	int rc = sink->begin(sink, "gpu_idle_top", "Longest GPU Idle Stretches", cols, 8);
+	int rc = table_begin(sink, u, "gpu_idle_top", "Longest GPU Idle Stretches", cols, 8);
 
-	for (int i = 0; rc >= 0 && i < r->ntop; i++) {
-		const struct gpu_idle_top *t = &r->top[i];
-		struct rpt_cell row[] = {
-			int_cell(i + 1), int_cell(t->device_id), int_cell(t->start_ns), int_cell(t->duration_ns),
-			t->step ? int_cell(t->step) : null_cell(), text_cell(idle_cause__id(t->cause)),
-			text_cell(t->next_work), text_cell(t->evidence),
-		};
-		rc = sink->row(sink, row);
+	for (int k = 0; rc >= 0 && k < u->n; k++) {
+		const struct gpu_idle_result *r = u->v[k].idle;
+
+		for (int i = 0; rc >= 0 && i < r->ntop; i++) {
+			const struct gpu_idle_top *t = &r->top[i];
+			struct rpt_cell row[] = {
+				int_cell(i + 1), int_cell(t->device_id), time_cell(u, t->start_ns),
+				int_cell(t->duration_ns), t->step ? int_cell(t->step) : null_cell(),
+				text_cell(idle_cause__id(t->cause)), text_cell(t->next_work), text_cell(t->evidence),
+			};
+			rc = table_row(sink, &u->v[k], row, 8);
+		}
 	}
 	return rc < 0 ? rc : sink->end(sink);
 }
 
-static int step_rows(const struct gpu_idle_result *r, struct rpt_sink *sink)
+static int step_rows(const struct idle_units *u, struct rpt_sink *sink)
 {
 	struct rpt_column cols[4 + IDLE_NCAUSES] = {
 		{ "Device", RPT_INT, 0 },
@@ -153,53 +229,67 @@ static int step_rows(const struct gpu_idle_result *r, struct rpt_sink *sink)
 		snprintf(names[c], sizeof names[c], "%s (ns)", idle_cause__id(c));
 		cols[4 + c] = (struct rpt_column){ names[c], RPT_INT, 0 };
 	}
-	rc = sink->begin(sink, "gpu_idle_steps", "GPU Idle Time per Step", cols, 4 + IDLE_NCAUSES);
-	for (int i = 0; rc >= 0 && i < r->ndev; i++) {
-		const struct gpu_idle_device *d = &r->dev[i];
+	rc = table_begin(sink, u, "gpu_idle_steps", "GPU Idle Time per Step", cols, 4 + IDLE_NCAUSES);
+	for (int k = 0; rc >= 0 && k < u->n; k++) {
+		const struct gpu_idle_result *r = u->v[k].idle;
 
-		for (int s = 0; rc >= 0 && s < r->nsteps; s++) {
-			const int64_t *by = &d->step_cause_ns[(size_t)s * IDLE_NCAUSES];
-			int64_t idle = 0;
+		for (int i = 0; rc >= 0 && i < r->ndev; i++) {
+			const struct gpu_idle_device *d = &r->dev[i];
 
-			for (int c = 0; c < IDLE_NCAUSES; c++) {
-				idle += by[c];
-				row[4 + c] = int_cell(by[c]);
+			for (int s = 0; rc >= 0 && s < r->nsteps; s++) {
+				const int64_t *by = &d->step_cause_ns[(size_t)s * IDLE_NCAUSES];
+				int64_t idle = 0;
+
+				for (int c = 0; c < IDLE_NCAUSES; c++) {
+					idle += by[c];
+					row[4 + c] = int_cell(by[c]);
+				}
+				row[0] = int_cell(d->device_id);
+				row[1] = int_cell(s + 1);
+				row[2] = time_cell(u, r->steps[s].start_ns);
+				row[3] = int_cell(idle);
+				rc = table_row(sink, &u->v[k], row, 4 + IDLE_NCAUSES);
 			}
-			row[0] = int_cell(d->device_id);
-			row[1] = int_cell(s + 1);
-			row[2] = int_cell(r->steps[s].start_ns);
-			row[3] = int_cell(idle);
-			rc = sink->row(sink, row);
 		}
 	}
 	return rc < 0 ? rc : sink->end(sink);
 }
 
-static int wait_rows(const struct gpu_idle_result *r, struct rpt_sink *sink)
+static int wait_rows(const struct idle_units *u, struct rpt_sink *sink)
 {
 	static const struct rpt_column cols[] = {
 		{ "Device", RPT_INT, 0 },         { "Stream", RPT_INT, 0 },
 		{ "Held", RPT_INT, 0 },           { "Wait (ns)", RPT_INT, 0 },
 		{ "Behind Stream", RPT_INT, 0 },
 	};
-	int rc = sink->begin(sink, "gpu_idle_stream_waits",
-			     "Streams Held by Event Waits (behind: inferred)", cols, 5);
+	int rc = table_begin(sink, u, "gpu_idle_stream_waits", "Streams Held by Event Waits (behind: inferred)",
+			     cols, 5);
 
-	for (int i = 0; rc >= 0 && i < r->nwaits; i++) {
-		const struct gpu_idle_stream_wait *w = &r->waits[i];
-		struct rpt_cell row[] = {
-			int_cell(w->device_id), int_cell(w->stream_id), int_cell(w->waits), int_cell(w->wait_ns),
-			w->producer_stream >= 0 ? int_cell(w->producer_stream) : null_cell(),
-		};
-		rc = sink->row(sink, row);
+	for (int k = 0; rc >= 0 && k < u->n; k++) {
+		const struct gpu_idle_result *r = u->v[k].idle;
+
+		for (int i = 0; rc >= 0 && i < r->nwaits; i++) {
+			const struct gpu_idle_stream_wait *w = &r->waits[i];
+			struct rpt_cell row[] = {
+				int_cell(w->device_id), int_cell(w->stream_id), int_cell(w->waits),
+				int_cell(w->wait_ns),
+				w->producer_stream >= 0 ? int_cell(w->producer_stream) : null_cell(),
+			};
+			rc = table_row(sink, &u->v[k], row, 5);
+		}
 	}
 	return rc < 0 ? rc : sink->end(sink);
 }
 
-/* The report runs the window finder with the default settings, as the
- * HTML report's Findings do. */
-static int with_context(struct prof_store *s, struct prof_error *err,
-			int (*body)(struct diag_context *ctx, void *arg, struct prof_error *err), void *arg)
+/* ---- each process, or each rank of a job ------------------------------------ */
+
+/* What an analysis of one process computes into its unit. */
+typedef int (*unit_fn)(struct diag_context *ctx, struct idle_unit *x, struct prof_error *err);
+
+/* The analysis of the process (or rank) the store's views show. The
+ * report runs the window finder with the default settings, as the HTML
+ * report's Findings do. */
+static int unit__analyse(struct prof_store *s, unit_fn fn, struct idle_unit *x, struct prof_error *err)
 {
 	struct diag_settings settings = { 0 };
 	struct diag_context ctx;
@@ -208,44 +298,117 @@ static int with_context(struct prof_store *s, struct prof_error *err,
 	if (diag_settings__init(&settings) < 0)
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	rc = diag_context__init(&ctx, s, &settings, err);
-	if (!rc)
-		rc = body(&ctx, arg, err);
+	if (!rc) {
+		x->has_gpu_work = ctx.has_kernel || ctx.has_memcpy || ctx.has_memset;
+		x->replayed = ctx.report->replayed;
+		rc = fn(&ctx, x, err);
+	}
 	diag_context__exit(&ctx);
 	diag_settings__exit(&settings);
 	return rc;
 }
 
-static int gpu_idle_body(struct diag_context *ctx, void *arg, struct prof_error *err)
+static void units__exit(struct idle_units *u)
 {
-	struct rpt_sink *sink = arg;
-	struct gpu_idle_result *r = NULL;
-	int rc = gpu_idle__analyse(ctx, &r, err);
+	for (int i = 0; i < u->n; i++) {
+		gpu_idle_result__delete(u->v[i].idle);
+		critical_path__delete(u->v[i].cp);
+	}
+	free(u->v);
+	memset(u, 0, sizeof *u);
+}
 
+/* Each rank of a job (those --rank chose) in its own views, or the
+ * capture as a whole. */
+static int units__analyse(struct prof_store *s, unit_fn fn, struct idle_units *u, struct prof_error *err)
+{
+	struct sum_ranks ranks;
+	struct prof_error ignored = { 0 };
+	bool job = false;
+	int64_t last_ns;
+	int rc, urc;
+
+	memset(u, 0, sizeof *u);
+	rc = sum_capture__extent(s, &u->origin_ns, &last_ns, err);
 	if (rc)
 		return rc;
-	rc = window_rows(r, sink);
-	if (rc >= 0)
-		rc = cause_rows(r, sink);
-	if (rc >= 0)
-		rc = top_rows(r, sink);
-	if (rc >= 0)
-		rc = step_rows(r, sink);
-	if (rc >= 0)
-		rc = wait_rows(r, sink);
-	gpu_idle_result__delete(r);
-	return rc < 0 ? sink_failed(rc, err) : 0;
+	/* a perfkit capture of one process is known without the rank model */
+	if (sum_ranks__may_be_job(s)) {
+		rc = sum_ranks__load(s, &ranks, err);
+		if (rc)
+			return rc;
+		job = sum_ranks__is_job(&ranks);
+		if (!job)
+			sum_ranks__exit(&ranks);
+	}
+	if (!job) {
+		u->v = calloc(1, sizeof *u->v);
+		if (!u->v)
+			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		u->n = 1;
+		u->v[0].rank = -1;
+		rc = unit__analyse(s, fn, &u->v[0], err);
+		if (rc)
+			units__exit(u);
+		return rc;
+	}
+	u->v = calloc((size_t)(ranks.n ? ranks.n : 1), sizeof *u->v);
+	rc = u->v ? 0 : prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	for (int i = 0; rc == 0 && i < ranks.n; i++) {
+		const struct sum_process *p = &ranks.p[i];
+
+		if (p->rank < 0 || !p->selected)
+			continue;
+		u->v[u->n].rank = p->rank;
+		rc = sum_ranks__scope(s, p->global_pid, err);
+		if (rc == 0)
+			rc = unit__analyse(s, fn, &u->v[u->n++], err);
+	}
+	/* back to what --rank chose, whatever happened */
+	urc = sum_ranks__unscope(s, rc ? &ignored : err);
+	sum_ranks__exit(&ranks);
+	if (rc == 0)
+		rc = urc;
+	if (rc)
+		units__exit(u);
+	return rc;
+}
+
+/* ---- the reports -------------------------------------------------------------- */
+
+static int gpu_idle_unit(struct diag_context *ctx, struct idle_unit *x, struct prof_error *err)
+{
+	return gpu_idle__analyse(ctx, &x->idle, err);
 }
 
 int summary__gpu_idle_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)
 {
-	return with_context(s, err, gpu_idle_body, sink);
+	struct idle_units u;
+	int rc = units__analyse(s, gpu_idle_unit, &u, err);
+
+	if (rc)
+		return rc;
+	rc = window_rows(&u, sink);
+	if (rc >= 0)
+		rc = cause_rows(&u, sink);
+	if (rc >= 0)
+		rc = top_rows(&u, sink);
+	if (rc >= 0)
+		rc = step_rows(&u, sink);
+	if (rc >= 0)
+		rc = wait_rows(&u, sink);
+	units__exit(&u);
+	return rc < 0 ? sink_failed(rc, err) : 0;
 }
 
-/* ---- critical_path ------------------------------------------------------------ */
-
-static int critical_path_body(struct diag_context *ctx, void *arg, struct prof_error *err)
+static int critical_path_unit(struct diag_context *ctx, struct idle_unit *x, struct prof_error *err)
 {
-	static const struct rpt_column step_cols[] = {
+	return critical_path__analyse(ctx, &x->cp, err);
+}
+
+static int critical_path_rows(const struct idle_units *u, struct rpt_sink *sink)
+{
+	static const struct rpt_column cols[] = {
 		{ "Step", RPT_INT, 0 },            { "Steps", RPT_INT, 0 },
 		{ "Start (ns)", RPT_INT, 0 },      { "Span (ns)", RPT_INT, 0 },
 		{ "Segments", RPT_INT, 0 },        { "Launches", RPT_INT, 0 },
@@ -253,49 +416,62 @@ static int critical_path_body(struct diag_context *ctx, void *arg, struct prof_e
 		{ "Stream Order", RPT_INT, 0 },    { "Cross-Stream (inferred)", RPT_INT, 0 },
 		{ "Note", RPT_TEXT, 0 },
 	};
-	static const struct rpt_column part_cols[] = {
+	int rc = table_begin(sink, u, "critical_path", "Critical Path of the Median Step", cols, 11);
+
+	for (int k = 0; rc >= 0 && k < u->n; k++) {
+		const struct critical_path *cp = u->v[k].cp;
+		struct rpt_cell row[] = {
+			cp->step ? int_cell(cp->step) : null_cell(), int_cell(cp->nsteps),
+			cp->step ? time_cell(u, cp->start_ns) : null_cell(),
+			cp->step ? int_cell(cp->end_ns - cp->start_ns) : null_cell(), int_cell(cp->nseg),
+			int_cell(cp->edges[CP_EDGE_LAUNCH]), int_cell(cp->edges[CP_EDGE_SYNC]),
+			int_cell(cp->edges[CP_EDGE_COPY]), int_cell(cp->edges[CP_EDGE_STREAM]),
+			int_cell(cp->edges[CP_EDGE_EVENT]),
+			text_cell(!cp->step ? cp->why_none : u->v[k].replayed ? REPLAY_NOTE : NULL),
+		};
+
+		/* a process without GPU work has no path to tell of */
+		if (u->v[k].has_gpu_work)
+			rc = table_row(sink, &u->v[k], row, 11);
+	}
+	return rc < 0 ? rc : sink->end(sink);
+}
+
+static int part_rows(const struct idle_units *u, struct rpt_sink *sink)
+{
+	static const struct rpt_column cols[] = {
 		{ "Span (%)", RPT_PERCENT, 1 }, { "Time (ns)", RPT_INT, 0 },
 		{ "Segments", RPT_INT, 0 },     { "Kind", RPT_TEXT, 0 },
 		{ "Part", RPT_SYMBOL, 0 },      { "Inferred", RPT_TEXT, 0 },
 	};
-	struct rpt_sink *sink = arg;
-	struct critical_path *cp = NULL;
-	int64_t span;
-	int rc = critical_path__analyse(ctx, &cp, err);
+	int rc = table_begin(sink, u, "critical_path_parts", "Critical Path: Parts", cols, 6);
 
-	if (rc)
-		return rc;
-	span = cp->end_ns - cp->start_ns;
-	rc = sink->begin(sink, "critical_path", "Critical Path of the Median Step", step_cols, 11);
-	/* a capture without GPU work has no path to tell of */
-	if (rc >= 0 && (ctx->has_kernel || ctx->has_memcpy || ctx->has_memset)) {
-		struct rpt_cell row[] = {
-			cp->step ? int_cell(cp->step) : null_cell(), int_cell(cp->nsteps),
-			cp->step ? int_cell(cp->start_ns) : null_cell(), cp->step ? int_cell(span) : null_cell(),
-			int_cell(cp->nseg), int_cell(cp->edges[CP_EDGE_LAUNCH]), int_cell(cp->edges[CP_EDGE_SYNC]),
-			int_cell(cp->edges[CP_EDGE_COPY]), int_cell(cp->edges[CP_EDGE_STREAM]),
-			int_cell(cp->edges[CP_EDGE_EVENT]),
-			text_cell(!cp->step ? cp->why_none : ctx->report->replayed ? REPLAY_NOTE : NULL),
-		};
-		rc = sink->row(sink, row);
+	for (int k = 0; rc >= 0 && k < u->n; k++) {
+		const struct critical_path *cp = u->v[k].cp;
+
+		for (int i = 0; rc >= 0 && i < cp->nparts; i++) {
+			const struct cp_part *p = &cp->parts[i];
+			struct rpt_cell row[] = {
+				real_cell(percent(p->time_ns, cp->end_ns - cp->start_ns)), int_cell(p->time_ns),
+				int_cell(p->count), text_cell(p->kind), text_cell(p->label),
+				text_cell(p->inferred ? "yes" : "no"),
+			};
+			rc = table_row(sink, &u->v[k], row, 6);
+		}
 	}
-	rc = rc < 0 ? rc : sink->end(sink);
-	if (rc >= 0)
-		rc = sink->begin(sink, "critical_path_parts", "Critical Path: Parts", part_cols, 6);
-	for (int i = 0; rc >= 0 && i < cp->nparts; i++) {
-		const struct cp_part *p = &cp->parts[i];
-		struct rpt_cell row[] = {
-			real_cell(percent(p->time_ns, span)), int_cell(p->time_ns), int_cell(p->count),
-			text_cell(p->kind), text_cell(p->label), text_cell(p->inferred ? "yes" : "no"),
-		};
-		rc = sink->row(sink, row);
-	}
-	rc = rc < 0 ? rc : sink->end(sink);
-	critical_path__delete(cp);
-	return rc < 0 ? sink_failed(rc, err) : 0;
+	return rc < 0 ? rc : sink->end(sink);
 }
 
 int summary__critical_path(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)
 {
-	return with_context(s, err, critical_path_body, sink);
+	struct idle_units u;
+	int rc = units__analyse(s, critical_path_unit, &u, err);
+
+	if (rc)
+		return rc;
+	rc = critical_path_rows(&u, sink);
+	if (rc >= 0)
+		rc = part_rows(&u, sink);
+	units__exit(&u);
+	return rc < 0 ? sink_failed(rc, err) : 0;
 }

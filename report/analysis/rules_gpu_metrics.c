@@ -514,6 +514,7 @@ static int rules_gpu_metrics(struct diag_context *ctx, struct prof_error *err)
 		gm_catalog__exit(&s.cat);
 		return rc ? prof_error__set(err, PROF_E_NOMEM, "out of memory") : 0;
 	}
+	ctx->report->has_gpu_samples = true;
 	s.lim = (struct gmj_limits){
 		.min_coverage = diag__get(ctx, "gpu_metrics.min_coverage"),
 		.max_sm_active = diag__get(ctx, "few_sms.max_sm_active"),

@@ -7,11 +7,7 @@
 #include <string.h>
 
 #include "prof/tables.h"
-
-/* Tables whose rows carry start/end, scanned for the capture's extent. */
-static const char *const timed_tables[] = {
-	PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET, PROF_T_RUNTIME, PROF_T_DRIVER, PROF_T_NVTX,
-};
+#include "summary/query.h"
 
 int export_time__parse(const char *text, int64_t *out_ns, struct prof_error *err)
 {
@@ -118,63 +114,17 @@ static int index_range_instances(const struct export_window *w, struct prof_stor
 	return query_i64(s, sql, 1, w->range_name, &n, &null, err);
 }
 
-static int extent(struct prof_store *s, int64_t *first, int64_t *last, struct prof_error *err)
-{
-	bool any = false, null;
-	int64_t v;
-	char sql[160];
-	int rc;
-
-	*first = INT64_MAX;
-	*last = INT64_MIN;
-	for (size_t i = 0; i < sizeof timed_tables / sizeof timed_tables[0]; i++) {
-		if (!prof_store__has_table(s, timed_tables[i]))
-			continue;
-		snprintf(sql, sizeof sql, "SELECT min(start) FROM %s", timed_tables[i]);
-		rc = query_i64(s, sql, 0, NULL, &v, &null, err);
-		if (rc < 0)
-			return rc;
-		if (!null && v < *first)
-			*first = v;
-		/* marks have no end: their start is where they end */
-		snprintf(sql, sizeof sql, "SELECT max(coalesce(end, start)) FROM %s", timed_tables[i]);
-		rc = query_i64(s, sql, 0, NULL, &v, &null, err);
-		if (rc < 0)
-			return rc;
-		if (!null) {
-			any = true;
-			if (v > *last)
-				*last = v;
-		}
-	}
-	if (!any)
-		*first = *last = 0;
-	return 0;
-}
-
 int export_window__init(struct export_window *w, struct prof_store *s,
 			const struct export_filter *f, struct prof_error *err)
 {
 	int64_t first, last, n = 0;
 	bool null;
-	char *meta;
 	int rc;
 
 	memset(w, 0, sizeof *w);
-	rc = extent(s, &first, &last, err);
+	rc = sum_capture__extent(s, &first, &last, err);
 	if (rc < 0)
 		return rc;
-	/* A perfkit capture knows when the run began; the capture starts there
-	 * unless something was recorded earlier. */
-	meta = prof_store__meta(s, "start_ns");
-	if (meta) {
-		char *end;
-		long long v = strtoll(meta, &end, 10);
-
-		if (*meta && !*end && v > 0 && v < first)
-			first = v;
-		free(meta);
-	}
 	w->base_ns = first;
 	w->end_ns = last;
 	w->from_abs_ns = f && f->has_from ? first + f->from_ns : INT64_MIN;

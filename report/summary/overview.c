@@ -422,16 +422,17 @@ static int section_transfers(struct rpt_sink *sink, const struct sum_overview *o
 	return sum_sink_error(rc, err);
 }
 
-/* What the capture lost: records CUPTI dropped, and rows the writer could
- * not write because the disk filled (the writer's rows_not_written). */
-static int section_warnings(struct rpt_sink *sink, int64_t dropped, int64_t not_written,
-			    struct prof_error *err)
+/* What the capture lost: records CUPTI dropped, rows the writer could
+ * not write because the disk filled (the writer's rows_not_written), and
+ * sampled GPU metrics the sampling buffer had no room for. */
+static int section_warnings(struct rpt_sink *sink, const struct sum_overview *o, struct prof_error *err)
 {
 	static const struct rpt_column cols[] = { { "Warning", RPT_TEXT, 0 } };
+	int64_t dropped = o->dropped, not_written = o->not_written;
 	char msg[192];
 	int rc;
 
-	if (dropped <= 0 && not_written <= 0)
+	if (dropped <= 0 && not_written <= 0 && o->gm_samples_dropped <= 0)
 		return 0;
 	rc = sink->begin(sink, "overview_warnings", "Warnings", cols, 1);
 	if (rc >= 0 && dropped > 0) {
@@ -444,6 +445,12 @@ static int section_warnings(struct rpt_sink *sink, int64_t dropped, int64_t not_
 		snprintf(msg, sizeof msg,
 			 "%" PRId64 " rows were not written because the disk filled during capture; "
 			 "the capture ends early and its totals are lower than what ran", not_written);
+		rc = emit_pair(sink, msg, NULL);
+	}
+	if (rc >= 0 && o->gm_samples_dropped > 0) {
+		snprintf(msg, sizeof msg,
+			 "%" PRId64 " GPU metric samples were dropped during capture (the sampling buffer was full); "
+			 "the sample after each gap stands for the whole gap", o->gm_samples_dropped);
 		rc = emit_pair(sink, msg, NULL);
 	}
 	if (rc >= 0)
@@ -463,6 +470,7 @@ int sum_overview__load(struct prof_store *s, struct sum_overview *o, struct prof
 	o->nsys = prof_store__kind(s) == PROF_STORE_NSYS;
 	o->dropped = prof_store__counter(s, "dropped_records");
 	o->not_written = prof_store__counter(s, "rows_not_written");
+	o->gm_samples_dropped = prof_store__counter(s, PROF_COUNTER_GPU_METRIC_SAMPLES_DROPPED);
 	o->command = prof_store__meta(s, "command");
 	o->host = prof_store__meta(s, "host");
 	o->gpu = prof_store__meta(s, "gpu");
@@ -495,7 +503,7 @@ int sum_overview__emit(const struct sum_overview *o, struct rpt_sink *sink,
 
 	if (!sum_overview__span(o, &start_ns, &span_ns))
 		span_ns = sum_span_saturated(o->busy_first_ns, o->busy_last_ns);
-	rc = section_warnings(sink, o->dropped, o->not_written, err);
+	rc = section_warnings(sink, o, err);
 	if (rc >= 0)
 		rc = section_run(sink, o, err);
 	if (rc >= 0)

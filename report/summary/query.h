@@ -241,6 +241,7 @@ struct sum_overview {
 	size_t ntransfers, transfers_cap;
 	int64_t transfers_left_out;
 	int64_t dropped, not_written;
+	int64_t gm_samples_dropped; /* sampled GPU metrics lost (--gpu-metrics) */
 };
 
 int sum_overview__load(struct prof_store *s, struct sum_overview *o, struct prof_error *err);
@@ -357,6 +358,12 @@ int sum_ranks__scope(struct prof_store *s, int64_t global_pid, struct prof_error
 int sum_ranks__unscope(struct prof_store *s, struct prof_error *err);
 
 /* ---- the steady-state loop (window.c) --------------------------------- */
+
+/* The capture's extent as its time is shown (the traces, the HTML report's
+ * plots, --from/--to, the idle reports' start times): from the run's start
+ * (PERFKIT_META start_ns) or its first record, whichever is earlier, to its
+ * last record's end; 0, 0 without records. */
+int sum_capture__extent(struct prof_store *s, int64_t *first_ns, int64_t *last_ns, struct prof_error *err);
 
 /* How the loop is searched for (diagnose's iterations.* and
  * window.whole_run settings). */

@@ -19,12 +19,78 @@ void sum_loop_options__init(struct sum_loop_options *o)
 
 /* ---- the capture's extent ------------------------------------------- */
 
+/* The tables whose rows carry the capture's times. */
+static const char *const extent_tables[] = {
+	PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET, PROF_T_RUNTIME, PROF_T_DRIVER, PROF_T_NVTX,
+};
+#define EXTENT_TABLES (sizeof extent_tables / sizeof extent_tables[0])
+
+/* The earliest of column 0 and the latest of column 1 of sql[i] (one row)
+ * over the extent tables the store has, NULLs left out; INT64_MAX and
+ * INT64_MIN when there are none. */
+static int tables_extent(struct prof_store *s, const char *const sql[EXTENT_TABLES], int64_t *lo, int64_t *hi,
+			 struct prof_error *err)
+{
+	*lo = INT64_MAX;
+	*hi = INT64_MIN;
+	for (size_t i = 0; i < EXTENT_TABLES; i++) {
+		struct prof_cursor *c;
+		int rc;
+
+		if (!prof_store__has_table(s, extent_tables[i]))
+			continue;
+		rc = prof_cursor__open(s, sql[i], &c, err);
+		if (rc < 0)
+			return rc;
+		rc = prof_cursor__next(c, err);
+		if (rc > 0 && !prof_cursor__is_null(c, 0) && prof_cursor__int64(c, 0) < *lo)
+			*lo = prof_cursor__int64(c, 0);
+		if (rc > 0 && !prof_cursor__is_null(c, 1) && prof_cursor__int64(c, 1) > *hi)
+			*hi = prof_cursor__int64(c, 1);
+		prof_cursor__close(c);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int sum_capture__extent(struct prof_store *s, int64_t *first_ns, int64_t *last_ns, struct prof_error *err)
+{
+	/* marks have no end: their start is where they end */
+	static const char *const sql[EXTENT_TABLES] = {
+		"SELECT min(start), max(coalesce(end, start)) FROM " PROF_T_KERNEL,
+		"SELECT min(start), max(coalesce(end, start)) FROM " PROF_T_MEMCPY,
+		"SELECT min(start), max(coalesce(end, start)) FROM " PROF_T_MEMSET,
+		"SELECT min(start), max(coalesce(end, start)) FROM " PROF_T_RUNTIME,
+		"SELECT min(start), max(coalesce(end, start)) FROM " PROF_T_DRIVER,
+		"SELECT min(start), max(coalesce(end, start)) FROM " PROF_T_NVTX,
+	};
+	char *meta;
+	int rc = tables_extent(s, sql, first_ns, last_ns, err);
+
+	if (rc < 0)
+		return rc;
+	if (*last_ns == INT64_MIN)
+		*first_ns = *last_ns = 0;
+	/* A perfkit capture knows when the run began; the capture starts there
+	 * unless something was recorded earlier. */
+	meta = prof_store__meta(s, "start_ns");
+	if (meta) {
+		char *end;
+		long long v = strtoll(meta, &end, 10);
+
+		if (*meta && !*end && v > 0 && v < *first_ns)
+			*first_ns = v;
+		free(meta);
+	}
+	return 0;
+}
+
+/* Diagnose's account of what was captured: its records, NVTX domains'
+ * creation left out. */
 static int capture_extent(struct prof_store *store, struct sum_window *w, struct prof_error *err)
 {
-	static const char *const tables[] = {
-		PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET, PROF_T_RUNTIME, PROF_T_DRIVER, PROF_T_NVTX,
-	};
-	static const char *const sql[] = {
+	static const char *const sql[EXTENT_TABLES] = {
 		"SELECT min(start), max(end) FROM " PROF_T_KERNEL,
 		"SELECT min(start), max(end) FROM " PROF_T_MEMCPY,
 		"SELECT min(start), max(end) FROM " PROF_T_MEMSET,
@@ -33,33 +99,12 @@ static int capture_extent(struct prof_store *store, struct sum_window *w, struct
 		"SELECT min(start), max(coalesce(end, start)) FROM " PROF_T_NVTX
 		" WHERE eventType != " PROF_SQL_NVTX_DOMAIN_CREATE,
 	};
-	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	int rc = tables_extent(store, sql, &w->capture_start_ns, &w->capture_end_ns, err);
 
-	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
-		struct prof_cursor *c;
-		int rc;
-
-		if (!prof_store__has_table(store, tables[i]))
-			continue;
-		rc = prof_cursor__open(store, sql[i], &c, err);
-		if (rc)
-			return rc;
-		rc = prof_cursor__next(c, err);
-		if (rc == 1 && !prof_cursor__is_null(c, 0)) {
-			int64_t a = prof_cursor__int64(c, 0), b = prof_cursor__int64(c, 1);
-			if (a < lo)
-				lo = a;
-			if (b > hi)
-				hi = b;
-		}
-		prof_cursor__close(c);
-		if (rc < 0)
-			return rc;
-	}
-	if (lo == INT64_MAX)
-		lo = hi = 0;
-	w->capture_start_ns = lo;
-	w->capture_end_ns = hi;
+	if (rc)
+		return rc;
+	if (w->capture_start_ns == INT64_MAX)
+		w->capture_start_ns = w->capture_end_ns = 0;
 	return 0;
 }
 

@@ -75,6 +75,9 @@ PY
 	else fail "$name: json and diagnose: $(tail -n 3 "$TMP/why" | tr '\n' ' ')"; fi
 done
 
+run diagnose "$D/transformer_naive.sqlite"
+expect_out "transformer_naive: diagnose's header says there are no metrics" '^metrics: none \(trace-only rules\); peaks: '
+
 # The HTML report of a perfkit capture and of an nsys export: the place
 # under the utilisation plot says how to collect the metrics; no section.
 for f in "$D/transformer_naive.sqlite" "$D/nsys/cloverleaf-cuda.sqlite"; do
@@ -257,6 +260,8 @@ for f in "${with[@]}"; do
 		[ "$status" -eq 0 ] && pass "$name: diagnose --format=$fmt exits 0" || fail "$name: diagnose --format=$fmt exits 0"
 		[ "$fmt" = json ] && cp "$TMP/out" "$TMP/$name.diag.json"
 	done
+	run diagnose "$f"
+	expect_out "$name: diagnose's header says the sampled metrics are there" '^metrics: sampled GPU metrics; peaks: '
 	if python3 - "$TMP/$name.diag.json" >"$TMP/why" 2>&1 <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -271,8 +276,8 @@ PY
 done
 
 # ---- what the programs of tests/data/gpu_metrics/ do ------------------------
-# Made by tests/gpu/pm_sampling.sh, which checked them against ncu; each
-# check follows from what the program does (the folder's README).
+# Made by tests/gpu/pm_sampling.sh, which checked the triad against ncu;
+# each check follows from what the program does (the folder's README).
 case_check() { # FIXTURE CHECK < PYTHON (argv: report json, diagnose json, capture)
 	local f="$D/gpu_metrics/$1.sqlite"
 	if [ ! -f "$f" ]; then
@@ -320,9 +325,10 @@ assert any(n.startswith("triad(") for n in offenders("dram_roof")), offenders("d
 assert "few_sms_busy" not in findings, findings["few_sms_busy"]["top"]
 PY
 
-# PyTorch BF16 products in the NVTX range bf16_gemm (ncu: the tensor pipe
-# busy, 93.5%), FP32 products with TF32 off in fp32_gemm (0.0%): only FP32
-# GEMMs are flagged, with PyTorch's switch for TF32.
+# PyTorch BF16 products in the NVTX range bf16_gemm keep the tensor pipe
+# busy (sampled: 93.5%), FP32 products with TF32 off in fp32_gemm leave it
+# idle (sampled: 0.0%; no tensor instructions): only FP32 GEMMs are
+# flagged, with PyTorch's switch for TF32.
 case_check torch_gemm_bf16_fp32 "torch_gemm_bf16_fp32: tensor pipe busy in BF16, idle in FP32; only FP32 GEMMs are flagged" <<'PY'
 import sys; sys.path.insert(0, sys.argv[1].rsplit("/", 1)[0]); from cases import *
 bf16, fp32 = row("gpu_metrics_nvtx", "Range", "bf16_gemm"), row("gpu_metrics_nvtx", "Range", "fp32_gemm")
@@ -354,6 +360,74 @@ assert any("HtoD" in n for n in names), names
 assert "PCIe" in findings["link_saturated"]["evidence"], findings["link_saturated"]["evidence"]
 PY
 
+# ---- samples dropped ------------------------------------------------------------
+# The collector counts the samples its sampling buffer had no room for
+# (PERFKIT_COUNTERS gpu_metric_samples_dropped; these captures lost none):
+# the overview warns and gpu_metrics_sum notes how many, on a copy of a
+# capture with the counter set, and neither says so of the capture itself.
+f=$D/gpu_metrics/small_grid.sqlite
+if [ -f "$f" ]; then
+	run report "$f"
+	if [ "$status" -eq 0 ] && ! grep -q "samples were dropped" "$TMP/out"; then
+		pass "small_grid: the overview warns of no dropped samples"
+	else
+		fail "small_grid: the overview warns of no dropped samples"
+	fi
+	cp "$f" "$TMP/dropped.sqlite"
+	sqlite3 "$TMP/dropped.sqlite" \
+		"INSERT INTO PERFKIT_COUNTERS (name, value) VALUES ('gpu_metric_samples_dropped', 37)"
+	run report "$TMP/dropped.sqlite"
+	expect_out "dropped samples: the overview warns" \
+		'^37 GPU metric samples were dropped during capture \(the sampling buffer was full\)'
+	run report --report=gpu_metrics_sum "$TMP/dropped.sqlite"
+	expect_out "dropped samples: gpu_metrics_sum notes them" '^note: 37 samples were dropped'
+	run report --report=gpu_metrics_sum --format=json "$TMP/dropped.sqlite"
+	if [ "$status" -eq 0 ] && python3 -c '
+import json, sys
+r = {x["name"]: x for x in json.load(open(sys.argv[1]))["reports"]}
+assert r["gpu_metrics_devices"]["samples_dropped"] == 37
+' "$TMP/out"; then pass "dropped samples: the JSON's samples_dropped is the counter"
+	else fail "dropped samples: the JSON's samples_dropped is the counter"; fi
+	run report --report=gpu_metrics_sum --format=json "$f"
+	if [ "$status" -eq 0 ] && ! grep -q samples_dropped "$TMP/out"; then
+		pass "small_grid: gpu_metrics_sum notes no dropped samples"
+	else
+		fail "small_grid: gpu_metrics_sum notes no dropped samples"
+	fi
+fi
+
+# ---- a sampler opened again --------------------------------------------------------
+# A device whose last context went is sampled again, by a sampler of its
+# own (a new typeId, the device in its low 8 bits), when a later context
+# opens it. On a copy of small_grid whose samples 1001 to 1999 are gone (the
+# device closed) and whose later ones are a second sampler's, each sampler
+# is a row of device 0 and the time closed is no sample period.
+if [ -f "$f" ]; then
+	cp "$f" "$TMP/reopened.sqlite"
+	sqlite3 "$TMP/reopened.sqlite" "
+		CREATE TEMP TABLE ts AS SELECT timestamp, row_number() OVER (ORDER BY timestamp) AS k
+			FROM (SELECT DISTINCT timestamp FROM GPU_METRICS);
+		DELETE FROM GPU_METRICS WHERE timestamp IN (SELECT timestamp FROM ts WHERE k > 1000 AND k < 2000);
+		UPDATE GPU_METRICS SET typeId = 256 WHERE timestamp >= (SELECT timestamp FROM ts WHERE k = 2000);
+		INSERT INTO TARGET_INFO_GPU_METRICS SELECT 256, sourceId, typeName, metricId, metricName, globalPid
+			FROM TARGET_INFO_GPU_METRICS WHERE typeId = 0"
+	run report --report=gpu_metrics_sum --format=json "$TMP/reopened.sqlite"
+	if [ "$status" -eq 0 ] && python3 - "$TMP/out" "$TMP/reopened.sqlite" >"$TMP/why" 2>&1 <<'PY'
+import json, sqlite3, sys
+rows = {r["name"]: r["rows"] for r in json.load(open(sys.argv[1]))["reports"]}["gpu_metrics_devices"]
+db = sqlite3.connect(sys.argv[2])
+want = []
+for t in (0, 256):
+    ts = [x for (x,) in db.execute("SELECT DISTINCT timestamp FROM GPU_METRICS WHERE typeId = ? ORDER BY 1", (t,))]
+    want.append((len(ts) - 1, ts[-1] - ts[0]))
+got = sorted((r["Samples"], r["Sampled (ns)"]) for r in rows)
+assert [r["Device"] for r in rows] == [0, 0], rows
+assert got == sorted(want), (got, want)
+PY
+	then pass "a sampler opened again: a row of its own, the time closed in neither"
+	else fail "a sampler opened again: $(tail -n 3 "$TMP/why" | tr '\n' ' ')"; fi
+fi
+
 # ---- perfkit top --------------------------------------------------------------
 # A replay shows the metrics' rows under the rates when the capture has
 # samples, and none when it has not.
@@ -370,11 +444,43 @@ replay() { # FILE
 	tm kill-session -t top >/dev/null 2>&1
 	tm new-session -d -s top -x 160 -y 45 "$cmd"
 }
+# The screen stays on the capture's last second (that of its last row, a
+# sample's timestamp included): SM active there is the period-weighted mean
+# of the samples that end in it, computed here from the file.
+cat >"$TMP/last_second.py" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+tables = {t for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+last = max(v for t in ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
+                       "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER", "NVTX_EVENTS",
+                       "CUDA_GPU_MEMORY_USAGE_EVENTS", "GPU_METRICS") if t in tables
+           for (v,) in db.execute("SELECT max(%s) FROM %s" % (
+               "timestamp" if t == "GPU_METRICS" else "start" if t == "CUDA_GPU_MEMORY_USAGE_EVENTS"
+               else "coalesce(end, start)", t)) if v is not None)
+sm = db.execute("SELECT g.timestamp, g.value FROM GPU_METRICS g JOIN TARGET_INFO_GPU_METRICS t USING (typeId, metricId)"
+                " WHERE t.metricName = 'SMs Active [Throughput %]' ORDER BY 1").fetchall()
+weighted = covered = 0
+for (t0, _), (t1, v) in zip(sm, sm[1:]):
+    if t1 // 10**9 == last // 10**9:
+        weighted += round(v * 100) * (t1 - t0)
+        covered += t1 - t0
+shown = float(sys.argv[2])
+want = weighted // covered / 100 if covered else None
+print("screen %s%%, the samples of the last second %s%%" % (shown, want))
+sys.exit(0 if want is not None and abs(shown - want) <= 0.1 else 1)
+PY
 for f in "${with[@]}"; do
 	name=$(basename "$f" .sqlite)
 	replay "$f"
 	wait_for "$name: top replays to the end" "replay finished" 20 &&
-		wait_for "$name: top shows SM active under the rates" "SM active"
+		wait_for "$name: top shows SM active under the rates" "SM active" &&
+		if shown=$(grep -oE 'SM active +[0-9]+\.[0-9]%' "$TMP/screen" | grep -oE '[0-9]+\.[0-9]') &&
+			python3 "$TMP/last_second.py" "$f" "$shown" >"$TMP/why" 2>&1; then
+			pass "$name: top's SM active is the last second's samples ($(cat "$TMP/why"))"
+		else
+			fail "$name: top's SM active is the last second's samples ($(cat "$TMP/why" 2>/dev/null))"
+			sed 's/^/    | /' "$TMP/screen" >&2
+		fi
 	tm send-keys -t top:0 q
 done
 replay "$D/gpu_work.sqlite"

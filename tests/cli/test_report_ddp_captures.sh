@@ -1,9 +1,9 @@
 # test_report_ddp_captures.sh - the reports of a job on the real captures of
-# a 2-rank PyTorch DDP job (tests/data/ddp, made by tests/gpu/ddp_job.sh:
-# NCCL 2.28 with its NVTX payloads; one run even, one with rank 1 made late
-# by 20 ms of host work before each backward pass). What is checked comes
-# from the captures' own rows (asked with sqlite3) or from how the runs were
-# made, never from a number written down here.
+# a 2-rank PyTorch DDP job (tests/data/ddp and ddp/two_gpus, made by
+# tests/gpu/ddp_job.sh: NCCL 2.28 with its NVTX payloads; one run even, one
+# with rank 1 made late by 20 ms of host work before each backward pass).
+# What is checked comes from the captures' own rows (asked with sqlite3) or
+# from how the runs were made, never from a number written down here.
 . "$(dirname "$0")/cli_lib.sh"
 
 ddp="$PERFKIT_TEST_DATA/ddp"
@@ -93,6 +93,65 @@ PY
 run report --format=html -o "$TMP/late.html" "$late"
 expect_status "html" 0
 expect_that "html: the Ranks section" grep -q 'id="rank_sum"' "$TMP/late.html"
+
+# gpu_idle_sum and critical_path of a job: a block of rows per rank, each
+# rank in its own window (its own loop, its own GPU's work), as diagnose
+# analyses it, not the two ranks' steps taken as one loop; --rank keeps
+# one block. On the one-GPU and the two-GPU even runs.
+devices_of() { # FILE RANK: the devices its kernels ran on
+	count "$1" "SELECT group_concat(d) FROM (SELECT DISTINCT deviceId AS d FROM CUPTI_ACTIVITY_KIND_KERNEL
+		WHERE globalPid = $(pid_of_rank "$1" "$2") ORDER BY 1)"
+}
+for f in "$even" "$ddp/two_gpus/ddp2_even.sqlite"; do
+	name=$(basename "$(dirname "$f")")/$(basename "$f" .sqlite)
+	run report --report=gpu_idle_sum,critical_path --format=json "$f"
+	expect_status "$name: gpu_idle_sum, critical_path" 0
+	cp "$TMP/out" "$TMP/idle.json"
+	run report --report=gpu_idle_sum,critical_path --format=json --rank=1 "$f"
+	expect_status "$name: gpu_idle_sum, critical_path --rank=1" 0
+	expect_that "$name: gpu_idle_sum and critical_path rank by rank, each rank's steps its own" python3 - \
+		"$TMP/idle.json" "$TMP/out" "$(steps_of "$f" 0)" "$(steps_of "$f" 1)" \
+		"$(devices_of "$f" 0)" "$(devices_of "$f" 1)" <<'PY'
+import json, sys
+def reps(path):
+    return {r["name"]: r for r in json.load(open(path))["reports"]}
+job, one = reps(sys.argv[1]), reps(sys.argv[2])
+steps = {0: int(sys.argv[3]), 1: int(sys.argv[4])}
+devices = {0: [int(d) for d in sys.argv[5].split(",")], 1: [int(d) for d in sys.argv[6].split(",")]}
+for r in job.values():
+    assert r["columns"][0] == "Rank", (r["name"], r["columns"])
+win = job["gpu_idle_window"]["rows"]
+assert [w["Rank"] for w in win] == [0, 1], win
+for w in win:
+    assert w["Device"] in devices[w["Rank"]], (w, devices)
+    assert w["Steps"] == steps[w["Rank"]], (w, steps)
+    assert w["Window Source"] == 'NVTX range "train_step" x %d' % steps[w["Rank"]], w
+for rank in (0, 1):
+    rows = [x for x in job["gpu_idle_steps"]["rows"] if x["Rank"] == rank]
+    assert [x["Step"] for x in rows] == list(range(1, steps[rank] + 1)), (rank, len(rows))
+    idle = sum(x["Time (ns)"] for x in job["gpu_idle_sum"]["rows"] if x["Rank"] == rank)
+    assert idle == [w for w in win if w["Rank"] == rank][0]["Idle (ns)"], rank
+    top = [x["#"] for x in job["gpu_idle_top"]["rows"] if x["Rank"] == rank]
+    assert top == list(range(1, len(top) + 1)) and top, (rank, top)
+cp = job["critical_path"]["rows"]
+assert [c["Rank"] for c in cp] == [0, 1], cp
+for c in cp:
+    assert c["Steps"] == steps[c["Rank"]] and 1 <= c["Step"] <= c["Steps"], c
+    parts = [p for p in job["critical_path_parts"]["rows"] if p["Rank"] == c["Rank"]]
+    assert sum(p["Time (ns)"] for p in parts) == c["Span (ns)"], c
+# --rank=1: rank 1's block alone, the same rows
+for name, r in one.items():
+    assert r["columns"] == job[name]["columns"], name
+    assert r["rows"] == [x for x in job[name]["rows"] if x["Rank"] == 1], name
+PY
+done
+run report --report=gpu_idle_sum,critical_path --format=json "$PERFKIT_TEST_DATA/transformer_naive.sqlite"
+expect_that "a capture of one process: no Rank column; gpu_idle_top's list position is #" python3 -c '
+import json, sys
+reps = {r["name"]: r for r in json.load(open(sys.argv[1]))["reports"]}
+assert not any("Rank" in r["columns"] for r in reps.values()), [r["columns"] for r in reps.values()]
+assert reps["gpu_idle_top"]["columns"][0] == "#", reps["gpu_idle_top"]["columns"]
+' "$TMP/out"
 
 # the per-rank captures of another run: each one rank, numbered by its
 # launcher; read together, one job whose ranks --rank picks

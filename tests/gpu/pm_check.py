@@ -162,12 +162,13 @@ def clock(db_path):
     increasing = all(sm[i][0] < sm[i][1] for i in range(len(sm)))
     counters = dict(db.execute("SELECT name, value FROM PERFKIT_COUNTERS"))
     overflows = counters.get("gpu_metric_buffer_overflows", 0)
+    dropped = counters.get("gpu_metric_samples_dropped", 0)
     frac = near / len(busy) if busy else 0
-    ok = bool(busy) and frac >= 0.95 and increasing and not overflows
+    ok = bool(busy) and frac >= 0.95 and increasing and not overflows and not dropped
     return ok, ("%d samples, period %.1f us, %d busy of which %.1f%% where kernels ran, "
-                "increasing=%s, overflows=%d, metrics=%d, DRAM read from %s" % (
-                    len(sm), period / 1e3, len(busy), frac * 100, increasing, overflows, len(sers),
-                    one_of(db, DRAM_R)))
+                "increasing=%s, overflows=%d, dropped=%d, metrics=%d, DRAM read from %s" % (
+                    len(sm), period / 1e3, len(busy), frac * 100, increasing, overflows, dropped,
+                    len(sers), one_of(db, DRAM_R)))
 
 
 def main():

@@ -1,5 +1,6 @@
 /* test_collector_mapping.c - the collector's pure conversions: CUPTI's
- * numbering to the store's, kernel short names, and --trace parsing.
+ * numbering to the store's, kernel short names, the PM samples a gap
+ * between samples lost, a PM sampler's typeId, and --trace parsing.
  *
  * The collector is only built where CUPTI exists, so its CUPTI-free files
  * are compiled into this test directly. CUPTI's numbers are spelled out from
@@ -126,6 +127,51 @@ START_TEST(collector_trace_unknown_word_is_refused_with_its_offset)
 }
 END_TEST
 
+/* The H100 fixtures' periods at 10 kHz run 99,969 to 100,034 ns
+ * (tests/data/gpu_metrics): such jitter loses nothing; a gap of k whole
+ * intervals lost k - 1 samples. */
+START_TEST(collector_samples_dropped_counts_the_intervals_a_gap_skips)
+{
+	const uint64_t t = 1795443872566956229ull, iv = 100000;
+
+	ck_assert_int_eq(mapping__samples_dropped(0, t, iv), 0);
+	ck_assert_int_eq(mapping__samples_dropped(t, t + 100034, iv), 0);
+	ck_assert_int_eq(mapping__samples_dropped(t, t + 99969, iv), 0);
+	ck_assert_int_eq(mapping__samples_dropped(t, t + 149999, iv), 0);
+	ck_assert_int_eq(mapping__samples_dropped(t, t + 150000, iv), 1);
+	ck_assert_int_eq(mapping__samples_dropped(t, t + 199990, iv), 1);
+	ck_assert_int_eq(mapping__samples_dropped(t, t + 1000002, iv), 9);
+	/* 1.5 s lost at 100 kHz, a buffer's worth */
+	ck_assert_int_eq(mapping__samples_dropped(t, t + 1500000000ull, 10000), 149999);
+}
+END_TEST
+
+START_TEST(collector_samples_dropped_is_zero_for_time_that_does_not_move_on)
+{
+	const uint64_t t = 1795443872566956229ull;
+
+	ck_assert_int_eq(mapping__samples_dropped(t, t, 100000), 0);
+	ck_assert_int_eq(mapping__samples_dropped(t, t - 500000, 100000), 0);
+	ck_assert_int_eq(mapping__samples_dropped(t, t + 500000, 0), 0);
+	ck_assert_int_eq(mapping__samples_dropped(1, UINT64_MAX, 1), INT64_MAX);
+}
+END_TEST
+
+/* A device's sampler opened again (a context made after its last one went)
+ * is a sampler of its own, whose device readers still find in the low 8
+ * bits (typeId & 0xFF). */
+START_TEST(collector_sampler_type_id_is_new_each_time_a_device_is_opened)
+{
+	ck_assert_int_eq(mapping__sampler_type_id(0, 0), 0);
+	ck_assert_int_eq(mapping__sampler_type_id(3, 0), 3);
+	ck_assert_int_ne(mapping__sampler_type_id(3, 1), mapping__sampler_type_id(3, 0));
+	ck_assert_int_ne(mapping__sampler_type_id(3, 2), mapping__sampler_type_id(3, 1));
+	ck_assert_int_eq(mapping__sampler_type_id(3, 1) & 0xFF, 3);
+	ck_assert_int_eq(mapping__sampler_type_id(63, 1000) & 0xFF, 63);
+	ck_assert_int_ne(mapping__sampler_type_id(1, 1), mapping__sampler_type_id(0, 1));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("collector_mapping");
@@ -143,6 +189,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, collector_trace_api_all_includes_the_selected_calls);
 	tcase_add_test(tc, collector_trace_list_selects_only_the_named_groups);
 	tcase_add_test(tc, collector_trace_unknown_word_is_refused_with_its_offset);
+	tcase_add_test(tc, collector_samples_dropped_counts_the_intervals_a_gap_skips);
+	tcase_add_test(tc, collector_samples_dropped_is_zero_for_time_that_does_not_move_on);
+	tcase_add_test(tc, collector_sampler_type_id_is_new_each_time_a_device_is_opened);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,7 +1,8 @@
 /* test_critical_path_walk.c - the critical path walk over one step's work,
  * calls and stream waits given as values: which chain it follows (launch,
  * synchronisation, blocking copy, stream order, an event wait between
- * streams), and that its segments tile the step. The capture side is
+ * streams), where it stops (work an earlier step queued), and that its
+ * segments tile the step. The capture side is
  * checked on real captures by tests/cli/test_gpu_idle_captures.sh. */
 #include <check.h>
 #include <string.h>
@@ -99,7 +100,7 @@ START_TEST(critical_path_of_a_busy_stream_follows_stream_order)
 	struct gpu_work work[] = {
 		kernel(7, -50, 100, -900, -890), kernel(7, 102, 300, -880, -870), kernel(7, 305, 600, -860, -850),
 	};
-	struct cp_data d = { .work = work, .nwork = 3 };
+	struct cp_data d = { .work = work, .nwork = 3, .own_from_ns = INT64_MIN };
 	struct cp_path p;
 
 	walk(&d, (struct cp_anchor){ .on_gpu = true, .work = 2 }, 0, 600, &p);
@@ -123,7 +124,7 @@ START_TEST(critical_path_crosses_streams_where_a_stream_waited_on_an_event)
 	 * the kernel starts at 110, after the producer */
 	struct gpu_work work[] = { kernel(13, 0, 100, -40, -30), kernel(14, 110, 200, -10, -5) };
 	struct cp_wait waits[] = { { PID, 0, 14, -20 } };
-	struct cp_data d = { .work = work, .nwork = 2, .waits = waits, .nwaits = 1 };
+	struct cp_data d = { .work = work, .nwork = 2, .waits = waits, .nwaits = 1, .own_from_ns = INT64_MIN };
 	struct cp_path p;
 
 	walk(&d, (struct cp_anchor){ .on_gpu = true, .work = 1 }, 0, 200, &p);
@@ -144,7 +145,7 @@ START_TEST(critical_path_ignores_other_streams_without_a_wait)
 	/* the same timeline without the wait: the kernel on stream 14 is not
 	 * tied to stream 13, it was queued before the step */
 	struct gpu_work work[] = { kernel(13, 0, 100, -40, -30), kernel(14, 110, 200, -10, -5) };
-	struct cp_data d = { .work = work, .nwork = 2 };
+	struct cp_data d = { .work = work, .nwork = 2, .own_from_ns = INT64_MIN };
 	struct cp_path p;
 
 	walk(&d, (struct cp_anchor){ .on_gpu = true, .work = 1 }, 0, 200, &p);
@@ -152,6 +153,49 @@ START_TEST(critical_path_ignores_other_streams_without_a_wait)
 	expect(&p, 0, 0, 110, CP_QUEUED);
 	expect(&p, 1, 110, 200, CP_GPU);
 	ck_assert_int_eq(p.edges[CP_EDGE_EVENT], 0);
+	cp_path__exit(&p);
+	cp_data__exit(&d);
+}
+END_TEST
+
+START_TEST(critical_path_stops_at_work_an_earlier_step_launched)
+{
+	/* an NVTX step from 0: the kernel an earlier step launched (at -100)
+	 * runs until 150, the step's own (launched at 10) follows it on the
+	 * stream. Before its own work the step waited on a backlog, queued
+	 * before it, whose chain is the earlier steps' */
+	struct gpu_work work[] = { kernel(7, -50, 150, -100, -90), kernel(7, 160, 300, 10, 20) };
+	struct cp_data d = { .work = work, .nwork = 2, .own_from_ns = 0 };
+	struct cp_path p;
+
+	walk(&d, (struct cp_anchor){ .on_gpu = true, .work = 1 }, 0, 300, &p);
+	ck_assert_int_eq(p.nseg, 3);
+	expect(&p, 0, 0, 150, CP_QUEUED);
+	expect(&p, 1, 150, 160, CP_STREAM_GAP);
+	expect(&p, 2, 160, 300, CP_GPU);
+	cp_path__exit(&p);
+	cp_data__exit(&d);
+}
+END_TEST
+
+START_TEST(critical_path_of_a_step_behind_the_gpu_starts_with_the_wait_on_the_previous_step)
+{
+	/* the host ran ahead: the step's range began at 0, but the GPU worked
+	 * on the previous step's last kernel (stream 13, launched at -40) until
+	 * 150, where the step's span starts. Its own kernel on stream 14,
+	 * whose stream waited on an event (at 5) after that kernel, starts at
+	 * 152: the first 2 ns are the hand-off between the steps, no backlog */
+	struct gpu_work work[] = { kernel(13, 60, 150, -40, -30), kernel(14, 152, 300, 10, 20) };
+	struct cp_wait waits[] = { { PID, 0, 14, 5 } };
+	struct cp_data d = { .work = work, .nwork = 2, .waits = waits, .nwaits = 1, .own_from_ns = 0 };
+	struct cp_path p;
+
+	walk(&d, (struct cp_anchor){ .on_gpu = true, .work = 1 }, 150, 300, &p);
+	ck_assert_int_eq(p.nseg, 2);
+	expect(&p, 0, 150, 152, CP_EVENT_WAIT);
+	ck_assert_int_eq(p.seg[0].ref, 0);
+	expect(&p, 1, 152, 300, CP_GPU);
+	ck_assert_int_eq(p.edges[CP_EDGE_EVENT], 1);
 	cp_path__exit(&p);
 	cp_data__exit(&d);
 }
@@ -202,6 +246,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, critical_path_of_a_busy_stream_follows_stream_order);
 	tcase_add_test(tc, critical_path_crosses_streams_where_a_stream_waited_on_an_event);
 	tcase_add_test(tc, critical_path_ignores_other_streams_without_a_wait);
+	tcase_add_test(tc, critical_path_stops_at_work_an_earlier_step_launched);
+	tcase_add_test(tc, critical_path_of_a_step_behind_the_gpu_starts_with_the_wait_on_the_previous_step);
 	tcase_add_test(tc, critical_path_of_a_kernel_step_ends_before_the_next_steps_launch);
 	tcase_add_test(tc, critical_path_stops_on_data_that_does_not_move);
 	suite_add_tcase(s, tc);

@@ -25,6 +25,9 @@
  * disk full, the file size limit): those of the transaction that could not
  * be written, and every row appended after it. */
 #define PROF_COUNTER_ROWS_NOT_WRITTEN "rows_not_written"
+/* PERFKIT_COUNTERS: sampled GPU metrics (--gpu-metrics) the hardware buffer
+ * had no room for, counted from the gaps between a sampler's samples. */
+#define PROF_COUNTER_GPU_METRIC_SAMPLES_DROPPED "gpu_metric_samples_dropped"
 /* PERFKIT_META: the indexes the finish could not build for want of room
  * ("3 of 8"); readers work without them, more slowly. */
 #define PROF_META_INDEXES_LEFT_OUT "indexes_left_out"
