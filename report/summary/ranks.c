@@ -332,6 +332,25 @@ static int read_processes(struct prof_store *s, struct sum_ranks *r, int *cap,
 	return rc;
 }
 
+/* A launcher's number on a process without CUDA work that another process
+ * with CUDA work also carries is not a rank: srun numbers the torchrun
+ * agent it starts (SLURM_PROCID 0), and torchrun numbers its workers from
+ * 0 too. The worker is the rank; the agent is a process of the job. */
+static void unrank_duplicates(struct sum_ranks *r)
+{
+	for (int i = 0; i < r->n; i++) {
+		struct sum_process *p = &r->p[i];
+
+		if (p->rank < 0 || p->has_cuda)
+			continue;
+		for (int j = 0; j < r->n; j++)
+			if (r->p[j].has_cuda && r->p[j].rank == p->rank) {
+				p->rank = p->world_size = p->local_rank = -1;
+				break;
+			}
+	}
+}
+
 int sum_ranks__load(struct prof_store *s, struct sum_ranks *r, struct prof_error *err)
 {
 	char *host = NULL;
@@ -358,6 +377,8 @@ int sum_ranks__load(struct prof_store *s, struct sum_ranks *r, struct prof_error
 		if (p->ngpus > 1)
 			qsort(p->gpus, (size_t)p->ngpus, sizeof *p->gpus, by_device);
 	}
+	if (r->from_process_info)
+		unrank_duplicates(r);
 	if (r->n > 1)
 		qsort(r->p, (size_t)r->n, sizeof *r->p, by_rank);
 	for (int i = 0; i < r->n; i++)
