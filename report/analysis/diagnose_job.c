@@ -335,6 +335,9 @@ static int waits(struct diag_job *j)
 	return rc;
 }
 
+/* Whether the chosen ranks share a host: their hosts agree, and a job
+ * merged from several hosts has none whose host is unknown (the ranks of
+ * nsys exports record none of their own). */
 static bool same_host(const struct sum_ranks *r)
 {
 	const char *first = NULL;
@@ -345,6 +348,8 @@ static bool same_host(const struct sum_ranks *r)
 
 		if (p->rank < 0 || !p->selected)
 			continue;
+		if (r->several_hosts && !p->host)
+			return false;
 		if (any && (!p->host) != (!first))
 			return false;
 		if (any && p->host && strcmp(p->host, first))

@@ -265,12 +265,23 @@ static int name_gpus(struct prof_store *s, struct sum_ranks *r, struct prof_erro
 }
 
 /* The host of a single-host capture: perfkit's run metadata, nsys's
- * system environment. */
-static int capture_host(struct prof_store *s, char **host, struct prof_error *err)
+ * system environment. None for a job merged from several hosts: its
+ * metadata names them all ("nid001608, nid008553"), which is no one
+ * process's host; its processes that do not record their own (those of
+ * nsys exports) have none known. */
+static int capture_host(struct prof_store *s, struct sum_ranks *r, char **host, struct prof_error *err)
 {
 	struct prof_cursor *c;
+	char *hosts;
 	int rc;
 
+	*host = NULL;
+	/* PERFKIT_META's job_hosts, as perfkit merge writes it */
+	hosts = prof_store__meta(s, "job_hosts");
+	r->several_hosts = hosts && strtol(hosts, NULL, 10) > 1;
+	free(hosts);
+	if (r->several_hosts)
+		return 0;
 	*host = prof_store__meta(s, "host");
 	if (*host || !prof_store__has_column(s, "TARGET_INFO_SYSTEM_ENV", "value"))
 		return 0;
@@ -359,7 +370,7 @@ int sum_ranks__load(struct prof_store *s, struct sum_ranks *r, struct prof_error
 	memset(r, 0, sizeof *r);
 	rc = read_processes(s, r, &cap, err);
 	if (rc == 0)
-		rc = capture_host(s, &host, err);
+		rc = capture_host(s, r, &host, err);
 	if (rc)
 		goto fail;
 	/* without numbers from the launcher, a rank is a process with CUDA work */
