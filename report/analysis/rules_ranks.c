@@ -546,18 +546,84 @@ out:
 
 /* ---- rank imbalance --------------------------------------------------------- */
 
+/* What rank t's kernels in its window ran longer beside its own NCCL
+ * kernels than their launch configuration alone (job_judge__contention_ns):
+ * the rank that waits at the collectives spins in its NCCL kernels, and
+ * its compute slows beside them (a GEMM at 93 us against 50 us alone on
+ * the waiting rank of the two-GPU DDP captures). */
+static int contention(struct diag_context *ctx, const struct rank_time *t, int64_t *out, struct prof_error *err)
+{
+	static const char nccl[] = "SELECT k.start, k.end FROM " PROF_T_KERNEL " k WHERE k.globalPid = ?3"
+				   " AND k.end > ?1 AND k.start < ?2 AND (" NCCL_KERNEL_SQL("k") ") IS 1"
+				   " ORDER BY k.start";
+	struct prof_store *s = ctx->store;
+	const char *dims[6] = { "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ" };
+	struct diag_intervals comm = { 0 };
+	struct job_kernel *v = NULL;
+	struct prof_cursor *c = NULL;
+	char sql[1024], cols[128] = "";
+	int n = 0, cap = 0, rc;
+
+	*out = 0;
+	if (!ctx->has_kernel)
+		return 0;
+	for (int d = 0; d < 6; d++) {
+		size_t len = strlen(cols);
+
+		snprintf(cols + len, sizeof cols - len, ", %s",
+			 prof_store__has_column(s, PROF_T_KERNEL, dims[d]) ? dims[d] : "0");
+	}
+	rc = load_union(s, nccl, t->w.start_ns, t->w.end_ns, t->global_pid, &comm, NULL, err);
+	if (rc || comm.n == 0)
+		goto out;
+	snprintf(sql, sizeof sql, "SELECT k.start, k.end, k.demangledName%s FROM " PROF_T_KERNEL " k"
+		 " WHERE k.globalPid = ?3 AND k.start >= ?1 AND k.start < ?2 AND " NOT_NCCL, cols);
+	rc = range_cursor__open(s, strdup(sql), t->w.start_ns, t->w.end_ns, &t->global_pid, &c, err);
+	if (rc)
+		goto out;
+	while ((rc = prof_cursor__next(c, err)) == 1) {
+		int64_t a = prof_cursor__int64(c, 0), b = prof_cursor__int64(c, 1);
+		struct job_kernel *k;
+
+		if (b < a)
+			continue;
+		if (array__grow((void **)&v, &cap, n + 1, sizeof *v)) {
+			rc = nomem(err);
+			break;
+		}
+		k = &v[n++];
+		k->name = prof_cursor__int64(c, 2);
+		for (int d = 0; d < 3; d++) {
+			k->grid[d] = (int32_t)prof_cursor__int64(c, 3 + d);
+			k->block[d] = (int32_t)prof_cursor__int64(c, 6 + d);
+		}
+		k->dur_ns = b - a;
+		k->beside_comm = diag_intervals__covered(&comm, a, b) > 0;
+	}
+	if (rc >= 0) {
+		rc = 0;
+		*out = job_judge__contention_ns(v, n);
+	}
+out:
+	prof_cursor__close(c);
+	diag_intervals__exit(&comm);
+	free(v);
+	return rc;
+}
+
 static int rule_imbalance(struct diag_context *ctx, struct prof_error *err)
 {
 	const struct diag_job *j = ctx->job;
 	int n = j->times.n, with_steps = 0, hi, lo, rc = 0;
 	double *v = calloc((size_t)(n ? n : 1), sizeof *v), *kernels = calloc((size_t)(n ? n : 1), sizeof *kernels);
-	bool *on = calloc((size_t)(n ? n : 1), sizeof *on), per_step;
-	int64_t *ns = calloc((size_t)(n ? n : 1), sizeof *ns);
-	char list[1024], b1[32];
+	bool *on = calloc((size_t)(n ? n : 1), sizeof *on), per_step, any_slowed = false;
+	int64_t *ns = calloc((size_t)(n ? n : 1), sizeof *ns), *slowed = calloc((size_t)(n ? n : 1), sizeof *slowed);
+	double *beside = calloc((size_t)(n ? n : 1), sizeof *beside);
+	char list[1024], slow_list[1024], slow_text[1400] = "", b1[32];
 	double diff, mean = 0;
 	struct diag_finding *f;
 
-	if (!v || !kernels || !on || !ns) {
+	if (!v || !kernels || !on || !ns || !slowed || !beside) {
 		rc = nomem(err);
 		goto out;
 	}
@@ -573,7 +639,13 @@ static int rule_imbalance(struct diag_context *ctx, struct prof_error *err)
 	for (int i = 0; i < n; i++) {
 		const struct rank_time *t = &j->times.v[i];
 
-		v[i] = (double)t->compute_ns / (per_step ? diag_job__steps(t) : 1.0);
+		rc = contention(ctx, t, &slowed[i], err);
+		if (rc)
+			goto out;
+		any_slowed |= slowed[i] > 0;
+		v[i] = (double)(t->compute_ns - (slowed[i] < t->compute_ns ? slowed[i] : t->compute_ns)) /
+		       (per_step ? diag_job__steps(t) : 1.0);
+		beside[i] = (double)slowed[i] / (per_step ? diag_job__steps(t) : 1.0);
 		kernels[i] = (double)t->kernels / (per_step ? diag_job__steps(t) : 1.0);
 		mean += v[i] / n;
 		on[i] = true;
@@ -582,6 +654,13 @@ static int rule_imbalance(struct diag_context *ctx, struct prof_error *err)
 	if (hi < 0 || diff < diag__get(ctx, "imbalance.min_difference"))
 		goto out;
 	diag_job__amounts(j, on, v, DIAG_JOB_NS, list, sizeof list);
+	if (any_slowed) {
+		diag_job__amounts(j, on, beside, DIAG_JOB_NS, slow_list, sizeof slow_list);
+		snprintf(slow_text, sizeof slow_text, "; left out of it, what kernels ran longer beside the "
+			 "rank's own NCCL kernels than the same kernel (name, grid and block) alone: %s (a "
+			 "rank that waits at a collective spins in its NCCL kernel, which slows the compute "
+			 "beside it)", slow_list);
+	}
 	{
 		const struct rank_time *slow = &j->times.v[hi];
 		int64_t time = (int64_t)((v[hi] - mean) * (per_step ? diag_job__steps(slow) : 1.0));
@@ -596,11 +675,12 @@ static int rule_imbalance(struct diag_context *ctx, struct prof_error *err)
 		f = diag__add(
 			ctx, "rank_imbalance", "Compute differs across ranks (rank imbalance)",
 			diag_job__share(slow, time), time, DIAG_HIGH,
-			diag__fmt("Compute (kernels other than NCCL's, copies and memsets, as a union) %s: %s. "
+			diag__fmt("Compute (kernels other than NCCL's, copies and memsets, as a union) %s: %s%s. "
 				  "Rank %d computes %.0f%% longer than rank %d, %s %s than the mean: the others "
 				  "wait that long at the next collective. Kernels %s: %.1f on rank %d, %.1f on rank %d: "
 				  "%s.",
-				  per_step ? "per step" : "over each rank's capture", list, slow->rank, 100 * diff / (1 - diff),
+				  per_step ? "per step" : "over each rank's capture", list, slow_text, slow->rank,
+				  100 * diff / (1 - diff),
 				  j->times.v[lo].rank, diag__ns(b1, sizeof b1, (int64_t)(v[hi] - mean)),
 				  per_step ? "per step more" : "more", per_step ? "per step" : "in all", kernels[hi],
 				  slow->rank, kernels[lo], j->times.v[lo].rank,
@@ -622,6 +702,8 @@ out:
 	free(kernels);
 	free(on);
 	free(ns);
+	free(slowed);
+	free(beside);
 	return rc;
 }
 

@@ -32,6 +32,30 @@ import json, sys
 assert not [f for f in json.load(open(sys.argv[1]))["findings"] if f["rule"] == "straggler"]' \
 	"$TMP/even.json"
 
+# Rank 0 waits at the collectives, spinning in its NCCL kernels, and its
+# compute beside them runs slower (a GEMM 93 us against 50 us alone): that
+# is the wait's doing, not more compute of its own, so neither run has a
+# rank imbalance. A copy of the even run whose rank 1 kernels (not NCCL's)
+# the test makes twice as long has one, on rank 1.
+for run in even late; do
+	expect_that "$run: no rank imbalance (rank 0's slower compute is its waiting)" python3 -c '
+import json, sys
+assert "rank_imbalance" not in [f["rule"] for f in json.load(open(sys.argv[1]))["findings"]]' "$TMP/$run.json"
+done
+cp "$even" "$TMP/slow1.sqlite"
+sqlite3 "$TMP/slow1.sqlite" "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET end = start + 2 * (end - start)
+	WHERE globalPid = (SELECT globalPid FROM PERFKIT_PROCESS_INFO WHERE rank = 1)
+	AND demangledName NOT IN (SELECT id FROM StringIds WHERE value GLOB 'ncclDevKernel*')" ||
+	{ echo "FAIL: cannot slow rank 1" >&2; exit 1; }
+run diagnose --format=json "$TMP/slow1.sqlite"
+expect_that "rank 1's kernels twice as long: the imbalance is rank 1's, the same work slower" python3 -c '
+import json, re, sys
+f = [f for f in json.load(open(sys.argv[1]))["findings"] if f["rule"] == "rank_imbalance"]
+assert len(f) == 1 and [x["rank"] for x in f[0]["ranks"]] == [1], f
+m = re.search(r"per step: rank 0 ([0-9.]+) ms, rank 1 ([0-9.]+) ms", f[0]["evidence"])
+assert m and float(m.group(2)) > 1.3 * float(m.group(1)), f[0]["evidence"]
+assert "as many kernels on each" in f[0]["evidence"] and ("rank 1" + chr(39) + "s GPU") in f[0]["change"], f[0]' "$TMP/out"
+
 # Rank 0's waiting per step in each run, by the rows (its NCCL kernels
 # running longer than rank 1's of the same collective), in the window
 # diagnose found for it; against the growth of the step the program timed.
