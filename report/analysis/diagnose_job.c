@@ -472,6 +472,85 @@ void diag_job__amounts(const struct diag_job *j, const bool *on, const double *v
 						j->times.v[i].rank, amount(b, sizeof b, v[i], unit));
 }
 
+/* ---- a rank's work over a span ------------------------------------------------ */
+
+int diag_job__load_union(struct prof_store *s, const char *sql, int64_t lo, int64_t hi, int64_t pid,
+			 struct diag_intervals *u, struct diag_rank_work *starts, struct prof_error *err)
+{
+	struct prof_cursor *c;
+	char *copy = strdup(sql);
+	int rc;
+
+	if (!copy)
+		return nomem(err);
+	rc = range_cursor__open(s, copy, lo, hi, &pid, &c, err);
+	if (rc)
+		return rc;
+	while ((rc = prof_cursor__next(c, err)) == 1) {
+		int64_t a = prof_cursor__int64(c, 0), b = prof_cursor__int64(c, 1);
+
+		if (b < a)
+			continue;
+		if (diag_intervals__merge(u, a, b) ||
+		    (starts && array__grow((void **)&starts->kernel_starts, &starts->cap_kernels,
+					   starts->nkernels + 1, sizeof *starts->kernel_starts))) {
+			rc = nomem(err);
+			break;
+		}
+		if (starts)
+			starts->kernel_starts[starts->nkernels++] = a;
+	}
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
+}
+
+int diag_job__load_work(struct diag_context *ctx, struct diag_rank_work *w, int64_t lo, int64_t hi, bool with_api,
+			struct prof_error *err)
+{
+	static const char kernels[] = "SELECT k.start, k.end FROM " PROF_T_KERNEL " k WHERE k.globalPid = ?3"
+				      " AND k.end > ?1 AND k.start < ?2 AND " DIAG_JOB_NOT_NCCL;
+	static const char copies[] = "SELECT start, end FROM " PROF_T_MEMCPY " WHERE globalPid = ?3"
+				     " AND end > ?1 AND start < ?2";
+	static const char memsets[] = "SELECT start, end FROM " PROF_T_MEMSET " WHERE globalPid = ?3"
+				      " AND end > ?1 AND start < ?2";
+	char sql[2048] = "", busy[3072];
+	int rc = 0;
+
+	w->loaded = true;
+	if (ctx->has_kernel) {
+		snprintf(busy, sizeof busy, "%s ORDER BY k.start", kernels);
+		rc = diag_job__load_union(ctx->store, busy, lo, hi, w->pid, &w->compute, w, err);
+	}
+	if (ctx->has_memcpy)
+		strcat(sql, copies);
+	if (ctx->has_memset)
+		strcat(strcat(sql, sql[0] ? " UNION ALL " : ""), memsets);
+	if (rc == 0 && sql[0]) {
+		char ordered[sizeof sql + 16];
+
+		snprintf(ordered, sizeof ordered, "%s ORDER BY 1", sql);
+		rc = diag_job__load_union(ctx->store, ordered, lo, hi, w->pid, &w->copies, NULL, err);
+	}
+	snprintf(busy, sizeof busy, "SELECT * FROM (%s%s%s) ORDER BY 1", ctx->has_kernel ? kernels : "",
+		 ctx->has_kernel && sql[0] ? " UNION ALL " : "", sql);
+	if (rc == 0 && (ctx->has_kernel || sql[0]))
+		rc = diag_job__load_union(ctx->store, busy, lo, hi, w->pid, &w->busy, NULL, err);
+	if (rc == 0 && with_api && ctx->has_api_calls)
+		rc = diag_job__load_union(ctx->store, "SELECT start, end FROM " DIAG_API_CALLS
+				" WHERE (globalTid >> 24) << 24 = ?3 AND end > ?1 AND start < ?2 ORDER BY start",
+				lo, hi, w->pid, &w->api, NULL, err);
+	return rc;
+}
+
+void diag_rank_work__exit(struct diag_rank_work *w)
+{
+	diag_intervals__exit(&w->compute);
+	diag_intervals__exit(&w->copies);
+	diag_intervals__exit(&w->busy);
+	diag_intervals__exit(&w->api);
+	free(w->kernel_starts);
+}
+
 /* ---- the job ------------------------------------------------------------ */
 
 int diag__run_job(struct prof_store *store, const struct diag_settings *settings,

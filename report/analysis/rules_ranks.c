@@ -19,98 +19,8 @@ static int nomem(struct prof_error *err)
 
 /* ---- a rank's work before a collective ------------------------------------ */
 
-/* A rank's GPU work and host calls over the job's windows, as unions. */
-struct rank_work {
-	int64_t pid;
-	bool loaded;
-	struct diag_intervals compute, copies, busy, api;
-	int64_t *kernel_starts;
-	int nkernels, cap_kernels;
-};
-
-#define NOT_NCCL "(" NCCL_KERNEL_SQL("k") ") IS NOT 1"
-
-/* The union of the (start, end) rows of sql (ordered by start; ?1..?3 the
- * span and the process); kernel starts into w when starts is set. */
-static int load_union(struct prof_store *s, const char *sql, int64_t lo, int64_t hi, int64_t pid,
-		      struct diag_intervals *u, struct rank_work *starts, struct prof_error *err)
-{
-	struct prof_cursor *c;
-	char *copy = strdup(sql);
-	int rc;
-
-	if (!copy)
-		return nomem(err);
-	rc = range_cursor__open(s, copy, lo, hi, &pid, &c, err);
-	if (rc)
-		return rc;
-	while ((rc = prof_cursor__next(c, err)) == 1) {
-		int64_t a = prof_cursor__int64(c, 0), b = prof_cursor__int64(c, 1);
-
-		if (b < a)
-			continue;
-		if (diag_intervals__merge(u, a, b) ||
-		    (starts && array__grow((void **)&starts->kernel_starts, &starts->cap_kernels,
-					   starts->nkernels + 1, sizeof *starts->kernel_starts))) {
-			rc = nomem(err);
-			break;
-		}
-		if (starts)
-			starts->kernel_starts[starts->nkernels++] = a;
-	}
-	prof_cursor__close(c);
-	return rc < 0 ? rc : 0;
-}
-
-static int load_work(struct diag_context *ctx, struct rank_work *w, int64_t lo, int64_t hi,
-		     struct prof_error *err)
-{
-	static const char kernels[] = "SELECT k.start, k.end FROM " PROF_T_KERNEL " k WHERE k.globalPid = ?3"
-				      " AND k.end > ?1 AND k.start < ?2 AND " NOT_NCCL;
-	static const char copies[] = "SELECT start, end FROM " PROF_T_MEMCPY " WHERE globalPid = ?3"
-				     " AND end > ?1 AND start < ?2";
-	static const char memsets[] = "SELECT start, end FROM " PROF_T_MEMSET " WHERE globalPid = ?3"
-				      " AND end > ?1 AND start < ?2";
-	char sql[2048] = "", busy[3072];
-	int rc = 0;
-
-	w->loaded = true;
-	if (ctx->has_kernel) {
-		snprintf(busy, sizeof busy, "%s ORDER BY k.start", kernels);
-		rc = load_union(ctx->store, busy, lo, hi, w->pid, &w->compute, w, err);
-	}
-	if (ctx->has_memcpy)
-		strcat(sql, copies);
-	if (ctx->has_memset)
-		strcat(strcat(sql, sql[0] ? " UNION ALL " : ""), memsets);
-	if (rc == 0 && sql[0]) {
-		char ordered[sizeof sql + 16];
-
-		snprintf(ordered, sizeof ordered, "%s ORDER BY 1", sql);
-		rc = load_union(ctx->store, ordered, lo, hi, w->pid, &w->copies, NULL, err);
-	}
-	snprintf(busy, sizeof busy, "SELECT * FROM (%s%s%s) ORDER BY 1", ctx->has_kernel ? kernels : "",
-		 ctx->has_kernel && sql[0] ? " UNION ALL " : "", sql);
-	if (rc == 0 && (ctx->has_kernel || sql[0]))
-		rc = load_union(ctx->store, busy, lo, hi, w->pid, &w->busy, NULL, err);
-	if (rc == 0 && ctx->has_api_calls)
-		rc = load_union(ctx->store, "SELECT start, end FROM " DIAG_API_CALLS
-				" WHERE (globalTid >> 24) << 24 = ?3 AND end > ?1 AND start < ?2 ORDER BY start",
-				lo, hi, w->pid, &w->api, NULL, err);
-	return rc;
-}
-
-static void work_exit(struct rank_work *w)
-{
-	diag_intervals__exit(&w->compute);
-	diag_intervals__exit(&w->copies);
-	diag_intervals__exit(&w->busy);
-	diag_intervals__exit(&w->api);
-	free(w->kernel_starts);
-}
-
 /* Where [a, b) went on a rank, added to g. */
-static void split_gap(const struct rank_work *w, int64_t a, int64_t b, struct job_gap *g)
+static void split_gap(const struct diag_rank_work *w, int64_t a, int64_t b, struct job_gap *g)
 {
 	int64_t t = a, host = 0, calls = 0;
 	int i = diag_intervals__first_ending_after(&w->busy, a), lo = 0, hi = w->nkernels;
@@ -194,7 +104,7 @@ struct straggler {
 static int straggler_gaps(struct diag_context *ctx, struct straggler *st, struct prof_error *err)
 {
 	const struct diag_job *j = ctx->job;
-	struct rank_work *work = calloc((size_t)j->times.n, sizeof *work);
+	struct diag_rank_work *work = calloc((size_t)j->times.n, sizeof *work);
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	int rc = 0;
 
@@ -223,9 +133,9 @@ static int straggler_gaps(struct diag_context *ctx, struct straggler *st, struct
 		if (wi < 0 || !gap_before(j, last, &a, &b) || !gap_before(j, first, &a2, &b2))
 			continue;
 		if (!work[si].loaded)
-			rc = load_work(ctx, &work[si], lo, hi, err);
+			rc = diag_job__load_work(ctx, &work[si], lo, hi, true, err);
 		if (rc == 0 && !work[wi].loaded)
-			rc = load_work(ctx, &work[wi], lo, hi, err);
+			rc = diag_job__load_work(ctx, &work[wi], lo, hi, true, err);
 		if (rc)
 			break;
 		split_gap(&work[si], a, b, &st->gs);
@@ -234,7 +144,7 @@ static int straggler_gaps(struct diag_context *ctx, struct straggler *st, struct
 		st->waiter = st->waiter == -2 || st->waiter == wi ? wi : -1;
 	}
 	for (int i = 0; i < j->times.n; i++)
-		work_exit(&work[i]);
+		diag_rank_work__exit(&work[i]);
 	free(work);
 	if (st->ngaps > 0) {
 		double n = st->ngaps;
@@ -573,11 +483,11 @@ static int contention(struct diag_context *ctx, const struct rank_time *t, int64
 		snprintf(cols + len, sizeof cols - len, ", %s",
 			 prof_store__has_column(s, PROF_T_KERNEL, dims[d]) ? dims[d] : "0");
 	}
-	rc = load_union(s, nccl, t->w.start_ns, t->w.end_ns, t->global_pid, &comm, NULL, err);
+	rc = diag_job__load_union(s, nccl, t->w.start_ns, t->w.end_ns, t->global_pid, &comm, NULL, err);
 	if (rc || comm.n == 0)
 		goto out;
 	snprintf(sql, sizeof sql, "SELECT k.start, k.end, k.demangledName%s FROM " PROF_T_KERNEL " k"
-		 " WHERE k.globalPid = ?3 AND k.start >= ?1 AND k.start < ?2 AND " NOT_NCCL, cols);
+		 " WHERE k.globalPid = ?3 AND k.start >= ?1 AND k.start < ?2 AND " DIAG_JOB_NOT_NCCL, cols);
 	rc = range_cursor__open(s, strdup(sql), t->w.start_ns, t->w.end_ns, &t->global_pid, &c, err);
 	if (rc)
 		goto out;

@@ -92,8 +92,10 @@ for d in (late, even):
     e = [f for f in d["findings"] if f["rule"] == "exposed_communication"][0]
     assert e["every_rank"] and [x["rank"] for x in e["ranks"]] == [0, 1], e
     assert e["change"].count("In PyTorch") == 1 and "DistributedDataParallel" in e["change"], e["change"]
+# the finding's time is the exposed transfers: the exposed communication
+# less the waiting for later ranks with no compute beside it
 for x in [f for f in late["findings"] if f["rule"] == "exposed_communication"][0]["ranks"]:
-    assert x["time_ns"] == rows[x["rank"]]["Exposed Comm (ns)"], (x, rows[x["rank"]])
+    assert 0 < x["time_ns"] <= rows[x["rank"]]["Exposed Comm (ns)"], (x, rows[x["rank"]])
 PY
 
 expect_that "even: no straggler" python3 -c '

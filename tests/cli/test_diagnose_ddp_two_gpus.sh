@@ -18,6 +18,8 @@ for run in even late; do
 	run diagnose --format=json "$f"
 	expect_status "diagnose $run" 0
 	cp "$TMP/out" "$TMP/$run.json"
+	run report --report=rank_sum --format=json "$f"
+	cp "$TMP/out" "$TMP/${run}_ranks.json"
 done
 
 expect_that "late: rank 1 is the straggler" python3 -c '
@@ -31,6 +33,61 @@ expect_that "even: no straggler" python3 -c '
 import json, sys
 assert not [f for f in json.load(open(sys.argv[1]))["findings"] if f["rule"] == "straggler"]' \
 	"$TMP/even.json"
+
+# Exposed communication is split into the waiting for later ranks (the
+# straggler's time) and the transfers, and the finding's time is the
+# transfers'. Late run: rank 0's exposed communication (rank_sum) less what
+# it waited for rank 1 (the straggler finding's time) is at most the
+# transfers, and at least that plus the waiting that had compute beside it
+# (at most rank 0's hidden communication); the change says to look at rank
+# 1 first, and the advice about the transfers comes after.
+expect_that "late: the exposed communication is the transfers; the waiting is rank 1's doing" python3 - \
+	"$TMP/late.json" "$TMP/late_ranks.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = {r["Rank"]: r for r in json.load(open(sys.argv[2]))["reports"][0]["rows"]}
+e = [f for f in d["findings"] if f["rule"] == "exposed_communication"][0]
+s = [f for f in d["findings"] if f["rule"] == "straggler"][0]
+assert [x["rank"] for x in e["ranks"]] == [0] and e["share_rank"] == 0, e["ranks"]
+exposed, hidden, waited = rows[0]["Exposed Comm (ns)"], rows[0]["Hidden Comm (ns)"], s["time_ns"]
+assert max(0, exposed - waited) - 1000 <= e["time_ns"] <= exposed - waited + hidden + 1000, (e["time_ns"], exposed, waited, hidden)
+assert e["severity"] in ("info", "low"), e["severity"]
+c = e["change"]
+assert c.startswith("Most of the exposed communication is waiting for later ranks at the collectives "
+                    "(the most, rank 0's for rank 1)"), c
+see = c[c.index("shorten what rank 1 does before them (see "):c.index(").")]
+assert "straggler" in see and "cpu_bound" in see, see
+rest = c.index("The rest on rank 0")
+assert "compress" not in c[:rest] and "overlap" not in c[:rest], c
+PY
+
+# Even run: no straggler, yet rank 0 waits for rank 1 at the collectives;
+# the exposed communication says how long per step, as the NCCL kernels'
+# rows show it (rank 0's kernel running longer than rank 1's of the same
+# collective), within 10%, and as a share of rank 0's median step.
+expect_that "even: rank 0's waiting for rank 1 named, as its kernels' rows show it" python3 - \
+	"$even" "$TMP/even.json" "$TMP/even_ranks.json" <<'PY'
+import json, re, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+d = json.load(open(sys.argv[2]))
+rows = {r["Rank"]: r for r in json.load(open(sys.argv[3]))["reports"][0]["rows"]}
+pid = dict(db.execute("SELECT rank, globalPid FROM PERFKIT_PROCESS_INFO WHERE rank IS NOT NULL"))
+def nccl(rank):
+    return db.execute("SELECT k.start, k.end FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s"
+                      " ON s.id = k.demangledName WHERE s.value GLOB 'ncclDevKernel*'"
+                      " AND k.globalPid = ? ORDER BY k.start", (pid[rank],)).fetchall()
+w = {r["rank"]: r["window"] for r in d["ranks"]}[0]
+waited = sum(max(0, (e0 - a0) - (e1 - a1)) for (a0, e0), (a1, e1) in zip(nccl(0), nccl(1))
+             if w["start_ns"] <= a0 < w["end_ns"]) / w["iterations"]
+e = [f for f in d["findings"] if f["rule"] == "exposed_communication"][0]
+m = re.search(r"Rank 0 waits at the collectives for rank 1: ([0-9.]+) (ms|us) per step \(([0-9]+)% of its median step\)", e["evidence"])
+assert m, e["evidence"]
+got = float(m.group(1)) * (1e6 if m.group(2) == "ms" else 1e3)
+print("rank 0 waited %.3f ms per step by its kernels' rows, %.3f ms by the finding" % (waited / 1e6, got / 1e6))
+assert waited > 0 and abs(got - waited) <= 0.1 * waited, (got, waited)
+assert abs(int(m.group(3)) - 100 * got / rows[0]["Step Med (ns)"]) <= 1, (m.group(3), rows[0])
+assert "(the most, rank 0's for rank 1)" in e["change"], e["change"]
+PY
 
 # Rank 0 waits at the collectives, spinning in its NCCL kernels, and its
 # compute beside them runs slower (a GEMM 93 us against 50 us alone): that
