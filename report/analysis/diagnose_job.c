@@ -277,67 +277,25 @@ static bool in_window(const struct diag_job *j, const struct nccl_call *k)
 	return t && k->start_ns >= t->w.start_ns && k->start_ns < t->w.end_ns;
 }
 
-/* Each call's wait at its collective (job_judge__waits). */
+/* Each call's wait at its collective, and whether every call of each
+ * collective lies in its rank's window. */
 static int waits(struct diag_job *j)
 {
-	int64_t *start = NULL, *dur = NULL, *wait = NULL;
-	int cap = 0, rc = 0;
-
 	j->wait_ns = malloc(sizeof *j->wait_ns * (size_t)(j->calls.n ? j->calls.n : 1));
 	j->last_call = malloc(sizeof *j->last_call * (size_t)(j->cols.n ? j->cols.n : 1));
 	j->in_window = malloc(sizeof *j->in_window * (size_t)(j->cols.n ? j->cols.n : 1));
 	if (!j->wait_ns || !j->last_call || !j->in_window)
 		return PROF_E_NOMEM;
-	for (int i = 0; i < j->calls.n; i++)
-		j->wait_ns[i] = -1;
-	for (int c = 0; c < j->cols.n && rc == 0; c++) {
+	for (int c = 0; c < j->cols.n; c++) {
 		const struct nccl_collective *col = &j->cols.v[c];
-		bool usable = col->ncalls > 1;
-		int last;
 
-		j->last_call[c] = -1;
 		j->in_window[c] = true;
-		for (int i = 0; i < col->ncalls; i++) {
-			const struct nccl_call *k = &j->calls.v[col->calls[i]];
-
-			usable &= k->end_ns >= k->start_ns;
-			j->in_window[c] &= in_window(j, k);
-		}
-		if (!usable)
-			continue;
-		if (col->ncalls > cap) {
-			cap = col->ncalls;
-			free(start);
-			free(dur);
-			free(wait);
-			start = malloc(sizeof *start * (size_t)cap);
-			dur = malloc(sizeof *dur * (size_t)cap);
-			wait = malloc(sizeof *wait * (size_t)cap);
-			if (!start || !dur || !wait) {
-				rc = PROF_E_NOMEM;
-				break;
-			}
-		}
-		for (int i = 0; i < col->ncalls; i++) {
-			const struct nccl_call *k = &j->calls.v[col->calls[i]];
-
-			start[i] = k->start_ns;
-			dur[i] = k->end_ns - k->start_ns;
-		}
-		last = job_judge__waits(start, dur, col->ncalls, wait);
-		j->last_call[c] = col->calls[last];
 		for (int i = 0; i < col->ncalls; i++)
-			j->wait_ns[col->calls[i]] = wait[i];
+			j->in_window[c] &= in_window(j, &j->calls.v[col->calls[i]]);
 	}
-	free(start);
-	free(dur);
-	free(wait);
-	return rc;
+	return nccl_collectives__waits(&j->calls, &j->cols, j->wait_ns, j->last_call);
 }
 
-/* Whether the chosen ranks share a host: their hosts agree, and a job
- * merged from several hosts has none whose host is unknown (the ranks of
- * nsys exports record none of their own). */
 static bool same_host(const struct sum_ranks *r)
 {
 	const char *first = NULL;

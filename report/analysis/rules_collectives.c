@@ -10,13 +10,18 @@
 #include "diagnose_job.h"
 #include "job_judge.h"
 
-#define NO_SIZES                                                                                  \
-	"no message sizes: NCCL's NVTX payloads were not captured (NCCL before 2.23, or NVTX not " \
-	"traced)"
-
 static int nomem(struct prof_error *err)
 {
 	return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+}
+
+/* A rule that needs message sizes, where no call has one. */
+static int skip_no_sizes(struct diag_context *ctx, const char *rule, struct prof_error *err)
+{
+	char why[400];
+
+	nccl_calls__why_no_size(ctx->store, &ctx->job->calls, why, sizeof why);
+	return diag__skip(ctx, rule, "no message sizes: %s", why) ? nomem(err) : 0;
 }
 
 /* ---- exposed communication -------------------------------------------------- */
@@ -24,10 +29,7 @@ static int nomem(struct prof_error *err)
 /* A call's transfer time: its kernel's, less what it waited. */
 static int64_t transfer_ns(const struct diag_job *j, int k)
 {
-	const struct nccl_call *c = &j->calls.v[k];
-	int64_t d = c->end_ns - c->start_ns, w = j->wait_ns[k] > 0 ? j->wait_ns[k] : 0;
-
-	return d > w ? d - w : 0;
+	return nccl_call__transfer_ns(&j->calls.v[k], j->wait_ns[k]);
 }
 
 static bool call_in_window(const struct diag_job *j, const struct nccl_call *k)
@@ -329,7 +331,7 @@ static int rule_small(struct diag_context *ctx, struct prof_error *err)
 		bytes[ri] = sum_add_saturated(bytes[ri], c->bytes);
 	}
 	if (sized == 0) {
-		rc = diag__skip(ctx, "small_collectives", NO_SIZES) ? nomem(err) : 0;
+		rc = skip_no_sizes(ctx, "small_collectives", err);
 		goto out;
 	}
 	for (int i = 0; i < n; i++) {
@@ -433,9 +435,8 @@ static int rule_bandwidth(struct diag_context *ctx, struct prof_error *err)
 		goto out;
 	}
 	if (link <= 0) {
-		rc = diag__skip(ctx, "collective_bandwidth", "the capture holds no measured link bandwidth "
-				"(PERFKIT_PEAKS p2p_bytes_per_s): run `perfkit peaks` on a machine with several "
-				"GPUs and `perfkit peaks --store FILE`; without it no bandwidth is judged") ? nomem(err) : 0;
+		rc = diag__skip(ctx, "collective_bandwidth", NCCL_NO_LINK "; without it no bandwidth is judged")
+			     ? nomem(err) : 0;
 		goto out;
 	}
 	for (int c = 0; c < j->cols.n; c++) {
@@ -466,7 +467,7 @@ static int rule_bandwidth(struct diag_context *ctx, struct prof_error *err)
 		g->factor_bytes += factor * (double)col->bytes;
 	}
 	if (sized == 0) {
-		rc = diag__skip(ctx, "collective_bandwidth", NO_SIZES) ? nomem(err) : 0;
+		rc = skip_no_sizes(ctx, "collective_bandwidth", err);
 		goto out;
 	}
 	for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) {
