@@ -130,6 +130,12 @@ struct diag_report {
 	 * order; the job's rules (rules_ranks.c) on all of them. */
 	struct diag_rank_window *ranks;
 	int nranks;
+	/* --rank's choice (NULL, 0 without it): the ranks in rank order, and
+	 * how the header names them ("rank 1 · node7 · GPU 1 (GPU-8c1f2a3b)",
+	 * "ranks 0, 2") */
+	int *chosen;
+	int nchosen;
+	char *chosen_label;
 };
 
 /* What every rule sees. */

@@ -352,8 +352,12 @@ static int straggler_finding(struct diag_context *ctx, struct straggler *st, str
 	on[st->s] = true;
 	ns[st->s] = st->waited[most];
 	rc = diag_job__set_ranks(f, j, on, ns, j->times.v[most].rank);
-	if (rc == 0)
+	/* the time is what the rank that waited most lost: a share of its
+	 * window, as the finding's, not of the straggler's */
+	if (rc == 0) {
+		f->ranks[0].share = f->share;
 		diag_tally__offenders(&st->kinds, f);
+	}
 	free(on), free(per_step), free(ns);
 	return rc ? nomem(err) : 0;
 }

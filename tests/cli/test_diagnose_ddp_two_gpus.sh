@@ -22,10 +22,14 @@ for run in even late; do
 	cp "$TMP/out" "$TMP/${run}_ranks.json"
 done
 
-expect_that "late: rank 1 is the straggler" python3 -c '
+expect_that "late: rank 1 is the straggler; rank 0's time lost is a share of rank 0's window" python3 -c '
 import json, sys
-s = [f for f in json.load(open(sys.argv[1]))["findings"] if f["rule"] == "straggler"]
-assert len(s) == 1 and [x["rank"] for x in s[0]["ranks"]] == [1] and s[0]["share_rank"] == 0, s' \
+d = json.load(open(sys.argv[1]))
+s = [f for f in d["findings"] if f["rule"] == "straggler"]
+assert len(s) == 1 and [x["rank"] for x in s[0]["ranks"]] == [1] and s[0]["share_rank"] == 0, s
+w = {r["rank"]: r["window"] for r in d["ranks"]}[0]
+share = s[0]["time_ns"] / (w["end_ns"] - w["start_ns"])
+assert abs(s[0]["share"] - share) < 1e-5 and abs(s[0]["ranks"][0]["share"] - share) < 1e-5, (s[0], share)' \
 	"$TMP/late.json"
 expect_that "late: rank 0's wait per step as its NCCL kernels' rows show it, within 10%" \
 	python3 "$PERFKIT_SOURCE/tests/tools/ddp_waits.py" "$late" "$TMP/late.json" 1
@@ -112,6 +116,23 @@ assert len(f) == 1 and [x["rank"] for x in f[0]["ranks"]] == [1], f
 m = re.search(r"per step: rank 0 ([0-9.]+) ms, rank 1 ([0-9.]+) ms", f[0]["evidence"])
 assert m and float(m.group(2)) > 1.3 * float(m.group(1)), f[0]["evidence"]
 assert "as many kernels on each" in f[0]["evidence"] and ("rank 1" + chr(39) + "s GPU") in f[0]["change"], f[0]' "$TMP/out"
+
+# --rank says which rank the diagnosis is of, as rank_sum names it; all
+# ranks chosen is the whole job, named by its file alone
+run diagnose --rank=1 "$late"
+expect_status "diagnose --rank=1" 0
+label=$(python3 -c '
+import json, sys
+print([r["Process"] for r in json.load(open(sys.argv[1]))["reports"][0]["rows"] if r["Rank"] == 1][0])' \
+	"$TMP/late_ranks.json")
+expect_that "--rank=1: the header names rank 1, its host and GPU" \
+	test "$(head -n 1 "$TMP/out")" = "perfkit diagnose: $late, $label"
+run diagnose --rank=1 --format=json "$late"
+expect_that "--rank=1: JSON says which ranks were chosen" python3 -c '
+import json, sys
+assert json.load(open(sys.argv[1]))["chosen_ranks"] == [1]' "$TMP/out"
+run diagnose --rank=0,1 "$late"
+expect_that "--rank=0,1 of two ranks: the file alone" test "$(head -n 1 "$TMP/out")" = "perfkit diagnose: $late"
 
 # Rank 0's waiting per step in each run, by the rows (its NCCL kernels
 # running longer than rank 1's of the same collective), in the window
