@@ -70,19 +70,14 @@ PY
 # rows show it (rank 0's kernel running longer than rank 1's of the same
 # collective), within 10%, and as a share of rank 0's median step.
 expect_that "even: rank 0's waiting for rank 1 named, as its kernels' rows show it" python3 - \
-	"$even" "$TMP/even.json" "$TMP/even_ranks.json" <<'PY'
-import json, re, sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
+	"$even" "$TMP/even.json" "$TMP/even_ranks.json" "$PERFKIT_SOURCE/tests/tools" <<'PY'
+import json, re, sys
+sys.dont_write_bytecode = True  # no cache beside the sources
+sys.path.insert(0, sys.argv[4])
+from ddp_waits import waited_per_step
 d = json.load(open(sys.argv[2]))
 rows = {r["Rank"]: r for r in json.load(open(sys.argv[3]))["reports"][0]["rows"]}
-pid = dict(db.execute("SELECT rank, globalPid FROM PERFKIT_PROCESS_INFO WHERE rank IS NOT NULL"))
-def nccl(rank):
-    return db.execute("SELECT k.start, k.end FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s"
-                      " ON s.id = k.demangledName WHERE s.value GLOB 'ncclDevKernel*'"
-                      " AND k.globalPid = ? ORDER BY k.start", (pid[rank],)).fetchall()
-w = {r["rank"]: r["window"] for r in d["ranks"]}[0]
-waited = sum(max(0, (e0 - a0) - (e1 - a1)) for (a0, e0), (a1, e1) in zip(nccl(0), nccl(1))
-             if w["start_ns"] <= a0 < w["end_ns"]) / w["iterations"]
+waited = waited_per_step(sys.argv[1], sys.argv[2])
 e = [f for f in d["findings"] if f["rule"] == "exposed_communication"][0]
 m = re.search(r"Rank 0 waits at the collectives for rank 1: ([0-9.]+) (ms|us) per step \(([0-9]+)% of its median step\)", e["evidence"])
 assert m, e["evidence"]
@@ -138,23 +133,11 @@ expect_that "--rank=0,1 of two ranks: the file alone" test "$(head -n 1 "$TMP/ou
 # running longer than rank 1's of the same collective), in the window
 # diagnose found for it; against the growth of the step the program timed.
 expect_that "the time rank 0 lost per step to the straggler is the step's growth, within 10%" \
-	python3 - "$even" "$TMP/even.json" "$late" "$TMP/late.json" "$D/step_ms.txt" <<'PY'
-import json, sqlite3, sys
-
-def waited_per_step(capture, diagnosis):
-    d = json.load(open(diagnosis))
-    db = sqlite3.connect(capture)
-    pid = dict(db.execute("SELECT rank, globalPid FROM PERFKIT_PROCESS_INFO WHERE rank IS NOT NULL"))
-    def nccl(rank):
-        return db.execute("SELECT k.start, k.end FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s"
-                          " ON s.id = k.demangledName WHERE s.value GLOB 'ncclDevKernel*'"
-                          " AND k.globalPid = ? ORDER BY k.start", (pid[rank],)).fetchall()
-    w = {r["rank"]: r["window"] for r in d["ranks"]}[0]
-    k0, k1 = nccl(0), nccl(1)
-    assert len(k0) == len(k1), (len(k0), len(k1))
-    waited = sum(max(0, (e0 - a0) - (e1 - a1)) for (a0, e0), (a1, e1) in zip(k0, k1)
-                 if w["start_ns"] <= a0 < w["end_ns"])
-    return waited / w["iterations"]
+	python3 - "$even" "$TMP/even.json" "$late" "$TMP/late.json" "$D/step_ms.txt" "$PERFKIT_SOURCE/tests/tools" <<'PY'
+import sys
+sys.dont_write_bytecode = True  # no cache beside the sources
+sys.path.insert(0, sys.argv[6])
+from ddp_waits import waited_per_step
 
 steps = {}
 for line in open(sys.argv[5]):
