@@ -462,8 +462,8 @@ int diag_job__load_union(struct prof_store *s, const char *sql, int64_t lo, int6
 	return rc < 0 ? rc : 0;
 }
 
-int diag_job__load_work(struct diag_context *ctx, struct diag_rank_work *w, int64_t lo, int64_t hi, bool with_api,
-			struct prof_error *err)
+int diag_job__load_work(struct diag_context *ctx, struct diag_rank_work *w, int64_t lo, int64_t hi,
+			bool with_api, struct prof_error *err)
 {
 	static const char kernels[] = "SELECT k.start, k.end FROM " PROF_T_KERNEL " k WHERE k.globalPid = ?3"
 				      " AND k.end > ?1 AND k.start < ?2 AND " DIAG_JOB_NOT_NCCL;

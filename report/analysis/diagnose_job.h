@@ -63,8 +63,8 @@ struct diag_rank_work {
 };
 #define DIAG_JOB_NOT_NCCL "(" NCCL_KERNEL_SQL("k") ") IS NOT 1"
 /* w->pid's work over [lo, hi) into w (loaded set). */
-int diag_job__load_work(struct diag_context *ctx, struct diag_rank_work *w, int64_t lo, int64_t hi, bool with_api,
-			struct prof_error *err);
+int diag_job__load_work(struct diag_context *ctx, struct diag_rank_work *w, int64_t lo, int64_t hi,
+			bool with_api, struct prof_error *err);
 void diag_rank_work__exit(struct diag_rank_work *w);
 /* The union of the (start, end) rows of sql (ordered by start; ?1, ?2 the
  * span, ?3 the process); the starts into starts->kernel_starts when

@@ -87,7 +87,8 @@ static int split_exposed(struct diag_context *ctx, int ri, int64_t *by_rank, str
 		rc = diag_job__load_work(ctx, &w, t->w.start_ns, t->w.end_ns, false, err);
 	if (rc == 0) {
 		diag_intervals__unite(&waits);
-		x->waited_exposed_ns = diag_intervals__length(&waits) - diag_intervals__overlap_ns(&waits, &w.busy);
+		x->waited_exposed_ns =
+			diag_intervals__length(&waits) - diag_intervals__overlap_ns(&waits, &w.busy);
 		if (x->waited_exposed_ns > t->exposed_ns)
 			x->waited_exposed_ns = t->exposed_ns;
 		if (x->waited_exposed_ns < 0)
@@ -165,6 +166,48 @@ static const char *transfer_pytorch(bool hide)
 		      "inside ddp.no_sync(); bucket_cap_mb sets how gradients are grouped for overlap.";
 }
 
+/* The ranks (on) whose exposed communication is mostly waiting, each as
+ * a sentence into buf ("Rank 0 waits at the collectives for rank 1: 3.109
+ * ms per step (44% of its median step), ..."); the one that waits most
+ * per step (-1: none), and in *dominant whether the waiting is at least
+ * half the exposed communication of the ranks on together. */
+static int describe_waiting(const struct diag_context *ctx, const bool *on, const struct exposed_split *x,
+			    char *buf, size_t cap, bool *dominant)
+{
+	const struct diag_job *j = ctx->job;
+	int64_t exposed = 0, waited = 0;
+	int most = -1;
+	double most_ns = 0;
+	size_t len = 0;
+	char b[2][32];
+
+	buf[0] = 0;
+	for (int i = 0; i < j->times.n; i++) {
+		const struct rank_time *t = &j->times.v[i];
+		double per_step = (double)x[i].waited_ns / diag_job__steps(t);
+
+		if (!on[i])
+			continue;
+		exposed = sum_add_saturated(exposed, t->exposed_ns);
+		waited = sum_add_saturated(waited, x[i].waited_exposed_ns);
+		if (!mostly_waiting(t, &x[i]) || x[i].waited_for < 0)
+			continue;
+		if (most < 0 || per_step > most_ns)
+			most = i, most_ns = per_step;
+		if (len < cap)
+			len += (size_t)snprintf(
+				buf + len, cap - len,
+				" Rank %d waits at the collectives for rank %d: %s per step (%.0f%% of its median "
+				"step), %s of it with no compute beside it.",
+				t->rank, j->times.v[x[i].waited_for].rank, diag__ns(b[0], 32, (int64_t)per_step),
+				t->step_med_ns > 0 ? 100.0 * per_step / (double)t->step_med_ns
+						   : 100.0 * diag_job__share(t, x[i].waited_ns),
+				diag__ns(b[1], 32, (int64_t)((double)x[i].waited_exposed_ns / diag_job__steps(t))));
+	}
+	*dominant = most >= 0 && waited >= exposed / 2 + exposed % 2;
+	return most;
+}
+
 /* Communication with no compute beside it, split into the waiting for
  * later ranks (the straggler's time, which no change to the communication
  * recovers) and the transfers, which the finding's time is. */
@@ -173,19 +216,20 @@ static int rule_exposed(struct diag_context *ctx, struct prof_error *err)
 	const struct diag_job *j = ctx->job;
 	int n = j->times.n, rep = -1, rc = 0;
 	bool *on = calloc((size_t)(n ? n : 1), sizeof *on), hide;
-	double *share = calloc((size_t)(n ? n : 1), sizeof *share), *part = calloc((size_t)(n ? n : 1), sizeof *part);
-	int64_t *ns = calloc((size_t)(n ? n : 1), sizeof *ns), *by_rank = calloc((size_t)(n ? n : 1), sizeof *by_rank);
+	double *share = calloc((size_t)(n ? n : 1), sizeof *share);
+	double *part = calloc((size_t)(n ? n : 1), sizeof *part);
+	int64_t *ns = calloc((size_t)(n ? n : 1), sizeof *ns);
+	int64_t *by_rank = calloc((size_t)(n ? n : 1), sizeof *by_rank);
 	struct exposed_split *x = calloc((size_t)(n ? n : 1), sizeof *x);
 	double min_share = diag__get(ctx, "exposed_comm.min_share");
 	char list[1024], waited_list[1024], transfer_list[1024], waiters[2048] = "", see[256], b[7][32];
 	char wait_change[512] = "", *change = NULL;
-	int64_t exposed = 0, waited = 0;
-	double most = 0;
-	int waiter = -1;
+	const char *pytorch;
 	const struct rank_time *t;
 	struct diag_finding *f;
+	bool dominant;
 	double steps;
-	size_t len = 0;
+	int waiter;
 
 	if (!on || !share || !part || !ns || !by_rank || !x) {
 		rc = nomem(err);
@@ -207,7 +251,8 @@ static int rule_exposed(struct diag_context *ctx, struct prof_error *err)
 	/* the rank whose exposed transfers take the largest share of its window */
 	for (int i = 0; i < n; i++) {
 		ns[i] = x[i].transfer_ns;
-		if (on[i] && (rep < 0 || diag_job__share(&j->times.v[i], ns[i]) > diag_job__share(&j->times.v[rep], ns[rep])))
+		if (on[i] && (rep < 0 || diag_job__share(&j->times.v[i], ns[i]) >
+						 diag_job__share(&j->times.v[rep], ns[rep])))
 			rep = i;
 	}
 	if (rep < 0)
@@ -222,27 +267,7 @@ static int rule_exposed(struct diag_context *ctx, struct prof_error *err)
 	t = &j->times.v[rep];
 	steps = diag_job__steps(t);
 	hide = job_judge__overlap_can_hide(x[rep].transfer_ns, t->compute_ns, t->hidden_ns);
-	/* each rank whose exposed communication is mostly waiting, and for
-	 * whom; the one that waits most per step is the one to name */
-	for (int i = 0; i < n && len < sizeof waiters; i++) {
-		const struct rank_time *ti = &j->times.v[i];
-		double per_step = (double)x[i].waited_ns / diag_job__steps(ti);
-
-		exposed = sum_add_saturated(exposed, on[i] ? ti->exposed_ns : 0);
-		waited = sum_add_saturated(waited, on[i] ? x[i].waited_exposed_ns : 0);
-		if (!on[i] || !mostly_waiting(ti, &x[i]) || x[i].waited_for < 0)
-			continue;
-		if (waiter < 0 || per_step > most)
-			waiter = i, most = per_step;
-		len += (size_t)snprintf(
-			waiters + len, sizeof waiters - len,
-			" Rank %d waits at the collectives for rank %d: %s per step (%.0f%% of its median "
-			"step), %s of it with no compute beside it.",
-			ti->rank, j->times.v[x[i].waited_for].rank, diag__ns(b[0], 32, (int64_t)per_step),
-			ti->step_med_ns > 0 ? 100.0 * per_step / (double)ti->step_med_ns
-					    : 100.0 * diag_job__share(ti, x[i].waited_ns),
-			diag__ns(b[1], 32, (int64_t)((double)x[i].waited_exposed_ns / diag_job__steps(ti))));
-	}
+	waiter = describe_waiting(ctx, on, x, waiters, sizeof waiters, &dominant);
 	if (waiter >= 0) {
 		int w = j->times.v[x[waiter].waited_for].rank;
 
@@ -252,8 +277,9 @@ static int rule_exposed(struct diag_context *ctx, struct prof_error *err)
 			 "no change to the communication recovers: shorten what rank %d does before them "
 			 "(see %s).", j->times.v[waiter].rank, w, w, see);
 	}
-	/* waiting at least half the exposed communication of the ranks that have it */
-	if (waiter >= 0 && waited >= exposed / 2 + exposed % 2)
+	if (dominant && x[rep].transfer_ns == 0)
+		change = diag__fmt("The exposed communication is %s", wait_change);
+	else if (dominant)
 		change = diag__fmt("Most of the exposed communication is %s The rest on rank %d, %s per step, "
 				   "is the transfers; %s", wait_change, t->rank,
 				   diag__ns(b[0], 32, (int64_t)(x[rep].transfer_ns / steps)), transfer_change(hide));
@@ -261,6 +287,7 @@ static int rule_exposed(struct diag_context *ctx, struct prof_error *err)
 		change = diag__fmt("The exposed communication is mostly the transfers; %s%s%s",
 				   transfer_change(hide), waiter >= 0 ? " Part of it is " : "",
 				   waiter >= 0 ? wait_change : "");
+	pytorch = dominant && x[rep].transfer_ns == 0 ? NULL : transfer_pytorch(hide);
 	f = diag__add(
 		ctx, "exposed_communication", "Communication not overlapped with compute",
 		diag_job__share(t, x[rep].transfer_ns), x[rep].transfer_ns, DIAG_HIGH,
@@ -269,7 +296,8 @@ static int rule_exposed(struct diag_context *ctx, struct prof_error *err)
 			  "On rank %d, per step: communication %s, %s of it under compute, %s exposed: %s "
 			  "waiting for later ranks, %s the transfers; compute (kernels, copies, memsets) %s, %s "
 			  "of it with no communication beside it%s.%s",
-			  list, waited_list, transfer_list, t->rank, diag__ns(b[0], 32, (int64_t)(t->comm_ns / steps)),
+			  list, waited_list, transfer_list, t->rank,
+			  diag__ns(b[0], 32, (int64_t)(t->comm_ns / steps)),
 			  diag__ns(b[1], 32, (int64_t)(t->hidden_ns / steps)),
 			  diag__ns(b[2], 32, (int64_t)(t->exposed_ns / steps)),
 			  diag__ns(b[3], 32, (int64_t)(x[rep].waited_exposed_ns / steps)),
@@ -279,7 +307,7 @@ static int rule_exposed(struct diag_context *ctx, struct prof_error *err)
 			  hide ? ": overlap can hide the exposed transfers under it"
 			       : ", less than half the exposed transfers: overlap cannot hide most of them",
 			  waiters),
-		diag__with_pytorch(ctx, change, transfer_pytorch(hide)));
+		diag__with_pytorch(ctx, change, pytorch));
 	change = NULL;
 	rc = diag_job__set_ranks(f, j, on, ns, t->rank) ? nomem(err) : 0;
 out:

@@ -465,7 +465,8 @@ out:
  * the rank that waits at the collectives spins in its NCCL kernels, and
  * its compute slows beside them (a GEMM at 93 us against 50 us alone on
  * the waiting rank of the two-GPU DDP captures). */
-static int contention(struct diag_context *ctx, const struct rank_time *t, int64_t *out, struct prof_error *err)
+static int slowed_beside_comm(struct diag_context *ctx, const struct rank_time *t, int64_t *out,
+			      struct prof_error *err)
 {
 	static const char nccl[] = "SELECT k.start, k.end FROM " PROF_T_KERNEL " k WHERE k.globalPid = ?3"
 				   " AND k.end > ?1 AND k.start < ?2 AND (" NCCL_KERNEL_SQL("k") ") IS 1"
@@ -531,7 +532,8 @@ static int rule_imbalance(struct diag_context *ctx, struct prof_error *err)
 	int n = j->times.n, with_steps = 0, hi, lo, rc = 0;
 	double *v = calloc((size_t)(n ? n : 1), sizeof *v), *kernels = calloc((size_t)(n ? n : 1), sizeof *kernels);
 	bool *on = calloc((size_t)(n ? n : 1), sizeof *on), per_step, any_slowed = false;
-	int64_t *ns = calloc((size_t)(n ? n : 1), sizeof *ns), *slowed = calloc((size_t)(n ? n : 1), sizeof *slowed);
+	int64_t *ns = calloc((size_t)(n ? n : 1), sizeof *ns);
+	int64_t *slowed = calloc((size_t)(n ? n : 1), sizeof *slowed);
 	double *beside = calloc((size_t)(n ? n : 1), sizeof *beside);
 	char list[1024], slow_list[1024], slow_text[1400] = "", b1[32];
 	double diff, mean = 0;
@@ -553,7 +555,7 @@ static int rule_imbalance(struct diag_context *ctx, struct prof_error *err)
 	for (int i = 0; i < n; i++) {
 		const struct rank_time *t = &j->times.v[i];
 
-		rc = contention(ctx, t, &slowed[i], err);
+		rc = slowed_beside_comm(ctx, t, &slowed[i], err);
 		if (rc)
 			goto out;
 		any_slowed |= slowed[i] > 0;
