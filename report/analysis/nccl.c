@@ -696,8 +696,11 @@ void nccl_calls__why_no_size(struct prof_store *s, const struct nccl_calls *c, c
 	if (c->payloads_unreadable > 0 && len < cap)
 		len += (size_t)snprintf(buf + len, cap - len, "%s%lld payloads did not decode", len ? "; " : "",
 					(long long)c->payloads_unreadable);
-	if (c->without_call == 0 || len >= cap)
+	if (c->without_call == 0 || len >= cap) {
+		if (!buf[0])
+			snprintf(buf, cap, "their NCCL calls' payloads give none");
 		return;
+	}
 	if (prof_store__has_table(s, PROF_T_NVTX) &&
 	    prof_cursor__open(s, "SELECT EXISTS (SELECT 1 FROM " PROF_T_NVTX ")", &cur, NULL) == 0) {
 		if (prof_cursor__next(cur, NULL) == 1)
