@@ -1,5 +1,6 @@
 /* cmd_diagnose.c - `perfkit diagnose`: the findings of a capture (or of an
  * nsys SQLite export): what is slow, why, how much it touches, what to change. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,11 +20,20 @@ static const char *const usage[] = {
 	NULL,
 };
 
+/* Defaults as they are written: a whole number in full (a size in bytes,
+ * 1048576, not %g's 1.04858e+06), a fraction as %g has it. */
 static void list_settings(void)
 {
-	for (int i = 0; i < diag_nsetting_defs; i++)
-		printf("%-36s %-10g %s\n", diag_setting_defs[i].key, diag_setting_defs[i].value,
-		       diag_setting_defs[i].doc);
+	for (int i = 0; i < diag_nsetting_defs; i++) {
+		double v = diag_setting_defs[i].value;
+		char value[64];
+
+		if (v == (double)(long long)v && fabs(v) < 1e15)
+			snprintf(value, sizeof value, "%lld", (long long)v);
+		else
+			snprintf(value, sizeof value, "%g", v);
+		printf("%-36s %-10s %s\n", diag_setting_defs[i].key, value, diag_setting_defs[i].doc);
+	}
 }
 
 /* --set takes a comma-separated list, since options are not repeated. */

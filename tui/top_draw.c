@@ -142,6 +142,7 @@ static void draw_gpus(const struct top_model *m, const struct top_layout *l)
 	for (int i = 0; i < m->ngpus && i < l->gpu_rows; i++) {
 		const struct top_gpu *g = &m->gpus[i];
 		char kc[32], kt[32], cc[32], cb[32], used[32], total[32], util[16], mem[80], power[16];
+		char name[128];
 
 		units__count(kc, sizeof kc, (double)g->kernel_count);
 		units__duration(kt, sizeof kt, g->kernel_ns);
@@ -152,10 +153,11 @@ static void draw_gpus(const struct top_model *m, const struct top_layout *l)
 		units__bytes(total, sizeof total, (int64_t)g->live.memory_total_bytes);
 		snprintf(mem, sizeof mem, "%s / %s", used, total);
 		snprintf(power, sizeof power, "%.0f W", g->live.power_mw / 1000.0);
+		top_gpu__label(m, g, name, sizeof name);
 		snprintf(line, sizeof line,
 			 " GPU %-2d %-24.24s busy %3.0f%% | kernels %s (%s) | copies %s (%s) | util %s"
 			 " | memory %s | power %s",
-			 g->device, g->name[0] ? g->name : "unknown", top_gpu__busy_percent(m, g), kc, kt,
+			 g->device, name, top_gpu__busy_percent(m, g), kc, kt,
 			 cc, cb, g->live.util_valid ? util : "N/A", g->live.memory_valid ? mem : "N/A",
 			 g->live.power_valid ? power : "N/A");
 		put(r->y + 1 + i, r->x, r->w, line, TEXT_KEEP_HEAD);

@@ -141,26 +141,52 @@ void top_model__add_copy(struct top_model *m, int64_t start_ns, int64_t end_ns, 
 	seen(m, start_ns, end_ns);
 }
 
-struct top_gpu *top_model__gpu(struct top_model *m, int32_t device)
+struct top_gpu *top_model__gpu(struct top_model *m, int32_t device, const char *uuid)
 {
+	char id[sizeof m->gpus[0].uuid] = "";
 	struct top_gpu *g;
 
-	for (int i = 0; i < m->ngpus; i++)
-		if (m->gpus[i].device == device)
+	if (uuid && *uuid)
+		prof_sanitize_term(id, sizeof id, uuid);
+	for (int i = 0; id[0] && i < m->ngpus; i++)
+		if (!strcmp(m->gpus[i].uuid, id))
 			return &m->gpus[i];
+	for (int i = 0; i < m->ngpus; i++) {
+		g = &m->gpus[i];
+		if (g->device != device || (id[0] && g->uuid[0]))
+			continue;
+		if (id[0])
+			memcpy(g->uuid, id, sizeof id);
+		return g;
+	}
 	if (m->ngpus == TOP_MAX_GPUS)
 		return NULL;
 	g = &m->gpus[m->ngpus++];
 	memset(g, 0, sizeof *g);
 	g->device = device;
+	memcpy(g->uuid, id, sizeof id);
 	spark_ring__init(&g->busy_hist);
 	return g;
 }
 
-void top_model__add_gpu_work(struct top_model *m, int32_t device, int64_t start_ns, int64_t end_ns,
-			     bool is_kernel, int64_t bytes)
+void top_gpu__label(const struct top_model *m, const struct top_gpu *g, char *buf, size_t cap)
 {
-	struct top_gpu *g = top_model__gpu(m, device);
+	const char *name = g->name[0] ? g->name : "unknown";
+	size_t n = strncmp(g->uuid, "GPU-", 4) == 0 ? 4 : 0;
+	bool shared = false;
+
+	for (int i = 0; i < m->ngpus; i++)
+		shared |= &m->gpus[i] != g && m->gpus[i].device == g->device;
+	while (g->uuid[n] && g->uuid[n] != '-' && n < 12)
+		n++;
+	if (shared && g->uuid[0])
+		snprintf(buf, cap, "%.*s %s", (int)n, g->uuid, name);
+	else
+		snprintf(buf, cap, "%s", name);
+}
+
+void top_gpu__add_work(struct top_gpu *g, int64_t start_ns, int64_t end_ns, bool is_kernel, int64_t bytes)
+{
 	int64_t dur = end_ns > start_ns ? end_ns - start_ns : 0;
 
 	if (!g)

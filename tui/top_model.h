@@ -147,12 +147,18 @@ int32_t top_model__range_name(struct top_model *m, const char *raw);
 
 void top_model__add_kernel(struct top_model *m, int32_t name, int64_t start_ns, int64_t end_ns);
 void top_model__add_copy(struct top_model *m, int64_t start_ns, int64_t end_ns, int64_t bytes);
-/* GPU work on a device (kernel or copy): its row in the GPU panel. */
-void top_model__add_gpu_work(struct top_model *m, int32_t device, int64_t start_ns, int64_t end_ns,
-			     bool is_kernel, int64_t bytes);
-/* The GPU of that device number, added on first sight; NULL past
+/* The name a GPU's row shows: the GPU's ("unknown" when the capture does
+ * not say), after the first group of its UUID ("GPU-4778f611") when
+ * another GPU of the model has its device number. */
+void top_gpu__label(const struct top_model *m, const struct top_gpu *g, char *buf, size_t cap);
+/* GPU work (kernel or copy) on g, its row in the GPU panel (NULL: none). */
+void top_gpu__add_work(struct top_gpu *g, int64_t start_ns, int64_t end_ns, bool is_kernel, int64_t bytes);
+/* The GPU of a row: the one with its UUID where the row has one (NULL or
+ * "": none), so that ranks that each call their GPU device 0 keep a row
+ * each; else, and for a GPU first seen without one (which takes it), the
+ * first of that device number. Added on first sight; NULL past
  * TOP_MAX_GPUS. */
-struct top_gpu *top_model__gpu(struct top_model *m, int32_t device);
+struct top_gpu *top_model__gpu(struct top_model *m, int32_t device, const char *uuid);
 /* A GPU's busy share (0..100) in the last whole second at the model's
  * clock: its kernels' and copies' time, capped at 100. */
 double top_gpu__busy_percent(const struct top_model *m, const struct top_gpu *g);

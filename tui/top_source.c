@@ -93,12 +93,13 @@ static char *build_select(struct prof_store *st, enum top_table t)
 		snprintf(name_expr, sizeof name_expr, "%s",
 			 dem && shrt ? "coalesce(demangledName, shortName)"
 			 : dem ? "demangledName" : shrt ? "shortName" : "NULL");
-		sql = sql_format("SELECT rowid, start, end, %s, %s FROM %s WHERE 1", name_expr,
-				 col_or_null(st, table, "deviceId"), table);
+		sql = sql_format("SELECT rowid, start, end, %s, %s, %s FROM %s WHERE 1", name_expr,
+				 col_or_null(st, table, "deviceId"), col_or_null(st, table, "globalPid"), table);
 		break;
 	case TOP_T_MEMCPY:
-		sql = sql_format("SELECT rowid, start, end, %s, %s FROM %s WHERE 1",
-				 col_or_null(st, table, "bytes"), col_or_null(st, table, "deviceId"), table);
+		sql = sql_format("SELECT rowid, start, end, %s, %s, %s FROM %s WHERE 1",
+				 col_or_null(st, table, "bytes"), col_or_null(st, table, "deviceId"),
+				 col_or_null(st, table, "globalPid"), table);
 		break;
 	case TOP_T_MEMORY:
 		sql = sql_format("SELECT rowid, start, %s, %s, %s FROM %s WHERE 1",
@@ -236,6 +237,7 @@ int top_source__open(const char *path, enum top_read_mode mode, struct top_sourc
 	idmap__init(&s->kernel_ids);
 	idmap__init(&s->range_ids);
 	idmap__init(&s->metric_ids);
+	idmap__init(&s->gpu_ids);
 	rc = top_source__connect(s, err);
 	if (!rc && stat(path, &st) < 0)
 		rc = prof_error__set(err, PROF_E_IO, "%s: %s", path, strerror(errno));
@@ -260,6 +262,7 @@ void top_source__close(struct top_source *s)
 	idmap__exit(&s->kernel_ids);
 	idmap__exit(&s->range_ids);
 	idmap__exit(&s->metric_ids);
+	idmap__exit(&s->gpu_ids);
 	free(s->path);
 	free(s);
 }
@@ -342,6 +345,39 @@ static int metric_kind(struct top_source *s, int64_t type_id, int64_t metric_id)
 
 /* ---- rows into the model ------------------------------------------------------ */
 
+/* The GPU of a kernel or copy row (device number in column 4, globalPid in
+ * 5): by the UUID PERFKIT_PROCESS_GPUS gives the process's device (ranks
+ * isolated with CUDA_VISIBLE_DEVICES each call their GPU device 0), else
+ * by the device number alone. The store is asked once per pair. */
+static struct top_gpu *gpu_of(struct top_source *s, struct top_model *m, struct prof_cursor *c)
+{
+	int32_t device = (int32_t)prof_cursor__int64(c, 4);
+	int64_t pid = prof_cursor__is_null(c, 5) ? 0 : prof_cursor__int64(c, 5);
+	/* a globalPid's low 24 bits are a thread's, 0 in a process's id */
+	int64_t key = (int64_t)((uint64_t)pid | ((uint64_t)(uint32_t)device & 0xFFFFFF));
+	int32_t i = idmap__get(&s->gpu_ids, key);
+	struct prof_cursor *q = NULL;
+	struct prof_error err;
+	struct top_gpu *g;
+	char uuid[64] = "";
+
+	if (i >= 0)
+		return i < m->ngpus ? &m->gpus[i] : NULL;
+	if (pid && prof_store__has_column(s->store, PROF_T_PROC_GPUS, "uuid") &&
+	    prof_cursor__open(s->store, "SELECT uuid FROM " PROF_T_PROC_GPUS
+			      " WHERE globalPid = ?1 AND deviceId = ?2 AND uuid IS NOT NULL LIMIT 1", &q, &err) == 0) {
+		prof_cursor__bind_int64(q, 1, pid);
+		prof_cursor__bind_int64(q, 2, device);
+		if (prof_cursor__next(q, &err) == 1)
+			snprintf(uuid, sizeof uuid, "%s", prof_cursor__text(q, 0));
+		prof_cursor__close(q);
+	}
+	g = top_model__gpu(m, device, uuid);
+	if (idmap__put(&s->gpu_ids, key, g ? (int32_t)(g - m->gpus) : TOP_MAX_GPUS))
+		m->out_of_memory = true;
+	return g;
+}
+
 static void consume(struct top_source *s, struct top_model *m, enum top_table t,
 		    struct prof_cursor *c)
 {
@@ -356,15 +392,14 @@ static void consume(struct top_source *s, struct top_model *m, enum top_table t,
 
 		top_model__add_kernel(m, name, start, prof_cursor__int64(c, 2));
 		if (!prof_cursor__is_null(c, 4))
-			top_model__add_gpu_work(m, (int32_t)prof_cursor__int64(c, 4), start,
-						prof_cursor__int64(c, 2), true, 0);
+			top_gpu__add_work(gpu_of(s, m, c), start, prof_cursor__int64(c, 2), true, 0);
 		break;
 	}
 	case TOP_T_MEMCPY:
 		top_model__add_copy(m, start, prof_cursor__int64(c, 2), prof_cursor__int64(c, 3));
 		if (!prof_cursor__is_null(c, 4))
-			top_model__add_gpu_work(m, (int32_t)prof_cursor__int64(c, 4), start,
-						prof_cursor__int64(c, 2), false, prof_cursor__int64(c, 3));
+			top_gpu__add_work(gpu_of(s, m, c), start, prof_cursor__int64(c, 2), false,
+						prof_cursor__int64(c, 3));
 		break;
 	case TOP_T_MEMORY:
 		top_model__add_memory(m, start, prof_cursor__int64(c, 2),
@@ -593,12 +628,11 @@ void top_source__describe(struct top_source *s, struct top_model *m)
 	    prof_cursor__open(s->store, "SELECT id, name, uuid FROM " PROF_T_GPU " ORDER BY id", &c,
 			      &err) == 0) {
 		while (prof_cursor__next(c, &err) == 1) {
-			struct top_gpu *g = top_model__gpu(m, (int32_t)prof_cursor__int64(c, 0));
+			struct top_gpu *g = top_model__gpu(m, (int32_t)prof_cursor__int64(c, 0),
+							   prof_cursor__text(c, 2));
 
-			if (g && !g->name[0]) {
+			if (g && !g->name[0])
 				prof_sanitize_term(g->name, sizeof g->name, prof_cursor__text(c, 1));
-				prof_sanitize_term(g->uuid, sizeof g->uuid, prof_cursor__text(c, 2));
-			}
 		}
 		prof_cursor__close(c);
 		c = NULL;

@@ -69,6 +69,7 @@ struct top_source {
 	struct idmap kernel_ids;    /* StringIds id -> model kernel name */
 	struct idmap range_ids;     /* StringIds id -> model range name */
 	struct idmap metric_ids;    /* (typeId, metricId) -> top_gpu_metrics kind, TOP_GM__COUNT: not shown */
+	struct idmap gpu_ids;       /* (globalPid, deviceId) -> index of the model's GPU, TOP_MAX_GPUS: none */
 	bool described;             /* GPU and process read into the header */
 	int64_t dropped_records;    /* this store's PERFKIT_COUNTERS value */
 	/* the file as top first read it, and the largest it has been since */

@@ -131,6 +131,12 @@ struct diag_report {
 	 * order; the job's rules (rules_ranks.c) on all of them. */
 	struct diag_rank_window *ranks;
 	int nranks;
+	/* --rank's choice (NULL, 0 without it): the ranks in rank order, and
+	 * how the header names them ("rank 1 · node7 · GPU 1 (GPU-8c1f2a3b)",
+	 * "ranks 0, 2") */
+	int *chosen;
+	int nchosen;
+	char *chosen_label;
 };
 
 /* What every rule sees. */
@@ -264,6 +270,9 @@ int64_t diag_intervals__covered(const struct diag_intervals *u, int64_t a, int64
 /* The length of the union of a list's intervals inside [lo, hi); sorts the
  * list by start. */
 int64_t diag_intervals__union_ns(struct diag_intervals *l, int64_t lo, int64_t hi);
+/* A list made a union in place: sorted by start, overlapping and touching
+ * intervals merged. */
+void diag_intervals__unite(struct diag_intervals *l);
 /* The time two unions cover at once (both sorted and disjoint). */
 int64_t diag_intervals__overlap_ns(const struct diag_intervals *a, const struct diag_intervals *b);
 void diag_intervals__exit(struct diag_intervals *l);

@@ -278,62 +278,23 @@ static bool in_window(const struct diag_job *j, const struct nccl_call *k)
 	return t && k->start_ns >= t->w.start_ns && k->start_ns < t->w.end_ns;
 }
 
-/* Each call's wait at its collective (job_judge__waits). */
+/* Each call's wait at its collective, and whether every call of each
+ * collective lies in its rank's window. */
 static int waits(struct diag_job *j)
 {
-	int64_t *start = NULL, *dur = NULL, *wait = NULL;
-	int cap = 0, rc = 0;
-
 	j->wait_ns = malloc(sizeof *j->wait_ns * (size_t)(j->calls.n ? j->calls.n : 1));
 	j->last_call = malloc(sizeof *j->last_call * (size_t)(j->cols.n ? j->cols.n : 1));
 	j->in_window = malloc(sizeof *j->in_window * (size_t)(j->cols.n ? j->cols.n : 1));
 	if (!j->wait_ns || !j->last_call || !j->in_window)
 		return PROF_E_NOMEM;
-	for (int i = 0; i < j->calls.n; i++)
-		j->wait_ns[i] = -1;
-	for (int c = 0; c < j->cols.n && rc == 0; c++) {
+	for (int c = 0; c < j->cols.n; c++) {
 		const struct nccl_collective *col = &j->cols.v[c];
-		bool usable = col->ncalls > 1;
-		int last;
 
-		j->last_call[c] = -1;
 		j->in_window[c] = true;
-		for (int i = 0; i < col->ncalls; i++) {
-			const struct nccl_call *k = &j->calls.v[col->calls[i]];
-
-			usable &= k->end_ns >= k->start_ns;
-			j->in_window[c] &= in_window(j, k);
-		}
-		if (!usable)
-			continue;
-		if (col->ncalls > cap) {
-			cap = col->ncalls;
-			free(start);
-			free(dur);
-			free(wait);
-			start = malloc(sizeof *start * (size_t)cap);
-			dur = malloc(sizeof *dur * (size_t)cap);
-			wait = malloc(sizeof *wait * (size_t)cap);
-			if (!start || !dur || !wait) {
-				rc = PROF_E_NOMEM;
-				break;
-			}
-		}
-		for (int i = 0; i < col->ncalls; i++) {
-			const struct nccl_call *k = &j->calls.v[col->calls[i]];
-
-			start[i] = k->start_ns;
-			dur[i] = k->end_ns - k->start_ns;
-		}
-		last = job_judge__waits(start, dur, col->ncalls, wait);
-		j->last_call[c] = col->calls[last];
 		for (int i = 0; i < col->ncalls; i++)
-			j->wait_ns[col->calls[i]] = wait[i];
+			j->in_window[c] &= in_window(j, &j->calls.v[col->calls[i]]);
 	}
-	free(start);
-	free(dur);
-	free(wait);
-	return rc;
+	return nccl_collectives__waits(&j->calls, &j->cols, j->wait_ns, j->last_call);
 }
 
 static bool same_host(const struct sum_ranks *r)
@@ -346,6 +307,8 @@ static bool same_host(const struct sum_ranks *r)
 
 		if (p->rank < 0 || !p->selected)
 			continue;
+		if (r->several_hosts && !p->host)
+			return false;
 		if (any && (!p->host) != (!first))
 			return false;
 		if (any && p->host && strcmp(p->host, first))
@@ -466,6 +429,85 @@ void diag_job__amounts(const struct diag_job *j, const bool *on, const double *v
 		if (on[i])
 			len += (size_t)snprintf(buf + len, cap - len, "%srank %d %s", len ? ", " : "",
 						j->times.v[i].rank, amount(b, sizeof b, v[i], unit));
+}
+
+/* ---- a rank's work over a span ------------------------------------------------ */
+
+int diag_job__load_union(struct prof_store *s, const char *sql, int64_t lo, int64_t hi, int64_t pid,
+			 struct diag_intervals *u, struct diag_rank_work *starts, struct prof_error *err)
+{
+	struct prof_cursor *c;
+	char *copy = strdup(sql);
+	int rc;
+
+	if (!copy)
+		return nomem(err);
+	rc = range_cursor__open(s, copy, lo, hi, &pid, &c, err);
+	if (rc)
+		return rc;
+	while ((rc = prof_cursor__next(c, err)) == 1) {
+		int64_t a = prof_cursor__int64(c, 0), b = prof_cursor__int64(c, 1);
+
+		if (b < a)
+			continue;
+		if (diag_intervals__merge(u, a, b) ||
+		    (starts && array__grow((void **)&starts->kernel_starts, &starts->cap_kernels,
+					   starts->nkernels + 1, sizeof *starts->kernel_starts))) {
+			rc = nomem(err);
+			break;
+		}
+		if (starts)
+			starts->kernel_starts[starts->nkernels++] = a;
+	}
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
+}
+
+int diag_job__load_work(struct diag_context *ctx, struct diag_rank_work *w, int64_t lo, int64_t hi,
+			bool with_api, struct prof_error *err)
+{
+	static const char kernels[] = "SELECT k.start, k.end FROM " PROF_T_KERNEL " k WHERE k.globalPid = ?3"
+				      " AND k.end > ?1 AND k.start < ?2 AND " DIAG_JOB_NOT_NCCL;
+	static const char copies[] = "SELECT start, end FROM " PROF_T_MEMCPY " WHERE globalPid = ?3"
+				     " AND end > ?1 AND start < ?2";
+	static const char memsets[] = "SELECT start, end FROM " PROF_T_MEMSET " WHERE globalPid = ?3"
+				      " AND end > ?1 AND start < ?2";
+	char sql[2048] = "", busy[3072];
+	int rc = 0;
+
+	w->loaded = true;
+	if (ctx->has_kernel) {
+		snprintf(busy, sizeof busy, "%s ORDER BY k.start", kernels);
+		rc = diag_job__load_union(ctx->store, busy, lo, hi, w->pid, &w->compute, w, err);
+	}
+	if (ctx->has_memcpy)
+		strcat(sql, copies);
+	if (ctx->has_memset)
+		strcat(strcat(sql, sql[0] ? " UNION ALL " : ""), memsets);
+	if (rc == 0 && sql[0]) {
+		char ordered[sizeof sql + 16];
+
+		snprintf(ordered, sizeof ordered, "%s ORDER BY 1", sql);
+		rc = diag_job__load_union(ctx->store, ordered, lo, hi, w->pid, &w->copies, NULL, err);
+	}
+	snprintf(busy, sizeof busy, "SELECT * FROM (%s%s%s) ORDER BY 1", ctx->has_kernel ? kernels : "",
+		 ctx->has_kernel && sql[0] ? " UNION ALL " : "", sql);
+	if (rc == 0 && (ctx->has_kernel || sql[0]))
+		rc = diag_job__load_union(ctx->store, busy, lo, hi, w->pid, &w->busy, NULL, err);
+	if (rc == 0 && with_api && ctx->has_api_calls)
+		rc = diag_job__load_union(ctx->store, "SELECT start, end FROM " DIAG_API_CALLS
+				" WHERE (globalTid >> 24) << 24 = ?3 AND end > ?1 AND start < ?2 ORDER BY start",
+				lo, hi, w->pid, &w->api, NULL, err);
+	return rc;
+}
+
+void diag_rank_work__exit(struct diag_rank_work *w)
+{
+	diag_intervals__exit(&w->compute);
+	diag_intervals__exit(&w->copies);
+	diag_intervals__exit(&w->busy);
+	diag_intervals__exit(&w->api);
+	free(w->kernel_starts);
 }
 
 /* ---- the job ------------------------------------------------------------ */

@@ -48,6 +48,30 @@ int diag_job__set_ranks(struct diag_finding *f, const struct diag_job *j, const 
 void diag_job__amounts(const struct diag_job *j, const bool *on, const double *v, enum diag_job_unit unit,
 		       char *buf, size_t cap);
 
+/* A rank's GPU work and host calls over a span, as unions: the
+ * straggler's stretch before a collective (rules_ranks.c), the compute
+ * beside the exposed communication (rules_collectives.c). */
+struct diag_rank_work {
+	int64_t pid;
+	bool loaded;
+	struct diag_intervals compute;  /* kernels other than NCCL's */
+	struct diag_intervals copies;   /* copies and memsets */
+	struct diag_intervals busy;     /* both: rank_sum's Compute */
+	struct diag_intervals api;      /* its threads' CUDA calls (with_api) */
+	int64_t *kernel_starts;         /* of compute's kernels, in start order */
+	int nkernels, cap_kernels;
+};
+#define DIAG_JOB_NOT_NCCL "(" NCCL_KERNEL_SQL("k") ") IS NOT 1"
+/* w->pid's work over [lo, hi) into w (loaded set). */
+int diag_job__load_work(struct diag_context *ctx, struct diag_rank_work *w, int64_t lo, int64_t hi,
+			bool with_api, struct prof_error *err);
+void diag_rank_work__exit(struct diag_rank_work *w);
+/* The union of the (start, end) rows of sql (ordered by start; ?1, ?2 the
+ * span, ?3 the process); the starts into starts->kernel_starts when
+ * starts is not NULL. */
+int diag_job__load_union(struct prof_store *s, const char *sql, int64_t lo, int64_t hi, int64_t pid,
+			 struct diag_intervals *u, struct diag_rank_work *starts, struct prof_error *err);
+
 /* The rank_time of a process; NULL when it is no chosen rank. */
 const struct rank_time *diag_job__time_of(const struct diag_job *j, int64_t global_pid);
 /* The median of the ranks' median steps; -1 when no rank has steps. */

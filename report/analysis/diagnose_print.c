@@ -44,6 +44,10 @@ static void print_window_text(const struct diag_report *r, FILE *out)
 
 	fputs("perfkit diagnose: ", out);
 	prof_fputs_term(out, r->path);
+	if (r->chosen_label) {
+		fputs(", ", out);
+		prof_fputs_term(out, r->chosen_label);
+	}
 	fputc('\n', out);
 	if (r->nranks > 0) {
 		print_job_window_text(r, out);
@@ -255,6 +259,12 @@ int diag_report__print_json(const struct diag_report *r, FILE *out)
 
 	fputs("{\"file\":", out);
 	prof_fputs_json(out, r->path);
+	if (r->chosen) {
+		fputs(",\"chosen_ranks\":[", out);
+		for (int i = 0; i < r->nchosen; i++)
+			fprintf(out, "%s%d", i ? "," : "", r->chosen[i]);
+		fputc(']', out);
+	}
 	fprintf(out, ",\"window\":{\"source\":");
 	prof_fputs_json(out, w->source);
 	fprintf(out, ",\"iterations\":%d,\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64

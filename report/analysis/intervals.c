@@ -114,6 +114,18 @@ static int by_start(const void *pa, const void *pb)
 	return (a->start_ns > b->start_ns) - (a->start_ns < b->start_ns);
 }
 
+void diag_intervals__unite(struct diag_intervals *l)
+{
+	int n = 0;
+
+	if (l->n > 1)
+		qsort(l->v, (size_t)l->n, sizeof *l->v, by_start);
+	for (int i = 0; i < l->n; i++)
+		if (n == 0 || !extends(&l->v[n - 1], l->v[i].start_ns, l->v[i].end_ns))
+			l->v[n++] = l->v[i];
+	l->n = n;
+}
+
 int64_t diag_intervals__union_ns(struct diag_intervals *l, int64_t lo, int64_t hi)
 {
 	struct diag_interval cur = { 0, 0 };

@@ -2,6 +2,7 @@
 #include "job_judge.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "summary/query.h"
@@ -55,6 +56,55 @@ double job_judge__imbalance(const double *v, int n, int *hi, int *lo)
 		return 0;
 	}
 	return (v[*hi] - v[*lo]) / v[*hi];
+}
+
+static int config_cmp(const struct job_kernel *x, const struct job_kernel *y)
+{
+	if (x->name != y->name)
+		return x->name < y->name ? -1 : 1;
+	for (int d = 0; d < 3; d++) {
+		if (x->grid[d] != y->grid[d])
+			return x->grid[d] < y->grid[d] ? -1 : 1;
+		if (x->block[d] != y->block[d])
+			return x->block[d] < y->block[d] ? -1 : 1;
+	}
+	return 0;
+}
+
+/* By configuration, then time. */
+static int by_config(const void *a, const void *b)
+{
+	const struct job_kernel *x = a, *y = b;
+	int c = config_cmp(x, y);
+
+	return c ? c : (x->dur_ns > y->dur_ns) - (x->dur_ns < y->dur_ns);
+}
+
+int64_t job_judge__contention_ns(struct job_kernel *v, int n)
+{
+	int64_t sum = 0;
+
+	if (n > 1)
+		qsort(v, (size_t)n, sizeof *v, by_config);
+	for (int i = 0, end; i < n; i = end) {
+		int alone = 0, k = 0;
+		int64_t median = 0;
+
+		for (end = i; end < n && config_cmp(&v[i], &v[end]) == 0; end++)
+			alone += !v[end].beside_comm;
+		if (alone == 0)
+			continue;
+		/* the median by nearest rank of the times run alone, in time order */
+		for (int j = i, want = (alone + 1) / 2; j < end; j++)
+			if (!v[j].beside_comm && ++k == want) {
+				median = v[j].dur_ns;
+				break;
+			}
+		for (int j = i; j < end; j++)
+			if (v[j].beside_comm && v[j].dur_ns > median)
+				sum = sum_add_saturated(sum, v[j].dur_ns - median);
+	}
+	return sum;
 }
 
 enum job_cause job_judge__cause(const struct job_gap *s, const struct job_gap *w, double *extra_ns)

@@ -44,6 +44,25 @@ int job_judge__straggler(const struct job_lateness *v, int n, int64_t min_count,
  * (and -1, -1) when n < 2 or the largest is not above 0. */
 double job_judge__imbalance(const double *v, int n, int *hi, int *lo);
 
+/* One kernel of a rank: its launch configuration (the kernel's name and
+ * its grid and block), its time, and whether one of the rank's own NCCL
+ * kernels ran beside it. */
+struct job_kernel {
+	int64_t name;
+	int32_t grid[3], block[3];
+	int64_t dur_ns;
+	bool beside_comm;
+};
+
+/* What n kernels of one rank ran longer beside the rank's NCCL kernels
+ * than the same launch configuration without one beside it (its median
+ * time then): the sum over those beside of their time past that median;
+ * a configuration never run alone adds nothing. A rank that waits at a
+ * collective spins in its NCCL kernel, which holds SMs and memory
+ * bandwidth while its compute runs: the compute slows for the wait, which
+ * is no more work of the rank's own. Sorts v. */
+int64_t job_judge__contention_ns(struct job_kernel *v, int n);
+
 /* Where a rank's time from the end of its previous collective to its
  * arrival at the next went (averages over the late collectives). */
 struct job_gap {

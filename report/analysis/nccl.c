@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "gpu_work.h"
+#include "job_judge.h"
 #include "nccl.h"
 #include "prof/nvtx_payload.h"
 
@@ -623,4 +624,92 @@ void nccl_collectives__exit(struct nccl_collectives *cs)
 		free(cs->v[i].calls);
 	free(cs->v);
 	memset(cs, 0, sizeof *cs);
+}
+
+int nccl_collectives__waits(const struct nccl_calls *c, const struct nccl_collectives *cs, int64_t *wait_ns,
+			    int *last_call)
+{
+	int64_t *start = NULL, *dur = NULL, *wait = NULL;
+	int cap = 0, rc = 0;
+
+	for (int i = 0; i < c->n; i++)
+		wait_ns[i] = -1;
+	for (int k = 0; k < cs->n && rc == 0; k++) {
+		const struct nccl_collective *col = &cs->v[k];
+		bool usable = col->ncalls > 1;
+		int last;
+
+		last_call[k] = -1;
+		for (int i = 0; i < col->ncalls; i++)
+			usable &= c->v[col->calls[i]].end_ns >= c->v[col->calls[i]].start_ns;
+		if (!usable)
+			continue;
+		if (col->ncalls > cap) {
+			cap = col->ncalls;
+			free(start);
+			free(dur);
+			free(wait);
+			start = malloc(sizeof *start * (size_t)cap);
+			dur = malloc(sizeof *dur * (size_t)cap);
+			wait = malloc(sizeof *wait * (size_t)cap);
+			if (!start || !dur || !wait) {
+				rc = PROF_E_NOMEM;
+				break;
+			}
+		}
+		for (int i = 0; i < col->ncalls; i++) {
+			const struct nccl_call *x = &c->v[col->calls[i]];
+
+			start[i] = x->start_ns;
+			dur[i] = x->end_ns - x->start_ns;
+		}
+		last = job_judge__waits(start, dur, col->ncalls, wait);
+		last_call[k] = col->calls[last];
+		for (int i = 0; i < col->ncalls; i++)
+			wait_ns[col->calls[i]] = wait[i];
+	}
+	free(start);
+	free(dur);
+	free(wait);
+	return rc;
+}
+
+int64_t nccl_call__transfer_ns(const struct nccl_call *c, int64_t wait_ns)
+{
+	int64_t d = c->end_ns - c->start_ns, w = wait_ns > 0 ? wait_ns : 0;
+
+	return d > w ? d - w : 0;
+}
+
+void nccl_calls__why_no_size(struct prof_store *s, const struct nccl_calls *c, char *buf, size_t cap)
+{
+	int64_t no_payload = 0, nvtx = 0;
+	struct prof_cursor *cur;
+	size_t len = 0;
+
+	for (int i = 0; i < c->n; i++)
+		no_payload += c->v[i].bytes < 0 && c->v[i].call_start_ns >= 0;
+	buf[0] = 0;
+	if (no_payload > c->payloads_unreadable)
+		len += (size_t)snprintf(buf + len, cap - len, "their NCCL calls carry no NVTX payload (NCCL "
+					"before 2.23)");
+	if (c->payloads_unreadable > 0 && len < cap)
+		len += (size_t)snprintf(buf + len, cap - len, "%s%lld payloads did not decode", len ? "; " : "",
+					(long long)c->payloads_unreadable);
+	if (c->without_call == 0 || len >= cap) {
+		if (!buf[0])
+			snprintf(buf, cap, "their NCCL calls' payloads give none");
+		return;
+	}
+	if (prof_store__has_table(s, PROF_T_NVTX) &&
+	    prof_cursor__open(s, "SELECT EXISTS (SELECT 1 FROM " PROF_T_NVTX ")", &cur, NULL) == 0) {
+		if (prof_cursor__next(cur, NULL) == 1)
+			nvtx = prof_cursor__int64(cur, 0);
+		prof_cursor__close(cur);
+	}
+	snprintf(buf + len, cap - len, "%s%s", len ? "; " : "",
+		 nvtx ? "no NVTX range of domain NCCL was open at their launch (NCCL's NVTX annotations "
+			"off: NCCL_NVTX_DISABLE=1, or an NCCL without them)"
+		      : "the capture holds no NVTX events: NVTX was not traced (`perfkit run --trace` "
+			"without nvtx)");
 }

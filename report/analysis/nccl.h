@@ -150,5 +150,25 @@ struct nccl_collectives {
 int nccl_collectives__match(const struct nccl_calls *c, struct nccl_collectives *out,
 			    struct prof_error *err);
 void nccl_collectives__exit(struct nccl_collectives *cs);
+/* Each call's wait for the last rank of its collective (job_judge__waits)
+ * into wait_ns (c->n of them; -1 where its collective has one call, or a
+ * call with a bad span), and each collective's last arrival into
+ * last_call (cs->n; -1: none). 0, or PROF_E_NOMEM. */
+int nccl_collectives__waits(const struct nccl_calls *c, const struct nccl_collectives *cs, int64_t *wait_ns,
+			    int *last_call);
+
+/* A call's transfer time: its kernel's, less what it waited (wait_ns, as
+ * nccl_collectives__waits gives it; below 0: unknown, nothing taken). */
+int64_t nccl_call__transfer_ns(const struct nccl_call *c, int64_t wait_ns);
+
+/* Why kernels of c have no message size, as one clause ("their NCCL
+ * calls carry no NVTX payload (NCCL before 2.23)"; the capture holds no
+ * NVTX events ...), into buf. */
+void nccl_calls__why_no_size(struct prof_store *s, const struct nccl_calls *c, char *buf, size_t cap);
+
+/* What nccl_sum and collective_bandwidth say without a measured link. */
+#define NCCL_NO_LINK                                                                            \
+	"the capture holds no measured link bandwidth (PERFKIT_PEAKS p2p_bytes_per_s): run "      \
+	"`perfkit peaks` on a machine with several GPUs and `perfkit peaks --store FILE`"
 
 #endif

@@ -75,6 +75,8 @@ struct nccl_group {
 	enum nccl_kind kind;
 	int bucket, rank;
 	int64_t calls, bytes, time_ns;
+	int64_t wait_ns, transfer_ns;  /* of the calls whose wait is known */
+	int64_t waits_known;           /* calls matched into a collective of several ranks */
 	int comm_ranks;
 	bool bytes_known;
 	int64_t *dur;
@@ -129,8 +131,11 @@ static int group_rows(struct rpt_sink *sink, struct nccl_group *g, int ng, int w
 		double algbw = x->bytes_known && x->time_ns > 0 ? (double)x->bytes / (double)x->time_ns : -1;
 		double factor = nccl_busbw_factor(x->kind, n);
 		double busbw = algbw >= 0 && factor > 0 ? algbw * factor : -1;
+		/* without the waiting, over the calls whose wait is known, all of them */
+		bool xfer = x->bytes_known && factor > 0 && x->waits_known == x->calls && x->transfer_ns > 0;
+		double xfer_busbw = xfer ? (double)x->bytes / (double)x->transfer_ns * factor : -1;
 		char algo[32];
-		struct rpt_cell row[14];
+		struct rpt_cell row[16];
 		int64_t med = rank_time__percentile(x->dur, x->ndur, 50);
 		int64_t p95 = rank_time__percentile(x->dur, x->ndur, 95);
 
@@ -146,11 +151,13 @@ static int group_rows(struct rpt_sink *sink, struct nccl_group *g, int ng, int w
 		row[6] = known_cell(p95);
 		row[7] = algbw >= 0 ? real_cell(algbw) : null_cell();
 		row[8] = busbw >= 0 ? real_cell(busbw) : null_cell();
-		row[9] = link > 0 ? real_cell(link) : null_cell();
-		row[10] = link > 0 && busbw >= 0 ? real_cell(100.0 * busbw / link) : null_cell();
-		row[11] = n > 0 ? int_cell(n) : null_cell();
-		row[12] = text_cell(algo[0] ? algo : NULL);
-		row[13] = text_cell(x->first->name.dtype[0] ? x->first->name.dtype : NULL);
+		row[9] = x->waits_known == x->calls ? int_cell(x->wait_ns) : null_cell();
+		row[10] = xfer_busbw >= 0 ? real_cell(xfer_busbw) : null_cell();
+		row[11] = link > 0 ? real_cell(link) : null_cell();
+		row[12] = link > 0 && busbw >= 0 ? real_cell(100.0 * busbw / link) : null_cell();
+		row[13] = n > 0 ? int_cell(n) : null_cell();
+		row[14] = text_cell(algo[0] ? algo : NULL);
+		row[15] = text_cell(x->first->name.dtype[0] ? x->first->name.dtype : NULL);
 		rc = sink->row(sink, row);
 	}
 	return rc;
@@ -158,28 +165,43 @@ static int group_rows(struct rpt_sink *sink, struct nccl_group *g, int ng, int w
 
 int summary__nccl_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)
 {
-	static const struct rpt_column cols[] = {
+	static const struct rpt_column columns[] = {
 		{ "Kind", RPT_TEXT, 0 },            { "Message Size", RPT_TEXT, 0 },
 		{ "Rank", RPT_INT, 0 },             { "Calls", RPT_INT, 0 },
 		{ "Bytes", RPT_INT, 0 },            { "Med (ns)", RPT_INT, 0 },
 		{ "P95 (ns)", RPT_INT, 0 },         { "Alg BW (GB/s)", RPT_REAL, 2 },
-		{ "Bus BW (GB/s)", RPT_REAL, 2 },   { "Link BW (GB/s)", RPT_REAL, 1 },
+		{ "Bus BW (GB/s)", RPT_REAL, 2 },   { "Wait (ns)", RPT_INT, 0 },
+		{ "Xfer Bus BW (GB/s)", RPT_REAL, 2 }, { "Link BW (GB/s)", RPT_REAL, 1 },
 		{ "Bus/Link (%)", RPT_PERCENT, 1 }, { "Ranks", RPT_INT, 0 },
-		{ "Algorithm", RPT_TEXT, 0 },       { "Type", RPT_TEXT, 0 },
+		{ "Kernel Variant", RPT_TEXT, 0 },  { "Type", RPT_TEXT, 0 },
 	};
 	struct sum_ranks ranks;
 	struct nccl_calls c = { 0 };
+	struct nccl_collectives cols = { 0 };
 	struct nccl_group *g = NULL;
+	int64_t *wait = NULL;
+	int *last = NULL;
 	int ng = 0, cap = 0, rc;
-	int64_t left_out = 0, unknown = 0;
+	int64_t left_out = 0, unknown = 0, waits_known = 0;
 	double link;
 
 	rc = sum_ranks__load(s, &ranks, err);
 	if (rc)
 		return rc;
 	rc = nccl_calls__load(s, &ranks, &c, err);
+	if (rc == 0)
+		rc = nccl_collectives__match(&c, &cols, err);
 	if (rc)
 		goto out;
+	/* each call's wait for the last rank of its collective: kernel times
+	 * include it, and a rank that arrives early shows a bandwidth that is
+	 * its waiting's, not the link's */
+	wait = malloc(sizeof *wait * (size_t)(c.n ? c.n : 1));
+	last = malloc(sizeof *last * (size_t)(cols.n ? cols.n : 1));
+	if (!wait || !last || nccl_collectives__waits(&c, &cols, wait, last)) {
+		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		goto out;
+	}
 	for (int i = 0; i < c.n; i++) {
 		const struct nccl_call *k = &c.v[i];
 		struct nccl_group *x;
@@ -196,6 +218,12 @@ int summary__nccl_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_e
 		x->dur[x->ndur++] = k->end_ns - k->start_ns;
 		x->calls++;
 		x->time_ns = sum_add_saturated(x->time_ns, k->end_ns - k->start_ns);
+		if (wait[i] >= 0) {
+			waits_known++;
+			x->waits_known++;
+			x->wait_ns = sum_add_saturated(x->wait_ns, wait[i]);
+			x->transfer_ns = sum_add_saturated(x->transfer_ns, nccl_call__transfer_ns(k, wait[i]));
+		}
 		if (k->bytes >= 0)
 			x->bytes = sum_add_saturated(x->bytes, k->bytes);
 		else
@@ -206,17 +234,31 @@ int summary__nccl_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_e
 	if (ng > 1)
 		qsort(g, (size_t)ng, sizeof *g, by_group);
 	link = nccl_link_bytes_per_ns(s);
-	rc = sink->begin(sink, "nccl_sum", "NCCL Collectives by Kind and Message Size", cols, 14);
+	rc = sink->begin(sink, "nccl_sum", "NCCL Collectives by Kind and Message Size", columns, 16);
 	if (rc >= 0)
 		rc = group_rows(sink, g, ng, ranks.nranks, link);
 	if (rc >= 0) {
-		char text[320];
+		char text[700], why[400];
 		struct rpt_note note = { "sizes_unknown", unknown, text };
 
+		nccl_calls__why_no_size(s, &c, why, sizeof why);
 		snprintf(text, sizeof text,
-			 "%lld NCCL kernels without a message size: no NCCL payload was captured for "
-			 "their calls (NCCL before 2.23, or NVTX not traced); kind, datatype, algorithm "
-			 "and protocol come from their kernel names", (long long)unknown);
+			 "%lld NCCL kernels without a message size: %s; kind, datatype and the kernel's "
+			 "variant come from their kernel names", (long long)unknown, why);
+		rc = rpt_sink__note(sink, &note);
+	}
+	if (rc >= 0) {
+		struct rpt_note note = { "waits_unknown", c.n - left_out - waits_known,
+					 "Wait and Xfer Bus BW are empty for groups with calls whose collective "
+					 "has no other rank here (--rank chose one rank of it, or the capture "
+					 "holds one)" };
+
+		rc = rpt_sink__note(sink, &note);
+	}
+	if (rc >= 0) {
+		struct rpt_note note = { "link_unmeasured", ng > 0 && link <= 0 ? ng : 0,
+					 "Link BW and Bus/Link are empty: " NCCL_NO_LINK };
+
 		rc = rpt_sink__note(sink, &note);
 	}
 	if (rc >= 0) {
@@ -239,6 +281,9 @@ out:
 	for (int i = 0; i < ng; i++)
 		free(g[i].dur);
 	free(g);
+	free(wait);
+	free(last);
+	nccl_collectives__exit(&cols);
 	nccl_calls__exit(&c);
 	sum_ranks__exit(&ranks);
 	return rc < 0 ? rc : 0;

@@ -10,31 +10,228 @@
 #include "diagnose_job.h"
 #include "job_judge.h"
 
-#define NO_SIZES                                                                                  \
-	"no message sizes: NCCL's NVTX payloads were not captured (NCCL before 2.23, or NVTX not " \
-	"traced)"
-
 static int nomem(struct prof_error *err)
 {
 	return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 }
 
+/* A rule that needs message sizes, where no call has one. */
+static int skip_no_sizes(struct diag_context *ctx, const char *rule, struct prof_error *err)
+{
+	char why[400];
+
+	nccl_calls__why_no_size(ctx->store, &ctx->job->calls, why, sizeof why);
+	return diag__skip(ctx, rule, "no message sizes: %s", why) ? nomem(err) : 0;
+}
+
 /* ---- exposed communication -------------------------------------------------- */
 
+/* A call's transfer time: its kernel's, less what it waited. */
+static int64_t transfer_ns(const struct diag_job *j, int k)
+{
+	return nccl_call__transfer_ns(&j->calls.v[k], j->wait_ns[k]);
+}
+
+static bool call_in_window(const struct diag_job *j, const struct nccl_call *k)
+{
+	const struct rank_time *t = diag_job__time_of(j, k->global_pid);
+
+	return t && k->end_ns >= k->start_ns && k->start_ns >= t->w.start_ns && k->start_ns < t->w.end_ns;
+}
+
+/* Where one rank's exposed communication went: waiting for later ranks at
+ * the collectives, or the transfers. */
+struct exposed_split {
+	int64_t waited_ns;          /* its calls' waits in its window, in all */
+	int64_t waited_exposed_ns;  /* of them, with no compute beside them */
+	int64_t transfer_ns;        /* the exposed rest: the transfers */
+	int waited_for;             /* the rank index it waited for most; -1: none */
+};
+
+/* A rank waits at the start of its NCCL kernel (job_judge__waits): its
+ * calls' [start, start + wait) in its window, united, less the compute
+ * beside them, is the waiting part of its exposed communication. */
+static int split_exposed(struct diag_context *ctx, int ri, int64_t *by_rank, struct exposed_split *x,
+			 struct prof_error *err)
+{
+	const struct diag_job *j = ctx->job;
+	const struct rank_time *t = &j->times.v[ri];
+	struct diag_rank_work w = { .pid = t->global_pid };
+	struct diag_intervals waits = { 0 };
+	int rc = 0;
+
+	memset(by_rank, 0, sizeof *by_rank * (size_t)j->times.n);
+	x->waited_for = -1;
+	for (int c = 0; c < j->cols.n && rc == 0; c++) {
+		const struct nccl_collective *col = &j->cols.v[c];
+		int last = j->last_call[c], li;
+
+		if (last < 0)
+			continue;
+		li = diag_job__rank_index(j, j->calls.v[last].global_pid);
+		for (int i = 0; i < col->ncalls; i++) {
+			const struct nccl_call *k = &j->calls.v[col->calls[i]];
+			int64_t wait = j->wait_ns[col->calls[i]], end;
+
+			if (k->global_pid != t->global_pid || wait <= 0 || !call_in_window(j, k))
+				continue;
+			end = k->start_ns + wait < t->w.end_ns ? k->start_ns + wait : t->w.end_ns;
+			x->waited_ns = sum_add_saturated(x->waited_ns, wait);
+			if (li >= 0)
+				by_rank[li] = sum_add_saturated(by_rank[li], wait);
+			if (diag_intervals__push(&waits, k->start_ns, end))
+				rc = nomem(err);
+		}
+	}
+	if (rc == 0 && waits.n > 0)
+		rc = diag_job__load_work(ctx, &w, t->w.start_ns, t->w.end_ns, false, err);
+	if (rc == 0) {
+		diag_intervals__unite(&waits);
+		x->waited_exposed_ns =
+			diag_intervals__length(&waits) - diag_intervals__overlap_ns(&waits, &w.busy);
+		if (x->waited_exposed_ns > t->exposed_ns)
+			x->waited_exposed_ns = t->exposed_ns;
+		if (x->waited_exposed_ns < 0)
+			x->waited_exposed_ns = 0;
+		x->transfer_ns = t->exposed_ns - x->waited_exposed_ns;
+		for (int i = 0; i < j->times.n; i++)
+			if (by_rank[i] > 0 && (x->waited_for < 0 || by_rank[i] > by_rank[x->waited_for]))
+				x->waited_for = i;
+	}
+	diag_intervals__exit(&waits);
+	diag_rank_work__exit(&w);
+	return rc;
+}
+
+static bool mostly_waiting(const struct rank_time *t, const struct exposed_split *x)
+{
+	return x->waited_exposed_ns > 0 && x->waited_exposed_ns >= t->exposed_ns / 2 + t->exposed_ns % 2;
+}
+
+/* The findings already made about rank (the straggler, its own findings
+ * that the rank waiting for it does not have) as "straggler, cpu_bound
+ * and launch_bound on rank 1", else where to look. */
+static void findings_on(const struct diag_report *r, int rank, int not_rank, char *buf, size_t cap)
+{
+	const char *ids[6];
+	int n = 0;
+
+	for (int i = 0; i < r->nfindings && n < 6; i++) {
+		const struct diag_finding *f = &r->findings[i];
+		bool on = false, other = false;
+
+		for (int k = 0; k < f->nranks; k++) {
+			on |= f->ranks[k].rank == rank;
+			other |= f->ranks[k].rank == not_rank;
+		}
+		if (on && !other)
+			ids[n++] = f->rule_id;
+	}
+	if (n == 0) {
+		snprintf(buf, cap, "`perfkit diagnose --rank=%d`", rank);
+		return;
+	}
+	buf[0] = 0;
+	for (int i = 0; i < n; i++) {
+		size_t len = strlen(buf);
+
+		snprintf(buf + len, cap - len, "%s%s", i == 0 ? "" : i == n - 1 ? " and " : ", ", ids[i]);
+	}
+	snprintf(buf + strlen(buf), cap - strlen(buf), " on rank %d", rank);
+}
+
+/* What to change about the exposed transfers. */
+static const char *transfer_change(bool hide)
+{
+	return hide ? "overlap them with compute: start each piece of communication as soon as its data "
+		      "is ready (gradients in buckets, reduced while the backward pass goes on), on a "
+		      "stream of its own, so that compute kernels run while NCCL transfers."
+		    : "they outlast the compute they could hide under: move fewer bytes (16-bit gradients, "
+		      "compression), communicate less often (accumulate gradients over several "
+		      "micro-batches before one all-reduce), give each rank more compute per step (a "
+		      "larger batch), and check the link (collective_bandwidth, `perfkit report "
+		      "--report=nccl_sum`).";
+}
+
+static const char *transfer_pytorch(bool hide)
+{
+	return hide ? "In PyTorch: DistributedDataParallel all-reduces each gradient bucket while the "
+		      "backward pass goes on: tune bucket_cap_mb (default 25; smaller buckets start "
+		      "communicating earlier, larger ones cost fewer calls), keep "
+		      "gradient_as_bucket_view=True, and with FSDP use backward_prefetch and "
+		      "forward_prefetch."
+		    : "In PyTorch: ddp.register_comm_hook(None, "
+		      "torch.distributed.algorithms.ddp_comm_hooks.default_hooks.bf16_compress_hook) halves "
+		      "the bytes of DistributedDataParallel's all-reduces; run accumulation micro-steps "
+		      "inside ddp.no_sync(); bucket_cap_mb sets how gradients are grouped for overlap.";
+}
+
+/* The ranks (on) whose exposed communication is mostly waiting, each as
+ * a sentence into buf ("Rank 0 waits at the collectives for rank 1: 3.109
+ * ms per step (44% of its median step), ..."); the one that waits most
+ * per step (-1: none), and in *dominant whether the waiting is at least
+ * half the exposed communication of the ranks on together. */
+static int describe_waiting(const struct diag_context *ctx, const bool *on, const struct exposed_split *x,
+			    char *buf, size_t cap, bool *dominant)
+{
+	const struct diag_job *j = ctx->job;
+	int64_t exposed = 0, waited = 0;
+	int most = -1;
+	double most_ns = 0;
+	size_t len = 0;
+	char b[2][32];
+
+	buf[0] = 0;
+	for (int i = 0; i < j->times.n; i++) {
+		const struct rank_time *t = &j->times.v[i];
+		double per_step = (double)x[i].waited_ns / diag_job__steps(t);
+
+		if (!on[i])
+			continue;
+		exposed = sum_add_saturated(exposed, t->exposed_ns);
+		waited = sum_add_saturated(waited, x[i].waited_exposed_ns);
+		if (!mostly_waiting(t, &x[i]) || x[i].waited_for < 0)
+			continue;
+		if (most < 0 || per_step > most_ns)
+			most = i, most_ns = per_step;
+		if (len < cap)
+			len += (size_t)snprintf(
+				buf + len, cap - len,
+				" Rank %d waits at the collectives for rank %d: %s per step (%.0f%% of its median "
+				"step), %s of it with no compute beside it.",
+				t->rank, j->times.v[x[i].waited_for].rank, diag__ns(b[0], 32, (int64_t)per_step),
+				t->step_med_ns > 0 ? 100.0 * per_step / (double)t->step_med_ns
+						   : 100.0 * diag_job__share(t, x[i].waited_ns),
+				diag__ns(b[1], 32, (int64_t)((double)x[i].waited_exposed_ns / diag_job__steps(t))));
+	}
+	*dominant = most >= 0 && waited >= exposed / 2 + exposed % 2;
+	return most;
+}
+
+/* Communication with no compute beside it, split into the waiting for
+ * later ranks (the straggler's time, which no change to the communication
+ * recovers) and the transfers, which the finding's time is. */
 static int rule_exposed(struct diag_context *ctx, struct prof_error *err)
 {
 	const struct diag_job *j = ctx->job;
 	int n = j->times.n, rep = -1, rc = 0;
 	bool *on = calloc((size_t)(n ? n : 1), sizeof *on), hide;
 	double *share = calloc((size_t)(n ? n : 1), sizeof *share);
-	int64_t *ns = calloc((size_t)(n ? n : 1), sizeof *ns), *waited = calloc((size_t)(n ? n : 1), sizeof *waited);
+	double *part = calloc((size_t)(n ? n : 1), sizeof *part);
+	int64_t *ns = calloc((size_t)(n ? n : 1), sizeof *ns);
+	int64_t *by_rank = calloc((size_t)(n ? n : 1), sizeof *by_rank);
+	struct exposed_split *x = calloc((size_t)(n ? n : 1), sizeof *x);
 	double min_share = diag__get(ctx, "exposed_comm.min_share");
-	char list[1024], b[6][32];
+	char list[1024], waited_list[1024], transfer_list[1024], waiters[2048] = "", see[256], b[7][32];
+	char wait_change[512] = "", *change = NULL;
+	const char *pytorch;
 	const struct rank_time *t;
 	struct diag_finding *f;
+	bool dominant;
 	double steps;
+	int waiter;
 
-	if (!on || !share || !ns || !waited) {
+	if (!on || !share || !part || !ns || !by_rank || !x) {
 		rc = nomem(err);
 		goto out;
 	}
@@ -44,91 +241,87 @@ static int rule_exposed(struct diag_context *ctx, struct prof_error *err)
 	}
 	for (int i = 0; i < n; i++) {
 		share[i] = diag_job__share(&j->times.v[i], j->times.v[i].exposed_ns);
-		ns[i] = j->times.v[i].exposed_ns;
-		on[i] = share[i] >= min_share && ns[i] > 0;
-		if (on[i] && (rep < 0 || share[i] > share[rep]))
+		on[i] = share[i] >= min_share && j->times.v[i].exposed_ns > 0;
+	}
+	for (int i = 0; i < n && rc == 0; i++)
+		if (on[i])
+			rc = split_exposed(ctx, i, by_rank, &x[i], err);
+	if (rc)
+		goto out;
+	/* the rank whose exposed transfers take the largest share of its window */
+	for (int i = 0; i < n; i++) {
+		ns[i] = x[i].transfer_ns;
+		if (on[i] && (rep < 0 || diag_job__share(&j->times.v[i], ns[i]) >
+						 diag_job__share(&j->times.v[rep], ns[rep])))
 			rep = i;
 	}
 	if (rep < 0)
 		goto out;
-	/* the time each rank's calls waited for a later rank, in its window */
-	for (int c = 0; c < j->cols.n; c++) {
-		const struct nccl_collective *col = &j->cols.v[c];
-
-		for (int i = 0; j->in_window[c] && i < col->ncalls; i++) {
-			int k = col->calls[i], ri = diag_job__rank_index(j, j->calls.v[k].global_pid);
-
-			if (ri >= 0 && j->wait_ns[k] > 0)
-				waited[ri] = sum_add_saturated(waited[ri], j->wait_ns[k]);
-		}
-	}
 	diag_job__amounts(j, on, share, DIAG_JOB_SHARE, list, sizeof list);
+	for (int i = 0; i < n; i++)
+		part[i] = on[i] ? diag_job__share(&j->times.v[i], x[i].waited_exposed_ns) : 0;
+	diag_job__amounts(j, on, part, DIAG_JOB_SHARE, waited_list, sizeof waited_list);
+	for (int i = 0; i < n; i++)
+		part[i] = on[i] ? diag_job__share(&j->times.v[i], x[i].transfer_ns) : 0;
+	diag_job__amounts(j, on, part, DIAG_JOB_SHARE, transfer_list, sizeof transfer_list);
 	t = &j->times.v[rep];
 	steps = diag_job__steps(t);
-	hide = job_judge__overlap_can_hide(t->exposed_ns, t->compute_ns, t->hidden_ns);
+	hide = job_judge__overlap_can_hide(x[rep].transfer_ns, t->compute_ns, t->hidden_ns);
+	waiter = describe_waiting(ctx, on, x, waiters, sizeof waiters, &dominant);
+	if (waiter >= 0) {
+		int w = j->times.v[x[waiter].waited_for].rank;
+
+		findings_on(ctx->report, w, j->times.v[waiter].rank, see, sizeof see);
+		snprintf(wait_change, sizeof wait_change,
+			 "waiting for later ranks at the collectives (the most, rank %d's for rank %d), which "
+			 "no change to the communication recovers: shorten what rank %d does before them "
+			 "(see %s).", j->times.v[waiter].rank, w, w, see);
+	}
+	if (dominant && x[rep].transfer_ns == 0)
+		change = diag__fmt("The exposed communication is %s", wait_change);
+	else if (dominant)
+		change = diag__fmt("Most of the exposed communication is %s The rest on rank %d, %s per step, "
+				   "is the transfers; %s", wait_change, t->rank,
+				   diag__ns(b[0], 32, (int64_t)(x[rep].transfer_ns / steps)), transfer_change(hide));
+	else
+		change = diag__fmt("The exposed communication is mostly the transfers; %s%s%s",
+				   transfer_change(hide), waiter >= 0 ? " Part of it is " : "",
+				   waiter >= 0 ? wait_change : "");
+	pytorch = dominant && x[rep].transfer_ns == 0 ? NULL : transfer_pytorch(hide);
 	f = diag__add(
-		ctx, "exposed_communication", "Communication not overlapped with compute", share[rep],
-		t->exposed_ns, DIAG_HIGH,
+		ctx, "exposed_communication", "Communication not overlapped with compute",
+		diag_job__share(t, x[rep].transfer_ns), x[rep].transfer_ns, DIAG_HIGH,
 		diag__fmt("NCCL's kernels run with no compute beside them for this share of each rank's "
-			  "window: %s. On rank %d, per step: communication %s, %s of it under compute; "
-			  "compute (kernels, copies, memsets) %s, %s of it with no communication beside it%s; "
-			  "of the communication, %s is waiting for later ranks at the collectives, the rest "
-			  "the transfers.",
-			  list, t->rank, diag__ns(b[0], 32, (int64_t)(t->comm_ns / steps)),
+			  "window: %s; of it, waiting for later ranks at the collectives: %s; the transfers: %s. "
+			  "On rank %d, per step: communication %s, %s of it under compute, %s exposed: %s "
+			  "waiting for later ranks, %s the transfers; compute (kernels, copies, memsets) %s, %s "
+			  "of it with no communication beside it%s.%s",
+			  list, waited_list, transfer_list, t->rank,
+			  diag__ns(b[0], 32, (int64_t)(t->comm_ns / steps)),
 			  diag__ns(b[1], 32, (int64_t)(t->hidden_ns / steps)),
-			  diag__ns(b[2], 32, (int64_t)(t->compute_ns / steps)),
-			  diag__ns(b[3], 32, (int64_t)((t->compute_ns - t->hidden_ns) / steps)),
-			  hide ? ": overlap can hide the exposed communication under it"
-			       : ", less than half the exposed communication: overlap cannot hide most of it",
-			  diag__ns(b[4], 32, (int64_t)(waited[rep] / steps))),
-		hide ? diag__with_pytorch(ctx,
-			       diag__fmt("Overlap communication with compute: start each piece of "
-					 "communication as soon as its data is ready (gradients in buckets, "
-					 "reduced while the backward pass goes on), on a stream of its own, so "
-					 "that compute kernels run while NCCL transfers."),
-			       "In PyTorch: DistributedDataParallel all-reduces each gradient bucket "
-			       "while the backward pass goes on: tune bucket_cap_mb (default 25; smaller "
-			       "buckets start communicating earlier, larger ones cost fewer calls), keep "
-			       "gradient_as_bucket_view=True, and with FSDP use backward_prefetch and "
-			       "forward_prefetch.")
-		     : diag__with_pytorch(ctx,
-			       diag__fmt("Communication outlasts the compute it could hide under: move "
-					 "fewer bytes (16-bit gradients, compression), communicate less often "
-					 "(accumulate gradients over several micro-batches before one "
-					 "all-reduce), give each rank more compute per step (a larger batch), "
-					 "and check the link (collective_bandwidth, `perfkit report "
-					 "--report=nccl_sum`)."),
-			       "In PyTorch: ddp.register_comm_hook(None, "
-			       "torch.distributed.algorithms.ddp_comm_hooks.default_hooks.bf16_compress_hook) "
-			       "halves the bytes of DistributedDataParallel's all-reduces; run accumulation "
-			       "micro-steps inside ddp.no_sync(); bucket_cap_mb sets how gradients are "
-			       "grouped for overlap."));
+			  diag__ns(b[2], 32, (int64_t)(t->exposed_ns / steps)),
+			  diag__ns(b[3], 32, (int64_t)(x[rep].waited_exposed_ns / steps)),
+			  diag__ns(b[4], 32, (int64_t)(x[rep].transfer_ns / steps)),
+			  diag__ns(b[5], 32, (int64_t)(t->compute_ns / steps)),
+			  diag__ns(b[6], 32, (int64_t)((t->compute_ns - t->hidden_ns) / steps)),
+			  hide ? ": overlap can hide the exposed transfers under it"
+			       : ", less than half the exposed transfers: overlap cannot hide most of them",
+			  waiters),
+		diag__with_pytorch(ctx, change, pytorch));
+	change = NULL;
 	rc = diag_job__set_ranks(f, j, on, ns, t->rank) ? nomem(err) : 0;
 out:
+	free(change);
 	free(on);
 	free(share);
+	free(part);
 	free(ns);
-	free(waited);
+	free(by_rank);
+	free(x);
 	return rc;
 }
 
 /* ---- small collectives -------------------------------------------------------- */
-
-/* A call's transfer time: its kernel's, less what it waited. */
-static int64_t transfer_ns(const struct diag_job *j, int k)
-{
-	const struct nccl_call *c = &j->calls.v[k];
-	int64_t d = c->end_ns - c->start_ns, w = j->wait_ns[k] > 0 ? j->wait_ns[k] : 0;
-
-	return d > w ? d - w : 0;
-}
-
-static bool call_in_window(const struct diag_job *j, const struct nccl_call *k)
-{
-	const struct rank_time *t = diag_job__time_of(j, k->global_pid);
-
-	return t && k->end_ns >= k->start_ns && k->start_ns >= t->w.start_ns && k->start_ns < t->w.end_ns;
-}
 
 static int rule_small(struct diag_context *ctx, struct prof_error *err)
 {
@@ -166,7 +359,7 @@ static int rule_small(struct diag_context *ctx, struct prof_error *err)
 		bytes[ri] = sum_add_saturated(bytes[ri], c->bytes);
 	}
 	if (sized == 0) {
-		rc = diag__skip(ctx, "small_collectives", NO_SIZES) ? nomem(err) : 0;
+		rc = skip_no_sizes(ctx, "small_collectives", err);
 		goto out;
 	}
 	for (int i = 0; i < n; i++) {
@@ -270,9 +463,8 @@ static int rule_bandwidth(struct diag_context *ctx, struct prof_error *err)
 		goto out;
 	}
 	if (link <= 0) {
-		rc = diag__skip(ctx, "collective_bandwidth", "the capture holds no measured link bandwidth "
-				"(PERFKIT_PEAKS p2p_bytes_per_s): run `perfkit peaks` on a machine with several "
-				"GPUs and `perfkit peaks --store FILE`; without it no bandwidth is judged") ? nomem(err) : 0;
+		rc = diag__skip(ctx, "collective_bandwidth", NCCL_NO_LINK "; without it no bandwidth is judged")
+			     ? nomem(err) : 0;
 		goto out;
 	}
 	for (int c = 0; c < j->cols.n; c++) {
@@ -303,7 +495,7 @@ static int rule_bandwidth(struct diag_context *ctx, struct prof_error *err)
 		g->factor_bytes += factor * (double)col->bytes;
 	}
 	if (sized == 0) {
-		rc = diag__skip(ctx, "collective_bandwidth", NO_SIZES) ? nomem(err) : 0;
+		rc = skip_no_sizes(ctx, "collective_bandwidth", err);
 		goto out;
 	}
 	for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) {

@@ -19,98 +19,8 @@ static int nomem(struct prof_error *err)
 
 /* ---- a rank's work before a collective ------------------------------------ */
 
-/* A rank's GPU work and host calls over the job's windows, as unions. */
-struct rank_work {
-	int64_t pid;
-	bool loaded;
-	struct diag_intervals compute, copies, busy, api;
-	int64_t *kernel_starts;
-	int nkernels, cap_kernels;
-};
-
-#define NOT_NCCL "(" NCCL_KERNEL_SQL("k") ") IS NOT 1"
-
-/* The union of the (start, end) rows of sql (ordered by start; ?1..?3 the
- * span and the process); kernel starts into w when starts is set. */
-static int load_union(struct prof_store *s, const char *sql, int64_t lo, int64_t hi, int64_t pid,
-		      struct diag_intervals *u, struct rank_work *starts, struct prof_error *err)
-{
-	struct prof_cursor *c;
-	char *copy = strdup(sql);
-	int rc;
-
-	if (!copy)
-		return nomem(err);
-	rc = range_cursor__open(s, copy, lo, hi, &pid, &c, err);
-	if (rc)
-		return rc;
-	while ((rc = prof_cursor__next(c, err)) == 1) {
-		int64_t a = prof_cursor__int64(c, 0), b = prof_cursor__int64(c, 1);
-
-		if (b < a)
-			continue;
-		if (diag_intervals__merge(u, a, b) ||
-		    (starts && array__grow((void **)&starts->kernel_starts, &starts->cap_kernels,
-					   starts->nkernels + 1, sizeof *starts->kernel_starts))) {
-			rc = nomem(err);
-			break;
-		}
-		if (starts)
-			starts->kernel_starts[starts->nkernels++] = a;
-	}
-	prof_cursor__close(c);
-	return rc < 0 ? rc : 0;
-}
-
-static int load_work(struct diag_context *ctx, struct rank_work *w, int64_t lo, int64_t hi,
-		     struct prof_error *err)
-{
-	static const char kernels[] = "SELECT k.start, k.end FROM " PROF_T_KERNEL " k WHERE k.globalPid = ?3"
-				      " AND k.end > ?1 AND k.start < ?2 AND " NOT_NCCL;
-	static const char copies[] = "SELECT start, end FROM " PROF_T_MEMCPY " WHERE globalPid = ?3"
-				     " AND end > ?1 AND start < ?2";
-	static const char memsets[] = "SELECT start, end FROM " PROF_T_MEMSET " WHERE globalPid = ?3"
-				      " AND end > ?1 AND start < ?2";
-	char sql[2048] = "", busy[3072];
-	int rc = 0;
-
-	w->loaded = true;
-	if (ctx->has_kernel) {
-		snprintf(busy, sizeof busy, "%s ORDER BY k.start", kernels);
-		rc = load_union(ctx->store, busy, lo, hi, w->pid, &w->compute, w, err);
-	}
-	if (ctx->has_memcpy)
-		strcat(sql, copies);
-	if (ctx->has_memset)
-		strcat(strcat(sql, sql[0] ? " UNION ALL " : ""), memsets);
-	if (rc == 0 && sql[0]) {
-		char ordered[sizeof sql + 16];
-
-		snprintf(ordered, sizeof ordered, "%s ORDER BY 1", sql);
-		rc = load_union(ctx->store, ordered, lo, hi, w->pid, &w->copies, NULL, err);
-	}
-	snprintf(busy, sizeof busy, "SELECT * FROM (%s%s%s) ORDER BY 1", ctx->has_kernel ? kernels : "",
-		 ctx->has_kernel && sql[0] ? " UNION ALL " : "", sql);
-	if (rc == 0 && (ctx->has_kernel || sql[0]))
-		rc = load_union(ctx->store, busy, lo, hi, w->pid, &w->busy, NULL, err);
-	if (rc == 0 && ctx->has_api_calls)
-		rc = load_union(ctx->store, "SELECT start, end FROM " DIAG_API_CALLS
-				" WHERE (globalTid >> 24) << 24 = ?3 AND end > ?1 AND start < ?2 ORDER BY start",
-				lo, hi, w->pid, &w->api, NULL, err);
-	return rc;
-}
-
-static void work_exit(struct rank_work *w)
-{
-	diag_intervals__exit(&w->compute);
-	diag_intervals__exit(&w->copies);
-	diag_intervals__exit(&w->busy);
-	diag_intervals__exit(&w->api);
-	free(w->kernel_starts);
-}
-
 /* Where [a, b) went on a rank, added to g. */
-static void split_gap(const struct rank_work *w, int64_t a, int64_t b, struct job_gap *g)
+static void split_gap(const struct diag_rank_work *w, int64_t a, int64_t b, struct job_gap *g)
 {
 	int64_t t = a, host = 0, calls = 0;
 	int i = diag_intervals__first_ending_after(&w->busy, a), lo = 0, hi = w->nkernels;
@@ -194,7 +104,7 @@ struct straggler {
 static int straggler_gaps(struct diag_context *ctx, struct straggler *st, struct prof_error *err)
 {
 	const struct diag_job *j = ctx->job;
-	struct rank_work *work = calloc((size_t)j->times.n, sizeof *work);
+	struct diag_rank_work *work = calloc((size_t)j->times.n, sizeof *work);
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	int rc = 0;
 
@@ -223,9 +133,9 @@ static int straggler_gaps(struct diag_context *ctx, struct straggler *st, struct
 		if (wi < 0 || !gap_before(j, last, &a, &b) || !gap_before(j, first, &a2, &b2))
 			continue;
 		if (!work[si].loaded)
-			rc = load_work(ctx, &work[si], lo, hi, err);
+			rc = diag_job__load_work(ctx, &work[si], lo, hi, true, err);
 		if (rc == 0 && !work[wi].loaded)
-			rc = load_work(ctx, &work[wi], lo, hi, err);
+			rc = diag_job__load_work(ctx, &work[wi], lo, hi, true, err);
 		if (rc)
 			break;
 		split_gap(&work[si], a, b, &st->gs);
@@ -234,7 +144,7 @@ static int straggler_gaps(struct diag_context *ctx, struct straggler *st, struct
 		st->waiter = st->waiter == -2 || st->waiter == wi ? wi : -1;
 	}
 	for (int i = 0; i < j->times.n; i++)
-		work_exit(&work[i]);
+		diag_rank_work__exit(&work[i]);
 	free(work);
 	if (st->ngaps > 0) {
 		double n = st->ngaps;
@@ -442,8 +352,12 @@ static int straggler_finding(struct diag_context *ctx, struct straggler *st, str
 	on[st->s] = true;
 	ns[st->s] = st->waited[most];
 	rc = diag_job__set_ranks(f, j, on, ns, j->times.v[most].rank);
-	if (rc == 0)
+	/* the time is what the rank that waited most lost: a share of its
+	 * window, as the finding's, not of the straggler's */
+	if (rc == 0) {
+		f->ranks[0].share = f->share;
 		diag_tally__offenders(&st->kinds, f);
+	}
 	free(on), free(per_step), free(ns);
 	return rc ? nomem(err) : 0;
 }
@@ -546,18 +460,86 @@ out:
 
 /* ---- rank imbalance --------------------------------------------------------- */
 
+/* What rank t's kernels in its window ran longer beside its own NCCL
+ * kernels than their launch configuration alone (job_judge__contention_ns):
+ * the rank that waits at the collectives spins in its NCCL kernels, and
+ * its compute slows beside them (a GEMM at 93 us against 50 us alone on
+ * the waiting rank of the two-GPU DDP captures). */
+static int slowed_beside_comm(struct diag_context *ctx, const struct rank_time *t, int64_t *out,
+			      struct prof_error *err)
+{
+	static const char nccl[] = "SELECT k.start, k.end FROM " PROF_T_KERNEL " k WHERE k.globalPid = ?3"
+				   " AND k.end > ?1 AND k.start < ?2 AND (" NCCL_KERNEL_SQL("k") ") IS 1"
+				   " ORDER BY k.start";
+	struct prof_store *s = ctx->store;
+	const char *dims[6] = { "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ" };
+	struct diag_intervals comm = { 0 };
+	struct job_kernel *v = NULL;
+	struct prof_cursor *c = NULL;
+	char sql[1024], cols[128] = "";
+	int n = 0, cap = 0, rc;
+
+	*out = 0;
+	if (!ctx->has_kernel)
+		return 0;
+	for (int d = 0; d < 6; d++) {
+		size_t len = strlen(cols);
+
+		snprintf(cols + len, sizeof cols - len, ", %s",
+			 prof_store__has_column(s, PROF_T_KERNEL, dims[d]) ? dims[d] : "0");
+	}
+	rc = diag_job__load_union(s, nccl, t->w.start_ns, t->w.end_ns, t->global_pid, &comm, NULL, err);
+	if (rc || comm.n == 0)
+		goto out;
+	snprintf(sql, sizeof sql, "SELECT k.start, k.end, k.demangledName%s FROM " PROF_T_KERNEL " k"
+		 " WHERE k.globalPid = ?3 AND k.start >= ?1 AND k.start < ?2 AND " DIAG_JOB_NOT_NCCL, cols);
+	rc = range_cursor__open(s, strdup(sql), t->w.start_ns, t->w.end_ns, &t->global_pid, &c, err);
+	if (rc)
+		goto out;
+	while ((rc = prof_cursor__next(c, err)) == 1) {
+		int64_t a = prof_cursor__int64(c, 0), b = prof_cursor__int64(c, 1);
+		struct job_kernel *k;
+
+		if (b < a)
+			continue;
+		if (array__grow((void **)&v, &cap, n + 1, sizeof *v)) {
+			rc = nomem(err);
+			break;
+		}
+		k = &v[n++];
+		k->name = prof_cursor__int64(c, 2);
+		for (int d = 0; d < 3; d++) {
+			k->grid[d] = (int32_t)prof_cursor__int64(c, 3 + d);
+			k->block[d] = (int32_t)prof_cursor__int64(c, 6 + d);
+		}
+		k->dur_ns = b - a;
+		k->beside_comm = diag_intervals__covered(&comm, a, b) > 0;
+	}
+	if (rc >= 0) {
+		rc = 0;
+		*out = job_judge__contention_ns(v, n);
+	}
+out:
+	prof_cursor__close(c);
+	diag_intervals__exit(&comm);
+	free(v);
+	return rc;
+}
+
 static int rule_imbalance(struct diag_context *ctx, struct prof_error *err)
 {
 	const struct diag_job *j = ctx->job;
 	int n = j->times.n, with_steps = 0, hi, lo, rc = 0;
 	double *v = calloc((size_t)(n ? n : 1), sizeof *v), *kernels = calloc((size_t)(n ? n : 1), sizeof *kernels);
-	bool *on = calloc((size_t)(n ? n : 1), sizeof *on), per_step;
+	bool *on = calloc((size_t)(n ? n : 1), sizeof *on), per_step, any_slowed = false;
 	int64_t *ns = calloc((size_t)(n ? n : 1), sizeof *ns);
-	char list[1024], b1[32];
+	int64_t *slowed = calloc((size_t)(n ? n : 1), sizeof *slowed);
+	double *beside = calloc((size_t)(n ? n : 1), sizeof *beside);
+	char list[1024], slow_list[1024], slow_text[1400] = "", b1[32];
 	double diff, mean = 0;
 	struct diag_finding *f;
 
-	if (!v || !kernels || !on || !ns) {
+	if (!v || !kernels || !on || !ns || !slowed || !beside) {
 		rc = nomem(err);
 		goto out;
 	}
@@ -573,7 +555,13 @@ static int rule_imbalance(struct diag_context *ctx, struct prof_error *err)
 	for (int i = 0; i < n; i++) {
 		const struct rank_time *t = &j->times.v[i];
 
-		v[i] = (double)t->compute_ns / (per_step ? diag_job__steps(t) : 1.0);
+		rc = slowed_beside_comm(ctx, t, &slowed[i], err);
+		if (rc)
+			goto out;
+		any_slowed |= slowed[i] > 0;
+		v[i] = (double)(t->compute_ns - (slowed[i] < t->compute_ns ? slowed[i] : t->compute_ns)) /
+		       (per_step ? diag_job__steps(t) : 1.0);
+		beside[i] = (double)slowed[i] / (per_step ? diag_job__steps(t) : 1.0);
 		kernels[i] = (double)t->kernels / (per_step ? diag_job__steps(t) : 1.0);
 		mean += v[i] / n;
 		on[i] = true;
@@ -582,6 +570,13 @@ static int rule_imbalance(struct diag_context *ctx, struct prof_error *err)
 	if (hi < 0 || diff < diag__get(ctx, "imbalance.min_difference"))
 		goto out;
 	diag_job__amounts(j, on, v, DIAG_JOB_NS, list, sizeof list);
+	if (any_slowed) {
+		diag_job__amounts(j, on, beside, DIAG_JOB_NS, slow_list, sizeof slow_list);
+		snprintf(slow_text, sizeof slow_text, "; left out of it, what kernels ran longer beside the "
+			 "rank's own NCCL kernels than the same kernel (name, grid and block) alone: %s (a "
+			 "rank that waits at a collective spins in its NCCL kernel, which slows the compute "
+			 "beside it)", slow_list);
+	}
 	{
 		const struct rank_time *slow = &j->times.v[hi];
 		int64_t time = (int64_t)((v[hi] - mean) * (per_step ? diag_job__steps(slow) : 1.0));
@@ -596,11 +591,12 @@ static int rule_imbalance(struct diag_context *ctx, struct prof_error *err)
 		f = diag__add(
 			ctx, "rank_imbalance", "Compute differs across ranks (rank imbalance)",
 			diag_job__share(slow, time), time, DIAG_HIGH,
-			diag__fmt("Compute (kernels other than NCCL's, copies and memsets, as a union) %s: %s. "
+			diag__fmt("Compute (kernels other than NCCL's, copies and memsets, as a union) %s: %s%s. "
 				  "Rank %d computes %.0f%% longer than rank %d, %s %s than the mean: the others "
 				  "wait that long at the next collective. Kernels %s: %.1f on rank %d, %.1f on rank %d: "
 				  "%s.",
-				  per_step ? "per step" : "over each rank's capture", list, slow->rank, 100 * diff / (1 - diff),
+				  per_step ? "per step" : "over each rank's capture", list, slow_text, slow->rank,
+				  100 * diff / (1 - diff),
 				  j->times.v[lo].rank, diag__ns(b1, sizeof b1, (int64_t)(v[hi] - mean)),
 				  per_step ? "per step more" : "more", per_step ? "per step" : "in all", kernels[hi],
 				  slow->rank, kernels[lo], j->times.v[lo].rank,
@@ -622,6 +618,8 @@ out:
 	free(kernels);
 	free(on);
 	free(ns);
+	free(slowed);
+	free(beside);
 	return rc;
 }
 

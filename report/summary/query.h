@@ -324,6 +324,7 @@ struct sum_ranks {
 	int n;
 	int nranks;
 	bool from_process_info; /* numbers from the launcher, not from CUDA work */
+	bool several_hosts;     /* a job merged from captures of several hosts */
 	bool filtered;          /* --rank chose some of them */
 };
 

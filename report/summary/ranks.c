@@ -265,12 +265,23 @@ static int name_gpus(struct prof_store *s, struct sum_ranks *r, struct prof_erro
 }
 
 /* The host of a single-host capture: perfkit's run metadata, nsys's
- * system environment. */
-static int capture_host(struct prof_store *s, char **host, struct prof_error *err)
+ * system environment. None for a job merged from several hosts: its
+ * metadata names them all ("nid001608, nid008553"), which is no one
+ * process's host; its processes that do not record their own (those of
+ * nsys exports) have none known. */
+static int capture_host(struct prof_store *s, struct sum_ranks *r, char **host, struct prof_error *err)
 {
 	struct prof_cursor *c;
+	char *hosts;
 	int rc;
 
+	*host = NULL;
+	/* PERFKIT_META's job_hosts, as perfkit merge writes it */
+	hosts = prof_store__meta(s, "job_hosts");
+	r->several_hosts = hosts && strtol(hosts, NULL, 10) > 1;
+	free(hosts);
+	if (r->several_hosts)
+		return 0;
 	*host = prof_store__meta(s, "host");
 	if (*host || !prof_store__has_column(s, "TARGET_INFO_SYSTEM_ENV", "value"))
 		return 0;
@@ -332,6 +343,25 @@ static int read_processes(struct prof_store *s, struct sum_ranks *r, int *cap,
 	return rc;
 }
 
+/* A launcher's number on a process without CUDA work that another process
+ * with CUDA work also carries is not a rank: srun numbers the torchrun
+ * agent it starts (SLURM_PROCID 0), and torchrun numbers its workers from
+ * 0 too. The worker is the rank; the agent is a process of the job. */
+static void unrank_duplicates(struct sum_ranks *r)
+{
+	for (int i = 0; i < r->n; i++) {
+		struct sum_process *p = &r->p[i];
+
+		if (p->rank < 0 || p->has_cuda)
+			continue;
+		for (int j = 0; j < r->n; j++)
+			if (r->p[j].has_cuda && r->p[j].rank == p->rank) {
+				p->rank = p->world_size = p->local_rank = -1;
+				break;
+			}
+	}
+}
+
 int sum_ranks__load(struct prof_store *s, struct sum_ranks *r, struct prof_error *err)
 {
 	char *host = NULL;
@@ -340,7 +370,7 @@ int sum_ranks__load(struct prof_store *s, struct sum_ranks *r, struct prof_error
 	memset(r, 0, sizeof *r);
 	rc = read_processes(s, r, &cap, err);
 	if (rc == 0)
-		rc = capture_host(s, &host, err);
+		rc = capture_host(s, r, &host, err);
 	if (rc)
 		goto fail;
 	/* without numbers from the launcher, a rank is a process with CUDA work */
@@ -358,6 +388,8 @@ int sum_ranks__load(struct prof_store *s, struct sum_ranks *r, struct prof_error
 		if (p->ngpus > 1)
 			qsort(p->gpus, (size_t)p->ngpus, sizeof *p->gpus, by_device);
 	}
+	if (r->from_process_info)
+		unrank_duplicates(r);
 	if (r->n > 1)
 		qsort(r->p, (size_t)r->n, sizeof *r->p, by_rank);
 	for (int i = 0; i < r->n; i++)

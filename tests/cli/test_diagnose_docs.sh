@@ -30,8 +30,13 @@ while read -r key value _; do
 		continue
 	fi
 	doc_value=$(awk -F'|' '{ gsub(/[ \t]/, "", $3); print $3 }' <<<"$row")
-	# --list-settings prints %g (6 significant digits: 1048576 reads
-	# 1.04858e+06), so the two must agree to that precision
+	# a whole number (a size in bytes) is printed in full, as written
+	if [[ "$doc_value" =~ ^[0-9]+$ ]]; then
+		if [ "$value" = "$doc_value" ]; then pass "setting $key documented with default $value"
+		else fail "setting $key: docs/diagnose.md says default '$doc_value', --list-settings prints $value"; fi
+		continue
+	fi
+	# a fraction: %g's 6 significant digits, so the two agree to that precision
 	if awk -v a="$doc_value" -v b="$value" 'BEGIN {
 		if (a !~ /^[-+]?[0-9.]+([eE][-+]?[0-9]+)?$/) exit 1
 		d = a - b; if (d < 0) d = -d

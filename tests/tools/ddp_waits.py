@@ -17,10 +17,34 @@ Start times are not used: ranks that share a GPU are time-sliced, and one's
 kernel starts ~2 ms after the other's even when neither is late.
 
 Prints both figures; exits 1 when the finding is missing, names another
-rank, or is off by more than TOLERANCE (default 0.1) of the rows' figure."""
+rank, or is off by more than TOLERANCE (default 0.1) of the rows' figure.
+Tests that weigh another finding against the rows import waited_per_step."""
 import json
 import sqlite3
 import sys
+
+
+def nccl_kernels(db, global_pid):
+    """A process's NCCL kernels as (start, end), in start order."""
+    return db.execute("SELECT k.start, k.end FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s"
+                      " ON s.id = k.demangledName WHERE s.value GLOB 'ncclDevKernel*'"
+                      " AND k.globalPid = ? ORDER BY k.start", (global_pid,)).fetchall()
+
+
+def waited_per_step(capture, diagnosis, waiter=0, other=1):
+    """What rank `waiter` waited for rank `other` per step of its window (the
+    one `perfkit diagnose` reports in DIAGNOSIS.json), by the rows: the time
+    its NCCL kernel runs longer than the other's of the same collective,
+    where it does."""
+    d = json.load(open(diagnosis))
+    db = sqlite3.connect(capture)
+    pid = dict(db.execute("SELECT rank, globalPid FROM PERFKIT_PROCESS_INFO WHERE rank IS NOT NULL"))
+    w = {r["rank"]: r["window"] for r in d["ranks"]}[waiter]
+    kw, ko = nccl_kernels(db, pid[waiter]), nccl_kernels(db, pid[other])
+    assert len(kw) == len(ko), (len(kw), len(ko))
+    waited = sum(max(0, (e0 - a0) - (e1 - a1)) for (a0, e0), (a1, e1) in zip(kw, ko)
+                 if w["start_ns"] <= a0 < w["end_ns"])
+    return waited / w["iterations"]
 
 
 def main():
@@ -36,11 +60,6 @@ def main():
     waiter = f["share_rank"]
     pid = dict(db.execute("SELECT rank, globalPid FROM PERFKIT_PROCESS_INFO WHERE rank IS NOT NULL"))
 
-    def nccl(rank):
-        return db.execute("SELECT k.start, k.end FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s"
-                          " ON s.id = k.demangledName WHERE s.value GLOB 'ncclDevKernel*'"
-                          " AND k.globalPid = ? ORDER BY k.start", (pid[rank],)).fetchall()
-
     steps = db.execute("SELECT count(*) - 1 FROM NVTX_EVENTS n JOIN StringIds s ON s.id = n.textId"
                        " WHERE s.value = 'train_step' AND n.globalTid >> 24 = ? >> 24",
                        (pid[waiter],)).fetchone()[0]
@@ -48,7 +67,7 @@ def main():
     if w["iterations"] != steps:
         print("rank %d: diagnose's window holds %d steps, its ranges %d" % (waiter, w["iterations"], steps))
         return 1
-    kw, ks = nccl(waiter), nccl(straggler)
+    kw, ks = nccl_kernels(db, pid[waiter]), nccl_kernels(db, pid[straggler])
     if len(kw) != len(ks):
         print("the ranks launched %d and %d NCCL kernels" % (len(kw), len(ks)))
         return 1

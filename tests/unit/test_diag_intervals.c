@@ -65,6 +65,23 @@ START_TEST(intervals_merged_in_start_order_stay_disjoint)
 }
 END_TEST
 
+START_TEST(intervals_united_in_place_from_any_order)
+{
+	/* the waits of one rank's NCCL calls, launched from two threads */
+	static const int64_t iv[][2] = { { 40, 50 }, { 0, 10 }, { 5, 20 }, { 20, 30 }, { 42, 45 } };
+	struct diag_intervals l = list(iv, 5);
+
+	diag_intervals__unite(&l);
+	ck_assert_int_eq(l.n, 2);
+	ck_assert_int_eq(l.v[0].start_ns, 0);
+	ck_assert_int_eq(l.v[0].end_ns, 30);
+	ck_assert_int_eq(l.v[1].start_ns, 40);
+	ck_assert_int_eq(l.v[1].end_ns, 50);
+	ck_assert_int_eq(diag_intervals__length(&l), 40);
+	diag_intervals__exit(&l);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("diag_intervals");
@@ -73,6 +90,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, intervals_overlapping_runs_count_once);
 	tcase_add_test(tc, intervals_union_is_clipped_to_the_window);
 	tcase_add_test(tc, intervals_merged_in_start_order_stay_disjoint);
+	tcase_add_test(tc, intervals_united_in_place_from_any_order);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -93,6 +93,32 @@ START_TEST(no_straggler_from_a_few_late_collectives)
 }
 END_TEST
 
+START_TEST(contention_is_the_time_past_the_same_kernel_alone)
+{
+	/* a GEMM (name 7, one configuration) runs 50 us alone and 93 us beside
+	 * the rank's waiting NCCL kernel, as in the two-GPU DDP captures; the
+	 * same name with another grid is another configuration, never alone */
+	struct job_kernel v[] = {
+		{ 7, { 16, 1, 8 }, { 256, 1, 1 }, 93000, true },
+		{ 7, { 16, 1, 8 }, { 256, 1, 1 }, 49000, false },
+		{ 7, { 16, 1, 8 }, { 256, 1, 1 }, 50000, false },
+		{ 7, { 16, 1, 8 }, { 256, 1, 1 }, 90000, true },
+		{ 7, { 16, 1, 8 }, { 256, 1, 1 }, 51000, false },
+		{ 7, { 128, 1, 1 }, { 256, 1, 1 }, 95000, true },
+		/* beside communication but no slower than alone: nothing */
+		{ 9, { 4, 1, 1 }, { 128, 1, 1 }, 3000, true },
+		{ 9, { 4, 1, 1 }, { 128, 1, 1 }, 4000, false },
+	};
+	/* nothing beside communication, nothing to take off */
+	struct job_kernel alone[] = { { 1, { 1, 1, 1 }, { 1, 1, 1 }, 5000, false } };
+
+	/* the median alone is 50 us: 43 + 40 us past it */
+	ck_assert_int_eq(job_judge__contention_ns(v, 8), 83000);
+	ck_assert_int_eq(job_judge__contention_ns(alone, 1), 0);
+	ck_assert_int_eq(job_judge__contention_ns(NULL, 0), 0);
+}
+END_TEST
+
 START_TEST(imbalance_of_compute_per_step)
 {
 	/* the example: 113 ms and 39 ms for the same launches */
@@ -192,6 +218,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, no_straggler_where_the_late_rank_alternates);
 	tcase_add_test(tc, no_straggler_from_a_few_late_collectives);
 	tcase_add_test(tc, imbalance_of_compute_per_step);
+	tcase_add_test(tc, contention_is_the_time_past_the_same_kernel_alone);
 	tcase_add_test(tc, cause_host_work);
 	tcase_add_test(tc, cause_gpu_work_more_or_slower);
 	tcase_add_test(tc, overlap_hides_only_what_compute_can_cover);

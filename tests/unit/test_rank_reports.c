@@ -168,7 +168,13 @@ START_TEST(nccl_sum_by_kind_and_size_with_nccl_tests_bandwidths)
 	/* algbw = bytes / time; all-reduce of 2 ranks: busbw = algbw * 2(2-1)/2 */
 	ck_assert(fabs(dval(r, 0, "Alg BW (GB/s)") - 1048576.0 / 1000) < 1e-9);
 	ck_assert(fabs(dval(r, 0, "Bus BW (GB/s)") - 1048576.0 / 1000) < 1e-9);
-	ck_assert_str_eq(cap_cell(r, 0, "Algorithm")->s, "RING LL");
+	/* rank 0 arrived 600 ns before rank 1 and waited that long in its
+	 * 1000 ns kernel: the transfer took 400 ns on both */
+	ck_assert_int_eq(ival(r, 0, "Wait (ns)"), 600);
+	ck_assert(fabs(dval(r, 0, "Xfer Bus BW (GB/s)") - 1048576.0 / 400) < 1e-9);
+	ck_assert_int_eq(ival(r, 1, "Wait (ns)"), 0);
+	ck_assert(fabs(dval(r, 1, "Xfer Bus BW (GB/s)") - 1048576.0 / 400) < 1e-9);
+	ck_assert_str_eq(cap_cell(r, 0, "Kernel Variant")->s, "RING LL");
 	ck_assert_str_eq(cap_cell(r, 0, "Type")->s, "f32");
 	ck_assert(cap_cell(r, 0, "Link BW (GB/s)")->is_null);
 	ck_assert_int_eq(ival(r, 1, "Med (ns)"), 400);
@@ -181,6 +187,7 @@ START_TEST(nccl_sum_by_kind_and_size_with_nccl_tests_bandwidths)
 	ck_assert_int_eq(ival(r, 4, "Bytes"), 4096);
 	ck_assert(fabs(dval(r, 5, "Bus BW (GB/s)") - 4096.0 / 400) < 1e-9);
 	ck_assert_int_eq(cap_note_count(r, "sizes_unknown"), 2);
+	ck_assert_int_eq(cap_note_count(r, "link_unmeasured"), 6);
 	cap_destroy(&c->sink);
 
 	/* with the link's bandwidth from `perfkit peaks` */
@@ -190,6 +197,10 @@ START_TEST(nccl_sum_by_kind_and_size_with_nccl_tests_bandwidths)
 	ck_assert_int_eq(ival(r, 0, "Rank"), 1);
 	ck_assert(fabs(dval(r, 0, "Link BW (GB/s)") - 400) < 1e-9);
 	ck_assert(fabs(dval(r, 0, "Bus/Link (%)") - 100.0 * (1048576.0 / 400) / 400) < 1e-9);
+	ck_assert_int_eq(cap_note_count(r, "link_unmeasured"), 0);
+	/* one rank of each collective: its waits are not known */
+	ck_assert(cap_cell(r, 0, "Wait (ns)")->is_null);
+	ck_assert_int_eq(cap_note_count(r, "waits_unknown"), 3);
 	cap_destroy(&c->sink);
 }
 END_TEST

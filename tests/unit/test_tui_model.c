@@ -491,14 +491,16 @@ END_TEST
 START_TEST(model_keeps_a_row_per_gpu_with_its_work_and_busy_share)
 {
 	struct top_model m;
-	const struct top_gpu *g1;
+	struct top_gpu *g1;
 
 	ck_assert_int_eq(top_model__init(&m), 0);
 	/* GPU 1 first: rows in the order the GPUs are first seen */
-	top_model__add_gpu_work(&m, 1, 3 * TOP_BUCKET_NS, 3 * TOP_BUCKET_NS + 250000000, true, 0);
-	top_model__add_gpu_work(&m, 0, 3 * TOP_BUCKET_NS, 3 * TOP_BUCKET_NS + 100, true, 0);
-	top_model__add_gpu_work(&m, 1, 3 * TOP_BUCKET_NS + 500000000, 3 * TOP_BUCKET_NS + 750000000,
-				false, 4096);
+	top_gpu__add_work(top_model__gpu(&m, 1, NULL), 3 * TOP_BUCKET_NS,
+				3 * TOP_BUCKET_NS + 250000000, true, 0);
+	top_gpu__add_work(top_model__gpu(&m, 0, NULL), 3 * TOP_BUCKET_NS, 3 * TOP_BUCKET_NS + 100,
+				true, 0);
+	top_gpu__add_work(top_model__gpu(&m, 1, NULL), 3 * TOP_BUCKET_NS + 500000000,
+				3 * TOP_BUCKET_NS + 750000000, false, 4096);
 	ck_assert_int_eq(m.ngpus, 2);
 	g1 = &m.gpus[0];
 	ck_assert_int_eq(g1->device, 1);
@@ -509,12 +511,43 @@ START_TEST(model_keeps_a_row_per_gpu_with_its_work_and_busy_share)
 	top_model__set_clock(&m, 4 * TOP_BUCKET_NS + 1);
 	ck_assert(top_gpu__busy_percent(&m, g1) == 50.0);
 	/* a second holding more work than a second (long kernels) reads 100% */
-	top_model__add_gpu_work(&m, 1, 3 * TOP_BUCKET_NS, 5 * TOP_BUCKET_NS, true, 0);
+	top_gpu__add_work(g1, 3 * TOP_BUCKET_NS, 5 * TOP_BUCKET_NS, true, 0);
 	ck_assert(top_gpu__busy_percent(&m, g1) == 100.0);
 	for (int d = 2; d < TOP_MAX_GPUS + 4; d++)
-		top_model__add_gpu_work(&m, d, 0, 1, true, 0);
+		top_gpu__add_work(top_model__gpu(&m, d, NULL), 0, 1, true, 0);
 	ck_assert_int_eq(m.ngpus, TOP_MAX_GPUS);
-	ck_assert_ptr_null(top_model__gpu(&m, TOP_MAX_GPUS + 3));
+	ck_assert_ptr_null(top_model__gpu(&m, TOP_MAX_GPUS + 3, NULL));
+	top_model__exit(&m);
+}
+END_TEST
+
+START_TEST(model_keeps_gpus_apart_by_uuid_whatever_their_device_number)
+{
+	struct top_model m;
+	struct top_gpu *a, *b;
+	char label[64];
+
+	ck_assert_int_eq(top_model__init(&m), 0);
+	/* two ranks isolated with CUDA_VISIBLE_DEVICES: each calls its GPU 0 */
+	a = top_model__gpu(&m, 0, "GPU-4778f611-4a9d-9959-9cca-b14d87683bbd");
+	b = top_model__gpu(&m, 0, "GPU-e2c89493-fa84-e80c-0065-5c3639f8ff8a");
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_ptr_ne(a, b);
+	ck_assert_int_eq(m.ngpus, 2);
+	ck_assert_ptr_eq(top_model__gpu(&m, 0, "GPU-e2c89493-fa84-e80c-0065-5c3639f8ff8a"), b);
+	/* a row without a UUID falls back to the device number */
+	ck_assert_ptr_eq(top_model__gpu(&m, 0, NULL), a);
+	snprintf(a->name, sizeof a->name, "NVIDIA H200");
+	top_gpu__label(&m, a, label, sizeof label);
+	ck_assert_str_eq(label, "GPU-4778f611 NVIDIA H200");
+	top_gpu__label(&m, b, label, sizeof label);
+	ck_assert_str_eq(label, "GPU-e2c89493 unknown");
+	/* a GPU first seen by its number takes the UUID a later row gives it */
+	ck_assert_ptr_eq(top_model__gpu(&m, 1, NULL), top_model__gpu(&m, 1, "GPU-00000001"));
+	ck_assert_int_eq(m.ngpus, 3);
+	top_gpu__label(&m, &m.gpus[2], label, sizeof label);
+	ck_assert_str_eq(label, "unknown");
 	top_model__exit(&m);
 }
 END_TEST
@@ -768,6 +801,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, model_replay_reads_rows_up_to_the_clock);
 	tcase_add_test(tc, model_rates_count_events_per_second_of_capture_time);
 	tcase_add_test(tc, model_keeps_a_row_per_gpu_with_its_work_and_busy_share);
+	tcase_add_test(tc, model_keeps_gpus_apart_by_uuid_whatever_their_device_number);
 	tcase_add_test(tc, feed_follows_a_run_through_its_process_files);
 	tcase_add_test(tc, feed_reads_a_run_that_ended_before_any_process_file_was_seen);
 	tcase_add_test(tc, feed_follows_a_capture_written_in_place_and_lets_it_finish);
