@@ -113,13 +113,13 @@ expect_that "$tag: html: the Ranks section" grep -q 'id="rank_sum"' "$TMP/$tag-l
 # gpu_idle_sum and critical_path of a job: a block of rows per rank, each
 # rank in its own window (its own loop, its own GPU's work), as diagnose
 # analyses it, not the two ranks' steps taken as one loop; --rank keeps
-# one block. On the one-GPU and the two-GPU even runs.
+# one block. On each folder's even run.
 devices_of() { # FILE RANK: the devices its kernels ran on
 	count "$1" "SELECT group_concat(d) FROM (SELECT DISTINCT deviceId AS d FROM CUPTI_ACTIVITY_KIND_KERNEL
 		WHERE globalPid = $(pid_of_rank "$1" "$2") ORDER BY 1)"
 }
-for f in "$even" "$ddp/two_gpus/ddp2_even.sqlite"; do
-	name=$(basename "$(dirname "$f")")/$(basename "$f" .sqlite)
+for f in "$even"; do
+	name=$tag/$(basename "$f" .sqlite)
 	run report --report=gpu_idle_sum,critical_path --format=json "$f"
 	expect_status "$name: gpu_idle_sum, critical_path" 0
 	cp "$TMP/out" "$TMP/idle.json"
@@ -161,13 +161,6 @@ for name, r in one.items():
     assert r["rows"] == [x for x in job[name]["rows"] if x["Rank"] == 1], name
 PY
 done
-run report --report=gpu_idle_sum,critical_path --format=json "$PERFKIT_TEST_DATA/transformer_naive.sqlite"
-expect_that "a capture of one process: no Rank column; gpu_idle_top's list position is #" python3 -c '
-import json, sys
-reps = {r["name"]: r for r in json.load(open(sys.argv[1]))["reports"]}
-assert not any("Rank" in r["columns"] for r in reps.values()), [r["columns"] for r in reps.values()]
-assert reps["gpu_idle_top"]["columns"][0] == "#", reps["gpu_idle_top"]["columns"]
-' "$TMP/out"
 
 # the per-rank captures of another run: each one rank, numbered by its
 # launcher; read together, one job whose ranks --rank picks
@@ -188,4 +181,13 @@ expect_one_error_line "$tag: --rank=2 of the per-rank captures" 'has no rank 2 \
 
 check_folder "$PERFKIT_TEST_DATA/ddp"
 check_folder "$PERFKIT_TEST_DATA/ddp/two_gpus"
+
+run report --report=gpu_idle_sum,critical_path --format=json "$PERFKIT_TEST_DATA/transformer_naive.sqlite"
+expect_that "a capture of one process: no Rank column; gpu_idle_top's list position is #" python3 -c '
+import json, sys
+reps = {r["name"]: r for r in json.load(open(sys.argv[1]))["reports"]}
+assert not any("Rank" in r["columns"] for r in reps.values()), [r["columns"] for r in reps.values()]
+assert reps["gpu_idle_top"]["columns"][0] == "#", reps["gpu_idle_top"]["columns"]
+' "$TMP/out"
+
 finish
