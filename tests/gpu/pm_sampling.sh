@@ -49,6 +49,7 @@ ncu_read() { # NAME REGEX METRICS PROGRAM ARGS...
 		-k "regex:$regex" -c 1 "$@" >"$W/ncu_$name.csv" 2>>"$LOG"
 	log "--- ncu $name: exit $?"
 	cat "$W/ncu_$name.csv" >>"$LOG"
+	cp "$W/ncu_$name.csv" "$OUT/" 2>/dev/null # the reading the comparison used, kept
 }
 
 # The sampled averages of a capture over the kernels matching a name
