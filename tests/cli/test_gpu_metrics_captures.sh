@@ -313,6 +313,16 @@ names = offenders("few_sms_busy")
 assert names and names[0].startswith("spin(") and "at most 4 blocks for %d SMs" % sms in names[0], names
 PY
 
+# ncu's reading of the triad (tests/data/gpu_metrics/ncu_stream.csv, its
+# run of the same program): the sampled DRAM read + write over the triad's
+# kernels within 5% of it, by the comparison pm_sampling.sh makes on the GPU.
+if line=$(python3 "$PERFKIT_SOURCE/tests/gpu/pm_check.py" "$D/gpu_metrics/dram_stream.sqlite" '%triad%' \
+	"$D/gpu_metrics/ncu_stream.csv" dram_vs_ncu=5 2>&1) && [ "${line%% *}" = PASS ]; then
+	pass "dram_stream: the sampled DRAM throughput of the triad is ncu's (${line##*dram r+w })"
+else
+	fail "dram_stream: the sampled DRAM throughput of the triad is ncu's: $line"
+fi
+
 # A grid-stride triad over 3 x 1 GiB, two reads and a write an element, at
 # what the DRAM gives (ncu on the same kernel: read 54.2% + write 27.1% of
 # peak), with every SM busy.
