@@ -200,6 +200,16 @@ static int64_t field_int(const struct prof_payload *p, const char *name, int64_t
 	return prof_payload_field__int(prof_payload__find(p, name), &v) ? v : missing;
 }
 
+/* A communicator id: a 64-bit hash, as often past INT64_MAX as not. */
+static uint64_t field_id(const struct prof_payload *p, const char *name)
+{
+	const struct prof_payload_field *f = prof_payload__find(p, name);
+
+	if (f && f->kind == PROF_PAYLOAD_UINT)
+		return f->u;
+	return (uint64_t)field_int(p, name, 0);
+}
+
 static int note_comm(struct walk *w, int64_t pid, uint64_t comm, int64_t nranks, int64_t rank)
 {
 	if (!comm || nranks < 1 || nranks > INT32_MAX)
@@ -249,7 +259,7 @@ static int read_call(struct walk *w, struct prof_cursor *c, struct call_info *ci
 	}
 	ci->has_payload = true;
 	ci->bytes = field_int(&p, "Message size [bytes]", -1);
-	ci->comm = (uint64_t)field_int(&p, "NCCL communicator ID", 0);
+	ci->comm = field_id(&p, "NCCL communicator ID");
 	ci->peer = (int)field_int(&p, "Peer rank", -1);
 	ci->root = (int)field_int(&p, "Root", -1);
 	{

@@ -109,4 +109,16 @@ expect_that "--rank=1 of the job of two files: rank 1 alone" test "$(sed -n '2,$
 run report --rank=2 "$ddp/ddp2_rank0.sqlite" "$ddp/ddp2_rank1.sqlite"
 expect_status "--rank=2 of the per-rank captures" 2
 expect_one_error_line "--rank=2 of the per-rank captures" 'has no rank 2 \(ranks 0-1\)$'
+
+# A communicator's id is a 64-bit hash, past 2^63 as often as not (the
+# two-GPU job's is: its payloads' last byte of the id, little-endian, from
+# 0x80): one rank's own capture still knows its communicator, and that it
+# is of 2 ranks, from NCCL's payloads alone
+two=$ddp/two_gpus/ddp2_rank0.sqlite
+expect_that "the two-GPU job's communicator id is past 2^63" test "$(count "$two" "SELECT DISTINCT
+	hex(substr(n.binaryData, 40, 1)) >= '80' FROM NVTX_EVENTS n JOIN StringIds s ON s.id = n.textId
+	WHERE s.value = 'ncclAllReduce'")" = 1
+run report --report=nccl_sum --format=csv "$two"
+expect_that "one rank's capture: every collective over its communicator of 2 ranks" test \
+	"$(sed -n '2,$p' "$TMP/out" | cut -d, -f12 | sort -u | tr '\n' ' ')" = "2 "
 finish
