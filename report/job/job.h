@@ -4,8 +4,9 @@
  * the merge of them all into one capture (`perfkit merge`, and the
  * temporary capture every reader command makes of a job).
  *
- * This is what cli/ includes. What the folder may use: summary/, sink/ and
- * libprof. Nothing else in report/ uses job/. */
+ * This is what cli/ includes. What the folder may use: summary/, analysis/
+ * (NCCL's collective model, which keys the collectives that align hosts),
+ * sink/ and libprof. Nothing else in report/ uses job/. */
 #ifndef REPORT_JOB_H
 #define REPORT_JOB_H
 
@@ -82,6 +83,7 @@ struct job_plan {
 	int n;
 	int nhosts;
 	struct prof_merge_map *maps;  /* one per capture */
+	int64_t *host_span_ns;        /* per host: how long its captures last together */
 	enum job_time_base time_base;
 	double error_ns;              /* estimated alignment error; < 0: not known */
 	int collectives;              /* collectives matched across hosts (JOB_TIME_COLLECTIVES) */
@@ -91,7 +93,7 @@ struct job_plan {
 /* Probe every input and work out the time base and the process ids. */
 int job_plan__make(const struct job_inputs *in, struct job_plan *plan, struct prof_error *err);
 void job_plan__exit(struct job_plan *plan);
-/* "one host", "clock pairs of 2 hosts", ... for humans. */
+/* "one host", "clock pairs", "collectives", ... for humans. */
 const char *job_time_base__name(enum job_time_base b);
 
 /* ---- the merged capture --------------------------------------------------- */

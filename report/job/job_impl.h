@@ -22,33 +22,78 @@ struct job_host_clock {
 	bool has_start, has_end;
 };
 
-/* One NCCL kernel's end on its process's clock. Without the collective
- * model's payloads, a collective is known by its kernel's name and its
- * place among that process's kernels of that name: NCCL launches the
- * kernels of one communicator in the same order on every rank. */
+/* How a collective is known on every rank that took part: by its
+ * communicator and its place among the process's calls of that
+ * communicator where NCCL's payloads name the communicator (the
+ * collective model of analysis/nccl.h), else by its kernel's name and its
+ * place among the process's kernels of that name (NCCL launches one
+ * communicator's kernels in the same order on every rank, but the kernels
+ * of two communicators, or of one that only some ranks are in, interleave
+ * differently on each rank). */
+enum job_key_space { JOB_KEY_NAME, JOB_KEY_COMM };
+
+struct job_collective_key {
+	uint64_t hash;    /* the communicator, or the kernel name's hash */
+	int64_t seq;      /* its place among the process's calls (kernels) of that key */
+	uint8_t space;    /* enum job_key_space */
+};
+
+/* One NCCL kernel's end on its process's clock. */
 struct job_collective_end {
-	uint64_t name_hash;
+	struct job_collective_key key;
 	int64_t pid;      /* globalPid without the host bits */
-	int32_t ordinal;  /* how many kernels of this name the process ran before */
 	int64_t end_ns;
+	int64_t dur_ns;   /* how long its kernel ran: how long it waited for the others */
 };
 
 /* One observation for the solver: a collective's end on a process of a host
  * group, already moved by that host's clock mapping. */
 struct job_end_obs {
-	uint64_t key_hash;
-	int32_t key_ordinal;
+	struct job_collective_key key;
 	int group;
 	int64_t end_ns;
+	int64_t dur_ns;   /* its kernel's duration (0: not known) */
+	bool late;        /* set by the fit: the rank the others waited for */
 };
 
-/* The offset of each host group (offsets[0] = 0) that brings the matched
- * ends of the same collective together, by least squares over every
- * collective seen on at least two groups; *rms_ns: the spread of the aligned
- * ends of a collective about their mean (its error estimate), *matched: how
- * many collectives spanned two groups or more. obs is sorted in place. */
-int job_time__fit_collectives(struct job_end_obs *obs, size_t n, int ngroups, double *offsets,
-			      double *rms_ns, int *matched);
+/* How a host group's times move onto the time base, relative to the
+ * collectives' mean time: t' = t + offset_ns + rate * (t - pivot). */
+struct job_time_line {
+	double offset_ns, rate;
+};
+
+/* The fit of the host groups' lines (lines[0] = { 0, 0 }: the time base)
+ * that brings the matched ends of the same collective together, by least
+ * squares over every collective seen on at least two groups: an offset per
+ * group, and a rate where the group's collectives show one (its clock and
+ * the first group's drift apart: the recorded clock pairs only tie each
+ * host's capture clock to its own realtime clock). The ranks of a
+ * collective do not leave it at once: the one the others waited for (its
+ * kernel the shortest, theirs far longer) leaves it a fixed time after
+ * them, which the fit finds too where different hosts were the late one;
+ * left in, it reads as an offset that flips with whoever is late, and as a
+ * rate where that changes over a run. */
+struct job_time_fit {
+	struct job_time_line *lines; /* ngroups, the caller's */
+	int64_t pivot_ns;            /* the mean end of the collectives fitted */
+	double late_ns;              /* how much later the rank the others waited for leaves
+				      * a collective than they do (0: not fitted) */
+	double error_ns;             /* the estimated error: the spread of a collective's
+				      * aligned ends about their mean (RMS) and what a host's
+				      * rate, as uncertain as it is, adds at its farthest
+				      * collective; < 0: not refined */
+	int matched;                 /* collectives that spanned two groups or more */
+};
+
+/* obs is sorted in place. A group that no collective joins to the others
+ * leaves the fit unrefined (error_ns < 0, every line 0). */
+int job_time__fit_collectives(struct job_end_obs *obs, size_t n, int ngroups,
+			      struct job_time_fit *fit);
+/* Compose a host's line (fitted on times map had moved) onto map: the
+ * capture's times then move by both. span_ns: how long the host's captures
+ * last (a rate that moves no time by half a ns over it is left out). */
+void job_time__refine(struct prof_merge_map *map, const struct job_time_line *line,
+		      int64_t pivot_ns, int64_t span_ns);
 
 /* Fold a capture's pairs into its host's clock. */
 void job_host_clock__add(struct job_host_clock *h, const struct job_capture *c);
