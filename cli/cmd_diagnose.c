@@ -114,6 +114,7 @@ int cmd_diagnose(int argc, char **argv)
 		cli_error("%s", err.msg);
 		goto out;
 	}
+	report->has_job_time = sum_job_time__load(store, &report->job_time);
 	if (save && diag_report__save(report, job.path, &err)) {
 		cli_error("%s", err.msg);
 		goto out;

@@ -54,6 +54,7 @@ int cmd_merge(int argc, char **argv)
 	struct job_inputs in = { 0 };
 	struct job_plan plan = { 0 };
 	struct prof_error err = { 0 };
+	struct sum_job_time t;
 	int n, status = CLI_EXIT_USAGE;
 
 	n = cli_parse(argc, argv, opts, usage, 0);
@@ -75,16 +76,10 @@ int cmd_merge(int argc, char **argv)
 	printf("%s: %d capture%s of %d host%s\n", output, plan.n, plan.n == 1 ? "" : "s",
 	       plan.nhosts, plan.nhosts == 1 ? "" : "s");
 	print_hosts(&plan);
-	printf("time base: %s", job_time_base__name(plan.time_base));
-	if (plan.time_base == JOB_TIME_COLLECTIVES)
-		printf(" (%d matched across hosts)", plan.collectives);
-	printf("; estimated alignment error: ");
-	if (plan.error_ns >= 0)
-		printf("%.3f us\n", plan.error_ns / 1e3);
-	else if (plan.time_base == JOB_TIME_UNALIGNED)
-		printf("unknown (hosts without clock pairs are not moved)\n");
+	if (job_plan__time(&plan, &t))
+		printf("time base: %s; estimated alignment error: %s\n", t.base, t.error);
 	else
-		printf("unknown (the hosts' realtime clocks are taken to agree)\n");
+		printf("time base: %s\n", job_time_base__name(plan.time_base));
 	status = fflush(stdout) ? CLI_EXIT_USAGE : CLI_EXIT_OK;
 	if (status)
 		cli_error("cannot write the output");

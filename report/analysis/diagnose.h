@@ -130,6 +130,10 @@ struct diag_report {
 	 * order; the job's rules (rules_ranks.c) on all of them. */
 	struct diag_rank_window *ranks;
 	int nranks;
+	/* A job of several hosts' captures: its time base and alignment
+	 * error (sum_job_time__load), said in the header. */
+	bool has_job_time;
+	struct sum_job_time job_time;
 };
 
 /* What every rule sees. */

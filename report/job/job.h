@@ -17,6 +17,7 @@
 #include "prof/error.h"
 #include "prof/store.h"
 #include "sink/table.h"
+#include "summary/summary.h"
 
 /* ---- the captures of a job ------------------------------------------------ */
 
@@ -95,6 +96,9 @@ int job_plan__make(const struct job_inputs *in, struct job_plan *plan, struct pr
 void job_plan__exit(struct job_plan *plan);
 /* "one host", "clock pairs", "collectives", ... for humans. */
 const char *job_time_base__name(enum job_time_base b);
+/* The time base and alignment error of a job of several hosts in words,
+ * as its merged capture's overview says them; false for one host. */
+bool job_plan__time(const struct job_plan *p, struct sum_job_time *t);
 
 /* ---- the merged capture --------------------------------------------------- */
 

@@ -192,3 +192,17 @@ int job_meta__write(const struct job_plan *p,
 		rc = put_int(put, ctx, JOB_META_TIME_ERROR, (int64_t)(p->error_ns + 0.5));
 	return rc;
 }
+
+bool job_plan__time(const struct job_plan *p, struct sum_job_time *t)
+{
+	char hosts[32], collectives[32], error[32];
+
+	/* the values job_meta__write records, so that the merged capture's
+	 * overview and the map and reduce say the same */
+	snprintf(hosts, sizeof hosts, "%d", p->nhosts);
+	snprintf(collectives, sizeof collectives, "%d", p->collectives);
+	snprintf(error, sizeof error, "%" PRId64, (int64_t)(p->error_ns + 0.5));
+	return sum_job_time__describe(hosts, job_time_base__name(p->time_base),
+				      p->time_base == JOB_TIME_COLLECTIVES ? collectives : NULL,
+				      p->error_ns >= 0 ? error : NULL, t);
+}

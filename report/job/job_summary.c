@@ -595,6 +595,7 @@ int job_summary__overview(const struct job_plan *p, const struct job_summary *s,
 	job_meta__write(p, put_meta, &m);
 	if (!o->name || m.failed)
 		goto nomem;
+	o->has_job_time = job_plan__time(p, &o->job_time);
 	o->dropped = s->dropped;
 	o->not_written = s->not_written;
 	o->has_session_start = s->session_capture >= 0 && !s->session_null;

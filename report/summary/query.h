@@ -18,6 +18,7 @@
 #include "prof/store.h"
 #include "prof/tables.h"
 #include "sink/table.h"
+#include "summary.h"
 
 /* ---- SQL -------------------------------------------------------------- */
 
@@ -232,6 +233,9 @@ struct sum_overview {
 	size_t ntransfers, transfers_cap;
 	int64_t transfers_left_out;
 	int64_t dropped, not_written;
+	bool has_job_time;          /* a job of several hosts: the Time base and Alignment
+				     * error rows */
+	struct sum_job_time job_time;
 };
 
 int sum_overview__load(struct prof_store *s, struct sum_overview *o, struct prof_error *err);

@@ -2,13 +2,18 @@
 # test_job_time_base.sh - captures of different hosts put on one time base.
 # A real capture and a copy of it rewritten as another host's would be
 # (every time of its capture clock moved back by a known offset, its clock
-# pairs with it, its realtime clock off by a known error, its host renamed)
-# merge with the copy's kernels back on the original's: within 10 us when
-# the hosts' realtime clocks agree (clock pairs); off by the realtime error
-# when they do not and no collective says otherwise, which the merge then
-# does not claim to know. With a capture of NCCL collectives (a DDP rank's,
-# tests/data/ddp/), the collectives find the error too: aligned within
-# 10 us, and the stated error covers what is left.
+# pairs with it, its realtime clock off by a known error, both its clocks
+# drifting by a known rate, its host renamed) merge with the copy's kernels
+# back on the original's: within 10 us when the hosts' realtime clocks
+# agree (clock pairs); off by the realtime error when they do not and no
+# collective says otherwise, which the merge then does not claim to know;
+# two captures of one host never move apart. With the per-rank captures of
+# a real DDP job on two GPUs (tests/data/ddp/two_gpus), the collectives
+# find the realtime error and a drift of 50 ppm too, and a communicator
+# only one rank is in does not mislead them: rank 0's kernels within 10 us
+# of where they were, the stated error covering what is left, the job's
+# span what it was; the overview (merged or by map and reduce) and
+# diagnose's header say the time base and the error.
 . "$(dirname "$0")/cli_lib.sh"
 command -v sqlite3 >/dev/null || { echo "FAIL: sqlite3 is needed" >&2; exit 1; }
 D=$PERFKIT_TEST_DATA
@@ -153,6 +158,29 @@ $(meta "$TMP/ddp-one.sqlite" duration_ns))" python3 -c 'import sys; sys.exit(abs
 }
 ddp_case "realtime clocks 2 ms apart" 2000000 0
 ddp_case "both of node-b's clocks 50 ppm fast" 2000000 50
+
+# What is said of the time base: the overview's rows, the same by map and
+# reduce as of the merged capture, and diagnose's header
+"$PERFKIT" report --format=json "$last" >"$TMP/ov-merged.json"
+"$PERFKIT" report --format=json "$TMP/r1.sqlite" "$TMP/r0.sqlite" >"$TMP/ov-job.json"
+row() { python3 -c 'import json, sys
+run = [r for r in json.load(open(sys.argv[1]))["reports"] if r["name"] == "overview_run"][0]
+print("\n".join(r["Value"] for r in run["rows"] if r["Item"] == sys.argv[2]))' "$1" "$2"; }
+expect_that "the overview says the time base ($(row "$TMP/ov-merged.json" "Time base"))" \
+	[ "$(row "$TMP/ov-merged.json" "Time base")" = \
+	"collectives ($(meta "$last" time_collectives) matched across hosts)" ]
+expect_that "the overview says the alignment error ($(row "$TMP/ov-merged.json" "Alignment error"))" \
+	[ "$(row "$TMP/ov-merged.json" "Alignment error")" = \
+	"$(python3 -c 'import sys; print("%.3f us" % (int(sys.argv[1]) / 1e3))' "$(meta "$last" time_error_ns)")" ]
+expect_that "map and reduce says the same as the merged capture" cmp -s \
+	<(grep -v '"File"' "$TMP/ov-job.json") <(grep -v '"File"' "$TMP/ov-merged.json")
+"$PERFKIT" report --format=json "$TMP/ddp-one.sqlite" >"$TMP/ov-one.json"
+expect_that "a job of one host has no such rows" [ -z "$(row "$TMP/ov-one.json" "Time base")" ]
+run diagnose "$TMP/r1.sqlite" "$TMP/r0.sqlite"
+expect_status "diagnose of the two hosts' job" 0
+expect_that "diagnose's header says the time base and error" \
+	grep -qx "time base: $(row "$TMP/ov-merged.json" "Time base"); estimated alignment error: $(row \
+	"$TMP/ov-merged.json" "Alignment error")" "$TMP/out"
 
 # A communicator only some ranks are in (a tensor-parallel group beside
 # the data-parallel one): one of rank 0's all-reduces becomes another
