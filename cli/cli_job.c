@@ -190,6 +190,11 @@ out:
 	return status;
 }
 
+bool cli_job__not_rank0(void)
+{
+	return job_mpi__not_rank0();
+}
+
 int cli_job__profile(char *arg, struct diff_profile *p)
 {
 	struct prof_store *store = NULL;

@@ -33,6 +33,12 @@ int cli_job__is_merged(const struct cli_job *job);
 int cli_job__report(char *const *args, int n, const char *const *reports, int nreports,
 		    int sink_format, bool full_names, const char *output);
 
+/* Under an MPI launcher (a build with MPI), whether this process is an
+ * MPI process other than rank 0: a command that does not share its work
+ * among them leaves it to rank 0, which alone prints, and ends at once
+ * with status 0 (report/job's job_mpi__not_rank0). */
+bool cli_job__not_rank0(void);
+
 struct diff_profile;
 /* The diff profile (report/compare) of one argument: a capture, or a
  * directory of a job's captures. Prints the error and returns

@@ -73,6 +73,9 @@ int cmd_baseline(int argc, char **argv)
 
 	if (n < 0)
 		return cli_parse_status(n);
+	/* one process's work: under mpirun, rank 0's */
+	if (cli_job__not_rank0())
+		return CLI_EXIT_OK;
 	if (n == 0) {
 		cli_error("baseline needs an action: 'perfkit baseline save -o FILE CAPTURE...'");
 		return CLI_EXIT_USAGE;

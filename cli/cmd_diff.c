@@ -38,6 +38,9 @@ int cmd_diff(int argc, char **argv)
 	n = cli_parse(argc, argv, opts, usage, 0);
 	if (n < 0)
 		return cli_parse_status(n);
+	/* one process's work: under mpirun, rank 0's */
+	if (cli_job__not_rank0())
+		return CLI_EXIT_OK;
 	if (n != 2) {
 		cli_error("diff takes two captures, BASE and NEW; see 'perfkit diff --help'");
 		return CLI_EXIT_USAGE;

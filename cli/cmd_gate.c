@@ -94,6 +94,9 @@ int cmd_gate(int argc, char **argv)
 	n = cli_parse(argc, argv, opts, usage, 0);
 	if (n < 0)
 		return cli_parse_status(n);
+	/* one process's work: under mpirun, rank 0's */
+	if (cli_job__not_rank0())
+		return CLI_EXIT_OK;
 	format = rpt_format__parse(format_opt);
 	if (format != RPT_FORMAT_TEXT && format != RPT_FORMAT_JSON)
 		return cli_unknown("format", format_opt, formats, 2);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "cli_job.h"
 #include "job/job.h"
 #include "prof/escape.h"
 
@@ -60,6 +61,9 @@ int cmd_merge(int argc, char **argv)
 	n = cli_parse(argc, argv, opts, usage, 0);
 	if (n < 0)
 		return cli_parse_status(n);
+	/* one writer of the output: under mpirun, rank 0 */
+	if (cli_job__not_rank0())
+		return CLI_EXIT_OK;
 	if (!output || !*output) {
 		cli_error("merge needs the output: -o JOB.sqlite");
 		return CLI_EXIT_USAGE;

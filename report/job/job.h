@@ -130,6 +130,14 @@ int job_report__emit(struct job_report *r, const char *name, struct rpt_sink *si
 int64_t job_report__dropped(const struct job_report *r);
 void job_report__delete(struct job_report *r);
 
+/* Under an MPI launcher, in a build with MPI: whether this process is an
+ * MPI process other than rank 0. A command that does not share its work
+ * among the MPI processes (all but a report by map and reduce) runs on
+ * rank 0 alone, so that it prints once; the others end at once with
+ * status 0. Such a process has left the MPI job when it had joined it.
+ * False without MPI. */
+bool job_mpi__not_rank0(void);
+
 /* Write the capture at out_path of every capture of plan (flags:
  * PROF_WRITER_OVERWRITE), with the job's metadata. */
 int job__merge(const struct job_plan *plan, const char *out_path, unsigned flags,

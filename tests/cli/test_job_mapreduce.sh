@@ -3,7 +3,9 @@
 # reduce: per capture a summary, summaries merged. What it prints is what
 # the same reports print of the job's merged capture (but for the File row,
 # which names the job), in every format; on one thread or all; and under
-# MPI (mpirun --oversubscribe -n 3) byte for byte what one process prints.
+# MPI (mpirun --oversubscribe -n 3) byte for byte what one process prints;
+# and what is not map and reduce (other reports, --rank, diagnose, merge)
+# runs on MPI rank 0 alone, printing once.
 # The job: real captures of perfkit and of Nsight Systems, with two
 # captures of one program whose kernels share names, so that groups merge.
 . "$(dirname "$0")/cli_lib.sh"
@@ -64,5 +66,32 @@ else
 	# more processes than captures: some map nothing
 	"$mpirun" --oversubscribe -n 7 "$PERFKIT" report --format=json "$job/" >"$TMP/mpi7.json" 2>"$TMP/err"
 	expect_that "mpirun -n 7 over 5 captures" cmp -s "$TMP/mpi7.json" "$TMP/single.json"
+	# What does not share its work among the MPI processes runs on rank 0
+	# alone and prints once: a report read from the merged capture, one
+	# narrowed by --rank, a directory of one capture, diagnose; a merge
+	# writes its output once.
+	mkdir "$TMP/one"
+	cp "$D/torch_train.sqlite" "$TMP/one/rank-0.sqlite"
+	once() { # NAME ARGS...: mpirun -n 2 prints what one process prints
+		local name=$1
+		shift
+		"$mpirun" --oversubscribe -n 2 "$PERFKIT" "$@" >"$TMP/mpi.out" 2>"$TMP/err"
+		status=$?
+		expect_status "mpirun -n 2 perfkit $name" 0
+		"$PERFKIT" "$@" >"$TMP/single.out" 2>/dev/null
+		expect_that "mpirun -n 2 perfkit $name prints what one process prints, once" \
+			cmp -s "$TMP/mpi.out" "$TMP/single.out"
+	}
+	once "report --report=cuda_api_sum" report --report=cuda_api_sum "$job/"
+	once "report --rank=0" report --rank=0 --format=json "$job/"
+	once "report of a directory of one capture" report --format=json "$TMP/one/"
+	once "diagnose" diagnose "$job/"
+	"$mpirun" --oversubscribe -n 2 "$PERFKIT" merge -o "$TMP/mpi-merged.sqlite" "$job/" >"$TMP/out" 2>"$TMP/err"
+	status=$?
+	expect_status "mpirun -n 2 perfkit merge" 0
+	expect_that "mpirun -n 2 perfkit merge merges once" [ "$(grep -c "captures of" "$TMP/out")" = 1 ]
+	expect_that "and its capture is the one-process merge's" [ "$(sqlite3 "$TMP/mpi-merged.sqlite" \
+		"SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL")" = "$(sqlite3 "$TMP/merged.sqlite" \
+		"SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL")" ]
 fi
 finish
