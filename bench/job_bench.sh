@@ -29,23 +29,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 W=$(mktemp -d "${TMPDIR:-/tmp}/job_bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 
-# renumber SRC DST R: SRC as rank R's capture (pid 100000 + R)
-renumber() {
-	local pid=$((100000 + $3)) old sql="" t c
-	cp "$1" "$2"
-	old=$(sqlite3 "$2" "SELECT pid FROM PROCESSES LIMIT 1")
-	for t in $(sqlite3 "$2" "SELECT name FROM sqlite_master WHERE type = 'table'"); do
-		for c in globalPid globalTid endGlobalTid; do
-			[ -n "$(sqlite3 "$2" "SELECT 1 FROM pragma_table_info('$t') WHERE name = '$c'")" ] &&
-				sql="$sql UPDATE \"$t\" SET $c = ($c & 16777215) | ($pid << 24)
-					WHERE ($c >> 24) & 16777215 = $old;"
-		done
-	done
-	sql="$sql UPDATE PROCESSES SET pid = $pid WHERE pid = $old;"
-	[ -z "$(sqlite3 "$2" "SELECT 1 FROM pragma_table_info('PERFKIT_PROCESS_INFO') WHERE name = 'rank'")" ] ||
-		sql="$sql UPDATE PERFKIT_PROCESS_INFO SET rank = $3;"
-	sqlite3 "$2" "$sql"
-}
+# rank_copy, as_other_host: a rank's capture as another rank's, another host's
+. "$ROOT/tests/tools/job_captures.sh"
 
 # measure CMD...: "SECONDS MAX_RSS_MIB" of the command
 measure() {
@@ -77,7 +62,7 @@ for n in "${SIZES[@]}"; do
 	rm -rf "$W/job" "$W/merged.sqlite"
 	mkdir "$W/job"
 	for ((r = 0; r < n; r++)); do
-		renumber "$RANK" "$W/job/rank-$r.sqlite" "$r"
+		rank_copy "$RANK" "$W/job/rank-$r.sqlite" "$r"
 	done
 	sync
 	read -r t1 m1 <<<"$(PERFKIT_THREADS=1 measure "$PERFKIT" report --format=json "$W/job/")"

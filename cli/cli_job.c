@@ -157,7 +157,7 @@ int cli_job__report(char *const *args, int n, const char *const *reports, int nr
 		job_inputs__exit(&in);
 		return -1;
 	}
-	rc = job_report__compute(&in, &r, &err);
+	rc = job_report__compute(&in, reports, nreports, &r, &err);
 	job_inputs__exit(&in);
 	if (rc < 0) {
 		cli_error("%s", err.msg);

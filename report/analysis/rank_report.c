@@ -11,6 +11,7 @@
 
 #include "gpu_work.h"
 #include "nccl.h"
+#include "rank_report.h"
 #include "rank_time.h"
 #include "report_rows.h"
 #include "summary/summary.h"
@@ -27,7 +28,7 @@ static int note_left_out(struct rpt_sink *sink, int64_t n)
 
 /* ---- rank_sum ------------------------------------------------------------- */
 
-int summary__rank_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)
+int rank_sum__emit(const struct rank_times *t, struct rpt_sink *sink, struct prof_error *err)
 {
 	static const struct rpt_column cols[] = {
 		{ "Rank", RPT_INT, 0 },                 { "Process", RPT_TEXT, 0 },
@@ -39,15 +40,11 @@ int summary__rank_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_e
 		{ "Busy (%)", RPT_PERCENT, 1 },         { "Exposed (%)", RPT_PERCENT, 1 },
 		{ "Idle (%)", RPT_PERCENT, 1 },         { "Window Source", RPT_TEXT, 0 },
 	};
-	struct rank_times t;
 	int64_t left_out = 0;
-	int rc = rank_times__load(s, NULL, &t, err);
+	int rc = sink->begin(sink, "rank_sum", "Ranks: Steps and Time", cols, 16);
 
-	if (rc)
-		return rc;
-	rc = sink->begin(sink, "rank_sum", "Ranks: Steps and Time", cols, 16);
-	for (int i = 0; rc >= 0 && i < t.n; i++) {
-		const struct rank_time *r = &t.v[i];
+	for (int i = 0; rc >= 0 && i < t->n; i++) {
+		const struct rank_time *r = &t->v[i];
 		struct rpt_cell row[] = {
 			int_cell(r->rank), text_cell(r->label), int_cell(r->nsteps),
 			known_cell(r->step_med_ns), known_cell(r->step_p95_ns), int_cell(r->window_ns),
@@ -65,26 +62,26 @@ int summary__rank_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_e
 		rc = note_left_out(sink, left_out);
 	if (rc >= 0)
 		rc = sink->end(sink);
-	rank_times__exit(&t);
 	return rc < 0 ? sink_failed(rc, err) : 0;
+}
+
+int summary__rank_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)
+{
+	struct rank_times t;
+	int rc = rank_times__load(s, NULL, &t, err);
+
+	if (rc)
+		return rc;
+	rc = rank_sum__emit(&t, sink, err);
+	rank_times__exit(&t);
+	return rc;
 }
 
 /* ---- nccl_sum --------------------------------------------------------------- */
 
-struct nccl_group {
-	enum nccl_kind kind;
-	int bucket, rank;
-	int64_t calls, bytes, time_ns;
-	int comm_ranks;
-	bool bytes_known;
-	int64_t *dur;
-	int ndur, cap;
-	const struct nccl_call *first; /* its algorithm, protocol and datatype */
-};
-
 static int by_group(const void *a, const void *b)
 {
-	const struct nccl_group *x = a, *y = b;
+	const struct nccl_sum_group *x = a, *y = b;
 
 	if (x->kind != y->kind)
 		return x->kind < y->kind ? -1 : 1;
@@ -93,38 +90,85 @@ static int by_group(const void *a, const void *b)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-static struct nccl_group *group_for(struct nccl_group **v, int *n, int *cap, const struct nccl_call *k)
+static struct nccl_sum_group *group_for(struct nccl_sum *s, const struct nccl_call *k)
 {
 	int bucket = nccl_size_bucket(k->bytes);
+	struct nccl_sum_group *g;
 
-	for (int i = 0; i < *n; i++)
-		if ((*v)[i].kind == k->kind && (*v)[i].bucket == bucket && (*v)[i].rank == k->rank)
-			return &(*v)[i];
-	if (*n == *cap) {
-		int ncap = *cap ? *cap * 2 : 16;
-		struct nccl_group *nv = realloc(*v, sizeof *nv * (size_t)ncap);
-
-		if (!nv)
-			return NULL;
-		*v = nv;
-		*cap = ncap;
-	}
-	memset(&(*v)[*n], 0, sizeof **v);
-	(*v)[*n].kind = k->kind;
-	(*v)[*n].bucket = bucket;
-	(*v)[*n].rank = k->rank;
-	(*v)[*n].bytes_known = k->bytes >= 0;
-	(*v)[*n].comm_ranks = -1;
-	(*v)[*n].first = k;
-	return &(*v)[(*n)++];
+	for (int i = 0; i < s->n; i++)
+		if (s->g[i].kind == k->kind && s->g[i].bucket == bucket && s->g[i].rank == k->rank)
+			return &s->g[i];
+	if (array__grow((void **)&s->g, &s->cap, s->n + 1, sizeof *s->g))
+		return NULL;
+	g = &s->g[s->n++];
+	memset(g, 0, sizeof *g);
+	g->kind = k->kind;
+	g->bucket = bucket;
+	g->rank = k->rank;
+	g->bytes_known = k->bytes >= 0;
+	g->comm_ranks = -1;
+	g->name = k->name;
+	return g;
 }
 
-static int group_rows(struct rpt_sink *sink, struct nccl_group *g, int ng, int world, double link)
+int nccl_sum__add_calls(struct nccl_sum *s, const struct nccl_calls *c, struct prof_error *err)
+{
+	for (int i = 0; i < c->n; i++) {
+		const struct nccl_call *k = &c->v[i];
+		struct nccl_sum_group *x;
+
+		if (k->end_ns < k->start_ns) {
+			s->left_out++;
+			continue;
+		}
+		x = group_for(s, k);
+		if (!x || array__grow((void **)&x->dur, &x->cap, x->ndur + 1, sizeof *x->dur))
+			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		x->dur[x->ndur++] = k->end_ns - k->start_ns;
+		x->calls++;
+		x->time_ns = sum_add_saturated(x->time_ns, k->end_ns - k->start_ns);
+		if (k->bytes >= 0)
+			x->bytes = sum_add_saturated(x->bytes, k->bytes);
+		else
+			s->unknown++;
+		if (k->comm_ranks > x->comm_ranks)
+			x->comm_ranks = k->comm_ranks;
+	}
+	s->without_call += c->without_call;
+	return 0;
+}
+
+int nccl_sum_group__absorb(struct nccl_sum_group *a, struct nccl_sum_group *b)
+{
+	if (b->ndur && array__grow((void **)&a->dur, &a->cap, a->ndur + b->ndur, sizeof *a->dur))
+		return PROF_E_NOMEM;
+	if (b->ndur)
+		memcpy(a->dur + a->ndur, b->dur, sizeof *b->dur * (size_t)b->ndur);
+	a->ndur += b->ndur;
+	a->calls += b->calls;
+	a->time_ns = sum_add_saturated(a->time_ns, b->time_ns);
+	a->bytes = sum_add_saturated(a->bytes, b->bytes);
+	if (b->comm_ranks > a->comm_ranks)
+		a->comm_ranks = b->comm_ranks;
+	free(b->dur);
+	memset(b, 0, sizeof *b);
+	return 0;
+}
+
+void nccl_sum__exit(struct nccl_sum *s)
+{
+	for (int i = 0; i < s->n; i++)
+		free(s->g[i].dur);
+	free(s->g);
+	memset(s, 0, sizeof *s);
+}
+
+static int group_rows(struct rpt_sink *sink, struct nccl_sum_group *g, int ng, int world, double link)
 {
 	int rc = 0;
 
 	for (int i = 0; rc >= 0 && i < ng; i++) {
-		struct nccl_group *x = &g[i];
+		struct nccl_sum_group *x = &g[i];
 		int n = x->comm_ranks > 0 ? x->comm_ranks : world;
 		double algbw = x->bytes_known && x->time_ns > 0 ? (double)x->bytes / (double)x->time_ns : -1;
 		double factor = nccl_busbw_factor(x->kind, n);
@@ -134,9 +178,8 @@ static int group_rows(struct rpt_sink *sink, struct nccl_group *g, int ng, int w
 		int64_t med = rank_time__percentile(x->dur, x->ndur, 50);
 		int64_t p95 = rank_time__percentile(x->dur, x->ndur, 95);
 
-		snprintf(algo, sizeof algo, "%s%s%s", x->first->name.algo,
-			 x->first->name.algo[0] && x->first->name.proto[0] ? " " : "",
-			 x->first->name.proto);
+		snprintf(algo, sizeof algo, "%s%s%s", x->name.algo,
+			 x->name.algo[0] && x->name.proto[0] ? " " : "", x->name.proto);
 		row[0] = text_cell(nccl_kind__name(x->kind));
 		row[1] = text_cell(nccl_size_bucket__label(x->bucket));
 		row[2] = x->rank >= 0 ? int_cell(x->rank) : null_cell();
@@ -150,13 +193,14 @@ static int group_rows(struct rpt_sink *sink, struct nccl_group *g, int ng, int w
 		row[10] = link > 0 && busbw >= 0 ? real_cell(100.0 * busbw / link) : null_cell();
 		row[11] = n > 0 ? int_cell(n) : null_cell();
 		row[12] = text_cell(algo[0] ? algo : NULL);
-		row[13] = text_cell(x->first->name.dtype[0] ? x->first->name.dtype : NULL);
+		row[13] = text_cell(x->name.dtype[0] ? x->name.dtype : NULL);
 		rc = sink->row(sink, row);
 	}
 	return rc;
 }
 
-int summary__nccl_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)
+int nccl_sum__emit(struct nccl_sum *s, int world, double link, struct rpt_sink *sink,
+		   struct prof_error *err)
 {
 	static const struct rpt_column cols[] = {
 		{ "Kind", RPT_TEXT, 0 },            { "Message Size", RPT_TEXT, 0 },
@@ -167,78 +211,56 @@ int summary__nccl_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_e
 		{ "Bus/Link (%)", RPT_PERCENT, 1 }, { "Ranks", RPT_INT, 0 },
 		{ "Algorithm", RPT_TEXT, 0 },       { "Type", RPT_TEXT, 0 },
 	};
+	int rc;
+
+	if (s->n > 1)
+		qsort(s->g, (size_t)s->n, sizeof *s->g, by_group);
+	rc = sink->begin(sink, "nccl_sum", "NCCL Collectives by Kind and Message Size", cols, 14);
+	if (rc >= 0)
+		rc = group_rows(sink, s->g, s->n, world, link);
+	if (rc >= 0) {
+		char text[320];
+		struct rpt_note note = { "sizes_unknown", s->unknown, text };
+
+		snprintf(text, sizeof text,
+			 "%lld NCCL kernels without a message size: no NCCL payload was captured for "
+			 "their calls (NCCL before 2.23, or NVTX not traced); kind, datatype, algorithm "
+			 "and protocol come from their kernel names", (long long)s->unknown);
+		rc = rpt_sink__note(sink, &note);
+	}
+	if (rc >= 0) {
+		char text[240];
+		struct rpt_note note = { "calls_unmatched", s->without_call, text };
+
+		snprintf(text, sizeof text,
+			 "%lld NCCL kernels were launched outside any NCCL call the capture holds "
+			 "(no NVTX range of domain NCCL open at their launch): no payload for them",
+			 (long long)s->without_call);
+		rc = rpt_sink__note(sink, &note);
+	}
+	if (rc >= 0)
+		rc = note_left_out(sink, s->left_out);
+	if (rc >= 0)
+		rc = sink->end(sink);
+	return rc < 0 ? sink_failed(rc, err) : 0;
+}
+
+int summary__nccl_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)
+{
 	struct sum_ranks ranks;
 	struct nccl_calls c = { 0 };
-	struct nccl_group *g = NULL;
-	int ng = 0, cap = 0, rc;
-	int64_t left_out = 0, unknown = 0;
-	double link;
+	struct nccl_sum sum = { 0 };
+	int rc;
 
 	rc = sum_ranks__load(s, &ranks, err);
 	if (rc)
 		return rc;
 	rc = nccl_calls__load(s, &ranks, &c, err);
-	if (rc)
-		goto out;
-	for (int i = 0; i < c.n; i++) {
-		const struct nccl_call *k = &c.v[i];
-		struct nccl_group *x;
-
-		if (k->end_ns < k->start_ns) {
-			left_out++;
-			continue;
-		}
-		x = group_for(&g, &ng, &cap, k);
-		if (!x || array__grow((void **)&x->dur, &x->cap, x->ndur + 1, sizeof *x->dur)) {
-			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
-			goto out;
-		}
-		x->dur[x->ndur++] = k->end_ns - k->start_ns;
-		x->calls++;
-		x->time_ns = sum_add_saturated(x->time_ns, k->end_ns - k->start_ns);
-		if (k->bytes >= 0)
-			x->bytes = sum_add_saturated(x->bytes, k->bytes);
-		else
-			unknown++;
-		if (k->comm_ranks > x->comm_ranks)
-			x->comm_ranks = k->comm_ranks;
-	}
-	if (ng > 1)
-		qsort(g, (size_t)ng, sizeof *g, by_group);
-	link = nccl_link_bytes_per_ns(s);
-	rc = sink->begin(sink, "nccl_sum", "NCCL Collectives by Kind and Message Size", cols, 14);
-	if (rc >= 0)
-		rc = group_rows(sink, g, ng, ranks.nranks, link);
-	if (rc >= 0) {
-		char text[320];
-		struct rpt_note note = { "sizes_unknown", unknown, text };
-
-		snprintf(text, sizeof text,
-			 "%lld NCCL kernels without a message size: no NCCL payload was captured for "
-			 "their calls (NCCL before 2.23, or NVTX not traced); kind, datatype, algorithm "
-			 "and protocol come from their kernel names", (long long)unknown);
-		rc = rpt_sink__note(sink, &note);
-	}
-	if (rc >= 0) {
-		char text[240];
-		struct rpt_note note = { "calls_unmatched", c.without_call, text };
-
-		snprintf(text, sizeof text,
-			 "%lld NCCL kernels were launched outside any NCCL call the capture holds "
-			 "(no NVTX range of domain NCCL open at their launch): no payload for them",
-			 (long long)c.without_call);
-		rc = rpt_sink__note(sink, &note);
-	}
-	if (rc >= 0)
-		rc = note_left_out(sink, left_out);
-	if (rc >= 0)
-		rc = sink->end(sink);
-	if (rc < 0)
-		rc = sink_failed(rc, err);
-out:
-	for (int i = 0; i < ng; i++)
-		free(g[i].dur);
-	free(g);
+	if (!rc)
+		rc = nccl_sum__add_calls(&sum, &c, err);
+	if (!rc)
+		rc = nccl_sum__emit(&sum, ranks.nranks, nccl_link_bytes_per_ns(s), sink, err);
+	nccl_sum__exit(&sum);
 	nccl_calls__exit(&c);
 	sum_ranks__exit(&ranks);
 	return rc < 0 ? rc : 0;

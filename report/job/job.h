@@ -85,6 +85,9 @@ struct job_plan {
 	int nhosts;
 	struct prof_merge_map *maps;  /* one per capture */
 	int64_t *host_span_ns;        /* per host: how long its captures last together */
+	unsigned parts;               /* what a map and reduce reads of each capture (enum
+				       * job_parts, job_impl.h): the overview's parts unless
+				       * job_report__compute is asked for more */
 	enum job_time_base time_base;
 	double error_ns;              /* estimated alignment error; < 0: not known */
 	int collectives;              /* collectives matched across hosts (JOB_TIME_COLLECTIVES) */
@@ -112,16 +115,19 @@ bool job_plan__time(const struct job_plan *p, struct sum_job_time *t);
 
 /* ---- reports by map and reduce ---------------------------------------------- */
 
-/* Whether report name ("overview", "cuda_gpu_kern_sum") is printed from a
- * job's map and reduce rather than from its merged capture. */
+/* Whether report name ("overview", "cuda_gpu_kern_sum", "rank_sum",
+ * "nccl_sum") is printed from a job's map and reduce rather than from its
+ * merged capture. */
 bool job_report__can(const char *name);
 
 struct job_report;
-/* Map and reduce the job of in (report/job/job_mapreduce.c). 1: *out holds
- * the job's reports (this process prints them); 0: an MPI process that
- * gave its share to rank 0 (it prints nothing); < 0: an error, in err. */
-int job_report__compute(const struct job_inputs *in, struct job_report **out,
-			struct prof_error *err);
+/* Map and reduce the job of in for the reports names[0..nnames) (each one
+ * job_report__can prints; report/job/job_mapreduce.c), reading of each
+ * capture what they need. 1: *out holds the job's reports (this process
+ * prints them); 0: an MPI process that gave its share to rank 0 (it
+ * prints nothing); < 0: an error, in err. */
+int job_report__compute(const struct job_inputs *in, const char *const *names, int nnames,
+			struct job_report **out, struct prof_error *err);
 /* Print report name of the job into sink, as summary__run prints it of
  * the job's merged capture. */
 int job_report__emit(struct job_report *r, const char *name, struct rpt_sink *sink,

@@ -3,6 +3,7 @@
 #ifndef REPORT_JOB_IMPL_H
 #define REPORT_JOB_IMPL_H
 
+#include "analysis/rank_report.h"
 #include "job.h"
 #include "summary/query.h"
 
@@ -144,7 +145,40 @@ struct js_gpu {
 	int capture; /* the first capture that has it wins */
 };
 
-/* What the overview and cuda_gpu_kern_sum of a job need of its captures. */
+/* A process of a capture, as the job's rank model, rank_sum and nccl_sum
+ * need it (job_ranks.c). */
+struct js_process {
+	int64_t gpid;               /* its globalPid in the job (the capture's host index above
+				     * the pid bits, as the merge writes it) */
+	int launcher_rank;          /* the rank its launcher gave it; -1: none */
+	bool has_cuda;              /* kernels, copies or memsets */
+	bool in_model;              /* false: the NCCL kernels of no process (globalPid 0) */
+	char *host;                 /* PERFKIT_PROCESS_INFO's; NULL: not said */
+	struct sum_gpu *gpus;       /* device numbers and UUIDs (no names) */
+	int ngpus;
+	bool has_time;              /* time holds its steps and time split (steps freed) */
+	struct rank_time time;
+	struct nccl_sum nccl;       /* its NCCL calls by kind and size (rank not yet known) */
+};
+
+/* The processes of a job's captures, by gpid. */
+struct js_ranks {
+	struct js_process *p;
+	size_t n, cap;
+	int64_t nccl_without_call;  /* NCCL kernels launched outside any NCCL call */
+	int link_capture;           /* the first capture with a measured link; -1: none */
+	double link;                /* its bandwidth, bytes per ns */
+};
+
+/* What a job's map reads of each capture: the overview's and
+ * cuda_gpu_kern_sum's parts, rank_sum's, nccl_sum's. */
+enum job_parts {
+	JOB_PART_OVERVIEW = 1 << 0,
+	JOB_PART_RANKS = 1 << 1,
+	JOB_PART_NCCL = 1 << 2,
+};
+
+/* What the reports of a job need of its captures. */
 struct job_summary {
 	struct js_groups kernels, ranges;
 	struct js_device *dev;      /* by id */
@@ -161,9 +195,10 @@ struct job_summary {
 	bool session_null;
 	int64_t session_start_ns;
 	int mapped;                 /* captures folded in */
+	struct js_ranks ranks;
 };
 
-/* Map capture i of plan into s. */
+/* Map capture i of plan into s: the parts plan->parts names. */
 int job_summary__map(const struct job_plan *p, int i, struct job_summary *s,
 		     struct prof_error *err);
 /* a += b; b is emptied. Exact: any order and grouping give the same a. */
@@ -185,6 +220,27 @@ int job_summary__threads(void);
 /* A summary as bytes and back (between MPI processes). */
 int job_summary__pack(const struct job_summary *s, char **buf, size_t *len);
 int job_summary__unpack(const char *buf, size_t len, struct job_summary *s);
+
+/* rank_sum's and nccl_sum's parts of capture i of plan into r
+ * (job_ranks.c): its processes, and each one's time or NCCL calls as
+ * parts says. A capture whose times move by a rate is read from a copy of
+ * it moved so (in TMPDIR, removed at once), so that every difference of
+ * times is the merged capture's to the ns. */
+int js_ranks__map(const struct job_plan *p, int i, unsigned parts, struct js_ranks *r,
+		  struct prof_error *err);
+/* a += b; b is emptied. */
+int js_ranks__reduce(struct js_ranks *a, struct js_ranks *b);
+void js_ranks__exit(struct js_ranks *r);
+/* rank_sum and nccl_sum of the whole job, as summary__rank_sum and
+ * summary__nccl_sum print them of its merged capture. */
+int js_ranks__emit_rank_sum(const struct job_plan *p, const struct js_ranks *r,
+			    struct rpt_sink *sink, struct prof_error *err);
+int js_ranks__emit_nccl_sum(const struct job_plan *p, const struct js_ranks *r,
+			    struct rpt_sink *sink, struct prof_error *err);
+
+/* The job's host as its merged capture's metadata says it (malloc'd; NULL
+ * when no capture says). */
+char *job_meta__host(const struct job_plan *plan);
 
 /* The PERFKIT_META rows of a merged job, through put(ctx, key, value). */
 int job_meta__write(const struct job_plan *plan,

@@ -126,6 +126,11 @@ static int64_t start_on_time_base(const struct job_plan *p, int i)
 	       (base->realtime_ns - base->timestamp_ns);
 }
 
+char *job_meta__host(const struct job_plan *p)
+{
+	return distinct(p, offsetof(struct job_capture, host), ", ");
+}
+
 static int put_int(int (*put)(void *, const char *, const char *), void *ctx, const char *key,
 		   int64_t v)
 {
@@ -144,7 +149,7 @@ int job_meta__write(const struct job_plan *p,
 		const char *sep;
 	} joined[] = {
 		{ "command", offsetof(struct job_capture, command), "; " },
-		{ "host", offsetof(struct job_capture, host), ", " },
+		{ "host", offsetof(struct job_capture, host), ", " }, /* job_meta__host */
 		{ "gpu", offsetof(struct job_capture, gpu), "; " },
 	};
 	int64_t first = 0, last = 0;

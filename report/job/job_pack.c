@@ -4,6 +4,7 @@
  * build on one kind of machine. */
 #include "job_impl.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +63,66 @@ static void put_groups(struct out *o, const struct js_groups *gs)
 	}
 }
 
+static void put_ranks(struct out *o, const struct js_ranks *r)
+{
+	put_i64(o, (int64_t)r->n);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct js_process *p = &r->p[i];
+		const struct rank_time *t = &p->time;
+
+		put_i64(o, p->gpid);
+		put_i64(o, p->launcher_rank);
+		put_i64(o, p->has_cuda);
+		put_i64(o, p->in_model);
+		put_str(o, p->host);
+		put_i64(o, p->ngpus);
+		for (int g = 0; g < p->ngpus; g++) {
+			put_i64(o, p->gpus[g].device_id);
+			put_str(o, p->gpus[g].uuid);
+		}
+		put_i64(o, p->has_time);
+		put_i64(o, t->nsteps);
+		put_i64(o, t->step_med_ns);
+		put_i64(o, t->step_p95_ns);
+		put_i64(o, t->window_ns);
+		put_i64(o, t->busy_ns);
+		put_i64(o, t->compute_ns);
+		put_i64(o, t->comm_ns);
+		put_i64(o, t->hidden_ns);
+		put_i64(o, t->exposed_ns);
+		put_i64(o, t->idle_ns);
+		put_i64(o, t->kernels);
+		put_i64(o, t->rows_left_out);
+		put_str(o, t->w.source);
+		put_i64(o, p->nccl.n);
+		put_i64(o, p->nccl.left_out);
+		put_i64(o, p->nccl.unknown);
+		put_i64(o, p->nccl.without_call);
+		for (int k = 0; k < p->nccl.n; k++) {
+			const struct nccl_sum_group *g = &p->nccl.g[k];
+
+			put_i64(o, g->kind);
+			put_i64(o, g->bucket);
+			put_i64(o, g->rank);
+			put_i64(o, g->calls);
+			put_i64(o, g->bytes);
+			put_i64(o, g->time_ns);
+			put_i64(o, g->comm_ranks);
+			put_i64(o, g->bytes_known);
+			put_i64(o, g->name.kind);
+			put_str(o, g->name.op);
+			put_str(o, g->name.dtype);
+			put_str(o, g->name.algo);
+			put_str(o, g->name.proto);
+			put_i64(o, g->ndur);
+			put(o, g->dur, (size_t)g->ndur * sizeof *g->dur);
+		}
+	}
+	put_i64(o, r->nccl_without_call);
+	put_i64(o, r->link_capture);
+	put(o, &r->link, sizeof r->link);
+}
+
 int job_summary__pack(const struct job_summary *s, char **buf, size_t *len)
 {
 	struct out o = { 0 };
@@ -101,6 +162,7 @@ int job_summary__pack(const struct job_summary *s, char **buf, size_t *len)
 	put_i64(&o, s->session_null);
 	put_i64(&o, s->session_start_ns);
 	put_i64(&o, s->mapped);
+	put_ranks(&o, &s->ranks);
 	if (o.failed) {
 		free(o.buf);
 		return PROF_E_NOMEM;
@@ -197,6 +259,115 @@ static void get_groups(struct in *in, struct js_groups *gs)
 	}
 }
 
+/* A string into a fixed field of cap bytes (cut to fit). */
+static void get_text(struct in *in, char *dst, size_t cap)
+{
+	char *s = get_str(in);
+
+	snprintf(dst, cap, "%s", s ? s : "");
+	free(s);
+}
+
+static void get_nccl(struct in *in, struct nccl_sum *ns)
+{
+	int64_t n = get_i64(in);
+
+	ns->left_out = get_i64(in);
+	ns->unknown = get_i64(in);
+	ns->without_call = get_i64(in);
+	/* the smallest group is 10 numbers and 4 strings' lengths */
+	ns->g = get_array(in, n, 14 * sizeof(int64_t), false);
+	if (!ns->g)
+		return;
+	free(ns->g);
+	ns->g = calloc((size_t)n + 1, sizeof *ns->g);
+	if (!ns->g) {
+		in->bad = true;
+		return;
+	}
+	ns->cap = (int)n + 1;
+	for (int64_t k = 0; k < n && !in->bad; k++) {
+		struct nccl_sum_group *g = &ns->g[ns->n++];
+
+		g->kind = (enum nccl_kind)get_i64(in);
+		g->bucket = (int)get_i64(in);
+		g->rank = (int)get_i64(in);
+		g->calls = get_i64(in);
+		g->bytes = get_i64(in);
+		g->time_ns = get_i64(in);
+		g->comm_ranks = (int)get_i64(in);
+		g->bytes_known = get_i64(in) != 0;
+		g->name.kind = (enum nccl_kind)get_i64(in);
+		get_text(in, g->name.op, sizeof g->name.op);
+		get_text(in, g->name.dtype, sizeof g->name.dtype);
+		get_text(in, g->name.algo, sizeof g->name.algo);
+		get_text(in, g->name.proto, sizeof g->name.proto);
+		g->ndur = (int)get_i64(in);
+		g->dur = get_array(in, g->ndur, sizeof *g->dur, true);
+		g->cap = g->ndur;
+		if (!g->dur)
+			g->ndur = g->cap = 0;
+	}
+}
+
+static void get_ranks(struct in *in, struct js_ranks *r)
+{
+	int64_t n = get_i64(in);
+
+	r->link_capture = -1;
+	/* the smallest process is 22 numbers and 2 strings' lengths */
+	r->p = get_array(in, n, 24 * sizeof(int64_t), false);
+	if (!r->p)
+		return;
+	free(r->p);
+	r->p = calloc((size_t)n + 1, sizeof *r->p);
+	if (!r->p) {
+		in->bad = true;
+		return;
+	}
+	r->cap = (size_t)n + 1;
+	for (int64_t i = 0; i < n && !in->bad; i++) {
+		struct js_process *p = &r->p[r->n++];
+		struct rank_time *t = &p->time;
+		int64_t ngpus;
+
+		p->gpid = get_i64(in);
+		p->launcher_rank = (int)get_i64(in);
+		p->has_cuda = get_i64(in) != 0;
+		p->in_model = get_i64(in) != 0;
+		p->host = get_str(in);
+		ngpus = get_i64(in);
+		p->gpus = get_array(in, ngpus, 2 * sizeof(int64_t), false);
+		if (p->gpus) {
+			free(p->gpus);
+			p->gpus = calloc((size_t)ngpus + 1, sizeof *p->gpus);
+			in->bad |= !p->gpus;
+		}
+		for (int64_t g = 0; p->gpus && g < ngpus && !in->bad; g++, p->ngpus++) {
+			p->gpus[g].device_id = (int32_t)get_i64(in);
+			p->gpus[g].uuid = get_str(in);
+		}
+		p->has_time = get_i64(in) != 0;
+		t->nsteps = (int)get_i64(in);
+		t->step_med_ns = get_i64(in);
+		t->step_p95_ns = get_i64(in);
+		t->window_ns = get_i64(in);
+		t->busy_ns = get_i64(in);
+		t->compute_ns = get_i64(in);
+		t->comm_ns = get_i64(in);
+		t->hidden_ns = get_i64(in);
+		t->exposed_ns = get_i64(in);
+		t->idle_ns = get_i64(in);
+		t->kernels = get_i64(in);
+		t->rows_left_out = get_i64(in);
+		get_text(in, t->w.source, sizeof t->w.source);
+		get_nccl(in, &p->nccl);
+	}
+	r->nccl_without_call = get_i64(in);
+	r->link_capture = (int)get_i64(in);
+	get(in, &r->link, sizeof r->link);
+}
+
 int job_summary__unpack(const char *buf, size_t len, struct job_summary *s)
 {
 	struct in in = { buf, buf + len, false };
@@ -267,6 +438,7 @@ int job_summary__unpack(const char *buf, size_t len, struct job_summary *s)
 	s->session_null = get_i64(&in) != 0;
 	s->session_start_ns = get_i64(&in);
 	s->mapped = (int)get_i64(&in);
+	get_ranks(&in, &s->ranks);
 	if (in.bad || in.p != in.end) {
 		job_summary__exit(s);
 		return PROF_E_CORRUPT;

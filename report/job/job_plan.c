@@ -167,6 +167,7 @@ int job_plan__make(const struct job_inputs *in, struct job_plan *plan, struct pr
 	int rc = 0;
 
 	memset(plan, 0, sizeof *plan);
+	plan->parts = JOB_PART_OVERVIEW;
 	if (in->n <= 0)
 		return prof_error__set(err, PROF_E_USAGE, "a job needs at least one capture");
 	snprintf(plan->name, sizeof plan->name, "%s", in->name ? in->name : "");

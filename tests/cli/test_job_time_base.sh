@@ -15,6 +15,7 @@
 # span what it was; the overview (merged or by map and reduce) and
 # diagnose's header say the time base and the error.
 . "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../tools/job_captures.sh"
 command -v sqlite3 >/dev/null || { echo "FAIL: sqlite3 is needed" >&2; exit 1; }
 D=$PERFKIT_TEST_DATA
 meta() { sqlite3 "$1" "SELECT value FROM PERFKIT_META WHERE key = '$2'"; }
@@ -34,33 +35,6 @@ with_clocks() {
 			s.value + d.value FROM PROCESSES p, PERFKIT_META s, PERFKIT_META d, PERFKIT_META h
 			WHERE s.key = 'start_ns' AND d.key = 'duration_ns' AND h.key = 'host'"
 	fi
-}
-
-# as_other_host SRC DST OFFSET_NS ERROR_NS [PPM]: SRC as host node-b would
-# have recorded it: its capture clock OFFSET_NS behind, its realtime clock
-# ERROR_NS ahead of SRC's host's, and both its clocks running PPM ppm fast
-# against SRC's host's from SRC's first clock pair on (a drift between the
-# hosts that their clock pairs, each host's capture clock against its own
-# realtime clock, cannot see)
-as_other_host() {
-	local src=$1 dst=$2 off=$3 error=$4 ppm=${5:-0} sql="" t c t0
-	cp "$src" "$dst"
-	t0=$(sqlite3 "$dst" "SELECT min(timestampNs) FROM PERFKIT_CLOCKS WHERE at = 'start'")
-	for t in CUPTI_ACTIVITY_KIND_KERNEL CUPTI_ACTIVITY_KIND_MEMCPY CUPTI_ACTIVITY_KIND_MEMSET \
-		CUPTI_ACTIVITY_KIND_RUNTIME CUPTI_ACTIVITY_KIND_DRIVER CUPTI_ACTIVITY_KIND_SYNCHRONIZATION \
-		NVTX_EVENTS PROFILER_OVERHEAD CUDA_GPU_MEMORY_USAGE_EVENTS GPU_METRICS; do
-		for c in start end timestamp; do
-			[ -n "$(sqlite3 "$dst" "SELECT 1 FROM pragma_table_info('$t') WHERE name = '$c'")" ] &&
-				sql="$sql UPDATE $t SET \"$c\" = \"$c\" - $off + ((\"$c\" - $t0) * $ppm) / 1000000;"
-		done
-	done
-	sqlite3 "$dst" "$sql
-		UPDATE PERFKIT_CLOCKS SET realtimeNs = realtimeNs + $error + ((timestampNs - $t0) * $ppm) / 1000000,
-			timestampNs = timestampNs - $off + ((timestampNs - $t0) * $ppm) / 1000000, host = 'node-b';
-		UPDATE PERFKIT_META SET value = value + $error WHERE key = 'start_ns';
-		UPDATE PERFKIT_META SET value = 'node-b' WHERE key = 'host'"
-	[ -z "$(sqlite3 "$dst" "SELECT name FROM sqlite_master WHERE name = 'PERFKIT_PROCESS_INFO'")" ] ||
-		sqlite3 "$dst" "UPDATE PERFKIT_PROCESS_INFO SET host = 'node-b'"
 }
 
 # le A B: both numbers known, A at most B
