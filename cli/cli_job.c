@@ -195,7 +195,7 @@ bool cli_job__not_rank0(void)
 	return job_mpi__not_rank0();
 }
 
-int cli_job__profile(char *arg, struct diff_profile *p)
+int cli_job__profile(char *arg, const struct sum_window *like, struct diff_profile *p)
 {
 	struct prof_store *store = NULL;
 	struct prof_error err = { 0 };
@@ -206,7 +206,9 @@ int cli_job__profile(char *arg, struct diff_profile *p)
 	rc = cli_job__make(&job, &arg, 1);
 	if (!rc)
 		rc = cli_job__open(&job, &store);
-	if (!rc && diff_profile__load(p, store, &err) < 0) {
+	/* the loop found again while the store is open: a job's merged capture
+	 * cannot be opened again by its name */
+	if (!rc && diff_profile__load_like(p, store, like, &err) < 0) {
 		cli_error("%s", err.msg);
 		rc = CLI_EXIT_USAGE;
 	}

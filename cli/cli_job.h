@@ -40,10 +40,12 @@ int cli_job__report(char *const *args, int n, const char *const *reports, int nr
 bool cli_job__not_rank0(void);
 
 struct diff_profile;
+struct sum_window;
 /* The diff profile (report/compare) of one argument: a capture, or a
- * directory of a job's captures. Prints the error and returns
- * CLI_EXIT_USAGE on failure (*p is then empty). */
-int cli_job__profile(char *arg, struct diff_profile *p);
+ * directory of a job's captures; its loop marked as like's is where that
+ * marker repeats in it (NULL: its own; diff_profile__load_like). Prints the
+ * error and returns CLI_EXIT_USAGE on failure (*p is then empty). */
+int cli_job__profile(char *arg, const struct sum_window *like, struct diff_profile *p);
 /* Remove the temporary capture, if any, and free job. */
 void cli_job__close(struct cli_job *job);
 

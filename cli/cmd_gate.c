@@ -134,11 +134,16 @@ int cmd_gate(int argc, char **argv)
 		goto out;
 	}
 	for (; loaded < n; loaded++) {
-		if (cli_job__profile(argv[loaded], &p[loaded]))
+		/* each capture's loop marked as the baseline's (the first capture's
+		 * when the baseline has none) */
+		const struct sum_window *like = baseline__loop(&b);
+
+		if (!like && loaded)
+			like = &p[0].loop;
+		if (cli_job__profile(argv[loaded], like, &p[loaded]))
 			goto out;
 	}
-	if (diff_profiles__align_loops(p, (size_t)n, baseline__loop(&b), &err) < 0 ||
-	    gate__run(&r, &b, p, (size_t)n, &o, &err) < 0) {
+	if (gate__run(&r, &b, p, (size_t)n, &o, &err) < 0) {
 		cli_error("%s", err.msg);
 		goto out;
 	}
