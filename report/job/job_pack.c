@@ -216,6 +216,21 @@ static void *get_array(struct in *in, int64_t n, size_t size, bool copy)
 	return a;
 }
 
+/* Room for n items of size bytes, zeroed, each of which takes at least
+ * min_bytes of the buffer (get_array's check); NULL and in->bad when the
+ * count is damage or there is no memory. */
+static void *get_items(struct in *in, int64_t n, size_t min_bytes, size_t size)
+{
+	void *a = get_array(in, n, min_bytes, false);
+
+	if (!a)
+		return NULL;
+	free(a);
+	a = calloc((size_t)n + 1, size);
+	in->bad |= !a;
+	return a;
+}
+
 static char *get_str(struct in *in)
 {
 	int64_t n = get_i64(in);
@@ -234,16 +249,9 @@ static void get_groups(struct in *in, struct js_groups *gs)
 	int64_t n = get_i64(in);
 
 	gs->rows_left_out = get_i64(in);
-	gs->g = get_array(in, n, 4 * sizeof(int64_t), false);
+	gs->g = get_items(in, n, 4 * sizeof(int64_t), sizeof *gs->g);
 	if (!gs->g)
 		return;
-	/* get_array sized it for the smallest group; make room for whole ones */
-	free(gs->g);
-	gs->g = calloc((size_t)n + 1, sizeof *gs->g);
-	if (!gs->g) {
-		in->bad = true;
-		return;
-	}
 	gs->cap = (size_t)n + 1;
 	for (int64_t i = 0; i < n && !in->bad; i++) {
 		struct js_group *g = &gs->g[gs->n++];
@@ -276,15 +284,9 @@ static void get_nccl(struct in *in, struct nccl_sum *ns)
 	ns->unknown = get_i64(in);
 	ns->without_call = get_i64(in);
 	/* the smallest group is 10 numbers and 4 strings' lengths */
-	ns->g = get_array(in, n, 14 * sizeof(int64_t), false);
+	ns->g = get_items(in, n, 14 * sizeof(int64_t), sizeof *ns->g);
 	if (!ns->g)
 		return;
-	free(ns->g);
-	ns->g = calloc((size_t)n + 1, sizeof *ns->g);
-	if (!ns->g) {
-		in->bad = true;
-		return;
-	}
 	ns->cap = (int)n + 1;
 	for (int64_t k = 0; k < n && !in->bad; k++) {
 		struct nccl_sum_group *g = &ns->g[ns->n++];
@@ -316,15 +318,9 @@ static void get_ranks(struct in *in, struct js_ranks *r)
 
 	r->link_capture = -1;
 	/* the smallest process is 22 numbers and 2 strings' lengths */
-	r->p = get_array(in, n, 24 * sizeof(int64_t), false);
+	r->p = get_items(in, n, 24 * sizeof(int64_t), sizeof *r->p);
 	if (!r->p)
 		return;
-	free(r->p);
-	r->p = calloc((size_t)n + 1, sizeof *r->p);
-	if (!r->p) {
-		in->bad = true;
-		return;
-	}
 	r->cap = (size_t)n + 1;
 	for (int64_t i = 0; i < n && !in->bad; i++) {
 		struct js_process *p = &r->p[r->n++];
@@ -337,12 +333,7 @@ static void get_ranks(struct in *in, struct js_ranks *r)
 		p->in_model = get_i64(in) != 0;
 		p->host = get_str(in);
 		ngpus = get_i64(in);
-		p->gpus = get_array(in, ngpus, 2 * sizeof(int64_t), false);
-		if (p->gpus) {
-			free(p->gpus);
-			p->gpus = calloc((size_t)ngpus + 1, sizeof *p->gpus);
-			in->bad |= !p->gpus;
-		}
+		p->gpus = get_items(in, ngpus, 2 * sizeof(int64_t), sizeof *p->gpus);
 		for (int64_t g = 0; p->gpus && g < ngpus && !in->bad; g++, p->ngpus++) {
 			p->gpus[g].device_id = (int32_t)get_i64(in);
 			p->gpus[g].uuid = get_str(in);
@@ -377,13 +368,8 @@ int job_summary__unpack(const char *buf, size_t len, struct job_summary *s)
 	get_groups(&in, &s->kernels);
 	get_groups(&in, &s->ranges);
 	n = get_i64(&in);
-	s->dev = get_array(&in, n, 2 * sizeof(int64_t), false);
-	if (s->dev) {
-		free(s->dev);
-		s->dev = calloc((size_t)n + 1, sizeof *s->dev);
-		s->devcap = s->dev ? (size_t)n + 1 : 0;
-		in.bad |= !s->dev;
-	}
+	s->dev = get_items(&in, n, 2 * sizeof(int64_t), sizeof *s->dev);
+	s->devcap = s->dev ? (size_t)n + 1 : 0;
 	for (int64_t i = 0; s->dev && i < n && !in.bad; i++) {
 		struct js_device *d = &s->dev[s->ndev++];
 
@@ -399,12 +385,7 @@ int job_summary__unpack(const char *buf, size_t len, struct job_summary *s)
 	s->busy_left_out = get_i64(&in);
 	s->busy_any = get_i64(&in) != 0;
 	n = get_i64(&in);
-	s->tr = get_array(&in, n, 6 * sizeof(int64_t), false);
-	if (s->tr) {
-		free(s->tr);
-		s->tr = calloc((size_t)n + 1, sizeof *s->tr);
-		in.bad |= !s->tr;
-	}
+	s->tr = get_items(&in, n, 6 * sizeof(int64_t), sizeof *s->tr);
 	for (int64_t i = 0; s->tr && i < n && !in.bad; i++) {
 		struct sum_transfer *t = &s->tr[s->ntr++];
 
@@ -420,12 +401,7 @@ int job_summary__unpack(const char *buf, size_t len, struct job_summary *s)
 	s->dropped = get_i64(&in);
 	s->not_written = get_i64(&in);
 	n = get_i64(&in);
-	s->gpus = get_array(&in, n, 3 * sizeof(int64_t), false);
-	if (s->gpus) {
-		free(s->gpus);
-		s->gpus = calloc((size_t)n + 1, sizeof *s->gpus);
-		in.bad |= !s->gpus;
-	}
+	s->gpus = get_items(&in, n, 3 * sizeof(int64_t), sizeof *s->gpus);
 	for (int64_t i = 0; s->gpus && i < n && !in.bad; i++) {
 		struct js_gpu *g = &s->gpus[s->ngpus++];
 

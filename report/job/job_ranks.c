@@ -59,12 +59,26 @@ static int by_gpid(const void *a, const void *b)
 	return (x->gpid > y->gpid) - (x->gpid < y->gpid);
 }
 
+static void sort(struct js_ranks *r)
+{
+	if (r->n > 1)
+		qsort(r->p, r->n, sizeof *r->p, by_gpid);
+}
+
+/* The process of gpid in r, kept sorted by gpid. */
 static struct js_process *find(const struct js_ranks *r, int64_t gpid)
 {
-	for (size_t i = 0; i < r->n; i++)
-		if (r->p[i].gpid == gpid)
-			return &r->p[i];
-	return NULL;
+	size_t lo = 0, hi = r->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (r->p[mid].gpid < gpid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->n && r->p[lo].gpid == gpid ? &r->p[lo] : NULL;
 }
 
 static struct js_process *add(struct js_ranks *r, int64_t gpid)
@@ -146,8 +160,14 @@ static int map_nccl(struct prof_store *st, const struct sum_ranks *m,
 
 		for (j = i + 1; j < c.n && c.v[j].global_pid == c.v[i].global_pid; j++)
 			;
-		if (!p && !(p = add(r, gpid)))
-			rc = nomem(err);
+		if (!p) {
+			/* kernels of no process (globalPid 0): one entry of their own */
+			if (!add(r, gpid))
+				rc = nomem(err);
+			else
+				sort(r);
+			p = find(r, gpid);
+		}
 		slice.v = c.v + i;
 		slice.n = j - i;
 		if (!rc)
@@ -230,6 +250,7 @@ int js_ranks__map(const struct job_plan *p, int i, unsigned parts, struct js_ran
 		rc = sum_ranks__read(st, &m, err);
 	if (!rc && take_model(&m, map, r))
 		rc = nomem(err);
+	sort(r);
 	if (!rc && (parts & JOB_PART_RANKS))
 		rc = map_times(st, &m, map, r, err);
 	if (!rc && (parts & JOB_PART_NCCL))
@@ -242,8 +263,6 @@ int js_ranks__map(const struct job_plan *p, int i, unsigned parts, struct js_ran
 	if (st)
 		prof_store__close(st);
 	remove_copy(dir, copy);
-	if (r->n > 1)
-		qsort(r->p, r->n, sizeof *r->p, by_gpid);
 	if (rc)
 		js_ranks__exit(r);
 	return rc;
@@ -322,21 +341,6 @@ static int job_model(const struct job_plan *plan, const struct js_ranks *r, stru
 	return rc;
 }
 
-static const struct js_process *find_const(const struct js_ranks *r, int64_t gpid)
-{
-	size_t lo = 0, hi = r->n;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (r->p[mid].gpid < gpid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < r->n && r->p[lo].gpid == gpid ? &r->p[lo] : NULL;
-}
-
 int js_ranks__emit_rank_sum(const struct job_plan *plan, const struct js_ranks *r,
 			    struct rpt_sink *sink, struct prof_error *err)
 {
@@ -356,7 +360,7 @@ int js_ranks__emit_rank_sum(const struct job_plan *plan, const struct js_ranks *
 
 		if (m.p[i].rank < 0)
 			continue;
-		jp = find_const(r, m.p[i].global_pid);
+		jp = find(r, m.p[i].global_pid);
 		rt = &t.v[t.n++];
 		if (jp && jp->has_time)
 			*rt = jp->time;
