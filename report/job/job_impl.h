@@ -190,6 +190,7 @@ struct job_summary {
 	size_t ntr, trcap;
 	int64_t tr_left_out;
 	int64_t dropped, not_written;
+	int64_t gm_samples_dropped; /* sampled GPU metrics lost (the overview's warning) */
 	struct js_gpu *gpus;
 	size_t ngpus, gpucap;
 	int session_capture;        /* the first capture with a session start; -1: none */

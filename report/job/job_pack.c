@@ -168,6 +168,7 @@ int job_summary__pack(const struct job_summary *s, char **buf, size_t *len)
 	put_i64(&o, s->tr_left_out);
 	put_i64(&o, s->dropped);
 	put_i64(&o, s->not_written);
+	put_i64(&o, s->gm_samples_dropped);
 	put_i64(&o, (int64_t)s->ngpus);
 	for (size_t i = 0; i < s->ngpus; i++) {
 		put_i64(&o, s->gpus[i].id);
@@ -436,6 +437,7 @@ int job_summary__unpack(const char *buf, size_t len, struct job_summary *s)
 	s->tr_left_out = get_i64(&in);
 	s->dropped = get_i64(&in);
 	s->not_written = get_i64(&in);
+	s->gm_samples_dropped = get_i64(&in);
 	n = get_i64(&in);
 	s->gpus = get_items(&in, n, 3 * sizeof(int64_t), sizeof *s->gpus);
 	for (int64_t i = 0; s->gpus && i < n && !in.bad; i++) {

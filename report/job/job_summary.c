@@ -531,6 +531,7 @@ int job_summary__map(const struct job_plan *p, int i, struct job_summary *s,
 		rc = map_overview(st, p, i, s, err);
 	s->dropped = prof_store__counter(st, "dropped_records");
 	s->not_written = prof_store__counter(st, "rows_not_written");
+	s->gm_samples_dropped = prof_store__counter(st, PROF_COUNTER_GPU_METRIC_SAMPLES_DROPPED);
 	prof_store__close(st);
 	if (rc < 0)
 		job_summary__exit(s);
@@ -561,6 +562,7 @@ int job_summary__reduce(struct job_summary *a, struct job_summary *b, struct pro
 	}
 	a->dropped += b->dropped;
 	a->not_written += b->not_written;
+	a->gm_samples_dropped += b->gm_samples_dropped;
 	a->mapped += b->mapped;
 	job_summary__exit(b);
 	return rc ? nomem(err) : 0;
@@ -622,6 +624,7 @@ int job_summary__overview(const struct job_plan *p, const struct job_summary *s,
 	o->has_job_time = job_plan__time(p, &o->job_time);
 	o->dropped = s->dropped;
 	o->not_written = s->not_written;
+	o->gm_samples_dropped = s->gm_samples_dropped;
 	o->has_session_start = s->session_capture >= 0 && !s->session_null;
 	o->session_start_ns = s->session_start_ns;
 	/* by id, as the overview lists TARGET_INFO_GPU (each id once) */

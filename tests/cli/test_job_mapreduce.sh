@@ -76,6 +76,23 @@ status=$?
 expect_status "the reports of a job without TMPDIR" 0
 expect_that "the reports of a job without TMPDIR are the same" cmp -s <(grep -v File "$TMP/no-tmp.json") \
 	<(grep -v File "$TMP/job-mr.json")
+# what each capture lost adds up, as the merge adds its counters: the
+# overview's warnings of records dropped and of GPU metric samples dropped
+lost="$TMP/lost"
+mkdir "$lost"
+cp "$job/rank-1.sqlite" "$job/rank-2.sqlite" "$lost/"
+sqlite3 "$lost/rank-1.sqlite" "INSERT INTO PERFKIT_COUNTERS (name, value) VALUES
+	('gpu_metric_samples_dropped', 37), ('dropped_records', 3)"
+sqlite3 "$lost/rank-2.sqlite" "INSERT INTO PERFKIT_COUNTERS (name, value) VALUES
+	('gpu_metric_samples_dropped', 5)"
+"$PERFKIT" merge -o "$TMP/lost.sqlite" "$lost" >/dev/null || { echo "FAIL: merge" >&2; exit 1; }
+run report "$lost"
+expect_out "a job's overview: its captures' dropped GPU metric samples summed" \
+	'^42 GPU metric samples were dropped during capture'
+cp "$TMP/out" "$TMP/lost-mr.txt"
+"$PERFKIT" report "$TMP/lost.sqlite" >"$TMP/lost-merged.txt"
+expect_that "a job's overview of what its captures lost is its merged capture's" \
+	cmp -s <(grep -v File "$TMP/lost-mr.txt") <(grep -v File "$TMP/lost-merged.txt")
 same_as_merged "a DDP job of two hosts" "$ddp" "$TMP/ddp-merged.sqlite"
 # a collective's waits compare its arrivals on every rank, across captures:
 # each one's wait is known, found once all captures' calls are in
