@@ -49,9 +49,14 @@ static void print_window_text(const struct diag_report *r, FILE *out)
 		prof_fputs_term(out, r->chosen_label);
 	}
 	fputc('\n', out);
-	if (r->has_job_time)
-		fprintf(out, "time base: %s; estimated alignment error: %s\n", r->job_time.base,
-			r->job_time.error);
+	if (r->has_job_time) {
+		/* the base is the capture's metadata: text from a file */
+		fputs("time base: ", out);
+		prof_fputs_term(out, r->job_time.base);
+		fputs("; estimated alignment error: ", out);
+		prof_fputs_term(out, r->job_time.error);
+		fputc('\n', out);
+	}
 	if (r->nranks > 0) {
 		print_job_window_text(r, out);
 	} else {
