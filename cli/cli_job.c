@@ -157,7 +157,7 @@ int cli_job__report(char *const *args, int n, const char *const *reports, int nr
 		job_inputs__exit(&in);
 		return -1;
 	}
-	rc = job_report__compute(&in, &r, &err);
+	rc = job_report__compute(&in, reports, nreports, &r, &err);
 	job_inputs__exit(&in);
 	if (rc < 0) {
 		cli_error("%s", err.msg);
@@ -190,7 +190,12 @@ out:
 	return status;
 }
 
-int cli_job__profile(char *arg, struct diff_profile *p)
+bool cli_job__not_rank0(void)
+{
+	return job_mpi__not_rank0();
+}
+
+int cli_job__profile(char *arg, const struct sum_window *like, struct diff_profile *p)
 {
 	struct prof_store *store = NULL;
 	struct prof_error err = { 0 };
@@ -201,7 +206,9 @@ int cli_job__profile(char *arg, struct diff_profile *p)
 	rc = cli_job__make(&job, &arg, 1);
 	if (!rc)
 		rc = cli_job__open(&job, &store);
-	if (!rc && diff_profile__load(p, store, &err) < 0) {
+	/* the loop found again while the store is open: a job's merged capture
+	 * cannot be opened again by its name */
+	if (!rc && diff_profile__load_like(p, store, like, &err) < 0) {
 		cli_error("%s", err.msg);
 		rc = CLI_EXIT_USAGE;
 	}

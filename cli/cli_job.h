@@ -33,11 +33,19 @@ int cli_job__is_merged(const struct cli_job *job);
 int cli_job__report(char *const *args, int n, const char *const *reports, int nreports,
 		    int sink_format, bool full_names, const char *output);
 
+/* Under an MPI launcher (a build with MPI), whether this process is an
+ * MPI process other than rank 0: a command that does not share its work
+ * among them leaves it to rank 0, which alone prints, and ends at once
+ * with status 0 (report/job's job_mpi__not_rank0). */
+bool cli_job__not_rank0(void);
+
 struct diff_profile;
+struct sum_window;
 /* The diff profile (report/compare) of one argument: a capture, or a
- * directory of a job's captures. Prints the error and returns
- * CLI_EXIT_USAGE on failure (*p is then empty). */
-int cli_job__profile(char *arg, struct diff_profile *p);
+ * directory of a job's captures; its loop marked as like's is where that
+ * marker repeats in it (NULL: its own; diff_profile__load_like). Prints the
+ * error and returns CLI_EXIT_USAGE on failure (*p is then empty). */
+int cli_job__profile(char *arg, const struct sum_window *like, struct diff_profile *p);
 /* Remove the temporary capture, if any, and free job. */
 void cli_job__close(struct cli_job *job);
 

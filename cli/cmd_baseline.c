@@ -30,11 +30,11 @@ static int save(int n, char **files, const char *output)
 		return CLI_EXIT_USAGE;
 	}
 	for (; loaded < n; loaded++) {
-		if (cli_job__profile(files[loaded], &p[loaded]))
+		/* each capture's loop marked as the first's */
+		if (cli_job__profile(files[loaded], loaded ? &p[0].loop : NULL, &p[loaded]))
 			goto out;
 	}
-	if (diff_profiles__align_loops(p, (size_t)n, NULL, &err) < 0 ||
-	    baseline__build(&b, p, (size_t)n, &err) < 0 || baseline__save(&b, output, &err) < 0) {
+	if (baseline__build(&b, p, (size_t)n, &err) < 0 || baseline__save(&b, output, &err) < 0) {
 		cli_error("%s", err.msg);
 		goto out;
 	}
@@ -73,6 +73,9 @@ int cmd_baseline(int argc, char **argv)
 
 	if (n < 0)
 		return cli_parse_status(n);
+	/* one process's work: under mpirun, rank 0's */
+	if (cli_job__not_rank0())
+		return CLI_EXIT_OK;
 	if (n == 0) {
 		cli_error("baseline needs an action: 'perfkit baseline save -o FILE CAPTURE...'");
 		return CLI_EXIT_USAGE;

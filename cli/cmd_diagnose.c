@@ -87,6 +87,9 @@ int cmd_diagnose(int argc, char **argv)
 		list_settings();
 		return CLI_EXIT_OK;
 	}
+	/* one process's work: under mpirun, rank 0's */
+	if (cli_job__not_rank0())
+		return CLI_EXIT_OK;
 	if (n < 1) {
 		cli_error("diagnose needs a capture file, or the captures of a job");
 		cli_usage__print(usage, opts, true);
@@ -124,6 +127,7 @@ int cmd_diagnose(int argc, char **argv)
 		cli_error("%s", err.msg);
 		goto out;
 	}
+	report->has_job_time = sum_job_time__load(store, &report->job_time);
 	if (save && diag_report__save(report, job.path, &err)) {
 		cli_error("%s", err.msg);
 		goto out;

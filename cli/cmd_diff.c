@@ -29,7 +29,6 @@ int cmd_diff(int argc, char **argv)
 	};
 	struct diff_profile base = { 0 }, new = { 0 };
 	struct diff_result result = { 0 };
-	struct prof_error err = { 0 };
 	struct rpt_sink *sink = NULL;
 	bool html, computed = false;
 	int n, format = RPT_FORMAT_TEXT, status = CLI_EXIT_USAGE, rc;
@@ -38,6 +37,9 @@ int cmd_diff(int argc, char **argv)
 	n = cli_parse(argc, argv, opts, usage, 0);
 	if (n < 0)
 		return cli_parse_status(n);
+	/* one process's work: under mpirun, rank 0's */
+	if (cli_job__not_rank0())
+		return CLI_EXIT_OK;
 	if (n != 2) {
 		cli_error("diff takes two captures, BASE and NEW; see 'perfkit diff --help'");
 		return CLI_EXIT_USAGE;
@@ -48,12 +50,9 @@ int cmd_diff(int argc, char **argv)
 		if (format < 0)
 			return cli_unknown("format", format_opt, formats, 4);
 	}
-	if (cli_job__profile(argv[0], &base) || cli_job__profile(argv[1], &new))
+	/* NEW's loop marked as BASE's: the two count the same iterations */
+	if (cli_job__profile(argv[0], NULL, &base) || cli_job__profile(argv[1], &base.loop, &new))
 		goto out;
-	if (diff_profiles__align_loops(&new, 1, &base.loop, &err) < 0) {
-		cli_error("%s", err.msg);
-		goto out;
-	}
 	if (diff__compute(&result, &base, &new) < 0) {
 		cli_error("out of memory");
 		goto out;

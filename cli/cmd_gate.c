@@ -94,6 +94,9 @@ int cmd_gate(int argc, char **argv)
 	n = cli_parse(argc, argv, opts, usage, 0);
 	if (n < 0)
 		return cli_parse_status(n);
+	/* one process's work: under mpirun, rank 0's */
+	if (cli_job__not_rank0())
+		return CLI_EXIT_OK;
 	format = rpt_format__parse(format_opt);
 	if (format != RPT_FORMAT_TEXT && format != RPT_FORMAT_JSON)
 		return cli_unknown("format", format_opt, formats, 2);
@@ -131,11 +134,16 @@ int cmd_gate(int argc, char **argv)
 		goto out;
 	}
 	for (; loaded < n; loaded++) {
-		if (cli_job__profile(argv[loaded], &p[loaded]))
+		/* each capture's loop marked as the baseline's (the first capture's
+		 * when the baseline has none) */
+		const struct sum_window *like = baseline__loop(&b);
+
+		if (!like && loaded)
+			like = &p[0].loop;
+		if (cli_job__profile(argv[loaded], like, &p[loaded]))
 			goto out;
 	}
-	if (diff_profiles__align_loops(p, (size_t)n, baseline__loop(&b), &err) < 0 ||
-	    gate__run(&r, &b, p, (size_t)n, &o, &err) < 0) {
+	if (gate__run(&r, &b, p, (size_t)n, &o, &err) < 0) {
 		cli_error("%s", err.msg);
 		goto out;
 	}

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "cli_job.h"
 #include "job/job.h"
 #include "prof/escape.h"
 
@@ -54,11 +55,15 @@ int cmd_merge(int argc, char **argv)
 	struct job_inputs in = { 0 };
 	struct job_plan plan = { 0 };
 	struct prof_error err = { 0 };
+	struct sum_job_time t;
 	int n, status = CLI_EXIT_USAGE;
 
 	n = cli_parse(argc, argv, opts, usage, 0);
 	if (n < 0)
 		return cli_parse_status(n);
+	/* one writer of the output: under mpirun, rank 0 */
+	if (cli_job__not_rank0())
+		return CLI_EXIT_OK;
 	if (!output || !*output) {
 		cli_error("merge needs the output: -o JOB.sqlite");
 		return CLI_EXIT_USAGE;
@@ -75,16 +80,10 @@ int cmd_merge(int argc, char **argv)
 	printf("%s: %d capture%s of %d host%s\n", output, plan.n, plan.n == 1 ? "" : "s",
 	       plan.nhosts, plan.nhosts == 1 ? "" : "s");
 	print_hosts(&plan);
-	printf("time base: %s", job_time_base__name(plan.time_base));
-	if (plan.time_base == JOB_TIME_COLLECTIVES)
-		printf(" (%d matched across hosts)", plan.collectives);
-	printf("; estimated alignment error: ");
-	if (plan.error_ns >= 0)
-		printf("%.3f us\n", plan.error_ns / 1e3);
-	else if (plan.time_base == JOB_TIME_UNALIGNED)
-		printf("unknown (hosts without clock pairs are not moved)\n");
+	if (job_plan__time(&plan, &t))
+		printf("time base: %s; estimated alignment error: %s\n", t.base, t.error);
 	else
-		printf("unknown (the hosts' realtime clocks are taken to agree)\n");
+		printf("time base: %s\n", job_time_base__name(plan.time_base));
 	status = fflush(stdout) ? CLI_EXIT_USAGE : CLI_EXIT_OK;
 	if (status)
 		cli_error("cannot write the output");

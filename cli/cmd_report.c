@@ -254,6 +254,11 @@ int cmd_report(int argc, char **argv)
 		free(report_list);
 		return status;
 	}
+	/* the rest is one process's work: under mpirun, rank 0's */
+	if (cli_job__not_rank0()) {
+		free(report_list);
+		return CLI_EXIT_OK;
+	}
 	status = CLI_EXIT_USAGE;
 	if (cli_job__make(&job, argv, n) || cli_job__open(&job, &store))
 		goto out;

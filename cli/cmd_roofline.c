@@ -68,6 +68,9 @@ int cmd_roofline(int argc, char **argv)
 	n = cli_parse(argc, argv, opts, usage, 0);
 	if (n < 0)
 		return cli_parse_status(n);
+	/* one process's work: under mpirun, rank 0's */
+	if (cli_job__not_rank0())
+		return CLI_EXIT_OK;
 	if (n < 1) {
 		cli_error("roofline needs a capture: a file, or the captures of a job");
 		cli_usage__print(usage, opts, true);

@@ -263,6 +263,9 @@ int cmd_top(int argc, char **argv)
 	n = cli_parse(nopt, argv, opts, usage, 0);
 	if (n < 0)
 		return cli_parse_status(n);
+	/* one process's view: under mpirun, rank 0's */
+	if (replay && cli_job__not_rank0())
+		return CLI_EXIT_OK;
 	if (refresh_ms < REFRESH_MS_MIN || refresh_ms > REFRESH_MS_MAX) {
 		cli_error("--refresh must be between %d and %d ms", REFRESH_MS_MIN, REFRESH_MS_MAX);
 		return CLI_EXIT_USAGE;

@@ -137,6 +137,10 @@ struct diag_report {
 	int *chosen;
 	int nchosen;
 	char *chosen_label;
+	/* A job of several hosts' captures: its time base and alignment
+	 * error (sum_job_time__load), said in the header. */
+	bool has_job_time;
+	struct sum_job_time job_time;
 };
 
 /* What every rule sees. */

@@ -49,6 +49,14 @@ static void print_window_text(const struct diag_report *r, FILE *out)
 		prof_fputs_term(out, r->chosen_label);
 	}
 	fputc('\n', out);
+	if (r->has_job_time) {
+		/* the base is the capture's metadata: text from a file */
+		fputs("time base: ", out);
+		prof_fputs_term(out, r->job_time.base);
+		fputs("; estimated alignment error: ", out);
+		prof_fputs_term(out, r->job_time.error);
+		fputc('\n', out);
+	}
 	if (r->nranks > 0) {
 		print_job_window_text(r, out);
 	} else {
@@ -264,6 +272,12 @@ int diag_report__print_json(const struct diag_report *r, FILE *out)
 		for (int i = 0; i < r->nchosen; i++)
 			fprintf(out, "%s%d", i ? "," : "", r->chosen[i]);
 		fputc(']', out);
+	}
+	if (r->has_job_time) {
+		fputs(",\"time_base\":", out);
+		prof_fputs_json(out, r->job_time.base);
+		fputs(",\"alignment_error\":", out);
+		prof_fputs_json(out, r->job_time.error);
 	}
 	fprintf(out, ",\"window\":{\"source\":");
 	prof_fputs_json(out, w->source);

@@ -201,6 +201,16 @@ static int64_t field_int(const struct prof_payload *p, const char *name, int64_t
 	return prof_payload_field__int(prof_payload__find(p, name), &v) ? v : missing;
 }
 
+/* A communicator id: a 64-bit hash, as often past INT64_MAX as not. */
+static uint64_t field_id(const struct prof_payload *p, const char *name)
+{
+	const struct prof_payload_field *f = prof_payload__find(p, name);
+
+	if (f && f->kind == PROF_PAYLOAD_UINT)
+		return f->u;
+	return (uint64_t)field_int(p, name, 0);
+}
+
 static int note_comm(struct walk *w, int64_t pid, uint64_t comm, int64_t nranks, int64_t rank)
 {
 	if (!comm || nranks < 1 || nranks > INT32_MAX)
@@ -250,7 +260,7 @@ static int read_call(struct walk *w, struct prof_cursor *c, struct call_info *ci
 	}
 	ci->has_payload = true;
 	ci->bytes = field_int(&p, "Message size [bytes]", -1);
-	ci->comm = (uint64_t)field_int(&p, "NCCL communicator ID", 0);
+	ci->comm = field_id(&p, "NCCL communicator ID");
 	ci->peer = (int)field_int(&p, "Peer rank", -1);
 	ci->root = (int)field_int(&p, "Root", -1);
 	{
@@ -529,6 +539,23 @@ void nccl_calls__exit(struct nccl_calls *c)
 
 /* ---- collectives across ranks ------------------------------------------------- */
 
+struct nccl_arrival nccl_call__arrival(const struct nccl_call *k)
+{
+	return (struct nccl_arrival){ .comm = k->comm, .seq = k->seq, .global_pid = k->global_pid,
+				      .start_ns = k->start_ns, .end_ns = k->end_ns, .bytes = k->bytes,
+				      .rank = k->rank, .kind = (int32_t)k->kind };
+}
+
+/* c's calls as arrivals (malloc'd; NULL without calls or memory). */
+static struct nccl_arrival *arrivals_of(const struct nccl_calls *c)
+{
+	struct nccl_arrival *v = c->n ? malloc(sizeof *v * (size_t)c->n) : NULL;
+
+	for (int i = 0; v && i < c->n; i++)
+		v[i] = nccl_call__arrival(&c->v[i]);
+	return v;
+}
+
 /* A call's place in the order that puts a collective's calls together:
  * communicator (or kind), place, rank. */
 struct collective_key {
@@ -563,27 +590,42 @@ static bool same_collective(const struct collective_key *a, const struct collect
 int nccl_collectives__match(const struct nccl_calls *c, struct nccl_collectives *out,
 			    struct prof_error *err)
 {
-	struct collective_key *keys = c->n ? malloc(sizeof *keys * (size_t)c->n) : NULL;
+	struct nccl_arrival *v = arrivals_of(c);
+	int rc;
+
+	if (c->n && !v) {
+		memset(out, 0, sizeof *out);
+		return nomem(err);
+	}
+	rc = nccl_arrivals__match(v, c->n, out, err);
+	free(v);
+	return rc;
+}
+
+int nccl_arrivals__match(const struct nccl_arrival *v, int n, struct nccl_collectives *out,
+			 struct prof_error *err)
+{
+	struct collective_key *keys = n ? malloc(sizeof *keys * (size_t)n) : NULL;
 	int rc = 0;
 
 	memset(out, 0, sizeof *out);
-	if (c->n && !keys)
+	if (n && !keys)
 		return nomem(err);
-	for (int i = 0; i < c->n; i++) {
-		const struct nccl_call *k = &c->v[i];
+	for (int i = 0; i < n; i++) {
+		const struct nccl_arrival *k = &v[i];
 
 		/* with a communicator its calls of every kind are one sequence */
 		keys[i] = (struct collective_key){ k->comm, k->comm ? 0 : (int)k->kind, k->seq,
 						   k->rank, k->global_pid, i };
 	}
-	if (c->n > 1)
-		qsort(keys, (size_t)c->n, sizeof *keys, by_collective);
-	for (int i = 0; i < c->n && rc == 0;) {
-		const struct nccl_call *first = &c->v[keys[i].call];
+	if (n > 1)
+		qsort(keys, (size_t)n, sizeof *keys, by_collective);
+	for (int i = 0; i < n && rc == 0;) {
+		const struct nccl_arrival *first = &v[keys[i].call];
 		struct nccl_collective *col;
 		int j = i + 1;
 
-		while (j < c->n && same_collective(&keys[i], &keys[j]))
+		while (j < n && same_collective(&keys[i], &keys[j]))
 			j++;
 		if (array__grow((void **)&out->v, &out->cap, out->n + 1, sizeof *out->v) ||
 		    !(out->v[out->n].calls = malloc(sizeof(int) * (size_t)(j - i)))) {
@@ -591,7 +633,7 @@ int nccl_collectives__match(const struct nccl_calls *c, struct nccl_collectives 
 			break;
 		}
 		col = &out->v[out->n++];
-		col->kind = first->kind;
+		col->kind = (enum nccl_kind)first->kind;
 		col->comm = first->comm;
 		col->seq = first->seq;
 		col->bytes = first->bytes;
@@ -600,7 +642,7 @@ int nccl_collectives__match(const struct nccl_calls *c, struct nccl_collectives 
 		col->last_arrival_ns = INT64_MIN;
 		col->last_rank = -1;
 		for (int k = i; k < j; k++) {
-			const struct nccl_call *call = &c->v[keys[k].call];
+			const struct nccl_arrival *call = &v[keys[k].call];
 
 			col->calls[col->ncalls++] = keys[k].call;
 			if (call->start_ns < col->first_arrival_ns)
@@ -629,10 +671,23 @@ void nccl_collectives__exit(struct nccl_collectives *cs)
 int nccl_collectives__waits(const struct nccl_calls *c, const struct nccl_collectives *cs, int64_t *wait_ns,
 			    int *last_call)
 {
+	struct nccl_arrival *v = arrivals_of(c);
+	int rc;
+
+	if (c->n && !v)
+		return PROF_E_NOMEM;
+	rc = nccl_arrivals__waits(v, c->n, cs, wait_ns, last_call);
+	free(v);
+	return rc;
+}
+
+int nccl_arrivals__waits(const struct nccl_arrival *v, int n, const struct nccl_collectives *cs,
+			 int64_t *wait_ns, int *last_call)
+{
 	int64_t *start = NULL, *dur = NULL, *wait = NULL;
 	int cap = 0, rc = 0;
 
-	for (int i = 0; i < c->n; i++)
+	for (int i = 0; i < n; i++)
 		wait_ns[i] = -1;
 	for (int k = 0; k < cs->n && rc == 0; k++) {
 		const struct nccl_collective *col = &cs->v[k];
@@ -641,7 +696,7 @@ int nccl_collectives__waits(const struct nccl_calls *c, const struct nccl_collec
 
 		last_call[k] = -1;
 		for (int i = 0; i < col->ncalls; i++)
-			usable &= c->v[col->calls[i]].end_ns >= c->v[col->calls[i]].start_ns;
+			usable &= v[col->calls[i]].end_ns >= v[col->calls[i]].start_ns;
 		if (!usable)
 			continue;
 		if (col->ncalls > cap) {
@@ -658,7 +713,7 @@ int nccl_collectives__waits(const struct nccl_calls *c, const struct nccl_collec
 			}
 		}
 		for (int i = 0; i < col->ncalls; i++) {
-			const struct nccl_call *x = &c->v[col->calls[i]];
+			const struct nccl_arrival *x = &v[col->calls[i]];
 
 			start[i] = x->start_ns;
 			dur[i] = x->end_ns - x->start_ns;
@@ -674,42 +729,80 @@ int nccl_collectives__waits(const struct nccl_calls *c, const struct nccl_collec
 	return rc;
 }
 
-int64_t nccl_call__transfer_ns(const struct nccl_call *c, int64_t wait_ns)
+static int64_t transfer_ns(int64_t start_ns, int64_t end_ns, int64_t wait_ns)
 {
-	int64_t d = c->end_ns - c->start_ns, w = wait_ns > 0 ? wait_ns : 0;
+	int64_t d = end_ns - start_ns, w = wait_ns > 0 ? wait_ns : 0;
 
 	return d > w ? d - w : 0;
 }
 
-void nccl_calls__why_no_size(struct prof_store *s, const struct nccl_calls *c, char *buf, size_t cap)
+int64_t nccl_call__transfer_ns(const struct nccl_call *c, int64_t wait_ns)
 {
-	int64_t no_payload = 0, nvtx = 0;
+	return transfer_ns(c->start_ns, c->end_ns, wait_ns);
+}
+
+int64_t nccl_arrival__transfer_ns(const struct nccl_arrival *a, int64_t wait_ns)
+{
+	return transfer_ns(a->start_ns, a->end_ns, wait_ns);
+}
+
+/* ---- why sizes are unknown ------------------------------------------------------ */
+
+void nccl_calls__size_evidence(struct prof_store *s, const struct nccl_calls *c,
+			       struct nccl_size_evidence *e)
+{
 	struct prof_cursor *cur;
+
+	memset(e, 0, sizeof *e);
+	for (int i = 0; i < c->n; i++)
+		e->no_payload += c->v[i].bytes < 0 && c->v[i].call_start_ns >= 0;
+	e->unreadable = c->payloads_unreadable;
+	e->without_call = c->without_call;
+	/* asked whatever this capture's kernels say: a job's captures add up,
+	 * and another capture's kernels outside any call may need it */
+	if (prof_store__has_table(s, PROF_T_NVTX) &&
+	    prof_cursor__open(s, "SELECT EXISTS (SELECT 1 FROM " PROF_T_NVTX ")", &cur, NULL) == 0) {
+		if (prof_cursor__next(cur, NULL) == 1)
+			e->nvtx = prof_cursor__int64(cur, 0) != 0;
+		prof_cursor__close(cur);
+	}
+}
+
+void nccl_size_evidence__add(struct nccl_size_evidence *a, const struct nccl_size_evidence *b)
+{
+	a->no_payload += b->no_payload;
+	a->unreadable += b->unreadable;
+	a->without_call += b->without_call;
+	a->nvtx |= b->nvtx;
+}
+
+void nccl_size_evidence__why(const struct nccl_size_evidence *e, char *buf, size_t cap)
+{
 	size_t len = 0;
 
-	for (int i = 0; i < c->n; i++)
-		no_payload += c->v[i].bytes < 0 && c->v[i].call_start_ns >= 0;
 	buf[0] = 0;
-	if (no_payload > c->payloads_unreadable)
+	if (e->no_payload > e->unreadable)
 		len += (size_t)snprintf(buf + len, cap - len, "their NCCL calls carry no NVTX payload (NCCL "
 					"before 2.23)");
-	if (c->payloads_unreadable > 0 && len < cap)
+	if (e->unreadable > 0 && len < cap)
 		len += (size_t)snprintf(buf + len, cap - len, "%s%lld payloads did not decode", len ? "; " : "",
-					(long long)c->payloads_unreadable);
-	if (c->without_call == 0 || len >= cap) {
+					(long long)e->unreadable);
+	if (e->without_call == 0 || len >= cap) {
 		if (!buf[0])
 			snprintf(buf, cap, "their NCCL calls' payloads give none");
 		return;
 	}
-	if (prof_store__has_table(s, PROF_T_NVTX) &&
-	    prof_cursor__open(s, "SELECT EXISTS (SELECT 1 FROM " PROF_T_NVTX ")", &cur, NULL) == 0) {
-		if (prof_cursor__next(cur, NULL) == 1)
-			nvtx = prof_cursor__int64(cur, 0);
-		prof_cursor__close(cur);
-	}
 	snprintf(buf + len, cap - len, "%s%s", len ? "; " : "",
-		 nvtx ? "no NVTX range of domain NCCL was open at their launch (NCCL's NVTX annotations "
-			"off: NCCL_NVTX_DISABLE=1, or an NCCL without them)"
-		      : "the capture holds no NVTX events: NVTX was not traced (`perfkit run --trace` "
-			"without nvtx)");
+		 e->nvtx ? "no NVTX range of domain NCCL was open at their launch (NCCL's NVTX annotations "
+			   "off: NCCL_NVTX_DISABLE=1, or an NCCL without them)"
+			 : "the capture holds no NVTX events: NVTX was not traced (`perfkit run --trace` "
+			   "without nvtx)");
+}
+
+void nccl_calls__why_no_size(struct prof_store *s, const struct nccl_calls *c, char *buf, size_t cap)
+{
+	struct nccl_size_evidence e;
+
+	nccl_calls__size_evidence(s, c, &e);
+	nccl_size_evidence__why(&e, buf, cap);
 }

@@ -127,6 +127,23 @@ int nccl_calls__load(struct prof_store *s, const struct sum_ranks *ranks, struct
 		     struct prof_error *err);
 void nccl_calls__exit(struct nccl_calls *c);
 
+/* What matching a call into its collective and its wait read of it
+ * (56 bytes where struct nccl_call is about 200): a job's map and reduce
+ * carries these of every capture's calls, on the job's process ids and
+ * time base, to the process that matches them (report/job/job_ranks.c). */
+struct nccl_arrival {
+	uint64_t comm;                 /* 0: unknown, matched by kind */
+	int64_t seq;
+	int64_t global_pid;
+	int64_t start_ns, end_ns;      /* the kernel on its GPU */
+	int64_t bytes;                 /* -1: unknown */
+	int32_t rank;
+	int32_t kind;                  /* enum nccl_kind */
+};
+
+/* k's arrival. */
+struct nccl_arrival nccl_call__arrival(const struct nccl_call *k);
+
 /* One collective of the job: the same call on each rank that took part. */
 struct nccl_collective {
 	enum nccl_kind kind;
@@ -149,6 +166,9 @@ struct nccl_collectives {
  * with each other). */
 int nccl_collectives__match(const struct nccl_calls *c, struct nccl_collectives *out,
 			    struct prof_error *err);
+/* The same of n arrivals (a collective's calls index v). */
+int nccl_arrivals__match(const struct nccl_arrival *v, int n, struct nccl_collectives *out,
+			 struct prof_error *err);
 void nccl_collectives__exit(struct nccl_collectives *cs);
 /* Each call's wait for the last rank of its collective (job_judge__waits)
  * into wait_ns (c->n of them; -1 where its collective has one call, or a
@@ -156,14 +176,34 @@ void nccl_collectives__exit(struct nccl_collectives *cs);
  * last_call (cs->n; -1: none). 0, or PROF_E_NOMEM. */
 int nccl_collectives__waits(const struct nccl_calls *c, const struct nccl_collectives *cs, int64_t *wait_ns,
 			    int *last_call);
+/* The same of the n arrivals cs was matched from. */
+int nccl_arrivals__waits(const struct nccl_arrival *v, int n, const struct nccl_collectives *cs,
+			 int64_t *wait_ns, int *last_call);
 
 /* A call's transfer time: its kernel's, less what it waited (wait_ns, as
  * nccl_collectives__waits gives it; below 0: unknown, nothing taken). */
 int64_t nccl_call__transfer_ns(const struct nccl_call *c, int64_t wait_ns);
+int64_t nccl_arrival__transfer_ns(const struct nccl_arrival *a, int64_t wait_ns);
 
-/* Why kernels of c have no message size, as one clause ("their NCCL
- * calls carry no NVTX payload (NCCL before 2.23)"; the capture holds no
- * NVTX events ...), into buf. */
+/* What says why kernels have no message size, in numbers that add up
+ * over a job's captures (nccl_size_evidence__add) to the merged
+ * capture's. */
+struct nccl_size_evidence {
+	int64_t no_payload;            /* kernels in an NCCL call whose payload gave no size */
+	int64_t unreadable;            /* payloads that did not decode */
+	int64_t without_call;          /* kernels in no NCCL call */
+	bool nvtx;                     /* the capture holds NVTX events */
+};
+
+/* c's evidence, s's NVTX events, into e (set, not added). */
+void nccl_calls__size_evidence(struct prof_store *s, const struct nccl_calls *c,
+			       struct nccl_size_evidence *e);
+void nccl_size_evidence__add(struct nccl_size_evidence *a, const struct nccl_size_evidence *b);
+/* Why kernels have no message size, as one clause ("their NCCL calls
+ * carry no NVTX payload (NCCL before 2.23)"; the capture holds no NVTX
+ * events ...), into buf. */
+void nccl_size_evidence__why(const struct nccl_size_evidence *e, char *buf, size_t cap);
+/* The same of c's kernels in s. */
 void nccl_calls__why_no_size(struct prof_store *s, const struct nccl_calls *c, char *buf, size_t cap);
 
 /* What nccl_sum and collective_bandwidth say without a measured link. */

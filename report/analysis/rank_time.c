@@ -289,13 +289,38 @@ int rank_times__load(struct prof_store *s, const struct sum_loop_options *o, str
 	return rc;
 }
 
+int rank_time__load_process(struct prof_store *s, const struct sum_loop_options *o,
+			    int64_t global_pid, struct rank_time *t, struct prof_error *err)
+{
+	struct prof_error ignored = { 0 };
+	int rc, urc;
+
+	memset(t, 0, sizeof *t);
+	t->global_pid = global_pid;
+	rc = sum_ranks__scope(s, global_pid, err);
+	if (rc == 0)
+		rc = one_rank(s, o, t, err);
+	urc = sum_ranks__unscope(s, rc ? &ignored : err);
+	if (rc == 0)
+		rc = urc;
+	if (rc)
+		rank_time__exit(t);
+	return rc;
+}
+
+void rank_time__exit(struct rank_time *t)
+{
+	free(t->steps);
+	free(t->step_gpu_start_ns);
+	free(t->step_gpu_end_ns);
+	t->steps = NULL;
+	t->step_gpu_start_ns = t->step_gpu_end_ns = NULL;
+}
+
 void rank_times__exit(struct rank_times *t)
 {
-	for (int i = 0; i < t->n; i++) {
-		free(t->v[i].steps);
-		free(t->v[i].step_gpu_start_ns);
-		free(t->v[i].step_gpu_end_ns);
-	}
+	for (int i = 0; i < t->n; i++)
+		rank_time__exit(&t->v[i]);
 	free(t->v);
 	memset(t, 0, sizeof *t);
 }

@@ -47,6 +47,14 @@ struct rank_times {
 int rank_times__load(struct prof_store *s, const struct sum_loop_options *o, struct rank_times *out,
 		     struct prof_error *err);
 void rank_times__exit(struct rank_times *t);
+/* One process's time, its rows alone (the views narrowed to it and put
+ * back after), as rank_times__load finds each rank's in a capture of
+ * several processes: for a job read one capture at a time (report/job).
+ * rank and label are left for the caller. */
+int rank_time__load_process(struct prof_store *s, const struct sum_loop_options *o,
+			    int64_t global_pid, struct rank_time *t, struct prof_error *err);
+/* What a rank_time holds besides itself (its steps). */
+void rank_time__exit(struct rank_time *t);
 
 /* The p-th percentile (0..100) of n durations by nearest rank, sorting
  * them; -1 when n is 0. */

@@ -79,6 +79,12 @@ int diff_profile__load(struct diff_profile *p, struct prof_store *s, struct prof
 /* Open path, summarise it and close it. */
 int diff_profile__load_path(struct diff_profile *p, const char *path, struct prof_error *err);
 void diff_profile__exit(struct diff_profile *p);
+/* Summarise an open store with its loop marked as `like`'s is, where that
+ * marker repeats in it and its own search settled on another (NULL, or no
+ * loop: as diff_profile__load). For a store that cannot be opened again
+ * by its path: a job's merged capture, removed once it is open. */
+int diff_profile__load_like(struct diff_profile *p, struct prof_store *s,
+			    const struct sum_window *like, struct prof_error *err);
 /* Make the loops of p[0..n) count the same iterations: each profile whose
  * loop is marked by another NVTX range or kernel than `like` (p[0]'s loop
  * when NULL) is summarised again with its loop marked as `like` is, where

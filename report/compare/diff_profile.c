@@ -642,6 +642,40 @@ int diff_profile__load_path(struct diff_profile *p, const char *path, struct pro
 	return rc;
 }
 
+/* p, loaded from s, summarised again with its loop marked as like's is. */
+static int realign(struct diff_profile *p, struct prof_store *s, const struct sum_window *like,
+		   struct prof_error *err)
+{
+	struct diff_profile again;
+	int rc = load(&again, s, like, err);
+
+	if (!rc && (rc = prof_store__check_read(s, err)) < 0)
+		diff_profile__exit(&again);
+	if (rc < 0)
+		return rc;
+	/* Without that marker repeating here, the loop found first stays. */
+	if (again.loop.iterations == 0) {
+		diff_profile__exit(&again);
+		return 0;
+	}
+	diff_profile__exit(p);
+	*p = again;
+	return 0;
+}
+
+int diff_profile__load_like(struct diff_profile *p, struct prof_store *s,
+			    const struct sum_window *like, struct prof_error *err)
+{
+	int rc = load(p, s, NULL, err);
+
+	if (rc < 0 || !like || like->mark == SUM_LOOP_NONE || sum_window__same_mark(&p->loop, like))
+		return rc;
+	rc = realign(p, s, like, err);
+	if (rc < 0)
+		diff_profile__exit(p);
+	return rc;
+}
+
 int diff_profiles__align_loops(struct diff_profile *p, size_t n, const struct sum_window *like,
 			       struct prof_error *err)
 {
@@ -654,7 +688,6 @@ int diff_profiles__align_loops(struct diff_profile *p, size_t n, const struct su
 		return 0;
 	for (size_t i = 0; i < n; i++) {
 		struct prof_store *s = NULL;
-		struct diff_profile again;
 		int rc;
 
 		if (sum_window__same_mark(&p[i].loop, &first))
@@ -662,19 +695,10 @@ int diff_profiles__align_loops(struct diff_profile *p, size_t n, const struct su
 		rc = prof_store__open(p[i].path, &s, err);
 		if (rc < 0)
 			return rc;
-		rc = load(&again, s, &first, err);
-		if (!rc && (rc = prof_store__check_read(s, err)) < 0)
-			diff_profile__exit(&again);
+		rc = realign(&p[i], s, &first, err);
 		prof_store__close(s);
 		if (rc < 0)
 			return rc;
-		/* Without that marker repeating here, the loop found first stays. */
-		if (again.loop.iterations == 0) {
-			diff_profile__exit(&again);
-			continue;
-		}
-		diff_profile__exit(&p[i]);
-		p[i] = again;
 	}
 	return 0;
 }

@@ -4,8 +4,9 @@
  * the merge of them all into one capture (`perfkit merge`, and the
  * temporary capture every reader command makes of a job).
  *
- * This is what cli/ includes. What the folder may use: summary/, sink/ and
- * libprof. Nothing else in report/ uses job/. */
+ * This is what cli/ includes. What the folder may use: summary/, analysis/
+ * (NCCL's collective model, which keys the collectives that align hosts),
+ * sink/ and libprof. Nothing else in report/ uses job/. */
 #ifndef REPORT_JOB_H
 #define REPORT_JOB_H
 
@@ -16,6 +17,7 @@
 #include "prof/error.h"
 #include "prof/store.h"
 #include "sink/table.h"
+#include "summary/summary.h"
 
 /* ---- the captures of a job ------------------------------------------------ */
 
@@ -82,6 +84,10 @@ struct job_plan {
 	int n;
 	int nhosts;
 	struct prof_merge_map *maps;  /* one per capture */
+	int64_t *host_span_ns;        /* per host: how long its captures last together */
+	unsigned parts;               /* what a map and reduce reads of each capture (enum
+				       * job_parts, job_impl.h): the overview's parts unless
+				       * job_report__compute is asked for more */
 	enum job_time_base time_base;
 	double error_ns;              /* estimated alignment error; < 0: not known */
 	int collectives;              /* collectives matched across hosts (JOB_TIME_COLLECTIVES) */
@@ -91,8 +97,11 @@ struct job_plan {
 /* Probe every input and work out the time base and the process ids. */
 int job_plan__make(const struct job_inputs *in, struct job_plan *plan, struct prof_error *err);
 void job_plan__exit(struct job_plan *plan);
-/* "one host", "clock pairs of 2 hosts", ... for humans. */
+/* "one host", "clock pairs", "collectives", ... for humans. */
 const char *job_time_base__name(enum job_time_base b);
+/* The time base and alignment error of a job of several hosts in words,
+ * as its merged capture's overview says them; false for one host. */
+bool job_plan__time(const struct job_plan *p, struct sum_job_time *t);
 
 /* ---- the merged capture --------------------------------------------------- */
 
@@ -106,16 +115,19 @@ const char *job_time_base__name(enum job_time_base b);
 
 /* ---- reports by map and reduce ---------------------------------------------- */
 
-/* Whether report name ("overview", "cuda_gpu_kern_sum") is printed from a
- * job's map and reduce rather than from its merged capture. */
+/* Whether report name ("overview", "cuda_gpu_kern_sum", "rank_sum",
+ * "nccl_sum") is printed from a job's map and reduce rather than from its
+ * merged capture. */
 bool job_report__can(const char *name);
 
 struct job_report;
-/* Map and reduce the job of in (report/job/job_mapreduce.c). 1: *out holds
- * the job's reports (this process prints them); 0: an MPI process that
- * gave its share to rank 0 (it prints nothing); < 0: an error, in err. */
-int job_report__compute(const struct job_inputs *in, struct job_report **out,
-			struct prof_error *err);
+/* Map and reduce the job of in for the reports names[0..nnames) (each one
+ * job_report__can prints; report/job/job_mapreduce.c), reading of each
+ * capture what they need. 1: *out holds the job's reports (this process
+ * prints them); 0: an MPI process that gave its share to rank 0 (it
+ * prints nothing); < 0: an error, in err. */
+int job_report__compute(const struct job_inputs *in, const char *const *names, int nnames,
+			struct job_report **out, struct prof_error *err);
 /* Print report name of the job into sink, as summary__run prints it of
  * the job's merged capture. */
 int job_report__emit(struct job_report *r, const char *name, struct rpt_sink *sink,
@@ -123,6 +135,14 @@ int job_report__emit(struct job_report *r, const char *name, struct rpt_sink *si
 /* Records the job's captures dropped. */
 int64_t job_report__dropped(const struct job_report *r);
 void job_report__delete(struct job_report *r);
+
+/* Under an MPI launcher, in a build with MPI: whether this process is an
+ * MPI process other than rank 0. A command that does not share its work
+ * among the MPI processes (all but a report by map and reduce) runs on
+ * rank 0 alone, so that it prints once; the others end at once with
+ * status 0. Such a process has left the MPI job when it had joined it.
+ * False without MPI. */
+bool job_mpi__not_rank0(void);
 
 /* Write the capture at out_path of every capture of plan (flags:
  * PROF_WRITER_OVERWRITE), with the job's metadata. */

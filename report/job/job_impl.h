@@ -3,6 +3,7 @@
 #ifndef REPORT_JOB_IMPL_H
 #define REPORT_JOB_IMPL_H
 
+#include "analysis/rank_report.h"
 #include "job.h"
 #include "summary/query.h"
 
@@ -22,33 +23,78 @@ struct job_host_clock {
 	bool has_start, has_end;
 };
 
-/* One NCCL kernel's end on its process's clock. Without the collective
- * model's payloads, a collective is known by its kernel's name and its
- * place among that process's kernels of that name: NCCL launches the
- * kernels of one communicator in the same order on every rank. */
+/* How a collective is known on every rank that took part: by its
+ * communicator and its place among the process's calls of that
+ * communicator where NCCL's payloads name the communicator (the
+ * collective model of analysis/nccl.h), else by its kernel's name and its
+ * place among the process's kernels of that name (NCCL launches one
+ * communicator's kernels in the same order on every rank, but the kernels
+ * of two communicators, or of one that only some ranks are in, interleave
+ * differently on each rank). */
+enum job_key_space { JOB_KEY_NAME, JOB_KEY_COMM };
+
+struct job_collective_key {
+	uint64_t hash;    /* the communicator, or the kernel name's hash */
+	int64_t seq;      /* its place among the process's calls (kernels) of that key */
+	uint8_t space;    /* enum job_key_space */
+};
+
+/* One NCCL kernel's end on its process's clock. */
 struct job_collective_end {
-	uint64_t name_hash;
+	struct job_collective_key key;
 	int64_t pid;      /* globalPid without the host bits */
-	int32_t ordinal;  /* how many kernels of this name the process ran before */
 	int64_t end_ns;
+	int64_t dur_ns;   /* how long its kernel ran: how long it waited for the others */
 };
 
 /* One observation for the solver: a collective's end on a process of a host
  * group, already moved by that host's clock mapping. */
 struct job_end_obs {
-	uint64_t key_hash;
-	int32_t key_ordinal;
+	struct job_collective_key key;
 	int group;
 	int64_t end_ns;
+	int64_t dur_ns;   /* its kernel's duration (0: not known) */
+	bool late;        /* set by the fit: the rank the others waited for */
 };
 
-/* The offset of each host group (offsets[0] = 0) that brings the matched
- * ends of the same collective together, by least squares over every
- * collective seen on at least two groups; *rms_ns: the spread of the aligned
- * ends of a collective about their mean (its error estimate), *matched: how
- * many collectives spanned two groups or more. obs is sorted in place. */
-int job_time__fit_collectives(struct job_end_obs *obs, size_t n, int ngroups, double *offsets,
-			      double *rms_ns, int *matched);
+/* How a host group's times move onto the time base, relative to the
+ * collectives' mean time: t' = t + offset_ns + rate * (t - pivot). */
+struct job_time_line {
+	double offset_ns, rate;
+};
+
+/* The fit of the host groups' lines (lines[0] = { 0, 0 }: the time base)
+ * that brings the matched ends of the same collective together, by least
+ * squares over every collective seen on at least two groups: an offset per
+ * group, and a rate where the group's collectives show one (its clock and
+ * the first group's drift apart: the recorded clock pairs only tie each
+ * host's capture clock to its own realtime clock). The ranks of a
+ * collective do not leave it at once: the one the others waited for (its
+ * kernel the shortest, theirs far longer) leaves it a fixed time after
+ * them, which the fit finds too where different hosts were the late one;
+ * left in, it reads as an offset that flips with whoever is late, and as a
+ * rate where that changes over a run. */
+struct job_time_fit {
+	struct job_time_line *lines; /* ngroups, the caller's */
+	int64_t pivot_ns;            /* the mean end of the collectives fitted */
+	double late_ns;              /* how much later the rank the others waited for leaves
+				      * a collective than they do (0: not fitted) */
+	double error_ns;             /* the estimated error: the spread of a collective's
+				      * aligned ends about their mean (RMS) and what a host's
+				      * rate, as uncertain as it is, adds at its farthest
+				      * collective; < 0: not refined */
+	int matched;                 /* collectives that spanned two groups or more */
+};
+
+/* obs is sorted in place. A group that no collective joins to the others
+ * leaves the fit unrefined (error_ns < 0, every line 0). */
+int job_time__fit_collectives(struct job_end_obs *obs, size_t n, int ngroups,
+			      struct job_time_fit *fit);
+/* Compose a host's line (fitted on times map had moved) onto map: the
+ * capture's times then move by both. span_ns: how long the host's captures
+ * last (a rate that moves no time by half a ns over it is left out). */
+void job_time__refine(struct prof_merge_map *map, const struct job_time_line *line,
+		      int64_t pivot_ns, int64_t span_ns);
 
 /* Fold a capture's pairs into its host's clock. */
 void job_host_clock__add(struct job_host_clock *h, const struct job_capture *c);
@@ -99,7 +145,41 @@ struct js_gpu {
 	int capture; /* the first capture that has it wins */
 };
 
-/* What the overview and cuda_gpu_kern_sum of a job need of its captures. */
+/* A process of a capture, as the job's rank model, rank_sum and nccl_sum
+ * need it (job_ranks.c). */
+struct js_process {
+	int64_t gpid;               /* its globalPid in the job (the capture's host index above
+				     * the pid bits, as the merge writes it) */
+	int launcher_rank;          /* the rank its launcher gave it; -1: none */
+	bool has_cuda;              /* kernels, copies or memsets */
+	bool in_model;              /* false: the NCCL kernels of no process (globalPid 0) */
+	char *host;                 /* PERFKIT_PROCESS_INFO's; NULL: not said */
+	struct sum_gpu *gpus;       /* device numbers and UUIDs (no names) */
+	int ngpus;
+	bool has_time;              /* time holds its steps and time split (steps freed) */
+	struct rank_time time;
+	struct nccl_sum nccl;       /* its NCCL calls by kind and size, and each one's arrival
+				     * on the job's time base (rank not yet known) */
+};
+
+/* The processes of a job's captures, by gpid. */
+struct js_ranks {
+	struct js_process *p;
+	size_t n, cap;
+	struct nccl_size_evidence nccl_sizes; /* why NCCL kernels have no size, of every capture */
+	int link_capture;           /* the first capture with a measured link; -1: none */
+	double link;                /* its bandwidth, bytes per ns */
+};
+
+/* What a job's map reads of each capture: the overview's and
+ * cuda_gpu_kern_sum's parts, rank_sum's, nccl_sum's. */
+enum job_parts {
+	JOB_PART_OVERVIEW = 1 << 0,
+	JOB_PART_RANKS = 1 << 1,
+	JOB_PART_NCCL = 1 << 2,
+};
+
+/* What the reports of a job need of its captures. */
 struct job_summary {
 	struct js_groups kernels, ranges;
 	struct js_device *dev;      /* by id */
@@ -110,15 +190,17 @@ struct job_summary {
 	size_t ntr, trcap;
 	int64_t tr_left_out;
 	int64_t dropped, not_written;
+	int64_t gm_samples_dropped; /* sampled GPU metrics lost (the overview's warning) */
 	struct js_gpu *gpus;
 	size_t ngpus, gpucap;
 	int session_capture;        /* the first capture with a session start; -1: none */
 	bool session_null;
 	int64_t session_start_ns;
 	int mapped;                 /* captures folded in */
+	struct js_ranks ranks;
 };
 
-/* Map capture i of plan into s. */
+/* Map capture i of plan into s: the parts plan->parts names. */
 int job_summary__map(const struct job_plan *p, int i, struct job_summary *s,
 		     struct prof_error *err);
 /* a += b; b is emptied. Exact: any order and grouping give the same a. */
@@ -140,6 +222,29 @@ int job_summary__threads(void);
 /* A summary as bytes and back (between MPI processes). */
 int job_summary__pack(const struct job_summary *s, char **buf, size_t *len);
 int job_summary__unpack(const char *buf, size_t len, struct job_summary *s);
+
+/* rank_sum's and nccl_sum's parts of capture i of plan into r
+ * (job_ranks.c): its processes, and each one's time or NCCL calls as
+ * parts says, the calls' arrivals moved onto the job's time base as the
+ * merge moves them (their waits span captures). A capture whose times
+ * move by a rate is read from a copy of it moved so (in TMPDIR, removed
+ * at once), so that every difference of times is the merged capture's to
+ * the ns. */
+int js_ranks__map(const struct job_plan *p, int i, unsigned parts, struct js_ranks *r,
+		  struct prof_error *err);
+/* a += b; b is emptied. */
+int js_ranks__reduce(struct js_ranks *a, struct js_ranks *b);
+void js_ranks__exit(struct js_ranks *r);
+/* rank_sum and nccl_sum of the whole job, as summary__rank_sum and
+ * summary__nccl_sum print them of its merged capture. */
+int js_ranks__emit_rank_sum(const struct job_plan *p, const struct js_ranks *r,
+			    struct rpt_sink *sink, struct prof_error *err);
+int js_ranks__emit_nccl_sum(const struct job_plan *p, const struct js_ranks *r,
+			    struct rpt_sink *sink, struct prof_error *err);
+
+/* The job's host as its merged capture's metadata says it (malloc'd; NULL
+ * when no capture says). */
+char *job_meta__host(const struct job_plan *plan);
 
 /* The PERFKIT_META rows of a merged job, through put(ctx, key, value). */
 int job_meta__write(const struct job_plan *plan,

@@ -37,6 +37,7 @@ static void *work(void *arg)
 
 	memset(&w->sum, 0, sizeof w->sum);
 	w->sum.session_capture = -1;
+	w->sum.ranks.link_capture = -1;
 	while (!atomic_load(&sh->failed) && (k = atomic_fetch_add(&sh->next, 1)) >= 0) {
 		int i = sh->rank + k * sh->size;
 		struct job_summary one;
@@ -77,6 +78,7 @@ static int map_share(struct share *sh, int nthreads, struct job_summary *out,
 	w = calloc((size_t)nthreads, sizeof *w);
 	memset(out, 0, sizeof *out);
 	out->session_capture = -1;
+	out->ranks.link_capture = -1;
 	if (!w)
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	for (int t = 0; t < nthreads; t++) {

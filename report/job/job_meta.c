@@ -93,6 +93,44 @@ static const char *worst_status(const struct job_plan *p)
 	return any;
 }
 
+/* Where capture i's start lands on the job's time base, as a time of the
+ * first host's realtime clock. start_ns is a realtime reading, and the
+ * mapping moves times of the capture's own clock: the start goes over to
+ * that clock by the capture's first clock pair (its host's without one),
+ * is moved, and comes back by the first host's. A capture that does not
+ * move keeps its start. */
+static int64_t start_on_time_base(const struct job_plan *p, int i)
+{
+	const struct job_capture *c = &p->c[i];
+	const struct job_clock_pair *own = c->has_clock_start ? &c->clock_start : NULL, *base = NULL;
+
+	if (!p->maps[i].shift_ns && !p->maps[i].rate)
+		return c->start_ns;
+	for (int j = 0; j < p->n; j++) {
+		const struct job_capture *o = &p->c[j];
+
+		if (!o->has_clock_start)
+			continue;
+		/* its own pair, else its host's first */
+		if (o->group == c->group && !c->has_clock_start &&
+		    (!own || o->clock_start.timestamp_ns < own->timestamp_ns))
+			own = &o->clock_start;
+		if (o->group == 0 && (!base || o->clock_start.timestamp_ns < base->timestamp_ns))
+			base = &o->clock_start;
+	}
+	/* without pairs on both hosts nothing moved by them; only the
+	 * collectives did, and they moved its capture clock: so move the start */
+	if (!own || !base)
+		return job_time__apply(&p->maps[i], c->start_ns);
+	return job_time__apply(&p->maps[i], c->start_ns - (own->realtime_ns - own->timestamp_ns)) +
+	       (base->realtime_ns - base->timestamp_ns);
+}
+
+char *job_meta__host(const struct job_plan *p)
+{
+	return distinct(p, offsetof(struct job_capture, host), ", ");
+}
+
 static int put_int(int (*put)(void *, const char *, const char *), void *ctx, const char *key,
 		   int64_t v)
 {
@@ -111,7 +149,7 @@ int job_meta__write(const struct job_plan *p,
 		const char *sep;
 	} joined[] = {
 		{ "command", offsetof(struct job_capture, command), "; " },
-		{ "host", offsetof(struct job_capture, host), ", " },
+		{ "host", offsetof(struct job_capture, host), ", " }, /* job_meta__host */
 		{ "gpu", offsetof(struct job_capture, gpu), "; " },
 	};
 	int64_t first = 0, last = 0;
@@ -136,7 +174,7 @@ int job_meta__write(const struct job_plan *p,
 			span = false;
 			break;
 		}
-		s = job_time__apply(&p->maps[i], p->c[i].start_ns);
+		s = start_on_time_base(p, i);
 		e = s + p->c[i].duration_ns;
 		first = i == 0 || s < first ? s : first;
 		last = i == 0 || e > last ? e : last;
@@ -158,4 +196,18 @@ int job_meta__write(const struct job_plan *p,
 	if (!rc && p->error_ns >= 0)
 		rc = put_int(put, ctx, JOB_META_TIME_ERROR, (int64_t)(p->error_ns + 0.5));
 	return rc;
+}
+
+bool job_plan__time(const struct job_plan *p, struct sum_job_time *t)
+{
+	char hosts[32], collectives[32], error[32];
+
+	/* the values job_meta__write records, so that the merged capture's
+	 * overview and the map and reduce say the same */
+	snprintf(hosts, sizeof hosts, "%d", p->nhosts);
+	snprintf(collectives, sizeof collectives, "%d", p->collectives);
+	snprintf(error, sizeof error, "%" PRId64, (int64_t)(p->error_ns + 0.5));
+	return sum_job_time__describe(hosts, job_time_base__name(p->time_base),
+				      p->time_base == JOB_TIME_COLLECTIVES ? collectives : NULL,
+				      p->error_ns >= 0 ? error : NULL, t);
 }

@@ -1,6 +1,7 @@
 /* job_mpi.c - the MPI side of a job's map and reduce (job_mpi.h), in a
  * build with -DPERFKIT_MPI=ON. Joined only when an MPI launcher started
  * the process: a plain `perfkit report` never starts an MPI runtime. */
+#include "job.h"
 #include "job_mpi.h"
 
 #include <limits.h>
@@ -99,6 +100,32 @@ int job_mpi__gather(const char *buf, size_t len, bool ok, char ***bufs, size_t *
 	}
 	free(all);
 	return rc;
+}
+
+/* The rank an MPI launcher gave this process, read from its environment:
+ * a process that has not joined the MPI job must not join it to ask, as
+ * every other process would then have to join too. */
+static int launcher_rank(void)
+{
+	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK" };
+
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+		if (getenv(vars[i]))
+			return atoi(getenv(vars[i]));
+	return 0;
+}
+
+bool job_mpi__not_rank0(void)
+{
+	int rank = 0;
+
+	if (joined) {
+		MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+		if (rank != 0)
+			job_mpi__end();
+		return rank != 0;
+	}
+	return launched_by_mpi() && launcher_rank() != 0;
 }
 
 void job_mpi__end(void)

@@ -4,6 +4,7 @@
  * build on one kind of machine. */
 #include "job_impl.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +63,82 @@ static void put_groups(struct out *o, const struct js_groups *gs)
 	}
 }
 
+static void put_ranks(struct out *o, const struct js_ranks *r)
+{
+	put_i64(o, (int64_t)r->n);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct js_process *p = &r->p[i];
+		const struct rank_time *t = &p->time;
+
+		put_i64(o, p->gpid);
+		put_i64(o, p->launcher_rank);
+		put_i64(o, p->has_cuda);
+		put_i64(o, p->in_model);
+		put_str(o, p->host);
+		put_i64(o, p->ngpus);
+		for (int g = 0; g < p->ngpus; g++) {
+			put_i64(o, p->gpus[g].device_id);
+			put_str(o, p->gpus[g].uuid);
+		}
+		put_i64(o, p->has_time);
+		put_i64(o, t->nsteps);
+		put_i64(o, t->step_med_ns);
+		put_i64(o, t->step_p95_ns);
+		put_i64(o, t->window_ns);
+		put_i64(o, t->busy_ns);
+		put_i64(o, t->compute_ns);
+		put_i64(o, t->comm_ns);
+		put_i64(o, t->hidden_ns);
+		put_i64(o, t->exposed_ns);
+		put_i64(o, t->idle_ns);
+		put_i64(o, t->kernels);
+		put_i64(o, t->rows_left_out);
+		put_str(o, t->w.source);
+		put_i64(o, p->nccl.n);
+		put_i64(o, p->nccl.left_out);
+		put_i64(o, p->nccl.unknown);
+		put_i64(o, p->nccl.narrivals);
+		for (int k = 0; k < p->nccl.n; k++) {
+			const struct nccl_sum_group *g = &p->nccl.g[k];
+
+			put_i64(o, g->kind);
+			put_i64(o, g->bucket);
+			put_i64(o, g->rank);
+			put_i64(o, g->calls);
+			put_i64(o, g->bytes);
+			put_i64(o, g->time_ns);
+			put_i64(o, g->comm_ranks);
+			put_i64(o, g->bytes_known);
+			put_i64(o, g->name.kind);
+			put_str(o, g->name.op);
+			put_str(o, g->name.dtype);
+			put_str(o, g->name.algo);
+			put_str(o, g->name.proto);
+			put_i64(o, g->ndur);
+			put(o, g->dur, (size_t)g->ndur * sizeof *g->dur);
+			/* its waits are found by the reduce's end (nccl_sum__emit) */
+		}
+		for (int k = 0; k < p->nccl.narrivals; k++) {
+			const struct nccl_arrival *a = &p->nccl.arrivals[k];
+
+			put_i64(o, (int64_t)a->comm);
+			put_i64(o, a->seq);
+			put_i64(o, a->global_pid);
+			put_i64(o, a->start_ns);
+			put_i64(o, a->end_ns);
+			put_i64(o, a->bytes);
+			put_i64(o, a->rank);
+			put_i64(o, a->kind);
+		}
+	}
+	put_i64(o, r->nccl_sizes.no_payload);
+	put_i64(o, r->nccl_sizes.unreadable);
+	put_i64(o, r->nccl_sizes.without_call);
+	put_i64(o, r->nccl_sizes.nvtx);
+	put_i64(o, r->link_capture);
+	put(o, &r->link, sizeof r->link);
+}
+
 int job_summary__pack(const struct job_summary *s, char **buf, size_t *len)
 {
 	struct out o = { 0 };
@@ -91,6 +168,7 @@ int job_summary__pack(const struct job_summary *s, char **buf, size_t *len)
 	put_i64(&o, s->tr_left_out);
 	put_i64(&o, s->dropped);
 	put_i64(&o, s->not_written);
+	put_i64(&o, s->gm_samples_dropped);
 	put_i64(&o, (int64_t)s->ngpus);
 	for (size_t i = 0; i < s->ngpus; i++) {
 		put_i64(&o, s->gpus[i].id);
@@ -101,6 +179,7 @@ int job_summary__pack(const struct job_summary *s, char **buf, size_t *len)
 	put_i64(&o, s->session_null);
 	put_i64(&o, s->session_start_ns);
 	put_i64(&o, s->mapped);
+	put_ranks(&o, &s->ranks);
 	if (o.failed) {
 		free(o.buf);
 		return PROF_E_NOMEM;
@@ -154,6 +233,21 @@ static void *get_array(struct in *in, int64_t n, size_t size, bool copy)
 	return a;
 }
 
+/* Room for n items of size bytes, zeroed, each of which takes at least
+ * min_bytes of the buffer (get_array's check); NULL and in->bad when the
+ * count is damage or there is no memory. */
+static void *get_items(struct in *in, int64_t n, size_t min_bytes, size_t size)
+{
+	void *a = get_array(in, n, min_bytes, false);
+
+	if (!a)
+		return NULL;
+	free(a);
+	a = calloc((size_t)n + 1, size);
+	in->bad |= !a;
+	return a;
+}
+
 static char *get_str(struct in *in)
 {
 	int64_t n = get_i64(in);
@@ -172,16 +266,9 @@ static void get_groups(struct in *in, struct js_groups *gs)
 	int64_t n = get_i64(in);
 
 	gs->rows_left_out = get_i64(in);
-	gs->g = get_array(in, n, 4 * sizeof(int64_t), false);
+	gs->g = get_items(in, n, 4 * sizeof(int64_t), sizeof *gs->g);
 	if (!gs->g)
 		return;
-	/* get_array sized it for the smallest group; make room for whole ones */
-	free(gs->g);
-	gs->g = calloc((size_t)n + 1, sizeof *gs->g);
-	if (!gs->g) {
-		in->bad = true;
-		return;
-	}
 	gs->cap = (size_t)n + 1;
 	for (int64_t i = 0; i < n && !in->bad; i++) {
 		struct js_group *g = &gs->g[gs->n++];
@@ -197,6 +284,118 @@ static void get_groups(struct in *in, struct js_groups *gs)
 	}
 }
 
+/* A string into a fixed field of cap bytes (cut to fit). */
+static void get_text(struct in *in, char *dst, size_t cap)
+{
+	char *s = get_str(in);
+
+	snprintf(dst, cap, "%s", s ? s : "");
+	free(s);
+}
+
+static void get_nccl(struct in *in, struct nccl_sum *ns)
+{
+	int64_t n = get_i64(in), narrivals;
+
+	ns->left_out = get_i64(in);
+	ns->unknown = get_i64(in);
+	narrivals = get_i64(in);
+	/* the smallest group is 10 numbers and 4 strings' lengths */
+	ns->g = get_items(in, n, 14 * sizeof(int64_t), sizeof *ns->g);
+	if (!ns->g)
+		return;
+	ns->cap = (int)n + 1;
+	for (int64_t k = 0; k < n && !in->bad; k++) {
+		struct nccl_sum_group *g = &ns->g[ns->n++];
+
+		g->kind = (enum nccl_kind)get_i64(in);
+		g->bucket = (int)get_i64(in);
+		g->rank = (int)get_i64(in);
+		g->calls = get_i64(in);
+		g->bytes = get_i64(in);
+		g->time_ns = get_i64(in);
+		g->comm_ranks = (int)get_i64(in);
+		g->bytes_known = get_i64(in) != 0;
+		g->name.kind = (enum nccl_kind)get_i64(in);
+		get_text(in, g->name.op, sizeof g->name.op);
+		get_text(in, g->name.dtype, sizeof g->name.dtype);
+		get_text(in, g->name.algo, sizeof g->name.algo);
+		get_text(in, g->name.proto, sizeof g->name.proto);
+		g->ndur = (int)get_i64(in);
+		g->dur = get_array(in, g->ndur, sizeof *g->dur, true);
+		g->cap = g->ndur;
+		if (!g->dur)
+			g->ndur = g->cap = 0;
+	}
+	/* an arrival is 8 numbers */
+	ns->arrivals = get_items(in, narrivals, 8 * sizeof(int64_t), sizeof *ns->arrivals);
+	if (!ns->arrivals)
+		return;
+	ns->arrivals_cap = (int)narrivals + 1;
+	for (int64_t k = 0; k < narrivals && !in->bad; k++) {
+		struct nccl_arrival *a = &ns->arrivals[ns->narrivals++];
+
+		a->comm = (uint64_t)get_i64(in);
+		a->seq = get_i64(in);
+		a->global_pid = get_i64(in);
+		a->start_ns = get_i64(in);
+		a->end_ns = get_i64(in);
+		a->bytes = get_i64(in);
+		a->rank = (int32_t)get_i64(in);
+		a->kind = (int32_t)get_i64(in);
+	}
+}
+
+static void get_ranks(struct in *in, struct js_ranks *r)
+{
+	int64_t n = get_i64(in);
+
+	r->link_capture = -1;
+	/* the smallest process is 22 numbers and 2 strings' lengths */
+	r->p = get_items(in, n, 24 * sizeof(int64_t), sizeof *r->p);
+	if (!r->p)
+		return;
+	r->cap = (size_t)n + 1;
+	for (int64_t i = 0; i < n && !in->bad; i++) {
+		struct js_process *p = &r->p[r->n++];
+		struct rank_time *t = &p->time;
+		int64_t ngpus;
+
+		p->gpid = get_i64(in);
+		p->launcher_rank = (int)get_i64(in);
+		p->has_cuda = get_i64(in) != 0;
+		p->in_model = get_i64(in) != 0;
+		p->host = get_str(in);
+		ngpus = get_i64(in);
+		p->gpus = get_items(in, ngpus, 2 * sizeof(int64_t), sizeof *p->gpus);
+		for (int64_t g = 0; p->gpus && g < ngpus && !in->bad; g++, p->ngpus++) {
+			p->gpus[g].device_id = (int32_t)get_i64(in);
+			p->gpus[g].uuid = get_str(in);
+		}
+		p->has_time = get_i64(in) != 0;
+		t->nsteps = (int)get_i64(in);
+		t->step_med_ns = get_i64(in);
+		t->step_p95_ns = get_i64(in);
+		t->window_ns = get_i64(in);
+		t->busy_ns = get_i64(in);
+		t->compute_ns = get_i64(in);
+		t->comm_ns = get_i64(in);
+		t->hidden_ns = get_i64(in);
+		t->exposed_ns = get_i64(in);
+		t->idle_ns = get_i64(in);
+		t->kernels = get_i64(in);
+		t->rows_left_out = get_i64(in);
+		get_text(in, t->w.source, sizeof t->w.source);
+		get_nccl(in, &p->nccl);
+	}
+	r->nccl_sizes.no_payload = get_i64(in);
+	r->nccl_sizes.unreadable = get_i64(in);
+	r->nccl_sizes.without_call = get_i64(in);
+	r->nccl_sizes.nvtx = get_i64(in) != 0;
+	r->link_capture = (int)get_i64(in);
+	get(in, &r->link, sizeof r->link);
+}
+
 int job_summary__unpack(const char *buf, size_t len, struct job_summary *s)
 {
 	struct in in = { buf, buf + len, false };
@@ -206,13 +405,8 @@ int job_summary__unpack(const char *buf, size_t len, struct job_summary *s)
 	get_groups(&in, &s->kernels);
 	get_groups(&in, &s->ranges);
 	n = get_i64(&in);
-	s->dev = get_array(&in, n, 2 * sizeof(int64_t), false);
-	if (s->dev) {
-		free(s->dev);
-		s->dev = calloc((size_t)n + 1, sizeof *s->dev);
-		s->devcap = s->dev ? (size_t)n + 1 : 0;
-		in.bad |= !s->dev;
-	}
+	s->dev = get_items(&in, n, 2 * sizeof(int64_t), sizeof *s->dev);
+	s->devcap = s->dev ? (size_t)n + 1 : 0;
 	for (int64_t i = 0; s->dev && i < n && !in.bad; i++) {
 		struct js_device *d = &s->dev[s->ndev++];
 
@@ -228,12 +422,7 @@ int job_summary__unpack(const char *buf, size_t len, struct job_summary *s)
 	s->busy_left_out = get_i64(&in);
 	s->busy_any = get_i64(&in) != 0;
 	n = get_i64(&in);
-	s->tr = get_array(&in, n, 6 * sizeof(int64_t), false);
-	if (s->tr) {
-		free(s->tr);
-		s->tr = calloc((size_t)n + 1, sizeof *s->tr);
-		in.bad |= !s->tr;
-	}
+	s->tr = get_items(&in, n, 6 * sizeof(int64_t), sizeof *s->tr);
 	for (int64_t i = 0; s->tr && i < n && !in.bad; i++) {
 		struct sum_transfer *t = &s->tr[s->ntr++];
 
@@ -248,13 +437,9 @@ int job_summary__unpack(const char *buf, size_t len, struct job_summary *s)
 	s->tr_left_out = get_i64(&in);
 	s->dropped = get_i64(&in);
 	s->not_written = get_i64(&in);
+	s->gm_samples_dropped = get_i64(&in);
 	n = get_i64(&in);
-	s->gpus = get_array(&in, n, 3 * sizeof(int64_t), false);
-	if (s->gpus) {
-		free(s->gpus);
-		s->gpus = calloc((size_t)n + 1, sizeof *s->gpus);
-		in.bad |= !s->gpus;
-	}
+	s->gpus = get_items(&in, n, 3 * sizeof(int64_t), sizeof *s->gpus);
 	for (int64_t i = 0; s->gpus && i < n && !in.bad; i++) {
 		struct js_gpu *g = &s->gpus[s->ngpus++];
 
@@ -267,6 +452,7 @@ int job_summary__unpack(const char *buf, size_t len, struct job_summary *s)
 	s->session_null = get_i64(&in) != 0;
 	s->session_start_ns = get_i64(&in);
 	s->mapped = (int)get_i64(&in);
+	get_ranks(&in, &s->ranks);
 	if (in.bad || in.p != in.end) {
 		job_summary__exit(s);
 		return PROF_E_CORRUPT;

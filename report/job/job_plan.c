@@ -69,44 +69,60 @@ static int64_t capture_span(const struct job_capture *c)
 	return 0;
 }
 
+/* How long a host's captures last together: from its earliest clock pair
+ * to its latest, else its longest capture. Every capture of a host is
+ * judged by it, so that two captures of one host never disagree on
+ * whether a rate is applied: they must never move against each other. */
+static int64_t host_span(const struct job_plan *p, const struct job_host_clock *h, int g)
+{
+	int64_t span = 0;
+
+	if (h->has_start && h->has_end && h->end.timestamp_ns > h->start.timestamp_ns)
+		return h->end.timestamp_ns - h->start.timestamp_ns;
+	for (int i = 0; i < p->n; i++)
+		if (p->c[i].group == g && capture_span(&p->c[i]) > span)
+			span = capture_span(&p->c[i]);
+	return span;
+}
+
 /* Host 0's captures stay as they are; every other host moves onto its
  * clock when both recorded clock pairs. */
-static int align_clocks(struct job_plan *p, struct prof_error *err)
+static void align_clocks(struct job_plan *p, struct job_host_clock *h)
 {
-	struct job_host_clock *h = calloc((size_t)p->nhosts, sizeof *h);
 	bool all = true;
 
-	if (!h)
-		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	for (int i = 0; i < p->n; i++)
 		job_host_clock__add(&h[p->c[i].group], &p->c[i]);
+	for (int g = 0; g < p->nhosts; g++)
+		p->host_span_ns[g] = host_span(p, &h[g], g);
 	p->time_base = p->nhosts == 1 ? JOB_TIME_ONE_HOST : JOB_TIME_CLOCKS;
 	p->error_ns = p->nhosts == 1 ? 0 : -1;
 	for (int i = 0; i < p->n && p->nhosts > 1; i++)
 		if (p->c[i].group != 0 &&
-		    !job_time__clock_map(&h[0], &h[p->c[i].group], capture_span(&p->c[i]), &p->maps[i]))
+		    !job_time__clock_map(&h[0], &h[p->c[i].group], p->host_span_ns[p->c[i].group],
+					 &p->maps[i]))
 			all = false;
 	if (!all) {
 		/* moving some hosts and not others would only look aligned */
 		for (int i = 0; i < p->n; i++) {
 			p->maps[i].shift_ns = 0;
 			p->maps[i].rate = 0;
+			p->maps[i].pivot_ns = 0;
 		}
 		p->time_base = JOB_TIME_UNALIGNED;
 	}
-	free(h);
-	return 0;
 }
 
 /* Refine the time base from the matched ends of NCCL collectives, where
- * they join every host to the first: each host moves by the offset that
- * brings its ends of each collective to the others'. */
+ * they join every host to the first: each host's times move by the line
+ * (offset, and rate where the collectives show one) that brings its ends
+ * of each collective to the others'. */
 static int refine_from_collectives(struct job_plan *p, struct prof_error *err)
 {
 	struct job_end_obs *obs = NULL;
-	double *offsets = NULL, rms;
+	struct job_time_fit fit = { 0 };
 	size_t n = 0, cap = 0;
-	int matched = 0, rc = 0;
+	int rc = 0;
 
 	for (int i = 0; i < p->n && !rc; i++)
 		rc = job_capture__read_collectives(&p->c[i], err);
@@ -115,33 +131,34 @@ static int refine_from_collectives(struct job_plan *p, struct prof_error *err)
 	if (rc || !cap)
 		return rc;
 	obs = malloc(cap * sizeof *obs);
-	offsets = calloc((size_t)p->nhosts, sizeof *offsets);
-	if (!obs || !offsets) {
+	fit.lines = calloc((size_t)p->nhosts, sizeof *fit.lines);
+	if (!obs || !fit.lines) {
 		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 		goto out;
 	}
 	for (int i = 0; i < p->n; i++)
 		for (int k = 0; k < p->c[i].nnccl; k++)
 			obs[n++] = (struct job_end_obs){
-				.key_hash = p->c[i].nccl[k].name_hash,
-				.key_ordinal = p->c[i].nccl[k].ordinal,
+				.key = p->c[i].nccl[k].key,
 				.group = p->c[i].group,
 				.end_ns = job_time__apply(&p->maps[i], p->c[i].nccl[k].end_ns),
+				.dur_ns = p->c[i].nccl[k].dur_ns,
 			};
-	if (job_time__fit_collectives(obs, n, p->nhosts, offsets, &rms, &matched)) {
+	if (job_time__fit_collectives(obs, n, p->nhosts, &fit)) {
 		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 		goto out;
 	}
-	if (rms >= 0) {
+	if (fit.error_ns >= 0) {
 		for (int i = 0; i < p->n; i++)
-			p->maps[i].shift_ns += llround(offsets[p->c[i].group]);
+			job_time__refine(&p->maps[i], &fit.lines[p->c[i].group], fit.pivot_ns,
+					 p->host_span_ns[p->c[i].group]);
 		p->time_base = JOB_TIME_COLLECTIVES;
-		p->error_ns = rms;
-		p->collectives = matched;
+		p->error_ns = fit.error_ns;
+		p->collectives = fit.matched;
 	}
 out:
 	free(obs);
-	free(offsets);
+	free(fit.lines);
 	return rc;
 }
 
@@ -150,6 +167,7 @@ int job_plan__make(const struct job_inputs *in, struct job_plan *plan, struct pr
 	int rc = 0;
 
 	memset(plan, 0, sizeof *plan);
+	plan->parts = JOB_PART_OVERVIEW;
 	if (in->n <= 0)
 		return prof_error__set(err, PROF_E_USAGE, "a job needs at least one capture");
 	snprintf(plan->name, sizeof plan->name, "%s", in->name ? in->name : "");
@@ -165,8 +183,16 @@ int job_plan__make(const struct job_inputs *in, struct job_plan *plan, struct pr
 	}
 	if (!rc)
 		rc = number_hosts(plan, err);
-	if (!rc)
-		rc = align_clocks(plan, err);
+	if (!rc) {
+		struct job_host_clock *h = calloc((size_t)plan->nhosts, sizeof *h);
+
+		plan->host_span_ns = calloc((size_t)plan->nhosts, sizeof *plan->host_span_ns);
+		if (h && plan->host_span_ns)
+			align_clocks(plan, h);
+		else
+			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		free(h);
+	}
 	if (!rc && plan->nhosts > 1)
 		rc = refine_from_collectives(plan, err);
 	if (rc)
@@ -180,5 +206,6 @@ void job_plan__exit(struct job_plan *plan)
 		job_capture__exit(&plan->c[i]);
 	free(plan->c);
 	free(plan->maps);
+	free(plan->host_span_ns);
 	memset(plan, 0, sizeof *plan);
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/nccl.h"
 #include "prof/tables.h"
 
 /* The one text value of sql (NULL when there is no row, or NULL). */
@@ -197,51 +198,100 @@ static int read_pids(struct prof_store *s, struct job_capture *c, struct prof_er
 	return rc < 0 ? rc : 0;
 }
 
-static uint64_t fnv1a(const char *s)
+static uint64_t fnv1a(uint64_t h, const char *s)
 {
-	uint64_t h = 1469598103934665603ULL;
-
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
 	return h;
 }
 
+/* What a kernel's name says of it, as one key: kind, reduction, datatype,
+ * algorithm and protocol. */
+static uint64_t name_hash(const struct nccl_call *k)
+{
+	uint64_t h = fnv1a(1469598103934665603ULL, nccl_kind__name(k->name.kind));
+
+	h = fnv1a(h, "|");
+	h = fnv1a(h, k->name.op);
+	h = fnv1a(h, "|");
+	h = fnv1a(h, k->name.dtype);
+	h = fnv1a(h, "|");
+	h = fnv1a(h, k->name.algo);
+	h = fnv1a(h, "|");
+	return fnv1a(h, k->name.proto);
+}
+
+/* A process's count of the kernels of one name seen so far. */
+struct name_count {
+	int64_t pid;
+	uint64_t hash;
+	int64_t next;
+};
+
+/* The key of call k: its communicator and place (struct nccl_call's seq)
+ * where its payload named one, else its kernel's name and place among its
+ * process's kernels of that name (the calls come by process, then start). */
+static int collective_key(const struct nccl_call *k, struct name_count **counts, size_t *n,
+			  size_t *cap, struct job_collective_key *key)
+{
+	uint64_t h;
+	size_t i;
+
+	if (k->comm) {
+		*key = (struct job_collective_key){ k->comm, k->seq, JOB_KEY_COMM };
+		return 0;
+	}
+	h = name_hash(k);
+	for (i = *n; i > 0 && !((*counts)[i - 1].pid == k->global_pid && (*counts)[i - 1].hash == h); i--)
+		;
+	if (i == 0) {
+		if (sum_array__grow(counts, cap, *n, sizeof **counts))
+			return PROF_E_NOMEM;
+		(*counts)[(*n)++] = (struct name_count){ k->global_pid, h, 0 };
+		i = *n;
+	}
+	*key = (struct job_collective_key){ h, (*counts)[i - 1].next++, JOB_KEY_NAME };
+	return 0;
+}
+
 int job_capture__read_collectives(struct job_capture *c, struct prof_error *err)
 {
-	/* string ids of NCCL's kernels first (a few), then their launches */
-	static const char sql[] =
-		"SELECT k.globalPid, s.value, k.end, row_number() OVER (PARTITION BY k.globalPid,"
-		" coalesce(k.demangledName, k.shortName) ORDER BY k.start) - 1"
-		" FROM " PROF_T_KERNEL " k JOIN " PROF_T_STRINGS " s"
-		" ON s.id = coalesce(k.demangledName, k.shortName)"
-		" WHERE coalesce(k.demangledName, k.shortName) IN (SELECT id FROM " PROF_T_STRINGS
-		" WHERE value LIKE 'nccl%Kernel%') AND k.end IS NOT NULL";
 	struct prof_store *s = NULL;
-	struct prof_cursor *cur = NULL;
-	size_t cap = 0;
+	struct sum_ranks ranks = { 0 };
+	struct nccl_calls calls = { 0 };
+	struct name_count *counts = NULL;
+	size_t cap = 0, ncounts = 0, countcap = 0;
 	int rc;
 
 	rc = prof_store__open_capture(c->path, &s, err);
 	if (rc < 0)
 		return rc;
-	if (!prof_store__has_table(s, PROF_T_KERNEL) || !prof_store__has_table(s, PROF_T_STRINGS))
-		goto out;
-	rc = prof_cursor__open(s, sql, &cur, err);
-	while (rc >= 0 && (rc = prof_cursor__next(cur, err)) > 0) {
+	rc = sum_ranks__load(s, &ranks, err);
+	if (!rc)
+		rc = nccl_calls__load(s, &ranks, &calls, err);
+	for (int i = 0; !rc && i < calls.n; i++) {
+		const struct nccl_call *k = &calls.v[i];
+		struct job_collective_end *e;
+
 		if (sum_array__grow(&c->nccl, &cap, (size_t)c->nnccl, sizeof *c->nccl)) {
 			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 			break;
 		}
-		c->nccl[c->nnccl++] = (struct job_collective_end){
-			.name_hash = fnv1a(prof_cursor__text(cur, 1) ? prof_cursor__text(cur, 1) : ""),
-			.pid = prof_cursor__int64(cur, 0) &
-			       (((int64_t)1 << PROF_GLOBAL_HOST_SHIFT) - 1),
-			.ordinal = (int32_t)prof_cursor__int64(cur, 3),
-			.end_ns = prof_cursor__int64(cur, 2),
-		};
+		e = &c->nccl[c->nnccl];
+		e->pid = k->global_pid & (((int64_t)1 << PROF_GLOBAL_HOST_SHIFT) - 1);
+		e->end_ns = k->end_ns;
+		e->dur_ns = k->end_ns - k->start_ns;
+		if (collective_key(k, &counts, &ncounts, &countcap, &e->key)) {
+			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+			break;
+		}
+		/* a kernel whose end precedes its start has no end to match */
+		if (k->end_ns >= k->start_ns)
+			c->nnccl++;
 	}
-	prof_cursor__close(cur);
-out:
+	free(counts);
+	nccl_calls__exit(&calls);
+	sum_ranks__exit(&ranks);
 	prof_store__close(s);
 	return rc < 0 ? rc : 0;
 }

@@ -11,21 +11,45 @@ struct job_report {
 	struct job_summary sum;
 };
 
-bool job_report__can(const char *name)
+/* The reports a map and reduce prints, and what each needs of a capture. */
+static const struct {
+	const char *name;
+	unsigned parts;
+} reports[] = {
+	{ "overview", JOB_PART_OVERVIEW },
+	{ "cuda_gpu_kern_sum", JOB_PART_OVERVIEW },
+	{ "rank_sum", JOB_PART_RANKS },
+	{ "nccl_sum", JOB_PART_NCCL },
+};
+
+static unsigned parts_of(const char *name)
 {
-	return !strcmp(name, "overview") || !strcmp(name, "cuda_gpu_kern_sum");
+	for (size_t i = 0; i < sizeof reports / sizeof reports[0]; i++)
+		if (!strcmp(name, reports[i].name))
+			return reports[i].parts;
+	return 0;
 }
 
-int job_report__compute(const struct job_inputs *in, struct job_report **out,
-			struct prof_error *err)
+bool job_report__can(const char *name)
+{
+	return parts_of(name) != 0;
+}
+
+int job_report__compute(const struct job_inputs *in, const char *const *names, int nnames,
+			struct job_report **out, struct prof_error *err)
 {
 	struct job_report *r = calloc(1, sizeof *r);
+	unsigned parts = 0;
 	int rc;
 
 	*out = NULL;
 	if (!r)
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	for (int i = 0; i < nnames; i++)
+		parts |= parts_of(names[i]);
 	rc = job_plan__make(in, &r->plan, err);
+	if (!rc && parts)
+		r->plan.parts = parts;
 	if (!rc)
 		rc = job_summary__compute(&r->plan, job_summary__threads(), &r->sum, err);
 	if (rc <= 0) {
@@ -59,6 +83,10 @@ int job_report__emit(struct job_report *r, const char *name, struct rpt_sink *si
 		sum_groups__exit(&gs);
 		return rc;
 	}
+	if (!strcmp(name, "rank_sum") && (r->plan.parts & JOB_PART_RANKS))
+		return js_ranks__emit_rank_sum(&r->plan, &r->sum.ranks, sink, err);
+	if (!strcmp(name, "nccl_sum") && (r->plan.parts & JOB_PART_NCCL))
+		return js_ranks__emit_nccl_sum(&r->plan, &r->sum.ranks, sink, err);
 	return prof_error__set(err, PROF_E_USAGE, "%s: not a report of a job's map and reduce", name);
 }
 

@@ -6,7 +6,8 @@
  * What exactness carries: per kernel name and per range the durations as
  * ascending (value, count) runs (the exact median and the bit-exact
  * standard deviation need every value), per device the union of its busy
- * intervals (two captures may share a device number), the rest as sums. */
+ * intervals (two captures may share a device number), the rest as sums;
+ * rank_sum's and nccl_sum's parts per process (job_ranks.c). */
 #include "job_impl.h"
 
 #include <stdio.h>
@@ -460,11 +461,11 @@ static void map_session_start(struct prof_store *st, int capture, struct job_sum
 	prof_cursor__close(c);
 }
 
-int job_summary__map(const struct job_plan *p, int i, struct job_summary *s,
-		     struct prof_error *err)
+/* The overview's and cuda_gpu_kern_sum's parts of capture i. */
+static int map_overview(struct prof_store *st, const struct job_plan *p, int i,
+			struct job_summary *s, struct prof_error *err)
 {
 	struct sum_overview transfers = { 0 };
-	struct prof_store *st = NULL;
 	struct runs_ctx kc = { &s->kernels, false }, rc_ = { &s->ranges, false };
 	struct sum_runs_walk kw = { .run = take_run, .ctx = &kc };
 	struct sum_runs_walk rw = { .run = take_run, .ctx = &rc_ };
@@ -472,12 +473,6 @@ int job_summary__map(const struct job_plan *p, int i, struct job_summary *s,
 	struct sum_busy_walk bw = { .interval = take_interval, .ctx = s };
 	int rc;
 
-	memset(s, 0, sizeof *s);
-	s->session_capture = -1;
-	s->mapped = 1;
-	rc = prof_store__open_capture(p->c[i].path, &st, err);
-	if (rc < 0)
-		return rc;
 	rc = sum_kernel_runs(st, &kw, err);
 	s->kernels.rows_left_out = kw.rows_left_out;
 	if (rc >= 0)
@@ -509,8 +504,34 @@ int job_summary__map(const struct job_plan *p, int i, struct job_summary *s,
 		qsort(s->gpus, s->ngpus, sizeof *s->gpus, gpu_qcmp);
 	if (rc >= 0)
 		map_session_start(st, i, s);
+	return rc;
+}
+
+int job_summary__map(const struct job_plan *p, int i, struct job_summary *s,
+		     struct prof_error *err)
+{
+	struct prof_store *st = NULL;
+	int rc;
+
+	memset(s, 0, sizeof *s);
+	s->session_capture = -1;
+	s->ranks.link_capture = -1;
+	s->mapped = 1;
+	if (p->parts & (JOB_PART_RANKS | JOB_PART_NCCL)) {
+		rc = js_ranks__map(p, i, p->parts, &s->ranks, err);
+		if (rc < 0)
+			return rc;
+	}
+	rc = prof_store__open_capture(p->c[i].path, &st, err);
+	if (rc < 0) {
+		js_ranks__exit(&s->ranks);
+		return rc;
+	}
+	if (p->parts & JOB_PART_OVERVIEW)
+		rc = map_overview(st, p, i, s, err);
 	s->dropped = prof_store__counter(st, "dropped_records");
 	s->not_written = prof_store__counter(st, "rows_not_written");
+	s->gm_samples_dropped = prof_store__counter(st, PROF_COUNTER_GPU_METRIC_SAMPLES_DROPPED);
 	prof_store__close(st);
 	if (rc < 0)
 		job_summary__exit(s);
@@ -523,6 +544,8 @@ int job_summary__reduce(struct job_summary *a, struct job_summary *b, struct pro
 {
 	int rc = reduce_groups(&a->kernels, &b->kernels);
 
+	if (!rc)
+		rc = js_ranks__reduce(&a->ranks, &b->ranks);
 	if (!rc)
 		rc = reduce_groups(&a->ranges, &b->ranges);
 	if (!rc)
@@ -539,6 +562,7 @@ int job_summary__reduce(struct job_summary *a, struct job_summary *b, struct pro
 	}
 	a->dropped += b->dropped;
 	a->not_written += b->not_written;
+	a->gm_samples_dropped += b->gm_samples_dropped;
 	a->mapped += b->mapped;
 	job_summary__exit(b);
 	return rc ? nomem(err) : 0;
@@ -553,8 +577,10 @@ void job_summary__exit(struct job_summary *s)
 	for (size_t i = 0; i < s->ngpus; i++)
 		free(s->gpus[i].name);
 	free(s->gpus);
+	js_ranks__exit(&s->ranks);
 	memset(s, 0, sizeof *s);
 	s->session_capture = -1;
+	s->ranks.link_capture = -1;
 }
 
 /* ---- the reports ----------------------------------------------------------- */
@@ -595,8 +621,10 @@ int job_summary__overview(const struct job_plan *p, const struct job_summary *s,
 	job_meta__write(p, put_meta, &m);
 	if (!o->name || m.failed)
 		goto nomem;
+	o->has_job_time = job_plan__time(p, &o->job_time);
 	o->dropped = s->dropped;
 	o->not_written = s->not_written;
+	o->gm_samples_dropped = s->gm_samples_dropped;
 	o->has_session_start = s->session_capture >= 0 && !s->session_null;
 	o->session_start_ns = s->session_start_ns;
 	/* by id, as the overview lists TARGET_INFO_GPU (each id once) */

@@ -235,6 +235,42 @@ static bool nsys_start(struct prof_store *s, int64_t *start_ns)
 	return found;
 }
 
+bool sum_job_time__describe(const char *hosts, const char *base, const char *collectives,
+			    const char *error_ns, struct sum_job_time *t)
+{
+	int64_t nhosts, matched, error;
+
+	memset(t, 0, sizeof *t);
+	if (!parse_int64(hosts, &nhosts) || nhosts < 2 || !base)
+		return false;
+	if (parse_int64(collectives, &matched))
+		snprintf(t->base, sizeof t->base, "%s (%" PRId64 " matched across hosts)", base, matched);
+	else
+		snprintf(t->base, sizeof t->base, "%s", base);
+	if (parse_int64(error_ns, &error))
+		snprintf(t->error, sizeof t->error, "%.3f us", (double)error / 1e3);
+	else if (!strncmp(base, "unaligned", 9))
+		snprintf(t->error, sizeof t->error, "unknown (hosts without clock pairs are not moved)");
+	else
+		snprintf(t->error, sizeof t->error,
+			 "unknown (the hosts' realtime clocks are taken to agree)");
+	return true;
+}
+
+bool sum_job_time__load(struct prof_store *s, struct sum_job_time *t)
+{
+	char *hosts = prof_store__meta(s, "job_hosts"), *base = prof_store__meta(s, "time_base");
+	char *collectives = prof_store__meta(s, "time_collectives");
+	char *error = prof_store__meta(s, "time_error_ns");
+	bool is = sum_job_time__describe(hosts, base, collectives, error, t);
+
+	free(hosts);
+	free(base);
+	free(collectives);
+	free(error);
+	return is;
+}
+
 void sum_overview__exit(struct sum_overview *o)
 {
 	free(o->name);
@@ -289,6 +325,10 @@ static int section_run(struct rpt_sink *sink, const struct sum_overview *o, stru
 		snprintf(buf, sizeof buf, "%" PRId64, sum_span_saturated(o->busy_first_ns, o->busy_last_ns));
 		rc = emit_pair(sink, "GPU activity span (ns)", buf);
 	}
+	if (rc >= 0 && o->has_job_time)
+		rc = emit_pair(sink, "Time base", o->job_time.base);
+	if (rc >= 0 && o->has_job_time)
+		rc = emit_pair(sink, "Alignment error", o->job_time.error);
 	if (rc >= 0 && o->exit_status)
 		rc = emit_pair(sink, "Exit status", o->exit_status);
 	if (rc >= 0) {
@@ -478,6 +518,7 @@ int sum_overview__load(struct prof_store *s, struct sum_overview *o, struct prof
 	o->duration = prof_store__meta(s, "duration_ns");
 	o->exit_status = prof_store__meta(s, "exit_status");
 	o->has_session_start = nsys_start(s, &o->session_start_ns);
+	o->has_job_time = sum_job_time__load(s, &o->job_time);
 	if (!o->gpu)
 		rc = gpu_names(s, &o->gpu_names, err);
 	if (rc >= 0 && sum_overview__span(o, &start_ns, &duration_ns))

@@ -18,6 +18,7 @@
 #include "prof/store.h"
 #include "prof/tables.h"
 #include "sink/table.h"
+#include "summary.h"
 
 /* ---- SQL -------------------------------------------------------------- */
 
@@ -242,6 +243,9 @@ struct sum_overview {
 	int64_t transfers_left_out;
 	int64_t dropped, not_written;
 	int64_t gm_samples_dropped; /* sampled GPU metrics lost (--gpu-metrics) */
+	bool has_job_time;          /* a job of several hosts: the Time base and Alignment
+				     * error rows */
+	struct sum_job_time job_time;
 };
 
 int sum_overview__load(struct prof_store *s, struct sum_overview *o, struct prof_error *err);
@@ -330,6 +334,13 @@ struct sum_ranks {
 
 /* The whole capture's processes, whatever --rank shows the reports. */
 int sum_ranks__load(struct prof_store *s, struct sum_ranks *r, struct prof_error *err);
+/* In parts, for a job's captures read one by one (report/job): each
+ * capture's processes as it records them (ranks a launcher gave, else -1;
+ * hosts where PERFKIT_PROCESS_INFO says them), then the job's processes
+ * together numbered as sum_ranks__load numbers a capture's, those without
+ * a host given host (NULL: none). No GPU names, every process selected. */
+int sum_ranks__read(struct prof_store *s, struct sum_ranks *r, struct prof_error *err);
+int sum_ranks__number(struct sum_ranks *r, const char *host, struct prof_error *err);
 void sum_ranks__exit(struct sum_ranks *r);
 /* Whether the capture is a job: several processes with CUDA work, or ranks
  * a launcher numbered. The traces, the folded stacks and the HTML report

@@ -362,17 +362,21 @@ static void unrank_duplicates(struct sum_ranks *r)
 	}
 }
 
-int sum_ranks__load(struct prof_store *s, struct sum_ranks *r, struct prof_error *err)
+int sum_ranks__read(struct prof_store *s, struct sum_ranks *r, struct prof_error *err)
 {
-	char *host = NULL;
-	int cap = 0, rc, next = 0;
+	int cap = 0, rc;
 
 	memset(r, 0, sizeof *r);
 	rc = read_processes(s, r, &cap, err);
-	if (rc == 0)
-		rc = capture_host(s, r, &host, err);
 	if (rc)
-		goto fail;
+		sum_ranks__exit(r);
+	return rc;
+}
+
+int sum_ranks__number(struct sum_ranks *r, const char *host, struct prof_error *err)
+{
+	int next = 0;
+
 	/* without numbers from the launcher, a rank is a process with CUDA work */
 	if (r->n > 1) /* qsort wants a base even for no elements */
 		qsort(r->p, (size_t)r->n, sizeof *r->p, by_pid);
@@ -381,10 +385,8 @@ int sum_ranks__load(struct prof_store *s, struct sum_ranks *r, struct prof_error
 
 		if (!r->from_process_info)
 			p->rank = p->has_cuda ? next++ : -1;
-		if (!p->host && host && set_text(&p->host, host)) {
-			rc = nomem(err);
-			goto fail;
-		}
+		if (!p->host && host && set_text(&p->host, host))
+			return nomem(err);
 		if (p->ngpus > 1)
 			qsort(p->gpus, (size_t)p->ngpus, sizeof *p->gpus, by_device);
 	}
@@ -392,22 +394,34 @@ int sum_ranks__load(struct prof_store *s, struct sum_ranks *r, struct prof_error
 		unrank_duplicates(r);
 	if (r->n > 1)
 		qsort(r->p, (size_t)r->n, sizeof *r->p, by_rank);
+	r->nranks = 0;
 	for (int i = 0; i < r->n; i++)
 		r->nranks += r->p[i].rank >= 0;
 	if (!r->from_process_info)
 		for (int i = 0; i < r->n; i++)
 			if (r->p[i].rank >= 0)
 				r->p[i].world_size = r->nranks;
-	rc = name_gpus(s, r, err);
+	return 0;
+}
+
+int sum_ranks__load(struct prof_store *s, struct sum_ranks *r, struct prof_error *err)
+{
+	char *host = NULL;
+	int rc;
+
+	rc = sum_ranks__read(s, r, err);
+	if (rc)
+		return rc;
+	rc = capture_host(s, r, &host, err);
+	if (rc == 0)
+		rc = sum_ranks__number(r, host, err);
+	if (rc == 0)
+		rc = name_gpus(s, r, err);
 	if (rc == 0)
 		rc = sum_ranks__mark_selected(s, r, err);
+	free(host);
 	if (rc)
-		goto fail;
-	free(host);
-	return 0;
-fail:
-	free(host);
-	sum_ranks__exit(r);
+		sum_ranks__exit(r);
 	return rc;
 }
 

@@ -3,8 +3,9 @@
 # or a directory of them, read as the one capture `perfkit merge` makes of
 # them. report (every report, JSON), diagnose and roofline print what they
 # print on the merged capture, but for the name of what they read; diff,
-# baseline save and gate take a directory as one run; top --replay takes a
-# job; nothing is left in TMPDIR; --save refuses a job.
+# baseline save and gate take a directory as one run, its merged capture's
+# (the same as it; within the budget of a baseline saved from it); top
+# --replay takes a job; nothing is left in TMPDIR; --save refuses a job.
 . "$(dirname "$0")/cli_lib.sh"
 D=$PERFKIT_TEST_DATA
 a="$D/torch_train.sqlite"
@@ -80,14 +81,41 @@ expect_status "chrome trace of a job" 0
 expect_that "chrome trace of a job parses" python3 -c 'import json, sys; json.load(open(sys.argv[1]))' \
 	"$TMP/job.trace.json"
 
-# diff, baseline save and gate: a directory is one run
-run diff "$TMP/job" "$TMP/job"
-expect_status "diff of a job against itself" 0
-expect_out "diff of a job against itself" "the same GPU time"
-run baseline save -o "$TMP/baseline.json" "$TMP/job" "$TMP/job"
-expect_status "baseline of a job's runs" 0
+# diff, baseline save and gate: a directory is one run, its merged capture's
+run diff "$TMP/job" "$TMP/merged.sqlite"
+expect_status "diff of a job against its merged capture" 0
+expect_out "diff of a job against its merged capture" "the same GPU time"
+expect_that "diff of a job against its merged capture: every kernel, copy and range the same, totals too" \
+	python3 - "$PERFKIT" "$TMP/job" "$TMP/merged.sqlite" <<'PY'
+import json, subprocess, sys
+out = subprocess.run([sys.argv[1], "diff", "--format=json", sys.argv[2], sys.argv[3]],
+                     capture_output=True, text=True, check=True).stdout
+reps = {r["name"]: r for r in json.loads(out)["reports"]}
+entries = [x for n in ("diff_kernels", "diff_copies", "diff_ranges") for x in reps[n]["rows"]]
+assert entries and all(x["Change"] == "same" for x in entries), entries
+assert all(x["Delta"] == 0 for x in reps["diff_totals"]["rows"]), reps["diff_totals"]
+PY
+run baseline save -o "$TMP/baseline.json" "$TMP/merged.sqlite"
+expect_status "baseline of a job's merged capture" 0
 run gate --baseline="$TMP/baseline.json" "$TMP/job"
-expect_status "gate of a job" 0
+expect_status "gate of a job against its merged capture's baseline" 0
+expect_out "gate of a job against its merged capture's baseline" "^gate passed"
+# a job whose own loop search settles elsewhere has its loop found again by
+# the other side's marker, on its merged capture while it is open (it
+# cannot be opened again by its name)
+run diff "$b" "$TMP/job"
+expect_status "diff of a capture against a job whose loop is marked otherwise" 0
+expect_that "the job's loop found again by the capture's marker" python3 - "$PERFKIT" "$b" "$TMP/job" <<'PY'
+import json, subprocess, sys
+out = subprocess.run([sys.argv[1], "diff", "--format=json", sys.argv[2], sys.argv[3]],
+                     capture_output=True, text=True, check=True).stdout
+loops = {r["Capture"]: r for r in {r["name"]: r for r in json.loads(out)["reports"]}["diff_loops"]["rows"]}
+assert loops["NEW"]["Loop"] == loops["BASE"]["Loop"] and loops["NEW"]["Iterations"] > 0, loops
+PY
+run baseline save -o "$TMP/baseline-b.json" "$b"
+run gate --baseline="$TMP/baseline-b.json" "$TMP/job"
+expect_status "gate of a job against another program's baseline" 2
+expect_one_error_line "gate of a job against another program's baseline" "job is a capture of '.*' but the baseline"
 
 # top --replay: a job, and one line for one it cannot read
 run top --replay "$a" "$TMP/missing.sqlite"

@@ -5,7 +5,8 @@
 # own host (an Nsight Systems export, whose host is the export's system
 # environment) has none known in the job, and the job's ranks are not taken
 # to share a host. On the two nsys exports of tests/data/nsys (two hosts of
-# Perlmutter), each alone naming its host; and on the per-rank captures of
+# Perlmutter), each alone naming its host, read by map and reduce and from
+# their merged capture; and on the per-rank captures of
 # the two-GPU DDP run (tests/data/ddp/two_gpus), copies whose hosts only
 # their run metadata names, told apart, with a measured link stored: the
 # link between hosts is the network, so collective_bandwidth does not run.
@@ -34,6 +35,12 @@ assert [r["Rank"] for r in rows] == [0, 1], rows
 for r in rows:
     assert sys.argv[2] not in r["Process"] and sys.argv[3] not in r["Process"], r["Process"]
     assert r["Process"].startswith("rank %d \u00b7 GPU " % r["Rank"]), r["Process"]' "$TMP/out" "$ha" "$hb"
+# read by map and reduce above; its merged capture names them the same
+cp "$TMP/out" "$TMP/mapped.json"
+"$PERFKIT" merge -o "$TMP/merged.sqlite" "$a" "$b" >/dev/null 2>&1
+run report --report=rank_sum --format=json "$TMP/merged.sqlite"
+expect_that "the merged capture of two hosts: the same ranks, named the same" cmp -s \
+	<(grep -v '"File"' "$TMP/out") <(grep -v '"File"' "$TMP/mapped.json")
 run report --format=chrome -o "$TMP/trace.json" "$a" "$b"
 expect_that "chrome: no process named by the job's hosts" python3 -c '
 import json, sys

@@ -177,10 +177,29 @@ expect_that "$tag: --rank=1 of the job of two files: rank 1 alone" test "$(sed -
 run report --rank=2 "$ddp/ddp2_rank0.sqlite" "$ddp/ddp2_rank1.sqlite"
 expect_status "$tag: --rank=2 of the per-rank captures" 2
 expect_one_error_line "$tag: --rank=2 of the per-rank captures" 'has no rank 2 \(ranks 0-1\)$'
+
+# A communicator's id is a 64-bit hash, past 2^63 as often as not (the
+# two-GPU job's is, checked below): one rank's own capture still knows its
+# communicator, and that it is of 2 ranks, from NCCL's payloads alone
+for r in 0 1; do
+	run report --report=nccl_sum --format=json "$ddp/ddp2_rank$r.sqlite"
+	expect_that "$tag: ddp2_rank$r.sqlite: every collective over its communicator of 2 ranks" python3 -c '
+import json, sys
+rows = json.load(open(sys.argv[1]))["reports"][0]["rows"]
+assert rows and all(x["Ranks"] == 2 for x in rows), rows
+' "$TMP/out"
+done
 }
 
 check_folder "$PERFKIT_TEST_DATA/ddp"
 check_folder "$PERFKIT_TEST_DATA/ddp/two_gpus"
+
+# the id of the two-GPU job's communicator, its payloads' last byte of it
+# (little-endian) from 0x80, is the one past 2^63 the checks above read
+two=$PERFKIT_TEST_DATA/ddp/two_gpus/ddp2_rank0.sqlite
+expect_that "the two-GPU job's communicator id is past 2^63" test "$(count "$two" "SELECT DISTINCT
+	hex(substr(n.binaryData, 40, 1)) >= '80' FROM NVTX_EVENTS n JOIN StringIds s ON s.id = n.textId
+	WHERE s.value = 'ncclAllReduce'")" = 1
 
 run report --report=gpu_idle_sum,critical_path --format=json "$PERFKIT_TEST_DATA/transformer_naive.sqlite"
 expect_that "a capture of one process: no Rank column; gpu_idle_top's list position is #" python3 -c '

@@ -1,7 +1,8 @@
-/* test_job_summary.c - the map and reduce of a job's captures: the reduce
- * is exact (any order and grouping give the same summary, byte for byte
- * as packed), a summary survives being packed and unpacked, and a damaged
- * pack is refused. On real captures. */
+/* test_job_summary.c - the map and reduce of a job's captures, every part
+ * of it (the overview's and kernel summary's, rank_sum's, nccl_sum's): the
+ * reduce is exact (any order and grouping give the same summary, byte for
+ * byte as packed), a summary survives being packed and unpacked, and a
+ * damaged pack is refused. On real captures, NCCL's among them. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 static const char *const captures[] = {
 	"torch_train.sqlite", "hash_embedding_optimized.sqlite",
 	"hash_embedding_optimized_2.sqlite", "nsys/cloverleaf-cuda.sqlite",
+	"ddp/two_gpus/ddp2_rank1.sqlite", "ddp/two_gpus/ddp2_rank0.sqlite",
 };
 #define N (int)(sizeof captures / sizeof captures[0])
 
@@ -26,6 +28,7 @@ static void setup(void)
 	for (int i = 0; i < N; i++)
 		paths[i] = strdup(testutil_data_path(captures[i]));
 	ck_assert_msg(job_plan__make(&in, &plan, &err) == 0, "%s", err.msg);
+	plan.parts = JOB_PART_OVERVIEW | JOB_PART_RANKS | JOB_PART_NCCL;
 }
 
 static void teardown(void)
@@ -73,17 +76,23 @@ START_TEST(job_reduce_is_the_same_in_any_order)
 	size_t nx, ny;
 
 	left_fold(&a);
-	/* (3 + 1) + (2 + 0) */
+	/* ((3 + 1) + 5) + ((2 + 0) + 4) */
 	map(3, &b);
 	map(1, &c);
+	reduce(&b, &c);
+	map(5, &c);
 	reduce(&b, &c);
 	map(2, &d);
 	map(0, &e);
 	reduce(&d, &e);
+	map(4, &c);
+	reduce(&d, &c);
 	reduce(&b, &d);
 	pack(&a, &x, &nx);
 	pack(&b, &y, &ny);
 	ck_assert_int_eq(a.mapped, N);
+	/* the DDP ranks' NCCL calls and times are in it */
+	ck_assert_uint_gt(a.ranks.n, 3);
 	ck_assert_uint_eq(nx, ny);
 	ck_assert(memcmp(x, y, nx) == 0);
 	free(x);

@@ -93,10 +93,17 @@ START_TEST(job_time_host_clock_keeps_earliest_start_and_latest_end)
 }
 END_TEST
 
-/* Ends of n collectives on three hosts: host 1's clock 5 us behind host
- * 0's, host 2 (two ranks) 12.345 us ahead; each end off the collective's
- * true end by a deterministic jitter of at most j ns. */
-static size_t make_obs(struct job_end_obs *obs, int n, int j)
+/* Where group g's time t (ns) moves by under the fit's line. */
+static double offset_at(const struct job_time_fit *f, int g, int64_t t)
+{
+	return f->lines[g].offset_ns + f->lines[g].rate * (double)(t - f->pivot_ns);
+}
+
+/* Ends of n collectives, 1 ms apart, on three hosts: host 1's clock 5 us
+ * behind host 0's at the first, host 2 (two ranks) 12.345 us ahead, each
+ * host's clock running ppm[group] ppm against host 0's; each end off the
+ * collective's true end by a deterministic jitter of at most j ns. */
+static size_t make_drifting_obs(struct job_end_obs *obs, int n, int j, const double *ppm)
 {
 	size_t k = 0;
 	unsigned x = 12345;
@@ -107,30 +114,45 @@ static size_t make_obs(struct job_end_obs *obs, int n, int j)
 		const int group[4] = { 0, 1, 2, 2 };
 
 		for (int r = 0; r < 4; r++) {
+			int64_t drift = llround(ppm[group[r]] * 1e-6 * (double)(t - RT0));
+
 			x = x * 1103515245u + 12345u;
-			obs[k++] = (struct job_end_obs){ .key_hash = 0xA11 + (uint64_t)(c % 3),
-							 .key_ordinal = c / 3, .group = group[r],
-							 .end_ns = t + lag[r] + (int)(x >> 16) % (2 * j + 1) - j };
+			obs[k++] = (struct job_end_obs){ .key = { 0xA11 + (uint64_t)(c % 3), c / 3,
+								  JOB_KEY_NAME },
+							 .group = group[r],
+							 .end_ns = t + lag[r] + drift +
+								   (int)(x >> 16) % (2 * j + 1) - j };
 		}
 	}
 	return k;
+}
+
+static size_t make_obs(struct job_end_obs *obs, int n, int j)
+{
+	static const double none[3] = { 0, 0, 0 };
+
+	return make_drifting_obs(obs, n, j, none);
 }
 
 START_TEST(job_time_collectives_bring_hosts_together)
 {
 	struct job_end_obs obs[4 * 300];
 	size_t n = make_obs(obs, 300, 1500);
-	double off[3], rms;
-	int matched;
+	struct job_time_line l[3];
+	struct job_time_fit f = { .lines = l };
 
-	ck_assert_int_eq(job_time__fit_collectives(obs, n, 3, off, &rms, &matched), 0);
-	ck_assert_int_eq(matched, 300);
-	ck_assert(off[0] == 0);
+	ck_assert_int_eq(job_time__fit_collectives(obs, n, 3, &f), 0);
+	ck_assert_int_eq(f.matched, 300);
+	ck_assert(l[0].offset_ns == 0 && l[0].rate == 0);
 	/* the jitter is uniform in +-1.5 us: its mean over 300 is well under 0.3 us */
-	ck_assert_msg(fabs(off[1] - 5000) < 300, "host 1 offset %f", off[1]);
-	ck_assert_msg(fabs(off[2] + 12345) < 300, "host 2 offset %f", off[2]);
+	ck_assert_msg(fabs(offset_at(&f, 1, RT0) - 5000) < 300, "host 1 offset %f",
+		      offset_at(&f, 1, RT0));
+	ck_assert_msg(fabs(offset_at(&f, 2, RT0) + 12345) < 300, "host 2 offset %f",
+		      offset_at(&f, 2, RT0));
+	/* no host drifts: no rate stands clear of the jitter */
+	ck_assert_msg(l[1].rate == 0 && l[2].rate == 0, "rates %g %g", l[1].rate, l[2].rate);
 	/* the spread of aligned ends is the jitter's: sd of U(-1.5, 1.5) us is 866 ns */
-	ck_assert_msg(rms > 700 && rms < 1000, "rms %f", rms);
+	ck_assert_msg(f.error_ns > 700 && f.error_ns < 1000, "rms %f", f.error_ns);
 }
 END_TEST
 
@@ -142,17 +164,81 @@ START_TEST(job_time_collectives_leave_out_ends_that_do_not_meet)
 {
 	struct job_end_obs obs[4 * 100];
 	size_t n = make_obs(obs, 100, 1000);
-	double off[3], rms;
-	int matched;
+	struct job_time_line l[3];
+	struct job_time_fit f = { .lines = l };
 
 	/* make_obs's first two collectives: one group's end far off */
 	obs[1].end_ns += 22000000;
 	obs[5].end_ns -= 760000;
-	ck_assert_int_eq(job_time__fit_collectives(obs, n, 3, off, &rms, &matched), 0);
-	ck_assert_int_eq(matched, 98);
-	ck_assert_msg(fabs(off[1] - 5000) < 300, "host 1 offset %f", off[1]);
-	ck_assert_msg(fabs(off[2] + 12345) < 300, "host 2 offset %f", off[2]);
-	ck_assert_msg(rms < 1000, "rms %f", rms);
+	ck_assert_int_eq(job_time__fit_collectives(obs, n, 3, &f), 0);
+	ck_assert_int_eq(f.matched, 98);
+	ck_assert_msg(fabs(offset_at(&f, 1, RT0) - 5000) < 300, "host 1 offset %f",
+		      offset_at(&f, 1, RT0));
+	ck_assert_msg(fabs(offset_at(&f, 2, RT0) + 12345) < 300, "host 2 offset %f",
+		      offset_at(&f, 2, RT0));
+	ck_assert_msg(f.error_ns < 1000, "rms %f", f.error_ns);
+}
+END_TEST
+
+/* Hosts whose clocks drift apart (50 ppm, -20 ppm: 15 and 6 us over the
+ * 0.3 s the collectives span, more further out), which the clock pairs
+ * cannot see when each host's realtime clock drifts with its capture
+ * clock: the fit finds each host's rate as well as its offset, so that
+ * its ends land within the jitter everywhere, and the spread it states is
+ * the jitter's, not the drift's. */
+START_TEST(job_time_collectives_find_hosts_drifting_apart)
+{
+	static const double ppm[3] = { 0, 50, -20 };
+	struct job_end_obs obs[4 * 300];
+	size_t n = make_drifting_obs(obs, 300, 1500, ppm);
+	struct job_time_line l[3];
+	struct job_time_fit f = { .lines = l };
+
+	ck_assert_int_eq(job_time__fit_collectives(obs, n, 3, &f), 0);
+	ck_assert_int_eq(f.matched, 300);
+	/* the rate per ns of the host's own clock: -50e-6 / (1 + 50e-6) */
+	ck_assert_msg(fabs(l[1].rate + 50e-6) < 3e-6, "host 1 rate %g", l[1].rate);
+	ck_assert_msg(fabs(l[2].rate - 20e-6) < 3e-6, "host 2 rate %g", l[2].rate);
+	/* at the first collective, the last, and a second past the last */
+	for (int64_t at = 0; at <= 1300000000; at += at ? 1000000000 : 300000000) {
+		double want1 = 5000 - 50e-6 * (double)at, want2 = -12345 + 20e-6 * (double)at;
+
+		ck_assert_msg(fabs(offset_at(&f, 1, RT0 + at) - want1) < 1000 + 3e-6 * (double)at,
+			      "host 1 at %lld: %f against %f", (long long)at,
+			      offset_at(&f, 1, RT0 + at), want1);
+		ck_assert_msg(fabs(offset_at(&f, 2, RT0 + at) - want2) < 1000 + 3e-6 * (double)at,
+			      "host 2 at %lld: %f against %f", (long long)at,
+			      offset_at(&f, 2, RT0 + at), want2);
+	}
+	ck_assert_msg(f.error_ns > 700 && f.error_ns < 1000, "rms %f", f.error_ns);
+}
+END_TEST
+
+/* A host's fitted line composed onto its clock mapping moves its times by
+ * both, to the ns. */
+START_TEST(job_time_refine_composes_the_fitted_line_onto_the_clock_map)
+{
+	struct prof_merge_map m = { .shift_ns = 3700000000LL, .rate = 2e-6, .pivot_ns = RT0 };
+	const struct prof_merge_map clock = m;
+	struct job_time_line line = { -2345.5, -50e-6 };
+	int64_t pivot = RT0 + 3700000000LL + 500000000LL;
+
+	job_time__refine(&m, &line, pivot, 10000000000LL);
+	for (int64_t d = -5000000000LL; d <= 5000000000LL; d += 1250000000LL) {
+		int64_t t = RT0 + 500000000LL + d, c = job_time__apply(&clock, t);
+		/* the fitted line's move, in a double of small numbers */
+		double want = line.offset_ns + line.rate * (double)(c - pivot);
+
+		ck_assert_msg(fabs((double)(job_time__apply(&m, t) - c) - want) <= 1.0,
+			      "at %lld: %lld against %f", (long long)d,
+			      (long long)(job_time__apply(&m, t) - c), want);
+	}
+	/* a rate that moves nothing over the span is left out */
+	m = clock;
+	m.rate = 0;
+	line.rate = 1e-12;
+	job_time__refine(&m, &line, pivot, 1000000000LL);
+	ck_assert(m.rate == 0);
 }
 END_TEST
 
@@ -160,13 +246,13 @@ START_TEST(job_time_collectives_leave_an_unjoined_host)
 {
 	struct job_end_obs obs[4 * 20];
 	size_t n = make_obs(obs, 20, 100);
-	double off[4], rms;
-	int matched;
+	struct job_time_line l[4];
+	struct job_time_fit f = { .lines = l };
 
 	/* a fourth host that no collective reaches */
-	ck_assert_int_eq(job_time__fit_collectives(obs, n, 4, off, &rms, &matched), 0);
-	ck_assert(rms < 0);
-	ck_assert(off[1] == 0 && off[2] == 0);
+	ck_assert_int_eq(job_time__fit_collectives(obs, n, 4, &f), 0);
+	ck_assert(f.error_ns < 0);
+	ck_assert(l[1].offset_ns == 0 && l[2].offset_ns == 0);
 }
 END_TEST
 
@@ -182,6 +268,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, job_time_host_clock_keeps_earliest_start_and_latest_end);
 	tcase_add_test(tc, job_time_collectives_bring_hosts_together);
 	tcase_add_test(tc, job_time_collectives_leave_out_ends_that_do_not_meet);
+	tcase_add_test(tc, job_time_collectives_find_hosts_drifting_apart);
+	tcase_add_test(tc, job_time_refine_composes_the_fitted_line_onto_the_clock_map);
 	tcase_add_test(tc, job_time_collectives_leave_an_unjoined_host);
 	suite_add_tcase(s, tc);
 	return s;
