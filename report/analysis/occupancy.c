@@ -155,41 +155,49 @@ int occ_gpu__from_store(struct prof_store *s, int device_id, struct occ_gpu *g, 
 	return 0;
 }
 
-static int round_up(int v, int unit) { return (v + unit - 1) / unit * unit; }
+static int64_t round_up(int64_t v, int64_t unit) { return (v + unit - 1) / unit * unit; }
+
+/* no GPU has a terabyte of shared memory per block */
+#define OCC_SHARED_PAST_ANY_GPU ((int64_t)1 << 40)
+
+/* a count of blocks too large for an int is as good as unlimited */
+static int blocks_of(int64_t n) { return n > INT_MAX ? INT_MAX : (int)n; }
 
 int occ__compute(const struct occ_gpu *g, const struct occ_launch *l, struct occ_result *r)
 {
 	int warp = g->warp_size > 0 ? g->warp_size : 32;
-	int warps_per_block, regs_per_warp, min;
-	int64_t smem_sm, smem_block;
+	int64_t warps_per_block, regs_per_warp, smem_sm, smem_block;
+	int min;
 
 	memset(r, 0, sizeof *r);
 	if (l->threads_per_block <= 0 || g->max_warps_per_sm <= 0)
 		return PROF_E_USAGE;
-	/* a recorded launch did fit; only nonsense input is refused */
-	if (l->registers_per_thread > 255 || l->registers_per_thread < 0 || l->shared_per_block_bytes < 0) {
+	/* a recorded launch did fit; only nonsense input is refused (the
+	 * arithmetic below is 64-bit because a capture is outside input) */
+	if (l->registers_per_thread > 255 || l->registers_per_thread < 0 ||
+	    l->shared_per_block_bytes < 0 || l->shared_per_block_bytes > OCC_SHARED_PAST_ANY_GPU) {
 		r->limiter = OCC_LIMIT_INVALID;
 		return 0;
 	}
-	warps_per_block = (l->threads_per_block + warp - 1) / warp;
-	r->blocks_by_warps = g->max_warps_per_sm / warps_per_block;
+	warps_per_block = ((int64_t)l->threads_per_block + warp - 1) / warp;
+	r->blocks_by_warps = blocks_of(g->max_warps_per_sm / warps_per_block);
 	r->blocks_by_blocks = g->max_blocks_per_sm;
 
 	/* registers go to warps in 256-register units, per sub-partition (4) */
-	regs_per_warp = round_up(l->registers_per_thread * warp, 256);
+	regs_per_warp = round_up((int64_t)l->registers_per_thread * warp, 256);
 	if (regs_per_warp == 0) {
 		r->blocks_by_regs = INT_MAX;
 	} else if (regs_per_warp * round_up(warps_per_block, 4) > g->regs_per_block) {
 		r->blocks_by_regs = 0;
 	} else {
-		int warps_per_partition = (g->regs_per_sm / 4) / regs_per_warp;
-		r->blocks_by_regs = warps_per_partition * 4 / warps_per_block;
+		int64_t warps_per_partition = (g->regs_per_sm / 4) / regs_per_warp;
+		r->blocks_by_regs = blocks_of(warps_per_partition * 4 / warps_per_block);
 	}
 
 	smem_sm = l->shared_config_bytes > 0 ? l->shared_config_bytes : g->shared_per_sm_bytes;
 	smem_block = l->shared_per_block_bytes + g->reserved_shared_per_block_bytes;
 	smem_block = (smem_block + 127) / 128 * 128;
-	r->blocks_by_shared = smem_block > 0 ? (int)(smem_sm / smem_block) : INT_MAX;
+	r->blocks_by_shared = smem_block > 0 ? blocks_of(smem_sm / smem_block) : INT_MAX;
 
 	min = r->blocks_by_warps;
 	r->limiter = OCC_LIMIT_WARPS;
@@ -204,9 +212,8 @@ int occ__compute(const struct occ_gpu *g, const struct occ_launch *l, struct occ
 		return 0;
 	}
 	r->active_blocks = min;
-	r->active_warps = min * warps_per_block;
-	if (r->active_warps > g->max_warps_per_sm)
-		r->active_warps = g->max_warps_per_sm;
+	r->active_warps = min * warps_per_block > g->max_warps_per_sm
+		? g->max_warps_per_sm : (int)(min * warps_per_block);
 	r->occupancy = (double)r->active_warps / g->max_warps_per_sm;
 	if (r->active_warps == g->max_warps_per_sm)
 		r->limiter = OCC_LIMIT_NONE;

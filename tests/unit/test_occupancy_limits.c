@@ -96,6 +96,22 @@ START_TEST(occupancy_unknown_architecture_is_refused)
 }
 END_TEST
 
+START_TEST(occupancy_launches_no_gpu_could_run_do_not_fit)
+{
+	struct occ_gpu g = h100();
+	struct occ_launch huge_block = { .threads_per_block = INT_MAX, .registers_per_thread = 32 };
+	struct occ_launch huge_shared = { .threads_per_block = 128, .shared_per_block_bytes = INT64_MAX };
+	struct occ_result r;
+
+	/* a capture is outside input: a block of 67M warps and a block asking
+	 * for all of memory as shared memory do not fit, and do not overflow */
+	ck_assert_int_eq(occ__compute(&g, &huge_block, &r), 0);
+	ck_assert_int_eq(r.limiter, OCC_LIMIT_INVALID);
+	ck_assert_int_eq(occ__compute(&g, &huge_shared, &r), 0);
+	ck_assert_int_eq(r.limiter, OCC_LIMIT_INVALID);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("occupancy");
@@ -107,6 +123,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, occupancy_tiny_blocks_hit_the_block_slots);
 	tcase_add_test(tc, occupancy_uses_the_recorded_shared_carveout);
 	tcase_add_test(tc, occupancy_unknown_architecture_is_refused);
+	tcase_add_test(tc, occupancy_launches_no_gpu_could_run_do_not_fit);
 	suite_add_tcase(s, tc);
 	return s;
 }
