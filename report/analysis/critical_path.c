@@ -200,7 +200,7 @@ static int load_calls(struct diag_context *ctx, struct step_rows *r, int64_t fro
 		if (k->end_ns < k->start_ns)
 			k->end_ns = k->start_ns;
 		k->tid = prof_cursor__int64(c, 2);
-		k->pid = (k->tid >> 24) << 24;
+		k->pid = prof_global_pid_of_tid(k->tid);
 		k->name_id = prof_cursor__int64(c, 3);
 		k->sync_stream = prof_cursor__is_null(c, 4) ? -1 : prof_cursor__int64(c, 4);
 		name = api_names__find(&r->names, k->name_id);

@@ -229,7 +229,7 @@ static int note_comm(struct walk *w, int64_t pid, uint64_t comm, int64_t nranks,
 static int read_call(struct walk *w, struct prof_cursor *c, struct call_info *ci)
 {
 	const char *name = prof_cursor__text(c, 3);
-	int64_t pid = (prof_cursor__int64(c, 0) >> 24) << 24;
+	int64_t pid = prof_global_pid_of_tid(prof_cursor__int64(c, 0));
 	struct prof_payload p;
 	struct prof_error perr = { 0 };
 	const void *blob;
@@ -378,7 +378,7 @@ static int open_range(struct walk *w, struct prof_cursor *c)
 	struct call_info ci;
 	int rc;
 
-	if (!is_nccl_range(&w->domains, (tid >> 24) << 24, prof_cursor__int64(c, 4)))
+	if (!is_nccl_range(&w->domains, prof_global_pid_of_tid(tid), prof_cursor__int64(c, 4)))
 		return 0;
 	place_until(w, tid, start);
 	if (tid != w->tid) {

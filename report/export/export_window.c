@@ -94,7 +94,7 @@ static int index_range_instances(const struct export_window *w, struct prof_stor
 	static const char *const setup[] = {
 		"CREATE TEMP TABLE IF NOT EXISTS " RANGE_TABLE " (p INTEGER, s INTEGER, m INTEGER)",
 		"CREATE INDEX IF NOT EXISTS temp." RANGE_TABLE "_ps ON " RANGE_TABLE " (p, s)",
-		"DELETE FROM temp." RANGE_TABLE,
+		("DELETE FROM temp." RANGE_TABLE),
 	};
 	char sql[768];
 	int64_t n;

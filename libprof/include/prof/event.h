@@ -19,6 +19,9 @@
 static inline int64_t prof_global_pid(uint32_t pid) { return (int64_t)(pid & 0xFFFFFF) << 24; }
 static inline int64_t prof_global_tid(uint32_t pid, uint32_t tid)
 { return prof_global_pid(pid) | (int64_t)(tid & 0xFFFFFF); }
+/* The process part of a globalTid read from a capture (outside input: it
+ * may be negative, where (tid >> 24) << 24 is undefined). */
+static inline int64_t prof_global_pid_of_tid(int64_t global_tid) { return global_tid & ~(int64_t)0xFFFFFF; }
 static inline uint32_t prof_pid_of(int64_t global_tid) { return (uint32_t)((global_tid >> 24) & 0xFFFFFF); }
 static inline uint32_t prof_tid_of(int64_t global_tid) { return (uint32_t)(global_tid & 0xFFFFFF); }
 /* The bits above the pid: 0 in a capture of one perfkit run, the host's
