@@ -83,6 +83,11 @@ void nvtx_payload__exit(void);
  * C++ name); NULL only when mangled is NULL or memory runs out. */
 char *collector__demangle(const char *mangled);
 
+/* background_thread.c: the first call of each of the collector's own
+ * threads: asynchronous signals blocked, a lower priority than the
+ * program's threads. */
+void background_thread__enter(void);
+
 /* gpu_metrics.c: sampled GPU metrics (--gpu-metrics). init: 1 when on, 0
  * when off, < 0 on error; the callback comes from the subscriber for every
  * domain; write runs on the writer thread and stores what was sampled

@@ -6,7 +6,7 @@
  * through an atomic counter and a semaphore, both usable from a signal
  * handler; it answers by publishing the request number it has served.
  *
- * It runs at a lower priority than the program's threads (WRITER_NICE):
+ * It runs at a lower priority than the program's threads (background_thread.c):
  * where every core is busy the program's threads come first and the writer
  * catches up at the next flush, or at exit, when the program waits for it. */
 #include "collector.h"
@@ -14,9 +14,6 @@
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
-#include <signal.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,11 +33,6 @@ static struct {
 	_Atomic uint64_t dropped;
 	uint64_t busy_ns; /* writer thread only: time spent writing and committing */
 } drain;
-
-/* Linux's nice of one thread: 10 gives it about a tenth of the share of
- * a thread at 0 on a core both want, and lets it keep up where cores are
- * free. (A thread cannot raise itself back, so it stays there.) */
-#define WRITER_NICE 10
 
 static uint64_t now_ns(clockid_t clock)
 {
@@ -92,19 +84,11 @@ static void commit(void)
 static void *drain_main(void *arg)
 {
 	uint64_t next_flush = now_ns(CLOCK_MONOTONIC) + drain.flush_interval_ns;
-	sigset_t mask;
 
 	(void)arg;
-	/* Asynchronous signals go to application threads, whose handlers then
-	 * wait for this thread: it must never be the one interrupted. */
-	sigfillset(&mask);
-	sigdelset(&mask, SIGSEGV);
-	sigdelset(&mask, SIGBUS);
-	sigdelset(&mask, SIGFPE);
-	sigdelset(&mask, SIGILL);
-	pthread_sigmask(SIG_BLOCK, &mask, NULL);
-	/* On Linux a thread id names one thread here; failing is harmless. */
-	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), WRITER_NICE);
+	/* the program's signal handlers wait for this thread: it must never be
+	 * the one interrupted */
+	background_thread__enter();
 
 	for (;;) {
 		uint64_t now = now_ns(CLOCK_MONOTONIC), wait_ns, req;

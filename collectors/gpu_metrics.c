@@ -43,6 +43,17 @@
 
 #define MAX_DEVICES 64
 #define DECODE_MS 20
+/* The counter data image each decode fills: 200 ms of samples at the rate
+ * asked, 1,024 to 8,192 (about 29 KB a sample of host memory on an H100:
+ * 58 MB at 10 kHz). Initialising it before each decode costs in proportion
+ * to its size; what a decode finds beyond it is lost, so it holds ten
+ * decode periods: the sampler thread can be held up (opening another GPU,
+ * a decode waiting in the driver on the program's own calls). (Seen on two
+ * H200s with 4,096: a 337 ms and a 144 ms hole when the first decode came
+ * late.) */
+#define IMAGE_MS 200
+#define IMAGE_MIN_SAMPLES 1024
+#define IMAGE_MAX_SAMPLES 8192
 #define OPEN_WAIT_MS 10000
 /* Room for about 1.5 s of samples of every metric at 100 kHz. */
 #define HW_BUFFER_BYTES (256u << 20)
@@ -133,6 +144,7 @@ static struct {
 	size_t types_used, types_cap;
 	char *notes[MAX_DEVICES]; /* one line per device that could not be sampled */
 	int64_t samples, dropped, overflows, rows_lost, devices_failed;
+	int64_t decode_ns, counter_data_bytes; /* the sampler's own cost, for the capture */
 } gm = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
 	  .sampler_lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -205,9 +217,14 @@ static void open_device(int index)
 	char msg[320];
 	struct device *d;
 	int pos = 0;
+	uint64_t image_samples = IMAGE_MS * 1000000ull / gm.interval_ns;
 
-	if (pm__open(index, wishes, GM__SAMPLED, gm.interval_ns, HW_BUFFER_BYTES, chosen, &s, msg,
-		     sizeof msg) < 0 ||
+	if (image_samples < IMAGE_MIN_SAMPLES)
+		image_samples = IMAGE_MIN_SAMPLES;
+	if (image_samples > IMAGE_MAX_SAMPLES)
+		image_samples = IMAGE_MAX_SAMPLES;
+	if (pm__open(index, wishes, GM__SAMPLED, gm.interval_ns, HW_BUFFER_BYTES, (size_t)image_samples,
+		     chosen, &s, msg, sizeof msg) < 0 ||
 	    pm__start(s) < 0) {
 		if (s) {
 			snprintf(msg, sizeof msg, "%s", pm__last_error());
@@ -243,23 +260,35 @@ static void open_device(int index)
 		queue_type(d, GM_WARPS_IN_FLIGHT, warps_in_flight_name,
 			   "100 - unallocated warps in active and idle SMs");
 	gm.opened |= 1ull << index;
+	gm.counter_data_bytes += (int64_t)pm__counter_data_bytes(s);
 	if (!gm.atexit_registered)
 		gm.atexit_registered = atexit(close_all) == 0;
 	pthread_mutex_unlock(&gm.lock);
 }
 
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 /* Under gm.sampler_lock. */
 static void decode(struct device *d)
 {
-	int overflowed = 0;
+	int overflowed = 0, rc;
+	int64_t t0;
 
-	if (!d->sampler || pm__decode(d->sampler, on_sample, d, &overflowed) < 0)
+	if (!d->sampler)
 		return;
-	if (overflowed) {
-		pthread_mutex_lock(&gm.lock);
+	t0 = now_ns();
+	rc = pm__decode(d->sampler, on_sample, d, &overflowed);
+	pthread_mutex_lock(&gm.lock);
+	gm.decode_ns += now_ns() - t0;
+	if (rc >= 0 && overflowed)
 		gm.overflows++;
-		pthread_mutex_unlock(&gm.lock);
-	}
+	pthread_mutex_unlock(&gm.lock);
 }
 
 static void decode_all(void)
@@ -292,6 +321,7 @@ static void close_all(void)
 static void *sampler_main(void *arg)
 {
 	(void)arg;
+	background_thread__enter();
 	pthread_mutex_lock(&gm.lock);
 	while (!gm.stop) {
 		uint64_t todo = gm.wanted & ~(gm.opened | gm.failed);
@@ -304,6 +334,11 @@ static void *sampler_main(void *arg)
 			open_device(index);
 			pthread_mutex_lock(&gm.lock);
 			pthread_cond_broadcast(&gm.cond);
+			/* opening takes long: the GPUs already sampled are
+			 * decoded before the next one is opened */
+			pthread_mutex_unlock(&gm.lock);
+			decode_all();
+			pthread_mutex_lock(&gm.lock);
 			continue;
 		}
 		pthread_mutex_unlock(&gm.lock);
@@ -426,7 +461,7 @@ void gpu_metrics__write(struct prof_writer *w)
 	struct prof_gpu_metric *rows;
 	struct prof_gpu_metric_type *types;
 	size_t nrows, ntypes;
-	int64_t samples, dropped, overflows, lost, failed;
+	int64_t samples, dropped, overflows, lost, failed, decode_ns, counter_data_bytes;
 
 	if (!gm.on)
 		return;
@@ -444,7 +479,10 @@ void gpu_metrics__write(struct prof_writer *w)
 	overflows = gm.overflows;
 	lost = gm.rows_lost;
 	failed = gm.devices_failed;
+	decode_ns = gm.decode_ns;
+	counter_data_bytes = gm.counter_data_bytes;
 	gm.samples = gm.dropped = gm.overflows = gm.rows_lost = gm.devices_failed = 0;
+	gm.decode_ns = gm.counter_data_bytes = 0;
 	pthread_mutex_unlock(&gm.lock);
 
 	for (size_t i = 0; i < ntypes; i++)
@@ -461,6 +499,10 @@ void gpu_metrics__write(struct prof_writer *w)
 		prof_writer__count(w, "gpu_metric_rows_lost", lost);
 	if (failed)
 		prof_writer__count(w, "gpu_metric_devices_not_sampled", failed);
+	if (decode_ns)
+		prof_writer__count(w, "gpu_metric_decode_ns", decode_ns);
+	if (counter_data_bytes)
+		prof_writer__count(w, "gpu_metric_counter_data_bytes", counter_data_bytes);
 	free(rows);
 	free(types);
 }

@@ -24,10 +24,12 @@ struct pm_wish {
 /* Enable sampling on CUDA device device_index every interval_ns, with the
  * wished metrics the GPU supports in one pass (optional ones left out, last
  * first, until they fit). chosen[i] gets the CUPTI name picked for wish i,
- * or NULL when it was left out. < 0 with a message in msg on failure. */
+ * or NULL when it was left out. < 0 with a message in msg on failure.
+ * max_samples_per_decode: the samples the counter data image holds, which
+ * decodes fill in turn until half of it is used. */
 int pm__open(int device_index, const struct pm_wish *wishes, int nwishes, uint64_t interval_ns,
-	     size_t hw_buffer_bytes, const char **chosen, struct pm_sampler **out, char *msg,
-	     size_t cap);
+	     size_t hw_buffer_bytes, size_t max_samples_per_decode, const char **chosen,
+	     struct pm_sampler **out, char *msg, size_t cap);
 int pm__start(struct pm_sampler *s);
 int pm__stop(struct pm_sampler *s);
 
@@ -40,6 +42,8 @@ typedef void (*pm_sample_fn)(void *ctx, uint64_t start_ns, uint64_t end_ns,
  * fn. *overflowed is set when the buffer filled since the last call
  * (samples were lost). Returns the number of samples, or < 0 on error. */
 int pm__decode(struct pm_sampler *s, pm_sample_fn fn, void *ctx, int *overflowed);
+/* The host memory its counter data image takes. */
+size_t pm__counter_data_bytes(const struct pm_sampler *s);
 void pm__close(struct pm_sampler *s);
 const char *pm__last_error(void);
 
