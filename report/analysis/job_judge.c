@@ -107,6 +107,16 @@ int64_t job_judge__contention_ns(struct job_kernel *v, int n)
 	return sum;
 }
 
+void job_gap__add(struct job_gap *sum, const struct job_gap *one)
+{
+	sum->gap_ns += one->gap_ns;
+	sum->compute_ns += one->compute_ns;
+	sum->copies_ns += one->copies_ns;
+	sum->host_ns += one->host_ns;
+	sum->calls_ns += one->calls_ns;
+	sum->kernels += one->kernels;
+}
+
 enum job_cause job_judge__cause(const struct job_gap *s, const struct job_gap *w, double *extra_ns)
 {
 	const double host = s->host_ns - w->host_ns, gpu = s->compute_ns - w->compute_ns;

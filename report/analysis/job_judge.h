@@ -83,6 +83,9 @@ enum job_cause {
 	JOB_CAUSE_CALLS,     /* its host sat in CUDA calls while its GPU waited */
 };
 
+/* Adds one stretch's parts to a sum of stretches. */
+void job_gap__add(struct job_gap *sum, const struct job_gap *one);
+
 /* What the straggler s did more than the rank w that waited, the largest
  * excess of the four; the GPU's splits by the kernels it ran (more than
  * w's by a tenth: more work, else the same work slower). NONE when no
