@@ -7,11 +7,15 @@
 # --gpu-metrics lost (the capture's gpu_metric_buffer_overflows and
 # gpu_metric_samples_dropped). Raw values, a run a line (workload, variant,
 # config, ms/step, overflows, dropped), in $OUT/pm_cost_raw.tsv, the table
-# also in $OUT/pm_cost.txt. The transformer and rollout run 20 steps each
-# (3 and 5 before), so that a run's ms/step averages more than a handful.
+# also in $OUT/pm_cost.txt. Each workload times at least a second of steps
+# (rollout and transformer: the median of 20 timed runs of many steps), so
+# that a run's ms/step averages more than launch noise.
 #
 #   bench/gpu_metrics_cost.sh [BUILD]   BUILD as for tests/gpu/run.sh
 #   ROUNDS=5
+#   CONFIGS="trace gpu_metrics"   gpu_metrics@MS: sampling with the sampler
+#                                 decoding every MS ms (PERFKIT_GPU_METRICS_DECODE_MS)
+#   ONLY="transformer:naive ..."  only these workload:variant pairs
 set -u
 BUILD=$(cd "${1:-.gpu/collector}" && pwd)
 OUT=${OUT:-$(mktemp -d)}
@@ -31,7 +35,9 @@ print(row[0] if row else 0)
 PY
 }
 
-WL=("hash_embedding --rows=1M --iters=50" "batched_forces --batch=16 --iters=200"
+CONFIGS=${CONFIGS:-trace gpu_metrics}
+ONLY=${ONLY:-}
+WL=("hash_embedding --rows=1M --iters=500" "batched_forces --batch=16 --iters=600"
     "rollout --iters=20" "transformer --iters=20")
 RAW=$OUT/pm_cost_raw.tsv
 : >"$RAW"
@@ -41,11 +47,13 @@ for r in $(seq "$ROUNDS"); do
 		bin=$BUILD/workloads/$1
 		shift
 		for variant in naive optimized; do
-			for cfg in trace gpu_metrics; do
-				opt=()
-				[ $cfg = gpu_metrics ] && opt=(--gpu-metrics)
+			[ -n "$ONLY" ] && [[ " $ONLY " != *" $(basename "$bin"):$variant "* ]] && continue
+			for cfg in $CONFIGS; do
+				opt=() decode=()
+				[[ $cfg = gpu_metrics* ]] && opt=(--gpu-metrics)
+				[[ $cfg = gpu_metrics@* ]] && decode=(PERFKIT_GPU_METRICS_DECODE_MS=${cfg#gpu_metrics@})
 				rm -f "$W/cost.sqlite"
-				timeout -k 5 300 "$PERFKIT" run "${opt[@]}" -f -o "$W/cost.sqlite" -- \
+				env "${decode[@]}" timeout -k 5 300 "$PERFKIT" run "${opt[@]}" -f -o "$W/cost.sqlite" -- \
 					"$bin" --variant=$variant --json "$@" >"$W/cost.log" 2>&1
 				printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(basename "$bin")" $variant $cfg \
 					"$(step_ms "$W/cost.log")" \
@@ -62,19 +70,19 @@ for line in open(sys.argv[1]):
     w, v, c, ms, overflows, dropped = line.rstrip("\n").split("\t")
     if ms:
         rows.setdefault((w, v, c), []).append(float(ms))
-    if c == "gpu_metrics":
-        o, d = lost.get((w, v), (0, 0))
-        lost[(w, v)] = (o + int(overflows or 0), d + int(dropped or 0))
-print("%-16s %-10s %12s %17s %14s %17s %8s %6s %9s %7s" % (
-    "workload", "variant", "trace ms", "(min-max)", "+metrics ms", "(min-max)", "cost", "runs",
-    "overflows", "dropped"))
-for (w, v) in sorted({(k[0], k[1]) for k in rows}):
+    if c != "trace":
+        o, d = lost.get((w, v, c), (0, 0))
+        lost[(w, v, c)] = (o + int(overflows or 0), d + int(dropped or 0))
+print("%-16s %-10s %-16s %12s %17s %14s %17s %8s %6s %9s %7s" % (
+    "workload", "variant", "config", "trace ms", "(min-max)", "+metrics ms", "(min-max)", "cost",
+    "runs", "overflows", "dropped"))
+for (w, v, c) in sorted(k for k in rows if k[2] != "trace"):
     t = rows.get((w, v, "trace"), [])
-    g = rows.get((w, v, "gpu_metrics"), [])
+    g = rows[(w, v, c)]
     if t and g:
         mt, mg = statistics.median(t), statistics.median(g)
-        print("%-16s %-10s %12.4f %17s %14.4f %17s %+7.1f%% %6d %9d %7d" % (
-            w, v, mt, "(%.4f-%.4f)" % (min(t), max(t)), mg, "(%.4f-%.4f)" % (min(g), max(g)),
-            (mg / mt - 1) * 100, min(len(t), len(g)), *lost.get((w, v), (0, 0))))
+        print("%-16s %-10s %-16s %12.4f %17s %14.4f %17s %+7.1f%% %6d %9d %7d" % (
+            w, v, c, mt, "(%.4f-%.4f)" % (min(t), max(t)), mg, "(%.4f-%.4f)" % (min(g), max(g)),
+            (mg / mt - 1) * 100, min(len(t), len(g)), *lost.get((w, v, c), (0, 0))))
 PY
 cat "$OUT/pm_cost.txt"

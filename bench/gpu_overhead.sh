@@ -12,6 +12,9 @@
 #                transformer (step_ms from their JSON line)
 #   launch1m     1M empty launches, the whole command timed, perfkit run's
 #                finish included (wall_s)
+#   ddp          a 2-rank PyTorch DDP training step over NCCL, one GPU a
+#                rank (tests/gpu/ddp_train.py under torchrun; the slower
+#                rank's step_ms); not in the default list: it needs two GPUs
 #   ready1m      the same run: how long after the program ended the capture
 #                was complete, as `perfkit run` says ("ready X s after the
 #                program ended"; ready_s), and from the end of the
@@ -55,6 +58,8 @@ RAW=${OUT:-$W}/overhead_raw.tsv
 LOG=${OUT:-$W}/bench.log
 export LD_LIBRARY_PATH=$BUILD/lib:/usr/local/cuda/lib64:/usr/local/cuda/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PYTHONUNBUFFERED=1 TORCH_TRAIN_WARMUP_S=1
+# Never NVLink multicast on the shared machines.
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 
 # The command line of a program: its key, then the command.
 program() {
@@ -67,6 +72,7 @@ program() {
 	forces_optimized) echo "step_ms $WL/batched_forces --variant=optimized --json --batch=16 --iters=200" ;;
 	tnaive) echo "step_ms $WL/transformer --variant=naive --json --iters=3" ;;
 	launch1m) echo "wall_s $LOOP empty 1000000" ;;
+	ddp) echo "rank_step_ms torchrun --standalone --nproc_per_node=2 $ROOT/tests/gpu/ddp_train.py --steps 100" ;;
 	ready1m) echo "ready_s $LOOP empty 1000000" ;;
 	after1m) echo "after_s $LOOP empty 1000000" ;;
 	esac
@@ -112,6 +118,8 @@ once() {
 		echo "$t0 $t1" | awk '{ printf "%.3f\n", $2 - $1 }'
 	elif [ "$key" = ready_s ]; then
 		sed -n 's/.*(ready \([0-9.]*\) s after the program ended).*/\1/p' "$W/once.err" | head -1
+	elif [ "$key" = rank_step_ms ]; then
+		grep -o 'step_ms [0-9.]*' "$W/once.out" | awk '$2 + 0 > m { m = $2 + 0 } END { if (m) print m }'
 	elif [ "$key" = after_s ]; then
 		awk -v t1="$t1" '$1 == "end_ns" { printf "%.3f\n", t1 - $2 / 1e9; exit }' "$W/once.out"
 	else
@@ -147,7 +155,7 @@ for line in open(sys.argv[1]).read().splitlines()[1:]:
         vals.setdefault((p, c), []).append(float(v))
 units = {"launch": "us/launch", "tiny": "us/op", "torch": "ms/step", "transformer": "ms/step",
          "forces_naive": "ms/step", "forces_optimized": "ms/step", "tnaive": "ms/step",
-         "launch1m": "s/run", "ready1m": "s after", "after1m": "s after"}
+         "launch1m": "s/run", "ready1m": "s after", "after1m": "s after", "ddp": "ms/step"}
 floor_of = {"perfkit": "floor_selected", "perfkit_api": "floor_selected", "perfkit_api_all": "floor_all", "perfkit_cuda": "floor_gpu"}
 configs = ("untraced", "floor_kernels", "floor_gpu", "floor_selected", "floor_rtkind",
            "floor_callback", "floor_callback_all", "floor_all", "perfkit", "perfkit_api", "perfkit_api_all", "perfkit_cuda", "profiler")

@@ -1,20 +1,33 @@
 """ddp_check.py - what a capture of tests/gpu/ddp_train.py holds, per rank,
 for tests/gpu/ddp_job.sh: one line per rank, then PASS/FAIL lines.
 
-    ddp_check.py DB [PROFILE_DIR]
+    ddp_check.py DB [PROFILE_DIR] [--ranks N] [--gpu-time]
 
 Per rank (PERFKIT_PROCESS_INFO): the kernels launched inside the "train"
 NVTX range (by the start of the API call that launched them, any thread of
 the process), their GPU time, the NCCL kernels, NVTX events with an
 extended payload and payload schemas. With PROFILE_DIR (torch.profiler's
-rank<R>.json of the same program), the kernel counts must be equal."""
+rank<R>.json of the same program), the kernel counts must be equal; with
+--gpu-time each rank's GPU time of its kernels but NCCL's must also be
+within 5% of torch.profiler's (for runs whose kernels never share a GPU
+with a spinning NCCL kernel, ddp_train.py --no-overlap: otherwise how much
+that slows them differs run to run, and the figures are printed only).
+--ranks N: the ranks the capture must hold (default 2; 1 for one rank's
+file)."""
 import json
 import os
 import sqlite3
 import sys
 
-db = sqlite3.connect(sys.argv[1])
-prof_dir = sys.argv[2] if len(sys.argv) > 2 else None
+argv = sys.argv[1:]
+gpu_time = "--gpu-time" in argv
+want_ranks = 2
+if "--ranks" in argv:
+    want_ranks = int(argv[argv.index("--ranks") + 1])
+    del argv[argv.index("--ranks"):argv.index("--ranks") + 2]
+argv = [a for a in argv if a != "--gpu-time"]
+db = sqlite3.connect(argv[0])
+prof_dir = argv[1] if len(argv) > 1 else None
 tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
 
 
@@ -63,10 +76,12 @@ for gpid, rank, world, local, host, launcher in ranks:
                            " ON s.id = coalesce(k.demangledName, k.shortName) WHERE k.globalPid = ?"
                            " AND s.value NOT LIKE '%nccl%' AND k.start BETWEEN ? AND ?", gpid, rng[0], rng[1]) or 0
                 near = abs(mine - p["compute_gpu_ns"]) <= 0.05 * p["compute_gpu_ns"]
+                verdict = ("PASS" if near else "FAIL") if gpu_time else "INFO"
                 lines.append("%s  rank %s GPU time of its kernels but NCCL's %.3f ms vs torch.profiler %.3f ms"
-                             " (within 5%%)" % ("PASS" if near else "FAIL", rank, mine / 1e6,
-                                               p["compute_gpu_ns"] / 1e6))
-                ok &= near
+                             " (%+.1f%%%s)" % (verdict, rank, mine / 1e6, p["compute_gpu_ns"] / 1e6,
+                                              100.0 * (mine - p["compute_gpu_ns"]) / p["compute_gpu_ns"],
+                                              ", within 5%" if gpu_time else ", another run"))
+                ok &= near or not gpu_time
     if not payloads:
         lines.append("FAIL  rank %s: no NVTX extended payloads" % rank)
         ok = False
@@ -74,9 +89,9 @@ schemas = one("SELECT count(*) FROM NVTX_PAYLOAD_SCHEMAS") if "NVTX_PAYLOAD_SCHE
 entries = list(db.execute("SELECT DISTINCT name FROM NVTX_PAYLOAD_SCHEMA_ENTRIES")) if schemas else []
 lines.append("INFO  %d payload schemas; entry names: %s" % (schemas, ", ".join(sorted(str(e[0]) for e in entries))))
 nranks = sum(1 for r in ranks if r[1] is not None)
-lines.append("%s  %d ranks of world size %s" % ("PASS" if nranks >= 2 else "FAIL", nranks,
-                                                 ranks[0][2] if ranks else "?"))
-ok &= nranks >= 2
+lines.append("%s  %d ranks of world size %s (want %d)" % ("PASS" if nranks == want_ranks else "FAIL", nranks,
+                                                           ranks[0][2] if ranks else "?", want_ranks))
+ok &= nranks == want_ranks
 for line in lines:
     print(line)
 print("PASS all" if ok else "FAIL some")

@@ -3,11 +3,15 @@
 # a user captures one, on the GPU machine: the whole job in one file, the
 # same with one rank made late on purpose (a straggler), and one file per
 # rank through -o patterns; torch.profiler's kernel counts of the same
-# program beside. Captures and logs go to $OUT; a table is printed last.
+# program beside. Then the same job with no communication under the
+# backward pass (ddp_train.py --no-overlap), under perfkit and under
+# torch.profiler: each rank's GPU time of its kernels compared (with
+# overlap a waiting NCCL kernel slows a rank's kernels by a share that
+# differs run to run). Captures and logs go to $OUT; a table is printed last.
 #
 #   tests/gpu/ddp_job.sh [BUILD]     BUILD as for tests/gpu/run.sh
 #   STEPS=30  LATE_MS=20
-#   PARTS="profiler even straggler per_rank" (the default: all four)
+#   PARTS="profiler even straggler per_rank profiler_solo solo" (the default: all)
 #
 # With one GPU the two ranks share it (ddp_train.py --one-gpu: NCCL over
 # sockets on the loopback); with two or more, one GPU a rank.
@@ -18,7 +22,7 @@ OUT=${OUT:-$(mktemp -d)}
 PERFKIT=$BUILD/cli/perfkit
 STEPS=${STEPS:-30}
 LATE_MS=${LATE_MS:-20}
-PARTS=${PARTS:-profiler even straggler per_rank}
+PARTS=${PARTS:-profiler even straggler per_rank profiler_solo solo}
 W=$(mktemp -d)
 LOG=$OUT/ddp_job.log
 export LD_LIBRARY_PATH=$BUILD/lib:/usr/local/cuda/lib64:/usr/local/cuda/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -56,13 +60,20 @@ step straggler "$PERFKIT" run -f -o "$W/ddp2_straggler.sqlite" -- "${TORCHRUN[@]
 	--late-rank 1 --late-ms "$LATE_MS"
 step per_rank "${TORCHRUN[@]}" --no-python "$PERFKIT" run -f -o "$W/ddp2_rank%r.sqlite" -- \
 	python3 "${TRAIN[@]}"
-for f in ddp2_even ddp2_straggler ddp2_rank0 ddp2_rank1; do
+step profiler_solo "${TORCHRUN[@]}" "${TRAIN[@]}" --no-overlap --profile "$W/prof_solo"
+step solo "$PERFKIT" run -f -o "$W/ddp2_solo.sqlite" -- "${TORCHRUN[@]}" "${TRAIN[@]}" --no-overlap
+for f in ddp2_even ddp2_straggler ddp2_rank0 ddp2_rank1 ddp2_solo; do
 	[ -f "$W/$f.sqlite" ] || { result "$f:check" FAIL "no capture"; continue; }
 	cp "$W/$f.sqlite" "$OUT/"
-	python3 "$SRC/ddp_check.py" "$W/$f.sqlite" "$W/prof" >"$W/$f.check" 2>&1
+	case $f in
+	ddp2_rank*) args=("$W/prof" --ranks 1) ;;
+	ddp2_solo) args=("$W/prof_solo" --gpu-time) ;;
+	*) args=("$W/prof") ;;
+	esac
+	python3 "$SRC/ddp_check.py" "$W/$f.sqlite" "${args[@]}" >"$W/$f.check" 2>&1
 	cat "$W/$f.check" >>"$LOG"
 	result "$f:check" "$(tail -1 "$W/$f.check" | cut -c1-4)" "$(grep -c '^PASS' "$W/$f.check") pass lines"
 done
-cp -r "$W/prof" "$OUT/" 2>/dev/null
+cp -r "$W/prof" "$W/prof_solo" "$OUT/" 2>/dev/null
 for f in "$W"/*.check; do echo "== $(basename "$f")"; cat "$f"; done
 printf '%s\n' "${RESULTS[@]}"

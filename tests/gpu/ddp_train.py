@@ -8,6 +8,12 @@
       --profile DIR      run under torch.profiler and write DIR/rank<R>.json:
                          the CUDA kernels it recorded inside the "train"
                          range (count, total GPU time in ns)
+      --no-overlap       no gradient all-reduce under the backward pass: the
+                         backward runs under DDP's no_sync() and each
+                         gradient is all-reduced after it; no rank's
+                         kernels then share its GPU with a waiting NCCL
+                         kernel, whose spinning slows them by a share that
+                         differs run to run (so two runs' GPU times compare)
       --one-gpu          every rank on cuda:0: NCCL is told the ranks are on
                          different hosts (NCCL_HOSTID) and talks over
                          sockets on the loopback, so two ranks can share
@@ -26,6 +32,7 @@ ap.add_argument("--steps", type=int, default=30)
 ap.add_argument("--late-rank", type=int, default=-1)
 ap.add_argument("--late-ms", type=float, default=0.0)
 ap.add_argument("--profile")
+ap.add_argument("--no-overlap", action="store_true")
 ap.add_argument("--one-gpu", action="store_true")
 args = ap.parse_args()
 
@@ -66,7 +73,14 @@ def step():
     loss = torch.nn.functional.cross_entropy(ddp(x), y)
     if rank == args.late_rank and args.late_ms > 0:
         host_work(args.late_ms)
-    loss.backward()
+    if args.no_overlap:
+        with ddp.no_sync():
+            loss.backward()
+        for p in ddp.parameters():
+            dist.all_reduce(p.grad)
+            p.grad.div_(world)
+    else:
+        loss.backward()
     opt.step()
     torch.cuda.nvtx.range_pop()
 

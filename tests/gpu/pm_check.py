@@ -8,11 +8,17 @@ tests/gpu/pm_sampling.sh and prints one line: PASS or FAIL, then details.
         over their time, every sample weighted by how much of its period
         they cover. EXPECT: dram_vs_ncu=PCT (DRAM read+write within PCT% of
         ncu's), tensor_above=X, tensor_below=X, sm_active_above=X,
-        sm_active_below=X.
+        sm_active_below=X, pcie_rx_above=X, nvlink_tx_above=X,
+        nvlink_rx_above=X; device=N reads GPU N's samples alone (sourceId),
+        where the capture sampled several.
     pm_check.py DB --clock
         samples on the trace's clock: busy samples (SMs Active at least half
         its highest) fall
-        where kernels ran, timestamps increase, nothing overflowed."""
+        where kernels ran, at least 95% of the kernels' time is sampled,
+        timestamps increase, nothing overflowed or dropped.
+    pm_check.py DB --devices N
+        at least N GPUs sampled (by any process of the capture), each with
+        SMs Active samples, nothing dropped."""
 import csv
 import io
 import sqlite3
@@ -46,14 +52,18 @@ def covered(u, s, e):
     return total
 
 
-def series(db):
-    """{metric name: [(start, end, value)]} for the first sampled device."""
+def series(db, device=None):
+    """{metric name: [(start, end, value)]} of every sampler, or of GPU
+    `device`'s alone."""
     names = dict(((t, m), n) for t, m, n in db.execute(
         "SELECT typeId, metricId, metricName FROM TARGET_INFO_GPU_METRICS"))
+    sources = dict(db.execute("SELECT DISTINCT typeId, sourceId FROM TARGET_INFO_GPU_METRICS"))
     out = {}
     prev = {}
     for ts, t, m, v in db.execute(
             "SELECT timestamp, typeId, metricId, value FROM GPU_METRICS ORDER BY typeId, metricId, timestamp"):
+        if device is not None and sources.get(t) != device:
+            continue
         key = (t, m)
         if key in prev:
             out.setdefault(names.get(key, str(key)), []).append((prev[key], ts, v))
@@ -107,10 +117,14 @@ def check(db_path, like, ncu_path, expects):
     u = intervals(db, like)
     if not u:
         return False, "no kernels or ranges match %s" % like
-    sers = series(db)
+    device = None
+    for e in expects:
+        if e.startswith("device="):
+            device = int(e[7:])
+    sers = series(db, device)
     avg = {n: average(s, u) for n, s in sers.items()}
     busy = sum(b - a for a, b in u)
-    parts = ["%s over %.1f ms:" % (like, busy / 1e6)]
+    parts = ["%s over %.1f ms%s:" % (like, busy / 1e6, "" if device is None else ", GPU %d" % device)]
     for n in (SM, TENSOR, DRAM_R, DRAM_W):
         if avg.get(n) is not None:
             parts.append("%s=%.1f" % (n.split(" [")[0].replace(" ", "_"), avg[n]))
@@ -118,6 +132,8 @@ def check(db_path, like, ncu_path, expects):
     ncu = ncu_values(ncu_path) if ncu_path != "-" else {}
     for e in expects:
         key, _, val = e.partition("=")
+        if key == "device":
+            continue
         val = float(val)
         if key == "dram_vs_ncu":
             mine = (avg.get(DRAM_R) or 0) + (avg.get(DRAM_W) or 0)
@@ -126,9 +142,11 @@ def check(db_path, like, ncu_path, expects):
             diff = abs(mine - theirs) / theirs * 100 if theirs else float("inf")
             parts.append("dram r+w %.1f vs ncu %.1f (%.1f%%)" % (mine, theirs, diff))
             ok &= diff <= val
-        elif key == "pcie_rx_above":
-            v = avg.get("PCIe RX Throughput [Throughput %]")
-            parts.append("PCIe RX %s above %g" % ("%.1f" % v if v is not None else "N/A", val))
+        elif key in ("pcie_rx_above", "nvlink_tx_above", "nvlink_rx_above"):
+            link = {"pcie_rx_above": "PCIe RX", "nvlink_tx_above": "NVLink TX",
+                    "nvlink_rx_above": "NVLink RX"}[key]
+            v = avg.get(link + " Throughput [Throughput %]")
+            parts.append("%s %s above %g" % (link, "%.1f" % v if v is not None else "N/A", val))
             ok &= v is not None and v > val
         elif key in ("tensor_above", "tensor_below", "sm_active_above", "sm_active_below"):
             name = TENSOR if key.startswith("tensor") else SM
@@ -164,16 +182,37 @@ def clock(db_path):
     overflows = counters.get("gpu_metric_buffer_overflows", 0)
     dropped = counters.get("gpu_metric_samples_dropped", 0)
     frac = near / len(busy) if busy else 0
-    ok = bool(busy) and frac >= 0.95 and increasing and not overflows and not dropped
+    # the kernels' time the samples cover: none lost at either end either
+    spans = union([(s, e) for s, e, _ in sm])
+    kernel_ns = sum(b - a for a, b in u)
+    cover = sum(covered(spans, a, b) for a, b in u) / kernel_ns if kernel_ns else 0
+    ok = bool(busy) and frac >= 0.95 and cover >= 0.95 and increasing and not overflows and not dropped
     return ok, ("%d samples, period %.1f us, %d busy of which %.1f%% where kernels ran, "
-                "increasing=%s, overflows=%d, dropped=%d, metrics=%d, DRAM read from %s" % (
-                    len(sm), period / 1e3, len(busy), frac * 100, increasing, overflows, dropped,
-                    len(sers), one_of(db, DRAM_R)))
+                "%.1f%% of the kernels' time sampled, increasing=%s, overflows=%d, dropped=%d, "
+                "metrics=%d, DRAM read from %s" % (
+                    len(sm), period / 1e3, len(busy), frac * 100, cover * 100, increasing, overflows,
+                    dropped, len(sers), one_of(db, DRAM_R)))
+
+
+def devices(db_path, want):
+    db = sqlite3.connect(db_path)
+    counters = dict(db.execute("SELECT name, value FROM PERFKIT_COUNTERS"))
+    dropped = counters.get("gpu_metric_samples_dropped", 0)
+    rows = list(db.execute(
+        "SELECT t.globalPid, t.sourceId, count(*), avg(g.value) FROM TARGET_INFO_GPU_METRICS t"
+        " JOIN GPU_METRICS g ON g.typeId = t.typeId AND g.metricId = t.metricId"
+        " WHERE t.metricName = ? GROUP BY t.globalPid, t.sourceId ORDER BY t.sourceId", (SM,)))
+    gpus = {r[1] for r in rows}
+    ok = len(gpus) >= want and all(r[2] > 0 for r in rows) and not dropped
+    return ok, "%d GPUs sampled (want %d), dropped=%d: %s" % (len(gpus), want, dropped, "; ".join(
+        "process %d GPU %d: %d samples, SMs Active mean %.1f" % (r[0] >> 24, r[1], r[2], r[3]) for r in rows))
 
 
 def main():
     if len(sys.argv) >= 3 and sys.argv[2] == "--clock":
         ok, text = clock(sys.argv[1])
+    elif len(sys.argv) >= 4 and sys.argv[2] == "--devices":
+        ok, text = devices(sys.argv[1], int(sys.argv[3]))
     else:
         ok, text = check(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:])
     print(("PASS " if ok else "FAIL ") + text)

@@ -11,6 +11,11 @@
 //                                 SMs busy
 //   pm_kernels h2d [COPIES]       256 MiB copies from pinned host memory to
 //                                 the GPU, back to back: the PCIe link busy
+//   pm_kernels peer [COPIES]      256 MiB copies from GPU 0 to GPU 1 with
+//                                 peer access, back to back, while GPU 1
+//                                 runs triads: two GPUs sampled by one
+//                                 process, the link between them busy
+//                                 (GPU 0 sending, GPU 1 receiving)
 // Each mode sleeps 50 ms before and after its kernels, so idle samples
 // frame the busy ones.
 #include <cstdio>
@@ -115,8 +120,44 @@ int main(int argc, char **argv)
 		memset(host, 1, bytes);
 		for (int i = 0; i < (launches ? launches : 20); i++)
 			CHECK(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, 0));
+	} else if (!strcmp(mode, "peer")) {
+		size_t bytes = (size_t)256 << 20, n = (size_t)1 << 26;
+		int count = 0;
+		float *src, *dst, *a, *b, *c;
+		cudaStream_t s1;
+
+		CHECK(cudaGetDeviceCount(&count));
+		if (count < 2) {
+			fprintf(stderr, "pm_kernels peer: needs two GPUs, found %d\n", count);
+			return 2;
+		}
+		CHECK(cudaSetDevice(1));
+		CHECK(cudaMalloc(&dst, bytes));
+		CHECK(cudaMalloc(&a, n * 4));
+		CHECK(cudaMalloc(&b, n * 4));
+		CHECK(cudaMalloc(&c, n * 4));
+		CHECK(cudaMemset(b, 0x3f, n * 4));
+		CHECK(cudaMemset(c, 0x3e, n * 4));
+		CHECK(cudaStreamCreate(&s1));
+		CHECK(cudaDeviceSynchronize());
+		CHECK(cudaSetDevice(0));
+		CHECK(cudaDeviceEnablePeerAccess(1, 0));
+		CHECK(cudaMalloc(&src, bytes));
+		CHECK(cudaMemset(src, 0x3f, bytes));
+		CHECK(cudaDeviceSynchronize());
+		for (int i = 0; i < (launches ? launches : 100); i++) {
+			CHECK(cudaMemcpyPeerAsync(dst, 1, src, 0, bytes, 0));
+			if (i % 8 == 0) {
+				CHECK(cudaSetDevice(1));
+				triad<<<132 * 8, 512, 0, s1>>>(a, b, c, 2.0f, n, 8);
+				CHECK(cudaSetDevice(0));
+			}
+		}
+		CHECK(cudaSetDevice(1));
+		CHECK(cudaDeviceSynchronize());
+		CHECK(cudaSetDevice(0));
 	} else {
-		fprintf(stderr, "usage: pm_kernels stream|sgemm|small|h2d [LAUNCHES]\n");
+		fprintf(stderr, "usage: pm_kernels stream|sgemm|small|h2d|peer [LAUNCHES]\n");
 		return 2;
 	}
 	CHECK(cudaDeviceSynchronize());

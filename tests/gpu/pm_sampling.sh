@@ -5,6 +5,8 @@
 # captures go to $OUT.
 #
 #   tests/gpu/pm_sampling.sh [BUILD]     BUILD as for tests/gpu/run.sh
+#   PARTS="one multi" (the default): one GPU's checks against ncu; the
+#   several-GPU ones (where there are two or more GPUs)
 #
 # A DRAM-bound triad, a SIMT FP32 GEMM, a kernel of 4 blocks and
 #   PyTorch BF16/FP32 matrix products run under --gpu-metrics; each
@@ -23,6 +25,9 @@ W=$(mktemp -d)
 LOG=$OUT/pm_sampling.log
 export LD_LIBRARY_PATH=$BUILD/lib:/usr/local/cuda/lib64:/usr/local/cuda/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PYTHONUNBUFFERED=1
+# Never NVLink multicast on the shared machines.
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+PARTS=${PARTS:-one multi}
 RESULTS=()
 : >"$LOG"
 
@@ -58,6 +63,7 @@ check() { # NAME KERNEL_LIKE NCU_NAME|- EXPECT...
 	python3 "$SRC/pm_check.py" "$W/$1.sqlite" "$2" "$3" "${@:4}"
 }
 
+if [[ " $PARTS " == *" one "* ]]; then
 	if capture pm_stream "$PM" stream 6; then
 		ncu_read stream triad dram__bytes_read.sum.pct_of_peak_sustained_elapsed,dram__bytes_write.sum.pct_of_peak_sustained_elapsed,sm__cycles_active.avg.pct_of_peak_sustained_elapsed,sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed "$PM" stream 1
 		line=$(check pm_stream '%triad%' "$W/ncu_stream.csv" dram_vs_ncu=5 2>>"$LOG")
@@ -99,6 +105,32 @@ check() { # NAME KERNEL_LIKE NCU_NAME|- EXPECT...
 		line=$(python3 "$SRC/pm_check.py" "$W/$f.sqlite" --clock 2>>"$LOG")
 		result "$f:clock_and_counts" "${line%% *}" "${line#* }"
 	done
+fi
+
+# Several GPUs (PARTS multi, with two or more): one process sampling two
+# GPUs while GPU 0 sends peer copies to GPU 1 (the link between them busy
+# at both ends), and a 2-rank DDP job whose ranks each sample their own GPU.
+NGPU=$(nvidia-smi -L 2>/dev/null | wc -l)
+if [[ " $PARTS " == *" multi "* ]] && [ "$NGPU" -ge 2 ]; then
+	if capture pm_peer "$PM" peer 200; then
+		line=$(python3 "$SRC/pm_check.py" "$W/pm_peer.sqlite" --devices 2 2>>"$LOG")
+		result "peer:two_gpus_sampled" "${line%% *}" "${line#* }"
+		line=$(check pm_peer 'copies:10' - device=0 nvlink_tx_above=20 2>>"$LOG")
+		result "peer:gpu0_nvlink_tx_busy" "${line%% *}" "${line#* }"
+		line=$(check pm_peer 'copies:10' - device=1 nvlink_rx_above=20 2>>"$LOG")
+		result "peer:gpu1_nvlink_rx_busy" "${line%% *}" "${line#* }"
+	else
+		result peer:capture FAIL "see log"
+	fi
+	if capture pm_ddp torchrun --standalone --nproc_per_node=2 "$SRC/ddp_train.py" --steps 20; then
+		line=$(python3 "$SRC/pm_check.py" "$W/pm_ddp.sqlite" --devices 2 2>>"$LOG")
+		result "ddp:each_rank_its_gpu" "${line%% *}" "${line#* }"
+	else
+		result ddp:capture FAIL "see log"
+	fi
+elif [[ " $PARTS " == *" multi "* ]]; then
+	result multi SKIP "$NGPU GPU: the several-GPU checks need two"
+fi
 
 echo
 printf '%s\n' "${RESULTS[@]}"

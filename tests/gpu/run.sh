@@ -19,6 +19,8 @@ stage() {
 	local build=$1 dest=$2 f
 	mkdir -p "$dest"/{cli,collectors,tests/gpu,bench/gpu,workloads,lib}
 	cp "$build/cli/perfkit" "$dest/cli/"
+	# `perfkit peaks` runs the program beside it (tests/gpu/ranks_reports.sh)
+	cp "$build/cli/perfkit-peaks" "$dest/cli/"
 	cp "$build/collectors/libperfkit-inject.so" "$dest/collectors/"
 	# every program built for the GPU tests (gpu_work, gpu_faults, pm_kernels, ...)
 	for f in "$build"/tests/gpu/*; do
