@@ -26,7 +26,6 @@ struct pm_sampler {
 	std::vector<uint8_t> config, counter_data;
 	std::vector<double> values;
 	size_t max_samples = 0; // what the counter data image holds
-	size_t emitted = 0;     // its samples already handed on
 	bool started = false;
 };
 
@@ -284,24 +283,23 @@ extern "C" int pm__stop(struct pm_sampler *s)
 	return r == CUPTI_SUCCESS ? 0 : fail(r, "cuptiPmSamplingStop");
 }
 
-// Evaluate the samples the counter data image holds that were not handed
-// on yet. Initialising the image touches all of it (about 29 KB a sample on
-// an H100): its size, not the samples decoded, sets what each decode costs
-// (an image of 10,000 samples took 19 ms a decode, 94% of the sampler
-// thread's time at a 20 ms period), so the image is kept small (gpu_metrics.c).
+// Evaluate the samples the counter data image completed, then empty it for
+// the next decode (every decode into a fresh image: one left partly filled
+// was not appended to reliably). Initialising the image touches all of it
+// (about 29 KB a sample on an H100): its size, not the samples decoded,
+// sets what each decode costs (an image of 10,000 samples took 19 ms a
+// decode, 94% of the sampler thread's time at a 20 ms period), so the image
+// is kept small (gpu_metrics.c).
 static int emit(pm_sampler *s, pm_sample_fn fn, void *ctx)
 {
 	CUpti_PmSampling_GetCounterDataInfo_Params info = { CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE };
 	CUptiResult r;
-	size_t first;
 
 	info.pCounterDataImage = s->counter_data.data();
 	info.counterDataImageSize = s->counter_data.size();
 	if ((r = cuptiPmSamplingGetCounterDataInfo(&info)) != CUPTI_SUCCESS)
 		return fail(r, "cuptiPmSamplingGetCounterDataInfo");
-	// fewer than before: the image started over
-	first = info.numCompletedSamples < s->emitted ? 0 : s->emitted;
-	for (size_t i = first; i < info.numCompletedSamples; i++) {
+	for (size_t i = 0; i < info.numCompletedSamples; i++) {
 		CUpti_PmSampling_CounterData_GetSampleInfo_Params si = {
 			CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE };
 		si.pPmSamplingObject = s->obj;
@@ -323,14 +321,9 @@ static int emit(pm_sampler *s, pm_sample_fn fn, void *ctx)
 			return fail(r, "cuptiProfilerHostEvaluateToGpuValues");
 		fn(ctx, si.startTimestamp, si.endTimestamp, s->values.data(), (int)s->values.size());
 	}
-	s->emitted = info.numCompletedSamples;
-	return (int)(info.numCompletedSamples - first);
-}
-
-static int restart_image(pm_sampler *s)
-{
-	s->emitted = 0;
-	return counter_data_init(s);
+	if (counter_data_init(s))
+		return -1;
+	return (int)info.numCompletedSamples;
 }
 
 extern "C" int pm__decode(struct pm_sampler *s, pm_sample_fn fn, void *ctx, int *overflowed)
@@ -339,11 +332,6 @@ extern "C" int pm__decode(struct pm_sampler *s, pm_sample_fn fn, void *ctx, int 
 
 	*overflowed = 0;
 	for (;;) {
-		// every decode into a fresh image: one left partly filled was not
-		// appended to reliably (at 100 kHz a run kept its first 8,192
-		// samples and no more)
-		if (s->emitted > 0 && restart_image(s))
-			return -1;
 		CUpti_PmSampling_DecodeData_Params p = { CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE };
 		p.pPmSamplingObject = s->obj;
 		p.pCounterDataImage = s->counter_data.data();
@@ -357,12 +345,11 @@ extern "C" int pm__decode(struct pm_sampler *s, pm_sample_fn fn, void *ctx, int 
 		if (n < 0)
 			return n;
 		total += n;
+		// a full image: go on into the emptied one (the image is sized so
+		// that this does not happen between two decodes: what does not fit
+		// may be lost)
 		if (p.decodeStopReason != CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL)
 			return total;
-		// full: go on into a fresh image (the image is sized so that this
-		// does not happen between two decodes: what does not fit may be lost)
-		if (restart_image(s))
-			return -1;
 	}
 }
 
