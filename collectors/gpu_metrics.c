@@ -5,12 +5,18 @@
  *
  * A device is opened when the program's first context on it is created
  * (so only the GPUs a rank uses are sampled, and other ranks can sample
- * theirs). The opening and the decoding run on one sampler thread: it
- * decodes every device's hardware buffer every DECODE_MS, evaluates the
- * samples and queues rows; the writer thread takes the queue at each flush
- * (gpu_metrics__write), as it takes CUPTI's buffers. The context callback
- * waits for its device to be opened, so the samples cover the program's
- * first kernel, but only up to OPEN_WAIT_MS: it never hangs the program.
+ * theirs). Each device has a sampler thread of its own, started then: it
+ * opens the device, then decodes its hardware buffer every DECODE_MS,
+ * evaluates the samples and queues rows; the writer thread takes the queue
+ * at each flush (gpu_metrics__write), as it takes CUPTI's buffers.
+ * Evaluating a sample costs the thread about 50 us on an H100, so one
+ * thread for two GPUs at 10 kHz fell behind (a quarter of the samples lost
+ * on two H200s); a thread per GPU keeps each GPU's decodes on time however
+ * many there are. Opening (seconds for the first GPU) is done one GPU at a
+ * time, under open_lock, and never holds up another GPU's decodes. The
+ * context callback waits for its device to be opened, so the samples cover
+ * the program's first kernel, but only up to OPEN_WAIT_MS: it never hangs
+ * the program.
  *
  * A device's sampler is closed (stopped, its buffer decoded, disabled) when
  * the program's last context on it is destroyed, or at exit by a handler
@@ -43,19 +49,23 @@
 
 #define MAX_DEVICES 64
 #define DECODE_MS 20
-/* The counter data image each decode fills: 200 ms of samples at the rate
- * asked, 1,024 to 8,192 (about 29 KB a sample of host memory on an H100:
- * 58 MB at 10 kHz). Initialising it before each decode costs in proportion
- * to its size; what a decode finds beyond it is lost, so it holds ten
- * decode periods: the sampler thread can be held up (opening another GPU,
- * a decode waiting in the driver on the program's own calls). (Seen on two
- * H200s with 4,096: a 337 ms and a 144 ms hole when the first decode came
- * late.) */
+/* For the cost bench (bench/gpu_metrics_cost.sh) the decode period can be
+ * set from the environment (1 to 10,000 ms). */
+#define ENV_DECODE_MS "PERFKIT_GPU_METRICS_DECODE_MS"
+/* Each decode's counter data image (pm_sampler.cpp): room for twice the
+ * samples due since the last decode, and at least IMAGE_MS of samples at
+ * the rate asked, IMAGE_MIN_SAMPLES to IMAGE_MAX_SAMPLES (about 29 KB a
+ * sample of host memory on an H100: 58 MB for 200 ms at 10 kHz, 237 MB at
+ * the most, for a sampler held up 0.4 s at 10 kHz). Initialising the image
+ * before each decode touches all of it; a smaller floor (40 ms of samples
+ * at 10 kHz) cost the bundled workloads no less. */
 #define IMAGE_MS 200
 #define IMAGE_MIN_SAMPLES 1024
 #define IMAGE_MAX_SAMPLES 8192
 #define OPEN_WAIT_MS 10000
-/* Room for about 1.5 s of samples of every metric at 100 kHz. */
+/* The hardware buffer: about 25,000 samples of every metric on an H100
+ * (9 to 13 KB a sample): 2.5 s of decodes falling behind at 10 kHz, 0.25 s
+ * at 100 kHz. Fuller, it overwrites its oldest samples (pm_sampler.cpp). */
 #define HW_BUFFER_BYTES (256u << 20)
 
 /* The metrics, by the names nsys gives them, each with the CUPTI metrics
@@ -113,10 +123,14 @@ static const char *const warps_in_flight_name = "Compute Warps in Flight [Throug
 
 struct device {
 	int index;
+	pthread_t thread;
+	int thread_running;        /* its sampler thread was started */
+	pthread_mutex_t lock;      /* decoding and closing its sampler: one at a time */
 	int64_t type_id;           /* its sampler's, new each time it is opened */
 	int opens;
 	int contexts;              /* the program's live contexts on it */
 	int closing;               /* its last context went; its sampler is being closed */
+	int decode_failed;         /* its sampler can decode nothing more (until reopened) */
 	uint64_t last_end_ns;      /* the end of its sampler's last sample; 0: none yet */
 	struct pm_sampler *sampler; /* NULL once closed */
 	int value_of[GM__SAMPLED]; /* metric -> position in a sample's values, -1: not sampled */
@@ -127,26 +141,24 @@ static struct {
 	int on;
 	uint32_t pid;
 	uint64_t interval_ns;
-	pthread_t thread;
-	int thread_running;
+	long decode_ms;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	pthread_mutex_t sampler_lock; /* decoding and closing a sampler: one at a time */
+	pthread_mutex_t open_lock; /* opening a device: one at a time */
 	int atexit_registered;
 	int stop;
 	uint64_t wanted, opened, failed; /* device bitmasks */
-	struct device devices[MAX_DEVICES];
-	int ndevices;
+	struct device devices[MAX_DEVICES]; /* by CUDA device index */
 	/* queued for the writer thread */
 	struct prof_gpu_metric *rows;
 	size_t rows_used, rows_cap;
 	struct prof_gpu_metric_type *types;
 	size_t types_used, types_cap;
 	char *notes[MAX_DEVICES]; /* one line per device that could not be sampled */
-	int64_t samples, dropped, overflows, rows_lost, devices_failed;
+	int64_t samples, dropped, overflows, rows_lost, devices_failed, decode_errors;
 	int64_t decode_ns, counter_data_bytes; /* the sampler's own cost, for the capture */
 } gm = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
-	  .sampler_lock = PTHREAD_MUTEX_INITIALIZER };
+	  .open_lock = PTHREAD_MUTEX_INITIALIZER };
 
 static int push(void **arr, size_t *cap, size_t used, size_t elem)
 {
@@ -202,8 +214,8 @@ static void queue_type(struct device *d, int metric, const char *name, const cha
 
 static void close_all(void);
 
-/* On the sampler thread. */
-static void open_device(int index)
+/* On the device's sampler thread. */
+static void open_device(struct device *d)
 {
 	const struct pm_wish wishes[GM__SAMPLED] = {
 #define W(m) [m] = { metrics[m].wish.candidates, metrics[m].wish.required }
@@ -215,40 +227,37 @@ static void open_device(int index)
 	const char *chosen[GM__SAMPLED];
 	struct pm_sampler *s = NULL;
 	char msg[320];
-	struct device *d;
-	int pos = 0;
+	int pos = 0, rc;
 	uint64_t image_samples = IMAGE_MS * 1000000ull / gm.interval_ns;
 
 	if (image_samples < IMAGE_MIN_SAMPLES)
 		image_samples = IMAGE_MIN_SAMPLES;
 	if (image_samples > IMAGE_MAX_SAMPLES)
 		image_samples = IMAGE_MAX_SAMPLES;
-	if (pm__open(index, wishes, GM__SAMPLED, gm.interval_ns, HW_BUFFER_BYTES, (size_t)image_samples,
-		     chosen, &s, msg, sizeof msg) < 0 ||
-	    pm__start(s) < 0) {
-		if (s) {
-			snprintf(msg, sizeof msg, "%s", pm__last_error());
-			pm__close(s);
-		}
+	pthread_mutex_lock(&gm.open_lock);
+	rc = pm__open(d->index, wishes, GM__SAMPLED, gm.interval_ns, HW_BUFFER_BYTES,
+		      (size_t)image_samples, IMAGE_MAX_SAMPLES, chosen, &s, msg, sizeof msg);
+	if (rc == 0 && pm__start(s) < 0) {
+		snprintf(msg, sizeof msg, "%s", pm__last_error());
+		rc = -1;
+	}
+	pthread_mutex_unlock(&gm.open_lock);
+	if (rc < 0) {
+		pm__close(s);
 		pthread_mutex_lock(&gm.lock);
-		gm.failed |= 1ull << index;
+		gm.failed |= 1ull << d->index;
 		gm.devices_failed++;
-		if (asprintf(&gm.notes[index], "GPU metrics of device %d not sampled: %s", index,
+		if (asprintf(&gm.notes[d->index], "GPU metrics of device %d not sampled: %s", d->index,
 			     msg) < 0)
-			gm.notes[index] = NULL;
+			gm.notes[d->index] = NULL;
 		pthread_mutex_unlock(&gm.lock);
 		return;
 	}
+	pthread_mutex_lock(&d->lock);
 	pthread_mutex_lock(&gm.lock);
-	/* a device opened again keeps its struct (its contexts) */
-	for (d = gm.devices; d < gm.devices + gm.ndevices && d->index != index; d++)
-		;
-	if (d == gm.devices + gm.ndevices) {
-		gm.ndevices++;
-		d->index = index;
-	}
-	d->type_id = mapping__sampler_type_id(index, d->opens++);
+	d->type_id = mapping__sampler_type_id(d->index, d->opens++);
 	d->last_end_ns = 0;
+	d->decode_failed = 0;
 	d->sampler = s;
 	for (int i = 0; i < GM__SAMPLED; i++) {
 		d->value_of[i] = chosen[i] ? pos++ : -1;
@@ -259,11 +268,11 @@ static void open_device(int index)
 	if (d->has_warps)
 		queue_type(d, GM_WARPS_IN_FLIGHT, warps_in_flight_name,
 			   "100 - unallocated warps in active and idle SMs");
-	gm.opened |= 1ull << index;
-	gm.counter_data_bytes += (int64_t)pm__counter_data_bytes(s);
+	gm.opened |= 1ull << d->index;
 	if (!gm.atexit_registered)
 		gm.atexit_registered = atexit(close_all) == 0;
 	pthread_mutex_unlock(&gm.lock);
+	pthread_mutex_unlock(&d->lock);
 }
 
 static int64_t now_ns(void)
@@ -274,87 +283,118 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Under gm.sampler_lock. */
-static void decode(struct device *d)
+/* Under d->lock. last: the sampler was stopped, so that what an overflowed
+ * decode left behind is counted (no later sample will show the gap). */
+static void decode(struct device *d, int last)
 {
 	int overflowed = 0, rc;
 	int64_t t0;
 
-	if (!d->sampler)
+	if (!d->sampler || d->decode_failed)
 		return;
 	t0 = now_ns();
 	rc = pm__decode(d->sampler, on_sample, d, &overflowed);
 	pthread_mutex_lock(&gm.lock);
 	gm.decode_ns += now_ns() - t0;
-	if (rc >= 0 && overflowed)
+	if (overflowed)
 		gm.overflows++;
+	if (overflowed && last)
+		gm.dropped += (int64_t)pm__periods_undecoded(d->sampler);
+	if (rc < 0) {
+		/* what the sampler took until now stays; the rest is missing,
+		 * and said so, not filled in */
+		d->decode_failed = 1;
+		gm.decode_errors++;
+		if (!gm.notes[d->index] &&
+		    asprintf(&gm.notes[d->index], "GPU metrics of device %d: sampling ended early: %s",
+			     d->index, pm__last_error()) < 0)
+			gm.notes[d->index] = NULL;
+	}
 	pthread_mutex_unlock(&gm.lock);
-}
-
-static void decode_all(void)
-{
-	pthread_mutex_lock(&gm.sampler_lock);
-	for (int i = 0; i < gm.ndevices; i++)
-		decode(&gm.devices[i]);
-	pthread_mutex_unlock(&gm.sampler_lock);
 }
 
 /* Stop, take what the buffer still holds, let the device go. */
 static void close_device(struct device *d)
 {
-	pthread_mutex_lock(&gm.sampler_lock);
+	pthread_mutex_lock(&d->lock);
 	if (d->sampler) {
 		pm__stop(d->sampler);
-		decode(d);
+		decode(d, 1);
+		pthread_mutex_lock(&gm.lock);
+		gm.counter_data_bytes += (int64_t)pm__counter_data_bytes(d->sampler);
+		pthread_mutex_unlock(&gm.lock);
 		pm__close(d->sampler);
 		d->sampler = NULL;
 	}
-	pthread_mutex_unlock(&gm.sampler_lock);
+	pthread_mutex_unlock(&d->lock);
 }
 
 static void close_all(void)
 {
-	for (int i = 0; i < gm.ndevices; i++)
-		close_device(&gm.devices[i]);
+	for (int i = 0; i < MAX_DEVICES; i++)
+		if (gm.devices[i].thread_running)
+			close_device(&gm.devices[i]);
 }
 
-static void *sampler_main(void *arg)
+/* *until = now + ms, on the clock pthread_cond_timedwait reads. */
+static void wait_for(struct timespec *until, long ms)
 {
-	(void)arg;
+	clock_gettime(CLOCK_REALTIME, until);
+	until->tv_sec += ms / 1000;
+	until->tv_nsec += (ms % 1000) * 1000000L;
+	if (until->tv_nsec >= 1000000000L) {
+		until->tv_sec++;
+		until->tv_nsec -= 1000000000L;
+	}
+}
+
+/* One device's sampler thread: opens the device whenever a context wants
+ * it, decodes it every DECODE_MS while it is open. */
+static void *device_main(void *arg)
+{
+	struct device *d = arg;
+	uint64_t bit = 1ull << d->index;
+
 	background_thread__enter();
 	pthread_mutex_lock(&gm.lock);
 	while (!gm.stop) {
-		uint64_t todo = gm.wanted & ~(gm.opened | gm.failed);
 		struct timespec until;
 
-		if (todo) {
-			int index = __builtin_ctzll(todo);
-
+		if ((gm.wanted & bit) && !((gm.opened | gm.failed) & bit)) {
 			pthread_mutex_unlock(&gm.lock);
-			open_device(index);
+			open_device(d);
 			pthread_mutex_lock(&gm.lock);
 			pthread_cond_broadcast(&gm.cond);
-			/* opening takes long: the GPUs already sampled are
-			 * decoded before the next one is opened */
-			pthread_mutex_unlock(&gm.lock);
-			decode_all();
-			pthread_mutex_lock(&gm.lock);
+			continue;
+		}
+		if (!(gm.opened & bit)) {
+			pthread_cond_wait(&gm.cond, &gm.lock);
 			continue;
 		}
 		pthread_mutex_unlock(&gm.lock);
-		decode_all();
+		pthread_mutex_lock(&d->lock);
+		decode(d, 0);
+		pthread_mutex_unlock(&d->lock);
 		pthread_mutex_lock(&gm.lock);
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_nsec += DECODE_MS * 1000000L;
-		if (until.tv_nsec >= 1000000000L) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000L;
-		}
-		if (!gm.stop && !(gm.wanted & ~(gm.opened | gm.failed)))
+		wait_for(&until, gm.decode_ms);
+		if (!gm.stop)
 			pthread_cond_timedwait(&gm.cond, &gm.lock, &until);
 	}
 	pthread_mutex_unlock(&gm.lock);
 	return NULL;
+}
+
+/* A whole number of ms from 1 to 10,000 in the environment, else fallback. */
+static long env_ms(const char *name, long fallback)
+{
+	const char *v = getenv(name);
+	char *end;
+	long ms;
+
+	if (!v || !*v)
+		return fallback;
+	ms = strtol(v, &end, 10);
+	return *end || ms < 1 || ms > 10000 ? fallback : ms;
 }
 
 int gpu_metrics__init(void *subscriber, uint32_t pid)
@@ -370,9 +410,11 @@ int gpu_metrics__init(void *subscriber, uint32_t pid)
 		hz = PROF_GPU_METRICS_HZ_DEFAULT;
 	gm.pid = pid;
 	gm.interval_ns = 1000000000ull / (uint64_t)hz;
-	if (pthread_create(&gm.thread, NULL, sampler_main, NULL) != 0)
-		return -1;
-	gm.thread_running = 1;
+	gm.decode_ms = env_ms(ENV_DECODE_MS, DECODE_MS);
+	for (int i = 0; i < MAX_DEVICES; i++) {
+		gm.devices[i].index = i;
+		pthread_mutex_init(&gm.devices[i].lock, NULL);
+	}
 	gm.on = 1;
 	cuptiEnableCallback(1, (CUpti_SubscriberHandle)subscriber, CUPTI_CB_DOMAIN_RESOURCE,
 			    CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
@@ -386,41 +428,49 @@ int gpu_metrics__init(void *subscriber, uint32_t pid)
  * later opens it again. */
 static void context_gone(uint32_t dev)
 {
-	struct device *d = NULL;
+	struct device *d = &gm.devices[dev];
+	int last;
 
 	pthread_mutex_lock(&gm.lock);
-	for (int i = 0; i < gm.ndevices; i++)
-		if (gm.devices[i].index == (int)dev && !gm.devices[i].closing &&
-		    --gm.devices[i].contexts <= 0) {
-			d = &gm.devices[i];
-			d->closing = 1;
-		}
+	last = !d->closing && d->contexts > 0 && --d->contexts == 0;
+	if (last)
+		d->closing = 1;
 	pthread_mutex_unlock(&gm.lock);
-	if (!d)
+	if (!last)
 		return;
 	close_device(d);
 	pthread_mutex_lock(&gm.lock);
 	d->closing = 0;
-	d->contexts = 0;
 	gm.wanted &= ~(1ull << dev);
 	gm.opened &= ~(1ull << dev);
 	pthread_cond_broadcast(&gm.cond);
 	pthread_mutex_unlock(&gm.lock);
 }
 
-/* Under gm.lock: whether the device's sampler is being closed. */
-static int closing(uint32_t dev)
+/* Under gm.lock: start the device's sampler thread once; 0, or -1 with the
+ * device marked as not sampled. */
+static int start_thread(struct device *d)
 {
-	for (int i = 0; i < gm.ndevices; i++)
-		if (gm.devices[i].index == (int)dev)
-			return gm.devices[i].closing;
-	return 0;
+	if (d->thread_running)
+		return 0;
+	if (pthread_create(&d->thread, NULL, device_main, d) == 0) {
+		d->thread_running = 1;
+		return 0;
+	}
+	gm.failed |= 1ull << d->index;
+	gm.devices_failed++;
+	if (!gm.notes[d->index] &&
+	    asprintf(&gm.notes[d->index], "GPU metrics of device %d not sampled: no thread to sample it",
+		     d->index) < 0)
+		gm.notes[d->index] = NULL;
+	return -1;
 }
 
 void gpu_metrics__on_callback(int domain, uint32_t cbid, const void *data)
 {
 	const CUpti_ResourceData *rd = data;
 	struct timespec until;
+	struct device *d;
 	uint32_t dev = 0;
 	uint64_t bit;
 
@@ -434,25 +484,24 @@ void gpu_metrics__on_callback(int domain, uint32_t cbid, const void *data)
 		context_gone(dev);
 		return;
 	}
+	d = &gm.devices[dev];
 	bit = 1ull << dev;
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += OPEN_WAIT_MS / 1000;
+	wait_for(&until, OPEN_WAIT_MS);
 	pthread_mutex_lock(&gm.lock);
 	/* a context made while the last one's sampler closes waits for the
 	 * close, then opens the device again */
-	while (closing(dev) && !gm.stop)
+	while (d->closing && !gm.stop)
 		if (pthread_cond_timedwait(&gm.cond, &gm.lock, &until) == ETIMEDOUT)
 			break;
 	if (!(gm.wanted & bit)) {
 		gm.wanted |= bit;
-		pthread_cond_broadcast(&gm.cond);
+		if (start_thread(d) == 0)
+			pthread_cond_broadcast(&gm.cond);
 	}
 	while (!(gm.opened & bit) && !(gm.failed & bit) && !gm.stop)
 		if (pthread_cond_timedwait(&gm.cond, &gm.lock, &until) == ETIMEDOUT)
 			break;
-	for (int i = 0; i < gm.ndevices; i++)
-		if (gm.devices[i].index == (int)dev)
-			gm.devices[i].contexts++;
+	d->contexts++;
 	pthread_mutex_unlock(&gm.lock);
 }
 
@@ -461,7 +510,7 @@ void gpu_metrics__write(struct prof_writer *w)
 	struct prof_gpu_metric *rows;
 	struct prof_gpu_metric_type *types;
 	size_t nrows, ntypes;
-	int64_t samples, dropped, overflows, lost, failed, decode_ns, counter_data_bytes;
+	int64_t samples, dropped, overflows, lost, failed, decode_errors, decode_ns, counter_data_bytes;
 
 	if (!gm.on)
 		return;
@@ -479,9 +528,11 @@ void gpu_metrics__write(struct prof_writer *w)
 	overflows = gm.overflows;
 	lost = gm.rows_lost;
 	failed = gm.devices_failed;
+	decode_errors = gm.decode_errors;
 	decode_ns = gm.decode_ns;
 	counter_data_bytes = gm.counter_data_bytes;
 	gm.samples = gm.dropped = gm.overflows = gm.rows_lost = gm.devices_failed = 0;
+	gm.decode_errors = 0;
 	gm.decode_ns = gm.counter_data_bytes = 0;
 	pthread_mutex_unlock(&gm.lock);
 
@@ -499,6 +550,8 @@ void gpu_metrics__write(struct prof_writer *w)
 		prof_writer__count(w, "gpu_metric_rows_lost", lost);
 	if (failed)
 		prof_writer__count(w, "gpu_metric_devices_not_sampled", failed);
+	if (decode_errors)
+		prof_writer__count(w, PROF_COUNTER_GPU_METRIC_ENDED_EARLY, decode_errors);
 	if (decode_ns)
 		prof_writer__count(w, "gpu_metric_decode_ns", decode_ns);
 	if (counter_data_bytes)
@@ -515,15 +568,18 @@ void gpu_metrics__on_fatal_signal(void)
 		return;
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += 1;
-	/* not when the sampler thread itself is the one dying inside a decode */
-	if (pthread_mutex_timedlock(&gm.sampler_lock, &until) != 0)
-		return;
-	for (int i = 0; i < gm.ndevices; i++)
-		if (gm.devices[i].sampler) {
-			pm__stop(gm.devices[i].sampler);
-			decode(&gm.devices[i]);
+	for (int i = 0; i < MAX_DEVICES; i++) {
+		struct device *d = &gm.devices[i];
+
+		/* not when a sampler thread itself is the one dying inside a decode */
+		if (!d->thread_running || pthread_mutex_timedlock(&d->lock, &until) != 0)
+			continue;
+		if (d->sampler) {
+			pm__stop(d->sampler);
+			decode(d, 1);
 		}
-	pthread_mutex_unlock(&gm.sampler_lock);
+		pthread_mutex_unlock(&d->lock);
+	}
 }
 
 void gpu_metrics__exit(void)
@@ -534,14 +590,16 @@ void gpu_metrics__exit(void)
 	gm.stop = 1;
 	pthread_cond_broadcast(&gm.cond);
 	pthread_mutex_unlock(&gm.lock);
-	if (gm.thread_running)
-		pthread_join(gm.thread, NULL);
-	gm.thread_running = 0;
-	close_all(); /* those the exit handler or a context's end did not close */
 	for (int i = 0; i < MAX_DEVICES; i++)
+		if (gm.devices[i].thread_running)
+			pthread_join(gm.devices[i].thread, NULL);
+	close_all(); /* those the exit handler or a context's end did not close */
+	for (int i = 0; i < MAX_DEVICES; i++) {
+		gm.devices[i].thread_running = 0;
 		if (gm.notes[i]) {
 			fprintf(stderr, "perfkit: %s\n", gm.notes[i]);
 			free(gm.notes[i]);
 			gm.notes[i] = NULL;
 		}
+	}
 }

@@ -23,10 +23,19 @@ struct pm_sampler {
 	CUpti_PmSampling_Object *obj = nullptr;
 	CUpti_Profiler_Host_Object *host = nullptr;
 	std::vector<const char *> metrics;
-	std::vector<uint8_t> config, counter_data;
+	std::vector<uint8_t> config;
+	// The counter data image: image_bytes of this buffer are the image of
+	// the current decode.
+	std::vector<uint8_t> counter_data;
+	size_t image_bytes = 0;
+	size_t image_peak = 0; // the largest image of its decodes
 	std::vector<double> values;
-	size_t max_samples = 0; // what the counter data image holds
+	size_t min_samples = 0, max_samples = 0; // the room of each decode's image
+	uint64_t interval_ns = 0;
+	uint64_t last_end = 0;   // the end of the last sample decoded, or when sampling started
+	uint64_t stopped_at = 0; // when it was stopped (0: running or never started)
 	bool started = false;
+	bool decoded_since_start = false;
 };
 
 static int fail(CUptiResult r, const char *what)
@@ -120,19 +129,46 @@ static bool supported(const char *chip, std::vector<uint8_t> &avail, const char 
 	return passes == 1;
 }
 
-static int counter_data_init(pm_sampler *s)
+// An empty counter data image for samples samples, at the start of the
+// buffer (grown when it is too small). Initialising touches all of it.
+static int image_for(pm_sampler *s, size_t samples)
 {
+	CUpti_PmSampling_GetCounterDataSize_Params size = {
+		CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE };
+	CUptiResult r;
+
+	size.pPmSamplingObject = s->obj;
+	size.pMetricNames = s->metrics.data();
+	size.numMetrics = s->metrics.size();
+	size.maxSamples = samples;
+	if ((r = cuptiPmSamplingGetCounterDataSize(&size)) != CUPTI_SUCCESS)
+		return fail(r, "cuptiPmSamplingGetCounterDataSize");
+	// grown when too small; given back when far too large (the first
+	// decode's largest image is not kept for the run)
+	if (s->counter_data.size() < size.counterDataSize ||
+	    s->counter_data.size() / 2 > size.counterDataSize)
+		std::vector<uint8_t>(size.counterDataSize).swap(s->counter_data);
+	s->image_bytes = size.counterDataSize;
 	CUpti_PmSampling_CounterDataImage_Initialize_Params p = {
 		CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE };
 	p.pPmSamplingObject = s->obj;
-	p.counterDataSize = s->counter_data.size();
+	p.counterDataSize = s->image_bytes;
 	p.pCounterData = s->counter_data.data();
-	CUptiResult r = cuptiPmSamplingCounterDataImageInitialize(&p);
+	r = cuptiPmSamplingCounterDataImageInitialize(&p);
 	return r == CUPTI_SUCCESS ? 0 : fail(r, "cuptiPmSamplingCounterDataImageInitialize");
 }
 
+static uint64_t now_ns()
+{
+	uint64_t t = 0;
+
+	cuptiGetTimestamp(&t);
+	return t;
+}
+
 extern "C" int pm__open(int device_index, const struct pm_wish *wishes, int nwishes,
-			uint64_t interval_ns, size_t hw_buffer_bytes, size_t max_samples_per_decode,
+			uint64_t interval_ns, size_t hw_buffer_bytes, size_t min_samples_per_decode,
+			size_t max_samples_per_decode,
 			const char **chosen, struct pm_sampler **out, char *msg, size_t cap)
 {
 	std::vector<uint8_t> avail;
@@ -143,7 +179,9 @@ extern "C" int pm__open(int device_index, const struct pm_wish *wishes, int nwis
 	const char *chip;
 
 	*out = nullptr;
+	s->min_samples = min_samples_per_decode;
 	s->max_samples = max_samples_per_decode;
+	s->interval_ns = interval_ns;
 	{
 		CUpti_Profiler_Initialize_Params init = { CUpti_Profiler_Initialize_Params_STRUCT_SIZE };
 		if ((r = cuptiProfilerInitialize(&init)) != CUPTI_SUCCESS) {
@@ -229,28 +267,20 @@ extern "C" int pm__open(int device_index, const struct pm_wish *wishes, int nwis
 		p.hardwareBufferSize = hw_buffer_bytes;
 		p.samplingInterval = interval_ns;
 		p.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
-		// Keep the oldest: a full buffer is reported (overflow) rather
-		// than silently overwritten.
-		p.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
+		// Keep the latest: a buffer that fills (the decodes falling behind
+		// the sampling rate) overwrites its oldest samples, which the
+		// caller sees and counts as a gap. With KEEP_OLDEST a full buffer
+		// fails every later decode, stop and start included (an H100 at
+		// 100 kHz: nothing more after the first overflow). Turing has only
+		// KEEP_OLDEST.
+		p.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_LATEST;
 		if ((r = cuptiPmSamplingSetConfig(&p)) != CUPTI_SUCCESS) {
-			fail(r, "cuptiPmSamplingSetConfig");
-			goto out;
+			p.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
+			if ((r = cuptiPmSamplingSetConfig(&p)) != CUPTI_SUCCESS) {
+				fail(r, "cuptiPmSamplingSetConfig");
+				goto out;
+			}
 		}
-	}
-	{
-		CUpti_PmSampling_GetCounterDataSize_Params p = {
-			CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE };
-		p.pPmSamplingObject = s->obj;
-		p.pMetricNames = s->metrics.data();
-		p.numMetrics = s->metrics.size();
-		p.maxSamples = s->max_samples;
-		if ((r = cuptiPmSamplingGetCounterDataSize(&p)) != CUPTI_SUCCESS) {
-			fail(r, "cuptiPmSamplingGetCounterDataSize");
-			goto out;
-		}
-		s->counter_data.assign(p.counterDataSize, 0);
-		if (counter_data_init(s))
-			goto out;
 	}
 	s->values.assign(s->metrics.size(), 0.0);
 	*out = s;
@@ -269,6 +299,9 @@ extern "C" int pm__start(struct pm_sampler *s)
 	if (r != CUPTI_SUCCESS)
 		return fail(r, "cuptiPmSamplingStart");
 	s->started = true;
+	s->decoded_since_start = false;
+	s->stopped_at = 0;
+	s->last_end = now_ns();
 	return 0;
 }
 
@@ -279,24 +312,19 @@ extern "C" int pm__stop(struct pm_sampler *s)
 		return 0;
 	p.pPmSamplingObject = s->obj;
 	s->started = false;
+	s->stopped_at = now_ns();
 	CUptiResult r = cuptiPmSamplingStop(&p);
 	return r == CUPTI_SUCCESS ? 0 : fail(r, "cuptiPmSamplingStop");
 }
 
-// Evaluate the samples the counter data image completed, then empty it for
-// the next decode (every decode into a fresh image: one left partly filled
-// was not appended to reliably). Initialising the image touches all of it
-// (about 29 KB a sample on an H100): its size, not the samples decoded,
-// sets what each decode costs (an image of 10,000 samples took 19 ms a
-// decode, 94% of the sampler thread's time at a 20 ms period), so the image
-// is kept small (gpu_metrics.c).
+// Evaluate the samples the counter data image completed and hand each on.
 static int emit(pm_sampler *s, pm_sample_fn fn, void *ctx)
 {
 	CUpti_PmSampling_GetCounterDataInfo_Params info = { CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE };
 	CUptiResult r;
 
 	info.pCounterDataImage = s->counter_data.data();
-	info.counterDataImageSize = s->counter_data.size();
+	info.counterDataImageSize = s->image_bytes;
 	if ((r = cuptiPmSamplingGetCounterDataInfo(&info)) != CUPTI_SUCCESS)
 		return fail(r, "cuptiPmSamplingGetCounterDataInfo");
 	for (size_t i = 0; i < info.numCompletedSamples; i++) {
@@ -304,7 +332,7 @@ static int emit(pm_sampler *s, pm_sample_fn fn, void *ctx)
 			CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE };
 		si.pPmSamplingObject = s->obj;
 		si.pCounterDataImage = s->counter_data.data();
-		si.counterDataImageSize = s->counter_data.size();
+		si.counterDataImageSize = s->image_bytes;
 		si.sampleIndex = i;
 		if ((r = cuptiPmSamplingCounterDataGetSampleInfo(&si)) != CUPTI_SUCCESS)
 			return fail(r, "cuptiPmSamplingCounterDataGetSampleInfo");
@@ -312,7 +340,7 @@ static int emit(pm_sampler *s, pm_sample_fn fn, void *ctx)
 			CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE };
 		ev.pHostObject = s->host;
 		ev.pCounterDataImage = s->counter_data.data();
-		ev.counterDataImageSize = s->counter_data.size();
+		ev.counterDataImageSize = s->image_bytes;
 		ev.rangeIndex = i;
 		ev.ppMetricNames = s->metrics.data();
 		ev.numMetrics = s->metrics.size();
@@ -320,42 +348,68 @@ static int emit(pm_sampler *s, pm_sample_fn fn, void *ctx)
 		if ((r = cuptiProfilerHostEvaluateToGpuValues(&ev)) != CUPTI_SUCCESS)
 			return fail(r, "cuptiProfilerHostEvaluateToGpuValues");
 		fn(ctx, si.startTimestamp, si.endTimestamp, s->values.data(), (int)s->values.size());
+		if (si.endTimestamp > s->last_end)
+			s->last_end = si.endTimestamp;
 	}
-	if (counter_data_init(s))
-		return -1;
 	return (int)info.numCompletedSamples;
 }
 
+// A decode that fills the counter data image stops there, and CUPTI drops
+// the rest of what the hardware buffer held (seen on an H100: after a full
+// image the next decode starts 400 ms later, or finds nothing once
+// sampling stopped). So each image has room for twice the samples due
+// since the last one decoded, and at least min_samples: a decode finds
+// more samples than the host's clock says are due (1.4 to 1.9 times, on an
+// H100 at 10 kHz), and a decode held up gets a larger image rather than
+// losing samples. The first decode after the start (which found samples
+// ending up to 140 ms after it) and the last, after the stop (what no
+// later decode will take), get the largest image: only more than
+// max_samples overflow them.
 extern "C" int pm__decode(struct pm_sampler *s, pm_sample_fn fn, void *ctx, int *overflowed)
 {
-	int total = 0;
+	uint64_t until = s->started ? now_ns() : s->stopped_at;
+	uint64_t due = until > s->last_end && s->interval_ns ? (until - s->last_end) / s->interval_ns : 0;
+	size_t samples = due < s->max_samples ? (size_t)(2 * due) : s->max_samples;
+	bool forced = !s->started || !s->decoded_since_start;
 
 	*overflowed = 0;
-	for (;;) {
-		CUpti_PmSampling_DecodeData_Params p = { CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE };
-		p.pPmSamplingObject = s->obj;
-		p.pCounterDataImage = s->counter_data.data();
-		p.counterDataImageSize = s->counter_data.size();
-		CUptiResult r = cuptiPmSamplingDecodeData(&p);
-		if (r != CUPTI_SUCCESS)
-			return fail(r, "cuptiPmSamplingDecodeData");
-		if (p.overflow)
-			*overflowed = 1;
-		int n = emit(s, fn, ctx);
-		if (n < 0)
-			return n;
-		total += n;
-		// a full image: go on into the emptied one (the image is sized so
-		// that this does not happen between two decodes: what does not fit
-		// may be lost)
-		if (p.decodeStopReason != CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL)
-			return total;
-	}
+	s->decoded_since_start = true;
+	if (forced)
+		samples = s->max_samples;
+	if (samples < s->min_samples)
+		samples = s->min_samples;
+	if (samples > s->max_samples)
+		samples = s->max_samples;
+	if (image_for(s, samples))
+		return -1;
+	if (s->image_bytes > s->image_peak)
+		s->image_peak = s->image_bytes;
+	CUpti_PmSampling_DecodeData_Params p = { CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE };
+	p.pPmSamplingObject = s->obj;
+	p.pCounterDataImage = s->counter_data.data();
+	p.counterDataImageSize = s->image_bytes;
+	CUptiResult r = cuptiPmSamplingDecodeData(&p);
+	// KEEP_OLDEST's overflow comes as CUPTI_ERROR_OUT_OF_MEMORY
+	if (p.overflow || r == CUPTI_ERROR_OUT_OF_MEMORY ||
+	    (r == CUPTI_SUCCESS && p.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL))
+		*overflowed = 1;
+	if (r != CUPTI_SUCCESS)
+		return fail(r, r == CUPTI_ERROR_OUT_OF_MEMORY ? "the hardware buffer overflowed"
+							    : "cuptiPmSamplingDecodeData");
+	return emit(s, fn, ctx);
+}
+
+extern "C" uint64_t pm__periods_undecoded(const struct pm_sampler *s)
+{
+	if (!s->stopped_at || s->stopped_at <= s->last_end || !s->interval_ns)
+		return 0;
+	uint64_t gap = s->stopped_at - s->last_end;
+	return gap / s->interval_ns + (gap % s->interval_ns >= s->interval_ns - s->interval_ns / 2);
 }
 
 extern "C" size_t pm__counter_data_bytes(const struct pm_sampler *s)
 {
-	return s->counter_data.size();
+	return s->image_peak;
 }
 
 extern "C" void pm__close(struct pm_sampler *s)

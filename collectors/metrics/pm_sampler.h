@@ -25,11 +25,11 @@ struct pm_wish {
  * wished metrics the GPU supports in one pass (optional ones left out, last
  * first, until they fit). chosen[i] gets the CUPTI name picked for wish i,
  * or NULL when it was left out. < 0 with a message in msg on failure.
- * max_samples_per_decode: the samples the counter data image holds, which
- * decodes fill in turn until half of it is used. */
+ * Each decode's counter data image has room for twice the samples due
+ * since the last one, min_samples_per_decode to max_samples_per_decode. */
 int pm__open(int device_index, const struct pm_wish *wishes, int nwishes, uint64_t interval_ns,
-	     size_t hw_buffer_bytes, size_t max_samples_per_decode, const char **chosen,
-	     struct pm_sampler **out, char *msg, size_t cap);
+	     size_t hw_buffer_bytes, size_t min_samples_per_decode, size_t max_samples_per_decode,
+	     const char **chosen, struct pm_sampler **out, char *msg, size_t cap);
 int pm__start(struct pm_sampler *s);
 int pm__stop(struct pm_sampler *s);
 
@@ -39,10 +39,18 @@ typedef void (*pm_sample_fn)(void *ctx, uint64_t start_ns, uint64_t end_ns,
 			     const double *values, int nvalues);
 
 /* Decode what the hardware buffer holds and hand every completed sample to
- * fn. *overflowed is set when the buffer filled since the last call
- * (samples were lost). Returns the number of samples, or < 0 on error. */
+ * fn. *overflowed is set when the buffer filled since the last call and
+ * CUPTI said so (samples were lost; a buffer that overwrites its oldest
+ * samples says nothing: the caller sees the gap). Returns the number of
+ * samples, or < 0 on error (pm__last_error), after which the sampler
+ * decodes nothing more. */
 int pm__decode(struct pm_sampler *s, pm_sample_fn fn, void *ctx, int *overflowed);
-/* The host memory its counter data image takes. */
+/* After pm__stop and a last decode: the sample periods between the last
+ * sample decoded and the stop (what a last decode that overflowed left
+ * behind, where no later sample shows the gap). */
+uint64_t pm__periods_undecoded(const struct pm_sampler *s);
+/* The host memory its counter data image took at the most (the first
+ * decode after the start and the last, after the stop, take the largest). */
 size_t pm__counter_data_bytes(const struct pm_sampler *s);
 void pm__close(struct pm_sampler *s);
 const char *pm__last_error(void);

@@ -76,7 +76,7 @@ static int device_rows(const struct gm_catalog *c, const struct gm_summary *sum,
 		rc = rpt_sink__note(sink, &(struct rpt_note){ "metrics_left_out", c->left_out, why });
 	}
 	if (rc >= 0 && dropped > 0) {
-		snprintf(why, sizeof why, "%lld samples were dropped (the sampling buffer was full): the sample "
+		snprintf(why, sizeof why, "%lld samples were dropped (the sampler fell behind the hardware): the sample "
 			 "after each gap stands for the whole gap", (long long)dropped);
 		rc = rpt_sink__note(sink, &(struct rpt_note){ "samples_dropped", dropped, why });
 	}

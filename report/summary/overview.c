@@ -472,7 +472,7 @@ static int section_warnings(struct rpt_sink *sink, const struct sum_overview *o,
 	char msg[192];
 	int rc;
 
-	if (dropped <= 0 && not_written <= 0 && o->gm_samples_dropped <= 0)
+	if (dropped <= 0 && not_written <= 0 && o->gm_samples_dropped <= 0 && o->gm_ended_early <= 0)
 		return 0;
 	rc = sink->begin(sink, "overview_warnings", "Warnings", cols, 1);
 	if (rc >= 0 && dropped > 0) {
@@ -489,8 +489,15 @@ static int section_warnings(struct rpt_sink *sink, const struct sum_overview *o,
 	}
 	if (rc >= 0 && o->gm_samples_dropped > 0) {
 		snprintf(msg, sizeof msg,
-			 "%" PRId64 " GPU metric samples were dropped during capture (the sampling buffer was full); "
-			 "the sample after each gap stands for the whole gap", o->gm_samples_dropped);
+			 "%" PRId64 " GPU metric samples were dropped during capture (the sampler fell behind "
+			 "the hardware); the sample after each gap stands for the whole gap",
+			 o->gm_samples_dropped);
+		rc = emit_pair(sink, msg, NULL);
+	}
+	if (rc >= 0 && o->gm_ended_early > 0) {
+		snprintf(msg, sizeof msg,
+			 "GPU metric sampling of %" PRId64 " GPU(s) ended before the program did (the "
+			 "hardware buffer overflowed); no samples after that point", o->gm_ended_early);
 		rc = emit_pair(sink, msg, NULL);
 	}
 	if (rc >= 0)
@@ -511,6 +518,7 @@ int sum_overview__load(struct prof_store *s, struct sum_overview *o, struct prof
 	o->dropped = prof_store__counter(s, "dropped_records");
 	o->not_written = prof_store__counter(s, "rows_not_written");
 	o->gm_samples_dropped = prof_store__counter(s, PROF_COUNTER_GPU_METRIC_SAMPLES_DROPPED);
+	o->gm_ended_early = prof_store__counter(s, PROF_COUNTER_GPU_METRIC_ENDED_EARLY);
 	o->command = prof_store__meta(s, "command");
 	o->host = prof_store__meta(s, "host");
 	o->gpu = prof_store__meta(s, "gpu");

@@ -243,6 +243,7 @@ struct sum_overview {
 	int64_t transfers_left_out;
 	int64_t dropped, not_written;
 	int64_t gm_samples_dropped; /* sampled GPU metrics lost (--gpu-metrics) */
+	int64_t gm_ended_early;     /* GPUs whose sampling stopped before the program */
 	bool has_job_time;          /* a job of several hosts: the Time base and Alignment
 				     * error rows */
 	struct sum_job_time job_time;

@@ -388,7 +388,13 @@ if [ -f "$f" ]; then
 		"INSERT INTO PERFKIT_COUNTERS (name, value) VALUES ('gpu_metric_samples_dropped', 37)"
 	run report "$TMP/dropped.sqlite"
 	expect_out "dropped samples: the overview warns" \
-		'^37 GPU metric samples were dropped during capture \(the sampling buffer was full\)'
+		'^37 GPU metric samples were dropped during capture \(the sampler fell behind'
+	cp "$f" "$TMP/ended.sqlite"
+	sqlite3 "$TMP/ended.sqlite" \
+		"INSERT INTO PERFKIT_COUNTERS (name, value) VALUES ('gpu_metric_samplers_ended_early', 1)"
+	run report "$TMP/ended.sqlite"
+	expect_out "a sampler that ended early: the overview warns" \
+		'^GPU metric sampling of 1 GPU\(s\) ended before the program did'
 	run report --report=gpu_metrics_sum "$TMP/dropped.sqlite"
 	expect_out "dropped samples: gpu_metrics_sum notes them" '^note: 37 samples were dropped'
 	run report --report=gpu_metrics_sum --format=json "$TMP/dropped.sqlite"

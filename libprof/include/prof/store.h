@@ -28,6 +28,9 @@
 /* PERFKIT_COUNTERS: sampled GPU metrics (--gpu-metrics) the hardware buffer
  * had no room for, counted from the gaps between a sampler's samples. */
 #define PROF_COUNTER_GPU_METRIC_SAMPLES_DROPPED "gpu_metric_samples_dropped"
+/* Samplers that stopped decoding before the program ended (a hardware
+ * buffer that overflowed where it cannot overwrite its oldest samples). */
+#define PROF_COUNTER_GPU_METRIC_ENDED_EARLY "gpu_metric_samplers_ended_early"
 /* PERFKIT_META: the indexes the finish could not build for want of room
  * ("3 of 8"); readers work without them, more slowly. */
 #define PROF_META_INDEXES_LEFT_OUT "indexes_left_out"
