@@ -134,13 +134,17 @@ static int rule_critical_path(struct diag_context *ctx, struct prof_error *err)
 				"runs through %d segments, %.0f%% of it outside GPU work (host work, CUDA calls, "
 				"latencies and waits); the longest parts: %s. The path follows %d launches, "
 				"%d synchronisations, %d blocking copies, %d stream-order links and %d "
-				"cross-stream waits (inferred: a cudaStreamWaitEvent on the stream, the event's "
-				"recorder taken to be the other stream's work that ended last). Shortening a part "
+				"cross-stream waits%s. Shortening a part "
 				"shortens the step by at most its time on the path (%s for the longest), less "
 				"where another chain takes over.",
 				cp->step, cp->nsteps, diag__ns(b2, sizeof b2, span), cp->nseg, 100.0 * share, parts,
 				cp->edges[CP_EDGE_LAUNCH], cp->edges[CP_EDGE_SYNC], cp->edges[CP_EDGE_COPY],
 				cp->edges[CP_EDGE_STREAM], cp->edges[CP_EDGE_EVENT],
+				/* how a wait was found, said only where there is one */
+				cp->edges[CP_EDGE_EVENT]
+					? " (inferred: a cudaStreamWaitEvent on the stream, the event's "
+					  "recorder taken to be the other stream's work that ended last)"
+					: "",
 				diag__ns(b1, sizeof b1, cp->parts[0].time_ns)),
 		      longest_waste
 			      ? diag__with_pytorch(ctx,

@@ -121,6 +121,20 @@ f = [f for f in json.load(open(sys.argv[1]))["findings"] if f["rule"] == "critic
 sys.exit(0 if f and any("cudaMalloc" in o["name"] for o in f[0]["top"]) and f[0]["severity"] == "high" else 1)
 PY
 
+# How a cross-stream wait was inferred is said where the path has one, and
+# only there: the naive transformer's path has none, the two-stream case's
+# has two.
+for c in "transformer_naive:0" "cases/case_cross_stream:1"; do
+	run diagnose --format=json "$D/${c%:*}.sqlite"
+	python3 - "$TMP/out" "${c#*:}" <<'PY' && pass "diagnose ${c%:*}: the inference of cross-stream waits said only with waits" || fail "diagnose ${c%:*}: the inference of cross-stream waits said only with waits"
+import json, re, sys
+f = [f for f in json.load(open(sys.argv[1]))["findings"] if f["rule"] == "critical_path"][0]
+waits = int(re.search(r"(\d+) cross-stream waits", f["evidence"]).group(1))
+said = "(inferred: a cudaStreamWaitEvent" in f["evidence"]
+sys.exit(0 if (waits > 0) == (sys.argv[2] == "1") and said == (waits > 0) else 1)
+PY
+done
+
 # Where diagnose finds the host busy outside CUDA while the GPU waits
 # (cpu_bound, over every thread), the submitting thread's own work is the
 # largest cause of idle time: two computations that must agree.
