@@ -17,7 +17,10 @@
 
 void diff_format_ns(char *buf, size_t cap, int64_t ns)
 {
-	double v = (double)(ns < 0 ? -ns : ns);
+	/* the magnitude as unsigned: -INT64_MIN is no int64_t (a baseline's
+	 * numbers are the file's, whatever they are) */
+	uint64_t magnitude = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+	double v = (double)magnitude;
 	const char *sign = ns < 0 ? "-" : "";
 
 	if (v >= 1e9)
@@ -27,7 +30,7 @@ void diff_format_ns(char *buf, size_t cap, int64_t ns)
 	else if (v >= 1e3)
 		snprintf(buf, cap, "%s%.3g us", sign, v / 1e3);
 	else
-		snprintf(buf, cap, "%s%" PRId64 " ns", sign, ns < 0 ? -ns : ns);
+		snprintf(buf, cap, "%s%" PRIu64 " ns", sign, magnitude);
 }
 
 const char *diff_change__name(enum diff_change c)

@@ -4,6 +4,7 @@
  * values), ordering by the cost per iteration, added/removed entries, the
  * verdict and the rendered rows. */
 #include <check.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,24 @@ static const struct diff_row *find_row(const struct diff_result *r, int id, cons
 	ck_abort_msg("no row %s", name);
 	return NULL;
 }
+
+/* A baseline's times are whatever its file says: the most negative one
+ * still prints, with its sign (it was -INT64_MIN, undefined, in the gate's
+ * fuzzed input fuzz/crashes/gate/crash-45168004a892ee3d). */
+START_TEST(diff_format_ns_prints_every_int64)
+{
+	char buf[64];
+
+	diff_format_ns(buf, sizeof buf, INT64_MIN);
+	ck_assert_str_eq(buf, "-9.22e+09 s");
+	diff_format_ns(buf, sizeof buf, INT64_MAX);
+	ck_assert_str_eq(buf, "9.22e+09 s");
+	diff_format_ns(buf, sizeof buf, -999);
+	ck_assert_str_eq(buf, "-999 ns");
+	diff_format_ns(buf, sizeof buf, -1500);
+	ck_assert_str_eq(buf, "-1.5 us");
+}
+END_TEST
 
 START_TEST(diff_kernel_twice_as_slow_per_launch_comes_first_with_its_cost_per_iteration)
 {
@@ -605,6 +624,7 @@ static Suite *suite(void)
 	Suite *s = suite_create("diff_kernels");
 	TCase *tc = tcase_create("core");
 
+	tcase_add_test(tc, diff_format_ns_prints_every_int64);
 	tcase_add_test(tc, diff_kernel_twice_as_slow_per_launch_comes_first_with_its_cost_per_iteration);
 	tcase_add_test(tc, diff_profile_totals_and_loop_come_from_the_written_records);
 	tcase_add_test(tc, diff_reports_added_and_removed_kernels_with_their_time_per_iteration);
