@@ -6,6 +6,8 @@
 # target). docs/reliability.md describes the results and the steps.
 #
 #   fuzz/campaign.sh [-e libfuzzer|afl] [-t SECONDS | -r EXECUTIONS] [TARGET...]
+#   fuzz/campaign.sh -i DIR TARGET   takes in a run made elsewhere by
+#                                    fuzz/parallel.sh (another machine's cores)
 #
 # Per target it
 #   - fuzzes with the corpus fuzz/corpus/<target> plus a working corpus in
@@ -24,13 +26,17 @@
 # Commit fuzz/corpus, fuzz/crashes and fuzz/progress.tsv afterwards.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-engine=libfuzzer seconds=60 runs="" budget_kb=${FUZZ_CORPUS_BUDGET_KB:-512}
-usage() { echo "usage: $0 [-e libfuzzer|afl] [-t SECONDS | -r EXECUTIONS] [TARGET...]" >&2; exit 2; }
-while getopts "e:t:r:h" opt; do
+engine=libfuzzer seconds=60 runs="" import="" budget_kb=${FUZZ_CORPUS_BUDGET_KB:-512}
+usage() {
+  echo "usage: $0 [-e libfuzzer|afl] [-t SECONDS | -r EXECUTIONS] [TARGET...] | -i DIR TARGET" >&2
+  exit 2
+}
+while getopts "e:t:r:i:h" opt; do
   case $opt in
     e) engine=$OPTARG ;;
     t) seconds=$OPTARG ;;
     r) runs=$OPTARG ;;
+    i) import=$OPTARG ;;
     *) usage ;;
   esac
 done
@@ -38,6 +44,10 @@ shift $((OPTIND - 1))
 # The sanitizers' options and each target's flags (fuzz/settings.sh).
 . fuzz/settings.sh
 targets=${*:-$(fuzz_targets)}
+if [ -n "$import" ]; then
+  [ $# = 1 ] && [ -d "$import/log" ] || usage
+  [ "$engine" = libfuzzer ] || usage
+fi
 case $engine in
   libfuzzer) build=build-fuzz ;;
   afl) build=build-afl; command -v afl-fuzz >/dev/null || { echo "$0: afl-fuzz missing (fuzz/install-deps.sh)" >&2; exit 2; } ;;
@@ -122,7 +132,17 @@ for t in $targets; do
   dict_afl=()
   [ -n "$dict" ] && dict_afl=(-x "$dict")
   echo "== $t ($engine, ${runs:+$runs executions}${runs:-$seconds s})"
-  if [ "$engine" = libfuzzer ]; then
+  if [ -n "$import" ]; then
+    # fuzz/parallel.sh's run: a log per job, the inputs they added, their
+    # crashes, and the seconds all its jobs fuzzed together
+    echo "== $t (libfuzzer, taken in from $import)"
+    execs=$(cat "$import"/log/* | sed -n 's/^stat::number_of_executed_units: *//p' |
+      awk '{ n += $1 } END { print n + 0 }')
+    edges=$(cat "$import"/log/* | grep -o 'cov: [0-9]*' | cut -d' ' -f2 | sort -n | tail -1)
+    file_crashes "$t" "$import"/artifacts/*
+    merge_into_tree "$t" "$import/corpus"
+    start=$(( $(date +%s) - $(cat "$import/seconds") ))
+  elif [ "$engine" = libfuzzer ]; then
     limit=(-max_total_time="$seconds"); [ -n "$runs" ] && limit=(-runs="$runs")
     # shellcheck disable=SC2046,SC2086 # flags lists, split on spaces
     "$bin" "${limit[@]}" $(fuzz_libfuzzer_flags "$t") ${FUZZ_LIBFUZZER_FLAGS:-} -print_final_stats=1 \
