@@ -86,11 +86,19 @@ static struct part_change change_for(const struct cp_part *p)
 				     diag_pytorch_launch };
 }
 
+/* "1 launch", "2 launches": a count with its noun. */
+static const char *counted(char *buf, size_t cap, int n, const char *one, const char *many)
+{
+	snprintf(buf, cap, "%d %s", n, n == 1 ? one : many);
+	return buf;
+}
+
 static int rule_critical_path(struct diag_context *ctx, struct prof_error *err)
 {
 	struct critical_path *cp = NULL;
 	int64_t span, window = diag__window_ns(ctx);
 	char parts[1024] = "", b1[32], b2[32];
+	char launches[32], syncs[40], copies[40], links[40], waits[40];
 	size_t used = 0;
 	const struct cp_part *longest_waste = NULL; /* parts come longest first */
 	struct diag_finding *f;
@@ -132,14 +140,20 @@ static int rule_critical_path(struct diag_context *ctx, struct prof_error *err)
 		      (int64_t)(share * (double)window), DIAG_HIGH,
 		      diag__fmt("Step %d of %d (the median, %s from its start to the end of its last work) "
 				"runs through %d segments, %.0f%% of it outside GPU work (host work, CUDA calls, "
-				"latencies and waits); the longest parts: %s. The path follows %d launches, "
-				"%d synchronisations, %d blocking copies, %d stream-order links and %d "
-				"cross-stream waits%s. Shortening a part "
+				"latencies and waits); the longest parts: %s. The path follows %s, %s, %s, %s "
+				"and %s%s. Shortening a part "
 				"shortens the step by at most its time on the path (%s for the longest), less "
 				"where another chain takes over.",
 				cp->step, cp->nsteps, diag__ns(b2, sizeof b2, span), cp->nseg, 100.0 * share, parts,
-				cp->edges[CP_EDGE_LAUNCH], cp->edges[CP_EDGE_SYNC], cp->edges[CP_EDGE_COPY],
-				cp->edges[CP_EDGE_STREAM], cp->edges[CP_EDGE_EVENT],
+				counted(launches, sizeof launches, cp->edges[CP_EDGE_LAUNCH], "launch", "launches"),
+				counted(syncs, sizeof syncs, cp->edges[CP_EDGE_SYNC], "synchronisation",
+					"synchronisations"),
+				counted(copies, sizeof copies, cp->edges[CP_EDGE_COPY], "blocking copy",
+					"blocking copies"),
+				counted(links, sizeof links, cp->edges[CP_EDGE_STREAM], "stream-order link",
+					"stream-order links"),
+				counted(waits, sizeof waits, cp->edges[CP_EDGE_EVENT], "cross-stream wait",
+					"cross-stream waits"),
 				/* how a wait was found, said only where there is one */
 				cp->edges[CP_EDGE_EVENT]
 					? " (inferred: a cudaStreamWaitEvent on the stream, the event's "

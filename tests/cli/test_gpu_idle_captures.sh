@@ -129,7 +129,7 @@ for c in "transformer_naive:0" "cases/case_cross_stream:1"; do
 	python3 - "$TMP/out" "${c#*:}" <<'PY' && pass "diagnose ${c%:*}: the inference of cross-stream waits said only with waits" || fail "diagnose ${c%:*}: the inference of cross-stream waits said only with waits"
 import json, re, sys
 f = [f for f in json.load(open(sys.argv[1]))["findings"] if f["rule"] == "critical_path"][0]
-waits = int(re.search(r"(\d+) cross-stream waits", f["evidence"]).group(1))
+waits = int(re.search(r"(\d+) cross-stream wait", f["evidence"]).group(1))
 said = "(inferred: a cudaStreamWaitEvent" in f["evidence"]
 sys.exit(0 if (waits > 0) == (sys.argv[2] == "1") and said == (waits > 0) else 1)
 PY
