@@ -9,10 +9,10 @@
  * opens the device, then decodes its hardware buffer every DECODE_MS,
  * evaluates the samples and queues rows; the writer thread takes the queue
  * at each flush (gpu_metrics__write), as it takes CUPTI's buffers.
- * Evaluating a sample costs the thread about 50 us on an H100, so one
- * thread for two GPUs at 10 kHz fell behind (a quarter of the samples lost
- * on two H200s); a thread per GPU keeps each GPU's decodes on time however
- * many there are. Opening (seconds for the first GPU) is done one GPU at a
+ * A sample costs its thread about 100 us on an H100's host (CUPTI's decode
+ * and evaluation, the image's initialisation), so one thread for two GPUs
+ * at 10 kHz fell behind (a quarter of the samples lost on two H200s); a
+ * thread per GPU keeps each GPU's decodes on time however many there are. Opening (seconds for the first GPU) is done one GPU at a
  * time, under open_lock, and never holds up another GPU's decodes. The
  * context callback waits for its device to be opened, so the samples cover
  * the program's first kernel, but only up to OPEN_WAIT_MS: it never hangs
@@ -121,6 +121,24 @@ static const struct {
 };
 static const char *const warps_in_flight_name = "Compute Warps in Flight [Throughput %]";
 
+/* What the capture's PERFKIT_COUNTERS get from the samplers at each flush
+ * (those not 0), by name. */
+enum gm_count {
+	GC_SAMPLES, GC_DROPPED, GC_OVERFLOWS, GC_ROWS_LOST, GC_DEVICES_FAILED, GC_ENDED_EARLY,
+	GC_DECODE_NS, GC_IMAGE_BYTES, /* the samplers' own cost */
+	GC__COUNT
+};
+static const char *const count_names[GC__COUNT] = {
+	[GC_SAMPLES] = "gpu_metric_samples",
+	[GC_DROPPED] = PROF_COUNTER_GPU_METRIC_SAMPLES_DROPPED,
+	[GC_OVERFLOWS] = "gpu_metric_buffer_overflows",
+	[GC_ROWS_LOST] = "gpu_metric_rows_lost",
+	[GC_DEVICES_FAILED] = "gpu_metric_devices_not_sampled",
+	[GC_ENDED_EARLY] = PROF_COUNTER_GPU_METRIC_ENDED_EARLY,
+	[GC_DECODE_NS] = "gpu_metric_decode_ns",
+	[GC_IMAGE_BYTES] = "gpu_metric_counter_data_bytes",
+};
+
 struct device {
 	int index;
 	pthread_t thread;
@@ -155,8 +173,7 @@ static struct {
 	struct prof_gpu_metric_type *types;
 	size_t types_used, types_cap;
 	char *notes[MAX_DEVICES]; /* one line per device that could not be sampled */
-	int64_t samples, dropped, overflows, rows_lost, devices_failed, decode_errors;
-	int64_t decode_ns, counter_data_bytes; /* the sampler's own cost, for the capture */
+	int64_t counts[GC__COUNT]; /* since the last flush, for PERFKIT_COUNTERS */
 } gm = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
 	  .open_lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -169,7 +186,7 @@ static int push(void **arr, size_t *cap, size_t used, size_t elem)
 static void queue_row(int64_t ts, int64_t type_id, int metric, double value)
 {
 	if (push((void **)&gm.rows, &gm.rows_cap, gm.rows_used, sizeof(*gm.rows)) < 0) {
-		gm.rows_lost++;
+		gm.counts[GC_ROWS_LOST]++;
 		return;
 	}
 	gm.rows[gm.rows_used++] = (struct prof_gpu_metric){ .timestamp_ns = ts, .type_id = type_id,
@@ -191,8 +208,8 @@ static void on_sample(void *ctx, uint64_t start_ns, uint64_t end_ns, const doubl
 
 		queue_row((int64_t)end_ns, d->type_id, GM_WARPS_IN_FLIGHT, unused < 100 ? 100 - unused : 0);
 	}
-	gm.samples++;
-	gm.dropped += mapping__samples_dropped(d->last_end_ns, end_ns, gm.interval_ns);
+	gm.counts[GC_SAMPLES]++;
+	gm.counts[GC_DROPPED] += mapping__samples_dropped(d->last_end_ns, end_ns, gm.interval_ns);
 	if (end_ns > d->last_end_ns)
 		d->last_end_ns = end_ns;
 	pthread_mutex_unlock(&gm.lock);
@@ -246,7 +263,7 @@ static void open_device(struct device *d)
 		pm__close(s);
 		pthread_mutex_lock(&gm.lock);
 		gm.failed |= 1ull << d->index;
-		gm.devices_failed++;
+		gm.counts[GC_DEVICES_FAILED]++;
 		if (asprintf(&gm.notes[d->index], "GPU metrics of device %d not sampled: %s", d->index,
 			     msg) < 0)
 			gm.notes[d->index] = NULL;
@@ -295,16 +312,16 @@ static void decode(struct device *d, int last)
 	t0 = now_ns();
 	rc = pm__decode(d->sampler, on_sample, d, &overflowed);
 	pthread_mutex_lock(&gm.lock);
-	gm.decode_ns += now_ns() - t0;
+	gm.counts[GC_DECODE_NS] += now_ns() - t0;
 	if (overflowed)
-		gm.overflows++;
+		gm.counts[GC_OVERFLOWS]++;
 	if (overflowed && last)
-		gm.dropped += (int64_t)pm__periods_undecoded(d->sampler);
+		gm.counts[GC_DROPPED] += (int64_t)pm__periods_undecoded(d->sampler);
 	if (rc < 0) {
 		/* what the sampler took until now stays; the rest is missing,
 		 * and said so, not filled in */
 		d->decode_failed = 1;
-		gm.decode_errors++;
+		gm.counts[GC_ENDED_EARLY]++;
 		if (!gm.notes[d->index] &&
 		    asprintf(&gm.notes[d->index], "GPU metrics of device %d: sampling ended early: %s",
 			     d->index, pm__last_error()) < 0)
@@ -321,7 +338,7 @@ static void close_device(struct device *d)
 		pm__stop(d->sampler);
 		decode(d, 1);
 		pthread_mutex_lock(&gm.lock);
-		gm.counter_data_bytes += (int64_t)pm__counter_data_bytes(d->sampler);
+		gm.counts[GC_IMAGE_BYTES] += (int64_t)pm__counter_data_bytes(d->sampler);
 		pthread_mutex_unlock(&gm.lock);
 		pm__close(d->sampler);
 		d->sampler = NULL;
@@ -458,7 +475,7 @@ static int start_thread(struct device *d)
 		return 0;
 	}
 	gm.failed |= 1ull << d->index;
-	gm.devices_failed++;
+	gm.counts[GC_DEVICES_FAILED]++;
 	if (!gm.notes[d->index] &&
 	    asprintf(&gm.notes[d->index], "GPU metrics of device %d not sampled: no thread to sample it",
 		     d->index) < 0)
@@ -510,7 +527,7 @@ void gpu_metrics__write(struct prof_writer *w)
 	struct prof_gpu_metric *rows;
 	struct prof_gpu_metric_type *types;
 	size_t nrows, ntypes;
-	int64_t samples, dropped, overflows, lost, failed, decode_errors, decode_ns, counter_data_bytes;
+	int64_t counts[GC__COUNT];
 
 	if (!gm.on)
 		return;
@@ -523,39 +540,17 @@ void gpu_metrics__write(struct prof_writer *w)
 	gm.rows_used = gm.rows_cap = 0;
 	gm.types = NULL;
 	gm.types_used = gm.types_cap = 0;
-	samples = gm.samples;
-	dropped = gm.dropped;
-	overflows = gm.overflows;
-	lost = gm.rows_lost;
-	failed = gm.devices_failed;
-	decode_errors = gm.decode_errors;
-	decode_ns = gm.decode_ns;
-	counter_data_bytes = gm.counter_data_bytes;
-	gm.samples = gm.dropped = gm.overflows = gm.rows_lost = gm.devices_failed = 0;
-	gm.decode_errors = 0;
-	gm.decode_ns = gm.counter_data_bytes = 0;
+	memcpy(counts, gm.counts, sizeof counts);
+	memset(gm.counts, 0, sizeof gm.counts);
 	pthread_mutex_unlock(&gm.lock);
 
 	for (size_t i = 0; i < ntypes; i++)
 		prof_writer__gpu_metric_type(w, &types[i]);
 	for (size_t i = 0; i < nrows; i++)
 		prof_writer__gpu_metric(w, &rows[i]);
-	if (samples)
-		prof_writer__count(w, "gpu_metric_samples", samples);
-	if (dropped)
-		prof_writer__count(w, PROF_COUNTER_GPU_METRIC_SAMPLES_DROPPED, dropped);
-	if (overflows)
-		prof_writer__count(w, "gpu_metric_buffer_overflows", overflows);
-	if (lost)
-		prof_writer__count(w, "gpu_metric_rows_lost", lost);
-	if (failed)
-		prof_writer__count(w, "gpu_metric_devices_not_sampled", failed);
-	if (decode_errors)
-		prof_writer__count(w, PROF_COUNTER_GPU_METRIC_ENDED_EARLY, decode_errors);
-	if (decode_ns)
-		prof_writer__count(w, "gpu_metric_decode_ns", decode_ns);
-	if (counter_data_bytes)
-		prof_writer__count(w, "gpu_metric_counter_data_bytes", counter_data_bytes);
+	for (int i = 0; i < GC__COUNT; i++)
+		if (counts[i])
+			prof_writer__count(w, count_names[i], counts[i]);
 	free(rows);
 	free(types);
 }
@@ -566,8 +561,7 @@ void gpu_metrics__on_fatal_signal(void)
 
 	if (!gm.on)
 		return;
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += 1;
+	wait_for(&until, 1000);
 	for (int i = 0; i < MAX_DEVICES; i++) {
 		struct device *d = &gm.devices[i];
 

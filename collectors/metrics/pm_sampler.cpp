@@ -18,7 +18,6 @@
 
 #include "cupti_error.h"
 
-
 struct pm_sampler {
 	CUpti_PmSampling_Object *obj = nullptr;
 	CUpti_Profiler_Host_Object *host = nullptr;

@@ -147,13 +147,12 @@ static int straggler_gaps(struct diag_context *ctx, struct straggler *st, struct
 			break;
 		{
 			struct job_gap one_s = { 0 }, one_w = { 0 };
+			double extra;
 
 			split_gap(&work[si], a, b, &one_s);
 			split_gap(&work[wi], a2, b2, &one_w);
 			job_gap__add(&st->gs, &one_s);
 			job_gap__add(&st->gw, &one_w);
-			double extra;
-
 			job_judge__cause(&one_s, &one_w, &extra);
 			extras[st->ngaps] = (int64_t)extra;
 		}

@@ -94,6 +94,8 @@ static int index_range_instances(const struct export_window *w, struct prof_stor
 	static const char *const setup[] = {
 		"CREATE TEMP TABLE IF NOT EXISTS " RANGE_TABLE " (p INTEGER, s INTEGER, m INTEGER)",
 		"CREATE INDEX IF NOT EXISTS temp." RANGE_TABLE "_ps ON " RANGE_TABLE " (p, s)",
+		/* parenthesised: clang takes a concatenation that ends an array's
+		 * entry for a missing comma (-Wstring-concatenation) */
 		("DELETE FROM temp." RANGE_TABLE),
 	};
 	char sql[768];
