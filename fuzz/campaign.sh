@@ -167,6 +167,10 @@ for t in $targets; do
   execs=${execs:-0}
   found=$(( $(count_files "fuzz/crashes/$t") + $(count_files "fuzz/crashes/$t/open") ))
   fixed=$(count_files "fuzz/crashes/$t")
+  # Campaigns of different targets may run side by side (one a core): the
+  # table is read and rewritten by one of them at a time.
+  exec 9>"$progress.lock"
+  flock 9
   prev_execs=$(field "$t" 2); prev_edges=$(field "$t" 3); prev_secs=$(field "$t" 6)
   engines=$(field "$t" 7)
   case ",$engines," in *",$engine,"*) ;; *) engines=${engines:+$engines,}$engine ;; esac
@@ -178,5 +182,6 @@ for t in $targets; do
     "$engines" "$(date -u +%F)" >>"$progress.new"
   { head -1 "$progress.new"; tail -n +2 "$progress.new" | sort; } >"$progress"
   rm -f "$progress.new"
+  flock -u 9
   echo "  $execs executions (total $total), edges $edges, crashes found $found, fixed $fixed"
 done
