@@ -264,11 +264,14 @@ struct part_key {
 	enum cp_kind kind;
 	int gpu_kind;
 	int64_t sub;
+	/* a copy's source and destination memory kinds (sub: its direction),
+	 * kept apart: the file's values may be anything */
+	int src_kind, dst_kind;
 };
 
 static struct part_key key_of(const struct cp_segment *s, const struct step_rows *r)
 {
-	struct part_key k = { s->kind, -1, 0 };
+	struct part_key k = { s->kind, -1, 0, 0, 0 };
 
 	if (s->kind == CP_CALL) {
 		k.sub = r->calls[s->ref].name_id;
@@ -276,13 +279,21 @@ static struct part_key key_of(const struct cp_segment *s, const struct step_rows
 		const struct gpu_work *w = &r->work[s->ref];
 
 		k.gpu_kind = w->kind;
-		k.sub = w->kind == GPU_WORK_KERNEL ? w->name_id
-			: w->kind == GPU_WORK_COPY ? ((int64_t)w->copy_kind << 16) | (w->src_kind << 8) | w->dst_kind
-						   : 0;
+		k.sub = w->kind == GPU_WORK_KERNEL ? w->name_id : w->kind == GPU_WORK_COPY ? w->copy_kind : 0;
+		if (w->kind == GPU_WORK_COPY) {
+			k.src_kind = w->src_kind;
+			k.dst_kind = w->dst_kind;
+		}
 	} else if (s->kind == CP_EVENT_WAIT) {
 		k.sub = r->work[s->ref].stream_id;
 	}
 	return k;
+}
+
+static bool same_part(const struct part_key *a, const struct part_key *b)
+{
+	return a->kind == b->kind && a->gpu_kind == b->gpu_kind && a->sub == b->sub &&
+	       a->src_kind == b->src_kind && a->dst_kind == b->dst_kind;
 }
 
 static char *label_of(struct diag_context *ctx, const struct cp_segment *s, const struct step_rows *r)
@@ -340,7 +351,7 @@ static int sum_parts(struct diag_context *ctx, struct critical_path *cp, const s
 		int j;
 
 		for (j = 0; j < cp->nparts; j++)
-			if (keys[j].kind == k.kind && keys[j].gpu_kind == k.gpu_kind && keys[j].sub == k.sub)
+			if (same_part(&keys[j], &k))
 				break;
 		if (j == cp->nparts) {
 			if (array__grow((void **)&cp->parts, &cap, j + 1, sizeof *cp->parts) ||
