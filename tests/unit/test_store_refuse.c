@@ -206,6 +206,34 @@ START_TEST(store_open_accepts_export_marked_by_meta_data_export)
 }
 END_TEST
 
+/* has_table and has_column answer a table the loaded schema holds without a
+ * query; views, the rowid's names and a table another connection added
+ * after the open still get the answers the queries give. */
+START_TEST(store_schema_questions_agree_with_sqlite)
+{
+	struct prof_error err = { 0 };
+	struct prof_store *s = NULL;
+	char path[512];
+
+	snprintf(path, sizeof path, "%s", testutil_tmp_path("schema-questions.sqlite"));
+	testutil_copy_file(testutil_data_path("gpu_work.sqlite"), path);
+	testutil_sqlite3(path, "CREATE VIEW kernel_times AS SELECT start, end"
+			       " FROM CUPTI_ACTIVITY_KIND_KERNEL");
+	ck_assert_msg(prof_store__open(path, &s, &err) == 0, "%s", err.msg);
+	ck_assert(prof_store__has_table(s, "cupti_activity_kind_kernel"));
+	ck_assert(prof_store__has_column(s, "CUPTI_ACTIVITY_KIND_KERNEL", "DEVICEID"));
+	ck_assert(!prof_store__has_column(s, "CUPTI_ACTIVITY_KIND_KERNEL", "rowid"));
+	ck_assert(!prof_store__has_column(s, "NO_SUCH_TABLE", "start"));
+	ck_assert(prof_store__has_table(s, "kernel_times"));
+	ck_assert(prof_store__has_column(s, "kernel_times", "end"));
+	ck_assert(!prof_store__has_column(s, "kernel_times", "deviceId"));
+	testutil_sqlite3(path, "CREATE TABLE added_later (x INTEGER)");
+	ck_assert(prof_store__has_table(s, "added_later"));
+	ck_assert(prof_store__has_column(s, "added_later", "x"));
+	prof_store__close(s);
+}
+END_TEST
+
 START_TEST(store_cursor_reports_bad_sql_naming_the_file)
 {
 	struct prof_error err = { 0 };
@@ -240,6 +268,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, store_open_accepts_nsys_shaped_export);
 	tcase_add_test(tc, store_open_accepts_export_marked_by_meta_data_export);
 	tcase_add_test(tc, store_cursor_reports_bad_sql_naming_the_file);
+	tcase_add_test(tc, store_schema_questions_agree_with_sqlite);
 	suite_add_tcase(s, tc);
 	return s;
 }
