@@ -23,7 +23,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 /* Write data to a file called name in this process's scratch folder (made
  * on first use, removed at exit) and return its path, or NULL when it
  * cannot be written. SQLite's -wal, -shm and -journal files left beside it
- * by the previous input are removed first, so no input sees another's. */
+ * by the previous input are removed first, so no input sees another's.
+ * While the folder's file system is nearly full it waits (fuzz_util.c). */
 const char *fuzz_file(const uint8_t *data, size_t size, const char *name);
 
 /* data as a NUL-terminated string (malloc'd; NULL when out of memory). */
