@@ -15,7 +15,7 @@ static char scratch[512];
 static const char *const sqlite_sidecars[] = { "-wal", "-shm", "-journal" };
 
 /* Room the scratch folder keeps free for what SQLite writes beside an input
- * (a WAL capture's -shm and -wal): see room_left. */
+ * (a WAL capture's -shm and -wal): see wait_for_room. */
 #define SCRATCH_ROOM_BYTES (16u << 20)
 
 /* The files fuzz_file made, so that exit can remove them and the folder. */
@@ -76,12 +76,12 @@ static void note_name(const char *name)
 }
 
 /* Wait until the scratch folder has room for SQLite's files. On a full file
- * system opening a WAL-marked input from its file fails where the copy in
- * memory does not (seen on a machine whose /dev/shm filled while 16 jobs
- * ran: "malformed database schema" from the file, "database disk image is
- * malformed" from memory): the machine's fault, not a finding. Waiting,
- * rather than skipping the input, keeps such inputs out of the executions
- * counted; it is said once on stderr. */
+ * system opening an input from its file can fail where the copy in memory
+ * does not ("malformed database schema" from the file, "database disk image
+ * is malformed" from memory, on a full 120 kB tmpfs; all 16 jobs on a
+ * machine whose scratch filled stopped so): the machine's fault, not a
+ * finding. Waiting, rather than skipping the input, keeps such inputs out of
+ * the executions counted; it is said once on stderr. */
 static void wait_for_room(const char *dir)
 {
 	static bool said;
