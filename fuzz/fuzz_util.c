@@ -78,7 +78,7 @@ static void note_name(const char *name)
 /* Wait until the scratch folder has room for SQLite's files. On a full file
  * system opening an input from its file can fail where the copy in memory
  * does not ("malformed database schema" from the file, "database disk image
- * is malformed" from memory, on a full 120 kB tmpfs; all 16 jobs on a
+ * is malformed" from memory, on a full 120 kB tmpfs; all 9 jobs on a
  * machine whose scratch filled stopped so): the machine's fault, not a
  * finding. Waiting, rather than skipping the input, keeps such inputs out of
  * the executions counted; it is said once on stderr. */
