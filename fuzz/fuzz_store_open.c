@@ -66,6 +66,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	mrc = prof_store__open_memory(data, size, path, &mem, &merr);
 	if (frc != mrc || (frc && strcmp(ferr.msg, merr.msg)))
 		fprintf(stderr, "file: %d %s\nmemory: %d %s\n", frc, ferr.msg, mrc, merr.msg);
+	/* SQLite itself may meet a damaged b-tree at the open from memory and
+	 * not from the file, or the other way round: which one does depends on
+	 * the allocator (fuzz/crashes/store_open/sqlite-damage-seen-by-allocator:
+	 * both opens accept it with glibc's malloc; with AddressSanitizer's, the
+	 * memory open refuses it, perfkit's own code built without the sanitizer
+	 * and linked with its runtime alone). A refusal as damaged on one side
+	 * only is SQLite's, not a divergence of perfkit's two opens. */
+	if (frc != mrc && (frc == PROF_E_CORRUPT || mrc == PROF_E_CORRUPT)) {
+		prof_store__close(file);
+		prof_store__close(mem);
+		return 0;
+	}
 	FUZZ_CHECK(frc == mrc);
 	if (frc) {
 		/* A refusal says why, naming the file; an open store has none. */
