@@ -64,23 +64,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	frc = prof_store__open(path, &file, &ferr);
 	/* Named as the file is, so that the messages can be compared whole. */
 	mrc = prof_store__open_memory(data, size, path, &mem, &merr);
-	if (frc != mrc || (frc && frc != PROF_E_CORRUPT && strcmp(ferr.msg, merr.msg)))
-		fprintf(stderr, "file: %d %s\nmemory: %d %s\n", frc, ferr.msg, mrc, merr.msg);
 	/* SQLite itself may meet a damaged b-tree at the open from memory and
 	 * not from the file, or the other way round: which one does depends on
 	 * the allocator (fuzz/crashes/store_open/sqlite-damage-seen-by-allocator:
 	 * both opens accept it with glibc's malloc; with AddressSanitizer's, the
 	 * memory open refuses it, perfkit's own code built without the sanitizer
-	 * and linked with its runtime alone). A refusal as damaged on one side
-	 * only is SQLite's, not a divergence of perfkit's two opens; so are
-	 * two such refusals in SQLite's different words for the damage met
-	 * ("database disk image is malformed", "malformed database schema"),
-	 * which vary from run to run of one input under the fuzzer. */
-	if (frc != mrc && (frc == PROF_E_CORRUPT || mrc == PROF_E_CORRUPT)) {
+	 * and linked with its runtime alone). One open accepting what the other
+	 * refuses as damaged is SQLite's, not a divergence of perfkit's two
+	 * opens; so are two such refusals in SQLite's different words for the
+	 * damage met ("database disk image is malformed", "malformed database
+	 * schema"), which vary from run to run of one input under the fuzzer. */
+	if ((!frc || !mrc) && (frc == PROF_E_CORRUPT || mrc == PROF_E_CORRUPT)) {
 		prof_store__close(file);
 		prof_store__close(mem);
 		return 0;
 	}
+	if (frc != mrc || (frc && frc != PROF_E_CORRUPT && strcmp(ferr.msg, merr.msg)))
+		fprintf(stderr, "file: %d %s\nmemory: %d %s\n", frc, ferr.msg, mrc, merr.msg);
 	FUZZ_CHECK(frc == mrc);
 	if (frc) {
 		/* A refusal says why, naming the file; an open store has none. */

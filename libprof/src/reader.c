@@ -438,9 +438,9 @@ bool prof_store__has_table(struct prof_store *s, const char *table)
 {
 	bool yes = false;
 
-	if (table && schema_has(s, table, NULL))
-		return true;
-	return table && !table_exists(s, table, &yes, NULL) && yes;
+	if (!table)
+		return false;
+	return schema_has(s, table, NULL) || (!table_exists(s, table, &yes, NULL) && yes);
 }
 
 bool prof_store__has_column(struct prof_store *s, const char *table, const char *column)
@@ -450,8 +450,12 @@ bool prof_store__has_column(struct prof_store *s, const char *table, const char 
 
 	if (!table || !column)
 		return false;
-	if (!names_rowid(column) && schema_has(s, table, NULL))
-		return schema_has(s, table, column);
+	if (!names_rowid(column)) {
+		if (schema_has(s, table, column))
+			return true;
+		if (schema_has(s, table, NULL))
+			return false;
+	}
 	if (!prof_store__has_table(s, table))
 		return false;
 	if (prepare(s, "SELECT count(*) FROM pragma_table_info(?1) WHERE name = ?2 COLLATE NOCASE",
