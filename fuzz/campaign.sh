@@ -66,9 +66,11 @@ count_files() { { find "$1" -maxdepth 1 -type f 2>/dev/null || true; } | wc -l; 
 # fuzzing run sends the harness's stderr, invariant messages included, to
 # /dev/null): the broken invariant, else the report's SUMMARY line (kind
 # and place, the same for every input that meets one bug). Empty when it no
-# longer crashes.
+# longer crashes. The input runs 20 times in one process: a failure may need
+# what earlier runs left behind (SQLite's recycled page buffers), as it had
+# under the fuzzer.
 crash_reason() {
-  "$merger/fuzz_$1" -timeout=10 "$2" 2>&1 | grep -m1 -E 'invariant failed|^SUMMARY: ' || true
+  "$merger/fuzz_$1" -runs=20 -timeout=10 "$2" 2>&1 | grep -m1 -E 'invariant failed|^SUMMARY: ' || true
 }
 
 # File each crash artifact under fuzz/crashes/<target>/open/ by content hash,
