@@ -28,8 +28,9 @@
 #   calls (`--trace=api`'s set) as activity records (selected), with the
 #   whole runtime kind (rtkind) or through the callback API (callback);
 #   everything `--trace=api-all` records (all);
-#   `perfkit run` with its default trace, with --trace=api-all, with
-#   --trace=cuda;
+#   `perfkit run` with its default trace, with it but no flush after a
+#   synchronisation (perfkit_no_sync_flush: PERFKIT_SYNC_FLUSH_MS=0), with
+#   --trace=api-all, with --trace=cuda;
 #   the PyTorch programs also under torch.profiler.
 # Every configuration runs once per round, all configurations of a program
 # in turn within the round (interleaved, so drift of the machine hits all of
@@ -81,7 +82,7 @@ configs() {
 	local all
 	case $1 in
 	launch | tiny | transformer | torch)
-		all="untraced floor_kernels floor_gpu floor_selected floor_rtkind floor_callback floor_callback_all floor_all perfkit perfkit_api perfkit_api_all perfkit_cuda" ;;
+		all="untraced floor_kernels floor_gpu floor_selected floor_rtkind floor_callback floor_callback_all floor_all perfkit perfkit_no_sync_flush perfkit_api perfkit_api_all perfkit_cuda" ;;
 	ready1m | after1m) all="perfkit perfkit_api_all" ;;
 	*) all="untraced floor_kernels floor_selected perfkit" ;;
 	esac
@@ -106,6 +107,7 @@ once() {
 	untraced) "$@" ;;
 	floor_*) COUNT_CONSUMER_FLOOR=${config#floor_} CUDA_INJECTION64_PATH=$FLOOR "$@" ;;
 	perfkit) "$PERFKIT" run -f -o "$W/cap.sqlite" -- "$@" ;;
+	perfkit_no_sync_flush) PERFKIT_SYNC_FLUSH_MS=0 "$PERFKIT" run -f -o "$W/cap.sqlite" -- "$@" ;;
 	perfkit_api) "$PERFKIT" run -f -o "$W/cap.sqlite" --trace=cuda,nvtx,memory,api -- "$@" ;;
 	perfkit_api_all) "$PERFKIT" run -f -o "$W/cap.sqlite" --trace=cuda,nvtx,memory,api-all -- "$@" ;;
 	perfkit_cuda) "$PERFKIT" run -f -o "$W/cap.sqlite" --trace=cuda -- "$@" ;;
@@ -156,9 +158,9 @@ for line in open(sys.argv[1]).read().splitlines()[1:]:
 units = {"launch": "us/launch", "tiny": "us/op", "torch": "ms/step", "transformer": "ms/step",
          "forces_naive": "ms/step", "forces_optimized": "ms/step", "tnaive": "ms/step",
          "launch1m": "s/run", "ready1m": "s after", "after1m": "s after", "ddp": "ms/step"}
-floor_of = {"perfkit": "floor_selected", "perfkit_api": "floor_selected", "perfkit_api_all": "floor_all", "perfkit_cuda": "floor_gpu"}
+floor_of = {"perfkit": "floor_selected", "perfkit_no_sync_flush": "floor_selected", "perfkit_api": "floor_selected", "perfkit_api_all": "floor_all", "perfkit_cuda": "floor_gpu"}
 configs = ("untraced", "floor_kernels", "floor_gpu", "floor_selected", "floor_rtkind",
-           "floor_callback", "floor_callback_all", "floor_all", "perfkit", "perfkit_api", "perfkit_api_all", "perfkit_cuda", "profiler")
+           "floor_callback", "floor_callback_all", "floor_all", "perfkit", "perfkit_no_sync_flush", "perfkit_api", "perfkit_api_all", "perfkit_cuda", "profiler")
 print("\n%-7s %-9s %-15s %10s %10s %8s %14s" % ("program", "unit", "config", "median", "added", "+%", "vs floor"))
 for p in units:
     med = {c: statistics.median(v) for (q, c), v in vals.items() if q == p}

@@ -112,12 +112,18 @@ struct drain_config {
 	struct prof_writer *writer;
 	uint32_t pid;
 	uint64_t flush_interval_ns;
+	uint64_t sync_flush_gap_ns; /* drain__flush_soon's least gap; 0: off */
 };
 int drain__start(const struct drain_config *cfg);
 /* Ask the writer to write and commit all handed-over buffers and wait up to
  * timeout_ms; usable from a signal handler (sem_post + polling). 0 when the
  * drain completed. */
 int drain__sync(unsigned timeout_ms);
+/* After a synchronisation that succeeded: what it waited for is complete,
+ * so the writer flushes CUPTI's buffers now rather than at the next
+ * interval (at most once every sync_flush_gap_ns), lest a context failure
+ * later lose the GPU times CUPTI holds on the device. */
+void drain__flush_soon(void);
 /* Stop the thread after a last drain; the store stays open. */
 void drain__stop(void);
 /* Records CUPTI reported dropped (accumulated by the buffer callback). */

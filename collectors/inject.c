@@ -14,12 +14,15 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <cuda.h>
+#include <cuda_runtime_api.h>
 #include <cupti.h>
 
 #include "api_enable.h"
@@ -134,6 +137,53 @@ static void on_fork_child(void)
 	g.writer = NULL;
 }
 
+/* The synchronisations after which the writer flushes (drain__flush_soon). */
+static const CUpti_CallbackId runtime_syncs[] = {
+	CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020,
+};
+static const CUpti_CallbackId driver_syncs[] = {
+	CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize,
+	CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2,
+	CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize,
+	CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz,
+	CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize,
+};
+
+static bool is_sync(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+{
+	const CUpti_CallbackId *ids = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? runtime_syncs : driver_syncs;
+	size_t n = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? sizeof runtime_syncs / sizeof *ids
+							 : sizeof driver_syncs / sizeof *ids;
+
+	if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == cbid)
+			return true;
+	return false;
+}
+
+static void enable_sync_callbacks(CUpti_SubscriberHandle subscriber)
+{
+	for (size_t i = 0; i < sizeof runtime_syncs / sizeof *runtime_syncs; i++)
+		cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, runtime_syncs[i]);
+	for (size_t i = 0; i < sizeof driver_syncs / sizeof *driver_syncs; i++)
+		cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, driver_syncs[i]);
+}
+
+/* A synchronisation that succeeded: what it waited for has its GPU times. */
+static bool sync_succeeded(CUpti_CallbackDomain domain, const CUpti_CallbackData *cb)
+{
+	if (cb->callbackSite != CUPTI_API_EXIT || !cb->functionReturnValue)
+		return false;
+	return domain == CUPTI_CB_DOMAIN_RUNTIME_API
+		       ? *(const cudaError_t *)cb->functionReturnValue == cudaSuccess
+		       : *(const CUresult *)cb->functionReturnValue == CUDA_SUCCESS;
+}
+
 static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 				 CUpti_CallbackId cbid, const void *data)
 {
@@ -143,6 +193,8 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 	metrics__on_callback(domain, cbid, data);
 	gpu_metrics__on_callback(domain, cbid, data);
 	nvtx_kinds__on_callback(domain, cbid, data);
+	if (is_sync(domain, cbid) && sync_succeeded(domain, cb) && atomic_load(&g.state) == STATE_ON)
+		drain__flush_soon();
 	/* cudaDeviceReset discards CUPTI's pending records with the context. */
 	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
 	    cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020 &&
@@ -230,17 +282,19 @@ static int open_store(pid_t pid, const char *comm)
 	return 0;
 }
 
-static unsigned flush_interval_ms(void)
+/* A number of ms from the environment, within [least, PROF_FLUSH_MS_MAX];
+ * otherwise the default. */
+static unsigned env_ms(const char *name, unsigned least, unsigned fallback)
 {
-	const char *env = getenv(PROF_ENV_FLUSH_MS);
+	const char *env = getenv(name);
 	char *end;
 	unsigned long ms;
 
 	if (!env || !*env)
-		return PROF_FLUSH_MS_DEFAULT;
+		return fallback;
 	ms = strtoul(env, &end, 10);
-	if (*end || ms < 1 || ms > PROF_FLUSH_MS_MAX)
-		return PROF_FLUSH_MS_DEFAULT;
+	if (*end || ms < least || ms > PROF_FLUSH_MS_MAX)
+		return fallback;
 	return (unsigned)ms;
 }
 
@@ -295,7 +349,9 @@ static void collector_start(void)
 	}
 	cfg.writer = g.writer;
 	cfg.pid = (uint32_t)pid;
-	cfg.flush_interval_ns = (uint64_t)flush_interval_ms() * 1000000u;
+	cfg.flush_interval_ns = (uint64_t)env_ms(PROF_ENV_FLUSH_MS, 1, PROF_FLUSH_MS_DEFAULT) * 1000000u;
+	cfg.sync_flush_gap_ns =
+		(uint64_t)env_ms(PROF_ENV_SYNC_FLUSH_MS, 0, PROF_SYNC_FLUSH_MS_DEFAULT) * 1000000u;
 	if (drain__start(&cfg) < 0) {
 		say("cannot start the writer thread; running untraced");
 		goto fail;
@@ -305,6 +361,7 @@ static void collector_start(void)
 		nvtx_kinds__enable(g.subscriber);
 	cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
 			    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
+	enable_sync_callbacks(g.subscriber);
 	metrics__init(g.subscriber);
 	if (gpu_metrics__init(g.subscriber, (uint32_t)pid) < 0)
 		say("cannot start the GPU metrics sampler; tracing without it");

@@ -61,7 +61,7 @@ struct records {
 	int64_t *domains; /* domain StringIds already announced */
 	size_t domains_used, domains_cap;
 
-	int64_t incomplete_kernels, replayed_kernels, unpaired_markers;
+	int64_t incomplete_kernels, incomplete_copies, replayed_kernels, unpaired_markers;
 };
 
 static int grow(void **arr, size_t *cap, size_t used, size_t elem)
@@ -278,10 +278,23 @@ static void on_kernel(struct records *r, const CUpti_ActivityKernel10 *k)
 	prof_writer__kernel(r->w, &row);
 }
 
+/* A copy or memset without GPU times (a forced flush before it ended, or a
+ * context that failed before CUPTI read its times back): counted, not
+ * stored as a row of zero length. */
+static bool copy_incomplete(struct records *r, uint64_t start, uint64_t end)
+{
+	if (start && end && end >= start)
+		return false;
+	r->incomplete_copies++;
+	return true;
+}
+
 static void on_memcpy(struct records *r, const CUpti_ActivityMemcpy6 *m)
 {
 	struct prof_memcpy row = { 0 };
 
+	if (copy_incomplete(r, m->start, m->end))
+		return;
 	row.start_ns = (int64_t)m->start;
 	row.end_ns = (int64_t)m->end;
 	row.device_id = (int32_t)m->deviceId;
@@ -304,6 +317,8 @@ static void on_peer_copy(struct records *r, const CUpti_ActivityMemcpyPtoP4 *m)
 {
 	struct prof_memcpy row = { 0 };
 
+	if (copy_incomplete(r, m->start, m->end))
+		return;
 	row.start_ns = (int64_t)m->start;
 	row.end_ns = (int64_t)m->end;
 	row.device_id = (int32_t)m->deviceId;
@@ -327,6 +342,8 @@ static void on_memset(struct records *r, const CUpti_ActivityMemset4 *m)
 {
 	struct prof_memset row = { 0 };
 
+	if (copy_incomplete(r, m->start, m->end))
+		return;
 	row.start_ns = (int64_t)m->start;
 	row.end_ns = (int64_t)m->end;
 	row.device_id = (int32_t)m->deviceId;
@@ -706,6 +723,10 @@ void records__buffer(struct records *r, uint8_t *buffer, size_t valid_bytes)
 	if (r->incomplete_kernels) {
 		prof_writer__count(r->w, "incomplete_kernels", r->incomplete_kernels);
 		r->incomplete_kernels = 0;
+	}
+	if (r->incomplete_copies) {
+		prof_writer__count(r->w, "incomplete_copies", r->incomplete_copies);
+		r->incomplete_copies = 0;
 	}
 	if (r->replayed_kernels) {
 		prof_writer__count(r->w, "replayed_kernels", r->replayed_kernels);

@@ -472,6 +472,26 @@ static int sort_report(struct diag_report *r)
 	return 0;
 }
 
+/* A context that failed ends the program's GPU work where it failed, and
+ * takes the GPU times CUPTI had not read back: said above the findings,
+ * which judge only the work that has times. */
+static int note_failure(struct prof_store *store, struct diag_report *r, struct prof_error *err)
+{
+	struct sum_context_failure f;
+	char *meta = prof_store__meta(store, "start_ns");
+	int64_t start_ns = meta ? strtoll(meta, NULL, 10) : 0;
+	int rc;
+
+	free(meta);
+	rc = sum_context_failure__find(store, &f, err);
+	if (rc < 0)
+		return rc;
+	sum_context_failure__say(&f, start_ns > 0 ? start_ns : r->window.capture_start_ns, r->failure,
+				 sizeof r->failure);
+	sum_context_failure__say_untimed(&f, r->untimed, sizeof r->untimed);
+	return 0;
+}
+
 int diag__run_process(struct prof_store *store, const struct diag_settings *settings,
 		      struct diag_report **out, struct prof_error *err)
 {
@@ -490,6 +510,9 @@ int diag__run_process(struct prof_store *store, const struct diag_settings *sett
 		goto out;
 	r = ctx.report;
 	r->gpu_busy_ns = ctx.busy_ns;
+	rc = note_failure(store, r, err);
+	if (rc)
+		goto out;
 	/* Without GPU work every rule would measure against nothing: a program
 	 * that never reached the GPU "spends 100% on the host". */
 	if (ctx.busy_ns == 0) {

@@ -68,6 +68,16 @@ static void print_window_text(const struct diag_report *r, FILE *out)
 			r->replayed ? "; shares are of the GPU's busy time in it (kernel replay)"
 			: w->iterations ? "; shares are of this loop" : "");
 	}
+	if (r->failure[0]) {
+		fputs("failure: ", out);
+		prof_fputs_term(out, r->failure);
+		fputc('\n', out);
+	}
+	if (r->untimed[0]) {
+		fputs("untimed: ", out);
+		prof_fputs_term(out, r->untimed);
+		fputc('\n', out);
+	}
 	fprintf(out, "metrics: %s; peaks: %s%s\n\n",
 		r->has_metrics && r->has_gpu_samples ? "yes, and sampled GPU metrics"
 		: r->has_metrics ? "yes" : r->has_gpu_samples ? "sampled GPU metrics" : "none (trace-only rules)",
@@ -288,6 +298,10 @@ int diag_report__print_json(const struct diag_report *r, FILE *out)
 		r->gpu_busy_ns);
 	if (r->nranks > 0)
 		print_json_ranks(r, out);
+	fputs(",\"context_failure\":", out);
+	prof_fputs_json(out, r->failure[0] ? r->failure : NULL);
+	fputs(",\"untimed_work\":", out);
+	prof_fputs_json(out, r->untimed[0] ? r->untimed : NULL);
 	fprintf(out, ",\"has_metrics\":%s,\"kernel_replay\":%s,\"pytorch\":%s,\"findings\":[",
 		r->has_metrics ? "true" : "false", r->replayed ? "true" : "false", r->pytorch ? "true" : "false");
 	for (int i = 0; i < r->nfindings; i++) {

@@ -463,18 +463,29 @@ static int section_transfers(struct rpt_sink *sink, const struct sum_overview *o
 }
 
 /* What the capture lost: records CUPTI dropped, rows the writer could
- * not write because the disk filled (the writer's rows_not_written), and
- * sampled GPU metrics the sampling buffer had no room for. */
+ * not write because the disk filled (the writer's rows_not_written),
+ * sampled GPU metrics the sampling buffer had no room for, and GPU work
+ * without times, with the context failure that took them. */
 static int section_warnings(struct rpt_sink *sink, const struct sum_overview *o, struct prof_error *err)
 {
 	static const struct rpt_column cols[] = { { "Warning", RPT_TEXT, 0 } };
 	int64_t dropped = o->dropped, not_written = o->not_written;
-	char msg[192];
+	char msg[192], failure[256], untimed[256];
+	int64_t start_ns = 0;
 	int rc;
 
-	if (dropped <= 0 && not_written <= 0 && o->gm_samples_dropped <= 0 && o->gm_ended_early <= 0)
+	if (!parse_int64(o->start, &start_ns) && o->has_session_start)
+		start_ns = o->session_start_ns;
+	sum_context_failure__say(&o->failure, start_ns, failure, sizeof failure);
+	sum_context_failure__say_untimed(&o->failure, untimed, sizeof untimed);
+	if (dropped <= 0 && not_written <= 0 && o->gm_samples_dropped <= 0 && o->gm_ended_early <= 0 &&
+	    !failure[0] && !untimed[0])
 		return 0;
 	rc = sink->begin(sink, "overview_warnings", "Warnings", cols, 1);
+	if (rc >= 0 && failure[0])
+		rc = emit_pair(sink, failure, NULL);
+	if (rc >= 0 && untimed[0])
+		rc = emit_pair(sink, untimed, NULL);
 	if (rc >= 0 && dropped > 0) {
 		snprintf(msg, sizeof msg,
 			 "%" PRId64 " activity records were dropped during capture; "
@@ -519,6 +530,7 @@ int sum_overview__load(struct prof_store *s, struct sum_overview *o, struct prof
 	o->not_written = prof_store__counter(s, "rows_not_written");
 	o->gm_samples_dropped = prof_store__counter(s, PROF_COUNTER_GPU_METRIC_SAMPLES_DROPPED);
 	o->gm_ended_early = prof_store__counter(s, PROF_COUNTER_GPU_METRIC_ENDED_EARLY);
+	rc = sum_context_failure__find(s, &o->failure, err);
 	o->command = prof_store__meta(s, "command");
 	o->host = prof_store__meta(s, "host");
 	o->gpu = prof_store__meta(s, "gpu");
@@ -527,7 +539,7 @@ int sum_overview__load(struct prof_store *s, struct sum_overview *o, struct prof
 	o->exit_status = prof_store__meta(s, "exit_status");
 	o->has_session_start = nsys_start(s, &o->session_start_ns);
 	o->has_job_time = sum_job_time__load(s, &o->job_time);
-	if (!o->gpu)
+	if (rc >= 0 && !o->gpu)
 		rc = gpu_names(s, &o->gpu_names, err);
 	if (rc >= 0 && sum_overview__span(o, &start_ns, &duration_ns))
 		rc = busy_collect(s, o, start_ns, sum_add_saturated(start_ns, duration_ns), err);

@@ -223,6 +223,29 @@ struct sum_transfer {
 	int64_t count, bytes, time_ns;
 };
 
+/* ---- a failed context ------------------------------------------------- */
+
+/* The first CUDA call that returned an error after which the context is
+ * unusable (an illegal address, an assert, a kernel exception), and the
+ * kernels and copies CUPTI recorded without GPU times (context_failure.c). */
+struct sum_context_failure {
+	bool failed;
+	int64_t at_ns;              /* the failing call's start */
+	int code;
+	const char *error_name;     /* "cudaErrorIllegalAddress" (static) */
+	const char *what;           /* "an illegal memory access" (static) */
+	char call[96];              /* "cudaDeviceSynchronize" */
+	int64_t incomplete_kernels, incomplete_copies;
+};
+
+int sum_context_failure__find(struct prof_store *s, struct sum_context_failure *f,
+			      struct prof_error *err);
+/* The failure in one sentence ("" when none), its time from start_ns
+ * (0: absolute); and the work without GPU times in another ("" when none). */
+void sum_context_failure__say(const struct sum_context_failure *f, int64_t start_ns, char *buf,
+			      size_t cap);
+void sum_context_failure__say_untimed(const struct sum_context_failure *f, char *buf, size_t cap);
+
 /* What the overview shows, read from one store (sum_overview__load) or put
  * together from a job's captures (report/job), then printed by
  * sum_overview__emit: the same rows either way. Strings are malloc'd. */
@@ -242,6 +265,7 @@ struct sum_overview {
 	size_t ntransfers, transfers_cap;
 	int64_t transfers_left_out;
 	int64_t dropped, not_written;
+	struct sum_context_failure failure;
 	int64_t gm_samples_dropped; /* sampled GPU metrics lost (--gpu-metrics) */
 	int64_t gm_ended_early;     /* GPUs whose sampling stopped before the program */
 	bool has_job_time;          /* a job of several hosts: the Time base and Alignment

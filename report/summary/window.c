@@ -87,17 +87,19 @@ int sum_capture__extent(struct prof_store *s, int64_t *first_ns, int64_t *last_n
 }
 
 /* Diagnose's account of what was captured: its records, NVTX domains'
- * creation left out. */
+ * creation left out, and rows without times (a copy of a context that
+ * failed, in captures made before such rows were left out) too: a start of
+ * 0 made the capture span the clock's whole epoch. */
 static int capture_extent(struct prof_store *store, struct sum_window *w, struct prof_error *err)
 {
 	static const char *const sql[EXTENT_TABLES] = {
-		"SELECT min(start), max(end) FROM " PROF_T_KERNEL,
-		"SELECT min(start), max(end) FROM " PROF_T_MEMCPY,
-		"SELECT min(start), max(end) FROM " PROF_T_MEMSET,
-		"SELECT min(start), max(end) FROM " PROF_T_RUNTIME,
-		"SELECT min(start), max(end) FROM " PROF_T_DRIVER,
+		"SELECT min(start), max(end) FROM " PROF_T_KERNEL " WHERE start > 0",
+		"SELECT min(start), max(end) FROM " PROF_T_MEMCPY " WHERE start > 0",
+		"SELECT min(start), max(end) FROM " PROF_T_MEMSET " WHERE start > 0",
+		"SELECT min(start), max(end) FROM " PROF_T_RUNTIME " WHERE start > 0",
+		"SELECT min(start), max(end) FROM " PROF_T_DRIVER " WHERE start > 0",
 		"SELECT min(start), max(coalesce(end, start)) FROM " PROF_T_NVTX
-		" WHERE eventType != " PROF_SQL_NVTX_DOMAIN_CREATE,
+		" WHERE eventType != " PROF_SQL_NVTX_DOMAIN_CREATE " AND start > 0",
 	};
 	int rc = tables_extent(store, sql, &w->capture_start_ns, &w->capture_end_ns, err);
 

@@ -310,7 +310,24 @@ def check_gpu_metrics(db, m, status):
     report("gpu_metric_samples", n > 0, "%d SMs Active samples" % n)
 
 
-CHECKS = {"work": check_work, "job": check_job, "gpu_metrics": check_gpu_metrics, "crash": check_crash, "kernels": check_kernels, "fork": check_fork,
+def check_fault(db, before, at_least):
+    """A context that failed at launch `before`+1: the launches before it
+    synchronised and each got a flush, so `at_least` of them keep their GPU
+    times; what has none is counted, none stored without times; the first
+    failing call's error is in the API table."""
+    kept = kernels_named(db, "tick_kernel")
+    report("kernels_kept", int(at_least) <= kept <= int(before), "got %d of %s (at least %s)" % (kept, before, at_least))
+    untimed = counter(db, "incomplete_kernels")
+    report("untimed_counted", kept + untimed >= int(before), "stored %d, counted without times %d" % (kept, untimed))
+    zero = 0
+    for t in ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"):
+        zero += scalar(db, "SELECT count(*) FROM %s WHERE start = 0 OR end < start" % t, table=t) or 0
+    eq("no_rows_without_times", zero, 0)
+    eq("first_error", scalar(db, "SELECT returnValue FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE returnValue IN "
+                                 "(700, 719) ORDER BY start LIMIT 1", table="CUPTI_ACTIVITY_KIND_RUNTIME"), 700)
+
+
+CHECKS = {"fault": check_fault, "work": check_work, "job": check_job, "gpu_metrics": check_gpu_metrics, "crash": check_crash, "kernels": check_kernels, "fork": check_fork,
           "trace_cuda": check_trace_cuda, "torch": check_torch, "empty": check_empty,
           "clean": check_clean, "peer": check_peer, "driver": check_driver,
           "running": check_running, "streams": check_streams, "contexts": check_contexts,

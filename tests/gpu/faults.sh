@@ -11,7 +11,7 @@
 #
 # DIR mirrors a build (tests/gpu/run.sh --stage). CASES: flood (10M
 # launches; FLOOD=N to change), diskfull, readonly, outdir_gone, two_runs,
-# kill_perfkit, read_truncated, spawn, graph, streams, contexts, mps.
+# kill_perfkit, read_truncated, spawn, graph, streams, contexts, mps, fault.
 set -u
 D=$(cd "$1" && pwd)
 shift
@@ -251,6 +251,28 @@ case_contexts() {
 	check contexts "$W/contexts.sqlite" contexts 4 500
 }
 
+# The program's context fails (a kernel writes through a null pointer): the
+# program's own status, the kernels it synchronised before keep their GPU
+# times (each successful synchronisation makes the writer flush), and the
+# reports say where the context failed. Queued without synchronisation,
+# CUPTI has the times of none (a figure, not a check).
+case_fault() {
+	"$PK" run -f -o "$W/fault.sqlite" -- "$GF" fault 50 50 >"$W/fault.log" 2>&1
+	expect fault:status 3 $?
+	check fault "$W/fault.sqlite" fault 49 49
+	"$PK" report "$W/fault.sqlite" >"$W/fault_report.log" 2>&1
+	expect fault:report_status 0 $?
+	if grep -q "CUDA context failed at .*cudaErrorIllegalAddress" "$W/fault_report.log"; then
+		result fault:report_says PASS "$(grep -m1 -o "CUDA context failed at [^:]*: [^(]*" "$W/fault_report.log")"
+	else
+		result fault:report_says FAIL "no context failure in the report"
+	fi
+	"$PK" run -f -o "$W/fault_queued.sqlite" -- "$GF" fault 100 50 0 >"$W/fault_queued.log" 2>&1
+	expect fault:queued_status 3 $?
+	figure fault queued_kernels_kept "$(python3 -c 'import sqlite3,sys
+print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchone()[0])' "$W/fault_queued.sqlite")"
+}
+
 # Processes sharing one GPU through MPS, where the daemon can be started.
 case_mps() {
 	local pipe=$W/mps
@@ -267,7 +289,7 @@ case_mps() {
 	unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
 }
 
-CASES=${*:-flood diskfull readonly outdir_gone two_runs kill_perfkit read_truncated spawn graph streams contexts mps}
+CASES=${*:-flood diskfull readonly outdir_gone two_runs kill_perfkit read_truncated spawn graph streams contexts mps fault}
 for c in $CASES; do
 	log "=== $c"
 	t=$(now_ns)

@@ -17,6 +17,13 @@
 //   gpu_faults spawn P N        P copies of "gpu_faults child N" started at
 //                               once; exits with the first non-zero status
 //   gpu_faults child N          N launches
+//   gpu_faults fault N K [SYNC]  N launches, the K-th (from 1) writing through
+//                               a null pointer: its context fails. SYNC 1
+//                               (default) synchronises after each launch
+//                               and sleeps 120 ms (past the writer's least
+//                               gap between flushes); 0 queues them all and
+//                               synchronises once. Exits 3 on the error,
+//                               printing the failing call's error.
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -208,6 +215,27 @@ static int spawn(const char *self, int count, const char *n)
 	return first_bad;
 }
 
+static int fault(int n, int k, int sync_each)
+{
+	int *buf = device_int();
+	cudaError_t e = cudaSuccess;
+
+	for (int i = 1; i <= n && e == cudaSuccess; i++) {
+		tick_kernel<<<1, 32>>>(i == k ? NULL : buf, 1);
+		if (sync_each) {
+			e = cudaDeviceSynchronize();
+			usleep(120000);
+		}
+	}
+	if (e == cudaSuccess)
+		e = cudaDeviceSynchronize();
+	if (e != cudaSuccess) {
+		fprintf(stderr, "gpu_faults: %s\n", cudaGetErrorName(e));
+		return 3;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && !strcmp(argv[1], "flood"))
@@ -224,7 +252,9 @@ int main(int argc, char **argv)
 		return spawn("/proc/self/exe", atoi(argv[2]), argv[3]);
 	if (argc >= 3 && !strcmp(argv[1], "child"))
 		return child(atoi(argv[2]));
+	if (argc >= 4 && !strcmp(argv[1], "fault"))
+		return fault(atoi(argv[2]), atoi(argv[3]), argc >= 5 ? atoi(argv[4]) : 1);
 	fprintf(stderr, "usage: gpu_faults flood N | steady SECONDS | graph NODES ITERS | "
-			"streams S N | contexts C N | spawn P N | child N\n");
+			"streams S N | contexts C N | spawn P N | child N | fault N K [SYNC]\n");
 	return 2;
 }

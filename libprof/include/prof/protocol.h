@@ -25,6 +25,9 @@
 #define PROF_ENV_TRACE "PERFKIT_TRACE"
 /* Commit recorded rows at least this often, in ms. */
 #define PROF_ENV_FLUSH_MS "PERFKIT_FLUSH_MS"
+/* After a synchronisation that succeeded, flush CUPTI's buffers if the
+ * last such flush is this many ms old (0: never; only the interval's). */
+#define PROF_ENV_SYNC_FLUSH_MS "PERFKIT_SYNC_FLUSH_MS"
 /* Hardware metrics: the set ("roofline" or "memory"; unset, none), the
  * folder of the metrics files and every how many launches of a kernel. */
 #define PROF_ENV_METRICS "PERFKIT_METRICS"
@@ -39,6 +42,7 @@
 /* PERFKIT_FLUSH_MS when unset, and the largest value either side accepts. */
 #define PROF_FLUSH_MS_DEFAULT 500
 #define PROF_FLUSH_MS_MAX 600000
+#define PROF_SYNC_FLUSH_MS_DEFAULT 100
 /* The largest PERFKIT_METRICS_SAMPLE. */
 #define PROF_METRICS_SAMPLE_MAX 1000000
 /* PERFKIT_GPU_METRICS: samples per second, by default and at most/least. */

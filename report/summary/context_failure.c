@@ -1,0 +1,131 @@
+/* context_failure.c - where a program's CUDA context failed: the first CUDA
+ * call that returned one of the errors after which the context is unusable
+ * (an illegal address, a device-side assert, a kernel exception...). Every
+ * later CUDA call fails too, so the first one is where it happened; the
+ * kernels and copies whose GPU times CUPTI had not read back by then have
+ * none (the collector's incomplete_kernels and incomplete_copies). */
+#include "summary_impl.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "prof/tables.h"
+
+struct sticky_error {
+	int code;
+	const char *runtime_name, *driver_name, *what;
+};
+
+/* cudaError_t and CUresult share these numbers. */
+static const struct sticky_error sticky_errors[] = {
+	{ 700, "cudaErrorIllegalAddress", "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access" },
+	{ 702, "cudaErrorLaunchTimeout", "CUDA_ERROR_LAUNCH_TIMEOUT",
+	  "a kernel ran past the display watchdog's limit" },
+	{ 710, "cudaErrorAssert", "CUDA_ERROR_ASSERT", "a device-side assert failed" },
+	{ 714, "cudaErrorHardwareStackError", "CUDA_ERROR_HARDWARE_STACK_ERROR",
+	  "a kernel's call stack overflowed or was corrupted" },
+	{ 715, "cudaErrorIllegalInstruction", "CUDA_ERROR_ILLEGAL_INSTRUCTION", "an illegal instruction" },
+	{ 716, "cudaErrorMisalignedAddress", "CUDA_ERROR_MISALIGNED_ADDRESS", "a misaligned memory access" },
+	{ 717, "cudaErrorInvalidAddressSpace", "CUDA_ERROR_INVALID_ADDRESS_SPACE",
+	  "a memory access outside the instruction's address space" },
+	{ 718, "cudaErrorInvalidPc", "CUDA_ERROR_INVALID_PC", "an invalid program counter" },
+	{ 719, "cudaErrorLaunchFailure", "CUDA_ERROR_LAUNCH_FAILED", "an exception in a kernel" },
+};
+
+#define STICKY_CODES "700, 702, 710, 714, 715, 716, 717, 718, 719"
+
+static const struct sticky_error *sticky_error(int64_t code)
+{
+	for (size_t i = 0; i < sizeof sticky_errors / sizeof *sticky_errors; i++)
+		if (sticky_errors[i].code == code)
+			return &sticky_errors[i];
+	return NULL;
+}
+
+/* The earliest sticky error of one API table into f, when earlier than
+ * what f holds. */
+static int first_in(struct prof_store *s, const char *table, bool driver,
+		    struct sum_context_failure *f, struct prof_error *err)
+{
+	char sql[512];
+	struct prof_cursor *c = NULL;
+	int rc;
+
+	if (!prof_store__has_table(s, table) || !prof_store__has_column(s, table, "returnValue"))
+		return 0;
+	snprintf(sql, sizeof sql,
+		 "SELECT r.start, s.value, r.returnValue FROM %s r JOIN " SUM_API_NAMES
+		 " s ON s.id = r.nameId WHERE r.returnValue IN (" STICKY_CODES ")"
+		 " ORDER BY r.start LIMIT 1",
+		 table);
+	rc = prof_cursor__open(s, sql, &c, err);
+	if (rc < 0)
+		return rc;
+	rc = prof_cursor__next(c, err);
+	if (rc > 0 && (!f->failed || prof_cursor__int64(c, 0) < f->at_ns)) {
+		const struct sticky_error *e = sticky_error(prof_cursor__int64(c, 2));
+		const char *call = prof_cursor__text(c, 1);
+
+		f->failed = true;
+		f->at_ns = prof_cursor__int64(c, 0);
+		f->code = e->code;
+		f->error_name = driver ? e->driver_name : e->runtime_name;
+		f->what = e->what;
+		snprintf(f->call, sizeof f->call, "%s", call ? call : "a CUDA call");
+	}
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
+}
+
+int sum_context_failure__find(struct prof_store *s, struct sum_context_failure *f,
+			      struct prof_error *err)
+{
+	int rc;
+
+	memset(f, 0, sizeof *f);
+	f->incomplete_kernels = prof_store__counter(s, "incomplete_kernels");
+	f->incomplete_copies = prof_store__counter(s, "incomplete_copies");
+	rc = first_in(s, PROF_T_RUNTIME, false, f, err);
+	if (rc >= 0)
+		rc = first_in(s, PROF_T_DRIVER, true, f, err);
+	return rc;
+}
+
+void sum_context_failure__say(const struct sum_context_failure *f, int64_t start_ns, char *buf,
+			      size_t cap)
+{
+	char when[48];
+
+	buf[0] = '\0';
+	if (!f->failed)
+		return;
+	if (start_ns && f->at_ns >= start_ns)
+		snprintf(when, sizeof when, "+%.3f s", (double)(f->at_ns - start_ns) / 1e9);
+	else
+		snprintf(when, sizeof when, "%" PRId64 " ns", f->at_ns);
+	snprintf(buf, cap, "the program's CUDA context failed at %s: %s returned %s (%d, %s); no GPU "
+		 "work ran after it", when, f->call, f->error_name, f->code, f->what);
+}
+
+void sum_context_failure__say_untimed(const struct sum_context_failure *f, char *buf, size_t cap)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (f->incomplete_kernels <= 0 && f->incomplete_copies <= 0)
+		return;
+	if (f->incomplete_kernels > 0)
+		n += (size_t)snprintf(buf + n, cap - n, "%" PRId64 " kernel%s%s", f->incomplete_kernels,
+				      f->incomplete_kernels == 1 ? "" : "s",
+				      f->incomplete_copies > 0 ? " and " : "");
+	if (n < cap && f->incomplete_copies > 0)
+		n += (size_t)snprintf(buf + n, cap - n, "%" PRId64 " %s", f->incomplete_copies,
+				      f->incomplete_copies == 1 ? "copy or memset" : "copies or memsets");
+	if (n < cap)
+		snprintf(buf + n, cap - n, " %s no GPU times: CUPTI had not read them back when %s; "
+			 "they are in no total",
+			 f->incomplete_kernels + f->incomplete_copies == 1 ? "has" : "have",
+			 f->failed ? "the context failed (work queued after the failure never ran)"
+				   : "the capture ended");
+}
