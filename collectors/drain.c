@@ -156,9 +156,10 @@ void drain__flush_soon(void)
 	uint64_t last = atomic_load_explicit(&drain.flush_asked_ns, memory_order_relaxed);
 
 	/* At most one flush a gap: a flush holds up the program's launches
-	 * (every 10 ms cost a PyTorch step of 20 ms 3 ms more, every 500 ms
-	 * nothing measurable), and a program synchronising thousands of times
-	 * a second would keep the writer flushing. */
+	 * (one every 10 ms cost a 20 ms PyTorch step 3 ms more; one every
+	 * 100 ms, nothing above the machine's noise), and a program
+	 * synchronising thousands of times a second would keep the writer
+	 * flushing. */
 	if (!drain.running || !drain.sync_flush_gap_ns || now - last < drain.sync_flush_gap_ns ||
 	    !atomic_compare_exchange_strong(&drain.flush_asked_ns, &last, now))
 		return;
