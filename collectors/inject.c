@@ -138,40 +138,33 @@ static void on_fork_child(void)
 }
 
 /* The synchronisations after which the writer flushes (drain__flush_soon). */
-static const CUpti_CallbackId runtime_syncs[] = {
-	CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020,
-	CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020,
-	CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020,
-};
-static const CUpti_CallbackId driver_syncs[] = {
-	CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize,
-	CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2,
-	CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize,
-	CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz,
-	CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize,
+static const struct {
+	CUpti_CallbackDomain domain;
+	CUpti_CallbackId cbid;
+} syncs[] = {
+	{ CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020 },
+	{ CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020 },
+	{ CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000 },
+	{ CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020 },
+	{ CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize },
+	{ CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2 },
+	{ CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize },
+	{ CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz },
+	{ CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize },
 };
 
 static bool is_sync(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
 {
-	const CUpti_CallbackId *ids = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? runtime_syncs : driver_syncs;
-	size_t n = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? sizeof runtime_syncs / sizeof *ids
-							 : sizeof driver_syncs / sizeof *ids;
-
-	if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (ids[i] == cbid)
+	for (size_t i = 0; i < sizeof syncs / sizeof *syncs; i++)
+		if (syncs[i].domain == domain && syncs[i].cbid == cbid)
 			return true;
 	return false;
 }
 
 static void enable_sync_callbacks(CUpti_SubscriberHandle subscriber)
 {
-	for (size_t i = 0; i < sizeof runtime_syncs / sizeof *runtime_syncs; i++)
-		cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, runtime_syncs[i]);
-	for (size_t i = 0; i < sizeof driver_syncs / sizeof *driver_syncs; i++)
-		cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, driver_syncs[i]);
+	for (size_t i = 0; i < sizeof syncs / sizeof *syncs; i++)
+		cuptiEnableCallback(1, subscriber, syncs[i].domain, syncs[i].cbid);
 }
 
 /* A synchronisation that succeeded: what it waited for has its GPU times. */

@@ -231,6 +231,14 @@ static void split_context(struct records *r, uint32_t context_id, int32_t *ctx, 
 
 /* ---- GPU work ----------------------------------------------------------- */
 
+/* GPU work has times once CUPTI has read them back from the device: not
+ * when a forced flush hands it over unfinished, nor when its context failed
+ * first. */
+static bool has_gpu_times(uint64_t start, uint64_t end)
+{
+	return start && end && end >= start;
+}
+
 static void on_kernel(struct records *r, const CUpti_ActivityKernel10 *k)
 {
 	struct prof_kernel row = { 0 };
@@ -238,7 +246,7 @@ static void on_kernel(struct records *r, const CUpti_ActivityKernel10 *k)
 
 	/* A forced flush can hand over kernels that have not finished: a zero
 	 * length row would be a lie in every duration statistic. */
-	if (k->end == 0 || k->start == 0 || k->end < k->start) {
+	if (!has_gpu_times(k->start, k->end)) {
 		/* under kernel replay such a record is a profiled launch, whose
 		 * row the metrics file rebuilds: not an unfinished kernel */
 		if (metrics__replaying())
@@ -278,12 +286,10 @@ static void on_kernel(struct records *r, const CUpti_ActivityKernel10 *k)
 	prof_writer__kernel(r->w, &row);
 }
 
-/* A copy or memset without GPU times (a forced flush before it ended, or a
- * context that failed before CUPTI read its times back): counted, not
- * stored as a row of zero length. */
+/* A copy or memset without GPU times: counted, not stored, like a kernel. */
 static bool copy_incomplete(struct records *r, uint64_t start, uint64_t end)
 {
-	if (start && end && end >= start)
+	if (has_gpu_times(start, end))
 		return false;
 	r->incomplete_copies++;
 	return true;

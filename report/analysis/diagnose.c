@@ -478,16 +478,19 @@ static int sort_report(struct diag_report *r)
 static int note_failure(struct prof_store *store, struct diag_report *r, struct prof_error *err)
 {
 	struct sum_context_failure f;
-	char *meta = prof_store__meta(store, "start_ns");
-	int64_t start_ns = meta ? strtoll(meta, NULL, 10) : 0;
-	int rc;
+	int rc = sum_context_failure__find(store, &f, err);
 
-	free(meta);
-	rc = sum_context_failure__find(store, &f, err);
 	if (rc < 0)
 		return rc;
-	sum_context_failure__say(&f, start_ns > 0 ? start_ns : r->window.capture_start_ns, r->failure,
-				 sizeof r->failure);
+	sum_context_failure__say(&f, r->failure, sizeof r->failure);
+	/* The trace knows the call that reported the failure, not the kernel
+	 * that caused it: the next step is a tool that does. */
+	if (f.failed)
+		snprintf(r->failure_next, sizeof r->failure_next,
+			 "run the program under `compute-sanitizer` (`compute-sanitizer --tool memcheck "
+			 "PROGRAM`): it names the kernel and the access that failed%s",
+			 r->pytorch ? "; in PyTorch, CUDA_LAUNCH_BLOCKING=1 also makes the traceback "
+				      "point at the operation that launched it" : "");
 	sum_context_failure__say_untimed(&f, r->untimed, sizeof r->untimed);
 	return 0;
 }

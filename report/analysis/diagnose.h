@@ -126,9 +126,10 @@ struct diag_report {
 	int64_t gpu_busy_ns;        /* the GPU's busy time in the window: the base of
 				     * the shares under kernel replay */
 	char *path;
-	/* Where the program's CUDA context failed, and the GPU work without
-	 * times ("" for none; sum_context_failure__say, __say_untimed). */
-	char failure[256], untimed[256];
+	/* Where the program's CUDA context failed, how to find the kernel
+	 * that failed, and the GPU work without times ("" for none;
+	 * sum_context_failure__say, __say_untimed). */
+	char failure[256], failure_next[256], untimed[256];
 	/* A job of several ranks (NULL, 0 for a capture of one process): the
 	 * rules of one process ran on each rank in its own window, in rank
 	 * order; the job's rules (rules_ranks.c) on all of them. */

@@ -73,6 +73,11 @@ static void print_window_text(const struct diag_report *r, FILE *out)
 		prof_fputs_term(out, r->failure);
 		fputc('\n', out);
 	}
+	if (r->failure_next[0]) {
+		fputs("to find it: ", out);
+		prof_fputs_term(out, r->failure_next);
+		fputc('\n', out);
+	}
 	if (r->untimed[0]) {
 		fputs("untimed: ", out);
 		prof_fputs_term(out, r->untimed);
@@ -300,6 +305,8 @@ int diag_report__print_json(const struct diag_report *r, FILE *out)
 		print_json_ranks(r, out);
 	fputs(",\"context_failure\":", out);
 	prof_fputs_json(out, r->failure[0] ? r->failure : NULL);
+	fputs(",\"context_failure_next\":", out);
+	prof_fputs_json(out, r->failure_next[0] ? r->failure_next : NULL);
 	fputs(",\"untimed_work\":", out);
 	prof_fputs_json(out, r->untimed[0] ? r->untimed : NULL);
 	fprintf(out, ",\"has_metrics\":%s,\"kernel_replay\":%s,\"pytorch\":%s,\"findings\":[",

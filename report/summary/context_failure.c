@@ -8,6 +8,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "prof/tables.h"
@@ -83,7 +84,14 @@ int sum_context_failure__find(struct prof_store *s, struct sum_context_failure *
 {
 	int rc;
 
+	char *start;
+
 	memset(f, 0, sizeof *f);
+	/* A perfkit capture's times are the clock's; an nsys export's count
+	 * from its session's start already. */
+	start = prof_store__meta(s, "start_ns");
+	f->run_start_ns = start ? strtoll(start, NULL, 10) : 0;
+	free(start);
 	f->incomplete_kernels = prof_store__counter(s, "incomplete_kernels");
 	f->incomplete_copies = prof_store__counter(s, "incomplete_copies");
 	rc = first_in(s, PROF_T_RUNTIME, false, f, err);
@@ -92,20 +100,16 @@ int sum_context_failure__find(struct prof_store *s, struct sum_context_failure *
 	return rc;
 }
 
-void sum_context_failure__say(const struct sum_context_failure *f, int64_t start_ns, char *buf,
-			      size_t cap)
+void sum_context_failure__say(const struct sum_context_failure *f, char *buf, size_t cap)
 {
-	char when[48];
+	int64_t start_ns = f->run_start_ns > 0 && f->at_ns >= f->run_start_ns ? f->run_start_ns : 0;
 
 	buf[0] = '\0';
 	if (!f->failed)
 		return;
-	if (start_ns && f->at_ns >= start_ns)
-		snprintf(when, sizeof when, "+%.3f s", (double)(f->at_ns - start_ns) / 1e9);
-	else
-		snprintf(when, sizeof when, "%" PRId64 " ns", f->at_ns);
-	snprintf(buf, cap, "the program's CUDA context failed at %s: %s returned %s (%d, %s); no GPU "
-		 "work ran after it", when, f->call, f->error_name, f->code, f->what);
+	snprintf(buf, cap, "the program's CUDA context failed at +%.3f s: %s returned %s (%d, %s); no "
+		 "GPU work ran after it", (double)(f->at_ns - start_ns) / 1e9, f->call, f->error_name,
+		 f->code, f->what);
 }
 
 void sum_context_failure__say_untimed(const struct sum_context_failure *f, char *buf, size_t cap)

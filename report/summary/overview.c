@@ -471,12 +471,9 @@ static int section_warnings(struct rpt_sink *sink, const struct sum_overview *o,
 	static const struct rpt_column cols[] = { { "Warning", RPT_TEXT, 0 } };
 	int64_t dropped = o->dropped, not_written = o->not_written;
 	char msg[192], failure[256], untimed[256];
-	int64_t start_ns = 0;
 	int rc;
 
-	if (!parse_int64(o->start, &start_ns) && o->has_session_start)
-		start_ns = o->session_start_ns;
-	sum_context_failure__say(&o->failure, start_ns, failure, sizeof failure);
+	sum_context_failure__say(&o->failure, failure, sizeof failure);
 	sum_context_failure__say_untimed(&o->failure, untimed, sizeof untimed);
 	if (dropped <= 0 && not_written <= 0 && o->gm_samples_dropped <= 0 && o->gm_ended_early <= 0 &&
 	    !failure[0] && !untimed[0])

@@ -235,15 +235,16 @@ struct sum_context_failure {
 	const char *error_name;     /* "cudaErrorIllegalAddress" (static) */
 	const char *what;           /* "an illegal memory access" (static) */
 	char call[96];              /* "cudaDeviceSynchronize" */
+	int64_t run_start_ns;       /* what at_ns is said from (0: an nsys export's
+				     * session-relative times) */
 	int64_t incomplete_kernels, incomplete_copies;
 };
 
 int sum_context_failure__find(struct prof_store *s, struct sum_context_failure *f,
 			      struct prof_error *err);
-/* The failure in one sentence ("" when none), its time from start_ns
- * (0: absolute); and the work without GPU times in another ("" when none). */
-void sum_context_failure__say(const struct sum_context_failure *f, int64_t start_ns, char *buf,
-			      size_t cap);
+/* The failure in one sentence ("" when none), its time from the run's
+ * start; and the work without GPU times in another ("" when none). */
+void sum_context_failure__say(const struct sum_context_failure *f, char *buf, size_t cap);
 void sum_context_failure__say_untimed(const struct sum_context_failure *f, char *buf, size_t cap);
 
 /* What the overview shows, read from one store (sum_overview__load) or put

@@ -41,6 +41,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 w = d["window"]
 ok = (sys.argv[2] in (d["context_failure"] or "") and (d["untimed_work"] or "").startswith(sys.argv[3] + " kernel")
+      and "compute-sanitizer" in (d["context_failure_next"] or "")
       # the capture's span is the run's, not the clock's epoch
       and 0 < w["capture_start_ns"] < w["capture_end_ns"] < w["capture_start_ns"] + 3600 * 10**9)
 sys.exit(0 if ok else 1)
@@ -54,6 +55,6 @@ run report "$PERFKIT_TEST_DATA/faults/four_contexts.sqlite"
 ! grep -q "context failed\|no GPU times" "$TMP/out" && pass "a capture without failure has no such warning" ||
 	fail "a capture without failure has no such warning"
 run diagnose --format=json "$PERFKIT_TEST_DATA/faults/four_contexts.sqlite"
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["context_failure"] is None and d["untimed_work"] is None else 1)' "$TMP/out" &&
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["context_failure"] is None and d["context_failure_next"] is None and d["untimed_work"] is None else 1)' "$TMP/out" &&
 	pass "nor in diagnose's JSON" || fail "nor in diagnose's JSON"
 finish
