@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(build-essential cmake pkg-config libsqlite3-dev sqlite3 libcjson-dev
           libncurses-dev check libsubunit-dev gnuplot-nox tmux python3
-          libxml2-utils chromium fonts-dejavu-core
+          libxml2-utils chromium fonts-dejavu-core xz-utils
           libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
           libopenmpi-dev openmpi-bin "$@")
 missing=()
