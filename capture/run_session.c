@@ -132,20 +132,34 @@ static int locate_collector(char *buf, size_t cap)
 	return -2;
 }
 
+/* The shell's exit status for a program that could not be executed. */
+static int cannot_run_status(int err)
+{
+	return err == ENOENT ? RUN_EXIT_NOT_FOUND : RUN_EXIT_CANNOT_EXECUTE;
+}
+
 /* What a shell would do with the program name: 0 found, else the shell's
- * exit status (127 not found, 126 not executable) after its message. */
+ * exit status (127 not found, 126 not executable) after its message. A
+ * folder passes access(X_OK) (it can be searched) but cannot be run. */
 static int resolve_program(const struct run_messages *msg, const char *name, char *buf,
 			   size_t cap)
 {
 	const char *path = getenv("PATH");
+	struct stat st;
 
 	if (strchr(name, '/')) {
 		snprintf(buf, cap, "%s", name);
-		if (!exists(buf)) {
-			msg->error("%s: No such file or directory", name);
-			return RUN_EXIT_NOT_FOUND;
+		if (stat(buf, &st) < 0) {
+			int err = errno;
+
+			msg->error("%s: %s", name, strerror(err));
+			return cannot_run_status(err);
 		}
-		if (access(buf, X_OK) != 0) {
+		if (S_ISDIR(st.st_mode)) {
+			msg->error("%s: Is a directory", name);
+			return RUN_EXIT_CANNOT_EXECUTE;
+		}
+		if (!S_ISREG(st.st_mode) || access(buf, X_OK) != 0) {
 			msg->error("%s: Permission denied", name);
 			return RUN_EXIT_CANNOT_EXECUTE;
 		}
@@ -155,7 +169,6 @@ static int resolve_program(const struct run_messages *msg, const char *name, cha
 		path = "/usr/local/bin:/usr/bin:/bin";
 	while (*name) {
 		size_t len = strcspn(path, ":");
-		struct stat st;
 
 		snprintf(buf, cap, "%.*s%s%s", (int)len, len ? path : ".", "/", name);
 		if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
@@ -539,30 +552,77 @@ int64_t run_session__duration_ns(const struct run_session *s)
 	return s->end_ns - s->start_ns;
 }
 
+/* The program, in the forked child. An exec that fails sends its errno
+ * back through report_fd; one that succeeds closes it unwritten. */
+static _Noreturn void exec_program(const struct run_session *s, int report_fd)
+{
+	int err;
+
+	if (s->child_stdin_fd >= 0)
+		dup2(s->child_stdin_fd, STDIN_FILENO);
+	if (s->child_output_fd >= 0) {
+		dup2(s->child_output_fd, STDOUT_FILENO);
+		dup2(s->child_output_fd, STDERR_FILENO);
+	}
+	execv(s->program_path, s->argv);
+	err = errno;
+	if (write(report_fd, &err, sizeof err) != (ssize_t)sizeof err) {
+		/* unsaid: perfkit then learns of it only from the exit status */
+	}
+	_exit(cannot_run_status(err));
+}
+
+/* The errno the program's exec failed with, or 0 once it ran. */
+static int exec_failure(int report_fd)
+{
+	int err = 0;
+	ssize_t n;
+
+	do
+		n = read(report_fd, &err, sizeof err);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)sizeof err ? err : 0;
+}
+
 int run_session__start(struct run_session *s)
 {
+	int report[2], err;
 	pid_t pid;
 
+	if (pipe(report) < 0) {
+		s->msg->error("cannot start %s: %s", s->argv[0], strerror(errno));
+		run_session__abort(s);
+		return RUN_EXIT_USAGE;
+	}
+	fcntl(report[0], F_SETFD, FD_CLOEXEC);
+	fcntl(report[1], F_SETFD, FD_CLOEXEC);
 	run_signals__catch();
 	fflush(NULL);
 	s->start_ns = realtime_ns();
 	pid = fork();
-	if (pid < 0) {
-		s->msg->error("cannot start %s: %s", s->argv[0], strerror(errno));
+	if (pid == 0)
+		exec_program(s, report[1]);
+	err = errno;
+	close(report[1]);
+	if (pid > 0)
+		err = exec_failure(report[0]);
+	close(report[0]);
+	if (pid < 0 || err) {
+		/* the program never ran: nothing of the run is kept */
+		if (pid > 0) {
+			while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+				;
+			if (err == ENOENT && exists(s->program_path))
+				s->msg->error("%s: cannot execute: its interpreter (#!) or loader was "
+					      "not found", s->argv[0]);
+			else
+				s->msg->error("%s: %s", s->argv[0], strerror(err));
+		} else {
+			s->msg->error("cannot start %s: %s", s->argv[0], strerror(err));
+		}
 		run_signals__restore();
 		run_session__abort(s);
-		return RUN_EXIT_USAGE;
-	}
-	if (pid == 0) {
-		if (s->child_stdin_fd >= 0)
-			dup2(s->child_stdin_fd, STDIN_FILENO);
-		if (s->child_output_fd >= 0) {
-			dup2(s->child_output_fd, STDOUT_FILENO);
-			dup2(s->child_output_fd, STDERR_FILENO);
-		}
-		execv(s->program_path, s->argv);
-		fprintf(stderr, "perfkit: %s: %s\n", s->argv[0], strerror(errno));
-		_exit(errno == ENOENT ? RUN_EXIT_NOT_FOUND : RUN_EXIT_CANNOT_EXECUTE);
+		return pid > 0 ? cannot_run_status(err) : RUN_EXIT_USAGE;
 	}
 	child_pid = pid;
 	s->pid = pid;
