@@ -15,7 +15,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,52 +30,9 @@
 #include "prof/tables.h"
 #include "prof/trace_opts.h"
 #include "run_collector.h"
+#include "run_signals.h"
 #include "sink/sink.h"
 #include "summary/summary.h"
-
-/* ---- signals --------------------------------------------------------------- */
-
-static volatile sig_atomic_t child_pid, last_signal;
-static int catch_depth;
-static struct sigaction old_int, old_term;
-
-static void on_signal(int sig, siginfo_t *info, void *ctx)
-{
-	(void)ctx;
-	last_signal = sig;
-	if (child_pid > 0 && info->si_code <= 0)
-		kill((pid_t)child_pid, sig);
-}
-
-void run_signals__catch(void)
-{
-	struct sigaction sa;
-
-	if (catch_depth++)
-		return;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_signal;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-}
-
-void run_signals__restore(void)
-{
-	if (catch_depth == 0 || --catch_depth)
-		return;
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-}
-
-int run_signals__take(void)
-{
-	int sig = last_signal;
-
-	last_signal = 0;
-	return sig;
-}
 
 static int64_t realtime_ns(void)
 {
@@ -558,6 +514,7 @@ static _Noreturn void exec_program(const struct run_session *s, int report_fd)
 {
 	int err;
 
+	run_signals__child_reset();
 	if (s->child_stdin_fd >= 0)
 		dup2(s->child_stdin_fd, STDIN_FILENO);
 	if (s->child_output_fd >= 0) {
@@ -604,12 +561,15 @@ int run_session__start(struct run_session *s)
 		exec_program(s, report[1]);
 	err = errno;
 	close(report[1]);
-	if (pid > 0)
+	if (pid > 0) {
+		run_signals__pass_on_to(pid);
 		err = exec_failure(report[0]);
+	}
 	close(report[0]);
 	if (pid < 0 || err) {
 		/* the program never ran: nothing of the run is kept */
 		if (pid > 0) {
+			run_signals__stop();
 			while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 				;
 			if (err == ENOENT && exists(s->program_path))
@@ -624,7 +584,6 @@ int run_session__start(struct run_session *s)
 		run_session__abort(s);
 		return pid > 0 ? cannot_run_status(err) : RUN_EXIT_USAGE;
 	}
-	child_pid = pid;
 	s->pid = pid;
 	write_live_meta(s);
 	return 0;
@@ -632,18 +591,13 @@ int run_session__start(struct run_session *s)
 
 int run_session__wait(struct run_session *s, bool block)
 {
-	pid_t got;
-
 	if (s->ended)
 		return 1;
-	do
-		got = waitpid(s->pid, &s->status, block ? 0 : WNOHANG);
-	while (got < 0 && errno == EINTR);
-	if (got == 0)
+	if (run_signals__wait(s->pid, &s->status, block) == 0)
 		return 0;
 	s->end_ns = realtime_ns();
 	s->ended = true;
-	child_pid = 0;
+	run_signals__stop();
 	run_signals__restore();
 	s->exit_status = WIFSIGNALED(s->status) ? 128 + WTERMSIG(s->status)
 						 : WEXITSTATUS(s->status);

@@ -8,7 +8,7 @@
  *	                       files made and the environment set
  *	run_session__start     the program forked (one that cannot be run is
  *	                       refused and leaves nothing); signals sent to
- *	                       perfkit go on to it
+ *	                       perfkit go on to it (run_signals.h)
  *	run_session__wait      (blocking or not) until the program has ended
  *	run_session__finish    per-process files merged into the output, run
  *	                       metadata, indexes: the capture is complete
@@ -30,6 +30,7 @@
 
 #include "prof/protocol.h"
 #include "prof/store.h"
+#include "run_signals.h"
 
 /* The exit statuses a step returns besides the program's own: the perfkit
  * command's for bad usage (cli/cli_capture.h checks that they agree), and a
@@ -117,15 +118,5 @@ int run_session__finish(struct run_session *s);
 void run_session__report(const struct run_session *s);
 /* Give up before the program started: remove what prepare made. */
 void run_session__abort(struct run_session *s);
-
-/* SIGINT and SIGTERM while a session (or perfkit top) runs: remembered, and
- * passed on to the program when someone sent them to perfkit (kill); those
- * the terminal sent (Ctrl-C) already reached it, since the program shares
- * perfkit's process group. Calls nest; the last restore puts the previous
- * handlers back. */
-void run_signals__catch(void);
-void run_signals__restore(void);
-/* The last signal caught since the previous call, or 0. */
-int run_signals__take(void);
 
 #endif
