@@ -546,6 +546,8 @@ int run_session__start(struct run_session *s)
 	int report[2], err;
 	pid_t pid;
 
+	/* room for the finish, should the program fill the disk */
+	run__reserve_make(s->dir);
 	if (pipe(report) < 0) {
 		s->msg->error("cannot start %s: %s", s->argv[0], strerror(errno));
 		run_session__abort(s);
@@ -713,6 +715,10 @@ int run_session__finish(struct run_session *s)
 	char *gpu;
 	int rc, scanned, deleted;
 
+	/* the run's end, where recover finds it should the output's disk not
+	 * take it; the reserve gives room for it on the run folder's */
+	run__reserve_free(s->dir);
+	run__end_write(s->dir, s->exit_status, s->end_ns - s->start_ns);
 	if (!folder_exists(s->output)) {
 		keep_in_run_folder(s, &moved, "the output's folder is gone");
 	} else if ((fate = output_fate(s)) == OUTPUT_REPLACED) {
