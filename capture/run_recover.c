@@ -6,8 +6,10 @@
  * proc-<pid>.sqlite files into the folder the output names (live_dir), so
  * the data is there; only the merge is missing. Recovery does the merge the
  * run would have done, into a new file renamed over the old one, and marks
- * the capture "recovered": the program's exit status and its end are not
- * known. */
+ * the capture "recovered". A run killed before its program ended leaves no
+ * exit status or end; one whose finish failed (no room for the output) does,
+ * in the output's metadata or, when the output would not take them, in its
+ * run folder (run_end.c), and the recovered capture keeps them. */
 #include "run_recover.h"
 
 #include <errno.h>
@@ -17,13 +19,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "prof/escape.h"
 #include "prof/protocol.h"
 #include "run_session_impl.h"
 
-/* The live metadata the recovered capture keeps. */
+/* The metadata the recovered capture keeps: the live metadata, and the
+ * run's end when its finish got as far as writing it. */
 static const char *const kept_meta[] = { "command", "start_ns", PROF_META_PID, PROF_META_HOST,
-					 "trace" };
-enum { KEPT_META = sizeof(kept_meta) / sizeof(kept_meta[0]) };
+					 "trace", "duration_ns", "exit_status" };
+enum { KEPT_META = sizeof(kept_meta) / sizeof(kept_meta[0]), EXIT_STATUS = KEPT_META - 1 };
 
 struct unfinished {
 	char *meta[KEPT_META];
@@ -43,6 +47,22 @@ static bool is_dir(const char *path)
 	struct stat st;
 
 	return path && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The run's end from its folder, when the output would not take it. */
+static void run_end_from_folder(struct unfinished *u)
+{
+	char num[32];
+	int64_t duration_ns;
+	int status;
+
+	if (run__end_read(u->dir, &status, &duration_ns) < 0)
+		return;
+	snprintf(num, sizeof num, "%d", status);
+	u->meta[EXIT_STATUS] = strdup(num);
+	free(u->meta[EXIT_STATUS - 1]);
+	snprintf(num, sizeof num, "%lld", (long long)duration_ns);
+	u->meta[EXIT_STATUS - 1] = strdup(num);
 }
 
 /* Read what the killed run left in the output; 0, or the message printed. */
@@ -88,6 +108,8 @@ static int read_unfinished(const struct run_messages *msg, const char *path,
 	}
 	for (int i = 0; i < KEPT_META; i++)
 		u->meta[i] = prof_store__meta(s, kept_meta[i]);
+	if (!u->meta[EXIT_STATUS])
+		run_end_from_folder(u);
 	u->metrics_dir = prof_store__meta(s, PROF_META_LIVE_METRICS_DIR);
 	rc = 0;
 out:
@@ -161,9 +183,16 @@ int run_recover(const struct run_messages *msg, const char *path)
 		run__metrics_import(msg, path, u.metrics_dir);
 	run__tell_outcome(msg, path, &files, &outcome);
 	run__remove_merged(&files);
-	fprintf(stderr, "perfkit: recovered %d process file%s into %s (the program's exit status "
-			"and end are not known)\n",
-		outcome.in_capture, outcome.in_capture == 1 ? "" : "s", path);
+	fprintf(stderr, "perfkit: recovered %d process file%s into ", outcome.in_capture,
+		outcome.in_capture == 1 ? "" : "s");
+	prof_fputs_term(stderr, path);
+	if (u.meta[EXIT_STATUS]) {
+		fputs(" (the program's exit status was ", stderr);
+		prof_fputs_term(stderr, u.meta[EXIT_STATUS]);
+		fputs(")\n", stderr);
+	} else {
+		fputs(" (the program's exit status and end are not known)\n", stderr);
+	}
 out:
 	run__proc_files_free(&files);
 	if (w)

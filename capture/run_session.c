@@ -15,7 +15,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,52 +30,9 @@
 #include "prof/tables.h"
 #include "prof/trace_opts.h"
 #include "run_collector.h"
+#include "run_signals.h"
 #include "sink/sink.h"
 #include "summary/summary.h"
-
-/* ---- signals --------------------------------------------------------------- */
-
-static volatile sig_atomic_t child_pid, last_signal;
-static int catch_depth;
-static struct sigaction old_int, old_term;
-
-static void on_signal(int sig, siginfo_t *info, void *ctx)
-{
-	(void)ctx;
-	last_signal = sig;
-	if (child_pid > 0 && info->si_code <= 0)
-		kill((pid_t)child_pid, sig);
-}
-
-void run_signals__catch(void)
-{
-	struct sigaction sa;
-
-	if (catch_depth++)
-		return;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_signal;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-}
-
-void run_signals__restore(void)
-{
-	if (catch_depth == 0 || --catch_depth)
-		return;
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-}
-
-int run_signals__take(void)
-{
-	int sig = last_signal;
-
-	last_signal = 0;
-	return sig;
-}
 
 static int64_t realtime_ns(void)
 {
@@ -132,20 +88,34 @@ static int locate_collector(char *buf, size_t cap)
 	return -2;
 }
 
+/* The shell's exit status for a program that could not be executed. */
+static int cannot_run_status(int err)
+{
+	return err == ENOENT ? RUN_EXIT_NOT_FOUND : RUN_EXIT_CANNOT_EXECUTE;
+}
+
 /* What a shell would do with the program name: 0 found, else the shell's
- * exit status (127 not found, 126 not executable) after its message. */
+ * exit status (127 not found, 126 not executable) after its message. A
+ * folder passes access(X_OK) (it can be searched) but cannot be run. */
 static int resolve_program(const struct run_messages *msg, const char *name, char *buf,
 			   size_t cap)
 {
 	const char *path = getenv("PATH");
+	struct stat st;
 
 	if (strchr(name, '/')) {
 		snprintf(buf, cap, "%s", name);
-		if (!exists(buf)) {
-			msg->error("%s: No such file or directory", name);
-			return RUN_EXIT_NOT_FOUND;
+		if (stat(buf, &st) < 0) {
+			int err = errno;
+
+			msg->error("%s: %s", name, strerror(err));
+			return cannot_run_status(err);
 		}
-		if (access(buf, X_OK) != 0) {
+		if (S_ISDIR(st.st_mode)) {
+			msg->error("%s: Is a directory", name);
+			return RUN_EXIT_CANNOT_EXECUTE;
+		}
+		if (!S_ISREG(st.st_mode) || access(buf, X_OK) != 0) {
 			msg->error("%s: Permission denied", name);
 			return RUN_EXIT_CANNOT_EXECUTE;
 		}
@@ -155,7 +125,6 @@ static int resolve_program(const struct run_messages *msg, const char *name, cha
 		path = "/usr/local/bin:/usr/bin:/bin";
 	while (*name) {
 		size_t len = strcspn(path, ":");
-		struct stat st;
 
 		snprintf(buf, cap, "%.*s%s%s", (int)len, len ? path : ".", "/", name);
 		if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
@@ -539,32 +508,84 @@ int64_t run_session__duration_ns(const struct run_session *s)
 	return s->end_ns - s->start_ns;
 }
 
+/* The program, in the forked child. An exec that fails sends its errno
+ * back through report_fd; one that succeeds closes it unwritten. */
+static _Noreturn void exec_program(const struct run_session *s, int report_fd)
+{
+	int err;
+
+	run_signals__child_reset();
+	if (s->child_stdin_fd >= 0)
+		dup2(s->child_stdin_fd, STDIN_FILENO);
+	if (s->child_output_fd >= 0) {
+		dup2(s->child_output_fd, STDOUT_FILENO);
+		dup2(s->child_output_fd, STDERR_FILENO);
+	}
+	execv(s->program_path, s->argv);
+	err = errno;
+	if (write(report_fd, &err, sizeof err) != (ssize_t)sizeof err) {
+		/* unsaid: perfkit then learns of it only from the exit status */
+	}
+	_exit(cannot_run_status(err));
+}
+
+/* The errno the program's exec failed with, or 0 once it ran. */
+static int exec_failure(int report_fd)
+{
+	int err = 0;
+	ssize_t n;
+
+	do
+		n = read(report_fd, &err, sizeof err);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)sizeof err ? err : 0;
+}
+
 int run_session__start(struct run_session *s)
 {
+	int report[2], err;
 	pid_t pid;
 
+	/* room for the finish, should the program fill the disk */
+	run__reserve_make(s->dir);
+	if (pipe(report) < 0) {
+		s->msg->error("cannot start %s: %s", s->argv[0], strerror(errno));
+		run_session__abort(s);
+		return RUN_EXIT_USAGE;
+	}
+	fcntl(report[0], F_SETFD, FD_CLOEXEC);
+	fcntl(report[1], F_SETFD, FD_CLOEXEC);
 	run_signals__catch();
 	fflush(NULL);
 	s->start_ns = realtime_ns();
 	pid = fork();
-	if (pid < 0) {
-		s->msg->error("cannot start %s: %s", s->argv[0], strerror(errno));
+	if (pid == 0)
+		exec_program(s, report[1]);
+	err = errno;
+	close(report[1]);
+	if (pid > 0) {
+		run_signals__pass_on_to(pid);
+		err = exec_failure(report[0]);
+	}
+	close(report[0]);
+	if (pid < 0 || err) {
+		/* the program never ran: nothing of the run is kept */
+		if (pid > 0) {
+			run_signals__stop();
+			while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+				;
+			if (err == ENOENT && exists(s->program_path))
+				s->msg->error("%s: cannot execute: its interpreter (#!) or loader was "
+					      "not found", s->argv[0]);
+			else
+				s->msg->error("%s: %s", s->argv[0], strerror(err));
+		} else {
+			s->msg->error("cannot start %s: %s", s->argv[0], strerror(err));
+		}
 		run_signals__restore();
 		run_session__abort(s);
-		return RUN_EXIT_USAGE;
+		return pid > 0 ? cannot_run_status(err) : RUN_EXIT_USAGE;
 	}
-	if (pid == 0) {
-		if (s->child_stdin_fd >= 0)
-			dup2(s->child_stdin_fd, STDIN_FILENO);
-		if (s->child_output_fd >= 0) {
-			dup2(s->child_output_fd, STDOUT_FILENO);
-			dup2(s->child_output_fd, STDERR_FILENO);
-		}
-		execv(s->program_path, s->argv);
-		fprintf(stderr, "perfkit: %s: %s\n", s->argv[0], strerror(errno));
-		_exit(errno == ENOENT ? RUN_EXIT_NOT_FOUND : RUN_EXIT_CANNOT_EXECUTE);
-	}
-	child_pid = pid;
 	s->pid = pid;
 	write_live_meta(s);
 	return 0;
@@ -572,18 +593,13 @@ int run_session__start(struct run_session *s)
 
 int run_session__wait(struct run_session *s, bool block)
 {
-	pid_t got;
-
 	if (s->ended)
 		return 1;
-	do
-		got = waitpid(s->pid, &s->status, block ? 0 : WNOHANG);
-	while (got < 0 && errno == EINTR);
-	if (got == 0)
+	if (run_signals__wait(s->pid, &s->status, block) == 0)
 		return 0;
 	s->end_ns = realtime_ns();
 	s->ended = true;
-	child_pid = 0;
+	run_signals__stop();
 	run_signals__restore();
 	s->exit_status = WIFSIGNALED(s->status) ? 128 + WTERMSIG(s->status)
 						 : WEXITSTATUS(s->status);
@@ -699,6 +715,10 @@ int run_session__finish(struct run_session *s)
 	char *gpu;
 	int rc, scanned, deleted;
 
+	/* the run's end, where recover finds it should the output's disk not
+	 * take it; the reserve gives room for it on the run folder's */
+	run__reserve_free(s->dir);
+	run__end_write(s->dir, s->exit_status, s->end_ns - s->start_ns);
 	if (!folder_exists(s->output)) {
 		keep_in_run_folder(s, &moved, "the output's folder is gone");
 	} else if ((fate = output_fate(s)) == OUTPUT_REPLACED) {

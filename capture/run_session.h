@@ -6,8 +6,9 @@
  *	run_session__prepare   options checked, collector and program found,
  *	                       the output created, the folder of per-process
  *	                       files made and the environment set
- *	run_session__start     the program forked; signals sent to perfkit go
- *	                       on to it
+ *	run_session__start     the program forked (one that cannot be run is
+ *	                       refused and leaves nothing); signals sent to
+ *	                       perfkit go on to it (run_signals.h)
  *	run_session__wait      (blocking or not) until the program has ended
  *	run_session__finish    per-process files merged into the output, run
  *	                       metadata, indexes: the capture is complete
@@ -29,6 +30,7 @@
 
 #include "prof/protocol.h"
 #include "prof/store.h"
+#include "run_signals.h"
 
 /* The exit statuses a step returns besides the program's own: the perfkit
  * command's for bad usage (cli/cli_capture.h checks that they agree), and a
@@ -102,7 +104,9 @@ const char *run_session__live_dir(const struct run_session *s);
  * run_session__wait saw it end. */
 int64_t run_session__start_ns(const struct run_session *s);
 int64_t run_session__duration_ns(const struct run_session *s);
-/* Fork the program. 0, or an exit status (the session is aborted). */
+/* Fork the program. 0, or an exit status (the session is aborted): 126 or
+ * 127, as a shell's, when the program could not be executed (one line
+ * says why; nothing of the run is left). */
 int run_session__start(struct run_session *s);
 /* 1 once the program has ended (s->exit_status set), 0 while it runs (only
  * when block is false). */
@@ -114,15 +118,5 @@ int run_session__finish(struct run_session *s);
 void run_session__report(const struct run_session *s);
 /* Give up before the program started: remove what prepare made. */
 void run_session__abort(struct run_session *s);
-
-/* SIGINT and SIGTERM while a session (or perfkit top) runs: remembered, and
- * passed on to the program when someone sent them to perfkit (kill); those
- * the terminal sent (Ctrl-C) already reached it, since the program shares
- * perfkit's process group. Calls nest; the last restore puts the previous
- * handlers back. */
-void run_signals__catch(void);
-void run_signals__restore(void);
-/* The last signal caught since the previous call, or 0. */
-int run_signals__take(void);
 
 #endif

@@ -154,8 +154,10 @@ static int top_program(const struct run_options *opt, int64_t refresh_ms, char *
 	rc = run_session__start(&s);
 	close(log_fd);
 	close(null_fd);
-	if (rc)
+	if (rc) {
+		unlink(log_path); /* the program never ran: nothing of it is kept */
 		return rc;
+	}
 	command = run_session__command_line(prog);
 	memset(&cfg, 0, sizeof cfg);
 	cfg.feed.path = s.output;
