@@ -19,7 +19,27 @@
  * output holds the run's metadata from the start, including the key
  * "live_dir" naming that folder, so a reader of the output (perfkit top) can
  * follow the per-process files until the merge. Those names, and the
- * environment the collector reads, are prof/protocol.h's. */
+ * environment the collector reads, are prof/protocol.h's.
+ *
+ * The output follows prof/output.h's rule: a link, a device, FIFO, socket
+ * or directory, and the program being run, are refused, -f or not; an
+ * existing file without -f. When nothing is at its path, the output is
+ * claimed there at the start (O_EXCL), and the finished capture takes the
+ * place of that claim. With -f onto an existing file, that file is left
+ * untouched until the capture is complete: the run's metadata goes to
+ * .NAME.perfkit-XXXXXX beside it (recording NAME as PROF_META_OUTPUT), and
+ * the finished capture is renamed over the old file, unless another file
+ * took the name meanwhile (then it is kept in the run's folder, as when the
+ * claimed output is taken).
+ *
+ * Where an interrupted run leaves its rows: until the finish they are only
+ * in the process files, in $TMPDIR/perfkit-run-XXXXXX; the unfinished
+ * output (the claimed file, or the .NAME.perfkit-XXXXXX beside the old
+ * one) names that folder. SIGINT and SIGTERM while the program runs are
+ * passed on to it and the capture is finished as usual; a run killed
+ * outright (SIGKILL, or a signal during the finish) leaves both, and
+ * `perfkit recover NAME` merges them (it finds the file beside NAME), so
+ * neither is removed by a signal. */
 #ifndef PERFKIT_RUN_SESSION_H
 #define PERFKIT_RUN_SESSION_H
 
@@ -28,6 +48,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "prof/output.h"
 #include "prof/protocol.h"
 #include "prof/store.h"
 #include "run_signals.h"
@@ -52,7 +73,7 @@ struct run_messages {
 /* What the user chose on the command line. */
 struct run_options {
 	const char *output;     /* -o; NULL: perfkit-PROGRAM-N.sqlite here */
-	bool force;             /* -f: overwrite the output */
+	bool force;             /* -f: replace the output (a regular file) */
 	const char *trace_list; /* --trace; NULL: everything */
 	int64_t flush_ms;       /* --flush-interval */
 	const char *metrics;    /* --metrics; NULL: none */
@@ -67,7 +88,11 @@ struct run_session {
 	const char *command;      /* "run" or "top", for messages */
 	const struct run_messages *msg; /* how its messages reach the user */
 	char **argv;              /* the program and its arguments */
-	const char *output;       /* the capture being written */
+	const char *output;       /* the capture's name */
+	/* With -f onto an existing file: the temporary file beside it that the
+	 * capture is written in until the finish renames it into place;
+	 * NULL: the capture is written at output itself. */
+	struct prof_output *beside;
 	int child_stdin_fd;       /* -1: the program inherits ours */
 	int child_output_fd;      /* stdout and stderr; -1: inherited */
 	pid_t pid;                /* the program, once started */
@@ -77,7 +102,8 @@ struct run_session {
 	char program_path[PATH_MAX], out_path[PATH_MAX], dir[PATH_MAX], metrics_dir[PATH_MAX];
 	char collector[PATH_MAX];
 	struct prof_writer *w;
-	/* the output's file as last written before the program ended */
+	/* the capture's file (run_session__file) as last written before the
+	 * program ended */
 	bool out_known;
 	dev_t out_dev;
 	ino_t out_ino;
@@ -98,6 +124,9 @@ void run_session__init(struct run_session *s, const struct run_options *opt, con
 /* Everything before the program starts. 0, or the exit status to return
  * (the message printed; nothing left behind). */
 int run_session__prepare(struct run_session *s, char **argv);
+/* The file the capture is written in until it is finished: output, or the
+ * temporary file beside it. */
+const char *run_session__file(const struct run_session *s);
 /* The folder holding the per-process files of the running program. */
 const char *run_session__live_dir(const struct run_session *s);
 /* When the program started (CLOCK_REALTIME), and how long it ran once

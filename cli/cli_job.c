@@ -14,23 +14,24 @@
 #include "cli.h"
 #include "compare/compare.h"
 #include "job/job.h"
+#include "prof/temp_files.h"
 #include "sink/sink.h"
 
+/* A private folder for the job's merged capture, registered with the
+ * capture's names so that a signal during the merge leaves none behind. */
 static char *temp_dir(void)
 {
-	const char *base = getenv("TMPDIR");
-	char *dir = NULL;
+	struct prof_error err;
+	char dir[4096];
 
-	if (!base || !*base)
-		base = "/tmp";
-	if (asprintf(&dir, "%s/perfkit-job-XXXXXX", base) < 0)
+	if (prof_temp_dir__create("perfkit-job", dir, sizeof dir, &err) < 0)
 		return NULL;
-	if (!mkdtemp(dir)) {
-		free(dir);
-		return NULL;
-	}
-	return dir;
+	return strdup(dir);
 }
+
+/* The job's capture and SQLite's companions of it. */
+static const char *const sides[] = { "", "-journal", "-wal", "-shm" };
+#define NSIDES (sizeof sides / sizeof sides[0])
 
 static int merge_job(struct cli_job *job, const struct job_inputs *in)
 {
@@ -47,6 +48,15 @@ static int merge_job(struct cli_job *job, const struct job_inputs *in)
 		job->path = NULL;
 		cli_error("out of memory");
 		return CLI_EXIT_USAGE;
+	}
+	for (size_t i = 0; i < NSIDES; i++) {
+		char path[4096];
+
+		snprintf(path, sizeof path, "%s%s", job->path, sides[i]);
+		if (prof_temp__add(path, PROF_TEMP_FILE) < 0) {
+			cli_error("out of memory");
+			return CLI_EXIT_USAGE;
+		}
 	}
 	rc = job_plan__make(in, &plan, &err);
 	if (!rc)
@@ -102,16 +112,16 @@ int cli_job__make(struct cli_job *job, char *const *args, int n)
 /* The temporary capture and its folder removed (its name kept). */
 static void remove_temp(struct cli_job *job)
 {
-	static const char *const sides[] = { "", "-journal", "-wal", "-shm" };
 	char path[4096];
 
 	if (!job->tmpdir)
 		return;
-	for (size_t i = 0; job->path && i < sizeof sides / sizeof sides[0]; i++) {
+	for (size_t i = 0; job->path && i < NSIDES; i++) {
 		snprintf(path, sizeof path, "%s%s", job->path, sides[i]);
 		unlink(path);
 	}
 	rmdir(job->tmpdir);
+	prof_temp__forget_tree(job->tmpdir);
 }
 
 int cli_job__open(struct cli_job *job, struct prof_store **out)
@@ -134,14 +144,14 @@ int cli_job__open(struct cli_job *job, struct prof_store **out)
 }
 
 int cli_job__report(char *const *args, int n, const char *const *reports, int nreports,
-		    int sink_format, bool full_names, const char *output)
+		    int sink_format, bool full_names, const char *output, bool force)
 {
 	struct job_inputs in = { 0 };
 	struct job_report *r = NULL;
 	struct prof_error err = { 0 };
 	struct rpt_sink *sink = NULL;
 	struct stat st;
-	FILE *out = stdout;
+	struct cli_output out = { .f = stdout };
 	int rc, status = CLI_EXIT_USAGE;
 
 	for (int i = 0; i < nreports; i++)
@@ -165,9 +175,9 @@ int cli_job__report(char *const *args, int n, const char *const *reports, int nr
 	}
 	if (rc == 0)
 		return CLI_EXIT_OK; /* another MPI process prints */
-	if (cli_output__open(output, &out) < 0)
+	if (cli_output__open(&out, output, force) < 0)
 		goto out;
-	sink = rpt_sink__new((enum rpt_format)sink_format, out);
+	sink = rpt_sink__new((enum rpt_format)sink_format, out.f);
 	if (!sink) {
 		cli_error("out of memory");
 		goto out;
@@ -185,7 +195,7 @@ int cli_job__report(char *const *args, int n, const char *const *reports, int nr
 			    "totals and counts are lower than what ran", (long long)job_report__dropped(r));
 out:
 	rpt_sink__delete(sink);
-	status = cli_output__close(out, output, status);
+	status = cli_output__close(&out, status);
 	job_report__delete(r);
 	return status;
 }

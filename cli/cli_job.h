@@ -29,9 +29,10 @@ int cli_job__is_merged(const struct cli_job *job);
  * reduce (report/job) when it is a job of several captures and each
  * report is one a map and reduce prints; under an MPI launcher only rank
  * 0 prints. Returns -1 when it does not apply (the caller reads the job
- * as one capture), else the exit status. sink_format: enum rpt_format. */
+ * as one capture), else the exit status. sink_format: enum rpt_format;
+ * output and force: -o and --force (cli_output__open). */
 int cli_job__report(char *const *args, int n, const char *const *reports, int nreports,
-		    int sink_format, bool full_names, const char *output);
+		    int sink_format, bool full_names, const char *output, bool force);
 
 /* Under an MPI launcher (a build with MPI), whether this process is an
  * MPI process other than rank 0: a command that does not share its work

@@ -13,9 +13,18 @@
 #include "schema.h"
 #include "strtab.h"
 
+/* Which file a path named when it was looked at. */
+struct file_id {
+	bool known;
+	dev_t dev;
+	ino_t ino;
+};
+
 struct prof_writer {
 	sqlite3 *db;
 	char *path;
+	/* What messages call the file (prof_writer__set_name); NULL: path. */
+	char *name;
 	sqlite3_stmt *insert[T__COUNT];
 	sqlite3_stmt *meta_put;
 	sqlite3_stmt *count_add;
@@ -23,8 +32,11 @@ struct prof_writer {
 	int64_t last_string_id;
 	bool in_transaction;
 	struct prof_progress progress; /* how far prof_writer__finish got */
-	/* A taken-over file (take_over.c): where the finish puts it; else NULL. */
+	/* A taken-over file (take_over.c): where the finish puts it; else NULL;
+	 * and the file there when it was taken over (the output's own), the
+	 * only one the finish replaces. */
 	char *place_at;
+	struct file_id place_id;
 	/* The last failure of a call that has no error parameter. */
 	struct prof_error err;
 	/* Out of room (disk full, file size limit): rows are no longer
@@ -109,9 +121,18 @@ void writer__rollback(struct prof_writer *w);
 int writer__adopt(const char *path, sqlite3 *db, struct prof_writer **out, struct prof_error *err);
 /* Commit and close. Frees w. */
 void writer__close(struct prof_writer *w);
+/* The file's name in messages. */
+static inline const char *writer__name(const struct prof_writer *w)
+{
+	return w->name ? w->name : w->path;
+}
 /* Remove SQLite's companions of the file at path (-wal, -shm, -journal). */
 void writer__remove_side_files(const char *path);
-/* Rename the finished file src to dst (copied, on another file system). */
-int take_over__put_in_place(const char *src, const char *dst, struct prof_error *err);
+/* Rename the finished file src to dst (copied, on another file system),
+ * replacing the file dst_id names. PROF_E_NOT_PLACED when it cannot be, or
+ * when dst is no longer the file that was there at the take-over (another
+ * run given -f took the name): that file is not replaced. */
+int take_over__put_in_place(const char *src, const char *dst, const struct file_id *dst_id,
+			    struct prof_error *err);
 
 #endif

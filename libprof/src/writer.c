@@ -19,13 +19,13 @@
 
 static int sql_fail(struct prof_writer *w, struct prof_error *err, int rc, const char *what)
 {
-	return store__sqlite_error(err ? err : &w->err, w->path, w->db, rc, what);
+	return store__sqlite_error(err ? err : &w->err, writer__name(w), w->db, rc, what);
 }
 
 /* A failure names the statement; without err it is kept for last_error. */
 static int exec(struct prof_writer *w, const char *sql, struct prof_error *err)
 {
-	return store__exec(w->db, w->path, sql, sql, err ? err : &w->err);
+	return store__exec(w->db, writer__name(w), sql, sql, err ? err : &w->err);
 }
 
 static int load_strings(struct prof_writer *w, struct prof_error *err);
@@ -119,7 +119,7 @@ static int room_to_commit(struct prof_writer *w, struct prof_error *err)
 		if (free_bytes < need)
 			return prof_error__set(err ? err : &w->err, PROF_E_FULL,
 					       "%s: commit: no room left to write (%lld KiB needed, "
-					       "%lld KiB free)", w->path, (long long)need >> 10,
+					       "%lld KiB free)", writer__name(w), (long long)need >> 10,
 					       (long long)free_bytes >> 10);
 	}
 	/* the file size limit counts each file on its own */
@@ -129,7 +129,7 @@ static int room_to_commit(struct prof_writer *w, struct prof_error *err)
 	     frames > (int64_t)limit.rlim_cur))
 		return prof_error__set(err ? err : &w->err, PROF_E_FULL,
 				       "%s: commit: no room left to write (the file size limit, "
-				       "%lld KiB)", w->path, (long long)limit.rlim_cur >> 10);
+				       "%lld KiB)", writer__name(w), (long long)limit.rlim_cur >> 10);
 	return 0;
 }
 
@@ -232,6 +232,7 @@ static void writer_free(struct prof_writer *w)
 	sqlite3_close(w->db);
 	strtab__exit(&w->strings);
 	free(w->path);
+	free(w->name);
 	free(w->place_at);
 	free(w);
 }
@@ -247,11 +248,14 @@ void writer__remove_side_files(const char *path)
 	}
 }
 
-/* Claim the path: O_EXCL makes "refuse an existing file" atomic. */
+/* Claim the path: O_EXCL makes "refuse an existing file" atomic. A file
+ * the caller made for the writer (PROF_WRITER_CLAIMED) is claimed already. */
 static int claim_path(const char *path, unsigned flags, struct prof_error *err)
 {
 	int fd;
 
+	if (flags & PROF_WRITER_CLAIMED)
+		return 0;
 	if (flags & PROF_WRITER_OVERWRITE) {
 		if (unlink(path) && errno != ENOENT)
 			return prof_error__set(err, PROF_E_IO, "%s: cannot replace: %s", path,
@@ -285,7 +289,7 @@ static int prepare_all(struct prof_writer *w, struct prof_error *err)
 
 	for (int i = 0; i < T__COUNT; i++) {
 		if (schema__insert_sql(&schema_tables[i], sql, sizeof sql))
-			return prof_error__set(err, PROF_E_SQL, "%s: statement too long", w->path);
+			return prof_error__set(err, PROF_E_SQL, "%s: statement too long", writer__name(w));
 		rc = prepare(w, sql, &w->insert[i], err);
 		if (rc)
 			return rc;
@@ -318,7 +322,7 @@ static void fold_wal(struct prof_writer *w)
 	int rc = sqlite3_wal_checkpoint_v2(w->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 
 	if (rc != SQLITE_OK && store__out_of_room(w->db, rc)) {
-		store__sqlite_error(&w->err, w->path, w->db, rc, "checkpoint");
+		store__sqlite_error(&w->err, writer__name(w), w->db, rc, "checkpoint");
 		w->full = true;
 	}
 }
@@ -404,7 +408,7 @@ static int load_strings(struct prof_writer *w, struct prof_error *err)
 				id)) {
 			sqlite3_finalize(st);
 			return prof_error__set(err ? err : &w->err, PROF_E_NOMEM, "%s: out of memory",
-					       w->path);
+					       writer__name(w));
 		}
 		if (id > w->last_string_id)
 			w->last_string_id = id;
@@ -594,6 +598,7 @@ int prof_writer__finish(struct prof_writer *w, struct prof_error *err)
 {
 	struct prof_progress progress = w->progress;
 	char *taken = NULL, *place_at = w->place_at;
+	struct file_id place_id = w->place_id;
 	int rc = 0;
 
 	w->place_at = NULL;
@@ -604,7 +609,7 @@ int prof_writer__finish(struct prof_writer *w, struct prof_error *err)
 	else
 		rc = finish_and_close(w, err);
 	if (!rc && place_at)
-		rc = take_over__put_in_place(taken, place_at, err);
+		rc = take_over__put_in_place(taken, place_at, &place_id, err);
 	free(taken);
 	free(place_at);
 	prof_progress__report(&progress, PROF_FINISH_DONE, rc ? 0 : 1, 1);
@@ -634,6 +639,17 @@ const char *prof_writer__path(const struct prof_writer *w)
 	return w->path;
 }
 
+int prof_writer__set_name(struct prof_writer *w, const char *name)
+{
+	char *copy = name ? strdup(name) : NULL;
+
+	if (name && !copy)
+		return prof_error__set(&w->err, PROF_E_NOMEM, "%s: out of memory", writer__name(w));
+	free(w->name);
+	w->name = copy;
+	return 0;
+}
+
 const struct prof_error *prof_writer__last_error(const struct prof_writer *w)
 {
 	return &w->err;
@@ -659,7 +675,7 @@ int64_t prof_writer__string(struct prof_writer *w, const char *text)
 	if (step(w, st))
 		return 0;
 	if (strtab__add(&w->strings, text, len, hash, id)) {
-		prof_error__set(&w->err, PROF_E_NOMEM, "%s: out of memory", w->path);
+		prof_error__set(&w->err, PROF_E_NOMEM, "%s: out of memory", writer__name(w));
 		return 0;
 	}
 	w->last_string_id = id;
@@ -1025,7 +1041,7 @@ int prof_writer__payload_enum_entry(struct prof_writer *w,
 int prof_writer__meta(struct prof_writer *w, const char *key, const char *value)
 {
 	if (!key)
-		return prof_error__set(&w->err, PROF_E_USAGE, "%s: metadata key missing", w->path);
+		return prof_error__set(&w->err, PROF_E_USAGE, "%s: metadata key missing", writer__name(w));
 	return put_meta(w, key, value);
 }
 
@@ -1034,7 +1050,7 @@ int prof_writer__count(struct prof_writer *w, const char *name, int64_t delta)
 	sqlite3_stmt *st = w->count_add;
 
 	if (!name)
-		return prof_error__set(&w->err, PROF_E_USAGE, "%s: counter name missing", w->path);
+		return prof_error__set(&w->err, PROF_E_USAGE, "%s: counter name missing", writer__name(w));
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	bind_i64(st, 2, delta);
 	return step(w, st);

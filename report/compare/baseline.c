@@ -18,6 +18,7 @@
 
 #include "prof/escape.h"
 #include "prof/file.h"
+#include "prof/output.h"
 
 const char *baseline_unit__name(enum baseline_unit u)
 {
@@ -527,13 +528,8 @@ static void put_key(FILE *f, const struct baseline_key *k)
 	fputs("}", f);
 }
 
-int baseline__save(const struct baseline *b, const char *path, struct prof_error *err)
+static void put_baseline(FILE *f, const struct baseline *b)
 {
-	FILE *f = fopen(path, "w");
-	int failed;
-
-	if (!f)
-		return prof_error__set(err, PROF_E_IO, "cannot write %s: %s", path, strerror(errno));
 	fprintf(f, "{\n  \"perfkit_baseline\": %d,\n  \"program\": ", BASELINE_FORMAT_VERSION);
 	prof_fputs_json(f, b->program);
 	fputs(",\n  \"gpu\": ", f);
@@ -560,11 +556,21 @@ int baseline__save(const struct baseline *b, const char *path, struct prof_error
 		put_key(f, &b->keys[i]);
 	}
 	fputs("\n  }\n}\n", f);
-	failed = ferror(f);
-	/* Close whatever happened: a full disk often shows only at fclose. */
-	if (fclose(f) != 0 || failed)
-		return prof_error__set(err, PROF_E_IO, "cannot write %s: %s", path, strerror(errno));
-	return 0;
+}
+
+int baseline__save(const struct baseline *b, const char *path, unsigned flags,
+		   struct prof_error *err)
+{
+	struct prof_output *out = NULL;
+	int rc = prof_output__open(path, flags, NULL, &out, err);
+
+	if (rc)
+		return rc;
+	put_baseline(prof_output__stream(out), b);
+	/* a write that failed (a full disk) shows in the commit */
+	rc = prof_output__commit(out, err);
+	prof_output__delete(out);
+	return rc;
 }
 
 int baseline__parse_percent(const char *s, double *pct)

@@ -144,8 +144,10 @@ void job_report__delete(struct job_report *r);
  * False without MPI. */
 bool job_mpi__not_rank0(void);
 
-/* Write the capture at out_path of every capture of plan (flags:
- * PROF_WRITER_OVERWRITE), with the job's metadata. */
+/* Write the capture at out_path of every capture of plan, with the job's
+ * metadata, as every output is written (prof/output.h; flags:
+ * PROF_OUTPUT_REPLACE, PROF_OUTPUT_FORCE_IS_LONG): in a temporary file
+ * beside out_path, renamed into place once finished. */
 int job__merge(const struct job_plan *plan, const char *out_path, unsigned flags,
 	       struct prof_error *err);
 

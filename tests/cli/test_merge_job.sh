@@ -110,7 +110,7 @@ expect_status "merge of an empty directory" 2
 expect_one_error_line "merge of an empty directory" "holds no captures"
 run merge -o "$TMP/job.sqlite" "$a"
 expect_status "merge over an existing file" 2
-expect_one_error_line "merge over an existing file" "already exists"
+expect_one_error_line "merge over an existing file" "job\.sqlite exists; use -f to overwrite it"
 run merge -f -o "$TMP/job.sqlite" "$TMP/job.sqlite" "$a"
 expect_status "merge into one of its inputs" 2
 expect_one_error_line "merge into one of its inputs" "the output is one of the captures"

@@ -38,7 +38,14 @@
 struct prof_writer;
 
 enum prof_writer_flags {
-	PROF_WRITER_OVERWRITE = 1 << 0, /* replace an existing file (else PROF_E_EXISTS) */
+	/* Replace an existing file (else PROF_E_EXISTS), removing it at once:
+	 * for files of perfkit's own (a run's folder, tests). A file the user
+	 * named goes through prof/output.h instead, which leaves the old file
+	 * until the new one is complete. */
+	PROF_WRITER_OVERWRITE = 1 << 0,
+	/* The file at path is an empty one made for this writer: the
+	 * temporary file of a prof_output opened with PROF_OUTPUT_BY_NAME. */
+	PROF_WRITER_CLAIMED = 1 << 1,
 };
 
 /* Out of room: a row append, commit or checkpoint found the disk full (or
@@ -53,6 +60,9 @@ int prof_writer__create(const char *path, unsigned flags, struct prof_writer **o
 /* The file w writes (for a taken-over file, the process file until the
  * finish renames it). */
 const char *prof_writer__path(const struct prof_writer *w);
+/* Call the file name in messages (a temporary file by the output it
+ * becomes); NULL: its path. 0 or PROF_E_NOMEM. */
+int prof_writer__set_name(struct prof_writer *w, const char *name);
 /* Commit the open transaction and begin a new one. Call it on a timer. */
 int prof_writer__flush(struct prof_writer *w, struct prof_error *err);
 /* Commit, build indexes and summary views, record final metadata, close.
