@@ -47,7 +47,7 @@ double diag__get(const struct diag_context *ctx, const char *key)
 
 int64_t diag__window_ns(const struct diag_context *ctx)
 {
-	int64_t d = sum_span_saturated(ctx->w->start_ns, ctx->w->end_ns);
+	int64_t d = prof_span_saturated(ctx->w->start_ns, ctx->w->end_ns);
 	return d > 0 ? d : 1;
 }
 

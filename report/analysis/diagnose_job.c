@@ -112,7 +112,7 @@ static int merge_windows(struct diag_report *job, const struct rank_run *runs, i
 		job->has_gpu_samples |= r->has_gpu_samples;
 		job->replayed |= r->replayed;
 		job->pytorch |= r->pytorch;
-		job->gpu_busy_ns = sum_add_saturated(job->gpu_busy_ns, r->gpu_busy_ns);
+		job->gpu_busy_ns = prof_add_saturated(job->gpu_busy_ns, r->gpu_busy_ns);
 	}
 	if (len >= sizeof w->source)
 		memcpy(w->source + sizeof w->source - 4, "...", 4);

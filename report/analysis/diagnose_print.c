@@ -23,13 +23,13 @@ static void print_job_window_text(const struct diag_report *r, FILE *out)
 	char b1[32];
 
 	fprintf(out, "window: each rank's own loop (of %s captured): ",
-		diag__ns(b1, sizeof b1, sum_span_saturated(w->capture_start_ns, w->capture_end_ns)));
+		diag__ns(b1, sizeof b1, prof_span_saturated(w->capture_start_ns, w->capture_end_ns)));
 	for (int i = 0; i < r->nranks && i < LIST_RANKS; i++) {
 		const struct sum_window *rw = &r->ranks[i].window;
 
 		fprintf(out, "%srank %d ", i ? ", " : "", r->ranks[i].rank);
 		prof_fputs_term(out, rw->source);
-		fprintf(out, " (%s)", diag__ns(b1, sizeof b1, sum_span_saturated(rw->start_ns, rw->end_ns)));
+		fprintf(out, " (%s)", diag__ns(b1, sizeof b1, prof_span_saturated(rw->start_ns, rw->end_ns)));
 	}
 	if (r->nranks > LIST_RANKS)
 		fprintf(out, " and %d ranks more", r->nranks - LIST_RANKS);
@@ -63,8 +63,8 @@ static void print_window_text(const struct diag_report *r, FILE *out)
 		fputs("window: ", out);
 		prof_fputs_term(out, w->source);
 		fprintf(out, " (%s of %s captured)%s\n",
-			diag__ns(b1, sizeof b1, sum_span_saturated(w->start_ns, w->end_ns)),
-			diag__ns(b2, sizeof b2, sum_span_saturated(w->capture_start_ns, w->capture_end_ns)),
+			diag__ns(b1, sizeof b1, prof_span_saturated(w->start_ns, w->end_ns)),
+			diag__ns(b2, sizeof b2, prof_span_saturated(w->capture_start_ns, w->capture_end_ns)),
 			r->replayed ? "; shares are of the GPU's busy time in it (kernel replay)"
 			: w->iterations ? "; shares are of this loop" : "");
 	}

@@ -183,7 +183,7 @@ static int load_names(struct prof_store *s, char *sql, bool by_id, const struct 
 	for (int i = 0; i < set->n; i++) {
 		struct gm_row *r = &t->rows[set->first + set->iv[i].group];
 
-		r->time_ns = sum_add_saturated(r->time_ns, sum_span_saturated(set->iv[i].start_ns, set->iv[i].end_ns));
+		r->time_ns = prof_add_saturated(r->time_ns, prof_span_saturated(set->iv[i].start_ns, set->iv[i].end_ns));
 	}
 	mo_intervals__sort(set->iv, set->n);
 	return 0;

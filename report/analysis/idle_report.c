@@ -49,7 +49,7 @@ struct idle_units {
 /* t as the reports show it: from the capture's start. */
 static struct rpt_cell time_cell(const struct idle_units *u, int64_t t)
 {
-	return int_cell(sum_span_saturated(u->origin_ns, t));
+	return int_cell(prof_span_saturated(u->origin_ns, t));
 }
 
 /* A table: its columns after a Rank column when the units are a job's. */

@@ -302,7 +302,7 @@ static void group_call(const struct walk *w, enum nccl_kind kind, struct call_in
 			continue;
 		if (g->bytes < 0 || (ci->bytes >= 0 && g->comm != ci->comm))
 			continue;
-		ci->bytes = ci->bytes < 0 ? g->bytes : sum_add_saturated(ci->bytes, g->bytes);
+		ci->bytes = ci->bytes < 0 ? g->bytes : prof_add_saturated(ci->bytes, g->bytes);
 	}
 }
 

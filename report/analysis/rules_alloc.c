@@ -47,7 +47,7 @@ static int rule_alloc_churn(struct diag_context *ctx, struct prof_error *err)
 		e->time_ns = prof_cursor__int64(c, 2);
 		e->bytes = -1;
 		n += e->count;
-		ns = sum_add_saturated(ns, e->time_ns);
+		ns = prof_add_saturated(ns, e->time_ns);
 	}
 	prof_cursor__close(c);
 	if (rc < 0)

@@ -30,7 +30,7 @@ static int note_unknown(struct occupancy_unknown *u, const char *name, int64_t l
 		return PROF_E_NOMEM;
 	e->count += launches;
 	u->launches += launches;
-	u->time_ns = sum_add_saturated(u->time_ns, time_ns);
+	u->time_ns = prof_add_saturated(u->time_ns, time_ns);
 	return 0;
 }
 
@@ -125,9 +125,9 @@ static int rule_occupancy(struct diag_context *ctx, struct prof_error *err)
 		if (!e)
 			goto nomem;
 		e->count += prof_cursor__int64(c, 5);
-		e->time_ns = sum_add_saturated(e->time_ns, time);
+		e->time_ns = prof_add_saturated(e->time_ns, time);
 		e->bytes = -1;
-		ns = sum_add_saturated(ns, time);
+		ns = prof_add_saturated(ns, time);
 		n++;
 	}
 	prof_cursor__close(c);

@@ -117,7 +117,7 @@ static int report_totals(const struct diff_result *r, struct rpt_sink *sink)
 	int rc = sink->begin(sink, "diff_totals", "Totals (whole captures)", cols, 5);
 
 	if (rc == 0)
-		rc = diff_left_out__note(sink, sum_add_saturated(b->rows_left_out, n->rows_left_out));
+		rc = diff_left_out__note(sink, prof_add_saturated(b->rows_left_out, n->rows_left_out));
 	for (size_t i = 0; rc == 0 && i < sizeof totals / sizeof totals[0]; i++) {
 		struct rpt_cell cells[5] = {
 			text_cell(totals[i].name), int_cell(totals[i].base), int_cell(totals[i].new),

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "prof/error.h"
+#include "prof/saturate.h"
 #include "prof/store.h"
 #include "prof/tables.h"
 #include "sink/table.h"
@@ -76,31 +77,8 @@ int sum_call_once_sql(struct prof_store *s, char *buf, size_t cap, const char *a
 
 /* ---- sums of a capture's numbers --------------------------------------- */
 
-/* Times and byte counts come from a file that may be damaged or written to
- * harm: two of them can add up past INT64_MAX, and an end far below its
- * start can subtract past INT64_MIN, where a signed int64_t overflows
- * (undefined behaviour; a negative total in practice). Every sum or span of
- * such values in report/ goes through these, which hold at the limit
- * instead: a total that reads "9223372036854775807 ns" says the input is
- * broken, a wrapped one lies. */
-static inline int64_t sum_add_saturated(int64_t a, int64_t b)
-{
-	int64_t r;
-
-	if (__builtin_add_overflow(a, b, &r))
-		return b > 0 ? INT64_MAX : INT64_MIN;
-	return r;
-}
-
-/* end - start, held at the limit likewise. */
-static inline int64_t sum_span_saturated(int64_t start, int64_t end)
-{
-	int64_t r;
-
-	if (__builtin_sub_overflow(end, start, &r))
-		return end > start ? INT64_MAX : INT64_MIN;
-	return r;
-}
+/* Every sum and span of a capture's times or byte counts goes through
+ * prof_add_saturated and prof_span_saturated (prof/saturate.h). */
 
 /* v * num / den for 0 <= num <= den (a point num/den of the way along a
  * span v), divided before it is multiplied so that a long span cannot

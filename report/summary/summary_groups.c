@@ -49,7 +49,7 @@ static void fold_value(struct sum_group *g, struct fold *f, int64_t v)
 		g->min = v;
 	if (f->i == 0 || v > g->max)
 		g->max = v;
-	g->total = sum_add_saturated(g->total, v);
+	g->total = prof_add_saturated(g->total, v);
 	/* Welford: stable where sum-of-squares cancels catastrophically. */
 	delta = (double)v - f->mean;
 	f->mean += delta / (double)(f->i + 1);
@@ -203,7 +203,7 @@ int64_t sum_groups__total(const struct sum_groups *gs)
 	int64_t t = 0;
 
 	for (size_t i = 0; i < gs->n; i++)
-		t = sum_add_saturated(t, gs->g[i].total);
+		t = prof_add_saturated(t, gs->g[i].total);
 	return t;
 }
 

@@ -305,11 +305,11 @@ static int window_from_kernels(struct prof_store *store, const struct sum_loop_o
 	if (rc < 0 || n < 3)
 		goto out;
 	for (int i = 1; i < n; i++)
-		gaps[i - 1] = sum_span_saturated(t[i - 1], t[i]);
+		gaps[i - 1] = prof_span_saturated(t[i - 1], t[i]);
 	qsort(gaps, (size_t)(n - 1), sizeof *gaps, cmp_int64);
 	w->start_ns = t[1];
 	/* the last iteration lasts the median period */
-	w->end_ns = sum_add_saturated(t[n - 1], gaps[(n - 1) / 2]);
+	w->end_ns = prof_add_saturated(t[n - 1], gaps[(n - 1) / 2]);
 	w->iterations = n - 1;
 	{
 		struct prof_cursor *nc;
