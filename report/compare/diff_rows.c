@@ -38,9 +38,8 @@ static struct rpt_cell ratio_cell(int64_t base, int64_t new, bool both)
 
 void diff_left_out__text(char *buf, size_t cap, int64_t rows)
 {
-	snprintf(buf, cap, "%" PRId64 " row%s whose end precedes %s start or whose byte count is "
-		 "negative %s left out", rows, rows == 1 ? "" : "s", rows == 1 ? "its" : "their",
-		 rows == 1 ? "was" : "were");
+	snprintf(buf, cap, "%" PRId64 " row%s " SUM_BAD_SPAN_WORDS " or a negative byte count "
+		 "%s left out", rows, rows == 1 ? "" : "s", rows == 1 ? "was" : "were");
 }
 
 int diff_left_out__note(struct rpt_sink *sink, int64_t rows)

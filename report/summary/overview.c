@@ -405,9 +405,9 @@ int sum_overview__load_transfers(struct prof_store *s, struct sum_overview *o,
 	rc = prof_cursor__open(s,
 		"SELECT copyKind, CASE WHEN copyKind IN (1, 9, 11) THEN srcKind "
 		"WHEN copyKind IN (2, 12) THEN dstKind END AS hostKind, "
-		"count(*), sum(bytes), sum(end - start) FROM " PROF_T_MEMCPY " "
-		"WHERE NOT " SUM_BAD_SPAN("") " "
-		"GROUP BY 1, 2 ORDER BY sum(bytes) DESC, 1, 2", &c, err);
+		"count(*), " SUM_TOTAL_SATURATED("bytes") ", " SUM_TOTAL_SATURATED("end - start") " "
+		"FROM " PROF_T_MEMCPY " WHERE NOT " SUM_BAD_SPAN("") " "
+		"GROUP BY 1, 2 ORDER BY 4 DESC, 1, 2", &c, err);
 	while (rc >= 0 && (rc = prof_cursor__next(c, err)) > 0) {
 		struct sum_transfer t = {
 			.copy_kind = prof_cursor__int64(c, 0),

@@ -304,9 +304,9 @@ int sum_groups__note_left_out(const struct sum_groups *gs, struct rpt_sink *sink
 {
 	char text[128];
 
-	snprintf(text, sizeof text, "%" PRId64 " row%s whose end precedes %s start %s left out",
+	snprintf(text, sizeof text, "%" PRId64 " row%s " SUM_BAD_SPAN_WORDS " %s left out",
 		 gs->rows_left_out, gs->rows_left_out == 1 ? "" : "s",
-		 gs->rows_left_out == 1 ? "its" : "their", gs->rows_left_out == 1 ? "was" : "were");
+		 gs->rows_left_out == 1 ? "was" : "were");
 	return rpt_sink__note(sink, &(struct rpt_note){ SUM_NOTE_LEFT_OUT, gs->rows_left_out, text });
 }
 
