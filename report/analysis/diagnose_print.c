@@ -78,6 +78,9 @@ static void print_window_text(const struct diag_report *r, FILE *out)
 		prof_fputs_term(out, r->failure_next);
 		fputc('\n', out);
 	}
+	if (r->rows_left_out > 0)
+		fprintf(out, "left out: %" PRId64 " row%s " SUM_BAD_SPAN_WORDS "\n", r->rows_left_out,
+			r->rows_left_out == 1 ? "" : "s");
 	if (r->untimed[0]) {
 		fputs("untimed: ", out);
 		prof_fputs_term(out, r->untimed);
@@ -309,6 +312,7 @@ int diag_report__print_json(const struct diag_report *r, FILE *out)
 	prof_fputs_json(out, r->failure_next[0] ? r->failure_next : NULL);
 	fputs(",\"untimed_work\":", out);
 	prof_fputs_json(out, r->untimed[0] ? r->untimed : NULL);
+	fprintf(out, ",\"rows_left_out\":%" PRId64, r->rows_left_out);
 	fprintf(out, ",\"has_metrics\":%s,\"kernel_replay\":%s,\"pytorch\":%s,\"findings\":[",
 		r->has_metrics ? "true" : "false", r->replayed ? "true" : "false", r->pytorch ? "true" : "false");
 	for (int i = 0; i < r->nfindings; i++) {

@@ -21,7 +21,7 @@ static int note_left_out(struct rpt_sink *sink, int64_t n)
 	char text[160];
 	struct rpt_note note = { "rows_left_out", n, text };
 
-	snprintf(text, sizeof text, "%lld GPU rows whose end precedes their start were left out",
+	snprintf(text, sizeof text, "%lld GPU rows " SUM_BAD_SPAN_WORDS " were left out",
 		 (long long)n);
 	return rpt_sink__note(sink, &note);
 }
@@ -122,7 +122,7 @@ int nccl_sum__add_calls(struct nccl_sum *s, const struct nccl_calls *c, struct p
 
 		/* a bad span's call too: it leaves its collective's waits unknown */
 		s->arrivals[s->narrivals++] = nccl_call__arrival(k);
-		if (k->end_ns < k->start_ns) {
+		if (prof_span_is_bad(k->start_ns, k->end_ns)) {
 			s->left_out++;
 			continue;
 		}

@@ -61,7 +61,7 @@ static int gpu_spans(struct prof_store *s, const struct rank_time *t, int64_t *f
 			len += (size_t)snprintf(sql + len, sizeof sql - len,
 						"%sSELECT r.globalTid AS tid, r.start AS at, g.start AS g0,"
 						" g.end AS g1 FROM %s g JOIN %s r ON %s"
-						" WHERE r.start >= ?1 AND r.start < ?2",
+						" WHERE r.start >= ?1 AND r.start < ?2 AND NOT " SUM_BAD_SPAN("g."),
 						n++ ? " UNION ALL " : "", gpu[g], api[a],
 						SUM_LAUNCHED_BY("g", "r"));
 		}
@@ -194,7 +194,7 @@ static int split_busy(struct prof_store *s, struct rank_time *t, struct prof_err
 		int64_t what = prof_cursor__int64(c, 2); /* 0 kernel, 1 NCCL's, 2 copy or memset */
 		struct diag_intervals *u = what == 1 ? &comm : &compute;
 
-		if (prof_cursor__is_null(c, 0) || prof_cursor__is_null(c, 1) || b < a) {
+		if (prof_cursor__is_null(c, 0) || prof_cursor__is_null(c, 1) || prof_span_is_bad(a, b)) {
 			t->rows_left_out++;
 			continue;
 		}

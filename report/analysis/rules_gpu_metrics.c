@@ -168,15 +168,16 @@ static int load_device(struct gm_scan *s, int sampler, struct prof_error *err)
 	/* everything the device ran */
 	for (int i = 0; i < 3; i++) {
 		snprintf(busy[i], sizeof busy[i], "SELECT start, end FROM %s WHERE deviceId = ?3 AND end > ?1"
-			 " AND start < ?2 AND end >= start%s", busy_tables[i], pid_clause(st, busy_tables[i], smp));
+			 " AND start < ?2 AND NOT " SUM_BAD_SPAN("") "%s", busy_tables[i],
+			 pid_clause(st, busy_tables[i], smp));
 		busy_parts[i] = busy[i];
 	}
 	/* copies over a link, and NCCL kernels */
 	snprintf(comm[0], sizeof comm[0], "SELECT start, end, copyKind, NULL FROM " PROF_T_MEMCPY
-		 " WHERE deviceId = ?3 AND end > ?1 AND start < ?2 AND end >= start"
+		 " WHERE deviceId = ?3 AND end > ?1 AND start < ?2 AND NOT " SUM_BAD_SPAN("")
 		 " AND copyKind IN (" LINK_COPY_KINDS ")%s", pid_clause(st, PROF_T_MEMCPY, smp));
 	snprintf(comm[1], sizeof comm[1], "SELECT k.start, k.end, NULL, " DIAG_KERNEL_NAME_SQL " FROM "
-		 PROF_T_KERNEL " k WHERE k.deviceId = ?3 AND k.end > ?1 AND k.start < ?2 AND k.end >= k.start%s"
+		 PROF_T_KERNEL " k WHERE k.deviceId = ?3 AND k.end > ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.") "%s"
 		 " AND coalesce(k.demangledName, k.shortName) IN (SELECT id FROM " PROF_T_STRINGS
 		 " WHERE value LIKE '%%nccl%%')", smp->pid_known && prof_store__has_column(st, PROF_T_KERNEL, "globalPid")
 		 ? " AND (k.globalPid IS NULL OR k.globalPid = 0 OR k.globalPid = ?4)" : "");

@@ -76,8 +76,8 @@ static int rule_occupancy(struct diag_context *ctx, struct prof_error *err)
 	const char *sql =
 		"SELECT " DIAG_KERNEL_NAME_SQL ", k.blockX * k.blockY * k.blockZ, k.registersPerThread,"
 		" k.staticSharedMemory + k.dynamicSharedMemory, max(k.sharedMemoryExecuted),"
-		" count(*), sum(k.end - k.start)"
-		" FROM " PROF_T_KERNEL " k WHERE k.start >= ?1 AND k.start < ?2"
+		" count(*), " SUM_TOTAL_SATURATED("k.end - k.start")
+		" FROM " PROF_T_KERNEL " k WHERE k.start >= ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.")
 		" AND (" NCCL_KERNEL_SQL("k") ") IS NOT 1"
 		" GROUP BY k.demangledName, 2, 3, 4 ORDER BY 7 DESC";
 	double max_occ = diag__get(ctx, "occupancy.max");

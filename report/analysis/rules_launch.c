@@ -253,7 +253,7 @@ nomem:
 static int launch_api(struct diag_context *ctx, int64_t *n, int64_t *ns, struct prof_error *err)
 {
 	const char *sql =
-		"SELECT count(*), coalesce(sum(r.end - r.start), 0) FROM " DIAG_API_CALLS " r"
+		"SELECT count(*), " SUM_TOTAL_SATURATED("r.end - r.start") " FROM " DIAG_API_CALLS " r"
 		" JOIN " SUM_API_NAMES " s ON s.id = r.nameId WHERE r.start >= ?1 AND r.start < ?2"
 		" AND (s.value LIKE '%LaunchKernel%' OR s.value LIKE 'cuLaunch%')";
 	struct prof_cursor *c;

@@ -31,8 +31,8 @@ static bool fp32_signature(const char *name)
 static int fp32_heuristic(struct diag_context *ctx, struct prof_error *err)
 {
 	const char *sql =
-		"SELECT " DIAG_KERNEL_NAME_SQL ", count(*), sum(k.end - k.start)"
-		" FROM " PROF_T_KERNEL " k WHERE k.start >= ?1 AND k.start < ?2"
+		"SELECT " DIAG_KERNEL_NAME_SQL ", count(*), " SUM_TOTAL_SATURATED("k.end - k.start")
+		" FROM " PROF_T_KERNEL " k WHERE k.start >= ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.")
 		" GROUP BY k.demangledName ORDER BY 3 DESC";
 	struct diag_tally t = { 0 };
 	struct prof_cursor *c;

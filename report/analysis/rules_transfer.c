@@ -100,9 +100,9 @@ static int rule_small_htod(struct diag_context *ctx, struct prof_error *err)
 static int rule_transfer_volume(struct diag_context *ctx, struct prof_error *err)
 {
 	const char *sql =
-		"SELECT m.copyKind, m.srcKind, m.dstKind, count(*), sum(m.end - m.start), sum(m.bytes)"
-		" FROM " PROF_T_MEMCPY " m"
-		" WHERE m.copyKind IN (1, 2) AND m.start >= ?1 AND m.start < ?2"
+		"SELECT m.copyKind, m.srcKind, m.dstKind, count(*), " SUM_TOTAL_SATURATED("m.end - m.start")
+		", " SUM_TOTAL_SATURATED("m.bytes") " FROM " PROF_T_MEMCPY " m"
+		" WHERE m.copyKind IN (1, 2) AND m.start >= ?1 AND m.start < ?2 AND NOT " SUM_BAD_SPAN("m.")
 		" GROUP BY 1, 2, 3 ORDER BY 5 DESC";
 	struct diag_tally t = { 0 };
 	int64_t ns = 0, bytes = 0, n = 0;
