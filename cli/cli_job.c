@@ -5,6 +5,7 @@
 #define _GNU_SOURCE /* asprintf */
 #include "cli_job.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,31 +17,71 @@
 #include "job/job.h"
 #include "sink/sink.h"
 
-static char *temp_dir(void)
+/* Where the job's capture is merged: $TMPDIR, or /tmp when it is unset. */
+static const char *temp_base(void)
 {
 	const char *base = getenv("TMPDIR");
-	char *dir = NULL;
 
-	if (!base || !*base)
-		base = "/tmp";
-	if (asprintf(&dir, "%s/perfkit-job-XXXXXX", base) < 0)
+	return base && *base ? base : "/tmp";
+}
+
+/* "TMPDIR=/x" or "/tmp (TMPDIR is not set)", for messages. */
+static void temp_name(char *buf, size_t cap)
+{
+	const char *base = getenv("TMPDIR");
+
+	if (base && *base)
+		snprintf(buf, cap, "TMPDIR=%s", base);
+	else
+		snprintf(buf, cap, "/tmp (TMPDIR is not set)");
+}
+
+/* A private folder for the job's capture; NULL with errno set. */
+static char *temp_dir(void)
+{
+	char *dir = NULL;
+	int saved;
+
+	if (asprintf(&dir, "%s/perfkit-job-XXXXXX", temp_base()) < 0)
 		return NULL;
 	if (!mkdtemp(dir)) {
+		saved = errno;
 		free(dir);
+		errno = saved;
 		return NULL;
 	}
 	return dir;
+}
+
+/* The merge failed: a full disk is said as the temporary folder's, not as
+ * the SQLite statement that found it. */
+static void merge_failed(const struct prof_error *err)
+{
+	char where[4200];
+
+	if (err->code != PROF_E_FULL) {
+		cli_error("%s", err->msg);
+		return;
+	}
+	temp_name(where, sizeof where);
+	cli_error("no room for temporary files in %s: a job's captures are merged into one file "
+		  "there before they are read; set TMPDIR to a folder with room", where);
 }
 
 static int merge_job(struct cli_job *job, const struct job_inputs *in)
 {
 	struct job_plan plan = { 0 };
 	struct prof_error err = { 0 };
+	char where[4200];
 	int rc;
 
 	job->tmpdir = temp_dir();
 	if (!job->tmpdir) {
-		cli_error("cannot make a temporary folder for the job's capture (TMPDIR)");
+		temp_name(where, sizeof where);
+		if (errno == ENOSPC || errno == EDQUOT)
+			cli_error("no room for temporary files in %s: %s", where, strerror(errno));
+		else
+			cli_error("cannot make a temporary folder in %s: %s", where, strerror(errno));
 		return CLI_EXIT_USAGE;
 	}
 	if (asprintf(&job->path, "%s/job.sqlite", job->tmpdir) < 0) {
@@ -53,7 +94,7 @@ static int merge_job(struct cli_job *job, const struct job_inputs *in)
 		rc = job__merge(&plan, job->path, 0, &err);
 	job_plan__exit(&plan);
 	if (rc) {
-		cli_error("%s", err.msg);
+		merge_failed(&err);
 		return CLI_EXIT_USAGE;
 	}
 	return 0;
