@@ -5,6 +5,7 @@
 #define _GNU_SOURCE /* asprintf */
 #include "cli_job.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,7 @@ static char *temp_dir(void)
 	char dir[4096];
 
 	if (prof_temp_dir__create("perfkit-job", dir, sizeof dir, &err) < 0)
-		return NULL;
+		return NULL; /* errno says why (prof_temp_dir__create keeps it) */
 	return strdup(dir);
 }
 
@@ -33,15 +34,46 @@ static char *temp_dir(void)
 static const char *const sides[] = { "", "-journal", "-wal", "-shm" };
 #define NSIDES (sizeof sides / sizeof sides[0])
 
+/* "TMPDIR=/x" or "/tmp (TMPDIR is not set)", for messages. */
+static void temp_name(char *buf, size_t cap)
+{
+	const char *base = getenv("TMPDIR");
+
+	if (base && *base)
+		snprintf(buf, cap, "TMPDIR=%s", base);
+	else
+		snprintf(buf, cap, "/tmp (TMPDIR is not set)");
+}
+
+/* The merge failed: a full disk is said as the temporary folder's, not as
+ * the SQLite statement that found it. */
+static void merge_failed(const struct prof_error *err)
+{
+	char where[4200];
+
+	if (err->code != PROF_E_FULL) {
+		cli_error("%s", err->msg);
+		return;
+	}
+	temp_name(where, sizeof where);
+	cli_error("no room for temporary files in %s: a job's captures are merged into one file "
+		  "there before they are read; set TMPDIR to a folder with room", where);
+}
+
 static int merge_job(struct cli_job *job, const struct job_inputs *in)
 {
 	struct job_plan plan = { 0 };
 	struct prof_error err = { 0 };
+	char where[4200];
 	int rc;
 
 	job->tmpdir = temp_dir();
 	if (!job->tmpdir) {
-		cli_error("cannot make a temporary folder for the job's capture (TMPDIR)");
+		temp_name(where, sizeof where);
+		if (errno == ENOSPC || errno == EDQUOT)
+			cli_error("no room for temporary files in %s: %s", where, strerror(errno));
+		else
+			cli_error("cannot make a temporary folder in %s: %s", where, strerror(errno));
 		return CLI_EXIT_USAGE;
 	}
 	if (asprintf(&job->path, "%s/job.sqlite", job->tmpdir) < 0) {
@@ -63,7 +95,7 @@ static int merge_job(struct cli_job *job, const struct job_inputs *in)
 		rc = job__merge(&plan, job->path, 0, &err);
 	job_plan__exit(&plan);
 	if (rc) {
-		cli_error("%s", err.msg);
+		merge_failed(&err);
 		return CLI_EXIT_USAGE;
 	}
 	return 0;

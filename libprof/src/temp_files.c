@@ -163,7 +163,7 @@ int prof_temp_dir__create(const char *prefix, char *path, size_t cap, struct pro
 {
 	const char *base = getenv("TMPDIR");
 	sigset_t saved;
-	int n, rc = 0;
+	int n, rc = 0, saved_errno = 0;
 
 	if (!base || !*base)
 		base = "/tmp";
@@ -172,15 +172,19 @@ int prof_temp_dir__create(const char *prefix, char *path, size_t cap, struct pro
 		return prof_error__set(err, PROF_E_IO, "cannot make a temporary folder in '%s': "
 				       "the name is too long", base);
 	prof_temp__hold_signals(&saved);
-	if (!mkdtemp(path))
+	if (!mkdtemp(path)) {
+		saved_errno = errno;
 		rc = prof_error__set(err, PROF_E_IO, "cannot make a temporary folder in '%s': %s",
 				     base, strerror(errno));
-	else if (prof_temp__add(path, PROF_TEMP_DIR) < 0) {
+	} else if (prof_temp__add(path, PROF_TEMP_DIR) < 0) {
+		saved_errno = ENOMEM;
 		rmdir(path);
 		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	}
 	prof_temp__release_signals(&saved);
-	if (rc)
+	if (rc) {
 		path[0] = '\0';
+		errno = saved_errno; /* a caller tells a full disk from other failures */
+	}
 	return rc;
 }

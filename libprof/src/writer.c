@@ -22,10 +22,12 @@ static int sql_fail(struct prof_writer *w, struct prof_error *err, int rc, const
 	return store__sqlite_error(err ? err : &w->err, writer__name(w), w->db, rc, what);
 }
 
-/* A failure names the statement; without err it is kept for last_error. */
-static int exec(struct prof_writer *w, const char *sql, struct prof_error *err)
+/* A failure names the step, what, in words (a statement is no message: a
+ * full TMPDIR made a reader of a job's captures print its PRAGMAs); without
+ * err it is kept for last_error. */
+static int exec(struct prof_writer *w, const char *sql, const char *what, struct prof_error *err)
 {
-	return store__exec(w->db, writer__name(w), sql, sql, err ? err : &w->err);
+	return store__exec(w->db, writer__name(w), sql, what, err ? err : &w->err);
 }
 
 static int load_strings(struct prof_writer *w, struct prof_error *err);
@@ -149,7 +151,7 @@ int writer__commit(struct prof_writer *w, bool begin, struct prof_error *err)
 	if (w->in_transaction) {
 		rc = room_to_commit(w, err);
 		if (!rc)
-			rc = exec(w, "COMMIT", err);
+			rc = exec(w, "COMMIT", "commit", err);
 		if (rc == PROF_E_FULL)
 			out_of_room(w);
 		if (rc)
@@ -159,7 +161,7 @@ int writer__commit(struct prof_writer *w, bool begin, struct prof_error *err)
 		fold_wal(w);
 	}
 	if (begin) {
-		rc = exec(w, "BEGIN", err);
+		rc = exec(w, "BEGIN", "begin a transaction", err);
 		if (rc)
 			return rc;
 		w->in_transaction = true;
@@ -362,7 +364,7 @@ int prof_writer__create(const char *path, unsigned flags, struct prof_writer **o
 	}
 	sqlite3_busy_timeout(w->db, 5000);
 	sqlite3_wal_autocheckpoint(w->db, 0); /* fold_wal does it */
-	rc = exec(w, open_pragmas, err);
+	rc = exec(w, open_pragmas, "set the file up", err);
 	if (rc)
 		goto out;
 	w->wal = true;
@@ -482,7 +484,7 @@ static int leave_wal(struct prof_writer *w, struct prof_error *err)
 			return sql_fail(w, err, rc, "leave WAL mode");
 		usleep(LEAVE_WAL_PAUSE_US);
 	}
-	return exec(w, "PRAGMA wal_checkpoint(TRUNCATE)", err);
+	return exec(w, "PRAGMA wal_checkpoint(TRUNCATE)", "leave WAL mode", err);
 }
 
 void prof_writer__set_progress(struct prof_writer *w, const struct prof_progress *progress)
@@ -513,7 +515,7 @@ void prof_progress__report(const struct prof_progress *progress, enum prof_finis
  * failure fails the finish. */
 static int build_indexes(struct prof_writer *w, struct prof_error *err)
 {
-	int rc = exec(w, INDEX_BUILD_CACHE, err), built = 0, sql_rc = SQLITE_OK;
+	int rc = exec(w, INDEX_BUILD_CACHE, "build indexes", err), built = 0, sql_rc = SQLITE_OK;
 	char left_out[32];
 
 	for (int i = 0; i < schema_index_count && !rc; i++) {
@@ -574,7 +576,8 @@ static int finish_and_close(struct prof_writer *w, struct prof_error *err)
 	/* nsys keeps the session start in its own table; mirror the meta row. */
 	rc = exec(w, "INSERT INTO TARGET_INFO_SESSION_START_TIME (utcEpochNs)"
 		  " SELECT CAST(value AS INTEGER) FROM PERFKIT_META WHERE key = 'start_ns'"
-		  " AND NOT EXISTS (SELECT 1 FROM TARGET_INFO_SESSION_START_TIME)", err);
+		  " AND NOT EXISTS (SELECT 1 FROM TARGET_INFO_SESSION_START_TIME)",
+		  "record the session's start", err);
 	if (!rc)
 		rc = writer__commit(w, true, err);
 	if (!rc)

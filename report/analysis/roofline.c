@@ -157,17 +157,25 @@ int roof__load(struct prof_store *s, const struct roof_peaks *p, int64_t from_ns
 	const char *sql =
 		"SELECT (SELECT value FROM " PROF_T_STRINGS " WHERE id = a.nid), a.launches, a.total,"
 		" b.measured, b.mt, b.f64, b.f32, b.f16, b.tensor, b.dram, b.l2, b.counted"
-		" FROM (SELECT demangledName AS nid, count(*) AS launches, sum(end - start) AS total"
-		"       FROM " PROF_T_KERNEL " WHERE start >= ?1 AND start < ?2 GROUP BY 1) a"
-		" JOIN (SELECT k.demangledName AS nid, count(m.durationNs) AS measured, sum(m.durationNs) AS mt,"
-		"       sum(m.flopsF64) AS f64, sum(m.flopsF32) AS f32, sum(m.flopsF16) AS f16,"
-		"       sum(m.tensorInst) AS tensor, sum(m.dramReadBytes + m.dramWriteBytes) AS dram,"
-		"       sum(m.l2Bytes) AS l2, count(m.flopsF32) AS counted"
+		/* sums that cannot fail the query with "integer overflow" (a
+		 * damaged file's counters, kernels of 2^62 ns), read as doubles or
+		 * held at INT64_MAX; kernels with a bad span left out, as the
+		 * kernel summary leaves them out */
+		" FROM (SELECT demangledName AS nid, count(*) AS launches,"
+		"       " SUM_TOTAL_SATURATED("end - start") " AS total"
+		"       FROM " PROF_T_KERNEL " WHERE start >= ?1 AND start < ?2 AND NOT " SUM_BAD_SPAN("")
+		"       GROUP BY 1) a"
+		" JOIN (SELECT k.demangledName AS nid, count(m.durationNs) AS measured,"
+		"       " SUM_TOTAL_SATURATED("m.durationNs") " AS mt,"
+		"       total(m.flopsF64) AS f64, total(m.flopsF32) AS f32, total(m.flopsF16) AS f16,"
+		"       total(m.tensorInst) AS tensor, total(m.dramReadBytes + m.dramWriteBytes) AS dram,"
+		"       total(m.l2Bytes) AS l2, count(m.flopsF32) AS counted"
 		"       FROM " PROF_T_KERNEL_METRICS " m JOIN " PROF_T_KERNEL " k"
 		"       ON k.correlationId = m.correlationId AND k.globalPid = m.globalPid"
 		/* launches measured for their access counters alone carry no
 		 * duration, bytes or FLOPs: they are not roofline rows */
-		"       WHERE k.start >= ?1 AND k.start < ?2 AND m.durationNs IS NOT NULL GROUP BY 1) b"
+		"       WHERE k.start >= ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.")
+		"       AND m.durationNs IS NOT NULL GROUP BY 1) b"
 		" ON a.nid = b.nid ORDER BY a.total DESC";
 	struct roof_kernel *k = NULL;
 	struct prof_cursor *c;

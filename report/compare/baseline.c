@@ -118,7 +118,7 @@ static void value__fold(struct baseline_value *a, const struct baseline_value *b
 }
 
 /* v within what a baseline file may hold. Sums of a capture's values are
- * held at INT64_MAX (sum_add_saturated), past BASELINE_MAX_NUMBER, and a
+ * held at INT64_MAX (prof_add_saturated), past BASELINE_MAX_NUMBER, and a
  * damaged capture's loop window can end before it starts: such a value is
  * held at the nearer end, so that a baseline perfkit saves always loads
  * back, and the gate, which reads the capture it checks through the same
@@ -209,8 +209,8 @@ int baseline_values__init(struct baseline_values *vals, const struct diff_profil
 		/* The loop's window runs on past its last step's host side to the
 		 * end of the GPU work it launched: that tail is its edge. */
 		rc = values__add(vals, &cap, "", "wall_time",
-				 per_run(BASELINE_NS, p->wall_ns, sum_span_saturated(w->start_ns, w->end_ns), p,
-					 (double)sum_span_saturated(w->host_end_ns, w->end_ns)));
+				 per_run(BASELINE_NS, p->wall_ns, prof_span_saturated(w->start_ns, w->end_ns), p,
+					 (double)prof_span_saturated(w->host_end_ns, w->end_ns)));
 	if (rc == 0)
 		rc = values__add(vals, &cap, "", "kernel_count",
 				 per_run(BASELINE_COUNT, p->kernel_count, p->loop_kernel_count, p, 1));

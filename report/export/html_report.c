@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "export_window.h"
 #include "plots_gnuplot.h"
 #include "prof/escape.h"
 #include "prof/tables.h"
@@ -311,5 +312,7 @@ int html_report__write(struct prof_store *s, const struct html_options *o, FILE 
 	free(list);
 	if (rc >= 0 && ferror(out))
 		rc = prof_error__set(err, PROF_E_IO, "cannot write the HTML report");
+	if (rc >= 0)
+		rc = export__note_left_out(s, "the HTML report's plots and flame graph", NULL, err);
 	return rc < 0 ? rc : 0;
 }

@@ -56,14 +56,18 @@ static int tables_extent(struct prof_store *s, const char *const sql[EXTENT_TABL
 
 int sum_capture__extent(struct prof_store *s, int64_t *first_ns, int64_t *last_ns, struct prof_error *err)
 {
-	/* marks have no end: their start is where they end */
+	/* marks have no end: their start is where they end. A row with a bad
+	 * span is left out of every export (export__note_left_out): were it to
+	 * set the extent, a start of INT64_MIN would put the capture's start
+	 * 292 years before everything drawn. */
 	static const char *const sql[EXTENT_TABLES] = {
-		"SELECT min(start), max(coalesce(end, start)) FROM " PROF_T_KERNEL,
-		"SELECT min(start), max(coalesce(end, start)) FROM " PROF_T_MEMCPY,
-		"SELECT min(start), max(coalesce(end, start)) FROM " PROF_T_MEMSET,
-		"SELECT min(start), max(coalesce(end, start)) FROM " PROF_T_RUNTIME,
-		"SELECT min(start), max(coalesce(end, start)) FROM " PROF_T_DRIVER,
-		"SELECT min(start), max(coalesce(end, start)) FROM " PROF_T_NVTX,
+		"SELECT min(start), max(end) FROM " PROF_T_KERNEL " WHERE NOT " SUM_BAD_SPAN(""),
+		"SELECT min(start), max(end) FROM " PROF_T_MEMCPY " WHERE NOT " SUM_BAD_SPAN(""),
+		"SELECT min(start), max(end) FROM " PROF_T_MEMSET " WHERE NOT " SUM_BAD_SPAN(""),
+		"SELECT min(start), max(end) FROM " PROF_T_RUNTIME " WHERE NOT " SUM_BAD_SPAN(""),
+		"SELECT min(start), max(end) FROM " PROF_T_DRIVER " WHERE NOT " SUM_BAD_SPAN(""),
+		"SELECT min(start), max(coalesce(end, start)) FROM " PROF_T_NVTX
+		" WHERE end IS NULL OR NOT " SUM_BAD_SPAN(""),
 	};
 	char *meta;
 	int rc = tables_extent(s, sql, first_ns, last_ns, err);
@@ -89,17 +93,19 @@ int sum_capture__extent(struct prof_store *s, int64_t *first_ns, int64_t *last_n
 /* Diagnose's account of what was captured: its records, NVTX domains'
  * creation left out, and rows without times (a copy of a context that
  * failed, in captures made before such rows were left out) too: a start of
- * 0 made the capture span the clock's whole epoch. */
+ * 0 made the capture span the clock's whole epoch. Rows with a bad span
+ * stay out as well, as they stay out of every sum. */
 static int capture_extent(struct prof_store *store, struct sum_window *w, struct prof_error *err)
 {
 	static const char *const sql[EXTENT_TABLES] = {
-		"SELECT min(start), max(end) FROM " PROF_T_KERNEL " WHERE start > 0",
-		"SELECT min(start), max(end) FROM " PROF_T_MEMCPY " WHERE start > 0",
-		"SELECT min(start), max(end) FROM " PROF_T_MEMSET " WHERE start > 0",
-		"SELECT min(start), max(end) FROM " PROF_T_RUNTIME " WHERE start > 0",
-		"SELECT min(start), max(end) FROM " PROF_T_DRIVER " WHERE start > 0",
+		"SELECT min(start), max(end) FROM " PROF_T_KERNEL " WHERE start > 0 AND NOT " SUM_BAD_SPAN(""),
+		"SELECT min(start), max(end) FROM " PROF_T_MEMCPY " WHERE start > 0 AND NOT " SUM_BAD_SPAN(""),
+		"SELECT min(start), max(end) FROM " PROF_T_MEMSET " WHERE start > 0 AND NOT " SUM_BAD_SPAN(""),
+		"SELECT min(start), max(end) FROM " PROF_T_RUNTIME " WHERE start > 0 AND NOT " SUM_BAD_SPAN(""),
+		"SELECT min(start), max(end) FROM " PROF_T_DRIVER " WHERE start > 0 AND NOT " SUM_BAD_SPAN(""),
 		"SELECT min(start), max(coalesce(end, start)) FROM " PROF_T_NVTX
-		" WHERE eventType != " PROF_SQL_NVTX_DOMAIN_CREATE " AND start > 0",
+		" WHERE eventType != " PROF_SQL_NVTX_DOMAIN_CREATE " AND start > 0"
+		" AND (end IS NULL OR NOT " SUM_BAD_SPAN("") ")",
 	};
 	int rc = tables_extent(store, sql, &w->capture_start_ns, &w->capture_end_ns, err);
 
@@ -117,7 +123,8 @@ static int capture_extent(struct prof_store *store, struct sum_window *w, struct
 	"  row_number() OVER (PARTITION BY coalesce(s.value, n.text), n.globalTid" \
 	"   ORDER BY n.start) AS k" \
 	"  FROM " PROF_T_NVTX " n LEFT JOIN " PROF_T_STRINGS " s ON s.id = n.textId" \
-	"  WHERE n.eventType IN (" PROF_SQL_NVTX_RANGES ") AND n.end IS NOT NULL AND n.end > n.start)"
+	"  WHERE n.eventType IN (" PROF_SQL_NVTX_RANGES ") AND n.end > n.start" \
+	"  AND NOT " SUM_BAD_SPAN("n.") ")"
 
 struct loop_candidate {
 	char *name;                 /* whole: nested_fraction looks it up */
@@ -192,10 +199,10 @@ static int window_from_nvtx(struct prof_store *store, const struct sum_loop_opti
 			    const char *marked, struct sum_window *w, struct prof_error *err)
 {
 	const char *sql = NVTX_INSTANCES_SQL
-		" SELECT name, count(*), sum(end - start), min(start), max(end) FROM r"
+		" SELECT name, count(*), total(end - start), min(start), max(end) FROM r"
 		" WHERE k > 1 AND (?2 IS NULL OR name = ?2)"
 		" GROUP BY name HAVING count(*) + 1 >= ?1 AND name IS NOT NULL"
-		" ORDER BY sum(end - start) DESC";
+		" ORDER BY 3 DESC";
 	enum { MAX_CANDIDATES = 16 };
 	struct loop_candidate cand[MAX_CANDIDATES];
 	struct prof_cursor *c;
@@ -305,11 +312,11 @@ static int window_from_kernels(struct prof_store *store, const struct sum_loop_o
 	if (rc < 0 || n < 3)
 		goto out;
 	for (int i = 1; i < n; i++)
-		gaps[i - 1] = sum_span_saturated(t[i - 1], t[i]);
+		gaps[i - 1] = prof_span_saturated(t[i - 1], t[i]);
 	qsort(gaps, (size_t)(n - 1), sizeof *gaps, cmp_int64);
 	w->start_ns = t[1];
 	/* the last iteration lasts the median period */
-	w->end_ns = sum_add_saturated(t[n - 1], gaps[(n - 1) / 2]);
+	w->end_ns = prof_add_saturated(t[n - 1], gaps[(n - 1) / 2]);
 	w->iterations = n - 1;
 	{
 		struct prof_cursor *nc;
