@@ -175,6 +175,14 @@ struct prof_cursor;
 
 enum prof_store_kind { PROF_STORE_PERFKIT = 1, PROF_STORE_NSYS = 2 };
 
+/* How long a reader waits for another process's lock on the file (a
+ * writer committing into it under the rollback journal) before it gives
+ * up with PROF_E_LOCKED; PROF_BUSY_TIMEOUT_ENV, milliseconds, may set
+ * another (0 to PROF_BUSY_TIMEOUT_MS_MAX). */
+#define PROF_BUSY_TIMEOUT_MS_DEFAULT 5000
+#define PROF_BUSY_TIMEOUT_MS_MAX 600000
+#define PROF_BUSY_TIMEOUT_ENV "PERFKIT_BUSY_TIMEOUT_MS"
+
 /* Open read-only, validating what the file is. On failure err->msg is a
  * one-line message naming the file and what is wrong with it. */
 int prof_store__open(const char *path, struct prof_store **out, struct prof_error *err);
