@@ -119,7 +119,9 @@ int cli_job__open(struct cli_job *job, struct prof_store **out)
 	struct prof_error err = { 0 };
 
 	*out = NULL;
+	/* a job's merged capture is made of captures its probe checked whole */
 	if (prof_store__open_capture(job->path, out, &err) ||
+	    (!job->tmpdir && prof_store__check_whole(*out, &err)) ||
 	    (job->tmpdir && prof_store__set_name(*out, job->name, &err))) {
 		cli_error("%s", err.msg);
 		if (*out)

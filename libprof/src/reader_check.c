@@ -114,3 +114,42 @@ int prof_store__check_read(struct prof_store *s, struct prof_error *err)
 		return truncated_while_read(s, bytes_now, err);
 	return 0;
 }
+
+/* ---- the whole file ----------------------------------------------------------- */
+
+/* SQLite's quick_check names the database before its first finding
+ * ("*** in database main ***\nPage 12: ..."): the finding alone. */
+static const char *finding(const char *row)
+{
+	const char *nl = strrchr(row, '\n');
+
+	return nl ? nl + 1 : row;
+}
+
+int prof_store__check_whole(struct prof_store *s, struct prof_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	/* every page read and every b-tree's structure checked, but not the
+	 * index entries against their rows (integrity_check): on a capture of
+	 * 392 MB it took 1.0 s of CPU, where the default report takes 4.8 s */
+	rc = sqlite3_prepare_v2(s->db, "PRAGMA quick_check(1)", -1, &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const char *row = (const char *)sqlite3_column_text(st, 0);
+
+		rc = 0;
+		if (row && strcmp(row, "ok")) {
+			rc = prof_error__set(err, PROF_E_CORRUPT, "%s: corrupt database (%s)", s->path,
+					     finding(row));
+			if (!s->fault.code)
+				s->fault = *err;
+		}
+	} else {
+		rc = store__read_error(s, rc, "check", err);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}

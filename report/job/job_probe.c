@@ -309,14 +309,19 @@ int job_capture__probe(const char *path, bool with_pids, struct job_capture *c,
 	rc = prof_store__open_capture(path, &s, err);
 	if (rc < 0)
 		return rc;
+	/* the job's later reads of it reopen it without this */
+	rc = prof_store__check_whole(s, err);
 	c->nsys = prof_store__kind(s) == PROF_STORE_NSYS;
-	rc = read_host(s, c, err);
+	if (rc >= 0)
+		rc = read_host(s, c, err);
 	if (rc >= 0) {
 		read_meta(s, c);
 		rc = read_clocks(s, c, err);
 	}
 	if (rc >= 0 && with_pids)
 		rc = read_pids(s, c, err);
+	if (rc >= 0)
+		rc = prof_store__check_read(s, err);
 	prof_store__close(s);
 	return rc < 0 ? rc : 0;
 }

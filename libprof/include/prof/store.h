@@ -232,6 +232,16 @@ int64_t prof_store__counter(struct prof_store *s, const char *name);
  * no fault: the open file is still read whole. Readers of a finished
  * capture call it before they call their output complete. */
 int prof_store__check_read(struct prof_store *s, struct prof_error *err);
+/* Read every page of s's file and check the structure of every table and
+ * index in it (SQLite's quick_check): 0, or PROF_E_CORRUPT with one line
+ * naming the file when any of it is damaged, also kept for
+ * prof_store__check_read. A reader reads only what its output needs, so
+ * without this a command that needs little of a damaged capture would
+ * print from it with confidence where another refuses it: every command
+ * calls it on each capture it was given before it reads (cli/'s reader
+ * preamble, report/job's probe, perfkit top on a finished capture). It
+ * costs one read of the file. */
+int prof_store__check_whole(struct prof_store *s, struct prof_error *err);
 /* Run sql for its effect on the connection's temporary database: a view or
  * table a report builds (the store itself is opened read-only). */
 int prof_store__exec(struct prof_store *s, const char *sql, struct prof_error *err);
