@@ -238,7 +238,6 @@ static int store_finish_open(struct prof_store *s, struct prof_store **out,
 int prof_store__open(const char *path, struct prof_store **out, struct prof_error *err)
 {
 	struct prof_store *s;
-	struct stat st;
 	int rc;
 
 	*out = NULL;
@@ -255,18 +254,15 @@ int prof_store__open(const char *path, struct prof_store **out, struct prof_erro
 		prof_store__close(s);
 		return rc;
 	}
-	/* the file SQLite holds open now, so that a truncation is told apart
-	 * from the file being replaced or removed meanwhile */
-	if (stat(path, &st) == 0) {
-		s->from_file = true;
-		s->dev = st.st_dev;
-		s->ino = st.st_ino;
-		s->bytes_at_open = (int64_t)st.st_size;
-	}
 	/* A writer holds the lock while it commits: a live one the WAL index
 	 * briefly, one under the rollback journal the whole file. */
 	s->busy_timeout_ms = store__busy_timeout_ms();
 	sqlite3_busy_timeout(s->db, s->busy_timeout_ms);
+	rc = store__note_opened(s, err);
+	if (rc) {
+		prof_store__close(s);
+		return rc;
+	}
 	return store_finish_open(s, out, err);
 }
 

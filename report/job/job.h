@@ -47,6 +47,7 @@ struct job_collective_end;
 
 struct job_capture {
 	char *path;
+	struct prof_file_state state; /* the file when it was probed: which, and as it was */
 	char *host;            /* "" when the capture does not say */
 	bool nsys;             /* an Nsight Systems export */
 	/* run metadata (NULL when absent) */
@@ -96,6 +97,11 @@ struct job_plan {
 
 /* Probe every input and work out the time base and the process ids. */
 int job_plan__make(const struct job_inputs *in, struct job_plan *plan, struct prof_error *err);
+/* 0 when every capture of the plan is still the file it was when probed,
+ * as it was; else PROF_E_CHANGED naming the first that is not: the job's
+ * later reads open each again by its name, and would mix what they read
+ * with what the plan was made of. */
+int job_plan__unchanged(const struct job_plan *plan, struct prof_error *err);
 void job_plan__exit(struct job_plan *plan);
 /* "one host", "clock pairs", "collectives", ... for humans. */
 const char *job_time_base__name(enum job_time_base b);

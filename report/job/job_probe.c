@@ -269,6 +269,8 @@ int job_capture__read_collectives(struct job_capture *c, struct prof_error *err)
 	rc = sum_ranks__load(s, &ranks, err);
 	if (!rc)
 		rc = nccl_calls__load(s, &ranks, &calls, err);
+	if (!rc)
+		rc = prof_store__check_read(s, err);
 	for (int i = 0; !rc && i < calls.n; i++) {
 		const struct nccl_call *k = &calls.v[i];
 		struct job_collective_end *e;
@@ -306,6 +308,9 @@ int job_capture__probe(const char *path, bool with_pids, struct job_capture *c,
 	c->path = strdup(path);
 	if (!c->path)
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	/* before it is read: a change during the probe shows later */
+	if (prof_file_state__read(path, &c->state, NULL))
+		memset(&c->state, 0, sizeof c->state);
 	rc = prof_store__open_capture(path, &s, err);
 	if (rc < 0)
 		return rc;

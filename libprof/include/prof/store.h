@@ -225,12 +225,17 @@ char *prof_store__meta(struct prof_store *s, const char *key);
 /* A PERFKIT_COUNTERS value, 0 if absent. */
 int64_t prof_store__counter(struct prof_store *s, const char *name);
 /* Whether what was read of s can be trusted: 0, or < 0 with a one-line
- * message naming the file when a read since the open found it damaged
- * (even a read whose caller saw only "no such table" or 0), or when
+ * message naming the file when a read since the open found it damaged or
+ * locked (even a read whose caller saw only "no such table" or 0), when
  * another process has truncated the file since (some pages then read as
- * zeros without SQLite noticing). A file deleted or replaced meanwhile is
- * no fault: the open file is still read whole. Readers of a finished
- * capture call it before they call their output complete. */
+ * zeros without SQLite noticing), or, for a store opened with
+ * prof_store__open_capture, when another process has changed it since
+ * (its size, SQLite's change counter or data_version moved: each statement
+ * reads the file as it is then, so what was read may mix two versions;
+ * PROF_E_CHANGED, "FILE changed while it was read; run again"). A file
+ * deleted or replaced meanwhile is no fault: the open file is still read
+ * whole. Readers of a finished capture call it before they call their
+ * output complete. */
 int prof_store__check_read(struct prof_store *s, struct prof_error *err);
 /* Read every page of s's file and check the structure of every table and
  * index in it (SQLite's quick_check): 0, or PROF_E_CORRUPT with one line
@@ -245,6 +250,23 @@ int prof_store__check_whole(struct prof_store *s, struct prof_error *err);
 /* Run sql for its effect on the connection's temporary database: a view or
  * table a report builds (the store itself is opened read-only). */
 int prof_store__exec(struct prof_store *s, const char *sql, struct prof_error *err);
+
+/* A capture file at one moment: which file it is, its size and SQLite's
+ * change counter (header bytes 24-27, which every commit under the
+ * rollback journal moves). Between two states that differ, another process
+ * changed the file, or put another in its place. */
+struct prof_file_state {
+	uint64_t dev, ino;
+	int64_t bytes;
+	uint32_t changes;
+};
+
+/* The state of the file at path now; PROF_E_IO with a line naming it when
+ * it cannot be read. */
+int prof_file_state__read(const char *path, struct prof_file_state *st, struct prof_error *err);
+bool prof_file_state__same(const struct prof_file_state *a, const struct prof_file_state *b);
+/* PROF_E_CHANGED: "PATH changed while it was read; run again". */
+int prof_file__changed(const char *path, struct prof_error *err);
 
 /* Streaming cursor over one SQL statement. Values are always bound, never
  * formatted into the SQL. next() returns 1 for a row, 0 at the end, < 0 on
