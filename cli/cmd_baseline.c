@@ -18,7 +18,7 @@ static const char *const usage[] = {
 
 static const char *const actions[] = { "save" };
 
-static int save(int n, char **files, const char *output)
+static int save(int n, char **files, const char *output, bool force)
 {
 	struct diff_profile *p = calloc((size_t)n, sizeof *p);
 	struct baseline b = { 0 };
@@ -31,7 +31,7 @@ static int save(int n, char **files, const char *output)
 	}
 	for (; loaded < n; loaded++) {
 		/* each capture's loop marked as the first's */
-		if (cli_job__profile(files[loaded], loaded ? &p[0].loop : NULL, &p[loaded]))
+		if (cli_job__profile(files[loaded], loaded ? &p[0].loop : NULL, force, &p[loaded]))
 			goto out;
 	}
 	if (baseline__build(&b, p, (size_t)n, &err) < 0 || baseline__save(&b, output, &err) < 0) {
@@ -65,8 +65,10 @@ out:
 int cmd_baseline(int argc, char **argv)
 {
 	const char *output = NULL;
+	bool force = false;
 	const struct cli_option opts[] = {
 		CLI_STRING('o', "output", &output, "FILE", "where to write the baseline (JSON)"),
+		CLI_JOB_FORCE_OPTION(&force),
 		CLI_END(),
 	};
 	int n = cli_parse(argc, argv, opts, usage, 0);
@@ -90,5 +92,5 @@ int cmd_baseline(int argc, char **argv)
 		cli_error("baseline save needs at least one capture");
 		return CLI_EXIT_USAGE;
 	}
-	return save(n - 1, argv + 1, output);
+	return save(n - 1, argv + 1, output, force);
 }

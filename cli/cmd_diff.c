@@ -20,11 +20,12 @@ static const char *const formats[] = { "text", "csv", "json", "html" };
 int cmd_diff(int argc, char **argv)
 {
 	const char *format_opt = "text", *output = NULL;
-	bool full_names = false;
+	bool full_names = false, force = false;
 	const struct cli_option opts[] = {
 		CLI_STRING('f', "format", &format_opt, "FMT", "text, csv, json or html"),
 		CLI_STRING('o', "output", &output, "FILE", "write to FILE instead of stdout"),
 		CLI_FLAG(0, "full-names", &full_names, "text: kernel names in full, not in their short form"),
+		CLI_JOB_FORCE_OPTION(&force),
 		CLI_END(),
 	};
 	struct diff_profile base = { 0 }, new = { 0 };
@@ -51,7 +52,8 @@ int cmd_diff(int argc, char **argv)
 			return cli_unknown("format", format_opt, formats, 4);
 	}
 	/* NEW's loop marked as BASE's: the two count the same iterations */
-	if (cli_job__profile(argv[0], NULL, &base) || cli_job__profile(argv[1], &base.loop, &new))
+	if (cli_job__profile(argv[0], NULL, force, &base) ||
+	    cli_job__profile(argv[1], &base.loop, force, &new))
 		goto out;
 	if (diff__compute(&result, &base, &new) < 0) {
 		cli_error("out of memory");

@@ -69,6 +69,7 @@ int cmd_gate(int argc, char **argv)
 	const char *baseline_path = NULL, *junit = NULL, *format_opt = "text";
 	const char *max_regression = NULL, *min_time = NULL, *min_share = NULL;
 	struct gate_options o;
+	bool force = false;
 	const struct cli_option opts[] = {
 		CLI_STRING('b', "baseline", &baseline_path, "FILE", "baseline from 'perfkit baseline save'"),
 		CLI_STRING(0, "max-regression", &max_regression, "PCT",
@@ -81,6 +82,7 @@ int cmd_gate(int argc, char **argv)
 			   "noise allowance in robust standard deviations (default 3)"),
 		CLI_STRING(0, "junit", &junit, "FILE", "also write JUnit XML, one testcase per key"),
 		CLI_STRING('f', "format", &format_opt, "FMT", "text or json"),
+		CLI_JOB_FORCE_OPTION(&force),
 		CLI_END(),
 	};
 	struct baseline b = { 0 };
@@ -140,7 +142,7 @@ int cmd_gate(int argc, char **argv)
 
 		if (!like && loaded)
 			like = &p[0].loop;
-		if (cli_job__profile(argv[loaded], like, &p[loaded]))
+		if (cli_job__profile(argv[loaded], like, force, &p[loaded]))
 			goto out;
 	}
 	if (gate__run(&r, &b, p, (size_t)n, &o, &err) < 0) {

@@ -49,7 +49,8 @@ int cmd_merge(int argc, char **argv)
 	bool force = false;
 	const struct cli_option opts[] = {
 		CLI_STRING('o', "output", &output, "FILE", "the merged capture"),
-		CLI_FLAG('f', "force", &force, "overwrite the output if it exists"),
+		CLI_FLAG('f', "force", &force, "overwrite the output if it exists, and merge captures "
+			 "that do not look like one job's (two runs, a rank twice, apart in time)"),
 		CLI_END(),
 	};
 	struct job_inputs in = { 0 };
@@ -72,7 +73,9 @@ int cmd_merge(int argc, char **argv)
 		cli_error("merge needs the captures of a job: files, or a directory of them");
 		return CLI_EXIT_USAGE;
 	}
-	if (job_inputs__collect(argv, n, &in, &err) || job_plan__make(&in, &plan, &err) ||
+	if (cli_job__collect(argv, n, force, &in))
+		goto out;
+	if (job_plan__make(&in, &plan, &err) ||
 	    job__merge(&plan, output, force ? PROF_WRITER_OVERWRITE : 0, &err)) {
 		cli_error("%s", err.msg);
 		goto out;

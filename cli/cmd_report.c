@@ -182,7 +182,7 @@ int cmd_report(int argc, char **argv)
 {
 	const char *report_opt = NULL, *format_opt = "text", *output = NULL, *ranks = NULL;
 	struct export_args ea = { 0 };
-	bool list = false, full_names = false;
+	bool list = false, full_names = false, force = false;
 	const struct cli_option opts[] = {
 		CLI_STRING('r', "report", &report_opt, "NAME,...",
 			   "reports to print (default: the overview); see --list"),
@@ -202,6 +202,7 @@ int cmd_report(int argc, char **argv)
 		CLI_FLAG(0, "full-names", &full_names, "text: kernel names in full, not in their short "
 			 "form (other formats always carry full names)"),
 		CLI_FLAG(0, "list", &list, "list the report names"),
+		CLI_JOB_FORCE_OPTION(&force),
 		CLI_END(),
 	};
 	const char *reports[MAX_REPORTS];
@@ -250,7 +251,7 @@ int cmd_report(int argc, char **argv)
 	/* a job's overview and kernel summary: by map and reduce (--rank reads
 	 * the job as one capture) */
 	if (exp == EXPORT_NONE && !ranks &&
-	    (status = cli_job__report(argv, n, reports, nreports, format, full_names, output)) >= 0) {
+	    (status = cli_job__report(argv, n, reports, nreports, format, full_names, output, force)) >= 0) {
 		free(report_list);
 		return status;
 	}
@@ -260,7 +261,7 @@ int cmd_report(int argc, char **argv)
 		return CLI_EXIT_OK;
 	}
 	status = CLI_EXIT_USAGE;
-	if (cli_job__make(&job, argv, n) || cli_job__open(&job, &store))
+	if (cli_job__make(&job, argv, n, force) || cli_job__open(&job, &store))
 		goto out;
 	if (ranks && summary__select_ranks(store, ranks, &err) < 0) {
 		cli_error("%s", err.msg);

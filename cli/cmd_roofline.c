@@ -48,11 +48,13 @@ static int no_metrics(int format)
 int cmd_roofline(int argc, char **argv)
 {
 	const char *format_opt = "text", *plot_dir = NULL, *ranks = NULL;
+	bool force = false;
 	const struct cli_option opts[] = {
 		CLI_STRING('f', "format", &format_opt, "FMT", "text, csv or json"),
 		CLI_STRING(0, "plot", &plot_dir, "DIR", "write gnuplot data files and script into DIR"),
 		CLI_STRING(0, "rank", &ranks, "N[,M]", "only these ranks (processes with CUDA work, or as "
 			   "the launcher numbered them; see --report=rank_sum)"),
+		CLI_JOB_FORCE_OPTION(&force),
 		CLI_END(),
 	};
 	static const char *const formats[] = { "text", "csv", "json" };
@@ -79,7 +81,7 @@ int cmd_roofline(int argc, char **argv)
 	format = rpt_format__parse(format_opt);
 	if (format < 0)
 		return cli_unknown("format", format_opt, formats, 3);
-	if (cli_job__make(&job, argv, n) || cli_job__open(&job, &store))
+	if (cli_job__make(&job, argv, n, force) || cli_job__open(&job, &store))
 		goto out;
 	if (ranks && summary__select_ranks(store, ranks, &err)) {
 		cli_error("%s", err.msg);

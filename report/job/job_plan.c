@@ -182,6 +182,8 @@ int job_plan__make(const struct job_inputs *in, struct job_plan *plan, struct pr
 		plan->n = i + 1;
 	}
 	if (!rc)
+		rc = job_plan__check_together(plan, in->force, err);
+	if (!rc)
 		rc = number_hosts(plan, err);
 	if (!rc) {
 		struct job_host_clock *h = calloc((size_t)plan->nhosts, sizeof *h);
