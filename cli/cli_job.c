@@ -101,10 +101,29 @@ static int merge_job(struct cli_job *job, const struct job_inputs *in)
 	return 0;
 }
 
-int cli_job__make(struct cli_job *job, char *const *args, int n)
+/* A directory's earlier merge output, left out of the job. */
+static void tell_skipped(const struct job_inputs *in)
+{
+	for (int i = 0; i < in->nskipped; i++)
+		cli_warning("%s: left out, an earlier perfkit merge's output (the directory's other "
+			    "captures are what it holds)", in->skipped[i]);
+}
+
+int cli_job__collect(char *const *args, int n, bool force, struct job_inputs *in)
+{
+	struct prof_error err = { 0 };
+
+	if (job_inputs__collect(args, n, force ? JOB_INPUTS_FORCE : 0, in, &err)) {
+		cli_error("%s", err.msg);
+		return CLI_EXIT_USAGE;
+	}
+	tell_skipped(in);
+	return 0;
+}
+
+int cli_job__make(struct cli_job *job, char *const *args, int n, bool force)
 {
 	struct job_inputs in = { 0 };
-	struct prof_error err = { 0 };
 	struct stat st;
 	int rc = 0;
 
@@ -119,10 +138,8 @@ int cli_job__make(struct cli_job *job, char *const *args, int n)
 		}
 		return 0;
 	}
-	if (job_inputs__collect(args, n, &in, &err)) {
-		cli_error("%s", err.msg);
+	if (cli_job__collect(args, n, force, &in))
 		return CLI_EXIT_USAGE;
-	}
 	job->name = strdup(in.name);
 	if (!job->name) {
 		cli_error("out of memory");
@@ -161,7 +178,9 @@ int cli_job__open(struct cli_job *job, struct prof_store **out)
 	struct prof_error err = { 0 };
 
 	*out = NULL;
+	/* a job's merged capture is made of captures its probe checked whole */
 	if (prof_store__open_capture(job->path, out, &err) ||
+	    (!job->tmpdir && prof_store__check_whole(*out, &err)) ||
 	    (job->tmpdir && prof_store__set_name(*out, job->name, &err))) {
 		cli_error("%s", err.msg);
 		if (*out)
@@ -191,7 +210,8 @@ int cli_job__report(char *const *args, int n, const char *const *reports, int nr
 			return -1;
 	if (n == 1 && !(stat(args[0], &st) == 0 && S_ISDIR(st.st_mode)))
 		return -1;
-	if (job_inputs__collect(args, n, &in, &err)) {
+	/* the skipped merge outputs are told by whoever reads the job */
+	if (job_inputs__collect(args, n, force ? JOB_INPUTS_FORCE : 0, &in, &err)) {
 		cli_error("%s", err.msg);
 		return CLI_EXIT_USAGE;
 	}
@@ -199,6 +219,7 @@ int cli_job__report(char *const *args, int n, const char *const *reports, int nr
 		job_inputs__exit(&in);
 		return -1;
 	}
+	tell_skipped(&in);
 	rc = job_report__compute(&in, reports, nreports, &r, &err);
 	job_inputs__exit(&in);
 	if (rc < 0) {
@@ -237,7 +258,7 @@ bool cli_job__not_rank0(void)
 	return job_mpi__not_rank0();
 }
 
-int cli_job__profile(char *arg, const struct sum_window *like, struct diff_profile *p)
+int cli_job__profile(char *arg, const struct sum_window *like, bool force, struct diff_profile *p)
 {
 	struct prof_store *store = NULL;
 	struct prof_error err = { 0 };
@@ -245,7 +266,7 @@ int cli_job__profile(char *arg, const struct sum_window *like, struct diff_profi
 	int rc;
 
 	memset(p, 0, sizeof *p);
-	rc = cli_job__make(&job, &arg, 1);
+	rc = cli_job__make(&job, &arg, 1, force);
 	if (!rc)
 		rc = cli_job__open(&job, &store);
 	/* the loop found again while the store is open: a job's merged capture

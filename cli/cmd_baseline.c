@@ -19,7 +19,7 @@ static const char *const usage[] = {
 
 static const char *const actions[] = { "save" };
 
-static int save(int n, char **files, const char *output, unsigned output_flags)
+static int save(int n, char **files, const char *output, bool force, unsigned output_flags)
 {
 	struct diff_profile *p = calloc((size_t)n, sizeof *p);
 	struct baseline b = { 0 };
@@ -32,7 +32,7 @@ static int save(int n, char **files, const char *output, unsigned output_flags)
 	}
 	for (; loaded < n; loaded++) {
 		/* each capture's loop marked as the first's */
-		if (cli_job__profile(files[loaded], loaded ? &p[0].loop : NULL, &p[loaded]))
+		if (cli_job__profile(files[loaded], loaded ? &p[0].loop : NULL, force, &p[loaded]))
 			goto out;
 	}
 	if (baseline__build(&b, p, (size_t)n, &err) < 0 || baseline__save(&b, output, output_flags, &err) < 0) {
@@ -69,7 +69,7 @@ int cmd_baseline(int argc, char **argv)
 	bool force = false;
 	const struct cli_option opts[] = {
 		CLI_STRING('o', "output", &output, "FILE", "where to write the baseline (JSON)"),
-		CLI_FLAG('f', "force", &force, "replace FILE if it exists"),
+		CLI_FLAG('f', "force", &force, "replace FILE if it exists, and read captures that do not look like one job's (two runs, a rank twice, apart in time) as one"),
 		CLI_END(),
 	};
 	struct prof_error err = { 0 };
@@ -101,5 +101,5 @@ int cmd_baseline(int argc, char **argv)
 		cli_error("%s", err.msg);
 		return CLI_EXIT_USAGE;
 	}
-	return save(n - 1, argv + 1, output, output_flags);
+	return save(n - 1, argv + 1, output, force, output_flags);
 }

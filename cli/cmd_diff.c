@@ -24,7 +24,8 @@ int cmd_diff(int argc, char **argv)
 	const struct cli_option opts[] = {
 		CLI_STRING('f', "format", &format_opt, "FMT", "text, csv, json or html"),
 		CLI_STRING('o', "output", &output, "FILE", "write to FILE instead of stdout"),
-		CLI_FLAG(0, "force", &force, "replace FILE (-o) if it exists"),
+		CLI_FLAG(0, "force", &force, "replace FILE (-o) if it exists"
+			 ", and read captures that do not look like one job's (two runs, a rank twice, apart in time) as one"),
 		CLI_FLAG(0, "full-names", &full_names, "text: kernel names in full, not in their short form"),
 		CLI_END(),
 	};
@@ -52,7 +53,8 @@ int cmd_diff(int argc, char **argv)
 			return cli_unknown("format", format_opt, formats, 4);
 	}
 	/* NEW's loop marked as BASE's: the two count the same iterations */
-	if (cli_job__profile(argv[0], NULL, &base) || cli_job__profile(argv[1], &base.loop, &new))
+	if (cli_job__profile(argv[0], NULL, force, &base) ||
+	    cli_job__profile(argv[1], &base.loop, force, &new))
 		goto out;
 	if (diff__compute(&result, &base, &new) < 0) {
 		cli_error("out of memory");

@@ -85,7 +85,8 @@ int cmd_gate(int argc, char **argv)
 		CLI_DOUBLE(0, "noise", &o.noise_mads, "N",
 			   "noise allowance in robust standard deviations (default 3)"),
 		CLI_STRING(0, "junit", &junit, "FILE", "also write JUnit XML, one testcase per key"),
-		CLI_FLAG(0, "force", &force, "replace the --junit FILE if it exists"),
+		CLI_FLAG(0, "force", &force, "replace the --junit FILE if it exists"
+			 ", and read captures that do not look like one job's (two runs, a rank twice, apart in time) as one"),
 		CLI_STRING('f', "format", &format_opt, "FMT", "text or json"),
 		CLI_END(),
 	};
@@ -152,7 +153,7 @@ int cmd_gate(int argc, char **argv)
 
 		if (!like && loaded)
 			like = &p[0].loop;
-		if (cli_job__profile(argv[loaded], like, &p[loaded]))
+		if (cli_job__profile(argv[loaded], like, force, &p[loaded]))
 			goto out;
 	}
 	if (gate__run(&r, &b, p, (size_t)n, &o, &err) < 0) {

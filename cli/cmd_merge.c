@@ -50,7 +50,8 @@ int cmd_merge(int argc, char **argv)
 	bool force = false;
 	const struct cli_option opts[] = {
 		CLI_STRING('o', "output", &output, "FILE", "the merged capture"),
-		CLI_FLAG('f', "force", &force, "replace the output if it exists"),
+		CLI_FLAG('f', "force", &force, "replace the output if it exists, and merge captures "
+			 "that do not look like one job's (two runs, a rank twice, apart in time)"),
 		CLI_END(),
 	};
 	struct job_inputs in = { 0 };
@@ -78,7 +79,9 @@ int cmd_merge(int argc, char **argv)
 		cli_error("%s", err.msg);
 		return CLI_EXIT_USAGE;
 	}
-	if (job_inputs__collect(argv, n, &in, &err) || job_plan__make(&in, &plan, &err) ||
+	if (cli_job__collect(argv, n, force, &in))
+		goto out;
+	if (job_plan__make(&in, &plan, &err) ||
 	    job__merge(&plan, output, force ? PROF_OUTPUT_REPLACE : 0, &err)) {
 		cli_error("%s", err.msg);
 		goto out;

@@ -191,7 +191,8 @@ int cmd_report(int argc, char **argv)
 			   "several times smaller), folded (flame graph stacks) or html (one "
 			   "self-contained page)"),
 		CLI_STRING('o', "output", &output, "FILE", "write to FILE instead of stdout"),
-		CLI_FLAG(0, "force", &force, "replace FILE (-o) if it exists"),
+		CLI_FLAG(0, "force", &force, "replace FILE (-o) if it exists"
+			 ", and read captures that do not look like one job's (two runs, a rank twice, apart in time) as one"),
 		CLI_STRING(0, "weight", &ea.weight, "gpu|api",
 			   "folded stacks weighed by kernel time (default) or API call time"),
 		CLI_STRING(0, "from", &ea.from, "T", "export from T after the capture's start "
@@ -262,7 +263,7 @@ int cmd_report(int argc, char **argv)
 		return CLI_EXIT_OK;
 	}
 	status = CLI_EXIT_USAGE;
-	if (cli_job__make(&job, argv, n) || cli_job__open(&job, &store))
+	if (cli_job__make(&job, argv, n, force) || cli_job__open(&job, &store))
 		goto out;
 	if (ranks && summary__select_ranks(store, ranks, &err) < 0) {
 		cli_error("%s", err.msg);

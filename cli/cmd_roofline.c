@@ -70,7 +70,8 @@ int cmd_roofline(int argc, char **argv)
 	const struct cli_option opts[] = {
 		CLI_STRING('f', "format", &format_opt, "FMT", "text, csv or json"),
 		CLI_STRING(0, "plot", &plot_dir, "DIR", "write gnuplot data files and script into DIR"),
-		CLI_FLAG(0, "force", &force, "replace the --plot files in DIR if they exist"),
+		CLI_FLAG(0, "force", &force, "replace the --plot files in DIR if they exist"
+			 ", and read captures that do not look like one job's (two runs, a rank twice, apart in time) as one"),
 		CLI_STRING(0, "rank", &ranks, "N[,M]", "only these ranks (processes with CUDA work, or as "
 			   "the launcher numbered them; see --report=rank_sum)"),
 		CLI_END(),
@@ -103,7 +104,7 @@ int cmd_roofline(int argc, char **argv)
 	plot_flags = PROF_OUTPUT_FORCE_IS_LONG | (force ? PROF_OUTPUT_REPLACE : 0);
 	if (plot_dir && check_plot_files(plot_dir, plot_flags) < 0)
 		return CLI_EXIT_USAGE;
-	if (cli_job__make(&job, argv, n) || cli_job__open(&job, &store))
+	if (cli_job__make(&job, argv, n, force) || cli_job__open(&job, &store))
 		goto out;
 	if (ranks && summary__select_ranks(store, ranks, &err)) {
 		cli_error("%s", err.msg);

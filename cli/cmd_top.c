@@ -314,7 +314,9 @@ int cmd_top(int argc, char **argv)
 			  "a program: perfkit top -- PROGRAM)");
 		return CLI_EXIT_USAGE;
 	}
-	if (opt.output || opt.force || opt.trace_list || opt.flush_ms != PROF_FLUSH_MS_DEFAULT) {
+	/* -f of --replay: a job's captures that do not look like one job's, as one */
+	if (opt.output || (opt.force && !replay) || opt.trace_list ||
+	    opt.flush_ms != PROF_FLUSH_MS_DEFAULT) {
 		cli_error("-o, -f, --trace and --flush-interval apply to a program: perfkit top [options] -- PROGRAM");
 		return CLI_EXIT_USAGE;
 	}
@@ -322,7 +324,7 @@ int cmd_top(int argc, char **argv)
 		return top_file(argv[0], replay, refresh_ms);
 	/* a finished job's captures, several files or a directory, replayed as one */
 	struct cli_job job = { 0 };
-	int status = cli_job__make(&job, argv, n);
+	int status = cli_job__make(&job, argv, n, opt.force);
 
 	if (!status)
 		status = top_file(job.path, replay, refresh_ms);

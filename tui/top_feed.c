@@ -323,6 +323,13 @@ static int open_capture(struct top_feed *f, const struct top_feed_config *cfg,
 	if (rc)
 		return rc;
 	finished = prof_store__is_finished(probe);
+	/* a finished capture is judged as every reader judges it; one still
+	 * being written changes under the check */
+	rc = finished ? prof_store__check_whole(probe, err) : 0;
+	if (rc) {
+		prof_store__close(probe);
+		return rc;
+	}
 	live_dir = prof_store__meta(probe, PROF_META_LIVE_DIR);
 	read_meta(f, probe, m);
 	prof_store__close(probe);

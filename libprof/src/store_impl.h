@@ -59,15 +59,22 @@ struct prof_store {
 	char *path;
 	enum prof_store_kind kind;
 	/* The file SQLite opened, as it was then (not set for a capture held
-	 * in memory): another process may truncate it while it is read. */
+	 * in memory), read again later through SQLite's own descriptor of
+	 * it: another process may truncate or rewrite it while it is read. A
+	 * change counts (check_unchanged) for a finished capture's readers,
+	 * not for perfkit top following one as it grows. */
 	bool from_file;
-	dev_t dev;
-	ino_t ino;
+	bool check_unchanged;
 	int64_t bytes_at_open;
+	uint32_t changes_at_open;     /* SQLite's file change counter */
+	int64_t data_version_at_open; /* PRAGMA data_version: commits other connections made */
+	/* How long a read waits for another process's lock (ms). */
+	int busy_timeout_ms;
 	/* The first read that found the file damaged (corrupt, cut short,
-	 * unreadable), kept even when the call that met it answers only "no"
-	 * or 0 (has_table, meta, counter): prof_store__check_read gives it. */
-	struct prof_error damage;
+	 * unreadable) or could not get its lock, kept even when the call that
+	 * met it answers only "no" or 0 (has_table, meta, counter):
+	 * prof_store__check_read gives it. */
+	struct prof_error fault;
 };
 
 struct prof_cursor {
@@ -87,9 +94,17 @@ int store__sqlite_error(struct prof_error *err, const char *path, sqlite3 *db, i
 
 /* A read of s failed with rc while doing what: the error (as
  * store__sqlite_error makes it; "truncated while being read" when the file
- * has shrunk since it was opened) in err, which may be NULL; one that says
- * the file is damaged is also kept in s->damage. Returns the code. */
+ * has shrunk since it was opened; PROF_E_LOCKED when another process held
+ * the lock past s->busy_timeout_ms) in err, which may be NULL; one that
+ * says the file is damaged or locked is also kept in s->fault. Returns the
+ * code. */
 int store__read_error(struct prof_store *s, int rc, const char *what, struct prof_error *err);
+/* How long readers wait for a lock: PROF_BUSY_TIMEOUT_ENV's milliseconds,
+ * else PROF_BUSY_TIMEOUT_MS_DEFAULT. */
+int store__busy_timeout_ms(void);
+/* Note what the file s has just opened is, before anything is read of it,
+ * for prof_store__check_read to compare. */
+int store__note_opened(struct prof_store *s, struct prof_error *err);
 
 /* The analysis tables' form of an SQL failure: PROF_E_SQL, the path and
  * SQLite's message as it is. */

@@ -865,6 +865,12 @@ int baseline__load(struct baseline *b, const char *path, struct prof_error *err)
 		if (rc < 0)
 			goto out;
 	}
+	/* every key of a capture would then be "added", nothing compared, and
+	 * every gate passed */
+	if (b->nkeys == 0) {
+		rc = bad(err, path, "\"keys\" is empty: there is nothing to gate against", NULL);
+		goto out;
+	}
 	qsort(b->keys, b->nkeys, sizeof *b->keys, key_cmp);
 	for (size_t i = 1; i < b->nkeys; i++)
 		if (strcmp(b->keys[i - 1].name, b->keys[i].name) == 0) {

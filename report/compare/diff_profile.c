@@ -633,6 +633,12 @@ int diff_profile__load_path(struct diff_profile *p, const char *path, struct pro
 		memset(p, 0, sizeof *p);
 		return rc;
 	}
+	rc = prof_store__check_whole(s, err);
+	if (rc < 0) {
+		memset(p, 0, sizeof *p);
+		prof_store__close(s);
+		return rc;
+	}
 	rc = diff_profile__load(p, s, err);
 	if (!rc)
 		rc = prof_store__check_read(s, err);

@@ -46,6 +46,8 @@ int job__merge(const struct job_plan *p, const char *out_path, unsigned flags,
 	}
 	for (int i = 0; !rc && i < p->n; i++)
 		rc = prof_writer__merge_mapped(w, p->c[i].path, &p->maps[i], err);
+	if (!rc)
+		rc = job_plan__unchanged(p, err);
 	if (!rc && job_meta__write(p, put_meta, w)) {
 		*err = *prof_writer__last_error(w);
 		rc = err->code ? err->code : PROF_E_SQL;

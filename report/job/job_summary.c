@@ -532,6 +532,8 @@ int job_summary__map(const struct job_plan *p, int i, struct job_summary *s,
 	s->dropped = prof_store__counter(st, "dropped_records");
 	s->not_written = prof_store__counter(st, "rows_not_written");
 	s->gm_samples_dropped = prof_store__counter(st, PROF_COUNTER_GPU_METRIC_SAMPLES_DROPPED);
+	if (rc >= 0)
+		rc = prof_store__check_read(st, err);
 	prof_store__close(st);
 	if (rc < 0)
 		job_summary__exit(s);
