@@ -16,7 +16,9 @@
  * the program's group sent (sudo's rule) gives the program `kill -INT
  * -PGID` from another terminal twice and loses a script's `kill $!` (the
  * script is in the group); ignoring SIGINT while waiting (GNU time,
- * system()) loses `kill -INT PID`.
+ * system()) loses `kill -INT PID`; a process group of the program's own
+ * (tini) would take it out of the terminal's foreground group, where it
+ * reads the terminal and stops with the job.
  *
  * So perfkit asks the group. A witness process, forked into it, blocks
  * SIGINT and SIGTERM and never takes them: a signal sent to the group stays
