@@ -237,10 +237,14 @@ int prof_store__check_whole(struct prof_store *s, struct prof_error *err)
 
 		rc = 0;
 		if (row && strcmp(row, "ok")) {
-			rc = prof_error__set(err, PROF_E_CORRUPT, "%s: corrupt database (%s)", s->path,
+			struct prof_error e;
+
+			rc = prof_error__set(&e, PROF_E_CORRUPT, "%s: corrupt database (%s)", s->path,
 					     finding(row));
 			if (!s->fault.code)
-				s->fault = *err;
+				s->fault = e;
+			if (err)
+				*err = e;
 		}
 	} else {
 		rc = store__read_error(s, rc, "check", err);

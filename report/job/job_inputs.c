@@ -25,20 +25,15 @@ static int select_capture(const struct dirent *d)
 	return is_capture_name(d->d_name);
 }
 
-static int add_to(char ***list, int *n, size_t *cap, const char *path, struct prof_error *err)
-{
-	if (sum_array__grow(list, cap, (size_t)*n, sizeof **list))
-		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	(*list)[*n] = strdup(path);
-	if (!(*list)[*n])
-		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	(*n)++;
-	return 0;
-}
-
 static int add_path(struct job_inputs *in, size_t *cap, const char *path, struct prof_error *err)
 {
-	return add_to(&in->paths, &in->n, cap, path, err);
+	if (sum_array__grow(&in->paths, cap, (size_t)in->n, sizeof *in->paths))
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	in->paths[in->n] = strdup(path);
+	if (!in->paths[in->n])
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	in->n++;
+	return 0;
 }
 
 /* Whether the capture at path is a job an earlier `perfkit merge` made. A
