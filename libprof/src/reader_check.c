@@ -238,9 +238,15 @@ int prof_store__check_whole(struct prof_store *s, struct prof_error *err)
 		rc = 0;
 		if (row && strcmp(row, "ok")) {
 			struct prof_error e;
+			int64_t bytes_now;
 
-			rc = prof_error__set(&e, PROF_E_CORRUPT, "%s: corrupt database (%s)", s->path,
-					     finding(row));
+			/* damage found in a file that shrank since it was opened is
+			 * that truncation's, and said as such */
+			if (shrunk(s, &bytes_now))
+				rc = truncated_while_read(s, bytes_now, &e);
+			else
+				rc = prof_error__set(&e, PROF_E_CORRUPT, "%s: corrupt database (%s)",
+						     s->path, finding(row));
 			if (!s->fault.code)
 				s->fault = e;
 			if (err)
