@@ -73,6 +73,19 @@ static void install_handler(void)
 			sigaction(fatal_signals[i], &sa, NULL);
 }
 
+void prof_temp__child_defaults(void)
+{
+	struct sigaction dfl, old;
+
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	for (size_t i = 0; i < NFATAL; i++)
+		if (sigaction(fatal_signals[i], NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
+		    old.sa_handler == on_fatal_signal)
+			sigaction(fatal_signals[i], &dfl, NULL);
+}
+
 void prof_temp__hold_signals(sigset_t *saved)
 {
 	sigset_t set;

@@ -123,10 +123,7 @@ int gnuplot__run(const char *gnuplot, const char *dir, const char *script,
 	if (pid == 0) {
 		int log, null;
 
-		/* gnuplot dies of the signals as it would, not as perfkit's handler */
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
+		prof_temp__child_defaults();
 		prof_temp__release_signals(&saved);
 		if (chdir(dir) != 0)
 			_exit(126);

@@ -43,6 +43,12 @@ void prof_temp__forget_tree(const char *dir);
  * reaped before they are removed; 0: none. */
 void prof_temp__set_helper(pid_t pid);
 
+/* In a child forked with the signals held, before it lets them through:
+ * the registry's handler is the parent's (its files are the parent's to
+ * remove), so the child gets the default action back; a signal it was
+ * ignoring stays ignored. */
+void prof_temp__child_defaults(void);
+
 /* Hold SIGINT, SIGTERM and SIGHUP back (saved: the mask before), and let
  * them through again. */
 void prof_temp__hold_signals(sigset_t *saved);
