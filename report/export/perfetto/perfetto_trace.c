@@ -43,7 +43,7 @@ struct pf_ctx {
 	struct busy *busy;
 	size_t nbusy;
 	int64_t lo_ns, hi_ns, bin_ns;      /* the window the bins cover */
-	int64_t nbins;
+	int64_t nbins;                     /* bins of bin_ns in the window, the last cut short */
 	/* the event being made */
 	Perfetto__Protos__TrackEvent ev;
 	Perfetto__Protos__DebugAnnotation *args, **argp;
@@ -696,11 +696,10 @@ static int emit(struct pf_ctx *c, const struct tm_row *r)
 static void busy_window(struct pf_ctx *c)
 {
 	const struct export_window *w = &c->m.w;
+	int64_t span;
 
 	c->lo_ns = w->from_abs_ns != INT64_MIN ? w->from_abs_ns : w->base_ns;
 	c->hi_ns = w->to_abs_ns != INT64_MAX && w->to_abs_ns < w->end_ns ? w->to_abs_ns : w->end_ns;
-	int64_t span;
-
 	if (c->hi_ns < c->lo_ns)
 		c->hi_ns = c->lo_ns;
 	/* each a quotient rounded up, without adding to the span first */
