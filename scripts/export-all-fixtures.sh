@@ -14,7 +14,9 @@ pk="$build/cli/perfkit"
 [ -x "$pk" ] || { echo "export-all-fixtures: no $pk" >&2; exit 2; }
 mkdir -p "$out"
 
-fixtures=("$root"/tests/data/*.sqlite)
+# Every capture under tests/data (the nsys exports among them), and any
+# shared nsys exports beside the tree.
+mapfile -t fixtures < <(find "$root/tests/data" -name '*.sqlite' | sort)
 for f in "$root"/../shared/nsys-exports/*.sqlite; do
   [ -f "$f" ] && fixtures+=("$f")
 done
@@ -28,7 +30,8 @@ keep() {
 
 reports=$("$pk" report --list | awk '{print $1}' | paste -sd, -)
 for f in "${fixtures[@]}"; do
-  b=$(basename "$f" .sqlite)
+  # A name unique across folders: tests/data/ddp/two_gpus/x.sqlite -> ddp_two_gpus_x
+  b=${f#"$root"/tests/data/}; b=${b%.sqlite}; b=${b//\//_}; b=${b#../shared/}
   for fmt in text csv json; do
     keep "$b.report.$fmt" "$pk" report --report="$reports" --format="$fmt" "$f"
     keep "$b.diagnose.$fmt" "$pk" diagnose --format="$fmt" "$f"
@@ -54,6 +57,17 @@ keep baseline.save "$pk" baseline save "$data/hash_embedding_optimized.sqlite" \
   "$data/hash_embedding_optimized_2.sqlite" -o "$out/baseline.json"
 for f in hash_embedding_optimized_3 hash_embedding_naive; do
   keep "gate.$f" "$pk" gate --baseline "$out/baseline.json" "$data/$f.sqlite"
+done
+# Jobs: the per-rank captures of one run read as one job, by files and by folder.
+for d in ddp ddp/two_gpus; do
+  n=${d//\//_}
+  for fmt in text json; do
+    keep "job.$n.report.$fmt" "$pk" report --report="$reports" --format="$fmt" "$data/$d/ddp2_rank0.sqlite" "$data/$d/ddp2_rank1.sqlite"
+    keep "job.$n.diagnose.$fmt" "$pk" diagnose --format="$fmt" "$data/$d/ddp2_rank0.sqlite" "$data/$d/ddp2_rank1.sqlite"
+  done
+  keep "job.$n.rank1" "$pk" report --rank=1 "$data/$d/ddp2_straggler.sqlite"
+  keep "job.$n.diagnose.rank1" "$pk" diagnose --rank=1 "$data/$d/ddp2_straggler.sqlite"
+  keep "job.$n.chrome" "$pk" report --format=chrome "$data/$d/ddp2_rank0.sqlite" "$data/$d/ddp2_rank1.sqlite"
 done
 # Paths of this run's own files appear in some outputs; make them relative.
 sed -i "s#$out/##g" "$out"/*.out "$out"/*.err 2>/dev/null
