@@ -423,9 +423,9 @@ enum sum_loop_mark { SUM_LOOP_NONE, SUM_LOOP_NVTX, SUM_LOOP_KERNEL };
  * as the best-covering one (phases nested in a rarer range, libraries' own
  * ranges and XLA's compiler passes left out), else the runs of the XLA
  * program that launches the most GPU time, extended to the end of the GPU
- * work its calls launched; else the kernel that repeats the fewest times;
- * else the whole capture. A window in which no GPU work runs is never the
- * loop. The first iteration (the warm-up) stays out. */
+ * work its calls launched; else the period of the repeating kernel launch
+ * sequence; else the whole capture. A window in which no GPU work runs is
+ * never the loop. The first iteration (the warm-up) stays out. */
 struct sum_window {
 	int64_t capture_start_ns, capture_end_ns;
 	int64_t start_ns, end_ns;   /* the steady-state loop */
