@@ -349,6 +349,7 @@ void run__remove_merged(const struct run_proc_files *files)
 		unlink(side);
 	}
 	run__reserve_free(files->dir);
+	run__end_remove(files->dir);
 	if (files->dir)
 		rmdir(files->dir);
 }

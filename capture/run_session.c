@@ -15,7 +15,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,52 +30,9 @@
 #include "prof/tables.h"
 #include "prof/trace_opts.h"
 #include "run_collector.h"
+#include "run_signals.h"
 #include "sink/sink.h"
 #include "summary/summary.h"
-
-/* ---- signals --------------------------------------------------------------- */
-
-static volatile sig_atomic_t child_pid, last_signal;
-static int catch_depth;
-static struct sigaction old_int, old_term;
-
-static void on_signal(int sig, siginfo_t *info, void *ctx)
-{
-	(void)ctx;
-	last_signal = sig;
-	if (child_pid > 0 && info->si_code <= 0)
-		kill((pid_t)child_pid, sig);
-}
-
-void run_signals__catch(void)
-{
-	struct sigaction sa;
-
-	if (catch_depth++)
-		return;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_signal;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-}
-
-void run_signals__restore(void)
-{
-	if (catch_depth == 0 || --catch_depth)
-		return;
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-}
-
-int run_signals__take(void)
-{
-	int sig = last_signal;
-
-	last_signal = 0;
-	return sig;
-}
 
 static int64_t realtime_ns(void)
 {
@@ -93,6 +49,13 @@ static int exists(const char *path)
 	struct stat st;
 
 	return stat(path, &st) == 0;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
 }
 
 /* buf = dir/name when it fits and the file exists. */
@@ -132,20 +95,34 @@ static int locate_collector(char *buf, size_t cap)
 	return -2;
 }
 
+/* The shell's exit status for a program that could not be executed. */
+static int cannot_run_status(int err)
+{
+	return err == ENOENT ? RUN_EXIT_NOT_FOUND : RUN_EXIT_CANNOT_EXECUTE;
+}
+
 /* What a shell would do with the program name: 0 found, else the shell's
- * exit status (127 not found, 126 not executable) after its message. */
+ * exit status (127 not found, 126 not executable) after its message. A
+ * folder passes access(X_OK) (it can be searched) but cannot be run. */
 static int resolve_program(const struct run_messages *msg, const char *name, char *buf,
 			   size_t cap)
 {
 	const char *path = getenv("PATH");
+	struct stat st;
 
 	if (strchr(name, '/')) {
 		snprintf(buf, cap, "%s", name);
-		if (!exists(buf)) {
-			msg->error("%s: No such file or directory", name);
-			return RUN_EXIT_NOT_FOUND;
+		if (stat(buf, &st) < 0) {
+			int err = errno;
+
+			msg->error("%s: %s", name, strerror(err));
+			return cannot_run_status(err);
 		}
-		if (access(buf, X_OK) != 0) {
+		if (S_ISDIR(st.st_mode)) {
+			msg->error("%s: Is a directory", name);
+			return RUN_EXIT_CANNOT_EXECUTE;
+		}
+		if (!S_ISREG(st.st_mode) || access(buf, X_OK) != 0) {
 			msg->error("%s: Permission denied", name);
 			return RUN_EXIT_CANNOT_EXECUTE;
 		}
@@ -155,7 +132,6 @@ static int resolve_program(const struct run_messages *msg, const char *name, cha
 		path = "/usr/local/bin:/usr/bin:/bin";
 	while (*name) {
 		size_t len = strcspn(path, ":");
-		struct stat st;
 
 		snprintf(buf, cap, "%.*s%s%s", (int)len, len ? path : ".", "/", name);
 		if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
@@ -340,13 +316,18 @@ void run__meta_command(struct prof_writer *w, char **argv)
 	free(cmd);
 }
 
-/* The output's file as it is now: nothing writes it again until the
+const char *run_session__file(const struct run_session *s)
+{
+	return s->beside ? prof_output__temp_path(s->beside) : s->output;
+}
+
+/* The capture's file as it is now: nothing writes it again until the
  * finish, which checks that it is still there as it was (output_fate). */
 static void note_output(struct run_session *s)
 {
 	struct stat st;
 
-	s->out_known = stat(s->output, &st) == 0;
+	s->out_known = stat(run_session__file(s), &st) == 0;
 	if (s->out_known) {
 		s->out_dev = st.st_dev;
 		s->out_ino = st.st_ino;
@@ -371,6 +352,8 @@ static void write_live_meta(struct run_session *s)
 	prof_writer__meta(s->w, PROF_META_LIVE_DIR, s->dir);
 	if (s->metrics_dir[0])
 		prof_writer__meta(s->w, PROF_META_LIVE_METRICS_DIR, s->metrics_dir);
+	if (s->beside)
+		prof_writer__meta(s->w, PROF_META_OUTPUT, base_name(s->output));
 	prof_writer__flush(s->w, &err);
 	note_output(s);
 }
@@ -385,9 +368,11 @@ void run__meta_merged(struct prof_writer *w, const char *gpu)
 	if (gpu)
 		prof_writer__meta(w, "gpu", gpu);
 	prof_writer__meta(w, "perfkit_version", PERFKIT_VERSION);
-	/* The folders are gone once merged: a finished capture names no live data. */
+	/* The folders are gone once merged: a finished capture names no live
+	 * data, and it is at its name. */
 	prof_writer__meta(w, PROF_META_LIVE_DIR, NULL);
 	prof_writer__meta(w, PROF_META_LIVE_METRICS_DIR, NULL);
+	prof_writer__meta(w, PROF_META_OUTPUT, NULL);
 }
 
 static void write_meta(struct run_session *s, const char *gpu)
@@ -421,6 +406,37 @@ void run__metrics_import(const struct run_messages *msg, const char *output, cha
 	}
 	if (peaks_doc__store_cached(output, &err) < 0)
 		msg->warning("cached peaks not stored: %s", err.msg);
+}
+
+/* The output as prof/output.h's rule says: refused as it must be, claimed
+ * when its name is free, or with -f onto an existing file a temporary file
+ * beside it (see run_session.h). */
+static int create_output(struct run_session *s, struct prof_error *err)
+{
+	const struct prof_output_spared program = { s->program_path, "the program to run" };
+	unsigned flags = s->opt.force ? PROF_OUTPUT_REPLACE : 0;
+	struct stat st;
+	int rc;
+
+	rc = prof_output__check(s->output, flags, &program, err);
+	if (rc)
+		return rc;
+	if (lstat(s->output, &st) != 0)
+		return prof_writer__create(s->output, 0, &s->w, err);
+	rc = prof_output__open(s->output, flags | PROF_OUTPUT_BY_NAME | PROF_OUTPUT_KEEP_ON_SIGNAL,
+			       &program, &s->beside, err);
+	if (!rc)
+		rc = prof_writer__create(prof_output__temp_path(s->beside), PROF_WRITER_CLAIMED, &s->w,
+					 err);
+	if (!rc && prof_writer__set_name(s->w, s->output) < 0)
+		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	if (rc) {
+		prof_writer__delete(s->w);
+		s->w = NULL;
+		prof_output__delete(s->beside);
+		s->beside = NULL;
+	}
+	return rc;
 }
 
 /* ---- the steps ----------------------------------------------------------- */
@@ -465,20 +481,6 @@ int run_session__prepare(struct run_session *s, char **argv)
 		s->msg->error("--flush-interval must be between 1 and %d ms", PROF_FLUSH_MS_MAX);
 		return RUN_EXIT_USAGE;
 	}
-	rc = locate_collector(s->collector, sizeof(s->collector));
-	if (rc == -1) {
-		s->msg->error("this perfkit was built without CUPTI; %s cannot capture",
-			      s->command);
-		return RUN_EXIT_USAGE;
-	}
-	if (rc < 0) {
-		s->msg->error("cannot find %s next to perfkit or in %s", RUN_COLLECTOR_LIB,
-			      PERFKIT_INSTALL_LIBDIR);
-		return RUN_EXIT_USAGE;
-	}
-	rc = resolve_program(s->msg, argv[0], s->program_path, sizeof(s->program_path));
-	if (rc)
-		return rc;
 	s->output = s->opt.output;
 	if (s->output && strchr(s->output, '%')) {
 		if (expand_output(s->output, s->out_path, sizeof(s->out_path), &err) < 0) {
@@ -494,13 +496,29 @@ int run_session__prepare(struct run_session *s, char **argv)
 		}
 		s->output = s->out_path;
 	}
+	/* what is at -o is refused as soon as it can be (the program it may be
+	 * is known once found, below) */
+	if (prof_output__check(s->output, s->opt.force ? PROF_OUTPUT_REPLACE : 0, NULL, &err) < 0) {
+		s->msg->error("%s", err.msg);
+		return RUN_EXIT_USAGE;
+	}
+	rc = locate_collector(s->collector, sizeof(s->collector));
+	if (rc == -1) {
+		s->msg->error("this perfkit was built without CUPTI; %s cannot capture",
+			      s->command);
+		return RUN_EXIT_USAGE;
+	}
+	if (rc < 0) {
+		s->msg->error("cannot find %s next to perfkit or in %s", RUN_COLLECTOR_LIB,
+			      PERFKIT_INSTALL_LIBDIR);
+		return RUN_EXIT_USAGE;
+	}
+	rc = resolve_program(s->msg, argv[0], s->program_path, sizeof(s->program_path));
+	if (rc)
+		return rc;
 	/* Created now, so a refused -o costs nothing and the name is ours. */
-	if (prof_writer__create(s->output, s->opt.force ? PROF_WRITER_OVERWRITE : 0, &s->w,
-				&err) < 0) {
-		if (err.code == PROF_E_EXISTS)
-			s->msg->error("%s exists; use -f to overwrite it", s->output);
-		else
-			s->msg->error("%s", err.msg);
+	if (create_output(s, &err) < 0) {
+		s->msg->error("%s", err.msg);
 		return RUN_EXIT_USAGE;
 	}
 	snprintf(s->dir, sizeof(s->dir), "%s/perfkit-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -539,32 +557,84 @@ int64_t run_session__duration_ns(const struct run_session *s)
 	return s->end_ns - s->start_ns;
 }
 
+/* The program, in the forked child. An exec that fails sends its errno
+ * back through report_fd; one that succeeds closes it unwritten. */
+static _Noreturn void exec_program(const struct run_session *s, int report_fd)
+{
+	int err;
+
+	run_signals__child_reset();
+	if (s->child_stdin_fd >= 0)
+		dup2(s->child_stdin_fd, STDIN_FILENO);
+	if (s->child_output_fd >= 0) {
+		dup2(s->child_output_fd, STDOUT_FILENO);
+		dup2(s->child_output_fd, STDERR_FILENO);
+	}
+	execv(s->program_path, s->argv);
+	err = errno;
+	if (write(report_fd, &err, sizeof err) != (ssize_t)sizeof err) {
+		/* unsaid: perfkit then learns of it only from the exit status */
+	}
+	_exit(cannot_run_status(err));
+}
+
+/* The errno the program's exec failed with, or 0 once it ran. */
+static int exec_failure(int report_fd)
+{
+	int err = 0;
+	ssize_t n;
+
+	do
+		n = read(report_fd, &err, sizeof err);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)sizeof err ? err : 0;
+}
+
 int run_session__start(struct run_session *s)
 {
+	int report[2], err;
 	pid_t pid;
 
+	/* room for the finish, should the program fill the disk */
+	run__reserve_make(s->dir);
+	if (pipe(report) < 0) {
+		s->msg->error("cannot start %s: %s", s->argv[0], strerror(errno));
+		run_session__abort(s);
+		return RUN_EXIT_USAGE;
+	}
+	fcntl(report[0], F_SETFD, FD_CLOEXEC);
+	fcntl(report[1], F_SETFD, FD_CLOEXEC);
 	run_signals__catch();
 	fflush(NULL);
 	s->start_ns = realtime_ns();
 	pid = fork();
-	if (pid < 0) {
-		s->msg->error("cannot start %s: %s", s->argv[0], strerror(errno));
+	if (pid == 0)
+		exec_program(s, report[1]);
+	err = errno;
+	close(report[1]);
+	if (pid > 0) {
+		run_signals__pass_on_to(pid);
+		err = exec_failure(report[0]);
+	}
+	close(report[0]);
+	if (pid < 0 || err) {
+		/* the program never ran: nothing of the run is kept */
+		if (pid > 0) {
+			run_signals__stop();
+			while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+				;
+			if (err == ENOENT && exists(s->program_path))
+				s->msg->error("%s: cannot execute: its interpreter (#!) or loader was "
+					      "not found", s->argv[0]);
+			else
+				s->msg->error("%s: %s", s->argv[0], strerror(err));
+		} else {
+			s->msg->error("cannot start %s: %s", s->argv[0], strerror(err));
+		}
 		run_signals__restore();
 		run_session__abort(s);
-		return RUN_EXIT_USAGE;
+		return pid > 0 ? cannot_run_status(err) : RUN_EXIT_USAGE;
 	}
-	if (pid == 0) {
-		if (s->child_stdin_fd >= 0)
-			dup2(s->child_stdin_fd, STDIN_FILENO);
-		if (s->child_output_fd >= 0) {
-			dup2(s->child_output_fd, STDOUT_FILENO);
-			dup2(s->child_output_fd, STDERR_FILENO);
-		}
-		execv(s->program_path, s->argv);
-		fprintf(stderr, "perfkit: %s: %s\n", s->argv[0], strerror(errno));
-		_exit(errno == ENOENT ? RUN_EXIT_NOT_FOUND : RUN_EXIT_CANNOT_EXECUTE);
-	}
-	child_pid = pid;
 	s->pid = pid;
 	write_live_meta(s);
 	return 0;
@@ -572,18 +642,13 @@ int run_session__start(struct run_session *s)
 
 int run_session__wait(struct run_session *s, bool block)
 {
-	pid_t got;
-
 	if (s->ended)
 		return 1;
-	do
-		got = waitpid(s->pid, &s->status, block ? 0 : WNOHANG);
-	while (got < 0 && errno == EINTR);
-	if (got == 0)
+	if (run_signals__wait(s->pid, &s->status, block) == 0)
 		return 0;
 	s->end_ns = realtime_ns();
 	s->ended = true;
-	child_pid = 0;
+	run_signals__stop();
 	run_signals__restore();
 	s->exit_status = WIFSIGNALED(s->status) ? 128 + WTERMSIG(s->status)
 						 : WEXITSTATUS(s->status);
@@ -644,6 +709,9 @@ static int keep_in_run_folder(struct run_session *s, struct run_finish_outcome *
 	snprintf(kept->kept, sizeof kept->kept, "%s", path);
 	prof_writer__delete(s->w);
 	s->w = w;
+	/* the file beside the output held only the run's metadata */
+	prof_output__delete(s->beside);
+	s->beside = NULL;
 	snprintf(s->out_path, sizeof s->out_path, "%s", path);
 	s->output = s->out_path;
 	write_live_meta(s);
@@ -661,7 +729,11 @@ static enum output_fate output_fate(const struct run_session *s)
 
 	if (!s->out_known)
 		return OUTPUT_AS_WRITTEN;
-	if (stat(s->output, &st) < 0)
+	/* written beside the output: the file -f was to replace was itself
+	 * replaced meanwhile, and is not the one -f was given for */
+	if (s->beside && prof_output__taken(s->beside))
+		return OUTPUT_REPLACED;
+	if (stat(run_session__file(s), &st) < 0)
 		return errno == ENOENT ? OUTPUT_DELETED : OUTPUT_AS_WRITTEN;
 	if (st.st_dev != s->out_dev || st.st_ino != s->out_ino)
 		return OUTPUT_REPLACED;
@@ -681,14 +753,55 @@ static int rewrite_output(struct run_session *s, enum output_fate fate)
 
 	prof_writer__delete(s->w);
 	s->w = NULL;
-	if (prof_writer__create(s->output, PROF_WRITER_OVERWRITE, &s->w, &err) < 0) {
-		s->msg->error("%s", err.msg);
+	if (prof_writer__create(run_session__file(s), PROF_WRITER_OVERWRITE, &s->w, &err) < 0 ||
+	    (s->beside && prof_writer__set_name(s->w, s->output) < 0)) {
+		s->msg->error("%s", s->w ? prof_writer__last_error(s->w)->msg : err.msg);
 		return -1;
 	}
 	s->msg->warning("%s was %s while the program ran; the capture is written there anew",
 			s->output, fate == OUTPUT_DELETED ? "deleted" : "truncated");
 	write_live_meta(s);
 	return 0;
+}
+
+/* The capture finished beside the output renamed over it. When another
+ * file took the name in the moment since output_fate looked, the capture
+ * goes to the run's folder as keep_in_run_folder would have put it (or,
+ * on another file system, stays where it is), and outcome says where. */
+static void put_beside_in_place(struct run_session *s, struct run_finish_outcome *outcome)
+{
+	const char *temp = prof_output__temp_path(s->beside);
+	struct prof_error err;
+	char kept[PATH_MAX];
+
+	if (!outcome->kept[0] && prof_output__commit(s->beside, &err) < 0) {
+		if (run__kept_path(s->dir, s->output, kept, sizeof kept) == 0 && rename(temp, kept) == 0)
+			snprintf(outcome->kept, sizeof outcome->kept, "%s", kept);
+		else
+			snprintf(outcome->kept, sizeof outcome->kept, "%s", temp);
+		if (err.code == PROF_E_EXISTS)
+			snprintf(outcome->why, sizeof outcome->why,
+				 "another file took the output's name (%s)", s->output);
+		else
+			snprintf(outcome->why, sizeof outcome->why, "%s", err.msg);
+		/* kept where it is when it could not be moved */
+		if (!strcmp(outcome->kept, temp)) {
+			prof_output__leave(s->beside);
+			s->beside = NULL;
+			return;
+		}
+	}
+	/* the capture is in place, or kept elsewhere: the file beside goes */
+	prof_output__delete(s->beside);
+	s->beside = NULL;
+}
+
+/* A capture that could not be finished: the unfinished output beside the
+ * old file stays for `perfkit recover`, which finds it by the old name. */
+static void leave_unfinished(struct run_session *s)
+{
+	prof_output__leave(s->beside);
+	s->beside = NULL;
 }
 
 int run_session__finish(struct run_session *s)
@@ -699,13 +812,18 @@ int run_session__finish(struct run_session *s)
 	char *gpu;
 	int rc, scanned, deleted;
 
-	if (!folder_exists(s->output)) {
+	/* the run's end, where recover finds it should the output's disk not
+	 * take it; the reserve gives room for it on the run folder's */
+	run__reserve_free(s->dir);
+	run__end_write(s->dir, s->exit_status, s->end_ns - s->start_ns);
+	if (!folder_exists(run_session__file(s))) {
 		keep_in_run_folder(s, &moved, "the output's folder is gone");
 	} else if ((fate = output_fate(s)) == OUTPUT_REPLACED) {
 		/* another run took the name (-f): the capture does not take it back */
 		keep_in_run_folder(s, &moved, "another file took the output's name");
 	} else if (fate != OUTPUT_AS_WRITTEN && rewrite_output(s, fate) < 0) {
 		s->msg->warning("the process files stay in %s", s->dir);
+		leave_unfinished(s);
 		return -1;
 	}
 	deleted = run__deleted_proc_files(s->dir);
@@ -729,7 +847,7 @@ int run_session__finish(struct run_session *s)
 	s->merged = scanned < 0 || rc != 0 ? -1 : files.n;
 	if (rc < 0) {
 		/* nothing is removed: the files are all there is of the run */
-		if (recoverable(s->output))
+		if (recoverable(run_session__file(s)))
 			s->msg->warning("%s%sthe process files stay in %s: %s`perfkit recover %s` "
 					"merges them", outcome.why, outcome.why[0] ? "; " : "", s->dir,
 					outcome.out_of_room ? "when there is room, " : "", s->output);
@@ -737,12 +855,15 @@ int run_session__finish(struct run_session *s)
 			s->msg->warning("%s%sthe process files stay in %s", outcome.why,
 					outcome.why[0] ? "; " : "", s->dir);
 		run__proc_files_free(&files);
+		leave_unfinished(s);
 		return -1;
 	}
 	if (!outcome.kept[0] && moved.kept[0]) {
 		memcpy(outcome.kept, moved.kept, sizeof outcome.kept);
 		memcpy(outcome.why, moved.why, sizeof outcome.why);
 	}
+	if (s->beside)
+		put_beside_in_place(s, &outcome);
 	if (outcome.kept[0]) {
 		snprintf(s->out_path, sizeof s->out_path, "%s", outcome.kept);
 		s->output = s->out_path;
@@ -815,6 +936,10 @@ void run_session__abort(struct run_session *s)
 	if (s->w) {
 		prof_writer__delete(s->w);
 		s->w = NULL;
-		unlink(s->output);
+		if (!s->beside)
+			unlink(s->output);
 	}
+	/* what -f was to replace stays as it was */
+	prof_output__delete(s->beside);
+	s->beside = NULL;
 }

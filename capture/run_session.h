@@ -6,8 +6,9 @@
  *	run_session__prepare   options checked, collector and program found,
  *	                       the output created, the folder of per-process
  *	                       files made and the environment set
- *	run_session__start     the program forked; signals sent to perfkit go
- *	                       on to it
+ *	run_session__start     the program forked (one that cannot be run is
+ *	                       refused and leaves nothing); signals sent to
+ *	                       perfkit go on to it (run_signals.h)
  *	run_session__wait      (blocking or not) until the program has ended
  *	run_session__finish    per-process files merged into the output, run
  *	                       metadata, indexes: the capture is complete
@@ -18,7 +19,27 @@
  * output holds the run's metadata from the start, including the key
  * "live_dir" naming that folder, so a reader of the output (perfkit top) can
  * follow the per-process files until the merge. Those names, and the
- * environment the collector reads, are prof/protocol.h's. */
+ * environment the collector reads, are prof/protocol.h's.
+ *
+ * The output follows prof/output.h's rule: a link, a device, FIFO, socket
+ * or directory, and the program being run, are refused, -f or not; an
+ * existing file without -f. When nothing is at its path, the output is
+ * claimed there at the start (O_EXCL), and the finished capture takes the
+ * place of that claim. With -f onto an existing file, that file is left
+ * untouched until the capture is complete: the run's metadata goes to
+ * .NAME.perfkit-XXXXXX beside it (recording NAME as PROF_META_OUTPUT), and
+ * the finished capture is renamed over the old file, unless another file
+ * took the name meanwhile (then it is kept in the run's folder, as when the
+ * claimed output is taken).
+ *
+ * Where an interrupted run leaves its rows: until the finish they are only
+ * in the process files, in $TMPDIR/perfkit-run-XXXXXX; the unfinished
+ * output (the claimed file, or the .NAME.perfkit-XXXXXX beside the old
+ * one) names that folder. SIGINT and SIGTERM while the program runs are
+ * passed on to it and the capture is finished as usual; a run killed
+ * outright (SIGKILL, or a signal during the finish) leaves both, and
+ * `perfkit recover NAME` merges them (it finds the file beside NAME), so
+ * neither is removed by a signal. */
 #ifndef PERFKIT_RUN_SESSION_H
 #define PERFKIT_RUN_SESSION_H
 
@@ -27,8 +48,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "prof/output.h"
 #include "prof/protocol.h"
 #include "prof/store.h"
+#include "run_signals.h"
 
 /* The exit statuses a step returns besides the program's own: the perfkit
  * command's for bad usage (cli/cli_capture.h checks that they agree), and a
@@ -50,7 +73,7 @@ struct run_messages {
 /* What the user chose on the command line. */
 struct run_options {
 	const char *output;     /* -o; NULL: perfkit-PROGRAM-N.sqlite here */
-	bool force;             /* -f: overwrite the output */
+	bool force;             /* -f: replace the output (a regular file) */
 	const char *trace_list; /* --trace; NULL: everything */
 	int64_t flush_ms;       /* --flush-interval */
 	const char *metrics;    /* --metrics; NULL: none */
@@ -65,7 +88,11 @@ struct run_session {
 	const char *command;      /* "run" or "top", for messages */
 	const struct run_messages *msg; /* how its messages reach the user */
 	char **argv;              /* the program and its arguments */
-	const char *output;       /* the capture being written */
+	const char *output;       /* the capture's name */
+	/* With -f onto an existing file: the temporary file beside it that the
+	 * capture is written in until the finish renames it into place;
+	 * NULL: the capture is written at output itself. */
+	struct prof_output *beside;
 	int child_stdin_fd;       /* -1: the program inherits ours */
 	int child_output_fd;      /* stdout and stderr; -1: inherited */
 	pid_t pid;                /* the program, once started */
@@ -75,7 +102,8 @@ struct run_session {
 	char program_path[PATH_MAX], out_path[PATH_MAX], dir[PATH_MAX], metrics_dir[PATH_MAX];
 	char collector[PATH_MAX];
 	struct prof_writer *w;
-	/* the output's file as last written before the program ended */
+	/* the capture's file (run_session__file) as last written before the
+	 * program ended */
 	bool out_known;
 	dev_t out_dev;
 	ino_t out_ino;
@@ -96,13 +124,18 @@ void run_session__init(struct run_session *s, const struct run_options *opt, con
 /* Everything before the program starts. 0, or the exit status to return
  * (the message printed; nothing left behind). */
 int run_session__prepare(struct run_session *s, char **argv);
+/* The file the capture is written in until it is finished: output, or the
+ * temporary file beside it. */
+const char *run_session__file(const struct run_session *s);
 /* The folder holding the per-process files of the running program. */
 const char *run_session__live_dir(const struct run_session *s);
 /* When the program started (CLOCK_REALTIME), and how long it ran once
  * run_session__wait saw it end. */
 int64_t run_session__start_ns(const struct run_session *s);
 int64_t run_session__duration_ns(const struct run_session *s);
-/* Fork the program. 0, or an exit status (the session is aborted). */
+/* Fork the program. 0, or an exit status (the session is aborted): 126 or
+ * 127, as a shell's, when the program could not be executed (one line
+ * says why; nothing of the run is left). */
 int run_session__start(struct run_session *s);
 /* 1 once the program has ended (s->exit_status set), 0 while it runs (only
  * when block is false). */
@@ -114,15 +147,5 @@ int run_session__finish(struct run_session *s);
 void run_session__report(const struct run_session *s);
 /* Give up before the program started: remove what prepare made. */
 void run_session__abort(struct run_session *s);
-
-/* SIGINT and SIGTERM while a session (or perfkit top) runs: remembered, and
- * passed on to the program when someone sent them to perfkit (kill); those
- * the terminal sent (Ctrl-C) already reached it, since the program shares
- * perfkit's process group. Calls nest; the last restore puts the previous
- * handlers back. */
-void run_signals__catch(void);
-void run_signals__restore(void);
-/* The last signal caught since the previous call, or 0. */
-int run_signals__take(void);
 
 #endif

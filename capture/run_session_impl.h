@@ -59,9 +59,15 @@ void run__tell_outcome(const struct run_messages *msg, const char *path,
 /* buf = dir/the output's file name: where a capture whose place is gone is
  * kept. 0, or -1 when it does not fit. */
 int run__kept_path(const char *dir, const char *output, char *buf, size_t cap);
-/* Remove the files the capture holds (and SQLite's companions), then the
- * folder if nothing else is left in it. */
+/* Remove the files the capture holds (and SQLite's companions), the run's
+ * reserve and end record, then the folder if nothing else is left in it. */
 void run__remove_merged(const struct run_proc_files *files);
+/* The program's exit status and how long it ran, kept in the run folder
+ * dir for `perfkit recover` should the output not take them (run_end.c).
+ * read: 0, or -1 when dir holds no such record. */
+void run__end_write(const char *dir, int exit_status, int64_t duration_ns);
+int run__end_read(const char *dir, int *exit_status, int64_t *duration_ns);
+void run__end_remove(const char *dir);
 /* Room kept back in dir for the finish (run_reserve.c). */
 void run__reserve_make(const char *dir);
 void run__reserve_free(const char *dir);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "prof/escape.h"
+#include "prof/output.h"
 
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
@@ -40,30 +41,42 @@ void cli_warning(const char *fmt, ...)
 	va_end(ap);
 }
 
-int cli_output__open(const char *path, FILE **out)
+int cli_output__open(struct cli_output *o, const char *path, bool force)
 {
-	*out = stdout;
+	struct prof_error err = { 0 };
+
+	memset(o, 0, sizeof *o);
+	o->f = stdout;
 	if (!path || strcmp(path, "-") == 0)
 		return 0;
-	*out = fopen(path, "w");
-	if (*out)
-		return 0;
-	cli_error("cannot write '%s': %s", path, strerror(errno));
-	*out = stdout;
-	return -1;
+	o->path = path;
+	/* every command with this -o spells --format -f: --force is long */
+	if (prof_output__open(path, PROF_OUTPUT_FORCE_IS_LONG | (force ? PROF_OUTPUT_REPLACE : 0),
+			      NULL, &o->file, &err) < 0) {
+		cli_error("%s", err.msg);
+		return -1;
+	}
+	o->f = prof_output__stream(o->file);
+	return 0;
 }
 
-int cli_output__close(FILE *out, const char *path, int status)
+int cli_output__close(struct cli_output *o, int status)
 {
-	if (out != stdout) {
-		if (fclose(out) != 0 && status == CLI_EXIT_OK) {
-			cli_error("cannot write '%s': %s", path, strerror(errno));
-			return CLI_EXIT_USAGE;
+	struct prof_error err = { 0 };
+
+	if (o->file) {
+		if (status == CLI_EXIT_OK && prof_output__commit(o->file, &err) < 0) {
+			cli_error("%s", err.msg);
+			status = CLI_EXIT_USAGE;
 		}
+		/* not committed: the temporary file goes, what was at the path stays */
+		prof_output__delete(o->file);
 	} else if (fflush(stdout) != 0 && status == CLI_EXIT_OK) {
 		cli_error("cannot write the output: %s", strerror(errno));
-		return CLI_EXIT_USAGE;
+		status = CLI_EXIT_USAGE;
 	}
+	memset(o, 0, sizeof *o);
+	o->f = stdout;
 	return status;
 }
 

@@ -26,6 +26,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct prof_output;
+
 /* Exit statuses of the perfkit command. */
 enum cli_exit {
 	CLI_EXIT_OK = 0,
@@ -93,14 +95,26 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "perfkit: warning: <message>" on stderr. */
 void cli_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* The output of a subcommand's -o: the file at path, or stdout when path is
- * NULL or "-". *out is stdout when the file cannot be created (the error is
- * printed and -1 returned), so cli_output__close can always follow. */
-int cli_output__open(const char *path, FILE **out);
-/* Close out (flush it, for stdout) and return status, unless status was
- * CLI_EXIT_OK and the data did not reach the file: a full disk shows only
- * here, so that is reported and CLI_EXIT_USAGE returned. */
-int cli_output__close(FILE *out, const char *path, int status);
+/* The output of a subcommand's -o: the file at path (written as
+ * prof/output.h says: refused when it is a link, a device or another
+ * non-regular file, or exists and force is not set; written to a temporary
+ * file beside it until cli_output__close), or stdout when path is NULL or
+ * "-". */
+struct cli_output {
+	FILE *f;                  /* write here */
+	const char *path;         /* NULL: stdout */
+	struct prof_output *file; /* NULL: stdout */
+};
+
+/* 0, or -1 after the error is printed (o->f is stdout then, so
+ * cli_output__close can always follow). force: the command's --force. */
+int cli_output__open(struct cli_output *o, const char *path, bool force);
+/* With status CLI_EXIT_OK put the file in place (for stdout: flush it) and
+ * return status, unless the data did not reach the file (a full disk
+ * shows only here) or another file took its name: that is reported and
+ * CLI_EXIT_USAGE returned. With any other status the file is abandoned,
+ * whatever was at the path left as it was, and status returned. */
+int cli_output__close(struct cli_output *o, int status);
 
 /* Optimal string alignment distance (Levenshtein plus adjacent swaps). */
 size_t cli_edit_distance(const char *a, const char *b);

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE /* asprintf */
 #include "cli_job.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,33 +15,65 @@
 #include "cli.h"
 #include "compare/compare.h"
 #include "job/job.h"
+#include "prof/temp_files.h"
 #include "sink/sink.h"
 
+/* A private folder for the job's merged capture, registered with the
+ * capture's names so that a signal during the merge leaves none behind. */
 static char *temp_dir(void)
 {
-	const char *base = getenv("TMPDIR");
-	char *dir = NULL;
+	struct prof_error err;
+	char dir[4096];
 
-	if (!base || !*base)
-		base = "/tmp";
-	if (asprintf(&dir, "%s/perfkit-job-XXXXXX", base) < 0)
-		return NULL;
-	if (!mkdtemp(dir)) {
-		free(dir);
-		return NULL;
+	if (prof_temp_dir__create("perfkit-job", dir, sizeof dir, &err) < 0)
+		return NULL; /* errno says why (prof_temp_dir__create keeps it) */
+	return strdup(dir);
+}
+
+/* The job's capture and SQLite's companions of it. */
+static const char *const sides[] = { "", "-journal", "-wal", "-shm" };
+#define NSIDES (sizeof sides / sizeof sides[0])
+
+/* "TMPDIR=/x" or "/tmp (TMPDIR is not set)", for messages. */
+static void temp_name(char *buf, size_t cap)
+{
+	const char *base = getenv("TMPDIR");
+
+	if (base && *base)
+		snprintf(buf, cap, "TMPDIR=%s", base);
+	else
+		snprintf(buf, cap, "/tmp (TMPDIR is not set)");
+}
+
+/* The merge failed: a full disk is said as the temporary folder's, not as
+ * the SQLite statement that found it. */
+static void merge_failed(const struct prof_error *err)
+{
+	char where[4200];
+
+	if (err->code != PROF_E_FULL) {
+		cli_error("%s", err->msg);
+		return;
 	}
-	return dir;
+	temp_name(where, sizeof where);
+	cli_error("no room for temporary files in %s: a job's captures are merged into one file "
+		  "there before they are read; set TMPDIR to a folder with room", where);
 }
 
 static int merge_job(struct cli_job *job, const struct job_inputs *in)
 {
 	struct job_plan plan = { 0 };
 	struct prof_error err = { 0 };
+	char where[4200];
 	int rc;
 
 	job->tmpdir = temp_dir();
 	if (!job->tmpdir) {
-		cli_error("cannot make a temporary folder for the job's capture (TMPDIR)");
+		temp_name(where, sizeof where);
+		if (errno == ENOSPC || errno == EDQUOT)
+			cli_error("no room for temporary files in %s: %s", where, strerror(errno));
+		else
+			cli_error("cannot make a temporary folder in %s: %s", where, strerror(errno));
 		return CLI_EXIT_USAGE;
 	}
 	if (asprintf(&job->path, "%s/job.sqlite", job->tmpdir) < 0) {
@@ -48,21 +81,49 @@ static int merge_job(struct cli_job *job, const struct job_inputs *in)
 		cli_error("out of memory");
 		return CLI_EXIT_USAGE;
 	}
+	for (size_t i = 0; i < NSIDES; i++) {
+		char path[4096];
+
+		snprintf(path, sizeof path, "%s%s", job->path, sides[i]);
+		if (prof_temp__add(path, PROF_TEMP_FILE) < 0) {
+			cli_error("out of memory");
+			return CLI_EXIT_USAGE;
+		}
+	}
 	rc = job_plan__make(in, &plan, &err);
 	if (!rc)
 		rc = job__merge(&plan, job->path, 0, &err);
 	job_plan__exit(&plan);
 	if (rc) {
-		cli_error("%s", err.msg);
+		merge_failed(&err);
 		return CLI_EXIT_USAGE;
 	}
 	return 0;
 }
 
-int cli_job__make(struct cli_job *job, char *const *args, int n)
+/* A directory's earlier merge output, left out of the job. */
+static void tell_skipped(const struct job_inputs *in)
+{
+	for (int i = 0; i < in->nskipped; i++)
+		cli_warning("%s: left out, an earlier perfkit merge's output (the directory's other "
+			    "captures are what it holds)", in->skipped[i]);
+}
+
+int cli_job__collect(char *const *args, int n, bool force, struct job_inputs *in)
+{
+	struct prof_error err = { 0 };
+
+	if (job_inputs__collect(args, n, force ? JOB_INPUTS_FORCE : 0, in, &err)) {
+		cli_error("%s", err.msg);
+		return CLI_EXIT_USAGE;
+	}
+	tell_skipped(in);
+	return 0;
+}
+
+int cli_job__make(struct cli_job *job, char *const *args, int n, bool force)
 {
 	struct job_inputs in = { 0 };
-	struct prof_error err = { 0 };
 	struct stat st;
 	int rc = 0;
 
@@ -77,10 +138,8 @@ int cli_job__make(struct cli_job *job, char *const *args, int n)
 		}
 		return 0;
 	}
-	if (job_inputs__collect(args, n, &in, &err)) {
-		cli_error("%s", err.msg);
+	if (cli_job__collect(args, n, force, &in))
 		return CLI_EXIT_USAGE;
-	}
 	job->name = strdup(in.name);
 	if (!job->name) {
 		cli_error("out of memory");
@@ -102,16 +161,16 @@ int cli_job__make(struct cli_job *job, char *const *args, int n)
 /* The temporary capture and its folder removed (its name kept). */
 static void remove_temp(struct cli_job *job)
 {
-	static const char *const sides[] = { "", "-journal", "-wal", "-shm" };
 	char path[4096];
 
 	if (!job->tmpdir)
 		return;
-	for (size_t i = 0; job->path && i < sizeof sides / sizeof sides[0]; i++) {
+	for (size_t i = 0; job->path && i < NSIDES; i++) {
 		snprintf(path, sizeof path, "%s%s", job->path, sides[i]);
 		unlink(path);
 	}
 	rmdir(job->tmpdir);
+	prof_temp__forget_tree(job->tmpdir);
 }
 
 int cli_job__open(struct cli_job *job, struct prof_store **out)
@@ -119,7 +178,9 @@ int cli_job__open(struct cli_job *job, struct prof_store **out)
 	struct prof_error err = { 0 };
 
 	*out = NULL;
+	/* a job's merged capture is made of captures its probe checked whole */
 	if (prof_store__open_capture(job->path, out, &err) ||
+	    (!job->tmpdir && prof_store__check_whole(*out, &err)) ||
 	    (job->tmpdir && prof_store__set_name(*out, job->name, &err))) {
 		cli_error("%s", err.msg);
 		if (*out)
@@ -134,14 +195,14 @@ int cli_job__open(struct cli_job *job, struct prof_store **out)
 }
 
 int cli_job__report(char *const *args, int n, const char *const *reports, int nreports,
-		    int sink_format, bool full_names, const char *output)
+		    int sink_format, bool full_names, const char *output, bool force)
 {
 	struct job_inputs in = { 0 };
 	struct job_report *r = NULL;
 	struct prof_error err = { 0 };
 	struct rpt_sink *sink = NULL;
 	struct stat st;
-	FILE *out = stdout;
+	struct cli_output out = { .f = stdout };
 	int rc, status = CLI_EXIT_USAGE;
 
 	for (int i = 0; i < nreports; i++)
@@ -149,7 +210,8 @@ int cli_job__report(char *const *args, int n, const char *const *reports, int nr
 			return -1;
 	if (n == 1 && !(stat(args[0], &st) == 0 && S_ISDIR(st.st_mode)))
 		return -1;
-	if (job_inputs__collect(args, n, &in, &err)) {
+	/* the skipped merge outputs are told by whoever reads the job */
+	if (job_inputs__collect(args, n, force ? JOB_INPUTS_FORCE : 0, &in, &err)) {
 		cli_error("%s", err.msg);
 		return CLI_EXIT_USAGE;
 	}
@@ -157,6 +219,7 @@ int cli_job__report(char *const *args, int n, const char *const *reports, int nr
 		job_inputs__exit(&in);
 		return -1;
 	}
+	tell_skipped(&in);
 	rc = job_report__compute(&in, reports, nreports, &r, &err);
 	job_inputs__exit(&in);
 	if (rc < 0) {
@@ -165,9 +228,9 @@ int cli_job__report(char *const *args, int n, const char *const *reports, int nr
 	}
 	if (rc == 0)
 		return CLI_EXIT_OK; /* another MPI process prints */
-	if (cli_output__open(output, &out) < 0)
+	if (cli_output__open(&out, output, force) < 0)
 		goto out;
-	sink = rpt_sink__new((enum rpt_format)sink_format, out);
+	sink = rpt_sink__new((enum rpt_format)sink_format, out.f);
 	if (!sink) {
 		cli_error("out of memory");
 		goto out;
@@ -185,7 +248,7 @@ int cli_job__report(char *const *args, int n, const char *const *reports, int nr
 			    "totals and counts are lower than what ran", (long long)job_report__dropped(r));
 out:
 	rpt_sink__delete(sink);
-	status = cli_output__close(out, output, status);
+	status = cli_output__close(&out, status);
 	job_report__delete(r);
 	return status;
 }
@@ -195,7 +258,7 @@ bool cli_job__not_rank0(void)
 	return job_mpi__not_rank0();
 }
 
-int cli_job__profile(char *arg, const struct sum_window *like, struct diff_profile *p)
+int cli_job__profile(char *arg, const struct sum_window *like, bool force, struct diff_profile *p)
 {
 	struct prof_store *store = NULL;
 	struct prof_error err = { 0 };
@@ -203,7 +266,7 @@ int cli_job__profile(char *arg, const struct sum_window *like, struct diff_profi
 	int rc;
 
 	memset(p, 0, sizeof *p);
-	rc = cli_job__make(&job, &arg, 1);
+	rc = cli_job__make(&job, &arg, 1, force);
 	if (!rc)
 		rc = cli_job__open(&job, &store);
 	/* the loop found again while the store is open: a job's merged capture

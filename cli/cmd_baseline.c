@@ -9,16 +9,17 @@
 #include "cli_job.h"
 #include "compare/compare.h"
 #include "prof/escape.h"
+#include "prof/output.h"
 
 static const char *const usage[] = {
-	"perfkit baseline save -o BASELINE.json CAPTURE...",
+	"perfkit baseline save -o BASELINE.json [-f] CAPTURE...",
 	"  (each CAPTURE a capture, or a directory of a job's captures)",
 	NULL,
 };
 
 static const char *const actions[] = { "save" };
 
-static int save(int n, char **files, const char *output)
+static int save(int n, char **files, const char *output, bool force, unsigned output_flags)
 {
 	struct diff_profile *p = calloc((size_t)n, sizeof *p);
 	struct baseline b = { 0 };
@@ -31,10 +32,10 @@ static int save(int n, char **files, const char *output)
 	}
 	for (; loaded < n; loaded++) {
 		/* each capture's loop marked as the first's */
-		if (cli_job__profile(files[loaded], loaded ? &p[0].loop : NULL, &p[loaded]))
+		if (cli_job__profile(files[loaded], loaded ? &p[0].loop : NULL, force, &p[loaded]))
 			goto out;
 	}
-	if (baseline__build(&b, p, (size_t)n, &err) < 0 || baseline__save(&b, output, &err) < 0) {
+	if (baseline__build(&b, p, (size_t)n, &err) < 0 || baseline__save(&b, output, output_flags, &err) < 0) {
 		cli_error("%s", err.msg);
 		goto out;
 	}
@@ -65,10 +66,14 @@ out:
 int cmd_baseline(int argc, char **argv)
 {
 	const char *output = NULL;
+	bool force = false;
 	const struct cli_option opts[] = {
 		CLI_STRING('o', "output", &output, "FILE", "where to write the baseline (JSON)"),
+		CLI_FLAG('f', "force", &force, "replace FILE if it exists, and read captures that do not look like one job's (two runs, a rank twice, apart in time) as one"),
 		CLI_END(),
 	};
+	struct prof_error err = { 0 };
+	unsigned output_flags;
 	int n = cli_parse(argc, argv, opts, usage, 0);
 
 	if (n < 0)
@@ -90,5 +95,11 @@ int cmd_baseline(int argc, char **argv)
 		cli_error("baseline save needs at least one capture");
 		return CLI_EXIT_USAGE;
 	}
-	return save(n - 1, argv + 1, output);
+	/* a refused -o before the captures are read */
+	output_flags = force ? PROF_OUTPUT_REPLACE : 0;
+	if (prof_output__check(output, output_flags, NULL, &err) < 0) {
+		cli_error("%s", err.msg);
+		return CLI_EXIT_USAGE;
+	}
+	return save(n - 1, argv + 1, output, force, output_flags);
 }

@@ -61,7 +61,7 @@ static int apply_sets(struct diag_settings *s, const char *list)
 int cmd_diagnose(int argc, char **argv)
 {
 	const char *format = "text", *sets = NULL, *thresholds = NULL, *ranks = NULL;
-	bool list = false, save = false, full_names = false;
+	bool list = false, save = false, full_names = false, force = false;
 	const struct cli_option opts[] = {
 		CLI_STRING('f', "format", &format, "FMT", "text, json or csv"),
 		CLI_STRING(0, "set", &sets, "KEY=VALUE,...", "override thresholds (see --list-settings)"),
@@ -71,6 +71,7 @@ int cmd_diagnose(int argc, char **argv)
 		CLI_FLAG(0, "full-names", &full_names, "text: kernel names in full, not in their short form"),
 		CLI_STRING(0, "rank", &ranks, "N[,M]", "only these ranks (processes with CUDA work, or as "
 			   "the launcher numbered them; see --report=rank_sum)"),
+		CLI_JOB_FORCE_OPTION(&force),
 		CLI_END(),
 	};
 	struct diag_settings settings = { 0 };
@@ -109,7 +110,7 @@ int cmd_diagnose(int argc, char **argv)
 	}
 	if (sets && apply_sets(&settings, sets))
 		goto out;
-	if (cli_job__make(&job, argv, n))
+	if (cli_job__make(&job, argv, n, force))
 		goto out;
 	if (save && cli_job__is_merged(&job)) {
 		cli_error("--save stores findings in one capture; merge the job first "

@@ -20,10 +20,12 @@ static const char *const formats[] = { "text", "csv", "json", "html" };
 int cmd_diff(int argc, char **argv)
 {
 	const char *format_opt = "text", *output = NULL;
-	bool full_names = false;
+	bool full_names = false, force = false;
 	const struct cli_option opts[] = {
 		CLI_STRING('f', "format", &format_opt, "FMT", "text, csv, json or html"),
 		CLI_STRING('o', "output", &output, "FILE", "write to FILE instead of stdout"),
+		CLI_FLAG(0, "force", &force, "replace FILE (-o) if it exists"
+			 ", and read captures that do not look like one job's (two runs, a rank twice, apart in time) as one"),
 		CLI_FLAG(0, "full-names", &full_names, "text: kernel names in full, not in their short form"),
 		CLI_END(),
 	};
@@ -32,7 +34,7 @@ int cmd_diff(int argc, char **argv)
 	struct rpt_sink *sink = NULL;
 	bool html, computed = false;
 	int n, format = RPT_FORMAT_TEXT, status = CLI_EXIT_USAGE, rc;
-	FILE *out = stdout;
+	struct cli_output out = { .f = stdout };
 
 	n = cli_parse(argc, argv, opts, usage, 0);
 	if (n < 0)
@@ -51,19 +53,20 @@ int cmd_diff(int argc, char **argv)
 			return cli_unknown("format", format_opt, formats, 4);
 	}
 	/* NEW's loop marked as BASE's: the two count the same iterations */
-	if (cli_job__profile(argv[0], NULL, &base) || cli_job__profile(argv[1], &base.loop, &new))
+	if (cli_job__profile(argv[0], NULL, force, &base) ||
+	    cli_job__profile(argv[1], &base.loop, force, &new))
 		goto out;
 	if (diff__compute(&result, &base, &new) < 0) {
 		cli_error("out of memory");
 		goto out;
 	}
 	computed = true;
-	if (cli_output__open(output, &out) < 0)
+	if (cli_output__open(&out, output, force) < 0)
 		goto out;
 	if (html) {
-		rc = diff__write_html(&result, out);
+		rc = diff__write_html(&result, out.f);
 	} else {
-		sink = rpt_sink__new((enum rpt_format)format, out);
+		sink = rpt_sink__new((enum rpt_format)format, out.f);
 		if (sink)
 			sink->full_names = full_names;
 		rc = sink ? diff__report(&result, sink) : PROF_E_NOMEM;
@@ -75,7 +78,7 @@ int cmd_diff(int argc, char **argv)
 	status = CLI_EXIT_OK;
 out:
 	rpt_sink__delete(sink);
-	status = cli_output__close(out, output, status);
+	status = cli_output__close(&out, status);
 	if (computed)
 		diff__exit(&result);
 	diff_profile__exit(&base);

@@ -10,31 +10,35 @@
 #include "cli_job.h"
 #include "compare/compare.h"
 #include "prof/escape.h"
+#include "prof/output.h"
 #include "sink/sink.h"
 
 static const char *const usage[] = {
-	"perfkit gate --baseline=BASELINE.json [--max-regression=5%] [--junit=FILE] CAPTURE...",
+	"perfkit gate --baseline=BASELINE.json [--max-regression=5%] [--junit=FILE [--force]] CAPTURE...",
 	"  (each CAPTURE a capture, or a directory of a job's captures)",
 	NULL,
 };
 
 static const char *const formats[] = { "text", "json" };
 
-static int write_junit(const struct gate_result *r, const char *path)
+/* The JUnit file, as every output is written (prof/output.h): complete or
+ * not at all, never through a link, an existing one only with --force. */
+static int write_junit(const struct gate_result *r, const char *path, bool force)
 {
-	FILE *f = fopen(path, "w");
+	struct prof_output *out = NULL;
+	struct prof_error err = { 0 };
 	int rc;
 
-	if (!f) {
-		cli_error("cannot write '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	rc = gate__write_junit(r, f);
-	if (fclose(f) != 0 || rc < 0) {
-		cli_error("cannot write '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	return 0;
+	rc = prof_output__open(path, PROF_OUTPUT_FORCE_IS_LONG | (force ? PROF_OUTPUT_REPLACE : 0),
+			       NULL, &out, &err);
+	if (!rc && gate__write_junit(r, prof_output__stream(out)) < 0)
+		rc = prof_error__set(&err, PROF_E_IO, "cannot write %s: %s", path, strerror(errno));
+	if (!rc)
+		rc = prof_output__commit(out, &err);
+	prof_output__delete(out);
+	if (rc)
+		cli_error("%s", err.msg);
+	return rc;
 }
 
 static int print_result(const struct gate_result *r, int format)
@@ -69,6 +73,7 @@ int cmd_gate(int argc, char **argv)
 	const char *baseline_path = NULL, *junit = NULL, *format_opt = "text";
 	const char *max_regression = NULL, *min_time = NULL, *min_share = NULL;
 	struct gate_options o;
+	bool force = false;
 	const struct cli_option opts[] = {
 		CLI_STRING('b', "baseline", &baseline_path, "FILE", "baseline from 'perfkit baseline save'"),
 		CLI_STRING(0, "max-regression", &max_regression, "PCT",
@@ -80,6 +85,8 @@ int cmd_gate(int argc, char **argv)
 		CLI_DOUBLE(0, "noise", &o.noise_mads, "N",
 			   "noise allowance in robust standard deviations (default 3)"),
 		CLI_STRING(0, "junit", &junit, "FILE", "also write JUnit XML, one testcase per key"),
+		CLI_FLAG(0, "force", &force, "replace the --junit FILE if it exists"
+			 ", and read captures that do not look like one job's (two runs, a rank twice, apart in time) as one"),
 		CLI_STRING('f', "format", &format_opt, "FMT", "text or json"),
 		CLI_END(),
 	};
@@ -124,6 +131,12 @@ int cmd_gate(int argc, char **argv)
 		cli_error("--noise must not be negative");
 		return CLI_EXIT_USAGE;
 	}
+	/* a refused --junit before the captures are read */
+	if (junit && prof_output__check(junit, PROF_OUTPUT_FORCE_IS_LONG |
+					(force ? PROF_OUTPUT_REPLACE : 0), NULL, &err) < 0) {
+		cli_error("%s", err.msg);
+		return CLI_EXIT_USAGE;
+	}
 	if (baseline__load(&b, baseline_path, &err) < 0) {
 		cli_error("%s", err.msg);
 		return CLI_EXIT_USAGE;
@@ -140,7 +153,7 @@ int cmd_gate(int argc, char **argv)
 
 		if (!like && loaded)
 			like = &p[0].loop;
-		if (cli_job__profile(argv[loaded], like, &p[loaded]))
+		if (cli_job__profile(argv[loaded], like, force, &p[loaded]))
 			goto out;
 	}
 	if (gate__run(&r, &b, p, (size_t)n, &o, &err) < 0) {
@@ -148,7 +161,7 @@ int cmd_gate(int argc, char **argv)
 		goto out;
 	}
 	ran = true;
-	if (junit && write_junit(&r, junit) < 0)
+	if (junit && write_junit(&r, junit, force) < 0)
 		goto out;
 	if (print_result(&r, format) < 0 || fflush(stdout) != 0) {
 		cli_error("cannot write the output");

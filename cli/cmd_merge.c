@@ -9,6 +9,7 @@
 #include "cli_job.h"
 #include "job/job.h"
 #include "prof/escape.h"
+#include "prof/output.h"
 
 static const char *const usage[] = {
 	"perfkit merge -o JOB.sqlite [-f] FILE... | DIR",
@@ -49,7 +50,8 @@ int cmd_merge(int argc, char **argv)
 	bool force = false;
 	const struct cli_option opts[] = {
 		CLI_STRING('o', "output", &output, "FILE", "the merged capture"),
-		CLI_FLAG('f', "force", &force, "overwrite the output if it exists"),
+		CLI_FLAG('f', "force", &force, "replace the output if it exists, and merge captures "
+			 "that do not look like one job's (two runs, a rank twice, apart in time)"),
 		CLI_END(),
 	};
 	struct job_inputs in = { 0 };
@@ -72,8 +74,15 @@ int cmd_merge(int argc, char **argv)
 		cli_error("merge needs the captures of a job: files, or a directory of them");
 		return CLI_EXIT_USAGE;
 	}
-	if (job_inputs__collect(argv, n, &in, &err) || job_plan__make(&in, &plan, &err) ||
-	    job__merge(&plan, output, force ? PROF_WRITER_OVERWRITE : 0, &err)) {
+	/* a refused -o before the captures are read */
+	if (prof_output__check(output, force ? PROF_OUTPUT_REPLACE : 0, NULL, &err) < 0) {
+		cli_error("%s", err.msg);
+		return CLI_EXIT_USAGE;
+	}
+	if (cli_job__collect(argv, n, force, &in))
+		goto out;
+	if (job_plan__make(&in, &plan, &err) ||
+	    job__merge(&plan, output, force ? PROF_OUTPUT_REPLACE : 0, &err)) {
 		cli_error("%s", err.msg);
 		goto out;
 	}

@@ -182,7 +182,7 @@ int cmd_report(int argc, char **argv)
 {
 	const char *report_opt = NULL, *format_opt = "text", *output = NULL, *ranks = NULL;
 	struct export_args ea = { 0 };
-	bool list = false, full_names = false;
+	bool list = false, full_names = false, force = false;
 	const struct cli_option opts[] = {
 		CLI_STRING('r', "report", &report_opt, "NAME,...",
 			   "reports to print (default: the overview); see --list"),
@@ -191,6 +191,8 @@ int cmd_report(int argc, char **argv)
 			   "several times smaller), folded (flame graph stacks) or html (one "
 			   "self-contained page)"),
 		CLI_STRING('o', "output", &output, "FILE", "write to FILE instead of stdout"),
+		CLI_FLAG(0, "force", &force, "replace FILE (-o) if it exists"
+			 ", and read captures that do not look like one job's (two runs, a rank twice, apart in time) as one"),
 		CLI_STRING(0, "weight", &ea.weight, "gpu|api",
 			   "folded stacks weighed by kernel time (default) or API call time"),
 		CLI_STRING(0, "from", &ea.from, "T", "export from T after the capture's start "
@@ -212,7 +214,7 @@ int cmd_report(int argc, char **argv)
 	struct rpt_sink *sink = NULL;
 	struct export_filter filter;
 	struct prof_error err = { 0 };
-	FILE *out = stdout;
+	struct cli_output out = { .f = stdout };
 	int64_t dropped;
 
 	n = cli_parse(argc, argv, opts, usage, 0);
@@ -250,7 +252,8 @@ int cmd_report(int argc, char **argv)
 	/* a job's overview and kernel summary: by map and reduce (--rank reads
 	 * the job as one capture) */
 	if (exp == EXPORT_NONE && !ranks &&
-	    (status = cli_job__report(argv, n, reports, nreports, format, full_names, output)) >= 0) {
+	    (status = cli_job__report(argv, n, reports, nreports, format, full_names, output,
+				      force)) >= 0) {
 		free(report_list);
 		return status;
 	}
@@ -260,21 +263,21 @@ int cmd_report(int argc, char **argv)
 		return CLI_EXIT_OK;
 	}
 	status = CLI_EXIT_USAGE;
-	if (cli_job__make(&job, argv, n) || cli_job__open(&job, &store))
+	if (cli_job__make(&job, argv, n, force) || cli_job__open(&job, &store))
 		goto out;
 	if (ranks && summary__select_ranks(store, ranks, &err) < 0) {
 		cli_error("%s", err.msg);
 		goto out;
 	}
-	if (cli_output__open(output, &out) < 0)
+	if (cli_output__open(&out, output, force) < 0)
 		goto out;
 	if (exp != EXPORT_NONE) {
-		if (run_export(exp, store, &ea, &filter, out, &err) < 0) {
+		if (run_export(exp, store, &ea, &filter, out.f, &err) < 0) {
 			cli_error("%s", err.msg);
 			goto out;
 		}
 	} else {
-		sink = rpt_sink__new((enum rpt_format)format, out);
+		sink = rpt_sink__new((enum rpt_format)format, out.f);
 		if (!sink) {
 			cli_error("out of memory");
 			goto out;
@@ -299,7 +302,7 @@ int cmd_report(int argc, char **argv)
 			    "totals and counts are lower than what ran", dropped);
 out:
 	rpt_sink__delete(sink);
-	status = cli_output__close(out, output, status);
+	status = cli_output__close(&out, status);
 	if (store)
 		prof_store__close(store);
 	cli_job__close(&job);

@@ -11,12 +11,13 @@
 #include "analysis/analysis.h"
 #include "cli.h"
 #include "cli_job.h"
+#include "prof/output.h"
 #include "prof/store.h"
 #include "sink/sink.h"
 #include "summary/summary.h"
 
 static const char *const usage[] = {
-	"perfkit roofline [--format=text|csv|json] [--plot DIR] [--rank=N[,M]] FILE... | DIR",
+	"perfkit roofline [--format=text|csv|json] [--plot DIR [--force]] [--rank=N[,M]] FILE... | DIR",
 	NULL,
 };
 
@@ -45,12 +46,32 @@ static int no_metrics(int format)
 	return fflush(stdout) ? CLI_EXIT_USAGE : CLI_EXIT_OK;
 }
 
+/* The plot's files refused before the capture is read (they are written
+ * last). */
+static int check_plot_files(const char *dir, unsigned flags)
+{
+	struct prof_error err = { 0 };
+	char path[4096];
+
+	for (int i = 0; i < ROOF_PLOT_FILES; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, roof_plot_files[i]);
+		if (prof_output__check(path, flags, NULL, &err) < 0) {
+			cli_error("%s", err.msg);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int cmd_roofline(int argc, char **argv)
 {
 	const char *format_opt = "text", *plot_dir = NULL, *ranks = NULL;
+	bool force = false;
 	const struct cli_option opts[] = {
 		CLI_STRING('f', "format", &format_opt, "FMT", "text, csv or json"),
 		CLI_STRING(0, "plot", &plot_dir, "DIR", "write gnuplot data files and script into DIR"),
+		CLI_FLAG(0, "force", &force, "replace the --plot files in DIR if they exist"
+			 ", and read captures that do not look like one job's (two runs, a rank twice, apart in time) as one"),
 		CLI_STRING(0, "rank", &ranks, "N[,M]", "only these ranks (processes with CUDA work, or as "
 			   "the launcher numbered them; see --report=rank_sum)"),
 		CLI_END(),
@@ -63,6 +84,7 @@ int cmd_roofline(int argc, char **argv)
 	struct prof_error err = { 0 };
 	struct rpt_sink *sink = NULL;
 	int n, nk = 0, format, status = CLI_EXIT_USAGE;
+	unsigned plot_flags;
 	int64_t measured;
 
 	n = cli_parse(argc, argv, opts, usage, 0);
@@ -79,7 +101,10 @@ int cmd_roofline(int argc, char **argv)
 	format = rpt_format__parse(format_opt);
 	if (format < 0)
 		return cli_unknown("format", format_opt, formats, 3);
-	if (cli_job__make(&job, argv, n) || cli_job__open(&job, &store))
+	plot_flags = PROF_OUTPUT_FORCE_IS_LONG | (force ? PROF_OUTPUT_REPLACE : 0);
+	if (plot_dir && check_plot_files(plot_dir, plot_flags) < 0)
+		return CLI_EXIT_USAGE;
+	if (cli_job__make(&job, argv, n, force) || cli_job__open(&job, &store))
 		goto out;
 	if (ranks && summary__select_ranks(store, ranks, &err)) {
 		cli_error("%s", err.msg);
@@ -122,7 +147,7 @@ int cmd_roofline(int argc, char **argv)
 	rpt_sink__delete(sink);
 	sink = NULL;
 	if (plot_dir) {
-		if (roof__write_plot(plot_dir, k, nk, &peaks, &err)) {
+		if (roof__write_plot(plot_dir, k, nk, &peaks, plot_flags, &err)) {
 			cli_error("%s", err.msg);
 			goto out;
 		}

@@ -28,6 +28,7 @@
 #include "cli_job.h"
 #include "cli_capture.h"
 #include "prof/escape.h"
+#include "prof/output.h"
 
 #ifdef PERFKIT_HAVE_TUI
 #include "top.h"
@@ -63,27 +64,47 @@ static int program_finish(void *ctx)
 	return finish_status;
 }
 
-/* FILE.log next to the capture (FILE without .sqlite): the program's output. */
-static int open_program_log(const char *output, bool force, char *path, size_t cap)
+/* FILE.log next to the capture (FILE without .sqlite): the program's
+ * output, written as every output is (prof/output.h): through a temporary
+ * file beside it, put in place when the program has ended; an existing log
+ * only with -f. A signal leaves that file: it is the only copy of what the
+ * program printed. NULL after the message. */
+static struct prof_output *open_program_log(const char *output, bool force, char *path,
+					    size_t cap)
 {
+	struct prof_output *log = NULL;
+	struct prof_error err;
 	size_t len = strlen(output);
-	int fd;
 
 	if (len > 7 && !strcmp(output + len - 7, ".sqlite"))
 		len -= 7;
 	if (snprintf(path, cap, "%.*s.log", (int)len, output) >= (int)cap) {
 		cli_error("%s: name too long", output);
-		return -1;
+		return NULL;
 	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | (force ? 0 : O_EXCL), 0644);
-	if (fd < 0) {
-		if (errno == EEXIST)
+	if (prof_output__open(path, PROF_OUTPUT_KEEP_ON_SIGNAL | (force ? PROF_OUTPUT_REPLACE : 0),
+			      NULL, &log, &err) < 0) {
+		if (err.code == PROF_E_EXISTS)
 			cli_error("%s exists (the program's output goes there); use -f to overwrite it",
 				  path);
 		else
-			cli_error("%s: %s", path, strerror(errno));
+			cli_error("%s", err.msg);
 	}
-	return fd;
+	return log;
+}
+
+/* The log put in place; a warning says where it is when it cannot be. */
+static void close_program_log(struct prof_output *log)
+{
+	struct prof_error err;
+
+	if (prof_output__commit(log, &err) < 0) {
+		cli_warning("%s; the program's output is in %s", err.msg,
+			    prof_output__temp_path(log));
+		prof_output__leave(log);
+		return;
+	}
+	prof_output__delete(log);
 }
 
 /* stderr into a temporary file while the screen is up; back, and replayed. */
@@ -125,40 +146,41 @@ static int top_program(const struct run_options *opt, int64_t refresh_ms, char *
 {
 	static const struct run_messages msg = RUN_CLI_MESSAGES;
 	char log_path[4096], *command;
+	struct prof_output *log;
 	struct run_session s;
 	struct top_config cfg;
 	struct top_program ops = { program_poll, program_finish, NULL };
 	struct prof_error err;
 	bool running = true;
-	int rc, log_fd, null_fd, saved;
+	int rc, null_fd, saved;
 	FILE *held = NULL;
 
 	run_session__init(&s, opt, "top", &msg);
 	rc = run_session__prepare(&s, prog);
 	if (rc)
 		return rc;
-	log_fd = open_program_log(s.output, opt->force, log_path, sizeof log_path);
+	log = open_program_log(s.output, opt->force, log_path, sizeof log_path);
 	null_fd = open("/dev/null", O_RDONLY);
-	if (log_fd < 0 || null_fd < 0) {
+	if (!log || null_fd < 0) {
 		if (null_fd < 0)
 			cli_error("/dev/null: %s", strerror(errno));
-		if (log_fd >= 0)
-			close(log_fd);
+		prof_output__delete(log);
 		if (null_fd >= 0)
 			close(null_fd);
 		run_session__abort(&s);
 		return CLI_EXIT_USAGE;
 	}
 	s.child_stdin_fd = null_fd;
-	s.child_output_fd = log_fd;
+	s.child_output_fd = fileno(prof_output__stream(log));
 	rc = run_session__start(&s);
-	close(log_fd);
 	close(null_fd);
-	if (rc)
+	if (rc) {
+		prof_output__delete(log); /* the program never ran: nothing of it is kept */
 		return rc;
+	}
 	command = run_session__command_line(prog);
 	memset(&cfg, 0, sizeof cfg);
-	cfg.feed.path = s.output;
+	cfg.feed.path = run_session__file(&s);
 	cfg.feed.live_dir = run_session__live_dir(&s);
 	cfg.feed.program = command ? command : prog[0];
 	cfg.feed.pid = (uint32_t)s.pid;
@@ -187,6 +209,8 @@ static int top_program(const struct run_options *opt, int64_t refresh_ms, char *
 		run_session__wait(&s, true);
 		finish_status = run_session__finish(&s);
 	}
+	/* the program has ended: all it printed is in the log */
+	close_program_log(log);
 	if (finish_status < 0)
 		return s.exit_status; /* the program's, whatever became of the capture */
 	fputs("perfkit: program output in ", stderr);
@@ -290,7 +314,9 @@ int cmd_top(int argc, char **argv)
 			  "a program: perfkit top -- PROGRAM)");
 		return CLI_EXIT_USAGE;
 	}
-	if (opt.output || opt.force || opt.trace_list || opt.flush_ms != PROF_FLUSH_MS_DEFAULT) {
+	/* -f of --replay: a job's captures that do not look like one job's, as one */
+	if (opt.output || (opt.force && !replay) || opt.trace_list ||
+	    opt.flush_ms != PROF_FLUSH_MS_DEFAULT) {
 		cli_error("-o, -f, --trace and --flush-interval apply to a program: perfkit top [options] -- PROGRAM");
 		return CLI_EXIT_USAGE;
 	}
@@ -298,7 +324,7 @@ int cmd_top(int argc, char **argv)
 		return top_file(argv[0], replay, refresh_ms);
 	/* a finished job's captures, several files or a directory, replayed as one */
 	struct cli_job job = { 0 };
-	int status = cli_job__make(&job, argv, n);
+	int status = cli_job__make(&job, argv, n, opt.force);
 
 	if (!status)
 		status = top_file(job.path, replay, refresh_ms);

@@ -8,6 +8,7 @@
  * same capture, must pass, since nothing changed. */
 #include "compare/compare.h"
 #include "fuzz.h"
+#include "prof/output.h"
 #include "prof/store.h"
 #include "sink/table.h"
 
@@ -65,7 +66,7 @@ static void save_and_gate(const struct diff_profile *p)
 
 	if (!path || baseline__build(&built, p, 1, &err) != 0)
 		return;
-	FUZZ_CHECK(baseline__save(&built, path, &err) == 0);
+	FUZZ_CHECK(baseline__save(&built, path, PROF_OUTPUT_REPLACE, &err) == 0);
 	baseline__exit(&built);
 	if (baseline__load(&loaded, path, &err) != 0) {
 		fprintf(stderr, "%s\n", err.msg);

@@ -72,6 +72,12 @@ pattern slash ff 'a-%q{SLASH}' node-03 4242 SLASH=a/b
 pattern empty ff 'a-%q{EMPTY}' node-03 4242 EMPTY=
 pattern no_rank ff 'x-%r' h 1
 pattern too_long 10 '%h234567890123456' h 1
+pattern dots ff 'a-%q{DOTS}' node-03 4242 DOTS=..
+pattern newline ff 'a-%q{NL}' node-03 4242 "NL=$(printf 'a\nb')"
+pattern escape ff 'a-%q{ESC}' node-03 4242 "ESC=$(printf '\033[31m')"
+pattern bad_rank ff 'r-%r' node-03 4242 RANK=abc
+pattern bad_rank_escape ff 'r-%r' node-03 4242 "PMI_RANK=$(printf '\033[2J')" SLURM_PROCID=-1
+pattern huge_rank ff 'r-%r' node-03 4242 RANK=12345678901234567890
 
 # Baselines from `perfkit baseline save`, one with a per-key budget.
 mkdir -p "$corpus/baseline" "$corpus/gate"

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "prof/saturate.h"
+
 static size_t slot(int64_t bucket)
 {
 	int64_t m = bucket % SPARK_RING_LEN;
@@ -33,7 +35,7 @@ void spark_ring__add(struct spark_ring *r, int64_t bucket, int64_t value)
 	} else if (bucket <= r->head - SPARK_RING_LEN) {
 		return;
 	}
-	r->v[slot(bucket)] += value;
+	r->v[slot(bucket)] = prof_add_saturated(r->v[slot(bucket)], value);
 }
 
 int64_t spark_ring__get(const struct spark_ring *r, int64_t bucket)

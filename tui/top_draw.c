@@ -49,7 +49,7 @@ static void na_or(char *buf, size_t cap, bool valid, const char *value)
 static void draw_header(const struct top_model *m, const struct top_ui *ui,
 			const struct top_rect *r)
 {
-	char line[LINE_MAX_BYTES], a[64], b[64], c[64], d[64], e[64], v[64], used[24], total[24];
+	char line[LINE_MAX_BYTES], a[64], b[64], c[64], d[64], e[64], f[64], v[64], used[24], total[24];
 	const struct nvml_sample *g = &m->gpu;
 	const char *gpu = m->gpu_name[0] ? m->gpu_name : (g->name_valid ? g->name : "unknown");
 	char procs[32] = "";
@@ -92,11 +92,13 @@ static void draw_header(const struct top_model *m, const struct top_ui *ui,
 	units__count(c, sizeof c, (double)m->copy_count);
 	units__bytes(d, sizeof d, m->copy_bytes);
 	units__bytes(e, sizeof e, m->device_memory_bytes > 0 ? m->device_memory_bytes : 0);
+	/* rows with an impossible span are in no total: said, as the reports say it */
+	snprintf(f, sizeof f, " | %lld left out (impossible span)", (long long)m->rows_left_out);
 	snprintf(line, sizeof line,
-		 " kernels %s (%s) | copies %s (%s) | device memory in use %s | dropped records %lld | %s%s",
-		 a, b, c, d, e, (long long)m->dropped_records, ui->status,
-		 ui->paused ? " | PAUSED" : "");
-	if (m->dropped_records > 0)
+		 " kernels %s (%s) | copies %s (%s) | device memory in use %s | dropped records %lld%s | %s%s",
+		 a, b, c, d, e, (long long)m->dropped_records, m->rows_left_out > 0 ? f : "",
+		 ui->status, ui->paused ? " | PAUSED" : "");
+	if (m->dropped_records > 0 || m->rows_left_out > 0)
 		attron(A_BOLD);
 	put(r->y + 2, r->x, r->w, line, TEXT_KEEP_HEAD);
 	attroff(A_BOLD);

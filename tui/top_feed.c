@@ -10,6 +10,7 @@
 
 #include "prof/escape.h"
 #include "prof/protocol.h"
+#include "prof/saturate.h"
 #include "prof/store.h"
 #include "prof/tables.h"
 #include "top_source.h"
@@ -322,6 +323,13 @@ static int open_capture(struct top_feed *f, const struct top_feed_config *cfg,
 	if (rc)
 		return rc;
 	finished = prof_store__is_finished(probe);
+	/* a finished capture is judged as every reader judges it; one still
+	 * being written changes under the check */
+	rc = finished ? prof_store__check_whole(probe, err) : 0;
+	if (rc) {
+		prof_store__close(probe);
+		return rc;
+	}
 	live_dir = prof_store__meta(probe, PROF_META_LIVE_DIR);
 	read_meta(f, probe, m);
 	prof_store__close(probe);
@@ -350,7 +358,7 @@ static int open_capture(struct top_feed *f, const struct top_feed_config *cfg,
 	if (cfg->replay) {
 		f->state = TOP_FEED_REPLAY;
 		f->speed = cfg->speed > 0 ? cfg->speed : 1;
-		rc = top_source__replay_origin(s, &f->origin_ns, err);
+		rc = top_source__replay_origin(s, m, &f->origin_ns, err);
 		f->mono0_ns = top_monotonic_ns();
 		m->nvtx_mode = TOP_NVTX_AT_CLOCK;
 		top_model__set_clock(m, f->origin_ns);
@@ -445,13 +453,13 @@ static void refresh_replay(struct top_feed *f, struct top_model *m, int64_t mono
 	}
 	if (f->state == TOP_FEED_FINISHED || f->state == TOP_FEED_LOST) {
 		/* the screen stays on the capture's last second */
-		top_model__set_clock(m, m->last_ns + TOP_BUCKET_NS);
-		m->elapsed_ns = m->last_ns - f->origin_ns;
+		top_model__set_clock(m, prof_add_saturated(m->last_ns, TOP_BUCKET_NS));
+		m->elapsed_ns = prof_span_saturated(f->origin_ns, m->last_ns);
 		return;
 	}
 	if (!s->described)
 		top_source__describe(s, m);
-	m->elapsed_ns = clock - f->origin_ns;
+	m->elapsed_ns = prof_span_saturated(f->origin_ns, clock);
 }
 
 /* The file followed in place can no longer be read as it was: what was

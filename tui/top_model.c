@@ -9,6 +9,7 @@
 
 #include "prof/escape.h"
 #include "prof/event.h"
+#include "prof/saturate.h"
 
 int top_model__init(struct top_model *m)
 {
@@ -118,24 +119,33 @@ static void seen(struct top_model *m, int64_t start_ns, int64_t end_ns)
 void top_model__add_kernel(struct top_model *m, int32_t name, int64_t start_ns, int64_t end_ns)
 {
 	struct top_kernel_stat *k = &m->kernels[name];
-	int64_t dur = end_ns > start_ns ? end_ns - start_ns : 0;
+	int64_t dur;
 
+	if (prof_span_is_bad(start_ns, end_ns)) {
+		m->rows_left_out++;
+		return;
+	}
+	dur = end_ns - start_ns;
 	if (!k->count || dur < k->min_ns)
 		k->min_ns = dur;
 	if (dur > k->max_ns)
 		k->max_ns = dur;
 	k->count++;
-	k->total_ns += dur;
+	k->total_ns = prof_add_saturated(k->total_ns, dur);
 	m->kernel_count++;
-	m->kernel_total_ns += dur;
+	m->kernel_total_ns = prof_add_saturated(m->kernel_total_ns, dur);
 	spark_ring__add(&m->kernels_hist, bucket_of(start_ns), 1);
 	seen(m, start_ns, end_ns);
 }
 
 void top_model__add_copy(struct top_model *m, int64_t start_ns, int64_t end_ns, int64_t bytes)
 {
+	if (prof_span_is_bad(start_ns, end_ns)) {
+		m->rows_left_out++;
+		return;
+	}
 	m->copy_count++;
-	m->copy_bytes += bytes;
+	m->copy_bytes = prof_add_saturated(m->copy_bytes, bytes);
 	spark_ring__add(&m->copies_hist, bucket_of(start_ns), 1);
 	spark_ring__add(&m->copy_bytes_hist, bucket_of(start_ns), bytes);
 	seen(m, start_ns, end_ns);
@@ -187,16 +197,18 @@ void top_gpu__label(const struct top_model *m, const struct top_gpu *g, char *bu
 
 void top_gpu__add_work(struct top_gpu *g, int64_t start_ns, int64_t end_ns, bool is_kernel, int64_t bytes)
 {
-	int64_t dur = end_ns > start_ns ? end_ns - start_ns : 0;
+	int64_t dur;
 
-	if (!g)
+	/* the model counted it as left out (top_model__add_kernel, __add_copy) */
+	if (!g || prof_span_is_bad(start_ns, end_ns))
 		return;
+	dur = end_ns - start_ns;
 	if (is_kernel) {
 		g->kernel_count++;
-		g->kernel_ns += dur;
+		g->kernel_ns = prof_add_saturated(g->kernel_ns, dur);
 	} else {
 		g->copy_count++;
-		g->copy_bytes += bytes > 0 ? bytes : 0;
+		g->copy_bytes = prof_add_saturated(g->copy_bytes, bytes > 0 ? bytes : 0);
 	}
 	/* a bucket's busy time, by the work's start: a long kernel may push
 	 * one second past 100%, which the reading caps */
@@ -217,7 +229,8 @@ void top_model__add_memory(struct top_model *m, int64_t start_ns, int64_t bytes,
 	/* Host allocations (pinned, pageable) are in the same table; the
 	 * header shows device memory, as the Chrome trace's counter does. */
 	if (mem_kind == PROF_MEM_DEVICE)
-		m->device_memory_bytes += operation == 0 ? bytes : -bytes;
+		m->device_memory_bytes = operation == 0 ? prof_add_saturated(m->device_memory_bytes, bytes)
+							: prof_span_saturated(bytes, m->device_memory_bytes);
 	seen(m, start_ns, start_ns);
 }
 
@@ -294,8 +307,12 @@ void top_model__add_range(struct top_model *m, int32_t name, int64_t start_ns, i
 	struct top_range_stat *r = &m->ranges[name];
 	struct top_thread *t;
 
+	if (prof_span_is_bad(start_ns, end_ns)) {
+		m->rows_left_out++;
+		return;
+	}
 	r->count++;
-	r->total_ns += end_ns > start_ns ? end_ns - start_ns : 0;
+	r->total_ns = prof_add_saturated(r->total_ns, end_ns - start_ns);
 	seen(m, start_ns, end_ns);
 	t = top_model__thread(m, global_tid);
 	if (!t)

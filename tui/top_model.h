@@ -96,6 +96,9 @@ struct top_model {
 	int64_t copy_count, copy_bytes;
 	int64_t device_memory_bytes;   /* device allocations minus frees */
 	int64_t dropped_records;       /* PERFKIT_COUNTERS.dropped_records */
+	int64_t rows_left_out;         /* kernels, copies and ranges with an impossible span
+					* (prof_span_is_bad), in no total, as the reports
+					* leave them out */
 	int64_t first_ns, last_ns;     /* earliest start, latest end; 0: none yet */
 	int64_t rows_read;             /* rows taken from the stores */
 

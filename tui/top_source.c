@@ -15,6 +15,7 @@
 
 #include "prof/escape.h"
 #include "prof/protocol.h"
+#include "prof/saturate.h"
 #include "prof/tables.h"
 
 #define ROWID_BATCH 65536   /* rows per statement; a new one picks up from there */
@@ -526,15 +527,31 @@ static int replay_begin(struct top_source *s, enum top_table t, struct prof_erro
 	return 0;
 }
 
-int top_source__replay_origin(struct top_source *s, int64_t *out, struct prof_error *err)
+/* Whether the cursor's row has an end (column 2) that makes its span bad. */
+static bool row_span_is_bad(enum top_table t, struct prof_cursor *c)
+{
+	bool spans = t == TOP_T_KERNEL || t == TOP_T_MEMCPY || t == TOP_T_NVTX;
+
+	return spans && prof_span_is_bad(prof_cursor__int64(c, 1), prof_cursor__int64(c, 2));
+}
+
+int top_source__replay_origin(struct top_source *s, struct top_model *m, int64_t *out,
+			      struct prof_error *err)
 {
 	bool any = false;
 
 	*out = 0;
 	for (int t = 0; t < TOP_T__COUNT; t++) {
+		struct top_table_pos *p = &s->t[t];
 		int rc = replay_begin(s, t, err);
 		int64_t start;
 
+		while (rc == 0 && p->replay_state == 1 && row_span_is_bad(t, p->cur)) {
+			consume(s, m, t, p->cur);
+			rc = prof_cursor__next(p->cur, err);
+			p->replay_state = rc == 1 ? 1 : 2;
+			rc = rc < 0 ? rc : 0;
+		}
 		if (rc)
 			return rc;
 		if (s->t[t].replay_state != 1)

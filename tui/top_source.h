@@ -105,8 +105,11 @@ int top_source__replay(struct top_source *s, struct top_model *m, int64_t clock_
 		       int64_t deadline_ns, struct prof_error *err);
 /* Replay mode: the earliest start of any row (*out stays 0 when there is
  * none). Begins the cursors; that first step sorts tables without an index
- * on start, once. */
-int top_source__replay_origin(struct top_source *s, int64_t *out, struct prof_error *err);
+ * on start, once. Rows with an impossible span that sort first (a start of
+ * INT64_MIN) go into m first, which leaves them out and counts them: the
+ * replay starts where the capture does, not 292 years before it. */
+int top_source__replay_origin(struct top_source *s, struct top_model *m, int64_t *out,
+			      struct prof_error *err);
 /* Replay mode: no row left. */
 bool top_source__replay_done(const struct top_source *s);
 /* Every row of one process (globalPid), in one pass: for a process that

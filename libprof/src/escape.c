@@ -38,6 +38,27 @@ void prof_fputs_json(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* C0, DEL and C1 controls: C1 (U+0080..U+009F) matters because some terminals
+ * take U+009B as CSI, the start of an escape sequence. */
+static bool is_control(int32_t cp)
+{
+	return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F);
+}
+
+/* The terminal form of one decoded sequence: its bytes, "?" or U+FFFD. */
+static const char *term_form(const unsigned char *p, int32_t cp, size_t *len)
+{
+	if (cp < 0) {
+		*len = sizeof UTF8_REPLACEMENT - 1;
+		return UTF8_REPLACEMENT;
+	}
+	if (is_control(cp)) {
+		*len = 1;
+		return "?";
+	}
+	return (const char *)p;
+}
+
 /* A field that is a plain number ("-5", "1e3") cannot be a formula, so the
  * injection guard leaves negative numbers alone. */
 static bool is_number(const char *s)
@@ -56,28 +77,34 @@ static bool csv_needs_guard(const char *s)
 		s[0] == '\t' || s[0] == '\r') && !is_number(s);
 }
 
+/* Control characters as the terminal shows them (term_form): a CSV file is
+ * read in terminals and by line-oriented tools as often as by spreadsheets,
+ * and a kernel or range name's ESC, BEL or CR would act there; a line break
+ * would split the row for every reader that is not a CSV parser. Only ','
+ * and '"' are then left to quote. */
 void prof_fputs_csv(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	bool quote;
-	size_t len;
+	size_t len, out_len;
 
 	if (!s)
 		return;
-	quote = strpbrk(s, ",\"\r\n") != NULL;
+	quote = strpbrk(s, ",\"") != NULL;
 	if (quote)
 		fputc('"', f);
 	if (csv_needs_guard(s))
 		fputc('\'', f);
 	while (*p) {
 		int32_t cp = utf8_decode(p, &len);
+		const char *out;
 
-		if (cp < 0)
-			fputs(UTF8_REPLACEMENT, f);
-		else if (cp == '"')
+		out_len = len;
+		out = term_form(p, cp, &out_len);
+		if (cp == '"')
 			fputs("\"\"", f);
 		else
-			fwrite(p, 1, len, f);
+			fwrite(out, 1, out_len, f);
 		p += len;
 	}
 	if (quote)
@@ -111,27 +138,6 @@ void prof_fputs_html(FILE *f, const char *s)
 		}
 		p += len;
 	}
-}
-
-/* C0, DEL and C1 controls: C1 (U+0080..U+009F) matters because some terminals
- * take U+009B as CSI, the start of an escape sequence. */
-static bool is_control(int32_t cp)
-{
-	return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F);
-}
-
-/* The terminal form of one decoded sequence: its bytes, "?" or U+FFFD. */
-static const char *term_form(const unsigned char *p, int32_t cp, size_t *len)
-{
-	if (cp < 0) {
-		*len = sizeof UTF8_REPLACEMENT - 1;
-		return UTF8_REPLACEMENT;
-	}
-	if (is_control(cp)) {
-		*len = 1;
-		return "?";
-	}
-	return (const char *)p;
 }
 
 void prof_fputs_term(FILE *f, const char *s)

@@ -4,10 +4,17 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "prof/escape.h"
+
+/* The largest rank, world size or local rank a variable may hold: MPI's
+ * are ints. */
+#define RANK_MAX INT_MAX
 
 static const struct {
 	enum prof_launcher launcher;
@@ -20,7 +27,7 @@ static const struct {
 	{ PROF_LAUNCHER_SLURM, "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID" },
 };
 
-/* A non-negative decimal integer, else -1. */
+/* A decimal integer from 0 to RANK_MAX, else -1. */
 static long env_long(prof_env_fn env, void *ctx, const char *name)
 {
 	const char *s = env(name, ctx);
@@ -31,7 +38,7 @@ static long env_long(prof_env_fn env, void *ctx, const char *name)
 		return -1;
 	errno = 0;
 	v = strtol(s, &end, 10);
-	return errno || *end ? -1 : v;
+	return errno || *end || v > RANK_MAX ? -1 : v;
 }
 
 void prof_job_rank__read(struct prof_job_rank *r, prof_env_fn env, void *ctx)
@@ -79,16 +86,73 @@ static int put(struct out *o, const char *s, size_t n, struct prof_error *err)
 	return 0;
 }
 
-/* A value that becomes part of a file name. */
-static int put_value(struct out *o, char what, const char *value, struct prof_error *err)
+/* A variable's value as a message shows it: its first bytes, made safe
+ * for a terminal (the message is one line of text). */
+static void shown_value(const char *value, char *buf, size_t cap)
 {
-	if (!*value || !strcmp(value, ".") || !strcmp(value, ".."))
-		return prof_error__set(err, PROF_E_USAGE, "-o: %%%c gives an empty name part", what);
-	if (strchr(value, '/'))
+	char head[33];
+	size_t len = strlen(value);
+
+	snprintf(head, sizeof head, "%s", value);
+	prof_sanitize_term(buf, cap - 3, head);
+	if (len >= sizeof head)
+		strcat(buf, "...");
+}
+
+/* A value that becomes part of a file name. field is how the pattern
+ * named it ("%h", "%q{JOB}"), what how a message names the value ("the
+ * host name", "JOB"). */
+static int put_value(struct out *o, const char *field, const char *what, const char *value,
+		     struct prof_error *err)
+{
+	char shown[64];
+
+	if (!*value)
+		return prof_error__set(err, PROF_E_USAGE, "-o: %s: %s is empty", field, what);
+	if (!strcmp(value, ".") || !strcmp(value, ".."))
 		return prof_error__set(err, PROF_E_USAGE,
-				       "-o: %%%c holds a '/', and a value names a file, not a folder",
-				       what);
+				       "-o: %s: %s is '%s', which is not allowed as a name part "
+				       "(it names a folder)",
+				       field, what, value);
+	for (const char *c = value; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return prof_error__set(err, PROF_E_USAGE,
+					       "-o: %s: %s holds a control character (byte 0x%02x), "
+					       "which a file name must not",
+					       field, what, (unsigned char)*c);
+	if (strchr(value, '/')) {
+		shown_value(value, shown, sizeof shown);
+		return prof_error__set(err, PROF_E_USAGE,
+				       "-o: %s: %s holds a '/' ('%s'), and a value names a file, "
+				       "not a folder",
+				       field, what, shown);
+	}
 	return put(o, value, strlen(value), err);
+}
+
+/* %r without a rank: the first launcher variable that is set, and why its
+ * value is not a rank, or that none is set. */
+static int no_rank(prof_env_fn env, void *ctx, struct prof_error *err)
+{
+	char shown[64];
+
+	for (size_t i = 0; i < sizeof(launchers) / sizeof(launchers[0]); i++) {
+		const char *name = launchers[i].rank, *value = env(name, ctx);
+
+		if (!value)
+			continue;
+		if (!*value)
+			return prof_error__set(err, PROF_E_USAGE,
+					       "-o: %%r needs a rank, and %s is set but empty", name);
+		shown_value(value, shown, sizeof shown);
+		return prof_error__set(err, PROF_E_USAGE,
+				       "-o: %%r needs a rank: %s=%s is not a rank (a number from 0 "
+				       "to %d)",
+				       name, shown, RANK_MAX);
+	}
+	return prof_error__set(err, PROF_E_USAGE,
+			       "-o: %%r needs a rank, and none of RANK, OMPI_COMM_WORLD_RANK, "
+			       "PMI_RANK, SLURM_PROCID is set");
 }
 
 /* A portable environment variable name: letters, digits and '_' (every
@@ -123,7 +187,7 @@ int prof_output_pattern__expand(const char *pattern, const struct prof_pattern_v
 {
 	struct out o = { buf, cap, 0 };
 	struct prof_job_rank rank;
-	char num[32], name[256];
+	char num[32], name[256], field[sizeof name + 8];
 	const char *p = pattern, *value;
 
 	if (!cap)
@@ -144,22 +208,20 @@ int prof_output_pattern__expand(const char *pattern, const struct prof_pattern_v
 			p += 2;
 			break;
 		case 'h':
-			rc = put_value(&o, 'h', v->host ? v->host : "", err);
+			rc = put_value(&o, "%h", "the host name", v->host ? v->host : "", err);
 			p += 2;
 			break;
 		case 'p':
 			snprintf(num, sizeof num, "%ld", v->pid);
-			rc = put_value(&o, 'p', num, err);
+			rc = put_value(&o, "%p", "the pid", num, err);
 			p += 2;
 			break;
 		case 'r':
 			prof_job_rank__read(&rank, v->env, v->env_ctx);
 			if (rank.launcher == PROF_LAUNCHER_NONE)
-				return prof_error__set(err, PROF_E_USAGE,
-						       "-o: %%r needs a rank, and none of RANK, "
-						       "OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID is set");
+				return no_rank(v->env, v->env_ctx, err);
 			snprintf(num, sizeof num, "%ld", rank.rank);
-			rc = put_value(&o, 'r', num, err);
+			rc = put_value(&o, "%r", "the rank", num, err);
 			p += 2;
 			break;
 		case 'q': {
@@ -181,7 +243,8 @@ int prof_output_pattern__expand(const char *pattern, const struct prof_pattern_v
 			if (!value)
 				return prof_error__set(err, PROF_E_USAGE, "-o: %%q{%s}: %s is not set",
 						       name, name);
-			rc = put_value(&o, 'q', value, err);
+			snprintf(field, sizeof field, "%%q{%s}", name);
+			rc = put_value(&o, field, name, value, err);
 			p = close + 1;
 			break;
 		}

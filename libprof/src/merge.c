@@ -138,7 +138,7 @@ static int remap_strings(struct prof_writer *w, struct prof_error *err)
 	sqlite3_stmt *sel = NULL, *map = NULL;
 	int rc;
 
-	rc = store__exec(w->db, w->path,
+	rc = store__exec(w->db, writer__name(w),
 			 "CREATE TEMP TABLE IF NOT EXISTS perfkit_idmap"
 			 " (old INTEGER PRIMARY KEY, new INTEGER NOT NULL);"
 			 "DELETE FROM temp.perfkit_idmap;", "merge", err);
@@ -147,7 +147,7 @@ static int remap_strings(struct prof_writer *w, struct prof_error *err)
 	if (sqlite3_prepare_v2(w->db, "SELECT id, value FROM " SRC ".StringIds", -1, &sel, NULL) ||
 	    sqlite3_prepare_v2(w->db, "INSERT INTO temp.perfkit_idmap (old, new) VALUES (?1, ?2)",
 			       -1, &map, NULL)) {
-		rc = store__sqlite_error(err, w->path, w->db, sqlite3_errcode(w->db), "merge");
+		rc = store__sqlite_error(err, writer__name(w), w->db, sqlite3_errcode(w->db), "merge");
 		goto out;
 	}
 	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
@@ -162,12 +162,12 @@ static int remap_strings(struct prof_writer *w, struct prof_error *err)
 		sqlite3_bind_int64(map, 1, sqlite3_column_int64(sel, 0));
 		sqlite3_bind_int64(map, 2, id);
 		if (sqlite3_step(map) != SQLITE_DONE) {
-			rc = store__sqlite_error(err, w->path, w->db, sqlite3_errcode(w->db), "merge");
+			rc = store__sqlite_error(err, writer__name(w), w->db, sqlite3_errcode(w->db), "merge");
 			goto out;
 		}
 		sqlite3_reset(map);
 	}
-	rc = rc == SQLITE_DONE ? 0 : store__sqlite_error(err, w->path, w->db, rc, "merge");
+	rc = rc == SQLITE_DONE ? 0 : store__sqlite_error(err, writer__name(w), w->db, rc, "merge");
 out:
 	sqlite3_finalize(sel);
 	sqlite3_finalize(map);
@@ -190,11 +190,11 @@ static int correlation_base(struct prof_writer *w, int64_t *base, struct prof_er
 
 	rc = sqlite3_prepare_v2(w->db, sql, -1, &st, NULL);
 	if (rc != SQLITE_OK)
-		return store__sqlite_error(err, w->path, w->db, rc, "merge");
+		return store__sqlite_error(err, writer__name(w), w->db, rc, "merge");
 	rc = sqlite3_step(st);
 	*base = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
 	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : store__sqlite_error(err, w->path, w->db, rc, "merge");
+	return rc == SQLITE_ROW ? 0 : store__sqlite_error(err, writer__name(w), w->db, rc, "merge");
 }
 
 /* The largest correlationId of the source's tables that have one (an nsys
@@ -220,11 +220,11 @@ static int source_correlation_max(struct prof_writer *w, int64_t *max, struct pr
 	snprintf(sql + used, sizeof sql - used, ")");
 	rc = sqlite3_prepare_v2(w->db, sql, -1, &st, NULL);
 	if (rc != SQLITE_OK)
-		return store__sqlite_error(err, w->path, w->db, rc, "merge");
+		return store__sqlite_error(err, writer__name(w), w->db, rc, "merge");
 	rc = sqlite3_step(st);
 	*max = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
 	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : store__sqlite_error(err, w->path, w->db, rc, "merge");
+	return rc == SQLITE_ROW ? 0 : store__sqlite_error(err, writer__name(w), w->db, rc, "merge");
 }
 
 /* GPU metric samplers are told apart by typeId's bits above the device
@@ -238,11 +238,11 @@ static int metric_type_base(struct prof_writer *w, int64_t *base, struct prof_er
 	rc = sqlite3_prepare_v2(w->db, "SELECT coalesce(((max(typeId) >> 8) + 1) << 8, 0)"
 				" FROM main.TARGET_INFO_GPU_METRICS", -1, &st, NULL);
 	if (rc != SQLITE_OK)
-		return store__sqlite_error(err, w->path, w->db, rc, "merge");
+		return store__sqlite_error(err, writer__name(w), w->db, rc, "merge");
 	rc = sqlite3_step(st);
 	*base = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
 	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : store__sqlite_error(err, w->path, w->db, rc, "merge");
+	return rc == SQLITE_ROW ? 0 : store__sqlite_error(err, writer__name(w), w->db, rc, "merge");
 }
 
 /* What a merge does to the rows of one source besides the string and
@@ -373,18 +373,18 @@ static int copy_table(struct prof_writer *w, const struct schema_table *t, const
 		    (n && (append(cols, sizeof cols, &cu, ", ") || append(exprs, sizeof exprs, &eu, ", "))) ||
 		    append(cols, sizeof cols, &cu, "\"") || append(cols, sizeof cols, &cu, c) ||
 		    append(cols, sizeof cols, &cu, "\"") || append(exprs, sizeof exprs, &eu, expr))
-			return prof_error__set(err, PROF_E_SQL, "%s: merge statement too long", w->path);
+			return prof_error__set(err, PROF_E_SQL, "%s: merge statement too long", writer__name(w));
 		n++;
 	}
 	if (!n)
 		return 0;
 	if (mapped_clause(where, sizeof where, dedup, p->map))
-		return prof_error__set(err, PROF_E_SQL, "%s: merge statement too long", w->path);
+		return prof_error__set(err, PROF_E_SQL, "%s: merge statement too long", writer__name(w));
 	snprintf(sql, sizeof sql, "INSERT INTO main.%s (%s) SELECT %s FROM " SRC ".%s s%s",
 		 t->name, cols, exprs, t->name, where);
 	rc = sqlite3_prepare_v2(w->db, sql, -1, &st, NULL);
 	if (rc != SQLITE_OK)
-		return store__sqlite_error(err, w->path, w->db, rc, "merge");
+		return store__sqlite_error(err, writer__name(w), w->db, rc, "merge");
 	/* unused parameters stay unbound: binding past the statement's last is an error */
 	for (int i = 1; i <= sqlite3_bind_parameter_count(st); i++) {
 		switch (i) {
@@ -399,7 +399,7 @@ static int copy_table(struct prof_writer *w, const struct schema_table *t, const
 	}
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : store__sqlite_error(err, w->path, w->db, rc, "merge");
+	return rc == SQLITE_DONE ? 0 : store__sqlite_error(err, writer__name(w), w->db, rc, "merge");
 }
 
 static int merge_attached(struct prof_writer *w, const struct prof_merge_map *map,
@@ -428,20 +428,20 @@ static int merge_attached(struct prof_writer *w, const struct prof_merge_map *ma
 		if (!src_has_table(w, t->name))
 			continue;
 		rc = schema__create_analysis(w->db);
-		rc = rc == SQLITE_OK ? 0 : store__sqlite_error(err, w->path, w->db, rc, "merge");
+		rc = rc == SQLITE_OK ? 0 : store__sqlite_error(err, writer__name(w), w->db, rc, "merge");
 		if (!rc)
 			rc = copy_table(w, t, copied_analysis[i] == ANALYSIS_PEAKS
 				? " WHERE NOT EXISTS (SELECT 1 FROM main.PERFKIT_PEAKS d WHERE d.key = s.key)"
 				: "", false, &p, err);
 	}
 	if (!rc && src_has_table(w, "PERFKIT_COUNTERS"))
-		rc = store__exec(w->db, w->path,
+		rc = store__exec(w->db, writer__name(w),
 				 "INSERT INTO main.PERFKIT_COUNTERS (name, value)"
 				 " SELECT name, value FROM " SRC ".PERFKIT_COUNTERS WHERE true"
 				 " ON CONFLICT(name) DO UPDATE SET value = value + excluded.value",
 				 "merge", err);
 	if (!rc)
-		rc = store__exec(w->db, w->path, "DROP TABLE temp.perfkit_idmap", "merge", err);
+		rc = store__exec(w->db, writer__name(w), "DROP TABLE temp.perfkit_idmap", "merge", err);
 	if (!rc) {
 		/* set after the rows: copying them cleared it */
 		w->corr_max = p.corr_base + src_max;
@@ -470,7 +470,7 @@ int prof_writer__merge_mapped(struct prof_writer *w, const char *src_path,
 	prof_store__close(probe);
 	uri = ro_uri(src_path);
 	if (!uri)
-		return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", w->path);
+		return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", writer__name(w));
 	/* A merge that found no room gave it back when it was rolled back: the
 	 * next file may fit. */
 	w->full = false;
@@ -485,7 +485,7 @@ int prof_writer__merge_mapped(struct prof_writer *w, const char *src_path,
 		sqlite3_finalize(st);
 		rc = rc == SQLITE_DONE ? 0 : store__sqlite_error(err, src_path, w->db, rc, "attach");
 	} else {
-		rc = store__sqlite_error(err, w->path, w->db, rc, "attach");
+		rc = store__sqlite_error(err, writer__name(w), w->db, rc, "attach");
 	}
 	if (rc)
 		goto begin;

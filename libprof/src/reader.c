@@ -102,73 +102,6 @@ static int check_file(const char *path, struct prof_error *err)
 	return check_header(path, h, (size_t)n, (uint64_t)st.st_size, has_live_wal(path), err);
 }
 
-/* ---- damage met while reading ------------------------------------------- */
-
-/* Results that say the file is not what SQLite expects to read (as opposed
- * to a statement SQLite refuses, or want of memory). */
-static bool says_damaged(int rc)
-{
-	switch (rc & 0xFF) {
-	case SQLITE_CORRUPT:
-	case SQLITE_NOTADB:
-	case SQLITE_IOERR:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* The file at s->path is still the one opened, and shorter than it was
- * then: another process has truncated it. (A live capture only grows.) */
-static bool shrunk(const struct prof_store *s, int64_t *bytes_now)
-{
-	struct stat st;
-
-	if (!s->from_file || stat(s->path, &st) || st.st_dev != s->dev || st.st_ino != s->ino)
-		return false;
-	*bytes_now = (int64_t)st.st_size;
-	return *bytes_now < s->bytes_at_open;
-}
-
-static int truncated_while_read(const struct prof_store *s, int64_t bytes_now,
-				struct prof_error *err)
-{
-	return prof_error__set(err, PROF_E_TRUNCATED,
-			       "%s: truncated while being read (%lld bytes, %lld when opened)",
-			       s->path, (long long)bytes_now, (long long)s->bytes_at_open);
-}
-
-int store__read_error(struct prof_store *s, int rc, const char *what, struct prof_error *err)
-{
-	struct prof_error e;
-	int64_t bytes_now;
-	int code = store__sqlite_error(&e, s->path, s->db, rc, what);
-
-	if (says_damaged(rc)) {
-		if (shrunk(s, &bytes_now))
-			code = truncated_while_read(s, bytes_now, &e);
-		if (!s->damage.code)
-			s->damage = e;
-	}
-	if (err)
-		*err = e;
-	return code;
-}
-
-int prof_store__check_read(struct prof_store *s, struct prof_error *err)
-{
-	int64_t bytes_now;
-
-	if (s->damage.code) {
-		if (err)
-			*err = s->damage;
-		return s->damage.code;
-	}
-	if (shrunk(s, &bytes_now))
-		return truncated_while_read(s, bytes_now, err);
-	return 0;
-}
-
 /* sqlite3_prepare_v2 and sqlite3_step for the helpers that answer without
  * an error (has_column, count, meta, counter): damage they meet is kept. */
 static int prepare(struct prof_store *s, const char *sql, sqlite3_stmt **st)
@@ -305,7 +238,6 @@ static int store_finish_open(struct prof_store *s, struct prof_store **out,
 int prof_store__open(const char *path, struct prof_store **out, struct prof_error *err)
 {
 	struct prof_store *s;
-	struct stat st;
 	int rc;
 
 	*out = NULL;
@@ -322,16 +254,15 @@ int prof_store__open(const char *path, struct prof_store **out, struct prof_erro
 		prof_store__close(s);
 		return rc;
 	}
-	/* the file SQLite holds open now, so that a truncation is told apart
-	 * from the file being replaced or removed meanwhile */
-	if (stat(path, &st) == 0) {
-		s->from_file = true;
-		s->dev = st.st_dev;
-		s->ino = st.st_ino;
-		s->bytes_at_open = (int64_t)st.st_size;
+	/* A writer holds the lock while it commits: a live one the WAL index
+	 * briefly, one under the rollback journal the whole file. */
+	s->busy_timeout_ms = store__busy_timeout_ms();
+	sqlite3_busy_timeout(s->db, s->busy_timeout_ms);
+	rc = store__note_opened(s, err);
+	if (rc) {
+		prof_store__close(s);
+		return rc;
 	}
-	/* A live writer may hold the WAL index briefly while it commits. */
-	sqlite3_busy_timeout(s->db, 2000);
 	return store_finish_open(s, out, err);
 }
 

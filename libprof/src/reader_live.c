@@ -117,6 +117,9 @@ int prof_store__open_capture(const char *path, struct prof_store **out, struct p
 
 	if (rc < 0)
 		return rc;
+	/* a finished capture does not change: one that did while it was read
+	 * was read as a mix of two */
+	(*out)->check_unchanged = true;
 	rc = prof_store__check_complete(*out, err);
 	if (rc < 0) {
 		prof_store__close(*out);

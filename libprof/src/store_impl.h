@@ -13,9 +13,18 @@
 #include "schema.h"
 #include "strtab.h"
 
+/* Which file a path named when it was looked at. */
+struct file_id {
+	bool known;
+	dev_t dev;
+	ino_t ino;
+};
+
 struct prof_writer {
 	sqlite3 *db;
 	char *path;
+	/* What messages call the file (prof_writer__set_name); NULL: path. */
+	char *name;
 	sqlite3_stmt *insert[T__COUNT];
 	sqlite3_stmt *meta_put;
 	sqlite3_stmt *count_add;
@@ -23,8 +32,11 @@ struct prof_writer {
 	int64_t last_string_id;
 	bool in_transaction;
 	struct prof_progress progress; /* how far prof_writer__finish got */
-	/* A taken-over file (take_over.c): where the finish puts it; else NULL. */
+	/* A taken-over file (take_over.c): where the finish puts it; else NULL;
+	 * and the file there when it was taken over (the output's own), the
+	 * only one the finish replaces. */
 	char *place_at;
+	struct file_id place_id;
 	/* The last failure of a call that has no error parameter. */
 	struct prof_error err;
 	/* Out of room (disk full, file size limit): rows are no longer
@@ -47,15 +59,22 @@ struct prof_store {
 	char *path;
 	enum prof_store_kind kind;
 	/* The file SQLite opened, as it was then (not set for a capture held
-	 * in memory): another process may truncate it while it is read. */
+	 * in memory), read again later through SQLite's own descriptor of
+	 * it: another process may truncate or rewrite it while it is read. A
+	 * change counts (check_unchanged) for a finished capture's readers,
+	 * not for perfkit top following one as it grows. */
 	bool from_file;
-	dev_t dev;
-	ino_t ino;
+	bool check_unchanged;
 	int64_t bytes_at_open;
+	uint32_t changes_at_open;     /* SQLite's file change counter */
+	int64_t data_version_at_open; /* PRAGMA data_version: commits other connections made */
+	/* How long a read waits for another process's lock (ms). */
+	int busy_timeout_ms;
 	/* The first read that found the file damaged (corrupt, cut short,
-	 * unreadable), kept even when the call that met it answers only "no"
-	 * or 0 (has_table, meta, counter): prof_store__check_read gives it. */
-	struct prof_error damage;
+	 * unreadable) or could not get its lock, kept even when the call that
+	 * met it answers only "no" or 0 (has_table, meta, counter):
+	 * prof_store__check_read gives it. */
+	struct prof_error fault;
 };
 
 struct prof_cursor {
@@ -75,9 +94,17 @@ int store__sqlite_error(struct prof_error *err, const char *path, sqlite3 *db, i
 
 /* A read of s failed with rc while doing what: the error (as
  * store__sqlite_error makes it; "truncated while being read" when the file
- * has shrunk since it was opened) in err, which may be NULL; one that says
- * the file is damaged is also kept in s->damage. Returns the code. */
+ * has shrunk since it was opened; PROF_E_LOCKED when another process held
+ * the lock past s->busy_timeout_ms) in err, which may be NULL; one that
+ * says the file is damaged or locked is also kept in s->fault. Returns the
+ * code. */
 int store__read_error(struct prof_store *s, int rc, const char *what, struct prof_error *err);
+/* How long readers wait for a lock: PROF_BUSY_TIMEOUT_ENV's milliseconds,
+ * else PROF_BUSY_TIMEOUT_MS_DEFAULT. */
+int store__busy_timeout_ms(void);
+/* Note what the file s has just opened is, before anything is read of it,
+ * for prof_store__check_read to compare. */
+int store__note_opened(struct prof_store *s, struct prof_error *err);
 
 /* The analysis tables' form of an SQL failure: PROF_E_SQL, the path and
  * SQLite's message as it is. */
@@ -109,9 +136,18 @@ void writer__rollback(struct prof_writer *w);
 int writer__adopt(const char *path, sqlite3 *db, struct prof_writer **out, struct prof_error *err);
 /* Commit and close. Frees w. */
 void writer__close(struct prof_writer *w);
+/* The file's name in messages. */
+static inline const char *writer__name(const struct prof_writer *w)
+{
+	return w->name ? w->name : w->path;
+}
 /* Remove SQLite's companions of the file at path (-wal, -shm, -journal). */
 void writer__remove_side_files(const char *path);
-/* Rename the finished file src to dst (copied, on another file system). */
-int take_over__put_in_place(const char *src, const char *dst, struct prof_error *err);
+/* Rename the finished file src to dst (copied, on another file system),
+ * replacing the file dst_id names. PROF_E_NOT_PLACED when it cannot be, or
+ * when dst is no longer the file that was there at the take-over (another
+ * run given -f took the name): that file is not replaced. */
+int take_over__put_in_place(const char *src, const char *dst, const struct file_id *dst_id,
+			    struct prof_error *err);
 
 #endif

@@ -20,7 +20,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include "prof/output.h"
 
 /* What take_over returns when the file cannot be taken over. */
 #define NOT_TAKEN 1
@@ -178,42 +181,49 @@ static int take_meta(struct prof_writer *from, struct prof_writer *to, struct pr
 }
 
 /* Copy src to dst through a temporary file beside dst, renamed into place:
- * for a src on another file system than dst. */
+ * for a src on another file system than dst. dst is the writer's own file,
+ * which the copy replaces. */
 static int copy_into_place(const char *src, const char *dst, struct prof_error *err)
 {
-	char *tmp = malloc(strlen(dst) + 16), buf[1 << 16];
-	int in = -1, out = -1, rc = 0;
-	ssize_t n = 0;
+	struct prof_output *out = NULL;
+	char buf[1 << 16];
+	FILE *in = fopen(src, "rb");
+	size_t n;
+	int rc;
 
-	if (!tmp)
-		return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", dst);
-	sprintf(tmp, "%s.tmp-XXXXXX", dst);
-	in = open(src, O_RDONLY);
-	out = in < 0 ? -1 : mkstemp(tmp);
-	while (out >= 0 && (n = read(in, buf, sizeof buf)) > 0)
-		for (ssize_t done = 0, m; done < n; done += m)
-			if ((m = write(out, buf + done, (size_t)(n - done))) < 0) {
-				n = -1;
-				goto write_failed;
-			}
-write_failed:
-	if (in < 0 || out < 0 || n < 0 || fsync(out) < 0 || close(out) < 0 ||
-	    rename(tmp, dst) < 0) {
-		rc = prof_error__set(err, PROF_E_NOT_PLACED, "%s: cannot put the capture in place: %s",
-				     dst, strerror(errno));
-		if (out >= 0)
-			unlink(tmp);
-	} else {
-		unlink(src);
+	if (!in)
+		return prof_error__set(err, PROF_E_NOT_PLACED, "%s: cannot put the capture in place: %s",
+				       dst, strerror(errno));
+	rc = prof_output__open(dst, PROF_OUTPUT_REPLACE, NULL, &out, err);
+	while (!rc && (n = fread(buf, 1, sizeof buf, in)) > 0)
+		if (fwrite(buf, 1, n, prof_output__stream(out)) != n)
+			rc = prof_error__set(err, PROF_E_IO, "%s: %s", dst, strerror(errno));
+	if (!rc && ferror(in))
+		rc = prof_error__set(err, PROF_E_IO, "%s: %s", src, strerror(errno));
+	if (!rc)
+		rc = prof_output__commit(out, err);
+	prof_output__delete(out);
+	fclose(in);
+	if (rc) {
+		char why[PROF_ERROR_MSG_MAX];
+
+		snprintf(why, sizeof why, "%s", err->msg);
+		return prof_error__set(err, PROF_E_NOT_PLACED, "cannot put the capture in place: %s",
+				       why);
 	}
-	if (in >= 0)
-		close(in);
-	free(tmp);
-	return rc;
+	unlink(src);
+	return 0;
 }
 
-int take_over__put_in_place(const char *src, const char *dst, struct prof_error *err)
+int take_over__put_in_place(const char *src, const char *dst, const struct file_id *dst_id,
+			    struct prof_error *err)
 {
+	struct stat st;
+
+	if (dst_id->known && lstat(dst, &st) == 0 &&
+	    (st.st_dev != dst_id->dev || st.st_ino != dst_id->ino))
+		return prof_error__set(err, PROF_E_NOT_PLACED,
+				       "another file took the output's name (%s)", dst);
 	/* companions of the file being replaced would be taken for the new
 	 * file's own (its WAL was folded in when its writer closed) */
 	writer__remove_side_files(dst);
@@ -272,16 +282,20 @@ static int take(struct prof_writer **w, const char *src_path, sqlite3 *db,
 		struct prof_error *err)
 {
 	struct prof_writer *out = *w, *src;
+	struct stat st;
 
 	if (writer__adopt(src_path, db, &src, err))
 		return NOT_TAKEN;
 	if (take_meta(out, src, err) || drop_other_indexes(src, err) ||
-	    !(src->place_at = strdup(out->path))) {
+	    !(src->place_at = strdup(out->path)) || prof_writer__set_name(src, out->name)) {
 		writer__rollback(src);
 		writer__close(src);
 		return NOT_TAKEN;
 	}
 	src->progress = out->progress;
+	/* the output's own file: what the finish may replace */
+	if (stat(out->path, &st) == 0)
+		src->place_id = (struct file_id){ true, st.st_dev, st.st_ino };
 	writer__close(out);
 	*w = src;
 	return 0;

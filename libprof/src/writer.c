@@ -19,13 +19,15 @@
 
 static int sql_fail(struct prof_writer *w, struct prof_error *err, int rc, const char *what)
 {
-	return store__sqlite_error(err ? err : &w->err, w->path, w->db, rc, what);
+	return store__sqlite_error(err ? err : &w->err, writer__name(w), w->db, rc, what);
 }
 
-/* A failure names the statement; without err it is kept for last_error. */
-static int exec(struct prof_writer *w, const char *sql, struct prof_error *err)
+/* A failure names the step, what, in words (a statement is no message: a
+ * full TMPDIR made a reader of a job's captures print its PRAGMAs); without
+ * err it is kept for last_error. */
+static int exec(struct prof_writer *w, const char *sql, const char *what, struct prof_error *err)
 {
-	return store__exec(w->db, w->path, sql, sql, err ? err : &w->err);
+	return store__exec(w->db, writer__name(w), sql, what, err ? err : &w->err);
 }
 
 static int load_strings(struct prof_writer *w, struct prof_error *err);
@@ -119,7 +121,7 @@ static int room_to_commit(struct prof_writer *w, struct prof_error *err)
 		if (free_bytes < need)
 			return prof_error__set(err ? err : &w->err, PROF_E_FULL,
 					       "%s: commit: no room left to write (%lld KiB needed, "
-					       "%lld KiB free)", w->path, (long long)need >> 10,
+					       "%lld KiB free)", writer__name(w), (long long)need >> 10,
 					       (long long)free_bytes >> 10);
 	}
 	/* the file size limit counts each file on its own */
@@ -129,7 +131,7 @@ static int room_to_commit(struct prof_writer *w, struct prof_error *err)
 	     frames > (int64_t)limit.rlim_cur))
 		return prof_error__set(err ? err : &w->err, PROF_E_FULL,
 				       "%s: commit: no room left to write (the file size limit, "
-				       "%lld KiB)", w->path, (long long)limit.rlim_cur >> 10);
+				       "%lld KiB)", writer__name(w), (long long)limit.rlim_cur >> 10);
 	return 0;
 }
 
@@ -149,7 +151,7 @@ int writer__commit(struct prof_writer *w, bool begin, struct prof_error *err)
 	if (w->in_transaction) {
 		rc = room_to_commit(w, err);
 		if (!rc)
-			rc = exec(w, "COMMIT", err);
+			rc = exec(w, "COMMIT", "commit", err);
 		if (rc == PROF_E_FULL)
 			out_of_room(w);
 		if (rc)
@@ -159,7 +161,7 @@ int writer__commit(struct prof_writer *w, bool begin, struct prof_error *err)
 		fold_wal(w);
 	}
 	if (begin) {
-		rc = exec(w, "BEGIN", err);
+		rc = exec(w, "BEGIN", "begin a transaction", err);
 		if (rc)
 			return rc;
 		w->in_transaction = true;
@@ -232,6 +234,7 @@ static void writer_free(struct prof_writer *w)
 	sqlite3_close(w->db);
 	strtab__exit(&w->strings);
 	free(w->path);
+	free(w->name);
 	free(w->place_at);
 	free(w);
 }
@@ -247,11 +250,14 @@ void writer__remove_side_files(const char *path)
 	}
 }
 
-/* Claim the path: O_EXCL makes "refuse an existing file" atomic. */
+/* Claim the path: O_EXCL makes "refuse an existing file" atomic. A file
+ * the caller made for the writer (PROF_WRITER_CLAIMED) is claimed already. */
 static int claim_path(const char *path, unsigned flags, struct prof_error *err)
 {
 	int fd;
 
+	if (flags & PROF_WRITER_CLAIMED)
+		return 0;
 	if (flags & PROF_WRITER_OVERWRITE) {
 		if (unlink(path) && errno != ENOENT)
 			return prof_error__set(err, PROF_E_IO, "%s: cannot replace: %s", path,
@@ -285,7 +291,7 @@ static int prepare_all(struct prof_writer *w, struct prof_error *err)
 
 	for (int i = 0; i < T__COUNT; i++) {
 		if (schema__insert_sql(&schema_tables[i], sql, sizeof sql))
-			return prof_error__set(err, PROF_E_SQL, "%s: statement too long", w->path);
+			return prof_error__set(err, PROF_E_SQL, "%s: statement too long", writer__name(w));
 		rc = prepare(w, sql, &w->insert[i], err);
 		if (rc)
 			return rc;
@@ -318,7 +324,7 @@ static void fold_wal(struct prof_writer *w)
 	int rc = sqlite3_wal_checkpoint_v2(w->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 
 	if (rc != SQLITE_OK && store__out_of_room(w->db, rc)) {
-		store__sqlite_error(&w->err, w->path, w->db, rc, "checkpoint");
+		store__sqlite_error(&w->err, writer__name(w), w->db, rc, "checkpoint");
 		w->full = true;
 	}
 }
@@ -358,7 +364,7 @@ int prof_writer__create(const char *path, unsigned flags, struct prof_writer **o
 	}
 	sqlite3_busy_timeout(w->db, 5000);
 	sqlite3_wal_autocheckpoint(w->db, 0); /* fold_wal does it */
-	rc = exec(w, open_pragmas, err);
+	rc = exec(w, open_pragmas, "set the file up", err);
 	if (rc)
 		goto out;
 	w->wal = true;
@@ -404,7 +410,7 @@ static int load_strings(struct prof_writer *w, struct prof_error *err)
 				id)) {
 			sqlite3_finalize(st);
 			return prof_error__set(err ? err : &w->err, PROF_E_NOMEM, "%s: out of memory",
-					       w->path);
+					       writer__name(w));
 		}
 		if (id > w->last_string_id)
 			w->last_string_id = id;
@@ -478,7 +484,7 @@ static int leave_wal(struct prof_writer *w, struct prof_error *err)
 			return sql_fail(w, err, rc, "leave WAL mode");
 		usleep(LEAVE_WAL_PAUSE_US);
 	}
-	return exec(w, "PRAGMA wal_checkpoint(TRUNCATE)", err);
+	return exec(w, "PRAGMA wal_checkpoint(TRUNCATE)", "leave WAL mode", err);
 }
 
 void prof_writer__set_progress(struct prof_writer *w, const struct prof_progress *progress)
@@ -509,7 +515,7 @@ void prof_progress__report(const struct prof_progress *progress, enum prof_finis
  * failure fails the finish. */
 static int build_indexes(struct prof_writer *w, struct prof_error *err)
 {
-	int rc = exec(w, INDEX_BUILD_CACHE, err), built = 0, sql_rc = SQLITE_OK;
+	int rc = exec(w, INDEX_BUILD_CACHE, "build indexes", err), built = 0, sql_rc = SQLITE_OK;
 	char left_out[32];
 
 	for (int i = 0; i < schema_index_count && !rc; i++) {
@@ -570,7 +576,8 @@ static int finish_and_close(struct prof_writer *w, struct prof_error *err)
 	/* nsys keeps the session start in its own table; mirror the meta row. */
 	rc = exec(w, "INSERT INTO TARGET_INFO_SESSION_START_TIME (utcEpochNs)"
 		  " SELECT CAST(value AS INTEGER) FROM PERFKIT_META WHERE key = 'start_ns'"
-		  " AND NOT EXISTS (SELECT 1 FROM TARGET_INFO_SESSION_START_TIME)", err);
+		  " AND NOT EXISTS (SELECT 1 FROM TARGET_INFO_SESSION_START_TIME)",
+		  "record the session's start", err);
 	if (!rc)
 		rc = writer__commit(w, true, err);
 	if (!rc)
@@ -594,6 +601,7 @@ int prof_writer__finish(struct prof_writer *w, struct prof_error *err)
 {
 	struct prof_progress progress = w->progress;
 	char *taken = NULL, *place_at = w->place_at;
+	struct file_id place_id = w->place_id;
 	int rc = 0;
 
 	w->place_at = NULL;
@@ -604,7 +612,7 @@ int prof_writer__finish(struct prof_writer *w, struct prof_error *err)
 	else
 		rc = finish_and_close(w, err);
 	if (!rc && place_at)
-		rc = take_over__put_in_place(taken, place_at, err);
+		rc = take_over__put_in_place(taken, place_at, &place_id, err);
 	free(taken);
 	free(place_at);
 	prof_progress__report(&progress, PROF_FINISH_DONE, rc ? 0 : 1, 1);
@@ -634,6 +642,17 @@ const char *prof_writer__path(const struct prof_writer *w)
 	return w->path;
 }
 
+int prof_writer__set_name(struct prof_writer *w, const char *name)
+{
+	char *copy = name ? strdup(name) : NULL;
+
+	if (name && !copy)
+		return prof_error__set(&w->err, PROF_E_NOMEM, "%s: out of memory", writer__name(w));
+	free(w->name);
+	w->name = copy;
+	return 0;
+}
+
 const struct prof_error *prof_writer__last_error(const struct prof_writer *w)
 {
 	return &w->err;
@@ -659,7 +678,7 @@ int64_t prof_writer__string(struct prof_writer *w, const char *text)
 	if (step(w, st))
 		return 0;
 	if (strtab__add(&w->strings, text, len, hash, id)) {
-		prof_error__set(&w->err, PROF_E_NOMEM, "%s: out of memory", w->path);
+		prof_error__set(&w->err, PROF_E_NOMEM, "%s: out of memory", writer__name(w));
 		return 0;
 	}
 	w->last_string_id = id;
@@ -1025,7 +1044,7 @@ int prof_writer__payload_enum_entry(struct prof_writer *w,
 int prof_writer__meta(struct prof_writer *w, const char *key, const char *value)
 {
 	if (!key)
-		return prof_error__set(&w->err, PROF_E_USAGE, "%s: metadata key missing", w->path);
+		return prof_error__set(&w->err, PROF_E_USAGE, "%s: metadata key missing", writer__name(w));
 	return put_meta(w, key, value);
 }
 
@@ -1034,7 +1053,7 @@ int prof_writer__count(struct prof_writer *w, const char *name, int64_t delta)
 	sqlite3_stmt *st = w->count_add;
 
 	if (!name)
-		return prof_error__set(&w->err, PROF_E_USAGE, "%s: counter name missing", w->path);
+		return prof_error__set(&w->err, PROF_E_USAGE, "%s: counter name missing", writer__name(w));
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	bind_i64(st, 2, delta);
 	return step(w, st);

@@ -134,17 +134,21 @@ int access__load(struct prof_store *s, int64_t from_ns, int64_t to_ns, struct ac
 	const char *sql =
 		"SELECT (SELECT value FROM " PROF_T_STRINGS " WHERE id = a.nid), a.launches, a.total,"
 		" b.measured, b.lds, b.ldr, b.ldb, b.ldbn, b.sts, b.str, b.stb, b.stbn, b.l1, b.l2"
-		" FROM (SELECT demangledName AS nid, count(*) AS launches, sum(end - start) AS total"
-		"       FROM " PROF_T_KERNEL " WHERE start >= ?1 AND start < ?2 GROUP BY 1) a"
+		/* sums as roof__load makes them: none fails the query */
+		" FROM (SELECT demangledName AS nid, count(*) AS launches,"
+		"       " SUM_TOTAL_SATURATED("end - start") " AS total"
+		"       FROM " PROF_T_KERNEL " WHERE start >= ?1 AND start < ?2 AND NOT " SUM_BAD_SPAN("")
+		"       GROUP BY 1) a"
 		" JOIN (SELECT k.demangledName AS nid, count(*) AS measured,"
-		"       sum(m.ldSectors) AS lds, sum(m.ldRequests) AS ldr,"
-		"       sum(m.ldBytesRequested) AS ldb, count(m.ldBytesRequested) AS ldbn,"
-		"       sum(m.stSectors) AS sts, sum(m.stRequests) AS str,"
-		"       sum(m.stBytesRequested) AS stb, count(m.stBytesRequested) AS stbn,"
+		"       total(m.ldSectors) AS lds, total(m.ldRequests) AS ldr,"
+		"       total(m.ldBytesRequested) AS ldb, count(m.ldBytesRequested) AS ldbn,"
+		"       total(m.stSectors) AS sts, total(m.stRequests) AS str,"
+		"       total(m.stBytesRequested) AS stb, count(m.stBytesRequested) AS stbn,"
 		"       avg(m.l1HitPct) AS l1, avg(m.l2HitPct) AS l2"
 		"       FROM " PROF_T_KERNEL_METRICS " m JOIN " PROF_T_KERNEL " k"
 		"       ON k.correlationId = m.correlationId AND k.globalPid = m.globalPid"
-		"       WHERE k.start >= ?1 AND k.start < ?2 AND m.ldSectors IS NOT NULL GROUP BY 1) b"
+		"       WHERE k.start >= ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.")
+		"       AND m.ldSectors IS NOT NULL GROUP BY 1) b"
 		" ON a.nid = b.nid ORDER BY a.total DESC";
 	struct access_kernel *k = NULL;
 	struct prof_cursor *c;

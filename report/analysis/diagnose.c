@@ -47,7 +47,7 @@ double diag__get(const struct diag_context *ctx, const char *key)
 
 int64_t diag__window_ns(const struct diag_context *ctx)
 {
-	int64_t d = sum_span_saturated(ctx->w->start_ns, ctx->w->end_ns);
+	int64_t d = prof_span_saturated(ctx->w->start_ns, ctx->w->end_ns);
 	return d > 0 ? d : 1;
 }
 
@@ -279,7 +279,7 @@ static int find_window(struct diag_context *ctx, struct sum_window *w, struct pr
 
 static int load_busy(struct diag_context *ctx, struct prof_error *err)
 {
-	char sql[512];
+	char sql[1024];
 	bool first = true;
 	struct diag_intervals busy = { 0 };
 	int rc;
@@ -287,17 +287,20 @@ static int load_busy(struct diag_context *ctx, struct prof_error *err)
 	sql[0] = 0;
 	/* table names are constants of this file, never data */
 	if (ctx->has_kernel) {
-		strcat(sql, "SELECT start, end FROM " PROF_T_KERNEL " WHERE end > ?1 AND start < ?2");
+		strcat(sql, "SELECT start, end FROM " PROF_T_KERNEL " WHERE end > ?1 AND start < ?2"
+		       " AND NOT " SUM_BAD_SPAN(""));
 		first = false;
 	}
 	if (ctx->has_memcpy) {
 		strcat(sql, first ? "" : " UNION ALL ");
-		strcat(sql, "SELECT start, end FROM " PROF_T_MEMCPY " WHERE end > ?1 AND start < ?2");
+		strcat(sql, "SELECT start, end FROM " PROF_T_MEMCPY " WHERE end > ?1 AND start < ?2"
+		       " AND NOT " SUM_BAD_SPAN(""));
 		first = false;
 	}
 	if (ctx->has_memset) {
 		strcat(sql, first ? "" : " UNION ALL ");
-		strcat(sql, "SELECT start, end FROM " PROF_T_MEMSET " WHERE end > ?1 AND start < ?2");
+		strcat(sql, "SELECT start, end FROM " PROF_T_MEMSET " WHERE end > ?1 AND start < ?2"
+		       " AND NOT " SUM_BAD_SPAN(""));
 		first = false;
 	}
 	if (first)
@@ -334,6 +337,9 @@ static int by_share(const void *a, const void *b)
  * source (sum_api_calls: each call once, a NULL correlation id where an
  * older nsys export has none). A temporary view lives in the connection's
  * temp database: the store stays read-only. */
+#define VIEW_HEAD "CREATE TEMP VIEW " DIAG_API_CALLS " AS SELECT * FROM ("
+#define VIEW_TAIL ") WHERE NOT " SUM_BAD_SPAN("")
+
 int diag__api_view(struct diag_context *ctx, struct prof_error *err)
 {
 	char *src, *view;
@@ -345,9 +351,11 @@ int diag__api_view(struct diag_context *ctx, struct prof_error *err)
 	if (!src)
 		return rc;
 	ctx->has_api_calls = true;
-	view = malloc(strlen(src) + sizeof "CREATE TEMP VIEW " DIAG_API_CALLS " AS ");
+	/* less its calls with a bad span, which the summary counts and leaves
+	 * out: every rule reads the calls here */
+	view = malloc(strlen(src) + sizeof VIEW_HEAD VIEW_TAIL);
 	if (view) {
-		sprintf(view, "CREATE TEMP VIEW " DIAG_API_CALLS " AS %s", src);
+		sprintf(view, VIEW_HEAD "%s" VIEW_TAIL, src);
 		rc = prof_store__exec(ctx->store, view, err);
 	} else {
 		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
@@ -566,8 +574,8 @@ static int note_chosen(struct diag_report *r, const struct sum_ranks *ranks)
 	return r->chosen_label ? 0 : PROF_E_NOMEM;
 }
 
-int diag__run(struct prof_store *store, const struct diag_settings *settings,
-	      struct diag_report **out, struct prof_error *err)
+static int run_chosen(struct prof_store *store, const struct diag_settings *settings,
+		      struct diag_report **out, struct prof_error *err)
 {
 	struct sum_ranks ranks;
 	int chosen = 0, left = 0, rc;
@@ -596,6 +604,22 @@ int diag__run(struct prof_store *store, const struct diag_settings *settings,
 		diag_report__delete(*out);
 		*out = NULL;
 		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	}
+	return rc;
+}
+
+int diag__run(struct prof_store *store, const struct diag_settings *settings,
+	      struct diag_report **out, struct prof_error *err)
+{
+	int rc = run_chosen(store, settings, out, err);
+
+	/* every rule read the capture without its rows of a bad span, as
+	 * the summaries leave them out: the header says how many */
+	if (rc == 0)
+		rc = sum_bad_spans__count(store, &(*out)->rows_left_out, err);
+	if (rc < 0 && *out) {
+		diag_report__delete(*out);
+		*out = NULL;
 	}
 	return rc;
 }

@@ -130,6 +130,8 @@ struct diag_report {
 	 * that failed, and the GPU work without times ("" for none;
 	 * sum_context_failure__say, __say_untimed). */
 	char failure[256], failure_next[256], untimed[256];
+	/* Rows with a bad span (SUM_BAD_SPAN), which no rule reads. */
+	int64_t rows_left_out;
 	/* A job of several ranks (NULL, 0 for a capture of one process): the
 	 * rules of one process ran on each rank in its own window, in rank
 	 * order; the job's rules (rules_ranks.c) on all of them. */

@@ -112,7 +112,7 @@ static int merge_windows(struct diag_report *job, const struct rank_run *runs, i
 		job->has_gpu_samples |= r->has_gpu_samples;
 		job->replayed |= r->replayed;
 		job->pytorch |= r->pytorch;
-		job->gpu_busy_ns = sum_add_saturated(job->gpu_busy_ns, r->gpu_busy_ns);
+		job->gpu_busy_ns = prof_add_saturated(job->gpu_busy_ns, r->gpu_busy_ns);
 	}
 	if (len >= sizeof w->source)
 		memcpy(w->source + sizeof w->source - 4, "...", 4);
@@ -467,11 +467,12 @@ int diag_job__load_work(struct diag_context *ctx, struct diag_rank_work *w, int6
 			bool with_api, struct prof_error *err)
 {
 	static const char kernels[] = "SELECT k.start, k.end FROM " PROF_T_KERNEL " k WHERE k.globalPid = ?3"
-				      " AND k.end > ?1 AND k.start < ?2 AND " DIAG_JOB_NOT_NCCL;
+				      " AND k.end > ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.")
+				      " AND " DIAG_JOB_NOT_NCCL;
 	static const char copies[] = "SELECT start, end FROM " PROF_T_MEMCPY " WHERE globalPid = ?3"
-				     " AND end > ?1 AND start < ?2";
+				     " AND end > ?1 AND start < ?2 AND NOT " SUM_BAD_SPAN("");
 	static const char memsets[] = "SELECT start, end FROM " PROF_T_MEMSET " WHERE globalPid = ?3"
-				      " AND end > ?1 AND start < ?2";
+				      " AND end > ?1 AND start < ?2 AND NOT " SUM_BAD_SPAN("");
 	char sql[2048] = "", busy[3072];
 	int rc = 0;
 

@@ -23,13 +23,13 @@ static void print_job_window_text(const struct diag_report *r, FILE *out)
 	char b1[32];
 
 	fprintf(out, "window: each rank's own loop (of %s captured): ",
-		diag__ns(b1, sizeof b1, sum_span_saturated(w->capture_start_ns, w->capture_end_ns)));
+		diag__ns(b1, sizeof b1, prof_span_saturated(w->capture_start_ns, w->capture_end_ns)));
 	for (int i = 0; i < r->nranks && i < LIST_RANKS; i++) {
 		const struct sum_window *rw = &r->ranks[i].window;
 
 		fprintf(out, "%srank %d ", i ? ", " : "", r->ranks[i].rank);
 		prof_fputs_term(out, rw->source);
-		fprintf(out, " (%s)", diag__ns(b1, sizeof b1, sum_span_saturated(rw->start_ns, rw->end_ns)));
+		fprintf(out, " (%s)", diag__ns(b1, sizeof b1, prof_span_saturated(rw->start_ns, rw->end_ns)));
 	}
 	if (r->nranks > LIST_RANKS)
 		fprintf(out, " and %d ranks more", r->nranks - LIST_RANKS);
@@ -63,8 +63,8 @@ static void print_window_text(const struct diag_report *r, FILE *out)
 		fputs("window: ", out);
 		prof_fputs_term(out, w->source);
 		fprintf(out, " (%s of %s captured)%s\n",
-			diag__ns(b1, sizeof b1, sum_span_saturated(w->start_ns, w->end_ns)),
-			diag__ns(b2, sizeof b2, sum_span_saturated(w->capture_start_ns, w->capture_end_ns)),
+			diag__ns(b1, sizeof b1, prof_span_saturated(w->start_ns, w->end_ns)),
+			diag__ns(b2, sizeof b2, prof_span_saturated(w->capture_start_ns, w->capture_end_ns)),
 			r->replayed ? "; shares are of the GPU's busy time in it (kernel replay)"
 			: w->iterations ? "; shares are of this loop" : "");
 	}
@@ -78,6 +78,9 @@ static void print_window_text(const struct diag_report *r, FILE *out)
 		prof_fputs_term(out, r->failure_next);
 		fputc('\n', out);
 	}
+	if (r->rows_left_out > 0)
+		fprintf(out, "left out: %" PRId64 " row%s " SUM_BAD_SPAN_WORDS "\n", r->rows_left_out,
+			r->rows_left_out == 1 ? "" : "s");
 	if (r->untimed[0]) {
 		fputs("untimed: ", out);
 		prof_fputs_term(out, r->untimed);
@@ -309,6 +312,7 @@ int diag_report__print_json(const struct diag_report *r, FILE *out)
 	prof_fputs_json(out, r->failure_next[0] ? r->failure_next : NULL);
 	fputs(",\"untimed_work\":", out);
 	prof_fputs_json(out, r->untimed[0] ? r->untimed : NULL);
+	fprintf(out, ",\"rows_left_out\":%" PRId64, r->rows_left_out);
 	fprintf(out, ",\"has_metrics\":%s,\"kernel_replay\":%s,\"pytorch\":%s,\"findings\":[",
 		r->has_metrics ? "true" : "false", r->replayed ? "true" : "false", r->pytorch ? "true" : "false");
 	for (int i = 0; i < r->nfindings; i++) {

@@ -144,12 +144,14 @@ int diag_settings__load_json(struct diag_settings *s, const char *path, struct p
 {
 	FILE *f = fopen(path, "rb");
 	char *text = NULL;
+	const char *rest = NULL;
 	cJSON *root = NULL, *it;
+	size_t len = 0;
 	int rc;
 
 	if (!f)
 		return prof_error__set(err, PROF_E_IO, "%s: cannot open thresholds file", path);
-	rc = prof_file__read_stream(f, 0, &text, NULL);
+	rc = prof_file__read_stream(f, 0, &text, &len);
 	if (rc == PROF_E_NOMEM) {
 		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 		goto out;
@@ -158,9 +160,20 @@ int diag_settings__load_json(struct diag_settings *s, const char *path, struct p
 		rc = prof_error__set(err, PROF_E_IO, "%s: cannot read thresholds file", path);
 		goto out;
 	}
-	root = cJSON_Parse(text);
+	root = cJSON_ParseWithOpts(text, &rest, false);
 	if (!cJSON_IsObject(root)) {
 		rc = prof_error__set(err, PROF_E_USAGE, "%s: thresholds must be a JSON object of numbers", path);
+		goto out;
+	}
+	/* One object and nothing after it but white space: a second value
+	 * ("{...} {...}"), or a NUL byte with text behind it, is not the file
+	 * the user thinks it is, and applying its first object alone would
+	 * pass half of it silently. */
+	rest += strspn(rest, " \t\r\n");
+	if ((size_t)(rest - text) != len) {
+		rc = prof_error__set(err, PROF_E_USAGE, "%s: text after the JSON object (at byte %zu): "
+				     "thresholds must be one JSON object of numbers", path,
+				     (size_t)(rest - text));
 		goto out;
 	}
 	cJSON_ArrayForEach(it, root) {

@@ -86,7 +86,7 @@ static char *kernel_sql(struct prof_store *s, const struct gm_sampler *smp)
 		return NULL;
 	snprintf(sql, 1024,
 		 "SELECT k.nid, %s, k.start, k.end, k.blocks FROM (SELECT %s AS nid, start, end, %s AS blocks"
-		 " FROM " PROF_T_KERNEL " WHERE deviceId = ?3 AND start >= ?1 AND start < ?2 AND end >= start%s) k"
+		 " FROM " PROF_T_KERNEL " WHERE deviceId = ?3 AND start >= ?1 AND start < ?2 AND NOT " SUM_BAD_SPAN("") "%s) k"
 		 "%s ORDER BY k.nid, k.start",
 		 strings ? "s.value" : "NULL", id,
 		 grid ? "coalesce(gridX, 1) * coalesce(gridY, 1) * coalesce(gridZ, 1)" : "0",
@@ -110,7 +110,7 @@ static char *range_sql(struct prof_store *s, const struct gm_sampler *smp)
 		return NULL;
 	snprintf(sql, 1024,
 		 "SELECT %s AS name, %s, n.start, n.end, 0 FROM " PROF_T_NVTX " n%s"
-		 " WHERE n.eventType IN (" PROF_SQL_NVTX_RANGES ") AND n.end IS NOT NULL AND n.end >= n.start"
+		 " WHERE n.eventType IN (" PROF_SQL_NVTX_RANGES ") AND NOT " SUM_BAD_SPAN("n.")
 		 " AND n.start >= ?1 AND n.start < ?2%s ORDER BY 1, n.start",
 		 name, name, text_id ? " LEFT JOIN " PROF_T_STRINGS " s ON s.id = n.textId" : "",
 		 pid ? " AND (n.globalTid >> 24) = (?4 >> 24)" : "");
@@ -183,7 +183,7 @@ static int load_names(struct prof_store *s, char *sql, bool by_id, const struct 
 	for (int i = 0; i < set->n; i++) {
 		struct gm_row *r = &t->rows[set->first + set->iv[i].group];
 
-		r->time_ns = sum_add_saturated(r->time_ns, sum_span_saturated(set->iv[i].start_ns, set->iv[i].end_ns));
+		r->time_ns = prof_add_saturated(r->time_ns, prof_span_saturated(set->iv[i].start_ns, set->iv[i].end_ns));
 	}
 	mo_intervals__sort(set->iv, set->n);
 	return 0;

@@ -12,13 +12,15 @@
 #include "summary/query.h"
 
 /* One table's part of the GPU work union: table and column names are
- * constants of this file; columns a dialect lacks read NULL. */
+ * constants of this file; columns a dialect lacks read NULL. Rows with a
+ * bad span are left out, as every sum leaves them out: a start of
+ * INT64_MIN would otherwise count as work from the window's start on. */
 static void work_part(struct prof_store *s, char *buf, size_t cap, const char *table, int kind,
 		      const char *what, const char *copy_columns)
 {
 	snprintf(buf, cap,
 		 "SELECT start, end, deviceId, streamId, %s AS correlationId, %s AS globalPid,"
-		 " %d AS kind, %s AS what, %s FROM %s",
+		 " %d AS kind, %s AS what, %s FROM %s WHERE NOT " SUM_BAD_SPAN(""),
 		 prof_store__has_column(s, table, "correlationId") ? "correlationId" : "NULL",
 		 prof_store__has_column(s, table, "globalPid") ? "globalPid" : "NULL", kind, what,
 		 copy_columns, table);

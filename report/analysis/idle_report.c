@@ -12,6 +12,7 @@
  *
  * Start times count from the capture's start, as the traces, the HTML
  * report's plots and --from/--to count them (sum_capture__extent). */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,12 +45,25 @@ struct idle_units {
 	struct idle_unit *v;
 	int n;
 	int64_t origin_ns;             /* the capture's start: times are shown from it */
+	int64_t rows_left_out;         /* rows with a bad span, which the analyses
+					* leave out as diagnose does */
 };
+
+/* The rows left out, under the first table of each report, as the
+ * summaries give theirs (rows_left_out). */
+static int note_left_out(struct rpt_sink *sink, const struct idle_units *u)
+{
+	char text[160];
+
+	snprintf(text, sizeof text, "%" PRId64 " row%s " SUM_BAD_SPAN_WORDS " %s left out",
+		 u->rows_left_out, u->rows_left_out == 1 ? "" : "s", u->rows_left_out == 1 ? "was" : "were");
+	return rpt_sink__note(sink, &(struct rpt_note){ "rows_left_out", u->rows_left_out, text });
+}
 
 /* t as the reports show it: from the capture's start. */
 static struct rpt_cell time_cell(const struct idle_units *u, int64_t t)
 {
-	return int_cell(sum_span_saturated(u->origin_ns, t));
+	return int_cell(prof_span_saturated(u->origin_ns, t));
 }
 
 /* A table: its columns after a Rank column when the units are a job's. */
@@ -89,7 +103,7 @@ static int window_rows(const struct idle_units *u, struct rpt_sink *sink)
 
 	for (int k = 0; rc >= 0 && k < u->n; k++) {
 		const struct gpu_idle_result *r = u->v[k].idle;
-		int64_t len = r->window.end_ns - r->window.start_ns;
+		int64_t len = prof_span_saturated(r->window.start_ns, r->window.end_ns);
 
 		for (int i = 0; rc >= 0 && i < r->ndev; i++) {
 			const struct gpu_idle_device *d = &r->dev[i];
@@ -102,6 +116,8 @@ static int window_rows(const struct idle_units *u, struct rpt_sink *sink)
 			rc = table_row(sink, &u->v[k], row, 9);
 		}
 	}
+	if (rc >= 0)
+		rc = note_left_out(sink, u);
 	return rc < 0 ? rc : sink->end(sink);
 }
 
@@ -330,6 +346,8 @@ static int units__analyse(struct prof_store *s, unit_fn fn, struct idle_units *u
 
 	memset(u, 0, sizeof *u);
 	rc = sum_capture__extent(s, &u->origin_ns, &last_ns, err);
+	if (rc == 0)
+		rc = sum_bad_spans__count(s, &u->rows_left_out, err);
 	if (rc)
 		return rc;
 	/* a perfkit capture of one process is known without the rank model */
@@ -423,7 +441,8 @@ static int critical_path_rows(const struct idle_units *u, struct rpt_sink *sink)
 		struct rpt_cell row[] = {
 			cp->step ? int_cell(cp->step) : null_cell(), int_cell(cp->nsteps),
 			cp->step ? time_cell(u, cp->start_ns) : null_cell(),
-			cp->step ? int_cell(cp->end_ns - cp->start_ns) : null_cell(), int_cell(cp->nseg),
+			cp->step ? int_cell(prof_span_saturated(cp->start_ns, cp->end_ns)) : null_cell(),
+			int_cell(cp->nseg),
 			int_cell(cp->edges[CP_EDGE_LAUNCH]), int_cell(cp->edges[CP_EDGE_SYNC]),
 			int_cell(cp->edges[CP_EDGE_COPY]), int_cell(cp->edges[CP_EDGE_STREAM]),
 			int_cell(cp->edges[CP_EDGE_EVENT]),
@@ -434,6 +453,8 @@ static int critical_path_rows(const struct idle_units *u, struct rpt_sink *sink)
 		if (u->v[k].has_gpu_work)
 			rc = table_row(sink, &u->v[k], row, 11);
 	}
+	if (rc >= 0)
+		rc = note_left_out(sink, u);
 	return rc < 0 ? rc : sink->end(sink);
 }
 

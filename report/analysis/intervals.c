@@ -49,7 +49,7 @@ int64_t diag_intervals__length(const struct diag_intervals *u)
 	int64_t sum = 0;
 
 	for (int i = 0; i < u->n; i++)
-		sum = sum_add_saturated(sum, sum_span_saturated(u->v[i].start_ns, u->v[i].end_ns));
+		sum = prof_add_saturated(sum, prof_span_saturated(u->v[i].start_ns, u->v[i].end_ns));
 	return sum;
 }
 
@@ -75,7 +75,7 @@ int64_t diag_intervals__covered(const struct diag_intervals *u, int64_t a, int64
 		int64_t s = u->v[i].start_ns > a ? u->v[i].start_ns : a;
 		int64_t e = u->v[i].end_ns < b ? u->v[i].end_ns : b;
 		if (e > s)
-			sum = sum_add_saturated(sum, sum_span_saturated(s, e));
+			sum = prof_add_saturated(sum, prof_span_saturated(s, e));
 	}
 	return sum;
 }
@@ -91,7 +91,7 @@ int64_t diag_intervals__overlap_ns(const struct diag_intervals *a, const struct 
 		int64_t e = a->v[i].end_ns < b->v[j].end_ns ? a->v[i].end_ns : b->v[j].end_ns;
 
 		if (e > s)
-			sum = sum_add_saturated(sum, sum_span_saturated(s, e));
+			sum = prof_add_saturated(sum, prof_span_saturated(s, e));
 		if (a->v[i].end_ns < b->v[j].end_ns)
 			i++;
 		else
@@ -142,7 +142,7 @@ int64_t diag_intervals__union_ns(struct diag_intervals *l, int64_t lo, int64_t h
 		if (e <= s || (open && extends(&cur, s, e)))
 			continue;
 		if (open)
-			sum = sum_add_saturated(sum, sum_span_saturated(cur.start_ns, cur.end_ns));
+			sum = prof_add_saturated(sum, prof_span_saturated(cur.start_ns, cur.end_ns));
 		cur.start_ns = s;
 		cur.end_ns = e;
 		open = true;

@@ -15,8 +15,8 @@ int job_judge__waits(const int64_t *start, const int64_t *dur, int n, int64_t *w
 		if (last < 0 || start[i] > start[last])
 			last = i;
 	for (int i = 0; i < n; i++) {
-		int64_t by_start = sum_span_saturated(start[i], start[last]);
-		int64_t by_time = sum_span_saturated(dur[last], dur[i]);
+		int64_t by_start = prof_span_saturated(start[i], start[last]);
+		int64_t by_time = prof_span_saturated(dur[last], dur[i]);
 		int64_t w = by_start < by_time ? by_start : by_time;
 
 		wait[i] = w > 0 ? w : 0;
@@ -30,7 +30,7 @@ int job_judge__straggler(const struct job_lateness *v, int n, int64_t min_count,
 	int best = -1;
 
 	for (int i = 0; i < n; i++) {
-		all = sum_add_saturated(all, v[i].late_wait_ns);
+		all = prof_add_saturated(all, v[i].late_wait_ns);
 		if (v[i].late_wait_ns > 0 && (best < 0 || v[i].late_wait_ns > v[best].late_wait_ns))
 			best = i;
 	}
@@ -102,7 +102,7 @@ int64_t job_judge__contention_ns(struct job_kernel *v, int n)
 			}
 		for (int j = i; j < end; j++)
 			if (v[j].beside_comm && v[j].dur_ns > median)
-				sum = sum_add_saturated(sum, v[j].dur_ns - median);
+				sum = prof_add_saturated(sum, v[j].dur_ns - median);
 	}
 	return sum;
 }
@@ -138,7 +138,7 @@ enum job_cause job_judge__cause(const struct job_gap *s, const struct job_gap *w
 
 bool job_judge__overlap_can_hide(int64_t exposed_ns, int64_t compute_ns, int64_t hidden_ns)
 {
-	int64_t alone = sum_span_saturated(hidden_ns, compute_ns);
+	int64_t alone = prof_span_saturated(hidden_ns, compute_ns);
 
 	return exposed_ns > 0 && alone >= exposed_ns / 2 + exposed_ns % 2;
 }

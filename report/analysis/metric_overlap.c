@@ -70,12 +70,12 @@ static int64_t overlap(int64_t from, int64_t to, int64_t start, int64_t end)
 {
 	int64_t a = from > start ? from : start, b = to < end ? to : end;
 
-	return b > a ? sum_span_saturated(a, b) : 0;
+	return b > a ? prof_span_saturated(a, b) : 0;
 }
 
 int mo_sweep__add(struct mo_sweep *s, int64_t from_ns, int64_t to_ns, const double *values)
 {
-	int64_t period = to_ns > from_ns ? sum_span_saturated(from_ns, to_ns) : 0;
+	int64_t period = to_ns > from_ns ? prof_span_saturated(from_ns, to_ns) : 0;
 	int64_t sample = s->samples++;
 
 	if (period <= 0)
@@ -94,10 +94,10 @@ int mo_sweep__add(struct mo_sweep *s, int64_t from_ns, int64_t to_ns, const doub
 			struct mo_group *g = &s->groups[v->group];
 			size_t cell = (size_t)v->group * (size_t)s->nmetrics;
 
-			g->covered_ns = sum_add_saturated(g->covered_ns, ov);
+			g->covered_ns = prof_add_saturated(g->covered_ns, ov);
 			/* a period that meets two intervals of a group counts once */
 			if (g->last_sample != sample) {
-				g->touched_ns = sum_add_saturated(g->touched_ns, period);
+				g->touched_ns = prof_add_saturated(g->touched_ns, period);
 				g->periods++;
 				g->last_sample = sample;
 			}
@@ -105,7 +105,7 @@ int mo_sweep__add(struct mo_sweep *s, int64_t from_ns, int64_t to_ns, const doub
 				if (!isfinite(values[m]))
 					continue;
 				s->sum[cell + (size_t)m] += values[m] * (double)ov;
-				s->weight_ns[cell + (size_t)m] = sum_add_saturated(s->weight_ns[cell + (size_t)m], ov);
+				s->weight_ns[cell + (size_t)m] = prof_add_saturated(s->weight_ns[cell + (size_t)m], ov);
 			}
 		}
 		/* later periods start at or after this one's end */

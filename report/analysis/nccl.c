@@ -302,7 +302,7 @@ static void group_call(const struct walk *w, enum nccl_kind kind, struct call_in
 			continue;
 		if (g->bytes < 0 || (ci->bytes >= 0 && g->comm != ci->comm))
 			continue;
-		ci->bytes = ci->bytes < 0 ? g->bytes : sum_add_saturated(ci->bytes, g->bytes);
+		ci->bytes = ci->bytes < 0 ? g->bytes : prof_add_saturated(ci->bytes, g->bytes);
 	}
 }
 
@@ -411,7 +411,7 @@ static int walk_ranges(struct walk *w)
 	snprintf(sql, sizeof sql,
 		 "SELECT n.globalTid, n.start, n.end, coalesce(n.text, s.value), n.domainId%s FROM "
 		 PROF_T_NVTX " n LEFT JOIN " PROF_T_STRINGS " s ON s.id = n.textId"
-		 " WHERE n.eventType = " PROF_SQL_NVTX_PUSHPOP " AND n.end >= n.start"
+		 " WHERE n.eventType = " PROF_SQL_NVTX_PUSHPOP " AND NOT " SUM_BAD_SPAN("n.")
 		 " AND coalesce(n.text, s.value) GLOB 'nccl[A-Z]*' ORDER BY n.globalTid, n.start",
 		 blob ? ", n.binaryData" : "");
 	rc = prof_cursor__open(w->s, sql, &c, w->err);

@@ -21,7 +21,7 @@ static int note_left_out(struct rpt_sink *sink, int64_t n)
 	char text[160];
 	struct rpt_note note = { "rows_left_out", n, text };
 
-	snprintf(text, sizeof text, "%lld GPU rows whose end precedes their start were left out",
+	snprintf(text, sizeof text, "%lld GPU rows " SUM_BAD_SPAN_WORDS " were left out",
 		 (long long)n);
 	return rpt_sink__note(sink, &note);
 }
@@ -122,7 +122,7 @@ int nccl_sum__add_calls(struct nccl_sum *s, const struct nccl_calls *c, struct p
 
 		/* a bad span's call too: it leaves its collective's waits unknown */
 		s->arrivals[s->narrivals++] = nccl_call__arrival(k);
-		if (k->end_ns < k->start_ns) {
+		if (prof_span_is_bad(k->start_ns, k->end_ns)) {
 			s->left_out++;
 			continue;
 		}
@@ -131,9 +131,9 @@ int nccl_sum__add_calls(struct nccl_sum *s, const struct nccl_calls *c, struct p
 			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 		x->dur[x->ndur++] = k->end_ns - k->start_ns;
 		x->calls++;
-		x->time_ns = sum_add_saturated(x->time_ns, k->end_ns - k->start_ns);
+		x->time_ns = prof_add_saturated(x->time_ns, k->end_ns - k->start_ns);
 		if (k->bytes >= 0)
-			x->bytes = sum_add_saturated(x->bytes, k->bytes);
+			x->bytes = prof_add_saturated(x->bytes, k->bytes);
 		else
 			s->unknown++;
 		if (k->comm_ranks > x->comm_ranks)
@@ -150,10 +150,10 @@ int nccl_sum_group__absorb(struct nccl_sum_group *a, struct nccl_sum_group *b)
 		memcpy(a->dur + a->ndur, b->dur, sizeof *b->dur * (size_t)b->ndur);
 	a->ndur += b->ndur;
 	a->calls += b->calls;
-	a->time_ns = sum_add_saturated(a->time_ns, b->time_ns);
-	a->bytes = sum_add_saturated(a->bytes, b->bytes);
-	a->wait_ns = sum_add_saturated(a->wait_ns, b->wait_ns);
-	a->transfer_ns = sum_add_saturated(a->transfer_ns, b->transfer_ns);
+	a->time_ns = prof_add_saturated(a->time_ns, b->time_ns);
+	a->bytes = prof_add_saturated(a->bytes, b->bytes);
+	a->wait_ns = prof_add_saturated(a->wait_ns, b->wait_ns);
+	a->transfer_ns = prof_add_saturated(a->transfer_ns, b->transfer_ns);
 	a->waits_known += b->waits_known;
 	if (b->comm_ranks > a->comm_ranks)
 		a->comm_ranks = b->comm_ranks;
@@ -199,8 +199,8 @@ static int add_waits(struct nccl_sum *s, int64_t *known, struct prof_error *err)
 			continue;
 		(*known)++;
 		x->waits_known++;
-		x->wait_ns = sum_add_saturated(x->wait_ns, wait[i]);
-		x->transfer_ns = sum_add_saturated(x->transfer_ns, nccl_arrival__transfer_ns(a, wait[i]));
+		x->wait_ns = prof_add_saturated(x->wait_ns, wait[i]);
+		x->transfer_ns = prof_add_saturated(x->transfer_ns, nccl_arrival__transfer_ns(a, wait[i]));
 	}
 	free(wait);
 	free(last);

@@ -61,7 +61,7 @@ static int gpu_spans(struct prof_store *s, const struct rank_time *t, int64_t *f
 			len += (size_t)snprintf(sql + len, sizeof sql - len,
 						"%sSELECT r.globalTid AS tid, r.start AS at, g.start AS g0,"
 						" g.end AS g1 FROM %s g JOIN %s r ON %s"
-						" WHERE r.start >= ?1 AND r.start < ?2",
+						" WHERE r.start >= ?1 AND r.start < ?2 AND NOT " SUM_BAD_SPAN("g."),
 						n++ ? " UNION ALL " : "", gpu[g], api[a],
 						SUM_LAUNCHED_BY("g", "r"));
 		}
@@ -118,8 +118,8 @@ static int64_t step_ns(const struct rank_time *t, const int64_t *first, const in
 
 	for (int j = i + 1; j < t->nsteps; j++)
 		if (t->steps[j].global_tid == s->global_tid)
-			return sum_span_saturated(start, first && first[j] >= 0 ? first[j] : t->steps[j].start_ns);
-	return sum_span_saturated(start, first && last[i] >= 0 ? last[i] : s->end_ns);
+			return prof_span_saturated(start, first && first[j] >= 0 ? first[j] : t->steps[j].start_ns);
+	return prof_span_saturated(start, first && last[i] >= 0 ? last[i] : s->end_ns);
 }
 
 static int steps_stats(struct prof_store *s, struct rank_time *t, struct prof_error *err)
@@ -194,7 +194,7 @@ static int split_busy(struct prof_store *s, struct rank_time *t, struct prof_err
 		int64_t what = prof_cursor__int64(c, 2); /* 0 kernel, 1 NCCL's, 2 copy or memset */
 		struct diag_intervals *u = what == 1 ? &comm : &compute;
 
-		if (prof_cursor__is_null(c, 0) || prof_cursor__is_null(c, 1) || b < a) {
+		if (prof_cursor__is_null(c, 0) || prof_cursor__is_null(c, 1) || prof_span_is_bad(a, b)) {
 			t->rows_left_out++;
 			continue;
 		}
@@ -211,8 +211,8 @@ static int split_busy(struct prof_store *s, struct rank_time *t, struct prof_err
 	t->comm_ns = diag_intervals__length(&comm);
 	t->hidden_ns = diag_intervals__overlap_ns(&compute, &comm);
 	t->exposed_ns = t->comm_ns - t->hidden_ns;
-	t->busy_ns = sum_add_saturated(t->compute_ns, t->exposed_ns);
-	t->window_ns = sum_span_saturated(lo, hi);
+	t->busy_ns = prof_add_saturated(t->compute_ns, t->exposed_ns);
+	t->window_ns = prof_span_saturated(lo, hi);
 	t->idle_ns = t->window_ns > t->busy_ns ? t->window_ns - t->busy_ns : 0;
 out:
 	prof_cursor__close(c);

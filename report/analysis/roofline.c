@@ -2,13 +2,16 @@
  * against the measured (or nominal) ceilings. See roofline.h. */
 #include "roofline.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "gpu_work.h"
 #include "occupancy.h"
+#include "prof/output.h"
 #include "prof/tables.h"
 #include "sink/table.h"
 
@@ -154,17 +157,25 @@ int roof__load(struct prof_store *s, const struct roof_peaks *p, int64_t from_ns
 	const char *sql =
 		"SELECT (SELECT value FROM " PROF_T_STRINGS " WHERE id = a.nid), a.launches, a.total,"
 		" b.measured, b.mt, b.f64, b.f32, b.f16, b.tensor, b.dram, b.l2, b.counted"
-		" FROM (SELECT demangledName AS nid, count(*) AS launches, sum(end - start) AS total"
-		"       FROM " PROF_T_KERNEL " WHERE start >= ?1 AND start < ?2 GROUP BY 1) a"
-		" JOIN (SELECT k.demangledName AS nid, count(m.durationNs) AS measured, sum(m.durationNs) AS mt,"
-		"       sum(m.flopsF64) AS f64, sum(m.flopsF32) AS f32, sum(m.flopsF16) AS f16,"
-		"       sum(m.tensorInst) AS tensor, sum(m.dramReadBytes + m.dramWriteBytes) AS dram,"
-		"       sum(m.l2Bytes) AS l2, count(m.flopsF32) AS counted"
+		/* sums that cannot fail the query with "integer overflow" (a
+		 * damaged file's counters, kernels of 2^62 ns), read as doubles or
+		 * held at INT64_MAX; kernels with a bad span left out, as the
+		 * kernel summary leaves them out */
+		" FROM (SELECT demangledName AS nid, count(*) AS launches,"
+		"       " SUM_TOTAL_SATURATED("end - start") " AS total"
+		"       FROM " PROF_T_KERNEL " WHERE start >= ?1 AND start < ?2 AND NOT " SUM_BAD_SPAN("")
+		"       GROUP BY 1) a"
+		" JOIN (SELECT k.demangledName AS nid, count(m.durationNs) AS measured,"
+		"       " SUM_TOTAL_SATURATED("m.durationNs") " AS mt,"
+		"       total(m.flopsF64) AS f64, total(m.flopsF32) AS f32, total(m.flopsF16) AS f16,"
+		"       total(m.tensorInst) AS tensor, total(m.dramReadBytes + m.dramWriteBytes) AS dram,"
+		"       total(m.l2Bytes) AS l2, count(m.flopsF32) AS counted"
 		"       FROM " PROF_T_KERNEL_METRICS " m JOIN " PROF_T_KERNEL " k"
 		"       ON k.correlationId = m.correlationId AND k.globalPid = m.globalPid"
 		/* launches measured for their access counters alone carry no
 		 * duration, bytes or FLOPs: they are not roofline rows */
-		"       WHERE k.start >= ?1 AND k.start < ?2 AND m.durationNs IS NOT NULL GROUP BY 1) b"
+		"       WHERE k.start >= ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.")
+		"       AND m.durationNs IS NOT NULL GROUP BY 1) b"
 		" ON a.nid = b.nid ORDER BY a.total DESC";
 	struct roof_kernel *k = NULL;
 	struct prof_cursor *c;
@@ -266,18 +277,13 @@ static void put_dat_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-int roof__write_plot(const char *dir, const struct roof_kernel *k, int n, const struct roof_peaks *p,
-		     struct prof_error *err)
+const char *const roof_plot_files[ROOF_PLOT_FILES] = { "roofline-points.dat", "roofline-roofs.dat",
+							"roofline.gp" };
+
+static void put_points(FILE *f, const struct roof_kernel *k, int n)
 {
-	char path[4096];
-	FILE *f;
 	double max_t = 1;
 
-	mkdir(dir, 0777);
-	snprintf(path, sizeof path, "%s/roofline-points.dat", dir);
-	f = fopen(path, "w");
-	if (!f)
-		return prof_error__set(err, PROF_E_IO, "%s: cannot write", path);
 	for (int i = 0; i < n; i++)
 		if ((double)k[i].time_ns > max_t)
 			max_t = (double)k[i].time_ns;
@@ -290,12 +296,11 @@ int roof__write_plot(const char *dir, const struct roof_kernel *k, int n, const 
 		put_dat_string(f, k[i].name);
 		fputc('\n', f);
 	}
-	fclose(f);
-	snprintf(path, sizeof path, "%s/roofline-roofs.dat", dir);
-	f = fopen(path, "w");
-	if (!f)
-		return prof_error__set(err, PROF_E_IO, "%s: cannot write", path);
-	/* the DRAM and L2 slopes up to the FP32 ridge, then the flat FP32 roof */
+}
+
+/* the DRAM and L2 slopes up to the FP32 ridge, then the flat FP32 roof */
+static void put_roofs(FILE *f, const struct roof_peaks *p)
+{
 	fprintf(f, "# ai gflop_per_s_dram gflop_per_s_l2\n");
 	for (double ai = 1.0 / 64; ai <= 4096; ai *= 1.25) {
 		double dram = ai * p->dram_bytes_per_s, l2 = ai * p->l2_bytes_per_s;
@@ -305,11 +310,10 @@ int roof__write_plot(const char *dir, const struct roof_kernel *k, int n, const 
 			l2 = p->fp32_flops_per_s;
 		fprintf(f, "%.6g %.6g %.6g\n", ai, dram / 1e9, l2 / 1e9);
 	}
-	fclose(f);
-	snprintf(path, sizeof path, "%s/roofline.gp", dir);
-	f = fopen(path, "w");
-	if (!f)
-		return prof_error__set(err, PROF_E_IO, "%s: cannot write", path);
+}
+
+static void put_script(FILE *f)
+{
 	fputs("# roofline.gp - log-log roofline; run with: gnuplot roofline.gp (writes roofline.svg)\n"
 	      "set terminal svg size 900,600\n"
 	      "set output 'roofline.svg'\n"
@@ -321,6 +325,33 @@ int roof__write_plot(const char *dir, const struct roof_kernel *k, int n, const 
 	      "     'roofline-roofs.dat' using 1:3 with lines dt 2 title 'L2 roof', \\\n"
 	      "     'roofline-points.dat' using 1:2:3 with points pt 7 ps variable title 'kernels (size: total time)'\n",
 	      f);
-	fclose(f);
-	return 0;
+}
+
+int roof__write_plot(const char *dir, const struct roof_kernel *k, int n, const struct roof_peaks *p,
+		     unsigned flags, struct prof_error *err)
+{
+	struct prof_output *out[ROOF_PLOT_FILES] = { NULL };
+	char path[4096];
+	int rc = 0;
+
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+		return prof_error__set(err, PROF_E_IO, "cannot create %s: %s", dir, strerror(errno));
+	/* every file refused or opened before any is written: a refusal
+	 * leaves the folder as it was */
+	for (int i = 0; !rc && i < ROOF_PLOT_FILES; i++) {
+		if (snprintf(path, sizeof path, "%s/%s", dir, roof_plot_files[i]) >= (int)sizeof path)
+			rc = prof_error__set(err, PROF_E_IO, "%s: name too long", dir);
+		else
+			rc = prof_output__open(path, flags, NULL, &out[i], err);
+	}
+	if (!rc) {
+		put_points(prof_output__stream(out[0]), k, n);
+		put_roofs(prof_output__stream(out[1]), p);
+		put_script(prof_output__stream(out[2]));
+	}
+	for (int i = 0; !rc && i < ROOF_PLOT_FILES; i++)
+		rc = prof_output__commit(out[i], err);
+	for (int i = 0; i < ROOF_PLOT_FILES; i++)
+		prof_output__delete(out[i]);
+	return rc;
 }

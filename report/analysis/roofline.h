@@ -62,9 +62,14 @@ bool roof__any_flops(const struct roof_kernel *k, int n);
 /* Classify one kernel from its sums (fills the derived fields). */
 void roof__derive(struct roof_kernel *k, const struct roof_peaks *p);
 int roof__rows(const struct roof_kernel *k, int n, struct rpt_sink *sink);
-/* Gnuplot data files + script in dir (roofline-points.dat, roofline-roofs.dat,
- * roofline.gp); the script reads the data files, nothing is spliced in. */
+/* Gnuplot data files + script in dir (roof_plot_files: the points, the
+ * roofs, the script); the script reads the data files, nothing is spliced
+ * in. dir is made when missing; each file is written as every output is
+ * (prof/output.h; flags: PROF_OUTPUT_REPLACE to replace existing ones),
+ * and every one is refused or opened before any is written. */
+#define ROOF_PLOT_FILES 3
+extern const char *const roof_plot_files[ROOF_PLOT_FILES];
 int roof__write_plot(const char *dir, const struct roof_kernel *k, int n, const struct roof_peaks *p,
-		     struct prof_error *err);
+		     unsigned flags, struct prof_error *err);
 
 #endif

@@ -14,14 +14,14 @@
 static int rule_alloc_churn(struct diag_context *ctx, struct prof_error *err)
 {
 	const char *sql =
-		"SELECT s.value, count(*), sum(r.end - r.start) FROM " DIAG_API_CALLS " r"
+		"SELECT s.value, count(*), " SUM_TOTAL_SATURATED("r.end - r.start") " FROM " DIAG_API_CALLS " r"
 		" JOIN " SUM_API_NAMES " s ON s.id = r.nameId"
 		" WHERE r.start >= ?1 AND r.start < ?2 AND s.value NOT LIKE '%Async%' AND ("
 		"  s.value LIKE 'cudaMalloc%' OR s.value LIKE 'cudaFree%' OR s.value LIKE 'cudaHostAlloc%'"
 		"  OR s.value LIKE 'cuMemAlloc%' OR s.value LIKE 'cuMemFree%' OR s.value LIKE 'cuMemHostAlloc%')"
 		" GROUP BY s.value ORDER BY 3 DESC";
 	const char *bytes_sql =
-		"SELECT count(*), coalesce(sum(bytes), 0) FROM " PROF_T_MEMORY
+		"SELECT count(*), " SUM_TOTAL_SATURATED("bytes") " FROM " PROF_T_MEMORY
 		" WHERE memoryOperationType = 0 AND start >= ?1 AND start < ?2";
 	struct diag_tally t = { 0 };
 	int64_t n = 0, ns = 0, allocs = 0, alloc_bytes = 0;
@@ -47,7 +47,7 @@ static int rule_alloc_churn(struct diag_context *ctx, struct prof_error *err)
 		e->time_ns = prof_cursor__int64(c, 2);
 		e->bytes = -1;
 		n += e->count;
-		ns = sum_add_saturated(ns, e->time_ns);
+		ns = prof_add_saturated(ns, e->time_ns);
 	}
 	prof_cursor__close(c);
 	if (rc < 0)

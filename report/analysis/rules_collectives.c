@@ -76,9 +76,9 @@ static int split_exposed(struct diag_context *ctx, int ri, int64_t *by_rank, str
 			if (k->global_pid != t->global_pid || wait <= 0 || !call_in_window(j, k))
 				continue;
 			end = k->start_ns + wait < t->w.end_ns ? k->start_ns + wait : t->w.end_ns;
-			x->waited_ns = sum_add_saturated(x->waited_ns, wait);
+			x->waited_ns = prof_add_saturated(x->waited_ns, wait);
 			if (li >= 0)
-				by_rank[li] = sum_add_saturated(by_rank[li], wait);
+				by_rank[li] = prof_add_saturated(by_rank[li], wait);
 			if (diag_intervals__push(&waits, k->start_ns, end))
 				rc = nomem(err);
 		}
@@ -188,8 +188,8 @@ static int describe_waiting(const struct diag_context *ctx, const bool *on, cons
 
 		if (!on[i])
 			continue;
-		exposed = sum_add_saturated(exposed, t->exposed_ns);
-		waited = sum_add_saturated(waited, x[i].waited_exposed_ns);
+		exposed = prof_add_saturated(exposed, t->exposed_ns);
+		waited = prof_add_saturated(waited, x[i].waited_exposed_ns);
 		if (!mostly_waiting(t, &x[i]) || x[i].waited_for < 0)
 			continue;
 		if (most < 0 || per_step > most_ns)
@@ -355,8 +355,8 @@ static int rule_small(struct diag_context *ctx, struct prof_error *err)
 		if (c->bytes > max_bytes)
 			continue;
 		count[ri]++;
-		ns[ri] = sum_add_saturated(ns[ri], transfer_ns(j, k));
-		bytes[ri] = sum_add_saturated(bytes[ri], c->bytes);
+		ns[ri] = prof_add_saturated(ns[ri], transfer_ns(j, k));
+		bytes[ri] = prof_add_saturated(bytes[ri], c->bytes);
 	}
 	if (sized == 0) {
 		rc = skip_no_sizes(ctx, "small_collectives", err);
@@ -385,8 +385,8 @@ static int rule_small(struct diag_context *ctx, struct prof_error *err)
 			goto out;
 		}
 		e->count++;
-		e->time_ns = sum_add_saturated(e->time_ns, transfer_ns(j, k));
-		e->bytes = sum_add_saturated(e->bytes, c->bytes);
+		e->time_ns = prof_add_saturated(e->time_ns, transfer_ns(j, k));
+		e->bytes = prof_add_saturated(e->bytes, c->bytes);
 	}
 	{
 		const struct rank_time *t = &j->times.v[rep];
@@ -490,7 +490,7 @@ static int rule_bandwidth(struct diag_context *ctx, struct prof_error *err)
 		g->kind = col->kind;
 		g->bucket = nccl_size_bucket(col->bytes);
 		g->count++;
-		g->bytes = sum_add_saturated(g->bytes, col->bytes);
+		g->bytes = prof_add_saturated(g->bytes, col->bytes);
 		g->ns += mean;
 		g->factor_bytes += factor * (double)col->bytes;
 	}
@@ -507,7 +507,7 @@ static int rule_bandwidth(struct diag_context *ctx, struct prof_error *err)
 		if (!g->count || busbw >= max_fraction * link)
 			continue;
 		lost = g->ns * (1 - busbw / link);
-		total = sum_add_saturated(total, (int64_t)lost);
+		total = prof_add_saturated(total, (int64_t)lost);
 		if (worst < 0 || busbw / link < worst)
 			worst = busbw / link;
 		snprintf(key, sizeof key, "%s %s: bus bandwidth %.2f GB/s, %.0f%% of the link",

@@ -61,15 +61,15 @@ static int on_period(void *arg, int sampler, int64_t from, int64_t to, const dou
 
 	(void)err;
 	if (gmj__at_dram_roof(value_of(values, s->col_read), value_of(values, s->col_write), &s->lim))
-		d->roof_ns = sum_add_saturated(d->roof_ns, diag_intervals__covered(&d->busy, from, to));
+		d->roof_ns = prof_add_saturated(d->roof_ns, diag_intervals__covered(&d->busy, from, to));
 	if (pcie_full || nvlink_full) {
 		int64_t comm = diag_intervals__covered(&d->comm, from, to);
 
-		d->link_ns = sum_add_saturated(d->link_ns, comm);
+		d->link_ns = prof_add_saturated(d->link_ns, comm);
 		if (pcie_full)
-			d->pcie_ns = sum_add_saturated(d->pcie_ns, comm);
+			d->pcie_ns = prof_add_saturated(d->pcie_ns, comm);
 		if (nvlink_full)
-			d->nvlink_ns = sum_add_saturated(d->nvlink_ns, comm);
+			d->nvlink_ns = prof_add_saturated(d->nvlink_ns, comm);
 	}
 	return 0;
 }
@@ -108,7 +108,7 @@ static int load_device_union(struct gm_scan *s, char *sql, const struct gm_sampl
 				break;
 			}
 			e->count++;
-			e->time_ns = sum_add_saturated(e->time_ns, sum_span_saturated(start, end));
+			e->time_ns = prof_add_saturated(e->time_ns, prof_span_saturated(start, end));
 			e->bytes = -1;
 		}
 		if (diag_intervals__merge(u, start > w->start_ns ? start : w->start_ns, end < w->end_ns ? end : w->end_ns)) {
@@ -168,15 +168,16 @@ static int load_device(struct gm_scan *s, int sampler, struct prof_error *err)
 	/* everything the device ran */
 	for (int i = 0; i < 3; i++) {
 		snprintf(busy[i], sizeof busy[i], "SELECT start, end FROM %s WHERE deviceId = ?3 AND end > ?1"
-			 " AND start < ?2 AND end >= start%s", busy_tables[i], pid_clause(st, busy_tables[i], smp));
+			 " AND start < ?2 AND NOT " SUM_BAD_SPAN("") "%s", busy_tables[i],
+			 pid_clause(st, busy_tables[i], smp));
 		busy_parts[i] = busy[i];
 	}
 	/* copies over a link, and NCCL kernels */
 	snprintf(comm[0], sizeof comm[0], "SELECT start, end, copyKind, NULL FROM " PROF_T_MEMCPY
-		 " WHERE deviceId = ?3 AND end > ?1 AND start < ?2 AND end >= start"
+		 " WHERE deviceId = ?3 AND end > ?1 AND start < ?2 AND NOT " SUM_BAD_SPAN("")
 		 " AND copyKind IN (" LINK_COPY_KINDS ")%s", pid_clause(st, PROF_T_MEMCPY, smp));
 	snprintf(comm[1], sizeof comm[1], "SELECT k.start, k.end, NULL, " DIAG_KERNEL_NAME_SQL " FROM "
-		 PROF_T_KERNEL " k WHERE k.deviceId = ?3 AND k.end > ?1 AND k.start < ?2 AND k.end >= k.start%s"
+		 PROF_T_KERNEL " k WHERE k.deviceId = ?3 AND k.end > ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.") "%s"
 		 " AND coalesce(k.demangledName, k.shortName) IN (SELECT id FROM " PROF_T_STRINGS
 		 " WHERE value LIKE '%%nccl%%')", smp->pid_known && prof_store__has_column(st, PROF_T_KERNEL, "globalPid")
 		 ? " AND (k.globalPid IS NULL OR k.globalPid = 0 OR k.globalPid = ?4)" : "");
@@ -296,9 +297,9 @@ static int few_sms(struct gm_scan *s)
 			diag_tally__exit(&t);
 			return PROF_E_NOMEM;
 		}
-		time_ns = sum_add_saturated(time_ns, r->time_ns);
+		time_ns = prof_add_saturated(time_ns, r->time_ns);
 		/* what filling every SM could save at most */
-		gain_ns = sum_add_saturated(gain_ns, scaled(r->time_ns, 1 - sm / 100));
+		gain_ns = prof_add_saturated(gain_ns, scaled(r->time_ns, 1 - sm / 100));
 	}
 	if (t.n) {
 		char causes[256] = "";
@@ -363,7 +364,7 @@ static int tensor_idle(struct gm_scan *s)
 			diag_tally__exit(&t);
 			return PROF_E_NOMEM;
 		}
-		time_ns = sum_add_saturated(time_ns, r->time_ns);
+		time_ns = prof_add_saturated(time_ns, r->time_ns);
 	}
 	if (too_short)
 		snprintf(extra, sizeof extra, " %d more GEMM kernels are too short for the samples to judge.", too_short);
@@ -414,8 +415,8 @@ static int dram_roof(struct gm_scan *s)
 	if (s->col_read < 0 && s->col_write < 0)
 		return diag__skip(ctx, "dram_roof", "the GPU's samples give no DRAM throughput");
 	for (int i = 0; i < s->cat.nsamplers; i++) {
-		roof_ns = sum_add_saturated(roof_ns, s->dev[i].roof_ns);
-		busy_ns = sum_add_saturated(busy_ns, s->dev[i].busy_ns);
+		roof_ns = prof_add_saturated(roof_ns, s->dev[i].roof_ns);
+		busy_ns = prof_add_saturated(busy_ns, s->dev[i].busy_ns);
 	}
 	if (roof_ns <= 0 || (double)roof_ns < diag__get(ctx, "dram_roof.min_busy_share") * (double)busy_ns)
 		return 0;
@@ -469,10 +470,10 @@ static int link_saturated(struct gm_scan *s)
 	if (s->col_pcie_rx < 0 && s->col_pcie_tx < 0 && s->col_nvl_rx < 0 && s->col_nvl_tx < 0)
 		return diag__skip(ctx, "link_saturated", "the GPU's samples give no PCIe or NVLink throughput");
 	for (int i = 0; i < s->cat.nsamplers; i++) {
-		comm_ns = sum_add_saturated(comm_ns, s->dev[i].comm_ns);
-		link_ns = sum_add_saturated(link_ns, s->dev[i].link_ns);
-		pcie_ns = sum_add_saturated(pcie_ns, s->dev[i].pcie_ns);
-		nvlink_ns = sum_add_saturated(nvlink_ns, s->dev[i].nvlink_ns);
+		comm_ns = prof_add_saturated(comm_ns, s->dev[i].comm_ns);
+		link_ns = prof_add_saturated(link_ns, s->dev[i].link_ns);
+		pcie_ns = prof_add_saturated(pcie_ns, s->dev[i].pcie_ns);
+		nvlink_ns = prof_add_saturated(nvlink_ns, s->dev[i].nvlink_ns);
 	}
 	if (link_ns <= 0 || (double)link_ns < diag__get(ctx, "link_saturated.min_comm_share") * (double)comm_ns)
 		return 0;

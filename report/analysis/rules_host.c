@@ -65,7 +65,7 @@ static int64_t covered(const struct diag_interval *v, int n, int *from, int64_t 
 		int64_t s = v[i].start_ns > a ? v[i].start_ns : a;
 		int64_t e = v[i].end_ns < b ? v[i].end_ns : b;
 		if (e > s)
-			sum = sum_add_saturated(sum, sum_span_saturated(s, e));
+			sum = prof_add_saturated(sum, prof_span_saturated(s, e));
 	}
 	return sum;
 }

@@ -30,7 +30,7 @@ static int note_unknown(struct occupancy_unknown *u, const char *name, int64_t l
 		return PROF_E_NOMEM;
 	e->count += launches;
 	u->launches += launches;
-	u->time_ns = sum_add_saturated(u->time_ns, time_ns);
+	u->time_ns = prof_add_saturated(u->time_ns, time_ns);
 	return 0;
 }
 
@@ -76,8 +76,8 @@ static int rule_occupancy(struct diag_context *ctx, struct prof_error *err)
 	const char *sql =
 		"SELECT " DIAG_KERNEL_NAME_SQL ", k.blockX * k.blockY * k.blockZ, k.registersPerThread,"
 		" k.staticSharedMemory + k.dynamicSharedMemory, max(k.sharedMemoryExecuted),"
-		" count(*), sum(k.end - k.start)"
-		" FROM " PROF_T_KERNEL " k WHERE k.start >= ?1 AND k.start < ?2"
+		" count(*), " SUM_TOTAL_SATURATED("k.end - k.start")
+		" FROM " PROF_T_KERNEL " k WHERE k.start >= ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.")
 		" AND (" NCCL_KERNEL_SQL("k") ") IS NOT 1"
 		" GROUP BY k.demangledName, 2, 3, 4 ORDER BY 7 DESC";
 	double max_occ = diag__get(ctx, "occupancy.max");
@@ -125,9 +125,9 @@ static int rule_occupancy(struct diag_context *ctx, struct prof_error *err)
 		if (!e)
 			goto nomem;
 		e->count += prof_cursor__int64(c, 5);
-		e->time_ns = sum_add_saturated(e->time_ns, time);
+		e->time_ns = prof_add_saturated(e->time_ns, time);
 		e->bytes = -1;
-		ns = sum_add_saturated(ns, time);
+		ns = prof_add_saturated(ns, time);
 		n++;
 	}
 	prof_cursor__close(c);

@@ -58,7 +58,7 @@ static int close_run(struct diag_context *ctx, struct launch_scan *s, const stru
 	if (!e)
 		return PROF_E_NOMEM;
 	e->count += r->len;
-	e->time_ns = sum_add_saturated(e->time_ns, r->kernel_ns);
+	e->time_ns = prof_add_saturated(e->time_ns, r->kernel_ns);
 	e->bytes = -1;
 	e->aux += 1;
 	return diag_intervals__push(&s->other_spans, r->start_ns, r->end_ns);
@@ -181,7 +181,7 @@ static int scan(struct diag_context *ctx, struct launch_scan *s, struct prof_err
 		int64_t end = prof_cursor__int64(c, 2), name_id = prof_cursor__int64(c, 3);
 		int64_t grid = prof_cursor__int64(c, 4), block = prof_cursor__int64(c, 5);
 		const char *name = prof_cursor__text(c, 6);
-		int64_t dur = sum_span_saturated(start, end);
+		int64_t dur = prof_span_saturated(start, end);
 		bool is_short = dur < max_short, small = dur < max_small;
 		enum gemm_role role = gemm_name__role(name);
 		bool gemm = role != GEMM_ROLE_OTHER;
@@ -191,25 +191,25 @@ static int scan(struct diag_context *ctx, struct launch_scan *s, struct prof_err
 		};
 
 		s->kernels++;
-		s->kernel_ns = sum_add_saturated(s->kernel_ns, dur);
+		s->kernel_ns = prof_add_saturated(s->kernel_ns, dur);
 		if (is_short) {
 			struct diag_tally_entry *e = diag_tally__get(&s->short_by_name, name);
 			if (!e)
 				goto nomem;
-			e->count++, e->time_ns = sum_add_saturated(e->time_ns, dur), e->bytes = -1;
+			e->count++, e->time_ns = prof_add_saturated(e->time_ns, dur), e->bytes = -1;
 			s->short_kernels++;
-			s->short_ns = sum_add_saturated(s->short_ns, dur);
+			s->short_ns = prof_add_saturated(s->short_ns, dur);
 		}
 		if (stream == prev_stream && (is_short || prev_short)) {
-			int64_t gap = sum_span_saturated(prev_end, start);
+			int64_t gap = prof_span_saturated(prev_end, start);
 			if (gap > 0 && gap <= max_gap) {
-				s->gaps_ns = sum_add_saturated(s->gaps_ns, gap);
+				s->gaps_ns = prof_add_saturated(s->gaps_ns, gap);
 				s->gaps++;
 			}
 		}
 		/* another stream, or an idle gap longer than max_gap_us, ends
 		 * every run */
-		if ((stream != prev_stream || sum_span_saturated(prev_end, start) > max_gap) &&
+		if ((stream != prev_stream || prof_span_saturated(prev_end, start) > max_gap) &&
 		    close_gemm_runs(s, gemms))
 			goto nomem;
 		if (role != GEMM_ROLE_HELPER && track_gemm(ctx, s, gemms, &launch, gemm && small, name))
@@ -217,10 +217,10 @@ static int scan(struct diag_context *ctx, struct launch_scan *s, struct prof_err
 		/* runs of the same small kernel (not a GEMM) with the same launch
 		 * shape: another kernel on the stream ends one */
 		if (!gemm && stream == run.stream && name_id == run.name_id && grid == run.grid &&
-		    block == run.block && small && sum_span_saturated(run.end_ns, start) <= max_gap) {
+		    block == run.block && small && prof_span_saturated(run.end_ns, start) <= max_gap) {
 			run.len++;
 			run.end_ns = end;
-			run.kernel_ns = sum_add_saturated(run.kernel_ns, dur);
+			run.kernel_ns = prof_add_saturated(run.kernel_ns, dur);
 		} else {
 			if (close_run(ctx, s, &run))
 				goto nomem;
@@ -253,7 +253,7 @@ nomem:
 static int launch_api(struct diag_context *ctx, int64_t *n, int64_t *ns, struct prof_error *err)
 {
 	const char *sql =
-		"SELECT count(*), coalesce(sum(r.end - r.start), 0) FROM " DIAG_API_CALLS " r"
+		"SELECT count(*), " SUM_TOTAL_SATURATED("r.end - r.start") " FROM " DIAG_API_CALLS " r"
 		" JOIN " SUM_API_NAMES " s ON s.id = r.nameId WHERE r.start >= ?1 AND r.start < ?2"
 		" AND (s.value LIKE '%LaunchKernel%' OR s.value LIKE 'cuLaunch%')";
 	struct prof_cursor *c;
@@ -321,7 +321,7 @@ static bool runs_worth_it(struct diag_context *ctx, const struct diag_tally *t, 
 	memset(total, 0, sizeof *total);
 	for (int i = 0; i < t->n; i++) {
 		total->launches += t->e[i].count;
-		total->kernel_ns = sum_add_saturated(total->kernel_ns, t->e[i].time_ns);
+		total->kernel_ns = prof_add_saturated(total->kernel_ns, t->e[i].time_ns);
 		total->runs += (int64_t)t->e[i].aux;
 	}
 	if (!total->runs || (double)total->launches / diag__per_iter(ctx) < diag__get(ctx, "repeat.min_run"))
@@ -420,7 +420,7 @@ static int classify_gemm_runs(struct diag_context *ctx, struct launch_scan *s, s
 		if (!e || diag_intervals__push(spans, r->start_ns, r->end_ns))
 			return PROF_E_NOMEM;
 		e->count += r->launches;
-		e->time_ns = sum_add_saturated(e->time_ns, r->kernel_ns);
+		e->time_ns = prof_add_saturated(e->time_ns, r->kernel_ns);
 		e->bytes = -1;
 		e->aux += 1;
 	}

@@ -31,8 +31,8 @@ static bool fp32_signature(const char *name)
 static int fp32_heuristic(struct diag_context *ctx, struct prof_error *err)
 {
 	const char *sql =
-		"SELECT " DIAG_KERNEL_NAME_SQL ", count(*), sum(k.end - k.start)"
-		" FROM " PROF_T_KERNEL " k WHERE k.start >= ?1 AND k.start < ?2"
+		"SELECT " DIAG_KERNEL_NAME_SQL ", count(*), " SUM_TOTAL_SATURATED("k.end - k.start")
+		" FROM " PROF_T_KERNEL " k WHERE k.start >= ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.")
 		" GROUP BY k.demangledName ORDER BY 3 DESC";
 	struct diag_tally t = { 0 };
 	struct prof_cursor *c;
@@ -59,7 +59,7 @@ static int fp32_heuristic(struct diag_context *ctx, struct prof_error *err)
 		e->count = prof_cursor__int64(c, 1);
 		e->time_ns = time;
 		e->bytes = -1;
-		ns = sum_add_saturated(ns, time);
+		ns = prof_add_saturated(ns, time);
 		n++;
 	}
 	prof_cursor__close(c);
@@ -183,7 +183,7 @@ static int scan_scattered(struct diag_context *ctx, struct metrics_scan *s, cons
 		describe_access(key, sizeof key, &a[i]);
 		if (!offender(&s->scattered, key, a[i].launches, a[i].time_ns, moved))
 			return PROF_E_NOMEM;
-		s->scattered_ns = sum_add_saturated(s->scattered_ns, a[i].time_ns);
+		s->scattered_ns = prof_add_saturated(s->scattered_ns, a[i].time_ns);
 		/* the bytes moved against the bytes used, of the kernels that have both */
 		if (access__bytes_asked(&a[i].ld) >= 0 && access__bytes_asked(&a[i].st) >= 0) {
 			s->scattered_moved_bytes += moved;
@@ -237,7 +237,7 @@ static int scan_metrics(struct diag_context *ctx, struct metrics_scan *s, struct
 				snprintf(key, sizeof key, "%s: %.0f GB/s", r->name, r->dram_bytes_per_s / 1e9);
 			if (!offender(&s->fp32, key, r->launches, r->time_ns, r->dram_bytes))
 				goto nomem;
-			s->fp32_ns = sum_add_saturated(s->fp32_ns, r->time_ns);
+			s->fp32_ns = prof_add_saturated(s->fp32_ns, r->time_ns);
 			if (verdict == ACCESS_EFFICIENT) {
 				s->fp32_access_known++;
 				if (access__overfetch(acc) > s->fp32_worst_overfetch)
@@ -251,7 +251,7 @@ static int scan_metrics(struct diag_context *ctx, struct metrics_scan *s, struct
 				 r->dram_bytes_per_s / 1e9, 100 * frac);
 			if (!offender(&s->slow, key, r->launches, r->time_ns, r->dram_bytes))
 				goto nomem;
-			s->slow_ns = sum_add_saturated(s->slow_ns, r->time_ns);
+			s->slow_ns = prof_add_saturated(s->slow_ns, r->time_ns);
 			/* reaching the roof would save (1 - frac) of the kernel's time */
 			s->slow_gain_ns += (int64_t)((double)r->time_ns * (1 - frac));
 		}

@@ -52,10 +52,10 @@ static int copy_tally__add(struct copy_tally *t, const char *key, int64_t time_n
 
 	if (!e)
 		return PROF_E_NOMEM;
-	e->count++, e->time_ns = sum_add_saturated(e->time_ns, time_ns);
-	e->bytes = sum_add_saturated(e->bytes, bytes);
-	t->count++, t->time_ns = sum_add_saturated(t->time_ns, time_ns);
-	t->bytes = sum_add_saturated(t->bytes, bytes);
+	e->count++, e->time_ns = prof_add_saturated(e->time_ns, time_ns);
+	e->bytes = prof_add_saturated(e->bytes, bytes);
+	t->count++, t->time_ns = prof_add_saturated(t->time_ns, time_ns);
+	t->bytes = prof_add_saturated(t->bytes, bytes);
 	return 0;
 }
 
@@ -190,7 +190,7 @@ static int api_calls(struct diag_context *ctx, const char *where, struct diag_ta
 		return rc;
 	while ((rc = prof_cursor__next(c, err)) == 1) {
 		int64_t s = prof_cursor__int64(c, 0), e = prof_cursor__int64(c, 1);
-		int64_t dur = sum_span_saturated(s, e);
+		int64_t dur = prof_span_saturated(s, e);
 		struct diag_tally_entry *te = diag_tally__get(t, prof_cursor__text(c, 2));
 
 		if (!te) {
@@ -198,9 +198,9 @@ static int api_calls(struct diag_context *ctx, const char *where, struct diag_ta
 			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 		}
 		te->count++;
-		te->time_ns = sum_add_saturated(te->time_ns, dur);
+		te->time_ns = prof_add_saturated(te->time_ns, dur);
 		(*count)++;
-		*time_ns = sum_add_saturated(*time_ns, dur);
+		*time_ns = prof_add_saturated(*time_ns, dur);
 	}
 	prof_cursor__close(c);
 	return rc < 0 ? rc : 0;
@@ -328,15 +328,15 @@ static int rule_gpu_gaps(struct diag_context *ctx, struct prof_error *err)
 	if (ctx->nbusy < 2)
 		return 0;
 	for (int i = 1; i < ctx->nbusy; i++) {
-		int64_t gap = sum_span_saturated(ctx->busy[i - 1].end_ns, ctx->busy[i].start_ns);
+		int64_t gap = prof_span_saturated(ctx->busy[i - 1].end_ns, ctx->busy[i].start_ns);
 		struct diag_tally_entry *e;
 
 		if (gap < min_gap)
 			continue;
-		total = sum_add_saturated(total, gap);
+		total = prof_add_saturated(total, gap);
 		n++;
 		snprintf(b2, sizeof b2, "gap at +%.3f s",
-			 (double)sum_span_saturated(ctx->w->capture_start_ns, ctx->busy[i - 1].end_ns) / 1e9);
+			 (double)prof_span_saturated(ctx->w->capture_start_ns, ctx->busy[i - 1].end_ns) / 1e9);
 		e = diag_tally__get(&t, b2);
 		if (!e)
 			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
@@ -386,7 +386,7 @@ static int rule_gpu_util(struct diag_context *ctx, struct prof_error *err)
 		flagged++;
 		idle += (b - a) - busy;
 		snprintf(key, sizeof key, "chunk %d at +%.3f s: %.0f%% busy", i + 1,
-			 (double)sum_span_saturated(ctx->w->capture_start_ns, a) / 1e9,
+			 (double)prof_span_saturated(ctx->w->capture_start_ns, a) / 1e9,
 			 100.0 * (double)busy / (double)(b - a));
 		e = diag_tally__get(&t, key);
 		if (!e)

@@ -82,7 +82,7 @@ static int64_t mean_wait(const struct diag_job *j, int c)
 
 	for (int i = 0; i < col->ncalls; i++)
 		if (col->calls[i] != j->last_call[c])
-			sum = sum_add_saturated(sum, j->wait_ns[col->calls[i]]);
+			sum = prof_add_saturated(sum, j->wait_ns[col->calls[i]]);
 	return col->ncalls > 1 ? sum / (col->ncalls - 1) : 0;
 }
 
@@ -417,7 +417,7 @@ static int rule_straggler(struct diag_context *ctx, struct prof_error *err)
 		if (li < 0 || w <= 0 || w < st.margin_ns)
 			continue;
 		late[li].late_count++;
-		late[li].late_wait_ns = sum_add_saturated(late[li].late_wait_ns, w);
+		late[li].late_wait_ns = prof_add_saturated(late[li].late_wait_ns, w);
 	}
 	st.s = job_judge__straggler(late, j->times.n, (int64_t)diag__get(ctx, "straggler.min_late_collectives"),
 				    diag__get(ctx, "straggler.min_late_fraction"));
@@ -434,7 +434,7 @@ static int rule_straggler(struct diag_context *ctx, struct prof_error *err)
 		li = diag_job__rank_index(j, j->calls.v[j->last_call[c]].global_pid);
 		if (li != st.s) {
 			if (w > 0 && w >= st.margin_ns)
-				st.waiting_for_others_ns = sum_add_saturated(st.waiting_for_others_ns, w);
+				st.waiting_for_others_ns = prof_add_saturated(st.waiting_for_others_ns, w);
 			continue;
 		}
 		/* every wait for it counts; the margin only tells the late ones */
@@ -445,9 +445,9 @@ static int rule_straggler(struct diag_context *ctx, struct prof_error *err)
 
 			if (ri < 0)
 				continue;
-			st.waited[ri] = sum_add_saturated(st.waited[ri], j->wait_ns[k]);
+			st.waited[ri] = prof_add_saturated(st.waited[ri], j->wait_ns[k]);
 			if (w > 0 && w >= st.margin_ns)
-				st.late_waited[ri] = sum_add_saturated(st.late_waited[ri], j->wait_ns[k]);
+				st.late_waited[ri] = prof_add_saturated(st.late_waited[ri], j->wait_ns[k]);
 			if (j->wait_ns[k] > st.max_wait_ns)
 				st.max_wait_ns = j->wait_ns[k];
 		}
@@ -463,8 +463,8 @@ static int rule_straggler(struct diag_context *ctx, struct prof_error *err)
 				goto out;
 			}
 			e->count++;
-			e->time_ns = sum_add_saturated(e->time_ns, w);
-			e->bytes = col->bytes >= 0 ? sum_add_saturated(e->bytes, col->bytes) : -1;
+			e->time_ns = prof_add_saturated(e->time_ns, w);
+			e->bytes = col->bytes >= 0 ? prof_add_saturated(e->bytes, col->bytes) : -1;
 		}
 	}
 	diag_tally__sort_by_time(&st.kinds);
@@ -490,7 +490,8 @@ static int slowed_beside_comm(struct diag_context *ctx, const struct rank_time *
 			      struct prof_error *err)
 {
 	static const char nccl[] = "SELECT k.start, k.end FROM " PROF_T_KERNEL " k WHERE k.globalPid = ?3"
-				   " AND k.end > ?1 AND k.start < ?2 AND (" NCCL_KERNEL_SQL("k") ") IS 1"
+				   " AND k.end > ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.")
+				   " AND (" NCCL_KERNEL_SQL("k") ") IS 1"
 				   " ORDER BY k.start";
 	struct prof_store *s = ctx->store;
 	const char *dims[6] = { "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ" };

@@ -44,8 +44,8 @@ static int rule_small_htod(struct diag_context *ctx, struct prof_error *err)
 		return rc;
 	prof_cursor__bind_int64(c, 3, (int64_t)diag__get(ctx, "small_copies.max_bytes"));
 	while ((rc = prof_cursor__next(c, err)) == 1) {
-		int64_t gpu_ns = sum_span_saturated(prof_cursor__int64(c, 0), prof_cursor__int64(c, 1));
-		int64_t api_ns = prof_cursor__is_null(c, 4) ? 0 : sum_span_saturated(prof_cursor__int64(c, 4),
+		int64_t gpu_ns = prof_span_saturated(prof_cursor__int64(c, 0), prof_cursor__int64(c, 1));
+		int64_t api_ns = prof_cursor__is_null(c, 4) ? 0 : prof_span_saturated(prof_cursor__int64(c, 4),
 											prof_cursor__int64(c, 5));
 		int64_t cost = api_ns > gpu_ns ? api_ns : gpu_ns;
 		int src = (int)prof_cursor__int64(c, 3);
@@ -59,9 +59,9 @@ static int rule_small_htod(struct diag_context *ctx, struct prof_error *err)
 			diag_tally__exit(&t);
 			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 		}
-		e->count++, e->time_ns = sum_add_saturated(e->time_ns, cost);
-		e->bytes = sum_add_saturated(e->bytes, prof_cursor__int64(c, 2));
-		n++, ns = sum_add_saturated(ns, cost), bytes = sum_add_saturated(bytes, prof_cursor__int64(c, 2));
+		e->count++, e->time_ns = prof_add_saturated(e->time_ns, cost);
+		e->bytes = prof_add_saturated(e->bytes, prof_cursor__int64(c, 2));
+		n++, ns = prof_add_saturated(ns, cost), bytes = prof_add_saturated(bytes, prof_cursor__int64(c, 2));
 		pageable += src == PROF_MEM_PAGEABLE;
 	}
 	prof_cursor__close(c);
@@ -100,9 +100,9 @@ static int rule_small_htod(struct diag_context *ctx, struct prof_error *err)
 static int rule_transfer_volume(struct diag_context *ctx, struct prof_error *err)
 {
 	const char *sql =
-		"SELECT m.copyKind, m.srcKind, m.dstKind, count(*), sum(m.end - m.start), sum(m.bytes)"
-		" FROM " PROF_T_MEMCPY " m"
-		" WHERE m.copyKind IN (1, 2) AND m.start >= ?1 AND m.start < ?2"
+		"SELECT m.copyKind, m.srcKind, m.dstKind, count(*), " SUM_TOTAL_SATURATED("m.end - m.start")
+		", " SUM_TOTAL_SATURATED("m.bytes") " FROM " PROF_T_MEMCPY " m"
+		" WHERE m.copyKind IN (1, 2) AND m.start >= ?1 AND m.start < ?2 AND NOT " SUM_BAD_SPAN("m.")
 		" GROUP BY 1, 2, 3 ORDER BY 5 DESC";
 	struct diag_tally t = { 0 };
 	int64_t ns = 0, bytes = 0, n = 0;
@@ -129,11 +129,11 @@ static int rule_transfer_volume(struct diag_context *ctx, struct prof_error *err
 			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 		}
 		e->count += prof_cursor__int64(c, 3);
-		e->time_ns = sum_add_saturated(e->time_ns, prof_cursor__int64(c, 4));
-		e->bytes = sum_add_saturated(e->bytes, prof_cursor__int64(c, 5));
+		e->time_ns = prof_add_saturated(e->time_ns, prof_cursor__int64(c, 4));
+		e->bytes = prof_add_saturated(e->bytes, prof_cursor__int64(c, 5));
 		n += prof_cursor__int64(c, 3);
-		ns = sum_add_saturated(ns, prof_cursor__int64(c, 4));
-		bytes = sum_add_saturated(bytes, prof_cursor__int64(c, 5));
+		ns = prof_add_saturated(ns, prof_cursor__int64(c, 4));
+		bytes = prof_add_saturated(bytes, prof_cursor__int64(c, 5));
 	}
 	prof_cursor__close(c);
 	if (rc < 0) {

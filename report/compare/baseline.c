@@ -18,6 +18,7 @@
 
 #include "prof/escape.h"
 #include "prof/file.h"
+#include "prof/output.h"
 
 const char *baseline_unit__name(enum baseline_unit u)
 {
@@ -117,7 +118,7 @@ static void value__fold(struct baseline_value *a, const struct baseline_value *b
 }
 
 /* v within what a baseline file may hold. Sums of a capture's values are
- * held at INT64_MAX (sum_add_saturated), past BASELINE_MAX_NUMBER, and a
+ * held at INT64_MAX (prof_add_saturated), past BASELINE_MAX_NUMBER, and a
  * damaged capture's loop window can end before it starts: such a value is
  * held at the nearer end, so that a baseline perfkit saves always loads
  * back, and the gate, which reads the capture it checks through the same
@@ -208,8 +209,8 @@ int baseline_values__init(struct baseline_values *vals, const struct diff_profil
 		/* The loop's window runs on past its last step's host side to the
 		 * end of the GPU work it launched: that tail is its edge. */
 		rc = values__add(vals, &cap, "", "wall_time",
-				 per_run(BASELINE_NS, p->wall_ns, sum_span_saturated(w->start_ns, w->end_ns), p,
-					 (double)sum_span_saturated(w->host_end_ns, w->end_ns)));
+				 per_run(BASELINE_NS, p->wall_ns, prof_span_saturated(w->start_ns, w->end_ns), p,
+					 (double)prof_span_saturated(w->host_end_ns, w->end_ns)));
 	if (rc == 0)
 		rc = values__add(vals, &cap, "", "kernel_count",
 				 per_run(BASELINE_COUNT, p->kernel_count, p->loop_kernel_count, p, 1));
@@ -527,13 +528,8 @@ static void put_key(FILE *f, const struct baseline_key *k)
 	fputs("}", f);
 }
 
-int baseline__save(const struct baseline *b, const char *path, struct prof_error *err)
+static void put_baseline(FILE *f, const struct baseline *b)
 {
-	FILE *f = fopen(path, "w");
-	int failed;
-
-	if (!f)
-		return prof_error__set(err, PROF_E_IO, "cannot write %s: %s", path, strerror(errno));
 	fprintf(f, "{\n  \"perfkit_baseline\": %d,\n  \"program\": ", BASELINE_FORMAT_VERSION);
 	prof_fputs_json(f, b->program);
 	fputs(",\n  \"gpu\": ", f);
@@ -560,11 +556,21 @@ int baseline__save(const struct baseline *b, const char *path, struct prof_error
 		put_key(f, &b->keys[i]);
 	}
 	fputs("\n  }\n}\n", f);
-	failed = ferror(f);
-	/* Close whatever happened: a full disk often shows only at fclose. */
-	if (fclose(f) != 0 || failed)
-		return prof_error__set(err, PROF_E_IO, "cannot write %s: %s", path, strerror(errno));
-	return 0;
+}
+
+int baseline__save(const struct baseline *b, const char *path, unsigned flags,
+		   struct prof_error *err)
+{
+	struct prof_output *out = NULL;
+	int rc = prof_output__open(path, flags, NULL, &out, err);
+
+	if (rc)
+		return rc;
+	put_baseline(prof_output__stream(out), b);
+	/* a write that failed (a full disk) shows in the commit */
+	rc = prof_output__commit(out, err);
+	prof_output__delete(out);
+	return rc;
 }
 
 int baseline__parse_percent(const char *s, double *pct)
@@ -858,6 +864,12 @@ int baseline__load(struct baseline *b, const char *path, struct prof_error *err)
 		rc = load_key(&b->keys[b->nkeys++], j, b->ncaptures, b->version, path, err);
 		if (rc < 0)
 			goto out;
+	}
+	/* every key of a capture would then be "added", nothing compared, and
+	 * every gate passed */
+	if (b->nkeys == 0) {
+		rc = bad(err, path, "\"keys\" is empty: there is nothing to gate against", NULL);
+		goto out;
 	}
 	qsort(b->keys, b->nkeys, sizeof *b->keys, key_cmp);
 	for (size_t i = 1; i < b->nkeys; i++)

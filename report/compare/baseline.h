@@ -123,9 +123,14 @@ struct baseline {
  * (diff_profiles__align_loops). */
 int baseline__build(struct baseline *b, const struct diff_profile *p, size_t n,
 		    struct prof_error *err);
-int baseline__save(const struct baseline *b, const char *path, struct prof_error *err);
+/* Write b to path as every output is written (prof/output.h; flags:
+ * PROF_OUTPUT_REPLACE to replace an existing file): complete or not at
+ * all. */
+int baseline__save(const struct baseline *b, const char *path, unsigned flags,
+		   struct prof_error *err);
 /* Read and validate a baseline file: PROF_E_IO when it cannot be read,
- * PROF_E_USAGE with the reason when it is not a valid baseline. */
+ * PROF_E_USAGE with the reason when it is not a valid baseline (one
+ * without keys among them: a gate against it would compare nothing). */
 int baseline__load(struct baseline *b, const char *path, struct prof_error *err);
 void baseline__exit(struct baseline *b);
 const struct baseline_key *baseline__find(const struct baseline *b, const char *name);

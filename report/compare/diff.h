@@ -67,8 +67,9 @@ struct diff_profile {
 	 * in it: the per-iteration figures are these over loop.iterations. */
 	struct sum_window loop;
 	int64_t loop_gpu_time_ns, loop_kernel_count, loop_alloc_count;
-	/* Kernel, copy, memset and range rows whose end precedes their start,
-	 * and copies and memsets of a negative byte count: in no section and no
+	/* Kernel, copy, memset and range rows with a bad span (their end
+	 * before their start, or 2^63 ns or more after it), and copies and
+	 * memsets of a negative byte count: in no section and no
 	 * total, as the summary reports leave them out (SUM_BAD_SPAN,
 	 * SUM_BAD_COPY). */
 	int64_t rows_left_out;
@@ -169,8 +170,8 @@ int diff__report(const struct diff_result *r, struct rpt_sink *sink);
 int diff__write_html(const struct diff_result *r, FILE *out);
 
 /* The rows some profiles left out (diff_profile.rows_left_out, summed) as a
- * sentence: "2 rows whose end precedes their start or whose byte count is
- * negative were left out". */
+ * sentence: "2 rows with an impossible span (...) or a negative byte count
+ * were left out". */
 void diff_left_out__text(char *buf, size_t cap, int64_t rows);
 /* The same as the note of the report being written on sink, under the key
  * the summary reports use ("rows_left_out"). */

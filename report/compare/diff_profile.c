@@ -39,12 +39,12 @@ static int group__add(struct group *g, int64_t d_ns, int64_t bytes, bool in_loop
 		g->cap = cap;
 	}
 	g->d[g->n++] = d_ns;
-	g->total_ns = sum_add_saturated(g->total_ns, d_ns);
-	g->bytes = sum_add_saturated(g->bytes, bytes);
+	g->total_ns = prof_add_saturated(g->total_ns, d_ns);
+	g->bytes = prof_add_saturated(g->bytes, bytes);
 	if (in_loop) {
 		g->loop_count++;
-		g->loop_total_ns = sum_add_saturated(g->loop_total_ns, d_ns);
-		g->loop_bytes = sum_add_saturated(g->loop_bytes, bytes);
+		g->loop_total_ns = prof_add_saturated(g->loop_total_ns, d_ns);
+		g->loop_bytes = prof_add_saturated(g->loop_bytes, bytes);
 	}
 	return 0;
 }
@@ -508,7 +508,7 @@ static int load_wall(struct diff_profile *p, struct prof_store *s, struct prof_e
 		if (hi > last)
 			last = hi;
 	}
-	p->wall_ns = last >= first ? sum_span_saturated(first, last) : 0;
+	p->wall_ns = last >= first ? prof_span_saturated(first, last) : 0;
 	return 0;
 }
 
@@ -611,8 +611,8 @@ static int load(struct diff_profile *p, struct prof_store *s, const struct sum_w
 	}
 	for (int sec = DIFF_KERNELS; sec <= DIFF_COPIES; sec++) {
 		for (size_t i = 0; i < p->sec[sec].n; i++) {
-			p->gpu_time_ns = sum_add_saturated(p->gpu_time_ns, p->sec[sec].v[i].total_ns);
-			p->loop_gpu_time_ns = sum_add_saturated(p->loop_gpu_time_ns,
+			p->gpu_time_ns = prof_add_saturated(p->gpu_time_ns, p->sec[sec].v[i].total_ns);
+			p->loop_gpu_time_ns = prof_add_saturated(p->loop_gpu_time_ns,
 								p->sec[sec].v[i].loop_total_ns);
 		}
 	}
@@ -631,6 +631,12 @@ int diff_profile__load_path(struct diff_profile *p, const char *path, struct pro
 
 	if (rc < 0) {
 		memset(p, 0, sizeof *p);
+		return rc;
+	}
+	rc = prof_store__check_whole(s, err);
+	if (rc < 0) {
+		memset(p, 0, sizeof *p);
+		prof_store__close(s);
 		return rc;
 	}
 	rc = diff_profile__load(p, s, err);

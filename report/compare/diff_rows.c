@@ -38,9 +38,8 @@ static struct rpt_cell ratio_cell(int64_t base, int64_t new, bool both)
 
 void diff_left_out__text(char *buf, size_t cap, int64_t rows)
 {
-	snprintf(buf, cap, "%" PRId64 " row%s whose end precedes %s start or whose byte count is "
-		 "negative %s left out", rows, rows == 1 ? "" : "s", rows == 1 ? "its" : "their",
-		 rows == 1 ? "was" : "were");
+	snprintf(buf, cap, "%" PRId64 " row%s " SUM_BAD_SPAN_WORDS " or a negative byte count "
+		 "%s left out", rows, rows == 1 ? "" : "s", rows == 1 ? "was" : "were");
 }
 
 int diff_left_out__note(struct rpt_sink *sink, int64_t rows)
@@ -117,7 +116,7 @@ static int report_totals(const struct diff_result *r, struct rpt_sink *sink)
 	int rc = sink->begin(sink, "diff_totals", "Totals (whole captures)", cols, 5);
 
 	if (rc == 0)
-		rc = diff_left_out__note(sink, sum_add_saturated(b->rows_left_out, n->rows_left_out));
+		rc = diff_left_out__note(sink, prof_add_saturated(b->rows_left_out, n->rows_left_out));
 	for (size_t i = 0; rc == 0 && i < sizeof totals / sizeof totals[0]; i++) {
 		struct rpt_cell cells[5] = {
 			text_cell(totals[i].name), int_cell(totals[i].base), int_cell(totals[i].new),

@@ -485,7 +485,7 @@ int gate__run(struct gate_result *r, const struct baseline *b, const struct diff
 	r->gpu = strdup(b->gpu);
 	r->ncaptures = n;
 	for (size_t i = 0; i < n; i++)
-		r->rows_left_out = sum_add_saturated(r->rows_left_out, p[i].rows_left_out);
+		r->rows_left_out = prof_add_saturated(r->rows_left_out, p[i].rows_left_out);
 	cap = b->nkeys;
 	for (size_t i = 0; vals && i < n; i++) {
 		rc = baseline_values__init(&vals[i], &p[i], err);

@@ -59,16 +59,18 @@ static void ev_sep(struct chrome_ctx *c)
 	c->first_event = false;
 }
 
+/* Saturating: a memory event or NVTX mark (which have no span to be bad)
+ * can lie further from the base than 64 bits of ns reach. */
 static void put_ts(struct chrome_ctx *c, const char *key, int64_t abs_ns)
 {
 	fprintf(c->out, ",\"%s\":", key);
-	export_fput_us(c->out, abs_ns - c->m.w.base_ns);
+	export_fput_us(c->out, prof_span_saturated(c->m.w.base_ns, abs_ns));
 }
 
 static void put_dur(struct chrome_ctx *c, int64_t start_ns, int64_t end_ns)
 {
 	fputs(",\"dur\":", c->out);
-	export_fput_us(c->out, end_ns > start_ns ? end_ns - start_ns : 0);
+	export_fput_us(c->out, end_ns > start_ns ? prof_span_saturated(start_ns, end_ns) : 0);
 }
 
 /* {"ph":"X","cat":CAT,"name":NAME,"pid":P,"tid":T,"ts":..,"dur":.. — the
@@ -423,7 +425,8 @@ static void emit_rank_memory(struct chrome_ctx *c, struct prof_cursor *cur)
 		counter_sample(c, pid, dev, c->m.w.from_abs_ns, r->bytes);
 		r->emitted = true;
 	}
-	r->bytes += prof_cursor__int64(cur, TM_MEM_IS_FREE) == 0 ? bytes : -bytes;
+	r->bytes = prof_cursor__int64(cur, TM_MEM_IS_FREE) == 0 ? prof_add_saturated(r->bytes, bytes)
+								 : prof_span_saturated(bytes, r->bytes);
 	if (in_window) {
 		counter_sample(c, pid, dev, ts, r->bytes);
 		r->emitted = true;
@@ -580,6 +583,8 @@ int chrome_trace__write(struct prof_store *s, const struct chrome_options *opts,
 	fputs("\n]}\n", out);
 	if (ferror(out))
 		rc = prof_error__set(err, PROF_E_IO, "cannot write the trace");
+	else
+		rc = export__note_left_out(s, "the trace", opts ? opts->warn : NULL, err);
 out:
 	trace_merge__exit(&c.m);
 	sum_ranks__exit(&c.ranks);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prof/escape.h"
 #include "prof/tables.h"
 #include "summary/query.h"
 
@@ -129,8 +130,10 @@ int export_window__init(struct export_window *w, struct prof_store *s,
 		return rc;
 	w->base_ns = first;
 	w->end_ns = last;
-	w->from_abs_ns = f && f->has_from ? first + f->from_ns : INT64_MIN;
-	w->to_abs_ns = f && f->has_to ? first + f->to_ns : INT64_MAX;
+	/* --from=9000000000s past a capture's start is past any time: held at
+	 * the limit, it selects nothing instead of wrapping round */
+	w->from_abs_ns = f && f->has_from ? prof_add_saturated(first, f->from_ns) : INT64_MIN;
+	w->to_abs_ns = f && f->has_to ? prof_add_saturated(first, f->to_ns) : INT64_MAX;
 	if (f && f->has_from && f->has_to && f->to_ns <= f->from_ns)
 		return prof_error__set(err, PROF_E_USAGE, "--to must be later than --from");
 	w->range_name = f ? f->range_name : NULL;
@@ -181,6 +184,21 @@ int export_window__in_range(char *buf, size_t cap, const char *ts, const char *p
 			 pid, ts, ts);
 
 	return n > 0 && (size_t)n < cap ? 0 : PROF_E_USAGE;
+}
+
+int export__note_left_out(struct prof_store *s, const char *what, FILE *warn,
+			  struct prof_error *err)
+{
+	int64_t rows;
+	int rc = sum_bad_spans__count(s, &rows, err);
+
+	if (rc < 0 || rows == 0)
+		return rc;
+	fputs("perfkit: warning: ", warn ? warn : stderr);
+	prof_fputs_term(warn ? warn : stderr, prof_store__path(s));
+	fprintf(warn ? warn : stderr, ": %" PRId64 " row%s " SUM_BAD_SPAN_WORDS " %s left out of %s\n",
+		rows, rows == 1 ? "" : "s", rows == 1 ? "was" : "were", what);
+	return 0;
 }
 
 void export_fput_us(FILE *f, int64_t ns)

@@ -52,6 +52,14 @@ int export_window__bind(const struct export_window *w, struct prof_cursor *c,
  * sit in a temporary table that export_window__init fills. */
 int export_window__in_range(char *buf, size_t cap, const char *ts, const char *pid);
 
+/* Rows with an impossible span (SUM_BAD_SPAN: an end before the start, or
+ * no 64-bit duration) are left out of every export, as the summaries leave
+ * them out, rather than drawn as a slice 292 years wide that hides the
+ * rest; this says how many on warn (NULL: stderr), in one line naming the
+ * capture and what they were left out of ("the trace"), when there are any. */
+int export__note_left_out(struct prof_store *s, const char *what, FILE *warn,
+			  struct prof_error *err);
+
 /* Print an absolute time as microseconds relative to base with exactly three
  * decimals ("12.345"), integer arithmetic only so nanoseconds stay exact. */
 void export_fput_us(FILE *f, int64_t ns);

@@ -5,7 +5,6 @@
  * wide as the summed weight of the stacks under it, root at the bottom. */
 #include "folded.h"
 
-#include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,25 +20,28 @@
 struct frame_ref {
 	const char *name;
 	size_t len;
-	uint64_t start; /* cumulative weight where the frame began */
+	double start;   /* cumulative weight where the frame began */
 };
 
+/* Positions are shares of the whole, in double: the weights of stacks of
+ * long kernels (each held at INT64_MAX) add up past what 64 bits hold, and
+ * a drawing needs each frame's share, not its nanosecond. */
 struct flame {
 	FILE *out;
-	uint64_t total;
+	double total;
 	int height;
 };
 
-static void fmt_ns(char *buf, size_t cap, uint64_t ns)
+static void fmt_ns(char *buf, size_t cap, double ns)
 {
-	if (ns >= 1000000000ULL)
-		snprintf(buf, cap, "%.3f s", (double)ns / 1e9);
-	else if (ns >= 1000000ULL)
-		snprintf(buf, cap, "%.3f ms", (double)ns / 1e6);
-	else if (ns >= 1000ULL)
-		snprintf(buf, cap, "%.3f us", (double)ns / 1e3);
+	if (ns >= 1e9)
+		snprintf(buf, cap, "%.3f s", ns / 1e9);
+	else if (ns >= 1e6)
+		snprintf(buf, cap, "%.3f ms", ns / 1e6);
+	else if (ns >= 1e3)
+		snprintf(buf, cap, "%.3f us", ns / 1e3);
 	else
-		snprintf(buf, cap, "%" PRIu64 " ns", ns);
+		snprintf(buf, cap, "%.0f ns", ns);
 }
 
 /* flamegraph.pl's "hot" palette, chosen by the name so a frame keeps its
@@ -80,11 +82,11 @@ static void put_label(FILE *out, const char *name, size_t len, size_t max_chars)
 	free(buf);
 }
 
-static void put_frame(struct flame *f, int level, uint64_t start, uint64_t end, const char *name,
+static void put_frame(struct flame *f, int level, double start, double end, const char *name,
 		      size_t len, bool root)
 {
-	double x = (double)start / (double)f->total * FG_WIDTH;
-	double w = (double)(end - start) / (double)f->total * FG_WIDTH;
+	double x = start / f->total * FG_WIDTH;
+	double w = (end - start) / f->total * FG_WIDTH;
 	int y = f->height - FG_PAD - (level + 1) * FG_FRAME_H, r = 200, g = 200, b = 200;
 	char when[48];
 	char *text;
@@ -102,7 +104,7 @@ static void put_frame(struct flame *f, int level, uint64_t start, uint64_t end, 
 	fputs("<g><title>", f->out);
 	prof_fputs_html(f->out, text);
 	fprintf(f->out, " (%s, %.2f%%)</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
-		"fill=\"rgb(%d,%d,%d)\"/>", when, 100.0 * (double)(end - start) / (double)f->total,
+		"fill=\"rgb(%d,%d,%d)\"/>", when, 100.0 * (end - start) / f->total,
 		x, y, w, FG_FRAME_H - 1, r, g, b);
 	if (w >= 3 * FG_CHAR_PX + 6) {
 		fprintf(f->out, "<text x=\"%.2f\" y=\"%d\">", x + 3, y + FG_FRAME_H - 5);
@@ -133,16 +135,18 @@ static size_t split_frames(const char *frames, struct frame_ref *refs, size_t ca
 
 int flamegraph__write_svg(const struct folded_stacks *st, const char *root_label, FILE *out)
 {
-	struct flame f = { .out = out, .total = st->total_ns };
+	struct flame f = { .out = out };
 	size_t depth = st->max_depth ? st->max_depth : 1, nopen = 0;
 	struct frame_ref *open = calloc(depth, sizeof *open), *cur = calloc(depth, sizeof *cur);
-	uint64_t x = 0;
+	double x = 0;
 
 	if (!open || !cur) {
 		free(open);
 		free(cur);
 		return PROF_E_NOMEM;
 	}
+	for (size_t i = 0; i < st->n; i++)
+		f.total += (double)st->v[i].weight;
 	f.height = (int)(depth + 1) * FG_FRAME_H + 2 * FG_PAD;
 	fprintf(out, "<svg class=\"flame\" viewBox=\"0 0 %.0f %d\" role=\"img\" "
 		"font-family=\"DejaVu Sans, Verdana, sans-serif\" font-size=\"11\">\n",
@@ -163,7 +167,7 @@ int flamegraph__write_svg(const struct folded_stacks *st, const char *root_label
 			open[nopen] = cur[nopen];
 			open[nopen].start = x;
 		}
-		x += st->v[i].weight;
+		x += (double)st->v[i].weight;
 	}
 	while (nopen > 0) {
 		nopen--;

@@ -236,19 +236,20 @@ static int key_append(struct walk *wk, size_t *len, const char *frame)
 	return 0;
 }
 
-/* The part of [start, end) inside the window. */
-static uint64_t clipped(const struct walk *wk, int64_t start, int64_t end)
+/* The part of [start, end) inside the window. The queries leave out rows
+ * with a bad span, so this fits; saturating all the same, as every span. */
+static int64_t clipped(const struct walk *wk, int64_t start, int64_t end)
 {
 	if (start < wk->w.from_abs_ns)
 		start = wk->w.from_abs_ns;
 	if (end > wk->w.to_abs_ns)
 		end = wk->w.to_abs_ns;
-	return end > start ? (uint64_t)(end - start) : 0;
+	return end > start ? prof_span_saturated(start, end) : 0;
 }
 
 /* prefix;open ranges...;API call[;kernel] */
 static int fold_call(struct walk *wk, int64_t api_id, bool has_kernel, int64_t kernel_id,
-		     uint64_t weight)
+		     int64_t weight)
 {
 	const char *api = name_of(wk, &wk->apis, api_id, true);
 	const char *kernel = has_kernel ? name_of(wk, &wk->kernels, kernel_id, false) : NULL;
@@ -272,7 +273,9 @@ static int fold_call(struct walk *wk, int64_t api_id, bool has_kernel, int64_t k
 /* ---- the walk ------------------------------------------------------------ */
 
 /* Columns: 0 globalTid, 1 call start, 2 API nameId, 3 kernel name id (NULL:
- * none), 4..5 the weighed interval. */
+ * none), 4..5 the weighed interval. A row whose weighed interval has a bad
+ * span (SUM_BAD_SPAN) is left out, as every export leaves it out; the call
+ * a sound kernel hangs under is only a name, whatever its own span. */
 static int calls_sql(struct walk *wk, const char *table, bool runtime_too, char *sql, size_t cap)
 {
 	char in_range[512], not_runtime[256] = "", once[400];
@@ -304,14 +307,14 @@ static int calls_sql(struct walk *wk, const char *table, bool runtime_too, char 
 			 "SELECT a.globalTid, a.start, a.nameId, "
 			 "coalesce(k.demangledName, k.shortName), k.start, k.end "
 			 "FROM %s a CROSS JOIN " PROF_T_KERNEL " k ON " SUM_LAUNCHED_BY("k", "a")
-			 " WHERE k.end > ?1 AND k.start < ?2 AND %s%s AND %s "
+			 " WHERE k.end > ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.") " AND %s%s AND %s "
 			 "ORDER BY a.globalTid, a.start",
 			 table, in_range, not_runtime, once);
 	} else {
 		snprintf(sql, cap,
 			 "SELECT a.globalTid, a.start, a.nameId, %s, a.start, a.end "
-			 "FROM %s a WHERE a.end > ?1 AND a.start < ?2 AND %s AND %s "
-			 "ORDER BY a.globalTid, a.start",
+			 "FROM %s a WHERE a.end > ?1 AND a.start < ?2 AND NOT " SUM_BAD_SPAN("a.")
+			 " AND %s AND %s ORDER BY a.globalTid, a.start",
 			 kernels ? "(SELECT CASE WHEN count(*) = 1 THEN coalesce(min(k.demangledName), "
 				   "min(k.shortName)) END FROM " PROF_T_KERNEL " k WHERE "
 				   SUM_LAUNCHED_BY("k", "a") ")" : "NULL",
@@ -352,7 +355,7 @@ static int walk_calls(struct walk *wk, const char *table, bool runtime_too)
 	forget_prefix(wk);
 	while ((rc = prof_cursor__next(calls, wk->err)) > 0) {
 		int64_t tid = prof_cursor__int64(calls, 0), t = prof_cursor__int64(calls, 1);
-		uint64_t weight = clipped(wk, prof_cursor__int64(calls, 4), prof_cursor__int64(calls, 5));
+		int64_t weight = clipped(wk, prof_cursor__int64(calls, 4), prof_cursor__int64(calls, 5));
 
 		if (!wk->prefix || tid != wk->thread) {
 			forget_prefix(wk);
@@ -393,7 +396,7 @@ static int walk_orphans(struct walk *wk)
 	used = (size_t)snprintf(sql, SQL_MAX,
 				"SELECT k.globalPid >> 24, coalesce(k.demangledName, k.shortName), "
 				"k.start, k.end FROM " PROF_T_KERNEL " k WHERE k.end > ?1 AND k.start < ?2 "
-				"AND %s", in_range);
+				"AND NOT " SUM_BAD_SPAN("k.") " AND %s", in_range);
 	if (prof_store__has_table(wk->s, PROF_T_RUNTIME))
 		used += (size_t)snprintf(sql + used, SQL_MAX - used,
 					 " AND NOT " SUM_LAUNCHED_BY_SOME("k", PROF_T_RUNTIME));
@@ -404,7 +407,7 @@ static int walk_orphans(struct walk *wk)
 	rc = open_windowed(wk, sql, &cur);
 	forget_prefix(wk);
 	while (rc >= 0 && (rc = prof_cursor__next(cur, wk->err)) > 0) {
-		uint64_t weight = clipped(wk, prof_cursor__int64(cur, 2), prof_cursor__int64(cur, 3));
+		int64_t weight = clipped(wk, prof_cursor__int64(cur, 2), prof_cursor__int64(cur, 3));
 		const char *kernel;
 		size_t len = 0;
 
@@ -485,6 +488,8 @@ int folded__export(struct prof_store *s, const struct folded_options *o, FILE *o
 	rc = folded__write(&st, out);
 	if (rc < 0)
 		prof_error__set(err, rc, "cannot write the folded stacks");
+	else
+		rc = export__note_left_out(s, "the folded stacks", NULL, err);
 	folded_stacks__exit(&st);
 	return rc;
 }

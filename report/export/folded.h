@@ -37,7 +37,7 @@ struct folded_options {
 
 struct folded_stack {
 	char *frames;    /* "a;b;c", every frame made safe by folded_frame__sanitize */
-	uint64_t weight; /* ns */
+	int64_t weight;  /* ns, >= 0; a sum of long kernels holds at INT64_MAX */
 };
 
 /* The unique stacks of a capture; after folded__collect, v[0..n) is sorted
@@ -45,7 +45,7 @@ struct folded_stack {
 struct folded_stacks {
 	struct folded_stack *v;
 	size_t n, cap;
-	uint64_t total_ns;
+	int64_t total_ns; /* held at INT64_MAX likewise (prof_add_saturated) */
 	size_t max_depth; /* frames in the deepest stack */
 };
 

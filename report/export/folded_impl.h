@@ -15,7 +15,7 @@ struct stack_table {
 
 int stack_table__init(struct stack_table *t, struct folded_stacks *st);
 /* Add weight to the stack key[0..len) (frames already sanitized). */
-int stack_table__add(struct stack_table *t, const char *key, size_t len, uint64_t weight_ns);
+int stack_table__add(struct stack_table *t, const char *key, size_t len, int64_t weight_ns);
 /* Free the index and sort st frame by frame; st keeps the stacks. */
 void stack_table__finish(struct stack_table *t);
 

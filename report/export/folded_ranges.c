@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "prof/tables.h"
+#include "summary/query.h"
 
 static int nomem(struct range_walk *rw)
 {
@@ -85,7 +86,7 @@ int range_walk__open(struct range_walk *rw, struct prof_store *s, const struct e
 	snprintf(sql, sizeof sql,
 		 "SELECT n.globalTid, n.start, n.end, n.rowid, %s FROM " PROF_T_NVTX " n "
 		 "LEFT JOIN " PROF_T_STRINGS " t ON t.id = n.textId WHERE n.eventType %s "
-		 "AND n.end IS NOT NULL AND n.globalTid IS NOT NULL%s%s "
+		 "AND NOT " SUM_BAD_SPAN("n.") " AND n.globalTid IS NOT NULL%s%s "
 		 "ORDER BY n.globalTid, n.start, n.end DESC",
 		 w->nvtx_name, types, in_range ? " AND " : "",
 		 in_instance);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "prof/escape.h"
+#include "summary/query.h"
 
 int folded_weight__parse(const char *name)
 {
@@ -120,7 +121,7 @@ static int append_stack(struct stack_table *t, const char *key, size_t len, uint
 	return 0;
 }
 
-int stack_table__add(struct stack_table *t, const char *key, size_t len, uint64_t weight_ns)
+int stack_table__add(struct stack_table *t, const char *key, size_t len, int64_t weight_ns)
 {
 	uint64_t h = hash_key(key, len);
 	size_t j = h & (t->nslots - 1);
@@ -131,8 +132,8 @@ int stack_table__add(struct stack_table *t, const char *key, size_t len, uint64_
 
 		if (t->hashes[t->slots[j] - 1] == h && strncmp(s->frames, key, len) == 0 &&
 		    s->frames[len] == '\0') {
-			s->weight += weight_ns;
-			t->st->total_ns += weight_ns;
+			s->weight = prof_add_saturated(s->weight, weight_ns);
+			t->st->total_ns = prof_add_saturated(t->st->total_ns, weight_ns);
 			return 0;
 		}
 		j = (j + 1) & (t->nslots - 1);
@@ -142,7 +143,7 @@ int stack_table__add(struct stack_table *t, const char *key, size_t len, uint64_
 		return rc;
 	t->slots[j] = t->st->n;
 	t->st->v[t->st->n - 1].weight = weight_ns;
-	t->st->total_ns += weight_ns;
+	t->st->total_ns = prof_add_saturated(t->st->total_ns, weight_ns);
 	/* keep the load under 1/2 so probes stay short */
 	return t->st->n * 2 > t->nslots ? grow_slots(t) : 0;
 }
@@ -186,6 +187,6 @@ void folded_stacks__exit(struct folded_stacks *st)
 int folded__write(const struct folded_stacks *st, FILE *out)
 {
 	for (size_t i = 0; i < st->n; i++)
-		fprintf(out, "%s %" PRIu64 "\n", st->v[i].frames, st->v[i].weight);
+		fprintf(out, "%s %" PRId64 "\n", st->v[i].frames, st->v[i].weight);
 	return ferror(out) ? PROF_E_IO : 0;
 }

@@ -135,7 +135,8 @@ static int plot_sampler(struct html_page *p, const struct gm_catalog *c, int sam
 	rc = mo_sweep__init(&sw, bins, PLOT_BINS, PLOT_BINS, c->nmetrics);
 	if (rc)
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	rc = gm_reader__open(html_page__store(p), c, sampler, a->base_ns, a->base_ns + a->span_ns, &r, err);
+	rc = gm_reader__open(html_page__store(p), c, sampler, a->base_ns,
+			       time_axis__bin_start_ns(a, PLOT_BINS), &r, err);
 	while (rc >= 0 && (rc = gm_reader__next(r, &from, &to, &values, err)) > 0)
 		if (mo_sweep__add(&sw, from, to, values))
 			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
@@ -188,8 +189,8 @@ int html_gpu_metrics__plots(struct html_page *p, const struct time_axis *a, stru
 		return 0;
 	}
 	for (int b = 0; b < PLOT_BINS; b++)
-		bins[b] = (struct mo_interval){ a->base_ns + (int64_t)b * a->bin_ns,
-						a->base_ns + (int64_t)(b + 1) * a->bin_ns, b };
+		bins[b] = (struct mo_interval){ time_axis__bin_start_ns(a, b),
+						time_axis__bin_start_ns(a, b + 1), b };
 	for (int i = 0; rc == 0 && i < c.nsamplers && i < MAX_PLOTTED_SAMPLERS; i++)
 		rc = plot_sampler(p, &c, i, bins, a, err);
 	if (rc == 0 && c.nsamplers > MAX_PLOTTED_SAMPLERS) {

@@ -33,17 +33,29 @@ static int time_axis__init(struct time_axis *a, struct prof_store *s, struct pro
 
 	if (rc < 0)
 		return rc;
+	/* The extent leaves out rows with a bad span, but its sound rows may
+	 * still lie further apart than 64 bits of ns: the span saturates, and
+	 * the bins are a quotient rounded up without adding to it first. */
 	a->base_ns = w.base_ns;
-	a->span_ns = w.end_ns > w.base_ns ? w.end_ns - w.base_ns : 0;
-	a->bin_ns = a->span_ns > 0 ? (a->span_ns + PLOT_BINS - 1) / PLOT_BINS : 1;
+	a->span_ns = w.end_ns > w.base_ns ? prof_span_saturated(w.base_ns, w.end_ns) : 0;
+	a->bin_ns = a->span_ns > 0 ? a->span_ns / PLOT_BINS + (a->span_ns % PLOT_BINS != 0) : 1;
 	return 0;
 }
 
 static int bin_of(const struct time_axis *a, int64_t t)
 {
-	int64_t b = (t - a->base_ns) / a->bin_ns;
+	int64_t b = prof_span_saturated(a->base_ns, t) / a->bin_ns;
 
 	return b < 0 ? 0 : b >= PLOT_BINS ? PLOT_BINS - 1 : (int)b;
+}
+
+int64_t time_axis__bin_start_ns(const struct time_axis *a, int b)
+{
+	/* (b - 1) * bin_ns, at most 199 200ths of a span rounded up, fits; one
+	 * bin more may not, when the span is near INT64_MAX */
+	int64_t off = b > 0 ? prof_add_saturated((int64_t)(b - 1) * a->bin_ns, a->bin_ns) : 0;
+
+	return prof_add_saturated(a->base_ns, off);
 }
 
 double time_axis__bin_ms(const struct time_axis *a, int b)
@@ -88,11 +100,11 @@ static const char util_script[] =
 static void add_busy(int64_t *bins, const struct time_axis *a, int64_t start, int64_t end)
 {
 	for (int b = bin_of(a, start); b < PLOT_BINS && start < end; b++) {
-		int64_t bin_end = a->base_ns + (int64_t)(b + 1) * a->bin_ns;
+		int64_t bin_end = time_axis__bin_start_ns(a, b + 1);
 		int64_t stop = end < bin_end || b == PLOT_BINS - 1 ? end : bin_end;
 
 		if (stop > start)
-			bins[b] += stop - start;
+			bins[b] = prof_add_saturated(bins[b], prof_span_saturated(start, stop));
 		start = stop;
 	}
 }
@@ -100,10 +112,11 @@ static void add_busy(int64_t *bins, const struct time_axis *a, int64_t start, in
 static int plot_utilisation(struct html_page *p, const struct time_axis *a, struct prof_error *err)
 {
 	static const char *const tables[] = { PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET };
+	/* rows with a bad span are left out, as of every export */
 	static const char *const parts[] = {
-		"SELECT deviceId, start, end FROM " PROF_T_KERNEL,
-		"SELECT deviceId, start, end FROM " PROF_T_MEMCPY,
-		"SELECT deviceId, start, end FROM " PROF_T_MEMSET,
+		"SELECT deviceId, start, end FROM " PROF_T_KERNEL " WHERE NOT " SUM_BAD_SPAN(""),
+		"SELECT deviceId, start, end FROM " PROF_T_MEMCPY " WHERE NOT " SUM_BAD_SPAN(""),
+		"SELECT deviceId, start, end FROM " PROF_T_MEMSET " WHERE NOT " SUM_BAD_SPAN(""),
 	};
 	struct prof_store *s = html_page__store(p);
 	int64_t (*busy)[PLOT_BINS] = NULL, devs[PLOT_MAX_DEVICES], cur_start = 0, cur_end = 0;
@@ -293,7 +306,8 @@ static int plot_memory(struct html_page *p, const struct time_axis *a, struct pr
 
 		if (d < 0)
 			continue;
-		m[d].level_bytes += prof_cursor__int64(c, 3) == 0 ? bytes : -bytes;
+		m[d].level_bytes = prof_cursor__int64(c, 3) == 0 ? prof_add_saturated(m[d].level_bytes, bytes)
+							       : prof_span_saturated(bytes, m[d].level_bytes);
 		if (!m[d].touched[b] || m[d].level_bytes > m[d].max_bytes[b])
 			m[d].max_bytes[b] = m[d].level_bytes;
 		m[d].end_bytes[b] = m[d].level_bytes;
@@ -420,7 +434,7 @@ static int plot_copies(struct html_page *p, struct prof_error *err)
 	/* the host side of a copy decides pageable vs pinned, as in the overview */
 	rc = prof_cursor__open(s, "SELECT bytes, end - start, CASE WHEN copyKind IN (1, 9, 11) "
 			       "THEN srcKind WHEN copyKind IN (2, 12) THEN dstKind END "
-			       "FROM " PROF_T_MEMCPY " WHERE bytes > 0", &c, err);
+			       "FROM " PROF_T_MEMCPY " WHERE bytes > 0 AND NOT " SUM_BAD_SPAN(""), &c, err);
 	while (rc >= 0 && (rc = prof_cursor__next(c, err)) > 0) {
 		int64_t host = prof_cursor__is_null(c, 2) ? -1 : prof_cursor__int64(c, 2);
 		enum copy_host h = host == PROF_MEM_PAGEABLE ? COPY_PAGEABLE
@@ -428,8 +442,8 @@ static int plot_copies(struct html_page *p, struct prof_error *err)
 		struct copy_bucket *b = &bk[h][copy_bucket_of(prof_cursor__int64(c, 0))];
 
 		b->count++;
-		b->bytes += prof_cursor__int64(c, 0);
-		b->time_ns += prof_cursor__int64(c, 1);
+		b->bytes = prof_add_saturated(b->bytes, prof_cursor__int64(c, 0));
+		b->time_ns = prof_add_saturated(b->time_ns, prof_cursor__int64(c, 1));
 		if (prof_cursor__int64(c, 1) > 0)
 			present[h] = true;
 	}

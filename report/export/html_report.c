@@ -8,9 +8,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "export_window.h"
 #include "plots_gnuplot.h"
 #include "prof/escape.h"
 #include "prof/tables.h"
+#include "prof/temp_files.h"
 #include "sink/sink.h"
 #include "summary/summary.h"
 
@@ -49,8 +51,25 @@ int html_page__mkdir(struct html_page *p, const char *name, char *path, size_t c
 	}
 	if (plots_path(path, cap, p->tmpdir, name, err) < 0)
 		return err->code;
+	if (prof_temp__add(path, PROF_TEMP_DIR) < 0)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	if (mkdir(path, 0700) != 0)
 		return prof_error__set(err, PROF_E_IO, "cannot create '%s': %s", path, strerror(errno));
+	return 0;
+}
+
+int html_page__expect(struct html_page *p, const char *dir, const char *const *names, size_t n,
+		      struct prof_error *err)
+{
+	char path[4096];
+
+	(void)p;
+	for (size_t i = 0; i < n; i++) {
+		if (plots_path(path, sizeof path, dir, names[i], err) < 0)
+			return err->code;
+		if (prof_temp__add(path, PROF_TEMP_FILE) < 0)
+			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	}
 	return 0;
 }
 
@@ -70,6 +89,8 @@ void html_page__plot(struct html_page *p, const char *dir, const char *script, c
 	}
 	snprintf(prefix, sizeof prefix, "plot%d", ++p->nplots);
 	if (plots_path(path, sizeof path, dir, svg, &why) == 0 &&
+	    (prof_temp__add(path, PROF_TEMP_FILE) == 0 ||
+	     prof_error__set(&why, PROF_E_NOMEM, "out of memory") == 0) &&
 	    gnuplot__run(p->gnuplot, dir, script, &why) == 0) {
 		/* the figure is opened only once the SVG exists, so a failure
 		 * leaves a note rather than half a figure */
@@ -291,5 +312,7 @@ int html_report__write(struct prof_store *s, const struct html_options *o, FILE 
 	free(list);
 	if (rc >= 0 && ferror(out))
 		rc = prof_error__set(err, PROF_E_IO, "cannot write the HTML report");
+	if (rc >= 0)
+		rc = export__note_left_out(s, "the HTML report's plots and flame graph", NULL, err);
 	return rc < 0 ? rc : 0;
 }

@@ -67,6 +67,11 @@ void html_page__note(struct html_page *p, const char *text);
  * (removed when the page is done); path receives it. */
 int html_page__mkdir(struct html_page *p, const char *name, char *path, size_t cap,
 		     struct prof_error *err);
+/* Files a section writes into such a folder by other means than
+ * plots_data__open or gnuplot__write_file (roof__write_plot), registered
+ * before they are made so that a signal removes them with the folder. */
+int html_page__expect(struct html_page *p, const char *dir, const char *const *names, size_t n,
+		      struct prof_error *err);
 /* Run gnuplot on script (a file in dir, written by the caller) and inline
  * the SVG file svg it draws, with caption under it. Without gnuplot, or when
  * it fails, the page gets a note instead: a plot is never worth the page. */

@@ -95,7 +95,8 @@ static int render_roofline(struct html_page *p, struct prof_error *err)
 		return prof_error__set(err, rc, "cannot write the roofline");
 	}
 	if (html_page__mkdir(p, "roofline", dir, sizeof dir, &why) < 0 ||
-	    roof__write_plot(dir, k, n, &peaks, &why) < 0)
+	    html_page__expect(p, dir, roof_plot_files, ROOF_PLOT_FILES, &why) < 0 ||
+	    roof__write_plot(dir, k, n, &peaks, 0, &why) < 0)
 		note_failure(p, "The roofline plot could not be prepared", &why);
 	else
 		html_page__plot(p, dir, "roofline.gp", "roofline.svg",

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "prof/file.h"
+#include "prof/temp_files.h"
 
 /* gnuplot draws a plot of this report in well under a second; one that runs
  * this long is stuck. */
@@ -65,6 +67,8 @@ int gnuplot__write_file(const char *dir, const char *name, const char *text,
 
 	if (plots_path(path, sizeof path, dir, name, err) < 0)
 		return err->code;
+	if (prof_temp__add(path, PROF_TEMP_FILE) < 0)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	f = fopen(path, "w");
 	if (!f)
 		return prof_error__set(err, PROF_E_IO, "cannot write '%s': %s", path, strerror(errno));
@@ -96,17 +100,31 @@ static void first_log_line(const char *dir, char *buf, size_t cap)
 int gnuplot__run(const char *gnuplot, const char *dir, const char *script,
 		 struct prof_error *err)
 {
-	char line[256];
+	char line[256], log_path[4096];
 	int status;
 	pid_t pid;
+	sigset_t saved;
 
+	if (plots_path(log_path, sizeof log_path, dir, "gnuplot.log", err) < 0)
+		return err->code;
+	if (prof_temp__add(log_path, PROF_TEMP_FILE) < 0)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	fflush(NULL);
+	/* a signal between the fork and the registration of gnuplot's pid
+	 * would leave gnuplot writing into a folder the handler removes */
+	prof_temp__hold_signals(&saved);
 	pid = fork();
+	if (pid > 0)
+		prof_temp__set_helper(pid);
+	if (pid != 0)
+		prof_temp__release_signals(&saved);
 	if (pid < 0)
 		return prof_error__set(err, PROF_E_IO, "cannot start gnuplot: %s", strerror(errno));
 	if (pid == 0) {
 		int log, null;
 
+		prof_temp__child_defaults();
+		prof_temp__release_signals(&saved);
 		if (chdir(dir) != 0)
 			_exit(126);
 		log = open("gnuplot.log", O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -118,9 +136,12 @@ int gnuplot__run(const char *gnuplot, const char *dir, const char *script,
 		_exit(127);
 	}
 	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
+		if (errno != EINTR) {
+			prof_temp__set_helper(0);
 			return prof_error__set(err, PROF_E_IO, "cannot wait for gnuplot: %s",
 					       strerror(errno));
+		}
+	prof_temp__set_helper(0);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
 	first_log_line(dir, line, sizeof line);
@@ -203,12 +224,11 @@ int gnuplot__inline_svg(const char *path, const char *id_prefix, FILE *out,
 
 int plots_tmpdir__create(char *path, size_t cap, struct prof_error *err)
 {
-	const char *base = getenv("TMPDIR");
+	struct prof_error why;
 
-	snprintf(path, cap, "%s/perfkit-html-XXXXXX", base && *base ? base : "/tmp");
-	if (!mkdtemp(path))
-		return prof_error__set(err, PROF_E_IO, "cannot create a folder for the plots in '%s': %s",
-				       base && *base ? base : "/tmp", strerror(errno));
+	if (prof_temp_dir__create("perfkit-html", path, cap, &why) < 0)
+		return prof_error__set(err, why.code, "cannot create a folder for the plots: %s",
+				       why.msg);
 	return 0;
 }
 
@@ -241,6 +261,7 @@ static void remove_tree(const char *path, int depth)
 void plots_tmpdir__remove(const char *path)
 {
 	remove_tree(path, 1);
+	prof_temp__forget_tree(path);
 }
 
 FILE *plots_data__open(const char *dir, const char *name, struct prof_error *err)
@@ -250,6 +271,10 @@ FILE *plots_data__open(const char *dir, const char *name, struct prof_error *err
 
 	if (plots_path(path, sizeof path, dir, name, err) < 0)
 		return NULL;
+	if (prof_temp__add(path, PROF_TEMP_FILE) < 0) {
+		prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		return NULL;
+	}
 	f = fopen(path, "w");
 	if (!f)
 		prof_error__set(err, PROF_E_IO, "cannot write '%s'", path);

@@ -5,7 +5,12 @@
  * go into it (series titles and labels come from data-file columns or are
  * printed into the HTML). gnuplot runs in that folder with the script as its
  * only argument, stdin from /dev/null and its output in gnuplot.log; the SVG
- * it writes is then copied into the page. */
+ * it writes is then copied into the page.
+ *
+ * The folder and every file perfkit writes into it, or has gnuplot write
+ * (gnuplot.log, each SVG the page asks for), are registered with
+ * prof/temp_files.h, and gnuplot while it runs, so that SIGINT, SIGTERM or
+ * SIGHUP during a report leaves none of them behind. */
 #ifndef REPORT_PLOTS_GNUPLOT_H
 #define REPORT_PLOTS_GNUPLOT_H
 
@@ -34,7 +39,9 @@ int gnuplot__run(const char *gnuplot, const char *dir, const char *script,
 		 struct prof_error *err);
 
 /* A data file dir/name opened for writing (NULL, err filled, when it
- * cannot be), and its close, which reports a write that failed. */
+ * cannot be), and its close, which reports a write that failed. dir is a
+ * folder under plots_tmpdir__create's, where the name is registered before
+ * the file is made (as by gnuplot__write_file). */
 FILE *plots_data__open(const char *dir, const char *name, struct prof_error *err);
 int plots_data__close(FILE *f, struct prof_error *err);
 
@@ -48,8 +55,8 @@ int gnuplot__write_file(const char *dir, const char *name, const char *text,
 int gnuplot__inline_svg(const char *path, const char *id_prefix, FILE *out,
 			struct prof_error *err);
 
-/* A private folder under $TMPDIR (or /tmp), and its removal with everything
- * perfkit wrote into it (two levels deep). */
+/* A private folder $TMPDIR/perfkit-html-XXXXXX (or under /tmp), and its
+ * removal with everything perfkit wrote into it (two levels deep). */
 int plots_tmpdir__create(char *path, size_t cap, struct prof_error *err);
 void plots_tmpdir__remove(const char *path);
 

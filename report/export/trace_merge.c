@@ -96,7 +96,9 @@ void trace_merge__memory(struct trace_merge *m, struct prof_cursor *cur,
 	step->at_from = !d->mem_emitted && in_window && ts > m->w.from_abs_ns &&
 			m->w.from_abs_ns != INT64_MIN && !m->w.range_name;
 	step->from_bytes = d->mem_in_use_bytes;
-	d->mem_in_use_bytes += prof_cursor__int64(cur, TM_MEM_IS_FREE) == 0 ? bytes : -bytes;
+	d->mem_in_use_bytes = prof_cursor__int64(cur, TM_MEM_IS_FREE) == 0
+				      ? prof_add_saturated(d->mem_in_use_bytes, bytes)
+				      : prof_span_saturated(bytes, d->mem_in_use_bytes);
 	step->sample = in_window;
 	if (step->at_from || step->sample)
 		d->mem_emitted = true;
@@ -373,7 +375,7 @@ static int gpu_sql(struct trace_merge *m, char *sql, size_t cap, const char *tab
 	if ((size_t)snprintf(sql, cap,
 		 "SELECT g.start, g.end, g.deviceId, g.streamId, g.correlationId, g.globalPid, "
 		 "%s, CASE WHEN %s IS NOT NULL AND %s > ?1 AND %s < ?2 THEN %s END, g.rowid, %s "
-		 "FROM %s%s WHERE g.end > ?1 AND g.start < ?2 "
+		 "FROM %s%s WHERE g.end > ?1 AND g.start < ?2 AND NOT " SUM_BAD_SPAN("g.") " "
 		 "AND CASE WHEN %s IS NOT NULL THEN %s ELSE %s END "
 		 "ORDER BY g.start, g.end DESC%s%s",
 		 a.tid, a.start, a.end, a.start, a.start, extra_cols, table, a.join,
@@ -398,8 +400,8 @@ static void launch_joins(struct trace_merge *m, char *buf, size_t cap, enum tm_k
 			continue;
 		used += (size_t)snprintf(buf + used, cap > used ? cap - used : 0,
 			" LEFT JOIN (SELECT correlationId AS c, globalPid >> 24 AS p, "
-			"group_concat(rowid) AS ids FROM %s WHERE end > ?1 AND start < ?2 "
-			"GROUP BY 1, 2) l%d ON l%d.c = a.correlationId AND l%d.p = a.globalTid >> 24",
+			"group_concat(rowid) AS ids FROM %s WHERE end > ?1 AND start < ?2 AND NOT "
+			SUM_BAD_SPAN("") " GROUP BY 1, 2) l%d ON l%d.c = a.correlationId AND l%d.p = a.globalTid >> 24",
 			gpu_tables[g], g, g, g);
 	}
 	/* a driver call launched it only when no runtime call has the id */
@@ -447,7 +449,8 @@ static int api_sql(struct trace_merge *m, char *sql, size_t cap, enum tm_kind ki
 	if ((size_t)snprintf(sql, cap,
 		 "SELECT a.start, a.end, a.globalTid, a.correlationId, coalesce(s.value, '')%s "
 		 "FROM %s a LEFT JOIN " PROF_T_STRINGS " s ON s.id = a.nameId%s "
-		 "WHERE a.end > ?1 AND a.start < ?2 AND %s ORDER BY a.start, a.end DESC",
+		 "WHERE a.end > ?1 AND a.start < ?2 AND NOT " SUM_BAD_SPAN("a.") " AND %s "
+		 "ORDER BY a.start, a.end DESC",
 		 cols, table, joins, in_range) >= cap)
 		return prof_error__set(m->err, PROF_E_USAGE, "export query too long");
 	return 0;
@@ -478,7 +481,8 @@ static int nvtx_sql(struct trace_merge *m, char *sql, size_t cap)
 		 "SELECT n.start, coalesce(n.end, n.start), n.globalTid, %s, n.end IS NULL "
 		 "FROM " PROF_T_NVTX " n LEFT JOIN " PROF_T_STRINGS " t ON t.id = n.textId "
 		 "WHERE n.eventType IN (" PROF_SQL_NVTX_MARK ", " PROF_SQL_NVTX_PUSHPOP ", " PROF_SQL_NVTX_STARTEND ") AND n.globalTid IS NOT NULL "
-		 "AND coalesce(n.end, n.start) >= ?1 AND n.start < ?2 AND %s "
+		 "AND coalesce(n.end, n.start) >= ?1 AND n.start < ?2 "
+		 "AND (n.end IS NULL OR NOT " SUM_BAD_SPAN("n.") ") AND %s "
 		 "ORDER BY n.start, n.end DESC",
 		 m->w.nvtx_name, in_range);
 	return 0;
@@ -661,7 +665,7 @@ static int launches_sql(struct trace_merge *m, char *sql, size_t cap)
 				"FROM %s a CROSS JOIN %s g ON g.correlationId = a.correlationId "
 				"AND (g.globalPid >> 24) = (a.globalTid >> 24) "
 				"WHERE a.globalTid IS NOT NULL AND a.start IS NOT NULL "
-				"AND g.start IS NOT NULL AND g.end IS NOT NULL",
+				"AND NOT " SUM_BAD_SPAN("g."),
 				used ? " UNION ALL " : "", api_tables[a], gpu_tables[g]);
 		}
 	}

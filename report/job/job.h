@@ -24,14 +24,29 @@
 /* The capture files a command was given: each argument a capture, or a
  * directory whose *.sqlite files (in natural order: rank 2 before rank 10)
  * are the captures. name says what the job is in reports: the argument when
- * there is one, else the arguments joined. */
+ * there is one, else the arguments joined. One file given twice (by two
+ * names, or as an argument and in a directory) is refused: it would count
+ * twice. A directory's capture that an earlier `perfkit merge` made (its
+ * JOB_META_CAPTURES) is left out, into skipped, for the caller to say:
+ * the directory's other captures are what it holds, and would count twice
+ * (unless the directory holds nothing else). */
 struct job_inputs {
 	char **paths;
 	int n;
 	char *name;
+	char **skipped;
+	int nskipped;
+	/* Read captures as one job that do not look like one job's (of two
+	 * runs, or of a rank twice): job_plan__make refuses them otherwise. */
+	bool force;
 };
 
-int job_inputs__collect(char *const *args, int nargs, struct job_inputs *in,
+/* job_inputs__collect's flags. */
+enum job_inputs_flags {
+	JOB_INPUTS_FORCE = 1 << 0, /* in->force */
+};
+
+int job_inputs__collect(char *const *args, int nargs, unsigned flags, struct job_inputs *in,
 			struct prof_error *err);
 void job_inputs__exit(struct job_inputs *in);
 
@@ -45,14 +60,31 @@ struct job_clock_pair {
 
 struct job_collective_end;
 
+/* A rank as its launcher numbered it (PERFKIT_PROCESS_INFO). */
+struct job_rank {
+	int rank;
+	int world_size;  /* -1: not recorded */
+	char *launcher;  /* "" when not recorded */
+};
+
 struct job_capture {
 	char *path;
+	struct prof_file_state state; /* the file when it was probed: which, and as it was */
 	char *host;            /* "" when the capture does not say */
 	bool nsys;             /* an Nsight Systems export */
 	/* run metadata (NULL when absent) */
 	char *command, *gpu, *exit_status, *trace;
 	int64_t start_ns, duration_ns;
 	bool has_span;         /* start_ns and duration_ns both recorded */
+	int64_t pid;           /* the run's program (PERFKIT_META pid); 0 when not recorded */
+	/* When it ran, on its host's realtime clock: the run's metadata, else
+	 * its clock pairs, else an nsys export's session and analysis span.
+	 * Captures of one job ran at the same time. */
+	int64_t ran_from_ns, ran_to_ns;
+	bool has_ran;
+	/* the ranks its processes were given by a launcher */
+	struct job_rank *ranks;
+	int nranks;
 	/* the first clock pair at its start and the last at its end */
 	struct job_clock_pair clock_start, clock_end;
 	bool has_clock_start, has_clock_end;
@@ -94,8 +126,18 @@ struct job_plan {
 	char name[1024];              /* the job's name (struct job_inputs) */
 };
 
-/* Probe every input and work out the time base and the process ids. */
+/* Probe every input and work out the time base and the process ids.
+ * Refused (PROF_E_USAGE, one line naming two of the captures and what
+ * tells them apart): one capture twice (the same host, program pid and
+ * start: a copy), and, unless in->force, captures that are not one job's
+ * (the same rank of one launcher in two, ranks of different launchers or
+ * world sizes, runs that do not overlap in time). */
 int job_plan__make(const struct job_inputs *in, struct job_plan *plan, struct prof_error *err);
+/* 0 when every capture of the plan is still the file it was when probed,
+ * as it was; else PROF_E_CHANGED naming the first that is not: the job's
+ * later reads open each again by its name, and would mix what they read
+ * with what the plan was made of. */
+int job_plan__unchanged(const struct job_plan *plan, struct prof_error *err);
 void job_plan__exit(struct job_plan *plan);
 /* "one host", "clock pairs", "collectives", ... for humans. */
 const char *job_time_base__name(enum job_time_base b);
@@ -144,8 +186,10 @@ void job_report__delete(struct job_report *r);
  * False without MPI. */
 bool job_mpi__not_rank0(void);
 
-/* Write the capture at out_path of every capture of plan (flags:
- * PROF_WRITER_OVERWRITE), with the job's metadata. */
+/* Write the capture at out_path of every capture of plan, with the job's
+ * metadata, as every output is written (prof/output.h; flags:
+ * PROF_OUTPUT_REPLACE, PROF_OUTPUT_FORCE_IS_LONG): in a temporary file
+ * beside out_path, renamed into place once finished. */
 int job__merge(const struct job_plan *plan, const char *out_path, unsigned flags,
 	       struct prof_error *err);
 

@@ -12,6 +12,11 @@
 int job_capture__probe(const char *path, bool with_pids, struct job_capture *c,
 		       struct prof_error *err);
 void job_capture__exit(struct job_capture *c);
+/* Whether the probed captures of p belong together (job_together.c): one
+ * capture given twice is refused; unless force, so are captures of two
+ * jobs or of runs that do not overlap in time. PROF_E_USAGE with one line
+ * naming two captures and what tells them apart. */
+int job_plan__check_together(const struct job_plan *p, bool force, struct prof_error *err);
 /* Read the ends of the capture's NCCL kernels (c->nccl). */
 int job_capture__read_collectives(struct job_capture *c, struct prof_error *err);
 /* Whether two captures hold a process of the same pid. */

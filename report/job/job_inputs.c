@@ -1,6 +1,7 @@
 /* job_inputs.c - the capture files a command was given: files as they
  * are, a directory as its *.sqlite files in natural order (job-2 before
- * job-10, as a launcher numbers ranks). */
+ * job-10, as a launcher numbers ranks), without an earlier merge's output
+ * left among them; no file twice. */
 #define _GNU_SOURCE /* versionsort */
 #include "job.h"
 #include "summary/query.h"
@@ -35,6 +36,90 @@ static int add_path(struct job_inputs *in, size_t *cap, const char *path, struct
 	return 0;
 }
 
+/* Whether the capture at path is a job an earlier `perfkit merge` made. A
+ * file that cannot be read is not: the probe says what is wrong with it. */
+static bool is_merged_job(const char *path)
+{
+	struct prof_store *s;
+	struct prof_error err;
+	char *captures;
+	bool merged;
+
+	if (prof_store__open(path, &s, &err))
+		return false;
+	captures = prof_store__meta(s, JOB_META_CAPTURES);
+	merged = captures != NULL;
+	free(captures);
+	prof_store__close(s);
+	return merged;
+}
+
+/* Move the merged jobs among paths[from..n) to in->skipped, unless that
+ * would leave none of them. */
+static int skip_merged(struct job_inputs *in, int from, struct prof_error *err)
+{
+	bool *merged = calloc((size_t)(in->n - from) + 1, sizeof *merged);
+	size_t cap = 0;
+	int kept = 0, rc = 0;
+
+	if (!merged)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	for (int i = from; i < in->n; i++) {
+		merged[i - from] = is_merged_job(in->paths[i]);
+		kept += !merged[i - from];
+	}
+	for (int i = from, to = from; kept && i < in->n; i++) {
+		if (merged[i - from]) {
+			if (!rc && sum_array__grow(&in->skipped, &cap, (size_t)in->nskipped,
+						   sizeof *in->skipped))
+				rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+			if (!rc)
+				in->skipped[in->nskipped++] = in->paths[i];
+			else
+				free(in->paths[i]);
+		} else {
+			in->paths[to++] = in->paths[i];
+		}
+	}
+	if (kept)
+		in->n = from + kept;
+	free(merged);
+	return rc;
+}
+
+/* Refuse a file given twice, whatever its names. */
+static int check_distinct(const struct job_inputs *in, struct prof_error *err)
+{
+	struct stat *st = calloc((size_t)in->n + 1, sizeof *st);
+	bool *known = calloc((size_t)in->n + 1, sizeof *known);
+	int rc = 0;
+
+	if (!st || !known) {
+		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		goto out;
+	}
+	for (int i = 0; i < in->n && !rc; i++) {
+		/* a file that cannot be read: the probe says why */
+		known[i] = stat(in->paths[i], &st[i]) == 0;
+		for (int j = 0; known[i] && j < i && !rc; j++) {
+			if (!known[j] || st[j].st_dev != st[i].st_dev || st[j].st_ino != st[i].st_ino)
+				continue;
+			if (!strcmp(in->paths[i], in->paths[j]))
+				rc = prof_error__set(err, PROF_E_USAGE,
+						     "%s is given twice: its capture would count twice",
+						     in->paths[i]);
+			else
+				rc = prof_error__set(err, PROF_E_USAGE,
+						     "%s and %s are the same file: its capture would "
+						     "count twice", in->paths[j], in->paths[i]);
+		}
+	}
+out:
+	free(st);
+	free(known);
+	return rc;
+}
+
 /* The captures of directory dir, appended in natural order. */
 static int add_directory(struct job_inputs *in, size_t *cap, const char *dir,
 			 struct prof_error *err)
@@ -67,6 +152,8 @@ static int add_directory(struct job_inputs *in, size_t *cap, const char *dir,
 	if (!rc && !added)
 		rc = prof_error__set(err, PROF_E_IO, "%s: the directory holds no captures (*.sqlite)",
 				     dir);
+	if (!rc)
+		rc = skip_merged(in, in->n - added, err);
 	return rc;
 }
 
@@ -88,13 +175,14 @@ static int make_name(struct job_inputs *in, char *const *args, int nargs, struct
 	return 0;
 }
 
-int job_inputs__collect(char *const *args, int nargs, struct job_inputs *in,
+int job_inputs__collect(char *const *args, int nargs, unsigned flags, struct job_inputs *in,
 			struct prof_error *err)
 {
 	size_t cap = 0;
 	int rc = 0;
 
 	memset(in, 0, sizeof *in);
+	in->force = flags & JOB_INPUTS_FORCE;
 	for (int i = 0; !rc && i < nargs; i++) {
 		struct stat st;
 
@@ -103,6 +191,8 @@ int job_inputs__collect(char *const *args, int nargs, struct job_inputs *in,
 		else
 			rc = add_path(in, &cap, args[i], err); /* the reader says what is wrong with it */
 	}
+	if (!rc)
+		rc = check_distinct(in, err);
 	if (!rc)
 		rc = make_name(in, args, nargs, err);
 	if (rc)
@@ -114,6 +204,9 @@ void job_inputs__exit(struct job_inputs *in)
 {
 	for (int i = 0; i < in->n; i++)
 		free(in->paths[i]);
+	for (int i = 0; i < in->nskipped; i++)
+		free(in->skipped[i]);
+	free(in->skipped);
 	free(in->paths);
 	free(in->name);
 	memset(in, 0, sizeof *in);

@@ -182,6 +182,8 @@ int job_plan__make(const struct job_inputs *in, struct job_plan *plan, struct pr
 		plan->n = i + 1;
 	}
 	if (!rc)
+		rc = job_plan__check_together(plan, in->force, err);
+	if (!rc)
 		rc = number_hosts(plan, err);
 	if (!rc) {
 		struct job_host_clock *h = calloc((size_t)plan->nhosts, sizeof *h);
@@ -198,6 +200,18 @@ int job_plan__make(const struct job_inputs *in, struct job_plan *plan, struct pr
 	if (rc)
 		job_plan__exit(plan);
 	return rc;
+}
+
+int job_plan__unchanged(const struct job_plan *p, struct prof_error *err)
+{
+	for (int i = 0; i < p->n; i++) {
+		struct prof_file_state now;
+
+		if (prof_file_state__read(p->c[i].path, &now, NULL) ||
+		    !prof_file_state__same(&now, &p->c[i].state))
+			return prof_file__changed(p->c[i].path, err);
+	}
+	return 0;
 }
 
 void job_plan__exit(struct job_plan *plan)

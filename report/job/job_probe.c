@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "analysis/nccl.h"
+#include "prof/protocol.h"
+#include "prof/saturate.h"
 #include "prof/tables.h"
 
 /* The one text value of sql (NULL when there is no row, or NULL). */
@@ -82,6 +84,7 @@ static int read_host(struct prof_store *s, struct job_capture *c, struct prof_er
 static void read_meta(struct prof_store *s, struct job_capture *c)
 {
 	char *start = prof_store__meta(s, "start_ns"), *duration = prof_store__meta(s, "duration_ns");
+	char *pid = prof_store__meta(s, PROF_META_PID);
 
 	c->command = prof_store__meta(s, "command");
 	c->gpu = prof_store__meta(s, "gpu");
@@ -89,8 +92,87 @@ static void read_meta(struct prof_store *s, struct job_capture *c)
 	c->trace = prof_store__meta(s, "trace");
 	c->has_span = parse_int64(start, &c->start_ns) && parse_int64(duration, &c->duration_ns) &&
 		      c->duration_ns > 0;
+	if (!parse_int64(pid, &c->pid) || c->pid < 0)
+		c->pid = 0;
 	free(start);
 	free(duration);
+	free(pid);
+}
+
+/* An nsys export's span: its analysis from start to stop, in ns after the
+ * session's start (ANALYSIS_DETAILS), on the realtime clock by the session
+ * start's clock pair. */
+static int read_nsys_span(struct prof_store *s, struct job_capture *c, struct prof_error *err)
+{
+	struct prof_cursor *cur = NULL;
+	int rc;
+
+	if (!c->has_clock_start || !prof_store__has_table(s, "ANALYSIS_DETAILS") ||
+	    !prof_store__has_column(s, "ANALYSIS_DETAILS", "startTime") ||
+	    !prof_store__has_column(s, "ANALYSIS_DETAILS", "stopTime"))
+		return 0;
+	rc = prof_cursor__open(s, "SELECT min(startTime), max(stopTime) FROM ANALYSIS_DETAILS"
+			       " WHERE startTime IS NOT NULL AND stopTime IS NOT NULL", &cur, err);
+	if (rc >= 0 && (rc = prof_cursor__next(cur, err)) > 0 && !prof_cursor__is_null(cur, 0) &&
+	    prof_cursor__int64(cur, 1) >= prof_cursor__int64(cur, 0)) {
+		c->ran_from_ns = prof_add_saturated(c->clock_start.realtime_ns, prof_cursor__int64(cur, 0));
+		c->ran_to_ns = prof_add_saturated(c->clock_start.realtime_ns, prof_cursor__int64(cur, 1));
+		c->has_ran = true;
+	}
+	prof_cursor__close(cur);
+	return rc < 0 ? rc : 0;
+}
+
+/* When the capture ran, on its host's realtime clock. */
+static int read_ran(struct prof_store *s, struct job_capture *c, struct prof_error *err)
+{
+	if (c->has_span) {
+		c->ran_from_ns = c->start_ns;
+		c->ran_to_ns = prof_add_saturated(c->start_ns, c->duration_ns);
+		c->has_ran = true;
+	} else if (c->has_clock_start && c->has_clock_end && !c->nsys) {
+		c->ran_from_ns = c->clock_start.realtime_ns;
+		c->ran_to_ns = c->clock_end.realtime_ns;
+		c->has_ran = c->ran_to_ns >= c->ran_from_ns;
+	} else if (c->nsys) {
+		return read_nsys_span(s, c, err);
+	}
+	return 0;
+}
+
+/* The ranks a launcher gave its processes. */
+static int read_ranks(struct prof_store *s, struct job_capture *c, struct prof_error *err)
+{
+	struct prof_cursor *cur = NULL;
+	size_t cap = 0;
+	int rc;
+
+	if (!prof_store__has_table(s, PROF_T_PROC_INFO) ||
+	    !prof_store__has_column(s, PROF_T_PROC_INFO, "rank") ||
+	    !prof_store__has_column(s, PROF_T_PROC_INFO, "worldSize") ||
+	    !prof_store__has_column(s, PROF_T_PROC_INFO, "launcher"))
+		return 0;
+	rc = prof_cursor__open(s, "SELECT DISTINCT rank, worldSize, coalesce(launcher, '') FROM "
+			       PROF_T_PROC_INFO " WHERE rank IS NOT NULL ORDER BY rank", &cur, err);
+	while (rc >= 0 && (rc = prof_cursor__next(cur, err)) > 0) {
+		struct job_rank *r;
+
+		if (sum_array__grow(&c->ranks, &cap, (size_t)c->nranks, sizeof *c->ranks)) {
+			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+			break;
+		}
+		r = &c->ranks[c->nranks];
+		r->rank = (int)prof_cursor__int64(cur, 0);
+		r->world_size = prof_cursor__is_null(cur, 1) ? -1 : (int)prof_cursor__int64(cur, 1);
+		r->launcher = strdup(prof_cursor__text(cur, 2));
+		if (!r->launcher) {
+			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+			break;
+		}
+		c->nranks++;
+	}
+	prof_cursor__close(cur);
+	return rc < 0 ? rc : 0;
 }
 
 /* The earliest 'start' pair and the latest 'end' pair of its processes
@@ -269,6 +351,8 @@ int job_capture__read_collectives(struct job_capture *c, struct prof_error *err)
 	rc = sum_ranks__load(s, &ranks, err);
 	if (!rc)
 		rc = nccl_calls__load(s, &ranks, &calls, err);
+	if (!rc)
+		rc = prof_store__check_read(s, err);
 	for (int i = 0; !rc && i < calls.n; i++) {
 		const struct nccl_call *k = &calls.v[i];
 		struct job_collective_end *e;
@@ -306,17 +390,29 @@ int job_capture__probe(const char *path, bool with_pids, struct job_capture *c,
 	c->path = strdup(path);
 	if (!c->path)
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	/* before it is read: a change during the probe shows later */
+	if (prof_file_state__read(path, &c->state, NULL))
+		memset(&c->state, 0, sizeof c->state);
 	rc = prof_store__open_capture(path, &s, err);
 	if (rc < 0)
 		return rc;
+	/* the job's later reads of it reopen it without this */
+	rc = prof_store__check_whole(s, err);
 	c->nsys = prof_store__kind(s) == PROF_STORE_NSYS;
-	rc = read_host(s, c, err);
+	if (rc >= 0)
+		rc = read_host(s, c, err);
 	if (rc >= 0) {
 		read_meta(s, c);
 		rc = read_clocks(s, c, err);
 	}
+	if (rc >= 0)
+		rc = read_ran(s, c, err);
+	if (rc >= 0)
+		rc = read_ranks(s, c, err);
 	if (rc >= 0 && with_pids)
 		rc = read_pids(s, c, err);
+	if (rc >= 0)
+		rc = prof_store__check_read(s, err);
 	prof_store__close(s);
 	return rc < 0 ? rc : 0;
 }
@@ -331,6 +427,9 @@ void job_capture__exit(struct job_capture *c)
 	free(c->trace);
 	free(c->pids);
 	free(c->nccl);
+	for (int i = 0; i < c->nranks; i++)
+		free(c->ranks[i].launcher);
+	free(c->ranks);
 	memset(c, 0, sizeof *c);
 }
 

@@ -281,6 +281,8 @@ int js_ranks__map(const struct job_plan *p, int i, unsigned parts, struct js_ran
 		r->link_capture = i;
 		r->link = link;
 	}
+	if (!rc)
+		rc = prof_store__check_read(st, err);
 	sum_ranks__exit(&m);
 	if (st)
 		prof_store__close(st);

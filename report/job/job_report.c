@@ -52,6 +52,8 @@ int job_report__compute(const struct job_inputs *in, const char *const *names, i
 		r->plan.parts = parts;
 	if (!rc)
 		rc = job_summary__compute(&r->plan, job_summary__threads(), &r->sum, err);
+	if (rc > 0 && job_plan__unchanged(&r->plan, err))
+		rc = err->code;
 	if (rc <= 0) {
 		job_report__delete(r);
 		return rc;

@@ -355,8 +355,8 @@ static int reduce_transfers(struct job_summary *a, struct job_summary *b)
 			i++;
 		if (i < a->ntr) {
 			a->tr[i].count += b->tr[j].count;
-			a->tr[i].bytes = sum_add_saturated(a->tr[i].bytes, b->tr[j].bytes);
-			a->tr[i].time_ns = sum_add_saturated(a->tr[i].time_ns, b->tr[j].time_ns);
+			a->tr[i].bytes = prof_add_saturated(a->tr[i].bytes, b->tr[j].bytes);
+			a->tr[i].time_ns = prof_add_saturated(a->tr[i].time_ns, b->tr[j].time_ns);
 			continue;
 		}
 		if (sum_array__grow(&a->tr, &a->trcap, a->ntr, sizeof *a->tr))
@@ -532,6 +532,8 @@ int job_summary__map(const struct job_plan *p, int i, struct job_summary *s,
 	s->dropped = prof_store__counter(st, "dropped_records");
 	s->not_written = prof_store__counter(st, "rows_not_written");
 	s->gm_samples_dropped = prof_store__counter(st, PROF_COUNTER_GPU_METRIC_SAMPLES_DROPPED);
+	if (rc >= 0)
+		rc = prof_store__check_read(st, err);
 	prof_store__close(st);
 	if (rc < 0)
 		job_summary__exit(s);
@@ -633,7 +635,7 @@ int job_summary__overview(const struct job_plan *p, const struct job_summary *s,
 			goto nomem;
 	if (sum_overview__span(o, &start_ns, &duration_ns)) {
 		lo = start_ns;
-		hi = sum_add_saturated(start_ns, duration_ns);
+		hi = prof_add_saturated(start_ns, duration_ns);
 	}
 	o->busy = calloc(s->ndev + 1, sizeof *o->busy);
 	if (!o->busy)
@@ -643,7 +645,7 @@ int job_summary__overview(const struct job_plan *p, const struct job_summary *s,
 		int64_t ns = 0;
 
 		for (size_t k = 0; k < s->dev[d].n; k++)
-			ns = sum_add_saturated(ns, sum_busy__clipped(s->dev[d].iv[k].start,
+			ns = prof_add_saturated(ns, sum_busy__clipped(s->dev[d].iv[k].start,
 								     s->dev[d].iv[k].end, lo, hi));
 		o->busy[o->nbusy++] = (struct sum_busy_device){ s->dev[d].id, ns };
 	}

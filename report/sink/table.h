@@ -44,8 +44,8 @@ struct rpt_cell {
 };
 
 /* What a reader must know about a report's rows that is no row, given
- * between begin and end: rows left out ("rows_left_out", 3, "3 rows whose
- * end precedes their start were left out"). Text and HTML print the
+ * between begin and end: rows left out ("rows_left_out", 3, "3 rows with
+ * an impossible span (...) were left out"). Text and HTML print the
  * sentence under the table when count > 0; JSON carries "key": count in
  * the report's object whatever the count; CSV, which has no place for it,
  * says the sentence on stderr when count > 0. */

@@ -31,7 +31,7 @@ int64_t sum_busy__clipped(int64_t start, int64_t end, int64_t lo, int64_t hi)
 		start = lo;
 	if (end > hi)
 		end = hi;
-	return end > start ? sum_span_saturated(start, end) : 0;
+	return end > start ? prof_span_saturated(start, end) : 0;
 }
 
 int sum_busy__walk(struct prof_store *s, const struct sum_time_move *move,
@@ -120,7 +120,7 @@ static int busy_interval(void *ctx, int64_t device_id, int64_t start, int64_t en
 	int64_t ns = sum_busy__clipped(start, end, b->lo, b->hi);
 
 	if (o->nbusy && o->busy[o->nbusy - 1].device_id == device_id) {
-		o->busy[o->nbusy - 1].busy_ns = sum_add_saturated(o->busy[o->nbusy - 1].busy_ns, ns);
+		o->busy[o->nbusy - 1].busy_ns = prof_add_saturated(o->busy[o->nbusy - 1].busy_ns, ns);
 		return 0;
 	}
 	return busy_add(o, device_id, ns);
@@ -322,7 +322,7 @@ static int section_run(struct rpt_sink *sink, const struct sum_overview *o, stru
 		snprintf(buf, sizeof buf, "%" PRId64, duration_ns);
 		rc = emit_pair(sink, "Duration (ns)", buf);
 	} else if (rc >= 0 && o->busy_any) {
-		snprintf(buf, sizeof buf, "%" PRId64, sum_span_saturated(o->busy_first_ns, o->busy_last_ns));
+		snprintf(buf, sizeof buf, "%" PRId64, prof_span_saturated(o->busy_first_ns, o->busy_last_ns));
 		rc = emit_pair(sink, "GPU activity span (ns)", buf);
 	}
 	if (rc >= 0 && o->has_job_time)
@@ -405,9 +405,9 @@ int sum_overview__load_transfers(struct prof_store *s, struct sum_overview *o,
 	rc = prof_cursor__open(s,
 		"SELECT copyKind, CASE WHEN copyKind IN (1, 9, 11) THEN srcKind "
 		"WHEN copyKind IN (2, 12) THEN dstKind END AS hostKind, "
-		"count(*), sum(bytes), sum(end - start) FROM " PROF_T_MEMCPY " "
-		"WHERE NOT " SUM_BAD_SPAN("") " "
-		"GROUP BY 1, 2 ORDER BY sum(bytes) DESC, 1, 2", &c, err);
+		"count(*), " SUM_TOTAL_SATURATED("bytes") ", " SUM_TOTAL_SATURATED("end - start") " "
+		"FROM " PROF_T_MEMCPY " WHERE NOT " SUM_BAD_SPAN("") " "
+		"GROUP BY 1, 2 ORDER BY 4 DESC, 1, 2", &c, err);
 	while (rc >= 0 && (rc = prof_cursor__next(c, err)) > 0) {
 		struct sum_transfer t = {
 			.copy_kind = prof_cursor__int64(c, 0),
@@ -539,7 +539,7 @@ int sum_overview__load(struct prof_store *s, struct sum_overview *o, struct prof
 	if (rc >= 0 && !o->gpu)
 		rc = gpu_names(s, &o->gpu_names, err);
 	if (rc >= 0 && sum_overview__span(o, &start_ns, &duration_ns))
-		rc = busy_collect(s, o, start_ns, sum_add_saturated(start_ns, duration_ns), err);
+		rc = busy_collect(s, o, start_ns, prof_add_saturated(start_ns, duration_ns), err);
 	else if (rc >= 0)
 		rc = busy_collect(s, o, INT64_MIN, INT64_MAX, err);
 	if (rc >= 0)
@@ -560,7 +560,7 @@ int sum_overview__emit(const struct sum_overview *o, struct rpt_sink *sink,
 	int rc;
 
 	if (!sum_overview__span(o, &start_ns, &span_ns))
-		span_ns = sum_span_saturated(o->busy_first_ns, o->busy_last_ns);
+		span_ns = prof_span_saturated(o->busy_first_ns, o->busy_last_ns);
 	rc = section_warnings(sink, o, err);
 	if (rc >= 0)
 		rc = section_run(sink, o, err);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "prof/error.h"
+#include "prof/saturate.h"
 #include "prof/store.h"
 #include "prof/tables.h"
 #include "sink/table.h"
@@ -50,13 +51,27 @@ char *sum_union(struct prof_store *s, const char *const *tables, const char *con
 	N ".eventType = " PROF_SQL_NVTX_PUSHPOP " AND " N ".globalTid = " A      \
 	".globalTid AND " N ".start <= " A ".start AND " N ".end > " A ".start"
 
-/* A row's span is bad when its end precedes its start (or either is
- * missing): SQL true for such a row of table alias A ("" or "k."). Every
- * summary that sums durations leaves those rows out and says how many. */
-#define SUM_BAD_SPAN(A) "((" A "end >= " A "start) IS NOT 1)"
+/* A row's span is bad when it is no duration: its end precedes its start
+ * (or either is missing), or lies 2^63 ns or more after it, further than a
+ * signed 64-bit count of ns reaches (a start of INT64_MIN with a real end).
+ * No clock stamps either; only a damaged or hostile file holds them. SQL
+ * true for such a row of table alias A ("" or "k."): SQLite's end - start
+ * turns REAL past INT64_MAX, so the bound holds exactly where the integer
+ * would have overflowed. Every reader that sums, draws or bins durations
+ * leaves those rows out and says how many (SUM_BAD_SPAN_WORDS), rather
+ * than drawing one 292 years wide; spans that fit, however long, stay and
+ * their sums saturate (prof_add_saturated). */
+#define SUM_BAD_SPAN(A)                                                        \
+	"((" A "end >= " A "start AND " A "end - " A "start <= 9223372036854775807) IS NOT 1)"
+/* How a note says what SUM_BAD_SPAN left out, after "N rows". */
+#define SUM_BAD_SPAN_WORDS "with an impossible span (end before start, or 2^63 ns or more long)"
 /* A copy or memset row is bad when its span is, or when it moves a negative
  * number of bytes (no copy does; a damaged file can say so). */
 #define SUM_BAD_COPY(A) "(" SUM_BAD_SPAN(A) " OR (" A "bytes < 0) IS 1)"
+/* The rows with a bad span in every table of spans the store has (GPU
+ * work, API calls, NVTX ranges): what a reader of the whole capture (a
+ * trace, the folded stacks, the HTML report) left out (bad_spans.c). */
+int sum_bad_spans__count(struct prof_store *s, int64_t *rows, struct prof_error *err);
 
 /* The CUDA API calls of the runtime and driver tables as one SQL source
  * with the columns start, end, globalTid, correlationId (NULL where a table
@@ -76,31 +91,18 @@ int sum_call_once_sql(struct prof_store *s, char *buf, size_t cap, const char *a
 
 /* ---- sums of a capture's numbers --------------------------------------- */
 
-/* Times and byte counts come from a file that may be damaged or written to
- * harm: two of them can add up past INT64_MAX, and an end far below its
- * start can subtract past INT64_MIN, where a signed int64_t overflows
- * (undefined behaviour; a negative total in practice). Every sum or span of
- * such values in report/ goes through these, which hold at the limit
- * instead: a total that reads "9223372036854775807 ns" says the input is
- * broken, a wrapped one lies. */
-static inline int64_t sum_add_saturated(int64_t a, int64_t b)
-{
-	int64_t r;
+/* Every sum and span of a capture's times or byte counts goes through
+ * prof_add_saturated and prof_span_saturated (prof/saturate.h); a row's
+ * span is tested in C by prof_span_is_bad. */
 
-	if (__builtin_add_overflow(a, b, &r))
-		return b > 0 ? INT64_MAX : INT64_MIN;
-	return r;
-}
-
-/* end - start, held at the limit likewise. */
-static inline int64_t sum_span_saturated(int64_t start, int64_t end)
-{
-	int64_t r;
-
-	if (__builtin_sub_overflow(end, start, &r))
-		return end > start ? INT64_MAX : INT64_MIN;
-	return r;
-}
+/* The sum of SQL expression X (durations, byte counts) as an INTEGER held
+ * at the limits, for queries that add up a capture's values themselves:
+ * SQLite's sum() fails the whole query with "integer overflow" past
+ * INT64_MAX, so a capture of long kernels could not be diagnosed at all.
+ * total() adds in double, exact while the sum stays below 2^53 (104 days
+ * of ns); CAST of a REAL past the int64 range gives the nearest limit
+ * (SQLite documents it). 0, not NULL, when there are no rows. */
+#define SUM_TOTAL_SATURATED(X) "CAST(total(" X ") AS INTEGER)"
 
 /* v * num / den for 0 <= num <= den (a point num/den of the way along a
  * span v), divided before it is multiplied so that a long span cannot

@@ -49,7 +49,7 @@ static void fold_value(struct sum_group *g, struct fold *f, int64_t v)
 		g->min = v;
 	if (f->i == 0 || v > g->max)
 		g->max = v;
-	g->total = sum_add_saturated(g->total, v);
+	g->total = prof_add_saturated(g->total, v);
 	/* Welford: stable where sum-of-squares cancels catastrophically. */
 	delta = (double)v - f->mean;
 	f->mean += delta / (double)(f->i + 1);
@@ -203,7 +203,7 @@ int64_t sum_groups__total(const struct sum_groups *gs)
 	int64_t t = 0;
 
 	for (size_t i = 0; i < gs->n; i++)
-		t = sum_add_saturated(t, gs->g[i].total);
+		t = prof_add_saturated(t, gs->g[i].total);
 	return t;
 }
 
@@ -304,9 +304,9 @@ int sum_groups__note_left_out(const struct sum_groups *gs, struct rpt_sink *sink
 {
 	char text[128];
 
-	snprintf(text, sizeof text, "%" PRId64 " row%s whose end precedes %s start %s left out",
+	snprintf(text, sizeof text, "%" PRId64 " row%s " SUM_BAD_SPAN_WORDS " %s left out",
 		 gs->rows_left_out, gs->rows_left_out == 1 ? "" : "s",
-		 gs->rows_left_out == 1 ? "its" : "their", gs->rows_left_out == 1 ? "was" : "were");
+		 gs->rows_left_out == 1 ? "was" : "were");
 	return rpt_sink__note(sink, &(struct rpt_note){ SUM_NOTE_LEFT_OUT, gs->rows_left_out, text });
 }
 

@@ -1,5 +1,7 @@
 /* summary_trace.c - cuda_gpu_trace: every kernel, copy and memset in start
- * order, one row each, streamed from the store (never loaded whole). */
+ * order, one row each, streamed from the store (never loaded whole). Rows
+ * with a bad span are left out and counted, as every summary leaves them
+ * out: a row of negative duration, or one 292 years long, is no trace. */
 #include "summary_impl.h"
 
 #include <stdlib.h>
@@ -14,20 +16,20 @@ enum trace_kind { TRACE_KERNEL = 0, TRACE_MEMCPY = 1, TRACE_MEMSET = 2 };
 /* Columns: 0 start, 1 duration, 2 correlationId, 3-8 grid/block, 9 registers,
  * 10 static shared, 11 dynamic shared, 12 bytes, 13 srcKind, 14 dstKind,
  * 15 deviceId, 16 contextId, 17 streamId, 18 kernel name, 19 copyKind,
- * 20 trace_kind. */
+ * 20 trace_kind, 21 the span is bad. */
 static const char *const trace_tables[] = { PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET };
 static const char *const trace_parts[] = {
 	"SELECT k.start, k.end - k.start, k.correlationId, k.gridX, k.gridY, k.gridZ, "
 	"k.blockX, k.blockY, k.blockZ, k.registersPerThread, k.staticSharedMemory, "
 	"k.dynamicSharedMemory, NULL, NULL, NULL, k.deviceId, k.contextId, k.streamId, "
-	"s.value, NULL, 0 FROM " PROF_T_KERNEL " AS k "
+	"s.value, NULL, 0, " SUM_BAD_SPAN("k.") " FROM " PROF_T_KERNEL " AS k "
 	"LEFT JOIN " PROF_T_STRINGS " AS s ON s.id = coalesce(k.demangledName, k.shortName)",
 	"SELECT start, end - start, correlationId, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
-	"NULL, NULL, bytes, srcKind, dstKind, deviceId, contextId, streamId, NULL, copyKind, 1 "
-	"FROM " PROF_T_MEMCPY,
+	"NULL, NULL, bytes, srcKind, dstKind, deviceId, contextId, streamId, NULL, copyKind, 1, "
+	SUM_BAD_SPAN("") " FROM " PROF_T_MEMCPY,
 	"SELECT start, end - start, correlationId, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
-	"NULL, NULL, bytes, NULL, memKind, deviceId, contextId, streamId, NULL, NULL, 2 "
-	"FROM " PROF_T_MEMSET,
+	"NULL, NULL, bytes, NULL, memKind, deviceId, contextId, streamId, NULL, NULL, 2, "
+	SUM_BAD_SPAN("") " FROM " PROF_T_MEMSET,
 };
 
 static const struct rpt_column trace_cols[] = {
@@ -105,6 +107,7 @@ int summary__cuda_gpu_trace(struct prof_store *s, struct rpt_sink *sink, struct 
 	static const char order[] = " ORDER BY 1, 3";
 	struct prof_cursor *c = NULL;
 	char *src, *sql = NULL;
+	int64_t left_out = 0;
 	int rc;
 
 	src = sum_union(s, trace_tables, trace_parts, 3, &rc, err);
@@ -128,6 +131,10 @@ int summary__cuda_gpu_trace(struct prof_store *s, struct rpt_sink *sink, struct 
 		goto out;
 	}
 	while (c && (rc = prof_cursor__next(c, err)) > 0) {
+		if (prof_cursor__int64(c, 21)) {
+			left_out++;
+			continue;
+		}
 		rc = trace_row(c, sink);
 		if (rc < 0) {
 			rc = sum_sink_error(rc, err);
@@ -136,7 +143,8 @@ int summary__cuda_gpu_trace(struct prof_store *s, struct rpt_sink *sink, struct 
 	}
 	if (rc < 0)
 		goto out;
-	rc = sum_sink_error(sink->end(sink), err);
+	rc = sum_groups__note_left_out(&(struct sum_groups){ .rows_left_out = left_out }, sink);
+	rc = sum_sink_error(rc < 0 ? rc : sink->end(sink), err);
 out:
 	if (c)
 		prof_cursor__close(c);

@@ -58,14 +58,18 @@ static int tables_extent(struct prof_store *s, const char *const sql[EXTENT_TABL
 
 int sum_capture__extent(struct prof_store *s, int64_t *first_ns, int64_t *last_ns, struct prof_error *err)
 {
-	/* marks have no end: their start is where they end */
+	/* marks have no end: their start is where they end. A row with a bad
+	 * span is left out of every export (export__note_left_out): were it to
+	 * set the extent, a start of INT64_MIN would put the capture's start
+	 * 292 years before everything drawn. */
 	static const char *const sql[EXTENT_TABLES] = {
-		"SELECT min(start), max(coalesce(end, start)) FROM " PROF_T_KERNEL,
-		"SELECT min(start), max(coalesce(end, start)) FROM " PROF_T_MEMCPY,
-		"SELECT min(start), max(coalesce(end, start)) FROM " PROF_T_MEMSET,
-		"SELECT min(start), max(coalesce(end, start)) FROM " PROF_T_RUNTIME,
-		"SELECT min(start), max(coalesce(end, start)) FROM " PROF_T_DRIVER,
-		"SELECT min(start), max(coalesce(end, start)) FROM " PROF_T_NVTX,
+		"SELECT min(start), max(end) FROM " PROF_T_KERNEL " WHERE NOT " SUM_BAD_SPAN(""),
+		"SELECT min(start), max(end) FROM " PROF_T_MEMCPY " WHERE NOT " SUM_BAD_SPAN(""),
+		"SELECT min(start), max(end) FROM " PROF_T_MEMSET " WHERE NOT " SUM_BAD_SPAN(""),
+		"SELECT min(start), max(end) FROM " PROF_T_RUNTIME " WHERE NOT " SUM_BAD_SPAN(""),
+		"SELECT min(start), max(end) FROM " PROF_T_DRIVER " WHERE NOT " SUM_BAD_SPAN(""),
+		"SELECT min(start), max(coalesce(end, start)) FROM " PROF_T_NVTX
+		" WHERE end IS NULL OR NOT " SUM_BAD_SPAN(""),
 	};
 	char *meta;
 	int rc = tables_extent(s, sql, first_ns, last_ns, err);
@@ -91,17 +95,19 @@ int sum_capture__extent(struct prof_store *s, int64_t *first_ns, int64_t *last_n
 /* Diagnose's account of what was captured: its records, NVTX domains'
  * creation left out, and rows without times (a copy of a context that
  * failed, in captures made before such rows were left out) too: a start of
- * 0 made the capture span the clock's whole epoch. */
+ * 0 made the capture span the clock's whole epoch. Rows with a bad span
+ * stay out as well, as they stay out of every sum. */
 static int capture_extent(struct prof_store *store, struct sum_window *w, struct prof_error *err)
 {
 	static const char *const sql[EXTENT_TABLES] = {
-		"SELECT min(start), max(end) FROM " PROF_T_KERNEL " WHERE start > 0",
-		"SELECT min(start), max(end) FROM " PROF_T_MEMCPY " WHERE start > 0",
-		"SELECT min(start), max(end) FROM " PROF_T_MEMSET " WHERE start > 0",
-		"SELECT min(start), max(end) FROM " PROF_T_RUNTIME " WHERE start > 0",
-		"SELECT min(start), max(end) FROM " PROF_T_DRIVER " WHERE start > 0",
+		"SELECT min(start), max(end) FROM " PROF_T_KERNEL " WHERE start > 0 AND NOT " SUM_BAD_SPAN(""),
+		"SELECT min(start), max(end) FROM " PROF_T_MEMCPY " WHERE start > 0 AND NOT " SUM_BAD_SPAN(""),
+		"SELECT min(start), max(end) FROM " PROF_T_MEMSET " WHERE start > 0 AND NOT " SUM_BAD_SPAN(""),
+		"SELECT min(start), max(end) FROM " PROF_T_RUNTIME " WHERE start > 0 AND NOT " SUM_BAD_SPAN(""),
+		"SELECT min(start), max(end) FROM " PROF_T_DRIVER " WHERE start > 0 AND NOT " SUM_BAD_SPAN(""),
 		"SELECT min(start), max(coalesce(end, start)) FROM " PROF_T_NVTX
-		" WHERE eventType != " PROF_SQL_NVTX_DOMAIN_CREATE " AND start > 0",
+		" WHERE eventType != " PROF_SQL_NVTX_DOMAIN_CREATE " AND start > 0"
+		" AND (end IS NULL OR NOT " SUM_BAD_SPAN("") ")",
 	};
 	int rc = tables_extent(store, sql, &w->capture_start_ns, &w->capture_end_ns, err);
 

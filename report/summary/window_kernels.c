@@ -116,7 +116,7 @@ static bool longest_run(const struct launch *l, int64_t n, int64_t min_launches,
 	run->next_ns = best_a + best_len + 1 < n ? l[best_a + best_len + 1].start_ns : INT64_MAX;
 	run->period_kernels = usual;
 	for (int64_t i = 0; i < best_len; i++)
-		scratch[i] = sum_span_saturated(l[best_a + i].start_ns, l[best_a + i + 1].start_ns);
+		scratch[i] = prof_span_saturated(l[best_a + i].start_ns, l[best_a + i + 1].start_ns);
 	qsort(scratch, (size_t)best_len, sizeof *scratch, cmp_int64);
 	run->median_gap_ns = scratch[best_len / 2];
 	return true;
@@ -242,7 +242,7 @@ static int last_iteration_end(struct prof_store *store, const struct kernel_run 
 {
 	const char *sql = "SELECT start, end FROM " PROF_T_KERNEL " WHERE start >= ?1"
 			  " ORDER BY start LIMIT ?2";
-	int64_t end = sum_add_saturated(r->last_ns, r->median_gap_ns), own_end = r->last_ns;
+	int64_t end = prof_add_saturated(r->last_ns, r->median_gap_ns), own_end = r->last_ns;
 	struct prof_cursor *c;
 	int64_t i = 0;
 	int rc;

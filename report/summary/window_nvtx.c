@@ -78,7 +78,8 @@ int window__nvtx_instances_sql(struct prof_store *s, char *buf, size_t cap, stru
 		rc = append(buf, cap, &len, err,
 			    "r0 AS (SELECT n.rowid AS id, coalesce(s.value, n.text) AS raw, n.globalTid AS tid,"
 			    " n.start, n.end FROM " PROF_T_NVTX " n LEFT JOIN " PROF_T_STRINGS " s ON s.id = n.textId"
-			    " WHERE n.eventType IN (" PROF_SQL_NVTX_RANGES ") AND n.end IS NOT NULL AND n.end > n.start%s),"
+			    " WHERE n.eventType IN (" PROF_SQL_NVTX_RANGES ") AND n.end IS NOT NULL AND n.end > n.start"
+			    " AND NOT " SUM_BAD_SPAN("n.") "%s),"
 			    " r1 AS (SELECT id, " XLA_KEY_SQL " AS name, tid, start, end FROM r0),"
 			    " r AS (SELECT id, name, tid, start, end,"
 			    "  row_number() OVER (PARTITION BY name, tid ORDER BY start) AS k FROM r1)",

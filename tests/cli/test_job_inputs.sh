@@ -6,6 +6,9 @@
 # baseline save and gate take a directory as one run, its merged capture's
 # (the same as it; within the budget of a baseline saved from it); top
 # --replay takes a job; nothing is left in TMPDIR; --save refuses a job.
+# The job is two programs' captures, run one after the other: no one job's,
+# which every command refuses unless --force
+# (test_job_refuses_same_capture_or_two_jobs.sh), so each is given it.
 . "$(dirname "$0")/cli_lib.sh"
 D=$PERFKIT_TEST_DATA
 a="$D/torch_train.sqlite"
@@ -35,14 +38,14 @@ sys.exit(0 if [strip(d) for d in docs(sys.argv[1])] == [strip(d) for d in docs(s
 PY
 }
 
-"$PERFKIT" merge -o "$TMP/merged.sqlite" "$a" "$b" >/dev/null || { echo "FAIL: merge" >&2; exit 1; }
+"$PERFKIT" merge --force -o "$TMP/merged.sqlite" "$a" "$b" >/dev/null || { echo "FAIL: merge" >&2; exit 1; }
 reports=$("$PERFKIT" report --list | awk '{ print $1 }' | paste -sd, -)
 
 # command, then its arguments: the job's captures vs the merged capture
 check_same() {
 	local name=$1
 	shift
-	"$PERFKIT" "$@" "$a" "$b" >"$TMP/job.json" 2>"$TMP/err"
+	"$PERFKIT" "$@" --force "$a" "$b" >"$TMP/job.json" 2>"$TMP/err"
 	status=$?
 	expect_status "$name of a job" 0
 	"$PERFKIT" "$@" "$TMP/merged.sqlite" >"$TMP/merged.json" 2>/dev/null
@@ -51,9 +54,9 @@ check_same() {
 }
 check_same "every report" report --format=json --report="$reports"
 check_same "diagnose" diagnose --format=json
-"$PERFKIT" merge -o "$TMP/roof.sqlite" "$D/rollout_naive_roofline.sqlite" \
+"$PERFKIT" merge --force -o "$TMP/roof.sqlite" "$D/rollout_naive_roofline.sqlite" \
 	"$D/rollout_optimized_roofline.sqlite" >/dev/null
-run roofline --format=json "$D/rollout_naive_roofline.sqlite" "$D/rollout_optimized_roofline.sqlite"
+run roofline --force --format=json "$D/rollout_naive_roofline.sqlite" "$D/rollout_optimized_roofline.sqlite"
 expect_status "roofline of a job" 0
 cp "$TMP/out" "$TMP/job.json"
 run roofline --format=json "$TMP/roof.sqlite"
@@ -64,31 +67,31 @@ rows = json.load(open(sys.argv[1]))["reports"][0]["rows"]
 sys.exit(0 if sum(r["Measured"] for r in rows) > 0 and len({r["Kernel"] for r in rows}) > 1 else 1)' "$TMP/job.json"
 
 # the overview names the job by what it was given
-run report "$a" "$b"
+run report --force "$a" "$b"
 expect_out "the overview names the job" "^File +$a $b"
 
 # a directory: the same job
 mkdir "$TMP/job"
 cp "$a" "$TMP/job/rank-0.sqlite"
 cp "$b" "$TMP/job/rank-1.sqlite"
-run report --format=json --report=cuda_gpu_kern_sum,overview "$TMP/job"
+run report --force --format=json --report=cuda_gpu_kern_sum,overview "$TMP/job"
 expect_status "report of a directory" 0
 cp "$TMP/out" "$TMP/dir.json"
 run report --format=json --report=cuda_gpu_kern_sum,overview "$TMP/merged.sqlite"
 expect_that "a directory reads as its captures" same_but_name "$TMP/dir.json" "$TMP/out"
-run report --format=chrome -o "$TMP/job.trace.json" "$TMP/job"
+run report --force --format=chrome -o "$TMP/job.trace.json" "$TMP/job"
 expect_status "chrome trace of a job" 0
 expect_that "chrome trace of a job parses" python3 -c 'import json, sys; json.load(open(sys.argv[1]))' \
 	"$TMP/job.trace.json"
 
 # diff, baseline save and gate: a directory is one run, its merged capture's
-run diff "$TMP/job" "$TMP/merged.sqlite"
+run diff --force "$TMP/job" "$TMP/merged.sqlite"
 expect_status "diff of a job against its merged capture" 0
 expect_out "diff of a job against its merged capture" "the same GPU time"
 expect_that "diff of a job against its merged capture: every kernel, copy and range the same, totals too" \
 	python3 - "$PERFKIT" "$TMP/job" "$TMP/merged.sqlite" <<'PY'
 import json, subprocess, sys
-out = subprocess.run([sys.argv[1], "diff", "--format=json", sys.argv[2], sys.argv[3]],
+out = subprocess.run([sys.argv[1], "diff", "--force", "--format=json", sys.argv[2], sys.argv[3]],
                      capture_output=True, text=True, check=True).stdout
 reps = {r["name"]: r for r in json.loads(out)["reports"]}
 entries = [x for n in ("diff_kernels", "diff_copies", "diff_ranges") for x in reps[n]["rows"]]
@@ -97,23 +100,23 @@ assert all(x["Delta"] == 0 for x in reps["diff_totals"]["rows"]), reps["diff_tot
 PY
 run baseline save -o "$TMP/baseline.json" "$TMP/merged.sqlite"
 expect_status "baseline of a job's merged capture" 0
-run gate --baseline="$TMP/baseline.json" "$TMP/job"
+run gate --force --baseline="$TMP/baseline.json" "$TMP/job"
 expect_status "gate of a job against its merged capture's baseline" 0
 expect_out "gate of a job against its merged capture's baseline" "^gate passed"
 # a job whose own loop search settles elsewhere has its loop found again by
 # the other side's marker, on its merged capture while it is open (it
 # cannot be opened again by its name)
-run diff "$b" "$TMP/job"
+run diff --force "$b" "$TMP/job"
 expect_status "diff of a capture against a job whose loop is marked otherwise" 0
 expect_that "the job's loop found again by the capture's marker" python3 - "$PERFKIT" "$b" "$TMP/job" <<'PY'
 import json, subprocess, sys
-out = subprocess.run([sys.argv[1], "diff", "--format=json", sys.argv[2], sys.argv[3]],
+out = subprocess.run([sys.argv[1], "diff", "--force", "--format=json", sys.argv[2], sys.argv[3]],
                      capture_output=True, text=True, check=True).stdout
 loops = {r["Capture"]: r for r in {r["name"]: r for r in json.loads(out)["reports"]}["diff_loops"]["rows"]}
 assert loops["NEW"]["Loop"] == loops["BASE"]["Loop"] and loops["NEW"]["Iterations"] > 0, loops
 PY
 run baseline save -o "$TMP/baseline-b.json" "$b"
-run gate --baseline="$TMP/baseline-b.json" "$TMP/job"
+run gate --force --baseline="$TMP/baseline-b.json" "$TMP/job"
 expect_status "gate of a job against another program's baseline" 2
 expect_one_error_line "gate of a job against another program's baseline" "job is a capture of '.*' but the baseline"
 
@@ -130,7 +133,7 @@ else
 fi
 
 # --save stores findings in one capture
-run diagnose --save "$a" "$b"
+run diagnose --force --save "$a" "$b"
 expect_status "diagnose --save of a job" 2
 expect_one_error_line "diagnose --save of a job" "merge the job first"
 

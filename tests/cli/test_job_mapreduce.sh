@@ -14,6 +14,8 @@
 # times move by a rate: read from a moved copy); and nccl_sum of that job
 # with ranks 2 and 3 on a host whose clocks are only offset (its calls'
 # arrivals, which the waits compare across captures, moved by the shift).
+# The five programs' captures are of runs one after the other, no one
+# job's: read as one with --force (test_job_refuses_same_capture_or_two_jobs.sh).
 . "$(dirname "$0")/cli_lib.sh"
 . "$(dirname "$0")/../tools/job_captures.sh"
 D=$PERFKIT_TEST_DATA
@@ -27,7 +29,7 @@ cp "$D/clean_loop.sqlite" "$job/rank-1.sqlite"
 cp "$D/hash_embedding_optimized.sqlite" "$job/rank-2.sqlite"
 cp "$D/hash_embedding_optimized_2.sqlite" "$job/rank-3.sqlite"
 cp "$D/nsys/cloverleaf-cuda.sqlite" "$job/rank-10.sqlite"
-"$PERFKIT" merge -o "$TMP/merged.sqlite" "$job" >/dev/null || { echo "FAIL: merge" >&2; exit 1; }
+"$PERFKIT" merge --force -o "$TMP/merged.sqlite" "$job" >/dev/null || { echo "FAIL: merge" >&2; exit 1; }
 ddp="$TMP/ddp"
 mkdir "$ddp"
 cp "$D/ddp/two_gpus/ddp2_rank0.sqlite" "$ddp/ddp-0.sqlite"
@@ -45,7 +47,7 @@ expect_that "the DDP job's other host moves by a rate" grep -Eq "moved .*, [+-][
 same_as_merged() {
 	local name=$1 dir=$2 merged=$3 fmt
 	for fmt in json text csv; do
-		"$PERFKIT" report --format=$fmt --report=$REPORTS "$dir" >"$TMP/mr.$fmt" 2>"$TMP/err"
+		"$PERFKIT" report --force --format=$fmt --report=$REPORTS "$dir" >"$TMP/mr.$fmt" 2>"$TMP/err"
 		status=$?
 		expect_status "$name: map and reduce, $fmt" 0
 		"$PERFKIT" report --format=$fmt --report=$REPORTS "$merged" >"$TMP/merged.$fmt"
@@ -70,7 +72,7 @@ sys.exit(0 if [r["Rank"] for r in rows] == list(range(len(rows))) and len(rows) 
 cp "$TMP/mr.json" "$TMP/job-mr.json"
 # by map and reduce no merged capture is written: with no TMPDIR to write
 # one to, the reports of a job whose times move by no rate still print
-TMPDIR="$TMP/no-such-dir" "$PERFKIT" report --format=json --report=$REPORTS "$job" >"$TMP/no-tmp.json" \
+TMPDIR="$TMP/no-such-dir" "$PERFKIT" report --force --format=json --report=$REPORTS "$job" >"$TMP/no-tmp.json" \
 	2>"$TMP/err"
 status=$?
 expect_status "the reports of a job without TMPDIR" 0
@@ -85,8 +87,8 @@ sqlite3 "$lost/rank-1.sqlite" "INSERT INTO PERFKIT_COUNTERS (name, value) VALUES
 	('gpu_metric_samples_dropped', 37), ('dropped_records', 3)"
 sqlite3 "$lost/rank-2.sqlite" "INSERT INTO PERFKIT_COUNTERS (name, value) VALUES
 	('gpu_metric_samples_dropped', 5)"
-"$PERFKIT" merge -o "$TMP/lost.sqlite" "$lost" >/dev/null || { echo "FAIL: merge" >&2; exit 1; }
-run report "$lost"
+"$PERFKIT" merge --force -o "$TMP/lost.sqlite" "$lost" >/dev/null || { echo "FAIL: merge" >&2; exit 1; }
+run report --force "$lost"
 expect_out "a job's overview: its captures' dropped GPU metric samples summed" \
 	'^42 GPU metric samples were dropped during capture'
 cp "$TMP/out" "$TMP/lost-mr.txt"
@@ -129,13 +131,13 @@ assert any(w > 0 for w in by.values()), by' "$TMP/shifted-mr.json"
 expect_that "nothing of the moved copies is left in TMPDIR" [ -z "$(ls -A "$TMPDIR")" ]
 
 for dir in "$job" "$ddp"; do
-	PERFKIT_THREADS=1 "$PERFKIT" report --format=json --report=$REPORTS "$dir" >"$TMP/one-thread.json"
-	"$PERFKIT" report --format=json --report=$REPORTS "$dir" >"$TMP/threads.json"
+	PERFKIT_THREADS=1 "$PERFKIT" report --force --format=json --report=$REPORTS "$dir" >"$TMP/one-thread.json"
+	"$PERFKIT" report --force --format=json --report=$REPORTS "$dir" >"$TMP/threads.json"
 	expect_that "$(basename "$dir"): one thread and all print the same" \
 		cmp -s "$TMP/one-thread.json" "$TMP/threads.json"
 done
 
-run report --format=json "$job" "$TMP/missing.sqlite"
+run report --force --format=json "$job" "$TMP/missing.sqlite"
 expect_status "a job with a missing capture" 2
 expect_one_error_line "a job with a missing capture" "missing.sqlite: no such file"
 
@@ -146,25 +148,25 @@ else
 	command -v "$mpirun" >/dev/null || { echo "FAIL: built with MPI but no $mpirun" >&2; exit 1; }
 	# Open MPI refuses root without being told
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-	"$mpirun" --oversubscribe -n 3 "$PERFKIT" report --format=json "$job/" >"$TMP/mpi.json" 2>"$TMP/err"
+	"$mpirun" --oversubscribe -n 3 "$PERFKIT" report --force --format=json "$job/" >"$TMP/mpi.json" 2>"$TMP/err"
 	status=$?
 	expect_status "mpirun -n 3 perfkit report" 0
-	"$PERFKIT" report --format=json "$job/" >"$TMP/single.json"
+	"$PERFKIT" report --force --format=json "$job/" >"$TMP/single.json"
 	expect_that "mpirun -n 3 prints byte for byte what one process prints" \
 		cmp -s "$TMP/mpi.json" "$TMP/single.json"
-	"$mpirun" --oversubscribe -n 3 "$PERFKIT" report --report=cuda_gpu_kern_sum "$job/" \
+	"$mpirun" --oversubscribe -n 3 "$PERFKIT" report --force --report=cuda_gpu_kern_sum "$job/" \
 		>"$TMP/mpi.txt" 2>"$TMP/err"
-	"$PERFKIT" report --report=cuda_gpu_kern_sum "$job/" >"$TMP/single.txt"
+	"$PERFKIT" report --force --report=cuda_gpu_kern_sum "$job/" >"$TMP/single.txt"
 	expect_that "mpirun -n 3: text too" cmp -s "$TMP/mpi.txt" "$TMP/single.txt"
 	for dir in "$job" "$ddp"; do
-		"$mpirun" --oversubscribe -n 3 "$PERFKIT" report --format=json --report=$REPORTS "$dir/" \
+		"$mpirun" --oversubscribe -n 3 "$PERFKIT" report --force --format=json --report=$REPORTS "$dir/" \
 			>"$TMP/mpi-all.json" 2>"$TMP/err"
-		"$PERFKIT" report --format=json --report=$REPORTS "$dir/" >"$TMP/single-all.json"
+		"$PERFKIT" report --force --format=json --report=$REPORTS "$dir/" >"$TMP/single-all.json"
 		expect_that "mpirun -n 3: $(basename "$dir")'s $REPORTS byte for byte" \
 			cmp -s "$TMP/mpi-all.json" "$TMP/single-all.json"
 	done
 	# more processes than captures: some map nothing
-	"$mpirun" --oversubscribe -n 7 "$PERFKIT" report --format=json "$job/" >"$TMP/mpi7.json" 2>"$TMP/err"
+	"$mpirun" --oversubscribe -n 7 "$PERFKIT" report --force --format=json "$job/" >"$TMP/mpi7.json" 2>"$TMP/err"
 	expect_that "mpirun -n 7 over 5 captures" cmp -s "$TMP/mpi7.json" "$TMP/single.json"
 	# What does not share its work among the MPI processes runs on rank 0
 	# alone and prints once: a report read from the merged capture, one
@@ -182,11 +184,11 @@ else
 		expect_that "mpirun -n 2 perfkit $name prints what one process prints, once" \
 			cmp -s "$TMP/mpi.out" "$TMP/single.out"
 	}
-	once "report --report=cuda_api_sum" report --report=cuda_api_sum "$job/"
-	once "report --rank=0" report --rank=0 --format=json "$job/"
+	once "report --report=cuda_api_sum" report --force --report=cuda_api_sum "$job/"
+	once "report --rank=0" report --force --rank=0 --format=json "$job/"
 	once "report of a directory of one capture" report --format=json "$TMP/one/"
-	once "diagnose" diagnose "$job/"
-	"$mpirun" --oversubscribe -n 2 "$PERFKIT" merge -o "$TMP/mpi-merged.sqlite" "$job/" >"$TMP/out" 2>"$TMP/err"
+	once "diagnose" diagnose --force "$job/"
+	"$mpirun" --oversubscribe -n 2 "$PERFKIT" merge --force -o "$TMP/mpi-merged.sqlite" "$job/" >"$TMP/out" 2>"$TMP/err"
 	status=$?
 	expect_status "mpirun -n 2 perfkit merge" 0
 	expect_that "mpirun -n 2 perfkit merge merges once" [ "$(grep -c "captures of" "$TMP/out")" = 1 ]

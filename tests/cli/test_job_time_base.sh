@@ -78,8 +78,13 @@ expect_that "and no error is claimed" [ -z "$(meta "$TMP/ac.sqlite" time_error_n
 as_other_host "$TMP/a.sqlite" "$TMP/b1.sqlite" 3700000000 0
 sqlite3 "$TMP/b1.sqlite" "UPDATE PERFKIT_CLOCKS SET realtimeNs = realtimeNs + 2 WHERE at = 'end'"
 cp "$TMP/b1.sqlite" "$TMP/b2.sqlite"
-sqlite3 "$TMP/b2.sqlite" "UPDATE PERFKIT_META SET value = value / 100 WHERE key = 'duration_ns'"
-run merge -o "$TMP/abb.sqlite" "$TMP/a.sqlite" "$TMP/b1.sqlite" "$TMP/b2.sqlite"
+# another run of the program on that host (its own pid in its metadata: a
+# copy of one capture would be refused as that capture twice), whose
+# process shares the first's pid as well (--force: merge refuses a pid of
+# one host in two captures at the same time otherwise)
+sqlite3 "$TMP/b2.sqlite" "UPDATE PERFKIT_META SET value = value / 100 WHERE key = 'duration_ns';
+	UPDATE PERFKIT_META SET value = value + 1 WHERE key = 'pid'"
+run merge --force -o "$TMP/abb.sqlite" "$TMP/a.sqlite" "$TMP/b1.sqlite" "$TMP/b2.sqlite"
 expect_status "merge of a host's two captures of different lengths" 0
 # the same kernel of both (each its host's index above the pid bits)
 apart=$(sqlite3 "$TMP/abb.sqlite" "WITH k AS (SELECT globalPid >> 48 AS h, start, row_number() OVER

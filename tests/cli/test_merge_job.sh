@@ -5,7 +5,10 @@
 # rewritten as another host's keeps its processes apart from the
 # original's (same pid, other host), as does a second capture of one host
 # whose pid repeats; PERFKIT_META says what the job is. Bad input is one
-# line and exit 2.
+# line and exit 2. The two programs' captures were run one after the
+# other, so they are no one job's: merge refuses them unless --force
+# (test_job_refuses_same_capture_or_two_jobs.sh), which these merges give;
+# one capture given twice is refused even so.
 . "$(dirname "$0")/cli_lib.sh"
 command -v sqlite3 >/dev/null || { echo "FAIL: sqlite3 is needed" >&2; exit 1; }
 D=$PERFKIT_TEST_DATA
@@ -29,7 +32,7 @@ while i < len(text):
 for name in sorted(totals): print(f"{name}\t{totals[name]}")'
 }
 
-run merge -o "$TMP/job.sqlite" "$a" "$b"
+run merge --force -o "$TMP/job.sqlite" "$a" "$b"
 expect_status "merge of two captures" 0
 expect_out "merge of two captures" "job.sqlite: 2 captures of 1 host"
 expect_out "merge of two captures" "^time base: one host\$"
@@ -55,7 +58,7 @@ expect_that "API calls still find their kernels" [ "$(sqlite3 "$TMP/job.sqlite" 
 mkdir "$TMP/dir"
 cp "$a" "$TMP/dir/job-10.sqlite"
 cp "$b" "$TMP/dir/job-2.sqlite"
-run merge -o "$TMP/dir.sqlite" "$TMP/dir"
+run merge --force -o "$TMP/dir.sqlite" "$TMP/dir"
 expect_status "merge of a directory" 0
 expect_that "a directory holds the same job" \
 	[ "$(kern_sum_instances "$TMP/dir.sqlite")" = "$(kern_sum_instances "$TMP/job.sqlite")" ]
@@ -87,11 +90,19 @@ single=$(instances "$a")
 expect_that "ranges' kernels of two hosts add up ($single twice)" \
 	[ "$(instances "$TMP/hosts.sqlite")" = $((single * 2)) ]
 
-# one host, a pid that repeats (two runs one after the other): kept apart too
-run merge -o "$TMP/again.sqlite" "$a" "$a"
-expect_status "merge of one capture twice" 0
+# one host, a pid that repeats (two runs one after the other, the second
+# a copy of the first started a second after it ended): kept apart too
+cp "$a" "$TMP/later.sqlite"
+sqlite3 "$TMP/later.sqlite" "UPDATE PERFKIT_META SET value = value +
+	(SELECT value FROM PERFKIT_META WHERE key = 'duration_ns') + 1000000000 WHERE key = 'start_ns'"
+run merge --force -o "$TMP/again.sqlite" "$a" "$TMP/later.sqlite"
+expect_status "merge of two runs whose pid repeats" 0
 expect_that "a repeated pid of one host stays two processes" \
 	[ "$(sqlite3 "$TMP/again.sqlite" "SELECT count(DISTINCT globalPid) FROM PROCESSES")" = 2 ]
+# one capture given twice would count twice: refused, --force or not
+run merge --force -o "$TMP/twice.sqlite" "$a" "$a"
+expect_status "merge of one capture twice" 2
+expect_one_error_line "merge of one capture twice" "given twice"
 
 # bad input
 run merge "$a"
@@ -110,7 +121,7 @@ expect_status "merge of an empty directory" 2
 expect_one_error_line "merge of an empty directory" "holds no captures"
 run merge -o "$TMP/job.sqlite" "$a"
 expect_status "merge over an existing file" 2
-expect_one_error_line "merge over an existing file" "already exists"
+expect_one_error_line "merge over an existing file" "job\.sqlite exists; use -f to overwrite it"
 run merge -f -o "$TMP/job.sqlite" "$TMP/job.sqlite" "$a"
 expect_status "merge into one of its inputs" 2
 expect_one_error_line "merge into one of its inputs" "the output is one of the captures"

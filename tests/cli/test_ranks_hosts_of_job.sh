@@ -6,7 +6,8 @@
 # environment) has none known in the job, and the job's ranks are not taken
 # to share a host. On the two nsys exports of tests/data/nsys (two hosts of
 # Perlmutter), each alone naming its host, read by map and reduce and from
-# their merged capture; and on the per-rank captures of
+# their merged capture (two runs months apart, taken as one job: --force);
+# and on the per-rank captures of
 # the two-GPU DDP run (tests/data/ddp/two_gpus), copies whose hosts only
 # their run metadata names, told apart, with a measured link stored: the
 # link between hosts is the network, so collective_bandwidth does not run.
@@ -26,7 +27,7 @@ import json, sys
 rows = json.load(open(sys.argv[1]))["reports"][0]["rows"]
 assert [r["Process"].split(" \u00b7 ")[1] for r in rows] == [sys.argv[2]], rows' "$TMP/out" "$ha"
 
-run report --report=rank_sum --format=json "$a" "$b"
+run report --force --report=rank_sum --format=json "$a" "$b"
 expect_status "rank_sum of the two exports as one job" 0
 expect_that "the job of two hosts: no rank named by the job's hosts" python3 -c '
 import json, sys
@@ -37,11 +38,11 @@ for r in rows:
     assert r["Process"].startswith("rank %d \u00b7 GPU " % r["Rank"]), r["Process"]' "$TMP/out" "$ha" "$hb"
 # read by map and reduce above; its merged capture names them the same
 cp "$TMP/out" "$TMP/mapped.json"
-"$PERFKIT" merge -o "$TMP/merged.sqlite" "$a" "$b" >/dev/null 2>&1
+"$PERFKIT" merge --force -o "$TMP/merged.sqlite" "$a" "$b" >/dev/null 2>&1
 run report --report=rank_sum --format=json "$TMP/merged.sqlite"
 expect_that "the merged capture of two hosts: the same ranks, named the same" cmp -s \
 	<(grep -v '"File"' "$TMP/out") <(grep -v '"File"' "$TMP/mapped.json")
-run report --format=chrome -o "$TMP/trace.json" "$a" "$b"
+run report --force --format=chrome -o "$TMP/trace.json" "$a" "$b"
 expect_that "chrome: no process named by the job's hosts" python3 -c '
 import json, sys
 for e in json.load(open(sys.argv[1]))["traceEvents"]:

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # test_run_same_output.sh - two `perfkit run`s writing to the same output at
 # once. Without -f the second refuses with one line and the first's capture
-# is whole. With -f the second takes the name; the first, finding another
-# file under it when it ends, keeps its capture in its run folder and says
-# where in one line, whichever ends first. No capture is lost, none is
-# damaged, and each holds exactly the kernels its program recorded.
+# is whole. With -f the second replaces the file that was there when it
+# started (the first's unfinished output), once its own capture is
+# complete. Whichever run finds another file under the name at its end
+# keeps its capture in its run folder and says where in one line: the
+# first when the second ended first; the second when the first ended
+# first, since the first's finished capture is not the file the second's -f
+# was given for. No capture is lost, none is damaged, and each holds
+# exactly the kernels its program recorded.
 # The programs are tests/tools/write_live_store, which record kernels as
 # the collector does and print how many ("written=N").
 set -u
@@ -33,14 +37,14 @@ whole() {
 	expect_that "$1: it holds the $want kernels written" test "$(kernels "$2")" = "$want"
 }
 
-# kept_whole NAME: the first run's one line names where it kept its
-# capture, and that capture is whole.
+# kept_whole NAME RUN: that run's (first or second) one line names where it
+# kept its capture, and that capture is whole.
 kept_whole() {
 	local kept
 	kept=$(sed -n "s/.*another file took the output's name (.*same\.sqlite): the capture is kept as //p" \
-		"$TMP/first.err")
-	expect_that "$1: the first run says where it kept its capture" test -n "$kept"
-	[ -n "$kept" ] && whole "$1: the first run's kept capture" "$kept" "$TMP/first.out"
+		"$TMP/$2.err")
+	expect_that "$1: the $2 run says where it kept its capture" test -n "$kept"
+	[ -n "$kept" ] && whole "$1: the $2 run's kept capture" "$kept" "$TMP/$2.out"
 }
 
 # start_first SECONDS: the first run, writing $OUT for SECONDS; returns once
@@ -69,7 +73,7 @@ cp "$TMP/out" "$TMP/second.out"
 whole "-f, second ending first: the output" "$OUT" "$TMP/second.out"
 wait "$first"
 expect_that "-f, second ending first: the first run exits with its program's status" test $? = 0
-kept_whole "-f, second ending first"
+kept_whole "-f, second ending first" first
 whole "-f, second ending first: the output is still the second's" "$OUT" "$TMP/second.out"
 
 # ---- with -f, the first ending first ------------------------------------------------
@@ -80,8 +84,8 @@ wait "$first"
 expect_that "-f, first ending first: the first run exits with its program's status" test $? = 0
 wait "$second"
 expect_that "-f, first ending first: the second run exits with its program's status" test $? = 0
-kept_whole "-f, first ending first"
-whole "-f, first ending first: the output" "$OUT" "$TMP/second.out"
-expect_that "-f, first ending first: the second run has no warning" \
-	test -z "$(grep "^perfkit: warning" "$TMP/second.err")"
+kept_whole "-f, first ending first" second
+whole "-f, first ending first: the output is the first's" "$OUT" "$TMP/first.out"
+expect_that "-f, first ending first: the first run has no warning" \
+	test -z "$(grep "^perfkit: warning" "$TMP/first.err")"
 finish

@@ -10,6 +10,7 @@
 
 #include "compare/baseline.h"
 #include "diff_fixture.h"
+#include "prof/output.h"
 #include "testutil.h"
 
 #define MS 1000000LL
@@ -150,7 +151,7 @@ START_TEST(baseline_records_per_iteration_figures_of_the_loop_and_reads_them_bac
 	ck_assert_double_eq(k->launches, 11);
 	ck_assert_double_eq(baseline__find(&b, "kernel_count")->per_iteration.median, 2);
 	snprintf(file, sizeof file, "%s", testutil_tmp_path("loop.json"));
-	ck_assert_msg(baseline__save(&b, file, &err) == 0, "%s", err.msg);
+	ck_assert_msg(baseline__save(&b, file, PROF_OUTPUT_REPLACE, &err) == 0, "%s", err.msg);
 	ck_assert_msg(baseline__load(&r, file, &err) == 0, "%s", err.msg);
 	ck_assert_int_eq(r.version, BASELINE_FORMAT_VERSION);
 	ck_assert_ptr_nonnull(baseline__loop(&r));
@@ -246,7 +247,7 @@ START_TEST(baseline_round_trips_through_its_json_file)
 	fx_close(&f, -1);
 	build(&b, 3);
 	snprintf(file, sizeof file, "%s", testutil_tmp_path("baseline.json"));
-	ck_assert_msg(baseline__save(&b, file, &err) == 0, "%s", err.msg);
+	ck_assert_msg(baseline__save(&b, file, PROF_OUTPUT_REPLACE, &err) == 0, "%s", err.msg);
 	ck_assert_msg(baseline__load(&r, file, &err) == 0, "%s", err.msg);
 	ck_assert_uint_eq(r.nkeys, b.nkeys);
 	ck_assert_uint_eq(r.ncaptures, 3);

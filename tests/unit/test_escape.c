@@ -58,8 +58,11 @@ START_TEST(escape_csv_quotes_fields_with_separators)
 	ck_assert_str_eq(run(prof_fputs_csv, "plain"), "plain");
 	ck_assert_str_eq(run(prof_fputs_csv, "a,b"), "\"a,b\"");
 	ck_assert_str_eq(run(prof_fputs_csv, "say \"hi\""), "\"say \"\"hi\"\"\"");
-	ck_assert_str_eq(run(prof_fputs_csv, "line1\nline2"), "\"line1\nline2\"");
-	ck_assert_str_eq(run(prof_fputs_csv, "cr\rhere"), "\"cr\rhere\"");
+	/* control characters as the terminal shows them: no line break splits
+	 * the row, no ESC reaches a terminal that shows the file */
+	ck_assert_str_eq(run(prof_fputs_csv, "line1\nline2"), "line1?line2");
+	ck_assert_str_eq(run(prof_fputs_csv, "cr\rhere"), "cr?here");
+	ck_assert_str_eq(run(prof_fputs_csv, "\x1b[31mred\a,x"), "\"?[31mred?,x\"");
 	ck_assert_str_eq(run(prof_fputs_csv, "<&>"), "<&>");
 	ck_assert_str_eq(run(prof_fputs_csv, NULL), "");
 }
@@ -76,11 +79,12 @@ START_TEST(escape_csv_guards_formulas_but_not_numbers)
 }
 END_TEST
 
-START_TEST(escape_csv_replaces_invalid_utf8_and_keeps_esc)
+START_TEST(escape_csv_replaces_invalid_utf8_and_control_characters)
 {
 	ck_assert_str_eq(run(prof_fputs_csv, "a\xff" "b"), "a" FFFD "b");
-	/* CSV is data, not a terminal: ESC passes as a byte */
-	ck_assert_str_eq(run(prof_fputs_csv, "\x1b[1m"), "\x1b[1m");
+	/* a CSV file is shown in terminals too: ESC, BEL and C1 as the text
+	 * sink shows them */
+	ck_assert_str_eq(run(prof_fputs_csv, "\x1b[1m\a\xc2\x9b"), "?[1m??");
 }
 END_TEST
 
@@ -131,7 +135,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, escape_json_keeps_valid_multibyte_text);
 	tcase_add_test(tc, escape_csv_quotes_fields_with_separators);
 	tcase_add_test(tc, escape_csv_guards_formulas_but_not_numbers);
-	tcase_add_test(tc, escape_csv_replaces_invalid_utf8_and_keeps_esc);
+	tcase_add_test(tc, escape_csv_replaces_invalid_utf8_and_control_characters);
 	tcase_add_test(tc, escape_html_escapes_markup_characters);
 	tcase_add_test(tc, escape_term_shows_controls_as_question_marks);
 	tcase_add_test(tc, escape_sanitize_term_truncates_on_character_boundary);

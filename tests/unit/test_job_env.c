@@ -1,6 +1,7 @@
 /* test_job_env.c - the rank of a process from each launcher's variables,
  * which launcher wins when several are set, and output-name patterns. */
 #include <check.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "prof/job_env.h"
@@ -74,7 +75,8 @@ START_TEST(job_rank_torchrun_wins_inside_slurm_and_bad_values_are_skipped)
 END_TEST
 
 static const char *const job_env[] = { "OMPI_COMM_WORLD_RANK=12", "JOB=run7", "SLASH=a/b",
-				       "EMPTY=", NULL };
+				       "EMPTY=", "DOT=.", "DOTS=..", "NL=a\nb", "ESC=\x1b[31mred",
+				       "DEL=a\x7f", NULL };
 
 static int expand(const char *pattern, char *buf, size_t cap, struct prof_error *err)
 {
@@ -109,7 +111,14 @@ START_TEST(output_pattern_refuses_what_cannot_name_a_file)
 		{ "a-%qJOB", "%q takes a variable in braces" },
 		{ "a-%q{}", "needs a variable name" },
 		{ "a-%q{SLASH}", "holds a '/'" },
-		{ "a-%q{EMPTY}", "empty name part" },
+		{ "a-%q{EMPTY}", "%q{EMPTY}: EMPTY is empty" },
+		{ "a-%q{DOT}", "%q{DOT}: DOT is '.', which is not allowed as a name part" },
+		{ "a-%q{DOTS}", "%q{DOTS}: DOTS is '..', which is not allowed as a name part" },
+		{ "a-%q{SLASH}", "%q{SLASH}: SLASH holds a '/' ('a/b')" },
+		/* a newline or ESC in a file name: refused, and never echoed */
+		{ "a-%q{NL}", "%q{NL}: NL holds a control character (byte 0x0a)" },
+		{ "a-%q{ESC}", "%q{ESC}: ESC holds a control character (byte 0x1b)" },
+		{ "a-%q{DEL}", "%q{DEL}: DEL holds a control character (byte 0x7f)" },
 		/* echoed in the message, so never a byte that breaks its line */
 		{ "a-%q{A\nB}", "needs a variable name of letters, digits and '_'" },
 		{ "a-%q{JOB=}", "needs a variable name of letters, digits and '_'" },
@@ -145,6 +154,55 @@ START_TEST(output_pattern_without_rank_and_too_long)
 }
 END_TEST
 
+/* A message is one line of printable text (bytes of UTF-8 pass). */
+static bool printable(const char *msg)
+{
+	for (const unsigned char *c = (const unsigned char *)msg; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			return false;
+	return true;
+}
+
+START_TEST(output_pattern_says_why_a_rank_variable_is_not_a_rank)
+{
+	static const struct {
+		const char *env, *message;
+	} bad[] = {
+		{ "RANK=abc", "%r needs a rank: RANK=abc is not a rank (a number from 0 to 2147483647)" },
+		{ "RANK=-1", "RANK=-1 is not a rank" },
+		{ "RANK=12345678901234567890", "RANK=12345678901234567890 is not a rank" },
+		{ "RANK=2147483648", "RANK=2147483648 is not a rank" },
+		{ "RANK=../../x", "RANK=../../x is not a rank" },
+		{ "RANK=", "%r needs a rank, and RANK is set but empty" },
+		{ "SLURM_PROCID=0x3", "SLURM_PROCID=0x3 is not a rank" },
+		/* shown made safe, and cut */
+		{ "PMI_RANK=\x1b[2J", "PMI_RANK=?[2J is not a rank" },
+		{ "RANK=0123456789012345678901234567890123456789",
+		  "RANK=01234567890123456789012345678901... is not a rank" },
+	};
+	struct prof_error err;
+	char buf[128];
+
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		const char *env[] = { bad[i].env, NULL };
+		struct prof_pattern_values v = { "h", 1, fake_env, (void *)env };
+
+		ck_assert_int_eq(prof_output_pattern__expand("r-%r", &v, buf, sizeof buf, &err),
+				 PROF_E_USAGE);
+		ck_assert_msg(strstr(err.msg, bad[i].message), "%s: got '%s'", bad[i].env, err.msg);
+		ck_assert_msg(printable(err.msg), "%s: message not one printable line", bad[i].env);
+	}
+	/* the largest rank is one */
+	{
+		const char *env[] = { "RANK=2147483647", NULL };
+		struct prof_pattern_values v = { "h", 1, fake_env, (void *)env };
+
+		ck_assert_int_eq(prof_output_pattern__expand("r-%r", &v, buf, sizeof buf, &err), 0);
+		ck_assert_str_eq(buf, "r-2147483647");
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("job_env");
@@ -155,6 +213,7 @@ int main(void)
 	tcase_add_test(tc, output_pattern_expands_each_field);
 	tcase_add_test(tc, output_pattern_refuses_what_cannot_name_a_file);
 	tcase_add_test(tc, output_pattern_without_rank_and_too_long);
+	tcase_add_test(tc, output_pattern_says_why_a_rank_variable_is_not_a_rank);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
 }

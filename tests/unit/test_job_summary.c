@@ -22,7 +22,8 @@ static char *paths[N];
 
 static void setup(void)
 {
-	struct job_inputs in = { .paths = paths, .n = N, .name = "job" };
+	/* captures of several programs and runs, taken as one job all the same */
+	struct job_inputs in = { .paths = paths, .n = N, .name = "job", .force = true };
 	struct prof_error err = { 0 };
 
 	for (int i = 0; i < N; i++)

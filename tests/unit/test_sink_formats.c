@@ -117,7 +117,7 @@ static int utf8_valid(const char *s)
 	return 1;
 }
 
-START_TEST(sink_csv_round_trips_quotes_commas_and_newlines)
+START_TEST(sink_csv_round_trips_quotes_and_commas_and_shows_controls_as_text)
 {
 	char *out = render(RPT_FORMAT_CSV, 1);
 	char *f[MAXR][MAXC];
@@ -125,10 +125,14 @@ START_TEST(sink_csv_round_trips_quotes_commas_and_newlines)
 
 	ck_assert_int_eq(n, 1 + NHOSTILE);
 	ck_assert_str_eq(f[0][2], "Name");
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 3; i++)
 		ck_assert_int_eq(nc[1 + i], 3);
-		ck_assert_str_eq(f[1 + i][2], hostile[i]);
-	}
+	ck_assert_str_eq(f[1 + 0][2], hostile[0]);
+	ck_assert_str_eq(f[1 + 1][2], hostile[1]);
+	/* control characters as the text sink shows them: no line break in a
+	 * row, no ESC for a terminal that shows the file */
+	ck_assert_str_eq(f[1 + 2][2], "line1?line2");
+	ck_assert_str_eq(f[1 + 4][2], "esc?[31mred");
 	ck_assert_str_eq(f[1 + 3][2], "<script>&amp;");
 	ck_assert_str_eq(f[1][0], "0");
 	ck_assert_str_eq(f[2][1], "1.2");
@@ -487,7 +491,7 @@ static Suite *suite(void)
 	Suite *s = suite_create("sink_formats");
 	TCase *tc = tcase_create("core");
 
-	tcase_add_test(tc, sink_csv_round_trips_quotes_commas_and_newlines);
+	tcase_add_test(tc, sink_csv_round_trips_quotes_and_commas_and_shows_controls_as_text);
 	tcase_add_test(tc, sink_csv_replaces_invalid_utf8_and_neutralises_formulas);
 	tcase_add_test(tc, sink_csv_separates_reports_by_an_empty_line);
 	tcase_add_test(tc, sink_json_parses_and_keeps_names);

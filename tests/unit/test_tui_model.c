@@ -425,7 +425,7 @@ START_TEST(model_replay_reads_rows_up_to_the_clock)
 	write_events(w, 4242, 0, 100);
 	finish(w);
 	s = open_source(path, TOP_READ_REPLAY);
-	ck_assert_int_eq(top_source__replay_origin(s, &origin, &err), 0);
+	ck_assert_int_eq(top_source__replay_origin(s, &m, &origin, &err), 0);
 	ck_assert_int_eq(origin, BASE_NS);
 	/* inside event 42: step 40..49 > forward 40..44 are open */
 	clock = BASE_NS + 42 * STEP_NS + 5000;

@@ -21,6 +21,8 @@ enum prof_error_code {
 	PROF_E_UNFINISHED = -11,  /* a capture perfkit run has not finished (yet) */
 	PROF_E_FULL = -12,        /* no room left to write: the disk is full, or the file size limit */
 	PROF_E_NOT_PLACED = -13,  /* a finished capture that could not be put at its path */
+	PROF_E_LOCKED = -14,      /* another process held the file's lock past the busy timeout */
+	PROF_E_CHANGED = -15,     /* the file changed while it was read: what was read is a mix */
 };
 
 #define PROF_ERROR_MSG_MAX 512

@@ -10,9 +10,10 @@
 
 /* A JSON string literal, quotes included. */
 void prof_fputs_json(FILE *f, const char *s);
-/* One CSV field (RFC 4180): quoted when it holds , " CR or LF, quotes doubled.
- * Fields starting with = + - @ are prefixed with ' so spreadsheets do not
- * evaluate them. */
+/* One CSV field (RFC 4180): quoted when it holds , or ", quotes doubled;
+ * control characters (ESC, BEL, CR, LF, TAB included) shown as '?', as for
+ * a terminal. Fields starting with = + - @ are prefixed with ' so
+ * spreadsheets do not evaluate them. */
 void prof_fputs_csv(FILE *f, const char *s);
 /* Text for HTML element content or a double-quoted attribute. */
 void prof_fputs_html(FILE *f, const char *s);

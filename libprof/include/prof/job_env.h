@@ -28,8 +28,8 @@ struct prof_job_rank {
 	long rank, world_size, local_rank; /* -1 where the launcher does not say */
 };
 
-/* The first launcher, in the order above, whose rank variable holds a
- * non-negative integer. torchrun runs inside Slurm and mpirun jobs too, and
+/* The first launcher, in the order above, whose rank variable holds an
+ * integer from 0 to INT_MAX (an MPI rank is an int). torchrun runs inside Slurm and mpirun jobs too, and
  * its variables are the ones the program itself reads, so they win. */
 void prof_job_rank__read(struct prof_job_rank *r, prof_env_fn env, void *ctx);
 /* "torchrun", "Open MPI", "PMI", "Slurm" or "none". */
@@ -46,8 +46,9 @@ struct prof_pattern_values {
 /* Expand %h (host), %p (pid), %r (rank), %q{VAR} (an environment variable,
  * VAR of letters, digits and '_') and %% in pattern into buf. Values that
  * would add a '/' (or are empty, "." or "..") are refused: a variable names
- * a file, not a folder. Returns 0, or PROF_E_USAGE with a one-line message
- * of printable text ("-o: ...") in err. */
+ * a file, not a folder; so are values holding a control character. Returns
+ * 0, or PROF_E_USAGE with a one-line message of printable text ("-o: ...")
+ * in err, naming the variable and, where it helps, its value (made safe). */
 int prof_output_pattern__expand(const char *pattern, const struct prof_pattern_values *v,
 				char *buf, size_t cap, struct prof_error *err);
 

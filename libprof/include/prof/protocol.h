@@ -64,6 +64,11 @@
 #define PROF_META_HOST "host"
 /* The program's pid. */
 #define PROF_META_PID "pid"
+/* The file name the capture takes in its folder when it is finished, set
+ * while it is written beside it instead (`perfkit run -f` onto an existing
+ * file: .NAME.perfkit-XXXXXX, see prof/output.h): what `perfkit recover`
+ * replaces. */
+#define PROF_META_OUTPUT "output"
 
 /* ---- the files a traced process writes ------------------------------------- */
 

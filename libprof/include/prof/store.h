@@ -38,7 +38,14 @@
 struct prof_writer;
 
 enum prof_writer_flags {
-	PROF_WRITER_OVERWRITE = 1 << 0, /* replace an existing file (else PROF_E_EXISTS) */
+	/* Replace an existing file (else PROF_E_EXISTS), removing it at once:
+	 * for files of perfkit's own (a run's folder, tests). A file the user
+	 * named goes through prof/output.h instead, which leaves the old file
+	 * until the new one is complete. */
+	PROF_WRITER_OVERWRITE = 1 << 0,
+	/* The file at path is an empty one made for this writer: the
+	 * temporary file of a prof_output opened with PROF_OUTPUT_BY_NAME. */
+	PROF_WRITER_CLAIMED = 1 << 1,
 };
 
 /* Out of room: a row append, commit or checkpoint found the disk full (or
@@ -53,6 +60,9 @@ int prof_writer__create(const char *path, unsigned flags, struct prof_writer **o
 /* The file w writes (for a taken-over file, the process file until the
  * finish renames it). */
 const char *prof_writer__path(const struct prof_writer *w);
+/* Call the file name in messages (a temporary file by the output it
+ * becomes); NULL: its path. 0 or PROF_E_NOMEM. */
+int prof_writer__set_name(struct prof_writer *w, const char *name);
 /* Commit the open transaction and begin a new one. Call it on a timer. */
 int prof_writer__flush(struct prof_writer *w, struct prof_error *err);
 /* Commit, build indexes and summary views, record final metadata, close.
@@ -175,6 +185,14 @@ struct prof_cursor;
 
 enum prof_store_kind { PROF_STORE_PERFKIT = 1, PROF_STORE_NSYS = 2 };
 
+/* How long a reader waits for another process's lock on the file (a
+ * writer committing into it under the rollback journal) before it gives
+ * up with PROF_E_LOCKED; PROF_BUSY_TIMEOUT_ENV, milliseconds, may set
+ * another (0 to PROF_BUSY_TIMEOUT_MS_MAX). */
+#define PROF_BUSY_TIMEOUT_MS_DEFAULT 5000
+#define PROF_BUSY_TIMEOUT_MS_MAX 600000
+#define PROF_BUSY_TIMEOUT_ENV "PERFKIT_BUSY_TIMEOUT_MS"
+
 /* Open read-only, validating what the file is. On failure err->msg is a
  * one-line message naming the file and what is wrong with it. */
 int prof_store__open(const char *path, struct prof_store **out, struct prof_error *err);
@@ -217,16 +235,48 @@ char *prof_store__meta(struct prof_store *s, const char *key);
 /* A PERFKIT_COUNTERS value, 0 if absent. */
 int64_t prof_store__counter(struct prof_store *s, const char *name);
 /* Whether what was read of s can be trusted: 0, or < 0 with a one-line
- * message naming the file when a read since the open found it damaged
- * (even a read whose caller saw only "no such table" or 0), or when
+ * message naming the file when a read since the open found it damaged or
+ * locked (even a read whose caller saw only "no such table" or 0), when
  * another process has truncated the file since (some pages then read as
- * zeros without SQLite noticing). A file deleted or replaced meanwhile is
- * no fault: the open file is still read whole. Readers of a finished
- * capture call it before they call their output complete. */
+ * zeros without SQLite noticing), or, for a store opened with
+ * prof_store__open_capture, when another process has changed it since
+ * (its size, SQLite's change counter or data_version moved: each statement
+ * reads the file as it is then, so what was read may mix two versions;
+ * PROF_E_CHANGED, "FILE changed while it was read; run again"). A file
+ * deleted or replaced meanwhile is no fault: the open file is still read
+ * whole. Readers of a finished capture call it before they call their
+ * output complete. */
 int prof_store__check_read(struct prof_store *s, struct prof_error *err);
+/* Read every page of s's file and check the structure of every table and
+ * index in it (SQLite's quick_check): 0, or PROF_E_CORRUPT with one line
+ * naming the file when any of it is damaged, also kept for
+ * prof_store__check_read. A reader reads only what its output needs, so
+ * without this a command that needs little of a damaged capture would
+ * print from it with confidence where another refuses it: every command
+ * calls it on each capture it was given before it reads (cli/'s reader
+ * preamble, report/job's probe, perfkit top on a finished capture). It
+ * costs one read of the file. */
+int prof_store__check_whole(struct prof_store *s, struct prof_error *err);
 /* Run sql for its effect on the connection's temporary database: a view or
  * table a report builds (the store itself is opened read-only). */
 int prof_store__exec(struct prof_store *s, const char *sql, struct prof_error *err);
+
+/* A capture file at one moment: which file it is, its size and SQLite's
+ * change counter (header bytes 24-27, which every commit under the
+ * rollback journal moves). Between two states that differ, another process
+ * changed the file, or put another in its place. */
+struct prof_file_state {
+	uint64_t dev, ino;
+	int64_t bytes;
+	uint32_t changes;
+};
+
+/* The state of the file at path now; PROF_E_IO with a line naming it when
+ * it cannot be read. */
+int prof_file_state__read(const char *path, struct prof_file_state *st, struct prof_error *err);
+bool prof_file_state__same(const struct prof_file_state *a, const struct prof_file_state *b);
+/* PROF_E_CHANGED: "PATH changed while it was read; run again". */
+int prof_file__changed(const char *path, struct prof_error *err);
 
 /* Streaming cursor over one SQL statement. Values are always bound, never
  * formatted into the SQL. next() returns 1 for a row, 0 at the end, < 0 on

@@ -43,6 +43,7 @@ struct pf_ctx {
 	struct busy *busy;
 	size_t nbusy;
 	int64_t lo_ns, hi_ns, bin_ns;      /* the window the bins cover */
+	int64_t nbins;                     /* bins of bin_ns in the window, the last cut short */
 	/* the event being made */
 	Perfetto__Protos__TrackEvent ev;
 	Perfetto__Protos__DebugAnnotation *args, **argp;
@@ -404,10 +405,17 @@ static int write_capture(struct pf_ctx *c)
 
 /* ---- GPU busy per time bin ---------------------------------------------- */
 
+/* The bins are laid out in offsets from lo_ns, which every time in the
+ * window has one of between 0 and hi_ns - lo_ns (held at INT64_MAX): a
+ * window that ends at INT64_MAX, a kernel's end in a damaged file, then
+ * takes 1000 bins like any other, where lo + (bin + 1) * width would
+ * overflow and wrap below start, and the loop laying work into the bins
+ * would never end. */
 static int busy_sample(struct pf_ctx *c, struct busy *b)
 {
-	int64_t start = c->lo_ns + b->next_bin * c->bin_ns;
-	int64_t len = c->hi_ns - start < c->bin_ns ? c->hi_ns - start : c->bin_ns;
+	int64_t off = b->next_bin * c->bin_ns; /* next_bin < nbins: below the span */
+	int64_t start = c->lo_ns + off, left = prof_span_saturated(c->lo_ns, c->hi_ns) - off;
+	int64_t len = left < c->bin_ns ? left : c->bin_ns;
 
 	ev_start(c, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER,
 		 pf_tracks__uuid(&c->t, b->track), NULL, NULL);
@@ -422,17 +430,18 @@ static int busy_sample(struct pf_ctx *c, struct busy *b)
  * leaves behind. */
 static int busy_lay(struct pf_ctx *c, struct busy *b, int64_t start, int64_t end)
 {
+	int64_t from = prof_span_saturated(c->lo_ns, start), to = prof_span_saturated(c->lo_ns, end);
 	int rc = 0;
 
-	while (rc == 0 && start < end) {
-		int64_t bin = (start - c->lo_ns) / c->bin_ns;
-		int64_t bin_end = c->lo_ns + (bin + 1) * c->bin_ns;
-		int64_t upto = end < bin_end ? end : bin_end;
+	while (rc == 0 && from < to) {
+		int64_t bin = from / c->bin_ns;
+		int64_t bin_end = prof_add_saturated(bin * c->bin_ns, c->bin_ns);
+		int64_t upto = to < bin_end ? to : bin_end;
 
 		while (rc == 0 && b->next_bin < bin)
 			rc = busy_sample(c, b);
-		b->bin_busy_ns += upto - start;
-		start = upto;
+		b->bin_busy_ns += upto - from;
+		from = upto;
 	}
 	return rc;
 }
@@ -466,7 +475,6 @@ static int busy_add(struct pf_ctx *c, int32_t device, int64_t start, int64_t end
 
 static int busy_finish(struct pf_ctx *c)
 {
-	int64_t bins = (c->hi_ns - c->lo_ns + c->bin_ns - 1) / c->bin_ns;
 	int rc = 0;
 
 	for (size_t i = 0; i < c->nbusy && rc == 0; i++) {
@@ -474,7 +482,7 @@ static int busy_finish(struct pf_ctx *c)
 
 		if (b->have_cur)
 			rc = busy_lay(c, b, b->cur_start_ns, b->cur_end_ns);
-		while (rc == 0 && b->next_bin < bins)
+		while (rc == 0 && b->next_bin < c->nbins)
 			rc = busy_sample(c, b);
 	}
 	return rc;
@@ -688,14 +696,18 @@ static int emit(struct pf_ctx *c, const struct tm_row *r)
 static void busy_window(struct pf_ctx *c)
 {
 	const struct export_window *w = &c->m.w;
+	int64_t span;
 
 	c->lo_ns = w->from_abs_ns != INT64_MIN ? w->from_abs_ns : w->base_ns;
 	c->hi_ns = w->to_abs_ns != INT64_MAX && w->to_abs_ns < w->end_ns ? w->to_abs_ns : w->end_ns;
 	if (c->hi_ns < c->lo_ns)
 		c->hi_ns = c->lo_ns;
-	c->bin_ns = (c->hi_ns - c->lo_ns + BUSY_BINS - 1) / BUSY_BINS;
+	/* each a quotient rounded up, without adding to the span first */
+	span = prof_span_saturated(c->lo_ns, c->hi_ns);
+	c->bin_ns = span / BUSY_BINS + (span % BUSY_BINS != 0);
 	if (c->bin_ns < MIN_BIN_NS)
 		c->bin_ns = MIN_BIN_NS;
+	c->nbins = span / c->bin_ns + (span % c->bin_ns != 0);
 }
 
 int perfetto_trace__supported(struct prof_error *err)
@@ -746,6 +758,8 @@ int perfetto_trace__write(struct prof_store *s, const struct perfetto_options *o
 		rc = pf_sequence__flush(&c.q);
 	if (rc == 0 && ferror(out))
 		rc = prof_error__set(err, PROF_E_IO, "cannot write the trace");
+	if (rc == 0)
+		rc = export__note_left_out(s, "the trace", NULL, err);
 out:
 	if (rc == 0)
 		rc = c.q.rc;

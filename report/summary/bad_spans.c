@@ -1,0 +1,41 @@
+/* bad_spans.c - how many rows of a capture have an impossible span
+ * (SUM_BAD_SPAN), for the readers that leave them out of a whole capture
+ * at once (the traces, the folded stacks, the HTML report) rather than
+ * report by report as the summaries count them. */
+#include <stdio.h>
+
+#include "query.h"
+
+int sum_bad_spans__count(struct prof_store *s, int64_t *rows, struct prof_error *err)
+{
+	/* NVTX marks and domain rows have no end: they are no spans */
+	static const struct { const char *table, *which; } spans[] = {
+		{ PROF_T_KERNEL, "1" },
+		{ PROF_T_MEMCPY, "1" },
+		{ PROF_T_MEMSET, "1" },
+		{ PROF_T_RUNTIME, "1" },
+		{ PROF_T_DRIVER, "1" },
+		{ PROF_T_NVTX, "eventType IN (" PROF_SQL_NVTX_RANGES ")" },
+	};
+	char sql[512];
+	int rc = 0;
+
+	*rows = 0;
+	for (size_t i = 0; i < sizeof spans / sizeof spans[0] && rc == 0; i++) {
+		struct prof_cursor *c = NULL;
+
+		if (!prof_store__has_table(s, spans[i].table))
+			continue;
+		snprintf(sql, sizeof sql, "SELECT count(*) FROM %s WHERE %s AND " SUM_BAD_SPAN(""),
+			 spans[i].table, spans[i].which);
+		rc = prof_cursor__open(s, sql, &c, err);
+		if (rc < 0)
+			break;
+		rc = prof_cursor__next(c, err);
+		if (rc > 0)
+			*rows += prof_cursor__int64(c, 0);
+		prof_cursor__close(c);
+		rc = rc < 0 ? rc : 0;
+	}
+	return rc;
+}
