@@ -421,10 +421,13 @@ void sum_loop_options__init(struct sum_loop_options *o);
 enum sum_loop_mark { SUM_LOOP_NONE, SUM_LOOP_NVTX, SUM_LOOP_KERNEL };
 
 /* A capture's steady-state loop: from NVTX, the most repeated range name
- * among those covering nearly as much time as the best-covering one (phases
- * nested in a rarer range left out), extended to the end of the GPU work its
- * calls launched; else the kernel that repeats the fewest times; else the
- * whole capture. The first iteration (the warm-up) stays out. */
+ * in which GPU work is launched, among those covering nearly as much time
+ * as the best-covering one (phases nested in a rarer range, libraries' own
+ * ranges and XLA's compiler passes left out), else the runs of the XLA
+ * program that launches the most GPU time, extended to the end of the GPU
+ * work its calls launched; else the period of the repeating kernel launch
+ * sequence; else the whole capture. A window in which no GPU work runs is
+ * never the loop. The first iteration (the warm-up) stays out. */
 struct sum_window {
 	int64_t capture_start_ns, capture_end_ns;
 	int64_t start_ns, end_ns;   /* the steady-state loop */
@@ -436,7 +439,9 @@ struct sum_window {
 	char source[256];           /* how the loop was found, for humans */
 	bool whole_run;             /* the window is the whole capture */
 	enum sum_loop_mark mark;    /* what marks the iterations */
-	char mark_name[512];        /* the NVTX range's or the kernel's name */
+	char mark_name[512];        /* the NVTX range's or the kernel's name; an XLA
+				     * program's runs are "XlaModule:#hlo_module=NAME,
+				     * program_id=*#" (window_nvtx.c) */
 };
 
 /* One iteration of the loop: an instance of the NVTX range (host time, on

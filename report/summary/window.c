@@ -2,12 +2,14 @@
  * and how many there are. `perfkit diagnose` analyses this window; `perfkit
  * diff`, `baseline` and `gate` compare captures per iteration of it, so that
  * two windows of one job holding different numbers of steps compare fairly.
- * docs/diagnose.md describes the search step by step. */
+ * The search looks at NVTX ranges first (window_nvtx.c), then at the period
+ * of the kernel launches (window_kernels.c); docs/diagnose.md describes it
+ * step by step. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "query.h"
+#include "window_impl.h"
 
 void sum_loop_options__init(struct sum_loop_options *o)
 {
@@ -116,279 +118,6 @@ static int capture_extent(struct prof_store *store, struct sum_window *w, struct
 	return 0;
 }
 
-/* The repeated NVTX ranges of the capture: name, count and cover (summed
- * duration), the warm-up instance of each name on each thread left out. */
-#define NVTX_INSTANCES_SQL \
-	"WITH r AS (SELECT coalesce(s.value, n.text) AS name, n.globalTid AS tid, n.start, n.end," \
-	"  row_number() OVER (PARTITION BY coalesce(s.value, n.text), n.globalTid" \
-	"   ORDER BY n.start) AS k" \
-	"  FROM " PROF_T_NVTX " n LEFT JOIN " PROF_T_STRINGS " s ON s.id = n.textId" \
-	"  WHERE n.eventType IN (" PROF_SQL_NVTX_RANGES ") AND n.end > n.start" \
-	"  AND NOT " SUM_BAD_SPAN("n.") ")"
-
-struct loop_candidate {
-	char *name;                 /* whole: nested_fraction looks it up */
-	int64_t count, start_ns, end_ns;
-	double cover;
-};
-
-/* Of the instances of `inner` (warm-up left out), the fraction that lie
- * inside an instance of `outer` on the same thread. Ranges of one name on
- * one thread follow each other, so the latest `outer` to start before an
- * `inner` is the only one that can hold it: a running maximum of their ends
- * answers it in one ordered pass. */
-static int nested_fraction(struct prof_store *store, const char *inner, const char *outer,
-			   double *fraction, struct prof_error *err)
-{
-	const char *sql = NVTX_INSTANCES_SQL ","
-		" x AS (SELECT name, k, end, max(CASE WHEN name = ?2 THEN end END)"
-		"  OVER (PARTITION BY tid ORDER BY start, name = ?1 ROWS UNBOUNDED PRECEDING) AS outer_end"
-		"  FROM r WHERE name IN (?1, ?2))"
-		" SELECT count(*), sum(outer_end >= end) FROM x WHERE name = ?1 AND k > 1";
-	struct prof_cursor *c;
-	int rc = prof_cursor__open(store, sql, &c, err);
-
-	if (rc)
-		return rc;
-	prof_cursor__bind_text(c, 1, inner);
-	prof_cursor__bind_text(c, 2, outer);
-	*fraction = 0;
-	rc = prof_cursor__next(c, err);
-	if (rc == 1 && prof_cursor__int64(c, 0) > 0)
-		*fraction = prof_cursor__double(c, 1) / prof_cursor__double(c, 0);
-	prof_cursor__close(c);
-	return rc < 0 ? rc : 0;
-}
-
-/* A phase of a step: a candidate whose instances mostly sit inside those of a
- * less frequent candidate without tiling it (covering less than
- * o->tiling of it). Steps tile an epoch and stay; "load/transfer"
- * done 32 times inside each step covers 70% of it and is a phase. */
-static int is_phase(struct prof_store *store, const struct sum_loop_options *o,
-		    const struct loop_candidate *cand, int n, int i, bool *phase, struct prof_error *err)
-{
-	*phase = false;
-	for (int j = 0; j < n && !*phase; j++) {
-		double nested;
-		int rc;
-
-		if (j == i || cand[j].count >= cand[i].count ||
-		    cand[i].cover >= cand[j].cover * o->tiling)
-			continue;
-		rc = nested_fraction(store, cand[i].name, cand[j].name, &nested, err);
-		if (rc)
-			return rc;
-		*phase = nested > 0.5;
-	}
-	return 0;
-}
-
-/* The loop from NVTX: among range names repeated at least o->min_iterations
- * times, those covering at least o->coverage of the best-covering one and
- * not a phase of another (is_phase); of these the most frequent. An outer
- * "train" range (once), inner "copy" ranges (short) and phases of the step
- * repeated within it all lose to "step". With `marked`, the loop is that
- * range name's, if it repeats.
- *
- * The first instance of each name on each thread is left out, of the
- * ranking and of the window: it is the warm-up (module loading, library handles, first-touch
- * allocations) rather than the steady state, and a name used once for setup
- * ("load/transfer" around the initial upload) would otherwise outweigh the
- * loop it also appears in. */
-static int window_from_nvtx(struct prof_store *store, const struct sum_loop_options *o,
-			    const char *marked, struct sum_window *w, struct prof_error *err)
-{
-	const char *sql = NVTX_INSTANCES_SQL
-		" SELECT name, count(*), total(end - start), min(start), max(end) FROM r"
-		" WHERE k > 1 AND (?2 IS NULL OR name = ?2)"
-		" GROUP BY name HAVING count(*) + 1 >= ?1 AND name IS NOT NULL"
-		" ORDER BY 3 DESC";
-	enum { MAX_CANDIDATES = 16 };
-	struct loop_candidate cand[MAX_CANDIDATES];
-	struct prof_cursor *c;
-	int64_t best_count = 0;
-	int n = 0, rc;
-
-	if (!prof_store__has_table(store, PROF_T_NVTX))
-		return 0;
-	rc = prof_cursor__open(store, sql, &c, err);
-	if (rc)
-		return rc;
-	prof_cursor__bind_int64(c, 1, (int64_t)o->min_iterations);
-	if (marked)
-		prof_cursor__bind_text(c, 2, marked);
-	while (n < MAX_CANDIDATES && (rc = prof_cursor__next(c, err)) == 1) {
-		struct loop_candidate *k = &cand[n];
-
-		k->cover = prof_cursor__double(c, 2);
-		if (n > 0 && k->cover < cand[0].cover * o->coverage)
-			break;
-		k->name = strdup(prof_cursor__text(c, 0));
-		if (!k->name) {
-			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
-			break;
-		}
-		k->count = prof_cursor__int64(c, 1);
-		k->start_ns = prof_cursor__int64(c, 3);
-		k->end_ns = prof_cursor__int64(c, 4);
-		n++;
-	}
-	prof_cursor__close(c);
-	for (int i = 0; rc >= 0 && i < n; i++) {
-		bool phase;
-
-		if (cand[i].count <= best_count)
-			continue;
-		rc = marked ? 0 : is_phase(store, o, cand, n, i, &phase, err);
-		if (rc < 0 || (!marked && phase))
-			continue;
-		best_count = cand[i].count;
-		w->iterations = (int)cand[i].count;
-		w->start_ns = cand[i].start_ns;
-		w->end_ns = cand[i].end_ns;
-		snprintf(w->source, sizeof w->source, "NVTX range \"%s\" x %lld", cand[i].name,
-			 (long long)cand[i].count);
-		w->mark = SUM_LOOP_NVTX;
-		snprintf(w->mark_name, sizeof w->mark_name, "%s", cand[i].name);
-	}
-	for (int i = 0; i < n; i++)
-		free(cand[i].name);
-	return rc < 0 ? rc : 0;
-}
-
-static int cmp_int64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
-/* The loop without NVTX: the kernel name that repeats the fewest times (at
- * least o->min_iterations) marks one iteration per launch; of several such
- * names the one launched first (with `marked`, that kernel if it repeats).
- * Iterations run from one of its launches to the next; the last lasts the
- * median period. As with NVTX, the first iteration is the warm-up and stays
- * out of the window. */
-static int window_from_kernels(struct prof_store *store, const struct sum_loop_options *o,
-			       const char *marked, struct sum_window *w, struct prof_error *err)
-{
-	const char *pick =
-		"SELECT k.demangledName, count(*), min(k.start) FROM " PROF_T_KERNEL " k"
-		" WHERE ?2 IS NULL OR k.demangledName IN (SELECT id FROM " PROF_T_STRINGS " WHERE value = ?2)"
-		" GROUP BY k.demangledName HAVING count(*) >= max(?1, 3)"
-		" ORDER BY count(*) ASC, min(k.start) ASC LIMIT 1";
-	const char *starts =
-		"SELECT k.start FROM " PROF_T_KERNEL " k WHERE k.demangledName = ?1 ORDER BY k.start";
-	struct prof_cursor *c = NULL;
-	int64_t name_id, count, *t = NULL, *gaps = NULL;
-	int n = 0, rc;
-
-	if (!prof_store__has_table(store, PROF_T_KERNEL))
-		return 0;
-	rc = prof_cursor__open(store, pick, &c, err);
-	if (rc)
-		return rc;
-	prof_cursor__bind_int64(c, 1, (int64_t)o->min_iterations);
-	if (marked)
-		prof_cursor__bind_text(c, 2, marked);
-	rc = prof_cursor__next(c, err);
-	if (rc != 1)
-		goto out;
-	name_id = prof_cursor__int64(c, 0);
-	count = prof_cursor__int64(c, 1);
-	prof_cursor__close(c);
-	c = NULL;
-	t = malloc(sizeof *t * (size_t)count);
-	gaps = malloc(sizeof *gaps * (size_t)count);
-	if (!t || !gaps) {
-		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
-		goto out;
-	}
-	rc = prof_cursor__open(store, starts, &c, err);
-	if (rc)
-		goto out;
-	prof_cursor__bind_int64(c, 1, name_id);
-	while ((rc = prof_cursor__next(c, err)) == 1 && n < count)
-		t[n++] = prof_cursor__int64(c, 0);
-	if (rc < 0 || n < 3)
-		goto out;
-	for (int i = 1; i < n; i++)
-		gaps[i - 1] = prof_span_saturated(t[i - 1], t[i]);
-	qsort(gaps, (size_t)(n - 1), sizeof *gaps, cmp_int64);
-	w->start_ns = t[1];
-	/* the last iteration lasts the median period */
-	w->end_ns = prof_add_saturated(t[n - 1], gaps[(n - 1) / 2]);
-	w->iterations = n - 1;
-	{
-		struct prof_cursor *nc;
-		const char *name_sql = "SELECT value FROM " PROF_T_STRINGS " WHERE id = ?1";
-		char name[160] = "?";
-		if (!prof_cursor__open(store, name_sql, &nc, err)) {
-			prof_cursor__bind_int64(nc, 1, name_id);
-			if (prof_cursor__next(nc, err) == 1 && prof_cursor__text(nc, 0)) {
-				snprintf(name, sizeof name, "%s", prof_cursor__text(nc, 0));
-				snprintf(w->mark_name, sizeof w->mark_name, "%s", prof_cursor__text(nc, 0));
-			}
-			prof_cursor__close(nc);
-		}
-		snprintf(w->source, sizeof w->source, "kernel \"%s\" launched %d times", name, n);
-		w->mark = SUM_LOOP_KERNEL;
-	}
-	rc = 0;
-out:
-	prof_cursor__close(c);
-	free(t);
-	free(gaps);
-	return rc < 0 ? rc : 0;
-}
-
-/* NVTX ranges are host time: an asynchronous loop enqueues its steps and
- * races ahead while the GPU works through them later. The window therefore
- * ends where the GPU finishes the last work that a runtime or driver call
- * inside it launched (joined by correlation id within one process), or at
- * the ranges' end when that comes later. */
-static int extend_to_launched_work(struct prof_store *store, struct sum_window *w,
-				   struct prof_error *err)
-{
-	static const char *const api_tables[] = { PROF_T_RUNTIME, PROF_T_DRIVER };
-	static const char *const gpu_tables[] = { PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET };
-	char sql[4096];
-	size_t len = 0, n = 0;
-	struct prof_cursor *c;
-	int rc;
-
-	len += (size_t)snprintf(sql + len, sizeof sql - len, "SELECT max(e) FROM (");
-	for (size_t a = 0; a < sizeof api_tables / sizeof api_tables[0]; a++) {
-		/* an export without these columns cannot be joined: no extension */
-		if (!prof_store__has_column(store, api_tables[a], "globalTid") ||
-		    !prof_store__has_column(store, api_tables[a], "correlationId"))
-			continue;
-		for (size_t g = 0; g < sizeof gpu_tables / sizeof gpu_tables[0]; g++) {
-			if (!prof_store__has_column(store, gpu_tables[g], "globalPid") ||
-			    !prof_store__has_column(store, gpu_tables[g], "correlationId"))
-				continue;
-			len += (size_t)snprintf(sql + len, sizeof sql - len,
-						"%sSELECT max(g.end) AS e FROM %s g JOIN %s r"
-						" ON r.correlationId = g.correlationId"
-						" AND (r.globalTid >> 24) = (g.globalPid >> 24)"
-						" WHERE r.start >= ?1 AND r.start < ?2",
-						n++ ? " UNION ALL " : "", gpu_tables[g], api_tables[a]);
-		}
-	}
-	if (n == 0)
-		return 0;
-	snprintf(sql + len, sizeof sql - len, ")");
-	rc = prof_cursor__open(store, sql, &c, err);
-	if (rc)
-		return rc;
-	prof_cursor__bind_int64(c, 1, w->start_ns);
-	prof_cursor__bind_int64(c, 2, w->end_ns);
-	rc = prof_cursor__next(c, err);
-	if (rc == 1 && !prof_cursor__is_null(c, 0) && prof_cursor__int64(c, 0) > w->end_ns)
-		w->end_ns = prof_cursor__int64(c, 0);
-	prof_cursor__close(c);
-	return rc < 0 ? rc : 0;
-}
-
 /* The loop as sum_window__find and sum_window__find_marked describe it:
  * marked NULL searches, else only that NVTX range or kernel may mark it. */
 static int find(struct prof_store *store, const struct sum_loop_options *o, enum sum_loop_mark mark,
@@ -409,14 +138,11 @@ static int find(struct prof_store *store, const struct sum_loop_options *o, enum
 		return 0;
 	}
 	if (!marked || mark == SUM_LOOP_NVTX)
-		rc = window_from_nvtx(store, o, marked, w, err);
-	w->host_end_ns = w->end_ns;
-	if (rc == 0 && w->iterations > 0)
-		rc = extend_to_launched_work(store, w, err);
+		rc = window__from_nvtx(store, o, marked, w, err);
 	if (rc)
 		return rc;
 	if (w->iterations == 0 && (!marked || mark == SUM_LOOP_KERNEL))
-		rc = window_from_kernels(store, o, marked, w, err);
+		rc = window__from_kernels(store, o, marked, w, err);
 	if (rc)
 		return rc;
 	w->whole_run = w->iterations == 0;
@@ -474,14 +200,13 @@ static int push_step(struct sum_step **v, int *n, int *cap, int64_t start_ns, in
 	return 0;
 }
 
-/* The instances window_from_nvtx counted, or the launches of the kernel
- * window_from_kernels counted from the window's start on, each up to the
+/* The instances window__from_nvtx counted, or the launches of the kernel
+ * window__from_kernels counted from the window's start on, each up to the
  * next. */
 int sum_window__steps(struct prof_store *store, const struct sum_window *w, struct sum_step **steps,
 		      int *n, struct prof_error *err)
 {
-	const char *nvtx_sql = NVTX_INSTANCES_SQL
-		" SELECT start, end, tid FROM r WHERE name = ?1 AND k > 1 ORDER BY start";
+	char nvtx_sql[8192];
 	const char *kernel_sql = "SELECT k.start FROM " PROF_T_KERNEL " k"
 		" WHERE k.demangledName IN (SELECT id FROM " PROF_T_STRINGS " WHERE value = ?1)"
 		" AND k.start >= ?2 AND k.start < ?3 ORDER BY k.start";
@@ -494,6 +219,19 @@ int sum_window__steps(struct prof_store *store, const struct sum_window *w, stru
 	*n = 0;
 	if (w->mark == SUM_LOOP_NONE || w->iterations == 0)
 		return 0;
+	if (nvtx) {
+		size_t len;
+
+		rc = window__nvtx_instances_sql(store, nvtx_sql, sizeof nvtx_sql, err);
+		len = strlen(nvtx_sql);
+		if (!rc && snprintf(nvtx_sql + len, sizeof nvtx_sql - len,
+				    " SELECT start, end, tid FROM r WHERE name = ?1 AND k > 1 ORDER BY start") >=
+				   (int)(sizeof nvtx_sql - len))
+			rc = prof_error__set(err, PROF_E_SQL, "the loop search's SQL does not fit in %zu bytes",
+					     sizeof nvtx_sql);
+		if (rc)
+			return rc;
+	}
 	rc = prof_cursor__open(store, nvtx ? nvtx_sql : kernel_sql, &c, err);
 	if (rc)
 		return rc;

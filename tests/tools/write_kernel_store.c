@@ -2,9 +2,11 @@
  * API for the command-line tests of `perfkit diff`, `baseline` and `gate`.
  *
  * usage: write_kernel_store PATH COMMAND GPU WALL_NS [NAME COUNT NS]...
- * Each NAME is launched COUNT times for NS nanoseconds each, back to back;
- * COMMAND becomes the run's command line, GPU the device name and WALL_NS
- * the run's duration. */
+ * Each NAME is launched COUNT times for NS nanoseconds each, back to back,
+ * in steps: each step launches every NAME that has launches left once, in
+ * the order given (a loop of COUNT steps, as a training loop's capture
+ * holds it). COMMAND becomes the run's command line, GPU the device name
+ * and WALL_NS the run's duration. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -43,17 +45,19 @@ int main(int argc, char **argv)
 	rc |= prof_writer__meta(w, "command", argv[2]);
 	rc |= prof_writer__meta(w, "duration_ns", argv[4]);
 	rc |= prof_writer__gpu(w, &gpu);
-	for (int a = 5; a + 2 < argc; a += 3) {
-		int64_t id = prof_writer__string(w, argv[a]);
-		int64_t count = number(argv[a + 1]), ns = number(argv[a + 2]);
-
-		for (int64_t i = 0; i < count; i++) {
+	for (int64_t step = 0, more = 1; more; step++) {
+		more = 0;
+		for (int a = 5; a + 2 < argc; a += 3) {
+			int64_t count = number(argv[a + 1]), ns = number(argv[a + 2]);
 			struct prof_kernel k = { 0 };
 
+			if (step >= count)
+				continue;
+			more = 1;
 			k.start_ns = t;
 			k.end_ns = t + ns;
 			k.correlation_id = ++corr;
-			k.demangled_name = k.short_name = id;
+			k.demangled_name = k.short_name = prof_writer__string(w, argv[a]);
 			k.grid_x = k.grid_y = k.grid_z = 1;
 			k.block_x = 128;
 			k.block_y = k.block_z = 1;
