@@ -462,7 +462,7 @@ int run_session__prepare(struct run_session *s, char **argv)
 	s->argv = argv;
 	s->trace = prof_trace_opts__parse(s->opt.trace_list, &bad_at);
 	if (s->trace < 0) {
-		s->msg->error("--trace: unknown item '%s' (choose from cuda, nvtx, memory, api, api-all)",
+		s->msg->error("--trace: unknown item '%s' (choose from cuda, nvtx, memory, api, api-all, um)",
 			      s->opt.trace_list + bad_at);
 		return RUN_EXIT_USAGE;
 	}

@@ -15,7 +15,7 @@ _Static_assert((int)RUN_EXIT_USAGE == (int)CLI_EXIT_USAGE, "a session's usage st
 		   "capture file (default perfkit-PROGRAM-N.sqlite here)"),                    \
 	CLI_FLAG('f', "force", &(o)->force, "overwrite FILE if it exists"),                   \
 	CLI_STRING(0, "trace", &(o)->trace_list, "LIST",                                      \
-		   "what to record: cuda,nvtx,memory,api,api-all (default all)"),                      \
+		   "what to record: cuda,nvtx,memory,api,api-all,um (default all)"),                      \
 	CLI_INT(0, "flush-interval", &(o)->flush_ms, "MS",                                    \
 		"commit recorded data at least this often (default 500)"),                    \
 	CLI_OPTIONAL("gpu-metrics", &(o)->gpu_metrics, "HZ",                                  \

@@ -101,6 +101,15 @@ void gpu_metrics__exit(void);
  * process dies next, so they are not closed). */
 void gpu_metrics__on_fatal_signal(void);
 
+/* unified_memory.c: CUPTI's unified-memory counters. init asks for them;
+ * the callback, from the subscriber for every domain, configures and
+ * enables them once CUPTI lets it (a context made, managed memory
+ * allocated); record turns one CUpti_ActivityUnifiedMemoryCounter3 into rows
+ * (writer thread only). */
+void unified_memory__init(void *subscriber);
+void unified_memory__on_callback(int domain, uint32_t cbid, const void *data);
+void unified_memory__record(struct prof_writer *w, uint32_t pid, const void *record);
+
 /* job.c: where this process stands in its job (host, rank, GPUs) and its
  * clock pairs, for captures of many processes and hosts. start runs before
  * the writer thread, end after it stopped. */

@@ -186,6 +186,7 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 	metrics__on_callback(domain, cbid, data);
 	gpu_metrics__on_callback(domain, cbid, data);
 	nvtx_kinds__on_callback(domain, cbid, data);
+	unified_memory__on_callback(domain, cbid, data);
 	if (is_sync(domain, cbid) && sync_succeeded(domain, cb) && atomic_load(&g.state) == STATE_ON)
 		drain__flush_soon();
 	/* cudaDeviceReset discards CUPTI's pending records with the context. */
@@ -305,7 +306,7 @@ static void collector_start(void)
 	atomic_store(&g.state, STATE_UNTRACED);
 	trace = prof_trace_opts__parse(getenv(PROF_ENV_TRACE), NULL);
 	if (trace < 0) {
-		say(PROF_ENV_TRACE " is not a list of cuda,nvtx,memory,api,api-all; tracing the default");
+		say(PROF_ENV_TRACE " is not a list of cuda,nvtx,memory,api,api-all,um; tracing the default");
 		trace = PROF_TRACE_DEFAULT;
 	}
 	/* Record layouts are fixed within a CUPTI major version (13.x); another
@@ -352,6 +353,8 @@ static void collector_start(void)
 	enable_kinds(trace);
 	if (trace & PROF_TRACE_NVTX)
 		nvtx_kinds__enable(g.subscriber);
+	if (trace & PROF_TRACE_UM)
+		unified_memory__init(g.subscriber);
 	cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
 			    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
 	enable_sync_callbacks(g.subscriber);

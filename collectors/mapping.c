@@ -21,6 +21,16 @@ int mapping__copy_kind(uint32_t cupti_kind)
 	return PROF_COPY_UNKNOWN;
 }
 
+int mapping__um_copy_kind(uint32_t counter_kind)
+{
+	switch (counter_kind) {
+	case 1: return PROF_COPY_UVM_HTOD;
+	case 2: return PROF_COPY_UVM_DTOH;
+	case 8: return PROF_COPY_UVM_DTOD;
+	default: return -1;
+	}
+}
+
 int mapping__memory_operation(uint32_t cupti_op)
 {
 	switch (cupti_op) {

@@ -21,6 +21,12 @@ int mapping__memory_operation(uint32_t cupti_op);
 /* CUpti_ActivitySynchronizationType -> enum prof_sync_type. */
 int mapping__sync_type(uint32_t cupti_type);
 
+/* CUpti_ActivityUnifiedMemoryCounterKind of a migration (1 host to
+ * device, 2 device to host, 8 device to device) -> its copy kind
+ * (PROF_COPY_UVM_*), as nsys stores migrations among the copies; -1 for
+ * the counters that are not migrations (faults, thrashing, ...). */
+int mapping__um_copy_kind(uint32_t counter_kind);
+
 /* The short name of a kernel as nsys shows it: the demangled name without
  * return type, scope, template arguments and parameter list
  * ("void ns::k<int>(float*)" -> "k"). Writes at most cap bytes, always

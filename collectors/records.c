@@ -720,6 +720,9 @@ void records__buffer(struct records *r, uint8_t *buffer, size_t valid_bytes)
 		case CUPTI_ACTIVITY_KIND_OVERHEAD:
 			on_overhead(r, (const CUpti_ActivityOverhead3 *)rec);
 			break;
+		case CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER:
+			unified_memory__record(r->w, r->pid, rec);
+			break;
 		default:
 			break;
 		}

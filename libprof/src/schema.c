@@ -166,6 +166,22 @@ static const struct schema_column c_payload_enum_entries[] = {
 	COL("globalPid"),
 };
 
+/* Unified-memory page faults, as nsys exports them (its schema reference):
+ * a host access to managed pages that were on a GPU, with the function and
+ * module its pc lies in; and a GPU's faults on one page, numberOfPageFaults
+ * of them, from the driver taking them up to the replay (faultAccessType:
+ * enum prof_um_access_type). The migrations they cause are memcpy rows. */
+static const struct schema_column c_um_cpu_faults[] = {
+	COL("start"), COL("globalPid"), COL("address"), COL("originalFaultPc"),
+	SID("CpuInstruction"), SID("module"), COL("unresolvedFaultPc"), SID("sourceFile"),
+	COL("sourceLine"),
+};
+
+static const struct schema_column c_um_gpu_faults[] = {
+	COL("start"), COL("end"), COL("globalPid"), COL("deviceId"), COL("address"),
+	COL("numberOfPageFaults"), COL("faultAccessType"),
+};
+
 const struct schema_table schema_tables[T__COUNT] = {
 	[T_STRINGIDS] = { "StringIds", c_strings, N(c_strings) },
 	[T_KERNEL] = { "CUPTI_ACTIVITY_KIND_KERNEL", c_kernel, N(c_kernel) },
@@ -197,6 +213,10 @@ const struct schema_table schema_tables[T__COUNT] = {
 				       N(c_payload_schema_entries) },
 	[T_PAYLOAD_ENUM_ENTRIES] = { "NVTX_PAYLOAD_ENUM_ENTRIES", c_payload_enum_entries,
 				     N(c_payload_enum_entries) },
+	[T_UM_CPU_FAULTS] = { "CUDA_UM_CPU_PAGE_FAULT_EVENTS", c_um_cpu_faults,
+			      N(c_um_cpu_faults) },
+	[T_UM_GPU_FAULTS] = { "CUDA_UM_GPU_PAGE_FAULT_EVENTS", c_um_gpu_faults,
+			      N(c_um_gpu_faults) },
 };
 
 /* One row per profiled kernel launch (`perfkit run --metrics`), joined to

@@ -40,6 +40,9 @@ enum schema_table_id {
 	T_PAYLOAD_SCHEMAS,
 	T_PAYLOAD_SCHEMA_ENTRIES,
 	T_PAYLOAD_ENUM_ENTRIES,
+	/* unified-memory page faults (schema.c) */
+	T_UM_CPU_FAULTS,
+	T_UM_GPU_FAULTS,
 	T__COUNT
 };
 

@@ -742,7 +742,10 @@ int prof_writer__memcpy(struct prof_writer *w, const struct prof_memcpy *m)
 	bind_i64(st, 16, m->dst_context_id);
 	bind_i64(st, 17, m->migration_cause);
 	bind_i64(st, 18, m->graph_node_id);
-	sqlite3_bind_null(st, 19); /* virtualAddress: CUPTI gives none for plain copies */
+	if (m->virtual_address) /* CUPTI gives none for plain copies */
+		bind_i64(st, 19, (int64_t)m->virtual_address);
+	else
+		sqlite3_bind_null(st, 19);
 	return add_row(w, st);
 }
 
@@ -814,6 +817,36 @@ int prof_writer__memory(struct prof_writer *w, const struct prof_memory_event *e
 	bind_sid(st, 10, e->name_id);
 	bind_i64(st, 11, e->correlation_id);
 	bind_i64(st, 12, e->stream_id);
+	return add_row(w, st);
+}
+
+int prof_writer__um_cpu_fault(struct prof_writer *w, const struct prof_um_cpu_fault *f)
+{
+	sqlite3_stmt *st = w->insert[T_UM_CPU_FAULTS];
+
+	bind_i64(st, 1, f->start_ns);
+	bind_i64(st, 2, f->global_pid);
+	bind_i64(st, 3, (int64_t)f->address);
+	bind_i64(st, 4, (int64_t)f->pc);
+	bind_sid(st, 5, f->function);
+	bind_sid(st, 6, f->module);
+	bind_i64(st, 7, f->unresolved);
+	sqlite3_bind_null(st, 8); /* sourceFile, sourceLine: no line tables read */
+	sqlite3_bind_null(st, 9);
+	return add_row(w, st);
+}
+
+int prof_writer__um_gpu_fault(struct prof_writer *w, const struct prof_um_gpu_fault *f)
+{
+	sqlite3_stmt *st = w->insert[T_UM_GPU_FAULTS];
+
+	bind_i64(st, 1, f->start_ns);
+	bind_i64(st, 2, f->end_ns);
+	bind_i64(st, 3, f->global_pid);
+	bind_i64(st, 4, f->device_id);
+	bind_i64(st, 5, (int64_t)f->address);
+	bind_i64(st, 6, f->faults);
+	bind_i64(st, 7, f->access_type);
 	return add_row(w, st);
 }
 

@@ -25,6 +25,10 @@
 //                       once, pinned asynchronous copies, compute-heavy
 //                       kernels queued back to back, one synchronisation at
 //                       the end; `perfkit diagnose` should find nothing in it.
+//   gpu_work managed MIB S  S NVTX "step"s over MIB MiB of managed memory:
+//                       the host writes all of it (faulting it back from the
+//                       GPU), a kernel updates it (faulting it to the GPU),
+//                       a synchronisation; prints managed_bytes and steps.
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
@@ -255,6 +259,40 @@ static int peer(int n)
 	return 0;
 }
 
+__global__ void scale_kernel(float *x, size_t n)
+{
+	size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+
+	if (i < n)
+		x[i] = x[i] * 0.5f + 1.0f;
+}
+
+/* Managed memory touched by host and GPU in turn: every step migrates the
+ * buffer both ways on demand (page faults), which the capture must show. */
+static int managed(int mib, int steps)
+{
+	size_t n = ((size_t)mib << 20) / sizeof(float);
+	float *x;
+
+	if (mib <= 0 || steps <= 0)
+		return 2;
+	CHECK(cudaMallocManaged(&x, n * sizeof *x));
+	for (int s = 0; s < steps; s++) {
+		nvtxRangePushA("step");
+		for (size_t i = 0; i < n; i++)
+			x[i] = (float)s;
+		scale_kernel<<<(unsigned)((n + 255) / 256), 256>>>(x, n);
+		CHECK(cudaGetLastError());
+		CHECK(cudaDeviceSynchronize());
+		nvtxRangePop();
+	}
+	if (x[n - 1] != (float)(steps - 1) * 0.5f + 1.0f)
+		return 3;
+	CHECK(cudaFree(x));
+	printf("managed_bytes %zu\nsteps %d\n", n * sizeof *x, steps);
+	return 0;
+}
+
 /* Launches through the driver API, reached the way libraries reach it
  * (an entry point the runtime hands out), so no link to libcuda. */
 static int driver_launches(int n)
@@ -326,11 +364,13 @@ int main(int argc, char **argv)
 		return clean(atoi(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "driver"))
 		return driver_launches(atoi(argv[2]));
+	if (argc >= 4 && !strcmp(argv[1], "managed"))
+		return managed(atoi(argv[2]), atoi(argv[3]));
 	if (argc >= 3 && !strcmp(argv[1], "child")) {
 		launches(atoi(argv[2]));
 		return 0;
 	}
 	fprintf(stderr, "usage: gpu_work work N K | reset M | crash MODE M | fork P C | peer N | clean S | "
-		"driver N\n");
+		"driver N | managed MIB S\n");
 	return 2;
 }

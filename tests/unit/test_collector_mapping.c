@@ -47,6 +47,20 @@ START_TEST(collector_copy_kind_keeps_directions_and_drops_unknown_numbers)
 }
 END_TEST
 
+START_TEST(collector_um_copy_kind_maps_migrations_only)
+{
+	/* CUpti_ActivityUnifiedMemoryCounterKind: 1 HtoD, 2 DtoH bytes, 3 CPU
+	 * fault, 4 GPU fault, 5 thrashing, 6 throttling, 7 remote map, 8 DtoD. */
+	ck_assert_int_eq(mapping__um_copy_kind(1), PROF_COPY_UVM_HTOD);
+	ck_assert_int_eq(mapping__um_copy_kind(2), PROF_COPY_UVM_DTOH);
+	ck_assert_int_eq(mapping__um_copy_kind(8), PROF_COPY_UVM_DTOD);
+	for (uint32_t k = 3; k <= 7; k++)
+		ck_assert_int_eq(mapping__um_copy_kind(k), -1);
+	ck_assert_int_eq(mapping__um_copy_kind(0), -1);
+	ck_assert_int_eq(mapping__um_copy_kind(9), -1);
+}
+END_TEST
+
 START_TEST(collector_memory_operation_maps_allocation_and_release)
 {
 	/* CUpti_ActivityMemoryOperationType: 1 allocation, 2 release. */
@@ -180,6 +194,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, collector_mem_kind_maps_each_cupti_kind_to_the_nsys_kind);
 	tcase_add_test(tc, collector_mem_kind_unknown_and_future_kinds_map_to_unknown);
 	tcase_add_test(tc, collector_copy_kind_keeps_directions_and_drops_unknown_numbers);
+	tcase_add_test(tc, collector_um_copy_kind_maps_migrations_only);
 	tcase_add_test(tc, collector_memory_operation_maps_allocation_and_release);
 	tcase_add_test(tc, collector_short_name_drops_return_type_scope_templates_and_parameters);
 	tcase_add_test(tc, collector_short_name_keeps_an_extern_c_name);

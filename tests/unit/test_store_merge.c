@@ -287,6 +287,34 @@ START_TEST(store_merge_keeps_each_ranks_job_rows_and_payloads)
 }
 END_TEST
 
+/* Two captures with unified memory merged: every fault and migration of
+ * each, with the faulting function's name, the pages' address and the
+ * migration's cause. */
+START_TEST(store_merge_keeps_unified_memory_faults_and_migrations)
+{
+	static const char *const a = "um_faults.sqlite", *const b = "corpus/managed_prefetch.sqlite";
+	static const char *const sums[] = {
+		"SELECT count(*) FROM CUDA_UM_CPU_PAGE_FAULT_EVENTS",
+		"SELECT count(*) FROM CUDA_UM_GPU_PAGE_FAULT_EVENTS",
+		"SELECT coalesce(sum(numberOfPageFaults), 0) FROM CUDA_UM_GPU_PAGE_FAULT_EVENTS",
+		"SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind IN (11, 12, 13)",
+		"SELECT coalesce(sum(migrationCause), 0) FROM CUPTI_ACTIVITY_KIND_MEMCPY",
+		"SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE virtualAddress IS NOT NULL",
+		"SELECT count(*) FROM CUDA_UM_CPU_PAGE_FAULT_EVENTS f JOIN StringIds s"
+		" ON s.id = f.CpuInstruction JOIN StringIds m ON m.id = f.module",
+	};
+	struct prof_store *sa = open_fixture(a), *sb = open_fixture(b), *m = merge_fixtures(a, b);
+
+	ck_assert_int_gt(scalar(sa, sums[1]), 0);
+	ck_assert_int_gt(scalar(sb, sums[0]), 0);
+	for (size_t i = 0; i < sizeof sums / sizeof sums[0]; i++)
+		ck_assert_msg(scalar(m, sums[i]) == scalar(sa, sums[i]) + scalar(sb, sums[i]), "%s", sums[i]);
+	prof_store__close(sa);
+	prof_store__close(sb);
+	prof_store__close(m);
+}
+END_TEST
+
 START_TEST(store_reader_sees_flushed_rows_of_a_live_capture)
 {
 	struct prof_error err = { 0 };
@@ -431,6 +459,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, store_merge_keeps_each_ranks_job_rows_and_payloads);
 	tcase_add_test(tc, store_merge_mapped_keeps_one_pid_of_two_hosts_apart);
 	tcase_add_test(tc, store_merge_mapped_moves_times_and_keeps_durations);
+	tcase_add_test(tc, store_merge_keeps_unified_memory_faults_and_migrations);
 	tcase_add_test(tc, store_reader_sees_flushed_rows_of_a_live_capture);
 	tcase_add_test(tc, store_deleted_writer_leaves_a_readable_unfinished_file);
 	suite_add_tcase(s, tc);

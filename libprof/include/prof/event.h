@@ -44,6 +44,22 @@ enum prof_mem_kind {
 	PROF_MEM_UNKNOWN = 7,
 };
 
+/* CUPTI_ACTIVITY_KIND_MEMCPY.migrationCause of a unified-memory migration
+ * (copy kinds PROF_COPY_UVM_*): nsys stores CUPTI's
+ * CUpti_ActivityUnifiedMemoryMigrationCause as it is. */
+enum prof_um_migration_cause {
+	PROF_UM_CAUSE_UNKNOWN = 0, PROF_UM_CAUSE_USER = 1 /* cudaMemPrefetchAsync */,
+	PROF_UM_CAUSE_COHERENCE = 2 /* a page fault */, PROF_UM_CAUSE_PREFETCH = 3 /* the driver's */,
+	PROF_UM_CAUSE_EVICTION = 4, PROF_UM_CAUSE_ACCESS_COUNTERS = 5,
+};
+
+/* CUDA_UM_GPU_PAGE_FAULT_EVENTS.faultAccessType: CUPTI's
+ * CUpti_ActivityUnifiedMemoryAccessType as it is. */
+enum prof_um_access_type {
+	PROF_UM_ACCESS_UNKNOWN = 0, PROF_UM_ACCESS_READ = 1, PROF_UM_ACCESS_WRITE = 2,
+	PROF_UM_ACCESS_ATOMIC = 3, PROF_UM_ACCESS_PREFETCH = 4,
+};
+
 /* NVTX_EVENTS.eventType */
 enum prof_nvtx_type {
 	PROF_NVTX_MARK = 34, PROF_NVTX_PUSHPOP = 59, PROF_NVTX_STARTEND = 60,
@@ -83,8 +99,9 @@ struct prof_memcpy {
 	int64_t bytes;
 	int32_t copy_kind, src_kind, dst_kind; /* enum prof_copy_kind / prof_mem_kind */
 	int32_t src_device_id, src_context_id, dst_device_id, dst_context_id;
-	int32_t migration_cause;
+	int32_t migration_cause; /* unified-memory migrations: enum prof_um_migration_cause */
 	int64_t graph_node_id;
+	uint64_t virtual_address; /* unified-memory migrations: the pages' base; 0 for copies */
 };
 
 /* CUPTI_ACTIVITY_KIND_MEMSET */
@@ -134,6 +151,29 @@ struct prof_memory_event {
 	int64_t name_id;         /* StringIds or 0 */
 	int32_t correlation_id;
 	int32_t stream_id;
+};
+
+/* CUDA_UM_CPU_PAGE_FAULT_EVENTS: one host access to managed memory that
+ * was on a GPU. function and module are StringIds of where pc lies (the
+ * symbol's name, or the pc in hex when unresolved is set). */
+struct prof_um_cpu_fault {
+	int64_t start_ns;
+	int64_t global_pid;
+	uint64_t address; /* the page's */
+	uint64_t pc;
+	int64_t function, module;
+	int32_t unresolved;
+};
+
+/* CUDA_UM_GPU_PAGE_FAULT_EVENTS: a group of GPU faults on one page, from
+ * the driver taking it up to the replay of the accesses. */
+struct prof_um_gpu_fault {
+	int64_t start_ns, end_ns;
+	int64_t global_pid;
+	int32_t device_id;
+	uint64_t address;
+	int64_t faults;
+	int32_t access_type; /* enum prof_um_access_type */
 };
 
 /* NVTX_EVENTS. end_ns < 0 means NULL (marks). text_id is a StringIds id. */

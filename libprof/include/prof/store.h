@@ -83,6 +83,10 @@ int prof_writer__api(struct prof_writer *w, enum prof_api_domain domain,
 		     const struct prof_api_call *a);
 int prof_writer__sync(struct prof_writer *w, const struct prof_sync *s);
 int prof_writer__memory(struct prof_writer *w, const struct prof_memory_event *e);
+/* Unified-memory page faults (CUDA_UM_CPU/GPU_PAGE_FAULT_EVENTS); the
+ * migrations are memcpy rows of the PROF_COPY_UVM_* kinds. */
+int prof_writer__um_cpu_fault(struct prof_writer *w, const struct prof_um_cpu_fault *f);
+int prof_writer__um_gpu_fault(struct prof_writer *w, const struct prof_um_gpu_fault *f);
 int prof_writer__nvtx(struct prof_writer *w, const struct prof_nvtx_event *e);
 int prof_writer__overhead(struct prof_writer *w, const struct prof_overhead *o);
 int prof_writer__gpu(struct prof_writer *w, const struct prof_gpu_info *g);

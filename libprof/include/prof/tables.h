@@ -24,6 +24,10 @@
 #define PROF_T_SYNC "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"
 /* Allocations and frees (struct prof_memory_event). */
 #define PROF_T_MEMORY "CUDA_GPU_MEMORY_USAGE_EVENTS"
+/* Unified-memory page faults (struct prof_um_cpu_fault, prof_um_gpu_fault);
+ * the migrations are MEMCPY rows of copyKind PROF_SQL_COPY_UVM_KINDS. */
+#define PROF_T_UM_CPU_FAULTS "CUDA_UM_CPU_PAGE_FAULT_EVENTS"
+#define PROF_T_UM_GPU_FAULTS "CUDA_UM_GPU_PAGE_FAULT_EVENTS"
 /* NVTX marks and ranges (struct prof_nvtx_event). */
 #define PROF_T_NVTX "NVTX_EVENTS"
 /* Interned strings: id -> value. */
@@ -67,6 +71,10 @@
 #define PROF_SQL_NVTX_DOMAIN_CREATE "75"
 /* The kinds that have a duration, for "eventType IN (" PROF_SQL_NVTX_RANGES ")". */
 #define PROF_SQL_NVTX_RANGES PROF_SQL_NVTX_PUSHPOP ", " PROF_SQL_NVTX_STARTEND
+/* The unified-memory copy kinds, for "copyKind IN (" PROF_SQL_COPY_UVM_KINDS ")". */
+#define PROF_SQL_COPY_UVM_KINDS "11, 12, 13"
+_Static_assert(PROF_COPY_UVM_HTOD == 11 && PROF_COPY_UVM_DTOH == 12 && PROF_COPY_UVM_DTOD == 13,
+	       "PROF_SQL_COPY_UVM_KINDS are the PROF_COPY_UVM_* kinds");
 _Static_assert(PROF_NVTX_MARK == 34, "PROF_SQL_NVTX_MARK is PROF_NVTX_MARK");
 _Static_assert(PROF_NVTX_PUSHPOP == 59, "PROF_SQL_NVTX_PUSHPOP is PROF_NVTX_PUSHPOP");
 _Static_assert(PROF_NVTX_STARTEND == 60, "PROF_SQL_NVTX_STARTEND is PROF_NVTX_STARTEND");

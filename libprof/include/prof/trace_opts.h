@@ -16,13 +16,15 @@ enum prof_trace_group {
 	PROF_TRACE_MEMORY = 1 << 2, /* allocations and frees */
 	PROF_TRACE_API = 1 << 3,    /* the API calls reports and rules read (prof/api_select.h) */
 	PROF_TRACE_API_ALL = 1 << 4, /* every runtime and driver API call */
+	PROF_TRACE_UM = 1 << 5,     /* unified-memory migrations and page faults */
 	PROF_TRACE_ALL = PROF_TRACE_CUDA | PROF_TRACE_NVTX | PROF_TRACE_MEMORY | PROF_TRACE_API |
-			 PROF_TRACE_API_ALL,
+			 PROF_TRACE_API_ALL | PROF_TRACE_UM,
 	/* What an empty list records: everything but the API calls no report
 	 * or rule reads (the device queries and error checks a framework makes
 	 * around every operation, and the driver calls CUDA's runtime makes
 	 * for the program). `api-all` adds them. */
-	PROF_TRACE_DEFAULT = PROF_TRACE_CUDA | PROF_TRACE_NVTX | PROF_TRACE_MEMORY | PROF_TRACE_API,
+	PROF_TRACE_DEFAULT = PROF_TRACE_CUDA | PROF_TRACE_NVTX | PROF_TRACE_MEMORY | PROF_TRACE_API |
+			     PROF_TRACE_UM,
 };
 
 /* Parse a comma-separated list ("cuda,nvtx"). NULL or "" selects PROF_TRACE_DEFAULT.
@@ -32,7 +34,8 @@ static inline int prof_trace_opts__parse(const char *list, size_t *bad_at)
 	static const struct { const char *word; int bit; } words[] = {
 		{ "cuda", PROF_TRACE_CUDA }, { "nvtx", PROF_TRACE_NVTX },
 		{ "memory", PROF_TRACE_MEMORY }, { "api", PROF_TRACE_API },
-		{ "api-all", PROF_TRACE_API | PROF_TRACE_API_ALL }, { "all", PROF_TRACE_ALL },
+		{ "api-all", PROF_TRACE_API | PROF_TRACE_API_ALL }, { "um", PROF_TRACE_UM },
+		{ "all", PROF_TRACE_ALL },
 	};
 	const char *p = list;
 	int mask = 0;
