@@ -468,12 +468,17 @@ static void emit(struct chrome_ctx *c, const struct tm_row *r)
 	case TM_RUNTIME:
 	case TM_DRIVER: emit_api(c, r->cur, r->kind); break;
 	case TM_KERNEL: emit_kernel(c, r->cur); break;
-	case TM_MEMCPY:
-		tm_copy_name(name, sizeof name, prof_cursor__int64(r->cur, TM_COPY_KIND),
-			     prof_cursor__int64(r->cur, TM_COPY_SRC_KIND),
+	case TM_MEMCPY: {
+		int64_t kind = prof_cursor__int64(r->cur, TM_COPY_KIND);
+
+		tm_copy_name(name, sizeof name, kind, prof_cursor__int64(r->cur, TM_COPY_SRC_KIND),
 			     prof_cursor__int64(r->cur, TM_COPY_DST_KIND));
-		emit_transfer(c, r->cur, "gpu_memcpy", name);
+		/* managed memory's migrations (nobody's copy call) apart from
+		 * the copies, so that a viewer can show or hide them alone */
+		emit_transfer(c, r->cur, kind >= PROF_COPY_UVM_HTOD && kind <= PROF_COPY_UVM_DTOD
+						 ? "um_migration" : "gpu_memcpy", name);
 		break;
+	}
 	case TM_MEMSET:
 		tm_set_name(name, sizeof name, prof_cursor__int64(r->cur, TM_SET_MEM_KIND));
 		emit_transfer(c, r->cur, "gpu_memset", name);

@@ -462,6 +462,56 @@ static int section_transfers(struct rpt_sink *sink, const struct sum_overview *o
 	return sum_sink_error(rc, err);
 }
 
+/* Managed memory's page faults (its migrations are among the transfers),
+ * where the capture has any. */
+static int load_um_faults(struct prof_store *s, struct sum_overview *o, struct prof_error *err)
+{
+	static const struct { const char *table, *sql; } q[] = {
+		{ PROF_T_UM_CPU_FAULTS, "SELECT count(*), count(*) FROM " PROF_T_UM_CPU_FAULTS },
+		{ PROF_T_UM_GPU_FAULTS, "SELECT count(*), coalesce(" SUM_TOTAL_SATURATED("numberOfPageFaults")
+					", 0) FROM " PROF_T_UM_GPU_FAULTS },
+	};
+	int64_t *out[2][2] = { { &o->um_cpu_faults, &o->um_cpu_faults },
+			       { &o->um_gpu_groups, &o->um_gpu_faults } };
+	int rc = 0;
+
+	for (size_t i = 0; i < 2 && rc >= 0; i++) {
+		struct prof_cursor *c = NULL;
+
+		if (!prof_store__has_table(s, q[i].table))
+			continue;
+		rc = prof_cursor__open(s, q[i].sql, &c, err);
+		if (rc >= 0 && (rc = prof_cursor__next(c, err)) > 0) {
+			*out[i][0] = prof_cursor__int64(c, 0);
+			*out[i][1] = prof_cursor__int64(c, 1);
+		}
+		prof_cursor__close(c);
+	}
+	return rc < 0 ? rc : 0;
+}
+
+static int section_um_faults(struct rpt_sink *sink, const struct sum_overview *o,
+			     struct prof_error *err)
+{
+	static const struct rpt_column cols[] = {
+		{ "Side", RPT_TEXT, 0 }, { "Events", RPT_INT, 0 }, { "Page Faults", RPT_INT, 0 },
+	};
+	int rc;
+
+	if (!o->um_cpu_faults && !o->um_gpu_groups)
+		return 0;
+	rc = sink->begin(sink, "overview_um_faults", "Unified Memory Page Faults", cols, 3);
+	if (rc >= 0)
+		rc = sink->row(sink, (struct rpt_cell[]){ sum_text("CPU"), sum_int(o->um_cpu_faults),
+							  sum_int(o->um_cpu_faults) });
+	if (rc >= 0)
+		rc = sink->row(sink, (struct rpt_cell[]){ sum_text("GPU"), sum_int(o->um_gpu_groups),
+							  sum_int(o->um_gpu_faults) });
+	if (rc >= 0)
+		rc = sink->end(sink);
+	return sum_sink_error(rc, err);
+}
+
 /* What the capture lost: records CUPTI dropped, rows the writer could
  * not write because the disk filled (the writer's rows_not_written),
  * sampled GPU metrics the sampling buffer had no room for, and GPU work
@@ -548,6 +598,8 @@ int sum_overview__load(struct prof_store *s, struct sum_overview *o, struct prof
 		rc = sum_nvtx_groups(s, &o->ranges, err);
 	if (rc >= 0)
 		rc = sum_overview__load_transfers(s, o, err);
+	if (rc >= 0)
+		rc = load_um_faults(s, o, err);
 	if (rc < 0)
 		sum_overview__exit(o);
 	return rc < 0 ? rc : 0;
@@ -572,6 +624,8 @@ int sum_overview__emit(const struct sum_overview *o, struct rpt_sink *sink,
 					   err);
 	if (rc >= 0)
 		rc = section_transfers(sink, o, err);
+	if (rc >= 0)
+		rc = section_um_faults(sink, o, err);
 	if (rc >= 0)
 		rc = sum_groups__emit_time(&o->ranges, sink, "overview_top_ranges", "Top NVTX Ranges",
 					   "Instances", "Style", "Range", RPT_TEXT, SUMMARY_OVERVIEW_TOP,

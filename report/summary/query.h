@@ -267,6 +267,9 @@ struct sum_overview {
 	struct sum_transfer *transfers;    /* most bytes first */
 	size_t ntransfers, transfers_cap;
 	int64_t transfers_left_out;
+	/* managed memory's page faults: CPU faults, GPU fault groups and the
+	 * faults in them (CUDA_UM_*_PAGE_FAULT_EVENTS) */
+	int64_t um_cpu_faults, um_gpu_groups, um_gpu_faults;
 	int64_t dropped, not_written;
 	struct sum_context_failure failure;
 	int64_t gm_samples_dropped; /* sampled GPU metrics lost (--gpu-metrics) */

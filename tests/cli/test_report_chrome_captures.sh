@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_report_chrome_captures.sh - the Chrome trace of every real capture in
-# tests/data: valid JSON; one event per kernel, copy, memset, API call and
-# NVTX range of the capture in its category (counted from the capture with
+# tests/data: valid JSON; one event per kernel, copy, managed memory's
+# migration, memset, API call and NVTX range of the capture in its category (counted from the capture with
 # SQL); every flow start paired with one finish of the same id, from the
 # launching call's thread to the GPU work; events ordered by time on every
 # track; names for every process and thread; a device-memory counter where
@@ -30,7 +30,8 @@ def fail(msg):
 cats = collections.Counter(e.get("cat") for e in events if e["ph"] == "X")
 want = {
     "kernel": rows("CUPTI_ACTIVITY_KIND_KERNEL"),
-    "gpu_memcpy": rows("CUPTI_ACTIVITY_KIND_MEMCPY"),
+    "gpu_memcpy": rows("CUPTI_ACTIVITY_KIND_MEMCPY", "copyKind NOT IN (11, 12, 13)"),
+    "um_migration": rows("CUPTI_ACTIVITY_KIND_MEMCPY", "copyKind IN (11, 12, 13)"),
     "gpu_memset": rows("CUPTI_ACTIVITY_KIND_MEMSET"),
     "cuda_runtime": rows("CUPTI_ACTIVITY_KIND_RUNTIME"),
     "cuda_driver": rows("CUPTI_ACTIVITY_KIND_DRIVER"),

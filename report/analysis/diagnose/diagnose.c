@@ -507,7 +507,7 @@ int diag__run_process(struct prof_store *store, const struct diag_settings *sett
 		      struct diag_report **out, struct prof_error *err)
 {
 	const struct diag_rule *const families[] = {
-		diag_rules_nsys, diag_rules_transfer, diag_rules_alloc,
+		diag_rules_nsys, diag_rules_transfer, diag_rules_managed, diag_rules_alloc,
 		diag_rules_launch, diag_rules_kernel, diag_rules_memory, diag_rules_host,
 		diag_rules_critical_path, diag_rules_gpu_metrics,
 	};

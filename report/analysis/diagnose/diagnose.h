@@ -320,6 +320,7 @@ void diag_tally__exit(struct diag_tally *t);
 /* Rule families (rules_*.c). */
 extern const struct diag_rule diag_rules_nsys[];
 extern const struct diag_rule diag_rules_transfer[];
+extern const struct diag_rule diag_rules_managed[];
 extern const struct diag_rule diag_rules_alloc[];
 extern const struct diag_rule diag_rules_launch[];
 extern const struct diag_rule diag_rules_kernel[];

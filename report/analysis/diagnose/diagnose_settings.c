@@ -28,6 +28,8 @@ const struct diag_setting_def diag_setting_defs[] = {
 	{ "small_copies.max_bytes", 1048576, "a host-to-device copy up to this size is small" },
 	{ "small_copies.min_per_iteration", 3, "small HtoD copies per iteration before the rule fires" },
 	{ "transfer.min_share", 0.25, "copy time per iteration, as a share of the step, that dominates" },
+	{ "um.min_share", 0.05, "on-demand migration and page-fault time, as a share of the step, that fires" },
+	{ "um.cpu_fault_gap_ms", 1, "CPU page faults at most this far apart are one run of stalled host time" },
 	{ "alloc_churn.min_per_iteration", 1, "allocation or free calls per iteration before the rule fires" },
 	{ "launch_bound.max_kernel_us", 20, "a kernel shorter than this is short" },
 	{ "launch_bound.max_gap_us", 200, "gaps between kernels up to this long are launch gaps" },
