@@ -124,6 +124,17 @@ START_TEST(collector_trace_api_all_includes_the_selected_calls)
 }
 END_TEST
 
+/* Unified memory is recorded by default and can be left out by naming the
+ * other groups (its cost falls on programs whose managed memory moves). */
+START_TEST(collector_trace_um_is_a_default_group_of_its_own)
+{
+	ck_assert_int_eq(prof_trace_opts__parse("um", NULL), PROF_TRACE_UM);
+	ck_assert(prof_trace_opts__parse(NULL, NULL) & PROF_TRACE_UM);
+	ck_assert(prof_trace_opts__parse("all", NULL) & PROF_TRACE_UM);
+	ck_assert_int_eq(prof_trace_opts__parse("cuda,nvtx,memory,api", NULL) & PROF_TRACE_UM, 0);
+}
+END_TEST
+
 START_TEST(collector_trace_list_selects_only_the_named_groups)
 {
 	ck_assert_int_eq(prof_trace_opts__parse("cuda,api", NULL), PROF_TRACE_CUDA | PROF_TRACE_API);
@@ -202,6 +213,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, collector_short_name_truncates_to_the_buffer);
 	tcase_add_test(tc, collector_trace_empty_list_selects_the_default);
 	tcase_add_test(tc, collector_trace_api_all_includes_the_selected_calls);
+	tcase_add_test(tc, collector_trace_um_is_a_default_group_of_its_own);
 	tcase_add_test(tc, collector_trace_list_selects_only_the_named_groups);
 	tcase_add_test(tc, collector_trace_unknown_word_is_refused_with_its_offset);
 	tcase_add_test(tc, collector_samples_dropped_counts_the_intervals_a_gap_skips);
