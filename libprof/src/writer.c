@@ -239,17 +239,6 @@ static void writer_free(struct prof_writer *w)
 	free(w);
 }
 
-void writer__remove_side_files(const char *path)
-{
-	static const char *const suffix[] = { "-wal", "-shm", "-journal" };
-	char buf[4096];
-
-	for (size_t i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
-		snprintf(buf, sizeof buf, "%s%s", path, suffix[i]);
-		unlink(buf);
-	}
-}
-
 /* Claim the path: O_EXCL makes "refuse an existing file" atomic. A file
  * the caller made for the writer (PROF_WRITER_CLAIMED) is claimed already. */
 static int claim_path(const char *path, unsigned flags, struct prof_error *err)
