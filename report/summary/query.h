@@ -388,7 +388,7 @@ void sum_process__label(const struct sum_process *p, char *buf, size_t cap);
 /* "rank 1", or "pid 812" for a process that is no rank. */
 void sum_process__rank_name(const struct sum_process *p, char *buf, size_t cap);
 
-/* --rank (rank_filter.c; summary__select_ranks in summary.h chooses): set
+/* --rank (rank_choice.c; summary__select_ranks in summary.h chooses): set
  * each process's selected from the choice. */
 int sum_ranks__mark_selected(struct prof_store *s, struct sum_ranks *r, struct prof_error *err);
 /* Narrow every table the reports read to one process's rows, for an

@@ -20,14 +20,11 @@
 #include <string.h>
 
 #include "query.h"
+#include "rank_choice.h"
 #include "summary.h"
 
 /* The processes the views show now. */
 #define PIDS_TABLE "perfkit_rank_pids"
-/* The processes --rank chose (all of them without --rank). */
-#define CHOICE_TABLE "perfkit_rank_choice"
-/* Present when --rank made the views (a choice of fewer than all processes). */
-#define FILTER_MARK "perfkit_rank_filtered"
 
 /* The tables holding a process's rows, and the column that says whose. */
 static const struct filtered_table {
@@ -49,24 +46,6 @@ static const struct filtered_table {
 	{ PROF_T_THREAD_NAMES, "globalTid", false },
 	{ "PROFILER_OVERHEAD", "globalTid", false },
 };
-
-static int exists_in_temp(struct prof_store *s, const char *name, bool *yes,
-			  struct prof_error *err)
-{
-	struct prof_cursor *c;
-	int rc = prof_cursor__open(s, "SELECT count(*) FROM sqlite_temp_master WHERE name = ?1", &c,
-				   err);
-
-	*yes = false;
-	if (rc)
-		return rc;
-	prof_cursor__bind_text(c, 1, name);
-	rc = prof_cursor__next(c, err);
-	if (rc == 1)
-		*yes = prof_cursor__int64(c, 0) > 0;
-	prof_cursor__close(c);
-	return rc < 0 ? rc : 0;
-}
 
 /* One statement that binds one integer and returns no rows. */
 static int exec_int(struct prof_store *s, const char *sql, int64_t v, struct prof_error *err)
@@ -98,7 +77,7 @@ static int create_views(struct prof_store *s, struct prof_error *err)
 			by = strcmp(by, "globalTid") == 0 ? "globalPid" : "globalTid";
 		if (!prof_store__has_column(s, f->table, by))
 			continue;
-		rc = exists_in_temp(s, f->table, &view, err);
+		rc = sum_temp__exists(s, f->table, &view, err);
 		if (rc || view)
 			continue;
 		snprintf(sql, sizeof sql,
@@ -112,7 +91,7 @@ static int create_views(struct prof_store *s, struct prof_error *err)
 	    prof_store__has_column(s, PROF_T_GPU_METRICS, "typeId")) {
 		bool view;
 
-		rc = exists_in_temp(s, PROF_T_GPU_METRICS, &view, err);
+		rc = sum_temp__exists(s, PROF_T_GPU_METRICS, &view, err);
 		if (rc == 0 && !view)
 			rc = prof_store__exec(s, "CREATE TEMP VIEW " PROF_T_GPU_METRICS " AS SELECT rowid AS"
 					      " rowid, * FROM main." PROF_T_GPU_METRICS " WHERE typeId IN"
@@ -254,28 +233,6 @@ int summary__select_ranks(struct prof_store *s, const char *list, struct prof_er
 	return rc;
 }
 
-int sum_ranks__mark_selected(struct prof_store *s, struct sum_ranks *r, struct prof_error *err)
-{
-	struct prof_cursor *c;
-	bool filtered;
-	int rc = exists_in_temp(s, FILTER_MARK, &filtered, err);
-
-	if (rc || !filtered)
-		return rc;
-	r->filtered = true;
-	for (int i = 0; i < r->n; i++)
-		r->p[i].selected = false;
-	rc = prof_cursor__open(s, "SELECT globalPid FROM temp." CHOICE_TABLE, &c, err);
-	if (rc)
-		return rc;
-	while ((rc = prof_cursor__next(c, err)) == 1)
-		for (int i = 0; i < r->n; i++)
-			if (r->p[i].global_pid == prof_cursor__int64(c, 0))
-				r->p[i].selected = true;
-	prof_cursor__close(c);
-	return rc < 0 ? rc : 0;
-}
-
 int sum_ranks__scope(struct prof_store *s, int64_t global_pid, struct prof_error *err)
 {
 	int rc = create_views(s, err);
@@ -290,7 +247,7 @@ int sum_ranks__scope(struct prof_store *s, int64_t global_pid, struct prof_error
 int sum_ranks__unscope(struct prof_store *s, struct prof_error *err)
 {
 	bool filtered;
-	int rc = exists_in_temp(s, FILTER_MARK, &filtered, err);
+	int rc = sum_temp__exists(s, FILTER_MARK, &filtered, err);
 
 	if (rc)
 		return rc;
