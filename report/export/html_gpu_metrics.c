@@ -6,7 +6,7 @@
  * gpu_metrics_sum's tables. The series are metrics perfkit knows, titled
  * with its own labels: no string of the capture reaches a data file or a
  * script. */
-#include "html_plots.h"
+#include "html_gpu_metrics.h"
 
 #include <inttypes.h>
 #include <math.h>
