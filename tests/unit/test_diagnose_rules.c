@@ -9,7 +9,7 @@
 
 #include <sys/stat.h>
 
-#include "analysis/diagnose/diagnose.h"
+#include "analysis/diagnose_run.h"
 #include "prof/analysis_tables.h"
 #include "prof/store.h"
 #include "testutil.h"

@@ -64,7 +64,7 @@ int range_cursor__open(struct prof_store *s, char *sql, int64_t from, int64_t to
 	return 0;
 }
 
-int gpu_work__devices(struct diag_context *ctx, int64_t from, int64_t to, int64_t **ids, int *n,
+int gpu_work__devices(struct diag_scope *ctx, int64_t from, int64_t to, int64_t **ids, int *n,
 		      struct prof_error *err)
 {
 	struct prof_cursor *c = NULL;
@@ -99,7 +99,7 @@ int gpu_work__devices(struct diag_context *ctx, int64_t from, int64_t to, int64_
 	return 0;
 }
 
-int gpu_work__open(struct diag_context *ctx, int64_t from, int64_t to, const int64_t *device,
+int gpu_work__open(struct diag_scope *ctx, int64_t from, int64_t to, const int64_t *device,
 		   struct prof_cursor **out, struct prof_error *err)
 {
 	const char *launch_columns = ctx->has_api_calls ? "a.start, a.end, a.globalTid, a.nameId"
@@ -145,24 +145,6 @@ void gpu_work__read(struct prof_cursor *c, struct gpu_work *w)
 		w->launch_end_ns = w->launch_start_ns;
 	w->launch_tid = w->has_launch ? prof_cursor__int64(c, 12) : 0;
 	w->launch_name_id = w->has_launch ? prof_cursor__int64(c, 13) : -1;
-}
-
-int array__grow(void **v, int *cap, int need, size_t size)
-{
-	int ncap;
-	void *nv;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap : 16;
-	while (ncap < need)
-		ncap *= 2;
-	nv = realloc(*v, size * (size_t)ncap);
-	if (!nv)
-		return PROF_E_NOMEM;
-	*v = nv;
-	*cap = ncap;
-	return 0;
 }
 
 int stream_key__cmp(int64_t pid_a, int64_t device_a, int64_t stream_a, int64_t pid_b, int64_t device_b,
@@ -271,7 +253,7 @@ const char *api_kind__name(enum api_kind k)
 }
 
 
-int api_names__load(struct diag_context *ctx, struct api_names *names, struct prof_error *err)
+int api_names__load(struct diag_scope *ctx, struct api_names *names, struct prof_error *err)
 {
 	const char *sql = "SELECT a.nameId, s.value FROM (SELECT DISTINCT nameId FROM " DIAG_API_CALLS
 			  " WHERE end > ?1 AND start < ?2) a"
@@ -283,7 +265,7 @@ int api_names__load(struct diag_context *ctx, struct api_names *names, struct pr
 	names->n = 0;
 	if (!ctx->has_api_calls)
 		return 0;
-	rc = diag__open_window(ctx, sql, DIAG_GPU_SIDE, &c, err);
+	rc = diag_scope__open_window(ctx, sql, DIAG_GPU_SIDE, &c, err);
 	if (rc)
 		return rc;
 	while ((rc = prof_cursor__next(c, err)) == 1) {
@@ -333,7 +315,7 @@ const struct api_name *api_names__find(const struct api_names *names, int64_t id
 
 /* ---- stream waits --------------------------------------------------------- */
 
-int stream_waits__open(struct diag_context *ctx, const int64_t *device, int64_t from, int64_t to,
+int stream_waits__open(struct diag_scope *ctx, const int64_t *device, int64_t from, int64_t to,
 		       struct prof_cursor **out, struct prof_error *err)
 {
 	struct prof_store *s = ctx->store;

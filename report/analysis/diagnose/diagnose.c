@@ -1,6 +1,7 @@
-/* diagnose.c - the engine of `perfkit diagnose`: finds the analysis window
- * (the steady-state loop), loads the GPU busy intervals, runs every rule
- * family and sorts the findings by the share of run time they touch. */
+/* diagnose.c - what every rule of `perfkit diagnose` sees and writes
+ * (context.h, findings.h): the context made of a capture (the API call
+ * view, the window, the GPU busy intervals), findings and skips added to
+ * its report. The engine that runs the rules is analysis/diagnose_run.c. */
 #include "diagnose.h"
 
 #include <stdarg.h>
@@ -8,9 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/diagnose_job.h"
-#include "analysis/timeline/gpu_idle.h"
-#include "analysis/ranks/job_judge.h"
 #include "prof/tables.h"
 #include "summary/query.h"
 
@@ -18,26 +16,6 @@ const char *diag_severity__name(enum diag_severity s)
 {
 	static const char *const names[] = { "info", "low", "medium", "high" };
 	return (s >= DIAG_INFO && s <= DIAG_HIGH) ? names[s] : "?";
-}
-
-char *diag__fmt(const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return NULL;
-	s = malloc((size_t)n + 1);
-	if (!s)
-		return NULL;
-	va_start(ap, fmt);
-	vsnprintf(s, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	return s;
 }
 
 double diag__get(const struct diag_context *ctx, const char *key)
@@ -49,18 +27,6 @@ int64_t diag__window_ns(const struct diag_context *ctx)
 {
 	int64_t d = prof_span_saturated(ctx->w->start_ns, ctx->w->end_ns);
 	return d > 0 ? d : 1;
-}
-
-int diag__open_window(const struct diag_context *ctx, const char *sql, enum diag_side side,
-		      struct prof_cursor **out, struct prof_error *err)
-{
-	int rc = prof_cursor__open(ctx->store, sql, out, err);
-
-	if (rc)
-		return rc;
-	prof_cursor__bind_int64(*out, 1, ctx->w->start_ns);
-	prof_cursor__bind_int64(*out, 2, side == DIAG_HOST_SIDE ? ctx->w->host_end_ns : ctx->w->end_ns);
-	return 0;
 }
 
 /* Under kernel replay the window is mostly the profiler's own time: shares
@@ -75,34 +41,6 @@ double diag__share(const struct diag_context *ctx, int64_t ns)
 double diag__per_iter(const struct diag_context *ctx)
 {
 	return ctx->w->iterations > 0 ? (double)ctx->w->iterations : 1.0;
-}
-
-const char *diag__ns(char *buf, size_t cap, int64_t ns)
-{
-	double v = (double)ns;
-
-	if (ns >= 1000000000)
-		snprintf(buf, cap, "%.3f s", v / 1e9);
-	else if (ns >= 1000000)
-		snprintf(buf, cap, "%.3f ms", v / 1e6);
-	else if (ns >= 1000)
-		snprintf(buf, cap, "%.2f us", v / 1e3);
-	else
-		snprintf(buf, cap, "%lld ns", (long long)ns);
-	return buf;
-}
-
-const char *diag__bytes(char *buf, size_t cap, double bytes)
-{
-	if (bytes >= 1024.0 * 1024 * 1024)
-		snprintf(buf, cap, "%.2f GiB", bytes / (1024.0 * 1024 * 1024));
-	else if (bytes >= 1024.0 * 1024)
-		snprintf(buf, cap, "%.2f MiB", bytes / (1024.0 * 1024));
-	else if (bytes >= 1024.0)
-		snprintf(buf, cap, "%.1f KiB", bytes / 1024.0);
-	else
-		snprintf(buf, cap, "%.0f B", bytes);
-	return buf;
 }
 
 /* The busy intervals as the union they are. */
@@ -165,19 +103,6 @@ fail:
 	free(evidence);
 	free(change);
 	return NULL;
-}
-
-struct diag_finding *diag__add_ranked(struct diag_context *ctx, struct diag_tally *t,
-				      const char *rule_id, const char *title, int64_t time_ns,
-				      enum diag_severity max_severity, char *evidence, char *change)
-{
-	struct diag_finding *f;
-
-	diag_tally__sort_by_time(t);
-	f = diag__add(ctx, rule_id, title, diag__share(ctx, time_ns), time_ns, max_severity, evidence,
-		      change);
-	diag_tally__offenders(t, f);
-	return f;
 }
 
 void diag__offender(struct diag_finding *f, const char *name, int64_t count, int64_t time_ns,
@@ -275,48 +200,6 @@ static int find_window(struct diag_context *ctx, struct sum_window *w, struct pr
 	return sum_window__find(ctx->store, &o, w, err);
 }
 
-/* ---- GPU busy intervals --------------------------------------------- */
-
-static int load_busy(struct diag_context *ctx, struct prof_error *err)
-{
-	char sql[1024];
-	bool first = true;
-	struct diag_intervals busy = { 0 };
-	int rc;
-
-	sql[0] = 0;
-	/* table names are constants of this file, never data */
-	if (ctx->has_kernel) {
-		strcat(sql, "SELECT start, end FROM " PROF_T_KERNEL " WHERE end > ?1 AND start < ?2"
-		       " AND NOT " SUM_BAD_SPAN(""));
-		first = false;
-	}
-	if (ctx->has_memcpy) {
-		strcat(sql, first ? "" : " UNION ALL ");
-		strcat(sql, "SELECT start, end FROM " PROF_T_MEMCPY " WHERE end > ?1 AND start < ?2"
-		       " AND NOT " SUM_BAD_SPAN(""));
-		first = false;
-	}
-	if (ctx->has_memset) {
-		strcat(sql, first ? "" : " UNION ALL ");
-		strcat(sql, "SELECT start, end FROM " PROF_T_MEMSET " WHERE end > ?1 AND start < ?2"
-		       " AND NOT " SUM_BAD_SPAN(""));
-		first = false;
-	}
-	if (first)
-		return 0;
-	strcat(sql, " ORDER BY 1");
-	rc = diag__load_union(ctx, sql, DIAG_GPU_SIDE, &busy, err);
-	if (rc) {
-		diag_intervals__exit(&busy);
-		return rc;
-	}
-	ctx->busy = busy.v;
-	ctx->nbusy = busy.n;
-	ctx->busy_ns = diag_intervals__length(&busy);
-	return 0;
-}
-
 /* ---- running ---------------------------------------------------------- */
 
 static int by_share(const void *a, const void *b)
@@ -330,55 +213,12 @@ static int by_share(const void *a, const void *b)
 	return strcmp(x->rule_id, y->rule_id);
 }
 
-/* The rules read CUDA API calls from one view over the runtime and driver
- * tables: libraries such as cuBLAS launch and allocate through the driver,
- * and the driver table holds only the calls made directly (the runtime's
- * own driver calls are not recorded twice). The view is the summaries' own
- * source (sum_api_calls: each call once, a NULL correlation id where an
- * older nsys export has none). A temporary view lives in the connection's
- * temp database: the store stays read-only. */
-#define VIEW_HEAD "CREATE TEMP VIEW " DIAG_API_CALLS " AS SELECT * FROM ("
-#define VIEW_TAIL ") WHERE NOT " SUM_BAD_SPAN("")
-
-int diag__api_view(struct diag_context *ctx, struct prof_error *err)
+int diag_report__sort(struct diag_report *r)
 {
-	char *src, *view;
-	int rc = prof_store__exec(ctx->store, "DROP VIEW IF EXISTS temp." DIAG_API_CALLS, err);
-
-	if (rc)
-		return rc;
-	src = sum_api_calls(ctx->store, &rc, err);
-	if (!src)
-		return rc;
-	ctx->has_api_calls = true;
-	/* less its calls with a bad span, which the summary counts and leaves
-	 * out: every rule reads the calls here */
-	view = malloc(strlen(src) + sizeof VIEW_HEAD VIEW_TAIL);
-	if (view) {
-		sprintf(view, VIEW_HEAD "%s" VIEW_TAIL, src);
-		rc = prof_store__exec(ctx->store, view, err);
-	} else {
-		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	}
-	free(view);
-	free(src);
-	return rc;
-}
-
-/* Each id of a timing rule, skipped with the reason. */
-static int skip_under_replay(struct diag_context *ctx, const struct diag_rule *rule, struct prof_error *err)
-{
-	for (const char *id = rule->id; *id;) {
-		size_t len = strcspn(id, "+");
-		char one[64];
-
-		snprintf(one, sizeof one, "%.*s", (int)len, id);
-		if (diag__skip(ctx, one, "kernel replay (--metrics) serialised and slowed this run, so its host "
-					 "times, idle gaps and launch costs are the profiler's: for these rules, "
-					 "diagnose a capture made without --metrics"))
-			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-		id += len + (id[len] == '+');
-	}
+	if (diag__group_skips(r))
+		return PROF_E_NOMEM;
+	if (r->nfindings > 1) /* findings is NULL while empty */
+		qsort(r->findings, (size_t)r->nfindings, sizeof *r->findings, by_share);
 	return 0;
 }
 
@@ -433,193 +273,26 @@ int diag_context__init(struct diag_context *ctx, struct prof_store *store,
 	ctx->has_memset = prof_store__has_table(store, PROF_T_MEMSET);
 	ctx->has_sync_table = prof_store__has_table(store, PROF_T_SYNC);
 	ctx->has_memory_events = prof_store__has_table(store, PROF_T_MEMORY);
-	rc = diag__api_view(ctx, err);
+	rc = diag_scope__api_view(&ctx->scope, err);
 	if (rc)
 		return rc;
 	/* the analysis tables are created together: rows, not tables, tell */
 	r->has_metrics = prof_store__count(store, PROF_T_KERNEL_METRICS) > 0;
 	r->has_peaks = prof_store__count(store, PROF_T_PEAKS) > 0;
 	r->replayed = r->has_metrics;
+	ctx->replayed = r->replayed;
 	rc = diag__detect_pytorch(store, &r->pytorch, err);
 	if (rc)
 		return rc;
 	rc = find_window(ctx, &r->window, err);
 	if (rc)
 		return rc;
-	return load_busy(ctx, err);
+	return diag_scope__load_busy(&ctx->scope, err);
 }
 
 void diag_context__exit(struct diag_context *ctx)
 {
-	free(ctx->busy);
-	ctx->busy = NULL;
-	gpu_idle_result__delete(ctx->idle);
-	ctx->idle = NULL;
+	diag_scope__exit(&ctx->scope);
 	diag_report__delete(ctx->report);
 	ctx->report = NULL;
-}
-
-int diag__run_family(struct diag_context *ctx, const struct diag_rule *family, struct prof_error *err)
-{
-	for (const struct diag_rule *rule = family; rule->id; rule++) {
-		int rc = ctx->report->replayed && rule->timing ? skip_under_replay(ctx, rule, err)
-							       : rule->run(ctx, err);
-
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-static int sort_report(struct diag_report *r)
-{
-	if (diag__group_skips(r))
-		return PROF_E_NOMEM;
-	if (r->nfindings > 1) /* findings is NULL while empty */
-		qsort(r->findings, (size_t)r->nfindings, sizeof *r->findings, by_share);
-	return 0;
-}
-
-/* A context that failed ends the program's GPU work where it failed, and
- * takes the GPU times CUPTI had not read back: said above the findings,
- * which judge only the work that has times. */
-static int note_failure(struct prof_store *store, struct diag_report *r, struct prof_error *err)
-{
-	struct sum_context_failure f;
-	int rc = sum_context_failure__find(store, &f, err);
-
-	if (rc < 0)
-		return rc;
-	sum_context_failure__say(&f, r->failure, sizeof r->failure);
-	/* The trace knows the call that reported the failure, not the kernel
-	 * that caused it: the next step is a tool that does. */
-	if (f.failed)
-		snprintf(r->failure_next, sizeof r->failure_next,
-			 "run the program under `compute-sanitizer` (`compute-sanitizer --tool memcheck "
-			 "PROGRAM`): it names the kernel and the access that failed%s",
-			 r->pytorch ? "; in PyTorch, CUDA_LAUNCH_BLOCKING=1 also makes the traceback "
-				      "point at the operation that launched it" : "");
-	sum_context_failure__say_untimed(&f, r->untimed, sizeof r->untimed);
-	return 0;
-}
-
-int diag__run_process(struct prof_store *store, const struct diag_settings *settings,
-		      struct diag_report **out, struct prof_error *err)
-{
-	const struct diag_rule *const families[] = {
-		diag_rules_nsys, diag_rules_transfer, diag_rules_alloc,
-		diag_rules_launch, diag_rules_kernel, diag_rules_memory, diag_rules_host,
-		diag_rules_critical_path, diag_rules_gpu_metrics,
-	};
-	struct diag_context ctx;
-	struct diag_report *r;
-	int rc;
-
-	*out = NULL;
-	rc = diag_context__init(&ctx, store, settings, err);
-	if (rc)
-		goto out;
-	r = ctx.report;
-	r->gpu_busy_ns = ctx.busy_ns;
-	rc = note_failure(store, r, err);
-	if (rc)
-		goto out;
-	/* Without GPU work every rule would measure against nothing: a program
-	 * that never reached the GPU "spends 100% on the host". */
-	if (ctx.busy_ns == 0) {
-		if (diag__skip(&ctx, "every rule", "the window holds no GPU activity (no kernel, "
-			       "copy or memset): nothing to diagnose")) {
-			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
-			goto out;
-		}
-		goto done;
-	}
-	for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {
-		rc = diag__run_family(&ctx, families[f], err);
-		if (rc)
-			goto out;
-	}
-	if (sort_report(r)) {
-		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
-		goto out;
-	}
-done:
-	*out = r;
-	ctx.report = NULL;
-out:
-	diag_context__exit(&ctx);
-	return rc;
-}
-
-/* --rank's choice into r, for the header: the ranks, and one named in
- * full ("rank 1 · node7 · GPU 1 (GPU-8c1f2a3b)") or several by number. */
-static int note_chosen(struct diag_report *r, const struct sum_ranks *ranks)
-{
-	const struct sum_process *one = NULL;
-	char label[256];
-
-	r->chosen = malloc(sizeof *r->chosen * (size_t)(ranks->n ? ranks->n : 1));
-	if (!r->chosen)
-		return PROF_E_NOMEM;
-	for (int i = 0; i < ranks->n; i++)
-		if (ranks->p[i].rank >= 0 && ranks->p[i].selected) {
-			r->chosen[r->nchosen++] = ranks->p[i].rank;
-			one = &ranks->p[i];
-		}
-	if (r->nchosen == 1)
-		sum_process__label(one, label, sizeof label);
-	else
-		job_judge__rank_list(r->chosen, r->nchosen, label, sizeof label);
-	r->chosen_label = strdup(label);
-	return r->chosen_label ? 0 : PROF_E_NOMEM;
-}
-
-static int run_chosen(struct prof_store *store, const struct diag_settings *settings,
-		      struct diag_report **out, struct prof_error *err)
-{
-	struct sum_ranks ranks;
-	int chosen = 0, left = 0, rc;
-
-	/* a perfkit capture of one process is known without the rank model */
-	if (!sum_ranks__may_be_job(store))
-		return diag__run_process(store, settings, out, err);
-	*out = NULL;
-	rc = sum_ranks__load(store, &ranks, err);
-	if (rc)
-		return rc;
-	for (int i = 0; i < ranks.n; i++) {
-		chosen += ranks.p[i].rank >= 0 && ranks.p[i].selected;
-		left += ranks.p[i].rank >= 0 && !ranks.p[i].selected;
-	}
-	rc = chosen > 1 && sum_ranks__is_job(&ranks) ? diag__run_job(store, settings, &ranks, out, err)
-						       : diag__run_process(store, settings, out, err);
-	/* the header names --rank's choice when it leaves ranks out */
-	if (rc == 0 && left > 0 && note_chosen(*out, &ranks)) {
-		diag_report__delete(*out);
-		*out = NULL;
-		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	}
-	sum_ranks__exit(&ranks);
-	if (rc == 0 && (*out)->nranks > 0 && sort_report(*out)) {
-		diag_report__delete(*out);
-		*out = NULL;
-		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	}
-	return rc;
-}
-
-int diag__run(struct prof_store *store, const struct diag_settings *settings,
-	      struct diag_report **out, struct prof_error *err)
-{
-	int rc = run_chosen(store, settings, out, err);
-
-	/* every rule read the capture without its rows of a bad span, as
-	 * the summaries leave them out: the header says how many */
-	if (rc == 0)
-		rc = sum_bad_spans__count(store, &(*out)->rows_left_out, err);
-	if (rc < 0 && *out) {
-		diag_report__delete(*out);
-		*out = NULL;
-	}
-	return rc;
 }

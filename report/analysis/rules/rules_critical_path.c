@@ -1,6 +1,7 @@
 /* rules_critical_path.c - what sets a step's length: the longest parts of
  * the critical path of the median step (critical_path.h), and what
  * shortening each can gain at most: its time on the path. */
+#include "analysis/diagnose/diagnose.h"
 #include "analysis/timeline/critical_path.h"
 
 #include <stdio.h>
@@ -105,7 +106,7 @@ static int rule_critical_path(struct diag_context *ctx, struct prof_error *err)
 	char name[640];
 	int64_t waste = 0;
 	double share;
-	int rc = critical_path__analyse(ctx, &cp, err);
+	int rc = critical_path__analyse(&ctx->scope, &cp, err);
 
 	if (rc)
 		return rc;

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/diagnose_job.h"
+#include "analysis/diagnose/diagnose.h"
+#include "analysis/diagnose/diag_job.h"
 #include "analysis/timeline/gpu_idle.h"
 #include "analysis/core/gpu_work.h"
 #include "analysis/ranks/job_judge.h"
