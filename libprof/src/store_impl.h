@@ -26,6 +26,8 @@ struct prof_writer {
 	/* What messages call the file (prof_writer__set_name); NULL: path. */
 	char *name;
 	sqlite3_stmt *insert[T__COUNT];
+	/* NVTX_EVENTS' columns that only a start/end range fills (1-based) */
+	int nvtx_range_id_at, nvtx_end_tid_at;
 	sqlite3_stmt *meta_put;
 	sqlite3_stmt *count_add;
 	struct strtab strings;
