@@ -9,8 +9,8 @@
  * every column of the table's description, NULL where the file lacks it,
  * then the file's other columns as they are, and its rowid as a column of
  * that name (the traces' flows read it). A table the file lacks reads as
- * an empty one; the analysis tables are the exception, as there absence
- * says "not measured" (prof_store__has_table answers it).
+ * an empty one (the analysis tables too: their rows, not their presence,
+ * say what was measured).
  *
  * SQLite resolves an unqualified name in the temporary schema before the
  * main one, so every statement reads the views without naming them, and
@@ -100,10 +100,9 @@ static void add_column(sqlite3_str *q, bool *first, bool present, const char *na
 	*first = false;
 }
 
-/* The SELECT over main that defines t's canonical view (sqlite3_free it),
- * or NULL in *select when t is missing and only_when_present. */
+/* The SELECT over main that defines t's canonical view (sqlite3_free it). */
 static int canonical_select(struct prof_store *s, const struct schema_table *t, int written,
-			    bool only_when_present, char **select, struct prof_error *err)
+			    char **select, struct prof_error *err)
 {
 	char **cols;
 	int n, rc;
@@ -115,8 +114,6 @@ static int canonical_select(struct prof_store *s, const struct schema_table *t, 
 	if (rc)
 		return rc;
 	present = n > 0;
-	if (!present && only_when_present)
-		return 0;
 	/* a rowid table (a WITHOUT ROWID table or a view in main has none) */
 	rowid = !present || sqlite3_table_column_metadata(s->db, "main", t->name, "rowid", NULL, NULL,
 							  NULL, NULL, NULL) == SQLITE_OK;
@@ -175,12 +172,12 @@ static int define_view(struct prof_store *s, const char *name, const char *selec
 }
 
 static int add_view(struct prof_store *s, const struct schema_table *t, int written,
-		    bool only_when_present, struct prof_error *err)
+		    struct prof_error *err)
 {
 	struct store_view *v = &s->views[s->n_views];
-	int rc = canonical_select(s, t, written, only_when_present, &v->select, err);
+	int rc = canonical_select(s, t, written, &v->select, err);
 
-	if (rc || !v->select)
+	if (rc)
 		return rc;
 	v->name = t->name;
 	s->n_views++;
@@ -195,11 +192,11 @@ int store__make_views(struct prof_store *s, struct prof_error *err)
 	if (!s->views)
 		return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", s->path);
 	for (int i = 0; !rc && i < T__COUNT; i++)
-		rc = add_view(s, &schema_tables[i], i, false, err);
+		rc = add_view(s, &schema_tables[i], i, err);
 	for (int i = 0; !rc && i < ANALYSIS__COUNT; i++)
-		rc = add_view(s, &schema_analysis_tables[i], -1, true, err);
+		rc = add_view(s, &schema_analysis_tables[i], -1, err);
 	for (int i = 0; !rc && i < READ__COUNT; i++)
-		rc = add_view(s, &schema_read_tables[i], -1, false, err);
+		rc = add_view(s, &schema_read_tables[i], -1, err);
 	return rc;
 }
 
@@ -219,4 +216,12 @@ int prof_store__restrict(struct prof_store *s, const char *table, const char *wh
 		if (!sqlite3_stricmp(s->views[i].name, table))
 			return define_view(s, s->views[i].name, s->views[i].select, where, err);
 	return 1;
+}
+
+const char *prof_store__all_rows(struct prof_store *s, const char *table)
+{
+	for (int i = 0; table && i < s->n_views; i++)
+		if (!sqlite3_stricmp(s->views[i].name, table))
+			return s->views[i].select;
+	return NULL;
 }

@@ -90,6 +90,10 @@
 #define PROF_SQL_PID_OF_TID(x) "((" x ") >> 24)"
 /* The globalPid of the process a globalTid x belongs to (its tid bits 0). */
 #define PROF_SQL_GLOBAL_PID_OF_TID(x) "(((" x ") >> 24) << 24)"
+/* The globalPid of a synchronisation row of alias p ("y." or ""), 0 when
+ * unknown: nsys records its process, perfkit the thread of its call. */
+#define PROF_SQL_SYNC_GLOBAL_PID(p) \
+	"coalesce(" p "globalPid, " PROF_SQL_GLOBAL_PID_OF_TID(p "globalTid") ", 0)"
 /* The pid alone, as the operating system numbered it (prof_pid_of). */
 #define PROF_SQL_OS_PID_OF_TID(x) "(((" x ") >> 24) & 16777215)"
 
