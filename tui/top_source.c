@@ -182,10 +182,9 @@ int top_source__connect(struct top_source *s, struct prof_error *err)
 
 		free(p->select);
 		p->select = NULL;
-		/* a table the file lacks reads as empty; one whose rows cannot be
-		 * placed in time (no time column) is left out */
-		p->present = prof_store__has_column(s->store, tables[t].name, tables[t].time);
-		if (p->present && !(p->select = build_select(t))) {
+		/* a table the file lacks reads as empty */
+		p->present = true;
+		if (!(p->select = build_select(t))) {
 			top_source__disconnect(s);
 			return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", s->path);
 		}
