@@ -497,7 +497,8 @@ int diag_job__load_work(struct diag_context *ctx, struct diag_rank_work *w, int6
 		rc = diag_job__load_union(ctx->store, busy, lo, hi, w->pid, &w->busy, NULL, err);
 	if (rc == 0 && with_api && ctx->has_api_calls)
 		rc = diag_job__load_union(ctx->store, "SELECT start, end FROM " DIAG_API_CALLS
-				" WHERE (globalTid >> 24) << 24 = ?3 AND end > ?1 AND start < ?2 ORDER BY start",
+				" WHERE " PROF_SQL_GLOBAL_PID_OF_TID("globalTid") " = ?3"
+				" AND end > ?1 AND start < ?2 ORDER BY start",
 				lo, hi, w->pid, &w->api, NULL, err);
 	return rc;
 }
@@ -532,11 +533,7 @@ int diag__run_job(struct prof_store *store, const struct diag_settings *settings
 		goto out;
 	ctx.report = r;
 	ctx.w = &r->window;
-	ctx.has_kernel = prof_store__has_table(store, PROF_T_KERNEL);
-	ctx.has_memcpy = prof_store__has_table(store, PROF_T_MEMCPY);
-	ctx.has_memset = prof_store__has_table(store, PROF_T_MEMSET);
-	ctx.has_sync_table = prof_store__has_table(store, PROF_T_SYNC);
-	ctx.has_memory_events = prof_store__has_table(store, PROF_T_MEMORY);
+	diag_context__note_tables(&ctx);
 	if (merge_windows(r, runs, n) || merge_findings(&ctx, runs, n) || merge_skips(&ctx, runs, n)) {
 		rc = nomem(err);
 		goto out;

@@ -1,6 +1,6 @@
 /* rank_filter.c - `--rank=N[,M]`: one mechanism for every report, the
  * diagnosis and the exports. Each table that holds a process's rows (the
- * GPU work by globalPid, the calls, ranges and threads by globalTid >> 24)
+ * GPU work by globalPid, the calls, ranges and threads by their process)
  * is restricted to the chosen processes' rows (prof_store__restrict: the
  * store's canonical view of the table, which every statement reads, gains
  * a condition), so every query of the read side is filtered without being
@@ -115,9 +115,8 @@ static int create_views(struct prof_store *s, struct prof_error *err)
 			 f->keep_no_thread ? "globalTid IS NULL OR " : "", by);
 		rc = restrict_table(s, f->table, where, err);
 	}
-	/* samples of the chosen processes' samplers */
-	if (rc == 0 && prof_store__has_column(s, PROF_T_GPU_METRIC_TYPES, "globalPid") &&
-	    prof_store__has_column(s, PROF_T_GPU_METRICS, "typeId"))
+	/* samples of the chosen processes' samplers, where they say whose */
+	if (rc == 0 && prof_store__has_column(s, PROF_T_GPU_METRIC_TYPES, "globalPid"))
 		rc = restrict_table(s, PROF_T_GPU_METRICS, "typeId IN (SELECT typeId FROM main."
 				    PROF_T_GPU_METRIC_TYPES " WHERE globalPid IN (SELECT globalPid"
 				    " FROM temp." PIDS_TABLE "))", err);

@@ -162,6 +162,9 @@ struct diag_context {
 	struct diag_interval *busy;
 	int nbusy;
 	int64_t busy_ns;
+	/* which GPU and synchronisation tables the file has (an empty one
+	 * is a capture that recorded none; a missing one, an export that did
+	 * not trace them): diag_context__note_tables */
 	bool has_kernel, has_memcpy, has_memset, has_sync_table, has_memory_events;
 	bool has_api_calls;         /* CUDA API calls (runtime or driver) in DIAG_API_CALLS */
 	struct gpu_idle_result *idle; /* the idle attribution, made on first use (gpu_idle__of) */
@@ -183,6 +186,8 @@ struct diag_rule {
 				     * profiler's */
 };
 
+/* Set the has_* flags of ctx from the file ctx->store reads. */
+void diag_context__note_tables(struct diag_context *ctx);
 /* What diag__run sets up before its rules run (the API call view, the
  * window, the busy intervals), for analyses that read a capture outside the
  * rules (the gpu_idle_sum and critical_path reports): ctx->report is a new
@@ -296,9 +301,7 @@ const char *diag__bytes(char *buf, size_t cap, double bytes);
 /* Per-iteration divisor: iterations, or 1 when no loop was found. */
 double diag__per_iter(const struct diag_context *ctx);
 /* The SQL fragment for a kernel's name in nsys and perfkit stores. */
-#define DIAG_KERNEL_NAME_SQL \
-	"coalesce((SELECT value FROM " PROF_T_STRINGS " WHERE id = k.demangledName)," \
-	" (SELECT value FROM " PROF_T_STRINGS " WHERE id = k.shortName), '?')"
+#define DIAG_KERNEL_NAME_SQL "coalesce(" PROF_SQL_KERNEL_NAME("k.") ", '?')"
 
 /* A small group-by in C for offenders: key -> count, time, bytes. */
 struct diag_tally_entry {
