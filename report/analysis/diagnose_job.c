@@ -268,11 +268,7 @@ int diag__run_job(struct prof_store *store, const struct diag_settings *settings
 		goto out;
 	ctx.report = r;
 	ctx.w = &r->window;
-	ctx.has_kernel = prof_store__has_table(store, PROF_T_KERNEL);
-	ctx.has_memcpy = prof_store__has_table(store, PROF_T_MEMCPY);
-	ctx.has_memset = prof_store__has_table(store, PROF_T_MEMSET);
-	ctx.has_sync_table = prof_store__has_table(store, PROF_T_SYNC);
-	ctx.has_memory_events = prof_store__has_table(store, PROF_T_MEMORY);
+	diag_context__note_tables(&ctx);
 	if (merge_windows(r, runs, n) || merge_findings(&ctx, runs, n) || merge_skips(&ctx, runs, n)) {
 		rc = nomem(err);
 		goto out;

@@ -106,11 +106,12 @@ static int index_range_instances(const struct export_window *w, struct prof_stor
 
 	for (size_t i = 0; rc == 0 && i < sizeof setup / sizeof setup[0]; i++)
 		rc = query_i64(s, setup[i], 0, NULL, &n, &null, err);
-	if (rc < 0 || !w->range_name || !prof_store__has_table(s, PROF_T_NVTX))
+	if (rc < 0 || !w->range_name)
 		return rc;
 	snprintf(sql, sizeof sql,
 		 "INSERT INTO temp." RANGE_TABLE " SELECT p, s, max(e) OVER (PARTITION BY p ORDER BY s) "
-		 "FROM (SELECT n.globalTid >> 24 AS p, n.start AS s, n.end AS e FROM " PROF_T_NVTX " n "
+		 "FROM (SELECT " PROF_SQL_PID_OF_TID("n.globalTid") " AS p, n.start AS s, n.end AS e"
+		 " FROM " PROF_T_NVTX " n "
 		 "LEFT JOIN " PROF_T_STRINGS " t ON t.id = n.textId WHERE n.end IS NOT NULL "
 		 "AND n.eventType IN (" PROF_SQL_NVTX_RANGES ") AND %s = ?1)",
 		 w->nvtx_name);
@@ -138,17 +139,7 @@ int export_window__init(struct export_window *w, struct prof_store *s,
 		return prof_error__set(err, PROF_E_USAGE, "--to must be later than --from");
 	w->range_name = f ? f->range_name : NULL;
 
-	if (prof_store__has_table(s, PROF_T_NVTX)) {
-		rc = query_i64(s, "SELECT count(*) FROM pragma_table_info('" PROF_T_NVTX "') "
-				  "WHERE name = 'text'", 0, NULL, &n, &null, err);
-		if (rc < 0)
-			return rc;
-		w->nvtx_has_text = n > 0;
-		snprintf(w->nvtx_name, sizeof w->nvtx_name, "%s",
-			 w->nvtx_has_text ? "coalesce(t.value, n.text, '')" : "coalesce(t.value, '')");
-	} else {
-		snprintf(w->nvtx_name, sizeof w->nvtx_name, "''");
-	}
+	snprintf(w->nvtx_name, sizeof w->nvtx_name, "coalesce(t.value, n.text, '')");
 	rc = index_range_instances(w, s, err);
 	if (rc < 0 || !w->range_name)
 		return rc;

@@ -29,7 +29,6 @@ struct export_window {
 	int64_t end_ns;              /* last end of any event */
 	int64_t from_abs_ns, to_abs_ns;
 	const char *range_name;
-	bool nvtx_has_text;          /* NVTX_EVENTS has the inline `text` column */
 	/* SQL fragments (constant text, no values): */
 	char nvtx_name[64];          /* name expression of NVTX row n joined to StringIds t */
 };

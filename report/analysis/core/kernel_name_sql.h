@@ -5,8 +5,6 @@
 
 #include "prof/tables.h"
 
-#define DIAG_KERNEL_NAME_SQL \
-	"coalesce((SELECT value FROM " PROF_T_STRINGS " WHERE id = k.demangledName)," \
-	" (SELECT value FROM " PROF_T_STRINGS " WHERE id = k.shortName), '?')"
+#define DIAG_KERNEL_NAME_SQL "coalesce(" PROF_SQL_KERNEL_NAME("k.") ", '?')"
 
 #endif

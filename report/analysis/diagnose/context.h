@@ -50,6 +50,10 @@ struct diag_rule {
 int diag_context__init(struct diag_context *ctx, struct prof_store *store,
 		       const struct diag_settings *settings, struct prof_error *err);
 void diag_context__exit(struct diag_context *ctx);
+/* Set the has_* flags of ctx from the file ctx->store reads (an empty
+ * table is a capture that recorded none; a missing one, an export that did
+ * not trace them). */
+void diag_context__note_tables(struct diag_context *ctx);
 
 /* Add a finding; severity is derived from share unless capped lower by
  * max_severity. evidence/change are printf-formatted by the caller first

@@ -266,7 +266,8 @@ int diag_job__load_work(struct diag_context *ctx, struct diag_rank_work *w, int6
 		rc = diag_job__load_union(ctx->store, busy, lo, hi, w->pid, &w->busy, NULL, err);
 	if (rc == 0 && with_api && ctx->has_api_calls)
 		rc = diag_job__load_union(ctx->store, "SELECT start, end FROM " DIAG_API_CALLS
-				" WHERE (globalTid >> 24) << 24 = ?3 AND end > ?1 AND start < ?2 ORDER BY start",
+				" WHERE " PROF_SQL_GLOBAL_PID_OF_TID("globalTid") " = ?3"
+				" AND end > ?1 AND start < ?2 ORDER BY start",
 				lo, hi, w->pid, &w->api, NULL, err);
 	return rc;
 }

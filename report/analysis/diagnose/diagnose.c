@@ -252,6 +252,21 @@ int diag__group_skips(struct diag_report *r)
 	return 0;
 }
 
+void diag_context__note_tables(struct diag_context *ctx)
+{
+	const struct {
+		const char *table;
+		bool *has;
+	} tables[] = {
+		{ PROF_T_KERNEL, &ctx->has_kernel },     { PROF_T_MEMCPY, &ctx->has_memcpy },
+		{ PROF_T_MEMSET, &ctx->has_memset },     { PROF_T_SYNC, &ctx->has_sync_table },
+		{ PROF_T_MEMORY, &ctx->has_memory_events },
+	};
+
+	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
+		*tables[i].has = prof_store__has_table(ctx->store, tables[i].table);
+}
+
 int diag_context__init(struct diag_context *ctx, struct prof_store *store,
 		       const struct diag_settings *settings, struct prof_error *err)
 {
@@ -268,11 +283,7 @@ int diag_context__init(struct diag_context *ctx, struct prof_store *store,
 	ctx->store = store;
 	ctx->settings = settings;
 	ctx->w = &r->window;
-	ctx->has_kernel = prof_store__has_table(store, PROF_T_KERNEL);
-	ctx->has_memcpy = prof_store__has_table(store, PROF_T_MEMCPY);
-	ctx->has_memset = prof_store__has_table(store, PROF_T_MEMSET);
-	ctx->has_sync_table = prof_store__has_table(store, PROF_T_SYNC);
-	ctx->has_memory_events = prof_store__has_table(store, PROF_T_MEMORY);
+	diag_context__note_tables(ctx);
 	rc = diag_scope__api_view(&ctx->scope, err);
 	if (rc)
 		return rc;

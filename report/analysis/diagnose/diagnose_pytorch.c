@@ -21,22 +21,20 @@ int diag__detect_pytorch(struct prof_store *s, bool *pytorch, struct prof_error 
 		" WHERE (s.value LIKE 'void at::%' OR s.value LIKE '%at::native::%'"
 		"  OR s.value LIKE '%at::cuda::%' OR s.value LIKE 'triton!_%!_fused!_%' ESCAPE '!')"
 		" AND EXISTS (SELECT 1 FROM " PROF_T_KERNEL " k"
-		"  WHERE coalesce(k.demangledName, k.shortName) = s.id) LIMIT 1";
+		"  WHERE " PROF_SQL_KERNEL_NAME_ID("k.") " = s.id) LIMIT 1";
 	const char *command_sql =
 		"SELECT 1 FROM " PROF_T_META " WHERE key = 'command' AND value LIKE '%torch%'";
 	struct prof_cursor *c;
 	int rc = 0;
 
 	*pytorch = false;
-	if (prof_store__has_table(s, PROF_T_KERNEL) && prof_store__has_table(s, PROF_T_STRINGS)) {
-		rc = prof_cursor__open(s, kernels_sql, &c, err);
-		if (rc)
-			return rc;
-		rc = prof_cursor__next(c, err);
-		prof_cursor__close(c);
-		*pytorch = rc == 1;
-	}
-	if (rc >= 0 && !*pytorch && prof_store__has_table(s, PROF_T_META)) {
+	rc = prof_cursor__open(s, kernels_sql, &c, err);
+	if (rc)
+		return rc;
+	rc = prof_cursor__next(c, err);
+	prof_cursor__close(c);
+	*pytorch = rc == 1;
+	if (rc >= 0 && !*pytorch) {
 		rc = prof_cursor__open(s, command_sql, &c, err);
 		if (rc)
 			return rc;

@@ -79,7 +79,7 @@ static int rule_occupancy(struct diag_context *ctx, struct prof_error *err)
 		" count(*), " SUM_TOTAL_SATURATED("k.end - k.start")
 		" FROM " PROF_T_KERNEL " k WHERE k.start >= ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.")
 		" AND (" NCCL_KERNEL_SQL("k") ") IS NOT 1"
-		" GROUP BY k.demangledName, 2, 3, 4 ORDER BY 7 DESC";
+		" GROUP BY " PROF_SQL_KERNEL_NAME_ID("k.") ", 2, 3, 4 ORDER BY 7 DESC";
 	double max_occ = diag__get(ctx, "occupancy.max");
 	double min_share = diag__get(ctx, "occupancy.min_kernel_share");
 	struct diag_tally t = { 0 };

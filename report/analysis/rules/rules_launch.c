@@ -158,7 +158,7 @@ static int track_gemm(struct diag_context *ctx, struct launch_scan *s, struct ge
 static int scan(struct diag_context *ctx, struct launch_scan *s, struct prof_error *err)
 {
 	const char *sql =
-		"SELECT k.deviceId * 1000000 + k.streamId, k.start, k.end, k.demangledName,"
+		"SELECT k.deviceId * 1000000 + k.streamId, k.start, k.end, " PROF_SQL_KERNEL_NAME_ID("k.") ","
 		" k.gridX * k.gridY * k.gridZ, k.blockX * k.blockY * k.blockZ, " DIAG_KERNEL_NAME_SQL ","
 		" k.deviceId"
 		" FROM " PROF_T_KERNEL " k WHERE k.start >= ?1 AND k.start < ?2"

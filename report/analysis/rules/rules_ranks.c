@@ -508,13 +508,12 @@ static int slowed_beside_comm(struct diag_context *ctx, const struct rank_time *
 	for (int d = 0; d < 6; d++) {
 		size_t len = strlen(cols);
 
-		snprintf(cols + len, sizeof cols - len, ", %s",
-			 prof_store__has_column(s, PROF_T_KERNEL, dims[d]) ? dims[d] : "0");
+		snprintf(cols + len, sizeof cols - len, ", coalesce(%s, 0)", dims[d]);
 	}
 	rc = diag_job__load_union(s, nccl, t->w.start_ns, t->w.end_ns, t->global_pid, &comm, NULL, err);
 	if (rc || comm.n == 0)
 		goto out;
-	snprintf(sql, sizeof sql, "SELECT k.start, k.end, k.demangledName%s FROM " PROF_T_KERNEL " k"
+	snprintf(sql, sizeof sql, "SELECT k.start, k.end, " PROF_SQL_KERNEL_NAME_ID("k.") "%s FROM " PROF_T_KERNEL " k"
 		 " WHERE k.globalPid = ?3 AND k.start >= ?1 AND k.start < ?2 AND " DIAG_JOB_NOT_NCCL, cols);
 	rc = range_cursor__open(s, strdup(sql), t->w.start_ns, t->w.end_ns, &t->global_pid, &c, err);
 	if (rc)

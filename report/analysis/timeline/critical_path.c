@@ -159,14 +159,12 @@ static int load_calls(struct diag_scope *ctx, struct step_rows *r, int64_t from,
 		      struct prof_error *err)
 {
 	struct prof_store *s = ctx->store;
-	bool sync_streams = ctx->has_sync_table && prof_store__has_column(s, PROF_T_SYNC, "syncType") &&
-			    prof_store__has_column(s, PROF_T_SYNC, "streamId") &&
-			    prof_store__has_column(s, PROF_T_SYNC, "correlationId");
+	bool sync_streams = ctx->has_sync_table;
+	/* nsys rows carry the process (NULL: any); perfkit's the thread of the call */
 	const char *same_process =
 		!sync_streams ? ""
-		: prof_store__has_column(s, PROF_T_SYNC, "globalPid") ? " AND (y.globalPid IS NULL OR y.globalPid = (a.globalTid >> 24) << 24)"
-		: prof_store__has_column(s, PROF_T_SYNC, "globalTid") ? " AND (y.globalTid >> 24) = (a.globalTid >> 24)"
-								       : "";
+			      : " AND (" PROF_SQL_SYNC_GLOBAL_PID("y.") " = 0 OR " PROF_SQL_SYNC_GLOBAL_PID("y.")
+				" = " PROF_SQL_GLOBAL_PID_OF_TID("a.globalTid") ")";
 	struct prof_cursor *c = NULL;
 	char *sql;
 	int rc;
