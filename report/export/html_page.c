@@ -1,7 +1,7 @@
 /* html_page.c - the services the HTML report's sections use (html_report.h):
  * the page's output, store and table sink, notes, the plots' folders and
  * the plots drawn through gnuplot. Below the sections and the document. */
-#include "html_page.h"
+#include "html_page_impl.h"
 
 #include <errno.h>
 #include <stdlib.h>

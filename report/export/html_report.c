@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "export_window.h"
-#include "html_page.h"
+#include "html_page_impl.h"
 #include "plots_gnuplot.h"
 #include "prof/escape.h"
 #include "prof/tables.h"

@@ -19,7 +19,7 @@
 #include "prof/store.h"
 #include "prof/tables.h"
 #include "sink/table.h"
-#include "summary.h"
+#include "summary/job_time.h"
 
 /* ---- SQL -------------------------------------------------------------- */
 
