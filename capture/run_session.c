@@ -28,6 +28,7 @@
 #include "prof/job_env.h"
 #include "prof/protocol.h"
 #include "prof/tables.h"
+#include "prof/temp_files.h"
 #include "prof/trace_opts.h"
 #include "run_collector.h"
 #include "run_signals.h"
@@ -228,18 +229,15 @@ static int gpu_metrics_env(long hz)
  * of its own, imported into the capture once it is finished. */
 static int metrics_env(const char *metrics, int64_t sample, char *dir, size_t cap)
 {
-	const char *tmp = getenv("TMPDIR");
+	struct prof_error err = { 0 };
 	char num[32];
 
 	if (!metrics) {
 		unsetenv(PROF_ENV_METRICS);
 		return 0;
 	}
-	snprintf(dir, cap, "%s/perfkit-metrics-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(dir)) {
-		dir[0] = '\0';
-		return -1;
-	}
+	if (prof_temp_dir__make("perfkit-metrics", dir, cap, &err) < 0)
+		return -1; /* errno says why */
 	snprintf(num, sizeof(num), "%lld", (long long)sample);
 	if (setenv(PROF_ENV_METRICS, metrics, 1) < 0 || setenv(PROF_ENV_METRICS_DIR, dir, 1) < 0 ||
 	    setenv(PROF_ENV_METRICS_SAMPLE, num, 1) < 0)
@@ -454,7 +452,6 @@ void run_session__init(struct run_session *s, const struct run_options *opt, con
 
 int run_session__prepare(struct run_session *s, char **argv)
 {
-	const char *tmp = getenv("TMPDIR");
 	struct prof_error err;
 	size_t bad_at = 0;
 	int rc;
@@ -521,10 +518,8 @@ int run_session__prepare(struct run_session *s, char **argv)
 		s->msg->error("%s", err.msg);
 		return RUN_EXIT_USAGE;
 	}
-	snprintf(s->dir, sizeof(s->dir), "%s/perfkit-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(s->dir)) {
+	if (prof_temp_dir__make("perfkit-run", s->dir, sizeof(s->dir), &err) < 0) {
 		s->msg->error("cannot make a folder for the process files: %s", strerror(errno));
-		s->dir[0] = '\0';
 		run_session__abort(s);
 		return RUN_EXIT_USAGE;
 	}
