@@ -11,6 +11,7 @@
 #include "compare/compare.h"
 #include "prof/escape.h"
 #include "prof/output.h"
+#include "prof/units.h"
 #include "sink/sink.h"
 
 static const char *const usage[] = {
@@ -123,7 +124,7 @@ int cmd_gate(int argc, char **argv)
 		cli_error("--min-share expects a percentage such as 1%%, not '%s'", min_share);
 		return CLI_EXIT_USAGE;
 	}
-	if (min_time && gate_parse_duration(min_time, &o.min_time_ns) < 0) {
+	if (min_time && prof_units__parse_duration(min_time, &o.min_time_ns) < 0) {
 		cli_error("--min-time expects a duration such as 100us or 2ms, not '%s'", min_time);
 		return CLI_EXIT_USAGE;
 	}

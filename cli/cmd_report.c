@@ -13,6 +13,7 @@
 #include "cli_reader.h"
 #include "export/export.h"
 #include "prof/store.h"
+#include "prof/units.h"
 #include "sink/sink.h"
 #include "summary/summary.h"
 
@@ -123,22 +124,24 @@ static int check_binary_output(const char *output)
 	return 0;
 }
 
+/* T of --from or --to into *ns: 0, or CLI_EXIT_USAGE after the error. */
+static int parse_time(const char *text, int64_t *ns)
+{
+	if (prof_units__parse_duration(text, ns) == 0)
+		return 0;
+	cli_error("'%s' is not a time (examples: 2500000, 2500us, 2.5ms, 1s)", text);
+	return CLI_EXIT_USAGE;
+}
+
 static int parse_filter(const struct export_args *a, struct export_filter *f)
 {
-	struct prof_error err = { 0 };
-
 	memset(f, 0, sizeof *f);
-	if (a->from && export_time__parse(a->from, &f->from_ns, &err) < 0)
-		goto bad;
-	if (a->to && export_time__parse(a->to, &f->to_ns, &err) < 0)
-		goto bad;
+	if ((a->from && parse_time(a->from, &f->from_ns)) || (a->to && parse_time(a->to, &f->to_ns)))
+		return CLI_EXIT_USAGE;
 	f->has_from = a->from != NULL;
 	f->has_to = a->to != NULL;
 	f->range_name = a->range;
 	return 0;
-bad:
-	cli_error("%s", err.msg);
-	return CLI_EXIT_USAGE;
 }
 
 static int run_export(int format, struct prof_store *store, const struct export_args *a,
