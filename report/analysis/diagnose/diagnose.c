@@ -11,7 +11,9 @@
 #include "analysis/diagnose_job.h"
 #include "analysis/timeline/gpu_idle.h"
 #include "analysis/ranks/job_judge.h"
+#include "prof/strfmt.h"
 #include "prof/tables.h"
+#include "prof/units.h"
 #include "summary/query.h"
 
 const char *diag_severity__name(enum diag_severity s)
@@ -23,19 +25,10 @@ const char *diag_severity__name(enum diag_severity s)
 char *diag__fmt(const char *fmt, ...)
 {
 	va_list ap;
-	char *s = NULL;
-	int n;
+	char *s;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return NULL;
-	s = malloc((size_t)n + 1);
-	if (!s)
-		return NULL;
-	va_start(ap, fmt);
-	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	s = prof_vstrfmt(fmt, ap);
 	va_end(ap);
 	return s;
 }
@@ -79,30 +72,12 @@ double diag__per_iter(const struct diag_context *ctx)
 
 const char *diag__ns(char *buf, size_t cap, int64_t ns)
 {
-	double v = (double)ns;
-
-	if (ns >= 1000000000)
-		snprintf(buf, cap, "%.3f s", v / 1e9);
-	else if (ns >= 1000000)
-		snprintf(buf, cap, "%.3f ms", v / 1e6);
-	else if (ns >= 1000)
-		snprintf(buf, cap, "%.2f us", v / 1e3);
-	else
-		snprintf(buf, cap, "%lld ns", (long long)ns);
-	return buf;
+	return prof_units__duration(buf, cap, ns, PROF_UNITS_FIXED);
 }
 
 const char *diag__bytes(char *buf, size_t cap, double bytes)
 {
-	if (bytes >= 1024.0 * 1024 * 1024)
-		snprintf(buf, cap, "%.2f GiB", bytes / (1024.0 * 1024 * 1024));
-	else if (bytes >= 1024.0 * 1024)
-		snprintf(buf, cap, "%.2f MiB", bytes / (1024.0 * 1024));
-	else if (bytes >= 1024.0)
-		snprintf(buf, cap, "%.1f KiB", bytes / 1024.0);
-	else
-		snprintf(buf, cap, "%.0f B", bytes);
-	return buf;
+	return prof_units__bytes(buf, cap, bytes, PROF_UNITS_FIXED);
 }
 
 /* The busy intervals as the union they are. */
@@ -202,17 +177,12 @@ int diag__skip(struct diag_context *ctx, const char *rule_id, const char *fmt, .
 	struct diag_report *r = ctx->report;
 	va_list ap;
 	char *reason;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	reason = prof_vstrfmt(fmt, ap);
 	va_end(ap);
-	reason = n >= 0 ? malloc((size_t)n + 1) : NULL;
 	if (!reason)
 		return PROF_E_NOMEM;
-	va_start(ap, fmt);
-	vsnprintf(reason, (size_t)n + 1, fmt, ap);
-	va_end(ap);
 	if (r->nskips == r->cap_skips) {
 		int cap = r->cap_skips ? r->cap_skips * 2 : 8;
 		struct diag_skip *s = realloc(r->skips, sizeof *s * (size_t)cap);
