@@ -22,17 +22,6 @@ const char *diag_severity__name(enum diag_severity s)
 	return (s >= DIAG_INFO && s <= DIAG_HIGH) ? names[s] : "?";
 }
 
-char *diag__fmt(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	s = prof_vstrfmt(fmt, ap);
-	va_end(ap);
-	return s;
-}
-
 double diag__get(const struct diag_context *ctx, const char *key)
 {
 	return diag_settings__get(ctx->settings, key);

@@ -19,6 +19,7 @@
 
 #include "prof/error.h"
 #include "prof/store.h"
+#include "prof/strfmt.h"
 #include "prof/tables.h"
 #include "summary/query.h"
 
@@ -236,7 +237,8 @@ void diag__offender(struct diag_finding *f, const char *name, int64_t count, int
 		    int64_t bytes);
 int diag__skip(struct diag_context *ctx, const char *rule_id, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-char *diag__fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A finding's text in a new allocation: libprof's one formatted allocation. */
+#define diag__fmt(...) prof_strfmt(__VA_ARGS__)
 double diag__get(const struct diag_context *ctx, const char *key);
 /* Whether the capture is of a PyTorch program: kernels from libtorch (ATen)
  * or torch.compile, or a command line naming torch. */
