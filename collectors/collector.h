@@ -101,11 +101,11 @@ void gpu_metrics__exit(void);
  * process dies next, so they are not closed). */
 void gpu_metrics__on_fatal_signal(void);
 
-/* job.c: where this process stands in its job (host, rank, GPUs) and its
+/* process_info.c: where this process stands in its job (host, rank, GPUs) and its
  * clock pairs, for captures of many processes and hosts. start runs before
  * the writer thread, end after it stopped. */
-void job__record_start(struct prof_writer *w, uint32_t pid);
-void job__record_end(struct prof_writer *w, uint32_t pid);
+void process_info__record_start(struct prof_writer *w, uint32_t pid);
+void process_info__record_end(struct prof_writer *w, uint32_t pid);
 
 /* drain.c: the writer thread. */
 struct drain_config {

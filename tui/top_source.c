@@ -6,7 +6,6 @@
 #include "top_source.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 #include "prof/escape.h"
 #include "prof/protocol.h"
 #include "prof/saturate.h"
+#include "prof/strfmt.h"
 #include "prof/tables.h"
 
 #define ROWID_BATCH 65536   /* rows per statement; a new one picks up from there */
@@ -30,25 +30,6 @@ int64_t top_monotonic_ns(void)
 }
 
 /* ---- building the statements ---------------------------------------------- */
-
-/* printf into a new allocation (statement text only: values are bound). */
-static char *sql_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *sql_format(const char *fmt, ...)
-{
-	va_list ap;
-	char *sql;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || !(sql = malloc((size_t)n + 1)))
-		return NULL;
-	va_start(ap, fmt);
-	vsnprintf(sql, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	return sql;
-}
 
 struct table_def {
 	const char *name;
@@ -85,24 +66,24 @@ static char *build_select(enum top_table t)
 
 	switch (t) {
 	case TOP_T_KERNEL:
-		sql = sql_format("SELECT rowid, start, end, " PROF_SQL_KERNEL_NAME_ID("")
+		sql = prof_strfmt("SELECT rowid, start, end, " PROF_SQL_KERNEL_NAME_ID("")
 				 ", deviceId, globalPid FROM %s WHERE 1", table);
 		break;
 	case TOP_T_MEMCPY:
-		sql = sql_format("SELECT rowid, start, end, bytes, deviceId, globalPid FROM %s WHERE 1",
+		sql = prof_strfmt("SELECT rowid, start, end, bytes, deviceId, globalPid FROM %s WHERE 1",
 				 table);
 		break;
 	case TOP_T_MEMORY:
-		sql = sql_format("SELECT rowid, start, bytes, memoryOperationType, memKind FROM %s"
+		sql = prof_strfmt("SELECT rowid, start, bytes, memoryOperationType, memKind FROM %s"
 				 " WHERE 1", table);
 		break;
 	case TOP_T_GPU_METRICS:
-		sql = sql_format("SELECT rowid, timestamp, typeId, metricId, value FROM %s"
+		sql = prof_strfmt("SELECT rowid, timestamp, typeId, metricId, value FROM %s"
 				 " WHERE timestamp IS NOT NULL", table);
 		break;
 	case TOP_T_NVTX:
 		/* push/pop (59) and start/end (60) ranges; marks have no end */
-		sql = sql_format("SELECT rowid, start, end, globalTid, textId, text FROM %s"
+		sql = prof_strfmt("SELECT rowid, start, end, globalTid, textId, text FROM %s"
 				 " WHERE eventType IN (" PROF_SQL_NVTX_RANGES ") AND end IS NOT NULL",
 				 table);
 		break;
@@ -428,7 +409,7 @@ static int read_batch(struct top_source *s, struct top_model *m, enum top_table 
 	int64_t n = 0;
 	int rc;
 
-	if (!(sql = sql_format("%s AND rowid > ?1 ORDER BY rowid LIMIT ?2", p->select)))
+	if (!(sql = prof_strfmt("%s AND rowid > ?1 ORDER BY rowid LIMIT ?2", p->select)))
 		return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", s->path);
 	rc = prof_cursor__open(s->store, sql, &c, err);
 	free(sql);
@@ -494,7 +475,7 @@ static int replay_begin(struct top_source *s, enum top_table t, struct prof_erro
 	p->replay_state = 2;
 	if (!p->present)
 		return 0;
-	if (!(sql = sql_format("%s ORDER BY %s", p->select, tables[t].order)))
+	if (!(sql = prof_strfmt("%s ORDER BY %s", p->select, tables[t].order)))
 		return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", s->path);
 	rc = prof_cursor__open(s->store, sql, &p->cur, err);
 	free(sql);
@@ -592,7 +573,7 @@ int top_source__read_pid(struct top_source *s, struct top_model *m, uint32_t pid
 
 		if (!s->t[t].present)
 			continue;
-		if (!(sql = sql_format("%s AND %s = ?1 ORDER BY rowid", s->t[t].select,
+		if (!(sql = prof_strfmt("%s AND %s = ?1 ORDER BY rowid", s->t[t].select,
 				       tables[t].pid_expr)))
 			return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", s->path);
 		rc = prof_cursor__open(s->store, sql, &c, err);

@@ -11,7 +11,7 @@
 
 #include "prof/store.h"
 #include "schema.h"
-#include "strtab.h"
+#include "prof/strmap.h"
 
 /* Which file a path named when it was looked at. */
 struct file_id {
@@ -30,7 +30,7 @@ struct prof_writer {
 	int nvtx_range_id_at, nvtx_end_tid_at;
 	sqlite3_stmt *meta_put;
 	sqlite3_stmt *count_add;
-	struct strtab strings;
+	struct prof_strmap strings;
 	int64_t last_string_id;
 	bool in_transaction;
 	struct prof_progress progress; /* how far prof_writer__finish got */

@@ -41,9 +41,9 @@ void writer__rollback(struct prof_writer *w)
 	w->in_transaction = false;
 	w->rows_not_written += w->rows_pending;
 	w->rows_pending = 0;
-	strtab__exit(&w->strings);
+	prof_strmap__exit(&w->strings);
 	w->last_string_id = 0;
-	if (strtab__init(&w->strings) || load_strings(w, NULL))
+	if (load_strings(w, NULL))
 		w->full = true; /* without a string index no row can be appended */
 }
 
@@ -223,7 +223,7 @@ static void writer_free(struct prof_writer *w)
 	sqlite3_finalize(w->meta_put);
 	sqlite3_finalize(w->count_add);
 	sqlite3_close(w->db);
-	strtab__exit(&w->strings);
+	prof_strmap__exit(&w->strings);
 	free(w->path);
 	free(w->name);
 	free(w->place_at);
@@ -337,7 +337,7 @@ int prof_writer__create(const char *path, unsigned flags, struct prof_writer **o
 	if (rc)
 		return rc;
 	w = calloc(1, sizeof *w);
-	if (!w || !(w->path = strdup(path)) || strtab__init(&w->strings)) {
+	if (!w || !(w->path = strdup(path))) {
 		if (w) {
 			free(w->path);
 			free(w);
@@ -394,8 +394,8 @@ static int load_strings(struct prof_writer *w, struct prof_error *err)
 		size_t len = text ? strlen(text) : 0;
 		int64_t id = sqlite3_column_int64(st, 0);
 
-		if (strtab__add(&w->strings, text ? text : "", len, strtab__hash(text ? text : "", len),
-				id)) {
+		if (prof_strmap__add(&w->strings, text ? text : "", len,
+				     prof_strmap__hash(text ? text : "", len), id)) {
 			sqlite3_finalize(st);
 			return prof_error__set(err ? err : &w->err, PROF_E_NOMEM, "%s: out of memory",
 					       writer__name(w));
@@ -413,7 +413,7 @@ int writer__adopt(const char *path, sqlite3 *db, struct prof_writer **out, struc
 	int rc;
 
 	*out = NULL;
-	if (!w || !(w->path = strdup(path)) || strtab__init(&w->strings)) {
+	if (!w || !(w->path = strdup(path))) {
 		if (w) {
 			free(w->path);
 			free(w);
@@ -656,16 +656,15 @@ int64_t prof_writer__string(struct prof_writer *w, const char *text)
 	if (!text || w->full)
 		return 0;
 	len = strlen(text);
-	hash = strtab__hash(text, len);
-	id = strtab__find(&w->strings, text, len, hash);
-	if (id)
+	hash = prof_strmap__hash(text, len);
+	if (prof_strmap__find(&w->strings, text, len, hash, &id) && id)
 		return id;
 	id = w->last_string_id + 1;
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_text(st, 2, text, (int)len, SQLITE_STATIC);
 	if (step(w, st))
 		return 0;
-	if (strtab__add(&w->strings, text, len, hash, id)) {
+	if (prof_strmap__add(&w->strings, text, len, hash, id)) {
 		prof_error__set(&w->err, PROF_E_NOMEM, "%s: out of memory", writer__name(w));
 		return 0;
 	}

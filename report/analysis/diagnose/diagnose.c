@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prof/strfmt.h"
 #include "prof/tables.h"
+#include "prof/units.h"
 #include "summary/query.h"
 
 const char *diag_severity__name(enum diag_severity s)
@@ -127,17 +129,12 @@ int diag__skip(struct diag_context *ctx, const char *rule_id, const char *fmt, .
 	struct diag_report *r = ctx->report;
 	va_list ap;
 	char *reason;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	reason = prof_vstrfmt(fmt, ap);
 	va_end(ap);
-	reason = n >= 0 ? malloc((size_t)n + 1) : NULL;
 	if (!reason)
 		return PROF_E_NOMEM;
-	va_start(ap, fmt);
-	vsnprintf(reason, (size_t)n + 1, fmt, ap);
-	va_end(ap);
 	if (r->nskips == r->cap_skips) {
 		int cap = r->cap_skips ? r->cap_skips * 2 : 8;
 		struct diag_skip *s = realloc(r->skips, sizeof *s * (size_t)cap);
