@@ -3,6 +3,7 @@
  * family and sorts the findings by the share of run time they touch. */
 #include "diagnose.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,7 +121,7 @@ int64_t diag__busy_in(const struct diag_context *ctx, int64_t a, int64_t b)
 	return diag_intervals__covered(&busy, a, b);
 }
 
-static enum diag_severity severity_of(const struct diag_context *ctx, double share)
+enum diag_severity diag__severity_of(const struct diag_context *ctx, double share)
 {
 	if (share >= diag__get(ctx, "severity.high"))
 		return DIAG_HIGH;
@@ -137,9 +138,18 @@ struct diag_finding *diag__add(struct diag_context *ctx, const char *rule_id, co
 {
 	struct diag_report *r = ctx->report;
 	struct diag_finding *f;
+	char *rendered;
+	bool unknown;
 
 	if (!evidence || !change)
 		goto fail;
+	/* the change for this program: no clause advising what it does already */
+	rendered = prog_model__render(&r->program, change, &unknown);
+	free(change);
+	change = rendered;
+	if (!change)
+		goto fail;
+	assert(!unknown && "a change names a practice prog_model__has does not know");
 	if (r->nfindings == r->cap_findings) {
 		int cap = r->cap_findings ? r->cap_findings * 2 : 16;
 		struct diag_finding *n = realloc(r->findings, sizeof *n * (size_t)cap);
@@ -154,7 +164,7 @@ struct diag_finding *diag__add(struct diag_context *ctx, const char *rule_id, co
 	f->title = title;
 	f->share = share < 0 ? 0 : share > 1 ? 1 : share;
 	f->time_ns = time_ns;
-	f->severity = severity_of(ctx, f->share);
+	f->severity = diag__severity_of(ctx, f->share);
 	if (f->severity > max_severity)
 		f->severity = max_severity;
 	f->evidence = evidence;
@@ -243,6 +253,7 @@ void diag_report__delete(struct diag_report *r)
 		for (int j = 0; j < r->findings[i].ntop; j++)
 			free(r->findings[i].top[j].name);
 		free(r->findings[i].ranks);
+		diag_finding__free_also(&r->findings[i]);
 	}
 	for (int i = 0; i < r->nranks; i++)
 		free(r->ranks[i].label);
@@ -318,17 +329,6 @@ static int load_busy(struct diag_context *ctx, struct prof_error *err)
 }
 
 /* ---- running ---------------------------------------------------------- */
-
-static int by_share(const void *a, const void *b)
-{
-	const struct diag_finding *x = a, *y = b;
-
-	if (x->share != y->share)
-		return x->share < y->share ? 1 : -1;
-	if (x->severity != y->severity)
-		return x->severity < y->severity ? 1 : -1;
-	return strcmp(x->rule_id, y->rule_id);
-}
 
 /* The rules read CUDA API calls from one view over the runtime and driver
  * tables: libraries such as cuBLAS launch and allocate through the driver,
@@ -446,6 +446,10 @@ int diag_context__init(struct diag_context *ctx, struct prof_store *store,
 	rc = find_window(ctx, &r->window, err);
 	if (rc)
 		return rc;
+	rc = prog_model__read(store, &r->window, r->pytorch, ctx->has_api_calls ? DIAG_API_CALLS : NULL,
+			      &r->program, err);
+	if (rc)
+		return rc;
 	return load_busy(ctx, err);
 }
 
@@ -475,8 +479,7 @@ static int sort_report(struct diag_report *r)
 {
 	if (diag__group_skips(r))
 		return PROF_E_NOMEM;
-	if (r->nfindings > 1) /* findings is NULL while empty */
-		qsort(r->findings, (size_t)r->nfindings, sizeof *r->findings, by_share);
+	diag_report__order(r);
 	return 0;
 }
 
@@ -509,7 +512,7 @@ int diag__run_process(struct prof_store *store, const struct diag_settings *sett
 	const struct diag_rule *const families[] = {
 		diag_rules_nsys, diag_rules_transfer, diag_rules_alloc,
 		diag_rules_launch, diag_rules_kernel, diag_rules_memory, diag_rules_host,
-		diag_rules_critical_path, diag_rules_gpu_metrics,
+		diag_rules_critical_path, diag_rules_gpu_metrics, diag_rules_precision,
 	};
 	struct diag_context ctx;
 	struct diag_report *r;
@@ -534,12 +537,23 @@ int diag__run_process(struct prof_store *store, const struct diag_settings *sett
 		}
 		goto done;
 	}
+	/* the verdict first: the rules' advice is for the step's bound */
+	rc = diag_verdict__make(&ctx, &r->verdict, err);
+	if (rc)
+		goto out;
+	r->program.bound = r->verdict.valid ? (int)r->verdict.bound : -1;
+	/* without a verdict (or a loop) every clause stays: nothing to tell */
+	r->program.dispatch = !r->verdict.valid ||
+		(r->verdict.bound == BOUND_LAUNCH_HOST && r->program.kernels > 0 &&
+		 (double)r->verdict.part_ns[PART_HOST_WORK] <=
+			 (double)DISPATCH_NS_PER_LAUNCH * (double)r->program.kernels /
+				 (double)(r->verdict.steps > 0 ? r->verdict.steps : 1));
 	for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {
 		rc = diag__run_family(&ctx, families[f], err);
 		if (rc)
 			goto out;
 	}
-	if (sort_report(r)) {
+	if (diag_report__fold(&ctx, r) || sort_report(r)) {
 		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 		goto out;
 	}

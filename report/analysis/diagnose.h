@@ -21,8 +21,11 @@
 #include "prof/store.h"
 #include "prof/tables.h"
 #include "summary/query.h"
+#include "program.h"
+#include "verdict.h"
 
 struct rpt_sink;
+struct diag_report;
 
 enum diag_severity { DIAG_INFO = 0, DIAG_LOW = 1, DIAG_MEDIUM = 2, DIAG_HIGH = 3 };
 
@@ -45,6 +48,14 @@ struct diag_rank_share {
 	int64_t time_ns;
 };
 
+/* A finding folded into another that names the same cause
+ * (diagnose_causes.c): kept as that finding's evidence. */
+struct diag_also {
+	const char *rule_id, *title; /* static */
+	double share;
+	char *evidence;
+};
+
 struct diag_finding {
 	const char *rule_id; /* static, e.g. "small_htod_copies" */
 	const char *title;   /* static */
@@ -65,7 +76,21 @@ struct diag_finding {
 	int nranks;
 	bool every_rank, per_rank;
 	int share_rank;
+	/* the findings of the same cause folded into this one */
+	struct diag_also *also;
+	int nalso;
 };
+
+/* Findings as causes (diagnose_causes.c): fold the findings of one cause
+ * into one, by the verdict's budget; order them, the verdict's bound first,
+ * then by severity and share. */
+struct diag_context;
+int diag_report__fold(const struct diag_context *ctx, struct diag_report *r);
+void diag_report__order(struct diag_report *r);
+int diag_finding__add_also(struct diag_finding *f, const char *rule_id, const char *title,
+			   double share, const char *evidence);
+int diag_finding__copy_also(struct diag_finding *to, const struct diag_finding *from);
+void diag_finding__free_also(struct diag_finding *f);
 
 /* A rule that could not run on this capture and why (e.g. no metrics). */
 struct diag_skip {
@@ -123,6 +148,11 @@ struct diag_report {
 	bool replayed;              /* captured with --metrics: kernel replay serialised and
 				     * slowed the run; shares are of the GPU's busy time */
 	bool pytorch;               /* a PyTorch program: changes say how in PyTorch terms too */
+	struct diag_verdict verdict; /* the step's budget and bound (a job: see
+				      * diagnose_job.c) */
+	struct prog_model program;  /* what the program is built on and already does
+				     * (a job: what any rank does); every change is
+				     * rendered for it (prog_model__render) */
 	int64_t gpu_busy_ns;        /* the GPU's busy time in the window: the base of
 				     * the shares under kernel replay */
 	char *path;
@@ -238,6 +268,8 @@ int diag__skip(struct diag_context *ctx, const char *rule_id, const char *fmt, .
 	__attribute__((format(printf, 3, 4)));
 char *diag__fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 double diag__get(const struct diag_context *ctx, const char *key);
+/* The severity a share earns by the settings' thresholds. */
+enum diag_severity diag__severity_of(const struct diag_context *ctx, double share);
 /* Whether the capture is of a PyTorch program: kernels from libtorch (ATen)
  * or torch.compile, or a command line naming torch. */
 int diag__detect_pytorch(struct prof_store *s, bool *pytorch, struct prof_error *err);
@@ -327,6 +359,10 @@ extern const struct diag_rule diag_rules_memory[];
 extern const struct diag_rule diag_rules_host[];
 extern const struct diag_rule diag_rules_critical_path[];
 extern const struct diag_rule diag_rules_gpu_metrics[];
+extern const struct diag_rule diag_rules_precision[];
+/* The change for FP32 GEMMs on the CUDA cores, and its PyTorch sentence
+ * (rules_precision.c; rules_gpu_metrics.c gives the same when it measures it). */
+extern const char diag_change_tf32[], diag_pytorch_tf32[];
 /* run on jobs only (diagnose_job.c) */
 extern const struct diag_rule diag_rules_ranks[];
 extern const struct diag_rule diag_rules_collectives[];
