@@ -16,14 +16,14 @@
 #ifndef REPORT_ANALYSIS_H
 #define REPORT_ANALYSIS_H
 
-#include "access.h"
-#include "diagnose.h"
-#include "gemm_runs.h"
-#include "nccl.h"
-#include "gpu_metrics.h"
-#include "occupancy.h"
-#include "peaks_doc.h"
+#include "analysis/kernel_metrics/access.h"
+#include "analysis/diagnose/diagnose.h"
+#include "analysis/kernel_metrics/gemm_runs.h"
+#include "analysis/ranks/nccl.h"
+#include "analysis/gpu_metrics/gpu_metrics.h"
+#include "analysis/kernel_metrics/occupancy.h"
+#include "analysis/kernel_metrics/peaks_doc.h"
 #include "prof/analysis_tables.h"
-#include "roofline.h"
+#include "analysis/kernel_metrics/roofline.h"
 
 #endif

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "diagnose_job.h"
-#include "gpu_work.h"
-#include "job_judge.h"
+#include "analysis/core/gpu_work.h"
+#include "analysis/ranks/job_judge.h"
 
 static int nomem(struct prof_error *err)
 {

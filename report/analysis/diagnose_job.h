@@ -10,9 +10,9 @@
 #ifndef REPORT_DIAGNOSE_JOB_H
 #define REPORT_DIAGNOSE_JOB_H
 
-#include "diagnose.h"
-#include "nccl.h"
-#include "rank_time.h"
+#include "analysis/diagnose/diagnose.h"
+#include "analysis/ranks/nccl.h"
+#include "analysis/ranks/rank_time.h"
 
 struct diag_job {
 	const struct sum_ranks *ranks;

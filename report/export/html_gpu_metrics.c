@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/gpu_metrics.h"
-#include "analysis/metric_overlap.h"
+#include "analysis/gpu_metrics/gpu_metrics.h"
+#include "analysis/gpu_metrics/metric_overlap.h"
 #include "plots_gnuplot.h"
 #include "prof/tables.h"
 #include "summary/summary.h"

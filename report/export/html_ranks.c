@@ -12,7 +12,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "analysis/rank_time.h"
+#include "analysis/ranks/rank_time.h"
 #include "plots_gnuplot.h"
 #include "summary/summary.h"
 

@@ -8,8 +8,8 @@
  * page. */
 #include "html_plots.h"
 
-#include "analysis/diagnose.h"
-#include "analysis/roofline.h"
+#include "analysis/diagnose/diagnose.h"
+#include "analysis/kernel_metrics/roofline.h"
 #include "prof/escape.h"
 #include "summary/summary.h"
 

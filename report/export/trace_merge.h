@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analysis/occupancy.h"
+#include "analysis/kernel_metrics/occupancy.h"
 #include "export_window.h"
 #include "prof/error.h"
 #include "prof/store.h"

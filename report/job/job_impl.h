@@ -3,7 +3,7 @@
 #ifndef REPORT_JOB_IMPL_H
 #define REPORT_JOB_IMPL_H
 
-#include "analysis/rank_report.h"
+#include "analysis/ranks/rank_report.h"
 #include "job.h"
 #include "summary/query.h"
 

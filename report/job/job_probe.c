@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/nccl.h"
+#include "analysis/ranks/nccl.h"
 #include "prof/protocol.h"
 #include "prof/saturate.h"
 #include "prof/tables.h"

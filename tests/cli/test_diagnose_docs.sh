@@ -4,7 +4,7 @@
 # with the default it prints, and every rule id diagnose can report is
 # documented (as a heading or in backticks). diagnose lists only the rules
 # that fired or could not run, so the ids come from the rule tables in
-# report/analysis/rules_*.c (an entry's id may name several rules: "a+b"), from the ids
+# report/analysis/rules/rules_*.c (an entry's id may name several rules: "a+b"), from the ids
 # the rule files pass to diag__add/diag__skip, and from what diagnose reports
 # on the captures in tests/data/.
 . "$(dirname "$0")/cli_lib.sh"
@@ -53,10 +53,10 @@ else fail "--list-settings lists settings (got $nkeys)"; fi
 
 # ---- rule ids ----------------------------------------------------------
 # Rule table entries: { "id", "title", fn }, ids joined by '+'.
-table_ids=$(grep -hoE '^[[:space:]]*\{ "[a-z0-9_+]+"' "$PERFKIT_SOURCE"/report/analysis/rules_*.c |
+table_ids=$(grep -hoE '^[[:space:]]*\{ "[a-z0-9_+]+"' "$PERFKIT_SOURCE"/report/analysis/rules/rules_*.c |
 	sed -E 's/^[^"]*"([^"]*)"/\1/' | tr '+' '\n')
 # The ids a finding or a skip is filed under (the call may span lines).
-call_ids=$(cat "$PERFKIT_SOURCE"/report/analysis/rules_*.c | tr '\n\t' '  ' |
+call_ids=$(cat "$PERFKIT_SOURCE"/report/analysis/rules/rules_*.c | tr '\n\t' '  ' |
 	grep -oE 'diag__(add|skip)\( *ctx, *"[a-z0-9_]+"' | sed -E 's/.*"([^"]*)"/\1/')
 # What diagnose reports on the real captures.
 reported_ids=
@@ -74,7 +74,7 @@ done
 
 ntable=$(sort -u <<<"$table_ids" | grep -c .)
 if [ "$ntable" -ge 10 ]; then pass "rule tables name $ntable rules"
-else fail "rule tables in report/analysis/rules_*.c name rules (got $ntable)"; fi
+else fail "rule tables in report/analysis/rules/rules_*.c name rules (got $ntable)"; fi
 
 for id in $(printf '%s\n%s\n%s\n' "$table_ids" "$call_ids" "$reported_ids" | grep . | sort -u); do
 	if grep -qE -- "^#+ .*\\b$id\\b" "$DOC" || grep -qF -- "\`$id\`" "$DOC"; then

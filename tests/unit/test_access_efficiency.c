@@ -6,7 +6,7 @@
  * the others are worked out from 32-byte sectors and 32-thread warps. */
 #include <check.h>
 
-#include "analysis/access.h"
+#include "analysis/kernel_metrics/access.h"
 #include "testutil.h"
 
 /* 131,072 warp requests of 32 threads x 4 bytes: 16 MiB asked for. */

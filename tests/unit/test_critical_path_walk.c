@@ -7,7 +7,7 @@
 #include <check.h>
 #include <string.h>
 
-#include "analysis/critical_path.h"
+#include "analysis/timeline/critical_path.h"
 #include "testutil.h"
 
 #define TID 0x1000001LL

@@ -3,7 +3,7 @@
  * the covered length of a span is what lies inside it. */
 #include <check.h>
 
-#include "analysis/diagnose.h"
+#include "analysis/diagnose/diagnose.h"
 #include "testutil.h"
 
 /* A list of n intervals pushed as they come, the empty ones dropped. */

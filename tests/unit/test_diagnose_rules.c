@@ -9,7 +9,7 @@
 
 #include <sys/stat.h>
 
-#include "analysis/diagnose.h"
+#include "analysis/diagnose/diagnose.h"
 #include "prof/analysis_tables.h"
 #include "prof/store.h"
 #include "testutil.h"

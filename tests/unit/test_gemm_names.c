@@ -5,7 +5,7 @@
  * the program wrote itself is a GEMM but its own. */
 #include <check.h>
 
-#include "analysis/gemm_names.h"
+#include "analysis/kernel_metrics/gemm_names.h"
 #include "testutil.h"
 
 #define XMMA "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x64x8_stage3_warpsize1x4x1_ffma_aligna4_alignc4"

@@ -5,7 +5,7 @@
  * overlap in time on one device. */
 #include <check.h>
 
-#include "analysis/gemm_runs.h"
+#include "analysis/kernel_metrics/gemm_runs.h"
 #include "testutil.h"
 
 #define US 1000LL

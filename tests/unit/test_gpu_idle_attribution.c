@@ -6,7 +6,7 @@
 #include <check.h>
 #include <stdlib.h>
 
-#include "analysis/gpu_idle.h"
+#include "analysis/timeline/gpu_idle.h"
 #include "testutil.h"
 
 static int64_t total(const int64_t *by)

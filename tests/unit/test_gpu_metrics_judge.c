@@ -6,7 +6,7 @@
 #include <check.h>
 #include <math.h>
 
-#include "analysis/gpu_metrics_judge.h"
+#include "analysis/gpu_metrics/gpu_metrics_judge.h"
 #include "testutil.h"
 
 /* diagnose's defaults */

@@ -7,7 +7,7 @@
 #include <check.h>
 #include <math.h>
 
-#include "analysis/diagnose.h"
+#include "analysis/diagnose/diagnose.h"
 #include "report_store.h"
 #include "testutil.h"
 

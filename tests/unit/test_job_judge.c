@@ -8,7 +8,7 @@
 #include <check.h>
 #include <string.h>
 
-#include "analysis/job_judge.h"
+#include "analysis/ranks/job_judge.h"
 #include "testutil.h"
 
 #define MS 1000000LL

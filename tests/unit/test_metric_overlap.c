@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "analysis/metric_overlap.h"
+#include "analysis/gpu_metrics/metric_overlap.h"
 #include "testutil.h"
 
 #define EPS 1e-9

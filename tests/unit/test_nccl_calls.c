@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analysis/nccl.h"
+#include "analysis/ranks/nccl.h"
 #include "prof/nvtx_payload.h"
 #include "prof/store.h"
 #include "summary/query.h"

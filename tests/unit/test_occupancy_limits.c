@@ -5,7 +5,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
-#include "analysis/occupancy.h"
+#include "analysis/kernel_metrics/occupancy.h"
 #include "testutil.h"
 
 static struct occ_gpu h100(void)

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
-#include "analysis/rank_time.h"
+#include "analysis/ranks/rank_time.h"
 #include "job_fixture.h"
 #include "nccl_job.h"
 #include "prof/analysis_tables.h"

@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analysis/peaks_doc.h"
-#include "analysis/roofline.h"
+#include "analysis/kernel_metrics/peaks_doc.h"
+#include "analysis/kernel_metrics/roofline.h"
 #include "prof/analysis_tables.h"
 #include "prof/store.h"
 #include "testutil.h"

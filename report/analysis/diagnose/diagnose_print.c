@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "job_judge.h"
+#include "analysis/ranks/job_judge.h"
 #include "prof/escape.h"
 #include "sink/symbol.h"
 #include "sink/table.h"

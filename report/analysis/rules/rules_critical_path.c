@@ -1,7 +1,7 @@
 /* rules_critical_path.c - what sets a step's length: the longest parts of
  * the critical path of the median step (critical_path.h), and what
  * shortening each can gain at most: its time on the path. */
-#include "critical_path.h"
+#include "analysis/timeline/critical_path.h"
 
 #include <stdio.h>
 #include <stdlib.h>

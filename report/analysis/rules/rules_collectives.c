@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diagnose_job.h"
-#include "job_judge.h"
+#include "analysis/diagnose_job.h"
+#include "analysis/ranks/job_judge.h"
 
 static int nomem(struct prof_error *err)
 {

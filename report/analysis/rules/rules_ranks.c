@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diagnose_job.h"
-#include "gpu_idle.h"
-#include "gpu_work.h"
-#include "job_judge.h"
+#include "analysis/diagnose_job.h"
+#include "analysis/timeline/gpu_idle.h"
+#include "analysis/core/gpu_work.h"
+#include "analysis/ranks/job_judge.h"
 
 static int nomem(struct prof_error *err)
 {

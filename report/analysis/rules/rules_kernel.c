@@ -4,12 +4,12 @@
  * hardware metrics says the same. NCCL's kernels are left out: NCCL
  * chooses their launch, and their time is communication and waiting for
  * other ranks, which the job's rules judge (rules_ranks.c). */
-#include "diagnose.h"
+#include "analysis/diagnose/diagnose.h"
 
 #include <stdlib.h>
 
-#include "nccl.h"
-#include "occupancy.h"
+#include "analysis/ranks/nccl.h"
+#include "analysis/kernel_metrics/occupancy.h"
 #include "prof/tables.h"
 #include "summary/query.h"
 

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "diagnose.h"
+#include "analysis/diagnose/diagnose.h"
 
 /* ---- CUDA API calls by kind ----------------------------------------------- */
 

@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "diagnose.h"
+#include "analysis/diagnose/diagnose.h"
 #include "summary/query.h"
 
 struct rank_time {

@@ -6,18 +6,18 @@
  * (gpu_metrics.h: the averages per kernel name, and each period for the
  * time at a roof); the verdicts are gpu_metrics_judge.c's. A capture
  * without samples lists them as not run, with how to collect them. */
-#include "diagnose.h"
+#include "analysis/diagnose/diagnose.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gemm_names.h"
-#include "gpu_metrics.h"
-#include "gpu_metrics_judge.h"
-#include "gpu_work.h"
-#include "metric_overlap.h"
-#include "occupancy.h"
+#include "analysis/kernel_metrics/gemm_names.h"
+#include "analysis/gpu_metrics/gpu_metrics.h"
+#include "analysis/gpu_metrics/gpu_metrics_judge.h"
+#include "analysis/core/gpu_work.h"
+#include "analysis/gpu_metrics/metric_overlap.h"
+#include "analysis/kernel_metrics/occupancy.h"
 #include "prof/tables.h"
 #include "summary/query.h"
 

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diagnose_job.h"
-#include "gpu_idle.h"
-#include "job_judge.h"
+#include "analysis/diagnose_job.h"
+#include "analysis/timeline/gpu_idle.h"
+#include "analysis/ranks/job_judge.h"
 #include "prof/tables.h"
 #include "summary/query.h"
 

@@ -19,7 +19,7 @@
 
 #include "critical_path.h"
 #include "gpu_idle.h"
-#include "report_rows.h"
+#include "analysis/core/report_rows.h"
 #include "summary/summary.h"
 
 /* Under kernel replay (--metrics) kernels were serialised and replayed:

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_work.h"
+#include "analysis/core/gpu_work.h"
 #include "metric_overlap.h"
 #include "prof/tables.h"
 #include "summary/query.h"

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_work.h"
+#include "analysis/core/gpu_work.h"
 #include "job_judge.h"
 #include "nccl.h"
 #include "prof/nvtx_payload.h"

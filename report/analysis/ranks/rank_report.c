@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_work.h"
+#include "analysis/core/gpu_work.h"
 #include "nccl.h"
 #include "rank_report.h"
 #include "rank_time.h"
-#include "report_rows.h"
+#include "analysis/core/report_rows.h"
 #include "summary/summary.h"
 
 static int note_left_out(struct rpt_sink *sink, int64_t n)

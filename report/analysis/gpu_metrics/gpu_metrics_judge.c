@@ -4,7 +4,7 @@
 
 #include <math.h>
 
-#include "gemm_names.h"
+#include "analysis/kernel_metrics/gemm_names.h"
 
 bool gmj__judged(double coverage, const struct gmj_limits *l)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_work.h"
+#include "analysis/core/gpu_work.h"
 #include "prof/tables.h"
 
 static const struct {

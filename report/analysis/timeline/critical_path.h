@@ -28,8 +28,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "diagnose.h"
-#include "gpu_work.h"
+#include "analysis/diagnose/diagnose.h"
+#include "analysis/core/gpu_work.h"
 
 /* ---- the walk (pure) --------------------------------------------------------- */
 

@@ -4,7 +4,7 @@
  * Stream-ordered cudaMallocAsync/cudaFreeAsync use a pool and are left out.
  * The window already leaves out the warm-up iteration, which may allocate for
  * good: what remains in it repeats. */
-#include "diagnose.h"
+#include "analysis/diagnose/diagnose.h"
 
 #include <stdlib.h>
 

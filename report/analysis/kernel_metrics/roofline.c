@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "gpu_work.h"
+#include "analysis/core/gpu_work.h"
 #include "occupancy.h"
 #include "prof/output.h"
 #include "prof/tables.h"

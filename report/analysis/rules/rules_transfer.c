@@ -1,7 +1,7 @@
 /* rules_transfer.c - host/device traffic per iteration: many small
  * host-to-device copies (collate them into one), and copy volume that
  * dominates the step (keep data on the GPU, send less, overlap). */
-#include "diagnose.h"
+#include "analysis/diagnose/diagnose.h"
 
 #include <stdlib.h>
 #include <string.h>

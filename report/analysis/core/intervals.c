@@ -2,7 +2,7 @@
  * the GPU's busy time, and the time runs of launches cover. Work that runs
  * at once (on several streams, or two runs that interleave on one stream)
  * is counted once, so no union is longer than the span it lies in. */
-#include "diagnose.h"
+#include "analysis/diagnose/diagnose.h"
 
 #include <stdlib.h>
 

@@ -1,7 +1,7 @@
 /* rules_host.c - the CPU side dominating while the GPU waits: the GPU is
  * idle most of the window and, while it is, the host threads are outside
  * any CUDA call (doing their own work), not launching or waiting. */
-#include "diagnose.h"
+#include "analysis/diagnose/diagnose.h"
 
 #include <stdlib.h>
 

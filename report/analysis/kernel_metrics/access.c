@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_work.h"
+#include "analysis/core/gpu_work.h"
 #include "prof/tables.h"
 
 double access__sectors_per_request(const struct access_counts *c)

@@ -5,15 +5,15 @@
  * efficient), and memory-bound kernels far below the bandwidth roof.
  * Without metrics the FP32 rule falls back to the argument types in the
  * demangled name and says that it did; the others say what they need. */
-#include "diagnose.h"
+#include "analysis/diagnose/diagnose.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "access.h"
-#include "gemm_names.h"
+#include "analysis/kernel_metrics/access.h"
+#include "analysis/kernel_metrics/gemm_names.h"
 #include "prof/tables.h"
-#include "roofline.h"
+#include "analysis/kernel_metrics/roofline.h"
 #include "summary/query.h"
 
 static const char *const pytorch_fp32 =

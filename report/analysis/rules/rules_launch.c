@@ -7,13 +7,13 @@
  * cover in the window once, however many of them overlap (two GEMMs whose
  * runs interleave on one stream, runs on several streams); its offenders
  * show each kernel's own GPU time. */
-#include "diagnose.h"
+#include "analysis/diagnose/diagnose.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "gemm_names.h"
-#include "gemm_runs.h"
+#include "analysis/kernel_metrics/gemm_names.h"
+#include "analysis/kernel_metrics/gemm_runs.h"
 #include "prof/tables.h"
 #include "summary/query.h"
 

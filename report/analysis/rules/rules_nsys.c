@@ -2,12 +2,12 @@
  * exports alike: asynchronous copies from pageable memory, synchronous
  * copies, synchronous memsets, synchronisation calls, GPU idle gaps and low
  * GPU utilisation over time chunks. They need only the trace. */
-#include "diagnose.h"
+#include "analysis/diagnose/diagnose.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_idle.h"
+#include "analysis/timeline/gpu_idle.h"
 #include "prof/event.h"
 #include "prof/tables.h"
 #include "summary/query.h"
