@@ -21,7 +21,7 @@
 #include "prof/store.h"
 #include "prof/tables.h"
 #include "summary/query.h"
-#include "program.h"
+#include "analysis/core/program.h"
 #include "verdict.h"
 
 struct rpt_sink;

@@ -75,6 +75,8 @@ int diag_finding__copy_also(struct diag_finding *to, const struct diag_finding *
 	return 0;
 }
 
+static void cap_by_budget(const struct diag_context *ctx, struct diag_report *r);
+
 int diag_report__fold(const struct diag_context *ctx, struct diag_report *r)
 {
 	const struct diag_verdict *v = &r->verdict;
@@ -89,6 +91,7 @@ int diag_report__fold(const struct diag_context *ctx, struct diag_report *r)
 			primary = at[k];
 		found += at[k] >= 0;
 	}
+	cap_by_budget(ctx, r);
 	if (found < 2)
 		return 0;
 	for (size_t k = 0; k < NHOST_RULES; k++) {
@@ -139,6 +142,52 @@ int diag_report__fold(const struct diag_context *ctx, struct diag_report *r)
 		}
 	}
 	return 0;
+}
+
+/* What a host-side finding can cost the step is the GPU's idle time its
+ * cause explains: a synchronous copy that blocks the host while the GPU
+ * runs the kernels it waits for costs the step nothing the GPU was not
+ * doing anyway. So the share of these findings is capped by their parts
+ * of the budget (never raised). */
+static const struct {
+	const char *rule;
+	unsigned parts; /* bits of enum verdict_part */
+} costs[] = {
+	{ "sync_memcpy", 1u << PART_BLOCKING_COPY | 1u << PART_SYNC },
+	{ "sync_memset", 1u << PART_BLOCKING_COPY | 1u << PART_SYNC },
+	{ "sync_api", 1u << PART_SYNC | 1u << PART_GPU_WAIT },
+	{ "alloc_churn", 1u << PART_ALLOC },
+};
+
+static void cap_by_budget(const struct diag_context *ctx, struct diag_report *r)
+{
+	const struct diag_verdict *v = &r->verdict;
+
+	if (!v->valid || v->step_ns <= 0)
+		return;
+	for (int i = 0; i < r->nfindings; i++) {
+		struct diag_finding *f = &r->findings[i];
+
+		for (size_t k = 0; k < sizeof costs / sizeof costs[0]; k++) {
+			int64_t ns = 0;
+			double share;
+			enum diag_severity by_budget;
+
+			if (strcmp(costs[k].rule, f->rule_id))
+				continue;
+			for (int part = 0; part < VERDICT_NPARTS; part++)
+				if (costs[k].parts & 1u << part)
+					ns += v->part_ns[part];
+			share = (double)ns / (double)v->step_ns;
+			if (share >= f->share)
+				break;
+			f->share = share;
+			by_budget = diag__severity_of(ctx, share);
+			if (by_budget < f->severity)
+				f->severity = by_budget;
+			break;
+		}
+	}
 }
 
 /* The rules whose finding names the verdict's bound, first the one that

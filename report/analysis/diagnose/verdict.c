@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "diagnose.h"
-#include "gpu_idle.h"
+#include "analysis/timeline/gpu_idle.h"
 #include "prof/saturate.h"
 #include "prof/tables.h"
 

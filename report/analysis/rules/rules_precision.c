@@ -7,7 +7,7 @@
  * cores sit idle in these GEMMs; sampled GPU metrics (rules_gpu_metrics.c)
  * confirm it by Tensor Active where the capture has them, and this rule
  * then leaves the finding to them. */
-#include "diagnose.h"
+#include "analysis/diagnose/diagnose.h"
 
 #include <stdlib.h>
 #include <string.h>
