@@ -113,6 +113,15 @@ static int merge_windows(struct diag_report *job, const struct rank_run *runs, i
 		job->has_gpu_samples |= r->has_gpu_samples;
 		job->replayed |= r->replayed;
 		job->pytorch |= r->pytorch;
+		for (int f = 0; f < PROG_NFRAMEWORKS; f++)
+			job->program.framework[f] |= r->program.framework[f];
+		for (int u = 0; u < USE_NPRACTICES; u++)
+			job->program.uses[u] |= r->program.uses[u];
+		job->program.h2d_copies += r->program.h2d_copies;
+		job->program.iterations += r->program.iterations;
+		job->program.fp32_gemm_ns = prof_add_saturated(job->program.fp32_gemm_ns, r->program.fp32_gemm_ns);
+		/* the job's own rules advise for any bound: the ranks' may differ */
+		job->program.bound = -1;
 		job->gpu_busy_ns = prof_add_saturated(job->gpu_busy_ns, r->gpu_busy_ns);
 	}
 	if (len >= sizeof w->source)
@@ -164,6 +173,8 @@ static int merge_one(struct diag_context *ctx, const struct rank_run *runs, int 
 
 			f->ranks[f->nranks++] = (struct diag_rank_share){ runs[i].p->rank, x->share, x->time_ns };
 		}
+	if (diag_finding__copy_also(f, rep))
+		return PROF_E_NOMEM;
 	f->every_rank = members == n;
 	f->per_rank = true;
 	f->share_rank = runs[rep_run].p->rank;
@@ -249,6 +260,25 @@ static int merge_skips(struct diag_context *ctx, const struct rank_run *runs, in
 
 /* ---- the job ------------------------------------------------------------ */
 
+/* The job's verdict: that of the rank with the longest step, which sets
+ * the job's pace; where a rank arrives last at the collectives (a
+ * straggler finding) the others wait for it, and the bound is that rank. */
+static void job_verdict(struct diag_report *r, const struct rank_run *runs, int n)
+{
+	const struct diag_verdict *slowest = NULL;
+
+	for (int i = 0; i < n; i++)
+		if (runs[i].r->verdict.valid && (!slowest || runs[i].r->verdict.step_ns > slowest->step_ns))
+			slowest = &runs[i].r->verdict;
+	if (!slowest)
+		return;
+	r->verdict = *slowest;
+	for (int i = 0; i < r->nfindings; i++)
+		if (!strcmp(r->findings[i].rule_id, "straggler") && r->findings[i].severity >= DIAG_MEDIUM)
+			r->verdict.bound = BOUND_ANOTHER_RANK;
+	diag_verdict__summarise(&r->verdict);
+}
+
 int diag__run_job(struct prof_store *store, const struct diag_settings *settings,
 		  const struct sum_ranks *ranks, struct diag_report **out, struct prof_error *err)
 {
@@ -282,6 +312,7 @@ int diag__run_job(struct prof_store *store, const struct diag_settings *settings
 		rc = diag__run_family(&ctx, diag_rules_collectives, err);
 	if (rc)
 		goto out;
+	job_verdict(r, runs, n);
 	*out = r;
 	r = NULL;
 out:

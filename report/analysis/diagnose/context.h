@@ -67,6 +67,8 @@ void diag__offender(struct diag_finding *f, const char *name, int64_t count, int
 int diag__skip(struct diag_context *ctx, const char *rule_id, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 double diag__get(const struct diag_context *ctx, const char *key);
+/* The severity a share earns by the settings' thresholds. */
+enum diag_severity diag__severity_of(const struct diag_context *ctx, double share);
 
 /* The window's queries and unions (analysis/core/scope.h) for a rule. */
 static inline int diag__open_window(const struct diag_context *ctx, const char *sql, enum diag_side side,

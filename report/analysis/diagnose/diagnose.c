@@ -4,6 +4,7 @@
  * its report. The engine that runs the rules is analysis/diagnose_run.c. */
 #include "diagnose.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +61,7 @@ int64_t diag__busy_in(const struct diag_context *ctx, int64_t a, int64_t b)
 	return diag_intervals__covered(&busy, a, b);
 }
 
-static enum diag_severity severity_of(const struct diag_context *ctx, double share)
+enum diag_severity diag__severity_of(const struct diag_context *ctx, double share)
 {
 	if (share >= diag__get(ctx, "severity.high"))
 		return DIAG_HIGH;
@@ -77,9 +78,18 @@ struct diag_finding *diag__add(struct diag_context *ctx, const char *rule_id, co
 {
 	struct diag_report *r = ctx->report;
 	struct diag_finding *f;
+	char *rendered;
+	bool unknown;
 
 	if (!evidence || !change)
 		goto fail;
+	/* the change for this program: no clause advising what it does already */
+	rendered = prog_model__render(&r->program, change, &unknown);
+	free(change);
+	change = rendered;
+	if (!change)
+		goto fail;
+	assert(!unknown && "a change names a practice prog_model__has does not know");
 	if (r->nfindings == r->cap_findings) {
 		int cap = r->cap_findings ? r->cap_findings * 2 : 16;
 		struct diag_finding *n = realloc(r->findings, sizeof *n * (size_t)cap);
@@ -94,7 +104,7 @@ struct diag_finding *diag__add(struct diag_context *ctx, const char *rule_id, co
 	f->title = title;
 	f->share = share < 0 ? 0 : share > 1 ? 1 : share;
 	f->time_ns = time_ns;
-	f->severity = severity_of(ctx, f->share);
+	f->severity = diag__severity_of(ctx, f->share);
 	if (f->severity > max_severity)
 		f->severity = max_severity;
 	f->evidence = evidence;
@@ -165,6 +175,7 @@ void diag_report__delete(struct diag_report *r)
 		for (int j = 0; j < r->findings[i].ntop; j++)
 			free(r->findings[i].top[j].name);
 		free(r->findings[i].ranks);
+		diag_finding__free_also(&r->findings[i]);
 	}
 	for (int i = 0; i < r->nranks; i++)
 		free(r->ranks[i].label);
@@ -199,23 +210,11 @@ static int find_window(struct diag_context *ctx, struct sum_window *w, struct pr
 
 /* ---- running ---------------------------------------------------------- */
 
-static int by_share(const void *a, const void *b)
-{
-	const struct diag_finding *x = a, *y = b;
-
-	if (x->share != y->share)
-		return x->share < y->share ? 1 : -1;
-	if (x->severity != y->severity)
-		return x->severity < y->severity ? 1 : -1;
-	return strcmp(x->rule_id, y->rule_id);
-}
-
 int diag_report__sort(struct diag_report *r)
 {
 	if (diag__group_skips(r))
 		return PROF_E_NOMEM;
-	if (r->nfindings > 1) /* findings is NULL while empty */
-		qsort(r->findings, (size_t)r->nfindings, sizeof *r->findings, by_share);
+	diag_report__order(r);
 	return 0;
 }
 
@@ -293,6 +292,10 @@ int diag_context__init(struct diag_context *ctx, struct prof_store *store,
 	if (rc)
 		return rc;
 	rc = find_window(ctx, &r->window, err);
+	if (rc)
+		return rc;
+	rc = prog_model__read(store, &r->window, r->pytorch, ctx->has_api_calls ? DIAG_API_CALLS : NULL,
+			      &r->program, err);
 	if (rc)
 		return rc;
 	return diag_scope__load_busy(&ctx->scope, err);

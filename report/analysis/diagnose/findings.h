@@ -10,8 +10,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analysis/core/program.h"
 #include "prof/error.h"
 #include "summary/query.h"
+#include "verdict.h"
 
 struct rpt_sink;
 
@@ -36,6 +38,14 @@ struct diag_rank_share {
 	int64_t time_ns;
 };
 
+/* A finding folded into another that names the same cause
+ * (diagnose_causes.c): kept as that finding's evidence. */
+struct diag_also {
+	const char *rule_id, *title; /* static */
+	double share;
+	char *evidence;
+};
+
 struct diag_finding {
 	const char *rule_id; /* static, e.g. "small_htod_copies" */
 	const char *title;   /* static */
@@ -56,6 +66,9 @@ struct diag_finding {
 	int nranks;
 	bool every_rank, per_rank;
 	int share_rank;
+	/* the findings of the same cause folded into this one */
+	struct diag_also *also;
+	int nalso;
 };
 
 /* A rule that could not run on this capture and why (e.g. no metrics). */
@@ -84,6 +97,11 @@ struct diag_report {
 	bool replayed;              /* captured with --metrics: kernel replay serialised and
 				     * slowed the run; shares are of the GPU's busy time */
 	bool pytorch;               /* a PyTorch program: changes say how in PyTorch terms too */
+	struct diag_verdict verdict; /* the step's budget and bound (a job: see
+				      * diagnose_job.c) */
+	struct prog_model program;  /* what the program is built on and already does
+				     * (a job: what any rank does); every change is
+				     * rendered for it (prog_model__render) */
 	int64_t gpu_busy_ns;        /* the GPU's busy time in the window: the base of
 				     * the shares under kernel replay */
 	char *path;
@@ -133,5 +151,16 @@ int diag_report__save(const struct diag_report *r, const char *capture, struct p
 int diag__group_skips(struct diag_report *r);
 /* The findings by share, largest first, and the skips grouped. PROF_E_NOMEM. */
 int diag_report__sort(struct diag_report *r);
+/* Findings as causes (diagnose_causes.c): fold the findings of one cause
+ * into one, by the verdict's budget, and cap host-side findings by the
+ * idle time their causes explain; order them, the verdict's bound first,
+ * then by severity and share (diag_report__sort does). */
+struct diag_context;
+int diag_report__fold(const struct diag_context *ctx, struct diag_report *r);
+void diag_report__order(struct diag_report *r);
+int diag_finding__add_also(struct diag_finding *f, const char *rule_id, const char *title,
+			   double share, const char *evidence);
+int diag_finding__copy_also(struct diag_finding *to, const struct diag_finding *from);
+void diag_finding__free_also(struct diag_finding *f);
 
 #endif

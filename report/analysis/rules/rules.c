@@ -68,7 +68,7 @@ int diag__run_process(struct prof_store *store, const struct diag_settings *sett
 	const struct diag_rule *const families[] = {
 		diag_rules_nsys, diag_rules_transfer, diag_rules_alloc,
 		diag_rules_launch, diag_rules_kernel, diag_rules_memory, diag_rules_host,
-		diag_rules_critical_path, diag_rules_gpu_metrics,
+		diag_rules_critical_path, diag_rules_gpu_metrics, diag_rules_precision,
 	};
 	struct diag_context ctx;
 	struct diag_report *r;
@@ -93,12 +93,23 @@ int diag__run_process(struct prof_store *store, const struct diag_settings *sett
 		}
 		goto done;
 	}
+	/* the verdict first: the rules' advice is for the step's bound */
+	rc = diag_verdict__make(&ctx, &r->verdict, err);
+	if (rc)
+		goto out;
+	r->program.bound = r->verdict.valid ? (int)r->verdict.bound : -1;
+	/* without a verdict (or a loop) every clause stays: nothing to tell */
+	r->program.dispatch = !r->verdict.valid ||
+		(r->verdict.bound == BOUND_LAUNCH_HOST && r->program.kernels > 0 &&
+		 (double)r->verdict.part_ns[PART_HOST_WORK] <=
+			 (double)DISPATCH_NS_PER_LAUNCH * (double)r->program.kernels /
+				 (double)(r->verdict.steps > 0 ? r->verdict.steps : 1));
 	for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {
 		rc = diag__run_family(&ctx, families[f], err);
 		if (rc)
 			goto out;
 	}
-	if (diag_report__sort(r)) {
+	if (diag_report__fold(&ctx, r) || diag_report__sort(r)) {
 		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 		goto out;
 	}

@@ -22,6 +22,15 @@ extern const struct diag_rule diag_rules_memory[];
 extern const struct diag_rule diag_rules_host[];
 extern const struct diag_rule diag_rules_critical_path[];
 extern const struct diag_rule diag_rules_gpu_metrics[];
+extern const struct diag_rule diag_rules_precision[];
+/* The change for FP32 GEMMs on the CUDA cores, and its PyTorch sentence
+ * (rules_precision.c; rules_gpu_metrics.c gives the same when it measures it). */
+extern const char diag_change_tf32[], diag_pytorch_tf32[];
+
+/* The verdict of ctx's window (verdict_budget.c): the budget of its mean
+ * step on the busiest GPU and the bound (diagnose/verdict.h). */
+struct diag_verdict;
+int diag_verdict__make(struct diag_context *ctx, struct diag_verdict *v, struct prof_error *err);
 /* run on jobs only (analysis/diagnose_job.c) */
 extern const struct diag_rule diag_rules_ranks[];
 extern const struct diag_rule diag_rules_collectives[];

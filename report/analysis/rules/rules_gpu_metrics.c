@@ -6,6 +6,8 @@
  * (gpu_metrics.h: the averages per kernel name, and each period for the
  * time at a roof); the verdicts are gpu_metrics_judge.c's. A capture
  * without samples lists them as not run, with how to collect them. */
+#include "rules.h"
+
 #include "analysis/diagnose/diagnose.h"
 
 #include <math.h>
@@ -377,19 +379,7 @@ static int tensor_idle(struct gm_scan *s)
 					   "time in the window.%s",
 					   t.n, 100 * s->lim.max_tensor, diag__ns(b1, sizeof b1, time_ns),
 					   100.0 * (double)time_ns / (double)ctx->busy_ns, extra),
-				 diag__with_pytorch(ctx,
-					 diag__fmt("Run them on the tensor cores: allow TF32 for FP32 GEMMs "
-						   "(cublasSetMathMode(handle, CUBLAS_TF32_TENSOR_OP_MATH), or "
-						   "CUBLAS_COMPUTE_32F_FAST_TF32 with cublasGemmEx/cublasLt), or keep "
-						   "the operands in BF16/FP16 and accumulate in FP32 (CUDA_R_16BF "
-						   "inputs, CUBLAS_COMPUTE_32F): several times the FP32 SIMT "
-						   "throughput, with TF32's 10-bit mantissa or BF16's 8 bits on the "
-						   "inputs."),
-					 "In PyTorch: torch.backends.cuda.matmul.allow_tf32 = True and "
-					 "torch.backends.cudnn.allow_tf32 = True (or "
-					 "torch.set_float32_matmul_precision(\"high\")) run FP32 matmuls and "
-					 "convolutions in TF32 on the tensor cores; torch.autocast(device_type=\"cuda\", "
-					 "dtype=torch.bfloat16) runs them in BF16."));
+				 diag__with_pytorch(ctx, strdup(diag_change_tf32), diag_pytorch_tf32));
 	diag_tally__exit(&t);
 	return 0;
 }
