@@ -214,22 +214,15 @@ static int read_kernel_names(struct prof_store *s, bool pytorch, struct prog_mod
 {
 	const char *sql =
 		"SELECT (SELECT value FROM " PROF_T_STRINGS " WHERE id = k.name), k.n, k.t, k.driver"
-		" FROM (SELECT coalesce(demangledName, shortName) AS name, count(*) AS n,"
+		" FROM (SELECT " PROF_SQL_KERNEL_NAME_ID("") " AS name, count(*) AS n,"
 		"  " SUM_TOTAL_SATURATED("CASE WHEN end >= start THEN end - start END") " AS t,"
 		"  max(correlationId IN (SELECT correlationId FROM " PROF_T_DRIVER ")) AS driver"
-		"  FROM " PROF_T_KERNEL " GROUP BY 1) k";
-	const char *sql_no_driver =
-		"SELECT (SELECT value FROM " PROF_T_STRINGS " WHERE id = k.name), k.n, k.t, 0"
-		" FROM (SELECT coalesce(demangledName, shortName) AS name, count(*) AS n,"
-		"  " SUM_TOTAL_SATURATED("CASE WHEN end >= start THEN end - start END") " AS t"
 		"  FROM " PROF_T_KERNEL " GROUP BY 1) k";
 	struct prof_cursor *c;
 	int64_t other_driver = 0;
 	int rc;
 
-	if (!prof_store__has_table(s, PROF_T_KERNEL))
-		return 0;
-	rc = prof_cursor__open(s, prof_store__has_table(s, PROF_T_DRIVER) ? sql : sql_no_driver, &c, err);
+	rc = prof_cursor__open(s, sql, &c, err);
 	if (rc)
 		return rc;
 	while ((rc = prof_cursor__next(c, err)) == 1) {
@@ -356,8 +349,6 @@ static int read_copies(struct prof_store *s, const struct sum_window *w, struct 
 	struct prof_cursor *c;
 	int rc;
 
-	if (!prof_store__has_table(s, PROF_T_MEMCPY))
-		return 0;
 	rc = prof_cursor__open(s, sql, &c, err);
 	if (rc)
 		return rc;
@@ -412,13 +403,11 @@ static int read_streams(struct prof_store *s, const struct sum_window *w, struct
 	int64_t n = 0, copy_streams = 0;
 	int rc;
 
-	if (prof_store__has_table(s, PROF_T_KERNEL) && prof_store__has_table(s, PROF_T_MEMCPY)) {
-		rc = read_count(s, streams_sql, w, &n, err);
-		if (rc)
-			return rc;
-		m->streams = (int)n;
-	}
-	if (prof_store__has_table(s, PROF_T_KERNEL) && prof_store__has_column(s, PROF_T_KERNEL, "graphNodeId")) {
+	rc = read_count(s, streams_sql, w, &n, err);
+	if (rc)
+		return rc;
+	m->streams = (int)n;
+	{
 		rc = prof_cursor__open(s, kernels_sql, &c, err);
 		if (rc)
 			return rc;
@@ -436,7 +425,7 @@ static int read_streams(struct prof_store *s, const struct sum_window *w, struct
 			m->framework[PROG_CUDA_GRAPHS] = true;
 		m->uses[USE_CUDA_GRAPHS] = m->kernels > 0 && 2 * m->graph_kernels >= m->kernels;
 	}
-	if (prof_store__has_table(s, PROF_T_KERNEL) && prof_store__has_table(s, PROF_T_MEMCPY)) {
+	{
 		int64_t copies = 0, overlapped = 0;
 
 		rc = read_count(s, copy_streams_sql, w, &copy_streams, err);
@@ -472,12 +461,10 @@ static int read_markers(struct prof_store *s, struct prog_model *m, struct prof_
 	int64_t one = 0;
 	int rc;
 
-	if (prof_store__has_table(s, PROF_T_STRINGS)) {
-		rc = read_count(s, xla_sql, NULL, &one, err);
-		if (rc)
-			return rc;
-	}
-	if (!one && prof_store__has_table(s, PROF_T_META)) {
+	rc = read_count(s, xla_sql, NULL, &one, err);
+	if (rc)
+		return rc;
+	if (!one) {
 		rc = read_count(s, jax_sql, NULL, &one, err);
 		if (rc)
 			return rc;

@@ -50,7 +50,7 @@ static int rule_fp32_gemm_names(struct diag_context *ctx, struct prof_error *err
 	const char *sql =
 		"SELECT " DIAG_KERNEL_NAME_SQL ", count(*), " SUM_TOTAL_SATURATED("k.end - k.start")
 		" FROM " PROF_T_KERNEL " k WHERE k.start >= ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.")
-		" GROUP BY coalesce(k.demangledName, k.shortName)";
+		" GROUP BY " PROF_SQL_KERNEL_NAME_ID("k.");
 	struct diag_tally t = { 0 };
 	struct prof_cursor *c;
 	int64_t ns = 0;

@@ -48,7 +48,7 @@ static int split_busy(const struct diag_context *ctx, int64_t device, int64_t bu
 	const char *compute_sql =
 		"SELECT start, end FROM " PROF_T_KERNEL " WHERE end > ?1 AND start < ?2"
 		" AND deviceId = ?3 AND NOT " SUM_BAD_SPAN("")
-		" AND coalesce(demangledName, shortName) NOT IN (SELECT id FROM " PROF_T_STRINGS
+		" AND " PROF_SQL_KERNEL_NAME_ID("") " NOT IN (SELECT id FROM " PROF_T_STRINGS
 		"  WHERE value LIKE 'ncclDevKernel%' OR value LIKE 'ncclKernel%') ORDER BY start";
 	int64_t kernels_ns = 0, compute_ns = 0;
 	int rc;
