@@ -286,22 +286,23 @@ static int read_count(struct prof_store *s, const char *sql, const struct sum_wi
 static int read_calls(struct prof_store *s, const char *calls, struct prog_model *m,
 		      struct prof_error *err)
 {
+	/* formats: %s is the calls' table or view, %% a LIKE's wildcard */
 	const char *sql =
 		"SELECT"
-		" max(n.value LIKE 'cudaGraphLaunch%' OR n.value LIKE 'cuGraphLaunch%'),"
-		" max(n.value LIKE 'cudaMallocManaged%' OR n.value LIKE 'cuMemAllocManaged%'),"
-		" max(n.value LIKE 'cudaMemPrefetchAsync%' OR n.value LIKE 'cuMemPrefetchAsync%')"
+		" max(n.value LIKE 'cudaGraphLaunch%%' OR n.value LIKE 'cuGraphLaunch%%'),"
+		" max(n.value LIKE 'cudaMallocManaged%%' OR n.value LIKE 'cuMemAllocManaged%%'),"
+		" max(n.value LIKE 'cudaMemPrefetchAsync%%' OR n.value LIKE 'cuMemPrefetchAsync%%')"
 		" FROM (SELECT DISTINCT nameId FROM %s) a"
 		" JOIN " PROF_T_STRINGS " n ON n.id = a.nameId";
 	const char *pin_sql =
 		"SELECT count(*) FROM (SELECT a.globalTid FROM %s a"
 		" JOIN " PROF_T_STRINGS " n ON n.id = a.nameId GROUP BY a.globalTid"
-		" HAVING max(n.value LIKE 'cudaHostAlloc%' OR n.value LIKE 'cudaMallocHost%'"
-		"  OR n.value LIKE 'cuMemHostAlloc%' OR n.value LIKE 'cudaHostRegister%')"
-		" AND min(n.value LIKE 'cudaHostAlloc%' OR n.value LIKE 'cudaMallocHost%'"
-		"  OR n.value LIKE 'cuMemHostAlloc%' OR n.value LIKE 'cudaHostRegister%'"
-		"  OR n.value LIKE 'cudaGetDevice%' OR n.value LIKE 'cudaSetDevice%'"
-		"  OR n.value LIKE 'cudaGetLastError%' OR n.value LIKE 'cudaPeekAtLastError%'))";
+		" HAVING max(n.value LIKE 'cudaHostAlloc%%' OR n.value LIKE 'cudaMallocHost%%'"
+		"  OR n.value LIKE 'cuMemHostAlloc%%' OR n.value LIKE 'cudaHostRegister%%')"
+		" AND min(n.value LIKE 'cudaHostAlloc%%' OR n.value LIKE 'cudaMallocHost%%'"
+		"  OR n.value LIKE 'cuMemHostAlloc%%' OR n.value LIKE 'cudaHostRegister%%'"
+		"  OR n.value LIKE 'cudaGetDevice%%' OR n.value LIKE 'cudaSetDevice%%'"
+		"  OR n.value LIKE 'cudaGetLastError%%' OR n.value LIKE 'cudaPeekAtLastError%%'))";
 	char query[1024];
 	struct prof_cursor *c;
 	int64_t pin_threads = 0;
