@@ -31,6 +31,7 @@
 #include "bench_util.h"
 #include "export/export.h"
 #include "prof/store.h"
+#include "prof/tables.h"
 
 #define PID 4242u
 #define TID 4243u
@@ -263,7 +264,7 @@ int main(int argc, char **argv)
 	}
 	if (prof_store__open(path, &s, &err))
 		return fail(path, err.msg);
-	kernels = prof_store__count(s, "CUPTI_ACTIVITY_KIND_KERNEL");
+	kernels = prof_store__count(s, PROF_T_KERNEL);
 	prof_store__close(s);
 	if (header)
 		printf("%-8s %10s %10s %10s %8s %10s %12s %12s  %s\n", "format", "kernels",

@@ -35,6 +35,7 @@
 #include "bench_util.h"
 #include "prof/protocol.h"
 #include "prof/store.h"
+#include "prof/tables.h"
 #include "run_session_impl.h"
 
 static void usage(void)
@@ -297,7 +298,7 @@ static int cmd_finish(int argc, char **argv)
 
 	if (prof_store__open(output, &s, &err))
 		die("finish", err.msg);
-	launches = prof_store__count(s, "CUPTI_ACTIVITY_KIND_KERNEL");
+	launches = prof_store__count(s, PROF_T_KERNEL);
 	prof_store__close(s);
 	if (stat(output, &st) || launches <= 0)
 		die(output, "no kernel rows in the capture");

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "prof/protocol.h"
+#include "prof/tables.h"
 
 static int is_proc_file(const struct dirent *d)
 {
@@ -120,8 +121,7 @@ static char *gpu_name(const char *path)
 
 	if (prof_store__open(path, &s, &err) < 0)
 		return NULL;
-	if (prof_store__has_table(s, "TARGET_INFO_GPU") &&
-	    prof_cursor__open(s, "SELECT name FROM TARGET_INFO_GPU ORDER BY id LIMIT 1", &c, &err) == 0 &&
+	if (prof_cursor__open(s, "SELECT name FROM " PROF_T_GPU " ORDER BY id LIMIT 1", &c, &err) == 0 &&
 	    prof_cursor__next(c, &err) == 1 && !prof_cursor__is_null(c, 0))
 		name = strdup(prof_cursor__text(c, 0));
 	prof_cursor__close(c);
@@ -260,9 +260,7 @@ int run__finish_capture(const struct run_messages *msg, struct prof_writer *w,
 static double last_row_s(struct prof_store *s, int64_t start_ns)
 {
 	static const char *const tables[] = {
-		"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME",
-		"CUPTI_ACTIVITY_KIND_DRIVER", "CUPTI_ACTIVITY_KIND_MEMCPY",
-		"CUPTI_ACTIVITY_KIND_MEMSET",
+		PROF_T_KERNEL, PROF_T_RUNTIME, PROF_T_DRIVER, PROF_T_MEMCPY, PROF_T_MEMSET,
 	};
 	struct prof_cursor *c;
 	struct prof_error err;
@@ -271,7 +269,7 @@ static double last_row_s(struct prof_store *s, int64_t start_ns)
 
 	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
 		snprintf(sql, sizeof sql, "SELECT max(start) FROM %s", tables[i]);
-		if (prof_store__has_table(s, tables[i]) && prof_cursor__open(s, sql, &c, &err) == 0) {
+		if (prof_cursor__open(s, sql, &c, &err) == 0) {
 			if (prof_cursor__next(c, &err) == 1 && !prof_cursor__is_null(c, 0) &&
 			    prof_cursor__int64(c, 0) > last)
 				last = prof_cursor__int64(c, 0);

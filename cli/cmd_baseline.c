@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "cli_job.h"
+#include "cli_reader.h"
 #include "compare/compare.h"
 #include "prof/escape.h"
 #include "prof/output.h"
@@ -32,7 +32,7 @@ static int save(int n, char **files, const char *output, bool force, unsigned ou
 	}
 	for (; loaded < n; loaded++) {
 		/* each capture's loop marked as the first's */
-		if (cli_job__profile(files[loaded], loaded ? &p[0].loop : NULL, force, &p[loaded]))
+		if (cli_reader__profile(files[loaded], loaded ? &p[0].loop : NULL, force, &p[loaded]))
 			goto out;
 	}
 	if (baseline__build(&b, p, (size_t)n, &err) < 0 || baseline__save(&b, output, output_flags, &err) < 0) {
@@ -69,7 +69,7 @@ int cmd_baseline(int argc, char **argv)
 	bool force = false;
 	const struct cli_option opts[] = {
 		CLI_STRING('o', "output", &output, "FILE", "where to write the baseline (JSON)"),
-		CLI_FLAG('f', "force", &force, "replace FILE if it exists, and read captures that do not look like one job's (two runs, a rank twice, apart in time) as one"),
+		CLI_FLAG('f', "force", &force, "replace FILE if it exists" CLI_READ_AS_ONE_JOB_HELP),
 		CLI_END(),
 	};
 	struct prof_error err = { 0 };
@@ -79,7 +79,7 @@ int cmd_baseline(int argc, char **argv)
 	if (n < 0)
 		return cli_parse_status(n);
 	/* one process's work: under mpirun, rank 0's */
-	if (cli_job__not_rank0())
+	if (cli_reader__not_rank0())
 		return CLI_EXIT_OK;
 	if (n == 0) {
 		cli_error("baseline needs an action: 'perfkit baseline save -o FILE CAPTURE...'");

@@ -7,7 +7,7 @@
 
 #include "analysis/analysis.h"
 #include "cli.h"
-#include "cli_job.h"
+#include "cli_reader.h"
 #include "prof/store.h"
 #include "prof/tables.h"
 #include "sink/sink.h"
@@ -60,26 +60,25 @@ static int apply_sets(struct diag_settings *s, const char *list)
 
 int cmd_diagnose(int argc, char **argv)
 {
-	const char *format = "text", *sets = NULL, *thresholds = NULL, *ranks = NULL;
-	bool list = false, save = false, full_names = false, force = false;
+	const char *format_opt = "text", *sets = NULL, *thresholds = NULL;
+	bool list = false, save = false, full_names = false;
+	struct cli_reader r = { 0 };
 	const struct cli_option opts[] = {
-		CLI_STRING('f', "format", &format, "FMT", "text, json or csv"),
+		CLI_FORMAT_OPTION(&format_opt, "text, json or csv"),
 		CLI_STRING(0, "set", &sets, "KEY=VALUE,...", "override thresholds (see --list-settings)"),
 		CLI_STRING(0, "thresholds", &thresholds, "FILE", "a JSON object of threshold overrides"),
 		CLI_FLAG(0, "list-settings", &list, "list every threshold with its default"),
 		CLI_FLAG(0, "save", &save, "also store the findings in the capture (" PROF_T_FINDINGS ")"),
 		CLI_FLAG(0, "full-names", &full_names, "text: kernel names in full, not in their short form"),
-		CLI_STRING(0, "rank", &ranks, "N[,M]", "only these ranks (processes with CUDA work, or as "
-			   "the launcher numbered them; see --report=rank_sum)"),
-		CLI_JOB_FORCE_OPTION(&force),
+		CLI_RANK_OPTION(&r.ranks),
+		CLI_READER_FORCE_OPTION(&r.force),
 		CLI_END(),
 	};
+	static const char *const formats[] = { "text", "json", "csv" };
 	struct diag_settings settings = { 0 };
-	struct prof_store *store = NULL;
-	struct cli_job job = { 0 };
 	struct diag_report *report = NULL;
 	struct prof_error err = { 0 };
-	int n, status = CLI_EXIT_USAGE;
+	int n, format, status = CLI_EXIT_USAGE;
 
 	n = cli_parse(argc, argv, opts, usage, 0);
 	if (n < 0)
@@ -89,53 +88,46 @@ int cmd_diagnose(int argc, char **argv)
 		return CLI_EXIT_OK;
 	}
 	/* one process's work: under mpirun, rank 0's */
-	if (cli_job__not_rank0())
+	if (cli_reader__not_rank0())
 		return CLI_EXIT_OK;
 	if (n < 1) {
 		cli_error("diagnose needs a capture file, or the captures of a job");
 		cli_usage__print(usage, opts, true);
 		return CLI_EXIT_USAGE;
 	}
-	if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "csv")) {
-		static const char *const formats[] = { "text", "json", "csv" };
-		return cli_unknown("format", format, formats, 3);
-	}
+	format = cli_format__parse(format_opt, formats, 3);
+	if (format < 0)
+		return CLI_EXIT_USAGE;
 	if (diag_settings__init(&settings)) {
 		cli_error("out of memory");
 		return CLI_EXIT_USAGE;
 	}
 	if (thresholds && diag_settings__load_json(&settings, thresholds, &err)) {
-		cli_error("%s", err.msg);
+		cli_reader__fail(&err);
 		goto out;
 	}
 	if (sets && apply_sets(&settings, sets))
 		goto out;
-	if (cli_job__make(&job, argv, n, force))
+	if (save)
+		r.one_capture_only = "--save stores findings in one capture; merge the job first "
+				     "(perfkit merge -o JOB.sqlite ...)";
+	if (cli_reader__open(&r, argv, n))
 		goto out;
-	if (save && cli_job__is_merged(&job)) {
-		cli_error("--save stores findings in one capture; merge the job first "
-			  "(perfkit merge -o JOB.sqlite ...)");
-		goto out;
-	}
-	if (cli_job__open(&job, &store))
-		goto out;
-	if (ranks && summary__select_ranks(store, ranks, &err)) {
-		cli_error("%s", err.msg);
-		goto out;
-	}
 	/* every rule read the whole file, as it was opened */
-	if (diag__run(store, &settings, &report, &err) || prof_store__check_read(store, &err)) {
-		cli_error("%s", err.msg);
+	if (diag__run(r.store, &settings, &report, &err)) {
+		cli_reader__fail(&err);
 		goto out;
 	}
-	report->has_job_time = sum_job_time__load(store, &report->job_time);
-	if (save && diag_report__save(report, job.path, &err)) {
-		cli_error("%s", err.msg);
+	if (cli_reader__check_read(&r))
+		goto out;
+	report->has_job_time = sum_job_time__load(r.store, &report->job_time);
+	if (save && diag_report__save(report, r.input.path, &err)) {
+		cli_reader__fail(&err);
 		goto out;
 	}
-	if (!strcmp(format, "json")) {
+	if (format == CLI_FORMAT_JSON) {
 		diag_report__print_json(report, stdout);
-	} else if (!strcmp(format, "csv")) {
+	} else if (format == CLI_FORMAT_CSV) {
 		struct rpt_sink *sink = rpt_sink__new(RPT_FORMAT_CSV, stdout);
 		if (!sink) {
 			cli_error("out of memory");
@@ -151,9 +143,7 @@ int cmd_diagnose(int argc, char **argv)
 		cli_error("cannot write the output");
 out:
 	diag_report__delete(report);
-	if (store)
-		prof_store__close(store);
-	cli_job__close(&job);
+	cli_reader__close(&r);
 	diag_settings__exit(&settings);
 	return status;
 }

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "cli_job.h"
+#include "cli_reader.h"
 #include "compare/compare.h"
 #include "sink/sink.h"
 
@@ -22,39 +22,35 @@ int cmd_diff(int argc, char **argv)
 	const char *format_opt = "text", *output = NULL;
 	bool full_names = false, force = false;
 	const struct cli_option opts[] = {
-		CLI_STRING('f', "format", &format_opt, "FMT", "text, csv, json or html"),
+		CLI_FORMAT_OPTION(&format_opt, "text, csv, json or html"),
 		CLI_STRING('o', "output", &output, "FILE", "write to FILE instead of stdout"),
-		CLI_FLAG(0, "force", &force, "replace FILE (-o) if it exists"
-			 ", and read captures that do not look like one job's (two runs, a rank twice, apart in time) as one"),
+		CLI_FLAG(0, "force", &force, "replace FILE (-o) if it exists" CLI_READ_AS_ONE_JOB_HELP),
 		CLI_FLAG(0, "full-names", &full_names, "text: kernel names in full, not in their short form"),
 		CLI_END(),
 	};
 	struct diff_profile base = { 0 }, new = { 0 };
 	struct diff_result result = { 0 };
 	struct rpt_sink *sink = NULL;
-	bool html, computed = false;
-	int n, format = RPT_FORMAT_TEXT, status = CLI_EXIT_USAGE, rc;
+	bool computed = false;
+	int n, format, status = CLI_EXIT_USAGE, rc;
 	struct cli_output out = { .f = stdout };
 
 	n = cli_parse(argc, argv, opts, usage, 0);
 	if (n < 0)
 		return cli_parse_status(n);
 	/* one process's work: under mpirun, rank 0's */
-	if (cli_job__not_rank0())
+	if (cli_reader__not_rank0())
 		return CLI_EXIT_OK;
 	if (n != 2) {
 		cli_error("diff takes two captures, BASE and NEW; see 'perfkit diff --help'");
 		return CLI_EXIT_USAGE;
 	}
-	html = strcmp(format_opt, "html") == 0;
-	if (!html) {
-		format = rpt_format__parse(format_opt);
-		if (format < 0)
-			return cli_unknown("format", format_opt, formats, 4);
-	}
+	format = cli_format__parse(format_opt, formats, 4);
+	if (format < 0)
+		return CLI_EXIT_USAGE;
 	/* NEW's loop marked as BASE's: the two count the same iterations */
-	if (cli_job__profile(argv[0], NULL, force, &base) ||
-	    cli_job__profile(argv[1], &base.loop, force, &new))
+	if (cli_reader__profile(argv[0], NULL, force, &base) ||
+	    cli_reader__profile(argv[1], &base.loop, force, &new))
 		goto out;
 	if (diff__compute(&result, &base, &new) < 0) {
 		cli_error("out of memory");
@@ -63,7 +59,7 @@ int cmd_diff(int argc, char **argv)
 	computed = true;
 	if (cli_output__open(&out, output, force) < 0)
 		goto out;
-	if (html) {
+	if (format == CLI_FORMAT_HTML) {
 		rc = diff__write_html(&result, out.f);
 	} else {
 		sink = rpt_sink__new((enum rpt_format)format, out.f);

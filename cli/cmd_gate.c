@@ -7,10 +7,11 @@
 #include <string.h>
 
 #include "cli.h"
-#include "cli_job.h"
+#include "cli_reader.h"
 #include "compare/compare.h"
 #include "prof/escape.h"
 #include "prof/output.h"
+#include "prof/units.h"
 #include "sink/sink.h"
 
 static const char *const usage[] = {
@@ -86,8 +87,8 @@ int cmd_gate(int argc, char **argv)
 			   "noise allowance in robust standard deviations (default 3)"),
 		CLI_STRING(0, "junit", &junit, "FILE", "also write JUnit XML, one testcase per key"),
 		CLI_FLAG(0, "force", &force, "replace the --junit FILE if it exists"
-			 ", and read captures that do not look like one job's (two runs, a rank twice, apart in time) as one"),
-		CLI_STRING('f', "format", &format_opt, "FMT", "text or json"),
+			 CLI_READ_AS_ONE_JOB_HELP),
+		CLI_FORMAT_OPTION(&format_opt, "text or json"),
 		CLI_END(),
 	};
 	struct baseline b = { 0 };
@@ -102,11 +103,11 @@ int cmd_gate(int argc, char **argv)
 	if (n < 0)
 		return cli_parse_status(n);
 	/* one process's work: under mpirun, rank 0's */
-	if (cli_job__not_rank0())
+	if (cli_reader__not_rank0())
 		return CLI_EXIT_OK;
-	format = rpt_format__parse(format_opt);
-	if (format != RPT_FORMAT_TEXT && format != RPT_FORMAT_JSON)
-		return cli_unknown("format", format_opt, formats, 2);
+	format = cli_format__parse(format_opt, formats, 2);
+	if (format < 0)
+		return CLI_EXIT_USAGE;
 	if (!baseline_path) {
 		cli_error("gate needs --baseline=FILE (made with 'perfkit baseline save')");
 		return CLI_EXIT_USAGE;
@@ -123,7 +124,7 @@ int cmd_gate(int argc, char **argv)
 		cli_error("--min-share expects a percentage such as 1%%, not '%s'", min_share);
 		return CLI_EXIT_USAGE;
 	}
-	if (min_time && gate_parse_duration(min_time, &o.min_time_ns) < 0) {
+	if (min_time && prof_units__parse_duration(min_time, &o.min_time_ns) < 0) {
 		cli_error("--min-time expects a duration such as 100us or 2ms, not '%s'", min_time);
 		return CLI_EXIT_USAGE;
 	}
@@ -153,7 +154,7 @@ int cmd_gate(int argc, char **argv)
 
 		if (!like && loaded)
 			like = &p[0].loop;
-		if (cli_job__profile(argv[loaded], like, force, &p[loaded]))
+		if (cli_reader__profile(argv[loaded], like, force, &p[loaded]))
 			goto out;
 	}
 	if (gate__run(&r, &b, p, (size_t)n, &o, &err) < 0) {

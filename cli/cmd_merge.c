@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "cli.h"
-#include "cli_job.h"
+#include "cli_reader.h"
 #include "job/job.h"
 #include "prof/escape.h"
 #include "prof/output.h"
@@ -64,7 +64,7 @@ int cmd_merge(int argc, char **argv)
 	if (n < 0)
 		return cli_parse_status(n);
 	/* one writer of the output: under mpirun, rank 0 */
-	if (cli_job__not_rank0())
+	if (cli_reader__not_rank0())
 		return CLI_EXIT_OK;
 	if (!output || !*output) {
 		cli_error("merge needs the output: -o JOB.sqlite");
@@ -79,7 +79,7 @@ int cmd_merge(int argc, char **argv)
 		cli_error("%s", err.msg);
 		return CLI_EXIT_USAGE;
 	}
-	if (cli_job__collect(argv, n, force, &in))
+	if (cli_input__collect(argv, n, force, &in))
 		goto out;
 	if (job_plan__make(&in, &plan, &err) ||
 	    job__merge(&plan, output, force ? PROF_OUTPUT_REPLACE : 0, &err)) {

@@ -16,6 +16,7 @@
 
 #include "analysis/analysis.h"
 #include "cli.h"
+#include "cli_reader.h"
 #include "prof/escape.h"
 #include "prof/file.h"
 
@@ -149,14 +150,16 @@ static void print_text(cJSON *doc, const char *cache)
 
 int cmd_peaks(int argc, char **argv)
 {
-	const char *format = "text", *store = NULL;
+	const char *format_opt = "text", *store = NULL;
+	int format;
 	bool refresh = false;
 	const struct cli_option opts[] = {
 		CLI_FLAG(0, "refresh", &refresh, "measure again even when the cache has this GPU"),
-		CLI_STRING('f', "format", &format, "FMT", "text or json"),
+		CLI_FORMAT_OPTION(&format_opt, "text or json"),
 		CLI_STRING(0, "store", &store, "FILE", "also store the ceilings into capture FILE"),
 		CLI_END(),
 	};
+	static const char *const formats[] = { "text", "json" };
 	char bin[PATH_MAX], cache[4096];
 	char *id_text = NULL, *doc_text = NULL;
 	cJSON *id = NULL, *doc = NULL, *uuid;
@@ -170,10 +173,9 @@ int cmd_peaks(int argc, char **argv)
 		cli_error("peaks takes no file argument (use --store FILE)");
 		return CLI_EXIT_USAGE;
 	}
-	if (strcmp(format, "text") && strcmp(format, "json")) {
-		static const char *const formats[] = { "text", "json" };
-		return cli_unknown("format", format, formats, 2);
-	}
+	format = cli_format__parse(format_opt, formats, 2);
+	if (format < 0)
+		return CLI_EXIT_USAGE;
 	if (locate(bin, sizeof bin)) {
 		cli_error("%s not found next to perfkit: this perfkit was built without CUDA", PEAKS_BIN);
 		return CLI_EXIT_USAGE;
@@ -218,7 +220,7 @@ int cmd_peaks(int argc, char **argv)
 		cli_error("%s", err.msg);
 		goto out;
 	}
-	if (!strcmp(format, "json"))
+	if (format == CLI_FORMAT_JSON)
 		fputs(doc_text, stdout);
 	else
 		print_text(doc, cache);

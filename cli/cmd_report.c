@@ -10,9 +10,10 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "cli_job.h"
+#include "cli_reader.h"
 #include "export/export.h"
 #include "prof/store.h"
+#include "prof/units.h"
 #include "sink/sink.h"
 #include "summary/summary.h"
 
@@ -32,7 +33,6 @@ static const char *const usage[] = {
 
 /* The formats that print the rows of --report, then the whole-capture
  * exports. */
-enum export_format { EXPORT_NONE, EXPORT_CHROME, EXPORT_FOLDED, EXPORT_HTML, EXPORT_PERFETTO };
 static const char *const formats[] = { "text", "csv", "json", "chrome", "folded", "html",
 				       "perfetto" };
 static const char *const weights[] = { "gpu", "api" };
@@ -75,34 +75,29 @@ static int split_reports(char *list, const char **out, int *nout)
 	return 0;
 }
 
-static int parse_export_format(const char *name)
+/* Whether format exports the whole capture rather than printing the rows
+ * of --report through a sink. */
+static bool is_export(int format)
 {
-	if (strcmp(name, "chrome") == 0)
-		return EXPORT_CHROME;
-	if (strcmp(name, "folded") == 0)
-		return EXPORT_FOLDED;
-	if (strcmp(name, "html") == 0)
-		return EXPORT_HTML;
-	if (strcmp(name, "perfetto") == 0)
-		return EXPORT_PERFETTO;
-	return EXPORT_NONE;
+	return format > CLI_FORMAT_JSON;
 }
 
 /* Options that only some formats take are refused elsewhere rather than
  * silently ignored. */
-static int check_export_args(int exp, const char *report_opt, const struct export_args *a)
+static int check_export_args(int format, const char *format_opt, const char *report_opt,
+			     const struct export_args *a)
 {
-	if (exp != EXPORT_NONE && report_opt) {
+	if (is_export(format) && report_opt) {
 		cli_error("--report selects tables for text, csv and json; --format=%s exports "
-			  "the whole capture", formats[exp + 2]);
+			  "the whole capture", format_opt);
 		return CLI_EXIT_USAGE;
 	}
-	if (a->weight && exp != EXPORT_FOLDED && exp != EXPORT_HTML) {
+	if (a->weight && format != CLI_FORMAT_FOLDED && format != CLI_FORMAT_HTML) {
 		cli_error("--weight applies to --format=folded and --format=html");
 		return CLI_EXIT_USAGE;
 	}
-	if ((a->from || a->to || a->range) && exp != EXPORT_CHROME && exp != EXPORT_FOLDED &&
-	    exp != EXPORT_PERFETTO) {
+	if ((a->from || a->to || a->range) && format != CLI_FORMAT_CHROME &&
+	    format != CLI_FORMAT_FOLDED && format != CLI_FORMAT_PERFETTO) {
 		cli_error("--from, --to and --range apply to --format=chrome, --format=perfetto "
 			  "and --format=folded");
 		return CLI_EXIT_USAGE;
@@ -129,47 +124,49 @@ static int check_binary_output(const char *output)
 	return 0;
 }
 
+/* T of --from or --to into *ns: 0, or CLI_EXIT_USAGE after the error. */
+static int parse_time(const char *text, int64_t *ns)
+{
+	if (prof_units__parse_duration(text, ns) == 0)
+		return 0;
+	cli_error("'%s' is not a time (examples: 2500000, 2500us, 2.5ms, 1s)", text);
+	return CLI_EXIT_USAGE;
+}
+
 static int parse_filter(const struct export_args *a, struct export_filter *f)
 {
-	struct prof_error err = { 0 };
-
 	memset(f, 0, sizeof *f);
-	if (a->from && export_time__parse(a->from, &f->from_ns, &err) < 0)
-		goto bad;
-	if (a->to && export_time__parse(a->to, &f->to_ns, &err) < 0)
-		goto bad;
+	if ((a->from && parse_time(a->from, &f->from_ns)) || (a->to && parse_time(a->to, &f->to_ns)))
+		return CLI_EXIT_USAGE;
 	f->has_from = a->from != NULL;
 	f->has_to = a->to != NULL;
 	f->range_name = a->range;
 	return 0;
-bad:
-	cli_error("%s", err.msg);
-	return CLI_EXIT_USAGE;
 }
 
-static int run_export(int exp, struct prof_store *store, const struct export_args *a,
+static int run_export(int format, struct prof_store *store, const struct export_args *a,
 		      const struct export_filter *filter, FILE *out, struct prof_error *err)
 {
 	enum folded_weight weight = a->weight ? (enum folded_weight)folded_weight__parse(a->weight)
 					      : FOLDED_WEIGHT_GPU;
 
-	switch (exp) {
-	case EXPORT_CHROME: {
+	switch (format) {
+	case CLI_FORMAT_CHROME: {
 		struct chrome_options o = { .filter = *filter };
 
 		return chrome_trace__write(store, &o, out, err);
 	}
-	case EXPORT_FOLDED: {
+	case CLI_FORMAT_FOLDED: {
 		struct folded_options o = { .weight = weight, .filter = *filter };
 
 		return folded__export(store, &o, out, err);
 	}
-	case EXPORT_HTML: {
+	case CLI_FORMAT_HTML: {
 		struct html_options o = { .flame_weight = weight };
 
 		return html_report__write(store, &o, out, err);
 	}
-	case EXPORT_PERFETTO: {
+	case CLI_FORMAT_PERFETTO: {
 		struct perfetto_options o = { .filter = *filter };
 
 		return perfetto_trace__write(store, &o, out, err);
@@ -180,27 +177,26 @@ static int run_export(int exp, struct prof_store *store, const struct export_arg
 
 int cmd_report(int argc, char **argv)
 {
-	const char *report_opt = NULL, *format_opt = "text", *output = NULL, *ranks = NULL;
+	const char *report_opt = NULL, *format_opt = "text", *output = NULL;
 	struct export_args ea = { 0 };
-	bool list = false, full_names = false, force = false;
+	struct cli_reader r = { 0 };
+	bool list = false, full_names = false;
 	const struct cli_option opts[] = {
 		CLI_STRING('r', "report", &report_opt, "NAME,...",
 			   "reports to print (default: the overview); see --list"),
-		CLI_STRING('f', "format", &format_opt, "FMT",
+		CLI_FORMAT_OPTION(&format_opt,
 			   "text, csv, json, chrome (JSON trace), perfetto (native Perfetto trace, "
 			   "several times smaller), folded (flame graph stacks) or html (one "
 			   "self-contained page)"),
 		CLI_STRING('o', "output", &output, "FILE", "write to FILE instead of stdout"),
-		CLI_FLAG(0, "force", &force, "replace FILE (-o) if it exists"
-			 ", and read captures that do not look like one job's (two runs, a rank twice, apart in time) as one"),
+		CLI_FLAG(0, "force", &r.force, "replace FILE (-o) if it exists" CLI_READ_AS_ONE_JOB_HELP),
 		CLI_STRING(0, "weight", &ea.weight, "gpu|api",
 			   "folded stacks weighed by kernel time (default) or API call time"),
 		CLI_STRING(0, "from", &ea.from, "T", "export from T after the capture's start "
 			   "(2500000, 2500us, 2.5ms, 1s)"),
 		CLI_STRING(0, "to", &ea.to, "T", "export up to T after the capture's start"),
 		CLI_STRING(0, "range", &ea.range, "NAME", "export only inside NVTX ranges named NAME"),
-		CLI_STRING(0, "rank", &ranks, "N[,M]", "only these ranks (processes with CUDA work, or as "
-			   "the launcher numbered them; see --report=rank_sum)"),
+		CLI_RANK_OPTION(&r.ranks),
 		CLI_FLAG(0, "full-names", &full_names, "text: kernel names in full, not in their short "
 			 "form (other formats always carry full names)"),
 		CLI_FLAG(0, "list", &list, "list the report names"),
@@ -208,9 +204,7 @@ int cmd_report(int argc, char **argv)
 	};
 	const char *reports[MAX_REPORTS];
 	char *report_list = NULL;
-	int nreports = 1, format = RPT_FORMAT_TEXT, exp, n, status = CLI_EXIT_USAGE;
-	struct prof_store *store = NULL;
-	struct cli_job job = { 0 };
+	int nreports = 1, format, n, status = CLI_EXIT_USAGE;
 	struct rpt_sink *sink = NULL;
 	struct export_filter filter;
 	struct prof_error err = { 0 };
@@ -229,15 +223,13 @@ int cmd_report(int argc, char **argv)
 			  "'perfkit report --help'");
 		return CLI_EXIT_USAGE;
 	}
-	exp = parse_export_format(format_opt);
-	if (exp == EXPORT_NONE) {
-		format = rpt_format__parse(format_opt);
-		if (format < 0)
-			return cli_unknown("format", format_opt, formats, 7);
-	}
-	if (check_export_args(exp, report_opt, &ea) != 0 || parse_filter(&ea, &filter) != 0)
+	format = cli_format__parse(format_opt, formats, sizeof formats / sizeof formats[0]);
+	if (format < 0)
 		return CLI_EXIT_USAGE;
-	if (exp == EXPORT_PERFETTO && check_binary_output(output) != 0)
+	if (check_export_args(format, format_opt, report_opt, &ea) != 0 ||
+	    parse_filter(&ea, &filter) != 0)
+		return CLI_EXIT_USAGE;
+	if (format == CLI_FORMAT_PERFETTO && check_binary_output(output) != 0)
 		return CLI_EXIT_USAGE;
 	reports[0] = "overview";
 	if (report_opt) {
@@ -251,29 +243,23 @@ int cmd_report(int argc, char **argv)
 	}
 	/* a job's overview and kernel summary: by map and reduce (--rank reads
 	 * the job as one capture) */
-	if (exp == EXPORT_NONE && !ranks &&
-	    (status = cli_job__report(argv, n, reports, nreports, format, full_names, output,
-				      force)) >= 0) {
+	if (!is_export(format) && !r.ranks &&
+	    (status = cli_input__report_job(argv, n, reports, nreports, format, full_names, output,
+					    r.force)) >= 0) {
 		free(report_list);
 		return status;
 	}
 	/* the rest is one process's work: under mpirun, rank 0's */
-	if (cli_job__not_rank0()) {
+	if (cli_reader__not_rank0()) {
 		free(report_list);
 		return CLI_EXIT_OK;
 	}
 	status = CLI_EXIT_USAGE;
-	if (cli_job__make(&job, argv, n, force) || cli_job__open(&job, &store))
+	if (cli_reader__open(&r, argv, n) || cli_output__open(&out, output, r.force) < 0)
 		goto out;
-	if (ranks && summary__select_ranks(store, ranks, &err) < 0) {
-		cli_error("%s", err.msg);
-		goto out;
-	}
-	if (cli_output__open(&out, output, force) < 0)
-		goto out;
-	if (exp != EXPORT_NONE) {
-		if (run_export(exp, store, &ea, &filter, out.f, &err) < 0) {
-			cli_error("%s", err.msg);
+	if (is_export(format)) {
+		if (run_export(format, r.store, &ea, &filter, out.f, &err) < 0) {
+			cli_reader__fail(&err);
 			goto out;
 		}
 	} else {
@@ -284,28 +270,24 @@ int cmd_report(int argc, char **argv)
 		}
 		sink->full_names = full_names;
 		for (int i = 0; i < nreports; i++) {
-			if (summary__run(reports[i], store, sink, &err) < 0) {
-				cli_error("%s", err.msg);
+			if (summary__run(reports[i], r.store, sink, &err) < 0) {
+				cli_reader__fail(&err);
 				goto out;
 			}
 		}
 	}
 	/* what was printed came from the whole file, as it was opened */
-	if (prof_store__check_read(store, &err) < 0) {
-		cli_error("%s", err.msg);
+	if (cli_reader__check_read(&r))
 		goto out;
-	}
 	status = CLI_EXIT_OK;
-	dropped = prof_store__counter(store, "dropped_records");
+	dropped = prof_store__counter(r.store, "dropped_records");
 	if (dropped > 0)
 		cli_warning("%" PRId64 " activity records were dropped during capture; "
 			    "totals and counts are lower than what ran", dropped);
 out:
 	rpt_sink__delete(sink);
 	status = cli_output__close(&out, status);
-	if (store)
-		prof_store__close(store);
-	cli_job__close(&job);
+	cli_reader__close(&r);
 	free(report_list);
 	return status;
 }

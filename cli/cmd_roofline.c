@@ -10,7 +10,7 @@
 
 #include "analysis/analysis.h"
 #include "cli.h"
-#include "cli_job.h"
+#include "cli_reader.h"
 #include "prof/output.h"
 #include "prof/store.h"
 #include "sink/sink.h"
@@ -65,20 +65,17 @@ static int check_plot_files(const char *dir, unsigned flags)
 
 int cmd_roofline(int argc, char **argv)
 {
-	const char *format_opt = "text", *plot_dir = NULL, *ranks = NULL;
-	bool force = false;
+	const char *format_opt = "text", *plot_dir = NULL;
+	struct cli_reader r = { 0 };
 	const struct cli_option opts[] = {
-		CLI_STRING('f', "format", &format_opt, "FMT", "text, csv or json"),
+		CLI_FORMAT_OPTION(&format_opt, "text, csv or json"),
 		CLI_STRING(0, "plot", &plot_dir, "DIR", "write gnuplot data files and script into DIR"),
-		CLI_FLAG(0, "force", &force, "replace the --plot files in DIR if they exist"
-			 ", and read captures that do not look like one job's (two runs, a rank twice, apart in time) as one"),
-		CLI_STRING(0, "rank", &ranks, "N[,M]", "only these ranks (processes with CUDA work, or as "
-			   "the launcher numbered them; see --report=rank_sum)"),
+		CLI_FLAG(0, "force", &r.force, "replace the --plot files in DIR if they exist"
+			 CLI_READ_AS_ONE_JOB_HELP),
+		CLI_RANK_OPTION(&r.ranks),
 		CLI_END(),
 	};
 	static const char *const formats[] = { "text", "csv", "json" };
-	struct prof_store *store = NULL;
-	struct cli_job job = { 0 };
 	struct roof_kernel *k = NULL;
 	struct roof_peaks peaks;
 	struct prof_error err = { 0 };
@@ -91,42 +88,37 @@ int cmd_roofline(int argc, char **argv)
 	if (n < 0)
 		return cli_parse_status(n);
 	/* one process's work: under mpirun, rank 0's */
-	if (cli_job__not_rank0())
+	if (cli_reader__not_rank0())
 		return CLI_EXIT_OK;
 	if (n < 1) {
 		cli_error("roofline needs a capture: a file, or the captures of a job");
 		cli_usage__print(usage, opts, true);
 		return CLI_EXIT_USAGE;
 	}
-	format = rpt_format__parse(format_opt);
+	format = cli_format__parse(format_opt, formats, 3);
 	if (format < 0)
-		return cli_unknown("format", format_opt, formats, 3);
-	plot_flags = PROF_OUTPUT_FORCE_IS_LONG | (force ? PROF_OUTPUT_REPLACE : 0);
+		return CLI_EXIT_USAGE;
+	plot_flags = PROF_OUTPUT_FORCE_IS_LONG | (r.force ? PROF_OUTPUT_REPLACE : 0);
 	if (plot_dir && check_plot_files(plot_dir, plot_flags) < 0)
 		return CLI_EXIT_USAGE;
-	if (cli_job__make(&job, argv, n, force) || cli_job__open(&job, &store))
+	if (cli_reader__open(&r, argv, n))
 		goto out;
-	if (ranks && summary__select_ranks(store, ranks, &err)) {
-		cli_error("%s", err.msg);
-		goto out;
-	}
-	if (roof__count_measured(store, &measured, &err) < 0) {
-		cli_error("%s", err.msg);
+	if (roof__count_measured(r.store, &measured, &err) < 0) {
+		cli_reader__fail(&err);
 		goto out;
 	}
 	if (measured == 0) {
-		if (prof_store__check_read(store, &err)) {
-			cli_error("%s", err.msg);
-			goto out;
-		}
-		status = no_metrics(format);
+		if (!cli_reader__check_read(&r))
+			status = no_metrics(format);
 		goto out;
 	}
-	if (roof_peaks__load(store, &peaks, &err) || roof__load(store, &peaks, 0, 0, &k, &nk, &err) ||
-	    prof_store__check_read(store, &err)) {
-		cli_error("%s", err.msg);
+	if (roof_peaks__load(r.store, &peaks, &err) ||
+	    roof__load(r.store, &peaks, 0, 0, &k, &nk, &err)) {
+		cli_reader__fail(&err);
 		goto out;
 	}
+	if (cli_reader__check_read(&r))
+		goto out;
 	sink = rpt_sink__new((enum rpt_format)format, stdout);
 	if (!sink) {
 		cli_error("out of memory");
@@ -148,7 +140,7 @@ int cmd_roofline(int argc, char **argv)
 	sink = NULL;
 	if (plot_dir) {
 		if (roof__write_plot(plot_dir, k, nk, &peaks, plot_flags, &err)) {
-			cli_error("%s", err.msg);
+			cli_reader__fail(&err);
 			goto out;
 		}
 		fprintf(stderr, "perfkit: plot data in %s (gnuplot roofline.gp there draws roofline.svg)\n", plot_dir);
@@ -157,8 +149,6 @@ int cmd_roofline(int argc, char **argv)
 out:
 	rpt_sink__delete(sink);
 	roof__free(k, nk);
-	if (store)
-		prof_store__close(store);
-	cli_job__close(&job);
+	cli_reader__close(&r);
 	return status;
 }

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "cli_job.h"
+#include "cli_reader.h"
 #include "cli_capture.h"
 #include "prof/escape.h"
 #include "prof/output.h"
@@ -288,7 +288,7 @@ int cmd_top(int argc, char **argv)
 	if (n < 0)
 		return cli_parse_status(n);
 	/* one process's view: under mpirun, rank 0's */
-	if (replay && cli_job__not_rank0())
+	if (replay && cli_reader__not_rank0())
 		return CLI_EXIT_OK;
 	if (refresh_ms < REFRESH_MS_MIN || refresh_ms > REFRESH_MS_MAX) {
 		cli_error("--refresh must be between %d and %d ms", REFRESH_MS_MIN, REFRESH_MS_MAX);
@@ -323,12 +323,12 @@ int cmd_top(int argc, char **argv)
 	if (!replay)
 		return top_file(argv[0], replay, refresh_ms);
 	/* a finished job's captures, several files or a directory, replayed as one */
-	struct cli_job job = { 0 };
-	int status = cli_job__make(&job, argv, n, opt.force);
+	struct cli_input input = { 0 };
+	int status = cli_input__make(&input, argv, n, opt.force);
 
 	if (!status)
-		status = top_file(job.path, replay, refresh_ms);
-	cli_job__close(&job);
+		status = top_file(input.path, replay, refresh_ms);
+	cli_input__close(&input);
 	return status;
 }
 

@@ -110,11 +110,11 @@ void unified_memory__init(void *subscriber);
 void unified_memory__on_callback(int domain, uint32_t cbid, const void *data);
 void unified_memory__record(struct prof_writer *w, uint32_t pid, const void *record);
 
-/* job.c: where this process stands in its job (host, rank, GPUs) and its
+/* process_info.c: where this process stands in its job (host, rank, GPUs) and its
  * clock pairs, for captures of many processes and hosts. start runs before
  * the writer thread, end after it stopped. */
-void job__record_start(struct prof_writer *w, uint32_t pid);
-void job__record_end(struct prof_writer *w, uint32_t pid);
+void process_info__record_start(struct prof_writer *w, uint32_t pid);
+void process_info__record_end(struct prof_writer *w, uint32_t pid);
 
 /* drain.c: the writer thread. */
 struct drain_config {

@@ -83,7 +83,7 @@ static void on_exit_flush(void)
 	drain__sync(SIGNAL_DRAIN_MS);
 	gpu_metrics__exit();
 	drain__stop();
-	job__record_end(g.writer, (uint32_t)getpid());
+	process_info__record_end(g.writer, (uint32_t)getpid());
 	/* How long the program's exit waited for its capture (the last
 	 * records, the writer's backlog): part of the time to a ready capture. */
 	prof_writer__count(g.writer, "exit_wait_ns", monotonic_ns() - exit_start_ns);
@@ -272,7 +272,7 @@ static int open_store(pid_t pid, const char *comm)
 		return rc;
 	}
 	prof_writer__process(g.writer, (uint32_t)pid, comm);
-	job__record_start(g.writer, (uint32_t)pid);
+	process_info__record_start(g.writer, (uint32_t)pid);
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "export/export.h"
 #include "fuzz.h"
 #include "prof/trace_opts.h"
+#include "prof/units.h"
 #include "sink/table.h"
 
 /* --set takes a comma-separated list, split as cmd_diagnose.c splits it. */
@@ -45,21 +46,37 @@ static void parse_trace(const char *list)
 		FUZZ_CHECK(mask > 0 && (mask & ~PROF_TRACE_ALL) == 0);
 }
 
+/* The one duration grammar of every option (report --from/--to, gate
+ * --min-time). */
 static void parse_time(const char *text)
 {
-	struct prof_error err = { 0 };
 	int64_t ns = -1;
+	int rc = prof_units__parse_duration(text, &ns);
 
-	if (export_time__parse(text, &ns, &err) == 0)
+	FUZZ_CHECK(rc == 0 || rc == PROF_E_USAGE);
+	if (rc == 0)
 		FUZZ_CHECK(ns >= 0);
-	else
-		FUZZ_CHECK(err.code == PROF_E_USAGE && err.msg[0]);
+}
+
+/* A duration read back is written in every style within its buffer. */
+static void write_time(const char *text)
+{
+	static const enum prof_units_style styles[] = { PROF_UNITS_COMPACT, PROF_UNITS_FIXED,
+						       PROF_UNITS_FIXED3, PROF_UNITS_SIG3 };
+	char buf[64];
+	int64_t ns;
+
+	if (prof_units__parse_duration(text, &ns) < 0)
+		return;
+	for (size_t i = 0; i < sizeof styles / sizeof styles[0]; i++) {
+		prof_units__duration(buf, sizeof buf, ns, styles[i]);
+		FUZZ_CHECK(buf[0] && strlen(buf) < sizeof buf - 1);
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text;
-	int64_t ns = -1;
 	double pct = -1;
 
 	if (size < 1)
@@ -78,8 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		parse_time(text);
 		break;
 	case 3:
-		if (gate_parse_duration(text, &ns) == 0)
-			FUZZ_CHECK(ns >= 0);
+		write_time(text);
 		break;
 	case 4:
 		if (baseline__parse_percent(text, &pct) == 0)

@@ -1,12 +1,20 @@
 #!/usr/bin/env python3
 """Checks that #include lines follow the module rules of docs/ARCHITECTURE.md.
 
-  report/sink      may use libprof only
-  report/summary   may use sink
-  report/analysis  may use summary, sink
-  report/compare   may use summary, sink
-  report/export    may use summary, analysis, sink
-  report/job       may use summary, analysis, sink
+  report/sink                      may use libprof only
+  report/summary                   may use sink
+  report/analysis/core             may use summary, sink
+  report/analysis/kernel_metrics   may use analysis/core, summary, sink
+  report/analysis/gpu_metrics      may use analysis/core, kernel_metrics, summary, sink
+  report/analysis/ranks            may use analysis/core, summary, sink
+  report/analysis/diagnose         may use analysis/core, ranks, summary, sink
+  report/analysis/timeline         may use analysis/core, diagnose, summary, sink
+  report/analysis/rules            may use every analysis/ folder above, summary, sink
+  report/analysis (its own files: the face analysis.h and diagnose's
+                   engine) may use every analysis/ folder, summary, sink
+  report/compare                   may use summary, sink
+  report/export                    may use summary, analysis, sink
+  report/job                       may use summary, analysis, sink
   other report/ folders reach report/summary through summary/summary.h and
                    summary/query.h only (summary_impl.h is the folder's own)
   cli/, tui/, bench/, capture/, fuzz/ reach a report/ folder through its face
@@ -16,6 +24,9 @@
   capture/         does not use cli/
   no file outside libprof/ includes <sqlite3.h>
   no "../" includes outside tests/ (a module is reached by its include path)
+  no include circle in report/ or libprof/: a file and its header (and its
+                   X_impl.h) are one module, and no module includes, through
+                   others, one that includes it
 
 Prints one line per broken rule and exits 1 when there is any.
 Usage: check-includes.py [SOURCE_ROOT]"""
@@ -23,15 +34,24 @@ import os
 import re
 import sys
 
+ANALYSIS_ALL = {"analysis/core", "analysis/kernel_metrics", "analysis/gpu_metrics",
+                "analysis/ranks", "analysis/diagnose", "analysis/timeline", "analysis/rules"}
 REPORT_MAY_USE = {
     "sink": set(),
     "summary": {"sink"},
-    "analysis": {"summary", "sink"},
+    "analysis/core": {"summary", "sink"},
+    "analysis/kernel_metrics": {"analysis/core", "summary", "sink"},
+    "analysis/gpu_metrics": {"analysis/core", "analysis/kernel_metrics", "summary", "sink"},
+    "analysis/ranks": {"analysis/core", "summary", "sink"},
+    "analysis/diagnose": {"analysis/core", "analysis/ranks", "summary", "sink"},
+    "analysis/timeline": {"analysis/core", "analysis/diagnose", "summary", "sink"},
+    "analysis/rules": (ANALYSIS_ALL - {"analysis/rules"}) | {"summary", "sink"},
+    "analysis": ANALYSIS_ALL | {"summary", "sink"},
     "compare": {"summary", "sink"},
     "export": {"summary", "analysis", "sink"},
     "job": {"summary", "analysis", "sink"},
 }
-FACE = {folder: f"{folder}/{folder}.h" for folder in REPORT_MAY_USE}
+FACE = {folder: f"{folder}/{folder}.h" for folder in REPORT_MAY_USE if "/" not in folder}
 # Folders whose internals stay inside: the headers they lend to the rest of report/.
 LENT = {"summary": {"summary/summary.h", "summary/query.h"}}
 FACE_USERS = ("cli", "tui", "bench", "capture", "fuzz")
@@ -71,6 +91,86 @@ def forbidden_owner(root, rel, name):
     return None
 
 
+def report_folder(parts):
+    """The report/ folder of a file (parts of its path from the root)."""
+    if parts[1] == "analysis" and len(parts) > 3:
+        return "analysis/" + parts[2]
+    return parts[1]
+
+
+def target_folder(name):
+    """The report/ folder an include by path names, or None."""
+    parts = name.split("/")
+    if len(parts) < 2:
+        return None
+    if parts[0] == "analysis" and len(parts) > 2:
+        return "analysis/" + parts[1]
+    return parts[0] if parts[0] in REPORT_MAY_USE else None
+
+
+def may_use(own, target):
+    allowed = REPORT_MAY_USE.get(own, set())
+    # export/ and job/ use analysis/ as a whole, its subfolders included
+    return target in allowed or (target.startswith("analysis/") and "analysis" in allowed)
+
+
+def module_of(rel):
+    """A file and its header are one module; so is its X_impl.h."""
+    stem = rel.rsplit(".", 1)[0]
+    return stem[: -len("_impl")] if stem.endswith("_impl") else stem
+
+
+def include_circles(root):
+    """Modules of report/ and libprof/ that include, through others, one
+    that includes them: each circle once, as its modules in order."""
+    files = [rel for rel in sources(root) if rel.split(os.sep)[0] in ("report", "libprof")]
+    known = set(files)
+    edges = {}
+    for rel in files:
+        with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                m = INCLUDE.match(line)
+                if not m or m.group(1) != '"':
+                    continue
+                name = m.group(2)
+                here = os.path.normpath(os.path.join(os.path.dirname(rel), name))
+                for cand in (here, os.path.join("report", name),
+                             os.path.join("libprof", "include", name), os.path.join("libprof", "src", name)):
+                    if cand in known:
+                        a, b = module_of(rel), module_of(cand)
+                        if a != b:
+                            edges.setdefault(a, set()).add(b)
+                        break
+    index, low, stack, on, found = {}, {}, [], set(), []
+    sys.setrecursionlimit(max(10000, sys.getrecursionlimit()))
+
+    def visit(n):
+        index[n] = low[n] = len(index)
+        stack.append(n)
+        on.add(n)
+        for m in sorted(edges.get(n, ())):
+            if m not in index:
+                visit(m)
+                low[n] = min(low[n], low[m])
+            elif m in on:
+                low[n] = min(low[n], index[m])
+        if low[n] == index[n]:
+            scc = []
+            while True:
+                m = stack.pop()
+                on.discard(m)
+                scc.append(m)
+                if m == n:
+                    break
+            if len(scc) > 1:
+                found.append(sorted(scc))
+
+    for n in sorted(edges):
+        if n not in index:
+            visit(n)
+    return found
+
+
 def problems(root):
     for rel in sources(root):
         parts = rel.split(os.sep)
@@ -91,18 +191,23 @@ def problems(root):
                 banned = forbidden_owner(root, rel, name)
                 if banned:
                     yield f"{where}: {parts[0]}/ may not use {banned}/"
-                target = name.split("/")[0] if "/" in name else None
-                if target not in REPORT_MAY_USE:
+                target = target_folder(name)
+                if target is None:
                     continue
                 if parts[0] == "report" and len(parts) > 2:
-                    own = parts[1]
-                    if target != own and target not in REPORT_MAY_USE.get(own, set()):
+                    own = report_folder(parts)
+                    if target != own and not may_use(own, target):
                         yield f"{where}: report/{own} may not use report/{target}"
                     elif target != own and target in LENT and name not in LENT[target]:
                         lent = " or ".join(sorted(LENT[target]))
                         yield f"{where}: report/{own} reaches report/{target} through {lent} only"
-                elif parts[0] in FACE_USERS and name != FACE[target] and name != "sink/table.h":
+                elif parts[0] in FACE_USERS and "/" not in target and name != FACE[target] \
+                        and name != "sink/table.h":
                     yield f"{where}: {parts[0]}/ reaches report/{target} through {FACE[target]} only"
+                elif parts[0] in FACE_USERS and "/" in target:
+                    yield f"{where}: {parts[0]}/ reaches report/analysis through {FACE['analysis']} only"
+    for circle in include_circles(root):
+        yield "include circle: " + " -> ".join(circle)
 
 
 def main():

@@ -9,11 +9,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "prof/strmap.h"
+
 struct name_table {
-	char **names;      /* index -> text */
+	char **names;            /* index -> text */
 	size_t n, cap;
-	int32_t *slots;    /* open addressing over indices; -1 free */
-	size_t nslots;     /* a power of two */
+	struct prof_strmap index; /* text -> index */
 };
 
 void name_table__init(struct name_table *t);

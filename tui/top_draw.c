@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "prof/units.h"
 #include "sparkline.h"
 #include "text_width.h"
-#include "units.h"
 
 #define LINE_MAX_BYTES 4096
 
@@ -56,9 +56,9 @@ static void draw_header(const struct top_model *m, const struct top_ui *ui,
 
 	/* seconds with decimals for a short run, a clock for a long one */
 	if (m->elapsed_ns < 60000000000LL)
-		units__duration(a, sizeof a, m->elapsed_ns);
+		prof_units__duration(a, sizeof a, m->elapsed_ns, PROF_UNITS_COMPACT);
 	else
-		units__clock(a, sizeof a, m->elapsed_ns);
+		prof_units__clock(a, sizeof a, m->elapsed_ns);
 	if (m->processes > 1)
 		snprintf(procs, sizeof procs, " (+%d processes)", m->processes - 1);
 	if (m->pid)
@@ -75,8 +75,8 @@ static void draw_header(const struct top_model *m, const struct top_ui *ui,
 	/* NVML: each value only when valid; a replayed capture has none */
 	snprintf(v, sizeof v, "%u%%", g->util_percent);
 	na_or(a, sizeof a, g->util_valid, v);
-	units__bytes(used, sizeof used, (int64_t)g->memory_used_bytes);
-	units__bytes(total, sizeof total, (int64_t)g->memory_total_bytes);
+	prof_units__bytes(used, sizeof used, (int64_t)g->memory_used_bytes, PROF_UNITS_COMPACT);
+	prof_units__bytes(total, sizeof total, (int64_t)g->memory_total_bytes, PROF_UNITS_COMPACT);
 	snprintf(v, sizeof v, "%s / %s", used, total);
 	na_or(b, sizeof b, g->memory_valid, v);
 	snprintf(v, sizeof v, "%.0f W", g->power_mw / 1000.0);
@@ -87,11 +87,12 @@ static void draw_header(const struct top_model *m, const struct top_ui *ui,
 		 b, c, d, m->gpu_live ? "" : "  (live metrics only while capturing)");
 	put(r->y + 1, r->x, r->w, line, TEXT_KEEP_HEAD);
 
-	units__count(a, sizeof a, (double)m->kernel_count);
-	units__duration(b, sizeof b, m->kernel_total_ns);
-	units__count(c, sizeof c, (double)m->copy_count);
-	units__bytes(d, sizeof d, m->copy_bytes);
-	units__bytes(e, sizeof e, m->device_memory_bytes > 0 ? m->device_memory_bytes : 0);
+	prof_units__count(a, sizeof a, (double)m->kernel_count);
+	prof_units__duration(b, sizeof b, m->kernel_total_ns, PROF_UNITS_COMPACT);
+	prof_units__count(c, sizeof c, (double)m->copy_count);
+	prof_units__bytes(d, sizeof d, m->copy_bytes, PROF_UNITS_COMPACT);
+	prof_units__bytes(e, sizeof e, m->device_memory_bytes > 0 ? m->device_memory_bytes : 0,
+			  PROF_UNITS_COMPACT);
 	/* rows with an impossible span are in no total: said, as the reports say it */
 	snprintf(f, sizeof f, " | %lld left out (impossible span)", (long long)m->rows_left_out);
 	snprintf(line, sizeof line,
@@ -114,10 +115,10 @@ static void draw_rate(const struct top_model *m, const struct top_layout *l, int
 	int y = l->rates.y + row;
 
 	if (bytes) {
-		units__bytes(num, sizeof num, spark_ring__get(ring, last));
+		prof_units__bytes(num, sizeof num, spark_ring__get(ring, last), PROF_UNITS_COMPACT);
 		strcat(num, "/s");
 	} else {
-		units__count(num, sizeof num, (double)spark_ring__get(ring, last));
+		prof_units__count(num, sizeof num, (double)spark_ring__get(ring, last));
 	}
 	snprintf(line, sizeof line, " %-12s %9s", label, num);
 	put(y, l->rates.x, l->spark_x, line, TEXT_KEEP_HEAD);
@@ -146,13 +147,13 @@ static void draw_gpus(const struct top_model *m, const struct top_layout *l)
 		char kc[32], kt[32], cc[32], cb[32], used[32], total[32], util[16], mem[80], power[16];
 		char name[128];
 
-		units__count(kc, sizeof kc, (double)g->kernel_count);
-		units__duration(kt, sizeof kt, g->kernel_ns);
-		units__count(cc, sizeof cc, (double)g->copy_count);
-		units__bytes(cb, sizeof cb, g->copy_bytes);
+		prof_units__count(kc, sizeof kc, (double)g->kernel_count);
+		prof_units__duration(kt, sizeof kt, g->kernel_ns, PROF_UNITS_COMPACT);
+		prof_units__count(cc, sizeof cc, (double)g->copy_count);
+		prof_units__bytes(cb, sizeof cb, g->copy_bytes, PROF_UNITS_COMPACT);
 		snprintf(util, sizeof util, "%u%%", g->live.util_percent);
-		units__bytes(used, sizeof used, (int64_t)g->live.memory_used_bytes);
-		units__bytes(total, sizeof total, (int64_t)g->live.memory_total_bytes);
+		prof_units__bytes(used, sizeof used, (int64_t)g->live.memory_used_bytes, PROF_UNITS_COMPACT);
+		prof_units__bytes(total, sizeof total, (int64_t)g->live.memory_total_bytes, PROF_UNITS_COMPACT);
 		snprintf(mem, sizeof mem, "%s / %s", used, total);
 		snprintf(power, sizeof power, "%.0f W", g->live.power_mw / 1000.0);
 		top_gpu__label(m, g, name, sizeof name);
@@ -262,9 +263,9 @@ static void draw_kernels(const struct top_model *m, const struct top_view *v,
 		double share = m->kernel_total_ns ? 100.0 * (double)k->total_ns /
 							    (double)m->kernel_total_ns : 0;
 
-		units__duration(total, sizeof total, k->total_ns);
-		units__count(count, sizeof count, (double)k->count);
-		units__duration(avg, sizeof avg, k->count ? k->total_ns / k->count : 0);
+		prof_units__duration(total, sizeof total, k->total_ns, PROF_UNITS_COMPACT);
+		prof_units__count(count, sizeof count, (double)k->count);
+		prof_units__duration(avg, sizeof avg, k->count ? k->total_ns / k->count : 0, PROF_UNITS_COMPACT);
 		snprintf(prefix, sizeof prefix, "%6.1f%% %9s %9s %9s  ", share, total, count, avg);
 		mvaddstr(y + row, r->x, prefix);
 		put(y + row, r->x + (int)strlen(prefix), r->w - (int)strlen(prefix),
@@ -337,9 +338,9 @@ static void draw_ranges(const struct top_model *m, const struct top_view *v,
 		const struct top_range_stat *s = &m->ranges[v->rows[row]];
 		char total[32], count[32], avg[32];
 
-		units__duration(total, sizeof total, s->total_ns);
-		units__count(count, sizeof count, (double)s->count);
-		units__duration(avg, sizeof avg, s->count ? s->total_ns / s->count : 0);
+		prof_units__duration(total, sizeof total, s->total_ns, PROF_UNITS_COMPACT);
+		prof_units__count(count, sizeof count, (double)s->count);
+		prof_units__duration(avg, sizeof avg, s->count ? s->total_ns / s->count : 0, PROF_UNITS_COMPACT);
 		snprintf(line, sizeof line, "%9s %9s %9s  ", total, count, avg);
 		put(r->y + 2 + row, r->x + 1, r->w - 2, line, TEXT_KEEP_HEAD);
 		put(r->y + 2 + row, r->x + 1 + (int)strlen(line), r->w - 2 - (int)strlen(line),

@@ -217,8 +217,7 @@ static void read_unseen_processes(struct top_feed *f, struct top_model *m)
 		note_error(m, &err);
 		return;
 	}
-	if (prof_store__has_table(out->store, PROF_T_PROCESSES) &&
-	    !prof_cursor__open(out->store, "SELECT DISTINCT pid FROM " PROF_T_PROCESSES, &c, &err)) {
+	if (!prof_cursor__open(out->store, "SELECT DISTINCT pid FROM " PROF_T_PROCESSES, &c, &err)) {
 		while (prof_cursor__next(c, &err) == 1) {
 			uint32_t pid = (uint32_t)prof_cursor__int64(c, 0);
 			bool seen = false;

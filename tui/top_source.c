@@ -6,7 +6,6 @@
 #include "top_source.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 #include "prof/escape.h"
 #include "prof/protocol.h"
 #include "prof/saturate.h"
+#include "prof/strfmt.h"
 #include "prof/tables.h"
 
 #define ROWID_BATCH 65536   /* rows per statement; a new one picks up from there */
@@ -31,25 +31,6 @@ int64_t top_monotonic_ns(void)
 
 /* ---- building the statements ---------------------------------------------- */
 
-/* printf into a new allocation (statement text only: values are bound). */
-static char *sql_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *sql_format(const char *fmt, ...)
-{
-	va_list ap;
-	char *sql;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || !(sql = malloc((size_t)n + 1)))
-		return NULL;
-	va_start(ap, fmt);
-	vsnprintf(sql, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	return sql;
-}
-
 struct table_def {
 	const char *name;
 	const char *time;      /* the column that places a row in time */
@@ -58,65 +39,52 @@ struct table_def {
 };
 
 static const struct table_def tables[TOP_T__COUNT] = {
-	[TOP_T_KERNEL] = { PROF_T_KERNEL, "start", "(globalPid >> 24) & 16777215",
+	[TOP_T_KERNEL] = { PROF_T_KERNEL, "start", PROF_SQL_OS_PID_OF_TID("globalPid"),
 			   "start, rowid" },
-	[TOP_T_MEMCPY] = { PROF_T_MEMCPY, "start", "(globalPid >> 24) & 16777215",
+	[TOP_T_MEMCPY] = { PROF_T_MEMCPY, "start", PROF_SQL_OS_PID_OF_TID("globalPid"),
 			   "start, rowid" },
-	[TOP_T_MEMORY] = { PROF_T_MEMORY, "start", "(globalPid >> 24) & 16777215",
+	[TOP_T_MEMORY] = { PROF_T_MEMORY, "start", PROF_SQL_OS_PID_OF_TID("globalPid"),
 			   "start, rowid" },
 	/* a parent that starts with its child comes first, so it nests */
-	[TOP_T_NVTX] = { PROF_T_NVTX, "start", "(globalTid >> 24) & 16777215",
+	[TOP_T_NVTX] = { PROF_T_NVTX, "start", PROF_SQL_OS_PID_OF_TID("globalTid"),
 			 "start, end DESC, rowid" },
 	/* a sample's process is its sampler's */
 	[TOP_T_GPU_METRICS] = { PROF_T_GPU_METRICS, "timestamp",
-				"(SELECT (t.globalPid >> 24) & 16777215 FROM " PROF_T_GPU_METRIC_TYPES " t"
-				" WHERE t.typeId = " PROF_T_GPU_METRICS ".typeId LIMIT 1)",
+				"(SELECT " PROF_SQL_OS_PID_OF_TID("t.globalPid") " FROM "
+				PROF_T_GPU_METRIC_TYPES " t WHERE t.typeId = " PROF_T_GPU_METRICS
+				".typeId LIMIT 1)",
 				"timestamp, rowid" },
 };
 
-/* Column `col` of table when the store has it, else NULL. */
-static const char *col_or_null(struct prof_store *st, const char *table, const char *col)
-{
-	return prof_store__has_column(st, table, col) ? col : "NULL";
-}
-
-/* The SELECT of one table; column order is what the consume_* functions read. */
-static char *build_select(struct prof_store *st, enum top_table t)
+/* The SELECT of one table; column order is what the consume_* functions
+ * read. Every column is there: the store reads each table in its canonical
+ * form (prof_store__open), a column the file lacks as NULL. */
+static char *build_select(enum top_table t)
 {
 	const char *table = tables[t].name;
-	char name_expr[96];
-	bool dem = prof_store__has_column(st, table, "demangledName");
-	bool shrt = prof_store__has_column(st, table, "shortName");
 	char *sql = NULL;
 
 	switch (t) {
 	case TOP_T_KERNEL:
-		snprintf(name_expr, sizeof name_expr, "%s",
-			 dem && shrt ? "coalesce(demangledName, shortName)"
-			 : dem ? "demangledName" : shrt ? "shortName" : "NULL");
-		sql = sql_format("SELECT rowid, start, end, %s, %s, %s FROM %s WHERE 1", name_expr,
-				 col_or_null(st, table, "deviceId"), col_or_null(st, table, "globalPid"), table);
+		sql = prof_strfmt("SELECT rowid, start, end, " PROF_SQL_KERNEL_NAME_ID("")
+				 ", deviceId, globalPid FROM %s WHERE 1", table);
 		break;
 	case TOP_T_MEMCPY:
-		sql = sql_format("SELECT rowid, start, end, %s, %s, %s FROM %s WHERE 1",
-				 col_or_null(st, table, "bytes"), col_or_null(st, table, "deviceId"),
-				 col_or_null(st, table, "globalPid"), table);
+		sql = prof_strfmt("SELECT rowid, start, end, bytes, deviceId, globalPid FROM %s WHERE 1",
+				 table);
 		break;
 	case TOP_T_MEMORY:
-		sql = sql_format("SELECT rowid, start, %s, %s, %s FROM %s WHERE 1",
-				 col_or_null(st, table, "bytes"),
-				 col_or_null(st, table, "memoryOperationType"),
-				 col_or_null(st, table, "memKind"), table);
+		sql = prof_strfmt("SELECT rowid, start, bytes, memoryOperationType, memKind FROM %s"
+				 " WHERE 1", table);
 		break;
 	case TOP_T_GPU_METRICS:
-		sql = sql_format("SELECT rowid, timestamp, typeId, metricId, value FROM %s"
+		sql = prof_strfmt("SELECT rowid, timestamp, typeId, metricId, value FROM %s"
 				 " WHERE timestamp IS NOT NULL", table);
 		break;
 	case TOP_T_NVTX:
 		/* push/pop (59) and start/end (60) ranges; marks have no end */
-		sql = sql_format("SELECT rowid, start, end, globalTid, %s, %s FROM %s"
+		sql = prof_strfmt("SELECT rowid, start, end, globalTid, textId, text FROM %s"
 				 " WHERE eventType IN (" PROF_SQL_NVTX_RANGES ") AND end IS NOT NULL",
-				 col_or_null(st, table, "textId"), col_or_null(st, table, "text"),
 				 table);
 		break;
 	case TOP_T__COUNT:
@@ -195,15 +163,9 @@ int top_source__connect(struct top_source *s, struct prof_error *err)
 
 		free(p->select);
 		p->select = NULL;
-		p->present = prof_store__has_table(s->store, tables[t].name) &&
-			     prof_store__has_column(s->store, tables[t].name, tables[t].time);
-		/* a metric's name is read from its description, which sampled stores have */
-		if (t == TOP_T_GPU_METRICS)
-			p->present = p->present && prof_store__has_table(s->store, PROF_T_GPU_METRIC_TYPES) &&
-				     prof_store__has_column(s->store, tables[t].name, "typeId") &&
-				     prof_store__has_column(s->store, tables[t].name, "metricId") &&
-				     prof_store__has_column(s->store, tables[t].name, "value");
-		if (p->present && !(p->select = build_select(s->store, t))) {
+		/* a table the file lacks reads as empty */
+		p->present = true;
+		if (!(p->select = build_select(t))) {
 			top_source__disconnect(s);
 			return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", s->path);
 		}
@@ -309,8 +271,7 @@ static void name_thread(struct top_source *s, struct top_thread *t)
 	struct prof_cursor *c = NULL;
 	struct prof_error err;
 
-	if (!prof_store__has_table(s->store, PROF_T_THREAD_NAMES) ||
-	    prof_cursor__open(s->store, "SELECT s.value FROM " PROF_T_THREAD_NAMES " t JOIN "
+	if (prof_cursor__open(s->store, "SELECT s.value FROM " PROF_T_THREAD_NAMES " t JOIN "
 			      PROF_T_STRINGS " s ON s.id = t.nameId WHERE t.globalTid = ?1", &c, &err))
 		return;
 	prof_cursor__bind_int64(c, 1, t->global_tid);
@@ -364,8 +325,7 @@ static struct top_gpu *gpu_of(struct top_source *s, struct top_model *m, struct 
 
 	if (i >= 0)
 		return i < m->ngpus ? &m->gpus[i] : NULL;
-	if (pid && prof_store__has_column(s->store, PROF_T_PROC_GPUS, "uuid") &&
-	    prof_cursor__open(s->store, "SELECT uuid FROM " PROF_T_PROC_GPUS
+	if (pid && prof_cursor__open(s->store, "SELECT uuid FROM " PROF_T_PROC_GPUS
 			      " WHERE globalPid = ?1 AND deviceId = ?2 AND uuid IS NOT NULL LIMIT 1", &q, &err) == 0) {
 		prof_cursor__bind_int64(q, 1, pid);
 		prof_cursor__bind_int64(q, 2, device);
@@ -449,7 +409,7 @@ static int read_batch(struct top_source *s, struct top_model *m, enum top_table 
 	int64_t n = 0;
 	int rc;
 
-	if (!(sql = sql_format("%s AND rowid > ?1 ORDER BY rowid LIMIT ?2", p->select)))
+	if (!(sql = prof_strfmt("%s AND rowid > ?1 ORDER BY rowid LIMIT ?2", p->select)))
 		return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", s->path);
 	rc = prof_cursor__open(s->store, sql, &c, err);
 	free(sql);
@@ -515,7 +475,7 @@ static int replay_begin(struct top_source *s, enum top_table t, struct prof_erro
 	p->replay_state = 2;
 	if (!p->present)
 		return 0;
-	if (!(sql = sql_format("%s ORDER BY %s", p->select, tables[t].order)))
+	if (!(sql = prof_strfmt("%s ORDER BY %s", p->select, tables[t].order)))
 		return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", s->path);
 	rc = prof_cursor__open(s->store, sql, &p->cur, err);
 	free(sql);
@@ -613,7 +573,7 @@ int top_source__read_pid(struct top_source *s, struct top_model *m, uint32_t pid
 
 		if (!s->t[t].present)
 			continue;
-		if (!(sql = sql_format("%s AND %s = ?1 ORDER BY rowid", s->t[t].select,
+		if (!(sql = prof_strfmt("%s AND %s = ?1 ORDER BY rowid", s->t[t].select,
 				       tables[t].pid_expr)))
 			return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", s->path);
 		rc = prof_cursor__open(s->store, sql, &c, err);
@@ -641,8 +601,7 @@ void top_source__describe(struct top_source *s, struct top_model *m)
 	if (s->described)
 		return;
 	/* each GPU's name and uuid, for its row and its NVML metrics */
-	if (prof_store__has_column(s->store, PROF_T_GPU, "uuid") &&
-	    prof_cursor__open(s->store, "SELECT id, name, uuid FROM " PROF_T_GPU " ORDER BY id", &c,
+	if (prof_cursor__open(s->store, "SELECT id, name, uuid FROM " PROF_T_GPU " ORDER BY id", &c,
 			      &err) == 0) {
 		while (prof_cursor__next(c, &err) == 1) {
 			struct top_gpu *g = top_model__gpu(m, (int32_t)prof_cursor__int64(c, 0),
@@ -654,8 +613,7 @@ void top_source__describe(struct top_source *s, struct top_model *m)
 		prof_cursor__close(c);
 		c = NULL;
 	}
-	if (!m->gpu_name[0] && prof_store__has_table(s->store, PROF_T_GPU) &&
-	    prof_cursor__open(s->store, "SELECT name, uuid FROM " PROF_T_GPU " ORDER BY id LIMIT 1",
+	if (!m->gpu_name[0] && prof_cursor__open(s->store, "SELECT name, uuid FROM " PROF_T_GPU " ORDER BY id LIMIT 1",
 			      &c, &err) == 0) {
 		if (prof_cursor__next(c, &err) == 1) {
 			prof_sanitize_term(m->gpu_name, sizeof m->gpu_name, prof_cursor__text(c, 0));
@@ -664,8 +622,7 @@ void top_source__describe(struct top_source *s, struct top_model *m)
 		prof_cursor__close(c);
 		c = NULL;
 	}
-	if ((!m->program[0] || !m->pid) && prof_store__has_table(s->store, PROF_T_PROCESSES) &&
-	    prof_cursor__open(s->store, "SELECT pid, name FROM " PROF_T_PROCESSES " ORDER BY rowid LIMIT 1",
+	if ((!m->program[0] || !m->pid) && prof_cursor__open(s->store, "SELECT pid, name FROM " PROF_T_PROCESSES " ORDER BY rowid LIMIT 1",
 			      &c, &err) == 0) {
 		if (prof_cursor__next(c, &err) == 1) {
 			if (!m->pid)

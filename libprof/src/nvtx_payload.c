@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prof/array.h"
 #include "prof/tables.h"
 
 /* ---- blobs -------------------------------------------------------------- */
@@ -98,24 +99,6 @@ struct prof_payload_schemas {
 	size_t n, cap;
 };
 
-static int grow(void **v, size_t *cap, size_t need, size_t size)
-{
-	size_t ncap;
-	void *nv;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 8;
-	while (ncap < need)
-		ncap *= 2;
-	nv = realloc(*v, ncap * size);
-	if (!nv)
-		return PROF_E_NOMEM;
-	*v = nv;
-	*cap = ncap;
-	return 0;
-}
-
 static int key_cmp(uint64_t d1, uint64_t s1, int64_t p1, uint64_t d2, uint64_t s2, int64_t p2)
 {
 	if (d1 != d2)
@@ -155,7 +138,7 @@ static struct ps_schema *schema_at(struct prof_payload_schemas *ps, uint64_t dom
 	at = lower_bound(ps, domain, id, pid);
 	if (at < ps->n && !key_cmp(ps->s[at].domain, ps->s[at].id, ps->s[at].pid, domain, id, pid))
 		return &ps->s[at];
-	if (grow((void **)&ps->s, &ps->cap, ps->n + 1, sizeof *ps->s))
+	if (prof_array__grow(&ps->s, &ps->cap, ps->n + 1, sizeof *ps->s))
 		return NULL;
 	memmove(&ps->s[at + 1], &ps->s[at], (ps->n - at) * sizeof *ps->s);
 	ps->n++;
@@ -205,7 +188,7 @@ int prof_payload_schemas__add_entry(struct prof_payload_schemas *ps,
 		;
 	if (at > 0 && s->e[at - 1].idx == row->idx)
 		return 0; /* one entry per index: the first stands */
-	if (grow((void **)&s->e, &s->cap_e, s->ne + 1, sizeof *s->e))
+	if (prof_array__grow(&s->e, &s->cap_e, s->ne + 1, sizeof *s->e))
 		return PROF_E_NOMEM;
 	memmove(&s->e[at + 1], &s->e[at], (s->ne - at) * sizeof *s->e);
 	s->ne++;
@@ -222,7 +205,7 @@ int prof_payload_schemas__add_enum_entry(struct prof_payload_schemas *ps,
 
 	if (!s)
 		return PROF_E_NOMEM;
-	if (grow((void **)&s->v, &s->cap_v, s->nv + 1, sizeof *s->v))
+	if (prof_array__grow(&s->v, &s->cap_v, s->nv + 1, sizeof *s->v))
 		return PROF_E_NOMEM;
 	s->v[s->nv].value = row->value;
 	s->v[s->nv].name = dup_or_null(row->name);

@@ -227,6 +227,8 @@ static int store_finish_open(struct prof_store *s, struct prof_store **out,
 {
 	int rc = classify(s, err);
 
+	if (!rc)
+		rc = store__make_views(s, err);
 	if (rc) {
 		prof_store__close(s);
 		return rc;
@@ -318,6 +320,7 @@ void prof_store__close(struct prof_store *s)
 {
 	if (!s)
 		return;
+	store__free_views(s);
 	sqlite3_close(s->db);
 	free(s->path);
 	free(s);
@@ -389,7 +392,10 @@ bool prof_store__has_column(struct prof_store *s, const char *table, const char 
 	}
 	if (!prof_store__has_table(s, table))
 		return false;
-	if (prepare(s, "SELECT count(*) FROM pragma_table_info(?1) WHERE name = ?2 COLLATE NOCASE",
+	/* main's: the temporary schema's canonical view of the table has every
+	 * column, whether the file has it or not */
+	if (prepare(s, "SELECT count(*) FROM pragma_table_info(?1, 'main')"
+		       " WHERE name = ?2 COLLATE NOCASE",
 		    &st) != SQLITE_OK)
 		return false;
 	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);

@@ -6,224 +6,342 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "prof/event.h"
 #include "prof/store.h"
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
-#define COL(n) { n, "INTEGER", false }
-#define SID(n) { n, "INTEGER", true }
-#define TXT(n) { n, "TEXT", false }
-#define REAL(n) { n, "REAL", false }
-#define BLOB(n) { n, "BLOB", false }
+#define COL(n) { .name = n, .decl = "INTEGER" }
+#define SID(n) { .name = n, .decl = "INTEGER", .string_id = true }
+#define TXT(n) { .name = n, .decl = "TEXT" }
+#define REAL(n) { .name = n, .decl = "REAL" }
+#define BLOB(n) { .name = n, .decl = "BLOB" }
+/* Columns the writer binds from field f of the row struct S (schema.h). */
+#define I(S, n, f) { .name = n, .decl = "INTEGER", SCHEMA_FIELD(S, f) }
+#define I_SID(S, n, f)                                                       \
+	{ .name = n, .decl = "INTEGER", .string_id = true, SCHEMA_FIELD(S, f),  \
+	  .null_when = SCHEMA_NULL_IF_ZERO }
+#define I_OPT(S, n, f, when) { .name = n, .decl = "INTEGER", SCHEMA_FIELD(S, f), .null_when = when }
+#define I_KEY(S, n, f) { .name = n, .decl = "INTEGER NOT NULL", SCHEMA_FIELD(S, f) }
+#define T_F(S, n, f) { .name = n, .decl = "TEXT", SCHEMA_FIELD(S, f) }
+#define R_F(S, n, f) { .name = n, .decl = "REAL", SCHEMA_FIELD(S, f) }
+#define B_F(S, n, f, len)                                                    \
+	{ .name = n, .decl = "BLOB", SCHEMA_FIELD(S, f), .len_offset = offsetof(S, len) }
 
 static const struct schema_column c_strings[] = {
-	{ "id", "INTEGER NOT NULL PRIMARY KEY", false }, { "value", "TEXT NOT NULL", false },
+	{ .name = "id", .decl = "INTEGER NOT NULL PRIMARY KEY" },
+	{ .name = "value", .decl = "TEXT NOT NULL" },
 };
 
+#define K struct prof_kernel
 static const struct schema_column c_kernel[] = {
-	COL("start"), COL("end"), COL("deviceId"), COL("contextId"), COL("greenContextId"),
-	COL("streamId"), COL("correlationId"), COL("globalPid"),
-	SID("demangledName"), SID("shortName"), SID("mangledName"),
-	COL("launchType"), COL("cacheConfig"), COL("registersPerThread"),
-	COL("gridX"), COL("gridY"), COL("gridZ"), COL("blockX"), COL("blockY"), COL("blockZ"),
-	COL("staticSharedMemory"), COL("dynamicSharedMemory"), COL("localMemoryPerThread"),
-	COL("localMemoryTotal"), COL("gridId"), COL("sharedMemoryExecuted"),
-	COL("graphNodeId"), COL("sharedMemoryLimitConfig"),
+	I(K, "start", start_ns), I(K, "end", end_ns), I(K, "deviceId", device_id),
+	I(K, "contextId", context_id), I(K, "greenContextId", green_context_id),
+	I(K, "streamId", stream_id), I(K, "correlationId", correlation_id),
+	I(K, "globalPid", global_pid), I_SID(K, "demangledName", demangled_name),
+	I_SID(K, "shortName", short_name), I_SID(K, "mangledName", mangled_name),
+	I(K, "launchType", launch_type), I(K, "cacheConfig", cache_config),
+	I(K, "registersPerThread", registers_per_thread), I(K, "gridX", grid_x),
+	I(K, "gridY", grid_y), I(K, "gridZ", grid_z), I(K, "blockX", block_x),
+	I(K, "blockY", block_y), I(K, "blockZ", block_z),
+	I(K, "staticSharedMemory", static_shared_bytes),
+	I(K, "dynamicSharedMemory", dynamic_shared_bytes),
+	I(K, "localMemoryPerThread", local_memory_per_thread_bytes),
+	I(K, "localMemoryTotal", local_memory_total_bytes), I(K, "gridId", grid_id),
+	I(K, "sharedMemoryExecuted", shared_memory_executed_bytes),
+	I(K, "graphNodeId", graph_node_id),
+	I(K, "sharedMemoryLimitConfig", shared_memory_limit_config),
 };
+#undef K
 
+#define M struct prof_memcpy
 static const struct schema_column c_memcpy[] = {
-	COL("start"), COL("end"), COL("deviceId"), COL("contextId"), COL("greenContextId"),
-	COL("streamId"), COL("correlationId"), COL("globalPid"), COL("bytes"),
-	COL("copyKind"), COL("srcKind"), COL("dstKind"), COL("srcDeviceId"),
-	COL("srcContextId"), COL("dstDeviceId"), COL("dstContextId"), COL("migrationCause"),
-	COL("graphNodeId"), COL("virtualAddress"),
+	I(M, "start", start_ns), I(M, "end", end_ns), I(M, "deviceId", device_id),
+	I(M, "contextId", context_id), I(M, "greenContextId", green_context_id),
+	I(M, "streamId", stream_id), I(M, "correlationId", correlation_id),
+	I(M, "globalPid", global_pid), I(M, "bytes", bytes), I(M, "copyKind", copy_kind),
+	I(M, "srcKind", src_kind), I(M, "dstKind", dst_kind), I(M, "srcDeviceId", src_device_id),
+	I(M, "srcContextId", src_context_id), I(M, "dstDeviceId", dst_device_id),
+	I(M, "dstContextId", dst_context_id), I(M, "migrationCause", migration_cause),
+	I(M, "graphNodeId", graph_node_id),
+	/* CUPTI gives none for plain copies */
+	I_OPT(M, "virtualAddress", virtual_address, SCHEMA_NULL_IF_ZERO),
 };
+#undef M
 
+#define M struct prof_memset
 static const struct schema_column c_memset[] = {
-	COL("start"), COL("end"), COL("deviceId"), COL("contextId"), COL("greenContextId"),
-	COL("streamId"), COL("correlationId"), COL("globalPid"), COL("value"), COL("bytes"),
-	COL("graphNodeId"), COL("memKind"),
+	I(M, "start", start_ns), I(M, "end", end_ns), I(M, "deviceId", device_id),
+	I(M, "contextId", context_id), I(M, "greenContextId", green_context_id),
+	I(M, "streamId", stream_id), I(M, "correlationId", correlation_id),
+	I(M, "globalPid", global_pid), I(M, "value", value), I(M, "bytes", bytes),
+	I(M, "graphNodeId", graph_node_id), I(M, "memKind", mem_kind),
 };
+#undef M
 
+#define A struct prof_api_call
 static const struct schema_column c_api[] = {
-	COL("start"), COL("end"), COL("eventClass"), COL("globalTid"), COL("correlationId"),
-	SID("nameId"), COL("returnValue"), COL("callchainId"),
+	I(A, "start", start_ns), I(A, "end", end_ns), I(A, "eventClass", event_class),
+	I(A, "globalTid", global_tid), I(A, "correlationId", correlation_id),
+	I_SID(A, "nameId", name_id), I(A, "returnValue", return_value),
+	I(A, "callchainId", callchain_id),
 };
+#undef A
 
+#define Y struct prof_sync
 static const struct schema_column c_sync[] = {
-	COL("start"), COL("end"), COL("deviceId"), COL("contextId"), COL("streamId"),
-	COL("correlationId"), COL("globalTid"), COL("eventId"), COL("syncType"),
+	I(Y, "start", start_ns), I(Y, "end", end_ns), I(Y, "deviceId", device_id),
+	I(Y, "contextId", context_id), I(Y, "streamId", stream_id),
+	I(Y, "correlationId", correlation_id), I(Y, "globalTid", global_tid),
+	I(Y, "eventId", event_id), I(Y, "syncType", sync_type),
 };
+#undef Y
 
+#define E struct prof_memory_event
 static const struct schema_column c_memory[] = {
-	COL("start"), COL("globalPid"), COL("deviceId"), COL("contextId"), COL("address"),
-	COL("pc"), COL("bytes"), COL("memKind"), COL("memoryOperationType"), SID("name"),
-	COL("correlationId"), COL("streamId"),
+	I(E, "start", start_ns), I(E, "globalPid", global_pid), I(E, "deviceId", device_id),
+	I(E, "contextId", context_id), I(E, "address", address), I(E, "pc", pc),
+	I(E, "bytes", bytes), I(E, "memKind", mem_kind), I(E, "memoryOperationType", operation),
+	I_SID(E, "name", name_id), I(E, "correlationId", correlation_id),
+	I(E, "streamId", stream_id),
 };
+#undef E
 
+/* rangeId and endGlobalTid are the writer's to decide (prof_writer__nvtx):
+ * NULL but for a start/end range. */
+#define E struct prof_nvtx_event
 static const struct schema_column c_nvtx[] = {
-	COL("start"), COL("end"), COL("eventType"), COL("rangeId"), COL("category"),
-	COL("color"), TXT("text"), COL("globalTid"), COL("endGlobalTid"), SID("textId"),
-	COL("domainId"), COL("uint64Value"), COL("int64Value"), { "doubleValue", "REAL", false },
-	COL("uint32Value"), COL("int32Value"), { "floatValue", "REAL", false },
+	I(E, "start", start_ns), I_OPT(E, "end", end_ns, SCHEMA_NULL_IF_NEGATIVE), /* marks */
+	I(E, "eventType", event_type), I(E, "rangeId", range_id), I(E, "category", category),
+	I_OPT(E, "color", color, SCHEMA_NULL_IF_ZERO),
+	TXT("text"), /* names always go through StringIds */
+	I(E, "globalTid", global_tid), I(E, "endGlobalTid", end_global_tid),
+	I_SID(E, "textId", text_id), I(E, "domainId", domain_id),
+	/* scalar payloads and JSON text: not recorded */
+	COL("uint64Value"), COL("int64Value"), { .name = "doubleValue", .decl = "REAL" },
+	COL("uint32Value"), COL("int32Value"), { .name = "floatValue", .decl = "REAL" },
 	SID("jsonTextId"), TXT("jsonText"),
 	/* an NVTX extended payload as nsys stores it: a 32-byte header (domain
 	 * and schema id, payload size, total size) and the payload's bytes,
 	 * described by NVTX_PAYLOAD_SCHEMAS of that domain and schema */
-	BLOB("binaryData"),
+	B_F(E, "binaryData", binary, binary_len),
 };
+#undef E
 
+#define G struct prof_gpu_info
 static const struct schema_column c_gpu[] = {
-	COL("id"), TXT("name"), TXT("busLocation"), COL("l2CacheSize"), COL("totalMemory"),
-	COL("memoryBandwidth"), COL("clockRate"), COL("smCount"), TXT("uuid"), TXT("chipName"),
-	COL("computeMajor"), COL("computeMinor"), COL("maxWarpsPerSm"), COL("threadsPerWarp"),
-	COL("maxBlocksPerSm"), COL("maxRegistersPerSm"), COL("maxRegistersPerBlock"),
-	COL("maxShmemPerSm"), COL("maxShmemPerBlock"), COL("maxThreadsPerBlock"),
+	I(G, "id", id), T_F(G, "name", name), T_F(G, "busLocation", bus_location),
+	I(G, "l2CacheSize", l2_cache_bytes), I(G, "totalMemory", total_memory_bytes),
+	I(G, "memoryBandwidth", memory_bandwidth_bytes_per_s), I(G, "clockRate", clock_rate_hz),
+	I(G, "smCount", sm_count), T_F(G, "uuid", uuid), T_F(G, "chipName", chip_name),
+	I(G, "computeMajor", compute_major), I(G, "computeMinor", compute_minor),
+	I(G, "maxWarpsPerSm", max_warps_per_sm), I(G, "threadsPerWarp", threads_per_warp),
+	I(G, "maxBlocksPerSm", max_blocks_per_sm), I(G, "maxRegistersPerSm", max_registers_per_sm),
+	I(G, "maxRegistersPerBlock", max_registers_per_block),
+	I(G, "maxShmemPerSm", max_shared_per_sm_bytes),
+	I(G, "maxShmemPerBlock", max_shared_per_block_bytes),
+	I(G, "maxThreadsPerBlock", max_threads_per_block),
 };
+#undef G
 
 static const struct schema_column c_processes[] = {
-	COL("globalPid"), COL("pid"), TXT("name"),
+	I(struct schema_process_row, "globalPid", global_pid),
+	I(struct schema_process_row, "pid", pid), T_F(struct schema_process_row, "name", name),
 };
 
 static const struct schema_column c_thread_names[] = {
-	SID("nameId"), COL("priority"), COL("globalTid"),
+	I_SID(struct schema_thread_name_row, "nameId", name_id),
+	COL("priority"), /* not known to CUPTI */
+	I(struct schema_thread_name_row, "globalTid", global_tid),
 };
 
 static const struct schema_column c_session_start[] = {
 	COL("utcEpochNs"),
 };
 
+#define O struct prof_overhead
 static const struct schema_column c_overhead[] = {
-	COL("start"), COL("end"), COL("globalTid"), SID("nameId"),
+	I(O, "start", start_ns), I(O, "end", end_ns), I(O, "globalTid", global_tid),
+	I_SID(O, "nameId", name_id),
 };
+#undef O
 
 static const struct schema_column c_enum[] = {
-	{ "id", "INTEGER NOT NULL PRIMARY KEY", false }, TXT("name"), TXT("label"),
+	{ .name = "id", .decl = "INTEGER NOT NULL PRIMARY KEY" }, TXT("name"), TXT("label"),
 };
 
 static const struct schema_column c_meta[] = {
-	{ "key", "TEXT NOT NULL PRIMARY KEY", false }, TXT("value"),
+	{ .name = "key", .decl = "TEXT NOT NULL PRIMARY KEY" }, TXT("value"),
 };
 
 static const struct schema_column c_counters[] = {
-	{ "name", "TEXT NOT NULL PRIMARY KEY", false }, { "value", "INTEGER NOT NULL", false },
+	{ .name = "name", .decl = "TEXT NOT NULL PRIMARY KEY" },
+	{ .name = "value", .decl = "INTEGER NOT NULL" },
 };
 
 /* Where a process stands in a job: the host it ran on and, when its
  * launcher numbered it (torchrun, Open MPI, PMI, Slurm), its rank; rank,
  * worldSize and localRank are NULL for a process that is not a rank (the
  * launcher itself, data-loader workers). */
+#define P struct prof_process_info
 static const struct schema_column c_proc_info[] = {
-	{ "globalPid", "INTEGER NOT NULL", false }, TXT("host"), COL("rank"), COL("worldSize"),
-	COL("localRank"), TXT("launcher"),
+	I_KEY(P, "globalPid", global_pid), T_F(P, "host", host),
+	I_OPT(P, "rank", rank, SCHEMA_NULL_IF_NEGATIVE),
+	I_OPT(P, "worldSize", world_size, SCHEMA_NULL_IF_NEGATIVE),
+	I_OPT(P, "localRank", local_rank, SCHEMA_NULL_IF_NEGATIVE), T_F(P, "launcher", launcher),
 };
+#undef P
 
 /* Clock pairs: the host's realtime clock and the capture's timestamp
  * (CUPTI's) read together, at the start ('start') and end ('end') of each
  * process, so captures of different hosts can be put on one time base. */
+#define C struct prof_clock_pair
 static const struct schema_column c_clocks[] = {
-	{ "globalPid", "INTEGER NOT NULL", false }, TXT("host"), TXT("at"), COL("realtimeNs"),
-	COL("timestampNs"),
+	I_KEY(C, "globalPid", global_pid), T_F(C, "host", host), T_F(C, "at", at),
+	I(C, "realtimeNs", realtime_ns), I(C, "timestampNs", timestamp_ns),
 };
+#undef C
 
 /* The GPUs a process saw, by its own device number: deviceId of its
  * kernels and copies is this ordinal (CUDA_VISIBLE_DEVICES renumbers them
  * per process), uuid names the physical GPU across processes and hosts. */
+#define P struct schema_process_gpu_row
 static const struct schema_column c_proc_gpus[] = {
-	{ "globalPid", "INTEGER NOT NULL", false }, COL("deviceId"), TXT("uuid"),
+	I_KEY(P, "globalPid", global_pid), I(P, "deviceId", device_id), T_F(P, "uuid", uuid),
 };
+#undef P
 
 /* Sampled hardware counters (`perfkit run --gpu-metrics`), as nsys stores
  * its GPU metrics: one row per sample and metric. timestamp is the end of
  * the sample's period (its start is the previous sample's timestamp of the
  * same typeId); typeId's low 8 bits are the deviceId of the process that
  * sampled it, the bits above tell samplers apart in a merged capture. */
+#define S struct prof_gpu_metric
 static const struct schema_column c_gpu_metrics[] = {
-	COL("timestamp"), COL("typeId"), COL("metricId"), REAL("value"),
+	I(S, "timestamp", timestamp_ns), I(S, "typeId", type_id), I(S, "metricId", metric_id),
+	R_F(S, "value", value),
 };
+#undef S
 
 /* What each (typeId, metricId) of GPU_METRICS measures, with nsys's names
  * ("SMs Active [Throughput %]"); globalPid: the sampling process. */
+#define S struct prof_gpu_metric_type
 static const struct schema_column c_gpu_metric_types[] = {
-	COL("typeId"), COL("sourceId"), TXT("typeName"), COL("metricId"), TXT("metricName"),
-	COL("globalPid"),
+	I(S, "typeId", type_id), I(S, "sourceId", source_id), T_F(S, "typeName", type_name),
+	I(S, "metricId", metric_id), T_F(S, "metricName", metric_name),
+	I(S, "globalPid", global_pid),
 };
+#undef S
 
 /* NVTX payload schemas, their entries and enums, as nsys exports them. */
+#define S struct prof_payload_schema
 static const struct schema_column c_payload_schemas[] = {
-	COL("domainId"), COL("schemaId"), TXT("name"), COL("type"), COL("flags"),
-	COL("numEntries"), COL("payloadSize"), COL("alignTo"), COL("globalPid"),
+	I(S, "domainId", domain_id), I(S, "schemaId", schema_id), T_F(S, "name", name),
+	I(S, "type", type), I(S, "flags", flags), I(S, "numEntries", num_entries),
+	I(S, "payloadSize", payload_size), I(S, "alignTo", align_to),
+	I(S, "globalPid", global_pid),
 };
+#undef S
 
+#define S struct prof_payload_entry
 static const struct schema_column c_payload_schema_entries[] = {
-	{ "domainId", "INTEGER NOT NULL", false }, { "schemaId", "INTEGER NOT NULL", false },
-	{ "idx", "INTEGER NOT NULL", false }, COL("flags"), COL("type"), TXT("name"),
-	TXT("description"), COL("arrayOrUnionDetail"), COL("offset"), COL("globalPid"),
+	I_KEY(S, "domainId", domain_id), I_KEY(S, "schemaId", schema_id), I_KEY(S, "idx", idx),
+	I(S, "flags", flags), I(S, "type", type), T_F(S, "name", name),
+	T_F(S, "description", description),
+	I(S, "arrayOrUnionDetail", array_or_union_detail), I(S, "offset", offset),
+	I(S, "globalPid", global_pid),
 };
+#undef S
 
+#define S struct prof_payload_enum_entry
 static const struct schema_column c_payload_enum_entries[] = {
-	{ "domainId", "INTEGER NOT NULL", false }, { "schemaId", "INTEGER NOT NULL", false },
-	{ "idx", "INTEGER NOT NULL", false }, TXT("name"), COL("value"), COL("isFlag"),
-	COL("globalPid"),
+	I_KEY(S, "domainId", domain_id), I_KEY(S, "schemaId", schema_id), I_KEY(S, "idx", idx),
+	T_F(S, "name", name), I(S, "value", value), I(S, "isFlag", is_flag),
+	I(S, "globalPid", global_pid),
 };
+#undef S
 
 /* Unified-memory page faults, as nsys exports them (its schema reference):
  * a host access to managed pages that were on a GPU, with the function and
  * module its pc lies in; and a GPU's faults on one page, numberOfPageFaults
  * of them, from the driver taking them up to the replay (faultAccessType:
  * enum prof_um_access_type). The migrations they cause are memcpy rows. */
+#define F struct prof_um_cpu_fault
 static const struct schema_column c_um_cpu_faults[] = {
-	COL("start"), COL("globalPid"), COL("address"), COL("originalFaultPc"),
-	SID("CpuInstruction"), SID("module"), COL("unresolvedFaultPc"), SID("sourceFile"),
-	COL("sourceLine"),
+	I(F, "start", start_ns), I(F, "globalPid", global_pid), I(F, "address", address),
+	I(F, "originalFaultPc", pc), I_SID(F, "CpuInstruction", function),
+	I_SID(F, "module", module), I(F, "unresolvedFaultPc", unresolved),
+	SID("sourceFile"), COL("sourceLine"), /* no line tables read */
 };
+#undef F
 
+#define F struct prof_um_gpu_fault
 static const struct schema_column c_um_gpu_faults[] = {
-	COL("start"), COL("end"), COL("globalPid"), COL("deviceId"), COL("address"),
-	COL("numberOfPageFaults"), COL("faultAccessType"),
+	I(F, "start", start_ns), I(F, "end", end_ns), I(F, "globalPid", global_pid),
+	I(F, "deviceId", device_id), I(F, "address", address),
+	I(F, "numberOfPageFaults", faults), I(F, "faultAccessType", access_type),
 };
+#undef F
 
+/* Each table with its row struct, for the tables the writer binds row by
+ * row (schema_column.bind). */
 const struct schema_table schema_tables[T__COUNT] = {
 	[T_STRINGIDS] = { "StringIds", c_strings, N(c_strings) },
-	[T_KERNEL] = { "CUPTI_ACTIVITY_KIND_KERNEL", c_kernel, N(c_kernel) },
-	[T_MEMCPY] = { "CUPTI_ACTIVITY_KIND_MEMCPY", c_memcpy, N(c_memcpy) },
-	[T_MEMSET] = { "CUPTI_ACTIVITY_KIND_MEMSET", c_memset, N(c_memset) },
-	[T_RUNTIME] = { "CUPTI_ACTIVITY_KIND_RUNTIME", c_api, N(c_api) },
-	[T_DRIVER] = { "CUPTI_ACTIVITY_KIND_DRIVER", c_api, N(c_api) },
-	[T_SYNC] = { "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", c_sync, N(c_sync) },
-	[T_MEMORY] = { "CUDA_GPU_MEMORY_USAGE_EVENTS", c_memory, N(c_memory) },
-	[T_NVTX] = { "NVTX_EVENTS", c_nvtx, N(c_nvtx) },
-	[T_GPU] = { "TARGET_INFO_GPU", c_gpu, N(c_gpu) },
-	[T_PROCESSES] = { "PROCESSES", c_processes, N(c_processes) },
-	[T_THREADNAMES] = { "ThreadNames", c_thread_names, N(c_thread_names) },
-	[T_SESSION_START] = { "TARGET_INFO_SESSION_START_TIME", c_session_start,
-			      N(c_session_start) },
-	[T_OVERHEAD] = { "PROFILER_OVERHEAD", c_overhead, N(c_overhead) },
+	[T_KERNEL] = { "CUPTI_ACTIVITY_KIND_KERNEL", c_kernel, N(c_kernel),
+		sizeof(struct prof_kernel) },
+	[T_MEMCPY] = { "CUPTI_ACTIVITY_KIND_MEMCPY", c_memcpy, N(c_memcpy),
+		sizeof(struct prof_memcpy) },
+	[T_MEMSET] = { "CUPTI_ACTIVITY_KIND_MEMSET", c_memset, N(c_memset),
+		sizeof(struct prof_memset) },
+	[T_RUNTIME] = { "CUPTI_ACTIVITY_KIND_RUNTIME", c_api, N(c_api),
+		sizeof(struct prof_api_call) },
+	[T_DRIVER] = { "CUPTI_ACTIVITY_KIND_DRIVER", c_api, N(c_api),
+		sizeof(struct prof_api_call) },
+	[T_SYNC] = { "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", c_sync, N(c_sync),
+		sizeof(struct prof_sync) },
+	[T_MEMORY] = { "CUDA_GPU_MEMORY_USAGE_EVENTS", c_memory, N(c_memory),
+		sizeof(struct prof_memory_event) },
+	[T_NVTX] = { "NVTX_EVENTS", c_nvtx, N(c_nvtx), sizeof(struct prof_nvtx_event) },
+	[T_GPU] = { "TARGET_INFO_GPU", c_gpu, N(c_gpu), sizeof(struct prof_gpu_info) },
+	[T_PROCESSES] = { "PROCESSES", c_processes, N(c_processes),
+		sizeof(struct schema_process_row) },
+	[T_THREADNAMES] = { "ThreadNames", c_thread_names, N(c_thread_names),
+		sizeof(struct schema_thread_name_row) },
+	[T_SESSION_START] = { "TARGET_INFO_SESSION_START_TIME", c_session_start, N(c_session_start) },
+	[T_OVERHEAD] = { "PROFILER_OVERHEAD", c_overhead, N(c_overhead),
+		sizeof(struct prof_overhead) },
 	[T_ENUM_MEMCPY_OPER] = { "ENUM_CUDA_MEMCPY_OPER", c_enum, N(c_enum) },
 	[T_ENUM_MEM_KIND] = { "ENUM_CUDA_MEM_KIND", c_enum, N(c_enum) },
 	[T_META] = { "PERFKIT_META", c_meta, N(c_meta) },
 	[T_COUNTERS] = { "PERFKIT_COUNTERS", c_counters, N(c_counters) },
-	[T_PROC_INFO] = { "PERFKIT_PROCESS_INFO", c_proc_info, N(c_proc_info) },
-	[T_CLOCKS] = { "PERFKIT_CLOCKS", c_clocks, N(c_clocks) },
-	[T_PROC_GPUS] = { "PERFKIT_PROCESS_GPUS", c_proc_gpus, N(c_proc_gpus) },
-	[T_GPU_METRICS] = { "GPU_METRICS", c_gpu_metrics, N(c_gpu_metrics) },
+	[T_PROC_INFO] = { "PERFKIT_PROCESS_INFO", c_proc_info, N(c_proc_info),
+		sizeof(struct prof_process_info) },
+	[T_CLOCKS] = { "PERFKIT_CLOCKS", c_clocks, N(c_clocks), sizeof(struct prof_clock_pair) },
+	[T_PROC_GPUS] = { "PERFKIT_PROCESS_GPUS", c_proc_gpus, N(c_proc_gpus),
+		sizeof(struct schema_process_gpu_row) },
+	[T_GPU_METRICS] = { "GPU_METRICS", c_gpu_metrics, N(c_gpu_metrics),
+		sizeof(struct prof_gpu_metric) },
 	[T_GPU_METRIC_TYPES] = { "TARGET_INFO_GPU_METRICS", c_gpu_metric_types,
-				 N(c_gpu_metric_types) },
-	[T_PAYLOAD_SCHEMAS] = { "NVTX_PAYLOAD_SCHEMAS", c_payload_schemas, N(c_payload_schemas) },
+				 N(c_gpu_metric_types), sizeof(struct prof_gpu_metric_type) },
+	[T_PAYLOAD_SCHEMAS] = { "NVTX_PAYLOAD_SCHEMAS", c_payload_schemas, N(c_payload_schemas),
+		sizeof(struct prof_payload_schema) },
 	[T_PAYLOAD_SCHEMA_ENTRIES] = { "NVTX_PAYLOAD_SCHEMA_ENTRIES", c_payload_schema_entries,
-				       N(c_payload_schema_entries) },
+				       N(c_payload_schema_entries),
+		sizeof(struct prof_payload_entry) },
 	[T_PAYLOAD_ENUM_ENTRIES] = { "NVTX_PAYLOAD_ENUM_ENTRIES", c_payload_enum_entries,
-				     N(c_payload_enum_entries) },
+				     N(c_payload_enum_entries),
+		sizeof(struct prof_payload_enum_entry) },
 	[T_UM_CPU_FAULTS] = { "CUDA_UM_CPU_PAGE_FAULT_EVENTS", c_um_cpu_faults,
-			      N(c_um_cpu_faults) },
+			      N(c_um_cpu_faults), sizeof(struct prof_um_cpu_fault) },
 	[T_UM_GPU_FAULTS] = { "CUDA_UM_GPU_PAGE_FAULT_EVENTS", c_um_gpu_faults,
-			      N(c_um_gpu_faults) },
+			      N(c_um_gpu_faults), sizeof(struct prof_um_gpu_fault) },
 };
 
 /* One row per profiled kernel launch (`perfkit run --metrics`), joined to
  * its kernel by (globalPid, correlationId). A counter the metric set does
  * not measure is NULL. */
 static const struct schema_column c_kernel_metrics[] = {
-	{ "globalPid", "INTEGER NOT NULL", false }, { "correlationId", "INTEGER NOT NULL", false },
+	{ .name = "globalPid", .decl = "INTEGER NOT NULL" },
+	{ .name = "correlationId", .decl = "INTEGER NOT NULL" },
 	COL("deviceId"), COL("durationNs"), REAL("flopsF64"), REAL("flopsF32"), REAL("flopsF16"),
 	REAL("tensorInst"), COL("dramReadBytes"), COL("dramWriteBytes"), COL("l2Bytes"),
 	/* access efficiency: global load/store sectors and requests, bytes the
@@ -235,7 +353,7 @@ static const struct schema_column c_kernel_metrics[] = {
 /* The ceilings `perfkit peaks` measured: numbers in value, the GPU's name and
  * uuid in text. */
 static const struct schema_column c_peaks[] = {
-	{ "key", "TEXT PRIMARY KEY", false }, REAL("value"), TXT("text"),
+	{ .name = "key", .decl = "TEXT PRIMARY KEY" }, REAL("value"), TXT("text"),
 };
 
 /* `perfkit diagnose --save`: the findings in rank order. */
@@ -250,6 +368,34 @@ const struct schema_table schema_analysis_tables[ANALYSIS__COUNT] = {
 	[ANALYSIS_PEAKS] = { "PERFKIT_PEAKS", c_peaks, N(c_peaks) },
 	[ANALYSIS_FINDINGS] = { "PERFKIT_FINDINGS", c_findings, N(c_findings) },
 };
+
+/* nsys's: the target's environment variables and system facts (the host
+ * name among them), the analysis' start and stop on the wall clock, and
+ * the exporter's metadata (the table that tells an export). */
+static const struct schema_column c_system_env[] = {
+	TXT("name"), TXT("value"),
+};
+
+static const struct schema_column c_analysis_details[] = {
+	COL("startTime"), COL("stopTime"),
+};
+
+static const struct schema_column c_export_meta[] = {
+	TXT("name"), TXT("value"),
+};
+
+const struct schema_table schema_read_tables[READ__COUNT] = {
+	[READ_SYSTEM_ENV] = { "TARGET_INFO_SYSTEM_ENV", c_system_env, N(c_system_env) },
+	[READ_ANALYSIS_DETAILS] = { "ANALYSIS_DETAILS", c_analysis_details, N(c_analysis_details) },
+	[READ_EXPORT_META] = { "META_DATA_EXPORT", c_export_meta, N(c_export_meta) },
+};
+
+/* Some nsys versions say whose a synchronisation is by its process. */
+const struct schema_read_column schema_read_columns[] = {
+	{ T_SYNC, "globalPid" },
+};
+
+const int schema_read_column_count = N(schema_read_columns);
 
 struct enum_row {
 	int id;
@@ -494,4 +640,52 @@ int schema__insert_sql(const struct schema_table *t, char *buf, size_t cap)
 	}
 	n = snprintf(buf + used, cap - used, ")");
 	return (n < 0 || (size_t)n >= cap - used) ? -1 : 0;
+}
+
+int schema__column_index(const struct schema_table *t, const char *name)
+{
+	for (int i = 0; i < t->n_cols; i++)
+		if (!strcmp(t->cols[i].name, name))
+			return i + 1;
+	return 0;
+}
+
+static bool column_fits(const struct schema_table *t, const struct schema_column *c)
+{
+	if (c->bind == SCHEMA_UNBOUND)
+		return true;
+	if (!t->row_size || c->offset + c->size > t->row_size)
+		return false;
+	if (c->string_id && c->bind != SCHEMA_INT)
+		return false;
+	switch (c->bind) {
+	case SCHEMA_INT:
+	case SCHEMA_UINT:
+		return c->size == sizeof(int32_t) || c->size == sizeof(int64_t);
+	case SCHEMA_DOUBLE:
+		return c->size == sizeof(double);
+	case SCHEMA_TEXT:
+		return c->size == sizeof(const char *);
+	case SCHEMA_BLOB:
+		return c->size == sizeof(const void *) && c->len_offset + sizeof(size_t) <= t->row_size;
+	default:
+		return false;
+	}
+}
+
+const char *schema__check_rows(void)
+{
+	static char bad[128];
+
+	for (int i = 0; i < T__COUNT; i++) {
+		const struct schema_table *t = &schema_tables[i];
+
+		for (int c = 0; c < t->n_cols; c++) {
+			if (column_fits(t, &t->cols[c]))
+				continue;
+			snprintf(bad, sizeof bad, "%s.%s", t->name, t->cols[c].name);
+			return bad;
+		}
+	}
+	return NULL;
 }

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <sqlite3.h>
 
@@ -46,17 +47,80 @@ enum schema_table_id {
 	T__COUNT
 };
 
+/* How the writer binds a column from its row struct (prof_writer__kernel
+ * and the others): which field, by offset and size, and read as what. */
+enum schema_bind {
+	SCHEMA_UNBOUND, /* not in the row: stored NULL (or written another way) */
+	SCHEMA_INT,     /* a signed integer of size bytes */
+	SCHEMA_UINT,    /* an unsigned one, its bit pattern in SQLite's signed integer */
+	SCHEMA_DOUBLE,
+	SCHEMA_TEXT,    /* const char *, NULL stored as NULL */
+	SCHEMA_BLOB,    /* const void *, its size_t length at len_offset */
+};
+
+/* Values of an integer field that stand for "none" and are stored NULL. */
+enum schema_null {
+	SCHEMA_NULL_NEVER,
+	SCHEMA_NULL_IF_ZERO,     /* StringIds references, colours */
+	SCHEMA_NULL_IF_NEGATIVE, /* -1: not known */
+};
+
+/* The binding kind of a field, from its C type: a field of any other type
+ * fails to compile, so a column and its field cannot disagree on it. */
+#define SCHEMA_BIND_OF(field)                                                        \
+	_Generic((field), int: SCHEMA_INT, long: SCHEMA_INT, long long: SCHEMA_INT,       \
+		 unsigned int: SCHEMA_UINT, unsigned long: SCHEMA_UINT,                   \
+		 unsigned long long: SCHEMA_UINT, double: SCHEMA_DOUBLE,                 \
+		 const char *: SCHEMA_TEXT, const void *: SCHEMA_BLOB)
+/* The designators of a column bound from field f of row struct S. */
+#define SCHEMA_FIELD(S, f)                                                       \
+	.bind = SCHEMA_BIND_OF(((S *)0)->f), .offset = offsetof(S, f),            \
+	.size = sizeof(((S *)0)->f)
+
 struct schema_column {
 	const char *name;
 	const char *decl;     /* type and constraints for CREATE TABLE */
-	bool string_id;       /* holds an id into StringIds */
+	bool string_id;       /* holds an id into StringIds (0 stored as NULL) */
+	enum schema_bind bind;
+	size_t offset, size;  /* the field in the table's row struct */
+	enum schema_null null_when;
+	size_t len_offset;    /* SCHEMA_BLOB: the field holding its length */
 };
 
 struct schema_table {
 	const char *name;
 	const struct schema_column *cols;
 	int n_cols;
+	/* The row struct the writer binds the columns from (sizeof), 0 for a
+	 * table written otherwise (StringIds, the enums, meta, counters). */
+	size_t row_size;
 };
+
+/* Rows of the tables that have no event struct of their own. */
+struct schema_process_row {
+	int64_t global_pid;
+	int64_t pid;
+	const char *name;
+};
+
+struct schema_thread_name_row {
+	int64_t name_id; /* StringIds */
+	int64_t global_tid;
+};
+
+struct schema_process_gpu_row {
+	int64_t global_pid;
+	int32_t device_id;
+	const char *uuid;
+};
+
+/* Whether every bound column of every table fits its row struct as its
+ * kind says (sizes, offsets, StringIds as integers): NULL, or the first
+ * column that does not, as "TABLE.column". The writer refuses to start
+ * otherwise. */
+const char *schema__check_rows(void);
+/* The 1-based position of column name in t, 0 when t has none. */
+int schema__column_index(const struct schema_table *t, const char *name);
 
 extern const struct schema_table schema_tables[T__COUNT];
 
@@ -71,6 +135,26 @@ enum schema_analysis_table_id {
 };
 
 extern const struct schema_table schema_analysis_tables[ANALYSIS__COUNT];
+
+/* What perfkit reads of nsys exports but never writes: whole tables, and
+ * columns of its own tables that some exports add. The canonical views
+ * (store_views.c) name them too, NULL where a file lacks them. */
+enum schema_read_table_id {
+	READ_SYSTEM_ENV,
+	READ_ANALYSIS_DETAILS,
+	READ_EXPORT_META,
+	READ__COUNT
+};
+
+extern const struct schema_table schema_read_tables[READ__COUNT];
+
+struct schema_read_column {
+	enum schema_table_id table;
+	const char *name;
+};
+
+extern const struct schema_read_column schema_read_columns[];
+extern const int schema_read_column_count;
 
 /* Create every table, fill the ENUM_* tables and record the schema version
  * (PRAGMA user_version and PERFKIT_META). Runs inside the caller's

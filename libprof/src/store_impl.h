@@ -11,7 +11,7 @@
 
 #include "prof/store.h"
 #include "schema.h"
-#include "strtab.h"
+#include "prof/strmap.h"
 
 /* Which file a path named when it was looked at. */
 struct file_id {
@@ -26,9 +26,11 @@ struct prof_writer {
 	/* What messages call the file (prof_writer__set_name); NULL: path. */
 	char *name;
 	sqlite3_stmt *insert[T__COUNT];
+	/* NVTX_EVENTS' columns that only a start/end range fills (1-based) */
+	int nvtx_range_id_at, nvtx_end_tid_at;
 	sqlite3_stmt *meta_put;
 	sqlite3_stmt *count_add;
-	struct strtab strings;
+	struct prof_strmap strings;
 	int64_t last_string_id;
 	bool in_transaction;
 	struct prof_progress progress; /* how far prof_writer__finish got */
@@ -75,6 +77,16 @@ struct prof_store {
 	 * met it answers only "no" or 0 (has_table, meta, counter):
 	 * prof_store__check_read gives it. */
 	struct prof_error fault;
+	/* The canonical view of each table (store_views.c): its name and the
+	 * SELECT over main that defines it, kept so that a view restricted to
+	 * some rows can be put back. */
+	struct store_view *views;
+	int n_views;
+};
+
+struct store_view {
+	const char *name;
+	char *select;
 };
 
 struct prof_cursor {
@@ -116,6 +128,11 @@ int64_t store__pragma_int(sqlite3 *db, const char *sql);
  * store__plain_sql_error. */
 int store__exec(sqlite3 *db, const char *path, const char *sql, const char *what,
 		struct prof_error *err);
+
+/* Define every table's canonical view in s's temporary schema
+ * (store_views.c); 0 or a PROF_E_* code. */
+int store__make_views(struct prof_store *s, struct prof_error *err);
+void store__free_views(struct prof_store *s);
 
 /* Open the capture at path read-write, create the analysis tables where they
  * are missing and begin a transaction (analysis_tables.c). *db is for the

@@ -180,61 +180,6 @@ static int take_meta(struct prof_writer *from, struct prof_writer *to, struct pr
 	return rc;
 }
 
-/* Copy src to dst through a temporary file beside dst, renamed into place:
- * for a src on another file system than dst. dst is the writer's own file,
- * which the copy replaces. */
-static int copy_into_place(const char *src, const char *dst, struct prof_error *err)
-{
-	struct prof_output *out = NULL;
-	char buf[1 << 16];
-	FILE *in = fopen(src, "rb");
-	size_t n;
-	int rc;
-
-	if (!in)
-		return prof_error__set(err, PROF_E_NOT_PLACED, "%s: cannot put the capture in place: %s",
-				       dst, strerror(errno));
-	rc = prof_output__open(dst, PROF_OUTPUT_REPLACE, NULL, &out, err);
-	while (!rc && (n = fread(buf, 1, sizeof buf, in)) > 0)
-		if (fwrite(buf, 1, n, prof_output__stream(out)) != n)
-			rc = prof_error__set(err, PROF_E_IO, "%s: %s", dst, strerror(errno));
-	if (!rc && ferror(in))
-		rc = prof_error__set(err, PROF_E_IO, "%s: %s", src, strerror(errno));
-	if (!rc)
-		rc = prof_output__commit(out, err);
-	prof_output__delete(out);
-	fclose(in);
-	if (rc) {
-		char why[PROF_ERROR_MSG_MAX];
-
-		snprintf(why, sizeof why, "%s", err->msg);
-		return prof_error__set(err, PROF_E_NOT_PLACED, "cannot put the capture in place: %s",
-				       why);
-	}
-	unlink(src);
-	return 0;
-}
-
-int take_over__put_in_place(const char *src, const char *dst, const struct file_id *dst_id,
-			    struct prof_error *err)
-{
-	struct stat st;
-
-	if (dst_id->known && lstat(dst, &st) == 0 &&
-	    (st.st_dev != dst_id->dev || st.st_ino != dst_id->ino))
-		return prof_error__set(err, PROF_E_NOT_PLACED,
-				       "another file took the output's name (%s)", dst);
-	/* companions of the file being replaced would be taken for the new
-	 * file's own (its WAL was folded in when its writer closed) */
-	writer__remove_side_files(dst);
-	if (rename(src, dst) == 0)
-		return 0;
-	if (errno == EXDEV)
-		return copy_into_place(src, dst, err);
-	return prof_error__set(err, PROF_E_NOT_PLACED, "%s: cannot rename it to %s: %s", src, dst,
-			       strerror(errno));
-}
-
 static bool schema_builds(const char *index)
 {
 	for (int i = 0; i < schema_index_count; i++)

@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "prof/array.h"
+
 struct temp_entry {
 	char *path;
 	enum prof_temp_kind kind;
@@ -111,17 +113,9 @@ int prof_temp__add(const char *path, enum prof_temp_kind kind)
 		return PROF_E_NOMEM;
 	prof_temp__hold_signals(&saved);
 	install_handler();
-	if (nentries == capacity) {
-		size_t ncap = capacity ? capacity * 2 : 16;
-		struct temp_entry *grown = realloc(entries, ncap * sizeof *grown);
-
-		if (!grown) {
-			rc = PROF_E_NOMEM;
-			goto out;
-		}
-		entries = grown;
-		capacity = ncap;
-	}
+	rc = prof_array__grow(&entries, &capacity, nentries + 1, sizeof *entries);
+	if (rc < 0)
+		goto out;
 	entries[nentries].path = copy;
 	entries[nentries].kind = kind;
 	nentries++;
@@ -172,7 +166,9 @@ void prof_temp__set_helper(pid_t pid)
 	prof_temp__release_signals(&saved);
 }
 
-int prof_temp_dir__create(const char *prefix, char *path, size_t cap, struct prof_error *err)
+/* $TMPDIR/PREFIX-XXXXXX made into path; held: with the signals held,
+ * registered too. */
+static int make_dir(const char *prefix, char *path, size_t cap, bool hold, struct prof_error *err)
 {
 	const char *base = getenv("TMPDIR");
 	sigset_t saved;
@@ -181,23 +177,39 @@ int prof_temp_dir__create(const char *prefix, char *path, size_t cap, struct pro
 	if (!base || !*base)
 		base = "/tmp";
 	n = snprintf(path, cap, "%s/%s-XXXXXX", base, prefix);
-	if (n < 0 || (size_t)n >= cap)
-		return prof_error__set(err, PROF_E_IO, "cannot make a temporary folder in '%s': "
-				       "the name is too long", base);
-	prof_temp__hold_signals(&saved);
+	if (n < 0 || (size_t)n >= cap) {
+		rc = prof_error__set(err, PROF_E_IO, "cannot make a temporary folder in '%s': "
+				     "the name is too long", base);
+		path[0] = '\0';
+		errno = ENAMETOOLONG;
+		return rc;
+	}
+	if (hold)
+		prof_temp__hold_signals(&saved);
 	if (!mkdtemp(path)) {
 		saved_errno = errno;
 		rc = prof_error__set(err, PROF_E_IO, "cannot make a temporary folder in '%s': %s",
 				     base, strerror(errno));
-	} else if (prof_temp__add(path, PROF_TEMP_DIR) < 0) {
+	} else if (hold && prof_temp__add(path, PROF_TEMP_DIR) < 0) {
 		saved_errno = ENOMEM;
 		rmdir(path);
 		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	}
-	prof_temp__release_signals(&saved);
+	if (hold)
+		prof_temp__release_signals(&saved);
 	if (rc) {
 		path[0] = '\0';
 		errno = saved_errno; /* a caller tells a full disk from other failures */
 	}
 	return rc;
+}
+
+int prof_temp_dir__create(const char *prefix, char *path, size_t cap, struct prof_error *err)
+{
+	return make_dir(prefix, path, cap, true, err);
+}
+
+int prof_temp_dir__make(const char *prefix, char *path, size_t cap, struct prof_error *err)
+{
+	return make_dir(prefix, path, cap, false, err);
 }

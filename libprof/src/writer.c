@@ -41,9 +41,9 @@ void writer__rollback(struct prof_writer *w)
 	w->in_transaction = false;
 	w->rows_not_written += w->rows_pending;
 	w->rows_pending = 0;
-	strtab__exit(&w->strings);
+	prof_strmap__exit(&w->strings);
 	w->last_string_id = 0;
-	if (strtab__init(&w->strings) || load_strings(w, NULL))
+	if (load_strings(w, NULL))
 		w->full = true; /* without a string index no row can be appended */
 }
 
@@ -208,15 +208,6 @@ static inline void bind_i64(sqlite3_stmt *st, int i, int64_t v)
 	sqlite3_bind_int64(st, i, v);
 }
 
-/* A StringIds reference: 0 means "no string" and is stored as NULL. */
-static inline void bind_sid(sqlite3_stmt *st, int i, int64_t id)
-{
-	if (id)
-		sqlite3_bind_int64(st, i, id);
-	else
-		sqlite3_bind_null(st, i);
-}
-
 static inline void bind_text(sqlite3_stmt *st, int i, const char *s)
 {
 	if (s)
@@ -232,22 +223,11 @@ static void writer_free(struct prof_writer *w)
 	sqlite3_finalize(w->meta_put);
 	sqlite3_finalize(w->count_add);
 	sqlite3_close(w->db);
-	strtab__exit(&w->strings);
+	prof_strmap__exit(&w->strings);
 	free(w->path);
 	free(w->name);
 	free(w->place_at);
 	free(w);
-}
-
-void writer__remove_side_files(const char *path)
-{
-	static const char *const suffix[] = { "-wal", "-shm", "-journal" };
-	char buf[4096];
-
-	for (size_t i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
-		snprintf(buf, sizeof buf, "%s%s", path, suffix[i]);
-		unlink(buf);
-	}
 }
 
 /* Claim the path: O_EXCL makes "refuse an existing file" atomic. A file
@@ -286,9 +266,17 @@ static int prepare(struct prof_writer *w, const char *sql, sqlite3_stmt **st,
 
 static int prepare_all(struct prof_writer *w, struct prof_error *err)
 {
+	const char *bad = schema__check_rows();
 	char sql[2048];
 	int rc;
 
+	/* a column whose descriptor disagrees with its row struct would bind
+	 * the wrong bytes into every row */
+	if (bad)
+		return prof_error__set(err, PROF_E_SQL, "%s: column %s does not fit its row",
+				       writer__name(w), bad);
+	w->nvtx_range_id_at = schema__column_index(&schema_tables[T_NVTX], "rangeId");
+	w->nvtx_end_tid_at = schema__column_index(&schema_tables[T_NVTX], "endGlobalTid");
 	for (int i = 0; i < T__COUNT; i++) {
 		if (schema__insert_sql(&schema_tables[i], sql, sizeof sql))
 			return prof_error__set(err, PROF_E_SQL, "%s: statement too long", writer__name(w));
@@ -349,7 +337,7 @@ int prof_writer__create(const char *path, unsigned flags, struct prof_writer **o
 	if (rc)
 		return rc;
 	w = calloc(1, sizeof *w);
-	if (!w || !(w->path = strdup(path)) || strtab__init(&w->strings)) {
+	if (!w || !(w->path = strdup(path))) {
 		if (w) {
 			free(w->path);
 			free(w);
@@ -406,8 +394,8 @@ static int load_strings(struct prof_writer *w, struct prof_error *err)
 		size_t len = text ? strlen(text) : 0;
 		int64_t id = sqlite3_column_int64(st, 0);
 
-		if (strtab__add(&w->strings, text ? text : "", len, strtab__hash(text ? text : "", len),
-				id)) {
+		if (prof_strmap__add(&w->strings, text ? text : "", len,
+				     prof_strmap__hash(text ? text : "", len), id)) {
 			sqlite3_finalize(st);
 			return prof_error__set(err ? err : &w->err, PROF_E_NOMEM, "%s: out of memory",
 					       writer__name(w));
@@ -425,7 +413,7 @@ int writer__adopt(const char *path, sqlite3 *db, struct prof_writer **out, struc
 	int rc;
 
 	*out = NULL;
-	if (!w || !(w->path = strdup(path)) || strtab__init(&w->strings)) {
+	if (!w || !(w->path = strdup(path))) {
 		if (w) {
 			free(w->path);
 			free(w);
@@ -668,16 +656,15 @@ int64_t prof_writer__string(struct prof_writer *w, const char *text)
 	if (!text || w->full)
 		return 0;
 	len = strlen(text);
-	hash = strtab__hash(text, len);
-	id = strtab__find(&w->strings, text, len, hash);
-	if (id)
+	hash = prof_strmap__hash(text, len);
+	if (prof_strmap__find(&w->strings, text, len, hash, &id) && id)
 		return id;
 	id = w->last_string_id + 1;
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_text(st, 2, text, (int)len, SQLITE_STATIC);
 	if (step(w, st))
 		return 0;
-	if (strtab__add(&w->strings, text, len, hash, id)) {
+	if (prof_strmap__add(&w->strings, text, len, hash, id)) {
 		prof_error__set(&w->err, PROF_E_NOMEM, "%s: out of memory", writer__name(w));
 		return 0;
 	}
@@ -685,393 +672,200 @@ int64_t prof_writer__string(struct prof_writer *w, const char *text)
 	return id;
 }
 
+/* Bind every column of t from row, its row struct, as the column's
+ * descriptor says (schema.h); a column the row does not hold is NULL. */
+static sqlite3_stmt *bind_row(sqlite3_stmt *st, const struct schema_table *t, const void *row)
+{
+	const unsigned char *base = row;
+
+	for (int i = 0; i < t->n_cols; i++) {
+		const struct schema_column *c = &t->cols[i];
+		const unsigned char *field = base + c->offset;
+		int at = i + 1;
+
+		switch (c->bind) {
+		case SCHEMA_INT:
+		case SCHEMA_UINT: {
+			int64_t v;
+
+			if (c->size == sizeof(int32_t)) {
+				int32_t v32;
+
+				memcpy(&v32, field, sizeof v32);
+				v = c->bind == SCHEMA_UINT ? (int64_t)(uint32_t)v32 : v32;
+			} else {
+				memcpy(&v, field, sizeof v);
+			}
+			if ((c->null_when == SCHEMA_NULL_IF_ZERO && v == 0) ||
+			    (c->null_when == SCHEMA_NULL_IF_NEGATIVE && v < 0))
+				sqlite3_bind_null(st, at);
+			else
+				sqlite3_bind_int64(st, at, v);
+			break;
+		}
+		case SCHEMA_DOUBLE: {
+			double d;
+
+			memcpy(&d, field, sizeof d);
+			sqlite3_bind_double(st, at, d);
+			break;
+		}
+		case SCHEMA_TEXT: {
+			const char *text;
+
+			memcpy(&text, field, sizeof text);
+			bind_text(st, at, text);
+			break;
+		}
+		case SCHEMA_BLOB: {
+			const void *bytes;
+			size_t len;
+
+			memcpy(&bytes, field, sizeof bytes);
+			memcpy(&len, base + c->len_offset, sizeof len);
+			if (bytes && len && len <= INT32_MAX)
+				sqlite3_bind_blob(st, at, bytes, (int)len, SQLITE_TRANSIENT);
+			else
+				sqlite3_bind_null(st, at);
+			break;
+		}
+		default:
+			sqlite3_bind_null(st, at);
+		}
+	}
+	return st;
+}
+
+/* Append row to table id. */
+static int add(struct prof_writer *w, enum schema_table_id id, const void *row)
+{
+	return add_row(w, bind_row(w->insert[id], &schema_tables[id], row));
+}
+
 int prof_writer__kernel(struct prof_writer *w, const struct prof_kernel *k)
 {
-	sqlite3_stmt *st = w->insert[T_KERNEL];
-
-	bind_i64(st, 1, k->start_ns);
-	bind_i64(st, 2, k->end_ns);
-	bind_i64(st, 3, k->device_id);
-	bind_i64(st, 4, k->context_id);
-	bind_i64(st, 5, k->green_context_id);
-	bind_i64(st, 6, k->stream_id);
-	bind_i64(st, 7, k->correlation_id);
-	bind_i64(st, 8, k->global_pid);
-	bind_sid(st, 9, k->demangled_name);
-	bind_sid(st, 10, k->short_name);
-	bind_sid(st, 11, k->mangled_name);
-	bind_i64(st, 12, k->launch_type);
-	bind_i64(st, 13, k->cache_config);
-	bind_i64(st, 14, k->registers_per_thread);
-	bind_i64(st, 15, k->grid_x);
-	bind_i64(st, 16, k->grid_y);
-	bind_i64(st, 17, k->grid_z);
-	bind_i64(st, 18, k->block_x);
-	bind_i64(st, 19, k->block_y);
-	bind_i64(st, 20, k->block_z);
-	bind_i64(st, 21, k->static_shared_bytes);
-	bind_i64(st, 22, k->dynamic_shared_bytes);
-	bind_i64(st, 23, k->local_memory_per_thread_bytes);
-	bind_i64(st, 24, k->local_memory_total_bytes);
-	bind_i64(st, 25, k->grid_id);
-	bind_i64(st, 26, k->shared_memory_executed_bytes);
-	bind_i64(st, 27, k->graph_node_id);
-	bind_i64(st, 28, k->shared_memory_limit_config);
-	return add_row(w, st);
+	return add(w, T_KERNEL, k);
 }
 
 int prof_writer__memcpy(struct prof_writer *w, const struct prof_memcpy *m)
 {
-	sqlite3_stmt *st = w->insert[T_MEMCPY];
-
-	bind_i64(st, 1, m->start_ns);
-	bind_i64(st, 2, m->end_ns);
-	bind_i64(st, 3, m->device_id);
-	bind_i64(st, 4, m->context_id);
-	bind_i64(st, 5, m->green_context_id);
-	bind_i64(st, 6, m->stream_id);
-	bind_i64(st, 7, m->correlation_id);
-	bind_i64(st, 8, m->global_pid);
-	bind_i64(st, 9, m->bytes);
-	bind_i64(st, 10, m->copy_kind);
-	bind_i64(st, 11, m->src_kind);
-	bind_i64(st, 12, m->dst_kind);
-	bind_i64(st, 13, m->src_device_id);
-	bind_i64(st, 14, m->src_context_id);
-	bind_i64(st, 15, m->dst_device_id);
-	bind_i64(st, 16, m->dst_context_id);
-	bind_i64(st, 17, m->migration_cause);
-	bind_i64(st, 18, m->graph_node_id);
-	if (m->virtual_address) /* CUPTI gives none for plain copies */
-		bind_i64(st, 19, (int64_t)m->virtual_address);
-	else
-		sqlite3_bind_null(st, 19);
-	return add_row(w, st);
+	return add(w, T_MEMCPY, m);
 }
 
 int prof_writer__memset(struct prof_writer *w, const struct prof_memset *m)
 {
-	sqlite3_stmt *st = w->insert[T_MEMSET];
-
-	bind_i64(st, 1, m->start_ns);
-	bind_i64(st, 2, m->end_ns);
-	bind_i64(st, 3, m->device_id);
-	bind_i64(st, 4, m->context_id);
-	bind_i64(st, 5, m->green_context_id);
-	bind_i64(st, 6, m->stream_id);
-	bind_i64(st, 7, m->correlation_id);
-	bind_i64(st, 8, m->global_pid);
-	bind_i64(st, 9, m->value);
-	bind_i64(st, 10, m->bytes);
-	bind_i64(st, 11, m->graph_node_id);
-	bind_i64(st, 12, m->mem_kind);
-	return add_row(w, st);
+	return add(w, T_MEMSET, m);
 }
 
 int prof_writer__api(struct prof_writer *w, enum prof_api_domain domain,
 		     const struct prof_api_call *a)
 {
-	sqlite3_stmt *st = w->insert[domain == PROF_API_DRIVER ? T_DRIVER : T_RUNTIME];
-
-	bind_i64(st, 1, a->start_ns);
-	bind_i64(st, 2, a->end_ns);
-	bind_i64(st, 3, a->event_class);
-	bind_i64(st, 4, a->global_tid);
-	bind_i64(st, 5, a->correlation_id);
-	bind_sid(st, 6, a->name_id);
-	bind_i64(st, 7, a->return_value);
-	bind_i64(st, 8, a->callchain_id);
-	return add_row(w, st);
+	return add(w, domain == PROF_API_DRIVER ? T_DRIVER : T_RUNTIME, a);
 }
 
 int prof_writer__sync(struct prof_writer *w, const struct prof_sync *s)
 {
-	sqlite3_stmt *st = w->insert[T_SYNC];
-
-	bind_i64(st, 1, s->start_ns);
-	bind_i64(st, 2, s->end_ns);
-	bind_i64(st, 3, s->device_id);
-	bind_i64(st, 4, s->context_id);
-	bind_i64(st, 5, s->stream_id);
-	bind_i64(st, 6, s->correlation_id);
-	bind_i64(st, 7, s->global_tid);
-	bind_i64(st, 8, s->event_id);
-	bind_i64(st, 9, s->sync_type);
-	return add_row(w, st);
+	return add(w, T_SYNC, s);
 }
 
 int prof_writer__memory(struct prof_writer *w, const struct prof_memory_event *e)
 {
-	sqlite3_stmt *st = w->insert[T_MEMORY];
-
-	bind_i64(st, 1, e->start_ns);
-	bind_i64(st, 2, e->global_pid);
-	bind_i64(st, 3, e->device_id);
-	bind_i64(st, 4, e->context_id);
-	/* SQLite integers are signed 64-bit: addresses keep their bit pattern. */
-	bind_i64(st, 5, (int64_t)e->address);
-	bind_i64(st, 6, (int64_t)e->pc);
-	bind_i64(st, 7, e->bytes);
-	bind_i64(st, 8, e->mem_kind);
-	bind_i64(st, 9, e->operation);
-	bind_sid(st, 10, e->name_id);
-	bind_i64(st, 11, e->correlation_id);
-	bind_i64(st, 12, e->stream_id);
-	return add_row(w, st);
+	return add(w, T_MEMORY, e);
 }
 
 int prof_writer__um_cpu_fault(struct prof_writer *w, const struct prof_um_cpu_fault *f)
 {
-	sqlite3_stmt *st = w->insert[T_UM_CPU_FAULTS];
-
-	bind_i64(st, 1, f->start_ns);
-	bind_i64(st, 2, f->global_pid);
-	bind_i64(st, 3, (int64_t)f->address);
-	bind_i64(st, 4, (int64_t)f->pc);
-	bind_sid(st, 5, f->function);
-	bind_sid(st, 6, f->module);
-	bind_i64(st, 7, f->unresolved);
-	sqlite3_bind_null(st, 8); /* sourceFile, sourceLine: no line tables read */
-	sqlite3_bind_null(st, 9);
-	return add_row(w, st);
+	return add(w, T_UM_CPU_FAULTS, f);
 }
 
 int prof_writer__um_gpu_fault(struct prof_writer *w, const struct prof_um_gpu_fault *f)
 {
-	sqlite3_stmt *st = w->insert[T_UM_GPU_FAULTS];
-
-	bind_i64(st, 1, f->start_ns);
-	bind_i64(st, 2, f->end_ns);
-	bind_i64(st, 3, f->global_pid);
-	bind_i64(st, 4, f->device_id);
-	bind_i64(st, 5, (int64_t)f->address);
-	bind_i64(st, 6, f->faults);
-	bind_i64(st, 7, f->access_type);
-	return add_row(w, st);
+	return add(w, T_UM_GPU_FAULTS, f);
 }
 
 int prof_writer__nvtx(struct prof_writer *w, const struct prof_nvtx_event *e)
 {
-	sqlite3_stmt *st = w->insert[T_NVTX];
+	sqlite3_stmt *st = bind_row(w->insert[T_NVTX], &schema_tables[T_NVTX], e);
 
-	bind_i64(st, 1, e->start_ns);
-	if (e->end_ns < 0)
-		sqlite3_bind_null(st, 2); /* marks have no end */
-	else
-		bind_i64(st, 2, e->end_ns);
-	bind_i64(st, 3, e->event_type);
-	if (e->event_type == PROF_NVTX_STARTEND)
-		bind_i64(st, 4, e->range_id);
-	else
-		sqlite3_bind_null(st, 4);
-	bind_i64(st, 5, e->category);
-	if (e->color)
-		bind_i64(st, 6, e->color);
-	else
-		sqlite3_bind_null(st, 6);
-	sqlite3_bind_null(st, 7);  /* text: names always go through StringIds */
-	bind_i64(st, 8, e->global_tid);
 	/* A push/pop range ends on the thread it began on, and nothing pairs
 	 * it by id: nsys leaves its rangeId and endGlobalTid NULL (8 bytes a
 	 * range), and so do we; a start/end range keeps both, as it may end
 	 * on another thread. */
-	if (e->event_type == PROF_NVTX_STARTEND)
-		bind_i64(st, 9, e->end_global_tid);
-	else
-		sqlite3_bind_null(st, 9);
-	bind_sid(st, 10, e->text_id);
-	bind_i64(st, 11, e->domain_id);
-	for (int i = 12; i <= 19; i++)
-		sqlite3_bind_null(st, i); /* scalar payloads and JSON text: not recorded */
-	if (e->binary && e->binary_len && e->binary_len <= INT32_MAX)
-		sqlite3_bind_blob(st, 20, e->binary, (int)e->binary_len, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, 20);
+	if (e->event_type != PROF_NVTX_STARTEND) {
+		sqlite3_bind_null(st, w->nvtx_range_id_at);
+		sqlite3_bind_null(st, w->nvtx_end_tid_at);
+	}
 	return add_row(w, st);
 }
 
 int prof_writer__overhead(struct prof_writer *w, const struct prof_overhead *o)
 {
-	sqlite3_stmt *st = w->insert[T_OVERHEAD];
-
-	bind_i64(st, 1, o->start_ns);
-	bind_i64(st, 2, o->end_ns);
-	bind_i64(st, 3, o->global_tid);
-	bind_sid(st, 4, o->name_id);
-	return add_row(w, st);
+	return add(w, T_OVERHEAD, o);
 }
 
 int prof_writer__gpu(struct prof_writer *w, const struct prof_gpu_info *g)
 {
-	sqlite3_stmt *st = w->insert[T_GPU];
-
-	bind_i64(st, 1, g->id);
-	bind_text(st, 2, g->name);
-	bind_text(st, 3, g->bus_location);
-	bind_i64(st, 4, g->l2_cache_bytes);
-	bind_i64(st, 5, g->total_memory_bytes);
-	bind_i64(st, 6, g->memory_bandwidth_bytes_per_s);
-	bind_i64(st, 7, g->clock_rate_hz);
-	bind_i64(st, 8, g->sm_count);
-	bind_text(st, 9, g->uuid);
-	bind_text(st, 10, g->chip_name);
-	bind_i64(st, 11, g->compute_major);
-	bind_i64(st, 12, g->compute_minor);
-	bind_i64(st, 13, g->max_warps_per_sm);
-	bind_i64(st, 14, g->threads_per_warp);
-	bind_i64(st, 15, g->max_blocks_per_sm);
-	bind_i64(st, 16, g->max_registers_per_sm);
-	bind_i64(st, 17, g->max_registers_per_block);
-	bind_i64(st, 18, g->max_shared_per_sm_bytes);
-	bind_i64(st, 19, g->max_shared_per_block_bytes);
-	bind_i64(st, 20, g->max_threads_per_block);
-	return add_row(w, st);
+	return add(w, T_GPU, g);
 }
 
 int prof_writer__process(struct prof_writer *w, uint32_t pid, const char *name)
 {
-	sqlite3_stmt *st = w->insert[T_PROCESSES];
+	struct schema_process_row row = { prof_global_pid(pid), pid, name };
 
-	bind_i64(st, 1, prof_global_pid(pid));
-	bind_i64(st, 2, pid);
-	bind_text(st, 3, name);
-	return add_row(w, st);
+	return add(w, T_PROCESSES, &row);
 }
 
 int prof_writer__thread_name(struct prof_writer *w, int64_t global_tid, const char *name)
 {
-	sqlite3_stmt *st = w->insert[T_THREADNAMES];
-	int64_t id = prof_writer__string(w, name);
+	struct schema_thread_name_row row = { prof_writer__string(w, name), global_tid };
 
-	if (name && !id)
+	if (name && !row.name_id)
 		return w->err.code;
-	bind_sid(st, 1, id);
-	sqlite3_bind_null(st, 2); /* priority: not known to CUPTI */
-	bind_i64(st, 3, global_tid);
-	return add_row(w, st);
-}
-
-/* -1 means "not known" and is stored as NULL. */
-static inline void bind_known(sqlite3_stmt *st, int i, long v)
-{
-	if (v < 0)
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_int64(st, i, v);
-}
-
-/* Unsigned 64-bit ids keep their bit pattern in SQLite's signed integers. */
-static inline void bind_u64(sqlite3_stmt *st, int i, uint64_t v)
-{
-	sqlite3_bind_int64(st, i, (int64_t)v);
+	return add(w, T_THREADNAMES, &row);
 }
 
 int prof_writer__process_info(struct prof_writer *w, const struct prof_process_info *p)
 {
-	sqlite3_stmt *st = w->insert[T_PROC_INFO];
-
-	bind_i64(st, 1, p->global_pid);
-	bind_text(st, 2, p->host);
-	bind_known(st, 3, p->rank);
-	bind_known(st, 4, p->world_size);
-	bind_known(st, 5, p->local_rank);
-	bind_text(st, 6, p->launcher);
-	return add_row(w, st);
+	return add(w, T_PROC_INFO, p);
 }
 
 int prof_writer__clock_pair(struct prof_writer *w, const struct prof_clock_pair *c)
 {
-	sqlite3_stmt *st = w->insert[T_CLOCKS];
-
-	bind_i64(st, 1, c->global_pid);
-	bind_text(st, 2, c->host);
-	bind_text(st, 3, c->at);
-	bind_i64(st, 4, c->realtime_ns);
-	bind_i64(st, 5, c->timestamp_ns);
-	return add_row(w, st);
+	return add(w, T_CLOCKS, c);
 }
 
 int prof_writer__process_gpu(struct prof_writer *w, int64_t global_pid, int32_t device_id,
 			     const char *uuid)
 {
-	sqlite3_stmt *st = w->insert[T_PROC_GPUS];
+	struct schema_process_gpu_row row = { global_pid, device_id, uuid };
 
-	bind_i64(st, 1, global_pid);
-	bind_i64(st, 2, device_id);
-	bind_text(st, 3, uuid);
-	return add_row(w, st);
+	return add(w, T_PROC_GPUS, &row);
 }
 
 int prof_writer__gpu_metric_type(struct prof_writer *w, const struct prof_gpu_metric_type *t)
 {
-	sqlite3_stmt *st = w->insert[T_GPU_METRIC_TYPES];
-
-	bind_i64(st, 1, t->type_id);
-	bind_i64(st, 2, t->source_id);
-	bind_text(st, 3, t->type_name);
-	bind_i64(st, 4, t->metric_id);
-	bind_text(st, 5, t->metric_name);
-	bind_i64(st, 6, t->global_pid);
-	return add_row(w, st);
+	return add(w, T_GPU_METRIC_TYPES, t);
 }
 
 int prof_writer__gpu_metric(struct prof_writer *w, const struct prof_gpu_metric *m)
 {
-	sqlite3_stmt *st = w->insert[T_GPU_METRICS];
-
-	bind_i64(st, 1, m->timestamp_ns);
-	bind_i64(st, 2, m->type_id);
-	bind_i64(st, 3, m->metric_id);
-	sqlite3_bind_double(st, 4, m->value);
-	return add_row(w, st);
+	return add(w, T_GPU_METRICS, m);
 }
 
 int prof_writer__payload_schema(struct prof_writer *w, const struct prof_payload_schema *s)
 {
-	sqlite3_stmt *st = w->insert[T_PAYLOAD_SCHEMAS];
-
-	bind_u64(st, 1, s->domain_id);
-	bind_u64(st, 2, s->schema_id);
-	bind_text(st, 3, s->name);
-	bind_u64(st, 4, s->type);
-	bind_u64(st, 5, s->flags);
-	bind_u64(st, 6, s->num_entries);
-	bind_u64(st, 7, s->payload_size);
-	bind_u64(st, 8, s->align_to);
-	bind_i64(st, 9, s->global_pid);
-	return add_row(w, st);
+	return add(w, T_PAYLOAD_SCHEMAS, s);
 }
 
 int prof_writer__payload_entry(struct prof_writer *w, const struct prof_payload_entry *e)
 {
-	sqlite3_stmt *st = w->insert[T_PAYLOAD_SCHEMA_ENTRIES];
-
-	bind_u64(st, 1, e->domain_id);
-	bind_u64(st, 2, e->schema_id);
-	bind_u64(st, 3, e->idx);
-	bind_u64(st, 4, e->flags);
-	bind_u64(st, 5, e->type);
-	bind_text(st, 6, e->name);
-	bind_text(st, 7, e->description);
-	bind_u64(st, 8, e->array_or_union_detail);
-	bind_u64(st, 9, e->offset);
-	bind_i64(st, 10, e->global_pid);
-	return add_row(w, st);
+	return add(w, T_PAYLOAD_SCHEMA_ENTRIES, e);
 }
 
 int prof_writer__payload_enum_entry(struct prof_writer *w,
 				    const struct prof_payload_enum_entry *e)
 {
-	sqlite3_stmt *st = w->insert[T_PAYLOAD_ENUM_ENTRIES];
-
-	bind_u64(st, 1, e->domain_id);
-	bind_u64(st, 2, e->schema_id);
-	bind_u64(st, 3, e->idx);
-	bind_text(st, 4, e->name);
-	bind_u64(st, 5, e->value);
-	bind_i64(st, 6, e->is_flag);
-	bind_i64(st, 7, e->global_pid);
-	return add_row(w, st);
+	return add(w, T_PAYLOAD_ENUM_ENTRIES, e);
 }
 
 int prof_writer__meta(struct prof_writer *w, const char *key, const char *value)

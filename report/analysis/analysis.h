@@ -16,14 +16,15 @@
 #ifndef REPORT_ANALYSIS_H
 #define REPORT_ANALYSIS_H
 
-#include "analysis/kernel_metrics/access.h"
 #include "analysis/diagnose/diagnose.h"
-#include "analysis/kernel_metrics/gemm_runs.h"
-#include "analysis/ranks/nccl.h"
+#include "analysis/diagnose_run.h"
 #include "analysis/gpu_metrics/gpu_metrics.h"
+#include "analysis/kernel_metrics/access.h"
+#include "analysis/kernel_metrics/gemm_runs.h"
 #include "analysis/kernel_metrics/occupancy.h"
 #include "analysis/kernel_metrics/peaks_doc.h"
-#include "prof/analysis_tables.h"
 #include "analysis/kernel_metrics/roofline.h"
+#include "analysis/ranks/nccl.h"
+#include "prof/analysis_tables.h"
 
 #endif

@@ -15,22 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prof/units.h"
+
 void diff_format_ns(char *buf, size_t cap, int64_t ns)
 {
-	/* the magnitude as unsigned: -INT64_MIN is no int64_t (a baseline's
-	 * numbers are the file's, whatever they are) */
-	uint64_t magnitude = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
-	double v = (double)magnitude;
-	const char *sign = ns < 0 ? "-" : "";
-
-	if (v >= 1e9)
-		snprintf(buf, cap, "%s%.3g s", sign, v / 1e9);
-	else if (v >= 1e6)
-		snprintf(buf, cap, "%s%.3g ms", sign, v / 1e6);
-	else if (v >= 1e3)
-		snprintf(buf, cap, "%s%.3g us", sign, v / 1e3);
-	else
-		snprintf(buf, cap, "%s%" PRIu64 " ns", sign, magnitude);
+	prof_units__duration(buf, cap, ns, PROF_UNITS_SIG3);
 }
 
 const char *diff_change__name(enum diff_change c)

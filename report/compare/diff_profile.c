@@ -164,8 +164,6 @@ static int load_kernels(struct diff_profile *p, struct prof_store *s, struct pro
 	char *name = NULL;
 	int rc;
 
-	if (!prof_store__has_table(s, PROF_T_KERNEL))
-		return 0;
 	rc = open_in_loop(p, s, sql, LOOP_GPU_SIDE, &c, err);
 	if (rc < 0)
 		return rc;
@@ -256,8 +254,6 @@ static int load_copies(struct diff_profile *p, struct prof_store *s, struct prof
 	char label[64] = "";
 	int rc;
 
-	if (!prof_store__has_table(s, PROF_T_MEMCPY))
-		return 0;
 	rc = open_in_loop(p, s, sql, LOOP_GPU_SIDE, &c, err);
 	if (rc < 0)
 		return rc;
@@ -304,8 +300,6 @@ static int load_memsets(struct diff_profile *p, struct prof_store *s, struct pro
 	struct group g = { 0 };
 	int rc;
 
-	if (!prof_store__has_table(s, PROF_T_MEMSET))
-		return 0;
 	rc = open_in_loop(p, s, sql, LOOP_GPU_SIDE, &c, err);
 	if (rc < 0)
 		return rc;
@@ -327,54 +321,21 @@ out:
 	return rc < 0 ? rc : 0;
 }
 
-/* Which of the optional NVTX name columns this file has (nsys versions and
- * perfkit differ): bit 0 textId, bit 1 text. */
-static int nvtx_name_columns(struct prof_store *s, struct prof_error *err)
-{
-	struct prof_cursor *c = NULL;
-	int rc, cols = 0;
-
-	rc = prof_cursor__open(s, "SELECT * FROM " PROF_T_NVTX " LIMIT 0", &c, err);
-	if (rc < 0)
-		return rc;
-	rc = prof_cursor__next(c, err);
-	for (int i = 0; rc >= 0 && i < prof_cursor__columns(c); i++) {
-		const char *n = prof_cursor__column_name(c, i);
-
-		if (n && strcmp(n, "textId") == 0)
-			cols |= 1;
-		else if (n && strcmp(n, "text") == 0)
-			cols |= 2;
-	}
-	prof_cursor__close(c);
-	return rc < 0 ? rc : cols;
-}
-
 /* NVTX push/pop and start/end ranges grouped by name (marks have no end). */
 static int load_ranges(struct diff_profile *p, struct prof_store *s, struct prof_error *err)
 {
-	static const char *const name_expr[] = {
-		"NULL", "s.value", "e.text", "coalesce(s.value, e.text)",
-	};
+	static const char sql[] =
+		"SELECT coalesce(s.value, e.text, '') AS name, e.\"end\" - e.start AS d,"
+		" e.start >= ?1 AND e.start < ?2, " SUM_BAD_SPAN("e.")
+		" FROM " PROF_T_NVTX " e LEFT JOIN " PROF_T_STRINGS " s ON s.id = e.textId"
+		" WHERE e.eventType IN (" PROF_SQL_NVTX_RANGES ") AND e.\"end\" IS NOT NULL"
+		" ORDER BY 1, 2";
 	struct diff_section *sec = &p->sec[DIFF_RANGES];
 	struct prof_cursor *c = NULL;
 	struct group g = { 0 };
-	char sql[512], *name = NULL;
-	int rc, cols;
+	char *name = NULL;
+	int rc;
 
-	if (!prof_store__has_table(s, PROF_T_NVTX))
-		return 0;
-	cols = nvtx_name_columns(s, err);
-	if (cols < 0)
-		return cols;
-	/* Only fixed fragments chosen above go into the statement. */
-	snprintf(sql, sizeof sql,
-		 "SELECT coalesce(%s, '') AS name, e.\"end\" - e.start AS d,"
-		 " e.start >= ?1 AND e.start < ?2, " SUM_BAD_SPAN("e.")
-		 " FROM " PROF_T_NVTX " e %s"
-		 " WHERE e.eventType IN (" PROF_SQL_NVTX_RANGES ") AND e.\"end\" IS NOT NULL"
-		 " ORDER BY 1, 2",
-		 name_expr[cols], cols & 1 ? "LEFT JOIN " PROF_T_STRINGS " s ON s.id = e.textId" : "");
 	rc = open_in_loop(p, s, sql, LOOP_HOST_SIDE, &c, err);
 	if (rc < 0)
 		return rc;
@@ -451,8 +412,6 @@ static int load_allocations(struct diff_profile *p, struct prof_store *s, struct
 	struct prof_cursor *c = NULL;
 	int rc;
 
-	if (!prof_store__has_table(s, PROF_T_MEMORY))
-		return 0;
 	rc = open_in_loop(p, s, sql, LOOP_HOST_SIDE, &c, err);
 	if (rc < 0)
 		return rc;
@@ -492,8 +451,6 @@ static int load_wall(struct diff_profile *p, struct prof_store *s, struct prof_e
 		int64_t lo = INT64_MAX, hi = INT64_MIN;
 		int rc;
 
-		if (!prof_store__has_table(s, tables[i]))
-			continue;
 		/* Table names come from the fixed list above. */
 		snprintf(sql, sizeof sql, "SELECT min(start) FROM %s", tables[i]);
 		rc = query_int64(s, sql, &lo, err);
@@ -536,12 +493,10 @@ static int load_identity(struct diff_profile *p, struct prof_store *s, struct pr
 	if (cmd) {
 		p->program = program_of_command(cmd);
 		free(cmd);
-	} else if (prof_store__has_table(s, PROF_T_PROCESSES)) {
+	} else {
 		/* nsys exports: the process that launched kernels, else the first one. */
-		const char *sql = prof_store__has_table(s, PROF_T_KERNEL) ?
-			"SELECT name FROM " PROF_T_PROCESSES " ORDER BY globalPid NOT IN"
-			" (SELECT globalPid FROM " PROF_T_KERNEL "), pid LIMIT 1" :
-			"SELECT name FROM " PROF_T_PROCESSES " ORDER BY pid LIMIT 1";
+		const char *sql = "SELECT name FROM " PROF_T_PROCESSES " ORDER BY globalPid NOT IN"
+				  " (SELECT globalPid FROM " PROF_T_KERNEL "), pid LIMIT 1";
 
 		rc = query_text(s, sql, &name, err);
 		if (rc < 0)
@@ -551,12 +506,9 @@ static int load_identity(struct diff_profile *p, struct prof_store *s, struct pr
 			free(name);
 		}
 	}
-	if (prof_store__has_table(s, PROF_T_GPU)) {
-		rc = query_text(s, "SELECT name FROM " PROF_T_GPU " ORDER BY id LIMIT 1",
-				&p->gpu, err);
-		if (rc < 0)
-			return rc;
-	}
+	rc = query_text(s, "SELECT name FROM " PROF_T_GPU " ORDER BY id LIMIT 1", &p->gpu, err);
+	if (rc < 0)
+		return rc;
 	if (!p->gpu)
 		p->gpu = prof_store__meta(s, "gpu");
 	if (!p->program)

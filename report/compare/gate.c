@@ -2,14 +2,13 @@
  * (rows for the text/JSON sinks, JUnit XML); the rule is in gate.h. */
 #include "gate.h"
 
-#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "prof/escape.h"
+#include "prof/strfmt.h"
 #include "sink/table.h"
 
 /* MAD times this estimates the standard deviation of normal noise. */
@@ -40,27 +39,6 @@ const char *gate_verdict__name(enum gate_verdict v)
 	return "?";
 }
 
-int gate_parse_duration(const char *s, int64_t *ns)
-{
-	static const struct { const char *unit; double scale; } units[] = {
-		{ "", 1 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
-	};
-	char *end;
-	double v;
-
-	if (!s || !*s || isspace((unsigned char)*s))
-		return -1;
-	v = strtod(s, &end);
-	if (end == s || !isfinite(v) || v < 0)
-		return -1;
-	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-		if (strcmp(end, units[i].unit) == 0 && v * units[i].scale < 9.0e18) {
-			*ns = (int64_t)llround(v * units[i].scale);
-			return 0;
-		}
-	return -1;
-}
-
 const char *gate_per__name(enum gate_per p)
 {
 	switch (p) {
@@ -89,27 +67,6 @@ static void format_value(char *buf, size_t cap, enum baseline_unit unit, double 
 static const char *per_words(enum gate_per p)
 {
 	return p == GATE_PER_ITERATION ? " per iteration" : p == GATE_PER_LAUNCH ? " per launch" : "";
-}
-
-static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xasprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	int len;
-
-	va_start(ap, fmt);
-	len = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (len < 0)
-		return NULL;
-	s = malloc((size_t)len + 1);
-	if (!s)
-		return NULL;
-	va_start(ap, fmt);
-	vsnprintf(s, (size_t)len + 1, fmt, ap);
-	va_end(ap);
-	return s;
 }
 
 /* The median of the samples present (NaN: absent); 0 when none is. */
@@ -230,7 +187,7 @@ static char *culprits(const struct gate_result *r, const struct gate_case *total
 		char d[32];
 
 		format_value(d, sizeof d, BASELINE_NS, top[j]->growth);
-		t = xasprintf("%s%s%s +%s%s%s", s ? s : "", s ? ", " : "",
+		t = prof_strfmt("%s%s%s +%s%s%s", s ? s : "", s ? ", " : "",
 			      top[j]->key + strlen(prefix), d, r->per_iteration ? "/iter" : "",
 			      top[j]->verdict == GATE_ADDED ? " (added)" : "");
 		free(s);
@@ -262,10 +219,10 @@ static int decide(const struct gate_result *r, struct gate_case *c, const struct
 	format_value(vno, sizeof vno, c->unit, c->noise);
 	pct = c->base ? 100.0 * (c->new - c->base) / c->base : 0;
 	if (c->verdict == GATE_REMOVED)
-		c->message = xasprintf("%s: not in the new captures (baseline %s%s)", c->key, vb,
+		c->message = prof_strfmt("%s: not in the new captures (baseline %s%s)", c->key, vb,
 				       per_words(c->per));
 	else
-		c->message = xasprintf("%s: %s%s vs baseline %s (%+.1f%%), allowed up to %s"
+		c->message = prof_strfmt("%s: %s%s vs baseline %s (%+.1f%%), allowed up to %s"
 				       " (budget %g%% + noise %s)",
 				       c->key, vn, per_words(c->per), vb, pct, va, c->budget_pct, vno);
 	return c->message ? 0 : PROF_E_NOMEM;
@@ -292,7 +249,7 @@ static int explain_totals(struct gate_result *r)
 			who = culprits(r, c, prefix = "kernel:");
 		if (!who)
 			continue;
-		msg = xasprintf("%s; grew most: %s", c->message, who);
+		msg = prof_strfmt("%s; grew most: %s", c->message, who);
 		free(who);
 		if (!msg)
 			return PROF_E_NOMEM;
@@ -356,19 +313,19 @@ static int choose_basis(struct gate_result *r, const struct baseline *b, const s
 
 	r->per_iteration = b->version > 1 && b->loop.mark != SUM_LOOP_NONE && loops_match(b, p, n, &odd);
 	if (r->per_iteration)
-		r->basis = xasprintf("per iteration of the loop marked by %s \"%s\" (baseline %d"
+		r->basis = prof_strfmt("per iteration of the loop marked by %s \"%s\" (baseline %d"
 				     " iterations, new captures %g); kernels and ranges per launch",
 				     mark, b->loop.mark_name, b->loop.iterations, new_iterations);
 	else if (b->version == 1)
-		r->basis = xasprintf("totals per capture, for every key: the baseline has format 1,"
+		r->basis = prof_strfmt("totals per capture, for every key: the baseline has format 1,"
 				     " which holds totals only; save it again with this perfkit to"
 				     " compare per iteration and per launch");
 	else if (b->loop.mark == SUM_LOOP_NONE)
-		r->basis = xasprintf("totals per capture, kernels and ranges per launch: the"
+		r->basis = prof_strfmt("totals per capture, kernels and ranges per launch: the"
 				     " baseline's captures have no loop marked alike to count"
 				     " iterations by");
 	else
-		r->basis = xasprintf("totals per capture, kernels and ranges per launch: %s has no"
+		r->basis = prof_strfmt("totals per capture, kernels and ranges per launch: %s has no"
 				     " loop marked by %s \"%s\" as the baseline's captures have",
 				     p[odd].path, mark, b->loop.mark_name);
 	return r->basis ? 0 : PROF_E_NOMEM;
@@ -459,7 +416,7 @@ static int measure_added(struct gate_result *r, struct gate_case *c, const struc
 	}
 	c->growth = median_of(samples, n);
 	format_value(vn, sizeof vn, c->unit, c->new);
-	c->message = xasprintf("%s: not in the baseline (now %s%s)", c->key, vn, per_words(c->per));
+	c->message = prof_strfmt("%s: not in the baseline (now %s%s)", c->key, vn, per_words(c->per));
 	return c->message ? 0 : PROF_E_NOMEM;
 }
 

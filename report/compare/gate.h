@@ -101,7 +101,5 @@ int gate__report(const struct gate_result *r, struct rpt_sink *sink, bool with_m
 /* JUnit XML: one testsuite, one testcase per key, failures carry the message. */
 int gate__write_junit(const struct gate_result *r, FILE *f);
 
-/* "100us", "2ms", "1.5s", "500" (ns) -> ns; -1 when malformed. */
-int gate_parse_duration(const char *s, int64_t *ns);
 
 #endif

@@ -136,7 +136,7 @@ static void gpu_track(const struct chrome_ctx *c, int64_t global_pid, int64_t de
 
 /* ---- metadata --------------------------------------------------------- */
 
-/* pid: globalPid >> 24, as the merge lists processes. */
+/* pid: prof_process_of(globalPid), as the merge lists processes. */
 static int process_meta(void *ctx, int64_t pid, const char *name)
 {
 	struct chrome_ctx *c = ctx;
@@ -144,7 +144,7 @@ static int process_meta(void *ctx, int64_t pid, const char *name)
 	char label[320];
 
 	for (int i = 0; i < c->ranks.n && !p; i++)
-		if (c->ranks.p[i].global_pid >> 24 == pid)
+		if (prof_process_of(c->ranks.p[i].global_pid) == pid)
 			p = &c->ranks.p[i];
 	/* events carry the pid's low 24 bits (an export's ids have more) */
 	pid &= 0xFFFFFF;
@@ -222,9 +222,7 @@ static int write_device_properties(struct chrome_ctx *c)
 	int rc;
 
 	fputs("\"deviceProperties\":[", c->out);
-	if (!prof_store__has_table(c->m.store, PROF_T_GPU))
-		goto done;
-	rc = prof_cursor__open(c->m.store, "SELECT * FROM TARGET_INFO_GPU ORDER BY id", &cur, c->err);
+	rc = prof_cursor__open(c->m.store, "SELECT * FROM " PROF_T_GPU " ORDER BY id", &cur, c->err);
 	if (rc < 0)
 		return rc;
 	while ((rc = prof_cursor__next(cur, c->err)) > 0) {
@@ -250,7 +248,6 @@ static int write_device_properties(struct chrome_ctx *c)
 	prof_cursor__close(cur);
 	if (rc < 0)
 		return rc;
-done:
 	fputs("],\n", c->out);
 	return 0;
 }
@@ -513,8 +510,6 @@ int chrome_trace__estimate(struct prof_store *s, const struct export_window *w,
 	for (size_t i = 0; i < sizeof per_row / sizeof per_row[0]; i++) {
 		struct prof_cursor *cur = NULL;
 
-		if (!prof_store__has_table(s, per_row[i].table))
-			continue;
 		snprintf(sql, sizeof sql, "SELECT count(*) FROM %s WHERE coalesce(end, start) >= ?1 "
 			 "AND start < ?2", per_row[i].table);
 		rc = prof_cursor__open(s, sql, &cur, err);
@@ -529,7 +524,7 @@ int chrome_trace__estimate(struct prof_store *s, const struct export_window *w,
 		if (rc < 0)
 			return rc;
 	}
-	if (prof_store__has_table(s, PROF_T_MEMORY)) {
+	{
 		struct prof_cursor *cur = NULL;
 
 		rc = prof_cursor__open(s, "SELECT count(*) FROM " PROF_T_MEMORY, &cur, err);

@@ -1,7 +1,6 @@
 /* export_window.c - the time window and NVTX range filter of the exports. */
 #include "export_window.h"
 
-#include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,49 +8,6 @@
 #include "prof/escape.h"
 #include "prof/tables.h"
 #include "summary/query.h"
-
-int export_time__parse(const char *text, int64_t *out_ns, struct prof_error *err)
-{
-	static const struct { const char *suffix; int64_t ns; } units[] = {
-		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 }, { "", 1 },
-	};
-	int64_t whole = 0, frac = 0, frac_scale = 1;
-	const char *p = text;
-
-	if (!text || !isdigit((unsigned char)*p))
-		goto bad;
-	for (; isdigit((unsigned char)*p); p++) {
-		if (whole > (INT64_MAX - 9) / 10)
-			goto bad;
-		whole = whole * 10 + (*p - '0');
-	}
-	if (*p == '.') {
-		p++;
-		if (!isdigit((unsigned char)*p))
-			goto bad;
-		/* nine digits are enough for nanoseconds of seconds */
-		for (; isdigit((unsigned char)*p); p++) {
-			if (frac_scale < 1000000000) {
-				frac = frac * 10 + (*p - '0');
-				frac_scale *= 10;
-			}
-		}
-	}
-	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-		if (strcmp(p, units[i].suffix) != 0)
-			continue;
-		/* The fraction can carry the sum past INT64_MAX ("9223372036.9s"). */
-		if (whole > INT64_MAX / units[i].ns ||
-		    whole * units[i].ns > INT64_MAX - frac * units[i].ns / frac_scale)
-			goto bad;
-		*out_ns = whole * units[i].ns + frac * units[i].ns / frac_scale;
-		return 0;
-	}
-bad:
-	return prof_error__set(err, PROF_E_USAGE,
-			       "'%s' is not a time (examples: 2500000, 2500us, 2.5ms, 1s)",
-			       text ? text : "");
-}
 
 /* One integer from sql; text, when given, is bound to parameter text_index. */
 static int query_i64(struct prof_store *s, const char *sql, int text_index, const char *text,
@@ -106,11 +62,12 @@ static int index_range_instances(const struct export_window *w, struct prof_stor
 
 	for (size_t i = 0; rc == 0 && i < sizeof setup / sizeof setup[0]; i++)
 		rc = query_i64(s, setup[i], 0, NULL, &n, &null, err);
-	if (rc < 0 || !w->range_name || !prof_store__has_table(s, PROF_T_NVTX))
+	if (rc < 0 || !w->range_name)
 		return rc;
 	snprintf(sql, sizeof sql,
 		 "INSERT INTO temp." RANGE_TABLE " SELECT p, s, max(e) OVER (PARTITION BY p ORDER BY s) "
-		 "FROM (SELECT n.globalTid >> 24 AS p, n.start AS s, n.end AS e FROM " PROF_T_NVTX " n "
+		 "FROM (SELECT " PROF_SQL_PID_OF_TID("n.globalTid") " AS p, n.start AS s, n.end AS e"
+		 " FROM " PROF_T_NVTX " n "
 		 "LEFT JOIN " PROF_T_STRINGS " t ON t.id = n.textId WHERE n.end IS NOT NULL "
 		 "AND n.eventType IN (" PROF_SQL_NVTX_RANGES ") AND %s = ?1)",
 		 w->nvtx_name);
@@ -138,17 +95,7 @@ int export_window__init(struct export_window *w, struct prof_store *s,
 		return prof_error__set(err, PROF_E_USAGE, "--to must be later than --from");
 	w->range_name = f ? f->range_name : NULL;
 
-	if (prof_store__has_table(s, PROF_T_NVTX)) {
-		rc = query_i64(s, "SELECT count(*) FROM pragma_table_info('" PROF_T_NVTX "') "
-				  "WHERE name = 'text'", 0, NULL, &n, &null, err);
-		if (rc < 0)
-			return rc;
-		w->nvtx_has_text = n > 0;
-		snprintf(w->nvtx_name, sizeof w->nvtx_name, "%s",
-			 w->nvtx_has_text ? "coalesce(t.value, n.text, '')" : "coalesce(t.value, '')");
-	} else {
-		snprintf(w->nvtx_name, sizeof w->nvtx_name, "''");
-	}
+	snprintf(w->nvtx_name, sizeof w->nvtx_name, "coalesce(t.value, n.text, '')");
 	rc = index_range_instances(w, s, err);
 	if (rc < 0 || !w->range_name)
 		return rc;

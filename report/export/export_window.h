@@ -29,14 +29,10 @@ struct export_window {
 	int64_t end_ns;              /* last end of any event */
 	int64_t from_abs_ns, to_abs_ns;
 	const char *range_name;
-	bool nvtx_has_text;          /* NVTX_EVENTS has the inline `text` column */
 	/* SQL fragments (constant text, no values): */
 	char nvtx_name[64];          /* name expression of NVTX row n joined to StringIds t */
 };
 
-/* "1500000", "1500000ns", "1500us", "1.5ms", "0.0015s" -> ns. Returns 0 or
- * PROF_E_USAGE (message in err) for anything else, negative numbers included. */
-int export_time__parse(const char *text, int64_t *out_ns, struct prof_error *err);
 
 /* Find the capture's start and end and turn the filter into absolute times.
  * A --range naming no NVTX range of the capture is a usage error. */

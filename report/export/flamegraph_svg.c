@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "prof/escape.h"
+#include "prof/units.h"
 
 #define FG_WIDTH 1200.0
 #define FG_FRAME_H 17
@@ -31,18 +32,6 @@ struct flame {
 	double total;
 	int height;
 };
-
-static void fmt_ns(char *buf, size_t cap, double ns)
-{
-	if (ns >= 1e9)
-		snprintf(buf, cap, "%.3f s", ns / 1e9);
-	else if (ns >= 1e6)
-		snprintf(buf, cap, "%.3f ms", ns / 1e6);
-	else if (ns >= 1e3)
-		snprintf(buf, cap, "%.3f us", ns / 1e3);
-	else
-		snprintf(buf, cap, "%.0f ns", ns);
-}
 
 /* flamegraph.pl's "hot" palette, chosen by the name so a frame keeps its
  * colour wherever it appears. */
@@ -100,7 +89,7 @@ static void put_frame(struct flame *f, int level, double start, double end, cons
 	text[len] = '\0';
 	if (!root)
 		frame_colour(name, len, &r, &g, &b);
-	fmt_ns(when, sizeof when, end - start);
+	prof_units__duration_f(when, sizeof when, end - start, PROF_UNITS_FIXED3);
 	fputs("<g><title>", f->out);
 	prof_fputs_html(f->out, text);
 	fprintf(f->out, " (%s, %.2f%%)</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "

@@ -155,10 +155,9 @@ static int frame_prefix(struct walk *wk, uint32_t pid, int64_t global_tid, char 
 	char *pname = NULL, *tname = NULL, *p = NULL, *t = NULL, fallback[48];
 	int rc = 0;
 
-	if (prof_store__has_table(wk->s, PROF_T_PROCESSES))
-		rc = lookup_text(wk, "SELECT name FROM " PROF_T_PROCESSES " WHERE pid = ?1 LIMIT 1", pid,
-				 &pname);
-	if (rc == 0 && global_tid >= 0 && prof_store__has_table(wk->s, PROF_T_THREAD_NAMES))
+	rc = lookup_text(wk, "SELECT name FROM " PROF_T_PROCESSES " WHERE pid = ?1 LIMIT 1", pid,
+			 &pname);
+	if (rc == 0 && global_tid >= 0)
 		rc = lookup_text(wk, "SELECT s.value FROM " PROF_T_THREAD_NAMES " tn JOIN " PROF_T_STRINGS
 				 " s ON s.id = tn.nameId WHERE tn.globalTid = ?1 LIMIT 1", global_tid,
 				 &tname);
@@ -279,10 +278,10 @@ static int fold_call(struct walk *wk, int64_t api_id, bool has_kernel, int64_t k
 static int calls_sql(struct walk *wk, const char *table, bool runtime_too, char *sql, size_t cap)
 {
 	char in_range[512], not_runtime[256] = "", once[400];
-	bool kernels = prof_store__has_table(wk->s, PROF_T_KERNEL);
 	int rc;
 
-	if (export_window__in_range(in_range, sizeof in_range, "a.start", "a.globalTid >> 24") < 0)
+	if (export_window__in_range(in_range, sizeof in_range, "a.start",
+				    PROF_SQL_PID_OF_TID("a.globalTid")) < 0)
 		return prof_error__set(wk->err, PROF_E_USAGE, "export query too long");
 	/* A call recorded twice (nsys's CUDA backtrace rows) counts once. */
 	rc = sum_call_once_sql(wk->s, once, sizeof once, "a", table, wk->err);
@@ -295,29 +294,27 @@ static int calls_sql(struct walk *wk, const char *table, bool runtime_too, char 
 	 * correlationId (schema.c says why). */
 	if (runtime_too)
 		snprintf(not_runtime, sizeof not_runtime,
-			 " AND ((a.globalTid >> 24), a.correlationId) NOT IN (SELECT r.globalTid >> 24, "
-			 "r.correlationId FROM " PROF_T_RUNTIME " r WHERE r.globalTid IS NOT NULL AND "
+			 " AND (" PROF_SQL_PID_OF_TID("a.globalTid") ", a.correlationId) NOT IN (SELECT "
+			 PROF_SQL_PID_OF_TID("r.globalTid") ", r.correlationId FROM " PROF_T_RUNTIME
+			 " r WHERE r.globalTid IS NOT NULL AND "
 			 "r.correlationId IS NOT NULL)");
 	if (wk->weight == FOLDED_WEIGHT_GPU) {
-		if (!kernels)
-			return 1;
 		/* CROSS JOIN keeps the call table outermost, so the (globalTid,
 		 * start) index gives the order without a sort. */
 		snprintf(sql, cap,
 			 "SELECT a.globalTid, a.start, a.nameId, "
-			 "coalesce(k.demangledName, k.shortName), k.start, k.end "
+			 PROF_SQL_KERNEL_NAME_ID("k.") ", k.start, k.end "
 			 "FROM %s a CROSS JOIN " PROF_T_KERNEL " k ON " SUM_LAUNCHED_BY("k", "a")
 			 " WHERE k.end > ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.") " AND %s%s AND %s "
 			 "ORDER BY a.globalTid, a.start",
 			 table, in_range, not_runtime, once);
 	} else {
 		snprintf(sql, cap,
-			 "SELECT a.globalTid, a.start, a.nameId, %s, a.start, a.end "
+			 "SELECT a.globalTid, a.start, a.nameId, (SELECT CASE WHEN count(*) = 1 THEN "
+			 "min(" PROF_SQL_KERNEL_NAME_ID("k.") ") END FROM " PROF_T_KERNEL " k WHERE "
+			 SUM_LAUNCHED_BY("k", "a") "), a.start, a.end "
 			 "FROM %s a WHERE a.end > ?1 AND a.start < ?2 AND NOT " SUM_BAD_SPAN("a.")
 			 " AND %s AND %s ORDER BY a.globalTid, a.start",
-			 kernels ? "(SELECT CASE WHEN count(*) = 1 THEN coalesce(min(k.demangledName), "
-				   "min(k.shortName)) END FROM " PROF_T_KERNEL " k WHERE "
-				   SUM_LAUNCHED_BY("k", "a") ")" : "NULL",
 			 table, in_range, once);
 	}
 	return 0;
@@ -387,23 +384,18 @@ static int walk_orphans(struct walk *wk)
 	char *sql = malloc(SQL_MAX), in_range[512];
 	struct prof_cursor *cur = NULL;
 	int64_t pid = -1;
-	size_t used;
 	int rc;
 
 	if (!sql)
 		return nomem(wk);
-	export_window__in_range(in_range, sizeof in_range, "k.start", "k.globalPid >> 24");
-	used = (size_t)snprintf(sql, SQL_MAX,
-				"SELECT k.globalPid >> 24, coalesce(k.demangledName, k.shortName), "
-				"k.start, k.end FROM " PROF_T_KERNEL " k WHERE k.end > ?1 AND k.start < ?2 "
-				"AND NOT " SUM_BAD_SPAN("k.") " AND %s", in_range);
-	if (prof_store__has_table(wk->s, PROF_T_RUNTIME))
-		used += (size_t)snprintf(sql + used, SQL_MAX - used,
-					 " AND NOT " SUM_LAUNCHED_BY_SOME("k", PROF_T_RUNTIME));
-	if (prof_store__has_table(wk->s, PROF_T_DRIVER))
-		used += (size_t)snprintf(sql + used, SQL_MAX - used,
-					 " AND NOT " SUM_LAUNCHED_BY_SOME("k", PROF_T_DRIVER));
-	snprintf(sql + used, SQL_MAX - used, " ORDER BY 1");
+	export_window__in_range(in_range, sizeof in_range, "k.start",
+				PROF_SQL_PID_OF_TID("k.globalPid"));
+	snprintf(sql, SQL_MAX,
+		 "SELECT " PROF_SQL_PID_OF_TID("k.globalPid") ", " PROF_SQL_KERNEL_NAME_ID("k.") ", "
+		 "k.start, k.end FROM " PROF_T_KERNEL " k WHERE k.end > ?1 AND k.start < ?2 "
+		 "AND NOT " SUM_BAD_SPAN("k.") " AND %s"
+		 " AND NOT " SUM_LAUNCHED_BY_SOME("k", PROF_T_RUNTIME)
+		 " AND NOT " SUM_LAUNCHED_BY_SOME("k", PROF_T_DRIVER) " ORDER BY 1", in_range);
 	rc = open_windowed(wk, sql, &cur);
 	forget_prefix(wk);
 	while (rc >= 0 && (rc = prof_cursor__next(cur, wk->err)) > 0) {
@@ -444,7 +436,6 @@ int folded__collect(struct prof_store *s, const struct folded_options *o,
 		    struct folded_stacks *out, struct prof_error *err)
 {
 	struct walk wk = { .s = s, .err = err, .thread = -1 };
-	bool runtime = prof_store__has_table(s, PROF_T_RUNTIME);
 	int rc;
 
 	wk.weight = o ? o->weight : FOLDED_WEIGHT_GPU;
@@ -460,11 +451,10 @@ int folded__collect(struct prof_store *s, const struct folded_options *o,
 		sum_ranks__exit(&wk.ranks);
 		return nomem(&wk);
 	}
-	if (runtime)
-		rc = walk_calls(&wk, PROF_T_RUNTIME, false);
-	if (rc >= 0 && prof_store__has_table(s, PROF_T_DRIVER))
-		rc = walk_calls(&wk, PROF_T_DRIVER, runtime);
-	if (rc >= 0 && wk.weight == FOLDED_WEIGHT_GPU && prof_store__has_table(s, PROF_T_KERNEL))
+	rc = walk_calls(&wk, PROF_T_RUNTIME, false);
+	if (rc >= 0)
+		rc = walk_calls(&wk, PROF_T_DRIVER, true);
+	if (rc >= 0 && wk.weight == FOLDED_WEIGHT_GPU)
 		rc = walk_orphans(&wk);
 	stack_table__finish(&wk.table);
 	if (rc < 0)

@@ -77,10 +77,8 @@ int range_walk__open(struct range_walk *rw, struct prof_store *s, const struct e
 	rw->thread = -1;
 	rw->open = NULL;
 	rw->nopen = rw->cap = 0;
-	if (!prof_store__has_table(s, PROF_T_NVTX))
-		return 0;
 	if (in_range && export_window__in_range(in_instance, sizeof in_instance, "n.start",
-						  "n.globalTid >> 24") < 0)
+						  PROF_SQL_PID_OF_TID("n.globalTid")) < 0)
 		return prof_error__set(err, PROF_E_USAGE, "export query too long");
 	/* equal starts: the longer range is the outer one */
 	snprintf(sql, sizeof sql,

@@ -6,7 +6,7 @@
  * gpu_metrics_sum's tables. The series are metrics perfkit knows, titled
  * with its own labels: no string of the capture reaches a data file or a
  * script. */
-#include "html_plots.h"
+#include "html_gpu_metrics.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -109,7 +109,8 @@ static void caption(char *buf, size_t cap, const struct gm_catalog *c, const str
 
 	used += (size_t)snprintf(buf, cap, "GPU %d", smp->device);
 	if (smp->pid_known && used < cap)
-		used += (size_t)snprintf(buf + used, cap - used, " (process %" PRId64 ")", (smp->global_pid >> 24) & 0xFFFFFF);
+		used += (size_t)snprintf(buf + used, cap - used, " (process %" PRId64 ")",
+					 (int64_t)prof_pid_of(smp->global_pid));
 	if (used < cap)
 		used += (size_t)snprintf(buf + used, cap - used, ", %s: ", mp->what);
 	for (int i = 0; i < ncols && used < cap; i++)
@@ -210,8 +211,7 @@ bool html_gpu_metrics__applies(struct prof_store *s)
 	struct prof_error err = { 0 };
 	bool any = false;
 
-	if (!prof_store__has_table(s, PROF_T_GPU_METRICS) || !prof_store__has_table(s, PROF_T_GPU_METRIC_TYPES) ||
-	    prof_cursor__open(s, "SELECT 1 FROM " PROF_T_GPU_METRICS " LIMIT 1", &c, &err))
+	if (prof_cursor__open(s, "SELECT 1 FROM " PROF_T_GPU_METRICS " LIMIT 1", &c, &err))
 		return false;
 	any = prof_cursor__next(c, &err) > 0;
 	prof_cursor__close(c);

@@ -7,7 +7,7 @@
  * constant script. Nothing from the capture is put in a script: series
  * titles come from the data files' header line and kernel names are listed
  * in the HTML under their bar numbers. */
-#include "html_plots.h"
+#include "html_gpu_metrics.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -47,20 +47,6 @@ static int bin_of(const struct time_axis *a, int64_t t)
 	int64_t b = prof_span_saturated(a->base_ns, t) / a->bin_ns;
 
 	return b < 0 ? 0 : b >= PLOT_BINS ? PLOT_BINS - 1 : (int)b;
-}
-
-int64_t time_axis__bin_start_ns(const struct time_axis *a, int b)
-{
-	/* (b - 1) * bin_ns, at most 199 200ths of a span rounded up, fits; one
-	 * bin more may not, when the span is near INT64_MAX */
-	int64_t off = b > 0 ? prof_add_saturated((int64_t)(b - 1) * a->bin_ns, a->bin_ns) : 0;
-
-	return prof_add_saturated(a->base_ns, off);
-}
-
-double time_axis__bin_ms(const struct time_axis *a, int b)
-{
-	return (double)b * (double)a->bin_ns / 1e6;
 }
 
 /* Index of device id in devs (added when there is room); -1 when full. */

@@ -1,6 +1,6 @@
 /* html_report.c - the HTML report page (see html_report.h): the document
- * around the sections, the built-in sections, and the services optional
- * sections use (the table sink, notes, plots through gnuplot). */
+ * around the sections and the built-in sections; the services sections
+ * use (the table sink, notes, plots through gnuplot) are html_page.c. */
 #include "html_report.h"
 
 #include <errno.h>
@@ -9,109 +9,13 @@
 #include <sys/stat.h>
 
 #include "export_window.h"
+#include "html_page_impl.h"
 #include "plots_gnuplot.h"
 #include "prof/escape.h"
 #include "prof/tables.h"
 #include "prof/temp_files.h"
 #include "sink/sink.h"
 #include "summary/summary.h"
-
-/* Tables longer than this are cut in the page (the CSV/JSON formats have
- * every row); summaries are per name, so only unusual captures get there. */
-#define HTML_MAX_TABLE_ROWS 200
-
-struct html_page {
-	FILE *out;
-	struct prof_store *store;
-	const struct html_options *o;
-	struct rpt_sink *tables;
-	char tmpdir[4096];
-	char gnuplot[4096];
-	bool have_gnuplot, told_no_gnuplot;
-	int nplots;
-};
-
-FILE *html_page__out(struct html_page *p) { return p->out; }
-struct prof_store *html_page__store(struct html_page *p) { return p->store; }
-struct rpt_sink *html_page__tables(struct html_page *p) { return p->tables; }
-
-void html_page__note(struct html_page *p, const char *text)
-{
-	fputs("<p class=\"note\">", p->out);
-	prof_fputs_html(p->out, text);
-	fputs("</p>\n", p->out);
-}
-
-int html_page__mkdir(struct html_page *p, const char *name, char *path, size_t cap,
-		     struct prof_error *err)
-{
-	if (!p->tmpdir[0] && plots_tmpdir__create(p->tmpdir, sizeof p->tmpdir, err) < 0) {
-		p->tmpdir[0] = '\0';
-		return err->code;
-	}
-	if (plots_path(path, cap, p->tmpdir, name, err) < 0)
-		return err->code;
-	if (prof_temp__add(path, PROF_TEMP_DIR) < 0)
-		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	if (mkdir(path, 0700) != 0)
-		return prof_error__set(err, PROF_E_IO, "cannot create '%s': %s", path, strerror(errno));
-	return 0;
-}
-
-int html_page__expect(struct html_page *p, const char *dir, const char *const *names, size_t n,
-		      struct prof_error *err)
-{
-	char path[4096];
-
-	(void)p;
-	for (size_t i = 0; i < n; i++) {
-		if (plots_path(path, sizeof path, dir, names[i], err) < 0)
-			return err->code;
-		if (prof_temp__add(path, PROF_TEMP_FILE) < 0)
-			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	}
-	return 0;
-}
-
-void html_page__plot(struct html_page *p, const char *dir, const char *script, const char *svg,
-		     const char *caption)
-{
-	struct prof_error why = { 0 };
-	char path[4096], prefix[32], msg[PROF_ERROR_MSG_MAX + 64];
-
-	if (!p->have_gnuplot) {
-		if (!p->told_no_gnuplot)
-			html_page__note(p, "gnuplot was not found on PATH, so this report has no "
-					   "plots. Install gnuplot (Debian: gnuplot-nox) and run "
-					   "perfkit report --format=html again to get them.");
-		p->told_no_gnuplot = true;
-		return;
-	}
-	snprintf(prefix, sizeof prefix, "plot%d", ++p->nplots);
-	if (plots_path(path, sizeof path, dir, svg, &why) == 0 &&
-	    (prof_temp__add(path, PROF_TEMP_FILE) == 0 ||
-	     prof_error__set(&why, PROF_E_NOMEM, "out of memory") == 0) &&
-	    gnuplot__run(p->gnuplot, dir, script, &why) == 0) {
-		/* the figure is opened only once the SVG exists, so a failure
-		 * leaves a note rather than half a figure */
-		struct stat st;
-
-		if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-			fprintf(p->out, "<figure class=\"plot\" id=\"%s\">\n", prefix);
-			if (gnuplot__inline_svg(path, prefix, p->out, &why) == 0) {
-				fputs("<figcaption>", p->out);
-				prof_fputs_html(p->out, caption);
-				fputs("</figcaption>\n</figure>\n", p->out);
-				return;
-			}
-			fputs("</figure>\n", p->out);
-		} else {
-			prof_error__set(&why, PROF_E_IO, "gnuplot wrote no %s", svg);
-		}
-	}
-	snprintf(msg, sizeof msg, "The plot \"%s\" could not be drawn: %s", caption, why.msg);
-	html_page__note(p, msg);
-}
 
 /* ---- built-in sections ------------------------------------------------- */
 

@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "folded.h"
+#include "html_page.h"
 #include "prof/error.h"
 #include "prof/store.h"
 #include "sink/table.h"
@@ -55,28 +56,7 @@ struct html_options {
 int html_report__write(struct prof_store *s, const struct html_options *o, FILE *out,
 		       struct prof_error *err);
 
-/* ---- for section renderers ---------------------------------------------- */
-
-FILE *html_page__out(struct html_page *p);
-struct prof_store *html_page__store(struct html_page *p);
-/* The HTML table sink writing into the page (<h3> per report). */
-struct rpt_sink *html_page__tables(struct html_page *p);
-/* A paragraph of class "note" holding text (escaped). */
-void html_page__note(struct html_page *p, const char *text);
-/* A new empty folder named name inside the page's private temporary folder
- * (removed when the page is done); path receives it. */
-int html_page__mkdir(struct html_page *p, const char *name, char *path, size_t cap,
-		     struct prof_error *err);
-/* Files a section writes into such a folder by other means than
- * plots_data__open or gnuplot__write_file (roof__write_plot), registered
- * before they are made so that a signal removes them with the folder. */
-int html_page__expect(struct html_page *p, const char *dir, const char *const *names, size_t n,
-		      struct prof_error *err);
-/* Run gnuplot on script (a file in dir, written by the caller) and inline
- * the SVG file svg it draws, with caption under it. Without gnuplot, or when
- * it fails, the page gets a note instead: a plot is never worth the page. */
-void html_page__plot(struct html_page *p, const char *dir, const char *script, const char *svg,
-		     const char *caption);
+/* ---- for section renderers (the page's services: html_page.h) ----------- */
 
 /* The plots section body (html_plots.c). */
 int html_plots__render(struct html_page *p, struct prof_error *err);

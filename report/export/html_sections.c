@@ -6,9 +6,9 @@
  * command prints, through the page's HTML sink. A section that cannot be
  * computed for a capture says why in a note instead of failing the whole
  * page. */
-#include "html_plots.h"
+#include "html_gpu_metrics.h"
 
-#include "analysis/diagnose/diagnose.h"
+#include "analysis/diagnose_run.h"
 #include "analysis/kernel_metrics/roofline.h"
 #include "prof/escape.h"
 #include "summary/summary.h"

@@ -242,13 +242,11 @@ int trace_merge__each_process(struct trace_merge *m,
 	/* p keeps the bits above the pid (nsys's machine id, a merged job's
 	 * host index): processes of two hosts with one pid stay two */
 	char sql[META_SQL_MAX] = "SELECT p, (SELECT name FROM " PROF_T_PROCESSES
-				 " WHERE globalPid >> 24 = p LIMIT 1) FROM (";
+				 " WHERE " PROF_SQL_PID_OF_TID("globalPid") " = p LIMIT 1) FROM (";
 
-	if (!prof_store__has_table(m->store, PROF_T_PROCESSES))
-		snprintf(sql, sizeof sql, "SELECT p, NULL FROM (");
-	host_ids(m, sql, sizeof sql, "globalTid >> 24");
+	host_ids(m, sql, sizeof sql, PROF_SQL_PID_OF_TID("globalTid"));
 	append(sql, sizeof sql, " UNION ");
-	union_of(m, sql, sizeof sql, " UNION ", "globalPid >> 24", gpu_kinds, gpu_tables, 3, "");
+	union_of(m, sql, sizeof sql, " UNION ", PROF_SQL_PID_OF_TID("globalPid"), gpu_kinds, gpu_tables, 3, "");
 	append(sql, sizeof sql, ") ORDER BY p");
 	return each_named(m, sql, false, fn, ctx);
 }
@@ -260,11 +258,8 @@ int trace_merge__each_thread(struct trace_merge *m,
 
 	if (!m->have[TM_RUNTIME] && !m->have[TM_DRIVER] && !m->have[TM_NVTX])
 		return 0;
-	if (prof_store__has_table(m->store, PROF_T_THREAD_NAMES))
-		append(sql, sizeof sql, "(SELECT s.value FROM " PROF_T_THREAD_NAMES " tn JOIN "
-		       PROF_T_STRINGS " s ON s.id = tn.nameId WHERE tn.globalTid = g LIMIT 1) FROM (");
-	else
-		append(sql, sizeof sql, "NULL FROM (");
+	append(sql, sizeof sql, "(SELECT s.value FROM " PROF_T_THREAD_NAMES " tn JOIN "
+	       PROF_T_STRINGS " s ON s.id = tn.nameId WHERE tn.globalTid = g LIMIT 1) FROM (");
 	host_ids(m, sql, sizeof sql, "globalTid");
 	append(sql, sizeof sql, ") ORDER BY g");
 	return each_named(m, sql, true, fn, ctx);
@@ -315,7 +310,7 @@ int trace_merge__each_process_stream(struct trace_merge *m,
 	struct prof_cursor *cur = NULL;
 	int rc;
 
-	union_of(m, sql, sizeof sql, " UNION ", "globalPid >> 24 AS p, deviceId, streamId",
+	union_of(m, sql, sizeof sql, " UNION ", PROF_SQL_PID_OF_TID("globalPid") " AS p, deviceId, streamId",
 		 gpu_kinds, gpu_tables, 3, "");
 	append(sql, sizeof sql, ") ORDER BY p, deviceId, streamId");
 	rc = open_cursor(m, sql, false, &cur);
@@ -343,9 +338,9 @@ static void api_exprs__init(struct trace_merge *m, struct api_exprs *a)
 
 	snprintf(a->join, sizeof a->join, "%s%s",
 		 rt ? " LEFT JOIN " PROF_T_RUNTIME " r ON r.correlationId = g.correlationId"
-		      " AND (r.globalTid >> 24) = (g.globalPid >> 24)" : "",
+		      " AND " PROF_SQL_PID_OF_TID("r.globalTid") " = " PROF_SQL_PID_OF_TID("g.globalPid") : "",
 		 drv ? " LEFT JOIN " PROF_T_DRIVER " d ON d.correlationId = g.correlationId"
-		       " AND (d.globalTid >> 24) = (g.globalPid >> 24)" : "");
+		       " AND " PROF_SQL_PID_OF_TID("d.globalTid") " = " PROF_SQL_PID_OF_TID("g.globalPid") : "");
 #define PICK(field) (rt && drv ? "coalesce(r." field ", d." field ")" : rt ? "r." field \
 		     : drv ? "d." field : "NULL")
 	snprintf(a->start, sizeof a->start, "%s", PICK("start"));
@@ -356,7 +351,8 @@ static void api_exprs__init(struct trace_merge *m, struct api_exprs *a)
 
 #define KERNEL_COLS "coalesce(kn.value, ''), g.gridX, g.gridY, g.gridZ, g.blockX, g.blockY, " \
 	"g.blockZ, g.registersPerThread, g.staticSharedMemory, g.dynamicSharedMemory"
-#define KERNEL_FROM PROF_T_KERNEL " g LEFT JOIN " PROF_T_STRINGS " kn ON kn.id = g.demangledName"
+#define KERNEL_FROM                                                                   \
+	PROF_T_KERNEL " g LEFT JOIN " PROF_T_STRINGS " kn ON kn.id = " PROF_SQL_KERNEL_NAME_ID("g.")
 #define MEMCPY_COLS "g.bytes, g.copyKind, g.srcKind, g.dstKind"
 #define MEMSET_COLS "g.bytes, g.memKind"
 
@@ -368,9 +364,9 @@ static int gpu_sql(struct trace_merge *m, char *sql, size_t cap, const char *tab
 	char in_api[512], in_gpu[512], api_pid[96];
 
 	api_exprs__init(m, &a);
-	snprintf(api_pid, sizeof api_pid, "%s >> 24", a.tid);
+	snprintf(api_pid, sizeof api_pid, PROF_SQL_PID_OF_TID("%s"), a.tid);
 	if (export_window__in_range(in_api, sizeof in_api, a.start, api_pid) < 0 ||
-	    export_window__in_range(in_gpu, sizeof in_gpu, "g.start", "g.globalPid >> 24") < 0)
+	    export_window__in_range(in_gpu, sizeof in_gpu, "g.start", PROF_SQL_PID_OF_TID("g.globalPid")) < 0)
 		return prof_error__set(m->err, PROF_E_USAGE, "export query too long");
 	if ((size_t)snprintf(sql, cap,
 		 "SELECT g.start, g.end, g.deviceId, g.streamId, g.correlationId, g.globalPid, "
@@ -399,21 +395,24 @@ static void launch_joins(struct trace_merge *m, char *buf, size_t cap, enum tm_k
 		if (!m->have[gpu_kinds[g]])
 			continue;
 		used += (size_t)snprintf(buf + used, cap > used ? cap - used : 0,
-			" LEFT JOIN (SELECT correlationId AS c, globalPid >> 24 AS p, "
+			" LEFT JOIN (SELECT correlationId AS c, " PROF_SQL_PID_OF_TID("globalPid") " AS p, "
 			"group_concat(rowid) AS ids FROM %s WHERE end > ?1 AND start < ?2 AND NOT "
-			SUM_BAD_SPAN("") " GROUP BY 1, 2) l%d ON l%d.c = a.correlationId AND l%d.p = a.globalTid >> 24",
+			SUM_BAD_SPAN("") " GROUP BY 1, 2) l%d ON l%d.c = a.correlationId AND l%d.p = "
+			PROF_SQL_PID_OF_TID("a.globalTid"),
 			gpu_tables[g], g, g, g);
 	}
 	/* a driver call launched it only when no runtime call has the id */
 	if (api == TM_DRIVER && m->have[TM_RUNTIME])
 		used += (size_t)snprintf(buf + used, cap > used ? cap - used : 0,
-			" LEFT JOIN (SELECT correlationId AS c, globalTid >> 24 AS p FROM " PROF_T_RUNTIME
-			" GROUP BY 1, 2) lr ON lr.c = a.correlationId AND lr.p = a.globalTid >> 24");
+			" LEFT JOIN (SELECT correlationId AS c, " PROF_SQL_PID_OF_TID("globalTid")
+			" AS p FROM " PROF_T_RUNTIME
+			" GROUP BY 1, 2) lr ON lr.c = a.correlationId AND lr.p = " PROF_SQL_PID_OF_TID("a.globalTid"));
 	/* calls sharing an id: the earliest launched (gpu_sql's order) */
 	if (m->shared_corr[api == TM_DRIVER])
 		snprintf(buf + used, cap > used ? cap - used : 0,
-			 " LEFT JOIN (SELECT correlationId AS c, globalTid >> 24 AS p, min(start) AS s "
-			 "FROM %s GROUP BY 1, 2) le ON le.c = a.correlationId AND le.p = a.globalTid >> 24",
+			 " LEFT JOIN (SELECT correlationId AS c, " PROF_SQL_PID_OF_TID("globalTid")
+			 " AS p, min(start) AS s FROM %s GROUP BY 1, 2) le ON le.c = a.correlationId"
+			 " AND le.p = " PROF_SQL_PID_OF_TID("a.globalTid"),
 			 api == TM_DRIVER ? PROF_T_DRIVER : PROF_T_RUNTIME);
 }
 
@@ -441,7 +440,7 @@ static int api_sql(struct trace_merge *m, char *sql, size_t cap, enum tm_kind ki
 	const char *table = kind == TM_RUNTIME ? PROF_T_RUNTIME : PROF_T_DRIVER;
 	char in_range[512], joins[2048] = "", cols[512] = "";
 
-	export_window__in_range(in_range, sizeof in_range, "a.start", "a.globalTid >> 24");
+	export_window__in_range(in_range, sizeof in_range, "a.start", PROF_SQL_PID_OF_TID("a.globalTid"));
 	if (m->launch_rows) {
 		launch_joins(m, joins, sizeof joins, kind);
 		launch_cols(m, cols, sizeof cols, kind);
@@ -476,7 +475,7 @@ static int nvtx_sql(struct trace_merge *m, char *sql, size_t cap)
 {
 	char in_range[512];
 
-	export_window__in_range(in_range, sizeof in_range, "n.start", "n.globalTid >> 24");
+	export_window__in_range(in_range, sizeof in_range, "n.start", PROF_SQL_PID_OF_TID("n.globalTid"));
 	snprintf(sql, cap,
 		 "SELECT n.start, coalesce(n.end, n.start), n.globalTid, %s, n.end IS NULL "
 		 "FROM " PROF_T_NVTX " n LEFT JOIN " PROF_T_STRINGS " t ON t.id = n.textId "
@@ -492,7 +491,7 @@ static int memory_sql(char *sql, size_t cap)
 {
 	char in_range[512];
 
-	export_window__in_range(in_range, sizeof in_range, "m.start", "m.globalPid >> 24");
+	export_window__in_range(in_range, sizeof in_range, "m.start", PROF_SQL_PID_OF_TID("m.globalPid"));
 	/* every event before the window still counts towards the level */
 	snprintf(sql, cap,
 		 "SELECT m.start, m.globalPid, m.deviceId, m.bytes, m.memoryOperationType, "
@@ -663,7 +662,7 @@ static int launches_sql(struct trace_merge *m, char *sql, size_t cap)
 			used += (size_t)snprintf(sql + used, cap > used ? cap - used : 0,
 				"%sSELECT a.globalTid, a.start, g.deviceId, g.streamId, g.start, g.end "
 				"FROM %s a CROSS JOIN %s g ON g.correlationId = a.correlationId "
-				"AND (g.globalPid >> 24) = (a.globalTid >> 24) "
+				"AND " PROF_SQL_PID_OF_TID("g.globalPid") " = " PROF_SQL_PID_OF_TID("a.globalTid") " "
 				"WHERE a.globalTid IS NOT NULL AND a.start IS NOT NULL "
 				"AND NOT " SUM_BAD_SPAN("g."),
 				used ? " UNION ALL " : "", api_tables[a], gpu_tables[g]);
@@ -694,7 +693,7 @@ static int project_ranges(struct trace_merge *m)
 	while (rc >= 0 && (rc = prof_cursor__next(cur, m->err)) > 0) {
 		rc = range_walk__at(&rw, prof_cursor__int64(cur, 0), prof_cursor__int64(cur, 1));
 		for (size_t i = 0; rc >= 0 && i < rw.nopen; i++)
-			rc = span_add(m, rw.open[i].row, prof_cursor__int64(cur, 0) >> 24,
+			rc = span_add(m, rw.open[i].row, prof_process_of(prof_cursor__int64(cur, 0)),
 				      prof_cursor__int64(cur, 2),
 				      prof_cursor__int64(cur, 3), prof_cursor__int64(cur, 4),
 				      prof_cursor__int64(cur, 5));

@@ -59,7 +59,7 @@ struct tm_device {
 struct tm_span {
 	int64_t start_ns, end_ns;
 	int64_t row;      /* the range's NVTX_EVENTS rowid */
-	int64_t process;  /* globalPid >> 24 of the range's thread */
+	int64_t process;  /* prof_process_of the range's thread */
 	int64_t stream;
 	int64_t device;
 	size_t name_off;  /* into tm_projection.names; set when the range closes */

@@ -51,7 +51,7 @@ static int read_host(struct prof_store *s, struct job_capture *c, struct prof_er
 {
 	int rc = 0;
 
-	if (prof_store__has_table(s, PROF_T_PROC_INFO)) {
+	{
 		struct prof_cursor *cur = NULL;
 		int hosts = 0;
 
@@ -71,10 +71,8 @@ static int read_host(struct prof_store *s, struct job_capture *c, struct prof_er
 	}
 	if (!c->host)
 		c->host = prof_store__meta(s, "host");
-	if (!c->host && prof_store__has_table(s, "TARGET_INFO_SYSTEM_ENV") &&
-	    prof_store__has_column(s, "TARGET_INFO_SYSTEM_ENV", "name") &&
-	    prof_store__has_column(s, "TARGET_INFO_SYSTEM_ENV", "value"))
-		c->host = query_text(s, "SELECT value FROM TARGET_INFO_SYSTEM_ENV"
+	if (!c->host)
+		c->host = query_text(s, "SELECT value FROM " PROF_T_SYSTEM_ENV
 				     " WHERE name = 'Hostname' LIMIT 1", err, &rc);
 	if (rc >= 0 && !c->host && !(c->host = strdup("")))
 		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
@@ -107,11 +105,9 @@ static int read_nsys_span(struct prof_store *s, struct job_capture *c, struct pr
 	struct prof_cursor *cur = NULL;
 	int rc;
 
-	if (!c->has_clock_start || !prof_store__has_table(s, "ANALYSIS_DETAILS") ||
-	    !prof_store__has_column(s, "ANALYSIS_DETAILS", "startTime") ||
-	    !prof_store__has_column(s, "ANALYSIS_DETAILS", "stopTime"))
+	if (!c->has_clock_start)
 		return 0;
-	rc = prof_cursor__open(s, "SELECT min(startTime), max(stopTime) FROM ANALYSIS_DETAILS"
+	rc = prof_cursor__open(s, "SELECT min(startTime), max(stopTime) FROM " PROF_T_ANALYSIS_DETAILS
 			       " WHERE startTime IS NOT NULL AND stopTime IS NOT NULL", &cur, err);
 	if (rc >= 0 && (rc = prof_cursor__next(cur, err)) > 0 && !prof_cursor__is_null(cur, 0) &&
 	    prof_cursor__int64(cur, 1) >= prof_cursor__int64(cur, 0)) {
@@ -147,11 +143,6 @@ static int read_ranks(struct prof_store *s, struct job_capture *c, struct prof_e
 	size_t cap = 0;
 	int rc;
 
-	if (!prof_store__has_table(s, PROF_T_PROC_INFO) ||
-	    !prof_store__has_column(s, PROF_T_PROC_INFO, "rank") ||
-	    !prof_store__has_column(s, PROF_T_PROC_INFO, "worldSize") ||
-	    !prof_store__has_column(s, PROF_T_PROC_INFO, "launcher"))
-		return 0;
 	rc = prof_cursor__open(s, "SELECT DISTINCT rank, worldSize, coalesce(launcher, '') FROM "
 			       PROF_T_PROC_INFO " WHERE rank IS NOT NULL ORDER BY rank", &cur, err);
 	while (rc >= 0 && (rc = prof_cursor__next(cur, err)) > 0) {
@@ -193,20 +184,17 @@ static int read_clocks(struct prof_store *s, struct job_capture *c, struct prof_
 	struct prof_cursor *cur = NULL;
 	int rc = 0;
 
-	if (prof_store__has_table(s, PROF_T_CLOCKS)) {
-		for (int i = 0; i < 2 && rc >= 0; i++) {
-			rc = prof_cursor__open(s, sql[i], &cur, err);
-			if (rc >= 0 && (rc = prof_cursor__next(cur, err)) > 0) {
-				pair[i]->realtime_ns = prof_cursor__int64(cur, 0);
-				pair[i]->timestamp_ns = prof_cursor__int64(cur, 1);
-				*has[i] = true;
-			}
-			prof_cursor__close(cur);
-			cur = NULL;
+	for (int i = 0; i < 2 && rc >= 0; i++) {
+		rc = prof_cursor__open(s, sql[i], &cur, err);
+		if (rc >= 0 && (rc = prof_cursor__next(cur, err)) > 0) {
+			pair[i]->realtime_ns = prof_cursor__int64(cur, 0);
+			pair[i]->timestamp_ns = prof_cursor__int64(cur, 1);
+			*has[i] = true;
 		}
+		prof_cursor__close(cur);
+		cur = NULL;
 	}
-	if (rc >= 0 && !c->has_clock_start && c->nsys &&
-	    prof_store__has_table(s, PROF_T_SESSION_START)) {
+	if (rc >= 0 && !c->has_clock_start && c->nsys) {
 		rc = prof_cursor__open(s, "SELECT utcEpochNs FROM " PROF_T_SESSION_START
 				       " WHERE utcEpochNs IS NOT NULL LIMIT 1", &cur, err);
 		if (rc >= 0 && (rc = prof_cursor__next(cur, err)) > 0) {
@@ -230,38 +218,20 @@ static int cmp_int64(const void *a, const void *b)
  * every process of the machine there, so its activity tables say. */
 static int read_pids(struct prof_store *s, struct job_capture *c, struct prof_error *err)
 {
-	static const char *const gpu_tables[] = { PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET };
-	static const char *const api_tables[] = { PROF_T_RUNTIME, PROF_T_DRIVER };
-	char sql[2048] = "", part[256];
+	const char *sql = c->nsys ?
+		"SELECT DISTINCT globalPid AS p FROM " PROF_T_KERNEL
+		" UNION SELECT DISTINCT globalPid AS p FROM " PROF_T_MEMCPY
+		" UNION SELECT DISTINCT globalPid AS p FROM " PROF_T_MEMSET
+		" UNION SELECT DISTINCT " PROF_SQL_GLOBAL_PID_OF_TID("globalTid") " AS p FROM "
+		PROF_T_RUNTIME
+		" UNION SELECT DISTINCT " PROF_SQL_GLOBAL_PID_OF_TID("globalTid") " AS p FROM "
+		PROF_T_DRIVER :
+		"SELECT globalPid AS p FROM " PROF_T_PROCESSES
+		" UNION SELECT globalPid FROM " PROF_T_PROC_INFO;
 	struct prof_cursor *cur = NULL;
 	size_t cap = 0;
 	int rc;
 
-	if (!c->nsys) {
-		if (prof_store__has_table(s, PROF_T_PROCESSES))
-			strcat(sql, "SELECT globalPid AS p FROM " PROF_T_PROCESSES);
-		if (prof_store__has_table(s, PROF_T_PROC_INFO))
-			strcat(strcat(sql, *sql ? " UNION " : ""),
-			       "SELECT globalPid FROM " PROF_T_PROC_INFO);
-	} else {
-		for (size_t i = 0; i < 3; i++) {
-			if (!prof_store__has_table(s, gpu_tables[i]))
-				continue;
-			snprintf(part, sizeof part, "%sSELECT DISTINCT globalPid AS p FROM %s",
-				 *sql ? " UNION " : "", gpu_tables[i]);
-			strcat(sql, part);
-		}
-		for (size_t i = 0; i < 2; i++) {
-			if (!prof_store__has_table(s, api_tables[i]))
-				continue;
-			snprintf(part, sizeof part,
-				 "%sSELECT DISTINCT (globalTid >> 24) << 24 AS p FROM %s",
-				 *sql ? " UNION " : "", api_tables[i]);
-			strcat(sql, part);
-		}
-	}
-	if (!*sql)
-		return 0;
 	rc = prof_cursor__open(s, sql, &cur, err);
 	while (rc >= 0 && (rc = prof_cursor__next(cur, err)) > 0) {
 		int64_t p = prof_cursor__int64(cur, 0) & (((int64_t)1 << PROF_GLOBAL_HOST_SHIFT) - 1);

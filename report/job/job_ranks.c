@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/core/gpu_work.h" /* array__grow */
+#include "analysis/core/grow.h"
 
 static int nomem(struct prof_error *err)
 {

@@ -419,8 +419,6 @@ static int map_gpus(struct prof_store *st, int capture, struct job_summary *s,
 	struct prof_cursor *c = NULL;
 	int rc;
 
-	if (!prof_store__has_table(st, PROF_T_GPU))
-		return 0;
 	rc = prof_cursor__open(st, "SELECT id, name FROM " PROF_T_GPU " ORDER BY rowid", &c, err);
 	while (rc >= 0 && (rc = prof_cursor__next(c, err)) > 0) {
 		int64_t id = prof_cursor__int64(c, 0);
@@ -449,8 +447,7 @@ static void map_session_start(struct prof_store *st, int capture, struct job_sum
 	struct prof_error ignored;
 
 	s->session_capture = -1;
-	if (!prof_store__has_table(st, PROF_T_SESSION_START) ||
-	    prof_cursor__open(st, "SELECT utcEpochNs FROM " PROF_T_SESSION_START " LIMIT 1", &c,
+	if (prof_cursor__open(st, "SELECT utcEpochNs FROM " PROF_T_SESSION_START " LIMIT 1", &c,
 			      &ignored) < 0)
 		return;
 	if (prof_cursor__next(c, &ignored) > 0) {

@@ -24,8 +24,6 @@ int sum_bad_spans__count(struct prof_store *s, int64_t *rows, struct prof_error 
 	for (size_t i = 0; i < sizeof spans / sizeof spans[0] && rc == 0; i++) {
 		struct prof_cursor *c = NULL;
 
-		if (!prof_store__has_table(s, spans[i].table))
-			continue;
 		snprintf(sql, sizeof sql, "SELECT count(*) FROM %s WHERE %s AND " SUM_BAD_SPAN(""),
 			 spans[i].table, spans[i].which);
 		rc = prof_cursor__open(s, sql, &c, err);

@@ -53,8 +53,6 @@ static int first_in(struct prof_store *s, const char *table, bool driver,
 	struct prof_cursor *c = NULL;
 	int rc;
 
-	if (!prof_store__has_table(s, table) || !prof_store__has_column(s, table, "returnValue"))
-		return 0;
 	snprintf(sql, sizeof sql,
 		 "SELECT r.start, s.value, r.returnValue FROM %s r JOIN " SUM_API_NAMES
 		 " s ON s.id = r.nameId WHERE r.returnValue IN (" STICKY_CODES ")"

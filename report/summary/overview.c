@@ -200,8 +200,6 @@ static int gpu_names(struct prof_store *s, char **out, struct prof_error *err)
 	int rc;
 
 	*out = NULL;
-	if (!prof_store__has_table(s, PROF_T_GPU))
-		return 0;
 	rc = prof_cursor__open(s, "SELECT id, name FROM " PROF_T_GPU " ORDER BY id", &c, err);
 	if (rc < 0)
 		return rc;
@@ -222,8 +220,6 @@ static bool nsys_start(struct prof_store *s, int64_t *start_ns)
 	struct prof_cursor *c = NULL;
 	bool found = false;
 
-	if (!prof_store__has_table(s, PROF_T_SESSION_START))
-		return false;
 	if (prof_cursor__open(s, "SELECT utcEpochNs FROM " PROF_T_SESSION_START " LIMIT 1",
 			      &c, &ignored) < 0)
 		return false;
@@ -388,8 +384,6 @@ int sum_overview__load_transfers(struct prof_store *s, struct sum_overview *o,
 	struct prof_cursor *c = NULL;
 	int rc;
 
-	if (!prof_store__has_table(s, PROF_T_MEMCPY))
-		return 0;
 	rc = prof_cursor__open(s, "SELECT count(*) FROM " PROF_T_MEMCPY " WHERE "
 			       SUM_BAD_SPAN(""), &c, err);
 	if (rc < 0)

@@ -19,7 +19,7 @@
 #include "prof/store.h"
 #include "prof/tables.h"
 #include "sink/table.h"
-#include "summary.h"
+#include "summary/job_time.h"
 
 /* ---- SQL -------------------------------------------------------------- */
 
@@ -37,7 +37,7 @@ char *sum_union(struct prof_store *s, const char *const *tables, const char *con
  * or 0). A push/pop range N is open on A's thread when the call starts. */
 #define SUM_LAUNCHED_BY(K, A)                                                  \
 	K ".correlationId = " A ".correlationId AND (" K ".globalPid IS NULL OR " \
-	K ".globalPid = 0 OR " K ".globalPid = (" A ".globalTid >> 24) << 24)"
+	K ".globalPid = 0 OR " K ".globalPid = " PROF_SQL_GLOBAL_PID_OF_TID(A ".globalTid") ")"
 /* 1 when GPU row K was launched by some call of the API table TABLE, as
  * SUM_LAUNCHED_BY would join them, else 0 (a row without a correlation id
  * too), without a lookup per row: two sets built once (the API tables have
@@ -45,7 +45,8 @@ char *sum_union(struct prof_store *s, const char *const *tables, const char *con
 #define SUM_LAUNCHED_BY_SOME(K, TABLE)                                          \
 	"coalesce((" K ".globalPid IS NULL OR " K ".globalPid = 0) AND " K ".correlationId " \
 	"IN (SELECT correlationId FROM " TABLE " WHERE correlationId IS NOT NULL) " \
-	"OR (" K ".globalPid, " K ".correlationId) IN (SELECT (globalTid >> 24) << 24, " \
+	"OR (" K ".globalPid, " K ".correlationId) IN (SELECT "                     \
+	PROF_SQL_GLOBAL_PID_OF_TID("globalTid") ", "                                \
 	"correlationId FROM " TABLE " WHERE globalTid IS NOT NULL AND correlationId IS NOT NULL), 0)"
 #define SUM_NVTX_OPEN_AT_CALL(N, A)                                            \
 	N ".eventType = " PROF_SQL_NVTX_PUSHPOP " AND " N ".globalTid = " A      \
@@ -391,7 +392,7 @@ void sum_process__label(const struct sum_process *p, char *buf, size_t cap);
 /* "rank 1", or "pid 812" for a process that is no rank. */
 void sum_process__rank_name(const struct sum_process *p, char *buf, size_t cap);
 
-/* --rank (rank_filter.c; summary__select_ranks in summary.h chooses): set
+/* --rank (rank_choice.c; summary__select_ranks in summary.h chooses): set
  * each process's selected from the choice. */
 int sum_ranks__mark_selected(struct prof_store *s, struct sum_ranks *r, struct prof_error *err);
 /* Narrow every table the reports read to one process's rows, for an

@@ -1,14 +1,12 @@
 /* rank_filter.c - `--rank=N[,M]`: one mechanism for every report, the
- * diagnosis and the exports. After the store is opened, a temporary view
- * named exactly like each main table that holds a process's rows (the GPU
- * work by globalPid, the calls, ranges and threads by globalTid >> 24)
- * selects only the chosen processes' rows. SQLite resolves an unqualified
- * name to the temporary schema before the main one, so every query of the
- * read side is filtered without being touched; the views are simple
- * enough for SQLite to flatten into the queries that use them, so those
- * keep their indexes (test_rank_filter.c checks the plans). Each view
- * carries the table's rowid as a column of that name, which the traces'
- * flows and the API call dedup read.
+ * diagnosis and the exports. Each table that holds a process's rows (the
+ * GPU work by globalPid, the calls, ranges and threads by their process)
+ * is restricted to the chosen processes' rows (prof_store__restrict: the
+ * store's canonical view of the table, which every statement reads, gains
+ * a condition), so every query of the read side is filtered without being
+ * touched; the views stay simple enough for SQLite to flatten into the
+ * queries that use them, so those keep their indexes (test_rank_filter.c
+ * checks the plans).
  *
  * The views read the process ids from a temporary table. The analyses
  * that work one rank at a time (rank_sum's steps and busy time) narrow it
@@ -20,14 +18,11 @@
 #include <string.h>
 
 #include "query.h"
+#include "rank_choice.h"
 #include "summary.h"
 
 /* The processes the views show now. */
 #define PIDS_TABLE "perfkit_rank_pids"
-/* The processes --rank chose (all of them without --rank). */
-#define CHOICE_TABLE "perfkit_rank_choice"
-/* Present when --rank made the views (a choice of fewer than all processes). */
-#define FILTER_MARK "perfkit_rank_filtered"
 
 /* The tables holding a process's rows, and the column that says whose. */
 static const struct filtered_table {
@@ -47,26 +42,8 @@ static const struct filtered_table {
 	{ PROF_T_SYNC, "globalTid", false },
 	{ PROF_T_NVTX, "globalTid", true },
 	{ PROF_T_THREAD_NAMES, "globalTid", false },
-	{ "PROFILER_OVERHEAD", "globalTid", false },
+	{ PROF_T_OVERHEAD, "globalTid", false },
 };
-
-static int exists_in_temp(struct prof_store *s, const char *name, bool *yes,
-			  struct prof_error *err)
-{
-	struct prof_cursor *c;
-	int rc = prof_cursor__open(s, "SELECT count(*) FROM sqlite_temp_master WHERE name = ?1", &c,
-				   err);
-
-	*yes = false;
-	if (rc)
-		return rc;
-	prof_cursor__bind_text(c, 1, name);
-	rc = prof_cursor__next(c, err);
-	if (rc == 1)
-		*yes = prof_cursor__int64(c, 0) > 0;
-	prof_cursor__close(c);
-	return rc < 0 ? rc : 0;
-}
 
 /* One statement that binds one integer and returns no rows. */
 static int exec_int(struct prof_store *s, const char *sql, int64_t v, struct prof_error *err)
@@ -82,59 +59,57 @@ static int exec_int(struct prof_store *s, const char *sql, int64_t v, struct pro
 	return rc < 0 ? rc : 0;
 }
 
+/* prof_store__restrict, a table the store has no form of (an analysis
+ * table the file lacks) left as it is. */
+static int restrict_table(struct prof_store *s, const char *table, const char *where,
+			  struct prof_error *err)
+{
+	int rc = prof_store__restrict(s, table, where, err);
+
+	return rc == 1 ? 0 : rc;
+}
+
 static int create_views(struct prof_store *s, struct prof_error *err)
 {
-	char sql[512];
-	int rc = prof_store__exec(s, "CREATE TEMP TABLE IF NOT EXISTS " PIDS_TABLE
-				  " (globalPid INTEGER PRIMARY KEY)", err);
+	char where[256];
+	bool made;
+	int rc = sum_temp__exists(s, PIDS_TABLE, &made, err);
 
+	if (rc || made)
+		return rc;
+	rc = prof_store__exec(s, "CREATE TEMP TABLE " PIDS_TABLE " (globalPid INTEGER PRIMARY KEY)",
+			      err);
 	for (size_t i = 0; rc == 0 && i < sizeof filtered / sizeof filtered[0]; i++) {
 		const struct filtered_table *f = &filtered[i];
 		const char *by = f->by;
-		bool view;
 
-		/* nsys exports differ: a table may say whose by the other column */
+		/* nsys exports differ: a table may say whose by the other
+		 * column, and one that says by neither is not a process's */
 		if (!prof_store__has_column(s, f->table, by))
 			by = strcmp(by, "globalTid") == 0 ? "globalPid" : "globalTid";
 		if (!prof_store__has_column(s, f->table, by))
 			continue;
-		rc = exists_in_temp(s, f->table, &view, err);
-		if (rc || view)
-			continue;
-		snprintf(sql, sizeof sql,
-			 "CREATE TEMP VIEW \"%s\" AS SELECT rowid AS rowid, * FROM main.\"%s\""
-			 " WHERE %s(%s >> 24) << 24 IN (SELECT globalPid FROM temp." PIDS_TABLE ")",
-			 f->table, f->table, f->keep_no_thread ? "globalTid IS NULL OR " : "", by);
-		rc = prof_store__exec(s, sql, err);
+		snprintf(where, sizeof where, "%s" PROF_SQL_GLOBAL_PID_OF_TID("%s")
+			 " IN (SELECT globalPid FROM temp." PIDS_TABLE ")",
+			 f->keep_no_thread ? "globalTid IS NULL OR " : "", by);
+		rc = restrict_table(s, f->table, where, err);
 	}
-	/* samples of the chosen processes' samplers */
-	if (rc == 0 && prof_store__has_column(s, PROF_T_GPU_METRIC_TYPES, "globalPid") &&
-	    prof_store__has_column(s, PROF_T_GPU_METRICS, "typeId")) {
-		bool view;
-
-		rc = exists_in_temp(s, PROF_T_GPU_METRICS, &view, err);
-		if (rc == 0 && !view)
-			rc = prof_store__exec(s, "CREATE TEMP VIEW " PROF_T_GPU_METRICS " AS SELECT rowid AS"
-					      " rowid, * FROM main." PROF_T_GPU_METRICS " WHERE typeId IN"
-					      " (SELECT typeId FROM main." PROF_T_GPU_METRIC_TYPES
-					      " WHERE globalPid IN (SELECT globalPid FROM temp."
-					      PIDS_TABLE "))", err);
-	}
+	/* samples of the chosen processes' samplers, where they say whose */
+	if (rc == 0 && prof_store__has_column(s, PROF_T_GPU_METRIC_TYPES, "globalPid"))
+		rc = restrict_table(s, PROF_T_GPU_METRICS, "typeId IN (SELECT typeId FROM main."
+				    PROF_T_GPU_METRIC_TYPES " WHERE globalPid IN (SELECT globalPid"
+				    " FROM temp." PIDS_TABLE "))", err);
 	return rc;
 }
 
 static int drop_views(struct prof_store *s, struct prof_error *err)
 {
-	char sql[256];
 	int rc = 0;
 
-	for (size_t i = 0; rc == 0 && i <= sizeof filtered / sizeof filtered[0]; i++) {
-		const char *t = i < sizeof filtered / sizeof filtered[0] ? filtered[i].table
-									 : PROF_T_GPU_METRICS;
-
-		snprintf(sql, sizeof sql, "DROP VIEW IF EXISTS temp.\"%s\"", t);
-		rc = prof_store__exec(s, sql, err);
-	}
+	for (size_t i = 0; rc == 0 && i <= sizeof filtered / sizeof filtered[0]; i++)
+		rc = restrict_table(s, i < sizeof filtered / sizeof filtered[0] ? filtered[i].table
+										 : PROF_T_GPU_METRICS,
+				    NULL, err);
 	if (rc == 0)
 		rc = prof_store__exec(s, "DROP TABLE IF EXISTS temp." PIDS_TABLE, err);
 	return rc;
@@ -254,28 +229,6 @@ int summary__select_ranks(struct prof_store *s, const char *list, struct prof_er
 	return rc;
 }
 
-int sum_ranks__mark_selected(struct prof_store *s, struct sum_ranks *r, struct prof_error *err)
-{
-	struct prof_cursor *c;
-	bool filtered;
-	int rc = exists_in_temp(s, FILTER_MARK, &filtered, err);
-
-	if (rc || !filtered)
-		return rc;
-	r->filtered = true;
-	for (int i = 0; i < r->n; i++)
-		r->p[i].selected = false;
-	rc = prof_cursor__open(s, "SELECT globalPid FROM temp." CHOICE_TABLE, &c, err);
-	if (rc)
-		return rc;
-	while ((rc = prof_cursor__next(c, err)) == 1)
-		for (int i = 0; i < r->n; i++)
-			if (r->p[i].global_pid == prof_cursor__int64(c, 0))
-				r->p[i].selected = true;
-	prof_cursor__close(c);
-	return rc < 0 ? rc : 0;
-}
-
 int sum_ranks__scope(struct prof_store *s, int64_t global_pid, struct prof_error *err)
 {
 	int rc = create_views(s, err);
@@ -290,7 +243,7 @@ int sum_ranks__scope(struct prof_store *s, int64_t global_pid, struct prof_error
 int sum_ranks__unscope(struct prof_store *s, struct prof_error *err)
 {
 	bool filtered;
-	int rc = exists_in_temp(s, FILTER_MARK, &filtered, err);
+	int rc = sum_temp__exists(s, FILTER_MARK, &filtered, err);
 
 	if (rc)
 		return rc;

@@ -8,8 +8,9 @@
  * work (kernels, copies or memsets) is a rank, numbered in pid order, and a
  * process without (a launcher, a data-loader worker) is not.
  *
- * The model reads the main tables by name ("main."), so that it stays the
- * whole capture's while rank_filter.c narrows what the reports see. */
+ * The model reads the tables that rank_filter.c narrows with every row
+ * (prof_store__all_rows), so that it stays the whole capture's while the
+ * reports see the chosen ranks'. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,16 +82,27 @@ static int add_gpu(struct sum_process *p, int32_t device_id, const char *uuid)
 	return set_text(&g->uuid, uuid);
 }
 
-/* Run sql (its rows handed to fn) when table exists. */
-static int each_row(struct prof_store *s, const char *table, const char *sql,
+/* fmt with every row of table's canonical form (prof_store__all_rows) for
+ * its %s, malloc'd; NULL when out of memory. */
+static char *all_rows_sql(struct prof_store *s, const char *fmt, const char *table)
+{
+	const char *rows = prof_store__all_rows(s, table); /* a table of prof/tables.h: there */
+	size_t cap = strlen(fmt) + (rows ? strlen(rows) : 0) + 1;
+	char *sql = rows ? malloc(cap) : NULL;
+
+	if (sql)
+		snprintf(sql, cap, fmt, rows);
+	return sql;
+}
+
+/* Run sql, its rows handed to fn. */
+static int each_row(struct prof_store *s, const char *sql,
 		    int (*fn)(struct sum_ranks *r, struct prof_cursor *c, int *cap), struct sum_ranks *r,
 		    int *cap, struct prof_error *err)
 {
 	struct prof_cursor *c;
 	int rc;
 
-	if (table && !prof_store__has_table(s, table))
-		return 0;
 	rc = prof_cursor__open(s, sql, &c, err);
 	if (rc)
 		return rc;
@@ -232,16 +244,11 @@ static int by_device(const void *a, const void *b)
  * device ids of a merged job are each process's own), else by id. */
 static int name_gpus(struct prof_store *s, struct sum_ranks *r, struct prof_error *err)
 {
-	bool has_uuid = prof_store__has_column(s, PROF_T_GPU, "uuid");
-	const char *sql = has_uuid
-		? "SELECT name FROM main." PROF_T_GPU " WHERE (?2 IS NOT NULL AND uuid = ?2)"
-		  " OR (?2 IS NULL AND id = ?1) ORDER BY uuid = ?2 DESC LIMIT 1"
-		: "SELECT name FROM main." PROF_T_GPU " WHERE id = ?1 LIMIT 1";
+	const char *sql = "SELECT name FROM " PROF_T_GPU " WHERE (?2 IS NOT NULL AND uuid = ?2)"
+			  " OR (?2 IS NULL AND id = ?1) ORDER BY uuid = ?2 DESC LIMIT 1";
 	struct prof_cursor *c;
 	int rc;
 
-	if (!prof_store__has_column(s, PROF_T_GPU, "name") || !prof_store__has_column(s, PROF_T_GPU, "id"))
-		return 0;
 	rc = prof_cursor__open(s, sql, &c, err);
 	if (rc)
 		return rc;
@@ -254,8 +261,7 @@ static int name_gpus(struct prof_store *s, struct sum_ranks *r, struct prof_erro
 			if (rc)
 				return rc;
 			prof_cursor__bind_int64(c, 1, gpu->device_id);
-			if (has_uuid)
-				prof_cursor__bind_text(c, 2, gpu->uuid);
+			prof_cursor__bind_text(c, 2, gpu->uuid);
 			rc = prof_cursor__next(c, err);
 			if (rc == 1)
 				rc = set_text(&gpu->name, prof_cursor__text(c, 0)) ? nomem(err) : 0;
@@ -283,9 +289,9 @@ static int capture_host(struct prof_store *s, struct sum_ranks *r, char **host, 
 	if (r->several_hosts)
 		return 0;
 	*host = prof_store__meta(s, "host");
-	if (*host || !prof_store__has_column(s, "TARGET_INFO_SYSTEM_ENV", "value"))
+	if (*host)
 		return 0;
-	rc = prof_cursor__open(s, "SELECT value FROM main.TARGET_INFO_SYSTEM_ENV"
+	rc = prof_cursor__open(s, "SELECT value FROM " PROF_T_SYSTEM_ENV
 			       " WHERE name = 'Hostname' LIMIT 1", &c, err);
 	if (rc)
 		return rc;
@@ -301,45 +307,38 @@ static int read_processes(struct prof_store *s, struct sum_ranks *r, int *cap,
 {
 	static const char *const gpu_tables[] = { PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET };
 	static const char *const api_tables[] = { PROF_T_RUNTIME, PROF_T_DRIVER };
-	char sql[256];
+	char *sql;
 	int rc = 0;
 
-	if (prof_store__has_column(s, PROF_T_PROC_INFO, "rank"))
-		rc = each_row(s, NULL, "SELECT globalPid, host, rank, worldSize, localRank, launcher"
-			      " FROM main." PROF_T_PROC_INFO " ORDER BY rowid", info_row, r, cap, err);
+	rc = each_row(s, "SELECT globalPid, host, rank, worldSize, localRank, launcher"
+		      " FROM " PROF_T_PROC_INFO " ORDER BY rowid", info_row, r, cap, err);
 	for (size_t i = 0; rc == 0 && i < 3; i++) {
-		if (!prof_store__has_column(s, gpu_tables[i], "globalPid") ||
-		    !prof_store__has_column(s, gpu_tables[i], "deviceId"))
-			continue;
-		snprintf(sql, sizeof sql, "SELECT globalPid, deviceId FROM main.%s"
-			 " GROUP BY globalPid, deviceId", gpu_tables[i]);
-		rc = each_row(s, NULL, sql, work_row, r, cap, err);
+		sql = all_rows_sql(s, "SELECT globalPid, deviceId FROM (%s) GROUP BY globalPid, deviceId",
+				   gpu_tables[i]);
+		rc = sql ? each_row(s, sql, work_row, r, cap, err) : nomem(err);
+		free(sql);
 	}
-	if (rc == 0 && prof_store__has_column(s, PROF_T_PROC_GPUS, "uuid"))
-		rc = each_row(s, NULL, "SELECT globalPid, deviceId, uuid FROM main." PROF_T_PROC_GPUS
+	if (rc == 0)
+		rc = each_row(s, "SELECT globalPid, deviceId, uuid FROM " PROF_T_PROC_GPUS
 			      " ORDER BY rowid", gpu_row, r, cap, err);
 	if (rc)
 		return rc;
-	if (prof_store__kind(s) == PROF_STORE_PERFKIT) {
-		/* perfkit lists the processes it traced */
-		if (prof_store__has_column(s, PROF_T_PROCESSES, "globalPid"))
-			rc = each_row(s, NULL, "SELECT globalPid, name FROM main." PROF_T_PROCESSES,
-				      named_row, r, cap, err);
-		return rc;
+	/* perfkit lists the processes it traced; an export every process of
+	 * the machine: keep those that called CUDA, and name the ones kept */
+	for (size_t i = 0; rc == 0 && prof_store__kind(s) != PROF_STORE_PERFKIT && i < 2; i++) {
+		sql = all_rows_sql(s, "SELECT DISTINCT " PROF_SQL_GLOBAL_PID_OF_TID("globalTid")
+				   ", NULL FROM (%s)", api_tables[i]);
+		rc = sql ? each_row(s, sql, named_row, r, cap, err) : nomem(err);
+		free(sql);
 	}
-	/* an export lists every process of the machine: keep those that
-	 * called CUDA, and name the ones kept */
-	for (size_t i = 0; rc == 0 && i < 2; i++) {
-		if (!prof_store__has_column(s, api_tables[i], "globalTid"))
-			continue;
-		snprintf(sql, sizeof sql, "SELECT DISTINCT (globalTid >> 24) << 24, NULL FROM main.%s",
-			 api_tables[i]);
-		rc = each_row(s, NULL, sql, named_row, r, cap, err);
+	if (rc == 0) {
+		sql = all_rows_sql(s, "SELECT globalPid, name FROM (%s)", PROF_T_PROCESSES);
+		rc = sql ? each_row(s, sql,
+				    prof_store__kind(s) == PROF_STORE_PERFKIT ? named_row : name_row, r,
+				    cap, err)
+			 : nomem(err);
+		free(sql);
 	}
-	if (rc == 0 && prof_store__has_column(s, PROF_T_PROCESSES, "globalPid") &&
-	    prof_store__has_column(s, PROF_T_PROCESSES, "name"))
-		rc = each_row(s, NULL, "SELECT globalPid, name FROM main." PROF_T_PROCESSES, name_row, r,
-			      cap, err);
 	return rc;
 }
 
@@ -456,18 +455,22 @@ bool sum_ranks__may_be_job(struct prof_store *s)
 {
 	struct prof_cursor *c;
 	bool maybe = true;
+	char *sql;
+	int rc;
 
 	/* an export lists every process of its node: only its GPU work tells */
 	if (prof_store__kind(s) != PROF_STORE_PERFKIT)
 		return true;
-	if (prof_cursor__open(s, "SELECT (SELECT count(*) FROM main." PROF_T_PROCESSES ") > 1", &c,
-			      NULL))
+	sql = all_rows_sql(s, "SELECT (SELECT count(*) FROM (%s)) > 1", PROF_T_PROCESSES);
+	rc = sql ? prof_cursor__open(s, sql, &c, NULL) : PROF_E_NOMEM;
+	free(sql);
+	if (rc)
 		return true;
 	if (prof_cursor__next(c, NULL) == 1)
 		maybe = prof_cursor__int64(c, 0) != 0;
 	prof_cursor__close(c);
-	if (!maybe && prof_store__has_column(s, PROF_T_PROC_INFO, "rank") &&
-	    !prof_cursor__open(s, "SELECT count(*) FROM main." PROF_T_PROC_INFO " WHERE rank IS NOT NULL",
+	if (!maybe &&
+	    !prof_cursor__open(s, "SELECT count(*) FROM " PROF_T_PROC_INFO " WHERE rank IS NOT NULL",
 			       &c, NULL)) {
 		if (prof_cursor__next(c, NULL) == 1)
 			maybe = prof_cursor__int64(c, 0) > 0;

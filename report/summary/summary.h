@@ -22,6 +22,7 @@
 #include "prof/error.h"
 #include "prof/store.h"
 #include "sink/table.h"
+#include "summary/job_time.h"
 
 /* Run the report called name ("cuda_gpu_kern_sum", ...; "overview" is the
  * overview). Returns 0, PROF_E_USAGE for an unknown name, or another negative
@@ -79,22 +80,6 @@ int summary__nccl_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_e
  * overview_top_ranges, and overview_warnings when there is something to warn
  * about). */
 int summary__overview(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
-
-/* How a job of captures from several hosts was put on one time base, and
- * the estimated alignment error, in words: what the overview's "Time base"
- * and "Alignment error" rows, diagnose's header and `perfkit merge` say. */
-struct sum_job_time {
-	char base[192];   /* "collectives (33 matched across hosts)", "clock pairs", ... */
-	char error[128];  /* "3.111 us", "unknown (...)" */
-};
-
-/* From the PERFKIT_META values a merged job records (job_hosts,
- * time_base, time_collectives, time_error_ns; NULL: absent). False (t
- * empty) when the job is of one host, or no job. */
-bool sum_job_time__describe(const char *hosts, const char *base, const char *collectives,
-			    const char *error_ns, struct sum_job_time *t);
-/* The same from a capture's PERFKIT_META. */
-bool sum_job_time__load(struct prof_store *s, struct sum_job_time *t);
 
 /* How many rows the overview shows in its top-N sections. */
 #define SUMMARY_OVERVIEW_TOP 5

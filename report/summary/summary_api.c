@@ -20,8 +20,6 @@ static int has_repeated_calls(struct prof_store *s, const char *table, bool *yes
 	int rc;
 
 	*yes = false;
-	if (!prof_store__has_column(s, table, "correlationId"))
-		return 0;
 	snprintf(sql, sizeof sql, "SELECT EXISTS (SELECT 1 FROM %s WHERE correlationId <> 0 "
 		 "GROUP BY globalTid, correlationId HAVING count(*) > 1)", table);
 	rc = prof_cursor__open(s, sql, &c, err);
@@ -62,15 +60,8 @@ char *sum_api_calls(struct prof_store *s, int *rc, struct prof_error *err)
 	const char *part_ptrs[2] = { parts[0], parts[1] };
 
 	for (int i = 0; i < 2; i++) {
-		parts[i][0] = '\0';
-		if (!prof_store__has_table(s, tables[i]))
-			continue; /* sum_union leaves it out */
-		/* older nsys exports may lack the correlation id: nothing to tell apart then */
-		if (!prof_store__has_column(s, tables[i], "correlationId")) {
-			snprintf(parts[i], sizeof parts[i], "SELECT start, end, globalTid, NULL AS "
-				 "correlationId, nameId FROM %s", tables[i]);
-			continue;
-		}
+		/* older nsys exports may lack the correlation id (NULL): no call
+		 * then is told apart from another */
 		*rc = sum_call_once_sql(s, once, sizeof once, "c", tables[i], err);
 		if (*rc < 0)
 			return NULL;
@@ -95,7 +86,7 @@ int summary__cuda_api_sum(struct prof_store *s, struct rpt_sink *sink, struct pr
 	calls = sum_api_calls(s, &rc, err);
 	if (rc < 0)
 		return rc;
-	if (calls && prof_store__has_table(s, PROF_T_STRINGS)) {
+	if (calls) {
 		size_t len = sizeof fmt + strlen(calls);
 
 		src = malloc(len);

@@ -250,8 +250,6 @@ int sum_string(struct prof_store *s, int64_t id, char **out, struct prof_error *
 	int rc;
 
 	*out = NULL;
-	if (!prof_store__has_table(s, PROF_T_STRINGS))
-		return 0;
 	rc = prof_cursor__open(s, "SELECT value FROM " PROF_T_STRINGS " WHERE id = ?", &c, err);
 	if (rc < 0)
 		return rc;

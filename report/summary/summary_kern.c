@@ -7,15 +7,13 @@
 #include "prof/tables.h"
 
 /* Grouped by string id: names are interned, so equal names share an id. */
-#define KERNELS "SELECT NULL AS l1, NULL AS l2, coalesce(demangledName, shortName) AS k, " \
+#define KERNELS "SELECT NULL AS l1, NULL AS l2, " PROF_SQL_KERNEL_NAME_ID("") " AS k, " \
 		"end - start AS v, " SUM_BAD_SPAN("") " AS bad FROM " PROF_T_KERNEL
 
 int sum_kernel_groups(struct prof_store *s, struct sum_groups *gs, struct prof_error *err)
 {
 	int rc;
 
-	if (!prof_store__has_table(s, PROF_T_KERNEL))
-		return 0;
 	rc = sum_groups__collect(gs, s, KERNELS, err);
 	if (rc >= 0)
 		rc = sum_groups__label_from_strings(gs, s, err);
@@ -59,8 +57,6 @@ int sum_kernel_runs(struct prof_store *s, struct sum_runs_walk *w, struct prof_e
 	struct sum_runs_walk inner = { .run = name_run, .ctx = &n };
 	int rc;
 
-	if (!prof_store__has_table(s, PROF_T_KERNEL))
-		return 0;
 	rc = sum_groups__runs(s, KERNELS, &inner, err);
 	w->rows_left_out += inner.rows_left_out;
 	free(n.name);

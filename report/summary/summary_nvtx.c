@@ -19,21 +19,14 @@
 	SUM_BAD_SPAN("n.") " AS bad FROM " PROF_T_NVTX " AS n " JOIN                     \
 	"WHERE n.eventType IN (" PROF_SQL_NVTX_RANGES ") AND n.end IS NOT NULL"
 
-static const char *ranges_sql(struct prof_store *s)
-{
-	return prof_store__has_table(s, PROF_T_STRINGS)
-		? RANGES("coalesce(s.value, n.text)",
-			 "LEFT JOIN " PROF_T_STRINGS " AS s ON s.id = n.textId ")
-		: RANGES("n.text", "");
-}
+static const char ranges_sql[] =
+	RANGES("coalesce(s.value, n.text)", "LEFT JOIN " PROF_T_STRINGS " AS s ON s.id = n.textId ");
 
 int sum_nvtx_groups(struct prof_store *s, struct sum_groups *gs, struct prof_error *err)
 {
 	int rc;
 
-	if (!prof_store__has_table(s, PROF_T_NVTX))
-		return 0;
-	rc = sum_groups__collect(gs, s, ranges_sql(s), err);
+	rc = sum_groups__collect(gs, s, ranges_sql, err);
 	if (rc >= 0)
 		sum_groups__sort_by_total(gs);
 	return rc;
@@ -41,9 +34,7 @@ int sum_nvtx_groups(struct prof_store *s, struct sum_groups *gs, struct prof_err
 
 int sum_nvtx_runs(struct prof_store *s, struct sum_runs_walk *w, struct prof_error *err)
 {
-	if (!prof_store__has_table(s, PROF_T_NVTX))
-		return 0;
-	return sum_groups__runs(s, ranges_sql(s), w, err);
+	return sum_groups__runs(s, ranges_sql, w, err);
 }
 
 int summary__nvtx_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)
@@ -77,7 +68,7 @@ int summary__nvtx_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_e
 	"    (SELECT o.start FROM " PROF_T_NVTX " AS o "                                 \
 	"     WHERE " SUM_NVTX_OPEN_AT_CALL("o", "a") " ORDER BY o.start DESC LIMIT 1) " \
 	"  ORDER BY n.end ASC LIMIT 1) AS l1, "                                          \
-	"NULL AS l2, coalesce(k.demangledName, k.shortName) AS k, k.end - k.start AS v, " \
+	"NULL AS l2, " PROF_SQL_KERNEL_NAME_ID("k.") " AS k, k.end - k.start AS v, "      \
 	SUM_BAD_SPAN("k.") " AS bad "                                                    \
 	"FROM " PROF_T_KERNEL " AS k JOIN (%s) AS a "                                    \
 	"  ON " SUM_LAUNCHED_BY("k", "a") ") "                                           \
@@ -91,9 +82,6 @@ static int attributed_groups(struct prof_store *s, struct sum_groups *gs, struct
 	size_t len;
 	int rc;
 
-	if (!prof_store__has_table(s, PROF_T_KERNEL) || !prof_store__has_table(s, PROF_T_NVTX) ||
-	    !prof_store__has_table(s, PROF_T_STRINGS))
-		return 0;
 	calls = sum_api_calls(s, &rc, err);
 	if (!calls)
 		return rc;

@@ -23,7 +23,7 @@ static const char *const trace_parts[] = {
 	"k.blockX, k.blockY, k.blockZ, k.registersPerThread, k.staticSharedMemory, "
 	"k.dynamicSharedMemory, NULL, NULL, NULL, k.deviceId, k.contextId, k.streamId, "
 	"s.value, NULL, 0, " SUM_BAD_SPAN("k.") " FROM " PROF_T_KERNEL " AS k "
-	"LEFT JOIN " PROF_T_STRINGS " AS s ON s.id = coalesce(k.demangledName, k.shortName)",
+	"LEFT JOIN " PROF_T_STRINGS " AS s ON s.id = " PROF_SQL_KERNEL_NAME_ID("k."),
 	"SELECT start, end - start, correlationId, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
 	"NULL, NULL, bytes, srcKind, dstKind, deviceId, contextId, streamId, NULL, copyKind, 1, "
 	SUM_BAD_SPAN("") " FROM " PROF_T_MEMCPY,

@@ -39,8 +39,6 @@ static int tables_extent(struct prof_store *s, const char *const sql[EXTENT_TABL
 		struct prof_cursor *c;
 		int rc;
 
-		if (!prof_store__has_table(s, extent_tables[i]))
-			continue;
 		rc = prof_cursor__open(s, sql[i], &c, err);
 		if (rc < 0)
 			return rc;
@@ -208,7 +206,7 @@ int sum_window__steps(struct prof_store *store, const struct sum_window *w, stru
 {
 	char nvtx_sql[8192];
 	const char *kernel_sql = "SELECT k.start FROM " PROF_T_KERNEL " k"
-		" WHERE k.demangledName IN (SELECT id FROM " PROF_T_STRINGS " WHERE value = ?1)"
+		" WHERE " PROF_SQL_KERNEL_NAME_ID("k.") " IN (SELECT id FROM " PROF_T_STRINGS " WHERE value = ?1)"
 		" AND k.start >= ?2 AND k.start < ?3 ORDER BY k.start";
 	bool nvtx = w->mark == SUM_LOOP_NVTX, have_prev = false;
 	struct prof_cursor *c;
@@ -222,7 +220,7 @@ int sum_window__steps(struct prof_store *store, const struct sum_window *w, stru
 	if (nvtx) {
 		size_t len;
 
-		rc = window__nvtx_instances_sql(store, nvtx_sql, sizeof nvtx_sql, err);
+		rc = window__nvtx_instances_sql(nvtx_sql, sizeof nvtx_sql, err);
 		len = strlen(nvtx_sql);
 		if (!rc && snprintf(nvtx_sql + len, sizeof nvtx_sql - len,
 				    " SELECT start, end, tid FROM r WHERE name = ?1 AND k > 1 ORDER BY start") >=

@@ -14,7 +14,7 @@
  * its thread, the warm-up). Ranges in the domains that libraries create
  * for their own calls are left out. Written into buf; 0, or PROF_E_SQL
  * when cap is too small (a bug). */
-int window__nvtx_instances_sql(struct prof_store *s, char *buf, size_t cap, struct prof_error *err);
+int window__nvtx_instances_sql(char *buf, size_t cap, struct prof_error *err);
 
 /* The loop from NVTX ranges (marked NULL: the search; else only that
  * name's ranges): w's start, end, host end, iterations, source and mark

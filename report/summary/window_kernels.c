@@ -128,7 +128,7 @@ static int load_runs(struct prof_store *store, const struct sum_loop_options *o,
 		     struct kernel_run **runs, size_t *nruns, struct prof_error *err)
 {
 	const char *sql =
-		"SELECT name, start, g, cum FROM (SELECT k.demangledName AS name, k.start,"
+		"SELECT name, start, g, cum FROM (SELECT " PROF_SQL_KERNEL_NAME_ID("k.") " AS name, k.start,"
 		"  row_number() OVER w AS g, total(max(coalesce(k.end - k.start, 0), 0)) OVER w AS cum"
 		"  FROM " PROF_T_KERNEL " k WHERE k.start IS NOT NULL"
 		"  WINDOW w AS (ORDER BY k.start ROWS UNBOUNDED PRECEDING))"
@@ -282,8 +282,6 @@ int window__from_kernels(struct prof_store *store, const struct sum_loop_options
 	int64_t end_ns;
 	int best, rc;
 
-	if (!prof_store__has_table(store, PROF_T_KERNEL))
-		return 0;
 	rc = load_runs(store, o, marked, &runs, &nruns, err);
 	if (rc)
 		return rc;

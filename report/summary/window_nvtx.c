@@ -59,18 +59,18 @@ static int append(char *buf, size_t cap, size_t *len, struct prof_error *err, co
 	return 0;
 }
 
-int window__nvtx_instances_sql(struct prof_store *s, char *buf, size_t cap, struct prof_error *err)
+int window__nvtx_instances_sql(char *buf, size_t cap, struct prof_error *err)
 {
 	/* Domains are numbered per process: the library's rows are those of
 	 * its domain's number in the process that created it. */
-	bool domains = prof_store__has_column(s, PROF_T_NVTX, "domainId");
 	size_t len = 0;
 	int rc;
 
 	rc = append(buf, cap, &len, err, "WITH ");
-	if (!rc && domains)
+	if (!rc)
 		rc = append(buf, cap, &len, err,
-			    "lib AS (SELECT d.domainId AS domain, coalesce(d.globalTid >> 24, -1) AS p"
+			    "lib AS (SELECT d.domainId AS domain, coalesce(" PROF_SQL_PID_OF_TID("d.globalTid")
+			    ", -1) AS p"
 			    " FROM " PROF_T_NVTX " d LEFT JOIN " PROF_T_STRINGS " ds ON ds.id = d.textId"
 			    " WHERE d.eventType = " PROF_SQL_NVTX_DOMAIN_CREATE " AND d.domainId IS NOT NULL"
 			    " AND lower(coalesce(ds.value, d.text)) IN (" LIBRARY_DOMAINS ")), ");
@@ -83,9 +83,8 @@ int window__nvtx_instances_sql(struct prof_store *s, char *buf, size_t cap, stru
 			    " r1 AS (SELECT id, " XLA_KEY_SQL " AS name, tid, start, end FROM r0),"
 			    " r AS (SELECT id, name, tid, start, end,"
 			    "  row_number() OVER (PARTITION BY name, tid ORDER BY start) AS k FROM r1)",
-			    domains ? " AND (n.domainId IS NULL OR (n.domainId, coalesce(n.globalTid >> 24, -1))"
-				      " NOT IN (SELECT domain, p FROM lib))"
-				    : "");
+			    " AND (n.domainId IS NULL OR (n.domainId, coalesce("
+			    PROF_SQL_PID_OF_TID("n.globalTid") ", -1)) NOT IN (SELECT domain, p FROM lib))");
 	return rc;
 }
 
@@ -93,15 +92,15 @@ int window__nvtx_instances_sql(struct prof_store *s, char *buf, size_t cap, stru
 
 /* The GPU work (kernels, copies, memsets) with the process and start of
  * the runtime or driver call that launched it, as SQL rows (p, t, e, gpu):
- * p the process (globalTid >> 24), t the call's start, e the work's end,
+ * p the process (of the call's thread), t the call's start, e the work's end,
  * gpu its duration, for the calls starting in [lo, hi) of a table `span`
  * the statement defines. Joined by correlation id within one process, as
  * nvtx_kern_sum joins them (SUM_LAUNCHED_BY), each call once
  * (sum_call_once_sql), table by table: SQLite then walks the API calls and
  * looks their work up by the GPU tables' correlationId index, where a
  * union of the API tables would be copied whole first. *known false (and
- * buf "") when the capture cannot tell: an export whose tables lack the
- * columns. */
+ * buf "") when the capture cannot tell: an export without the API or the
+ * GPU tables. */
 static int launches_sql(struct prof_store *s, char *buf, size_t cap, bool *known, struct prof_error *err)
 {
 	static const char *const gpu_tables[] = { PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET };
@@ -114,16 +113,14 @@ static int launches_sql(struct prof_store *s, char *buf, size_t cap, bool *known
 	for (size_t a = 0; !rc && a < sizeof api_tables / sizeof api_tables[0]; a++) {
 		char once[384];
 
-		if (!prof_store__has_column(s, api_tables[a], "globalTid") ||
-		    !prof_store__has_column(s, api_tables[a], "correlationId"))
+		if (!prof_store__has_table(s, api_tables[a]))
 			continue;
 		rc = sum_call_once_sql(s, once, sizeof once, "a", api_tables[a], err);
 		for (size_t g = 0; !rc && g < sizeof gpu_tables / sizeof gpu_tables[0]; g++) {
-			if (!prof_store__has_column(s, gpu_tables[g], "globalPid") ||
-			    !prof_store__has_column(s, gpu_tables[g], "correlationId"))
+			if (!prof_store__has_table(s, gpu_tables[g]))
 				continue;
 			rc = append(buf, cap, &len, err,
-				    "%sSELECT a.globalTid >> 24 AS p, a.start AS t, g.end AS e,"
+				    "%sSELECT " PROF_SQL_PID_OF_TID("a.globalTid") " AS p, a.start AS t, g.end AS e,"
 				    " max(coalesce(g.end - g.start, 0), 0) AS gpu FROM %s a JOIN %s g ON "
 				    SUM_LAUNCHED_BY("g", "a") " WHERE a.globalTid IS NOT NULL AND %s"
 				    " AND a.start >= (SELECT lo FROM span) AND a.start < (SELECT hi FROM span)",
@@ -176,15 +173,12 @@ static int holds_gpu_work(struct prof_store *store, int64_t start_ns, int64_t en
 		"SELECT EXISTS (SELECT 1 FROM " PROF_T_MEMCPY " WHERE start < ?2 AND end > ?1)",
 		"SELECT EXISTS (SELECT 1 FROM " PROF_T_MEMSET " WHERE start < ?2 AND end > ?1)",
 	};
-	static const char *const tables[] = { PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET };
 	int rc = 0;
 
 	*holds = false;
 	for (size_t i = 0; !rc && !*holds && i < sizeof sql / sizeof sql[0]; i++) {
 		struct prof_cursor *c;
 
-		if (!prof_store__has_table(store, tables[i]))
-			continue;
 		rc = prof_cursor__open(store, sql[i], &c, err);
 		if (rc)
 			break;
@@ -219,7 +213,7 @@ static int nested_fraction(struct prof_store *store, const char *inner, const ch
 	char sql[8192];
 	size_t len = 0;
 	struct prof_cursor *c;
-	int rc = window__nvtx_instances_sql(store, sql, sizeof sql, err);
+	int rc = window__nvtx_instances_sql(sql, sizeof sql, err);
 
 	if (!rc) {
 		len = strlen(sql);
@@ -290,7 +284,7 @@ static int load_candidates(struct prof_store *store, const struct sum_loop_optio
 	*n = 0;
 	if (!sql)
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	rc = window__nvtx_instances_sql(store, sql, SQL_CAP, err);
+	rc = window__nvtx_instances_sql(sql, SQL_CAP, err);
 	if (!rc)
 		len = strlen(sql);
 	/* The instances to weigh (the warm-up left out), each one row of
@@ -304,7 +298,7 @@ static int load_candidates(struct prof_store *store, const struct sum_loop_optio
 	 * scanning one side for each row of the other). */
 	if (!rc)
 		rc = append(sql, SQL_CAP, &len, err,
-			    ", w AS (SELECT id, name, tid >> 24 AS p, start, end FROM r"
+			    ", w AS (SELECT id, name, " PROF_SQL_PID_OF_TID("tid") " AS p, start, end FROM r"
 			    "  WHERE k > 1 AND name IS NOT NULL AND (?2 IS NULL OR name = ?2))");
 	if (!rc && known)
 		rc = append(sql, SQL_CAP, &len, err,
@@ -453,8 +447,6 @@ static int has_ranges(struct prof_store *store, bool *any, struct prof_error *er
 	int rc;
 
 	*any = false;
-	if (!prof_store__has_table(store, PROF_T_NVTX))
-		return 0;
 	rc = prof_cursor__open(store, "SELECT EXISTS (SELECT 1 FROM " PROF_T_NVTX
 			       " WHERE eventType IN (" PROF_SQL_NVTX_RANGES "))", &c, err);
 	if (rc)

@@ -39,7 +39,9 @@ mkfifo "$TMP/pipe"
 pid=$!
 exec 3<"$TMP/pipe"
 head -c 1024 <&3 >"$TMP/out"
-cat "$TMP/v2.sqlite" >"$FILE"
+# over its bytes, never truncated: a reader that looks while the shell's
+# `>` has emptied the file would rightly say "truncated" instead
+dd if="$TMP/v2.sqlite" of="$FILE" conv=notrunc status=none
 cat <&3 >>"$TMP/out"
 exec 3<&-
 wait "$pid"

@@ -461,24 +461,6 @@ START_TEST(gate_with_a_format_1_baseline_compares_totals_and_says_so)
 }
 END_TEST
 
-START_TEST(gate_duration_parser_reads_units)
-{
-	int64_t ns = -1;
-
-	ck_assert_int_eq(gate_parse_duration("100us", &ns), 0);
-	ck_assert_int_eq(ns, 100 * US);
-	ck_assert_int_eq(gate_parse_duration("1.5ms", &ns), 0);
-	ck_assert_int_eq(ns, 1500 * US);
-	ck_assert_int_eq(gate_parse_duration("2s", &ns), 0);
-	ck_assert_int_eq(ns, 2000 * MS);
-	ck_assert_int_eq(gate_parse_duration("250", &ns), 0);
-	ck_assert_int_eq(ns, 250);
-	ck_assert_int_eq(gate_parse_duration("5 ms", &ns), -1);
-	ck_assert_int_eq(gate_parse_duration("-1ms", &ns), -1);
-	ck_assert_int_eq(gate_parse_duration("3h", &ns), -1);
-}
-END_TEST
-
 static Suite *suite(void)
 {
 	Suite *s = suite_create("gate_decision");
@@ -497,7 +479,6 @@ static Suite *suite(void)
 	tcase_add_test(tc, gate_passes_captures_with_other_numbers_of_steps_and_the_same_launches);
 	tcase_add_test(tc, gate_fails_a_kernel_slower_per_launch_in_a_shorter_capture);
 	tcase_add_test(tc, gate_with_a_format_1_baseline_compares_totals_and_says_so);
-	tcase_add_test(tc, gate_duration_parser_reads_units);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,5 +1,5 @@
 /* test_tui_format.c - the small pure pieces of perfkit top's screen:
- * numbers with units, text cut to its column, sparkline glyphs and the rate
+ * text cut to its column, sparkline glyphs and the rate
  * ring, and NVML's absence shown as invalid metrics rather than zeros. */
 #include <check.h>
 #include <locale.h>
@@ -9,49 +9,6 @@
 #include "sparkline.h"
 #include "testutil.h"
 #include "text_width.h"
-#include "units.h"
-
-START_TEST(units_duration_picks_a_unit_with_three_digits)
-{
-	char b[32];
-
-	units__duration(b, sizeof b, 812);
-	ck_assert_str_eq(b, "812ns");
-	units__duration(b, sizeof b, 12345);
-	ck_assert_str_eq(b, "12.3us");
-	units__duration(b, sizeof b, 4560000);
-	ck_assert_str_eq(b, "4.56ms");
-	units__duration(b, sizeof b, 999999999);
-	ck_assert_str_eq(b, "1.00s");
-	units__duration(b, sizeof b, 7890000000LL);
-	ck_assert_str_eq(b, "7.89s");
-	units__duration(b, sizeof b, 7380000000000LL);
-	ck_assert_str_eq(b, "2h03m");
-}
-END_TEST
-
-START_TEST(units_bytes_and_counts_use_binary_and_decimal_prefixes)
-{
-	char b[32];
-
-	units__bytes(b, sizeof b, 512);
-	ck_assert_str_eq(b, "512B");
-	units__bytes(b, sizeof b, 1536);
-	ck_assert_str_eq(b, "1.50KiB");
-	units__bytes(b, sizeof b, 3LL << 30);
-	ck_assert_str_eq(b, "3.00GiB");
-	units__bytes(b, sizeof b, -(2LL << 20));
-	ck_assert_str_eq(b, "-2.00MiB");
-	units__count(b, sizeof b, 987);
-	ck_assert_str_eq(b, "987");
-	units__count(b, sizeof b, 12345);
-	ck_assert_str_eq(b, "12.3k");
-	units__count(b, sizeof b, 4.56e6);
-	ck_assert_str_eq(b, "4.56M");
-	units__clock(b, sizeof b, 3723000000000LL);
-	ck_assert_str_eq(b, "01:02:03");
-}
-END_TEST
 
 START_TEST(text_fit_cuts_on_characters_and_marks_the_cut)
 {
@@ -155,8 +112,6 @@ static Suite *suite(void)
 	Suite *s = suite_create("tui_format");
 	TCase *tc = tcase_create("core");
 
-	tcase_add_test(tc, units_duration_picks_a_unit_with_three_digits);
-	tcase_add_test(tc, units_bytes_and_counts_use_binary_and_decimal_prefixes);
 	tcase_add_test(tc, text_fit_cuts_on_characters_and_marks_the_cut);
 	tcase_add_test(tc, text_fit_without_utf8_shows_ascii_only);
 	tcase_add_test(tc, text_width_counts_wide_characters_twice);

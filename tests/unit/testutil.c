@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "prof/temp_files.h"
+
 extern char **environ;
 
 static char tmp_dir[256];
@@ -17,10 +19,10 @@ static char path_buf[512];
 const char *testutil_tmp_path(const char *name)
 {
 	if (!tmp_dir[0]) {
-		const char *base = getenv("TMPDIR");
-		snprintf(tmp_dir, sizeof tmp_dir, "%s/perfkit-test-XXXXXX", base ? base : "/tmp");
-		if (!mkdtemp(tmp_dir)) {
-			perror("mkdtemp");
+		struct prof_error err = { 0 };
+
+		if (prof_temp_dir__make("perfkit-test", tmp_dir, sizeof tmp_dir, &err) < 0) {
+			fprintf(stderr, "%s\n", err.msg);
 			abort();
 		}
 	}

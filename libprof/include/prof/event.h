@@ -23,6 +23,9 @@ static inline int64_t prof_global_tid(uint32_t pid, uint32_t tid)
  * may be negative, where (tid >> 24) << 24 is undefined). */
 static inline int64_t prof_global_pid_of_tid(int64_t global_tid) { return global_tid & ~(int64_t)0xFFFFFF; }
 static inline uint32_t prof_pid_of(int64_t global_tid) { return (uint32_t)((global_tid >> 24) & 0xFFFFFF); }
+/* The process of a globalTid or globalPid with its host bits: what
+ * PROF_SQL_PID_OF_TID gives in SQL (arithmetic shift, as SQLite's). */
+static inline int64_t prof_process_of(int64_t global_id) { return global_id >> 24; }
 static inline uint32_t prof_tid_of(int64_t global_tid) { return (uint32_t)(global_tid & 0xFFFFFF); }
 /* The bits above the pid: 0 in a capture of one perfkit run, the host's
  * index in a merged job of several hosts. */

@@ -198,7 +198,16 @@ enum prof_store_kind { PROF_STORE_PERFKIT = 1, PROF_STORE_NSYS = 2 };
 #define PROF_BUSY_TIMEOUT_ENV "PERFKIT_BUSY_TIMEOUT_MS"
 
 /* Open read-only, validating what the file is. On failure err->msg is a
- * one-line message naming the file and what is wrong with it. */
+ * one-line message naming the file and what is wrong with it.
+ *
+ * Every table of prof/tables.h then reads, through this store, in its
+ * canonical form: a temporary view of the table's name with every column
+ * perfkit knows of (NULL where the file lacks it), the file's other
+ * columns, and its rowid as a column "rowid"; a missing table reads as
+ * empty. Statements name tables and columns without asking
+ * prof_store__has_table or prof_store__has_column, which still answer
+ * what the file itself holds, for the few readers to which a missing
+ * table says more than an empty one. The file is never written. */
 int prof_store__open(const char *path, struct prof_store **out, struct prof_error *err);
 /* Open size bytes held in memory as a capture, read-only: validated, refused
  * and read exactly as prof_store__open reads a file holding those bytes
@@ -213,6 +222,18 @@ const char *prof_store__path(const struct prof_store *s);
  * temporary merged capture goes by the captures it was made of. */
 int prof_store__set_name(struct prof_store *s, const char *name, struct prof_error *err);
 enum prof_store_kind prof_store__kind(const struct prof_store *s);
+/* From now on, table (a name of prof/tables.h) reads as the rows of its
+ * canonical form for which the SQL condition where, over its columns,
+ * holds: every statement of this store sees only those (perfkit's --rank).
+ * where NULL: every row again. 0; 1 when the store has no form of table
+ * (a name not of prof/tables.h): nothing to restrict; or a PROF_E_* code. */
+int prof_store__restrict(struct prof_store *s, const char *table, const char *where,
+			 struct prof_error *err);
+/* The SELECT that gives table's canonical form with every row, whatever
+ * prof_store__restrict chose, for a statement's FROM ("FROM (%s) AS k"):
+ * what reads the whole capture under --rank (the rank model). NULL when
+ * the store has no form of table. Valid until the store is closed. */
+const char *prof_store__all_rows(struct prof_store *s, const char *table);
 /* Optional tables may be missing (nsys creates tables only when it has data). */
 bool prof_store__has_table(struct prof_store *s, const char *table);
 /* Whether table has a column of that name (nsys exports differ by version). */

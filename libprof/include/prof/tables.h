@@ -63,6 +63,43 @@
 #define PROF_T_PAYLOAD_SCHEMAS "NVTX_PAYLOAD_SCHEMAS"
 #define PROF_T_PAYLOAD_SCHEMA_ENTRIES "NVTX_PAYLOAD_SCHEMA_ENTRIES"
 #define PROF_T_PAYLOAD_ENUM_ENTRIES "NVTX_PAYLOAD_ENUM_ENTRIES"
+/* CUPTI's own overhead records (struct prof_overhead). */
+#define PROF_T_OVERHEAD "PROFILER_OVERHEAD"
+/* nsys's tables that perfkit reads but never writes: the target's
+ * environment (name, value: the host name among them), the analysis'
+ * start and stop on the wall clock, and the exporter's own metadata. */
+#define PROF_T_SYSTEM_ENV "TARGET_INFO_SYSTEM_ENV"
+#define PROF_T_ANALYSIS_DETAILS "ANALYSIS_DETAILS"
+#define PROF_T_EXPORT_META "META_DATA_EXPORT"
+
+/* Every table above reads, through the store's connection, as its
+ * canonical form (prof_store__open): each column perfkit knows of is there,
+ * NULL where the file lacks it, and a table the file lacks reads as empty
+ * (the analysis tables excepted: there, absence means "not measured", which
+ * prof_store__has_table answers). A statement names a column without asking
+ * whether this version of the export has it. */
+
+/* A kernel's name, an id into StringIds: the demangled name, else the short
+ * one (nsys leaves demangledName NULL for some kernels, older exports lack
+ * it). k is the table's alias with its dot ("k."), or "" for none. */
+#define PROF_SQL_KERNEL_NAME_ID(k) "coalesce(" k "demangledName, " k "shortName)"
+/* The same name as text (NULL when the store has neither). */
+#define PROF_SQL_KERNEL_NAME(k) \
+	"(SELECT value FROM " PROF_T_STRINGS " WHERE id = " PROF_SQL_KERNEL_NAME_ID(k) ")"
+
+/* The process of a globalTid or globalPid (SQL expression x), as
+ * prof_pid_of numbers it but with the host bits above it kept: equal for
+ * two threads of one process, and for a thread and its process's
+ * globalPid. */
+#define PROF_SQL_PID_OF_TID(x) "((" x ") >> 24)"
+/* The globalPid of the process a globalTid x belongs to (its tid bits 0). */
+#define PROF_SQL_GLOBAL_PID_OF_TID(x) "(((" x ") >> 24) << 24)"
+/* The globalPid of a synchronisation row of alias p ("y." or ""), 0 when
+ * unknown: nsys records its process, perfkit the thread of its call. */
+#define PROF_SQL_SYNC_GLOBAL_PID(p) \
+	"coalesce(" p "globalPid, " PROF_SQL_GLOBAL_PID_OF_TID(p "globalTid") ", 0)"
+/* The pid alone, as the operating system numbered it (prof_pid_of). */
+#define PROF_SQL_OS_PID_OF_TID(x) "(((" x ") >> 24) & 16777215)"
 
 /* NVTX_EVENTS.eventType (enum prof_nvtx_type) as SQL text. */
 #define PROF_SQL_NVTX_MARK "34"

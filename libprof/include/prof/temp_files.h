@@ -58,5 +58,9 @@ void prof_temp__release_signals(const sigset_t *saved);
  * registered; path receives its name. PROF_E_IO with a message naming the
  * temporary directory when it cannot be made. */
 int prof_temp_dir__create(const char *prefix, char *path, size_t cap, struct prof_error *err);
+/* The same folder, made but not registered: for one whose owner removes it
+ * in its own signal handling (`perfkit run`'s process files, which the
+ * traced program writes into until it ends). errno says why on failure. */
+int prof_temp_dir__make(const char *prefix, char *path, size_t cap, struct prof_error *err);
 
 #endif

@@ -12,18 +12,16 @@
 #include "summary/query.h"
 
 /* One table's part of the GPU work union: table and column names are
- * constants of this file; columns a dialect lacks read NULL. Rows with a
+ * constants of this file (a column the file lacks reads NULL). Rows with a
  * bad span are left out, as every sum leaves them out: a start of
  * INT64_MIN would otherwise count as work from the window's start on. */
-static void work_part(struct prof_store *s, char *buf, size_t cap, const char *table, int kind,
-		      const char *what, const char *copy_columns)
+static void work_part(char *buf, size_t cap, const char *table, int kind, const char *what,
+		      const char *copy_columns)
 {
 	snprintf(buf, cap,
-		 "SELECT start, end, deviceId, streamId, %s AS correlationId, %s AS globalPid,"
+		 "SELECT start, end, deviceId, streamId, correlationId, globalPid,"
 		 " %d AS kind, %s AS what, %s FROM %s WHERE NOT " SUM_BAD_SPAN(""),
-		 prof_store__has_column(s, table, "correlationId") ? "correlationId" : "NULL",
-		 prof_store__has_column(s, table, "globalPid") ? "globalPid" : "NULL", kind, what,
-		 copy_columns, table);
+		 kind, what, copy_columns, table);
 }
 
 /* The union of the three GPU tables that exist, malloc'd; NULL with *rc 0
@@ -34,11 +32,11 @@ static char *work_union(struct prof_store *s, int *rc, struct prof_error *err)
 	char parts_sql[3][512];
 	const char *parts[3];
 
-	work_part(s, parts_sql[0], sizeof parts_sql[0], PROF_T_KERNEL, GPU_WORK_KERNEL,
-		  "coalesce(demangledName, shortName)", "NULL AS copyKind, NULL AS srcKind, NULL AS dstKind");
-	work_part(s, parts_sql[1], sizeof parts_sql[1], PROF_T_MEMCPY, GPU_WORK_COPY, "NULL",
+	work_part(parts_sql[0], sizeof parts_sql[0], PROF_T_KERNEL, GPU_WORK_KERNEL,
+		  PROF_SQL_KERNEL_NAME_ID(""), "NULL AS copyKind, NULL AS srcKind, NULL AS dstKind");
+	work_part(parts_sql[1], sizeof parts_sql[1], PROF_T_MEMCPY, GPU_WORK_COPY, "NULL",
 		  "copyKind, srcKind, dstKind");
-	work_part(s, parts_sql[2], sizeof parts_sql[2], PROF_T_MEMSET, GPU_WORK_MEMSET, "NULL",
+	work_part(parts_sql[2], sizeof parts_sql[2], PROF_T_MEMSET, GPU_WORK_MEMSET, "NULL",
 		  "NULL, NULL, NULL");
 	for (int i = 0; i < 3; i++)
 		parts[i] = parts_sql[i];
@@ -64,7 +62,7 @@ int range_cursor__open(struct prof_store *s, char *sql, int64_t from, int64_t to
 	return 0;
 }
 
-int gpu_work__devices(struct diag_context *ctx, int64_t from, int64_t to, int64_t **ids, int *n,
+int gpu_work__devices(struct diag_scope *ctx, int64_t from, int64_t to, int64_t **ids, int *n,
 		      struct prof_error *err)
 {
 	struct prof_cursor *c = NULL;
@@ -99,7 +97,7 @@ int gpu_work__devices(struct diag_context *ctx, int64_t from, int64_t to, int64_
 	return 0;
 }
 
-int gpu_work__open(struct diag_context *ctx, int64_t from, int64_t to, const int64_t *device,
+int gpu_work__open(struct diag_scope *ctx, int64_t from, int64_t to, const int64_t *device,
 		   struct prof_cursor **out, struct prof_error *err)
 {
 	const char *launch_columns = ctx->has_api_calls ? "a.start, a.end, a.globalTid, a.nameId"
@@ -145,24 +143,6 @@ void gpu_work__read(struct prof_cursor *c, struct gpu_work *w)
 		w->launch_end_ns = w->launch_start_ns;
 	w->launch_tid = w->has_launch ? prof_cursor__int64(c, 12) : 0;
 	w->launch_name_id = w->has_launch ? prof_cursor__int64(c, 13) : -1;
-}
-
-int array__grow(void **v, int *cap, int need, size_t size)
-{
-	int ncap;
-	void *nv;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap : 16;
-	while (ncap < need)
-		ncap *= 2;
-	nv = realloc(*v, size * (size_t)ncap);
-	if (!nv)
-		return PROF_E_NOMEM;
-	*v = nv;
-	*cap = ncap;
-	return 0;
 }
 
 int stream_key__cmp(int64_t pid_a, int64_t device_a, int64_t stream_a, int64_t pid_b, int64_t device_b,
@@ -271,7 +251,7 @@ const char *api_kind__name(enum api_kind k)
 }
 
 
-int api_names__load(struct diag_context *ctx, struct api_names *names, struct prof_error *err)
+int api_names__load(struct diag_scope *ctx, struct api_names *names, struct prof_error *err)
 {
 	const char *sql = "SELECT a.nameId, s.value FROM (SELECT DISTINCT nameId FROM " DIAG_API_CALLS
 			  " WHERE end > ?1 AND start < ?2) a"
@@ -283,7 +263,7 @@ int api_names__load(struct diag_context *ctx, struct api_names *names, struct pr
 	names->n = 0;
 	if (!ctx->has_api_calls)
 		return 0;
-	rc = diag__open_window(ctx, sql, DIAG_GPU_SIDE, &c, err);
+	rc = diag_scope__open_window(ctx, sql, DIAG_GPU_SIDE, &c, err);
 	if (rc)
 		return rc;
 	while ((rc = prof_cursor__next(c, err)) == 1) {
@@ -333,25 +313,19 @@ const struct api_name *api_names__find(const struct api_names *names, int64_t id
 
 /* ---- stream waits --------------------------------------------------------- */
 
-int stream_waits__open(struct diag_context *ctx, const int64_t *device, int64_t from, int64_t to,
+int stream_waits__open(struct diag_scope *ctx, const int64_t *device, int64_t from, int64_t to,
 		       struct prof_cursor **out, struct prof_error *err)
 {
 	struct prof_store *s = ctx->store;
-	const char *pid;
 	char *sql;
 
 	*out = NULL;
-	if (!ctx->has_sync_table || !prof_store__has_column(s, PROF_T_SYNC, "syncType") ||
-	    !prof_store__has_column(s, PROF_T_SYNC, "streamId") ||
-	    !prof_store__has_column(s, PROF_T_SYNC, "deviceId"))
+	if (!ctx->has_sync_table)
 		return 0;
 	/* nsys rows carry the process; perfkit's the thread of the call */
-	pid = prof_store__has_column(s, PROF_T_SYNC, "globalPid")   ? "coalesce(globalPid, 0)"
-	      : prof_store__has_column(s, PROF_T_SYNC, "globalTid") ? "coalesce((globalTid >> 24) << 24, 0)"
-								     : "0";
-	sql = diag__fmt("SELECT start, coalesce(deviceId, 0), streamId, %s FROM " PROF_T_SYNC
-			" WHERE syncType = %d AND start >= ?1 AND start < ?2%s ORDER BY start",
-			pid, PROF_SYNC_STREAM_WAIT_EVENT,
+	sql = diag__fmt("SELECT start, coalesce(deviceId, 0), streamId, " PROF_SQL_SYNC_GLOBAL_PID("")
+			" FROM " PROF_T_SYNC " WHERE syncType = %d AND start >= ?1 AND start < ?2%s"
+			" ORDER BY start", PROF_SYNC_STREAM_WAIT_EVENT,
 			device ? " AND coalesce(deviceId, 0) = ?3" : "");
 	return range_cursor__open(s, sql, from, to, device, out, err);
 }

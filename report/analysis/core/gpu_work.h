@@ -11,7 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analysis/diagnose/diagnose.h"
+#include "analysis/core/grow.h"
+#include "analysis/core/scope.h"
+#include "analysis/core/text.h"
 
 /* ---- CUDA API calls by kind ----------------------------------------------- */
 
@@ -41,11 +43,11 @@ struct gpu_work {
 };
 
 /* The devices that have GPU work overlapping [from, to); *ids malloc'd. */
-int gpu_work__devices(struct diag_context *ctx, int64_t from, int64_t to, int64_t **ids, int *n,
+int gpu_work__devices(struct diag_scope *ctx, int64_t from, int64_t to, int64_t **ids, int *n,
 		      struct prof_error *err);
 /* The GPU work overlapping [from, to), of one device when device is not
  * NULL, ordered by start; read each row with gpu_work__read. */
-int gpu_work__open(struct diag_context *ctx, int64_t from, int64_t to, const int64_t *device,
+int gpu_work__open(struct diag_scope *ctx, int64_t from, int64_t to, const int64_t *device,
 		   struct prof_cursor **out, struct prof_error *err);
 void gpu_work__read(struct prof_cursor *c, struct gpu_work *w);
 /* The kernel's name, "[CUDA memcpy Host-to-Device] pageable->device" or
@@ -58,9 +60,6 @@ const char *gpu_work__label(struct prof_store *s, const struct gpu_work *w, char
 int range_cursor__open(struct prof_store *s, char *sql, int64_t from, int64_t to, const int64_t *device,
 		       struct prof_cursor **out, struct prof_error *err);
 
-/* Room for need elements of size bytes in *v (capacity *cap, doubled as
- * needed). Returns 0 or PROF_E_NOMEM, leaving *v as it was. */
-int array__grow(void **v, int *cap, int need, size_t size);
 
 /* The order of streams: by process, device and stream id. */
 int stream_key__cmp(int64_t pid_a, int64_t device_a, int64_t stream_a, int64_t pid_b, int64_t device_b,
@@ -83,7 +82,7 @@ struct api_names {
 	struct api_name *v;
 	int n;
 };
-int api_names__load(struct diag_context *ctx, struct api_names *names, struct prof_error *err);
+int api_names__load(struct diag_scope *ctx, struct api_names *names, struct prof_error *err);
 void api_names__exit(struct api_names *names);
 /* NULL for an id not loaded. */
 const struct api_name *api_names__find(const struct api_names *names, int64_t id);
@@ -92,7 +91,7 @@ const struct api_name *api_names__find(const struct api_names *names, int64_t id
  * calls made in [from, to), of one device when device is not NULL, ordered
  * by start. *out is NULL (and 0 returned) when the capture has no
  * synchronisation rows to read them from. */
-int stream_waits__open(struct diag_context *ctx, const int64_t *device, int64_t from, int64_t to,
+int stream_waits__open(struct diag_scope *ctx, const int64_t *device, int64_t from, int64_t to,
 		       struct prof_cursor **out, struct prof_error *err);
 
 #endif

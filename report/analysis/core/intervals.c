@@ -1,12 +1,12 @@
-/* intervals.c - unions of time intervals for the diagnosis (see diagnose.h):
+/* intervals.c - unions of time intervals for the analyses (intervals.h):
  * the GPU's busy time, and the time runs of launches cover. Work that runs
  * at once (on several streams, or two runs that interleave on one stream)
  * is counted once, so no union is longer than the span it lies in. */
-#include "analysis/diagnose/diagnose.h"
+#include "intervals.h"
 
 #include <stdlib.h>
 
-#include "gpu_work.h"
+#include "grow.h"
 #include "summary/query.h"
 
 /* Folds [start, end), which starts no earlier than *last, into *last when
@@ -148,25 +148,4 @@ int64_t diag_intervals__union_ns(struct diag_intervals *l, int64_t lo, int64_t h
 		open = true;
 	}
 	return open ? sum + cur.end_ns - cur.start_ns : sum;
-}
-
-int diag__load_union(const struct diag_context *ctx, const char *sql, enum diag_side side,
-		     struct diag_intervals *u, struct prof_error *err)
-{
-	int64_t lo = ctx->w->start_ns, hi = side == DIAG_HOST_SIDE ? ctx->w->host_end_ns : ctx->w->end_ns;
-	struct prof_cursor *c;
-	int rc = diag__open_window(ctx, sql, side, &c, err);
-
-	if (rc)
-		return rc;
-	while ((rc = prof_cursor__next(c, err)) == 1) {
-		int64_t s = prof_cursor__int64(c, 0), e = prof_cursor__int64(c, 1);
-
-		if (diag_intervals__merge(u, s > lo ? s : lo, e < hi ? e : hi)) {
-			prof_cursor__close(c);
-			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-		}
-	}
-	prof_cursor__close(c);
-	return rc < 0 ? rc : 0;
 }

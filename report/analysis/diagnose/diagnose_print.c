@@ -37,6 +37,95 @@ static void print_job_window_text(const struct diag_report *r, FILE *out)
 					  : "; shares are of each rank's window");
 }
 
+/* "program: pytorch, torch.compile; in use: cuda graphs, 16-bit kernels" */
+static void print_program_text(const struct prog_model *m, FILE *out)
+{
+	int n = 0;
+
+	fputs("program: ", out);
+	for (int f = 0; f < PROG_NFRAMEWORKS; f++)
+		if (m->framework[f])
+			fprintf(out, "%s%s", n++ ? ", " : "", prog_framework__name(f));
+	fputs(n ? "" : "plain cuda", out);
+	n = 0;
+	for (int u = 0; u < USE_NPRACTICES; u++)
+		if (m->uses[u])
+			fprintf(out, "%s%s", n++ ? ", " : "; in use: ", prog_practice__name(u));
+	fputc('\n', out);
+}
+
+static void print_program_json(const struct prog_model *m, FILE *out)
+{
+	int n = 0;
+
+	fputs(",\"program\":{\"frameworks\":[", out);
+	for (int f = 0; f < PROG_NFRAMEWORKS; f++)
+		if (m->framework[f]) {
+			fputs(n++ ? "," : "", out);
+			prof_fputs_json(out, prog_framework__name(f));
+		}
+	if (!n)
+		prof_fputs_json(out, "plain cuda");
+	fputs("],\"in_use\":[", out);
+	n = 0;
+	for (int u = 0; u < USE_NPRACTICES; u++)
+		if (m->uses[u]) {
+			fputs(n++ ? "," : "", out);
+			prof_fputs_json(out, prog_practice__name(u));
+		}
+	fprintf(out, "],\"host_copy_bytes\":%" PRId64 ",\"pinned_copy_bytes\":%" PRId64
+		",\"pageable_copy_bytes\":%" PRId64 ",\"streams\":%d,\"kernels\":%" PRId64
+		",\"graph_kernels\":%" PRId64 "}", m->host_copy_bytes, m->pinned_copy_bytes,
+		m->pageable_copy_bytes, m->streams, m->kernels, m->graph_kernels);
+}
+
+/* "verdict: launch/host-bound: ..." and the budget, largest part first. */
+static void print_verdict_text(const struct diag_verdict *v, FILE *out)
+{
+	char b[32];
+	bool done[VERDICT_NPARTS] = { false };
+
+	if (!v->valid)
+		return;
+	fputs("verdict: ", out);
+	prof_fputs_term(out, v->summary);
+	fputs("\nbudget of a step:", out);
+	for (int n = 0; n < VERDICT_NPARTS; n++) {
+		int best = -1;
+
+		for (int p = 0; p < VERDICT_NPARTS; p++)
+			if (!done[p] && v->part_ns[p] > 0 && (best < 0 || v->part_ns[p] > v->part_ns[best]))
+				best = p;
+		if (best < 0)
+			break;
+		done[best] = true;
+		fprintf(out, "%s %s %s (%.1f%%)", n ? "," : "", verdict_part__id(best),
+			diag__ns(b, sizeof b, v->part_ns[best]),
+			v->step_ns > 0 ? 100.0 * (double)v->part_ns[best] / (double)v->step_ns : 0.0);
+	}
+	fputc('\n', out);
+}
+
+static void print_verdict_json(const struct diag_verdict *v, FILE *out)
+{
+	if (!v->valid) {
+		fputs(",\"verdict\":null", out);
+		return;
+	}
+	fputs(",\"verdict\":{\"bound\":", out);
+	prof_fputs_json(out, verdict_bound__name(v->bound));
+	fprintf(out, ",\"step_ns\":%" PRId64 ",\"steps\":%d,\"device_id\":%" PRId64 ",\"budget\":[",
+		v->step_ns, v->steps, v->device_id);
+	for (int p = 0; p < VERDICT_NPARTS; p++) {
+		fputs(p ? ",{\"part\":" : "{\"part\":", out);
+		prof_fputs_json(out, verdict_part__id(p));
+		fprintf(out, ",\"ns\":%" PRId64 "}", v->part_ns[p]);
+	}
+	fputs("],\"summary\":", out);
+	prof_fputs_json(out, v->summary);
+	fputc('}', out);
+}
+
 static void print_window_text(const struct diag_report *r, FILE *out)
 {
 	const struct sum_window *w = &r->window;
@@ -68,6 +157,8 @@ static void print_window_text(const struct diag_report *r, FILE *out)
 			r->replayed ? "; shares are of the GPU's busy time in it (kernel replay)"
 			: w->iterations ? "; shares are of this loop" : "");
 	}
+	print_program_text(&r->program, out);
+	print_verdict_text(&r->verdict, out);
 	if (r->failure[0]) {
 		fputs("failure: ", out);
 		prof_fputs_term(out, r->failure);
@@ -229,6 +320,12 @@ int diag_report__print_text(const struct diag_report *r, bool full_names, FILE *
 			fputc('\n', out);
 		}
 		rpt_symbols__delete(names);
+		for (int j = 0; j < f->nalso; j++) {
+			fprintf(out, "    %s %s (%.1f%%): ", j ? "   " : "also:", f->also[j].rule_id,
+				100 * f->also[j].share);
+			prof_fputs_term(out, f->also[j].title);
+			fputc('\n', out);
+		}
 		fputs("    change: ", out);
 		prof_fputs_term(out, f->change);
 		fputs("\n\n", out);
@@ -306,6 +403,8 @@ int diag_report__print_json(const struct diag_report *r, FILE *out)
 		r->gpu_busy_ns);
 	if (r->nranks > 0)
 		print_json_ranks(r, out);
+	print_verdict_json(&r->verdict, out);
+	print_program_json(&r->program, out);
 	fputs(",\"context_failure\":", out);
 	prof_fputs_json(out, r->failure[0] ? r->failure : NULL);
 	fputs(",\"context_failure_next\":", out);
@@ -328,7 +427,17 @@ int diag_report__print_json(const struct diag_report *r, FILE *out)
 		prof_fputs_json(out, f->evidence);
 		fputs(",\"change\":", out);
 		prof_fputs_json(out, f->change);
-		fputs(",\"top\":[", out);
+		fputs(",\"also\":[", out);
+		for (int j = 0; j < f->nalso; j++) {
+			fputs(j ? ",{\"rule\":" : "{\"rule\":", out);
+			prof_fputs_json(out, f->also[j].rule_id);
+			fputs(",\"title\":", out);
+			prof_fputs_json(out, f->also[j].title);
+			fprintf(out, ",\"share\":%.6f,\"evidence\":", f->also[j].share);
+			prof_fputs_json(out, f->also[j].evidence);
+			fputc('}', out);
+		}
+		fputs("],\"top\":[", out);
 		for (int j = 0; j < f->ntop; j++) {
 			fputs(j ? ",{\"name\":" : "{\"name\":", out);
 			prof_fputs_json(out, f->top[j].name);

@@ -21,22 +21,20 @@ int diag__detect_pytorch(struct prof_store *s, bool *pytorch, struct prof_error 
 		" WHERE (s.value LIKE 'void at::%' OR s.value LIKE '%at::native::%'"
 		"  OR s.value LIKE '%at::cuda::%' OR s.value LIKE 'triton!_%!_fused!_%' ESCAPE '!')"
 		" AND EXISTS (SELECT 1 FROM " PROF_T_KERNEL " k"
-		"  WHERE coalesce(k.demangledName, k.shortName) = s.id) LIMIT 1";
+		"  WHERE " PROF_SQL_KERNEL_NAME_ID("k.") " = s.id) LIMIT 1";
 	const char *command_sql =
 		"SELECT 1 FROM " PROF_T_META " WHERE key = 'command' AND value LIKE '%torch%'";
 	struct prof_cursor *c;
 	int rc = 0;
 
 	*pytorch = false;
-	if (prof_store__has_table(s, PROF_T_KERNEL) && prof_store__has_table(s, PROF_T_STRINGS)) {
-		rc = prof_cursor__open(s, kernels_sql, &c, err);
-		if (rc)
-			return rc;
-		rc = prof_cursor__next(c, err);
-		prof_cursor__close(c);
-		*pytorch = rc == 1;
-	}
-	if (rc >= 0 && !*pytorch && prof_store__has_table(s, PROF_T_META)) {
+	rc = prof_cursor__open(s, kernels_sql, &c, err);
+	if (rc)
+		return rc;
+	rc = prof_cursor__next(c, err);
+	prof_cursor__close(c);
+	*pytorch = rc == 1;
+	if (rc >= 0 && !*pytorch) {
 		rc = prof_cursor__open(s, command_sql, &c, err);
 		if (rc)
 			return rc;
@@ -49,12 +47,30 @@ int diag__detect_pytorch(struct prof_store *s, bool *pytorch, struct prof_error 
 
 char *diag__with_pytorch(const struct diag_context *ctx, char *change, const char *pytorch)
 {
-	char *both;
+	char *both, *sentence;
+	const char *rest;
+	bool unknown;
 
 	if (!change || !pytorch || !ctx->report->pytorch)
 		return change;
-	both = diag__fmt("%s %s", change, pytorch);
+	/* both rendered for the program here: a sentence whose every clause
+	 * is something the program does already says nothing, and is left out */
+	sentence = prog_model__render(&ctx->report->program, change, &unknown);
 	free(change);
+	change = sentence;
+	sentence = change ? prog_model__render(&ctx->report->program, pytorch, &unknown) : NULL;
+	if (!sentence) {
+		free(change);
+		return NULL;
+	}
+	rest = sentence;
+	if (!strncmp(rest, "In PyTorch:", 11))
+		rest += 11;
+	rest += strspn(rest, " ");
+	both = !*rest ? change : *change ? diag__fmt("%s %s", change, sentence) : strdup(sentence);
+	if (both != change)
+		free(change);
+	free(sentence);
 	return both;
 }
 
@@ -62,9 +78,13 @@ char *diag__with_pytorch(const struct diag_context *ctx, char *change, const cha
 
 /* the host's own work keeps the GPU waiting */
 const char diag_pytorch_host_work[] =
-	"In PyTorch: DataLoader(..., num_workers=N, pin_memory=True, "
-	"persistent_workers=True) prepares batches in worker processes, and "
-	"torch.compile or CUDA graphs cut the Python overhead of launching the step.";
+	"In PyTorch:{?input {?dataloader  More DataLoader workers (num_workers) and "
+	"prefetch_factor keep batches ready when the step waits for them.}{!dataloader  "
+	"DataLoader(..., num_workers=N, persistent_workers=True{!pinned , pin_memory=True}) "
+	"prepares batches in worker processes.}}{?dispatch {!dataloader {!graphs "
+	"{!compile  torch.compile or CUDA graphs cut the Python overhead of launching the "
+	"step.}{?compile  torch.compile(mode=\"reduce-overhead\") replays the compiled step "
+	"as a CUDA graph and cuts the Python overhead of launching it.}}}}";
 
 /* the host blocks in synchronisation */
 const char diag_pytorch_sync[] =
@@ -82,13 +102,15 @@ const char diag_pytorch_alloc[] =
 
 /* copies that block the host */
 const char diag_pytorch_sync_copy[] =
-	"In PyTorch: move inputs with .to(\"cuda\", non_blocking=True) from pinned "
-	"tensors, and keep .item(), .cpu(), .tolist(), .numpy() and printing tensors out "
+	"In PyTorch: move inputs with .to(\"cuda\", non_blocking=True){!pinned  from pinned "
+	"tensors}, and keep .item(), .cpu(), .tolist(), .numpy() and printing tensors out "
 	"of the step: each is a synchronous copy (read metrics every N steps).";
 
 /* many small launches */
 const char diag_pytorch_launch[] =
-	"In PyTorch: torch.compile(model, mode=\"reduce-overhead\") fuses the small ops "
-	"and replays the step as a CUDA graph (or capture it yourself with "
-	"torch.cuda.graphs / torch.cuda.make_graphed_callables); use the fused or "
-	"foreach optimizers (torch.optim.AdamW(..., fused=True)) and a larger batch.";
+	"In PyTorch:{?bound_launch {!graphs {!compile  torch.compile(model, "
+	"mode=\"reduce-overhead\") fuses the small ops and replays the step as a CUDA graph "
+	"(or capture it yourself with torch.cuda.graphs / torch.cuda.make_graphed_callables).}"
+	"{?compile  torch.compile(model, mode=\"reduce-overhead\") replays the compiled step "
+	"as a CUDA graph.}}}{!fused_optimizer  Use the fused or foreach optimizers "
+	"(torch.optim.AdamW(..., fused=True)).} A larger batch gives each launch more work.";

@@ -60,3 +60,16 @@ void diag_tally__exit(struct diag_tally *t)
 	t->e = NULL;
 	t->n = t->cap = 0;
 }
+
+struct diag_finding *diag__add_ranked(struct diag_context *ctx, struct diag_tally *t,
+				      const char *rule_id, const char *title, int64_t time_ns,
+				      enum diag_severity max_severity, char *evidence, char *change)
+{
+	struct diag_finding *f;
+
+	diag_tally__sort_by_time(t);
+	f = diag__add(ctx, rule_id, title, diag__share(ctx, time_ns), time_ns, max_severity, evidence,
+		      change);
+	diag_tally__offenders(t, f);
+	return f;
+}

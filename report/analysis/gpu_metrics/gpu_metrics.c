@@ -239,27 +239,15 @@ static int check_order(struct prof_store *s, struct gm_catalog *c, struct prof_e
 
 int gm_catalog__load(struct prof_store *s, struct gm_catalog *c, struct prof_error *err)
 {
-	bool pid = prof_store__has_column(s, PROF_T_GPU_METRIC_TYPES, "globalPid");
 	struct prof_cursor *cur = NULL;
 	int rc;
 
-	static const char *const sample_cols[] = { "timestamp", "typeId", "metricId", "value" };
-	static const char *const type_cols[] = { "typeId", "metricId", "metricName" };
-
+	/* a column the file lacks reads NULL: a table of another shape has no
+	 * description perfkit can read, and no rows are kept */
 	memset(c, 0, sizeof *c);
-	/* a table of another shape is no GPU metrics perfkit can read */
-	for (size_t i = 0; i < sizeof sample_cols / sizeof sample_cols[0]; i++)
-		if (!prof_store__has_column(s, PROF_T_GPU_METRICS, sample_cols[i]))
-			return 0;
-	for (size_t i = 0; i < sizeof type_cols / sizeof type_cols[0]; i++)
-		if (!prof_store__has_column(s, PROF_T_GPU_METRIC_TYPES, type_cols[i]))
-			return 0;
-	rc = prof_cursor__open(s, pid ? "SELECT typeId, metricId, metricName, globalPid FROM " PROF_T_GPU_METRIC_TYPES
-				      " WHERE typeId IS NOT NULL AND metricId IS NOT NULL AND metricName IS NOT NULL"
-				      " ORDER BY typeId, metricId"
-				    : "SELECT typeId, metricId, metricName, NULL FROM " PROF_T_GPU_METRIC_TYPES
-				      " WHERE typeId IS NOT NULL AND metricId IS NOT NULL AND metricName IS NOT NULL"
-				      " ORDER BY typeId, metricId",
+	rc = prof_cursor__open(s, "SELECT typeId, metricId, metricName, globalPid FROM " PROF_T_GPU_METRIC_TYPES
+				  " WHERE typeId IS NOT NULL AND metricId IS NOT NULL AND metricName IS NOT NULL"
+				  " ORDER BY typeId, metricId",
 			       &cur, err);
 	while (rc >= 0 && (rc = prof_cursor__next(cur, err)) > 0) {
 		struct gm_sampler *smp = sampler_of(c, prof_cursor__int64(cur, 0));

@@ -69,51 +69,38 @@ static struct gm_row *new_row(struct gm_table *t, int sampler, const char *name,
 
 /* The kernels of the sampler's device (and process, when known) starting
  * in the window, in name order; columns: name id, name, start, end, blocks. */
-static char *kernel_sql(struct prof_store *s, const struct gm_sampler *smp)
+static char *kernel_sql(const struct gm_sampler *smp)
 {
-	bool dem = prof_store__has_column(s, PROF_T_KERNEL, "demangledName");
-	bool shrt = prof_store__has_column(s, PROF_T_KERNEL, "shortName");
-	bool grid = prof_store__has_column(s, PROF_T_KERNEL, "gridX") &&
-		    prof_store__has_column(s, PROF_T_KERNEL, "gridY") &&
-		    prof_store__has_column(s, PROF_T_KERNEL, "gridZ");
-	bool pid = smp->pid_known && prof_store__has_column(s, PROF_T_KERNEL, "globalPid");
-	bool strings = prof_store__has_table(s, PROF_T_STRINGS);
-	const char *id = dem && shrt ? "coalesce(demangledName, shortName)" : dem ? "demangledName"
-						   : shrt ? "shortName" : "NULL";
 	char *sql = malloc(1024);
 
 	if (!sql)
 		return NULL;
 	snprintf(sql, 1024,
-		 "SELECT k.nid, %s, k.start, k.end, k.blocks FROM (SELECT %s AS nid, start, end, %s AS blocks"
+		 "SELECT k.nid, s.value, k.start, k.end, k.blocks FROM (SELECT "
+		 PROF_SQL_KERNEL_NAME_ID("") " AS nid, start, end,"
+		 " coalesce(gridX, 1) * coalesce(gridY, 1) * coalesce(gridZ, 1) AS blocks"
 		 " FROM " PROF_T_KERNEL " WHERE deviceId = ?3 AND start >= ?1 AND start < ?2 AND NOT " SUM_BAD_SPAN("") "%s) k"
-		 "%s ORDER BY k.nid, k.start",
-		 strings ? "s.value" : "NULL", id,
-		 grid ? "coalesce(gridX, 1) * coalesce(gridY, 1) * coalesce(gridZ, 1)" : "0",
-		 pid ? " AND (globalPid IS NULL OR globalPid = 0 OR globalPid = ?4)" : "",
-		 strings ? " LEFT JOIN " PROF_T_STRINGS " s ON s.id = k.nid" : "");
+		 " LEFT JOIN " PROF_T_STRINGS " s ON s.id = k.nid ORDER BY k.nid, k.start",
+		 smp->pid_known ? " AND (globalPid IS NULL OR globalPid = 0 OR globalPid = ?4)" : "");
 	return sql;
 }
 
 /* The push/pop and start/end ranges of the sampler's process (of every
  * process when it is unknown) starting in the window, in name order;
  * columns: name, name, start, end, 0. */
-static char *range_sql(struct prof_store *s, const struct gm_sampler *smp)
+static char *range_sql(const struct gm_sampler *smp)
 {
-	bool text_id = prof_store__has_column(s, PROF_T_NVTX, "textId") && prof_store__has_table(s, PROF_T_STRINGS);
-	bool text = prof_store__has_column(s, PROF_T_NVTX, "text");
-	bool pid = smp->pid_known && prof_store__has_column(s, PROF_T_NVTX, "globalTid");
-	const char *name = text_id && text ? "coalesce(s.value, n.text)" : text_id ? "s.value" : text ? "n.text" : "NULL";
 	char *sql = malloc(1024);
 
 	if (!sql)
 		return NULL;
 	snprintf(sql, 1024,
-		 "SELECT %s AS name, %s, n.start, n.end, 0 FROM " PROF_T_NVTX " n%s"
+		 "SELECT coalesce(s.value, n.text) AS name, coalesce(s.value, n.text), n.start, n.end, 0"
+		 " FROM " PROF_T_NVTX " n LEFT JOIN " PROF_T_STRINGS " s ON s.id = n.textId"
 		 " WHERE n.eventType IN (" PROF_SQL_NVTX_RANGES ") AND NOT " SUM_BAD_SPAN("n.")
 		 " AND n.start >= ?1 AND n.start < ?2%s ORDER BY 1, n.start",
-		 name, name, text_id ? " LEFT JOIN " PROF_T_STRINGS " s ON s.id = n.textId" : "",
-		 pid ? " AND (n.globalTid >> 24) = (?4 >> 24)" : "");
+		 smp->pid_known ? " AND " PROF_SQL_PID_OF_TID("n.globalTid") " = "
+				  PROF_SQL_PID_OF_TID("?4") : "");
 	return sql;
 }
 
@@ -249,13 +236,13 @@ static int one_sampler(struct prof_store *s, const struct gm_catalog *c, int sam
 	    mo_intervals__merge(&sets[DEVICE].iv, &sets[DEVICE].n, &sets[DEVICE].cap, &(int){ -1 }, o->from_ns,
 				o->to_ns, 0))
 		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	if (!rc && o->kernels && prof_store__has_table(s, PROF_T_KERNEL))
-		rc = load_names(s, kernel_sql(s, smp), true, smp, sampler, o, c->nmetrics, &out->kernels,
+	if (!rc && o->kernels)
+		rc = load_names(s, kernel_sql(smp), true, smp, sampler, o, c->nmetrics, &out->kernels,
 				&sets[KERNELS], err);
 	else
 		sets[KERNELS].first = out->kernels.n;
-	if (!rc && o->ranges && prof_store__has_table(s, PROF_T_NVTX))
-		rc = load_names(s, range_sql(s, smp), false, smp, sampler, o, c->nmetrics, &out->ranges,
+	if (!rc && o->ranges)
+		rc = load_names(s, range_sql(smp), false, smp, sampler, o, c->nmetrics, &out->ranges,
 				&sets[RANGES], err);
 	else
 		sets[RANGES].first = out->ranges.n;
@@ -276,21 +263,16 @@ static int one_sampler(struct prof_store *s, const struct gm_catalog *c, int sam
 /* Kernels in the window on a device that no sampler of their process watched. */
 static int count_unsampled(struct prof_store *s, const struct gm_options *o, int64_t *out, struct prof_error *err)
 {
-	bool pid = prof_store__has_column(s, PROF_T_GPU_METRIC_TYPES, "globalPid") &&
-		   prof_store__has_column(s, PROF_T_KERNEL, "globalPid");
 	struct prof_cursor *c = NULL;
 	int rc;
 
+	/* a sampler or a kernel of no known process watches or is watched by
+	 * every one of the device */
 	*out = 0;
-	if (!prof_store__has_table(s, PROF_T_KERNEL))
-		return 0;
-	rc = prof_cursor__open(s, pid ? "SELECT count(*) FROM " PROF_T_KERNEL " k WHERE k.start >= ?1 AND k.start < ?2"
-					" AND NOT EXISTS (SELECT 1 FROM " PROF_T_GPU_METRIC_TYPES " t"
-					" WHERE (t.typeId & 255) = k.deviceId AND (t.globalPid IS NULL"
-					" OR k.globalPid IS NULL OR k.globalPid = 0 OR t.globalPid = k.globalPid))"
-				      : "SELECT count(*) FROM " PROF_T_KERNEL " k WHERE k.start >= ?1 AND k.start < ?2"
-					" AND NOT EXISTS (SELECT 1 FROM " PROF_T_GPU_METRIC_TYPES " t"
-					" WHERE (t.typeId & 255) = k.deviceId)",
+	rc = prof_cursor__open(s, "SELECT count(*) FROM " PROF_T_KERNEL " k WHERE k.start >= ?1 AND k.start < ?2"
+				  " AND NOT EXISTS (SELECT 1 FROM " PROF_T_GPU_METRIC_TYPES " t"
+				  " WHERE (t.typeId & 255) = k.deviceId AND (t.globalPid IS NULL"
+				  " OR k.globalPid IS NULL OR k.globalPid = 0 OR t.globalPid = k.globalPid))",
 			       &c, err);
 	if (rc)
 		return rc;

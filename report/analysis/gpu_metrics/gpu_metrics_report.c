@@ -51,7 +51,7 @@ static int metric_cells(const struct gm_catalog *c, const struct gm_row *r, stru
 
 static struct rpt_cell pid_cell(const struct gm_sampler *smp)
 {
-	return smp->pid_known ? int_cell((smp->global_pid >> 24) & 0xFFFFFF) : text_cell(NULL);
+	return smp->pid_known ? int_cell(prof_pid_of(smp->global_pid)) : text_cell(NULL);
 }
 
 /* dropped: the samples the collector counted as lost (PERFKIT_COUNTERS). */

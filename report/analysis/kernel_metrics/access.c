@@ -95,9 +95,9 @@ enum access_verdict access__judge(const struct access_kernel *k, double max_over
 
 bool access__recorded(struct prof_store *s)
 {
-	return prof_store__has_table(s, PROF_T_KERNEL_METRICS) &&
-	       prof_store__has_column(s, PROF_T_KERNEL_METRICS, "ldSectors") &&
-	       prof_store__has_column(s, PROF_T_KERNEL_METRICS, "ldBytesRequested");
+	/* captures from before these counters (added together) have the
+	 * table without them */
+	return prof_store__has_column(s, PROF_T_KERNEL_METRICS, "ldSectors");
 }
 
 void access__free(struct access_kernel *k, int n)
@@ -135,11 +135,11 @@ int access__load(struct prof_store *s, int64_t from_ns, int64_t to_ns, struct ac
 		"SELECT (SELECT value FROM " PROF_T_STRINGS " WHERE id = a.nid), a.launches, a.total,"
 		" b.measured, b.lds, b.ldr, b.ldb, b.ldbn, b.sts, b.str, b.stb, b.stbn, b.l1, b.l2"
 		/* sums as roof__load makes them: none fails the query */
-		" FROM (SELECT demangledName AS nid, count(*) AS launches,"
+		" FROM (SELECT " PROF_SQL_KERNEL_NAME_ID("") " AS nid, count(*) AS launches,"
 		"       " SUM_TOTAL_SATURATED("end - start") " AS total"
 		"       FROM " PROF_T_KERNEL " WHERE start >= ?1 AND start < ?2 AND NOT " SUM_BAD_SPAN("")
 		"       GROUP BY 1) a"
-		" JOIN (SELECT k.demangledName AS nid, count(*) AS measured,"
+		" JOIN (SELECT " PROF_SQL_KERNEL_NAME_ID("k.") " AS nid, count(*) AS measured,"
 		"       total(m.ldSectors) AS lds, total(m.ldRequests) AS ldr,"
 		"       total(m.ldBytesRequested) AS ldb, count(m.ldBytesRequested) AS ldbn,"
 		"       total(m.stSectors) AS sts, total(m.stRequests) AS str,"
@@ -156,7 +156,7 @@ int access__load(struct prof_store *s, int64_t from_ns, int64_t to_ns, struct ac
 
 	*out = NULL;
 	*n = 0;
-	if (!access__recorded(s) || !prof_store__has_table(s, PROF_T_KERNEL))
+	if (!access__recorded(s))
 		return 0;
 	rc = prof_cursor__open(s, sql, &c, err);
 	if (rc)

@@ -32,7 +32,7 @@ int roof_peaks__load(struct prof_store *s, struct roof_peaks *p, struct prof_err
 	int rc;
 
 	memset(p, 0, sizeof *p);
-	if (prof_store__has_table(s, PROF_T_PEAKS)) {
+	{
 		struct prof_cursor *c;
 		rc = prof_cursor__open(s, "SELECT key, value, text FROM " PROF_T_PEAKS, &c, err);
 		if (rc)
@@ -139,8 +139,6 @@ int roof__count_measured(struct prof_store *s, int64_t *n, struct prof_error *er
 	int rc;
 
 	*n = 0;
-	if (!prof_store__has_table(s, PROF_T_KERNEL_METRICS))
-		return 0;
 	rc = prof_cursor__open(s, "SELECT count(*) FROM " PROF_T_KERNEL_METRICS, &c, err);
 	if (rc < 0)
 		return rc;
@@ -161,11 +159,11 @@ int roof__load(struct prof_store *s, const struct roof_peaks *p, int64_t from_ns
 		 * damaged file's counters, kernels of 2^62 ns), read as doubles or
 		 * held at INT64_MAX; kernels with a bad span left out, as the
 		 * kernel summary leaves them out */
-		" FROM (SELECT demangledName AS nid, count(*) AS launches,"
+		" FROM (SELECT " PROF_SQL_KERNEL_NAME_ID("") " AS nid, count(*) AS launches,"
 		"       " SUM_TOTAL_SATURATED("end - start") " AS total"
 		"       FROM " PROF_T_KERNEL " WHERE start >= ?1 AND start < ?2 AND NOT " SUM_BAD_SPAN("")
 		"       GROUP BY 1) a"
-		" JOIN (SELECT k.demangledName AS nid, count(m.durationNs) AS measured,"
+		" JOIN (SELECT " PROF_SQL_KERNEL_NAME_ID("k.") " AS nid, count(m.durationNs) AS measured,"
 		"       " SUM_TOTAL_SATURATED("m.durationNs") " AS mt,"
 		"       total(m.flopsF64) AS f64, total(m.flopsF32) AS f32, total(m.flopsF16) AS f16,"
 		"       total(m.tensorInst) AS tensor, total(m.dramReadBytes + m.dramWriteBytes) AS dram,"
@@ -183,9 +181,6 @@ int roof__load(struct prof_store *s, const struct roof_peaks *p, int64_t from_ns
 
 	*out = NULL;
 	*n = 0;
-	if (!prof_store__has_table(s, PROF_T_KERNEL_METRICS) ||
-	    !prof_store__has_table(s, PROF_T_KERNEL))
-		return 0;
 	rc = prof_cursor__open(s, sql, &c, err);
 	if (rc)
 		return rc;

@@ -38,28 +38,19 @@ static int load_kernels(struct prof_store *s, const struct sum_ranks *ranks, str
 			int64_t **tids, struct prof_error *err)
 {
 	int cap_tids = 0;
-	bool rt = prof_store__has_column(s, PROF_T_RUNTIME, "correlationId");
-	bool drv = prof_store__has_column(s, PROF_T_DRIVER, "correlationId");
-	char sql[2048];
+	/* one row per kernel: the earliest call that launched it (an export
+	 * may hold a call twice, a runtime call the driver call inside it) */
+	static const char sql[] =
+		"SELECT k.globalPid, k.start, k.end, k.deviceId, k.streamId, s.value,"
+		" coalesce(min(r.globalTid), min(d.globalTid)) AS tid,"
+		" coalesce(min(r.start), min(d.start)) AS launch FROM " PROF_T_KERNEL " k JOIN "
+		PROF_T_STRINGS " s ON s.id = " PROF_SQL_KERNEL_NAME_ID("k.")
+		" LEFT JOIN " PROF_T_RUNTIME " r ON " SUM_LAUNCHED_BY("k", "r")
+		" LEFT JOIN " PROF_T_DRIVER " d ON " SUM_LAUNCHED_BY("k", "d")
+		" WHERE " NCCL_KERNEL_SQL("k") " GROUP BY k.rowid ORDER BY k.globalPid, k.start";
 	struct prof_cursor *c;
 	int rc;
 
-	if (!prof_store__has_column(s, PROF_T_KERNEL, "demangledName"))
-		return 0;
-	/* one row per kernel: the earliest call that launched it (an export
-	 * may hold a call twice, a runtime call the driver call inside it) */
-	snprintf(sql, sizeof sql,
-		 "SELECT k.globalPid, k.start, k.end, k.deviceId, k.streamId, s.value,"
-		 " %s AS tid, %s AS launch FROM " PROF_T_KERNEL " k JOIN " PROF_T_STRINGS " s"
-		 " ON s.id = k.demangledName%s%s"
-		 " WHERE " NCCL_KERNEL_SQL("k")
-		 " GROUP BY k.rowid ORDER BY k.globalPid, k.start",
-		 rt && drv ? "coalesce(min(r.globalTid), min(d.globalTid))" : rt ? "min(r.globalTid)"
-		 : drv ? "min(d.globalTid)" : "NULL",
-		 rt && drv ? "coalesce(min(r.start), min(d.start))" : rt ? "min(r.start)"
-		 : drv ? "min(d.start)" : "NULL",
-		 rt ? " LEFT JOIN " PROF_T_RUNTIME " r ON " SUM_LAUNCHED_BY("k", "r") : "",
-		 drv ? " LEFT JOIN " PROF_T_DRIVER " d ON " SUM_LAUNCHED_BY("k", "d") : "");
 	rc = prof_cursor__open(s, sql, &c, err);
 	if (rc)
 		return rc;
@@ -121,9 +112,8 @@ static int load_domains(struct prof_store *s, struct domains *d, struct prof_err
 	struct prof_cursor *c;
 	int rc;
 
-	if (!prof_store__has_column(s, PROF_T_NVTX, "domainId"))
-		return 0;
-	rc = prof_cursor__open(s, "SELECT DISTINCT (n.globalTid >> 24) << 24, n.domainId FROM "
+	rc = prof_cursor__open(s, "SELECT DISTINCT " PROF_SQL_GLOBAL_PID_OF_TID("n.globalTid")
+			       ", n.domainId FROM "
 			       PROF_T_NVTX " n LEFT JOIN " PROF_T_STRINGS " s ON s.id = n.textId"
 			       " WHERE n.eventType = " PROF_SQL_NVTX_DOMAIN_CREATE
 			       " AND coalesce(n.text, s.value) = 'NCCL'", &c, err);
@@ -401,19 +391,14 @@ static int open_range(struct walk *w, struct prof_cursor *c)
 
 static int walk_ranges(struct walk *w)
 {
-	bool blob = prof_store__has_column(w->s, PROF_T_NVTX, "binaryData");
-	char sql[640];
+	static const char sql[] =
+		"SELECT n.globalTid, n.start, n.end, coalesce(n.text, s.value), n.domainId,"
+		" n.binaryData FROM " PROF_T_NVTX " n LEFT JOIN " PROF_T_STRINGS " s ON s.id = n.textId"
+		" WHERE n.eventType = " PROF_SQL_NVTX_PUSHPOP " AND NOT " SUM_BAD_SPAN("n.")
+		" AND coalesce(n.text, s.value) GLOB 'nccl[A-Z]*' ORDER BY n.globalTid, n.start";
 	struct prof_cursor *c;
 	int rc;
 
-	if (!prof_store__has_column(w->s, PROF_T_NVTX, "domainId"))
-		return 0;
-	snprintf(sql, sizeof sql,
-		 "SELECT n.globalTid, n.start, n.end, coalesce(n.text, s.value), n.domainId%s FROM "
-		 PROF_T_NVTX " n LEFT JOIN " PROF_T_STRINGS " s ON s.id = n.textId"
-		 " WHERE n.eventType = " PROF_SQL_NVTX_PUSHPOP " AND NOT " SUM_BAD_SPAN("n.")
-		 " AND coalesce(n.text, s.value) GLOB 'nccl[A-Z]*' ORDER BY n.globalTid, n.start",
-		 blob ? ", n.binaryData" : "");
 	rc = prof_cursor__open(w->s, sql, &c, w->err);
 	if (rc)
 		return rc;
@@ -521,8 +506,7 @@ double nccl_link_bytes_per_ns(struct prof_store *s)
 	struct prof_cursor *c;
 	double v = 0;
 
-	if (!prof_store__has_table(s, PROF_T_PEAKS) ||
-	    prof_cursor__open(s, "SELECT value FROM " PROF_T_PEAKS " WHERE key = ?1", &c, NULL))
+	if (prof_cursor__open(s, "SELECT value FROM " PROF_T_PEAKS " WHERE key = ?1", &c, NULL))
 		return 0;
 	prof_cursor__bind_text(c, 1, PEAK_P2P_KEY);
 	if (prof_cursor__next(c, NULL) == 1 && !prof_cursor__is_null(c, 0))
@@ -760,8 +744,7 @@ void nccl_calls__size_evidence(struct prof_store *s, const struct nccl_calls *c,
 	e->without_call = c->without_call;
 	/* asked whatever this capture's kernels say: a job's captures add up,
 	 * and another capture's kernels outside any call may need it */
-	if (prof_store__has_table(s, PROF_T_NVTX) &&
-	    prof_cursor__open(s, "SELECT EXISTS (SELECT 1 FROM " PROF_T_NVTX ")", &cur, NULL) == 0) {
+	if (prof_cursor__open(s, "SELECT EXISTS (SELECT 1 FROM " PROF_T_NVTX ")", &cur, NULL) == 0) {
 		if (prof_cursor__next(cur, NULL) == 1)
 			e->nvtx = prof_cursor__int64(cur, 0) != 0;
 		prof_cursor__close(cur);

@@ -46,7 +46,7 @@ enum nccl_kind {
  * as nccl_kernel__parse recognises it, roughly): the communication in a
  * rank's time. */
 #define NCCL_KERNEL_SQL(K)                                                     \
-	K ".demangledName IN (SELECT id FROM " PROF_T_STRINGS                   \
+	PROF_SQL_KERNEL_NAME_ID(K ".") " IN (SELECT id FROM " PROF_T_STRINGS    \
 	" WHERE value GLOB '*nccl*Kernel*')"
 
 /* "AllReduce", ...; "unknown" for NCCL_KIND_UNKNOWN. */

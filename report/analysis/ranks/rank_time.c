@@ -51,13 +51,7 @@ static int gpu_spans(struct prof_store *s, const struct rank_time *t, int64_t *f
 		first[i] = last[i] = -1;
 	len += (size_t)snprintf(sql, sizeof sql, "SELECT tid, at, g0, g1 FROM (");
 	for (size_t a = 0; a < 2; a++) {
-		if (!prof_store__has_column(s, api[a], "globalTid") ||
-		    !prof_store__has_column(s, api[a], "correlationId"))
-			continue;
 		for (size_t g = 0; g < 3; g++) {
-			if (!prof_store__has_column(s, gpu[g], "globalPid") ||
-			    !prof_store__has_column(s, gpu[g], "correlationId"))
-				continue;
 			len += (size_t)snprintf(sql + len, sizeof sql - len,
 						"%sSELECT r.globalTid AS tid, r.start AS at, g.start AS g0,"
 						" g.end AS g1 FROM %s g JOIN %s r ON %s"

@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "analysis/diagnose/diagnose.h"
+#include "analysis/core/intervals.h"
 #include "summary/query.h"
 
 struct rank_time {

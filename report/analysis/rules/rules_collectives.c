@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/diagnose_job.h"
+#include "analysis/diagnose/diagnose.h"
+#include "analysis/diagnose/diag_job.h"
 #include "analysis/ranks/job_judge.h"
 
 static int nomem(struct prof_error *err)

@@ -1,6 +1,7 @@
 /* rules_critical_path.c - what sets a step's length: the longest parts of
  * the critical path of the median step (critical_path.h), and what
  * shortening each can gain at most: its time on the path. */
+#include "analysis/diagnose/diagnose.h"
 #include "analysis/timeline/critical_path.h"
 
 #include <stdio.h>
@@ -63,13 +64,14 @@ static struct part_change change_for(const struct cp_part *p)
 			diag_pytorch_alloc };
 	if (!strcmp(p->kind, "CUDA call: copy"))
 		return (struct part_change){
-			"copies are on the path: copy from pinned memory (cudaMallocHost) with "
-			"cudaMemcpyAsync on a stream so they overlap with compute, and move fewer bytes",
+			"copies are on the path: move fewer bytes{!pinned , copy from pinned memory "
+			"(cudaMallocHost)}{!overlap , and issue them with cudaMemcpyAsync on another "
+			"stream so they overlap with compute}",
 			diag_pytorch_sync_copy };
 	if (!strcmp(p->kind, "CUDA call: launch") || !strcmp(p->kind, "launch latency"))
 		return (struct part_change){
-			"launches are on the path: fewer, larger launches (fuse kernels, batch work) or "
-			"capture the step in a CUDA graph",
+			"launches are on the path: fewer, larger launches (fuse kernels, batch work)"
+			"{!graphs  or capture the step in a CUDA graph}",
 			diag_pytorch_launch };
 	if (!strcmp(p->kind, "cross-stream wait"))
 		return (struct part_change){
@@ -79,8 +81,8 @@ static struct part_change change_for(const struct cp_part *p)
 			"wait_stream() or event.wait(), so it has work while the other stream finishes." };
 	if (!strcmp(p->kind, "stream order") || !strcmp(p->kind, "queued before the step"))
 		return (struct part_change){
-			"the GPU starts queued work late: fewer, larger kernels (fusion, a CUDA graph) "
-			"leave fewer such gaps",
+			"the GPU starts queued work late: fewer, larger kernels (fusion{!graphs "
+			"{?bound_launch , a CUDA graph}}) leave fewer such gaps",
 			diag_pytorch_launch };
 	return (struct part_change){ "each part below is what the step waited for at that point",
 				     diag_pytorch_launch };
@@ -105,7 +107,7 @@ static int rule_critical_path(struct diag_context *ctx, struct prof_error *err)
 	char name[640];
 	int64_t waste = 0;
 	double share;
-	int rc = critical_path__analyse(ctx, &cp, err);
+	int rc = critical_path__analyse(&ctx->scope, &cp, err);
 
 	if (rc)
 		return rc;
@@ -170,8 +172,9 @@ static int rule_critical_path(struct diag_context *ctx, struct prof_error *err)
 			      : diag__with_pytorch(ctx,
 						   diag__fmt("The GPU sets the step's length: only faster or fewer "
 							     "kernels and copies shorten it (see the kernel findings)."),
-						   "In PyTorch: torch.compile fuses kernels, and mixed precision "
-						   "(torch.autocast with bfloat16) shortens the matrix products."));
+						   "In PyTorch:{!compile {!triton  torch.compile fuses kernels.}}"
+						   "{!bf16  Mixed precision (torch.autocast with bfloat16) "
+						   "shortens the matrix products.}"));
 	for (int i = 0; f && i < cp->nparts && i < DIAG_MAX_OFFENDERS; i++)
 		diag__offender(f, part_name(&cp->parts[i], name, sizeof name), cp->parts[i].count,
 			       cp->parts[i].time_ns, -1);

@@ -6,6 +6,8 @@
  * (gpu_metrics.h: the averages per kernel name, and each period for the
  * time at a roof); the verdicts are gpu_metrics_judge.c's. A capture
  * without samples lists them as not run, with how to collect them. */
+#include "rules.h"
+
 #include "analysis/diagnose/diagnose.h"
 
 #include <math.h>
@@ -122,12 +124,12 @@ static int load_device_union(struct gm_scan *s, char *sql, const struct gm_sampl
 	return rc < 0 ? rc : 0;
 }
 
-/* "AND (globalPid ... = ?4)" where the sampler's process is known and the
- * table says whose a row is. */
-static const char *pid_clause(struct prof_store *st, const char *table, const struct gm_sampler *smp)
+/* "AND (globalPid ... = ?4)" where the sampler's process is known: a row
+ * that does not say whose it is (NULL, or a table without the column)
+ * counts for every process. */
+static const char *pid_clause(const struct gm_sampler *smp)
 {
-	return smp->pid_known && prof_store__has_column(st, table, "globalPid")
-		       ? " AND (globalPid IS NULL OR globalPid = 0 OR globalPid = ?4)" : "";
+	return smp->pid_known ? " AND (globalPid IS NULL OR globalPid = 0 OR globalPid = ?4)" : "";
 }
 
 /* Copy kinds that cross a link (PCIe or NVLink): to or from the host, and
@@ -169,18 +171,18 @@ static int load_device(struct gm_scan *s, int sampler, struct prof_error *err)
 	for (int i = 0; i < 3; i++) {
 		snprintf(busy[i], sizeof busy[i], "SELECT start, end FROM %s WHERE deviceId = ?3 AND end > ?1"
 			 " AND start < ?2 AND NOT " SUM_BAD_SPAN("") "%s", busy_tables[i],
-			 pid_clause(st, busy_tables[i], smp));
+			 pid_clause(smp));
 		busy_parts[i] = busy[i];
 	}
 	/* copies over a link, and NCCL kernels */
 	snprintf(comm[0], sizeof comm[0], "SELECT start, end, copyKind, NULL FROM " PROF_T_MEMCPY
 		 " WHERE deviceId = ?3 AND end > ?1 AND start < ?2 AND NOT " SUM_BAD_SPAN("")
-		 " AND copyKind IN (" LINK_COPY_KINDS ")%s", pid_clause(st, PROF_T_MEMCPY, smp));
+		 " AND copyKind IN (" LINK_COPY_KINDS ")%s", pid_clause(smp));
 	snprintf(comm[1], sizeof comm[1], "SELECT k.start, k.end, NULL, " DIAG_KERNEL_NAME_SQL " FROM "
 		 PROF_T_KERNEL " k WHERE k.deviceId = ?3 AND k.end > ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.") "%s"
-		 " AND coalesce(k.demangledName, k.shortName) IN (SELECT id FROM " PROF_T_STRINGS
-		 " WHERE value LIKE '%%nccl%%')", smp->pid_known && prof_store__has_column(st, PROF_T_KERNEL, "globalPid")
-		 ? " AND (k.globalPid IS NULL OR k.globalPid = 0 OR k.globalPid = ?4)" : "");
+		 " AND " PROF_SQL_KERNEL_NAME_ID("k.") " IN (SELECT id FROM " PROF_T_STRINGS
+		 " WHERE value LIKE '%%nccl%%')",
+		 smp->pid_known ? " AND (k.globalPid IS NULL OR k.globalPid = 0 OR k.globalPid = ?4)" : "");
 	comm_parts[0] = comm[0];
 	comm_parts[1] = comm[1];
 	sql = ordered_union(st, busy_tables, busy_parts, 3, &rc, err);
@@ -377,19 +379,7 @@ static int tensor_idle(struct gm_scan *s)
 					   "time in the window.%s",
 					   t.n, 100 * s->lim.max_tensor, diag__ns(b1, sizeof b1, time_ns),
 					   100.0 * (double)time_ns / (double)ctx->busy_ns, extra),
-				 diag__with_pytorch(ctx,
-					 diag__fmt("Run them on the tensor cores: allow TF32 for FP32 GEMMs "
-						   "(cublasSetMathMode(handle, CUBLAS_TF32_TENSOR_OP_MATH), or "
-						   "CUBLAS_COMPUTE_32F_FAST_TF32 with cublasGemmEx/cublasLt), or keep "
-						   "the operands in BF16/FP16 and accumulate in FP32 (CUDA_R_16BF "
-						   "inputs, CUBLAS_COMPUTE_32F): several times the FP32 SIMT "
-						   "throughput, with TF32's 10-bit mantissa or BF16's 8 bits on the "
-						   "inputs."),
-					 "In PyTorch: torch.backends.cuda.matmul.allow_tf32 = True and "
-					 "torch.backends.cudnn.allow_tf32 = True (or "
-					 "torch.set_float32_matmul_precision(\"high\")) run FP32 matmuls and "
-					 "convolutions in TF32 on the tensor cores; torch.autocast(device_type=\"cuda\", "
-					 "dtype=torch.bfloat16) runs them in BF16."));
+				 diag__with_pytorch(ctx, strdup(diag_change_tf32), diag_pytorch_tf32));
 	diag_tally__exit(&t);
 	return 0;
 }

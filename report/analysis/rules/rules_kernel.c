@@ -59,14 +59,15 @@ static void report_occupancy(struct diag_context *ctx, struct diag_tally *t, con
 				gpu->name[0] ? gpu->name : "this GPU", diag__ns(b1, sizeof b1, ns),
 				unknown ? " Besides, " : "", unknown ? unknown : "", unknown ? "." : ""),
 		      diag__with_pytorch(ctx,
-			      diag__fmt("Registers: cap them with __launch_bounds__(threads, minBlocks) or "
-					"-maxrregcount; shared memory: smaller tiles or fewer stages; block size: "
-					"use 128-256 threads per block. Check with `perfkit roofline` whether the "
-					"kernel is latency-bound before trading registers for occupancy."),
+			      diag__fmt("{!pytorch {!jax Registers: cap them with __launch_bounds__(threads, "
+					"minBlocks) or -maxrregcount; shared memory: smaller tiles or fewer stages; "
+					"block size: use 128-256 threads per block. Check with `perfkit roofline` "
+					"whether the kernel is latency-bound before trading registers for "
+					"occupancy.}}{?jax These are XLA's and its libraries' kernels, whose launch "
+					"the program does not choose.}"),
 			      "In PyTorch these are library kernels (ATen, cuBLAS) whose launch you do not "
-			      "choose: change what selects them (BF16 autocast or "
-			      "torch.backends.cuda.matmul.allow_tf32 = True picks tensor-core GEMMs; "
-			      "torch.compile generates its own kernels for fused elementwise work)."));
+			      "choose{!bf16 : BF16 autocast{?fp32_gemm {!tf32  or "
+			      "torch.backends.cuda.matmul.allow_tf32 = True}} picks tensor-core GEMMs}."));
 	diag_tally__offenders(t, f);
 	free(unknown);
 }
@@ -79,7 +80,7 @@ static int rule_occupancy(struct diag_context *ctx, struct prof_error *err)
 		" count(*), " SUM_TOTAL_SATURATED("k.end - k.start")
 		" FROM " PROF_T_KERNEL " k WHERE k.start >= ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.")
 		" AND (" NCCL_KERNEL_SQL("k") ") IS NOT 1"
-		" GROUP BY k.demangledName, 2, 3, 4 ORDER BY 7 DESC";
+		" GROUP BY " PROF_SQL_KERNEL_NAME_ID("k.") ", 2, 3, 4 ORDER BY 7 DESC";
 	double max_occ = diag__get(ctx, "occupancy.max");
 	double min_share = diag__get(ctx, "occupancy.min_kernel_share");
 	struct diag_tally t = { 0 };

@@ -158,7 +158,7 @@ static int track_gemm(struct diag_context *ctx, struct launch_scan *s, struct ge
 static int scan(struct diag_context *ctx, struct launch_scan *s, struct prof_error *err)
 {
 	const char *sql =
-		"SELECT k.deviceId * 1000000 + k.streamId, k.start, k.end, k.demangledName,"
+		"SELECT k.deviceId * 1000000 + k.streamId, k.start, k.end, " PROF_SQL_KERNEL_NAME_ID("k.") ","
 		" k.gridX * k.gridY * k.gridZ, k.blockX * k.blockY * k.blockZ, " DIAG_KERNEL_NAME_SQL ","
 		" k.deviceId"
 		" FROM " PROF_T_KERNEL " k WHERE k.start >= ?1 AND k.start < ?2"
@@ -300,9 +300,11 @@ static void report_launch_bound(struct diag_context *ctx, struct launch_scan *s,
 				diag__ns(b2, sizeof b2, s->gaps_ns), (long long)s->gaps,
 				diag__get(ctx, "launch_bound.max_gap_us"), 100 * frac, b3),
 		      diag__with_pytorch(ctx,
-			      diag__fmt("Give each launch more work: batch independent items into one launch, "
-					"fuse consecutive kernels, and capture the fixed sequence of launches in a "
-					"CUDA graph (cudaStreamBeginCapture / cudaGraphLaunch) to pay launch cost once."),
+			      diag__fmt("Give each launch more work: batch independent items into one launch"
+					"{?graphs  and fuse consecutive kernels: only fewer kernels cut their cost}"
+					"{!graphs , fuse consecutive kernels{?bound_launch , and capture the fixed "
+					"sequence of launches in a CUDA graph (cudaStreamBeginCapture / "
+					"cudaGraphLaunch) to pay launch cost once}}."),
 			      diag_pytorch_launch));
 	diag_tally__offenders(&s->short_by_name, f);
 }
@@ -362,8 +364,8 @@ static void report_repeated_kernel(struct diag_context *ctx, struct launch_scan 
 					"dimension or an index table), e.g. one lookup kernel for all embedding "
 					"tables."),
 			      "In PyTorch: replace the Python loop over tensors with one batched op on "
-			      "stacked tensors (torch.stack, torch._foreach_* ops, nn.EmbeddingBag), or "
-			      "let torch.compile fuse the loop."));
+			      "stacked tensors (torch.stack, torch._foreach_* ops, nn.EmbeddingBag)"
+			      "{!compile , or let torch.compile fuse the loop}."));
 	diag_tally__offenders(&s->other_runs, f);
 }
 
@@ -429,8 +431,9 @@ static int classify_gemm_runs(struct diag_context *ctx, struct launch_scan *s, s
 
 static const char *const pytorch_gemms =
 	"In PyTorch: independent products go into one torch.bmm/torch.baddbmm on stacked tensors; "
-	"a stack of layers into torch.compile(mode=\"reduce-overhead\") or a CUDA graph "
-	"(torch.cuda.graphs, torch.cuda.make_graphed_callables), with a larger batch per step.";
+	"a stack of layers{?dispatch {!graphs  into torch.compile(mode=\"reduce-overhead\") or "
+	"a CUDA graph (torch.cuda.graphs, torch.cuda.make_graphed_callables),}} with a larger "
+	"batch per step.";
 
 static void report_batched_gemm(struct diag_context *ctx, struct gemm_findings *g)
 {
@@ -468,9 +471,9 @@ static void report_batched_gemm(struct diag_context *ctx, struct gemm_findings *
 				      : diag__fmt("If these GEMMs are independent (per head, per expert: none "
 						  "reads another's output), replace each run with one batched GEMM "
 						  "(cublasSgemmStridedBatched, cublasGemmStridedBatchedEx). If each "
-						  "consumes the last one's output they cannot be batched: capture "
-						  "the sequence in a CUDA graph to pay launch cost once and give each "
-						  "launch more work (a larger batch)."),
+						  "consumes the last one's output they cannot be batched: "
+						  "{!graphs {?dispatch capture the sequence in a CUDA graph to pay "
+						  "launch cost once and }}give each launch more work (a larger batch)."),
 			      pytorch_gemms));
 	diag_tally__offenders(&g->batched, f);
 }
@@ -495,9 +498,9 @@ static void report_gemm_chain(struct diag_context *ctx, struct gemm_findings *g)
 				(double)t.launches / (double)t.runs, (double)t.launches / diag__per_iter(ctx),
 				runs_cover(cover, sizeof cover, &t, "GEMMs")),
 		      diag__with_pytorch(ctx,
-			      diag__fmt("Cut the launches, not the chain: capture the sequence in a CUDA graph "
-					"(cudaStreamBeginCapture / cudaGraphLaunch) to pay launch cost once, give "
-					"each GEMM more rows (a larger batch per launch), and fuse the bias and "
+			      diag__fmt("Cut the launches, not the chain: {!graphs {?dispatch capture the "
+					"sequence in a CUDA graph (cudaStreamBeginCapture / cudaGraphLaunch) to pay "
+					"launch cost once, }}give each GEMM more rows (a larger batch per launch), and fuse the bias and "
 					"activation into the GEMM's epilogue (cublasLt epilogues such as "
 					"CUBLASLT_EPILOGUE_RELU_BIAS, or CUTLASS) to drop the kernels between. "
 					"If the GEMMs are in fact independent, batch them "

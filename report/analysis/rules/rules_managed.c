@@ -4,6 +4,8 @@
  * step's path. The change is to move them ahead of use
  * (cudaMemPrefetchAsync), say where they live (cudaMemAdvise), or copy
  * explicitly. */
+#include "rules.h"
+
 #include "analysis/diagnose/diagnose.h"
 
 #include <stdlib.h>
@@ -34,7 +36,7 @@ struct um_totals {
 };
 
 /* Migrations in the window: the demand ones' spans go into l, each
- * direction and cause into t. */
+ * direction and cause into t (when given). */
 static int load_migrations(struct diag_context *ctx, struct diag_intervals *l, struct diag_tally *t,
 			   struct um_totals *u, struct prof_error *err)
 {
@@ -60,9 +62,15 @@ static int load_migrations(struct diag_context *ctx, struct diag_intervals *l, s
 		}
 		u->demand_n++, u->demand_bytes = prof_add_saturated(u->demand_bytes, bytes);
 		u->demand_ns = prof_add_saturated(u->demand_ns, ns);
+		if (diag_intervals__push(l, start, end) < 0) {
+			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+			break;
+		}
+		if (!t)
+			continue;
 		snprintf(key, sizeof key, "%s %s", sum_copy_short(kind), cause_words(cause));
 		e = diag_tally__get(t, key);
-		if (!e || diag_intervals__push(l, start, end) < 0) {
+		if (!e) {
 			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 			break;
 		}
@@ -126,20 +134,23 @@ static int load_cpu_faults(struct diag_context *ctx, struct diag_intervals *l, s
 		int64_t at = prof_cursor__int64(c, 0);
 
 		const char *module = prof_cursor__text(c, 2), *slash = module ? strrchr(module, '/') : NULL;
-		struct diag_tally_entry *e;
+		struct diag_tally_entry *e = NULL;
 
-		snprintf(key, sizeof key, "CPU faults in %s (%s)", prof_cursor__text(c, 1),
-			 slash ? slash + 1 : module ? module : "?");
-		e = diag_tally__get(t, key);
-		if (!e) {
-			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
-			break;
+		if (t) {
+			snprintf(key, sizeof key, "CPU faults in %s (%s)", prof_cursor__text(c, 1),
+				 slash ? slash + 1 : module ? module : "?");
+			e = diag_tally__get(t, key);
+			if (!e) {
+				rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+				break;
+			}
+			e->count++;
+			e->bytes = -1; /* a fault moves nothing itself */
 		}
-		e->count++;
-		e->bytes = -1; /* a fault moves nothing itself */
 		u->cpu_faults++;
 		if (last >= 0 && at - last <= gap) {
-			e->time_ns = prof_add_saturated(e->time_ns, at - last);
+			if (e)
+				e->time_ns = prof_add_saturated(e->time_ns, at - last);
 		} else {
 			if (run_start >= 0 && diag_intervals__push(l, run_start, last) < 0) {
 				rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
@@ -155,6 +166,35 @@ static int load_cpu_faults(struct diag_context *ctx, struct diag_intervals *l, s
 	return rc < 0 ? rc : 0;
 }
 
+/* The faulting stretches of the window: on-demand migrations, GPU fault
+ * groups and runs of CPU faults, as one union. */
+static int load_stretches(struct diag_context *ctx, struct diag_intervals *l, struct diag_tally *t,
+			  struct um_totals *u, struct prof_error *err)
+{
+	int rc = load_migrations(ctx, l, t, u, err);
+
+	if (!rc)
+		rc = load_gpu_faults(ctx, l, u, err);
+	if (!rc)
+		rc = load_cpu_faults(ctx, l, t, u, err);
+	return rc;
+}
+
+int diag_managed__stretch_ns(struct diag_context *ctx, int64_t *ns, struct prof_error *err)
+{
+	struct diag_intervals l = { 0 };
+	struct um_totals u = { 0 };
+	int rc = 0;
+
+	*ns = 0;
+	if (ctx->has_memcpy)
+		rc = load_stretches(ctx, &l, NULL, &u, err);
+	if (!rc)
+		*ns = diag_intervals__union_ns(&l, ctx->w->start_ns, ctx->w->end_ns);
+	diag_intervals__exit(&l);
+	return rc;
+}
+
 static int rule_managed_memory(struct diag_context *ctx, struct prof_error *err)
 {
 	struct diag_intervals l = { 0 };
@@ -167,11 +207,7 @@ static int rule_managed_memory(struct diag_context *ctx, struct prof_error *err)
 
 	if (!ctx->has_memcpy)
 		return 0;
-	rc = load_migrations(ctx, &l, &t, &u, err);
-	if (!rc)
-		rc = load_gpu_faults(ctx, &l, &u, err);
-	if (!rc)
-		rc = load_cpu_faults(ctx, &l, &t, &u, err);
+	rc = load_stretches(ctx, &l, &t, &u, err);
 	if (rc)
 		goto out;
 	ns = diag_intervals__union_ns(&l, ctx->w->start_ns, ctx->w->end_ns);
@@ -200,8 +236,8 @@ static int rule_managed_memory(struct diag_context *ctx, struct prof_error *err)
 			  "(cudaMemLocationTypeHost) before host code reads or writes them, on the "
 			  "stream of that work; or tell the driver where they live with cudaMemAdvise "
 			  "(SetPreferredLocation, SetAccessedBy, SetReadMostly for data both sides "
-			  "read); or keep the data in device memory and copy what the host needs "
-			  "explicitly with cudaMemcpyAsync from pinned memory.")));
+			  "read); or keep the data in device memory and move what the host needs "
+			  "with explicit cudaMemcpyAsync copies.")));
 out:
 	diag_tally__exit(&t);
 	diag_intervals__exit(&l);

@@ -17,8 +17,11 @@
 #include "summary/query.h"
 
 static const char *const pytorch_fp32 =
-	"In PyTorch: run the step under torch.autocast(device_type=\"cuda\", dtype=torch.bfloat16), "
-	"or keep activations and weights in BF16 (model.to(torch.bfloat16)) with FP32 master weights.";
+	"In PyTorch:{!bf16  run the step under torch.autocast(device_type=\"cuda\", "
+	"dtype=torch.bfloat16), or keep activations and weights in BF16 (model.to(torch.bfloat16)) "
+	"with FP32 master weights.}{?bf16  the program runs 16-bit kernels already: these FP32 "
+	"ones are what mixed precision leaves in FP32 (reductions, softmax, norms); keeping their "
+	"inputs in BF16 halves their bytes.}";
 
 /* FP32 storage in the signature: float pointers and no 16-bit or double types. */
 static bool fp32_signature(const char *name)
@@ -33,7 +36,7 @@ static int fp32_heuristic(struct diag_context *ctx, struct prof_error *err)
 	const char *sql =
 		"SELECT " DIAG_KERNEL_NAME_SQL ", count(*), " SUM_TOTAL_SATURATED("k.end - k.start")
 		" FROM " PROF_T_KERNEL " k WHERE k.start >= ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.")
-		" GROUP BY k.demangledName ORDER BY 3 DESC";
+		" GROUP BY " PROF_SQL_KERNEL_NAME_ID("k.") " ORDER BY 3 DESC";
 	struct diag_tally t = { 0 };
 	struct prof_cursor *c;
 	int64_t ns = 0, n = 0;

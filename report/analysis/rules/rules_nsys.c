@@ -128,7 +128,7 @@ static void report_pageable_async(struct diag_context *ctx, struct copy_tally *t
 			 diag__with_pytorch(ctx,
 				 diag__fmt("Allocate the host side with cudaMallocHost/cudaHostAlloc so the "
 					   "copies are truly asynchronous."),
-				 "In PyTorch: DataLoader(..., pin_memory=True), or tensor.pin_memory() for "
+				 "In PyTorch: {?input DataLoader(..., pin_memory=True), or }tensor.pin_memory() for "
 				 "tensors made by hand, then .to(\"cuda\", non_blocking=True)."));
 }
 
@@ -145,7 +145,7 @@ static void report_sync_memcpy(struct diag_context *ctx, struct copy_tally *t)
 				   diag__ns(blocked, sizeof blocked, t->time_ns),
 				   diag__bytes(moved, sizeof moved, (double)t->bytes)),
 			 diag__with_pytorch(ctx,
-				 diag__fmt("Use cudaMemcpyAsync on a stream with pinned host memory and "
+				 diag__fmt("Use cudaMemcpyAsync on a stream{!pinned  with pinned host memory} and "
 					   "synchronise once where the result is needed, so copies overlap with "
 					   "CPU and GPU work."),
 				 diag_pytorch_sync_copy));
@@ -258,6 +258,7 @@ static const struct gpu_idle_device *most_synced(const struct gpu_idle_result *r
  * work of its own is the host's cost (cpu_bound), not the call's. */
 static int rule_sync_api(struct diag_context *ctx, struct prof_error *err)
 {
+	struct gpu_idle_result *idle = NULL;
 	const struct gpu_idle_result *r;
 	const struct gpu_idle_device *d;
 	struct diag_tally t = { 0 };
@@ -271,7 +272,7 @@ static int rule_sync_api(struct diag_context *ctx, struct prof_error *err)
 		       " OR s.value LIKE 'cudaEventSynchronize%' OR s.value LIKE 'cuCtxSynchronize%'"
 		       " OR s.value LIKE 'cuStreamSynchronize%' OR s.value LIKE 'cuEventSynchronize%'",
 		       &t, &count, &ns, err);
-	if (rc || !count || (rc = gpu_idle__of(ctx, &r, err)) || !(d = most_synced(r)))
+	if (rc || !count || (rc = gpu_idle__of(&ctx->scope, &idle, &r, err)) || !(d = most_synced(r)))
 		goto out;
 	/* rank calls by the idle time they cause */
 	for (int i = 0; i < t.n; i++) {
@@ -315,6 +316,7 @@ static int rule_sync_api(struct diag_context *ctx, struct prof_error *err)
 				      diag_pytorch_sync)));
 out:
 	diag_tally__exit(&t);
+	gpu_idle_result__delete(idle);
 	return rc;
 }
 
@@ -355,9 +357,9 @@ static int rule_gpu_gaps(struct diag_context *ctx, struct prof_error *err)
 				      diag__fmt("Look at what the host does in these gaps (perfkit report "
 						"--report=cuda_api_sum, NVTX ranges) and overlap it with GPU work, "
 						"or move it to the GPU."),
-				      "In PyTorch, data loading is the usual cause: DataLoader(..., "
-				      "num_workers=N, pin_memory=True, persistent_workers=True) prepares batches "
-				      "while the GPU works; torch.profiler shows the Python side of the gap."));
+				      "In PyTorch:{?input  data loading is the usual cause: DataLoader(..., "
+				      "num_workers=N{!pinned , pin_memory=True}, persistent_workers=True) prepares "
+				      "batches while the GPU works;} torch.profiler shows the Python side of the gap."));
 		diag_tally__offenders(&t, f);
 	}
 	diag_tally__exit(&t);
@@ -407,9 +409,10 @@ static int rule_gpu_util(struct diag_context *ctx, struct prof_error *err)
 				      diag__fmt("See the other findings for the cause (host work, launches, "
 						"synchronisation, copies); give the GPU more work per launch and keep "
 						"work queued ahead of it."),
-				      "In PyTorch: a larger batch, DataLoader workers (num_workers, "
-				      "pin_memory=True), no host reads (.item()) in the step, and "
-				      "torch.compile(mode=\"reduce-overhead\") keep the GPU fed."));
+				      "In PyTorch: a larger batch{?input , DataLoader workers (num_workers"
+				      "{!pinned , pin_memory=True})}, no host reads (.item()) in the step"
+				      "{?bound_launch {!graphs , and torch.compile(mode=\"reduce-overhead\")}} "
+				      "keep the GPU fed."));
 		diag_tally__offenders(&t, f);
 	}
 	diag_tally__exit(&t);

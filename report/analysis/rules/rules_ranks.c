@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/diagnose_job.h"
+#include "analysis/diagnose/diagnose.h"
+#include "analysis/diagnose/diag_job.h"
 #include "analysis/timeline/gpu_idle.h"
 #include "analysis/core/gpu_work.h"
 #include "analysis/ranks/job_judge.h"
@@ -200,14 +201,14 @@ static char *straggler_change(const struct diag_context *ctx, enum job_cause cau
 	switch (cause) {
 	case JOB_CAUSE_HOST:
 		return diag__with_pytorch(ctx,
-			diag__fmt("Find what rank %d's host does before the collective that the other ranks' "
+			diag__fmt("Find the host work rank %d does before the collective that the other ranks' "
 				  "do not (NVTX ranges around the suspects, or a CPU profiler such as py-spy or "
 				  "perf on that rank's process): logging, metrics, checkpointing or evaluation "
 				  "on one rank, data loading or preprocessing on the main thread, a branch "
 				  "taken on that rank only. Take it out of the step, spread it over every "
 				  "rank, or run it on another thread while the GPU works.", rank),
-			"In PyTorch: load and augment in DataLoader workers (num_workers=N, "
-			"pin_memory=True, persistent_workers=True); keep one rank's logging, metrics "
+			"In PyTorch: {?input load and augment in DataLoader workers (num_workers=N, "
+			"{!pinned pin_memory=True, }persistent_workers=True); }keep one rank's logging, metrics "
 			"(.item()) and checkpoints out of the training step or make them asynchronous "
 			"(torch.distributed.checkpoint.async_save), and no `if rank == ...` work inside it.");
 	case JOB_CAUSE_MORE_GPU:
@@ -225,7 +226,7 @@ static char *straggler_change(const struct diag_context *ctx, enum job_cause cau
 			diag__fmt("Rank %d copies between host and device longer before the collective: "
 				  "pin its host buffers, copy asynchronously ahead of use on a stream of their "
 				  "own, and check that it does not move more data than the others.", rank),
-			"In PyTorch: DataLoader(..., pin_memory=True) and .to(\"cuda\", "
+			"In PyTorch: {?input DataLoader(..., pin_memory=True) and }.to(\"cuda\", "
 			"non_blocking=True), prefetching the next batch on a torch.cuda.Stream.");
 	case JOB_CAUSE_CALLS:
 		return diag__with_pytorch(ctx,
@@ -507,13 +508,12 @@ static int slowed_beside_comm(struct diag_context *ctx, const struct rank_time *
 	for (int d = 0; d < 6; d++) {
 		size_t len = strlen(cols);
 
-		snprintf(cols + len, sizeof cols - len, ", %s",
-			 prof_store__has_column(s, PROF_T_KERNEL, dims[d]) ? dims[d] : "0");
+		snprintf(cols + len, sizeof cols - len, ", coalesce(%s, 0)", dims[d]);
 	}
 	rc = diag_job__load_union(s, nccl, t->w.start_ns, t->w.end_ns, t->global_pid, &comm, NULL, err);
 	if (rc || comm.n == 0)
 		goto out;
-	snprintf(sql, sizeof sql, "SELECT k.start, k.end, k.demangledName%s FROM " PROF_T_KERNEL " k"
+	snprintf(sql, sizeof sql, "SELECT k.start, k.end, " PROF_SQL_KERNEL_NAME_ID("k.") "%s FROM " PROF_T_KERNEL " k"
 		 " WHERE k.globalPid = ?3 AND k.start >= ?1 AND k.start < ?2 AND " DIAG_JOB_NOT_NCCL, cols);
 	rc = range_cursor__open(s, strdup(sql), t->w.start_ns, t->w.end_ns, &t->global_pid, &c, err);
 	if (rc)

@@ -84,12 +84,12 @@ static int rule_small_htod(struct diag_context *ctx, struct prof_error *err)
 					diag__bytes(b3, sizeof b3, (double)bytes / diag__per_iter(ctx)),
 					(long long)pageable, diag__ns(b4, sizeof b4, ns)),
 			      diag__with_pytorch(ctx,
-				      diag__fmt("Collate the inputs of one iteration into one pinned host buffer "
+				      diag__fmt("Collate the inputs of one iteration into one{!pinned  pinned} host buffer "
 						"and send it with a single cudaMemcpyAsync (or keep the data resident "
-						"on the GPU); prefetch the next iteration on a second stream."),
+						"on the GPU){!overlap ; prefetch the next iteration on a second stream}."),
 				      "In PyTorch: build the batch on the host (torch.stack/torch.cat, or a "
 				      "DataLoader collate_fn) and move it once with .to(\"cuda\", "
-				      "non_blocking=True) from pinned memory; create constants and small tensors "
+				      "non_blocking=True){!pinned  from pinned memory}; create constants and small tensors "
 				      "on the GPU once (torch.tensor(..., device=\"cuda\") outside the loop)."));
 		diag_tally__offenders(&t, f);
 	}
@@ -147,18 +147,27 @@ static int rule_transfer_volume(struct diag_context *ctx, struct prof_error *err
 		f = diag__add(ctx, "transfer_volume", "Host/device transfers dominate the step",
 			      share, ns, DIAG_HIGH,
 			      diag__fmt("Copies between host and device take %s per iteration (%.1f%% of the "
-					"window): %s per iteration in %.1f copies, at %.2f GB/s on average.",
+					"window): %s per iteration in %.1f copies, at %.2f GB/s on average.%s",
 					diag__ns(b1, sizeof b1, (int64_t)((double)ns / diag__per_iter(ctx))),
 					100 * share, diag__bytes(b2, sizeof b2, (double)bytes / diag__per_iter(ctx)),
-					(double)n / diag__per_iter(ctx), ns ? (double)bytes / (double)ns : 0.0),
+					(double)n / diag__per_iter(ctx), ns ? (double)bytes / (double)ns : 0.0,
+					/* what the program does already belongs here, not in the change */
+					ctx->report->program.uses[USE_PINNED] && ctx->report->program.uses[USE_COPY_OVERLAP]
+						? " They are from pinned memory and overlap with other work on "
+						  "several streams already: the link, not the way they are issued, "
+						  "sets their time."
+						: ""),
 			      diag__with_pytorch(ctx,
 				      diag__fmt("Keep data resident on the GPU and send only what changes (ids, "
-						"not the tables they index); use pinned memory for what must move, "
-						"and overlap the copies with compute on a second stream."),
+						"not the tables they index){?pinned {?overlap , and send 16-bit "
+						"data where precision allows: only fewer bytes make these copies "
+						"cheaper}}{!pinned ; use pinned "
+						"memory for what must move}{!overlap ; overlap the copies with compute "
+						"on a second stream}."),
 				      "In PyTorch: create tensors on the device (device=\"cuda\") and keep "
-				      "them there across steps; DataLoader(..., pin_memory=True) with "
-				      ".to(\"cuda\", non_blocking=True), and prefetch the next batch on a "
-				      "torch.cuda.Stream."));
+				      "them there across steps{!pinned ; {?input DataLoader(..., pin_memory=True) or "
+				      "}tensor.pin_memory() with .to(\"cuda\", non_blocking=True)}{!overlap ; "
+				      "prefetch the next batch on a torch.cuda.Stream}."));
 		diag_tally__offenders(&t, f);
 	}
 	diag_tally__exit(&t);

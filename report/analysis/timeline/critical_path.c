@@ -34,7 +34,7 @@ static int step_holding(const struct sum_step *steps, int n, int64_t t)
  * the work the previous step launched, where that work ended: a loop that
  * runs ahead of its GPU queues several steps, and a step's own work waits
  * behind theirs, which is no part of its length. gpu_end: scratch, n. */
-static int step_spans(struct diag_context *ctx, const struct sum_step *steps, int n, int64_t *span_start,
+static int step_spans(struct diag_scope *ctx, const struct sum_step *steps, int n, int64_t *span_start,
 		      int64_t *span_end, int64_t *gpu_end, struct prof_error *err)
 {
 	struct prof_cursor *c = NULL;
@@ -130,7 +130,7 @@ static void step_rows__exit(struct step_rows *r)
 	api_names__exit(&r->names);
 }
 
-static int load_work(struct diag_context *ctx, struct step_rows *r, int64_t from, int64_t to,
+static int load_work(struct diag_scope *ctx, struct step_rows *r, int64_t from, int64_t to,
 		     struct prof_error *err)
 {
 	struct prof_cursor *c = NULL;
@@ -155,18 +155,16 @@ static int load_work(struct diag_context *ctx, struct step_rows *r, int64_t from
 
 /* The calls overlapping the step, by thread and start, with the stream a
  * stream synchronisation names (its synchronisation row, by correlation id). */
-static int load_calls(struct diag_context *ctx, struct step_rows *r, int64_t from, int64_t to,
+static int load_calls(struct diag_scope *ctx, struct step_rows *r, int64_t from, int64_t to,
 		      struct prof_error *err)
 {
 	struct prof_store *s = ctx->store;
-	bool sync_streams = ctx->has_sync_table && prof_store__has_column(s, PROF_T_SYNC, "syncType") &&
-			    prof_store__has_column(s, PROF_T_SYNC, "streamId") &&
-			    prof_store__has_column(s, PROF_T_SYNC, "correlationId");
+	bool sync_streams = ctx->has_sync_table;
+	/* nsys rows carry the process (NULL: any); perfkit's the thread of the call */
 	const char *same_process =
 		!sync_streams ? ""
-		: prof_store__has_column(s, PROF_T_SYNC, "globalPid") ? " AND (y.globalPid IS NULL OR y.globalPid = (a.globalTid >> 24) << 24)"
-		: prof_store__has_column(s, PROF_T_SYNC, "globalTid") ? " AND (y.globalTid >> 24) = (a.globalTid >> 24)"
-								       : "";
+			      : " AND (" PROF_SQL_SYNC_GLOBAL_PID("y.") " = 0 OR " PROF_SQL_SYNC_GLOBAL_PID("y.")
+				" = " PROF_SQL_GLOBAL_PID_OF_TID("a.globalTid") ")";
 	struct prof_cursor *c = NULL;
 	char *sql;
 	int rc;
@@ -222,7 +220,7 @@ static int cmp_wait(const void *x, const void *y)
 }
 
 /* The stream waits made from the earliest launch of the step's work on. */
-static int load_waits(struct diag_context *ctx, struct step_rows *r, int64_t to, struct prof_error *err)
+static int load_waits(struct diag_scope *ctx, struct step_rows *r, int64_t to, struct prof_error *err)
 {
 	int64_t from = to;
 	struct prof_cursor *c = NULL;
@@ -296,7 +294,7 @@ static bool same_part(const struct part_key *a, const struct part_key *b)
 	       a->src_kind == b->src_kind && a->dst_kind == b->dst_kind;
 }
 
-static char *label_of(struct diag_context *ctx, const struct cp_segment *s, const struct step_rows *r)
+static char *label_of(struct diag_scope *ctx, const struct cp_segment *s, const struct step_rows *r)
 {
 	char buf[640];
 
@@ -339,7 +337,7 @@ static int by_time(const void *x, const void *y)
 	return strcmp(a->label, b->label);
 }
 
-static int sum_parts(struct diag_context *ctx, struct critical_path *cp, const struct cp_path *path,
+static int sum_parts(struct diag_scope *ctx, struct critical_path *cp, const struct cp_path *path,
 		     const struct step_rows *r)
 {
 	struct part_key *keys = NULL;
@@ -380,7 +378,7 @@ nomem:
 
 /* Whether w is a launch of the kernel that marks the loop's steps (by
  * name: the window knows the kernel by name only). */
-static bool is_marking_kernel(const struct diag_context *ctx, const struct gpu_work *w)
+static bool is_marking_kernel(const struct diag_scope *ctx, const struct gpu_work *w)
 {
 	char name[sizeof ctx->w->mark_name];
 
@@ -393,7 +391,7 @@ static bool is_marking_kernel(const struct diag_context *ctx, const struct gpu_w
  * on its thread; for a kernel step, the next step's first launch when it is
  * in the rows, else the step's last work (and the span ends with it: the
  * last kernel step's end is an estimate). */
-static struct cp_anchor anchor_of(const struct diag_context *ctx, const struct sum_step *step,
+static struct cp_anchor anchor_of(const struct diag_scope *ctx, const struct sum_step *step,
 				  int64_t *span_end, const struct step_rows *r)
 {
 	struct cp_anchor a = { .on_gpu = true, .work = -1 };
@@ -422,7 +420,7 @@ static struct cp_anchor anchor_of(const struct diag_context *ctx, const struct s
 	return a;
 }
 
-static int walk_step(struct diag_context *ctx, struct critical_path *cp, const struct sum_step *step,
+static int walk_step(struct diag_scope *ctx, struct critical_path *cp, const struct sum_step *step,
 		     struct prof_error *err)
 {
 	struct step_rows r = { 0 };
@@ -469,7 +467,7 @@ out:
 	return rc;
 }
 
-int critical_path__analyse(struct diag_context *ctx, struct critical_path **out, struct prof_error *err)
+int critical_path__analyse(struct diag_scope *ctx, struct critical_path **out, struct prof_error *err)
 {
 	struct critical_path *cp = calloc(1, sizeof *cp);
 	struct sum_step *steps = NULL;

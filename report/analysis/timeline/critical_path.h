@@ -28,7 +28,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "analysis/diagnose/diagnose.h"
 #include "analysis/core/gpu_work.h"
 
 /* ---- the walk (pure) --------------------------------------------------------- */
@@ -137,7 +136,7 @@ struct critical_path {
 /* Step rows past this many (work plus calls) are not walked. */
 #define CP_MAX_ROWS 4000000
 
-int critical_path__analyse(struct diag_context *ctx, struct critical_path **out, struct prof_error *err);
+int critical_path__analyse(struct diag_scope *ctx, struct critical_path **out, struct prof_error *err);
 void critical_path__delete(struct critical_path *cp);
 
 #endif

@@ -131,7 +131,7 @@ struct host_call {
 };
 
 struct device_pass {
-	struct diag_context *ctx;
+	struct diag_scope *ctx;
 	struct gpu_idle_result *r;
 	struct gpu_idle_device *dev;
 	struct stream_table streams;
@@ -512,7 +512,7 @@ static int collect_waits(struct device_pass *p, struct prof_error *err)
 	return 0;
 }
 
-static int pass_device(struct diag_context *ctx, struct gpu_idle_result *r, struct gpu_idle_device *d,
+static int pass_device(struct diag_scope *ctx, struct gpu_idle_result *r, struct gpu_idle_device *d,
 		       struct prof_error *err)
 {
 	const struct sum_window *w = &r->window;
@@ -526,7 +526,7 @@ static int pass_device(struct diag_context *ctx, struct gpu_idle_result *r, stru
 
 	rc = gpu_work__open(ctx, w->start_ns, w->end_ns, &d->device_id, &work, err);
 	if (!rc && ctx->has_api_calls)
-		rc = diag__open_window(ctx, calls_sql, DIAG_GPU_SIDE, &p.calls, err);
+		rc = diag_scope__open_window(ctx, calls_sql, DIAG_GPU_SIDE, &p.calls, err);
 	if (!rc)
 		rc = stream_waits__open(ctx, &d->device_id, INT64_MIN, w->end_ns, &p.waits, err);
 	p.waits_read_to = INT64_MIN;
@@ -583,7 +583,7 @@ static int pass_device(struct diag_context *ctx, struct gpu_idle_result *r, stru
 	return rc < 0 ? rc : 0;
 }
 
-int gpu_idle__analyse(struct diag_context *ctx, struct gpu_idle_result **out, struct prof_error *err)
+int gpu_idle__analyse(struct diag_scope *ctx, struct gpu_idle_result **out, struct prof_error *err)
 {
 	struct gpu_idle_result *r = calloc(1, sizeof *r);
 	int64_t *ids = NULL;
@@ -594,7 +594,7 @@ int gpu_idle__analyse(struct diag_context *ctx, struct gpu_idle_result **out, st
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	r->window = *ctx->w;
 	r->has_api_calls = ctx->has_api_calls;
-	r->replayed = ctx->report->replayed;
+	r->replayed = ctx->replayed;
 	rc = sum_window__steps(ctx->store, ctx->w, &r->steps, &r->nsteps, err);
 	if (!rc)
 		rc = api_names__load(ctx, &r->names, err);
@@ -625,11 +625,12 @@ int gpu_idle__analyse(struct diag_context *ctx, struct gpu_idle_result **out, st
 	return 0;
 }
 
-int gpu_idle__of(struct diag_context *ctx, const struct gpu_idle_result **out, struct prof_error *err)
+int gpu_idle__of(struct diag_scope *ctx, struct gpu_idle_result **memo, const struct gpu_idle_result **out,
+		 struct prof_error *err)
 {
-	int rc = ctx->idle ? 0 : gpu_idle__analyse(ctx, &ctx->idle, err);
+	int rc = *memo ? 0 : gpu_idle__analyse(ctx, memo, err);
 
-	*out = ctx->idle;
+	*out = *memo;
 	return rc;
 }
 

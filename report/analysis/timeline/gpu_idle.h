@@ -20,7 +20,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "analysis/diagnose/diagnose.h"
 #include "analysis/core/gpu_work.h"
 
 /* ---- causes --------------------------------------------------------------- */
@@ -161,11 +160,13 @@ struct gpu_idle_result {
 };
 
 /* Attributes every idle stretch of the window ctx holds. */
-int gpu_idle__analyse(struct diag_context *ctx, struct gpu_idle_result **out, struct prof_error *err);
+int gpu_idle__analyse(struct diag_scope *ctx, struct gpu_idle_result **out, struct prof_error *err);
 void gpu_idle_result__delete(struct gpu_idle_result *r);
-/* The attribution of ctx's window, made once and kept in ctx (freed by
- * diag_context__exit): for rules that weigh their cause by it. */
-int gpu_idle__of(struct diag_context *ctx, const struct gpu_idle_result **out, struct prof_error *err);
+/* The attribution of ctx's window, made on first use into *memo, which
+ * its user owns (and frees with gpu_idle_result__delete): for rules that
+ * weigh their cause by it. */
+int gpu_idle__of(struct diag_scope *ctx, struct gpu_idle_result **memo, const struct gpu_idle_result **out,
+		 struct prof_error *err);
 
 /* The median of v[0..n-1] (reorders v); 0 for n = 0. */
 int64_t idle__median(int64_t *v, int n);

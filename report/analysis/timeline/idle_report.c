@@ -20,6 +20,7 @@
 #include "critical_path.h"
 #include "gpu_idle.h"
 #include "analysis/core/report_rows.h"
+#include "analysis/diagnose/diagnose.h"
 #include "summary/summary.h"
 
 /* Under kernel replay (--metrics) kernels were serialised and replayed:
@@ -396,7 +397,7 @@ static int units__analyse(struct prof_store *s, unit_fn fn, struct idle_units *u
 
 static int gpu_idle_unit(struct diag_context *ctx, struct idle_unit *x, struct prof_error *err)
 {
-	return gpu_idle__analyse(ctx, &x->idle, err);
+	return gpu_idle__analyse(&ctx->scope, &x->idle, err);
 }
 
 int summary__gpu_idle_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)
@@ -421,7 +422,7 @@ int summary__gpu_idle_sum(struct prof_store *s, struct rpt_sink *sink, struct pr
 
 static int critical_path_unit(struct diag_context *ctx, struct idle_unit *x, struct prof_error *err)
 {
-	return critical_path__analyse(ctx, &x->cp, err);
+	return critical_path__analyse(&ctx->scope, &x->cp, err);
 }
 
 static int critical_path_rows(const struct idle_units *u, struct rpt_sink *sink)

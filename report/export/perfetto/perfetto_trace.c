@@ -227,11 +227,11 @@ static int host_track(struct pf_ctx *c, bool thread, int64_t id, const char *nam
 		char *labels[1];
 
 		pd.has_pid = 1;
-		pd.pid = (int32_t)(id & 0xFFFFFF); /* id: globalPid >> 24 */
+		pd.pid = (int32_t)(id & 0xFFFFFF); /* id: prof_process_of(globalPid) */
 		for (int i = 0; c->per_rank && i < c->ranks.n; i++) {
 			const struct sum_process *p = &c->ranks.p[i];
 
-			if (p->global_pid >> 24 != id)
+			if (prof_process_of(p->global_pid) != id)
 				continue;
 			sum_process__label(p, label, sizeof label);
 			name = label;
@@ -345,9 +345,11 @@ static int gpu_info_args(struct pf_ctx *c)
 	struct prof_cursor *cur = NULL;
 	int rc;
 
+	/* every column the file has, in its order: main's table, not the
+	 * canonical form (which adds the rowid and the columns it lacks) */
 	if (!prof_store__has_table(c->m.store, PROF_T_GPU))
 		return 0;
-	rc = prof_cursor__open(c->m.store, "SELECT * FROM " PROF_T_GPU " ORDER BY id", &cur, c->err);
+	rc = prof_cursor__open(c->m.store, "SELECT * FROM main." PROF_T_GPU " ORDER BY id", &cur, c->err);
 	while (rc >= 0 && (rc = prof_cursor__next(cur, c->err)) > 0) {
 		int64_t id = 0;
 
@@ -390,9 +392,8 @@ static int write_capture(struct pf_ctx *c)
 		return rc;
 	ev_start(c, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT, d.uuid, "capture", "capture");
 	arg_text(c, "file", prof_store__path(c->m.store));
-	if (prof_store__has_table(c->m.store, PROF_T_META))
-		rc = prof_cursor__open(c->m.store, "SELECT key, value FROM " PROF_T_META " "
-				       "WHERE value IS NOT NULL ORDER BY key", &cur, c->err);
+	rc = prof_cursor__open(c->m.store, "SELECT key, value FROM " PROF_T_META " "
+			       "WHERE value IS NOT NULL ORDER BY key", &cur, c->err);
 	while (cur && rc >= 0 && (rc = prof_cursor__next(cur, c->err)) > 0)
 		arg_text(c, prof_cursor__text(cur, 0), prof_cursor__text(cur, 1));
 	prof_cursor__close(cur);
@@ -559,7 +560,7 @@ static size_t gpu_track(struct pf_ctx *c, struct prof_cursor *cur, int *rc)
 
 	*rc = busy_add(c, (int32_t)device, prof_cursor__int64(cur, TM_GPU_START),
 		       prof_cursor__int64(cur, TM_GPU_END));
-	return pf_tracks__find(&c->t, PF_TRACK_STREAM, prof_cursor__int64(cur, TM_GPU_PID) >> 24,
+	return pf_tracks__find(&c->t, PF_TRACK_STREAM, prof_process_of(prof_cursor__int64(cur, TM_GPU_PID)),
 			       device, prof_cursor__int64(cur, TM_GPU_STREAM));
 }
 

@@ -1,9 +1,9 @@
-/* cli_job.c - the captures a reader command was given, as one capture
- * (cli_job.h): the exact way, every row of the job merged into one file,
+/* cli_input.c - the captures a reader command was given, as one capture
+ * (cli_input.h): the exact way, every row of the job merged into one file,
  * so that a job read from its per-rank files reports as the one capture
  * of the same run does. */
 #define _GNU_SOURCE /* asprintf */
-#include "cli_job.h"
+#include "cli_input.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "compare/compare.h"
 #include "job/job.h"
 #include "prof/temp_files.h"
 #include "sink/sink.h"
@@ -60,15 +59,15 @@ static void merge_failed(const struct prof_error *err)
 		  "there before they are read; set TMPDIR to a folder with room", where);
 }
 
-static int merge_job(struct cli_job *job, const struct job_inputs *in)
+static int merge_job(struct cli_input *input, const struct job_inputs *in)
 {
 	struct job_plan plan = { 0 };
 	struct prof_error err = { 0 };
 	char where[4200];
 	int rc;
 
-	job->tmpdir = temp_dir();
-	if (!job->tmpdir) {
+	input->tmpdir = temp_dir();
+	if (!input->tmpdir) {
 		temp_name(where, sizeof where);
 		if (errno == ENOSPC || errno == EDQUOT)
 			cli_error("no room for temporary files in %s: %s", where, strerror(errno));
@@ -76,15 +75,15 @@ static int merge_job(struct cli_job *job, const struct job_inputs *in)
 			cli_error("cannot make a temporary folder in %s: %s", where, strerror(errno));
 		return CLI_EXIT_USAGE;
 	}
-	if (asprintf(&job->path, "%s/job.sqlite", job->tmpdir) < 0) {
-		job->path = NULL;
+	if (asprintf(&input->path, "%s/job.sqlite", input->tmpdir) < 0) {
+		input->path = NULL;
 		cli_error("out of memory");
 		return CLI_EXIT_USAGE;
 	}
 	for (size_t i = 0; i < NSIDES; i++) {
 		char path[4096];
 
-		snprintf(path, sizeof path, "%s%s", job->path, sides[i]);
+		snprintf(path, sizeof path, "%s%s", input->path, sides[i]);
 		if (prof_temp__add(path, PROF_TEMP_FILE) < 0) {
 			cli_error("out of memory");
 			return CLI_EXIT_USAGE;
@@ -92,7 +91,7 @@ static int merge_job(struct cli_job *job, const struct job_inputs *in)
 	}
 	rc = job_plan__make(in, &plan, &err);
 	if (!rc)
-		rc = job__merge(&plan, job->path, 0, &err);
+		rc = job__merge(&plan, input->path, 0, &err);
 	job_plan__exit(&plan);
 	if (rc) {
 		merge_failed(&err);
@@ -109,7 +108,7 @@ static void tell_skipped(const struct job_inputs *in)
 			    "captures are what it holds)", in->skipped[i]);
 }
 
-int cli_job__collect(char *const *args, int n, bool force, struct job_inputs *in)
+int cli_input__collect(char *const *args, int n, bool force, struct job_inputs *in)
 {
 	struct prof_error err = { 0 };
 
@@ -121,67 +120,67 @@ int cli_job__collect(char *const *args, int n, bool force, struct job_inputs *in
 	return 0;
 }
 
-int cli_job__make(struct cli_job *job, char *const *args, int n, bool force)
+int cli_input__make(struct cli_input *input, char *const *args, int n, bool force)
 {
 	struct job_inputs in = { 0 };
 	struct stat st;
 	int rc = 0;
 
-	memset(job, 0, sizeof *job);
+	memset(input, 0, sizeof *input);
 	/* one file: as it is, whatever it holds (the reader says what is wrong) */
 	if (n == 1 && !(stat(args[0], &st) == 0 && S_ISDIR(st.st_mode))) {
-		job->path = strdup(args[0]);
-		job->name = strdup(args[0]);
-		if (!job->path || !job->name) {
+		input->path = strdup(args[0]);
+		input->name = strdup(args[0]);
+		if (!input->path || !input->name) {
 			cli_error("out of memory");
 			return CLI_EXIT_USAGE;
 		}
 		return 0;
 	}
-	if (cli_job__collect(args, n, force, &in))
+	if (cli_input__collect(args, n, force, &in))
 		return CLI_EXIT_USAGE;
-	job->name = strdup(in.name);
-	if (!job->name) {
+	input->name = strdup(in.name);
+	if (!input->name) {
 		cli_error("out of memory");
 		rc = CLI_EXIT_USAGE;
 	} else if (in.n == 1) {
 		/* a directory of one capture: that capture */
-		job->path = strdup(in.paths[0]);
-		if (!job->path) {
+		input->path = strdup(in.paths[0]);
+		if (!input->path) {
 			cli_error("out of memory");
 			rc = CLI_EXIT_USAGE;
 		}
 	} else {
-		rc = merge_job(job, &in);
+		rc = merge_job(input, &in);
 	}
 	job_inputs__exit(&in);
 	return rc;
 }
 
 /* The temporary capture and its folder removed (its name kept). */
-static void remove_temp(struct cli_job *job)
+static void remove_temp(struct cli_input *input)
 {
 	char path[4096];
 
-	if (!job->tmpdir)
+	if (!input->tmpdir)
 		return;
-	for (size_t i = 0; job->path && i < NSIDES; i++) {
-		snprintf(path, sizeof path, "%s%s", job->path, sides[i]);
+	for (size_t i = 0; input->path && i < NSIDES; i++) {
+		snprintf(path, sizeof path, "%s%s", input->path, sides[i]);
 		unlink(path);
 	}
-	rmdir(job->tmpdir);
-	prof_temp__forget_tree(job->tmpdir);
+	rmdir(input->tmpdir);
+	prof_temp__forget_tree(input->tmpdir);
 }
 
-int cli_job__open(struct cli_job *job, struct prof_store **out)
+int cli_input__open(struct cli_input *input, struct prof_store **out)
 {
 	struct prof_error err = { 0 };
 
 	*out = NULL;
 	/* a job's merged capture is made of captures its probe checked whole */
-	if (prof_store__open_capture(job->path, out, &err) ||
-	    (!job->tmpdir && prof_store__check_whole(*out, &err)) ||
-	    (job->tmpdir && prof_store__set_name(*out, job->name, &err))) {
+	if (prof_store__open_capture(input->path, out, &err) ||
+	    (!input->tmpdir && prof_store__check_whole(*out, &err)) ||
+	    (input->tmpdir && prof_store__set_name(*out, input->name, &err))) {
 		cli_error("%s", err.msg);
 		if (*out)
 			prof_store__close(*out);
@@ -190,11 +189,11 @@ int cli_job__open(struct cli_job *job, struct prof_store **out)
 	}
 	/* The open store reads on from the removed file: nothing is left
 	 * behind, however the command ends (a closed pipe, Ctrl-C). */
-	remove_temp(job);
+	remove_temp(input);
 	return 0;
 }
 
-int cli_job__report(char *const *args, int n, const char *const *reports, int nreports,
+int cli_input__report_job(char *const *args, int n, const char *const *reports, int nreports,
 		    int sink_format, bool full_names, const char *output, bool force)
 {
 	struct job_inputs in = { 0 };
@@ -253,44 +252,16 @@ out:
 	return status;
 }
 
-bool cli_job__not_rank0(void)
+bool cli_input__is_merged(const struct cli_input *input)
 {
-	return job_mpi__not_rank0();
+	return input->tmpdir != NULL;
 }
 
-int cli_job__profile(char *arg, const struct sum_window *like, bool force, struct diff_profile *p)
+void cli_input__close(struct cli_input *input)
 {
-	struct prof_store *store = NULL;
-	struct prof_error err = { 0 };
-	struct cli_job job = { 0 };
-	int rc;
-
-	memset(p, 0, sizeof *p);
-	rc = cli_job__make(&job, &arg, 1, force);
-	if (!rc)
-		rc = cli_job__open(&job, &store);
-	/* the loop found again while the store is open: a job's merged capture
-	 * cannot be opened again by its name */
-	if (!rc && diff_profile__load_like(p, store, like, &err) < 0) {
-		cli_error("%s", err.msg);
-		rc = CLI_EXIT_USAGE;
-	}
-	if (store)
-		prof_store__close(store);
-	cli_job__close(&job);
-	return rc;
-}
-
-int cli_job__is_merged(const struct cli_job *job)
-{
-	return job->tmpdir != NULL;
-}
-
-void cli_job__close(struct cli_job *job)
-{
-	remove_temp(job);
-	free(job->path);
-	free(job->name);
-	free(job->tmpdir);
-	memset(job, 0, sizeof *job);
+	remove_temp(input);
+	free(input->path);
+	free(input->name);
+	free(input->tmpdir);
+	memset(input, 0, sizeof *input);
 }

@@ -1,18 +1,18 @@
-/* diagnose_job.h - the diagnosis of a job of several ranks (diagnose_job.c)
- * and what its rules (rules_ranks.c) read: each rank's steps and time,
- * NCCL's calls and collectives, and how long each call waited for the
- * last rank of its collective.
- *
- * diag__run hands a job here: each chosen rank is diagnosed alone (the
- * store's views narrowed to its rows, its own loop for a window), as one
- * process would be; the findings are merged, a rule's finding said once
- * when every rank has it; then the job's rules run over all of them. */
-#ifndef REPORT_DIAGNOSE_JOB_H
-#define REPORT_DIAGNOSE_JOB_H
+/* diag_job.h - a job of several ranks as its rules (rules_ranks.c,
+ * rules_collectives.c) read it (diag_job.c): each rank's steps and time,
+ * NCCL's calls and collectives, how long each call waited for the last
+ * rank of its collective, and a rank's work over a span. The engine
+ * (analysis/diagnose_job.c) loads it once per job. */
+#ifndef REPORT_DIAG_JOB_H
+#define REPORT_DIAG_JOB_H
 
-#include "analysis/diagnose/diagnose.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
 #include "analysis/ranks/nccl.h"
 #include "analysis/ranks/rank_time.h"
+#include "context.h"
 
 struct diag_job {
 	const struct sum_ranks *ranks;
@@ -77,18 +77,10 @@ const struct rank_time *diag_job__time_of(const struct diag_job *j, int64_t glob
 /* The median of the ranks' median steps; -1 when no rank has steps. */
 int64_t diag_job__step_ns(const struct diag_job *j);
 
-/* diagnose.c, for the job's diagnosis: the diagnosis of the one process
- * (or --rank's choice) the store's views show; a family of rules run in
- * ctx (timing rules skipped under kernel replay); the report's skips
- * grouped by reason; the API call view (DIAG_API_CALLS) over the views. */
-int diag__run_process(struct prof_store *store, const struct diag_settings *settings,
-		      struct diag_report **out, struct prof_error *err);
-int diag__run_family(struct diag_context *ctx, const struct diag_rule *family, struct prof_error *err);
-int diag__group_skips(struct diag_report *r);
-int diag__api_view(struct diag_context *ctx, struct prof_error *err);
-
-/* The job's diagnosis: ranks holds the chosen ranks (two or more). */
-int diag__run_job(struct prof_store *store, const struct diag_settings *settings,
-		  const struct sum_ranks *ranks, struct diag_report **out, struct prof_error *err);
+/* The job of the chosen ranks (ranks, two or more), its loops found with
+ * the settings' loop options; diag_job__exit frees it. */
+int diag_job__load(struct prof_store *s, const struct diag_settings *settings, const struct sum_ranks *ranks,
+		   struct diag_job *j, struct prof_error *err);
+void diag_job__exit(struct diag_job *j);
 
 #endif

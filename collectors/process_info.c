@@ -1,4 +1,4 @@
-/* job.c - what a process records about its place in a job: its host and,
+/* process_info.c - what a process records about its place in a job: its host and,
  * when a launcher numbered it (torchrun, Open MPI, PMI, Slurm), its rank
  * (PERFKIT_PROCESS_INFO), and a clock pair at its start and end
  * (PERFKIT_CLOCKS): the host's realtime clock and CUPTI's timestamp read
@@ -52,7 +52,7 @@ static void clock_pair(struct prof_writer *w, uint32_t pid, const char *host, co
 	prof_writer__clock_pair(w, &c);
 }
 
-void job__record_start(struct prof_writer *w, uint32_t pid)
+void process_info__record_start(struct prof_writer *w, uint32_t pid)
 {
 	struct prof_process_info p = { .global_pid = prof_global_pid(pid) };
 	struct prof_job_rank rank;
@@ -69,7 +69,7 @@ void job__record_start(struct prof_writer *w, uint32_t pid)
 	clock_pair(w, pid, host, "start");
 }
 
-void job__record_end(struct prof_writer *w, uint32_t pid)
+void process_info__record_end(struct prof_writer *w, uint32_t pid)
 {
 	char host[256];
 

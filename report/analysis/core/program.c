@@ -1,0 +1,502 @@
+/* program.c - the program model (program.h): what the program is built on
+ * and what it already does, from kernel names, CUDA calls, copies' memory
+ * kinds and NVTX ranges; and changes rendered for it. */
+#include "program.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prof/saturate.h"
+#include "prof/tables.h"
+#include "summary/query.h"
+
+/* Short ids (as change templates name them) and the names the JSON and the
+ * text show, frameworks first. */
+static const struct {
+	const char *id, *name;
+} framework_names[PROG_NFRAMEWORKS] = {
+	[PROG_PYTORCH] = { "pytorch", "pytorch" },
+	[PROG_TORCH_COMPILE] = { "torch_compile", "torch.compile" },
+	[PROG_CUDA_GRAPHS] = { "graph_nodes", "cuda graphs" },
+	[PROG_JAX] = { "jax", "jax/xla" },
+	[PROG_TRITON] = { "triton", "triton" },
+	[PROG_NCCL] = { "nccl", "nccl" },
+}, practice_names[USE_NPRACTICES] = {
+	[USE_CUDA_GRAPHS] = { "graphs", "cuda graphs" },
+	[USE_TORCH_COMPILE] = { "compile", "torch.compile" },
+	[USE_PINNED] = { "pinned", "pinned memory" },
+	[USE_PAGEABLE] = { "pageable", "pageable memory" },
+	[USE_COPY_OVERLAP] = { "overlap", "copy/compute overlap" },
+	[USE_MANAGED] = { "managed", "managed memory" },
+	[USE_PREFETCH] = { "prefetch", "prefetch" },
+	[USE_FUSED_OPTIMIZER] = { "fused_optimizer", "foreach or fused optimizer" },
+	[USE_BF16] = { "bf16", "16-bit kernels" },
+	[USE_TF32] = { "tf32", "tf32" },
+	[USE_DATALOADER] = { "dataloader", "dataloader pinning thread" },
+};
+
+const char *prog_framework__name(enum prog_framework f)
+{
+	return f >= 0 && f < PROG_NFRAMEWORKS ? framework_names[f].name : "?";
+}
+
+const char *prog_practice__name(enum prog_practice p)
+{
+	return p >= 0 && p < USE_NPRACTICES ? practice_names[p].name : "?";
+}
+
+static bool id_is(const char *id, const char *name, size_t len)
+{
+	return strlen(id) == len && memcmp(id, name, len) == 0;
+}
+
+/* The verdict's bounds (verdict.h) the templates name, by their number. */
+static const struct {
+	const char *id;
+	int bound, also;
+} bound_ids[] = {
+	{ "bound_gpu", 0 /* GPU compute */, 1 /* GPU memory */ },
+	{ "bound_launch", 2, -1 },
+	{ "bound_sync", 3, -1 },
+	{ "bound_transfer", 4, -1 },
+	{ "bound_comm", 5, 6 /* another rank */ },
+};
+
+bool prog_model__has(const struct prog_model *m, const char *name, size_t len, bool *known)
+{
+	*known = true;
+	if (id_is("input", name, len))
+		return m->uses[USE_DATALOADER] || (m->iterations > 0 && m->h2d_copies >= m->iterations);
+	if (id_is("dispatch", name, len))
+		return m->dispatch;
+	if (id_is("fp32_gemm", name, len))
+		return m->fp32_gemm_ns > 0;
+	for (size_t b = 0; b < sizeof bound_ids / sizeof bound_ids[0]; b++)
+		if (id_is(bound_ids[b].id, name, len))
+			return m->bound < 0 || m->bound == bound_ids[b].bound || m->bound == bound_ids[b].also;
+	for (int f = 0; f < PROG_NFRAMEWORKS; f++)
+		if (id_is(framework_names[f].id, name, len))
+			return m->framework[f];
+	for (int p = 0; p < USE_NPRACTICES; p++)
+		if (id_is(practice_names[p].id, name, len))
+			return m->uses[p];
+	*known = false;
+	return false;
+}
+
+/* The '}' that closes the clause whose text starts at p (clauses nest). */
+static const char *clause_end(const char *p)
+{
+	int depth = 1;
+
+	for (; *p; p++) {
+		if (p[0] == '{' && (p[1] == '!' || p[1] == '?'))
+			depth++;
+		else if (*p == '}' && --depth == 0)
+			return p;
+	}
+	return NULL;
+}
+
+/* Renders [p, end) into o; returns the end of what it wrote. */
+static char *render_span(const struct prog_model *m, const char *p, const char *end, char *o,
+			 bool *unknown)
+{
+	while (p < end) {
+		const char *name, *text, *close;
+		bool want, known, has;
+
+		if (p[0] != '{' || (p[1] != '!' && p[1] != '?')) {
+			*o++ = *p++;
+			continue;
+		}
+		want = p[1] == '?';
+		name = p + 2;
+		text = strchr(name, ' ');
+		close = clause_end(name);
+		if (!text || !close || text > close || close > end) {
+			*o++ = *p++;
+			continue;
+		}
+		has = prog_model__has(m, name, (size_t)(text - name), &known);
+		if (!known)
+			*unknown = true;
+		if (!known || has == want)
+			o = render_span(m, text + 1, close, o, unknown);
+		p = close + 1;
+	}
+	return o;
+}
+
+char *prog_model__render(const struct prog_model *m, const char *change, bool *unknown)
+{
+	size_t n = strlen(change);
+	char *out = malloc(n + 1);
+
+	*unknown = false;
+	if (out)
+		*render_span(m, change, change + n, out, unknown) = '\0';
+	return out;
+}
+
+/* ---- reading the model ------------------------------------------------------- */
+
+static bool has_text(const char *s, const char *part)
+{
+	return strstr(s, part) != NULL;
+}
+
+/* Inductor names its kernels triton_<kind>_fused_... (poi: pointwise, per:
+ * persistent reduction, red: reduction, tem: template). */
+static bool is_inductor(const char *name)
+{
+	return strncmp(name, "triton_", 7) == 0 &&
+	       (has_text(name, "_fused") || strncmp(name, "triton_tem_", 11) == 0);
+}
+
+static bool is_libtorch(const char *name)
+{
+	return has_text(name, "at::native::") || has_text(name, "at::cuda::") ||
+	       strncmp(name, "void at::", 9) == 0;
+}
+
+/* The precision in a kernel's name: cuBLAS (sm90_xmma_gemm_f32f32_tf32f32_...),
+ * CUTLASS (cutlass_80_tensorop_bf16_s1688gemm_..., simt_sgemm), nvjet
+ * (nvjet_..._h_... for 16-bit inputs), cuDNN and templated kernels
+ * (c10::BFloat16, __half, __nv_bfloat16). */
+static bool is_16bit(const char *name)
+{
+	return has_text(name, "bf16") || has_text(name, "bfloat16") || has_text(name, "BFloat16") ||
+	       has_text(name, "c10::Half") || has_text(name, "__half") || has_text(name, "fp16") ||
+	       has_text(name, "f16f16") || (strncmp(name, "nvjet_", 6) == 0 && has_text(name, "_h_"));
+}
+
+static bool is_tf32(const char *name)
+{
+	return has_text(name, "tf32");
+}
+
+bool prog_kernel__is_fp32_gemm(const char *name)
+{
+	return has_text(name, "sgemm") ||
+	       ((has_text(name, "gemm") || has_text(name, "conv")) && has_text(name, "_ffma_"));
+}
+
+static bool is_fused_optimizer(const char *name)
+{
+	return has_text(name, "multi_tensor_apply") || has_text(name, "fused_adam") ||
+	       has_text(name, "FusedAdam") || has_text(name, "fused_sgd");
+}
+
+/* A kernel named as a Python function is (an identifier, no C++ signature)
+ * and not one of the libraries that launch through the driver too: cuBLAS
+ * (nvjet_..., sm90_xmma_...), cuDNN's generated kernels, CUTLASS. */
+static bool is_python_kernel_name(const char *name)
+{
+	static const char *const libraries[] = { "cudnn", "cublas", "cutlass", "nvjet", "xmma",
+						 "ampere_", "hopper_", "volta_", "turing_", "sm" };
+
+	for (const char *p = name; *p; p++)
+		if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9')))
+			return false;
+	for (size_t i = 0; i < sizeof libraries / sizeof libraries[0]; i++)
+		if (strncmp(name, libraries[i], strlen(libraries[i])) == 0 &&
+		    (strcmp(libraries[i], "sm") != 0 || (name[2] >= '0' && name[2] <= '9')))
+			return false;
+	return !has_text(name, "xmma") && !has_text(name, "cutlass");
+}
+
+/* Every distinct kernel name with its launches and time, classified. */
+static int read_kernel_names(struct prof_store *s, bool pytorch, struct prog_model *m,
+			     struct prof_error *err)
+{
+	const char *sql =
+		"SELECT (SELECT value FROM " PROF_T_STRINGS " WHERE id = k.name), k.n, k.t, k.driver"
+		" FROM (SELECT " PROF_SQL_KERNEL_NAME_ID("") " AS name, count(*) AS n,"
+		"  " SUM_TOTAL_SATURATED("CASE WHEN end >= start THEN end - start END") " AS t,"
+		"  max(correlationId IN (SELECT correlationId FROM " PROF_T_DRIVER ")) AS driver"
+		"  FROM " PROF_T_KERNEL " GROUP BY 1) k";
+	struct prof_cursor *c;
+	int64_t other_driver = 0;
+	int rc;
+
+	rc = prof_cursor__open(s, sql, &c, err);
+	if (rc)
+		return rc;
+	while ((rc = prof_cursor__next(c, err)) == 1) {
+		const char *name = prof_cursor__text(c, 0);
+		int64_t n = prof_cursor__int64(c, 1);
+
+		if (!name)
+			continue;
+		if (is_libtorch(name))
+			m->framework[PROG_PYTORCH] = true;
+		else if (is_inductor(name))
+			m->framework[PROG_TORCH_COMPILE] = true;
+		else if (strncmp(name, "ncclDevKernel", 13) == 0 || strncmp(name, "ncclKernel", 10) == 0)
+			m->framework[PROG_NCCL] = true;
+		else if (prof_cursor__int64(c, 3) && is_python_kernel_name(name))
+			/* launched through the driver, by a plain (Python) name:
+			 * Triton's JIT, unless the launcher is XLA */
+			other_driver += n;
+		if (is_16bit(name))
+			m->uses[USE_BF16] = true;
+		if (is_tf32(name))
+			m->uses[USE_TF32] = true;
+		if (is_fused_optimizer(name))
+			m->uses[USE_FUSED_OPTIMIZER] = true;
+		if (prog_kernel__is_fp32_gemm(name))
+			m->fp32_gemm_ns = prof_add_saturated(m->fp32_gemm_ns, prof_cursor__int64(c, 2));
+	}
+	prof_cursor__close(c);
+	if (rc < 0)
+		return rc;
+	if (other_driver > 0 && (pytorch || m->framework[PROG_PYTORCH]))
+		m->framework[PROG_TRITON] = true;
+	return 0;
+}
+
+/* One row of one number; 0 when the query gives no row or NULL. */
+static int read_count(struct prof_store *s, const char *sql, const struct sum_window *w,
+		      int64_t *out, struct prof_error *err)
+{
+	struct prof_cursor *c;
+	int rc;
+
+	*out = 0;
+	rc = prof_cursor__open(s, sql, &c, err);
+	if (rc)
+		return rc;
+	if (w) {
+		prof_cursor__bind_int64(c, 1, w->start_ns);
+		prof_cursor__bind_int64(c, 2, w->end_ns);
+	}
+	rc = prof_cursor__next(c, err);
+	if (rc == 1 && !prof_cursor__is_null(c, 0))
+		*out = prof_cursor__int64(c, 0);
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
+}
+
+/* CUDA calls by name: graph launches, managed allocation, prefetch; and a
+ * thread whose only calls pin host memory (cudaHostAlloc, cudaHostRegister)
+ * while others launch: a DataLoader's pin_memory thread. */
+static int read_calls(struct prof_store *s, const char *calls, struct prog_model *m,
+		      struct prof_error *err)
+{
+	/* formats: %s is the calls' table or view, %% a LIKE's wildcard */
+	const char *sql =
+		"SELECT"
+		" max(n.value LIKE 'cudaGraphLaunch%%' OR n.value LIKE 'cuGraphLaunch%%'),"
+		" max(n.value LIKE 'cudaMallocManaged%%' OR n.value LIKE 'cuMemAllocManaged%%'),"
+		" max(n.value LIKE 'cudaMemPrefetchAsync%%' OR n.value LIKE 'cuMemPrefetchAsync%%')"
+		" FROM (SELECT DISTINCT nameId FROM %s) a"
+		" JOIN " PROF_T_STRINGS " n ON n.id = a.nameId";
+	const char *pin_sql =
+		"SELECT count(*) FROM (SELECT a.globalTid FROM %s a"
+		" JOIN " PROF_T_STRINGS " n ON n.id = a.nameId GROUP BY a.globalTid"
+		" HAVING max(n.value LIKE 'cudaHostAlloc%%' OR n.value LIKE 'cudaMallocHost%%'"
+		"  OR n.value LIKE 'cuMemHostAlloc%%' OR n.value LIKE 'cudaHostRegister%%')"
+		" AND min(n.value LIKE 'cudaHostAlloc%%' OR n.value LIKE 'cudaMallocHost%%'"
+		"  OR n.value LIKE 'cuMemHostAlloc%%' OR n.value LIKE 'cudaHostRegister%%'"
+		"  OR n.value LIKE 'cudaGetDevice%%' OR n.value LIKE 'cudaSetDevice%%'"
+		"  OR n.value LIKE 'cudaGetLastError%%' OR n.value LIKE 'cudaPeekAtLastError%%'))";
+	char query[1024];
+	struct prof_cursor *c;
+	int64_t pin_threads = 0;
+	int rc;
+
+	if (!calls)
+		return 0;
+	snprintf(query, sizeof query, sql, calls);
+	rc = prof_cursor__open(s, query, &c, err);
+	if (rc)
+		return rc;
+	rc = prof_cursor__next(c, err);
+	if (rc == 1) {
+		if (prof_cursor__int64(c, 0) > 0)
+			m->framework[PROG_CUDA_GRAPHS] = true;
+		m->uses[USE_MANAGED] = prof_cursor__int64(c, 1) > 0;
+		m->uses[USE_PREFETCH] = prof_cursor__int64(c, 2) > 0;
+	}
+	prof_cursor__close(c);
+	if (rc < 0)
+		return rc;
+	snprintf(query, sizeof query, pin_sql, calls);
+	rc = read_count(s, query, NULL, &pin_threads, err);
+	if (rc)
+		return rc;
+	m->uses[USE_DATALOADER] = pin_threads > 0;
+	return 0;
+}
+
+/* Copies between host and device in the window, by the host side's memory
+ * kind (ENUM_CUDA_MEM_KIND: 0 pageable, 1 pinned); managed memory's copy
+ * kinds (11-13: unified memory migrations). */
+static int read_copies(struct prof_store *s, const struct sum_window *w, struct prog_model *m,
+		       struct prof_error *err)
+{
+	const char *sql =
+		"SELECT"
+		" " SUM_TOTAL_SATURATED("bytes") ","
+		" " SUM_TOTAL_SATURATED("CASE WHEN (copyKind = 1 AND srcKind = 1) OR (copyKind = 2 AND dstKind = 1) THEN bytes END") ","
+		" " SUM_TOTAL_SATURATED("CASE WHEN (copyKind = 1 AND srcKind = 0) OR (copyKind = 2 AND dstKind = 0) THEN bytes END") ","
+		" count(CASE WHEN copyKind = 1 THEN 1 END),"
+		" count(CASE WHEN copyKind IN (11, 12, 13) THEN 1 END)"
+		" FROM " PROF_T_MEMCPY " WHERE copyKind IN (1, 2, 11, 12, 13) AND start >= ?1 AND start < ?2"
+		" AND NOT " SUM_BAD_SPAN("");
+	struct prof_cursor *c;
+	int rc;
+
+	rc = prof_cursor__open(s, sql, &c, err);
+	if (rc)
+		return rc;
+	prof_cursor__bind_int64(c, 1, w->start_ns);
+	prof_cursor__bind_int64(c, 2, w->end_ns);
+	rc = prof_cursor__next(c, err);
+	if (rc == 1) {
+		m->host_copy_bytes = prof_cursor__int64(c, 0);
+		m->pinned_copy_bytes = prof_cursor__int64(c, 1);
+		m->pageable_copy_bytes = prof_cursor__int64(c, 2);
+		m->h2d_copies = prof_cursor__int64(c, 3);
+		if (prof_cursor__int64(c, 4) > 0)
+			m->uses[USE_MANAGED] = true;
+	}
+	prof_cursor__close(c);
+	if (rc < 0)
+		return rc;
+	if (m->host_copy_bytes > 0) {
+		m->uses[USE_PINNED] = (double)m->pinned_copy_bytes >= 0.9 * (double)m->host_copy_bytes;
+		m->uses[USE_PAGEABLE] = m->pageable_copy_bytes > 0;
+	}
+	return 0;
+}
+
+/* Streams with work in the window, and kernels run as graph nodes. Copies
+ * overlap when host-device copies run on two streams or more and some of
+ * their time lies under other work: the program pipelines them. */
+static int read_streams(struct prof_store *s, const struct sum_window *w, struct prog_model *m,
+			struct prof_error *err)
+{
+	const char *streams_sql =
+		"SELECT count(*) FROM (SELECT DISTINCT deviceId, streamId FROM " PROF_T_KERNEL
+		" WHERE start >= ?1 AND start < ?2 UNION SELECT DISTINCT deviceId, streamId FROM "
+		PROF_T_MEMCPY " WHERE start >= ?1 AND start < ?2)";
+	const char *kernels_sql =
+		"SELECT count(*), count(CASE WHEN graphNodeId > 0 THEN 1 END) FROM " PROF_T_KERNEL
+		" WHERE start >= ?1 AND start < ?2";
+	const char *copy_streams_sql =
+		"SELECT count(DISTINCT streamId) FROM " PROF_T_MEMCPY
+		" WHERE copyKind IN (1, 2) AND start >= ?1 AND start < ?2";
+	/* A copy overlaps when a kernel or another copy on another stream of its
+	 * device runs while it does: sampled over at most 2000 copies. */
+	const char *overlap_sql =
+		"SELECT count(*), count(CASE WHEN EXISTS (SELECT 1 FROM " PROF_T_KERNEL " k"
+		"  WHERE k.deviceId = c.deviceId AND k.streamId != c.streamId"
+		"  AND k.start < c.end AND k.end > c.start) OR EXISTS (SELECT 1 FROM " PROF_T_MEMCPY " o"
+		"  WHERE o.deviceId = c.deviceId AND o.streamId != c.streamId AND o.copyKind != c.copyKind"
+		"  AND o.start < c.end AND o.end > c.start) THEN 1 END)"
+		" FROM (SELECT * FROM " PROF_T_MEMCPY " WHERE copyKind IN (1, 2)"
+		"  AND start >= ?1 AND start < ?2 ORDER BY start LIMIT 2000) c";
+	struct prof_cursor *c;
+	int64_t n = 0, copy_streams = 0;
+	int rc;
+
+	rc = read_count(s, streams_sql, w, &n, err);
+	if (rc)
+		return rc;
+	m->streams = (int)n;
+	{
+		rc = prof_cursor__open(s, kernels_sql, &c, err);
+		if (rc)
+			return rc;
+		prof_cursor__bind_int64(c, 1, w->start_ns);
+		prof_cursor__bind_int64(c, 2, w->end_ns);
+		rc = prof_cursor__next(c, err);
+		if (rc == 1) {
+			m->kernels = prof_cursor__int64(c, 0);
+			m->graph_kernels = prof_cursor__int64(c, 1);
+		}
+		prof_cursor__close(c);
+		if (rc < 0)
+			return rc;
+		if (m->graph_kernels > 0)
+			m->framework[PROG_CUDA_GRAPHS] = true;
+		m->uses[USE_CUDA_GRAPHS] = m->kernels > 0 && 2 * m->graph_kernels >= m->kernels;
+	}
+	{
+		int64_t copies = 0, overlapped = 0;
+
+		rc = read_count(s, copy_streams_sql, w, &copy_streams, err);
+		if (rc || copy_streams < 2)
+			return rc;
+		rc = prof_cursor__open(s, overlap_sql, &c, err);
+		if (rc)
+			return rc;
+		prof_cursor__bind_int64(c, 1, w->start_ns);
+		prof_cursor__bind_int64(c, 2, w->end_ns);
+		rc = prof_cursor__next(c, err);
+		if (rc == 1) {
+			copies = prof_cursor__int64(c, 0);
+			overlapped = prof_cursor__int64(c, 1);
+		}
+		prof_cursor__close(c);
+		if (rc < 0)
+			return rc;
+		m->uses[USE_COPY_OVERLAP] = copies > 0 && 2 * overlapped >= copies;
+	}
+	return 0;
+}
+
+/* XLA marks each run of a compiled program with an NVTX range
+ * "XlaModule:#hlo_module=...#"; a command line naming jax or torch tells
+ * where kernels say nothing. */
+static int read_markers(struct prof_store *s, struct prog_model *m, struct prof_error *err)
+{
+	const char *xla_sql =
+		"SELECT 1 FROM " PROF_T_STRINGS " WHERE value LIKE 'XlaModule:%' LIMIT 1";
+	const char *jax_sql =
+		"SELECT 1 FROM " PROF_T_META " WHERE key = 'command' AND value LIKE '%jax%'";
+	int64_t one = 0;
+	int rc;
+
+	rc = read_count(s, xla_sql, NULL, &one, err);
+	if (rc)
+		return rc;
+	if (!one) {
+		rc = read_count(s, jax_sql, NULL, &one, err);
+		if (rc)
+			return rc;
+	}
+	if (one) {
+		m->framework[PROG_JAX] = true;
+		m->framework[PROG_TRITON] = false; /* XLA launches its fusions by their own names */
+	}
+	return 0;
+}
+
+int prog_model__read(struct prof_store *s, const struct sum_window *w, bool pytorch,
+		     const char *calls, struct prog_model *m, struct prof_error *err)
+{
+	int rc;
+
+	memset(m, 0, sizeof *m);
+	m->bound = -1;
+	m->iterations = w->iterations;
+	m->framework[PROG_PYTORCH] = pytorch;
+	rc = read_kernel_names(s, pytorch, m, err);
+	if (!rc)
+		rc = read_calls(s, calls, m, err);
+	if (!rc)
+		rc = read_copies(s, w, m, err);
+	if (!rc)
+		rc = read_streams(s, w, m, err);
+	if (!rc)
+		rc = read_markers(s, m, err);
+	if (rc)
+		return rc;
+	m->uses[USE_TORCH_COMPILE] = m->framework[PROG_TORCH_COMPILE];
+	return 0;
+}

@@ -1,0 +1,63 @@
+/* scope.h - what an analysis of one capture reads (scope.c): the store, the
+ * analysis window, the union of the GPU's work inside it, which tables the
+ * capture has, and the view of its CUDA API calls. The idle attribution,
+ * the critical path, the job's per-rank work and diagnose's rules all take
+ * it; diagnose's context (diagnose/context.h) is a scope with the findings
+ * and settings added, so that what reads the timeline needs no diagnosis. */
+#ifndef REPORT_SCOPE_H
+#define REPORT_SCOPE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analysis/core/intervals.h"
+#include "prof/error.h"
+#include "prof/store.h"
+#include "summary/query.h"
+
+/* The members of a scope, spelled once: struct diag_scope holds them, and
+ * diagnose's context holds them both as its `scope` and by name. */
+#define DIAG_SCOPE_FIELDS \
+	struct prof_store *store; \
+	const struct sum_window *w; \
+	/* Union of GPU activity (kernels, copies, sets) inside the window, sorted. */ \
+	struct diag_interval *busy; \
+	int nbusy; \
+	int64_t busy_ns; \
+	bool has_kernel, has_memcpy, has_memset, has_sync_table, has_memory_events; \
+	/* CUDA API calls (runtime or driver) in DIAG_API_CALLS */ \
+	bool has_api_calls; \
+	/* captured with --metrics: kernel replay serialised the run */ \
+	bool replayed;
+
+struct diag_scope {
+	DIAG_SCOPE_FIELDS
+};
+
+/* The temporary view of every CUDA API call, runtime and driver (columns
+ * start, end, globalTid, correlationId, nameId); join SUM_API_NAMES
+ * (summary/query.h) for the names, as every report shows them. */
+#define DIAG_API_CALLS "perfkit_api_calls"
+
+/* Which end of the window a query stops at: GPU work runs on to end_ns, API
+ * calls stop at host_end_ns (see struct sum_window). */
+enum diag_side { DIAG_GPU_SIDE, DIAG_HOST_SIDE };
+
+/* Which tables the store has (the has_ flags but has_api_calls). */
+void diag_scope__tables(struct diag_scope *s, struct prof_store *store);
+/* (Re)creates DIAG_API_CALLS and sets has_api_calls when there are calls. */
+int diag_scope__api_view(struct diag_scope *s, struct prof_error *err);
+/* The union of the window's GPU work into busy, nbusy, busy_ns. */
+int diag_scope__load_busy(struct diag_scope *s, struct prof_error *err);
+/* Open sql with ?1 bound to the window's start and ?2 to the end of its
+ * side; further parameters are the caller's to bind. */
+int diag_scope__open_window(const struct diag_scope *s, const char *sql, enum diag_side side,
+			    struct prof_cursor **out, struct prof_error *err);
+/* The union of the (start, end) rows of sql, which orders them by start and
+ * binds ?1 and ?2 as diag_scope__open_window does, clipped to the window's side. */
+int diag_scope__load_union(const struct diag_scope *s, const char *sql, enum diag_side side,
+			   struct diag_intervals *u, struct prof_error *err);
+/* Frees what load_busy made. */
+void diag_scope__exit(struct diag_scope *s);
+
+#endif

@@ -1,0 +1,95 @@
+/* context.h - what every rule sees (diagnose.c): the analysis scope of the
+ * capture (analysis/core/scope.h) with the settings and the report the
+ * findings go into, the rule API (add a finding, skip a rule, read a
+ * threshold, a share of the window) and a rule's entry in its family. */
+#ifndef REPORT_DIAG_CONTEXT_H
+#define REPORT_DIAG_CONTEXT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analysis/core/intervals.h"
+#include "analysis/core/scope.h"
+#include "analysis/core/text.h"
+#include "findings.h"
+#include "settings.h"
+
+struct diag_job;
+struct diag_tally;
+
+/* What every rule sees: the scope of the analysis, its members also by
+ * name (ctx->store, ctx->w, ctx->busy_ns), with the settings, the report
+ * the findings go into and, for the job's rules, the job. */
+struct diag_context {
+	union {
+		struct diag_scope scope; /* for what reads the timeline (core/, timeline/) */
+		struct {
+			DIAG_SCOPE_FIELDS
+		};
+	};
+	const struct diag_settings *settings;
+	struct diag_report *report;
+	const struct diag_job *job; /* the job's ranks and collectives, for the job's rules
+				     * (rules_ranks.c, diag_job.h); NULL elsewhere */
+};
+
+struct diag_rule {
+	const char *id;             /* several ids joined by '+' when one pass finds them all */
+	const char *title;
+	int (*run)(struct diag_context *ctx, struct prof_error *err);
+	bool timing;                /* judges host time, idle time or launch cost: skipped
+				     * on a kernel-replay capture, whose timeline is the
+				     * profiler's */
+};
+
+/* What diag__run sets up before its rules run (the API call view, the
+ * window, the busy intervals), for analyses that read a capture outside the
+ * rules (the gpu_idle_sum and critical_path reports): ctx->report is a new
+ * report holding the window and no findings. diag_context__exit frees what
+ * init made, the report included unless the caller took it (set it NULL). */
+int diag_context__init(struct diag_context *ctx, struct prof_store *store,
+		       const struct diag_settings *settings, struct prof_error *err);
+void diag_context__exit(struct diag_context *ctx);
+/* Set the has_* flags of ctx from the file ctx->store reads (an empty
+ * table is a capture that recorded none; a missing one, an export that did
+ * not trace them). */
+void diag_context__note_tables(struct diag_context *ctx);
+
+/* Add a finding; severity is derived from share unless capped lower by
+ * max_severity. evidence/change are printf-formatted by the caller first
+ * (diag__fmt). Takes ownership of evidence and change. Returns the new finding
+ * (to fill top offenders) or NULL on allocation failure. */
+struct diag_finding *diag__add(struct diag_context *ctx, const char *rule_id, const char *title,
+			       double share, int64_t time_ns, enum diag_severity max_severity,
+			       char *evidence, char *change);
+void diag__offender(struct diag_finding *f, const char *name, int64_t count, int64_t time_ns,
+		    int64_t bytes);
+int diag__skip(struct diag_context *ctx, const char *rule_id, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+double diag__get(const struct diag_context *ctx, const char *key);
+/* The severity a share earns by the settings' thresholds. */
+enum diag_severity diag__severity_of(const struct diag_context *ctx, double share);
+
+/* The window's queries and unions (analysis/core/scope.h) for a rule. */
+static inline int diag__open_window(const struct diag_context *ctx, const char *sql, enum diag_side side,
+				    struct prof_cursor **out, struct prof_error *err)
+{
+	return diag_scope__open_window(&ctx->scope, sql, side, out, err);
+}
+
+static inline int diag__load_union(const struct diag_context *ctx, const char *sql, enum diag_side side,
+				   struct diag_intervals *u, struct prof_error *err)
+{
+	return diag_scope__load_union(&ctx->scope, sql, side, u, err);
+}
+
+/* A share of the window (of the GPU's busy time under kernel replay), 0..1. */
+double diag__share(const struct diag_context *ctx, int64_t ns);
+int64_t diag__window_ns(const struct diag_context *ctx);
+/* GPU busy time inside [a, b). */
+int64_t diag__busy_in(const struct diag_context *ctx, int64_t a, int64_t b);
+
+/* Per-iteration divisor: iterations, or 1 when no loop was found. */
+double diag__per_iter(const struct diag_context *ctx);
+
+#endif

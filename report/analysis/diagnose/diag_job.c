@@ -1,0 +1,282 @@
+/* diag_job.c - a job's ranks and collectives as the job's rules read them
+ * (diag_job.h): each rank's time, NCCL's calls matched into collectives and
+ * how long each call waited for the last rank; a rank's work over a span. */
+#include "diag_job.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/core/gpu_work.h"
+#include "analysis/ranks/job_judge.h"
+
+static int nomem(struct prof_error *err)
+{
+	return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+}
+
+/* ---- what the job's rules read ---------------------------------------- */
+
+const struct rank_time *diag_job__time_of(const struct diag_job *j, int64_t global_pid)
+{
+	for (int i = 0; i < j->times.n; i++)
+		if (j->times.v[i].global_pid == global_pid)
+			return &j->times.v[i];
+	return NULL;
+}
+
+int64_t diag_job__step_ns(const struct diag_job *j)
+{
+	int64_t *v = malloc(sizeof *v * (size_t)(j->times.n ? j->times.n : 1)), med;
+	int n = 0;
+
+	if (!v)
+		return -1;
+	for (int i = 0; i < j->times.n; i++)
+		if (j->times.v[i].step_med_ns > 0)
+			v[n++] = j->times.v[i].step_med_ns;
+	med = rank_time__percentile(v, n, 50);
+	free(v);
+	return med;
+}
+
+static bool in_window(const struct diag_job *j, const struct nccl_call *k)
+{
+	const struct rank_time *t = diag_job__time_of(j, k->global_pid);
+
+	return t && k->start_ns >= t->w.start_ns && k->start_ns < t->w.end_ns;
+}
+
+/* Each call's wait at its collective, and whether every call of each
+ * collective lies in its rank's window. */
+static int waits(struct diag_job *j)
+{
+	j->wait_ns = malloc(sizeof *j->wait_ns * (size_t)(j->calls.n ? j->calls.n : 1));
+	j->last_call = malloc(sizeof *j->last_call * (size_t)(j->cols.n ? j->cols.n : 1));
+	j->in_window = malloc(sizeof *j->in_window * (size_t)(j->cols.n ? j->cols.n : 1));
+	if (!j->wait_ns || !j->last_call || !j->in_window)
+		return PROF_E_NOMEM;
+	for (int c = 0; c < j->cols.n; c++) {
+		const struct nccl_collective *col = &j->cols.v[c];
+
+		j->in_window[c] = true;
+		for (int i = 0; i < col->ncalls; i++)
+			j->in_window[c] &= in_window(j, &j->calls.v[col->calls[i]]);
+	}
+	return nccl_collectives__waits(&j->calls, &j->cols, j->wait_ns, j->last_call);
+}
+
+static bool same_host(const struct sum_ranks *r)
+{
+	const char *first = NULL;
+	bool any = false;
+
+	for (int i = 0; i < r->n; i++) {
+		const struct sum_process *p = &r->p[i];
+
+		if (p->rank < 0 || !p->selected)
+			continue;
+		if (r->several_hosts && !p->host)
+			return false;
+		if (any && (!p->host) != (!first))
+			return false;
+		if (any && p->host && strcmp(p->host, first))
+			return false;
+		first = p->host;
+		any = true;
+	}
+	return true;
+}
+
+int diag_job__load(struct prof_store *s, const struct diag_settings *settings, const struct sum_ranks *ranks,
+		   struct diag_job *j, struct prof_error *err)
+{
+	const struct sum_loop_options o = {
+		.min_iterations = diag_settings__get(settings, "iterations.min"),
+		.coverage = diag_settings__get(settings, "iterations.coverage"),
+		.tiling = diag_settings__get(settings, "iterations.tiling"),
+		.whole_run = diag_settings__get(settings, "window.whole_run") != 0,
+	};
+	int rc;
+
+	j->ranks = ranks;
+	rc = rank_times__load(s, &o, &j->times, err);
+	if (rc == 0)
+		rc = nccl_calls__load(s, ranks, &j->calls, err);
+	if (rc == 0)
+		rc = nccl_collectives__match(&j->calls, &j->cols, err);
+	if (rc == 0 && waits(j))
+		rc = nomem(err);
+	j->link_bytes_per_ns = nccl_link_bytes_per_ns(s);
+	j->one_host = same_host(ranks);
+	return rc;
+}
+
+void diag_job__exit(struct diag_job *j)
+{
+	rank_times__exit(&j->times);
+	nccl_calls__exit(&j->calls);
+	nccl_collectives__exit(&j->cols);
+	free(j->wait_ns);
+	free(j->last_call);
+	free(j->in_window);
+}
+
+/* ---- for the job's rules ---------------------------------------------------- */
+
+int diag_job__rank_index(const struct diag_job *j, int64_t global_pid)
+{
+	for (int i = 0; i < j->times.n; i++)
+		if (j->times.v[i].global_pid == global_pid)
+			return i;
+	return -1;
+}
+
+double diag_job__steps(const struct rank_time *t)
+{
+	return t->nsteps > 0 ? (double)t->nsteps : 1.0;
+}
+
+double diag_job__share(const struct rank_time *t, int64_t ns)
+{
+	double s = t->window_ns > 0 ? (double)ns / (double)t->window_ns : 0;
+
+	return s < 0 ? 0 : s > 1 ? 1 : s;
+}
+
+int diag_job__set_ranks(struct diag_finding *f, const struct diag_job *j, const bool *on, const int64_t *ns,
+			int share_rank)
+{
+	int n = 0;
+
+	if (!f)
+		return PROF_E_NOMEM;
+	f->ranks = calloc((size_t)j->times.n, sizeof *f->ranks);
+	if (!f->ranks)
+		return PROF_E_NOMEM;
+	for (int i = 0; i < j->times.n; i++)
+		if (on[i])
+			f->ranks[n++] = (struct diag_rank_share){ j->times.v[i].rank,
+								  diag_job__share(&j->times.v[i], ns[i]), ns[i] };
+	f->nranks = n;
+	f->every_rank = n == j->times.n;
+	f->share_rank = share_rank;
+	return 0;
+}
+
+static const char *amount(char *buf, size_t cap, double v, enum diag_job_unit unit)
+{
+	if (unit == DIAG_JOB_NS)
+		return diag__ns(buf, cap, (int64_t)v);
+	snprintf(buf, cap, unit == DIAG_JOB_SHARE ? "%.1f%%" : "%.1f", unit == DIAG_JOB_SHARE ? 100 * v : v);
+	return buf;
+}
+
+void diag_job__amounts(const struct diag_job *j, const bool *on, const double *v, enum diag_job_unit unit,
+		       char *buf, size_t cap)
+{
+	size_t len = 0;
+	int n = 0, lo = -1, hi = -1;
+	char b[32], b2[32];
+
+	buf[0] = 0;
+	for (int i = 0; i < j->times.n; i++) {
+		if (!on[i])
+			continue;
+		n++;
+		if (lo < 0 || v[i] < v[lo])
+			lo = i;
+		if (hi < 0 || v[i] > v[hi])
+			hi = i;
+	}
+	if (n > DIAG_JOB_LIST_RANKS) {
+		snprintf(buf, cap, "from %s (rank %d) to %s (rank %d)", amount(b, sizeof b, v[lo], unit),
+			 j->times.v[lo].rank, amount(b2, sizeof b2, v[hi], unit), j->times.v[hi].rank);
+		return;
+	}
+	for (int i = 0; i < j->times.n && len < cap; i++)
+		if (on[i])
+			len += (size_t)snprintf(buf + len, cap - len, "%srank %d %s", len ? ", " : "",
+						j->times.v[i].rank, amount(b, sizeof b, v[i], unit));
+}
+
+/* ---- a rank's work over a span ------------------------------------------------ */
+
+int diag_job__load_union(struct prof_store *s, const char *sql, int64_t lo, int64_t hi, int64_t pid,
+			 struct diag_intervals *u, struct diag_rank_work *starts, struct prof_error *err)
+{
+	struct prof_cursor *c;
+	char *copy = strdup(sql);
+	int rc;
+
+	if (!copy)
+		return nomem(err);
+	rc = range_cursor__open(s, copy, lo, hi, &pid, &c, err);
+	if (rc)
+		return rc;
+	while ((rc = prof_cursor__next(c, err)) == 1) {
+		int64_t a = prof_cursor__int64(c, 0), b = prof_cursor__int64(c, 1);
+
+		if (b < a)
+			continue;
+		if (diag_intervals__merge(u, a, b) ||
+		    (starts && array__grow((void **)&starts->kernel_starts, &starts->cap_kernels,
+					   starts->nkernels + 1, sizeof *starts->kernel_starts))) {
+			rc = nomem(err);
+			break;
+		}
+		if (starts)
+			starts->kernel_starts[starts->nkernels++] = a;
+	}
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
+}
+
+int diag_job__load_work(struct diag_context *ctx, struct diag_rank_work *w, int64_t lo, int64_t hi,
+			bool with_api, struct prof_error *err)
+{
+	static const char kernels[] = "SELECT k.start, k.end FROM " PROF_T_KERNEL " k WHERE k.globalPid = ?3"
+				      " AND k.end > ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.")
+				      " AND " DIAG_JOB_NOT_NCCL;
+	static const char copies[] = "SELECT start, end FROM " PROF_T_MEMCPY " WHERE globalPid = ?3"
+				     " AND end > ?1 AND start < ?2 AND NOT " SUM_BAD_SPAN("");
+	static const char memsets[] = "SELECT start, end FROM " PROF_T_MEMSET " WHERE globalPid = ?3"
+				      " AND end > ?1 AND start < ?2 AND NOT " SUM_BAD_SPAN("");
+	char sql[2048] = "", busy[3072];
+	int rc = 0;
+
+	w->loaded = true;
+	if (ctx->has_kernel) {
+		snprintf(busy, sizeof busy, "%s ORDER BY k.start", kernels);
+		rc = diag_job__load_union(ctx->store, busy, lo, hi, w->pid, &w->compute, w, err);
+	}
+	if (ctx->has_memcpy)
+		strcat(sql, copies);
+	if (ctx->has_memset)
+		strcat(strcat(sql, sql[0] ? " UNION ALL " : ""), memsets);
+	if (rc == 0 && sql[0]) {
+		char ordered[sizeof sql + 16];
+
+		snprintf(ordered, sizeof ordered, "%s ORDER BY 1", sql);
+		rc = diag_job__load_union(ctx->store, ordered, lo, hi, w->pid, &w->copies, NULL, err);
+	}
+	snprintf(busy, sizeof busy, "SELECT * FROM (%s%s%s) ORDER BY 1", ctx->has_kernel ? kernels : "",
+		 ctx->has_kernel && sql[0] ? " UNION ALL " : "", sql);
+	if (rc == 0 && (ctx->has_kernel || sql[0]))
+		rc = diag_job__load_union(ctx->store, busy, lo, hi, w->pid, &w->busy, NULL, err);
+	if (rc == 0 && with_api && ctx->has_api_calls)
+		rc = diag_job__load_union(ctx->store, "SELECT start, end FROM " DIAG_API_CALLS
+				" WHERE " PROF_SQL_GLOBAL_PID_OF_TID("globalTid") " = ?3"
+				" AND end > ?1 AND start < ?2 ORDER BY start",
+				lo, hi, w->pid, &w->api, NULL, err);
+	return rc;
+}
+
+void diag_rank_work__exit(struct diag_rank_work *w)
+{
+	diag_intervals__exit(&w->compute);
+	diag_intervals__exit(&w->copies);
+	diag_intervals__exit(&w->busy);
+	diag_intervals__exit(&w->api);
+	free(w->kernel_starts);
+}

@@ -1,0 +1,19 @@
+/* diagnose_run.h - `perfkit diagnose` of a capture (diagnose_run.c): one
+ * process's rules (rules/rules.h), or a job rank by rank (diagnose_job.c).
+ * Above the rules (rules/) and the diagnosis model (diagnose/). */
+#ifndef REPORT_DIAGNOSE_RUN_H
+#define REPORT_DIAGNOSE_RUN_H
+
+#include "analysis/diagnose/diagnose.h"
+
+/* Run every rule; the report's findings come sorted by share, largest first.
+ * A job of several ranks (--rank's choice of them) is diagnosed rank by
+ * rank, each in its own window, the findings merged (one finding said once
+ * when every rank has it), and the job's rules added. */
+int diag__run(struct prof_store *store, const struct diag_settings *settings,
+	      struct diag_report **out, struct prof_error *err);
+/* A job of several chosen ranks (diagnose_job.c). */
+int diag__run_job(struct prof_store *store, const struct diag_settings *settings,
+		  const struct sum_ranks *ranks, struct diag_report **out, struct prof_error *err);
+
+#endif

@@ -1,0 +1,29 @@
+/* html_page_impl.h - the page of the HTML report as its writer
+ * (html_report.c) and its services (html_page.c) see it. Internal to
+ * export/: sections reach the page through html_page.h. */
+#ifndef REPORT_HTML_PAGE_IMPL_H
+#define REPORT_HTML_PAGE_IMPL_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "html_page.h"
+
+struct html_options;
+
+/* Tables longer than this are cut in the page (the CSV/JSON formats have
+ * every row); summaries are per name, so only unusual captures get there. */
+#define HTML_MAX_TABLE_ROWS 200
+
+struct html_page {
+	FILE *out;
+	struct prof_store *store;
+	const struct html_options *o;
+	struct rpt_sink *tables;
+	char tmpdir[4096];
+	char gnuplot[4096];
+	bool have_gnuplot, told_no_gnuplot;
+	int nplots;
+};
+
+#endif

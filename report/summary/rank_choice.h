@@ -1,0 +1,20 @@
+/* rank_choice.h - --rank's choice as the store's temporary tables hold it
+ * (rank_choice.c), shared by the rank model (ranks.c), which reads it, and
+ * the filter (rank_filter.c), which makes it. Internal to summary/. */
+#ifndef REPORT_RANK_CHOICE_H
+#define REPORT_RANK_CHOICE_H
+
+#include <stdbool.h>
+
+#include "prof/error.h"
+#include "prof/store.h"
+
+/* The processes --rank chose (all of them without --rank). */
+#define CHOICE_TABLE "perfkit_rank_choice"
+/* Present when --rank made the views (a choice of fewer than all processes). */
+#define FILTER_MARK "perfkit_rank_filtered"
+
+/* Whether the connection's temporary database holds a table or view name. */
+int sum_temp__exists(struct prof_store *s, const char *name, bool *yes, struct prof_error *err);
+
+#endif
