@@ -116,6 +116,8 @@ struct replay {
 	struct stream_state *streams;
 	int nstreams;
 	int64_t last_ns;           /* the latest replayed end of anything */
+	int64_t shift_ns;          /* how much earlier or later than measured the
+				    * last replayed call ended */
 	int skip_work;             /* the next step's first work, where this one ends; -1 */
 };
 
@@ -270,9 +272,13 @@ static int64_t replay_call(struct replay *r, int c, const int *works, int nworks
 		int rel = cp_data__released_by(d, call->pid, call->sync_stream, call->start_ns, call->end_ns);
 		int64_t after = rel >= 0 ? call->end_ns - d->work[rel].end_ns : dur;
 		int64_t gpu = gpu_done_by(r, call->pid, call->sync_stream);
+		/* the wait that made a pageable copy synchronous (PyTorch's
+		 * .cuda() waits for its staging) goes with the copy */
+		bool waits = gpu != INT64_MIN && (call->kind != API_SYNC || !applies(r->ch, REPLAY_NO_SYNC)) &&
+			     !(rel >= 0 && applies(r->ch, REPLAY_PINNED) && is_pageable_copy(&d->work[rel]));
 
 		new_end = new_start + after;
-		if ((call->kind != API_SYNC || !applies(r->ch, REPLAY_NO_SYNC)) && gpu != INT64_MIN)
+		if (waits)
 			new_end = max64(new_end, gpu + (rel >= 0 ? after : 0));
 	} else {
 		new_end = new_start + dur;
@@ -326,6 +332,15 @@ static int replay_calls(struct replay *r, const int *order, int ntop, const int 
 				if (!r->done[works[i]])
 					work_done(r, works[i], d->work[works[i]].start_ns, d->work[works[i]].end_ns);
 			new_end = call->end_ns;
+		} else if (t->new_end == INT64_MIN && t != r->threads) {
+			/* another thread's first call (PyTorch's autograd thread):
+			 * it started when the threads before it handed it work,
+			 * as much earlier or later as they now run; the time
+			 * before it was not this thread's work */
+			gap = 0;
+			new_start = max64(r->span_start, call->start_ns + r->shift_ns);
+			new_end = replay_call(r, c, works + first_work[c], first_work[c + 1] - first_work[c],
+					      new_start);
 		} else {
 			new_start = (t->new_end != INT64_MIN ? t->new_end : r->span_start) + (hide ? 0 : gap);
 			new_end = replay_call(r, c, works + first_work[c], first_work[c + 1] - first_work[c],
@@ -335,6 +350,7 @@ static int replay_calls(struct replay *r, const int *order, int ntop, const int 
 		t->orig_end = max64(t->orig_end, call->end_ns);
 		t->new_end = max64(t->new_end, new_end);
 		r->last_ns = max64(r->last_ns, new_end);
+		r->shift_ns = new_end - call->end_ns;
 	}
 	return 0;
 }
