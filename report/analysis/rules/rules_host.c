@@ -104,10 +104,16 @@ static int rule_cpu_bound(struct diag_context *ctx, struct prof_error *err)
 			    100.0 * (double)host_ns / (double)idle,
 			    diag__ns(b3, sizeof b3, (int64_t)((double)host_ns / diag__per_iter(ctx)))),
 		  diag__with_pytorch(ctx,
-			  diag__fmt("Find the host work in the gaps (NVTX ranges, a CPU profiler) and overlap "
-				    "it with the GPU: prepare the next batch on a worker thread while the GPU "
+			  /* the gain replays a graph where the host's work is
+			   * dispatch (rules/gains.c): the change leads with it */
+			  diag__fmt("{?dispatch {!graphs The host's work here is what launching the step's "
+				    "kernels costs (dispatch, at most %d us a launch): replay the step as a CUDA "
+				    "graph, or fuse kernels into fewer launches. Where the host does other "
+				    "work, find it}{?graphs Find the host work}}{!dispatch Find the host work} in "
+				    "the gaps (NVTX ranges, a CPU profiler) and overlap it with the GPU: prepare the next batch on a worker thread while the GPU "
 				    "runs this one (an asynchronous pipeline), batch small pieces of work, or "
-				    "move the preprocessing to the GPU."),
+				    "move the preprocessing to the GPU.",
+				    DISPATCH_NS_PER_LAUNCH / 1000),
 			  diag_pytorch_host_work));
 	return 0;
 }
