@@ -1,7 +1,7 @@
 /* cmd_peaks.c - `perfkit peaks`: this GPU's measured ceilings (DRAM and L2
- * bandwidth, FP64/FP32/FP16/BF16 FMA throughput, BF16 tensor-core GEMM). The
- * measuring is done by the CUDA program perfkit-peaks (collectors/peaks/),
- * installed next to perfkit; results are cached per GPU in
+ * bandwidth, FP64/FP32/FP16/BF16 FMA throughput, tensor-core GEMMs by
+ * precision). The measuring is done by the CUDA program perfkit-peaks
+ * (collectors/peaks/), installed next to perfkit; results are cached per GPU in
  * ~/.cache/perfkit/peaks-<uuid>.json and can be stored into a capture. */
 #include <errno.h>
 #include <limits.h>
@@ -125,6 +125,9 @@ static void print_text(cJSON *doc, const char *cache)
 		{ "fp16_flops_per_s", "FP16 FMA (half2)", "TFLOP/s", 1e12 },
 		{ "bf16_flops_per_s", "BF16 FMA (bfloat162)", "TFLOP/s", 1e12 },
 		{ "tensor_bf16_flops_per_s", "BF16 tensor cores (cuBLAS)", "TFLOP/s", 1e12 },
+		{ "tensor_fp16_flops_per_s", "FP16 tensor cores (cuBLAS)", "TFLOP/s", 1e12 },
+		{ "tensor_tf32_flops_per_s", "TF32 tensor cores (cuBLAS)", "TFLOP/s", 1e12 },
+		{ "tensor_fp64_flops_per_s", "FP64 tensor cores (cuBLAS)", "TFLOP/s", 1e12 },
 		{ "p2p_bytes_per_s", "Peer-to-peer (best pair)", "GB/s", 1e9 },
 	};
 	cJSON *peaks = cJSON_GetObjectItemCaseSensitive(doc, "peaks");
