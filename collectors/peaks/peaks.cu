@@ -3,6 +3,9 @@
 //
 //   perfkit-peaks --identify   {"gpu_name":..., "gpu_uuid":...}
 //   perfkit-peaks --measure    the same plus "peaks" and the bandwidth sweep
+//   perfkit-peaks --record-cost FILE   the host's time per launch and per
+//                              call into FILE (`perfkit peaks` runs it with
+//                              and without the collector)
 //
 // Bandwidth: a read-modify-write stream (float4, L1 bypassed with .cg loads
 // and stores) over working sets from 2 MiB to 2 GiB; the L2 ceiling is the
@@ -20,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -199,6 +203,70 @@ static double tensor_gemm(cudaDataType_t in, cudaDataType_t out, size_t in_bytes
 	return best;
 }
 
+// ---- the host's cost of a call ---------------------------------------------------
+
+__global__ void empty_kernel() {}
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, by_value);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static double now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+// The host's time per kernel launch and per cudaEventRecord (an
+// asynchronous call of the default trace that does no GPU work of its
+// own), the median of batches; only the calls are timed, the wait for the
+// GPU between batches is not, and a batch is short enough that the launch
+// queue never fills. `perfkit peaks` runs this with and without the
+// collector: the difference is what recording costs the host per call.
+static int record_cost(const char *path)
+{
+	enum { BATCHES = 41, PER_BATCH = 200 };
+	double launch[BATCHES], call[BATCHES];
+	cudaStream_t st;
+	cudaEvent_t ev;
+	FILE *f;
+
+	CHECK(cudaStreamCreate(&st));
+	CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+	for (int warm = 0; warm < PER_BATCH; warm++)
+		empty_kernel<<<1, 32, 0, st>>>();
+	CHECK(cudaStreamSynchronize(st));
+	for (int b = 0; b < BATCHES; b++) {
+		double t0 = now_ns();
+		for (int i = 0; i < PER_BATCH; i++)
+			empty_kernel<<<1, 32, 0, st>>>();
+		launch[b] = (now_ns() - t0) / PER_BATCH;
+		CHECK(cudaStreamSynchronize(st));
+		t0 = now_ns();
+		for (int i = 0; i < PER_BATCH; i++)
+			cudaEventRecord(ev, st);
+		call[b] = (now_ns() - t0) / PER_BATCH;
+		CHECK(cudaStreamSynchronize(st));
+	}
+	CHECK(cudaGetLastError());
+	f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "perfkit-peaks: cannot write %s\n", path);
+		return 2;
+	}
+	fprintf(f, "{\"launch_ns\":%.1f,\"api_call_ns\":%.1f}\n", median(launch, BATCHES), median(call, BATCHES));
+	return fclose(f) ? 2 : 0;
+}
+
 // ---- peer-to-peer -------------------------------------------------------------
 
 struct p2p_pair {
@@ -299,8 +367,10 @@ int main(int argc, char **argv)
 	char uuid[64];
 	const unsigned char *u;
 
+	if (argc == 3 && !strcmp(argv[1], "--record-cost"))
+		return record_cost(argv[2]);
 	if (argc != 2 || (!measure && strcmp(argv[1], "--identify"))) {
-		fprintf(stderr, "usage: perfkit-peaks --identify | --measure\n");
+		fprintf(stderr, "usage: perfkit-peaks --identify | --measure | --record-cost FILE\n");
 		return 2;
 	}
 	CHECK(cudaGetDeviceProperties(&p, 0));
@@ -356,8 +426,10 @@ int main(int argc, char **argv)
 		{ "tensor_tf32_flops_per_s", CUDA_R_32F, CUDA_R_32F, 4, 4, CUBLAS_COMPUTE_32F_FAST_TF32 },
 		{ "tensor_fp64_flops_per_s", CUDA_R_64F, CUDA_R_64F, 8, 8, CUBLAS_COMPUTE_64F },
 	};
-	const int ntensor = (int)(sizeof tensor_cases / sizeof tensor_cases[0]);
-	double tensor[sizeof tensor_cases / sizeof tensor_cases[0]];
+	enum { NTENSOR = 4 };
+	static_assert(sizeof(tensor_cases) / sizeof(tensor_cases[0]) == NTENSOR, "one rate per case");
+	const int ntensor = NTENSOR;
+	double tensor[NTENSOR];
 	for (int i = 0; i < ntensor; i++) {
 		tensor[i] = tensor_gemm(tensor_cases[i].in, tensor_cases[i].out, tensor_cases[i].in_bytes,
 					tensor_cases[i].out_bytes, tensor_cases[i].compute, e0, e1);
