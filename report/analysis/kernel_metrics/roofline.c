@@ -48,8 +48,12 @@ const char *roof_tensor__name(enum roof_tensor t)
 static void nominal_tensor(struct roof_peaks *p, const struct occ_gpu *g)
 {
 	for (int t = 0; t < ROOF_T__COUNT; t++) {
-		double per_clock = g->compute_major == 8 && g->compute_minor == 0 ? tensor_precisions[t].sm80_per_clock
-				 : g->compute_major == 9 ? tensor_precisions[t].sm90_per_clock : 0;
+		double per_clock = 0;
+
+		if (g->compute_major == 8 && g->compute_minor == 0)
+			per_clock = tensor_precisions[t].sm80_per_clock;
+		else if (g->compute_major == 9)
+			per_clock = tensor_precisions[t].sm90_per_clock;
 		if (p->tensor_flops_per_s[t] <= 0)
 			p->tensor_flops_per_s[t] = (double)g->sm_count * per_clock * (double)g->clock_rate_hz;
 	}
@@ -118,9 +122,7 @@ int roof_peaks__load(struct prof_store *s, struct roof_peaks *p, struct prof_err
 void roof__derive(struct roof_kernel *k, const struct roof_peaks *p)
 {
 	double t = k->metric_time_ns > 0 ? (double)k->metric_time_ns * 1e-9 : 0;
-	double bytes_roof;
-
-	double tensor = 0, cuda_core_max;
+	double bytes_roof, tensor = 0, cuda_core_max;
 
 	k->tensor_precision = -1;
 	for (int i = 0; i < ROOF_T__COUNT; i++) {
