@@ -3,7 +3,8 @@
 # zero, the capture's start, computed here with SQL from the capture
 # (tests/tools/capture_zero.py): diagnose's window line, its "+x s" and its
 # JSON zero_ns; cuda_gpu_trace, gpu_idle_sum and critical_path; the Chrome
-# trace's baseTimeNanoseconds and timestamps; the HTML report's time axes;
+# trace's baseTimeNanoseconds and timestamps; where the Perfetto trace
+# starts; the HTML report's time axes;
 # and --from/--to select the rows diagnose's times name. On a real DDP
 # capture whose two NVTX domain registrations have start 0 (they used to
 # put the start in 1970), a job of two such captures, and an nsys export
@@ -187,6 +188,28 @@ PY
 check_chrome ddp2_rank0 "$ddp"
 check_chrome cloverleaf-cuda "$nsys"
 check_chrome "the job of ddp2_rank0 and ddp2_rank1" "$ddp" "$ddp1"
+
+# ---- the Perfetto trace ----------------------------------------------------------
+# Its timestamps are the capture's clock; its clock snapshot and "capture"
+# instant, where ui.perfetto.dev starts the time line, are at the zero.
+run report --format=perfetto -o "$TMP/t.pftrace" "$ddp"
+if [ "$status" -ne 0 ] && grep -q "unavailable" "$TMP/err"; then
+	echo "skip: a build without protobuf-c writes no Perfetto trace"
+elif ! command -v protoc >/dev/null; then
+	echo "skip: no protoc to decode the Perfetto trace"
+else
+	expect_status "perfetto ddp2_rank0" 0
+	protoc --proto_path="$PERFKIT_SOURCE/report/export/perfetto" --decode=perfetto.protos.Trace \
+		perfetto_subset.proto <"$TMP/t.pftrace" >"$TMP/t.txt" 2>"$TMP/err"
+	py "ddp2_rank0: the Perfetto trace starts at the capture's start" "$TMP/t.txt" "$ddp" <<'PY'
+import re, sys, capture_zero
+text, cap = sys.argv[1:]
+z, _ = capture_zero.zero(cap)
+stamps = [int(t) for t in re.findall(r"^\s*timestamp: (\d+)$", open(text).read(), re.M)]
+# the snapshot's two clocks, then the first packet's absolute timestamp
+assert stamps[:3] == [z, z, z], (stamps[:3], z)
+PY
+fi
 
 # ---- the HTML report's time axes ------------------------------------------------
 if command -v gnuplot >/dev/null; then

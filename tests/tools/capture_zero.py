@@ -29,8 +29,9 @@ def real_rows(db, table):
 
 
 def extent(db):
+    """The first record's start and the last one's end; 0, 0 without any."""
     rows = [r for t in GPU + API + ("NVTX_EVENTS",) for r in real_rows(db, t)]
-    return min(r[0] for r in rows), max(r[1] for r in rows)
+    return (min(r[0] for r in rows), max(r[1] for r in rows)) if rows else (0, 0)
 
 
 def session_utc(db):
@@ -49,7 +50,7 @@ def zero(path):
         r = db.execute("SELECT value FROM PERFKIT_META WHERE key = 'start_ns'").fetchone()
     if r:
         start = int(r[0])
-        return (start, start) if 0 < start <= first else (first, first)
+        return (start, start) if 0 < start and (start <= first or not first) else (first, first)
     utc = session_utc(db)
     if utc is not None:
         assert first < utc, "an nsys export whose times count from its session"
