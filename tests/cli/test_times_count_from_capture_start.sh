@@ -4,7 +4,7 @@
 # (tests/tools/capture_zero.py): diagnose's window line, its "+x s" and its
 # JSON zero_ns; cuda_gpu_trace, gpu_idle_sum and critical_path; the Chrome
 # trace's baseTimeNanoseconds and timestamps; where the Perfetto trace
-# starts; the HTML report's time axes;
+# starts; the HTML report's time axes; diff's wall time;
 # and --from/--to select the rows diagnose's times name. On a real DDP
 # capture whose two NVTX domain registrations have start 0 (they used to
 # put the start in 1970), a job of two such captures, and an nsys export
@@ -236,6 +236,22 @@ PY
 else
 	echo "skip: no gnuplot, no plots to check"
 fi
+
+# ---- diff's wall time without the run's duration -------------------------------
+# A capture that does not say how long its run took (cut short, or an nsys
+# export) has the span of its records as wall time: the registrations at 0
+# made it 57 years.
+cp "$ddp" "$TMP/nodur.sqlite"
+sqlite3 "$TMP/nodur.sqlite" "DELETE FROM PERFKIT_META WHERE key = 'duration_ns'"
+run diff --format=json "$TMP/nodur.sqlite" "$TMP/nodur.sqlite"
+expect_status "diff of a capture without its run's duration" 0
+py "diff's wall time without the run's duration is its records' span" "$TMP/out" "$TMP/nodur.sqlite" <<'PY'
+import json, sqlite3, sys, capture_zero
+out, cap = sys.argv[1:]
+first, last = capture_zero.extent(sqlite3.connect(cap))
+rows = [r for t in json.load(open(out))["reports"] for r in t["rows"] if r.get("Metric") == "Wall time (ns)"]
+assert rows and rows[0]["Base"] == last - first, (rows, last - first)
+PY
 
 # ---- a context that failed ------------------------------------------------------
 cap="$PERFKIT_TEST_DATA/faults/context_failed.sqlite"
