@@ -16,20 +16,34 @@
 /* ranks listed one by one up to this many */
 #define LIST_RANKS 8
 
+/* "+4.315 s": t on the capture's time base (sum_capture__time), as the
+ * rules' "+x s" and --from/--to count. */
+static const char *at(char *buf, size_t cap, const struct sum_window *w, int64_t t)
+{
+	snprintf(buf, cap, "+%.3f s", (double)prof_span_saturated(w->zero_ns, t) / 1e9);
+	return buf;
+}
+
+/* How long the capture ran: from its start (the zero) to its last record. */
+static int64_t captured_ns(const struct sum_window *w)
+{
+	return w->capture_end_ns > w->zero_ns ? prof_span_saturated(w->zero_ns, w->capture_end_ns) : 0;
+}
+
 /* A job's windows, each rank's own loop. */
 static void print_job_window_text(const struct diag_report *r, FILE *out)
 {
 	const struct sum_window *w = &r->window;
-	char b1[32];
+	char b1[32], b2[32];
 
-	fprintf(out, "window: each rank's own loop (of %s captured): ",
-		diag__ns(b1, sizeof b1, prof_span_saturated(w->capture_start_ns, w->capture_end_ns)));
+	fprintf(out, "window: each rank's own loop (of %s captured): ", diag__ns(b1, sizeof b1, captured_ns(w)));
 	for (int i = 0; i < r->nranks && i < LIST_RANKS; i++) {
 		const struct sum_window *rw = &r->ranks[i].window;
 
 		fprintf(out, "%srank %d ", i ? ", " : "", r->ranks[i].rank);
 		prof_fputs_term(out, rw->source);
-		fprintf(out, " (%s)", diag__ns(b1, sizeof b1, prof_span_saturated(rw->start_ns, rw->end_ns)));
+		fprintf(out, " (%s from %s)", diag__ns(b1, sizeof b1, prof_span_saturated(rw->start_ns, rw->end_ns)),
+			at(b2, sizeof b2, rw, rw->start_ns));
 	}
 	if (r->nranks > LIST_RANKS)
 		fprintf(out, " and %d ranks more", r->nranks - LIST_RANKS);
@@ -138,7 +152,7 @@ static void print_verdict_json(const struct diag_verdict *v, FILE *out)
 static void print_window_text(const struct diag_report *r, FILE *out)
 {
 	const struct sum_window *w = &r->window;
-	char b1[32], b2[32];
+	char b1[32], b2[32], b3[32];
 
 	fputs("perfkit diagnose: ", out);
 	prof_fputs_term(out, r->path);
@@ -160,9 +174,9 @@ static void print_window_text(const struct diag_report *r, FILE *out)
 	} else {
 		fputs("window: ", out);
 		prof_fputs_term(out, w->source);
-		fprintf(out, " (%s of %s captured)%s\n",
+		fprintf(out, " (%s from %s, of %s captured)%s\n",
 			diag__ns(b1, sizeof b1, prof_span_saturated(w->start_ns, w->end_ns)),
-			diag__ns(b2, sizeof b2, prof_span_saturated(w->capture_start_ns, w->capture_end_ns)),
+			at(b3, sizeof b3, w, w->start_ns), diag__ns(b2, sizeof b2, captured_ns(w)),
 			r->replayed ? "; shares are of the GPU's busy time in it (kernel replay)"
 			: w->iterations ? "; shares are of this loop" : "");
 	}
@@ -449,9 +463,9 @@ int diag_report__print_json(const struct diag_report *r, FILE *out)
 	prof_fputs_json(out, w->source);
 	fprintf(out, ",\"iterations\":%d,\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64
 		",\"host_end_ns\":%" PRId64 ",\"capture_start_ns\":%" PRId64 ",\"capture_end_ns\":%" PRId64
-		",\"gpu_busy_ns\":%" PRId64 "}",
+		",\"zero_ns\":%" PRId64 ",\"gpu_busy_ns\":%" PRId64 "}",
 		w->iterations, w->start_ns, w->end_ns, w->host_end_ns, w->capture_start_ns, w->capture_end_ns,
-		r->gpu_busy_ns);
+		w->zero_ns, r->gpu_busy_ns);
 	if (r->nranks > 0)
 		print_json_ranks(r, out);
 	print_verdict_json(&r->verdict, out);
