@@ -28,7 +28,7 @@
 
 #include <stdint.h>
 
-#include "critical_path.h"
+#include "step_data.h"
 
 
 struct replay_params {
