@@ -56,8 +56,31 @@ enum diff_section_id { DIFF_KERNELS = 0, DIFF_COPIES = 1, DIFF_RANGES = 2, DIFF_
 
 struct diff_profile {
 	char *path;
-	char *program;        /* command basename; "" when the capture does not say */
+	char *program;        /* the script or module an interpreter or launcher ran, else
+			       * the command's basename (program_id.h); "" when the
+			       * capture does not say */
+	char *launcher;       /* what ran it ("torchrun", "python3"); "" when none or unknown */
 	char *gpu;            /* first GPU's name; "" when the capture does not say */
+	/* One rank of a job (ranks[] of the job's profile): its number and its
+	 * name ("rank 1"); -1 and "" for a whole capture. */
+	int rank;
+	char rank_name[32];
+	/* The loop's steps, each from its start to the next one's (the last:
+	 * its own span): median and quartiles of that wall time; 0 without
+	 * a loop. */
+	int64_t step_med_ns, step_q1_ns, step_q3_ns;
+	int nsteps;
+	/* A job (several ranks in one capture): each rank's profile, its rows
+	 * alone and its own loop, in rank order; the whole capture's loop is
+	 * then its first rank's, so that iterations count steps of a rank. */
+	struct diff_profile *ranks;
+	int nranks;
+	/* A job's straggler (diff_job.c): the rank the others wait for at
+	 * the collectives in its ranks' loops, by diagnose's rule
+	 * (job_judge__straggler, its default thresholds); -1 when none. */
+	int straggler_rank;
+	int64_t late_collectives, collectives; /* it arrived last at / in the loops */
+	int64_t straggler_wait_ns;             /* the others' mean wait at those, summed */
 	int64_t gpu_time_ns;  /* summed kernel, copy and memset durations */
 	int64_t wall_ns;      /* PERFKIT_META duration_ns, else the capture's time span */
 	int64_t kernel_count;
@@ -102,10 +125,18 @@ const char *diff_copy_kind__name(int32_t copy_kind);
  * that counts as a change at all (timer ticks, clocks). */
 #define DIFF_MIN_CHANGE 0.03
 
-/* Whether a per-launch median moved beyond noise: by more than
- * DIFF_MIN_CHANGE of the base median and by more than either side's spread
- * (IQR / median), i.e. the typical new launch lies outside the middle half
- * of the base launches, relatively, and the reverse. */
+/* The one noise rule of every label (kernels, copies, ranges, the step
+ * itself): a time changed when it moved by more than DIFF_MIN_CHANGE of
+ * its base and by more than what the spread of its launches explains,
+ * calls x the smaller IQR of one launch (the steadier side's middle
+ * half; calls is 1 for a median launch or the step). A row's time is its
+ * time per iteration; it is "slower"/"faster" by that change's direction,
+ * "more calls"/"fewer calls" where its calls per iteration changed that
+ * way (diff_calls_changed) and its median launch did not: no label
+ * contradicts its row's Delta. */
+bool diff_time_changed(double base_ns, double new_ns, double calls, int64_t base_iqr_ns,
+		       int64_t new_iqr_ns);
+/* diff_time_changed of one launch's median. */
 bool diff_launch_changed(int64_t base_median_ns, int64_t base_iqr_ns, int64_t new_median_ns,
 			 int64_t new_iqr_ns);
 /* Launches that the edges of two windows explain: one more or less at
@@ -153,6 +184,15 @@ struct diff_result {
 	 * rest by |delta_ns|. */
 	struct diff_row *rows[DIFF_NSECTIONS];
 	size_t nrows[DIFF_NSECTIONS];
+	/* The wall time per step (diff_profile.step_*_ns) moved beyond noise,
+	 * by the rule of diff_launch_changed; false without steps on a side. */
+	bool step_changed;
+	/* Two jobs: rank with rank by rank number (ranks only one side has
+	 * are left out and said), and the pair whose NEW step is the longest,
+	 * what the job waits for (-1 when there are no pairs). */
+	struct diff_result *ranks;
+	int nranks;
+	int slowest;
 };
 
 int diff__compute(struct diff_result *r, const struct diff_profile *base,
