@@ -408,9 +408,10 @@ int baseline__build(struct baseline *b, const struct diff_profile *p, size_t n,
 	scratch = calloc(2 * n, sizeof *scratch);
 	/* As the file will hold them, so a saved baseline is the one built. */
 	b->program = baseline__canonical_name("", p[0].program);
+	b->launcher = baseline__canonical_name("", p[0].launcher ? p[0].launcher : "");
 	b->gpu = baseline__canonical_name("", p[0].gpu);
 	b->captures = calloc(n, sizeof *b->captures);
-	if (!vals || !pos || !scratch || !b->program || !b->gpu || !b->captures)
+	if (!vals || !pos || !scratch || !b->program || !b->launcher || !b->gpu || !b->captures)
 		goto out_nomem;
 	b->ncaptures = n;
 	per_iteration = common_loop(p, n);
@@ -532,6 +533,8 @@ static void put_baseline(FILE *f, const struct baseline *b)
 {
 	fprintf(f, "{\n  \"perfkit_baseline\": %d,\n  \"program\": ", BASELINE_FORMAT_VERSION);
 	prof_fputs_json(f, b->program);
+	fputs(",\n  \"launcher\": ", f);
+	prof_fputs_json(f, b->launcher ? b->launcher : "");
 	fputs(",\n  \"gpu\": ", f);
 	prof_fputs_json(f, b->gpu);
 	fputs(",\n  \"captures\": [", f);
@@ -790,7 +793,7 @@ int baseline__load(struct baseline *b, const char *path, struct prof_error *err)
 	char *text = read_baseline(path, err);
 	const char *end = NULL;
 	cJSON *root = NULL;
-	const cJSON *version, *program, *gpu, *captures, *keys, *j;
+	const cJSON *version, *program, *launcher, *gpu, *captures, *keys, *j;
 	int rc = 0;
 
 	memset(b, 0, sizeof *b);
@@ -835,12 +838,18 @@ int baseline__load(struct baseline *b, const char *path, struct prof_error *err)
 		rc = bad(err, path, "\"keys\" must be an object", NULL);
 		goto out;
 	}
+	launcher = cJSON_GetObjectItemCaseSensitive(root, "launcher");
+	if (launcher && !cJSON_IsString(launcher)) {
+		rc = bad(err, path, "\"launcher\" must be a string", NULL);
+		goto out;
+	}
 	b->path = strdup(path);
 	b->program = strdup(program->valuestring);
+	b->launcher = strdup(launcher ? launcher->valuestring : "");
 	b->gpu = strdup(gpu->valuestring);
 	b->captures = calloc((size_t)cJSON_GetArraySize(captures), sizeof *b->captures);
 	b->keys = calloc((size_t)cJSON_GetArraySize(keys) + 1, sizeof *b->keys);
-	if (!b->path || !b->program || !b->gpu || !b->captures || !b->keys) {
+	if (!b->path || !b->program || !b->launcher || !b->gpu || !b->captures || !b->keys) {
 		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 		goto out;
 	}
@@ -899,6 +908,7 @@ void baseline__exit(struct baseline *b)
 	free(b->captures);
 	free(b->path);
 	free(b->program);
+	free(b->launcher);
 	free(b->gpu);
 	memset(b, 0, sizeof *b);
 }

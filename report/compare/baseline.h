@@ -106,7 +106,8 @@ struct baseline_key {
 struct baseline {
 	char *path;    /* the file it was loaded from; NULL when built in memory */
 	int version;   /* the file's format (BASELINE_FORMAT_VERSION when built) */
-	char *program;
+	char *program;   /* the script or module past its launcher (program_id.h) */
+	char *launcher;  /* what ran it in the first capture; "" when none or unknown */
 	char *gpu;
 	char **captures; /* paths the baseline was made from */
 	size_t ncaptures;

@@ -9,6 +9,7 @@
 
 #include "prof/escape.h"
 #include "prof/strfmt.h"
+#include "sink/symbol.h"
 #include "sink/table.h"
 
 /* MAD times this estimates the standard deviation of normal noise. */
@@ -22,6 +23,10 @@ void gate_options__init(struct gate_options *o)
 	o->min_time_ns = 100 * 1000;
 	o->min_share_pct = 1.0;
 	o->noise_mads = 3.0;
+	o->max_launch_ratio = 2.0;
+	o->min_launch_share_pct = 0.5;
+	o->any_program = false;
+	o->full_names = false;
 }
 
 const char *gate_verdict__name(enum gate_verdict v)
@@ -79,7 +84,7 @@ static double median_of(double *v, size_t n)
 }
 
 static int identity_check(const struct baseline *b, const struct diff_profile *p,
-			  struct prof_error *err)
+			  const struct gate_options *o, struct prof_error *err)
 {
 	const char *baseline_path = b->path ? b->path : "(unsaved)";
 	/* The baseline holds the names as its file does (invalid UTF-8 replaced). */
@@ -88,11 +93,16 @@ static int identity_check(const struct baseline *b, const struct diff_profile *p
 
 	if (!program || !gpu)
 		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	/* An unnamed side (an export without process names) cannot be compared. */
-	else if (b->program[0] && program[0] && strcmp(b->program, program) != 0)
+	/* An unnamed side (an export without its command line) cannot be
+	 * compared: the result says the identity is unknown. */
+	else if (!o->any_program && b->program[0] && program[0] && strcmp(b->program, program) != 0)
 		rc = prof_error__set(err, PROF_E_USAGE,
-				     "%s is a capture of '%s' but the baseline %s is for '%s'",
-				     p->path, p->program, baseline_path, b->program);
+				     "%s is a capture of '%s%s%s%s' but the baseline %s is for '%s%s%s%s'"
+				     " (--program=any compares them anyway)",
+				     p->path, p->program, p->launcher[0] ? " (run by " : "", p->launcher,
+				     p->launcher[0] ? ")" : "", baseline_path, b->program,
+				     b->launcher && b->launcher[0] ? " (run by " : "", b->launcher ? b->launcher : "",
+				     b->launcher && b->launcher[0] ? ")" : "");
 	else if (b->gpu[0] && gpu[0] && strcmp(b->gpu, gpu) != 0)
 		rc = prof_error__set(err, PROF_E_USAGE,
 				     "%s was captured on '%s' but the baseline %s is for '%s'",
@@ -105,6 +115,33 @@ static int identity_check(const struct baseline *b, const struct diff_profile *p
 static bool has_prefix(const char *s, const char *prefix)
 {
 	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* A key as text and JUnit show it: "kernel:" and the kernel's short name,
+ * every key cut to GATE_NAME_MAX bytes on a UTF-8 boundary with "...". */
+static char *display_name(const char *key, const struct gate_options *o)
+{
+	char shortened[512];
+	const char *name = key;
+	size_t len, prefix = 0;
+
+	if (o->full_names)
+		return strdup(key);
+	if (has_prefix(key, "kernel:")) {
+		prefix = strlen("kernel:");
+		len = rpt_symbol__shorten(key + prefix, RPT_SYMBOL_SHORT, shortened, sizeof shortened);
+		if (len >= sizeof shortened)
+			len = sizeof shortened - 1;
+		shortened[len] = '\0';
+		name = shortened;
+	}
+	len = strlen(name);
+	if (prefix + len <= GATE_NAME_MAX)
+		return prof_strfmt("%.*s%s", (int)prefix, key, name);
+	len = GATE_NAME_MAX - prefix - 3;
+	while (len > 0 && ((unsigned char)name[len] & 0xC0) == 0x80)
+		len--;
+	return prof_strfmt("%.*s%.*s...", (int)prefix, key, (int)len, name);
 }
 
 /* The baseline's GPU time (kernels and copies) or, for NVTX ranges and the
@@ -188,7 +225,7 @@ static char *culprits(const struct gate_result *r, const struct gate_case *total
 
 		format_value(d, sizeof d, BASELINE_NS, top[j]->growth);
 		t = prof_strfmt("%s%s%s +%s%s%s", s ? s : "", s ? ", " : "",
-			      top[j]->key + strlen(prefix), d, r->per_iteration ? "/iter" : "",
+			      top[j]->name + strlen(prefix), d, r->per_iteration ? "/iter" : "",
 			      top[j]->verdict == GATE_ADDED ? " (added)" : "");
 		free(s);
 		if (!t)
@@ -198,33 +235,70 @@ static char *culprits(const struct gate_result *r, const struct gate_case *total
 	return s;
 }
 
+/* The key's time over the baseline's wall time, in %, where both are
+ * known: per iteration where the run keys are compared so, else in the
+ * run; -1 when unknown. */
+static double launch_share(const struct gate_result *r, const struct baseline *b,
+			   const struct baseline_key *k)
+{
+	const struct baseline_key *wall = baseline__find(b, "wall_time");
+
+	if (!wall || k->per != BASELINE_PER_LAUNCH)
+		return -1;
+	if (r->per_iteration && k->has_per_iteration && wall->has_per_iteration &&
+	    wall->per_iteration.median > 0)
+		return 100 * k->per_iteration.median / wall->per_iteration.median;
+	if (wall->st.median > 0)
+		return 100 * k->st.median * fmax(k->launches, 1) / wall->st.median;
+	return -1;
+}
+
 static int decide(const struct gate_result *r, struct gate_case *c, const struct baseline_key *k,
 		  const struct baseline *b, const struct baseline_stats *st, double new_iterations,
 		  const struct gate_options *o)
 {
-	char vb[32], vn[32], va[32], vno[32];
+	char vb[32], vn[32], va[32], vno[32], vbu[32], vf[32], vfl[32];
 	double pct;
 
 	c->budget_pct = k->budget_pct >= 0 ? k->budget_pct : o->max_regression_pct;
 	c->noise = noise_allowance(st, o);
 	c->floor = significance_floor(r, b, k, c, new_iterations, o);
-	c->allowed = fmax(c->base + c->base * c->budget_pct / 100.0 + c->noise, c->base + c->floor);
-	if (!c->in_new)
+	c->budget_amount = c->base * c->budget_pct / 100.0;
+	c->floor_lift = fmax(0, c->floor - c->budget_amount - c->noise);
+	c->allowed = c->base + c->budget_amount + c->noise + c->floor_lift;
+	c->launch_share_pct = launch_share(r, b, k);
+	if (!c->in_new) {
 		c->verdict = GATE_REMOVED;
-	else
+	} else {
 		c->verdict = c->new > c->allowed ? GATE_FAIL : GATE_PASS;
+		if (c->verdict == GATE_PASS && c->per == GATE_PER_LAUNCH && o->max_launch_ratio > 0 &&
+		    c->base > 0 && c->new >= c->base * o->max_launch_ratio &&
+		    !(c->launch_share_pct >= 0 && c->launch_share_pct < o->min_launch_share_pct)) {
+			c->verdict = GATE_FAIL;
+			c->ratio_failed = true;
+		}
+	}
 	format_value(vb, sizeof vb, c->unit, c->base);
 	format_value(vn, sizeof vn, c->unit, c->new);
 	format_value(va, sizeof va, c->unit, c->allowed);
 	format_value(vno, sizeof vno, c->unit, c->noise);
+	format_value(vbu, sizeof vbu, c->unit, c->budget_amount);
+	format_value(vf, sizeof vf, c->unit, c->floor);
+	format_value(vfl, sizeof vfl, c->unit, c->floor_lift);
 	pct = c->base ? 100.0 * (c->new - c->base) / c->base : 0;
 	if (c->verdict == GATE_REMOVED)
-		c->message = prof_strfmt("%s: not in the new captures (baseline %s%s)", c->key, vb,
+		c->message = prof_strfmt("%s: not in the new captures (baseline %s%s)", c->name, vb,
 				       per_words(c->per));
+	else if (c->ratio_failed)
+		c->message = prof_strfmt("%s: %s%s vs baseline %s, %.1fx per launch (the limit is"
+				       " %gx), %.2g%% of the wall time: fails though under the allowed %s",
+				       c->name, vn, per_words(c->per), vb, c->new / c->base,
+				       o->max_launch_ratio, c->launch_share_pct, va);
 	else
-		c->message = prof_strfmt("%s: %s%s vs baseline %s (%+.1f%%), allowed up to %s"
-				       " (budget %g%% + noise %s)",
-				       c->key, vn, per_words(c->per), vb, pct, va, c->budget_pct, vno);
+		c->message = prof_strfmt("%s: %s%s vs baseline %s (%+.1f%%), allowed up to %s ="
+				       " %s + budget %g%% %s + noise %s + floor lift %s (floor %s)",
+				       c->name, vn, per_words(c->per), vb, pct, va, vb, c->budget_pct,
+				       vbu, vno, vfl, vf);
 	return c->message ? 0 : PROF_E_NOMEM;
 }
 
@@ -340,7 +414,8 @@ static int measure_key(struct gate_result *r, struct gate_case *c, const struct 
 	double base_growth = 0, new_growth;
 
 	c->key = strdup(key->name);
-	if (!c->key)
+	c->name = display_name(key->name, o);
+	if (!c->key || !c->name)
 		return PROF_E_NOMEM;
 	c->unit = key->unit;
 	c->in_base = true;
@@ -387,12 +462,14 @@ static int measure_key(struct gate_result *r, struct gate_case *c, const struct 
 
 /* A key only the new captures have: reported, never failed on its own. */
 static int measure_added(struct gate_result *r, struct gate_case *c, const struct baseline_value *v,
-			 const struct baseline_values *vals, size_t n, double *samples)
+			 const struct baseline_values *vals, size_t n, double *samples,
+			 const struct gate_options *o)
 {
 	char vn[32];
 
 	c->key = strdup(v->name);
-	if (!c->key)
+	c->name = display_name(v->name, o);
+	if (!c->key || !c->name)
 		return PROF_E_NOMEM;
 	c->unit = v->unit;
 	c->in_new = true;
@@ -416,7 +493,7 @@ static int measure_added(struct gate_result *r, struct gate_case *c, const struc
 	}
 	c->growth = median_of(samples, n);
 	format_value(vn, sizeof vn, c->unit, c->new);
-	c->message = prof_strfmt("%s: not in the baseline (now %s%s)", c->key, vn, per_words(c->per));
+	c->message = prof_strfmt("%s: not in the baseline (now %s%s)", c->name, vn, per_words(c->per));
 	return c->message ? 0 : PROF_E_NOMEM;
 }
 
@@ -432,7 +509,7 @@ int gate__run(struct gate_result *r, const struct baseline *b, const struct diff
 	if (n == 0)
 		return prof_error__set(err, PROF_E_USAGE, "the gate needs at least one capture");
 	for (size_t i = 0; i < n; i++) {
-		rc = identity_check(b, &p[i], err);
+		rc = identity_check(b, &p[i], o, err);
 		if (rc < 0)
 			return rc;
 	}
@@ -471,7 +548,7 @@ int gate__run(struct gate_result *r, const struct baseline *b, const struct diff
 
 			for (size_t q = 0; q < i && !seen; q++)
 				seen = baseline_values__find(&vals[q], v->name) != NULL;
-			if (!seen && measure_added(r, &r->cases[r->ncases++], v, vals, n, samples) < 0)
+			if (!seen && measure_added(r, &r->cases[r->ncases++], v, vals, n, samples, o) < 0)
 				goto out_nomem;
 		}
 	}
@@ -497,6 +574,7 @@ void gate__exit(struct gate_result *r)
 {
 	for (size_t i = 0; i < r->ncases; i++) {
 		free(r->cases[i].key);
+		free(r->cases[i].name);
 		free(r->cases[i].message);
 	}
 	free(r->cases);
@@ -512,7 +590,8 @@ int gate__report(const struct gate_result *r, struct rpt_sink *sink, bool with_m
 {
 	static const struct rpt_column cols[] = {
 		{ "Result", RPT_TEXT, 0 }, { "Change (%)", RPT_REAL, 1 }, { "Base", RPT_REAL, 1 },
-		{ "New", RPT_REAL, 1 }, { "Allowed", RPT_REAL, 1 }, { "Unit", RPT_TEXT, 0 },
+		{ "New", RPT_REAL, 1 }, { "Allowed", RPT_REAL, 1 }, { "Budget", RPT_REAL, 1 },
+		{ "Noise", RPT_REAL, 1 }, { "Floor Lift", RPT_REAL, 1 }, { "Unit", RPT_TEXT, 0 },
 		{ "Per", RPT_TEXT, 0 }, { "Key", RPT_TEXT, 0 }, { "Message", RPT_TEXT, 0 },
 	};
 	static const struct rpt_column sum_cols[] = {
@@ -520,21 +599,26 @@ int gate__report(const struct gate_result *r, struct rpt_sink *sink, bool with_m
 		{ "Captures", RPT_INT, 0 }, { "Program", RPT_TEXT, 0 }, { "GPU", RPT_TEXT, 0 },
 		{ "Basis", RPT_TEXT, 0 },
 	};
+	/* Allowed = Base + Budget + Noise + Floor Lift */
 	int rc = sink->begin(sink, "gate", "Gate: each key against the baseline", cols,
-			     with_message ? 9 : 8);
+			     with_message ? 12 : 11);
 
 	for (size_t i = 0; rc == 0 && i < r->ncases; i++) {
 		const struct gate_case *c = &r->cases[i];
-		struct rpt_cell cells[9] = {
+		struct rpt_cell cells[12] = {
 			{ .s = gate_verdict__name(c->verdict) },
 			{ .is_null = !c->in_base || !c->in_new || c->base == 0,
 			  .d = c->base ? 100.0 * (c->new - c->base) / c->base : 0 },
 			{ .is_null = !c->in_base, .d = c->base },
 			{ .is_null = !c->in_new, .d = c->new },
 			{ .is_null = !c->in_base, .d = c->allowed },
+			{ .is_null = !c->in_base, .d = c->budget_amount },
+			{ .is_null = !c->in_base, .d = c->noise },
+			{ .is_null = !c->in_base, .d = c->floor_lift },
 			{ .s = baseline_unit__name(c->unit) },
 			{ .s = gate_per__name(c->per) },
-			{ .s = c->key },
+			/* JSON: the whole key; text: as it reads in a log */
+			{ .s = with_message ? c->key : c->name },
 			{ .s = c->message },
 		};
 		rc = sink->row(sink, cells);
@@ -585,7 +669,7 @@ int gate__write_junit(const struct gate_result *r, FILE *f)
 		fputs("    <testcase classname=\"", f);
 		junit_class(f, c->key);
 		fputs("\" name=\"", f);
-		prof_fputs_html(f, c->key);
+		prof_fputs_html(f, c->name);
 		fputs("\" time=\"0\"", f);
 		if (c->verdict == GATE_FAIL) {
 			fputs(">\n      <failure type=\"regression\" message=\"", f);
