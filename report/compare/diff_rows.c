@@ -67,36 +67,53 @@ static int report_verdict(const struct diff_result *r, struct rpt_sink *sink)
 	return rc;
 }
 
-/* Each capture's loop and its figures per iteration: what the sections
- * divide by. Without a loop the per-iteration cells are empty. */
+/* One side's loop (a whole capture's, or one rank's) and its figures per
+ * iteration; without a loop the per-iteration cells are empty. */
+static int loop_row(struct rpt_sink *sink, const char *side, const struct diff_profile *p)
+{
+	const struct sum_window *w = &p->loop;
+	double it = w->iterations;
+	bool loop = w->iterations > 0, steps = p->nsteps > 0;
+	struct rpt_cell cells[11] = {
+		text_cell(side),
+		p->rank >= 0 ? text_cell(p->rank_name) : null_cell(),
+		loop ? int_cell(w->iterations) : null_cell(),
+		loop ? int_cell(w->end_ns - w->start_ns) : null_cell(),
+		loop ? int_cell(llround((double)(w->end_ns - w->start_ns) / it)) : null_cell(),
+		steps ? int_cell(p->step_med_ns) : null_cell(),
+		steps ? int_cell(p->step_q3_ns - p->step_q1_ns) : null_cell(),
+		loop ? int_cell(llround((double)p->loop_gpu_time_ns / it)) : null_cell(),
+		loop ? real_cell((double)p->loop_kernel_count / it) : null_cell(),
+		loop ? real_cell((double)p->loop_alloc_count / it) : null_cell(),
+		text_cell(loop ? w->source : "none found: no NVTX range or kernel repeats"),
+	};
+
+	return sink->row(sink, cells);
+}
+
+/* Each capture's loop (each rank's, for two jobs): what the sections
+ * divide by, and the step's wall time the verdict opens with. */
 static int report_loops(const struct diff_result *r, struct rpt_sink *sink)
 {
 	static const struct rpt_column cols[] = {
-		{ "Capture", RPT_TEXT, 0 }, { "Iterations", RPT_INT, 0 },
+		{ "Capture", RPT_TEXT, 0 }, { "Rank", RPT_TEXT, 0 }, { "Iterations", RPT_INT, 0 },
 		{ "Loop Time (ns)", RPT_INT, 0 }, { "Time/iter (ns)", RPT_INT, 0 },
+		{ "Step Med (ns)", RPT_INT, 0 }, { "Step IQR (ns)", RPT_INT, 0 },
 		{ "GPU Time/iter (ns)", RPT_INT, 0 }, { "Kernels/iter", RPT_REAL, 2 },
 		{ "Allocations/iter", RPT_REAL, 2 }, { "Loop", RPT_TEXT, 0 },
 	};
-	const struct diff_profile *sides[2] = { r->base, r->new };
-	static const char *const names[2] = { "BASE", "NEW" };
-	int rc = sink->begin(sink, "diff_loops", "Loops (the per-iteration basis)", cols, 8);
+	int rc = sink->begin(sink, "diff_loops", "Loops (the per-iteration basis)", cols, 11);
 
-	for (int i = 0; rc == 0 && i < 2; i++) {
-		const struct sum_window *w = &sides[i]->loop;
-		double it = w->iterations;
-		bool loop = w->iterations > 0;
-		struct rpt_cell cells[8] = {
-			text_cell(names[i]),
-			loop ? int_cell(w->iterations) : null_cell(),
-			loop ? int_cell(w->end_ns - w->start_ns) : null_cell(),
-			loop ? int_cell(llround((double)(w->end_ns - w->start_ns) / it)) : null_cell(),
-			loop ? int_cell(llround((double)sides[i]->loop_gpu_time_ns / it)) : null_cell(),
-			loop ? real_cell((double)sides[i]->loop_kernel_count / it) : null_cell(),
-			loop ? real_cell((double)sides[i]->loop_alloc_count / it) : null_cell(),
-			text_cell(loop ? w->source : "none found: no NVTX range or kernel repeats"),
-		};
-		rc = sink->row(sink, cells);
+	if (r->nranks == 0) {
+		if (rc == 0)
+			rc = loop_row(sink, "BASE", r->base);
+		if (rc == 0)
+			rc = loop_row(sink, "NEW", r->new);
 	}
+	for (int i = 0; rc == 0 && i < r->nranks; i++)
+		rc = loop_row(sink, "BASE", r->ranks[i].base);
+	for (int i = 0; rc == 0 && i < r->nranks; i++)
+		rc = loop_row(sink, "NEW", r->ranks[i].new);
 	return rc ? rc : sink->end(sink);
 }
 
@@ -211,7 +228,10 @@ int diff__report(const struct diff_result *r, struct rpt_sink *sink)
 		rc = report_loops(r, sink);
 	if (rc == 0)
 		rc = report_totals(r, sink);
+	/* two jobs: the sections of the slowest rank, what the job waits for */
+	const struct diff_result *rows = r->nranks > 0 && r->slowest >= 0 ? &r->ranks[r->slowest] : r;
+
 	for (int id = 0; rc == 0 && id < DIFF_NSECTIONS; id++)
-		rc = report_section(r, sink, id);
+		rc = report_section(rows, sink, id);
 	return rc;
 }

@@ -68,10 +68,10 @@ static void format_value(char *buf, size_t cap, enum baseline_unit unit, double 
 		snprintf(buf, cap, "%.4g", v);
 }
 
-/* " per iteration", " per launch" or "" after a value. */
+/* "/iter", "/launch" or "" after a value. */
 static const char *per_words(enum gate_per p)
 {
-	return p == GATE_PER_ITERATION ? " per iteration" : p == GATE_PER_LAUNCH ? " per launch" : "";
+	return p == GATE_PER_ITERATION ? "/iter" : p == GATE_PER_LAUNCH ? "/launch" : "";
 }
 
 /* The median of the samples present (NaN: absent); 0 when none is. */
@@ -257,7 +257,7 @@ static int decide(const struct gate_result *r, struct gate_case *c, const struct
 		  const struct baseline *b, const struct baseline_stats *st, double new_iterations,
 		  const struct gate_options *o)
 {
-	char vb[32], vn[32], va[32], vno[32], vbu[32], vf[32], vfl[32];
+	char vb[32], vn[32], va[32], vno[32], vbu[32], vfl[32];
 	double pct;
 
 	c->budget_pct = k->budget_pct >= 0 ? k->budget_pct : o->max_regression_pct;
@@ -273,6 +273,8 @@ static int decide(const struct gate_result *r, struct gate_case *c, const struct
 		c->verdict = c->new > c->allowed ? GATE_FAIL : GATE_PASS;
 		if (c->verdict == GATE_PASS && c->per == GATE_PER_LAUNCH && o->max_launch_ratio > 0 &&
 		    c->base > 0 && c->new >= c->base * o->max_launch_ratio &&
+		    /* a budget that allows it (the key's own 200%) is the user's word */
+		    c->new > c->base * (1 + c->budget_pct / 100.0) &&
 		    !(c->launch_share_pct >= 0 && c->launch_share_pct < o->min_launch_share_pct)) {
 			c->verdict = GATE_FAIL;
 			c->ratio_failed = true;
@@ -283,22 +285,20 @@ static int decide(const struct gate_result *r, struct gate_case *c, const struct
 	format_value(va, sizeof va, c->unit, c->allowed);
 	format_value(vno, sizeof vno, c->unit, c->noise);
 	format_value(vbu, sizeof vbu, c->unit, c->budget_amount);
-	format_value(vf, sizeof vf, c->unit, c->floor);
 	format_value(vfl, sizeof vfl, c->unit, c->floor_lift);
 	pct = c->base ? 100.0 * (c->new - c->base) / c->base : 0;
 	if (c->verdict == GATE_REMOVED)
 		c->message = prof_strfmt("%s: not in the new captures (baseline %s%s)", c->name, vb,
 				       per_words(c->per));
 	else if (c->ratio_failed)
-		c->message = prof_strfmt("%s: %s%s vs baseline %s, %.1fx per launch (the limit is"
-				       " %gx), %.2g%% of the wall time: fails though under the allowed %s",
-				       c->name, vn, per_words(c->per), vb, c->new / c->base,
-				       o->max_launch_ratio, c->launch_share_pct, va);
+		c->message = prof_strfmt("%s: %s%s vs %s, %.1fx per launch (limit %gx), %.2g%% of the"
+				       " wall time: fails under the allowed %s", c->name, vn,
+				       per_words(c->per), vb, c->new / c->base, o->max_launch_ratio,
+				       c->launch_share_pct, va);
 	else
-		c->message = prof_strfmt("%s: %s%s vs baseline %s (%+.1f%%), allowed up to %s ="
-				       " %s + budget %g%% %s + noise %s + floor lift %s (floor %s)",
-				       c->name, vn, per_words(c->per), vb, pct, va, vb, c->budget_pct,
-				       vbu, vno, vfl, vf);
+		c->message = prof_strfmt("%s: %s%s vs %s (%+.1f%%); allowed %s = %s + %g%% %s + noise %s"
+				       " + floor lift %s", c->name, vn, per_words(c->per), vb, pct, va,
+				       vb, c->budget_pct, vbu, vno, vfl);
 	return c->message ? 0 : PROF_E_NOMEM;
 }
 
@@ -387,9 +387,9 @@ static int choose_basis(struct gate_result *r, const struct baseline *b, const s
 
 	r->per_iteration = b->version > 1 && b->loop.mark != SUM_LOOP_NONE && loops_match(b, p, n, &odd);
 	if (r->per_iteration)
-		r->basis = prof_strfmt("per iteration of the loop marked by %s \"%s\" (baseline %d"
-				     " iterations, new captures %g); kernels and ranges per launch",
-				     mark, b->loop.mark_name, b->loop.iterations, new_iterations);
+		r->basis = prof_strfmt("per iteration of %s \"%s\" (baseline %d iterations, new %g);"
+				     " kernels and ranges per launch", mark, b->loop.mark_name,
+				     b->loop.iterations, new_iterations);
 	else if (b->version == 1)
 		r->basis = prof_strfmt("totals per capture, for every key: the baseline has format 1,"
 				     " which holds totals only; save it again with this perfkit to"
@@ -672,15 +672,16 @@ int gate__write_junit(const struct gate_result *r, FILE *f)
 		prof_fputs_html(f, c->name);
 		fputs("\" time=\"0\"", f);
 		if (c->verdict == GATE_FAIL) {
+			/* the message on a line of its own: a log's lines stay short */
 			fputs(">\n      <failure type=\"regression\" message=\"", f);
+			prof_fputs_html(f, c->name);
+			fputs(" regressed\">\n", f);
 			prof_fputs_html(f, c->message);
-			fputs("\">", f);
-			prof_fputs_html(f, c->message);
-			fputs("</failure>\n    </testcase>\n", f);
+			fputs("\n      </failure>\n    </testcase>\n", f);
 		} else if (c->verdict != GATE_PASS || c->message) {
-			fputs(">\n      <system-out>", f);
+			fputs(">\n      <system-out>\n", f);
 			prof_fputs_html(f, c->message);
-			fputs("</system-out>\n    </testcase>\n", f);
+			fputs("\n      </system-out>\n    </testcase>\n", f);
 		} else {
 			fputs("/>\n", f);
 		}

@@ -87,7 +87,7 @@ for spec in rollout_optimized:step clean_loop:step; do
 	nb=$(steps "$D/$name.sqlite" "$range") nn=$(steps "$TMP/$name.half.sqlite" "$range")
 	run gate --baseline "$TMP/$name.json" "$TMP/$name.half.sqlite"
 	expect_status "$name: the first half passes the gate" 0
-	expect_out "$name: the gate compares per iteration" "per iteration of the loop marked by NVTX range \"$range\" \(baseline $nb iterations, new captures $nn\)"
+	expect_out "$name: the gate compares per iteration" "per iteration of NVTX range \"$range\" \(baseline $nb iterations, new $nn\)"
 done
 
 # torch_train's first steps ran slower on the host than the rest (counted

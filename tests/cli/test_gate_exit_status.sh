@@ -38,10 +38,10 @@ expect_out "gate on a repeated run" "gate passed"
 # Fewer launches of the same kernels: per iteration and per launch nothing moved.
 run gate --baseline "$bl" "$TMP/same_short.sqlite"
 expect_status "gate on a shorter run" 0
-expect_out "gate on a shorter run compares per iteration" "per iteration of the loop marked by kernel \"gemm\""
+expect_out "gate on a shorter run compares per iteration" "per iteration of kernel \"gemm\""
 run gate --baseline "$bl" "$TMP/slow_short.sqlite"
 expect_status "gate on a shorter run with a 2x slower kernel" 1
-expect_out "gate on a shorter run names the kernel per launch" "^FAIL kernel:gemm: 2 ms per launch vs baseline 1 ms "
+expect_out "gate on a shorter run names the kernel per launch" "^FAIL kernel:gemm: 2 ms/launch vs 1 ms "
 
 run gate --baseline "$bl" --junit="$TMP/fail.xml" "$TMP/slow.sqlite"
 expect_status "gate on a 2x slower kernel" 1
