@@ -16,7 +16,7 @@
 
 static const char *const usage[] = {
 	"perfkit gate --baseline=BASELINE.json [--max-regression=5%] [--max-launch-ratio=2]",
-	"             [--program=any] [--full-names] [--junit=FILE [--force]] CAPTURE...",
+	"             [--program=any] [--ranks=common] [--full-names] [--junit=FILE [--force]] CAPTURE...",
 	"  (each CAPTURE a capture, or a directory of a job's captures)",
 	NULL,
 };
@@ -74,7 +74,7 @@ int cmd_gate(int argc, char **argv)
 {
 	const char *baseline_path = NULL, *junit = NULL, *format_opt = "text";
 	const char *max_regression = NULL, *min_time = NULL, *min_share = NULL;
-	const char *program = NULL, *min_launch_share = NULL;
+	const char *program = NULL, *min_launch_share = NULL, *ranks = NULL;
 	struct gate_options o;
 	bool force = false;
 	const struct cli_option opts[] = {
@@ -94,6 +94,8 @@ int cmd_gate(int argc, char **argv)
 			   "unless its time is under this share of the wall time (default 0.5%)"),
 		CLI_STRING(0, "program", &program, "any",
 			   "compare captures of another program than the baseline's"),
+		CLI_STRING(0, "ranks", &ranks, "common",
+			   "compare a job of another size than the baseline's job on the ranks both have"),
 		CLI_FLAG(0, "full-names", &o.full_names, "kernel names in full in text and JUnit"),
 		CLI_STRING(0, "junit", &junit, "FILE", "also write JUnit XML, one testcase per key"),
 		CLI_FLAG(0, "force", &force, "replace the --junit FILE if it exists"
@@ -147,6 +149,11 @@ int cmd_gate(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 	o.any_program = program != NULL;
+	if (ranks && strcmp(ranks, "common") != 0) {
+		cli_error("--ranks takes 'common', not '%s'", ranks);
+		return CLI_EXIT_USAGE;
+	}
+	o.common_ranks = ranks != NULL;
 	if (!(o.max_launch_ratio >= 0)) {
 		cli_error("--max-launch-ratio must not be negative");
 		return CLI_EXIT_USAGE;

@@ -2,6 +2,7 @@
  * (rows for the text/JSON sinks, JUnit XML); the rule is in gate.h. */
 #include "gate.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@ void gate_options__init(struct gate_options *o)
 	o->max_launch_ratio = 2.0;
 	o->min_launch_share_pct = 0.5;
 	o->any_program = false;
+	o->common_ranks = false;
 	o->full_names = false;
 }
 
@@ -83,6 +85,15 @@ static double median_of(double *v, size_t n)
 	return st.median;
 }
 
+/* "a job of 2 ranks", "one process". */
+static void job_size_words(char *buf, size_t cap, int ranks)
+{
+	if (ranks > 1)
+		snprintf(buf, cap, "a job of %d ranks", ranks);
+	else
+		snprintf(buf, cap, "one process");
+}
+
 static int identity_check(const struct baseline *b, const struct diff_profile *p,
 			  const struct gate_options *o, struct prof_error *err)
 {
@@ -107,6 +118,23 @@ static int identity_check(const struct baseline *b, const struct diff_profile *p
 		rc = prof_error__set(err, PROF_E_USAGE,
 				     "%s was captured on '%s' but the baseline %s is for '%s'",
 				     p->path, p->gpu, baseline_path, b->gpu);
+	else if (b->ranks == 0 && p->nranks > 0)
+		rc = prof_error__set(err, PROF_E_USAGE,
+				     "%s is a job of %d ranks but the baseline %s does not record a job's"
+				     " size (saved before jobs were keyed rank by rank): save it again",
+				     p->path, p->nranks, baseline_path);
+	else if (b->ranks > 0 && b->ranks != baseline__job_size(p) &&
+		 !(o->common_ranks && b->ranks > 1 && p->nranks > 1)) {
+		char capture[48], base[48];
+
+		job_size_words(capture, sizeof capture, baseline__job_size(p));
+		job_size_words(base, sizeof base, b->ranks);
+		/* one process and a job share no key: nothing would be compared */
+		rc = prof_error__set(err, PROF_E_USAGE, "%s is %s but the baseline %s is of %s%s",
+				     p->path, capture, baseline_path, base,
+				     b->ranks > 1 && p->nranks > 1 ?
+				     " (--ranks=common compares the ranks both have)" : "");
+	}
 	free(program);
 	free(gpu);
 	return rc;
@@ -115,6 +143,32 @@ static int identity_check(const struct baseline *b, const struct diff_profile *p
 static bool has_prefix(const char *s, const char *prefix)
 {
 	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* The length of a job's key's rank ("rank1/" of "rank1/gpu_time"); 0 for
+ * the keys of one process and the job's step. */
+static size_t rank_prefix_len(const char *key)
+{
+	size_t i = strlen("rank");
+
+	if (!has_prefix(key, "rank") || !isdigit((unsigned char)key[i]))
+		return 0;
+	while (isdigit((unsigned char)key[i]))
+		i++;
+	return key[i] == '/' ? i + 1 : 0;
+}
+
+/* What a key measures, past its rank: "gpu_time", "kernel:<name>", ... */
+static const char *key_kind(const char *key)
+{
+	return key + rank_prefix_len(key);
+}
+
+/* The key `kind` of the rank `key` belongs to ("rank1/" + kind), in buf. */
+static const char *same_rank_key(char *buf, size_t cap, const char *key, const char *kind)
+{
+	snprintf(buf, cap, "%.*s%s", (int)rank_prefix_len(key), key, kind);
+	return buf;
 }
 
 /* A key as text and JUnit show it: "kernel:" and the kernel's short name,
@@ -127,8 +181,8 @@ static char *display_name(const char *key, const struct gate_options *o)
 
 	if (o->full_names)
 		return strdup(key);
-	if (has_prefix(key, "kernel:")) {
-		prefix = strlen("kernel:");
+	if (has_prefix(key_kind(key), "kernel:")) {
+		prefix = rank_prefix_len(key) + strlen("kernel:");
 		len = rpt_symbol__shorten(key + prefix, RPT_SYMBOL_SHORT, shortened, sizeof shortened);
 		if (len >= sizeof shortened)
 			len = sizeof shortened - 1;
@@ -145,11 +199,18 @@ static char *display_name(const char *key, const struct gate_options *o)
 }
 
 /* The baseline's GPU time (kernels and copies) or, for NVTX ranges and the
- * wall time, its wall time: what min_share_pct is a share of. */
+ * wall time, its wall time: what min_share_pct is a share of; a rank's key,
+ * its rank's; a job's step, the step itself. */
 static const struct baseline_key *run_total(const struct baseline *b, const char *key)
 {
-	return baseline__find(b, has_prefix(key, "nvtx:") || strcmp(key, "wall_time") == 0 ?
-				  "wall_time" : "gpu_time");
+	const char *kind = key_kind(key);
+	char name[64];
+
+	if (strcmp(key, BASELINE_STEP_KEY) == 0)
+		return baseline__find(b, key);
+	return baseline__find(b, same_rank_key(name, sizeof name, key,
+					       has_prefix(kind, "nvtx:") || strcmp(kind, "wall_time") == 0 ?
+					       "wall_time" : "gpu_time"));
 }
 
 /* The smallest change of time worth failing for: over the run, or per
@@ -241,7 +302,9 @@ static char *culprits(const struct gate_result *r, const struct gate_case *total
 static double launch_share(const struct gate_result *r, const struct baseline *b,
 			   const struct baseline_key *k)
 {
-	const struct baseline_key *wall = baseline__find(b, "wall_time");
+	char name[64];
+	const struct baseline_key *wall = baseline__find(b, same_rank_key(name, sizeof name, k->name,
+									  "wall_time"));
 
 	if (!wall || k->per != BASELINE_PER_LAUNCH)
 		return -1;
@@ -307,20 +370,22 @@ static int explain_totals(struct gate_result *r)
 {
 	for (size_t i = 0; i < r->ncases; i++) {
 		struct gate_case *c = &r->cases[i];
-		const char *prefix;
+		const char *kind = key_kind(c->key);
+		char prefix[64];
 		char *who, *msg;
 
 		if (c->verdict != GATE_FAIL)
 			continue;
-		if (strcmp(c->key, "gpu_time") == 0)
-			prefix = "kernel:";
-		else if (strcmp(c->key, "wall_time") == 0)
-			prefix = "nvtx:";
+		/* a rank's totals by that rank's keys */
+		if (strcmp(kind, "gpu_time") == 0)
+			same_rank_key(prefix, sizeof prefix, c->key, "kernel:");
+		else if (strcmp(kind, "wall_time") == 0)
+			same_rank_key(prefix, sizeof prefix, c->key, "nvtx:");
 		else
 			continue;
 		who = culprits(r, c, prefix);
-		if (!who && strcmp(prefix, "nvtx:") == 0)
-			who = culprits(r, c, prefix = "kernel:");
+		if (!who && has_prefix(key_kind(prefix), "nvtx:"))
+			who = culprits(r, c, same_rank_key(prefix, sizeof prefix, c->key, "kernel:"));
 		if (!who)
 			continue;
 		msg = prof_strfmt("%s; grew most: %s", c->message, who);
@@ -342,14 +407,19 @@ static int case_cmp(const void *pa, const void *pb)
 	return 0;
 }
 
-/* Order: failures, then the totals, then the per-entry keys by name. */
+/* Order: failures, then a job's step, the totals, then the per-entry keys
+ * by name (a job's rank by rank in each). */
 static int key_rank(const char *key)
 {
-	if (strchr(key, ':') == NULL)
+	const char *kind = key_kind(key);
+
+	if (strcmp(key, BASELINE_STEP_KEY) == 0)
 		return 0;
-	if (has_prefix(key, "copy_bytes:"))
+	if (strchr(kind, ':') == NULL)
 		return 1;
-	return 2;
+	if (has_prefix(kind, "copy_bytes:"))
+		return 2;
+	return 3;
 }
 
 static int case_order(const void *pa, const void *pb)
@@ -402,6 +472,13 @@ static int choose_basis(struct gate_result *r, const struct baseline *b, const s
 		r->basis = prof_strfmt("totals per capture, kernels and ranges per launch: %s has no"
 				     " loop marked by %s \"%s\" as the baseline's captures have",
 				     p[odd].path, mark, b->loop.mark_name);
+	if (r->basis && b->ranks > 1) {
+		char *job = prof_strfmt("%s; a job of %d ranks: each rank's keys from its own rows and"
+					" loop, step its slowest rank's median step", r->basis, b->ranks);
+
+		free(r->basis);
+		r->basis = job;
+	}
 	return r->basis ? 0 : PROF_E_NOMEM;
 }
 
@@ -640,12 +717,18 @@ int gate__report(const struct gate_result *r, struct rpt_sink *sink, bool with_m
 	return rc ? rc : sink->end(sink);
 }
 
-/* The testcase's class groups keys by kind: perfkit.gate.kernel, ... */
+/* The testcase's class groups keys by kind: perfkit.gate.kernel, ...; a
+ * job's by rank and kind: perfkit.gate.rank1.kernel. */
 static void junit_class(FILE *f, const char *key)
 {
-	const char *colon = strchr(key, ':');
+	size_t rank = rank_prefix_len(key);
+	const char *colon;
 
 	fputs("perfkit.gate.", f);
+	if (rank)
+		fprintf(f, "%.*s.", (int)rank - 1, key);
+	key += rank;
+	colon = strchr(key, ':');
 	if (!colon)
 		fputs("total", f);
 	else

@@ -27,6 +27,17 @@
  * below min_launch_share_pct of the baseline's wall time: a 6x slower
  * kernel is a regression however short it is, when it counts.
  *
+ * A job is gated rank by rank (baseline.h: "rank1/..." keys, each per step
+ * of its rank's own loop, whose totals are that rank's GPU and wall time)
+ * and on its step (the slowest rank's median step, against 1% of itself).
+ * A capture of another job size than the baseline's (a job of 4 ranks
+ * against one of 2, or one process against a job) is refused, since its
+ * ranks do not do the same work, unless both are jobs and common_ranks:
+ * then the keys both have are compared and a rank only one side has shows
+ * as added or removed keys, which fail nothing. One process and a job share
+ * no key, and a baseline saved before jobs were keyed rank by rank holds a
+ * job's ranks summed: both are always refused.
+ *
  * Keys only in the new captures (added kernels) and keys they lack (removed
  * kernels) are reported but do not fail by themselves: their time shows in
  * gpu_time and wall_time, and a failure there names the kernels that grew
@@ -57,6 +68,8 @@ struct gate_options {
 	double max_launch_ratio;
 	double min_launch_share_pct;
 	bool any_program;          /* --program=any: another program is compared too */
+	bool common_ranks;         /* --ranks=common: a job of another size too, on
+				    * the ranks (keys) both have */
 	bool full_names;           /* the key's full name in text and JUnit */
 };
 
@@ -114,7 +127,7 @@ struct gate_result {
 };
 
 /* PROF_E_USAGE (with a message naming both) when a capture is of another
- * program or GPU than the baseline. */
+ * program, GPU or job size than the baseline. */
 int gate__run(struct gate_result *r, const struct baseline *b, const struct diff_profile *p,
 	      size_t n, const struct gate_options *o, struct prof_error *err);
 void gate__exit(struct gate_result *r);

@@ -95,7 +95,10 @@ expect_one_error_line "another program refused, naming both" "'torch_cases.py \(
 run gate --baseline "$TMP/train.json" --program=any "$D/cases/torch_mlp.sqlite"
 if [ "$status" -ne 2 ]; then pass "--program=any compares it"; else fail "--program=any compares it"; fi
 run baseline save -o "$TMP/ddp.json" "$D/ddp/ddp2_even.sqlite"
-run gate --baseline "$TMP/ddp.json" "$D/ddp/ddp2_rank0.sqlite"
+# the same job captured rank by rank, each rank run by python3: a folder of them is one job
+mkdir "$TMP/per_rank"
+cp "$D/ddp/ddp2_rank0.sqlite" "$D/ddp/ddp2_rank1.sqlite" "$TMP/per_rank/"
+run gate --baseline "$TMP/ddp.json" "$TMP/per_rank"
 if [ "$status" -ne 2 ]; then pass "torchrun's baseline takes the same script run by python3"
 else fail "torchrun's baseline takes the same script run by python3"; fi
 
