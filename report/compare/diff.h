@@ -1,8 +1,8 @@
 /* diff.h - `perfkit diff`: what changed between two captures.
  *
  * A capture is first summarised into a diff_profile (diff_profile.c): one
- * entry per kernel (name + launch shape), per NVTX range name and per copy
- * kind (direction + host memory kind), each with its count, total, median
+ * entry per kernel (name + launch shape), per NVTX range name, per copy
+ * kind (direction + host memory kind) and per CUDA API call's name, each with its count, total, median
  * and quartiles of duration, plus the capture's totals and identity
  * (program, GPU) and its steady-state loop (summary/query.h: the window
  * diagnose analyses) with what ran in it. The same profile feeds the
@@ -32,7 +32,8 @@
 
 struct rpt_sink;
 
-/* One kernel shape, NVTX range name or copy kind of one capture. */
+/* One kernel shape, NVTX range name, copy kind or CUDA API call (by name)
+ * of one capture. */
 struct diff_stat {
 	char *name;               /* kernel name, range name or copy label */
 	int32_t grid[3], block[3]; /* kernels only; 0 elsewhere */
@@ -52,7 +53,10 @@ struct diff_section {
 	size_t n, cap;
 };
 
-enum diff_section_id { DIFF_KERNELS = 0, DIFF_COPIES = 1, DIFF_RANGES = 2, DIFF_NSECTIONS = 3 };
+/* API calls are host time: in no GPU total and no verdict's GPU figures. */
+enum diff_section_id {
+	DIFF_KERNELS = 0, DIFF_COPIES = 1, DIFF_RANGES = 2, DIFF_API = 3, DIFF_NSECTIONS = 4
+};
 
 struct diff_profile {
 	char *path;
@@ -90,7 +94,7 @@ struct diff_profile {
 	 * in it: the per-iteration figures are these over loop.iterations. */
 	struct sum_window loop;
 	int64_t loop_gpu_time_ns, loop_kernel_count, loop_alloc_count;
-	/* Kernel, copy, memset and range rows with a bad span (their end
+	/* Kernel, copy, memset, range and API rows with a bad span (their end
 	 * before their start, or 2^63 ns or more after it), and copies and
 	 * memsets of a negative byte count: in no section and no
 	 * total, as the summary reports leave them out (SUM_BAD_SPAN,
@@ -203,7 +207,7 @@ void diff__exit(struct diff_result *r);
  * compared per iteration): flash_fwd -30% per launch (-41 us/iter), ..."
  * (raw capture names: the caller's sink escapes them). */
 int diff__verdict(const struct diff_result *r, char *buf, size_t cap);
-/* Emit the verdict, the loops, the totals and the three sections as reports
+/* Emit the verdict, the loops, the totals and the four sections (a job's rank by rank) as reports
  * on sink. */
 int diff__report(const struct diff_result *r, struct rpt_sink *sink);
 /* A self-contained HTML page holding the same tables. */

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "prof/event.h"
+#include "prof/strfmt.h"
 #include "prof/tables.h"
 #include "diff_job.h"
 #include "program_id.h"
@@ -373,6 +374,64 @@ out:
 	return rc < 0 ? rc : 0;
 }
 
+/* CUDA runtime and driver API calls grouped by name as the summary shows
+ * it (version suffix dropped), each call once (sum_api_calls); host time,
+ * so in no GPU total. */
+static int load_api(struct diff_profile *p, struct prof_store *s, struct prof_error *err)
+{
+	static const char fmt[] =
+		"SELECT coalesce(" SUM_API_NAME("n.value") ", '') AS name, a.\"end\" - a.start AS d,"
+		" a.start >= ?1 AND a.start < ?2, " SUM_BAD_SPAN("a.")
+		" FROM (%s) AS a LEFT JOIN " PROF_T_STRINGS " n ON n.id = a.nameId ORDER BY 1, 2";
+	struct diff_section *sec = &p->sec[DIFF_API];
+	struct prof_cursor *c = NULL;
+	struct group g = { 0 };
+	char *calls, *sql = NULL, *name = NULL;
+	int rc;
+
+	calls = sum_api_calls(s, &rc, err);
+	if (rc < 0 || !calls)
+		return rc < 0 ? rc : 0;
+	sql = prof_strfmt(fmt, calls);
+	free(calls);
+	if (!sql)
+		return nomem(err);
+	rc = open_in_loop(p, s, sql, LOOP_HOST_SIDE, &c, err);
+	free(sql);
+	if (rc < 0)
+		return rc;
+	while ((rc = prof_cursor__next(c, err)) > 0) {
+		const char *n = prof_cursor__text(c, 0);
+
+		if (prof_cursor__int64(c, 3)) {
+			p->rows_left_out++;
+			continue;
+		}
+		if (!n)
+			n = "";
+		if (g.n == 0 || strcmp(n, name) != 0) {
+			if (group__emit(&g, sec, name, NULL, NULL, -1) < 0)
+				goto out_nomem;
+			free(name);
+			name = strdup(n);
+			if (!name)
+				goto out_nomem;
+		}
+		if (group__add(&g, prof_cursor__int64(c, 1), 0, prof_cursor__int64(c, 2)) < 0)
+			goto out_nomem;
+	}
+	if (rc >= 0 && group__emit(&g, sec, name, NULL, NULL, -1) < 0)
+		goto out_nomem;
+	goto out;
+out_nomem:
+	rc = nomem(err);
+out:
+	free(name);
+	free(g.d);
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
+}
+
 /* One integer from a one-row query; *v is left alone when the row is NULL. */
 static int query_int64(struct prof_store *s, const char *sql, int64_t *v, struct prof_error *err)
 {
@@ -672,6 +731,8 @@ static int load(struct diff_profile *p, struct prof_store *s, const struct sum_w
 		rc = load_memsets(p, s, err);
 	if (rc >= 0)
 		rc = load_ranges(p, s, err);
+	if (rc >= 0)
+		rc = load_api(p, s, err);
 	if (rc >= 0)
 		rc = load_allocations(p, s, err);
 	if (rc >= 0)
