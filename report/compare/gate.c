@@ -473,8 +473,8 @@ static int choose_basis(struct gate_result *r, const struct baseline *b, const s
 				     " loop marked by %s \"%s\" as the baseline's captures have",
 				     p[odd].path, mark, b->loop.mark_name);
 	if (r->basis && b->ranks > 1) {
-		char *job = prof_strfmt("%s; a job of %d ranks: each rank's keys from its own rows and"
-					" loop, step its slowest rank's median step", r->basis, b->ranks);
+		/* short: the summary's line fits 200 columns */
+		char *job = prof_strfmt("%s; %d ranks, each by its own loop", r->basis, b->ranks);
 
 		free(r->basis);
 		r->basis = job;
