@@ -1,9 +1,10 @@
 /* cmd_peaks.c - `perfkit peaks`: this GPU's measured ceilings (DRAM and L2
- * bandwidth, FP64/FP32/FP16/BF16 FMA throughput, BF16 tensor-core GEMM). The
- * measuring is done by the CUDA program perfkit-peaks (collectors/peaks/),
- * installed next to perfkit; results are cached per GPU in
+ * bandwidth, FP64/FP32/FP16/BF16 FMA throughput, tensor-core GEMMs by
+ * precision). The measuring is done by the CUDA program perfkit-peaks
+ * (collectors/peaks/), installed next to perfkit; results are cached per GPU in
  * ~/.cache/perfkit/peaks-<uuid>.json and can be stored into a capture. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include "cli_reader.h"
 #include "prof/escape.h"
 #include "prof/file.h"
+#include "prof/temp_files.h"
 
 #define PEAKS_BIN "perfkit-peaks"
 
@@ -101,6 +103,155 @@ static char *run_capture(const char *bin, const char *arg)
 	return out;
 }
 
+/* Run argv with its output thrown away; 0 when it exits 0. */
+static int run_quiet(char *const *argv)
+{
+	int status = 0;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		if (null >= 0) {
+			dup2(null, 1);
+			dup2(null, 2);
+		}
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* One --record-cost result: the host's ns per launch and per call. */
+static int read_cost(const char *path, double *launch_ns, double *call_ns)
+{
+	char *text = NULL;
+	cJSON *doc, *l, *c;
+	int rc = -1;
+
+	if (prof_file__read(path, 0, &text, NULL))
+		return -1;
+	doc = cJSON_Parse(text);
+	l = cJSON_GetObjectItemCaseSensitive(doc, "launch_ns");
+	c = cJSON_GetObjectItemCaseSensitive(doc, "api_call_ns");
+	if (cJSON_IsNumber(l) && cJSON_IsNumber(c)) {
+		*launch_ns = l->valuedouble;
+		*call_ns = c->valuedouble;
+		rc = 0;
+	}
+	cJSON_Delete(doc);
+	free(text);
+	unlink(path);
+	return rc;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, by_value);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* What recording costs the host per kernel launch and per API call:
+ * perfkit-peaks --record-cost run alone and under `perfkit run` (the
+ * default trace), COST_ROUNDS rounds interleaved so that a change of the
+ * machine's load falls on both, the difference of the medians. Measured
+ * here rather than at the start of every capture: it needs launches of a
+ * kernel the program does not own and a run without the collector to
+ * compare with, neither of which a capture can have without changing the
+ * program's own trace. The figures go into the peaks document ("peaks":
+ * record_launch_ns, record_api_call_ns and the untraced times), so a
+ * capture gets them with the ceilings (PERFKIT_PEAKS). */
+#define COST_ROUNDS 7
+static int measure_record_cost(const char *bin, cJSON *peaks)
+{
+	double lu[COST_ROUNDS], cu[COST_ROUNDS], lt[COST_ROUNDS], ct[COST_ROUNDS];
+	char self[PATH_MAX], dir[PATH_MAX], untraced[PATH_MAX + 16], traced[PATH_MAX + 16],
+		capture[PATH_MAX + 16];
+	struct prof_error err = { 0 };
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	int rc = -1;
+
+	if (n <= 0 || prof_temp_dir__create("perfkit-cost", dir, sizeof dir, &err))
+		return -1;
+	self[n] = 0;
+	snprintf(untraced, sizeof untraced, "%s/untraced.json", dir);
+	snprintf(traced, sizeof traced, "%s/traced.json", dir);
+	snprintf(capture, sizeof capture, "%s/capture.sqlite", dir);
+	prof_temp__add(untraced, PROF_TEMP_FILE);
+	prof_temp__add(traced, PROF_TEMP_FILE);
+	prof_temp__add(capture, PROF_TEMP_FILE);
+	for (int r = 0; r < COST_ROUNDS; r++) {
+		char *alone[] = { (char *)bin, "--record-cost", untraced, NULL };
+		char *under[] = { self, "run", "-f", "-o", capture, "--", (char *)bin, "--record-cost", traced, NULL };
+
+		if (run_quiet(alone) || read_cost(untraced, &lu[r], &cu[r]) ||
+		    run_quiet(under) || read_cost(traced, &lt[r], &ct[r]))
+			goto out;
+		unlink(capture);
+	}
+	{
+		double l0 = median(lu, COST_ROUNDS), c0 = median(cu, COST_ROUNDS);
+		double l1 = median(lt, COST_ROUNDS), c1 = median(ct, COST_ROUNDS);
+
+		cJSON_AddNumberToObject(peaks, "record_launch_ns", l1 > l0 ? l1 - l0 : 0);
+		cJSON_AddNumberToObject(peaks, "record_api_call_ns", c1 > c0 ? c1 - c0 : 0);
+		cJSON_AddNumberToObject(peaks, "launch_untraced_ns", l0);
+		cJSON_AddNumberToObject(peaks, "api_call_untraced_ns", c0);
+	}
+	rc = 0;
+out:
+	unlink(untraced);
+	unlink(traced);
+	unlink(capture);
+	prof_temp__forget(untraced);
+	prof_temp__forget(traced);
+	prof_temp__forget(capture);
+	rmdir(dir);
+	prof_temp__forget(dir);
+	return rc;
+}
+
+/* The peaks document with the recording cost added (a warning and the
+ * document as it was when it cannot be measured); -1 only when out of
+ * memory. */
+static int add_record_cost(const char *bin, char **doc_text)
+{
+	cJSON *doc = cJSON_Parse(*doc_text), *peaks = cJSON_GetObjectItemCaseSensitive(doc, "peaks");
+	char *text;
+
+	if (!cJSON_IsObject(peaks)) {
+		cJSON_Delete(doc);
+		return 0; /* refused below, with the cache's name */
+	}
+	fprintf(stderr, "perfkit: measuring what recording costs per call (%d rounds with and without "
+		"the collector)...\n", COST_ROUNDS);
+	if (measure_record_cost(bin, peaks)) {
+		cli_warning("could not measure what recording costs per call; host times will be shown "
+			    "as measured only");
+		cJSON_Delete(doc);
+		return 0;
+	}
+	text = cJSON_PrintUnformatted(doc);
+	cJSON_Delete(doc);
+	if (!text) {
+		cli_error("out of memory");
+		return -1;
+	}
+	free(*doc_text);
+	*doc_text = text;
+	return 0;
+}
+
 static void mkdirs(const char *path)
 {
 	char tmp[4096];
@@ -125,7 +276,12 @@ static void print_text(cJSON *doc, const char *cache)
 		{ "fp16_flops_per_s", "FP16 FMA (half2)", "TFLOP/s", 1e12 },
 		{ "bf16_flops_per_s", "BF16 FMA (bfloat162)", "TFLOP/s", 1e12 },
 		{ "tensor_bf16_flops_per_s", "BF16 tensor cores (cuBLAS)", "TFLOP/s", 1e12 },
+		{ "tensor_fp16_flops_per_s", "FP16 tensor cores (cuBLAS)", "TFLOP/s", 1e12 },
+		{ "tensor_tf32_flops_per_s", "TF32 tensor cores (cuBLAS)", "TFLOP/s", 1e12 },
+		{ "tensor_fp64_flops_per_s", "FP64 tensor cores (cuBLAS)", "TFLOP/s", 1e12 },
 		{ "p2p_bytes_per_s", "Peer-to-peer (best pair)", "GB/s", 1e9 },
+		{ "record_launch_ns", "Recording cost per launch", "ns", 1 },
+		{ "record_api_call_ns", "Recording cost per API call", "ns", 1 },
 	};
 	cJSON *peaks = cJSON_GetObjectItemCaseSensitive(doc, "peaks");
 	cJSON *name = cJSON_GetObjectItemCaseSensitive(doc, "gpu_name");
@@ -202,6 +358,8 @@ int cmd_peaks(int argc, char **argv)
 			cli_error("%s failed", PEAKS_BIN);
 			goto out;
 		}
+		if (add_record_cost(bin, &doc_text))
+			goto out;
 		mkdirs(cache);
 		f = fopen(cache, "w");
 		if (f) {

@@ -46,6 +46,34 @@ static int no_metrics(int format)
 	return fflush(stdout) ? CLI_EXIT_USAGE : CLI_EXIT_OK;
 }
 
+/* The ceilings the rows are judged against: a ceiling that was neither
+ * measured nor known is left out, never shown as 0; the tensor cores' only
+ * for the precisions a kernel's roof is. */
+static void print_ceilings(const struct roof_peaks *p, const struct roof_kernel *k, int n)
+{
+	bool used[ROOF_T__COUNT] = { false }, any = false;
+
+	printf("ceilings: DRAM %.0f GB/s", p->dram_bytes_per_s / 1e9);
+	if (p->l2_bytes_per_s > 0)
+		printf(", L2 %.0f GB/s", p->l2_bytes_per_s / 1e9);
+	printf(", FP32 %.1f TFLOP/s, FP16 %.1f TFLOP/s", p->fp32_flops_per_s / 1e12, p->fp16_flops_per_s / 1e12);
+	for (int i = 0; i < n; i++)
+		if (k[i].tensor_precision >= 0)
+			used[k[i].tensor_precision] = true;
+	for (int t = 0; t < ROOF_T__COUNT; t++) {
+		if (!used[t])
+			continue;
+		printf("%s %s ", any ? "," : "; tensor cores", roof_tensor__name((enum roof_tensor)t));
+		if (p->tensor_flops_per_s[t] > 0)
+			printf("%.1f TFLOP/s%s", p->tensor_flops_per_s[t] / 1e12,
+			       p->tensor_measured[t] ? "" : " (nominal)");
+		else
+			printf("not known (run `perfkit peaks`)");
+		any = true;
+	}
+	printf(" (%s)\n\n", p->source);
+}
+
 /* The plot's files refused before the capture is read (they are written
  * last). */
 static int check_plot_files(const char *dir, unsigned flags)
@@ -125,13 +153,16 @@ int cmd_roofline(int argc, char **argv)
 		goto out;
 	}
 	if (format == RPT_FORMAT_TEXT)
-		printf("ceilings: DRAM %.0f GB/s, L2 %.0f GB/s, FP32 %.1f TFLOP/s, FP16 %.1f TFLOP/s (%s)\n\n",
-		       peaks.dram_bytes_per_s / 1e9, peaks.l2_bytes_per_s / 1e9, peaks.fp32_flops_per_s / 1e12,
-		       peaks.fp16_flops_per_s / 1e12, peaks.source);
+		print_ceilings(&peaks, k, nk);
 	if (roof__rows(k, nk, sink)) {
 		cli_error("cannot write the output");
 		goto out;
 	}
+	if (format == RPT_FORMAT_TEXT && roof__tensor_unknown(k, nk) > 0)
+		printf("\n%d kernel(s) ran tensor-pipe instructions, but this capture has no tensor-core FLOP "
+		       "counts (its collector\npredates them, or the GPU has no such counters): their GFLOP/s, "
+		       "intensity and class count\nCUDA-core FLOPs alone. Capture again with --metrics=roofline "
+		       "to count them.\n", roof__tensor_unknown(k, nk));
 	if (format == RPT_FORMAT_TEXT && nk > 0 && !roof__any_flops(k, nk))
 		printf("\nNo FLOP counts (captured with --metrics=memory): the classes follow from the DRAM "
 		       "bandwidth alone,\nand --plot has no points; for intensities and FLOP/s capture with "

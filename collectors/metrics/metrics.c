@@ -52,10 +52,34 @@ enum {
 	M_LD_SECTORS, M_LD_REQUESTS, M_ST_SECTORS, M_ST_REQUESTS, M_LD_BYTES, M_ST_BYTES,
 	M_L1_HIT_PCT, M_L2_HIT_PCT,
 	M_DFMA, M_DADD, M_DMUL, M_FFMA, M_FADD, M_FMUL, M_HFMA, M_HADD, M_HMUL,
-	M_TENSOR, M_COUNT
+	M_TENSOR,
+	M_TOPS_F16, M_TOPS_F16_F32, M_TOPS_BF16, M_TOPS_TF32, M_TOPS_F64, M_TOPS_F8,
+	M_COUNT
 };
 
-static const char *const metric_names[M_COUNT] = {
+/* Tensor-core work is counted by CUPTI's sm__ops_path_tensor_src_*: math
+ * operations by source precision, an MMA's multiply-add counted as two (so
+ * a 1024^3 BF16 product reads 2 * 1024^3), as ncu documents them; not by
+ * sm__inst_executed_pipe_tensor times an assumed MMA shape: the shape
+ * differs per instruction and architecture, and on sm_80 and newer the
+ * tensor pipe also executes register moves (HFMA2.MMA), so FP32 kernels
+ * show tensor instructions (the naive rollout's FP32 normalize kernel:
+ * 5.6 million in 43 launches). Names differ between architectures and CUPTI
+ * versions: each slot takes the first candidate this GPU offers, and a
+ * slot without one is not measured ("-"). FP16 is one counter of both
+ * accumulators where the GPU has it, else two. */
+static const char *const tensor_op_candidates[M_COUNT][3] = {
+	[M_TOPS_F16] = { "sm__ops_path_tensor_src_fp16.sum", "sm__ops_path_tensor_src_fp16_dst_fp16.sum" },
+	[M_TOPS_F16_F32] = { "sm__ops_path_tensor_src_fp16_dst_fp32.sum" },
+	[M_TOPS_BF16] = { "sm__ops_path_tensor_src_bf16_dst_fp32.sum", "sm__ops_path_tensor_src_bf16.sum" },
+	[M_TOPS_TF32] = { "sm__ops_path_tensor_src_tf32_dst_fp32.sum", "sm__ops_path_tensor_src_tf32.sum" },
+	[M_TOPS_F64] = { "sm__ops_path_tensor_src_fp64.sum" },
+	[M_TOPS_F8] = { "sm__ops_path_tensor_src_fp8.sum" },
+};
+
+/* The names of the metrics; the tensor-op slots are chosen when the first
+ * session opens (NULL: this GPU has none of the candidates). */
+static const char *metric_names[M_COUNT] = {
 	"gpu__time_duration.sum",
 	"dram__bytes_read.sum",
 	"dram__bytes_write.sum",
@@ -81,22 +105,30 @@ static const char *const metric_names[M_COUNT] = {
 };
 
 /* Groups of metrics, each a range of the enum. */
-enum group { G_DURATION, G_MEMORY, G_ACCESS, G_FLOPS, G_TENSOR, G_NGROUPS };
+enum group { G_DURATION, G_MEMORY, G_ACCESS, G_FLOPS, G_TENSOR, G_TENSOR_OPS, G_NGROUPS };
 static const struct { int first, end; } groups[G_NGROUPS] = {
 	[G_DURATION] = { M_DURATION, M_DRAM_RD },
 	[G_MEMORY] = { M_DRAM_RD, M_LD_SECTORS },
 	[G_ACCESS] = { M_LD_SECTORS, M_DFMA },
 	[G_FLOPS] = { M_DFMA, M_TENSOR },
-	[G_TENSOR] = { M_TENSOR, M_COUNT },
+	[G_TENSOR] = { M_TENSOR, M_TOPS_F16 },
+	[G_TENSOR_OPS] = { M_TOPS_F16, M_COUNT },
 };
 #define G(g) (1u << (g))
 /* The roofline sets tried in order when the first session opens: a group a
- * GPU lacks (the tensor pipe, the access counters) is left out and said so. */
+ * GPU lacks (the tensor counters, the access counters) is left out and
+ * said so. The access counters are kept longest, then the tensor-core
+ * FLOPs, then the tensor-pipe instructions. */
+#define ROOF_CORE (G(G_DURATION) | G(G_MEMORY) | G(G_FLOPS))
 static const unsigned roofline_sets[] = {
-	G(G_DURATION) | G(G_MEMORY) | G(G_ACCESS) | G(G_FLOPS) | G(G_TENSOR),
-	G(G_DURATION) | G(G_MEMORY) | G(G_ACCESS) | G(G_FLOPS),
-	G(G_DURATION) | G(G_MEMORY) | G(G_FLOPS) | G(G_TENSOR),
-	G(G_DURATION) | G(G_MEMORY) | G(G_FLOPS),
+	ROOF_CORE | G(G_ACCESS) | G(G_TENSOR) | G(G_TENSOR_OPS),
+	ROOF_CORE | G(G_ACCESS) | G(G_TENSOR_OPS),
+	ROOF_CORE | G(G_ACCESS) | G(G_TENSOR),
+	ROOF_CORE | G(G_ACCESS),
+	ROOF_CORE | G(G_TENSOR) | G(G_TENSOR_OPS),
+	ROOF_CORE | G(G_TENSOR_OPS),
+	ROOF_CORE | G(G_TENSOR),
+	ROOF_CORE,
 };
 #define MEMORY_SET (G(G_DURATION) | G(G_MEMORY))
 #define ACCESS_SET (G(G_DURATION) | G(G_ACCESS))
@@ -223,6 +255,26 @@ int metrics__init(CUpti_SubscriberHandle subscriber)
 	return 1;
 }
 
+/* Each tensor-op slot's first candidate the GPU of ctx offers; the slot
+ * of FP16 into FP32 is left out where FP16's counter covers both. Returns
+ * how many slots have one. */
+static int choose_tensor_ops(CUcontext ctx)
+{
+	int n = 0;
+
+	for (int id = M_TOPS_F16; id < M_COUNT; id++) {
+		metric_names[id] = NULL;
+		if (id == M_TOPS_F16_F32 && metric_names[M_TOPS_F16] &&
+		    !strcmp(metric_names[M_TOPS_F16], tensor_op_candidates[M_TOPS_F16][0]))
+			continue;
+		for (int c = 0; c < 3 && tensor_op_candidates[id][c] && !metric_names[id]; c++)
+			if (rp__supported(ctx, &tensor_op_candidates[id][c], 1))
+				metric_names[id] = tensor_op_candidates[id][c];
+		n += metric_names[id] != NULL;
+	}
+	return n;
+}
+
 static void set__init(struct metric_set *set, unsigned groups_in)
 {
 	set->groups = groups_in;
@@ -230,6 +282,8 @@ static void set__init(struct metric_set *set, unsigned groups_in)
 	for (int g = 0; g < G_NGROUPS; g++)
 		if (groups_in & G(g))
 			for (int id = groups[g].first; id < groups[g].end; id++) {
+				if (!metric_names[id])
+					continue;
 				set->names[set->n] = metric_names[id];
 				set->ids[set->n++] = id;
 			}
@@ -237,6 +291,8 @@ static void set__init(struct metric_set *set, unsigned groups_in)
 
 static int measured(const struct metric_set *set, int id)
 {
+	if (!metric_names[id])
+		return 0;
 	for (int g = 0; g < G_NGROUPS; g++)
 		if (id >= groups[g].first && id < groups[g].end)
 			return (set->groups & G(g)) != 0;
@@ -270,7 +326,10 @@ static int open_session(CUcontext ctx, struct rp_session **s, char *msg, size_t 
 		return rp__open(ctx, m.sets[0].names, m.sets[0].n, s, msg, cap);
 	} else {
 		size_t i, nsets = sizeof roofline_sets / sizeof *roofline_sets;
+		int tensor_ops = choose_tensor_ops(ctx);
 		for (i = 0; i < nsets; i++) {
+			if ((roofline_sets[i] & G(G_TENSOR_OPS)) && !tensor_ops)
+				continue;
 			set__init(&m.sets[0], roofline_sets[i]);
 			if (rp__open(ctx, m.sets[0].names, m.sets[0].n, s, msg, cap) == 0)
 				break;
@@ -288,9 +347,9 @@ static int open_session(CUcontext ctx, struct rp_session **s, char *msg, size_t 
 				 m.sets[1].n, rp__passes(*s, 1));
 		else if (!measured(&m.sets[0], M_LD_SECTORS))
 			snprintf(line + strlen(line), sizeof line - strlen(line), "; no access counters");
-		if (!m.memory_only && !measured(&m.sets[0], M_TENSOR))
+		if (!m.memory_only && !(m.sets[0].groups & G(G_TENSOR_OPS)))
 			snprintf(line + strlen(line), sizeof line - strlen(line),
-				 "; no tensor-pipe metric: tensor work recorded as 0");
+				 "; no tensor-core operation counters: tensor-core FLOPs not recorded");
 		say(line);
 	}
 	return 0;
@@ -354,6 +413,30 @@ static void function_attributes(CUfunction f, int *regs, int *static_shared)
 	cuFuncGetAttribute(static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn);
 }
 
+/* The tensor-core FLOPs of the line, by precision: FP16 (both
+ * accumulators), BF16, TF32, FP64, FP8; "-" where not measured. */
+static void tensor_ops_fields(char *buf, size_t cap, const struct metric_set *set, const double *v)
+{
+	static const int slots[][2] = {
+		{ M_TOPS_F16, M_TOPS_F16_F32 }, { M_TOPS_BF16, -1 }, { M_TOPS_TF32, -1 },
+		{ M_TOPS_F64, -1 }, { M_TOPS_F8, -1 },
+	};
+	size_t len = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < sizeof slots / sizeof slots[0] && len < cap; i++) {
+		int a = slots[i][0], b = slots[i][1];
+		int have_a = measured(set, a), have_b = b >= 0 && measured(set, b);
+		const char *sep = i ? "\t" : "";
+
+		if (have_a || have_b)
+			len += (size_t)snprintf(buf + len, cap - len, "%s%.0f", sep,
+						(have_a ? v[a] : 0) + (have_b ? v[b] : 0));
+		else
+			len += (size_t)snprintf(buf + len, cap - len, "%s-", sep);
+	}
+}
+
 static void write_line(const CUpti_CallbackData *cb, CUpti_CallbackId cbid, uint64_t exit_ns,
 		       const struct metric_set *set, const double *v)
 {
@@ -363,7 +446,7 @@ static void write_line(const CUpti_CallbackData *cb, CUpti_CallbackId cbid, uint
 	struct launch_desc d;
 	uint32_t device = 0, stream = 0, context = 0;
 	int regs = 0, static_shared = 0;
-	char *demangled = NULL, counts[128], memory[96], access[200];
+	char *demangled = NULL, counts[128], memory[96], access[200], tensor[160];
 	const char *mangled = cb->symbolName ? cb->symbolName : "?";
 
 	cuptiGetDeviceId(cb->context, &device);
@@ -388,14 +471,15 @@ static void write_line(const CUpti_CallbackData *cb, CUpti_CallbackId cbid, uint
 		snprintf(access, sizeof access, "%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.2f\t%.2f",
 			 v[M_LD_SECTORS], v[M_LD_REQUESTS], v[M_ST_SECTORS], v[M_ST_REQUESTS],
 			 v[M_LD_BYTES], v[M_ST_BYTES], v[M_L1_HIT_PCT], v[M_L2_HIT_PCT]);
+	tensor_ops_fields(tensor, sizeof tensor, set, v);
 	fprintf(m.out,
 		"%d\t%u\t%u\t%.0f\t%s\t%s"
-		"\t%llu\t%llu\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%d\t%d\t%u\t%u\t%s\t%s\t%s\n",
+		"\t%llu\t%llu\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%d\t%d\t%u\t%u\t%s\t%s\t%s\t%s\n",
 		(int)getpid(), cb->correlationId, device, v[M_DURATION], counts,
 		memory, (unsigned long long)active_enter_ns,
 		(unsigned long long)exit_ns, d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1],
 		d.block[2], d.dynamic_shared_bytes, regs, static_shared, stream, context, mangled,
-		demangled ? demangled : mangled, access); /* access counters last: older readers stop before them */
+		demangled ? demangled : mangled, access, tensor); /* older readers stop before the access counters */
 	free(demangled);
 }
 

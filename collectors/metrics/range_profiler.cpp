@@ -128,39 +128,54 @@ static void free_set(rp_set *set)
 	}
 }
 
+// The profiler initialised once per process, and the chip of ctx.
+static int chip_of(CUcontext ctx, const char **chip)
+{
+	static bool initialized;
+	CUptiResult r;
+	uint32_t device = 0;
+
+	if (!initialized) {
+		CUpti_Profiler_Initialize_Params init = { CUpti_Profiler_Initialize_Params_STRUCT_SIZE };
+		if ((r = cuptiProfilerInitialize(&init)) != CUPTI_SUCCESS)
+			return fail(r, "cuptiProfilerInitialize");
+		initialized = true;
+	}
+	if ((r = cuptiGetDeviceId(ctx, &device)) != CUPTI_SUCCESS)
+		return fail(r, "cuptiGetDeviceId");
+	CUpti_Device_GetChipName_Params p = { CUpti_Device_GetChipName_Params_STRUCT_SIZE };
+	p.deviceIndex = device;
+	if ((r = cuptiDeviceGetChipName(&p)) != CUPTI_SUCCESS)
+		return fail(r, "cuptiDeviceGetChipName");
+	*chip = p.pChipName;
+	return 0;
+}
+
+extern "C" int rp__supported(CUcontext ctx, const char *const *metrics, int nmetrics)
+{
+	const char *chip = nullptr;
+	rp_set probe;
+	int ok;
+
+	if (chip_of(ctx, &chip))
+		return 0;
+	ok = build_set(chip, metrics, nmetrics, &probe) == 0;
+	free_set(&probe);
+	return ok;
+}
+
 extern "C" int rp__open(CUcontext ctx, const char *const *metrics, int nmetrics, rp_session **out,
 			char *msg, size_t cap)
 {
-	static bool initialized;
 	rp_session *s = new (std::nothrow) rp_session();
 	CUptiResult r;
-	uint32_t device = 0;
 	int rc = -1;
 
 	*out = nullptr;
 	if (!s)
 		return -1;
-	if (!initialized) {
-		CUpti_Profiler_Initialize_Params init = { CUpti_Profiler_Initialize_Params_STRUCT_SIZE };
-		if ((r = cuptiProfilerInitialize(&init)) != CUPTI_SUCCESS) {
-			fail(r, "cuptiProfilerInitialize");
-			goto out;
-		}
-		initialized = true;
-	}
-	if ((r = cuptiGetDeviceId(ctx, &device)) != CUPTI_SUCCESS) {
-		fail(r, "cuptiGetDeviceId");
+	if (chip_of(ctx, &s->chip))
 		goto out;
-	}
-	{
-		CUpti_Device_GetChipName_Params chip = { CUpti_Device_GetChipName_Params_STRUCT_SIZE };
-		chip.deviceIndex = device;
-		if ((r = cuptiDeviceGetChipName(&chip)) != CUPTI_SUCCESS) {
-			fail(r, "cuptiDeviceGetChipName");
-			goto out;
-		}
-		s->chip = chip.pChipName;
-	}
 	s->sets.emplace_back();
 	if (build_set(s->chip, metrics, nmetrics, &s->sets[0]))
 		goto out;

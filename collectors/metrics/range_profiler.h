@@ -19,6 +19,9 @@ struct rp_session;
  * < 0 with a message in msg. */
 int rp__open(CUcontext ctx, const char *const *metrics, int nmetrics, struct rp_session **out,
 	     char *msg, size_t cap);
+/* 1 when the GPU of ctx offers every one of metrics to the range profiler
+ * (CUPTI accepts them into a configuration), else 0. */
+int rp__supported(CUcontext ctx, const char *const *metrics, int nmetrics);
 /* Another metric set on the session's context; returns its index (the
  * first set, given to rp__open, is 0), or < 0 on error. */
 int rp__add_set(struct rp_session *s, const char *const *metrics, int nmetrics);

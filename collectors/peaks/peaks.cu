@@ -3,13 +3,17 @@
 //
 //   perfkit-peaks --identify   {"gpu_name":..., "gpu_uuid":...}
 //   perfkit-peaks --measure    the same plus "peaks" and the bandwidth sweep
+//   perfkit-peaks --record-cost FILE   the host's time per launch and per
+//                              call into FILE (`perfkit peaks` runs it with
+//                              and without the collector)
 //
 // Bandwidth: a read-modify-write stream (float4, L1 bypassed with .cg loads
 // and stores) over working sets from 2 MiB to 2 GiB; the L2 ceiling is the
 // best rate of the sets that fit in half the L2, the DRAM ceiling the best of
 // the sets at least 8x the L2. FMA throughput: independent FMA chains in
 // registers for FP64, FP32, half2 and bfloat162. Tensor cores: cuBLAS
-// cublasGemmEx with BF16 inputs and FP32 accumulation, 8192^3.
+// cublasGemmEx of 8192^3 with BF16 and FP16 inputs (FP32 accumulation), FP32
+// inputs in TF32 and FP64 (the DMMA path).
 // Peer-to-peer (several GPUs only): cudaMemcpyPeerAsync of 256 MiB from GPU
 // 0 to each other GPU and back, with peer access enabled where the pair
 // allows it (NVLink or PCIe peer-to-peer; staged through the host where
@@ -19,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -156,26 +161,33 @@ template <typename T> static double fma_rate(int sms, double flops_per_fma, cuda
 	return best;
 }
 
-static double tensor_bf16(cudaEvent_t e0, cudaEvent_t e1)
+// One tensor-core GEMM of 8192^3 in the given types (the accumulator's
+// type for C too), best of five timed calls after the one that picks the
+// kernel; 0 when cuBLAS refuses it.
+static double tensor_gemm(cudaDataType_t in, cudaDataType_t out, size_t in_bytes, size_t out_bytes,
+			  cublasComputeType_t compute, cudaEvent_t e0, cudaEvent_t e1)
 {
 	const int n = 8192;
-	__nv_bfloat16 *a, *b, *c;
+	void *a, *b, *c;
 	cublasHandle_t h;
-	float alpha = 1.0f, beta = 0.0f;
+	double alpha64 = 1.0, beta64 = 0.0;
+	float alpha32 = 1.0f, beta32 = 0.0f;
+	bool f64 = compute == CUBLAS_COMPUTE_64F;
 	double best = 0;
 
 	if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS)
 		return 0;
-	CHECK(cudaMalloc(&a, sizeof(*a) * n * n));
-	CHECK(cudaMalloc(&b, sizeof(*b) * n * n));
-	CHECK(cudaMalloc(&c, sizeof(*c) * n * n));
-	CHECK(cudaMemset(a, 0, sizeof(*a) * n * n));
-	CHECK(cudaMemset(b, 0, sizeof(*b) * n * n));
+	CHECK(cudaMalloc(&a, in_bytes * n * n));
+	CHECK(cudaMalloc(&b, in_bytes * n * n));
+	CHECK(cudaMalloc(&c, out_bytes * n * n));
+	CHECK(cudaMemset(a, 0, in_bytes * n * n));
+	CHECK(cudaMemset(b, 0, in_bytes * n * n));
 	for (int t = 0; t < 6; t++) {
 		CHECK(cudaEventRecord(e0));
-		cublasStatus_t st = cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a, CUDA_R_16BF, n, b,
-						 CUDA_R_16BF, n, &beta, c, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F,
-						 CUBLAS_GEMM_DEFAULT);
+		cublasStatus_t st = cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n,
+						 f64 ? (const void *)&alpha64 : (const void *)&alpha32, a, in, n,
+						 b, in, n, f64 ? (const void *)&beta64 : (const void *)&beta32, c,
+						 out, n, compute, CUBLAS_GEMM_DEFAULT);
 		CHECK(cudaEventRecord(e1));
 		CHECK(cudaEventSynchronize(e1));
 		if (st != CUBLAS_STATUS_SUCCESS)
@@ -189,6 +201,70 @@ static double tensor_bf16(cudaEvent_t e0, cudaEvent_t e1)
 	cudaFree(c);
 	cublasDestroy(h);
 	return best;
+}
+
+// ---- the host's cost of a call ---------------------------------------------------
+
+__global__ void empty_kernel() {}
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, by_value);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static double now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+// The host's time per kernel launch and per cudaEventRecord (an
+// asynchronous call of the default trace that does no GPU work of its
+// own), the median of batches; only the calls are timed, the wait for the
+// GPU between batches is not, and a batch is short enough that the launch
+// queue never fills. `perfkit peaks` runs this with and without the
+// collector: the difference is what recording costs the host per call.
+static int record_cost(const char *path)
+{
+	enum { BATCHES = 41, PER_BATCH = 200 };
+	double launch[BATCHES], call[BATCHES];
+	cudaStream_t st;
+	cudaEvent_t ev;
+	FILE *f;
+
+	CHECK(cudaStreamCreate(&st));
+	CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+	for (int warm = 0; warm < PER_BATCH; warm++)
+		empty_kernel<<<1, 32, 0, st>>>();
+	CHECK(cudaStreamSynchronize(st));
+	for (int b = 0; b < BATCHES; b++) {
+		double t0 = now_ns();
+		for (int i = 0; i < PER_BATCH; i++)
+			empty_kernel<<<1, 32, 0, st>>>();
+		launch[b] = (now_ns() - t0) / PER_BATCH;
+		CHECK(cudaStreamSynchronize(st));
+		t0 = now_ns();
+		for (int i = 0; i < PER_BATCH; i++)
+			cudaEventRecord(ev, st);
+		call[b] = (now_ns() - t0) / PER_BATCH;
+		CHECK(cudaStreamSynchronize(st));
+	}
+	CHECK(cudaGetLastError());
+	f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "perfkit-peaks: cannot write %s\n", path);
+		return 2;
+	}
+	fprintf(f, "{\"launch_ns\":%.1f,\"api_call_ns\":%.1f}\n", median(launch, BATCHES), median(call, BATCHES));
+	return fclose(f) ? 2 : 0;
 }
 
 // ---- peer-to-peer -------------------------------------------------------------
@@ -291,8 +367,10 @@ int main(int argc, char **argv)
 	char uuid[64];
 	const unsigned char *u;
 
+	if (argc == 3 && !strcmp(argv[1], "--record-cost"))
+		return record_cost(argv[2]);
 	if (argc != 2 || (!measure && strcmp(argv[1], "--identify"))) {
-		fprintf(stderr, "usage: perfkit-peaks --identify | --measure\n");
+		fprintf(stderr, "usage: perfkit-peaks --identify | --measure | --record-cost FILE\n");
 		return 2;
 	}
 	CHECK(cudaGetDeviceProperties(&p, 0));
@@ -335,7 +413,28 @@ int main(int argc, char **argv)
 	double f32 = fma_rate<float>(sms, 2, e0, e1);
 	double f16 = fma_rate<__half2>(sms, 4, e0, e1);
 	double bf16 = fma_rate<__nv_bfloat162>(sms, 4, e0, e1);
-	double tensor = tensor_bf16(e0, e1);
+	// the tensor cores per source precision, as the roofline judges a
+	// kernel by the precision of most of its tensor FLOPs
+	static const struct {
+		const char *key;
+		cudaDataType_t in, out;
+		size_t in_bytes, out_bytes;
+		cublasComputeType_t compute;
+	} tensor_cases[] = {
+		{ "tensor_bf16_flops_per_s", CUDA_R_16BF, CUDA_R_16BF, 2, 2, CUBLAS_COMPUTE_32F },
+		{ "tensor_fp16_flops_per_s", CUDA_R_16F, CUDA_R_16F, 2, 2, CUBLAS_COMPUTE_32F },
+		{ "tensor_tf32_flops_per_s", CUDA_R_32F, CUDA_R_32F, 4, 4, CUBLAS_COMPUTE_32F_FAST_TF32 },
+		{ "tensor_fp64_flops_per_s", CUDA_R_64F, CUDA_R_64F, 8, 8, CUBLAS_COMPUTE_64F },
+	};
+	enum { NTENSOR = 4 };
+	static_assert(sizeof(tensor_cases) / sizeof(tensor_cases[0]) == NTENSOR, "one rate per case");
+	const int ntensor = NTENSOR;
+	double tensor[NTENSOR];
+	for (int i = 0; i < ntensor; i++) {
+		tensor[i] = tensor_gemm(tensor_cases[i].in, tensor_cases[i].out, tensor_cases[i].in_bytes,
+					tensor_cases[i].out_bytes, tensor_cases[i].compute, e0, e1);
+		fprintf(stderr, "perfkit-peaks: %s %8.1f TFLOP/s\n", tensor_cases[i].key, tensor[i] / 1e12);
+	}
 	struct p2p_pair pairs[32];
 	int npairs = measure_p2p(pairs, 32);
 	double p2p = 0;
@@ -346,8 +445,9 @@ int main(int argc, char **argv)
 	printf(",\"peaks\":{\"dram_bytes_per_s\":%.6g,\"l2_bytes_per_s\":%.6g,\"fp64_flops_per_s\":%.6g,"
 	       "\"fp32_flops_per_s\":%.6g,\"fp16_flops_per_s\":%.6g,\"bf16_flops_per_s\":%.6g",
 	       dram_bw, l2_bw, f64, f32, f16, bf16);
-	if (tensor > 0)
-		printf(",\"tensor_bf16_flops_per_s\":%.6g", tensor);
+	for (int i = 0; i < ntensor; i++)
+		if (tensor[i] > 0)
+			printf(",\"%s\":%.6g", tensor_cases[i].key, tensor[i]);
 	if (p2p > 0)
 		printf(",\"p2p_bytes_per_s\":%.6g", p2p);
 	printf("},\"p2p\":[");

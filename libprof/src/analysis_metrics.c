@@ -13,11 +13,14 @@
 #include "store_impl.h"
 
 /* Lines of the collector: the counters alone (old collectors), the counters
- * and the launch, or those and the access counters last. */
+ * and the launch, those and the access counters, or those and the
+ * tensor-core FLOPs by precision last. */
 #define TSV_METRIC_FIELDS 11
 #define TSV_LAUNCH_FIELDS 26
 #define TSV_ACCESS_FIELDS 8
-#define TSV_ALL_FIELDS (TSV_LAUNCH_FIELDS + TSV_ACCESS_FIELDS)
+#define TSV_TENSOR_FIELDS 5
+#define TSV_ACCESS_END (TSV_LAUNCH_FIELDS + TSV_ACCESS_FIELDS)
+#define TSV_ALL_FIELDS (TSV_ACCESS_END + TSV_TENSOR_FIELDS)
 
 /* The statements of one import, prepared once. */
 enum import_stmt {
@@ -153,7 +156,8 @@ static int import_tsv(struct metrics_import *m, const char *path, struct prof_er
 		line[strcspn(line, "\n")] = 0;
 		for (char *t = strtok_r(line, "\t", &save); t && n < TSV_ALL_FIELDS; t = strtok_r(NULL, "\t", &save))
 			field[n++] = t;
-		if (n != TSV_METRIC_FIELDS && n != TSV_LAUNCH_FIELDS && n != TSV_ALL_FIELDS)
+		if (n != TSV_METRIC_FIELDS && n != TSV_LAUNCH_FIELDS && n != TSV_ACCESS_END &&
+		    n != TSV_ALL_FIELDS)
 			continue;
 		strtoll(field[0], &end, 10);
 		if (*end)
@@ -174,8 +178,11 @@ static int import_tsv(struct metrics_import *m, const char *path, struct prof_er
 		for (int i = 8; i < 11; i++)
 			bind_measured(ins, i + 1, field[i], true);
 		for (int i = 0; i < TSV_ACCESS_FIELDS; i++)
-			bind_measured(ins, TSV_METRIC_FIELDS + i + 1, n == TSV_ALL_FIELDS ? field[TSV_LAUNCH_FIELDS + i] : "-",
+			bind_measured(ins, TSV_METRIC_FIELDS + i + 1, n >= TSV_ACCESS_END ? field[TSV_LAUNCH_FIELDS + i] : "-",
 				      i < 6);
+		for (int i = 0; i < TSV_TENSOR_FIELDS; i++)
+			bind_measured(ins, TSV_METRIC_FIELDS + TSV_ACCESS_FIELDS + i + 1,
+				      n == TSV_ALL_FIELDS ? field[TSV_ACCESS_END + i] : "-", false);
 		if (sqlite3_step(ins) != SQLITE_DONE ||
 		    (n >= TSV_LAUNCH_FIELDS && m->have_kernels && rebuild_kernel(m, field, gpid))) {
 			fclose(f);

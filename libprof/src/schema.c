@@ -348,6 +348,13 @@ static const struct schema_column c_kernel_metrics[] = {
 	 * instructions asked for, L1 and L2 sector hit rates (percent) */
 	COL("ldSectors"), COL("ldRequests"), COL("stSectors"), COL("stRequests"),
 	COL("ldBytesRequested"), COL("stBytesRequested"), REAL("l1HitPct"), REAL("l2HitPct"),
+	/* tensor-core FLOPs by source precision (CUPTI's
+	 * sm__ops_path_tensor_src_*: operations, an MMA's multiply-add counted
+	 * as two); NULL where the GPU or the collector had no such counter.
+	 * tensorInst above counts tensor-pipe instructions, which are not
+	 * FLOPs (sm_80 and newer also issue register moves there). */
+	REAL("tensorFlopsF16"), REAL("tensorFlopsBF16"), REAL("tensorFlopsTF32"),
+	REAL("tensorFlopsF64"), REAL("tensorFlopsF8"),
 };
 
 /* The ceilings `perfkit peaks` measured: numbers in value, the GPU's name and

@@ -263,20 +263,44 @@ static int merge_skips(struct diag_context *ctx, const struct rank_run *runs, in
 /* The job's verdict: that of the rank with the longest step, which sets
  * the job's pace; where a rank arrives last at the collectives (a
  * straggler finding) the others wait for it, and the bound is that rank. */
-static void job_verdict(struct diag_report *r, const struct rank_run *runs, int n)
+static int job_verdict(struct diag_report *r, const struct rank_run *runs, int n)
 {
 	const struct diag_verdict *slowest = NULL;
+
+	/* what keeps the late rank late is the straggler's cause: its host
+	 * findings become the straggler's evidence */
+	for (int i = 0; i < r->nfindings; i++)
+		if (!strcmp(r->findings[i].rule_id, "straggler") && r->findings[i].severity >= DIAG_MEDIUM &&
+		    r->findings[i].nranks == 1) {
+			if (diag_report__fold_rank_into(r, i, r->findings[i].ranks[0].rank))
+				return PROF_E_NOMEM;
+			break;
+		}
 
 	for (int i = 0; i < n; i++)
 		if (runs[i].r->verdict.valid && (!slowest || runs[i].r->verdict.step_ns > slowest->step_ns))
 			slowest = &runs[i].r->verdict;
 	if (!slowest)
-		return;
+		return 0;
 	r->verdict = *slowest;
-	for (int i = 0; i < r->nfindings; i++)
-		if (!strcmp(r->findings[i].rule_id, "straggler") && r->findings[i].severity >= DIAG_MEDIUM)
+	/* each rank's gains are of its own step; the job's step is the
+	 * slowest rank's, and what a rank's change gives the job is not known
+	 * from its own step: only the straggler's is (the others' wait) */
+	r->verdict.all_changes_ns = 0;
+	for (int i = 0; i < r->nfindings; i++) {
+		struct diag_finding *f = &r->findings[i];
+
+		f->gain_step_ns = 0;
+		f->gain_basis = NULL;
+		if (!strcmp(f->rule_id, "straggler") && f->severity >= DIAG_MEDIUM)
 			r->verdict.bound = BOUND_ANOTHER_RANK;
+		if (f->saves_ns > 0 && r->verdict.step_ns > 0) {
+			f->gain_step_ns = f->saves_ns < r->verdict.step_ns ? r->verdict.step_ns - f->saves_ns : 1;
+			f->gain_basis = "wait:straggler";
+		}
+	}
 	diag_verdict__summarise(&r->verdict);
+	return 0;
 }
 
 int diag__run_job(struct prof_store *store, const struct diag_settings *settings,
@@ -312,7 +336,10 @@ int diag__run_job(struct prof_store *store, const struct diag_settings *settings
 		rc = diag__run_family(&ctx, diag_rules_collectives, err);
 	if (rc)
 		goto out;
-	job_verdict(r, runs, n);
+	if (job_verdict(r, runs, n)) {
+		rc = nomem(err);
+		goto out;
+	}
 	*out = r;
 	r = NULL;
 out:

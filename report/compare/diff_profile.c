@@ -432,21 +432,6 @@ out:
 	return rc < 0 ? rc : 0;
 }
 
-/* One integer from a one-row query; *v is left alone when the row is NULL. */
-static int query_int64(struct prof_store *s, const char *sql, int64_t *v, struct prof_error *err)
-{
-	struct prof_cursor *c = NULL;
-	int rc = prof_cursor__open(s, sql, &c, err);
-
-	if (rc < 0)
-		return rc;
-	rc = prof_cursor__next(c, err);
-	if (rc > 0 && !prof_cursor__is_null(c, 0))
-		*v = prof_cursor__int64(c, 0);
-	prof_cursor__close(c);
-	return rc < 0 ? rc : 0;
-}
-
 /* A copy of the first text cell of a one-row query, NULL when none. */
 static int query_text(struct prof_store *s, const char *sql, char **v, struct prof_error *err)
 {
@@ -487,14 +472,13 @@ static int load_allocations(struct diff_profile *p, struct prof_store *s, struct
 
 /* Wall time: the run's own measurement when perfkit recorded one; for nsys
  * exports (and cut-short captures) the span from the first to the last
- * recorded activity. */
+ * record (sum_capture__time: rows without a real time, such as NVTX
+ * domain registrations at 0, do not stretch it back to 1970). */
 static int load_wall(struct diff_profile *p, struct prof_store *s, struct prof_error *err)
 {
-	static const char *const tables[] = {
-		PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET, PROF_T_RUNTIME, PROF_T_DRIVER, PROF_T_NVTX,
-	};
 	char *meta = prof_store__meta(s, "duration_ns");
-	int64_t first = INT64_MAX, last = INT64_MIN;
+	struct sum_capture_time time;
+	int rc;
 
 	if (meta) {
 		char *end;
@@ -507,26 +491,10 @@ static int load_wall(struct diff_profile *p, struct prof_store *s, struct prof_e
 			return 0;
 		}
 	}
-	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
-		char sql[160];
-		int64_t lo = INT64_MAX, hi = INT64_MIN;
-		int rc;
-
-		/* Table names come from the fixed list above. */
-		snprintf(sql, sizeof sql, "SELECT min(start) FROM %s", tables[i]);
-		rc = query_int64(s, sql, &lo, err);
-		if (rc < 0)
-			return rc;
-		snprintf(sql, sizeof sql, "SELECT max(coalesce(\"end\", start)) FROM %s", tables[i]);
-		rc = query_int64(s, sql, &hi, err);
-		if (rc < 0)
-			return rc;
-		if (lo < first)
-			first = lo;
-		if (hi > last)
-			last = hi;
-	}
-	p->wall_ns = last >= first ? prof_span_saturated(first, last) : 0;
+	rc = sum_capture__time(s, &time, err);
+	if (rc < 0)
+		return rc;
+	p->wall_ns = prof_span_saturated(time.first_ns, time.last_ns);
 	return 0;
 }
 

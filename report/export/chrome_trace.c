@@ -564,7 +564,7 @@ int chrome_trace__write(struct prof_store *s, const struct chrome_options *opts,
 	fprintf(out, "{\"schemaVersion\":1,\"traceName\":");
 	prof_fputs_json(out, prof_store__path(s));
 	fprintf(out, ",\n\"baseTimeNanoseconds\":%" PRId64 ",\n\"displayTimeUnit\":\"ms\",\n",
-		c.m.w.base_ns);
+		c.m.w.base_utc_ns);
 	rc = write_device_properties(&c);
 	if (rc < 0)
 		goto out;

@@ -77,16 +77,18 @@ static int index_range_instances(const struct export_window *w, struct prof_stor
 int export_window__init(struct export_window *w, struct prof_store *s,
 			const struct export_filter *f, struct prof_error *err)
 {
-	int64_t first, last, n = 0;
+	struct sum_capture_time time;
+	int64_t first, n = 0;
 	bool null;
 	int rc;
 
 	memset(w, 0, sizeof *w);
-	rc = sum_capture__extent(s, &first, &last, err);
+	rc = sum_capture__time(s, &time, err);
 	if (rc < 0)
 		return rc;
-	w->base_ns = first;
-	w->end_ns = last;
+	first = w->base_ns = time.zero_ns;
+	w->base_utc_ns = time.zero_utc_ns;
+	w->end_ns = time.last_ns > time.zero_ns ? time.last_ns : time.zero_ns;
 	/* --from=9000000000s past a capture's start is past any time: held at
 	 * the limit, it selects nothing instead of wrapping round */
 	w->from_abs_ns = f && f->has_from ? prof_add_saturated(first, f->from_ns) : INT64_MIN;

@@ -1,6 +1,6 @@
 /* export_window.h - what part of a capture an export covers: a time window
- * (--from/--to, relative to the capture's start) and an NVTX range name
- * (--range), shared by the Chrome trace, the folded stacks and the HTML report.
+ * (--from/--to, relative to the capture's start: sum_capture__time's zero)
+ * and an NVTX range name (--range), shared by the Chrome trace, the folded stacks and the HTML report.
  *
  * The SQL of the exports binds ?1 = window start, ?2 = window end (absolute
  * ns on the capture's clock) and ?3 = the range name (NULL: no range filter);
@@ -25,8 +25,10 @@ struct export_filter {
 
 /* The filter resolved against one store. */
 struct export_window {
-	int64_t base_ns;             /* capture start: every relative time counts from it */
-	int64_t end_ns;              /* last end of any event */
+	int64_t base_ns;             /* the capture's zero (sum_capture__time): every
+				      * relative time counts from it */
+	int64_t base_utc_ns;         /* the zero as a UTC time */
+	int64_t end_ns;              /* last end of any record (the zero without any) */
 	int64_t from_abs_ns, to_abs_ns;
 	const char *range_name;
 	/* SQL fragments (constant text, no values): */

@@ -14,6 +14,7 @@
 
 #include "analysis/ranks/rank_time.h"
 #include "plots_gnuplot.h"
+#include "summary/query.h"
 #include "summary/summary.h"
 
 static const char bars_script[] =
@@ -38,7 +39,7 @@ static const char steps_script[] =
 	"set output 'steps.svg'\n"
 	"stats 'steps.dat' using 1 nooutput\n"
 	"set yrange [STATS_max + 0.7 : STATS_min - 0.7]\n"
-	"set xlabel 'time since the first step''s GPU work (ms)'\n"
+	"set xlabel 'time since capture start (ms)'\n"
 	"set grid xtics\n"
 	"set style fill solid 0.85 border rgb '#2f4f6f'\n"
 	"unset key\n"
@@ -103,6 +104,7 @@ static void step_span(const struct rank_time *r, int k, int64_t *start, int64_t 
 
 static int plot_steps(struct html_page *p, const struct rank_times *t, struct prof_error *err)
 {
+	struct sum_capture_time time;
 	int64_t first = INT64_MAX;
 	char dir[4096];
 	FILE *f;
@@ -120,7 +122,10 @@ static int plot_steps(struct html_page *p, const struct rank_times *t, struct pr
 		html_page__note(p, "No rank has a loop to draw: no NVTX range or kernel repeats.");
 		return 0;
 	}
-	rc = html_page__mkdir(p, "steps", dir, sizeof dir, err);
+	/* on the time line of the other plots, the traces and --from/--to */
+	rc = sum_capture__time(html_page__store(p), &time, err);
+	if (rc == 0)
+		rc = html_page__mkdir(p, "steps", dir, sizeof dir, err);
 	if (rc < 0 || !(f = plots_data__open(dir, "steps.dat", err)))
 		return rc < 0 ? rc : err->code;
 	fputs("# rank start_ms end_ms step label\n", f);
@@ -130,7 +135,8 @@ static int plot_steps(struct html_page *p, const struct rank_times *t, struct pr
 
 			step_span(&t->v[i], k, &a, &b);
 			fprintf(f, "%d %.6f %.6f %d \"rank %d\"\n", t->v[i].rank,
-				(double)(a - first) / 1e6, (double)(b - first) / 1e6, k, t->v[i].rank);
+				(double)prof_span_saturated(time.zero_ns, a) / 1e6,
+				(double)prof_span_saturated(time.zero_ns, b) / 1e6, k, t->v[i].rank);
 		}
 	rc = plots_data__close(f, err);
 	if (rc == 0)

@@ -80,16 +80,14 @@ static int first_in(struct prof_store *s, const char *table, bool driver,
 int sum_context_failure__find(struct prof_store *s, struct sum_context_failure *f,
 			      struct prof_error *err)
 {
+	struct sum_capture_time time;
 	int rc;
 
-	char *start;
-
 	memset(f, 0, sizeof *f);
-	/* A perfkit capture's times are the clock's; an nsys export's count
-	 * from its session's start already. */
-	start = prof_store__meta(s, "start_ns");
-	f->run_start_ns = start ? strtoll(start, NULL, 10) : 0;
-	free(start);
+	rc = sum_capture__time(s, &time, err);
+	if (rc < 0)
+		return rc;
+	f->run_start_ns = time.zero_ns;
 	f->incomplete_kernels = prof_store__counter(s, "incomplete_kernels");
 	f->incomplete_copies = prof_store__counter(s, "incomplete_copies");
 	rc = first_in(s, PROF_T_RUNTIME, false, f, err);
@@ -100,13 +98,12 @@ int sum_context_failure__find(struct prof_store *s, struct sum_context_failure *
 
 void sum_context_failure__say(const struct sum_context_failure *f, char *buf, size_t cap)
 {
-	int64_t start_ns = f->run_start_ns > 0 && f->at_ns >= f->run_start_ns ? f->run_start_ns : 0;
-
 	buf[0] = '\0';
 	if (!f->failed)
 		return;
 	snprintf(buf, cap, "the program's CUDA context failed at +%.3f s: %s returned %s (%d, %s); no "
-		 "GPU work ran after it", (double)(f->at_ns - start_ns) / 1e9, f->call, f->error_name,
+		 "GPU work ran after it", (double)prof_span_saturated(f->run_start_ns, f->at_ns) / 1e9,
+		 f->call, f->error_name,
 		 f->code, f->what);
 }
 

@@ -238,8 +238,8 @@ struct sum_context_failure {
 	const char *error_name;     /* "cudaErrorIllegalAddress" (static) */
 	const char *what;           /* "an illegal memory access" (static) */
 	char call[96];              /* "cudaDeviceSynchronize" */
-	int64_t run_start_ns;       /* what at_ns is said from (0: an nsys export's
-				     * session-relative times) */
+	int64_t run_start_ns;       /* what at_ns is said from: the capture's zero
+				     * (sum_capture__time) */
 	int64_t incomplete_kernels, incomplete_copies;
 };
 
@@ -403,11 +403,27 @@ int sum_ranks__unscope(struct prof_store *s, struct prof_error *err);
 
 /* ---- the steady-state loop (window.c) --------------------------------- */
 
-/* The capture's extent as its time is shown (the traces, the HTML report's
- * plots, --from/--to, the idle reports' start times): from the run's start
- * (PERFKIT_META start_ns) or its first record, whichever is earlier, to its
- * last record's end; 0, 0 without records. */
-int sum_capture__extent(struct prof_store *s, int64_t *first_ns, int64_t *last_ns, struct prof_error *err);
+/* The capture's time base (capture_time.c), decided here once for every
+ * reader: every time perfkit shows (diagnose's "+x s" and window, the
+ * reports' start columns, the Chrome and Perfetto traces, the HTML
+ * report's plots, --from/--to) counts from zero_ns. The zero is where the
+ * capture started: a perfkit capture's run start (PERFKIT_META start_ns;
+ * a job's is its first capture's), an nsys export's session start
+ * (TARGET_INFO_SESSION_START_TIME), or the first record where the capture
+ * says neither or recorded something earlier. Records are the rows of the
+ * GPU work, API calls and NVTX with a real time: a start of 0 or less (an
+ * NVTX domain's registration), an NVTX domain's creation and rows with a
+ * bad span (SUM_BAD_SPAN) never set it. The zero is the whole capture's
+ * whatever --rank or a rank's scope narrowed the tables to; first_ns and
+ * last_ns are of the rows the store shows (0, 0 without any). */
+struct sum_capture_time {
+	int64_t zero_ns;     /* on the capture's clock */
+	int64_t zero_utc_ns; /* the zero as a UTC time (ns since 1970): what the
+			      * Chrome trace's baseTimeNanoseconds says */
+	int64_t first_ns;    /* the first record's start */
+	int64_t last_ns;     /* the last record's end */
+};
+int sum_capture__time(struct prof_store *s, struct sum_capture_time *t, struct prof_error *err);
 
 /* How the loop is searched for (diagnose's iterations.* and
  * window.whole_run settings). */
@@ -433,7 +449,8 @@ enum sum_loop_mark { SUM_LOOP_NONE, SUM_LOOP_NVTX, SUM_LOOP_KERNEL };
  * sequence; else the whole capture. A window in which no GPU work runs is
  * never the loop. The first iteration (the warm-up) stays out. */
 struct sum_window {
-	int64_t capture_start_ns, capture_end_ns;
+	int64_t zero_ns;            /* where shown times count from (sum_capture__time) */
+	int64_t capture_start_ns, capture_end_ns; /* the first record's start, the last's end */
 	int64_t start_ns, end_ns;   /* the steady-state loop */
 	int64_t host_end_ns;        /* where the loop's host side ends (end_ns may run
 				     * on to the GPU work it launched): diagnose's rules

@@ -1,5 +1,7 @@
 /* summary_trace.c - cuda_gpu_trace: every kernel, copy and memset in start
- * order, one row each, streamed from the store (never loaded whole). Rows
+ * order, one row each, streamed from the store (never loaded whole), its
+ * start counted from the capture's start (sum_capture__time) as every
+ * time perfkit shows. Rows
  * with a bad span are left out and counted, as every summary leaves them
  * out: a row of negative duration, or one 292 years long, is no trace. */
 #include "summary_impl.h"
@@ -73,7 +75,7 @@ static struct rpt_cell kind_or_null(struct prof_cursor *c, int col)
 					     : sum_text(sum_mem_kind(prof_cursor__int64(c, col)));
 }
 
-static int trace_row(struct prof_cursor *c, struct rpt_sink *sink)
+static int trace_row(struct prof_cursor *c, int64_t zero_ns, struct rpt_sink *sink)
 {
 	struct rpt_cell cells[NCOLS];
 	int64_t dur_ns = prof_cursor__int64(c, 1);
@@ -81,6 +83,8 @@ static int trace_row(struct prof_cursor *c, struct rpt_sink *sink)
 
 	for (int i = 0; i <= 9; i++)
 		cells[i] = int_or_null(c, i);
+	if (!prof_cursor__is_null(c, 0))
+		cells[0] = sum_int(prof_span_saturated(zero_ns, prof_cursor__int64(c, 0)));
 	cells[10] = mb_or_null(c, 10);
 	cells[11] = mb_or_null(c, 11);
 	cells[12] = mb_or_null(c, 12);
@@ -105,11 +109,15 @@ static int trace_row(struct prof_cursor *c, struct rpt_sink *sink)
 int summary__cuda_gpu_trace(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)
 {
 	static const char order[] = " ORDER BY 1, 3";
+	struct sum_capture_time time;
 	struct prof_cursor *c = NULL;
 	char *src, *sql = NULL;
 	int64_t left_out = 0;
 	int rc;
 
+	rc = sum_capture__time(s, &time, err);
+	if (rc < 0)
+		return rc;
 	src = sum_union(s, trace_tables, trace_parts, 3, &rc, err);
 	if (rc < 0)
 		return rc;
@@ -135,7 +143,7 @@ int summary__cuda_gpu_trace(struct prof_store *s, struct rpt_sink *sink, struct 
 			left_out++;
 			continue;
 		}
-		rc = trace_row(c, sink);
+		rc = trace_row(c, time.zero_ns, sink);
 		if (rc < 0) {
 			rc = sum_sink_error(rc, err);
 			goto out;

@@ -19,114 +19,21 @@ void sum_loop_options__init(struct sum_loop_options *o)
 	o->whole_run = false;
 }
 
-/* ---- the capture's extent ------------------------------------------- */
-
-/* The tables whose rows carry the capture's times. */
-static const char *const extent_tables[] = {
-	PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET, PROF_T_RUNTIME, PROF_T_DRIVER, PROF_T_NVTX,
-};
-#define EXTENT_TABLES (sizeof extent_tables / sizeof extent_tables[0])
-
-/* The earliest of column 0 and the latest of column 1 of sql[i] (one row)
- * over the extent tables the store has, NULLs left out; INT64_MAX and
- * INT64_MIN when there are none. */
-static int tables_extent(struct prof_store *s, const char *const sql[EXTENT_TABLES], int64_t *lo, int64_t *hi,
-			 struct prof_error *err)
-{
-	*lo = INT64_MAX;
-	*hi = INT64_MIN;
-	for (size_t i = 0; i < EXTENT_TABLES; i++) {
-		struct prof_cursor *c;
-		int rc;
-
-		rc = prof_cursor__open(s, sql[i], &c, err);
-		if (rc < 0)
-			return rc;
-		rc = prof_cursor__next(c, err);
-		if (rc > 0 && !prof_cursor__is_null(c, 0) && prof_cursor__int64(c, 0) < *lo)
-			*lo = prof_cursor__int64(c, 0);
-		if (rc > 0 && !prof_cursor__is_null(c, 1) && prof_cursor__int64(c, 1) > *hi)
-			*hi = prof_cursor__int64(c, 1);
-		prof_cursor__close(c);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
-}
-
-int sum_capture__extent(struct prof_store *s, int64_t *first_ns, int64_t *last_ns, struct prof_error *err)
-{
-	/* marks have no end: their start is where they end. A row with a bad
-	 * span is left out of every export (export__note_left_out): were it to
-	 * set the extent, a start of INT64_MIN would put the capture's start
-	 * 292 years before everything drawn. */
-	static const char *const sql[EXTENT_TABLES] = {
-		"SELECT min(start), max(end) FROM " PROF_T_KERNEL " WHERE NOT " SUM_BAD_SPAN(""),
-		"SELECT min(start), max(end) FROM " PROF_T_MEMCPY " WHERE NOT " SUM_BAD_SPAN(""),
-		"SELECT min(start), max(end) FROM " PROF_T_MEMSET " WHERE NOT " SUM_BAD_SPAN(""),
-		"SELECT min(start), max(end) FROM " PROF_T_RUNTIME " WHERE NOT " SUM_BAD_SPAN(""),
-		"SELECT min(start), max(end) FROM " PROF_T_DRIVER " WHERE NOT " SUM_BAD_SPAN(""),
-		"SELECT min(start), max(coalesce(end, start)) FROM " PROF_T_NVTX
-		" WHERE end IS NULL OR NOT " SUM_BAD_SPAN(""),
-	};
-	char *meta;
-	int rc = tables_extent(s, sql, first_ns, last_ns, err);
-
-	if (rc < 0)
-		return rc;
-	if (*last_ns == INT64_MIN)
-		*first_ns = *last_ns = 0;
-	/* A perfkit capture knows when the run began; the capture starts there
-	 * unless something was recorded earlier. */
-	meta = prof_store__meta(s, "start_ns");
-	if (meta) {
-		char *end;
-		long long v = strtoll(meta, &end, 10);
-
-		if (*meta && !*end && v > 0 && v < *first_ns)
-			*first_ns = v;
-		free(meta);
-	}
-	return 0;
-}
-
-/* Diagnose's account of what was captured: its records, NVTX domains'
- * creation left out, and rows without times (a copy of a context that
- * failed, in captures made before such rows were left out) too: a start of
- * 0 made the capture span the clock's whole epoch. Rows with a bad span
- * stay out as well, as they stay out of every sum. */
-static int capture_extent(struct prof_store *store, struct sum_window *w, struct prof_error *err)
-{
-	static const char *const sql[EXTENT_TABLES] = {
-		"SELECT min(start), max(end) FROM " PROF_T_KERNEL " WHERE start > 0 AND NOT " SUM_BAD_SPAN(""),
-		"SELECT min(start), max(end) FROM " PROF_T_MEMCPY " WHERE start > 0 AND NOT " SUM_BAD_SPAN(""),
-		"SELECT min(start), max(end) FROM " PROF_T_MEMSET " WHERE start > 0 AND NOT " SUM_BAD_SPAN(""),
-		"SELECT min(start), max(end) FROM " PROF_T_RUNTIME " WHERE start > 0 AND NOT " SUM_BAD_SPAN(""),
-		"SELECT min(start), max(end) FROM " PROF_T_DRIVER " WHERE start > 0 AND NOT " SUM_BAD_SPAN(""),
-		"SELECT min(start), max(coalesce(end, start)) FROM " PROF_T_NVTX
-		" WHERE eventType != " PROF_SQL_NVTX_DOMAIN_CREATE " AND start > 0"
-		" AND (end IS NULL OR NOT " SUM_BAD_SPAN("") ")",
-	};
-	int rc = tables_extent(store, sql, &w->capture_start_ns, &w->capture_end_ns, err);
-
-	if (rc)
-		return rc;
-	if (w->capture_start_ns == INT64_MAX)
-		w->capture_start_ns = w->capture_end_ns = 0;
-	return 0;
-}
-
 /* The loop as sum_window__find and sum_window__find_marked describe it:
  * marked NULL searches, else only that NVTX range or kernel may mark it. */
 static int find(struct prof_store *store, const struct sum_loop_options *o, enum sum_loop_mark mark,
 		const char *marked, struct sum_window *w, struct prof_error *err)
 {
+	struct sum_capture_time time;
 	int rc = 0;
 
 	memset(w, 0, sizeof *w);
-	rc = capture_extent(store, w, err);
+	rc = sum_capture__time(store, &time, err);
 	if (rc)
 		return rc;
+	w->zero_ns = time.zero_ns;
+	w->capture_start_ns = time.first_ns;
+	w->capture_end_ns = time.last_ns;
 	w->start_ns = w->capture_start_ns;
 	w->end_ns = w->host_end_ns = w->capture_end_ns;
 	w->iterations = 0;

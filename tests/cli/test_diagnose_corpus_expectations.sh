@@ -14,7 +14,7 @@ P=$PERFKIT_SOURCE/tests/gpu/programs
 [ -f "$PERFKIT_TEST_DATA/corpus/hf_gpt2_train.sqlite" ] ||
 	{ fail "corpus captures (configure the build to unpack them)"; finish; }
 if python3 "$PERFKIT_SOURCE/tests/tools/corpus_check.py" "$PERFKIT" \
-	--require step,bound,first,change,not_advice,not_rule,order \
+	--require step,bound,first,change,not_advice,not_rule,order,gain \
 	--known "$P/open_disagreements.txt" >"$TMP/table" 2>&1; then
 	pass "every expectation holds but the open ones ($(grep -c ' ok ' "$TMP/table") checks hold, $(grep -c ' open ' "$TMP/table") open)"
 else

@@ -217,7 +217,7 @@ PY
 
 # text, CSV and the HTML report say which ranks
 run diagnose "$late"
-expect_out "$tag: text: the job's window names each rank's loop" '^window: each rank.s own loop \(of [0-9.]+ s captured\): rank 0 NVTX range "train_step" x [0-9]+ \([0-9.]+ m?s\), rank 1 '
+expect_out "$tag: text: the job's window names each rank's loop" '^window: each rank.s own loop \(of [0-9.]+ s captured\): rank 0 NVTX range "train_step" x [0-9]+ \([0-9.]+ m?s from \+[0-9.]+ s\), rank 1 '
 expect_out "$tag: text: the straggler's ranks line" '^    ranks: rank 1 [0-9.]+%$'
 expect_out "$tag: text: a rule of every rank" '^    ranks: every rank \(2\): rank 0 [0-9.]+%, rank 1 [0-9.]+%$'
 run diagnose --format=csv "$late"

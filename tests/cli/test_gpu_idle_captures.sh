@@ -11,6 +11,7 @@
 # through its allocations and blocking copies is test_gpu_idle_cases.sh's).
 . "$(dirname "$0")/cli_lib.sh"
 D=$PERFKIT_TEST_DATA
+export PYTHONPATH="$PERFKIT_SOURCE/tests/tools"
 
 captures=("$D"/*.sqlite "$D"/cases/*.sqlite "$D"/nsys/*.sqlite)
 
@@ -23,7 +24,7 @@ for f in "${captures[@]}"; do
 	run diagnose --format=json "$f"
 	[ "$status" -eq 0 ] || { fail "$name: diagnose exits 0"; continue; }
 	if python3 - "$TMP/$name.json" "$TMP/out" "$f" >"$TMP/why" 2>&1 <<'PY'
-import json, sqlite3, sys
+import json, sqlite3, sys, capture_zero
 rep = {r["name"]: r["rows"] for r in json.load(open(sys.argv[1]))["reports"]}
 win = json.load(open(sys.argv[2]))["window"]
 db = sqlite3.connect(sys.argv[3])
@@ -33,15 +34,9 @@ def check(ok, what):
         bad.append(what)
 start, end = win["start_ns"], win["end_ns"]
 tables = [t for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-# start times count from the capture's start: the run's (PERFKIT_META), or
-# its first record when that is earlier
-firsts = [v for t in ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
-                      "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER", "NVTX_EVENTS") if t in tables
-          for (v,) in db.execute("SELECT min(start) FROM %s" % t) if v is not None]
-if "PERFKIT_META" in tables:
-    firsts += [int(v) for (v,) in db.execute("SELECT value FROM PERFKIT_META WHERE key = 'start_ns'")
-               if str(v).isdigit() and int(v) > 0]
-origin = min(firsts) if firsts else 0
+# start times count from the capture's start (docs/time-base.md): the
+# run's (PERFKIT_META), an nsys export's session's, or its first record
+origin, _ = capture_zero.zero(sys.argv[3])
 gpu = [t for t in ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
                    "CUPTI_ACTIVITY_KIND_MEMSET") if t in tables]
 for w in rep["gpu_idle_window"]:

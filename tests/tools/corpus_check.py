@@ -19,6 +19,10 @@ program, the check, `ok` or `FAIL`, and what diagnose said. Checks:
   order      for each [a, b] of ranks_before found both, a comes first
   bound      the verdict's bound is `bound` or one of `bound_also` (only
              where diagnose gives a verdict)
+  gain       for each of `pair`/`pairs` naming a `gain_rule`: the step
+             that rule's finding predicts for its change
+             (gain.step_ns_after) is within 25% of the pair's measured
+             step (its verdict's step_ns)
 
 Exit status: 1 when a check named in --require failed for a program named
 in --only (all programs when --only is not given), else 0. Without
@@ -60,7 +64,36 @@ def job_findings(report):
     return findings
 
 
-def check(name, entry, report):
+GAIN_TOLERANCE = 0.25
+
+
+def ms(ns):
+    return "%.3f ms" % (ns / 1e6)
+
+
+def pairs_of(entry):
+    return entry.get("pairs") or ([entry["pair"]] if entry.get("pair") else [])
+
+
+def gain_check(pair, report, reports):
+    """(ok, said) of the pair's predicted against its measured step."""
+    rule = pair["gain_rule"]
+    other = reports.get(pair.get("with"))
+    measured = ((other or {}).get("verdict") or {}).get("step_ns")
+    step = (report.get("verdict") or {}).get("step_ns")
+    finding = next((f for f in job_findings(report) if f["rule"] == rule), None)
+    if not measured or not step:
+        return False, "no verdict step for %s or %s" % (pair.get("with"), "this program")
+    if finding is None or not finding.get("gain"):
+        return False, "%s has no %s finding with a gain; the pair measures %s" % (
+            "this program", rule, ms(measured))
+    predicted = finding["gain"]["step_ns_after"]
+    error = (predicted - measured) / measured
+    return abs(error) <= GAIN_TOLERANCE, "%s: %s -> predicted %s, %s measured %s (%+.0f%%)" % (
+        rule, ms(step), ms(predicted), pair["with"], ms(measured), 100 * error)
+
+
+def check(name, entry, report, reports):
     results = []
     findings = job_findings(report)
     serious = [f for f in findings if f.get("severity") in SERIOUS]
@@ -102,6 +135,10 @@ def check(name, entry, report):
     if verdict:
         ok = verdict.get("bound") in [entry["bound"]] + entry.get("bound_also", [])
         results.append(("bound", ok, "%s; expected %s" % (verdict.get("bound"), entry["bound"])))
+    for pair in pairs_of(entry):
+        # a twin not captured yet has nothing to check against
+        if pair.get("gain_rule") and reports.get(pair.get("with")):
+            results.append(("gain",) + gain_check(pair, report, reports))
     return results
 
 
@@ -132,6 +169,13 @@ def main(argv):
               os.path.join(ROOT, "tests", "gpu", "programs", "expected.json")) as f:
         programs = json.load(f)["programs"]
     failed = 0
+    reports, errors = {}, {}
+    for name, entry in programs.items():
+        wanted = only is None or name in only or any(
+            p.get("with") == name for n, e in programs.items() if n in only for p in pairs_of(e))
+        path = capture_of(name, entry)
+        if wanted and os.path.exists(path):
+            reports[name], errors[name] = diagnose(perfkit, path)
     for name, entry in programs.items():
         if only is not None and name not in only:
             continue
@@ -139,12 +183,12 @@ def main(argv):
         if not os.path.exists(path):
             print("%-24s %-10s %-6s no capture at %s" % (name, "-", "skip", os.path.relpath(path, ROOT)))
             continue
-        report, error = diagnose(perfkit, path)
+        report, error = reports[name], errors[name]
         if report is None:
             print("%-24s %-10s %-6s diagnose failed: %s" % (name, "run", "FAIL", error[0]))
             failed += 1
             continue
-        for what, ok, said in check(name, entry, report):
+        for what, ok, said in check(name, entry, report, reports):
             is_known = (name, what) in known
             if is_known:
                 known[(name, what)] = True

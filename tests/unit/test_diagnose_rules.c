@@ -297,26 +297,40 @@ START_TEST(diagnose_setting_raises_the_small_copy_threshold)
 }
 END_TEST
 
-/* After the findings that name the verdict's bound (at most the first
- * few, medium or more), by severity, then by share: a low finding never
- * ranks above a high one. */
-START_TEST(diagnose_findings_are_sorted_by_severity_then_share)
+/* What a finding's change gives the step, as the order weighs it: its
+ * estimated gain, else its share. */
+static double gain_of(const struct diag_report *r, const struct diag_finding *f)
+{
+	int64_t step = r->verdict.step_ns;
+
+	if (f->gain_step_ns > 0 && step > 0)
+		return f->gain_step_ns >= step ? 0 : (double)(step - f->gain_step_ns) / (double)step;
+	return f->share;
+}
+
+/* Medium and high findings first, by what their change gives the step;
+ * then the rest by severity, then by gain: a low finding never ranks
+ * above a high one. */
+START_TEST(diagnose_findings_are_sorted_by_gain_then_severity)
 {
 	int64_t cost, window;
 	struct diag_report *r;
-	int i = 1;
 
 	write_small_copies("sorted.sqlite", false, &cost, &window);
 	r = diagnose("sorted.sqlite", NULL);
 	ck_assert_int_ge(r->nfindings, 2);
 	ck_assert(r->verdict.valid);
-	while (i < r->nfindings && r->findings[i].severity >= DIAG_MEDIUM &&
-	       r->findings[i - 1].severity >= DIAG_MEDIUM && i < 3)
-		i++;
-	for (; i < r->nfindings; i++) {
-		ck_assert_int_ge(r->findings[i - 1].severity, r->findings[i].severity);
-		if (r->findings[i - 1].severity == r->findings[i].severity)
-			ck_assert(r->findings[i - 1].share >= r->findings[i].share);
+	for (int i = 1; i < r->nfindings; i++) {
+		const struct diag_finding *p = &r->findings[i - 1], *f = &r->findings[i];
+		bool ps = p->severity >= DIAG_MEDIUM, fs = f->severity >= DIAG_MEDIUM;
+
+		ck_assert(ps || !fs);
+		if (ps != fs)
+			continue;
+		if (!ps)
+			ck_assert_int_ge(p->severity, f->severity);
+		if (ps || p->severity == f->severity)
+			ck_assert(gain_of(r, p) >= gain_of(r, f));
 	}
 	diag_report__delete(r);
 }
@@ -1002,7 +1016,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, diagnose_pageable_async_copies_are_reported);
 	tcase_add_test(tc, diagnose_window_is_the_repeated_nvtx_range);
 	tcase_add_test(tc, diagnose_setting_raises_the_small_copy_threshold);
-	tcase_add_test(tc, diagnose_findings_are_sorted_by_severity_then_share);
+	tcase_add_test(tc, diagnose_findings_are_sorted_by_gain_then_severity);
 	tcase_add_test(tc, diagnose_window_from_repeating_kernel_without_nvtx);
 	tcase_add_test(tc, diagnose_async_loop_window_covers_its_gpu_work_not_the_calls_after_it);
 	tcase_add_test(tc, diagnose_whole_run_setting_keeps_the_api_call_rules);

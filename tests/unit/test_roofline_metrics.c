@@ -120,6 +120,67 @@ START_TEST(roofline_memory_set_has_no_flop_counts)
 }
 END_TEST
 
+/* A line that ends with the tensor-core FLOPs by precision (after the
+ * launch and the access counters): the import stores them and the roofline
+ * counts them with the CUDA cores' FLOPs; a line of a collector before
+ * them leaves them NULL, which the roofline tells from zero. */
+static void write_line(FILE *f, int corr, const char *tensor)
+{
+	fprintf(f, "777\t%d\t0\t100000\t0\t1000000\t0\t4096\t200000000\t100000000\t300000000", corr);
+	fprintf(f, "\t1000\t1100000\t1\t1\t1\t128\t1\t1\t0\t32\t0\t7\t1\tgemm\tgemm");
+	fprintf(f, "\t8\t2\t4\t1\t256\t128\t50.00\t60.00");
+	if (tensor)
+		fprintf(f, "\t%s", tensor);
+	fputc('\n', f);
+}
+
+START_TEST(roofline_tensor_flops_are_imported_by_precision_and_counted)
+{
+	struct roof_kernel *k;
+	char tsv[600];
+	FILE *f;
+	int n;
+
+	write_capture();
+	snprintf(tsv, sizeof tsv, "%s/metrics-777.tsv", dir);
+	f = fopen(tsv, "w");
+	ck_assert_ptr_nonnull(f);
+	write_line(f, 4, "0\t2000000000\t-\t0\t-");
+	fclose(f);
+	k = import_and_load(1, 0, 0, &n);
+	ck_assert_int_eq(n, 1);
+	ck_assert(k[0].has_tensor_flops);
+	ck_assert_double_eq_tol(k[0].tensor_flops[ROOF_T_BF16], 2e9, 1e-3);
+	ck_assert_double_eq_tol(k[0].flops, 1e6 + 2e9, 1e-3);
+	ck_assert_int_eq(k[0].tensor_precision, ROOF_T_BF16);
+	ck_assert_int_eq(roof__tensor_unknown(k, n), 0);
+	roof__free(k, n);
+}
+END_TEST
+
+START_TEST(roofline_tensor_flops_of_an_older_collector_are_unknown)
+{
+	struct roof_kernel *k;
+	char tsv[600];
+	FILE *f;
+	int n;
+
+	write_capture();
+	snprintf(tsv, sizeof tsv, "%s/metrics-777.tsv", dir);
+	f = fopen(tsv, "w");
+	ck_assert_ptr_nonnull(f);
+	write_line(f, 4, NULL);
+	fclose(f);
+	k = import_and_load(1, 0, 0, &n);
+	ck_assert(!k[0].has_tensor_flops);
+	ck_assert_double_eq_tol(k[0].flops, 1e6, 1e-3);
+	ck_assert_int_eq(k[0].tensor_precision, -1);
+	/* tensor-pipe instructions without the FLOP counts: said so */
+	ck_assert_int_eq(roof__tensor_unknown(k, n), 1);
+	roof__free(k, n);
+}
+END_TEST
+
 /* The diagnosis window: only launches starting inside it count, so a
  * finding's time is of the window its share is taken of. */
 START_TEST(roofline_load_keeps_to_the_window)
@@ -217,6 +278,27 @@ START_TEST(roofline_far_from_both_roofs_is_latency_bound)
 }
 END_TEST
 
+/* A kernel whose tensor cores did most of its FLOPs is judged against the
+ * tensor-core ceiling of that precision, not the CUDA cores' FP32 one, at
+ * which it would pass for far above the roof. */
+START_TEST(roofline_tensor_kernel_has_the_tensor_roof)
+{
+	struct roof_peaks p = peaks;
+	/* 1 ms, 4e11 tensor BF16 FLOP = 400 TFLOP/s of 800; AI 4000 */
+	struct roof_kernel k = { .launches = 1, .measured = 1, .time_ns = 1000000, .metric_time_ns = 1000000,
+				 .flops_f32 = 1e9, .dram_bytes = 1e8, .has_flops = true,
+				 .has_tensor_flops = true };
+
+	p.tensor_flops_per_s[ROOF_T_BF16] = 8e14;
+	k.tensor_flops[ROOF_T_BF16] = 4e11;
+	roof__derive(&k, &p);
+	ck_assert_int_eq(k.tensor_precision, ROOF_T_BF16);
+	ck_assert_double_eq_tol(k.peak_flops, 8e14, 1);
+	ck_assert_double_eq_tol(k.roof_fraction, (4e11 + 1e9) / 1e-3 / 8e14, 1e-9);
+	ck_assert_int_eq(k.klass, ROOF_COMPUTE);
+}
+END_TEST
+
 START_TEST(roofline_many_tiny_launches_are_launch_bound)
 {
 	/* 1000 launches of 2 us each, whatever their rates */
@@ -239,6 +321,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, roofline_high_intensity_near_peak_is_compute_bound);
 	tcase_add_test(tc, roofline_far_from_both_roofs_is_latency_bound);
 	tcase_add_test(tc, roofline_many_tiny_launches_are_launch_bound);
+	tcase_add_test(tc, roofline_tensor_flops_are_imported_by_precision_and_counted);
+	tcase_add_test(tc, roofline_tensor_flops_of_an_older_collector_are_unknown);
+	tcase_add_test(tc, roofline_tensor_kernel_has_the_tensor_roof);
 	suite_add_tcase(s, tc);
 	return s;
 }

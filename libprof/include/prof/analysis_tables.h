@@ -37,7 +37,8 @@ struct prof_finding {
  * correlationId, deviceId, durationNs, flopsF64, flopsF32, flopsF16,
  * tensorInst, dramReadBytes, dramWriteBytes, l2Bytes, tab-separated ("-":
  * not measured); a line that also describes the launch rebuilds the kernel
- * row the profiler's replay left out. Returns the number of rows imported
+ * row the profiler's replay left out; the access counters and then the
+ * tensor-core FLOPs by precision (F16, BF16, TF32, F64, F8) may follow. Returns the number of rows imported
  * or a negative error. */
 int prof_analysis__import_metrics_dir(const char *capture, const char *dir,
 				      struct prof_error *err);

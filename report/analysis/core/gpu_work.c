@@ -33,11 +33,11 @@ static char *work_union(struct prof_store *s, int *rc, struct prof_error *err)
 	const char *parts[3];
 
 	work_part(parts_sql[0], sizeof parts_sql[0], PROF_T_KERNEL, GPU_WORK_KERNEL,
-		  PROF_SQL_KERNEL_NAME_ID(""), "NULL AS copyKind, NULL AS srcKind, NULL AS dstKind");
+		  PROF_SQL_KERNEL_NAME_ID(""), "NULL AS copyKind, NULL AS srcKind, NULL AS dstKind, NULL AS bytes");
 	work_part(parts_sql[1], sizeof parts_sql[1], PROF_T_MEMCPY, GPU_WORK_COPY, "NULL",
-		  "copyKind, srcKind, dstKind");
+		  "copyKind, srcKind, dstKind, bytes");
 	work_part(parts_sql[2], sizeof parts_sql[2], PROF_T_MEMSET, GPU_WORK_MEMSET, "NULL",
-		  "NULL, NULL, NULL");
+		  "NULL, NULL, NULL, bytes");
 	for (int i = 0; i < 3; i++)
 		parts[i] = parts_sql[i];
 	return sum_union(s, tables, parts, 3, rc, err);
@@ -112,7 +112,8 @@ int gpu_work__open(struct diag_scope *ctx, int64_t from, int64_t to, const int64
 	/* a call and the work it launched share a correlation id within one
 	 * process (SUM_LAUNCHED_BY, as every other report joins them) */
 	sql = diag__fmt("SELECT g.start, g.end, coalesce(g.deviceId, 0), g.streamId,"
-			" coalesce(g.globalPid, 0), g.kind, g.what, g.copyKind, g.srcKind, g.dstKind, %s"
+			" coalesce(g.globalPid, 0), g.kind, g.what, g.copyKind, g.srcKind, g.dstKind, %s,"
+			" coalesce(g.bytes, 0)"
 			" FROM (%s) g%s"
 			" WHERE g.end > ?1 AND g.start < ?2%s ORDER BY g.start",
 			launch_columns, src,
@@ -143,6 +144,7 @@ void gpu_work__read(struct prof_cursor *c, struct gpu_work *w)
 		w->launch_end_ns = w->launch_start_ns;
 	w->launch_tid = w->has_launch ? prof_cursor__int64(c, 12) : 0;
 	w->launch_name_id = w->has_launch ? prof_cursor__int64(c, 13) : -1;
+	w->bytes = prof_cursor__int64(c, 14);
 }
 
 int stream_key__cmp(int64_t pid_a, int64_t device_a, int64_t stream_a, int64_t pid_b, int64_t device_b,

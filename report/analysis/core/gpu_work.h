@@ -38,6 +38,7 @@ struct gpu_work {
 	enum gpu_work_kind kind;
 	int64_t name_id;                   /* kernels: StringIds id of the name */
 	int copy_kind, src_kind, dst_kind; /* copies */
+	int64_t bytes;                     /* copies and memsets; 0 for kernels */
 	bool has_launch;                   /* joined to its call by correlation id */
 	int64_t launch_start_ns, launch_end_ns, launch_tid, launch_name_id;
 };

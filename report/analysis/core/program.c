@@ -34,6 +34,7 @@ static const struct {
 	[USE_BF16] = { "bf16", "16-bit kernels" },
 	[USE_TF32] = { "tf32", "tf32" },
 	[USE_DATALOADER] = { "dataloader", "dataloader pinning thread" },
+	[USE_HOST_READS] = { "host_reads", "small reads back to the host" },
 };
 
 const char *prog_framework__name(enum prog_framework f)
@@ -344,7 +345,9 @@ static int read_copies(struct prof_store *s, const struct sum_window *w, struct 
 		" " SUM_TOTAL_SATURATED("CASE WHEN (copyKind = 1 AND srcKind = 1) OR (copyKind = 2 AND dstKind = 1) THEN bytes END") ","
 		" " SUM_TOTAL_SATURATED("CASE WHEN (copyKind = 1 AND srcKind = 0) OR (copyKind = 2 AND dstKind = 0) THEN bytes END") ","
 		" count(CASE WHEN copyKind = 1 THEN 1 END),"
-		" count(CASE WHEN copyKind IN (11, 12, 13) THEN 1 END)"
+		" count(CASE WHEN copyKind IN (11, 12, 13) THEN 1 END),"
+		/* .item(), .cpu() of a scalar: a small read back to the host */
+		" count(CASE WHEN copyKind = 2 AND bytes <= 65536 THEN 1 END)"
 		" FROM " PROF_T_MEMCPY " WHERE copyKind IN (1, 2, 11, 12, 13) AND start >= ?1 AND start < ?2"
 		" AND NOT " SUM_BAD_SPAN("");
 	struct prof_cursor *c;
@@ -363,6 +366,7 @@ static int read_copies(struct prof_store *s, const struct sum_window *w, struct 
 		m->h2d_copies = prof_cursor__int64(c, 3);
 		if (prof_cursor__int64(c, 4) > 0)
 			m->uses[USE_MANAGED] = true;
+		m->uses[USE_HOST_READS] = prof_cursor__int64(c, 5) > 0;
 	}
 	prof_cursor__close(c);
 	if (rc < 0)

@@ -44,6 +44,8 @@ enum prog_practice {
 	USE_TF32,             /* TF32 tensor-core GEMMs and convolutions */
 	USE_DATALOADER,       /* a thread that only pins host memory: a DataLoader's
 			       * pin_memory thread */
+	USE_HOST_READS,       /* small device-to-host copies (64 KiB at most) in
+			       * the step: .item(), .cpu() of a result */
 	USE_NPRACTICES
 };
 

@@ -77,6 +77,34 @@ int diag_finding__copy_also(struct diag_finding *to, const struct diag_finding *
 
 static void cap_by_budget(const struct diag_context *ctx, struct diag_report *r);
 
+int diag_report__fold_rank_into(struct diag_report *r, int into, int rank)
+{
+	int kept = 0;
+
+	for (int i = 0; i < r->nfindings; i++) {
+		struct diag_finding *o = &r->findings[i];
+		bool host = false;
+
+		for (size_t k = 0; k < NHOST_RULES; k++)
+			host |= !strcmp(o->rule_id, host_rules_work[k]);
+		if (i == into || !host || !o->per_rank || o->share_rank != rank)
+			continue;
+		if (diag_finding__add_also(&r->findings[into], o->rule_id, o->title, o->share, o->evidence) ||
+		    diag_finding__copy_also(&r->findings[into], o))
+			return PROF_E_NOMEM;
+		o->rule_id = NULL; /* folded: dropped below */
+	}
+	for (int i = 0; i < r->nfindings; i++) {
+		if (!r->findings[i].rule_id) {
+			finding_exit(&r->findings[i]);
+			continue;
+		}
+		r->findings[kept++] = r->findings[i];
+	}
+	r->nfindings = kept;
+	return 0;
+}
+
 int diag_report__fold(const struct diag_context *ctx, struct diag_report *r)
 {
 	const struct diag_verdict *v = &r->verdict;
@@ -214,23 +242,38 @@ static int bound_rank(const struct diag_report *r, const struct diag_finding *f)
 
 static const struct diag_report *sorting;
 
-/* Findings of medium severity or more that name the verdict's bound first,
- * then by severity, then by share: a [low] heuristic never ranks above a
- * [high] measurement. */
+/* What f's change gives, as a fraction of the step: its estimated gain
+ * (rules/gains.c), else its share (the most it could give). */
+static double gain_of(const struct diag_report *r, const struct diag_finding *f)
+{
+	int64_t step = r->verdict.valid ? r->verdict.step_ns : 0;
+
+	if (f->gain_step_ns > 0 && step > 0)
+		return f->gain_step_ns >= step ? 0 : (double)(step - f->gain_step_ns) / (double)step;
+	return f->share;
+}
+
+/* Findings of medium severity or more first, by what their change gives
+ * the step, those that name the verdict's bound first where that is
+ * equal; then the rest by severity, then by what they give: a [low]
+ * heuristic never ranks above a [high] measurement. */
 static int by_cause(const void *a, const void *b)
 {
 	const struct diag_finding *x = a, *y = b;
 	bool xs = x->severity >= DIAG_MEDIUM, ys = y->severity >= DIAG_MEDIUM;
+	double xg = gain_of(sorting, x), yg = gain_of(sorting, y);
 	int xr = xs ? bound_rank(sorting, x) : 6, yr = ys ? bound_rank(sorting, y) : 6;
 
-	if ((xr < 6) != (yr < 6))
-		return xr < 6 ? -1 : 1;
-	if (xr < 6 && xr != yr)
+	if (xs != ys)
+		return xs ? -1 : 1;
+	if (!xs && x->severity != y->severity)
+		return x->severity < y->severity ? 1 : -1;
+	if (xg != yg)
+		return xg < yg ? 1 : -1;
+	if (xr != yr)
 		return xr < yr ? -1 : 1;
 	if (x->severity != y->severity)
 		return x->severity < y->severity ? 1 : -1;
-	if (x->share != y->share)
-		return x->share < y->share ? 1 : -1;
 	return strcmp(x->rule_id, y->rule_id);
 }
 

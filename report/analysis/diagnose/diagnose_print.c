@@ -16,20 +16,34 @@
 /* ranks listed one by one up to this many */
 #define LIST_RANKS 8
 
+/* "+4.315 s": t on the capture's time base (sum_capture__time), as the
+ * rules' "+x s" and --from/--to count. */
+static const char *at(char *buf, size_t cap, const struct sum_window *w, int64_t t)
+{
+	snprintf(buf, cap, "+%.3f s", (double)prof_span_saturated(w->zero_ns, t) / 1e9);
+	return buf;
+}
+
+/* How long the capture ran: from its start (the zero) to its last record. */
+static int64_t captured_ns(const struct sum_window *w)
+{
+	return w->capture_end_ns > w->zero_ns ? prof_span_saturated(w->zero_ns, w->capture_end_ns) : 0;
+}
+
 /* A job's windows, each rank's own loop. */
 static void print_job_window_text(const struct diag_report *r, FILE *out)
 {
 	const struct sum_window *w = &r->window;
-	char b1[32];
+	char b1[32], b2[32];
 
-	fprintf(out, "window: each rank's own loop (of %s captured): ",
-		diag__ns(b1, sizeof b1, prof_span_saturated(w->capture_start_ns, w->capture_end_ns)));
+	fprintf(out, "window: each rank's own loop (of %s captured): ", diag__ns(b1, sizeof b1, captured_ns(w)));
 	for (int i = 0; i < r->nranks && i < LIST_RANKS; i++) {
 		const struct sum_window *rw = &r->ranks[i].window;
 
 		fprintf(out, "%srank %d ", i ? ", " : "", r->ranks[i].rank);
 		prof_fputs_term(out, rw->source);
-		fprintf(out, " (%s)", diag__ns(b1, sizeof b1, prof_span_saturated(rw->start_ns, rw->end_ns)));
+		fprintf(out, " (%s from %s)", diag__ns(b1, sizeof b1, prof_span_saturated(rw->start_ns, rw->end_ns)),
+			at(b2, sizeof b2, rw, rw->start_ns));
 	}
 	if (r->nranks > LIST_RANKS)
 		fprintf(out, " and %d ranks more", r->nranks - LIST_RANKS);
@@ -104,6 +118,13 @@ static void print_verdict_text(const struct diag_verdict *v, FILE *out)
 			v->step_ns > 0 ? 100.0 * (double)v->part_ns[best] / (double)v->step_ns : 0.0);
 	}
 	fputc('\n', out);
+	if (v->all_changes_ns > 0 && v->all_changes_ns < v->step_ns) {
+		char b2[32];
+
+		fprintf(out, "the changes below together: a step %s -> %s (%.2fx, estimated)\n",
+			diag__ns(b, sizeof b, v->step_ns), diag__ns(b2, sizeof b2, v->all_changes_ns),
+			(double)v->step_ns / (double)v->all_changes_ns);
+	}
 }
 
 static void print_verdict_json(const struct diag_verdict *v, FILE *out)
@@ -123,13 +144,15 @@ static void print_verdict_json(const struct diag_verdict *v, FILE *out)
 	}
 	fputs("],\"summary\":", out);
 	prof_fputs_json(out, v->summary);
+	if (v->all_changes_ns > 0)
+		fprintf(out, ",\"step_ns_after_all_changes\":%" PRId64, v->all_changes_ns);
 	fputc('}', out);
 }
 
 static void print_window_text(const struct diag_report *r, FILE *out)
 {
 	const struct sum_window *w = &r->window;
-	char b1[32], b2[32];
+	char b1[32], b2[32], b3[32];
 
 	fputs("perfkit diagnose: ", out);
 	prof_fputs_term(out, r->path);
@@ -151,9 +174,9 @@ static void print_window_text(const struct diag_report *r, FILE *out)
 	} else {
 		fputs("window: ", out);
 		prof_fputs_term(out, w->source);
-		fprintf(out, " (%s of %s captured)%s\n",
+		fprintf(out, " (%s from %s, of %s captured)%s\n",
 			diag__ns(b1, sizeof b1, prof_span_saturated(w->start_ns, w->end_ns)),
-			diag__ns(b2, sizeof b2, prof_span_saturated(w->capture_start_ns, w->capture_end_ns)),
+			at(b3, sizeof b3, w, w->start_ns), diag__ns(b2, sizeof b2, captured_ns(w)),
 			r->replayed ? "; shares are of the GPU's busy time in it (kernel replay)"
 			: w->iterations ? "; shares are of this loop" : "");
 	}
@@ -288,6 +311,47 @@ static void print_offender_name(FILE *out, struct rpt_symbols *names, const char
 	free(shown);
 }
 
+/* How a gain was estimated, for people (rules/gains.c names the bases). */
+static const char *gain_basis_words(const char *basis)
+{
+	static const struct {
+		const char *id, *words;
+	} bases[] = {
+		{ "replay:graph", "the step replayed with its kernels as one CUDA graph (no launch calls, "
+				  "no host work between them)" },
+		{ "replay:host_hidden", "the step replayed with the host's own work off the launching thread" },
+		{ "replay:no_sync", "the step replayed with synchronisations that do not wait" },
+		{ "replay:pinned", "the step replayed with pageable copies at the pinned bandwidth measured "
+				   "here, their calls returning once issued" },
+		{ "replay:no_alloc", "the step replayed without its allocation and free calls" },
+		{ "budget:page_migrations", "the step's budget without the kernels' and copies' stalls on "
+					    "page migrations" },
+		{ "wait:straggler", "the slowest rank's step without the others' wait for the late rank" },
+	};
+
+	for (size_t k = 0; basis && k < sizeof bases / sizeof bases[0]; k++)
+		if (!strcmp(bases[k].id, basis))
+			return bases[k].words;
+	return "?";
+}
+
+/* "gain: a step 20.200 ms -> 1.100 ms (18.4x), from ..." */
+static void print_gain_text(const struct diag_report *r, const struct diag_finding *f, FILE *out)
+{
+	char b1[32], b2[32];
+	int64_t step = r->verdict.step_ns;
+
+	if (f->gain_step_ns <= 0 || step <= 0)
+		return;
+	if (f->gain_step_ns >= step)
+		fprintf(out, "    gain: none predicted (a step stays %s), from ", diag__ns(b1, sizeof b1, step));
+	else
+		fprintf(out, "    gain: a step %s -> %s (%.2fx), from ", diag__ns(b1, sizeof b1, step),
+			diag__ns(b2, sizeof b2, f->gain_step_ns), (double)step / (double)f->gain_step_ns);
+	fputs(gain_basis_words(f->gain_basis), out);
+	fputc('\n', out);
+}
+
 int diag_report__print_text(const struct diag_report *r, bool full_names, FILE *out)
 {
 	char b1[32], b2[32];
@@ -304,6 +368,7 @@ int diag_report__print_text(const struct diag_report *r, bool full_names, FILE *
 		fprintf(out, "    share: %.1f%% of ", 100 * f->share);
 		print_share_base(r, f, out);
 		fprintf(out, " (%s)\n", diag__ns(b1, sizeof b1, f->time_ns));
+		print_gain_text(r, f, out);
 		struct rpt_symbols *names = full_names ? NULL : rpt_symbols__new();
 
 		fputs("    evidence: ", out);
@@ -398,9 +463,9 @@ int diag_report__print_json(const struct diag_report *r, FILE *out)
 	prof_fputs_json(out, w->source);
 	fprintf(out, ",\"iterations\":%d,\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64
 		",\"host_end_ns\":%" PRId64 ",\"capture_start_ns\":%" PRId64 ",\"capture_end_ns\":%" PRId64
-		",\"gpu_busy_ns\":%" PRId64 "}",
+		",\"zero_ns\":%" PRId64 ",\"gpu_busy_ns\":%" PRId64 "}",
 		w->iterations, w->start_ns, w->end_ns, w->host_end_ns, w->capture_start_ns, w->capture_end_ns,
-		r->gpu_busy_ns);
+		w->zero_ns, r->gpu_busy_ns);
 	if (r->nranks > 0)
 		print_json_ranks(r, out);
 	print_verdict_json(&r->verdict, out);
@@ -427,6 +492,14 @@ int diag_report__print_json(const struct diag_report *r, FILE *out)
 		prof_fputs_json(out, f->evidence);
 		fputs(",\"change\":", out);
 		prof_fputs_json(out, f->change);
+		if (f->gain_step_ns > 0 && r->verdict.step_ns > 0) {
+			fprintf(out, ",\"gain\":{\"step_ns_after\":%" PRId64 ",\"speedup\":%.4f,\"basis\":",
+				f->gain_step_ns, (double)r->verdict.step_ns / (double)f->gain_step_ns);
+			prof_fputs_json(out, f->gain_basis);
+			fputc('}', out);
+		} else {
+			fputs(",\"gain\":null", out);
+		}
 		fputs(",\"also\":[", out);
 		for (int j = 0; j < f->nalso; j++) {
 			fputs(j ? ",{\"rule\":" : "{\"rule\":", out);

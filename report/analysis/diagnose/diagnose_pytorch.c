@@ -88,10 +88,16 @@ const char diag_pytorch_host_work[] =
 
 /* the host blocks in synchronisation */
 const char diag_pytorch_sync[] =
-	"In PyTorch: keep .item(), .cpu(), .tolist(), printing tensors, "
+	"In PyTorch: {?host_reads keep .item(), .cpu(), .tolist(), printing tensors, "
 	"torch.cuda.synchronize() and data-dependent Python control flow (if "
 	"loss > x) out of the step; accumulate on the GPU and read back every N "
-	"steps.";
+	"steps.}"
+	/* nothing is read back: the waits are the program's own, or the
+	 * staging of pageable copies (.cuda() of pageable memory waits) */
+	"{!host_reads the step reads no result back; keep torch.cuda.synchronize() "
+	"and data-dependent Python control flow out of it{?pageable , and copy from "
+	"pinned memory with non_blocking=True: .cuda() of pageable memory waits for "
+	"its staging}.}";
 
 /* allocations and frees inside the loop */
 const char diag_pytorch_alloc[] =

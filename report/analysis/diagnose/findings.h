@@ -69,6 +69,26 @@ struct diag_finding {
 	/* the findings of the same cause folded into this one */
 	struct diag_also *also;
 	int nalso;
+	/* What the change would give (rules/gains.c): the mean step after it
+	 * (0: not estimated) and how that was found ("replay:graph",
+	 * "budget:page_migrations"; static). */
+	int64_t gain_step_ns;
+	const char *gain_basis;
+	/* What the change saves one step, where the rule measures it itself
+	 * (the straggler: the others' wait for it); 0: not measured */
+	int64_t saves_ns;
+};
+
+/* One step replayed forward (timeline/step_replay.h), set by the
+ * critical-path rule: its measured span, and the replay with each set of
+ * changes (by enum replay_change's bits; [0]: as measured; 0: not
+ * replayed). */
+#define DIAG_NREPLAYS 32
+struct diag_replay {
+	bool valid;
+	int64_t measured_ns;
+	int64_t after_ns[DIAG_NREPLAYS];
+	double pinned_bytes_per_ns;   /* the bandwidth REPLAY_PINNED used */
 };
 
 /* A rule that could not run on this capture and why (e.g. no metrics). */
@@ -99,6 +119,7 @@ struct diag_report {
 	bool pytorch;               /* a PyTorch program: changes say how in PyTorch terms too */
 	struct diag_verdict verdict; /* the step's budget and bound (a job: see
 				      * diagnose_job.c) */
+	struct diag_replay replay;  /* the critical path's step, replayed */
 	struct prog_model program;  /* what the program is built on and already does
 				     * (a job: what any rank does); every change is
 				     * rendered for it (prog_model__render) */
@@ -157,6 +178,10 @@ int diag_report__sort(struct diag_report *r);
  * then by severity and share (diag_report__sort does). */
 struct diag_context;
 int diag_report__fold(const struct diag_context *ctx, struct diag_report *r);
+/* A job's late rank explains the others' waits: its own host-side findings
+ * (cpu_bound and the rules that see the same, on that rank) fold into the
+ * finding at index into (the straggler) as its evidence. */
+int diag_report__fold_rank_into(struct diag_report *r, int into, int rank);
 void diag_report__order(struct diag_report *r);
 int diag_finding__add_also(struct diag_finding *f, const char *rule_id, const char *title,
 			   double share, const char *evidence);

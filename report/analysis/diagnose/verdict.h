@@ -51,6 +51,11 @@ struct diag_verdict {
 	int steps;                   /* the steps it is the mean of; 0: the window */
 	int64_t part_ns[VERDICT_NPARTS]; /* of one mean step; they add up to step_ns */
 	int64_t device_id;           /* the GPU the budget is of (the busiest) */
+	int64_t all_changes_ns;      /* the mean step with every replayable change the
+				      * findings name made at once (rules/gains.c);
+				      * 0: not estimated */
+	int64_t migration_gpu_ns;    /* of page_migrations, what kernels and copies
+				      * stalled (one mean step) */
 	char summary[400];
 };
 

@@ -26,6 +26,39 @@ const char *roof_class__name(enum roof_class c)
 	return "?";
 }
 
+static const struct {
+	const char *name, *peak_key;
+	/* dense FLOPs per SM per clock (NVIDIA's A100 and H100 figures) */
+	double sm80_per_clock, sm90_per_clock;
+} tensor_precisions[ROOF_T__COUNT] = {
+	[ROOF_T_F16] = { "FP16", "tensor_fp16_flops_per_s", 2048, 4096 },
+	[ROOF_T_BF16] = { "BF16", "tensor_bf16_flops_per_s", 2048, 4096 },
+	[ROOF_T_TF32] = { "TF32", "tensor_tf32_flops_per_s", 1024, 2048 },
+	[ROOF_T_F64] = { "FP64", "tensor_fp64_flops_per_s", 128, 256 },
+	[ROOF_T_F8] = { "FP8", "tensor_fp8_flops_per_s", 0, 8192 },
+};
+
+const char *roof_tensor__name(enum roof_tensor t)
+{
+	return t >= 0 && t < ROOF_T__COUNT ? tensor_precisions[t].name : "?";
+}
+
+/* The tensor ceilings perfkit peaks did not measure, from the GPU's SM
+ * count and clock where its architecture's rate per clock is known. */
+static void nominal_tensor(struct roof_peaks *p, const struct occ_gpu *g)
+{
+	for (int t = 0; t < ROOF_T__COUNT; t++) {
+		double per_clock = 0;
+
+		if (g->compute_major == 8 && g->compute_minor == 0)
+			per_clock = tensor_precisions[t].sm80_per_clock;
+		else if (g->compute_major == 9)
+			per_clock = tensor_precisions[t].sm90_per_clock;
+		if (p->tensor_flops_per_s[t] <= 0)
+			p->tensor_flops_per_s[t] = (double)g->sm_count * per_clock * (double)g->clock_rate_hz;
+	}
+}
+
 int roof_peaks__load(struct prof_store *s, struct roof_peaks *p, struct prof_error *err)
 {
 	struct occ_gpu g;
@@ -48,10 +81,14 @@ int roof_peaks__load(struct prof_store *s, struct roof_peaks *p, struct prof_err
 			else if (!strcmp(k, "fp32_flops_per_s")) p->fp32_flops_per_s = v;
 			else if (!strcmp(k, "fp16_flops_per_s")) p->fp16_flops_per_s = v;
 			else if (!strcmp(k, "bf16_flops_per_s")) p->bf16_flops_per_s = v;
-			else if (!strcmp(k, "tensor_bf16_flops_per_s")) p->tensor_flops_per_s = v;
 			else if (!strcmp(k, "gpu_name") && prof_cursor__text(c, 2))
 				snprintf(p->source, sizeof p->source, "measured by perfkit peaks on %s",
 					 prof_cursor__text(c, 2));
+			for (int t = 0; t < ROOF_T__COUNT; t++)
+				if (!strcmp(k, tensor_precisions[t].peak_key) && v > 0) {
+					p->tensor_flops_per_s[t] = v;
+					p->tensor_measured[t] = true;
+				}
 		}
 		prof_cursor__close(c);
 		if (rc < 0)
@@ -60,6 +97,9 @@ int roof_peaks__load(struct prof_store *s, struct roof_peaks *p, struct prof_err
 			p->measured = true;
 			if (!p->source[0])
 				snprintf(p->source, sizeof p->source, "measured by perfkit peaks");
+			/* a capture without a GPU row keeps only the measured ones */
+			if (occ_gpu__from_store(s, 0, &g, NULL) == 0)
+				nominal_tensor(p, &g);
 			return 0;
 		}
 	}
@@ -72,6 +112,7 @@ int roof_peaks__load(struct prof_store *s, struct roof_peaks *p, struct prof_err
 	p->fp64_flops_per_s = (double)g.sm_count * 64 * 2 * (double)g.clock_rate_hz;
 	p->fp16_flops_per_s = 2 * p->fp32_flops_per_s;
 	p->bf16_flops_per_s = p->fp16_flops_per_s;
+	nominal_tensor(p, &g);
 	snprintf(p->source, sizeof p->source,
 		 "nominal from " PROF_T_GPU " (%.100s); run `perfkit peaks` for measured ceilings",
 		 g.name[0] ? g.name : "unknown GPU");
@@ -81,9 +122,16 @@ int roof_peaks__load(struct prof_store *s, struct roof_peaks *p, struct prof_err
 void roof__derive(struct roof_kernel *k, const struct roof_peaks *p)
 {
 	double t = k->metric_time_ns > 0 ? (double)k->metric_time_ns * 1e-9 : 0;
-	double bytes_roof;
+	double bytes_roof, tensor = 0, cuda_core_max;
 
-	k->flops = k->flops_f64 + k->flops_f32 + k->flops_f16;
+	k->tensor_precision = -1;
+	for (int i = 0; i < ROOF_T__COUNT; i++) {
+		tensor += k->tensor_flops[i];
+		if (k->tensor_flops[i] > 0 &&
+		    (k->tensor_precision < 0 || k->tensor_flops[i] > k->tensor_flops[k->tensor_precision]))
+			k->tensor_precision = i;
+	}
+	k->flops = k->flops_f64 + k->flops_f32 + k->flops_f16 + tensor;
 	k->ai_dram = k->dram_bytes > 0 ? k->flops / k->dram_bytes : 0;
 	k->ai_l2 = k->l2_bytes > 0 ? k->flops / k->l2_bytes : 0;
 	k->flops_per_s = t > 0 ? k->flops / t : 0;
@@ -97,6 +145,15 @@ void roof__derive(struct roof_kernel *k, const struct roof_peaks *p)
 		k->peak_flops = p->fp32_flops_per_s;
 	if (k->flops <= 0)
 		k->peak_flops = p->fp32_flops_per_s;
+	/* a kernel whose tensor cores did most of its FLOPs has their roof;
+	 * one of an unknown rate keeps its CUDA cores' (its fraction then
+	 * reads high rather than pass for latency-bound) */
+	cuda_core_max = fmax(k->flops_f64, fmax(k->flops_f32, k->flops_f16));
+	if (k->tensor_precision >= 0 && k->tensor_flops[k->tensor_precision] > cuda_core_max &&
+	    p->tensor_flops_per_s[k->tensor_precision] > 0)
+		k->peak_flops = p->tensor_flops_per_s[k->tensor_precision];
+	else if (k->tensor_precision >= 0 && k->tensor_flops[k->tensor_precision] <= cuda_core_max)
+		k->tensor_precision = -1;
 
 	/* the roof at this intensity is min(peak, AI * bandwidth); the fraction
 	 * achieved of it is the distance to the nearer roof */
@@ -124,6 +181,15 @@ bool roof__any_flops(const struct roof_kernel *k, int n)
 		if (k[i].has_flops)
 			return true;
 	return false;
+}
+
+int roof__tensor_unknown(const struct roof_kernel *k, int n)
+{
+	int count = 0;
+
+	for (int i = 0; i < n; i++)
+		count += k[i].has_flops && !k[i].has_tensor_flops && k[i].tensor_inst > 0;
+	return count;
 }
 
 void roof__free(struct roof_kernel *k, int n)
@@ -154,7 +220,8 @@ int roof__load(struct prof_store *s, const struct roof_peaks *p, int64_t from_ns
 {
 	const char *sql =
 		"SELECT (SELECT value FROM " PROF_T_STRINGS " WHERE id = a.nid), a.launches, a.total,"
-		" b.measured, b.mt, b.f64, b.f32, b.f16, b.tensor, b.dram, b.l2, b.counted"
+		" b.measured, b.mt, b.f64, b.f32, b.f16, b.tensor, b.dram, b.l2, b.counted,"
+		" b.t16, b.tb16, b.tf32, b.t64, b.t8, b.tensor_counted"
 		/* sums that cannot fail the query with "integer overflow" (a
 		 * damaged file's counters, kernels of 2^62 ns), read as doubles or
 		 * held at INT64_MAX; kernels with a bad span left out, as the
@@ -167,7 +234,12 @@ int roof__load(struct prof_store *s, const struct roof_peaks *p, int64_t from_ns
 		"       " SUM_TOTAL_SATURATED("m.durationNs") " AS mt,"
 		"       total(m.flopsF64) AS f64, total(m.flopsF32) AS f32, total(m.flopsF16) AS f16,"
 		"       total(m.tensorInst) AS tensor, total(m.dramReadBytes + m.dramWriteBytes) AS dram,"
-		"       total(m.l2Bytes) AS l2, count(m.flopsF32) AS counted"
+		"       total(m.l2Bytes) AS l2, count(m.flopsF32) AS counted,"
+		"       total(m.tensorFlopsF16) AS t16, total(m.tensorFlopsBF16) AS tb16,"
+		"       total(m.tensorFlopsTF32) AS tf32, total(m.tensorFlopsF64) AS t64,"
+		"       total(m.tensorFlopsF8) AS t8,"
+		"       count(coalesce(m.tensorFlopsF16, m.tensorFlopsBF16, m.tensorFlopsTF32,"
+		"                      m.tensorFlopsF64, m.tensorFlopsF8)) AS tensor_counted"
 		"       FROM " PROF_T_KERNEL_METRICS " m JOIN " PROF_T_KERNEL " k"
 		"       ON k.correlationId = m.correlationId AND k.globalPid = m.globalPid"
 		/* launches measured for their access counters alone carry no
@@ -207,6 +279,9 @@ int roof__load(struct prof_store *s, const struct roof_peaks *p, int64_t from_ns
 		e->dram_bytes = prof_cursor__double(c, 9);
 		e->l2_bytes = prof_cursor__double(c, 10);
 		e->has_flops = prof_cursor__int64(c, 11) > 0;
+		for (int t = 0; t < ROOF_T__COUNT; t++)
+			e->tensor_flops[t] = prof_cursor__double(c, 12 + t);
+		e->has_tensor_flops = prof_cursor__int64(c, 12 + ROOF_T__COUNT) > 0;
 		roof__derive(e, p);
 	}
 	prof_cursor__close(c);
@@ -293,21 +368,44 @@ static void put_points(FILE *f, const struct roof_kernel *k, int n)
 	}
 }
 
-/* the DRAM and L2 slopes up to the FP32 ridge, then the flat FP32 roof */
-static void put_roofs(FILE *f, const struct roof_peaks *p)
+/* The highest tensor-core ceiling among the kernels' roofs, 0 when none
+ * has one. */
+static double tensor_roof(const struct roof_kernel *k, int n, const struct roof_peaks *p)
 {
-	fprintf(f, "# ai gflop_per_s_dram gflop_per_s_l2\n");
+	double best = 0;
+
+	for (int i = 0; i < n; i++)
+		if (k[i].tensor_precision >= 0 && p->tensor_flops_per_s[k[i].tensor_precision] > best)
+			best = p->tensor_flops_per_s[k[i].tensor_precision];
+	return best;
+}
+
+/* the DRAM and L2 slopes up to the FP32 ridge, then the flat FP32 roof; a
+ * ceiling not measured is NaN (the script then leaves its line out), and
+ * the DRAM slope up to the tensor-core roof where a kernel has one */
+static void put_roofs(FILE *f, const struct roof_peaks *p, double tensor)
+{
+	fprintf(f, "# ai gflop_per_s_dram gflop_per_s_l2 gflop_per_s_dram_tensor\n");
 	for (double ai = 1.0 / 64; ai <= 4096; ai *= 1.25) {
 		double dram = ai * p->dram_bytes_per_s, l2 = ai * p->l2_bytes_per_s;
+		double dram_tensor = fmin(dram, tensor);
 		if (dram > p->fp32_flops_per_s)
 			dram = p->fp32_flops_per_s;
-		if (l2 > p->fp32_flops_per_s || p->l2_bytes_per_s <= 0)
+		if (l2 > p->fp32_flops_per_s)
 			l2 = p->fp32_flops_per_s;
-		fprintf(f, "%.6g %.6g %.6g\n", ai, dram / 1e9, l2 / 1e9);
+		fprintf(f, "%.6g %.6g ", ai, dram / 1e9);
+		if (p->l2_bytes_per_s > 0)
+			fprintf(f, "%.6g", l2 / 1e9);
+		else
+			fputs("NaN", f);
+		if (tensor > 0)
+			fprintf(f, " %.6g\n", dram_tensor / 1e9);
+		else
+			fputs(" NaN\n", f);
 	}
 }
 
-static void put_script(FILE *f)
+static void put_script(FILE *f, bool l2_roof, bool tensor_roof)
 {
 	fputs("# roofline.gp - log-log roofline; run with: gnuplot roofline.gp (writes roofline.svg)\n"
 	      "set terminal svg size 900,600\n"
@@ -316,9 +414,14 @@ static void put_script(FILE *f)
 	      "set xlabel 'arithmetic intensity (FLOP/byte, DRAM)'\n"
 	      "set ylabel 'GFLOP/s'\n"
 	      "set key top left\n"
-	      "plot 'roofline-roofs.dat' using 1:2 with lines lw 2 title 'DRAM roof + FP32 peak', \\\n"
-	      "     'roofline-roofs.dat' using 1:3 with lines dt 2 title 'L2 roof', \\\n"
-	      "     'roofline-points.dat' using 1:2:3 with points pt 7 ps variable title 'kernels (size: total time)'\n",
+	      "plot 'roofline-roofs.dat' using 1:2 with lines lw 2 title 'DRAM roof + FP32 peak', \\\n",
+	      f);
+	if (l2_roof)
+		fputs("     'roofline-roofs.dat' using 1:3 with lines dt 2 title 'L2 roof', \\\n", f);
+	if (tensor_roof)
+		fputs("     'roofline-roofs.dat' using 1:4 with lines lw 2 dt 3 title 'DRAM roof + tensor-core peak', \\\n",
+		      f);
+	fputs("     'roofline-points.dat' using 1:2:3 with points pt 7 ps variable title 'kernels (size: total time)'\n",
 	      f);
 }
 
@@ -341,8 +444,10 @@ int roof__write_plot(const char *dir, const struct roof_kernel *k, int n, const 
 	}
 	if (!rc) {
 		put_points(prof_output__stream(out[0]), k, n);
-		put_roofs(prof_output__stream(out[1]), p);
-		put_script(prof_output__stream(out[2]));
+		double tensor = tensor_roof(k, n, p);
+
+		put_roofs(prof_output__stream(out[1]), p, tensor);
+		put_script(prof_output__stream(out[2]), p->l2_bytes_per_s > 0, tensor > 0);
 	}
 	for (int i = 0; !rc && i < ROOF_PLOT_FILES; i++)
 		rc = prof_output__commit(out[i], err);

@@ -16,10 +16,17 @@
 
 struct rpt_sink;
 
+/* The tensor cores' precisions, by the source type of their operands
+ * (PERFKIT_KERNEL_METRICS.tensorFlops*, PERFKIT_PEAKS tensor_*_flops_per_s). */
+enum roof_tensor { ROOF_T_F16, ROOF_T_BF16, ROOF_T_TF32, ROOF_T_F64, ROOF_T_F8, ROOF_T__COUNT };
+const char *roof_tensor__name(enum roof_tensor t);
+
 struct roof_peaks {
-	double dram_bytes_per_s, l2_bytes_per_s;
+	double dram_bytes_per_s, l2_bytes_per_s;  /* 0: not measured */
 	double fp64_flops_per_s, fp32_flops_per_s, fp16_flops_per_s, bf16_flops_per_s;
-	double tensor_flops_per_s;
+	/* dense tensor-core rates; 0 where neither measured nor known */
+	double tensor_flops_per_s[ROOF_T__COUNT];
+	bool tensor_measured[ROOF_T__COUNT];  /* from PERFKIT_PEAKS, else nominal */
 	bool measured;       /* from PERFKIT_PEAKS, not nominal */
 	char source[256];
 };
@@ -33,11 +40,14 @@ struct roof_kernel {
 	int64_t time_ns;             /* all launches' total time */
 	int64_t metric_time_ns;      /* gpu__time_duration of measured launches */
 	double flops_f64, flops_f32, flops_f16, tensor_inst;
+	double tensor_flops[ROOF_T__COUNT];
 	bool has_flops;              /* FLOPs counted (not with --metrics=memory) */
+	bool has_tensor_flops;       /* tensor-core FLOPs counted (a collector that records them) */
 	double dram_bytes, l2_bytes;
 	/* derived */
 	double flops, ai_dram, ai_l2, flops_per_s, dram_bytes_per_s, l2_bytes_per_s;
 	double peak_flops;           /* of the kernel's dominant precision */
+	int tensor_precision;        /* the dominant one when tensor cores, else -1 */
 	double roof_fraction;        /* achieved / the roof at its intensity (nearer roof) */
 	enum roof_class klass;
 };
@@ -59,6 +69,10 @@ int roof__load(struct prof_store *s, const struct roof_peaks *p, int64_t from_ns
 void roof__free(struct roof_kernel *k, int n);
 /* Whether any kernel has FLOP counts (--metrics=roofline, not memory). */
 bool roof__any_flops(const struct roof_kernel *k, int n);
+/* Kernels whose FLOPs lack the tensor cores' share: counted without the
+ * per-precision tensor counters (an older collector, or a GPU without
+ * them) although they ran tensor-pipe instructions. */
+int roof__tensor_unknown(const struct roof_kernel *k, int n);
 /* Classify one kernel from its sums (fills the derived fields). */
 void roof__derive(struct roof_kernel *k, const struct roof_peaks *p);
 int roof__rows(const struct roof_kernel *k, int n, struct rpt_sink *sink);

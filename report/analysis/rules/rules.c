@@ -109,7 +109,12 @@ int diag__run_process(struct prof_store *store, const struct diag_settings *sett
 		if (rc)
 			goto out;
 	}
-	if (diag_report__fold(&ctx, r) || diag_report__sort(r)) {
+	if (diag_report__fold(&ctx, r)) {
+		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		goto out;
+	}
+	diag_gains__apply(r);
+	if (diag_report__sort(r)) {
 		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 		goto out;
 	}

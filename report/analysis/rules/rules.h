@@ -31,11 +31,15 @@ extern const char diag_change_tf32[], diag_pytorch_tf32[];
 /* The verdict of ctx's window (verdict_budget.c): the budget of its mean
  * step on the busiest GPU and the bound (diagnose/verdict.h). */
 struct diag_verdict;
+struct diag_report;
 int diag_verdict__make(struct diag_context *ctx, struct diag_verdict *v, struct prof_error *err);
 /* The union of managed memory's faulting stretches in ctx's window
  * (rules_managed.c): on-demand migrations, GPU fault groups, runs of CPU
  * faults; 0 without unified-memory rows. */
 int diag_managed__stretch_ns(struct diag_context *ctx, int64_t *ns, struct prof_error *err);
+/* Each finding's gain (gains.c): the mean step after its change, from the
+ * critical path's step replayed with the change, or from the budget. */
+void diag_gains__apply(struct diag_report *r);
 /* run on jobs only (analysis/diagnose_job.c) */
 extern const struct diag_rule diag_rules_ranks[];
 extern const struct diag_rule diag_rules_collectives[];

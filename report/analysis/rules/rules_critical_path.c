@@ -95,6 +95,17 @@ static const char *counted(char *buf, size_t cap, int n, const char *one, const 
 	return buf;
 }
 
+_Static_assert(DIAG_NREPLAYS == REPLAY_NSETS, "findings.h's replays are step_replay.h's changes");
+
+/* The step's replays, for the gains (rules/gains.c). */
+static void diag_replay__set(struct diag_replay *r, const struct critical_path *cp)
+{
+	r->valid = cp->replay_ns[REPLAY_AS_MEASURED] > 0;
+	r->measured_ns = cp->end_ns - cp->start_ns;
+	memcpy(r->after_ns, cp->replay_ns, sizeof r->after_ns);
+	r->pinned_bytes_per_ns = cp->pinned_bytes_per_ns;
+}
+
 static int rule_critical_path(struct diag_context *ctx, struct prof_error *err)
 {
 	struct critical_path *cp = NULL;
@@ -121,6 +132,7 @@ static int rule_critical_path(struct diag_context *ctx, struct prof_error *err)
 		critical_path__delete(cp);
 		return 0;
 	}
+	diag_replay__set(&ctx->report->replay, cp);
 	for (int i = 0; i < cp->nparts; i++) {
 		if (is_gpu_work(&cp->parts[i]))
 			continue;

@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 
+#include "analysis/core/record_cost.h"
 #include "summary/query.h"
 
 /* Host time inside CUDA API calls, as a sorted union of intervals. */
@@ -77,7 +78,9 @@ static int rule_cpu_bound(struct diag_context *ctx, struct prof_error *err)
 	struct diag_interval *api = NULL;
 	int napi = 0, from = 0, rc;
 	int64_t prev = ctx->w->start_ns;
-	char b1[32], b2[32], b3[32];
+	char b1[32], b2[32], b3[32], calls[320];
+	struct record_cost cost;
+	int64_t launches = 0, other_calls = 0;
 
 	if (!ctx->has_api_calls || busy_frac >= diag__get(ctx, "cpu_bound.max_gpu_busy") || idle <= 0)
 		return 0;
@@ -96,18 +99,31 @@ static int rule_cpu_bound(struct diag_context *ctx, struct prof_error *err)
 	host_ns = idle - in_api;
 	if ((double)host_ns < diag__get(ctx, "cpu_bound.min_host_fraction") * (double)idle)
 		return 0;
+	/* the idle time in CUDA calls as measured and without perfkit's cost */
+	rc = record_cost__load(ctx->store, &cost, err);
+	if (!rc && cost.measured)
+		rc = record_cost__idle_calls(&ctx->scope, &launches, &other_calls, err);
+	if (rc)
+		return rc;
+	record_cost__idle_sentence(&cost, in_api, launches, other_calls, calls, sizeof calls);
 	diag__add(ctx, "cpu_bound", "The CPU side dominates while the GPU waits", diag__share(ctx, host_ns),
 		  host_ns, DIAG_HIGH,
 		  diag__fmt("The GPU is busy %.1f%% of the window; of its %s idle time the host spends %s "
-			    "(%.0f%%) outside any CUDA call, i.e. in its own work: %s per iteration.",
+			    "(%.0f%%) outside any CUDA call, i.e. in its own work: %s per iteration.%s",
 			    100 * busy_frac, diag__ns(b1, sizeof b1, idle), diag__ns(b2, sizeof b2, host_ns),
 			    100.0 * (double)host_ns / (double)idle,
-			    diag__ns(b3, sizeof b3, (int64_t)((double)host_ns / diag__per_iter(ctx)))),
+			    diag__ns(b3, sizeof b3, (int64_t)((double)host_ns / diag__per_iter(ctx))), calls),
 		  diag__with_pytorch(ctx,
-			  diag__fmt("Find the host work in the gaps (NVTX ranges, a CPU profiler) and overlap "
-				    "it with the GPU: prepare the next batch on a worker thread while the GPU "
+			  /* the gain replays a graph where the host's work is
+			   * dispatch (rules/gains.c): the change leads with it */
+			  diag__fmt("{?dispatch {!graphs The host's work here is what launching the step's "
+				    "kernels costs (dispatch, at most %d us a launch): replay the step as a CUDA "
+				    "graph, or fuse kernels into fewer launches. Where the host does other "
+				    "work, find it}{?graphs Find the host work}}{!dispatch Find the host work} in "
+				    "the gaps (NVTX ranges, a CPU profiler) and overlap it with the GPU: prepare the next batch on a worker thread while the GPU "
 				    "runs this one (an asynchronous pipeline), batch small pieces of work, or "
-				    "move the preprocessing to the GPU."),
+				    "move the preprocessing to the GPU.",
+				    DISPATCH_NS_PER_LAUNCH / 1000),
 			  diag_pytorch_host_work));
 	return 0;
 }

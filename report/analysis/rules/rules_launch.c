@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/core/record_cost.h"
 #include "analysis/kernel_metrics/gemm_names.h"
 #include "analysis/kernel_metrics/gemm_runs.h"
 #include "prof/tables.h"
@@ -279,15 +280,18 @@ static void report_launch_bound(struct diag_context *ctx, struct launch_scan *s,
 	int64_t idle = diag__window_ns(ctx) - ctx->busy_ns;
 	int64_t gaps = s->gaps_ns < idle ? s->gaps_ns : idle;
 	double frac = (double)s->gaps_ns / ((double)s->gaps_ns + (double)s->kernel_ns + 1);
-	char b1[32], b2[32], b3[64] = "";
+	char b1[32], b2[32], b3[256] = "";
 	struct diag_finding *f;
+	struct record_cost cost;
 
 	if (s->short_kernels < (int64_t)diag__get(ctx, "launch_bound.min_kernels") ||
 	    2 * s->short_kernels < s->kernels || frac < diag__get(ctx, "launch_bound.min_gap_fraction"))
 		return;
-	if (api_n)
-		snprintf(b3, sizeof b3, " Each launch call costs the host %s.",
-			 diag__ns(b2, sizeof b2, api_ns / api_n));
+	/* the cost per call as measured and without perfkit's own recording;
+	 * a capture whose peaks cannot be read is said to lack the measurement */
+	if (record_cost__load(ctx->store, &cost, NULL) < 0)
+		cost.measured = false;
+	record_cost__launch_sentence(&cost, api_n, api_ns, b3, sizeof b3);
 	diag_tally__sort_by_time(&s->short_by_name);
 	f = diag__add(ctx, "launch_bound", "Launch-bound: short kernels with gaps between them",
 		      diag__share(ctx, gaps), gaps, DIAG_HIGH,

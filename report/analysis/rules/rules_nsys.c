@@ -338,7 +338,7 @@ static int rule_gpu_gaps(struct diag_context *ctx, struct prof_error *err)
 		total = prof_add_saturated(total, gap);
 		n++;
 		snprintf(b2, sizeof b2, "gap at +%.3f s",
-			 (double)prof_span_saturated(ctx->w->capture_start_ns, ctx->busy[i - 1].end_ns) / 1e9);
+			 (double)prof_span_saturated(ctx->w->zero_ns, ctx->busy[i - 1].end_ns) / 1e9);
 		e = diag_tally__get(&t, b2);
 		if (!e)
 			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
@@ -388,7 +388,7 @@ static int rule_gpu_util(struct diag_context *ctx, struct prof_error *err)
 		flagged++;
 		idle += (b - a) - busy;
 		snprintf(key, sizeof key, "chunk %d at +%.3f s: %.0f%% busy", i + 1,
-			 (double)prof_span_saturated(ctx->w->capture_start_ns, a) / 1e9,
+			 (double)prof_span_saturated(ctx->w->zero_ns, a) / 1e9,
 			 100.0 * (double)busy / (double)(b - a));
 		e = diag_tally__get(&t, key);
 		if (!e)

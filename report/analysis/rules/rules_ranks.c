@@ -370,6 +370,8 @@ static int straggler_finding(struct diag_context *ctx, struct straggler *st, str
 				diag__ns(b5, sizeof b5, st->late_waited[most]), (long long)st->late,
 				diag__ns(b6, sizeof b6, st->max_wait_ns), before),
 		      straggler_change(ctx, cause, s->rank));
+	if (f)
+		f->saves_ns = (int64_t)per_step[most];
 	memset(on, 0, sizeof *on * (size_t)j->times.n);
 	on[st->s] = true;
 	ns[st->s] = st->waited[most];

@@ -84,8 +84,10 @@ static const enum verdict_part part_of_cause[IDLE_NCAUSES] = {
  * time is taken from the parts it stalls, the host's idle parts first
  * (they hold the CPU faults' runs), then the GPU's computing (its fault
  * groups), never more than they hold. */
-static void take_migrations(int64_t total[VERDICT_NPARTS], int64_t stretch_ns)
+static int64_t take_migrations(int64_t total[VERDICT_NPARTS], int64_t stretch_ns)
 {
+	int64_t on_gpu = 0;
+
 	static const enum verdict_part stalled[] = { PART_UNACCOUNTED, PART_HOST_WORK, PART_LAUNCH,
 						     PART_COMPUTE, PART_COPIES };
 
@@ -95,7 +97,10 @@ static void take_migrations(int64_t total[VERDICT_NPARTS], int64_t stretch_ns)
 		total[stalled[k]] -= take;
 		total[PART_PAGE_MIGRATION] += take;
 		stretch_ns -= take;
+		if (stalled[k] == PART_COMPUTE || stalled[k] == PART_COPIES)
+			on_gpu += take;
 	}
+	return on_gpu;
 }
 
 int diag_verdict__make(struct diag_context *ctx, struct diag_verdict *v, struct prof_error *err)
@@ -103,7 +108,7 @@ int diag_verdict__make(struct diag_context *ctx, struct diag_verdict *v, struct 
 	struct gpu_idle_result *memo = NULL;
 	const struct gpu_idle_result *idle;
 	const struct gpu_idle_device *d = NULL;
-	int64_t window_ns, total[VERDICT_NPARTS] = { 0 }, sum = 0, stretch_ns = 0;
+	int64_t window_ns, total[VERDICT_NPARTS] = { 0 }, sum = 0, stretch_ns = 0, migration_gpu_ns;
 	int steps, rc;
 
 	memset(v, 0, sizeof *v);
@@ -125,7 +130,7 @@ int diag_verdict__make(struct diag_context *ctx, struct diag_verdict *v, struct 
 	rc = diag_managed__stretch_ns(ctx, &stretch_ns, err);
 	if (rc)
 		goto out;
-	take_migrations(total, stretch_ns);
+	migration_gpu_ns = take_migrations(total, stretch_ns);
 	window_ns = diag__window_ns(ctx);
 	steps = ctx->w->iterations;
 	for (int p = 0; p < VERDICT_NPARTS; p++) {
@@ -140,6 +145,7 @@ int diag_verdict__make(struct diag_context *ctx, struct diag_verdict *v, struct 
 	else
 		v->step_ns = sum;
 	v->steps = steps;
+	v->migration_gpu_ns = steps > 0 ? migration_gpu_ns / steps : migration_gpu_ns;
 	v->device_id = d->device_id;
 	v->bound = diag_verdict__bound_of(v->part_ns);
 	v->valid = true;

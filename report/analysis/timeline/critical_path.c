@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "prof/tables.h"
+#include "step_replay.h"
 
 /* ---- which step ------------------------------------------------------------ */
 
@@ -460,6 +461,21 @@ static int walk_step(struct diag_scope *ctx, struct critical_path *cp, const str
 	}
 	cp->nseg = path.nseg;
 	memcpy(cp->edges, path.edges, sizeof cp->edges);
+	{
+		struct replay_params p;
+
+		step_replay__params(&d, &p);
+		cp->pinned_bytes_per_ns = p.pinned_bytes_per_ns;
+		for (unsigned ch = 0; ch < REPLAY_NSETS; ch++) {
+			int64_t ns = step_replay__span(&d, &a, cp->start_ns, ch, &p);
+
+			if (ns < 0) {
+				rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+				goto out;
+			}
+			cp->replay_ns[ch] = ns;
+		}
+	}
 out:
 	cp_path__exit(&path);
 	cp_data__exit(&d);

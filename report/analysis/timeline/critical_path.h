@@ -68,6 +68,17 @@ int cp_data__index(struct cp_data *d);
  * against that key. */
 int cp_wait__cmp(const struct cp_wait *x, int64_t pid, int64_t dev, int64_t stream, int64_t at);
 void cp_data__exit(struct cp_data *d);
+/* Lookups over indexed data (critical_path_walk.c): the last call of
+ * thread tid that starts before t (-1: none); the work of process pid that
+ * ended last inside (after, upto], of one stream when stream >= 0 (-1:
+ * none); the work of another stream of w's device and process that ended
+ * last at or before t, the likeliest recorder of an event w's stream
+ * waited on (-1: none); whether w's stream waited on an event in
+ * (after, upto]. */
+int cp_data__last_call_before(const struct cp_data *d, int64_t tid, int64_t t);
+int cp_data__released_by(const struct cp_data *d, int64_t pid, int64_t stream, int64_t after, int64_t upto);
+int cp_data__other_stream_before(const struct cp_data *d, const struct gpu_work *w, int64_t t);
+bool cp_data__waited_between(const struct cp_data *d, const struct gpu_work *w, int64_t after, int64_t upto);
 
 enum cp_kind {
 	CP_HOST_WORK,      /* a host thread outside CUDA calls */
@@ -113,6 +124,19 @@ const char *cp_kind__name(enum cp_kind k, const struct gpu_work *work);
 
 /* ---- one step of a capture --------------------------------------------------- */
 
+/* The changes a step is replayed with (step_replay.h), as bits: a replay
+ * applies any set of them at once. */
+enum replay_change {
+	REPLAY_AS_MEASURED = 0,
+	REPLAY_GRAPH = 1,
+	REPLAY_HOST_HIDDEN = 2,
+	REPLAY_NO_SYNC = 4,
+	REPLAY_PINNED = 8,
+	REPLAY_NO_ALLOC = 16,
+	REPLAY_NSETS = 32    /* every set of them, as an index */
+};
+
+
 /* A part of the path: its segments of one kind and name, summed. */
 struct cp_part {
 	char *label;          /* "cudaMemcpy", "kernel gemm...", "host work outside CUDA calls" */
@@ -131,6 +155,11 @@ struct critical_path {
 	struct cp_part *parts; /* longest first */
 	int nparts;
 	char why_none[256];   /* when step is 0 */
+	/* The step replayed forward as measured and with each set of changes
+	 * (step_replay.h), by the set's bits, in ns; 0 where the replay did
+	 * not run. */
+	int64_t replay_ns[REPLAY_NSETS];
+	double pinned_bytes_per_ns;  /* the bandwidth the pinned replay used */
 };
 
 /* Step rows past this many (work plus calls) are not walked. */

@@ -38,7 +38,7 @@ static bool same_stream(const struct gpu_work *a, const struct gpu_work *b)
 
 /* The last call of thread tid that starts before t (calls sorted by
  * thread, then start), or -1. */
-static int last_call_before(const struct cp_data *d, int64_t tid, int64_t t)
+int cp_data__last_call_before(const struct cp_data *d, int64_t tid, int64_t t)
 {
 	int lo = 0, hi = d->ncalls;
 
@@ -89,7 +89,7 @@ int cp_data__index(struct cp_data *d)
 
 		if (!g->has_launch)
 			continue;
-		c = last_call_before(d, g->launch_tid, g->launch_start_ns + 1);
+		c = cp_data__last_call_before(d, g->launch_tid, g->launch_start_ns + 1);
 		if (c >= 0 && d->calls[c].start_ns == g->launch_start_ns &&
 		    (d->own_work[c] < 0 || d->work[d->own_work[c]].end_ns < g->end_ns))
 			d->own_work[c] = w;
@@ -124,7 +124,7 @@ static int last_ending_by(const struct cp_data *d, int64_t t)
 
 /* The work of process pid that ended last inside (after, upto], of one
  * stream when stream >= 0, or -1. */
-static int released_by(const struct cp_data *d, int64_t pid, int64_t stream, int64_t after, int64_t upto)
+int cp_data__released_by(const struct cp_data *d, int64_t pid, int64_t stream, int64_t after, int64_t upto)
 {
 	for (int k = last_ending_by(d, upto); k >= 0; k--) {
 		const struct gpu_work *w = &d->work[d->by_end[k]];
@@ -139,7 +139,7 @@ static int released_by(const struct cp_data *d, int64_t pid, int64_t stream, int
 
 /* The work of another stream of w's device and process that ended last at
  * or before t, or -1: the likeliest recorder of the event w's stream waited on. */
-static int other_stream_before(const struct cp_data *d, const struct gpu_work *w, int64_t t)
+int cp_data__other_stream_before(const struct cp_data *d, const struct gpu_work *w, int64_t t)
 {
 	for (int k = last_ending_by(d, t); k >= 0; k--) {
 		const struct gpu_work *o = &d->work[d->by_end[k]];
@@ -158,7 +158,7 @@ int cp_wait__cmp(const struct cp_wait *x, int64_t pid, int64_t dev, int64_t stre
 }
 
 /* Did w's stream wait on an event in (after, upto]? */
-static bool waited_between(const struct cp_data *d, const struct gpu_work *w, int64_t after, int64_t upto)
+bool cp_data__waited_between(const struct cp_data *d, const struct gpu_work *w, int64_t after, int64_t upto)
 {
 	int lo = 0, hi = d->nwaits;
 
@@ -203,7 +203,7 @@ static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int step_host(struct walk *k)
 {
 	const struct cp_data *d = k->d;
-	int i = last_call_before(d, k->tid, k->t), c, rel = -1;
+	int i = cp_data__last_call_before(d, k->tid, k->t), c, rel = -1;
 	const struct cp_call *call;
 
 	if (i < 0) {
@@ -225,7 +225,7 @@ static int step_host(struct walk *k)
 		rel = d->own_work[c];
 		k->path->edges[CP_EDGE_COPY]++;
 	} else if (call->waits_for_gpu) {
-		rel = released_by(d, call->pid, call->sync_stream, call->start_ns, k->t);
+		rel = cp_data__released_by(d, call->pid, call->sync_stream, call->start_ns, k->t);
 		if (rel >= 0)
 			k->path->edges[CP_EDGE_SYNC]++;
 	}
@@ -274,9 +274,9 @@ static int step_gpu(struct walk *k)
 		pick = PREV;
 	}
 	if (w->has_launch &&
-	    waited_between(d, w, p >= 0 && d->work[p].has_launch ? d->work[p].launch_start_ns : INT64_MIN,
+	    cp_data__waited_between(d, w, p >= 0 && d->work[p].has_launch ? d->work[p].launch_start_ns : INT64_MIN,
 			   w->launch_start_ns)) {
-		x = other_stream_before(d, w, k->t);
+		x = cp_data__other_stream_before(d, w, k->t);
 		if (x >= 0 && d->work[x].end_ns > ready) {
 			ready = d->work[x].end_ns;
 			pick = EVENT;

@@ -11,7 +11,7 @@
  * Rank column and holds a block of rows per rank.
  *
  * Start times count from the capture's start, as the traces, the HTML
- * report's plots and --from/--to count them (sum_capture__extent). */
+ * report's plots and --from/--to count them (sum_capture__time). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -342,11 +342,12 @@ static int units__analyse(struct prof_store *s, unit_fn fn, struct idle_units *u
 	struct sum_ranks ranks;
 	struct prof_error ignored = { 0 };
 	bool job = false;
-	int64_t last_ns;
+	struct sum_capture_time time;
 	int rc, urc;
 
 	memset(u, 0, sizeof *u);
-	rc = sum_capture__extent(s, &u->origin_ns, &last_ns, err);
+	rc = sum_capture__time(s, &time, err);
+	u->origin_ns = time.zero_ns;
 	if (rc == 0)
 		rc = sum_bad_spans__count(s, &u->rows_left_out, err);
 	if (rc)

@@ -17,10 +17,10 @@
 # exit status and step_ms of both runs, kernels in the capture, its size.
 set -u
 
-PROGRAMS=(graph_eager graph_replay managed_memory managed_prefetch pinned_overlap
+PROGRAMS=(graph_eager graph_replay alloc_churn alloc_pool managed_memory managed_prefetch pinned_overlap
 	phases_no_nvtx triton_softmax fp32_gemm_no_tf32 pageable_sync_copies hf_gpt2_train
 	hf_gpt2_infer_b1 timm_resnet_dataloader jax_jit_mlp compile_default
-	compile_reduce_overhead)
+	compile_reduce_overhead pageable_pinned pageable_no_item)
 
 BUILD=$(cd "${1:-.gpu/collector}" && pwd) || exit 2
 shift $(($# > 0 ? 1 : 0))
@@ -45,6 +45,10 @@ command_of() {
 	case $1 in
 	graph_eager) CMD=("$BIN/graph_chain") ;;
 	graph_replay) CMD=("$BIN/graph_chain" --graph) ;;
+	alloc_churn) CMD=("$BIN/alloc_churn") ;;
+	alloc_pool) CMD=("$BIN/alloc_churn" --pool) ;;
+	pageable_pinned) CMD=(python3 "$SRC/pageable_sync_copies.py" --pinned) ;;
+	pageable_no_item) CMD=(python3 "$SRC/pageable_sync_copies.py" --no-item) ;;
 	managed_memory) CMD=("$BIN/managed_memory") ;;
 	managed_prefetch) CMD=("$BIN/managed_memory" --prefetch) ;;
 	pinned_overlap | phases_no_nvtx) CMD=("$BIN/$1") ;;
@@ -56,6 +60,7 @@ command_of() {
 source_of() {
 	case $1 in
 	graph_eager | graph_replay) echo graph_chain ;;
+	alloc_churn | alloc_pool) echo alloc_churn ;;
 	managed_memory | managed_prefetch) echo managed_memory ;;
 	pinned_overlap | phases_no_nvtx) echo "$1" ;;
 	esac

@@ -8,6 +8,12 @@ bf16 autocast, SGD with momentum. Four batches are made on the CPU once
 and reused in turn. Each step is an NVTX range "train_step"; 5 warm-up
 steps, then 40 timed.
 
+Two twins make one change each, as a finding would ask:
+  --pinned   the batches in pinned memory, copied with non_blocking=True
+             (the corpus' pageable_pinned);
+  --no-item  the losses kept on the GPU and read once after the loop, no
+             .item() inside it (pageable_no_item).
+
 Prints steps, warmup, batch_mib, loss and step_ms (the median over blocks
 of steps, each block ended by torch.cuda.synchronize)."""
 import math
@@ -22,9 +28,16 @@ WARMUP, STEPS = 5, 40
 
 
 def main():
+    args = sys.argv[1:]
+    if any(a not in ("--pinned", "--no-item") for a in args):
+        sys.exit("usage: pageable_sync_copies.py [--pinned] [--no-item]")
+    pinned, no_item = "--pinned" in args, "--no-item" in args
     torch.manual_seed(0)
     inputs = [torch.randn(BATCH, FEATURES) for _ in range(HOST_BATCHES)]
     labels = [torch.randint(0, CLASSES, (BATCH,)) for _ in range(HOST_BATCHES)]
+    if pinned:
+        inputs = [t.pin_memory() for t in inputs]
+        labels = [t.pin_memory() for t in labels]
     model = torch.nn.Sequential(torch.nn.Linear(FEATURES, 2048), torch.nn.ReLU(),
                                 torch.nn.Linear(2048, 2048), torch.nn.ReLU(),
                                 torch.nn.Linear(2048, CLASSES)).cuda()
@@ -34,20 +47,21 @@ def main():
     def step():
         i = len(history) % HOST_BATCHES
         with torch.cuda.nvtx.range("train_step"):
-            x = inputs[i].cuda()
-            y = labels[i].cuda()
+            x = inputs[i].cuda(non_blocking=pinned)
+            y = labels[i].cuda(non_blocking=pinned)
             opt.zero_grad(set_to_none=True)
             with torch.autocast("cuda", dtype=torch.bfloat16):
                 loss = torch.nn.functional.cross_entropy(model(x), y)
             loss.backward()
             opt.step()
-            history.append(loss.item())
+            history.append(loss.detach() if no_item else loss.item())
 
     for _ in range(WARMUP):
         step()
     torch.cuda.synchronize()
     step_ms = time_steps(step, STEPS, torch.cuda.synchronize)
 
+    history = [float(v) for v in history]
     if not all(math.isfinite(v) for v in history):
         sys.exit("pageable_sync_copies: a loss is not finite")
     print("steps", STEPS)

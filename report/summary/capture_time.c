@@ -1,0 +1,128 @@
+/* capture_time.c - the capture's time base (query.h): the zero that every
+ * time perfkit shows counts from, and the extent of what was recorded.
+ * Every reader asks here, so that diagnose's "+x s", the reports' start
+ * columns, the traces, the HTML plots and --from/--to agree. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "query.h"
+#include "prof/strfmt.h"
+
+/* The tables whose rows carry the capture's times. */
+static const char *const extent_tables[] = {
+	PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET, PROF_T_RUNTIME, PROF_T_DRIVER, PROF_T_NVTX,
+};
+#define EXTENT_TABLES (sizeof extent_tables / sizeof extent_tables[0])
+
+/* The first start and last end of table i's real rows, over %s (the table
+ * or every row of it). A row with a start of 0 or less has no time (an
+ * NVTX domain's registration, a copy of a context that failed), and a
+ * domain's creation is no event even where it has one; rows with a bad
+ * span are left out of every sum and export, and a start of INT64_MIN
+ * would put the capture's start 292 years before everything drawn. Marks
+ * have no end: their start is where they end. */
+static const char *const extent_sql[EXTENT_TABLES] = {
+	"SELECT min(start), max(end) FROM %s WHERE start > 0 AND NOT " SUM_BAD_SPAN(""),
+	"SELECT min(start), max(end) FROM %s WHERE start > 0 AND NOT " SUM_BAD_SPAN(""),
+	"SELECT min(start), max(end) FROM %s WHERE start > 0 AND NOT " SUM_BAD_SPAN(""),
+	"SELECT min(start), max(end) FROM %s WHERE start > 0 AND NOT " SUM_BAD_SPAN(""),
+	"SELECT min(start), max(end) FROM %s WHERE start > 0 AND NOT " SUM_BAD_SPAN(""),
+	"SELECT min(start), max(coalesce(end, start)) FROM %s WHERE eventType != "
+	PROF_SQL_NVTX_DOMAIN_CREATE " AND start > 0 AND (end IS NULL OR NOT " SUM_BAD_SPAN("") ")",
+};
+
+/* The earliest start and latest end of the real rows (INT64_MAX and
+ * INT64_MIN when there are none): of the rows the store shows now when
+ * all_rows is false, else of every row, whatever --rank or a rank's scope
+ * narrowed the tables to. */
+static int records_extent(struct prof_store *s, bool all_rows, int64_t *lo, int64_t *hi,
+			  struct prof_error *err)
+{
+	*lo = INT64_MAX;
+	*hi = INT64_MIN;
+	for (size_t i = 0; i < EXTENT_TABLES; i++) {
+		const char *rows = all_rows ? prof_store__all_rows(s, extent_tables[i]) : NULL;
+		char *from = rows ? prof_strfmt("(%s) AS t", rows) : NULL;
+		char *sql = prof_strfmt(extent_sql[i], from ? from : extent_tables[i]);
+		struct prof_cursor *c = NULL;
+		int rc;
+
+		free(from);
+		if (!sql)
+			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		rc = prof_cursor__open(s, sql, &c, err);
+		free(sql);
+		if (rc < 0)
+			return rc;
+		rc = prof_cursor__next(c, err);
+		if (rc > 0 && !prof_cursor__is_null(c, 0) && prof_cursor__int64(c, 0) < *lo)
+			*lo = prof_cursor__int64(c, 0);
+		if (rc > 0 && !prof_cursor__is_null(c, 1) && prof_cursor__int64(c, 1) > *hi)
+			*hi = prof_cursor__int64(c, 1);
+		prof_cursor__close(c);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* When the run began on the capture's clock, and as a UTC time, if the
+ * capture says: a perfkit capture's run start (PERFKIT_META start_ns, on
+ * its clock, which is the realtime clock; a job's is its first capture's,
+ * on the job's time base), an nsys export's session start
+ * (TARGET_INFO_SESSION_START_TIME, a UTC time; the export's times count
+ * from it, unless they are UTC times themselves). first_ns: the first
+ * record, to tell the two kinds of nsys times apart. */
+static bool run_start(struct prof_store *s, int64_t first_ns, int64_t *start_ns, int64_t *utc_ns)
+{
+	struct prof_cursor *c = NULL;
+	struct prof_error ignored = { 0 };
+	char *meta = prof_store__meta(s, "start_ns");
+	bool found = false;
+
+	if (meta) {
+		char *end;
+		long long v = strtoll(meta, &end, 10);
+
+		found = *meta && !*end && v > 0;
+		*start_ns = *utc_ns = v;
+		free(meta);
+		if (found)
+			return true;
+	}
+	if (prof_cursor__open(s, "SELECT utcEpochNs FROM " PROF_T_SESSION_START " LIMIT 1", &c, &ignored) < 0)
+		return false;
+	if (prof_cursor__next(c, &ignored) > 0 && !prof_cursor__is_null(c, 0) && prof_cursor__int64(c, 0) > 0) {
+		*utc_ns = prof_cursor__int64(c, 0);
+		*start_ns = first_ns != INT64_MAX && first_ns >= *utc_ns ? *utc_ns : 0;
+		found = true;
+	}
+	prof_cursor__close(c);
+	return found;
+}
+
+int sum_capture__time(struct prof_store *s, struct sum_capture_time *t, struct prof_error *err)
+{
+	int64_t all_first, all_last, start_ns = 0, utc_ns = 0;
+	int rc;
+
+	memset(t, 0, sizeof *t);
+	rc = records_extent(s, false, &t->first_ns, &t->last_ns, err);
+	if (rc == 0)
+		rc = records_extent(s, true, &all_first, &all_last, err);
+	if (rc < 0)
+		return rc;
+	/* the run's start, unless something was recorded earlier */
+	if (run_start(s, all_first, &start_ns, &utc_ns) && start_ns <= all_first) {
+		t->zero_ns = start_ns;
+		t->zero_utc_ns = utc_ns;
+	} else if (all_first != INT64_MAX) {
+		t->zero_ns = all_first;
+		/* a perfkit capture's clock is the realtime clock */
+		t->zero_utc_ns = start_ns == utc_ns ? all_first : utc_ns + (all_first - start_ns);
+	}
+	if (t->last_ns == INT64_MIN)
+		t->first_ns = t->last_ns = 0;
+	return 0;
+}
