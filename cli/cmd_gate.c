@@ -15,7 +15,8 @@
 #include "sink/sink.h"
 
 static const char *const usage[] = {
-	"perfkit gate --baseline=BASELINE.json [--max-regression=5%] [--junit=FILE [--force]] CAPTURE...",
+	"perfkit gate --baseline=BASELINE.json [--max-regression=5%] [--max-launch-ratio=2]",
+	"             [--program=any] [--ranks=common] [--full-names] [--junit=FILE [--force]] CAPTURE...",
 	"  (each CAPTURE a capture, or a directory of a job's captures)",
 	NULL,
 };
@@ -73,6 +74,7 @@ int cmd_gate(int argc, char **argv)
 {
 	const char *baseline_path = NULL, *junit = NULL, *format_opt = "text";
 	const char *max_regression = NULL, *min_time = NULL, *min_share = NULL;
+	const char *program = NULL, *min_launch_share = NULL, *ranks = NULL;
 	struct gate_options o;
 	bool force = false;
 	const struct cli_option opts[] = {
@@ -85,6 +87,16 @@ int cmd_gate(int argc, char **argv)
 			   "nor those under this share of GPU/wall time (default 1%)"),
 		CLI_DOUBLE(0, "noise", &o.noise_mads, "N",
 			   "noise allowance in robust standard deviations (default 3)"),
+		CLI_DOUBLE(0, "max-launch-ratio", &o.max_launch_ratio, "X",
+			   "a kernel or range this many times slower per launch fails, under the"
+			   " floor too (default 2; 0: off)"),
+		CLI_STRING(0, "min-launch-share", &min_launch_share, "PCT",
+			   "unless its time is under this share of the wall time (default 0.5%)"),
+		CLI_STRING(0, "program", &program, "any",
+			   "compare captures of another program than the baseline's"),
+		CLI_STRING(0, "ranks", &ranks, "common",
+			   "compare a job of another size than the baseline's job on the ranks both have"),
+		CLI_FLAG(0, "full-names", &o.full_names, "kernel names in full in text and JUnit"),
 		CLI_STRING(0, "junit", &junit, "FILE", "also write JUnit XML, one testcase per key"),
 		CLI_FLAG(0, "force", &force, "replace the --junit FILE if it exists"
 			 CLI_READ_AS_ONE_JOB_HELP),
@@ -126,6 +138,24 @@ int cmd_gate(int argc, char **argv)
 	}
 	if (min_time && prof_units__parse_duration(min_time, &o.min_time_ns) < 0) {
 		cli_error("--min-time expects a duration such as 100us or 2ms, not '%s'", min_time);
+		return CLI_EXIT_USAGE;
+	}
+	if (min_launch_share && baseline__parse_percent(min_launch_share, &o.min_launch_share_pct) < 0) {
+		cli_error("--min-launch-share expects a percentage such as 0.5%%, not '%s'", min_launch_share);
+		return CLI_EXIT_USAGE;
+	}
+	if (program && strcmp(program, "any") != 0) {
+		cli_error("--program takes 'any', not '%s'", program);
+		return CLI_EXIT_USAGE;
+	}
+	o.any_program = program != NULL;
+	if (ranks && strcmp(ranks, "common") != 0) {
+		cli_error("--ranks takes 'common', not '%s'", ranks);
+		return CLI_EXIT_USAGE;
+	}
+	o.common_ranks = ranks != NULL;
+	if (!(o.max_launch_ratio >= 0)) {
+		cli_error("--max-launch-ratio must not be negative");
 		return CLI_EXIT_USAGE;
 	}
 	if (o.noise_mads < 0) {

@@ -12,7 +12,7 @@
   report/analysis/rules            may use every analysis/ folder above, summary, sink
   report/analysis (its own files: the face analysis.h and diagnose's
                    engine) may use every analysis/ folder, summary, sink
-  report/compare                   may use summary, sink
+  report/compare                   may use analysis/core, analysis/ranks, summary, sink
   report/export                    may use summary, analysis, sink
   report/job                       may use summary, analysis, sink
   other report/ folders reach report/summary through summary/summary.h and
@@ -47,7 +47,7 @@ REPORT_MAY_USE = {
     "analysis/timeline": {"analysis/core", "analysis/diagnose", "summary", "sink"},
     "analysis/rules": (ANALYSIS_ALL - {"analysis/rules"}) | {"summary", "sink"},
     "analysis": ANALYSIS_ALL | {"summary", "sink"},
-    "compare": {"summary", "sink"},
+    "compare": {"analysis/core", "analysis/ranks", "summary", "sink"},
     "export": {"summary", "analysis", "sink"},
     "job": {"summary", "analysis", "sink"},
 }

@@ -193,39 +193,88 @@ static double longest_loop_launch(const struct diff_profile *p)
 	return longest;
 }
 
-int baseline_values__init(struct baseline_values *vals, const struct diff_profile *p,
-			  struct prof_error *err)
+/* The keys of one process (a whole capture, or one rank of a job), each
+ * name after `rank` ("" or "rank1/"). */
+static int values__add_process(struct baseline_values *vals, size_t *cap, const char *rank,
+			       const struct diff_profile *p)
 {
 	const struct diff_section *k = &p->sec[DIFF_KERNELS], *c = &p->sec[DIFF_COPIES];
 	const struct diff_section *r = &p->sec[DIFF_RANGES];
 	const struct sum_window *w = &p->loop;
-	size_t cap = 0;
+	char kernel[48], copy[48], nvtx[48];
 	int rc;
 
-	memset(vals, 0, sizeof *vals);
-	rc = values__add(vals, &cap, "", "gpu_time",
+	snprintf(kernel, sizeof kernel, "%skernel:", rank);
+	snprintf(copy, sizeof copy, "%scopy_bytes:", rank);
+	snprintf(nvtx, sizeof nvtx, "%snvtx:", rank);
+	rc = values__add(vals, cap, rank, "gpu_time",
 			 per_run(BASELINE_NS, p->gpu_time_ns, p->loop_gpu_time_ns, p, longest_loop_launch(p)));
 	if (rc == 0)
 		/* The loop's window runs on past its last step's host side to the
 		 * end of the GPU work it launched: that tail is its edge. */
-		rc = values__add(vals, &cap, "", "wall_time",
+		rc = values__add(vals, cap, rank, "wall_time",
 				 per_run(BASELINE_NS, p->wall_ns, prof_span_saturated(w->start_ns, w->end_ns), p,
 					 (double)prof_span_saturated(w->host_end_ns, w->end_ns)));
 	if (rc == 0)
-		rc = values__add(vals, &cap, "", "kernel_count",
+		rc = values__add(vals, cap, rank, "kernel_count",
 				 per_run(BASELINE_COUNT, p->kernel_count, p->loop_kernel_count, p, 1));
 	if (rc == 0)
-		rc = values__add(vals, &cap, "", "alloc_count",
+		rc = values__add(vals, cap, rank, "alloc_count",
 				 per_run(BASELINE_COUNT, p->alloc_count, p->loop_alloc_count, p, 1));
 	for (size_t i = 0; rc == 0 && i < k->n; i++)
-		rc = values__add(vals, &cap, "kernel:", k->v[i].name, per_launch(&k->v[i], p));
+		rc = values__add(vals, cap, kernel, k->v[i].name, per_launch(&k->v[i], p));
 	for (size_t i = 0; rc == 0 && i < c->n; i++)
 		if (c->v[i].copy_kind >= 0)
-			rc = values__add(vals, &cap, "copy_bytes:", diff_copy_kind__name(c->v[i].copy_kind),
+			rc = values__add(vals, cap, copy, diff_copy_kind__name(c->v[i].copy_kind),
 					 per_run(BASELINE_BYTES, c->v[i].bytes, c->v[i].loop_bytes, p,
 						 c->v[i].count ? (double)c->v[i].bytes / c->v[i].count : 0));
 	for (size_t i = 0; rc == 0 && i < r->n; i++)
-		rc = values__add(vals, &cap, "nvtx:", r->v[i].name, per_launch(&r->v[i], p));
+		rc = values__add(vals, cap, nvtx, r->v[i].name, per_launch(&r->v[i], p));
+	return rc;
+}
+
+/* A job's step: its slowest rank's median step, what the job waits for;
+ * a step of each iteration, so its value and its figure per iteration
+ * are one. No key when no rank has steps. */
+static int values__add_step(struct baseline_values *vals, size_t *cap, const struct diff_profile *job)
+{
+	int64_t slowest = -1;
+
+	for (int i = 0; i < job->nranks; i++)
+		if (job->ranks[i].nsteps > 0 && job->ranks[i].step_med_ns > slowest)
+			slowest = job->ranks[i].step_med_ns;
+	if (slowest < 0)
+		return 0;
+	return values__add(vals, cap, "", BASELINE_STEP_KEY, (struct baseline_value){
+		.unit = BASELINE_NS, .per = BASELINE_PER_RUN, .value = (double)slowest,
+		.total = (double)slowest, .per_iteration = (double)slowest,
+	});
+}
+
+int baseline__job_size(const struct diff_profile *p)
+{
+	return p->nranks > 0 ? p->nranks : 1;
+}
+
+int baseline_values__init(struct baseline_values *vals, const struct diff_profile *p,
+			  struct prof_error *err)
+{
+	size_t cap = 0;
+	int rc = 0;
+
+	memset(vals, 0, sizeof *vals);
+	/* A job's ranks each on their own (their sum would count two ranks'
+	 * work per step), and the job's step. */
+	if (p->nranks == 0)
+		rc = values__add_process(vals, &cap, "", p);
+	for (int i = 0; rc == 0 && i < p->nranks; i++) {
+		char rank[32];
+
+		snprintf(rank, sizeof rank, "rank%d/", p->ranks[i].rank);
+		rc = values__add_process(vals, &cap, rank, &p->ranks[i]);
+	}
+	if (rc == 0 && p->nranks > 0)
+		rc = values__add_step(vals, &cap, p);
 	if (rc < 0) {
 		baseline_values__exit(vals);
 		return prof_error__set(err, rc, "out of memory");
@@ -402,15 +451,23 @@ int baseline__build(struct baseline *b, const struct diff_profile *p, size_t n,
 						 p[i].program);
 		if (strcmp(p[i].gpu, p[0].gpu) != 0)
 			return identity_mismatch(err, &p[0], &p[i], "GPU", p[0].gpu, p[i].gpu);
+		if (baseline__job_size(&p[i]) != baseline__job_size(&p[0]))
+			return prof_error__set(err, PROF_E_USAGE,
+					       "captures of jobs of different sizes cannot form one baseline:"
+					       " %s has %d rank%s, %s has %d", p[0].path,
+					       baseline__job_size(&p[0]), baseline__job_size(&p[0]) == 1 ? "" : "s",
+					       p[i].path, baseline__job_size(&p[i]));
 	}
+	b->ranks = baseline__job_size(&p[0]);
 	vals = calloc(n, sizeof *vals);
 	pos = calloc(n, sizeof *pos);
 	scratch = calloc(2 * n, sizeof *scratch);
 	/* As the file will hold them, so a saved baseline is the one built. */
 	b->program = baseline__canonical_name("", p[0].program);
+	b->launcher = baseline__canonical_name("", p[0].launcher ? p[0].launcher : "");
 	b->gpu = baseline__canonical_name("", p[0].gpu);
 	b->captures = calloc(n, sizeof *b->captures);
-	if (!vals || !pos || !scratch || !b->program || !b->gpu || !b->captures)
+	if (!vals || !pos || !scratch || !b->program || !b->launcher || !b->gpu || !b->captures)
 		goto out_nomem;
 	b->ncaptures = n;
 	per_iteration = common_loop(p, n);
@@ -532,8 +589,11 @@ static void put_baseline(FILE *f, const struct baseline *b)
 {
 	fprintf(f, "{\n  \"perfkit_baseline\": %d,\n  \"program\": ", BASELINE_FORMAT_VERSION);
 	prof_fputs_json(f, b->program);
+	fputs(",\n  \"launcher\": ", f);
+	prof_fputs_json(f, b->launcher ? b->launcher : "");
 	fputs(",\n  \"gpu\": ", f);
 	prof_fputs_json(f, b->gpu);
+	fprintf(f, ",\n  \"ranks\": %d", b->ranks);
 	fputs(",\n  \"captures\": [", f);
 	for (size_t i = 0; i < b->ncaptures; i++) {
 		fputs(i ? ", " : "", f);
@@ -790,7 +850,7 @@ int baseline__load(struct baseline *b, const char *path, struct prof_error *err)
 	char *text = read_baseline(path, err);
 	const char *end = NULL;
 	cJSON *root = NULL;
-	const cJSON *version, *program, *gpu, *captures, *keys, *j;
+	const cJSON *version, *program, *launcher, *gpu, *ranks, *captures, *keys, *j;
 	int rc = 0;
 
 	memset(b, 0, sizeof *b);
@@ -835,12 +895,26 @@ int baseline__load(struct baseline *b, const char *path, struct prof_error *err)
 		rc = bad(err, path, "\"keys\" must be an object", NULL);
 		goto out;
 	}
+	launcher = cJSON_GetObjectItemCaseSensitive(root, "launcher");
+	if (launcher && !cJSON_IsString(launcher)) {
+		rc = bad(err, path, "\"launcher\" must be a string", NULL);
+		goto out;
+	}
+	/* absent in a file saved before jobs were keyed rank by rank: 0, unknown */
+	ranks = cJSON_GetObjectItemCaseSensitive(root, "ranks");
+	if (ranks && !(cJSON_IsNumber(ranks) && ranks->valuedouble >= 1 &&
+		       ranks->valuedouble <= INT32_MAX && ranks->valuedouble == floor(ranks->valuedouble))) {
+		rc = bad(err, path, "\"ranks\" must be a positive integer (the job's size)", NULL);
+		goto out;
+	}
+	b->ranks = ranks ? (int)ranks->valuedouble : 0;
 	b->path = strdup(path);
 	b->program = strdup(program->valuestring);
+	b->launcher = strdup(launcher ? launcher->valuestring : "");
 	b->gpu = strdup(gpu->valuestring);
 	b->captures = calloc((size_t)cJSON_GetArraySize(captures), sizeof *b->captures);
 	b->keys = calloc((size_t)cJSON_GetArraySize(keys) + 1, sizeof *b->keys);
-	if (!b->path || !b->program || !b->gpu || !b->captures || !b->keys) {
+	if (!b->path || !b->program || !b->launcher || !b->gpu || !b->captures || !b->keys) {
 		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 		goto out;
 	}
@@ -899,6 +973,7 @@ void baseline__exit(struct baseline *b)
 	free(b->captures);
 	free(b->path);
 	free(b->program);
+	free(b->launcher);
 	free(b->gpu);
 	memset(b, 0, sizeof *b);
 }

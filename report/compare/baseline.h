@@ -8,6 +8,12 @@
  *   kernel:<name>              ns: the median launch of the kernel (all
  *                              launch shapes: their medians weighted by launches)
  *   nvtx:<name>                ns: the median instance of the NVTX range
+ * A job (several ranks in one capture) has every key once per rank, its
+ * name after "rank<N>/" ("rank1/gpu_time", "rank1/kernel:<name>"), each
+ * from that rank's own rows and loop, so that a figure per iteration is
+ * per step of that rank; and the job's
+ *   step                       ns: its slowest rank's median step (the
+ *                              wall time the job waits for each step)
  * The first five are per run: their value is the capture's total, and where
  * the capture has a loop (the window diagnose analyses) also what ran in it
  * per iteration. The last two are per launch, which no number of
@@ -20,8 +26,9 @@
  * figures when every capture had a loop marked alike (the first capture's
  * marker, diff_profiles__align_loops), and optionally a budget
  * ("max_regression": "10%") that the user adds to override the gate's global
- * one. It also names the program and the GPU so that the gate can refuse a
- * capture of something else, and the loop's marker and iterations.
+ * one. It also names the program, the GPU and the job's size (its ranks,
+ * 1 for one process) so that the gate can refuse a capture of something
+ * else, and the loop's marker and iterations (a job's: its first rank's).
  *
  * Format 1 (before per-iteration figures) held every key as a total per
  * run; it still loads, and the gate then compares totals and says so. */
@@ -49,6 +56,12 @@ enum baseline_per { BASELINE_PER_RUN = 0, BASELINE_PER_LAUNCH = 1 };
 
 /* "run", "launch". */
 const char *baseline_per__name(enum baseline_per p);
+
+/* The key of a job's step. */
+#define BASELINE_STEP_KEY "step"
+
+/* A capture's job size: its ranks, 1 for one process. */
+int baseline__job_size(const struct diff_profile *p);
 
 /* One key's value in one capture. */
 struct baseline_value {
@@ -106,8 +119,11 @@ struct baseline_key {
 struct baseline {
 	char *path;    /* the file it was loaded from; NULL when built in memory */
 	int version;   /* the file's format (BASELINE_FORMAT_VERSION when built) */
-	char *program;
+	char *program;   /* the script or module past its launcher (program_id.h) */
+	char *launcher;  /* what ran it in the first capture; "" when none or unknown */
 	char *gpu;
+	int ranks;       /* the job's size (1: one process); 0 unknown: a file saved
+			  * before jobs were keyed rank by rank */
 	char **captures; /* paths the baseline was made from */
 	size_t ncaptures;
 	/* The captures' loop: its marker (loop.mark SUM_LOOP_NONE when they had
@@ -118,8 +134,8 @@ struct baseline {
 	size_t nkeys;
 };
 
-/* From n profiles of the same program on the same GPU (else PROF_E_USAGE
- * naming the capture that differs). Their loops should be aligned first
+/* From n profiles of the same program on the same GPU, jobs of one size
+ * (else PROF_E_USAGE naming the capture that differs). Their loops should be aligned first
  * (diff_profiles__align_loops). */
 int baseline__build(struct baseline *b, const struct diff_profile *p, size_t n,
 		    struct prof_error *err);

@@ -45,17 +45,22 @@ const char *diff_change__name(enum diff_change c)
 
 /* ---- noise ------------------------------------------------------------- */
 
+bool diff_time_changed(double base_ns, double new_ns, double calls, int64_t base_iqr_ns,
+		       int64_t new_iqr_ns)
+{
+	double change = fabs(new_ns - base_ns);
+	double spread = (double)(base_iqr_ns < new_iqr_ns ? base_iqr_ns : new_iqr_ns);
+
+	if (base_ns <= 0 || new_ns <= 0)
+		return base_ns != new_ns;
+	return change > DIFF_MIN_CHANGE * base_ns && change > calls * spread;
+}
+
 bool diff_launch_changed(int64_t base_median_ns, int64_t base_iqr_ns, int64_t new_median_ns,
 			 int64_t new_iqr_ns)
 {
-	double change, base_spread, new_spread;
-
-	if (base_median_ns <= 0 || new_median_ns <= 0)
-		return base_median_ns != new_median_ns;
-	change = fabs((double)(new_median_ns - base_median_ns)) / (double)base_median_ns;
-	base_spread = (double)base_iqr_ns / (double)base_median_ns;
-	new_spread = (double)new_iqr_ns / (double)new_median_ns;
-	return change > DIFF_MIN_CHANGE && change > base_spread && change > new_spread;
+	return diff_time_changed((double)base_median_ns, (double)new_median_ns, 1, base_iqr_ns,
+				 new_iqr_ns);
 }
 
 bool diff_calls_changed(double base_calls, double base_iterations, double new_calls,
@@ -134,23 +139,32 @@ static void side_figures(const struct diff_result *r, const struct diff_stat *st
 	*time_ns = (double)(r->per_iteration ? st->loop_total_ns : st->total_ns) / iterations;
 }
 
-/* The change of a matched entry and its cost per iteration, from its
- * launch_changed and calls_changed. */
+/* The change of a matched entry (the rule in diff.h): its time per
+ * iteration against what its launches' spread explains; with calls per
+ * iteration unchanged (the windows' edges at most), the change of its
+ * mean launch over its calls, so that a launch more at an edge is none.
+ * Labelled by the change's direction, after the calls where they changed
+ * that way and the median launch did not. */
 static void settle(struct diff_row *row)
 {
 	const struct diff_stat *b = row->base, *n = row->new;
+	double calls = row->base_calls > row->new_calls ? row->base_calls : row->new_calls;
+	double base_ns = row->base_time_ns, new_ns = row->new_time_ns;
+	bool up;
 
 	row->change = DIFF_SAME;
 	row->effect_ns = 0;
-	if (row->launch_changed) {
-		row->change = n->median_ns > b->median_ns ? DIFF_SLOWER : DIFF_FASTER;
-		row->effect_ns += (double)(n->median_ns - b->median_ns) * row->new_calls;
-	}
-	if (row->calls_changed) {
-		if (!row->launch_changed)
-			row->change = row->new_calls > row->base_calls ? DIFF_MORE_CALLS : DIFF_FEWER_CALLS;
-		row->effect_ns += (row->new_calls - row->base_calls) * (double)b->median_ns;
-	}
+	if (!row->calls_changed && row->base_calls > 0 && row->new_calls > 0)
+		base_ns = row->base_time_ns / row->base_calls * row->new_calls;
+	if (!diff_time_changed(base_ns, new_ns, calls, b->q3_ns - b->q1_ns, n->q3_ns - n->q1_ns))
+		return;
+	row->effect_ns = new_ns - base_ns;
+	up = row->effect_ns > 0;
+	if (row->calls_changed && (row->new_calls > row->base_calls) == up &&
+	    !(row->launch_changed && (n->median_ns > b->median_ns) == up))
+		row->change = up ? DIFF_MORE_CALLS : DIFF_FEWER_CALLS;
+	else
+		row->change = up ? DIFF_SLOWER : DIFF_FASTER;
 }
 
 /* The change of one entry and what it costs per iteration. */
@@ -237,16 +251,72 @@ static int match_section(struct diff_result *r, int id)
 	return 0;
 }
 
+static bool steps_changed(const struct diff_profile *b, const struct diff_profile *n)
+{
+	return b->nsteps > 0 && n->nsteps > 0 &&
+	       diff_time_changed((double)b->step_med_ns, (double)n->step_med_ns, 1,
+				 b->step_q3_ns - b->step_q1_ns, n->step_q3_ns - n->step_q1_ns);
+}
+
+static const struct diff_profile *rank_of(const struct diff_profile *job, int rank)
+{
+	for (int i = 0; i < job->nranks; i++)
+		if (job->ranks[i].rank == rank)
+			return &job->ranks[i];
+	return NULL;
+}
+
+/* Rank with rank; the slowest pair is the one whose NEW step is longest. */
+static int compute_ranks(struct diff_result *r)
+{
+	const struct diff_profile *b = r->base, *n = r->new;
+	int64_t longest = -1;
+
+	r->ranks = calloc((size_t)b->nranks, sizeof *r->ranks);
+	if (!r->ranks)
+		return PROF_E_NOMEM;
+	for (int i = 0; i < b->nranks; i++) {
+		const struct diff_profile *nr = rank_of(n, b->ranks[i].rank);
+		struct diff_result *pair = &r->ranks[r->nranks];
+		int rc;
+
+		if (!nr)
+			continue;
+		rc = diff__compute(pair, &b->ranks[i], nr);
+		if (rc < 0)
+			return rc;
+		if (nr->step_med_ns > longest) {
+			longest = nr->step_med_ns;
+			r->slowest = r->nranks;
+		}
+		r->nranks++;
+	}
+	return 0;
+}
+
 int diff__compute(struct diff_result *r, const struct diff_profile *base,
 		  const struct diff_profile *new)
 {
 	memset(r, 0, sizeof *r);
+	r->slowest = -1;
+	if (base->nranks > 0 && new->nranks > 0) {
+		int rc;
+
+		r->base = base;
+		r->new = new;
+		rc = compute_ranks(r);
+		if (rc < 0) {
+			diff__exit(r);
+			return rc;
+		}
+	}
 	r->base = base;
 	r->new = new;
 	r->per_iteration = base->loop.iterations > 0 && new->loop.iterations > 0 &&
 			   sum_window__same_mark(&base->loop, &new->loop);
 	r->base_iterations = r->per_iteration ? base->loop.iterations : 1;
 	r->new_iterations = r->per_iteration ? new->loop.iterations : 1;
+	r->step_changed = steps_changed(base, new);
 	for (int id = 0; id < DIFF_NSECTIONS; id++) {
 		int rc = match_section(r, id);
 
@@ -260,6 +330,9 @@ int diff__compute(struct diff_result *r, const struct diff_profile *base,
 
 void diff__exit(struct diff_result *r)
 {
+	for (int i = 0; i < r->nranks; i++)
+		diff__exit(&r->ranks[i]);
+	free(r->ranks);
 	for (int id = 0; id < DIFF_NSECTIONS; id++)
 		free(r->rows[id]);
 	memset(r, 0, sizeof *r);

@@ -1,8 +1,8 @@
 /* diff.h - `perfkit diff`: what changed between two captures.
  *
  * A capture is first summarised into a diff_profile (diff_profile.c): one
- * entry per kernel (name + launch shape), per NVTX range name and per copy
- * kind (direction + host memory kind), each with its count, total, median
+ * entry per kernel (name + launch shape), per NVTX range name, per copy
+ * kind (direction + host memory kind) and per CUDA API call's name, each with its count, total, median
  * and quartiles of duration, plus the capture's totals and identity
  * (program, GPU) and its steady-state loop (summary/query.h: the window
  * diagnose analyses) with what ran in it. The same profile feeds the
@@ -32,7 +32,8 @@
 
 struct rpt_sink;
 
-/* One kernel shape, NVTX range name or copy kind of one capture. */
+/* One kernel shape, NVTX range name, copy kind or CUDA API call (by name)
+ * of one capture. */
 struct diff_stat {
 	char *name;               /* kernel name, range name or copy label */
 	int32_t grid[3], block[3]; /* kernels only; 0 elsewhere */
@@ -52,12 +53,38 @@ struct diff_section {
 	size_t n, cap;
 };
 
-enum diff_section_id { DIFF_KERNELS = 0, DIFF_COPIES = 1, DIFF_RANGES = 2, DIFF_NSECTIONS = 3 };
+/* API calls are host time: in no GPU total and no verdict's GPU figures. */
+enum diff_section_id {
+	DIFF_KERNELS = 0, DIFF_COPIES = 1, DIFF_RANGES = 2, DIFF_API = 3, DIFF_NSECTIONS = 4
+};
 
 struct diff_profile {
 	char *path;
-	char *program;        /* command basename; "" when the capture does not say */
+	char *program;        /* the script or module an interpreter or launcher ran, else
+			       * the command's basename (program_id.h); "" when the
+			       * capture does not say */
+	char *launcher;       /* what ran it ("torchrun", "python3"); "" when none or unknown */
 	char *gpu;            /* first GPU's name; "" when the capture does not say */
+	/* One rank of a job (ranks[] of the job's profile): its number and its
+	 * name ("rank 1"); -1 and "" for a whole capture. */
+	int rank;
+	char rank_name[32];
+	/* The loop's steps, each from its start to the next one's (the last:
+	 * its own span): median and quartiles of that wall time; 0 without
+	 * a loop. */
+	int64_t step_med_ns, step_q1_ns, step_q3_ns;
+	int nsteps;
+	/* A job (several ranks in one capture): each rank's profile, its rows
+	 * alone and its own loop, in rank order; the whole capture's loop is
+	 * then its first rank's, so that iterations count steps of a rank. */
+	struct diff_profile *ranks;
+	int nranks;
+	/* A job's straggler (diff_job.c): the rank the others wait for at
+	 * the collectives in its ranks' loops, by diagnose's rule
+	 * (job_judge__straggler, its default thresholds); -1 when none. */
+	int straggler_rank;
+	int64_t late_collectives, collectives; /* it arrived last at / in the loops */
+	int64_t straggler_wait_ns;             /* the others' mean wait at those, summed */
 	int64_t gpu_time_ns;  /* summed kernel, copy and memset durations */
 	int64_t wall_ns;      /* PERFKIT_META duration_ns, else the capture's time span */
 	int64_t kernel_count;
@@ -67,7 +94,7 @@ struct diff_profile {
 	 * in it: the per-iteration figures are these over loop.iterations. */
 	struct sum_window loop;
 	int64_t loop_gpu_time_ns, loop_kernel_count, loop_alloc_count;
-	/* Kernel, copy, memset and range rows with a bad span (their end
+	/* Kernel, copy, memset, range and API rows with a bad span (their end
 	 * before their start, or 2^63 ns or more after it), and copies and
 	 * memsets of a negative byte count: in no section and no
 	 * total, as the summary reports leave them out (SUM_BAD_SPAN,
@@ -102,10 +129,18 @@ const char *diff_copy_kind__name(int32_t copy_kind);
  * that counts as a change at all (timer ticks, clocks). */
 #define DIFF_MIN_CHANGE 0.03
 
-/* Whether a per-launch median moved beyond noise: by more than
- * DIFF_MIN_CHANGE of the base median and by more than either side's spread
- * (IQR / median), i.e. the typical new launch lies outside the middle half
- * of the base launches, relatively, and the reverse. */
+/* The one noise rule of every label (kernels, copies, ranges, the step
+ * itself): a time changed when it moved by more than DIFF_MIN_CHANGE of
+ * its base and by more than what the spread of its launches explains,
+ * calls x the smaller IQR of one launch (the steadier side's middle
+ * half; calls is 1 for a median launch or the step). A row's time is its
+ * time per iteration; it is "slower"/"faster" by that change's direction,
+ * "more calls"/"fewer calls" where its calls per iteration changed that
+ * way (diff_calls_changed) and its median launch did not: no label
+ * contradicts its row's Delta. */
+bool diff_time_changed(double base_ns, double new_ns, double calls, int64_t base_iqr_ns,
+		       int64_t new_iqr_ns);
+/* diff_time_changed of one launch's median. */
 bool diff_launch_changed(int64_t base_median_ns, int64_t base_iqr_ns, int64_t new_median_ns,
 			 int64_t new_iqr_ns);
 /* Launches that the edges of two windows explain: one more or less at
@@ -153,6 +188,15 @@ struct diff_result {
 	 * rest by |delta_ns|. */
 	struct diff_row *rows[DIFF_NSECTIONS];
 	size_t nrows[DIFF_NSECTIONS];
+	/* The wall time per step (diff_profile.step_*_ns) moved beyond noise,
+	 * by the rule of diff_launch_changed; false without steps on a side. */
+	bool step_changed;
+	/* Two jobs: rank with rank by rank number (ranks only one side has
+	 * are left out and said), and the pair whose NEW step is the longest,
+	 * what the job waits for (-1 when there are no pairs). */
+	struct diff_result *ranks;
+	int nranks;
+	int slowest;
 };
 
 int diff__compute(struct diff_result *r, const struct diff_profile *base,
@@ -163,7 +207,7 @@ void diff__exit(struct diff_result *r);
  * compared per iteration): flash_fwd -30% per launch (-41 us/iter), ..."
  * (raw capture names: the caller's sink escapes them). */
 int diff__verdict(const struct diff_result *r, char *buf, size_t cap);
-/* Emit the verdict, the loops, the totals and the three sections as reports
+/* Emit the verdict, the loops, the totals and the four sections (a job's rank by rank) as reports
  * on sink. */
 int diff__report(const struct diff_result *r, struct rpt_sink *sink);
 /* A self-contained HTML page holding the same tables. */

@@ -1,5 +1,5 @@
 /* diff_html.c - `perfkit diff --format=html`: one self-contained page with
- * the verdict, the loops, the totals and the three sections as HTML tables.
+ * the verdict, the loops, the totals and the four sections as HTML tables.
  *
  * The tables come from the HTML sink, so the page holds exactly the rows
  * the other formats print; additions, removals, slowdowns, speed-ups and
@@ -22,11 +22,16 @@ static const char *change_class(const struct rpt_column *cols, int ncols,
 		{ DIFF_REMOVED, "removed" }, { DIFF_MORE_CALLS, "calls" }, { DIFF_FEWER_CALLS, "calls" },
 	};
 
-	if (ncols == 0 || cols[0].type != RPT_TEXT || !cells[0].s || cells[0].is_null ||
-	    strcmp(cols[0].name, "Change") != 0)
+	int c = 0;
+
+	/* two jobs' sections open with the rank */
+	if (ncols > 1 && strcmp(cols[0].name, "Rank") == 0)
+		c = 1;
+	if (ncols <= c || cols[c].type != RPT_TEXT || !cells[c].s || cells[c].is_null ||
+	    strcmp(cols[c].name, "Change") != 0)
 		return NULL;
 	for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)
-		if (strcmp(cells[0].s, diff_change__name(classes[i].change)) == 0)
+		if (strcmp(cells[c].s, diff_change__name(classes[i].change)) == 0)
 			return classes[i].cls;
 	return NULL;
 }

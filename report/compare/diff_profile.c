@@ -15,7 +15,10 @@
 #include <string.h>
 
 #include "prof/event.h"
+#include "prof/strfmt.h"
 #include "prof/tables.h"
+#include "diff_job.h"
+#include "program_id.h"
 #include "summary/query.h"
 
 
@@ -371,6 +374,64 @@ out:
 	return rc < 0 ? rc : 0;
 }
 
+/* CUDA runtime and driver API calls grouped by name as the summary shows
+ * it (version suffix dropped), each call once (sum_api_calls); host time,
+ * so in no GPU total. */
+static int load_api(struct diff_profile *p, struct prof_store *s, struct prof_error *err)
+{
+	static const char fmt[] =
+		"SELECT coalesce(" SUM_API_NAME("n.value") ", '') AS name, a.\"end\" - a.start AS d,"
+		" a.start >= ?1 AND a.start < ?2, " SUM_BAD_SPAN("a.")
+		" FROM (%s) AS a LEFT JOIN " PROF_T_STRINGS " n ON n.id = a.nameId ORDER BY 1, 2";
+	struct diff_section *sec = &p->sec[DIFF_API];
+	struct prof_cursor *c = NULL;
+	struct group g = { 0 };
+	char *calls, *sql = NULL, *name = NULL;
+	int rc;
+
+	calls = sum_api_calls(s, &rc, err);
+	if (rc < 0 || !calls)
+		return rc < 0 ? rc : 0;
+	sql = prof_strfmt(fmt, calls);
+	free(calls);
+	if (!sql)
+		return nomem(err);
+	rc = open_in_loop(p, s, sql, LOOP_HOST_SIDE, &c, err);
+	free(sql);
+	if (rc < 0)
+		return rc;
+	while ((rc = prof_cursor__next(c, err)) > 0) {
+		const char *n = prof_cursor__text(c, 0);
+
+		if (prof_cursor__int64(c, 3)) {
+			p->rows_left_out++;
+			continue;
+		}
+		if (!n)
+			n = "";
+		if (g.n == 0 || strcmp(n, name) != 0) {
+			if (group__emit(&g, sec, name, NULL, NULL, -1) < 0)
+				goto out_nomem;
+			free(name);
+			name = strdup(n);
+			if (!name)
+				goto out_nomem;
+		}
+		if (group__add(&g, prof_cursor__int64(c, 1), 0, prof_cursor__int64(c, 2)) < 0)
+			goto out_nomem;
+	}
+	if (rc >= 0 && group__emit(&g, sec, name, NULL, NULL, -1) < 0)
+		goto out_nomem;
+	goto out;
+out_nomem:
+	rc = nomem(err);
+out:
+	free(name);
+	free(g.d);
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
+}
+
 /* A copy of the first text cell of a one-row query, NULL when none. */
 static int query_text(struct prof_store *s, const char *sql, char **v, struct prof_error *err)
 {
@@ -437,21 +498,6 @@ static int load_wall(struct diff_profile *p, struct prof_store *s, struct prof_e
 	return 0;
 }
 
-/* "command" holds the command line: its first word's basename names the program. */
-static char *program_of_command(const char *cmd)
-{
-	const char *start, *end, *slash;
-
-	while (*cmd == ' ' || *cmd == '\t')
-		cmd++;
-	start = cmd;
-	end = start + strcspn(start, " \t");
-	for (slash = start; slash < end; slash++)
-		if (*slash == '/')
-			start = slash + 1;
-	return strndup(start, (size_t)(end - start));
-}
-
 static int load_identity(struct diff_profile *p, struct prof_store *s, struct prof_error *err)
 {
 	char *cmd = prof_store__meta(s, "command");
@@ -459,8 +505,10 @@ static int load_identity(struct diff_profile *p, struct prof_store *s, struct pr
 	int rc = 0;
 
 	if (cmd) {
-		p->program = program_of_command(cmd);
+		rc = program_id__parse(cmd, &p->program, &p->launcher);
 		free(cmd);
+		if (rc < 0)
+			return nomem(err);
 	} else {
 		/* nsys exports: the process that launched kernels, else the first one. */
 		const char *sql = "SELECT name FROM " PROF_T_PROCESSES " ORDER BY globalPid NOT IN"
@@ -469,9 +517,13 @@ static int load_identity(struct diff_profile *p, struct prof_store *s, struct pr
 		rc = query_text(s, sql, &name, err);
 		if (rc < 0)
 			return rc;
+		/* a process name without its arguments: an interpreter's
+		 * script is unknown ("", its launcher kept) */
 		if (name) {
-			p->program = program_of_command(name);
+			rc = program_id__parse(name, &p->program, &p->launcher);
 			free(name);
+			if (rc < 0)
+				return nomem(err);
 		}
 	}
 	rc = query_text(s, "SELECT name FROM " PROF_T_GPU " ORDER BY id LIMIT 1", &p->gpu, err);
@@ -481,9 +533,11 @@ static int load_identity(struct diff_profile *p, struct prof_store *s, struct pr
 		p->gpu = prof_store__meta(s, "gpu");
 	if (!p->program)
 		p->program = strdup("");
+	if (!p->launcher)
+		p->launcher = strdup("");
 	if (!p->gpu)
 		p->gpu = strdup("");
-	if (!p->program || !p->gpu)
+	if (!p->program || !p->launcher || !p->gpu)
 		return nomem(err);
 	return 0;
 }
@@ -501,18 +555,142 @@ static int load_loop(struct diff_profile *p, struct prof_store *s, const struct 
 	return sum_window__find(s, &o, &p->loop, err);
 }
 
+static int int64_cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The q-th quarter (1, 2, 3) of n sorted values, interpolated. */
+static int64_t quartile(const int64_t *v, int n, int q)
+{
+	struct group g = { .d = (int64_t *)v, .n = (size_t)n };
+
+	return group__quantile(&g, q, 4);
+}
+
+/* Where each NVTX step's GPU work started: the first start of what the
+ * calls made inside its range launched (-1: none), each launch placed in
+ * the step open on its thread when the call ran. */
+static int gpu_starts(struct prof_store *s, const struct sum_window *w, const struct sum_step *steps,
+		      int n, int64_t *first, struct prof_error *err)
+{
+	static const char *const api[] = { PROF_T_RUNTIME, PROF_T_DRIVER };
+	static const char *const gpu[] = { PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET };
+	char sql[4096];
+	size_t len = 0;
+	struct prof_cursor *c;
+	int rc, k = 0;
+
+	for (int i = 0; i < n; i++)
+		first[i] = -1;
+	len += (size_t)snprintf(sql, sizeof sql, "SELECT tid, at, g0 FROM (");
+	for (size_t a = 0; a < 2; a++)
+		for (size_t g = 0; g < 3; g++)
+			len += (size_t)snprintf(sql + len, sizeof sql - len,
+						"%sSELECT r.globalTid AS tid, r.start AS at, g.start AS g0"
+						" FROM %s g JOIN %s r ON %s WHERE r.start >= ?1 AND"
+						" r.start < ?2 AND NOT " SUM_BAD_SPAN("g."),
+						k++ ? " UNION ALL " : "", gpu[g], api[a],
+						SUM_LAUNCHED_BY("g", "r"));
+	snprintf(sql + len, sizeof sql - len, ") ORDER BY at");
+	rc = prof_cursor__open(s, sql, &c, err);
+	if (rc)
+		return rc;
+	prof_cursor__bind_int64(c, 1, steps[0].start_ns);
+	prof_cursor__bind_int64(c, 2, w->host_end_ns > w->end_ns ? w->host_end_ns : w->end_ns);
+	while ((rc = prof_cursor__next(c, err)) == 1) {
+		int64_t tid = prof_cursor__int64(c, 0), at = prof_cursor__int64(c, 1);
+		int64_t g0 = prof_cursor__int64(c, 2);
+		int lo = 0, hi = n;
+
+		while (lo < hi) {
+			int mid = (lo + hi) / 2;
+
+			if (steps[mid].start_ns <= at)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (int i = lo - 1; i >= 0 && i >= lo - 8; i--) {
+			if (steps[i].global_tid != tid || at >= steps[i].end_ns)
+				continue;
+			if (first[i] < 0 || g0 < first[i])
+				first[i] = g0;
+			break;
+		}
+	}
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
+}
+
+/* The wall time of the loop's steps as diagnose measures a rank's
+ * (rank_time.c): each from the start of its GPU work to the start of the
+ * next step's, since a host that enqueues and races ahead ends its NVTX
+ * ranges long before their work runs; a step that launched nothing from
+ * its host start; the last one to the loop's end. Steps marked by a
+ * kernel are GPU periods already. */
+static int load_steps(struct diff_profile *p, struct prof_store *s, struct prof_error *err)
+{
+	struct sum_step *steps = NULL;
+	int64_t *d = NULL, *first = NULL;
+	int n = 0, rc;
+
+	if (p->loop.iterations <= 0)
+		return 0;
+	rc = sum_window__steps(s, &p->loop, &steps, &n, err);
+	if (rc < 0 || n == 0)
+		goto out;
+	d = malloc((size_t)n * sizeof *d);
+	first = malloc((size_t)n * sizeof *first);
+	if (!d || !first) {
+		rc = nomem(err);
+		goto out;
+	}
+	if (p->loop.mark == SUM_LOOP_NVTX) {
+		rc = gpu_starts(s, &p->loop, steps, n, first, err);
+		if (rc < 0)
+			goto out;
+	} else {
+		for (int i = 0; i < n; i++)
+			first[i] = -1;
+	}
+	for (int i = 0; i < n; i++) {
+		int64_t from = first[i] >= 0 ? first[i] : steps[i].start_ns;
+		int64_t to = i + 1 < n ? (first[i + 1] >= 0 ? first[i + 1] : steps[i + 1].start_ns) :
+					 (p->loop.end_ns > steps[i].end_ns ? p->loop.end_ns : steps[i].end_ns);
+
+		d[i] = prof_span_saturated(from, to);
+	}
+	qsort(d, (size_t)n, sizeof *d, int64_cmp);
+	p->nsteps = n;
+	p->step_med_ns = quartile(d, n, 2);
+	p->step_q1_ns = quartile(d, n, 1);
+	p->step_q3_ns = quartile(d, n, 3);
+out:
+	free(d);
+	free(first);
+	free(steps);
+	return rc < 0 ? rc : 0;
+}
+
 static int load(struct diff_profile *p, struct prof_store *s, const struct sum_window *like,
 		struct prof_error *err)
 {
 	int rc;
 
 	memset(p, 0, sizeof *p);
+	p->rank = -1;
+	p->straggler_rank = -1;
 	p->path = strdup(prof_store__path(s));
 	if (!p->path)
 		return nomem(err);
 	rc = load_identity(p, s, err);
 	if (rc >= 0)
 		rc = load_loop(p, s, like, err);
+	if (rc >= 0)
+		rc = load_steps(p, s, err);
 	if (rc >= 0)
 		rc = load_kernels(p, s, err);
 	if (rc >= 0)
@@ -521,6 +699,8 @@ static int load(struct diff_profile *p, struct prof_store *s, const struct sum_w
 		rc = load_memsets(p, s, err);
 	if (rc >= 0)
 		rc = load_ranges(p, s, err);
+	if (rc >= 0)
+		rc = load_api(p, s, err);
 	if (rc >= 0)
 		rc = load_allocations(p, s, err);
 	if (rc >= 0)
@@ -539,9 +719,86 @@ static int load(struct diff_profile *p, struct prof_store *s, const struct sum_w
 	return 0;
 }
 
+/* A job's ranks, each profiled on its own rows with its own loop (marked
+ * as `like` where that marker repeats in it), as diagnose finds a job's
+ * loop rank by rank. */
+static int load_ranks(struct diff_profile *p, struct prof_store *s, const struct sum_window *like,
+		      struct prof_error *err)
+{
+	struct sum_ranks rk = { 0 };
+	struct prof_error ignored = { 0 };
+	int rc = sum_ranks__load(s, &rk, err), urc;
+
+	if (rc < 0)
+		return rc;
+	if (!sum_ranks__is_job(&rk) || rk.nranks < 2)
+		goto out;
+	p->ranks = calloc((size_t)rk.nranks, sizeof *p->ranks);
+	if (!p->ranks) {
+		rc = nomem(err);
+		goto out;
+	}
+	for (int i = 0; i < rk.n && rc >= 0; i++) {
+		const struct sum_process *proc = &rk.p[i];
+		struct diff_profile *r = &p->ranks[p->nranks];
+
+		if (proc->rank < 0)
+			continue;
+		rc = sum_ranks__scope(s, proc->global_pid, err);
+		if (rc >= 0) {
+			rc = load(r, s, like, err);
+			/* without that marker here, the loop its own search finds */
+			if (rc >= 0 && like && r->loop.iterations == 0) {
+				diff_profile__exit(r);
+				rc = load(r, s, NULL, err);
+			}
+		}
+		urc = sum_ranks__unscope(s, rc < 0 ? &ignored : err);
+		if (rc >= 0 && urc < 0) {
+			diff_profile__exit(r);
+			rc = urc;
+		}
+		if (rc < 0)
+			break;
+		r->rank = proc->rank;
+		sum_process__rank_name(proc, r->rank_name, sizeof r->rank_name);
+		p->nranks++;
+	}
+	if (rc >= 0 && p->nranks > 0)
+		p->loop = p->ranks[0].loop;
+	if (rc >= 0)
+		rc = diff_job__load_waits(p, s, &rk, err);
+out:
+	sum_ranks__exit(&rk);
+	return rc < 0 ? rc : 0;
+}
+
+static void exit_ranks(struct diff_profile *p)
+{
+	for (int i = 0; i < p->nranks; i++)
+		diff_profile__exit(&p->ranks[i]);
+	free(p->ranks);
+	p->ranks = NULL;
+	p->nranks = 0;
+}
+
+/* The whole capture, then each rank of a job. */
+static int load_job(struct diff_profile *p, struct prof_store *s, const struct sum_window *like,
+		    struct prof_error *err)
+{
+	int rc = load(p, s, like, err);
+
+	if (rc < 0)
+		return rc;
+	rc = load_ranks(p, s, like, err);
+	if (rc < 0)
+		diff_profile__exit(p);
+	return rc;
+}
+
 int diff_profile__load(struct diff_profile *p, struct prof_store *s, struct prof_error *err)
 {
-	return load(p, s, NULL, err);
+	return load_job(p, s, NULL, err);
 }
 
 int diff_profile__load_path(struct diff_profile *p, const char *path, struct prof_error *err)
@@ -573,7 +830,7 @@ static int realign(struct diff_profile *p, struct prof_store *s, const struct su
 		   struct prof_error *err)
 {
 	struct diff_profile again;
-	int rc = load(&again, s, like, err);
+	int rc = load_job(&again, s, like, err);
 
 	if (!rc && (rc = prof_store__check_read(s, err)) < 0)
 		diff_profile__exit(&again);
@@ -592,7 +849,7 @@ static int realign(struct diff_profile *p, struct prof_store *s, const struct su
 int diff_profile__load_like(struct diff_profile *p, struct prof_store *s,
 			    const struct sum_window *like, struct prof_error *err)
 {
-	int rc = load(p, s, NULL, err);
+	int rc = load_job(p, s, NULL, err);
 
 	if (rc < 0 || !like || like->mark == SUM_LOOP_NONE || sum_window__same_mark(&p->loop, like))
 		return rc;
@@ -631,6 +888,7 @@ int diff_profiles__align_loops(struct diff_profile *p, size_t n, const struct su
 
 void diff_profile__exit(struct diff_profile *p)
 {
+	exit_ranks(p);
 	for (int sec = 0; sec < DIFF_NSECTIONS; sec++) {
 		for (size_t i = 0; i < p->sec[sec].n; i++)
 			free(p->sec[sec].v[i].name);
@@ -638,6 +896,7 @@ void diff_profile__exit(struct diff_profile *p)
 	}
 	free(p->path);
 	free(p->program);
+	free(p->launcher);
 	free(p->gpu);
 	memset(p, 0, sizeof *p);
 }

@@ -67,36 +67,53 @@ static int report_verdict(const struct diff_result *r, struct rpt_sink *sink)
 	return rc;
 }
 
-/* Each capture's loop and its figures per iteration: what the sections
- * divide by. Without a loop the per-iteration cells are empty. */
+/* One side's loop (a whole capture's, or one rank's) and its figures per
+ * iteration; without a loop the per-iteration cells are empty. */
+static int loop_row(struct rpt_sink *sink, const char *side, const struct diff_profile *p)
+{
+	const struct sum_window *w = &p->loop;
+	double it = w->iterations;
+	bool loop = w->iterations > 0, steps = p->nsteps > 0;
+	struct rpt_cell cells[11] = {
+		text_cell(side),
+		p->rank >= 0 ? text_cell(p->rank_name) : null_cell(),
+		loop ? int_cell(w->iterations) : null_cell(),
+		loop ? int_cell(w->end_ns - w->start_ns) : null_cell(),
+		loop ? int_cell(llround((double)(w->end_ns - w->start_ns) / it)) : null_cell(),
+		steps ? int_cell(p->step_med_ns) : null_cell(),
+		steps ? int_cell(p->step_q3_ns - p->step_q1_ns) : null_cell(),
+		loop ? int_cell(llround((double)p->loop_gpu_time_ns / it)) : null_cell(),
+		loop ? real_cell((double)p->loop_kernel_count / it) : null_cell(),
+		loop ? real_cell((double)p->loop_alloc_count / it) : null_cell(),
+		text_cell(loop ? w->source : "none found: no NVTX range or kernel repeats"),
+	};
+
+	return sink->row(sink, cells);
+}
+
+/* Each capture's loop (each rank's, for two jobs): what the sections
+ * divide by, and the step's wall time the verdict opens with. */
 static int report_loops(const struct diff_result *r, struct rpt_sink *sink)
 {
 	static const struct rpt_column cols[] = {
-		{ "Capture", RPT_TEXT, 0 }, { "Iterations", RPT_INT, 0 },
+		{ "Capture", RPT_TEXT, 0 }, { "Rank", RPT_TEXT, 0 }, { "Iterations", RPT_INT, 0 },
 		{ "Loop Time (ns)", RPT_INT, 0 }, { "Time/iter (ns)", RPT_INT, 0 },
+		{ "Step Med (ns)", RPT_INT, 0 }, { "Step IQR (ns)", RPT_INT, 0 },
 		{ "GPU Time/iter (ns)", RPT_INT, 0 }, { "Kernels/iter", RPT_REAL, 2 },
 		{ "Allocations/iter", RPT_REAL, 2 }, { "Loop", RPT_TEXT, 0 },
 	};
-	const struct diff_profile *sides[2] = { r->base, r->new };
-	static const char *const names[2] = { "BASE", "NEW" };
-	int rc = sink->begin(sink, "diff_loops", "Loops (the per-iteration basis)", cols, 8);
+	int rc = sink->begin(sink, "diff_loops", "Loops (the per-iteration basis)", cols, 11);
 
-	for (int i = 0; rc == 0 && i < 2; i++) {
-		const struct sum_window *w = &sides[i]->loop;
-		double it = w->iterations;
-		bool loop = w->iterations > 0;
-		struct rpt_cell cells[8] = {
-			text_cell(names[i]),
-			loop ? int_cell(w->iterations) : null_cell(),
-			loop ? int_cell(w->end_ns - w->start_ns) : null_cell(),
-			loop ? int_cell(llround((double)(w->end_ns - w->start_ns) / it)) : null_cell(),
-			loop ? int_cell(llround((double)sides[i]->loop_gpu_time_ns / it)) : null_cell(),
-			loop ? real_cell((double)sides[i]->loop_kernel_count / it) : null_cell(),
-			loop ? real_cell((double)sides[i]->loop_alloc_count / it) : null_cell(),
-			text_cell(loop ? w->source : "none found: no NVTX range or kernel repeats"),
-		};
-		rc = sink->row(sink, cells);
+	if (r->nranks == 0) {
+		if (rc == 0)
+			rc = loop_row(sink, "BASE", r->base);
+		if (rc == 0)
+			rc = loop_row(sink, "NEW", r->new);
 	}
+	for (int i = 0; rc == 0 && i < r->nranks; i++)
+		rc = loop_row(sink, "BASE", r->ranks[i].base);
+	for (int i = 0; rc == 0 && i < r->nranks; i++)
+		rc = loop_row(sink, "NEW", r->ranks[i].new);
 	return rc ? rc : sink->end(sink);
 }
 
@@ -139,15 +156,55 @@ static struct rpt_cell per_iteration_cell(const struct diff_result *r, double v)
 	return r->per_iteration ? real_cell(v) : null_cell();
 }
 
-static int report_section(const struct diff_result *r, struct rpt_sink *sink, int id)
+/* One row of a section: the pair's (a rank's, for two jobs) entry. */
+static int section_row(const struct diff_result *r, const struct diff_row *row, bool with_rank,
+		       int id, struct rpt_sink *sink)
 {
-	static const char *const names[] = { "diff_kernels", "diff_copies", "diff_ranges" };
+	const struct diff_stat *b = row->base, *n = row->new, *any = b ? b : n;
+	struct rpt_cell cells[19];
+	char grid[48], block[48];
+	int c = 0;
+
+	if (with_rank)
+		cells[c++] = text_cell(r->new->rank_name);
+	cells[c++] = text_cell(diff_change__name(row->change));
+	cells[c++] = r->per_iteration ? int_cell(row->delta_ns) : null_cell();
+	cells[c++] = ratio_cell(b ? b->median_ns : 0, n ? n->median_ns : 0, b && n);
+	cells[c++] = b ? int_cell(b->median_ns) : null_cell();
+	cells[c++] = n ? int_cell(n->median_ns) : null_cell();
+	cells[c++] = b ? int_cell(b->q3_ns - b->q1_ns) : null_cell();
+	cells[c++] = n ? int_cell(n->q3_ns - n->q1_ns) : null_cell();
+	cells[c++] = per_iteration_cell(r, row->base_calls);
+	cells[c++] = per_iteration_cell(r, row->new_calls);
+	cells[c++] = int_cell(b ? b->count : 0);
+	cells[c++] = int_cell(n ? n->count : 0);
+	cells[c++] = b ? int_cell(b->total_ns) : null_cell();
+	cells[c++] = n ? int_cell(n->total_ns) : null_cell();
+	if (id == DIFF_KERNELS) {
+		shape_text(grid, sizeof grid, any->grid);
+		shape_text(block, sizeof block, any->block);
+		cells[c++] = text_cell(grid);
+		cells[c++] = text_cell(block);
+	} else if (id == DIFF_COPIES) {
+		cells[c++] = int_cell(b ? b->bytes : 0);
+		cells[c++] = int_cell(n ? n->bytes : 0);
+	}
+	cells[c++] = text_cell(any->name);
+	return sink->row(sink, cells);
+}
+
+/* One section of pairs[0..npairs): one process against one, or two jobs
+ * rank by rank (a Rank column first, the ranks in order). */
+static int report_section(const struct diff_result *pairs, int npairs, bool with_rank,
+			  struct rpt_sink *sink, int id)
+{
+	static const char *const names[] = { "diff_kernels", "diff_copies", "diff_ranges", "diff_api" };
 	static const char *const titles[] = {
 		"Kernels (by name and launch shape)", "Copies and memsets (by direction and host memory)",
-		"NVTX ranges (by name)",
+		"NVTX ranges (by name)", "CUDA API calls (by name)",
 	};
 	/* Shared leading columns, then section-specific ones, the name last. */
-	struct rpt_column cols[18] = {
+	static const struct rpt_column shared[] = {
 		{ "Change", RPT_TEXT, 0 }, { "Delta/iter (ns)", RPT_INT, 0 },
 		{ "Med Ratio", RPT_REAL, 2 },
 		{ "Base Med (ns)", RPT_INT, 0 }, { "New Med (ns)", RPT_INT, 0 },
@@ -156,8 +213,13 @@ static int report_section(const struct diff_result *r, struct rpt_sink *sink, in
 		{ "Base Count", RPT_INT, 0 }, { "New Count", RPT_INT, 0 },
 		{ "Base Total (ns)", RPT_INT, 0 }, { "New Total (ns)", RPT_INT, 0 },
 	};
-	int ncols = 13, rc;
+	struct rpt_column cols[19];
+	int ncols = 0, rc;
 
+	if (with_rank)
+		cols[ncols++] = (struct rpt_column){ "Rank", RPT_TEXT, 0 };
+	for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++)
+		cols[ncols++] = shared[i];
 	if (id == DIFF_KERNELS) {
 		cols[ncols++] = (struct rpt_column){ "Grid", RPT_TEXT, 0 };
 		cols[ncols++] = (struct rpt_column){ "Block", RPT_TEXT, 0 };
@@ -168,43 +230,16 @@ static int report_section(const struct diff_result *r, struct rpt_sink *sink, in
 	cols[ncols++] = (struct rpt_column){ id == DIFF_COPIES ? "Operation" : "Name",
 					     id == DIFF_KERNELS ? RPT_SYMBOL : RPT_TEXT, 0 };
 	rc = sink->begin(sink, names[id], titles[id], cols, ncols);
-	for (size_t i = 0; rc == 0 && i < r->nrows[id]; i++) {
-		const struct diff_row *row = &r->rows[id][i];
-		const struct diff_stat *b = row->base, *n = row->new, *any = b ? b : n;
-		struct rpt_cell cells[18];
-		char grid[48], block[48];
-		int c = 0;
-
-		cells[c++] = text_cell(diff_change__name(row->change));
-		cells[c++] = r->per_iteration ? int_cell(row->delta_ns) : null_cell();
-		cells[c++] = ratio_cell(b ? b->median_ns : 0, n ? n->median_ns : 0, b && n);
-		cells[c++] = b ? int_cell(b->median_ns) : null_cell();
-		cells[c++] = n ? int_cell(n->median_ns) : null_cell();
-		cells[c++] = b ? int_cell(b->q3_ns - b->q1_ns) : null_cell();
-		cells[c++] = n ? int_cell(n->q3_ns - n->q1_ns) : null_cell();
-		cells[c++] = per_iteration_cell(r, row->base_calls);
-		cells[c++] = per_iteration_cell(r, row->new_calls);
-		cells[c++] = int_cell(b ? b->count : 0);
-		cells[c++] = int_cell(n ? n->count : 0);
-		cells[c++] = b ? int_cell(b->total_ns) : null_cell();
-		cells[c++] = n ? int_cell(n->total_ns) : null_cell();
-		if (id == DIFF_KERNELS) {
-			shape_text(grid, sizeof grid, any->grid);
-			shape_text(block, sizeof block, any->block);
-			cells[c++] = text_cell(grid);
-			cells[c++] = text_cell(block);
-		} else if (id == DIFF_COPIES) {
-			cells[c++] = int_cell(b ? b->bytes : 0);
-			cells[c++] = int_cell(n ? n->bytes : 0);
-		}
-		cells[c++] = text_cell(any->name);
-		rc = sink->row(sink, cells);
-	}
+	for (int p = 0; rc == 0 && p < npairs; p++)
+		for (size_t i = 0; rc == 0 && i < pairs[p].nrows[id]; i++)
+			rc = section_row(&pairs[p], &pairs[p].rows[id][i], with_rank, id, sink);
 	return rc ? rc : sink->end(sink);
 }
 
 int diff__report(const struct diff_result *r, struct rpt_sink *sink)
 {
+	/* two jobs: every rank's rows, rank by rank */
+	bool job = r->nranks > 0;
 	int rc = report_verdict(r, sink);
 
 	if (rc == 0)
@@ -212,6 +247,6 @@ int diff__report(const struct diff_result *r, struct rpt_sink *sink)
 	if (rc == 0)
 		rc = report_totals(r, sink);
 	for (int id = 0; rc == 0 && id < DIFF_NSECTIONS; id++)
-		rc = report_section(r, sink, id);
+		rc = report_section(job ? r->ranks : r, job ? r->nranks : 1, job, sink, id);
 	return rc;
 }

@@ -2,6 +2,7 @@
  * (rows for the text/JSON sinks, JUnit XML); the rule is in gate.h. */
 #include "gate.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include "prof/escape.h"
 #include "prof/strfmt.h"
+#include "sink/symbol.h"
 #include "sink/table.h"
 
 /* MAD times this estimates the standard deviation of normal noise. */
@@ -22,6 +24,11 @@ void gate_options__init(struct gate_options *o)
 	o->min_time_ns = 100 * 1000;
 	o->min_share_pct = 1.0;
 	o->noise_mads = 3.0;
+	o->max_launch_ratio = 2.0;
+	o->min_launch_share_pct = 0.5;
+	o->any_program = false;
+	o->common_ranks = false;
+	o->full_names = false;
 }
 
 const char *gate_verdict__name(enum gate_verdict v)
@@ -63,10 +70,10 @@ static void format_value(char *buf, size_t cap, enum baseline_unit unit, double 
 		snprintf(buf, cap, "%.4g", v);
 }
 
-/* " per iteration", " per launch" or "" after a value. */
+/* "/iter", "/launch" or "" after a value. */
 static const char *per_words(enum gate_per p)
 {
-	return p == GATE_PER_ITERATION ? " per iteration" : p == GATE_PER_LAUNCH ? " per launch" : "";
+	return p == GATE_PER_ITERATION ? "/iter" : p == GATE_PER_LAUNCH ? "/launch" : "";
 }
 
 /* The median of the samples present (NaN: absent); 0 when none is. */
@@ -78,8 +85,17 @@ static double median_of(double *v, size_t n)
 	return st.median;
 }
 
+/* "a job of 2 ranks", "one process". */
+static void job_size_words(char *buf, size_t cap, int ranks)
+{
+	if (ranks > 1)
+		snprintf(buf, cap, "a job of %d ranks", ranks);
+	else
+		snprintf(buf, cap, "one process");
+}
+
 static int identity_check(const struct baseline *b, const struct diff_profile *p,
-			  struct prof_error *err)
+			  const struct gate_options *o, struct prof_error *err)
 {
 	const char *baseline_path = b->path ? b->path : "(unsaved)";
 	/* The baseline holds the names as its file does (invalid UTF-8 replaced). */
@@ -88,15 +104,37 @@ static int identity_check(const struct baseline *b, const struct diff_profile *p
 
 	if (!program || !gpu)
 		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	/* An unnamed side (an export without process names) cannot be compared. */
-	else if (b->program[0] && program[0] && strcmp(b->program, program) != 0)
+	/* An unnamed side (an export without its command line) cannot be
+	 * compared: the result says the identity is unknown. */
+	else if (!o->any_program && b->program[0] && program[0] && strcmp(b->program, program) != 0)
 		rc = prof_error__set(err, PROF_E_USAGE,
-				     "%s is a capture of '%s' but the baseline %s is for '%s'",
-				     p->path, p->program, baseline_path, b->program);
+				     "%s is a capture of '%s%s%s%s' but the baseline %s is for '%s%s%s%s'"
+				     " (--program=any compares them anyway)",
+				     p->path, p->program, p->launcher[0] ? " (run by " : "", p->launcher,
+				     p->launcher[0] ? ")" : "", baseline_path, b->program,
+				     b->launcher && b->launcher[0] ? " (run by " : "", b->launcher ? b->launcher : "",
+				     b->launcher && b->launcher[0] ? ")" : "");
 	else if (b->gpu[0] && gpu[0] && strcmp(b->gpu, gpu) != 0)
 		rc = prof_error__set(err, PROF_E_USAGE,
 				     "%s was captured on '%s' but the baseline %s is for '%s'",
 				     p->path, p->gpu, baseline_path, b->gpu);
+	else if (b->ranks == 0 && p->nranks > 0)
+		rc = prof_error__set(err, PROF_E_USAGE,
+				     "%s is a job of %d ranks but the baseline %s does not record a job's"
+				     " size (saved before jobs were keyed rank by rank): save it again",
+				     p->path, p->nranks, baseline_path);
+	else if (b->ranks > 0 && b->ranks != baseline__job_size(p) &&
+		 !(o->common_ranks && b->ranks > 1 && p->nranks > 1)) {
+		char capture[48], base[48];
+
+		job_size_words(capture, sizeof capture, baseline__job_size(p));
+		job_size_words(base, sizeof base, b->ranks);
+		/* one process and a job share no key: nothing would be compared */
+		rc = prof_error__set(err, PROF_E_USAGE, "%s is %s but the baseline %s is of %s%s",
+				     p->path, capture, baseline_path, base,
+				     b->ranks > 1 && p->nranks > 1 ?
+				     " (--ranks=common compares the ranks both have)" : "");
+	}
 	free(program);
 	free(gpu);
 	return rc;
@@ -107,12 +145,72 @@ static bool has_prefix(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+/* The length of a job's key's rank ("rank1/" of "rank1/gpu_time"); 0 for
+ * the keys of one process and the job's step. */
+static size_t rank_prefix_len(const char *key)
+{
+	size_t i = strlen("rank");
+
+	if (!has_prefix(key, "rank") || !isdigit((unsigned char)key[i]))
+		return 0;
+	while (isdigit((unsigned char)key[i]))
+		i++;
+	return key[i] == '/' ? i + 1 : 0;
+}
+
+/* What a key measures, past its rank: "gpu_time", "kernel:<name>", ... */
+static const char *key_kind(const char *key)
+{
+	return key + rank_prefix_len(key);
+}
+
+/* The key `kind` of the rank `key` belongs to ("rank1/" + kind), in buf. */
+static const char *same_rank_key(char *buf, size_t cap, const char *key, const char *kind)
+{
+	snprintf(buf, cap, "%.*s%s", (int)rank_prefix_len(key), key, kind);
+	return buf;
+}
+
+/* A key as text and JUnit show it: "kernel:" and the kernel's short name,
+ * every key cut to GATE_NAME_MAX bytes on a UTF-8 boundary with "...". */
+static char *display_name(const char *key, const struct gate_options *o)
+{
+	char shortened[512];
+	const char *name = key;
+	size_t len, prefix = 0;
+
+	if (o->full_names)
+		return strdup(key);
+	if (has_prefix(key_kind(key), "kernel:")) {
+		prefix = rank_prefix_len(key) + strlen("kernel:");
+		len = rpt_symbol__shorten(key + prefix, RPT_SYMBOL_SHORT, shortened, sizeof shortened);
+		if (len >= sizeof shortened)
+			len = sizeof shortened - 1;
+		shortened[len] = '\0';
+		name = shortened;
+	}
+	len = strlen(name);
+	if (prefix + len <= GATE_NAME_MAX)
+		return prof_strfmt("%.*s%s", (int)prefix, key, name);
+	len = GATE_NAME_MAX - prefix - 3;
+	while (len > 0 && ((unsigned char)name[len] & 0xC0) == 0x80)
+		len--;
+	return prof_strfmt("%.*s%.*s...", (int)prefix, key, (int)len, name);
+}
+
 /* The baseline's GPU time (kernels and copies) or, for NVTX ranges and the
- * wall time, its wall time: what min_share_pct is a share of. */
+ * wall time, its wall time: what min_share_pct is a share of; a rank's key,
+ * its rank's; a job's step, the step itself. */
 static const struct baseline_key *run_total(const struct baseline *b, const char *key)
 {
-	return baseline__find(b, has_prefix(key, "nvtx:") || strcmp(key, "wall_time") == 0 ?
-				  "wall_time" : "gpu_time");
+	const char *kind = key_kind(key);
+	char name[64];
+
+	if (strcmp(key, BASELINE_STEP_KEY) == 0)
+		return baseline__find(b, key);
+	return baseline__find(b, same_rank_key(name, sizeof name, key,
+					       has_prefix(kind, "nvtx:") || strcmp(kind, "wall_time") == 0 ?
+					       "wall_time" : "gpu_time"));
 }
 
 /* The smallest change of time worth failing for: over the run, or per
@@ -188,7 +286,7 @@ static char *culprits(const struct gate_result *r, const struct gate_case *total
 
 		format_value(d, sizeof d, BASELINE_NS, top[j]->growth);
 		t = prof_strfmt("%s%s%s +%s%s%s", s ? s : "", s ? ", " : "",
-			      top[j]->key + strlen(prefix), d, r->per_iteration ? "/iter" : "",
+			      top[j]->name + strlen(prefix), d, r->per_iteration ? "/iter" : "",
 			      top[j]->verdict == GATE_ADDED ? " (added)" : "");
 		free(s);
 		if (!t)
@@ -198,33 +296,72 @@ static char *culprits(const struct gate_result *r, const struct gate_case *total
 	return s;
 }
 
+/* The key's time over the baseline's wall time, in %, where both are
+ * known: per iteration where the run keys are compared so, else in the
+ * run; -1 when unknown. */
+static double launch_share(const struct gate_result *r, const struct baseline *b,
+			   const struct baseline_key *k)
+{
+	char name[64];
+	const struct baseline_key *wall = baseline__find(b, same_rank_key(name, sizeof name, k->name,
+									  "wall_time"));
+
+	if (!wall || k->per != BASELINE_PER_LAUNCH)
+		return -1;
+	if (r->per_iteration && k->has_per_iteration && wall->has_per_iteration &&
+	    wall->per_iteration.median > 0)
+		return 100 * k->per_iteration.median / wall->per_iteration.median;
+	if (wall->st.median > 0)
+		return 100 * k->st.median * fmax(k->launches, 1) / wall->st.median;
+	return -1;
+}
+
 static int decide(const struct gate_result *r, struct gate_case *c, const struct baseline_key *k,
 		  const struct baseline *b, const struct baseline_stats *st, double new_iterations,
 		  const struct gate_options *o)
 {
-	char vb[32], vn[32], va[32], vno[32];
+	char vb[32], vn[32], va[32], vno[32], vbu[32], vfl[32];
 	double pct;
 
 	c->budget_pct = k->budget_pct >= 0 ? k->budget_pct : o->max_regression_pct;
 	c->noise = noise_allowance(st, o);
 	c->floor = significance_floor(r, b, k, c, new_iterations, o);
-	c->allowed = fmax(c->base + c->base * c->budget_pct / 100.0 + c->noise, c->base + c->floor);
-	if (!c->in_new)
+	c->budget_amount = c->base * c->budget_pct / 100.0;
+	c->floor_lift = fmax(0, c->floor - c->budget_amount - c->noise);
+	c->allowed = c->base + c->budget_amount + c->noise + c->floor_lift;
+	c->launch_share_pct = launch_share(r, b, k);
+	if (!c->in_new) {
 		c->verdict = GATE_REMOVED;
-	else
+	} else {
 		c->verdict = c->new > c->allowed ? GATE_FAIL : GATE_PASS;
+		if (c->verdict == GATE_PASS && c->per == GATE_PER_LAUNCH && o->max_launch_ratio > 0 &&
+		    c->base > 0 && c->new >= c->base * o->max_launch_ratio &&
+		    /* a budget that allows it (the key's own 200%) is the user's word */
+		    c->new > c->base * (1 + c->budget_pct / 100.0) &&
+		    !(c->launch_share_pct >= 0 && c->launch_share_pct < o->min_launch_share_pct)) {
+			c->verdict = GATE_FAIL;
+			c->ratio_failed = true;
+		}
+	}
 	format_value(vb, sizeof vb, c->unit, c->base);
 	format_value(vn, sizeof vn, c->unit, c->new);
 	format_value(va, sizeof va, c->unit, c->allowed);
 	format_value(vno, sizeof vno, c->unit, c->noise);
+	format_value(vbu, sizeof vbu, c->unit, c->budget_amount);
+	format_value(vfl, sizeof vfl, c->unit, c->floor_lift);
 	pct = c->base ? 100.0 * (c->new - c->base) / c->base : 0;
 	if (c->verdict == GATE_REMOVED)
-		c->message = prof_strfmt("%s: not in the new captures (baseline %s%s)", c->key, vb,
+		c->message = prof_strfmt("%s: not in the new captures (baseline %s%s)", c->name, vb,
 				       per_words(c->per));
+	else if (c->ratio_failed)
+		c->message = prof_strfmt("%s: %s%s vs %s, %.1fx per launch (limit %gx), %.2g%% of the"
+				       " wall time: fails under the allowed %s", c->name, vn,
+				       per_words(c->per), vb, c->new / c->base, o->max_launch_ratio,
+				       c->launch_share_pct, va);
 	else
-		c->message = prof_strfmt("%s: %s%s vs baseline %s (%+.1f%%), allowed up to %s"
-				       " (budget %g%% + noise %s)",
-				       c->key, vn, per_words(c->per), vb, pct, va, c->budget_pct, vno);
+		c->message = prof_strfmt("%s: %s%s vs %s (%+.1f%%); allowed %s = %s + %g%% %s + noise %s"
+				       " + floor lift %s", c->name, vn, per_words(c->per), vb, pct, va,
+				       vb, c->budget_pct, vbu, vno, vfl);
 	return c->message ? 0 : PROF_E_NOMEM;
 }
 
@@ -233,20 +370,22 @@ static int explain_totals(struct gate_result *r)
 {
 	for (size_t i = 0; i < r->ncases; i++) {
 		struct gate_case *c = &r->cases[i];
-		const char *prefix;
+		const char *kind = key_kind(c->key);
+		char prefix[64];
 		char *who, *msg;
 
 		if (c->verdict != GATE_FAIL)
 			continue;
-		if (strcmp(c->key, "gpu_time") == 0)
-			prefix = "kernel:";
-		else if (strcmp(c->key, "wall_time") == 0)
-			prefix = "nvtx:";
+		/* a rank's totals by that rank's keys */
+		if (strcmp(kind, "gpu_time") == 0)
+			same_rank_key(prefix, sizeof prefix, c->key, "kernel:");
+		else if (strcmp(kind, "wall_time") == 0)
+			same_rank_key(prefix, sizeof prefix, c->key, "nvtx:");
 		else
 			continue;
 		who = culprits(r, c, prefix);
-		if (!who && strcmp(prefix, "nvtx:") == 0)
-			who = culprits(r, c, prefix = "kernel:");
+		if (!who && has_prefix(key_kind(prefix), "nvtx:"))
+			who = culprits(r, c, same_rank_key(prefix, sizeof prefix, c->key, "kernel:"));
 		if (!who)
 			continue;
 		msg = prof_strfmt("%s; grew most: %s", c->message, who);
@@ -268,14 +407,19 @@ static int case_cmp(const void *pa, const void *pb)
 	return 0;
 }
 
-/* Order: failures, then the totals, then the per-entry keys by name. */
+/* Order: failures, then a job's step, the totals, then the per-entry keys
+ * by name (a job's rank by rank in each). */
 static int key_rank(const char *key)
 {
-	if (strchr(key, ':') == NULL)
+	const char *kind = key_kind(key);
+
+	if (strcmp(key, BASELINE_STEP_KEY) == 0)
 		return 0;
-	if (has_prefix(key, "copy_bytes:"))
+	if (strchr(kind, ':') == NULL)
 		return 1;
-	return 2;
+	if (has_prefix(kind, "copy_bytes:"))
+		return 2;
+	return 3;
 }
 
 static int case_order(const void *pa, const void *pb)
@@ -313,9 +457,9 @@ static int choose_basis(struct gate_result *r, const struct baseline *b, const s
 
 	r->per_iteration = b->version > 1 && b->loop.mark != SUM_LOOP_NONE && loops_match(b, p, n, &odd);
 	if (r->per_iteration)
-		r->basis = prof_strfmt("per iteration of the loop marked by %s \"%s\" (baseline %d"
-				     " iterations, new captures %g); kernels and ranges per launch",
-				     mark, b->loop.mark_name, b->loop.iterations, new_iterations);
+		r->basis = prof_strfmt("per iteration of %s \"%s\" (baseline %d iterations, new %g);"
+				     " kernels and ranges per launch", mark, b->loop.mark_name,
+				     b->loop.iterations, new_iterations);
 	else if (b->version == 1)
 		r->basis = prof_strfmt("totals per capture, for every key: the baseline has format 1,"
 				     " which holds totals only; save it again with this perfkit to"
@@ -328,6 +472,13 @@ static int choose_basis(struct gate_result *r, const struct baseline *b, const s
 		r->basis = prof_strfmt("totals per capture, kernels and ranges per launch: %s has no"
 				     " loop marked by %s \"%s\" as the baseline's captures have",
 				     p[odd].path, mark, b->loop.mark_name);
+	if (r->basis && b->ranks > 1) {
+		/* short: the summary's line fits 200 columns */
+		char *job = prof_strfmt("%s; %d ranks, each by its own loop", r->basis, b->ranks);
+
+		free(r->basis);
+		r->basis = job;
+	}
 	return r->basis ? 0 : PROF_E_NOMEM;
 }
 
@@ -340,7 +491,8 @@ static int measure_key(struct gate_result *r, struct gate_case *c, const struct 
 	double base_growth = 0, new_growth;
 
 	c->key = strdup(key->name);
-	if (!c->key)
+	c->name = display_name(key->name, o);
+	if (!c->key || !c->name)
 		return PROF_E_NOMEM;
 	c->unit = key->unit;
 	c->in_base = true;
@@ -387,12 +539,14 @@ static int measure_key(struct gate_result *r, struct gate_case *c, const struct 
 
 /* A key only the new captures have: reported, never failed on its own. */
 static int measure_added(struct gate_result *r, struct gate_case *c, const struct baseline_value *v,
-			 const struct baseline_values *vals, size_t n, double *samples)
+			 const struct baseline_values *vals, size_t n, double *samples,
+			 const struct gate_options *o)
 {
 	char vn[32];
 
 	c->key = strdup(v->name);
-	if (!c->key)
+	c->name = display_name(v->name, o);
+	if (!c->key || !c->name)
 		return PROF_E_NOMEM;
 	c->unit = v->unit;
 	c->in_new = true;
@@ -416,7 +570,7 @@ static int measure_added(struct gate_result *r, struct gate_case *c, const struc
 	}
 	c->growth = median_of(samples, n);
 	format_value(vn, sizeof vn, c->unit, c->new);
-	c->message = prof_strfmt("%s: not in the baseline (now %s%s)", c->key, vn, per_words(c->per));
+	c->message = prof_strfmt("%s: not in the baseline (now %s%s)", c->name, vn, per_words(c->per));
 	return c->message ? 0 : PROF_E_NOMEM;
 }
 
@@ -432,7 +586,7 @@ int gate__run(struct gate_result *r, const struct baseline *b, const struct diff
 	if (n == 0)
 		return prof_error__set(err, PROF_E_USAGE, "the gate needs at least one capture");
 	for (size_t i = 0; i < n; i++) {
-		rc = identity_check(b, &p[i], err);
+		rc = identity_check(b, &p[i], o, err);
 		if (rc < 0)
 			return rc;
 	}
@@ -471,7 +625,7 @@ int gate__run(struct gate_result *r, const struct baseline *b, const struct diff
 
 			for (size_t q = 0; q < i && !seen; q++)
 				seen = baseline_values__find(&vals[q], v->name) != NULL;
-			if (!seen && measure_added(r, &r->cases[r->ncases++], v, vals, n, samples) < 0)
+			if (!seen && measure_added(r, &r->cases[r->ncases++], v, vals, n, samples, o) < 0)
 				goto out_nomem;
 		}
 	}
@@ -497,6 +651,7 @@ void gate__exit(struct gate_result *r)
 {
 	for (size_t i = 0; i < r->ncases; i++) {
 		free(r->cases[i].key);
+		free(r->cases[i].name);
 		free(r->cases[i].message);
 	}
 	free(r->cases);
@@ -512,7 +667,8 @@ int gate__report(const struct gate_result *r, struct rpt_sink *sink, bool with_m
 {
 	static const struct rpt_column cols[] = {
 		{ "Result", RPT_TEXT, 0 }, { "Change (%)", RPT_REAL, 1 }, { "Base", RPT_REAL, 1 },
-		{ "New", RPT_REAL, 1 }, { "Allowed", RPT_REAL, 1 }, { "Unit", RPT_TEXT, 0 },
+		{ "New", RPT_REAL, 1 }, { "Allowed", RPT_REAL, 1 }, { "Budget", RPT_REAL, 1 },
+		{ "Noise", RPT_REAL, 1 }, { "Floor Lift", RPT_REAL, 1 }, { "Unit", RPT_TEXT, 0 },
 		{ "Per", RPT_TEXT, 0 }, { "Key", RPT_TEXT, 0 }, { "Message", RPT_TEXT, 0 },
 	};
 	static const struct rpt_column sum_cols[] = {
@@ -520,21 +676,26 @@ int gate__report(const struct gate_result *r, struct rpt_sink *sink, bool with_m
 		{ "Captures", RPT_INT, 0 }, { "Program", RPT_TEXT, 0 }, { "GPU", RPT_TEXT, 0 },
 		{ "Basis", RPT_TEXT, 0 },
 	};
+	/* Allowed = Base + Budget + Noise + Floor Lift */
 	int rc = sink->begin(sink, "gate", "Gate: each key against the baseline", cols,
-			     with_message ? 9 : 8);
+			     with_message ? 12 : 11);
 
 	for (size_t i = 0; rc == 0 && i < r->ncases; i++) {
 		const struct gate_case *c = &r->cases[i];
-		struct rpt_cell cells[9] = {
+		struct rpt_cell cells[12] = {
 			{ .s = gate_verdict__name(c->verdict) },
 			{ .is_null = !c->in_base || !c->in_new || c->base == 0,
 			  .d = c->base ? 100.0 * (c->new - c->base) / c->base : 0 },
 			{ .is_null = !c->in_base, .d = c->base },
 			{ .is_null = !c->in_new, .d = c->new },
 			{ .is_null = !c->in_base, .d = c->allowed },
+			{ .is_null = !c->in_base, .d = c->budget_amount },
+			{ .is_null = !c->in_base, .d = c->noise },
+			{ .is_null = !c->in_base, .d = c->floor_lift },
 			{ .s = baseline_unit__name(c->unit) },
 			{ .s = gate_per__name(c->per) },
-			{ .s = c->key },
+			/* JSON: the whole key; text: as it reads in a log */
+			{ .s = with_message ? c->key : c->name },
 			{ .s = c->message },
 		};
 		rc = sink->row(sink, cells);
@@ -556,12 +717,18 @@ int gate__report(const struct gate_result *r, struct rpt_sink *sink, bool with_m
 	return rc ? rc : sink->end(sink);
 }
 
-/* The testcase's class groups keys by kind: perfkit.gate.kernel, ... */
+/* The testcase's class groups keys by kind: perfkit.gate.kernel, ...; a
+ * job's by rank and kind: perfkit.gate.rank1.kernel. */
 static void junit_class(FILE *f, const char *key)
 {
-	const char *colon = strchr(key, ':');
+	size_t rank = rank_prefix_len(key);
+	const char *colon;
 
 	fputs("perfkit.gate.", f);
+	if (rank)
+		fprintf(f, "%.*s.", (int)rank - 1, key);
+	key += rank;
+	colon = strchr(key, ':');
 	if (!colon)
 		fputs("total", f);
 	else
@@ -585,18 +752,19 @@ int gate__write_junit(const struct gate_result *r, FILE *f)
 		fputs("    <testcase classname=\"", f);
 		junit_class(f, c->key);
 		fputs("\" name=\"", f);
-		prof_fputs_html(f, c->key);
+		prof_fputs_html(f, c->name);
 		fputs("\" time=\"0\"", f);
 		if (c->verdict == GATE_FAIL) {
+			/* the message on a line of its own: a log's lines stay short */
 			fputs(">\n      <failure type=\"regression\" message=\"", f);
+			prof_fputs_html(f, c->name);
+			fputs(" regressed\">\n", f);
 			prof_fputs_html(f, c->message);
-			fputs("\">", f);
-			prof_fputs_html(f, c->message);
-			fputs("</failure>\n    </testcase>\n", f);
+			fputs("\n      </failure>\n    </testcase>\n", f);
 		} else if (c->verdict != GATE_PASS || c->message) {
-			fputs(">\n      <system-out>", f);
+			fputs(">\n      <system-out>\n", f);
 			prof_fputs_html(f, c->message);
-			fputs("</system-out>\n    </testcase>\n", f);
+			fputs("\n      </system-out>\n    </testcase>\n", f);
 		} else {
 			fputs("/>\n", f);
 		}

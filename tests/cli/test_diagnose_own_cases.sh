@@ -149,7 +149,10 @@ def steady_diff(name):
     got = loops["NEW"]["GPU Time/iter (ns)"] / base
     if abs(got - want) > 0.02:
         bad.append(f"GPU time per iteration x{got:.3f}, wanted x{want:.3f}")
-    if "slower per iteration" not in verdict or "compared per iteration" not in verdict:
+    # the verdict opens with the step (issue 38), then the GPU time per step
+    # and what changed it, per iteration of both loops
+    if not re.search(r"GPU time per step [0-9.]+ us \u2192 [0-9.]+ us \([0-9.]+x more\): allreduce_like \+[0-9]+% per launch", verdict) \
+            or "(BASE 50 steps, NEW 44)" not in verdict:
         bad.append(f"verdict: {verdict}")
     report(name, "; ".join(bad) or None)
 

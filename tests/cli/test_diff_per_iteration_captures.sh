@@ -50,9 +50,9 @@ for spec in torch_train:train_step hash_embedding_optimized:step rollout_optimiz
 
 	run diff "$whole" "$half"
 	expect_status "$name: diff with its first half" 0
-	expect_out "$name: the same GPU time per iteration" \
-		"^NEW takes the same GPU time per iteration as BASE .*\(BASE $nb iterations, NEW $nn: compared per iteration\)"
-	if grep -qE "NEW is .* (faster|slower)" "$TMP/out"
+	expect_out "$name: the same wall time per step" \
+		"^NEW's step takes the same wall time as BASE's .*\(BASE $nb steps, NEW $nn\); GPU time per step"
+	if grep -qE "NEW('s step)? is .* (faster|slower)" "$TMP/out"
 	then fail "$name: its first half is called faster or slower"; else pass "$name: no faster or slower"; fi
 
 	run diff --format=json "$whole" "$half"
@@ -60,7 +60,7 @@ for spec in torch_train:train_step hash_embedding_optimized:step rollout_optimiz
 import json, sys
 doc = json.load(open(sys.argv[1]))
 rep = {r["name"]: r["rows"] for r in doc["reports"]}
-assert "same GPU time per iteration" in rep["diff_verdict"][0]["Verdict"], rep["diff_verdict"]
+assert "step takes the same wall time" in rep["diff_verdict"][0]["Verdict"], rep["diff_verdict"]
 assert [l["Iterations"] for l in rep["diff_loops"]] == [int(sys.argv[2]), int(sys.argv[3])]
 # Kernels launched in the loop run as often per iteration in both halves.
 for k in rep["diff_kernels"]:
@@ -74,7 +74,7 @@ PY
 	run diff --format=html -o "$TMP/$name.html" "$whole" "$half"
 	expect_status "$name: diff html" 0
 	expect_that "$name: html carries the per-iteration verdict" \
-		grep -q "same GPU time per iteration" "$TMP/$name.html"
+		grep -q "step takes the same wall time" "$TMP/$name.html"
 	expect_that "$name: html carries the loops" grep -q "Loops (the per-iteration basis)" "$TMP/$name.html"
 
 	run baseline save -o "$TMP/$name.json" "$whole"
@@ -87,7 +87,7 @@ for spec in rollout_optimized:step clean_loop:step; do
 	nb=$(steps "$D/$name.sqlite" "$range") nn=$(steps "$TMP/$name.half.sqlite" "$range")
 	run gate --baseline "$TMP/$name.json" "$TMP/$name.half.sqlite"
 	expect_status "$name: the first half passes the gate" 0
-	expect_out "$name: the gate compares per iteration" "per iteration of the loop marked by NVTX range \"$range\" \(baseline $nb iterations, new captures $nn\)"
+	expect_out "$name: the gate compares per iteration" "per iteration of NVTX range \"$range\" \(baseline $nb iterations, new $nn\)"
 done
 
 # torch_train's first steps ran slower on the host than the rest (counted
@@ -136,8 +136,8 @@ PY
 }
 for w in hash_embedding rollout transformer batched_forces; do
 	run diff "$D/${w}_naive.sqlite" "$D/${w}_optimized.sqlite"
-	expect_out "$w: optimized is faster per iteration" "^NEW is [0-9.]+x faster per iteration on the GPU"
-	got=$(grep -oE "^NEW is [0-9.]+x" "$TMP/out" | grep -oE "[0-9.]+")
+	expect_out "$w: optimized's step is faster" "^NEW's step is [0-9.]+x faster: "
+	got=$(grep -oE "GPU time per step [^;:(]*\([0-9.]+x less\)" "$TMP/out" | grep -oE "[0-9.]+x less" | grep -oE "^[0-9.]+")
 	want=$(per_step_ratio "$D/${w}_naive.sqlite" "$D/${w}_optimized.sqlite")
 	# Within 12 %: the window counts GPU work by when it ran, the count here by
 	# which step launched it (a copy issued between two steps differs).

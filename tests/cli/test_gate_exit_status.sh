@@ -38,10 +38,10 @@ expect_out "gate on a repeated run" "gate passed"
 # Fewer launches of the same kernels: per iteration and per launch nothing moved.
 run gate --baseline "$bl" "$TMP/same_short.sqlite"
 expect_status "gate on a shorter run" 0
-expect_out "gate on a shorter run compares per iteration" "per iteration of the loop marked by kernel \"gemm\""
+expect_out "gate on a shorter run compares per iteration" "per iteration of kernel \"gemm\""
 run gate --baseline "$bl" "$TMP/slow_short.sqlite"
 expect_status "gate on a shorter run with a 2x slower kernel" 1
-expect_out "gate on a shorter run names the kernel per launch" "^FAIL kernel:gemm: 2 ms per launch vs baseline 1 ms "
+expect_out "gate on a shorter run names the kernel per launch" "^FAIL kernel:gemm: 2 ms/launch vs 1 ms "
 
 run gate --baseline "$bl" --junit="$TMP/fail.xml" "$TMP/slow.sqlite"
 expect_status "gate on a 2x slower kernel" 1
@@ -149,9 +149,9 @@ expect_one_error_line "unknown baseline action" "did you mean 'save'"
 # a step takes 1 + 0.5 ms of GPU time, 2 + 0.5 ms where gemm is slower.
 run diff "$TMP/base1.sqlite" "$TMP/slow.sqlite"
 expect_status "diff" 0
-expect_out "diff verdict" "NEW is 1\.7x slower per iteration on the GPU \(9 iterations each: compared per iteration\): gemm 2\.0x slower per launch \(\+1 ms/iter\)"
+expect_out "diff verdict" "NEW's step is 1\.7x slower: 1\.5 ms → 2\.5 ms median .*\(BASE 9 steps, NEW 9\); GPU time per step 1\.5 ms → 2\.5 ms \(1\.7x more\): gemm 2\.0x slower per launch \(\+1 ms/iter\) \[100% of the step's change\]"
 run diff "$TMP/base1.sqlite" "$TMP/same_short.sqlite"
-expect_out "diff of a shorter run" "NEW takes the same GPU time per iteration as BASE \(1\.5 ms\) \(BASE 9 iterations, NEW 4: compared per iteration\)"
+expect_out "diff of a shorter run" "NEW's step takes the same wall time as BASE's \(within noise\): 1\.5 ms → 1\.5 ms median .*\(BASE 9 steps, NEW 4\); GPU time per step 1\.5 ms → 1\.5 ms$"
 run diff --format=json "$TMP/base1.sqlite" "$TMP/slow.sqlite"
 if python3 - "$TMP/out" <<'PY'
 import json, sys

@@ -87,14 +87,15 @@ expect_that "chrome trace of a job parses" python3 -c 'import json, sys; json.lo
 # diff, baseline save and gate: a directory is one run, its merged capture's
 run diff --force "$TMP/job" "$TMP/merged.sqlite"
 expect_status "diff of a job against its merged capture" 0
-expect_out "diff of a job against its merged capture" "the same GPU time"
+# the verdict opens with the step (issue 38): the same, rank with rank
+expect_out "diff of a job against its merged capture" "its step takes the same wall time as BASE's \(within noise\)"
 expect_that "diff of a job against its merged capture: every kernel, copy and range the same, totals too" \
 	python3 - "$PERFKIT" "$TMP/job" "$TMP/merged.sqlite" <<'PY'
 import json, subprocess, sys
 out = subprocess.run([sys.argv[1], "diff", "--force", "--format=json", sys.argv[2], sys.argv[3]],
                      capture_output=True, text=True, check=True).stdout
 reps = {r["name"]: r for r in json.loads(out)["reports"]}
-entries = [x for n in ("diff_kernels", "diff_copies", "diff_ranges") for x in reps[n]["rows"]]
+entries = [x for n in ("diff_kernels", "diff_copies", "diff_ranges", "diff_api") for x in reps[n]["rows"]]
 assert entries and all(x["Change"] == "same" for x in entries), entries
 assert all(x["Delta"] == 0 for x in reps["diff_totals"]["rows"]), reps["diff_totals"]
 PY

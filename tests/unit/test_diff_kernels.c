@@ -286,11 +286,13 @@ START_TEST(diff_verdict_names_the_ratio_per_iteration_and_the_kernel_that_moved)
 	write_pair(base_path, new_path, sizeof base_path);
 	/* NEW as the base: 5 ms -> 3 ms per iteration is 1.7x faster. */
 	verdict_of(new_path, base_path, verdict, sizeof verdict);
-	ck_assert_msg(strstr(verdict, "NEW is 1.7x faster per iteration on the GPU (9 iterations each:"
-				      " compared per iteration): gemm 2.0x faster per launch (\xe2\x88\x92"
-				      "2 ms/iter)") == verdict, "verdict: %s", verdict);
+	ck_assert_msg(strstr(verdict, "NEW's step is 1.7x faster: 5 ms \xe2\x86\x92 3 ms median") == verdict,
+		      "verdict: %s", verdict);
+	ck_assert_msg(strstr(verdict, "(BASE 9 steps, NEW 9); GPU time per step 5 ms \xe2\x86\x92 3 ms"
+				      " (1.7x less): gemm 2.0x faster per launch (\xe2\x88\x92"
+				      "2 ms/iter) [100% of the step's change]"), "verdict: %s", verdict);
 	verdict_of(base_path, new_path, verdict, sizeof verdict);
-	ck_assert_msg(strstr(verdict, "NEW is 1.7x slower per iteration on the GPU") == verdict,
+	ck_assert_msg(strstr(verdict, "NEW's step is 1.7x slower: 3 ms \xe2\x86\x92 5 ms") == verdict,
 		      "verdict: %s", verdict);
 	ck_assert_msg(strstr(verdict, "gemm 2.0x slower per launch (+2 ms/iter)"), "verdict: %s", verdict);
 }
@@ -314,9 +316,9 @@ START_TEST(diff_of_fewer_steps_with_the_same_launches_is_no_change)
 	write_loop(base_path, sizeof base_path, "job50.sqlite", 50, job_step);
 	write_loop(new_path, sizeof new_path, "job44.sqlite", 44, job_step);
 	verdict_of(base_path, new_path, verdict, sizeof verdict);
-	ck_assert_msg(strstr(verdict, "NEW takes the same GPU time per iteration as BASE (350 us)"
-				      " (BASE 49 iterations, NEW 43: compared per iteration)") == verdict,
-		      "verdict: %s", verdict);
+	ck_assert_msg(strstr(verdict, "NEW's step takes the same wall time as BASE's (within noise):"
+				      " 350 us \xe2\x86\x92 350 us median") == verdict, "verdict: %s", verdict);
+	ck_assert_msg(strstr(verdict, "(BASE 49 steps, NEW 43)"), "verdict: %s", verdict);
 	load(&base, base_path);
 	load(&new, new_path);
 	ck_assert_int_eq(diff__compute(&r, &base, &new), 0);
@@ -348,9 +350,11 @@ START_TEST(diff_kernel_slower_per_launch_in_a_shorter_window_makes_new_slower)
 	ck_assert_int_eq(diff__compute(&r, &base, &new), 0);
 	diff__verdict(&r, verdict, sizeof verdict);
 	/* 350 us -> 378 us per iteration. */
-	ck_assert_msg(strstr(verdict, "NEW is 1.08x slower per iteration on the GPU (BASE 49 iterations,"
-				      " NEW 43: compared per iteration): allreduce +14% per launch"
-				      " (+28 us/iter)") == verdict, "verdict: %s", verdict);
+	ck_assert_msg(strstr(verdict, "NEW's step is 1.08x slower: 350 us \xe2\x86\x92 378 us median")
+		      == verdict, "verdict: %s", verdict);
+	ck_assert_msg(strstr(verdict, "(BASE 49 steps, NEW 43); GPU time per step 350 us \xe2\x86\x92 378 us"
+				      " (1.08x more): allreduce +14% per launch (+28 us/iter)"),
+		      "verdict: %s", verdict);
 	ck_assert_str_eq(r.rows[DIFF_KERNELS][0].base->name, "allreduce");
 	ck_assert_int_eq(r.rows[DIFF_KERNELS][0].change, DIFF_SLOWER);
 	ck_assert_int_eq(find_row(&r, DIFF_KERNELS, "forward")->change, DIFF_SAME);
@@ -581,24 +585,39 @@ START_TEST(diff_profile_of_an_export_takes_wall_time_from_the_capture_span)
 	load(&p, path);
 	/* Two kernels of 1000 ns 10 ns apart, then 10 ns and a 5000 ns range. */
 	ck_assert_int_eq(p.wall_ns, (first + 1000 + 10 + 1000 + 10 + 5000) - first);
-	ck_assert_str_eq(p.program, "python3");
+	/* the process name has no arguments: the script is unknown */
+	ck_assert_str_eq(p.program, "");
+	ck_assert_str_eq(p.launcher, "python3");
 	ck_assert_str_eq(p.gpu, "NVIDIA H100");
 	diff_profile__exit(&p);
 }
 END_TEST
 
-START_TEST(diff_launch_change_must_exceed_the_minimum_and_both_spreads)
+START_TEST(diff_launch_change_must_exceed_the_minimum_and_the_steadier_spread)
 {
 	ck_assert(diff_launch_changed(1000, 0, 1140, 0));
 	ck_assert(diff_launch_changed(1000, 0, 860, 0));
 	/* 2 % is under DIFF_MIN_CHANGE: timer ticks and clocks. */
 	ck_assert(!diff_launch_changed(1000, 0, 1020, 0));
-	/* +14 % inside the base launches' spread (IQR 20 % of the median). */
-	ck_assert(!diff_launch_changed(1000, 200, 1140, 0));
-	/* ... or inside the new ones' (200 / 1140 = 17.5 %). */
-	ck_assert(!diff_launch_changed(1000, 0, 1140, 200));
+	/* +140 ns inside both sides' spread (IQR 200 ns each). */
+	ck_assert(!diff_launch_changed(1000, 200, 1140, 200));
+	/* one side steady: the new median lies outside its middle half */
+	ck_assert(diff_launch_changed(1000, 200, 1140, 0));
 	ck_assert(diff_launch_changed(1000, 100, 1140, 100));
 	ck_assert(!diff_launch_changed(1000, 0, 1000, 0));
+	/* issue 38: NVTX `step` 20.8 ms -> 128 us with a spread (IQR) larger
+	 * than its new median is a change, in ns, whatever the spread's share
+	 * of that median */
+	ck_assert(diff_launch_changed(20842599, 50000, 127752, 300000));
+}
+END_TEST
+
+START_TEST(diff_row_time_change_weighs_the_spread_of_its_calls)
+{
+	/* 3 calls a step, each launch spread 1 ms: +11 ms a step is a change,
+	 * +2 ms is what the launches' spread explains */
+	ck_assert(diff_time_changed(2.46e6, 13.8e6, 3, 1000000, 840000));
+	ck_assert(!diff_time_changed(2.46e6, 4.46e6, 3, 1000000, 840000));
 }
 END_TEST
 
@@ -641,7 +660,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, diff_html_escapes_kernel_names);
 	tcase_add_test(tc, diff_store_without_optional_tables_gives_empty_sections);
 	tcase_add_test(tc, diff_profile_of_an_export_takes_wall_time_from_the_capture_span);
-	tcase_add_test(tc, diff_launch_change_must_exceed_the_minimum_and_both_spreads);
+	tcase_add_test(tc, diff_launch_change_must_exceed_the_minimum_and_the_steadier_spread);
+	tcase_add_test(tc, diff_row_time_change_weighs_the_spread_of_its_calls);
 	tcase_add_test(tc, diff_calls_change_must_exceed_what_the_window_edges_explain);
 	suite_add_tcase(s, tc);
 	return s;

@@ -318,6 +318,8 @@ START_TEST(gate_junit_has_one_testcase_per_key_and_escapes_names)
 	FILE *f;
 
 	gate_options__init(&o);
+	/* the key in full: what this test checks is its escaping */
+	o.full_names = true;
 	write_capture(&p[0], "NVIDIA H100", before);
 	build_baseline(&b, p, 1);
 	write_capture(&p[0], "NVIDIA H100", after);
@@ -385,7 +387,7 @@ START_TEST(gate_passes_captures_with_other_numbers_of_steps_and_the_same_launche
 		write_job(&p[0], steps[i], job_step);
 		run_gate(&r, &b, p, 1, &o);
 		ck_assert(r.per_iteration);
-		ck_assert_ptr_nonnull(strstr(r.basis, "per iteration of the loop marked by kernel \"forward\""));
+		ck_assert_ptr_nonnull(strstr(r.basis, "per iteration of kernel \"forward\""));
 		ck_assert_int_eq(find_case(&r, "gpu_time")->per, GATE_PER_ITERATION);
 		ck_assert_double_eq(find_case(&r, "gpu_time")->new, 350 * US);
 		ck_assert_int_eq(find_case(&r, "kernel:allreduce")->per, GATE_PER_LAUNCH);
@@ -418,7 +420,7 @@ START_TEST(gate_fails_a_kernel_slower_per_launch_in_a_shorter_capture)
 	c = find_case(&r, "gpu_time");
 	ck_assert_int_eq(c->verdict, GATE_FAIL);
 	ck_assert_double_eq(c->new, 378 * US);
-	ck_assert_ptr_nonnull(strstr(c->message, "per iteration"));
+	ck_assert_ptr_nonnull(strstr(c->message, "/iter"));
 	ck_assert_ptr_nonnull(strstr(c->message, "grew most: allreduce +28 us/iter"));
 	gate__exit(&r);
 	baseline__exit(&b);
