@@ -171,9 +171,17 @@ static const char *same_rank_key(char *buf, size_t cap, const char *key, const c
 	return buf;
 }
 
+/* Where a kernel key's name starts ("rank1/kernel:NAME"), or 0 for
+ * another kind of key. */
+static size_t kernel_name_at(const char *key)
+{
+	return has_prefix(key_kind(key), "kernel:") ? rank_prefix_len(key) + strlen("kernel:") : 0;
+}
+
 /* A key as text and JUnit show it: "kernel:" and the kernel's short name,
- * every key cut to GATE_NAME_MAX bytes on a UTF-8 boundary with "...". */
-static char *display_name(const char *key, const struct gate_options *o)
+ * unique among the gate's kernels (names), every key cut to GATE_NAME_MAX
+ * bytes on a UTF-8 boundary with "...". */
+static char *display_name(const char *key, const struct gate_options *o, struct rpt_symbols *names)
 {
 	char shortened[512];
 	const char *name = key;
@@ -181,9 +189,10 @@ static char *display_name(const char *key, const struct gate_options *o)
 
 	if (o->full_names)
 		return strdup(key);
-	if (has_prefix(key_kind(key), "kernel:")) {
-		prefix = rank_prefix_len(key) + strlen("kernel:");
-		len = rpt_symbol__shorten(key + prefix, RPT_SYMBOL_SHORT, shortened, sizeof shortened);
+	if (kernel_name_at(key)) {
+		prefix = kernel_name_at(key);
+		len = names ? rpt_symbols__show(names, key + prefix, shortened, sizeof shortened)
+			    : rpt_symbol__shorten(key + prefix, RPT_SYMBOL_SHORT, shortened, sizeof shortened);
 		if (len >= sizeof shortened)
 			len = sizeof shortened - 1;
 		shortened[len] = '\0';
@@ -491,7 +500,7 @@ static int measure_key(struct gate_result *r, struct gate_case *c, const struct 
 	double base_growth = 0, new_growth;
 
 	c->key = strdup(key->name);
-	c->name = display_name(key->name, o);
+	c->name = display_name(key->name, o, r->names);
 	if (!c->key || !c->name)
 		return PROF_E_NOMEM;
 	c->unit = key->unit;
@@ -545,7 +554,7 @@ static int measure_added(struct gate_result *r, struct gate_case *c, const struc
 	char vn[32];
 
 	c->key = strdup(v->name);
-	c->name = display_name(v->name, o);
+	c->name = display_name(v->name, o, r->names);
 	if (!c->key || !c->name)
 		return PROF_E_NOMEM;
 	c->unit = v->unit;
@@ -605,8 +614,19 @@ int gate__run(struct gate_result *r, const struct baseline *b, const struct diff
 		cap += vals[i].n;
 	}
 	r->cases = calloc(cap + 1, sizeof *r->cases);
-	if (!vals || !samples || !r->program || !r->gpu || !r->cases)
+	r->names = rpt_symbols__new();
+	if (!vals || !samples || !r->program || !r->gpu || !r->cases || !r->names)
 		goto out_nomem;
+	/* every kernel's name known before the first is shown */
+	for (size_t k = 0; k < b->nkeys; k++)
+		if (kernel_name_at(b->keys[k].name) &&
+		    rpt_symbols__add(r->names, b->keys[k].name + kernel_name_at(b->keys[k].name)))
+			goto out_nomem;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < vals[i].n; j++)
+			if (kernel_name_at(vals[i].v[j].name) &&
+			    rpt_symbols__add(r->names, vals[i].v[j].name + kernel_name_at(vals[i].v[j].name)))
+				goto out_nomem;
 	for (size_t i = 0; i < n; i++)
 		samples[i] = p[i].loop.iterations;
 	new_iterations = median_of(samples, n);
@@ -642,6 +662,8 @@ out:
 		baseline_values__exit(&vals[i]);
 	free(vals);
 	free(samples);
+	rpt_symbols__delete(r->names);
+	r->names = NULL;
 	if (rc < 0)
 		gate__exit(r);
 	return rc;

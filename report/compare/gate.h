@@ -124,6 +124,9 @@ struct gate_result {
 	struct gate_case *cases; /* failures first, then by key */
 	size_t ncases, nfailed;
 	int64_t rows_left_out; /* the captures' bad rows, in no key (diff_profile) */
+	/* the kernel names of every key, so that two kernels never show the
+	 * same short name (sink/symbol.h); while gate__run runs */
+	struct rpt_symbols *names;
 };
 
 /* PROF_E_USAGE (with a message naming both) when a capture is of another
