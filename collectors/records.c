@@ -770,6 +770,11 @@ void records__buffer(struct records *r, uint8_t *buffer, size_t valid_bytes)
 	}
 }
 
+void records__look_for_threads(struct records *r)
+{
+	thread_names__scan(r->threads, monotonic_ns());
+}
+
 void records__finish(struct records *r)
 {
 	size_t open_ranges = 0;

@@ -5,8 +5,9 @@
  * PyTorch names its autograd threads pt_autograd_N, NCCL its proxy and
  * service threads. It is read on the writer thread, never on the program's:
  * when a thread's first row is read, and for a thread that may exit before
- * then, when a look at the process's task list (at most every
- * THREAD_SCAN_NS) first finds it. The names are written at the end, read
+ * then, when a look at the process's task list (the writer wakes for one
+ * every 50 ms between flushes: drain.c) first finds it. A thread that
+ * lives less than that and exits before its rows are read goes unnamed. The names are written at the end, read
  * again for threads still alive (a later name is the truer one), for the
  * threads that have rows and no NVTX name: a name the program gave through
  * nvtxNameOsThread (records.c on_name) wins, and a thread has one row in
@@ -28,7 +29,7 @@
 #include "prof/event.h"
 #include "prof/store.h"
 
-#define THREAD_SCAN_NS 200000000ull
+#define THREAD_SCAN_NS 25000000ull /* drain.c wakes to look every 50 ms */
 #define OS_NAME_SIZE 16 /* Linux's TASK_COMM_LEN, its NUL included */
 
 struct thread_slot {

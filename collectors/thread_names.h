@@ -19,7 +19,7 @@ void thread_names__delete(struct thread_names *t);
 void thread_names__seen(struct thread_names *t, uint32_t tid);
 /* Thread tid has an NVTX name, which wins over its OS name. */
 void thread_names__nvtx(struct thread_names *t, uint32_t tid);
-/* Looks for threads new since the last look (at most every 200 ms), so that
+/* Looks for threads new since the last look (at most every 25 ms), so that
  * one which exits before its rows are read keeps the name it had. */
 void thread_names__scan(struct thread_names *t, uint64_t now_ns);
 /* Writes the name of each thread with rows and no NVTX name, once. 0, or
