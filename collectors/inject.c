@@ -27,6 +27,7 @@
 
 #include "api_enable.h"
 #include "metrics.h"
+#include "thread_names.h"
 #include "prof/protocol.h"
 #include "prof/store.h"
 #include "prof/trace_opts.h"
@@ -187,8 +188,11 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 	gpu_metrics__on_callback(domain, cbid, data);
 	nvtx_kinds__on_callback(domain, cbid, data);
 	unified_memory__on_callback(domain, cbid, data);
-	if (is_sync(domain, cbid) && sync_succeeded(domain, cb) && atomic_load(&g.state) == STATE_ON)
-		drain__flush_soon();
+	if (is_sync(domain, cbid)) {
+		thread_names__hint_self();
+		if (sync_succeeded(domain, cb) && atomic_load(&g.state) == STATE_ON)
+			drain__flush_soon();
+	}
 	/* cudaDeviceReset discards CUPTI's pending records with the context. */
 	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
 	    cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020 &&

@@ -3,11 +3,14 @@
  *
  * The OS name is what pthread_setname_np set (/proc/PID/task/TID/comm);
  * PyTorch names its autograd threads pt_autograd_N, NCCL its proxy and
- * service threads. It is read on the writer thread, never on the program's:
+ * service threads. It is read on the writer thread, and on the program's
+ * only once per thread (a name handed over at its first synchronisation):
  * when a thread's first row is read, and for a thread that may exit before
  * then, when a look at the process's task list (the writer wakes for one
- * every 50 ms between flushes: drain.c) first finds it. A thread that
- * lives less than that and exits before its rows are read goes unnamed. The names are written at the end, read
+ * every 50 ms between flushes: drain.c) first finds it, or when the thread
+ * hands its name over itself at its first synchronisation (inject.c): a
+ * thread that lives less than 50 ms, never synchronises and exits before
+ * its rows are read goes unnamed. The names are written at the end, read
  * again for threads still alive (a later name is the truer one), for the
  * threads that have rows and no NVTX name: a name the program gave through
  * nvtxNameOsThread (records.c on_name) wins, and a thread has one row in
@@ -18,6 +21,9 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +37,15 @@
 
 #define THREAD_SCAN_NS 25000000ull /* drain.c wakes to look every 50 ms */
 #define OS_NAME_SIZE 16 /* Linux's TASK_COMM_LEN, its NUL included */
+
+/* Names handed over by the program's threads themselves, at their first
+ * synchronisation (thread_names__hint_self): a thread that lives less than
+ * a look's interval is gone from /proc before the writer can read it. One
+ * lock taken once per thread; the writer takes them at its next look. */
+#define HINTS_MAX 256
+static pthread_mutex_t hints_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct { uint32_t pid, tid; char name[16]; } hints[HINTS_MAX];
+static size_t nhints;
 
 struct thread_slot {
 	uint32_t tid; /* 0: free */
@@ -167,12 +182,52 @@ void thread_names__nvtx(struct thread_names *t, uint32_t tid)
 		s->nvtx_named = true;
 }
 
+void thread_names__hint_self(void)
+{
+	static _Thread_local bool hinted;
+	char name[16] = "";
+
+	if (hinted)
+		return;
+	hinted = true;
+	if (prctl(PR_GET_NAME, name, 0, 0, 0) != 0 || !name[0])
+		return;
+	pthread_mutex_lock(&hints_lock);
+	if (nhints < HINTS_MAX) {
+		hints[nhints].pid = (uint32_t)getpid();
+		hints[nhints].tid = (uint32_t)syscall(SYS_gettid);
+		memcpy(hints[nhints].name, name, sizeof name);
+		nhints++;
+	}
+	pthread_mutex_unlock(&hints_lock);
+}
+
+/* The names the threads handed over since the last look: each is the name
+ * its thread had at its first synchronisation, newer than a look at its
+ * birth; a thread still alive at the end is read once more there. */
+static void take_hints(struct thread_names *t)
+{
+	pthread_mutex_lock(&hints_lock);
+	for (size_t i = 0; i < nhints; i++) {
+		struct thread_slot *s;
+
+		if (hints[i].pid != t->pid)
+			continue;
+		s = find_or_add(t, hints[i].tid);
+		if (s)
+			memcpy(s->name, hints[i].name, sizeof s->name);
+	}
+	nhints = 0;
+	pthread_mutex_unlock(&hints_lock);
+}
+
 void thread_names__scan(struct thread_names *t, uint64_t now_ns)
 {
 	char path[96];
 	struct dirent *e;
 	DIR *d;
 
+	take_hints(t);
 	if (t->last_scan_ns && now_ns - t->last_scan_ns < THREAD_SCAN_NS)
 		return;
 	t->last_scan_ns = now_ns;
@@ -195,6 +250,7 @@ int thread_names__write(struct thread_names *t, struct prof_writer *w)
 {
 	int rc = 0;
 
+	take_hints(t);
 	for (size_t i = 0; i < t->cap; i++) {
 		struct thread_slot *s = &t->slots[i];
 

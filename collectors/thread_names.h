@@ -19,6 +19,9 @@ void thread_names__delete(struct thread_names *t);
 void thread_names__seen(struct thread_names *t, uint32_t tid);
 /* Thread tid has an NVTX name, which wins over its OS name. */
 void thread_names__nvtx(struct thread_names *t, uint32_t tid);
+/* On a program's thread, at its synchronisations: hands the thread's name
+ * over to the writer, once per thread (a thread-local flag, then one lock). */
+void thread_names__hint_self(void);
 /* Looks for threads new since the last look (at most every 25 ms), so that
  * one which exits before its rows are read keeps the name it had. */
 void thread_names__scan(struct thread_names *t, uint64_t now_ns);
