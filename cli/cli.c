@@ -155,9 +155,116 @@ int cli_unknown(const char *what, const char *word, const char *const *candidate
 	return CLI_EXIT_USAGE;
 }
 
+static struct {
+	enum cli_usage_style style;
+	const char *command;
+	const char *summary;
+} usage_style;
+
+void cli_usage__set_style(enum cli_usage_style style, const char *command, const char *summary)
+{
+	usage_style.style = style;
+	usage_style.command = command;
+	usage_style.summary = summary;
+}
+
+void cli_troff__puts(FILE *f, const char *s)
+{
+	/* a control character at a line's start would be read as a request */
+	if (*s == '.' || *s == '\'')
+		fputs("\\&", f);
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\e", f);
+		else if (*s == '-')
+			fputs("\\-", f);
+		else if (*s == '\n')
+			fputc(' ', f);
+		else
+			fputc(*s, f);
+	}
+}
+
+/* The man page's heading: "perfkit run" is PERFKIT-RUN, named perfkit-run. */
+static void man_heading(FILE *f)
+{
+	char page[64];
+	size_t i;
+
+	snprintf(page, sizeof page, "%s", usage_style.command ? usage_style.command : "perfkit");
+	for (i = 0; page[i]; i++)
+		if (page[i] == ' ')
+			page[i] = '-';
+	fputs(".TH \"", f);
+	for (i = 0; page[i]; i++)
+		fputc(page[i] >= 'a' && page[i] <= 'z' ? page[i] - 'a' + 'A' : page[i], f);
+	fputs("\" 1 \"\" \"perfkit " PERFKIT_VERSION "\" \"perfkit manual\"\n.SH NAME\n", f);
+	cli_troff__puts(f, page);
+	fputs(" \\- ", f);
+	cli_troff__puts(f, usage_style.summary ? usage_style.summary : "");
+	fputc('\n', f);
+}
+
+static void man_option(FILE *f, char short_name, const char *long_name, const char *argh,
+		       bool optional, const char *help)
+{
+	fputs(".TP\n", f);
+	if (short_name)
+		fprintf(f, "\\fB\\-%c\\fR, ", short_name);
+	fputs("\\fB\\-\\-", f);
+	cli_troff__puts(f, long_name);
+	fputs("\\fR", f);
+	if (argh) {
+		fputs(optional ? "[=\\fI" : "=\\fI", f);
+		cli_troff__puts(f, argh);
+		fputs(optional ? "\\fR]" : "\\fR", f);
+	}
+	fputc('\n', f);
+	cli_troff__puts(f, help ? help : "");
+	fputc('\n', f);
+}
+
+static void usage_man(FILE *f, const char *const *usage, const struct cli_option *opts)
+{
+	man_heading(f);
+	fputs(".SH SYNOPSIS\n.nf\n", f);
+	for (size_t i = 0; usage && usage[i]; i++) {
+		cli_troff__puts(f, usage[i]);
+		fputc('\n', f);
+	}
+	fputs(".fi\n.SH OPTIONS\n", f);
+	for (const struct cli_option *o = opts; o && o->type != CLI_OPT_END; o++)
+		man_option(f, o->short_name, o->long_name, o->argh, o->type == CLI_OPT_OPTIONAL,
+			   o->help);
+	man_option(f, 'h', "help", NULL, false, "show this help");
+	fputs(".SH \"EXIT STATUS\"\n0 success, 1 a gate found a regression, "
+	      "2 a usage or input error.\n.SH \"SEE ALSO\"\n\\fBperfkit\\fR(1)\n", f);
+}
+
+static void usage_names(FILE *f, const struct cli_option *opts)
+{
+	for (const struct cli_option *o = opts; o && o->type != CLI_OPT_END; o++) {
+		if (o->short_name)
+			fprintf(f, "-%c\n", o->short_name);
+		/* "--name=": the shell leaves the cursor after '=' for the value */
+		fprintf(f, "--%s%s\n", o->long_name,
+			o->type == CLI_OPT_FLAG || o->type == CLI_OPT_OPTIONAL ? "" : "=");
+	}
+	fputs("-h\n--help\n", f);
+}
+
 void cli_usage__print(const char *const *usage, const struct cli_option *opts, bool to_stderr)
 {
 	FILE *f = to_stderr ? stderr : stdout;
+
+	if (!to_stderr && usage_style.style == CLI_USAGE_MAN) {
+		usage_man(f, usage, opts);
+		return;
+	}
+	if (!to_stderr && usage_style.style == CLI_USAGE_NAMES) {
+		usage_names(f, opts);
+		return;
+	}
 
 	for (size_t i = 0; usage && usage[i]; i++)
 		fprintf(f, "%s%s\n", i == 0 ? "usage: " : "   or: ", usage[i]);

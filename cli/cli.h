@@ -89,6 +89,20 @@ int cli_parse_status(int parse_result);
  * an error). */
 void cli_usage__print(const char *const *usage, const struct cli_option *opts, bool to_stderr);
 
+/* What a help request (--help, to stdout) prints: the text above, a man page
+ * in troff (the build makes perfkit-CMD.1 so) or the option names one a line
+ * (for the shell's completion; "--name=" where the option takes a value), so
+ * that the man pages and the completion come from the tables --help prints. */
+enum cli_usage_style {
+	CLI_USAGE_TEXT = 0,
+	CLI_USAGE_MAN,
+	CLI_USAGE_NAMES,
+};
+/* command: "perfkit run"; summary: its line in commands.def. */
+void cli_usage__set_style(enum cli_usage_style style, const char *command, const char *summary);
+/* Write s for troff: backslashes, hyphens and a leading '.' or '\'' escaped. */
+void cli_troff__puts(FILE *f, const char *s);
+
 /* The one way perfkit reports an error: "perfkit: <message>" on stderr,
  * sanitised for the terminal. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -12,10 +12,13 @@ _Static_assert((int)RUN_EXIT_USAGE == (int)CLI_EXIT_USAGE, "a session's usage st
 /* The option table entries of the capture options both commands take. */
 #define RUN_CLI_CAPTURE_OPTIONS(o)                                                            \
 	CLI_STRING('o', "output", &(o)->output, "FILE",                                       \
-		   "capture file (default perfkit-PROGRAM-N.sqlite here)"),                    \
+		   "capture file (default perfkit-PROGRAM-N.sqlite, N the first free here);"  \
+		   " FILE may hold %h the host, %p perfkit's pid, %r the launcher's rank,"     \
+		   " %q{VAR} an environment variable, %% a %"),                                 \
 	CLI_FLAG('f', "force", &(o)->force, "overwrite FILE if it exists"),                   \
 	CLI_STRING(0, "trace", &(o)->trace_list, "LIST",                                      \
-		   "what to record: cuda,nvtx,memory,api,api-all,um (default all)"),                      \
+		   "what to record: cuda,nvtx,memory,api,api-all,um, all"                      \
+		   " (default cuda,nvtx,memory,api,um)"),                                       \
 	CLI_INT(0, "flush-interval", &(o)->flush_ms, "MS",                                    \
 		"commit recorded data at least this often (default 500)"),                    \
 	CLI_OPTIONAL("gpu-metrics", &(o)->gpu_metrics, "HZ",                                  \
