@@ -189,7 +189,7 @@ static const char page_style[] =
 	"ul.offenders{font-size:13px;margin:4px 0;overflow-wrap:anywhere}\n"
 	"svg.step text,svg.bars text,svg.ranks text{font-size:11px;fill:#1d1d1f}\n"
 	"svg.step .lane{fill:#fff}svg.step .lane.odd{fill:#f3f5f8}\n"
-	"svg.step .lane-label{font-size:12px;fill:#374151}\n"
+	"svg.step .lane-label text{font-size:12px;fill:#374151}\n"
 	"svg.step .on-dark text{fill:#fff}svg.step rect{stroke:#fff;stroke-width:.3}\n"
 	"svg .axis line{stroke:#6b7280}svg .axis line.grid{stroke:#d8dce2;stroke-dasharray:2 3}\n"
 	"svg .axis text{font-size:11px;fill:#4b5563;text-anchor:middle}\n"

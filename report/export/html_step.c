@@ -23,6 +23,7 @@
 #include "prof/tables.h"
 #include "sink/symbol.h"
 #include "summary/query.h"
+#include "summary/thread_label.h"
 
 /* Layout, in SVG units (the picture scales to the page's width). */
 #define STEP_WIDTH 1240.0
@@ -58,6 +59,7 @@ struct picture {
 	struct lane *lanes;
 	int nlanes, cap_lanes;
 	int64_t step_tid;                 /* the thread whose range is the step (0: none) */
+	struct sum_thread_labels *threads; /* NULL: "thread TID" */
 };
 
 static double x_of(const struct picture *pc, int64_t t)
@@ -269,16 +271,21 @@ static void draw_lane_labels(const struct picture *pc)
 		const struct lane *l = &pc->lanes[i];
 		char label[96];
 
-		if (l->kind == LANE_THREAD)
-			snprintf(label, sizeof label, "thread %" PRIu32 "%s", prof_tid_of(l->tid),
-				 l->tid == pc->step_tid ? " (the step's)" : "");
+		if (l->kind == LANE_THREAD && pc->threads)
+			snprintf(label, sizeof label, "%s", sum_thread_labels__get(pc->threads, l->tid));
+		else if (l->kind == LANE_THREAD)
+			snprintf(label, sizeof label, "thread %" PRIu32, prof_tid_of(l->tid));
 		else if (l->kind == LANE_STREAM)
 			snprintf(label, sizeof label, "GPU %" PRId64 " stream %" PRId64, l->device_id, l->stream_id);
 		else
 			snprintf(label, sizeof label, "GPU %" PRId64 " idle", l->device_id);
-		fprintf(out, "<rect class=\"lane%s\" x=\"0\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n",
+		fprintf(out, "<rect class=\"lane %s%s\" x=\"0\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n",
+			l->kind == LANE_THREAD ? "thread" : l->kind == LANE_STREAM ? "stream" : "idle",
 			i % 2 ? " odd" : "", l->y, STEP_WIDTH, l->h);
-		fprintf(out, "<text class=\"lane-label\" x=\"6\" y=\"%.1f\">%s</text>\n", l->y + l->h / 2 + 4, label);
+		/* a thread's name is the program's */
+		fputs("<g class=\"lane-label\">", out);
+		html_svg__label(out, 6, l->y + l->h / 2 + 4, STEP_LABEL_W - 8, label);
+		fputs("</g>\n", out);
 	}
 }
 
@@ -537,6 +544,7 @@ static int draw_step(struct html_page *p, int rank, struct prof_error *err)
 	struct cp_step_rows rows = { 0 };
 	struct sum_step *steps = NULL;
 	struct diag_context ctx;
+	struct prof_error ignored = { 0 };
 	bool ctx_made = false;
 	int nsteps = 0, rc;
 
@@ -563,6 +571,9 @@ static int draw_step(struct html_page *p, int rank, struct prof_error *err)
 	pc.rows = &rows;
 	pc.d = (struct cp_data){ .work = rows.work, .nwork = rows.nwork, .calls = rows.calls, .ncalls = rows.ncalls,
 				 .waits = rows.waits, .nwaits = rows.nwaits };
+	/* threads unnamed where their names cannot be read: the picture is worth more */
+	if (sum_thread_labels__load(pc.store, &pc.threads, &ignored) < 0)
+		pc.threads = NULL;
 	if (cp_data__index(&pc.d) || (rc = load_nvtx(&pc, err)) != 0 || (rc = make_lanes(&pc)) != 0) {
 		rc = rc ? rc : prof_error__set(err, PROF_E_NOMEM, "out of memory");
 		goto out;
@@ -575,6 +586,7 @@ out:
 		free(pc.nvtx[i].text);
 	free(pc.nvtx);
 	free(pc.lanes);
+	sum_thread_labels__delete(pc.threads);
 	free(steps);
 	cp_step_rows__exit(&rows);
 	critical_path__delete(cp);

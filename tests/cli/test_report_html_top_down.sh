@@ -49,10 +49,12 @@ value, unit = said[2].split()
 scale = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[unit]
 assert abs(int(svg.group(2)) - float(value) * scale) <= 0.0005 * scale, (svg.group(2), said)
 body = svg.group(3)
-lanes = re.findall(r'class="lane-label"[^>]*>([^<]*)<', body)
-assert any(l.startswith("thread ") for l in lanes), lanes
-assert any(" stream " in l for l in lanes), lanes
-assert any(l.endswith(" idle") for l in lanes), lanes
+lanes = re.findall(r'<rect class="lane (thread|stream|idle)[ "]', body)
+assert {"thread", "stream", "idle"} <= set(lanes), lanes
+labels = re.findall(r'<g class="lane-label"><text[^>]*>([^<]*)<', body)
+assert len(labels) == len(lanes), (labels, lanes)
+# the step's NVTX range runs on the main thread, drawn first
+assert labels[0] == "main", labels
 path = re.search(r'<g class="path">(.*?)</g>', body, re.S)
 assert path and path.group(1).count("<line") >= 2, "no critical path"
 assert "critical path: " in path.group(1)
