@@ -29,7 +29,7 @@
 #define STEP_WIDTH 1240.0
 #define STEP_LABEL_W 170.0
 #define STEP_PLOT_W (STEP_WIDTH - STEP_LABEL_W - 10)
-#define STEP_ROW_H 16.0
+#define STEP_ROW_H 20.0
 #define STEP_NVTX_DEPTH 3
 
 struct nvtx_range {
@@ -226,7 +226,7 @@ static int load_nvtx(struct picture *pc, struct prof_error *err)
 /* ---- colours -------------------------------------------------------------- */
 
 static const char *const call_colour[] = {
-	[API_LAUNCH] = "#9ecae9", [API_SYNC] = "#e45756", [API_ALLOC] = "#eeca3b",
+	[API_LAUNCH] = "#9ecae9", [API_SYNC] = "#b279a2", [API_ALLOC] = "#eeca3b",
 	[API_COPY] = "#54a24b",   [API_OTHER] = "#bab0ac",
 };
 
@@ -301,7 +301,7 @@ static void draw_nvtx(const struct picture *pc)
 		y = l->y + 3 + STEP_ROW_H * n->depth;
 		rect(pc->out, x0, x1, y, STEP_ROW_H - 2, "#d4c4e8", "nvtx");
 		close_rect(pc->out, "NVTX ", n->text, n->end_ns - n->start_ns);
-		html_svg__label(pc->out, x0 + 2, y + 11, x1 - x0 - 4, n->text);
+		html_svg__label(pc->out, x0 + 2, y + 13, x1 - x0 - 4, n->text);
 	}
 }
 
@@ -323,7 +323,7 @@ static void draw_calls(const struct picture *pc)
 		rect(pc->out, x0, x1, y, STEP_ROW_H - 2, call_colour[k->kind], NULL);
 		close_rect(pc->out, NULL, name ? name->name : "CUDA call", k->end_ns - k->start_ns);
 		if (name)
-			html_svg__label(pc->out, x0 + 2, y + 11, x1 - x0 - 4, name->name);
+			html_svg__label(pc->out, x0 + 2, y + 13, x1 - x0 - 4, name->name);
 	}
 }
 
@@ -346,7 +346,7 @@ static void draw_work(const struct picture *pc)
 		close_rect(pc->out, NULL, full, w->end_ns - w->start_ns);
 		rpt_symbol__shorten(full, RPT_SYMBOL_SHORT, small, sizeof small);
 		fputs("<g class=\"on-dark\">", pc->out);
-		html_svg__label(pc->out, x0 + 2, l->y + 3 + 11, x1 - x0 - 4, small);
+		html_svg__label(pc->out, x0 + 2, l->y + l->h / 2 + 4, x1 - x0 - 4, small);
 		fputs("</g>\n", pc->out);
 	}
 }
