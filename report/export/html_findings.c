@@ -148,7 +148,9 @@ static void write_finding(FILE *out, const struct diag_report *r, const struct d
 	for (int j = 0; j < f->nalso; j++) {
 		fputs(j ? "<br>" : "<p class=\"also\">Also: ", out);
 		prof_fputs_html(out, f->also[j].title);
-		fprintf(out, " (<code>%s</code>, %.1f%%)", f->also[j].rule_id, 100 * f->also[j].share);
+		fputs(" (<code>", out);
+		prof_fputs_html(out, f->also[j].rule_id);
+		fprintf(out, "</code>, %.1f%%)", 100 * f->also[j].share);
 		if (j == f->nalso - 1)
 			fputs("</p>\n", out);
 	}

@@ -379,12 +379,21 @@ static enum idle_cause stretch_cause(const struct picture *pc, int64_t from, int
 							  prev >= 0 && r->work[prev].has_launch
 								  ? r->work[prev].launch_start_ns : INT64_MIN,
 							  w->launch_start_ns);
-		/* the submitting thread's calls in the stretch, by start */
-		for (int i = 0; i < r->ncalls && n < (int)(sizeof calls / sizeof calls[0]); i++) {
-			const struct cp_call *k = &r->calls[i];
+		/* the submitting thread's calls in the stretch, latest first: back
+		 * from the last that starts in it until no earlier call reaches it
+		 * (cover: the call of the thread, started no later, that ends last) */
+		for (int i = cp_data__last_call_before(&pc->d, w->launch_tid, to);
+		     i >= 0 && r->calls[i].tid == w->launch_tid && r->calls[pc->d.cover[i]].end_ns > from &&
+		     n < (int)(sizeof calls / sizeof calls[0]);
+		     i--)
+			if (r->calls[i].end_ns > from)
+				calls[n++] = (struct idle_host_call){ r->calls[i].start_ns, r->calls[i].end_ns,
+								      r->calls[i].kind };
+		for (int i = 0, j = n - 1; i < j; i++, j--) {
+			struct idle_host_call x = calls[i];
 
-			if (k->tid == w->launch_tid && k->end_ns > from && k->start_ns < to)
-				calls[n++] = (struct idle_host_call){ k->start_ns, k->end_ns, k->kind };
+			calls[i] = calls[j];
+			calls[j] = x;
 		}
 	}
 	idle__attribute(&s, calls, n, NULL, by_cause, NULL);
