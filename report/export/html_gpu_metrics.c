@@ -41,7 +41,7 @@ static const enum gm_kind memory_kinds[] = { GM_DRAM_READ, GM_DRAM_WRITE, GM_PCI
 	/* the utilisation plot's x range, so the two line up */ \
 	"stats '" NAME ".dat' using 1 nooutput\n"              \
 	"set xrange [STATS_min:STATS_max]\n"                   \
-	"set xlabel 'time since capture start (ms)'\n"         \
+	"set xlabel \"time since the window's start (ms)\"\n"         \
 	"set ylabel 'throughput (% of peak)'\n"                \
 	"set yrange [0:105]\n"                                 \
 	"set grid ytics\n"                                     \

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "analysis/diagnose_run.h"
 #include "plots_gnuplot.h"
 #include "prof/escape.h"
 #include "prof/temp_files.h"
@@ -16,6 +17,31 @@
 FILE *html_page__out(struct html_page *p) { return p->out; }
 struct prof_store *html_page__store(struct html_page *p) { return p->store; }
 struct rpt_sink *html_page__tables(struct html_page *p) { return p->tables; }
+
+const struct diag_report *html_page__diagnosis(struct html_page *p, const char **why)
+{
+	struct diag_settings settings = { 0 };
+	struct prof_error err = { 0 };
+
+	if (!p->diagnosed) {
+		p->diagnosed = true;
+		if (diag_settings__init(&settings) < 0)
+			prof_error__set(&err, PROF_E_NOMEM, "out of memory");
+		else if (diag__run(p->store, &settings, &p->diagnosis, &err) < 0)
+			p->diagnosis = NULL;
+		diag_settings__exit(&settings);
+		snprintf(p->diagnosis_failed, sizeof p->diagnosis_failed, "%s",
+			 err.msg[0] ? err.msg : "the diagnosis did not run");
+	}
+	*why = p->diagnosis_failed;
+	return p->diagnosis;
+}
+
+void html_page__exit(struct html_page *p)
+{
+	diag_report__delete(p->diagnosis);
+	p->diagnosis = NULL;
+}
 
 void html_page__note(struct html_page *p, const char *text)
 {

@@ -11,6 +11,7 @@
 #include "prof/error.h"
 #include "prof/store.h"
 
+struct diag_report;
 struct html_page;
 struct rpt_sink;
 
@@ -18,6 +19,10 @@ FILE *html_page__out(struct html_page *p);
 struct prof_store *html_page__store(struct html_page *p);
 /* The HTML table sink writing into the page (<h3> per report). */
 struct rpt_sink *html_page__tables(struct html_page *p);
+/* The page's diagnosis (perfkit diagnose with default thresholds), run
+ * once for every section that reads it; NULL when it could not run, with
+ * why in *why. */
+const struct diag_report *html_page__diagnosis(struct html_page *p, const char **why);
 /* A paragraph of class "note" holding text (escaped). */
 void html_page__note(struct html_page *p, const char *text);
 /* A new empty folder named name inside the page's private temporary folder

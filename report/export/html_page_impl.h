@@ -8,8 +8,10 @@
 #include <stdio.h>
 
 #include "html_page.h"
+#include "prof/error.h"
 
 struct html_options;
+struct diag_report;
 
 /* Tables longer than this are cut in the page (the CSV/JSON formats have
  * every row); summaries are per name, so only unusual captures get there. */
@@ -24,6 +26,13 @@ struct html_page {
 	char gnuplot[4096];
 	bool have_gnuplot, told_no_gnuplot;
 	int nplots;
+	/* the page's one diagnosis (html_page__diagnosis), made on first use */
+	struct diag_report *diagnosis;
+	bool diagnosed;
+	char diagnosis_failed[PROF_ERROR_MSG_MAX];
 };
+
+/* Frees what the page made as it went (its diagnosis). */
+void html_page__exit(struct html_page *p);
 
 #endif

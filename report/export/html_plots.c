@@ -5,8 +5,9 @@
  * Each plot streams its rows once into fixed-size bins (time bins, size
  * buckets, the top kernels), writes them as a gnuplot data file and uses a
  * constant script. Nothing from the capture is put in a script: series
- * titles come from the data files' header line and kernel names are listed
- * in the HTML under their bar numbers. */
+ * titles come from the data files' header line, and the kernel bars are
+ * the page's own SVG, their names text in it. The plots over time cover
+ * the loop the page's diagnosis found. */
 #include "html_gpu_metrics.h"
 
 #include <inttypes.h>
@@ -14,10 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/diagnose/diagnose.h"
 #include "export_window.h"
+#include "html_svg.h"
 #include "plots_gnuplot.h"
 #include "prof/escape.h"
 #include "prof/tables.h"
+#include "sink/symbol.h"
 #include "summary/query.h"
 
 #define PLOT_MAX_DEVICES 8
@@ -26,13 +30,24 @@
 #define COPY_BUCKETS_PER_OCTAVE 4
 #define COPY_BUCKETS (64 * COPY_BUCKETS_PER_OCTAVE)
 
-static int time_axis__init(struct time_axis *a, struct prof_store *s, struct prof_error *err)
+/* The plots over time cover the loop the page's diagnosis found (the
+ * whole capture when it found none, or could not run): a run whose
+ * start-up is most of its time would leave the loop a sliver. */
+static int time_axis__init(struct time_axis *a, struct html_page *p, struct prof_error *err)
 {
+	const char *why;
+	const struct diag_report *r = html_page__diagnosis(p, &why);
 	struct export_window w;
-	int rc = export_window__init(&w, s, NULL, err);
+	int rc;
 
-	if (rc < 0)
-		return rc;
+	if (r && !r->window.whole_run && r->window.end_ns > r->window.start_ns) {
+		w.base_ns = r->window.start_ns;
+		w.end_ns = r->window.end_ns;
+	} else {
+		rc = export_window__init(&w, html_page__store(p), NULL, err);
+		if (rc < 0)
+			return rc;
+	}
 	/* The extent leaves out rows with a bad span, but its sound rows may
 	 * still lie further apart than 64 bits of ns: the span saturates, and
 	 * the bins are a quotient rounded up without adding to it first. */
@@ -77,7 +92,7 @@ static const char util_script[] =
 	"set output 'util.svg'\n"
 	"set key autotitle columnheader top right\n"
 	"set autoscale xfix\n"
-	"set xlabel 'time since capture start (ms)'\n"
+	"set xlabel \"time since the window's start (ms)\"\n"
 	"set ylabel 'GPU busy (%)'\n"
 	"set yrange [0:105]\n"
 	"set grid ytics\n"
@@ -85,6 +100,13 @@ static const char util_script[] =
 
 static void add_busy(int64_t *bins, const struct time_axis *a, int64_t start, int64_t end)
 {
+	int64_t axis_end = prof_add_saturated(a->base_ns, a->span_ns);
+
+	/* only what lies on the axis */
+	if (start < a->base_ns)
+		start = a->base_ns;
+	if (end > axis_end)
+		end = axis_end;
 	for (int b = bin_of(a, start); b < PLOT_BINS && start < end; b++) {
 		int64_t bin_end = time_axis__bin_start_ns(a, b + 1);
 		int64_t stop = end < bin_end || b == PLOT_BINS - 1 ? end : bin_end;
@@ -186,25 +208,19 @@ out:
 
 /* ---- kernel time by name -------------------------------------------------- */
 
-static const char kernels_script[] =
-	GNUPLOT_SVG_TERMINAL(960, 380)
-	"set output 'kernels.svg'\n"
-	"stats 'kernels.dat' using 1 nooutput\n"
-	"set yrange [STATS_max + 0.6 : 0.4]\n"
-	"set ytics 1 format '#%.0f'\n"
-	"set xrange [0:*]\n"
-	"set xlabel 'total GPU time (ms)'\n"
-	"set grid xtics\n"
-	"set style fill solid 0.85 border rgb '#2f4f6f'\n"
-	"plot 'kernels.dat' using (0):1:(0):2:($1 - 0.38):($1 + 0.38) with boxxyerror "
-	"lc rgb '#4c78a8' notitle\n";
+#define BARS_WIDTH 1000.0
+#define BARS_LABEL_W 330.0
+#define BARS_ROW_H 22.0
 
+/* Inline SVG, each bar labelled by the kernel's short name (the full name
+ * on hover): names from the capture stay text in the page, never in a
+ * gnuplot script. */
 static int plot_kernels(struct html_page *p, struct prof_error *err)
 {
 	struct sum_groups gs = { 0 };
+	FILE *out = html_page__out(p);
+	double height, longest;
 	size_t n;
-	char dir[4096];
-	FILE *f, *out = html_page__out(p);
 	int rc;
 
 	rc = sum_kernel_groups(html_page__store(p), &gs, err);
@@ -215,30 +231,29 @@ static int plot_kernels(struct html_page *p, struct prof_error *err)
 		goto out;
 	}
 	n = gs.n < PLOT_TOP_KERNELS ? gs.n : PLOT_TOP_KERNELS;
-	rc = html_page__mkdir(p, "kernels", dir, sizeof dir, err);
-	if (rc < 0 || !(f = plots_data__open(dir, "kernels.dat", err))) {
-		rc = err->code;
-		goto out;
-	}
-	fputs("# rank total_ms\n", f);
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%zu %.6f\n", i + 1, (double)gs.g[i].total / 1e6);
-	rc = plots_data__close(f, err);
-	if (rc == 0)
-		rc = gnuplot__write_file(dir, "kernels.gp", kernels_script, err);
-	if (rc < 0)
-		goto out;
-	html_page__plot(p, dir, "kernels.gp", "kernels.svg",
-			"Kernel time by name: total GPU time of the kernels that took the most, "
-			"numbered as in the list below.");
-	fputs("<ol class=\"legend\">\n", out);
+	longest = (double)gs.g[0].total;
+	height = BARS_ROW_H * (double)n + 8;
+	fprintf(out, "<figure class=\"bars\">\n<svg class=\"bars\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
+		"aria-label=\"kernel time by name\">\n", BARS_WIDTH, height);
 	for (size_t i = 0; i < n; i++) {
-		fputs("<li>", out);
-		prof_fputs_html(out, gs.g[i].label ? gs.g[i].label : "?");
-		fprintf(out, " <span class=\"num\">(%.3f ms, %" PRId64 "&times;)</span></li>\n",
+		const char *name = gs.g[i].label ? gs.g[i].label : "?";
+		double y = 4 + BARS_ROW_H * (double)i;
+		double w = longest > 0 ? (BARS_WIDTH - BARS_LABEL_W - 150) * (double)gs.g[i].total / longest : 0;
+		char small[256];
+
+		rpt_symbol__shorten(name, RPT_SYMBOL_SHORT, small, sizeof small);
+		fprintf(out, "<g><title>");
+		prof_fputs_html(out, name);
+		fprintf(out, ": %.3f ms, %" PRId64 " launches</title>\n", (double)gs.g[i].total / 1e6, gs.g[i].n);
+		fputs("<g class=\"name\">", out);
+		html_svg__label(out, 4, y + 15, BARS_LABEL_W - 10, small);
+		fprintf(out, "</g><rect x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"#4c78a8\"/>"
+			"<text x=\"%.1f\" y=\"%.1f\">%.3f ms (%" PRId64 "&times;)</text></g>\n",
+			BARS_LABEL_W, y + 2, w < 0.5 ? 0.5 : w, BARS_ROW_H - 5, BARS_LABEL_W + w + 6, y + 15,
 			(double)gs.g[i].total / 1e6, gs.g[i].n);
 	}
-	fputs("</ol>\n", out);
+	fputs("</svg>\n<figcaption>Kernel time by name: total GPU time of the kernels that took the most "
+	      "(short names; hover for the full name).</figcaption>\n</figure>\n", out);
 out:
 	sum_groups__exit(&gs);
 	return rc;
@@ -250,7 +265,7 @@ static const char memory_script[] =
 	GNUPLOT_SVG_TERMINAL(960, 300)
 	"set output 'memory.svg'\n"
 	"set key autotitle columnheader top left\n"
-	"set xlabel 'time since capture start (ms)'\n"
+	"set xlabel \"time since the window's start (ms)\"\n"
 	"set ylabel 'device memory in use (MB)'\n"
 	"set yrange [0:*]\n"
 	"set grid ytics\n"
@@ -287,14 +302,18 @@ static int plot_memory(struct html_page *p, const struct time_axis *a, struct pr
 	rc = prof_cursor__open(s, sql, &c, err);
 	while (rc >= 0 && (rc = prof_cursor__next(c, err)) > 0) {
 		int d = device_slot(devs, &ndevs, prof_cursor__int64(c, 0));
-		int b = bin_of(a, prof_cursor__int64(c, 1));
+		int64_t t = prof_cursor__int64(c, 1);
+		int b = bin_of(a, t);
 		int64_t bytes = prof_cursor__int64(c, 2);
 
-		if (d < 0)
+		if (d < 0 || t >= prof_add_saturated(a->base_ns, a->span_ns))
 			continue;
 		m[d].level_bytes = prof_cursor__int64(c, 3) == 0 ? prof_add_saturated(m[d].level_bytes, bytes)
 							       : prof_span_saturated(bytes, m[d].level_bytes);
-		if (!m[d].touched[b] || m[d].level_bytes > m[d].max_bytes[b])
+		/* before the axis: only the level it starts at */
+		if (t < a->base_ns)
+			m[d].max_bytes[b] = m[d].level_bytes;
+		else if (!m[d].touched[b] || m[d].level_bytes > m[d].max_bytes[b])
 			m[d].max_bytes[b] = m[d].level_bytes;
 		m[d].end_bytes[b] = m[d].level_bytes;
 		m[d].touched[b] = true;
@@ -470,11 +489,39 @@ out:
 	return rc < 0 ? rc : 0;
 }
 
+/* Which time the plots over time cover, in words. */
+static void write_window(struct html_page *p, const struct diag_report *r, const struct time_axis *a)
+{
+	struct sum_capture_time time;
+	struct prof_error ignored = { 0 };
+	FILE *out = html_page__out(p);
+	char b1[32], b2[32];
+
+	if (sum_capture__time(html_page__store(p), &time, &ignored) < 0)
+		time.zero_ns = a->base_ns;
+	fprintf(out, "<p class=\"axis-window\" data-from-ns=\"%" PRId64 "\" data-to-ns=\"%" PRId64 "\">"
+		"The plots over time cover ", a->base_ns, prof_add_saturated(a->base_ns, a->span_ns));
+	if (r && !r->window.whole_run && r->window.end_ns > r->window.start_ns) {
+		fputs("the loop perfkit diagnose found (", out);
+		prof_fputs_html(out, r->window.source);
+		fputs(")", out);
+	} else {
+		fputs("the whole capture (no loop was found)", out);
+	}
+	fprintf(out, ": %s, from %s after the capture's start. Time runs from the window's start.</p>\n",
+		diag__ns(b1, sizeof b1, a->span_ns),
+		diag__ns(b2, sizeof b2, prof_span_saturated(time.zero_ns, a->base_ns)));
+}
+
 int html_plots__render(struct html_page *p, struct prof_error *err)
 {
+	const char *why;
+	const struct diag_report *r = html_page__diagnosis(p, &why);
 	struct time_axis a;
-	int rc = time_axis__init(&a, html_page__store(p), err);
+	int rc = time_axis__init(&a, p, err);
 
+	if (rc == 0)
+		write_window(p, r, &a);
 	if (rc == 0)
 		rc = plot_utilisation(p, &a, err);
 	if (rc == 0)

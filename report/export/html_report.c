@@ -42,10 +42,18 @@ static int render_overview(struct html_page *p, struct prof_error *err)
 static int render_tables(struct html_page *p, struct prof_error *err)
 {
 	static const char *const names[] = {
-		"cuda_gpu_kern_sum", "cuda_api_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum",
+		"cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum",
 	};
 
 	return run_reports(p, names, sizeof names / sizeof names[0], err);
+}
+
+/* The CUDA API calls: a long table, after what it explains. */
+static int render_api(struct html_page *p, struct prof_error *err)
+{
+	static const char *const names[] = { "cuda_api_sum" };
+
+	return run_reports(p, names, 1, err);
 }
 
 static int render_nvtx(struct html_page *p, struct prof_error *err)
@@ -93,13 +101,44 @@ static int render_flame(struct html_page *p, struct prof_error *err)
 }
 
 static const struct html_section builtin_sections[] = {
-	{ "overview", "Overview", NULL, render_overview },
+	{ "overview", "Run", NULL, render_overview },
 	{ "plots", "Plots", NULL, html_plots__render },
 	{ "flame", "Flame graph", NULL, render_flame },
-	{ "summaries", "Summary tables", NULL, render_tables },
+	{ "summaries", "Kernels and copies", NULL, render_tables },
 	{ "nvtx", "NVTX breakdown", NULL, render_nvtx },
+	{ "api", "CUDA API calls", NULL, render_api },
 };
 #define NBUILTIN (sizeof builtin_sections / sizeof builtin_sections[0])
+
+/* The page reads top-down: the answer, one step that shows it, the job's
+ * ranks, the plots, the tables, then the rest. Sections not named here
+ * (a caller's own) come last, in their order. */
+static const char *const page_order[] = {
+	"findings", "step", "ranks", "plots", "summaries", "gpu-idle", "nvtx", "flame",
+	"overview", "api", "gpu-metrics", "kernel-roofline",
+};
+#define NORDER (sizeof page_order / sizeof page_order[0])
+
+static size_t place_of(const struct html_section *sec)
+{
+	for (size_t i = 0; i < NORDER; i++)
+		if (!strcmp(page_order[i], sec->id))
+			return i;
+	return NORDER;
+}
+
+/* Orders list by page_order, keeping the order of equals (n is small). */
+static void order_sections(const struct html_section **list, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		const struct html_section *x = list[i];
+		size_t j = i;
+
+		for (; j > 0 && place_of(list[j - 1]) > place_of(x); j--)
+			list[j] = list[j - 1];
+		list[j] = x;
+	}
+}
 
 /* ---- the document ------------------------------------------------------- */
 
@@ -131,8 +170,35 @@ static const char page_style[] =
 	"svg.flame rect{stroke:#fff;stroke-width:.5}\n"
 	"svg.flame g:hover rect{stroke:#000;stroke-width:1}\n"
 	"svg.flame text{pointer-events:none;fill:#000}\n"
-	"ol.legend{font-size:13px;columns:2;column-gap:32px}\n"
-	"ol.legend li{overflow-wrap:anywhere}\n"
+	"td.symbol,span.symbol{cursor:help;text-decoration:underline dotted #9aa3ad}\n"
+	"p.verdict{font-size:16px;margin:10px 0 6px}\n"
+	"svg.budget{width:100%;height:28px;display:block;border-radius:3px}\n"
+	"ul.keys{list-style:none;padding:0;margin:6px 0 12px;font-size:12.5px;display:flex;"
+	"flex-wrap:wrap;gap:4px 16px}\n"
+	"span.swatch{display:inline-block;width:11px;height:11px;margin-right:5px;"
+	"vertical-align:-1px;border:1px solid #0003}\n"
+	"span.swatch.path{background:#111;height:4px;vertical-align:3px;border:0}\n"
+	"article.finding{border:1px solid #d8dce2;border-left:5px solid #9aa3ad;border-radius:4px;"
+	"margin:12px 0;padding:2px 14px 6px}\n"
+	"article.finding h3{margin:10px 0 4px}article.finding p{margin:6px 0}\n"
+	"article.sev-high{border-left-color:#d62728}article.sev-medium{border-left-color:#f58518}\n"
+	"article.sev-low{border-left-color:#e0c000}\n"
+	"span.sev{font-size:11px;text-transform:uppercase;background:#eef1f5;border-radius:3px;"
+	"padding:1px 5px;vertical-align:2px;margin-right:4px}\n"
+	"p.share{color:#4b5563}p.change{background:#eef6ee;padding:6px 10px;border-radius:3px}\n"
+	"ul.offenders{font-size:13px;margin:4px 0;overflow-wrap:anywhere}\n"
+	"svg.step text,svg.bars text,svg.ranks text{font-size:11px;fill:#1d1d1f}\n"
+	"svg.step .lane{fill:#fff}svg.step .lane.odd{fill:#f3f5f8}\n"
+	"svg.step .lane-label text{font-size:12px;fill:#374151}\n"
+	"svg.step .on-dark text{fill:#fff}svg.step rect{stroke:#fff;stroke-width:.3}\n"
+	"svg .axis line{stroke:#6b7280}svg .axis line.grid{stroke:#d8dce2;stroke-dasharray:2 3}\n"
+	"svg .axis text{font-size:11px;fill:#4b5563;text-anchor:middle}\n"
+	"svg.step g.path line{stroke:#111;stroke-width:3;stroke-linecap:round;opacity:.8}\n"
+	"svg.step g.path line.hop{stroke-width:1.2;stroke-dasharray:3 2}\n"
+	"svg.ranks rect.comm{fill:#72b7b2}svg.ranks rect.wait{fill:#e45756}svg.ranks rect.step{fill:#9ecae9;stroke:#2f4f6f;"
+	"stroke-width:.6}svg.ranks rect.step.odd{fill:#c6dbef}\n"
+	"svg.ranks .late text.rank{font-weight:bold;fill:#b91c1c}\n"
+	"p.straggler{font-size:15px;background:#fdecec;border-left:4px solid #d62728;padding:6px 10px}\n"
 	"footer{color:#6b7280;font-size:12px;text-align:center;padding:10px}\n";
 
 static void write_head(struct html_page *p, const struct html_section *const *sections, size_t n)
@@ -183,8 +249,8 @@ int html_report__write(struct prof_store *s, const struct html_options *o, FILE 
 		       struct prof_error *err)
 {
 	static const struct html_options defaults = { .flame_weight = FOLDED_WEIGHT_GPU };
-	const struct rpt_html_options table_opts = { .heading_level = 3,
-						     .max_rows = HTML_MAX_TABLE_ROWS };
+	const struct rpt_html_options table_opts = { .heading_level = 3, .max_rows = HTML_MAX_TABLE_ROWS,
+						     .short_names = true };
 	struct html_page p = { .out = out, .store = s, .o = o ? o : &defaults };
 	const struct html_section *extra = p.o->sections ? p.o->sections
 							 : html_report__default_sections;
@@ -206,11 +272,13 @@ int html_report__write(struct prof_store *s, const struct html_options *o, FILE 
 	for (size_t i = 0; i < nextra; i++)
 		if (!extra[i].applies || extra[i].applies(s))
 			list[n++] = &extra[i];
+	order_sections(list, n);
 	write_head(&p, list, n);
 	for (size_t i = 0; rc >= 0 && i < n; i++)
 		rc = write_section(&p, list[i], err);
 	fprintf(out, "</main>\n<footer>perfkit %s</footer>\n</body>\n</html>\n", PERFKIT_VERSION);
 	rpt_sink__delete(p.tables);
+	html_page__exit(&p);
 	if (p.tmpdir[0])
 		plots_tmpdir__remove(p.tmpdir);
 	free(list);

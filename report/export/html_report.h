@@ -2,13 +2,15 @@
  * file (no scripts, no network, no external fonts; a Content-Security-Policy
  * says so to the browser) holding
  *
- *   run metadata and GPU busy % (the overview), the summary tables, the NVTX
- *   breakdown, a flame graph of GPU time (inline SVG from the folded
- *   stacks), gnuplot plots (GPU utilisation over time with the sampled GPU
- *   metrics under it, kernel time by name, device memory over time, copy
- *   size vs bandwidth), then the optional sections: Ranks (a job of
- *   several), Findings, GPU idle time and critical path, Sampled GPU
- *   Metrics and Roofline by default.
+ *   top-down: the verdict and findings (perfkit diagnose, run once for the
+ *   page), a picture of one step (the median step: threads and streams as
+ *   lanes, idle time by cause, the critical path over it), the Ranks of a
+ *   job (the straggler first), plots over the loop (GPU utilisation with
+ *   the sampled GPU metrics under it, kernel time by name, device memory,
+ *   copy size vs bandwidth), the kernel and copy tables (short names, the
+ *   full name on hover), GPU idle time and critical path, the NVTX
+ *   breakdown, a flame graph of GPU time, the run's overview, the CUDA API
+ *   table, then Sampled GPU Metrics and Roofline for captures with them.
  *
  * Tables are the rows of the report functions rendered by the HTML sink;
  * every string from the capture goes through prof_fputs_html. Without
@@ -39,9 +41,9 @@ struct html_section {
 	int (*render)(struct html_page *page, struct prof_error *err);
 };
 
-/* Ranks (a job), Findings (perfkit diagnose with default thresholds), GPU
- * idle time and critical path, and for captures with them Sampled GPU
- * Metrics and Roofline. */
+/* Findings (perfkit diagnose with default thresholds), One step, Ranks (a
+ * job), GPU idle time and critical path, and for captures with them
+ * Sampled GPU Metrics and Roofline. Placed on the page by its order. */
 extern const struct html_section html_report__default_sections[];
 extern const size_t html_report__ndefault_sections;
 
@@ -58,12 +60,19 @@ int html_report__write(struct prof_store *s, const struct html_options *o, FILE 
 
 /* ---- for section renderers (the page's services: html_page.h) ----------- */
 
+/* The verdict and findings (html_findings.c), from the page's diagnosis. */
+int html_findings__render(struct html_page *p, struct prof_error *err);
+/* One step, the median one the critical path walks, as inline SVG
+ * (html_step.c). */
+int html_step__render(struct html_page *p, struct prof_error *err);
+
 /* The plots section body (html_plots.c). */
 int html_plots__render(struct html_page *p, struct prof_error *err);
 
 /* The Ranks section (html_ranks.c): for a job of several ranks, rank_sum,
  * nccl_sum, a stacked bar per rank of its window (compute, hidden and
- * exposed communication, idle) and the ranks' steps on one time line. */
+ * exposed communication, idle) and the ranks' steps on one time line,
+ * the straggler first. */
 bool html_ranks__applies(struct prof_store *s);
 int html_ranks__render(struct html_page *p, struct prof_error *err);
 

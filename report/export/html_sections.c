@@ -1,6 +1,6 @@
-/* html_sections.c - the optional sections of the HTML report: Ranks
- * (html_ranks.c), Findings
- * (the diagnosis with default thresholds), GPU idle time and critical path,
+/* html_sections.c - the optional sections of the HTML report: Verdict and
+ * findings (html_findings.c), One step (html_step.c), Ranks
+ * (html_ranks.c), GPU idle time and critical path,
  * Sampled GPU Metrics (captures with them: html_gpu_metrics.c) and Roofline
  * (captures with hardware metrics). Each renders the rows its
  * command prints, through the page's HTML sink. A section that cannot be
@@ -8,7 +8,6 @@
  * page. */
 #include "html_gpu_metrics.h"
 
-#include "analysis/diagnose_run.h"
 #include "analysis/kernel_metrics/roofline.h"
 #include "prof/escape.h"
 #include "summary/summary.h"
@@ -21,51 +20,6 @@ static void note_failure(struct html_page *p, const char *what, const struct pro
 
 	snprintf(msg, sizeof msg, "%s: %s", what, err->msg);
 	html_page__note(p, msg);
-}
-
-static int render_findings(struct html_page *p, struct prof_error *err)
-{
-	struct diag_settings settings = { 0 };
-	struct diag_report *r = NULL;
-	struct prof_error why = { 0 };
-	FILE *out = html_page__out(p);
-	int rc;
-
-	if (diag_settings__init(&settings) < 0)
-		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	if (diag__run(html_page__store(p), &settings, &r, &why) < 0) {
-		note_failure(p, "The diagnosis could not run", &why);
-		diag_settings__exit(&settings);
-		return 0;
-	}
-	fputs("<p>Analysis window: ", out);
-	prof_fputs_html(out, r->window.source);
-	fputs(r->replayed ? ". The capture was made under kernel replay (--metrics): shares are of the "
-			    "GPU's busy time, and the rules about host time, gaps and launch costs did not run"
-	      : r->has_metrics ? "" : ". The capture has no hardware metrics, so only the "
-				    "trace-based rules ran", out);
-	fputs(". The same findings, in full: <code>perfkit diagnose FILE</code>.</p>\n", out);
-	if (r->nfindings == 0)
-		html_page__note(p, "No findings.");
-	rc = r->nfindings ? diag_report__rows(r, html_page__tables(p)) : 0;
-	if (rc == 0 && r->nskips > 0) {
-		fputs("<p>Not run:</p>\n<ul>\n", out);
-		for (int i = 0, j; i < r->nskips; i = j) {
-			fputs("<li>", out);
-			for (j = i; j < diag_report__skip_group_end(r, i); j++) {
-				fputs(j > i ? ", <code>" : "<code>", out);
-				prof_fputs_html(out, r->skips[j].rule_id);
-				fputs("</code>", out);
-			}
-			fputs(": ", out);
-			prof_fputs_html(out, r->skips[i].reason);
-			fputs("</li>\n", out);
-		}
-		fputs("</ul>\n", out);
-	}
-	diag_report__delete(r);
-	diag_settings__exit(&settings);
-	return rc < 0 ? prof_error__set(err, rc, "cannot write the findings") : 0;
 }
 
 static bool has_metrics(struct prof_store *s)
@@ -123,8 +77,9 @@ static int render_gpu_idle(struct html_page *p, struct prof_error *err)
 }
 
 const struct html_section html_report__default_sections[] = {
+	{ "findings", "Verdict and findings", NULL, html_findings__render },
+	{ "step", "One step", NULL, html_step__render },
 	{ "ranks", "Ranks", html_ranks__applies, html_ranks__render },
-	{ "findings", "Findings", NULL, render_findings },
 	{ "gpu-idle", "GPU Idle Time and Critical Path", NULL, render_gpu_idle },
 	{ "gpu-metrics", "Sampled GPU Metrics", html_gpu_metrics__applies, html_gpu_metrics__section },
 	{ "kernel-roofline", "Roofline", has_metrics, render_roofline },

@@ -7,6 +7,7 @@
 #ifndef REPORT_SINK_H
 #define REPORT_SINK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "symbol.h"
@@ -21,6 +22,9 @@ struct rpt_html_options {
 	 * The class passes through the HTML escaper like any capture text. */
 	const char *(*row_class)(const struct rpt_column *cols, int ncols,
 				 const struct rpt_cell *cells);
+	/* RPT_SYMBOL cells in their short form (symbol.h), the full name in
+	 * the cell's title (shown on hover); false: full names. */
+	bool short_names;
 };
 struct rpt_sink *rpt_sink_html__new(FILE *out, const struct rpt_html_options *opts);
 

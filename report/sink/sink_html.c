@@ -6,6 +6,7 @@
 #include "sink_cell.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "prof/error.h"
 #include "prof/escape.h"
@@ -79,6 +80,23 @@ static int html_begin(struct rpt_sink *sink, const char *name, const char *title
 	return ferror(f) ? PROF_E_IO : 0;
 }
 
+/* A name's short form, the full name on hover; a name without a shorter
+ * form as it is. */
+static void write_symbol(FILE *f, const char *name)
+{
+	char small[512];
+	rpt_symbol__shorten(name, RPT_SYMBOL_SHORT, small, sizeof small);
+	if (strcmp(small, name) == 0) {
+		fputs("<td>", f);
+		prof_fputs_html(f, name);
+		return;
+	}
+	fputs("<td class=\"symbol\" title=\"", f);
+	prof_fputs_html(f, name);
+	fputs("\">", f);
+	prof_fputs_html(f, small);
+}
+
 static int html_row(struct rpt_sink *sink, const struct rpt_cell *cells)
 {
 	struct html_sink *h = sink->priv;
@@ -102,7 +120,9 @@ static int html_row(struct rpt_sink *sink, const struct rpt_cell *cells)
 		const struct rpt_column *col = &h->cols.cols[i];
 		char num[64];
 
-		if (rpt_type__is_text(col->type)) {
+		if (col->type == RPT_SYMBOL && h->opts.short_names && !cells[i].is_null && cells[i].s) {
+			write_symbol(f, cells[i].s);
+		} else if (rpt_type__is_text(col->type)) {
 			fputs("<td>", f);
 			if (!cells[i].is_null && cells[i].s)
 				prof_fputs_html(f, cells[i].s);

@@ -67,11 +67,11 @@ fi
 
 # The browser check runs on a real capture when there is one.
 page_store=$store
-nplots=3 # the tool's store has no device memory events
+nplots=2 # the tool's store has no device memory events
 capture="$PERFKIT_TEST_DATA/transformer_naive.sqlite"
 if [ -f "$capture" ]; then
 	page_store=$capture
-	nplots=4
+	nplots=3
 fi
 run report --format=html -o "$TMP/page.html" "$page_store"
 expect_status "html of $(basename "$page_store")" 0

@@ -1,7 +1,8 @@
 /* test_html_report.c - the HTML report of the export store (export_store.h):
  * capture strings escaped, the summary rows present, the page self-contained,
  * plots inlined (or a note without gnuplot), optional sections shown only when
- * they apply, the kernel legend in order of total time. */
+ * they apply, the kernel bars in order of total time and labelled by name,
+ * the findings before the first table. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,44 +130,60 @@ START_TEST(html_report_without_gnuplot_says_so_and_keeps_the_rest)
 }
 END_TEST
 
-START_TEST(html_report_inlines_the_four_plots)
+START_TEST(html_report_inlines_the_three_gnuplot_plots)
 {
 	char gnuplot[4096], *html;
 
 	if (!gnuplot__find("gnuplot", gnuplot, sizeof gnuplot)) {
-		fputs("html_report_inlines_the_four_plots: gnuplot is not installed; "
+		fputs("html_report_inlines_the_three_gnuplot_plots: gnuplot is not installed; "
 		      "scripts/install-deps.sh installs it\n", stderr);
 		ck_abort_msg("gnuplot is needed for this test");
 	}
 	html = render(NULL);
-	ck_assert_int_eq(count(html, "<figure class=\"plot\""), 4);
+	ck_assert_int_eq(count(html, "<figure class=\"plot\""), 3);
 	/* a figure holds gnuplot's SVG without its XML prolog, with its ids
-	 * made unique to the figure */
-	ck_assert_int_eq(count(html, "<svg"), 4 + 1);
+	 * made unique to the figure; the flame graph, the budget bar and the
+	 * kernel bars are the page's own */
+	ck_assert_int_eq(count(html, "<svg"), 3 + 3 + count(html, "<svg class=\"step\""));
 	ck_assert_ptr_null(strstr(html, "<?xml"));
 	ck_assert_ptr_null(strstr(html, "<!DOCTYPE svg"));
 	ck_assert_ptr_null(strstr(html, "id='gpPt0'"));
 	ck_assert_int_eq(count(html, "id='plot1-gpPt0'"), 1);
-	ck_assert_int_eq(count(html, "id='plot4-gpPt0'"), 1);
+	ck_assert_int_eq(count(html, "id='plot3-gpPt0'"), 1);
 	ck_assert_ptr_null(strstr(html, "gnuplot was not found"));
 	ck_assert_ptr_null(strstr(html, "could not be drawn"));
 	free(html);
 }
 END_TEST
 
-START_TEST(html_report_kernel_legend_follows_total_time)
+START_TEST(html_report_kernel_bars_follow_total_time_by_name)
 {
 	struct html_options o = { .gnuplot = "/nonexistent/gnuplot" };
-	char *html = render(&o), *legend = strstr(html, "<ol class=\"legend\">");
+	char *html = render(&o), *bars = strstr(html, "<svg class=\"bars\"");
 	const char *order[] = { "kernelA", "kernel;B\nx", "&lt;script&gt;", "orphan" };
 
-	ck_assert_ptr_nonnull(legend);
-	*strstr(legend, "</ol>") = '\0';
-	ck_assert_int_eq(count(legend, "<li>"), 4);
+	ck_assert_ptr_nonnull(bars);
+	*strstr(bars, "</svg>") = '\0';
+	ck_assert_int_eq(count(bars, "<rect"), 4);
 	for (int i = 1; i < 4; i++)
-		ck_assert_msg(strstr(legend, order[i - 1]) < strstr(legend, order[i]),
-			      "%s listed after %s", order[i - 1], order[i]);
-	ck_assert_ptr_nonnull(strstr(legend, "kernelA <span class=\"num\">(0.010 ms, 1&times;)"));
+		ck_assert_msg(strstr(bars, order[i - 1]) < strstr(bars, order[i]),
+			      "%s drawn after %s", order[i - 1], order[i]);
+	ck_assert_ptr_nonnull(strstr(bars, "<title>kernelA: 0.010 ms, 1 launches</title>"));
+	ck_assert_ptr_nonnull(strstr(bars, ">kernelA</text>"));
+	free(html);
+}
+END_TEST
+
+START_TEST(html_report_findings_come_before_the_first_table)
+{
+	struct html_options o = { .gnuplot = "/nonexistent/gnuplot" };
+	char *html = render(&o);
+	const char *findings = strstr(html, "<section id=\"findings\">"), *table = strstr(html, "<table");
+
+	ck_assert_ptr_nonnull(findings);
+	ck_assert_ptr_nonnull(table);
+	ck_assert(findings < table);
+	ck_assert(strstr(html, "<section id=\"summaries\">") < strstr(html, "<section id=\"api\">"));
 	free(html);
 }
 END_TEST
@@ -214,7 +231,7 @@ START_TEST(html_report_default_sections_are_findings_and_roofline_with_metrics)
 	FILE *f;
 
 	ck_assert_int_eq(count(html, "<section id=\"findings\">"), 1);
-	ck_assert_ptr_nonnull(strstr(html, "id=\"diagnose\""));
+	ck_assert_ptr_nonnull(strstr(html, "Analysis window: "));
 	ck_assert_ptr_null(strstr(html, "<section id=\"kernel-roofline\">"));
 	free(html);
 
@@ -247,8 +264,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, html_report_holds_the_summary_rows);
 	tcase_add_test(tc, html_report_is_self_contained);
 	tcase_add_test(tc, html_report_without_gnuplot_says_so_and_keeps_the_rest);
-	tcase_add_test(tc, html_report_inlines_the_four_plots);
-	tcase_add_test(tc, html_report_kernel_legend_follows_total_time);
+	tcase_add_test(tc, html_report_inlines_the_three_gnuplot_plots);
+	tcase_add_test(tc, html_report_kernel_bars_follow_total_time_by_name);
+	tcase_add_test(tc, html_report_findings_come_before_the_first_table);
 	tcase_add_test(tc, html_report_shows_optional_sections_that_apply);
 	tcase_add_test(tc, html_report_default_sections_are_findings_and_roofline_with_metrics);
 	suite_add_tcase(s, tc);

@@ -421,8 +421,17 @@ static struct cp_anchor anchor_of(const struct diag_scope *ctx, const struct sum
 	return a;
 }
 
+/* Hands r's rows and the path over to keep (their owner from then on). */
+static void keep_rows(struct cp_step_rows *keep, struct step_rows *r, struct cp_path *path)
+{
+	*keep = (struct cp_step_rows){ r->work, r->nwork, r->calls, r->ncalls, r->waits, r->nwaits,
+				       path->seg, path->nseg, r->names };
+	memset(r, 0, sizeof *r);
+	memset(path, 0, sizeof *path);
+}
+
 static int walk_step(struct diag_scope *ctx, struct critical_path *cp, const struct sum_step *step,
-		     struct prof_error *err)
+		     struct cp_step_rows *keep, struct prof_error *err)
 {
 	struct step_rows r = { 0 };
 	struct cp_data d = { 0 };
@@ -476,6 +485,8 @@ static int walk_step(struct diag_scope *ctx, struct critical_path *cp, const str
 			cp->replay_ns[ch] = ns;
 		}
 	}
+	if (keep)
+		keep_rows(keep, &r, &path);
 out:
 	cp_path__exit(&path);
 	cp_data__exit(&d);
@@ -485,12 +496,30 @@ out:
 
 int critical_path__analyse(struct diag_scope *ctx, struct critical_path **out, struct prof_error *err)
 {
+	return critical_path__analyse_rows(ctx, out, NULL, err);
+}
+
+void cp_step_rows__exit(struct cp_step_rows *rows)
+{
+	free(rows->work);
+	free(rows->calls);
+	free(rows->waits);
+	free(rows->seg);
+	api_names__exit(&rows->names);
+	memset(rows, 0, sizeof *rows);
+}
+
+int critical_path__analyse_rows(struct diag_scope *ctx, struct critical_path **out, struct cp_step_rows *rows,
+				struct prof_error *err)
+{
 	struct critical_path *cp = calloc(1, sizeof *cp);
 	struct sum_step *steps = NULL;
 	int64_t *span_start = NULL, *span_end = NULL, *spans = NULL;
 	int n = 0, k, rc;
 
 	*out = NULL;
+	if (rows)
+		memset(rows, 0, sizeof *rows);
 	if (!cp)
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	rc = sum_window__steps(ctx->store, ctx->w, &steps, &n, err);
@@ -524,7 +553,7 @@ int critical_path__analyse(struct diag_scope *ctx, struct critical_path **out, s
 	cp->step = k + 1;
 	cp->start_ns = span_start[k];
 	cp->end_ns = span_end[k];
-	rc = walk_step(ctx, cp, &steps[k], err);
+	rc = walk_step(ctx, cp, &steps[k], rows, err);
 	if (rc)
 		goto out;
 done:

@@ -51,6 +51,10 @@ struct cp_segment {
 	int64_t start_ns, end_ns;
 	enum cp_kind kind;
 	int ref;             /* index into calls (CP_CALL) or work (CP_GPU, CP_EVENT_WAIT), else -1 */
+	/* where the segment lies, for a picture of the step: on the thread
+	 * tid (host segments; work -1) or on the stream of work */
+	int64_t tid;
+	int work;
 };
 
 
@@ -102,5 +106,26 @@ struct critical_path {
 
 int critical_path__analyse(struct diag_scope *ctx, struct critical_path **out, struct prof_error *err);
 void critical_path__delete(struct critical_path *cp);
+
+/* The step's rows and its path as the walk saw them, for a picture of
+ * the step (the HTML report): work by start, calls by (thread, start),
+ * waits, the path's segments in time order and the calls' names. */
+struct cp_step_rows {
+	struct gpu_work *work;
+	int nwork;
+	struct cp_call *calls;
+	int ncalls;
+	struct cp_wait *waits;
+	int nwaits;
+	struct cp_segment *seg;
+	int nseg;
+	struct api_names names;
+};
+
+/* critical_path__analyse that also hands over the rows of the step it
+ * walked (zeroed when it walked none); free them with cp_step_rows__exit. */
+int critical_path__analyse_rows(struct diag_scope *ctx, struct critical_path **out, struct cp_step_rows *rows,
+				struct prof_error *err);
+void cp_step_rows__exit(struct cp_step_rows *rows);
 
 #endif

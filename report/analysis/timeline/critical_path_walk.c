@@ -174,16 +174,6 @@ bool cp_data__waited_between(const struct cp_data *d, const struct gpu_work *w, 
 	       d->waits[lo].stream_id == w->stream_id && d->waits[lo].at_ns <= upto;
 }
 
-static int emit(struct cp_path *p, int64_t a, int64_t b, enum cp_kind kind, int ref)
-{
-	if (b <= a)
-		return 0;
-	if (array__grow((void **)&p->seg, &p->cap, p->nseg + 1, sizeof *p->seg))
-		return PROF_E_NOMEM;
-	p->seg[p->nseg++] = (struct cp_segment){ a, b, kind, ref };
-	return 0;
-}
-
 struct walk {
 	const struct cp_data *d;
 	struct cp_path *path;
@@ -194,6 +184,20 @@ struct walk {
 	int64_t tid;
 	bool skip_segment;   /* the anchor's work itself is not part of the step */
 };
+
+/* A segment where the walk is: on its thread, or on its work's stream. */
+static int emit(struct walk *k, int64_t a, int64_t b, enum cp_kind kind, int ref)
+{
+	struct cp_path *p = k->path;
+
+	if (b <= a)
+		return 0;
+	if (array__grow((void **)&p->seg, &p->cap, p->nseg + 1, sizeof *p->seg))
+		return PROF_E_NOMEM;
+	p->seg[p->nseg++] = (struct cp_segment){ a, b, kind, ref, k->on_gpu ? -1 : k->tid,
+						 k->on_gpu ? k->work : -1 };
+	return 0;
+}
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -207,7 +211,7 @@ static int step_host(struct walk *k)
 	const struct cp_call *call;
 
 	if (i < 0) {
-		int rc = emit(k->path, k->floor_ns, k->t, CP_HOST_WORK, -1);
+		int rc = emit(k, k->floor_ns, k->t, CP_HOST_WORK, -1);
 		k->t = k->floor_ns;
 		return rc;
 	}
@@ -215,7 +219,7 @@ static int step_host(struct walk *k)
 	call = &d->calls[c];
 	if (call->end_ns < k->t) {
 		int64_t from = max64(call->end_ns, k->floor_ns);
-		int rc = emit(k->path, from, k->t, CP_HOST_WORK, -1);
+		int rc = emit(k, from, k->t, CP_HOST_WORK, -1);
 
 		k->t = from;
 		return rc;
@@ -231,7 +235,7 @@ static int step_host(struct walk *k)
 	}
 	if (rel >= 0) {
 		int64_t from = max64(d->work[rel].end_ns, k->floor_ns);
-		int rc = emit(k->path, from, k->t, CP_CALL, c);
+		int rc = emit(k, from, k->t, CP_CALL, c);
 
 		k->t = from;
 		k->on_gpu = true;
@@ -240,7 +244,7 @@ static int step_host(struct walk *k)
 	}
 	{
 		int64_t from = max64(call->start_ns, k->floor_ns);
-		int rc = emit(k->path, from, k->t, CP_CALL, c);
+		int rc = emit(k, from, k->t, CP_CALL, c);
 
 		k->t = from;
 		return rc;
@@ -259,12 +263,12 @@ static int step_gpu(struct walk *k)
 	/* an earlier step's work, queued ahead of this step's: the step has no
 	 * more to explain */
 	if (w->has_launch && w->launch_start_ns < d->own_from_ns) {
-		rc = emit(k->path, k->floor_ns, k->t, CP_QUEUED, -1);
+		rc = emit(k, k->floor_ns, k->t, CP_QUEUED, -1);
 		k->t = k->floor_ns;
 		return rc;
 	}
 	/* a step that ends where the next step's work starts leaves that work out */
-	rc = k->skip_segment ? 0 : emit(k->path, start, k->t, CP_GPU, k->work);
+	rc = k->skip_segment ? 0 : emit(k, start, k->t, CP_GPU, k->work);
 	k->skip_segment = false;
 	k->t = start;
 	if (rc || w->start_ns <= k->floor_ns)
@@ -298,19 +302,19 @@ static int step_gpu(struct walk *k)
 	 * behind the host), which then explains the wait */
 	if (pick == NONE || (ready < k->floor_ns && !(pick == LAUNCH && w->launch_end_ns > k->t)) ||
 	    (ready == k->floor_ns && pick == LAUNCH && w->launch_end_ns <= k->t)) {
-		rc = emit(k->path, k->floor_ns, k->t, CP_QUEUED, -1);
+		rc = emit(k, k->floor_ns, k->t, CP_QUEUED, -1);
 		k->t = k->floor_ns;
 		return rc;
 	}
 	switch (pick) {
 	case PREV:
-		rc = emit(k->path, ready, k->t, CP_STREAM_GAP, -1);
+		rc = emit(k, ready, k->t, CP_STREAM_GAP, -1);
 		k->path->edges[CP_EDGE_STREAM]++;
 		k->work = p;
 		k->t = ready;
 		break;
 	case EVENT:
-		rc = emit(k->path, ready, k->t, CP_EVENT_WAIT, x);
+		rc = emit(k, ready, k->t, CP_EVENT_WAIT, x);
 		k->path->edges[CP_EDGE_EVENT]++;
 		k->work = x;
 		k->t = ready;
@@ -318,7 +322,7 @@ static int step_gpu(struct walk *k)
 	default:
 		/* from the call's return, or still inside the call */
 		if (w->launch_end_ns <= k->t) {
-			rc = emit(k->path, w->launch_end_ns, k->t, CP_LAUNCH_LATENCY, -1);
+			rc = emit(k, w->launch_end_ns, k->t, CP_LAUNCH_LATENCY, -1);
 			k->t = w->launch_end_ns;
 		}
 		k->path->edges[CP_EDGE_LAUNCH]++;
@@ -349,7 +353,7 @@ int critical_path__walk(const struct cp_data *d, const struct cp_anchor *a, int6
 	k.t = !a->on_gpu ? a->at_ns : a->before_work ? d->work[a->work].start_ns : d->work[a->work].end_ns;
 	while (rc == 0 && k.t > k.floor_ns) {
 		if (moves-- == 0 || (k.t == last_t && ++still > 8)) {
-			rc = emit(out, k.floor_ns, k.t, CP_UNATTRIBUTED, -1);
+			rc = emit(&k, k.floor_ns, k.t, CP_UNATTRIBUTED, -1);
 			break;
 		}
 		if (k.t != last_t)
