@@ -184,12 +184,12 @@ int cmd_report(int argc, char **argv)
 	const struct cli_option opts[] = {
 		CLI_STRING('r', "report", &report_opt, "NAME,...",
 			   "reports to print (default: the overview); see --list"),
-		CLI_FORMAT_OPTION(&format_opt,
+		CLI_FORMAT_OPTION(&format_opt, formats,
 			   "text, csv, json, chrome (JSON trace), perfetto (native Perfetto trace, "
 			   "several times smaller), folded (flame graph stacks) or html (one "
 			   "self-contained page)"),
 		CLI_STRING('o', "output", &output, "FILE", "write to FILE instead of stdout"),
-		CLI_FLAG(0, "force", &r.force, "replace FILE (-o) if it exists" CLI_READ_AS_ONE_JOB_HELP),
+		CLI_FLAG('f', "force", &r.force, "replace FILE (-o) if it exists" CLI_READ_AS_ONE_JOB_HELP),
 		CLI_STRING(0, "weight", &ea.weight, "gpu|api",
 			   "folded stacks weighed by kernel time (default) or API call time"),
 		CLI_STRING(0, "from", &ea.from, "T", "export from T after the capture's start "
