@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "prof/escape.h"
 #include "prof/output.h"
@@ -57,6 +58,15 @@ int cli_output__open(struct cli_output *o, const char *path, bool force)
 		return -1;
 	}
 	o->f = prof_output__stream(o->file);
+	return 0;
+}
+
+int cli_output__refuse_terminal(const char *path, const char *what)
+{
+	if ((!path || strcmp(path, "-") == 0) && isatty(STDOUT_FILENO)) {
+		cli_error("%s is binary; write it to a file with -o FILE or pipe it", what);
+		return CLI_EXIT_USAGE;
+	}
 	return 0;
 }
 

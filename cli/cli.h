@@ -119,6 +119,11 @@ struct cli_output {
 /* 0, or -1 after the error is printed (o->f is stdout then, so
  * cli_output__close can always follow). force: the command's --force. */
 int cli_output__open(struct cli_output *o, const char *path, bool force);
+/* For an output that is binary (what names it, e.g. "--format=perfetto"):
+ * 0, or CLI_EXIT_USAGE after one line when it would go to stdout and
+ * stdout is a terminal (bytes that garble the screen and help no one);
+ * a pipe or a file takes it. Before anything is written. */
+int cli_output__refuse_terminal(const char *path, const char *what);
 /* With status CLI_EXIT_OK put the file in place (for stdout: flush it) and
  * return status, unless the data did not reach the file (a full disk
  * shows only here) or another file took its name: that is reported and

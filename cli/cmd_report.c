@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "cli_reader.h"
@@ -117,11 +116,7 @@ static int check_binary_output(const char *output)
 		cli_error("%s", err.msg);
 		return CLI_EXIT_USAGE;
 	}
-	if ((!output || strcmp(output, "-") == 0) && isatty(STDOUT_FILENO)) {
-		cli_error("--format=perfetto writes a binary trace; name the file with -o FILE");
-		return CLI_EXIT_USAGE;
-	}
-	return 0;
+	return cli_output__refuse_terminal(output, "--format=perfetto");
 }
 
 /* T of --from or --to into *ns: 0, or CLI_EXIT_USAGE after the error. */
