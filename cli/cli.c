@@ -176,11 +176,10 @@ void cli_usage__print(const char *const *usage, const struct cli_option *opts, b
 	fputc('\n', f);
 	for (const struct cli_option *o = opts; o->type != CLI_OPT_END; o++) {
 		char left[96];
+		bool optional = o->type == CLI_OPT_OPTIONAL;
 
 		if (o->type == CLI_OPT_FORMER_SHORT)
 			continue;
-
-		bool optional = o->type == CLI_OPT_OPTIONAL;
 
 		snprintf(left, sizeof left, "%c%c%s--%s%s%s%s%s",
 			       o->short_name ? '-' : ' ', o->short_name ? o->short_name : ' ',
