@@ -53,7 +53,7 @@ REPORT_MAY_USE = {
 }
 FACE = {folder: f"{folder}/{folder}.h" for folder in REPORT_MAY_USE if "/" not in folder}
 # Folders whose internals stay inside: the headers they lend to the rest of report/.
-LENT = {"summary": {"summary/summary.h", "summary/query.h"}}
+LENT = {"summary": {"summary/summary.h", "summary/query.h", "summary/thread_label.h"}}
 FACE_USERS = ("cli", "tui", "bench", "capture", "fuzz")
 # Folders a module may not include from. Their headers are included by bare
 # name ("run_session.h") through each folder's include path, so an include is
