@@ -59,6 +59,9 @@ int records__new(struct prof_writer *w, uint32_t pid, struct records **out);
 void records__buffer(struct records *r, uint8_t *buffer, size_t valid_bytes);
 /* End of capture: rows held back for pairing are written or counted. */
 void records__finish(struct records *r);
+/* Between flushes: note threads started since the last look, with their
+ * names (thread_names.c), before they can exit. */
+void records__look_for_threads(struct records *r);
 void records__delete(struct records *r);
 
 /* nvtx_kinds.c: which NVTX ranges ended through nvtxRangeEnd (start/end

@@ -40,6 +40,11 @@ static struct {
 	uint64_t busy_ns; /* writer thread only: time spent writing and committing */
 } drain;
 
+/* How often the writer wakes between flushes to look for new threads, so
+ * that a thread which names itself, calls CUDA and exits within a flush
+ * interval keeps its name (thread_names.c): one readdir of the task list. */
+#define THREAD_LOOK_NS 50000000ull
+
 static uint64_t now_ns(clockid_t clock)
 {
 	struct timespec ts;
@@ -102,6 +107,8 @@ static void *drain_main(void *arg)
 		int stop, asked;
 
 		wait_ns = next_flush > now ? next_flush - now : 0;
+		if (wait_ns > THREAD_LOOK_NS)
+			wait_ns = THREAD_LOOK_NS;
 		now = now_ns(CLOCK_REALTIME) + wait_ns;
 		until.tv_sec = (time_t)(now / 1000000000u);
 		until.tv_nsec = (long)(now % 1000000000u);
@@ -110,6 +117,11 @@ static void *drain_main(void *arg)
 		req = atomic_load(&drain.requested);
 		stop = atomic_load(&drain.stop);
 		asked = atomic_exchange(&drain.flush_now, 0);
+		if (!stop && !asked && req == atomic_load(&drain.served) &&
+		    now_ns(CLOCK_MONOTONIC) < next_flush) {
+			records__look_for_threads(drain.rec);
+			continue;
+		}
 		if (asked || now_ns(CLOCK_MONOTONIC) >= next_flush) {
 			/* Complete buffers only: a forced flush would cut kernels
 			 * still running into incomplete records. */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cupti.h>
 
@@ -18,6 +19,7 @@
 #include "metrics/metrics.h"
 #include "prof/event.h"
 #include "prof/store.h"
+#include "thread_names.h"
 
 #define CORR_CACHE_SIZE (1u << 16) /* recent API calls: correlation id -> thread */
 #define NAME_CACHE_SIZE 4096u      /* kernel name pointers seen (grows) */
@@ -58,6 +60,8 @@ struct records {
 	struct prof_sync *pending_sync;
 	size_t sync_used, sync_cap;
 
+	struct thread_names *threads; /* OS names of the threads with rows */
+
 	int64_t *domains; /* domain StringIds already announced */
 	size_t domains_used, domains_cap;
 
@@ -79,7 +83,8 @@ int records__new(struct prof_writer *w, uint32_t pid, struct records **out)
 	r->pid = pid;
 	r->names_cap = NAME_CACHE_SIZE;
 	r->names = calloc(r->names_cap, sizeof(*r->names));
-	if (!r->names) {
+	if (!r->names || thread_names__new(pid, "/proc", &r->threads) < 0) {
+		free(r->names);
 		free(r);
 		return PROF_E_NOMEM;
 	}
@@ -96,6 +101,7 @@ void records__delete(struct records *r)
 	free(r->ctxs);
 	free(r->pending_sync);
 	free(r->domains);
+	thread_names__delete(r->threads);
 	free(r);
 }
 
@@ -388,6 +394,13 @@ static void on_memory(struct records *r, const CUpti_ActivityMemory4 *m)
 
 /* ---- API calls and synchronisation ---------------------------------------- */
 
+/* A row of thread tid: its OS name is read the first time (thread_names.c). */
+static void note_thread(struct records *r, uint32_t pid, uint32_t tid)
+{
+	if (!pid || pid == r->pid)
+		thread_names__seen(r->threads, tid);
+}
+
 static void on_api(struct records *r, const CUpti_ActivityAPI *a, int driver)
 {
 	struct prof_api_call row = { 0 };
@@ -399,6 +412,7 @@ static void on_api(struct records *r, const CUpti_ActivityAPI *a, int driver)
 	row.end_ns = (int64_t)a->end;
 	row.event_class = 0;
 	row.global_tid = prof_global_tid(a->processId ? a->processId : r->pid, a->threadId);
+	note_thread(r, a->processId, a->threadId);
 	row.correlation_id = (int32_t)a->correlationId;
 	row.name_id = api_name(r, driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API,
 			       a->cbid);
@@ -499,9 +513,11 @@ static int64_t domain_id(struct records *r, const char *domain, int64_t tid)
 
 static int64_t marker_tid(struct records *r, const CUpti_ActivityMarker2 *m)
 {
-	if (m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD)
+	if (m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD) {
+		note_thread(r, m->objectId.pt.processId, m->objectId.pt.threadId);
 		return prof_global_tid(m->objectId.pt.processId ? m->objectId.pt.processId : r->pid,
 				       m->objectId.pt.threadId);
+	}
 	return prof_global_pid(r->pid);
 }
 
@@ -582,6 +598,8 @@ static void on_name(struct records *r, const CUpti_ActivityName *n)
 {
 	if (n->objectKind != CUPTI_ACTIVITY_OBJECT_THREAD || !n->name)
 		return;
+	if (!n->objectId.pt.processId || n->objectId.pt.processId == r->pid)
+		thread_names__nvtx(r->threads, n->objectId.pt.threadId);
 	prof_writer__thread_name(r->w,
 				 prof_global_tid(n->objectId.pt.processId ? n->objectId.pt.processId : r->pid,
 						 n->objectId.pt.threadId),
@@ -669,6 +687,14 @@ static void on_overhead(struct records *r, const CUpti_ActivityOverhead3 *o)
 
 /* ---- dispatch ----------------------------------------------------------------- */
 
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 void records__buffer(struct records *r, uint8_t *buffer, size_t valid_bytes)
 {
 	CUpti_Activity *rec = NULL;
@@ -729,6 +755,7 @@ void records__buffer(struct records *r, uint8_t *buffer, size_t valid_bytes)
 	}
 	write_marks(r);
 	retry_pending_sync(r, 0);
+	thread_names__scan(r->threads, monotonic_ns());
 	if (r->incomplete_kernels) {
 		prof_writer__count(r->w, "incomplete_kernels", r->incomplete_kernels);
 		r->incomplete_kernels = 0;
@@ -743,12 +770,18 @@ void records__buffer(struct records *r, uint8_t *buffer, size_t valid_bytes)
 	}
 }
 
+void records__look_for_threads(struct records *r)
+{
+	thread_names__scan(r->threads, monotonic_ns());
+}
+
 void records__finish(struct records *r)
 {
 	size_t open_ranges = 0;
 
 	write_marks(r);
 	retry_pending_sync(r, 1);
+	thread_names__write(r->threads, r->w);
 	/* Ranges never closed (the program died inside them) have no end to
 	 * store; they are counted so that a report can say so. */
 	for (size_t i = 0; i < r->markers_used; i++) {

@@ -17,6 +17,7 @@
 #include "prof/saturate.h"
 #include "prof/strfmt.h"
 #include "prof/tables.h"
+#include "summary/summary.h"
 
 #define ROWID_BATCH 65536   /* rows per statement; a new one picks up from there */
 #define DEADLINE_EVERY 256  /* rows between looks at the clock */
@@ -265,18 +266,28 @@ static int32_t name_of_id(struct top_source *s, struct top_model *m, struct idma
 	return i;
 }
 
-/* The thread's name from ThreadNames, looked up when the thread is new. */
+/* The thread's label (summary/thread_label.h) from its ThreadNames name
+ * and its process's, looked up when the thread is new; "" where the label
+ * would only repeat the tid the row shows anyway. */
 static void name_thread(struct top_source *s, struct top_thread *t)
 {
 	struct prof_cursor *c = NULL;
 	struct prof_error err;
+	char label[SUM_THREAD_LABEL_MAX], bare[48];
 
-	if (prof_cursor__open(s->store, "SELECT s.value FROM " PROF_T_THREAD_NAMES " t JOIN "
-			      PROF_T_STRINGS " s ON s.id = t.nameId WHERE t.globalTid = ?1", &c, &err))
+	if (prof_cursor__open(s->store, "SELECT (SELECT s.value FROM " PROF_T_THREAD_NAMES " t JOIN "
+			      PROF_T_STRINGS " s ON s.id = t.nameId WHERE t.globalTid = ?1 LIMIT 1),"
+			      " (SELECT name FROM " PROF_T_PROCESSES
+			      " WHERE globalPid = (?1 & ~16777215) LIMIT 1)", &c, &err))
 		return;
 	prof_cursor__bind_int64(c, 1, t->global_tid);
-	if (prof_cursor__next(c, &err) == 1 && !prof_cursor__is_null(c, 0))
-		prof_sanitize_term(t->name, sizeof t->name, prof_cursor__text(c, 0));
+	if (prof_cursor__next(c, &err) == 1) {
+		sum_thread__label(t->global_tid, prof_cursor__text(c, 0), prof_cursor__text(c, 1),
+				  SUM_THREAD_ROLE_UNKNOWN, label, sizeof label);
+		snprintf(bare, sizeof bare, "thread %u", (unsigned)(t->global_tid & 0xFFFFFF));
+		if (strcmp(label, bare) != 0)
+			prof_sanitize_term(t->name, sizeof t->name, label);
+	}
 	prof_cursor__close(c);
 }
 

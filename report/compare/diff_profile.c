@@ -324,16 +324,11 @@ out:
 	return rc < 0 ? rc : 0;
 }
 
-/* NVTX push/pop and start/end ranges grouped by name (marks have no end). */
-static int load_ranges(struct diff_profile *p, struct prof_store *s, struct prof_error *err)
+/* Host-side spans grouped by name into sec. sql yields, ordered by name:
+ * name, duration, in the loop (?1..?2), a bad span (left out and counted). */
+static int load_host_spans(struct diff_profile *p, struct prof_store *s, const char *sql,
+			   struct diff_section *sec, struct prof_error *err)
 {
-	static const char sql[] =
-		"SELECT coalesce(s.value, e.text, '') AS name, e.\"end\" - e.start AS d,"
-		" e.start >= ?1 AND e.start < ?2, " SUM_BAD_SPAN("e.")
-		" FROM " PROF_T_NVTX " e LEFT JOIN " PROF_T_STRINGS " s ON s.id = e.textId"
-		" WHERE e.eventType IN (" PROF_SQL_NVTX_RANGES ") AND e.\"end\" IS NOT NULL"
-		" ORDER BY 1, 2";
-	struct diff_section *sec = &p->sec[DIFF_RANGES];
 	struct prof_cursor *c = NULL;
 	struct group g = { 0 };
 	char *name = NULL;
@@ -374,6 +369,19 @@ out:
 	return rc < 0 ? rc : 0;
 }
 
+/* NVTX push/pop and start/end ranges grouped by name (marks have no end). */
+static int load_ranges(struct diff_profile *p, struct prof_store *s, struct prof_error *err)
+{
+	static const char sql[] =
+		"SELECT coalesce(s.value, e.text, '') AS name, e.\"end\" - e.start AS d,"
+		" e.start >= ?1 AND e.start < ?2, " SUM_BAD_SPAN("e.")
+		" FROM " PROF_T_NVTX " e LEFT JOIN " PROF_T_STRINGS " s ON s.id = e.textId"
+		" WHERE e.eventType IN (" PROF_SQL_NVTX_RANGES ") AND e.\"end\" IS NOT NULL"
+		" ORDER BY 1, 2";
+
+	return load_host_spans(p, s, sql, &p->sec[DIFF_RANGES], err);
+}
+
 /* CUDA runtime and driver API calls grouped by name as the summary shows
  * it (version suffix dropped), each call once (sum_api_calls); host time,
  * so in no GPU total. */
@@ -383,10 +391,7 @@ static int load_api(struct diff_profile *p, struct prof_store *s, struct prof_er
 		"SELECT coalesce(" SUM_API_NAME("n.value") ", '') AS name, a.\"end\" - a.start AS d,"
 		" a.start >= ?1 AND a.start < ?2, " SUM_BAD_SPAN("a.")
 		" FROM (%s) AS a LEFT JOIN " PROF_T_STRINGS " n ON n.id = a.nameId ORDER BY 1, 2";
-	struct diff_section *sec = &p->sec[DIFF_API];
-	struct prof_cursor *c = NULL;
-	struct group g = { 0 };
-	char *calls, *sql = NULL, *name = NULL;
+	char *calls, *sql;
 	int rc;
 
 	calls = sum_api_calls(s, &rc, err);
@@ -396,40 +401,9 @@ static int load_api(struct diff_profile *p, struct prof_store *s, struct prof_er
 	free(calls);
 	if (!sql)
 		return nomem(err);
-	rc = open_in_loop(p, s, sql, LOOP_HOST_SIDE, &c, err);
+	rc = load_host_spans(p, s, sql, &p->sec[DIFF_API], err);
 	free(sql);
-	if (rc < 0)
-		return rc;
-	while ((rc = prof_cursor__next(c, err)) > 0) {
-		const char *n = prof_cursor__text(c, 0);
-
-		if (prof_cursor__int64(c, 3)) {
-			p->rows_left_out++;
-			continue;
-		}
-		if (!n)
-			n = "";
-		if (g.n == 0 || strcmp(n, name) != 0) {
-			if (group__emit(&g, sec, name, NULL, NULL, -1) < 0)
-				goto out_nomem;
-			free(name);
-			name = strdup(n);
-			if (!name)
-				goto out_nomem;
-		}
-		if (group__add(&g, prof_cursor__int64(c, 1), 0, prof_cursor__int64(c, 2)) < 0)
-			goto out_nomem;
-	}
-	if (rc >= 0 && group__emit(&g, sec, name, NULL, NULL, -1) < 0)
-		goto out_nomem;
-	goto out;
-out_nomem:
-	rc = nomem(err);
-out:
-	free(name);
-	free(g.d);
-	prof_cursor__close(c);
-	return rc < 0 ? rc : 0;
+	return rc;
 }
 
 /* A copy of the first text cell of a one-row query, NULL when none. */

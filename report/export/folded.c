@@ -16,6 +16,7 @@
 
 #include "prof/tables.h"
 #include "summary/query.h"
+#include "summary/thread_label.h"
 
 #define SQL_MAX 4096
 
@@ -38,6 +39,7 @@ struct walk {
 	char *key;
 	size_t key_cap;
 	struct sum_ranks ranks;   /* a job's processes are shown as their ranks */
+	struct sum_thread_labels *threads;
 	bool per_rank;
 	struct prof_error *err;
 };
@@ -149,18 +151,14 @@ static int lookup_text(struct walk *wk, const char *sql, int64_t v, char **out)
 }
 
 /* "process;thread", or "process" alone when global_tid < 0; names and
- * fallbacks as the Chrome trace shows them. */
+ * fallbacks as the Chrome trace shows them (threads: summary/thread_label.h). */
 static int frame_prefix(struct walk *wk, uint32_t pid, int64_t global_tid, char **out)
 {
-	char *pname = NULL, *tname = NULL, *p = NULL, *t = NULL, fallback[48];
+	char *pname = NULL, *p = NULL, *t = NULL, fallback[48];
 	int rc = 0;
 
 	rc = lookup_text(wk, "SELECT name FROM " PROF_T_PROCESSES " WHERE pid = ?1 LIMIT 1", pid,
 			 &pname);
-	if (rc == 0 && global_tid >= 0)
-		rc = lookup_text(wk, "SELECT s.value FROM " PROF_T_THREAD_NAMES " tn JOIN " PROF_T_STRINGS
-				 " s ON s.id = tn.nameId WHERE tn.globalTid = ?1 LIMIT 1", global_tid,
-				 &tname);
 	if (rc < 0)
 		goto out;
 	snprintf(fallback, sizeof fallback, "process %" PRIu32, pid);
@@ -173,10 +171,8 @@ static int frame_prefix(struct walk *wk, uint32_t pid, int64_t global_tid, char 
 			break;
 		}
 	p = folded_frame__sanitize(pname ? pname : fallback);
-	if (global_tid >= 0) {
-		snprintf(fallback, sizeof fallback, "thread %" PRIu32, prof_tid_of(global_tid));
-		t = folded_frame__sanitize(tname ? tname : fallback);
-	}
+	if (global_tid >= 0)
+		t = folded_frame__sanitize(sum_thread_labels__get(wk->threads, global_tid));
 	if (!p || (global_tid >= 0 && !t)) {
 		rc = nomem(wk);
 		goto out;
@@ -193,7 +189,6 @@ static int frame_prefix(struct walk *wk, uint32_t pid, int64_t global_tid, char 
 	}
 out:
 	free(pname);
-	free(tname);
 	free(p);
 	free(t);
 	return rc;
@@ -447,8 +442,14 @@ int folded__collect(struct prof_store *s, const struct folded_options *o,
 	if (rc < 0)
 		return rc;
 	wk.per_rank = sum_ranks__is_job(&wk.ranks);
+	rc = sum_thread_labels__load(s, &wk.threads, err);
+	if (rc < 0) {
+		sum_ranks__exit(&wk.ranks);
+		return rc;
+	}
 	if (stack_table__init(&wk.table, out) < 0) {
 		sum_ranks__exit(&wk.ranks);
+		sum_thread_labels__delete(wk.threads);
 		return nomem(&wk);
 	}
 	rc = walk_calls(&wk, PROF_T_RUNTIME, false);
@@ -464,6 +465,7 @@ int folded__collect(struct prof_store *s, const struct folded_options *o,
 	name_cache__exit(&wk.kernels);
 	name_cache__exit(&wk.apis);
 	sum_ranks__exit(&wk.ranks);
+	sum_thread_labels__delete(wk.threads);
 	return rc < 0 ? rc : 0;
 }
 

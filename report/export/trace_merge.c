@@ -10,6 +10,7 @@
 #include "folded_ranges.h"
 #include "prof/tables.h"
 #include "summary/query.h"
+#include "summary/thread_label.h"
 
 #define SQL_MAX 16384     /* the event queries */
 #define META_SQL_MAX 6144 /* the track lists */
@@ -213,9 +214,9 @@ static void host_ids(struct trace_merge *m, char *sql, size_t cap, const char *e
 	}
 }
 
-/* Run sql, whose rows are (id, name or NULL), calling fn with the name or
- * "process ID" / "thread TID" for a missing one. */
-static int each_named(struct trace_merge *m, const char *sql, bool threads,
+/* Run sql, whose rows are (process id, name or NULL), calling fn with the
+ * name or "process ID" for a missing one. */
+static int each_named(struct trace_merge *m, const char *sql,
 		      int (*fn)(void *ctx, int64_t id, const char *name), void *ctx)
 {
 	struct prof_cursor *cur = NULL;
@@ -226,10 +227,7 @@ static int each_named(struct trace_merge *m, const char *sql, bool threads,
 		const char *name = prof_cursor__text(cur, 1);
 		char fallback[48];
 
-		if (threads)
-			snprintf(fallback, sizeof fallback, "thread %" PRIu32, prof_tid_of(id));
-		else
-			snprintf(fallback, sizeof fallback, "process %" PRId64, id);
+		snprintf(fallback, sizeof fallback, "process %" PRId64, id);
 		rc = fn(ctx, id, name && *name ? name : fallback);
 	}
 	prof_cursor__close(cur);
@@ -248,21 +246,32 @@ int trace_merge__each_process(struct trace_merge *m,
 	append(sql, sizeof sql, " UNION ");
 	union_of(m, sql, sizeof sql, " UNION ", PROF_SQL_PID_OF_TID("globalPid"), gpu_kinds, gpu_tables, 3, "");
 	append(sql, sizeof sql, ") ORDER BY p");
-	return each_named(m, sql, false, fn, ctx);
+	return each_named(m, sql, fn, ctx);
 }
 
 int trace_merge__each_thread(struct trace_merge *m,
 			     int (*fn)(void *ctx, int64_t global_tid, const char *name), void *ctx)
 {
-	char sql[META_SQL_MAX] = "SELECT g, ";
+	char sql[META_SQL_MAX] = "SELECT g FROM (";
+	struct sum_thread_labels *labels = NULL;
+	struct prof_cursor *cur = NULL;
+	int rc;
 
 	if (!m->have[TM_RUNTIME] && !m->have[TM_DRIVER] && !m->have[TM_NVTX])
 		return 0;
-	append(sql, sizeof sql, "(SELECT s.value FROM " PROF_T_THREAD_NAMES " tn JOIN "
-	       PROF_T_STRINGS " s ON s.id = tn.nameId WHERE tn.globalTid = g LIMIT 1) FROM (");
 	host_ids(m, sql, sizeof sql, "globalTid");
 	append(sql, sizeof sql, ") ORDER BY g");
-	return each_named(m, sql, true, fn, ctx);
+	rc = sum_thread_labels__load(m->store, &labels, m->err);
+	if (rc == 0)
+		rc = open_cursor(m, sql, false, &cur);
+	while (rc >= 0 && (rc = prof_cursor__next(cur, m->err)) > 0) {
+		int64_t g = prof_cursor__int64(cur, 0);
+
+		rc = fn(ctx, g, sum_thread_labels__get(labels, g));
+	}
+	prof_cursor__close(cur);
+	sum_thread_labels__delete(labels);
+	return rc < 0 ? rc : 0;
 }
 
 int trace_merge__each_stream(struct trace_merge *m,

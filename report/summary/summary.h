@@ -23,6 +23,7 @@
 #include "prof/store.h"
 #include "sink/table.h"
 #include "summary/job_time.h"
+#include "summary/thread_label.h" /* for cli/ and tui/: a thread's label */
 
 /* Run the report called name ("cuda_gpu_kern_sum", ...; "overview" is the
  * overview). Returns 0, PROF_E_USAGE for an unknown name, or another negative

@@ -259,14 +259,16 @@ static int read_kernel_names(struct prof_store *s, bool pytorch, struct prog_mod
 	return 0;
 }
 
-/* One row of one number; 0 when the query gives no row or NULL. */
-static int read_count(struct prof_store *s, const char *sql, const struct sum_window *w,
-		      int64_t *out, struct prof_error *err)
+/* The first row's first n numbers (0 for none or NULL); with w, the query's
+ * ?1 and ?2 are the window's start and end. */
+static int read_row(struct prof_store *s, const char *sql, const struct sum_window *w,
+		    int64_t *out, int n, struct prof_error *err)
 {
 	struct prof_cursor *c;
 	int rc;
 
-	*out = 0;
+	for (int i = 0; i < n; i++)
+		out[i] = 0;
 	rc = prof_cursor__open(s, sql, &c, err);
 	if (rc)
 		return rc;
@@ -275,10 +277,17 @@ static int read_count(struct prof_store *s, const char *sql, const struct sum_wi
 		prof_cursor__bind_int64(c, 2, w->end_ns);
 	}
 	rc = prof_cursor__next(c, err);
-	if (rc == 1 && !prof_cursor__is_null(c, 0))
-		*out = prof_cursor__int64(c, 0);
+	for (int i = 0; rc == 1 && i < n; i++)
+		if (!prof_cursor__is_null(c, i))
+			out[i] = prof_cursor__int64(c, i);
 	prof_cursor__close(c);
 	return rc < 0 ? rc : 0;
+}
+
+static int read_count(struct prof_store *s, const char *sql, const struct sum_window *w,
+		      int64_t *out, struct prof_error *err)
+{
+	return read_row(s, sql, w, out, 1, err);
 }
 
 /* CUDA calls by name: graph launches, managed allocation, prefetch; and a
@@ -305,26 +314,19 @@ static int read_calls(struct prof_store *s, const char *calls, struct prog_model
 		"  OR n.value LIKE 'cudaGetDevice%%' OR n.value LIKE 'cudaSetDevice%%'"
 		"  OR n.value LIKE 'cudaGetLastError%%' OR n.value LIKE 'cudaPeekAtLastError%%'))";
 	char query[1024];
-	struct prof_cursor *c;
-	int64_t pin_threads = 0;
+	int64_t used[3], pin_threads = 0;
 	int rc;
 
 	if (!calls)
 		return 0;
 	snprintf(query, sizeof query, sql, calls);
-	rc = prof_cursor__open(s, query, &c, err);
+	rc = read_row(s, query, NULL, used, 3, err);
 	if (rc)
 		return rc;
-	rc = prof_cursor__next(c, err);
-	if (rc == 1) {
-		if (prof_cursor__int64(c, 0) > 0)
-			m->framework[PROG_CUDA_GRAPHS] = true;
-		m->uses[USE_MANAGED] = prof_cursor__int64(c, 1) > 0;
-		m->uses[USE_PREFETCH] = prof_cursor__int64(c, 2) > 0;
-	}
-	prof_cursor__close(c);
-	if (rc < 0)
-		return rc;
+	if (used[0] > 0)
+		m->framework[PROG_CUDA_GRAPHS] = true;
+	m->uses[USE_MANAGED] = used[1] > 0;
+	m->uses[USE_PREFETCH] = used[2] > 0;
 	snprintf(query, sizeof query, pin_sql, calls);
 	rc = read_count(s, query, NULL, &pin_threads, err);
 	if (rc)
@@ -350,27 +352,19 @@ static int read_copies(struct prof_store *s, const struct sum_window *w, struct 
 		" count(CASE WHEN copyKind = 2 AND bytes <= 65536 THEN 1 END)"
 		" FROM " PROF_T_MEMCPY " WHERE copyKind IN (1, 2, 11, 12, 13) AND start >= ?1 AND start < ?2"
 		" AND NOT " SUM_BAD_SPAN("");
-	struct prof_cursor *c;
+	int64_t v[6];
 	int rc;
 
-	rc = prof_cursor__open(s, sql, &c, err);
+	rc = read_row(s, sql, w, v, 6, err);
 	if (rc)
 		return rc;
-	prof_cursor__bind_int64(c, 1, w->start_ns);
-	prof_cursor__bind_int64(c, 2, w->end_ns);
-	rc = prof_cursor__next(c, err);
-	if (rc == 1) {
-		m->host_copy_bytes = prof_cursor__int64(c, 0);
-		m->pinned_copy_bytes = prof_cursor__int64(c, 1);
-		m->pageable_copy_bytes = prof_cursor__int64(c, 2);
-		m->h2d_copies = prof_cursor__int64(c, 3);
-		if (prof_cursor__int64(c, 4) > 0)
-			m->uses[USE_MANAGED] = true;
-		m->uses[USE_HOST_READS] = prof_cursor__int64(c, 5) > 0;
-	}
-	prof_cursor__close(c);
-	if (rc < 0)
-		return rc;
+	m->host_copy_bytes = v[0];
+	m->pinned_copy_bytes = v[1];
+	m->pageable_copy_bytes = v[2];
+	m->h2d_copies = v[3];
+	if (v[4] > 0)
+		m->uses[USE_MANAGED] = true;
+	m->uses[USE_HOST_READS] = v[5] > 0;
 	if (m->host_copy_bytes > 0) {
 		m->uses[USE_PINNED] = (double)m->pinned_copy_bytes >= 0.9 * (double)m->host_copy_bytes;
 		m->uses[USE_PAGEABLE] = m->pageable_copy_bytes > 0;
@@ -404,53 +398,30 @@ static int read_streams(struct prof_store *s, const struct sum_window *w, struct
 		"  AND o.start < c.end AND o.end > c.start) THEN 1 END)"
 		" FROM (SELECT * FROM " PROF_T_MEMCPY " WHERE copyKind IN (1, 2)"
 		"  AND start >= ?1 AND start < ?2 ORDER BY start LIMIT 2000) c";
-	struct prof_cursor *c;
-	int64_t n = 0, copy_streams = 0;
+	int64_t n = 0, copy_streams = 0, kernels[2], overlap[2];
 	int rc;
 
 	rc = read_count(s, streams_sql, w, &n, err);
 	if (rc)
 		return rc;
 	m->streams = (int)n;
-	{
-		rc = prof_cursor__open(s, kernels_sql, &c, err);
-		if (rc)
-			return rc;
-		prof_cursor__bind_int64(c, 1, w->start_ns);
-		prof_cursor__bind_int64(c, 2, w->end_ns);
-		rc = prof_cursor__next(c, err);
-		if (rc == 1) {
-			m->kernels = prof_cursor__int64(c, 0);
-			m->graph_kernels = prof_cursor__int64(c, 1);
-		}
-		prof_cursor__close(c);
-		if (rc < 0)
-			return rc;
-		if (m->graph_kernels > 0)
-			m->framework[PROG_CUDA_GRAPHS] = true;
-		m->uses[USE_CUDA_GRAPHS] = m->kernels > 0 && 2 * m->graph_kernels >= m->kernels;
-	}
-	{
-		int64_t copies = 0, overlapped = 0;
+	rc = read_row(s, kernels_sql, w, kernels, 2, err);
+	if (rc)
+		return rc;
+	m->kernels = kernels[0];
+	m->graph_kernels = kernels[1];
+	if (m->graph_kernels > 0)
+		m->framework[PROG_CUDA_GRAPHS] = true;
+	m->uses[USE_CUDA_GRAPHS] = m->kernels > 0 && 2 * m->graph_kernels >= m->kernels;
 
-		rc = read_count(s, copy_streams_sql, w, &copy_streams, err);
-		if (rc || copy_streams < 2)
-			return rc;
-		rc = prof_cursor__open(s, overlap_sql, &c, err);
-		if (rc)
-			return rc;
-		prof_cursor__bind_int64(c, 1, w->start_ns);
-		prof_cursor__bind_int64(c, 2, w->end_ns);
-		rc = prof_cursor__next(c, err);
-		if (rc == 1) {
-			copies = prof_cursor__int64(c, 0);
-			overlapped = prof_cursor__int64(c, 1);
-		}
-		prof_cursor__close(c);
-		if (rc < 0)
-			return rc;
-		m->uses[USE_COPY_OVERLAP] = copies > 0 && 2 * overlapped >= copies;
-	}
+	rc = read_count(s, copy_streams_sql, w, &copy_streams, err);
+	if (rc || copy_streams < 2)
+		return rc;
+	/* overlap[0]: copies sampled, overlap[1]: those under other work */
+	rc = read_row(s, overlap_sql, w, overlap, 2, err);
+	if (rc)
+		return rc;
+	m->uses[USE_COPY_OVERLAP] = overlap[0] > 0 && 2 * overlap[1] >= overlap[0];
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis/diagnose/diagnose.h"
+#include "analysis/ranks/nccl.h"
 #include "analysis/timeline/gpu_idle.h"
 #include "prof/saturate.h"
 #include "prof/tables.h"
@@ -46,10 +47,9 @@ static int split_busy(const struct diag_context *ctx, int64_t device, int64_t bu
 		"SELECT start, end FROM " PROF_T_KERNEL " WHERE end > ?1 AND start < ?2"
 		" AND deviceId = ?3 AND NOT " SUM_BAD_SPAN("") " ORDER BY start";
 	const char *compute_sql =
-		"SELECT start, end FROM " PROF_T_KERNEL " WHERE end > ?1 AND start < ?2"
-		" AND deviceId = ?3 AND NOT " SUM_BAD_SPAN("")
-		" AND " PROF_SQL_KERNEL_NAME_ID("") " NOT IN (SELECT id FROM " PROF_T_STRINGS
-		"  WHERE value LIKE 'ncclDevKernel%' OR value LIKE 'ncclKernel%') ORDER BY start";
+		"SELECT k.start, k.end FROM " PROF_T_KERNEL " k WHERE k.end > ?1 AND k.start < ?2"
+		" AND k.deviceId = ?3 AND NOT " SUM_BAD_SPAN("k.")
+		" AND (" NCCL_KERNEL_SQL("k") ") IS NOT 1 ORDER BY k.start";
 	int64_t kernels_ns = 0, compute_ns = 0;
 	int rc;
 
