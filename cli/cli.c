@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "prof/escape.h"
 #include "prof/output.h"
@@ -50,13 +51,22 @@ int cli_output__open(struct cli_output *o, const char *path, bool force)
 	if (!path || strcmp(path, "-") == 0)
 		return 0;
 	o->path = path;
-	/* every command with this -o spells --format -f: --force is long */
+	/* the refusal names --force, the spelling every command shares */
 	if (prof_output__open(path, PROF_OUTPUT_FORCE_IS_LONG | (force ? PROF_OUTPUT_REPLACE : 0),
 			      NULL, &o->file, &err) < 0) {
 		cli_error("%s", err.msg);
 		return -1;
 	}
 	o->f = prof_output__stream(o->file);
+	return 0;
+}
+
+int cli_output__refuse_terminal(const char *path, const char *what)
+{
+	if ((!path || strcmp(path, "-") == 0) && isatty(STDOUT_FILENO)) {
+		cli_error("%s is binary; write it to a file with -o FILE or pipe it", what);
+		return CLI_EXIT_USAGE;
+	}
 	return 0;
 }
 
@@ -273,8 +283,10 @@ void cli_usage__print(const char *const *usage, const struct cli_option *opts, b
 	fputc('\n', f);
 	for (const struct cli_option *o = opts; o->type != CLI_OPT_END; o++) {
 		char left[96];
-
 		bool optional = o->type == CLI_OPT_OPTIONAL;
+
+		if (o->type == CLI_OPT_FORMER_SHORT)
+			continue;
 
 		snprintf(left, sizeof left, "%c%c%s--%s%s%s%s%s",
 			       o->short_name ? '-' : ' ', o->short_name ? o->short_name : ' ',
@@ -289,7 +301,7 @@ static const struct cli_option *find_long(const struct cli_option *opts, const c
 					  size_t name_len)
 {
 	for (const struct cli_option *o = opts; o->type != CLI_OPT_END; o++)
-		if (o->long_name && strlen(o->long_name) == name_len &&
+		if (o->type != CLI_OPT_FORMER_SHORT && o->long_name && strlen(o->long_name) == name_len &&
 		    strncmp(o->long_name, name, name_len) == 0)
 			return o;
 	return NULL;
@@ -298,9 +310,43 @@ static const struct cli_option *find_long(const struct cli_option *opts, const c
 static const struct cli_option *find_short(const struct cli_option *opts, char c)
 {
 	for (const struct cli_option *o = opts; o->type != CLI_OPT_END; o++)
-		if (o->short_name && o->short_name == c)
+		if (o->type != CLI_OPT_FORMER_SHORT && o->short_name && o->short_name == c)
 			return o;
 	return NULL;
+}
+
+/* The former meaning of -c when the value after it is one it took then
+ * (`-f json`, `-fjson`): true after setting that option with a warning;
+ * false when -c means what the table says now. */
+static bool parse_former_short(int argc, char **argv, int *i, const struct cli_option *opts)
+{
+	const char *arg = argv[*i], *value = arg[2] ? arg + 2 : *i + 1 < argc ? argv[*i + 1] : NULL;
+	const struct cli_option *o, *now;
+
+	if (!value)
+		return false;
+	for (o = opts; o->type != CLI_OPT_END; o++) {
+		if (o->type != CLI_OPT_FORMER_SHORT || o->short_name != arg[1])
+			continue;
+		for (size_t v = 0; v < o->nvalues; v++) {
+			if (strcmp(value, ((const char *const *)o->value)[v]) != 0)
+				continue;
+			now = find_long(opts, o->long_name, strlen(o->long_name));
+			if (!now || now->type != CLI_OPT_STRING)
+				return false;
+			if (!arg[2])
+				++*i;
+			if (now->short_name)
+				cli_warning("-%c %s is now -%c %s (--%s); %s", arg[1], value,
+					    now->short_name, value, now->long_name, o->help);
+			else
+				cli_warning("-%c %s is now --%s=%s; %s", arg[1], value, now->long_name,
+					    value, o->help);
+			*(const char **)now->value = value;
+			return true;
+		}
+	}
+	return false;
 }
 
 static int unknown_option(const char *arg, const struct cli_option *opts)
@@ -312,7 +358,7 @@ static int unknown_option(const char *arg, const struct cli_option *opts)
 	const char *near;
 
 	for (const struct cli_option *o = opts; o->type != CLI_OPT_END && n < 63; o++) {
-		if (!o->long_name)
+		if (!o->long_name || o->type == CLI_OPT_FORMER_SHORT)
 			continue;
 		snprintf(spelled[n], sizeof spelled[n], "--%s", o->long_name);
 		names[n] = spelled[n];
@@ -363,6 +409,7 @@ static int set_value(const struct cli_option *o, const char *spelled, const char
 	}
 	case CLI_OPT_FLAG:
 	case CLI_OPT_OPTIONAL:
+	case CLI_OPT_FORMER_SHORT:
 	case CLI_OPT_END:
 		break;
 	}
@@ -409,6 +456,8 @@ static int parse_one(int argc, char **argv, int *i, const struct cli_option *opt
 			cli_usage__print(usage, opts, false);
 			return CLI_HELP;
 		}
+		if (parse_former_short(argc, argv, i, opts))
+			return 0;
 		o = find_short(opts, arg[1]);
 		if (!o)
 			return unknown_option(arg, opts);

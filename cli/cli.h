@@ -7,7 +7,7 @@
  *	static const char *const usage[] = { "perfkit report [<options>] FILE", NULL };
  *	const char *format = "text";
  *	const struct cli_option opts[] = {
- *		CLI_STRING('f', "format", &format, "FMT", "text, csv or json"),
+ *		CLI_STRING('F', "format", &format, "FMT", "text, csv or json"),
  *		CLI_END(),
  *	};
  *	int n = cli_parse(argc, argv, opts, usage, 0);
@@ -45,6 +45,12 @@ enum cli_option_type {
 	 * next argument is never taken as the value (for `--replay[=SPEED]`,
 	 * which may be followed by a file name). Long form only. */
 	CLI_OPT_OPTIONAL,
+	/* Not shown in help: what short_name meant before it meant what the
+	 * table now gives it. When the value after it is one of
+	 * value[0..nvalues) (const char *const *), it still sets long_name's
+	 * option, with a warning naming the new spelling and help's sentence
+	 * of what short_name means now; else short_name is the table's. */
+	CLI_OPT_FORMER_SHORT,
 };
 
 struct cli_option {
@@ -54,14 +60,18 @@ struct cli_option {
 	void *value;
 	const char *argh;      /* value placeholder in help, e.g. "FILE" */
 	const char *help;
+	size_t nvalues;        /* CLI_OPT_FORMER_SHORT: the values it still takes */
 };
 
-#define CLI_FLAG(s, l, v, h)        { CLI_OPT_FLAG, (s), (l), (v), NULL, (h) }
-#define CLI_STRING(s, l, v, a, h)   { CLI_OPT_STRING, (s), (l), (v), (a), (h) }
-#define CLI_INT(s, l, v, a, h)      { CLI_OPT_INT, (s), (l), (v), (a), (h) }
-#define CLI_DOUBLE(s, l, v, a, h)   { CLI_OPT_DOUBLE, (s), (l), (v), (a), (h) }
-#define CLI_OPTIONAL(l, v, a, h)    { CLI_OPT_OPTIONAL, 0, (l), (v), (a), (h) }
-#define CLI_END()                   { CLI_OPT_END, 0, NULL, NULL, NULL, NULL }
+#define CLI_FLAG(s, l, v, h)        { CLI_OPT_FLAG, (s), (l), (v), NULL, (h), 0 }
+#define CLI_STRING(s, l, v, a, h)   { CLI_OPT_STRING, (s), (l), (v), (a), (h), 0 }
+#define CLI_INT(s, l, v, a, h)      { CLI_OPT_INT, (s), (l), (v), (a), (h), 0 }
+#define CLI_DOUBLE(s, l, v, a, h)   { CLI_OPT_DOUBLE, (s), (l), (v), (a), (h), 0 }
+#define CLI_OPTIONAL(l, v, a, h)    { CLI_OPT_OPTIONAL, 0, (l), (v), (a), (h), 0 }
+/* names: an array of the values, n of them; now: what s means today */
+#define CLI_FORMER_SHORT(s, l, names, n, now)                                                \
+	{ CLI_OPT_FORMER_SHORT, (s), (l), (void *)(names), NULL, (now), (n) }
+#define CLI_END()                   { CLI_OPT_END, 0, NULL, NULL, NULL, NULL, 0 }
 
 enum cli_parse_flags {
 	/* Stop at the first positional argument: everything from it on is
@@ -123,6 +133,11 @@ struct cli_output {
 /* 0, or -1 after the error is printed (o->f is stdout then, so
  * cli_output__close can always follow). force: the command's --force. */
 int cli_output__open(struct cli_output *o, const char *path, bool force);
+/* For an output that is binary (what names it, e.g. "--format=perfetto"):
+ * 0, or CLI_EXIT_USAGE after one line when it would go to stdout and
+ * stdout is a terminal (bytes that garble the screen and help no one);
+ * a pipe or a file takes it. Before anything is written. */
+int cli_output__refuse_terminal(const char *path, const char *what);
 /* With status CLI_EXIT_OK put the file in place (for stdout: flush it) and
  * return status, unless the data did not reach the file (a full disk
  * shows only here) or another file took its name: that is reported and

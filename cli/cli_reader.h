@@ -6,9 +6,9 @@
  *
  *	struct cli_reader r = { 0 };
  *	const struct cli_option opts[] = {
- *		CLI_FORMAT_OPTION(&format_opt, "text, csv or json"),
+ *		CLI_FORMAT_OPTION(&format_opt, formats, "text, csv or json"),
  *		CLI_RANK_OPTION(&r.ranks),
- *		CLI_FLAG(0, "force", &r.force, "..." CLI_READ_AS_ONE_JOB_HELP),
+ *		CLI_FLAG('f', "force", &r.force, "..." CLI_READ_AS_ONE_JOB_HELP),
  *		CLI_END(),
  *	};
  *	...
@@ -42,8 +42,14 @@ enum cli_format {
 	CLI_FORMAT_PERFETTO,
 };
 
-/* The --format option; help names what this command writes. */
-#define CLI_FORMAT_OPTION(format, help) CLI_STRING('f', "format", (format), "FMT", (help))
+/* The --format option, -F, of a command that writes the formats named in
+ * the array formats; help names them. -f is --force wherever a command has
+ * --force; `-f FMT` of a name in formats, --format's spelling until then,
+ * still selects FMT, with a warning. */
+#define CLI_FORMAT_OPTION(format, formats, help)                                            \
+	CLI_STRING('F', "format", (format), "FMT", (help)),                                 \
+	CLI_FORMER_SHORT('f', "format", (formats), sizeof(formats) / sizeof((formats)[0]),  \
+			 "-f means --force")
 
 /* The --rank option of the commands that read one store. */
 #define CLI_RANK_OPTION(ranks)                                                              \
@@ -58,7 +64,7 @@ enum cli_format {
 
 /* The --force of a reader whose output is stdout alone. */
 #define CLI_READER_FORCE_OPTION(force)                                                      \
-	CLI_FLAG(0, "force", (force), "read captures that do not look like one job's "      \
+	CLI_FLAG('f', "force", (force), "read captures that do not look like one job's "      \
 		 "(two runs, a rank twice, apart in time) as one all the same")
 
 /* The format name, one of accepted[0..n) (the command's own, in the order

@@ -63,8 +63,9 @@ int cmd_diagnose(int argc, char **argv)
 	const char *format_opt = "text", *sets = NULL, *thresholds = NULL;
 	bool list = false, save = false, full_names = false;
 	struct cli_reader r = { 0 };
+	static const char *const formats[] = { "text", "json", "csv" };
 	const struct cli_option opts[] = {
-		CLI_FORMAT_OPTION(&format_opt, "text, json or csv"),
+		CLI_FORMAT_OPTION(&format_opt, formats, "text, json or csv"),
 		CLI_STRING(0, "set", &sets, "KEY=VALUE,...", "override thresholds (see --list-settings)"),
 		CLI_STRING(0, "thresholds", &thresholds, "FILE", "a JSON object of threshold overrides"),
 		CLI_FLAG(0, "list-settings", &list, "list every threshold with its default"),
@@ -74,7 +75,6 @@ int cmd_diagnose(int argc, char **argv)
 		CLI_READER_FORCE_OPTION(&r.force),
 		CLI_END(),
 	};
-	static const char *const formats[] = { "text", "json", "csv" };
 	struct diag_settings settings = { 0 };
 	struct diag_report *report = NULL;
 	struct prof_error err = { 0 };

@@ -22,9 +22,9 @@ int cmd_diff(int argc, char **argv)
 	const char *format_opt = "text", *output = NULL;
 	bool full_names = false, force = false;
 	const struct cli_option opts[] = {
-		CLI_FORMAT_OPTION(&format_opt, "text, csv, json or html"),
+		CLI_FORMAT_OPTION(&format_opt, formats, "text, csv, json or html"),
 		CLI_STRING('o', "output", &output, "FILE", "write to FILE instead of stdout"),
-		CLI_FLAG(0, "force", &force, "replace FILE (-o) if it exists" CLI_READ_AS_ONE_JOB_HELP),
+		CLI_FLAG('f', "force", &force, "replace FILE (-o) if it exists" CLI_READ_AS_ONE_JOB_HELP),
 		CLI_FLAG(0, "full-names", &full_names, "text: kernel names in full, not in their short form"),
 		CLI_END(),
 	};

@@ -98,9 +98,9 @@ int cmd_gate(int argc, char **argv)
 			   "compare a job of another size than the baseline's job on the ranks both have"),
 		CLI_FLAG(0, "full-names", &o.full_names, "kernel names in full in text and JUnit"),
 		CLI_STRING(0, "junit", &junit, "FILE", "also write JUnit XML, one testcase per key"),
-		CLI_FLAG(0, "force", &force, "replace the --junit FILE if it exists"
+		CLI_FLAG('f', "force", &force, "replace the --junit FILE if it exists"
 			 CLI_READ_AS_ONE_JOB_HELP),
-		CLI_FORMAT_OPTION(&format_opt, "text or json"),
+		CLI_FORMAT_OPTION(&format_opt, formats, "text or json"),
 		CLI_END(),
 	};
 	struct baseline b = { 0 };

@@ -309,13 +309,13 @@ int cmd_peaks(int argc, char **argv)
 	const char *format_opt = "text", *store = NULL;
 	int format;
 	bool refresh = false;
+	static const char *const formats[] = { "text", "json" };
 	const struct cli_option opts[] = {
 		CLI_FLAG(0, "refresh", &refresh, "measure again even when the cache has this GPU"),
-		CLI_FORMAT_OPTION(&format_opt, "text or json"),
+		CLI_FORMAT_OPTION(&format_opt, formats, "text or json"),
 		CLI_STRING(0, "store", &store, "FILE", "also store the ceilings into capture FILE"),
 		CLI_END(),
 	};
-	static const char *const formats[] = { "text", "json" };
 	char bin[PATH_MAX], cache[4096];
 	char *id_text = NULL, *doc_text = NULL;
 	cJSON *id = NULL, *doc = NULL, *uuid;

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "cli_reader.h"
@@ -117,11 +116,7 @@ static int check_binary_output(const char *output)
 		cli_error("%s", err.msg);
 		return CLI_EXIT_USAGE;
 	}
-	if ((!output || strcmp(output, "-") == 0) && isatty(STDOUT_FILENO)) {
-		cli_error("--format=perfetto writes a binary trace; name the file with -o FILE");
-		return CLI_EXIT_USAGE;
-	}
-	return 0;
+	return cli_output__refuse_terminal(output, "--format=perfetto");
 }
 
 /* T of --from or --to into *ns: 0, or CLI_EXIT_USAGE after the error. */
@@ -184,12 +179,12 @@ int cmd_report(int argc, char **argv)
 	const struct cli_option opts[] = {
 		CLI_STRING('r', "report", &report_opt, "NAME,...",
 			   "reports to print (default: the overview); see --list"),
-		CLI_FORMAT_OPTION(&format_opt,
+		CLI_FORMAT_OPTION(&format_opt, formats,
 			   "text, csv, json, chrome (JSON trace), perfetto (native Perfetto trace, "
 			   "several times smaller), folded (flame graph stacks) or html (one "
 			   "self-contained page)"),
 		CLI_STRING('o', "output", &output, "FILE", "write to FILE instead of stdout"),
-		CLI_FLAG(0, "force", &r.force, "replace FILE (-o) if it exists" CLI_READ_AS_ONE_JOB_HELP),
+		CLI_FLAG('f', "force", &r.force, "replace FILE (-o) if it exists" CLI_READ_AS_ONE_JOB_HELP),
 		CLI_STRING(0, "weight", &ea.weight, "gpu|api",
 			   "folded stacks weighed by kernel time (default) or API call time"),
 		CLI_STRING(0, "from", &ea.from, "T", "export from T after the capture's start "

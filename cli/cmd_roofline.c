@@ -95,15 +95,15 @@ int cmd_roofline(int argc, char **argv)
 {
 	const char *format_opt = "text", *plot_dir = NULL;
 	struct cli_reader r = { 0 };
+	static const char *const formats[] = { "text", "csv", "json" };
 	const struct cli_option opts[] = {
-		CLI_FORMAT_OPTION(&format_opt, "text, csv or json"),
+		CLI_FORMAT_OPTION(&format_opt, formats, "text, csv or json"),
 		CLI_STRING(0, "plot", &plot_dir, "DIR", "write gnuplot data files and script into DIR"),
-		CLI_FLAG(0, "force", &r.force, "replace the --plot files in DIR if they exist"
+		CLI_FLAG('f', "force", &r.force, "replace the --plot files in DIR if they exist"
 			 CLI_READ_AS_ONE_JOB_HELP),
 		CLI_RANK_OPTION(&r.ranks),
 		CLI_END(),
 	};
-	static const char *const formats[] = { "text", "csv", "json" };
 	struct roof_kernel *k = NULL;
 	struct roof_peaks peaks;
 	struct prof_error err = { 0 };

@@ -17,12 +17,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bool flag = false;
 	int64_t count = 0;
 	double number = 0;
+	static const char *const former[] = { "json", "text" };
 	const struct cli_option opts[] = {
 		CLI_FLAG('v', "verbose", &flag, "a flag"),
 		CLI_STRING('o', "output", &str, "FILE", "a string"),
 		CLI_INT('n', "count", &count, "N", "an integer"),
 		CLI_DOUBLE(0, "noise", &number, "X", "a number"),
 		CLI_OPTIONAL("replay", &optional, "SPEED", "an optional value"),
+		/* -v json: --output=json, -v's former meaning (as -f FMT is --format's) */
+		CLI_FORMER_SHORT('v', "output", former, 2, "-v means --verbose"),
 		CLI_END(),
 	};
 	char *words = fuzz_string(data, size);

@@ -29,7 +29,7 @@ static void put(int y, int x, int w, const char *text, enum text_cut cut)
 /* A panel's title line: a rule with the title on it. */
 static void title(const struct top_rect *r, const char *text)
 {
-	char buf[256];
+	char buf[320];
 
 	/* a plain '-' where the terminal is not UTF-8: some show ACS lines as letters */
 	mvhline(r->y, r->x, utf8_mode ? ACS_HLINE : '-', r->w);
@@ -138,9 +138,11 @@ static void draw_rate(const struct top_model *m, const struct top_layout *l, int
 static void draw_gpus(const struct top_model *m, const struct top_layout *l)
 {
 	const struct top_rect *r = &l->gpus;
-	char line[LINE_MAX_BYTES], t[64];
+	char line[LINE_MAX_BYTES], t[192], late[128];
 
-	snprintf(t, sizeof t, "GPUs (%d)", m->ngpus);
+	/* the rank the others wait for, beside what each GPU did */
+	top_late_rank__say(&m->late, late, sizeof late);
+	snprintf(t, sizeof t, "GPUs (%d)%s%s", m->ngpus, late[0] ? " | " : "", late);
 	title(r, t);
 	for (int i = 0; i < m->ngpus && i < l->gpu_rows; i++) {
 		const struct top_gpu *g = &m->gpus[i];
@@ -189,10 +191,13 @@ static void draw_gpu_metric(const struct top_model *m, const struct top_layout *
 
 static void draw_rates(const struct top_model *m, const struct top_layout *l)
 {
-	char t[128];
+	char t[256], late[128] = "";
 
-	snprintf(t, sizeof t, "Rates per second (history: last %d s)%s", l->spark_w,
-		 l->metric_rows ? "; GPU metrics as sampled" : "");
+	/* ranks that share one GPU have no GPU panel: the late one is said here */
+	if (!l->gpus.h)
+		top_late_rank__say(&m->late, late, sizeof late);
+	snprintf(t, sizeof t, "Rates per second (history: last %d s)%s%s%s", l->spark_w,
+		 l->metric_rows ? "; GPU metrics as sampled" : "", late[0] ? " | " : "", late);
 	title(&l->rates, t);
 	draw_rate(m, l, 1, "kernels/s", &m->kernels_hist, false);
 	draw_rate(m, l, 2, "copies/s", &m->copies_hist, false);

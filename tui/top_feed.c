@@ -13,6 +13,7 @@
 #include "prof/saturate.h"
 #include "prof/store.h"
 #include "prof/tables.h"
+#include "top_job.h"
 #include "top_source.h"
 
 /* Rows reach a live store up to a flush interval (and a CUPTI buffer) after
@@ -48,6 +49,7 @@ struct top_feed {
 	int lost_files;
 	enum top_loss loss;
 	struct prof_error problem;
+	bool job_judged;          /* the finished capture's straggler looked for */
 };
 
 /* ---- the capture's metadata ------------------------------------------------ */
@@ -506,6 +508,22 @@ static void refresh_in_place(struct top_feed *f, struct top_model *m, int64_t de
 	top_source__disconnect(s);
 }
 
+/* A job's straggler, once its capture is finished: a diagnosis, which
+ * takes this one refresh past its budget (a capture of one process costs a
+ * look at its metadata). */
+static void judge_job(struct top_feed *f, struct top_model *m)
+{
+	struct prof_error err = { 0 };
+	bool finished = f->kind == FEED_REPLAY || f->state == TOP_FEED_LOADING ||
+			f->state == TOP_FEED_FINISHED;
+
+	if (f->job_judged || !finished)
+		return;
+	f->job_judged = true;
+	if (top_job__judge(f->path, &m->late, &err))
+		note_error(m, &err);
+}
+
 void top_feed__refresh(struct top_feed *f, struct top_model *m, int64_t wall_ns,
 		       int64_t mono_ns, int64_t deadline_ns)
 {
@@ -513,6 +531,8 @@ void top_feed__refresh(struct top_feed *f, struct top_model *m, int64_t wall_ns,
 	 * one before the end stays, and so does a file lost */
 	if (f->state != TOP_FEED_FINISHED && f->state != TOP_FEED_LOST)
 		m->error[0] = '\0';
+	if (f->state != TOP_FEED_LOST)
+		judge_job(f, m);
 	if (f->kind == FEED_REPLAY) {
 		refresh_replay(f, m, mono_ns, deadline_ns);
 		return;

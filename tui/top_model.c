@@ -20,6 +20,7 @@ int top_model__init(struct top_model *m)
 	spark_ring__init(&m->copies_hist);
 	spark_ring__init(&m->copy_bytes_hist);
 	top_gpu_metrics__init(&m->gpu_metrics);
+	m->late.rank = -1;
 	/* index 0 of both tables is the fold-over name, so interning never fails */
 	if (top_model__kernel_name(m, TOP_OTHER_NAME) != 0 ||
 	    top_model__range_name(m, TOP_OTHER_NAME) != 0) {

@@ -19,6 +19,7 @@
 
 #include "name_table.h"
 #include "top_gpu_metrics.h"
+#include "top_job.h"
 #include "nvml.h"
 #include "sparkline.h"
 
@@ -121,6 +122,9 @@ struct top_model {
 	struct top_thread *threads;    /* sorted by global_tid */
 	size_t n_threads;
 	enum top_nvtx_mode nvtx_mode;
+
+	/* a finished job's straggler (top_job.h) */
+	struct top_late_rank late;
 
 	/* the capture time the screen shows (the replay clock, or now) */
 	int64_t clock_ns;

@@ -84,3 +84,21 @@ int diag__run(struct prof_store *store, const struct diag_settings *settings,
 	}
 	return rc;
 }
+
+int diag__run_if_job(struct prof_store *store, const struct diag_settings *settings,
+		     struct diag_report **out, struct prof_error *err)
+{
+	struct sum_ranks ranks;
+	bool job;
+	int rc;
+
+	*out = NULL;
+	if (!sum_ranks__may_be_job(store))
+		return 0;
+	rc = sum_ranks__load(store, &ranks, err);
+	if (rc)
+		return rc;
+	job = ranks.nranks > 1 && sum_ranks__is_job(&ranks);
+	sum_ranks__exit(&ranks);
+	return job ? diag__run(store, settings, out, err) : 0;
+}

@@ -12,6 +12,11 @@
  * when every rank has it), and the job's rules added. */
 int diag__run(struct prof_store *store, const struct diag_settings *settings,
 	      struct diag_report **out, struct prof_error *err);
+/* diag__run of a job of several ranks; for any other capture *out is NULL
+ * and 0 returned, a capture of one process known without reading its GPU
+ * work (perfkit top asks it of every finished capture it shows). */
+int diag__run_if_job(struct prof_store *store, const struct diag_settings *settings,
+		     struct diag_report **out, struct prof_error *err);
 /* A job of several chosen ranks (diagnose_job.c). */
 int diag__run_job(struct prof_store *store, const struct diag_settings *settings,
 		  const struct sum_ranks *ranks, struct diag_report **out, struct prof_error *err);

@@ -39,7 +39,7 @@ enum prof_output_flags {
 	/* -f: an existing regular file may be replaced */
 	PROF_OUTPUT_REPLACE = 1 << 0,
 	/* the refusal of an existing file says "use --force" rather than
-	 * "use -f" (commands whose -f is --format) */
+	 * "use -f" (both spell it in every command) */
 	PROF_OUTPUT_FORCE_IS_LONG = 1 << 1,
 	/* no stream: the caller writes the temporary file by its name, as
 	 * SQLite does; its -journal, -wal and -shm files go with it */
