@@ -26,22 +26,10 @@ static const char *const part_colour[VERDICT_NPARTS] = {
  * its legend under it. */
 static void write_budget(FILE *out, const struct diag_verdict *v)
 {
-	bool done[VERDICT_NPARTS] = { false };
-	int order[VERDICT_NPARTS], n = 0;
+	int order[VERDICT_NPARTS], n = diag_verdict__parts_by_size(v, order);
 	double x = 0;
 	char b[32];
 
-	for (int k = 0; k < VERDICT_NPARTS; k++) {
-		int best = -1;
-
-		for (int p = 0; p < VERDICT_NPARTS; p++)
-			if (!done[p] && v->part_ns[p] > 0 && (best < 0 || v->part_ns[p] > v->part_ns[best]))
-				best = p;
-		if (best < 0)
-			break;
-		done[best] = true;
-		order[n++] = best;
-	}
 	if (n == 0 || v->step_ns <= 0)
 		return;
 	fputs("<svg class=\"budget\" viewBox=\"0 0 1000 28\" preserveAspectRatio=\"none\" "

@@ -24,15 +24,8 @@ sqlite3 "$job" "
 k0=$(sqlite3 "$job" "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE deviceId = 0")
 k1=$(sqlite3 "$job" "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE deviceId = 1")
 
-run_top() { # FILE
-	local cmd
-	printf -v cmd 'env LANG=C.UTF-8 LC_ALL=C.UTF-8 %q top --replay=1000000000 %q; sleep 60' \
-		"$PERFKIT" "$1"
-	tm kill-session -t top >/dev/null 2>&1
-	tm new-session -d -s top -x 160 -y 45 "$cmd"
-}
 
-run_top "$job"
+replay_top "$job"
 wait_for "replay runs to the end" "replay finished"
 wait_for "a GPU panel" "GPUs (2)"
 expect_that "GPU 0's row counts its kernels" grep -qE "GPU 0 +NVIDIA H100 80GB HBM3 +busy +[0-9]+% \| kernels $k0 " "$TMP/screen"
@@ -62,7 +55,7 @@ sqlite3 "$iso" "
 i0=$(sqlite3 "$iso" "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN PERFKIT_PROCESS_INFO p
 	ON p.globalPid = k.globalPid WHERE p.rank = 0")
 i1=$(sqlite3 "$iso" "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE globalPid = $r1")
-run_top "$iso"
+replay_top "$iso"
 wait_for "isolated ranks: replay runs to the end" "replay finished"
 wait_for "isolated ranks: a row per GPU" "GPUs (2)"
 expect_that "rank 0's GPU: its row, named by its UUID, with its kernels" \
@@ -71,7 +64,7 @@ expect_that "rank 1's GPU, device 0 too: its own row and kernels" \
 	grep -qE "GPU 0 +GPU-${u1:4:8} NVIDIA H200 +busy +[0-9]+% \| kernels $i1 " "$TMP/screen"
 keys q
 
-run_top "$a"
+replay_top "$a"
 wait_for "one GPU: replay runs to the end" "replay finished"
 expect_that "one GPU: no panel" bash -c "! grep -q 'GPUs (' '$TMP/screen'"
 keys q

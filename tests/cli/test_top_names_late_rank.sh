@@ -16,15 +16,7 @@
 
 command -v sqlite3 >/dev/null || { echo "FAIL: sqlite3 is needed" >&2; exit 1; }
 . "$(dirname "$0")/tmux_lib.sh"
-keys() { tm send-keys -t top:0 "$@"; }
 
-run_top() { # FILE
-	local cmd
-	printf -v cmd 'env LANG=C.UTF-8 LC_ALL=C.UTF-8 %q top --replay=1000000000 %q; sleep 60' \
-		"$PERFKIT" "$1"
-	tm kill-session -t top >/dev/null 2>&1
-	tm new-session -d -s top -x 160 -y 45 "$cmd"
-}
 
 # late_from_rows CAPTURE DIAGNOSIS.json: "RANK WAIT_NS", the rank the other
 # waited for and that wait per step of the other's window, by the rows.
@@ -51,7 +43,7 @@ for job in ddp/ddp2_straggler ddp/two_gpus/ddp2_straggler; do
 	"$PERFKIT" diagnose --format=json "$cap" >"$TMP/diag.json" 2>"$TMP/err" ||
 		{ fail "$job: diagnose"; continue; }
 	read -r late want < <(late_from_rows "$cap" "$TMP/diag.json")
-	run_top "$cap"
+	replay_top "$cap"
 	wait_for "$job: replay runs to the end" "replay finished" || continue
 	wait_for "$job: top names rank $late as late" "rank $late is late: the others wait" || continue
 	got=$(shown_wait "$late")
@@ -68,7 +60,7 @@ for job in ddp/ddp2_straggler ddp/two_gpus/ddp2_straggler; do
 done
 
 for cap in "$PERFKIT_TEST_DATA/ddp/two_gpus/ddp2_even.sqlite" "$PERFKIT_TEST_DATA/gpu_work.sqlite"; do
-	run_top "$cap"
+	replay_top "$cap"
 	wait_for "$(basename "$cap"): replay runs to the end" "replay finished" || continue
 	# the judgement comes with the first refresh, before the end is shown
 	if lacks "is late"; then pass "$(basename "$cap"): no late rank"

@@ -39,6 +39,17 @@ start_top() {
 	tm new-session -d -s top -x 150 -y 40 "$cmd"
 }
 
+# replay_top FILE: perfkit top replaying FILE as fast as it can, in a
+# 160x45 session "top"; keys K...: send keys to it.
+replay_top() {
+	local cmd
+	printf -v cmd 'env LANG=C.UTF-8 LC_ALL=C.UTF-8 %q top --replay=1000000000 %q; sleep 60' \
+		"$PERFKIT" "$1"
+	tm kill-session -t top >/dev/null 2>&1
+	tm new-session -d -s top -x 160 -y 45 "$cmd"
+}
+keys() { tm send-keys -t top:0 "$@"; }
+
 # expect_exit NAME WANT: top exits with WANT in time.
 expect_exit() {
 	local got

@@ -97,22 +97,17 @@ static void print_program_json(const struct prog_model *m, FILE *out)
 static void print_verdict_text(const struct diag_verdict *v, FILE *out)
 {
 	char b[32];
-	bool done[VERDICT_NPARTS] = { false };
+	int order[VERDICT_NPARTS], nparts;
 
 	if (!v->valid)
 		return;
 	fputs("verdict: ", out);
 	prof_fputs_term(out, v->summary);
 	fputs("\nbudget of a step:", out);
-	for (int n = 0; n < VERDICT_NPARTS; n++) {
-		int best = -1;
+	nparts = diag_verdict__parts_by_size(v, order);
+	for (int n = 0; n < nparts; n++) {
+		int best = order[n];
 
-		for (int p = 0; p < VERDICT_NPARTS; p++)
-			if (!done[p] && v->part_ns[p] > 0 && (best < 0 || v->part_ns[p] > v->part_ns[best]))
-				best = p;
-		if (best < 0)
-			break;
-		done[best] = true;
 		fprintf(out, "%s %s %s (%.1f%%)", n ? "," : "", verdict_part__id(best),
 			diag__ns(b, sizeof b, v->part_ns[best]),
 			v->step_ns > 0 ? 100.0 * (double)v->part_ns[best] / (double)v->step_ns : 0.0);

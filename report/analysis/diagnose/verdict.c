@@ -4,6 +4,7 @@
 #include "verdict.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -53,6 +54,25 @@ const char *verdict_part__title(enum verdict_part p)
 int verdict_part__bound(enum verdict_part p)
 {
 	return p >= 0 && p < VERDICT_NPARTS ? parts[p].bound : -1;
+}
+
+int diag_verdict__parts_by_size(const struct diag_verdict *v, int order[VERDICT_NPARTS])
+{
+	bool done[VERDICT_NPARTS] = { false };
+	int n = 0;
+
+	for (int k = 0; k < VERDICT_NPARTS; k++) {
+		int best = -1;
+
+		for (int p = 0; p < VERDICT_NPARTS; p++)
+			if (!done[p] && v->part_ns[p] > 0 && (best < 0 || v->part_ns[p] > v->part_ns[best]))
+				best = p;
+		if (best < 0)
+			break;
+		done[best] = true;
+		order[n++] = best;
+	}
+	return n;
 }
 
 enum verdict_bound diag_verdict__bound_of(const int64_t part_ns[VERDICT_NPARTS])

@@ -67,6 +67,9 @@ const char *verdict_part__title(enum verdict_part p);
 /* The bound a part counts toward (PART_UNACCOUNTED: none, -1). */
 int verdict_part__bound(enum verdict_part p);
 
+/* The parts with time, largest first (ties in the order of the enum), into
+ * order; their number. */
+int diag_verdict__parts_by_size(const struct diag_verdict *v, int order[VERDICT_NPARTS]);
 /* The bound from a budget (pure): the group of parts with the most time. */
 enum verdict_bound diag_verdict__bound_of(const int64_t part_ns[VERDICT_NPARTS]);
 /* Writes v->summary from its parts and bound (pure). */
