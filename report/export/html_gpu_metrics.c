@@ -41,7 +41,7 @@ static const enum gm_kind memory_kinds[] = { GM_DRAM_READ, GM_DRAM_WRITE, GM_PCI
 	/* the utilisation plot's x range, so the two line up */ \
 	"stats '" NAME ".dat' using 1 nooutput\n"              \
 	"set xrange [STATS_min:STATS_max]\n"                   \
-	"set xlabel \"time since the window's start (ms)\"\n"         \
+	"set xlabel \"time since capture start (ms)\"\n"         \
 	"set ylabel 'throughput (% of peak)'\n"                \
 	"set yrange [0:105]\n"                                 \
 	"set grid ytics\n"                                     \
@@ -87,7 +87,7 @@ static int write_series(const char *dir, const struct metric_plot *mp, const str
 
 		if ((int64_t)bb * a->bin_ns >= a->span_ns)
 			break;
-		fprintf(f, "%.6f", b < PLOT_BINS ? time_axis__bin_ms(a, b) : (double)a->span_ns / 1e6);
+		fprintf(f, "%.6f", time_axis__bin_ms(a, b));
 		for (int i = 0; i < ncols; i++) {
 			double v = mo_sweep__mean(sw, bb, cols[i]);
 

@@ -54,6 +54,15 @@ static int time_axis__init(struct time_axis *a, struct html_page *p, struct prof
 	a->base_ns = w.base_ns;
 	a->span_ns = w.end_ns > w.base_ns ? prof_span_saturated(w.base_ns, w.end_ns) : 0;
 	a->bin_ns = a->span_ns > 0 ? a->span_ns / PLOT_BINS + (a->span_ns % PLOT_BINS != 0) : 1;
+	/* labels count from the capture's start, as every time perfkit prints
+	 * (docs/time-base.md), so the loop shows where it lies in the run */
+	{
+		struct sum_capture_time time;
+		struct prof_error ignored = { 0 };
+
+		a->zero_ns = sum_capture__time(html_page__store(p), &time, &ignored) < 0 ? a->base_ns
+											     : time.zero_ns;
+	}
 	return 0;
 }
 
@@ -92,7 +101,7 @@ static const char util_script[] =
 	"set output 'util.svg'\n"
 	"set key autotitle columnheader top right\n"
 	"set autoscale xfix\n"
-	"set xlabel \"time since the window's start (ms)\"\n"
+	"set xlabel \"time since capture start (ms)\"\n"
 	"set ylabel 'GPU busy (%)'\n"
 	"set yrange [0:105]\n"
 	"set grid ytics\n"
@@ -186,7 +195,7 @@ static int plot_utilisation(struct html_page *p, const struct time_axis *a, stru
 			len = a->bin_ns;
 		if (len <= 0)
 			break;
-		fprintf(f, "%.6f", b < PLOT_BINS ? time_axis__bin_ms(a, b) : (double)a->span_ns / 1e6);
+		fprintf(f, "%.6f", time_axis__bin_ms(a, b));
 		for (int d = 0; d < ndevs; d++)
 			fprintf(f, " %.3f", 100.0 * (double)busy[d][bb] / (double)len);
 		fputc('\n', f);
@@ -265,7 +274,7 @@ static const char memory_script[] =
 	GNUPLOT_SVG_TERMINAL(960, 300)
 	"set output 'memory.svg'\n"
 	"set key autotitle columnheader top left\n"
-	"set xlabel \"time since the window's start (ms)\"\n"
+	"set xlabel \"time since capture start (ms)\"\n"
 	"set ylabel 'device memory in use (MB)'\n"
 	"set yrange [0:*]\n"
 	"set grid ytics\n"
@@ -335,7 +344,7 @@ static int plot_memory(struct html_page *p, const struct time_axis *a, struct pr
 	for (int b = 0; b <= PLOT_BINS; b++) {
 		int bb = b < PLOT_BINS ? b : PLOT_BINS - 1;
 
-		fprintf(f, "%.6f", b < PLOT_BINS ? time_axis__bin_ms(a, b) : (double)a->span_ns / 1e6);
+		fprintf(f, "%.6f", time_axis__bin_ms(a, b));
 		for (int d = 0; d < ndevs; d++) {
 			/* a bin shows the most held during it, so short peaks stay visible */
 			int64_t v = m[d].level_bytes;
@@ -492,13 +501,9 @@ out:
 /* Which time the plots over time cover, in words. */
 static void write_window(struct html_page *p, const struct diag_report *r, const struct time_axis *a)
 {
-	struct sum_capture_time time;
-	struct prof_error ignored = { 0 };
 	FILE *out = html_page__out(p);
 	char b1[32], b2[32];
 
-	if (sum_capture__time(html_page__store(p), &time, &ignored) < 0)
-		time.zero_ns = a->base_ns;
 	fprintf(out, "<p class=\"axis-window\" data-from-ns=\"%" PRId64 "\" data-to-ns=\"%" PRId64 "\">"
 		"The plots over time cover ", a->base_ns, prof_add_saturated(a->base_ns, a->span_ns));
 	if (r && !r->window.whole_run && r->window.end_ns > r->window.start_ns) {
@@ -508,9 +513,9 @@ static void write_window(struct html_page *p, const struct diag_report *r, const
 	} else {
 		fputs("the whole capture (no loop was found)", out);
 	}
-	fprintf(out, ": %s, from %s after the capture's start. Time runs from the window's start.</p>\n",
+	fprintf(out, ": %s, from %s after the capture's start; time counts from the capture's start.</p>\n",
 		diag__ns(b1, sizeof b1, a->span_ns),
-		diag__ns(b2, sizeof b2, prof_span_saturated(time.zero_ns, a->base_ns)));
+		diag__ns(b2, sizeof b2, prof_span_saturated(a->zero_ns, a->base_ns)));
 }
 
 int html_plots__render(struct html_page *p, struct prof_error *err)

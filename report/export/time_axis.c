@@ -14,5 +14,8 @@ int64_t time_axis__bin_start_ns(const struct time_axis *a, int b)
 
 double time_axis__bin_ms(const struct time_axis *a, int b)
 {
-	return (double)b * (double)a->bin_ns / 1e6;
+	double from_zero = (double)prof_span_saturated(a->zero_ns, a->base_ns);
+	double off = b < PLOT_BINS ? (double)b * (double)a->bin_ns : (double)a->span_ns;
+
+	return (from_zero + off) / 1e6;
 }
