@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis/diagnose/diagnose.h"
+#include "analysis/timeline/gpu_idle.h"
 
 /* Each id of a timing rule, skipped with the reason. */
 static int skip_under_replay(struct diag_context *ctx, const struct diag_rule *rule, struct prof_error *err)
@@ -104,6 +105,15 @@ int diag__run_process(struct prof_store *store, const struct diag_settings *sett
 		 (double)r->verdict.part_ns[PART_HOST_WORK] <=
 			 (double)DISPATCH_NS_PER_LAUNCH * (double)r->program.kernels /
 				 (double)(r->verdict.steps > 0 ? r->verdict.steps : 1));
+	/* input advice where the step waits for its input, not for a loader
+	 * that is merely there */
+	r->program.input_wait =
+		!r->verdict.valid || r->program.iterations <= 0
+			? prog_model__has(&r->program, "input", 5, &(bool){ false })
+			: r->program.h2d_copies >= r->program.iterations &&
+				  (double)r->program.input_gap_ns / (double)r->program.iterations >=
+					  0.25 * (double)r->verdict.part_ns[PART_HOST_WORK] &&
+				  r->verdict.part_ns[PART_HOST_WORK] > 0;
 	for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {
 		rc = diag__run_family(&ctx, families[f], err);
 		if (rc)
@@ -122,6 +132,7 @@ done:
 	*out = r;
 	ctx.report = NULL;
 out:
+	gpu_idle_result__delete(ctx.idle);
 	diag_context__exit(&ctx);
 	return rc;
 }

@@ -105,7 +105,6 @@ static int64_t take_migrations(int64_t total[VERDICT_NPARTS], int64_t stretch_ns
 
 int diag_verdict__make(struct diag_context *ctx, struct diag_verdict *v, struct prof_error *err)
 {
-	struct gpu_idle_result *memo = NULL;
 	const struct gpu_idle_result *idle;
 	const struct gpu_idle_device *d = NULL;
 	int64_t window_ns, total[VERDICT_NPARTS] = { 0 }, sum = 0, stretch_ns = 0, migration_gpu_ns;
@@ -114,7 +113,7 @@ int diag_verdict__make(struct diag_context *ctx, struct diag_verdict *v, struct 
 	memset(v, 0, sizeof *v);
 	if (ctx->busy_ns == 0 || ctx->report->replayed)
 		return 0;
-	rc = gpu_idle__of(&ctx->scope, &memo, &idle, err);
+	rc = gpu_idle__of(&ctx->scope, &ctx->idle, &idle, err);
 	if (rc)
 		goto out;
 	for (int i = 0; i < idle->ndev; i++)
@@ -151,6 +150,5 @@ int diag_verdict__make(struct diag_context *ctx, struct diag_verdict *v, struct 
 	v->valid = true;
 	diag_verdict__summarise(v);
 out:
-	gpu_idle_result__delete(memo);
 	return rc;
 }
