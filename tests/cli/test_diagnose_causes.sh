@@ -7,6 +7,8 @@
 #     names the cause of its longest part outside GPU work it is that
 #     finding's evidence, and alone it leads (medium or high) only when a
 #     fifth of the step lies outside GPU work;
+#   - a step the GPU sets is GPU memory or GPU compute as the sampled DRAM
+#     throughput says, and says it cannot tell without metrics;
 #   - the advice to load batches in DataLoader workers is given where the
 #     step waits for its input (the host's time before its uploads is a
 #     quarter of its host work or more, worked out here from the capture)
@@ -68,6 +70,32 @@ for f in d["findings"]:
 PY
 done
 pass "a critical path standing alone leads only with a fifth of the step outside GPU work"
+
+# ---- GPU compute or GPU memory --------------------------------------------
+# With sampled DRAM throughput the verdict tells them apart: the triad of
+# dram_stream streams 3 GiB (81% of the DRAM peak by ncu, tests/data/
+# gpu_metrics/README.md) and small_grid spins 4 blocks without memory
+# traffic. Without hardware metrics a step the GPU sets is named GPU
+# compute and the summary says memory looks the same.
+for pair in "gpu_metrics/dram_stream:GPU memory" "gpu_metrics/small_grid:GPU compute"; do
+	run diagnose -F json "$D/${pair%%:*}.sqlite"
+	python3 - "$TMP/out" "${pair#*:}" <<'PY' && pass "${pair%%:*}: sampled metrics say ${pair#*:}" ||
+import json, sys
+v = json.load(open(sys.argv[1]))["verdict"]
+assert v["bound"] == sys.argv[2], v["bound"]
+assert "look alike" not in v["summary"], v["summary"]
+PY
+		fail "${pair%%:*}: sampled metrics say ${pair#*:}"
+done
+run diagnose -F json "$D/corpus/phases_no_nvtx.sqlite"
+python3 - "$TMP/out" <<'PY' && pass "phases_no_nvtx: without metrics GPU compute says memory looks the same" ||
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert not d["has_metrics"]
+v = d["verdict"]
+assert v["bound"] == "GPU compute" and "or GPU memory" in v["summary"], v
+PY
+	fail "phases_no_nvtx: without metrics GPU compute says memory looks the same"
 
 # ---- DataLoader workers where the step waits for input -------------------
 WORKERS="DataLoader workers (num_workers)"

@@ -61,7 +61,11 @@ struct diag_verdict {
 	double record_launch_ns, record_alloc_ns, record_copy_ns, record_call_ns;
 	int64_t migration_gpu_ns;    /* of page_migrations, what kernels and copies
 				      * stalled (one mean step) */
-	char summary[400];
+	/* GPU compute or GPU memory was told apart by hardware metrics (the
+	 * kernels' roofline classes, or the sampled DRAM throughput); without
+	 * them a step the GPU sets is named GPU compute, and says so */
+	bool gpu_bound_measured;
+	char summary[480];
 };
 
 /* "GPU compute", "launch/host", ... as expected.json and the text say them. */

@@ -119,6 +119,15 @@ int diag__run_process(struct prof_store *store, const struct diag_settings *sett
 		if (rc)
 			goto out;
 	}
+	{
+		int64_t dram_roof_ns = 0;
+
+		for (int i = 0; i < r->nfindings; i++)
+			if (!strcmp(r->findings[i].rule_id, "dram_roof"))
+				dram_roof_ns = r->findings[i].time_ns;
+		diag_verdict__by_samples(r, dram_roof_ns);
+		r->program.bound = r->verdict.valid ? (int)r->verdict.bound : -1;
+	}
 	if (diag_report__fold(&ctx, r)) {
 		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 		goto out;
