@@ -88,8 +88,7 @@ const char diag_pytorch_host_work[] =
 	/* neither: the host does something else, which the trace cannot name */
 	"{!input_wait {!dispatch  The host's work between the step's CUDA calls is more than "
 	"launching them costs and is not a wait for input: find the Python that runs there "
-	"(py-spy, or torch.profiler with with_stack=True){!compile ; torch.compile removes "
-	"the part that is Python overhead}.}}";
+	"(py-spy, or torch.profiler with with_stack=True).}}";
 
 /* the host blocks in synchronisation */
 const char diag_pytorch_sync[] =
