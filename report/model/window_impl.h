@@ -5,7 +5,7 @@
 #ifndef REPORT_SUMMARY_WINDOW_IMPL_H
 #define REPORT_SUMMARY_WINDOW_IMPL_H
 
-#include "query.h"
+#include "model/window.h"
 
 /* The instances of the NVTX ranges a step may be marked by, as the SQL
  * "WITH ..., r AS (...)" whose r has the columns id (the row), name (the

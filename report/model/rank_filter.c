@@ -17,9 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "query.h"
 #include "rank_choice.h"
-#include "summary.h"
+#include "model/ranks.h"
+#include "prof/tables.h"
+#include "prof/error.h"
 
 /* The processes the views show now. */
 #define PIDS_TABLE "perfkit_rank_pids"
