@@ -2,7 +2,9 @@
  * metadata, GPU busy time per device, top kernels, transfers by direction
  * and host memory kind, top NVTX ranges, and a warning when records were
  * dropped. Each section is a small report on the same sink, so the JSON
- * overview carries the same data as the text one. */
+ * overview carries the same data as the text one. Read from one store or
+ * put together from a job's captures (report/job), so it lives in the read
+ * model; summary/summary_overview.c runs it as the report "overview". */
 #include "model/context_failure.h"
 #include "model/groups.h"
 #include "model/job_time.h"
