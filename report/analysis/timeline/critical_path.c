@@ -11,6 +11,8 @@
 #include "analysis/core/record_cost.h"
 #include "prof/tables.h"
 #include "step_replay.h"
+#include "model/window.h"
+#include "prof/error.h"
 
 /* ---- which step ------------------------------------------------------------ */
 

@@ -1,4 +1,4 @@
-/* capture_time.c - the capture's time base (query.h): the zero that every
+/* capture_time.c - the capture's time base (window.h): the zero that every
  * time perfkit shows counts from, and the extent of what was recorded.
  * Every reader asks here, so that diagnose's "+x s", the reports' start
  * columns, the traces, the HTML plots and --from/--to agree. */
@@ -6,8 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "query.h"
+#include "model/sql.h"
+#include "model/window.h"
 #include "prof/strfmt.h"
+#include "prof/tables.h"
+#include "prof/error.h"
 
 /* The tables whose rows carry the capture's times. */
 static const char *const extent_tables[] = {

@@ -17,9 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "query.h"
 #include "rank_choice.h"
-#include "summary.h"
+#include "model/ranks.h"
+#include "prof/tables.h"
+#include "prof/error.h"
 
 /* The processes the views show now. */
 #define PIDS_TABLE "perfkit_rank_pids"
@@ -72,6 +73,7 @@ static int restrict_table(struct prof_store *s, const char *table, const char *w
 static int create_views(struct prof_store *s, struct prof_error *err)
 {
 	char where[256];
+	const char *types_by;
 	bool made;
 	int rc = sum_temp__exists(s, PIDS_TABLE, &made, err);
 
@@ -81,13 +83,11 @@ static int create_views(struct prof_store *s, struct prof_error *err)
 			      err);
 	for (size_t i = 0; rc == 0 && i < sizeof filtered / sizeof filtered[0]; i++) {
 		const struct filtered_table *f = &filtered[i];
-		const char *by = f->by;
-
 		/* nsys exports differ: a table may say whose by the other
 		 * column, and one that says by neither is not a process's */
-		if (!prof_store__has_column(s, f->table, by))
-			by = strcmp(by, "globalTid") == 0 ? "globalPid" : "globalTid";
-		if (!prof_store__has_column(s, f->table, by))
+		const char *by = prof_store__owner_column(s, f->table, f->by);
+
+		if (!by)
 			continue;
 		snprintf(where, sizeof where, "%s" PROF_SQL_GLOBAL_PID_OF_TID("%s")
 			 " IN (SELECT globalPid FROM temp." PIDS_TABLE ")",
@@ -95,7 +95,8 @@ static int create_views(struct prof_store *s, struct prof_error *err)
 		rc = restrict_table(s, f->table, where, err);
 	}
 	/* samples of the chosen processes' samplers, where they say whose */
-	if (rc == 0 && prof_store__has_column(s, PROF_T_GPU_METRIC_TYPES, "globalPid"))
+	types_by = prof_store__owner_column(s, PROF_T_GPU_METRIC_TYPES, "globalPid");
+	if (rc == 0 && types_by && strcmp(types_by, "globalPid") == 0)
 		rc = restrict_table(s, PROF_T_GPU_METRICS, "typeId IN (SELECT typeId FROM main."
 				    PROF_T_GPU_METRIC_TYPES " WHERE globalPid IN (SELECT globalPid"
 				    " FROM temp." PIDS_TABLE "))", err);
