@@ -126,22 +126,36 @@ static int run_quiet(char *const *argv)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
-/* One --record-cost result: the host's ns per launch and per call. */
-static int read_cost(const char *path, double *launch_ns, double *call_ns)
+/* The kinds of call whose recording cost --record-cost measures: its
+ * output's key, and the peaks document's keys for the cost and the
+ * untraced time. */
+enum { COST_LAUNCH, COST_CALL, COST_ALLOC, COST_COPY, COST_NKINDS };
+static const struct {
+	const char *measured, *cost, *untraced;
+} cost_keys[COST_NKINDS] = {
+	{ "launch_ns", "record_launch_ns", "launch_untraced_ns" },
+	{ "api_call_ns", "record_api_call_ns", "api_call_untraced_ns" },
+	{ "alloc_call_ns", "record_alloc_ns", "alloc_untraced_ns" },
+	{ "copy_call_ns", "record_copy_ns", "copy_untraced_ns" },
+};
+
+/* One --record-cost result: the host's ns per call of each kind. */
+static int read_cost(const char *path, double ns[COST_NKINDS])
 {
 	char *text = NULL;
-	cJSON *doc, *l, *c;
-	int rc = -1;
+	cJSON *doc;
+	int rc = 0;
 
 	if (prof_file__read(path, 0, &text, NULL))
 		return -1;
 	doc = cJSON_Parse(text);
-	l = cJSON_GetObjectItemCaseSensitive(doc, "launch_ns");
-	c = cJSON_GetObjectItemCaseSensitive(doc, "api_call_ns");
-	if (cJSON_IsNumber(l) && cJSON_IsNumber(c)) {
-		*launch_ns = l->valuedouble;
-		*call_ns = c->valuedouble;
-		rc = 0;
+	for (int k = 0; k < COST_NKINDS; k++) {
+		cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, cost_keys[k].measured);
+
+		if (cJSON_IsNumber(v))
+			ns[k] = v->valuedouble;
+		else
+			rc = -1;
 	}
 	cJSON_Delete(doc);
 	free(text);
@@ -169,12 +183,13 @@ static double median(double *v, int n)
  * kernel the program does not own and a run without the collector to
  * compare with, neither of which a capture can have without changing the
  * program's own trace. The figures go into the peaks document ("peaks":
- * record_launch_ns, record_api_call_ns and the untraced times), so a
+ * record_launch_ns, record_api_call_ns, record_alloc_ns, record_copy_ns
+ * and the untraced times), so a
  * capture gets them with the ceilings (PERFKIT_PEAKS). */
 #define COST_ROUNDS 7
 static int measure_record_cost(const char *bin, cJSON *peaks)
 {
-	double lu[COST_ROUNDS], cu[COST_ROUNDS], lt[COST_ROUNDS], ct[COST_ROUNDS];
+	double alone_ns[COST_NKINDS][COST_ROUNDS], under_ns[COST_NKINDS][COST_ROUNDS];
 	char self[PATH_MAX], dir[PATH_MAX], untraced[PATH_MAX + 16], traced[PATH_MAX + 16],
 		capture[PATH_MAX + 16];
 	struct prof_error err = { 0 };
@@ -194,19 +209,21 @@ static int measure_record_cost(const char *bin, cJSON *peaks)
 		char *alone[] = { (char *)bin, "--record-cost", untraced, NULL };
 		char *under[] = { self, "run", "-f", "-o", capture, "--", (char *)bin, "--record-cost", traced, NULL };
 
-		if (run_quiet(alone) || read_cost(untraced, &lu[r], &cu[r]) ||
-		    run_quiet(under) || read_cost(traced, &lt[r], &ct[r]))
+		double a[COST_NKINDS], u[COST_NKINDS];
+
+		if (run_quiet(alone) || read_cost(untraced, a) || run_quiet(under) || read_cost(traced, u))
 			goto out;
+		for (int k = 0; k < COST_NKINDS; k++) {
+			alone_ns[k][r] = a[k];
+			under_ns[k][r] = u[k];
+		}
 		unlink(capture);
 	}
-	{
-		double l0 = median(lu, COST_ROUNDS), c0 = median(cu, COST_ROUNDS);
-		double l1 = median(lt, COST_ROUNDS), c1 = median(ct, COST_ROUNDS);
+	for (int k = 0; k < COST_NKINDS; k++) {
+		double t0 = median(alone_ns[k], COST_ROUNDS), t1 = median(under_ns[k], COST_ROUNDS);
 
-		cJSON_AddNumberToObject(peaks, "record_launch_ns", l1 > l0 ? l1 - l0 : 0);
-		cJSON_AddNumberToObject(peaks, "record_api_call_ns", c1 > c0 ? c1 - c0 : 0);
-		cJSON_AddNumberToObject(peaks, "launch_untraced_ns", l0);
-		cJSON_AddNumberToObject(peaks, "api_call_untraced_ns", c0);
+		cJSON_AddNumberToObject(peaks, cost_keys[k].cost, t1 > t0 ? t1 - t0 : 0);
+		cJSON_AddNumberToObject(peaks, cost_keys[k].untraced, t0);
 	}
 	rc = 0;
 out:
@@ -282,6 +299,8 @@ static void print_text(cJSON *doc, const char *cache)
 		{ "p2p_bytes_per_s", "Peer-to-peer (best pair)", "GB/s", 1e9 },
 		{ "record_launch_ns", "Recording cost per launch", "ns", 1 },
 		{ "record_api_call_ns", "Recording cost per API call", "ns", 1 },
+		{ "record_alloc_ns", "Recording cost per alloc/free", "ns", 1 },
+		{ "record_copy_ns", "Recording cost per copy call", "ns", 1 },
 	};
 	cJSON *peaks = cJSON_GetObjectItemCaseSensitive(doc, "peaks");
 	cJSON *name = cJSON_GetObjectItemCaseSensitive(doc, "gpu_name");

@@ -226,22 +226,27 @@ static double now_ns(void)
 	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
 }
 
-// The host's time per kernel launch and per cudaEventRecord (an
+// The host's time per kernel launch, per cudaEventRecord (an
 // asynchronous call of the default trace that does no GPU work of its
-// own), the median of batches; only the calls are timed, the wait for the
+// own), per cudaMalloc or cudaFree of 1 MiB (the trace records each
+// allocation as well as the call) and per cudaMemcpyAsync of 4 KiB from
+// pinned memory (the trace records the copy), the median of batches; only the calls are timed, the wait for the
 // GPU between batches is not, and a batch is short enough that the launch
 // queue never fills. `perfkit peaks` runs this with and without the
 // collector: the difference is what recording costs the host per call.
 static int record_cost(const char *path)
 {
-	enum { BATCHES = 41, PER_BATCH = 200 };
-	double launch[BATCHES], call[BATCHES];
+	enum { BATCHES = 41, PER_BATCH = 200, ALLOCS = 20, COPY_BYTES = 4096 };
+	double launch[BATCHES], call[BATCHES], alloc[BATCHES], copy[BATCHES];
 	cudaStream_t st;
 	cudaEvent_t ev;
+	void *buf[ALLOCS], *dst, *src;
 	FILE *f;
 
 	CHECK(cudaStreamCreate(&st));
 	CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+	CHECK(cudaMalloc(&dst, COPY_BYTES));
+	CHECK(cudaMallocHost(&src, COPY_BYTES));
 	for (int warm = 0; warm < PER_BATCH; warm++)
 		empty_kernel<<<1, 32, 0, st>>>();
 	CHECK(cudaStreamSynchronize(st));
@@ -256,6 +261,17 @@ static int record_cost(const char *path)
 			cudaEventRecord(ev, st);
 		call[b] = (now_ns() - t0) / PER_BATCH;
 		CHECK(cudaStreamSynchronize(st));
+		t0 = now_ns();
+		for (int i = 0; i < PER_BATCH; i++)
+			cudaMemcpyAsync(dst, src, COPY_BYTES, cudaMemcpyHostToDevice, st);
+		copy[b] = (now_ns() - t0) / PER_BATCH;
+		CHECK(cudaStreamSynchronize(st));
+		t0 = now_ns();
+		for (int i = 0; i < ALLOCS; i++)
+			CHECK(cudaMalloc(&buf[i], 1 << 20));
+		for (int i = 0; i < ALLOCS; i++)
+			CHECK(cudaFree(buf[i]));
+		alloc[b] = (now_ns() - t0) / (2 * ALLOCS);
 	}
 	CHECK(cudaGetLastError());
 	f = fopen(path, "w");
@@ -263,7 +279,8 @@ static int record_cost(const char *path)
 		fprintf(stderr, "perfkit-peaks: cannot write %s\n", path);
 		return 2;
 	}
-	fprintf(f, "{\"launch_ns\":%.1f,\"api_call_ns\":%.1f}\n", median(launch, BATCHES), median(call, BATCHES));
+	fprintf(f, "{\"launch_ns\":%.1f,\"api_call_ns\":%.1f,\"alloc_call_ns\":%.1f,\"copy_call_ns\":%.1f}\n",
+		median(launch, BATCHES), median(call, BATCHES), median(alloc, BATCHES), median(copy, BATCHES));
 	return fclose(f) ? 2 : 0;
 }
 

@@ -40,6 +40,10 @@
 #include "prof/saturate.h"
 #include "prof/error.h"
 
+/* A period this many times the run's median, at its start, is warm-up,
+ * not the loop's. */
+#define WARMUP_PERIODS 4
+
 /* A kernel name's longest run of regular periods. */
 struct kernel_run {
 	int64_t name_id;
@@ -107,6 +111,27 @@ static bool longest_run(const struct launch *l, int64_t n, int64_t min_launches,
 		if (i - a + 1 > best_len) {
 			best_len = i - a + 1;
 			best_a = a;
+		}
+	}
+	/* Warm-up that launches the step's own kernels (a decoding loop's first
+	 * generation, cuBLAS choosing its kernels) keeps the count regular but
+	 * not the time: periods at the run's start far longer than its median
+	 * are left out. The window starts at the run's second launch anyway
+	 * (window__from_kernels), so one slow first period changes nothing;
+	 * of k slow ones, k - 1 go. */
+	if (best_len >= 3) {
+		int64_t median_ns, slow = 0;
+
+		for (int64_t i = 0; i < best_len; i++)
+			scratch[i] = prof_span_saturated(l[best_a + i].start_ns, l[best_a + i + 1].start_ns);
+		qsort(scratch, (size_t)best_len, sizeof *scratch, cmp_int64);
+		median_ns = scratch[best_len / 2];
+		while (slow < best_len - 2 && prof_span_saturated(l[best_a + slow].start_ns, l[best_a + slow + 1].start_ns) >
+						      WARMUP_PERIODS * median_ns)
+			slow++;
+		if (slow >= 2) {
+			best_a += slow - 1;
+			best_len -= slow - 1;
 		}
 	}
 	if (best_len < 2 || best_len + 1 < min_launches)

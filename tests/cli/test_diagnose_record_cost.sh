@@ -99,4 +99,39 @@ else
 	fail "cpu_bound, cost measured: diagnose finds cpu_bound"
 fi
 
+# --- the step without the cost -----------------------------------------------
+# The verdict replays the step with every call shorter by its recording
+# cost: shorter than measured where calls are on the step's path, by no
+# more than the window's calls would cost per step; the same step with a
+# cost of 0; and nothing where the cost is not measured.
+step_json() { # CAPTURE: the verdict's step_ns and step_ns_unrecorded (or -)
+	run diagnose --format=json "$1"
+	python3 -c 'import json, sys; v = json.load(open(sys.argv[1]))["verdict"]; print(v["step_ns"], v.get("step_ns_unrecorded", "-"), v["steps"])' "$TMP/out"
+}
+read -r step unrec _ <<<"$(step_json "$D/torch_train.sqlite")"
+[ "$unrec" = - ] && pass "the step without perfkit's cost: not said where the cost is not measured" ||
+	fail "the step without perfkit's cost: not said where the cost is not measured"
+read -r step unrec steps <<<"$(step_json "$TMP/host.sqlite")"
+python3 - "$TMP/host.sqlite" "$step" "$unrec" "$steps" <<'PY' && pass "the step without perfkit's cost: shorter, by no more than its calls cost" ||
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+step, unrec, steps = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+cost = dict(db.execute("SELECT key, value FROM PERFKIT_PEAKS WHERE key LIKE 'record_%'"))
+# every call of the loop, at the dearer of the two costs, per step
+(s0, s1), = db.execute("SELECT min(start), max(end) FROM NVTX_EVENTS n JOIN StringIds s ON s.id = n.textId"
+                       " WHERE s.value = 'train_step'")
+calls = sum(db.execute("SELECT count(*) FROM %s WHERE start >= ? AND start < ?" % t, (s0, s1)).fetchone()[0]
+            for t in ("CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER"))
+most = calls / steps * max(cost["record_launch_ns"], cost["record_api_call_ns"])
+assert unrec < step, (unrec, step)
+assert step - unrec <= most * 1.02, (step - unrec, most)
+PY
+	fail "the step without perfkit's cost: shorter, by no more than its calls cost"
+cp "$orig" "$TMP/free.sqlite"
+sqlite3 "$TMP/free.sqlite" "CREATE TABLE IF NOT EXISTS PERFKIT_PEAKS (key TEXT PRIMARY KEY, value REAL, text TEXT);
+INSERT INTO PERFKIT_PEAKS (key, value) VALUES ('record_launch_ns', 0), ('record_api_call_ns', 0);"
+read -r step unrec _ <<<"$(step_json "$TMP/free.sqlite")"
+[ "$unrec" = "$step" ] && pass "the step without perfkit's cost: a cost of 0 gives the step as measured" ||
+	fail "the step without perfkit's cost: a cost of 0 gives the step as measured ($unrec against $step)"
+
 [ "$failures" -eq 0 ]

@@ -90,7 +90,7 @@ expect_out "gate of jax_jit_mlp renumbered compares per iteration" '"Per":"itera
 # token. A library's own range is not the program's step: the step is one
 # decode forward, found by the period of the launches (one argmax each).
 window hf_gpt2_infer_b1 "$C/hf_gpt2_infer_b1.sqlite"
-check hf_gpt2_infer_b1 "$C/hf_gpt2_infer_b1.sqlite" "the step is one decode forward, not CUB's range" <<'PY'
+check hf_gpt2_infer_b1 "$C/hf_gpt2_infer_b1.sqlite" "the step is one decode forward, not CUB's range, its slow warm-up outside" <<'PY'
 import json, sqlite3, sys
 w = json.load(open(sys.argv[1]))["window"]
 db = sqlite3.connect(sys.argv[2])
@@ -104,8 +104,15 @@ assert not w["source"].startswith("NVTX range") and not any(c in w["source"] for
 argmax = db.execute("""SELECT k.start FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s
     ON s.id = k.demangledName WHERE s.value LIKE '%ArgMaxOps%' ORDER BY k.start""").fetchall()
 assert len(argmax) == steps["warmup"] + steps["timed"], (len(argmax), steps)
-inside = sum(w["start_ns"] <= t < w["end_ns"] for (t,) in argmax)
-assert w["iterations"] == len(argmax) - 1 and inside == len(argmax) - 1, (w, inside)
+inside = [t for (t,) in argmax if w["start_ns"] <= t < w["end_ns"]]
+# every timed step is in the window, one argmax each, and the first
+# generation's warm-up (its tokens 15 times slower than the loop's, cuBLAS
+# and the model's first calls) is not: no step in the window takes more
+# than 4 times the loop's median step
+assert steps["timed"] <= w["iterations"] < len(argmax) - 1 and len(inside) == w["iterations"], (w, len(inside))
+periods = sorted(b - a for (a,), (b,) in zip(argmax, argmax[1:]))
+median = periods[len(periods) // 2]
+assert all(b - a <= 4 * median for a, b in zip(inside, inside[1:])), median
 PY
 
 # Without NVTX the step is the period of the repeating launch sequence:

@@ -71,6 +71,8 @@ bool prog_model__has(const struct prog_model *m, const char *name, size_t len, b
 	*known = true;
 	if (id_is("input", name, len))
 		return m->uses[USE_DATALOADER] || (m->iterations > 0 && m->h2d_copies >= m->iterations);
+	if (id_is("input_wait", name, len))
+		return m->input_wait;
 	if (id_is("dispatch", name, len))
 		return m->dispatch;
 	if (id_is("fp32_gemm", name, len))
@@ -374,6 +376,27 @@ static int read_copies(struct prof_store *s, const struct sum_window *w, struct 
 	return 0;
 }
 
+/* The host's time before each host-to-device copy of the window: from the
+ * previous CUDA call of the copy's thread to the call that made it. One
+ * ordered pass over the window's calls (no per-copy lookup). */
+static int read_input_gaps(struct prof_store *s, const struct sum_window *w, const char *calls,
+			   struct prog_model *m, struct prof_error *err)
+{
+	const char *sql =
+		"SELECT " SUM_TOTAL_SATURATED("max(0, a.start - a.prev_end)")
+		" FROM (SELECT start, globalTid, correlationId,"
+		"  lag(end) OVER (PARTITION BY globalTid ORDER BY start) AS prev_end"
+		"  FROM %s WHERE start >= ?1 AND start < ?2) a"
+		" WHERE a.prev_end IS NOT NULL AND a.correlationId IN (SELECT correlationId FROM " PROF_T_MEMCPY
+		"  WHERE copyKind = 1 AND start >= ?1 AND start < ?2 AND correlationId IS NOT NULL)";
+	char query[1024];
+
+	if (!calls || m->h2d_copies == 0)
+		return 0;
+	snprintf(query, sizeof query, sql, calls);
+	return read_count(s, query, w, &m->input_gap_ns, err);
+}
+
 /* Streams with work in the window, and kernels run as graph nodes. Copies
  * overlap when host-device copies run on two streams or more and some of
  * their time lies under other work: the program pipelines them. */
@@ -468,6 +491,8 @@ int prog_model__read(struct prof_store *s, const struct sum_window *w, bool pyto
 		rc = read_calls(s, calls, m, err);
 	if (!rc)
 		rc = read_copies(s, w, m, err);
+	if (!rc)
+		rc = read_input_gaps(s, w, calls, m, err);
 	if (!rc)
 		rc = read_streams(s, w, m, err);
 	if (!rc)

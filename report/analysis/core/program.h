@@ -56,6 +56,10 @@ struct prog_model {
 	/* copies between host and device in the window: bytes by memory kind */
 	int64_t host_copy_bytes, pinned_copy_bytes, pageable_copy_bytes;
 	int64_t h2d_copies;           /* host-to-device copies in the window */
+	/* The host's time before them: from the thread's previous CUDA call to
+	 * the call that made each copy, summed over the window (a step that
+	 * waits for its batch waits there: a DataLoader, a tokenizer). */
+	int64_t input_gap_ns;
 	int streams;                  /* streams with GPU work in the window */
 	int64_t graph_kernels, kernels; /* kernels in the window, of them graph nodes */
 	int64_t fp32_gemm_ns;         /* FP32 GEMMs on the CUDA cores (sgemm, ffma), all the capture */
@@ -67,6 +71,10 @@ struct prog_model {
 	 * DISPATCH_NS_PER_LAUNCH a launch): the Python and framework dispatch
 	 * that compiling or graphing the step removes, not other host work. */
 	bool dispatch;
+	/* The step's host work is mostly waiting for its input: the time before
+	 * its uploads is a quarter of that work or more (set with the verdict,
+	 * as dispatch). */
+	bool input_wait;
 };
 
 #define DISPATCH_NS_PER_LAUNCH 50000
@@ -92,6 +100,8 @@ const char *prog_practice__name(enum prog_practice p);
  * Besides the frameworks' and practices' ids, templates may ask:
  *   input         the program loads input each step: a DataLoader's
  *                 pinning thread, or host-to-device copies every step
+ *   input_wait    the step's host work is mostly the wait before its
+ *                 uploads (see prog_model.input_wait)
  *   fp32_gemm     FP32 GEMMs run on the CUDA cores (no TF32, no 16-bit)
  *   dispatch      the step is launch/host bound and its host work is what
  *                 launching costs (see prog_model.dispatch)

@@ -14,7 +14,7 @@ int record_cost__load(struct prof_store *s, struct record_cost *c, struct prof_e
 {
 	struct prof_cursor *cur;
 	char *version = prof_store__meta(s, "schema_version");
-	bool have_launch = false, have_call = false;
+	bool have_launch = false, have_call = false, have_alloc = false, have_copy = false;
 	int rc;
 
 	memset(c, 0, sizeof *c);
@@ -22,7 +22,8 @@ int record_cost__load(struct prof_store *s, struct record_cost *c, struct prof_e
 	free(version);
 	rc = prof_cursor__open(s,
 			       "SELECT key, value FROM " PROF_T_PEAKS
-			       " WHERE key IN ('record_launch_ns', 'record_api_call_ns') AND value >= 0",
+			       " WHERE key IN ('record_launch_ns', 'record_api_call_ns', 'record_alloc_ns',"
+			       " 'record_copy_ns') AND value >= 0",
 			       &cur, err);
 	if (rc)
 		return rc;
@@ -32,9 +33,17 @@ int record_cost__load(struct prof_store *s, struct record_cost *c, struct prof_e
 
 		if (key && !strcmp(key, "record_launch_ns"))
 			c->launch_ns = v, have_launch = true;
+		else if (key && !strcmp(key, "record_alloc_ns"))
+			c->alloc_ns = v, have_alloc = true;
+		else if (key && !strcmp(key, "record_copy_ns"))
+			c->copy_ns = v, have_copy = true;
 		else if (key)
 			c->api_call_ns = v, have_call = true;
 	}
+	if (!have_alloc)
+		c->alloc_ns = c->api_call_ns;
+	if (!have_copy)
+		c->copy_ns = c->api_call_ns;
 	prof_cursor__close(cur);
 	c->measured = have_launch && have_call;
 	return rc < 0 ? rc : 0;

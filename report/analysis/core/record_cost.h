@@ -22,6 +22,9 @@ struct record_cost {
 	bool perfkit_capture;        /* recorded by perfkit's collector */
 	bool measured;               /* the capture holds perfkit peaks' measurement */
 	double launch_ns, api_call_ns;  /* the host's cost per kernel launch, per other call */
+	/* per allocation or free call, per copy call (the trace records the
+	 * allocation or copy too); api_call_ns where peaks did not measure them */
+	double alloc_ns, copy_ns;
 };
 
 int record_cost__load(struct prof_store *s, struct record_cost *c, struct prof_error *err);

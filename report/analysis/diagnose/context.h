@@ -31,6 +31,10 @@ struct diag_context {
 	struct diag_report *report;
 	const struct diag_job *job; /* the job's ranks and collectives, for the job's rules
 				     * (rules_ranks.c, diag_job.h); NULL elsewhere */
+	/* The window's idle attribution (timeline/gpu_idle.h), made once by the
+	 * first rule that weighs by it (the verdict, sync_api) and freed by
+	 * the run that owns the context (rules/rules.c). */
+	struct gpu_idle_result *idle;
 };
 
 struct diag_rule {

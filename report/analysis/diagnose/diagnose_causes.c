@@ -77,6 +77,36 @@ int diag_finding__copy_also(struct diag_finding *to, const struct diag_finding *
 
 static void cap_by_budget(const struct diag_context *ctx, struct diag_report *r);
 
+/* The critical path describes the step; it is not a cause. Where a finding
+ * names the cause of its longest part outside GPU work (an allocation on
+ * the path: alloc_churn), the path is that finding's evidence. Where none
+ * does, it stands alone, but leads only when a fifth of the step or more
+ * (severity.high) lies outside GPU work: below that the step is the GPU's,
+ * and the rest of the path is what the verdict's budget already shows. */
+static int fold_critical_path(const struct diag_context *ctx, struct diag_report *r)
+{
+	int path = find_rule(r, "critical_path"), cause = -1;
+	struct diag_finding *f;
+
+	if (path < 0)
+		return 0;
+	for (int k = 0; r->path_causes && r->path_causes[k] && cause < 0; k++)
+		cause = find_rule(r, r->path_causes[k]);
+	f = &r->findings[path];
+	if (cause < 0) {
+		if (f->share < diag__get(ctx, "severity.high") && f->severity > DIAG_LOW)
+			f->severity = DIAG_LOW;
+		return 0;
+	}
+	if (diag_finding__add_also(&r->findings[cause], f->rule_id, f->title, f->share, f->evidence) ||
+	    diag_finding__copy_also(&r->findings[cause], f))
+		return PROF_E_NOMEM;
+	finding_exit(f);
+	memmove(f, f + 1, sizeof *f * (size_t)(r->nfindings - path - 1));
+	r->nfindings--;
+	return 0;
+}
+
 int diag_report__fold_rank_into(struct diag_report *r, int into, int rank)
 {
 	int kept = 0;
@@ -121,7 +151,7 @@ int diag_report__fold(const struct diag_context *ctx, struct diag_report *r)
 	}
 	cap_by_budget(ctx, r);
 	if (found < 2)
-		return 0;
+		return fold_critical_path(ctx, r);
 	for (size_t k = 0; k < NHOST_RULES; k++) {
 		struct diag_finding *p = &r->findings[primary], *o;
 
@@ -169,7 +199,7 @@ int diag_report__fold(const struct diag_context *ctx, struct diag_report *r)
 			r->findings[j++] = r->findings[i];
 		}
 	}
-	return 0;
+	return fold_critical_path(ctx, r);
 }
 
 /* What a host-side finding can cost the step is the GPU's idle time its

@@ -123,6 +123,18 @@ static void print_verdict_text(const struct diag_verdict *v, FILE *out)
 			diag__ns(b, sizeof b, v->step_ns), diag__ns(b2, sizeof b2, v->all_changes_ns),
 			(double)v->step_ns / (double)v->all_changes_ns);
 	}
+	if (v->unrecorded_step_ns > 0) {
+		char b2[32], b3[32], b4[32], b5[32];
+
+		fprintf(out, "without perfkit's recording (%s a launch, %s an allocation or free, %s a copy, "
+			"%s another CUDA call, measured by `perfkit peaks`): a step about %s (replayed); "
+			"the times above are as measured\n",
+			diag__ns(b, sizeof b, (int64_t)(v->record_launch_ns + 0.5)),
+			diag__ns(b2, sizeof b2, (int64_t)(v->record_alloc_ns + 0.5)),
+			diag__ns(b3, sizeof b3, (int64_t)(v->record_copy_ns + 0.5)),
+			diag__ns(b4, sizeof b4, (int64_t)(v->record_call_ns + 0.5)),
+			diag__ns(b5, sizeof b5, v->unrecorded_step_ns));
+	}
 }
 
 static void print_verdict_json(const struct diag_verdict *v, FILE *out)
@@ -144,6 +156,8 @@ static void print_verdict_json(const struct diag_verdict *v, FILE *out)
 	prof_fputs_json(out, v->summary);
 	if (v->all_changes_ns > 0)
 		fprintf(out, ",\"step_ns_after_all_changes\":%" PRId64, v->all_changes_ns);
+	if (v->unrecorded_step_ns > 0)
+		fprintf(out, ",\"step_ns_unrecorded\":%" PRId64, v->unrecorded_step_ns);
 	fputc('}', out);
 }
 

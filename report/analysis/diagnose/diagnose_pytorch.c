@@ -78,13 +78,17 @@ char *diag__with_pytorch(const struct diag_context *ctx, char *change, const cha
 
 /* the host's own work keeps the GPU waiting */
 const char diag_pytorch_host_work[] =
-	"In PyTorch:{?input {?dataloader  More DataLoader workers (num_workers) and "
+	"In PyTorch:{?input_wait {?dataloader  More DataLoader workers (num_workers) and "
 	"prefetch_factor keep batches ready when the step waits for them.}{!dataloader  "
 	"DataLoader(..., num_workers=N, persistent_workers=True{!pinned , pin_memory=True}) "
 	"prepares batches in worker processes.}}{?dispatch {!dataloader {!graphs "
 	"{!compile  torch.compile or CUDA graphs cut the Python overhead of launching the "
 	"step.}{?compile  torch.compile(mode=\"reduce-overhead\") replays the compiled step "
-	"as a CUDA graph and cuts the Python overhead of launching it.}}}}";
+	"as a CUDA graph and cuts the Python overhead of launching it.}}}}"
+	/* neither: the host does something else, which the trace cannot name */
+	"{!input_wait {!dispatch  The host's work between the step's CUDA calls is more than "
+	"launching them costs and is not a wait for input: find the Python that runs there "
+	"(py-spy, or torch.profiler with with_stack=True).}}";
 
 /* the host blocks in synchronisation */
 const char diag_pytorch_sync[] =

@@ -90,6 +90,9 @@ struct diag_replay {
 	int64_t measured_ns;
 	int64_t after_ns[DIAG_NREPLAYS];
 	double pinned_bytes_per_ns;   /* the bandwidth REPLAY_PINNED used */
+	/* as measured, each call less perfkit's recording cost (0: unmeasured) */
+	int64_t unrecorded_ns;
+	double record_launch_ns, record_alloc_ns, record_copy_ns, record_call_ns;
 };
 
 /* A rule that could not run on this capture and why (e.g. no metrics). */
@@ -121,6 +124,10 @@ struct diag_report {
 	struct diag_verdict verdict; /* the step's budget and bound (a job: see
 				      * diagnose_job.c) */
 	struct diag_replay replay;  /* the critical path's step, replayed */
+	/* The findings whose cause is the critical path's longest part outside
+	 * GPU work (NULL-ended rule ids; NULL: none names it), into which the
+	 * critical path folds (diagnose_causes.c). */
+	const char *const *path_causes;
 	struct prog_model program;  /* what the program is built on and already does
 				     * (a job: what any rank does); every change is
 				     * rendered for it (prog_model__render) */

@@ -107,12 +107,18 @@ void diag_verdict__summarise(struct diag_verdict *v)
 			order[j] = order[j - 1];
 			order[j - 1] = t;
 		}
+	const char *unmeasured = v->bound == BOUND_GPU_COMPUTE && !v->gpu_bound_measured
+		? " (or GPU memory: without hardware metrics the two look alike; `perfkit run --metrics=memory` tells)"
+		: "";
+
 	if (v->steps > 0)
-		len = (size_t)snprintf(v->summary, sizeof v->summary, "bound by %s: a step takes %s (the mean of %d)",
-				       verdict_bound__name(v->bound), diag__ns(b, sizeof b, v->step_ns), v->steps);
+		len = (size_t)snprintf(v->summary, sizeof v->summary, "bound by %s%s: a step takes %s (the mean of %d)",
+				       verdict_bound__name(v->bound), unmeasured, diag__ns(b, sizeof b, v->step_ns),
+				       v->steps);
 	else
-		len = (size_t)snprintf(v->summary, sizeof v->summary, "bound by %s: the window takes %s (no repeating step found)",
-				       verdict_bound__name(v->bound), diag__ns(b, sizeof b, v->step_ns));
+		len = (size_t)snprintf(v->summary, sizeof v->summary,
+				       "bound by %s%s: the window takes %s (no repeating step found)",
+				       verdict_bound__name(v->bound), unmeasured, diag__ns(b, sizeof b, v->step_ns));
 	for (int i = 0; i < n && i < 3 && len < sizeof v->summary; i++)
 		len += (size_t)snprintf(v->summary + len, sizeof v->summary - len, "%s %s %.0f%%",
 					i ? "," : ";", parts[order[i]].title,

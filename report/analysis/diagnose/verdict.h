@@ -54,9 +54,18 @@ struct diag_verdict {
 	int64_t all_changes_ns;      /* the mean step with every replayable change the
 				      * findings name made at once (rules/gains.c);
 				      * 0: not estimated */
+	/* the mean step without perfkit's recording cost of each call, the
+	 * replay's ratio applied (rules/gains.c); 0: the cost is not measured */
+	int64_t unrecorded_step_ns;
+	/* that cost per launch, allocation or free, copy, and other call */
+	double record_launch_ns, record_alloc_ns, record_copy_ns, record_call_ns;
 	int64_t migration_gpu_ns;    /* of page_migrations, what kernels and copies
 				      * stalled (one mean step) */
-	char summary[400];
+	/* GPU compute or GPU memory was told apart by hardware metrics (the
+	 * kernels' roofline classes, or the sampled DRAM throughput); without
+	 * them a step the GPU sets is named GPU compute, and says so */
+	bool gpu_bound_measured;
+	char summary[480];
 };
 
 /* "GPU compute", "launch/host", ... as expected.json and the text say them. */

@@ -82,6 +82,16 @@ void diag_gains__apply(struct diag_report *r)
 
 	if (!v->valid || v->step_ns <= 0)
 		return;
+	/* the program's own step: the host times less what recording added */
+	if (replay && r->replay.unrecorded_ns > 0) {
+		double ratio = (double)r->replay.unrecorded_ns / (double)r->replay.after_ns[REPLAY_AS_MEASURED];
+
+		v->unrecorded_step_ns = (int64_t)((double)v->step_ns * (ratio < 1 ? ratio : 1));
+		v->record_launch_ns = r->replay.record_launch_ns;
+		v->record_call_ns = r->replay.record_call_ns;
+		v->record_alloc_ns = r->replay.record_alloc_ns;
+		v->record_copy_ns = r->replay.record_copy_ns;
+	}
 	for (int i = 0; i < r->nfindings; i++) {
 		struct diag_finding *f = &r->findings[i];
 		int ch = change_of(r, f);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis/diagnose/diagnose.h"
+#include "analysis/timeline/gpu_idle.h"
 #include "model/context_failure.h"
 #include "prof/error.h"
 
@@ -106,10 +107,28 @@ int diag__run_process(struct prof_store *store, const struct diag_settings *sett
 		 (double)r->verdict.part_ns[PART_HOST_WORK] <=
 			 (double)DISPATCH_NS_PER_LAUNCH * (double)r->program.kernels /
 				 (double)(r->verdict.steps > 0 ? r->verdict.steps : 1));
+	/* input advice where the step waits for its input, not for a loader
+	 * that is merely there */
+	r->program.input_wait =
+		!r->verdict.valid || r->program.iterations <= 0
+			? prog_model__has(&r->program, "input", 5, &(bool){ false })
+			: r->program.h2d_copies >= r->program.iterations &&
+				  (double)r->program.input_gap_ns / (double)r->program.iterations >=
+					  0.25 * (double)r->verdict.part_ns[PART_HOST_WORK] &&
+				  r->verdict.part_ns[PART_HOST_WORK] > 0;
 	for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {
 		rc = diag__run_family(&ctx, families[f], err);
 		if (rc)
 			goto out;
+	}
+	{
+		int64_t dram_roof_ns = 0;
+
+		for (int i = 0; i < r->nfindings; i++)
+			if (!strcmp(r->findings[i].rule_id, "dram_roof"))
+				dram_roof_ns = r->findings[i].time_ns;
+		diag_verdict__by_samples(r, dram_roof_ns);
+		r->program.bound = r->verdict.valid ? (int)r->verdict.bound : -1;
 	}
 	if (diag_report__fold(&ctx, r)) {
 		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
@@ -124,6 +143,7 @@ done:
 	*out = r;
 	ctx.report = NULL;
 out:
+	gpu_idle_result__delete(ctx.idle);
 	diag_context__exit(&ctx);
 	return rc;
 }

@@ -33,6 +33,10 @@ extern const char diag_change_tf32[], diag_pytorch_tf32[];
 struct diag_verdict;
 struct diag_report;
 int diag_verdict__make(struct diag_context *ctx, struct diag_verdict *v, struct prof_error *err);
+/* Once the sampled GPU metrics' rules ran: a step the GPU sets is GPU
+ * memory when its work sat at the DRAM roof (dram_roof's time, in the
+ * window) for half of it or more, else GPU compute, as measured. */
+void diag_verdict__by_samples(struct diag_report *r, int64_t dram_roof_ns);
 /* The union of managed memory's faulting stretches in ctx's window
  * (rules_managed.c): on-demand migrations, GPU fault groups, runs of CPU
  * faults; 0 without unified-memory rows. */

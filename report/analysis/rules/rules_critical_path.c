@@ -88,6 +88,32 @@ static struct part_change change_for(const struct cp_part *p)
 				     diag_pytorch_launch };
 }
 
+/* The rules that name the cause of a part outside GPU work, by its kind:
+ * the critical path is their evidence where one of them fires. */
+static const char *const *causes_of(const struct cp_part *p)
+{
+	static const char *const host[] = { "cpu_bound", NULL };
+	static const char *const sync[] = { "sync_api", "sync_memcpy", NULL };
+	static const char *const alloc[] = { "alloc_churn", NULL };
+	static const char *const copy[] = { "sync_memcpy", "pageable_async_copy", "small_htod_copies", NULL };
+	static const char *const launch[] = { "launch_bound", "gpu_gaps", NULL };
+
+	if (!p)
+		return NULL;
+	if (!strcmp(p->kind, "host work"))
+		return host;
+	if (!strcmp(p->kind, "CUDA call: synchronisation"))
+		return sync;
+	if (!strcmp(p->kind, "CUDA call: allocation"))
+		return alloc;
+	if (!strcmp(p->kind, "CUDA call: copy"))
+		return copy;
+	if (!strcmp(p->kind, "CUDA call: launch") || !strcmp(p->kind, "launch latency") ||
+	    !strcmp(p->kind, "stream order") || !strcmp(p->kind, "queued before the step"))
+		return launch;
+	return NULL;
+}
+
 /* "1 launch", "2 launches": a count with its noun. */
 static const char *counted(char *buf, size_t cap, int n, const char *one, const char *many)
 {
@@ -104,6 +130,11 @@ static void diag_replay__set(struct diag_replay *r, const struct critical_path *
 	r->measured_ns = cp->end_ns - cp->start_ns;
 	memcpy(r->after_ns, cp->replay_ns, sizeof r->after_ns);
 	r->pinned_bytes_per_ns = cp->pinned_bytes_per_ns;
+	r->unrecorded_ns = cp->unrecorded_ns;
+	r->record_launch_ns = cp->record_launch_ns;
+	r->record_call_ns = cp->record_call_ns;
+	r->record_alloc_ns = cp->record_alloc_ns;
+	r->record_copy_ns = cp->record_copy_ns;
 }
 
 static int rule_critical_path(struct diag_context *ctx, struct prof_error *err)
@@ -187,6 +218,7 @@ static int rule_critical_path(struct diag_context *ctx, struct prof_error *err)
 						   "In PyTorch:{!compile {!triton  torch.compile fuses kernels.}}"
 						   "{!bf16  Mixed precision (torch.autocast with bfloat16) "
 						   "shortens the matrix products.}"));
+	ctx->report->path_causes = causes_of(longest_waste);
 	for (int i = 0; f && i < cp->nparts && i < DIAG_MAX_OFFENDERS; i++)
 		diag__offender(f, part_name(&cp->parts[i], name, sizeof name), cp->parts[i].count,
 			       cp->parts[i].time_ns, -1);

@@ -261,7 +261,6 @@ static const struct gpu_idle_device *most_synced(const struct gpu_idle_result *r
  * work of its own is the host's cost (cpu_bound), not the call's. */
 static int rule_sync_api(struct diag_context *ctx, struct prof_error *err)
 {
-	struct gpu_idle_result *idle = NULL;
 	const struct gpu_idle_result *r;
 	const struct gpu_idle_device *d;
 	struct diag_tally t = { 0 };
@@ -275,7 +274,7 @@ static int rule_sync_api(struct diag_context *ctx, struct prof_error *err)
 		       " OR s.value LIKE 'cudaEventSynchronize%' OR s.value LIKE 'cuCtxSynchronize%'"
 		       " OR s.value LIKE 'cuStreamSynchronize%' OR s.value LIKE 'cuEventSynchronize%'",
 		       &t, &count, &ns, err);
-	if (rc || !count || (rc = gpu_idle__of(&ctx->scope, &idle, &r, err)) || !(d = most_synced(r)))
+	if (rc || !count || (rc = gpu_idle__of(&ctx->scope, &ctx->idle, &r, err)) || !(d = most_synced(r)))
 		goto out;
 	/* rank calls by the idle time they cause */
 	for (int i = 0; i < t.n; i++) {
@@ -319,7 +318,6 @@ static int rule_sync_api(struct diag_context *ctx, struct prof_error *err)
 				      diag_pytorch_sync)));
 out:
 	diag_tally__exit(&t);
-	gpu_idle_result__delete(idle);
 	return rc;
 }
 

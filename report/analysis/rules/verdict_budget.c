@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis/diagnose/diagnose.h"
+#include "analysis/kernel_metrics/roofline.h"
 #include "analysis/ranks/nccl.h"
 #include "analysis/timeline/gpu_idle.h"
 #include "prof/saturate.h"
@@ -105,9 +106,52 @@ static int64_t take_migrations(int64_t total[VERDICT_NPARTS], int64_t stretch_ns
 	return on_gpu;
 }
 
+/* A step the GPU's own work sets, told apart by the kernels' hardware
+ * metrics where the capture has them: GPU memory when its memory-bound
+ * kernels (by the roofline: the DRAM roof below the compute roof at their
+ * intensity) ran longer in the window than its compute-bound ones. */
+static int gpu_bound_by_metrics(struct diag_context *ctx, struct diag_verdict *v, struct prof_error *err)
+{
+	struct roof_peaks p;
+	struct roof_kernel *k = NULL;
+	int64_t by_class[ROOF_LAUNCH + 1] = { 0 };
+	int n = 0, rc;
+
+	if (!ctx->report->has_metrics || (v->bound != BOUND_GPU_COMPUTE && v->bound != BOUND_GPU_MEMORY))
+		return 0;
+	rc = roof_peaks__load(ctx->store, &p, err);
+	if (!rc)
+		rc = roof__load(ctx->store, &p, ctx->w->start_ns, ctx->w->end_ns, &k, &n, err);
+	if (rc)
+		return rc;
+	for (int i = 0; i < n; i++) {
+		roof__derive(&k[i], &p);
+		by_class[k[i].klass] = prof_add_saturated(by_class[k[i].klass], k[i].time_ns);
+	}
+	if (by_class[ROOF_MEMORY] + by_class[ROOF_COMPUTE] > 0) {
+		v->gpu_bound_measured = true;
+		v->bound = by_class[ROOF_MEMORY] > by_class[ROOF_COMPUTE] ? BOUND_GPU_MEMORY : BOUND_GPU_COMPUTE;
+	}
+	roof__free(k, n);
+	return 0;
+}
+
+void diag_verdict__by_samples(struct diag_report *r, int64_t dram_roof_ns)
+{
+	struct diag_verdict *v = &r->verdict;
+
+	if (!v->valid || v->gpu_bound_measured || !r->has_gpu_samples ||
+	    (v->bound != BOUND_GPU_COMPUTE && v->bound != BOUND_GPU_MEMORY))
+		return;
+	v->gpu_bound_measured = true;
+	/* at the DRAM roof for half the GPU's work in the step or more */
+	if (2 * dram_roof_ns >= v->part_ns[PART_COMPUTE] * (v->steps > 0 ? v->steps : 1))
+		v->bound = BOUND_GPU_MEMORY;
+	diag_verdict__summarise(v);
+}
+
 int diag_verdict__make(struct diag_context *ctx, struct diag_verdict *v, struct prof_error *err)
 {
-	struct gpu_idle_result *memo = NULL;
 	const struct gpu_idle_result *idle;
 	const struct gpu_idle_device *d = NULL;
 	int64_t window_ns, total[VERDICT_NPARTS] = { 0 }, sum = 0, stretch_ns = 0, migration_gpu_ns;
@@ -116,7 +160,7 @@ int diag_verdict__make(struct diag_context *ctx, struct diag_verdict *v, struct 
 	memset(v, 0, sizeof *v);
 	if (ctx->busy_ns == 0 || ctx->report->replayed)
 		return 0;
-	rc = gpu_idle__of(&ctx->scope, &memo, &idle, err);
+	rc = gpu_idle__of(&ctx->scope, &ctx->idle, &idle, err);
 	if (rc)
 		goto out;
 	for (int i = 0; i < idle->ndev; i++)
@@ -151,8 +195,10 @@ int diag_verdict__make(struct diag_context *ctx, struct diag_verdict *v, struct 
 	v->device_id = d->device_id;
 	v->bound = diag_verdict__bound_of(v->part_ns);
 	v->valid = true;
+	rc = gpu_bound_by_metrics(ctx, v, err);
+	if (rc)
+		goto out;
 	diag_verdict__summarise(v);
 out:
-	gpu_idle_result__delete(memo);
 	return rc;
 }

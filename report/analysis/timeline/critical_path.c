@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/core/record_cost.h"
 #include "prof/tables.h"
 #include "step_replay.h"
 #include "model/window.h"
@@ -206,13 +207,46 @@ static int load_calls(struct diag_scope *ctx, struct step_rows *r, int64_t from,
 		k->sync_stream = prof_cursor__is_null(c, 4) ? -1 : prof_cursor__int64(c, 4);
 		name = api_names__find(&r->names, k->name_id);
 		k->kind = name ? name->kind : API_OTHER;
-		/* cudaFree waits for the device; the stream-ordered frees do not */
+		/* cudaFree waits for the device; the stream-ordered frees do
+		 * not. A synchronous cudaMemcpy waits for the work queued before
+		 * it on the legacy stream even where its own copy runs after it
+		 * returns (a small pageable upload is staged, then sent): its
+		 * wait is the GPU's, not the host's. */
 		k->waits_for_gpu = k->kind == API_SYNC ||
 				   (name && k->kind == API_ALLOC && strstr(name->name, "Free") &&
-				    !strstr(name->name, "Async"));
+				    !strstr(name->name, "Async")) ||
+				   (name && k->kind == API_COPY && !strncmp(name->name, "cudaMemcpy", 10) &&
+				    !strstr(name->name, "Async") && !strstr(name->name, "Peer"));
 	}
 	prof_cursor__close(c);
 	return rc;
+}
+
+/* The step as measured less perfkit's recording cost of each call, where
+ * `perfkit peaks` measured that cost for the capture. */
+static int unrecorded_replay(struct diag_scope *ctx, struct critical_path *cp, const struct cp_data *d,
+			     const struct cp_anchor *a, const struct replay_params *measured,
+			     struct prof_error *err)
+{
+	struct record_cost cost;
+	struct replay_params p = *measured;
+	int64_t ns;
+	/* a store that cannot say (no peaks table) has no measured cost */
+	if (record_cost__load(ctx->store, &cost, NULL) < 0 || !cost.perfkit_capture || !cost.measured)
+		return 0;
+	p.record_launch_ns = (int64_t)(cost.launch_ns + 0.5);
+	p.record_call_ns = (int64_t)(cost.api_call_ns + 0.5);
+	p.record_alloc_ns = (int64_t)(cost.alloc_ns + 0.5);
+	p.record_copy_ns = (int64_t)(cost.copy_ns + 0.5);
+	ns = step_replay__span(d, a, cp->start_ns, REPLAY_AS_MEASURED, &p);
+	if (ns < 0)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	cp->unrecorded_ns = ns;
+	cp->record_launch_ns = cost.launch_ns;
+	cp->record_call_ns = cost.api_call_ns;
+	cp->record_alloc_ns = cost.alloc_ns;
+	cp->record_copy_ns = cost.copy_ns;
+	return 0;
 }
 
 static int cmp_wait(const void *x, const void *y)
@@ -486,6 +520,9 @@ static int walk_step(struct diag_scope *ctx, struct critical_path *cp, const str
 			}
 			cp->replay_ns[ch] = ns;
 		}
+		rc = unrecorded_replay(ctx, cp, &d, &a, &p, err);
+		if (rc)
+			goto out;
 	}
 	if (keep)
 		keep_rows(keep, &r, &path);

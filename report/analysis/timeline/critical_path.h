@@ -99,6 +99,12 @@ struct critical_path {
 	 * not run. */
 	int64_t replay_ns[REPLAY_NSETS];
 	double pinned_bytes_per_ns;  /* the bandwidth the pinned replay used */
+	/* The step replayed as measured but each call shorter by what
+	 * perfkit's recording added to it (record_cost.h): the step untraced;
+	 * 0 where that cost is not measured (or the capture is not perfkit's). */
+	int64_t unrecorded_ns;
+	/* the costs it took off: per launch, allocation or free, copy, other call */
+	double record_launch_ns, record_alloc_ns, record_copy_ns, record_call_ns;
 };
 
 /* Step rows past this many (work plus calls) are not walked. */

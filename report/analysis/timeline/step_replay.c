@@ -57,7 +57,7 @@ void step_replay__params(const struct cp_data *d, struct replay_params *p)
 
 	/* without measurements, an asynchronous call costs the host a few
 	 * microseconds */
-	*p = (struct replay_params){ GRAPH_GAP_NS, PINNED_BYTES_PER_NS, 3000 };
+	*p = (struct replay_params){ GRAPH_GAP_NS, PINNED_BYTES_PER_NS, 3000, 0, 0, 0, 0 };
 	if (!v)
 		return;
 	/* kernels queued behind the previous one on their stream, launched
@@ -236,7 +236,11 @@ static int64_t replay_call(struct replay *r, int c, const int *works, int nworks
 {
 	const struct cp_data *d = r->d;
 	const struct cp_call *call = &d->calls[c];
-	int64_t dur = call->end_ns - call->start_ns, last_inside = INT64_MIN, new_end;
+	int64_t cost = call->kind == API_LAUNCH  ? r->p->record_launch_ns
+		       : call->kind == API_ALLOC ? r->p->record_alloc_ns
+		       : call->kind == API_COPY  ? r->p->record_copy_ns
+						 : r->p->record_call_ns;
+	int64_t dur = max64(0, call->end_ns - call->start_ns - cost), last_inside = INT64_MIN, new_end;
 	bool async = false;
 
 	/* a copy call that returned when its copy was done waits for it */
@@ -254,7 +258,7 @@ static int64_t replay_call(struct replay *r, int c, const int *works, int nworks
 		return new_end;
 	}
 	if (last_inside != INT64_MIN) {
-		int64_t after = call->end_ns - last_inside, done = INT64_MIN;
+		int64_t after = max64(0, call->end_ns - last_inside - cost), done = INT64_MIN;
 
 		for (int i = 0; i < nworks; i++) {
 			replay_work(r, c, works[i], new_start, new_start);
@@ -270,7 +274,7 @@ static int64_t replay_call(struct replay *r, int c, const int *works, int nworks
 	} else if (call->waits_for_gpu) {
 		/* what it waited for in the step, and what it took after */
 		int rel = cp_data__released_by(d, call->pid, call->sync_stream, call->start_ns, call->end_ns);
-		int64_t after = rel >= 0 ? call->end_ns - d->work[rel].end_ns : dur;
+		int64_t after = rel >= 0 ? max64(0, call->end_ns - d->work[rel].end_ns - cost) : dur;
 		int64_t gpu = gpu_done_by(r, call->pid, call->sync_stream);
 		/* the wait that made a pageable copy synchronous (PyTorch's
 		 * .cuda() waits for its staging) goes with the copy */

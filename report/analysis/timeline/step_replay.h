@@ -22,7 +22,9 @@
  *   - REPLAY_PINNED: copies from or to pageable memory at the pinned
  *     bandwidth, their calls returning once issued;
  *   - REPLAY_NO_ALLOC: allocation and free calls gone.
- * Any set of them applies at once. */
+ * Any set of them applies at once. Apart from the changes, the params'
+ * record costs replay every call shorter by what perfkit's recording added
+ * to it: the step as the program would run it untraced. */
 #ifndef REPORT_STEP_REPLAY_H
 #define REPORT_STEP_REPLAY_H
 
@@ -35,6 +37,9 @@ struct replay_params {
 	int64_t graph_gap_ns;        /* a graph's kernel-to-kernel latency */
 	double pinned_bytes_per_ns;  /* a pinned copy's bandwidth */
 	int64_t issue_ns;            /* what an asynchronous call costs the host */
+	/* What recording added to each call (record_cost.h), taken off every
+	 * call's time on its thread; 0 replays the calls as measured. */
+	int64_t record_launch_ns, record_call_ns, record_alloc_ns, record_copy_ns;
 };
 
 /* The measured parameters of d's step: the GPU's latency between queued
