@@ -16,10 +16,11 @@
  * A process's condition reads the column of every row, so an analysis of
  * each rank of a job in turn would read the whole job once a rank: time
  * quadratic in the ranks. A merge writes each capture's rows together, so
- * each view also bounds the rowids to those of the processes it shows
- * (their lowest to their highest, taken once per table when the views are
- * made): SQLite seeks to that run of the table instead of scanning it.
- * The bound only narrows what the process condition keeps anyway. */
+ * each view but NVTX's (whose joins seek by thread through their index)
+ * also bounds the rowids to those of the processes it shows (their lowest
+ * to their highest, taken once per table when the views are made): SQLite
+ * seeks to that run of the table instead of scanning it. The bound only
+ * narrows what the process condition keeps anyway. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,10 +32,8 @@
 #include "rank_choice.h"
 #include "summary.h"
 
-/* The processes the views show now. */
-#define PIDS_TABLE "perfkit_rank_pids"
-/* Each filtered table's lowest and highest rowid of each process (and of
- * the rows of no thread, where those stay), and of those the views show. */
+/* Each filtered table's lowest and highest rowid of each process, and of
+ * those the views show. */
 #define ROWS_TABLE "perfkit_rank_rows"
 #define SPAN_TABLE "perfkit_rank_span"
 
@@ -93,12 +92,13 @@ static int note_rows(struct prof_store *s, int i, const char *by, struct prof_er
 	char *sql;
 	int rc;
 
-	if (!rows)
+	/* the NVTX joins keep their (globalTid, start) index, which the
+	 * planner would trade for the run of rowids */
+	if (!rows || f->keep_no_thread)
 		return 0;
 	sql = prof_strfmt("INSERT INTO temp." ROWS_TABLE " SELECT %d, pid, min(rowid), max(rowid) FROM"
 			  " (SELECT rowid, " PROF_SQL_GLOBAL_PID_OF_TID("%s") " AS pid FROM (%s))"
-			  " WHERE %s GROUP BY pid", i, by, rows,
-			  f->keep_no_thread ? "1" : "pid IS NOT NULL");
+			  " WHERE pid IS NOT NULL GROUP BY pid", i, by, rows);
 	if (!sql)
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	/* a table without rowids (WITHOUT ROWID) keeps the condition alone */
@@ -111,8 +111,8 @@ static int note_rows(struct prof_store *s, int i, const char *by, struct prof_er
 static int note_span(struct prof_store *s, struct prof_error *err)
 {
 	return prof_store__exec(s, "DELETE FROM temp." SPAN_TABLE "; INSERT INTO temp." SPAN_TABLE
-				" SELECT tbl, min(lo), max(hi) FROM temp." ROWS_TABLE " WHERE globalPid IS NULL"
-				" OR globalPid IN (SELECT globalPid FROM temp." PIDS_TABLE ") GROUP BY tbl",
+				" SELECT tbl, min(lo), max(hi) FROM temp." ROWS_TABLE " WHERE globalPid IN"
+				" (SELECT globalPid FROM temp." PIDS_TABLE ") GROUP BY tbl",
 				err);
 }
 
