@@ -272,7 +272,7 @@ static int fold_call(struct walk *wk, int64_t api_id, bool has_kernel, int64_t k
  * a sound kernel hangs under is only a name, whatever its own span. */
 static int calls_sql(struct walk *wk, const char *table, bool runtime_too, char *sql, size_t cap)
 {
-	char in_range[512], not_runtime[256] = "", once[400];
+	char in_range[512], runtime_join[320] = "", not_runtime[256] = "", once[400];
 	int rc;
 
 	if (export_window__in_range(in_range, sizeof in_range, "a.start",
@@ -286,23 +286,31 @@ static int calls_sql(struct walk *wk, const char *table, bool runtime_too, char 
 	 * are traced; it belongs to the runtime call, as in the Chrome trace.
 	 * One set of the runtime's (process, correlation id) pairs, built once,
 	 * not a lookup per call: a capture has no index on the API tables'
-	 * correlationId (schema.c says why). */
-	if (runtime_too)
+	 * correlationId (schema.c says why). The set is joined, not asked with
+	 * NOT IN: a pair NOT IN does not find has SQLite scan the whole set for
+	 * a NULL that would make the answer unknown, once a driver call. The
+	 * calls NOT IN left out stay out: a call of no thread, where the set
+	 * has pairs (a call of no correlation id launches no kernel). */
+	if (runtime_too) {
+		snprintf(runtime_join, sizeof runtime_join,
+			 " LEFT JOIN (SELECT DISTINCT " PROF_SQL_PID_OF_TID("r.globalTid") " AS p,"
+			 " r.correlationId AS c FROM " PROF_T_RUNTIME " r WHERE r.globalTid IS NOT NULL"
+			 " AND r.correlationId IS NOT NULL) x ON x.p = " PROF_SQL_PID_OF_TID("a.globalTid")
+			 " AND x.c = a.correlationId");
 		snprintf(not_runtime, sizeof not_runtime,
-			 " AND (" PROF_SQL_PID_OF_TID("a.globalTid") ", a.correlationId) NOT IN (SELECT "
-			 PROF_SQL_PID_OF_TID("r.globalTid") ", r.correlationId FROM " PROF_T_RUNTIME
-			 " r WHERE r.globalTid IS NOT NULL AND "
-			 "r.correlationId IS NOT NULL)");
+			 " AND x.c IS NULL AND (a.globalTid IS NOT NULL OR NOT EXISTS (SELECT 1 FROM "
+			 PROF_T_RUNTIME " r WHERE r.globalTid IS NOT NULL AND r.correlationId IS NOT NULL))");
+	}
 	if (wk->weight == FOLDED_WEIGHT_GPU) {
 		/* CROSS JOIN keeps the call table outermost, so the (globalTid,
 		 * start) index gives the order without a sort. */
 		snprintf(sql, cap,
 			 "SELECT a.globalTid, a.start, a.nameId, "
 			 PROF_SQL_KERNEL_NAME_ID("k.") ", k.start, k.end "
-			 "FROM %s a CROSS JOIN " PROF_T_KERNEL " k ON " SUM_LAUNCHED_BY("k", "a")
+			 "FROM %s a CROSS JOIN " PROF_T_KERNEL " k ON " SUM_LAUNCHED_BY("k", "a") "%s"
 			 " WHERE k.end > ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.") " AND %s%s AND %s "
 			 "ORDER BY a.globalTid, a.start",
-			 table, in_range, not_runtime, once);
+			 table, runtime_join, in_range, not_runtime, once);
 	} else {
 		snprintf(sql, cap,
 			 "SELECT a.globalTid, a.start, a.nameId, (SELECT CASE WHEN count(*) = 1 THEN "
