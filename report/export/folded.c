@@ -393,12 +393,26 @@ static int walk_orphans(struct walk *wk)
 		return nomem(wk);
 	export_window__in_range(in_range, sizeof in_range, "k.start",
 				PROF_SQL_PID_OF_TID("k.globalPid"));
+	/* SUM_LAUNCHED_BY_SOME's test, its (process, correlation id) pairs
+	 * joined rather than asked with a row-value IN, which scans the whole
+	 * set for a NULL at every kernel it does not find: a kernel stays when
+	 * neither an API call of its process nor, for a kernel of no process,
+	 * any call has its correlation id. */
+#define ORPHAN_PAIRS(T, X)                                                                  \
+	" LEFT JOIN (SELECT DISTINCT " PROF_SQL_GLOBAL_PID_OF_TID("globalTid") " AS p, "         \
+	"correlationId AS c FROM " T " WHERE globalTid IS NOT NULL AND correlationId IS NOT NULL) " \
+	X " ON " X ".p = k.globalPid AND " X ".c = k.correlationId"
+#define ORPHAN_OF(T, X)                                                                     \
+	" AND " X ".c IS NULL AND NOT coalesce((k.globalPid IS NULL OR k.globalPid = 0) AND "     \
+	"k.correlationId IN (SELECT correlationId FROM " T " WHERE correlationId IS NOT NULL), 0)"
 	snprintf(sql, SQL_MAX,
 		 "SELECT " PROF_SQL_PID_OF_TID("k.globalPid") ", " PROF_SQL_KERNEL_NAME_ID("k.") ", "
-		 "k.start, k.end FROM " PROF_T_KERNEL " k WHERE k.end > ?1 AND k.start < ?2 "
-		 "AND NOT " SUM_BAD_SPAN("k.") " AND %s"
-		 " AND NOT " SUM_LAUNCHED_BY_SOME("k", PROF_T_RUNTIME)
-		 " AND NOT " SUM_LAUNCHED_BY_SOME("k", PROF_T_DRIVER) " ORDER BY 1", in_range);
+		 "k.start, k.end FROM " PROF_T_KERNEL " k" ORPHAN_PAIRS(PROF_T_RUNTIME, "xr")
+		 ORPHAN_PAIRS(PROF_T_DRIVER, "xd") " WHERE k.end > ?1 AND k.start < ?2 "
+		 "AND NOT " SUM_BAD_SPAN("k.") " AND %s" ORPHAN_OF(PROF_T_RUNTIME, "xr")
+		 ORPHAN_OF(PROF_T_DRIVER, "xd") " ORDER BY 1", in_range);
+#undef ORPHAN_PAIRS
+#undef ORPHAN_OF
 	rc = open_windowed(wk, sql, &cur);
 	forget_prefix(wk);
 	while (rc >= 0 && (rc = prof_cursor__next(cur, wk->err)) > 0) {
