@@ -14,7 +14,8 @@
 # capture (at most 2x).
 #
 #   bench/scale.sh [BUILD]            (default build)
-#   SCALE=small (default): 1x, 10x; 10 and 30 ranks: a few minutes on 2 cores
+#   SCALE=small (default): 1x, 10x; 4 and 12 ranks (10 and 30 ranks took
+#     25 minutes on the shared 2-core VM under a load of 7, 2026-11-25)
 #   SCALE=full: 1x, 10x, 100x; 10, 100 and 1,000 ranks (the 100x capture
 #     is 50 MB, the 1,000-rank job 2.4 GB of disk: run it once, alone)
 #   SCALE_CAPTURE=FILE  the capture multiplied (default
@@ -31,7 +32,7 @@ SCALE=${SCALE:-small}
 CAPTURE=${SCALE_CAPTURE:-$DATA/rollout_naive_roofline.sqlite}
 read -r -a RANK_CAPTURES <<<"${SCALE_RANK_CAPTURES:-$DATA/ddp/ddp2_rank0.sqlite $DATA/ddp/ddp2_rank1.sqlite}"
 case $SCALE in
-small) MULT=${SCALE_MULT:-1 10} RANKS=${SCALE_RANKS:-10 30} ;;
+small) MULT=${SCALE_MULT:-1 10} RANKS=${SCALE_RANKS:-4 12} ;;
 full) MULT=${SCALE_MULT:-1 10 100} RANKS=${SCALE_RANKS:-10 100 1000} ;;
 *) echo "scale: SCALE is small or full, not '$SCALE'" >&2; exit 2 ;;
 esac
