@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # rank_filter.sh - what `--rank` costs: the reports, the diagnosis and the
 # exports of one rank read through the temporary views named like the
-# tables (report/summary/rank_filter.c), against the same rank's rows in a
+# tables (report/model/rank_filter.c), against the same rank's rows in a
 # capture of their own, and against the whole job.
 #
 # bench_finish writes synthetic captures the collector's way (tiny kernel

@@ -14,6 +14,7 @@
 #include "prof/store.h"
 #include "prof/units.h"
 #include "sink/sink.h"
+#include "registry/registry.h"
 #include "summary/summary.h"
 
 #define MAX_REPORTS 32
@@ -44,22 +45,22 @@ struct export_args {
 static void list_reports(void)
 {
 	size_t n;
-	const char *const *names = summary__names(&n);
+	const char *const *names = registry__names(&n);
 
 	for (size_t i = 0; i < n; i++)
-		printf("%-24s %s\n", names[i], summary__title(names[i]));
+		printf("%-24s %s\n", names[i], registry__title(names[i]));
 }
 
 /* Split "a,b,c" in place into names, checking each against the known reports. */
 static int split_reports(char *list, const char **out, int *nout)
 {
 	size_t nnames;
-	const char *const *names = summary__names(&nnames);
+	const char *const *names = registry__names(&nnames);
 
 	*nout = 0;
 	for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		if (!summary__title(tok))
+		if (!registry__title(tok))
 			return cli_unknown("report", tok, names, nnames);
 		if (*nout == MAX_REPORTS) {
 			cli_error("at most %d reports at once", MAX_REPORTS);
@@ -265,7 +266,7 @@ int cmd_report(int argc, char **argv)
 		}
 		sink->full_names = full_names;
 		for (int i = 0; i < nreports; i++) {
-			if (summary__run(reports[i], r.store, sink, &err) < 0) {
+			if (registry__run(reports[i], r.store, sink, &err) < 0) {
 				cli_reader__fail(&err);
 				goto out;
 			}

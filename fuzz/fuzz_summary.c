@@ -1,10 +1,11 @@
-/* fuzz_summary.c - every report `perfkit report` knows (summary__run by
+/* fuzz_summary.c - every report `perfkit report` knows (registry__run by
  * name, the overview included) on a fuzzed capture. The sink's format is
  * picked by the input's length so each renderer's escaping sees capture
  * strings too, without tripling the time of every input. */
 #include "fuzz.h"
 #include "prof/store.h"
 #include "sink/table.h"
+#include "registry/registry.h"
 #include "summary/summary.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -19,10 +20,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	sink = rpt_sink__new(formats[size % 3], fuzz_null());
 	FUZZ_CHECK(sink != NULL);
-	names = summary__names(&n);
+	names = registry__names(&n);
 	for (size_t i = 0; i < n; i++) {
 		struct prof_error err = { 0 };
-		int rc = summary__run(names[i], s, sink, &err);
+		int rc = registry__run(names[i], s, sink, &err);
 
 		/* A known report fails only with a message, never as "unknown". */
 		FUZZ_CHECK(rc == 0 || (rc != PROF_E_USAGE && err.msg[0]));

@@ -2,23 +2,29 @@
 """Checks that #include lines follow the module rules of docs/ARCHITECTURE.md.
 
   report/sink                      may use libprof only
-  report/summary                   may use sink
-  report/analysis/core             may use summary, sink
-  report/analysis/kernel_metrics   may use analysis/core, summary, sink
-  report/analysis/gpu_metrics      may use analysis/core, kernel_metrics, summary, sink
-  report/analysis/ranks            may use analysis/core, summary, sink
-  report/analysis/diagnose         may use analysis/core, ranks, summary, sink
-  report/analysis/timeline         may use analysis/core, diagnose, summary, sink
-  report/analysis/rules            may use every analysis/ folder above, summary, sink
+  report/model                     may use sink (the read model: SQL, sums,
+                   groups, the overview's parts, ranks, the time base, the loop)
+  report/summary                   may use model, sink
+  report/analysis/core             may use summary, model, sink
+  report/analysis/kernel_metrics   may use analysis/core, summary, model, sink
+  report/analysis/gpu_metrics      may use analysis/core, kernel_metrics, summary, model, sink
+  report/analysis/ranks            may use analysis/core, summary, model, sink
+  report/analysis/diagnose         may use analysis/core, ranks, summary, model, sink
+  report/analysis/timeline         may use analysis/core, diagnose, summary, model, sink
+  report/analysis/rules            may use every analysis/ folder above, summary, model, sink
   report/analysis (its own files: the face analysis.h and diagnose's
-                   engine) may use every analysis/ folder, summary, sink
-  report/compare                   may use analysis/core, analysis/ranks, summary, sink
-  report/export                    may use summary, analysis, sink
-  report/job                       may use summary, analysis, sink
-  other report/ folders reach report/summary through summary/summary.h and
-                   summary/query.h only (summary_impl.h is the folder's own)
+                   engine) may use every analysis/ folder, summary, model, sink
+  report/registry                  may use summary, analysis/timeline, analysis/ranks,
+                   analysis/gpu_metrics (the folders whose reports it lists), model, sink
+  report/compare                   may use analysis/core, analysis/ranks, summary, model, sink
+  report/export                    may use registry, summary, analysis, model, sink
+  report/job                       may use registry, summary, analysis, model, sink
+  other report/ folders reach report/summary through summary/summary.h
+                   only (summary_impl.h is the folder's own), and report/model
+                   through its headers but window_impl.h and rank_choice.h
   cli/, tui/, bench/, capture/, fuzz/ reach a report/ folder through its face
-                   header only (report/X/X.h; sink/sink.h for sink)
+                   header only (report/X/X.h; sink/sink.h for sink), and
+                   report/model through summary/summary.h
   collectors/      does not use capture/ or cli/ (the injection library
                    shares only libprof with the launcher)
   capture/         does not use cli/
@@ -36,24 +42,34 @@ import sys
 
 ANALYSIS_ALL = {"analysis/core", "analysis/kernel_metrics", "analysis/gpu_metrics",
                 "analysis/ranks", "analysis/diagnose", "analysis/timeline", "analysis/rules"}
+BELOW = {"model", "sink"}  # what every folder above the read model may use
 REPORT_MAY_USE = {
     "sink": set(),
-    "summary": {"sink"},
-    "analysis/core": {"summary", "sink"},
-    "analysis/kernel_metrics": {"analysis/core", "summary", "sink"},
-    "analysis/gpu_metrics": {"analysis/core", "analysis/kernel_metrics", "summary", "sink"},
-    "analysis/ranks": {"analysis/core", "summary", "sink"},
-    "analysis/diagnose": {"analysis/core", "analysis/ranks", "summary", "sink"},
-    "analysis/timeline": {"analysis/core", "analysis/diagnose", "summary", "sink"},
-    "analysis/rules": (ANALYSIS_ALL - {"analysis/rules"}) | {"summary", "sink"},
-    "analysis": ANALYSIS_ALL | {"summary", "sink"},
-    "compare": {"analysis/core", "analysis/ranks", "summary", "sink"},
-    "export": {"summary", "analysis", "sink"},
-    "job": {"summary", "analysis", "sink"},
+    "model": {"sink"},
+    "summary": BELOW,
+    "analysis/core": {"summary"} | BELOW,
+    "analysis/kernel_metrics": {"analysis/core", "summary"} | BELOW,
+    "analysis/gpu_metrics": {"analysis/core", "analysis/kernel_metrics", "summary"} | BELOW,
+    "analysis/ranks": {"analysis/core", "summary"} | BELOW,
+    "analysis/diagnose": {"analysis/core", "analysis/ranks", "summary"} | BELOW,
+    "analysis/timeline": {"analysis/core", "analysis/diagnose", "summary"} | BELOW,
+    "analysis/rules": (ANALYSIS_ALL - {"analysis/rules"}) | {"summary"} | BELOW,
+    "analysis": ANALYSIS_ALL | {"summary"} | BELOW,
+    "registry": {"summary", "analysis/timeline", "analysis/ranks", "analysis/gpu_metrics"} | BELOW,
+    "compare": {"analysis/core", "analysis/ranks", "summary"} | BELOW,
+    "export": {"registry", "summary", "analysis"} | BELOW,
+    "job": {"registry", "summary", "analysis"} | BELOW,
 }
 FACE = {folder: f"{folder}/{folder}.h" for folder in REPORT_MAY_USE if "/" not in folder}
+# The read model has no face of its own outside report/: summary's face
+# lends what cli/ and tui/ need of it (a thread's label, --rank).
+FACE["model"] = "summary/summary.h"
 # Folders whose internals stay inside: the headers they lend to the rest of report/.
-LENT = {"summary": {"summary/summary.h", "summary/query.h", "summary/thread_label.h"}}
+LENT = {"summary": {"summary/summary.h"},
+        "model": {"model/context_failure.h", "model/groups.h",
+                  "model/job_time.h", "model/names.h", "model/overview.h", "model/ranks.h",
+                  "model/rows.h", "model/sql.h", "model/sums.h", "model/thread_label.h",
+                  "model/window.h"}}
 FACE_USERS = ("cli", "tui", "bench", "capture", "fuzz")
 # Folders a module may not include from. Their headers are included by bare
 # name ("run_session.h") through each folder's include path, so an include is

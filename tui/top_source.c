@@ -266,7 +266,7 @@ static int32_t name_of_id(struct top_source *s, struct top_model *m, struct idma
 	return i;
 }
 
-/* The thread's label (summary/thread_label.h) from its ThreadNames name
+/* The thread's label (model/thread_label.h) from its ThreadNames name
  * and its process's, looked up when the thread is new; "" where the label
  * would only repeat the tid the row shows anyway. */
 static void name_thread(struct top_source *s, struct top_thread *t)

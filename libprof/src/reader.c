@@ -406,6 +406,19 @@ bool prof_store__has_column(struct prof_store *s, const char *table, const char 
 	return n > 0;
 }
 
+const char *prof_store__owner_column(struct prof_store *s, const char *table,
+				     const char *prefer)
+{
+	const char *other;
+
+	if (!prefer)
+		return NULL;
+	if (prof_store__has_column(s, table, prefer))
+		return prefer;
+	other = strcmp(prefer, "globalTid") == 0 ? "globalPid" : "globalTid";
+	return prof_store__has_column(s, table, other) ? other : NULL;
+}
+
 int64_t prof_store__count(struct prof_store *s, const char *table)
 {
 	sqlite3_stmt *st;

@@ -10,9 +10,10 @@
  * libprof, which holds those tables, the hardware metrics import
  * (prof/analysis_tables.h).
  *
- * This is what cli/ includes, and tui/ for the metric names. What the folder may use: summary/ (report rows
- * and the shared query helpers), sink/ and libprof. export/ may use it;
- * summary/, sink/ and compare/ may not. */
+ * This is what cli/ includes, and tui/ for the metric names. What the folder may use: summary/ (report rows),
+ * model/ (the read model: the shared query helpers), sink/ and libprof.
+ * export/, job/ and the registry may use it; summary/, model/, sink/ and
+ * compare/ may not. */
 #ifndef REPORT_ANALYSIS_H
 #define REPORT_ANALYSIS_H
 

@@ -10,6 +10,10 @@
 #include "analysis/diagnose/diag_job.h"
 #include "analysis/ranks/job_judge.h"
 #include "analysis/rules/rules.h"
+#include "model/ranks.h"
+#include "model/window.h"
+#include "prof/error.h"
+#include "prof/saturate.h"
 
 static int nomem(struct prof_error *err)
 {

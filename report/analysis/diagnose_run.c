@@ -11,6 +11,9 @@
 
 #include "analysis/ranks/job_judge.h"
 #include "analysis/rules/rules.h"
+#include "model/ranks.h"
+#include "model/sql.h"
+#include "prof/error.h"
 
 /* --rank's choice into r, for the header: the ranks, and one named in
  * full ("rank 1 · node7 · GPU 1 (GPU-8c1f2a3b)") or several by number. */

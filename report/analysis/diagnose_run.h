@@ -5,6 +5,7 @@
 #define REPORT_DIAGNOSE_RUN_H
 
 #include "analysis/diagnose/diagnose.h"
+#include "model/ranks.h"
 
 /* Run every rule; the report's findings come sorted by share, largest first.
  * A job of several ranks (--rank's choice of them) is diagnosed rank by

@@ -19,6 +19,9 @@
 #include "prof/escape.h"
 #include "prof/file.h"
 #include "prof/output.h"
+#include "model/window.h"
+#include "prof/error.h"
+#include "prof/saturate.h"
 
 const char *baseline_unit__name(enum baseline_unit u)
 {

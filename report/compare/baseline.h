@@ -41,6 +41,7 @@
 
 #include "diff.h"
 #include "prof/error.h"
+#include "model/window.h"
 
 #define BASELINE_FORMAT_VERSION 2
 /* Every number a baseline holds lies in [0, BASELINE_MAX_NUMBER]: below

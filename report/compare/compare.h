@@ -4,7 +4,7 @@
  * repeated captures summarised as a JSON file) and `perfkit gate` (gate.h:
  * new captures against that file, a pass or fail).
  *
- * This is what cli/ includes. What the folder may use: summary/, sink/,
+ * This is what cli/ includes. What the folder may use: summary/, model/, sink/,
  * analysis/core and analysis/ranks (a job's collectives and its straggler,
  * by diagnose's rule: diff_job.c) and libprof. Nothing else in report/ uses
  * compare/. */

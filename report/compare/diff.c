@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include "prof/units.h"
+#include "model/window.h"
+#include "prof/error.h"
 
 void diff_format_ns(char *buf, size_t cap, int64_t ns)
 {

@@ -4,7 +4,7 @@
  * entry per kernel (name + launch shape), per NVTX range name, per copy
  * kind (direction + host memory kind) and per CUDA API call's name, each with its count, total, median
  * and quartiles of duration, plus the capture's totals and identity
- * (program, GPU) and its steady-state loop (summary/query.h: the window
+ * (program, GPU) and its steady-state loop (model/window.h: the window
  * diagnose analyses) with what ran in it. The same profile feeds the
  * baseline and the gate, so all three agree on what a key means.
  *
@@ -28,7 +28,7 @@
 
 #include "prof/error.h"
 #include "prof/store.h"
-#include "summary/query.h"
+#include "model/window.h"
 
 struct rpt_sink;
 

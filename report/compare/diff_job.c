@@ -9,6 +9,9 @@
 
 #include "analysis/ranks/job_judge.h"
 #include "analysis/ranks/nccl.h"
+#include "model/ranks.h"
+#include "prof/error.h"
+#include "prof/saturate.h"
 
 /* diagnose's defaults (straggler.min_wait_share, .min_late_collectives,
  * .min_late_fraction): one rule for both commands. */

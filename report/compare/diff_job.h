@@ -3,6 +3,7 @@
 #define REPORT_DIFF_JOB_H
 
 #include "diff.h"
+#include "model/ranks.h"
 
 /* p->straggler_rank and its figures from the collectives of s, a job
  * whose ranks p->ranks hold (rk names its processes). */

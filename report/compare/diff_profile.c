@@ -19,7 +19,13 @@
 #include "prof/tables.h"
 #include "diff_job.h"
 #include "program_id.h"
-#include "summary/query.h"
+#include "model/names.h"
+#include "model/ranks.h"
+#include "model/sql.h"
+#include "model/sums.h"
+#include "model/window.h"
+#include "prof/saturate.h"
+#include "prof/error.h"
 
 
 /* Durations of the group being read, sorted by the query. */

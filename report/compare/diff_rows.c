@@ -8,6 +8,9 @@
 #include <stdbool.h>
 
 #include "sink/table.h"
+#include "model/sql.h"
+#include "model/window.h"
+#include "prof/saturate.h"
 
 static struct rpt_cell int_cell(int64_t v)
 {

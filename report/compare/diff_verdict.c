@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "sink/symbol.h"
+#include "model/window.h"
 
 /* Within this relative change the GPU time is the same, whatever moved. */
 #define SAME_TIME 0.005

@@ -12,6 +12,9 @@
 #include "prof/strfmt.h"
 #include "sink/symbol.h"
 #include "sink/table.h"
+#include "model/window.h"
+#include "prof/error.h"
+#include "prof/saturate.h"
 
 /* MAD times this estimates the standard deviation of normal noise. */
 #define MAD_TO_SIGMA 1.4826

@@ -18,8 +18,10 @@
 
 #include "prof/escape.h"
 #include "prof/tables.h"
-#include "summary/query.h"
+#include "model/ranks.h"
 #include "trace_merge.h"
+#include "prof/saturate.h"
+#include "prof/error.h"
 
 /* Bytes per event of each kind in the output, measured on real traces,
  * GPU rows with the flow start and finish they write (about 90 bytes each);

@@ -5,7 +5,8 @@
  * part of a capture an export covers (export_window.h).
  *
  * This is what cli/ includes. What the folder may use: summary/ (the report
- * rows and the shared query helpers), analysis/ (occupancy for the trace,
+ * rows), model/ (the shared query helpers), registry/ (reports by name),
+ * analysis/ (occupancy for the trace,
  * findings and roofline sections for the HTML report), sink/ and libprof.
  * Nothing in report/ uses export/. */
 #ifndef REPORT_EXPORT_H

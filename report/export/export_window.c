@@ -7,7 +7,10 @@
 
 #include "prof/escape.h"
 #include "prof/tables.h"
-#include "summary/query.h"
+#include "model/sql.h"
+#include "model/window.h"
+#include "prof/saturate.h"
+#include "prof/error.h"
 
 /* One integer from sql; text, when given, is bound to parameter text_index. */
 static int query_i64(struct prof_store *s, const char *sql, int text_index, const char *text,

@@ -15,8 +15,12 @@
 #include <string.h>
 
 #include "prof/tables.h"
-#include "summary/query.h"
-#include "summary/thread_label.h"
+#include "model/names.h"
+#include "model/ranks.h"
+#include "model/sql.h"
+#include "model/thread_label.h"
+#include "prof/saturate.h"
+#include "prof/error.h"
 
 #define SQL_MAX 4096
 
@@ -151,7 +155,7 @@ static int lookup_text(struct walk *wk, const char *sql, int64_t v, char **out)
 }
 
 /* "process;thread", or "process" alone when global_tid < 0; names and
- * fallbacks as the Chrome trace shows them (threads: summary/thread_label.h). */
+ * fallbacks as the Chrome trace shows them (threads: model/thread_label.h). */
 static int frame_prefix(struct walk *wk, uint32_t pid, int64_t global_tid, char **out)
 {
 	char *pname = NULL, *p = NULL, *t = NULL, fallback[48];

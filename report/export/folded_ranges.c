@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "prof/tables.h"
-#include "summary/query.h"
+#include "model/sql.h"
+#include "prof/error.h"
 
 static int nomem(struct range_walk *rw)
 {

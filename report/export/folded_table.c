@@ -8,7 +8,8 @@
 #include <string.h>
 
 #include "prof/escape.h"
-#include "summary/query.h"
+#include "prof/saturate.h"
+#include "prof/error.h"
 
 int folded_weight__parse(const char *name)
 {

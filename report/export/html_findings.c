@@ -10,6 +10,8 @@
 #include "analysis/diagnose/diagnose.h"
 #include "prof/escape.h"
 #include "sink/symbol.h"
+#include "prof/error.h"
+#include "prof/saturate.h"
 
 /* A colour per part of the budget: the GPU's own work in blues, the
  * host's causes of idle time in warm colours, the rest in greys. */

@@ -17,7 +17,9 @@
 #include "analysis/gpu_metrics/metric_overlap.h"
 #include "plots_gnuplot.h"
 #include "prof/tables.h"
+#include "registry/registry.h"
 #include "summary/summary.h"
+#include "prof/error.h"
 
 #define MAX_PLOTTED_SAMPLERS 8
 
@@ -231,7 +233,7 @@ int html_gpu_metrics__section(struct html_page *p, struct prof_error *err)
 	      "an estimate). N/A: the GPU did not give that metric. The same rows: "
 	      "<code>perfkit report --report=gpu_metrics_sum FILE</code>.</p>\n",
 	      html_page__out(p));
-	if (summary__run("gpu_metrics_sum", html_page__store(p), html_page__tables(p), &why) < 0) {
+	if (registry__run("gpu_metrics_sum", html_page__store(p), html_page__tables(p), &why) < 0) {
 		char msg[PROF_ERROR_MSG_MAX + 64];
 
 		snprintf(msg, sizeof msg, "The sampled GPU metrics could not be read: %s", why.msg);

@@ -22,7 +22,11 @@
 #include "prof/escape.h"
 #include "prof/tables.h"
 #include "sink/symbol.h"
-#include "summary/query.h"
+#include "model/groups.h"
+#include "model/sql.h"
+#include "model/window.h"
+#include "prof/saturate.h"
+#include "prof/error.h"
 
 #define PLOT_MAX_DEVICES 8
 #define PLOT_TOP_KERNELS 15

@@ -24,8 +24,10 @@
 #include "plots_gnuplot.h"
 #include "prof/escape.h"
 #include "prof/tables.h"
-#include "summary/query.h"
+#include "model/ranks.h"
+#include "registry/registry.h"
 #include "summary/summary.h"
+#include "prof/error.h"
 
 static const char bars_script[] =
 	GNUPLOT_SVG_TERMINAL(960, 340)
@@ -329,7 +331,7 @@ int html_ranks__render(struct html_page *p, struct prof_error *err)
 		rc = plot_bars(p, &t, err);
 	rank_times__exit(&t);
 	for (size_t i = 0; rc == 0 && i < sizeof reports / sizeof reports[0]; i++)
-		if (summary__run(reports[i], s, html_page__tables(p), &why) < 0) {
+		if (registry__run(reports[i], s, html_page__tables(p), &why) < 0) {
 			html_page__note(p, why.msg);
 			return 0;
 		}

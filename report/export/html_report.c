@@ -15,7 +15,9 @@
 #include "prof/tables.h"
 #include "prof/temp_files.h"
 #include "sink/sink.h"
+#include "registry/registry.h"
 #include "summary/summary.h"
+#include "prof/error.h"
 
 /* ---- built-in sections ------------------------------------------------- */
 
@@ -23,7 +25,7 @@ static int run_reports(struct html_page *p, const char *const *names, size_t n,
 		       struct prof_error *err)
 {
 	for (size_t i = 0; i < n; i++) {
-		int rc = summary__run(names[i], p->store, p->tables, err);
+		int rc = registry__run(names[i], p->store, p->tables, err);
 
 		if (rc < 0)
 			return rc;

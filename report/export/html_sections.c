@@ -10,6 +10,7 @@
 
 #include "analysis/kernel_metrics/roofline.h"
 #include "prof/escape.h"
+#include "registry/registry.h"
 #include "summary/summary.h"
 
 #include "prof/tables.h"
@@ -69,7 +70,7 @@ static int render_gpu_idle(struct html_page *p, struct prof_error *err)
 
 	(void)err;
 	for (size_t i = 0; i < sizeof reports / sizeof reports[0]; i++)
-		if (summary__run(reports[i], html_page__store(p), html_page__tables(p), &why) < 0) {
+		if (registry__run(reports[i], html_page__store(p), html_page__tables(p), &why) < 0) {
 			note_failure(p, "The idle-time analysis could not run", &why);
 			break;
 		}

@@ -22,8 +22,10 @@
 #include "prof/event.h"
 #include "prof/tables.h"
 #include "sink/symbol.h"
-#include "summary/query.h"
-#include "summary/thread_label.h"
+#include "model/ranks.h"
+#include "model/thread_label.h"
+#include "model/window.h"
+#include "prof/error.h"
 
 /* Layout, in SVG units (the picture scales to the page's width). */
 #define STEP_WIDTH 1240.0

@@ -9,8 +9,11 @@
 
 #include "folded_ranges.h"
 #include "prof/tables.h"
-#include "summary/query.h"
-#include "summary/thread_label.h"
+#include "model/names.h"
+#include "model/sql.h"
+#include "model/thread_label.h"
+#include "prof/saturate.h"
+#include "prof/error.h"
 
 #define SQL_MAX 16384     /* the event queries */
 #define META_SQL_MAX 6144 /* the track lists */

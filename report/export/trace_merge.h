@@ -126,7 +126,7 @@ void trace_merge__exit(struct trace_merge *m);
 int trace_merge__each_process(struct trace_merge *m,
 			      int (*fn)(void *ctx, int64_t pid, const char *name), void *ctx);
 /* Every thread with calls or ranges, in globalTid order, with its label
- * (summary/thread_label.h: "main", "autograd (GPU 0)", "thread TID"). */
+ * (model/thread_label.h: "main", "autograd (GPU 0)", "thread TID"). */
 int trace_merge__each_thread(struct trace_merge *m,
 			     int (*fn)(void *ctx, int64_t global_tid, const char *name), void *ctx);
 /* Every (device, stream) with GPU work in (device, stream) order, and each

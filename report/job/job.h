@@ -4,7 +4,7 @@
  * the merge of them all into one capture (`perfkit merge`, and the
  * temporary capture every reader command makes of a job).
  *
- * This is what cli/ includes. What the folder may use: summary/, analysis/
+ * This is what cli/ includes. What the folder may use: summary/, model/, registry/, analysis/
  * (NCCL's collective model, which keys the collectives that align hosts),
  * sink/ and libprof. Nothing else in report/ uses job/. */
 #ifndef REPORT_JOB_H
@@ -18,6 +18,7 @@
 #include "prof/store.h"
 #include "sink/table.h"
 #include "summary/summary.h"
+#include "model/job_time.h"
 
 /* ---- the captures of a job ------------------------------------------------ */
 
@@ -170,7 +171,7 @@ struct job_report;
  * prints nothing); < 0: an error, in err. */
 int job_report__compute(const struct job_inputs *in, const char *const *names, int nnames,
 			struct job_report **out, struct prof_error *err);
-/* Print report name of the job into sink, as summary__run prints it of
+/* Print report name of the job into sink, as registry__run prints it of
  * the job's merged capture. */
 int job_report__emit(struct job_report *r, const char *name, struct rpt_sink *sink,
 		     struct prof_error *err);

@@ -5,7 +5,9 @@
 
 #include "analysis/ranks/rank_report.h"
 #include "job.h"
-#include "summary/query.h"
+#include "model/groups.h"
+#include "model/overview.h"
+#include "model/ranks.h"
 
 /* Probe the capture at path (with_pids: also the processes that left rows,
  * which a merge needs to keep them apart). */

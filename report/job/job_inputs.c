@@ -4,7 +4,8 @@
  * left among them; no file twice. */
 #define _GNU_SOURCE /* versionsort */
 #include "job.h"
-#include "summary/query.h"
+#include "model/sums.h"
+#include "prof/error.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -3,6 +3,7 @@
  * first start to the last end on the job's time base), and what the job
  * adds (how many captures and hosts, its time base and alignment error). */
 #include "job_impl.h"
+#include "model/job_time.h"
 
 #include <inttypes.h>
 #include <stdio.h>

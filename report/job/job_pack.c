@@ -3,6 +3,8 @@
  * that reduces them. Host byte order: the processes of one job run one
  * build on one kind of machine. */
 #include "job_impl.h"
+#include "model/overview.h"
+#include "prof/error.h"
 
 #include <stdio.h>
 #include <stdlib.h>

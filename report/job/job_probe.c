@@ -12,6 +12,9 @@
 #include "prof/protocol.h"
 #include "prof/saturate.h"
 #include "prof/tables.h"
+#include "model/ranks.h"
+#include "model/sums.h"
+#include "prof/error.h"
 
 /* The one text value of sql (NULL when there is no row, or NULL). */
 static char *query_text(struct prof_store *s, const char *sql, struct prof_error *err, int *rc)

@@ -23,6 +23,9 @@
 #include <unistd.h>
 
 #include "analysis/core/grow.h"
+#include "model/ranks.h"
+#include "model/sums.h"
+#include "prof/error.h"
 
 static int nomem(struct prof_error *err)
 {

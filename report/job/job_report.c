@@ -1,7 +1,10 @@
 /* job_report.c - the reports of a job printed from its map and reduce:
- * the same rows, through the same functions, as summary__run prints of
+ * the same rows, through the same functions, as registry__run prints of
  * the job's merged capture. */
 #include "job_impl.h"
+#include "model/groups.h"
+#include "model/overview.h"
+#include "prof/error.h"
 
 #include <stdlib.h>
 #include <string.h>

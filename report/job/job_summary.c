@@ -15,6 +15,11 @@
 #include <string.h>
 
 #include "prof/tables.h"
+#include "model/groups.h"
+#include "model/overview.h"
+#include "model/sums.h"
+#include "prof/error.h"
+#include "prof/saturate.h"
 
 static int nomem(struct prof_error *err)
 {

@@ -70,6 +70,18 @@ struct rpt_sink {
 	bool full_names;
 };
 
+struct prof_store;
+struct prof_error;
+
+/* A report by name: a function that reads a store and yields rows into a
+ * sink. Each report/ folder that defines reports exports a table of them;
+ * registry/ lists the tables in the order `perfkit report` shows. */
+struct rpt_report {
+	const char *name;  /* "cuda_gpu_kern_sum" */
+	const char *title; /* "CUDA GPU Kernel Summary" */
+	int (*run)(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
+};
+
 enum rpt_format { RPT_FORMAT_TEXT, RPT_FORMAT_CSV, RPT_FORMAT_JSON };
 
 /* A sink for the format writing to out. JSON: one document holding every

@@ -3,11 +3,16 @@
  * "[CUDA memset]"), by time and by size. Sizes are in MB of 10^6 bytes, as
  * nsys prints them. */
 #include "summary_impl.h"
+#include "model/groups.h"
+#include "model/names.h"
+#include "model/rows.h"
+#include "model/sql.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "prof/tables.h"
+#include "prof/error.h"
 
 #define MB 1e6
 

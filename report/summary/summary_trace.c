@@ -5,11 +5,18 @@
  * with a bad span are left out and counted, as every summary leaves them
  * out: a row of negative duration, or one 292 years long, is no trace. */
 #include "summary_impl.h"
+#include "model/groups.h"
+#include "model/names.h"
+#include "model/rows.h"
+#include "model/sql.h"
+#include "model/window.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "prof/tables.h"
+#include "prof/saturate.h"
+#include "prof/error.h"
 
 #define MB 1e6
 

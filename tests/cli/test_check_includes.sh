@@ -4,11 +4,13 @@
 source "$(dirname "$0")/cli_lib.sh"
 check="$PERFKIT_SOURCE/scripts/check-includes.py"
 tree="$TMP/tree"
-mkdir -p "$tree"/report/{sink,summary,analysis,compare,export} "$tree"/cli "$tree"/libprof/src "$tree"/tests/unit \
+mkdir -p "$tree"/report/{sink,model,summary,analysis,registry,compare,export} "$tree"/cli "$tree"/libprof/src "$tree"/tests/unit \
 	"$tree"/capture "$tree"/collectors
-echo '#include "sink/table.h"'         >"$tree/report/summary/summary.c"
+echo '#include "sink/table.h"'         >"$tree/report/model/ranks.c"
+printf '#include "model/ranks.h"\n#include "sink/table.h"\n' >"$tree/report/summary/summary.c"
+printf '#include "summary/summary.h"\n#include "analysis/timeline/gpu_idle.h"\n' >"$tree/report/registry/registry.c"
 echo '#include "summary/summary.h"'    >"$tree/report/analysis/diagnose.c"
-echo '#include "analysis/diagnose.h"'  >"$tree/report/export/html.c"
+printf '#include "analysis/diagnose.h"\n#include "registry/registry.h"\n#include "model/window.h"\n' >"$tree/report/export/html.c"
 echo '#include "export/export.h"'      >"$tree/cli/cmd_report.c"
 echo '#include <sqlite3.h>'            >"$tree/libprof/src/schema.c"
 echo '#include "../../collectors/x.c"' >"$tree/tests/unit/test_x.c"
@@ -38,6 +40,13 @@ bad() {
 }
 bad report/summary/summary.c '#include "analysis/diagnose.h"' "summary using analysis"
 bad report/sink/sink.c       '#include "summary/summary.h"'   "sink using summary"
+bad report/model/ranks.c     '#include "summary/summary.h"'   "model using summary"
+bad report/model/window.c    '#include "analysis/core/scope.h"' "model using analysis"
+bad report/summary/summary.c '#include "registry/registry.h"' "summary using the registry"
+bad report/analysis/rules.c  '#include "registry/registry.h"' "analysis using the registry"
+bad report/registry/registry.c '#include "export/export.h"'   "the registry using export"
+bad report/export/html.c     '#include "model/window_impl.h"' "export past the model's lent headers"
+bad cli/cmd_report.c         '#include "model/ranks.h"'       "cli past summary's face to the model"
 bad report/compare/diff.c    '#include "export/export.h"'     "compare using export"
 bad report/analysis/rules.c  '#include "compare/diff.h"'      "analysis using compare"
 bad cli/cmd_report.c         '#include "export/folded.h"'     "cli past a face header"

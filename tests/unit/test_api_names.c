@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "prof/store.h"
-#include "summary/query.h"
+#include "model/names.h"
 #include "testutil.h"
 
 static const char *const names[] = {

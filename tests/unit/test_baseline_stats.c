@@ -12,6 +12,8 @@
 #include "diff_fixture.h"
 #include "prof/output.h"
 #include "testutil.h"
+#include "model/window.h"
+#include "prof/error.h"
 
 #define MS 1000000LL
 

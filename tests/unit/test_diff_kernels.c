@@ -13,6 +13,7 @@
 #include "diff_fixture.h"
 #include "sink/table.h"
 #include "testutil.h"
+#include "model/window.h"
 
 #define MS 1000000LL
 

@@ -9,6 +9,7 @@
 #include "report_capture.h"
 #include "sink/sink.h"
 #include "report_store.h"
+#include "registry/registry.h"
 #include "summary/summary.h"
 #include "testutil.h"
 
@@ -78,7 +79,7 @@ static struct cap_sink *run(struct prof_store *s)
 	struct cap_sink *c = cap_sink__new();
 	struct prof_error err = { 0 };
 
-	ck_assert_msg(summary__run("gpu_metrics_sum", s, &c->sink, &err) == 0, "%s", err.msg);
+	ck_assert_msg(registry__run("gpu_metrics_sum", s, &c->sink, &err) == 0, "%s", err.msg);
 	return c;
 }
 
@@ -322,7 +323,7 @@ START_TEST(gpu_metrics_a_metric_perfkit_does_not_know_is_a_column_under_its_own_
 	/* the text table's header reaches the terminal without the escape */
 	f = open_memstream(&text, &len);
 	sink = rpt_sink__new(RPT_FORMAT_TEXT, f);
-	ck_assert_int_eq(summary__run("gpu_metrics_sum", s, sink, &err), 0);
+	ck_assert_int_eq(registry__run("gpu_metrics_sum", s, sink, &err), 0);
 	rpt_sink__delete(sink);
 	fclose(f);
 	ck_assert_ptr_nonnull(strstr(text, "L2 Hit"));

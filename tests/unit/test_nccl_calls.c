@@ -12,7 +12,7 @@
 #include "analysis/ranks/nccl.h"
 #include "prof/nvtx_payload.h"
 #include "prof/store.h"
-#include "summary/query.h"
+#include "model/ranks.h"
 #include "summary/summary.h"
 #include "nccl_job.h"
 #include "testutil.h"

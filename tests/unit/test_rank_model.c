@@ -1,4 +1,4 @@
-/* test_rank_model.c - the processes and ranks of a capture (summary/query.h,
+/* test_rank_model.c - the processes and ranks of a capture (model/ranks.h,
  * struct sum_ranks) and --rank (summary__select_ranks, the temporary views
  * named like the tables): on jobs made of two real captures
  * (job_fixture.h: the CUDA rows are the captures', the process info is
@@ -10,9 +10,12 @@
 
 #include "job_fixture.h"
 #include "prof/store.h"
-#include "summary/query.h"
+#include "model/ranks.h"
+#include "model/window.h"
 #include "summary/summary.h"
 #include "testutil.h"
+#include "prof/tables.h"
+#include "prof/error.h"
 
 #define STEADY_50 "cases/case_steady_50.sqlite"
 #define STEADY_44 "cases/case_steady_44_slow.sqlite"

@@ -16,6 +16,7 @@
 #include "nccl_job.h"
 #include "prof/analysis_tables.h"
 #include "report_capture.h"
+#include "registry/registry.h"
 #include "summary/summary.h"
 #include "testutil.h"
 
@@ -29,7 +30,7 @@ static struct cap_report *run_report(const char *path, const char *ranks, const 
 	ck_assert_msg(prof_store__open_capture(path, &s, &err) == 0, "%s", err.msg);
 	if (ranks)
 		ck_assert_msg(summary__select_ranks(s, ranks, &err) == 0, "%s", err.msg);
-	ck_assert_msg(summary__run(name, s, &c->sink, &err) == 0, "%s", err.msg);
+	ck_assert_msg(registry__run(name, s, &c->sink, &err) == 0, "%s", err.msg);
 	prof_store__close(s);
 	*out = c;
 	return cap_report(c, name);

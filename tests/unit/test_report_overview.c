@@ -7,6 +7,7 @@
 #include "report_store.h"
 #include "summary/summary.h"
 #include "testutil.h"
+#include "model/overview.h"
 
 static struct cap_sink *overview(struct prof_store *s)
 {

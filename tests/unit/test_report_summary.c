@@ -6,8 +6,10 @@
 
 #include "report_capture.h"
 #include "report_store.h"
+#include "registry/registry.h"
 #include "summary/summary.h"
 #include "testutil.h"
+#include "prof/error.h"
 
 #define TID(pid, tid) prof_global_tid((pid), (tid))
 
@@ -16,7 +18,7 @@ static struct cap_sink *run_report(struct prof_store *s, const char *name)
 	struct cap_sink *c = cap_sink__new();
 	struct prof_error err = { 0 };
 
-	ck_assert_msg(summary__run(name, s, &c->sink, &err) == 0, "%s: %s", name, err.msg);
+	ck_assert_msg(registry__run(name, s, &c->sink, &err) == 0, "%s: %s", name, err.msg);
 	ck_assert_msg(cap_report(c, name) && cap_report(c, name)->ended, "%s not ended", name);
 	return c;
 }
@@ -437,11 +439,11 @@ START_TEST(report_store_without_optional_tables_yields_empty_reports)
 	for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++)
 		testutil_sqlite3(store_path, drop[i]);
 	ck_assert_msg(prof_store__open(store_path, &s, &err) == 0, "reopen: %s", err.msg);
-	names = summary__names(&n);
+	names = registry__names(&n);
 	for (size_t i = 0; i < n; i++) {
 		struct cap_sink *c = cap_sink__new();
 
-		ck_assert_msg(summary__run(names[i], s, &c->sink, &err) == 0, "%s: %s", names[i],
+		ck_assert_msg(registry__run(names[i], s, &c->sink, &err) == 0, "%s: %s", names[i],
 			      err.msg);
 		for (int k = 0; k < c->nreports; k++)
 			if (strcmp(c->rep[k].name, "overview_run") != 0)
@@ -460,7 +462,7 @@ START_TEST(report_unknown_name_is_a_usage_error)
 	struct cap_sink *c = cap_sink__new();
 	struct prof_error err = { 0 };
 
-	ck_assert_int_eq(summary__run("cuda_gpu_kern_summ", s, &c->sink, &err), PROF_E_USAGE);
+	ck_assert_int_eq(registry__run("cuda_gpu_kern_summ", s, &c->sink, &err), PROF_E_USAGE);
 	ck_assert_int_eq(c->nreports, 0);
 	close_all(c, s);
 }

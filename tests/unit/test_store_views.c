@@ -130,6 +130,26 @@ START_TEST(analysis_table_older_columns_read_as_null)
 }
 END_TEST
 
+START_TEST(owner_column_falls_back_to_the_one_the_file_has)
+{
+	struct prof_store *s = open_store(testutil_data_path("clean_loop.sqlite"));
+
+	/* kernels say whose by globalPid alone, API calls by globalTid */
+	ck_assert(!prof_store__has_column(s, PROF_T_KERNEL, "globalTid"));
+	ck_assert(prof_store__has_column(s, PROF_T_KERNEL, "globalPid"));
+	ck_assert_str_eq(prof_store__owner_column(s, PROF_T_KERNEL, "globalTid"), "globalPid");
+	ck_assert_str_eq(prof_store__owner_column(s, PROF_T_KERNEL, "globalPid"), "globalPid");
+	ck_assert(prof_store__has_column(s, PROF_T_RUNTIME, "globalTid"));
+	ck_assert_str_eq(prof_store__owner_column(s, PROF_T_RUNTIME, "globalTid"), "globalTid");
+	/* a table of no process's rows */
+	ck_assert(!prof_store__has_column(s, PROF_T_STRINGS, "globalPid"));
+	ck_assert(!prof_store__has_column(s, PROF_T_STRINGS, "globalTid"));
+	ck_assert_ptr_null(prof_store__owner_column(s, PROF_T_STRINGS, "globalPid"));
+	ck_assert_ptr_null(prof_store__owner_column(s, PROF_T_KERNEL, NULL));
+	prof_store__close(s);
+}
+END_TEST
+
 START_TEST(extra_columns_and_rowid_stay)
 {
 	const char *path = fixture_copy("clean_loop.sqlite", "newer.sqlite",
@@ -276,6 +296,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, missing_table_reads_as_empty_but_is_not_there);
 	tcase_add_test(tc, analysis_table_missing_reads_as_empty);
 	tcase_add_test(tc, analysis_table_older_columns_read_as_null);
+	tcase_add_test(tc, owner_column_falls_back_to_the_one_the_file_has);
 	tcase_add_test(tc, extra_columns_and_rowid_stay);
 	tcase_add_test(tc, views_keep_the_indexes);
 	tcase_add_test(tc, nsys_export_reads_every_canonical_column);

@@ -10,7 +10,7 @@
 #include "prof/event.h"
 #include "prof/store.h"
 #include "prof/tables.h"
-#include "summary/thread_label.h"
+#include "model/thread_label.h"
 #include "testutil.h"
 
 static char out[SUM_THREAD_LABEL_MAX];

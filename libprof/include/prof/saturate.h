@@ -37,7 +37,7 @@ static inline int64_t prof_span_saturated(int64_t start, int64_t end)
  * or more after it, further than an int64_t of ns reaches (a start of
  * INT64_MIN with a real end). No clock stamps either; a reader leaves such
  * a row out and says how many it left out, rather than draw it 292 years
- * wide (report/'s SQL twin is SUM_BAD_SPAN, summary/query.h). */
+ * wide (report/'s SQL twin is SUM_BAD_SPAN, model/sql.h). */
 static inline bool prof_span_is_bad(int64_t start, int64_t end)
 {
 	int64_t r;

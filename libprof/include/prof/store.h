@@ -238,6 +238,12 @@ const char *prof_store__all_rows(struct prof_store *s, const char *table);
 bool prof_store__has_table(struct prof_store *s, const char *table);
 /* Whether table has a column of that name (nsys exports differ by version). */
 bool prof_store__has_column(struct prof_store *s, const char *table, const char *column);
+/* The column of table that says whose process a row is: prefer
+ * ("globalPid" or "globalTid") when the file holds it, else the other of
+ * the two when it holds that, else NULL (no process's rows). nsys exports
+ * differ in which of them a table carries, so --rank's views ask here. */
+const char *prof_store__owner_column(struct prof_store *s, const char *table,
+				     const char *prefer);
 /* Rows in table; 0 when the table is missing. */
 int64_t prof_store__count(struct prof_store *s, const char *table);
 /* False while a perfkit capture is still being written (no 'finished' meta

@@ -9,7 +9,9 @@
 
 #include "prof/event.h"
 #include "prof/tables.h"
-#include "summary/query.h"
+#include "model/names.h"
+#include "model/sql.h"
+#include "prof/error.h"
 
 /* One table's part of the GPU work union: table and column names are
  * constants of this file (a column the file lacks reads NULL). Rows with a

@@ -7,7 +7,8 @@
 #include <stdlib.h>
 
 #include "grow.h"
-#include "summary/query.h"
+#include "prof/saturate.h"
+#include "prof/error.h"
 
 /* Folds [start, end), which starts no earlier than *last, into *last when
  * the two overlap or touch; false when it starts after *last ends. */

@@ -9,7 +9,9 @@
 
 #include "prof/saturate.h"
 #include "prof/tables.h"
-#include "summary/query.h"
+#include "model/sql.h"
+#include "model/sums.h"
+#include "model/window.h"
 
 /* Short ids (as change templates name them) and the names the JSON and the
  * text show, frameworks first. */

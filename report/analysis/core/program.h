@@ -15,6 +15,7 @@
 
 #include "prof/error.h"
 #include "prof/store.h"
+#include "model/window.h"
 
 struct sum_window;
 

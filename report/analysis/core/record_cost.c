@@ -8,7 +8,7 @@
 
 #include "analysis/core/text.h"
 #include "prof/tables.h"
-#include "summary/query.h"
+#include "model/names.h"
 
 int record_cost__load(struct prof_store *s, struct record_cost *c, struct prof_error *err)
 {

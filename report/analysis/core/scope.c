@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "prof/tables.h"
+#include "model/sql.h"
+#include "prof/error.h"
 
 int diag_scope__open_window(const struct diag_scope *ctx, const char *sql, enum diag_side side,
 			    struct prof_cursor **out, struct prof_error *err)

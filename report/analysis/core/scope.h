@@ -13,7 +13,7 @@
 #include "analysis/core/intervals.h"
 #include "prof/error.h"
 #include "prof/store.h"
-#include "summary/query.h"
+#include "model/window.h"
 
 /* The members of a scope, spelled once: struct diag_scope holds them, and
  * diagnose's context holds them both as its `scope` and by name. */
@@ -36,7 +36,7 @@ struct diag_scope {
 
 /* The temporary view of every CUDA API call, runtime and driver (columns
  * start, end, globalTid, correlationId, nameId); join SUM_API_NAMES
- * (summary/query.h) for the names, as every report shows them. */
+ * (model/names.h) for the names, as every report shows them. */
 #define DIAG_API_CALLS "perfkit_api_calls"
 
 /* Which end of the window a query stops at: GPU work runs on to end_ns, API

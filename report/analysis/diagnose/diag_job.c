@@ -9,6 +9,11 @@
 
 #include "analysis/core/gpu_work.h"
 #include "analysis/ranks/job_judge.h"
+#include "model/ranks.h"
+#include "model/sql.h"
+#include "model/window.h"
+#include "prof/error.h"
+#include "prof/tables.h"
 
 static int nomem(struct prof_error *err)
 {

@@ -13,6 +13,7 @@
 #include "analysis/ranks/nccl.h"
 #include "analysis/ranks/rank_time.h"
 #include "context.h"
+#include "model/ranks.h"
 
 struct diag_job {
 	const struct sum_ranks *ranks;

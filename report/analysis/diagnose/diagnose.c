@@ -13,7 +13,9 @@
 #include "prof/strfmt.h"
 #include "prof/tables.h"
 #include "prof/units.h"
-#include "summary/query.h"
+#include "model/window.h"
+#include "prof/saturate.h"
+#include "prof/error.h"
 
 const char *diag_severity__name(enum diag_severity s)
 {
@@ -194,7 +196,7 @@ void diag_report__delete(struct diag_report *r)
 
 /* ---- the window ------------------------------------------------------ */
 
-/* The steady-state loop, found as diff and gate find it (summary/window.c),
+/* The steady-state loop, found as diff and gate find it (model/window.c),
  * searched for with this diagnosis's settings. */
 static int find_window(struct diag_context *ctx, struct sum_window *w, struct prof_error *err)
 {

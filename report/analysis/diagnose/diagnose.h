@@ -14,8 +14,8 @@
  *   diag_job.h  a job's ranks and collectives as the job's rules read them
  *
  * What the folder may use: analysis/core, analysis/ranks (the job's ranks
- * and collectives, job_judge's pure decisions), summary/ (summary.h and
- * query.h), sink/ and libprof. rules/, timeline/ and the engine above may
+ * and collectives, job_judge's pure decisions), summary/, model/, sink/ and
+ * libprof. rules/, timeline/ and the engine above may
  * use it. */
 #ifndef REPORT_DIAGNOSE_H
 #define REPORT_DIAGNOSE_H

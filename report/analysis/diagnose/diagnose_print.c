@@ -11,7 +11,10 @@
 #include "prof/escape.h"
 #include "sink/symbol.h"
 #include "sink/table.h"
-#include "summary/query.h"
+#include "model/sql.h"
+#include "model/window.h"
+#include "prof/saturate.h"
+#include "prof/error.h"
 
 /* ranks listed one by one up to this many */
 #define LIST_RANKS 8

@@ -12,7 +12,8 @@
 
 #include "analysis/core/program.h"
 #include "prof/error.h"
-#include "summary/query.h"
+#include "model/job_time.h"
+#include "model/window.h"
 #include "verdict.h"
 
 struct rpt_sink;

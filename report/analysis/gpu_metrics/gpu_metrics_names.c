@@ -6,13 +6,16 @@
 #include "gpu_metrics.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/core/gpu_work.h"
 #include "metric_overlap.h"
 #include "prof/tables.h"
-#include "summary/query.h"
+#include "model/sql.h"
+#include "prof/saturate.h"
+#include "prof/error.h"
 
 #define UNNAMED "[unnamed]"
 

@@ -10,7 +10,8 @@
 
 #include "gpu_metrics.h"
 #include "metric_overlap.h"
-#include "summary/summary.h"
+#include "gpu_metrics_reports.h"
+#include "prof/error.h"
 
 #define HOW_TO_COLLECT "capture with `perfkit run --gpu-metrics` to sample SM activity, the tensor pipe, " \
 		       "warps in flight, DRAM and PCIe/NVLink throughput alongside the trace (no kernel replay)"
@@ -163,4 +164,14 @@ int summary__gpu_metrics_sum(struct prof_store *s, struct rpt_sink *sink, struct
 	if (rc < 0)
 		return prof_error__set(err, rc, rc == PROF_E_NOMEM ? "out of memory" : "cannot write the report output");
 	return 0;
+}
+
+static const struct rpt_report reports[] = {
+	{ "gpu_metrics_sum", "Sampled GPU Metrics by Kernel and NVTX Range", summary__gpu_metrics_sum },
+};
+
+const struct rpt_report *gpu_metrics__reports(size_t *n)
+{
+	*n = sizeof reports / sizeof reports[0];
+	return reports;
 }

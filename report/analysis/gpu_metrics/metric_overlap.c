@@ -8,7 +8,7 @@
 
 #include "analysis/core/gpu_work.h"
 #include "prof/error.h"
-#include "summary/query.h"
+#include "prof/saturate.h"
 
 static int by_start(const void *x, const void *y)
 {

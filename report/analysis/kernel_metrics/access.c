@@ -8,6 +8,9 @@
 
 #include "analysis/core/gpu_work.h"
 #include "prof/tables.h"
+#include "model/sql.h"
+#include "model/sums.h"
+#include "prof/error.h"
 
 double access__sectors_per_request(const struct access_counts *c)
 {

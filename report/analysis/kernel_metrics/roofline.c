@@ -14,6 +14,9 @@
 #include "prof/output.h"
 #include "prof/tables.h"
 #include "sink/table.h"
+#include "model/sql.h"
+#include "model/sums.h"
+#include "prof/error.h"
 
 const char *roof_class__name(enum roof_class c)
 {

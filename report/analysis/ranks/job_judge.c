@@ -1,11 +1,11 @@
 /* job_judge.c - the pure decisions of a job's rules (job_judge.h). */
 #include "job_judge.h"
+#include "prof/saturate.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "summary/query.h"
 
 int job_judge__waits(const int64_t *start, const int64_t *dur, int n, int64_t *wait)
 {

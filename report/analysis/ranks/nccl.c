@@ -16,6 +16,11 @@
 #include "job_judge.h"
 #include "nccl.h"
 #include "prof/nvtx_payload.h"
+#include "model/ranks.h"
+#include "model/sql.h"
+#include "prof/error.h"
+#include "prof/tables.h"
+#include "prof/saturate.h"
 
 #define MAX_OPEN 64      /* NCCL ranges open on one thread at once (they nest shallowly) */
 #define MAX_GROUP 256    /* calls of one ncclGroupStart/End remembered */

@@ -28,7 +28,8 @@
 
 #include "prof/error.h"
 #include "prof/store.h"
-#include "summary/query.h"
+#include "model/ranks.h"
+#include "prof/tables.h"
 
 enum nccl_kind {
 	NCCL_KIND_UNKNOWN = 0,

@@ -14,7 +14,11 @@
 #include "rank_report.h"
 #include "rank_time.h"
 #include "analysis/core/report_rows.h"
-#include "summary/summary.h"
+#include "ranks_reports.h"
+#include "prof/saturate.h"
+#include "model/ranks.h"
+#include "model/sql.h"
+#include "prof/error.h"
 
 static int note_left_out(struct rpt_sink *sink, int64_t n)
 {
@@ -335,4 +339,15 @@ int summary__nccl_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_e
 	nccl_calls__exit(&c);
 	sum_ranks__exit(&ranks);
 	return rc < 0 ? rc : 0;
+}
+
+static const struct rpt_report reports[] = {
+	{ "rank_sum", "Ranks: Steps and Time", summary__rank_sum },
+	{ "nccl_sum", "NCCL Collectives by Kind and Message Size", summary__nccl_sum },
+};
+
+const struct rpt_report *ranks__reports(size_t *n)
+{
+	*n = sizeof reports / sizeof reports[0];
+	return reports;
 }

@@ -4,11 +4,18 @@
  * the store's views are narrowed to its rows (sum_ranks__scope), so the
  * loop finder, the steps and the GPU work are its own, then put back as
  * --rank left them. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nccl.h"
 #include "rank_time.h"
+#include "model/ranks.h"
+#include "model/sql.h"
+#include "model/window.h"
+#include "prof/error.h"
+#include "prof/tables.h"
+#include "prof/saturate.h"
 
 static int cmp_i64(const void *a, const void *b)
 {

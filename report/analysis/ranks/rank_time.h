@@ -1,5 +1,5 @@
 /* rank_time.h - where each rank's time goes: its steps (the loop finder of
- * summary/window.c run on that rank's rows alone) and, over its window,
+ * model/window.c run on that rank's rows alone) and, over its window,
  * its GPU's busy time split into compute and communication (NCCL's
  * kernels), the communication hidden under compute, the exposed rest and
  * the idle time. What `perfkit report --report=rank_sum` prints and the
@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "analysis/core/intervals.h"
-#include "summary/query.h"
+#include "model/window.h"
 
 struct rank_time {
 	int rank;

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "analysis/diagnose/diagnose.h"
+#include "model/context_failure.h"
+#include "prof/error.h"
 
 /* Each id of a timing rule, skipped with the reason. */
 static int skip_under_replay(struct diag_context *ctx, const struct diag_rule *rule, struct prof_error *err)

@@ -6,7 +6,7 @@
  *
  * What the folder may use: every other analysis folder but the engine
  * above it (core, diagnose, timeline, ranks, gpu_metrics, kernel_metrics),
- * summary/ (summary.h and query.h), sink/ and libprof. */
+ * summary/, model/, sink/ and libprof. */
 #ifndef REPORT_RULES_H
 #define REPORT_RULES_H
 

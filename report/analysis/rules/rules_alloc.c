@@ -9,7 +9,10 @@
 #include <stdlib.h>
 
 #include "prof/tables.h"
-#include "summary/query.h"
+#include "model/names.h"
+#include "model/sums.h"
+#include "prof/saturate.h"
+#include "prof/error.h"
 
 static int rule_alloc_churn(struct diag_context *ctx, struct prof_error *err)
 {

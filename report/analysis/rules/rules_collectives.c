@@ -10,6 +10,8 @@
 #include "analysis/diagnose/diagnose.h"
 #include "analysis/diagnose/diag_job.h"
 #include "analysis/ranks/job_judge.h"
+#include "prof/error.h"
+#include "prof/saturate.h"
 
 static int nomem(struct prof_error *err)
 {

@@ -21,7 +21,11 @@
 #include "analysis/gpu_metrics/metric_overlap.h"
 #include "analysis/kernel_metrics/occupancy.h"
 #include "prof/tables.h"
-#include "summary/query.h"
+#include "model/names.h"
+#include "model/sql.h"
+#include "model/window.h"
+#include "prof/saturate.h"
+#include "prof/error.h"
 
 #define NO_SAMPLES "needs sampled GPU metrics: capture with `perfkit run --gpu-metrics`"
 

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 
 #include "analysis/core/record_cost.h"
-#include "summary/query.h"
+#include "prof/saturate.h"
+#include "prof/error.h"
 
 /* Host time inside CUDA API calls, as a sorted union of intervals. */
 static int load_api_union(struct diag_context *ctx, struct diag_interval **out, int *n,

@@ -11,7 +11,10 @@
 #include "analysis/ranks/nccl.h"
 #include "analysis/kernel_metrics/occupancy.h"
 #include "prof/tables.h"
-#include "summary/query.h"
+#include "model/sql.h"
+#include "model/sums.h"
+#include "prof/saturate.h"
+#include "prof/error.h"
 
 /* Launches whose records say 0 registers per thread: kernel rows that an
  * older `perfkit run --metrics` rebuilt from its profiled launches without

@@ -16,7 +16,11 @@
 #include "analysis/kernel_metrics/gemm_names.h"
 #include "analysis/kernel_metrics/gemm_runs.h"
 #include "prof/tables.h"
-#include "summary/query.h"
+#include "model/names.h"
+#include "model/sql.h"
+#include "model/sums.h"
+#include "prof/saturate.h"
+#include "prof/error.h"
 
 struct run_state {
 	int64_t stream, name_id, grid, block;

@@ -14,7 +14,9 @@
 #include "prof/event.h"
 #include "prof/saturate.h"
 #include "prof/tables.h"
-#include "summary/query.h"
+#include "model/names.h"
+#include "model/sql.h"
+#include "prof/error.h"
 
 /* What set a migration off, in the evidence's words. */
 static const char *cause_words(int cause)

@@ -14,7 +14,10 @@
 #include "analysis/kernel_metrics/gemm_names.h"
 #include "prof/tables.h"
 #include "analysis/kernel_metrics/roofline.h"
-#include "summary/query.h"
+#include "model/sql.h"
+#include "model/sums.h"
+#include "prof/saturate.h"
+#include "prof/error.h"
 
 static const char *const pytorch_fp32 =
 	"In PyTorch:{!bf16  run the step under torch.autocast(device_type=\"cuda\", "

@@ -10,7 +10,10 @@
 #include "analysis/timeline/gpu_idle.h"
 #include "prof/event.h"
 #include "prof/tables.h"
-#include "summary/query.h"
+#include "model/names.h"
+#include "model/sums.h"
+#include "prof/saturate.h"
+#include "prof/error.h"
 
 /* The copy kinds an offender names; array and unified-memory copies read
  * "other", as do memory kinds without a word. */

@@ -15,6 +15,10 @@
 #include <string.h>
 
 #include "prof/saturate.h"
+#include "model/sql.h"
+#include "model/sums.h"
+#include "prof/error.h"
+#include "prof/tables.h"
 
 const char diag_change_tf32[] =
 	"Run them on the tensor cores: allow TF32 for FP32 GEMMs "

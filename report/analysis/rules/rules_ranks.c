@@ -13,6 +13,10 @@
 #include "analysis/timeline/gpu_idle.h"
 #include "analysis/core/gpu_work.h"
 #include "analysis/ranks/job_judge.h"
+#include "model/sql.h"
+#include "prof/error.h"
+#include "prof/tables.h"
+#include "prof/saturate.h"
 
 static int nomem(struct prof_error *err)
 {

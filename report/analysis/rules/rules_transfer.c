@@ -8,7 +8,11 @@
 
 #include "prof/event.h"
 #include "prof/tables.h"
-#include "summary/query.h"
+#include "model/names.h"
+#include "model/sql.h"
+#include "model/sums.h"
+#include "prof/saturate.h"
+#include "prof/error.h"
 
 /* Host memory is pinned or pageable; anything else is named as such. */
 static const char *mem_kind_word(int k)

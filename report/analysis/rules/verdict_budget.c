@@ -11,6 +11,8 @@
 #include "analysis/timeline/gpu_idle.h"
 #include "prof/saturate.h"
 #include "prof/tables.h"
+#include "model/sql.h"
+#include "prof/error.h"
 
 /* The union of sql's (start, end) rows on one device, clipped to the window. */
 static int union_on_device(const struct diag_context *ctx, const char *sql, int64_t device,

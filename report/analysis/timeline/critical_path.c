@@ -10,6 +10,8 @@
 
 #include "prof/tables.h"
 #include "step_replay.h"
+#include "model/window.h"
+#include "prof/error.h"
 
 /* ---- which step ------------------------------------------------------------ */
 

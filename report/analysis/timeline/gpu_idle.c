@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "prof/event.h"
+#include "model/window.h"
+#include "prof/error.h"
 
 /* ---- streams ---------------------------------------------------------------- */
 

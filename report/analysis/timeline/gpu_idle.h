@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "analysis/core/gpu_work.h"
+#include "model/window.h"
 
 /* ---- causes --------------------------------------------------------------- */
 

@@ -21,7 +21,12 @@
 #include "gpu_idle.h"
 #include "analysis/core/report_rows.h"
 #include "analysis/diagnose/diagnose.h"
-#include "summary/summary.h"
+#include "timeline_reports.h"
+#include "prof/saturate.h"
+#include "model/ranks.h"
+#include "model/sql.h"
+#include "model/window.h"
+#include "prof/error.h"
 
 /* Under kernel replay (--metrics) kernels were serialised and replayed:
  * the gaps and host times are the profiler's, as diagnose says when it
@@ -497,4 +502,15 @@ int summary__critical_path(struct prof_store *s, struct rpt_sink *sink, struct p
 		rc = part_rows(&u, sink);
 	units__exit(&u);
 	return rc < 0 ? sink_failed(rc, err) : 0;
+}
+
+static const struct rpt_report reports[] = {
+	{ "gpu_idle_sum", "GPU Idle Time by Cause", summary__gpu_idle_sum },
+	{ "critical_path", "Critical Path of the Median Step", summary__critical_path },
+};
+
+const struct rpt_report *timeline__reports(size_t *n)
+{
+	*n = sizeof reports / sizeof reports[0];
+	return reports;
 }

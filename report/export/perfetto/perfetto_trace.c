@@ -15,9 +15,11 @@
 
 #include "export/trace_merge.h"
 #include "prof/tables.h"
-#include "summary/query.h"
+#include "model/ranks.h"
 #include "pf_sequence.h"
 #include "pf_tracks.h"
+#include "prof/saturate.h"
+#include "prof/error.h"
 
 #define SEQUENCE_ID 1
 /* GPU busy is sampled in this many bins over the exported window. */

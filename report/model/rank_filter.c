@@ -26,11 +26,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prof/strfmt.h"
-
-#include "query.h"
 #include "rank_choice.h"
-#include "summary.h"
+#include "model/ranks.h"
+#include "prof/tables.h"
+#include "prof/error.h"
+#include "prof/strfmt.h"
 
 /* Each filtered table's lowest and highest rowid of each process, and of
  * those the views show. */
@@ -119,6 +119,7 @@ static int note_span(struct prof_store *s, struct prof_error *err)
 static int create_views(struct prof_store *s, struct prof_error *err)
 {
 	char where[512];
+	const char *types_by;
 	bool made;
 	int rc = sum_temp__exists(s, PIDS_TABLE, &made, err);
 
@@ -130,15 +131,13 @@ static int create_views(struct prof_store *s, struct prof_error *err)
 			      " lo INTEGER, hi INTEGER)", err);
 	for (size_t i = 0; rc == 0 && i < sizeof filtered / sizeof filtered[0]; i++) {
 		const struct filtered_table *f = &filtered[i];
-		const char *by = f->by;
+		/* nsys exports differ: a table may say whose by the other
+		 * column, and one that says by neither is not a process's */
+		const char *by = prof_store__owner_column(s, f->table, f->by);
 		int bounded;
 		size_t len = 0;
 
-		/* nsys exports differ: a table may say whose by the other
-		 * column, and one that says by neither is not a process's */
-		if (!prof_store__has_column(s, f->table, by))
-			by = strcmp(by, "globalTid") == 0 ? "globalPid" : "globalTid";
-		if (!prof_store__has_column(s, f->table, by))
+		if (!by)
 			continue;
 		bounded = note_rows(s, (int)i, by, err);
 		if (bounded < 0)
@@ -153,7 +152,8 @@ static int create_views(struct prof_store *s, struct prof_error *err)
 		rc = restrict_table(s, f->table, where, err);
 	}
 	/* samples of the chosen processes' samplers, where they say whose */
-	if (rc == 0 && prof_store__has_column(s, PROF_T_GPU_METRIC_TYPES, "globalPid"))
+	types_by = prof_store__owner_column(s, PROF_T_GPU_METRIC_TYPES, "globalPid");
+	if (rc == 0 && types_by && strcmp(types_by, "globalPid") == 0)
 		rc = restrict_table(s, PROF_T_GPU_METRICS, "typeId IN (SELECT typeId FROM main."
 				    PROF_T_GPU_METRIC_TYPES " WHERE globalPid IN (SELECT globalPid"
 				    " FROM temp." PIDS_TABLE "))", err);

@@ -1,5 +1,5 @@
 /* ranks.c - the processes of a capture and which of them are ranks: each
- * with its rank, host and GPUs (query.h, struct sum_ranks).
+ * with its rank, host and GPUs (ranks.h, struct sum_ranks).
  *
  * Where the capture records it (PERFKIT_PROCESS_INFO, written by the
  * collector from the launcher's environment), a rank is the number its
@@ -16,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "query.h"
+#include "model/ranks.h"
+#include "prof/tables.h"
+#include "prof/error.h"
 
 static int nomem(struct prof_error *err)
 {

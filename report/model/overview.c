@@ -2,8 +2,17 @@
  * metadata, GPU busy time per device, top kernels, transfers by direction
  * and host memory kind, top NVTX ranges, and a warning when records were
  * dropped. Each section is a small report on the same sink, so the JSON
- * overview carries the same data as the text one. */
-#include "summary_impl.h"
+ * overview carries the same data as the text one. Read from one store or
+ * put together from a job's captures (report/job), so it lives in the read
+ * model; summary/summary_overview.c runs it as the report "overview". */
+#include "model/context_failure.h"
+#include "model/groups.h"
+#include "model/job_time.h"
+#include "model/names.h"
+#include "model/overview.h"
+#include "model/rows.h"
+#include "model/sql.h"
+#include "model/sums.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,6 +21,8 @@
 #include <time.h>
 
 #include "prof/tables.h"
+#include "prof/saturate.h"
+#include "prof/error.h"
 
 #define MB 1e6
 
@@ -624,17 +635,5 @@ int sum_overview__emit(const struct sum_overview *o, struct rpt_sink *sink,
 		rc = sum_groups__emit_time(&o->ranges, sink, "overview_top_ranges", "Top NVTX Ranges",
 					   "Instances", "Style", "Range", RPT_TEXT, SUMMARY_OVERVIEW_TOP,
 					   err);
-	return rc;
-}
-
-int summary__overview(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)
-{
-	struct sum_overview o;
-	int rc = sum_overview__load(s, &o, err);
-
-	if (rc < 0)
-		return rc;
-	rc = sum_overview__emit(&o, sink, err);
-	sum_overview__exit(&o);
 	return rc;
 }

@@ -1,8 +1,8 @@
 /* rank_choice.c - --rank's choice read back from the store's temporary
  * tables (rank_choice.h): below the rank model and the filter both. */
 #include "rank_choice.h"
+#include "model/ranks.h"
 
-#include "query.h"
 
 int sum_temp__exists(struct prof_store *s, const char *name, bool *yes, struct prof_error *err)
 {

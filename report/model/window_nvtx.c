@@ -9,6 +9,10 @@
 #include <string.h>
 
 #include "window_impl.h"
+#include "model/sql.h"
+#include "model/window.h"
+#include "prof/tables.h"
+#include "prof/error.h"
 
 /* NVTX domains that libraries create for their own ranges, lower-case:
  * CUB/Thrust (domain "CCCL", seen around torch's scans), NCCL, the CUDA

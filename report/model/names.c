@@ -1,7 +1,7 @@
-/* summary_labels.c - display names for nsys enum values and API names: as
+/* names.c - display names for nsys enum values and API names: as
  * `nsys stats` prints them, and the short forms the trace, diff and
- * diagnose use (query.h). */
-#include "summary_impl.h"
+ * diagnose use (names.h). */
+#include "model/names.h"
 
 #include <ctype.h>
 #include <string.h>

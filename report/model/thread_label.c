@@ -1,6 +1,7 @@
 /* thread_label.c - a thread's label for people: the rule (sum_thread__label)
  * and a capture's threads read once (sum_thread_labels). */
-#include "summary/thread_label.h"
+#include "model/names.h"
+#include "model/thread_label.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -12,7 +13,7 @@
 #include "prof/array.h"
 #include "prof/event.h"
 #include "prof/tables.h"
-#include "summary/query.h"
+#include "prof/error.h"
 
 /* Linux keeps 15 bytes of a thread's name (TASK_COMM_LEN less its NUL). */
 #define OS_NAME_MAX 15

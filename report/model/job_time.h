@@ -1,8 +1,8 @@
 /* job_time.h - a job's time base in words (overview.c), which the
- * overview, diagnose's header and `perfkit merge` say: part of the face
- * (summary.h) that the read helpers (query.h) need as well. */
-#ifndef REPORT_SUMMARY_JOB_TIME_H
-#define REPORT_SUMMARY_JOB_TIME_H
+ * overview, diagnose's header and `perfkit merge` say; cli/ reaches it
+ * through summary/summary.h. */
+#ifndef REPORT_MODEL_JOB_TIME_H
+#define REPORT_MODEL_JOB_TIME_H
 
 #include <stdbool.h>
 

@@ -1,4 +1,4 @@
-/* capture_time.c - the capture's time base (query.h): the zero that every
+/* capture_time.c - the capture's time base (window.h): the zero that every
  * time perfkit shows counts from, and the extent of what was recorded.
  * Every reader asks here, so that diagnose's "+x s", the reports' start
  * columns, the traces, the HTML plots and --from/--to agree. */
@@ -6,9 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "query.h"
+#include "model/sql.h"
+#include "model/window.h"
 #include "rank_choice.h"
 #include "prof/strfmt.h"
+#include "prof/tables.h"
+#include "prof/error.h"
 
 /* The extent of every row, kept once taken: an analysis of each rank of a
  * job in turn asks once a rank, and the rows of the file do not change

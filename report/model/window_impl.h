@@ -1,11 +1,11 @@
 /* window_impl.h - the parts of the loop search (window.c) that live in
  * their own files: the loop from NVTX ranges (window_nvtx.c) and from the
- * period of the kernel launches (window_kernels.c). Only report/summary's
+ * period of the kernel launches (window_kernels.c). Only report/model's
  * window files include it. */
-#ifndef REPORT_SUMMARY_WINDOW_IMPL_H
-#define REPORT_SUMMARY_WINDOW_IMPL_H
+#ifndef REPORT_MODEL_WINDOW_IMPL_H
+#define REPORT_MODEL_WINDOW_IMPL_H
 
-#include "query.h"
+#include "model/window.h"
 
 /* The instances of the NVTX ranges a step may be marked by, as the SQL
  * "WITH ..., r AS (...)" whose r has the columns id (the row), name (the

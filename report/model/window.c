@@ -10,6 +10,9 @@
 #include <string.h>
 
 #include "window_impl.h"
+#include "model/window.h"
+#include "prof/tables.h"
+#include "prof/error.h"
 
 void sum_loop_options__init(struct sum_loop_options *o)
 {

@@ -1,8 +1,10 @@
-/* summary_groups.c - per-group count, total, mean, exact median, min, max and
+/* groups.c - per-group count, total, mean, exact median, min, max and
  * sample standard deviation over a sorted stream (rows with a bad span left
  * out and counted), plus the helpers every summary report uses to turn
  * groups into rows. */
-#include "summary_impl.h"
+#include "model/groups.h"
+#include "model/rows.h"
+#include "model/sql.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -11,6 +13,8 @@
 #include <string.h>
 
 #include "prof/tables.h"
+#include "prof/saturate.h"
+#include "prof/error.h"
 
 static char *dup_or_null(const char *s)
 {

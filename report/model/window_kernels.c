@@ -34,6 +34,11 @@
 #include <string.h>
 
 #include "window_impl.h"
+#include "model/sums.h"
+#include "model/window.h"
+#include "prof/tables.h"
+#include "prof/saturate.h"
+#include "prof/error.h"
 
 /* A kernel name's longest run of regular periods. */
 struct kernel_run {

@@ -4,7 +4,9 @@
  * later CUDA call fails too, so the first one is where it happened; the
  * kernels and copies whose GPU times CUPTI had not read back by then have
  * none (the collector's incomplete_kernels and incomplete_copies). */
-#include "summary_impl.h"
+#include "model/context_failure.h"
+#include "model/names.h"
+#include "model/window.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "prof/tables.h"
+#include "prof/saturate.h"
 
 struct sticky_error {
 	int code;

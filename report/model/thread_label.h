@@ -7,8 +7,8 @@
  * reads the same everywhere. perfkit's captures and nsys exports both keep
  * a thread's name in ThreadNames (the OS name, or the NVTX name where the
  * program gave one) and are read the same way. */
-#ifndef SUMMARY_THREAD_LABEL_H
-#define SUMMARY_THREAD_LABEL_H
+#ifndef REPORT_MODEL_THREAD_LABEL_H
+#define REPORT_MODEL_THREAD_LABEL_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -4,7 +4,8 @@
  * report by report as the summaries count them. */
 #include <stdio.h>
 
-#include "query.h"
+#include "model/sql.h"
+#include "prof/tables.h"
 
 int sum_bad_spans__count(struct prof_store *s, int64_t *rows, struct prof_error *err)
 {

@@ -1,6 +1,6 @@
 /* rank_choice.h - --rank's choice as the store's temporary tables hold it
  * (rank_choice.c), shared by the rank model (ranks.c), which reads it, and
- * the filter (rank_filter.c), which makes it. Internal to summary/. */
+ * the filter (rank_filter.c), which makes it. Internal to model/. */
 #ifndef REPORT_RANK_CHOICE_H
 #define REPORT_RANK_CHOICE_H
 

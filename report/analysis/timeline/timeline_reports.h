@@ -1,0 +1,19 @@
+/* timeline_reports.h - the reports analysis/timeline/ defines, and their
+ * table, which registry/ lists by name with every folder's. */
+#ifndef REPORT_TIMELINE_REPORTS_H
+#define REPORT_TIMELINE_REPORTS_H
+
+#include <stddef.h>
+
+#include "sink/table.h"
+
+/* Why each GPU is idle in the diagnosis window (per cause, per step, the
+ * longest stretches, streams held by event waits) and the critical path of
+ * the median step (idle_report.c). They need the window `perfkit diagnose`
+ * finds, so this folder computes them. */
+int summary__gpu_idle_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
+int summary__critical_path(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
+
+const struct rpt_report *timeline__reports(size_t *n);
+
+#endif

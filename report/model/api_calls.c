@@ -1,0 +1,73 @@
+/* api_calls.c - the CUDA API calls of the runtime and driver tables, each
+ * call once, as every reader of them shares them (sql.h). */
+#include "model/names.h"
+#include "model/sql.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prof/tables.h"
+#include "prof/error.h"
+
+/* Whether some thread of table holds two rows under one correlation id:
+ * perfkit's own captures never do, so they skip the test below. */
+static int has_repeated_calls(struct prof_store *s, const char *table, bool *yes,
+			      struct prof_error *err)
+{
+	char sql[256];
+	struct prof_cursor *c = NULL;
+	int rc;
+
+	*yes = false;
+	snprintf(sql, sizeof sql, "SELECT EXISTS (SELECT 1 FROM %s WHERE correlationId <> 0 "
+		 "GROUP BY globalTid, correlationId HAVING count(*) > 1)", table);
+	rc = prof_cursor__open(s, sql, &c, err);
+	if (rc < 0)
+		return rc;
+	rc = prof_cursor__next(c, err);
+	*yes = rc > 0 && prof_cursor__int64(c, 0);
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
+}
+
+int sum_call_once_sql(struct prof_store *s, char *buf, size_t cap, const char *alias,
+		      const char *table, struct prof_error *err)
+{
+	bool repeated;
+	int rc = has_repeated_calls(s, table, &repeated, err), n;
+
+	if (rc < 0)
+		return rc;
+	/* The bare rowid next to max(start) is that of the row holding the
+	 * maximum; the subquery does not depend on the row, so it runs once. */
+	if (repeated)
+		n = snprintf(buf, cap,
+			     "(coalesce(%s.correlationId, 0) = 0 OR %s.rowid IN (SELECT id FROM (SELECT "
+			     "rowid AS id, max(start) FROM %s WHERE correlationId <> 0 "
+			     "GROUP BY globalTid, correlationId)))", alias, alias, table);
+	else
+		n = snprintf(buf, cap, "1");
+	if (n < 0 || (size_t)n >= cap)
+		return prof_error__set(err, PROF_E_USAGE, "query too long for table %s", table);
+	return 0;
+}
+
+char *sum_api_calls(struct prof_store *s, int *rc, struct prof_error *err)
+{
+	static const char *const tables[] = { PROF_T_RUNTIME, PROF_T_DRIVER };
+	char parts[2][512], once[384];
+	const char *part_ptrs[2] = { parts[0], parts[1] };
+
+	for (int i = 0; i < 2; i++) {
+		/* older nsys exports may lack the correlation id (NULL): no call
+		 * then is told apart from another */
+		*rc = sum_call_once_sql(s, once, sizeof once, "c", tables[i], err);
+		if (*rc < 0)
+			return NULL;
+		snprintf(parts[i], sizeof parts[i], "SELECT start, end, globalTid, correlationId, "
+			 "nameId FROM %s AS c WHERE %s", tables[i], once);
+	}
+	return sum_union(s, tables, part_ptrs, 2, rc, err);
+}

@@ -1,0 +1,112 @@
+/* groups.h - the grouped statistics behind the summaries (count, total,
+ * mean, exact median, min, max and sample standard deviation per group, in
+ * one streaming pass: groups.c), the kernel and NVTX groups
+ * (kernel_groups.c, nvtx_groups.c), and the same as runs, for a job's
+ * captures read in parts (report/job). */
+#ifndef REPORT_MODEL_GROUPS_H
+#define REPORT_MODEL_GROUPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "prof/error.h"
+#include "prof/store.h"
+#include "sink/table.h"
+
+/* Statistics of one group of integer values (durations in ns or sizes in bytes). */
+struct sum_group {
+	char *label;      /* malloc'd copy of the source's l1 (NULL if NULL) */
+	char *label2;     /* l2 likewise */
+	int64_t key;      /* the source's k (a StringIds id, an enum value, ...) */
+	bool key_is_null;
+	int64_t n;
+	int64_t total, min, max;
+	double mean, median, stddev; /* stddev: sample (n - 1), 0 for one value */
+};
+
+struct sum_groups {
+	struct sum_group *g;
+	size_t n, cap;
+	int64_t rows_left_out; /* rows with a bad span (SUM_BAD_SPAN), in no group */
+};
+
+void sum_groups__exit(struct sum_groups *gs);
+
+/* The groups behind cuda_gpu_kern_sum, sorted by total (the overview and
+ * the HTML report's kernel plot show their first rows). */
+int sum_kernel_groups(struct prof_store *s, struct sum_groups *gs, struct prof_error *err);
+/* The groups behind nvtx_sum, sorted by total. */
+int sum_nvtx_groups(struct prof_store *s, struct sum_groups *gs, struct prof_error *err);
+/* Sort groups as the summaries show them: total descending, then label,
+ * label2 and key. */
+void sum_groups__sort_by_total(struct sum_groups *gs);
+
+/* ---- groups in parts (a job's captures, report/job) -------------------- */
+
+/* count values of value: a group's values as ascending runs carry what its
+ * exact median needs, and two parts' runs merge into the whole's. */
+struct sum_run {
+	int64_t value, count;
+};
+
+/* Set g's statistics (n, total, min, max, mean, median, stddev) from its
+ * values as ascending runs, to the last bit as a group read from a store
+ * holding those values. The labels and key are left as they are. */
+void sum_group__fold_runs(struct sum_group *g, const struct sum_run *runs, size_t nruns);
+
+/* What a walk over a capture's groups as runs calls: each run of each group
+ * in (label, label2, key, value) order; labels are the texts the summary
+ * shows (a kernel's name, a range's name and style). */
+struct sum_runs_walk {
+	int (*run)(void *ctx, const char *label, const char *label2, bool key_is_null, int64_t key,
+		   struct sum_run run);
+	void *ctx;
+	int64_t rows_left_out; /* rows with a bad span, added to */
+};
+/* The runs behind cuda_gpu_kern_sum (keyed by name: label the kernel's
+ * name, key 0, key_is_null when the kernel has none) and behind nvtx_sum. */
+int sum_kernel_runs(struct prof_store *s, struct sum_runs_walk *w, struct prof_error *err);
+int sum_nvtx_runs(struct prof_store *s, struct sum_runs_walk *w, struct prof_error *err);
+
+/* cuda_gpu_kern_sum's table of gs. */
+int sum_kernel_groups__emit(const struct sum_groups *gs, struct rpt_sink *sink,
+			    struct prof_error *err);
+
+/* Group the rows of src, an SQL SELECT yielding the columns l1, l2, k, v,
+ * bad (text, text, integer, integer value, and SUM_BAD_SPAN of the row),
+ * by (l1, l2, k) and append one sum_group per group to gs; rows with a bad
+ * span are in no group and add to gs->rows_left_out. Memory stays
+ * proportional to the number of groups: a GROUP BY count and an ORDER BY
+ * stream walk in step, so the median is picked out of the sorted stream
+ * without holding it. */
+int sum_groups__collect(struct sum_groups *gs, struct prof_store *s, const char *src,
+			struct prof_error *err);
+/* Total of group totals. */
+int64_t sum_groups__total(const struct sum_groups *gs);
+/* The runs of src (columns as sum_groups__collect's) through w. */
+int sum_groups__runs(struct prof_store *s, const char *src, struct sum_runs_walk *w,
+		     struct prof_error *err);
+
+/* Set each group's label to the StringIds value of its key, for sources
+ * that group by string id rather than by text so the join runs once per
+ * group instead of per row. */
+int sum_groups__label_from_strings(struct sum_groups *gs, struct prof_store *s,
+				   struct prof_error *err);
+
+/* The note every summary of durations gives its sink: gs->rows_left_out
+ * under SUM_NOTE_LEFT_OUT, with a sentence (table.h, struct rpt_note). */
+#define SUM_NOTE_LEFT_OUT "rows_left_out"
+int sum_groups__note_left_out(const struct sum_groups *gs, struct rpt_sink *sink);
+
+/* Emit groups in the common nsys layout: Time (%), Total Time (ns),
+ * <count_name>, Avg, Med, Min, Max, StdDev (ns), then the name column(s):
+ * label2 under extra_name when extra_name is set, then label under
+ * name_col, of name_type (RPT_SYMBOL for kernel names), and the note of
+ * the rows left out. At most limit rows (0: all). */
+int sum_groups__emit_time(const struct sum_groups *gs, struct rpt_sink *sink,
+			  const char *report, const char *title, const char *count_name,
+			  const char *extra_name, const char *name_col, enum rpt_type name_type,
+			  size_t limit, struct prof_error *err);
+
+#endif
