@@ -276,7 +276,7 @@ static int fold_call(struct walk *wk, int64_t api_id, bool has_kernel, int64_t k
  * a sound kernel hangs under is only a name, whatever its own span. */
 static int calls_sql(struct walk *wk, const char *table, bool runtime_too, char *sql, size_t cap)
 {
-	char in_range[512], not_runtime[256] = "", once[400];
+	char in_range[512], runtime_join[320] = "", not_runtime[256] = "", once[400];
 	int rc;
 
 	if (export_window__in_range(in_range, sizeof in_range, "a.start",
@@ -290,23 +290,31 @@ static int calls_sql(struct walk *wk, const char *table, bool runtime_too, char 
 	 * are traced; it belongs to the runtime call, as in the Chrome trace.
 	 * One set of the runtime's (process, correlation id) pairs, built once,
 	 * not a lookup per call: a capture has no index on the API tables'
-	 * correlationId (schema.c says why). */
-	if (runtime_too)
+	 * correlationId (schema.c says why). The set is joined, not asked with
+	 * NOT IN: a pair NOT IN does not find has SQLite scan the whole set for
+	 * a NULL that would make the answer unknown, once a driver call. The
+	 * calls NOT IN left out stay out: a call of no thread, where the set
+	 * has pairs (a call of no correlation id launches no kernel). */
+	if (runtime_too) {
+		snprintf(runtime_join, sizeof runtime_join,
+			 " LEFT JOIN (SELECT DISTINCT " PROF_SQL_PID_OF_TID("r.globalTid") " AS p,"
+			 " r.correlationId AS c FROM " PROF_T_RUNTIME " r WHERE r.globalTid IS NOT NULL"
+			 " AND r.correlationId IS NOT NULL) x ON x.p = " PROF_SQL_PID_OF_TID("a.globalTid")
+			 " AND x.c = a.correlationId");
 		snprintf(not_runtime, sizeof not_runtime,
-			 " AND (" PROF_SQL_PID_OF_TID("a.globalTid") ", a.correlationId) NOT IN (SELECT "
-			 PROF_SQL_PID_OF_TID("r.globalTid") ", r.correlationId FROM " PROF_T_RUNTIME
-			 " r WHERE r.globalTid IS NOT NULL AND "
-			 "r.correlationId IS NOT NULL)");
+			 " AND x.c IS NULL AND (a.globalTid IS NOT NULL OR NOT EXISTS (SELECT 1 FROM "
+			 PROF_T_RUNTIME " r WHERE r.globalTid IS NOT NULL AND r.correlationId IS NOT NULL))");
+	}
 	if (wk->weight == FOLDED_WEIGHT_GPU) {
 		/* CROSS JOIN keeps the call table outermost, so the (globalTid,
 		 * start) index gives the order without a sort. */
 		snprintf(sql, cap,
 			 "SELECT a.globalTid, a.start, a.nameId, "
 			 PROF_SQL_KERNEL_NAME_ID("k.") ", k.start, k.end "
-			 "FROM %s a CROSS JOIN " PROF_T_KERNEL " k ON " SUM_LAUNCHED_BY("k", "a")
+			 "FROM %s a CROSS JOIN " PROF_T_KERNEL " k ON " SUM_LAUNCHED_BY("k", "a") "%s"
 			 " WHERE k.end > ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.") " AND %s%s AND %s "
 			 "ORDER BY a.globalTid, a.start",
-			 table, in_range, not_runtime, once);
+			 table, runtime_join, in_range, not_runtime, once);
 	} else {
 		snprintf(sql, cap,
 			 "SELECT a.globalTid, a.start, a.nameId, (SELECT CASE WHEN count(*) = 1 THEN "
@@ -389,12 +397,26 @@ static int walk_orphans(struct walk *wk)
 		return nomem(wk);
 	export_window__in_range(in_range, sizeof in_range, "k.start",
 				PROF_SQL_PID_OF_TID("k.globalPid"));
+	/* SUM_LAUNCHED_BY_SOME's test, its (process, correlation id) pairs
+	 * joined rather than asked with a row-value IN, which scans the whole
+	 * set for a NULL at every kernel it does not find: a kernel stays when
+	 * neither an API call of its process nor, for a kernel of no process,
+	 * any call has its correlation id. */
+#define ORPHAN_PAIRS(T, X)                                                                  \
+	" LEFT JOIN (SELECT DISTINCT " PROF_SQL_GLOBAL_PID_OF_TID("globalTid") " AS p, "         \
+	"correlationId AS c FROM " T " WHERE globalTid IS NOT NULL AND correlationId IS NOT NULL) " \
+	X " ON " X ".p = k.globalPid AND " X ".c = k.correlationId"
+#define ORPHAN_OF(T, X)                                                                     \
+	" AND " X ".c IS NULL AND NOT coalesce((k.globalPid IS NULL OR k.globalPid = 0) AND "     \
+	"k.correlationId IN (SELECT correlationId FROM " T " WHERE correlationId IS NOT NULL), 0)"
 	snprintf(sql, SQL_MAX,
 		 "SELECT " PROF_SQL_PID_OF_TID("k.globalPid") ", " PROF_SQL_KERNEL_NAME_ID("k.") ", "
-		 "k.start, k.end FROM " PROF_T_KERNEL " k WHERE k.end > ?1 AND k.start < ?2 "
-		 "AND NOT " SUM_BAD_SPAN("k.") " AND %s"
-		 " AND NOT " SUM_LAUNCHED_BY_SOME("k", PROF_T_RUNTIME)
-		 " AND NOT " SUM_LAUNCHED_BY_SOME("k", PROF_T_DRIVER) " ORDER BY 1", in_range);
+		 "k.start, k.end FROM " PROF_T_KERNEL " k" ORPHAN_PAIRS(PROF_T_RUNTIME, "xr")
+		 ORPHAN_PAIRS(PROF_T_DRIVER, "xd") " WHERE k.end > ?1 AND k.start < ?2 "
+		 "AND NOT " SUM_BAD_SPAN("k.") " AND %s" ORPHAN_OF(PROF_T_RUNTIME, "xr")
+		 ORPHAN_OF(PROF_T_DRIVER, "xd") " ORDER BY 1", in_range);
+#undef ORPHAN_PAIRS
+#undef ORPHAN_OF
 	rc = open_windowed(wk, sql, &cur);
 	forget_prefix(wk);
 	while (rc >= 0 && (rc = prof_cursor__next(cur, wk->err)) > 0) {

@@ -8,9 +8,15 @@
 
 #include "model/sql.h"
 #include "model/window.h"
+#include "rank_choice.h"
 #include "prof/strfmt.h"
 #include "prof/tables.h"
 #include "prof/error.h"
+
+/* The extent of every row, kept once taken: an analysis of each rank of a
+ * job in turn asks once a rank, and the rows of the file do not change
+ * under a reader. */
+#define ALL_EXTENT_TABLE "perfkit_all_extent"
 
 /* The tables whose rows carry the capture's times. */
 static const char *const extent_tables[] = {
@@ -105,6 +111,51 @@ static bool run_start(struct prof_store *s, int64_t first_ns, int64_t *start_ns,
 	return found;
 }
 
+/* records_extent of every row: the rows shown when the views show every
+ * process, else what an earlier call kept, or taken now and kept. */
+static int all_extent(struct prof_store *s, const struct sum_capture_time *shown, int64_t *lo,
+		      int64_t *hi, struct prof_error *err)
+{
+	struct prof_cursor *c = NULL;
+	bool narrowed, kept;
+	int rc = sum_temp__exists(s, PIDS_TABLE, &narrowed, err);
+
+	if (rc == 0 && !narrowed) {
+		*lo = shown->first_ns;
+		*hi = shown->last_ns;
+		return 0;
+	}
+	if (rc == 0)
+		rc = sum_temp__exists(s, ALL_EXTENT_TABLE, &kept, err);
+	if (rc)
+		return rc;
+	if (!kept) {
+		rc = records_extent(s, true, lo, hi, err);
+		if (rc == 0)
+			rc = prof_store__exec(s, "CREATE TEMP TABLE " ALL_EXTENT_TABLE " (lo INTEGER, hi INTEGER)",
+					      err);
+		if (rc == 0)
+			rc = prof_cursor__open(s, "INSERT INTO temp." ALL_EXTENT_TABLE " VALUES (?1, ?2)", &c, err);
+		if (rc == 0) {
+			prof_cursor__bind_int64(c, 1, *lo);
+			prof_cursor__bind_int64(c, 2, *hi);
+			rc = prof_cursor__next(c, err);
+		}
+		prof_cursor__close(c);
+		return rc < 0 ? rc : 0;
+	}
+	rc = prof_cursor__open(s, "SELECT lo, hi FROM temp." ALL_EXTENT_TABLE, &c, err);
+	if (rc)
+		return rc;
+	rc = prof_cursor__next(c, err);
+	if (rc > 0) {
+		*lo = prof_cursor__int64(c, 0);
+		*hi = prof_cursor__int64(c, 1);
+	}
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
+}
+
 int sum_capture__time(struct prof_store *s, struct sum_capture_time *t, struct prof_error *err)
 {
 	int64_t all_first, all_last, start_ns = 0, utc_ns = 0;
@@ -113,7 +164,7 @@ int sum_capture__time(struct prof_store *s, struct sum_capture_time *t, struct p
 	memset(t, 0, sizeof *t);
 	rc = records_extent(s, false, &t->first_ns, &t->last_ns, err);
 	if (rc == 0)
-		rc = records_extent(s, true, &all_first, &all_last, err);
+		rc = all_extent(s, t, &all_first, &all_last, err);
 	if (rc < 0)
 		return rc;
 	/* the run's start, unless something was recorded earlier */

@@ -13,6 +13,8 @@
 #define CHOICE_TABLE "perfkit_rank_choice"
 /* Present when --rank made the views (a choice of fewer than all processes). */
 #define FILTER_MARK "perfkit_rank_filtered"
+/* The processes the views show now; present while they show fewer than all. */
+#define PIDS_TABLE "perfkit_rank_pids"
 
 /* Whether the connection's temporary database holds a table or view name. */
 int sum_temp__exists(struct prof_store *s, const char *name, bool *yes, struct prof_error *err);

@@ -11,7 +11,16 @@
  * The views read the process ids from a temporary table. The analyses
  * that work one rank at a time (rank_sum's steps and busy time) narrow it
  * to one process (sum_ranks__scope) and put the user's choice back after
- * (sum_ranks__unscope). */
+ * (sum_ranks__unscope).
+ *
+ * A process's condition reads the column of every row, so an analysis of
+ * each rank of a job in turn would read the whole job once a rank: time
+ * quadratic in the ranks. A merge writes each capture's rows together, so
+ * each view but NVTX's (whose joins seek by thread through their index)
+ * also bounds the rowids to those of the processes it shows (their lowest
+ * to their highest, taken once per table when the views are made): SQLite
+ * seeks to that run of the table instead of scanning it. The bound only
+ * narrows what the process condition keeps anyway. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,9 +30,12 @@
 #include "model/ranks.h"
 #include "prof/tables.h"
 #include "prof/error.h"
+#include "prof/strfmt.h"
 
-/* The processes the views show now. */
-#define PIDS_TABLE "perfkit_rank_pids"
+/* Each filtered table's lowest and highest rowid of each process, and of
+ * those the views show. */
+#define ROWS_TABLE "perfkit_rank_rows"
+#define SPAN_TABLE "perfkit_rank_span"
 
 /* The tables holding a process's rows, and the column that says whose. */
 static const struct filtered_table {
@@ -70,27 +82,72 @@ static int restrict_table(struct prof_store *s, const char *table, const char *w
 	return rc == 1 ? 0 : rc;
 }
 
+/* ROWS_TABLE's rows of filtered table i, whose process column is by: 1
+ * when they were taken, 0 when the table has no rowids to bound. */
+static int note_rows(struct prof_store *s, int i, const char *by, struct prof_error *err)
+{
+	const struct filtered_table *f = &filtered[i];
+	const char *rows = prof_store__all_rows(s, f->table);
+	struct prof_error ignored = { 0 };
+	char *sql;
+	int rc;
+
+	/* the NVTX joins keep their (globalTid, start) index, which the
+	 * planner would trade for the run of rowids */
+	if (!rows || f->keep_no_thread)
+		return 0;
+	sql = prof_strfmt("INSERT INTO temp." ROWS_TABLE " SELECT %d, pid, min(rowid), max(rowid) FROM"
+			  " (SELECT rowid, " PROF_SQL_GLOBAL_PID_OF_TID("%s") " AS pid FROM (%s))"
+			  " WHERE pid IS NOT NULL GROUP BY pid", i, by, rows);
+	if (!sql)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	/* a table without rowids (WITHOUT ROWID) keeps the condition alone */
+	rc = prof_store__exec(s, sql, &ignored);
+	free(sql);
+	return rc == 0 ? 1 : 0;
+}
+
+/* SPAN_TABLE: the rowids of the processes the views show now. */
+static int note_span(struct prof_store *s, struct prof_error *err)
+{
+	return prof_store__exec(s, "DELETE FROM temp." SPAN_TABLE "; INSERT INTO temp." SPAN_TABLE
+				" SELECT tbl, min(lo), max(hi) FROM temp." ROWS_TABLE " WHERE globalPid IN"
+				" (SELECT globalPid FROM temp." PIDS_TABLE ") GROUP BY tbl",
+				err);
+}
+
 static int create_views(struct prof_store *s, struct prof_error *err)
 {
-	char where[256];
+	char where[512];
 	const char *types_by;
 	bool made;
 	int rc = sum_temp__exists(s, PIDS_TABLE, &made, err);
 
 	if (rc || made)
 		return rc;
-	rc = prof_store__exec(s, "CREATE TEMP TABLE " PIDS_TABLE " (globalPid INTEGER PRIMARY KEY)",
-			      err);
+	rc = prof_store__exec(s, "CREATE TEMP TABLE " PIDS_TABLE " (globalPid INTEGER PRIMARY KEY);"
+			      " CREATE TEMP TABLE " ROWS_TABLE " (tbl INTEGER, globalPid INTEGER, lo INTEGER,"
+			      " hi INTEGER); CREATE TEMP TABLE " SPAN_TABLE " (tbl INTEGER PRIMARY KEY,"
+			      " lo INTEGER, hi INTEGER)", err);
 	for (size_t i = 0; rc == 0 && i < sizeof filtered / sizeof filtered[0]; i++) {
 		const struct filtered_table *f = &filtered[i];
 		/* nsys exports differ: a table may say whose by the other
 		 * column, and one that says by neither is not a process's */
 		const char *by = prof_store__owner_column(s, f->table, f->by);
+		int bounded;
+		size_t len = 0;
 
 		if (!by)
 			continue;
-		snprintf(where, sizeof where, "%s" PROF_SQL_GLOBAL_PID_OF_TID("%s")
-			 " IN (SELECT globalPid FROM temp." PIDS_TABLE ")",
+		bounded = note_rows(s, (int)i, by, err);
+		if (bounded < 0)
+			return bounded;
+		if (bounded)
+			len = (size_t)snprintf(where, sizeof where, "rowid BETWEEN (SELECT lo FROM temp."
+					       SPAN_TABLE " WHERE tbl = %zu) AND (SELECT hi FROM temp."
+					       SPAN_TABLE " WHERE tbl = %zu) AND ", i, i);
+		snprintf(where + len, sizeof where - len, "(%s" PROF_SQL_GLOBAL_PID_OF_TID("%s")
+			 " IN (SELECT globalPid FROM temp." PIDS_TABLE "))",
 			 f->keep_no_thread ? "globalTid IS NULL OR " : "", by);
 		rc = restrict_table(s, f->table, where, err);
 	}
@@ -112,7 +169,8 @@ static int drop_views(struct prof_store *s, struct prof_error *err)
 										 : PROF_T_GPU_METRICS,
 				    NULL, err);
 	if (rc == 0)
-		rc = prof_store__exec(s, "DROP TABLE IF EXISTS temp." PIDS_TABLE, err);
+		rc = prof_store__exec(s, "DROP TABLE IF EXISTS temp." PIDS_TABLE "; DROP TABLE IF EXISTS"
+				      " temp." ROWS_TABLE "; DROP TABLE IF EXISTS temp." SPAN_TABLE, err);
 	return rc;
 }
 
@@ -238,6 +296,8 @@ int sum_ranks__scope(struct prof_store *s, int64_t global_pid, struct prof_error
 		rc = prof_store__exec(s, "DELETE FROM temp." PIDS_TABLE, err);
 	if (rc == 0)
 		rc = exec_int(s, "INSERT INTO temp." PIDS_TABLE " VALUES (?1)", global_pid, err);
+	if (rc == 0)
+		rc = note_span(s, err);
 	return rc;
 }
 
@@ -254,5 +314,7 @@ int sum_ranks__unscope(struct prof_store *s, struct prof_error *err)
 	if (rc == 0)
 		rc = prof_store__exec(s, "DELETE FROM temp." PIDS_TABLE "; INSERT INTO temp." PIDS_TABLE
 				      " SELECT globalPid FROM temp." CHOICE_TABLE, err);
+	if (rc == 0)
+		rc = note_span(s, err);
 	return rc;
 }

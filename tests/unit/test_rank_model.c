@@ -11,6 +11,7 @@
 #include "job_fixture.h"
 #include "prof/store.h"
 #include "model/ranks.h"
+#include "model/window.h"
 #include "summary/summary.h"
 #include "testutil.h"
 #include "prof/tables.h"
@@ -307,6 +308,53 @@ START_TEST(scope_narrows_to_one_rank_and_unscope_restores_the_choice)
 }
 END_TEST
 
+/* Each rank of a job analysed in turn reads its own rows, not the job's:
+ * the scoped views seek to the rank's run of rowids (a merge writes each
+ * capture's rows together), so the work over all ranks grows with the
+ * job, not with its square; what they show is still exactly the rank's. */
+START_TEST(scope_seeks_to_the_rank_rows_in_query_plans)
+{
+	static const char *const tables[][2] = {
+		{ "CUPTI_ACTIVITY_KIND_KERNEL", "globalPid" },
+		{ "CUPTI_ACTIVITY_KIND_RUNTIME", "globalTid" },
+	};
+	struct prof_store *s = open_store(make_job("job_seek.sqlite", 0));
+	struct prof_error err = { 0 };
+	struct sum_capture_time whole, scoped, again;
+	int64_t pid = pid_of(STEADY_44);
+	char sql[512];
+
+	ck_assert_msg(sum_capture__time(s, &whole, &err) == 0, "%s", err.msg);
+	ck_assert_msg(sum_ranks__scope(s, pid, &err) == 0, "%s", err.msg);
+	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+		struct prof_cursor *c;
+		bool seeks = false;
+
+		snprintf(sql, sizeof sql, "EXPLAIN QUERY PLAN SELECT start FROM %s", tables[i][0]);
+		ck_assert(prof_cursor__open(s, sql, &c, &err) == 0);
+		while (prof_cursor__next(c, &err) == 1)
+			seeks |= strstr(prof_cursor__text(c, 3), "(rowid>? AND rowid<?)") != NULL;
+		prof_cursor__close(c);
+		ck_assert_msg(seeks, "%s: the scoped view scans every rank's rows", tables[i][0]);
+		snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", tables[i][0]);
+		ck_assert_int_gt(count(s, sql), 0);
+		snprintf(sql, sizeof sql, "SELECT (SELECT count(*) FROM %s) - (SELECT count(*) FROM main.%s"
+			 " WHERE ((%s >> 24) << 24) = %lld)", tables[i][0], tables[i][0], tables[i][1],
+			 (long long)pid);
+		ck_assert_int_eq(count(s, sql), 0);
+	}
+	/* the extent of every row, kept from the first rank for the next */
+	ck_assert_msg(sum_capture__time(s, &scoped, &err) == 0, "%s", err.msg);
+	ck_assert_msg(sum_capture__time(s, &again, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(scoped.zero_ns, whole.zero_ns);
+	ck_assert_int_eq(again.zero_ns, whole.zero_ns);
+	ck_assert_int_eq(again.first_ns, scoped.first_ns);
+	ck_assert_int_eq(again.last_ns, scoped.last_ns);
+	ck_assert_int_eq(sum_ranks__unscope(s, &err), 0);
+	prof_store__close(s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rank_model");
@@ -321,6 +369,7 @@ int main(void)
 	tcase_add_test(tc, select_ranks_refuses_unknown_rank_and_bad_lists);
 	tcase_add_test(tc, select_every_rank_of_single_capture_makes_no_views);
 	tcase_add_test(tc, scope_narrows_to_one_rank_and_unscope_restores_the_choice);
+	tcase_add_test(tc, scope_seeks_to_the_rank_rows_in_query_plans);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
 }

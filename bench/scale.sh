@@ -1,0 +1,213 @@
+#!/usr/bin/env bash
+# scale.sh - how every reader command grows with its input: a real capture
+# made 1, 10 and 100 times as long (bench/scale_captures.sh's multiply:
+# its rows repeated with their times and correlation ids moved on, as a
+# longer run records them) and jobs of 10, 100 and 1,000 ranks made from
+# real per-rank captures (copies with their processes renumbered, 8 ranks
+# a host, named as `perfkit run -o 'job-%h-%r.sqlite'` names them). Each
+# command's wall time and peak resident set (/usr/bin/time), and beside
+# each size after the first the growth exponent from the size before,
+# log(t2/t1) / log(n2/n1): 1 is linear, 2 quadratic (left out, "-", where
+# either time is under 0.05 s, which is noise). Then issue 35's goals:
+# diagnose of 200 one-rank captures against 50 (at most 5.5x), and folded
+# stacks and the HTML report against the Chrome trace of a real DDP
+# capture (at most 2x).
+#
+#   bench/scale.sh [BUILD]            (default build)
+#   SCALE=small (default): 1x, 10x; 4 and 12 ranks (10 and 30 ranks took
+#     25 minutes on the shared 2-core VM under a load of 7, 2026-11-25)
+#   SCALE=full: 1x, 10x, 100x; 10, 100 and 1,000 ranks (the 100x capture
+#     is 50 MB, the 1,000-rank job 2.4 GB of disk: run it once, alone)
+#   SCALE_CAPTURE=FILE  the capture multiplied (default
+#     tests/data/rollout_naive_roofline.sqlite: NVTX, API calls, metrics)
+#   SCALE_RANK_CAPTURES="A B"  the per-rank captures (default the two ranks
+#     of tests/data/ddp/ddp2_rank{0,1}.sqlite)
+#   SCALE_MULT="1 10", SCALE_RANKS="10 30": other sizes
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$(cd "${1:-$ROOT/build}" && pwd)
+PERFKIT=$BUILD/cli/perfkit
+DATA=$ROOT/tests/data
+SCALE=${SCALE:-small}
+CAPTURE=${SCALE_CAPTURE:-$DATA/rollout_naive_roofline.sqlite}
+read -r -a RANK_CAPTURES <<<"${SCALE_RANK_CAPTURES:-$DATA/ddp/ddp2_rank0.sqlite $DATA/ddp/ddp2_rank1.sqlite}"
+case $SCALE in
+small) MULT=${SCALE_MULT:-1 10} RANKS=${SCALE_RANKS:-4 12} ;;
+full) MULT=${SCALE_MULT:-1 10 100} RANKS=${SCALE_RANKS:-10 100 1000} ;;
+*) echo "scale: SCALE is small or full, not '$SCALE'" >&2; exit 2 ;;
+esac
+read -r -a MULT <<<"$MULT"
+read -r -a RANKS <<<"$RANKS"
+[ -x "$PERFKIT" ] || { echo "scale: no $PERFKIT" >&2; exit 2; }
+command -v sqlite3 >/dev/null || { echo "scale: needs the sqlite3 shell" >&2; exit 2; }
+command -v script >/dev/null || { echo "scale: needs script(1) (util-linux)" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "scale: needs /usr/bin/time (Debian: time)" >&2; exit 2; }
+W=$(mktemp -d "${TMPDIR:-/tmp}/scale.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+export PERFKIT_THREADS=${PERFKIT_THREADS:-1}
+
+. "$ROOT/tests/tools/job_captures.sh"
+. "$ROOT/bench/scale_captures.sh"
+
+declare -A T M   # seconds and peak MiB by "command|size"
+ORDER=()         # the commands, in the order first run
+
+note() {
+	local key=$1 k
+	for k in "${ORDER[@]}"; do [ "$k" != "$key" ] || return 0; done
+	ORDER+=("$key")
+}
+
+# measure NAME SIZE CMD...: the command's time and peak memory
+measure() {
+	local name=$1 size=$2
+	shift 2
+	note "$name"
+	rm -f "$W/out.pftrace" "$W/out.html" "$W/out.json" "$W/merged.sqlite" "$W/baseline.json"
+	if /usr/bin/time -f "%e %M" -o "$W/time" "$@" >"$W/out" 2>"$W/err"; then
+		read -r T["$name|$size"] M["$name|$size"] <"$W/time"
+		M["$name|$size"]=$((M["$name|$size"] / 1024))
+	else
+		local rc=$?
+		# a gate that finds a regression exits 1: still a measurement
+		if [ "$rc" = 1 ] && [ "${name%% *}" = gate ]; then
+			read -r T["$name|$size"] M["$name|$size"] < <(tail -1 "$W/time")
+			M["$name|$size"]=$((M["$name|$size"] / 1024))
+		else
+			T["$name|$size"]=failed M["$name|$size"]=-
+			echo "scale: $name at $size failed ($rc): $(head -c 300 "$W/err")" >&2
+		fi
+	fi
+}
+
+# measure_top SIZE FILE...: `perfkit top --replay` until its first frame
+# shows the kernels (its peak memory is not known: it is stopped there)
+measure_top() {
+	local size=$1 t0 t1 pid i
+	shift
+	note "top --replay (first frame)"
+	rm -f "$W/top.log"
+	t0=$(date +%s.%N)
+	(sleep 600 | TERM=xterm-256color script -qfec "stty cols 160 rows 45; $(printf '%q ' "$PERFKIT" top \
+		--replay=1000000000 "$@")" "$W/top.log" >/dev/null 2>&1) &
+	pid=$!
+	for ((i = 0; i < 6000; i++)); do
+		grep -q "Kernels:" "$W/top.log" 2>/dev/null && break
+		sleep 0.05
+	done
+	t1=$(date +%s.%N)
+	pkill -P "$pid" 2>/dev/null || true
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	T["top --replay (first frame)|$size"]=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+	M["top --replay (first frame)|$size"]=-
+}
+
+# table TITLE UNIT SIZES...: the measured rows for these sizes
+table() {
+	local title=$1 unit=$2 key s prev t p line
+	shift 2
+	local sizes=("$@")
+	echo
+	echo "$title"
+	line="| command |"
+	for s in "${sizes[@]}"; do line="$line $s$unit: s (MiB) |"; [ "$s" = "${sizes[0]}" ] || line="$line growth |"; done
+	echo "$line"
+	echo "$line" | sed 's/[^|]//g; s/|/|---/g; s/---$//'
+	for key in "${ORDER[@]}"; do
+		[ -n "${T[$key|${sizes[0]}]:-}" ] || continue
+		line="| $key |"
+		prev=""
+		for s in "${sizes[@]}"; do
+			t=${T[$key|$s]:-}
+			line="$line ${t:--} (${M[$key|$s]:--}) |"
+			if [ -n "$prev" ]; then
+				p=${T[$key|$prev]:-}
+				line="$line $(awk -v a="$p" -v b="$t" -v n1="$prev" -v n2="$s" 'BEGIN {
+					if (a + 0 < 0.05 || b + 0 < 0.05) print "-";
+					else printf "%.2f", log(b / a) / log(n2 / n1) }') |"
+			fi
+			prev=$s
+		done
+		echo "$line"
+	done
+}
+
+echo "machine: $(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)," \
+	"$(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "perfkit: $("$PERFKIT" --version 2>&1 | head -1); PERFKIT_THREADS=$PERFKIT_THREADS; SCALE=$SCALE"
+echo "capture: $CAPTURE ($(sqlite3 "$CAPTURE" "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL") kernels," \
+	"$(sqlite3 "$CAPTURE" "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME") API calls)"
+echo "ranks: ${RANK_CAPTURES[*]}"
+
+# ---- one capture, longer -------------------------------------------------
+REPORTS=$("$PERFKIT" report --list | awk '{ print $1 }')
+for n in "${MULT[@]}"; do
+	x=$W/x$n.sqlite
+	multiply "$CAPTURE" "$x" "$n"
+	# another process's run of the same length: what diff, the baseline
+	# and merge read beside it
+	rank_copy "$x" "$W/other.sqlite" 1
+	for r in $REPORTS; do
+		measure "report $r" "$n" "$PERFKIT" report --report="$r" "$x"
+		measure "report $r csv" "$n" "$PERFKIT" report --format=csv --report="$r" "$x"
+		measure "report $r json" "$n" "$PERFKIT" report --format=json --report="$r" "$x"
+	done
+	measure "report chrome" "$n" "$PERFKIT" report --format=chrome -o "$W/out.json" "$x"
+	measure "report perfetto" "$n" "$PERFKIT" report --format=perfetto -o "$W/out.pftrace" "$x"
+	measure "report folded" "$n" "$PERFKIT" report --format=folded "$x"
+	measure "report html" "$n" "$PERFKIT" report --format=html -o "$W/out.html" "$x"
+	measure "diagnose" "$n" "$PERFKIT" diagnose "$x"
+	measure "roofline" "$n" "$PERFKIT" roofline "$x"
+	measure "diff" "$n" "$PERFKIT" diff "$x" "$W/other.sqlite"
+	measure "baseline save" "$n" "$PERFKIT" baseline save "$x" "$W/other.sqlite" -o "$W/baseline.json"
+	"$PERFKIT" baseline save "$x" "$W/other.sqlite" -o "$W/kept.json" >/dev/null 2>&1
+	measure "gate" "$n" "$PERFKIT" gate --baseline "$W/kept.json" "$x"
+	measure "merge" "$n" "$PERFKIT" merge -o "$W/merged.sqlite" "$x" "$W/other.sqlite"
+	measure_top "$n" "$x"
+	rm -f "$x" "$W/other.sqlite" "$W/kept.json"
+done
+table "One capture, longer ($(basename "$CAPTURE") repeated n times)" x "${MULT[@]}"
+
+# ---- a job, wider --------------------------------------------------------
+ORDER=()
+for n in "${RANKS[@]}"; do
+	rm -rf "$W/job" "$W/other"
+	job "$W/job" "$n" 8 "${RANK_CAPTURES[@]}"
+	sync
+	measure "job: report (overview, map and reduce)" "$n" "$PERFKIT" report "$W/job/"
+	measure "job: report rank_sum" "$n" "$PERFKIT" report --report=rank_sum "$W/job/"
+	measure "job: report nccl_sum" "$n" "$PERFKIT" report --report=nccl_sum "$W/job/"
+	measure "job: report gpu_idle_sum" "$n" "$PERFKIT" report --report=gpu_idle_sum "$W/job/"
+	measure "job: report cuda_gpu_trace csv" "$n" "$PERFKIT" report --format=csv --report=cuda_gpu_trace "$W/job/"
+	measure "job: report chrome" "$n" "$PERFKIT" report --format=chrome -o "$W/out.json" "$W/job/"
+	measure "job: diagnose" "$n" "$PERFKIT" diagnose "$W/job/"
+	measure "job: merge" "$n" "$PERFKIT" merge -o "$W/merged.sqlite" "$W/job/"
+	measure_top "$n" "$W/job/"
+done
+table "A job, wider ($(for f in "${RANK_CAPTURES[@]}"; do basename "$f"; done | tr '\n' ' ')as n ranks, 8 a host)" \
+	" ranks" "${RANKS[@]}"
+rm -rf "$W/job"
+
+# ---- issue 35's goals ----------------------------------------------------
+ORDER=()
+for n in 50 200; do
+	rm -rf "$W/job"
+	job "$W/job" "$n" 1000000 "$DATA/clean_loop.sqlite"
+	measure "diagnose, one-rank captures" "$n" "$PERFKIT" diagnose "$W/job/"
+done
+rm -rf "$W/job"
+ddp=$DATA/ddp/ddp2_even.sqlite
+measure "chrome" ddp "$PERFKIT" report --format=chrome -o "$W/out.json" "$ddp"
+measure "folded" ddp "$PERFKIT" report --format=folded "$ddp"
+measure "html" ddp "$PERFKIT" report --format=html -o "$W/out.html" "$ddp"
+echo
+echo "Goals (issue 35)"
+echo "| goal | measured | target |"
+echo "|---|---|---|"
+awk -v a="${T[diagnose, one-rank captures|50]}" -v b="${T[diagnose, one-rank captures|200]}" 'BEGIN {
+	printf "| diagnose, 200 one-rank captures (clean_loop) against 50 | %s s / %s s = %.1fx | at most 5.5x |\n", b, a, b / a }'
+for f in folded html; do
+	awk -v f="$f" -v a="${T[chrome|ddp]}" -v b="${T[$f|ddp]}" 'BEGIN {
+		printf "| %s against the Chrome trace, ddp2_even | %s s / %s s = %.1fx | at most 2x |\n", f, b, a, b / (a > 0.01 ? a : 0.01) }'
+done
