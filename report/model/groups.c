@@ -360,10 +360,10 @@ int sum_groups__emit_time(const struct sum_groups *gs, struct rpt_sink *sink,
 	return sum_sink_error(rc, err);
 }
 
-char *sum_union(struct prof_store *s, const char *const *tables, const char *const *parts,
-		int nparts, int *rc, struct prof_error *err)
+char *sum_union_then(struct prof_store *s, const char *const *tables, const char *const *parts,
+		     int nparts, const char *tail, int *rc, struct prof_error *err)
 {
-	size_t len = 1;
+	size_t len = 1 + strlen(tail);
 	char *sql;
 	bool any = false;
 
@@ -388,5 +388,12 @@ char *sum_union(struct prof_store *s, const char *const *tables, const char *con
 		free(sql);
 		return NULL;
 	}
+	strcat(sql, tail);
 	return sql;
+}
+
+char *sum_union(struct prof_store *s, const char *const *tables, const char *const *parts,
+		int nparts, int *rc, struct prof_error *err)
+{
+	return sum_union_then(s, tables, parts, nparts, "", rc, err);
 }
