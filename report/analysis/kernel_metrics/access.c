@@ -135,8 +135,7 @@ static int read_access_row(void *row, struct prof_cursor *c, const void *ctx)
 	struct access_kernel *e = row;
 
 	(void)ctx;
-	e->name = strdup(prof_cursor__text(c, 0) ? prof_cursor__text(c, 0) : "?");
-	if (!e->name)
+	if (kernel_rows__name(c, &e->name))
 		return PROF_E_NOMEM;
 	e->launches = prof_cursor__int64(c, 1);
 	e->time_ns = prof_cursor__int64(c, 2);

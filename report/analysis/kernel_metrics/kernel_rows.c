@@ -6,6 +6,14 @@
 
 #include "analysis/core/grow.h"
 
+int kernel_rows__name(struct prof_cursor *c, char **name)
+{
+	const char *text = prof_cursor__text(c, 0);
+
+	*name = strdup(text ? text : "?");
+	return *name ? 0 : PROF_E_NOMEM;
+}
+
 int kernel_rows__read(struct prof_store *s, const char *sql, int64_t from_ns, int64_t to_ns,
 		      size_t row_size, kernel_row_read_fn read_row, const void *ctx, void **rows,
 		      int *n, struct prof_error *err)

@@ -14,6 +14,10 @@
  * caller's. Returns 0, or PROF_E_NOMEM having allocated nothing. */
 typedef int (*kernel_row_read_fn)(void *row, struct prof_cursor *c, const void *ctx);
 
+/* The kernel's name, column 0 of each row ("?" where NULL), copied into
+ * *name. Returns 0 or PROF_E_NOMEM. */
+int kernel_rows__name(struct prof_cursor *c, char **name);
+
 /* Runs sql, whose ?1 and ?2 bound the launches' start (the whole capture
  * when to_ns <= from_ns), and reads each result into a row of row_size
  * bytes of a malloc'd array. Returns 0 or a negative error; on an error

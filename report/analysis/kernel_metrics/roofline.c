@@ -223,8 +223,7 @@ static int read_roof_row(void *row, struct prof_cursor *c, const void *peaks)
 {
 	struct roof_kernel *e = row;
 
-	e->name = strdup(prof_cursor__text(c, 0) ? prof_cursor__text(c, 0) : "?");
-	if (!e->name)
+	if (kernel_rows__name(c, &e->name))
 		return PROF_E_NOMEM;
 	e->launches = prof_cursor__int64(c, 1);
 	e->time_ns = prof_cursor__int64(c, 2);
