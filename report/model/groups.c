@@ -312,6 +312,29 @@ int sum_groups__note_left_out(const struct sum_groups *gs, struct rpt_sink *sink
 	return rpt_sink__note(sink, &(struct rpt_note){ SUM_NOTE_LEFT_OUT, gs->rows_left_out, text });
 }
 
+int sum_groups__emit(const struct sum_groups *gs, struct rpt_sink *sink, const char *report,
+		     const char *title, const struct rpt_column *cols, int ncols,
+		     sum_group_cells_fn cells_of, struct prof_error *err)
+{
+	int rc;
+
+	if (ncols > SUM_GROUP_MAX_CELLS)
+		return prof_error__set(err, PROF_E_USAGE, "%s: %d columns, more than %d", report, ncols,
+				       SUM_GROUP_MAX_CELLS);
+	rc = sink->begin(sink, report, title, cols, ncols);
+	if (rc >= 0)
+		rc = sum_groups__note_left_out(gs, sink);
+	for (size_t i = 0; rc >= 0 && i < gs->n; i++) {
+		struct rpt_cell cells[SUM_GROUP_MAX_CELLS];
+
+		cells_of(&gs->g[i], cells);
+		rc = sink->row(sink, cells);
+	}
+	if (rc >= 0)
+		rc = sink->end(sink);
+	return sum_sink_error(rc, err);
+}
+
 int sum_groups__emit_time(const struct sum_groups *gs, struct rpt_sink *sink,
 			  const char *report, const char *title, const char *count_name,
 			  const char *extra_name, const char *name_col, enum rpt_type name_type,
