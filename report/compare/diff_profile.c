@@ -658,6 +658,12 @@ out:
 static int load(struct diff_profile *p, struct prof_store *s, const struct sum_window *like,
 		struct prof_error *err)
 {
+	/* After the loop: the steps and sections are read inside its window. */
+	static int (*const sections[])(struct diff_profile *, struct prof_store *,
+				       struct prof_error *) = {
+		load_steps, load_kernels, load_copies, load_memsets, load_ranges,
+		load_api, load_allocations, load_wall,
+	};
 	int rc;
 
 	memset(p, 0, sizeof *p);
@@ -669,22 +675,8 @@ static int load(struct diff_profile *p, struct prof_store *s, const struct sum_w
 	rc = load_identity(p, s, err);
 	if (rc >= 0)
 		rc = load_loop(p, s, like, err);
-	if (rc >= 0)
-		rc = load_steps(p, s, err);
-	if (rc >= 0)
-		rc = load_kernels(p, s, err);
-	if (rc >= 0)
-		rc = load_copies(p, s, err);
-	if (rc >= 0)
-		rc = load_memsets(p, s, err);
-	if (rc >= 0)
-		rc = load_ranges(p, s, err);
-	if (rc >= 0)
-		rc = load_api(p, s, err);
-	if (rc >= 0)
-		rc = load_allocations(p, s, err);
-	if (rc >= 0)
-		rc = load_wall(p, s, err);
+	for (size_t i = 0; rc >= 0 && i < sizeof sections / sizeof sections[0]; i++)
+		rc = sections[i](p, s, err);
 	if (rc < 0) {
 		diff_profile__exit(p);
 		return rc;

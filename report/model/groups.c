@@ -312,6 +312,29 @@ int sum_groups__note_left_out(const struct sum_groups *gs, struct rpt_sink *sink
 	return rpt_sink__note(sink, &(struct rpt_note){ SUM_NOTE_LEFT_OUT, gs->rows_left_out, text });
 }
 
+int sum_groups__emit(const struct sum_groups *gs, struct rpt_sink *sink, const char *report,
+		     const char *title, const struct rpt_column *cols, int ncols,
+		     sum_group_cells_fn cells_of, struct prof_error *err)
+{
+	int rc;
+
+	if (ncols > SUM_GROUP_MAX_CELLS)
+		return prof_error__set(err, PROF_E_USAGE, "%s: %d columns, more than %d", report, ncols,
+				       SUM_GROUP_MAX_CELLS);
+	rc = sink->begin(sink, report, title, cols, ncols);
+	if (rc >= 0)
+		rc = sum_groups__note_left_out(gs, sink);
+	for (size_t i = 0; rc >= 0 && i < gs->n; i++) {
+		struct rpt_cell cells[SUM_GROUP_MAX_CELLS];
+
+		cells_of(&gs->g[i], cells);
+		rc = sink->row(sink, cells);
+	}
+	if (rc >= 0)
+		rc = sink->end(sink);
+	return sum_sink_error(rc, err);
+}
+
 int sum_groups__emit_time(const struct sum_groups *gs, struct rpt_sink *sink,
 			  const char *report, const char *title, const char *count_name,
 			  const char *extra_name, const char *name_col, enum rpt_type name_type,
@@ -360,10 +383,10 @@ int sum_groups__emit_time(const struct sum_groups *gs, struct rpt_sink *sink,
 	return sum_sink_error(rc, err);
 }
 
-char *sum_union(struct prof_store *s, const char *const *tables, const char *const *parts,
-		int nparts, int *rc, struct prof_error *err)
+char *sum_union_then(struct prof_store *s, const char *const *tables, const char *const *parts,
+		     int nparts, const char *tail, int *rc, struct prof_error *err)
 {
-	size_t len = 1;
+	size_t len = 1 + strlen(tail);
 	char *sql;
 	bool any = false;
 
@@ -388,5 +411,12 @@ char *sum_union(struct prof_store *s, const char *const *tables, const char *con
 		free(sql);
 		return NULL;
 	}
+	strcat(sql, tail);
 	return sql;
+}
+
+char *sum_union(struct prof_store *s, const char *const *tables, const char *const *parts,
+		int nparts, int *rc, struct prof_error *err)
+{
+	return sum_union_then(s, tables, parts, nparts, "", rc, err);
 }

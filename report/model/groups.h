@@ -104,6 +104,15 @@ int sum_groups__note_left_out(const struct sum_groups *gs, struct rpt_sink *sink
  * label2 under extra_name when extra_name is set, then label under
  * name_col, of name_type (RPT_SYMBOL for kernel names), and the note of
  * the rows left out. At most limit rows (0: all). */
+/* Emit the groups under the caller's columns (at most
+ * SUM_GROUP_MAX_CELLS), cells_of filling each group's row, with the note
+ * of the rows left out. */
+enum { SUM_GROUP_MAX_CELLS = 16 };
+typedef void (*sum_group_cells_fn)(const struct sum_group *g, struct rpt_cell *cells);
+int sum_groups__emit(const struct sum_groups *gs, struct rpt_sink *sink, const char *report,
+		     const char *title, const struct rpt_column *cols, int ncols,
+		     sum_group_cells_fn cells_of, struct prof_error *err);
+
 int sum_groups__emit_time(const struct sum_groups *gs, struct rpt_sink *sink,
 			  const char *report, const char *title, const char *count_name,
 			  const char *extra_name, const char *name_col, enum rpt_type name_type,

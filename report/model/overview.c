@@ -58,19 +58,12 @@ int sum_busy__walk(struct prof_store *s, const struct sum_time_move *move,
 	struct prof_cursor *c = NULL;
 	int64_t dev = 0, cur_start = 0, cur_end = 0;
 	bool open = false;
-	char *src, *sql = NULL;
+	char *sql;
 	int rc;
 
-	src = sum_union(s, tables, parts, 3, &rc, err);
-	if (!src)
+	sql = sum_union_then(s, tables, parts, 3, order, &rc, err);
+	if (!sql)
 		return rc;
-	sql = malloc(strlen(src) + sizeof order);
-	if (!sql) {
-		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
-		goto out;
-	}
-	strcpy(sql, src);
-	strcat(sql, order);
 	rc = prof_cursor__open(s, sql, &c, err);
 	if (rc < 0)
 		goto out;
@@ -114,7 +107,6 @@ out:
 	if (c)
 		prof_cursor__close(c);
 	free(sql);
-	free(src);
 	return rc < 0 ? rc : 0;
 }
 

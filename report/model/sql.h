@@ -24,6 +24,10 @@
  * exists. */
 char *sum_union(struct prof_store *s, const char *const *tables, const char *const *parts,
 		int nparts, int *rc, struct prof_error *err);
+/* sum_union followed by tail (an ORDER BY, say): readers that walk the
+ * union in an order need the whole statement in one string. */
+char *sum_union_then(struct prof_store *s, const char *const *tables, const char *const *parts,
+		     int nparts, const char *tail, int *rc, struct prof_error *err);
 
 /* The attribution rules nvtx_kern_sum and the folded stacks share, as SQL
  * over a kernel (or copy) row K and an API call row A, both table aliases:

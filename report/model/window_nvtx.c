@@ -137,6 +137,13 @@ static int launches_sql(struct prof_store *s, char *buf, size_t cap, bool *known
 
 enum { SQL_CAP = 32768 };
 
+/* A buffer for one statement of SQL_CAP bytes, which append() fills. */
+static int sql_buffer__new(char **sql, struct prof_error *err)
+{
+	*sql = malloc(SQL_CAP);
+	return *sql ? 0 : prof_error__set(err, PROF_E_NOMEM, "out of memory");
+}
+
 /* NVTX ranges are host time: an asynchronous loop enqueues its steps and
  * races ahead while the GPU works through them later. The window therefore
  * ends where the GPU finishes the last work that a call inside it launched,
@@ -144,13 +151,14 @@ enum { SQL_CAP = 32768 };
 static int extend_to_launched_work(struct prof_store *store, const char *launches, struct sum_window *w,
 				   struct prof_error *err)
 {
-	char *sql = malloc(SQL_CAP);
+	char *sql;
 	struct prof_cursor *c = NULL;
 	size_t len = 0;
 	int rc;
 
-	if (!sql)
-		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	rc = sql_buffer__new(&sql, err);
+	if (rc)
+		return rc;
 	rc = append(sql, SQL_CAP, &len, err, "WITH span AS (SELECT ?1 AS lo, ?2 AS hi) SELECT max(e) FROM (%s)",
 		    launches);
 	if (!rc)
@@ -280,14 +288,15 @@ static int load_candidates(struct prof_store *store, const struct sum_loop_optio
 			   const char *launches, bool known, struct loop_candidate *cand, int *n,
 			   struct prof_error *err)
 {
-	char *sql = malloc(SQL_CAP);
+	char *sql;
 	struct prof_cursor *c = NULL;
 	size_t len = 0;
 	int rc;
 
 	*n = 0;
-	if (!sql)
-		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	rc = sql_buffer__new(&sql, err);
+	if (rc)
+		return rc;
 	rc = window__nvtx_instances_sql(sql, SQL_CAP, err);
 	if (!rc)
 		len = strlen(sql);
@@ -480,9 +489,9 @@ int window__from_nvtx(struct prof_store *store, const struct sum_loop_options *o
 	rc = has_ranges(store, &any, err);
 	if (rc || !any)
 		return rc;
-	launches = malloc(SQL_CAP);
-	if (!launches)
-		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	rc = sql_buffer__new(&launches, err);
+	if (rc)
+		return rc;
 	rc = launches_sql(store, launches, SQL_CAP, &known, err);
 	if (!rc)
 		rc = load_candidates(store, o, marked, launches, known, cand, &n, err);

@@ -70,6 +70,18 @@ int summary__cuda_gpu_mem_time_sum(struct prof_store *s, struct rpt_sink *sink,
 	return rc;
 }
 
+static void mem_size_cells(const struct sum_group *g, struct rpt_cell *cells)
+{
+	const struct rpt_cell row[] = {
+		sum_real((double)g->total / MB), sum_int(g->n),
+		sum_real(g->mean / MB), sum_real(g->median / MB),
+		sum_real((double)g->min / MB), sum_real((double)g->max / MB),
+		sum_real(g->stddev / MB), sum_text(g->label),
+	};
+
+	memcpy(cells, row, sizeof row);
+}
+
 int summary__cuda_gpu_mem_size_sum(struct prof_store *s, struct rpt_sink *sink,
 				   struct prof_error *err)
 {
@@ -89,23 +101,8 @@ int summary__cuda_gpu_mem_size_sum(struct prof_store *s, struct rpt_sink *sink,
 	rc = mem_groups(s, true, &gs, err);
 	if (rc < 0)
 		goto out;
-	rc = sink->begin(sink, "cuda_gpu_mem_size_sum", "CUDA GPU MemOps Summary (by Size)", cols,
-			 8);
-	if (rc >= 0)
-		rc = sum_groups__note_left_out(&gs, sink);
-	for (size_t i = 0; rc >= 0 && i < gs.n; i++) {
-		const struct sum_group *g = &gs.g[i];
-		struct rpt_cell cells[8] = {
-			sum_real((double)g->total / MB), sum_int(g->n),
-			sum_real(g->mean / MB), sum_real(g->median / MB),
-			sum_real((double)g->min / MB), sum_real((double)g->max / MB),
-			sum_real(g->stddev / MB), sum_text(g->label),
-		};
-		rc = sink->row(sink, cells);
-	}
-	if (rc >= 0)
-		rc = sink->end(sink);
-	rc = sum_sink_error(rc, err);
+	rc = sum_groups__emit(&gs, sink, "cuda_gpu_mem_size_sum", "CUDA GPU MemOps Summary (by Size)",
+			      cols, 8, mem_size_cells, err);
 out:
 	sum_groups__exit(&gs);
 	return rc;

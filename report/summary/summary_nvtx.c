@@ -77,6 +77,17 @@ static int attributed_groups(struct prof_store *s, struct sum_groups *gs, struct
 	return rc;
 }
 
+static void nvtx_kern_cells(const struct sum_group *g, struct rpt_cell *cells)
+{
+	const struct rpt_cell row[] = {
+		sum_text(g->label), sum_text(g->label2), sum_int(g->n),
+		sum_int(g->total), sum_real(g->mean), sum_real(g->median),
+		sum_int(g->min), sum_int(g->max), sum_real(g->stddev),
+	};
+
+	memcpy(cells, row, sizeof row);
+}
+
 int summary__nvtx_kern_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)
 {
 	static const struct rpt_column cols[] = {
@@ -96,21 +107,8 @@ int summary__nvtx_kern_sum(struct prof_store *s, struct rpt_sink *sink, struct p
 	rc = attributed_groups(s, &gs, err);
 	if (rc < 0)
 		goto out;
-	rc = sink->begin(sink, "nvtx_kern_sum", "NVTX Range Kernel Summary", cols, 9);
-	if (rc >= 0)
-		rc = sum_groups__note_left_out(&gs, sink);
-	for (size_t i = 0; rc >= 0 && i < gs.n; i++) {
-		const struct sum_group *g = &gs.g[i];
-		struct rpt_cell cells[9] = {
-			sum_text(g->label), sum_text(g->label2), sum_int(g->n),
-			sum_int(g->total), sum_real(g->mean), sum_real(g->median),
-			sum_int(g->min), sum_int(g->max), sum_real(g->stddev),
-		};
-		rc = sink->row(sink, cells);
-	}
-	if (rc >= 0)
-		rc = sink->end(sink);
-	rc = sum_sink_error(rc, err);
+	rc = sum_groups__emit(&gs, sink, "nvtx_kern_sum", "NVTX Range Kernel Summary", cols, 9,
+			      nvtx_kern_cells, err);
 out:
 	sum_groups__exit(&gs);
 	return rc;

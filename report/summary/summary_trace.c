@@ -118,24 +118,17 @@ int summary__cuda_gpu_trace(struct prof_store *s, struct rpt_sink *sink, struct 
 	static const char order[] = " ORDER BY 1, 3";
 	struct sum_capture_time time;
 	struct prof_cursor *c = NULL;
-	char *src, *sql = NULL;
+	char *sql;
 	int64_t left_out = 0;
 	int rc;
 
 	rc = sum_capture__time(s, &time, err);
 	if (rc < 0)
 		return rc;
-	src = sum_union(s, trace_tables, trace_parts, 3, &rc, err);
+	sql = sum_union_then(s, trace_tables, trace_parts, 3, order, &rc, err);
 	if (rc < 0)
 		return rc;
-	if (src) {
-		sql = malloc(strlen(src) + sizeof order);
-		if (!sql) {
-			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
-			goto out;
-		}
-		strcpy(sql, src);
-		strcat(sql, order);
+	if (sql) {
 		rc = prof_cursor__open(s, sql, &c, err);
 		if (rc < 0)
 			goto out;
@@ -164,6 +157,5 @@ out:
 	if (c)
 		prof_cursor__close(c);
 	free(sql);
-	free(src);
 	return rc;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis/core/gpu_work.h"
+#include "kernel_rows.h"
 #include "prof/tables.h"
 #include "model/sql.h"
 #include "model/sums.h"
@@ -129,6 +130,23 @@ static void read_counts(struct prof_cursor *c, int col, int64_t measured, struct
 				       : -1;
 }
 
+static int read_access_row(void *row, struct prof_cursor *c, const void *ctx)
+{
+	struct access_kernel *e = row;
+
+	(void)ctx;
+	if (kernel_rows__name(c, &e->name))
+		return PROF_E_NOMEM;
+	e->launches = prof_cursor__int64(c, 1);
+	e->time_ns = prof_cursor__int64(c, 2);
+	e->measured = prof_cursor__int64(c, 3);
+	read_counts(c, 4, e->measured, &e->ld);
+	read_counts(c, 8, e->measured, &e->st);
+	e->l1_hit_pct = prof_cursor__is_null(c, 12) ? -1 : prof_cursor__double(c, 12);
+	e->l2_hit_pct = prof_cursor__is_null(c, 13) ? -1 : prof_cursor__double(c, 13);
+	return 0;
+}
+
 int access__load(struct prof_store *s, int64_t from_ns, int64_t to_ns, struct access_kernel **out,
 		 int *n, struct prof_error *err)
 {
@@ -153,39 +171,15 @@ int access__load(struct prof_store *s, int64_t from_ns, int64_t to_ns, struct ac
 		"       WHERE k.start >= ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.")
 		"       AND m.ldSectors IS NOT NULL GROUP BY 1) b"
 		" ON a.nid = b.nid ORDER BY a.total DESC";
-	struct access_kernel *k = NULL;
-	struct prof_cursor *c;
-	int cap = 0, cnt = 0, rc;
+	void *k;
+	int cnt, rc;
 
 	*out = NULL;
 	*n = 0;
 	if (!access__recorded(s))
 		return 0;
-	rc = prof_cursor__open(s, sql, &c, err);
-	if (rc)
-		return rc;
-	prof_cursor__bind_int64(c, 1, to_ns > from_ns ? from_ns : INT64_MIN);
-	prof_cursor__bind_int64(c, 2, to_ns > from_ns ? to_ns : INT64_MAX);
-	while ((rc = prof_cursor__next(c, err)) == 1) {
-		struct access_kernel *e;
-
-		if (array__grow((void **)&k, &cap, cnt + 1, sizeof *k))
-			goto nomem;
-		e = &k[cnt];
-		memset(e, 0, sizeof *e);
-		e->name = strdup(prof_cursor__text(c, 0) ? prof_cursor__text(c, 0) : "?");
-		if (!e->name)
-			goto nomem;
-		cnt++;
-		e->launches = prof_cursor__int64(c, 1);
-		e->time_ns = prof_cursor__int64(c, 2);
-		e->measured = prof_cursor__int64(c, 3);
-		read_counts(c, 4, e->measured, &e->ld);
-		read_counts(c, 8, e->measured, &e->st);
-		e->l1_hit_pct = prof_cursor__is_null(c, 12) ? -1 : prof_cursor__double(c, 12);
-		e->l2_hit_pct = prof_cursor__is_null(c, 13) ? -1 : prof_cursor__double(c, 13);
-	}
-	prof_cursor__close(c);
+	rc = kernel_rows__read(s, sql, from_ns, to_ns, sizeof **out, read_access_row, NULL, &k, &cnt,
+			       err);
 	if (rc < 0) {
 		access__free(k, cnt);
 		return rc;
@@ -193,8 +187,4 @@ int access__load(struct prof_store *s, int64_t from_ns, int64_t to_ns, struct ac
 	*out = k;
 	*n = cnt;
 	return 0;
-nomem:
-	prof_cursor__close(c);
-	access__free(k, cnt);
-	return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 }

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "analysis/core/gpu_work.h"
+#include "kernel_rows.h"
 #include "occupancy.h"
 #include "prof/output.h"
 #include "prof/tables.h"
@@ -218,6 +219,30 @@ int roof__count_measured(struct prof_store *s, int64_t *n, struct prof_error *er
 	return rc < 0 ? rc : 0;
 }
 
+static int read_roof_row(void *row, struct prof_cursor *c, const void *peaks)
+{
+	struct roof_kernel *e = row;
+
+	if (kernel_rows__name(c, &e->name))
+		return PROF_E_NOMEM;
+	e->launches = prof_cursor__int64(c, 1);
+	e->time_ns = prof_cursor__int64(c, 2);
+	e->measured = prof_cursor__int64(c, 3);
+	e->metric_time_ns = prof_cursor__int64(c, 4);
+	e->flops_f64 = prof_cursor__double(c, 5);
+	e->flops_f32 = prof_cursor__double(c, 6);
+	e->flops_f16 = prof_cursor__double(c, 7);
+	e->tensor_inst = prof_cursor__double(c, 8);
+	e->dram_bytes = prof_cursor__double(c, 9);
+	e->l2_bytes = prof_cursor__double(c, 10);
+	e->has_flops = prof_cursor__int64(c, 11) > 0;
+	for (int t = 0; t < ROOF_T__COUNT; t++)
+		e->tensor_flops[t] = prof_cursor__double(c, 12 + t);
+	e->has_tensor_flops = prof_cursor__int64(c, 12 + ROOF_T__COUNT) > 0;
+	roof__derive(e, peaks);
+	return 0;
+}
+
 int roof__load(struct prof_store *s, const struct roof_peaks *p, int64_t from_ns, int64_t to_ns,
 	       struct roof_kernel **out, int *n, struct prof_error *err)
 {
@@ -250,44 +275,12 @@ int roof__load(struct prof_store *s, const struct roof_peaks *p, int64_t from_ns
 		"       WHERE k.start >= ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.")
 		"       AND m.durationNs IS NOT NULL GROUP BY 1) b"
 		" ON a.nid = b.nid ORDER BY a.total DESC";
-	struct roof_kernel *k = NULL;
-	struct prof_cursor *c;
-	int cap = 0, cnt = 0, rc;
+	void *k;
+	int cnt, rc;
 
 	*out = NULL;
 	*n = 0;
-	rc = prof_cursor__open(s, sql, &c, err);
-	if (rc)
-		return rc;
-	prof_cursor__bind_int64(c, 1, to_ns > from_ns ? from_ns : INT64_MIN);
-	prof_cursor__bind_int64(c, 2, to_ns > from_ns ? to_ns : INT64_MAX);
-	while ((rc = prof_cursor__next(c, err)) == 1) {
-		struct roof_kernel *e;
-		if (array__grow((void **)&k, &cap, cnt + 1, sizeof *k))
-			goto nomem;
-		e = &k[cnt];
-		memset(e, 0, sizeof *e);
-		e->name = strdup(prof_cursor__text(c, 0) ? prof_cursor__text(c, 0) : "?");
-		if (!e->name)
-			goto nomem;
-		cnt++;
-		e->launches = prof_cursor__int64(c, 1);
-		e->time_ns = prof_cursor__int64(c, 2);
-		e->measured = prof_cursor__int64(c, 3);
-		e->metric_time_ns = prof_cursor__int64(c, 4);
-		e->flops_f64 = prof_cursor__double(c, 5);
-		e->flops_f32 = prof_cursor__double(c, 6);
-		e->flops_f16 = prof_cursor__double(c, 7);
-		e->tensor_inst = prof_cursor__double(c, 8);
-		e->dram_bytes = prof_cursor__double(c, 9);
-		e->l2_bytes = prof_cursor__double(c, 10);
-		e->has_flops = prof_cursor__int64(c, 11) > 0;
-		for (int t = 0; t < ROOF_T__COUNT; t++)
-			e->tensor_flops[t] = prof_cursor__double(c, 12 + t);
-		e->has_tensor_flops = prof_cursor__int64(c, 12 + ROOF_T__COUNT) > 0;
-		roof__derive(e, p);
-	}
-	prof_cursor__close(c);
+	rc = kernel_rows__read(s, sql, from_ns, to_ns, sizeof **out, read_roof_row, p, &k, &cnt, err);
 	if (rc < 0) {
 		roof__free(k, cnt);
 		return rc;
@@ -295,10 +288,6 @@ int roof__load(struct prof_store *s, const struct roof_peaks *p, int64_t from_ns
 	*out = k;
 	*n = cnt;
 	return 0;
-nomem:
-	prof_cursor__close(c);
-	roof__free(k, cnt);
-	return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 }
 
 int roof__rows(const struct roof_kernel *k, int n, struct rpt_sink *sink)
