@@ -108,7 +108,7 @@ void diag_verdict__summarise(struct diag_verdict *v)
 			order[j - 1] = t;
 		}
 	const char *unmeasured = v->bound == BOUND_GPU_COMPUTE && !v->gpu_bound_measured
-		? " (or GPU memory: without hardware metrics the two look alike; `perfkit run --metrics=memory` tells)"
+		? " (or GPU memory: without hardware metrics the two look alike; `perfkit run --gpu-metrics` tells)"
 		: "";
 
 	if (v->steps > 0)

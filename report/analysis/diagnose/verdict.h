@@ -61,9 +61,10 @@ struct diag_verdict {
 	double record_launch_ns, record_alloc_ns, record_copy_ns, record_call_ns;
 	int64_t migration_gpu_ns;    /* of page_migrations, what kernels and copies
 				      * stalled (one mean step) */
-	/* GPU compute or GPU memory was told apart by hardware metrics (the
-	 * kernels' roofline classes, or the sampled DRAM throughput); without
-	 * them a step the GPU sets is named GPU compute, and says so */
+	/* GPU compute or GPU memory was told apart by the sampled DRAM
+	 * throughput (a capture with per-kernel metrics ran under kernel
+	 * replay and has no verdict); without it a step the GPU sets is named
+	 * GPU compute, and says so */
 	bool gpu_bound_measured;
 	char summary[480];
 };

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "analysis/diagnose/diagnose.h"
-#include "analysis/kernel_metrics/roofline.h"
 #include "analysis/ranks/nccl.h"
 #include "analysis/timeline/gpu_idle.h"
 #include "prof/saturate.h"
@@ -106,36 +105,6 @@ static int64_t take_migrations(int64_t total[VERDICT_NPARTS], int64_t stretch_ns
 	return on_gpu;
 }
 
-/* A step the GPU's own work sets, told apart by the kernels' hardware
- * metrics where the capture has them: GPU memory when its memory-bound
- * kernels (by the roofline: the DRAM roof below the compute roof at their
- * intensity) ran longer in the window than its compute-bound ones. */
-static int gpu_bound_by_metrics(struct diag_context *ctx, struct diag_verdict *v, struct prof_error *err)
-{
-	struct roof_peaks p;
-	struct roof_kernel *k = NULL;
-	int64_t by_class[ROOF_LAUNCH + 1] = { 0 };
-	int n = 0, rc;
-
-	if (!ctx->report->has_metrics || (v->bound != BOUND_GPU_COMPUTE && v->bound != BOUND_GPU_MEMORY))
-		return 0;
-	rc = roof_peaks__load(ctx->store, &p, err);
-	if (!rc)
-		rc = roof__load(ctx->store, &p, ctx->w->start_ns, ctx->w->end_ns, &k, &n, err);
-	if (rc)
-		return rc;
-	for (int i = 0; i < n; i++) {
-		roof__derive(&k[i], &p);
-		by_class[k[i].klass] = prof_add_saturated(by_class[k[i].klass], k[i].time_ns);
-	}
-	if (by_class[ROOF_MEMORY] + by_class[ROOF_COMPUTE] > 0) {
-		v->gpu_bound_measured = true;
-		v->bound = by_class[ROOF_MEMORY] > by_class[ROOF_COMPUTE] ? BOUND_GPU_MEMORY : BOUND_GPU_COMPUTE;
-	}
-	roof__free(k, n);
-	return 0;
-}
-
 void diag_verdict__by_samples(struct diag_report *r, int64_t dram_roof_ns)
 {
 	struct diag_verdict *v = &r->verdict;
@@ -195,9 +164,6 @@ int diag_verdict__make(struct diag_context *ctx, struct diag_verdict *v, struct 
 	v->device_id = d->device_id;
 	v->bound = diag_verdict__bound_of(v->part_ns);
 	v->valid = true;
-	rc = gpu_bound_by_metrics(ctx, v, err);
-	if (rc)
-		goto out;
 	diag_verdict__summarise(v);
 out:
 	return rc;
