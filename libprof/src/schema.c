@@ -282,6 +282,32 @@ static const struct schema_column c_um_gpu_faults[] = {
 };
 #undef F
 
+/* Python's stacks (perfkit run --python-sampling and --python-backtrace):
+ * perfkit's own tables, as nsys has none for them. A stack is written once
+ * (a row a frame, depth 0 innermost) and named by its stackId within the
+ * process; a sample and a CUDA call name the stack they saw. */
+#define F struct prof_py_frame
+static const struct schema_column c_py_frames[] = {
+	I(F, "globalPid", global_pid), I(F, "stackId", stack_id), I(F, "depth", depth),
+	I_SID(F, "functionId", function), I_SID(F, "fileId", file), I(F, "line", line),
+	I(F, "kind", kind),
+};
+#undef F
+
+#define F struct prof_py_sample
+static const struct schema_column c_py_samples[] = {
+	I(F, "start", start_ns), I(F, "globalTid", global_tid), I(F, "globalPid", global_pid),
+	I(F, "stackId", stack_id), I(F, "state", state),
+};
+#undef F
+
+#define F struct prof_py_cuda_call
+static const struct schema_column c_py_cuda_calls[] = {
+	I(F, "globalTid", global_tid), I(F, "globalPid", global_pid),
+	I(F, "correlationId", correlation_id), I(F, "stackId", stack_id),
+};
+#undef F
+
 /* Each table with its row struct, for the tables the writer binds row by
  * row (schema_column.bind). */
 const struct schema_table schema_tables[T__COUNT] = {
@@ -334,6 +360,12 @@ const struct schema_table schema_tables[T__COUNT] = {
 			      N(c_um_cpu_faults), sizeof(struct prof_um_cpu_fault) },
 	[T_UM_GPU_FAULTS] = { "CUDA_UM_GPU_PAGE_FAULT_EVENTS", c_um_gpu_faults,
 			      N(c_um_gpu_faults), sizeof(struct prof_um_gpu_fault) },
+	[T_PY_FRAMES] = { "PERFKIT_PYTHON_FRAMES", c_py_frames, N(c_py_frames),
+			  sizeof(struct prof_py_frame) },
+	[T_PY_SAMPLES] = { "PERFKIT_PYTHON_SAMPLES", c_py_samples, N(c_py_samples),
+			   sizeof(struct prof_py_sample) },
+	[T_PY_CUDA_CALLS] = { "PERFKIT_PYTHON_CUDA_CALLS", c_py_cuda_calls, N(c_py_cuda_calls),
+			      sizeof(struct prof_py_cuda_call) },
 };
 
 /* One row per profiled kernel launch (`perfkit run --metrics`), joined to
@@ -605,6 +637,8 @@ const struct schema_index schema_indexes[] = {
 	{ "perfkit_sync_corr", T_SYNC, "correlationId" },
 	{ "perfkit_memory_corr", T_MEMORY, "correlationId" },
 	{ "perfkit_nvtx_tid", T_NVTX, "globalTid, start" },
+	/* a sample's or a call's stack, frame by frame */
+	{ "perfkit_py_frames_stack", T_PY_FRAMES, "globalPid, stackId, depth" },
 };
 
 const int schema_index_count = N(schema_indexes);

@@ -44,6 +44,10 @@ enum schema_table_id {
 	/* unified-memory page faults (schema.c) */
 	T_UM_CPU_FAULTS,
 	T_UM_GPU_FAULTS,
+	/* Python's stacks: samples and CUDA calls (schema.c) */
+	T_PY_FRAMES,
+	T_PY_SAMPLES,
+	T_PY_CUDA_CALLS,
 	T__COUNT
 };
 

@@ -783,6 +783,21 @@ int prof_writer__um_gpu_fault(struct prof_writer *w, const struct prof_um_gpu_fa
 	return add(w, T_UM_GPU_FAULTS, f);
 }
 
+int prof_writer__py_frame(struct prof_writer *w, const struct prof_py_frame *f)
+{
+	return add(w, T_PY_FRAMES, f);
+}
+
+int prof_writer__py_sample(struct prof_writer *w, const struct prof_py_sample *s)
+{
+	return add(w, T_PY_SAMPLES, s);
+}
+
+int prof_writer__py_cuda_call(struct prof_writer *w, const struct prof_py_cuda_call *c)
+{
+	return add(w, T_PY_CUDA_CALLS, c);
+}
+
 int prof_writer__nvtx(struct prof_writer *w, const struct prof_nvtx_event *e)
 {
 	sqlite3_stmt *st = bind_row(w->insert[T_NVTX], &schema_tables[T_NVTX], e);

@@ -179,6 +179,48 @@ struct prof_um_gpu_fault {
 	int32_t access_type; /* enum prof_um_access_type */
 };
 
+/* Python's own frames (perfkit run --python-sampling, --python-backtrace):
+ * PERFKIT_PYTHON_FRAMES holds each distinct stack once, a row a frame,
+ * depth 0 the innermost; stack_id is unique within the process. function
+ * and file are StringIds; a native frame (kind PROF_PY_FRAME_NATIVE) names
+ * the library in file and has no line. */
+enum prof_py_frame_kind {
+	PROF_PY_FRAME_PYTHON = 0,
+	PROF_PY_FRAME_NATIVE = 1,
+};
+
+struct prof_py_frame {
+	int64_t global_pid;
+	int64_t stack_id;
+	int32_t depth;
+	int64_t function, file;
+	int32_t line;
+	int32_t kind; /* enum prof_py_frame_kind */
+};
+
+/* PERFKIT_PYTHON_SAMPLES.state: what the sampled thread was doing. */
+enum prof_py_sample_state {
+	PROF_PY_RUNNING = 0,   /* running Python (or C it called) */
+	PROF_PY_IN_CUDA = 1,   /* inside a CUDA API call */
+	PROF_PY_GIL_WAIT = 2,  /* waiting for the GIL */
+};
+
+/* PERFKIT_PYTHON_SAMPLES: one thread's Python stack at one tick. */
+struct prof_py_sample {
+	int64_t start_ns;
+	int64_t global_tid, global_pid;
+	int64_t stack_id;
+	int32_t state; /* enum prof_py_sample_state */
+};
+
+/* PERFKIT_PYTHON_CUDA_CALLS (--python-backtrace=cuda): the Python stack
+ * under one CUDA API call, joined to it by thread and correlation id. */
+struct prof_py_cuda_call {
+	int64_t global_tid, global_pid;
+	int32_t correlation_id;
+	int64_t stack_id;
+};
+
 /* NVTX_EVENTS. end_ns < 0 means NULL (marks). text_id is a StringIds id. */
 struct prof_nvtx_event {
 	int64_t start_ns, end_ns;

@@ -87,6 +87,10 @@ int prof_writer__memory(struct prof_writer *w, const struct prof_memory_event *e
  * migrations are memcpy rows of the PROF_COPY_UVM_* kinds. */
 int prof_writer__um_cpu_fault(struct prof_writer *w, const struct prof_um_cpu_fault *f);
 int prof_writer__um_gpu_fault(struct prof_writer *w, const struct prof_um_gpu_fault *f);
+/* Python's stacks (perfkit run --python-sampling, --python-backtrace). */
+int prof_writer__py_frame(struct prof_writer *w, const struct prof_py_frame *f);
+int prof_writer__py_sample(struct prof_writer *w, const struct prof_py_sample *s);
+int prof_writer__py_cuda_call(struct prof_writer *w, const struct prof_py_cuda_call *c);
 int prof_writer__nvtx(struct prof_writer *w, const struct prof_nvtx_event *e);
 int prof_writer__overhead(struct prof_writer *w, const struct prof_overhead *o);
 int prof_writer__gpu(struct prof_writer *w, const struct prof_gpu_info *g);

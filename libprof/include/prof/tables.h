@@ -28,6 +28,14 @@
  * the migrations are MEMCPY rows of copyKind PROF_SQL_COPY_UVM_KINDS. */
 #define PROF_T_UM_CPU_FAULTS "CUDA_UM_CPU_PAGE_FAULT_EVENTS"
 #define PROF_T_UM_GPU_FAULTS "CUDA_UM_GPU_PAGE_FAULT_EVENTS"
+/* Python's stacks: each distinct stack a row a frame, depth 0 innermost
+ * (struct prof_py_frame), the samples (prof_py_sample, --python-sampling)
+ * and the stack under each CUDA call (prof_py_cuda_call,
+ * --python-backtrace=cuda); a sample or call names its stack by
+ * (globalPid, stackId). */
+#define PROF_T_PY_FRAMES "PERFKIT_PYTHON_FRAMES"
+#define PROF_T_PY_SAMPLES "PERFKIT_PYTHON_SAMPLES"
+#define PROF_T_PY_CUDA_CALLS "PERFKIT_PYTHON_CUDA_CALLS"
 /* NVTX marks and ranges (struct prof_nvtx_event). */
 #define PROF_T_NVTX "NVTX_EVENTS"
 /* Interned strings: id -> value. */
