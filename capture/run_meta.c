@@ -134,6 +134,8 @@ void run__write_meta(struct run_session *s, const char *gpu)
 	run__meta_int(s->w, "duration_ns", (long long)(s->end_ns - s->start_ns));
 	run__meta_int(s->w, "exit_status", s->exit_status);
 	run__meta_trace(s->w, s->opt.trace_list);
+	if (run__python_sampling_hz(s) > 0)
+		run__meta_int(s->w, PROF_META_PYTHON_SAMPLING_HZ, run__python_sampling_hz(s));
 	run__meta_merged(s->w, gpu);
 }
 

@@ -71,7 +71,7 @@ int run_session__prepare(struct run_session *s, char **argv)
 		s->msg->error("--metrics-sample must be between 1 and %d", PROF_METRICS_SAMPLE_MAX);
 		return RUN_EXIT_USAGE;
 	}
-	if (run__gpu_metrics_hz(s) < 0)
+	if (run__gpu_metrics_hz(s) < 0 || run__python_check(s) < 0)
 		return RUN_EXIT_USAGE;
 	if (s->opt.flush_ms < 1 || s->opt.flush_ms > PROF_FLUSH_MS_MAX) {
 		s->msg->error("--flush-interval must be between 1 and %d ms", PROF_FLUSH_MS_MAX);
@@ -130,6 +130,10 @@ int run_session__prepare(struct run_session *s, char **argv)
 	if (run__metrics_env(s->opt.metrics, s->opt.metrics_sample, s->metrics_dir,
 			sizeof(s->metrics_dir)) < 0 || run__gpu_metrics_env(run__gpu_metrics_hz(s)) < 0) {
 		s->msg->error("cannot prepare hardware metrics: %s", strerror(errno));
+		run_session__abort(s);
+		return RUN_EXIT_USAGE;
+	}
+	if (run__python_env(s) < 0) {
 		run_session__abort(s);
 		return RUN_EXIT_USAGE;
 	}

@@ -79,6 +79,9 @@ struct run_options {
 	const char *metrics;    /* --metrics; NULL: none */
 	int64_t metrics_sample; /* --metrics-sample */
 	const char *gpu_metrics; /* --gpu-metrics[=HZ]: "" the default rate; NULL: none */
+	const char *pytorch;     /* --pytorch: "modules"; NULL: none */
+	const char *python_sampling; /* --python-sampling[=HZ]: "" the default rate; NULL: none */
+	const char *python_backtrace; /* --python-backtrace: "cuda"; NULL: none */
 };
 
 #define RUN_OPTIONS_INIT { .flush_ms = PROF_FLUSH_MS_DEFAULT, .metrics_sample = 1 }

@@ -43,6 +43,14 @@ int run__gpu_metrics_env(long hz);
 /* --metrics: its folder made into dir and named in the environment. */
 int run__metrics_env(const char *metrics, int64_t sample, char *dir, size_t cap);
 
+/* run_python.c: --pytorch, --python-sampling, --python-backtrace. check:
+ * 0, or -1 after the error; the rate: samples a second, 0 when off, < 0
+ * after the error; env: the hook put on PYTHONPATH with what it is to do
+ * (0, or -1 after the error). */
+int run__python_check(const struct run_session *s);
+long run__python_sampling_hz(const struct run_session *s);
+int run__python_env(const struct run_session *s);
+
 /* run_meta.c */
 /* What a reader of the unfinished output needs to follow the run. */
 void run__write_live_meta(struct run_session *s);

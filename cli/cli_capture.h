@@ -22,7 +22,15 @@ _Static_assert((int)RUN_EXIT_USAGE == (int)CLI_EXIT_USAGE, "a session's usage st
 	CLI_INT(0, "flush-interval", &(o)->flush_ms, "MS",                                    \
 		"commit recorded data at least this often (default 500)"),                    \
 	CLI_OPTIONAL("gpu-metrics", &(o)->gpu_metrics, "HZ",                                  \
-		     "sample SM, tensor, DRAM, PCIe and NVLink use HZ times a second (default 10000)")
+		     "sample SM, tensor, DRAM, PCIe and NVLink use HZ times a second (default 10000)"), \
+	CLI_STRING(0, "pytorch", &(o)->pytorch, "modules",                                    \
+		   "mark every nn.Module's forward and backward and each optimizer step"       \
+		   " (Python programs; no change to the program)"),                             \
+	CLI_OPTIONAL("python-sampling", &(o)->python_sampling, "HZ",                          \
+		     "sample every Python thread's stack HZ times a second (default 1000)"),    \
+	CLI_STRING(0, "python-backtrace", &(o)->python_backtrace, "cuda",                     \
+		   "record the Python stack at each CUDA launch, copy, synchronisation and"   \
+		   " allocation")
 
 /* A session reports through cli_error and cli_warning, like every command. */
 #define RUN_CLI_MESSAGES { .error = cli_error, .warning = cli_warning }

@@ -119,6 +119,25 @@ void unified_memory__record(struct prof_writer *w, uint32_t pid, const void *rec
 void process_info__record_start(struct prof_writer *w, uint32_t pid);
 void process_info__record_end(struct prof_writer *w, uint32_t pid);
 
+/* python_ranges.c: the ranges the Python hook marks (--pytorch=modules),
+ * queued by the exported perfkit_py_* calls and written here as NVTX rows
+ * of perfkit's domain (writer thread only). */
+void python_ranges__write(struct records *rec, struct prof_writer *w, uint32_t pid);
+/* records.c: the domain id of an NVTX domain name, announced with a
+ * "domain create" row the first time (writer thread only). */
+int64_t records__nvtx_domain(struct records *r, const char *name, int64_t tid);
+
+/* python_sampler.c: Python's stacks (--python-sampling,
+ * --python-backtrace=cuda). init reads the environment and, when either is
+ * asked for, enables the callbacks of the selected API calls; the hook
+ * module's calibration starts the sampler; the callback counts each
+ * thread's open CUDA calls and takes the stack at a call; write runs on
+ * the writer thread; exit stops the sampler. */
+void python_sampler__init(void *subscriber);
+void python_sampler__on_callback(int domain, uint32_t cbid, const void *data);
+void python_sampler__write(struct prof_writer *w, uint32_t pid);
+void python_sampler__exit(void);
+
 /* drain.c: the writer thread. */
 struct drain_config {
 	struct prof_writer *writer;

@@ -28,6 +28,7 @@
 static struct {
 	struct prof_writer *w;
 	struct records *rec;
+	uint32_t pid;
 	uint64_t flush_interval_ns, sync_flush_gap_ns;
 	pthread_t thread;
 	int running;
@@ -75,6 +76,8 @@ static void write_handed_over(void)
 		node = next;
 	}
 	gpu_metrics__write(drain.w);
+	python_ranges__write(drain.rec, drain.w, drain.pid);
+	python_sampler__write(drain.w, drain.pid);
 }
 
 static void commit(void)
@@ -144,6 +147,7 @@ int drain__start(const struct drain_config *cfg)
 	int rc;
 
 	drain.w = cfg->writer;
+	drain.pid = cfg->pid;
 	drain.flush_interval_ns = cfg->flush_interval_ns;
 	drain.sync_flush_gap_ns = cfg->sync_flush_gap_ns;
 	rc = records__new(cfg->writer, cfg->pid, &drain.rec);

@@ -78,6 +78,7 @@ static void on_exit_flush(void)
 	if (!atomic_compare_exchange_strong(&g.state, &expected, STATE_DONE))
 		return;
 	metrics__exit();
+	python_sampler__exit();
 	/* the trace on disk first: what follows talks to the GPU's counters */
 	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	flushed_ns = monotonic_ns();
@@ -188,6 +189,7 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 	gpu_metrics__on_callback(domain, cbid, data);
 	nvtx_kinds__on_callback(domain, cbid, data);
 	unified_memory__on_callback(domain, cbid, data);
+	python_sampler__on_callback(domain, cbid, data);
 	if (is_sync(domain, cbid)) {
 		thread_names__hint_self();
 		if (sync_succeeded(domain, cb) && atomic_load(&g.state) == STATE_ON)
@@ -365,6 +367,7 @@ static void collector_start(void)
 	metrics__init(g.subscriber);
 	if (gpu_metrics__init(g.subscriber, (uint32_t)pid) < 0)
 		say("cannot start the GPU metrics sampler; tracing without it");
+	python_sampler__init(g.subscriber);
 	atomic_store(&g.state, STATE_ON);
 	atexit(on_exit_flush);
 	install_signal_handlers();

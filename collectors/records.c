@@ -511,6 +511,11 @@ static int64_t domain_id(struct records *r, const char *domain, int64_t tid)
 	return id;
 }
 
+int64_t records__nvtx_domain(struct records *r, const char *name, int64_t tid)
+{
+	return domain_id(r, name, tid);
+}
+
 static int64_t marker_tid(struct records *r, const CUpti_ActivityMarker2 *m)
 {
 	if (m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD) {

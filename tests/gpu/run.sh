@@ -27,6 +27,8 @@ stage() {
 		[ -f "$f" ] && [ -x "$f" ] && cp "$f" "$dest/tests/gpu/"
 	done
 	cp "$build"/bench/gpu/launch_loop "$build"/bench/gpu/lib*.so "$dest/bench/gpu/"
+	# the Python hook (--pytorch, --python-sampling), found beside the binary
+	cp -r "$build/python" "$dest/"
 	for f in "$build"/workloads/*; do
 		[ -f "$f" ] && [ -x "$f" ] && cp "$f" "$dest/workloads/"
 	done

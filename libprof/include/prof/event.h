@@ -179,6 +179,16 @@ struct prof_um_gpu_fault {
 	int32_t access_type; /* enum prof_um_access_type */
 };
 
+/* perfkit run --pytorch=modules: each nn.Module's forward and backward and
+ * each optimizer step, NVTX_EVENTS ranges of this domain whose category
+ * says which, named "QUALNAME (Class)" ("AdamW.step (AdamW)" for a step). */
+#define PROF_PY_RANGE_DOMAIN "perfkit.pytorch"
+enum prof_py_range_category {
+	PROF_PY_RANGE_FORWARD = 1,
+	PROF_PY_RANGE_BACKWARD = 2,
+	PROF_PY_RANGE_OPTIMIZER = 3,
+};
+
 /* Python's own frames (perfkit run --python-sampling, --python-backtrace):
  * PERFKIT_PYTHON_FRAMES holds each distinct stack once, a row a frame,
  * depth 0 the innermost; stack_id is unique within the process. function

@@ -35,6 +35,20 @@
 #define PROF_ENV_METRICS_SAMPLE "PERFKIT_METRICS_SAMPLE"
 /* Sampled GPU metrics (--gpu-metrics): samples per second; unset, none. */
 #define PROF_ENV_GPU_METRICS "PERFKIT_GPU_METRICS"
+/* Python (perfkit run --pytorch, --python-sampling, --python-backtrace):
+ * what the hook module marks ("modules"), Python stack samples a second,
+ * and the calls whose Python stack is taken ("cuda"). The launcher puts
+ * the hook's folder first on PYTHONPATH and names it in
+ * PERFKIT_PYTHON_HOOK_DIR, so that the hook can chain to a sitecustomize
+ * of the program's own. */
+#define PROF_ENV_PYTORCH "PERFKIT_PYTORCH"
+#define PROF_ENV_PYTHON_SAMPLING "PERFKIT_PYTHON_SAMPLING"
+#define PROF_ENV_PYTHON_BACKTRACE "PERFKIT_PYTHON_BACKTRACE"
+#define PROF_ENV_PYTHON_HOOK_DIR "PERFKIT_PYTHON_HOOK_DIR"
+#define PROF_PYTHON_SAMPLING_HZ_DEFAULT 1000
+#define PROF_PYTHON_SAMPLING_HZ_MAX 10000
+/* The capture's metadata key of the sampling rate asked for. */
+#define PROF_META_PYTHON_SAMPLING_HZ "python_sampling_hz"
 /* CUDA's and NVTX's own names: the library each loads into the program. */
 #define PROF_ENV_CUDA_INJECTION "CUDA_INJECTION64_PATH"
 #define PROF_ENV_NVTX_INJECTION "NVTX_INJECTION64_PATH"
