@@ -8,7 +8,10 @@
 #
 #   tests/gpu/run.sh --stage BUILD .gpu/collector   (CPU machine, a CUDA build)
 #   tests/gpu/python_attribution.sh [BUILD]         (GPU machine, repo root)
-#   PROGRAMS="python_hotspots hf_gpt2_train", ROUNDS=7, COST=0 to skip the costs
+#   PROGRAMS="python_hotspots hf_gpt2_train" (captured), COST_PROGRAMS (timed),
+#   CONFIGS=${CONFIGS:-untraced default modules sampling backtrace} (timed, in turn
+#   within each round), ROUNDS=7, CAPTURE=0 to skip the captures, COST=0 to
+#   skip the costs, PIN="taskset -c 2-9" (every timed run on the same CPUs)
 set -u
 BUILD=$(cd "${1:-.gpu/collector}" && pwd) || exit 2
 SRC=$(cd "$(dirname "$0")" && pwd)
@@ -20,11 +23,14 @@ PROGRAMS=${PROGRAMS:-python_hotspots hf_gpt2_train timm_resnet_dataloader}
 COST_PROGRAMS=${COST_PROGRAMS:-python_hotspots hf_gpt2_train}
 ROUNDS=${ROUNDS:-7}
 COST=${COST:-1}
+CAPTURE=${CAPTURE:-1}
+PIN=${PIN:-taskset -c 2-9}
 W=$(mktemp -d)
 LOG=$OUT/python_attribution.log
 : >"$LOG"
 cd "$SRC/programs" || exit 2
 
+[ "$CAPTURE" = 1 ] || PROGRAMS=""
 for p in $PROGRAMS; do
 	echo "=== capture $p" >>"$LOG"
 	timeout -k 5 300 "$PERFKIT" run -f -o "$W/py_$p.sqlite" --pytorch=modules --python-sampling \
@@ -33,23 +39,23 @@ for p in $PROGRAMS; do
 	python3 "$SRC/python_check.py" "$W/py_$p.sqlite" >>"$LOG" 2>&1
 	echo "--- check exit $?" >>"$LOG"
 done
-(cd "$W" && tar -cJf "$OUT/python_captures.tar.xz" py_*.sqlite) 2>>"$LOG"
+[ -z "$PROGRAMS" ] || (cd "$W" && tar -cJf "$OUT/python_captures.tar.xz" py_*.sqlite) 2>>"$LOG"
 
 [ "$COST" = 1 ] || { grep -E "^/|modules fwd|exit" "$LOG"; exit 0; }
 # step_ms of one run of program p under config c
 run_config() {
 	local p=$1 c=$2 out
 	case $c in
-	untraced) out=$(python3 "$p.py" 2>&1) ;;
-	default) out=$("$PERFKIT" run -f -o "$W/cost.sqlite" -- python3 "$p.py" 2>&1) ;;
-	modules) out=$("$PERFKIT" run -f -o "$W/cost.sqlite" --pytorch=modules -- python3 "$p.py" 2>&1) ;;
-	sampling) out=$("$PERFKIT" run -f -o "$W/cost.sqlite" --python-sampling -- python3 "$p.py" 2>&1) ;;
-	backtrace) out=$("$PERFKIT" run -f -o "$W/cost.sqlite" --python-backtrace=cuda -- python3 "$p.py" 2>&1) ;;
+	untraced) out=$($PIN python3 "$p.py" 2>&1) ;;
+	default) out=$($PIN "$PERFKIT" run -f -o "$W/cost.sqlite" -- python3 "$p.py" 2>&1) ;;
+	modules) out=$($PIN "$PERFKIT" run -f -o "$W/cost.sqlite" --pytorch=modules -- python3 "$p.py" 2>&1) ;;
+	sampling) out=$($PIN "$PERFKIT" run -f -o "$W/cost.sqlite" --python-sampling -- python3 "$p.py" 2>&1) ;;
+	backtrace) out=$($PIN "$PERFKIT" run -f -o "$W/cost.sqlite" --python-backtrace=cuda -- python3 "$p.py" 2>&1) ;;
 	esac
 	echo "$out" >>"$LOG"
 	echo "$out" | awk '/^step_ms/ {print $2}' | tail -1
 }
-CONFIGS="untraced default modules sampling backtrace"
+CONFIGS=${CONFIGS:-untraced default modules sampling backtrace}
 declare -A V
 for r in $(seq "$ROUNDS"); do
 	for p in $COST_PROGRAMS; do
@@ -65,16 +71,19 @@ import statistics, sys
 rounds, progs, configs = int(sys.argv[1]), sys.argv[2].split(), sys.argv[3].split()
 vals = {}
 $(for p in $COST_PROGRAMS; do for c in $CONFIGS; do echo "vals[('$p','$c')] = [float(x) for x in '${V[$p,$c]}'.split()]"; done; done)
-print("program            config     n  median_ms  min_ms  max_ms  vs_untraced  vs_default")
+# each round's ratio to the default capture of the same round (paired), its
+# median and the range of the rounds' ratios
+print("program            config     n  median_ms  min_ms  max_ms  paired_vs_default (median, min-max)")
 for p in progs:
-    base = statistics.median(vals[(p, 'untraced')]) if vals[(p, 'untraced')] else float('nan')
-    dflt = statistics.median(vals[(p, 'default')]) if vals[(p, 'default')] else float('nan')
+    dflt = vals.get((p, 'default'), [])
     for c in configs:
         v = vals[(p, c)]
         if not v:
             print("%-18s %-9s  0" % (p, c)); continue
         m = statistics.median(v)
-        print("%-18s %-9s %2d  %9.3f %7.3f %7.3f  %10.3f  %10.3f" % (p, c, len(v), m, min(v), max(v), m / base, m / dflt))
+        r = [a / b for a, b in zip(v, dflt)] if len(dflt) == len(v) else []
+        pr = "%.3f (%.3f-%.3f)" % (statistics.median(r), min(r), max(r)) if r else "-"
+        print("%-18s %-9s %2d  %9.3f %7.3f %7.3f  %s" % (p, c, len(v), m, min(v), max(v), pr))
 PY
 grep -E "^/|exit" "$LOG" | head -20
 cat "$OUT/python_cost.txt"
