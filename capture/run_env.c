@@ -28,31 +28,41 @@ int run__set_env(const char *collector, const char *dir, int trace, const char *
 	return unsetenv(PROF_ENV_NVTX_INJECTION);
 }
 
-/* --gpu-metrics[=HZ]: samples per second, 0 when off, < 0 (said) when the
- * value is not one. Sampling and kernel replay (--metrics) both hold the
- * GPU's performance monitors. */
-long run__gpu_metrics_hz(const struct run_session *s)
+/* An option whose value is a rate, given as --OPTION or --OPTION=HZ (v is
+ * "" then, or NULL when the option was not given): samples a second, 0
+ * when not given, < 0 (said) when the value is not a rate within
+ * [least, most]. */
+long run__rate(const struct run_session *s, const char *option, const char *v, long fallback,
+	       long least, long most)
 {
-	const char *v = s->opt.gpu_metrics;
 	char *end;
 	long hz;
 
 	if (!v)
 		return 0;
-	if (s->opt.metrics) {
+	if (!*v)
+		return fallback;
+	hz = strtol(v, &end, 10);
+	if (*end || end == v || hz < least || hz > most) {
+		s->msg->error("--%s: '%s' is not a rate between %ld and %ld samples a second", option,
+			      v, least, most);
+		return -1;
+	}
+	return hz;
+}
+
+/* --gpu-metrics[=HZ]: samples per second, 0 when off, < 0 (said) when the
+ * value is not one. Sampling and kernel replay (--metrics) both hold the
+ * GPU's performance monitors. */
+long run__gpu_metrics_hz(const struct run_session *s)
+{
+	if (s->opt.gpu_metrics && s->opt.metrics) {
 		s->msg->error("--gpu-metrics and --metrics cannot be used together (both use the "
 			      "GPU's counters)");
 		return -1;
 	}
-	if (!*v)
-		return PROF_GPU_METRICS_HZ_DEFAULT;
-	hz = strtol(v, &end, 10);
-	if (*end || end == v || hz < PROF_GPU_METRICS_HZ_MIN || hz > PROF_GPU_METRICS_HZ_MAX) {
-		s->msg->error("--gpu-metrics: '%s' is not a rate between %d and %d samples a second",
-			      v, PROF_GPU_METRICS_HZ_MIN, PROF_GPU_METRICS_HZ_MAX);
-		return -1;
-	}
-	return hz;
+	return run__rate(s, "gpu-metrics", s->opt.gpu_metrics, PROF_GPU_METRICS_HZ_DEFAULT,
+			 PROF_GPU_METRICS_HZ_MIN, PROF_GPU_METRICS_HZ_MAX);
 }
 
 int run__gpu_metrics_env(long hz)

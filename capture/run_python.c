@@ -19,21 +19,8 @@
  * is not one (said). */
 long run__python_sampling_hz(const struct run_session *s)
 {
-	const char *v = s->opt.python_sampling;
-	char *end;
-	long hz;
-
-	if (!v)
-		return 0;
-	if (!*v)
-		return PROF_PYTHON_SAMPLING_HZ_DEFAULT;
-	hz = strtol(v, &end, 10);
-	if (*end || end == v || hz < 1 || hz > PROF_PYTHON_SAMPLING_HZ_MAX) {
-		s->msg->error("--python-sampling: '%s' is not a rate between 1 and %d samples a "
-			      "second", v, PROF_PYTHON_SAMPLING_HZ_MAX);
-		return -1;
-	}
-	return hz;
+	return run__rate(s, "python-sampling", s->opt.python_sampling,
+			 PROF_PYTHON_SAMPLING_HZ_DEFAULT, 1, PROF_PYTHON_SAMPLING_HZ_MAX);
 }
 
 int run__python_check(const struct run_session *s)

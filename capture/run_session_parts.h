@@ -37,6 +37,10 @@ int run__expand_output(const char *pattern, char *buf, size_t cap, struct prof_e
 /* run_env.c: each 0, or -1 with errno set. */
 int run__set_env(const char *collector, const char *dir, int trace, const char *trace_list,
 		 int64_t flush_ms);
+/* A rate option (--OPTION[=HZ], v "" for the default, NULL when not
+ * given): samples a second, 0 when not given, < 0 after the error. */
+long run__rate(const struct run_session *s, const char *option, const char *v, long fallback,
+	       long least, long most);
 /* --gpu-metrics[=HZ]: samples a second, 0 when off, < 0 after the error. */
 long run__gpu_metrics_hz(const struct run_session *s);
 int run__gpu_metrics_env(long hz);
