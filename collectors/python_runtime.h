@@ -30,6 +30,7 @@ struct perfkit_py_calibration {
 	int64_t code_basicsize;  /* types.CodeType.__basicsize__: the bytecode's offset */
 	uint64_t str_type;       /* id(str) */
 	uint64_t bytes_type;     /* id(bytes) */
+	uint64_t gil_held;       /* 1: called with the GIL held (ctypes.PyDLL) */
 };
 
 /* One frame as the readers store it: the function, file and line, each an
@@ -57,6 +58,11 @@ int python_runtime__ready(void);
 int python_runtime__threads(uint64_t *tstates, int cap);
 /* A thread state's OS thread id, 0 when unreadable. */
 int64_t python_runtime__native_tid(uint64_t tstate);
+/* The calling thread's own stack, read with plain loads (its frames stay
+ * while it is in the call that asks): the depth, 0 when it has none. */
+int python_runtime__own_stack(struct py_frame_ref *out, int cap);
+/* The thread state holding the GIL now, 0 when none or not known. */
+uint64_t python_runtime__gil_holder(void);
 /* The calling thread's own thread state (0 when it has none). */
 uint64_t python_runtime__current_tstate(void);
 /* The frames of a thread, innermost first, resolved to names; the depth

@@ -206,8 +206,7 @@ void python_sampler__on_callback(int domain, uint32_t cbid, const void *data)
 	/* a driver call the runtime makes for the program is the same call */
 	if (smp.backtrace && depth == 0) {
 		struct py_frame_ref frames[PY_MAX_DEPTH];
-		uint64_t tstate = python_runtime__current_tstate();
-		int n = tstate ? python_runtime__stack(tstate, frames, PY_MAX_DEPTH) : 0;
+		int n = python_runtime__own_stack(frames, PY_MAX_DEPTH);
 		struct cuda_call c = { .tid = tid, .correlation_id = cb->correlationId };
 
 		if (n <= 0)
@@ -235,6 +234,7 @@ static void *sampler_main(void *arg)
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	while (!atomic_load(&smp.stop)) {
 		struct timespec now;
+		uint64_t holder;
 		int64_t t;
 		int n;
 
@@ -253,6 +253,7 @@ static void *sampler_main(void *arg)
 			next = now;
 		t = perfkit_py_now();
 		n = python_runtime__threads(tstates, MAX_THREADS);
+		holder = python_runtime__gil_holder();
 		for (int i = 0; i < n; i++) {
 			int64_t tid = python_runtime__native_tid(tstates[i]);
 			int depth = python_runtime__stack(tstates[i], frames, PY_MAX_DEPTH);
@@ -260,7 +261,9 @@ static void *sampler_main(void *arg)
 
 			if (depth <= 0 || tid <= 0)
 				continue;
-			s.state = in_cuda(tid) ? PROF_PY_IN_CUDA : PROF_PY_RUNNING;
+			s.state = in_cuda(tid)			  ? PROF_PY_IN_CUDA
+				  : holder && holder != tstates[i] ? PROF_PY_GIL_WAIT
+								   : PROF_PY_RUNNING;
 			pthread_mutex_lock(&st.lock);
 			s.stack_id = stack_intern(frames, depth);
 			if (s.stack_id && !collector__grow((void **)&st.samples, &st.samples_cap,

@@ -56,7 +56,8 @@ class _Calibration(ctypes.Structure):
         "hexversion", "interp", "tstate", "tstate_head", "native_tid", "code", "code_type",
         "filename", "name", "qualname", "linetable")] + [
         ("firstlineno", ctypes.c_int64), ("code_basicsize", ctypes.c_int64),
-        ("str_type", ctypes.c_uint64), ("bytes_type", ctypes.c_uint64)]
+        ("str_type", ctypes.c_uint64), ("bytes_type", ctypes.c_uint64),
+        ("gil_held", ctypes.c_uint64)]
 
 
 class _Frames:
@@ -78,9 +79,13 @@ class _Frames:
             filename=id(code.co_filename), name=id(code.co_name),
             qualname=id(code.co_qualname), linetable=id(code.co_linetable),
             firstlineno=code.co_firstlineno, code_basicsize=types.CodeType.__basicsize__,
-            str_type=id(str), bytes_type=id(bytes))
-        lib.perfkit_py_calibrate.argtypes = [ctypes.POINTER(_Calibration)]
-        return lib.perfkit_py_calibrate(ctypes.byref(c))
+            str_type=id(str), bytes_type=id(bytes), gil_held=1)
+        # through PyDLL, which keeps the GIL during the call: the collector
+        # finds the GIL as the lock this thread holds
+        calibrate = ctypes.PyDLL(lib._name).perfkit_py_calibrate
+        calibrate.restype = ctypes.c_int
+        calibrate.argtypes = [ctypes.POINTER(_Calibration)]
+        return calibrate(ctypes.byref(c))
 
 
 # ---- nn.Module, autograd and optimizer ranges ------------------------------

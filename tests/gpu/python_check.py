@@ -14,14 +14,14 @@ def main(path):
     dom = q("SELECT id FROM StringIds WHERE value = 'perfkit.pytorch'")
     dom = dom[0][0] if dom else -1
     cats = dict(q("SELECT category, count(*) FROM NVTX_EVENTS WHERE domainId = ? AND eventType IN (59, 60) GROUP BY category", dom))
-    samples = q("SELECT count(*), count(DISTINCT globalTid), count(DISTINCT stackId), sum(state = 1) FROM PERFKIT_PYTHON_SAMPLES")[0]
+    samples = q("SELECT count(*), count(DISTINCT globalTid), count(DISTINCT stackId), sum(state = 1), sum(state = 2) FROM PERFKIT_PYTHON_SAMPLES")[0]
     frames = q("SELECT count(*), max(depth) FROM PERFKIT_PYTHON_FRAMES")[0]
     calls = q("SELECT count(*) FROM PERFKIT_PYTHON_CUDA_CALLS")[0][0]
     launches = q("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = r.nameId WHERE s.value LIKE 'cudaLaunchKernel%'")[0][0]
     launch_stacks = q("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = r.nameId JOIN PERFKIT_PYTHON_CUDA_CALLS c ON c.globalTid = r.globalTid AND c.correlationId = r.correlationId WHERE s.value LIKE 'cudaLaunchKernel%'")[0][0]
     hz = q("SELECT value FROM PERFKIT_META WHERE key = 'python_sampling_hz'")
-    print("%s: modules fwd %d bwd %d opt %d | samples %d threads %d stacks %d in_cuda %s | frames %d maxdepth %s | cuda_calls %d launches %d with_stack %d | hz %s" % (
-        path, cats.get(1, 0), cats.get(2, 0), cats.get(3, 0), samples[0], samples[1], samples[2], samples[3],
+    print("%s: modules fwd %d bwd %d opt %d | samples %d threads %d stacks %d in_cuda %s without_gil %s | frames %d maxdepth %s | cuda_calls %d launches %d with_stack %d | hz %s" % (
+        path, cats.get(1, 0), cats.get(2, 0), cats.get(3, 0), samples[0], samples[1], samples[2], samples[3], samples[4],
         frames[0], frames[1], calls, launches, launch_stacks, hz[0][0] if hz else None))
     print("  top module ranges (name, category, calls, ms):")
     for row in q("""SELECT coalesce(s.value, e.text), e.category, count(*), round(sum(e.end - e.start) / 1e6, 3)
@@ -29,8 +29,8 @@ def main(path):
                     WHERE e.domainId = ? AND e.eventType IN (59, 60)
                     GROUP BY 1, 2 ORDER BY 4 DESC LIMIT 8""", dom):
         print("   ", row)
-    print("  top innermost lines (file:line function, samples):")
-    for row in q("""SELECT fs.value || ':' || f.line || ' ' || fn.value, count(*) FROM PERFKIT_PYTHON_SAMPLES p
+    print("  top innermost lines (file:line function, samples, without the GIL):")
+    for row in q("""SELECT fs.value || ':' || f.line || ' ' || fn.value, count(*), sum(p.state = 2) FROM PERFKIT_PYTHON_SAMPLES p
                     JOIN PERFKIT_PYTHON_FRAMES f ON f.globalPid = p.globalPid AND f.stackId = p.stackId AND f.depth = 0
                     JOIN StringIds fs ON fs.id = f.fileId JOIN StringIds fn ON fn.id = f.functionId
                     GROUP BY 1 ORDER BY 2 DESC LIMIT 8"""):

@@ -212,7 +212,8 @@ struct prof_py_frame {
 enum prof_py_sample_state {
 	PROF_PY_RUNNING = 0,   /* running Python (or C it called) */
 	PROF_PY_IN_CUDA = 1,   /* inside a CUDA API call */
-	PROF_PY_GIL_WAIT = 2,  /* waiting for the GIL */
+	PROF_PY_GIL_WAIT = 2,  /* without the GIL: waiting for it, or in C code that let it
+				  go (a blocking call; autograd's backward run from here) */
 };
 
 /* PERFKIT_PYTHON_SAMPLES: one thread's Python stack at one tick. */
