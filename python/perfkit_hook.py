@@ -154,7 +154,7 @@ class _Modules:
 
     def mark_backward(self, module, name, args, output):
         """The module's backward: from the first gradient reaching one of
-        its outputs to the gradients of its inputs being done; where no
+        its outputs to the first gradient of one of its inputs; where no
         input needs a gradient (a model's first modules, the model itself),
         to the end of the backward pass, which is where theirs end."""
         outs = [t for t in self.tensors(output, []) if t.grad_fn is not None]
@@ -182,9 +182,12 @@ class _Modules:
             if id(t.grad_fn) not in seen:
                 seen.add(id(t.grad_fn))
                 t.grad_fn.register_prehook(begin)
-        if ends:
-            # hooks on activations: they go with the graph after backward
-            self.torch.autograd.graph.register_multi_grad_hook(ends, end)
+        # Hooks on the inputs' gradients (activations: they go with the
+        # graph after backward). The first one computed ends the range:
+        # a multi-gradient hook would wait for all, at several times the
+        # cost of registering one hook a tensor, paid at every forward.
+        for t in ends:
+            t.register_hook(end)
 
     def optimizer_starts(self):
         s = getattr(self.local, "optimizer_starts", None)
