@@ -320,17 +320,18 @@ int python_runtime__own_stack(struct py_frame_ref *out, int cap)
 	return n;
 }
 
-uint64_t python_runtime__gil_holder(void)
+int python_runtime__gil_holder(uint64_t *holder)
 {
 	uint8_t gil[24];
-	uint64_t holder;
 	int32_t locked;
 
 	if (!L.gil || rd(L.gil, gil, sizeof gil))
-		return 0;
-	memcpy(&holder, gil + 8, 8);
+		return -1;
+	memcpy(holder, gil + 8, 8);
 	memcpy(&locked, gil + 16, 4);
-	return locked ? holder : 0;
+	if (!locked)
+		*holder = 0; /* free: no thread runs Python this instant */
+	return 0;
 }
 
 int python_runtime__threads(uint64_t *tstates, int cap)

@@ -61,8 +61,9 @@ int64_t python_runtime__native_tid(uint64_t tstate);
 /* The calling thread's own stack, read with plain loads (its frames stay
  * while it is in the call that asks): the depth, 0 when it has none. */
 int python_runtime__own_stack(struct py_frame_ref *out, int cap);
-/* The thread state holding the GIL now, 0 when none or not known. */
-uint64_t python_runtime__gil_holder(void);
+/* The thread state holding the GIL now into *holder (0: the GIL is
+ * free); -1 when it is not known (3.11, or not found). */
+int python_runtime__gil_holder(uint64_t *holder);
 /* The calling thread's own thread state (0 when it has none). */
 uint64_t python_runtime__current_tstate(void);
 /* The frames of a thread, innermost first, resolved to names; the depth

@@ -234,7 +234,8 @@ static void *sampler_main(void *arg)
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	while (!atomic_load(&smp.stop)) {
 		struct timespec now;
-		uint64_t holder;
+		uint64_t holder = 0;
+		bool gil_known;
 		int64_t t;
 		int n;
 
@@ -253,7 +254,7 @@ static void *sampler_main(void *arg)
 			next = now;
 		t = perfkit_py_now();
 		n = python_runtime__threads(tstates, MAX_THREADS);
-		holder = python_runtime__gil_holder();
+		gil_known = python_runtime__gil_holder(&holder) == 0;
 		for (int i = 0; i < n; i++) {
 			int64_t tid = python_runtime__native_tid(tstates[i]);
 			int depth = python_runtime__stack(tstates[i], frames, PY_MAX_DEPTH);
@@ -261,9 +262,10 @@ static void *sampler_main(void *arg)
 
 			if (depth <= 0 || tid <= 0)
 				continue;
-			s.state = in_cuda(tid)			  ? PROF_PY_IN_CUDA
-				  : holder && holder != tstates[i] ? PROF_PY_GIL_WAIT
-								   : PROF_PY_RUNNING;
+			/* a thread runs Python only while it holds the GIL */
+			s.state = in_cuda(tid)			      ? PROF_PY_IN_CUDA
+				  : gil_known && holder != tstates[i] ? PROF_PY_GIL_WAIT
+								       : PROF_PY_RUNNING;
 			pthread_mutex_lock(&st.lock);
 			s.stack_id = stack_intern(frames, depth);
 			if (s.stack_id && !collector__grow((void **)&st.samples, &st.samples_cap,
