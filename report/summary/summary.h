@@ -41,6 +41,13 @@ int summary__cuda_gpu_mem_size_sum(struct prof_store *s, struct rpt_sink *sink,
 int summary__cuda_gpu_trace(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
 int summary__nvtx_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
 int summary__nvtx_kern_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
+/* Python's reports (summary_python.c), over the steady-state loop or the
+ * whole capture: per nn.Module and direction, its calls, host time and the
+ * GPU time launched inside it, total and self (`perfkit run
+ * --pytorch=modules`); per Python line, the sampled host time, self and
+ * total, and the share inside CUDA calls (`--python-sampling`). */
+int summary__module_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
+int summary__python_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
 
 /* The overview: several small reports on one sink (overview_run,
  * overview_gpu_busy, overview_top_kernels, overview_transfers,
