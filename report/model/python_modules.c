@@ -148,13 +148,16 @@ static int by_id(const void *a, const void *b)
 #define GPU_PART(TABLE, BAD)                                                   \
 	"SELECT '" TABLE "' AS t, rowid AS r, correlationId, globalPid, "          \
 	"CASE WHEN " BAD " THEN 0 ELSE end - start END AS d, " BAD " AS bad FROM " TABLE
-#define GPU_SQL                                                                    \
-	"SELECT id, " SUM_TOTAL_SATURATED("d") ", " SUM_TOTAL_SATURATED("CASE WHEN rn = 1 THEN d END") \
-	", total(rn = 1 AND bad) FROM (SELECT m.id AS id, k.d AS d, k.bad AS bad, row_number() OVER"      \
-	" (PARTITION BY k.t, k.r ORDER BY m.start DESC, m.end ASC, m.id) AS rn"                       \
-	" FROM (%s) AS k JOIN (%s) AS a ON " SUM_LAUNCHED_BY("k", "a")                                 \
-	" JOIN " PY_MODULES_TABLE " AS m ON " SUM_RANGE_OPEN_AT_CALL("m", "a")                        \
-	" AND m.start >= a.start - ?3 WHERE m.start >= ?1 AND m.start < ?2 AND NOT m.bad)"             \
+#define GPU_SQL                                                                          \
+	"SELECT id, " SUM_TOTAL_SATURATED("d") ", "                                          \
+	SUM_TOTAL_SATURATED("CASE WHEN rn = 1 THEN d END") ", total(rn = 1 AND bad),"        \
+	" total(rn = 1 AND t = '" PROF_T_KERNEL "' AND NOT bad), "                           \
+	SUM_TOTAL_SATURATED("CASE WHEN rn = 1 AND t = '" PROF_T_KERNEL "' THEN d END")       \
+	" FROM (SELECT m.id AS id, k.t AS t, k.d AS d, k.bad AS bad, row_number() OVER"      \
+	" (PARTITION BY k.t, k.r ORDER BY m.start DESC, m.end ASC, m.id) AS rn"              \
+	" FROM (%s) AS k JOIN (%s) AS a ON " SUM_LAUNCHED_BY("k", "a")                       \
+	" JOIN " PY_MODULES_TABLE " AS m ON " SUM_RANGE_OPEN_AT_CALL("m", "a")               \
+	" AND m.start >= a.start - ?3 WHERE m.start >= ?1 AND m.start < ?2 AND NOT m.bad)"   \
 	" GROUP BY id"
 
 static int gpu_times(struct prof_store *s, int64_t from_ns, int64_t to_ns, struct py_modules *m,
@@ -212,6 +215,8 @@ static int gpu_times(struct prof_store *s, int64_t from_ns, int64_t to_ns, struc
 		r->gpu_self_ns = prof_cursor__int64(c, 2);
 		m->gpu_inside_ns = prof_add_saturated(m->gpu_inside_ns, r->gpu_self_ns);
 		m->rows_left_out += (int64_t)prof_cursor__double(c, 3);
+		r->self_kernels = (int64_t)prof_cursor__double(c, 4);
+		r->self_kernel_ns = prof_cursor__int64(c, 5);
 	}
 	prof_cursor__close(c);
 out:

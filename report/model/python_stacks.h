@@ -1,10 +1,10 @@
 /* python_stacks.h - what `perfkit run --pytorch=modules`, `--python-sampling`
  * and `--python-backtrace=cuda` recorded, as every reader takes it
- * (python_stacks.c, python_modules.c, python_lines.c): whether a capture
- * has module ranges, samples or CUDA calls' stacks, the sampling period,
- * the nn.Module ranges with their direction, host time and the GPU time
- * of the work launched inside them, the time per Python line, and a
- * stack's frames.
+ * (python_stacks.c, python_modules.c, python_lines.c, python_places.c):
+ * whether a capture has module ranges, samples or CUDA calls' stacks, the
+ * sampling period, the nn.Module ranges with their direction, host time and the GPU time
+ * of the work launched inside them, the time per Python line, the place in
+ * the program of samples and of CUDA calls, and a stack's frames.
  *
  * The rows (docs/python.md): module ranges are NVTX ranges of the domain
  * "perfkit.pytorch", category 1 forward (push/pop on the calling thread),
@@ -58,6 +58,8 @@ struct py_module_range {
 	int64_t child_ns;        /* its child module ranges' time on its thread */
 	int64_t gpu_total_ns;    /* GPU work launched while it was open on its thread */
 	int64_t gpu_self_ns;     /* ... while it was the innermost open one */
+	int64_t self_kernels;    /* the kernels among that work */
+	int64_t self_kernel_ns;  /* and their time */
 };
 
 struct py_modules {
@@ -117,6 +119,40 @@ int py_lines__load(struct prof_store *s, int64_t from_ns, int64_t to_ns, struct 
 int64_t py_line__self(const struct py_line *l);
 int64_t py_line__total(const struct py_line *l);
 void py_lines__exit(struct py_lines *l);
+
+/* ---- where in the program (python_places.c) --------------------------- */
+
+/* A line of the program, named by the innermost Python frame of the
+ * stacks that were there (native frames passed over: what a user changes
+ * is Python), with how often and how long. */
+struct py_place {
+	char *function, *file;
+	int64_t line;
+	int64_t count;            /* samples, or calls */
+	int64_t weight;           /* samples, or the calls' time (ns) */
+};
+
+struct py_places {
+	struct py_place *v;       /* most weight first */
+	size_t n, cap;
+};
+
+/* The samples of one state taken in [from_ns, to_ns), by place; with
+ * cuda_threads only those of the threads that made CUDA calls in the span
+ * (not a DataLoader worker's, say). */
+int py_places__sampled(struct prof_store *s, int64_t from_ns, int64_t to_ns, int state,
+		       bool cuda_threads, struct py_places *p, struct prof_error *err);
+/* The CUDA calls of calls_sql (a SELECT of globalTid, correlationId,
+ * start, end with ?1 and ?2 bound to from_ns and to_ns) by the place of
+ * their stack (PERFKIT_PYTHON_CUDA_CALLS), weighed by their time. */
+int py_places__of_calls(struct prof_store *s, const char *calls_sql, int64_t from_ns,
+			int64_t to_ns, struct py_places *p, struct prof_error *err);
+/* The samples taken inside a CUDA call (state 1) on the thread of one of
+ * the calls of calls_sql, by place: where the stacks of the calls were not
+ * recorded. */
+int py_places__sampled_in_calls(struct prof_store *s, const char *calls_sql, int64_t from_ns,
+				int64_t to_ns, struct py_places *p, struct prof_error *err);
+void py_places__exit(struct py_places *p);
 
 /* ---- a stack's frames (python_stacks.c) ------------------------------- */
 
