@@ -99,36 +99,72 @@ out:
 	return rc < 0 ? rc : 0;
 }
 
-/* Each range's child time: the ranges are in (thread, start, end
- * descending) order, so a walk with the stack of ranges still open finds
- * each range's parent on top (the innermost open one when it starts); the
- * child counts for its parent up to the parent's end. A backward range
- * that outlives its parent (start/end ranges need not nest) is still
- * clipped to it. */
-static int child_times(struct py_modules *m, struct prof_error *err)
+/* Each range's self time: the time it is the innermost module range open
+ * on its thread, the latest to start (the shorter of two that start
+ * together), the range the GPU attribution gives self time to. The ranges
+ * are in (thread, start, end descending) order, so of the ranges open at a
+ * moment the innermost is the one latest in that order. A sweep over the
+ * thread's starts and ends gives each stretch between two of them to the
+ * innermost range open there; backward ranges (start/end ranges) need not
+ * nest, and overlapping children are counted once. */
+struct edge {
+	int64_t t;
+	size_t range;
+	bool start;
+};
+
+static int by_time(const void *a, const void *b)
 {
-	size_t *stack = NULL, depth = 0, cap = 0;
+	const struct edge *x = a, *y = b;
 
-	for (size_t i = 0; i < m->n; i++) {
-		struct py_module_range *r = &m->v[i];
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return (x->range > y->range) - (x->range < y->range);
+}
 
-		if (i > 0 && m->v[i - 1].global_tid != r->global_tid)
-			depth = 0;
-		while (depth > 0 && m->v[stack[depth - 1]].end_ns <= r->start_ns)
-			depth--;
-		if (depth > 0) {
-			struct py_module_range *p = &m->v[stack[depth - 1]];
-			int64_t end = r->end_ns < p->end_ns ? r->end_ns : p->end_ns;
+static int self_times(struct py_modules *m, struct prof_error *err)
+{
+	struct edge *e = malloc(2 * (m->n ? m->n : 1) * sizeof *e);
+	size_t *open = NULL, nopen = 0, open_cap = 0;
 
-			p->child_ns = prof_add_saturated(p->child_ns, prof_span_saturated(r->start_ns, end));
+	if (!e)
+		return nomem(err);
+	for (size_t lo = 0, hi; lo < m->n; lo = hi) {
+		size_t ne = 0;
+
+		for (hi = lo; hi < m->n && m->v[hi].global_tid == m->v[lo].global_tid; hi++) {
+			e[ne++] = (struct edge){ m->v[hi].start_ns, hi, true };
+			e[ne++] = (struct edge){ m->v[hi].end_ns, hi, false };
 		}
-		if (sum_array__grow(&stack, &cap, depth, sizeof *stack) < 0) {
-			free(stack);
-			return nomem(err);
+		qsort(e, ne, sizeof *e, by_time);
+		nopen = 0;
+		for (size_t i = 0; i < ne; i++) {
+			size_t inner = 0;
+
+			if (e[i].start) {
+				if (sum_array__grow(&open, &open_cap, nopen, sizeof *open) < 0) {
+					free(open);
+					free(e);
+					return nomem(err);
+				}
+				open[nopen++] = e[i].range;
+			} else {
+				for (size_t k = 0; k < nopen; k++)
+					if (open[k] == e[i].range) {
+						open[k] = open[--nopen];
+						break;
+					}
+			}
+			if (nopen == 0 || i + 1 == ne || e[i + 1].t == e[i].t)
+				continue;
+			for (size_t k = 0; k < nopen; k++)
+				inner = open[k] > inner || k == 0 ? open[k] : inner;
+			m->v[inner].self_ns = prof_add_saturated(m->v[inner].self_ns,
+								 prof_span_saturated(e[i].t, e[i + 1].t));
 		}
-		stack[depth++] = i;
 	}
-	free(stack);
+	free(open);
+	free(e);
 	return 0;
 }
 
@@ -237,7 +273,7 @@ int py_modules__load(struct prof_store *s, int64_t from_ns, int64_t to_ns, struc
 	if (rc == 0)
 		rc = load_ranges(s, from_ns, to_ns, m, err);
 	if (rc == 0)
-		rc = child_times(m, err);
+		rc = self_times(m, err);
 	if (rc == 0)
 		rc = gpu_times(s, from_ns, to_ns, m, err);
 	return rc;

@@ -55,7 +55,8 @@ struct py_module_range {
 	int64_t global_tid;      /* the thread it started on */
 	int direction;           /* enum py_direction */
 	int64_t name;            /* index into py_modules.names */
-	int64_t child_ns;        /* its child module ranges' time on its thread */
+	int64_t self_ns;         /* the time it was the innermost module range
+				  * open on its thread (the latest to start) */
 	int64_t gpu_total_ns;    /* GPU work launched while it was open on its thread */
 	int64_t gpu_self_ns;     /* ... while it was the innermost open one */
 	int64_t self_kernels;    /* the kernels among that work */
@@ -76,9 +77,9 @@ struct py_modules {
  * memsets) launched inside them: a piece of work belongs to the ranges open
  * on the thread of the API call that launched it when the call started
  * (model/sql.h: SUM_LAUNCHED_BY, SUM_RANGE_OPEN_AT_CALL), to the innermost
- * of them (the latest to start) as its self time. A range's child time is
- * the time of the ranges nested directly inside it on its thread, clipped
- * to it. Leaves the temporary table PY_MODULES_TABLE of these ranges (id,
+ * of them (the latest to start) as its self time. A range's host self time
+ * is its time less that of the module ranges inside it on its thread (the
+ * time it is the innermost: children that overlap count once). Leaves the temporary table PY_MODULES_TABLE of these ranges (id,
  * globalTid, start, end, direction, name) for further queries. */
 int py_modules__load(struct prof_store *s, int64_t from_ns, int64_t to_ns, struct py_modules *m,
 		     struct prof_error *err);

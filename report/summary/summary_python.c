@@ -121,8 +121,7 @@ static int module_rows(struct py_modules *m, struct module_row **out, size_t *no
 		row = &rows[n - 1];
 		row->calls++;
 		row->host_ns = prof_add_saturated(row->host_ns, host);
-		row->host_self_ns = prof_add_saturated(row->host_self_ns,
-						       host > r->child_ns ? host - r->child_ns : 0);
+		row->host_self_ns = prof_add_saturated(row->host_self_ns, r->self_ns);
 		row->gpu_ns = prof_add_saturated(row->gpu_ns, r->gpu_total_ns);
 		row->gpu_self_ns = prof_add_saturated(row->gpu_self_ns, r->gpu_self_ns);
 	}
