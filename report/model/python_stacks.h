@@ -125,10 +125,17 @@ void py_lines__exit(struct py_lines *l);
 
 /* A line of the program, named by the innermost Python frame of the
  * stacks that were there (native frames passed over: what a user changes
- * is Python), with how often and how long. */
+ * is Python) and the program's own line that led there, with how often and
+ * how long. */
 struct py_place {
 	char *function, *file;
 	int64_t line;
+	/* the innermost frame of the program's own code below it, where the
+	 * line is a library's (an installed package, the standard library,
+	 * perfkit's hook): the line of the program that called into it; NULL
+	 * where the line is the program's or no frame of it is on the stack */
+	char *caller_function, *caller_file;
+	int64_t caller_line;
 	int64_t count;            /* samples, or calls */
 	int64_t weight;           /* samples, or the calls' time (ns) */
 };
@@ -138,9 +145,13 @@ struct py_places {
 	size_t n, cap;
 };
 
+/* The file of perfkit's module hooks (--pytorch=modules), whose frames are
+ * the capture's own cost. */
+#define PY_HOOK_FILE "perfkit_hook.py"
+
 /* The samples of one state taken in [from_ns, to_ns), by place; with
  * cuda_threads only those of the threads that made CUDA calls in the span
- * (not a DataLoader worker's, say). */
+ * (not a DataLoader worker's, say), and not those in perfkit's hook. */
 int py_places__sampled(struct prof_store *s, int64_t from_ns, int64_t to_ns, int state,
 		       bool cuda_threads, struct py_places *p, struct prof_error *err);
 /* The CUDA calls of calls_sql (a SELECT of globalTid, correlationId,

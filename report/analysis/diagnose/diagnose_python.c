@@ -15,11 +15,28 @@
 /* How many lines cpu_bound's evidence names. */
 #define HOST_LINES 3
 
-/* "file.py:line (function)"; a change's clauses are written in braces, so
- * a brace of a name becomes a parenthesis. */
+/* An installed package's file as its import path reads
+ * (".../site-packages/torch/nn/functional.py" is "torch/nn/functional.py"). */
+static const char *short_file(const char *file)
+{
+	const char *cut = strstr(file, "/site-packages/");
+
+	if (!cut)
+		cut = strstr(file, "/dist-packages/");
+	return cut ? strchr(cut + 1, '/') + 1 : file;
+}
+
+/* "file.py:line (function)", and " from file.py:line (function)" where the
+ * line is a library's and the program called it; a change's clauses are
+ * written in braces, so a brace of a name becomes a parenthesis. */
 static void line_text(char *buf, size_t cap, const struct py_place *p)
 {
-	snprintf(buf, cap, "%s:%lld (%s)", p->file, (long long)p->line, p->function);
+	int n = snprintf(buf, cap, "%s:%lld (%s)", short_file(p->file), (long long)p->line,
+			 p->function);
+
+	if (p->caller_file && n >= 0 && (size_t)n < cap)
+		snprintf(buf + n, cap - (size_t)n, " from %s:%lld (%s)", p->caller_file,
+			 (long long)p->caller_line, p->caller_function);
 	for (char *c = buf; *c; c++)
 		*c = *c == '{' ? '(' : *c == '}' ? ')' : *c;
 }
@@ -35,7 +52,7 @@ int diag_python__host_lines(struct diag_context *ctx, char **evidence, struct di
 {
 	struct py_places p = { 0 };
 	struct py_capture pc;
-	char list[HOST_LINES * 560] = "";
+	char list[HOST_LINES * 1100] = "";
 	size_t used = 0;
 	int rc;
 
@@ -49,7 +66,7 @@ int diag_python__host_lines(struct diag_context *ctx, char **evidence, struct di
 	if (rc < 0)
 		return rc;
 	for (size_t i = 0; i < p.n && i < HOST_LINES; i++) {
-		char text[512];
+		char text[1024];
 		double share = diag__share(ctx, prof_span_saturated(0, p.v[i].weight * pc.period_ns));
 		int n;
 
@@ -164,6 +181,9 @@ int diag_python__busiest_module(struct diag_context *ctx, char **evidence, struc
 		const char *qual, *cls;
 
 		py_module__split(m.names[best_name], buf, sizeof buf, &qual, &cls);
+		/* the root module, or a capture that names modules by class: once */
+		if (!strcmp(qual, cls))
+			cls = "";
 		*evidence = diag__fmt(" The module that launches the most kernels of its own: %s%s%s%s, %s, "
 				      "%.1f kernels per iteration of %s on average (%.0f%% of the kernels "
 				      "launched inside modules).", qual, *cls ? " (" : "", cls,

@@ -12,8 +12,10 @@
 
 /* A line of the program as the findings name it. */
 struct diag_py_line {
-	char text[512];  /* "file.py:line (function)", braces made parentheses
-			  * (a change's clauses are braces) */
+	char text[1024]; /* "file.py:line (function)", with " from file.py:line
+			  * (function)" where a library's line was called by the
+			  * program's; braces made parentheses (a change's
+			  * clauses are braces) */
 	double share;    /* of the window */
 };
 
