@@ -491,7 +491,7 @@ int folded__collect(struct prof_store *s, const struct folded_options *o,
 		sum_thread_labels__delete(wk.threads);
 		return nomem(&wk);
 	}
-	rc = folded_py__load(s, &wk.py, err);
+	rc = folded_py__load(s, folded_frame__sanitize, &wk.py, err);
 	if (rc >= 0)
 		rc = walk_calls(&wk, PROF_T_RUNTIME, false);
 	if (rc >= 0)

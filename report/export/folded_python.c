@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "folded.h"
 #include "model/sums.h"
 #include "prof/strfmt.h"
 #include "prof/tables.h"
@@ -23,7 +22,8 @@ static int nomem(struct prof_error *err)
 
 /* One frame: a Python frame by its function and place, a native one by
  * its function and library. */
-static char *frame_of(const char *fn, const char *file, int64_t line, int64_t kind)
+static char *frame_of(char *(*make_frame)(const char *), const char *fn, const char *file,
+		      int64_t line, int64_t kind)
 {
 	char *raw, *safe;
 
@@ -31,12 +31,13 @@ static char *frame_of(const char *fn, const char *file, int64_t line, int64_t ki
 	file = file ? file : "?";
 	raw = kind == 1 ? prof_strfmt("%s [%s]", fn, file)
 			: prof_strfmt("%s (%s:%" PRId64 ")", fn, file, line);
-	safe = raw ? folded_frame__sanitize(raw) : NULL;
+	safe = raw ? make_frame(raw) : NULL;
 	free(raw);
 	return safe;
 }
 
-int folded_py__load(struct prof_store *s, struct folded_py *p, struct prof_error *err)
+int folded_py__load(struct prof_store *s, char *(*make_frame)(const char *), struct folded_py *p,
+		    struct prof_error *err)
 {
 	struct prof_cursor *c;
 	int rc;
@@ -52,7 +53,7 @@ int folded_py__load(struct prof_store *s, struct folded_py *p, struct prof_error
 		return rc;
 	while ((rc = prof_cursor__next(c, err)) == 1) {
 		int64_t pid = prof_cursor__int64(c, 0), stack = prof_cursor__int64(c, 1);
-		char *frame = frame_of(prof_cursor__text(c, 2), prof_cursor__text(c, 3),
+		char *frame = frame_of(make_frame, prof_cursor__text(c, 2), prof_cursor__text(c, 3),
 				       prof_cursor__int64(c, 4), prof_cursor__int64(c, 5));
 		struct folded_py_stack *st = p->n ? &p->v[p->n - 1] : NULL;
 		char *joined;

@@ -16,13 +16,16 @@ struct folded_py {
 	struct folded_py_stack {
 		int64_t global_pid, stack_id;
 		char *frames; /* "function (file:line);..." outermost first, each
-			       * frame made safe by folded_frame__sanitize */
+			       * frame made safe by the loader's make_frame */
 	} *v;
 	size_t n, cap; /* sorted by (global_pid, stack_id) */
 };
 
-/* Loads the stacks; none (n 0) when the capture recorded no call's stack. */
-int folded_py__load(struct prof_store *s, struct folded_py *p, struct prof_error *err);
+/* Loads the stacks, each frame made safe by make_frame (the folded
+ * stacks' folded_frame__sanitize: malloc'd, NULL when out of memory); none
+ * (n 0) when the capture recorded no call's stack. */
+int folded_py__load(struct prof_store *s, char *(*make_frame)(const char *), struct folded_py *p,
+		    struct prof_error *err);
 /* The frames of a stack, or NULL when p has no such stack. */
 const char *folded_py__frames(const struct folded_py *p, int64_t global_pid, int64_t stack_id);
 void folded_py__exit(struct folded_py *p);
