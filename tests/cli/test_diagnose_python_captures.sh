@@ -14,7 +14,13 @@
 #   are innermost at the launch of the most kernels;
 # - the folded stacks hang every call with a recorded stack under its
 #   Python frames, outermost first, and the kernel time under Python frames
-#   is that of the kernels whose launching call has a stack.
+#   is that of the kernels whose launching call has a stack;
+# - a copy of py_python_hotspots without the calls' stacks (the rows of
+#   PERFKIT_PYTHON_CUDA_CALLS deleted, as a capture without
+#   --python-backtrace=cuda has none): sync_api names the line the samples
+#   taken inside the synchronisation calls find most, or none where no
+#   sample falls inside them (its calls are shorter than the period), and no
+#   folded stack holds a Python frame.
 . "$(dirname "$0")/cli_lib.sh"
 D=$PERFKIT_TEST_DATA/python
 
@@ -184,4 +190,70 @@ for p in problems:
 sys.exit(1 if problems else 0)
 PY
 done
+
+f=$D/py_python_hotspots.sqlite
+cp "$f" "$TMP/no_stacks.sqlite"
+python3 -c "import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute('DELETE FROM PERFKIT_PYTHON_CUDA_CALLS'); db.commit()" "$TMP/no_stacks.sqlite"
+run diagnose --format=json "$TMP/no_stacks.sqlite"
+expect_status "without stacks: diagnose" 0
+cp "$TMP/out" "$TMP/diag.json"
+run report --format=folded "$TMP/no_stacks.sqlite"
+expect_status "without stacks: folded" 0
+if python3 - "$TMP/diag.json" "$TMP/out" "$TMP/no_stacks.sqlite" >"$TMP/check" 2>&1 <<'PY'; then pass "without stacks: sync_api names the line the samples find, or none"; else cat "$TMP/check" >&2; fail "without stacks: sync_api by the samples"; fi
+import json, re, sqlite3, sys
+from collections import Counter
+
+diag = json.load(open(sys.argv[1]))
+folded = open(sys.argv[2]).read()
+db = sqlite3.connect(sys.argv[3])
+win = diag["window"]
+lo, hi = win["start_ns"], win["host_end_ns"]
+names = dict(db.execute("SELECT id, value FROM StringIds"))
+sync = re.compile(r"^(cudaDeviceSynchronize|cudaStreamSynchronize|cudaEventSynchronize|cuCtxSynchronize|cuStreamSynchronize|cuEventSynchronize)")
+calls = []
+for t in ("CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER"):
+    calls += [(tid, s, e) for tid, s, e, nid in db.execute(
+        "SELECT globalTid, start, end, nameId FROM %s WHERE start >= ? AND start < ?" % t, (lo, hi))
+        if sync.match(names.get(nid, ""))]
+def library(path):
+    return ("/site-packages/" in path or "/dist-packages/" in path or "/lib/python3" in path
+            or path.startswith("<") or path.endswith("/perfkit_hook.py"))
+def short(path):
+    m = re.search(r"/(site|dist)-packages/(.*)$", path)
+    return m.group(2) if m else path
+count = Counter()
+for tid, s, e in calls:
+    for pid, st in db.execute("SELECT globalPid, stackId FROM PERFKIT_PYTHON_SAMPLES WHERE globalTid = ?"
+                              " AND start >= ? AND start < ? AND state = 1", (tid, s, e)):
+        fr = sorted(db.execute("SELECT depth, functionId, fileId, line FROM PERFKIT_PYTHON_FRAMES"
+                               " WHERE globalPid = ? AND stackId = ? AND kind = 0", (pid, st)))
+        if not fr:
+            continue
+        inner = fr[0]
+        text = "%s:%d (%s)" % (short(names[inner[2]]), inner[3], names[inner[1]])
+        if library(names[inner[2]]):
+            own = [f for f in fr if not library(names[f[2]])]
+            if own:
+                text += " from %s:%d (%s)" % (names[own[0][2]], own[0][3], names[own[0][1]])
+        count[text] += 1
+problems = []
+f = [x for x in diag["findings"] if x["rule"] == "sync_api"]
+if not f:
+    problems.append("no sync_api finding")
+elif not count:
+    # the calls are shorter than the samples' period: no line to name
+    if "The line" in f[0]["evidence"] or (f[0].get("change") or "").startswith("Start at"):
+        problems.append("sync_api names a line no sample found: %s" % f[0]["evidence"][-300:])
+else:
+    top, n = max(count.items(), key=lambda kv: (kv[1], kv[0]))
+    want = "The line the samples find inside them most: %s (%.0f%% of the samples taken in them)" % (
+        top, 100.0 * n / sum(count.values()))
+    if want not in f[0]["evidence"]:
+        problems.append("sync_api evidence lacks %r: %s" % (want, f[0]["evidence"][-400:]))
+if ".py:" in folded:
+    problems.append("a folded stack holds a Python frame without the calls' stacks")
+for p in problems:
+    print(p)
+sys.exit(1 if problems else 0)
+PY
 exit $((failures > 0))
