@@ -3,6 +3,7 @@
  * Python rows (model/python_stacks.h). */
 #include "python.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,7 +68,9 @@ int diag_python__host_lines(struct diag_context *ctx, char **evidence, struct di
 		return rc;
 	for (size_t i = 0; i < p.n && i < HOST_LINES; i++) {
 		char text[1024];
-		double share = diag__share(ctx, prof_span_saturated(0, p.v[i].weight * pc.period_ns));
+		int64_t w = p.v[i].weight;
+		double share = diag__share(ctx, w > INT64_MAX / pc.period_ns ? INT64_MAX
+									    : w * pc.period_ns);
 		int n;
 
 		line_text(text, sizeof text, &p.v[i]);
