@@ -4,7 +4,8 @@
  * share of it inside CUDA calls), over the steady-state loop when the
  * capture has one, else the whole capture; the title says which. The rows
  * come from the read model (model/python_stacks.h); a capture without
- * module ranges or samples yields none. */
+ * module ranges or samples yields none. `perfkit report --from/--to` reads
+ * them over that span instead (summary__run_in_span). */
 #include "summary_impl.h"
 
 #include <inttypes.h>
@@ -19,20 +20,49 @@
 #include "prof/strfmt.h"
 
 /* The span the reports read: the loop's host side (Python runs on the
- * host, and module ranges are host time), or everything. */
+ * host, and module ranges are host time), everything, or what --from and
+ * --to asked for. */
 struct py_span {
 	int64_t from_ns, to_ns;
-	int steps; /* 1 for the whole capture */
-	char title[160];
+	int steps; /* 1 for the whole capture or a span asked for */
+	bool per_step;
+	char title[200];
 };
 
-static int span_find(struct prof_store *s, const char *what, struct py_span *sp,
-		     struct prof_error *err)
+/* --from and --to, times after the capture's start (NULL: none given). */
+struct py_span_asked {
+	bool has_from, has_to;
+	int64_t from_ns, to_ns;
+};
+
+static int span_find(struct prof_store *s, const char *what, const struct py_span_asked *asked,
+		     struct py_span *sp, struct prof_error *err)
 {
+	struct sum_capture_time t;
 	struct sum_loop_options o;
 	struct sum_window w;
 	int rc;
 
+	if (asked) {
+		if (asked->has_from && asked->has_to && asked->to_ns <= asked->from_ns)
+			return prof_error__set(err, PROF_E_USAGE, "--to must be later than --from");
+		rc = sum_capture__time(s, &t, err);
+		if (rc < 0)
+			return rc;
+		sp->from_ns = asked->has_from ? prof_add_saturated(t.zero_ns, asked->from_ns) : INT64_MIN;
+		sp->to_ns = asked->has_to ? prof_add_saturated(t.zero_ns, asked->to_ns) : INT64_MAX;
+		sp->steps = 1;
+		sp->per_step = false;
+		if (asked->has_to)
+			snprintf(sp->title, sizeof sp->title,
+				 "%s (from +%.6f s to +%.6f s of the capture)", what,
+				 asked->has_from ? (double)asked->from_ns / 1e9 : 0.0,
+				 (double)asked->to_ns / 1e9);
+		else
+			snprintf(sp->title, sizeof sp->title, "%s (from +%.6f s to the capture's end)",
+				 what, (double)asked->from_ns / 1e9);
+		return 0;
+	}
 	sum_loop_options__init(&o);
 	rc = sum_window__find(s, &o, &w, err);
 	if (rc < 0)
@@ -41,12 +71,14 @@ static int span_find(struct prof_store *s, const char *what, struct py_span *sp,
 		sp->from_ns = w.start_ns;
 		sp->to_ns = w.host_end_ns;
 		sp->steps = w.iterations;
+		sp->per_step = true;
 		snprintf(sp->title, sizeof sp->title, "%s (the steady-state loop, %d step%s)", what,
 			 w.iterations, w.iterations == 1 ? "" : "s");
 	} else {
 		sp->from_ns = INT64_MIN;
 		sp->to_ns = INT64_MAX;
 		sp->steps = 1;
+		sp->per_step = false;
 		snprintf(sp->title, sizeof sp->title, "%s (the whole capture)", what);
 	}
 	return 0;
@@ -132,7 +164,8 @@ static int module_rows(struct py_modules *m, struct module_row **out, size_t *no
 	return 0;
 }
 
-int summary__module_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)
+static int module_sum(struct prof_store *s, const struct py_span_asked *asked, struct rpt_sink *sink,
+		      struct prof_error *err)
 {
 	static const struct rpt_column cols[] = {
 		{ "Module", RPT_TEXT, 0 },
@@ -151,7 +184,7 @@ int summary__module_sum(struct prof_store *s, struct rpt_sink *sink, struct prof
 	size_t n = 0;
 	int rc;
 
-	rc = span_find(s, "nn.Module Summary", &sp, err);
+	rc = span_find(s, "nn.Module Summary", asked, &sp, err);
 	if (rc == 0)
 		rc = py_modules__load(s, sp.from_ns, sp.to_ns, &m, err);
 	if (rc == 0)
@@ -205,18 +238,19 @@ static struct rpt_cell share(int64_t part, int64_t whole)
 }
 
 /* What a sample stands for, under the table. */
-static int note_period(struct rpt_sink *sink, const struct py_capture *pc)
+static int note_period(struct rpt_sink *sink, const struct py_capture *pc, bool per_step)
 {
 	char text[200];
 
 	snprintf(text, sizeof text, "each sample stands for %.3f ms of its thread%s; times are samples "
-		 "times that, per step", (double)pc->period_ns / 1e6,
+		 "times that%s", (double)pc->period_ns / 1e6,
 		 pc->period_measured ? " (the spacing of the samples: the capture does not say the rate)"
-				     : "");
+				     : "", per_step ? ", per step" : "");
 	return rpt_sink__note(sink, &(struct rpt_note){ "sampling_period_ns", pc->period_ns, text });
 }
 
-int summary__python_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)
+static int python_sum(struct prof_store *s, const struct py_span_asked *asked, struct rpt_sink *sink,
+		      struct prof_error *err)
 {
 	static const struct rpt_column cols[] = {
 		{ "Self (%)", RPT_PERCENT, 1 },
@@ -237,7 +271,7 @@ int summary__python_sum(struct prof_store *s, struct rpt_sink *sink, struct prof
 
 	rc = py_capture__read(s, &pc, err);
 	if (rc == 0)
-		rc = span_find(s, "Python Line Summary", &sp, err);
+		rc = span_find(s, "Python Line Summary", asked, &sp, err);
 	if (rc == 0 && pc.has_samples)
 		rc = py_lines__load(s, sp.from_ns, sp.to_ns, &l, err);
 	if (rc < 0)
@@ -245,7 +279,7 @@ int summary__python_sum(struct prof_store *s, struct rpt_sink *sink, struct prof
 	all = prof_add_saturated(prof_add_saturated(l.samples[0], l.samples[1]), l.samples[2]);
 	rc = sink->begin(sink, "python_sum", sp.title, cols, 9);
 	if (rc >= 0 && pc.has_samples)
-		rc = note_period(sink, &pc);
+		rc = note_period(sink, &pc, sp.per_step);
 	for (size_t i = 0; rc >= 0 && i < l.n; i++) {
 		const struct py_line *p = &l.v[i];
 		int64_t self = py_line__self(p), total = py_line__total(p);
@@ -275,4 +309,31 @@ int summary__python_sum(struct prof_store *s, struct rpt_sink *sink, struct prof
 out:
 	py_lines__exit(&l);
 	return rc < 0 ? rc : 0;
+}
+
+int summary__module_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)
+{
+	return module_sum(s, NULL, sink, err);
+}
+
+int summary__python_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)
+{
+	return python_sum(s, NULL, sink, err);
+}
+
+bool summary__takes_span(const char *name)
+{
+	return !strcmp(name, "module_sum") || !strcmp(name, "python_sum");
+}
+
+int summary__run_in_span(const char *name, struct prof_store *s, bool has_from, int64_t from_ns,
+			 bool has_to, int64_t to_ns, struct rpt_sink *sink, struct prof_error *err)
+{
+	const struct py_span_asked asked = { has_from, has_to, from_ns, to_ns };
+
+	if (!strcmp(name, "module_sum"))
+		return module_sum(s, &asked, sink, err);
+	if (!strcmp(name, "python_sum"))
+		return python_sum(s, &asked, sink, err);
+	return prof_error__set(err, PROF_E_USAGE, "%s reads no span of its own", name);
 }

@@ -14,7 +14,10 @@
 # - python_sum: per line the self samples (the stack's innermost frame),
 #   the total samples (the line anywhere in the stack, once a sample) and
 #   the share of those inside CUDA calls; the self times add up to the
-#   samples in the window times the period, per step.
+#   samples in the window times the period, per step;
+# - with --from and --to naming the loop's host side (times after the
+#   capture's start), both read that span: the same rows, calls and
+#   samples, times no longer divided by the steps.
 . "$(dirname "$0")/cli_lib.sh"
 D=$PERFKIT_TEST_DATA/python
 
@@ -31,6 +34,36 @@ for f in "${captures[@]}"; do
 	run report --report=module_sum,python_sum --format=json "$f"
 	expect_status "$name module_sum, python_sum" 0
 	cp "$TMP/out" "$TMP/py.json"
+	span=$(python3 -c 'import json, sys; w = json.load(open(sys.argv[1]))["window"]; print("--from=%d --to=%d" % (w["start_ns"] - w["zero_ns"], w["host_end_ns"] - w["zero_ns"]))' "$TMP/diag.json")
+	# shellcheck disable=SC2086
+	run report --report=module_sum,python_sum --format=json $span "$f"
+	expect_status "$name module_sum, python_sum $span" 0
+	cp "$TMP/out" "$TMP/span.json"
+	if python3 - "$TMP/py.json" "$TMP/span.json" "$f" >"$TMP/check" 2>&1 <<'PY'; then pass "$name: --from/--to read the span"; else cat "$TMP/check" >&2; fail "$name: --from/--to"; fi
+import json, sqlite3, sys
+loop = {t["name"]: t for t in json.load(open(sys.argv[1]))["reports"]}
+span = {t["name"]: t for t in json.load(open(sys.argv[2]))["reports"]}
+db = sqlite3.connect("file:%s?mode=ro" % sys.argv[3], uri=True)
+period = round(1e9 / float(db.execute("SELECT value FROM PERFKIT_META WHERE key = 'python_sampling_hz'").fetchone()[0]))
+problems = []
+for key in ("module_sum", "python_sum"):
+    if "from +" not in span[key]["title"]:
+        problems.append("%s title %r does not say the span" % (key, span[key]["title"]))
+strip = lambda rows, cols: sorted(tuple(r[c] for c in cols) for r in rows)
+mcols = ("Module", "Class", "Direction", "Calls", "Host Total (ns)", "Host Self (ns)", "GPU Total (ns)", "GPU Self (ns)")
+if strip(loop["module_sum"]["rows"], mcols) != strip(span["module_sum"]["rows"], mcols):
+    problems.append("module_sum over the span differs from the loop's")
+pcols = ("Location", "Function", "Self Samples", "Total Samples")
+if strip(loop["python_sum"]["rows"], pcols) != strip(span["python_sum"]["rows"], pcols):
+    problems.append("python_sum's samples over the span differ from the loop's")
+for r in span["python_sum"]["rows"]:
+    if r["Self Time (ns)"] != r["Self Samples"] * period or r["Total Time (ns)"] != r["Total Samples"] * period:
+        problems.append("%s: times %d, %d against samples x period" % (r["Location"], r["Self Time (ns)"], r["Total Time (ns)"]))
+        break
+for p in problems:
+    print(p)
+sys.exit(1 if problems else 0)
+PY
 	if python3 - "$TMP/diag.json" "$TMP/py.json" "$f" >"$TMP/check" 2>&1 <<'PY'; then pass "$name: module_sum and python_sum as the rows give them"; else cat "$TMP/check" >&2; fail "$name: module_sum and python_sum"; fi
 import bisect, heapq, json, sqlite3, sys
 from collections import defaultdict
