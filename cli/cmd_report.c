@@ -22,6 +22,8 @@
 static const char *const usage[] = {
 	"perfkit report [--report=NAME,...] [--format=text|csv|json] [--full-names] [--rank=N[,M]] "
 	"[-o FILE] FILE... | DIR",
+	"perfkit report --report=module_sum|python_sum[,...] [--from=T] [--to=T] [--format=text|csv|json] "
+	"FILE... | DIR",
 	"perfkit report --format=chrome [--from=T] [--to=T] [--range=NAME] [-o FILE] FILE... | DIR",
 	"perfkit report --format=perfetto [--from=T] [--to=T] [--range=NAME] -o FILE.pftrace FILE... | DIR",
 	"perfkit report --format=folded [--weight=gpu|api] [--from=T] [--to=T] [--range=NAME] "
@@ -96,7 +98,10 @@ static int check_export_args(int format, const char *format_opt, const char *rep
 		cli_error("--weight applies to --format=folded and --format=html");
 		return CLI_EXIT_USAGE;
 	}
-	if ((a->from || a->to || a->range) && format != CLI_FORMAT_CHROME &&
+	/* the rows of module_sum and python_sum take --from and --to too
+	 * (check_span_reports, once the names are known) */
+	if ((a->range || (!report_opt && (a->from || a->to)) || (format == CLI_FORMAT_HTML &&
+	     (a->from || a->to))) && format != CLI_FORMAT_CHROME &&
 	    format != CLI_FORMAT_FOLDED && format != CLI_FORMAT_PERFETTO) {
 		cli_error("--from, --to and --range apply to --format=chrome, --format=perfetto "
 			  "and --format=folded");
@@ -104,6 +109,19 @@ static int check_export_args(int format, const char *format_opt, const char *rep
 	}
 	if (a->weight && folded_weight__parse(a->weight) < 0)
 		return cli_unknown("weight", a->weight, weights, 2);
+	return 0;
+}
+
+/* --from and --to with rows: every report named reads a span of its own. */
+static int check_span_reports(const struct export_args *a, const char *const *reports, int n)
+{
+	for (int i = 0; (a->from || a->to) && i < n; i++)
+		if (!summary__takes_span(reports[i])) {
+			cli_error("--from and --to apply to --format=chrome, --format=perfetto, "
+				  "--format=folded and the reports module_sum and python_sum, not %s",
+				  reports[i]);
+			return CLI_EXIT_USAGE;
+		}
 	return 0;
 }
 
@@ -189,8 +207,10 @@ int cmd_report(int argc, char **argv)
 		CLI_STRING(0, "weight", &ea.weight, "gpu|api",
 			   "folded stacks weighed by kernel time (default) or API call time"),
 		CLI_STRING(0, "from", &ea.from, "T", "export from T after the capture's start "
-			   "(2500000, 2500us, 2.5ms, 1s)"),
-		CLI_STRING(0, "to", &ea.to, "T", "export up to T after the capture's start"),
+			   "(2500000, 2500us, 2.5ms, 1s); module_sum and python_sum: read from T "
+			   "rather than the loop"),
+		CLI_STRING(0, "to", &ea.to, "T", "export up to T after the capture's start; "
+			   "module_sum and python_sum: read up to T"),
 		CLI_STRING(0, "range", &ea.range, "NAME", "export only inside NVTX ranges named NAME"),
 		CLI_RANK_OPTION(&r.ranks),
 		CLI_FLAG(0, "full-names", &full_names, "text: kernel names in full, not in their short "
@@ -234,12 +254,13 @@ int cmd_report(int argc, char **argv)
 			cli_error("out of memory");
 			return CLI_EXIT_USAGE;
 		}
-		if (split_reports(report_list, reports, &nreports) != 0)
+		if (split_reports(report_list, reports, &nreports) != 0 ||
+		    check_span_reports(&ea, reports, nreports) != 0)
 			goto out;
 	}
 	/* a job's overview and kernel summary: by map and reduce (--rank reads
 	 * the job as one capture) */
-	if (!is_export(format) && !r.ranks &&
+	if (!is_export(format) && !r.ranks && !filter.has_from && !filter.has_to &&
 	    (status = cli_input__report_job(argv, n, reports, nreports, format, full_names, output,
 					    r.force)) >= 0) {
 		free(report_list);
@@ -266,7 +287,13 @@ int cmd_report(int argc, char **argv)
 		}
 		sink->full_names = full_names;
 		for (int i = 0; i < nreports; i++) {
-			if (registry__run(reports[i], r.store, sink, &err) < 0) {
+			int rc = filter.has_from || filter.has_to
+					 ? summary__run_in_span(reports[i], r.store, filter.has_from,
+								filter.from_ns, filter.has_to, filter.to_ns,
+								sink, &err)
+					 : registry__run(reports[i], r.store, sink, &err);
+
+			if (rc < 0) {
 				cli_reader__fail(&err);
 				goto out;
 			}

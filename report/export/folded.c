@@ -5,8 +5,11 @@
  * the same threads' push/pop ranges (folded_ranges.h), which keeps the list
  * of ranges open at the call's start (the rule of SUM_NVTX_OPEN_AT_CALL,
  * which nvtx_kern_sum uses: its range is the last of this list). Names are
- * read by StringIds id and cached per id. */
+ * read by StringIds id and cached per id. A call whose Python stack was
+ * recorded (--python-backtrace=cuda) hangs under its Python frames instead
+ * of its ranges (folded_python.h). */
 #include "folded_impl.h"
+#include "folded_python.h"
 #include "folded_ranges.h"
 
 #include <inttypes.h>
@@ -38,6 +41,7 @@ struct walk {
 	struct stack_table table;
 	struct name_cache kernels, apis;
 	struct range_walk ranges; /* the push/pop ranges open at the current call */
+	struct folded_py py;      /* the Python stacks of the calls, when recorded */
 	int64_t thread;           /* globalTid the prefix belongs to */
 	char *prefix;             /* "process;thread" */
 	char *key;
@@ -245,9 +249,10 @@ static int64_t clipped(const struct walk *wk, int64_t start, int64_t end)
 	return end > start ? prof_span_saturated(start, end) : 0;
 }
 
-/* prefix;open ranges...;API call[;kernel] */
+/* prefix;open ranges...;API call[;kernel], or prefix;Python frames...;API
+ * call[;kernel] for a call of a Python stack (py, else NULL) */
 static int fold_call(struct walk *wk, int64_t api_id, bool has_kernel, int64_t kernel_id,
-		     int64_t weight)
+		     int64_t weight, const char *py)
 {
 	const char *api = name_of(wk, &wk->apis, api_id, true);
 	const char *kernel = has_kernel ? name_of(wk, &wk->kernels, kernel_id, false) : NULL;
@@ -257,7 +262,9 @@ static int fold_call(struct walk *wk, int64_t api_id, bool has_kernel, int64_t k
 	if (!api || (has_kernel && !kernel))
 		return wk->err->code ? wk->err->code : nomem(wk);
 	rc = key_append(wk, &len, wk->prefix);
-	for (size_t i = 0; rc == 0 && i < wk->ranges.nopen; i++)
+	if (rc == 0 && py)
+		rc = key_append(wk, &len, py);
+	for (size_t i = 0; rc == 0 && !py && i < wk->ranges.nopen; i++)
 		rc = key_append(wk, &len, wk->ranges.open[i].name);
 	if (rc == 0)
 		rc = key_append(wk, &len, api);
@@ -271,12 +278,15 @@ static int fold_call(struct walk *wk, int64_t api_id, bool has_kernel, int64_t k
 /* ---- the walk ------------------------------------------------------------ */
 
 /* Columns: 0 globalTid, 1 call start, 2 API nameId, 3 kernel name id (NULL:
- * none), 4..5 the weighed interval. A row whose weighed interval has a bad
+ * none), 4..5 the weighed interval, 6..7 the call's Python stack (NULL:
+ * none, or no stacks recorded). A row whose weighed interval has a bad
  * span (SUM_BAD_SPAN) is left out, as every export leaves it out; the call
  * a sound kernel hangs under is only a name, whatever its own span. */
 static int calls_sql(struct walk *wk, const char *table, bool runtime_too, char *sql, size_t cap)
 {
 	char in_range[512], runtime_join[320] = "", not_runtime[256] = "", once[400];
+	const char *py_cols = wk->py.n ? FOLDED_PY_COLUMNS : ", NULL, NULL";
+	const char *py_join = wk->py.n ? FOLDED_PY_JOIN : "";
 	int rc;
 
 	if (export_window__in_range(in_range, sizeof in_range, "a.start",
@@ -310,19 +320,19 @@ static int calls_sql(struct walk *wk, const char *table, bool runtime_too, char 
 		 * start) index gives the order without a sort. */
 		snprintf(sql, cap,
 			 "SELECT a.globalTid, a.start, a.nameId, "
-			 PROF_SQL_KERNEL_NAME_ID("k.") ", k.start, k.end "
-			 "FROM %s a CROSS JOIN " PROF_T_KERNEL " k ON " SUM_LAUNCHED_BY("k", "a") "%s"
+			 PROF_SQL_KERNEL_NAME_ID("k.") ", k.start, k.end%s "
+			 "FROM %s a CROSS JOIN " PROF_T_KERNEL " k ON " SUM_LAUNCHED_BY("k", "a") "%s%s"
 			 " WHERE k.end > ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.") " AND %s%s AND %s "
 			 "ORDER BY a.globalTid, a.start",
-			 table, runtime_join, in_range, not_runtime, once);
+			 py_cols, table, runtime_join, py_join, in_range, not_runtime, once);
 	} else {
 		snprintf(sql, cap,
 			 "SELECT a.globalTid, a.start, a.nameId, (SELECT CASE WHEN count(*) = 1 THEN "
 			 "min(" PROF_SQL_KERNEL_NAME_ID("k.") ") END FROM " PROF_T_KERNEL " k WHERE "
-			 SUM_LAUNCHED_BY("k", "a") "), a.start, a.end "
-			 "FROM %s a WHERE a.end > ?1 AND a.start < ?2 AND NOT " SUM_BAD_SPAN("a.")
+			 SUM_LAUNCHED_BY("k", "a") "), a.start, a.end%s "
+			 "FROM %s a%s WHERE a.end > ?1 AND a.start < ?2 AND NOT " SUM_BAD_SPAN("a.")
 			 " AND %s AND %s ORDER BY a.globalTid, a.start",
-			 table, in_range, once);
+			 py_cols, table, py_join, in_range, once);
 	}
 	return 0;
 }
@@ -374,7 +384,10 @@ static int walk_calls(struct walk *wk, const char *table, bool runtime_too)
 		if (weight == 0)
 			continue;
 		rc = fold_call(wk, prof_cursor__int64(calls, 2), !prof_cursor__is_null(calls, 3),
-			       prof_cursor__int64(calls, 3), weight);
+			       prof_cursor__int64(calls, 3), weight,
+			       prof_cursor__is_null(calls, 7) ? NULL
+				       : folded_py__frames(&wk->py, prof_cursor__int64(calls, 6),
+							   prof_cursor__int64(calls, 7)));
 		if (rc < 0)
 			break;
 	}
@@ -478,7 +491,9 @@ int folded__collect(struct prof_store *s, const struct folded_options *o,
 		sum_thread_labels__delete(wk.threads);
 		return nomem(&wk);
 	}
-	rc = walk_calls(&wk, PROF_T_RUNTIME, false);
+	rc = folded_py__load(s, folded_frame__sanitize, &wk.py, err);
+	if (rc >= 0)
+		rc = walk_calls(&wk, PROF_T_RUNTIME, false);
 	if (rc >= 0)
 		rc = walk_calls(&wk, PROF_T_DRIVER, true);
 	if (rc >= 0 && wk.weight == FOLDED_WEIGHT_GPU)
@@ -490,6 +505,7 @@ int folded__collect(struct prof_store *s, const struct folded_options *o,
 	free(wk.key);
 	name_cache__exit(&wk.kernels);
 	name_cache__exit(&wk.apis);
+	folded_py__exit(&wk.py);
 	sum_ranks__exit(&wk.ranks);
 	sum_thread_labels__delete(wk.threads);
 	return rc < 0 ? rc : 0;

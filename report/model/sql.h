@@ -48,8 +48,13 @@ char *sum_union_then(struct prof_store *s, const char *const *tables, const char
 	PROF_SQL_GLOBAL_PID_OF_TID("globalTid") ", "                                \
 	"correlationId FROM " TABLE " WHERE globalTid IS NOT NULL AND correlationId IS NOT NULL), 0)"
 #define SUM_NVTX_OPEN_AT_CALL(N, A)                                            \
-	N ".eventType = " PROF_SQL_NVTX_PUSHPOP " AND " N ".globalTid = " A      \
-	".globalTid AND " N ".start <= " A ".start AND " N ".end > " A ".start"
+	N ".eventType = " PROF_SQL_NVTX_PUSHPOP " AND " SUM_RANGE_OPEN_AT_CALL(N, A)
+/* The same test for a range of any kind that a row N holds as globalTid,
+ * start and end: open on A's thread when A starts (module_sum's ranges,
+ * whose backward halves are start/end ranges of the thread they began on). */
+#define SUM_RANGE_OPEN_AT_CALL(N, A)                                           \
+	N ".globalTid = " A ".globalTid AND " N ".start <= " A ".start AND " N    \
+	".end > " A ".start"
 
 /* A row's span is bad when it is no duration: its end precedes its start
  * (or either is missing), or lies 2^63 ns or more after it, further than a

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "window_impl.h"
+#include "model/python_stacks.h"
 #include "model/sql.h"
 #include "model/window.h"
 #include "prof/tables.h"
@@ -17,11 +18,13 @@
 /* NVTX domains that libraries create for their own ranges, lower-case:
  * CUB/Thrust (domain "CCCL", seen around torch's scans), NCCL, the CUDA
  * math and deep-learning libraries, and the MPI ranges Nsight Systems
- * records. A range there is one library call, never the program's step. */
+ * records. A range there is one library call, never the program's step.
+ * perfkit's own nn.Module ranges (--pytorch=modules) are pieces of a step
+ * too: the root module's forward repeats as often as the step does. */
 #define LIBRARY_DOMAINS                                                         \
 	"'cccl', 'cub', 'thrust', 'nccl', 'rccl', 'cudnn', 'cublas', 'cublaslt', " \
 	"'cufft', 'cusparse', 'cusolver', 'curand', 'cutensor', 'nvjpeg', 'npp', " \
-	"'nvshmem', 'mpi', 'ucx'"
+	"'nvshmem', 'mpi', 'ucx', '" PY_MODULES_DOMAIN "'"
 
 /* XLA marks each run of a compiled program with a range
  * "XlaModule:#[prefix=...,]hlo_module=NAME,program_id=ID#"; the id and the

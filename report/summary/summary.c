@@ -12,6 +12,8 @@ static const struct rpt_report reports[] = {
 	{ "cuda_gpu_trace", "CUDA GPU Trace", summary__cuda_gpu_trace },
 	{ "nvtx_sum", "NVTX Range Summary", summary__nvtx_sum },
 	{ "nvtx_kern_sum", "NVTX Range Kernel Summary", summary__nvtx_kern_sum },
+	{ "module_sum", "nn.Module Summary", summary__module_sum },
+	{ "python_sum", "Python Line Summary", summary__python_sum },
 };
 
 /* Listed after every folder's reports. */

@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "prof/error.h"
 #include "prof/store.h"
@@ -41,6 +42,20 @@ int summary__cuda_gpu_mem_size_sum(struct prof_store *s, struct rpt_sink *sink,
 int summary__cuda_gpu_trace(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
 int summary__nvtx_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
 int summary__nvtx_kern_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
+/* Python's reports (summary_python.c), over the steady-state loop or the
+ * whole capture: per nn.Module and direction, its calls, host time and the
+ * GPU time launched inside it, total and self (`perfkit run
+ * --pytorch=modules`); per Python line, the sampled host time, self and
+ * total, and the share inside CUDA calls (`--python-sampling`). */
+int summary__module_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
+int summary__python_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
+/* Whether report name reads a span --from and --to may give instead of
+ * the loop (module_sum, python_sum), and the report over that span: times
+ * after the capture's start (sum_capture__time's zero), an absent end the
+ * capture's own. */
+bool summary__takes_span(const char *name);
+int summary__run_in_span(const char *name, struct prof_store *s, bool has_from, int64_t from_ns,
+			 bool has_to, int64_t to_ns, struct rpt_sink *sink, struct prof_error *err);
 
 /* The overview: several small reports on one sink (overview_run,
  * overview_gpu_busy, overview_top_kernels, overview_transfers,

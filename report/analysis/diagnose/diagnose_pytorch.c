@@ -76,19 +76,26 @@ char *diag__with_pytorch(const struct diag_context *ctx, char *change, const cha
 
 /* ---- the sentences more than one rule gives ---------------------------- */
 
-/* the host's own work keeps the GPU waiting */
-const char diag_pytorch_host_work[] =
-	"In PyTorch:{?input_wait {?dataloader  More DataLoader workers (num_workers) and "
-	"prefetch_factor keep batches ready when the step waits for them.}{!dataloader  "
-	"DataLoader(..., num_workers=N, persistent_workers=True{!pinned , pin_memory=True}) "
-	"prepares batches in worker processes.}}{?dispatch {!dataloader {!graphs "
-	"{!compile  torch.compile or CUDA graphs cut the Python overhead of launching the "
-	"step.}{?compile  torch.compile(mode=\"reduce-overhead\") replays the compiled step "
+/* the host's own work keeps the GPU waiting: the advice for input and for
+ * dispatch, then what to look for when it is neither */
+#define HOST_WORK_HEAD                                                                    \
+	"In PyTorch:{?input_wait {?dataloader  More DataLoader workers (num_workers) and " \
+	"prefetch_factor keep batches ready when the step waits for them.}{!dataloader  " \
+	"DataLoader(..., num_workers=N, persistent_workers=True{!pinned , pin_memory=True}) " \
+	"prepares batches in worker processes.}}{?dispatch {!dataloader {!graphs " \
+	"{!compile  torch.compile or CUDA graphs cut the Python overhead of launching the " \
+	"step.}{?compile  torch.compile(mode=\"reduce-overhead\") replays the compiled step " \
 	"as a CUDA graph and cuts the Python overhead of launching it.}}}}"
-	/* neither: the host does something else, which the trace cannot name */
-	"{!input_wait {!dispatch  The host's work between the step's CUDA calls is more than "
-	"launching them costs and is not a wait for input: find the Python that runs there "
-	"(py-spy, or torch.profiler with with_stack=True).}}";
+#define HOST_WORK_NEITHER                                                                 \
+	"{!input_wait {!dispatch  The host's work between the step's CUDA calls is more than "  \
+	"launching them costs and is not a wait for input: "
+/* neither: the host does something else, which the trace cannot name */
+const char diag_pytorch_host_work[] = HOST_WORK_HEAD HOST_WORK_NEITHER
+	"find the Python that runs there (py-spy, or torch.profiler with with_stack=True).}}";
+/* neither, where the capture's Python samples name the line */
+const char diag_pytorch_host_work_at_line[] = HOST_WORK_HEAD HOST_WORK_NEITHER
+	"start with %s, the line that runs longest there (%.0f%% of the window), and make "
+	"it cheaper or move it off the step's path.}}";
 
 /* the host blocks in synchronisation */
 const char diag_pytorch_sync[] =

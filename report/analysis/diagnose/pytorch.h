@@ -17,5 +17,9 @@ char *diag__with_pytorch(const struct diag_context *ctx, char *change, const cha
  * critical path naming the same cause advise alike). */
 extern const char diag_pytorch_host_work[], diag_pytorch_sync[], diag_pytorch_alloc[],
 	diag_pytorch_sync_copy[], diag_pytorch_launch[];
+/* diag_pytorch_host_work naming the line to change: a format of the line
+ * ("file.py:line (function)", %s) and its share of the window in percent
+ * (%.0f). */
+extern const char diag_pytorch_host_work_at_line[];
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "analysis/core/record_cost.h"
+#include "analysis/diagnose/python.h"
 #include "prof/saturate.h"
 #include "prof/error.h"
 
@@ -82,6 +83,8 @@ static int rule_cpu_bound(struct diag_context *ctx, struct prof_error *err)
 	char b1[32], b2[32], b3[32], calls[320];
 	struct record_cost cost;
 	int64_t launches = 0, other_calls = 0;
+	struct diag_py_line top;
+	char *lines = NULL, *pytorch = NULL;
 
 	if (!ctx->has_api_calls || busy_frac >= diag__get(ctx, "cpu_bound.max_gpu_busy") || idle <= 0)
 		return 0;
@@ -107,13 +110,19 @@ static int rule_cpu_bound(struct diag_context *ctx, struct prof_error *err)
 	if (rc)
 		return rc;
 	record_cost__idle_sentence(&cost, in_api, launches, other_calls, calls, sizeof calls);
+	/* where the capture sampled Python, the lines that run there */
+	rc = diag_python__host_lines(ctx, &lines, &top, err);
+	if (rc)
+		return rc;
+	pytorch = top.text[0] ? diag__fmt(diag_pytorch_host_work_at_line, top.text, 100 * top.share) : NULL;
 	diag__add(ctx, "cpu_bound", "The CPU side dominates while the GPU waits", diag__share(ctx, host_ns),
 		  host_ns, DIAG_HIGH,
 		  diag__fmt("The GPU is busy %.1f%% of the window; of its %s idle time the host spends %s "
-			    "(%.0f%%) outside any CUDA call, i.e. in its own work: %s per iteration.%s",
+			    "(%.0f%%) outside any CUDA call, i.e. in its own work: %s per iteration.%s%s",
 			    100 * busy_frac, diag__ns(b1, sizeof b1, idle), diag__ns(b2, sizeof b2, host_ns),
 			    100.0 * (double)host_ns / (double)idle,
-			    diag__ns(b3, sizeof b3, (int64_t)((double)host_ns / diag__per_iter(ctx))), calls),
+			    diag__ns(b3, sizeof b3, (int64_t)((double)host_ns / diag__per_iter(ctx))), calls,
+			    lines ? lines : ""),
 		  diag__with_pytorch(ctx,
 			  /* the gain replays a graph where the host's work is
 			   * dispatch (rules/gains.c): the change leads with it */
@@ -125,7 +134,9 @@ static int rule_cpu_bound(struct diag_context *ctx, struct prof_error *err)
 				    "runs this one (an asynchronous pipeline), batch small pieces of work, or "
 				    "move the preprocessing to the GPU.",
 				    DISPATCH_NS_PER_LAUNCH / 1000),
-			  diag_pytorch_host_work));
+			  pytorch ? pytorch : diag_pytorch_host_work));
+	free(lines);
+	free(pytorch);
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "analysis/core/record_cost.h"
+#include "analysis/diagnose/python.h"
 #include "analysis/kernel_metrics/gemm_names.h"
 #include "analysis/kernel_metrics/gemm_runs.h"
 #include "prof/tables.h"
@@ -287,6 +288,7 @@ static void report_launch_bound(struct diag_context *ctx, struct launch_scan *s,
 	char b1[32], b2[32], b3[256] = "";
 	struct diag_finding *f;
 	struct record_cost cost;
+	char *module = NULL;
 
 	if (s->short_kernels < (int64_t)diag__get(ctx, "launch_bound.min_kernels") ||
 	    2 * s->short_kernels < s->kernels || frac < diag__get(ctx, "launch_bound.min_gap_fraction"))
@@ -296,17 +298,20 @@ static void report_launch_bound(struct diag_context *ctx, struct launch_scan *s,
 	if (record_cost__load(ctx->store, &cost, NULL) < 0)
 		cost.measured = false;
 	record_cost__launch_sentence(&cost, api_n, api_ns, b3, sizeof b3);
+	/* where the capture has module ranges, the module whose kernels these are */
+	if (diag_python__busiest_module(ctx, &module, NULL) < 0)
+		module = NULL;
 	diag_tally__sort_by_time(&s->short_by_name);
 	f = diag__add(ctx, "launch_bound", "Launch-bound: short kernels with gaps between them",
 		      diag__share(ctx, gaps), gaps, DIAG_HIGH,
 		      diag__fmt("%.1f kernels per iteration, %lld of %lld shorter than %.0f us (%s on "
 				"average); the streams sit idle %s between them, summed over streams (%lld gaps of at most %.0f us), "
-				"%.0f%% of the streams' active time.%s",
+				"%.0f%% of the streams' active time.%s%s",
 				(double)s->kernels / diag__per_iter(ctx), (long long)s->short_kernels,
 				(long long)s->kernels, diag__get(ctx, "launch_bound.max_kernel_us"),
 				diag__ns(b1, sizeof b1, s->short_ns / (s->short_kernels ? s->short_kernels : 1)),
 				diag__ns(b2, sizeof b2, s->gaps_ns), (long long)s->gaps,
-				diag__get(ctx, "launch_bound.max_gap_us"), 100 * frac, b3),
+				diag__get(ctx, "launch_bound.max_gap_us"), 100 * frac, b3, module ? module : ""),
 		      diag__with_pytorch(ctx,
 			      diag__fmt("Give each launch more work: batch independent items into one launch"
 					"{?graphs  and fuse consecutive kernels: only fewer kernels cut their cost}"
@@ -315,6 +320,7 @@ static void report_launch_bound(struct diag_context *ctx, struct launch_scan *s,
 					"cudaGraphLaunch) to pay launch cost once}}."),
 			      diag_pytorch_launch));
 	diag_tally__offenders(&s->short_by_name, f);
+	free(module);
 }
 
 /* What a tally of runs holds (count = launches, time = the kernels' GPU

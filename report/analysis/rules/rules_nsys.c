@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/diagnose/python.h"
 #include "analysis/timeline/gpu_idle.h"
 #include "prof/event.h"
 #include "prof/tables.h"
@@ -259,8 +260,14 @@ static const struct gpu_idle_device *most_synced(const struct gpu_idle_result *r
  * queued, and the gap from its return to the host's next CUDA call where
  * the host is API-bound. One synchronisation per step followed by long host
  * work of its own is the host's cost (cpu_bound), not the call's. */
+#define SYNC_CALLS                                                                              \
+	"s.value LIKE 'cudaDeviceSynchronize%' OR s.value LIKE 'cudaStreamSynchronize%'"         \
+	" OR s.value LIKE 'cudaEventSynchronize%' OR s.value LIKE 'cuCtxSynchronize%'"            \
+	" OR s.value LIKE 'cuStreamSynchronize%' OR s.value LIKE 'cuEventSynchronize%'"
 static int rule_sync_api(struct diag_context *ctx, struct prof_error *err)
 {
+	struct diag_py_line line;
+	char *line_text = NULL;
 	const struct gpu_idle_result *r;
 	const struct gpu_idle_device *d;
 	struct diag_tally t = { 0 };
@@ -270,11 +277,12 @@ static int rule_sync_api(struct diag_context *ctx, struct prof_error *err)
 
 	if (!ctx->has_api_calls)
 		return diag__skip(ctx, "sync_api", "the capture has no CUDA API calls");
-	rc = api_calls(ctx, "s.value LIKE 'cudaDeviceSynchronize%' OR s.value LIKE 'cudaStreamSynchronize%'"
-		       " OR s.value LIKE 'cudaEventSynchronize%' OR s.value LIKE 'cuCtxSynchronize%'"
-		       " OR s.value LIKE 'cuStreamSynchronize%' OR s.value LIKE 'cuEventSynchronize%'",
-		       &t, &count, &ns, err);
+	rc = api_calls(ctx, SYNC_CALLS, &t, &count, &ns, err);
 	if (rc || !count || (rc = gpu_idle__of(&ctx->scope, &ctx->idle, &r, err)) || !(d = most_synced(r)))
+		goto out;
+	/* where the capture has Python's stacks, the line that synchronises */
+	rc = diag_python__sync_line(ctx, SYNC_CALLS, &line_text, &line, err);
+	if (rc)
 		goto out;
 	/* rank calls by the idle time they cause */
 	for (int i = 0; i < t.n; i++) {
@@ -306,17 +314,20 @@ static int rule_sync_api(struct diag_context *ctx, struct prof_error *err)
 			      d->sync_claim_ns, DIAG_HIGH,
 			      diag__fmt("%lld synchronisation calls (%.1f per iteration) block the host for %s. "
 					"The GPU sits idle %s because of them: %s while the host was blocked in "
-					"them with nothing queued%s.%s",
+					"them with nothing queued%s.%s%s",
 					(long long)count, (double)count / diag__per_iter(ctx),
 					diag__ns(b1, sizeof b1, ns), diag__ns(b2, sizeof b2, d->sync_claim_ns),
 					diag__ns(b3, sizeof b3, d->sync_claim_ns - d->sync_gap_ns), after_text,
-					own_text),
+					own_text, line_text ? line_text : ""),
 			      diag__with_pytorch(ctx,
-				      diag__fmt("Synchronise only where the host needs a result; order work with "
-						"streams and events (cudaStreamWaitEvent) instead of blocking the "
-						"host, and enqueue the next step's work before waiting for this one's."),
+				      diag__fmt("%s%s%sSynchronise only where the host needs a result; order work "
+						"with streams and events (cudaStreamWaitEvent) instead of blocking "
+						"the host, and enqueue the next step's work before waiting for "
+						"this one's.", line_text ? "Start at " : "", line_text ? line.text : "",
+						line_text ? ". " : ""),
 				      diag_pytorch_sync)));
 out:
+	free(line_text);
 	diag_tally__exit(&t);
 	return rc;
 }
