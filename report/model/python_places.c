@@ -98,22 +98,22 @@ static int load(struct prof_store *s, const char *sql, int64_t from_ns, int64_t 
 	"SELECT globalTid FROM " PROF_T_RUNTIME " WHERE start >= ?1 AND start < ?2 UNION "  \
 	"SELECT globalTid FROM " PROF_T_DRIVER " WHERE start >= ?1 AND start < ?2"
 
-int py_places__sampled(struct prof_store *s, int64_t from_ns, int64_t to_ns, int state,
+int py_places__sampled(struct prof_store *s, int64_t from_ns, int64_t to_ns,
 		       bool cuda_threads, struct py_places *p, struct prof_error *err)
 {
 	static const char all[] = PLACES_SQL(
 		"SELECT globalPid AS p, stackId AS k, count(*) AS n, count(*) AS v FROM "
-		PROF_T_PY_SAMPLES " WHERE start >= ?1 AND start < ?2 AND state = ?3 GROUP BY 1, 2");
+		PROF_T_PY_SAMPLES " WHERE start >= ?1 AND start < ?2 AND state <> ?3 GROUP BY 1, 2");
 	/* perfkit's own hook is the capture's cost, not the program's work */
 	static const char cuda[] = PLACES_SQL(
 		"SELECT globalPid AS p, stackId AS k, count(*) AS n, count(*) AS v FROM "
-		PROF_T_PY_SAMPLES " y WHERE start >= ?1 AND start < ?2 AND state = ?3"
+		PROF_T_PY_SAMPLES " y WHERE start >= ?1 AND start < ?2 AND state <> ?3"
 		" AND globalTid IN (" CUDA_THREADS ") AND NOT EXISTS (SELECT 1 FROM "
 		PROF_T_PY_FRAMES " h JOIN " PROF_T_STRINGS " hs ON hs.id = h.fileId"
 		" WHERE h.globalPid = y.globalPid AND h.stackId = y.stackId"
 		" AND hs.value LIKE '%/" PY_HOOK_FILE "') GROUP BY 1, 2");
 
-	return load(s, cuda_threads ? cuda : all, from_ns, to_ns, state, p, err);
+	return load(s, cuda_threads ? cuda : all, from_ns, to_ns, PROF_PY_IN_CUDA, p, err);
 }
 
 /* PLACES_SQL over a source that reads calls_sql: the source's SQL before

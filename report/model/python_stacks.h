@@ -149,10 +149,12 @@ struct py_places {
  * the capture's own cost. */
 #define PY_HOOK_FILE "perfkit_hook.py"
 
-/* The samples of one state taken in [from_ns, to_ns), by place; with
+/* The samples taken outside CUDA calls in [from_ns, to_ns), by place,
+ * whether their thread ran Python or C code that let the GIL go (a
+ * PyTorch op's dispatch runs so: the host's work all the same); with
  * cuda_threads only those of the threads that made CUDA calls in the span
  * (not a DataLoader worker's, say), and not those in perfkit's hook. */
-int py_places__sampled(struct prof_store *s, int64_t from_ns, int64_t to_ns, int state,
+int py_places__sampled(struct prof_store *s, int64_t from_ns, int64_t to_ns,
 		       bool cuda_threads, struct py_places *p, struct prof_error *err);
 /* The CUDA calls of calls_sql (a SELECT of globalTid, correlationId,
  * start, end with ?1 and ?2 bound to from_ns and to_ns) by the place of

@@ -258,6 +258,9 @@ static int python_sum(struct prof_store *s, const struct py_span_asked *asked, s
 		{ "Total (%)", RPT_PERCENT, 1 },
 		{ "Total Time (ns)", RPT_INT, 0 },
 		{ "In CUDA (%)", RPT_PERCENT, 1 },
+		/* in C code that let the GIL go (a PyTorch op's dispatch, a
+		 * wait), as against running Python */
+		{ "No GIL (%)", RPT_PERCENT, 1 },
 		{ "Self Samples", RPT_INT, 0 },
 		{ "Total Samples", RPT_INT, 0 },
 		{ "Location", RPT_TEXT, 0 },
@@ -277,13 +280,13 @@ static int python_sum(struct prof_store *s, const struct py_span_asked *asked, s
 	if (rc < 0)
 		goto out;
 	all = prof_add_saturated(prof_add_saturated(l.samples[0], l.samples[1]), l.samples[2]);
-	rc = sink->begin(sink, "python_sum", sp.title, cols, 9);
+	rc = sink->begin(sink, "python_sum", sp.title, cols, 10);
 	if (rc >= 0 && pc.has_samples)
 		rc = note_period(sink, &pc, sp.per_step);
 	for (size_t i = 0; rc >= 0 && i < l.n; i++) {
 		const struct py_line *p = &l.v[i];
 		int64_t self = py_line__self(p), total = py_line__total(p);
-		struct rpt_cell cells[9];
+		struct rpt_cell cells[10];
 		char *where = p->kind == 0 ? prof_strfmt("%s:%" PRId64, p->file, p->line)
 					   : strdup(p->file);
 
@@ -296,10 +299,11 @@ static int python_sum(struct prof_store *s, const struct py_span_asked *asked, s
 		cells[2] = share(total, all);
 		cells[3] = sum_int(sampled_ns(total, pc.period_ns, sp.steps));
 		cells[4] = share(p->total[1], total);
-		cells[5] = sum_int(self);
-		cells[6] = sum_int(total);
-		cells[7] = sum_text(where);
-		cells[8] = sum_text(p->function);
+		cells[5] = share(p->total[2], total);
+		cells[6] = sum_int(self);
+		cells[7] = sum_int(total);
+		cells[8] = sum_text(where);
+		cells[9] = sum_text(p->function);
 		rc = sink->row(sink, cells);
 		free(where);
 	}

@@ -1,8 +1,8 @@
 /* test_python_module_names.c - a module range's name ("QUALNAME (Class)",
  * the root module by its class alone) split into the qualified name and
- * the class as module_sum shows them (model/python_stacks.h). The pure
- * function is tested with values: the real captures in tests/data/python/
- * name their modules by class alone, so the qualified form is only here. */
+ * the class as module_sum shows them (model/python_stacks.h): the pure
+ * function, with the forms the hook writes and the odd ones it could meet
+ * (a class in parentheses, no class at all). */
 #include <check.h>
 #include <string.h>
 

@@ -62,8 +62,7 @@ int diag_python__host_lines(struct diag_context *ctx, char **evidence, struct di
 	rc = py_capture__read(ctx->store, &pc, err);
 	if (rc < 0 || !pc.has_samples || pc.period_ns <= 0)
 		return rc;
-	rc = py_places__sampled(ctx->store, ctx->w->start_ns, host_end(ctx), PROF_PY_RUNNING, true, &p,
-				err);
+	rc = py_places__sampled(ctx->store, ctx->w->start_ns, host_end(ctx), true, &p, err);
 	if (rc < 0)
 		return rc;
 	for (size_t i = 0; i < p.n && i < HOST_LINES; i++) {
