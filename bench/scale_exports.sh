@@ -19,6 +19,8 @@
 #   EXPORTS_CAPTURES="A B"  the captures of the folded/HTML against Chrome
 #     rows (default tests/data/ddp/ddp2_even and transformer_naive)
 #   EXPORTS_ROUNDS=1     rounds of each; the table shows the median
+#   EXPORTS_BIG_HTML=0   leave out the HTML report of the big capture (at
+#     10M it runs for most of an hour here: the reports it embeds)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$ROOT/build}" && pwd)
@@ -27,6 +29,7 @@ DATA=$ROOT/tests/data
 MULT=${EXPORTS_MULT:-12500}
 DIR=${EXPORTS_DIR:-/tmp/perfkit-scale-exports}
 ROUNDS=${EXPORTS_ROUNDS:-1}
+BIG_HTML=${EXPORTS_BIG_HTML:-1}
 read -r -a CAPTURES <<<"${EXPORTS_CAPTURES:-$DATA/ddp/ddp2_even.sqlite $DATA/transformer_naive.sqlite}"
 [ -x "$PERFKIT" ] || { echo "scale_exports: no $PERFKIT" >&2; exit 2; }
 command -v sqlite3 >/dev/null || { echo "scale_exports: needs the sqlite3 shell" >&2; exit 2; }
@@ -87,13 +90,17 @@ kernels=$(sqlite3 "$BIG" "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL")
 calls=$(sqlite3 "$BIG" "SELECT (SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME) +
 	(SELECT count(*) FROM CUPTI_ACTIVITY_KIND_DRIVER)")
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); perfkit: $PERFKIT"
-echo "capture: gpu_work x$MULT: $kernels kernels, $calls API calls, $(du -m "$BIG" | cut -f1) MiB"
+echo "capture: gpu_work x$MULT: $kernels kernels, $calls API calls, $(du -mL "$BIG" | cut -f1) MiB"
 
 measure chrome "$PERFKIT" report -f --format=chrome -o "$W/out.json" "$BIG"
 chrome_mb=$(du -m "$W/out.json" 2>/dev/null | cut -f1 || echo -)
 measure perfetto "$PERFKIT" report -f --format=perfetto -o "$W/out.pftrace" "$BIG"
 perfetto_mb=$(du -m "$W/out.pftrace" 2>/dev/null | cut -f1 || echo -)
-measure html "$PERFKIT" report -f --format=html -o "$W/out.html" "$BIG"
+if [ "$BIG_HTML" = 1 ]; then
+	measure html "$PERFKIT" report -f --format=html -o "$W/out.html" "$BIG"
+else
+	T[html]="not run" C[html]=- M[html]=-
+fi
 rm -f "$W"/out.*
 floor "bare SELECT of every kernel and API row" \
 	"SELECT total(start + end + correlationId) FROM CUPTI_ACTIVITY_KIND_KERNEL;

@@ -431,26 +431,41 @@ static int gpu_sql(struct trace_merge *m, char *sql, size_t cap, const char *tab
 	return 0;
 }
 
-/* With launch_rows, calls sharing an id (nsys): the earliest of them
- * launched the work (gpu_sql's order). The GPU work itself is found per
- * call (launch_cols). */
+/* With launch_rows: the joins a call's launch columns read (launch_cols).
+ * A GPU table with an index on correlationId is sought per call there;
+ * one without (an nsys export's) is grouped by id here once, which SQLite
+ * materialises and indexes, instead of being scanned once per call. */
 static void launch_joins(struct trace_merge *m, char *buf, size_t cap, enum tm_kind api)
 {
+	size_t used = 0;
+
 	buf[0] = '\0';
+	for (int g = 0; g < 3; g++) {
+		if (!m->have[gpu_kinds[g]] || m->corr_indexed[g])
+			continue;
+		used += (size_t)snprintf(buf + used, cap > used ? cap - used : 0,
+			" LEFT JOIN (SELECT correlationId AS c, " PROF_SQL_PID_OF_TID("globalPid") " AS p, "
+			"group_concat(rowid) AS ids FROM %s WHERE end > ?1 AND start < ?2 AND NOT "
+			SUM_BAD_SPAN("") " GROUP BY 1, 2) l%d ON l%d.c = a.correlationId AND l%d.p = "
+			PROF_SQL_PID_OF_TID("a.globalTid"),
+			gpu_tables[g], g, g, g);
+	}
+	/* calls sharing an id: the earliest launched (gpu_sql's order) */
 	if (m->shared_corr[api == TM_DRIVER])
-		snprintf(buf, cap, " LEFT JOIN (SELECT correlationId AS c, "
-			 PROF_SQL_PID_OF_TID("globalTid") " AS p, min(start) AS s FROM %s GROUP BY 1, 2)"
-			 " le ON le.c = a.correlationId AND le.p = " PROF_SQL_PID_OF_TID("a.globalTid"),
+		snprintf(buf + used, cap > used ? cap - used : 0,
+			 " LEFT JOIN (SELECT correlationId AS c, " PROF_SQL_PID_OF_TID("globalTid")
+			 " AS p, min(start) AS s FROM %s GROUP BY 1, 2) le ON le.c = a.correlationId"
+			 " AND le.p = " PROF_SQL_PID_OF_TID("a.globalTid"),
 			 api == TM_DRIVER ? PROF_T_DRIVER : PROF_T_RUNTIME);
 }
 
 /* The TM_API_*_ROWS columns: each table's rowids of the GPU work call a
  * launched and the export holds (gpu_sql's condition, its launching call
- * being a), as "rowid,rowid,...". One seek of the table's correlationId
- * index per call (ascending rowids, as the index holds them): grouping
- * each whole table by id instead, once per API table, sorted it twice and
- * cost more than the calls' seeks at ten million rows. SQLite indexes a
- * table that has no such index (an nsys export) once for the statement. */
+ * being a), as "rowid,rowid,...": through the table's correlationId index,
+ * one seek per call (ascending rowids, as the grouping gives them), or
+ * from launch_joins' groups. Grouping an indexed table too, once per API
+ * table, sorted all its rows twice more than the seeks cost. A driver call
+ * launched the work only when no runtime call has its id. */
 static void launch_cols(struct trace_merge *m, char *buf, size_t cap, enum tm_kind api)
 {
 	char when[320];
@@ -463,15 +478,18 @@ static void launch_cols(struct trace_merge *m, char *buf, size_t cap, enum tm_ki
 		 m->shared_corr[api == TM_DRIVER] ? " AND a.start = le.s" : "");
 	buf[0] = '\0';
 	for (int g = 0; g < 3; g++) {
-		if (m->have[gpu_kinds[g]])
+		if (!m->have[gpu_kinds[g]])
+			used += (size_t)snprintf(buf + used, cap > used ? cap - used : 0, ", NULL");
+		else if (!m->corr_indexed[g])
+			used += (size_t)snprintf(buf + used, cap > used ? cap - used : 0,
+						 ", CASE WHEN %s THEN l%d.ids END", when, g);
+		else
 			used += (size_t)snprintf(buf + used, cap > used ? cap - used : 0,
 				", CASE WHEN %s THEN (SELECT group_concat(l.rowid) FROM %s l "
 				"WHERE l.correlationId = a.correlationId AND "
 				PROF_SQL_PID_OF_TID("l.globalPid") " = " PROF_SQL_PID_OF_TID("a.globalTid")
 				" AND l.end > ?1 AND l.start < ?2 AND NOT " SUM_BAD_SPAN("l.") ") END",
 				when, gpu_tables[g]);
-		else
-			used += (size_t)snprintf(buf + used, cap > used ? cap - used : 0, ", NULL");
 	}
 }
 
@@ -507,6 +525,23 @@ static int shared_corr(struct trace_merge *m, const char *table, bool *shared)
 	rc = open_cursor(m, sql, false, &cur);
 	if (rc == 0 && (rc = prof_cursor__next(cur, m->err)) > 0)
 		*shared = prof_cursor__int64(cur, 0) != 0;
+	prof_cursor__close(cur);
+	return rc < 0 ? rc : 0;
+}
+
+/* Whether an index of the table leads with correlationId. A table the
+ * store shows through a view (an nsys export's canonical form) has none. */
+static int corr_indexed(struct trace_merge *m, const char *table, bool *indexed)
+{
+	struct prof_cursor *cur = NULL;
+	int rc = open_cursor(m, "SELECT count(*) FROM main.sqlite_master x, "
+			     "pragma_index_info(x.name) i WHERE x.type = 'index' AND x.tbl_name = ?1 "
+			     "AND i.seqno = 0 AND i.name = 'correlationId'", false, &cur);
+
+	if (rc == 0)
+		rc = prof_cursor__bind_text(cur, 1, table);
+	if (rc == 0 && (rc = prof_cursor__next(cur, m->err)) > 0)
+		*indexed = prof_cursor__int64(cur, 0) > 0;
 	prof_cursor__close(cur);
 	return rc < 0 ? rc : 0;
 }
@@ -803,6 +838,9 @@ int trace_merge__open(struct trace_merge *m)
 
 	for (int a = 0; a < 2 && m->launch_rows; a++)
 		if (m->have[api_kinds[a]] && (rc = shared_corr(m, api_tables[a], &m->shared_corr[a])) < 0)
+			return rc;
+	for (int g = 0; g < 3 && m->launch_rows; g++)
+		if (m->have[gpu_kinds[g]] && (rc = corr_indexed(m, gpu_tables[g], &m->corr_indexed[g])) < 0)
 			return rc;
 	if (m->have[TM_KERNEL] || m->have[TM_MEMCPY] || m->have[TM_MEMSET])
 		rc = index_calls(m);
