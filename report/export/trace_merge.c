@@ -465,7 +465,8 @@ static void launch_joins(struct trace_merge *m, char *buf, size_t cap, enum tm_k
  * one seek per call (ascending rowids, as the grouping gives them), or
  * from launch_joins' groups. Grouping an indexed table too, once per API
  * table, sorted all its rows twice more than the seeks cost. A driver call
- * launched the work only when no runtime call has its id. */
+ * launched the work only when no runtime call has its id: asked inside the
+ * seek, only of the calls that launched something (few driver calls do). */
 static void launch_cols(struct trace_merge *m, char *buf, size_t cap, enum tm_kind api)
 {
 	char when[320];
@@ -485,11 +486,11 @@ static void launch_cols(struct trace_merge *m, char *buf, size_t cap, enum tm_ki
 						 ", CASE WHEN %s THEN l%d.ids END", when, g);
 		else
 			used += (size_t)snprintf(buf + used, cap > used ? cap - used : 0,
-				", CASE WHEN %s THEN (SELECT group_concat(l.rowid) FROM %s l "
+				", (SELECT group_concat(l.rowid) FROM %s l "
 				"WHERE l.correlationId = a.correlationId AND "
 				PROF_SQL_PID_OF_TID("l.globalPid") " = " PROF_SQL_PID_OF_TID("a.globalTid")
-				" AND l.end > ?1 AND l.start < ?2 AND NOT " SUM_BAD_SPAN("l.") ") END",
-				when, gpu_tables[g]);
+				" AND l.end > ?1 AND l.start < ?2 AND NOT " SUM_BAD_SPAN("l.") " AND %s)",
+				gpu_tables[g], when);
 	}
 }
 
