@@ -211,3 +211,5 @@ for f in folded html; do
 	awk -v f="$f" -v a="${T[chrome|ddp]}" -v b="${T[$f|ddp]}" 'BEGIN {
 		printf "| %s against the Chrome trace, ddp2_even | %s s / %s s = %.1fx | at most 2x |\n", f, b, a, b / (a > 0.01 ? a : 0.01) }'
 done
+# the exports' goals, their own table (bench/scale_exports.sh): 10M kernels at SCALE=full, 1M at small
+EXPORTS_MULT=${EXPORTS_MULT:-$([ "$SCALE" = full ] && echo 12500 || echo 1250)} "$ROOT/bench/scale_exports.sh" "$BUILD"

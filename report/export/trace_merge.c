@@ -333,6 +333,44 @@ int trace_merge__each_process_stream(struct trace_merge *m,
 	return rc < 0 ? rc : 0;
 }
 
+/* The API calls by (correlation id, process), in temporary tables made
+ * once per export: the GPU queries (one a GPU table) look their launching
+ * call up there. Joined to the API tables themselves, each of those
+ * queries had SQLite build an automatic index of both whole API tables
+ * (neither has an index on correlationId: libprof/src/schema.c says why),
+ * six sorts of every call instead of two. The index holds what the joins
+ * read after the key in the table's column order, as the automatic index
+ * did, so calls sharing an id come out in the same order. */
+#define CALLS_RUNTIME "perfkit_tm_runtime_calls"
+#define CALLS_DRIVER "perfkit_tm_driver_calls"
+
+static int index_calls(struct trace_merge *m)
+{
+	char sql[512];
+	int rc = 0;
+
+	for (int a = 0; rc == 0 && a < 2; a++) {
+		const char *t = a == 0 ? CALLS_RUNTIME : CALLS_DRIVER;
+
+		if (!m->have[api_kinds[a]])
+			continue;
+		snprintf(sql, sizeof sql, "DROP TABLE IF EXISTS temp.%s", t);
+		rc = prof_store__exec(m->store, sql, m->err);
+		if (rc == 0) {
+			snprintf(sql, sizeof sql, "CREATE TEMP TABLE %s AS SELECT correlationId, "
+				 PROF_SQL_PID_OF_TID("globalTid") " AS p, start, end, globalTid FROM %s "
+				 "WHERE correlationId IS NOT NULL ORDER BY rowid", t, api_tables[a]);
+			rc = prof_store__exec(m->store, sql, m->err);
+		}
+		if (rc == 0) {
+			snprintf(sql, sizeof sql, "CREATE INDEX temp.%s_c ON %s (correlationId, p, "
+				 "start, end, globalTid)", t, t);
+			rc = prof_store__exec(m->store, sql, m->err);
+		}
+	}
+	return rc;
+}
+
 /* The launching API call of GPU row g: runtime first, the driver when the
  * runtime has no call with that correlation id. nsys exports can hold
  * several calls with one id (a call made inside another): the join then
@@ -349,10 +387,10 @@ static void api_exprs__init(struct trace_merge *m, struct api_exprs *a)
 	bool rt = m->have[TM_RUNTIME], drv = m->have[TM_DRIVER];
 
 	snprintf(a->join, sizeof a->join, "%s%s",
-		 rt ? " LEFT JOIN " PROF_T_RUNTIME " r ON r.correlationId = g.correlationId"
-		      " AND " PROF_SQL_PID_OF_TID("r.globalTid") " = " PROF_SQL_PID_OF_TID("g.globalPid") : "",
-		 drv ? " LEFT JOIN " PROF_T_DRIVER " d ON d.correlationId = g.correlationId"
-		       " AND " PROF_SQL_PID_OF_TID("d.globalTid") " = " PROF_SQL_PID_OF_TID("g.globalPid") : "");
+		 rt ? " LEFT JOIN temp." CALLS_RUNTIME " r ON r.correlationId = g.correlationId"
+		      " AND r.p = " PROF_SQL_PID_OF_TID("g.globalPid") : "",
+		 drv ? " LEFT JOIN temp." CALLS_DRIVER " d ON d.correlationId = g.correlationId"
+		       " AND d.p = " PROF_SQL_PID_OF_TID("g.globalPid") : "");
 #define PICK(field) (rt && drv ? "coalesce(r." field ", d." field ")" : rt ? "r." field \
 		     : drv ? "d." field : "NULL")
 	snprintf(a->start, sizeof a->start, "%s", PICK("start"));
@@ -393,18 +431,17 @@ static int gpu_sql(struct trace_merge *m, char *sql, size_t cap, const char *tab
 	return 0;
 }
 
-/* With launch_rows: the joins that give API call a the GPU work of each
- * table it launched and the export holds (gpu_sql's condition, its
- * launching call being a) as "rowid,rowid,...". Each table's work grouped by
- * correlation id once (SQLite materialises it, indexed), not a lookup per
- * call: nsys exports have no index on correlationId. */
+/* With launch_rows: the joins a call's launch columns read (launch_cols).
+ * A GPU table with an index on correlationId is sought per call there;
+ * one without (an nsys export's) is grouped by id here once, which SQLite
+ * materialises and indexes, instead of being scanned once per call. */
 static void launch_joins(struct trace_merge *m, char *buf, size_t cap, enum tm_kind api)
 {
 	size_t used = 0;
 
 	buf[0] = '\0';
 	for (int g = 0; g < 3; g++) {
-		if (!m->have[gpu_kinds[g]])
+		if (!m->have[gpu_kinds[g]] || m->corr_indexed[g])
 			continue;
 		used += (size_t)snprintf(buf + used, cap > used ? cap - used : 0,
 			" LEFT JOIN (SELECT correlationId AS c, " PROF_SQL_PID_OF_TID("globalPid") " AS p, "
@@ -413,12 +450,6 @@ static void launch_joins(struct trace_merge *m, char *buf, size_t cap, enum tm_k
 			PROF_SQL_PID_OF_TID("a.globalTid"),
 			gpu_tables[g], g, g, g);
 	}
-	/* a driver call launched it only when no runtime call has the id */
-	if (api == TM_DRIVER && m->have[TM_RUNTIME])
-		used += (size_t)snprintf(buf + used, cap > used ? cap - used : 0,
-			" LEFT JOIN (SELECT correlationId AS c, " PROF_SQL_PID_OF_TID("globalTid")
-			" AS p FROM " PROF_T_RUNTIME
-			" GROUP BY 1, 2) lr ON lr.c = a.correlationId AND lr.p = " PROF_SQL_PID_OF_TID("a.globalTid"));
 	/* calls sharing an id: the earliest launched (gpu_sql's order) */
 	if (m->shared_corr[api == TM_DRIVER])
 		snprintf(buf + used, cap > used ? cap - used : 0,
@@ -428,29 +459,45 @@ static void launch_joins(struct trace_merge *m, char *buf, size_t cap, enum tm_k
 			 api == TM_DRIVER ? PROF_T_DRIVER : PROF_T_RUNTIME);
 }
 
-/* The TM_API_*_ROWS columns: each table's rowids when a launched them. */
+/* The TM_API_*_ROWS columns: each table's rowids of the GPU work call a
+ * launched and the export holds (gpu_sql's condition, its launching call
+ * being a), as "rowid,rowid,...": through the table's correlationId index,
+ * one seek per call (ascending rowids, as the grouping gives them), or
+ * from launch_joins' groups. Grouping an indexed table too, once per API
+ * table, sorted all its rows twice more than the seeks cost. A driver call
+ * launched the work only when no runtime call has its id: asked inside the
+ * seek, only of the calls that launched something (few driver calls do). */
 static void launch_cols(struct trace_merge *m, char *buf, size_t cap, enum tm_kind api)
 {
-	char when[128];
+	char when[320];
 	size_t used = 0;
 
 	snprintf(when, sizeof when, "%s%s",
-		 api == TM_DRIVER && m->have[TM_RUNTIME] ? "lr.c IS NULL" : "1",
+		 api == TM_DRIVER && m->have[TM_RUNTIME]
+			 ? "NOT EXISTS (SELECT 1 FROM temp." CALLS_RUNTIME " x WHERE x.correlationId = "
+			   "a.correlationId AND x.p = " PROF_SQL_PID_OF_TID("a.globalTid") ")" : "1",
 		 m->shared_corr[api == TM_DRIVER] ? " AND a.start = le.s" : "");
 	buf[0] = '\0';
 	for (int g = 0; g < 3; g++) {
-		if (m->have[gpu_kinds[g]])
+		if (!m->have[gpu_kinds[g]])
+			used += (size_t)snprintf(buf + used, cap > used ? cap - used : 0, ", NULL");
+		else if (!m->corr_indexed[g])
 			used += (size_t)snprintf(buf + used, cap > used ? cap - used : 0,
 						 ", CASE WHEN %s THEN l%d.ids END", when, g);
 		else
-			used += (size_t)snprintf(buf + used, cap > used ? cap - used : 0, ", NULL");
+			used += (size_t)snprintf(buf + used, cap > used ? cap - used : 0,
+				", (SELECT group_concat(l.rowid) FROM %s l "
+				"WHERE l.correlationId = a.correlationId AND "
+				PROF_SQL_PID_OF_TID("l.globalPid") " = " PROF_SQL_PID_OF_TID("a.globalTid")
+				" AND l.end > ?1 AND l.start < ?2 AND NOT " SUM_BAD_SPAN("l.") " AND %s)",
+				gpu_tables[g], when);
 	}
 }
 
 static int api_sql(struct trace_merge *m, char *sql, size_t cap, enum tm_kind kind)
 {
 	const char *table = kind == TM_RUNTIME ? PROF_T_RUNTIME : PROF_T_DRIVER;
-	char in_range[512], joins[2048] = "", cols[512] = "";
+	char in_range[512], joins[2048] = "", cols[2048] = "";
 
 	export_window__in_range(in_range, sizeof in_range, "a.start", PROF_SQL_PID_OF_TID("a.globalTid"));
 	if (m->launch_rows) {
@@ -479,6 +526,23 @@ static int shared_corr(struct trace_merge *m, const char *table, bool *shared)
 	rc = open_cursor(m, sql, false, &cur);
 	if (rc == 0 && (rc = prof_cursor__next(cur, m->err)) > 0)
 		*shared = prof_cursor__int64(cur, 0) != 0;
+	prof_cursor__close(cur);
+	return rc < 0 ? rc : 0;
+}
+
+/* Whether an index of the table leads with correlationId. A table the
+ * store shows through a view (an nsys export's canonical form) has none. */
+static int corr_indexed(struct trace_merge *m, const char *table, bool *indexed)
+{
+	struct prof_cursor *cur = NULL;
+	int rc = open_cursor(m, "SELECT count(*) FROM main.sqlite_master x, "
+			     "pragma_index_info(x.name) i WHERE x.type = 'index' AND x.tbl_name = ?1 "
+			     "AND i.seqno = 0 AND i.name = 'correlationId'", false, &cur);
+
+	if (rc == 0)
+		rc = prof_cursor__bind_text(cur, 1, table);
+	if (rc == 0 && (rc = prof_cursor__next(cur, m->err)) > 0)
+		*indexed = prof_cursor__int64(cur, 0) > 0;
 	prof_cursor__close(cur);
 	return rc < 0 ? rc : 0;
 }
@@ -776,6 +840,13 @@ int trace_merge__open(struct trace_merge *m)
 	for (int a = 0; a < 2 && m->launch_rows; a++)
 		if (m->have[api_kinds[a]] && (rc = shared_corr(m, api_tables[a], &m->shared_corr[a])) < 0)
 			return rc;
+	for (int g = 0; g < 3 && m->launch_rows; g++)
+		if (m->have[gpu_kinds[g]] && (rc = corr_indexed(m, gpu_tables[g], &m->corr_indexed[g])) < 0)
+			return rc;
+	if (m->have[TM_KERNEL] || m->have[TM_MEMCPY] || m->have[TM_MEMSET])
+		rc = index_calls(m);
+	if (rc < 0)
+		return rc;
 	sql = malloc(SQL_MAX);
 	if (!sql)
 		return nomem(m);

@@ -94,6 +94,8 @@ struct trace_merge {
 	 * (TM_API_*_ROWS, "1,5,9"). */
 	bool launch_rows;
 	bool shared_corr[2];     /* runtime, driver calls share correlation ids */
+	bool corr_indexed[3];    /* kernel, memcpy, memset: an index leads with
+				  * correlationId (a perfkit capture's do) */
 	struct tm_device *devs;
 	size_t ndevs;
 	struct tm_projection proj;
