@@ -15,6 +15,7 @@
 #include "prof/tables.h"
 #include "prof/temp_files.h"
 #include "sink/sink.h"
+#include "model/python_stacks.h"
 #include "registry/registry.h"
 #include "summary/summary.h"
 #include "prof/error.h"
@@ -70,6 +71,23 @@ static int render_nvtx(struct html_page *p, struct prof_error *err)
 	return run_reports(p, names, sizeof names / sizeof names[0], err);
 }
 
+/* Python's side (perfkit run --pytorch=modules, --python-sampling): which
+ * module and which line the step's time goes to. */
+static bool has_python(struct prof_store *s)
+{
+	struct py_capture pc;
+	struct prof_error err;
+
+	return py_capture__read(s, &pc, &err) == 0 && (pc.has_modules || pc.has_samples);
+}
+
+static int render_python(struct html_page *p, struct prof_error *err)
+{
+	static const char *const names[] = { "module_sum", "python_sum" };
+
+	return run_reports(p, names, sizeof names / sizeof names[0], err);
+}
+
 static int render_flame(struct html_page *p, struct prof_error *err)
 {
 	struct folded_options fo = { .weight = p->o->flame_weight };
@@ -108,6 +126,7 @@ static const struct html_section builtin_sections[] = {
 	{ "flame", "Flame graph", NULL, render_flame },
 	{ "summaries", "Kernels and copies", NULL, render_tables },
 	{ "nvtx", "NVTX breakdown", NULL, render_nvtx },
+	{ "python", "PyTorch modules and Python lines", has_python, render_python },
 	{ "api", "CUDA API calls", NULL, render_api },
 };
 #define NBUILTIN (sizeof builtin_sections / sizeof builtin_sections[0])
@@ -116,7 +135,7 @@ static const struct html_section builtin_sections[] = {
  * ranks, the plots, the tables, then the rest. Sections not named here
  * (a caller's own) come last, in their order. */
 static const char *const page_order[] = {
-	"findings", "step", "ranks", "plots", "summaries", "gpu-idle", "nvtx", "flame",
+	"findings", "step", "ranks", "plots", "python", "summaries", "gpu-idle", "nvtx", "flame",
 	"overview", "api", "gpu-metrics", "kernel-roofline",
 };
 #define NORDER (sizeof page_order / sizeof page_order[0])
@@ -270,7 +289,8 @@ int html_report__write(struct prof_store *s, const struct html_options *o, FILE 
 	p.have_gnuplot = gnuplot__find(p.o->gnuplot ? p.o->gnuplot : "gnuplot", p.gnuplot,
 				       sizeof p.gnuplot);
 	for (size_t i = 0; i < NBUILTIN; i++)
-		list[n++] = &builtin_sections[i];
+		if (!builtin_sections[i].applies || builtin_sections[i].applies(s))
+			list[n++] = &builtin_sections[i];
 	for (size_t i = 0; i < nextra; i++)
 		if (!extra[i].applies || extra[i].applies(s))
 			list[n++] = &extra[i];

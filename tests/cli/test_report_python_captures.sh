@@ -229,5 +229,16 @@ for p in problems[:20]:
     print(p)
 sys.exit(1 if problems else 0)
 PY
+	# The HTML report gives the same two tables a section of their own.
+	run report --format=html -o "$TMP/page.html" -f "$f"
+	expect_status "$name html" 0
+	expect_that "$name: the HTML page has the Python section with both tables" \
+		grep -q '<section id="python"' "$TMP/page.html"
+	expect_that "$name: its tables are module_sum's and python_sum's" \
+		test "$(grep -c 'nn.Module Summary\|Python Line Summary' "$TMP/page.html")" -ge 2
 done
+# A capture without Python's rows has no such section.
+run report --format=html -o "$TMP/plain.html" -f "$PERFKIT_TEST_DATA/torch_train.sqlite"
+expect_status "torch_train html" 0
+expect_that "torch_train: no Python section" sh -c "! grep -q '<section id=\"python\"' '$TMP/plain.html'"
 exit $((failures > 0))
