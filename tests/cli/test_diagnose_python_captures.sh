@@ -116,15 +116,16 @@ else:
             "The host's work here is what launching the step's kernels costs" not in change:
         problems.append("cpu_bound change neither starts with %r nor is dispatch's" % top)
 
-# sync_api: the synchronisation calls by their recorded stacks
-f = finding("sync_api")
-if f:
+# sync_api and alloc_churn: their calls by their recorded stacks
+def calling_line(rule, pattern):
+    f = finding(rule)
+    if not f:
+        return
     weight, calls = Counter(), Counter()
-    sync = re.compile(r"^(cudaDeviceSynchronize|cudaStreamSynchronize|cudaEventSynchronize|cuCtxSynchronize|cuStreamSynchronize|cuEventSynchronize)")
     for t in ("CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER"):
         for tid, corr, s, e, nid in db.execute("SELECT globalTid, correlationId, start, end, nameId FROM %s"
                                                " WHERE start >= ? AND start < ?" % t, (lo, hi)):
-            if not sync.match(names.get(nid, "")):
+            if not pattern.match(names.get(nid, "")):
                 continue
             for pid, st in db.execute("SELECT globalPid, stackId FROM PERFKIT_PYTHON_CUDA_CALLS"
                                       " WHERE globalTid = ? AND correlationId = ?", (tid, corr)):
@@ -136,7 +137,16 @@ if f:
         top = max(weight.items(), key=lambda kv: (kv[1], kv[0]))[0]
         want = "The line that calls them most: %s, %d calls" % (top, calls[top])
         if want not in f["evidence"]:
-            problems.append("sync_api evidence lacks %r: %s" % (want, f["evidence"][-400:]))
+            problems.append("%s evidence lacks %r: %s" % (rule, want, f["evidence"][-400:]))
+        if "Start at " + top not in (f.get("change") or ""):
+            problems.append("%s change does not start at %r" % (rule, top))
+    elif "The line that calls them most" in f["evidence"]:
+        problems.append("%s names a line though none of its calls has a stack" % rule)
+
+calling_line("sync_api", re.compile(r"^(cudaDeviceSynchronize|cudaStreamSynchronize|cudaEventSynchronize"
+                                    r"|cuCtxSynchronize|cuStreamSynchronize|cuEventSynchronize)"))
+calling_line("alloc_churn", re.compile(r"^(?!.*Async)(cudaMalloc|cudaFree|cudaHostAlloc|cuMemAlloc|cuMemFree"
+                                       r"|cuMemHostAlloc)"))
 
 # launch_bound: kernels by the innermost module range open at their call
 f = finding("launch_bound")

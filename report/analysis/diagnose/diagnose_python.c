@@ -90,7 +90,7 @@ int diag_python__host_lines(struct diag_context *ctx, char **evidence, struct di
 	return 0;
 }
 
-int diag_python__sync_line(struct diag_context *ctx, const char *names_where, char **evidence,
+int diag_python__calling_line(struct diag_context *ctx, const char *names_where, char **evidence,
 			   struct diag_py_line *top, struct prof_error *err)
 {
 	struct py_places p = { 0 };

@@ -2,7 +2,8 @@
  * (diagnose_python.c), for captures made with --python-sampling,
  * --python-backtrace=cuda or --pytorch=modules: the lines that hold the
  * host outside CUDA calls (cpu_bound), the line whose calls synchronise
- * (sync_api) and the module that launches the most kernels (launch_bound).
+ * (sync_api) or allocate (alloc_churn) and the module that launches the
+ * most kernels (launch_bound).
  * Each gives nothing (NULL) for a capture without those rows, so that a
  * rule's words stay as they were. */
 #ifndef REPORT_DIAG_PYTHON_H
@@ -25,12 +26,13 @@ struct diag_py_line {
  * without samples); *top: the first of them (text empty without). */
 int diag_python__host_lines(struct diag_context *ctx, char **evidence, struct diag_py_line *top,
 			    struct prof_error *err);
-/* sync_api: the line whose synchronisation calls (names_where: SQL over
- * the call's name s.value) take the most time, from the calls' Python
- * stacks, else from the samples taken inside them. *evidence NULL and
- * top->text empty when neither names one. */
-int diag_python__sync_line(struct diag_context *ctx, const char *names_where, char **evidence,
-			   struct diag_py_line *top, struct prof_error *err);
+/* sync_api, alloc_churn: the line whose calls of a kind (names_where:
+ * SQL over the call's name s.value; synchronisations, allocations) take
+ * the most time, from the calls' Python stacks, else from the samples
+ * taken inside them. *evidence NULL and top->text empty when neither names
+ * one. */
+int diag_python__calling_line(struct diag_context *ctx, const char *names_where, char **evidence,
+			      struct diag_py_line *top, struct prof_error *err);
 /* launch_bound: the module (and direction) whose own ranges launch the most
  * kernels in the window, with their number per step and mean time. NULL
  * without module ranges. */

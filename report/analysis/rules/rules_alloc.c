@@ -5,6 +5,7 @@
  * The window already leaves out the warm-up iteration, which may allocate for
  * good: what remains in it repeats. */
 #include "analysis/diagnose/diagnose.h"
+#include "analysis/diagnose/python.h"
 
 #include <stdlib.h>
 
@@ -14,19 +15,26 @@
 #include "prof/saturate.h"
 #include "prof/error.h"
 
+/* The allocation and free calls of the loop (the stream-ordered ones are
+ * the cure, not the churn). */
+#define ALLOC_CALLS                                                                               \
+	"s.value NOT LIKE '%Async%' AND ("                                                        \
+	"  s.value LIKE 'cudaMalloc%' OR s.value LIKE 'cudaFree%' OR s.value LIKE 'cudaHostAlloc%'"  \
+	"  OR s.value LIKE 'cuMemAlloc%' OR s.value LIKE 'cuMemFree%' OR s.value LIKE 'cuMemHostAlloc%')"
+
 static int rule_alloc_churn(struct diag_context *ctx, struct prof_error *err)
 {
 	const char *sql =
 		"SELECT s.value, count(*), " SUM_TOTAL_SATURATED("r.end - r.start") " FROM " DIAG_API_CALLS " r"
 		" JOIN " SUM_API_NAMES " s ON s.id = r.nameId"
-		" WHERE r.start >= ?1 AND r.start < ?2 AND s.value NOT LIKE '%Async%' AND ("
-		"  s.value LIKE 'cudaMalloc%' OR s.value LIKE 'cudaFree%' OR s.value LIKE 'cudaHostAlloc%'"
-		"  OR s.value LIKE 'cuMemAlloc%' OR s.value LIKE 'cuMemFree%' OR s.value LIKE 'cuMemHostAlloc%')"
+		" WHERE r.start >= ?1 AND r.start < ?2 AND " ALLOC_CALLS
 		" GROUP BY s.value ORDER BY 3 DESC";
 	const char *bytes_sql =
 		"SELECT count(*), " SUM_TOTAL_SATURATED("bytes") " FROM " PROF_T_MEMORY
 		" WHERE memoryOperationType = 0 AND start >= ?1 AND start < ?2";
 	struct diag_tally t = { 0 };
+	struct diag_py_line line;
+	char *line_text = NULL;
 	int64_t n = 0, ns = 0, allocs = 0, alloc_bytes = 0;
 	int iters = ctx->w->iterations >= 1 ? ctx->w->iterations : 1;
 	struct prof_cursor *c;
@@ -69,20 +77,28 @@ static int rule_alloc_churn(struct diag_context *ctx, struct prof_error *err)
 		snprintf(more, sizeof more, " The driver recorded %lld allocations of %s in all.",
 			 (long long)allocs, diag__bytes(b2, sizeof b2, (double)alloc_bytes));
 	diag_tally__sort_by_time(&t);
+	/* where the capture has Python's stacks, the line that allocates */
+	rc = diag_python__calling_line(ctx, ALLOC_CALLS, &line_text, &line, err);
+	if (rc)
+		goto out;
 	{
 		struct diag_finding *f = diag__add(
 			ctx, "alloc_churn", "Allocation churn inside the loop", diag__share(ctx, ns), ns, DIAG_HIGH,
 			diag__fmt("%lld allocation/free calls in the loop (%.1f per iteration) "
-				  "take %s; cudaFree also waits for the whole device.%s",
-				  (long long)n, (double)n / iters, diag__ns(b1, sizeof b1, ns), more),
+				  "take %s; cudaFree also waits for the whole device.%s%s",
+				  (long long)n, (double)n / iters, diag__ns(b1, sizeof b1, ns), more,
+				  line_text ? line_text : ""),
 			diag__with_pytorch(ctx,
-				diag__fmt("Allocate buffers once before the loop and reuse them (a buffer pool "
-					  "keyed by size), or use stream-ordered cudaMallocAsync/cudaFreeAsync "
-					  "with a memory pool."),
+				diag__fmt("%s%s%sAllocate buffers once before the loop and reuse them (a "
+					  "buffer pool keyed by size), or use stream-ordered "
+					  "cudaMallocAsync/cudaFreeAsync with a memory pool.",
+					  line_text ? "Start at " : "", line_text ? line.text : "",
+					  line_text ? ". " : ""),
 				diag_pytorch_alloc));
 		diag_tally__offenders(&t, f);
 	}
 out:
+	free(line_text);
 	diag_tally__exit(&t);
 	return rc;
 }

@@ -281,7 +281,7 @@ static int rule_sync_api(struct diag_context *ctx, struct prof_error *err)
 	if (rc || !count || (rc = gpu_idle__of(&ctx->scope, &ctx->idle, &r, err)) || !(d = most_synced(r)))
 		goto out;
 	/* where the capture has Python's stacks, the line that synchronises */
-	rc = diag_python__sync_line(ctx, SYNC_CALLS, &line_text, &line, err);
+	rc = diag_python__calling_line(ctx, SYNC_CALLS, &line_text, &line, err);
 	if (rc)
 		goto out;
 	/* rank calls by the idle time they cause */
