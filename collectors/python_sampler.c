@@ -72,6 +72,8 @@ static struct {
 	bool backtrace;
 	bool calibrated;
 	_Atomic int stop;
+	/* the collector traces this process: its writer takes what is queued */
+	_Atomic int collector_on;
 	pthread_t thread;
 	bool running;
 	/* each thread's open CUDA calls, by OS thread id */
@@ -252,6 +254,11 @@ static void *sampler_main(void *arg)
 		    (now.tv_sec - next.tv_sec) * 1000000000L + (now.tv_nsec - next.tv_nsec) >
 			    (long)period_ns)
 			next = now;
+		/* A Python process that never starts CUDA (a spawned worker that
+		 * inherited the hook) has no writer to take samples: none are
+		 * taken, so that nothing piles up in its memory. */
+		if (!atomic_load_explicit(&smp.collector_on, memory_order_relaxed))
+			continue;
 		t = perfkit_py_now();
 		n = python_runtime__threads(tstates, MAX_THREADS);
 		gil_known = python_runtime__gil_holder(&holder) == 0;
@@ -313,6 +320,7 @@ void python_sampler__init(void *subscriber)
 	read_env();
 	if (smp.hz || smp.backtrace)
 		enable_api_callbacks(subscriber);
+	atomic_store(&smp.collector_on, 1);
 }
 
 /* Called by the hook module once, with the GIL held: find the
