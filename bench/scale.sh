@@ -270,6 +270,5 @@ done
 awk -v t="${T[nvtx: report nvtx_kern_sum|$NVTX_MULT]:-0}" -v m="${M[nvtx: report nvtx_kern_sum|$NVTX_MULT]:-0}" \
 	-v m1="${M[nvtx: report nvtx_kern_sum|1]:-0}" -v size="$NVTX_SIZE" 'BEGIN {
 	printf "| nvtx_kern_sum, %s | %s s, %s MiB (%s MiB at 1x) | at most 30 s, memory flat (16M ranges over 2.2M kernels) |\n", size, t, m, m1 }'
-# the exports' goals (Chrome, Perfetto, HTML of 10M kernels), their own script
-[ -x "$ROOT/bench/scale_exports.sh" ] && "$ROOT/bench/scale_exports.sh" "$BUILD"
-exit 0
+# the exports' goals (Chrome, Perfetto, HTML of 10M kernels) follow, from
+# their own script (bench/scale_exports.sh), called on the last line
