@@ -11,7 +11,12 @@
 # either time is under 0.05 s, which is noise). Then issue 35's goals:
 # diagnose of 200 one-rank captures against 50 (at most 5.5x), and folded
 # stacks and the HTML report against the Chrome trace of a real DDP
-# capture (at most 2x).
+# capture (at most 2x), the largest job's diagnose (1,000 ranks: at most
+# 60 s and 1 GiB), its reports under MPI over K = 1 and 2 processes, and
+# nvtx_kern_sum at nsys-ai's scale (transformer_naive with ranges nested
+# around each launch, bench/scale_captures.sh's nest_ranges, multiplied
+# to 2.2M kernels and 16M ranges: at most 30 s, memory flat). The
+# exports' own goals come from bench/scale_exports.sh where it exists.
 #
 #   bench/scale.sh [BUILD]            (default build)
 #   SCALE=small (default): 1x, 10x; 4 and 12 ranks (10 and 30 ranks took
@@ -23,6 +28,10 @@
 #   SCALE_RANK_CAPTURES="A B"  the per-rank captures (default the two ranks
 #     of tests/data/ddp/ddp2_rank{0,1}.sqlite)
 #   SCALE_MULT="1 10", SCALE_RANKS="10 30": other sizes
+#   SCALE_NVTX_MULT=N: the NVTX capture's multiple (full: 431, 2.2M
+#     kernels and 16M ranges, 3 GB of disk; small: 10)
+#   SCALE_MPI_K="1 2": the MPI process counts of the largest job's report
+#     (needs a build with -DPERFKIT_MPI=ON and mpirun)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$ROOT/build}" && pwd)
@@ -32,12 +41,13 @@ SCALE=${SCALE:-small}
 CAPTURE=${SCALE_CAPTURE:-$DATA/rollout_naive_roofline.sqlite}
 read -r -a RANK_CAPTURES <<<"${SCALE_RANK_CAPTURES:-$DATA/ddp/ddp2_rank0.sqlite $DATA/ddp/ddp2_rank1.sqlite}"
 case $SCALE in
-small) MULT=${SCALE_MULT:-1 10} RANKS=${SCALE_RANKS:-4 12} ;;
-full) MULT=${SCALE_MULT:-1 10 100} RANKS=${SCALE_RANKS:-10 100 1000} ;;
+small) MULT=${SCALE_MULT:-1 10} RANKS=${SCALE_RANKS:-4 12} NVTX_MULT=${SCALE_NVTX_MULT:-10} ;;
+full) MULT=${SCALE_MULT:-1 10 100} RANKS=${SCALE_RANKS:-10 100 1000} NVTX_MULT=${SCALE_NVTX_MULT:-431} ;;
 *) echo "scale: SCALE is small or full, not '$SCALE'" >&2; exit 2 ;;
 esac
 read -r -a MULT <<<"$MULT"
 read -r -a RANKS <<<"$RANKS"
+read -r -a MPI_K <<<"${SCALE_MPI_K:-1 2}"
 [ -x "$PERFKIT" ] || { echo "scale: no $PERFKIT" >&2; exit 2; }
 command -v sqlite3 >/dev/null || { echo "scale: needs the sqlite3 shell" >&2; exit 2; }
 command -v script >/dev/null || { echo "scale: needs script(1) (util-linux)" >&2; exit 2; }
@@ -101,6 +111,22 @@ measure_top() {
 	wait "$pid" 2>/dev/null || true
 	T["top --replay (first frame)|$size"]=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
 	M["top --replay (first frame)|$size"]=-
+}
+
+# mpi_reports N: the job's reports by map and reduce (`perfkit report
+# JOB/`: the overview, rank_sum, nccl_sum and the summaries) under mpirun
+# over each of MPI_K processes, one thread each, where perfkit was built
+# with MPI; the time a capture costs is the one-process time over N
+mpi_reports() {
+	local n=$1 k
+	grep -q '^PERFKIT_MPI:BOOL=ON' "$BUILD/CMakeCache.txt" 2>/dev/null || return 0
+	command -v mpirun >/dev/null || return 0
+	# Open MPI refuses root without being told
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	for k in "${MPI_K[@]}"; do
+		measure "job: report under MPI, $k processes" "$n" mpirun --oversubscribe -n "$k" \
+			"$PERFKIT" report --force "$W/job/"
+	done
 }
 
 # table TITLE UNIT SIZES...: the measured rows for these sizes
@@ -184,10 +210,31 @@ for n in "${RANKS[@]}"; do
 	measure "job: diagnose" "$n" "$PERFKIT" diagnose "$W/job/"
 	measure "job: merge" "$n" "$PERFKIT" merge -o "$W/merged.sqlite" "$W/job/"
 	measure_top "$n" "$W/job/"
+	LARGEST=$n
+	[ "$n" != "${RANKS[-1]}" ] || mpi_reports "$n"
 done
 table "A job, wider ($(for f in "${RANK_CAPTURES[@]}"; do basename "$f"; done | tr '\n' ' ')as n ranks, 8 a host)" \
 	" ranks" "${RANKS[@]}"
 rm -rf "$W/job"
+
+# ---- NVTX at nsys-ai's scale ---------------------------------------------
+ORDER=()
+nvtx1=$W/nvtx1.sqlite
+cp "$DATA/transformer_naive.sqlite" "$nvtx1"
+nest_ranges "$nvtx1"
+for n in 1 "$NVTX_MULT"; do
+	x=$W/nvtx$n.sqlite
+	[ "$n" = 1 ] || multiply "$nvtx1" "$x" "$n"
+	read -r NK NR < <(sqlite3 -separator ' ' "$x" "SELECT (SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL),
+		(SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 59)")
+	echo "nvtx capture x$n: $NK kernels, $NR push/pop ranges, $(du -m "$x" | cut -f1) MB"
+	measure "nvtx: report nvtx_kern_sum" "$n" "$PERFKIT" report --report=nvtx_kern_sum "$x"
+	measure "nvtx: report nvtx_sum" "$n" "$PERFKIT" report --report=nvtx_sum "$x"
+	[ "$n" = 1 ] || rm -f "$x"
+done
+table "NVTX ranges nested around each launch (transformer_naive, nest_ranges, repeated n times)" x 1 "$NVTX_MULT"
+NVTX_SIZE="$NK kernels, $NR ranges"
+rm -f "$nvtx1"
 
 # ---- issue 35's goals ----------------------------------------------------
 ORDER=()
@@ -211,5 +258,17 @@ for f in folded html; do
 	awk -v f="$f" -v a="${T[chrome|ddp]}" -v b="${T[$f|ddp]}" 'BEGIN {
 		printf "| %s against the Chrome trace, ddp2_even | %s s / %s s = %.1fx | at most 2x |\n", f, b, a, b / (a > 0.01 ? a : 0.01) }'
 done
+echo "| diagnose, job of $LARGEST ranks ($(for f in "${RANK_CAPTURES[@]}"; do basename "$f"; done | tr '\n' ' ')copies) |" \
+	"${T[job: diagnose|$LARGEST]:--} s, ${M[job: diagnose|$LARGEST]:--} MiB | at most 60 s and 1024 MiB (1,000 ranks) |"
+for k in "${MPI_K[@]}"; do
+	t=${T[job: report under MPI, $k processes|$LARGEST]:-}
+	[ -n "$t" ] || continue
+	awk -v k="$k" -v t="$t" -v n="$LARGEST" -v t1="${T[job: report under MPI, 1 processes|$LARGEST]:-0}" 'BEGIN {
+		printf "| report of the %d-rank job under MPI, %d processes | %s s (%.3f s a capture; %.2fx of 1 process) | about 1/%d of 1 process |\n",
+			n, k, t, t * k / n, (t1 > 0 ? t / t1 : 0), k }'
+done
+awk -v t="${T[nvtx: report nvtx_kern_sum|$NVTX_MULT]:-0}" -v m="${M[nvtx: report nvtx_kern_sum|$NVTX_MULT]:-0}" \
+	-v m1="${M[nvtx: report nvtx_kern_sum|1]:-0}" -v size="$NVTX_SIZE" 'BEGIN {
+	printf "| nvtx_kern_sum, %s | %s s, %s MiB (%s MiB at 1x) | at most 30 s, memory flat (16M ranges over 2.2M kernels) |\n", size, t, m, m1 }'
 # the exports' goals, their own table (bench/scale_exports.sh): 10M kernels at SCALE=full, 1M at small
 EXPORTS_MULT=${EXPORTS_MULT:-$([ "$SCALE" = full ] && echo 12500 || echo 1250)} "$ROOT/bench/scale_exports.sh" "$BUILD"

@@ -78,3 +78,31 @@ job() {
 			sed "s/@PID@/$((100000 + r))/g; s/@RANK@/$r/g; s/@HOST@/$h/g") COMMIT;"
 	done
 }
+
+# nest_ranges DST: DST (a capture with runtime and driver calls) with push/pop
+# ranges nested around each kernel launch as a program that names its
+# layers and ops nests them: 5 to 9 deep by the launch's correlation id
+# (7 on average, innermost "nest.5" to "nest.9"), and before every fourth
+# launch a sibling range that encloses no call ("gap"). Its ranges then
+# number about 7.25 a kernel, the ratio of the nsys export nsys-ai
+# reports (15.9M ranges over 2.2M kernels); multiply it after.
+nest_ranges() {
+	local dst=$1 base
+	base=$(sqlite3 "$dst" "SELECT coalesce(max(id), 0) + 1 FROM StringIds")
+	sqlite3 "$dst" "BEGIN;
+		INSERT INTO StringIds (id, value) SELECT $base + x, 'nest.' || x FROM
+			(WITH RECURSIVE d(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM d WHERE x < 9) SELECT x FROM d);
+		INSERT INTO StringIds (id, value) VALUES ($base + 10, 'gap');
+		CREATE TEMP TABLE launch AS SELECT start s, end e, globalTid t, correlationId c
+			FROM (SELECT start, end, globalTid, correlationId FROM CUPTI_ACTIVITY_KIND_RUNTIME
+			UNION ALL SELECT start, end, globalTid, correlationId FROM CUPTI_ACTIVITY_KIND_DRIVER)
+			WHERE correlationId IN (SELECT correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL);
+		INSERT INTO NVTX_EVENTS (start, end, eventType, category, globalTid, endGlobalTid, textId, domainId)
+		SELECT st, en, 59, 0, t, t, id, 0 FROM (
+			SELECT s - (10 - x) st, e + (10 - x) en, t, $base + x id FROM launch,
+				(WITH RECURSIVE d(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM d WHERE x < 9) SELECT x FROM d)
+				WHERE x <= 5 + c % 5
+			UNION ALL SELECT s - 30, s - 20, t, $base + 10 FROM launch WHERE c % 4 = 0)
+		ORDER BY t, st, en DESC;
+		COMMIT;"
+}

@@ -10,9 +10,16 @@
 #include "model/ranks.h"
 
 /* Probe the capture at path (with_pids: also the processes that left rows,
- * which a merge needs to keep them apart). */
-int job_capture__probe(const char *path, bool with_pids, struct job_capture *c,
+ * which a merge needs to keep them apart; check: read it whole first,
+ * prof_store__check_whole, which the process that maps it does). */
+int job_capture__probe(const char *path, bool with_pids, bool check, struct job_capture *c,
 		       struct prof_error *err);
+/* job_plan__make for the map and reduce of MPI process rank of size: each
+ * capture is read whole (checked) only by the process that maps it, every
+ * rank-th from rank, rather than by every process (the probe's check was
+ * most of what each of K processes repeated). */
+int job_plan__make_share(const struct job_inputs *in, int rank, int size, struct job_plan *plan,
+			 struct prof_error *err);
 void job_capture__exit(struct job_capture *c);
 /* Whether the probed captures of p belong together (job_together.c): one
  * capture given twice is refused; unless force, so are captures of two

@@ -164,6 +164,12 @@ out:
 
 int job_plan__make(const struct job_inputs *in, struct job_plan *plan, struct prof_error *err)
 {
+	return job_plan__make_share(in, 0, 1, plan, err);
+}
+
+int job_plan__make_share(const struct job_inputs *in, int rank, int size, struct job_plan *plan,
+			 struct prof_error *err)
+{
 	int rc = 0;
 
 	memset(plan, 0, sizeof *plan);
@@ -178,7 +184,7 @@ int job_plan__make(const struct job_inputs *in, struct job_plan *plan, struct pr
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	}
 	for (int i = 0; i < in->n && !rc; i++) {
-		rc = job_capture__probe(in->paths[i], true, &plan->c[i], err);
+		rc = job_capture__probe(in->paths[i], true, i % size == rank, &plan->c[i], err);
 		plan->n = i + 1;
 	}
 	if (!rc)

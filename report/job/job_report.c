@@ -2,6 +2,7 @@
  * the same rows, through the same functions, as registry__run prints of
  * the job's merged capture. */
 #include "job_impl.h"
+#include "job_mpi.h"
 #include "model/groups.h"
 #include "model/overview.h"
 #include "prof/error.h"
@@ -43,14 +44,15 @@ int job_report__compute(const struct job_inputs *in, const char *const *names, i
 {
 	struct job_report *r = calloc(1, sizeof *r);
 	unsigned parts = 0;
-	int rc;
+	int rc, rank, size;
 
 	*out = NULL;
 	if (!r)
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	for (int i = 0; i < nnames; i++)
 		parts |= parts_of(names[i]);
-	rc = job_plan__make(in, &r->plan, err);
+	job_mpi__begin(&rank, &size);
+	rc = job_plan__make_share(in, rank, size, &r->plan, err);
 	if (!rc && parts)
 		r->plan.parts = parts;
 	if (!rc)

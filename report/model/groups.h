@@ -1,7 +1,7 @@
 /* groups.h - the grouped statistics behind the summaries (count, total,
  * mean, exact median, min, max and sample standard deviation per group, in
  * one streaming pass: groups.c), the kernel and NVTX groups
- * (kernel_groups.c, nvtx_groups.c), and the same as runs, for a job's
+ * (kernel_groups.c, nvtx_groups.c, nvtx_kernels.c), and the same as runs, for a job's
  * captures read in parts (report/job). */
 #ifndef REPORT_MODEL_GROUPS_H
 #define REPORT_MODEL_GROUPS_H
@@ -38,6 +38,11 @@ void sum_groups__exit(struct sum_groups *gs);
 int sum_kernel_groups(struct prof_store *s, struct sum_groups *gs, struct prof_error *err);
 /* The groups behind nvtx_sum, sorted by total. */
 int sum_nvtx_groups(struct prof_store *s, struct sum_groups *gs, struct prof_error *err);
+/* The groups behind nvtx_kern_sum, in no order: label the innermost
+ * push/pop range open when a kernel's launching call started, key the
+ * kernel's name id (nvtx_kernels.c: one sweep over the launches and the
+ * ranges in time order). */
+int sum_nvtx_kernel_groups(struct prof_store *s, struct sum_groups *gs, struct prof_error *err);
 /* Sort groups as the summaries show them: total descending, then label,
  * label2 and key. */
 void sum_groups__sort_by_total(struct sum_groups *gs);

@@ -16,11 +16,15 @@
  * A process's condition reads the column of every row, so an analysis of
  * each rank of a job in turn would read the whole job once a rank: time
  * quadratic in the ranks. A merge writes each capture's rows together, so
- * each view but NVTX's (whose joins seek by thread through their index)
- * also bounds the rowids to those of the processes it shows (their lowest
- * to their highest, taken once per table when the views are made): SQLite
- * seeks to that run of the table instead of scanning it. The bound only
- * narrows what the process condition keeps anyway. */
+ * each view but NVTX's also bounds the rowids to those of the processes it
+ * shows (their lowest to their highest, taken once per table when the
+ * views are made): SQLite seeks to that run of the table instead of
+ * scanning it. NVTX's joins seek by thread through its (globalTid, start)
+ * index, which the planner would trade for a run of rowids; its view
+ * bounds the thread ids instead (a process's threads lie in [globalPid,
+ * globalPid + 2^24)), so a scan seeks through the same index and a join
+ * keeps it. The bounds only narrow what the process condition keeps
+ * anyway. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,9 +37,11 @@
 #include "prof/strfmt.h"
 
 /* Each filtered table's lowest and highest rowid of each process, and of
- * those the views show. */
+ * those the views show; in the span, row THREAD_SPAN holds the lowest and
+ * highest thread id the shown processes can have. */
 #define ROWS_TABLE "perfkit_rank_rows"
 #define SPAN_TABLE "perfkit_rank_span"
+#define THREAD_SPAN "-1"
 
 /* The tables holding a process's rows, and the column that says whose. */
 static const struct filtered_table {
@@ -107,12 +113,40 @@ static int note_rows(struct prof_store *s, int i, const char *by, struct prof_er
 	return rc == 0 ? 1 : 0;
 }
 
+/* Whether table (kept where it has rows of no thread) has such rows: NVTX
+ * rows of nsys exports may, perfkit's never do. */
+static int has_threadless_rows(struct prof_store *s, const char *table, const char *by,
+			       bool *yes, struct prof_error *err)
+{
+	const char *rows = prof_store__all_rows(s, table);
+	struct prof_cursor *c;
+	char *sql;
+	int rc;
+
+	*yes = false;
+	if (!rows)
+		return 0;
+	sql = prof_strfmt("SELECT EXISTS (SELECT 1 FROM (%s) WHERE %s IS NULL)", rows, by);
+	if (!sql)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	rc = prof_cursor__open(s, sql, &c, err);
+	free(sql);
+	if (rc < 0)
+		return rc;
+	rc = prof_cursor__next(c, err);
+	*yes = rc > 0 && prof_cursor__int64(c, 0);
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
+}
+
 /* SPAN_TABLE: the rowids of the processes the views show now. */
 static int note_span(struct prof_store *s, struct prof_error *err)
 {
 	return prof_store__exec(s, "DELETE FROM temp." SPAN_TABLE "; INSERT INTO temp." SPAN_TABLE
 				" SELECT tbl, min(lo), max(hi) FROM temp." ROWS_TABLE " WHERE globalPid IN"
-				" (SELECT globalPid FROM temp." PIDS_TABLE ") GROUP BY tbl",
+				" (SELECT globalPid FROM temp." PIDS_TABLE ") GROUP BY tbl; INSERT INTO temp."
+				SPAN_TABLE " SELECT " THREAD_SPAN ", min(globalPid), max(globalPid) + 16777215"
+				" FROM temp." PIDS_TABLE,
 				err);
 }
 
@@ -135,6 +169,7 @@ static int create_views(struct prof_store *s, struct prof_error *err)
 		 * column, and one that says by neither is not a process's */
 		const char *by = prof_store__owner_column(s, f->table, f->by);
 		int bounded;
+		bool threadless = false;
 		size_t len = 0;
 
 		if (!by)
@@ -146,9 +181,21 @@ static int create_views(struct prof_store *s, struct prof_error *err)
 			len = (size_t)snprintf(where, sizeof where, "rowid BETWEEN (SELECT lo FROM temp."
 					       SPAN_TABLE " WHERE tbl = %zu) AND (SELECT hi FROM temp."
 					       SPAN_TABLE " WHERE tbl = %zu) AND ", i, i);
+		if (f->keep_no_thread) {
+			rc = has_threadless_rows(s, f->table, by, &threadless, err);
+			if (rc < 0)
+				return rc;
+		}
+		/* an OR with the rows of no thread would cost the seek, so it
+		 * is only there where such rows are */
+		if (!bounded && f->keep_no_thread)
+			len = (size_t)snprintf(where, sizeof where, "(%s%s BETWEEN (SELECT lo FROM temp."
+					       SPAN_TABLE " WHERE tbl = " THREAD_SPAN ") AND (SELECT hi"
+					       " FROM temp." SPAN_TABLE " WHERE tbl = " THREAD_SPAN "))"
+					       " AND ", threadless ? "globalTid IS NULL OR " : "", by);
 		snprintf(where + len, sizeof where - len, "(%s" PROF_SQL_GLOBAL_PID_OF_TID("%s")
 			 " IN (SELECT globalPid FROM temp." PIDS_TABLE "))",
-			 f->keep_no_thread ? "globalTid IS NULL OR " : "", by);
+			 threadless ? "globalTid IS NULL OR " : "", by);
 		rc = restrict_table(s, f->table, where, err);
 	}
 	/* samples of the chosen processes' samplers, where they say whose */

@@ -3,6 +3,7 @@
  * and stores that lack optional tables. */
 #include <check.h>
 #include <math.h>
+#include <string.h>
 
 #include "report_capture.h"
 #include "report_store.h"
@@ -414,6 +415,59 @@ START_TEST(report_nvtx_kern_sum_matches_correlation_ids_within_a_process)
 }
 END_TEST
 
+/* The sweep of nvtx_kern_sum (model/nvtx_kernels.c) against the rule
+ * written as an interval lookup, kernel by kernel, on a real capture whose
+ * 17 threads hold thousands of ranges: each kernel's launching call (by
+ * correlation id within its process), the latest-starting push/pop range
+ * open on the call's thread at its start (the shorter of two that start
+ * together); every (range, kernel) pair's count and total agree, 54 pairs
+ * over 9,045 ranges. */
+START_TEST(report_nvtx_kern_sum_agrees_with_an_interval_lookup_on_a_real_capture)
+{
+	static const char oracle[] =
+		"SELECT name, kname, count(*), sum(e - b) FROM (SELECT (SELECT coalesce(s.value, n.text)"
+		" FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId WHERE n.eventType = 59"
+		" AND n.globalTid = a.globalTid AND n.start <= a.start AND n.end > a.start"
+		" ORDER BY n.start DESC, n.end ASC LIMIT 1) AS name,"
+		" (SELECT value FROM StringIds WHERE id = coalesce(k.demangledName, k.shortName)) AS kname,"
+		" k.start AS b, k.end AS e FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN (SELECT globalTid,"
+		" start, correlationId FROM CUPTI_ACTIVITY_KIND_RUNTIME UNION ALL SELECT globalTid,"
+		" start, correlationId FROM CUPTI_ACTIVITY_KIND_DRIVER) a ON a.correlationId ="
+		" k.correlationId AND (k.globalPid IS NULL OR k.globalPid = 0 OR k.globalPid ="
+		" ((a.globalTid >> 24) << 24))) WHERE name IS NOT NULL GROUP BY name, kname";
+	struct prof_error err = { 0 };
+	struct prof_store *s;
+	struct prof_cursor *q;
+	struct cap_sink *c;
+	struct cap_report *r;
+	int pairs = 0;
+
+	ck_assert_msg(prof_store__open(testutil_data_path("corpus/jax_jit_mlp.sqlite"), &s, &err) == 0,
+		      "%s", err.msg);
+	c = run_report(s, "nvtx_kern_sum");
+	r = cap_report(c, "nvtx_kern_sum");
+	ck_assert_msg(prof_cursor__open(s, oracle, &q, &err) == 0, "%s", err.msg);
+	while (prof_cursor__next(q, &err) == 1) {
+		int row = -1;
+
+		for (int i = 0; i < r->nrows && row < 0; i++)
+			if (!strcmp(sval(r, i, "NVTX Range"), prof_cursor__text(q, 0)) &&
+			    !strcmp(sval(r, i, "Kernel Name"), prof_cursor__text(q, 1)))
+				row = i;
+		ck_assert_msg(row >= 0, "no row for range %s, kernel %s", prof_cursor__text(q, 0),
+			      prof_cursor__text(q, 1));
+		ck_assert_int_eq(ival(r, row, "Instances"), prof_cursor__int64(q, 2));
+		ck_assert_int_eq(ival(r, row, "Total Time (ns)"), prof_cursor__int64(q, 3));
+		pairs++;
+	}
+	prof_cursor__close(q);
+	/* rows to compare, and none that the lookup lacks */
+	ck_assert_int_gt(pairs, 1);
+	ck_assert_int_eq(r->nrows, pairs);
+	close_all(c, s);
+}
+END_TEST
+
 /* nsys creates a table only when it has data: drop the optional ones from a
  * written store and every report must still run, with zero rows. */
 START_TEST(report_store_without_optional_tables_yields_empty_reports)
@@ -485,6 +539,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, report_gpu_trace_lists_kernels_copies_and_memsets_in_start_order);
 	tcase_add_test(tc, report_nvtx_sum_groups_by_range_name_and_style);
 	tcase_add_test(tc, report_nvtx_kern_sum_attributes_to_innermost_range);
+	tcase_add_test(tc, report_nvtx_kern_sum_agrees_with_an_interval_lookup_on_a_real_capture);
 	tcase_add_test(tc, report_nvtx_kern_sum_uses_only_the_launching_threads_ranges);
 	tcase_add_test(tc, report_nvtx_kern_sum_matches_correlation_ids_within_a_process);
 	tcase_add_test(tc, report_store_without_optional_tables_yields_empty_reports);

@@ -93,6 +93,30 @@ static bool same_host(const struct sum_ranks *r)
 	return true;
 }
 
+/* DIAG_JOB_ROWS's runs: each process's lowest and highest rowid in each
+ * GPU table, one pass a table (a table that cannot say is left out). */
+static int note_rows(struct prof_store *s, struct prof_error *err)
+{
+	static const char *const tables[][2] = {
+		{ "k", PROF_T_KERNEL }, { "c", PROF_T_MEMCPY }, { "s", PROF_T_MEMSET },
+	};
+	struct prof_error ignored = { 0 };
+	char sql[512];
+	int rc = prof_store__exec(s, "DROP TABLE IF EXISTS temp." DIAG_JOB_ROWS_TABLE "; CREATE TEMP TABLE "
+				  DIAG_JOB_ROWS_TABLE " (tbl TEXT, pid INTEGER, lo INTEGER, hi INTEGER,"
+				  " PRIMARY KEY (tbl, pid))", err);
+
+	for (size_t i = 0; rc == 0 && i < sizeof tables / sizeof tables[0]; i++) {
+		if (!prof_store__has_table(s, tables[i][1]))
+			continue;
+		snprintf(sql, sizeof sql, "INSERT INTO temp." DIAG_JOB_ROWS_TABLE " SELECT '%s', globalPid,"
+			 " min(rowid), max(rowid) FROM %s WHERE globalPid IS NOT NULL GROUP BY globalPid",
+			 tables[i][0], tables[i][1]);
+		prof_store__exec(s, sql, &ignored);
+	}
+	return rc;
+}
+
 int diag_job__load(struct prof_store *s, const struct diag_settings *settings, const struct sum_ranks *ranks,
 		   struct diag_job *j, struct prof_error *err)
 {
@@ -105,7 +129,9 @@ int diag_job__load(struct prof_store *s, const struct diag_settings *settings, c
 	int rc;
 
 	j->ranks = ranks;
-	rc = rank_times__load(s, &o, &j->times, err);
+	rc = note_rows(s, err);
+	if (rc == 0)
+		rc = rank_times__load(s, &o, &j->times, err);
 	if (rc == 0)
 		rc = nccl_calls__load(s, ranks, &j->calls, err);
 	if (rc == 0)
@@ -241,13 +267,15 @@ int diag_job__load_work(struct diag_context *ctx, struct diag_rank_work *w, int6
 			bool with_api, struct prof_error *err)
 {
 	static const char kernels[] = "SELECT k.start, k.end FROM " PROF_T_KERNEL " k WHERE k.globalPid = ?3"
-				      " AND k.end > ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.")
-				      " AND " DIAG_JOB_NOT_NCCL;
+				      " AND " DIAG_JOB_ROWS("k.", "k") " AND k.end > ?1 AND k.start < ?2"
+				      " AND NOT " SUM_BAD_SPAN("k.") " AND " DIAG_JOB_NOT_NCCL;
 	static const char copies[] = "SELECT start, end FROM " PROF_T_MEMCPY " WHERE globalPid = ?3"
-				     " AND end > ?1 AND start < ?2 AND NOT " SUM_BAD_SPAN("");
+				     " AND " DIAG_JOB_ROWS("", "c") " AND end > ?1 AND start < ?2"
+				     " AND NOT " SUM_BAD_SPAN("");
 	static const char memsets[] = "SELECT start, end FROM " PROF_T_MEMSET " WHERE globalPid = ?3"
-				      " AND end > ?1 AND start < ?2 AND NOT " SUM_BAD_SPAN("");
-	char sql[2048] = "", busy[3072];
+				      " AND " DIAG_JOB_ROWS("", "s") " AND end > ?1 AND start < ?2"
+				      " AND NOT " SUM_BAD_SPAN("");
+	char sql[4096] = "", busy[8192];
 	int rc = 0;
 
 	w->loaded = true;

@@ -49,6 +49,19 @@ int diag_job__set_ranks(struct diag_finding *f, const struct diag_job *j, const 
 void diag_job__amounts(const struct diag_job *j, const bool *on, const double *v, enum diag_job_unit unit,
 		       char *buf, size_t cap);
 
+/* A rank's rows of table alias A (of the GPU table whose letter is T:
+ * 'k' kernels, 'c' copies, 's' memsets; ?3 the process) bounded to the run
+ * of rowids its process holds, noted once a job (diag_job__load): a merge
+ * writes each capture's rows together, so a query of one rank seeks to
+ * them instead of reading every rank's, which made the job's rules
+ * quadratic in its ranks. Where nothing was noted the bound is the
+ * whole table; the process condition still decides. */
+#define DIAG_JOB_ROWS_TABLE "perfkit_job_rows"
+#define DIAG_JOB_ROWS(A, T)                                                                   \
+	A "rowid BETWEEN coalesce((SELECT lo FROM temp." DIAG_JOB_ROWS_TABLE " WHERE tbl = '" T \
+	"' AND pid = ?3), -9223372036854775807 - 1) AND coalesce((SELECT hi FROM temp."         \
+	DIAG_JOB_ROWS_TABLE " WHERE tbl = '" T "' AND pid = ?3), 9223372036854775807)"
+
 /* A rank's GPU work and host calls over a span, as unions: the
  * straggler's stretch before a collective (rules_ranks.c), the compute
  * beside the exposed communication (rules_collectives.c). */

@@ -497,7 +497,8 @@ static int slowed_beside_comm(struct diag_context *ctx, const struct rank_time *
 			      struct prof_error *err)
 {
 	static const char nccl[] = "SELECT k.start, k.end FROM " PROF_T_KERNEL " k WHERE k.globalPid = ?3"
-				   " AND k.end > ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.")
+				   " AND " DIAG_JOB_ROWS("k.", "k") " AND k.end > ?1 AND k.start < ?2"
+				   " AND NOT " SUM_BAD_SPAN("k.")
 				   " AND (" NCCL_KERNEL_SQL("k") ") IS 1"
 				   " ORDER BY k.start";
 	struct prof_store *s = ctx->store;
