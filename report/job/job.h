@@ -75,6 +75,7 @@ struct job_capture {
 	bool nsys;             /* an Nsight Systems export */
 	/* run metadata (NULL when absent) */
 	char *command, *gpu, *exit_status, *trace;
+	char *python_sampling_hz; /* PERFKIT_META's python_sampling_hz; NULL: none */
 	int64_t start_ns, duration_ns;
 	bool has_span;         /* start_ns and duration_ns both recorded */
 	int64_t pid;           /* the run's program (PERFKIT_META pid); 0 when not recorded */

@@ -4,6 +4,7 @@
  * adds (how many captures and hosts, its time base and alignment error). */
 #include "job_impl.h"
 #include "model/job_time.h"
+#include "prof/protocol.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -166,6 +167,10 @@ int job_meta__write(const struct job_plan *p,
 	}
 	if (!rc && common(p, offsetof(struct job_capture, trace)))
 		rc = put(ctx, "trace", common(p, offsetof(struct job_capture, trace)));
+	/* the rate of every capture's Python samples, where they agree */
+	if (!rc && common(p, offsetof(struct job_capture, python_sampling_hz)))
+		rc = put(ctx, PROF_META_PYTHON_SAMPLING_HZ,
+			 common(p, offsetof(struct job_capture, python_sampling_hz)));
 	if (!rc && worst_status(p))
 		rc = put(ctx, "exit_status", worst_status(p));
 	for (int i = 0; i < p->n; i++) {

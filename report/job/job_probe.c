@@ -91,6 +91,7 @@ static void read_meta(struct prof_store *s, struct job_capture *c)
 	c->gpu = prof_store__meta(s, "gpu");
 	c->exit_status = prof_store__meta(s, "exit_status");
 	c->trace = prof_store__meta(s, "trace");
+	c->python_sampling_hz = prof_store__meta(s, PROF_META_PYTHON_SAMPLING_HZ);
 	c->has_span = parse_int64(start, &c->start_ns) && parse_int64(duration, &c->duration_ns) &&
 		      c->duration_ns > 0;
 	if (!parse_int64(pid, &c->pid) || c->pid < 0)
@@ -398,6 +399,7 @@ void job_capture__exit(struct job_capture *c)
 	free(c->gpu);
 	free(c->exit_status);
 	free(c->trace);
+	free(c->python_sampling_hz);
 	free(c->pids);
 	free(c->nccl);
 	for (int i = 0; i < c->nranks; i++)

@@ -62,6 +62,11 @@ static const struct filtered_table {
 	{ PROF_T_NVTX, "globalTid", true },
 	{ PROF_T_THREAD_NAMES, "globalTid", false },
 	{ PROF_T_OVERHEAD, "globalTid", false },
+	/* Python's stacks, samples and calls' stacks (--python-sampling,
+	 * --python-backtrace) */
+	{ PROF_T_PY_SAMPLES, "globalPid", false },
+	{ PROF_T_PY_FRAMES, "globalPid", false },
+	{ PROF_T_PY_CUDA_CALLS, "globalPid", false },
 };
 
 /* One statement that binds one integer and returns no rows. */
