@@ -360,6 +360,12 @@ static int copy_table(struct prof_writer *w, const struct schema_table *t, const
 
 	if (!src_has_table(w, t->name))
 		return 0;
+	/* a table made with its first row: the destination may not have it yet */
+	if (t->with_first_row && t >= schema_tables && t < schema_tables + T__COUNT) {
+		rc = schema__create_table(w->db, (enum schema_table_id)(t - schema_tables));
+		if (rc != SQLITE_OK)
+			return store__sqlite_error(err, writer__name(w), w->db, rc, "merge");
+	}
 	for (int i = 0; i < t->n_cols; i++)
 		if (!strcmp(t->cols[i].name, "start") && src_has_column(w, t->name, "start"))
 			at = "start";

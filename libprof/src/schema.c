@@ -361,11 +361,11 @@ const struct schema_table schema_tables[T__COUNT] = {
 	[T_UM_GPU_FAULTS] = { "CUDA_UM_GPU_PAGE_FAULT_EVENTS", c_um_gpu_faults,
 			      N(c_um_gpu_faults), sizeof(struct prof_um_gpu_fault) },
 	[T_PY_FRAMES] = { "PERFKIT_PYTHON_FRAMES", c_py_frames, N(c_py_frames),
-			  sizeof(struct prof_py_frame) },
+			  sizeof(struct prof_py_frame), .with_first_row = true },
 	[T_PY_SAMPLES] = { "PERFKIT_PYTHON_SAMPLES", c_py_samples, N(c_py_samples),
-			   sizeof(struct prof_py_sample) },
+			   sizeof(struct prof_py_sample), .with_first_row = true },
 	[T_PY_CUDA_CALLS] = { "PERFKIT_PYTHON_CUDA_CALLS", c_py_cuda_calls, N(c_py_cuda_calls),
-			      sizeof(struct prof_py_cuda_call) },
+			      sizeof(struct prof_py_cuda_call), .with_first_row = true },
 };
 
 /* One row per profiled kernel launch (`perfkit run --metrics`), joined to
@@ -527,13 +527,33 @@ static int put_meta(sqlite3 *db, const char *key, const char *value)
 	return rc;
 }
 
+int schema__create_table(sqlite3 *db, enum schema_table_id id)
+{
+	return create_table(db, &schema_tables[id], true);
+}
+
+bool schema__has_table(sqlite3 *db, const char *name)
+{
+	sqlite3_stmt *st;
+	bool yes = false;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = ?1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	yes = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return yes;
+}
+
 int schema__create(sqlite3 *db)
 {
 	char version[16];
 	int rc = SQLITE_OK;
 
 	for (int i = 0; i < T__COUNT && rc == SQLITE_OK; i++)
-		rc = create_table(db, &schema_tables[i], false);
+		if (!schema_tables[i].with_first_row)
+			rc = create_table(db, &schema_tables[i], false);
 	if (rc == SQLITE_OK)
 		rc = fill_enum(db, "ENUM_CUDA_MEMCPY_OPER", memcpy_oper, N(memcpy_oper));
 	if (rc == SQLITE_OK)
@@ -584,7 +604,8 @@ int schema__upgrade(sqlite3 *db)
 		if (have < 0)
 			return SQLITE_MISMATCH;
 		if (have == 0) {
-			rc = create_table(db, t, false);
+			if (!t->with_first_row)
+				rc = create_table(db, t, false);
 			continue;
 		}
 		for (int c = have; c < t->n_cols && rc == SQLITE_OK; c++) {
@@ -646,6 +667,10 @@ const int schema_index_count = N(schema_indexes);
 int schema__create_index(sqlite3 *db, const struct schema_index *ix)
 {
 	char sql[512];
+
+	/* a table made with its first row may have had none */
+	if (schema_tables[ix->table].with_first_row && !schema__has_table(db, schema_tables[ix->table].name))
+		return SQLITE_OK;
 
 	if (snprintf(sql, sizeof sql, "CREATE INDEX IF NOT EXISTS %s ON %s (%s)", ix->name,
 		     schema_tables[ix->table].name, ix->columns) >= (int)sizeof sql)

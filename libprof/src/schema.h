@@ -98,6 +98,10 @@ struct schema_table {
 	/* The row struct the writer binds the columns from (sizeof), 0 for a
 	 * table written otherwise (StringIds, the enums, meta, counters). */
 	size_t row_size;
+	/* Made with its first row (by the writer or a merge), as nsys makes
+	 * its tables: a capture without such rows has no such table, and its
+	 * file is what it was before the table existed. */
+	bool with_first_row;
 };
 
 /* Rows of the tables that have no event struct of their own. */
@@ -123,6 +127,11 @@ struct schema_process_gpu_row {
  * column that does not, as "TABLE.column". The writer refuses to start
  * otherwise. */
 const char *schema__check_rows(void);
+/* CREATE TABLE IF NOT EXISTS of one table (a with_first_row table when its
+ * first row comes). */
+int schema__create_table(sqlite3 *db, enum schema_table_id id);
+/* Whether db's main schema holds the table. */
+bool schema__has_table(sqlite3 *db, const char *name);
 /* The 1-based position of column name in t, 0 when t has none. */
 int schema__column_index(const struct schema_table *t, const char *name);
 

@@ -55,6 +55,8 @@ static bool holds_rows(struct prof_writer *w)
 	for (int i = 0; i < T__COUNT; i++) {
 		if (i == T_META || i == T_COUNTERS || i == T_ENUM_MEMCPY_OPER || i == T_ENUM_MEM_KIND)
 			continue;
+		if (schema_tables[i].with_first_row && !schema__has_table(w->db, schema_tables[i].name))
+			continue;
 		if (has_rows(w->db, schema_tables[i].name))
 			return true;
 	}
@@ -78,6 +80,9 @@ static bool same_columns(sqlite3 *db, const struct schema_table *t)
 		n++;
 	}
 	sqlite3_finalize(st);
+	/* a table made with its first row is absent where it had none */
+	if (n == 0 && t->with_first_row)
+		return true;
 	return same && n == t->n_cols;
 }
 

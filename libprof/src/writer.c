@@ -278,6 +278,9 @@ static int prepare_all(struct prof_writer *w, struct prof_error *err)
 	w->nvtx_range_id_at = schema__column_index(&schema_tables[T_NVTX], "rangeId");
 	w->nvtx_end_tid_at = schema__column_index(&schema_tables[T_NVTX], "endGlobalTid");
 	for (int i = 0; i < T__COUNT; i++) {
+		/* made with its first row (add), its statement then too */
+		if (schema_tables[i].with_first_row)
+			continue;
 		if (schema__insert_sql(&schema_tables[i], sql, sizeof sql))
 			return prof_error__set(err, PROF_E_SQL, "%s: statement too long", writer__name(w));
 		rc = prepare(w, sql, &w->insert[i], err);
@@ -736,9 +739,35 @@ static sqlite3_stmt *bind_row(sqlite3_stmt *st, const struct schema_table *t, co
 	return st;
 }
 
+/* The table of a with_first_row table and its statement, at its first row:
+ * 0, or the row is not written (counted as a full disk's would be when
+ * that is why). */
+static int create_with_first_row(struct prof_writer *w, enum schema_table_id id)
+{
+	char sql[2048];
+	int rc;
+
+	if (w->full)
+		return PROF_E_FULL;
+	rc = schema__create_table(w->db, id);
+	if (rc != SQLITE_OK)
+		return sql_fail(w, NULL, rc, "create a table");
+	if (schema__insert_sql(&schema_tables[id], sql, sizeof sql))
+		return PROF_E_SQL;
+	return prepare(w, sql, &w->insert[id], NULL);
+}
+
 /* Append row to table id. */
 static int add(struct prof_writer *w, enum schema_table_id id, const void *row)
 {
+	if (!w->insert[id]) {
+		int rc = create_with_first_row(w, id);
+
+		if (rc) {
+			w->rows_not_written++;
+			return rc;
+		}
+	}
 	return add_row(w, bind_row(w->insert[id], &schema_tables[id], row));
 }
 

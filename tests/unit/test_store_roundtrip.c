@@ -523,6 +523,53 @@ START_TEST(store_empty_capture_has_every_table)
 }
 END_TEST
 
+/* Python's tables are made with their first row, as nsys makes its
+ * tables: a capture without Python rows has none of them (its file is as
+ * it was before they existed), one with a sample has the samples' table
+ * and its rows, and the frames' index is built only where its table is. */
+START_TEST(store_python_tables_come_with_their_first_row)
+{
+	char path[512];
+	struct prof_writer *w = new_writer("no_python.sqlite", path, sizeof path);
+	struct prof_store *s = finish_and_open(w, path);
+	struct prof_py_sample sample = { .start_ns = 1000, .global_tid = prof_global_tid(7, 8),
+					 .global_pid = prof_global_pid(7), .stack_id = 3,
+					 .state = PROF_PY_IN_CUDA };
+	struct prof_py_frame frame = { .global_pid = prof_global_pid(7), .stack_id = 3, .depth = 0,
+				       .line = 42, .kind = PROF_PY_FRAME_PYTHON };
+	struct prof_cursor *c;
+
+	ck_assert(!prof_store__has_table(s, "PERFKIT_PYTHON_SAMPLES"));
+	ck_assert(!prof_store__has_table(s, "PERFKIT_PYTHON_FRAMES"));
+	ck_assert(!prof_store__has_table(s, "PERFKIT_PYTHON_CUDA_CALLS"));
+	prof_store__close(s);
+
+	w = new_writer("python.sqlite", path, sizeof path);
+	frame.function = prof_writer__string(w, "step");
+	frame.file = prof_writer__string(w, "train.py");
+	ck_assert_int_eq(prof_writer__py_sample(w, &sample), 0);
+	ck_assert_int_eq(prof_writer__py_sample(w, &sample), 0);
+	ck_assert_int_eq(prof_writer__py_frame(w, &frame), 0);
+	s = finish_and_open(w, path);
+	ck_assert(!prof_store__has_table(s, "PERFKIT_PYTHON_CUDA_CALLS"));
+	ck_assert_int_eq(prof_store__count(s, "PERFKIT_PYTHON_SAMPLES"), 2);
+	c = one_row(s, "SELECT f.line, fn.value, fs.value, p.state FROM PERFKIT_PYTHON_FRAMES f"
+		    " JOIN StringIds fn ON fn.id = f.functionId JOIN StringIds fs ON fs.id = f.fileId"
+		    " JOIN (SELECT DISTINCT globalPid, stackId, state FROM PERFKIT_PYTHON_SAMPLES) p"
+		    " ON p.globalPid = f.globalPid AND p.stackId = f.stackId");
+	ck_assert_int_eq(prof_cursor__int64(c, 0), 42);
+	ck_assert_str_eq(prof_cursor__text(c, 1), "step");
+	ck_assert_str_eq(prof_cursor__text(c, 2), "train.py");
+	ck_assert_int_eq(prof_cursor__int64(c, 3), PROF_PY_IN_CUDA);
+	expect_end(c);
+	c = one_row(s, "SELECT count(*) FROM sqlite_master WHERE type = 'index'"
+		    " AND name = 'perfkit_py_frames_stack'");
+	ck_assert_int_eq(prof_cursor__int64(c, 0), 1);
+	expect_end(c);
+	prof_store__close(s);
+}
+END_TEST
+
 START_TEST(store_memcpy_kind_labels_follow_nsys)
 {
 	char path[512];
@@ -572,6 +619,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, store_counters_accumulate_and_meta_is_replaced);
 	tcase_add_test(tc, store_records_schema_version_and_finished);
 	tcase_add_test(tc, store_empty_capture_has_every_table);
+	tcase_add_test(tc, store_python_tables_come_with_their_first_row);
 	tcase_add_test(tc, store_memcpy_kind_labels_follow_nsys);
 	tcase_add_test(tc, store_writer_refuses_existing_file_unless_overwrite);
 	suite_add_tcase(s, tc);
