@@ -30,7 +30,9 @@
 #   everything `--trace=api-all` records (all);
 #   `perfkit run` with its default trace, with it but no flush after a
 #   synchronisation (perfkit_no_sync_flush: PERFKIT_SYNC_FLUSH_MS=0), with
-#   --trace=api-all, with --trace=cuda;
+#   --trace=api-all, with --trace=cuda; with --start-paused and no window
+#   ever opened (perfkit_paused: the cost outside a capture window, the
+#   injection and the callbacks that watch for a window);
 #   the PyTorch programs also under torch.profiler.
 # Every configuration runs once per round, all configurations of a program
 # in turn within the round (interleaved, so drift of the machine hits all of
@@ -82,7 +84,7 @@ configs() {
 	local all
 	case $1 in
 	launch | tiny | transformer | torch)
-		all="untraced floor_kernels floor_gpu floor_selected floor_rtkind floor_callback floor_callback_all floor_all perfkit perfkit_no_sync_flush perfkit_api perfkit_api_all perfkit_cuda" ;;
+		all="untraced floor_kernels floor_gpu floor_selected floor_rtkind floor_callback floor_callback_all floor_all perfkit perfkit_no_sync_flush perfkit_api perfkit_api_all perfkit_cuda perfkit_paused" ;;
 	ready1m | after1m) all="perfkit perfkit_api_all" ;;
 	*) all="untraced floor_kernels floor_selected perfkit" ;;
 	esac
@@ -111,6 +113,7 @@ once() {
 	perfkit_api) "$PERFKIT" run -f -o "$W/cap.sqlite" --trace=cuda,nvtx,memory,api -- "$@" ;;
 	perfkit_api_all) "$PERFKIT" run -f -o "$W/cap.sqlite" --trace=cuda,nvtx,memory,api-all -- "$@" ;;
 	perfkit_cuda) "$PERFKIT" run -f -o "$W/cap.sqlite" --trace=cuda -- "$@" ;;
+	perfkit_paused) "$PERFKIT" run -f -o "$W/cap.sqlite" --start-paused -- "$@" ;;
 	profiler) set -- "${@/%plain/profiler}"; set -- "${@/%transformer/transformer_profiler}"
 		"${@/%tiny/tiny_profiler}" ;;
 	esac 2>"$W/once.err" >"$W/once.out"
@@ -160,7 +163,7 @@ units = {"launch": "us/launch", "tiny": "us/op", "torch": "ms/step", "transforme
          "launch1m": "s/run", "ready1m": "s after", "after1m": "s after", "ddp": "ms/step"}
 floor_of = {"perfkit": "floor_selected", "perfkit_no_sync_flush": "floor_selected", "perfkit_api": "floor_selected", "perfkit_api_all": "floor_all", "perfkit_cuda": "floor_gpu"}
 configs = ("untraced", "floor_kernels", "floor_gpu", "floor_selected", "floor_rtkind",
-           "floor_callback", "floor_callback_all", "floor_all", "perfkit", "perfkit_no_sync_flush", "perfkit_api", "perfkit_api_all", "perfkit_cuda", "profiler")
+           "floor_callback", "floor_callback_all", "floor_all", "perfkit", "perfkit_no_sync_flush", "perfkit_api", "perfkit_api_all", "perfkit_cuda", "perfkit_paused", "profiler")
 print("\n%-7s %-9s %-15s %10s %10s %8s %14s" % ("program", "unit", "config", "median", "added", "+%", "vs floor"))
 for p in units:
     med = {c: statistics.median(v) for (q, c), v in vals.items() if q == p}
@@ -184,6 +187,26 @@ for p in units:
               100 * added / base, ratio))
 if not vals:
     sys.exit("gpu_overhead: no run printed a figure (see bench.log)")
+# Each configuration against untraced within its round (paired): the
+# median ratio and the rounds' range, which for 7 rounds holds the median
+# with 98% confidence (order statistics 1 and 7).
+by_round = {}
+for line in open(sys.argv[1]).read().splitlines()[1:]:
+    p, c, r, v = line.split("\t")
+    if v != "nan":
+        by_round[(p, c, r)] = float(v)
+print("\npaired against untraced, per round: median ratio (range over rounds)")
+for p in units:
+    rows = []
+    for c in configs:
+        if c == "untraced":
+            continue
+        rs = [by_round[(q, k, r)] / by_round[(q, "untraced", r)] for (q, k, r) in by_round
+              if q == p and k == c and (q, "untraced", r) in by_round and by_round[(q, "untraced", r)] > 0]
+        if rs:
+            rows.append("%s %.3f (%.3f-%.3f, n=%d)" % (c, statistics.median(rs), min(rs), max(rs), len(rs)))
+    if rows:
+        print("%-7s %s" % (p, "; ".join(rows)))
 print("n = %d rounds, interleaved; 'vs floor': perfkit's added time over the matching floor's" %
       min(len(v) for v in vals.values()))
 PY

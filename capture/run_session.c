@@ -71,7 +71,7 @@ int run_session__prepare(struct run_session *s, char **argv)
 		s->msg->error("--metrics-sample must be between 1 and %d", PROF_METRICS_SAMPLE_MAX);
 		return RUN_EXIT_USAGE;
 	}
-	if (run__gpu_metrics_hz(s) < 0 || run__python_check(s) < 0)
+	if (run__gpu_metrics_hz(s) < 0 || run__python_check(s) < 0 || run__window_check(s) < 0)
 		return RUN_EXIT_USAGE;
 	if (s->opt.flush_ms < 1 || s->opt.flush_ms > PROF_FLUSH_MS_MAX) {
 		s->msg->error("--flush-interval must be between 1 and %d ms", PROF_FLUSH_MS_MAX);
@@ -134,6 +134,11 @@ int run_session__prepare(struct run_session *s, char **argv)
 		return RUN_EXIT_USAGE;
 	}
 	if (run__python_env(s) < 0) {
+		run_session__abort(s);
+		return RUN_EXIT_USAGE;
+	}
+	if (run__window_env(s) < 0) {
+		s->msg->error("cannot set the environment: %s", strerror(errno));
 		run_session__abort(s);
 		return RUN_EXIT_USAGE;
 	}
@@ -205,6 +210,7 @@ int run_session__start(struct run_session *s)
 	run_signals__catch();
 	fflush(NULL);
 	s->start_ns = run__realtime_ns();
+	run__window_start_env(); /* without it --delay counts from the collector's start */
 	pid = fork();
 	if (pid == 0)
 		exec_program(s, report[1]);

@@ -82,6 +82,11 @@ struct run_options {
 	const char *pytorch;     /* --pytorch: "modules"; NULL: none */
 	const char *python_sampling; /* --python-sampling[=HZ]: "" the default rate; NULL: none */
 	const char *python_backtrace; /* --python-backtrace: "cuda"; NULL: none */
+	/* capture windows (run_window.c): NULL / false when not given */
+	const char *capture_range; /* --capture-range: nvtx:NAME[@DOMAIN][,...] | cudaProfilerApi */
+	const char *delay;         /* --delay=DUR */
+	const char *duration;      /* --duration=DUR */
+	bool start_paused;         /* --start-paused: windows by perfkit start/stop */
 };
 
 #define RUN_OPTIONS_INIT { .flush_ms = PROF_FLUSH_MS_DEFAULT, .metrics_sample = 1 }
@@ -115,6 +120,7 @@ struct run_session {
 	int status;
 	bool ended;
 	int64_t start_ns, end_ns;
+	int64_t delay_ns, duration_ns; /* --delay and --duration, checked */
 	int64_t ready_ns; /* realtime when the capture was complete, 0 before */
 };
 

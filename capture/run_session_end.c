@@ -285,5 +285,6 @@ void run_session__report(const struct run_session *s)
 	if (dropped)
 		s->msg->warning("CUPTI dropped %lld records: the capture is incomplete",
 				(long long)dropped);
+	run__window_report(s, store);
 	prof_store__close(store);
 }

@@ -6,6 +6,7 @@
 #ifndef PERFKIT_RUN_SESSION_PARTS_H
 #define PERFKIT_RUN_SESSION_PARTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -54,6 +55,18 @@ int run__metrics_env(const char *metrics, int64_t sample, char *dir, size_t cap)
 int run__python_check(const struct run_session *s);
 long run__python_sampling_hz(const struct run_session *s);
 int run__python_env(const struct run_session *s);
+
+/* run_window.c: capture windows. check: 0, or -1 after the error (the
+ * durations read into s); asked: whether any window option was given; env:
+ * the collector told (0, or -1 with errno); start_env: the run's start on
+ * CLOCK_MONOTONIC, which --delay counts from; report: the end's line on
+ * how much of the run the windows held. */
+int run__window_check(struct run_session *s);
+bool run__windows_asked(const struct run_session *s);
+int run__window_env(const struct run_session *s);
+int run__window_start_env(void);
+struct prof_store;
+void run__window_report(const struct run_session *s, struct prof_store *store);
 
 /* run_meta.c */
 /* What a reader of the unfinished output needs to follow the run. */

@@ -30,7 +30,20 @@ _Static_assert((int)RUN_EXIT_USAGE == (int)CLI_EXIT_USAGE, "a session's usage st
 		     "sample every Python thread's stack HZ times a second (default 1000)"),    \
 	CLI_STRING(0, "python-backtrace", &(o)->python_backtrace, "cuda",                     \
 		   "record the Python stack at each CUDA launch, copy, synchronisation and"   \
-		   " allocation")
+		   " allocation"),                                                             \
+	CLI_STRING(0, "capture-range", &(o)->capture_range, "RANGE",                         \
+		   "record only inside windows: nvtx:NAME[@DOMAIN][,skip=M][,count=N] (from the" \
+		   " M+1-th NAME range to the end of the M+N-th) or cudaProfilerApi"          \
+		   " (cudaProfilerStart to cudaProfilerStop, each pair a window)"),           \
+	CLI_STRING(0, "delay", &(o)->delay, "DUR",                                            \
+		   "record from DUR after the start (30, 30s, 500ms)"),                        \
+	CLI_STRING(0, "duration", &(o)->duration, "DUR",                                      \
+		   "record for DUR (after --delay), then run on untraced"),                    \
+	CLI_FLAG(0, "start-paused", &(o)->start_paused,                                       \
+		 "record nothing until `perfkit start FILE|PID`; `perfkit stop` pauses again")
+
+/* `perfkit start` (open) and `perfkit stop`: one body (cmd_start.c). */
+int cmd_start_or_stop(int argc, char **argv, bool open);
 
 /* A session reports through cli_error and cli_warning, like every command. */
 #define RUN_CLI_MESSAGES { .error = cli_error, .warning = cli_warning }

@@ -12,7 +12,7 @@
 /* Enable the selected calls of one domain; returns how many, or -1 when
  * CUPTI refused (the caller then records the whole domain instead). */
 static inline int api_enable__domain(CUpti_CallbackDomain domain, CUpti_CallbackId size,
-				     CUptiResult (*enable)(CUpti_CallbackId, uint8_t))
+				     CUptiResult (*enable)(CUpti_CallbackId, uint8_t), uint8_t on)
 {
 	int n = 0;
 
@@ -22,23 +22,61 @@ static inline int api_enable__domain(CUpti_CallbackDomain domain, CUpti_Callback
 		if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS ||
 		    !prof_api_select__wanted(name))
 			continue;
-		if (enable(cbid, 1) != CUPTI_SUCCESS)
+		if (enable(cbid, on) != CUPTI_SUCCESS)
 			return -1;
 		n++;
 	}
 	return n;
 }
 
-/* The selected runtime and driver calls; on a refusal, every call of that
- * domain (more records, never fewer). */
-static inline void api_enable__selected(void)
+/* The selected runtime and driver calls on (or off again, on = 0, when a
+ * capture window closes); on a refusal, every call of that domain (more
+ * records, never fewer). */
+static inline void api_enable__selected_set(uint8_t on)
 {
 	if (api_enable__domain(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE,
-			       cuptiActivityEnableRuntimeApi) < 0)
-		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
+			       cuptiActivityEnableRuntimeApi, on) < 0)
+		(on ? cuptiActivityEnable : cuptiActivityDisable)(CUPTI_ACTIVITY_KIND_RUNTIME);
 	if (api_enable__domain(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE,
-			       cuptiActivityEnableDriverApi) < 0)
-		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
+			       cuptiActivityEnableDriverApi, on) < 0)
+		(on ? cuptiActivityEnable : cuptiActivityDisable)(CUPTI_ACTIVITY_KIND_DRIVER);
+}
+
+/* The selected calls by subtraction: the whole runtime and driver kinds on,
+ * then every call that is not selected off; off: both kinds off. */
+static inline void api_enable__selected_by_kind(uint8_t on)
+{
+	static const struct {
+		CUpti_ActivityKind kind;
+		CUpti_CallbackDomain domain;
+		CUpti_CallbackId size;
+		CUptiResult (*enable)(CUpti_CallbackId, uint8_t);
+	} d[] = {
+		{ CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE,
+		  cuptiActivityEnableRuntimeApi },
+		{ CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE,
+		  cuptiActivityEnableDriverApi },
+	};
+
+	for (size_t i = 0; i < sizeof d / sizeof *d; i++) {
+		if (!on) {
+			cuptiActivityDisable(d[i].kind);
+			continue;
+		}
+		cuptiActivityEnable(d[i].kind);
+		for (CUpti_CallbackId cbid = 1; cbid < d[i].size; cbid++) {
+			const char *name = NULL;
+
+			if (cuptiGetCallbackName(d[i].domain, cbid, &name) == CUPTI_SUCCESS &&
+			    !prof_api_select__wanted(name))
+				d[i].enable(cbid, 0);
+		}
+	}
+}
+
+static inline void api_enable__selected(void)
+{
+	api_enable__selected_set(1);
 }
 
 #endif

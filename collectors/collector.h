@@ -138,6 +138,29 @@ void python_sampler__on_callback(int domain, uint32_t cbid, const void *data);
 void python_sampler__write(struct prof_writer *w, uint32_t pid);
 void python_sampler__exit(void);
 
+/* activity_kinds.c: the activity kinds of the --trace groups in trace,
+ * on or off: set at the start of a capture, window at a capture window's
+ * opening and closing (the selected API calls switched another way);
+ * always: the GPUs and contexts. */
+void activity_kinds__set(int trace, int on);
+void activity_kinds__window(int trace, int on);
+void activity_kinds__always(void);
+
+/* capture_window.c: capture windows (--capture-range, --delay,
+ * --duration, --start-paused, perfkit start/stop). init: 1 when the run
+ * asked for windows (the kinds are then enabled only inside one, by this
+ * file), 0 when the whole run is recorded. recording: whether records are
+ * wanted now (always without windows). tick runs on the writer thread
+ * between flushes (timers, the control file, kinds off after a closing);
+ * write writes the windows opened and closed since; exit closes an open
+ * window at the program's exit. */
+int capture_window__init(void *subscriber, int trace);
+int capture_window__recording(void);
+void capture_window__on_callback(int domain, uint32_t cbid, const void *data);
+void capture_window__tick(void);
+void capture_window__write(struct prof_writer *w, uint32_t pid);
+void capture_window__exit(void);
+
 /* drain.c: the writer thread. */
 struct drain_config {
 	struct prof_writer *writer;

@@ -78,6 +78,7 @@ static void write_handed_over(void)
 	gpu_metrics__write(drain.w);
 	python_ranges__write(drain.rec, drain.w, drain.pid);
 	python_sampler__write(drain.w, drain.pid);
+	capture_window__write(drain.w, drain.pid);
 }
 
 static void commit(void)
@@ -123,6 +124,7 @@ static void *drain_main(void *arg)
 		if (!stop && !asked && req == atomic_load(&drain.served) &&
 		    now_ns(CLOCK_MONOTONIC) < next_flush) {
 			records__look_for_threads(drain.rec);
+			capture_window__tick();
 			continue;
 		}
 		if (asked || now_ns(CLOCK_MONOTONIC) >= next_flush) {
@@ -131,6 +133,7 @@ static void *drain_main(void *arg)
 			cuptiActivityFlushAll(0);
 			next_flush = now_ns(CLOCK_MONOTONIC) + drain.flush_interval_ns;
 		}
+		capture_window__tick();
 		now = now_ns(CLOCK_MONOTONIC);
 		write_handed_over();
 		commit();

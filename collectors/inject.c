@@ -25,7 +25,6 @@
 #include <cuda_runtime_api.h>
 #include <cupti.h>
 
-#include "api_enable.h"
 #include "metrics.h"
 #include "thread_names.h"
 #include "prof/protocol.h"
@@ -79,6 +78,7 @@ static void on_exit_flush(void)
 		return;
 	metrics__exit();
 	python_sampler__exit();
+	capture_window__exit();
 	/* the trace on disk first: what follows talks to the GPU's counters */
 	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	flushed_ns = monotonic_ns();
@@ -190,9 +190,11 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 	nvtx_kinds__on_callback(domain, cbid, data);
 	unified_memory__on_callback(domain, cbid, data);
 	python_sampler__on_callback(domain, cbid, data);
+	capture_window__on_callback(domain, cbid, data);
 	if (is_sync(domain, cbid)) {
 		thread_names__hint_self();
-		if (sync_succeeded(domain, cb) && atomic_load(&g.state) == STATE_ON)
+		if (sync_succeeded(domain, cb) && atomic_load(&g.state) == STATE_ON &&
+		    capture_window__recording())
 			drain__flush_soon();
 	}
 	/* cudaDeviceReset discards CUPTI's pending records with the context. */
@@ -221,31 +223,6 @@ static void CUPTIAPI on_buffer_completed(CUcontext ctx, uint32_t stream_id, uint
 }
 
 /* ---- start ------------------------------------------------------------------ */
-
-static void enable_kinds(int trace)
-{
-	static const struct { int group; CUpti_ActivityKind kind; } kinds[] = {
-		{ PROF_TRACE_ALL, CUPTI_ACTIVITY_KIND_DEVICE },
-		{ PROF_TRACE_ALL, CUPTI_ACTIVITY_KIND_CONTEXT },
-		{ PROF_TRACE_CUDA, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL },
-		{ PROF_TRACE_CUDA, CUPTI_ACTIVITY_KIND_MEMCPY },
-		{ PROF_TRACE_CUDA, CUPTI_ACTIVITY_KIND_MEMCPY2 },
-		{ PROF_TRACE_CUDA, CUPTI_ACTIVITY_KIND_MEMSET },
-		{ PROF_TRACE_CUDA, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION },
-		{ PROF_TRACE_CUDA, CUPTI_ACTIVITY_KIND_OVERHEAD },
-		{ PROF_TRACE_MEMORY, CUPTI_ACTIVITY_KIND_MEMORY2 },
-		{ PROF_TRACE_API_ALL, CUPTI_ACTIVITY_KIND_RUNTIME },
-		{ PROF_TRACE_API_ALL, CUPTI_ACTIVITY_KIND_DRIVER },
-		{ PROF_TRACE_NVTX, CUPTI_ACTIVITY_KIND_MARKER },
-		{ PROF_TRACE_NVTX, CUPTI_ACTIVITY_KIND_MARKER_DATA },
-		{ PROF_TRACE_NVTX, CUPTI_ACTIVITY_KIND_NAME },
-	};
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (kinds[i].group & trace)
-			cuptiActivityEnable(kinds[i].kind);
-	if ((trace & PROF_TRACE_API) && !(trace & PROF_TRACE_API_ALL))
-		api_enable__selected();
-}
 
 static void process_name(char *buf, size_t cap)
 {
@@ -356,7 +333,10 @@ static void collector_start(void)
 		say("cannot start the writer thread; running untraced");
 		goto fail;
 	}
-	enable_kinds(trace);
+	activity_kinds__always();
+	/* with capture windows the kinds wait for a window's opening */
+	if (!capture_window__init(g.subscriber, trace))
+		activity_kinds__set(trace, 1);
 	if (trace & PROF_TRACE_NVTX)
 		nvtx_kinds__enable(g.subscriber);
 	if (trace & PROF_TRACE_UM)

@@ -73,7 +73,7 @@ EXPORT void perfkit_py_range(int32_t name, int64_t start_ns, int32_t category, i
 		.end_tid = this_tid(), .name = name, .category = category,
 	};
 
-	if (name <= 0)
+	if (name <= 0 || !capture_window__recording())
 		return;
 	pthread_mutex_lock(&ranges.lock);
 	if (!collector__grow((void **)&ranges.q, &ranges.cap, ranges.used, sizeof r, 4096))

@@ -206,7 +206,7 @@ void python_sampler__on_callback(int domain, uint32_t cbid, const void *data)
 	}
 	depth = atomic_fetch_add_explicit(&smp.depth[s], 1, memory_order_relaxed);
 	/* a driver call the runtime makes for the program is the same call */
-	if (smp.backtrace && depth == 0) {
+	if (smp.backtrace && depth == 0 && capture_window__recording()) {
 		struct py_frame_ref frames[PY_MAX_DEPTH];
 		int n = python_runtime__own_stack(frames, PY_MAX_DEPTH);
 		struct cuda_call c = { .tid = tid, .correlation_id = cb->correlationId };
@@ -257,7 +257,8 @@ static void *sampler_main(void *arg)
 		/* A Python process that never starts CUDA (a spawned worker that
 		 * inherited the hook) has no writer to take samples: none are
 		 * taken, so that nothing piles up in its memory. */
-		if (!atomic_load_explicit(&smp.collector_on, memory_order_relaxed))
+		if (!atomic_load_explicit(&smp.collector_on, memory_order_relaxed) ||
+		    !capture_window__recording())
 			continue;
 		t = perfkit_py_now();
 		n = python_runtime__threads(tstates, MAX_THREADS);

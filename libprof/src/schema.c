@@ -308,6 +308,18 @@ static const struct schema_column c_py_cuda_calls[] = {
 };
 #undef F
 
+/* Capture windows (perfkit run --capture-range, --delay, --duration,
+ * perfkit start/stop): perfkit's own table, as nsys keeps its capture range
+ * out of the export. A row is written when its window opens and its end
+ * filled in when it closes. */
+#define F struct prof_capture_window
+static const struct schema_column c_capture_windows[] = {
+	I_KEY(F, "globalPid", global_pid), I(F, "id", id), I(F, "start", start_ns),
+	I_OPT(F, "end", end_ns, SCHEMA_NULL_IF_NEGATIVE), T_F(F, "openedBy", opened_by),
+	T_F(F, "closedBy", closed_by),
+};
+#undef F
+
 /* Each table with its row struct, for the tables the writer binds row by
  * row (schema_column.bind). */
 const struct schema_table schema_tables[T__COUNT] = {
@@ -366,6 +378,8 @@ const struct schema_table schema_tables[T__COUNT] = {
 			   sizeof(struct prof_py_sample), .with_first_row = true },
 	[T_PY_CUDA_CALLS] = { "PERFKIT_PYTHON_CUDA_CALLS", c_py_cuda_calls, N(c_py_cuda_calls),
 			      sizeof(struct prof_py_cuda_call), .with_first_row = true },
+	[T_CAPTURE_WINDOWS] = { "PERFKIT_CAPTURE_WINDOWS", c_capture_windows, N(c_capture_windows),
+				sizeof(struct prof_capture_window), .with_first_row = true },
 };
 
 /* One row per profiled kernel launch (`perfkit run --metrics`), joined to

@@ -48,6 +48,8 @@ enum schema_table_id {
 	T_PY_FRAMES,
 	T_PY_SAMPLES,
 	T_PY_CUDA_CALLS,
+	/* the windows of a run that asked for them (schema.c) */
+	T_CAPTURE_WINDOWS,
 	T__COUNT
 };
 

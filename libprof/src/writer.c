@@ -827,6 +827,33 @@ int prof_writer__py_cuda_call(struct prof_writer *w, const struct prof_py_cuda_c
 	return add(w, T_PY_CUDA_CALLS, c);
 }
 
+int prof_writer__capture_window(struct prof_writer *w, const struct prof_capture_window *c)
+{
+	return add(w, T_CAPTURE_WINDOWS, c);
+}
+
+int prof_writer__capture_window_end(struct prof_writer *w, int64_t global_pid, int64_t id,
+				    int64_t end_ns, const char *closed_by)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	/* a window that was never written (a full disk) has no row to end */
+	if (w->full || !w->insert[T_CAPTURE_WINDOWS])
+		return PROF_E_FULL;
+	rc = prepare(w, "UPDATE PERFKIT_CAPTURE_WINDOWS SET end = ?1, closedBy = ?2"
+		     " WHERE globalPid = ?3 AND id = ?4", &st, NULL);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, end_ns);
+	sqlite3_bind_text(st, 2, closed_by, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, global_pid);
+	sqlite3_bind_int64(st, 4, id);
+	rc = step(w, st);
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int prof_writer__nvtx(struct prof_writer *w, const struct prof_nvtx_event *e)
 {
 	sqlite3_stmt *st = bind_row(w->insert[T_NVTX], &schema_tables[T_NVTX], e);

@@ -88,6 +88,17 @@ built_without_cupti() {
 	grep -q "built without CUPTI" "$TMP/err"
 }
 
+# refused NAME PATTERN OPTION...: `perfkit run OPTION... -- true` exits 2
+# with one error line matching PATTERN and writes nothing (run in $TMP).
+refused() {
+	local name=$1 pattern=$2
+	shift 2
+	run run -o "$TMP/never.sqlite" "$@" -- true
+	expect_status "$name" 2
+	expect_one_error_line "$name" "$pattern"
+	expect_that "$name: nothing written" test ! -e "$TMP/never.sqlite"
+}
+
 # skip WHAT WHY: says which checks did not run and why, so a pass in a
 # reduced build does not read as if they had.
 skip() { echo "skip: $1 ($2)"; }

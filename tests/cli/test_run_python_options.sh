@@ -9,14 +9,6 @@
 . "$(dirname "$0")/cli_lib.sh"
 
 cd "$TMP" || exit 1
-refused() { # NAME PATTERN ARGS...
-	local name=$1 pattern=$2
-	shift 2
-	run run -o "$TMP/never.sqlite" "$@" -- true
-	expect_status "$name" 2
-	expect_one_error_line "$name" "$pattern"
-	expect_that "$name: nothing written" test ! -e "$TMP/never.sqlite"
-}
 refused "pytorch mode" "--pytorch: unknown mode 'layers' \(choose modules\)" --pytorch=layers
 refused "pytorch without nvtx" "--pytorch=modules records NVTX ranges: add nvtx to --trace" \
 	--pytorch=modules --trace=cuda

@@ -232,6 +232,17 @@ struct prof_py_cuda_call {
 	int64_t stack_id;
 };
 
+/* PERFKIT_CAPTURE_WINDOWS: one stretch of the run in which CUPTI recorded
+ * (perfkit run --capture-range, --delay, --duration, perfkit start/stop).
+ * id counts a process's windows from 1; end_ns < 0 stores NULL: the window
+ * was still open when the process died, and ends with its last record. */
+struct prof_capture_window {
+	int64_t global_pid;
+	int64_t id;
+	int64_t start_ns, end_ns;
+	const char *opened_by, *closed_by; /* "nvtx:step #1001", "cudaProfilerStart", ... */
+};
+
 /* NVTX_EVENTS. end_ns < 0 means NULL (marks). text_id is a StringIds id. */
 struct prof_nvtx_event {
 	int64_t start_ns, end_ns;

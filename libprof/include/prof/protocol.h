@@ -49,6 +49,22 @@
 #define PROF_PYTHON_SAMPLING_HZ_MAX 10000
 /* The capture's metadata key of the sampling rate asked for. */
 #define PROF_META_PYTHON_SAMPLING_HZ "python_sampling_hz"
+/* Capture windows (perfkit run --capture-range, --delay, --duration,
+ * --start-paused): what opens a window ("nvtx:NAME[@DOMAIN][,skip=M][,count=N]"
+ * or "cudaProfilerApi"), the delay and duration in ms from the run's start
+ * (PERFKIT_RUN_START_NS, CLOCK_MONOTONIC), and whether the run starts
+ * with no window open, waiting for `perfkit start`. Unset, the whole run
+ * is recorded. */
+#define PROF_ENV_CAPTURE_RANGE "PERFKIT_CAPTURE_RANGE"
+#define PROF_ENV_CAPTURE_DELAY_MS "PERFKIT_CAPTURE_DELAY_MS"
+#define PROF_ENV_CAPTURE_DURATION_MS "PERFKIT_CAPTURE_DURATION_MS"
+#define PROF_ENV_START_PAUSED "PERFKIT_START_PAUSED"
+#define PROF_ENV_RUN_START_NS "PERFKIT_RUN_START_NS"
+/* The control file `perfkit start` and `perfkit stop` write in the folder
+ * of the process files: one line, "SEQ open" or "SEQ close", replaced
+ * whole (rename), SEQ counting up; every collector of the run applies the
+ * newest. Only a file of the collector's own user counts. */
+#define PROF_CONTROL_FILE "control"
 /* CUDA's and NVTX's own names: the library each loads into the program. */
 #define PROF_ENV_CUDA_INJECTION "CUDA_INJECTION64_PATH"
 #define PROF_ENV_NVTX_INJECTION "NVTX_INJECTION64_PATH"

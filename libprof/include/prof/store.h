@@ -91,6 +91,11 @@ int prof_writer__um_gpu_fault(struct prof_writer *w, const struct prof_um_gpu_fa
 int prof_writer__py_frame(struct prof_writer *w, const struct prof_py_frame *f);
 int prof_writer__py_sample(struct prof_writer *w, const struct prof_py_sample *s);
 int prof_writer__py_cuda_call(struct prof_writer *w, const struct prof_py_cuda_call *c);
+/* A capture window: its row when it opens (end_ns < 0), its end and what
+ * closed it when it closes. */
+int prof_writer__capture_window(struct prof_writer *w, const struct prof_capture_window *c);
+int prof_writer__capture_window_end(struct prof_writer *w, int64_t global_pid, int64_t id,
+				    int64_t end_ns, const char *closed_by);
 int prof_writer__nvtx(struct prof_writer *w, const struct prof_nvtx_event *e);
 int prof_writer__overhead(struct prof_writer *w, const struct prof_overhead *o);
 int prof_writer__gpu(struct prof_writer *w, const struct prof_gpu_info *g);

@@ -36,6 +36,10 @@
 #define PROF_T_PY_FRAMES "PERFKIT_PYTHON_FRAMES"
 #define PROF_T_PY_SAMPLES "PERFKIT_PYTHON_SAMPLES"
 #define PROF_T_PY_CUDA_CALLS "PERFKIT_PYTHON_CUDA_CALLS"
+/* The windows in which CUPTI recorded (struct prof_capture_window): only
+ * in a capture of a run that asked for windows; without the table the
+ * whole run is one window. */
+#define PROF_T_CAPTURE_WINDOWS "PERFKIT_CAPTURE_WINDOWS"
 /* NVTX marks and ranges (struct prof_nvtx_event). */
 #define PROF_T_NVTX "NVTX_EVENTS"
 /* Interned strings: id -> value. */

@@ -1,0 +1,558 @@
+/* capture_window.c - capture windows: the stretches of a run in which CUPTI
+ * records (perfkit run --capture-range, --delay, --duration, --start-paused
+ * with perfkit start and stop). Outside a window the activity kinds are
+ * disabled, not filtered: the program pays for the injection and for the
+ * few callbacks that watch for a window's opening, nothing per launch.
+ *
+ * What opens and closes a window:
+ *  - an NVTX range (nvtx:NAME[@DOMAIN],skip=M,count=N): the push of the
+ *    (M+1)-th opening of NAME opens it, the pop of the (M+N)-th closes it;
+ *  - cudaProfilerStart and cudaProfilerStop (the driver's too);
+ *  - the run's delay and duration, and the control file that `perfkit
+ *    start` and `stop` write in the run's folder, looked at by the writer
+ *    thread between its flushes (drain.c wakes every 50 ms).
+ * An opening enables the kinds at once, on the thread that asked, so the
+ * first launch after it is recorded; a closing disables them at once, so
+ * nothing after it is (CUPTI still delivers the records of work launched
+ * inside the window); readers keep what lies inside [start, end].
+ *
+ * Each window is a row of PERFKIT_CAPTURE_WINDOWS, written when it opens
+ * (end NULL) and completed when it closes, so a process killed inside a
+ * window leaves a row whose end readers take from its last record. */
+#define _GNU_SOURCE
+#include "collector.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cupti.h>
+#include <generated_nvtx_meta.h>
+
+#include "prof/event.h"
+#include "prof/protocol.h"
+#include "prof/store.h"
+#include "prof/trace_opts.h"
+
+#define MAX_REGISTERED 64
+
+/* An opening or a closing, for the writer thread to write. */
+struct window_event {
+	int64_t id;
+	int64_t at_ns;
+	bool opens;
+	char why[96];
+};
+
+static struct {
+	/* windows asked for, or a `perfkit stop` came to a run that asked for
+	 * none: otherwise everything as before */
+	_Atomic bool in_use;
+	/* a run without windows is one window from the collector's start,
+	 * written only once perfkit stop makes it one of several */
+	bool implicit;
+	int64_t implicit_start_ns;
+	int trace;
+	int toggled; /* the --trace groups a window turns on and off */
+	pthread_mutex_t lock; /* opens, closes and the queue */
+	_Atomic int open;     /* a window is open (what the program sees) */
+	bool kinds_on;        /* the kinds are enabled (lags a closing) */
+	int64_t windows;      /* opened so far */
+	struct window_event *q;
+	size_t used, cap;
+
+	/* nvtx:NAME[@DOMAIN] */
+	char *range_name, *domain_name;
+	_Atomic(void *) domain; /* the named domain's handle once created */
+	_Atomic(void *) registered[MAX_REGISTERED]; /* NAME's registered handles */
+	_Atomic int n_registered;
+	uint64_t skip, count;
+	_Atomic uint64_t openings;
+	bool profiler_api;
+
+	/* --delay and --duration: CLOCK_MONOTONIC, 0 none */
+	uint64_t open_at_ns, close_at_ns;
+	const char *opened_by_time; /* "delay", or "start" with --duration alone */
+
+	/* the control file of perfkit start/stop */
+	char control[PATH_MAX];
+	struct timespec control_mtime;
+	ino_t control_ino;
+	long control_seq;
+} cw = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* The NAME ranges of the target domain on this thread: how deep the
+ * domain's push/pop stack is, and where the open NAME range sits in it. */
+static _Thread_local struct {
+	int depth, match_depth;
+	uint64_t ordinal;
+} tl;
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void say(const char *what)
+{
+	fprintf(stderr, "perfkit: %s\n", what);
+}
+
+static void queue(int64_t id, bool opens, const char *why)
+{
+	struct window_event e = { .id = id, .opens = opens };
+	uint64_t ts = 0;
+
+	cuptiGetTimestamp(&ts);
+	e.at_ns = (int64_t)ts;
+	snprintf(e.why, sizeof e.why, "%s", why);
+	if (!collector__grow((void **)&cw.q, &cw.cap, cw.used, sizeof e, 16))
+		cw.q[cw.used++] = e;
+}
+
+static void set_kinds(int on)
+{
+	activity_kinds__window(cw.toggled, on);
+}
+
+static void window_open(const char *why)
+{
+	pthread_mutex_lock(&cw.lock);
+	if (!atomic_load(&cw.open)) {
+		if (!cw.kinds_on)
+			set_kinds(1);
+		cw.kinds_on = true;
+		atomic_store(&cw.open, 1);
+		queue(++cw.windows, true, why);
+	}
+	pthread_mutex_unlock(&cw.lock);
+}
+
+/* The kinds go off at once: a window of 20 steps costs those 20 steps. */
+static void window_close(const char *why)
+{
+	pthread_mutex_lock(&cw.lock);
+	if (atomic_load(&cw.open)) {
+		atomic_store(&cw.open, 0);
+		queue(cw.windows, false, why);
+		if (cw.kinds_on && strcmp(why, "exit"))
+			set_kinds(0);
+		cw.kinds_on = !strcmp(why, "exit");
+	}
+	pthread_mutex_unlock(&cw.lock);
+}
+
+int capture_window__recording(void)
+{
+	return !atomic_load_explicit(&cw.in_use, memory_order_relaxed) ||
+	       atomic_load_explicit(&cw.open, memory_order_relaxed);
+}
+
+/* ---- what the run asked for ------------------------------------------------- */
+
+static uint64_t env_u64(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? strtoull(v, NULL, 10) : 0;
+}
+
+/* "nvtx:NAME[@DOMAIN][,skip=M][,count=N]" or "cudaProfilerApi"; the
+ * launcher checked it, so a value that does not parse turns windows off. */
+static int parse_range(const char *spec)
+{
+	char *copy, *name, *opt, *save = NULL;
+
+	if (!strcmp(spec, "cudaProfilerApi")) {
+		cw.profiler_api = true;
+		return 0;
+	}
+	if (strncmp(spec, "nvtx:", 5))
+		return -1;
+	copy = strdup(spec + 5);
+	if (!copy)
+		return -1;
+	name = strtok_r(copy, ",", &save);
+	cw.count = 1;
+	while ((opt = strtok_r(NULL, ",", &save))) {
+		if (!strncmp(opt, "skip=", 5))
+			cw.skip = strtoull(opt + 5, NULL, 10);
+		else if (!strncmp(opt, "count=", 6))
+			cw.count = strtoull(opt + 6, NULL, 10);
+	}
+	if (!name || !*name || !cw.count) {
+		free(copy);
+		return -1;
+	}
+	char *at = strrchr(name, '@');
+
+	if (at) {
+		*at = '\0';
+		cw.domain_name = strdup(at + 1);
+	}
+	cw.range_name = strdup(name);
+	free(copy);
+	return cw.range_name ? 0 : -1;
+}
+
+static void enable_nvtx_callbacks(CUpti_SubscriberHandle sub)
+{
+	static const CUpti_CallbackId ids[] = {
+		CUPTI_CBID_NVTX_nvtxRangePushA,       CUPTI_CBID_NVTX_nvtxRangePushEx,
+		CUPTI_CBID_NVTX_nvtxRangePop,         CUPTI_CBID_NVTX_nvtxDomainRangePushEx,
+		CUPTI_CBID_NVTX_nvtxDomainRangePop,   CUPTI_CBID_NVTX_nvtxDomainCreateA,
+		CUPTI_CBID_NVTX_nvtxDomainRegisterStringA,
+	};
+
+	for (size_t i = 0; i < sizeof ids / sizeof *ids; i++)
+		cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_NVTX, ids[i]);
+}
+
+static void enable_profiler_callbacks(CUpti_SubscriberHandle sub)
+{
+	cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API,
+			    CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000);
+	cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API,
+			    CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000);
+	cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStart);
+	cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
+}
+
+static void read_control(bool at_start);
+static void become_windowed(void);
+
+int capture_window__init(void *subscriber, int trace)
+{
+	const char *range = getenv(PROF_ENV_CAPTURE_RANGE);
+	const char *dir = getenv(PROF_ENV_OUTPUT_DIR);
+	uint64_t delay_ms = env_u64(PROF_ENV_CAPTURE_DELAY_MS);
+	uint64_t duration_ms = env_u64(PROF_ENV_CAPTURE_DURATION_MS);
+	uint64_t run_start = env_u64(PROF_ENV_RUN_START_NS), now = monotonic_ns();
+	bool paused = env_u64(PROF_ENV_START_PAUSED) != 0;
+
+	cw.trace = trace;
+	cw.toggled = trace;
+	if (dir && *dir)
+		snprintf(cw.control, sizeof cw.control, "%s/%s", dir, PROF_CONTROL_FILE);
+	if (range && *range && parse_range(range) < 0) {
+		say(PROF_ENV_CAPTURE_RANGE " is not nvtx:NAME[@DOMAIN][,skip=M][,count=N] or "
+		    "cudaProfilerApi; recording the whole run");
+		range = NULL;
+		delay_ms = duration_ms = 0;
+		paused = false;
+	}
+	if ((!range || !*range) && !delay_ms && !duration_ms && !paused) {
+		/* the whole run, as without windows, until a perfkit stop */
+		uint64_t ts = 0;
+
+		cuptiGetTimestamp(&ts);
+		cw.implicit = true;
+		cw.implicit_start_ns = (int64_t)ts;
+		cw.kinds_on = true;
+		atomic_store(&cw.open, 1);
+		read_control(true); /* what the control file said before: not ours */
+		return 0;
+	}
+	atomic_store(&cw.in_use, true);
+	cw.toggled = trace;
+	if (cw.range_name) {
+		/* NVTX is recorded throughout, so that the range that opens a
+		 * window has its start (CUPTI records the push before the
+		 * callback can enable anything) */
+		activity_kinds__set(trace & PROF_TRACE_NVTX, 1);
+		cw.toggled &= ~PROF_TRACE_NVTX;
+	}
+	if (!run_start || run_start > now)
+		run_start = now;
+	if (delay_ms || duration_ms) {
+		cw.open_at_ns = run_start + delay_ms * 1000000u;
+		cw.opened_by_time = delay_ms ? "delay" : "start";
+		if (duration_ms)
+			cw.close_at_ns = cw.open_at_ns + duration_ms * 1000000u;
+	}
+	if (cw.range_name)
+		enable_nvtx_callbacks(subscriber);
+	if (cw.profiler_api)
+		enable_profiler_callbacks(subscriber);
+	/* a process started after `perfkit start` joins the open window */
+	read_control(true);
+	capture_window__tick();
+	return 1;
+}
+
+/* ---- NVTX -------------------------------------------------------------------- */
+
+static bool is_registered_name(const void *handle)
+{
+	int n = atomic_load(&cw.n_registered);
+
+	for (int i = 0; i < n && i < MAX_REGISTERED; i++)
+		if (atomic_load(&cw.registered[i]) == handle)
+			return true;
+	return false;
+}
+
+static bool attr_is_name(const nvtxEventAttributes_t *a)
+{
+	if (!a)
+		return false;
+	if (a->messageType == NVTX_MESSAGE_TYPE_ASCII)
+		return a->message.ascii && !strcmp(a->message.ascii, cw.range_name);
+	if (a->messageType == NVTX_MESSAGE_TYPE_REGISTERED)
+		return is_registered_name(a->message.registered);
+	return false;
+}
+
+/* Whether a range of this domain counts: the default domain (NULL) unless
+ * @DOMAIN was named. */
+static bool is_target_domain(const void *domain)
+{
+	if (!cw.domain_name)
+		return domain == NULL;
+	return domain && domain == atomic_load(&cw.domain);
+}
+
+static void on_push(bool matches)
+{
+	char why[96];
+
+	tl.depth++;
+	if (tl.match_depth || !matches)
+		return;
+	tl.match_depth = tl.depth;
+	tl.ordinal = atomic_fetch_add(&cw.openings, 1) + 1;
+	if (tl.ordinal == cw.skip + 1) {
+		snprintf(why, sizeof why, "nvtx:%.60s #%llu", cw.range_name,
+			 (unsigned long long)tl.ordinal);
+		window_open(why);
+	}
+}
+
+static void on_pop(void)
+{
+	char why[96];
+
+	if (tl.match_depth && tl.depth == tl.match_depth) {
+		tl.match_depth = 0;
+		if (tl.ordinal == cw.skip + cw.count) {
+			snprintf(why, sizeof why, "nvtx:%.60s #%llu end", cw.range_name,
+				 (unsigned long long)tl.ordinal);
+			window_close(why);
+		}
+	}
+	if (tl.depth > 0)
+		tl.depth--;
+}
+
+static void on_nvtx(uint32_t cbid, const CUpti_NvtxData *d)
+{
+	const void *p = d->functionParams;
+
+	if (!p)
+		return;
+	switch (cbid) {
+	case CUPTI_CBID_NVTX_nvtxRangePushA:
+		if (is_target_domain(NULL)) {
+			const char *m = ((const nvtxRangePushA_params *)p)->message;
+
+			on_push(m && !strcmp(m, cw.range_name));
+		}
+		break;
+	case CUPTI_CBID_NVTX_nvtxRangePushEx:
+		if (is_target_domain(NULL))
+			on_push(attr_is_name(((const nvtxRangePushEx_params *)p)->eventAttrib));
+		break;
+	case CUPTI_CBID_NVTX_nvtxRangePop:
+		if (is_target_domain(NULL))
+			on_pop();
+		break;
+	case CUPTI_CBID_NVTX_nvtxDomainRangePushEx: {
+		const nvtxDomainRangePushEx_params *q = p;
+
+		if (is_target_domain(q->domain))
+			on_push(attr_is_name(q->core.eventAttrib));
+		break;
+	}
+	case CUPTI_CBID_NVTX_nvtxDomainRangePop:
+		if (is_target_domain(((const nvtxDomainRangePop_params *)p)->domain))
+			on_pop();
+		break;
+	case CUPTI_CBID_NVTX_nvtxDomainCreateA: {
+		const char *name = ((const nvtxDomainCreateA_params *)p)->name;
+
+		if (cw.domain_name && name && !strcmp(name, cw.domain_name) && d->functionReturnValue)
+			atomic_store(&cw.domain, *(void *const *)d->functionReturnValue);
+		break;
+	}
+	case CUPTI_CBID_NVTX_nvtxDomainRegisterStringA: {
+		const nvtxDomainRegisterStringA_params *q = p;
+		int at;
+
+		if (!q->string || strcmp(q->string, cw.range_name) || !d->functionReturnValue)
+			break;
+		at = atomic_fetch_add(&cw.n_registered, 1);
+		if (at < MAX_REGISTERED)
+			atomic_store(&cw.registered[at], *(void *const *)d->functionReturnValue);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+void capture_window__on_callback(int domain, uint32_t cbid, const void *data)
+{
+	const CUpti_CallbackData *cb = data;
+
+	if (!atomic_load_explicit(&cw.in_use, memory_order_relaxed))
+		return;
+	if (domain == CUPTI_CB_DOMAIN_NVTX) {
+		if (cw.range_name)
+			on_nvtx(cbid, data);
+		return;
+	}
+	if (!cw.profiler_api)
+		return;
+	/* the runtime's calls reach the driver's: the second is a no-op */
+	if ((domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
+	     cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000) ||
+	    (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart)) {
+		if (cb->callbackSite == CUPTI_API_ENTER)
+			window_open("cudaProfilerStart");
+	} else if ((domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
+		    cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000) ||
+		   (domain == CUPTI_CB_DOMAIN_DRIVER_API &&
+		    cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop)) {
+		if (cb->callbackSite == CUPTI_API_EXIT)
+			window_close("cudaProfilerStop");
+	}
+}
+
+/* ---- the writer thread ------------------------------------------------------- */
+
+/* A run that asked for no windows meets perfkit stop or start: its
+ * recording so far becomes window 1, opened at the collector's start. */
+static void become_windowed(void)
+{
+	struct window_event e = { .id = 1, .at_ns = cw.implicit_start_ns, .opens = true };
+
+	pthread_mutex_lock(&cw.lock);
+	cw.implicit = false;
+	cw.windows = 1;
+	snprintf(e.why, sizeof e.why, "start");
+	if (!collector__grow((void **)&cw.q, &cw.cap, cw.used, sizeof e, 16))
+		cw.q[cw.used++] = e;
+	atomic_store(&cw.in_use, true);
+	pthread_mutex_unlock(&cw.lock);
+}
+
+/* The control file's newest line, when it changed and is the user's own. */
+static void read_control(bool at_start)
+{
+	struct stat st;
+	char line[64], state[16];
+	long seq;
+	FILE *f;
+	int fd;
+
+	if (!cw.control[0] || stat(cw.control, &st) < 0)
+		return;
+	if (st.st_ino == cw.control_ino && st.st_mtim.tv_sec == cw.control_mtime.tv_sec &&
+	    st.st_mtim.tv_nsec == cw.control_mtime.tv_nsec)
+		return;
+	cw.control_ino = st.st_ino;
+	cw.control_mtime = st.st_mtim;
+	fd = open(cw.control, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	/* only the run's own user opens and closes its windows */
+	if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return;
+	}
+	if (fgets(line, sizeof line, f) && sscanf(line, "%ld %15s", &seq, state) == 2 &&
+	    seq > cw.control_seq) {
+		cw.control_seq = seq;
+		if (cw.implicit && !at_start)
+			become_windowed();
+		if (!strcmp(state, "open"))
+			window_open("perfkit start");
+		else if (!strcmp(state, "close") && !at_start)
+			window_close("perfkit stop");
+	}
+	fclose(f);
+}
+
+void capture_window__tick(void)
+{
+	uint64_t now;
+
+	if (cw.implicit) {
+		read_control(false);
+		return;
+	}
+	if (!atomic_load(&cw.in_use))
+		return;
+	now = monotonic_ns();
+	if (cw.open_at_ns && now >= cw.open_at_ns && (!cw.close_at_ns || now < cw.close_at_ns)) {
+		cw.open_at_ns = 0;
+		window_open(cw.opened_by_time);
+	}
+	if (cw.close_at_ns && now >= cw.close_at_ns) {
+		cw.open_at_ns = cw.close_at_ns = 0;
+		window_close("duration");
+	}
+	read_control(false);
+}
+
+void capture_window__write(struct prof_writer *w, uint32_t pid)
+{
+	struct window_event *q;
+	size_t n;
+
+	if (!atomic_load(&cw.in_use))
+		return;
+	pthread_mutex_lock(&cw.lock);
+	q = cw.q;
+	n = cw.used;
+	cw.q = NULL;
+	cw.used = cw.cap = 0;
+	pthread_mutex_unlock(&cw.lock);
+	for (size_t i = 0; i < n; i++) {
+		int64_t gpid = prof_global_pid(pid);
+
+		if (q[i].opens) {
+			struct prof_capture_window row = {
+				.global_pid = gpid, .id = q[i].id, .start_ns = q[i].at_ns,
+				.end_ns = -1, .opened_by = q[i].why,
+			};
+
+			prof_writer__capture_window(w, &row);
+		} else {
+			prof_writer__capture_window_end(w, gpid, q[i].id, q[i].at_ns, q[i].why);
+		}
+	}
+	free(q);
+}
+
+void capture_window__exit(void)
+{
+	/* the kinds stay on: the last records are flushed next */
+	if (atomic_load(&cw.in_use))
+		window_close("exit");
+}
