@@ -7,80 +7,27 @@
  * windows held. */
 #include "run_session_parts.h"
 
-#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "prof/capture_range.h"
 #include "prof/protocol.h"
 #include "prof/store.h"
 #include "prof/tables.h"
 #include "prof/trace_opts.h"
 #include "prof/units.h"
 
-/* A duration: "30" (seconds, as nsys reads --delay), "30s", "500ms",
- * "2500us", "100ns". 0, or -1 when it is not one. */
-static int parse_dur(const char *text, int64_t *ns)
-{
-	const char *p = text;
-	char *end;
-	double sec;
-
-	while (isdigit((unsigned char)*p) || *p == '.')
-		p++;
-	if (p != text && !*p) {
-		sec = strtod(text, &end);
-		if (*end || sec < 0 || sec > 1e9)
-			return -1;
-		*ns = (int64_t)(sec * 1e9);
-		return 0;
-	}
-	return prof_units__parse_duration(text, ns) < 0 || *ns < 0 ? -1 : 0;
-}
-
-/* --capture-range's value: 0 when it is one (nvtx:NAME's options known,
- * the numbers numbers), -1 otherwise. */
-static int range_is_valid(const char *v, const char **why)
-{
-	const char *opt;
-
-	if (!strcmp(v, "cudaProfilerApi"))
-		return 0;
-	if (strncmp(v, "nvtx:", 5) || !v[5] || v[5] == ',' || v[5] == '@') {
-		*why = "choose nvtx:NAME[@DOMAIN][,skip=M][,count=N] or cudaProfilerApi";
-		return -1;
-	}
-	for (opt = strchr(v, ','); opt; opt = strchr(opt + 1, ',')) {
-		const char *num;
-		char *end;
-		unsigned long long n;
-
-		if (!strncmp(opt + 1, "skip=", 5))
-			num = opt + 6;
-		else if (!strncmp(opt + 1, "count=", 6))
-			num = opt + 7;
-		else {
-			*why = "after NAME come skip=M and count=N only";
-			return -1;
-		}
-		n = strtoull(num, &end, 10);
-		if (end == num || (*end && *end != ',') || *num == '-' ||
-		    (num[-2] == 't' && n == 0)) {
-			*why = "skip=M takes a number, count=N a number of at least 1";
-			return -1;
-		}
-	}
-	return 0;
-}
-
 int run__window_check(struct run_session *s)
 {
 	const struct run_options *o = &s->opt;
 	const char *why = NULL;
 
-	if (o->capture_range && range_is_valid(o->capture_range, &why) < 0) {
+	struct prof_capture_range range;
+
+	if (o->capture_range && prof_capture_range__parse(o->capture_range, &range, &why) < 0) {
 		s->msg->error("--capture-range=%s: %s", o->capture_range, why);
 		return -1;
 	}
@@ -89,12 +36,13 @@ int run__window_check(struct run_session *s)
 		s->msg->error("--capture-range=nvtx:... watches NVTX ranges: add nvtx to --trace");
 		return -1;
 	}
-	if (o->delay && parse_dur(o->delay, &s->delay_ns) < 0) {
-		s->msg->error("--delay=%s is not a duration (30, 30s, 500ms)", o->delay);
+	if (o->delay && prof_units__parse_duration(o->delay, &s->delay_ns) < 0) {
+		s->msg->error("--delay=%s is not a duration (30s, 500ms)", o->delay);
 		return -1;
 	}
-	if (o->duration && (parse_dur(o->duration, &s->duration_ns) < 0 || s->duration_ns <= 0)) {
-		s->msg->error("--duration=%s is not a duration above 0 (30, 30s, 500ms)",
+	if (o->duration &&
+	    (prof_units__parse_duration(o->duration, &s->duration_ns) < 0 || s->duration_ns <= 0)) {
+		s->msg->error("--duration=%s is not a duration above 0 (30s, 500ms)",
 			      o->duration);
 		return -1;
 	}

@@ -36,7 +36,7 @@ _Static_assert((int)RUN_EXIT_USAGE == (int)CLI_EXIT_USAGE, "a session's usage st
 		   " M+1-th NAME range to the end of the M+N-th) or cudaProfilerApi"          \
 		   " (cudaProfilerStart to cudaProfilerStop, each pair a window)"),           \
 	CLI_STRING(0, "delay", &(o)->delay, "DUR",                                            \
-		   "record from DUR after the start (30, 30s, 500ms)"),                        \
+		   "record from DUR after the start (30s, 500ms)"),                        \
 	CLI_STRING(0, "duration", &(o)->duration, "DUR",                                      \
 		   "record for DUR (after --delay), then run on untraced"),                    \
 	CLI_FLAG(0, "start-paused", &(o)->start_paused,                                       \

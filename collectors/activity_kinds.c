@@ -41,11 +41,11 @@ static void set_kinds(int trace, int on)
 			(on ? cuptiActivityEnable : cuptiActivityDisable)(kinds[i].kind);
 }
 
-void activity_kinds__set(int trace, int on)
+void activity_kinds__start(int trace)
 {
-	set_kinds(trace, on);
+	set_kinds(trace, 1);
 	if ((trace & PROF_TRACE_API) && !(trace & PROF_TRACE_API_ALL))
-		api_enable__selected_set((uint8_t)on);
+		api_enable__selected();
 }
 
 /* A window's opening or closing. CUPTI ignores a call's own activity

@@ -36,6 +36,7 @@
 #include <cupti.h>
 #include <generated_nvtx_meta.h>
 
+#include "prof/capture_range.h"
 #include "prof/event.h"
 #include "prof/protocol.h"
 #include "prof/store.h"
@@ -59,23 +60,19 @@ static struct {
 	 * written only once perfkit stop makes it one of several */
 	bool implicit;
 	int64_t implicit_start_ns;
-	int trace;
 	int toggled; /* the --trace groups a window turns on and off */
 	pthread_mutex_t lock; /* opens, closes and the queue */
-	_Atomic int open;     /* a window is open (what the program sees) */
-	bool kinds_on;        /* the kinds are enabled (lags a closing) */
+	_Atomic int open;     /* a window is open: the kinds are on */
 	int64_t windows;      /* opened so far */
 	struct window_event *q;
 	size_t used, cap;
 
-	/* nvtx:NAME[@DOMAIN] */
-	char *range_name, *domain_name;
+	/* --capture-range; range.name[0] == 0: not an NVTX range */
+	struct prof_capture_range range;
 	_Atomic(void *) domain; /* the named domain's handle once created */
 	_Atomic(void *) registered[MAX_REGISTERED]; /* NAME's registered handles */
 	_Atomic int n_registered;
-	uint64_t skip, count;
 	_Atomic uint64_t openings;
-	bool profiler_api;
 
 	/* --delay and --duration: CLOCK_MONOTONIC, 0 none */
 	uint64_t open_at_ns, close_at_ns;
@@ -95,59 +92,42 @@ static _Thread_local struct {
 	uint64_t ordinal;
 } tl;
 
-static uint64_t monotonic_ns(void)
+/* Under the lock. at_ns 0: now. */
+static void queue(int64_t id, bool opens, const char *why, int64_t at_ns)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void say(const char *what)
-{
-	fprintf(stderr, "perfkit: %s\n", what);
-}
-
-static void queue(int64_t id, bool opens, const char *why)
-{
-	struct window_event e = { .id = id, .opens = opens };
+	struct window_event e = { .id = id, .opens = opens, .at_ns = at_ns };
 	uint64_t ts = 0;
 
-	cuptiGetTimestamp(&ts);
-	e.at_ns = (int64_t)ts;
+	if (!e.at_ns) {
+		cuptiGetTimestamp(&ts);
+		e.at_ns = (int64_t)ts;
+	}
 	snprintf(e.why, sizeof e.why, "%s", why);
 	if (!collector__grow((void **)&cw.q, &cw.cap, cw.used, sizeof e, 16))
 		cw.q[cw.used++] = e;
-}
-
-static void set_kinds(int on)
-{
-	activity_kinds__window(cw.toggled, on);
 }
 
 static void window_open(const char *why)
 {
 	pthread_mutex_lock(&cw.lock);
 	if (!atomic_load(&cw.open)) {
-		if (!cw.kinds_on)
-			set_kinds(1);
-		cw.kinds_on = true;
+		activity_kinds__window(cw.toggled, 1);
 		atomic_store(&cw.open, 1);
-		queue(++cw.windows, true, why);
+		queue(++cw.windows, true, why, 0);
 	}
 	pthread_mutex_unlock(&cw.lock);
 }
 
-/* The kinds go off at once: a window of 20 steps costs those 20 steps. */
-static void window_close(const char *why)
+/* The kinds go off at once (a window of 20 steps costs those 20 steps),
+ * except at the exit, whose last records are flushed next. */
+static void window_close(const char *why, bool kinds_off)
 {
 	pthread_mutex_lock(&cw.lock);
 	if (atomic_load(&cw.open)) {
 		atomic_store(&cw.open, 0);
-		queue(cw.windows, false, why);
-		if (cw.kinds_on && strcmp(why, "exit"))
-			set_kinds(0);
-		cw.kinds_on = !strcmp(why, "exit");
+		queue(cw.windows, false, why, 0);
+		if (kinds_off)
+			activity_kinds__window(cw.toggled, 0);
 	}
 	pthread_mutex_unlock(&cw.lock);
 }
@@ -165,44 +145,6 @@ static uint64_t env_u64(const char *name)
 	const char *v = getenv(name);
 
 	return v && *v ? strtoull(v, NULL, 10) : 0;
-}
-
-/* "nvtx:NAME[@DOMAIN][,skip=M][,count=N]" or "cudaProfilerApi"; the
- * launcher checked it, so a value that does not parse turns windows off. */
-static int parse_range(const char *spec)
-{
-	char *copy, *name, *opt, *save = NULL;
-
-	if (!strcmp(spec, "cudaProfilerApi")) {
-		cw.profiler_api = true;
-		return 0;
-	}
-	if (strncmp(spec, "nvtx:", 5))
-		return -1;
-	copy = strdup(spec + 5);
-	if (!copy)
-		return -1;
-	name = strtok_r(copy, ",", &save);
-	cw.count = 1;
-	while ((opt = strtok_r(NULL, ",", &save))) {
-		if (!strncmp(opt, "skip=", 5))
-			cw.skip = strtoull(opt + 5, NULL, 10);
-		else if (!strncmp(opt, "count=", 6))
-			cw.count = strtoull(opt + 6, NULL, 10);
-	}
-	if (!name || !*name || !cw.count) {
-		free(copy);
-		return -1;
-	}
-	char *at = strrchr(name, '@');
-
-	if (at) {
-		*at = '\0';
-		cw.domain_name = strdup(at + 1);
-	}
-	cw.range_name = strdup(name);
-	free(copy);
-	return cw.range_name ? 0 : -1;
 }
 
 static void enable_nvtx_callbacks(CUpti_SubscriberHandle sub)
@@ -237,16 +179,18 @@ int capture_window__init(void *subscriber, int trace)
 	const char *dir = getenv(PROF_ENV_OUTPUT_DIR);
 	uint64_t delay_ms = env_u64(PROF_ENV_CAPTURE_DELAY_MS);
 	uint64_t duration_ms = env_u64(PROF_ENV_CAPTURE_DURATION_MS);
-	uint64_t run_start = env_u64(PROF_ENV_RUN_START_NS), now = monotonic_ns();
+	uint64_t run_start = env_u64(PROF_ENV_RUN_START_NS), now = collector__monotonic_ns();
 	bool paused = env_u64(PROF_ENV_START_PAUSED) != 0;
 
-	cw.trace = trace;
 	cw.toggled = trace;
 	if (dir && *dir)
 		snprintf(cw.control, sizeof cw.control, "%s/%s", dir, PROF_CONTROL_FILE);
-	if (range && *range && parse_range(range) < 0) {
-		say(PROF_ENV_CAPTURE_RANGE " is not nvtx:NAME[@DOMAIN][,skip=M][,count=N] or "
-		    "cudaProfilerApi; recording the whole run");
+	const char *why;
+
+	/* the launcher checked it: one that does not parse is not perfkit run's */
+	if (range && *range && prof_capture_range__parse(range, &cw.range, &why) < 0) {
+		collector__say(PROF_ENV_CAPTURE_RANGE " is not nvtx:NAME[@DOMAIN][,skip=M][,count=N] or "
+			       "cudaProfilerApi; recording the whole run");
 		range = NULL;
 		delay_ms = duration_ms = 0;
 		paused = false;
@@ -258,18 +202,16 @@ int capture_window__init(void *subscriber, int trace)
 		cuptiGetTimestamp(&ts);
 		cw.implicit = true;
 		cw.implicit_start_ns = (int64_t)ts;
-		cw.kinds_on = true;
 		atomic_store(&cw.open, 1);
 		read_control(true); /* what the control file said before: not ours */
 		return 0;
 	}
 	atomic_store(&cw.in_use, true);
-	cw.toggled = trace;
-	if (cw.range_name) {
+	if (cw.range.name[0]) {
 		/* NVTX is recorded throughout, so that the range that opens a
 		 * window has its start (CUPTI records the push before the
 		 * callback can enable anything) */
-		activity_kinds__set(trace & PROF_TRACE_NVTX, 1);
+		activity_kinds__start(trace & PROF_TRACE_NVTX);
 		cw.toggled &= ~PROF_TRACE_NVTX;
 	}
 	if (!run_start || run_start > now)
@@ -280,9 +222,9 @@ int capture_window__init(void *subscriber, int trace)
 		if (duration_ms)
 			cw.close_at_ns = cw.open_at_ns + duration_ms * 1000000u;
 	}
-	if (cw.range_name)
+	if (cw.range.name[0])
 		enable_nvtx_callbacks(subscriber);
-	if (cw.profiler_api)
+	if (cw.range.profiler_api)
 		enable_profiler_callbacks(subscriber);
 	/* a process started after `perfkit start` joins the open window */
 	read_control(true);
@@ -307,7 +249,7 @@ static bool attr_is_name(const nvtxEventAttributes_t *a)
 	if (!a)
 		return false;
 	if (a->messageType == NVTX_MESSAGE_TYPE_ASCII)
-		return a->message.ascii && !strcmp(a->message.ascii, cw.range_name);
+		return a->message.ascii && !strcmp(a->message.ascii, cw.range.name);
 	if (a->messageType == NVTX_MESSAGE_TYPE_REGISTERED)
 		return is_registered_name(a->message.registered);
 	return false;
@@ -317,7 +259,7 @@ static bool attr_is_name(const nvtxEventAttributes_t *a)
  * @DOMAIN was named. */
 static bool is_target_domain(const void *domain)
 {
-	if (!cw.domain_name)
+	if (!cw.range.domain[0])
 		return domain == NULL;
 	return domain && domain == atomic_load(&cw.domain);
 }
@@ -331,8 +273,8 @@ static void on_push(bool matches)
 		return;
 	tl.match_depth = tl.depth;
 	tl.ordinal = atomic_fetch_add(&cw.openings, 1) + 1;
-	if (tl.ordinal == cw.skip + 1) {
-		snprintf(why, sizeof why, "nvtx:%.60s #%llu", cw.range_name,
+	if (tl.ordinal == cw.range.skip + 1) {
+		snprintf(why, sizeof why, "nvtx:%.60s #%llu", cw.range.name,
 			 (unsigned long long)tl.ordinal);
 		window_open(why);
 	}
@@ -344,10 +286,10 @@ static void on_pop(void)
 
 	if (tl.match_depth && tl.depth == tl.match_depth) {
 		tl.match_depth = 0;
-		if (tl.ordinal == cw.skip + cw.count) {
-			snprintf(why, sizeof why, "nvtx:%.60s #%llu end", cw.range_name,
+		if (tl.ordinal == cw.range.skip + cw.range.count) {
+			snprintf(why, sizeof why, "nvtx:%.60s #%llu end", cw.range.name,
 				 (unsigned long long)tl.ordinal);
-			window_close(why);
+			window_close(why, true);
 		}
 	}
 	if (tl.depth > 0)
@@ -365,7 +307,7 @@ static void on_nvtx(uint32_t cbid, const CUpti_NvtxData *d)
 		if (is_target_domain(NULL)) {
 			const char *m = ((const nvtxRangePushA_params *)p)->message;
 
-			on_push(m && !strcmp(m, cw.range_name));
+			on_push(m && !strcmp(m, cw.range.name));
 		}
 		break;
 	case CUPTI_CBID_NVTX_nvtxRangePushEx:
@@ -390,7 +332,7 @@ static void on_nvtx(uint32_t cbid, const CUpti_NvtxData *d)
 	case CUPTI_CBID_NVTX_nvtxDomainCreateA: {
 		const char *name = ((const nvtxDomainCreateA_params *)p)->name;
 
-		if (cw.domain_name && name && !strcmp(name, cw.domain_name) && d->functionReturnValue)
+		if (cw.range.domain[0] && name && !strcmp(name, cw.range.domain) && d->functionReturnValue)
 			atomic_store(&cw.domain, *(void *const *)d->functionReturnValue);
 		break;
 	}
@@ -398,7 +340,7 @@ static void on_nvtx(uint32_t cbid, const CUpti_NvtxData *d)
 		const nvtxDomainRegisterStringA_params *q = p;
 		int at;
 
-		if (!q->string || strcmp(q->string, cw.range_name) || !d->functionReturnValue)
+		if (!q->string || strcmp(q->string, cw.range.name) || !d->functionReturnValue)
 			break;
 		at = atomic_fetch_add(&cw.n_registered, 1);
 		if (at < MAX_REGISTERED)
@@ -417,11 +359,11 @@ void capture_window__on_callback(int domain, uint32_t cbid, const void *data)
 	if (!atomic_load_explicit(&cw.in_use, memory_order_relaxed))
 		return;
 	if (domain == CUPTI_CB_DOMAIN_NVTX) {
-		if (cw.range_name)
+		if (cw.range.name[0])
 			on_nvtx(cbid, data);
 		return;
 	}
-	if (!cw.profiler_api)
+	if (!cw.range.profiler_api)
 		return;
 	/* the runtime's calls reach the driver's: the second is a no-op */
 	if ((domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
@@ -434,7 +376,7 @@ void capture_window__on_callback(int domain, uint32_t cbid, const void *data)
 		   (domain == CUPTI_CB_DOMAIN_DRIVER_API &&
 		    cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop)) {
 		if (cb->callbackSite == CUPTI_API_EXIT)
-			window_close("cudaProfilerStop");
+			window_close("cudaProfilerStop", true);
 	}
 }
 
@@ -444,14 +386,10 @@ void capture_window__on_callback(int domain, uint32_t cbid, const void *data)
  * recording so far becomes window 1, opened at the collector's start. */
 static void become_windowed(void)
 {
-	struct window_event e = { .id = 1, .at_ns = cw.implicit_start_ns, .opens = true };
-
 	pthread_mutex_lock(&cw.lock);
 	cw.implicit = false;
 	cw.windows = 1;
-	snprintf(e.why, sizeof e.why, "start");
-	if (!collector__grow((void **)&cw.q, &cw.cap, cw.used, sizeof e, 16))
-		cw.q[cw.used++] = e;
+	queue(1, true, "start", cw.implicit_start_ns);
 	atomic_store(&cw.in_use, true);
 	pthread_mutex_unlock(&cw.lock);
 }
@@ -493,7 +431,7 @@ static void read_control(bool at_start)
 		if (!strcmp(state, "open"))
 			window_open("perfkit start");
 		else if (!strcmp(state, "close") && !at_start)
-			window_close("perfkit stop");
+			window_close("perfkit stop", true);
 	}
 	fclose(f);
 }
@@ -508,14 +446,14 @@ void capture_window__tick(void)
 	}
 	if (!atomic_load(&cw.in_use))
 		return;
-	now = monotonic_ns();
+	now = collector__monotonic_ns();
 	if (cw.open_at_ns && now >= cw.open_at_ns && (!cw.close_at_ns || now < cw.close_at_ns)) {
 		cw.open_at_ns = 0;
 		window_open(cw.opened_by_time);
 	}
 	if (cw.close_at_ns && now >= cw.close_at_ns) {
 		cw.open_at_ns = cw.close_at_ns = 0;
-		window_close("duration");
+		window_close("duration", true);
 	}
 	read_control(false);
 }
@@ -552,7 +490,6 @@ void capture_window__write(struct prof_writer *w, uint32_t pid)
 
 void capture_window__exit(void)
 {
-	/* the kinds stay on: the last records are flushed next */
 	if (atomic_load(&cw.in_use))
-		window_close("exit");
+		window_close("exit", false);
 }

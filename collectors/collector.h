@@ -15,7 +15,24 @@
 #include <stdlib.h>
 #include <sys/types.h>
 
+#include <stdio.h>
+#include <time.h>
+
 struct prof_writer;
+
+/* One line to the program's stderr, as every message of the collector. */
+static inline void collector__say(const char *what)
+{
+	fprintf(stderr, "perfkit: %s\n", what);
+}
+
+static inline uint64_t collector__monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* Room for one more element in a growing array: 0, or -1 when memory ran
  * out (the array is left as it was). */
@@ -138,11 +155,11 @@ void python_sampler__on_callback(int domain, uint32_t cbid, const void *data);
 void python_sampler__write(struct prof_writer *w, uint32_t pid);
 void python_sampler__exit(void);
 
-/* activity_kinds.c: the activity kinds of the --trace groups in trace,
- * on or off: set at the start of a capture, window at a capture window's
- * opening and closing (the selected API calls switched another way);
- * always: the GPUs and contexts. */
-void activity_kinds__set(int trace, int on);
+/* activity_kinds.c: the activity kinds of the --trace groups in trace:
+ * start turns them on at the start of a capture, window on or off at a
+ * capture window's opening and closing (the selected API calls switched
+ * another way); always: the GPUs and contexts. */
+void activity_kinds__start(int trace);
 void activity_kinds__window(int trace, int on);
 void activity_kinds__always(void);
 

@@ -53,26 +53,13 @@ static struct {
 	int standalone; /* no `perfkit run` around us: finish the file ourselves */
 } g;
 
-static void say(const char *what)
-{
-	fprintf(stderr, "perfkit: %s\n", what);
-}
-
 /* ---- exits ---------------------------------------------------------------- */
-
-static int64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static void on_exit_flush(void)
 {
 	int expected = STATE_ON;
 	struct prof_error err;
-	int64_t exit_start_ns = monotonic_ns(), flushed_ns;
+	int64_t exit_start_ns = (int64_t)collector__monotonic_ns(), flushed_ns;
 
 	if (!atomic_compare_exchange_strong(&g.state, &expected, STATE_DONE))
 		return;
@@ -81,14 +68,14 @@ static void on_exit_flush(void)
 	capture_window__exit();
 	/* the trace on disk first: what follows talks to the GPU's counters */
 	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-	flushed_ns = monotonic_ns();
+	flushed_ns = (int64_t)collector__monotonic_ns();
 	drain__sync(SIGNAL_DRAIN_MS);
 	gpu_metrics__exit();
 	drain__stop();
 	process_info__record_end(g.writer, (uint32_t)getpid());
 	/* How long the program's exit waited for its capture (the last
 	 * records, the writer's backlog): part of the time to a ready capture. */
-	prof_writer__count(g.writer, "exit_wait_ns", monotonic_ns() - exit_start_ns);
+	prof_writer__count(g.writer, "exit_wait_ns", (int64_t)collector__monotonic_ns() - exit_start_ns);
 	prof_writer__count(g.writer, "exit_cupti_flush_ns", flushed_ns - exit_start_ns);
 	if (g.standalone)
 		prof_writer__finish(g.writer, &err);
@@ -251,7 +238,7 @@ static int open_store(pid_t pid, const char *comm)
 	rc = prof_writer__create(path, PROF_WRITER_OVERWRITE, &g.writer, &err);
 	if (rc < 0) {
 		snprintf(msg, sizeof(msg), "%s; running untraced", err.msg);
-		say(msg);
+		collector__say(msg);
 		return rc;
 	}
 	prof_writer__process(g.writer, (uint32_t)pid, comm);
@@ -289,19 +276,19 @@ static void collector_start(void)
 	atomic_store(&g.state, STATE_UNTRACED);
 	trace = prof_trace_opts__parse(getenv(PROF_ENV_TRACE), NULL);
 	if (trace < 0) {
-		say(PROF_ENV_TRACE " is not a list of cuda,nvtx,memory,api,api-all,um; tracing the default");
+		collector__say(PROF_ENV_TRACE " is not a list of cuda,nvtx,memory,api,api-all,um; tracing the default");
 		trace = PROF_TRACE_DEFAULT;
 	}
 	/* Record layouts are fixed within a CUPTI major version (13.x); another
 	 * major would have us read its records with the wrong structs. */
 	if (cuptiGetVersion(&version) != CUPTI_SUCCESS ||
 	    version / 10000 != CUPTI_API_VERSION / 10000) {
-		say("this CUPTI is not the major version perfkit was built for; running untraced");
+		collector__say("this CUPTI is not the major version perfkit was built for; running untraced");
 		return;
 	}
 	res = cuptiSubscribe(&g.subscriber, on_callback, NULL);
 	if (res == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-		say("another profiler (CUPTI subscriber) holds this process; running untraced");
+		collector__say("another profiler (CUPTI subscriber) holds this process; running untraced");
 		return;
 	}
 	if (res != CUPTI_SUCCESS) {
@@ -321,7 +308,7 @@ static void collector_start(void)
 	/* OS thread ids, as nsys and every other tool on the machine shows. */
 	cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
 	if (cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed) != CUPTI_SUCCESS) {
-		say("CUPTI refused the activity buffers; running untraced");
+		collector__say("CUPTI refused the activity buffers; running untraced");
 		goto fail;
 	}
 	cfg.writer = g.writer;
@@ -330,13 +317,13 @@ static void collector_start(void)
 	cfg.sync_flush_gap_ns =
 		(uint64_t)env_ms(PROF_ENV_SYNC_FLUSH_MS, 0, PROF_SYNC_FLUSH_MS_DEFAULT) * 1000000u;
 	if (drain__start(&cfg) < 0) {
-		say("cannot start the writer thread; running untraced");
+		collector__say("cannot start the writer thread; running untraced");
 		goto fail;
 	}
 	activity_kinds__always();
 	/* with capture windows the kinds wait for a window's opening */
 	if (!capture_window__init(g.subscriber, trace))
-		activity_kinds__set(trace, 1);
+		activity_kinds__start(trace);
 	if (trace & PROF_TRACE_NVTX)
 		nvtx_kinds__enable(g.subscriber);
 	if (trace & PROF_TRACE_UM)
@@ -346,7 +333,7 @@ static void collector_start(void)
 	enable_sync_callbacks(g.subscriber);
 	metrics__init(g.subscriber);
 	if (gpu_metrics__init(g.subscriber, (uint32_t)pid) < 0)
-		say("cannot start the GPU metrics sampler; tracing without it");
+		collector__say("cannot start the GPU metrics sampler; tracing without it");
 	python_sampler__init(g.subscriber);
 	atomic_store(&g.state, STATE_ON);
 	atexit(on_exit_flush);

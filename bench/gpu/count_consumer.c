@@ -147,7 +147,7 @@ static void enable_floor(const char *floor)
 	} else if (!strcmp(floor, "rtkind")) {
 		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
 		api_enable__domain(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE,
-				   cuptiActivityEnableDriverApi, 1);
+				   cuptiActivityEnableDriverApi);
 	} else if (!strcmp(floor, "callback")) {
 		if (!subscriber)
 			cuptiSubscribe(&subscriber, on_callback, NULL);

@@ -13,11 +13,13 @@ D=$PERFKIT_TEST_DATA/windows
 cd "$TMP" || exit 1
 refused "unknown range" "--capture-range=steps: choose nvtx:NAME" --capture-range=steps
 refused "count 0" "count=N a number of at least 1" --capture-range=nvtx:step,count=0
+refused "a domain without a name" "choose nvtx:NAME" --capture-range=nvtx:step@
 refused "unknown range option" "after NAME come skip=M and count=N only" \
 	--capture-range=nvtx:step,every=2
 refused "nvtx range without nvtx" "watches NVTX ranges: add nvtx to --trace" \
 	--capture-range=nvtx:step --trace=cuda
 refused "delay not a duration" "--delay=soon is not a duration" --delay=soon
+refused "delay by another grammar" "--delay=1e3ms is not a duration" --delay=1e3ms
 refused "duration 0" "--duration=0 is not a duration above 0" --duration=0
 refused "range and delay" "--delay and --duration go without it" \
 	--capture-range=cudaProfilerApi --delay=1

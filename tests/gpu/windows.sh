@@ -52,7 +52,7 @@ cap profiler --capture-range=cudaProfilerApi -- "$STEPS" profiler 20 3 6 10 12
 check profiler windows=2 opened=cudaProfilerStart\|cudaProfilerStart \
 	closed=cudaProfilerStop\|cudaProfilerStop steps=3,4,5,6,10,11,12 outside=0
 
-cap timed --delay=1 --duration=1 -- "$STEPS" run 3
+cap timed --delay=1s --duration=1s -- "$STEPS" run 3
 check timed windows=1 opened=delay closed=duration outside=0
 
 # background NAME OPTIONS... -- ACTION...: a 4 s run of window_steps with
