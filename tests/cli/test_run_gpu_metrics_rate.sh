@@ -8,25 +8,16 @@
 set -u
 . "$(dirname "$0")/cli_lib.sh"
 
-expect_refused() { # DESCRIPTION PATTERN ARGS...
-	local what=$1 pattern=$2
-	shift 2
-	run run -o "$TMP/refused.sqlite" "$@" -- true
-	expect_status "$what" 2
-	expect_one_error_line "$what" "$pattern"
-	expect_that "$what: no capture" test ! -e "$TMP/refused.sqlite"
-}
-
 cd "$TMP"
-expect_refused "--gpu-metrics=500, below the range" \
+refused "--gpu-metrics=500, below the range" \
 	"--gpu-metrics: '500' is not a rate between 1000 and 100000" --gpu-metrics=500
-expect_refused "--gpu-metrics=100001, above the range" \
+refused "--gpu-metrics=100001, above the range" \
 	"--gpu-metrics: '100001' is not a rate between 1000 and 100000" --gpu-metrics=100001
-expect_refused "--gpu-metrics=abc, no number" \
+refused "--gpu-metrics=abc, no number" \
 	"--gpu-metrics: 'abc' is not a rate" --gpu-metrics=abc
-expect_refused "--gpu-metrics=1000x, trailing letters" \
+refused "--gpu-metrics=1000x, trailing letters" \
 	"--gpu-metrics: '1000x' is not a rate" --gpu-metrics=1000x
-expect_refused "--gpu-metrics with --metrics" \
+refused "--gpu-metrics with --metrics" \
 	"--gpu-metrics and --metrics cannot be used together" --gpu-metrics --metrics=memory
 
 if built_without_cupti; then
