@@ -38,6 +38,15 @@ int run__python_check(const struct run_session *s)
 			      s->opt.python_backtrace);
 		return -1;
 	}
+	if (s->opt.python_native && strcmp(s->opt.python_native, "on") &&
+	    strcmp(s->opt.python_native, "off")) {
+		s->msg->error("--python-native-frames: '%s' is not on or off", s->opt.python_native);
+		return -1;
+	}
+	if (s->opt.python_native && !s->opt.python_sampling) {
+		s->msg->error("--python-native-frames goes with --python-sampling");
+		return -1;
+	}
 	return run__python_sampling_hz(s) < 0 ? -1 : 0;
 }
 
@@ -84,6 +93,7 @@ int run__python_env(const struct run_session *s)
 	unsetenv(PROF_ENV_PYTORCH);
 	unsetenv(PROF_ENV_PYTHON_SAMPLING);
 	unsetenv(PROF_ENV_PYTHON_BACKTRACE);
+	unsetenv(PROF_ENV_PYTHON_NATIVE);
 	if (!s->opt.pytorch && !hz && !s->opt.python_backtrace)
 		return 0;
 	if (locate_hook(dir, sizeof dir) < 0) {
@@ -96,6 +106,7 @@ int run__python_env(const struct run_session *s)
 	    (hz && setenv(PROF_ENV_PYTHON_SAMPLING, num, 1) < 0) ||
 	    (s->opt.python_backtrace &&
 	     setenv(PROF_ENV_PYTHON_BACKTRACE, s->opt.python_backtrace, 1) < 0) ||
+	    (s->opt.python_native && setenv(PROF_ENV_PYTHON_NATIVE, s->opt.python_native, 1) < 0) ||
 	    setenv(PROF_ENV_PYTHON_HOOK_DIR, dir, 1) < 0)
 		goto fail;
 	path = malloc(strlen(dir) + (old ? strlen(old) : 0) + 2);

@@ -82,6 +82,7 @@ struct run_options {
 	const char *pytorch;     /* --pytorch: "modules"; NULL: none */
 	const char *python_sampling; /* --python-sampling[=HZ]: "" the default rate; NULL: none */
 	const char *python_backtrace; /* --python-backtrace: "cuda"; NULL: none */
+	const char *python_native; /* --python-native-frames: "on", "off"; NULL: on */
 	/* capture windows (run_window.c): NULL / false when not given */
 	const char *capture_range; /* --capture-range: nvtx:NAME[@DOMAIN][,...] | cudaProfilerApi */
 	const char *delay;         /* --delay=DUR */

@@ -28,6 +28,9 @@ _Static_assert((int)RUN_EXIT_USAGE == (int)CLI_EXIT_USAGE, "a session's usage st
 		   " (Python programs; no change to the program)"),                             \
 	CLI_OPTIONAL("python-sampling", &(o)->python_sampling, "HZ",                          \
 		     "sample every Python thread's stack HZ times a second (default 1000)"),    \
+	CLI_STRING(0, "python-native-frames", &(o)->python_native, "on|off",                 \
+		   "with --python-sampling: the native frames (library, function) under each"  \
+		   " sampled thread's innermost Python frame (default on)"),                    \
 	CLI_STRING(0, "python-backtrace", &(o)->python_backtrace, "cuda",                     \
 		   "record the Python stack at each CUDA launch, copy, synchronisation and"   \
 		   " allocation"),                                                             \

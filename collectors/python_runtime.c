@@ -20,6 +20,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "prof/event.h"
+
 /* Where the fields are; see the file comment. */
 static struct {
 	bool ready;
@@ -267,6 +269,7 @@ static int frame_resolve(uint64_t code, uint64_t instr, struct py_frame_ref *out
 
 		out->function = e->function;
 		out->file = e->file;
+		out->kind = PROF_PY_FRAME_PYTHON;
 		out->line = line_of(e->linetable, e->linetable_len, e->first_line, (uint32_t)at);
 		rc = 0;
 	}

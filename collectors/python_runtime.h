@@ -34,10 +34,12 @@ struct perfkit_py_calibration {
 };
 
 /* One frame as the readers store it: the function, file and line, each an
- * index into the collector's name table (python_names__intern). */
+ * index into the collector's name table (python_names__intern), and its
+ * kind (enum prof_py_frame_kind: a native frame's file is its library). */
 struct py_frame_ref {
 	int32_t function, file;
 	int32_t line;
+	int32_t kind;
 };
 
 #define PY_MAX_DEPTH 128
@@ -69,6 +71,15 @@ uint64_t python_runtime__current_tstate(void);
 /* The frames of a thread, innermost first, resolved to names; the depth
  * (0: none, or unreadable). */
 int python_runtime__stack(uint64_t tstate, struct py_frame_ref *out, int cap);
+
+/* python_native.c: the native frames under a Python thread's innermost
+ * Python frame (--python-sampling). start: once, from a thread that can
+ * take signals, interpreter_address any address inside the interpreter
+ * (libpython or the executable that holds it); 0, or -1 with why (a
+ * static string). stack: the frames of thread tid, innermost first, at
+ * most cap; 0 when none were taken. Called from the sampler thread only. */
+int python_native__start(uint64_t interpreter_address, const char **why);
+int python_native__stack(int64_t tid, struct py_frame_ref *out, int cap);
 
 /* python_names.c: the collector's table of names (module names, function
  * names, file names) shared by the Python parts: interned once, read by

@@ -70,6 +70,7 @@ static struct {
 static struct {
 	long hz;
 	bool backtrace;
+	bool native; /* native frames under the Python ones (python_native.c) */
 	bool calibrated;
 	_Atomic int stop;
 	/* the collector traces this process: its writer takes what is queued */
@@ -91,6 +92,7 @@ static uint64_t stack_hash(const struct py_frame_ref *f, int n)
 		h = (h ^ (uint32_t)f[i].function) * 1099511628211ull;
 		h = (h ^ (uint32_t)f[i].file) * 1099511628211ull;
 		h = (h ^ (uint32_t)f[i].line) * 1099511628211ull;
+		h = (h ^ (uint32_t)f[i].kind) * 1099511628211ull;
 	}
 	return h ? h : 1;
 }
@@ -227,7 +229,7 @@ void python_sampler__on_callback(int domain, uint32_t cbid, const void *data)
 static void *sampler_main(void *arg)
 {
 	uint64_t period_ns = 1000000000ull / (uint64_t)smp.hz;
-	struct py_frame_ref frames[PY_MAX_DEPTH];
+	struct py_frame_ref py[PY_MAX_DEPTH], frames[PY_MAX_DEPTH];
 	uint64_t tstates[MAX_THREADS];
 	struct timespec next;
 
@@ -265,11 +267,15 @@ static void *sampler_main(void *arg)
 		gil_known = python_runtime__gil_holder(&holder) == 0;
 		for (int i = 0; i < n; i++) {
 			int64_t tid = python_runtime__native_tid(tstates[i]);
-			int depth = python_runtime__stack(tstates[i], frames, PY_MAX_DEPTH);
+			int depth = python_runtime__stack(tstates[i], py, PY_MAX_DEPTH), native;
 			struct sample s = { .start_ns = t, .tid = tid };
 
 			if (depth <= 0 || tid <= 0)
 				continue;
+			/* the C code the innermost Python frame called into, innermost first */
+			native = smp.native ? python_native__stack(tid, frames, PY_MAX_DEPTH - depth) : 0;
+			memcpy(frames + native, py, (size_t)depth * sizeof *py);
+			depth += native;
 			/* a thread runs Python only while it holds the GIL */
 			s.state = in_cuda(tid)			      ? PROF_PY_IN_CUDA
 				  : gil_known && holder != tstates[i] ? PROF_PY_GIL_WAIT
@@ -302,6 +308,14 @@ static void enable_api_callbacks(CUpti_SubscriberHandle sub)
 			    prof_api_select__wanted(name))
 				cuptiEnableCallback(1, sub, doms[d].domain, cbid);
 		}
+}
+
+/* Native frames come with the samples unless turned off. */
+static bool native_wanted(void)
+{
+	const char *v = getenv(PROF_ENV_PYTHON_NATIVE);
+
+	return !v || strcmp(v, "off");
 }
 
 /* What was asked for: the hook may calibrate before CUDA starts the
@@ -339,6 +353,12 @@ EXPORT int perfkit_py_calibrate(const struct perfkit_py_calibration *c)
 		return -1;
 	}
 	smp.calibrated = true;
+	if (smp.hz > 0 && native_wanted()) {
+		if (python_native__start(c->code_type, &why) == 0)
+			smp.native = true;
+		else
+			fprintf(stderr, "perfkit: native frames are not recorded: %s\n", why);
+	}
 	if (smp.hz > 0 && pthread_create(&smp.thread, NULL, sampler_main, NULL) == 0)
 		smp.running = true;
 	return 0;
@@ -363,7 +383,7 @@ void python_sampler__write(struct prof_writer *w, uint32_t pid)
 				.global_pid = gpid, .stack_id = s->id, .depth = d,
 				.function = python_names__string_id(w, f->function),
 				.file = python_names__string_id(w, f->file), .line = f->line,
-				.kind = PROF_PY_FRAME_PYTHON,
+				.kind = f->kind,
 			};
 
 			prof_writer__py_frame(w, &row);

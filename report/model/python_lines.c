@@ -14,17 +14,22 @@
 /* The samples grouped by stack and state first (a stack is sampled many
  * times), then each distinct line of a stack once, marked innermost when
  * one of its frames is at depth 0 (a recursive function's line is in a
- * stack more than once). Ordered by line so that a line's states arrive
- * together. */
+ * stack more than once). A native function its library does not export
+ * is named by its offset ("+0x98e4f"), which tells a reader nothing: those
+ * of a library are one row, "(not exported)" (functionId -1). Ordered by
+ * line so that a line's states arrive together. */
 static const char lines_sql[] =
 	"WITH w AS (SELECT globalPid AS p, stackId AS k, state AS st, count(*) AS n FROM "
 	PROF_T_PY_SAMPLES " WHERE start >= ?1 AND start < ?2 AND state BETWEEN 0 AND 2"
 	" GROUP BY 1, 2, 3),"
-	" l AS (SELECT w.st AS st, w.n AS n, f.functionId AS fn, f.fileId AS fi, f.line AS ln,"
-	" f.kind AS kd, max(f.depth = 0) AS inner FROM w JOIN " PROF_T_PY_FRAMES " f"
-	" ON f.globalPid = w.p AND f.stackId = w.k GROUP BY w.p, w.k, w.st, fn, fi, ln, kd)"
+	" l AS (SELECT w.st AS st, w.n AS n, CASE WHEN f.kind = " PROF_SQL_PY_FRAME_NATIVE
+	" AND ff.value LIKE '+0x%' THEN -1 ELSE f.functionId END AS fn, f.fileId AS fi,"
+	" f.line AS ln, f.kind AS kd, max(f.depth = 0) AS inner FROM w JOIN " PROF_T_PY_FRAMES
+	" f ON f.globalPid = w.p AND f.stackId = w.k LEFT JOIN " PROF_T_STRINGS
+	" ff ON ff.id = f.functionId GROUP BY w.p, w.k, w.st, fn, fi, ln, kd)"
 	" SELECT l.fn, l.fi, coalesce(l.ln, 0), coalesce(l.kd, 0), l.st,"
-	" total(CASE WHEN l.inner THEN l.n END), total(l.n), sfn.value, sfi.value FROM l"
+	" total(CASE WHEN l.inner THEN l.n END), total(l.n),"
+	" CASE WHEN l.fn = -1 THEN '(not exported)' ELSE sfn.value END, sfi.value FROM l"
 	" LEFT JOIN " PROF_T_STRINGS " sfn ON sfn.id = l.fn LEFT JOIN " PROF_T_STRINGS
 	" sfi ON sfi.id = l.fi GROUP BY l.fn, l.fi, l.ln, l.kd, l.st ORDER BY l.fn, l.fi, l.ln, l.kd";
 

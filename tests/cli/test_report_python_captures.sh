@@ -13,8 +13,9 @@
 #   module's forward and backward totals with the optimizer's to the same;
 # - python_sum: per line the self samples (the stack's innermost frame),
 #   the total samples (the line anywhere in the stack, once a sample) and
-#   the share of those inside CUDA calls; the self times add up to the
-#   samples in the window times the period, per step;
+#   the share of those inside CUDA calls (a native frame is its library,
+#   its function "(not exported)" where the library names none); the self
+#   times add up to the samples in the window times the period, per step;
 # - with --from and --to naming the loop's host side (times after the
 #   capture's start), both read that span: the same rows, calls and
 #   samples, times no longer divided by the steps.
@@ -194,7 +195,12 @@ names = dict(db.execute("SELECT id, value FROM StringIds"))
 for pid, stack, depth, fn, fi, line, kind in db.execute(
         "SELECT globalPid, stackId, depth, functionId, fileId, line, kind FROM PERFKIT_PYTHON_FRAMES"):
     where = "%s:%d" % (names.get(fi), line) if kind == 0 else names.get(fi)
-    frames[(pid, stack)].append((depth, where, names.get(fn)))
+    fname = names.get(fn)
+    # a native function its library does not export (named by its offset):
+    # one row a library
+    if kind == 1 and fname.startswith("+0x"):
+        fname = "(not exported)"
+    frames[(pid, stack)].append((depth, where, fname))
 self_n, total_n, cuda_n = defaultdict(int), defaultdict(int), defaultdict(int)
 nsamples = 0
 for pid, stack, state in db.execute("SELECT globalPid, stackId, state FROM PERFKIT_PYTHON_SAMPLES"

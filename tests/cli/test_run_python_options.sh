@@ -3,7 +3,7 @@
 # they cannot do with one line and exit 2 before anything runs or is
 # written (--pytorch of another mode, --pytorch=modules without NVTX
 # tracing, a sampling rate out of 1..10000, --python-backtrace of another
-# kind), and the hook they put on PYTHONPATH leaves a program's own
+# kind, --python-native-frames other than on or off or without sampling), and the hook they put on PYTHONPATH leaves a program's own
 # sitecustomize running, exactly once, and a program that never imports
 # torch untouched.
 . "$(dirname "$0")/cli_lib.sh"
@@ -20,6 +20,10 @@ refused "sampling rate not a number" "--python-sampling: 'fast' is not a rate" \
 	--python-sampling=fast
 refused "backtrace kind" "--python-backtrace: unknown kind 'python' \(choose cuda\)" \
 	--python-backtrace=python
+refused "native frames value" "--python-native-frames: 'maybe' is not on or off" \
+	--python-sampling --python-native-frames=maybe
+refused "native frames without sampling" "--python-native-frames goes with --python-sampling" \
+	--python-native-frames=off
 
 # The hook: sitecustomize.py from the build, first on PYTHONPATH as perfkit
 # run puts it, with a program's own sitecustomize further along the path.

@@ -10,8 +10,10 @@
 #   tests/gpu/python_attribution.sh [BUILD]         (GPU machine, repo root)
 #   PROGRAMS="python_hotspots hf_gpt2_train" (captured), COST_PROGRAMS (timed),
 #   CONFIGS=${CONFIGS:-untraced default modules sampling backtrace} (timed, in turn
-#   within each round), ROUNDS=7, CAPTURE=0 to skip the captures, COST=0 to
-#   skip the costs, PIN="taskset -c 2-9" (every timed run on the same CPUs)
+#   within each round; sampling_py: --python-sampling without native frames),
+#   ROUNDS=7, CAPTURE=0 to skip the captures, COST=0 to skip the costs,
+#   PIN="taskset -c 2-9" (every timed run on the same CPUs), STEPS (the timed
+#   steps of a run, for the programs that read it; longer runs, steadier figures)
 set -u
 BUILD=$(cd "${1:-.gpu/collector}" && pwd) || exit 2
 SRC=$(cd "$(dirname "$0")" && pwd)
@@ -50,6 +52,8 @@ run_config() {
 	default) out=$($PIN "$PERFKIT" run -f -o "$W/cost.sqlite" -- python3 "$p.py" 2>&1) ;;
 	modules) out=$($PIN "$PERFKIT" run -f -o "$W/cost.sqlite" --pytorch=modules -- python3 "$p.py" 2>&1) ;;
 	sampling) out=$($PIN "$PERFKIT" run -f -o "$W/cost.sqlite" --python-sampling -- python3 "$p.py" 2>&1) ;;
+	sampling_py) out=$($PIN "$PERFKIT" run -f -o "$W/cost.sqlite" --python-sampling --python-native-frames=off \
+		-- python3 "$p.py" 2>&1) ;;
 	backtrace) out=$($PIN "$PERFKIT" run -f -o "$W/cost.sqlite" --python-backtrace=cuda -- python3 "$p.py" 2>&1) ;;
 	esac
 	echo "$out" >>"$LOG"
@@ -71,9 +75,19 @@ import statistics, sys
 rounds, progs, configs = int(sys.argv[1]), sys.argv[2].split(), sys.argv[3].split()
 vals = {}
 $(for p in $COST_PROGRAMS; do for c in $CONFIGS; do echo "vals[('$p','$c')] = [float(x) for x in '${V[$p,$c]}'.split()]"; done; done)
+from math import comb
 # each round's ratio to the default capture of the same round (paired), its
-# median and the range of the rounds' ratios
-print("program            config     n  median_ms  min_ms  max_ms  paired_vs_default (median, min-max)")
+# median and an interval of order statistics around it: the k-th smallest
+# to the k-th largest, k the largest whose interval holds the median with
+# at least 95% confidence (binomial), or the range where none does
+def interval(r):
+    r, n = sorted(r), len(r)
+    k = 1
+    while k + 1 <= n // 2 and 1 - 2 * sum(comb(n, i) for i in range(k + 1)) / 2 ** n >= 0.95:
+        k += 1
+    conf = 1 - 2 * sum(comb(n, i) for i in range(k)) / 2 ** n
+    return r[k - 1], r[n - k], conf
+print("program            config     n  median_ms  min_ms  max_ms  paired_vs_default: median (interval, confidence)")
 for p in progs:
     dflt = vals.get((p, 'default'), [])
     for c in configs:
@@ -82,7 +96,7 @@ for p in progs:
             print("%-18s %-9s  0" % (p, c)); continue
         m = statistics.median(v)
         r = [a / b for a, b in zip(v, dflt)] if len(dflt) == len(v) else []
-        pr = "%.3f (%.3f-%.3f)" % (statistics.median(r), min(r), max(r)) if r else "-"
+        pr = "%.3f (%.3f-%.3f, %.1f%%)" % ((statistics.median(r),) + tuple(x * (100 if i == 2 else 1) for i, x in enumerate(interval(r)))) if r else "-"
         print("%-18s %-9s %2d  %9.3f %7.3f %7.3f  %s" % (p, c, len(v), m, min(v), max(v), pr))
 PY
 grep -E "^/|exit" "$LOG" | head -20

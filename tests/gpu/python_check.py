@@ -1,13 +1,14 @@
 """python_check.py CAPTURE - what a capture made with --pytorch=modules,
 --python-sampling and --python-backtrace=cuda holds, checked against the
 capture's own rows: module ranges by kind, samples and their stacks, and
-the share of CUDA launches whose Python stack was taken. Prints one line of
+the share of CUDA launches whose Python stack was taken, the native frames
+under the Python ones. Prints one line of
 facts and a few top rows; exits 1 when a kind asked for is missing."""
 import sqlite3
 import sys
 
 
-def main(path):
+def main(path, native_expected):
     db = sqlite3.connect(path)
     q = lambda sql, *a: db.execute(sql, a).fetchall()
     ok = True
@@ -35,10 +36,30 @@ def main(path):
                     JOIN StringIds fs ON fs.id = f.fileId JOIN StringIds fn ON fn.id = f.functionId
                     GROUP BY 1 ORDER BY 2 DESC LIMIT 8"""):
         print("   ", row)
-    if samples[0] == 0 or frames[0] == 0:
+    # native frames (kind 1): the C code under the innermost Python frame
+    native = q("""SELECT count(DISTINCT p.rowid), count(DISTINCT f.fileId) FROM PERFKIT_PYTHON_SAMPLES p
+                  JOIN PERFKIT_PYTHON_FRAMES f ON f.globalPid = p.globalPid AND f.stackId = p.stackId
+                  WHERE f.kind = 1""")[0]
+    print("  native: %d of %d samples have native frames, %d libraries; innermost libraries (samples):" % (
+        native[0], samples[0], native[1]))
+    for row in q("""SELECT fs.value, count(*) FROM PERFKIT_PYTHON_SAMPLES p
+                    JOIN PERFKIT_PYTHON_FRAMES f ON f.globalPid = p.globalPid AND f.stackId = p.stackId AND f.depth = 0
+                    JOIN StringIds fs ON fs.id = f.fileId WHERE f.kind = 1 GROUP BY 1 ORDER BY 2 DESC LIMIT 6"""):
+        print("   ", row)
+    print("  the native frame nearest the Python one, by function (samples):")
+    for row in q("""WITH o AS (SELECT globalPid, stackId, max(depth) AS d FROM PERFKIT_PYTHON_FRAMES WHERE kind = 1
+                               GROUP BY 1, 2)
+                    SELECT fn.value || ' [' || fs.value || ']', count(*) FROM PERFKIT_PYTHON_SAMPLES p
+                    JOIN o ON o.globalPid = p.globalPid AND o.stackId = p.stackId
+                    JOIN PERFKIT_PYTHON_FRAMES f ON f.globalPid = o.globalPid AND f.stackId = o.stackId AND f.depth = o.d
+                    JOIN StringIds fs ON fs.id = f.fileId JOIN StringIds fn ON fn.id = f.functionId
+                    GROUP BY 1 ORDER BY 2 DESC LIMIT 6"""):
+        print("   ", row)
+    if samples[0] == 0 or frames[0] == 0 or (native_expected and native[0] == 0):
         ok = False
     return 0 if ok else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    # --no-native: a capture made with --python-native-frames=off
+    sys.exit(main(sys.argv[1], "--no-native" not in sys.argv[2:]))

@@ -3,7 +3,8 @@ it: the model built from a GPT2Config (4 layers, n_embd 512, 8 heads,
 sequence 256; no weights), random tokens as data (batch 8 x 256, already on
 the GPU), bf16 autocast, AdamW with its defaults (the foreach
 implementation, not fused), eager mode. Each step is an NVTX range
-"train_step"; 5 warm-up steps, then 30 timed.
+"train_step"; 5 warm-up steps, then 30 timed (STEPS in the environment
+sets another count, for timings that need longer runs).
 
 Prints steps, warmup, tokens_per_step, params_m, loss and step_ms (the
 median over blocks of steps, each block ended by torch.cuda.synchronize)."""
@@ -18,7 +19,7 @@ from transformers import GPT2Config, GPT2LMHeadModel  # noqa: E402
 
 from steptime import time_steps  # noqa: E402
 
-WARMUP, STEPS, BATCH, SEQ = 5, 30, 8, 256
+WARMUP, STEPS, BATCH, SEQ = 5, int(os.environ.get("STEPS", 30)), 8, 256
 
 
 def main():

@@ -1,0 +1,172 @@
+/* test_python_native.c - the native frames of another thread, as
+ * --python-sampling takes them (collectors/python_native.c): a thread busy
+ * in the C library answers the sampler's signal with its frames, innermost
+ * first, named by library and exported function, and the walk stops where
+ * the "interpreter" starts (this test's own program stands for it); a
+ * thread that blocks the signal costs one wait, then is left alone. */
+#define _GNU_SOURCE
+#include <check.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "python_runtime.h"
+#include "prof/event.h"
+
+static _Atomic long worker_tid;
+static _Atomic int stop;
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sorts in qsort (the C library) over and over; its comparison runs in
+ * this program, where the walk must stop. */
+static void *sorter(void *arg)
+{
+	enum { N = 200000 };
+	double *v = malloc(N * sizeof *v);
+	sigset_t all;
+
+	(void)arg;
+	/* a program's thread takes signals, whatever its creator blocks */
+	sigfillset(&all);
+	pthread_sigmask(SIG_UNBLOCK, &all, NULL);
+	atomic_store(&worker_tid, (long)syscall(SYS_gettid));
+	while (!atomic_load(&stop)) {
+		for (int i = 0; i < N; i++)
+			v[i] = (double)((i * 7919) % N);
+		qsort(v, N, sizeof *v, by_value);
+	}
+	free(v);
+	return NULL;
+}
+
+/* Never takes the signal: it stays blocked while it sleeps. */
+static void *deaf(void *arg)
+{
+	sigset_t all;
+
+	(void)arg;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	atomic_store(&worker_tid, (long)syscall(SYS_gettid));
+	while (!atomic_load(&stop))
+		usleep(1000);
+	return NULL;
+}
+
+static pthread_t start(void *(*fn)(void *))
+{
+	pthread_t t;
+
+	atomic_store(&stop, 0);
+	atomic_store(&worker_tid, 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, fn, NULL), 0);
+	while (!atomic_load(&worker_tid))
+		usleep(100);
+	return t;
+}
+
+static void finish(pthread_t t)
+{
+	atomic_store(&stop, 1);
+	pthread_join(t, NULL);
+}
+
+static void start_native(void)
+{
+	const char *why = NULL;
+	static int started;
+	sigset_t all;
+
+	if (!started) {
+		ck_assert_msg(python_native__start((uint64_t)(uintptr_t)&by_value, &why) == 0, "%s",
+			      why ? why : "");
+		started = 1;
+	}
+	/* the sampler's thread takes no signal (as the collector's do) */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+}
+
+START_TEST(a_busy_thread_answers_with_its_library_frames)
+{
+	pthread_t t;
+	int with_frames = 0, named_qsort = 0;
+
+	start_native();
+	t = start(sorter);
+	for (int i = 0; i < 300; i++) {
+		struct py_frame_ref f[64];
+		int n = python_native__stack(atomic_load(&worker_tid), f, 64);
+
+		ck_assert_int_ge(n, 0);
+		with_frames += n > 0;
+		for (int j = 0; j < n; j++) {
+			const char *fn = python_names__text(f[j].function);
+			const char *lib = python_names__text(f[j].file);
+
+			ck_assert_int_eq(f[j].kind, PROF_PY_FRAME_NATIVE);
+			ck_assert_ptr_nonnull(fn);
+			ck_assert_ptr_nonnull(lib);
+			/* the walk stops at this program, the stand-in interpreter */
+			ck_assert_msg(!strstr(lib, "test_python_native"), "frame in the interpreter: %s", lib);
+			if (strstr(fn, "qsort"))
+				named_qsort++;
+		}
+		usleep(200);
+	}
+	finish(t);
+	/* the comparison runs in this program (no frames), the sorting in libc */
+	ck_assert_msg(with_frames > 30, "only %d of 300 samples had native frames", with_frames);
+	ck_assert_msg(named_qsort > 0, "no frame named qsort in %d samples with frames", with_frames);
+}
+END_TEST
+
+START_TEST(a_thread_that_blocks_the_signal_is_left_alone)
+{
+	pthread_t t;
+	struct timespec a, b;
+	double ms;
+
+	start_native();
+	t = start(deaf);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (int i = 0; i < 50; i++) {
+		struct py_frame_ref f[8];
+
+		ck_assert_int_eq(python_native__stack(atomic_load(&worker_tid), f, 8), 0);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	finish(t);
+	ms = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+	/* three unanswered requests of 2 ms, then no more waiting */
+	ck_assert_msg(ms < 40, "50 requests to a deaf thread took %.1f ms", ms);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("python_native");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, a_busy_thread_answers_with_its_library_frames);
+	tcase_add_test(tc, a_thread_that_blocks_the_signal_is_left_alone);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
