@@ -1,6 +1,7 @@
 /* cli_reader.c - the preamble every reader command shares (cli_reader.h). */
 #include "cli_reader.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "compare/compare.h"
@@ -45,11 +46,28 @@ int cli_reader__fail(const struct prof_error *err)
 	return CLI_EXIT_USAGE;
 }
 
+/* --window=K: K into *k, 0; or CLI_EXIT_USAGE after the error. */
+static int parse_window(const char *text, int *k)
+{
+	char *end;
+	long v = strtol(text, &end, 10);
+
+	if (end == text || *end || v < 1 || v > 1000000000) {
+		cli_error("--window=%s: a window's number, 1 for the first", text);
+		return CLI_EXIT_USAGE;
+	}
+	*k = (int)v;
+	return 0;
+}
+
 int cli_reader__open(struct cli_reader *r, char *const *args, int n)
 {
 	struct prof_error err = { 0 };
+	int window = 0;
 
 	r->store = NULL;
+	if (r->window && parse_window(r->window, &window))
+		return CLI_EXIT_USAGE;
 	if (cli_input__make(&r->input, args, n, r->force))
 		return CLI_EXIT_USAGE;
 	if (r->one_capture_only && cli_input__is_merged(&r->input)) {
@@ -59,6 +77,8 @@ int cli_reader__open(struct cli_reader *r, char *const *args, int n)
 	if (cli_input__open(&r->input, &r->store))
 		return CLI_EXIT_USAGE;
 	if (r->ranks && summary__select_ranks(r->store, r->ranks, &err) < 0)
+		return cli_reader__fail(&err);
+	if (window && summary__select_window(r->store, window, &err) < 0)
 		return cli_reader__fail(&err);
 	return 0;
 }
@@ -80,9 +100,10 @@ void cli_reader__close(struct cli_reader *r)
 	cli_input__close(&r->input);
 }
 
-int cli_reader__profile(char *arg, const struct sum_window *like, bool force, struct diff_profile *p)
+int cli_reader__profile(char *arg, const struct sum_window *like, bool force, const char *window,
+			struct diff_profile *p)
 {
-	struct cli_reader r = { .force = force };
+	struct cli_reader r = { .force = force, .window = window };
 	struct prof_error err = { 0 };
 	int rc;
 

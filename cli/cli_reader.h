@@ -56,6 +56,12 @@ enum cli_format {
 	CLI_STRING(0, "rank", (ranks), "N[,M]", "only these ranks (processes with CUDA work, or as " \
 		   "the launcher numbered them; see --report=rank_sum)")
 
+/* The --window option of the commands that read captures: the reading
+ * narrowed to one capture window (summary__select_window). */
+#define CLI_WINDOW_HELP "only capture window K (1 for the first; in a capture of several " \
+	"processes, the K-th window of each)"
+#define CLI_WINDOW_OPTION(window) CLI_STRING(0, "window", (window), "K", CLI_WINDOW_HELP)
+
 /* What --force means to every reader, after what it means to the
  * command's own output ("replace FILE (-o) if it exists" CLI_READ_AS_ONE_JOB_HELP). */
 #define CLI_READ_AS_ONE_JOB_HELP                                                            \
@@ -83,6 +89,7 @@ bool cli_reader__not_rank0(void);
 struct cli_reader {
 	/* set by the options */
 	const char *ranks; /* --rank: NULL for every rank */
+	const char *window; /* --window: NULL for the whole capture */
 	bool force;        /* --force: read captures unlike one job's as one */
 	/* set by the command: a job of several captures is refused with this
 	 * line (one capture is needed, e.g. to write into it) */
@@ -93,7 +100,7 @@ struct cli_reader {
 };
 
 /* Make the capture of args[0..n) (cli_input__make), open it and select
- * the ranks of r->ranks. On failure the error is printed and
+ * the ranks of r->ranks and the capture window of r->window. On failure the error is printed and
  * CLI_EXIT_USAGE returned; cli_reader__close follows either way. */
 int cli_reader__open(struct cli_reader *r, char *const *args, int n);
 /* Whether what was read came from the whole file as it was opened (a file
@@ -108,10 +115,12 @@ void cli_reader__close(struct cli_reader *r);
 struct diff_profile;
 struct sum_window;
 /* The diff profile (report/compare) of one argument: a capture, or a
- * directory of a job's captures (force: as cli_input__make's); its loop
+ * directory of a job's captures (force: as cli_input__make's), narrowed
+ * to capture window `window` (--window; NULL: the whole capture); its loop
  * marked as like's is where that marker repeats in it (NULL: its own;
  * diff_profile__load_like). Prints the error and returns CLI_EXIT_USAGE on
  * failure (*p is then empty). */
-int cli_reader__profile(char *arg, const struct sum_window *like, bool force, struct diff_profile *p);
+int cli_reader__profile(char *arg, const struct sum_window *like, bool force, const char *window,
+			struct diff_profile *p);
 
 #endif

@@ -12,14 +12,15 @@
 #include "prof/output.h"
 
 static const char *const usage[] = {
-	"perfkit baseline save -o BASELINE.json [-f] CAPTURE...",
+	"perfkit baseline save -o BASELINE.json [-f] [--window=K] CAPTURE...",
 	"  (each CAPTURE a capture, or a directory of a job's captures)",
 	NULL,
 };
 
 static const char *const actions[] = { "save" };
 
-static int save(int n, char **files, const char *output, bool force, unsigned output_flags)
+static int save(int n, char **files, const char *output, bool force, const char *window,
+		unsigned output_flags)
 {
 	struct diff_profile *p = calloc((size_t)n, sizeof *p);
 	struct baseline b = { 0 };
@@ -32,7 +33,7 @@ static int save(int n, char **files, const char *output, bool force, unsigned ou
 	}
 	for (; loaded < n; loaded++) {
 		/* each capture's loop marked as the first's */
-		if (cli_reader__profile(files[loaded], loaded ? &p[0].loop : NULL, force, &p[loaded]))
+		if (cli_reader__profile(files[loaded], loaded ? &p[0].loop : NULL, force, window, &p[loaded]))
 			goto out;
 	}
 	if (baseline__build(&b, p, (size_t)n, &err) < 0 || baseline__save(&b, output, output_flags, &err) < 0) {
@@ -65,11 +66,12 @@ out:
 
 int cmd_baseline(int argc, char **argv)
 {
-	const char *output = NULL;
+	const char *output = NULL, *window = NULL;
 	bool force = false;
 	const struct cli_option opts[] = {
 		CLI_STRING('o', "output", &output, "FILE", "where to write the baseline (JSON)"),
 		CLI_FLAG('f', "force", &force, "replace FILE if it exists" CLI_READ_AS_ONE_JOB_HELP),
+		CLI_WINDOW_OPTION(&window),
 		CLI_END(),
 	};
 	struct prof_error err = { 0 };
@@ -101,5 +103,5 @@ int cmd_baseline(int argc, char **argv)
 		cli_error("%s", err.msg);
 		return CLI_EXIT_USAGE;
 	}
-	return save(n - 1, argv + 1, output, force, output_flags);
+	return save(n - 1, argv + 1, output, force, window, output_flags);
 }

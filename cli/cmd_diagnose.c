@@ -15,7 +15,7 @@
 
 static const char *const usage[] = {
 	"perfkit diagnose [--format=text|json|csv] [--set KEY=VALUE,...] [--thresholds FILE.json] [--save] "
-	"[--full-names] [--rank=N[,M]] FILE... | DIR",
+	"[--full-names] [--rank=N[,M]] [--window=K] FILE... | DIR",
 	"perfkit diagnose --list-settings",
 	NULL,
 };
@@ -72,6 +72,7 @@ int cmd_diagnose(int argc, char **argv)
 		CLI_FLAG(0, "save", &save, "also store the findings in the capture (" PROF_T_FINDINGS ")"),
 		CLI_FLAG(0, "full-names", &full_names, "text: kernel names in full, not in their short form"),
 		CLI_RANK_OPTION(&r.ranks),
+		CLI_WINDOW_OPTION(&r.window),
 		CLI_READER_FORCE_OPTION(&r.force),
 		CLI_END(),
 	};

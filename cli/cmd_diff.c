@@ -10,7 +10,7 @@
 #include "sink/sink.h"
 
 static const char *const usage[] = {
-	"perfkit diff [--format=text|csv|json|html] [--full-names] [-o FILE] BASE NEW",
+	"perfkit diff [--format=text|csv|json|html] [--full-names] [--window=K] [-o FILE] BASE NEW",
 	"  (BASE and NEW: a capture each, or a directory of a job's captures)",
 	NULL,
 };
@@ -19,13 +19,14 @@ static const char *const formats[] = { "text", "csv", "json", "html" };
 
 int cmd_diff(int argc, char **argv)
 {
-	const char *format_opt = "text", *output = NULL;
+	const char *format_opt = "text", *output = NULL, *window = NULL;
 	bool full_names = false, force = false;
 	const struct cli_option opts[] = {
 		CLI_FORMAT_OPTION(&format_opt, formats, "text, csv, json or html"),
 		CLI_STRING('o', "output", &output, "FILE", "write to FILE instead of stdout"),
 		CLI_FLAG('f', "force", &force, "replace FILE (-o) if it exists" CLI_READ_AS_ONE_JOB_HELP),
 		CLI_FLAG(0, "full-names", &full_names, "text: kernel names in full, not in their short form"),
+		CLI_WINDOW_OPTION(&window),
 		CLI_END(),
 	};
 	struct diff_profile base = { 0 }, new = { 0 };
@@ -49,8 +50,8 @@ int cmd_diff(int argc, char **argv)
 	if (format < 0)
 		return CLI_EXIT_USAGE;
 	/* NEW's loop marked as BASE's: the two count the same iterations */
-	if (cli_reader__profile(argv[0], NULL, force, &base) ||
-	    cli_reader__profile(argv[1], &base.loop, force, &new))
+	if (cli_reader__profile(argv[0], NULL, force, window, &base) ||
+	    cli_reader__profile(argv[1], &base.loop, force, window, &new))
 		goto out;
 	if (diff__compute(&result, &base, &new) < 0) {
 		cli_error("out of memory");

@@ -16,7 +16,8 @@
 
 static const char *const usage[] = {
 	"perfkit gate --baseline=BASELINE.json [--max-regression=5%] [--max-launch-ratio=2]",
-	"             [--program=any] [--ranks=common] [--full-names] [--junit=FILE [--force]] CAPTURE...",
+	"             [--program=any] [--ranks=common] [--full-names] [--junit=FILE [--force]] [--window=K]",
+	"             CAPTURE...",
 	"  (each CAPTURE a capture, or a directory of a job's captures)",
 	NULL,
 };
@@ -74,7 +75,7 @@ int cmd_gate(int argc, char **argv)
 {
 	const char *baseline_path = NULL, *junit = NULL, *format_opt = "text";
 	const char *max_regression = NULL, *min_time = NULL, *min_share = NULL;
-	const char *program = NULL, *min_launch_share = NULL, *ranks = NULL;
+	const char *program = NULL, *min_launch_share = NULL, *ranks = NULL, *window = NULL;
 	struct gate_options o;
 	bool force = false;
 	const struct cli_option opts[] = {
@@ -101,6 +102,7 @@ int cmd_gate(int argc, char **argv)
 		CLI_FLAG('f', "force", &force, "replace the --junit FILE if it exists"
 			 CLI_READ_AS_ONE_JOB_HELP),
 		CLI_FORMAT_OPTION(&format_opt, formats, "text or json"),
+		CLI_WINDOW_OPTION(&window),
 		CLI_END(),
 	};
 	struct baseline b = { 0 };
@@ -184,7 +186,7 @@ int cmd_gate(int argc, char **argv)
 
 		if (!like && loaded)
 			like = &p[0].loop;
-		if (cli_reader__profile(argv[loaded], like, force, &p[loaded]))
+		if (cli_reader__profile(argv[loaded], like, force, window, &p[loaded]))
 			goto out;
 	}
 	if (gate__run(&r, &b, p, (size_t)n, &o, &err) < 0) {

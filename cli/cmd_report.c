@@ -21,7 +21,7 @@
 
 static const char *const usage[] = {
 	"perfkit report [--report=NAME,...] [--format=text|csv|json] [--full-names] [--rank=N[,M]] "
-	"[-o FILE] FILE... | DIR",
+	"[--window=K] [-o FILE] FILE... | DIR",
 	"perfkit report --report=module_sum|python_sum[,...] [--from=T] [--to=T] [--format=text|csv|json] "
 	"FILE... | DIR",
 	"perfkit report --format=chrome [--from=T] [--to=T] [--range=NAME] [-o FILE] FILE... | DIR",
@@ -213,6 +213,7 @@ int cmd_report(int argc, char **argv)
 			   "module_sum and python_sum: read up to T"),
 		CLI_STRING(0, "range", &ea.range, "NAME", "export only inside NVTX ranges named NAME"),
 		CLI_RANK_OPTION(&r.ranks),
+		CLI_WINDOW_OPTION(&r.window),
 		CLI_FLAG(0, "full-names", &full_names, "text: kernel names in full, not in their short "
 			 "form (other formats always carry full names)"),
 		CLI_FLAG(0, "list", &list, "list the report names"),

@@ -17,7 +17,7 @@
 #include "summary/summary.h"
 
 static const char *const usage[] = {
-	"perfkit roofline [--format=text|csv|json] [--plot DIR [--force]] [--rank=N[,M]] FILE... | DIR",
+	"perfkit roofline [--format=text|csv|json] [--plot DIR [--force]] [--rank=N[,M]] [--window=K] FILE... | DIR",
 	NULL,
 };
 
@@ -102,6 +102,7 @@ int cmd_roofline(int argc, char **argv)
 		CLI_FLAG('f', "force", &r.force, "replace the --plot files in DIR if they exist"
 			 CLI_READ_AS_ONE_JOB_HELP),
 		CLI_RANK_OPTION(&r.ranks),
+		CLI_WINDOW_OPTION(&r.window),
 		CLI_END(),
 	};
 	struct roof_kernel *k = NULL;

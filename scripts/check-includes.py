@@ -62,11 +62,11 @@ REPORT_MAY_USE = {
 }
 FACE = {folder: f"{folder}/{folder}.h" for folder in REPORT_MAY_USE if "/" not in folder}
 # The read model has no face of its own outside report/: summary's face
-# lends what cli/ and tui/ need of it (a thread's label, --rank).
+# lends what cli/ and tui/ need of it (a thread's label, --rank, --window).
 FACE["model"] = "summary/summary.h"
 # Folders whose internals stay inside: the headers they lend to the rest of report/.
 LENT = {"summary": {"summary/summary.h"},
-        "model": {"model/context_failure.h", "model/groups.h",
+        "model": {"model/capture_windows.h", "model/context_failure.h", "model/groups.h",
                   "model/job_time.h", "model/names.h", "model/overview.h", "model/ranks.h",
                   "model/python_stacks.h", "model/rows.h", "model/sql.h", "model/sums.h",
                   "model/thread_label.h", "model/window.h"}}

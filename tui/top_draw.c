@@ -50,6 +50,7 @@ static void draw_header(const struct top_model *m, const struct top_ui *ui,
 			const struct top_rect *r)
 {
 	char line[LINE_MAX_BYTES], a[64], b[64], c[64], d[64], e[64], f[64], v[64], used[24], total[24];
+	char windows[160], sep[4] = "";
 	const struct nvml_sample *g = &m->gpu;
 	const char *gpu = m->gpu_name[0] ? m->gpu_name : (g->name_valid ? g->name : "unknown");
 	char procs[32] = "";
@@ -95,9 +96,13 @@ static void draw_header(const struct top_model *m, const struct top_ui *ui,
 			  PROF_UNITS_COMPACT);
 	/* rows with an impossible span are in no total: said, as the reports say it */
 	snprintf(f, sizeof f, " | %lld left out (impossible span)", (long long)m->rows_left_out);
+	/* whether the capture records now (capture windows) */
+	top_windows__text(&m->windows, windows, sizeof windows);
+	if (windows[0])
+		snprintf(sep, sizeof sep, " | ");
 	snprintf(line, sizeof line,
-		 " kernels %s (%s) | copies %s (%s) | device memory in use %s | dropped records %lld%s | %s%s",
-		 a, b, c, d, e, (long long)m->dropped_records, m->rows_left_out > 0 ? f : "",
+		 " kernels %s (%s) | copies %s (%s) | device memory in use %s | dropped records %lld%s | %s%s%s%s",
+		 a, b, c, d, e, (long long)m->dropped_records, m->rows_left_out > 0 ? f : "", windows, sep,
 		 ui->status, ui->paused ? " | PAUSED" : "");
 	if (m->dropped_records > 0 || m->rows_left_out > 0)
 		attron(A_BOLD);

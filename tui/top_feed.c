@@ -463,6 +463,21 @@ static void refresh_replay(struct top_feed *f, struct top_model *m, int64_t mono
 	m->elapsed_ns = prof_span_saturated(f->origin_ns, clock);
 }
 
+/* The capture windows at clock (INT64_MAX: as the files hold them now),
+ * counted from the time the header's elapsed time counts from. */
+static void note_windows(struct top_feed *f, struct top_model *m, int64_t clock)
+{
+	struct top_windows w = { 0 };
+	struct prof_error err;
+
+	for (size_t i = 0; i < f->n_src; i++)
+		if (!f->src[i]->lost && top_source__windows(f->src[i], clock, &w, &err) < 0)
+			note_error(m, &err);
+	w.from_ns = f->kind == FEED_REPLAY ? f->origin_ns : f->start_ns ? f->start_ns : m->first_ns;
+	w.finished = f->state == TOP_FEED_FINISHED;
+	m->windows = w;
+}
+
 /* The file followed in place can no longer be read as it was: what was
  * read stays on the screen, nothing more is read. */
 static void lost_in_place(struct top_feed *f, struct top_model *m, struct top_source *s,
@@ -505,6 +520,7 @@ static void refresh_in_place(struct top_feed *f, struct top_model *m, int64_t de
 	} else if (f->state == TOP_FEED_LOADING && rc == 1) {
 		f->state = TOP_FEED_FINISHED;
 	}
+	note_windows(f, m, INT64_MAX);
 	top_source__disconnect(s);
 }
 
@@ -535,6 +551,7 @@ void top_feed__refresh(struct top_feed *f, struct top_model *m, int64_t wall_ns,
 		judge_job(f, m);
 	if (f->kind == FEED_REPLAY) {
 		refresh_replay(f, m, mono_ns, deadline_ns);
+		note_windows(f, m, f->state == TOP_FEED_REPLAY ? replay_clock(f, mono_ns) : INT64_MAX);
 		return;
 	}
 	if (f->state == TOP_FEED_FINISHED || f->state == TOP_FEED_LOST)
@@ -552,6 +569,7 @@ void top_feed__refresh(struct top_feed *f, struct top_model *m, int64_t wall_ns,
 		}
 		if (f->lost_files && !m->error[0])
 			note_error(m, &f->problem);
+		note_windows(f, m, INT64_MAX);
 	}
 	if (f->state == TOP_FEED_LIVE) {
 		top_model__set_clock(m, wall_ns - LIVE_LAG_NS);

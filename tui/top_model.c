@@ -4,12 +4,14 @@
 #include "top_model.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "prof/escape.h"
 #include "prof/event.h"
 #include "prof/saturate.h"
+#include "prof/units.h"
 
 int top_model__init(struct top_model *m)
 {
@@ -474,4 +476,26 @@ int top_model__range_view(const struct top_model *m, struct top_view *out)
 	order.m = m;
 	qsort(out->rows, out->n, sizeof *out->rows, cmp_range);
 	return 0;
+}
+
+void top_windows__text(const struct top_windows *w, char *buf, size_t cap)
+{
+	char at[32];
+
+	if (!w->any) {
+		snprintf(buf, cap, "%s", "");
+	} else if (w->open) {
+		/* a window opened before the first record the clock counts from */
+		if (w->open_start_ns > w->from_ns)
+			prof_units__duration(at + 1, sizeof at - 1, w->open_start_ns - w->from_ns,
+					     PROF_UNITS_COMPACT);
+		at[0] = '+';
+		snprintf(buf, cap, "window %d open since %s%s%s%s", w->open,
+			 w->open_start_ns > w->from_ns ? at : "the start",
+			 w->opened_by[0] ? " (opened by " : "", w->opened_by, w->opened_by[0] ? ")" : "");
+	} else if (w->finished) {
+		snprintf(buf, cap, "%d capture window%s, none open", w->closed, w->closed == 1 ? "" : "s");
+	} else {
+		snprintf(buf, cap, "paused: no window open (%d closed)", w->closed);
+	}
 }

@@ -91,6 +91,23 @@ struct top_view {
 	size_t n, cap;
 };
 
+/* The capture windows (PERFKIT_CAPTURE_WINDOWS) at the clock, where the
+ * capture has them: whether one is open, and how many have closed. */
+struct top_windows {
+	bool any;                 /* the capture has capture windows */
+	int open;                 /* the open window's number, 1 for the first; 0: none */
+	int closed;               /* windows closed by the clock */
+	int64_t open_start_ns;    /* the open one's start, on the capture's clock */
+	int64_t from_ns;          /* where the header's elapsed time counts from */
+	char opened_by[64];       /* what opened it ("nvtx:step #6"), sanitised */
+	bool finished;            /* the capture (or its replay) has ended */
+};
+
+/* The windows' state in words: "window 2 open since +3.1 s (opened by
+ * nvtx:step #6)", "paused: no window open (2 closed)", or at the end "2
+ * capture windows, none open"; "" when the capture has none. */
+void top_windows__text(const struct top_windows *w, char *buf, size_t cap);
+
 struct top_model {
 	/* totals since the capture began */
 	int64_t kernel_count, kernel_total_ns;
@@ -125,6 +142,8 @@ struct top_model {
 
 	/* a finished job's straggler (top_job.h) */
 	struct top_late_rank late;
+
+	struct top_windows windows;
 
 	/* the capture time the screen shows (the replay clock, or now) */
 	int64_t clock_ns;

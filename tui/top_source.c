@@ -601,6 +601,39 @@ int top_source__read_pid(struct top_source *s, struct top_model *m, uint32_t pid
 	return 0;
 }
 
+/* ---- capture windows ------------------------------------------------------------------ */
+
+int top_source__windows(struct top_source *s, int64_t clock_ns, struct top_windows *w,
+			struct prof_error *err)
+{
+	struct prof_cursor *c;
+	int number = 0, rc;
+
+	/* the table is made with the first window's row */
+	if (!s->store || !prof_store__has_table(s->store, PROF_T_CAPTURE_WINDOWS))
+		return 0;
+	w->any = true;
+	rc = prof_cursor__open(s->store, "SELECT start, end, openedBy FROM " PROF_T_CAPTURE_WINDOWS
+			       " WHERE start IS NOT NULL AND start <= ?1 ORDER BY start", &c, err);
+	if (rc)
+		return note_failure(s, rc, err);
+	prof_cursor__bind_int64(c, 1, clock_ns);
+	while ((rc = prof_cursor__next(c, err)) == 1) {
+		bool open = prof_cursor__is_null(c, 1) || prof_cursor__int64(c, 1) > clock_ns;
+
+		number++;
+		if (!open) {
+			w->closed++;
+			continue;
+		}
+		w->open = number;
+		w->open_start_ns = prof_cursor__int64(c, 0);
+		prof_sanitize_term(w->opened_by, sizeof w->opened_by, prof_cursor__text(c, 2));
+	}
+	prof_cursor__close(c);
+	return rc < 0 ? note_failure(s, rc, err) : 0;
+}
+
 /* ---- header facts --------------------------------------------------------------------- */
 
 void top_source__describe(struct top_source *s, struct top_model *m)

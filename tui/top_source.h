@@ -123,4 +123,12 @@ void top_source__describe(struct top_source *s, struct top_model *m);
 /* The monotonic clock in ns (deadlines). */
 int64_t top_monotonic_ns(void);
 
+/* The capture windows of s at clock_ns (INT64_MAX: as the file holds them
+ * now, a window without an end still open) added to *w: windows a
+ * process opens are numbered in start order. The table is a handful of
+ * rows, and a window's end is written into its row when it closes, so it
+ * is read whole each time. 0, or a PROF_E_* code. */
+int top_source__windows(struct top_source *s, int64_t clock_ns, struct top_windows *w,
+			struct prof_error *err);
+
 #endif

@@ -87,6 +87,9 @@ struct prof_store {
 struct store_view {
 	const char *name;
 	char *select;
+	/* the conditions of prof_store__restrict (the processes) and
+	 * prof_store__restrict_time (a stretch of time), ANDed; NULL: none */
+	char *where, *time_where;
 };
 
 struct prof_cursor {

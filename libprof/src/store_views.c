@@ -150,20 +150,24 @@ static int canonical_select(struct prof_store *s, const struct schema_table *t, 
 	return 0;
 }
 
-/* CREATE TEMP VIEW name AS select [WHERE where], the one there replaced. */
-static int define_view(struct prof_store *s, const char *name, const char *select,
-		       const char *where, struct prof_error *err)
+/* CREATE TEMP VIEW name AS v's select [WHERE its conditions], the one
+ * there replaced. */
+static int define_view(struct prof_store *s, const struct store_view *v, struct prof_error *err)
 {
 	char *sql;
 	int rc;
 
-	if (where)
+	if (v->where && v->time_where)
+		sql = sqlite3_mprintf("DROP VIEW IF EXISTS temp.\"%w\"; CREATE TEMP VIEW \"%w\" AS"
+				      " SELECT * FROM (%s) WHERE (%s) AND (%s)", v->name, v->name,
+				      v->select, v->where, v->time_where);
+	else if (v->where || v->time_where)
 		sql = sqlite3_mprintf("DROP VIEW IF EXISTS temp.\"%w\";"
-				      " CREATE TEMP VIEW \"%w\" AS SELECT * FROM (%s) WHERE %s", name,
-				      name, select, where);
+				      " CREATE TEMP VIEW \"%w\" AS SELECT * FROM (%s) WHERE %s", v->name,
+				      v->name, v->select, v->where ? v->where : v->time_where);
 	else
 		sql = sqlite3_mprintf("DROP VIEW IF EXISTS temp.\"%w\"; CREATE TEMP VIEW \"%w\" AS %s",
-				      name, name, select);
+				      v->name, v->name, v->select);
 	if (!sql)
 		return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", s->path);
 	rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
@@ -181,7 +185,7 @@ static int add_view(struct prof_store *s, const struct schema_table *t, int writ
 		return rc;
 	v->name = t->name;
 	s->n_views++;
-	return define_view(s, v->name, v->select, NULL, err);
+	return define_view(s, v, err);
 }
 
 int store__make_views(struct prof_store *s, struct prof_error *err)
@@ -202,26 +206,56 @@ int store__make_views(struct prof_store *s, struct prof_error *err)
 
 void store__free_views(struct prof_store *s)
 {
-	for (int i = 0; i < s->n_views; i++)
+	for (int i = 0; i < s->n_views; i++) {
 		sqlite3_free(s->views[i].select);
+		sqlite3_free(s->views[i].where);
+		sqlite3_free(s->views[i].time_where);
+	}
 	free(s->views);
 	s->views = NULL;
 	s->n_views = 0;
 }
 
-int prof_store__restrict(struct prof_store *s, const char *table, const char *where,
+/* One of v's conditions (*slot) set to where, and the view made anew. */
+static int set_condition(struct prof_store *s, struct store_view *v, char **slot, const char *where,
 			 struct prof_error *err)
+{
+	char *copy = where ? sqlite3_mprintf("%s", where) : NULL;
+
+	if (where && !copy)
+		return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", s->path);
+	sqlite3_free(*slot);
+	*slot = copy;
+	return define_view(s, v, err);
+}
+
+static struct store_view *find_view(struct prof_store *s, const char *table)
 {
 	for (int i = 0; table && i < s->n_views; i++)
 		if (!sqlite3_stricmp(s->views[i].name, table))
-			return define_view(s, s->views[i].name, s->views[i].select, where, err);
-	return 1;
+			return &s->views[i];
+	return NULL;
+}
+
+int prof_store__restrict(struct prof_store *s, const char *table, const char *where,
+			 struct prof_error *err)
+{
+	struct store_view *v = find_view(s, table);
+
+	return v ? set_condition(s, v, &v->where, where, err) : 1;
+}
+
+int prof_store__restrict_time(struct prof_store *s, const char *table, const char *where,
+			      struct prof_error *err)
+{
+	struct store_view *v = find_view(s, table);
+
+	return v ? set_condition(s, v, &v->time_where, where, err) : 1;
 }
 
 const char *prof_store__all_rows(struct prof_store *s, const char *table)
 {
-	for (int i = 0; table && i < s->n_views; i++)
-		if (!sqlite3_stricmp(s->views[i].name, table))
-			return s->views[i].select;
-	return NULL;
+	struct store_view *v = find_view(s, table);
+
+	return v ? v->select : NULL;
 }

@@ -58,9 +58,14 @@ static int rank_name(const struct rank_run *run, char *buf, size_t cap)
 	return snprintf(buf, cap, "rank %d", run->p->rank);
 }
 
-/* Widen w to x's windows (take x's when first). */
+/* Widen w to x's windows (take x's when first). Its span leaves out the
+ * most time any rank's window did not record (between capture windows):
+ * ranks open their windows together. */
 static void add_span(struct sum_window *w, const struct sum_window *x, bool first)
 {
+	int64_t unrecorded = first ? 0 : prof_span_saturated(w->start_ns, w->end_ns) - w->span_ns;
+	int64_t x_unrecorded = prof_span_saturated(x->start_ns, x->end_ns) - x->span_ns;
+
 	if (first || x->start_ns < w->start_ns)
 		w->start_ns = x->start_ns;
 	if (first || x->end_ns > w->end_ns)
@@ -71,6 +76,8 @@ static void add_span(struct sum_window *w, const struct sum_window *x, bool firs
 		w->capture_start_ns = x->capture_start_ns;
 	if (first || x->capture_end_ns > w->capture_end_ns)
 		w->capture_end_ns = x->capture_end_ns;
+	w->span_ns = prof_span_saturated(w->start_ns, w->end_ns) -
+		     (x_unrecorded > unrecorded ? x_unrecorded : unrecorded);
 }
 
 /* The job's window: the span of its ranks' windows, named by each. */

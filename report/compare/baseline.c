@@ -216,7 +216,7 @@ static int values__add_process(struct baseline_values *vals, size_t *cap, const 
 		/* The loop's window runs on past its last step's host side to the
 		 * end of the GPU work it launched: that tail is its edge. */
 		rc = values__add(vals, cap, rank, "wall_time",
-				 per_run(BASELINE_NS, p->wall_ns, prof_span_saturated(w->start_ns, w->end_ns), p,
+				 per_run(BASELINE_NS, p->wall_ns, w->span_ns, p,
 					 (double)prof_span_saturated(w->host_end_ns, w->end_ns)));
 	if (rc == 0)
 		rc = values__add(vals, cap, rank, "kernel_count",

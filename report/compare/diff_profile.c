@@ -19,6 +19,7 @@
 #include "prof/tables.h"
 #include "diff_job.h"
 #include "program_id.h"
+#include "model/capture_windows.h"
 #include "model/names.h"
 #include "model/ranks.h"
 #include "model/sql.h"
@@ -453,13 +454,29 @@ static int load_allocations(struct diff_profile *p, struct prof_store *s, struct
 /* Wall time: the run's own measurement when perfkit recorded one; for nsys
  * exports (and cut-short captures) the span from the first to the last
  * record (sum_capture__time: rows without a real time, such as NVTX
- * domain registrations at 0, do not stretch it back to 1970). */
+ * domain registrations at 0, do not stretch it back to 1970); for a
+ * capture made of capture windows, the time they recorded, so that two
+ * captures (or one window of each, --window) compare what was recorded. */
 static int load_wall(struct diff_profile *p, struct prof_store *s, struct prof_error *err)
 {
 	char *meta = prof_store__meta(s, "duration_ns");
 	struct sum_capture_time time;
-	int rc;
+	struct sum_stretches st;
+	int rc = sum_capture__time(s, &time, err);
 
+	if (rc == 0)
+		rc = sum_stretches__load(s, time.first_ns, time.last_ns, &st, err);
+	if (rc < 0) {
+		free(meta);
+		return rc;
+	}
+	if (st.windows) {
+		free(meta);
+		p->wall_ns = sum_stretches__covered(&st, time.first_ns, time.last_ns);
+		sum_stretches__exit(&st);
+		return 0;
+	}
+	sum_stretches__exit(&st);
 	if (meta) {
 		char *end;
 		long long v = strtoll(meta, &end, 10);
@@ -471,9 +488,6 @@ static int load_wall(struct diff_profile *p, struct prof_store *s, struct prof_e
 			return 0;
 		}
 	}
-	rc = sum_capture__time(s, &time, err);
-	if (rc < 0)
-		return rc;
 	p->wall_ns = prof_span_saturated(time.first_ns, time.last_ns);
 	return 0;
 }

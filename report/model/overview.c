@@ -5,6 +5,7 @@
  * overview carries the same data as the text one. Read from one store or
  * put together from a job's captures (report/job), so it lives in the read
  * model; summary/summary_overview.c runs it as the report "overview". */
+#include "model/capture_windows.h"
 #include "model/context_failure.h"
 #include "model/groups.h"
 #include "model/job_time.h"
@@ -145,6 +146,22 @@ static int busy_collect(struct prof_store *s, struct sum_overview *o, int64_t lo
 	o->busy_any = w.any;
 	o->busy_left_out = w.rows_left_out;
 	return rc;
+}
+
+/* How many capture windows the capture has, and the time they recorded
+ * inside [lo, hi) (nothing to count when it has none). */
+static int recorded(struct prof_store *s, struct sum_overview *o, int64_t lo, int64_t hi,
+		    struct prof_error *err)
+{
+	struct sum_stretches st;
+	int rc = sum_stretches__load(s, lo, hi, &st, err);
+
+	if (rc)
+		return rc;
+	o->windows = st.windows;
+	o->recorded_ns = st.windows ? sum_stretches__covered(&st, lo, hi) : 0;
+	sum_stretches__exit(&st);
+	return 0;
 }
 
 /* ---- sections ---------------------------------------------------------- */
@@ -323,6 +340,14 @@ static int section_run(struct rpt_sink *sink, const struct sum_overview *o, stru
 	} else if (rc >= 0 && o->busy_any) {
 		snprintf(buf, sizeof buf, "%" PRId64, prof_span_saturated(o->busy_first_ns, o->busy_last_ns));
 		rc = emit_pair(sink, "GPU activity span (ns)", buf);
+	}
+	if (rc >= 0 && o->windows) {
+		snprintf(buf, sizeof buf, "%d", o->windows);
+		rc = emit_pair(sink, "Capture windows", buf);
+	}
+	if (rc >= 0 && o->windows) {
+		snprintf(buf, sizeof buf, "%" PRId64, o->recorded_ns);
+		rc = emit_pair(sink, "Recorded (ns)", buf);
 	}
 	if (rc >= 0 && o->has_job_time)
 		rc = emit_pair(sink, "Time base", o->job_time.base);
@@ -589,6 +614,10 @@ int sum_overview__load(struct prof_store *s, struct sum_overview *o, struct prof
 		rc = busy_collect(s, o, start_ns, prof_add_saturated(start_ns, duration_ns), err);
 	else if (rc >= 0)
 		rc = busy_collect(s, o, INT64_MIN, INT64_MAX, err);
+	if (rc >= 0 && sum_overview__span(o, &start_ns, &duration_ns))
+		rc = recorded(s, o, start_ns, prof_add_saturated(start_ns, duration_ns), err);
+	else if (rc >= 0)
+		rc = recorded(s, o, o->busy_first_ns, o->busy_last_ns, err);
 	if (rc >= 0)
 		rc = sum_kernel_groups(s, &o->kernels, err);
 	if (rc >= 0)
@@ -610,6 +639,8 @@ int sum_overview__emit(const struct sum_overview *o, struct rpt_sink *sink,
 
 	if (!sum_overview__span(o, &start_ns, &span_ns))
 		span_ns = prof_span_saturated(o->busy_first_ns, o->busy_last_ns);
+	if (o->windows)
+		span_ns = o->recorded_ns;
 	rc = section_warnings(sink, o, err);
 	if (rc >= 0)
 		rc = section_run(sink, o, err);

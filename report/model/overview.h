@@ -62,6 +62,10 @@ struct sum_overview {
 	size_t nbusy, busy_cap;
 	int64_t busy_first_ns, busy_last_ns, busy_left_out;
 	bool busy_any;
+	/* a capture made of capture windows: how many, and the time they
+	 * recorded, which is the busy time's span (0: the capture has none) */
+	int windows;
+	int64_t recorded_ns;
 	struct sum_groups kernels, ranges; /* sorted by total */
 	struct sum_transfer *transfers;    /* most bytes first */
 	size_t ntransfers, transfers_cap;

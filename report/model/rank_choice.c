@@ -21,6 +21,19 @@ int sum_temp__exists(struct prof_store *s, const char *name, bool *yes, struct p
 	return rc < 0 ? rc : 0;
 }
 
+int sum_temp__exec_int(struct prof_store *s, const char *sql, int64_t v, struct prof_error *err)
+{
+	struct prof_cursor *c;
+	int rc = prof_cursor__open(s, sql, &c, err);
+
+	if (rc)
+		return rc;
+	prof_cursor__bind_int64(c, 1, v);
+	rc = prof_cursor__next(c, err);
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
+}
+
 int sum_ranks__mark_selected(struct prof_store *s, struct sum_ranks *r, struct prof_error *err)
 {
 	struct prof_cursor *c;

@@ -1,10 +1,13 @@
 /* rank_choice.h - --rank's choice as the store's temporary tables hold it
  * (rank_choice.c), shared by the rank model (ranks.c), which reads it, and
- * the filter (rank_filter.c), which makes it. Internal to model/. */
+ * the filter (rank_filter.c), which makes it; and the two helpers of the
+ * temporary tables that --window's choice (window_choice.c) makes too.
+ * Internal to model/. */
 #ifndef REPORT_RANK_CHOICE_H
 #define REPORT_RANK_CHOICE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "prof/error.h"
 #include "prof/store.h"
@@ -18,5 +21,8 @@
 
 /* Whether the connection's temporary database holds a table or view name. */
 int sum_temp__exists(struct prof_store *s, const char *name, bool *yes, struct prof_error *err);
+/* One statement into the temporary tables with ?1 bound to v, its rows
+ * not wanted (a temporary table filled from a bound value). */
+int sum_temp__exec_int(struct prof_store *s, const char *sql, int64_t v, struct prof_error *err);
 
 #endif

@@ -67,21 +67,9 @@ static const struct filtered_table {
 	{ PROF_T_PY_SAMPLES, "globalPid", false },
 	{ PROF_T_PY_FRAMES, "globalPid", false },
 	{ PROF_T_PY_CUDA_CALLS, "globalPid", false },
+	/* the capture windows: the chosen processes' are the capture's stretches */
+	{ PROF_T_CAPTURE_WINDOWS, "globalPid", false },
 };
-
-/* One statement that binds one integer and returns no rows. */
-static int exec_int(struct prof_store *s, const char *sql, int64_t v, struct prof_error *err)
-{
-	struct prof_cursor *c;
-	int rc = prof_cursor__open(s, sql, &c, err);
-
-	if (rc)
-		return rc;
-	prof_cursor__bind_int64(c, 1, v);
-	rc = prof_cursor__next(c, err);
-	prof_cursor__close(c);
-	return rc < 0 ? rc : 0;
-}
 
 /* prof_store__restrict, a table the store has no form of (an analysis
  * table the file lacks) left as it is. */
@@ -326,7 +314,7 @@ int summary__select_ranks(struct prof_store *s, const char *list, struct prof_er
 		if (!take)
 			continue;
 		chosen++;
-		rc = exec_int(s, "INSERT OR IGNORE INTO temp." CHOICE_TABLE " VALUES (?1)",
+		rc = sum_temp__exec_int(s, "INSERT OR IGNORE INTO temp." CHOICE_TABLE " VALUES (?1)",
 			      r.p[i].global_pid, err);
 	}
 	/* every process chosen: nothing to leave out, no views to pay for */
@@ -347,7 +335,7 @@ int sum_ranks__scope(struct prof_store *s, int64_t global_pid, struct prof_error
 	if (rc == 0)
 		rc = prof_store__exec(s, "DELETE FROM temp." PIDS_TABLE, err);
 	if (rc == 0)
-		rc = exec_int(s, "INSERT INTO temp." PIDS_TABLE " VALUES (?1)", global_pid, err);
+		rc = sum_temp__exec_int(s, "INSERT INTO temp." PIDS_TABLE " VALUES (?1)", global_pid, err);
 	if (rc == 0)
 		rc = note_span(s, err);
 	return rc;

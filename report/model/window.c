@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "window_impl.h"
+#include "model/capture_windows.h"
 #include "model/window.h"
 #include "prof/tables.h"
 #include "prof/error.h"
@@ -20,6 +21,27 @@ void sum_loop_options__init(struct sum_loop_options *o)
 	o->coverage = 0.5;
 	o->tiling = 0.9;
 	o->whole_run = false;
+}
+
+/* w's span_ns; in a capture made of windows, its iterations counted again
+ * as sum_window__steps finds them inside the windows. */
+static int measure(struct prof_store *store, struct sum_window *w, struct prof_error *err)
+{
+	struct sum_stretches st;
+	struct sum_step *steps;
+	int n, rc = sum_stretches__load(store, w->start_ns, w->end_ns, &st, err);
+
+	if (rc)
+		return rc;
+	w->span_ns = sum_stretches__covered(&st, w->start_ns, w->end_ns);
+	if (st.windows > 0 && w->iterations > 0) {
+		rc = sum_window__steps(store, w, &steps, &n, err);
+		if (rc == 0)
+			w->iterations = n;
+		free(steps);
+	}
+	sum_stretches__exit(&st);
+	return rc;
 }
 
 /* The loop as sum_window__find and sum_window__find_marked describe it:
@@ -43,7 +65,7 @@ static int find(struct prof_store *store, const struct sum_loop_options *o, enum
 	snprintf(w->source, sizeof w->source, "whole capture");
 	if (o->whole_run) {
 		w->whole_run = true;
-		return 0;
+		return measure(store, w, err);
 	}
 	if (!marked || mark == SUM_LOOP_NVTX)
 		rc = window__from_nvtx(store, o, marked, w, err);
@@ -68,7 +90,7 @@ static int find(struct prof_store *store, const struct sum_loop_options *o, enum
 		w->mark_name[0] = '\0';
 		snprintf(w->source, sizeof w->source, "whole capture");
 	}
-	return 0;
+	return measure(store, w, err);
 }
 
 int sum_window__find(struct prof_store *store, const struct sum_loop_options *o,
@@ -92,9 +114,23 @@ bool sum_window__same_mark(const struct sum_window *a, const struct sum_window *
 
 /* ---- the iterations --------------------------------------------------- */
 
-static int push_step(struct sum_step **v, int *n, int *cap, int64_t start_ns, int64_t end_ns,
-		     int64_t tid)
+/* Appends [start, end) on thread tid, as the capture's stretches st allow:
+ * in a capture of windows, a kernel iteration (ends_with_stretch) ends
+ * with the window it starts in, an NVTX instance that leaves its window
+ * is dropped, and so is an iteration that starts in none. */
+static int push_step(struct sum_step **v, int *n, int *cap, const struct sum_stretches *st,
+		     bool ends_with_stretch, int64_t start_ns, int64_t end_ns, int64_t tid)
 {
+	if (st->windows > 0) {
+		int i = sum_stretches__first_ending_after(st, start_ns);
+
+		if (i == st->n || st->v[i].start_ns > start_ns)
+			return 0;
+		if (end_ns > st->v[i].end_ns && !ends_with_stretch)
+			return 0;
+		if (end_ns > st->v[i].end_ns)
+			end_ns = st->v[i].end_ns;
+	}
 	if (*n == *cap) {
 		int ncap = *cap ? *cap * 2 : 64;
 		struct sum_step *nv = realloc(*v, sizeof *nv * (size_t)ncap);
@@ -119,6 +155,7 @@ int sum_window__steps(struct prof_store *store, const struct sum_window *w, stru
 		" WHERE " PROF_SQL_KERNEL_NAME_ID("k.") " IN (SELECT id FROM " PROF_T_STRINGS " WHERE value = ?1)"
 		" AND k.start >= ?2 AND k.start < ?3 ORDER BY k.start";
 	bool nvtx = w->mark == SUM_LOOP_NVTX, have_prev = false;
+	struct sum_stretches st;
 	struct prof_cursor *c;
 	int cap = 0, rc;
 	int64_t prev = 0;
@@ -133,16 +170,21 @@ int sum_window__steps(struct prof_store *store, const struct sum_window *w, stru
 		rc = window__nvtx_instances_sql(nvtx_sql, sizeof nvtx_sql, err);
 		len = strlen(nvtx_sql);
 		if (!rc && snprintf(nvtx_sql + len, sizeof nvtx_sql - len,
-				    " SELECT start, end, tid FROM r WHERE name = ?1 AND k > 1 ORDER BY start") >=
-				   (int)(sizeof nvtx_sql - len))
+				    " SELECT start, end, tid FROM r WHERE name = ?1 AND k > 1%s ORDER BY start",
+				    window__nvtx_recorded_sql(store)) >= (int)(sizeof nvtx_sql - len))
 			rc = prof_error__set(err, PROF_E_SQL, "the loop search's SQL does not fit in %zu bytes",
 					     sizeof nvtx_sql);
 		if (rc)
 			return rc;
 	}
-	rc = prof_cursor__open(store, nvtx ? nvtx_sql : kernel_sql, &c, err);
+	rc = sum_stretches__load(store, w->start_ns, w->end_ns, &st, err);
 	if (rc)
 		return rc;
+	rc = prof_cursor__open(store, nvtx ? nvtx_sql : kernel_sql, &c, err);
+	if (rc) {
+		sum_stretches__exit(&st);
+		return rc;
+	}
 	prof_cursor__bind_text(c, 1, w->mark_name);
 	if (!nvtx) {
 		prof_cursor__bind_int64(c, 2, w->start_ns);
@@ -152,9 +194,10 @@ int sum_window__steps(struct prof_store *store, const struct sum_window *w, stru
 		int64_t start = prof_cursor__int64(c, 0);
 
 		if (nvtx) {
-			rc = push_step(steps, n, &cap, start, prof_cursor__int64(c, 1), prof_cursor__int64(c, 2));
+			rc = push_step(steps, n, &cap, &st, false, start, prof_cursor__int64(c, 1),
+				       prof_cursor__int64(c, 2));
 		} else {
-			rc = have_prev ? push_step(steps, n, &cap, prev, start, 0) : 0;
+			rc = have_prev ? push_step(steps, n, &cap, &st, true, prev, start, 0) : 0;
 			have_prev = true;
 			prev = start;
 		}
@@ -164,8 +207,9 @@ int sum_window__steps(struct prof_store *store, const struct sum_window *w, stru
 		}
 	}
 	prof_cursor__close(c);
-	if (rc == 0 && have_prev && prev < w->end_ns && push_step(steps, n, &cap, prev, w->end_ns, 0))
+	if (rc == 0 && have_prev && prev < w->end_ns && push_step(steps, n, &cap, &st, true, prev, w->end_ns, 0))
 		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	sum_stretches__exit(&st);
 	if (rc < 0) {
 		free(*steps);
 		*steps = NULL;

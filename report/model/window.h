@@ -59,6 +59,9 @@ struct sum_window {
 	int64_t zero_ns;            /* where shown times count from (sum_capture__time) */
 	int64_t capture_start_ns, capture_end_ns; /* the first record's start, the last's end */
 	int64_t start_ns, end_ns;   /* the steady-state loop */
+	int64_t span_ns;            /* the time of [start_ns, end_ns) in the capture's
+				     * stretches (model/capture_windows.h): its length,
+				     * less the time between capture windows */
 	int64_t host_end_ns;        /* where the loop's host side ends (end_ns may run
 				     * on to the GPU work it launched): diagnose's rules
 				     * about API calls stop here, so a sync or a free
@@ -75,7 +78,9 @@ struct sum_window {
 /* One iteration of the loop: an instance of the NVTX range (host time, on
  * thread global_tid), or the time from one launch of the marking kernel to
  * the next (GPU time, global_tid 0); the last kernel iteration ends at the
- * window's end. */
+ * window's end. In a capture made of capture windows no iteration crosses
+ * from one into another: a kernel iteration ends with its window at the
+ * latest, and an NVTX instance that spans two is none. */
 struct sum_step {
 	int64_t start_ns, end_ns;
 	int64_t global_tid;
@@ -95,7 +100,8 @@ int sum_window__find_marked(struct prof_store *s, const struct sum_loop_options 
 bool sum_window__same_mark(const struct sum_window *a, const struct sum_window *b);
 /* The iterations of w's loop (the warm-up left out), sorted by start: the
  * instances of its NVTX range, on every thread, or the periods between
- * launches of its kernel inside the window; none when w has no loop.
+ * launches of its kernel inside the window, each inside one of the
+ * capture's stretches; none when w has no loop.
  * *steps is malloc'd (NULL when there are none). */
 int sum_window__steps(struct prof_store *s, const struct sum_window *w, struct sum_step **steps,
 		      int *n, struct prof_error *err);

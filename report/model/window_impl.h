@@ -15,6 +15,10 @@
  * for their own calls are left out. Written into buf; 0, or PROF_E_SQL
  * when cap is too small (a bug). */
 int window__nvtx_instances_sql(char *buf, size_t cap, struct prof_error *err);
+/* A condition on an instance r of that SQL: its process recorded it (a
+ * capture window of the process overlaps it); "" in a capture without
+ * windows. */
+const char *window__nvtx_recorded_sql(struct prof_store *store);
 
 /* The loop from NVTX ranges (marked NULL: the search; else only that
  * name's ranges): w's start, end, host end, iterations, source and mark

@@ -66,6 +66,22 @@ static int append(char *buf, size_t cap, size_t *len, struct prof_error *err, co
 	return 0;
 }
 
+const char *window__nvtx_recorded_sql(struct prof_store *store)
+{
+	/* In a capture of windows only the instances a window of their
+	 * process overlaps were recorded with their GPU work; an NVTX window
+	 * records its ranges over the whole run (capture_window.c), and those
+	 * outside would read as steps that launch nothing. The windows' own
+	 * times, not the stretches': a stretch runs on to the end of the GPU
+	 * work its window launched, while the host has gone on to steps it
+	 * did not record. */
+	return prof_store__has_table(store, PROF_T_CAPTURE_WINDOWS)
+		       ? " AND EXISTS (SELECT 1 FROM " PROF_T_CAPTURE_WINDOWS " cw WHERE "
+			 PROF_SQL_PID_OF_TID("cw.globalPid") " = " PROF_SQL_PID_OF_TID("r.tid")
+			 " AND cw.start < r.end AND coalesce(cw.end, 9223372036854775807) > r.start)"
+		       : "";
+}
+
 int window__nvtx_instances_sql(char *buf, size_t cap, struct prof_error *err)
 {
 	/* Domains are numbered per process: the library's rows are those of
@@ -315,7 +331,9 @@ static int load_candidates(struct prof_store *store, const struct sum_loop_optio
 	if (!rc)
 		rc = append(sql, SQL_CAP, &len, err,
 			    ", w AS (SELECT id, name, " PROF_SQL_PID_OF_TID("tid") " AS p, start, end FROM r"
-			    "  WHERE k > 1 AND name IS NOT NULL AND (?2 IS NULL OR name = ?2))");
+			    "  WHERE k > 1 AND name IS NOT NULL AND (?2 IS NULL OR name = ?2)");
+	if (!rc)
+		rc = append(sql, SQL_CAP, &len, err, "%s)", window__nvtx_recorded_sql(store));
 	if (!rc && known)
 		rc = append(sql, SQL_CAP, &len, err,
 			    ", span AS (SELECT min(start) AS lo, max(end) AS hi FROM w), launch AS (%s),"

@@ -24,6 +24,7 @@
 #include "prof/store.h"
 #include "sink/table.h"
 #include "model/job_time.h"
+#include "model/capture_windows.h" /* for cli/: summary__select_window */
 #include "model/ranks.h"        /* for cli/: summary__select_ranks */
 #include "model/thread_label.h" /* for cli/ and tui/: a thread's label */
 

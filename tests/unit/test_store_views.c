@@ -227,6 +227,38 @@ START_TEST(restrict_narrows_and_puts_back)
 }
 END_TEST
 
+START_TEST(restrict_time_ands_with_restrict_and_each_puts_back_alone)
+{
+	struct prof_store *s = open_store(testutil_data_path("clean_loop.sqlite"));
+	struct prof_error err = { 0 };
+	const char *stream = "streamId = (SELECT min(streamId) FROM main." PROF_T_KERNEL ")";
+	const char *early = "start < (SELECT avg(start) FROM main." PROF_T_KERNEL ")";
+	int64_t all = one_int(s, "SELECT count(*) FROM " PROF_T_KERNEL);
+	int64_t on_stream = one_int(s, "SELECT count(*) FROM main." PROF_T_KERNEL " WHERE streamId ="
+				       " (SELECT min(streamId) FROM main." PROF_T_KERNEL ")");
+	int64_t is_early = one_int(s, "SELECT count(*) FROM main." PROF_T_KERNEL " WHERE start <"
+				      " (SELECT avg(start) FROM main." PROF_T_KERNEL ")");
+	int64_t both = one_int(s, "SELECT count(*) FROM main." PROF_T_KERNEL " WHERE streamId ="
+				  " (SELECT min(streamId) FROM main." PROF_T_KERNEL ") AND start <"
+				  " (SELECT avg(start) FROM main." PROF_T_KERNEL ")");
+
+	ck_assert_int_gt(is_early, 0);
+	ck_assert_int_lt(is_early, all);
+	ck_assert_int_eq(prof_store__restrict_time(s, PROF_T_KERNEL, early, &err), 0);
+	ck_assert_int_eq(one_int(s, "SELECT count(*) FROM " PROF_T_KERNEL), is_early);
+	ck_assert_int_eq(prof_store__restrict(s, PROF_T_KERNEL, stream, &err), 0);
+	ck_assert_int_eq(one_int(s, "SELECT count(*) FROM " PROF_T_KERNEL), both);
+	/* the process condition put back leaves the time condition */
+	ck_assert_int_eq(prof_store__restrict(s, PROF_T_KERNEL, NULL, &err), 0);
+	ck_assert_int_eq(one_int(s, "SELECT count(*) FROM " PROF_T_KERNEL), is_early);
+	ck_assert_int_eq(prof_store__restrict(s, PROF_T_KERNEL, stream, &err), 0);
+	ck_assert_int_eq(prof_store__restrict_time(s, PROF_T_KERNEL, NULL, &err), 0);
+	ck_assert_int_eq(one_int(s, "SELECT count(*) FROM " PROF_T_KERNEL), on_stream);
+	ck_assert_int_eq(prof_store__restrict_time(s, "NO_SUCH_TABLE", NULL, &err), 1);
+	prof_store__close(s);
+}
+END_TEST
+
 static char *read_all(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
@@ -301,6 +333,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, views_keep_the_indexes);
 	tcase_add_test(tc, nsys_export_reads_every_canonical_column);
 	tcase_add_test(tc, restrict_narrows_and_puts_back);
+	tcase_add_test(tc, restrict_time_ands_with_restrict_and_each_puts_back_alone);
 	tcase_add_test(tc, the_file_is_never_written);
 	tcase_add_test(tc, a_store_in_memory_reads_the_same);
 	suite_add_tcase(s, tc);

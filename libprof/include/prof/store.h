@@ -238,8 +238,14 @@ enum prof_store_kind prof_store__kind(const struct prof_store *s);
  * (a name not of prof/tables.h): nothing to restrict; or a PROF_E_* code. */
 int prof_store__restrict(struct prof_store *s, const char *table, const char *where,
 			 struct prof_error *err);
+/* A second condition on table's rows, held apart from prof_store__restrict's
+ * and ANDed with it, so that each is set and put back on its own: a stretch
+ * of time (perfkit's --window) under --rank's processes, which an analysis
+ * of each rank in turn changes. where NULL: none. Returns as restrict does. */
+int prof_store__restrict_time(struct prof_store *s, const char *table, const char *where,
+			      struct prof_error *err);
 /* The SELECT that gives table's canonical form with every row, whatever
- * prof_store__restrict chose, for a statement's FROM ("FROM (%s) AS k"):
+ * prof_store__restrict and prof_store__restrict_time chose, for a statement's FROM ("FROM (%s) AS k"):
  * what reads the whole capture under --rank (the rank model). NULL when
  * the store has no form of table. Valid until the store is closed. */
 const char *prof_store__all_rows(struct prof_store *s, const char *table);

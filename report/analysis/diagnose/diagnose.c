@@ -30,7 +30,8 @@ double diag__get(const struct diag_context *ctx, const char *key)
 
 int64_t diag__window_ns(const struct diag_context *ctx)
 {
-	int64_t d = prof_span_saturated(ctx->w->start_ns, ctx->w->end_ns);
+	/* time between capture windows is not the window's: nothing recorded it */
+	int64_t d = ctx->w->span_ns;
 	return d > 0 ? d : 1;
 }
 

@@ -184,11 +184,17 @@ static void print_window_text(const struct diag_report *r, FILE *out)
 	if (r->nranks > 0) {
 		print_job_window_text(r, out);
 	} else {
+		char recorded[64] = "";
+		int64_t len = prof_span_saturated(w->start_ns, w->end_ns);
+
+		/* a window that spans capture windows was not recorded whole */
+		if (w->span_ns < len)
+			snprintf(recorded, sizeof recorded, ", %s of it recorded",
+				 diag__ns(b1, sizeof b1, w->span_ns));
 		fputs("window: ", out);
 		prof_fputs_term(out, w->source);
-		fprintf(out, " (%s from %s, of %s captured)%s\n",
-			diag__ns(b1, sizeof b1, prof_span_saturated(w->start_ns, w->end_ns)),
-			at(b3, sizeof b3, w, w->start_ns), diag__ns(b2, sizeof b2, captured_ns(w)),
+		fprintf(out, " (%s from %s%s, of %s captured)%s\n", diag__ns(b1, sizeof b1, len),
+			at(b3, sizeof b3, w, w->start_ns), recorded, diag__ns(b2, sizeof b2, captured_ns(w)),
 			r->replayed ? "; shares are of the GPU's busy time in it (kernel replay)"
 			: w->iterations ? "; shares are of this loop" : "");
 	}

@@ -213,7 +213,7 @@ static int split_busy(struct prof_store *s, struct rank_time *t, struct prof_err
 	t->hidden_ns = diag_intervals__overlap_ns(&compute, &comm);
 	t->exposed_ns = t->comm_ns - t->hidden_ns;
 	t->busy_ns = prof_add_saturated(t->compute_ns, t->exposed_ns);
-	t->window_ns = prof_span_saturated(lo, hi);
+	t->window_ns = t->w.span_ns; /* less the time between capture windows */
 	t->idle_ns = t->window_ns > t->busy_ns ? t->window_ns - t->busy_ns : 0;
 out:
 	prof_cursor__close(c);

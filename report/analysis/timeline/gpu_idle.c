@@ -472,6 +472,28 @@ static int on_stretch(struct device_pass *p, int64_t a, int64_t b, const struct 
 	return 0;
 }
 
+/* The GPU had no work over [a, b): its parts inside the capture's
+ * stretches are idle stretches (time between capture windows was never
+ * recorded), each attributed on its own; next ends the last part only, and
+ * the parts before it end with their capture window, no work following
+ * in it. */
+static int on_gap(struct device_pass *p, int64_t a, int64_t b, const struct gpu_work *next,
+		  int64_t prev_end, bool waited, struct prof_error *err)
+{
+	const struct sum_stretches *st = &p->r->stretches;
+	int rc = 0;
+
+	for (int i = sum_stretches__first_ending_after(st, a); rc == 0 && i < st->n &&
+							       st->v[i].start_ns < b; i++) {
+		int64_t x = st->v[i].start_ns > a ? st->v[i].start_ns : a;
+		int64_t y = st->v[i].end_ns < b ? st->v[i].end_ns : b;
+		bool last = y == b;
+
+		rc = on_stretch(p, x, y, last ? next : NULL, last ? prev_end : INT64_MIN, last && waited, err);
+	}
+	return rc;
+}
+
 /* A stream's work held back by an event wait: how long, and behind which
  * stream (inferred). */
 static void note_held(struct device_pass *p, struct stream_state *st, const struct gpu_work *w)
@@ -558,7 +580,7 @@ static int pass_device(struct diag_scope *ctx, struct gpu_idle_result *r, struct
 			p.last_launcher = g.launch_tid;
 		}
 		if (s > cur) {
-			rc = on_stretch(&p, cur, s, &g, st->last_end_ns, waited, err);
+			rc = on_gap(&p, cur, s, &g, st->last_end_ns, waited, err);
 			if (rc)
 				break;
 		}
@@ -570,10 +592,10 @@ static int pass_device(struct diag_scope *ctx, struct gpu_idle_result *r, struct
 	if (rc == 0 && more < 0)
 		rc = more;
 	if (rc == 0 && cur < w->end_ns)
-		rc = on_stretch(&p, cur, w->end_ns, NULL, INT64_MIN, false, err);
+		rc = on_gap(&p, cur, w->end_ns, NULL, INT64_MIN, false, err);
 	if (rc == 0)
 		rc = collect_waits(&p, err);
-	d->busy_ns = ns_between(w->start_ns, w->end_ns) - d->idle_ns;
+	d->busy_ns = w->span_ns - d->idle_ns;
 	prof_cursor__close(work);
 	prof_cursor__close(p.calls);
 	prof_cursor__close(p.waits);
@@ -598,6 +620,8 @@ int gpu_idle__analyse(struct diag_scope *ctx, struct gpu_idle_result **out, stru
 	r->has_api_calls = ctx->has_api_calls;
 	r->replayed = ctx->replayed;
 	rc = sum_window__steps(ctx->store, ctx->w, &r->steps, &r->nsteps, err);
+	if (!rc)
+		rc = sum_stretches__load(ctx->store, r->window.start_ns, r->window.end_ns, &r->stretches, err);
 	if (!rc)
 		rc = api_names__load(ctx, &r->names, err);
 	/* a window whose length overflows (a damaged capture) has nothing to say */
@@ -652,6 +676,7 @@ void gpu_idle_result__delete(struct gpu_idle_result *r)
 	}
 	free(r->dev);
 	free(r->steps);
+	sum_stretches__exit(&r->stretches);
 	free(r->waits);
 	api_names__exit(&r->names);
 	free(r);

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "analysis/core/gpu_work.h"
+#include "model/capture_windows.h"
 #include "model/window.h"
 
 /* ---- causes --------------------------------------------------------------- */
@@ -147,6 +148,8 @@ struct gpu_idle_stream_wait {
 
 struct gpu_idle_result {
 	struct sum_window window;
+	struct sum_stretches stretches; /* the window's time that was recorded: idle
+					 * time is only ever inside them */
 	struct sum_step *steps;
 	int nsteps;
 	struct gpu_idle_device *dev;

@@ -109,7 +109,7 @@ static int window_rows(const struct idle_units *u, struct rpt_sink *sink)
 
 	for (int k = 0; rc >= 0 && k < u->n; k++) {
 		const struct gpu_idle_result *r = u->v[k].idle;
-		int64_t len = prof_span_saturated(r->window.start_ns, r->window.end_ns);
+		int64_t len = r->window.span_ns;
 
 		for (int i = 0; rc >= 0 && i < r->ndev; i++) {
 			const struct gpu_idle_device *d = &r->dev[i];
@@ -156,7 +156,7 @@ static int64_t step_median(const struct gpu_idle_result *r, const struct gpu_idl
 static int cause_rows_of(const struct idle_unit *x, struct rpt_sink *sink)
 {
 	const struct gpu_idle_result *r = x->idle;
-	int64_t len = r->window.end_ns - r->window.start_ns;
+	int64_t len = r->window.span_ns;
 	int64_t *scratch = malloc(sizeof *scratch * (size_t)(r->nsteps ? r->nsteps : 1));
 	int rc = 0;
 
