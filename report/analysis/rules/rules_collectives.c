@@ -160,8 +160,9 @@ static const char *transfer_pytorch(bool hide)
 {
 	return hide ? "In PyTorch: DistributedDataParallel all-reduces each gradient bucket while the "
 		      "backward pass goes on: tune bucket_cap_mb (default 25; smaller buckets start "
-		      "communicating earlier, larger ones cost fewer calls), keep "
-		      "gradient_as_bucket_view=True, and with FSDP use backward_prefetch and "
+		      "communicating earlier, larger ones cost fewer calls), pass "
+		      "gradient_as_bucket_view=True (the default is False: each gradient is then "
+		      "copied into its bucket), and with FSDP use backward_prefetch and "
 		      "forward_prefetch."
 		    : "In PyTorch: ddp.register_comm_hook(None, "
 		      "torch.distributed.algorithms.ddp_comm_hooks.default_hooks.bf16_compress_hook) halves "
