@@ -22,6 +22,7 @@
 #include "prof/escape.h"
 #include "prof/tables.h"
 #include "sink/symbol.h"
+#include "model/capture_windows.h"
 #include "model/groups.h"
 #include "model/sql.h"
 #include "model/window.h"
@@ -140,6 +141,7 @@ static int plot_utilisation(struct html_page *p, const struct time_axis *a, stru
 		"SELECT deviceId, start, end FROM " PROF_T_MEMSET " WHERE NOT " SUM_BAD_SPAN(""),
 	};
 	struct prof_store *s = html_page__store(p);
+	struct sum_stretches st;
 	int64_t (*busy)[PLOT_BINS] = NULL, devs[PLOT_MAX_DEVICES], cur_start = 0, cur_end = 0;
 	int ndevs = 0, slot = -1, rc;
 	struct prof_cursor *c = NULL;
@@ -189,21 +191,35 @@ static int plot_utilisation(struct html_page *p, const struct time_axis *a, stru
 		rc = err->code;
 		goto out;
 	}
+	/* a bin's share is of the time in it the capture recorded: between two
+	 * capture windows nothing was, and the plot leaves a gap (NaN) */
+	rc = sum_stretches__load(s, a->base_ns, prof_add_saturated(a->base_ns, a->span_ns), &st, err);
+	if (rc < 0) {
+		fclose(f);
+		goto out;
+	}
 	device_header(f, devs, ndevs);
 	for (int b = 0; b <= PLOT_BINS; b++) {
 		/* the last row repeats the last bin so its step is drawn */
 		int bb = b < PLOT_BINS ? b : PLOT_BINS - 1;
-		int64_t len = a->span_ns - (int64_t)bb * a->bin_ns;
+		int64_t len = a->span_ns - (int64_t)bb * a->bin_ns, from, recorded;
 
 		if (len > a->bin_ns)
 			len = a->bin_ns;
 		if (len <= 0)
 			break;
+		from = prof_add_saturated(a->base_ns, (int64_t)bb * a->bin_ns);
+		recorded = sum_stretches__covered(&st, from, prof_add_saturated(from, len));
 		fprintf(f, "%.6f", time_axis__bin_ms(a, b));
-		for (int d = 0; d < ndevs; d++)
-			fprintf(f, " %.3f", 100.0 * (double)busy[d][bb] / (double)len);
+		for (int d = 0; d < ndevs; d++) {
+			if (recorded > 0)
+				fprintf(f, " %.3f", 100.0 * (double)busy[d][bb] / (double)recorded);
+			else
+				fputs(" NaN", f);
+		}
 		fputc('\n', f);
 	}
+	sum_stretches__exit(&st);
 	rc = plots_data__close(f, err);
 	if (rc == 0)
 		rc = gnuplot__write_file(dir, "util.gp", util_script, err);
