@@ -98,6 +98,8 @@ void run__write_live_meta(struct run_session *s)
 	prof_writer__meta(s->w, PROF_META_HOST, host);
 	run__meta_trace(s->w, s->opt.trace_list);
 	prof_writer__meta(s->w, PROF_META_LIVE_DIR, s->dir);
+	if (run__windows_asked(s))
+		prof_writer__meta(s->w, PROF_META_WINDOWED, "1");
 	if (s->metrics_dir[0])
 		prof_writer__meta(s->w, PROF_META_LIVE_METRICS_DIR, s->metrics_dir);
 	if (s->beside)

@@ -139,6 +139,9 @@ int run_session__prepare(struct run_session *s, char **argv);
 const char *run_session__file(const struct run_session *s);
 /* The folder holding the per-process files of the running program. */
 const char *run_session__live_dir(const struct run_session *s);
+/* Whether it records only inside capture windows (--capture-range,
+ * --delay, --duration, --start-paused). */
+bool run_session__windowed(const struct run_session *s);
 /* When the program started (CLOCK_REALTIME), and how long it ran once
  * run_session__wait saw it end. */
 int64_t run_session__start_ns(const struct run_session *s);

@@ -59,6 +59,11 @@ bool run__windows_asked(const struct run_session *s)
 	return s->opt.capture_range || s->opt.delay || s->opt.duration || s->opt.start_paused;
 }
 
+bool run_session__windowed(const struct run_session *s)
+{
+	return run__windows_asked(s);
+}
+
 int run__window_env(const struct run_session *s)
 {
 	char num[32];

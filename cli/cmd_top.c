@@ -185,6 +185,7 @@ static int top_program(const struct run_options *opt, int64_t refresh_ms, char *
 	cfg.feed.program = command ? command : prog[0];
 	cfg.feed.pid = (uint32_t)s.pid;
 	cfg.feed.start_ns = run_session__start_ns(&s);
+	cfg.feed.windowed = run_session__windowed(&s);
 	cfg.refresh_ms = (int)refresh_ms;
 	ops.ctx = &s;
 	cfg.program = &ops;

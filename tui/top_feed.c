@@ -38,6 +38,8 @@ struct top_feed {
 	int64_t start_ns;         /* the run's start (CLOCK_REALTIME); 0 unknown */
 	int64_t duration_ns;      /* finished: the run's length; 0 unknown */
 	int exit_status;          /* finished: the program's; -1 unknown */
+	bool windowed;            /* it records only inside capture windows (the run's
+				   * metadata says so from its start, before any window) */
 	int64_t next_check_ns;    /* monotonic: when to look for the end again */
 	/* replay */
 	double speed;
@@ -82,6 +84,7 @@ static void read_meta(struct top_feed *f, struct prof_store *s, struct top_model
 	f->start_ns = meta_int(s, "start_ns", f->start_ns);
 	f->duration_ns = meta_int(s, "duration_ns", f->duration_ns);
 	f->exit_status = (int)meta_int(s, "exit_status", f->exit_status);
+	f->windowed = meta_int(s, PROF_META_WINDOWED, 0) == 1;
 }
 
 /* ---- per-process files ---------------------------------------------------------- */
@@ -388,6 +391,7 @@ int top_feed__open(const struct top_feed_config *cfg, struct top_model *m,
 		f->state = TOP_FEED_LIVE;
 		f->dir = strdup(cfg->live_dir);
 		f->start_ns = cfg->start_ns;
+		f->windowed = cfg->windowed;
 		m->pid = cfg->pid;
 		prof_sanitize_term(m->program, sizeof m->program, cfg->program);
 		if (!f->dir)
@@ -473,6 +477,8 @@ static void note_windows(struct top_feed *f, struct top_model *m, int64_t clock)
 	for (size_t i = 0; i < f->n_src; i++)
 		if (!f->src[i]->lost && top_source__windows(f->src[i], clock, &w, &err) < 0)
 			note_error(m, &err);
+	/* before its first window a windowed run has no windows table */
+	w.any = w.any || f->windowed;
 	w.from_ns = f->kind == FEED_REPLAY ? f->origin_ns : f->start_ns ? f->start_ns : m->first_ns;
 	w.finished = f->state == TOP_FEED_FINISHED;
 	m->windows = w;

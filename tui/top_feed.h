@@ -29,6 +29,7 @@ struct top_feed_config {
 	const char *program;    /* with live_dir: the command line (for the header) */
 	uint32_t pid;           /* with live_dir: the program's pid */
 	int64_t start_ns;       /* with live_dir: when it started (CLOCK_REALTIME) */
+	bool windowed;          /* with live_dir: it records only inside capture windows */
 	bool replay;
 	double speed;           /* replay: capture seconds per wall second */
 };

@@ -495,6 +495,8 @@ void top_windows__text(const struct top_windows *w, char *buf, size_t cap)
 			 w->opened_by[0] ? " (opened by " : "", w->opened_by, w->opened_by[0] ? ")" : "");
 	} else if (w->finished) {
 		snprintf(buf, cap, "%d capture window%s, none open", w->closed, w->closed == 1 ? "" : "s");
+	} else if (w->closed == 0) {
+		snprintf(buf, cap, "%s", "paused: no window opened yet");
 	} else {
 		snprintf(buf, cap, "paused: no window open (%d closed)", w->closed);
 	}

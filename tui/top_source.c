@@ -609,7 +609,8 @@ int top_source__windows(struct top_source *s, int64_t clock_ns, struct top_windo
 	struct prof_cursor *c;
 	int number = 0, rc;
 
-	/* the table is made with the first window's row */
+	/* the table is made with the first window's row (before it, the
+	 * run's metadata says whether it waits for one: top_feed.c) */
 	if (!s->store || !prof_store__has_table(s->store, PROF_T_CAPTURE_WINDOWS))
 		return 0;
 	w->any = true;

@@ -41,6 +41,8 @@ else
 	runner=$!
 	has_pid() { test -n "$(meta "$live" pid)"; }
 	wait_until "$WAIT_S" has_pid
+	expect_that "a run that waits for its windows says so from its start (windowed 1)" \
+		test "$(meta "$live" windowed)" = 1
 	dir=$(meta "$live" live_dir)
 	run start "$live"
 	expect_status "start by the capture's file" 0

@@ -170,4 +170,22 @@ wait_for "top --replay: the second window open, and what opened it" \
 wait_for "top --replay: at the end, none open" "2 capture windows, none open"
 keys q
 expect_exit replay 0
+
+# ---- perfkit top on a run waiting for its first window ----------------------------------
+# (no windows table yet: it is made with the first window's row)
+if built_without_cupti; then
+	skip "top on a paused run" "perfkit built without CUPTI"
+else
+	live=$TMP/paused.sqlite
+	"$PERFKIT" run -o "$live" --start-paused -- sleep 30 >/dev/null 2>&1 &
+	runner=$!
+	has_pid() { test -n "$(meta "$live" pid)"; }
+	wait_until "$WAIT_S" has_pid
+	start_top live "$live"
+	wait_for "top on a --start-paused run before any window: paused" "paused: no window opened yet"
+	keys q
+	expect_exit live 0
+	kill "$(meta "$live" pid)" 2>/dev/null
+	wait "$runner"
+fi
 finish

@@ -101,6 +101,11 @@
  * file: .NAME.perfkit-XXXXXX, see prof/output.h): what `perfkit recover`
  * replaces. */
 #define PROF_META_OUTPUT "output"
+/* "1" where the run records only inside capture windows (--capture-range,
+ * --delay, --duration, --start-paused): written at the start, so that a
+ * reader of a run still waiting for its first window (whose windows table
+ * is made with that window's row) can tell it is paused. */
+#define PROF_META_WINDOWED "windowed"
 
 /* ---- the files a traced process writes ------------------------------------- */
 
