@@ -80,6 +80,21 @@ expect_that() {
 # Read-only: sqlite3 would otherwise create an empty FILE when it is not
 # there yet, and a `perfkit run` starting then refuses its output as existing.
 meta() { sqlite3 -readonly "$1" "SELECT value FROM PERFKIT_META WHERE key = '$2'" 2>/dev/null; }
+has_meta() { test -n "$(meta "$1" "$2")"; }
+
+# paused_run FILE SECONDS: `perfkit run --start-paused -- sleep SECONDS`
+# writing FILE in the background ($runner its pid), returned once the run
+# has recorded the program's pid; end_paused_run FILE ends the program and
+# waits for the run.
+paused_run() {
+	"$PERFKIT" run -o "$1" --start-paused -- sleep "$2" >/dev/null 2>&1 &
+	runner=$!
+	wait_until "$WAIT_S" has_meta "$1" pid
+}
+end_paused_run() {
+	kill "$(meta "$1" pid)" 2>/dev/null
+	wait "$runner"
+}
 
 # built_without_cupti: this perfkit's `run` refuses to capture. Probes with
 # `perfkit run -- true`, leaving $status, $TMP/out and $TMP/err like run.

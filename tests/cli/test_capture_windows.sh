@@ -37,10 +37,7 @@ if built_without_cupti; then
 	skip "start and stop on a running capture" "perfkit built without CUPTI"
 else
 	live=$TMP/live.sqlite
-	"$PERFKIT" run -o "$live" --start-paused -- sleep 10 >/dev/null 2>&1 &
-	runner=$!
-	has_pid() { test -n "$(meta "$live" pid)"; }
-	wait_until "$WAIT_S" has_pid
+	paused_run "$live" 10
 	expect_that "a run that waits for its windows says so from its start (windowed 1)" \
 		test "$(meta "$live" windowed)" = 1
 	dir=$(meta "$live" live_dir)
@@ -58,8 +55,7 @@ else
 		test "$(cat "$dir/control" 2>/dev/null)" = "3 open"
 	expect_that "the control file is the user's own, 0600" \
 		test "$(stat -c '%u %a' "$dir/control")" = "$(id -u) 600"
-	kill "$(meta "$live" pid)" 2>/dev/null
-	wait "$runner"
+	end_paused_run "$live"
 fi
 
 for f in "$D"/*.sqlite; do

@@ -177,15 +177,11 @@ if built_without_cupti; then
 	skip "top on a paused run" "perfkit built without CUPTI"
 else
 	live=$TMP/paused.sqlite
-	"$PERFKIT" run -o "$live" --start-paused -- sleep 30 >/dev/null 2>&1 &
-	runner=$!
-	has_pid() { test -n "$(meta "$live" pid)"; }
-	wait_until "$WAIT_S" has_pid
+	paused_run "$live" 30
 	start_top live "$live"
 	wait_for "top on a --start-paused run before any window: paused" "paused: no window opened yet"
 	keys q
 	expect_exit live 0
-	kill "$(meta "$live" pid)" 2>/dev/null
-	wait "$runner"
+	end_paused_run "$live"
 fi
 finish
