@@ -10,6 +10,7 @@
 #include "analysis/diagnose/diag_job.h"
 #include "analysis/ranks/job_judge.h"
 #include "analysis/rules/rules.h"
+#include "analysis/timeline/timeline_units.h"
 #include "model/ranks.h"
 #include "model/window.h"
 #include "prof/error.h"
@@ -29,7 +30,8 @@ struct rank_run {
 /* ---- each rank alone ---------------------------------------------------- */
 
 static int run_ranks(struct prof_store *s, const struct diag_settings *settings,
-		     const struct sum_ranks *ranks, struct rank_run *runs, int *n, struct prof_error *err)
+		     const struct sum_ranks *ranks, struct timeline_units *keep, struct rank_run *runs, int *n,
+		     struct prof_error *err)
 {
 	struct prof_error ignored = { 0 };
 	int rc = 0, urc;
@@ -37,12 +39,18 @@ static int run_ranks(struct prof_store *s, const struct diag_settings *settings,
 	*n = 0;
 	for (int i = 0; i < ranks->n && rc == 0; i++) {
 		const struct sum_process *p = &ranks->p[i];
+		struct timeline_unit *x;
 
 		if (p->rank < 0 || !p->selected)
 			continue;
-		rc = sum_ranks__scope(s, p->global_pid, err);
+		x = keep ? timeline_units__get(keep, p->rank) : NULL;
+
+		if (keep && !x)
+			rc = nomem(err);
 		if (rc == 0)
-			rc = diag__run_process(s, settings, &runs[*n].r, err);
+			rc = sum_ranks__scope(s, p->global_pid, err);
+		if (rc == 0)
+			rc = diag__run_process(s, settings, x, &runs[*n].r, err);
 		if (rc == 0)
 			runs[(*n)++].p = p;
 	}
@@ -315,7 +323,8 @@ static int job_verdict(struct diag_report *r, const struct rank_run *runs, int n
 }
 
 int diag__run_job(struct prof_store *store, const struct diag_settings *settings,
-		  const struct sum_ranks *ranks, struct diag_report **out, struct prof_error *err)
+		  const struct sum_ranks *ranks, struct timeline_units *keep, struct diag_report **out,
+		  struct prof_error *err)
 {
 	struct rank_run *runs = calloc((size_t)ranks->n, sizeof *runs);
 	struct diag_job job = { 0 };
@@ -328,7 +337,7 @@ int diag__run_job(struct prof_store *store, const struct diag_settings *settings
 		rc = nomem(err);
 		goto out;
 	}
-	rc = run_ranks(store, settings, ranks, runs, &n, err);
+	rc = run_ranks(store, settings, ranks, keep, runs, &n, err);
 	if (rc)
 		goto out;
 	ctx.report = r;

@@ -11,6 +11,7 @@
 
 #include "analysis/ranks/job_judge.h"
 #include "analysis/rules/rules.h"
+#include "analysis/timeline/timeline_units.h"
 #include "model/ranks.h"
 #include "model/sql.h"
 #include "prof/error.h"
@@ -38,16 +39,29 @@ static int note_chosen(struct diag_report *r, const struct sum_ranks *ranks)
 	return r->chosen_label ? 0 : PROF_E_NOMEM;
 }
 
-static int run_chosen(struct prof_store *store, const struct diag_settings *settings,
-		      struct diag_report **out, struct prof_error *err)
+/* The unit of keep the capture is as a whole, NULL without keep. */
+static struct timeline_unit *whole(struct timeline_units *keep, struct prof_error *err, int *rc)
 {
+	struct timeline_unit *x = keep ? timeline_units__get(keep, -1) : NULL;
+
+	*rc = keep && !x ? prof_error__set(err, PROF_E_NOMEM, "out of memory") : 0;
+	return x;
+}
+
+static int run_chosen(struct prof_store *store, const struct diag_settings *settings,
+		      struct timeline_units *keep, struct diag_report **out, struct prof_error *err)
+{
+	struct timeline_unit *x;
 	struct sum_ranks ranks;
 	int chosen = 0, left = 0, rc;
+	bool job;
 
-	/* a perfkit capture of one process is known without the rank model */
-	if (!sum_ranks__may_be_job(store))
-		return diag__run_process(store, settings, out, err);
 	*out = NULL;
+	/* a perfkit capture of one process is known without the rank model */
+	if (!sum_ranks__may_be_job(store)) {
+		x = whole(keep, err, &rc);
+		return rc ? rc : diag__run_process(store, settings, x, out, err);
+	}
 	rc = sum_ranks__load(store, &ranks, err);
 	if (rc)
 		return rc;
@@ -55,8 +69,13 @@ static int run_chosen(struct prof_store *store, const struct diag_settings *sett
 		chosen += ranks.p[i].rank >= 0 && ranks.p[i].selected;
 		left += ranks.p[i].rank >= 0 && !ranks.p[i].selected;
 	}
-	rc = chosen > 1 && sum_ranks__is_job(&ranks) ? diag__run_job(store, settings, &ranks, out, err)
-						       : diag__run_process(store, settings, out, err);
+	job = sum_ranks__is_job(&ranks);
+	/* one rank of a job is diagnosed through --rank's views, where the
+	 * timeline reports read it in its own: nothing kept for them */
+	x = job ? NULL : whole(keep, err, &rc);
+	if (rc == 0)
+		rc = chosen > 1 && job ? diag__run_job(store, settings, &ranks, keep, out, err)
+				       : diag__run_process(store, settings, x, out, err);
 	/* the header names --rank's choice when it leaves ranks out */
 	if (rc == 0 && left > 0 && note_chosen(*out, &ranks)) {
 		diag_report__delete(*out);
@@ -75,7 +94,13 @@ static int run_chosen(struct prof_store *store, const struct diag_settings *sett
 int diag__run(struct prof_store *store, const struct diag_settings *settings,
 	      struct diag_report **out, struct prof_error *err)
 {
-	int rc = run_chosen(store, settings, out, err);
+	return diag__run_keeping(store, settings, NULL, out, err);
+}
+
+int diag__run_keeping(struct prof_store *store, const struct diag_settings *settings,
+		      struct timeline_units *keep, struct diag_report **out, struct prof_error *err)
+{
+	int rc = run_chosen(store, settings, keep, out, err);
 
 	/* every rule read the capture without its rows of a bad span, as
 	 * the summaries leave them out: the header says how many */

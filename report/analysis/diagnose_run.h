@@ -13,6 +13,13 @@
  * when every rank has it), and the job's rules added. */
 int diag__run(struct prof_store *store, const struct diag_settings *settings,
 	      struct diag_report **out, struct prof_error *err);
+/* diag__run that leaves in keep each process's idle attribution and
+ * critical path its rules made (timeline/timeline_units.h), by rank as
+ * the gpu_idle_sum and critical_path reports take them: for a reader that
+ * shows both (the HTML report). */
+struct timeline_units;
+int diag__run_keeping(struct prof_store *store, const struct diag_settings *settings,
+		      struct timeline_units *keep, struct diag_report **out, struct prof_error *err);
 /* diag__run of a job of several ranks; for any other capture *out is NULL
  * and 0 returned, a capture of one process known without reading its GPU
  * work (perfkit top asks it of every finished capture it shows). */
@@ -20,6 +27,7 @@ int diag__run_if_job(struct prof_store *store, const struct diag_settings *setti
 		     struct diag_report **out, struct prof_error *err);
 /* A job of several chosen ranks (diagnose_job.c). */
 int diag__run_job(struct prof_store *store, const struct diag_settings *settings,
-		  const struct sum_ranks *ranks, struct diag_report **out, struct prof_error *err);
+		  const struct sum_ranks *ranks, struct timeline_units *keep, struct diag_report **out,
+		  struct prof_error *err);
 
 #endif

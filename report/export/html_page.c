@@ -27,7 +27,7 @@ const struct diag_report *html_page__diagnosis(struct html_page *p, const char *
 		p->diagnosed = true;
 		if (diag_settings__init(&settings) < 0)
 			prof_error__set(&err, PROF_E_NOMEM, "out of memory");
-		else if (diag__run(p->store, &settings, &p->diagnosis, &err) < 0)
+		else if (diag__run_keeping(p->store, &settings, &p->timeline, &p->diagnosis, &err) < 0)
 			p->diagnosis = NULL;
 		diag_settings__exit(&settings);
 		snprintf(p->diagnosis_failed, sizeof p->diagnosis_failed, "%s",
@@ -37,10 +37,19 @@ const struct diag_report *html_page__diagnosis(struct html_page *p, const char *
 	return p->diagnosis;
 }
 
+struct timeline_units *html_page__timeline(struct html_page *p)
+{
+	const char *why;
+
+	html_page__diagnosis(p, &why);
+	return &p->timeline;
+}
+
 void html_page__exit(struct html_page *p)
 {
 	diag_report__delete(p->diagnosis);
 	p->diagnosis = NULL;
+	timeline_units__exit(&p->timeline);
 }
 
 void html_page__note(struct html_page *p, const char *text)

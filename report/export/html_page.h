@@ -14,6 +14,7 @@
 struct diag_report;
 struct html_page;
 struct rpt_sink;
+struct timeline_units;
 
 FILE *html_page__out(struct html_page *p);
 struct prof_store *html_page__store(struct html_page *p);
@@ -23,6 +24,10 @@ struct rpt_sink *html_page__tables(struct html_page *p);
  * once for every section that reads it; NULL when it could not run, with
  * why in *why. */
 const struct diag_report *html_page__diagnosis(struct html_page *p, const char **why);
+/* Each process's idle attribution and critical path: those the diagnosis
+ * made, for the sections that show them to add what they lack to
+ * (timeline_units__need), so that none is made twice. */
+struct timeline_units *html_page__timeline(struct html_page *p);
 /* A paragraph of class "note" holding text (escaped). */
 void html_page__note(struct html_page *p, const char *text);
 /* A new empty folder named name inside the page's private temporary folder

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "analysis/timeline/timeline_units.h"
 #include "html_page.h"
 #include "prof/error.h"
 
@@ -30,9 +31,12 @@ struct html_page {
 	struct diag_report *diagnosis;
 	bool diagnosed;
 	char diagnosis_failed[PROF_ERROR_MSG_MAX];
+	/* each process's idle attribution and critical path, as the
+	 * diagnosis left them and the sections added (html_page__timeline) */
+	struct timeline_units timeline;
 };
 
-/* Frees what the page made as it went (its diagnosis). */
+/* Frees what the page made as it went (its diagnosis and analyses). */
 void html_page__exit(struct html_page *p);
 
 #endif

@@ -9,8 +9,8 @@
 #include "html_gpu_metrics.h"
 
 #include "analysis/kernel_metrics/roofline.h"
+#include "analysis/timeline/timeline_reports.h"
 #include "prof/escape.h"
-#include "registry/registry.h"
 #include "summary/summary.h"
 
 #include "prof/tables.h"
@@ -62,18 +62,17 @@ static int render_roofline(struct html_page *p, struct prof_error *err)
 }
 
 /* Why the GPU is idle and what sets a step's length: the rows of
- * `perfkit report --report=gpu_idle_sum,critical_path`. */
+ * `perfkit report --report=gpu_idle_sum,critical_path`, from the analyses
+ * the page's diagnosis made. */
 static int render_gpu_idle(struct html_page *p, struct prof_error *err)
 {
-	static const char *const reports[] = { "gpu_idle_sum", "critical_path" };
 	struct prof_error why = { 0 };
+	struct timeline_units *memo = html_page__timeline(p);
 
 	(void)err;
-	for (size_t i = 0; i < sizeof reports / sizeof reports[0]; i++)
-		if (registry__run(reports[i], html_page__store(p), html_page__tables(p), &why) < 0) {
-			note_failure(p, "The idle-time analysis could not run", &why);
-			break;
-		}
+	if (timeline__gpu_idle_sum(html_page__store(p), memo, html_page__tables(p), &why) < 0 ||
+	    timeline__critical_path(html_page__store(p), memo, html_page__tables(p), &why) < 0)
+		note_failure(p, "The idle-time analysis could not run", &why);
 	return 0;
 }
 

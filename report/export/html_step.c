@@ -17,6 +17,7 @@
 #include "analysis/diagnose/diagnose.h"
 #include "analysis/timeline/critical_path.h"
 #include "analysis/timeline/gpu_idle.h"
+#include "analysis/timeline/timeline_units.h"
 #include "html_svg.h"
 #include "prof/escape.h"
 #include "prof/event.h"
@@ -547,41 +548,33 @@ static int pick_rank(struct html_page *p, const struct sum_ranks *ranks)
 	return -1;
 }
 
+/* The step of the process the store's views show (rank: its rank, -1:
+ * no job), from the critical path the page's diagnosis walked. */
 static int draw_step(struct html_page *p, int rank, struct prof_error *err)
 {
 	struct picture pc = { .out = html_page__out(p), .store = html_page__store(p) };
-	struct diag_settings settings = { 0 };
-	struct critical_path *cp = NULL;
-	struct cp_step_rows rows = { 0 };
-	struct sum_step *steps = NULL;
-	struct diag_context ctx;
+	struct timeline_unit *x;
+	const struct critical_path *cp;
 	struct prof_error ignored = { 0 };
-	bool ctx_made = false;
-	int nsteps = 0, rc;
+	int rc;
 
-	rc = diag_settings__init(&settings) < 0 ? prof_error__set(err, PROF_E_NOMEM, "out of memory") : 0;
-	if (rc == 0) {
-		rc = diag_context__init(&ctx, pc.store, &settings, err);
-		ctx_made = rc == 0;
-	}
-	if (rc == 0)
-		rc = critical_path__analyse_rows(&ctx.scope, &cp, &rows, err);
+	rc = timeline_units__need(pc.store, html_page__timeline(p), rank, TIMELINE_PATH, &x, err);
 	if (rc)
-		goto out;
-	if (cp->step == 0 || cp->end_ns <= cp->start_ns || rows.nwork + rows.ncalls == 0) {
+		return rc;
+	cp = x->cp;
+	if (cp->step == 0 || cp->end_ns <= cp->start_ns || x->rows.nwork + x->rows.ncalls == 0) {
 		char msg[400];
 
 		snprintf(msg, sizeof msg, "No step to draw: %s.", cp->why_none[0] ? cp->why_none : "the step is empty");
 		html_page__note(p, msg);
-		goto out;
+		return 0;
 	}
 	/* the thread whose NVTX range marks the steps */
-	if (sum_window__steps(pc.store, ctx.w, &steps, &nsteps, err) == 0 && cp->step <= nsteps)
-		pc.step_tid = steps[cp->step - 1].global_tid;
+	pc.step_tid = x->rows.step_tid;
 	pc.cp = cp;
-	pc.rows = &rows;
-	pc.d = (struct cp_data){ .work = rows.work, .nwork = rows.nwork, .calls = rows.calls, .ncalls = rows.ncalls,
-				 .waits = rows.waits, .nwaits = rows.nwaits };
+	pc.rows = &x->rows;
+	pc.d = (struct cp_data){ .work = x->rows.work, .nwork = x->rows.nwork, .calls = x->rows.calls,
+				 .ncalls = x->rows.ncalls, .waits = x->rows.waits, .nwaits = x->rows.nwaits };
 	/* threads unnamed where their names cannot be read: the picture is worth more */
 	if (sum_thread_labels__load(pc.store, &pc.threads, &ignored) < 0)
 		pc.threads = NULL;
@@ -598,12 +591,6 @@ out:
 	free(pc.nvtx);
 	free(pc.lanes);
 	sum_thread_labels__delete(pc.threads);
-	free(steps);
-	cp_step_rows__exit(&rows);
-	critical_path__delete(cp);
-	if (ctx_made)
-		diag_context__exit(&ctx);
-	diag_settings__exit(&settings);
 	return rc;
 }
 

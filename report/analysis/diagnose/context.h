@@ -16,6 +16,7 @@
 
 struct diag_job;
 struct diag_tally;
+struct timeline_unit;
 
 /* What every rule sees: the scope of the analysis, its members also by
  * name (ctx->store, ctx->w, ctx->busy_ns), with the settings, the report
@@ -35,6 +36,10 @@ struct diag_context {
 	 * first rule that weighs by it (the verdict, sync_api) and freed by
 	 * the run that owns the context (rules/rules.c). */
 	struct gpu_idle_result *idle;
+	/* Where the run leaves that attribution and the critical path it
+	 * walked (timeline/timeline_units.h) for a reader that shows them too,
+	 * instead of freeing them; NULL: nowhere. */
+	struct timeline_unit *keep;
 };
 
 struct diag_rule {

@@ -10,6 +10,7 @@
 
 #include "analysis/diagnose/diagnose.h"
 #include "analysis/timeline/gpu_idle.h"
+#include "analysis/timeline/timeline_units.h"
 #include "model/context_failure.h"
 #include "prof/error.h"
 
@@ -65,8 +66,23 @@ static int note_failure(struct prof_store *store, struct diag_report *r, struct 
 	return 0;
 }
 
+/* What the run made that keep's reader shows too: the idle attribution
+ * (the critical path's rule left the path there itself). */
+static void keep_timeline(struct diag_context *ctx)
+{
+	struct timeline_unit *x = ctx->keep;
+
+	x->analysed = true;
+	x->has_gpu_work = ctx->has_kernel || ctx->has_memcpy || ctx->has_memset;
+	x->replayed = ctx->report->replayed;
+	if (!x->idle) {
+		x->idle = ctx->idle;
+		ctx->idle = NULL;
+	}
+}
+
 int diag__run_process(struct prof_store *store, const struct diag_settings *settings,
-		      struct diag_report **out, struct prof_error *err)
+		      struct timeline_unit *keep, struct diag_report **out, struct prof_error *err)
 {
 	const struct diag_rule *const families[] = {
 		diag_rules_nsys, diag_rules_transfer, diag_rules_managed, diag_rules_alloc,
@@ -81,6 +97,7 @@ int diag__run_process(struct prof_store *store, const struct diag_settings *sett
 	rc = diag_context__init(&ctx, store, settings, err);
 	if (rc)
 		goto out;
+	ctx.keep = keep;
 	r = ctx.report;
 	r->gpu_busy_ns = ctx.busy_ns;
 	rc = note_failure(store, r, err);
@@ -140,6 +157,8 @@ int diag__run_process(struct prof_store *store, const struct diag_settings *sett
 		goto out;
 	}
 done:
+	if (keep)
+		keep_timeline(&ctx);
 	*out = r;
 	ctx.report = NULL;
 out:

@@ -50,10 +50,11 @@ extern const struct diag_rule diag_rules_collectives[];
 
 /* The diagnosis of one process (or the one process the store's views
  * show): every family of one process over its window, the findings
- * sorted (rules.c); and one family over a context, a timing rule skipped
- * under kernel replay. */
+ * sorted (rules.c), the idle attribution and the critical path the rules
+ * made left in keep (NULL: freed); and one family over a context, a
+ * timing rule skipped under kernel replay. */
 int diag__run_process(struct prof_store *store, const struct diag_settings *settings,
-		      struct diag_report **out, struct prof_error *err);
+		      struct timeline_unit *keep, struct diag_report **out, struct prof_error *err);
 int diag__run_family(struct diag_context *ctx, const struct diag_rule *family, struct prof_error *err);
 
 #endif

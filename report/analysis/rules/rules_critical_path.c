@@ -3,6 +3,7 @@
  * shortening each can gain at most: its time on the path. */
 #include "analysis/diagnose/diagnose.h"
 #include "analysis/timeline/critical_path.h"
+#include "analysis/timeline/timeline_units.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,6 +138,16 @@ static void diag_replay__set(struct diag_replay *r, const struct critical_path *
 	r->record_copy_ns = cp->record_copy_ns;
 }
 
+/* The path goes to the run's keep where it has one (with the step's rows
+ * the walk left there), else it is freed. */
+static void done_with(struct diag_context *ctx, struct critical_path *cp)
+{
+	if (ctx->keep && !ctx->keep->cp)
+		ctx->keep->cp = cp;
+	else
+		critical_path__delete(cp);
+}
+
 static int rule_critical_path(struct diag_context *ctx, struct prof_error *err)
 {
 	struct critical_path *cp = NULL;
@@ -149,18 +160,19 @@ static int rule_critical_path(struct diag_context *ctx, struct prof_error *err)
 	char name[640];
 	int64_t waste = 0;
 	double share;
-	int rc = critical_path__analyse(&ctx->scope, &cp, err);
+	int rc = ctx->keep ? critical_path__analyse_rows(&ctx->scope, &cp, &ctx->keep->rows, err)
+			   : critical_path__analyse(&ctx->scope, &cp, err);
 
 	if (rc)
 		return rc;
 	span = cp->end_ns - cp->start_ns;
 	if (cp->step == 0) {
 		rc = diag__skip(ctx, "critical_path", "%s", cp->why_none);
-		critical_path__delete(cp);
+		done_with(ctx, cp);
 		return rc ? prof_error__set(err, rc, "out of memory") : 0;
 	}
 	if (cp->nparts == 0 || span <= 0) {
-		critical_path__delete(cp);
+		done_with(ctx, cp);
 		return 0;
 	}
 	diag_replay__set(&ctx->report->replay, cp);
@@ -222,7 +234,7 @@ static int rule_critical_path(struct diag_context *ctx, struct prof_error *err)
 	for (int i = 0; f && i < cp->nparts && i < DIAG_MAX_OFFENDERS; i++)
 		diag__offender(f, part_name(&cp->parts[i], name, sizeof name), cp->parts[i].count,
 			       cp->parts[i].time_ns, -1);
-	critical_path__delete(cp);
+	done_with(ctx, cp);
 	return 0;
 }
 

@@ -460,8 +460,9 @@ static struct cp_anchor anchor_of(const struct diag_scope *ctx, const struct sum
 /* Hands r's rows and the path over to keep (their owner from then on). */
 static void keep_rows(struct cp_step_rows *keep, struct step_rows *r, struct cp_path *path)
 {
-	*keep = (struct cp_step_rows){ r->work, r->nwork, r->calls, r->ncalls, r->waits, r->nwaits,
-				       path->seg, path->nseg, r->names };
+	*keep = (struct cp_step_rows){ .work = r->work, .nwork = r->nwork, .calls = r->calls, .ncalls = r->ncalls,
+				       .waits = r->waits, .nwaits = r->nwaits, .seg = path->seg, .nseg = path->nseg,
+				       .names = r->names };
 	memset(r, 0, sizeof *r);
 	memset(path, 0, sizeof *path);
 }
@@ -595,6 +596,8 @@ int critical_path__analyse_rows(struct diag_scope *ctx, struct critical_path **o
 	rc = walk_step(ctx, cp, &steps[k], rows, err);
 	if (rc)
 		goto out;
+	if (rows)
+		rows->step_tid = steps[k].global_tid;
 done:
 	*out = cp;
 	cp = NULL;

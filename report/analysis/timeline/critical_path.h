@@ -126,6 +126,7 @@ struct cp_step_rows {
 	struct cp_segment *seg;
 	int nseg;
 	struct api_names names;
+	int64_t step_tid; /* the thread whose range is the step (sum_step's global_tid) */
 };
 
 /* critical_path__analyse that also hands over the rows of the step it

@@ -22,6 +22,7 @@
 #include "analysis/core/report_rows.h"
 #include "analysis/diagnose/diagnose.h"
 #include "timeline_reports.h"
+#include "timeline_units.h"
 #include "prof/saturate.h"
 #include "model/ranks.h"
 #include "model/sql.h"
@@ -39,16 +40,9 @@
 #define MAX_COLS (5 + IDLE_NCAUSES)
 _Static_assert(MAX_COLS >= 1 + 11, "critical_path's columns and a Rank column fit");
 
-/* What one process's analysis gives: a rank of a job, or the capture. */
-struct idle_unit {
-	int rank;                      /* -1: the capture is no job */
-	struct gpu_idle_result *idle;  /* gpu_idle_sum */
-	struct critical_path *cp;      /* critical_path */
-	bool has_gpu_work, replayed;
-};
-
+/* The processes a report shows: each rank of a job, or the capture. */
 struct idle_units {
-	struct idle_unit *v;
+	const struct timeline_unit **v; /* in memo, which owns them */
 	int n;
 	int64_t origin_ns;             /* the capture's start: times are shown from it */
 	int64_t rows_left_out;         /* rows with a bad span, which the analyses
@@ -77,14 +71,14 @@ static int table_begin(struct rpt_sink *sink, const struct idle_units *u, const 
 		       const struct rpt_column *cols, int ncols)
 {
 	struct rpt_column all[MAX_COLS] = { { "Rank", RPT_INT, 0 } };
-	int job = u->n > 0 && u->v[0].rank >= 0;
+	int job = u->n > 0 && u->v[0]->rank >= 0;
 
 	memcpy(all + job, cols, sizeof *cols * (size_t)ncols);
 	return sink->begin(sink, name, title, all, ncols + job);
 }
 
 /* A row of unit x: its rank first in a job. */
-static int table_row(struct rpt_sink *sink, const struct idle_unit *x, const struct rpt_cell *cells, int ncells)
+static int table_row(struct rpt_sink *sink, const struct timeline_unit *x, const struct rpt_cell *cells, int ncells)
 {
 	struct rpt_cell all[MAX_COLS];
 	int job = x->rank >= 0;
@@ -108,7 +102,7 @@ static int window_rows(const struct idle_units *u, struct rpt_sink *sink)
 	int rc = table_begin(sink, u, "gpu_idle_window", "GPU Idle Time: Analysis Window", cols, 9);
 
 	for (int k = 0; rc >= 0 && k < u->n; k++) {
-		const struct gpu_idle_result *r = u->v[k].idle;
+		const struct gpu_idle_result *r = u->v[k]->idle;
 		int64_t len = r->window.span_ns;
 
 		for (int i = 0; rc >= 0 && i < r->ndev; i++) {
@@ -119,7 +113,7 @@ static int window_rows(const struct idle_units *u, struct rpt_sink *sink)
 				int_cell(r->nsteps), text_cell(r->window.source),
 				text_cell(r->replayed ? REPLAY_NOTE : NULL),
 			};
-			rc = table_row(sink, &u->v[k], row, 9);
+			rc = table_row(sink, u->v[k], row, 9);
 		}
 	}
 	if (rc >= 0)
@@ -153,7 +147,7 @@ static int64_t step_median(const struct gpu_idle_result *r, const struct gpu_idl
 }
 
 /* One unit's causes: per device, those with time, longest first. */
-static int cause_rows_of(const struct idle_unit *x, struct rpt_sink *sink)
+static int cause_rows_of(const struct timeline_unit *x, struct rpt_sink *sink)
 {
 	const struct gpu_idle_result *r = x->idle;
 	int64_t len = r->window.span_ns;
@@ -204,7 +198,7 @@ static int cause_rows(const struct idle_units *u, struct rpt_sink *sink)
 	int rc = table_begin(sink, u, "gpu_idle_sum", "GPU Idle Time by Cause", cols, 9);
 
 	for (int k = 0; rc >= 0 && k < u->n; k++)
-		rc = cause_rows_of(&u->v[k], sink);
+		rc = cause_rows_of(u->v[k], sink);
 	return rc < 0 ? rc : sink->end(sink);
 }
 
@@ -220,7 +214,7 @@ static int top_rows(const struct idle_units *u, struct rpt_sink *sink)
 	int rc = table_begin(sink, u, "gpu_idle_top", "Longest GPU Idle Stretches", cols, 8);
 
 	for (int k = 0; rc >= 0 && k < u->n; k++) {
-		const struct gpu_idle_result *r = u->v[k].idle;
+		const struct gpu_idle_result *r = u->v[k]->idle;
 
 		for (int i = 0; rc >= 0 && i < r->ntop; i++) {
 			const struct gpu_idle_top *t = &r->top[i];
@@ -229,7 +223,7 @@ static int top_rows(const struct idle_units *u, struct rpt_sink *sink)
 				int_cell(t->duration_ns), t->step ? int_cell(t->step) : null_cell(),
 				text_cell(idle_cause__id(t->cause)), text_cell(t->next_work), text_cell(t->evidence),
 			};
-			rc = table_row(sink, &u->v[k], row, 8);
+			rc = table_row(sink, u->v[k], row, 8);
 		}
 	}
 	return rc < 0 ? rc : sink->end(sink);
@@ -253,7 +247,7 @@ static int step_rows(const struct idle_units *u, struct rpt_sink *sink)
 	}
 	rc = table_begin(sink, u, "gpu_idle_steps", "GPU Idle Time per Step", cols, 4 + IDLE_NCAUSES);
 	for (int k = 0; rc >= 0 && k < u->n; k++) {
-		const struct gpu_idle_result *r = u->v[k].idle;
+		const struct gpu_idle_result *r = u->v[k]->idle;
 
 		for (int i = 0; rc >= 0 && i < r->ndev; i++) {
 			const struct gpu_idle_device *d = &r->dev[i];
@@ -270,7 +264,7 @@ static int step_rows(const struct idle_units *u, struct rpt_sink *sink)
 				row[1] = int_cell(s + 1);
 				row[2] = time_cell(u, r->steps[s].start_ns);
 				row[3] = int_cell(idle);
-				rc = table_row(sink, &u->v[k], row, 4 + IDLE_NCAUSES);
+				rc = table_row(sink, u->v[k], row, 4 + IDLE_NCAUSES);
 			}
 		}
 	}
@@ -288,7 +282,7 @@ static int wait_rows(const struct idle_units *u, struct rpt_sink *sink)
 			     cols, 5);
 
 	for (int k = 0; rc >= 0 && k < u->n; k++) {
-		const struct gpu_idle_result *r = u->v[k].idle;
+		const struct gpu_idle_result *r = u->v[k]->idle;
 
 		for (int i = 0; rc >= 0 && i < r->nwaits; i++) {
 			const struct gpu_idle_stream_wait *w = &r->waits[i];
@@ -297,7 +291,7 @@ static int wait_rows(const struct idle_units *u, struct rpt_sink *sink)
 				int_cell(w->wait_ns),
 				w->producer_stream >= 0 ? int_cell(w->producer_stream) : null_cell(),
 			};
-			rc = table_row(sink, &u->v[k], row, 5);
+			rc = table_row(sink, u->v[k], row, 5);
 		}
 	}
 	return rc < 0 ? rc : sink->end(sink);
@@ -305,50 +299,25 @@ static int wait_rows(const struct idle_units *u, struct rpt_sink *sink)
 
 /* ---- each process, or each rank of a job ------------------------------------ */
 
-/* What an analysis of one process computes into its unit. */
-typedef int (*unit_fn)(struct diag_context *ctx, struct idle_unit *x, struct prof_error *err);
-
-/* The analysis of the process (or rank) the store's views show. The
- * report runs the window finder with the default settings, as the HTML
- * report's Findings do. */
-static int unit__analyse(struct prof_store *s, unit_fn fn, struct idle_unit *x, struct prof_error *err)
-{
-	struct diag_settings settings = { 0 };
-	struct diag_context ctx;
-	int rc;
-
-	if (diag_settings__init(&settings) < 0)
-		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	rc = diag_context__init(&ctx, s, &settings, err);
-	if (!rc) {
-		x->has_gpu_work = ctx.has_kernel || ctx.has_memcpy || ctx.has_memset;
-		x->replayed = ctx.report->replayed;
-		rc = fn(&ctx, x, err);
-	}
-	diag_context__exit(&ctx);
-	diag_settings__exit(&settings);
-	return rc;
-}
-
 static void units__exit(struct idle_units *u)
 {
-	for (int i = 0; i < u->n; i++) {
-		gpu_idle_result__delete(u->v[i].idle);
-		critical_path__delete(u->v[i].cp);
-	}
 	free(u->v);
 	memset(u, 0, sizeof *u);
 }
 
 /* Each rank of a job (those --rank chose) in its own views, or the
- * capture as a whole. */
-static int units__analyse(struct prof_store *s, unit_fn fn, struct idle_units *u, struct prof_error *err)
+ * capture as a whole, with what need asks of each made where memo lacks
+ * it. The analyses run the window finder with the default settings, as
+ * the HTML report's Findings do. */
+static int units__analyse(struct prof_store *s, struct timeline_units *memo, int need, struct idle_units *u,
+			  struct prof_error *err)
 {
 	struct sum_ranks ranks;
 	struct prof_error ignored = { 0 };
+	struct timeline_unit *x;
 	bool job = false;
 	struct sum_capture_time time;
-	int rc, urc;
+	int *of = NULL, rc, urc;
 
 	memset(u, 0, sizeof *u);
 	rc = sum_capture__time(s, &time, err);
@@ -370,30 +339,36 @@ static int units__analyse(struct prof_store *s, unit_fn fn, struct idle_units *u
 		u->v = calloc(1, sizeof *u->v);
 		if (!u->v)
 			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-		u->n = 1;
-		u->v[0].rank = -1;
-		rc = unit__analyse(s, fn, &u->v[0], err);
-		if (rc)
+		rc = timeline_units__need(s, memo, -1, need, &x, err);
+		if (rc) {
 			units__exit(u);
-		return rc;
+			return rc;
+		}
+		u->v[u->n++] = x;
+		return 0;
 	}
 	u->v = calloc((size_t)(ranks.n ? ranks.n : 1), sizeof *u->v);
-	rc = u->v ? 0 : prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	of = calloc((size_t)(ranks.n ? ranks.n : 1), sizeof *of);
+	rc = u->v && of ? 0 : prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	for (int i = 0; rc == 0 && i < ranks.n; i++) {
 		const struct sum_process *p = &ranks.p[i];
 
 		if (p->rank < 0 || !p->selected)
 			continue;
-		u->v[u->n].rank = p->rank;
+		of[u->n++] = p->rank;
 		rc = sum_ranks__scope(s, p->global_pid, err);
 		if (rc == 0)
-			rc = unit__analyse(s, fn, &u->v[u->n++], err);
+			rc = timeline_units__need(s, memo, p->rank, need, &x, err);
 	}
 	/* back to what --rank chose, whatever happened */
 	urc = sum_ranks__unscope(s, rc ? &ignored : err);
 	sum_ranks__exit(&ranks);
 	if (rc == 0)
 		rc = urc;
+	/* memo's array may have moved as units were added: found by rank now */
+	for (int i = 0; rc == 0 && i < u->n; i++)
+		u->v[i] = timeline_units__get(memo, of[i]);
+	free(of);
 	if (rc)
 		units__exit(u);
 	return rc;
@@ -401,15 +376,11 @@ static int units__analyse(struct prof_store *s, unit_fn fn, struct idle_units *u
 
 /* ---- the reports -------------------------------------------------------------- */
 
-static int gpu_idle_unit(struct diag_context *ctx, struct idle_unit *x, struct prof_error *err)
-{
-	return gpu_idle__analyse(&ctx->scope, &x->idle, err);
-}
-
-int summary__gpu_idle_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)
+int timeline__gpu_idle_sum(struct prof_store *s, struct timeline_units *memo, struct rpt_sink *sink,
+			   struct prof_error *err)
 {
 	struct idle_units u;
-	int rc = units__analyse(s, gpu_idle_unit, &u, err);
+	int rc = units__analyse(s, memo, TIMELINE_IDLE, &u, err);
 
 	if (rc)
 		return rc;
@@ -426,9 +397,13 @@ int summary__gpu_idle_sum(struct prof_store *s, struct rpt_sink *sink, struct pr
 	return rc < 0 ? sink_failed(rc, err) : 0;
 }
 
-static int critical_path_unit(struct diag_context *ctx, struct idle_unit *x, struct prof_error *err)
+int summary__gpu_idle_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)
 {
-	return critical_path__analyse(&ctx->scope, &x->cp, err);
+	struct timeline_units memo = { 0 };
+	int rc = timeline__gpu_idle_sum(s, &memo, sink, err);
+
+	timeline_units__exit(&memo);
+	return rc;
 }
 
 static int critical_path_rows(const struct idle_units *u, struct rpt_sink *sink)
@@ -444,7 +419,7 @@ static int critical_path_rows(const struct idle_units *u, struct rpt_sink *sink)
 	int rc = table_begin(sink, u, "critical_path", "Critical Path of the Median Step", cols, 11);
 
 	for (int k = 0; rc >= 0 && k < u->n; k++) {
-		const struct critical_path *cp = u->v[k].cp;
+		const struct critical_path *cp = u->v[k]->cp;
 		struct rpt_cell row[] = {
 			cp->step ? int_cell(cp->step) : null_cell(), int_cell(cp->nsteps),
 			cp->step ? time_cell(u, cp->start_ns) : null_cell(),
@@ -453,12 +428,12 @@ static int critical_path_rows(const struct idle_units *u, struct rpt_sink *sink)
 			int_cell(cp->edges[CP_EDGE_LAUNCH]), int_cell(cp->edges[CP_EDGE_SYNC]),
 			int_cell(cp->edges[CP_EDGE_COPY]), int_cell(cp->edges[CP_EDGE_STREAM]),
 			int_cell(cp->edges[CP_EDGE_EVENT]),
-			text_cell(!cp->step ? cp->why_none : u->v[k].replayed ? REPLAY_NOTE : NULL),
+			text_cell(!cp->step ? cp->why_none : u->v[k]->replayed ? REPLAY_NOTE : NULL),
 		};
 
 		/* a process without GPU work has no path to tell of */
-		if (u->v[k].has_gpu_work)
-			rc = table_row(sink, &u->v[k], row, 11);
+		if (u->v[k]->has_gpu_work)
+			rc = table_row(sink, u->v[k], row, 11);
 	}
 	if (rc >= 0)
 		rc = note_left_out(sink, u);
@@ -475,7 +450,7 @@ static int part_rows(const struct idle_units *u, struct rpt_sink *sink)
 	int rc = table_begin(sink, u, "critical_path_parts", "Critical Path: Parts", cols, 6);
 
 	for (int k = 0; rc >= 0 && k < u->n; k++) {
-		const struct critical_path *cp = u->v[k].cp;
+		const struct critical_path *cp = u->v[k]->cp;
 
 		for (int i = 0; rc >= 0 && i < cp->nparts; i++) {
 			const struct cp_part *p = &cp->parts[i];
@@ -484,16 +459,17 @@ static int part_rows(const struct idle_units *u, struct rpt_sink *sink)
 				int_cell(p->count), text_cell(p->kind), text_cell(p->label),
 				text_cell(p->inferred ? "yes" : "no"),
 			};
-			rc = table_row(sink, &u->v[k], row, 6);
+			rc = table_row(sink, u->v[k], row, 6);
 		}
 	}
 	return rc < 0 ? rc : sink->end(sink);
 }
 
-int summary__critical_path(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)
+int timeline__critical_path(struct prof_store *s, struct timeline_units *memo, struct rpt_sink *sink,
+			    struct prof_error *err)
 {
 	struct idle_units u;
-	int rc = units__analyse(s, critical_path_unit, &u, err);
+	int rc = units__analyse(s, memo, TIMELINE_PATH, &u, err);
 
 	if (rc)
 		return rc;
@@ -502,6 +478,15 @@ int summary__critical_path(struct prof_store *s, struct rpt_sink *sink, struct p
 		rc = part_rows(&u, sink);
 	units__exit(&u);
 	return rc < 0 ? sink_failed(rc, err) : 0;
+}
+
+int summary__critical_path(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)
+{
+	struct timeline_units memo = { 0 };
+	int rc = timeline__critical_path(s, &memo, sink, err);
+
+	timeline_units__exit(&memo);
+	return rc;
 }
 
 static const struct rpt_report reports[] = {

@@ -13,6 +13,14 @@
  * finds, so this folder computes them. */
 int summary__gpu_idle_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
 int summary__critical_path(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err);
+/* The same rows from the analyses memo holds (timeline_units.h), those it
+ * lacks made and added to it: a reader that also diagnosed the capture
+ * (the HTML report) hands over what the diagnosis kept. */
+struct timeline_units;
+int timeline__gpu_idle_sum(struct prof_store *s, struct timeline_units *memo, struct rpt_sink *sink,
+			   struct prof_error *err);
+int timeline__critical_path(struct prof_store *s, struct timeline_units *memo, struct rpt_sink *sink,
+			    struct prof_error *err);
 
 const struct rpt_report *timeline__reports(size_t *n);
 
