@@ -45,11 +45,24 @@ struct timeline_units *html_page__timeline(struct html_page *p)
 	return &p->timeline;
 }
 
+const struct sum_overview *html_page__overview(struct html_page *p)
+{
+	struct prof_error ignored = { 0 };
+
+	if (!p->overview_read) {
+		p->overview_read = true;
+		p->have_overview = sum_overview__load(p->store, &p->overview, &ignored) == 0;
+	}
+	return p->have_overview ? &p->overview : NULL;
+}
+
 void html_page__exit(struct html_page *p)
 {
 	diag_report__delete(p->diagnosis);
 	p->diagnosis = NULL;
 	timeline_units__exit(&p->timeline);
+	if (p->have_overview)
+		sum_overview__exit(&p->overview);
 }
 
 void html_page__note(struct html_page *p, const char *text)

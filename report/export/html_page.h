@@ -14,6 +14,7 @@
 struct diag_report;
 struct html_page;
 struct rpt_sink;
+struct sum_overview;
 struct timeline_units;
 
 FILE *html_page__out(struct html_page *p);
@@ -28,6 +29,11 @@ const struct diag_report *html_page__diagnosis(struct html_page *p, const char *
  * made, for the sections that show them to add what they lack to
  * (timeline_units__need), so that none is made twice. */
 struct timeline_units *html_page__timeline(struct html_page *p);
+/* The capture's overview (model/overview.h), read once for the sections
+ * that show its parts (the run, the kernel and NVTX tables, the kernel
+ * bars); NULL when it could not be read, each such section then reading
+ * its part alone. */
+const struct sum_overview *html_page__overview(struct html_page *p);
 /* A paragraph of class "note" holding text (escaped). */
 void html_page__note(struct html_page *p, const char *text);
 /* A new empty folder named name inside the page's private temporary folder

@@ -9,6 +9,7 @@
 
 #include "analysis/timeline/timeline_units.h"
 #include "html_page.h"
+#include "model/overview.h"
 #include "prof/error.h"
 
 struct html_options;
@@ -34,6 +35,9 @@ struct html_page {
 	/* each process's idle attribution and critical path, as the
 	 * diagnosis left them and the sections added (html_page__timeline) */
 	struct timeline_units timeline;
+	/* the overview, read once for the sections that show its parts */
+	struct sum_overview overview;
+	bool overview_read, have_overview;
 };
 
 /* Frees what the page made as it went (its diagnosis and analyses). */

@@ -24,6 +24,7 @@
 #include "sink/symbol.h"
 #include "model/capture_windows.h"
 #include "model/groups.h"
+#include "model/overview.h"
 #include "model/sql.h"
 #include "model/window.h"
 #include "prof/saturate.h"
@@ -246,45 +247,47 @@ out:
  * gnuplot script. */
 static int plot_kernels(struct html_page *p, struct prof_error *err)
 {
-	struct sum_groups gs = { 0 };
+	const struct sum_overview *o = html_page__overview(p);
+	struct sum_groups mine = { 0 };
+	/* the kernels' groups are the overview's, read alone where it could not be */
+	const struct sum_groups *gs = o ? &o->kernels : &mine;
 	FILE *out = html_page__out(p);
 	double height, longest;
 	size_t n;
-	int rc;
+	int rc = o ? 0 : sum_kernel_groups(html_page__store(p), &mine, err);
 
-	rc = sum_kernel_groups(html_page__store(p), &gs, err);
 	if (rc < 0)
 		goto out;
-	if (gs.n == 0) {
+	if (gs->n == 0) {
 		html_page__note(p, "No kernels to plot by name.");
 		goto out;
 	}
-	n = gs.n < PLOT_TOP_KERNELS ? gs.n : PLOT_TOP_KERNELS;
-	longest = (double)gs.g[0].total;
+	n = gs->n < PLOT_TOP_KERNELS ? gs->n : PLOT_TOP_KERNELS;
+	longest = (double)gs->g[0].total;
 	height = BARS_ROW_H * (double)n + 8;
 	fprintf(out, "<figure class=\"bars\">\n<svg class=\"bars\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
 		"aria-label=\"kernel time by name\">\n", BARS_WIDTH, height);
 	for (size_t i = 0; i < n; i++) {
-		const char *name = gs.g[i].label ? gs.g[i].label : "?";
+		const char *name = gs->g[i].label ? gs->g[i].label : "?";
 		double y = 4 + BARS_ROW_H * (double)i;
-		double w = longest > 0 ? (BARS_WIDTH - BARS_LABEL_W - 150) * (double)gs.g[i].total / longest : 0;
+		double w = longest > 0 ? (BARS_WIDTH - BARS_LABEL_W - 150) * (double)gs->g[i].total / longest : 0;
 		char small[256];
 
 		rpt_symbol__shorten(name, RPT_SYMBOL_SHORT, small, sizeof small);
 		fprintf(out, "<g><title>");
 		prof_fputs_html(out, name);
-		fprintf(out, ": %.3f ms, %" PRId64 " launches</title>\n", (double)gs.g[i].total / 1e6, gs.g[i].n);
+		fprintf(out, ": %.3f ms, %" PRId64 " launches</title>\n", (double)gs->g[i].total / 1e6, gs->g[i].n);
 		fputs("<g class=\"name\">", out);
 		html_svg__label(out, 4, y + 15, BARS_LABEL_W - 10, small);
 		fprintf(out, "</g><rect x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"#4c78a8\"/>"
 			"<text x=\"%.1f\" y=\"%.1f\">%.3f ms (%" PRId64 "&times;)</text></g>\n",
 			BARS_LABEL_W, y + 2, w < 0.5 ? 0.5 : w, BARS_ROW_H - 5, BARS_LABEL_W + w + 6, y + 15,
-			(double)gs.g[i].total / 1e6, gs.g[i].n);
+			(double)gs->g[i].total / 1e6, gs->g[i].n);
 	}
 	fputs("</svg>\n<figcaption>Kernel time by name: total GPU time of the kernels that took the most "
 	      "(short names; hover for the full name).</figcaption>\n</figure>\n", out);
 out:
-	sum_groups__exit(&gs);
+	sum_groups__exit(&mine);
 	return rc;
 }
 

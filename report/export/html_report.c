@@ -15,6 +15,7 @@
 #include "prof/tables.h"
 #include "prof/temp_files.h"
 #include "sink/sink.h"
+#include "model/groups.h"
 #include "model/python_stacks.h"
 #include "registry/registry.h"
 #include "summary/summary.h"
@@ -36,19 +37,23 @@ static int run_reports(struct html_page *p, const char *const *names, size_t n,
 
 static int render_overview(struct html_page *p, struct prof_error *err)
 {
+	const struct sum_overview *o = html_page__overview(p);
+
 	if (!prof_store__is_finished(p->store))
 		html_page__note(p, "This capture is still being written (or its writer stopped "
 				   "early): the report covers what was flushed so far.");
-	return summary__overview(p->store, p->tables, err);
+	return o ? sum_overview__emit(o, p->tables, err) : summary__overview(p->store, p->tables, err);
 }
 
 static int render_tables(struct html_page *p, struct prof_error *err)
 {
-	static const char *const names[] = {
-		"cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum",
-	};
+	static const char *const names[] = { "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum" };
+	const struct sum_overview *o = html_page__overview(p);
+	/* the kernels' groups are the overview's */
+	int rc = o ? sum_kernel_groups__emit(&o->kernels, p->tables, err)
+		   : registry__run("cuda_gpu_kern_sum", p->store, p->tables, err);
 
-	return run_reports(p, names, sizeof names / sizeof names[0], err);
+	return rc < 0 ? rc : run_reports(p, names, sizeof names / sizeof names[0], err);
 }
 
 /* The CUDA API calls: a long table, after what it explains. */
@@ -61,14 +66,20 @@ static int render_api(struct html_page *p, struct prof_error *err)
 
 static int render_nvtx(struct html_page *p, struct prof_error *err)
 {
-	static const char *const names[] = { "nvtx_sum", "nvtx_kern_sum" };
+	static const char *const names[] = { "nvtx_kern_sum" };
+	const struct sum_overview *o;
+	int rc;
 
 	if (!prof_store__has_table(p->store, PROF_T_NVTX)) {
 		html_page__note(p, "The capture has no NVTX ranges (annotate the program with "
 				   "nvtxRangePush/Pop to get a breakdown by phase).");
 		return 0;
 	}
-	return run_reports(p, names, sizeof names / sizeof names[0], err);
+	/* the ranges' groups are the overview's */
+	o = html_page__overview(p);
+	rc = o ? sum_nvtx_groups__emit(&o->ranges, p->tables, err)
+	       : registry__run("nvtx_sum", p->store, p->tables, err);
+	return rc < 0 ? rc : run_reports(p, names, 1, err);
 }
 
 /* Python's side (perfkit run --pytorch=modules, --python-sampling): which

@@ -77,6 +77,8 @@ int sum_nvtx_runs(struct prof_store *s, struct sum_runs_walk *w, struct prof_err
 /* cuda_gpu_kern_sum's table of gs. */
 int sum_kernel_groups__emit(const struct sum_groups *gs, struct rpt_sink *sink,
 			    struct prof_error *err);
+/* nvtx_sum's table of sum_nvtx_groups' groups. */
+int sum_nvtx_groups__emit(const struct sum_groups *gs, struct rpt_sink *sink, struct prof_error *err);
 
 /* Group the rows of src, an SQL SELECT yielding the columns l1, l2, k, v,
  * bad (text, text, integer, integer value, and SUM_BAD_SPAN of the row),

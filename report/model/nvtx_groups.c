@@ -34,6 +34,12 @@ int sum_nvtx_groups(struct prof_store *s, struct sum_groups *gs, struct prof_err
 	return rc;
 }
 
+int sum_nvtx_groups__emit(const struct sum_groups *gs, struct rpt_sink *sink, struct prof_error *err)
+{
+	return sum_groups__emit_time(gs, sink, "nvtx_sum", "NVTX Range Summary", "Instances", "Style", "Range",
+				     RPT_TEXT, 0, err);
+}
+
 int sum_nvtx_runs(struct prof_store *s, struct sum_runs_walk *w, struct prof_error *err)
 {
 	return sum_groups__runs(s, ranges_sql, w, err);

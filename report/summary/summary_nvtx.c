@@ -17,8 +17,7 @@ int summary__nvtx_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_e
 
 	rc = sum_nvtx_groups(s, &gs, err);
 	if (rc >= 0)
-		rc = sum_groups__emit_time(&gs, sink, "nvtx_sum", "NVTX Range Summary", "Instances",
-					   "Style", "Range", RPT_TEXT, 0, err);
+		rc = sum_nvtx_groups__emit(&gs, sink, err);
 	sum_groups__exit(&gs);
 	return rc;
 }
