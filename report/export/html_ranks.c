@@ -19,6 +19,7 @@
 #include "analysis/diagnose/diagnose.h"
 #include "analysis/ranks/job_judge.h"
 #include "analysis/ranks/nccl.h"
+#include "analysis/ranks/rank_report.h"
 #include "analysis/ranks/rank_time.h"
 #include "html_svg.h"
 #include "plots_gnuplot.h"
@@ -316,11 +317,10 @@ static int draw_steps(struct html_page *p, const struct rank_times *rt, struct p
 
 int html_ranks__render(struct html_page *p, struct prof_error *err)
 {
-	static const char *const reports[] = { "rank_sum", "nccl_sum" };
 	struct prof_store *s = html_page__store(p);
 	struct prof_error why = { 0 };
 	struct rank_times t;
-	int rc;
+	int rc, trc = 0;
 
 	if (rank_times__load(s, NULL, &t, &why) < 0) {
 		html_page__note(p, why.msg);
@@ -329,11 +329,13 @@ int html_ranks__render(struct html_page *p, struct prof_error *err)
 	rc = draw_steps(p, &t, err);
 	if (rc == 0)
 		rc = plot_bars(p, &t, err);
+	/* rank_sum's rows are of the same times */
+	if (rc == 0)
+		trc = rank_sum__emit(&t, html_page__tables(p), &why);
 	rank_times__exit(&t);
-	for (size_t i = 0; rc == 0 && i < sizeof reports / sizeof reports[0]; i++)
-		if (registry__run(reports[i], s, html_page__tables(p), &why) < 0) {
-			html_page__note(p, why.msg);
-			return 0;
-		}
+	if (rc == 0 && (trc < 0 || registry__run("nccl_sum", s, html_page__tables(p), &why) < 0)) {
+		html_page__note(p, why.msg);
+		return 0;
+	}
 	return rc;
 }
