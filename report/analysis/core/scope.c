@@ -85,20 +85,25 @@ int diag_scope__load_busy(struct diag_scope *ctx, struct prof_error *err)
 	return 0;
 }
 
-/* The rules read CUDA API calls from one view over the runtime and driver
- * tables: libraries such as cuBLAS launch and allocate through the driver,
- * and the driver table holds only the calls made directly (the runtime's
- * own driver calls are not recorded twice). The view is the summaries' own
- * source (sum_api_calls: each call once, a NULL correlation id where an
- * older nsys export has none). A temporary view lives in the connection's
- * temp database: the store stays read-only. */
-#define VIEW_HEAD "CREATE TEMP VIEW " DIAG_API_CALLS " AS SELECT * FROM ("
-#define VIEW_TAIL ") WHERE NOT " SUM_BAD_SPAN("")
+/* The rules read CUDA API calls from one table over the runtime and
+ * driver tables: libraries such as cuBLAS launch and allocate through the
+ * driver, and the driver table holds only the calls made directly (the
+ * runtime's own driver calls are not recorded twice). Its rows are the
+ * summaries' own source (sum_api_calls: each call once, a NULL
+ * correlation id where an older nsys export has none), copied once for
+ * the scope with an index on the correlation id: the GPU work finds its
+ * launches through it (the API tables have none), where a view was
+ * evaluated again, and indexed again, by every query that joined it. A
+ * temporary table lives in the connection's temp database: the store
+ * stays read-only. */
+#define TABLE_HEAD "CREATE TEMP TABLE " DIAG_API_CALLS " AS SELECT * FROM ("
+#define TABLE_TAIL ") WHERE NOT " SUM_BAD_SPAN("") \
+		   "; CREATE INDEX temp." DIAG_API_CALLS "_corr ON " DIAG_API_CALLS " (correlationId)"
 
 int diag_scope__api_view(struct diag_scope *ctx, struct prof_error *err)
 {
-	char *src, *view;
-	int rc = prof_store__exec(ctx->store, "DROP VIEW IF EXISTS temp." DIAG_API_CALLS, err);
+	char *src, *table;
+	int rc = prof_store__exec(ctx->store, "DROP TABLE IF EXISTS temp." DIAG_API_CALLS, err);
 
 	if (rc)
 		return rc;
@@ -108,14 +113,14 @@ int diag_scope__api_view(struct diag_scope *ctx, struct prof_error *err)
 	ctx->has_api_calls = true;
 	/* less its calls with a bad span, which the summary counts and leaves
 	 * out: every rule reads the calls here */
-	view = malloc(strlen(src) + sizeof VIEW_HEAD VIEW_TAIL);
-	if (view) {
-		sprintf(view, VIEW_HEAD "%s" VIEW_TAIL, src);
-		rc = prof_store__exec(ctx->store, view, err);
+	table = malloc(strlen(src) + sizeof TABLE_HEAD TABLE_TAIL);
+	if (table) {
+		sprintf(table, TABLE_HEAD "%s" TABLE_TAIL, src);
+		rc = prof_store__exec(ctx->store, table, err);
 	} else {
 		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	}
-	free(view);
+	free(table);
 	free(src);
 	return rc;
 }

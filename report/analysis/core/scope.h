@@ -34,9 +34,11 @@ struct diag_scope {
 	DIAG_SCOPE_FIELDS
 };
 
-/* The temporary view of every CUDA API call, runtime and driver (columns
- * start, end, globalTid, correlationId, nameId); join SUM_API_NAMES
- * (model/names.h) for the names, as every report shows them. */
+/* The temporary table of every CUDA API call, runtime and driver, that
+ * the store's views show when the scope is made (columns start, end,
+ * globalTid, correlationId, nameId; indexed by correlationId); join
+ * SUM_API_NAMES (model/names.h) for the names, as every report shows
+ * them. */
 #define DIAG_API_CALLS "perfkit_api_calls"
 
 /* Which end of the window a query stops at: GPU work runs on to end_ns, API
@@ -45,7 +47,8 @@ enum diag_side { DIAG_GPU_SIDE, DIAG_HOST_SIDE };
 
 /* Which tables the store has (the has_ flags but has_api_calls). */
 void diag_scope__tables(struct diag_scope *s, struct prof_store *store);
-/* (Re)creates DIAG_API_CALLS and sets has_api_calls when there are calls. */
+/* (Re)creates DIAG_API_CALLS of the calls the views show now and sets
+ * has_api_calls when there are calls. */
 int diag_scope__api_view(struct diag_scope *s, struct prof_error *err);
 /* The union of the window's GPU work into busy, nbusy, busy_ns. */
 int diag_scope__load_busy(struct diag_scope *s, struct prof_error *err);
