@@ -317,15 +317,21 @@ static int units__analyse(struct prof_store *s, struct timeline_units *memo, int
 	struct timeline_unit *x;
 	bool job = false;
 	struct sum_capture_time time;
+	bool missing = false;
 	int *of = NULL, rc, urc;
 
 	memset(u, 0, sizeof *u);
-	rc = sum_capture__time(s, &time, err);
-	u->origin_ns = time.zero_ns;
-	if (rc == 0)
-		rc = sum_bad_spans__count(s, &u->rows_left_out, err);
-	if (rc)
-		return rc;
+	if (!memo->have_base) {
+		rc = sum_capture__time(s, &time, err);
+		memo->origin_ns = time.zero_ns;
+		if (rc == 0)
+			rc = sum_bad_spans__count(s, &memo->rows_left_out, err);
+		if (rc)
+			return rc;
+		memo->have_base = true;
+	}
+	u->origin_ns = memo->origin_ns;
+	u->rows_left_out = memo->rows_left_out;
 	/* a perfkit capture of one process is known without the rank model */
 	if (sum_ranks__may_be_job(s)) {
 		rc = sum_ranks__load(s, &ranks, err);
@@ -356,12 +362,24 @@ static int units__analyse(struct prof_store *s, struct timeline_units *memo, int
 		if (p->rank < 0 || !p->selected)
 			continue;
 		of[u->n++] = p->rank;
+		x = timeline_units__get(memo, p->rank);
+		if (!x)
+			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		else
+			missing |= !timeline_unit__has(x, need);
+	}
+	/* a rank's own views only where memo lacks its analyses */
+	for (int i = 0; rc == 0 && missing && i < ranks.n; i++) {
+		const struct sum_process *p = &ranks.p[i];
+
+		if (p->rank < 0 || !p->selected)
+			continue;
 		rc = sum_ranks__scope(s, p->global_pid, err);
 		if (rc == 0)
 			rc = timeline_units__need(s, memo, p->rank, need, &x, err);
 	}
 	/* back to what --rank chose, whatever happened */
-	urc = sum_ranks__unscope(s, rc ? &ignored : err);
+	urc = missing ? sum_ranks__unscope(s, rc ? &ignored : err) : 0;
 	sum_ranks__exit(&ranks);
 	if (rc == 0)
 		rc = urc;

@@ -20,7 +20,7 @@ struct timeline_unit *timeline_units__get(struct timeline_units *u, int rank)
 	return &u->v[u->n++];
 }
 
-static bool has(const struct timeline_unit *x, int need)
+bool timeline_unit__has(const struct timeline_unit *x, int need)
 {
 	return x->analysed && (!(need & TIMELINE_IDLE) || x->idle) && (!(need & TIMELINE_PATH) || x->cp);
 }
@@ -36,7 +36,7 @@ int timeline_units__need(struct prof_store *s, struct timeline_units *u, int ran
 	*out = x;
 	if (!x)
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	if (has(x, need))
+	if (timeline_unit__has(x, need))
 		return 0;
 	if (diag_settings__init(&settings) < 0)
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");

@@ -29,6 +29,10 @@ struct timeline_unit {
 struct timeline_units {
 	struct timeline_unit *v;
 	int n, cap;
+	/* what the reports of them show besides (idle_report.c), read once */
+	bool have_base;
+	int64_t origin_ns;     /* the capture's start */
+	int64_t rows_left_out; /* rows with a bad span */
 };
 
 /* What a caller needs of a unit. */
@@ -40,6 +44,8 @@ enum {
 /* The unit of rank (-1: no job), added empty where u has none; NULL when
  * out of memory. */
 struct timeline_unit *timeline_units__get(struct timeline_units *u, int rank);
+/* Whether x holds what need asks for. */
+bool timeline_unit__has(const struct timeline_unit *x, int need);
 /* The unit of rank of the process the store's views show now, with what
  * need asks for made where it is missing (one analysis context for all of
  * it, with the default settings, as the diagnosis uses). */
