@@ -51,6 +51,12 @@ struct lane {
 	double y, h;
 };
 
+/* A kernel's name by its StringIds id, as gpu_work__string reads it. */
+struct kernel_name {
+	int64_t id;
+	char name[512];
+};
+
 struct picture {
 	FILE *out;
 	struct prof_store *store;
@@ -63,6 +69,8 @@ struct picture {
 	int nlanes, cap_lanes;
 	int64_t step_tid;                 /* the thread whose range is the step (0: none) */
 	struct sum_thread_labels *threads; /* NULL: "thread TID" */
+	struct kernel_name *names;        /* of the step's kernels, by id */
+	int nnames;
 };
 
 static double x_of(const struct picture *pc, int64_t t)
@@ -330,6 +338,54 @@ static void draw_calls(const struct picture *pc)
 	}
 }
 
+static int by_id(const void *x, const void *y)
+{
+	const struct kernel_name *a = x, *b = y;
+
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+/* The names of the kernels drawn, read once a name rather than once a box. */
+static int load_kernel_names(struct picture *pc)
+{
+	const struct cp_step_rows *r = pc->rows;
+	int n = 0;
+
+	for (int i = 0; i < r->nwork; i++)
+		n += r->work[i].kind == GPU_WORK_KERNEL;
+	if (n == 0)
+		return 0;
+	pc->names = malloc(sizeof *pc->names * (size_t)n);
+	if (!pc->names)
+		return PROF_E_NOMEM;
+	for (int i = 0; i < r->nwork; i++)
+		if (r->work[i].kind == GPU_WORK_KERNEL && in_step(pc, r->work[i].start_ns, r->work[i].end_ns))
+			pc->names[pc->nnames++].id = r->work[i].name_id;
+	if (pc->nnames > 1)
+		qsort(pc->names, (size_t)pc->nnames, sizeof *pc->names, by_id);
+	n = 0;
+	for (int i = 0; i < pc->nnames; i++)
+		if (n == 0 || pc->names[i].id != pc->names[n - 1].id)
+			pc->names[n++].id = pc->names[i].id;
+	pc->nnames = n;
+	for (int i = 0; i < n; i++)
+		gpu_work__string(pc->store, pc->names[i].id, pc->names[i].name, sizeof pc->names[i].name);
+	return 0;
+}
+
+/* What a box of work is called: gpu_work__label's words, a kernel's name
+ * from those loaded. */
+static const char *work_label(const struct picture *pc, const struct gpu_work *w, char *buf, size_t cap)
+{
+	const struct kernel_name key = { .id = w->name_id }, *k;
+
+	if (w->kind != GPU_WORK_KERNEL)
+		return gpu_work__label(pc->store, w, buf, cap);
+	k = pc->nnames ? bsearch(&key, pc->names, (size_t)pc->nnames, sizeof *pc->names, by_id) : NULL;
+	snprintf(buf, cap, "%s", k ? k->name : "?");
+	return buf;
+}
+
 static void draw_work(const struct picture *pc)
 {
 	const struct cp_step_rows *r = pc->rows;
@@ -344,7 +400,7 @@ static void draw_work(const struct picture *pc)
 			continue;
 		x0 = x_of(pc, w->start_ns);
 		x1 = x_of(pc, w->end_ns);
-		gpu_work__label(pc->store, w, full, sizeof full);
+		work_label(pc, w, full, sizeof full);
 		rect(pc->out, x0, x1, l->y + 3, l->h - 6, work_colour(w), NULL);
 		close_rect(pc->out, NULL, full, w->end_ns - w->start_ns);
 		rpt_symbol__shorten(full, RPT_SYMBOL_SHORT, small, sizeof small);
@@ -578,7 +634,8 @@ static int draw_step(struct html_page *p, int rank, struct prof_error *err)
 	/* threads unnamed where their names cannot be read: the picture is worth more */
 	if (sum_thread_labels__load(pc.store, &pc.threads, &ignored) < 0)
 		pc.threads = NULL;
-	if (cp_data__index(&pc.d) || (rc = load_nvtx(&pc, err)) != 0 || (rc = make_lanes(&pc)) != 0) {
+	if (cp_data__index(&pc.d) || load_kernel_names(&pc) || (rc = load_nvtx(&pc, err)) != 0 ||
+	    (rc = make_lanes(&pc)) != 0) {
 		rc = rc ? rc : prof_error__set(err, PROF_E_NOMEM, "out of memory");
 		goto out;
 	}
@@ -590,6 +647,7 @@ out:
 		free(pc.nvtx[i].text);
 	free(pc.nvtx);
 	free(pc.lanes);
+	free(pc.names);
 	sum_thread_labels__delete(pc.threads);
 	return rc;
 }
