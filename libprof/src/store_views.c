@@ -253,6 +253,14 @@ int prof_store__restrict_time(struct prof_store *s, const char *table, const cha
 	return v ? set_condition(s, v, &v->time_where, where, err) : 1;
 }
 
+bool prof_store__restricted(const struct prof_store *s)
+{
+	for (int i = 0; i < s->n_views; i++)
+		if (s->views[i].where || s->views[i].time_where)
+			return true;
+	return false;
+}
+
 const char *prof_store__all_rows(struct prof_store *s, const char *table)
 {
 	struct store_view *v = find_view(s, table);

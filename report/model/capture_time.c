@@ -111,22 +111,14 @@ static bool run_start(struct prof_store *s, int64_t first_ns, int64_t *start_ns,
 	return found;
 }
 
-/* records_extent of every row: the rows shown when the views show every
- * process, else what an earlier call kept, or taken now and kept. */
-static int all_extent(struct prof_store *s, const struct sum_capture_time *shown, int64_t *lo,
-		      int64_t *hi, struct prof_error *err)
+/* records_extent of every row: what an earlier call kept, or taken now
+ * and kept. */
+static int kept_extent(struct prof_store *s, int64_t *lo, int64_t *hi, struct prof_error *err)
 {
 	struct prof_cursor *c = NULL;
-	bool narrowed, kept;
-	int rc = sum_temp__exists(s, PIDS_TABLE, &narrowed, err);
+	bool kept;
+	int rc = sum_temp__exists(s, ALL_EXTENT_TABLE, &kept, err);
 
-	if (rc == 0 && !narrowed) {
-		*lo = shown->first_ns;
-		*hi = shown->last_ns;
-		return 0;
-	}
-	if (rc == 0)
-		rc = sum_temp__exists(s, ALL_EXTENT_TABLE, &kept, err);
 	if (rc)
 		return rc;
 	if (!kept) {
@@ -156,15 +148,39 @@ static int all_extent(struct prof_store *s, const struct sum_capture_time *shown
 	return rc < 0 ? rc : 0;
 }
 
+/* records_extent of every row: the rows shown when the views show every
+ * process, else kept_extent's. */
+static int all_extent(struct prof_store *s, const struct sum_capture_time *shown, int64_t *lo,
+		      int64_t *hi, struct prof_error *err)
+{
+	bool narrowed;
+	int rc = sum_temp__exists(s, PIDS_TABLE, &narrowed, err);
+
+	if (rc == 0 && !narrowed) {
+		*lo = shown->first_ns;
+		*hi = shown->last_ns;
+		return 0;
+	}
+	return rc ? rc : kept_extent(s, lo, hi, err);
+}
+
 int sum_capture__time(struct prof_store *s, struct sum_capture_time *t, struct prof_error *err)
 {
 	int64_t all_first, all_last, start_ns = 0, utc_ns = 0;
 	int rc;
 
 	memset(t, 0, sizeof *t);
-	rc = records_extent(s, false, &t->first_ns, &t->last_ns, err);
-	if (rc == 0)
-		rc = all_extent(s, t, &all_first, &all_last, err);
+	/* views that show every row show kept_extent's: the many readers of
+	 * one capture (the HTML report's sections) take it once */
+	if (!prof_store__restricted(s)) {
+		rc = kept_extent(s, &all_first, &all_last, err);
+		t->first_ns = all_first;
+		t->last_ns = all_last;
+	} else {
+		rc = records_extent(s, false, &t->first_ns, &t->last_ns, err);
+		if (rc == 0)
+			rc = all_extent(s, t, &all_first, &all_last, err);
+	}
 	if (rc < 0)
 		return rc;
 	/* the run's start, unless something was recorded earlier */
