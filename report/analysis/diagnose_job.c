@@ -360,6 +360,12 @@ int diag__run_job(struct prof_store *store, const struct diag_settings *settings
 		rc = nomem(err);
 		goto out;
 	}
+	/* the ranks' time goes to keep's reader, which shows it too */
+	if (keep) {
+		keep->times = job.times;
+		keep->have_times = true;
+		memset(&job.times, 0, sizeof job.times);
+	}
 	*out = r;
 	r = NULL;
 out:

@@ -14,9 +14,11 @@
 int diag__run(struct prof_store *store, const struct diag_settings *settings,
 	      struct diag_report **out, struct prof_error *err);
 /* diag__run that leaves in keep each process's idle attribution and
- * critical path its rules made (timeline/timeline_units.h), by rank as
- * the gpu_idle_sum and critical_path reports take them: for a reader that
- * shows both (the HTML report). */
+ * critical path its rules made and a job's ranks' time
+ * (timeline/timeline_units.h), by rank as the gpu_idle_sum, critical_path
+ * and rank_sum reports take them: for a reader that shows them (the HTML
+ * report). Those reports search the loop with the default settings, so
+ * keep is for a diagnosis with those. */
 struct timeline_units;
 int diag__run_keeping(struct prof_store *store, const struct diag_settings *settings,
 		      struct timeline_units *keep, struct diag_report **out, struct prof_error *err);

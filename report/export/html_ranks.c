@@ -21,6 +21,7 @@
 #include "analysis/ranks/nccl.h"
 #include "analysis/ranks/rank_report.h"
 #include "analysis/ranks/rank_time.h"
+#include "analysis/timeline/timeline_units.h"
 #include "html_svg.h"
 #include "plots_gnuplot.h"
 #include "prof/escape.h"
@@ -318,21 +319,24 @@ static int draw_steps(struct html_page *p, const struct rank_times *rt, struct p
 int html_ranks__render(struct html_page *p, struct prof_error *err)
 {
 	struct prof_store *s = html_page__store(p);
+	struct timeline_units *memo = html_page__timeline(p);
 	struct prof_error why = { 0 };
-	struct rank_times t;
+	/* the ranks' time as the diagnosis loaded it, where it did */
+	struct rank_times mine, *t = memo->have_times ? &memo->times : &mine;
 	int rc, trc = 0;
 
-	if (rank_times__load(s, NULL, &t, &why) < 0) {
+	if (!memo->have_times && rank_times__load(s, NULL, &mine, &why) < 0) {
 		html_page__note(p, why.msg);
 		return 0;
 	}
-	rc = draw_steps(p, &t, err);
+	rc = draw_steps(p, t, err);
 	if (rc == 0)
-		rc = plot_bars(p, &t, err);
+		rc = plot_bars(p, t, err);
 	/* rank_sum's rows are of the same times */
 	if (rc == 0)
-		trc = rank_sum__emit(&t, html_page__tables(p), &why);
-	rank_times__exit(&t);
+		trc = rank_sum__emit(t, html_page__tables(p), &why);
+	if (t == &mine)
+		rank_times__exit(&mine);
 	if (rc == 0 && (trc < 0 || registry__run("nccl_sum", s, html_page__tables(p), &why) < 0)) {
 		html_page__note(p, why.msg);
 		return 0;
