@@ -42,6 +42,12 @@
 #define ROWS_TABLE "perfkit_rank_rows"
 #define SPAN_TABLE "perfkit_rank_span"
 #define THREAD_SPAN "-1"
+/* Which filtered tables ROWS_TABLE bounds (1) or cannot (0). Both tables
+ * are of every row, whatever the views show, so they outlive the views:
+ * an analysis rank by rank scopes and unscopes the store (the HTML report
+ * of a job four times), and each time they would cost a pass over every
+ * table. */
+#define NOTED_TABLE "perfkit_rank_rows_noted"
 
 /* The tables holding a process's rows, and the column that says whose. */
 static const struct filtered_table {
@@ -106,6 +112,35 @@ static int note_rows(struct prof_store *s, int i, const char *by, struct prof_er
 	return rc == 0 ? 1 : 0;
 }
 
+/* note_rows, taken once per connection: kept, the answer NOTED_TABLE kept. */
+static int noted_rows(struct prof_store *s, int i, const char *by, bool kept, struct prof_error *err)
+{
+	struct prof_cursor *c = NULL;
+	int rc, bounded;
+
+	if (kept) {
+		rc = prof_cursor__open(s, "SELECT bounded FROM temp." NOTED_TABLE " WHERE tbl = ?1", &c, err);
+		if (rc)
+			return rc;
+		prof_cursor__bind_int64(c, 1, i);
+		rc = prof_cursor__next(c, err);
+		bounded = rc > 0 ? (int)prof_cursor__int64(c, 0) : 0;
+		prof_cursor__close(c);
+		return rc < 0 ? rc : bounded;
+	}
+	bounded = note_rows(s, i, by, err);
+	if (bounded < 0)
+		return bounded;
+	rc = prof_cursor__open(s, "INSERT INTO temp." NOTED_TABLE " VALUES (?1, ?2)", &c, err);
+	if (rc)
+		return rc;
+	prof_cursor__bind_int64(c, 1, i);
+	prof_cursor__bind_int64(c, 2, bounded);
+	rc = prof_cursor__next(c, err);
+	prof_cursor__close(c);
+	return rc < 0 ? rc : bounded;
+}
+
 /* Whether table (kept where it has rows of no thread) has such rows: NVTX
  * rows of nsys exports may, perfkit's never do. */
 static int has_threadless_rows(struct prof_store *s, const char *table, const char *by,
@@ -147,15 +182,20 @@ static int create_views(struct prof_store *s, struct prof_error *err)
 {
 	char where[512];
 	const char *types_by;
-	bool made;
+	bool made, kept;
 	int rc = sum_temp__exists(s, PIDS_TABLE, &made, err);
 
 	if (rc || made)
 		return rc;
-	rc = prof_store__exec(s, "CREATE TEMP TABLE " PIDS_TABLE " (globalPid INTEGER PRIMARY KEY);"
-			      " CREATE TEMP TABLE " ROWS_TABLE " (tbl INTEGER, globalPid INTEGER, lo INTEGER,"
-			      " hi INTEGER); CREATE TEMP TABLE " SPAN_TABLE " (tbl INTEGER PRIMARY KEY,"
-			      " lo INTEGER, hi INTEGER)", err);
+	rc = sum_temp__exists(s, NOTED_TABLE, &kept, err);
+	if (rc == 0)
+		rc = prof_store__exec(s, "CREATE TEMP TABLE " PIDS_TABLE " (globalPid INTEGER PRIMARY KEY);"
+				      " CREATE TEMP TABLE " SPAN_TABLE " (tbl INTEGER PRIMARY KEY,"
+				      " lo INTEGER, hi INTEGER)", err);
+	if (rc == 0 && !kept)
+		rc = prof_store__exec(s, "CREATE TEMP TABLE " ROWS_TABLE " (tbl INTEGER, globalPid INTEGER,"
+				      " lo INTEGER, hi INTEGER); CREATE TEMP TABLE " NOTED_TABLE
+				      " (tbl INTEGER PRIMARY KEY, bounded INTEGER)", err);
 	for (size_t i = 0; rc == 0 && i < sizeof filtered / sizeof filtered[0]; i++) {
 		const struct filtered_table *f = &filtered[i];
 		/* nsys exports differ: a table may say whose by the other
@@ -167,7 +207,7 @@ static int create_views(struct prof_store *s, struct prof_error *err)
 
 		if (!by)
 			continue;
-		bounded = note_rows(s, (int)i, by, err);
+		bounded = noted_rows(s, (int)i, by, kept, err);
 		if (bounded < 0)
 			return bounded;
 		if (bounded)
@@ -210,7 +250,7 @@ static int drop_views(struct prof_store *s, struct prof_error *err)
 				    NULL, err);
 	if (rc == 0)
 		rc = prof_store__exec(s, "DROP TABLE IF EXISTS temp." PIDS_TABLE "; DROP TABLE IF EXISTS"
-				      " temp." ROWS_TABLE "; DROP TABLE IF EXISTS temp." SPAN_TABLE, err);
+				      " temp." SPAN_TABLE, err);
 	return rc;
 }
 
