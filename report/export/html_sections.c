@@ -10,6 +10,7 @@
 
 #include "analysis/kernel_metrics/roofline.h"
 #include "analysis/timeline/timeline_reports.h"
+#include "analysis/timeline/timeline_units.h"
 #include "prof/escape.h"
 #include "summary/summary.h"
 
@@ -70,7 +71,8 @@ static int render_gpu_idle(struct html_page *p, struct prof_error *err)
 	struct timeline_units *memo = html_page__timeline(p);
 
 	(void)err;
-	if (timeline__gpu_idle_sum(html_page__store(p), memo, html_page__tables(p), &why) < 0 ||
+	if (timeline_units__analyse(html_page__store(p), memo, TIMELINE_IDLE | TIMELINE_PATH, &why) < 0 ||
+	    timeline__gpu_idle_sum(html_page__store(p), memo, html_page__tables(p), &why) < 0 ||
 	    timeline__critical_path(html_page__store(p), memo, html_page__tables(p), &why) < 0)
 		note_failure(p, "The idle-time analysis could not run", &why);
 	return 0;

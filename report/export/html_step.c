@@ -614,7 +614,9 @@ static int draw_step(struct html_page *p, int rank, struct prof_error *err)
 	struct prof_error ignored = { 0 };
 	int rc;
 
-	rc = timeline_units__need(pc.store, html_page__timeline(p), rank, TIMELINE_PATH, &x, err);
+	/* the idle attribution too: the page shows it, and where the diagnosis
+	 * left neither both are made in one context */
+	rc = timeline_units__need(pc.store, html_page__timeline(p), rank, TIMELINE_IDLE | TIMELINE_PATH, &x, err);
 	if (rc)
 		return rc;
 	cp = x->cp;

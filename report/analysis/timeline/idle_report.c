@@ -392,6 +392,16 @@ static int units__analyse(struct prof_store *s, struct timeline_units *memo, int
 	return rc;
 }
 
+int timeline_units__analyse(struct prof_store *s, struct timeline_units *memo, int need, struct prof_error *err)
+{
+	struct idle_units u;
+	int rc = units__analyse(s, memo, need, &u, err);
+
+	if (rc == 0)
+		units__exit(&u);
+	return rc;
+}
+
 /* ---- the reports -------------------------------------------------------------- */
 
 int timeline__gpu_idle_sum(struct prof_store *s, struct timeline_units *memo, struct rpt_sink *sink,

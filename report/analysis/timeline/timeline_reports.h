@@ -21,6 +21,11 @@ int timeline__gpu_idle_sum(struct prof_store *s, struct timeline_units *memo, st
 			   struct prof_error *err);
 int timeline__critical_path(struct prof_store *s, struct timeline_units *memo, struct rpt_sink *sink,
 			    struct prof_error *err);
+/* What need asks (timeline_units.h) of each process the reports show
+ * (each chosen rank of a job, or the capture), made into memo where it
+ * lacks it: a reader of both reports makes a process's analyses in one
+ * context rather than one a report. */
+int timeline_units__analyse(struct prof_store *s, struct timeline_units *memo, int need, struct prof_error *err);
 
 const struct rpt_report *timeline__reports(size_t *n);
 
