@@ -58,6 +58,11 @@ struct diag_rule {
  * init made, the report included unless the caller took it (set it NULL). */
 int diag_context__init(struct diag_context *ctx, struct prof_store *store,
 		       const struct diag_settings *settings, struct prof_error *err);
+/* diag_context__init for what reads only its scope (the idle attribution,
+ * the critical path): without the program's model and its PyTorch test,
+ * which only the rules read (the report's pytorch and program stay 0). */
+int diag_context__init_scope(struct diag_context *ctx, struct prof_store *store,
+			     const struct diag_settings *settings, struct prof_error *err);
 void diag_context__exit(struct diag_context *ctx);
 /* Set the has_* flags of ctx from the file ctx->store reads (an empty
  * table is a capture that recorded none; a missing one, an export that did

@@ -266,8 +266,10 @@ void diag_context__note_tables(struct diag_context *ctx)
 		*tables[i].has = prof_store__has_table(ctx->store, tables[i].table);
 }
 
-int diag_context__init(struct diag_context *ctx, struct prof_store *store,
-		       const struct diag_settings *settings, struct prof_error *err)
+/* The context; for_rules: with what only the rules read (whether the
+ * program runs PyTorch, its model). */
+static int context_init(struct diag_context *ctx, struct prof_store *store, const struct diag_settings *settings,
+			bool for_rules, struct prof_error *err)
 {
 	struct diag_report *r = calloc(1, sizeof *r);
 	int rc;
@@ -291,17 +293,30 @@ int diag_context__init(struct diag_context *ctx, struct prof_store *store,
 	r->has_peaks = prof_store__count(store, PROF_T_PEAKS) > 0;
 	r->replayed = r->has_metrics;
 	ctx->replayed = r->replayed;
-	rc = diag__detect_pytorch(store, &r->pytorch, err);
+	rc = for_rules ? diag__detect_pytorch(store, &r->pytorch, err) : 0;
 	if (rc)
 		return rc;
 	rc = find_window(ctx, &r->window, err);
 	if (rc)
 		return rc;
-	rc = prog_model__read(store, &r->window, r->pytorch, ctx->has_api_calls ? DIAG_API_CALLS : NULL,
-			      &r->program, err);
+	rc = for_rules ? prog_model__read(store, &r->window, r->pytorch,
+					  ctx->has_api_calls ? DIAG_API_CALLS : NULL, &r->program, err)
+		       : 0;
 	if (rc)
 		return rc;
 	return diag_scope__load_busy(&ctx->scope, err);
+}
+
+int diag_context__init(struct diag_context *ctx, struct prof_store *store,
+		       const struct diag_settings *settings, struct prof_error *err)
+{
+	return context_init(ctx, store, settings, true, err);
+}
+
+int diag_context__init_scope(struct diag_context *ctx, struct prof_store *store,
+			     const struct diag_settings *settings, struct prof_error *err)
+{
+	return context_init(ctx, store, settings, false, err);
 }
 
 void diag_context__exit(struct diag_context *ctx)

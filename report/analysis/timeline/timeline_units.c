@@ -40,7 +40,7 @@ int timeline_units__need(struct prof_store *s, struct timeline_units *u, int ran
 		return 0;
 	if (diag_settings__init(&settings) < 0)
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	rc = diag_context__init(&ctx, s, &settings, err);
+	rc = diag_context__init_scope(&ctx, s, &settings, err);
 	if (!rc) {
 		x->analysed = true;
 		x->has_gpu_work = ctx.has_kernel || ctx.has_memcpy || ctx.has_memset;
