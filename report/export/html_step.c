@@ -25,7 +25,6 @@
 #include "sink/symbol.h"
 #include "model/ranks.h"
 #include "model/thread_label.h"
-#include "model/window.h"
 #include "prof/error.h"
 
 /* Layout, in SVG units (the picture scales to the page's width). */

@@ -20,7 +20,6 @@
 #include "critical_path.h"
 #include "gpu_idle.h"
 #include "analysis/core/report_rows.h"
-#include "analysis/diagnose/diagnose.h"
 #include "timeline_reports.h"
 #include "timeline_units.h"
 #include "prof/saturate.h"
