@@ -10,7 +10,6 @@
 #include "analysis/diagnose/diag_job.h"
 #include "analysis/ranks/job_judge.h"
 #include "analysis/rules/rules.h"
-#include "analysis/timeline/timeline_units.h"
 #include "model/ranks.h"
 #include "model/window.h"
 #include "prof/error.h"
@@ -323,7 +322,7 @@ static int job_verdict(struct diag_report *r, const struct rank_run *runs, int n
 }
 
 int diag__run_job(struct prof_store *store, const struct diag_settings *settings,
-		  const struct sum_ranks *ranks, struct timeline_units *keep, struct diag_report **out,
+		  const struct sum_ranks *ranks, struct diag_keep *keep, struct diag_report **out,
 		  struct prof_error *err)
 {
 	struct rank_run *runs = calloc((size_t)ranks->n, sizeof *runs);
@@ -337,7 +336,7 @@ int diag__run_job(struct prof_store *store, const struct diag_settings *settings
 		rc = nomem(err);
 		goto out;
 	}
-	rc = run_ranks(store, settings, ranks, keep, runs, &n, err);
+	rc = run_ranks(store, settings, ranks, keep ? &keep->timeline : NULL, runs, &n, err);
 	if (rc)
 		goto out;
 	ctx.report = r;

@@ -11,7 +11,6 @@
 
 #include "analysis/ranks/job_judge.h"
 #include "analysis/rules/rules.h"
-#include "analysis/timeline/timeline_units.h"
 #include "model/ranks.h"
 #include "model/sql.h"
 #include "prof/error.h"
@@ -40,16 +39,16 @@ static int note_chosen(struct diag_report *r, const struct sum_ranks *ranks)
 }
 
 /* The unit of keep the capture is as a whole, NULL without keep. */
-static struct timeline_unit *whole(struct timeline_units *keep, struct prof_error *err, int *rc)
+static struct timeline_unit *whole(struct diag_keep *keep, struct prof_error *err, int *rc)
 {
-	struct timeline_unit *x = keep ? timeline_units__get(keep, -1) : NULL;
+	struct timeline_unit *x = keep ? timeline_units__get(&keep->timeline, -1) : NULL;
 
 	*rc = keep && !x ? prof_error__set(err, PROF_E_NOMEM, "out of memory") : 0;
 	return x;
 }
 
 static int run_chosen(struct prof_store *store, const struct diag_settings *settings,
-		      struct timeline_units *keep, struct diag_report **out, struct prof_error *err)
+		      struct diag_keep *keep, struct diag_report **out, struct prof_error *err)
 {
 	struct timeline_unit *x;
 	struct sum_ranks ranks;
@@ -97,8 +96,16 @@ int diag__run(struct prof_store *store, const struct diag_settings *settings,
 	return diag__run_keeping(store, settings, NULL, out, err);
 }
 
-int diag__run_keeping(struct prof_store *store, const struct diag_settings *settings,
-		      struct timeline_units *keep, struct diag_report **out, struct prof_error *err)
+void diag_keep__exit(struct diag_keep *k)
+{
+	timeline_units__exit(&k->timeline);
+	if (k->have_times)
+		rank_times__exit(&k->times);
+	k->have_times = false;
+}
+
+int diag__run_keeping(struct prof_store *store, const struct diag_settings *settings, struct diag_keep *keep,
+		      struct diag_report **out, struct prof_error *err)
 {
 	int rc = run_chosen(store, settings, keep, out, err);
 

@@ -5,6 +5,8 @@
 #define REPORT_DIAGNOSE_RUN_H
 
 #include "analysis/diagnose/diagnose.h"
+#include "analysis/ranks/rank_time.h"
+#include "analysis/timeline/timeline_units.h"
 #include "model/ranks.h"
 
 /* Run every rule; the report's findings come sorted by share, largest first.
@@ -13,15 +15,21 @@
  * when every rank has it), and the job's rules added. */
 int diag__run(struct prof_store *store, const struct diag_settings *settings,
 	      struct diag_report **out, struct prof_error *err);
-/* diag__run that leaves in keep each process's idle attribution and
- * critical path its rules made and a job's ranks' time
- * (timeline/timeline_units.h), by rank as the gpu_idle_sum, critical_path
- * and rank_sum reports take them: for a reader that shows them (the HTML
- * report). Those reports search the loop with the default settings, so
- * keep is for a diagnosis with those. */
-struct timeline_units;
-int diag__run_keeping(struct prof_store *store, const struct diag_settings *settings,
-		      struct timeline_units *keep, struct diag_report **out, struct prof_error *err);
+/* What a diagnosis leaves for a reader that shows its analyses too (the
+ * HTML report), as the gpu_idle_sum, critical_path and rank_sum reports
+ * take them: each process's idle attribution and critical path, by rank
+ * (timeline/timeline_units.h), and a job's ranks' time. Those reports
+ * search the loop with the default settings: a keep is for a diagnosis
+ * with those. */
+struct diag_keep {
+	struct timeline_units timeline;
+	struct rank_times times; /* have_times false: no job was diagnosed */
+	bool have_times;
+};
+void diag_keep__exit(struct diag_keep *k);
+/* diag__run that leaves what it made in keep (zeroed by the caller). */
+int diag__run_keeping(struct prof_store *store, const struct diag_settings *settings, struct diag_keep *keep,
+		      struct diag_report **out, struct prof_error *err);
 /* diag__run of a job of several ranks; for any other capture *out is NULL
  * and 0 returned, a capture of one process known without reading its GPU
  * work (perfkit top asks it of every finished capture it shows). */
@@ -29,7 +37,7 @@ int diag__run_if_job(struct prof_store *store, const struct diag_settings *setti
 		     struct diag_report **out, struct prof_error *err);
 /* A job of several chosen ranks (diagnose_job.c). */
 int diag__run_job(struct prof_store *store, const struct diag_settings *settings,
-		  const struct sum_ranks *ranks, struct timeline_units *keep, struct diag_report **out,
+		  const struct sum_ranks *ranks, struct diag_keep *keep, struct diag_report **out,
 		  struct prof_error *err);
 
 #endif

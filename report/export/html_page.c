@@ -27,7 +27,7 @@ const struct diag_report *html_page__diagnosis(struct html_page *p, const char *
 		p->diagnosed = true;
 		if (diag_settings__init(&settings) < 0)
 			prof_error__set(&err, PROF_E_NOMEM, "out of memory");
-		else if (diag__run_keeping(p->store, &settings, &p->timeline, &p->diagnosis, &err) < 0)
+		else if (diag__run_keeping(p->store, &settings, &p->keep, &p->diagnosis, &err) < 0)
 			p->diagnosis = NULL;
 		diag_settings__exit(&settings);
 		snprintf(p->diagnosis_failed, sizeof p->diagnosis_failed, "%s",
@@ -42,7 +42,15 @@ struct timeline_units *html_page__timeline(struct html_page *p)
 	const char *why;
 
 	html_page__diagnosis(p, &why);
-	return &p->timeline;
+	return &p->keep.timeline;
+}
+
+const struct rank_times *html_page__rank_times(struct html_page *p)
+{
+	const char *why;
+
+	html_page__diagnosis(p, &why);
+	return p->keep.have_times ? &p->keep.times : NULL;
 }
 
 const struct sum_overview *html_page__overview(struct html_page *p)
@@ -60,7 +68,7 @@ void html_page__exit(struct html_page *p)
 {
 	diag_report__delete(p->diagnosis);
 	p->diagnosis = NULL;
-	timeline_units__exit(&p->timeline);
+	diag_keep__exit(&p->keep);
 	if (p->have_overview)
 		sum_overview__exit(&p->overview);
 }

@@ -13,6 +13,7 @@
 
 struct diag_report;
 struct html_page;
+struct rank_times;
 struct rpt_sink;
 struct sum_overview;
 struct timeline_units;
@@ -29,6 +30,9 @@ const struct diag_report *html_page__diagnosis(struct html_page *p, const char *
  * made, for the sections that show them to add what they lack to
  * (timeline_units__need), so that none is made twice. */
 struct timeline_units *html_page__timeline(struct html_page *p);
+/* A job's ranks' time as its diagnosis loaded it; NULL where it loaded
+ * none (no job was diagnosed). */
+const struct rank_times *html_page__rank_times(struct html_page *p);
 /* The capture's overview (model/overview.h), read once for the sections
  * that show its parts (the run, the kernel and NVTX tables, the kernel
  * bars); NULL when it could not be read, each such section then reading

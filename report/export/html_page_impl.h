@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "analysis/timeline/timeline_units.h"
+#include "analysis/diagnose_run.h"
 #include "html_page.h"
 #include "model/overview.h"
 #include "prof/error.h"
@@ -32,9 +32,10 @@ struct html_page {
 	struct diag_report *diagnosis;
 	bool diagnosed;
 	char diagnosis_failed[PROF_ERROR_MSG_MAX];
-	/* each process's idle attribution and critical path, as the
-	 * diagnosis left them and the sections added (html_page__timeline) */
-	struct timeline_units timeline;
+	/* each process's idle attribution and critical path and a job's
+	 * ranks' time, as the diagnosis left them and the sections added
+	 * (html_page__timeline, html_page__rank_times) */
+	struct diag_keep keep;
 	/* the overview, read once for the sections that show its parts */
 	struct sum_overview overview;
 	bool overview_read, have_overview;

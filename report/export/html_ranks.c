@@ -21,7 +21,6 @@
 #include "analysis/ranks/nccl.h"
 #include "analysis/ranks/rank_report.h"
 #include "analysis/ranks/rank_time.h"
-#include "analysis/timeline/timeline_units.h"
 #include "html_svg.h"
 #include "plots_gnuplot.h"
 #include "prof/escape.h"
@@ -319,13 +318,14 @@ static int draw_steps(struct html_page *p, const struct rank_times *rt, struct p
 int html_ranks__render(struct html_page *p, struct prof_error *err)
 {
 	struct prof_store *s = html_page__store(p);
-	struct timeline_units *memo = html_page__timeline(p);
+	const struct rank_times *kept = html_page__rank_times(p);
 	struct prof_error why = { 0 };
 	/* the ranks' time as the diagnosis loaded it, where it did */
-	struct rank_times mine, *t = memo->have_times ? &memo->times : &mine;
+	struct rank_times mine;
+	const struct rank_times *t = kept ? kept : &mine;
 	int rc, trc = 0;
 
-	if (!memo->have_times && rank_times__load(s, NULL, &mine, &why) < 0) {
+	if (!kept && rank_times__load(s, NULL, &mine, &why) < 0) {
 		html_page__note(p, why.msg);
 		return 0;
 	}

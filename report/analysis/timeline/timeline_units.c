@@ -63,7 +63,5 @@ void timeline_units__exit(struct timeline_units *u)
 		cp_step_rows__exit(&u->v[i].rows);
 	}
 	free(u->v);
-	if (u->have_times)
-		rank_times__exit(&u->times);
 	memset(u, 0, sizeof *u);
 }

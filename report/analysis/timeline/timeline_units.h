@@ -1,18 +1,16 @@
 /* timeline_units.h - the idle attribution (gpu_idle.h) and the critical
  * path (critical_path.h) of each process a capture's timeline is analysed
  * as: each rank of a job in its own views and window, or the capture as
- * one, and a job's ranks' time (ranks/rank_time.h). A reader that shows
- * them (the HTML report: its findings, its step, its gpu_idle_sum and
- * critical_path tables, its Ranks) makes them once: the diagnosis keeps
- * those it made (diagnose/context.h's keep, the job's times), and what is
- * missing is made on first need with a context of its own. */
+ * one. A reader that shows both (the HTML report: its findings, its step,
+ * its gpu_idle_sum and critical_path tables) makes them once: the
+ * diagnosis keeps those its rules made (diagnose/context.h's keep), and
+ * what is missing is made on first need with a context of its own. */
 #ifndef REPORT_TIMELINE_UNITS_H
 #define REPORT_TIMELINE_UNITS_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "analysis/ranks/rank_time.h"
 #include "critical_path.h"
 #include "gpu_idle.h"
 
@@ -35,10 +33,6 @@ struct timeline_units {
 	bool have_base;
 	int64_t origin_ns;     /* the capture's start */
 	int64_t rows_left_out; /* rows with a bad span */
-	/* the chosen ranks' time, as a job's diagnosis loaded it with the
-	 * default loop search (rank_times__load); have_times false: not loaded */
-	struct rank_times times;
-	bool have_times;
 };
 
 /* What a caller needs of a unit. */
