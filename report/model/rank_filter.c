@@ -52,6 +52,7 @@ static const struct filtered_table {
 	{ PROF_T_KERNEL, "globalPid", false },
 	{ PROF_T_MEMCPY, "globalPid", false },
 	{ PROF_T_MEMSET, "globalPid", false },
+	{ PROF_T_GRAPH_TRACE, "globalPid", false },
 	{ PROF_T_MEMORY, "globalPid", false },
 	{ PROF_T_PROCESSES, "globalPid", false },
 	{ PROF_T_KERNEL_METRICS, "globalPid", false },

@@ -321,7 +321,7 @@ static int unit__analyse(struct prof_store *s, unit_fn fn, struct idle_unit *x, 
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	rc = diag_context__init(&ctx, s, &settings, err);
 	if (!rc) {
-		x->has_gpu_work = ctx.has_kernel || ctx.has_memcpy || ctx.has_memset;
+		x->has_gpu_work = ctx.has_kernel || ctx.has_memcpy || ctx.has_memset || ctx.has_graph_trace;
 		x->replayed = ctx.report->replayed;
 		rc = fn(&ctx, x, err);
 	}
