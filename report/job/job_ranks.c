@@ -144,7 +144,7 @@ static int map_times(struct prof_store *st, const struct sum_ranks *m,
 		if (sp->rank < 0 && !sp->has_cuda)
 			continue;
 		p = find(r, job_gpid(map, sp->global_pid));
-		rc = rank_time__load_process(st, NULL, sp->global_pid, &p->time, err);
+		rc = rank_time__load_process(st, NULL, sp->global_pid, 0, &p->time, err);
 		if (!rc) {
 			p->has_time = true;
 			/* what rank_sum prints of it is kept; its steps are not */
