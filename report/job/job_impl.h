@@ -21,6 +21,11 @@ int job_capture__probe(const char *path, bool with_pids, bool check, struct job_
 int job_plan__make_share(const struct job_inputs *in, int rank, int size, struct job_plan *plan,
 			 struct prof_error *err);
 void job_capture__exit(struct job_capture *c);
+/* fn(arg, i, err) for each i in [0, n) on up to nthreads threads
+ * (job_parallel.c): 0, or the failure of the first i that failed, in
+ * index order (pieces after it may not have run). */
+int job_parallel__each(int n, int nthreads, int (*fn)(void *arg, int i, struct prof_error *err), void *arg,
+		       struct prof_error *err);
 /* Whether the probed captures of p belong together (job_together.c): one
  * capture given twice is refused; unless force, so are captures of two
  * jobs or of runs that do not overlap in time. PROF_E_USAGE with one line
