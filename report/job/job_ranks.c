@@ -133,14 +133,16 @@ static int take_model(const struct sum_ranks *m, const struct prof_merge_map *ma
 	return 0;
 }
 
-/* A window's times as the merge moves them. */
+/* A window's times as the merge moves them; a time of 0 is none (a
+ * capture without records) and stays so. */
 static void move_window(const struct prof_merge_map *map, struct sum_window *w)
 {
 	int64_t *at[] = { &w->zero_ns, &w->capture_start_ns, &w->capture_end_ns, &w->start_ns, &w->end_ns,
 			  &w->host_end_ns };
 
 	for (size_t k = 0; k < sizeof at / sizeof at[0]; k++)
-		*at[k] = job_time__apply(map, *at[k]);
+		if (*at[k])
+			*at[k] = job_time__apply(map, *at[k]);
 }
 
 /* Each process that can be a rank (its launcher numbered it, or it has

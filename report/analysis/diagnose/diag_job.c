@@ -224,7 +224,7 @@ static int most_awaited(const struct diag_job *j, int *best)
 
 int diag_job__choose(const struct diag_job *j, unsigned *why)
 {
-	int n = j->times.n, slowest = -1, awaited, chosen = 0;
+	int n = j->times.n, slowest = -1, awaited, median, chosen = 0;
 	struct ranked_step *order;
 
 	memset(why, 0, sizeof *why * (size_t)(n ? n : 1));
@@ -246,7 +246,11 @@ int diag_job__choose(const struct diag_job *j, unsigned *why)
 	for (int i = 0; i < n; i++)
 		order[i] = (struct ranked_step){ verdict_step(&j->times.v[i]), i };
 	qsort(order, (size_t)n, sizeof *order, by_step);
-	why[order[(n - 1) / 2].i] |= DIAG_JOB_MEDIAN;
+	/* the first rank of the median step, where several have it */
+	median = (n - 1) / 2;
+	while (median > 0 && order[median - 1].step_ns == order[median].step_ns)
+		median--;
+	why[order[median].i] |= DIAG_JOB_MEDIAN;
 	free(order);
 	if (awaited >= 0)
 		why[awaited] |= DIAG_JOB_AWAITED;
