@@ -18,8 +18,16 @@ int diag__run(struct prof_store *store, const struct diag_settings *settings,
  * work (perfkit top asks it of every finished capture it shows). */
 int diag__run_if_job(struct prof_store *store, const struct diag_settings *settings,
 		     struct diag_report **out, struct prof_error *err);
-/* A job of several chosen ranks (diagnose_job.c). */
+/* A job of several chosen ranks of store (diagnose_job.c). */
 int diag__run_job(struct prof_store *store, const struct diag_settings *settings,
 		  const struct sum_ranks *ranks, struct diag_report **out, struct prof_error *err);
+/* A job of the ranks of j (diag_job.h: their time and collectives, the
+ * source of their own rows), named path: the rules of one process on the
+ * ranks diag_job__choose picks, their findings merged, the job's rules on
+ * every rank. store: the capture that holds the whole job, or NULL for a
+ * job of many captures read by map and reduce (report/job). */
+struct diag_job;
+int diag__run_job_of(struct diag_job *j, const struct diag_settings *settings, const char *path,
+		     struct prof_store *store, struct diag_report **out, struct prof_error *err);
 
 #endif

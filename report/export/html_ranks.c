@@ -322,7 +322,7 @@ int html_ranks__render(struct html_page *p, struct prof_error *err)
 	struct rank_times t;
 	int rc;
 
-	if (rank_times__load(s, NULL, &t, &why) < 0) {
+	if (rank_times__load(s, NULL, 0, &t, &why) < 0) {
 		html_page__note(p, why.msg);
 		return 0;
 	}
