@@ -9,8 +9,9 @@
 
 /* Run every rule; the report's findings come sorted by share, largest first.
  * A job of several ranks (--rank's choice of them) is diagnosed rank by
- * rank, each in its own window, the findings merged (one finding said once
- * when every rank has it), and the job's rules added. */
+ * rank, each in its own window (every rank of a small job, else the ranks
+ * diag_job__choose picks), the findings merged (one finding said once when
+ * every rank has it), and the job's rules added, which read every rank. */
 int diag__run(struct prof_store *store, const struct diag_settings *settings,
 	      struct diag_report **out, struct prof_error *err);
 /* diag__run of a job of several ranks; for any other capture *out is NULL
