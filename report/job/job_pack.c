@@ -18,7 +18,8 @@ struct out {
 
 static void put(struct out *o, const void *p, size_t n)
 {
-	if (o->failed)
+	/* an empty array may have no storage at all (p NULL) */
+	if (o->failed || !n)
 		return;
 	if (o->len + n > o->cap) {
 		size_t cap = o->cap ? o->cap * 2 : 4096;
@@ -225,6 +226,8 @@ struct in {
 
 static void get(struct in *in, void *dst, size_t n)
 {
+	if (!n)
+		return;
 	if (in->bad || (size_t)(in->end - in->p) < n) {
 		in->bad = true;
 		memset(dst, 0, n);
