@@ -12,6 +12,13 @@
 #                transformer (step_ms from their JSON line)
 #   launch1m     1M empty launches, the whole command timed, perfkit run's
 #                finish included (wall_s)
+#   gpt2         a GPT-2-like training step, ~400 kernels (the corpus'
+#                hf_gpt2_train.py: Hugging Face GPT-2 from its config, 4
+#                layers, bf16 autocast, AdamW; step_ms)
+#   cnn          a CNN training step (bench/gpu/cnn_train.py: timm
+#                ResNet-18, batch 32, SGD; step_ms)
+#   graph        a loop replaying a 64-kernel CUDA graph (the corpus'
+#                graph_chain --graph; step_ms), built here with nvcc
 #   ddp          a 2-rank PyTorch DDP training step over NCCL, one GPU a
 #                rank (tests/gpu/ddp_train.py under torchrun; the slower
 #                rank's step_ms); not in the default list: it needs two GPUs
@@ -34,6 +41,16 @@
 #   ever opened (perfkit_paused: the cost outside a capture window, the
 #   injection and the callbacks that watch for a window);
 #   the PyTorch programs also under torch.profiler.
+# The kind settings (gpt2, cnn, launch; graph its own):
+#   perfkit run --trace=WORD, one --trace word at a time (kernels; copies
+#   and memsets; sync; overhead; memory, the allocations; nvtx; api, the
+#   selected calls), each against the counting consumer with exactly the
+#   same activity kinds and callback ids (floor_kinds:...); the default
+#   capture against floor_default (every kind and call the default
+#   enables), with and without the flush after a synchronisation, and with
+#   the writer thread dropping every buffer unread (perfkit_discard:
+#   PERFKIT_BENCH_DISCARD=1, what the conversion and the store cost); on
+#   the graph loop --cuda-graph-trace=node against graph.
 # Every configuration runs once per round, all configurations of a program
 # in turn within the round (interleaved, so drift of the machine hits all of
 # them alike), ROUNDS rounds; the table holds the medians, the time each
@@ -57,8 +74,17 @@ FLOOR=$BUILD/bench/gpu/libcount_consumer.so
 PERFKIT=$BUILD/cli/perfkit
 TORCH=$ROOT/tests/gpu/torch_train.py
 W=$(mktemp -d)
+mkdir -p "${OUT:-$W}"
 RAW=${OUT:-$W}/overhead_raw.tsv
 LOG=${OUT:-$W}/bench.log
+CORPUS=$ROOT/tests/gpu/programs
+NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
+[ -x "$NVCC" ] || NVCC=nvcc
+# The floors that record NVTX need CUPTI as NVTX's injection, as perfkit's
+# collector hands NVTX to it.
+CUPTI_LIB=${CUPTI_LIB:-$(ls /usr/local/cuda/extras/CUPTI/lib64/libcupti.so /usr/local/cuda/lib64/libcupti.so 2>/dev/null | head -1)}
+# the floor that records what perfkit's default records
+FLOOR_DEFAULT=kinds:kernel+memcpy+memcpy2+memset+sync+overhead+memory+nvtx+api
 export LD_LIBRARY_PATH=$BUILD/lib:/usr/local/cuda/lib64:/usr/local/cuda/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PYTHONUNBUFFERED=1 TORCH_TRAIN_WARMUP_S=1
 # Never NVLink multicast on the shared machines.
@@ -75,24 +101,45 @@ program() {
 	forces_optimized) echo "step_ms $WL/batched_forces --variant=optimized --json --batch=16 --iters=200" ;;
 	tnaive) echo "step_ms $WL/transformer --variant=naive --json --iters=3" ;;
 	launch1m) echo "wall_s $LOOP empty 1000000" ;;
+	gpt2) echo "step_ms python3 $CORPUS/hf_gpt2_train.py" ;;
+	cnn) echo "step_ms python3 $ROOT/bench/gpu/cnn_train.py" ;;
+	graph) echo "step_ms $W/graph_chain --graph" ;;
 	ddp) echo "rank_step_ms torchrun --standalone --nproc_per_node=2 $ROOT/tests/gpu/ddp_train.py --steps 100" ;;
 	ready1m) echo "ready_s $LOOP empty 1000000" ;;
 	after1m) echo "after_s $LOOP empty 1000000" ;;
 	esac
 }
+# perfkit's --trace words and the floors with the same kinds
+KIND_SETTINGS="kernels:kernel copies:memcpy+memcpy2+memset sync:sync overhead:overhead memory:memory nvtx:nvtx api:api"
+kind_configs() {
+	local s
+	for s in $KIND_SETTINGS; do printf 'perfkit_trace:%s floor_kinds:%s ' "${s%%:*}" "${s#*:}"; done
+	echo "floor_default perfkit perfkit_no_sync_flush perfkit_discard"
+}
 configs() {
 	local all
 	case $1 in
+	# A Python program's run takes 10-15 s, most of it imports and
+	# CUDA's start: the settings whose kinds these programs hardly record
+	# (copies, memsets, allocations, overhead records) are measured on
+	# the launch loop only, so that 7 rounds fit the device's time.
+	gpt2) all="untraced perfkit_trace:kernels floor_kinds:kernel perfkit_trace:sync floor_kinds:sync perfkit_trace:nvtx floor_kinds:nvtx perfkit_trace:api floor_kinds:api floor_default perfkit perfkit_no_sync_flush perfkit_discard" ;;
+	cnn) all="untraced perfkit_trace:kernels floor_kinds:kernel perfkit_trace:api floor_kinds:api floor_default perfkit" ;;
+	graph) all="untraced perfkit_trace:kernels floor_kinds:kernel perfkit_trace:kernels,graphs floor_kinds:kernel+graph floor_default perfkit floor_default_graph perfkit_graph" ;;
 	launch | tiny | transformer | torch)
 		all="untraced floor_kernels floor_gpu floor_selected floor_rtkind floor_callback floor_callback_all floor_all perfkit perfkit_no_sync_flush perfkit_api perfkit_api_all perfkit_cuda perfkit_paused" ;;
 	ready1m | after1m) all="perfkit perfkit_api_all" ;;
 	*) all="untraced floor_kernels floor_selected perfkit" ;;
 	esac
 	case $1 in tiny | torch | transformer) all="$all profiler" ;; esac
+	[ "$1" = launch ] && all="$all $(kind_configs)"
 	if [ -n "${CONFIGS:-}" ]; then
 		for c in $all; do [[ " $CONFIGS " == *" $c "* ]] && echo "$c"; done
-		# floors of chosen activity kinds (count_consumer.c "kinds:")
-		for c in $CONFIGS; do [[ $c == floor_kinds:* ]] && echo "$c"; done
+		# floors of chosen activity kinds (count_consumer.c "kinds:") and
+		# perfkit's --trace words, beyond a program's own list
+		for c in $CONFIGS; do
+			[[ " $all " != *" $c "* ]] && [[ $c == floor_kinds:* || $c == perfkit_trace:* ]] && echo "$c"
+		done
 	else
 		echo "$all"
 	fi
@@ -107,7 +154,16 @@ once() {
 	[ -n "${PIN:-}" ] && set -- taskset -c "$PIN" "$@"
 	case $config in
 	untraced) "$@" ;;
+	floor_default) COUNT_CONSUMER_FLOOR=$FLOOR_DEFAULT NVTX_INJECTION64_PATH=$CUPTI_LIB \
+		CUDA_INJECTION64_PATH=$FLOOR "$@" ;;
+	floor_default_graph) COUNT_CONSUMER_FLOOR=$FLOOR_DEFAULT+graph NVTX_INJECTION64_PATH=$CUPTI_LIB \
+		CUDA_INJECTION64_PATH=$FLOOR "$@" ;;
+	floor_kinds:*nvtx*) COUNT_CONSUMER_FLOOR=${config#floor_} NVTX_INJECTION64_PATH=$CUPTI_LIB \
+		CUDA_INJECTION64_PATH=$FLOOR "$@" ;;
 	floor_*) COUNT_CONSUMER_FLOOR=${config#floor_} CUDA_INJECTION64_PATH=$FLOOR "$@" ;;
+	perfkit_trace:*) "$PERFKIT" run -f -o "$W/cap.sqlite" --trace="${config#perfkit_trace:}" -- "$@" ;;
+	perfkit_discard) PERFKIT_BENCH_DISCARD=1 "$PERFKIT" run -f -o "$W/cap.sqlite" -- "$@" ;;
+	perfkit_graph) "$PERFKIT" run -f -o "$W/cap.sqlite" --cuda-graph-trace=graph -- "$@" ;;
 	perfkit) "$PERFKIT" run -f -o "$W/cap.sqlite" -- "$@" ;;
 	perfkit_no_sync_flush) PERFKIT_SYNC_FLUSH_MS=0 "$PERFKIT" run -f -o "$W/cap.sqlite" -- "$@" ;;
 	perfkit_api) "$PERFKIT" run -f -o "$W/cap.sqlite" --trace=cuda,nvtx,memory,api -- "$@" ;;
@@ -139,6 +195,11 @@ STEAL0=$(steal)
 echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)" |
 	tee -a "$LOG"
 printf 'program\tconfig\tround\tvalue\n' >"$RAW"
+if [[ " $PROGRAMS " == *" graph "* ]] &&
+	! "$NVCC" -arch=sm_90 -O2 -o "$W/graph_chain" "$CORPUS/graph_chain.cu" -ldl >>"$LOG" 2>&1; then
+	echo "gpu_overhead: cannot build graph_chain (see $LOG)" >&2
+	exit 1
+fi
 for round in $(seq "$ROUNDS"); do
 	for p in $PROGRAMS; do
 		read -r key cmd <<<"$(program "$p")"
@@ -151,63 +212,5 @@ for round in $(seq "$ROUNDS"); do
 done
 
 echo "cpu steal over the run: $(( $(steal) - STEAL0 )) ticks ($(nproc) cpus, $(getconf CLK_TCK)/s)" | tee -a "$LOG"
-python3 - "$RAW" <<'PY'
-import statistics, sys
-vals = {}
-for line in open(sys.argv[1]).read().splitlines()[1:]:
-    p, c, _, v = line.split("\t")
-    if v != "nan":
-        vals.setdefault((p, c), []).append(float(v))
-units = {"launch": "us/launch", "tiny": "us/op", "torch": "ms/step", "transformer": "ms/step",
-         "forces_naive": "ms/step", "forces_optimized": "ms/step", "tnaive": "ms/step",
-         "launch1m": "s/run", "ready1m": "s after", "after1m": "s after", "ddp": "ms/step"}
-floor_of = {"perfkit": "floor_selected", "perfkit_no_sync_flush": "floor_selected", "perfkit_api": "floor_selected", "perfkit_api_all": "floor_all", "perfkit_cuda": "floor_gpu"}
-configs = ("untraced", "floor_kernels", "floor_gpu", "floor_selected", "floor_rtkind",
-           "floor_callback", "floor_callback_all", "floor_all", "perfkit", "perfkit_no_sync_flush", "perfkit_api", "perfkit_api_all", "perfkit_cuda", "perfkit_paused", "profiler")
-print("\n%-7s %-9s %-15s %10s %10s %8s %14s" % ("program", "unit", "config", "median", "added", "+%", "vs floor"))
-for p in units:
-    med = {c: statistics.median(v) for (q, c), v in vals.items() if q == p}
-    if not med:
-        continue
-    if "untraced" not in med:  # a figure of its own (ready1m): medians only
-        for c in configs:
-            if c in med:
-                print("%-7s %-9s %-15s %10.3f %10s %8s %14s" % (p, units[p], c, med[c], "-", "-", "-"))
-        continue
-    base = med["untraced"]
-    for c in configs + tuple(sorted(k for (q, k) in vals if q == p and k.startswith("floor_kinds:"))):
-        if c not in med:
-            continue
-        added = med[c] - base
-        ratio = "-"
-        f = floor_of.get(c)
-        if f in med and med[f] - base > 0:
-            ratio = "%.2fx %s" % (added / (med[f] - base), f.replace("floor_", ""))
-        print("%-7s %-9s %-15s %10.3f %+10.3f %7.1f%% %14s" % (p, units[p], c, med[c], added,
-              100 * added / base, ratio))
-if not vals:
-    sys.exit("gpu_overhead: no run printed a figure (see bench.log)")
-# Each configuration against untraced within its round (paired): the
-# median ratio and the rounds' range, which for 7 rounds holds the median
-# with 98% confidence (order statistics 1 and 7).
-by_round = {}
-for line in open(sys.argv[1]).read().splitlines()[1:]:
-    p, c, r, v = line.split("\t")
-    if v != "nan":
-        by_round[(p, c, r)] = float(v)
-print("\npaired against untraced, per round: median ratio (range over rounds)")
-for p in units:
-    rows = []
-    for c in configs:
-        if c == "untraced":
-            continue
-        rs = [by_round[(q, k, r)] / by_round[(q, "untraced", r)] for (q, k, r) in by_round
-              if q == p and k == c and (q, "untraced", r) in by_round and by_round[(q, "untraced", r)] > 0]
-        if rs:
-            rows.append("%s %.3f (%.3f-%.3f, n=%d)" % (c, statistics.median(rs), min(rs), max(rs), len(rs)))
-    if rows:
-        print("%-7s %s" % (p, "; ".join(rows)))
-print("n = %d rounds, interleaved; 'vs floor': perfkit's added time over the matching floor's" %
-      min(len(v) for v in vals.values()))
-PY
+KIND_SETTINGS="$KIND_SETTINGS kernels,graphs:kernel+graph" python3 "$ROOT/bench/gpu/overhead_table.py" "$RAW"
 rm -rf "$W"

@@ -31,7 +31,11 @@
 #   SCALE_NVTX_MULT=N: the NVTX capture's multiple (full: 431, 2.2M
 #     kernels and 16M ranges, 3 GB of disk; small: 10)
 #   SCALE_MPI_K="1 2": the MPI process counts of the largest job's report
-#     (needs a build with -DPERFKIT_MPI=ON and mpirun)
+#     and diagnose (needs a build with -DPERFKIT_MPI=ON and mpirun)
+#   SCALE_PARTS="capture job nvtx goals exports": the parts run (e.g. "job
+#     goals" for the jobs and issue 35's goals alone)
+#   SCALE_JOB_COMMANDS=REGEX: of a job's commands, those whose name matches
+#     (e.g. 'diagnose|report \(overview'; default every one)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$ROOT/build}" && pwd)
@@ -59,7 +63,9 @@ export PERFKIT_THREADS=${PERFKIT_THREADS:-1}
 . "$ROOT/tests/tools/job_captures.sh"
 . "$ROOT/bench/scale_captures.sh"
 
-declare -A T M   # seconds and peak MiB by "command|size"
+PARTS=" ${SCALE_PARTS:-capture job nvtx goals exports} "
+JOB_COMMANDS=${SCALE_JOB_COMMANDS:-.}
+declare -A T M C # seconds, peak MiB and CPU seconds (user + system) by "command|size"
 ORDER=()         # the commands, in the order first run
 
 note() {
@@ -74,20 +80,28 @@ measure() {
 	shift 2
 	note "$name"
 	rm -f "$W/out.pftrace" "$W/out.html" "$W/out.json" "$W/merged.sqlite" "$W/baseline.json"
-	if /usr/bin/time -f "%e %M" -o "$W/time" "$@" >"$W/out" 2>"$W/err"; then
-		read -r T["$name|$size"] M["$name|$size"] <"$W/time"
+	if /usr/bin/time -f "%e %M %U %S" -o "$W/time" "$@" >"$W/out" 2>"$W/err"; then
+		read -r T["$name|$size"] M["$name|$size"] u s <"$W/time"
+		C["$name|$size"]=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')
 		M["$name|$size"]=$((M["$name|$size"] / 1024))
 	else
 		local rc=$?
 		# a gate that finds a regression exits 1: still a measurement
 		if [ "$rc" = 1 ] && [ "${name%% *}" = gate ]; then
-			read -r T["$name|$size"] M["$name|$size"] < <(tail -1 "$W/time")
+			read -r T["$name|$size"] M["$name|$size"] u s < <(tail -1 "$W/time")
+			C["$name|$size"]=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')
 			M["$name|$size"]=$((M["$name|$size"] / 1024))
 		else
 			T["$name|$size"]=failed M["$name|$size"]=-
 			echo "scale: $name at $size failed ($rc): $(head -c 300 "$W/err")" >&2
 		fi
 	fi
+}
+
+# measure_job NAME SIZE CMD...: measure, for a job's command SCALE_JOB_COMMANDS names
+measure_job() {
+	[[ "$1" =~ $JOB_COMMANDS ]] || return 0
+	measure "$@"
 }
 
 # measure_top SIZE FILE...: `perfkit top --replay` until its first frame
@@ -124,8 +138,10 @@ mpi_reports() {
 	# Open MPI refuses root without being told
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 	for k in "${MPI_K[@]}"; do
-		measure "job: report under MPI, $k processes" "$n" mpirun --oversubscribe -n "$k" \
+		measure_job "job: report under MPI, $k processes" "$n" mpirun --oversubscribe -n "$k" \
 			"$PERFKIT" report --force "$W/job/"
+		measure_job "job: diagnose under MPI, $k processes" "$n" mpirun --oversubscribe -n "$k" \
+			"$PERFKIT" diagnose "$W/job/"
 	done
 }
 
@@ -167,6 +183,7 @@ echo "capture: $CAPTURE ($(sqlite3 "$CAPTURE" "SELECT count(*) FROM CUPTI_ACTIVI
 echo "ranks: ${RANK_CAPTURES[*]}"
 
 # ---- one capture, longer -------------------------------------------------
+if [[ $PARTS == *" capture "* ]]; then
 REPORTS=$("$PERFKIT" report --list | awk '{ print $1 }')
 for n in "${MULT[@]}"; do
 	x=$W/x$n.sqlite
@@ -194,30 +211,37 @@ for n in "${MULT[@]}"; do
 	rm -f "$x" "$W/other.sqlite" "$W/kept.json"
 done
 table "One capture, longer ($(basename "$CAPTURE") repeated n times)" x "${MULT[@]}"
+fi
 
 # ---- a job, wider --------------------------------------------------------
+LARGEST=""
+if [[ $PARTS == *" job "* ]]; then
 ORDER=()
 for n in "${RANKS[@]}"; do
 	rm -rf "$W/job" "$W/other"
 	job "$W/job" "$n" 8 "${RANK_CAPTURES[@]}"
 	sync
-	measure "job: report (overview, map and reduce)" "$n" "$PERFKIT" report "$W/job/"
-	measure "job: report rank_sum" "$n" "$PERFKIT" report --report=rank_sum "$W/job/"
-	measure "job: report nccl_sum" "$n" "$PERFKIT" report --report=nccl_sum "$W/job/"
-	measure "job: report gpu_idle_sum" "$n" "$PERFKIT" report --report=gpu_idle_sum "$W/job/"
-	measure "job: report cuda_gpu_trace csv" "$n" "$PERFKIT" report --format=csv --report=cuda_gpu_trace "$W/job/"
-	measure "job: report chrome" "$n" "$PERFKIT" report --format=chrome -o "$W/out.json" "$W/job/"
-	measure "job: diagnose" "$n" "$PERFKIT" diagnose "$W/job/"
-	measure "job: merge" "$n" "$PERFKIT" merge -o "$W/merged.sqlite" "$W/job/"
-	measure_top "$n" "$W/job/"
+	measure_job "job: report (overview, map and reduce)" "$n" "$PERFKIT" report "$W/job/"
+	measure_job "job: report rank_sum" "$n" "$PERFKIT" report --report=rank_sum "$W/job/"
+	measure_job "job: report nccl_sum" "$n" "$PERFKIT" report --report=nccl_sum "$W/job/"
+	measure_job "job: report gpu_idle_sum" "$n" "$PERFKIT" report --report=gpu_idle_sum "$W/job/"
+	measure_job "job: report cuda_gpu_trace csv" "$n" "$PERFKIT" report --format=csv --report=cuda_gpu_trace "$W/job/"
+	measure_job "job: report chrome" "$n" "$PERFKIT" report --format=chrome -o "$W/out.json" "$W/job/"
+	measure_job "job: diagnose" "$n" "$PERFKIT" diagnose "$W/job/"
+	measure_job "job: diagnose, 2 threads" "$n" env PERFKIT_THREADS=2 "$PERFKIT" diagnose "$W/job/"
+	measure_job "job: merge" "$n" "$PERFKIT" merge -o "$W/merged.sqlite" "$W/job/"
+	[[ "top --replay" =~ $JOB_COMMANDS ]] && measure_top "$n" "$W/job/"
 	LARGEST=$n
 	[ "$n" != "${RANKS[-1]}" ] || mpi_reports "$n"
 done
 table "A job, wider ($(for f in "${RANK_CAPTURES[@]}"; do basename "$f"; done | tr '\n' ' ')as n ranks, 8 a host)" \
 	" ranks" "${RANKS[@]}"
 rm -rf "$W/job"
+fi
 
 # ---- NVTX at nsys-ai's scale ---------------------------------------------
+NVTX_SIZE=""
+if [[ $PARTS == *" nvtx "* ]]; then
 ORDER=()
 nvtx1=$W/nvtx1.sqlite
 cp "$DATA/transformer_naive.sqlite" "$nvtx1"
@@ -235,8 +259,10 @@ done
 table "NVTX ranges nested around each launch (transformer_naive, nest_ranges, repeated n times)" x 1 "$NVTX_MULT"
 NVTX_SIZE="$NK kernels, $NR ranges"
 rm -f "$nvtx1"
+fi
 
 # ---- issue 35's goals ----------------------------------------------------
+if [[ $PARTS == *" goals "* ]]; then
 ORDER=()
 for n in 50 200; do
 	rm -rf "$W/job"
@@ -252,23 +278,35 @@ echo
 echo "Goals (issue 35)"
 echo "| goal | measured | target |"
 echo "|---|---|---|"
-awk -v a="${T[diagnose, one-rank captures|50]}" -v b="${T[diagnose, one-rank captures|200]}" 'BEGIN {
-	printf "| diagnose, 200 one-rank captures (clean_loop) against 50 | %s s / %s s = %.1fx | at most 5.5x |\n", b, a, b / a }'
+awk -v a="${T[diagnose, one-rank captures|50]}" -v b="${T[diagnose, one-rank captures|200]}" \
+	-v ca="${C[diagnose, one-rank captures|50]:-0}" -v cb="${C[diagnose, one-rank captures|200]:-0}" 'BEGIN {
+	printf "| diagnose, 200 one-rank captures (clean_loop) against 50 | %s s / %s s = %.1fx (CPU %s s / %s s = %.1fx) | at most 5.5x |\n",
+		b, a, b / a, cb, ca, (ca > 0 ? cb / ca : 0) }'
 for f in folded html; do
 	awk -v f="$f" -v a="${T[chrome|ddp]}" -v b="${T[$f|ddp]}" 'BEGIN {
 		printf "| %s against the Chrome trace, ddp2_even | %s s / %s s = %.1fx | at most 2x |\n", f, b, a, b / (a > 0.01 ? a : 0.01) }'
 done
-echo "| diagnose, job of $LARGEST ranks ($(for f in "${RANK_CAPTURES[@]}"; do basename "$f"; done | tr '\n' ' ')copies) |" \
-	"${T[job: diagnose|$LARGEST]:--} s, ${M[job: diagnose|$LARGEST]:--} MiB | at most 60 s and 1024 MiB (1,000 ranks) |"
+[ -z "$LARGEST" ] ||
+	echo "| diagnose, job of $LARGEST ranks ($(for f in "${RANK_CAPTURES[@]}"; do basename "$f"; done | tr '\n' ' ')copies) |" \
+		"${T[job: diagnose|$LARGEST]:--} s (CPU ${C[job: diagnose|$LARGEST]:--} s), ${M[job: diagnose|$LARGEST]:--} MiB;" \
+		"2 threads ${T[job: diagnose, 2 threads|$LARGEST]:--} s (CPU ${C[job: diagnose, 2 threads|$LARGEST]:--} s)" \
+		"| at most 60 s and 1024 MiB (1,000 ranks) |"
 for k in "${MPI_K[@]}"; do
+	[ -n "$LARGEST" ] || break
+	t=${T[job: diagnose under MPI, $k processes|$LARGEST]:-}
+	[ -z "$t" ] || echo "| diagnose of the $LARGEST-rank job under MPI, $k processes | $t s (CPU of the $k" \
+		"processes ${C[job: diagnose under MPI, $k processes|$LARGEST]:--} s) | |"
 	t=${T[job: report under MPI, $k processes|$LARGEST]:-}
 	[ -n "$t" ] || continue
 	awk -v k="$k" -v t="$t" -v n="$LARGEST" -v t1="${T[job: report under MPI, 1 processes|$LARGEST]:-0}" 'BEGIN {
 		printf "| report of the %d-rank job under MPI, %d processes | %s s (%.3f s a capture; %.2fx of 1 process) | about 1/%d of 1 process |\n",
 			n, k, t, t * k / n, (t1 > 0 ? t / t1 : 0), k }'
 done
+[ -z "$NVTX_SIZE" ] ||
 awk -v t="${T[nvtx: report nvtx_kern_sum|$NVTX_MULT]:-0}" -v m="${M[nvtx: report nvtx_kern_sum|$NVTX_MULT]:-0}" \
 	-v m1="${M[nvtx: report nvtx_kern_sum|1]:-0}" -v size="$NVTX_SIZE" 'BEGIN {
 	printf "| nvtx_kern_sum, %s | %s s, %s MiB (%s MiB at 1x) | at most 30 s, memory flat (16M ranges over 2.2M kernels) |\n", size, t, m, m1 }'
+fi
 # the exports' goals, their own table (bench/scale_exports.sh): 10M kernels at SCALE=full, 1M at small
+[[ $PARTS == *" exports "* ]] || exit 0
 EXPORTS_MULT=${EXPORTS_MULT:-$([ "$SCALE" = full ] && echo 12500 || echo 1250)} "$ROOT/bench/scale_exports.sh" "$BUILD"

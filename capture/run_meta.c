@@ -13,6 +13,7 @@
 
 #include "analysis/analysis.h"
 #include "prof/protocol.h"
+#include "prof/trace_opts.h"
 
 void run__remove_dir(const char *dir)
 {
@@ -110,7 +111,7 @@ void run__write_live_meta(struct run_session *s)
 
 void run__meta_trace(struct prof_writer *w, const char *trace_list)
 {
-	prof_writer__meta(w, "trace", trace_list && *trace_list ? trace_list : "cuda,nvtx,memory,api");
+	prof_writer__meta(w, "trace", trace_list && *trace_list ? trace_list : PROF_TRACE_DEFAULT_LIST);
 }
 
 void run__meta_merged(struct prof_writer *w, const char *gpu)

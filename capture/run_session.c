@@ -58,10 +58,13 @@ int run_session__prepare(struct run_session *s, char **argv)
 	s->argv = argv;
 	s->trace = prof_trace_opts__parse(s->opt.trace_list, &bad_at);
 	if (s->trace < 0) {
-		s->msg->error("--trace: unknown item '%s' (choose from cuda, nvtx, memory, api, api-all, um)",
+		s->msg->error("--trace: unknown item '%s' (choose from cuda, kernels, copies, sync, "
+			      "overhead, graphs, nvtx, memory, api, api-all, um)",
 			      s->opt.trace_list + bad_at);
 		return RUN_EXIT_USAGE;
 	}
+	if (run__graph_trace_check(s) < 0)
+		return RUN_EXIT_USAGE;
 	if (s->opt.metrics && strcmp(s->opt.metrics, "roofline") && strcmp(s->opt.metrics, "memory")) {
 		s->msg->error("--metrics: unknown set '%s' (choose roofline or memory)",
 			      s->opt.metrics);

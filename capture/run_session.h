@@ -88,6 +88,7 @@ struct run_options {
 	const char *delay;         /* --delay=DUR */
 	const char *duration;      /* --duration=DUR */
 	bool start_paused;         /* --start-paused: windows by perfkit start/stop */
+	const char *cuda_graph_trace; /* --cuda-graph-trace: "node", "graph"; NULL: node */
 };
 
 #define RUN_OPTIONS_INIT { .flush_ms = PROF_FLUSH_MS_DEFAULT, .metrics_sample = 1 }
@@ -118,6 +119,8 @@ struct run_session {
 	ino_t out_ino;
 	off_t out_bytes;
 	int trace;
+	/* --trace's list with `graphs` added for --cuda-graph-trace=graph */
+	char trace_list_graphs[256];
 	int status;
 	bool ended;
 	int64_t start_ns, end_ns;

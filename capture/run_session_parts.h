@@ -56,6 +56,10 @@ int run__python_check(const struct run_session *s);
 long run__python_sampling_hz(const struct run_session *s);
 int run__python_env(const struct run_session *s);
 
+/* run_graph_trace.c: --cuda-graph-trace=node|graph checked; graph adds
+ * `graphs` to the trace list handed on. 0, or -1 after the error. */
+int run__graph_trace_check(struct run_session *s);
+
 /* run_window.c: capture windows. check: 0, or -1 after the error (the
  * durations read into s); asked: whether any window option was given; env:
  * the collector told (0, or -1 with errno); start_env: the run's start on

@@ -17,8 +17,11 @@ _Static_assert((int)RUN_EXIT_USAGE == (int)CLI_EXIT_USAGE, "a session's usage st
 		   " %q{VAR} an environment variable, %% a %"),                                 \
 	CLI_FLAG('f', "force", &(o)->force, "overwrite FILE if it exists"),                   \
 	CLI_STRING(0, "trace", &(o)->trace_list, "LIST",                                      \
-		   "what to record: cuda,nvtx,memory,api,api-all,um, all"                      \
-		   " (default cuda,nvtx,memory,api,um)"),                                       \
+		   "what to record: cuda (or its parts kernels,copies,sync,overhead),nvtx,"   \
+		   "memory,api,api-all,um,graphs, all (default cuda,nvtx,memory,api,um)"),     \
+	CLI_STRING(0, "cuda-graph-trace", &(o)->cuda_graph_trace, "node|graph",             \
+		   "a launched CUDA graph as its nodes' kernels (node, the default) or as one" \
+		   " record a launch (graph: cheaper, no kernel inside it seen)"),             \
 	CLI_INT(0, "flush-interval", &(o)->flush_ms, "MS",                                    \
 		"commit recorded data at least this often (default 500)"),                    \
 	CLI_OPTIONAL("gpu-metrics", &(o)->gpu_metrics, "HZ",                                  \

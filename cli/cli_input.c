@@ -252,6 +252,37 @@ out:
 	return status;
 }
 
+int cli_input__diagnose_job(char *const *args, int n, bool force, const struct diag_settings *settings,
+			    struct diag_report **out)
+{
+	struct job_inputs in = { 0 };
+	struct prof_error err = { 0 };
+	struct stat st;
+	int rc;
+
+	*out = NULL;
+	if (n == 1 && !(stat(args[0], &st) == 0 && S_ISDIR(st.st_mode)))
+		return -1;
+	if (job_inputs__collect(args, n, force ? JOB_INPUTS_FORCE : 0, &in, &err)) {
+		cli_error("%s", err.msg);
+		return CLI_EXIT_USAGE;
+	}
+	if (in.n < 2) {
+		job_inputs__exit(&in);
+		return -1;
+	}
+	rc = job_diagnose__run(&in, settings, out, &err);
+	/* the captures are read as one below, which tells what it skipped */
+	if (rc == 1)
+		tell_skipped(&in);
+	job_inputs__exit(&in);
+	if (rc < 0) {
+		cli_error("%s", err.msg);
+		return CLI_EXIT_USAGE;
+	}
+	return rc == 2 ? -1 : 0;
+}
+
 bool cli_input__is_merged(const struct cli_input *input)
 {
 	return input->tmpdir != NULL;

@@ -38,6 +38,16 @@ bool cli_input__is_merged(const struct cli_input *in);
  * output and force: -o and --force (cli_output__open; force as cli_input__make's too). */
 int cli_input__report_job(char *const *args, int n, const char *const *reports, int nreports,
 			  int sink_format, bool full_names, const char *output, bool force);
+/* `perfkit diagnose` of the job args[0..n) by map and reduce (report/job),
+ * when it is a job of several captures whose processes are a job's ranks:
+ * 0 with *out the diagnosis; 0 with *out NULL in an MPI process other
+ * than rank 0, which prints nothing; CLI_EXIT_USAGE after the error is
+ * printed; -1 when it does not apply (the caller reads the captures as
+ * one). force: as cli_input__make's. */
+struct diag_settings;
+struct diag_report;
+int cli_input__diagnose_job(char *const *args, int n, bool force, const struct diag_settings *settings,
+			    struct diag_report **out);
 /* job_inputs__collect of args[0..n), its error printed (CLI_EXIT_USAGE),
  * and a warning for each earlier merge output it skipped. */
 int cli_input__collect(char *const *args, int n, bool force, struct job_inputs *in);

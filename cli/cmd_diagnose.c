@@ -7,6 +7,7 @@
 
 #include "analysis/analysis.h"
 #include "cli.h"
+#include "cli_input.h"
 #include "cli_reader.h"
 #include "prof/store.h"
 #include "prof/tables.h"
@@ -58,6 +59,31 @@ static int apply_sets(struct diag_settings *s, const char *list)
 	return rc;
 }
 
+/* The report in the format asked for; CLI_EXIT_OK or, when it cannot be
+ * written, CLI_EXIT_USAGE. */
+static int print_report(const struct diag_report *report, int format, bool full_names)
+{
+	if (format == CLI_FORMAT_JSON) {
+		diag_report__print_json(report, stdout);
+	} else if (format == CLI_FORMAT_CSV) {
+		struct rpt_sink *sink = rpt_sink__new(RPT_FORMAT_CSV, stdout);
+
+		if (!sink) {
+			cli_error("out of memory");
+			return CLI_EXIT_USAGE;
+		}
+		diag_report__rows(report, sink);
+		rpt_sink__delete(sink);
+	} else {
+		diag_report__print_text(report, full_names, stdout);
+	}
+	if (fflush(stdout)) {
+		cli_error("cannot write the output");
+		return CLI_EXIT_USAGE;
+	}
+	return CLI_EXIT_OK;
+}
+
 int cmd_diagnose(int argc, char **argv)
 {
 	const char *format_opt = "text", *sets = NULL, *thresholds = NULL;
@@ -88,9 +114,6 @@ int cmd_diagnose(int argc, char **argv)
 		list_settings();
 		return CLI_EXIT_OK;
 	}
-	/* one process's work: under mpirun, rank 0's */
-	if (cli_reader__not_rank0())
-		return CLI_EXIT_OK;
 	if (n < 1) {
 		cli_error("diagnose needs a capture file, or the captures of a job");
 		cli_usage__print(usage, opts, true);
@@ -109,6 +132,23 @@ int cmd_diagnose(int argc, char **argv)
 	}
 	if (sets && apply_sets(&settings, sets))
 		goto out;
+	/* A job of many captures by map and reduce, without merging them:
+	 * shared by every MPI process under mpirun, printed by rank 0. --rank
+	 * and --window narrow the merged capture's rows, --save writes into
+	 * one capture: those read it merged. */
+	if (!r.ranks && !r.window && !save) {
+		int job = cli_input__diagnose_job(argv, n, r.force, &settings, &report);
+
+		if (job >= 0) {
+			status = job ? job : report ? print_report(report, format, full_names) : CLI_EXIT_OK;
+			goto out;
+		}
+	}
+	/* one process's work: under mpirun, rank 0's */
+	if (cli_reader__not_rank0()) {
+		status = CLI_EXIT_OK;
+		goto out;
+	}
 	if (save)
 		r.one_capture_only = "--save stores findings in one capture; merge the job first "
 				     "(perfkit merge -o JOB.sqlite ...)";
@@ -126,22 +166,7 @@ int cmd_diagnose(int argc, char **argv)
 		cli_reader__fail(&err);
 		goto out;
 	}
-	if (format == CLI_FORMAT_JSON) {
-		diag_report__print_json(report, stdout);
-	} else if (format == CLI_FORMAT_CSV) {
-		struct rpt_sink *sink = rpt_sink__new(RPT_FORMAT_CSV, stdout);
-		if (!sink) {
-			cli_error("out of memory");
-			goto out;
-		}
-		diag_report__rows(report, sink);
-		rpt_sink__delete(sink);
-	} else {
-		diag_report__print_text(report, full_names, stdout);
-	}
-	status = fflush(stdout) ? CLI_EXIT_USAGE : CLI_EXIT_OK;
-	if (status)
-		cli_error("cannot write the output");
+	status = print_report(report, format, full_names);
 out:
 	diag_report__delete(report);
 	cli_reader__close(&r);

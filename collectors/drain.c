@@ -16,6 +16,8 @@
 #include "collector.h"
 
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <time.h>
@@ -23,6 +25,7 @@
 
 #include <cupti.h>
 
+#include "prof/protocol.h"
 #include "prof/store.h"
 
 static struct {
@@ -39,6 +42,7 @@ static struct {
 	_Atomic uint64_t flush_asked_ns; /* when a synchronisation last asked */
 	_Atomic uint64_t dropped;
 	uint64_t busy_ns; /* writer thread only: time spent writing and committing */
+	int discard; /* PROF_ENV_BENCH_DISCARD: buffers freed unread */
 } drain;
 
 /* How often the writer wakes between flushes to look for new threads, so
@@ -71,7 +75,8 @@ static void write_handed_over(void)
 	while (node) {
 		struct handoff_node *next = node->next;
 
-		records__buffer(drain.rec, node->records, node->valid_bytes);
+		if (!drain.discard)
+			records__buffer(drain.rec, node->records, node->valid_bytes);
 		buffers__free(node);
 		node = next;
 	}
@@ -153,6 +158,7 @@ int drain__start(const struct drain_config *cfg)
 	drain.pid = cfg->pid;
 	drain.flush_interval_ns = cfg->flush_interval_ns;
 	drain.sync_flush_gap_ns = cfg->sync_flush_gap_ns;
+	drain.discard = getenv(PROF_ENV_BENCH_DISCARD) && !strcmp(getenv(PROF_ENV_BENCH_DISCARD), "1");
 	rc = records__new(cfg->writer, cfg->pid, &drain.rec);
 	if (rc < 0)
 		return rc;

@@ -690,6 +690,28 @@ static void on_overhead(struct records *r, const CUpti_ActivityOverhead3 *o)
 	prof_writer__overhead(r->w, &row);
 }
 
+/* A CUDA graph's launch (--cuda-graph-trace=graph): one row, its nodes
+ * not recorded apart. Without GPU times it is counted, as a kernel is. */
+static void on_graph_trace(struct records *r, const CUpti_ActivityGraphTrace2 *g)
+{
+	struct prof_graph_trace row = { 0 };
+	int32_t green;
+
+	if (!has_gpu_times(g->start, g->end)) {
+		r->incomplete_kernels++;
+		return;
+	}
+	row.start_ns = (int64_t)g->start;
+	row.end_ns = (int64_t)g->end;
+	row.device_id = (int32_t)g->deviceId;
+	split_context(r, g->contextId, &row.context_id, &green);
+	row.stream_id = (int32_t)g->streamId;
+	row.correlation_id = (int32_t)g->correlationId;
+	row.global_pid = prof_global_pid(r->pid);
+	row.graph_id = (int32_t)g->graphId;
+	prof_writer__graph_trace(r->w, &row);
+}
+
 /* ---- dispatch ----------------------------------------------------------------- */
 
 static uint64_t monotonic_ns(void)
@@ -750,6 +772,9 @@ void records__buffer(struct records *r, uint8_t *buffer, size_t valid_bytes)
 			break;
 		case CUPTI_ACTIVITY_KIND_OVERHEAD:
 			on_overhead(r, (const CUpti_ActivityOverhead3 *)rec);
+			break;
+		case CUPTI_ACTIVITY_KIND_GRAPH_TRACE:
+			on_graph_trace(r, (const CUpti_ActivityGraphTrace2 *)rec);
 			break;
 		case CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER:
 			unified_memory__record(r->w, r->pid, rec);

@@ -14,8 +14,11 @@
  *             buffer (what a collector that records them itself pays)
  *   callback_all  gpu plus every runtime and driver call through the
  *             callback API (the callback way of `--trace=api-all`)
- *   kinds:K+K...  only the activity kinds named (kernel, memcpy, memset,
- *             sync, overhead, runtime, driver): which of them costs what
+ *   kinds:K+K...  only the activity kinds named (kernel, memcpy, memcpy2,
+ *             memset, sync, overhead, memory, nvtx (marker, marker data and
+ *             names), graph (a graph launch as one record), runtime, driver)
+ *             and api (the selected API calls): which of them costs what,
+ *             each the floor of a `perfkit run --trace=` word
  *   all       (default) every kind perfkit's collector enables with every
  *             API call: the floor of `--trace=api-all`
  * It also holds CUPTI's one subscriber slot (COUNT_CONSUMER_SUBSCRIBE), which
@@ -128,11 +131,16 @@ static void enable_floor(const char *floor)
 			{ "sync", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION },
 			{ "overhead", CUPTI_ACTIVITY_KIND_OVERHEAD },
 			{ "runtime", CUPTI_ACTIVITY_KIND_RUNTIME }, { "driver", CUPTI_ACTIVITY_KIND_DRIVER },
+			{ "memcpy2", CUPTI_ACTIVITY_KIND_MEMCPY2 }, { "memory", CUPTI_ACTIVITY_KIND_MEMORY2 },
+			{ "nvtx", CUPTI_ACTIVITY_KIND_MARKER }, { "nvtx", CUPTI_ACTIVITY_KIND_MARKER_DATA },
+			{ "nvtx", CUPTI_ACTIVITY_KIND_NAME }, { "graph", CUPTI_ACTIVITY_KIND_GRAPH_TRACE },
 		};
 
 		for (const char *p = floor + 6; *p;) {
 			size_t len = strcspn(p, "+");
 
+			if (len == 3 && !strncmp(p, "api", 3))
+				api_enable__selected();
 			for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 				if (strlen(names[i].name) == len && !strncmp(names[i].name, p, len))
 					cuptiActivityEnable(names[i].kind);

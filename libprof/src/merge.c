@@ -30,7 +30,7 @@ static const enum schema_table_id copied[] = {
 	T_PROC_INFO, T_CLOCKS, T_PROC_GPUS, T_GPU_METRICS, T_GPU_METRIC_TYPES,
 	T_PAYLOAD_SCHEMAS, T_PAYLOAD_SCHEMA_ENTRIES, T_PAYLOAD_ENUM_ENTRIES,
 	T_UM_CPU_FAULTS, T_UM_GPU_FAULTS, T_PY_FRAMES, T_PY_SAMPLES, T_PY_CUDA_CALLS,
-	T_CAPTURE_WINDOWS,
+	T_CAPTURE_WINDOWS, T_GRAPH_TRACE,
 };
 
 /* Analysis tables a job's capture may hold: hardware metrics per launch

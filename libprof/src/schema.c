@@ -320,6 +320,17 @@ static const struct schema_column c_capture_windows[] = {
 };
 #undef F
 
+/* A CUDA graph's launch as one row, nsys's table of the same name
+ * (--cuda-graph-trace=graph). */
+#define F struct prof_graph_trace
+static const struct schema_column c_graph_trace[] = {
+	I(F, "start", start_ns), I(F, "end", end_ns), I(F, "deviceId", device_id),
+	I(F, "contextId", context_id), I(F, "streamId", stream_id),
+	I(F, "correlationId", correlation_id), I(F, "globalPid", global_pid),
+	I(F, "graphId", graph_id),
+};
+#undef F
+
 /* Each table with its row struct, for the tables the writer binds row by
  * row (schema_column.bind). */
 const struct schema_table schema_tables[T__COUNT] = {
@@ -380,6 +391,8 @@ const struct schema_table schema_tables[T__COUNT] = {
 			      sizeof(struct prof_py_cuda_call), .with_first_row = true },
 	[T_CAPTURE_WINDOWS] = { "PERFKIT_CAPTURE_WINDOWS", c_capture_windows, N(c_capture_windows),
 				sizeof(struct prof_capture_window), .with_first_row = true },
+	[T_GRAPH_TRACE] = { "CUPTI_ACTIVITY_KIND_GRAPH_TRACE", c_graph_trace, N(c_graph_trace),
+			    sizeof(struct prof_graph_trace), .with_first_row = true },
 };
 
 /* One row per profiled kernel launch (`perfkit run --metrics`), joined to

@@ -50,6 +50,7 @@ enum schema_table_id {
 	T_PY_CUDA_CALLS,
 	/* the windows of a run that asked for them (schema.c) */
 	T_CAPTURE_WINDOWS,
+	T_GRAPH_TRACE,
 	T__COUNT
 };
 

@@ -827,6 +827,11 @@ int prof_writer__py_cuda_call(struct prof_writer *w, const struct prof_py_cuda_c
 	return add(w, T_PY_CUDA_CALLS, c);
 }
 
+int prof_writer__graph_trace(struct prof_writer *w, const struct prof_graph_trace *g)
+{
+	return add(w, T_GRAPH_TRACE, g);
+}
+
 int prof_writer__capture_window(struct prof_writer *w, const struct prof_capture_window *c)
 {
 	return add(w, T_CAPTURE_WINDOWS, c);

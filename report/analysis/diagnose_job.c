@@ -1,7 +1,10 @@
 /* diagnose_job.c - `perfkit diagnose` of a job of several ranks
- * (diagnose_run.h): each rank diagnosed as if it were the only process,
- * in its own window; the findings merged; the job's rules run on the
- * ranks together. */
+ * (diagnose_run.h): the job's rules on every rank's time and collectives
+ * (diag_job.h); the rules of one process on the ranks diag_job__choose
+ * picks (every rank of a small job), each as if it were the only process,
+ * in its own window, their findings merged. A job of one capture is read
+ * from it; a job of many captures from its map and reduce (report/job),
+ * which reads a rank's own rows again only for the chosen ranks. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,47 +25,33 @@ static int nomem(struct prof_error *err)
 
 /* One rank's own diagnosis. */
 struct rank_run {
-	const struct sum_process *p;
+	const struct rank_time *t;
 	struct diag_report *r;
 };
 
-/* ---- each rank alone ---------------------------------------------------- */
+/* ---- each chosen rank alone ---------------------------------------------- */
 
-static int run_ranks(struct prof_store *s, const struct diag_settings *settings,
-		     const struct sum_ranks *ranks, struct timeline_units *keep, struct rank_run *runs, int *n,
-		     struct prof_error *err)
+static int run_ranks(const struct diag_job *j, const struct diag_settings *settings, const unsigned *why,
+		     struct rank_run *runs, int *n, struct prof_error *err)
 {
-	struct prof_error ignored = { 0 };
-	int rc = 0, urc;
+	int rc = 0;
 
 	*n = 0;
-	for (int i = 0; i < ranks->n && rc == 0; i++) {
-		const struct sum_process *p = &ranks->p[i];
-		struct timeline_unit *x;
-
-		if (p->rank < 0 || !p->selected)
+	for (int i = 0; i < j->times.n && rc == 0; i++) {
+		if (!why[i])
 			continue;
-		x = keep ? timeline_units__get(keep, p->rank) : NULL;
-
-		if (keep && !x)
-			rc = nomem(err);
+		rc = j->src.diagnose(j->src.arg, j->times.v[i].global_pid, settings, &runs[*n].r, err);
 		if (rc == 0)
-			rc = sum_ranks__scope(s, p->global_pid, err);
-		if (rc == 0)
-			rc = diag__run_process(s, settings, x, &runs[*n].r, err);
-		if (rc == 0)
-			runs[(*n)++].p = p;
+			runs[(*n)++].t = &j->times.v[i];
 	}
-	/* back to what --rank chose, whatever happened */
-	urc = sum_ranks__unscope(s, rc ? &ignored : err);
-	return rc ? rc : urc;
+	return rc;
 }
 
 /* ---- the merged report ------------------------------------------------- */
 
 static int rank_name(const struct rank_run *run, char *buf, size_t cap)
 {
-	return snprintf(buf, cap, "rank %d", run->p->rank);
+	return snprintf(buf, cap, "rank %d", run->t->rank);
 }
 
 /* Widen w to x's windows (take x's when first). Its span leaves out the
@@ -87,45 +76,61 @@ static void add_span(struct sum_window *w, const struct sum_window *x, bool firs
 		     (x_unrecorded > unrecorded ? x_unrecorded : unrecorded);
 }
 
-/* The job's window: the span of its ranks' windows, named by each. */
-static int merge_windows(struct diag_report *job, const struct rank_run *runs, int n)
+/* The job's window: the span of its ranks' windows, named by each (every
+ * rank's, whether or not its own rules ran). */
+static int merge_windows(struct diag_report *job, const struct diag_job *j, const unsigned *why)
 {
 	struct sum_window *w = &job->window;
 	size_t len = 0;
-
 	bool spanned = false;
 
-	job->ranks = calloc((size_t)n, sizeof *job->ranks);
+	job->ranks = calloc((size_t)(j->times.n ? j->times.n : 1), sizeof *job->ranks);
 	if (!job->ranks)
 		return PROF_E_NOMEM;
-	*w = runs[0].r->window;
+	*w = j->times.v[0].w;
 	w->whole_run = true;
 	w->mark = SUM_LOOP_NONE;
 	w->mark_name[0] = 0;
 	len = (size_t)snprintf(w->source, sizeof w->source, "each rank's own loop:");
-	for (int i = 0; i < n; i++) {
-		const struct diag_report *r = runs[i].r;
+	for (int i = 0; i < j->times.n; i++) {
+		const struct rank_time *t = &j->times.v[i];
 		struct diag_rank_window *rw = &job->ranks[job->nranks];
-		char label[256];
 
-		sum_process__label(runs[i].p, label, sizeof label);
-		rw->label = strdup(label);
+		rw->label = strdup(t->label);
 		if (!rw->label)
 			return PROF_E_NOMEM;
 		job->nranks++;
-		rw->rank = runs[i].p->rank;
-		rw->window = r->window;
-		rw->gpu_busy_ns = r->gpu_busy_ns;
+		rw->rank = t->rank;
+		rw->window = t->w;
+		rw->gpu_busy_ns = t->busy_ns;
+		rw->diagnosed = why[i];
+		job->ndiagnosed += why[i] != 0;
 		/* a rank with no rows (a damaged capture) has no span to add */
-		if (r->window.capture_end_ns > r->window.capture_start_ns)
-			add_span(w, &r->window, !spanned);
-		spanned |= r->window.capture_end_ns > r->window.capture_start_ns;
-		if (r->window.iterations < w->iterations)
-			w->iterations = r->window.iterations;
-		w->whole_run &= r->window.whole_run;
+		if (t->w.capture_end_ns > t->w.capture_start_ns)
+			add_span(w, &t->w, !spanned);
+		spanned |= t->w.capture_end_ns > t->w.capture_start_ns;
+		if (t->w.iterations < w->iterations)
+			w->iterations = t->w.iterations;
+		w->whole_run &= t->w.whole_run;
 		if (len < sizeof w->source)
 			len += (size_t)snprintf(w->source + len, sizeof w->source - len, "%s rank %d %s",
-						i ? "," : "", rw->rank, r->window.source);
+						i ? "," : "", rw->rank, t->w.source);
+		job->gpu_busy_ns = prof_add_saturated(job->gpu_busy_ns, t->busy_ns);
+	}
+	if (len >= sizeof w->source)
+		memcpy(w->source + sizeof w->source - 4, "...", 4);
+	/* the job's own rules advise for any bound: the ranks' may differ */
+	job->program.bound = -1;
+	return 0;
+}
+
+/* What the ranks whose own rules ran say of the program and the capture:
+ * a job's ranks run one program. */
+static void merge_program(struct diag_report *job, const struct rank_run *runs, int n)
+{
+	for (int i = 0; i < n; i++) {
+		const struct diag_report *r = runs[i].r;
+
 		job->has_metrics |= r->has_metrics;
 		job->has_peaks |= r->has_peaks;
 		job->has_gpu_samples |= r->has_gpu_samples;
@@ -138,13 +143,7 @@ static int merge_windows(struct diag_report *job, const struct rank_run *runs, i
 		job->program.h2d_copies += r->program.h2d_copies;
 		job->program.iterations += r->program.iterations;
 		job->program.fp32_gemm_ns = prof_add_saturated(job->program.fp32_gemm_ns, r->program.fp32_gemm_ns);
-		/* the job's own rules advise for any bound: the ranks' may differ */
-		job->program.bound = -1;
-		job->gpu_busy_ns = prof_add_saturated(job->gpu_busy_ns, r->gpu_busy_ns);
 	}
-	if (len >= sizeof w->source)
-		memcpy(w->source + sizeof w->source - 4, "...", 4);
-	return 0;
 }
 
 /* The k-th finding of a rule and title on run i (k counts from 0), or -1. */
@@ -189,13 +188,14 @@ static int merge_one(struct diag_context *ctx, const struct rank_run *runs, int 
 		if (of[i] >= 0) {
 			const struct diag_finding *x = &runs[i].r->findings[of[i]];
 
-			f->ranks[f->nranks++] = (struct diag_rank_share){ runs[i].p->rank, x->share, x->time_ns };
+			f->ranks[f->nranks++] = (struct diag_rank_share){ runs[i].t->rank, x->share, x->time_ns };
 		}
 	if (diag_finding__copy_also(f, rep))
 		return PROF_E_NOMEM;
-	f->every_rank = members == n;
+	/* every rank: of the job, not of the ranks its own rules ran on */
+	f->every_rank = members == n && n == ctx->job->times.n;
 	f->per_rank = true;
-	f->share_rank = runs[rep_run].p->rank;
+	f->share_rank = runs[rep_run].t->rank;
 	for (int t = 0; t < rep->ntop; t++) {
 		diag__offender(f, rep->top[t].name, rep->top[t].count, rep->top[t].time_ns, rep->top[t].bytes);
 		if (f->ntop <= t)
@@ -258,7 +258,7 @@ static int merge_skips(struct diag_context *ctx, const struct rank_run *runs, in
 				if (has && e < i)
 					seen = true;
 				if (has)
-					ranks[nr++] = runs[e].p->rank;
+					ranks[nr++] = runs[e].t->rank;
 			}
 			if (seen)
 				continue;
@@ -321,34 +321,41 @@ static int job_verdict(struct diag_report *r, const struct rank_run *runs, int n
 	return 0;
 }
 
-int diag__run_job(struct prof_store *store, const struct diag_settings *settings,
-		  const struct sum_ranks *ranks, struct diag_keep *keep, struct diag_report **out,
-		  struct prof_error *err)
+int diag__run_job_of(struct diag_job *j, const struct diag_settings *settings, const char *path,
+		     struct prof_store *store, struct diag_report **out, struct prof_error *err)
 {
-	struct rank_run *runs = calloc((size_t)ranks->n, sizeof *runs);
-	struct diag_job job = { 0 };
-	struct diag_context ctx = { .store = store, .settings = settings, .job = &job };
+	struct rank_run *runs = calloc((size_t)(j->times.n ? j->times.n : 1), sizeof *runs);
+	unsigned *why = calloc((size_t)(j->times.n ? j->times.n : 1), sizeof *why);
+	struct diag_context ctx = { .store = store, .settings = settings, .job = j };
 	struct diag_report *r = calloc(1, sizeof *r);
 	int n = 0, rc;
 
 	*out = NULL;
-	if (!runs || !r || !(r->path = strdup(prof_store__path(store)))) {
+	if (!runs || !why || !r || !(r->path = strdup(path)) || j->times.n == 0) {
+		rc = j->times.n ? nomem(err) : prof_error__set(err, PROF_E_USAGE, "the job has no ranks");
+		goto out;
+	}
+	rc = diag_job__choose(j, why);
+	if (rc < 0) {
 		rc = nomem(err);
 		goto out;
 	}
-	rc = run_ranks(store, settings, ranks, keep ? &keep->timeline : NULL, runs, &n, err);
+	rc = run_ranks(j, settings, why, runs, &n, err);
 	if (rc)
 		goto out;
 	ctx.report = r;
 	ctx.w = &r->window;
-	diag_context__note_tables(&ctx);
-	if (merge_windows(r, runs, n) || merge_findings(&ctx, runs, n) || merge_skips(&ctx, runs, n)) {
+	if (merge_windows(r, j, why) || merge_findings(&ctx, runs, n) || merge_skips(&ctx, runs, n)) {
 		rc = nomem(err);
 		goto out;
 	}
-	rc = diag_scope__api_view(&ctx.scope, err);
-	if (rc == 0)
-		rc = diag_job__load(store, settings, ranks, &job, err);
+	merge_program(r, runs, n);
+	/* the job's rules read the API calls of a rank through its source;
+	 * a capture that holds the whole job has the view for them */
+	if (store) {
+		diag_context__note_tables(&ctx);
+		rc = diag_scope__api_view(&ctx.scope, err);
+	}
 	if (rc == 0 && r->gpu_busy_ns > 0)
 		rc = diag__run_family(&ctx, diag_rules_ranks, err);
 	if (rc == 0 && r->gpu_busy_ns > 0)
@@ -359,19 +366,85 @@ int diag__run_job(struct prof_store *store, const struct diag_settings *settings
 		rc = nomem(err);
 		goto out;
 	}
-	/* the ranks' time goes to keep's reader, which shows it too */
-	if (keep) {
-		keep->times = job.times;
-		keep->have_times = true;
-		memset(&job.times, 0, sizeof job.times);
-	}
 	*out = r;
 	r = NULL;
 out:
 	for (int i = 0; i < n; i++)
 		diag_report__delete(runs[i].r);
 	free(runs);
-	diag_job__exit(&job);
+	free(why);
 	diag_report__delete(r);
+	return rc;
+}
+
+/* ---- a job in one capture ------------------------------------------------- */
+
+struct one_capture {
+	struct prof_store *store;
+	const struct sum_ranks *ranks;
+	bool has_api_calls;
+	/* where each rank's rules leave its idle attribution and critical
+	 * path, by rank; NULL: nowhere */
+	struct timeline_units *keep;
+};
+
+/* A rank's own rules on the capture narrowed to it, then back to what
+ * --rank chose, whatever happened. */
+static int diagnose_in_store(void *arg, int64_t global_pid, const struct diag_settings *settings,
+			     struct diag_report **out, struct prof_error *err)
+{
+	struct one_capture *one = arg;
+	const struct sum_process *p = sum_ranks__process(one->ranks, global_pid);
+	struct timeline_unit *x = one->keep && p ? timeline_units__get(one->keep, p->rank) : NULL;
+	struct prof_error ignored = { 0 };
+	int rc, urc;
+
+	*out = NULL;
+	if (one->keep && !x)
+		return nomem(err);
+	rc = sum_ranks__scope(one->store, global_pid, err);
+	if (rc == 0)
+		rc = diag__run_process(one->store, settings, x, out, err);
+	urc = sum_ranks__unscope(one->store, rc ? &ignored : err);
+	if (rc == 0 && urc) {
+		diag_report__delete(*out);
+		*out = NULL;
+	}
+	return rc ? rc : urc;
+}
+
+static int work_in_store(void *arg, int64_t global_pid, int64_t lo, int64_t hi, bool with_api,
+			 struct diag_rank_work *w, struct prof_error *err)
+{
+	struct one_capture *one = arg;
+
+	return diag_rank_work__load(one->store, global_pid, 0, lo, hi, with_api && one->has_api_calls, w, err);
+}
+
+int diag__run_job(struct prof_store *store, const struct diag_settings *settings,
+		  const struct sum_ranks *ranks, struct diag_keep *keep, struct diag_report **out,
+		  struct prof_error *err)
+{
+	struct one_capture one = { .store = store, .ranks = ranks, .keep = keep ? &keep->timeline : NULL };
+	struct diag_job job = { .src = { diagnose_in_store, work_in_store, &one } };
+	struct diag_scope scope = { .store = store };
+	int rc;
+
+	*out = NULL;
+	rc = diag_job__load(store, settings, ranks, &job, err);
+	/* the API call view for the straggler's stretches */
+	if (rc == 0)
+		rc = diag_scope__api_view(&scope, err);
+	one.has_api_calls = scope.has_api_calls;
+	if (rc == 0)
+		rc = diag__run_job_of(&job, settings, prof_store__path(store), store, out, err);
+	/* the ranks' time goes to keep's reader, which shows it too */
+	if (rc == 0 && keep) {
+		keep->times = job.times;
+		keep->have_times = true;
+		memset(&job.times, 0, sizeof job.times);
+	}
+	diag_scope__exit(&scope);
+	diag_job__exit(&job);
 	return rc;
 }

@@ -11,14 +11,16 @@
 
 /* Run every rule; the report's findings come sorted by share, largest first.
  * A job of several ranks (--rank's choice of them) is diagnosed rank by
- * rank, each in its own window, the findings merged (one finding said once
- * when every rank has it), and the job's rules added. */
+ * rank, each in its own window (every rank of a small job, else the ranks
+ * diag_job__choose picks), the findings merged (one finding said once when
+ * every rank has it), and the job's rules added, which read every rank. */
 int diag__run(struct prof_store *store, const struct diag_settings *settings,
 	      struct diag_report **out, struct prof_error *err);
 /* What a diagnosis leaves for a reader that shows its analyses too (the
  * HTML report), as the gpu_idle_sum, critical_path and rank_sum reports
- * take them: each process's idle attribution and critical path, by rank
- * (timeline/timeline_units.h), and a job's ranks' time. Those reports
+ * take them: the idle attribution and critical path of each process whose
+ * own rules ran, by rank (timeline/timeline_units.h), and a job's ranks'
+ * time. Those reports
  * search the loop with the default settings: a keep is for a diagnosis
  * with those. */
 struct diag_keep {
@@ -35,9 +37,18 @@ int diag__run_keeping(struct prof_store *store, const struct diag_settings *sett
  * work (perfkit top asks it of every finished capture it shows). */
 int diag__run_if_job(struct prof_store *store, const struct diag_settings *settings,
 		     struct diag_report **out, struct prof_error *err);
-/* A job of several chosen ranks (diagnose_job.c). */
+/* A job of several chosen ranks of store (diagnose_job.c), leaving in keep
+ * (NULL: nowhere) what diag__run_keeping leaves. */
 int diag__run_job(struct prof_store *store, const struct diag_settings *settings,
 		  const struct sum_ranks *ranks, struct diag_keep *keep, struct diag_report **out,
 		  struct prof_error *err);
+/* A job of the ranks of j (diag_job.h: their time and collectives, the
+ * source of their own rows), named path: the rules of one process on the
+ * ranks diag_job__choose picks, their findings merged, the job's rules on
+ * every rank. store: the capture that holds the whole job, or NULL for a
+ * job of many captures read by map and reduce (report/job). */
+struct diag_job;
+int diag__run_job_of(struct diag_job *j, const struct diag_settings *settings, const char *path,
+		     struct prof_store *store, struct diag_report **out, struct prof_error *err);
 
 #endif

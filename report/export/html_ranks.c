@@ -325,7 +325,7 @@ int html_ranks__render(struct html_page *p, struct prof_error *err)
 	const struct rank_times *t = kept ? kept : &mine;
 	int rc, trc = 0;
 
-	if (!kept && rank_times__load(s, NULL, &mine, &why) < 0) {
+	if (!kept && rank_times__load(s, NULL, 0, &mine, &why) < 0) {
 		html_page__note(p, why.msg);
 		return 0;
 	}

@@ -248,7 +248,9 @@ static const char *const cause_colour[IDLE_NCAUSES] = {
 
 static const char *work_colour(const struct gpu_work *w)
 {
-	return w->kind == GPU_WORK_KERNEL ? "#4c78a8" : w->kind == GPU_WORK_COPY ? "#54a24b" : "#88d27a";
+	return w->kind == GPU_WORK_KERNEL || w->kind == GPU_WORK_GRAPH ? "#4c78a8"
+	       : w->kind == GPU_WORK_COPY				 ? "#54a24b"
+									 : "#88d27a";
 }
 
 /* ---- drawing ------------------------------------------------------------- */

@@ -122,6 +122,9 @@ struct job_plan {
 	unsigned parts;               /* what a map and reduce reads of each capture (enum
 				       * job_parts, job_impl.h): the overview's parts unless
 				       * job_report__compute is asked for more */
+	/* how each rank's loop is searched for (NULL: the defaults diagnose
+	 * documents, as rank_sum's); diagnose's settings may change them */
+	const struct sum_loop_options *loop;
 	enum job_time_base time_base;
 	double error_ns;              /* estimated alignment error; < 0: not known */
 	int collectives;              /* collectives matched across hosts (JOB_TIME_COLLECTIVES) */
@@ -179,6 +182,20 @@ int job_report__emit(struct job_report *r, const char *name, struct rpt_sink *si
 /* Records the job's captures dropped. */
 int64_t job_report__dropped(const struct job_report *r);
 void job_report__delete(struct job_report *r);
+
+/* ---- diagnose by map and reduce (job_diagnose.c) ----------------------------- */
+
+struct diag_settings;
+struct diag_report;
+/* `perfkit diagnose` of the job of in (two captures or more) without a
+ * merged capture: each capture mapped into what the job's rules read of
+ * its ranks (their time, their NCCL calls), the rules of one process run
+ * on the ranks the diagnosis chooses, each read again from its own
+ * capture, the job's rules on all. 1: *out is the job's diagnosis (this
+ * process prints it); 0: an MPI process that gave its share to rank 0;
+ * < 0: an error, in err. */
+int job_diagnose__run(const struct job_inputs *in, const struct diag_settings *settings,
+		      struct diag_report **out, struct prof_error *err);
 
 /* Under an MPI launcher, in a build with MPI: whether this process is an
  * MPI process other than rank 0. A command that does not share its work

@@ -21,6 +21,11 @@ int job_capture__probe(const char *path, bool with_pids, bool check, struct job_
 int job_plan__make_share(const struct job_inputs *in, int rank, int size, struct job_plan *plan,
 			 struct prof_error *err);
 void job_capture__exit(struct job_capture *c);
+/* fn(arg, i, err) for each i in [0, n) on up to nthreads threads
+ * (job_parallel.c): 0, or the failure of the first i that failed, in
+ * index order (pieces after it may not have run). */
+int job_parallel__each(int n, int nthreads, int (*fn)(void *arg, int i, struct prof_error *err), void *arg,
+		       struct prof_error *err);
 /* Whether the probed captures of p belong together (job_together.c): one
  * capture given twice is refused; unless force, so are captures of two
  * jobs or of runs that do not overlap in time. PROF_E_USAGE with one line
@@ -164,6 +169,8 @@ struct js_gpu {
 struct js_process {
 	int64_t gpid;               /* its globalPid in the job (the capture's host index above
 				     * the pid bits, as the merge writes it) */
+	int capture;                /* the capture that holds it (the first, for globalPid 0) */
+	int64_t local_gpid;         /* its globalPid there */
 	int launcher_rank;          /* the rank its launcher gave it; -1: none */
 	bool has_cuda;              /* kernels, copies or memsets */
 	bool in_model;              /* false: the NCCL kernels of no process (globalPid 0) */
@@ -171,7 +178,8 @@ struct js_process {
 	struct sum_gpu *gpus;       /* device numbers and UUIDs (no names) */
 	int ngpus;
 	bool has_time;              /* time holds its steps and time split (steps freed) */
-	struct rank_time time;
+	struct rank_time time;      /* with JOB_PART_DIAGNOSE: its window, hidden and
+				     * slowed_ns too, on the job's time base */
 	struct nccl_sum nccl;       /* its NCCL calls by kind and size, and each one's arrival
 				     * on the job's time base (rank not yet known) */
 };
@@ -183,6 +191,13 @@ struct js_ranks {
 	struct nccl_size_evidence nccl_sizes; /* why NCCL kernels have no size, of every capture */
 	int link_capture;           /* the first capture with a measured link; -1: none */
 	double link;                /* its bandwidth, bytes per ns */
+	/* JOB_PART_DIAGNOSE: the first record of any capture on the job's
+	 * time base (has_first: there is one), which the job's time zero may
+	 * be, and the rows with an impossible span, which diagnose's header
+	 * counts */
+	int64_t first_ns;
+	bool has_first;
+	int64_t bad_rows;
 };
 
 /* What a job's map reads of each capture: the overview's and
@@ -191,6 +206,7 @@ enum job_parts {
 	JOB_PART_OVERVIEW = 1 << 0,
 	JOB_PART_RANKS = 1 << 1,
 	JOB_PART_NCCL = 1 << 2,
+	JOB_PART_DIAGNOSE = 1 << 3, /* with the other two: what diagnose's job rules read */
 };
 
 /* What the reports of a job need of its captures. */
@@ -237,18 +253,34 @@ int job_summary__threads(void);
 int job_summary__pack(const struct job_summary *s, char **buf, size_t *len);
 int job_summary__unpack(const char *buf, size_t len, struct job_summary *s);
 
-/* rank_sum's and nccl_sum's parts of capture i of plan into r
- * (job_ranks.c): its processes, and each one's time or NCCL calls as
- * parts says, the calls' arrivals moved onto the job's time base as the
- * merge moves them (their waits span captures). A capture whose times
- * move by a rate is read from a copy of it moved so (in TMPDIR, removed
- * at once), so that every difference of times is the merged capture's to
- * the ns. */
-int js_ranks__map(const struct job_plan *p, int i, unsigned parts, struct js_ranks *r,
-		  struct prof_error *err);
+/* rank_sum's, nccl_sum's and diagnose's parts of capture i of plan, open
+ * as st, into r (job_ranks.c): its processes, and each one's time or NCCL
+ * calls as parts says, the calls' arrivals moved onto the job's time base
+ * as the merge moves them (their waits span captures). A capture whose
+ * times move by a rate is read from a copy of it moved so (in TMPDIR,
+ * removed at once), so that every difference of times is the merged
+ * capture's to the ns. */
+int js_ranks__map_store(const struct job_plan *p, int i, struct prof_store *st, unsigned parts,
+			struct js_ranks *r, struct prof_error *err);
 /* a += b; b is emptied. */
 int js_ranks__reduce(struct js_ranks *a, struct js_ranks *b);
 void js_ranks__exit(struct js_ranks *r);
+/* The process of gpid in r (sorted by gpid); NULL when none. */
+struct js_process *js_ranks__find(const struct js_ranks *r, int64_t gpid);
+/* The job's rank model: its processes numbered as the merged capture's
+ * are. sum_ranks__exit frees it. */
+int js_ranks__model(const struct job_plan *plan, const struct js_ranks *r, struct sum_ranks *m,
+		    struct prof_error *err);
+/* Every NCCL call's arrival of the job under its rank in m, in the merged
+ * capture's order (by process, then start), those of no process numbered
+ * as the merged capture numbers them. */
+int js_ranks__arrivals(const struct js_ranks *r, const struct sum_ranks *m, struct nccl_arrival **out,
+		       int *n, int *cap, struct prof_error *err);
+/* Capture i of p as the merge moves it, in a folder of its own in TMPDIR
+ * (the capture itself where it does not move by a rate: *dir and *path
+ * NULL); js_ranks__remove_copy removes it. */
+int js_ranks__moved_copy(const struct job_plan *p, int i, char **dir, char **path, struct prof_error *err);
+void js_ranks__remove_copy(char *dir, char *path);
 /* rank_sum and nccl_sum of the whole job, as summary__rank_sum and
  * summary__nccl_sum print them of its merged capture. */
 int js_ranks__emit_rank_sum(const struct job_plan *p, const struct js_ranks *r,

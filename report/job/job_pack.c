@@ -18,7 +18,8 @@ struct out {
 
 static void put(struct out *o, const void *p, size_t n)
 {
-	if (o->failed)
+	/* an empty array may have no storage at all (p NULL) */
+	if (o->failed || !n)
 		return;
 	if (o->len + n > o->cap) {
 		size_t cap = o->cap ? o->cap * 2 : 4096;
@@ -65,6 +66,22 @@ static void put_groups(struct out *o, const struct js_groups *gs)
 	}
 }
 
+/* A rank's window, field by field (its text whole). */
+static void put_window(struct out *o, const struct sum_window *w)
+{
+	put_i64(o, w->zero_ns);
+	put_i64(o, w->capture_start_ns);
+	put_i64(o, w->capture_end_ns);
+	put_i64(o, w->start_ns);
+	put_i64(o, w->end_ns);
+	put_i64(o, w->span_ns);
+	put_i64(o, w->host_end_ns);
+	put_i64(o, w->iterations);
+	put_i64(o, w->whole_run);
+	put_i64(o, w->mark);
+	put_str(o, w->mark_name);
+}
+
 static void put_ranks(struct out *o, const struct js_ranks *r)
 {
 	put_i64(o, (int64_t)r->n);
@@ -96,6 +113,13 @@ static void put_ranks(struct out *o, const struct js_ranks *r)
 		put_i64(o, t->kernels);
 		put_i64(o, t->rows_left_out);
 		put_str(o, t->w.source);
+		/* what diagnose's job rules read besides (JOB_PART_DIAGNOSE) */
+		put_i64(o, p->capture);
+		put_i64(o, p->local_gpid);
+		put_window(o, &t->w);
+		put_i64(o, t->slowed_ns);
+		put_i64(o, t->hidden.n);
+		put(o, t->hidden.v, (size_t)t->hidden.n * sizeof *t->hidden.v);
 		put_i64(o, p->nccl.n);
 		put_i64(o, p->nccl.left_out);
 		put_i64(o, p->nccl.unknown);
@@ -131,6 +155,7 @@ static void put_ranks(struct out *o, const struct js_ranks *r)
 			put_i64(o, a->bytes);
 			put_i64(o, a->rank);
 			put_i64(o, a->kind);
+			put_i64(o, a->comm_ranks);
 		}
 	}
 	put_i64(o, r->nccl_sizes.no_payload);
@@ -139,6 +164,9 @@ static void put_ranks(struct out *o, const struct js_ranks *r)
 	put_i64(o, r->nccl_sizes.nvtx);
 	put_i64(o, r->link_capture);
 	put(o, &r->link, sizeof r->link);
+	put_i64(o, r->first_ns);
+	put_i64(o, r->has_first);
+	put_i64(o, r->bad_rows);
 }
 
 int job_summary__pack(const struct job_summary *s, char **buf, size_t *len)
@@ -198,6 +226,8 @@ struct in {
 
 static void get(struct in *in, void *dst, size_t n)
 {
+	if (!n)
+		return;
 	if (in->bad || (size_t)(in->end - in->p) < n) {
 		in->bad = true;
 		memset(dst, 0, n);
@@ -329,8 +359,8 @@ static void get_nccl(struct in *in, struct nccl_sum *ns)
 		if (!g->dur)
 			g->ndur = g->cap = 0;
 	}
-	/* an arrival is 8 numbers */
-	ns->arrivals = get_items(in, narrivals, 8 * sizeof(int64_t), sizeof *ns->arrivals);
+	/* an arrival is 9 numbers */
+	ns->arrivals = get_items(in, narrivals, 9 * sizeof(int64_t), sizeof *ns->arrivals);
 	if (!ns->arrivals)
 		return;
 	ns->arrivals_cap = (int)narrivals + 1;
@@ -345,7 +375,23 @@ static void get_nccl(struct in *in, struct nccl_sum *ns)
 		a->bytes = get_i64(in);
 		a->rank = (int32_t)get_i64(in);
 		a->kind = (int32_t)get_i64(in);
+		a->comm_ranks = (int32_t)get_i64(in);
 	}
+}
+
+static void get_window(struct in *in, struct sum_window *w)
+{
+	w->zero_ns = get_i64(in);
+	w->capture_start_ns = get_i64(in);
+	w->capture_end_ns = get_i64(in);
+	w->start_ns = get_i64(in);
+	w->end_ns = get_i64(in);
+	w->span_ns = get_i64(in);
+	w->host_end_ns = get_i64(in);
+	w->iterations = (int)get_i64(in);
+	w->whole_run = get_i64(in) != 0;
+	w->mark = (enum sum_loop_mark)get_i64(in);
+	get_text(in, w->mark_name, sizeof w->mark_name);
 }
 
 static void get_ranks(struct in *in, struct js_ranks *r)
@@ -353,8 +399,8 @@ static void get_ranks(struct in *in, struct js_ranks *r)
 	int64_t n = get_i64(in);
 
 	r->link_capture = -1;
-	/* the smallest process is 22 numbers and 2 strings' lengths */
-	r->p = get_items(in, n, 24 * sizeof(int64_t), sizeof *r->p);
+	/* the smallest process is 36 numbers and 3 strings' lengths */
+	r->p = get_items(in, n, 39 * sizeof(int64_t), sizeof *r->p);
 	if (!r->p)
 		return;
 	r->cap = (size_t)n + 1;
@@ -388,6 +434,15 @@ static void get_ranks(struct in *in, struct js_ranks *r)
 		t->kernels = get_i64(in);
 		t->rows_left_out = get_i64(in);
 		get_text(in, t->w.source, sizeof t->w.source);
+		p->capture = (int)get_i64(in);
+		p->local_gpid = get_i64(in);
+		get_window(in, &t->w);
+		t->slowed_ns = get_i64(in);
+		t->hidden.n = (int)get_i64(in);
+		t->hidden.v = get_array(in, t->hidden.n, sizeof *t->hidden.v, true);
+		t->hidden.cap = t->hidden.n;
+		if (!t->hidden.v)
+			t->hidden.n = t->hidden.cap = 0;
 		get_nccl(in, &p->nccl);
 	}
 	r->nccl_sizes.no_payload = get_i64(in);
@@ -396,6 +451,9 @@ static void get_ranks(struct in *in, struct js_ranks *r)
 	r->nccl_sizes.nvtx = get_i64(in) != 0;
 	r->link_capture = (int)get_i64(in);
 	get(in, &r->link, sizeof r->link);
+	r->first_ns = get_i64(in);
+	r->has_first = get_i64(in) != 0;
+	r->bad_rows = get_i64(in);
 }
 
 int job_summary__unpack(const char *buf, size_t len, struct job_summary *s)

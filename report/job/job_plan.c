@@ -113,6 +113,13 @@ static void align_clocks(struct job_plan *p, struct job_host_clock *h)
 	}
 }
 
+static int read_collectives(void *arg, int i, struct prof_error *err)
+{
+	struct job_plan *p = arg;
+
+	return job_capture__read_collectives(&p->c[i], err);
+}
+
 /* Refine the time base from the matched ends of NCCL collectives, where
  * they join every host to the first: each host's times move by the line
  * (offset, and rate where the collectives show one) that brings its ends
@@ -124,8 +131,7 @@ static int refine_from_collectives(struct job_plan *p, struct prof_error *err)
 	size_t n = 0, cap = 0;
 	int rc = 0;
 
-	for (int i = 0; i < p->n && !rc; i++)
-		rc = job_capture__read_collectives(&p->c[i], err);
+	rc = job_parallel__each(p->n, job_summary__threads(), read_collectives, p, err);
 	for (int i = 0; i < p->n && !rc; i++)
 		cap += (size_t)p->c[i].nnccl;
 	if (rc || !cap)
@@ -162,6 +168,19 @@ out:
 	return rc;
 }
 
+struct probe {
+	const struct job_inputs *in;
+	struct job_plan *plan;
+	int rank, size;
+};
+
+static int probe_one(void *arg, int i, struct prof_error *err)
+{
+	struct probe *pr = arg;
+
+	return job_capture__probe(pr->in->paths[i], true, i % pr->size == pr->rank, &pr->plan->c[i], err);
+}
+
 int job_plan__make(const struct job_inputs *in, struct job_plan *plan, struct prof_error *err)
 {
 	return job_plan__make_share(in, 0, 1, plan, err);
@@ -183,9 +202,12 @@ int job_plan__make_share(const struct job_inputs *in, int rank, int size, struct
 		job_plan__exit(plan);
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	}
-	for (int i = 0; i < in->n && !rc; i++) {
-		rc = job_capture__probe(in->paths[i], true, i % size == rank, &plan->c[i], err);
-		plan->n = i + 1;
+	/* each capture's probe on its own: on every core */
+	plan->n = in->n;
+	{
+		struct probe pr = { in, plan, rank, size };
+
+		rc = job_parallel__each(in->n, job_summary__threads(), probe_one, &pr, err);
 	}
 	if (!rc)
 		rc = job_plan__check_together(plan, in->force, err);

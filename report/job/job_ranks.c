@@ -24,7 +24,9 @@
 
 #include "analysis/core/grow.h"
 #include "model/ranks.h"
+#include "model/sql.h"
 #include "model/sums.h"
+#include "model/window.h"
 #include "prof/error.h"
 
 static int nomem(struct prof_error *err)
@@ -74,8 +76,7 @@ static void sort(struct js_ranks *r)
 		qsort(r->p, r->n, sizeof *r->p, by_gpid);
 }
 
-/* The process of gpid in r, kept sorted by gpid. */
-static struct js_process *find(const struct js_ranks *r, int64_t gpid)
+struct js_process *js_ranks__find(const struct js_ranks *r, int64_t gpid)
 {
 	size_t lo = 0, hi = r->n;
 
@@ -104,7 +105,7 @@ static struct js_process *add(struct js_ranks *r, int64_t gpid)
 }
 
 /* The capture's processes, on the job's ids. */
-static int take_model(const struct sum_ranks *m, const struct prof_merge_map *map,
+static int take_model(const struct sum_ranks *m, const struct prof_merge_map *map, int capture,
 		      struct js_ranks *r)
 {
 	for (int i = 0; i < m->n; i++) {
@@ -113,6 +114,8 @@ static int take_model(const struct sum_ranks *m, const struct prof_merge_map *ma
 
 		if (!p)
 			return PROF_E_NOMEM;
+		p->capture = capture;
+		p->local_gpid = sp->global_pid;
 		p->in_model = true;
 		p->launcher_rank = sp->rank;
 		p->has_cuda = sp->has_cuda;
@@ -130,27 +133,88 @@ static int take_model(const struct sum_ranks *m, const struct prof_merge_map *ma
 	return 0;
 }
 
-/* Each process that can be a rank (its launcher numbered it, or it has
- * CUDA work), its time on its rows alone. */
-static int map_times(struct prof_store *st, const struct sum_ranks *m,
-		     const struct prof_merge_map *map, struct js_ranks *r, struct prof_error *err)
+/* A window's times as the merge moves them; a time of 0 is none (a
+ * capture without records) and stays so. */
+static void move_window(const struct prof_merge_map *map, struct sum_window *w)
 {
+	int64_t *at[] = { &w->zero_ns, &w->capture_start_ns, &w->capture_end_ns, &w->start_ns, &w->end_ns,
+			  &w->host_end_ns };
+
+	for (size_t k = 0; k < sizeof at / sizeof at[0]; k++)
+		if (*at[k])
+			*at[k] = job_time__apply(map, *at[k]);
+}
+
+/* Each process that can be a rank (its launcher numbered it, or it has
+ * CUDA work), its time on its rows alone, its window on the job's time
+ * base; diagnose's job rules also keep what they read of it (hidden,
+ * slowed_ns). A capture of that process alone is read as it is. */
+static int map_times(const struct job_plan *plan, struct prof_store *st, const struct sum_ranks *m,
+		     const struct prof_merge_map *map, unsigned parts, struct js_ranks *r, bool *alone,
+		     struct prof_error *err)
+{
+	unsigned flags = parts & JOB_PART_DIAGNOSE ? RANK_TIME_JOB : 0;
 	int rc = 0;
 
+	*alone = false;
+	if (m->n == 1)
+		rc = sum_ranks__holds_only(st, m->p[0].global_pid, alone, err);
 	for (int i = 0; i < m->n && !rc; i++) {
 		const struct sum_process *sp = &m->p[i];
 		struct js_process *p;
 
 		if (sp->rank < 0 && !sp->has_cuda)
 			continue;
-		p = find(r, job_gpid(map, sp->global_pid));
-		rc = rank_time__load_process(st, NULL, sp->global_pid, &p->time, err);
+		p = js_ranks__find(r, job_gpid(map, sp->global_pid));
+		rc = rank_time__load_process(st, plan->loop, sp->global_pid, flags | (*alone ? RANK_TIME_ALONE : 0),
+					     &p->time, err);
 		if (!rc) {
+			struct rank_time *t = &p->time;
+
 			p->has_time = true;
-			/* what rank_sum prints of it is kept; its steps are not */
-			rank_time__exit(&p->time);
+			/* what rank_sum prints of it and diagnose's job rules read is
+			 * kept; its steps are not */
+			free(t->steps);
+			free(t->step_gpu_start_ns);
+			free(t->step_gpu_end_ns);
+			t->steps = NULL;
+			t->step_gpu_start_ns = t->step_gpu_end_ns = NULL;
+			move_window(map, &t->w);
+			for (int k = 0; k < t->hidden.n; k++) {
+				t->hidden.v[k].start_ns = job_time__apply(map, t->hidden.v[k].start_ns);
+				t->hidden.v[k].end_ns = job_time__apply(map, t->hidden.v[k].end_ns);
+			}
 		}
 	}
+	return rc;
+}
+
+/* What diagnose's header reads of the capture: its first record (where
+ * the job's time zero may be), which the loop finder of a capture of one
+ * process read already, and its rows with an impossible span. */
+static int map_capture(struct prof_store *st, const struct sum_ranks *m, const struct prof_merge_map *map,
+		       bool alone, struct js_ranks *r, struct prof_error *err)
+{
+	const struct js_process *p = alone ? js_ranks__find(r, job_gpid(map, m->p[0].global_pid)) : NULL;
+	int rc = 0;
+
+	if (p && p->has_time) {
+		/* on the job's time base already (map_times) */
+		if (p->time.w.capture_start_ns || p->time.w.capture_end_ns) {
+			r->first_ns = p->time.w.capture_start_ns;
+			r->has_first = true;
+		}
+	} else {
+		struct sum_capture_time t;
+
+		rc = sum_capture__time(st, &t, err);
+		if (rc == 0 && (t.first_ns || t.last_ns)) {
+			r->first_ns = job_time__apply(map, t.first_ns);
+			r->has_first = true;
+		}
+	}
+	if (rc == 0)
+		rc = sum_bad_spans__count(st, &r->bad_rows, err);
 	return rc;
 }
 
@@ -175,7 +239,7 @@ static int map_nccl(struct prof_store *st, const struct sum_ranks *m,
 	/* the calls come by process: a slice of them per process */
 	for (int i = 0, j; !rc && i < c.n; i = j) {
 		int64_t gpid = c.v[i].global_pid;
-		struct js_process *p = find(r, gpid);
+		struct js_process *p = js_ranks__find(r, gpid);
 		struct nccl_calls slice = { 0 };
 
 		for (j = i + 1; j < c.n && c.v[j].global_pid == gpid; j++)
@@ -186,7 +250,7 @@ static int map_nccl(struct prof_store *st, const struct sum_ranks *m,
 				rc = nomem(err);
 			else
 				sort(r);
-			p = find(r, gpid);
+			p = js_ranks__find(r, gpid);
 		}
 		slice.v = c.v + i;
 		slice.n = j - i;
@@ -203,16 +267,15 @@ static int map_nccl(struct prof_store *st, const struct sum_ranks *m,
 	return rc;
 }
 
-/* Capture i moved as the merge moves it, into a file of its own in TMPDIR:
- * *dir and *path malloc'd. */
-static int moved_copy(const struct job_plan *p, int i, char **dir, char **path,
-		      struct prof_error *err)
+int js_ranks__moved_copy(const struct job_plan *p, int i, char **dir, char **path, struct prof_error *err)
 {
 	const char *base = getenv("TMPDIR");
 	struct prof_writer *w = NULL;
 	int rc;
 
-	*path = NULL;
+	*dir = *path = NULL;
+	if (p->maps[i].rate == 0)
+		return 0;
 	if (!base || !*base)
 		base = "/tmp";
 	if (asprintf(dir, "%s/perfkit-map-XXXXXX", base) < 0) {
@@ -236,7 +299,7 @@ static int moved_copy(const struct job_plan *p, int i, char **dir, char **path,
 	return rc;
 }
 
-static void remove_copy(char *dir, char *path)
+void js_ranks__remove_copy(char *dir, char *path)
 {
 	static const char *const sides[] = { "", "-journal", "-wal", "-shm" };
 	char side[4096];
@@ -251,45 +314,48 @@ static void remove_copy(char *dir, char *path)
 	free(dir);
 }
 
-int js_ranks__map(const struct job_plan *p, int i, unsigned parts, struct js_ranks *r,
-		  struct prof_error *err)
+int js_ranks__map_store(const struct job_plan *p, int i, struct prof_store *st, unsigned parts,
+			struct js_ranks *r, struct prof_error *err)
 {
 	/* the copy's processes carry their ids in the job already */
 	static const struct prof_merge_map as_is = { .host_index = -1 };
 	const struct prof_merge_map *map = &p->maps[i];
-	struct prof_store *st = NULL;
+	struct prof_store *moved = NULL;
 	struct sum_ranks m = { 0 };
 	char *dir = NULL, *copy = NULL;
+	bool alone = false;
 	double link;
 	int rc = 0;
 
 	memset(r, 0, sizeof *r);
 	r->link_capture = -1;
-	if (map->rate != 0) {
-		rc = moved_copy(p, i, &dir, &copy, err);
+	rc = js_ranks__moved_copy(p, i, &dir, &copy, err);
+	if (!rc && copy) {
 		map = &as_is;
+		rc = prof_store__open_capture(copy, &moved, err);
+		st = moved;
 	}
 	if (!rc)
-		rc = prof_store__open_capture(copy ? copy : p->c[i].path, &st, err);
-	if (!rc)
 		rc = sum_ranks__read(st, &m, err);
-	if (!rc && take_model(&m, map, r))
+	if (!rc && take_model(&m, map, i, r))
 		rc = nomem(err);
 	sort(r);
 	if (!rc && (parts & JOB_PART_RANKS))
-		rc = map_times(st, &m, map, r, err);
+		rc = map_times(p, st, &m, map, parts, r, &alone, err);
 	if (!rc && (parts & JOB_PART_NCCL))
 		rc = map_nccl(st, &m, map, r, err);
 	if (!rc && (parts & JOB_PART_NCCL) && (link = nccl_link_bytes_per_ns(st)) > 0) {
 		r->link_capture = i;
 		r->link = link;
 	}
-	if (!rc)
-		rc = prof_store__check_read(st, err);
+	if (!rc && (parts & JOB_PART_DIAGNOSE))
+		rc = map_capture(st, &m, map, alone, r, err);
+	if (!rc && moved)
+		rc = prof_store__check_read(moved, err);
 	sum_ranks__exit(&m);
-	if (st)
-		prof_store__close(st);
-	remove_copy(dir, copy);
+	if (moved)
+		prof_store__close(moved);
+	js_ranks__remove_copy(dir, copy);
 	if (rc)
 		js_ranks__exit(r);
 	return rc;
@@ -310,6 +376,11 @@ int js_ranks__reduce(struct js_ranks *a, struct js_ranks *b)
 	a->p = m;
 	a->n = a->cap = n;
 	nccl_size_evidence__add(&a->nccl_sizes, &b->nccl_sizes);
+	if (b->has_first && (!a->has_first || b->first_ns < a->first_ns)) {
+		a->first_ns = b->first_ns;
+		a->has_first = true;
+	}
+	a->bad_rows += b->bad_rows;
 	if (b->link_capture >= 0 && (a->link_capture < 0 || b->link_capture < a->link_capture)) {
 		a->link_capture = b->link_capture;
 		a->link = b->link;
@@ -325,8 +396,8 @@ int js_ranks__reduce(struct js_ranks *a, struct js_ranks *b)
  * are, those PERFKIT_PROCESS_INFO does not place on the job's host, when
  * it has one; of several hosts, those have none known (the merged
  * capture's host names them all, which is no one process's). */
-static int job_model(const struct job_plan *plan, const struct js_ranks *r, struct sum_ranks *m,
-		     struct prof_error *err)
+int js_ranks__model(const struct job_plan *plan, const struct js_ranks *r, struct sum_ranks *m,
+		    struct prof_error *err)
 {
 	char *host = plan->nhosts > 1 ? NULL : job_meta__host(plan);
 	int rc = 0;
@@ -376,7 +447,7 @@ int js_ranks__emit_rank_sum(const struct job_plan *plan, const struct js_ranks *
 {
 	struct sum_ranks m;
 	struct rank_times t = { 0 };
-	int rc = job_model(plan, r, &m, err);
+	int rc = js_ranks__model(plan, r, &m, err);
 
 	if (rc)
 		return rc;
@@ -390,7 +461,7 @@ int js_ranks__emit_rank_sum(const struct job_plan *plan, const struct js_ranks *
 
 		if (m.p[i].rank < 0)
 			continue;
-		jp = find(r, m.p[i].global_pid);
+		jp = js_ranks__find(r, m.p[i].global_pid);
 		rt = &t.v[t.n++];
 		if (jp && jp->has_time)
 			*rt = jp->time;
@@ -463,25 +534,18 @@ static int renumber_no_process(struct nccl_sum *all, struct prof_error *err)
 	return 0;
 }
 
-int js_ranks__emit_nccl_sum(const struct job_plan *plan, const struct js_ranks *r,
-			    struct rpt_sink *sink, struct prof_error *err)
+int js_ranks__arrivals(const struct js_ranks *r, const struct sum_ranks *m, struct nccl_arrival **out,
+		       int *n, int *cap, struct prof_error *err)
 {
-	struct sum_ranks m;
 	struct nccl_sum all = { 0 };
-	int rc = job_model(plan, r, &m, err);
+	int rc = 0;
 
-	if (rc)
-		return rc;
-	all.sizes = r->nccl_sizes;
-	/* by process, as the merged capture's calls come: a group's first call
-	 * is that of the first process that has one */
+	/* by process, as the merged capture's calls come */
 	for (size_t i = 0; !rc && i < r->n; i++) {
 		const struct js_process *jp = &r->p[i];
-		const struct sum_process *sp = jp->in_model ? sum_ranks__process(&m, jp->gpid) : NULL;
+		const struct sum_process *sp = jp->in_model ? sum_ranks__process(m, jp->gpid) : NULL;
 		int rank = sp ? sp->rank : -1;
 
-		all.left_out += jp->nccl.left_out;
-		all.unknown += jp->nccl.unknown;
 		/* each arrival under its rank in the job, for the waits */
 		if (jp->nccl.narrivals &&
 		    array__grow((void **)&all.arrivals, &all.arrivals_cap,
@@ -493,6 +557,35 @@ int js_ranks__emit_nccl_sum(const struct job_plan *plan, const struct js_ranks *
 			all.arrivals[all.narrivals] = jp->nccl.arrivals[k];
 			all.arrivals[all.narrivals++].rank = rank;
 		}
+	}
+	if (!rc)
+		rc = renumber_no_process(&all, err);
+	*out = all.arrivals;
+	*n = all.narrivals;
+	*cap = all.arrivals_cap;
+	return rc;
+}
+
+int js_ranks__emit_nccl_sum(const struct job_plan *plan, const struct js_ranks *r,
+			    struct rpt_sink *sink, struct prof_error *err)
+{
+	struct sum_ranks m;
+	struct nccl_sum all = { 0 };
+	int rc = js_ranks__model(plan, r, &m, err);
+
+	if (rc)
+		return rc;
+	all.sizes = r->nccl_sizes;
+	rc = js_ranks__arrivals(r, &m, &all.arrivals, &all.narrivals, &all.arrivals_cap, err);
+	/* by process, as the merged capture's calls come: a group's first call
+	 * is that of the first process that has one */
+	for (size_t i = 0; !rc && i < r->n; i++) {
+		const struct js_process *jp = &r->p[i];
+		const struct sum_process *sp = jp->in_model ? sum_ranks__process(&m, jp->gpid) : NULL;
+		int rank = sp ? sp->rank : -1;
+
+		all.left_out += jp->nccl.left_out;
+		all.unknown += jp->nccl.unknown;
 		for (int k = 0; !rc && k < jp->nccl.n; k++) {
 			struct nccl_sum_group g = jp->nccl.g[k], *into = NULL;
 
@@ -534,8 +627,6 @@ int js_ranks__emit_nccl_sum(const struct job_plan *plan, const struct js_ranks *
 				rc = nomem(err);
 		}
 	}
-	if (!rc)
-		rc = renumber_no_process(&all, err);
 	if (!rc)
 		rc = nccl_sum__emit(&all, m.nranks, r->link_capture >= 0 ? r->link : 0, sink, err);
 	nccl_sum__exit(&all);

@@ -519,17 +519,12 @@ int job_summary__map(const struct job_plan *p, int i, struct job_summary *s,
 	s->session_capture = -1;
 	s->ranks.link_capture = -1;
 	s->mapped = 1;
-	if (p->parts & (JOB_PART_RANKS | JOB_PART_NCCL)) {
-		rc = js_ranks__map(p, i, p->parts, &s->ranks, err);
-		if (rc < 0)
-			return rc;
-	}
 	rc = prof_store__open_capture(p->c[i].path, &st, err);
-	if (rc < 0) {
-		js_ranks__exit(&s->ranks);
+	if (rc < 0)
 		return rc;
-	}
-	if (p->parts & JOB_PART_OVERVIEW)
+	if (p->parts & (JOB_PART_RANKS | JOB_PART_NCCL))
+		rc = js_ranks__map_store(p, i, st, p->parts, &s->ranks, err);
+	if (rc >= 0 && (p->parts & JOB_PART_OVERVIEW))
 		rc = map_overview(st, p, i, s, err);
 	s->dropped = prof_store__counter(st, "dropped_records");
 	s->not_written = prof_store__counter(st, "rows_not_written");

@@ -2,110 +2,96 @@
  * call once, as every reader of them shares them (sql.h). */
 #include "model/names.h"
 #include "model/sql.h"
+#include "rank_choice.h"
 
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "prof/strfmt.h"
 #include "prof/tables.h"
 #include "prof/error.h"
+#include "prof/strfmt.h"
 
-/* Each API table's answer for all its rows, kept for the connection: the
- * rows of the file do not change under a reader, and a table that holds
- * no call twice has no part that does, so the views of it a reader narrows
- * (a rank's, a window's) need not be asked again. */
-#define REPEATS_TABLE "perfkit_call_repeats"
+/* Each table's answer below, kept in the connection's temporary database
+ * once taken: the rows of a file do not change under a reader, and one
+ * that reads a job rank by rank (a loop finder per rank) asks it again
+ * and again. */
+#define REPEATED_TABLE "perfkit_repeated_calls"
 
-/* Whether some thread of the rows of from holds two under one correlation id. */
-static int repeated_in(struct prof_store *s, const char *from, bool *yes, struct prof_error *err)
+/* 1 when sql (one number) answers nonzero, 0, or < 0. */
+static int ask(struct prof_store *s, const char *sql, struct prof_error *err)
 {
-	char *sql = prof_strfmt("SELECT EXISTS (SELECT 1 FROM %s WHERE correlationId <> 0 "
-				"GROUP BY globalTid, correlationId HAVING count(*) > 1)", from);
 	struct prof_cursor *c = NULL;
-	int rc;
+	int rc = prof_cursor__open(s, sql, &c, err);
 
-	*yes = false;
-	if (!sql)
-		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	rc = prof_cursor__open(s, sql, &c, err);
-	free(sql);
 	if (rc < 0)
 		return rc;
 	rc = prof_cursor__next(c, err);
-	*yes = rc > 0 && prof_cursor__int64(c, 0);
+	rc = rc > 0 ? prof_cursor__int64(c, 0) != 0 : rc;
 	prof_cursor__close(c);
-	return rc < 0 ? rc : 0;
+	return rc;
 }
 
-/* The kept answer for every row of table: 0 or 1, -1 when none is kept. */
-static int kept_answer(struct prof_store *s, const char *table, int *answer, struct prof_error *err)
-{
-	struct prof_cursor *c = NULL;
-	int rc = prof_store__exec(s, "CREATE TEMP TABLE IF NOT EXISTS " REPEATS_TABLE
-				  " (tbl TEXT PRIMARY KEY, repeated INTEGER)", err);
-
-	*answer = -1;
-	if (rc == 0)
-		rc = prof_cursor__open(s, "SELECT repeated FROM temp." REPEATS_TABLE " WHERE tbl = ?1", &c, err);
-	if (rc < 0)
-		return rc;
-	prof_cursor__bind_text(c, 1, table);
-	rc = prof_cursor__next(c, err);
-	if (rc > 0)
-		*answer = (int)prof_cursor__int64(c, 0);
-	prof_cursor__close(c);
-	return rc < 0 ? rc : 0;
-}
-
-static int keep_answer(struct prof_store *s, const char *table, bool repeated, struct prof_error *err)
-{
-	struct prof_cursor *c = NULL;
-	int rc = prof_cursor__open(s, "INSERT INTO temp." REPEATS_TABLE " VALUES (?1, ?2)", &c, err);
-
-	if (rc < 0)
-		return rc;
-	prof_cursor__bind_text(c, 1, table);
-	prof_cursor__bind_int64(c, 2, repeated);
-	rc = prof_cursor__next(c, err);
-	prof_cursor__close(c);
-	return rc < 0 ? rc : 0;
-}
-
-/* Whether some thread of table, as the store's views show it now, holds
- * two rows under one correlation id: perfkit's own captures never do, so
- * they skip the test below. */
+/* Whether some thread of table holds two rows under one correlation id:
+ * perfkit's own captures never do, so they skip the test below. Asked of
+ * every row, whatever --rank shows: a choice of them holds a repeated call
+ * only where all of them do, and the test leaves a call that is not
+ * repeated as it is. */
 static int has_repeated_calls(struct prof_store *s, const char *table, bool *yes,
 			      struct prof_error *err)
 {
 	const char *rows = prof_store__all_rows(s, table);
-	char *all;
-	int answer, rc = kept_answer(s, table, &answer, err);
+	char *from = rows ? prof_strfmt("(%s)", rows) : prof_strfmt("%s", table), *sql = NULL;
+	struct prof_cursor *c = NULL;
+	bool kept;
+	int rc;
 
 	*yes = false;
-	if (rc < 0)
-		return rc;
-	if (answer < 0) {
-		bool repeated;
-
-		all = rows ? prof_strfmt("(%s) AS t", rows) : NULL;
-		if (rows && !all)
-			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-		rc = repeated_in(s, all ? all : table, &repeated, err);
-		free(all);
-		if (rc == 0)
-			rc = keep_answer(s, table, repeated, err);
-		if (rc < 0)
-			return rc;
-		answer = repeated;
-		/* a table without views is shown whole */
-		if (!rows) {
-			*yes = repeated;
-			return 0;
+	if (!from)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	rc = sum_temp__exists(s, REPEATED_TABLE, &kept, err);
+	if (rc == 0 && kept) {
+		rc = prof_cursor__open(s, "SELECT yes FROM temp." REPEATED_TABLE " WHERE tbl = ?1", &c, err);
+		if (rc == 0) {
+			prof_cursor__bind_text(c, 1, table);
+			rc = prof_cursor__next(c, err);
+			*yes = rc > 0 && prof_cursor__int64(c, 0);
+		}
+		prof_cursor__close(c);
+		if (rc != 0) {
+			free(from);
+			return rc < 0 ? rc : 0;
 		}
 	}
-	return answer ? repeated_in(s, table, yes, err) : 0;
+	/* no correlation id twice at all, which the index on it answers
+	 * without sorting the calls, is no call twice on one thread */
+	if (rc == 0)
+		sql = prof_strfmt("SELECT (SELECT count(*) FROM %s WHERE correlationId <> 0) <> (SELECT"
+				  " count(DISTINCT correlationId) FROM %s WHERE correlationId <> 0)", from, from);
+	rc = rc ? rc : sql ? ask(s, sql, err) : prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	free(sql);
+	if (rc > 0) {
+		sql = prof_strfmt("SELECT EXISTS (SELECT 1 FROM %s WHERE correlationId <> 0 "
+				  "GROUP BY globalTid, correlationId HAVING count(*) > 1)", from);
+		rc = sql ? ask(s, sql, err) : prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		free(sql);
+	}
+	free(from);
+	if (rc < 0)
+		return rc;
+	*yes = rc > 0;
+	rc = prof_store__exec(s, "CREATE TEMP TABLE IF NOT EXISTS " REPEATED_TABLE " (tbl TEXT PRIMARY KEY, yes INTEGER)",
+			      err);
+	if (rc == 0)
+		rc = prof_cursor__open(s, "INSERT OR REPLACE INTO temp." REPEATED_TABLE " VALUES (?1, ?2)", &c, err);
+	if (rc == 0) {
+		prof_cursor__bind_text(c, 1, table);
+		prof_cursor__bind_int64(c, 2, *yes);
+		rc = prof_cursor__next(c, err);
+		prof_cursor__close(c);
+	}
+	return rc < 0 ? rc : 0;
 }
 
 int sum_call_once_sql(struct prof_store *s, char *buf, size_t cap, const char *alias,

@@ -49,11 +49,14 @@ int64_t sum_busy__clipped(int64_t start, int64_t end, int64_t lo, int64_t hi)
 int sum_busy__walk(struct prof_store *s, const struct sum_time_move *move,
 		   struct sum_busy_walk *w, struct prof_error *err)
 {
-	static const char *const tables[] = { PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET };
+	/* a graph recorded whole (--cuda-graph-trace=graph) is its nodes'
+	 * kernels, copies and memsets */
+	static const char *const tables[] = { PROF_T_GPU_WORK_TABLES };
 	static const char *const parts[] = {
 		"SELECT deviceId, start, end, " SUM_BAD_SPAN("") " FROM " PROF_T_KERNEL,
 		"SELECT deviceId, start, end, " SUM_BAD_SPAN("") " FROM " PROF_T_MEMCPY,
 		"SELECT deviceId, start, end, " SUM_BAD_SPAN("") " FROM " PROF_T_MEMSET,
+		"SELECT deviceId, start, end, " SUM_BAD_SPAN("") " FROM " PROF_T_GRAPH_TRACE,
 	};
 	static const char order[] = " ORDER BY 1, 2";
 	struct prof_cursor *c = NULL;
@@ -62,7 +65,7 @@ int sum_busy__walk(struct prof_store *s, const struct sum_time_move *move,
 	char *sql;
 	int rc;
 
-	sql = sum_union_then(s, tables, parts, 3, order, &rc, err);
+	sql = sum_union_then(s, tables, parts, 4, order, &rc, err);
 	if (!sql)
 		return rc;
 	rc = prof_cursor__open(s, sql, &c, err);

@@ -58,6 +58,7 @@ static const struct filtered_table {
 	{ PROF_T_KERNEL, "globalPid", false },
 	{ PROF_T_MEMCPY, "globalPid", false },
 	{ PROF_T_MEMSET, "globalPid", false },
+	{ PROF_T_GRAPH_TRACE, "globalPid", false },
 	{ PROF_T_MEMORY, "globalPid", false },
 	{ PROF_T_PROCESSES, "globalPid", false },
 	{ PROF_T_KERNEL_METRICS, "globalPid", false },
@@ -238,6 +239,54 @@ static int create_views(struct prof_store *s, struct prof_error *err)
 				    PROF_T_GPU_METRIC_TYPES " WHERE globalPid IN (SELECT globalPid"
 				    " FROM temp." PIDS_TABLE "))", err);
 	return rc;
+}
+
+/* Whether sql (?1 the process) finds a row: 1, 0, or < 0. */
+static int exists(struct prof_store *s, char *sql, int64_t global_pid, struct prof_error *err)
+{
+	struct prof_cursor *c;
+	int rc;
+
+	if (!sql)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	rc = prof_cursor__open(s, sql, &c, err);
+	free(sql);
+	if (rc < 0)
+		return rc;
+	prof_cursor__bind_int64(c, 1, global_pid);
+	rc = prof_cursor__next(c, err);
+	rc = rc > 0 ? prof_cursor__int64(c, 0) != 0 : rc;
+	prof_cursor__close(c);
+	return rc;
+}
+
+int sum_ranks__holds_only(struct prof_store *s, int64_t global_pid, bool *only, struct prof_error *err)
+{
+	const char *types_by = prof_store__owner_column(s, PROF_T_GPU_METRIC_TYPES, "globalPid");
+	int rc = 0;
+
+	*only = true;
+	/* a row sum_ranks__scope would leave out, table by table */
+	for (size_t i = 0; rc == 0 && i < sizeof filtered / sizeof filtered[0]; i++) {
+		const struct filtered_table *f = &filtered[i];
+		const char *by = prof_store__owner_column(s, f->table, f->by);
+		const char *rows = prof_store__all_rows(s, f->table);
+
+		if (!by || !rows)
+			continue;
+		rc = exists(s, prof_strfmt("SELECT EXISTS (SELECT 1 FROM (%s) WHERE %s%s" PROF_SQL_GLOBAL_PID_OF_TID("%s")
+					   " IS NOT ?1)", rows, f->keep_no_thread ? by : "",
+					   f->keep_no_thread ? " IS NOT NULL AND " : "", by),
+			    global_pid, err);
+	}
+	if (rc == 0 && types_by && strcmp(types_by, "globalPid") == 0 && prof_store__all_rows(s, PROF_T_GPU_METRICS))
+		rc = exists(s, prof_strfmt("SELECT EXISTS (SELECT 1 FROM (%s) WHERE typeId NOT IN (SELECT typeId"
+					   " FROM main." PROF_T_GPU_METRIC_TYPES " WHERE globalPid = ?1))",
+					   prof_store__all_rows(s, PROF_T_GPU_METRICS)),
+			    global_pid, err);
+	if (rc > 0)
+		*only = false;
+	return rc < 0 ? rc : 0;
 }
 
 static int drop_views(struct prof_store *s, struct prof_error *err)

@@ -85,5 +85,10 @@ int sum_ranks__mark_selected(struct prof_store *s, struct sum_ranks *r, struct p
 int sum_ranks__scope(struct prof_store *s, int64_t global_pid, struct prof_error *err);
 /* Back to what --rank chose (the whole capture without it). */
 int sum_ranks__unscope(struct prof_store *s, struct prof_error *err);
+/* Whether every row sum_ranks__scope would narrow to a process is that
+ * process's: an analysis of it then reads s as it is, without the views'
+ * setup (which reads every table once to bound each process's rows; a
+ * job's map reads each capture of one process so). */
+int sum_ranks__holds_only(struct prof_store *s, int64_t global_pid, bool *only, struct prof_error *err);
 
 #endif

@@ -40,7 +40,7 @@ static int add_stretch(struct sum_stretches *st, size_t *cap, int64_t a, int64_t
  * time was recorded. INT64_MIN when none does. */
 static int gpu_end(struct prof_store *s, int64_t a, int64_t b, int64_t *end, struct prof_error *err)
 {
-	static const char *const tables[] = { PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET };
+	static const char *const tables[] = { PROF_T_GPU_WORK_TABLES };
 
 	*end = INT64_MIN;
 	for (size_t t = 0; t < sizeof tables / sizeof *tables; t++) {

@@ -30,7 +30,7 @@ static const struct timed_table {
 	{ PROF_T_NVTX, "start" },	   { PROF_T_MEMORY, "start" },
 	{ PROF_T_OVERHEAD, "start" },	   { PROF_T_UM_CPU_FAULTS, "start" },
 	{ PROF_T_UM_GPU_FAULTS, "start" }, { PROF_T_PY_SAMPLES, "start" },
-	{ PROF_T_GPU_METRICS, "timestamp" },
+	{ PROF_T_GPU_METRICS, "timestamp" }, { PROF_T_GRAPH_TRACE, "start" },
 };
 
 /* The windows numbered from 1 in start order within their process. */

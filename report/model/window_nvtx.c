@@ -126,7 +126,7 @@ int window__nvtx_instances_sql(char *buf, size_t cap, struct prof_error *err)
  * GPU tables. */
 static int launches_sql(struct prof_store *s, char *buf, size_t cap, bool *known, struct prof_error *err)
 {
-	static const char *const gpu_tables[] = { PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET };
+	static const char *const gpu_tables[] = { PROF_T_GPU_WORK_TABLES };
 	static const char *const api_tables[] = { PROF_T_RUNTIME, PROF_T_DRIVER };
 	size_t len = 0, n = 0;
 	int rc = 0;
@@ -195,22 +195,24 @@ out:
 	return rc < 0 ? rc : 0;
 }
 
-/* Whether a kernel, copy or memset runs in [start, end). */
+/* Whether a kernel, copy, memset or graph runs in [start, end). */
 static int holds_gpu_work(struct prof_store *store, int64_t start_ns, int64_t end_ns, bool *holds,
 			  struct prof_error *err)
 {
-	static const char *const sql[] = {
-		"SELECT EXISTS (SELECT 1 FROM " PROF_T_KERNEL " WHERE start < ?2 AND end > ?1)",
-		"SELECT EXISTS (SELECT 1 FROM " PROF_T_MEMCPY " WHERE start < ?2 AND end > ?1)",
-		"SELECT EXISTS (SELECT 1 FROM " PROF_T_MEMSET " WHERE start < ?2 AND end > ?1)",
-	};
+	static const char *const tables[] = { PROF_T_GPU_WORK_TABLES };
 	int rc = 0;
 
 	*holds = false;
-	for (size_t i = 0; !rc && !*holds && i < sizeof sql / sizeof sql[0]; i++) {
+	for (size_t i = 0; !rc && !*holds && i < sizeof tables / sizeof tables[0]; i++) {
 		struct prof_cursor *c;
+		char sql[160];
 
-		rc = prof_cursor__open(store, sql[i], &c, err);
+		/* the graph table is only in captures that recorded graphs whole */
+		if (i == sizeof tables / sizeof tables[0] - 1 && !prof_store__has_table(store, tables[i]))
+			break;
+		snprintf(sql, sizeof sql, "SELECT EXISTS (SELECT 1 FROM %s WHERE start < ?2 AND end > ?1)",
+			 tables[i]);
+		rc = prof_cursor__open(store, sql, &c, err);
 		if (rc)
 			break;
 		prof_cursor__bind_int64(c, 1, start_ns);

@@ -2,7 +2,9 @@
 # test_job_inputs.sh - every reader command takes a job: several captures
 # or a directory of them, read as the one capture `perfkit merge` makes of
 # them. report (every report, JSON), diagnose and roofline print what they
-# print on the merged capture, but for the name of what they read; diff,
+# print on the merged capture, but for the name of what they read (diagnose
+# of one job's captures; of two programs' it reads each rank in its own
+# capture, so each rank's advice is for its own program); diff,
 # baseline save and gate take a directory as one run, its merged capture's
 # (the same as it; within the budget of a baseline saved from it); top
 # --replay takes a job; nothing is left in TMPDIR; --save refuses a job.
@@ -53,7 +55,32 @@ check_same() {
 		same_but_name "$TMP/job.json" "$TMP/merged.json"
 }
 check_same "every report" report --format=json --report="$reports"
-check_same "diagnose" diagnose --format=json
+# diagnose reads a job by map and reduce, each rank's own rules on its own
+# capture: one job's ranks, each with the program's command, read as
+# their merged capture
+ranks=("$D/ddp/ddp2_rank0.sqlite" "$D/ddp/ddp2_rank1.sqlite")
+"$PERFKIT" merge -o "$TMP/ddp.sqlite" "${ranks[@]}" >/dev/null || fail "merge of the DDP ranks"
+"$PERFKIT" diagnose --format=json "${ranks[@]}" >"$TMP/job.json" 2>/dev/null
+"$PERFKIT" diagnose --format=json "$TMP/ddp.sqlite" >"$TMP/merged.json" 2>/dev/null
+expect_that "diagnose of a job prints what it prints of the merged capture" \
+	same_but_name "$TMP/job.json" "$TMP/merged.json"
+# The merged capture's command names both programs, so each rank of it
+# read as a PyTorch program; read in its own capture, clean_loop's rank
+# (no PyTorch kernels, a command without torch) is advised as it is
+run diagnose --force --format=json "$a" "$b"
+expect_status "diagnose of two programs' captures" 0
+expect_that "diagnose of two programs: PyTorch advice for the PyTorch rank's own findings alone" \
+	python3 - "$TMP/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = {r["rank"]: r["process"] for r in d["ranks"]}
+own = [f for f in d["findings"] if f["per_rank"]]
+by_rank = {}
+for f in own:
+    by_rank.setdefault(f["share_rank"], []).append("In PyTorch" in f["change"])
+# torch_train's rank has PyTorch advice somewhere, clean_loop's nowhere
+assert len(by_rank) == 2 and sorted(any(v) for v in by_rank.values()) == [False, True], (by_rank, names)
+PY
 "$PERFKIT" merge --force -o "$TMP/roof.sqlite" "$D/rollout_naive_roofline.sqlite" \
 	"$D/rollout_optimized_roofline.sqlite" >/dev/null
 run roofline --force --format=json "$D/rollout_naive_roofline.sqlite" "$D/rollout_optimized_roofline.sqlite"

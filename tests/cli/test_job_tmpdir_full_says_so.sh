@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test_job_tmpdir_full_says_so.sh - a reader given a job's captures merges
-# them into one file under TMPDIR first; when TMPDIR has no room it says so
+# them into one file under TMPDIR first (diagnose does not: it reads each
+# capture as it lies and needs no room there); when TMPDIR has no room it says so
 # in words, in one line naming TMPDIR, where it printed the SQL statement
 # that found the disk full ("...: PRAGMA page_size = 8192;PRAGMA
 # journal_mode = WAL;...: no room left to write"), and leaves nothing
@@ -14,17 +15,19 @@ job="$TMP/job"
 mkdir -p "$job"
 cp "$PERFKIT_TEST_DATA/ddp/ddp2_rank0.sqlite" "$PERFKIT_TEST_DATA/ddp/ddp2_rank1.sqlite" "$job/"
 
-# refuses NAME TMPDIR PATTERN: the readers that merge a job (diagnose, the
+# refuses NAME TMPDIR PATTERN: the readers that merge a job (roofline, the
 # traces) end with exit 2 and one line matching PATTERN, no SQL in it, and
-# leave nothing in TMPDIR but what was there
+# leave nothing in TMPDIR but what was there; diagnose reads the job
 refuses() {
 	local name=$1 dir=$2 pattern=$3 before after
 
 	before=$(ls -A "$dir" 2>/dev/null)
-	TMPDIR=$dir run diagnose "$job"
-	expect_status "$name: diagnose" 2
-	expect_one_error_line "$name: diagnose" "$pattern"
+	TMPDIR=$dir run roofline "$job"
+	expect_status "$name: roofline" 2
+	expect_one_error_line "$name: roofline" "$pattern"
 	grep -qi 'pragma\|select\|insert' "$TMP/err" && fail "$name: the message quotes SQL"
+	TMPDIR=$dir run diagnose "$job"
+	expect_status "$name: diagnose needs no temporary file" 0
 	TMPDIR=$dir run report --format=chrome -o "$TMP/trace.json" "$job"
 	expect_status "$name: chrome trace" 2
 	expect_one_error_line "$name: chrome trace" "$pattern"

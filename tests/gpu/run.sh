@@ -47,6 +47,7 @@ fi
 BUILD=$(cd "${1:-.gpu/collector}" && pwd)
 SRC=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-$(mktemp -d)}
+mkdir -p "$OUT"
 PERFKIT=$BUILD/cli/perfkit
 GPU_WORK=$BUILD/tests/gpu/gpu_work
 W=$(mktemp -d)

@@ -142,6 +142,21 @@ START_TEST(collector_trace_list_selects_only_the_named_groups)
 }
 END_TEST
 
+/* `cuda` is its four parts, each a word of its own (what each costs is
+ * measured alone), and `graphs` (a graph's launch whole) is no default. */
+START_TEST(collector_trace_cuda_is_its_four_parts)
+{
+	ck_assert_int_eq(prof_trace_opts__parse("kernels,copies,sync,overhead", NULL), PROF_TRACE_CUDA);
+	ck_assert_int_eq(prof_trace_opts__parse("kernels", NULL), PROF_TRACE_KERNELS);
+	ck_assert_int_eq(prof_trace_opts__parse("sync", NULL) & PROF_TRACE_KERNELS, 0);
+	ck_assert_int_eq(prof_trace_opts__parse("kernels,graphs", NULL),
+			 PROF_TRACE_KERNELS | PROF_TRACE_GRAPH_LEVEL);
+	ck_assert_int_eq(prof_trace_opts__parse(NULL, NULL) & PROF_TRACE_GRAPH_LEVEL, 0);
+	ck_assert_int_eq(prof_trace_opts__parse("all", NULL) & PROF_TRACE_GRAPH_LEVEL, 0);
+	ck_assert_int_eq(prof_trace_opts__parse(PROF_TRACE_DEFAULT_LIST, NULL), PROF_TRACE_DEFAULT);
+}
+END_TEST
+
 START_TEST(collector_trace_unknown_word_is_refused_with_its_offset)
 {
 	size_t bad_at = 0;
@@ -215,6 +230,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, collector_trace_api_all_includes_the_selected_calls);
 	tcase_add_test(tc, collector_trace_um_is_a_default_group_of_its_own);
 	tcase_add_test(tc, collector_trace_list_selects_only_the_named_groups);
+	tcase_add_test(tc, collector_trace_cuda_is_its_four_parts);
 	tcase_add_test(tc, collector_trace_unknown_word_is_refused_with_its_offset);
 	tcase_add_test(tc, collector_samples_dropped_counts_the_intervals_a_gap_skips);
 	tcase_add_test(tc, collector_samples_dropped_is_zero_for_time_that_does_not_move_on);

@@ -1,6 +1,7 @@
 /* test_diag_intervals.c - unions of time intervals: overlapping work counts
  * once, a union clipped to a window is never longer than the window, and
- * the covered length of a span is what lies inside it. */
+ * the covered length of a span is what lies inside it, and two unions'
+ * intersection covers what they cover at once. */
 #include <check.h>
 
 #include "analysis/diagnose/diagnose.h"
@@ -82,6 +83,30 @@ START_TEST(intervals_united_in_place_from_any_order)
 }
 END_TEST
 
+START_TEST(intervals_intersection_overlaps_a_third_as_both_would)
+{
+	/* a rank's compute and communication; the waits lie inside the
+	 * communication, so what of them runs beside compute is what of them
+	 * runs beside the compute under communication */
+	static const int64_t compute[][2] = { { 0, 10 }, { 20, 35 }, { 50, 60 } };
+	static const int64_t comm[][2] = { { 5, 25 }, { 30, 55 } };
+	static const int64_t waits[][2] = { { 5, 8 }, { 22, 25 }, { 33, 52 } };
+	struct diag_intervals a = list(compute, 3), b = list(comm, 2), w = list(waits, 3), both = { 0 };
+
+	ck_assert_int_eq(diag_intervals__intersect(&a, &b, &both), 0);
+	ck_assert_int_eq(both.n, 4); /* [5,10) [20,25) [30,35) [50,55) */
+	ck_assert_int_eq(both.v[2].start_ns, 30);
+	ck_assert_int_eq(both.v[3].end_ns, 55);
+	ck_assert_int_eq(diag_intervals__length(&both), diag_intervals__overlap_ns(&a, &b));
+	ck_assert_int_eq(diag_intervals__overlap_ns(&w, &both), diag_intervals__overlap_ns(&w, &a));
+	ck_assert_int_eq(diag_intervals__overlap_ns(&w, &both), 3 + 3 + 2 + 2);
+	diag_intervals__exit(&a);
+	diag_intervals__exit(&b);
+	diag_intervals__exit(&w);
+	diag_intervals__exit(&both);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("diag_intervals");
@@ -91,6 +116,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, intervals_union_is_clipped_to_the_window);
 	tcase_add_test(tc, intervals_merged_in_start_order_stay_disjoint);
 	tcase_add_test(tc, intervals_united_in_place_from_any_order);
+	tcase_add_test(tc, intervals_intersection_overlaps_a_third_as_both_would);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,5 +1,6 @@
 /* test_job_summary.c - the map and reduce of a job's captures, every part
- * of it (the overview's and kernel summary's, rank_sum's, nccl_sum's): the
+ * of it (the overview's and kernel summary's, rank_sum's, nccl_sum's,
+ * diagnose's): the
  * reduce is exact (any order and grouping give the same summary, byte for
  * byte as packed), a summary survives being packed and unpacked, and a
  * damaged pack is refused. On real captures, NCCL's among them. */
@@ -29,7 +30,7 @@ static void setup(void)
 	for (int i = 0; i < N; i++)
 		paths[i] = strdup(testutil_data_path(captures[i]));
 	ck_assert_msg(job_plan__make(&in, &plan, &err) == 0, "%s", err.msg);
-	plan.parts = JOB_PART_OVERVIEW | JOB_PART_RANKS | JOB_PART_NCCL;
+	plan.parts = JOB_PART_OVERVIEW | JOB_PART_RANKS | JOB_PART_NCCL | JOB_PART_DIAGNOSE;
 }
 
 static void teardown(void)
@@ -92,8 +93,17 @@ START_TEST(job_reduce_is_the_same_in_any_order)
 	pack(&a, &x, &nx);
 	pack(&b, &y, &ny);
 	ck_assert_int_eq(a.mapped, N);
-	/* the DDP ranks' NCCL calls and times are in it */
+	/* the DDP ranks' NCCL calls and times are in it, and what diagnose's
+	 * job rules read of each rank: its compute under communication */
 	ck_assert_uint_gt(a.ranks.n, 3);
+	{
+		int with_hidden = 0;
+
+		for (size_t i = 0; i < a.ranks.n; i++)
+			with_hidden += a.ranks.p[i].time.hidden.n > 0;
+		ck_assert_int_ge(with_hidden, 2);
+		ck_assert(a.ranks.has_first);
+	}
 	ck_assert_uint_eq(nx, ny);
 	ck_assert(memcmp(x, y, nx) == 0);
 	free(x);

@@ -243,6 +243,17 @@ struct prof_capture_window {
 	const char *opened_by, *closed_by; /* "nvtx:step #1001", "cudaProfilerStart", ... */
 };
 
+/* CUPTI_ACTIVITY_KIND_GRAPH_TRACE (--cuda-graph-trace=graph): one launch
+ * of a CUDA graph on the GPU, from its first node's start to its last
+ * node's end, none of its nodes recorded apart. graph_id is CUDA's id of
+ * the graph the launched executable was made from. */
+struct prof_graph_trace {
+	int64_t start_ns, end_ns;
+	int32_t device_id, context_id, stream_id, correlation_id;
+	int64_t global_pid;
+	int32_t graph_id;
+};
+
 /* NVTX_EVENTS. end_ns < 0 means NULL (marks). text_id is a StringIds id. */
 struct prof_nvtx_event {
 	int64_t start_ns, end_ns;

@@ -28,6 +28,11 @@
 /* After a synchronisation that succeeded, flush CUPTI's buffers if the
  * last such flush is this many ms old (0: never; only the interval's). */
 #define PROF_ENV_SYNC_FLUSH_MS "PERFKIT_SYNC_FLUSH_MS"
+/* 1: the writer thread frees each buffer CUPTI hands back unread, so the
+ * capture holds no GPU row. Only for bench/gpu_overhead.sh's writer
+ * setting: what perfkit costs the program without converting and storing
+ * its records, against what it costs with them. */
+#define PROF_ENV_BENCH_DISCARD "PERFKIT_BENCH_DISCARD"
 /* Hardware metrics: the set ("roofline" or "memory"; unset, none), the
  * folder of the metrics files and every how many launches of a kernel. */
 #define PROF_ENV_METRICS "PERFKIT_METRICS"

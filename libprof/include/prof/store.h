@@ -91,6 +91,8 @@ int prof_writer__um_gpu_fault(struct prof_writer *w, const struct prof_um_gpu_fa
 int prof_writer__py_frame(struct prof_writer *w, const struct prof_py_frame *f);
 int prof_writer__py_sample(struct prof_writer *w, const struct prof_py_sample *s);
 int prof_writer__py_cuda_call(struct prof_writer *w, const struct prof_py_cuda_call *c);
+/* A CUDA graph's launch as one row (--cuda-graph-trace=graph). */
+int prof_writer__graph_trace(struct prof_writer *w, const struct prof_graph_trace *g);
 /* A capture window: its row when it opens (end_ns < 0), its end and what
  * closed it when it closes. */
 int prof_writer__capture_window(struct prof_writer *w, const struct prof_capture_window *c);

@@ -40,6 +40,15 @@
  * in a capture of a run that asked for windows; without the table the
  * whole run is one window. */
 #define PROF_T_CAPTURE_WINDOWS "PERFKIT_CAPTURE_WINDOWS"
+/* A CUDA graph's launch as one row (struct prof_graph_trace): only in a
+ * capture made with --cuda-graph-trace=graph (or nsys's of the same
+ * option), where its nodes' kernels are not in PROF_T_KERNEL. */
+#define PROF_T_GRAPH_TRACE "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"
+/* The tables of the GPU's work, each with start, end, deviceId, streamId,
+ * correlationId and globalPid: an array initialiser. A reader checks
+ * that each is there (prof_store__has_table): the graph table is only in
+ * captures that recorded graphs whole. */
+#define PROF_T_GPU_WORK_TABLES PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET, PROF_T_GRAPH_TRACE
 /* NVTX marks and ranges (struct prof_nvtx_event). */
 #define PROF_T_NVTX "NVTX_EVENTS"
 /* Interned strings: id -> value. */

@@ -11,12 +11,22 @@
 #include <string.h>
 
 enum prof_trace_group {
-	PROF_TRACE_CUDA = 1 << 0,   /* kernels, copies, memsets, synchronisation */
+	/* `cuda` is four groups, each its own word so that what each costs
+	 * can be measured alone (bench/gpu_overhead.sh's kind settings) */
+	PROF_TRACE_KERNELS = 1 << 0,  /* kernels */
+	PROF_TRACE_COPIES = 1 << 6,   /* copies (peer copies too) and memsets */
+	PROF_TRACE_SYNC = 1 << 7,     /* synchronisation */
+	PROF_TRACE_OVERHEAD = 1 << 8, /* CUPTI's own overhead records */
+	PROF_TRACE_CUDA = PROF_TRACE_KERNELS | PROF_TRACE_COPIES | PROF_TRACE_SYNC |
+			  PROF_TRACE_OVERHEAD,
 	PROF_TRACE_NVTX = 1 << 1,   /* NVTX ranges, marks, names */
 	PROF_TRACE_MEMORY = 1 << 2, /* allocations and frees */
 	PROF_TRACE_API = 1 << 3,    /* the API calls reports and rules read (prof/api_select.h) */
 	PROF_TRACE_API_ALL = 1 << 4, /* every runtime and driver API call */
 	PROF_TRACE_UM = 1 << 5,     /* unified-memory migrations and page faults */
+	/* a CUDA graph's launch as one record (CUPTI's graph trace), its
+	 * nodes' kernels and copies not one by one: --cuda-graph-trace=graph */
+	PROF_TRACE_GRAPH_LEVEL = 1 << 9,
 	PROF_TRACE_ALL = PROF_TRACE_CUDA | PROF_TRACE_NVTX | PROF_TRACE_MEMORY | PROF_TRACE_API |
 			 PROF_TRACE_API_ALL | PROF_TRACE_UM,
 	/* What an empty list records: everything but the API calls no report
@@ -27,12 +37,18 @@ enum prof_trace_group {
 			     PROF_TRACE_UM,
 };
 
+/* The default as a list: what an empty --trace records. */
+#define PROF_TRACE_DEFAULT_LIST "cuda,nvtx,memory,api,um"
+
 /* Parse a comma-separated list ("cuda,nvtx"). NULL or "" selects PROF_TRACE_DEFAULT.
  * Returns the mask, or -1 when a word is unknown (its offset in *bad_at). */
 static inline int prof_trace_opts__parse(const char *list, size_t *bad_at)
 {
 	static const struct { const char *word; int bit; } words[] = {
-		{ "cuda", PROF_TRACE_CUDA }, { "nvtx", PROF_TRACE_NVTX },
+		{ "cuda", PROF_TRACE_CUDA }, { "kernels", PROF_TRACE_KERNELS },
+		{ "copies", PROF_TRACE_COPIES }, { "sync", PROF_TRACE_SYNC },
+		{ "overhead", PROF_TRACE_OVERHEAD }, { "graphs", PROF_TRACE_GRAPH_LEVEL },
+		{ "nvtx", PROF_TRACE_NVTX },
 		{ "memory", PROF_TRACE_MEMORY }, { "api", PROF_TRACE_API },
 		{ "api-all", PROF_TRACE_API | PROF_TRACE_API_ALL }, { "um", PROF_TRACE_UM },
 		{ "all", PROF_TRACE_ALL },

@@ -26,13 +26,14 @@ static void work_part(char *buf, size_t cap, const char *table, int kind, const 
 		 kind, what, copy_columns, table);
 }
 
-/* The union of the three GPU tables that exist, malloc'd; NULL with *rc 0
- * when none does. */
+/* The union of the GPU tables that exist (kernels, copies, memsets and
+ * graphs launched whole), malloc'd; NULL with *rc 0 when none does. */
 static char *work_union(struct prof_store *s, int *rc, struct prof_error *err)
 {
-	static const char *const tables[] = { PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET };
-	char parts_sql[3][512];
-	const char *parts[3];
+	static const char *const tables[] = { PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET,
+					      PROF_T_GRAPH_TRACE };
+	char parts_sql[4][512];
+	const char *parts[4];
 
 	work_part(parts_sql[0], sizeof parts_sql[0], PROF_T_KERNEL, GPU_WORK_KERNEL,
 		  PROF_SQL_KERNEL_NAME_ID(""), "NULL AS copyKind, NULL AS srcKind, NULL AS dstKind, NULL AS bytes");
@@ -40,9 +41,11 @@ static char *work_union(struct prof_store *s, int *rc, struct prof_error *err)
 		  "copyKind, srcKind, dstKind, bytes");
 	work_part(parts_sql[2], sizeof parts_sql[2], PROF_T_MEMSET, GPU_WORK_MEMSET, "NULL",
 		  "NULL, NULL, NULL, bytes");
-	for (int i = 0; i < 3; i++)
+	work_part(parts_sql[3], sizeof parts_sql[3], PROF_T_GRAPH_TRACE, GPU_WORK_GRAPH, "NULL",
+		  "NULL, NULL, NULL, NULL");
+	for (int i = 0; i < 4; i++)
 		parts[i] = parts_sql[i];
-	return sum_union(s, tables, parts, 3, rc, err);
+	return sum_union(s, tables, parts, 4, rc, err);
 }
 
 int range_cursor__open(struct prof_store *s, char *sql, int64_t from, int64_t to, const int64_t *device,
@@ -200,6 +203,10 @@ const char *gpu_work__label(struct prof_store *s, const struct gpu_work *w, char
 	case GPU_WORK_COPY:
 		snprintf(buf, cap, "%s %s->%s", sum_copy_operation(w->copy_kind), mem_word(w->src_kind),
 			 mem_word(w->dst_kind));
+		break;
+	case GPU_WORK_GRAPH:
+		/* recorded whole (--cuda-graph-trace=graph): no node is known */
+		snprintf(buf, cap, "graph launch, nodes not recorded");
 		break;
 	default:
 		snprintf(buf, cap, "%s", SUM_MEMSET_OPERATION);

@@ -30,7 +30,9 @@ enum api_kind api_kind__of(const char *name);
 /* "launch", "synchronisation", ... for running text. */
 const char *api_kind__name(enum api_kind k);
 
-enum gpu_work_kind { GPU_WORK_KERNEL, GPU_WORK_COPY, GPU_WORK_MEMSET };
+/* GPU_WORK_GRAPH: a CUDA graph launched whole (--cuda-graph-trace=graph),
+ * its nodes not seen */
+enum gpu_work_kind { GPU_WORK_KERNEL, GPU_WORK_COPY, GPU_WORK_MEMSET, GPU_WORK_GRAPH };
 
 struct gpu_work {
 	int64_t start_ns, end_ns;

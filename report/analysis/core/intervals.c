@@ -101,6 +101,25 @@ int64_t diag_intervals__overlap_ns(const struct diag_intervals *a, const struct 
 	return sum;
 }
 
+int diag_intervals__intersect(const struct diag_intervals *a, const struct diag_intervals *b,
+			      struct diag_intervals *out)
+{
+	int i = 0, j = 0;
+
+	while (i < a->n && j < b->n) {
+		int64_t s = a->v[i].start_ns > b->v[j].start_ns ? a->v[i].start_ns : b->v[j].start_ns;
+		int64_t e = a->v[i].end_ns < b->v[j].end_ns ? a->v[i].end_ns : b->v[j].end_ns;
+
+		if (e > s && diag_intervals__push(out, s, e))
+			return PROF_E_NOMEM;
+		if (a->v[i].end_ns < b->v[j].end_ns)
+			i++;
+		else
+			j++;
+	}
+	return 0;
+}
+
 void diag_intervals__exit(struct diag_intervals *u)
 {
 	free(u->v);

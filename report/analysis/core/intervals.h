@@ -33,6 +33,11 @@ int64_t diag_intervals__union_ns(struct diag_intervals *l, int64_t lo, int64_t h
 void diag_intervals__unite(struct diag_intervals *l);
 /* The time two unions cover at once (both sorted and disjoint). */
 int64_t diag_intervals__overlap_ns(const struct diag_intervals *a, const struct diag_intervals *b);
+/* The time two unions cover at once, as intervals appended to out (sorted
+ * and disjoint): what overlap_ns sums, kept for a later overlap with a
+ * third. PROF_E_NOMEM. */
+int diag_intervals__intersect(const struct diag_intervals *a, const struct diag_intervals *b,
+			      struct diag_intervals *out);
 void diag_intervals__exit(struct diag_intervals *l);
 
 #endif

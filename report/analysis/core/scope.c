@@ -71,6 +71,13 @@ int diag_scope__load_busy(struct diag_scope *ctx, struct prof_error *err)
 		       " AND NOT " SUM_BAD_SPAN(""));
 		first = false;
 	}
+	/* a graph launched whole is busy from its first node to its last */
+	if (ctx->has_graph_trace) {
+		strcat(sql, first ? "" : " UNION ALL ");
+		strcat(sql, "SELECT start, end FROM " PROF_T_GRAPH_TRACE " WHERE end > ?1 AND start < ?2"
+		       " AND NOT " SUM_BAD_SPAN(""));
+		first = false;
+	}
 	if (first)
 		return 0;
 	strcat(sql, " ORDER BY 1");

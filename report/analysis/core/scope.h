@@ -25,6 +25,8 @@
 	int nbusy; \
 	int64_t busy_ns; \
 	bool has_kernel, has_memcpy, has_memset, has_sync_table, has_memory_events; \
+	/* CUDA graphs launched whole (--cuda-graph-trace=graph) */ \
+	bool has_graph_trace; \
 	/* CUDA API calls (runtime or driver) in DIAG_API_CALLS */ \
 	bool has_api_calls; \
 	/* captured with --metrics: kernel replay serialised the run */ \

@@ -1,14 +1,17 @@
 /* diag_job.c - a job's ranks and collectives as the job's rules read them
  * (diag_job.h): each rank's time, NCCL's calls matched into collectives and
- * how long each call waited for the last rank; a rank's work over a span. */
+ * how long each call waited for the last rank; the ranks whose own rules
+ * run; a rank's work over a span. */
 #include "diag_job.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/core/gpu_work.h"
 #include "analysis/ranks/job_judge.h"
+#include "prof/saturate.h"
 #include "model/ranks.h"
 #include "model/sql.h"
 #include "model/window.h"
@@ -93,9 +96,7 @@ static bool same_host(const struct sum_ranks *r)
 	return true;
 }
 
-/* DIAG_JOB_ROWS's runs: each process's lowest and highest rowid in each
- * GPU table, one pass a table (a table that cannot say is left out). */
-static int note_rows(struct prof_store *s, struct prof_error *err)
+int diag_job__note_rows(struct prof_store *s, struct prof_error *err)
 {
 	static const char *const tables[][2] = {
 		{ "k", PROF_T_KERNEL }, { "c", PROF_T_MEMCPY }, { "s", PROF_T_MEMSET },
@@ -117,29 +118,49 @@ static int note_rows(struct prof_store *s, struct prof_error *err)
 	return rc;
 }
 
-int diag_job__load(struct prof_store *s, const struct diag_settings *settings, const struct sum_ranks *ranks,
-		   struct diag_job *j, struct prof_error *err)
+void diag_job__loop_options(const struct diag_settings *settings, struct sum_loop_options *o)
 {
-	const struct sum_loop_options o = {
+	*o = (struct sum_loop_options){
 		.min_iterations = diag_settings__get(settings, "iterations.min"),
 		.coverage = diag_settings__get(settings, "iterations.coverage"),
 		.tiling = diag_settings__get(settings, "iterations.tiling"),
 		.whole_run = diag_settings__get(settings, "window.whole_run") != 0,
 	};
+}
+
+int diag_job__prepare(struct diag_job *j, const struct diag_settings *settings, struct prof_error *err)
+{
+	int rc = nccl_collectives__match(&j->calls, &j->cols, err);
+
+	if (rc == 0 && waits(j))
+		rc = nomem(err);
+	j->one_host = same_host(j->ranks);
+	{
+		double up_to = diag_settings__get(settings, "job.every_rank_up_to");
+
+		j->every_rank_up_to = up_to >= INT_MAX ? INT_MAX : (int)up_to;
+	}
+	return rc;
+}
+
+int diag_job__load(struct prof_store *s, const struct diag_settings *settings, const struct sum_ranks *ranks,
+		   struct diag_job *j, struct prof_error *err)
+{
+	struct sum_loop_options o;
 	int rc;
 
+	diag_job__loop_options(settings, &o);
 	j->ranks = ranks;
-	rc = note_rows(s, err);
+	rc = diag_job__note_rows(s, err);
 	if (rc == 0)
-		rc = rank_times__load(s, &o, &j->times, err);
+		rc = rank_times__load(s, &o, RANK_TIME_JOB, &j->times, err);
 	if (rc == 0)
 		rc = nccl_calls__load(s, ranks, &j->calls, err);
 	if (rc == 0)
-		rc = nccl_collectives__match(&j->calls, &j->cols, err);
-	if (rc == 0 && waits(j))
-		rc = nomem(err);
+		nccl_calls__size_evidence(s, &j->calls, &j->sizes);
 	j->link_bytes_per_ns = nccl_link_bytes_per_ns(s);
-	j->one_host = same_host(ranks);
+	if (rc == 0)
+		rc = diag_job__prepare(j, settings, err);
 	return rc;
 }
 
@@ -151,6 +172,109 @@ void diag_job__exit(struct diag_job *j)
 	free(j->wait_ns);
 	free(j->last_call);
 	free(j->in_window);
+}
+
+/* ---- the ranks whose own rules run ------------------------------------------ */
+
+/* A rank's step as the verdict counts it: its window over its iterations. */
+static int64_t verdict_step(const struct rank_time *t)
+{
+	return t->w.iterations > 0 ? t->window_ns / t->w.iterations : t->window_ns;
+}
+
+struct ranked_step {
+	int64_t step_ns;
+	int i;
+};
+
+static int by_step(const void *a, const void *b)
+{
+	const struct ranked_step *x = a, *y = b;
+
+	if (x->step_ns != y->step_ns)
+		return x->step_ns < y->step_ns ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+/* The rank the others waited for most, summed over the collectives it
+ * arrived last at, into *best (-1 when no one waited). */
+static int most_awaited(const struct diag_job *j, int *best)
+{
+	int64_t *waited = calloc((size_t)(j->times.n ? j->times.n : 1), sizeof *waited);
+
+	*best = -1;
+	if (!waited)
+		return PROF_E_NOMEM;
+	for (int c = 0; c < j->cols.n; c++) {
+		const struct nccl_collective *col = &j->cols.v[c];
+		int last = j->last_call[c], li;
+
+		if (last < 0 || (li = diag_job__rank_index(j, j->calls.v[last].global_pid)) < 0)
+			continue;
+		for (int i = 0; i < col->ncalls; i++)
+			if (col->calls[i] != last && j->wait_ns[col->calls[i]] > 0)
+				waited[li] = prof_add_saturated(waited[li], j->wait_ns[col->calls[i]]);
+	}
+	for (int i = 0; i < j->times.n; i++)
+		if (waited[i] > 0 && (*best < 0 || waited[i] > waited[*best]))
+			*best = i;
+	free(waited);
+	return 0;
+}
+
+int diag_job__choose(const struct diag_job *j, unsigned *why)
+{
+	int n = j->times.n, slowest = -1, awaited, median, chosen = 0;
+	struct ranked_step *order;
+
+	memset(why, 0, sizeof *why * (size_t)(n ? n : 1));
+	if (n <= j->every_rank_up_to) {
+		for (int i = 0; i < n; i++)
+			why[i] = DIAG_JOB_EVERY;
+		return n;
+	}
+	/* the first of the longest, as the job's verdict takes it */
+	for (int i = 0; i < n; i++)
+		if (slowest < 0 || verdict_step(&j->times.v[i]) > verdict_step(&j->times.v[slowest]))
+			slowest = i;
+	why[slowest] |= DIAG_JOB_SLOWEST;
+	order = malloc(sizeof *order * (size_t)n);
+	if (!order || most_awaited(j, &awaited)) {
+		free(order);
+		return PROF_E_NOMEM;
+	}
+	for (int i = 0; i < n; i++)
+		order[i] = (struct ranked_step){ verdict_step(&j->times.v[i]), i };
+	qsort(order, (size_t)n, sizeof *order, by_step);
+	/* the first rank of the median step, where several have it */
+	median = (n - 1) / 2;
+	while (median > 0 && order[median - 1].step_ns == order[median].step_ns)
+		median--;
+	why[order[median].i] |= DIAG_JOB_MEDIAN;
+	free(order);
+	if (awaited >= 0)
+		why[awaited] |= DIAG_JOB_AWAITED;
+	for (int i = 0; i < n; i++)
+		chosen += why[i] != 0;
+	return chosen;
+}
+
+void diag_job__why_words(unsigned why, char *buf, size_t cap)
+{
+	static const struct {
+		unsigned bit;
+		const char *words;
+	} reasons[] = {
+		{ DIAG_JOB_SLOWEST, "the slowest step" },
+		{ DIAG_JOB_MEDIAN, "the median step" },
+		{ DIAG_JOB_AWAITED, "the one the others wait for at the collectives" },
+	};
+	size_t len = 0;
+
+	buf[0] = 0;
+	for (size_t k = 0; k < sizeof reasons / sizeof reasons[0] && len < cap; k++)
+		if (why & reasons[k].bit)
+			len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? " and " : "", reasons[k].words);
 }
 
 /* ---- for the job's rules ---------------------------------------------------- */
@@ -233,8 +357,11 @@ void diag_job__amounts(const struct diag_job *j, const bool *on, const double *v
 
 /* ---- a rank's work over a span ------------------------------------------------ */
 
-int diag_job__load_union(struct prof_store *s, const char *sql, int64_t lo, int64_t hi, int64_t pid,
-			 struct diag_intervals *u, struct diag_rank_work *starts, struct prof_error *err)
+/* The union of the (start, end) rows of sql (ordered by start; ?1, ?2 the
+ * span, ?3 the process), each moved by by_ns; the starts into
+ * starts->kernel_starts when starts is not NULL. */
+static int load_union(struct prof_store *s, const char *sql, int64_t by_ns, int64_t lo, int64_t hi, int64_t pid,
+		      struct diag_intervals *u, struct diag_rank_work *starts, struct prof_error *err)
 {
 	struct prof_cursor *c;
 	char *copy = strdup(sql);
@@ -242,11 +369,11 @@ int diag_job__load_union(struct prof_store *s, const char *sql, int64_t lo, int6
 
 	if (!copy)
 		return nomem(err);
-	rc = range_cursor__open(s, copy, lo, hi, &pid, &c, err);
+	rc = range_cursor__open(s, copy, lo - by_ns, hi - by_ns, &pid, &c, err);
 	if (rc)
 		return rc;
 	while ((rc = prof_cursor__next(c, err)) == 1) {
-		int64_t a = prof_cursor__int64(c, 0), b = prof_cursor__int64(c, 1);
+		int64_t a = prof_cursor__int64(c, 0) + by_ns, b = prof_cursor__int64(c, 1) + by_ns;
 
 		if (b < a)
 			continue;
@@ -263,8 +390,14 @@ int diag_job__load_union(struct prof_store *s, const char *sql, int64_t lo, int6
 	return rc < 0 ? rc : 0;
 }
 
-int diag_job__load_work(struct diag_context *ctx, struct diag_rank_work *w, int64_t lo, int64_t hi,
+int diag_job__load_work(const struct diag_job *j, struct diag_rank_work *w, int64_t lo, int64_t hi,
 			bool with_api, struct prof_error *err)
+{
+	return j->src.load_work(j->src.arg, w->pid, lo, hi, with_api, w, err);
+}
+
+int diag_rank_work__load(struct prof_store *s, int64_t pid, int64_t by_ns, int64_t lo, int64_t hi,
+			 bool with_api, struct diag_rank_work *w, struct prof_error *err)
 {
 	static const char kernels[] = "SELECT k.start, k.end FROM " PROF_T_KERNEL " k WHERE k.globalPid = ?3"
 				      " AND " DIAG_JOB_ROWS("k.", "k") " AND k.end > ?1 AND k.start < ?2"
@@ -275,33 +408,34 @@ int diag_job__load_work(struct diag_context *ctx, struct diag_rank_work *w, int6
 	static const char memsets[] = "SELECT start, end FROM " PROF_T_MEMSET " WHERE globalPid = ?3"
 				      " AND " DIAG_JOB_ROWS("", "s") " AND end > ?1 AND start < ?2"
 				      " AND NOT " SUM_BAD_SPAN("");
+	bool has_kernel = prof_store__has_table(s, PROF_T_KERNEL);
 	char sql[4096] = "", busy[8192];
 	int rc = 0;
 
 	w->loaded = true;
-	if (ctx->has_kernel) {
+	if (has_kernel) {
 		snprintf(busy, sizeof busy, "%s ORDER BY k.start", kernels);
-		rc = diag_job__load_union(ctx->store, busy, lo, hi, w->pid, &w->compute, w, err);
+		rc = load_union(s, busy, by_ns, lo, hi, pid, &w->compute, w, err);
 	}
-	if (ctx->has_memcpy)
+	if (prof_store__has_table(s, PROF_T_MEMCPY))
 		strcat(sql, copies);
-	if (ctx->has_memset)
+	if (prof_store__has_table(s, PROF_T_MEMSET))
 		strcat(strcat(sql, sql[0] ? " UNION ALL " : ""), memsets);
 	if (rc == 0 && sql[0]) {
 		char ordered[sizeof sql + 16];
 
 		snprintf(ordered, sizeof ordered, "%s ORDER BY 1", sql);
-		rc = diag_job__load_union(ctx->store, ordered, lo, hi, w->pid, &w->copies, NULL, err);
+		rc = load_union(s, ordered, by_ns, lo, hi, pid, &w->copies, NULL, err);
 	}
-	snprintf(busy, sizeof busy, "SELECT * FROM (%s%s%s) ORDER BY 1", ctx->has_kernel ? kernels : "",
-		 ctx->has_kernel && sql[0] ? " UNION ALL " : "", sql);
-	if (rc == 0 && (ctx->has_kernel || sql[0]))
-		rc = diag_job__load_union(ctx->store, busy, lo, hi, w->pid, &w->busy, NULL, err);
-	if (rc == 0 && with_api && ctx->has_api_calls)
-		rc = diag_job__load_union(ctx->store, "SELECT start, end FROM " DIAG_API_CALLS
+	snprintf(busy, sizeof busy, "SELECT * FROM (%s%s%s) ORDER BY 1", has_kernel ? kernels : "",
+		 has_kernel && sql[0] ? " UNION ALL " : "", sql);
+	if (rc == 0 && (has_kernel || sql[0]))
+		rc = load_union(s, busy, by_ns, lo, hi, pid, &w->busy, NULL, err);
+	if (rc == 0 && with_api)
+		rc = load_union(s, "SELECT start, end FROM " DIAG_API_CALLS
 				" WHERE " PROF_SQL_GLOBAL_PID_OF_TID("globalTid") " = ?3"
 				" AND end > ?1 AND start < ?2 ORDER BY start",
-				lo, hi, w->pid, &w->api, NULL, err);
+				by_ns, lo, hi, pid, &w->api, NULL, err);
 	return rc;
 }
 

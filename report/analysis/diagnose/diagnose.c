@@ -259,7 +259,7 @@ void diag_context__note_tables(struct diag_context *ctx)
 	} tables[] = {
 		{ PROF_T_KERNEL, &ctx->has_kernel },     { PROF_T_MEMCPY, &ctx->has_memcpy },
 		{ PROF_T_MEMSET, &ctx->has_memset },     { PROF_T_SYNC, &ctx->has_sync_table },
-		{ PROF_T_MEMORY, &ctx->has_memory_events },
+		{ PROF_T_MEMORY, &ctx->has_memory_events }, { PROF_T_GRAPH_TRACE, &ctx->has_graph_trace },
 	};
 
 	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/ranks/job_judge.h"
+#include "diag_job.h"
 #include "prof/escape.h"
 #include "sink/symbol.h"
 #include "sink/table.h"
@@ -52,6 +53,26 @@ static void print_job_window_text(const struct diag_report *r, FILE *out)
 		fprintf(out, " and %d ranks more", r->nranks - LIST_RANKS);
 	fprintf(out, "%s\n", r->replayed ? "; shares are of each rank's GPU busy time in its window (kernel replay)"
 					  : "; shares are of each rank's window");
+}
+
+/* The ranks the rules of one process ran on, where they are not every
+ * rank: "ranks diagnosed alone: 2 of 12, rank 1 (the slowest step), ..." */
+static void print_diagnosed_text(const struct diag_report *r, FILE *out)
+{
+	char why[160];
+	int n = 0;
+
+	if (r->ndiagnosed >= r->nranks)
+		return;
+	fprintf(out, "ranks diagnosed alone: %d of %d,", r->ndiagnosed, r->nranks);
+	for (int i = 0; i < r->nranks; i++) {
+		if (!r->ranks[i].diagnosed)
+			continue;
+		diag_job__why_words(r->ranks[i].diagnosed, why, sizeof why);
+		fprintf(out, "%s rank %d (%s)", n++ ? "," : "", r->ranks[i].rank, why);
+	}
+	fprintf(out, "; the job's rules read every rank (--set job.every_rank_up_to=%d diagnoses each alone)\n",
+		r->nranks);
 }
 
 /* "program: pytorch, torch.compile; in use: cuda graphs, 16-bit kernels" */
@@ -183,6 +204,7 @@ static void print_window_text(const struct diag_report *r, FILE *out)
 	}
 	if (r->nranks > 0) {
 		print_job_window_text(r, out);
+		print_diagnosed_text(r, out);
 	} else {
 		char recorded[64] = "";
 		int64_t len = prof_span_saturated(w->start_ns, w->end_ns);
@@ -270,8 +292,9 @@ static void print_ranks_text(const struct diag_report *r, const struct diag_find
 	if (f->per_rank && !f->every_rank) {
 		int *without = malloc(sizeof *without * (size_t)r->nranks), n = 0;
 
+		/* of the ranks its rule ran on */
 		for (int i = 0; without && i < r->nranks; i++) {
-			bool has = false;
+			bool has = !r->ranks[i].diagnosed;
 
 			for (int k = 0; k < f->nranks && !has; k++)
 				has = f->ranks[k].rank == r->ranks[i].rank;
@@ -284,6 +307,8 @@ static void print_ranks_text(const struct diag_report *r, const struct diag_find
 		}
 		free(without);
 	}
+	if (f->per_rank && r->ndiagnosed < r->nranks)
+		fprintf(out, "; of the %d ranks diagnosed alone", r->ndiagnosed);
 	fputc('\n', out);
 }
 
@@ -444,6 +469,24 @@ static void print_json_ranks(const struct diag_report *r, FILE *out)
 	fputc(']', out);
 }
 
+/* The ranks the rules of one process ran on, where not every rank. */
+static void print_json_diagnosed(const struct diag_report *r, FILE *out)
+{
+	char why[160];
+	int n = 0;
+
+	fputs(",\"diagnosed_ranks\":[", out);
+	for (int i = 0; i < r->nranks; i++) {
+		if (!r->ranks[i].diagnosed)
+			continue;
+		diag_job__why_words(r->ranks[i].diagnosed, why, sizeof why);
+		fprintf(out, "%s{\"rank\":%d,\"why\":", n++ ? "," : "", r->ranks[i].rank);
+		prof_fputs_json(out, why);
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
 /* The ranks a job's finding is on. */
 static void print_json_finding_ranks(const struct diag_finding *f, FILE *out)
 {
@@ -486,6 +529,8 @@ int diag_report__print_json(const struct diag_report *r, FILE *out)
 		w->zero_ns, r->gpu_busy_ns);
 	if (r->nranks > 0)
 		print_json_ranks(r, out);
+	if (r->ndiagnosed < r->nranks)
+		print_json_diagnosed(r, out);
 	print_verdict_json(&r->verdict, out);
 	print_program_json(&r->program, out);
 	fputs(",\"context_failure\":", out);

@@ -56,6 +56,7 @@ const struct diag_setting_def diag_setting_defs[] = {
 	{ "dram_roof.min_busy_share", 0.2, "time at the DRAM roof, as a share of the GPU's busy time, before dram_roof fires" },
 	{ "link_saturated.min_throughput", 0.8, "PCIe or NVLink throughput at or above this fraction of peak is saturated" },
 	{ "link_saturated.min_comm_share", 0.25, "saturated time, as a share of the time copies and NCCL kernels run, before link_saturated fires" },
+	{ "job.every_rank_up_to", 8, "a job of at most this many ranks has each rank's own rules run on every rank; a larger one on the slowest, the median and the awaited rank" },
 	{ "straggler.min_wait_share", 0.05, "a collective is late when the others wait for its last rank this share of the median step" },
 	{ "straggler.min_late_collectives", 3, "late collectives one rank must arrive last at to be the straggler" },
 	{ "straggler.min_late_fraction", 0.75, "share of the waiting at late collectives that must be for that one rank" },

@@ -107,6 +107,9 @@ struct diag_rank_window {
 	char *label;                /* "rank 1 · node7 · GPU 1 (GPU-8c1f2a3b)" */
 	struct sum_window window;   /* its own loop */
 	int64_t gpu_busy_ns;
+	/* why the rules of one process ran on it (enum diag_job_why of
+	 * diag_job.h); 0: only the job's rules read it */
+	unsigned diagnosed;
 };
 
 struct diag_report {
@@ -141,10 +144,12 @@ struct diag_report {
 	/* Rows with a bad span (SUM_BAD_SPAN), which no rule reads. */
 	int64_t rows_left_out;
 	/* A job of several ranks (NULL, 0 for a capture of one process): the
-	 * rules of one process ran on each rank in its own window, in rank
+	 * rules of one process ran on ndiagnosed of them (every rank of a
+	 * small job; ranks[i].diagnosed), each in its own window, in rank
 	 * order; the job's rules (rules_ranks.c) on all of them. */
 	struct diag_rank_window *ranks;
 	int nranks;
+	int ndiagnosed;
 	/* --rank's choice (NULL, 0 without it): the ranks in rank order, and
 	 * how the header names them ("rank 1 · node7 · GPU 1 (GPU-8c1f2a3b)",
 	 * "ranks 0, 2") */

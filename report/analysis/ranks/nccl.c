@@ -532,7 +532,28 @@ struct nccl_arrival nccl_call__arrival(const struct nccl_call *k)
 {
 	return (struct nccl_arrival){ .comm = k->comm, .seq = k->seq, .global_pid = k->global_pid,
 				      .start_ns = k->start_ns, .end_ns = k->end_ns, .bytes = k->bytes,
-				      .rank = k->rank, .kind = (int32_t)k->kind };
+				      .rank = k->rank, .kind = (int32_t)k->kind, .comm_ranks = k->comm_ranks };
+}
+
+int nccl_calls__of_arrivals(const struct nccl_arrival *v, int n, struct nccl_calls *out)
+{
+	memset(out, 0, sizeof *out);
+	out->v = n ? calloc((size_t)n, sizeof *out->v) : NULL;
+	if (n && !out->v)
+		return PROF_E_NOMEM;
+	out->n = out->cap = n;
+	for (int i = 0; i < n; i++) {
+		struct nccl_call *k = &out->v[i];
+
+		*k = (struct nccl_call){ .global_pid = v[i].global_pid, .rank = v[i].rank,
+					 .start_ns = v[i].start_ns, .end_ns = v[i].end_ns,
+					 .launch_ns = -1, .call_start_ns = -1, .call_end_ns = -1,
+					 .kind = (enum nccl_kind)v[i].kind, .bytes = v[i].bytes, .comm = v[i].comm,
+					 .comm_ranks = v[i].comm_ranks, .comm_rank = -1, .peer = -1, .root = -1,
+					 .ncalls = 1, .seq = v[i].seq };
+		k->name.kind = k->kind;
+	}
+	return 0;
 }
 
 /* c's calls as arrivals (malloc'd; NULL without calls or memory). */

@@ -128,10 +128,11 @@ int nccl_calls__load(struct prof_store *s, const struct sum_ranks *ranks, struct
 		     struct prof_error *err);
 void nccl_calls__exit(struct nccl_calls *c);
 
-/* What matching a call into its collective and its wait read of it
- * (56 bytes where struct nccl_call is about 200): a job's map and reduce
- * carries these of every capture's calls, on the job's process ids and
- * time base, to the process that matches them (report/job/job_ranks.c). */
+/* What matching a call into its collective, its wait and the job's rules
+ * of diagnose read of it (64 bytes where struct nccl_call is about 200): a
+ * job's map and reduce carries these of every capture's calls, on the
+ * job's process ids and time base, to the process that matches them
+ * (report/job/job_ranks.c). */
 struct nccl_arrival {
 	uint64_t comm;                 /* 0: unknown, matched by kind */
 	int64_t seq;
@@ -140,10 +141,14 @@ struct nccl_arrival {
 	int64_t bytes;                 /* -1: unknown */
 	int32_t rank;
 	int32_t kind;                  /* enum nccl_kind */
+	int32_t comm_ranks;            /* the communicator's size; -1: unknown */
 };
 
 /* k's arrival. */
 struct nccl_arrival nccl_call__arrival(const struct nccl_call *k);
+/* The calls of n arrivals (what an arrival does not say unknown: no
+ * launch, range, device or peer), into out (set). PROF_E_NOMEM. */
+int nccl_calls__of_arrivals(const struct nccl_arrival *v, int n, struct nccl_calls *out);
 
 /* One collective of the job: the same call on each rank that took part. */
 struct nccl_collective {

@@ -72,7 +72,7 @@ int rank_sum__emit(const struct rank_times *t, struct rpt_sink *sink, struct pro
 int summary__rank_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)
 {
 	struct rank_times t;
-	int rc = rank_times__load(s, NULL, &t, err);
+	int rc = rank_times__load(s, NULL, 0, &t, err);
 
 	if (rc)
 		return rc;

@@ -8,8 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "job_judge.h"
 #include "nccl.h"
 #include "rank_time.h"
+#include "analysis/core/gpu_work.h"
+#include "analysis/core/grow.h"
 #include "model/ranks.h"
 #include "model/sql.h"
 #include "model/window.h"
@@ -158,8 +161,9 @@ out:
 	return rc;
 }
 
-/* The rank's GPU work in its window, as two unions. */
-static int split_busy(struct prof_store *s, struct rank_time *t, struct prof_error *err)
+/* The rank's GPU work in its window, as two unions (job: their
+ * intersection kept). */
+static int split_busy(struct prof_store *s, struct rank_time *t, bool job, struct prof_error *err)
 {
 	static const char *const tables[] = { PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET };
 	static const char *const parts[] = {
@@ -211,6 +215,10 @@ static int split_busy(struct prof_store *s, struct rank_time *t, struct prof_err
 	t->compute_ns = diag_intervals__length(&compute);
 	t->comm_ns = diag_intervals__length(&comm);
 	t->hidden_ns = diag_intervals__overlap_ns(&compute, &comm);
+	if (job && diag_intervals__intersect(&compute, &comm, &t->hidden)) {
+		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		goto out;
+	}
 	t->exposed_ns = t->comm_ns - t->hidden_ns;
 	t->busy_ns = prof_add_saturated(t->compute_ns, t->exposed_ns);
 	t->window_ns = t->w.span_ns; /* less the time between capture windows */
@@ -224,8 +232,74 @@ out:
 	return rc;
 }
 
-static int one_rank(struct prof_store *s, const struct sum_loop_options *o, struct rank_time *t,
-		    struct prof_error *err)
+/* What the rank's kernels in its window ran longer beside its own NCCL
+ * kernels than their launch configuration alone (job_judge__contention_ns):
+ * the rank that waits at the collectives spins in its NCCL kernels, and
+ * its compute slows beside them (a GEMM at 93 us against 50 us alone on
+ * the waiting rank of the two-GPU DDP captures). The store shows this
+ * rank's rows alone. */
+static int slowed_beside_comm(struct prof_store *s, struct rank_time *t, struct prof_error *err)
+{
+	static const char nccl[] = "SELECT k.start, k.end FROM " PROF_T_KERNEL " k WHERE k.end > ?1"
+				   " AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.") " AND (" NCCL_KERNEL_SQL("k")
+				   ") IS 1 ORDER BY k.start";
+	/* a bad span is no time: its end before its start is left out below */
+	static const char kernels[] = "SELECT k.start, k.end, " PROF_SQL_KERNEL_NAME_ID("k.") ", coalesce(gridX, 0),"
+				      " coalesce(gridY, 0), coalesce(gridZ, 0), coalesce(blockX, 0),"
+				      " coalesce(blockY, 0), coalesce(blockZ, 0) FROM " PROF_T_KERNEL " k"
+				      " WHERE k.start >= ?1 AND k.start < ?2 AND (" NCCL_KERNEL_SQL("k") ") IS NOT 1";
+	struct diag_intervals comm = { 0 };
+	struct job_kernel *v = NULL;
+	struct prof_cursor *c = NULL;
+	int n = 0, cap = 0, rc;
+
+	t->slowed_ns = 0;
+	if (!prof_store__has_table(s, PROF_T_KERNEL))
+		return 0;
+	rc = range_cursor__open(s, strdup(nccl), t->w.start_ns, t->w.end_ns, NULL, &c, err);
+	while (rc == 0 && (rc = prof_cursor__next(c, err)) == 1) {
+		int64_t a = prof_cursor__int64(c, 0), b = prof_cursor__int64(c, 1);
+
+		rc = b >= a && diag_intervals__merge(&comm, a, b) ? prof_error__set(err, PROF_E_NOMEM, "out of memory")
+								  : 0;
+	}
+	prof_cursor__close(c);
+	c = NULL;
+	if (rc < 0 || comm.n == 0)
+		goto out;
+	rc = range_cursor__open(s, strdup(kernels), t->w.start_ns, t->w.end_ns, NULL, &c, err);
+	if (rc < 0)
+		goto out;
+	while ((rc = prof_cursor__next(c, err)) == 1) {
+		int64_t a = prof_cursor__int64(c, 0), b = prof_cursor__int64(c, 1);
+		struct job_kernel *k;
+
+		if (b < a)
+			continue;
+		if (array__grow((void **)&v, &cap, n + 1, sizeof *v)) {
+			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+			break;
+		}
+		k = &v[n++];
+		k->name = prof_cursor__int64(c, 2);
+		for (int d = 0; d < 3; d++) {
+			k->grid[d] = (int32_t)prof_cursor__int64(c, 3 + d);
+			k->block[d] = (int32_t)prof_cursor__int64(c, 6 + d);
+		}
+		k->dur_ns = b - a;
+		k->beside_comm = diag_intervals__covered(&comm, a, b) > 0;
+	}
+	if (rc >= 0)
+		t->slowed_ns = job_judge__contention_ns(v, n);
+out:
+	prof_cursor__close(c);
+	diag_intervals__exit(&comm);
+	free(v);
+	return rc < 0 ? rc : 0;
+}
+
+static int one_rank(struct prof_store *s, const struct sum_loop_options *o, unsigned flags,
+		    struct rank_time *t, struct prof_error *err)
 {
 	struct sum_loop_options defaults;
 	int rc;
@@ -240,12 +314,14 @@ static int one_rank(struct prof_store *s, const struct sum_loop_options *o, stru
 	if (rc == 0)
 		rc = steps_stats(s, t, err);
 	if (rc == 0)
-		rc = split_busy(s, t, err);
+		rc = split_busy(s, t, flags & RANK_TIME_JOB, err);
+	if (rc == 0 && (flags & RANK_TIME_JOB))
+		rc = slowed_beside_comm(s, t, err);
 	return rc;
 }
 
-int rank_times__load(struct prof_store *s, const struct sum_loop_options *o, struct rank_times *out,
-		     struct prof_error *err)
+int rank_times__load(struct prof_store *s, const struct sum_loop_options *o, unsigned flags,
+		     struct rank_times *out, struct prof_error *err)
 {
 	struct sum_ranks r;
 	int rc, scoped = 0;
@@ -275,7 +351,7 @@ int rank_times__load(struct prof_store *s, const struct sum_loop_options *o, str
 			scoped = 1;
 		}
 		if (rc == 0)
-			rc = one_rank(s, o, t, err);
+			rc = one_rank(s, o, flags, t, err);
 	}
 	if (scoped) {
 		struct prof_error ignored = { 0 };
@@ -291,16 +367,22 @@ int rank_times__load(struct prof_store *s, const struct sum_loop_options *o, str
 }
 
 int rank_time__load_process(struct prof_store *s, const struct sum_loop_options *o,
-			    int64_t global_pid, struct rank_time *t, struct prof_error *err)
+			    int64_t global_pid, unsigned flags, struct rank_time *t, struct prof_error *err)
 {
 	struct prof_error ignored = { 0 };
 	int rc, urc;
 
 	memset(t, 0, sizeof *t);
 	t->global_pid = global_pid;
+	if (flags & RANK_TIME_ALONE) {
+		rc = one_rank(s, o, flags, t, err);
+		if (rc)
+			rank_time__exit(t);
+		return rc;
+	}
 	rc = sum_ranks__scope(s, global_pid, err);
 	if (rc == 0)
-		rc = one_rank(s, o, t, err);
+		rc = one_rank(s, o, flags, t, err);
 	urc = sum_ranks__unscope(s, rc ? &ignored : err);
 	if (rc == 0)
 		rc = urc;
@@ -311,6 +393,7 @@ int rank_time__load_process(struct prof_store *s, const struct sum_loop_options 
 
 void rank_time__exit(struct rank_time *t)
 {
+	diag_intervals__exit(&t->hidden);
 	free(t->steps);
 	free(t->step_gpu_start_ns);
 	free(t->step_gpu_end_ns);

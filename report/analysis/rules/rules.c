@@ -73,7 +73,7 @@ static void keep_timeline(struct diag_context *ctx)
 	struct timeline_unit *x = ctx->keep;
 
 	x->analysed = true;
-	x->has_gpu_work = ctx->has_kernel || ctx->has_memcpy || ctx->has_memset;
+	x->has_gpu_work = ctx->has_kernel || ctx->has_memcpy || ctx->has_memset || ctx->has_graph_trace;
 	x->replayed = ctx->report->replayed;
 	if (!x->idle) {
 		x->idle = ctx->idle;

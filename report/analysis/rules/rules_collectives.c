@@ -23,7 +23,7 @@ static int skip_no_sizes(struct diag_context *ctx, const char *rule, struct prof
 {
 	char why[400];
 
-	nccl_calls__why_no_size(ctx->store, &ctx->job->calls, why, sizeof why);
+	nccl_size_evidence__why(&ctx->job->sizes, why, sizeof why);
 	return diag__skip(ctx, rule, "no message sizes: %s", why) ? nomem(err) : 0;
 }
 
@@ -53,13 +53,14 @@ struct exposed_split {
 
 /* A rank waits at the start of its NCCL kernel (job_judge__waits): its
  * calls' [start, start + wait) in its window, united, less the compute
- * beside them, is the waiting part of its exposed communication. */
+ * beside them, is the waiting part of its exposed communication. A wait
+ * lies inside its call's kernel, so the compute beside it is the
+ * compute under the rank's communication (rank_time's hidden). */
 static int split_exposed(struct diag_context *ctx, int ri, int64_t *by_rank, struct exposed_split *x,
 			 struct prof_error *err)
 {
 	const struct diag_job *j = ctx->job;
 	const struct rank_time *t = &j->times.v[ri];
-	struct diag_rank_work w = { .pid = t->global_pid };
 	struct diag_intervals waits = { 0 };
 	int rc = 0;
 
@@ -86,12 +87,10 @@ static int split_exposed(struct diag_context *ctx, int ri, int64_t *by_rank, str
 				rc = nomem(err);
 		}
 	}
-	if (rc == 0 && waits.n > 0)
-		rc = diag_job__load_work(ctx, &w, t->w.start_ns, t->w.end_ns, false, err);
 	if (rc == 0) {
 		diag_intervals__unite(&waits);
 		x->waited_exposed_ns =
-			diag_intervals__length(&waits) - diag_intervals__overlap_ns(&waits, &w.busy);
+			diag_intervals__length(&waits) - diag_intervals__overlap_ns(&waits, &t->hidden);
 		if (x->waited_exposed_ns > t->exposed_ns)
 			x->waited_exposed_ns = t->exposed_ns;
 		if (x->waited_exposed_ns < 0)
@@ -102,7 +101,6 @@ static int split_exposed(struct diag_context *ctx, int ri, int64_t *by_rank, str
 				x->waited_for = i;
 	}
 	diag_intervals__exit(&waits);
-	diag_rank_work__exit(&w);
 	return rc;
 }
 

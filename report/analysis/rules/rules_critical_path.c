@@ -13,7 +13,8 @@
 
 static bool is_gpu_work(const struct cp_part *p)
 {
-	return !strcmp(p->kind, "kernel") || !strcmp(p->kind, "copy") || !strcmp(p->kind, "memset");
+	return !strcmp(p->kind, "kernel") || !strcmp(p->kind, "copy") || !strcmp(p->kind, "memset") ||
+	       !strcmp(p->kind, "CUDA graph");
 }
 
 /* A part as a finding names it: a call with its kind, the rest by label. */

@@ -154,7 +154,38 @@ nomem:
 	return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 }
 
+/* A capture that recorded CUDA graphs whole (--cuda-graph-trace=graph)
+ * has their launches' times and nothing of their nodes: the rules that
+ * read kernels see none of the kernels inside them, which the user is told
+ * once, with the way to see them. */
+static int rule_graph_nodes(struct diag_context *ctx, struct prof_error *err)
+{
+	const char *sql = "SELECT count(*) FROM " PROF_T_GRAPH_TRACE " WHERE start >= ?1 AND start < ?2";
+	struct prof_cursor *c;
+	int64_t launches = 0;
+	int rc;
+
+	if (!ctx->has_graph_trace)
+		return 0;
+	rc = diag__open_window(ctx, sql, DIAG_GPU_SIDE, &c, err);
+	if (rc)
+		return rc;
+	rc = prof_cursor__next(c, err);
+	if (rc == 1)
+		launches = prof_cursor__int64(c, 0);
+	prof_cursor__close(c);
+	if (rc < 0)
+		return rc;
+	if (!launches)
+		return 0;
+	return diag__skip(ctx, "graph_nodes",
+			  "the kernels inside %lld CUDA graph launches: the capture recorded each launch whole "
+			  "(--cuda-graph-trace=graph); capture with --cuda-graph-trace=node to see them",
+			  (long long)launches);
+}
+
 const struct diag_rule diag_rules_kernel[] = {
 	{ "low_occupancy", "Low theoretical occupancy", rule_occupancy, false },
+	{ "graph_nodes", "Kernels inside CUDA graphs", rule_graph_nodes, false },
 	{ NULL, NULL, NULL, false },
 };

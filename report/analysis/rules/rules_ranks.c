@@ -145,9 +145,9 @@ static int straggler_gaps(struct diag_context *ctx, struct straggler *st, struct
 		if (wi < 0 || !gap_before(j, last, &a, &b) || !gap_before(j, first, &a2, &b2))
 			continue;
 		if (!work[si].loaded)
-			rc = diag_job__load_work(ctx, &work[si], lo, hi, true, err);
+			rc = diag_job__load_work(j, &work[si], lo, hi, true, err);
 		if (rc == 0 && !work[wi].loaded)
-			rc = diag_job__load_work(ctx, &work[wi], lo, hi, true, err);
+			rc = diag_job__load_work(j, &work[wi], lo, hi, true, err);
 		if (rc)
 			break;
 		{
@@ -488,73 +488,6 @@ out:
 
 /* ---- rank imbalance --------------------------------------------------------- */
 
-/* What rank t's kernels in its window ran longer beside its own NCCL
- * kernels than their launch configuration alone (job_judge__contention_ns):
- * the rank that waits at the collectives spins in its NCCL kernels, and
- * its compute slows beside them (a GEMM at 93 us against 50 us alone on
- * the waiting rank of the two-GPU DDP captures). */
-static int slowed_beside_comm(struct diag_context *ctx, const struct rank_time *t, int64_t *out,
-			      struct prof_error *err)
-{
-	static const char nccl[] = "SELECT k.start, k.end FROM " PROF_T_KERNEL " k WHERE k.globalPid = ?3"
-				   " AND " DIAG_JOB_ROWS("k.", "k") " AND k.end > ?1 AND k.start < ?2"
-				   " AND NOT " SUM_BAD_SPAN("k.")
-				   " AND (" NCCL_KERNEL_SQL("k") ") IS 1"
-				   " ORDER BY k.start";
-	struct prof_store *s = ctx->store;
-	const char *dims[6] = { "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ" };
-	struct diag_intervals comm = { 0 };
-	struct job_kernel *v = NULL;
-	struct prof_cursor *c = NULL;
-	char sql[1024], cols[128] = "";
-	int n = 0, cap = 0, rc;
-
-	*out = 0;
-	if (!ctx->has_kernel)
-		return 0;
-	for (int d = 0; d < 6; d++) {
-		size_t len = strlen(cols);
-
-		snprintf(cols + len, sizeof cols - len, ", coalesce(%s, 0)", dims[d]);
-	}
-	rc = diag_job__load_union(s, nccl, t->w.start_ns, t->w.end_ns, t->global_pid, &comm, NULL, err);
-	if (rc || comm.n == 0)
-		goto out;
-	snprintf(sql, sizeof sql, "SELECT k.start, k.end, " PROF_SQL_KERNEL_NAME_ID("k.") "%s FROM " PROF_T_KERNEL " k"
-		 " WHERE k.globalPid = ?3 AND k.start >= ?1 AND k.start < ?2 AND " DIAG_JOB_NOT_NCCL, cols);
-	rc = range_cursor__open(s, strdup(sql), t->w.start_ns, t->w.end_ns, &t->global_pid, &c, err);
-	if (rc)
-		goto out;
-	while ((rc = prof_cursor__next(c, err)) == 1) {
-		int64_t a = prof_cursor__int64(c, 0), b = prof_cursor__int64(c, 1);
-		struct job_kernel *k;
-
-		if (b < a)
-			continue;
-		if (array__grow((void **)&v, &cap, n + 1, sizeof *v)) {
-			rc = nomem(err);
-			break;
-		}
-		k = &v[n++];
-		k->name = prof_cursor__int64(c, 2);
-		for (int d = 0; d < 3; d++) {
-			k->grid[d] = (int32_t)prof_cursor__int64(c, 3 + d);
-			k->block[d] = (int32_t)prof_cursor__int64(c, 6 + d);
-		}
-		k->dur_ns = b - a;
-		k->beside_comm = diag_intervals__covered(&comm, a, b) > 0;
-	}
-	if (rc >= 0) {
-		rc = 0;
-		*out = job_judge__contention_ns(v, n);
-	}
-out:
-	prof_cursor__close(c);
-	diag_intervals__exit(&comm);
-	free(v);
-	return rc;
-}
-
 static int rule_imbalance(struct diag_context *ctx, struct prof_error *err)
 {
 	const struct diag_job *j = ctx->job;
@@ -562,13 +495,12 @@ static int rule_imbalance(struct diag_context *ctx, struct prof_error *err)
 	double *v = calloc((size_t)(n ? n : 1), sizeof *v), *kernels = calloc((size_t)(n ? n : 1), sizeof *kernels);
 	bool *on = calloc((size_t)(n ? n : 1), sizeof *on), per_step, any_slowed = false;
 	int64_t *ns = calloc((size_t)(n ? n : 1), sizeof *ns);
-	int64_t *slowed = calloc((size_t)(n ? n : 1), sizeof *slowed);
 	double *beside = calloc((size_t)(n ? n : 1), sizeof *beside);
 	char list[1024], slow_list[1024], slow_text[1400] = "", b1[32];
 	double diff, mean = 0;
 	struct diag_finding *f;
 
-	if (!v || !kernels || !on || !ns || !slowed || !beside) {
+	if (!v || !kernels || !on || !ns || !beside) {
 		rc = nomem(err);
 		goto out;
 	}
@@ -581,16 +513,16 @@ static int rule_imbalance(struct diag_context *ctx, struct prof_error *err)
 	}
 	/* per step, or over each whole capture where no rank has a loop */
 	per_step = with_steps == n;
+	/* what each rank's kernels ran longer beside its own NCCL kernels is
+	 * the wait's, not its work (rank_time's slowed_ns) */
 	for (int i = 0; i < n; i++) {
 		const struct rank_time *t = &j->times.v[i];
+		int64_t slowed = t->slowed_ns;
 
-		rc = slowed_beside_comm(ctx, t, &slowed[i], err);
-		if (rc)
-			goto out;
-		any_slowed |= slowed[i] > 0;
-		v[i] = (double)(t->compute_ns - (slowed[i] < t->compute_ns ? slowed[i] : t->compute_ns)) /
+		any_slowed |= slowed > 0;
+		v[i] = (double)(t->compute_ns - (slowed < t->compute_ns ? slowed : t->compute_ns)) /
 		       (per_step ? diag_job__steps(t) : 1.0);
-		beside[i] = (double)slowed[i] / (per_step ? diag_job__steps(t) : 1.0);
+		beside[i] = (double)slowed / (per_step ? diag_job__steps(t) : 1.0);
 		kernels[i] = (double)t->kernels / (per_step ? diag_job__steps(t) : 1.0);
 		mean += v[i] / n;
 		on[i] = true;
@@ -647,7 +579,6 @@ out:
 	free(kernels);
 	free(on);
 	free(ns);
-	free(slowed);
 	free(beside);
 	return rc;
 }

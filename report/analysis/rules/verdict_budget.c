@@ -41,26 +41,48 @@ static int union_on_device(const struct diag_context *ctx, const char *sql, int6
 	return rc < 0 ? rc : 0;
 }
 
+/* A CUDA graph launched whole (--cuda-graph-trace=graph) counts as
+ * computing: what its nodes are is not recorded. */
+#define GRAPHS_ON_DEVICE_SQL                                                   \
+	" UNION ALL SELECT start, end FROM " PROF_T_GRAPH_TRACE " WHERE end > ?1" \
+	" AND start < ?2 AND deviceId = ?3 AND NOT " SUM_BAD_SPAN("")
+
 /* The busy part split: every kernel, and the kernels that are not NCCL's. */
 static int split_busy(const struct diag_context *ctx, int64_t device, int64_t busy_ns,
 		      int64_t out[VERDICT_NPARTS], struct prof_error *err)
 {
-	const char *all_sql =
+	const char *all_sql[2] = {
 		"SELECT start, end FROM " PROF_T_KERNEL " WHERE end > ?1 AND start < ?2"
-		" AND deviceId = ?3 AND NOT " SUM_BAD_SPAN("") " ORDER BY start";
-	const char *compute_sql =
+		" AND deviceId = ?3 AND NOT " SUM_BAD_SPAN("") " ORDER BY start",
+		"SELECT start, end FROM " PROF_T_KERNEL " WHERE end > ?1 AND start < ?2"
+		" AND deviceId = ?3 AND NOT " SUM_BAD_SPAN("") GRAPHS_ON_DEVICE_SQL " ORDER BY 1",
+	};
+	const char *compute_sql[2] = {
 		"SELECT k.start, k.end FROM " PROF_T_KERNEL " k WHERE k.end > ?1 AND k.start < ?2"
 		" AND k.deviceId = ?3 AND NOT " SUM_BAD_SPAN("k.")
-		" AND (" NCCL_KERNEL_SQL("k") ") IS NOT 1 ORDER BY k.start";
+		" AND (" NCCL_KERNEL_SQL("k") ") IS NOT 1 ORDER BY k.start",
+		"SELECT k.start, k.end FROM " PROF_T_KERNEL " k WHERE k.end > ?1 AND k.start < ?2"
+		" AND k.deviceId = ?3 AND NOT " SUM_BAD_SPAN("k.")
+		" AND (" NCCL_KERNEL_SQL("k") ") IS NOT 1" GRAPHS_ON_DEVICE_SQL " ORDER BY 1",
+	};
+	const char *graphs_sql = "SELECT start, end FROM " PROF_T_GRAPH_TRACE " WHERE end > ?1"
+				 " AND start < ?2 AND deviceId = ?3 AND NOT " SUM_BAD_SPAN("")
+				 " ORDER BY start";
 	int64_t kernels_ns = 0, compute_ns = 0;
+	int g = ctx->has_graph_trace;
 	int rc;
 
 	if (ctx->has_kernel) {
-		rc = union_on_device(ctx, all_sql, device, &kernels_ns, err);
+		rc = union_on_device(ctx, all_sql[g], device, &kernels_ns, err);
 		if (!rc)
-			rc = union_on_device(ctx, compute_sql, device, &compute_ns, err);
+			rc = union_on_device(ctx, compute_sql[g], device, &compute_ns, err);
 		if (rc)
 			return rc;
+	} else if (g) {
+		rc = union_on_device(ctx, graphs_sql, device, &kernels_ns, err);
+		if (rc)
+			return rc;
+		compute_ns = kernels_ns;
 	}
 	if (kernels_ns > busy_ns)
 		kernels_ns = busy_ns;

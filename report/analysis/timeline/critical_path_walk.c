@@ -387,7 +387,8 @@ const char *cp_kind__name(enum cp_kind k, const struct gpu_work *work)
 		return "launch latency";
 	case CP_GPU:
 		return !work ? "GPU work" : work->kind == GPU_WORK_KERNEL ? "kernel"
-					  : work->kind == GPU_WORK_COPY ? "copy" : "memset";
+					  : work->kind == GPU_WORK_COPY ? "copy"
+					  : work->kind == GPU_WORK_GRAPH ? "CUDA graph" : "memset";
 	case CP_STREAM_GAP:
 		return "stream order";
 	case CP_EVENT_WAIT:

@@ -43,7 +43,7 @@ int timeline_units__need(struct prof_store *s, struct timeline_units *u, int ran
 	rc = diag_context__init_scope(&ctx, s, &settings, err);
 	if (!rc) {
 		x->analysed = true;
-		x->has_gpu_work = ctx.has_kernel || ctx.has_memcpy || ctx.has_memset;
+		x->has_gpu_work = ctx.has_kernel || ctx.has_memcpy || ctx.has_memset || ctx.has_graph_trace;
 		x->replayed = ctx.report->replayed;
 		if ((need & TIMELINE_IDLE) && !x->idle)
 			rc = gpu_idle__analyse(&ctx.scope, &x->idle, err);

@@ -1,0 +1,87 @@
+/* job_parallel.c - n independent pieces of a job's work (probing each
+ * capture, reading each one's collectives) on several threads, each
+ * thread taking the next piece (job_impl.h). The error reported is that
+ * of the first piece to fail in index order, as a loop would report it. */
+#include "job_impl.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+struct each {
+	int (*fn)(void *arg, int i, struct prof_error *err);
+	void *arg;
+	int n;
+	atomic_int next;
+	atomic_int first_failed; /* the lowest piece that failed; n: none */
+};
+
+struct each_worker {
+	pthread_t thread;
+	struct each *each;
+	int failed;              /* this thread's lowest failed piece; n: none */
+	int rc;
+	struct prof_error err;
+};
+
+static void *each_work(void *arg)
+{
+	struct each_worker *w = arg;
+	struct each *e = w->each;
+	int i;
+
+	/* pieces past one that failed are not needed: a loop stops there */
+	while ((i = atomic_fetch_add(&e->next, 1)) < e->n && i < atomic_load(&e->first_failed)) {
+		struct prof_error err = { 0 };
+		int rc = e->fn(e->arg, i, &err);
+		int seen;
+
+		if (!rc)
+			continue;
+		if (i < w->failed) {
+			w->failed = i;
+			w->rc = rc;
+			w->err = err;
+		}
+		seen = atomic_load(&e->first_failed);
+		while (i < seen && !atomic_compare_exchange_weak(&e->first_failed, &seen, i))
+			;
+	}
+	return NULL;
+}
+
+int job_parallel__each(int n, int nthreads, int (*fn)(void *arg, int i, struct prof_error *err), void *arg,
+		       struct prof_error *err)
+{
+	struct each e = { .fn = fn, .arg = arg, .n = n };
+	struct each_worker *w;
+	int started = 0, best = -1, rc;
+
+	atomic_init(&e.next, 0);
+	atomic_init(&e.first_failed, n);
+	if (nthreads > n)
+		nthreads = n > 0 ? n : 1;
+	w = calloc((size_t)nthreads, sizeof *w);
+	if (!w)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	for (int t = 0; t < nthreads; t++) {
+		w[t].each = &e;
+		w[t].failed = n;
+		/* the first runs here: one piece, or a system without threads */
+		if (t > 0 && pthread_create(&w[t].thread, NULL, each_work, &w[t]) == 0)
+			started++;
+		else if (t > 0)
+			break;
+	}
+	each_work(&w[0]);
+	for (int t = 1; t <= started; t++)
+		pthread_join(w[t].thread, NULL);
+	for (int t = 0; t <= started; t++)
+		if (w[t].failed < n && (best < 0 || w[t].failed < w[best].failed))
+			best = t;
+	rc = best >= 0 ? w[best].rc : 0;
+	if (best >= 0)
+		*err = w[best].err;
+	free(w);
+	return rc;
+}
