@@ -72,9 +72,7 @@ static void keep_timeline(struct diag_context *ctx)
 {
 	struct timeline_unit *x = ctx->keep;
 
-	x->analysed = true;
-	x->has_gpu_work = ctx->has_kernel || ctx->has_memcpy || ctx->has_memset || ctx->has_graph_trace;
-	x->replayed = ctx->report->replayed;
+	timeline_unit__note(x, ctx);
 	if (!x->idle) {
 		x->idle = ctx->idle;
 		ctx->idle = NULL;

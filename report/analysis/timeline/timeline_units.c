@@ -25,6 +25,13 @@ bool timeline_unit__has(const struct timeline_unit *x, int need)
 	return x->analysed && (!(need & TIMELINE_IDLE) || x->idle) && (!(need & TIMELINE_PATH) || x->cp);
 }
 
+void timeline_unit__note(struct timeline_unit *x, const struct diag_context *ctx)
+{
+	x->analysed = true;
+	x->has_gpu_work = ctx->has_kernel || ctx->has_memcpy || ctx->has_memset || ctx->has_graph_trace;
+	x->replayed = ctx->report->replayed;
+}
+
 int timeline_units__need(struct prof_store *s, struct timeline_units *u, int rank, int need,
 			 struct timeline_unit **out, struct prof_error *err)
 {
@@ -42,9 +49,7 @@ int timeline_units__need(struct prof_store *s, struct timeline_units *u, int ran
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	rc = diag_context__init_scope(&ctx, s, &settings, err);
 	if (!rc) {
-		x->analysed = true;
-		x->has_gpu_work = ctx.has_kernel || ctx.has_memcpy || ctx.has_memset || ctx.has_graph_trace;
-		x->replayed = ctx.report->replayed;
+		timeline_unit__note(x, &ctx);
 		if ((need & TIMELINE_IDLE) && !x->idle)
 			rc = gpu_idle__analyse(&ctx.scope, &x->idle, err);
 		if (!rc && (need & TIMELINE_PATH) && !x->cp)

@@ -14,6 +14,7 @@
 #include "critical_path.h"
 #include "gpu_idle.h"
 
+struct diag_context;
 struct prof_store;
 
 /* One process's analyses. */
@@ -44,6 +45,9 @@ enum {
 /* The unit of rank (-1: no job), added empty where u has none; NULL when
  * out of memory. */
 struct timeline_unit *timeline_units__get(struct timeline_units *u, int rank);
+/* What x says besides its analyses (analysed, has_gpu_work, replayed),
+ * from the context that makes them. */
+void timeline_unit__note(struct timeline_unit *x, const struct diag_context *ctx);
 /* Whether x holds what need asks for. */
 bool timeline_unit__has(const struct timeline_unit *x, int need);
 /* The unit of rank of the process the store's views show now, with what
