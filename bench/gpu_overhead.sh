@@ -36,7 +36,8 @@
 #   whole runtime kind (rtkind) or through the callback API (callback);
 #   everything `--trace=api-all` records (all);
 #   `perfkit run` with its default trace, with it but no flush after a
-#   synchronisation (perfkit_no_sync_flush: PERFKIT_SYNC_FLUSH_MS=0), with
+#   synchronisation (perfkit_no_sync_flush: PERFKIT_SYNC_FLUSH_MS=0) or
+#   with another least gap between such flushes (perfkit_sync_flush:MS), with
 #   --trace=api-all, with --trace=cuda; with --start-paused and no window
 #   ever opened (perfkit_paused: the cost outside a capture window, the
 #   injection and the callbacks that watch for a window);
@@ -61,7 +62,9 @@
 #   bench/gpu_overhead.sh [BUILD] [PROGRAM...]
 #   ROUNDS=5 (default); CONFIGS="untraced perfkit ..." to run only those;
 #   PIN=CPUS runs every program on those CPUs only (taskset -c CPUS)
-# BUILD as for tests/gpu/run.sh. Raw values go to $OUT/overhead_raw.tsv.
+# BUILD as for tests/gpu/run.sh. Raw values go to $OUT/overhead_raw.tsv, the
+# writer's flushes in each perfkit run (how many, how many a synchronisation
+# asked for, CUPTI's time over them) to $OUT/flush_counters.tsv.
 set -u
 BUILD=$(cd "${1:-.gpu/collector}" && pwd)
 shift || true
@@ -138,7 +141,8 @@ configs() {
 		# floors of chosen activity kinds (count_consumer.c "kinds:") and
 		# perfkit's --trace words, beyond a program's own list
 		for c in $CONFIGS; do
-			[[ " $all " != *" $c "* ]] && [[ $c == floor_kinds:* || $c == perfkit_trace:* ]] && echo "$c"
+			[[ " $all " != *" $c "* ]] && [[ $c == floor_kinds:* || $c == perfkit_trace:* ||
+				$c == perfkit_sync_flush:* ]] && echo "$c"
 		done
 	else
 		echo "$all"
@@ -166,6 +170,8 @@ once() {
 	perfkit_graph) "$PERFKIT" run -f -o "$W/cap.sqlite" --cuda-graph-trace=graph -- "$@" ;;
 	perfkit) "$PERFKIT" run -f -o "$W/cap.sqlite" -- "$@" ;;
 	perfkit_no_sync_flush) PERFKIT_SYNC_FLUSH_MS=0 "$PERFKIT" run -f -o "$W/cap.sqlite" -- "$@" ;;
+	perfkit_sync_flush:*) PERFKIT_SYNC_FLUSH_MS=${config#perfkit_sync_flush:} \
+		"$PERFKIT" run -f -o "$W/cap.sqlite" -- "$@" ;;
 	perfkit_api) "$PERFKIT" run -f -o "$W/cap.sqlite" --trace=cuda,nvtx,memory,api -- "$@" ;;
 	perfkit_api_all) "$PERFKIT" run -f -o "$W/cap.sqlite" --trace=cuda,nvtx,memory,api-all -- "$@" ;;
 	perfkit_cuda) "$PERFKIT" run -f -o "$W/cap.sqlite" --trace=cuda -- "$@" ;;
@@ -190,11 +196,27 @@ once() {
 	fi
 }
 
+# The writer's flushes in the run just made, and the time CUPTI took over
+# them (drain.c's counters), beside the timings in $FLUSHES.
+flush_counters() {
+	python3 - "$W/cap.sqlite" "$@" >>"$FLUSHES" 2>>"$LOG" <<'PY'
+import sqlite3, sys
+db, rest = sys.argv[1], sys.argv[2:]
+try:
+    c = dict(sqlite3.connect(db).execute("SELECT name, value FROM PERFKIT_COUNTERS"))
+except sqlite3.Error:
+    c = {}
+print("\t".join(rest + [str(c.get(k, "nan")) for k in ("flushes", "sync_flushes", "flush_ns")]))
+PY
+}
+
 steal() { awk '$1 == "cpu" { print $9 }' /proc/stat; }
 STEAL0=$(steal)
 echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)" |
 	tee -a "$LOG"
 printf 'program\tconfig\tround\tvalue\n' >"$RAW"
+FLUSHES=${OUT:-$W}/flush_counters.tsv
+printf 'program\tconfig\tround\tflushes\tsync_flushes\tflush_ns\n' >"$FLUSHES"
 if [[ " $PROGRAMS " == *" graph "* ]] &&
 	! "$NVCC" -arch=sm_90 -O2 -o "$W/graph_chain" "$CORPUS/graph_chain.cu" -ldl >>"$LOG" 2>&1; then
 	echo "gpu_overhead: cannot build graph_chain (see $LOG)" >&2
@@ -207,6 +229,7 @@ for round in $(seq "$ROUNDS"); do
 			# shellcheck disable=SC2086 # cmd is a word list
 			v=$(once "$c" "$key" $cmd)
 			printf '%s\t%s\t%s\t%s\n' "$p" "$c" "$round" "${v:-nan}" >>"$RAW"
+			[[ $c == perfkit* ]] && flush_counters "$p" "$c" "$round"
 		done
 	done
 done

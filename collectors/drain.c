@@ -42,6 +42,10 @@ static struct {
 	_Atomic uint64_t flush_asked_ns; /* when a synchronisation last asked */
 	_Atomic uint64_t dropped;
 	uint64_t busy_ns; /* writer thread only: time spent writing and committing */
+	/* writer thread only: the flushes (those a synchronisation asked for
+	 * among them) and the time CUPTI took over them, which is what a
+	 * flush holds the program's launches up for at most */
+	uint64_t flushes, sync_flushes, flush_ns;
 	int discard; /* PROF_ENV_BENCH_DISCARD: buffers freed unread */
 } drain;
 
@@ -135,8 +139,14 @@ static void *drain_main(void *arg)
 		if (asked || now_ns(CLOCK_MONOTONIC) >= next_flush) {
 			/* Complete buffers only: a forced flush would cut kernels
 			 * still running into incomplete records. */
+			uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+
 			cuptiActivityFlushAll(0);
-			next_flush = now_ns(CLOCK_MONOTONIC) + drain.flush_interval_ns;
+			next_flush = now_ns(CLOCK_MONOTONIC);
+			drain.flush_ns += next_flush - t0;
+			drain.flushes++;
+			drain.sync_flushes += asked != 0;
+			next_flush += drain.flush_interval_ns;
 		}
 		capture_window__tick();
 		now = now_ns(CLOCK_MONOTONIC);
@@ -222,6 +232,9 @@ void drain__stop(void)
 	records__finish(drain.rec);
 	/* Whether the writer kept up: its time over the run's is its load. */
 	prof_writer__count(drain.w, "writer_busy_ns", (int64_t)drain.busy_ns);
+	prof_writer__count(drain.w, "flushes", (int64_t)drain.flushes);
+	prof_writer__count(drain.w, "sync_flushes", (int64_t)drain.sync_flushes);
+	prof_writer__count(drain.w, "flush_ns", (int64_t)drain.flush_ns);
 	commit();
 	records__delete(drain.rec);
 	drain.rec = NULL;

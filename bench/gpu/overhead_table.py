@@ -76,6 +76,9 @@ pairs += [("perfkit", "floor_default", "default"),
           ("perfkit_no_sync_flush", "floor_default", "default, no flush after sync"),
           ("perfkit_discard", "floor_default", "default, writer drops buffers"),
           ("perfkit_graph", "floor_default_graph", "default, --cuda-graph-trace=graph")]
+pairs += [(k, "floor_default", "default, sync flush gap %s ms" % k.split(":")[1])
+          for k in sorted({k for (_, k) in vals if k.startswith("perfkit_sync_flush:")},
+                          key=lambda k: int(k.split(":")[1]))]
 lines = []
 for p in units:
     for pk, fl, name in pairs:

@@ -2,6 +2,7 @@
  * tests. */
 #include "testutil.h"
 
+#include <ftw.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,24 @@
 extern char **environ;
 
 static char tmp_dir[256];
+static pid_t tmp_dir_owner;
 static char path_buf[512];
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return type == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* Each test runs in a process of its own (Check forks), which makes its own
+ * folder: the process that made it removes it, with whatever the test left
+ * there, so that a run of the suites leaves nothing in $TMPDIR. */
+static void remove_tmp_dir(void)
+{
+	if (tmp_dir[0] && getpid() == tmp_dir_owner)
+		nftw(tmp_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
 
 const char *testutil_tmp_path(const char *name)
 {
@@ -25,6 +43,8 @@ const char *testutil_tmp_path(const char *name)
 			fprintf(stderr, "%s\n", err.msg);
 			abort();
 		}
+		tmp_dir_owner = getpid();
+		atexit(remove_tmp_dir);
 	}
 	snprintf(path_buf, sizeof path_buf, "%s/%d-%s", tmp_dir, (int)getpid(), name);
 	unlink(path_buf);
