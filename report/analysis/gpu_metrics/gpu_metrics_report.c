@@ -65,7 +65,7 @@ static int device_rows(const struct gm_catalog *c, const struct gm_summary *sum,
 		{ "Period (ns)", RPT_INT, 0 },
 	};
 	int ncols = metric_columns(c, cols, 5), rc;
-	char why[128];
+	char why[192]; /* the dropped-samples note with a 20-digit count */
 
 	rc = sink->begin(sink, "gpu_metrics_devices", "Sampled GPU Metrics per Device (whole capture)", cols, ncols);
 	if (rc >= 0 && c->nsamplers == 0)
