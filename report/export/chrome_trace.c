@@ -18,6 +18,7 @@
 
 #include "prof/escape.h"
 #include "prof/tables.h"
+#include "model/names.h"
 #include "model/ranks.h"
 #include "trace_merge.h"
 #include "prof/saturate.h"
@@ -28,6 +29,7 @@
  * only the size warning uses them. */
 #define EST_KERNEL_BYTES 710
 #define EST_COPY_BYTES 510
+#define EST_GRAPH_BYTES 420
 #define EST_API_BYTES 240
 #define EST_NVTX_BYTES 190
 #define EST_COUNTER_BYTES 110
@@ -322,6 +324,20 @@ static void emit_kernel(struct chrome_ctx *c, struct prof_cursor *cur)
 	gpu_flow(c, cur);
 }
 
+/* A launch of a CUDA graph recorded whole: one slice for all its nodes. */
+static void emit_graph(struct chrome_ctx *c, struct prof_cursor *cur)
+{
+	char name[96];
+
+	sum_graph_launch_name(name, sizeof name, !prof_cursor__is_null(cur, TM_GRAPH_ID),
+			      prof_cursor__int64(cur, TM_GRAPH_ID));
+	gpu_complete(c, cur, "cuda_graph", name);
+	if (!prof_cursor__is_null(cur, TM_GRAPH_ID))
+		fprintf(c->out, ",\"graphId\":%" PRId64, prof_cursor__int64(cur, TM_GRAPH_ID));
+	fputs(",\"nodes\":\"not recorded (--cuda-graph-trace=graph)\"}}", c->out);
+	gpu_flow(c, cur);
+}
+
 /* A copy or memset: its bytes and bandwidth after the common args. */
 static void emit_transfer(struct chrome_ctx *c, struct prof_cursor *cur, const char *cat,
 			  const char *name)
@@ -482,6 +498,7 @@ static void emit(struct chrome_ctx *c, const struct tm_row *r)
 		tm_set_name(name, sizeof name, prof_cursor__int64(r->cur, TM_SET_MEM_KIND));
 		emit_transfer(c, r->cur, "gpu_memset", name);
 		break;
+	case TM_GRAPH: emit_graph(c, r->cur); break;
 	case TM_MEMORY: emit_memory(c, r->cur); break;
 	case TM__COUNT: break;
 	}
@@ -502,7 +519,8 @@ int chrome_trace__estimate(struct prof_store *s, const struct export_window *w,
 {
 	static const struct { const char *table; uint64_t bytes; } per_row[] = {
 		{ PROF_T_KERNEL, EST_KERNEL_BYTES }, { PROF_T_MEMCPY, EST_COPY_BYTES },
-		{ PROF_T_MEMSET, EST_COPY_BYTES }, { PROF_T_RUNTIME, EST_API_BYTES },
+		{ PROF_T_MEMSET, EST_COPY_BYTES }, { PROF_T_GRAPH_TRACE, EST_GRAPH_BYTES },
+		{ PROF_T_RUNTIME, EST_API_BYTES },
 		{ PROF_T_DRIVER, EST_API_BYTES }, { PROF_T_NVTX, EST_NVTX_BYTES },
 	};
 	char sql[192];

@@ -18,8 +18,10 @@
 #define SQL_MAX 16384     /* the event queries */
 #define META_SQL_MAX 6144 /* the track lists */
 
-static const enum tm_kind gpu_kinds[] = { TM_KERNEL, TM_MEMCPY, TM_MEMSET };
-static const char *const gpu_tables[] = { PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET };
+static const enum tm_kind gpu_kinds[TM_GPU_KINDS] = { TM_KERNEL, TM_MEMCPY, TM_MEMSET,
+						      TM_GRAPH };
+static const char *const gpu_tables[TM_GPU_KINDS] = { PROF_T_KERNEL, PROF_T_MEMCPY,
+						      PROF_T_MEMSET, PROF_T_GRAPH_TRACE };
 static const enum tm_kind api_kinds[] = { TM_RUNTIME, TM_DRIVER };
 static const char *const api_tables[] = { PROF_T_RUNTIME, PROF_T_DRIVER };
 
@@ -150,9 +152,11 @@ void tm_set_name(char *buf, size_t cap, int64_t mem_kind)
 	snprintf(buf, cap, "Memset (%s)", mem_kind_name(mem_kind));
 }
 
+/* The kind in the low two bits: kernels 1, copies 2, memsets 3 and graph
+ * launches 0, whose ids are still above 0 (a rowid is). */
 uint64_t trace_merge__flow_id(enum tm_kind gpu_kind, int64_t rowid)
 {
-	return (uint64_t)rowid << 2 | (uint64_t)(gpu_kind - TM_KERNEL + 1);
+	return (uint64_t)rowid << 2 | (uint64_t)(gpu_kind - TM_KERNEL + 1) % TM_GPU_KINDS;
 }
 
 /* ---- queries ------------------------------------------------------------ */
@@ -247,7 +251,8 @@ int trace_merge__each_process(struct trace_merge *m,
 
 	host_ids(m, sql, sizeof sql, PROF_SQL_PID_OF_TID("globalTid"));
 	append(sql, sizeof sql, " UNION ");
-	union_of(m, sql, sizeof sql, " UNION ", PROF_SQL_PID_OF_TID("globalPid"), gpu_kinds, gpu_tables, 3, "");
+	union_of(m, sql, sizeof sql, " UNION ", PROF_SQL_PID_OF_TID("globalPid"), gpu_kinds,
+		 gpu_tables, TM_GPU_KINDS, "");
 	append(sql, sizeof sql, ") ORDER BY p");
 	return each_named(m, sql, fn, ctx);
 }
@@ -288,7 +293,8 @@ int trace_merge__each_stream(struct trace_merge *m,
 	bool any = false;
 	int rc;
 
-	union_of(m, sql, sizeof sql, " UNION ", "deviceId, streamId", gpu_kinds, gpu_tables, 3, "");
+	union_of(m, sql, sizeof sql, " UNION ", "deviceId, streamId", gpu_kinds, gpu_tables,
+		 TM_GPU_KINDS, "");
 	/* a device with allocations but no work still gets its counter track */
 	if (m->have[TM_MEMORY])
 		append(sql, sizeof sql, " UNION SELECT deviceId, NULL FROM " PROF_T_MEMORY);
@@ -323,7 +329,7 @@ int trace_merge__each_process_stream(struct trace_merge *m,
 	int rc;
 
 	union_of(m, sql, sizeof sql, " UNION ", PROF_SQL_PID_OF_TID("globalPid") " AS p, deviceId, streamId",
-		 gpu_kinds, gpu_tables, 3, "");
+		 gpu_kinds, gpu_tables, TM_GPU_KINDS, "");
 	append(sql, sizeof sql, ") ORDER BY p, deviceId, streamId");
 	rc = open_cursor(m, sql, false, &cur);
 	while (rc >= 0 && (rc = prof_cursor__next(cur, m->err)) > 0)
@@ -405,6 +411,7 @@ static void api_exprs__init(struct trace_merge *m, struct api_exprs *a)
 	PROF_T_KERNEL " g LEFT JOIN " PROF_T_STRINGS " kn ON kn.id = " PROF_SQL_KERNEL_NAME_ID("g.")
 #define MEMCPY_COLS "g.bytes, g.copyKind, g.srcKind, g.dstKind"
 #define MEMSET_COLS "g.bytes, g.memKind"
+#define GRAPH_COLS "g.graphId"
 
 /* The columns TM_GPU_*: those of every GPU source, then the kind's own. */
 static int gpu_sql(struct trace_merge *m, char *sql, size_t cap, const char *table,
@@ -440,7 +447,7 @@ static void launch_joins(struct trace_merge *m, char *buf, size_t cap, enum tm_k
 	size_t used = 0;
 
 	buf[0] = '\0';
-	for (int g = 0; g < 3; g++) {
+	for (int g = 0; g < TM_GPU_KINDS; g++) {
 		if (!m->have[gpu_kinds[g]] || m->corr_indexed[g])
 			continue;
 		used += (size_t)snprintf(buf + used, cap > used ? cap - used : 0,
@@ -478,7 +485,7 @@ static void launch_cols(struct trace_merge *m, char *buf, size_t cap, enum tm_ki
 			   "a.correlationId AND x.p = " PROF_SQL_PID_OF_TID("a.globalTid") ")" : "1",
 		 m->shared_corr[api == TM_DRIVER] ? " AND a.start = le.s" : "");
 	buf[0] = '\0';
-	for (int g = 0; g < 3; g++) {
+	for (int g = 0; g < TM_GPU_KINDS; g++) {
 		if (!m->have[gpu_kinds[g]])
 			used += (size_t)snprintf(buf + used, cap > used ? cap - used : 0, ", NULL");
 		else if (!m->corr_indexed[g])
@@ -586,6 +593,7 @@ static int source_sql(struct trace_merge *m, enum tm_kind kind, char *sql, size_
 	case TM_KERNEL: return gpu_sql(m, sql, cap, KERNEL_FROM, KERNEL_COLS);
 	case TM_MEMCPY: return gpu_sql(m, sql, cap, PROF_T_MEMCPY " g", MEMCPY_COLS);
 	case TM_MEMSET: return gpu_sql(m, sql, cap, PROF_T_MEMSET " g", MEMSET_COLS);
+	case TM_GRAPH: return gpu_sql(m, sql, cap, PROF_T_GRAPH_TRACE " g", GRAPH_COLS);
 	case TM_MEMORY: return memory_sql(sql, cap);
 	case TM_GPU_NVTX: /* computed by project_ranges, not read by a query */
 	case TM__COUNT: break;
@@ -732,7 +740,7 @@ static int launches_sql(struct trace_merge *m, char *sql, size_t cap)
 
 	sql[0] = '\0';
 	for (int a = 0; a < 2; a++) {
-		for (int g = 0; g < 3; g++) {
+		for (int g = 0; g < TM_GPU_KINDS; g++) {
 			if (!m->have[api_kinds[a]] || !m->have[gpu_kinds[g]])
 				continue;
 			used += (size_t)snprintf(sql + used, cap > used ? cap - used : 0,
@@ -800,13 +808,13 @@ static int source_next(struct trace_merge *m, struct tm_source *s)
 	}
 	rc = prof_cursor__next(s->cur, m->err);
 	/* a GPU row repeated for calls sharing its id: the first only */
-	while (rc > 0 && m->launch_rows && s->kind >= TM_KERNEL && s->kind <= TM_MEMSET &&
+	while (rc > 0 && m->launch_rows && tm_kind__is_gpu(s->kind) &&
 	       s->has_row && prof_cursor__int64(s->cur, TM_GPU_ROWID) == s->last_rowid)
 		rc = prof_cursor__next(s->cur, m->err);
 	s->has_row = rc > 0;
 	if (s->has_row) {
 		s->start_ns = prof_cursor__int64(s->cur, 0);
-		if (s->kind >= TM_KERNEL && s->kind <= TM_MEMSET)
+		if (tm_kind__is_gpu(s->kind))
 			s->last_rowid = prof_cursor__int64(s->cur, TM_GPU_ROWID);
 	}
 	return rc < 0 ? rc : 0;
@@ -818,6 +826,7 @@ int trace_merge__init(struct trace_merge *m, struct prof_store *s, const struct 
 	static const char *const tables[TM__COUNT] = {
 		[TM_NVTX] = PROF_T_NVTX, [TM_RUNTIME] = PROF_T_RUNTIME, [TM_DRIVER] = PROF_T_DRIVER,
 		[TM_KERNEL] = PROF_T_KERNEL, [TM_MEMCPY] = PROF_T_MEMCPY, [TM_MEMSET] = PROF_T_MEMSET,
+		[TM_GRAPH] = PROF_T_GRAPH_TRACE,
 		[TM_MEMORY] = PROF_T_MEMORY,
 	};
 
@@ -828,7 +837,7 @@ int trace_merge__init(struct trace_merge *m, struct prof_store *s, const struct 
 		m->have[k] = tables[k] && prof_store__has_table(s, tables[k]);
 	m->have[TM_GPU_NVTX] = m->have[TM_NVTX] &&
 		(m->have[TM_RUNTIME] || m->have[TM_DRIVER]) &&
-		(m->have[TM_KERNEL] || m->have[TM_MEMCPY] || m->have[TM_MEMSET]);
+		(m->have[TM_KERNEL] || m->have[TM_MEMCPY] || m->have[TM_MEMSET] || m->have[TM_GRAPH]);
 	return export_window__init(&m->w, s, f, err);
 }
 
@@ -840,10 +849,10 @@ int trace_merge__open(struct trace_merge *m)
 	for (int a = 0; a < 2 && m->launch_rows; a++)
 		if (m->have[api_kinds[a]] && (rc = shared_corr(m, api_tables[a], &m->shared_corr[a])) < 0)
 			return rc;
-	for (int g = 0; g < 3 && m->launch_rows; g++)
+	for (int g = 0; g < TM_GPU_KINDS && m->launch_rows; g++)
 		if (m->have[gpu_kinds[g]] && (rc = corr_indexed(m, gpu_tables[g], &m->corr_indexed[g])) < 0)
 			return rc;
-	if (m->have[TM_KERNEL] || m->have[TM_MEMCPY] || m->have[TM_MEMSET])
+	if (m->have[TM_KERNEL] || m->have[TM_MEMCPY] || m->have[TM_MEMSET] || m->have[TM_GRAPH])
 		rc = index_calls(m);
 	if (rc < 0)
 		return rc;

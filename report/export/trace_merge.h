@@ -23,13 +23,20 @@
 #include "prof/error.h"
 #include "prof/store.h"
 
-/* The sources, in tie-break order. */
+/* The sources, in tie-break order. TM_GRAPH: a launch of a CUDA graph
+ * recorded whole (--cuda-graph-trace=graph), one row with no node of it. */
 enum tm_kind { TM_NVTX, TM_GPU_NVTX, TM_RUNTIME, TM_DRIVER, TM_KERNEL, TM_MEMCPY, TM_MEMSET,
-	       TM_MEMORY, TM__COUNT };
+	       TM_GRAPH, TM_MEMORY, TM__COUNT };
+#define TM_GPU_KINDS 4 /* TM_KERNEL..TM_GRAPH: GPU work */
+
+static inline bool tm_kind__is_gpu(enum tm_kind k)
+{
+	return k >= TM_KERNEL && k <= TM_GRAPH;
+}
 
 /* Columns of the rows of each source. */
 enum {
-	/* GPU work (kernel, memcpy, memset) */
+	/* GPU work (kernel, memcpy, memset, graph launch) */
 	TM_GPU_START = 0, TM_GPU_END, TM_GPU_DEVICE, TM_GPU_STREAM, TM_GPU_CORR, TM_GPU_PID,
 	TM_GPU_LAUNCH_TID,   /* globalTid of the launching call */
 	TM_GPU_LAUNCH_START, /* its start when that call is in the export, else NULL: no flow */
@@ -40,9 +47,11 @@ enum {
 	TM_KERNEL_STATIC_SHARED, TM_KERNEL_DYNAMIC_SHARED,
 	TM_COPY_BYTES = TM_GPU_EXTRA, TM_COPY_KIND, TM_COPY_SRC_KIND, TM_COPY_DST_KIND,
 	TM_SET_BYTES = TM_GPU_EXTRA, TM_SET_MEM_KIND,
+	TM_GRAPH_ID = TM_GPU_EXTRA,
 };
 enum { TM_API_START = 0, TM_API_END, TM_API_TID, TM_API_CORR, TM_API_NAME,
-       TM_API_KERNEL_ROWS, TM_API_MEMCPY_ROWS, TM_API_MEMSET_ROWS /* with flow ids */ };
+       TM_API_KERNEL_ROWS, TM_API_MEMCPY_ROWS, TM_API_MEMSET_ROWS,
+       TM_API_GRAPH_ROWS /* with flow ids */ };
 enum { TM_NVTX_START = 0, TM_NVTX_END, TM_NVTX_TID, TM_NVTX_NAME, TM_NVTX_IS_MARK };
 enum { TM_MEM_START = 0, TM_MEM_PID, TM_MEM_DEVICE, TM_MEM_BYTES, TM_MEM_IS_FREE, TM_MEM_IN_WINDOW };
 
@@ -94,8 +103,9 @@ struct trace_merge {
 	 * (TM_API_*_ROWS, "1,5,9"). */
 	bool launch_rows;
 	bool shared_corr[2];     /* runtime, driver calls share correlation ids */
-	bool corr_indexed[3];    /* kernel, memcpy, memset: an index leads with
-				  * correlationId (a perfkit capture's do) */
+	bool corr_indexed[TM_GPU_KINDS]; /* kernel, memcpy, memset, graph: an index
+					  * leads with correlationId (a perfkit
+					  * capture's do, but the graphs') */
 	struct tm_device *devs;
 	size_t ndevs;
 	struct tm_projection proj;

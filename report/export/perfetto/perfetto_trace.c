@@ -15,6 +15,7 @@
 
 #include "export/trace_merge.h"
 #include "prof/tables.h"
+#include "model/names.h"
 #include "model/ranks.h"
 #include "pf_sequence.h"
 #include "pf_tracks.h"
@@ -531,6 +532,8 @@ static int emit_api(struct pf_ctx *c, struct prof_cursor *cur, enum tm_kind kind
 		rc = flows_from_rows(c, TM_MEMCPY, prof_cursor__text(cur, TM_API_MEMCPY_ROWS));
 	if (rc == 0)
 		rc = flows_from_rows(c, TM_MEMSET, prof_cursor__text(cur, TM_API_MEMSET_ROWS));
+	if (rc == 0)
+		rc = flows_from_rows(c, TM_GRAPH, prof_cursor__text(cur, TM_API_GRAPH_ROWS));
 	c->ev.n_flow_ids = c->nflows;
 	c->ev.flow_ids = c->flows;
 	return rc < 0 ? rc : ev_write(c, prof_cursor__int64(cur, TM_API_START));
@@ -634,6 +637,24 @@ static int emit_transfer(struct pf_ctx *c, struct prof_cursor *cur, enum tm_kind
 	return ev_write(c, start);
 }
 
+/* A launch of a CUDA graph recorded whole: one slice for all its nodes. */
+static int emit_graph(struct pf_ctx *c, struct prof_cursor *cur)
+{
+	bool known = !prof_cursor__is_null(cur, TM_GRAPH_ID);
+	int64_t graph_id = prof_cursor__int64(cur, TM_GRAPH_ID);
+	char name[96];
+	int rc;
+
+	sum_graph_launch_name(name, sizeof name, known, graph_id);
+	rc = gpu_start(c, cur, TM_GRAPH, "cuda_graph", name);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
+	if (known)
+		arg_int(c, "graphId", graph_id);
+	arg_repeated_text(c, "nodes", "not recorded (--cuda-graph-trace=graph)");
+	return ev_write(c, prof_cursor__int64(cur, TM_GPU_START));
+}
+
 static int emit_gpu_nvtx(struct pf_ctx *c, const struct tm_span *s, const char *name)
 {
 	size_t track = pf_tracks__find(&c->t, PF_TRACK_STREAM, s->process, s->device, s->stream);
@@ -689,6 +710,7 @@ static int emit(struct pf_ctx *c, const struct tm_row *r)
 	case TM_KERNEL: return emit_kernel(c, r->cur);
 	case TM_MEMCPY:
 	case TM_MEMSET: return emit_transfer(c, r->cur, r->kind);
+	case TM_GRAPH: return emit_graph(c, r->cur);
 	case TM_MEMORY: return emit_memory(c, r->cur);
 	case TM__COUNT: break;
 	}
