@@ -494,18 +494,23 @@ static int busy_finish(struct pf_ctx *c)
 
 /* ---- events ------------------------------------------------------------- */
 
-/* "1,5,9": the rowids of one table's GPU work the call launched. */
-static int flows_from_rows(struct pf_ctx *c, enum tm_kind gpu, const char *rows)
+/* "0:1,0:5,1:9": the GPU work the call launched, kind (an index from
+ * TM_KERNEL) and rowid (TM_API_LAUNCHED). */
+static int flows_from_launched(struct pf_ctx *c, const char *rows)
 {
 	int rc = 0;
 
 	while (rows && *rows && rc == 0) {
 		char *end;
-		long long rowid = strtoll(rows, &end, 10);
+		long long kind = strtoll(rows, &end, 10), rowid;
 
+		if (end == rows || *end != ':' || kind < 0 || kind >= TM_GPU_KINDS)
+			break;
+		rows = end + 1;
+		rowid = strtoll(rows, &end, 10);
 		if (end == rows)
 			break;
-		rc = flow_add(c, trace_merge__flow_id(gpu, rowid));
+		rc = flow_add(c, trace_merge__flow_id((enum tm_kind)(TM_KERNEL + kind), rowid));
 		rows = *end == ',' ? end + 1 : end;
 	}
 	return rc;
@@ -523,17 +528,11 @@ static int emit_api(struct pf_ctx *c, struct prof_cursor *cur, enum tm_kind kind
 	rc = slice_start(c, track, prof_cursor__int64(cur, TM_API_START),
 			 prof_cursor__int64(cur, TM_API_END),
 			 kind == TM_RUNTIME ? "cuda_runtime" : "cuda_driver",
-			 tm_api_name(prof_cursor__text(cur, TM_API_NAME), buf, sizeof buf));
+			 tm_api_name(trace_merge__name(&c->m, cur, TM_API_NAME), buf, sizeof buf));
 	if (rc < 0)
 		return rc;
 	/* the flows tie a call to its work; the work keeps the correlation id */
-	rc = flows_from_rows(c, TM_KERNEL, prof_cursor__text(cur, TM_API_KERNEL_ROWS));
-	if (rc == 0)
-		rc = flows_from_rows(c, TM_MEMCPY, prof_cursor__text(cur, TM_API_MEMCPY_ROWS));
-	if (rc == 0)
-		rc = flows_from_rows(c, TM_MEMSET, prof_cursor__text(cur, TM_API_MEMSET_ROWS));
-	if (rc == 0)
-		rc = flows_from_rows(c, TM_GRAPH, prof_cursor__text(cur, TM_API_GRAPH_ROWS));
+	rc = flows_from_launched(c, prof_cursor__text(cur, TM_API_LAUNCHED));
 	c->ev.n_flow_ids = c->nflows;
 	c->ev.flow_ids = c->flows;
 	return rc < 0 ? rc : ev_write(c, prof_cursor__int64(cur, TM_API_START));
@@ -595,7 +594,7 @@ static int emit_kernel(struct pf_ctx *c, struct prof_cursor *cur)
 {
 	char dims[96];
 	double occupancy;
-	int rc = gpu_start(c, cur, TM_KERNEL, "kernel", prof_cursor__text(cur, TM_KERNEL_NAME));
+	int rc = gpu_start(c, cur, TM_KERNEL, "kernel", trace_merge__name(&c->m, cur, TM_KERNEL_NAME));
 
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
