@@ -42,6 +42,27 @@ multiply() {
 		sqlite3 "$dst" "BEGIN; $sql COMMIT; ANALYZE;"
 }
 
+# export_capture DIR MULT: the path of DIR/gpu_work_xMULT.sqlite, made
+# once: gpu_work with only the indexes a capture builds now
+# (libprof/src/schema.c; the fixture is older and has more), multiplied.
+export_capture() {
+	local dir=$1 n=$2 big src
+	big=$dir/gpu_work_x$n.sqlite
+	if [ ! -s "$big" ]; then
+		src=$(mktemp "$dir/gpu_work.XXXXXX")
+		cp "$(dirname "${BASH_SOURCE[0]}")/../tests/data/gpu_work.sqlite" "$src"
+		sqlite3 "$src" "SELECT 'DROP INDEX \"' || name || '\";' FROM sqlite_master WHERE type = 'index'
+			AND name LIKE 'perfkit_%' AND name NOT IN ('perfkit_kernel_corr', 'perfkit_memcpy_corr',
+			'perfkit_memset_corr', 'perfkit_sync_corr', 'perfkit_memory_corr', 'perfkit_nvtx_tid')" |
+			sqlite3 "$src"
+		echo "making $big (gpu_work x$n)" >&2
+		multiply "$src" "$big.part" "$n"
+		mv "$big.part" "$big"
+		rm -f "$src"
+	fi
+	echo "$big"
+}
+
 # renumber_sql FILE: the statements that renumber FILE's process as
 # rank @RANK@'s (pid 100000 + rank, as rank_copy does, in one sqlite3 run
 # instead of one a column): every globalPid, globalTid, endGlobalTid.

@@ -41,22 +41,7 @@ trap 'rm -rf "$W"' EXIT
 . "$ROOT/tests/tools/job_captures.sh"
 . "$ROOT/bench/scale_captures.sh"
 
-# The big capture, made once: gpu_work with only the indexes a capture
-# builds now (libprof/src/schema.c; the fixture is older and has more),
-# then multiplied.
-BIG=$DIR/gpu_work_x$MULT.sqlite
-if [ ! -s "$BIG" ]; then
-	src=$W/gpu_work.sqlite
-	cp "$DATA/gpu_work.sqlite" "$src"
-	sqlite3 "$src" "SELECT 'DROP INDEX \"' || name || '\";' FROM sqlite_master WHERE type = 'index'
-		AND name LIKE 'perfkit_%' AND name NOT IN ('perfkit_kernel_corr', 'perfkit_memcpy_corr',
-		'perfkit_memset_corr', 'perfkit_sync_corr', 'perfkit_memory_corr', 'perfkit_nvtx_tid')" |
-		sqlite3 "$src"
-	echo "scale_exports: making $BIG (gpu_work x$MULT)" >&2
-	multiply "$src" "$BIG.part" "$MULT"
-	mv "$BIG.part" "$BIG"
-	rm -f "$src"
-fi
+BIG=$(export_capture "$DIR" "$MULT")
 
 declare -A T C M # wall s, CPU s, peak MiB by "name"
 

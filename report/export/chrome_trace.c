@@ -16,10 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prof/escape.h"
 #include "prof/tables.h"
+#include "model/names.h"
 #include "model/ranks.h"
 #include "trace_merge.h"
+#include "trace_out.h"
 #include "prof/saturate.h"
 #include "prof/error.h"
 
@@ -28,6 +29,7 @@
  * only the size warning uses them. */
 #define EST_KERNEL_BYTES 710
 #define EST_COPY_BYTES 510
+#define EST_GRAPH_BYTES 420
 #define EST_API_BYTES 240
 #define EST_NVTX_BYTES 190
 #define EST_COUNTER_BYTES 110
@@ -41,7 +43,7 @@ struct rank_memory {
 };
 
 struct chrome_ctx {
-	FILE *out;
+	struct trace_out o;
 	struct trace_merge m;
 	struct sum_ranks ranks;
 	bool per_rank;      /* a job: GPU work under each rank's process */
@@ -57,22 +59,34 @@ struct chrome_ctx {
 
 static void ev_sep(struct chrome_ctx *c)
 {
-	fputs(c->first_event ? "\n" : ",\n", c->out);
+	if (c->first_event)
+		trace_out__put(&c->o, "\n", 1);
+	else
+		trace_out__put(&c->o, ",\n", 2);
 	c->first_event = false;
 }
 
 /* Saturating: a memory event or NVTX mark (which have no span to be bad)
  * can lie further from the base than 64 bits of ns reach. */
-static void put_ts(struct chrome_ctx *c, const char *key, int64_t abs_ns)
+static void put_ts(struct chrome_ctx *c, int64_t abs_ns)
 {
-	fprintf(c->out, ",\"%s\":", key);
-	export_fput_us(c->out, prof_span_saturated(c->m.w.base_ns, abs_ns));
+	trace_out__puts(&c->o, ",\"ts\":");
+	trace_out__us(&c->o, prof_span_saturated(c->m.w.base_ns, abs_ns));
 }
 
 static void put_dur(struct chrome_ctx *c, int64_t start_ns, int64_t end_ns)
 {
-	fputs(",\"dur\":", c->out);
-	export_fput_us(c->out, end_ns > start_ns ? prof_span_saturated(start_ns, end_ns) : 0);
+	trace_out__puts(&c->o, ",\"dur\":");
+	trace_out__us(&c->o, end_ns > start_ns ? prof_span_saturated(start_ns, end_ns) : 0);
+}
+
+/* ,"pid":P,"tid":T */
+static void put_pid_tid(struct chrome_ctx *c, int64_t pid, int64_t tid)
+{
+	trace_out__puts(&c->o, ",\"pid\":");
+	trace_out__i64(&c->o, pid);
+	trace_out__puts(&c->o, ",\"tid\":");
+	trace_out__i64(&c->o, tid);
 }
 
 /* {"ph":"X","cat":CAT,"name":NAME,"pid":P,"tid":T,"ts":..,"dur":.. — the
@@ -81,10 +95,12 @@ static void ev_complete(struct chrome_ctx *c, const char *cat, const char *name,
 			int64_t tid, int64_t start_ns, int64_t end_ns)
 {
 	ev_sep(c);
-	fprintf(c->out, "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":", cat);
-	prof_fputs_json(c->out, name);
-	fprintf(c->out, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64, pid, tid);
-	put_ts(c, "ts", start_ns);
+	trace_out__puts(&c->o, "{\"ph\":\"X\",\"cat\":\"");
+	trace_out__puts(&c->o, cat);
+	trace_out__puts(&c->o, "\",\"name\":");
+	trace_out__json_name(&c->o, name);
+	put_pid_tid(c, pid, tid);
+	put_ts(c, start_ns);
 	put_dur(c, start_ns, end_ns);
 }
 
@@ -92,26 +108,27 @@ static void ev_flow(struct chrome_ctx *c, bool start, int64_t id, int64_t pid, i
 		    int64_t ts_ns)
 {
 	ev_sep(c);
-	fprintf(c->out, "{\"ph\":\"%s\",\"id\":%" PRId64 ",\"pid\":%" PRId64 ",\"tid\":%" PRId64,
-		start ? "s" : "f", id, pid, tid);
-	put_ts(c, "ts", ts_ns);
-	fputs(",\"cat\":\"ac2g\",\"name\":\"ac2g\"", c->out);
-	fputs(start ? "}" : ",\"bp\":\"e\"}", c->out);
+	trace_out__puts(&c->o, start ? "{\"ph\":\"s\",\"id\":" : "{\"ph\":\"f\",\"id\":");
+	trace_out__i64(&c->o, id);
+	put_pid_tid(c, pid, tid);
+	put_ts(c, ts_ns);
+	trace_out__puts(&c->o, ",\"cat\":\"ac2g\",\"name\":\"ac2g\"");
+	trace_out__puts(&c->o, start ? "}" : ",\"bp\":\"e\"}");
 }
 
 static void ev_meta(struct chrome_ctx *c, const char *what, int64_t pid, int64_t tid,
 		    bool with_tid, const char *key, const char *text, int64_t number)
 {
 	ev_sep(c);
-	fprintf(c->out, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%" PRId64, what, pid);
+	trace_out__printf(&c->o, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%" PRId64, what, pid);
 	if (with_tid)
-		fprintf(c->out, ",\"tid\":%" PRId64, tid);
-	fprintf(c->out, ",\"ts\":0,\"args\":{\"%s\":", key);
+		trace_out__printf(&c->o, ",\"tid\":%" PRId64, tid);
+	trace_out__printf(&c->o, ",\"ts\":0,\"args\":{\"%s\":", key);
 	if (text)
-		prof_fputs_json(c->out, text);
+		trace_out__json(&c->o, text);
 	else
-		fprintf(c->out, "%" PRId64, number);
-	fputs("}}", c->out);
+		trace_out__i64(&c->o, number);
+	trace_out__puts(&c->o, "}}");
 }
 
 /* ---- where GPU work goes ---------------------------------------------- */
@@ -223,34 +240,35 @@ static int write_device_properties(struct chrome_ctx *c)
 	bool first_dev = true;
 	int rc;
 
-	fputs("\"deviceProperties\":[", c->out);
+	trace_out__puts(&c->o, "\"deviceProperties\":[");
 	rc = prof_cursor__open(c->m.store, "SELECT * FROM " PROF_T_GPU " ORDER BY id", &cur, c->err);
 	if (rc < 0)
 		return rc;
 	while ((rc = prof_cursor__next(cur, c->err)) > 0) {
 		bool first_key = true;
 
-		fputs(first_dev ? "\n  {" : ",\n  {", c->out);
+		trace_out__puts(&c->o, first_dev ? "\n  {" : ",\n  {");
 		first_dev = false;
 		for (size_t m = 0; m < sizeof map / sizeof map[0]; m++) {
 			for (int col = 0; col < prof_cursor__columns(cur); col++) {
 				if (strcmp(prof_cursor__column_name(cur, col), map[m].column) != 0 ||
 				    prof_cursor__is_null(cur, col))
 					continue;
-				fprintf(c->out, "%s\"%s\":", first_key ? "" : ",", map[m].key);
+				trace_out__printf(&c->o, "%s\"%s\":", first_key ? "" : ",",
+						  map[m].key);
 				first_key = false;
 				if (strcmp(map[m].column, "name") == 0)
-					prof_fputs_json(c->out, prof_cursor__text(cur, col));
+					trace_out__json(&c->o, prof_cursor__text(cur, col));
 				else
-					fprintf(c->out, "%" PRId64, prof_cursor__int64(cur, col));
+					trace_out__i64(&c->o, prof_cursor__int64(cur, col));
 			}
 		}
-		fputs("}", c->out);
+		trace_out__puts(&c->o, "}");
 	}
 	prof_cursor__close(cur);
 	if (rc < 0)
 		return rc;
-	fputs("],\n", c->out);
+	trace_out__puts(&c->o, "],\n");
 	return 0;
 }
 
@@ -260,14 +278,18 @@ static int write_device_properties(struct chrome_ctx *c)
 static void put_bandwidth(struct chrome_ctx *c, int64_t bytes, int64_t start, int64_t end)
 {
 	if (end > start)
-		fprintf(c->out, ",\"memory bandwidth (GB/s)\":%.3f", (double)bytes / (double)(end - start));
+		trace_out__printf(&c->o, ",\"memory bandwidth (GB/s)\":%.3f",
+				  (double)bytes / (double)(end - start));
 }
 
 static void gpu_common_args(struct chrome_ctx *c, struct prof_cursor *cur)
 {
-	fprintf(c->out, ",\"args\":{\"correlation\":%" PRId64 ",\"device\":%" PRId64
-		",\"stream\":%" PRId64, prof_cursor__int64(cur, TM_GPU_CORR),
-		prof_cursor__int64(cur, TM_GPU_DEVICE), prof_cursor__int64(cur, TM_GPU_STREAM));
+	trace_out__puts(&c->o, ",\"args\":{\"correlation\":");
+	trace_out__i64(&c->o, prof_cursor__int64(cur, TM_GPU_CORR));
+	trace_out__puts(&c->o, ",\"device\":");
+	trace_out__i64(&c->o, prof_cursor__int64(cur, TM_GPU_DEVICE));
+	trace_out__puts(&c->o, ",\"stream\":");
+	trace_out__i64(&c->o, prof_cursor__int64(cur, TM_GPU_STREAM));
 }
 
 /* One flow per GPU activity, from the call that launched it: a graph launch
@@ -301,24 +323,53 @@ static void gpu_complete(struct chrome_ctx *c, struct prof_cursor *cur, const ch
 	gpu_common_args(c, cur);
 }
 
+/* "X,Y,Z" of the three columns from col on */
+static void put_dims(struct chrome_ctx *c, struct prof_cursor *cur, int col)
+{
+	for (int i = 0; i < 3; i++) {
+		if (i)
+			trace_out__put(&c->o, ",", 1);
+		trace_out__i64(&c->o, prof_cursor__int64(cur, col + i));
+	}
+}
+
 static void emit_kernel(struct chrome_ctx *c, struct prof_cursor *cur)
 {
 	double occupancy;
 
-	gpu_complete(c, cur, "kernel", prof_cursor__text(cur, TM_KERNEL_NAME));
-	fprintf(c->out, ",\"grid\":[%" PRId64 ",%" PRId64 ",%" PRId64 "],\"block\":[%" PRId64 ",%"
-		PRId64 ",%" PRId64 "],\"registers per thread\":%" PRId64 ",\"shared memory\":%" PRId64,
-		prof_cursor__int64(cur, TM_KERNEL_GRID_X), prof_cursor__int64(cur, TM_KERNEL_GRID_Y),
-		prof_cursor__int64(cur, TM_KERNEL_GRID_Z), prof_cursor__int64(cur, TM_KERNEL_BLOCK_X),
-		prof_cursor__int64(cur, TM_KERNEL_BLOCK_Y), prof_cursor__int64(cur, TM_KERNEL_BLOCK_Z),
-		prof_cursor__int64(cur, TM_KERNEL_REGISTERS),
-		prof_cursor__int64(cur, TM_KERNEL_STATIC_SHARED) +
-		prof_cursor__int64(cur, TM_KERNEL_DYNAMIC_SHARED));
-	if (trace_merge__occupancy(&c->m, cur, &occupancy))
-		fprintf(c->out, ",\"est. achieved occupancy %%\":%.0f,\"occupancy basis\":"
-			"\"theoretical: registers, shared memory and block size vs. GPU limits\"",
-			occupancy * 100.0);
-	fputs("}}", c->out);
+	gpu_complete(c, cur, "kernel", trace_merge__name(&c->m, cur, TM_KERNEL_NAME));
+	trace_out__puts(&c->o, ",\"grid\":[");
+	put_dims(c, cur, TM_KERNEL_GRID_X);
+	trace_out__puts(&c->o, "],\"block\":[");
+	put_dims(c, cur, TM_KERNEL_BLOCK_X);
+	trace_out__puts(&c->o, "],\"registers per thread\":");
+	trace_out__i64(&c->o, prof_cursor__int64(cur, TM_KERNEL_REGISTERS));
+	trace_out__puts(&c->o, ",\"shared memory\":");
+	trace_out__i64(&c->o, prof_cursor__int64(cur, TM_KERNEL_STATIC_SHARED) +
+			      prof_cursor__int64(cur, TM_KERNEL_DYNAMIC_SHARED));
+	if (trace_merge__occupancy(&c->m, cur, &occupancy)) {
+		trace_out__puts(&c->o, ",\"est. achieved occupancy %\":");
+		trace_out__f0(&c->o, occupancy * 100.0);
+		trace_out__puts(&c->o, ",\"occupancy basis\":\"theoretical: registers, shared memory "
+				"and block size vs. GPU limits\"");
+	}
+	trace_out__puts(&c->o, "}}");
+	gpu_flow(c, cur);
+}
+
+/* A launch of a CUDA graph recorded whole: one slice for all its nodes. */
+static void emit_graph(struct chrome_ctx *c, struct prof_cursor *cur)
+{
+	char name[96];
+
+	sum_graph_launch_name(name, sizeof name, !prof_cursor__is_null(cur, TM_GRAPH_ID),
+			      prof_cursor__int64(cur, TM_GRAPH_ID));
+	gpu_complete(c, cur, "cuda_graph", name);
+	if (!prof_cursor__is_null(cur, TM_GRAPH_ID)) {
+		trace_out__puts(&c->o, ",\"graphId\":");
+		trace_out__i64(&c->o, prof_cursor__int64(cur, TM_GRAPH_ID));
+	}
+	trace_out__puts(&c->o, ",\"nodes\":\"not recorded (--cuda-graph-trace=graph)\"}}");
 	gpu_flow(c, cur);
 }
 
@@ -329,10 +380,11 @@ static void emit_transfer(struct chrome_ctx *c, struct prof_cursor *cur, const c
 	int64_t bytes = prof_cursor__int64(cur, TM_COPY_BYTES);
 
 	gpu_complete(c, cur, cat, name);
-	fprintf(c->out, ",\"bytes\":%" PRId64, bytes);
+	trace_out__puts(&c->o, ",\"bytes\":");
+	trace_out__i64(&c->o, bytes);
 	put_bandwidth(c, bytes, prof_cursor__int64(cur, TM_GPU_START),
 		      prof_cursor__int64(cur, TM_GPU_END));
-	fputs("}}", c->out);
+	trace_out__puts(&c->o, "}}");
 	gpu_flow(c, cur);
 }
 
@@ -342,16 +394,18 @@ static void emit_api(struct chrome_ctx *c, struct prof_cursor *cur, enum tm_kind
 	char buf[256];
 
 	ev_sep(c);
-	fprintf(c->out, "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":",
-		kind == TM_RUNTIME ? "cuda_runtime" : "cuda_driver");
+	trace_out__puts(&c->o, kind == TM_RUNTIME ? "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":"
+						 : "{\"ph\":\"X\",\"cat\":\"cuda_driver\",\"name\":");
 	/* "cudaLaunchKernel_v7000" -> "cudaLaunchKernel": the version suffix is
 	 * an ABI detail, and PyTorch traces show the plain name */
-	prof_fputs_json(c->out, tm_api_name(prof_cursor__text(cur, TM_API_NAME), buf, sizeof buf));
-	fprintf(c->out, ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32, prof_pid_of(gt), prof_tid_of(gt));
-	put_ts(c, "ts", start);
+	trace_out__json_name(&c->o, tm_api_name(trace_merge__name(&c->m, cur, TM_API_NAME), buf,
+						sizeof buf));
+	put_pid_tid(c, prof_pid_of(gt), prof_tid_of(gt));
+	put_ts(c, start);
 	put_dur(c, start, prof_cursor__int64(cur, TM_API_END));
-	fprintf(c->out, ",\"args\":{\"correlation\":%" PRId64 "}}",
-		prof_cursor__int64(cur, TM_API_CORR));
+	trace_out__puts(&c->o, ",\"args\":{\"correlation\":");
+	trace_out__i64(&c->o, prof_cursor__int64(cur, TM_API_CORR));
+	trace_out__puts(&c->o, "}}");
 }
 
 static void emit_nvtx(struct chrome_ctx *c, struct prof_cursor *cur)
@@ -361,15 +415,15 @@ static void emit_nvtx(struct chrome_ctx *c, struct prof_cursor *cur)
 
 	ev_sep(c);
 	if (mark)
-		fputs("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"user_annotation\",\"name\":", c->out);
+		trace_out__puts(&c->o, "{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"user_annotation\",\"name\":");
 	else
-		fputs("{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":", c->out);
-	prof_fputs_json(c->out, prof_cursor__text(cur, TM_NVTX_NAME));
-	fprintf(c->out, ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32, prof_pid_of(gt), prof_tid_of(gt));
-	put_ts(c, "ts", start);
+		trace_out__puts(&c->o, "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":");
+	trace_out__json_name(&c->o, prof_cursor__text(cur, TM_NVTX_NAME));
+	put_pid_tid(c, prof_pid_of(gt), prof_tid_of(gt));
+	put_ts(c, start);
 	if (!mark)
 		put_dur(c, start, prof_cursor__int64(cur, TM_NVTX_END));
-	fputs("}", c->out);
+	trace_out__puts(&c->o, "}");
 }
 
 /* A device memory level: under the GPU's process, or (job mode, pid >= 0)
@@ -379,12 +433,15 @@ static void counter_sample(struct chrome_ctx *c, int64_t pid, int32_t dev, int64
 {
 	ev_sep(c);
 	if (pid >= 0)
-		fprintf(c->out, "{\"ph\":\"C\",\"name\":\"GPU %d memory in use\",\"pid\":%" PRId64,
-			dev, pid);
+		trace_out__printf(&c->o, "{\"ph\":\"C\",\"name\":\"GPU %d memory in use\",\"pid\":%"
+				  PRId64, dev, pid);
 	else
-		fprintf(c->out, "{\"ph\":\"C\",\"name\":\"device memory in use\",\"pid\":%d", dev);
-	put_ts(c, "ts", ts_ns);
-	fprintf(c->out, ",\"args\":{\"bytes\":%" PRId64 "}}", bytes);
+		trace_out__printf(&c->o, "{\"ph\":\"C\",\"name\":\"device memory in use\",\"pid\":%d",
+				  dev);
+	put_ts(c, ts_ns);
+	trace_out__puts(&c->o, ",\"args\":{\"bytes\":");
+	trace_out__i64(&c->o, bytes);
+	trace_out__puts(&c->o, "}}");
 }
 
 /* Job mode: the level of one rank's memory on one GPU, which the merge
@@ -461,7 +518,7 @@ static void emit(struct chrome_ctx *c, const struct tm_row *r)
 		gpu_track(c, r->span->process << 24, r->span->device, r->span->stream, &pid, &tid);
 		ev_complete(c, "gpu_user_annotation", r->span_name, pid, tid, r->span->start_ns,
 			    r->span->end_ns);
-		fputs("}", c->out);
+		trace_out__puts(&c->o, "}");
 		break;
 	}
 	case TM_RUNTIME:
@@ -482,6 +539,7 @@ static void emit(struct chrome_ctx *c, const struct tm_row *r)
 		tm_set_name(name, sizeof name, prof_cursor__int64(r->cur, TM_SET_MEM_KIND));
 		emit_transfer(c, r->cur, "gpu_memset", name);
 		break;
+	case TM_GRAPH: emit_graph(c, r->cur); break;
 	case TM_MEMORY: emit_memory(c, r->cur); break;
 	case TM__COUNT: break;
 	}
@@ -502,7 +560,8 @@ int chrome_trace__estimate(struct prof_store *s, const struct export_window *w,
 {
 	static const struct { const char *table; uint64_t bytes; } per_row[] = {
 		{ PROF_T_KERNEL, EST_KERNEL_BYTES }, { PROF_T_MEMCPY, EST_COPY_BYTES },
-		{ PROF_T_MEMSET, EST_COPY_BYTES }, { PROF_T_RUNTIME, EST_API_BYTES },
+		{ PROF_T_MEMSET, EST_COPY_BYTES }, { PROF_T_GRAPH_TRACE, EST_GRAPH_BYTES },
+		{ PROF_T_RUNTIME, EST_API_BYTES },
 		{ PROF_T_DRIVER, EST_API_BYTES }, { PROF_T_NVTX, EST_NVTX_BYTES },
 	};
 	char sql[192];
@@ -543,17 +602,23 @@ int chrome_trace__estimate(struct prof_store *s, const struct export_window *w,
 int chrome_trace__write(struct prof_store *s, const struct chrome_options *opts, FILE *out,
 			struct prof_error *err)
 {
-	struct chrome_ctx c = { .out = out, .first_event = true, .err = err };
+	struct chrome_ctx *c = calloc(1, sizeof *c);
 	uint64_t limit = opts && opts->warn_bytes ? opts->warn_bytes : CHROME_TRACE_WARN_BYTES;
 	uint64_t estimate;
 	int rc;
 
-	rc = trace_merge__init(&c.m, s, opts ? &opts->filter : NULL, err);
+	if (!c)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	c->first_event = true;
+	c->err = err;
+	trace_out__init(&c->o, out);
+
+	rc = trace_merge__init(&c->m, s, opts ? &opts->filter : NULL, err);
 	if (rc == 0 && sum_ranks__may_be_job(s))
-		rc = sum_ranks__load(s, &c.ranks, err);
-	c.per_rank = rc == 0 && sum_ranks__is_job(&c.ranks);
+		rc = sum_ranks__load(s, &c->ranks, err);
+	c->per_rank = rc == 0 && sum_ranks__is_job(&c->ranks);
 	if (rc == 0)
-		rc = chrome_trace__estimate(s, &c.m.w, &estimate, err);
+		rc = chrome_trace__estimate(s, &c->m.w, &estimate, err);
 	if (rc < 0)
 		goto out;
 	if (estimate > limit)
@@ -563,33 +628,37 @@ int chrome_trace__write(struct prof_store *s, const struct chrome_options *opts,
 			"or narrow it with --from/--to (e.g. --from=1s --to=1.5s) or --range=NAME\n",
 			estimate / 1000000);
 
-	fprintf(out, "{\"schemaVersion\":1,\"traceName\":");
-	prof_fputs_json(out, prof_store__path(s));
-	fprintf(out, ",\n\"baseTimeNanoseconds\":%" PRId64 ",\n\"displayTimeUnit\":\"ms\",\n",
-		c.m.w.base_utc_ns);
-	rc = write_device_properties(&c);
+	trace_out__puts(&c->o, "{\"schemaVersion\":1,\"traceName\":");
+	trace_out__json(&c->o, prof_store__path(s));
+	trace_out__puts(&c->o, ",\n\"baseTimeNanoseconds\":");
+	trace_out__i64(&c->o, c->m.w.base_utc_ns);
+	trace_out__puts(&c->o, ",\n\"displayTimeUnit\":\"ms\",\n");
+	rc = write_device_properties(c);
 	if (rc < 0)
 		goto out;
-	fputs("\"traceEvents\":[", out);
-	rc = trace_merge__each_process(&c.m, process_meta, &c);
+	trace_out__puts(&c->o, "\"traceEvents\":[");
+	rc = trace_merge__each_process(&c->m, process_meta, c);
 	if (rc == 0)
-		rc = trace_merge__each_thread(&c.m, thread_meta, &c);
+		rc = trace_merge__each_thread(&c->m, thread_meta, c);
 	if (rc == 0)
-		rc = trace_merge__each_stream(&c.m, gpu_meta, &c);
-	if (rc == 0 && c.per_rank)
-		rc = trace_merge__each_process_stream(&c.m, rank_stream_meta, &c);
+		rc = trace_merge__each_stream(&c->m, gpu_meta, c);
+	if (rc == 0 && c->per_rank)
+		rc = trace_merge__each_process_stream(&c->m, rank_stream_meta, c);
 	if (rc == 0)
-		rc = write_events(&c);
+		rc = write_events(c);
 	if (rc < 0)
 		goto out;
-	fputs("\n]}\n", out);
+	trace_out__puts(&c->o, "\n]}\n");
+	trace_out__flush(&c->o);
 	if (ferror(out))
 		rc = prof_error__set(err, PROF_E_IO, "cannot write the trace");
 	else
 		rc = export__note_left_out(s, "the trace", opts ? opts->warn : NULL, err);
 out:
-	trace_merge__exit(&c.m);
-	sum_ranks__exit(&c.ranks);
-	free(c.mem);
+	trace_out__exit(&c->o);
+	trace_merge__exit(&c->m);
+	sum_ranks__exit(&c->ranks);
+	free(c->mem);
+	free(c);
 	return rc;
 }

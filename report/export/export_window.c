@@ -153,11 +153,27 @@ int export__note_left_out(struct prof_store *s, const char *what, FILE *warn,
 	return 0;
 }
 
-void export_fput_us(FILE *f, int64_t ns)
+size_t export_format_us(char *buf, int64_t ns)
 {
 	/* negative values (an event before the base) keep their sign on the
 	 * whole part and a positive fraction */
 	uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+	uint64_t whole = mag / 1000, frac = mag % 1000;
+	char digits[24], *p = digits + sizeof digits;
+	size_t n = 0;
 
-	fprintf(f, "%s%" PRIu64 ".%03" PRIu64, ns < 0 ? "-" : "", mag / 1000, mag % 1000);
+	do {
+		*--p = (char)('0' + whole % 10);
+		whole /= 10;
+	} while (whole);
+	if (ns < 0)
+		buf[n++] = '-';
+	memcpy(buf + n, p, (size_t)(digits + sizeof digits - p));
+	n += (size_t)(digits + sizeof digits - p);
+	buf[n++] = '.';
+	buf[n++] = (char)('0' + frac / 100);
+	buf[n++] = (char)('0' + frac / 10 % 10);
+	buf[n++] = (char)('0' + frac % 10);
+	buf[n] = '\0';
+	return n;
 }

@@ -58,8 +58,9 @@ int export_window__in_range(char *buf, size_t cap, const char *ts, const char *p
 int export__note_left_out(struct prof_store *s, const char *what, FILE *warn,
 			  struct prof_error *err);
 
-/* Print an absolute time as microseconds relative to base with exactly three
- * decimals ("12.345"), integer arithmetic only so nanoseconds stay exact. */
-void export_fput_us(FILE *f, int64_t ns);
+/* A time of ns nanoseconds as microseconds with exactly three decimals
+ * ("12.345", "-0.250"), integer arithmetic only so nanoseconds stay exact,
+ * into buf (32 bytes at least); returns its length. */
+size_t export_format_us(char *buf, int64_t ns);
 
 #endif

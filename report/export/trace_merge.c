@@ -18,8 +18,10 @@
 #define SQL_MAX 16384     /* the event queries */
 #define META_SQL_MAX 6144 /* the track lists */
 
-static const enum tm_kind gpu_kinds[] = { TM_KERNEL, TM_MEMCPY, TM_MEMSET };
-static const char *const gpu_tables[] = { PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET };
+static const enum tm_kind gpu_kinds[TM_GPU_KINDS] = { TM_KERNEL, TM_MEMCPY, TM_MEMSET,
+						      TM_GRAPH };
+static const char *const gpu_tables[TM_GPU_KINDS] = { PROF_T_KERNEL, PROF_T_MEMCPY,
+						      PROF_T_MEMSET, PROF_T_GRAPH_TRACE };
 static const enum tm_kind api_kinds[] = { TM_RUNTIME, TM_DRIVER };
 static const char *const api_tables[] = { PROF_T_RUNTIME, PROF_T_DRIVER };
 
@@ -110,6 +112,54 @@ void trace_merge__memory(struct trace_merge *m, struct prof_cursor *cur,
 
 /* ---- names -------------------------------------------------------------- */
 
+/* The rows carry a kernel's and a call's name as its StringIds id, so
+ * that the sorts behind the merge move an integer, not the text, and no
+ * row joins StringIds: each name is read once into a direct-mapped cache
+ * of TM_NAME_SLOTS, an id that meets another's slot read again. */
+static struct tm_name *name_slot(struct trace_merge *m, int64_t id)
+{
+	return &m->names[((uint64_t)id * 0x9E3779B97F4A7C15ull) >> (64 - TM_NAME_BITS)];
+}
+
+const char *trace_merge__name(struct trace_merge *m, struct prof_cursor *cur, int col)
+{
+	struct prof_cursor *q = NULL;
+	struct prof_error ignored = { 0 };
+	struct tm_name *slot;
+	int64_t id;
+	char *text;
+
+	if (prof_cursor__is_null(cur, col))
+		return "";
+	id = prof_cursor__int64(cur, col);
+	if (!m->names && !(m->names = calloc(TM_NAME_SLOTS, sizeof *m->names))) {
+		m->names_failed = true;
+		return "";
+	}
+	slot = name_slot(m, id);
+	if (slot->text && slot->id == id)
+		return slot->text;
+	/* a failed read names nothing, as a join that finds no row */
+	text = NULL;
+	if (prof_cursor__open(m->store, "SELECT value FROM " PROF_T_STRINGS " WHERE id = ?1", &q,
+			      &ignored) == 0 &&
+	    prof_cursor__bind_int64(q, 1, id) == 0 && prof_cursor__next(q, &ignored) > 0 &&
+	    prof_cursor__text(q, 0))
+		text = strdup(prof_cursor__text(q, 0));
+	else
+		text = strdup("");
+	prof_cursor__close(q);
+	if (!text) {
+		m->names_failed = true;
+		return "";
+	}
+	free(slot->text);
+	slot->id = id;
+	slot->text = text;
+	return text;
+}
+
+
 const char *tm_api_name(const char *name, char *buf, size_t cap)
 {
 	size_t keep = sum_api_name_len(name);
@@ -150,9 +200,11 @@ void tm_set_name(char *buf, size_t cap, int64_t mem_kind)
 	snprintf(buf, cap, "Memset (%s)", mem_kind_name(mem_kind));
 }
 
+/* The kind in the low two bits: kernels 1, copies 2, memsets 3 and graph
+ * launches 0, whose ids are still above 0 (a rowid is). */
 uint64_t trace_merge__flow_id(enum tm_kind gpu_kind, int64_t rowid)
 {
-	return (uint64_t)rowid << 2 | (uint64_t)(gpu_kind - TM_KERNEL + 1);
+	return (uint64_t)rowid << 2 | (uint64_t)(gpu_kind - TM_KERNEL + 1) % TM_GPU_KINDS;
 }
 
 /* ---- queries ------------------------------------------------------------ */
@@ -247,7 +299,8 @@ int trace_merge__each_process(struct trace_merge *m,
 
 	host_ids(m, sql, sizeof sql, PROF_SQL_PID_OF_TID("globalTid"));
 	append(sql, sizeof sql, " UNION ");
-	union_of(m, sql, sizeof sql, " UNION ", PROF_SQL_PID_OF_TID("globalPid"), gpu_kinds, gpu_tables, 3, "");
+	union_of(m, sql, sizeof sql, " UNION ", PROF_SQL_PID_OF_TID("globalPid"), gpu_kinds,
+		 gpu_tables, TM_GPU_KINDS, "");
 	append(sql, sizeof sql, ") ORDER BY p");
 	return each_named(m, sql, fn, ctx);
 }
@@ -288,7 +341,8 @@ int trace_merge__each_stream(struct trace_merge *m,
 	bool any = false;
 	int rc;
 
-	union_of(m, sql, sizeof sql, " UNION ", "deviceId, streamId", gpu_kinds, gpu_tables, 3, "");
+	union_of(m, sql, sizeof sql, " UNION ", "deviceId, streamId", gpu_kinds, gpu_tables,
+		 TM_GPU_KINDS, "");
 	/* a device with allocations but no work still gets its counter track */
 	if (m->have[TM_MEMORY])
 		append(sql, sizeof sql, " UNION SELECT deviceId, NULL FROM " PROF_T_MEMORY);
@@ -323,7 +377,7 @@ int trace_merge__each_process_stream(struct trace_merge *m,
 	int rc;
 
 	union_of(m, sql, sizeof sql, " UNION ", PROF_SQL_PID_OF_TID("globalPid") " AS p, deviceId, streamId",
-		 gpu_kinds, gpu_tables, 3, "");
+		 gpu_kinds, gpu_tables, TM_GPU_KINDS, "");
 	append(sql, sizeof sql, ") ORDER BY p, deviceId, streamId");
 	rc = open_cursor(m, sql, false, &cur);
 	while (rc >= 0 && (rc = prof_cursor__next(cur, m->err)) > 0)
@@ -399,12 +453,16 @@ static void api_exprs__init(struct trace_merge *m, struct api_exprs *a)
 #undef PICK
 }
 
-#define KERNEL_COLS "coalesce(kn.value, ''), g.gridX, g.gridY, g.gridZ, g.blockX, g.blockY, " \
-	"g.blockZ, g.registersPerThread, g.staticSharedMemory, g.dynamicSharedMemory"
-#define KERNEL_FROM                                                                   \
-	PROF_T_KERNEL " g LEFT JOIN " PROF_T_STRINGS " kn ON kn.id = " PROF_SQL_KERNEL_NAME_ID("g.")
+/* A name as its StringIds id, which trace_merge__name reads once (an id
+ * that is no integer names no string, as in a join on the id) */
+#define NAME_ID(X) "CASE WHEN typeof(" X ") = 'integer' THEN " X " END"
+#define KERNEL_COLS NAME_ID(PROF_SQL_KERNEL_NAME_ID("g.")) ", g.gridX, g.gridY, g.gridZ, " \
+	"g.blockX, g.blockY, g.blockZ, g.registersPerThread, g.staticSharedMemory, "         \
+	"g.dynamicSharedMemory"
+#define KERNEL_FROM PROF_T_KERNEL " g"
 #define MEMCPY_COLS "g.bytes, g.copyKind, g.srcKind, g.dstKind"
 #define MEMSET_COLS "g.bytes, g.memKind"
+#define GRAPH_COLS "g.graphId"
 
 /* The columns TM_GPU_*: those of every GPU source, then the kind's own. */
 static int gpu_sql(struct trace_merge *m, char *sql, size_t cap, const char *table,
@@ -431,67 +489,81 @@ static int gpu_sql(struct trace_merge *m, char *sql, size_t cap, const char *tab
 	return 0;
 }
 
-/* With launch_rows: the joins a call's launch columns read (launch_cols).
- * A GPU table with an index on correlationId is sought per call there;
- * one without (an nsys export's) is grouped by id here once, which SQLite
- * materialises and indexes, instead of being scanned once per call. */
+/* With launch_rows: the GPU work of every kind that the export holds
+ * (gpu_sql's condition), by (correlation id, process), in a temporary
+ * table made once per export: one seek a call finds what it launched, of
+ * every kind, in the order the flows go out (kind, then rowid). Sought in
+ * each GPU table per call, three or four subqueries a call cost three
+ * times the seeks, most of them for calls that launch nothing; an nsys
+ * export's tables, which have no correlationId index, were grouped by id
+ * once per API table. */
+#define LAUNCHED "perfkit_tm_launched"
+
+static int index_launched(struct trace_merge *m)
+{
+	struct prof_cursor *cur = NULL;
+	char sql[2048];
+	size_t used;
+	int rc;
+
+	rc = prof_store__exec(m->store, "DROP TABLE IF EXISTS temp." LAUNCHED, m->err);
+	if (rc == 0)
+		rc = prof_store__exec(m->store, "CREATE TEMP TABLE " LAUNCHED " (c INT, p INT, k INT, "
+				      "r INT, PRIMARY KEY (c, p, k, r)) WITHOUT ROWID", m->err);
+	if (rc < 0)
+		return rc;
+	used = (size_t)snprintf(sql, sizeof sql, "INSERT INTO temp." LAUNCHED " ");
+	for (int g = 0, arm = 0; g < TM_GPU_KINDS; g++) {
+		if (!m->have[gpu_kinds[g]])
+			continue;
+		used += (size_t)snprintf(sql + used, sizeof sql > used ? sizeof sql - used : 0,
+			"%sSELECT correlationId, " PROF_SQL_PID_OF_TID("globalPid") ", %d, rowid FROM %s "
+			"WHERE correlationId IS NOT NULL AND globalPid IS NOT NULL AND end > ?1 "
+			"AND start < ?2 AND NOT " SUM_BAD_SPAN(""),
+			arm++ ? " UNION ALL " : "", g, gpu_tables[g]);
+	}
+	if (used >= sizeof sql)
+		return prof_error__set(m->err, PROF_E_USAGE, "export query too long");
+	rc = open_cursor(m, sql, false, &cur);
+	if (rc == 0 && (prof_cursor__bind_int64(cur, 1, m->w.from_abs_ns) != 0 ||
+			prof_cursor__bind_int64(cur, 2, m->w.to_abs_ns) != 0))
+		rc = prof_error__set(m->err, PROF_E_SQL, "cannot bind the export window");
+	if (rc == 0)
+		rc = prof_cursor__next(cur, m->err);
+	prof_cursor__close(cur);
+	return rc < 0 ? rc : 0;
+}
+
+/* With launch_rows: the join the launch column reads, for calls sharing
+ * an id: the earliest launched (gpu_sql's order). */
 static void launch_joins(struct trace_merge *m, char *buf, size_t cap, enum tm_kind api)
 {
-	size_t used = 0;
-
 	buf[0] = '\0';
-	for (int g = 0; g < 3; g++) {
-		if (!m->have[gpu_kinds[g]] || m->corr_indexed[g])
-			continue;
-		used += (size_t)snprintf(buf + used, cap > used ? cap - used : 0,
-			" LEFT JOIN (SELECT correlationId AS c, " PROF_SQL_PID_OF_TID("globalPid") " AS p, "
-			"group_concat(rowid) AS ids FROM %s WHERE end > ?1 AND start < ?2 AND NOT "
-			SUM_BAD_SPAN("") " GROUP BY 1, 2) l%d ON l%d.c = a.correlationId AND l%d.p = "
-			PROF_SQL_PID_OF_TID("a.globalTid"),
-			gpu_tables[g], g, g, g);
-	}
-	/* calls sharing an id: the earliest launched (gpu_sql's order) */
 	if (m->shared_corr[api == TM_DRIVER])
-		snprintf(buf + used, cap > used ? cap - used : 0,
+		snprintf(buf, cap,
 			 " LEFT JOIN (SELECT correlationId AS c, " PROF_SQL_PID_OF_TID("globalTid")
 			 " AS p, min(start) AS s FROM %s GROUP BY 1, 2) le ON le.c = a.correlationId"
 			 " AND le.p = " PROF_SQL_PID_OF_TID("a.globalTid"),
 			 api == TM_DRIVER ? PROF_T_DRIVER : PROF_T_RUNTIME);
 }
 
-/* The TM_API_*_ROWS columns: each table's rowids of the GPU work call a
- * launched and the export holds (gpu_sql's condition, its launching call
- * being a), as "rowid,rowid,...": through the table's correlationId index,
- * one seek per call (ascending rowids, as the grouping gives them), or
- * from launch_joins' groups. Grouping an indexed table too, once per API
- * table, sorted all its rows twice more than the seeks cost. A driver call
- * launched the work only when no runtime call has its id: asked inside the
- * seek, only of the calls that launched something (few driver calls do). */
+/* The TM_API_LAUNCHED column: the GPU work call a launched and the export
+ * holds, as "kind:rowid,..." (kind an index of TM_KERNEL..TM_GRAPH), from
+ * LAUNCHED. A driver call launched the work only when no runtime call has
+ * its id: asked inside the seek, only of the calls that launched something
+ * (few driver calls do). */
 static void launch_cols(struct trace_merge *m, char *buf, size_t cap, enum tm_kind api)
 {
-	char when[320];
-	size_t used = 0;
-
-	snprintf(when, sizeof when, "%s%s",
-		 api == TM_DRIVER && m->have[TM_RUNTIME]
-			 ? "NOT EXISTS (SELECT 1 FROM temp." CALLS_RUNTIME " x WHERE x.correlationId = "
-			   "a.correlationId AND x.p = " PROF_SQL_PID_OF_TID("a.globalTid") ")" : "1",
-		 m->shared_corr[api == TM_DRIVER] ? " AND a.start = le.s" : "");
-	buf[0] = '\0';
-	for (int g = 0; g < 3; g++) {
-		if (!m->have[gpu_kinds[g]])
-			used += (size_t)snprintf(buf + used, cap > used ? cap - used : 0, ", NULL");
-		else if (!m->corr_indexed[g])
-			used += (size_t)snprintf(buf + used, cap > used ? cap - used : 0,
-						 ", CASE WHEN %s THEN l%d.ids END", when, g);
-		else
-			used += (size_t)snprintf(buf + used, cap > used ? cap - used : 0,
-				", (SELECT group_concat(l.rowid) FROM %s l "
-				"WHERE l.correlationId = a.correlationId AND "
-				PROF_SQL_PID_OF_TID("l.globalPid") " = " PROF_SQL_PID_OF_TID("a.globalTid")
-				" AND l.end > ?1 AND l.start < ?2 AND NOT " SUM_BAD_SPAN("l.") " AND %s)",
-				gpu_tables[g], when);
+	if (!m->have[TM_KERNEL] && !m->have[TM_MEMCPY] && !m->have[TM_MEMSET] && !m->have[TM_GRAPH]) {
+		snprintf(buf, cap, ", NULL");
+		return;
 	}
+	snprintf(buf, cap, ", (SELECT group_concat(l.k || ':' || l.r) FROM temp." LAUNCHED " l "
+		 "WHERE l.c = a.correlationId AND l.p = " PROF_SQL_PID_OF_TID("a.globalTid") "%s%s)",
+		 api == TM_DRIVER && m->have[TM_RUNTIME]
+			 ? " AND NOT EXISTS (SELECT 1 FROM temp." CALLS_RUNTIME " x WHERE x.correlationId = "
+			   "a.correlationId AND x.p = " PROF_SQL_PID_OF_TID("a.globalTid") ")" : "",
+		 m->shared_corr[api == TM_DRIVER] ? " AND a.start = le.s" : "");
 }
 
 static int api_sql(struct trace_merge *m, char *sql, size_t cap, enum tm_kind kind)
@@ -505,8 +577,8 @@ static int api_sql(struct trace_merge *m, char *sql, size_t cap, enum tm_kind ki
 		launch_cols(m, cols, sizeof cols, kind);
 	}
 	if ((size_t)snprintf(sql, cap,
-		 "SELECT a.start, a.end, a.globalTid, a.correlationId, coalesce(s.value, '')%s "
-		 "FROM %s a LEFT JOIN " PROF_T_STRINGS " s ON s.id = a.nameId%s "
+		 "SELECT a.start, a.end, a.globalTid, a.correlationId, " NAME_ID("a.nameId") "%s "
+		 "FROM %s a%s "
 		 "WHERE a.end > ?1 AND a.start < ?2 AND NOT " SUM_BAD_SPAN("a.") " AND %s "
 		 "ORDER BY a.start, a.end DESC",
 		 cols, table, joins, in_range) >= cap)
@@ -514,35 +586,21 @@ static int api_sql(struct trace_merge *m, char *sql, size_t cap, enum tm_kind ki
 	return 0;
 }
 
-/* Whether calls of the table share correlation ids (nsys: nested calls). */
-static int shared_corr(struct trace_merge *m, const char *table, bool *shared)
+/* Whether calls of the table share correlation ids (nsys: nested calls),
+ * asked of its calls' temporary index (index_calls), whose order puts
+ * calls of one id together: the first id twice ends the walk, where a
+ * count of distinct ids sorted every call. */
+static int shared_corr(struct trace_merge *m, const char *calls, bool *shared)
 {
-	char sql[160];
+	char sql[192];
 	struct prof_cursor *cur = NULL;
 	int rc;
 
-	snprintf(sql, sizeof sql, "SELECT count(correlationId) > count(DISTINCT correlationId) "
-		 "FROM %s", table);
+	snprintf(sql, sizeof sql, "SELECT EXISTS (SELECT 1 FROM temp.%s GROUP BY correlationId "
+		 "HAVING count(*) > 1)", calls);
 	rc = open_cursor(m, sql, false, &cur);
 	if (rc == 0 && (rc = prof_cursor__next(cur, m->err)) > 0)
 		*shared = prof_cursor__int64(cur, 0) != 0;
-	prof_cursor__close(cur);
-	return rc < 0 ? rc : 0;
-}
-
-/* Whether an index of the table leads with correlationId. A table the
- * store shows through a view (an nsys export's canonical form) has none. */
-static int corr_indexed(struct trace_merge *m, const char *table, bool *indexed)
-{
-	struct prof_cursor *cur = NULL;
-	int rc = open_cursor(m, "SELECT count(*) FROM main.sqlite_master x, "
-			     "pragma_index_info(x.name) i WHERE x.type = 'index' AND x.tbl_name = ?1 "
-			     "AND i.seqno = 0 AND i.name = 'correlationId'", false, &cur);
-
-	if (rc == 0)
-		rc = prof_cursor__bind_text(cur, 1, table);
-	if (rc == 0 && (rc = prof_cursor__next(cur, m->err)) > 0)
-		*indexed = prof_cursor__int64(cur, 0) > 0;
 	prof_cursor__close(cur);
 	return rc < 0 ? rc : 0;
 }
@@ -586,6 +644,7 @@ static int source_sql(struct trace_merge *m, enum tm_kind kind, char *sql, size_
 	case TM_KERNEL: return gpu_sql(m, sql, cap, KERNEL_FROM, KERNEL_COLS);
 	case TM_MEMCPY: return gpu_sql(m, sql, cap, PROF_T_MEMCPY " g", MEMCPY_COLS);
 	case TM_MEMSET: return gpu_sql(m, sql, cap, PROF_T_MEMSET " g", MEMSET_COLS);
+	case TM_GRAPH: return gpu_sql(m, sql, cap, PROF_T_GRAPH_TRACE " g", GRAPH_COLS);
 	case TM_MEMORY: return memory_sql(sql, cap);
 	case TM_GPU_NVTX: /* computed by project_ranges, not read by a query */
 	case TM__COUNT: break;
@@ -723,25 +782,28 @@ static int span_cmp(const void *a, const void *b)
 
 /* Every (API call, GPU work it launched) pair as (thread, call start, device,
  * stream, work start, work end), in (thread, call start) order: one arm per
- * pair of tables, each read in the order of the call table's (globalTid,
- * start) index with the work found by correlation id, so SQLite merges the
- * arms instead of sorting the launches. */
+ * pair of tables, each a scan of the GPU table with its launching calls
+ * found in the calls' temporary index (index_calls), which holds the
+ * thread and the start a launch needs; one sort of the pairs. Scanning
+ * the calls instead sought every call in each GPU table, three times the
+ * seeks, most of them for calls that launch nothing. Pairs of one thread
+ * and start widen the same spans in any order. */
 static int launches_sql(struct trace_merge *m, char *sql, size_t cap)
 {
 	size_t used = 0;
 
 	sql[0] = '\0';
 	for (int a = 0; a < 2; a++) {
-		for (int g = 0; g < 3; g++) {
+		for (int g = 0; g < TM_GPU_KINDS; g++) {
 			if (!m->have[api_kinds[a]] || !m->have[gpu_kinds[g]])
 				continue;
 			used += (size_t)snprintf(sql + used, cap > used ? cap - used : 0,
 				"%sSELECT a.globalTid, a.start, g.deviceId, g.streamId, g.start, g.end "
-				"FROM %s a CROSS JOIN %s g ON g.correlationId = a.correlationId "
-				"AND " PROF_SQL_PID_OF_TID("g.globalPid") " = " PROF_SQL_PID_OF_TID("a.globalTid") " "
+				"FROM %s g JOIN temp.%s a ON a.correlationId = g.correlationId "
+				"AND a.p = " PROF_SQL_PID_OF_TID("g.globalPid") " "
 				"WHERE a.globalTid IS NOT NULL AND a.start IS NOT NULL "
 				"AND NOT " SUM_BAD_SPAN("g."),
-				used ? " UNION ALL " : "", api_tables[a], gpu_tables[g]);
+				used ? " UNION ALL " : "", gpu_tables[g], a == 0 ? CALLS_RUNTIME : CALLS_DRIVER);
 		}
 	}
 	used += (size_t)snprintf(sql + used, cap > used ? cap - used : 0, " ORDER BY 1, 2");
@@ -800,13 +862,13 @@ static int source_next(struct trace_merge *m, struct tm_source *s)
 	}
 	rc = prof_cursor__next(s->cur, m->err);
 	/* a GPU row repeated for calls sharing its id: the first only */
-	while (rc > 0 && m->launch_rows && s->kind >= TM_KERNEL && s->kind <= TM_MEMSET &&
+	while (rc > 0 && m->launch_rows && tm_kind__is_gpu(s->kind) &&
 	       s->has_row && prof_cursor__int64(s->cur, TM_GPU_ROWID) == s->last_rowid)
 		rc = prof_cursor__next(s->cur, m->err);
 	s->has_row = rc > 0;
 	if (s->has_row) {
 		s->start_ns = prof_cursor__int64(s->cur, 0);
-		if (s->kind >= TM_KERNEL && s->kind <= TM_MEMSET)
+		if (tm_kind__is_gpu(s->kind))
 			s->last_rowid = prof_cursor__int64(s->cur, TM_GPU_ROWID);
 	}
 	return rc < 0 ? rc : 0;
@@ -818,6 +880,7 @@ int trace_merge__init(struct trace_merge *m, struct prof_store *s, const struct 
 	static const char *const tables[TM__COUNT] = {
 		[TM_NVTX] = PROF_T_NVTX, [TM_RUNTIME] = PROF_T_RUNTIME, [TM_DRIVER] = PROF_T_DRIVER,
 		[TM_KERNEL] = PROF_T_KERNEL, [TM_MEMCPY] = PROF_T_MEMCPY, [TM_MEMSET] = PROF_T_MEMSET,
+		[TM_GRAPH] = PROF_T_GRAPH_TRACE,
 		[TM_MEMORY] = PROF_T_MEMORY,
 	};
 
@@ -828,7 +891,7 @@ int trace_merge__init(struct trace_merge *m, struct prof_store *s, const struct 
 		m->have[k] = tables[k] && prof_store__has_table(s, tables[k]);
 	m->have[TM_GPU_NVTX] = m->have[TM_NVTX] &&
 		(m->have[TM_RUNTIME] || m->have[TM_DRIVER]) &&
-		(m->have[TM_KERNEL] || m->have[TM_MEMCPY] || m->have[TM_MEMSET]);
+		(m->have[TM_KERNEL] || m->have[TM_MEMCPY] || m->have[TM_MEMSET] || m->have[TM_GRAPH]);
 	return export_window__init(&m->w, s, f, err);
 }
 
@@ -837,14 +900,16 @@ int trace_merge__open(struct trace_merge *m)
 	char *sql;
 	int rc = 0;
 
-	for (int a = 0; a < 2 && m->launch_rows; a++)
-		if (m->have[api_kinds[a]] && (rc = shared_corr(m, api_tables[a], &m->shared_corr[a])) < 0)
-			return rc;
-	for (int g = 0; g < 3 && m->launch_rows; g++)
-		if (m->have[gpu_kinds[g]] && (rc = corr_indexed(m, gpu_tables[g], &m->corr_indexed[g])) < 0)
-			return rc;
-	if (m->have[TM_KERNEL] || m->have[TM_MEMCPY] || m->have[TM_MEMSET])
+	/* without GPU work no call launched anything: no launch rows to read */
+	if (m->have[TM_KERNEL] || m->have[TM_MEMCPY] || m->have[TM_MEMSET] || m->have[TM_GRAPH]) {
 		rc = index_calls(m);
+		for (int a = 0; rc == 0 && a < 2 && m->launch_rows; a++)
+			if (m->have[api_kinds[a]])
+				rc = shared_corr(m, a == 0 ? CALLS_RUNTIME : CALLS_DRIVER,
+						 &m->shared_corr[a]);
+		if (rc == 0 && m->launch_rows)
+			rc = index_launched(m);
+	}
 	if (rc < 0)
 		return rc;
 	sql = malloc(SQL_MAX);
@@ -878,6 +943,9 @@ int trace_merge__next(struct trace_merge *m, struct tm_row *row)
 {
 	struct tm_source *best = NULL;
 
+	if (m->names_failed)
+		return nomem(m);
+
 	if (m->current) {
 		int rc = source_next(m, m->current);
 
@@ -907,6 +975,9 @@ void trace_merge__exit(struct trace_merge *m)
 {
 	for (int i = 0; i < m->nsrc; i++)
 		prof_cursor__close(m->src[i].cur);
+	for (size_t i = 0; m->names && i < TM_NAME_SLOTS; i++)
+		free(m->names[i].text);
+	free(m->names);
 	free(m->devs);
 	free(m->proj.live);
 	free(m->proj.done);

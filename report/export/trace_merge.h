@@ -4,10 +4,11 @@
  * Every kind of event has its own cursor ordered by start; the merge hands
  * out one row at a time, the earliest first (ties: enclosing kinds first, so
  * an NVTX range precedes the API call it contains and a projected range the
- * kernel it contains). Held in memory: the devices and the NVTX ranges
+ * kernel it contains). Held in memory: the devices, the NVTX ranges
  * projected onto the GPU, one span per (range, stream), which one walk over
- * the API calls computes before the merge. The writers read each row's
- * columns through the TM_* indexes below and decide what to print.
+ * the launches computes before the merge, and a bounded cache of the names
+ * rows carry by id. The writers read each row's columns through the TM_*
+ * indexes below and decide what to print.
  *
  * The track lists (processes, threads, GPU streams) come from the same
  * tables through trace_merge__each_*, in a fixed order. */
@@ -23,26 +24,34 @@
 #include "prof/error.h"
 #include "prof/store.h"
 
-/* The sources, in tie-break order. */
+/* The sources, in tie-break order. TM_GRAPH: a launch of a CUDA graph
+ * recorded whole (--cuda-graph-trace=graph), one row with no node of it. */
 enum tm_kind { TM_NVTX, TM_GPU_NVTX, TM_RUNTIME, TM_DRIVER, TM_KERNEL, TM_MEMCPY, TM_MEMSET,
-	       TM_MEMORY, TM__COUNT };
+	       TM_GRAPH, TM_MEMORY, TM__COUNT };
+#define TM_GPU_KINDS 4 /* TM_KERNEL..TM_GRAPH: GPU work */
+
+static inline bool tm_kind__is_gpu(enum tm_kind k)
+{
+	return k >= TM_KERNEL && k <= TM_GRAPH;
+}
 
 /* Columns of the rows of each source. */
 enum {
-	/* GPU work (kernel, memcpy, memset) */
+	/* GPU work (kernel, memcpy, memset, graph launch) */
 	TM_GPU_START = 0, TM_GPU_END, TM_GPU_DEVICE, TM_GPU_STREAM, TM_GPU_CORR, TM_GPU_PID,
 	TM_GPU_LAUNCH_TID,   /* globalTid of the launching call */
 	TM_GPU_LAUNCH_START, /* its start when that call is in the export, else NULL: no flow */
 	TM_GPU_ROWID,        /* with TM_GPU_START..: trace_merge__flow_id */
 	TM_GPU_EXTRA,        /* first column of the kind's own, below */
-	TM_KERNEL_NAME = TM_GPU_EXTRA, TM_KERNEL_GRID_X, TM_KERNEL_GRID_Y, TM_KERNEL_GRID_Z,
+	TM_KERNEL_NAME = TM_GPU_EXTRA /* its id: trace_merge__name */, TM_KERNEL_GRID_X, TM_KERNEL_GRID_Y, TM_KERNEL_GRID_Z,
 	TM_KERNEL_BLOCK_X, TM_KERNEL_BLOCK_Y, TM_KERNEL_BLOCK_Z, TM_KERNEL_REGISTERS,
 	TM_KERNEL_STATIC_SHARED, TM_KERNEL_DYNAMIC_SHARED,
 	TM_COPY_BYTES = TM_GPU_EXTRA, TM_COPY_KIND, TM_COPY_SRC_KIND, TM_COPY_DST_KIND,
 	TM_SET_BYTES = TM_GPU_EXTRA, TM_SET_MEM_KIND,
+	TM_GRAPH_ID = TM_GPU_EXTRA,
 };
-enum { TM_API_START = 0, TM_API_END, TM_API_TID, TM_API_CORR, TM_API_NAME,
-       TM_API_KERNEL_ROWS, TM_API_MEMCPY_ROWS, TM_API_MEMSET_ROWS /* with flow ids */ };
+enum { TM_API_START = 0, TM_API_END, TM_API_TID, TM_API_CORR, TM_API_NAME /* id */,
+       TM_API_LAUNCHED /* with launch_rows */ };
 enum { TM_NVTX_START = 0, TM_NVTX_END, TM_NVTX_TID, TM_NVTX_NAME, TM_NVTX_IS_MARK };
 enum { TM_MEM_START = 0, TM_MEM_PID, TM_MEM_DEVICE, TM_MEM_BYTES, TM_MEM_IS_FREE, TM_MEM_IN_WINDOW };
 
@@ -76,6 +85,14 @@ struct tm_projection {
 	size_t next;             /* merge position in done */
 };
 
+/* A name read from StringIds (trace_merge__name). */
+#define TM_NAME_BITS 13
+#define TM_NAME_SLOTS ((size_t)1 << TM_NAME_BITS)
+struct tm_name {
+	int64_t id;
+	char *text;              /* NULL: an empty slot */
+};
+
 struct tm_source {
 	enum tm_kind kind;
 	struct prof_cursor *cur; /* NULL for TM_GPU_NVTX, which reads proj.done */
@@ -90,12 +107,13 @@ struct trace_merge {
 	bool have[TM__COUNT];
 	/* Set before trace_merge__open: each GPU row comes once, launched by
 	 * the earliest call with its correlation id, and API rows carry the
-	 * rowids of the GPU work they launched that the export holds
-	 * (TM_API_*_ROWS, "1,5,9"). */
+	 * GPU work they launched that the export holds (TM_API_LAUNCHED,
+	 * "kind:rowid,...", kind 0 for TM_KERNEL up to 3 for TM_GRAPH, in the
+	 * order of kind then rowid: "0:1,0:5,1:9"). */
 	bool launch_rows;
 	bool shared_corr[2];     /* runtime, driver calls share correlation ids */
-	bool corr_indexed[3];    /* kernel, memcpy, memset: an index leads with
-				  * correlationId (a perfkit capture's do) */
+	struct tm_name *names;   /* TM_NAME_SLOTS, allocated at the first name */
+	bool names_failed;       /* out of memory reading one: the next row says so */
 	struct tm_device *devs;
 	size_t ndevs;
 	struct tm_projection proj;
@@ -144,6 +162,11 @@ int trace_merge__each_process_stream(struct trace_merge *m,
 				     int (*fn)(void *ctx, int64_t pid, int64_t device,
 					       int64_t stream),
 				     void *ctx);
+
+/* The name a kernel row (TM_KERNEL_NAME) or an API row (TM_API_NAME) of
+ * cur holds as its StringIds id: "" for none (and when out of memory,
+ * which the merge's next row reports). Valid until the next call. */
+const char *trace_merge__name(struct trace_merge *m, struct prof_cursor *cur, int col);
 
 struct tm_device *trace_merge__device(struct trace_merge *m, int32_t id);
 /* "GPU 0: NVIDIA H100" (or "GPU 0" when the capture has no name for it). */

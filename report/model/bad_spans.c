@@ -14,6 +14,7 @@ int sum_bad_spans__count(struct prof_store *s, int64_t *rows, struct prof_error 
 		{ PROF_T_KERNEL, "1" },
 		{ PROF_T_MEMCPY, "1" },
 		{ PROF_T_MEMSET, "1" },
+		{ PROF_T_GRAPH_TRACE, "1" },
 		{ PROF_T_RUNTIME, "1" },
 		{ PROF_T_DRIVER, "1" },
 		{ PROF_T_NVTX, "eventType IN (" PROF_SQL_NVTX_RANGES ")" },

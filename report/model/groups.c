@@ -335,15 +335,13 @@ int sum_groups__emit(const struct sum_groups *gs, struct rpt_sink *sink, const c
 	return sum_sink_error(rc, err);
 }
 
-int sum_groups__emit_time(const struct sum_groups *gs, struct rpt_sink *sink,
-			  const char *report, const char *title, const char *count_name,
-			  const char *extra_name, const char *name_col, enum rpt_type name_type,
-			  size_t limit, struct prof_error *err)
+int sum_groups__emit_table(const struct sum_groups *gs, struct rpt_sink *sink,
+			   const struct sum_time_table *t, struct prof_error *err)
 {
 	struct rpt_column cols[10] = {
 		{ "Time (%)", RPT_PERCENT, 1 },
 		{ "Total Time (ns)", RPT_INT, 0 },
-		{ count_name, RPT_INT, 0 },
+		{ t->count_name, RPT_INT, 0 },
 		{ "Avg (ns)", RPT_REAL, 1 },
 		{ "Med (ns)", RPT_REAL, 1 },
 		{ "Min (ns)", RPT_INT, 0 },
@@ -353,13 +351,15 @@ int sum_groups__emit_time(const struct sum_groups *gs, struct rpt_sink *sink,
 	int ncols = 8, rc;
 	double total = (double)sum_groups__total(gs);
 
-	if (extra_name)
-		cols[ncols++] = (struct rpt_column){ extra_name, RPT_TEXT, 0 };
-	cols[ncols++] = (struct rpt_column){ name_col, name_type, 0 };
-	rc = sink->begin(sink, report, title, cols, ncols);
+	if (t->extra_name)
+		cols[ncols++] = (struct rpt_column){ t->extra_name, RPT_TEXT, 0 };
+	cols[ncols++] = (struct rpt_column){ t->name_col, t->name_type, 0 };
+	rc = sink->begin(sink, t->report, t->title, cols, ncols);
 	if (rc >= 0)
 		rc = sum_groups__note_left_out(gs, sink);
-	for (size_t i = 0; rc >= 0 && i < gs->n && (limit == 0 || i < limit); i++) {
+	if (rc >= 0 && t->note)
+		rc = rpt_sink__note(sink, t->note);
+	for (size_t i = 0; rc >= 0 && i < gs->n && (t->limit == 0 || i < t->limit); i++) {
 		const struct sum_group *g = &gs->g[i];
 		struct rpt_cell cells[10] = {
 			sum_real(total > 0 ? (double)g->total * 100.0 / total : 0.0),
@@ -373,7 +373,7 @@ int sum_groups__emit_time(const struct sum_groups *gs, struct rpt_sink *sink,
 		};
 		int c = 8;
 
-		if (extra_name)
+		if (t->extra_name)
 			cells[c++] = sum_text(g->label2);
 		cells[c++] = sum_text(g->label);
 		rc = sink->row(sink, cells);
@@ -381,6 +381,17 @@ int sum_groups__emit_time(const struct sum_groups *gs, struct rpt_sink *sink,
 	if (rc >= 0)
 		rc = sink->end(sink);
 	return sum_sink_error(rc, err);
+}
+
+int sum_groups__emit_time(const struct sum_groups *gs, struct rpt_sink *sink,
+			  const char *report, const char *title, const char *count_name,
+			  const char *extra_name, const char *name_col, enum rpt_type name_type,
+			  size_t limit, struct prof_error *err)
+{
+	struct sum_time_table t = { report, title, count_name, extra_name, name_col, name_type,
+				    limit, NULL };
+
+	return sum_groups__emit_table(gs, sink, &t, err);
 }
 
 char *sum_union_then(struct prof_store *s, const char *const *tables, const char *const *parts,

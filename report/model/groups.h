@@ -34,8 +34,15 @@ struct sum_groups {
 void sum_groups__exit(struct sum_groups *gs);
 
 /* The groups behind cuda_gpu_kern_sum, sorted by total (the overview and
- * the HTML report's kernel plot show their first rows). */
+ * the HTML report's kernel plot show their first rows): one a kernel name,
+ * and one a CUDA graph whose launches were recorded whole
+ * (--cuda-graph-trace=graph: PROF_T_GRAPH_TRACE, no kernel of the graph
+ * recorded), labelled "CUDA graph ID (nodes not recorded)" with label2
+ * SUM_GRAPH_GROUP. */
 int sum_kernel_groups(struct prof_store *s, struct sum_groups *gs, struct prof_error *err);
+#define SUM_GRAPH_GROUP "CUDA graph launches"
+/* Whether g is such a graph's group (also of a job's groups made of runs). */
+bool sum_group__is_graph(const struct sum_group *g);
 /* The groups behind nvtx_sum, sorted by total. */
 int sum_nvtx_groups(struct prof_store *s, struct sum_groups *gs, struct prof_error *err);
 /* The groups behind nvtx_kern_sum, in no order: label the innermost
@@ -70,13 +77,21 @@ struct sum_runs_walk {
 	int64_t rows_left_out; /* rows with a bad span, added to */
 };
 /* The runs behind cuda_gpu_kern_sum (keyed by name: label the kernel's
- * name, key 0, key_is_null when the kernel has none) and behind nvtx_sum. */
+ * name, key 0, key_is_null when the kernel has none; a graph's launches
+ * labelled as sum_kernel_groups labels them) and behind nvtx_sum. */
 int sum_kernel_runs(struct prof_store *s, struct sum_runs_walk *w, struct prof_error *err);
 int sum_nvtx_runs(struct prof_store *s, struct sum_runs_walk *w, struct prof_error *err);
 
-/* cuda_gpu_kern_sum's table of gs. */
+/* cuda_gpu_kern_sum's table of gs, and its first limit rows (0: all) as
+ * another report (the overview's top kernels). Both carry the note
+ * SUM_NOTE_GRAPH_LAUNCHES: how many of the rows' instances are graph
+ * launches, and that their kernels were not recorded. */
 int sum_kernel_groups__emit(const struct sum_groups *gs, struct rpt_sink *sink,
 			    struct prof_error *err);
+int sum_kernel_groups__emit_top(const struct sum_groups *gs, struct rpt_sink *sink,
+				const char *report, const char *title, size_t limit,
+				struct prof_error *err);
+#define SUM_NOTE_GRAPH_LAUNCHES "graph_launches"
 /* nvtx_sum's table of sum_nvtx_groups' groups. */
 int sum_nvtx_groups__emit(const struct sum_groups *gs, struct rpt_sink *sink, struct prof_error *err);
 
@@ -106,11 +121,6 @@ int sum_groups__label_from_strings(struct sum_groups *gs, struct prof_store *s,
 #define SUM_NOTE_LEFT_OUT "rows_left_out"
 int sum_groups__note_left_out(const struct sum_groups *gs, struct rpt_sink *sink);
 
-/* Emit groups in the common nsys layout: Time (%), Total Time (ns),
- * <count_name>, Avg, Med, Min, Max, StdDev (ns), then the name column(s):
- * label2 under extra_name when extra_name is set, then label under
- * name_col, of name_type (RPT_SYMBOL for kernel names), and the note of
- * the rows left out. At most limit rows (0: all). */
 /* Emit the groups under the caller's columns (at most
  * SUM_GROUP_MAX_CELLS), cells_of filling each group's row, with the note
  * of the rows left out. */
@@ -120,9 +130,27 @@ int sum_groups__emit(const struct sum_groups *gs, struct rpt_sink *sink, const c
 		     const char *title, const struct rpt_column *cols, int ncols,
 		     sum_group_cells_fn cells_of, struct prof_error *err);
 
+/* Emit groups in the common nsys layout: Time (%), Total Time (ns),
+ * <count_name>, Avg, Med, Min, Max, StdDev (ns), then the name column(s):
+ * label2 under extra_name when extra_name is set, then label under
+ * name_col, of name_type (RPT_SYMBOL for kernel names), and the note of
+ * the rows left out. At most limit rows (0: all). */
 int sum_groups__emit_time(const struct sum_groups *gs, struct rpt_sink *sink,
 			  const char *report, const char *title, const char *count_name,
 			  const char *extra_name, const char *name_col, enum rpt_type name_type,
 			  size_t limit, struct prof_error *err);
+/* The same layout with one note more (after the rows left out's), as a
+ * table's description. */
+struct sum_time_table {
+	const char *report, *title;
+	const char *count_name;      /* "Instances" */
+	const char *extra_name;      /* label2's column; NULL: none */
+	const char *name_col;
+	enum rpt_type name_type;
+	size_t limit;                /* at most this many rows; 0: all */
+	const struct rpt_note *note; /* NULL: none */
+};
+int sum_groups__emit_table(const struct sum_groups *gs, struct rpt_sink *sink,
+			   const struct sum_time_table *t, struct prof_error *err);
 
 #endif

@@ -4,6 +4,8 @@
 #include "model/names.h"
 
 #include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 /* One row per ENUM_CUDA_MEMCPY_OPER value: how nsys stats names the
@@ -85,4 +87,12 @@ size_t sum_api_name_len(const char *name)
 	if (i < len && i >= 3 && name[i - 1] == 'v' && name[i - 2] == '_')
 		return i - 2;
 	return len;
+}
+
+void sum_graph_launch_name(char *buf, size_t cap, bool id_known, int64_t graph_id)
+{
+	if (id_known)
+		snprintf(buf, cap, "CUDA graph %" PRId64 " (nodes not recorded)", graph_id);
+	else
+		snprintf(buf, cap, "CUDA graph (id and nodes not recorded)");
 }

@@ -3,6 +3,7 @@
 #ifndef REPORT_MODEL_NAMES_H
 #define REPORT_MODEL_NAMES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,5 +40,11 @@ const char *sum_mem_kind(int64_t mem_kind);
  * values, in running text; NULL for the others. */
 const char *sum_mem_word(int64_t mem_kind);
 #define SUM_MEMSET_OPERATION "[CUDA memset]"
+
+/* "CUDA graph 3 (nodes not recorded)": a launch of a CUDA graph that the
+ * capture recorded whole (--cuda-graph-trace=graph, PROF_T_GRAPH_TRACE),
+ * by CUDA's id of the graph, as the summaries and the traces name it;
+ * "CUDA graph (id and nodes not recorded)" without an id. */
+void sum_graph_launch_name(char *buf, size_t cap, bool id_known, int64_t graph_id);
 
 #endif

@@ -650,9 +650,8 @@ int sum_overview__emit(const struct sum_overview *o, struct rpt_sink *sink,
 	if (rc >= 0)
 		rc = section_busy(sink, o, span_ns, err);
 	if (rc >= 0)
-		rc = sum_groups__emit_time(&o->kernels, sink, "overview_top_kernels", "Top Kernels",
-					   "Instances", NULL, "Name", RPT_SYMBOL, SUMMARY_OVERVIEW_TOP,
-					   err);
+		rc = sum_kernel_groups__emit_top(&o->kernels, sink, "overview_top_kernels",
+						 "Top Kernels", SUMMARY_OVERVIEW_TOP, err);
 	if (rc >= 0)
 		rc = section_transfers(sink, o, err);
 	if (rc >= 0)

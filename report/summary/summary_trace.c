@@ -1,7 +1,8 @@
 /* summary_trace.c - cuda_gpu_trace: every kernel, copy and memset in start
- * order, one row each, streamed from the store (never loaded whole), its
- * start counted from the capture's start (sum_capture__time) as every
- * time perfkit shows. Rows
+ * order, one row each, and each launch of a CUDA graph recorded whole
+ * (--cuda-graph-trace=graph) as one row named after its graph, streamed
+ * from the store (never loaded whole), its start counted from the
+ * capture's start (sum_capture__time) as every time perfkit shows. Rows
  * with a bad span are left out and counted, as every summary leaves them
  * out: a row of negative duration, or one 292 years long, is no trace. */
 #include "summary_impl.h"
@@ -20,13 +21,14 @@
 
 #define MB 1e6
 
-enum trace_kind { TRACE_KERNEL = 0, TRACE_MEMCPY = 1, TRACE_MEMSET = 2 };
+enum trace_kind { TRACE_KERNEL = 0, TRACE_MEMCPY = 1, TRACE_MEMSET = 2, TRACE_GRAPH = 3 };
 
 /* Columns: 0 start, 1 duration, 2 correlationId, 3-8 grid/block, 9 registers,
  * 10 static shared, 11 dynamic shared, 12 bytes, 13 srcKind, 14 dstKind,
- * 15 deviceId, 16 contextId, 17 streamId, 18 kernel name, 19 copyKind,
- * 20 trace_kind, 21 the span is bad. */
-static const char *const trace_tables[] = { PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET };
+ * 15 deviceId, 16 contextId, 17 streamId, 18 kernel name, 19 copyKind (a
+ * graph's: graphId), 20 trace_kind, 21 the span is bad. */
+static const char *const trace_tables[] = { PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET,
+					    PROF_T_GRAPH_TRACE };
 static const char *const trace_parts[] = {
 	"SELECT k.start, k.end - k.start, k.correlationId, k.gridX, k.gridY, k.gridZ, "
 	"k.blockX, k.blockY, k.blockZ, k.registersPerThread, k.staticSharedMemory, "
@@ -39,6 +41,9 @@ static const char *const trace_parts[] = {
 	"SELECT start, end - start, correlationId, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
 	"NULL, NULL, bytes, NULL, memKind, deviceId, contextId, streamId, NULL, NULL, 2, "
 	SUM_BAD_SPAN("") " FROM " PROF_T_MEMSET,
+	"SELECT start, end - start, correlationId, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
+	"NULL, NULL, NULL, NULL, NULL, deviceId, contextId, streamId, NULL, graphId, 3, "
+	SUM_BAD_SPAN("") " FROM " PROF_T_GRAPH_TRACE,
 };
 
 static const struct rpt_column trace_cols[] = {
@@ -87,6 +92,7 @@ static int trace_row(struct prof_cursor *c, int64_t zero_ns, struct rpt_sink *si
 	struct rpt_cell cells[NCOLS];
 	int64_t dur_ns = prof_cursor__int64(c, 1);
 	enum trace_kind kind = (enum trace_kind)prof_cursor__int64(c, 20);
+	char graph[96];
 
 	for (int i = 0; i <= 9; i++)
 		cells[i] = int_or_null(c, i);
@@ -108,8 +114,13 @@ static int trace_row(struct prof_cursor *c, int64_t zero_ns, struct rpt_sink *si
 		cells[19] = sum_text(prof_cursor__text(c, 18));
 	else if (kind == TRACE_MEMCPY)
 		cells[19] = sum_text(sum_copy_operation(prof_cursor__int64(c, 19)));
-	else
+	else if (kind == TRACE_MEMSET)
 		cells[19] = sum_text(SUM_MEMSET_OPERATION);
+	else {
+		sum_graph_launch_name(graph, sizeof graph, !prof_cursor__is_null(c, 19),
+				      prof_cursor__int64(c, 19));
+		cells[19] = sum_text(graph);
+	}
 	return sink->row(sink, cells);
 }
 
@@ -125,7 +136,7 @@ int summary__cuda_gpu_trace(struct prof_store *s, struct rpt_sink *sink, struct 
 	rc = sum_capture__time(s, &time, err);
 	if (rc < 0)
 		return rc;
-	sql = sum_union_then(s, trace_tables, trace_parts, 3, order, &rc, err);
+	sql = sum_union_then(s, trace_tables, trace_parts, 4, order, &rc, err);
 	if (rc < 0)
 		return rc;
 	if (sql) {

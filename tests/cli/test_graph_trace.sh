@@ -5,7 +5,12 @@
 # graph's time as GPU work: the overview's busy time is the launches' union,
 # diagnose finds the NVTX steps and calls the loop GPU-bound, its critical
 # path runs through the graph launches, and it says once that the kernels
-# inside them are not seen and how to see them. The option's bad values and
+# inside them are not seen and how to see them. The kernel summaries
+# (cuda_gpu_kern_sum, the overview's top kernels) show each graph's launches
+# as a row of their own, "CUDA graph ID (nodes not recorded)", with a note
+# that says so, and cuda_gpu_trace one row a launch; the Chrome and Perfetto
+# traces one slice a launch on its stream, with its graph and correlation
+# ids and the flow from its cudaGraphLaunch. The option's bad values and
 # its contradiction with --trace are one error line and exit 2. Expected
 # values come from the capture's own rows.
 . "$(dirname "$0")/cli_lib.sh"
@@ -45,6 +50,104 @@ expect_that "diagnose: at most the $STEPS NVTX steps are the loop (got $N)" test
 run diagnose "$PERFKIT_TEST_DATA/corpus/graph_replay.sqlite"
 expect_status "diagnose node capture" 0
 if grep -q graph_nodes "$TMP/out"; then fail "a node capture names graph_nodes"; else pass "a node capture is silent on graph_nodes"; fi
+
+# the kernel summaries: one row a graph, its launches' count and times
+GRAPHS=$(q "SELECT count(DISTINCT graphId) FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE")
+WANT_ROWS=$(q "SELECT group_concat(r, ' ') FROM (SELECT 'CUDA graph ' || graphId
+	|| ' (nodes not recorded):' || count(*) || ':' || sum(end - start) || ':' || min(end - start)
+	|| ':' || max(end - start) AS r FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE GROUP BY graphId ORDER BY r)")
+# graph_rows REPORT: "NAME:INSTANCES:TOTAL:MIN:MAX" of REPORT's graph rows in
+# $TMP/out (JSON), then its graph_launches note
+graph_rows() {
+	python3 - "$1" "$TMP/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[2]))
+r = next(r for r in d["reports"] if r["name"] == sys.argv[1])
+rows = sorted("%s:%d:%d:%d:%d" % (x["Name"], x["Instances"], x["Total Time (ns)"], x["Min (ns)"],
+                                  x["Max (ns)"]) for x in r["rows"] if x["Name"].startswith("CUDA graph "))
+print(" ".join(rows))
+print(r.get("graph_launches"))
+PY
+}
+run report -r cuda_gpu_kern_sum -F json "$F"
+expect_status "cuda_gpu_kern_sum" 0
+graph_rows cuda_gpu_kern_sum >"$TMP/rows"
+expect_that "cuda_gpu_kern_sum: one row a graph ($GRAPHS) with its launches' count, total, min and max" \
+	test "$(sed -n 1p "$TMP/rows")" = "$WANT_ROWS"
+expect_that "cuda_gpu_kern_sum: the note counts the $LAUNCHES launches" test "$(sed -n 2p "$TMP/rows")" = "$LAUNCHES"
+run report -F json "$F"
+graph_rows overview_top_kernels >"$TMP/rows"
+expect_that "overview: the top kernels are the graphs' rows" test "$(sed -n 1p "$TMP/rows")" = "$WANT_ROWS"
+run report -r cuda_gpu_kern_sum "$F"
+expect_out "cuda_gpu_kern_sum text: the graph's row" "CUDA graph [0-9]+ \(nodes not recorded\)$"
+expect_out "cuda_gpu_kern_sum text: the note says the nodes were not recorded" \
+	"^note: $LAUNCHES CUDA graph launches were recorded whole \(--cuda-graph-trace=graph\).*kernels inside them are not in the capture"
+run report -r cuda_gpu_kern_sum -F csv "$F"
+expect_err "cuda_gpu_kern_sum csv: the note on stderr" "$LAUNCHES CUDA graph launches were recorded whole"
+run report -r cuda_gpu_trace -F csv "$F"
+WANT_TRACE=$(q "SELECT count(*) || ':' || sum(end - start) FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE")
+GOT_TRACE=$(tr -d '\r' <"$TMP/out" |
+	awk -F, '/,CUDA graph [0-9]+ \(nodes not recorded\)$/ { n++; t += $2 } END { print n ":" t }')
+expect_that "cuda_gpu_trace: one row a launch, their durations the table's ($WANT_TRACE, got $GOT_TRACE)" \
+	test "$GOT_TRACE" = "$WANT_TRACE"
+
+# the Chrome trace: one slice a launch on its stream, with its ids, each
+# reached by a flow from its launching call
+WANT_SLICES=$(q "SELECT count(*) || ':' || sum(end - start) || ':' || sum(correlationId)
+	|| ':' || sum(graphId) || ':' || sum(streamId) FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE")
+WANT_FLOWS=$(q "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE g JOIN CUPTI_ACTIVITY_KIND_RUNTIME r
+	ON r.correlationId = g.correlationId JOIN StringIds s ON s.id = r.nameId
+	WHERE s.value LIKE 'cudaGraphLaunch%'")
+run report -F chrome -o "$TMP/graph.json" "$F"
+expect_status "chrome export" 0
+GOT=$(python3 - "$TMP/graph.json" <<'PY'
+import decimal, json, sys
+ev = json.load(open(sys.argv[1]), parse_float=decimal.Decimal)["traceEvents"]
+g = [e for e in ev if e.get("cat") == "cuda_graph"]
+named = all(e["name"] == "CUDA graph %d (nodes not recorded)" % e["args"]["graphId"] for e in g)
+on_stream = all(e["tid"] == e["args"]["stream"] for e in g)
+ns = sum(int(e["dur"] * 1000) for e in g)
+print("%d:%d:%d:%d:%d" % (len(g), ns, sum(e["args"]["correlation"] for e in g),
+                          sum(e["args"]["graphId"] for e in g), sum(e["tid"] for e in g)))
+# a flow's finish at each slice, its start at the cudaGraphLaunch of the
+# slice's correlation id
+calls = {(e["args"]["correlation"]): e for e in ev if e.get("name") == "cudaGraphLaunch"}
+starts = {e["id"]: e for e in ev if e["ph"] == "s"}
+at = {(e["pid"], e["tid"], e["ts"]): e for e in g}
+flows = 0
+for f in (e for e in ev if e["ph"] == "f"):
+    s, slice_ = starts.get(f["id"]), at.get((f["pid"], f["tid"], f["ts"]))
+    if slice_ is None or s is None:
+        continue
+    call = calls.get(slice_["args"]["correlation"])
+    if call and (s["pid"], s["tid"], s["ts"]) == (call["pid"], call["tid"], call["ts"]):
+        flows += 1
+print(flows, named and on_stream)
+PY
+)
+expect_that "chrome: one slice a launch, with the table's durations and ids ($WANT_SLICES, got ${GOT%%$'\n'*})" \
+	test "${GOT%%$'\n'*}" = "$WANT_SLICES"
+expect_that "chrome: a flow from each launch's cudaGraphLaunch ($WANT_FLOWS), named by graph, on its stream (got ${GOT#*$'\n'})" \
+	test "${GOT#*$'\n'}" = "$WANT_FLOWS True"
+
+# the Perfetto trace: the checker compares its cuda_graph slices with the
+# table's rows and pairs every flow
+run report -F perfetto -o "$TMP/graph.pftrace" "$F"
+if grep -q "built without protobuf-c" "$TMP/err"; then
+	pass "perfetto: not built (no protobuf-c)"
+elif protoc --proto_path="$PERFKIT_SOURCE/report/export/perfetto" --decode=perfetto.protos.Trace \
+	perfetto_subset.proto <"$TMP/graph.pftrace" >"$TMP/graph.txt" &&
+	python3 "$PERFKIT_SOURCE/tests/tools/check_perfetto_trace.py" "$F" "$TMP/graph.txt" >"$TMP/check"; then
+	pass "perfetto: one cuda_graph slice a launch with its times, flows paired"
+	N=$(grep -c 'name: "CUDA graph [0-9]* (nodes not recorded)"' "$TMP/graph.txt")
+	expect_that "perfetto: the slices named by graph ($GRAPHS name(s) interned, got $N)" test "$N" -ge "$GRAPHS"
+	N=$(sed -n 's/^ok: .* \([0-9]*\) flows$/\1/p' "$TMP/check")
+	WANT_ALL_FLOWS=$((WANT_FLOWS + $(q "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY")))
+	expect_that "perfetto: a flow to each launch and copy ($WANT_ALL_FLOWS, got $N)" test "$N" = "$WANT_ALL_FLOWS"
+else
+	cat "$TMP/check" >&2
+	fail "perfetto: one cuda_graph slice a launch with its times, flows paired"
+fi
 
 # the option's bad values
 run run --cuda-graph-trace=nodes -- true

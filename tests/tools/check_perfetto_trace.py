@@ -8,8 +8,8 @@ against the capture it came from, from the text that
 Checks: every field decodes (no unknown field numbers); the sequence starts
 by clearing its incremental state and every interned id is defined before
 use; each track's BEGIN/END pairs nest; one slice per kernel, copy, memset,
-runtime and driver call and NVTX range of the capture (one instant per NVTX
-mark), in the right category, with the capture's start and end times (the
+runtime and driver call, CUDA graph launch recorded whole and NVTX range of
+the capture (one instant per NVTX mark), in the right category, with the capture's start and end times (the
 incremental timestamps summed up); every flow id leaves one API call and
 arrives at one piece of GPU work; a memory counter where the capture has
 device allocations. With --window (a trace narrowed by --from/--to/--range)
@@ -165,7 +165,7 @@ def main():
                     fail("a flow leaves a %s event" % cat)
             for f in ev.get("terminating_flow_ids", []):
                 flow_in[f] += 1
-                if cat not in ("kernel", "gpu_memcpy", "gpu_memset"):
+                if cat not in ("kernel", "gpu_memcpy", "gpu_memset", "cuda_graph"):
                     fail("a flow arrives at a %s event" % cat)
     for track, left in open_slices.items():
         if left:
@@ -176,7 +176,7 @@ def main():
 
     gpu = {"kernel": "CUPTI_ACTIVITY_KIND_KERNEL", "gpu_memcpy": "CUPTI_ACTIVITY_KIND_MEMCPY",
            "gpu_memset": "CUPTI_ACTIVITY_KIND_MEMSET", "cuda_runtime": "CUPTI_ACTIVITY_KIND_RUNTIME",
-           "cuda_driver": "CUPTI_ACTIVITY_KIND_DRIVER"}
+           "cuda_driver": "CUPTI_ACTIVITY_KIND_DRIVER", "cuda_graph": "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"}
     if window:
         print("ok: %d packets, %d slices" % (len(packets), sum(map(len, slices.values()))))
         return

@@ -15,6 +15,7 @@
 
 #include "export/trace_merge.h"
 #include "prof/tables.h"
+#include "model/names.h"
 #include "model/ranks.h"
 #include "pf_sequence.h"
 #include "pf_tracks.h"
@@ -493,18 +494,23 @@ static int busy_finish(struct pf_ctx *c)
 
 /* ---- events ------------------------------------------------------------- */
 
-/* "1,5,9": the rowids of one table's GPU work the call launched. */
-static int flows_from_rows(struct pf_ctx *c, enum tm_kind gpu, const char *rows)
+/* "0:1,0:5,1:9": the GPU work the call launched, kind (an index from
+ * TM_KERNEL) and rowid (TM_API_LAUNCHED). */
+static int flows_from_launched(struct pf_ctx *c, const char *rows)
 {
 	int rc = 0;
 
 	while (rows && *rows && rc == 0) {
 		char *end;
-		long long rowid = strtoll(rows, &end, 10);
+		long long kind = strtoll(rows, &end, 10), rowid;
 
+		if (end == rows || *end != ':' || kind < 0 || kind >= TM_GPU_KINDS)
+			break;
+		rows = end + 1;
+		rowid = strtoll(rows, &end, 10);
 		if (end == rows)
 			break;
-		rc = flow_add(c, trace_merge__flow_id(gpu, rowid));
+		rc = flow_add(c, trace_merge__flow_id((enum tm_kind)(TM_KERNEL + kind), rowid));
 		rows = *end == ',' ? end + 1 : end;
 	}
 	return rc;
@@ -522,15 +528,11 @@ static int emit_api(struct pf_ctx *c, struct prof_cursor *cur, enum tm_kind kind
 	rc = slice_start(c, track, prof_cursor__int64(cur, TM_API_START),
 			 prof_cursor__int64(cur, TM_API_END),
 			 kind == TM_RUNTIME ? "cuda_runtime" : "cuda_driver",
-			 tm_api_name(prof_cursor__text(cur, TM_API_NAME), buf, sizeof buf));
+			 tm_api_name(trace_merge__name(&c->m, cur, TM_API_NAME), buf, sizeof buf));
 	if (rc < 0)
 		return rc;
 	/* the flows tie a call to its work; the work keeps the correlation id */
-	rc = flows_from_rows(c, TM_KERNEL, prof_cursor__text(cur, TM_API_KERNEL_ROWS));
-	if (rc == 0)
-		rc = flows_from_rows(c, TM_MEMCPY, prof_cursor__text(cur, TM_API_MEMCPY_ROWS));
-	if (rc == 0)
-		rc = flows_from_rows(c, TM_MEMSET, prof_cursor__text(cur, TM_API_MEMSET_ROWS));
+	rc = flows_from_launched(c, prof_cursor__text(cur, TM_API_LAUNCHED));
 	c->ev.n_flow_ids = c->nflows;
 	c->ev.flow_ids = c->flows;
 	return rc < 0 ? rc : ev_write(c, prof_cursor__int64(cur, TM_API_START));
@@ -592,7 +594,7 @@ static int emit_kernel(struct pf_ctx *c, struct prof_cursor *cur)
 {
 	char dims[96];
 	double occupancy;
-	int rc = gpu_start(c, cur, TM_KERNEL, "kernel", prof_cursor__text(cur, TM_KERNEL_NAME));
+	int rc = gpu_start(c, cur, TM_KERNEL, "kernel", trace_merge__name(&c->m, cur, TM_KERNEL_NAME));
 
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
@@ -632,6 +634,24 @@ static int emit_transfer(struct pf_ctx *c, struct prof_cursor *cur, enum tm_kind
 	if (end > start)
 		arg_double(c, "memory bandwidth (GB/s)", (double)bytes / (double)(end - start));
 	return ev_write(c, start);
+}
+
+/* A launch of a CUDA graph recorded whole: one slice for all its nodes. */
+static int emit_graph(struct pf_ctx *c, struct prof_cursor *cur)
+{
+	bool known = !prof_cursor__is_null(cur, TM_GRAPH_ID);
+	int64_t graph_id = prof_cursor__int64(cur, TM_GRAPH_ID);
+	char name[96];
+	int rc;
+
+	sum_graph_launch_name(name, sizeof name, known, graph_id);
+	rc = gpu_start(c, cur, TM_GRAPH, "cuda_graph", name);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
+	if (known)
+		arg_int(c, "graphId", graph_id);
+	arg_repeated_text(c, "nodes", "not recorded (--cuda-graph-trace=graph)");
+	return ev_write(c, prof_cursor__int64(cur, TM_GPU_START));
 }
 
 static int emit_gpu_nvtx(struct pf_ctx *c, const struct tm_span *s, const char *name)
@@ -689,6 +709,7 @@ static int emit(struct pf_ctx *c, const struct tm_row *r)
 	case TM_KERNEL: return emit_kernel(c, r->cur);
 	case TM_MEMCPY:
 	case TM_MEMSET: return emit_transfer(c, r->cur, r->kind);
+	case TM_GRAPH: return emit_graph(c, r->cur);
 	case TM_MEMORY: return emit_memory(c, r->cur);
 	case TM__COUNT: break;
 	}
