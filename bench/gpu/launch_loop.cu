@@ -4,12 +4,18 @@
 //
 //   launch_loop empty N   N launches of an empty kernel, one sync at the end
 //   launch_loop heavy N   N launches of a kernel doing ~50 us of arithmetic
+//   launch_loop window N  N empty launches, then a cudaProfilerStart/Stop
+//                         pair around 100 more, then N again: prints
+//                         "before_us" and "after_us", what a launch costs
+//                         before and after a capture window (under
+//                         perfkit run --capture-range=cudaProfilerApi)
 // Prints "per_launch_us <value>": the loop runs in 10 blocks of N/10
 // launches, each ended by a sync; the figure is the median block's wall
 // time over its launches (a machine's hiccup spoils one block, not the
 // figure), after half a second of warm-up; then "end_ns <T>", the
 // realtime clock when its work ended (bench/gpu_overhead.sh times the
 // capture's finish from it).
+#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,12 +50,36 @@ static double now_us(void)
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
+/* N launches in BLOCKS blocks, each ended by a sync: the median block's
+ * time a launch (a machine's hiccup spoils one block, not the figure). */
+static double median_block_us(int n, int heavy, float *out)
+{
+	double block_us[BLOCKS];
+	int per = n / BLOCKS > 0 ? n / BLOCKS : 1;
+
+	for (int b = 0; b < BLOCKS; b++) {
+		double t0 = now_us();
+
+		for (int i = 0; i < per; i++) {
+			if (heavy)
+				heavy_kernel<<<132, 256>>>(out, 20000);
+			else
+				empty_kernel<<<1, 1>>>();
+		}
+		cudaDeviceSynchronize();
+		block_us[b] = (now_us() - t0) / per;
+	}
+	qsort(block_us, BLOCKS, sizeof(block_us[0]), by_value);
+	return (block_us[BLOCKS / 2 - 1] + block_us[BLOCKS / 2]) / 2;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 2 ? atoi(argv[2]) : 20000;
 	int heavy = argc > 1 && !strcmp(argv[1], "heavy");
+	int window = argc > 1 && !strcmp(argv[1], "window");
 	float *out;
-	double t0, t1, block_us[BLOCKS];
+	double t0;
 
 	if (cudaMalloc(&out, 132 * 256 * sizeof(float)) != cudaSuccess)
 		return 90;
@@ -63,22 +93,17 @@ int main(int argc, char **argv)
 		}
 		cudaDeviceSynchronize();
 	} while (now_us() - t0 < 5e5);
-	for (int b = 0; b < BLOCKS; b++) {
-		int per = n / BLOCKS > 0 ? n / BLOCKS : 1;
-
-		t0 = now_us();
-		for (int i = 0; i < per; i++) {
-			if (heavy)
-				heavy_kernel<<<132, 256>>>(out, 20000);
-			else
-				empty_kernel<<<1, 1>>>();
-		}
+	if (window) {
+		printf("before_us %.3f\n", median_block_us(n, 0, out));
+		cudaProfilerStart();
+		for (int i = 0; i < 100; i++)
+			empty_kernel<<<1, 1>>>();
 		cudaDeviceSynchronize();
-		t1 = now_us();
-		block_us[b] = (t1 - t0) / per;
+		cudaProfilerStop();
+		printf("after_us %.3f\n", median_block_us(n, 0, out));
+	} else {
+		printf("per_launch_us %.3f\n", median_block_us(n, heavy, out));
 	}
-	qsort(block_us, BLOCKS, sizeof(block_us[0]), by_value);
-	printf("per_launch_us %.3f\n", (block_us[BLOCKS / 2 - 1] + block_us[BLOCKS / 2]) / 2);
 	{
 		struct timespec rt;
 

@@ -52,31 +52,21 @@ finish() {
 	{
 		echo "capture: $line"
 		echo "perfkit run: status $(cat "$LONG_DIR/traced.status"); $(grep -i "window" "$LONG_DIR/traced.err" | tail -2 | tr '\n' ' ')"
-		python3 - "$LONG_DIR" <<'PY'
+		python3 - "$LONG_DIR" "$SRC" <<'PY'
 import os, statistics, sys
+sys.path.insert(0, sys.argv[2])
+from window_blocks import blocks, ci, ms, split
 d = sys.argv[1]
-def blocks(name):
-    return [(int(f[1]), int(f[2]), float(f[3])) for f in
-            (l.split() for l in open(os.path.join(d, name))) if f and f[0] == "block"]
-def ci(v):
-    # the median and the order statistics around it that hold the median
-    # with about 95% confidence (normal approximation of the binomial)
-    v = sorted(v); n = len(v); h = 0.98 * n ** 0.5
-    lo, hi = max(0, int(n / 2 - h)), min(n - 1, int(n / 2 + h))
-    return statistics.median(v), v[lo], v[hi]
-# the first block of each run holds CUDA's and PyTorch's warm-up
-untraced = [b[2] for b in blocks("before.txt")[1:] + blocks("after.txt")[1:]]
-traced = blocks("traced.txt")
-window = [b for b in traced if b[0] <= 1020 and b[0] + b[1] > 1001]
-outside = [b[2] for b in traced[1:] if b not in window]
+untraced = ms(blocks(os.path.join(d, "before.txt"))[1:] + blocks(os.path.join(d, "after.txt"))[1:])
+traced = blocks(os.path.join(d, "traced.txt"))
 # before and after the window apart: a cost that began with the window's
 # opening and outlived its closing would show only after it
-before = [b[2] for b in traced[1:] if b[0] + b[1] <= 1001]
-after = [b[2] for b in traced if b[0] > 1020]
+before, window, after = split(traced, 1001, 1020)
+outside = ms(before + after)
 steps = traced[-1][0] + traced[-1][1] - 1 if traced else 0
 print("%-34s %7s %10s %22s" % ("steps", "blocks", "ms/step", "95% interval of median"))
 for name, v in (("untraced, before and after", untraced), ("traced, outside the window", outside),
-                ("traced, before the window", before), ("traced, after the window", after)):
+                ("traced, before the window", ms(before)), ("traced, after the window", ms(after))):
     if not v:
         continue
     m, lo, hi = ci(v)
