@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # window_cost.sh - what a launch costs before and after a capture window,
 # in one process: bench/gpu/launch_loop's window mode (N empty launches,
-# a cudaProfilerStart/Stop pair around 100 more, N again) untraced, under
-# `perfkit run --capture-range=cudaProfilerApi` with each --trace of
-# TRACES, and under --start-paused (the injection, no window ever opened).
+# an NVTX range "window" and a cudaProfilerStart/Stop pair around 100
+# more, N again) untraced, under `perfkit run --capture-range=RANGE`
+# (nvtx:window, or cudaProfilerApi) with each --trace of TRACES (nvtx is
+# added to each for nvtx:), and under --start-paused (the injection, no
+# window ever opened).
 # A cost that a window leaves behind shows as after/before above the
 # untraced run's; the ratio within one process is free of the drift
 # between runs. ROUNDS interleaved rounds, the order reversed every other
@@ -12,7 +14,8 @@
 # median with at least 98% confidence).
 #
 #   bench/window_cost.sh [BUILD]
-#   ROUNDS (15), N (20000), TRACES ("default kernels api"), PIN=CPUS,
+#   ROUNDS (15), N (20000), RANGE (nvtx:window), TRACES ("default kernels
+#   api"), PIN=CPUS,
 #   EXTRA="NAME=ENV=VALUE ..." more arms: the default capture with one
 #   environment variable set
 # Raw values go to $OUT/window_cost_raw.tsv.
@@ -21,7 +24,7 @@ BUILD=$(cd "${1:-.gpu/collector}" && pwd)
 PERFKIT=$BUILD/cli/perfkit
 LOOP=$BUILD/bench/gpu/launch_loop
 export LD_LIBRARY_PATH=$BUILD/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-ROUNDS=${ROUNDS:-15} N=${N:-20000}
+ROUNDS=${ROUNDS:-15} N=${N:-20000} RANGE=${RANGE:-nvtx:window}
 W=$(mktemp -d)
 OUTDIR=${OUT:-$W}
 mkdir -p "$OUTDIR"
@@ -39,13 +42,16 @@ run() { # ROUND ARM
 	case $arm in
 	untraced) out=$("${pin[@]}" "$LOOP" window "$N" 2>"$W/err") ;;
 	paused) out=$("$PERFKIT" run -f -o "$W/cap.sqlite" --start-paused -- "${pin[@]}" "$LOOP" window "$N" 2>"$W/err") ;;
-	trace:default) out=$("$PERFKIT" run -f -o "$W/cap.sqlite" --capture-range=cudaProfilerApi -- \
+	trace:default) out=$("$PERFKIT" run -f -o "$W/cap.sqlite" --capture-range="$RANGE" -- \
 		"${pin[@]}" "$LOOP" window "$N" 2>"$W/err") ;;
-	trace:*) out=$("$PERFKIT" run -f -o "$W/cap.sqlite" --trace="${arm#trace:}" --capture-range=cudaProfilerApi -- \
-		"${pin[@]}" "$LOOP" window "$N" 2>"$W/err") ;;
+	trace:*)
+		local t=${arm#trace:}
+		[[ $RANGE == nvtx:* ]] && t=$t,nvtx
+		out=$("$PERFKIT" run -f -o "$W/cap.sqlite" --trace="$t" --capture-range="$RANGE" -- \
+			"${pin[@]}" "$LOOP" window "$N" 2>"$W/err") ;;
 	env:*)
 		local kv=${arm#env:*=}
-		out=$(env "$kv" "$PERFKIT" run -f -o "$W/cap.sqlite" --capture-range=cudaProfilerApi -- \
+		out=$(env "$kv" "$PERFKIT" run -f -o "$W/cap.sqlite" --capture-range="$RANGE" -- \
 			"${pin[@]}" "$LOOP" window "$N" 2>"$W/err") ;;
 	esac
 	status=$?
@@ -54,9 +60,12 @@ run() { # ROUND ARM
 		return
 	fi
 	if [ "$arm" != untraced ] && [ "$arm" != paused ]; then
+		# the window's kernels, and how long detaching CUPTI after it took
 		kernels=$(python3 -c 'import sqlite3, sys
 db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
-print(db.execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchone()[0])' "$W/cap.sqlite" 2>/dev/null || echo none)
+k = db.execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchone()[0]
+d = db.execute("SELECT value FROM PERFKIT_COUNTERS WHERE name = ?", ("cupti_detach_ns",)).fetchone()
+print("%d/%s" % (k, "%.1fms" % (d[0] / 1e6) if d else "-"))' "$W/cap.sqlite" 2>/dev/null || echo none)
 	fi
 	printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$arm" \
 		"$(awk '$1 == "before_us" { print $2 }' <<<"$out")" \
@@ -84,7 +93,7 @@ def med(v):
 def rng(v):
     return "%.3f (%.3f-%.3f)" % (med(v), min(v), max(v)) if v else "-"
 print("%-22s %6s %10s %10s %22s %22s %s" % ("arm", "rounds", "before_us", "after_us",
-      "after/before", "before/untraced", "kernels in window"))
+      "after/before", "before/untraced", "kernels in window/detach"))
 for arm, d in by.items():
     ab = [a / b for b, a, _ in d.values()]
     bu = [d[r][0] / u[r][0] for r in d if r in u]

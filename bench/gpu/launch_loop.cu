@@ -4,11 +4,12 @@
 //
 //   launch_loop empty N   N launches of an empty kernel, one sync at the end
 //   launch_loop heavy N   N launches of a kernel doing ~50 us of arithmetic
-//   launch_loop window N  N empty launches, then a cudaProfilerStart/Stop
-//                         pair around 100 more, then N again: prints
-//                         "before_us" and "after_us", what a launch costs
-//                         before and after a capture window (under
-//                         perfkit run --capture-range=cudaProfilerApi)
+//   launch_loop window N  N empty launches, then 100 more inside an NVTX
+//                         range "window" and a cudaProfilerStart/Stop pair,
+//                         then N again: prints "before_us" and "after_us",
+//                         what a launch costs before and after a capture
+//                         window (perfkit run --capture-range=nvtx:window
+//                         or cudaProfilerApi)
 // Prints "per_launch_us <value>": the loop runs in 10 blocks of N/10
 // launches, each ended by a sync; the figure is the median block's wall
 // time over its launches (a machine's hiccup spoils one block, not the
@@ -16,6 +17,7 @@
 // realtime clock when its work ended (bench/gpu_overhead.sh times the
 // capture's finish from it).
 #include <cuda_profiler_api.h>
+#include <nvtx3/nvToolsExt.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,11 +97,15 @@ int main(int argc, char **argv)
 	} while (now_us() - t0 < 5e5);
 	if (window) {
 		printf("before_us %.3f\n", median_block_us(n, 0, out));
+		nvtxRangePushA("window");
 		cudaProfilerStart();
 		for (int i = 0; i < 100; i++)
 			empty_kernel<<<1, 1>>>();
 		cudaDeviceSynchronize();
 		cudaProfilerStop();
+		nvtxRangePop();
+		/* where perfkit detaches CUPTI after a window: before the timing */
+		cudaDeviceSynchronize();
 		printf("after_us %.3f\n", median_block_us(n, 0, out));
 	} else {
 		printf("per_launch_us %.3f\n", median_block_us(n, heavy, out));
