@@ -7,7 +7,13 @@
  * which nvtx_kern_sum uses: its range is the last of this list). Names are
  * read by StringIds id and cached per id. A call whose Python stack was
  * recorded (--python-backtrace=cuda) hangs under its Python frames instead
- * of its ranges (folded_python.h). */
+ * of its ranges (folded_python.h).
+ *
+ * Weighed by GPU time, a CUDA graph recorded whole (--cuda-graph-trace=graph:
+ * one row a launch, none of its kernels) is GPU work as a kernel is: each
+ * launch's time hangs under its launching call as a frame named as
+ * cuda_gpu_kern_sum names the graph's launches, in walks of their own over
+ * the graph table, which a capture without one never makes. */
 #include "folded_impl.h"
 #include "folded_python.h"
 #include "folded_ranges.h"
@@ -39,7 +45,9 @@ struct walk {
 	struct export_window w;
 	enum folded_weight weight;
 	struct stack_table table;
-	struct name_cache kernels, apis;
+	struct name_cache kernels, apis, graphs; /* graphs: by graph id */
+	char *graph_no_id;        /* the frame of a launch without a graph id */
+	bool graph_walk;          /* the GPU rows walked are graph launches */
 	struct range_walk ranges; /* the push/pop ranges open at the current call */
 	struct folded_py py;      /* the Python stacks of the calls, when recorded */
 	int64_t thread;           /* globalTid the prefix belongs to */
@@ -100,17 +108,24 @@ static int name_cache__put(struct name_cache *c, int64_t id, char *name)
 	return 0;
 }
 
-/* The frame name of a StringIds id; API names lose nsys's "_v<N>" suffix. */
-static const char *name_of(struct walk *wk, struct name_cache *c, int64_t id, bool api)
+static const char *name_cache__get(const struct name_cache *c, int64_t id)
 {
-	struct prof_cursor *cur = NULL;
-	char *raw = NULL, *name;
-	int rc;
-
 	for (size_t j = c->cap ? slot_of(id, c->cap) : 0; c->cap && c->names[j];
 	     j = (j + 1) & (c->cap - 1))
 		if (c->ids[j] == id)
 			return c->names[j];
+	return NULL;
+}
+
+/* The frame name of a StringIds id; API names lose nsys's "_v<N>" suffix. */
+static const char *name_of(struct walk *wk, struct name_cache *c, int64_t id, bool api)
+{
+	struct prof_cursor *cur = NULL;
+	char *raw = NULL, *name = (char *)name_cache__get(c, id);
+	int rc;
+
+	if (name)
+		return name;
 	rc = prof_cursor__open(wk->s, "SELECT value FROM " PROF_T_STRINGS " WHERE id = ?1", &cur, wk->err);
 	if (rc < 0)
 		return NULL;
@@ -136,6 +151,42 @@ static const char *name_of(struct walk *wk, struct name_cache *c, int64_t id, bo
 		return NULL;
 	}
 	return name;
+}
+
+/* The frame of a graph launch (sum_graph_launch_name), made once a graph. */
+static const char *graph_name_of(struct walk *wk, bool id_known, int64_t id)
+{
+	char raw[96], *name = (char *)(id_known ? name_cache__get(&wk->graphs, id) : wk->graph_no_id);
+
+	if (name)
+		return name;
+	sum_graph_launch_name(raw, sizeof raw, id_known, id);
+	name = folded_frame__sanitize(raw);
+	if (name && !id_known)
+		wk->graph_no_id = name;
+	else if (name && name_cache__put(&wk->graphs, id, name) < 0) {
+		free(name);
+		name = NULL;
+	}
+	if (!name)
+		nomem(wk);
+	return name;
+}
+
+/* The frame of the GPU row in column col of c (a kernel's name id, or a
+ * graph launch's graph id) into *out; NULL where a kernel has no name. */
+static int work_frame(struct walk *wk, struct prof_cursor *c, int col, const char **out)
+{
+	bool known = !prof_cursor__is_null(c, col);
+
+	*out = NULL;
+	if (wk->graph_walk)
+		*out = graph_name_of(wk, known, prof_cursor__int64(c, col));
+	else if (known)
+		*out = name_of(wk, &wk->kernels, prof_cursor__int64(c, col), false);
+	else
+		return 0;
+	return *out ? 0 : wk->err->code ? wk->err->code : nomem(wk);
 }
 
 /* One text value of a query with one bound integer, or NULL. malloc'd. */
@@ -250,16 +301,16 @@ static int64_t clipped(const struct walk *wk, int64_t start, int64_t end)
 }
 
 /* prefix;open ranges...;API call[;kernel], or prefix;Python frames...;API
- * call[;kernel] for a call of a Python stack (py, else NULL) */
-static int fold_call(struct walk *wk, int64_t api_id, bool has_kernel, int64_t kernel_id,
-		     int64_t weight, const char *py)
+ * call[;kernel] for a call of a Python stack (py, else NULL); kernel: the
+ * GPU row's frame (work_frame), NULL for none */
+static int fold_call(struct walk *wk, int64_t api_id, const char *kernel, int64_t weight,
+		     const char *py)
 {
 	const char *api = name_of(wk, &wk->apis, api_id, true);
-	const char *kernel = has_kernel ? name_of(wk, &wk->kernels, kernel_id, false) : NULL;
 	size_t len = 0;
 	int rc;
 
-	if (!api || (has_kernel && !kernel))
+	if (!api)
 		return wk->err->code ? wk->err->code : nomem(wk);
 	rc = key_append(wk, &len, wk->prefix);
 	if (rc == 0 && py)
@@ -277,9 +328,20 @@ static int fold_call(struct walk *wk, int64_t api_id, bool has_kernel, int64_t k
 
 /* ---- the walk ------------------------------------------------------------ */
 
+/* The GPU table a walk weighs by, and the column its frame is named by. */
+static const char *work_table(const struct walk *wk)
+{
+	return wk->graph_walk ? PROF_T_GRAPH_TRACE : PROF_T_KERNEL;
+}
+
+static const char *work_name(const struct walk *wk)
+{
+	return wk->graph_walk ? "k.graphId" : PROF_SQL_KERNEL_NAME_ID("k.");
+}
+
 /* Columns: 0 globalTid, 1 call start, 2 API nameId, 3 kernel name id (NULL:
- * none), 4..5 the weighed interval, 6..7 the call's Python stack (NULL:
- * none, or no stacks recorded). A row whose weighed interval has a bad
+ * none; a graph walk's: the graph id), 4..5 the weighed interval, 6..7 the
+ * call's Python stack (NULL: none, or no stacks recorded). A row whose weighed interval has a bad
  * span (SUM_BAD_SPAN) is left out, as every export leaves it out; the call
  * a sound kernel hangs under is only a name, whatever its own span. */
 static int calls_sql(struct walk *wk, const char *table, bool runtime_too, char *sql, size_t cap)
@@ -319,12 +381,12 @@ static int calls_sql(struct walk *wk, const char *table, bool runtime_too, char 
 		/* CROSS JOIN keeps the call table outermost, so the (globalTid,
 		 * start) index gives the order without a sort. */
 		snprintf(sql, cap,
-			 "SELECT a.globalTid, a.start, a.nameId, "
-			 PROF_SQL_KERNEL_NAME_ID("k.") ", k.start, k.end%s "
-			 "FROM %s a CROSS JOIN " PROF_T_KERNEL " k ON " SUM_LAUNCHED_BY("k", "a") "%s%s"
+			 "SELECT a.globalTid, a.start, a.nameId, %s, k.start, k.end%s "
+			 "FROM %s a CROSS JOIN %s k ON " SUM_LAUNCHED_BY("k", "a") "%s%s"
 			 " WHERE k.end > ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.") " AND %s%s AND %s "
 			 "ORDER BY a.globalTid, a.start",
-			 py_cols, table, runtime_join, py_join, in_range, not_runtime, once);
+			 work_name(wk), py_cols, table, work_table(wk), runtime_join, py_join, in_range,
+			 not_runtime, once);
 	} else {
 		snprintf(sql, cap,
 			 "SELECT a.globalTid, a.start, a.nameId, (SELECT CASE WHEN count(*) = 1 THEN "
@@ -370,6 +432,7 @@ static int walk_calls(struct walk *wk, const char *table, bool runtime_too)
 	while ((rc = prof_cursor__next(calls, wk->err)) > 0) {
 		int64_t tid = prof_cursor__int64(calls, 0), t = prof_cursor__int64(calls, 1);
 		int64_t weight = clipped(wk, prof_cursor__int64(calls, 4), prof_cursor__int64(calls, 5));
+		const char *kernel;
 
 		if (!wk->prefix || tid != wk->thread) {
 			forget_prefix(wk);
@@ -383,8 +446,10 @@ static int walk_calls(struct walk *wk, const char *table, bool runtime_too)
 			break;
 		if (weight == 0)
 			continue;
-		rc = fold_call(wk, prof_cursor__int64(calls, 2), !prof_cursor__is_null(calls, 3),
-			       prof_cursor__int64(calls, 3), weight,
+		rc = work_frame(wk, calls, 3, &kernel);
+		if (rc < 0)
+			break;
+		rc = fold_call(wk, prof_cursor__int64(calls, 2), kernel, weight,
 			       prof_cursor__is_null(calls, 7) ? NULL
 				       : folded_py__frames(&wk->py, prof_cursor__int64(calls, 6),
 							   prof_cursor__int64(calls, 7)));
@@ -398,7 +463,8 @@ out:
 	return rc < 0 ? rc : 0;
 }
 
-/* Kernels no captured call launched: process;[no launching call];kernel. */
+/* Kernels (or a graph walk's launches) no captured call launched:
+ * process;[no launching call];kernel. */
 static int walk_orphans(struct walk *wk)
 {
 	char *sql = malloc(SQL_MAX), in_range[512];
@@ -423,11 +489,11 @@ static int walk_orphans(struct walk *wk)
 	" AND " X ".c IS NULL AND NOT coalesce((k.globalPid IS NULL OR k.globalPid = 0) AND "     \
 	"k.correlationId IN (SELECT correlationId FROM " T " WHERE correlationId IS NOT NULL), 0)"
 	snprintf(sql, SQL_MAX,
-		 "SELECT " PROF_SQL_PID_OF_TID("k.globalPid") ", " PROF_SQL_KERNEL_NAME_ID("k.") ", "
-		 "k.start, k.end FROM " PROF_T_KERNEL " k" ORPHAN_PAIRS(PROF_T_RUNTIME, "xr")
+		 "SELECT " PROF_SQL_PID_OF_TID("k.globalPid") ", %s, "
+		 "k.start, k.end FROM %s k" ORPHAN_PAIRS(PROF_T_RUNTIME, "xr")
 		 ORPHAN_PAIRS(PROF_T_DRIVER, "xd") " WHERE k.end > ?1 AND k.start < ?2 "
 		 "AND NOT " SUM_BAD_SPAN("k.") " AND %s" ORPHAN_OF(PROF_T_RUNTIME, "xr")
-		 ORPHAN_OF(PROF_T_DRIVER, "xd") " ORDER BY 1", in_range);
+		 ORPHAN_OF(PROF_T_DRIVER, "xd") " ORDER BY 1", work_name(wk), work_table(wk), in_range);
 #undef ORPHAN_PAIRS
 #undef ORPHAN_OF
 	rc = open_windowed(wk, sql, &cur);
@@ -444,13 +510,13 @@ static int walk_orphans(struct walk *wk)
 			if (rc < 0)
 				break;
 		}
-		if (weight == 0 || prof_cursor__is_null(cur, 1))
+		if (weight == 0)
 			continue;
-		kernel = name_of(wk, &wk->kernels, prof_cursor__int64(cur, 1), false);
-		if (!kernel) {
-			rc = wk->err->code ? wk->err->code : nomem(wk);
+		rc = work_frame(wk, cur, 1, &kernel);
+		if (rc < 0)
 			break;
-		}
+		if (!kernel)
+			continue;
 		rc = key_append(wk, &len, wk->prefix);
 		if (rc == 0)
 			rc = key_append(wk, &len, FOLDED_NO_CALL);
@@ -498,6 +564,15 @@ int folded__collect(struct prof_store *s, const struct folded_options *o,
 		rc = walk_calls(&wk, PROF_T_DRIVER, true);
 	if (rc >= 0 && wk.weight == FOLDED_WEIGHT_GPU)
 		rc = walk_orphans(&wk);
+	if (wk.weight == FOLDED_WEIGHT_GPU && prof_store__has_table(s, PROF_T_GRAPH_TRACE)) {
+		wk.graph_walk = true;
+		if (rc >= 0)
+			rc = walk_calls(&wk, PROF_T_RUNTIME, false);
+		if (rc >= 0)
+			rc = walk_calls(&wk, PROF_T_DRIVER, true);
+		if (rc >= 0)
+			rc = walk_orphans(&wk);
+	}
 	stack_table__finish(&wk.table);
 	if (rc < 0)
 		folded_stacks__exit(out);
@@ -505,6 +580,8 @@ int folded__collect(struct prof_store *s, const struct folded_options *o,
 	free(wk.key);
 	name_cache__exit(&wk.kernels);
 	name_cache__exit(&wk.apis);
+	name_cache__exit(&wk.graphs);
+	free(wk.graph_no_id);
 	folded_py__exit(&wk.py);
 	sum_ranks__exit(&wk.ranks);
 	sum_thread_labels__delete(wk.threads);

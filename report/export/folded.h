@@ -9,7 +9,9 @@
  * when it started) or by API time (each runtime/driver call's own duration;
  * a call that launched exactly one kernel gets the kernel as a last frame).
  * Kernels whose launching call was not captured sit under
- * process;[no launching call]. Times are nanoseconds.
+ * process;[no launching call]. Weighed by GPU time, a CUDA graph launch
+ * recorded whole (--cuda-graph-trace=graph) is a kernel named as
+ * cuda_gpu_kern_sum names the graph. Times are nanoseconds.
  *
  * Rows are streamed in (thread, start) order next to the thread's NVTX
  * ranges, so memory holds the open ranges of one thread and the table of

@@ -132,61 +132,59 @@ static void add_busy(int64_t *bins, const struct time_axis *a, int64_t start, in
 	}
 }
 
+/* The busy bins of each device (the first PLOT_MAX_DEVICES) from the
+ * union intervals of sum_busy__walk. */
+struct util_bins {
+	const struct time_axis *a;
+	int64_t (*busy)[PLOT_BINS], devs[PLOT_MAX_DEVICES];
+	int ndevs;
+};
+
+static int util_interval(void *ctx, int64_t device_id, int64_t start_ns, int64_t end_ns)
+{
+	struct util_bins *u = ctx;
+	int slot = device_slot(u->devs, &u->ndevs, device_id);
+
+	if (slot >= 0)
+		add_busy(u->busy[slot], u->a, start_ns, end_ns);
+	return 0;
+}
+
+/* Whether the store has any table of GPU work. */
+static bool has_gpu_work(struct prof_store *s)
+{
+	static const char *const tables[] = { PROF_T_GPU_WORK_TABLES };
+
+	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
+		if (prof_store__has_table(s, tables[i]))
+			return true;
+	return false;
+}
+
 static int plot_utilisation(struct html_page *p, const struct time_axis *a, struct prof_error *err)
 {
-	static const char *const tables[] = { PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET };
-	/* rows with a bad span are left out, as of every export */
-	static const char *const parts[] = {
-		"SELECT deviceId, start, end FROM " PROF_T_KERNEL " WHERE NOT " SUM_BAD_SPAN(""),
-		"SELECT deviceId, start, end FROM " PROF_T_MEMCPY " WHERE NOT " SUM_BAD_SPAN(""),
-		"SELECT deviceId, start, end FROM " PROF_T_MEMSET " WHERE NOT " SUM_BAD_SPAN(""),
-	};
 	struct prof_store *s = html_page__store(p);
 	struct sum_stretches st;
-	int64_t (*busy)[PLOT_BINS] = NULL, devs[PLOT_MAX_DEVICES], cur_start = 0, cur_end = 0;
-	int ndevs = 0, slot = -1, rc;
-	struct prof_cursor *c = NULL;
-	char *src, *sql = NULL, dir[4096];
-	bool open = false;
-	FILE *f;
-
-	src = sum_union(s, tables, parts, 3, &rc, err);
-	if (!src || a->span_ns <= 0) {
-		free(src);
-		if (rc == 0)
-			html_page__note(p, "No GPU activity to plot over time.");
-		return rc;
-	}
-	busy = calloc(PLOT_MAX_DEVICES, sizeof *busy);
-	sql = malloc(strlen(src) + 32);
-	if (!busy || !sql) {
-		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
-		goto out;
-	}
 	/* per device in start order, so overlapping work (several streams)
-	 * merges into one busy interval and counts once */
-	sprintf(sql, "%s ORDER BY 1, 2", src);
-	rc = prof_cursor__open(s, sql, &c, err);
-	while (rc >= 0 && (rc = prof_cursor__next(c, err)) > 0) {
-		int d = device_slot(devs, &ndevs, prof_cursor__int64(c, 0));
-		int64_t start = prof_cursor__int64(c, 1), end = prof_cursor__int64(c, 2);
+	 * merges into one busy interval and counts once; a graph recorded
+	 * whole counts as its launches, as the overview's busy time does;
+	 * rows with a bad span are left out, as of every export */
+	struct util_bins u = { .a = a };
+	struct sum_busy_walk w = { .interval = util_interval, .ctx = &u };
+	char dir[4096];
+	FILE *f;
+	int rc;
 
-		if (open && d == slot && start <= cur_end) {
-			if (end > cur_end)
-				cur_end = end;
-			continue;
-		}
-		if (open && slot >= 0)
-			add_busy(busy[slot], a, cur_start, cur_end);
-		slot = d;
-		cur_start = start;
-		cur_end = end;
-		open = true;
+	if (!has_gpu_work(s) || a->span_ns <= 0) {
+		html_page__note(p, "No GPU activity to plot over time.");
+		return 0;
 	}
+	u.busy = calloc(PLOT_MAX_DEVICES, sizeof *u.busy);
+	if (!u.busy)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	rc = sum_busy__walk(s, NULL, &w, err);
 	if (rc < 0)
 		goto out;
-	if (open && slot >= 0)
-		add_busy(busy[slot], a, cur_start, cur_end);
 	rc = html_page__mkdir(p, "util", dir, sizeof dir, err);
 	if (rc < 0 || !(f = plots_data__open(dir, "util.dat", err))) {
 		rc = err->code;
@@ -199,7 +197,7 @@ static int plot_utilisation(struct html_page *p, const struct time_axis *a, stru
 		fclose(f);
 		goto out;
 	}
-	device_header(f, devs, ndevs);
+	device_header(f, u.devs, u.ndevs);
 	for (int b = 0; b <= PLOT_BINS; b++) {
 		/* the last row repeats the last bin so its step is drawn */
 		int bb = b < PLOT_BINS ? b : PLOT_BINS - 1;
@@ -212,9 +210,9 @@ static int plot_utilisation(struct html_page *p, const struct time_axis *a, stru
 		from = prof_add_saturated(a->base_ns, (int64_t)bb * a->bin_ns);
 		recorded = sum_stretches__covered(&st, from, prof_add_saturated(from, len));
 		fprintf(f, "%.6f", time_axis__bin_ms(a, b));
-		for (int d = 0; d < ndevs; d++) {
+		for (int d = 0; d < u.ndevs; d++) {
 			if (recorded > 0)
-				fprintf(f, " %.3f", 100.0 * (double)busy[d][bb] / (double)recorded);
+				fprintf(f, " %.3f", 100.0 * (double)u.busy[d][bb] / (double)recorded);
 			else
 				fputs(" NaN", f);
 		}
@@ -226,13 +224,15 @@ static int plot_utilisation(struct html_page *p, const struct time_axis *a, stru
 		rc = gnuplot__write_file(dir, "util.gp", util_script, err);
 	if (rc == 0)
 		html_page__plot(p, dir, "util.gp", "util.svg",
-				"GPU utilisation over time: the share of each time bin in which the "
-				"GPU ran a kernel, copy or memset (concurrent work counted once).");
+				prof_store__has_table(s, PROF_T_GRAPH_TRACE)
+					? "GPU utilisation over time: the share of each time bin in "
+					  "which the GPU ran a kernel, a CUDA graph launch, a copy or a "
+					  "memset (concurrent work counted once)."
+					: "GPU utilisation over time: the share of each time bin in "
+					  "which the GPU ran a kernel, copy or memset (concurrent work "
+					  "counted once).");
 out:
-	prof_cursor__close(c);
-	free(busy);
-	free(sql);
-	free(src);
+	free(u.busy);
 	return rc < 0 ? rc : 0;
 }
 

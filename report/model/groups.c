@@ -316,6 +316,14 @@ int sum_groups__emit(const struct sum_groups *gs, struct rpt_sink *sink, const c
 		     const char *title, const struct rpt_column *cols, int ncols,
 		     sum_group_cells_fn cells_of, struct prof_error *err)
 {
+	return sum_groups__emit_noted(gs, sink, report, title, cols, ncols, cells_of, NULL, err);
+}
+
+int sum_groups__emit_noted(const struct sum_groups *gs, struct rpt_sink *sink, const char *report,
+			   const char *title, const struct rpt_column *cols, int ncols,
+			   sum_group_cells_fn cells_of, const struct rpt_note *note,
+			   struct prof_error *err)
+{
 	int rc;
 
 	if (ncols > SUM_GROUP_MAX_CELLS)
@@ -324,6 +332,8 @@ int sum_groups__emit(const struct sum_groups *gs, struct rpt_sink *sink, const c
 	rc = sink->begin(sink, report, title, cols, ncols);
 	if (rc >= 0)
 		rc = sum_groups__note_left_out(gs, sink);
+	if (rc >= 0 && note)
+		rc = rpt_sink__note(sink, note);
 	for (size_t i = 0; rc >= 0 && i < gs->n; i++) {
 		struct rpt_cell cells[SUM_GROUP_MAX_CELLS];
 

@@ -47,9 +47,13 @@ bool sum_group__is_graph(const struct sum_group *g);
 int sum_nvtx_groups(struct prof_store *s, struct sum_groups *gs, struct prof_error *err);
 /* The groups behind nvtx_kern_sum, in no order: label the innermost
  * push/pop range open when a kernel's launching call started, key the
- * kernel's name id (nvtx_kernels.c: one sweep over the launches and the
- * ranges in time order). */
-int sum_nvtx_kernel_groups(struct prof_store *s, struct sum_groups *gs, struct prof_error *err);
+ * kernel's name id, label2 left NULL (nvtx_kernels.c: one sweep over the
+ * launches and the ranges in time order). The launches of a CUDA graph
+ * recorded whole are attributed alike, one group a range and graph: key
+ * the graph's id, label2 the name sum_kernel_groups gives the graph;
+ * *graph_launches counts them. */
+int sum_nvtx_kernel_groups(struct prof_store *s, struct sum_groups *gs, int64_t *graph_launches,
+			   struct prof_error *err);
 /* Sort groups as the summaries show them: total descending, then label,
  * label2 and key. */
 void sum_groups__sort_by_total(struct sum_groups *gs);
@@ -92,6 +96,12 @@ int sum_kernel_groups__emit_top(const struct sum_groups *gs, struct rpt_sink *si
 				const char *report, const char *title, size_t limit,
 				struct prof_error *err);
 #define SUM_NOTE_GRAPH_LAUNCHES "graph_launches"
+/* How many of gs's instances are graph launches (sum_group__is_graph). */
+int64_t sum_groups__graph_launches(const struct sum_groups *gs);
+/* The note SUM_NOTE_GRAPH_LAUNCHES of launches graph launches, its text
+ * written into text (cap: SUM_GRAPH_NOTE_MAX holds it). */
+#define SUM_GRAPH_NOTE_MAX 320
+struct rpt_note sum_graph_launches__note(int64_t launches, char *text, size_t cap);
 /* nvtx_sum's table of sum_nvtx_groups' groups. */
 int sum_nvtx_groups__emit(const struct sum_groups *gs, struct rpt_sink *sink, struct prof_error *err);
 
@@ -123,12 +133,16 @@ int sum_groups__note_left_out(const struct sum_groups *gs, struct rpt_sink *sink
 
 /* Emit the groups under the caller's columns (at most
  * SUM_GROUP_MAX_CELLS), cells_of filling each group's row, with the note
- * of the rows left out. */
+ * of the rows left out, and note after it where note is not NULL. */
 enum { SUM_GROUP_MAX_CELLS = 16 };
 typedef void (*sum_group_cells_fn)(const struct sum_group *g, struct rpt_cell *cells);
 int sum_groups__emit(const struct sum_groups *gs, struct rpt_sink *sink, const char *report,
 		     const char *title, const struct rpt_column *cols, int ncols,
 		     sum_group_cells_fn cells_of, struct prof_error *err);
+int sum_groups__emit_noted(const struct sum_groups *gs, struct rpt_sink *sink, const char *report,
+			   const char *title, const struct rpt_column *cols, int ncols,
+			   sum_group_cells_fn cells_of, const struct rpt_note *note,
+			   struct prof_error *err);
 
 /* Emit groups in the common nsys layout: Time (%), Total Time (ns),
  * <count_name>, Avg, Med, Min, Max, StdDev (ns), then the name column(s):

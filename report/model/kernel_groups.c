@@ -117,26 +117,37 @@ int sum_kernel_runs(struct prof_store *s, struct sum_runs_walk *w, struct prof_e
 	return rc;
 }
 
+int64_t sum_groups__graph_launches(const struct sum_groups *gs)
+{
+	int64_t launches = 0;
+
+	for (size_t i = 0; i < gs->n; i++)
+		if (sum_group__is_graph(&gs->g[i]))
+			launches += gs->g[i].n;
+	return launches;
+}
+
+struct rpt_note sum_graph_launches__note(int64_t launches, char *text, size_t cap)
+{
+	snprintf(text, cap,
+		 "%" PRId64 " CUDA graph launch%s recorded whole (--cuda-graph-trace=graph): each "
+		 "graph's launches are one row, \"CUDA graph ID (nodes not recorded)\", and the "
+		 "kernels inside them are not in the capture (--cuda-graph-trace=node records them)",
+		 launches, launches == 1 ? " was" : "es were");
+	return (struct rpt_note){ SUM_NOTE_GRAPH_LAUNCHES, launches, text };
+}
+
 /* The kernels' table, with the note that says which rows are graph
  * launches and that their kernels were not recorded. */
 static int emit_kernels(const struct sum_groups *gs, struct rpt_sink *sink, const char *report,
 			const char *title, size_t limit, struct prof_error *err)
 {
-	int64_t launches = 0;
-	char text[320];
-	struct rpt_note note = { SUM_NOTE_GRAPH_LAUNCHES, 0, text };
+	char text[SUM_GRAPH_NOTE_MAX];
+	struct rpt_note note = sum_graph_launches__note(sum_groups__graph_launches(gs), text,
+							sizeof text);
 	struct sum_time_table t = { report, title, "Instances", NULL, "Name", RPT_SYMBOL, limit,
 				    &note };
 
-	for (size_t i = 0; i < gs->n; i++)
-		if (sum_group__is_graph(&gs->g[i]))
-			launches += gs->g[i].n;
-	snprintf(text, sizeof text,
-		 "%" PRId64 " CUDA graph launch%s recorded whole (--cuda-graph-trace=graph): each "
-		 "graph's launches are one row, \"CUDA graph ID (nodes not recorded)\", and the "
-		 "kernels inside them are not in the capture (--cuda-graph-trace=node records them)",
-		 launches, launches == 1 ? " was" : "es were");
-	note.count = launches;
 	return sum_groups__emit_table(gs, sink, &t, err);
 }
 

@@ -15,8 +15,14 @@
  * N.start <= A.start < N.end; the innermost is the latest to start, the
  * shorter of two that start together (of two alike, the first recorded).
  * A kernel whose innermost range has no name is left out, as is one
- * launched outside every range. */
+ * launched outside every range.
+ *
+ * A CUDA graph recorded whole (--cuda-graph-trace=graph) has one row a
+ * launch and none of its kernels: its launches are GPU work under their
+ * launching call's range as a kernel is, grouped by graph, in a second
+ * sweep of their own (a capture without them pays nothing). */
 #include "model/groups.h"
+#include "model/names.h"
 #include "model/rows.h"
 #include "model/sql.h"
 
@@ -37,6 +43,11 @@
 	SUM_BAD_SPAN("k.") " FROM " PROF_T_KERNEL " AS k JOIN (%s) AS a ON "              \
 	SUM_LAUNCHED_BY("k", "a") " WHERE a.globalTid IS NOT NULL AND a.start IS NOT NULL " \
 	"ORDER BY a.globalTid, a.start"
+/* The graph launches likewise, the graph's id where the kernel's name is. */
+#define GRAPH_LAUNCHES                                                                   \
+	"SELECT a.globalTid, a.start, g.graphId, g.end - g.start, " SUM_BAD_SPAN("g.")      \
+	" FROM " PROF_T_GRAPH_TRACE " AS g JOIN (%s) AS a ON " SUM_LAUNCHED_BY("g", "a")    \
+	" WHERE a.globalTid IS NOT NULL AND a.start IS NOT NULL ORDER BY a.globalTid, a.start"
 
 /* The push/pop ranges that can be open at some time, in the order they
  * are pushed: by start, and of two that start together the longer first,
@@ -58,8 +69,8 @@ struct open_range {
 
 /* A group's values in the order met, sorted at the end. */
 struct kern_group {
-	int64_t name, kernel;
-	bool kernel_is_null;
+	int64_t name, kernel; /* kernel: a graph's id where graph */
+	bool kernel_is_null, graph;
 	int64_t *values;
 	size_t n, cap;
 };
@@ -77,6 +88,7 @@ struct sweep {
 	struct kern_group *groups;
 	size_t ngroups, groups_cap;
 	int64_t bad;
+	bool graphs; /* the sweep walks graph launches, not kernels */
 };
 
 static int nomem(struct prof_error *err)
@@ -186,8 +198,10 @@ static int group__add(struct sweep *w, int64_t name, struct prof_cursor *k,
 	bool kernel_is_null = prof_cursor__is_null(k, 2);
 	int64_t kernel = prof_cursor__int64(k, 2), at;
 	char key[48];
-	int len = kernel_is_null ? snprintf(key, sizeof key, "%" PRId64 " -", name)
-				 : snprintf(key, sizeof key, "%" PRId64 " %" PRId64, name, kernel);
+	const char *kind = w->graphs ? "g" : "";
+	int len = kernel_is_null ? snprintf(key, sizeof key, "%" PRId64 " %s-", name, kind)
+				 : snprintf(key, sizeof key, "%" PRId64 " %s%" PRId64, name, kind,
+					    kernel);
 	uint64_t h = prof_strmap__hash(key, (size_t)len);
 	struct kern_group *g;
 
@@ -196,7 +210,8 @@ static int group__add(struct sweep *w, int64_t name, struct prof_cursor *k,
 			return nomem(err);
 		at = (int64_t)w->ngroups++;
 		w->groups[at] = (struct kern_group){ .name = name, .kernel = kernel,
-						     .kernel_is_null = kernel_is_null };
+						     .kernel_is_null = kernel_is_null,
+						     .graph = w->graphs };
 		if (prof_strmap__add(&w->groups_by_key, key, (size_t)len, h, at) < 0)
 			return nomem(err);
 	}
@@ -251,9 +266,20 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* A graph's group named as sum_kernel_groups names the graph's launches. */
+static int graph__name(const struct kern_group *g, struct sum_group *out, struct prof_error *err)
+{
+	char name[96];
+
+	sum_graph_launch_name(name, sizeof name, !g->kernel_is_null, g->kernel);
+	out->label2 = strdup(name);
+	return out->label2 ? 0 : nomem(err);
+}
+
 /* Each group with a value as a sum_group: its values sorted into runs and
  * folded as sum_groups__collect folds a sorted stream. */
-static int sweep__groups(struct sweep *w, struct sum_groups *gs, struct prof_error *err)
+static int sweep__groups(struct sweep *w, struct sum_groups *gs, int64_t *graph_launches,
+			 struct prof_error *err)
 {
 	struct sum_run *runs = NULL;
 	size_t runs_cap = 0;
@@ -286,8 +312,10 @@ static int sweep__groups(struct sweep *w, struct sum_groups *gs, struct prof_err
 		*out = (struct sum_group){ .key = g->kernel, .key_is_null = g->kernel_is_null };
 		if (!(out->label = strdup(w->names[g->name])))
 			rc = nomem(err);
-		else
+		else if (!g->graph || (rc = graph__name(g, out, err)) == 0)
 			sum_group__fold_runs(out, runs, nruns);
+		if (g->graph)
+			*graph_launches += (int64_t)g->n;
 	}
 	free(runs);
 	return rc;
@@ -308,42 +336,59 @@ static void sweep__exit(struct sweep *w)
 	prof_strmap__exit(&w->groups_by_key);
 }
 
-int sum_nvtx_kernel_groups(struct prof_store *s, struct sum_groups *gs, struct prof_error *err)
+/* One sweep: the launches of launches_fmt (LAUNCHES or GRAPH_LAUNCHES,
+ * formatted with the calls' SQL) against the ranges, from the start. */
+static int sweep__walk(struct sweep *w, const char *launches_fmt, size_t fmt_size,
+		       const char *calls, struct prof_error *err)
 {
-	struct sweep w = { .s = s };
 	struct prof_cursor *k = NULL, *r = NULL;
-	char *calls, *sql = NULL;
+	size_t cap = fmt_size + strlen(calls);
+	char *sql = malloc(cap);
 	int rc, more_ranges = 0;
 
+	stack__clear(w);
+	w->tid = 0;
+	if (!sql)
+		return nomem(err);
+	/* calls is SQL text written in this module, never data */
+	snprintf(sql, cap, launches_fmt, calls);
+	rc = prof_cursor__open(w->s, sql, &k, err);
+	if (rc == 0)
+		rc = prof_cursor__open(w->s, ranges_sql, &r, err);
+	if (rc == 0)
+		rc = more_ranges = prof_cursor__next(r, err);
+	while (rc >= 0 && (rc = prof_cursor__next(k, err)) > 0)
+		rc = sweep__launch(w, k, r, &more_ranges, err);
+	if (r)
+		prof_cursor__close(r);
+	if (k)
+		prof_cursor__close(k);
+	free(sql);
+	return rc < 0 ? rc : 0;
+}
+
+int sum_nvtx_kernel_groups(struct prof_store *s, struct sum_groups *gs, int64_t *graph_launches,
+			   struct prof_error *err)
+{
+	struct sweep w = { .s = s };
+	char *calls;
+	int rc;
+
+	*graph_launches = 0;
 	calls = sum_api_calls(s, &rc, err);
 	if (!calls)
 		return rc;
 	prof_strmap__init(&w.names_by_text);
 	prof_strmap__init(&w.ids);
 	prof_strmap__init(&w.groups_by_key);
-	sql = malloc(sizeof LAUNCHES + strlen(calls));
-	if (!sql) {
-		rc = nomem(err);
-		goto out;
+	rc = sweep__walk(&w, LAUNCHES, sizeof LAUNCHES, calls, err);
+	if (rc == 0 && prof_store__has_table(s, PROF_T_GRAPH_TRACE)) {
+		w.graphs = true;
+		rc = sweep__walk(&w, GRAPH_LAUNCHES, sizeof GRAPH_LAUNCHES, calls, err);
 	}
-	/* calls is SQL text written in this module, never data */
-	snprintf(sql, sizeof LAUNCHES + strlen(calls), LAUNCHES, calls);
-	rc = prof_cursor__open(s, sql, &k, err);
 	if (rc == 0)
-		rc = prof_cursor__open(s, ranges_sql, &r, err);
-	if (rc == 0)
-		rc = more_ranges = prof_cursor__next(r, err);
-	while (rc >= 0 && (rc = prof_cursor__next(k, err)) > 0)
-		rc = sweep__launch(&w, k, r, &more_ranges, err);
-	if (rc >= 0)
-		rc = sweep__groups(&w, gs, err);
-out:
-	if (r)
-		prof_cursor__close(r);
-	if (k)
-		prof_cursor__close(k);
+		rc = sweep__groups(&w, gs, graph_launches, err);
 	sweep__exit(&w);
-	free(sql);
 	free(calls);
 	return rc < 0 ? rc : 0;
 }

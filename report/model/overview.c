@@ -376,7 +376,12 @@ static int section_busy(struct rpt_sink *sink, const struct sum_overview *o, int
 		{ "Busy Time (ns)", RPT_INT, 0 },
 		{ "Span (ns)", RPT_INT, 0 },
 	};
-	int rc = sink->begin(sink, "overview_gpu_busy", "GPU Busy (kernels, copies, memsets)",
+	/* a graph recorded whole is one row a launch, counted as the graph's
+	 * work (sum_busy__walk), so the title names it where there are any */
+	int rc = sink->begin(sink, "overview_gpu_busy",
+			     sum_groups__graph_launches(&o->kernels)
+				     ? "GPU Busy (kernels, CUDA graphs, copies, memsets)"
+				     : "GPU Busy (kernels, copies, memsets)",
 			     cols, 4);
 
 	if (rc >= 0)

@@ -22,9 +22,10 @@ struct sum_time_move {
 	void *ctx;
 };
 
-/* The union of each device's kernels, copies and memsets in (device,
- * start) order: interval() gets each union interval once, in that order;
- * first/last: the span of all the work. */
+/* The union of each device's kernels, copies, memsets and CUDA graph
+ * launches recorded whole in (device, start) order: interval() gets each
+ * union interval once, in that order; first/last: the span of all the
+ * work. The overview's busy time and the HTML report's utilisation plot. */
 struct sum_busy_walk {
 	int (*interval)(void *ctx, int64_t device_id, int64_t start_ns, int64_t end_ns);
 	void *ctx;

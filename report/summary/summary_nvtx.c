@@ -3,12 +3,15 @@
  * that enclosed the launching API call on the launching thread: the launch
  * found by correlationId within the kernel's process, SUM_LAUNCHED_BY; the
  * range by the call's thread and start, SUM_NVTX_OPEN_AT_CALL; kernels
- * launched outside any range left out). */
+ * launched outside any range left out; a CUDA graph's launches recorded
+ * whole attributed alike, a row a range and graph, named as
+ * cuda_gpu_kern_sum names them). */
 #include "summary_impl.h"
 
 #include <string.h>
 
 #include "prof/error.h"
+#include "prof/tables.h"
 
 int summary__nvtx_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)
 {
@@ -24,13 +27,16 @@ int summary__nvtx_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_e
 
 /* The kernels under each range (sum_nvtx_kernel_groups: one sweep of the
  * launches and ranges in time order), the kernel name in label2 so that
- * label stays the range. */
-static int attributed_groups(struct prof_store *s, struct sum_groups *gs, struct prof_error *err)
+ * label stays the range; a graph's groups come named. */
+static int attributed_groups(struct prof_store *s, struct sum_groups *gs, int64_t *graph_launches,
+			     struct prof_error *err)
 {
-	int rc = sum_nvtx_kernel_groups(s, gs, err);
+	int rc = sum_nvtx_kernel_groups(s, gs, graph_launches, err);
 
 	for (size_t i = 0; rc >= 0 && i < gs->n; i++)
-		rc = gs->g[i].key_is_null ? 0 : sum_string(s, gs->g[i].key, &gs->g[i].label2, err);
+		rc = gs->g[i].key_is_null || gs->g[i].label2
+			     ? 0
+			     : sum_string(s, gs->g[i].key, &gs->g[i].label2, err);
 	if (rc >= 0)
 		sum_groups__sort_by_total(gs);
 	return rc;
@@ -61,13 +67,20 @@ int summary__nvtx_kern_sum(struct prof_store *s, struct rpt_sink *sink, struct p
 		{ "StdDev (ns)", RPT_REAL, 1 },
 	};
 	struct sum_groups gs = { 0 };
+	int64_t launches;
+	char text[SUM_GRAPH_NOTE_MAX];
+	struct rpt_note note;
 	int rc;
 
-	rc = attributed_groups(s, &gs, err);
+	rc = attributed_groups(s, &gs, &launches, err);
 	if (rc < 0)
 		goto out;
-	rc = sum_groups__emit(&gs, sink, "nvtx_kern_sum", "NVTX Range Kernel Summary", cols, 9,
-			      nvtx_kern_cells, err);
+	note = sum_graph_launches__note(launches, text, sizeof text);
+	/* cuda_gpu_kern_sum's note, where the capture recorded graphs whole:
+	 * a capture without them keeps its table as it was */
+	rc = sum_groups__emit_noted(&gs, sink, "nvtx_kern_sum", "NVTX Range Kernel Summary", cols, 9,
+				    nvtx_kern_cells,
+				    prof_store__has_table(s, PROF_T_GRAPH_TRACE) ? &note : NULL, err);
 out:
 	sum_groups__exit(&gs);
 	return rc;

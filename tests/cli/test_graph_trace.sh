@@ -149,6 +149,126 @@ else
 	fail "perfetto: one cuda_graph slice a launch with its times, flows paired"
 fi
 
+# the graph launches each attributed as the attribution rules say
+# (SUM_LAUNCHED_BY, SUM_NVTX_OPEN_AT_CALL): "RANGE|API|GRAPH|LAUNCHES|TOTAL|MIN|MAX"
+# by the innermost push/pop range open on the launching call's thread when
+# the call started (the latest to start, the shorter of two), API the
+# call's name without nsys's _v suffix
+ATTRIBUTED="WITH l AS (SELECT g.graphId AS graph, g.end - g.start AS d, a.nameId AS api,
+	(SELECT coalesce(s.value, n.text) FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId
+	 WHERE n.eventType = 59 AND n.globalTid = a.globalTid AND n.start <= a.start AND n.end > a.start
+	 ORDER BY n.start DESC, n.end, n.rowid LIMIT 1) AS range
+	FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE g JOIN CUPTI_ACTIVITY_KIND_RUNTIME a
+	ON a.correlationId = g.correlationId AND g.globalPid = (a.globalTid >> 24) << 24)"
+WANT_NVTX=$(q "$ATTRIBUTED SELECT group_concat(r, ' ') FROM (SELECT range || ':CUDA graph ' || graph
+	|| ' (nodes not recorded):' || count(*) || ':' || sum(d) || ':' || min(d) || ':' || max(d) AS r
+	FROM l WHERE range IS NOT NULL GROUP BY range, graph ORDER BY r)")
+IN_RANGES=$(q "$ATTRIBUTED SELECT count(*) FROM l WHERE range IS NOT NULL")
+expect_that "the fixture launches its graphs inside NVTX ranges ($IN_RANGES)" test "$IN_RANGES" -gt 0
+run report -r nvtx_kern_sum -F json "$F"
+expect_status "nvtx_kern_sum" 0
+python3 - "$TMP/out" >"$TMP/rows" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["reports"][0]
+print(" ".join(sorted("%s:%s:%d:%d:%d:%d" % (x["NVTX Range"], x["Kernel Name"], x["Instances"],
+                                             x["Total Time (ns)"], x["Min (ns)"], x["Max (ns)"])
+                      for x in r["rows"] if x["Kernel Name"].startswith("CUDA graph "))))
+print(r.get("graph_launches"))
+PY
+expect_that "nvtx_kern_sum: a row a range and graph, the launches attributed as the rules say ($WANT_NVTX, got $(sed -n 1p "$TMP/rows"))" \
+	test "$(sed -n 1p "$TMP/rows")" = "$WANT_NVTX"
+expect_that "nvtx_kern_sum: the note counts the $IN_RANGES launches in ranges" \
+	test "$(sed -n 2p "$TMP/rows")" = "$IN_RANGES"
+run report -r nvtx_kern_sum "$F"
+expect_out "nvtx_kern_sum text: the note says the nodes were not recorded" \
+	"^note: $IN_RANGES CUDA graph launches? w.* recorded whole \(--cuda-graph-trace=graph\)"
+run report -r nvtx_kern_sum -F json "$PERFKIT_TEST_DATA/corpus/graph_replay.sqlite"
+if grep -q graph_launches "$TMP/out"; then fail "nvtx_kern_sum of a node capture has a graph note"
+else pass "nvtx_kern_sum of a node capture has no graph note"; fi
+
+# the folded stacks weighed by GPU time: each launch's time under its
+# launching call, the graph's frame last; all of the launches' time there
+WANT_STACKS=$(q "$ATTRIBUTED SELECT group_concat(r, ' ') FROM (SELECT coalesce(range, '-') || ';'
+	|| s.value || ';CUDA graph ' || graph || ' (nodes not recorded):' || sum(d) AS r
+	FROM l JOIN StringIds s ON s.id = l.api GROUP BY range, s.value, graph ORDER BY r)" |
+	sed 's/_v[0-9]*;/;/g')
+WANT_GPU=$(q "SELECT sum(end - start) FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE")
+run report -F folded "$F"
+expect_status "folded" 0
+GOT_STACKS=$(python3 - "$TMP/out" <<'PY'
+import collections, re, sys
+by, total = collections.Counter(), 0
+for line in open(sys.argv[1]):
+    frames, w = line.rstrip("\n").rsplit(" ", 1)
+    f = frames.split(";")
+    if not re.fullmatch(r"CUDA graph \d+ \(nodes not recorded\)", f[-1]):
+        continue
+    total += int(w)
+    # process;thread;ranges...;call;graph: the innermost range, or "-"
+    by[";".join([f[-3] if len(f) > 4 else "-"] + f[-2:])] += int(w)
+print(" ".join(sorted("%s:%d" % kv for kv in by.items())))
+print(total)
+PY
+)
+expect_that "folded: each launch under its range and call, the graph's frame last ($WANT_STACKS, got ${GOT_STACKS%%$'\n'*})" \
+	test "${GOT_STACKS%%$'\n'*}" = "$WANT_STACKS"
+expect_that "folded: all the launches' GPU time ($WANT_GPU ns, got ${GOT_STACKS#*$'\n'})" \
+	test "${GOT_STACKS#*$'\n'}" = "$WANT_GPU"
+run report -F folded --weight=api "$F"
+if grep -q "CUDA graph" "$TMP/out"; then fail "folded --weight=api: a graph frame"
+else pass "folded --weight=api: calls weigh their own time, no graph frame"; fi
+
+# the overview's busy title says graphs count where there are launches,
+# and only there
+run report -F json "$F"
+TITLE=$(python3 -c 'import json,sys
+print(next(r for r in json.load(open(sys.argv[1]))["reports"] if r["name"] == "overview_gpu_busy")["title"])' "$TMP/out")
+expect_that "overview: the busy title names the $LAUNCHES graph launches (got '$TITLE')" \
+	test "$TITLE" = "GPU Busy (kernels, CUDA graphs, copies, memsets)"
+run report "$PERFKIT_TEST_DATA/corpus/graph_replay.sqlite"
+expect_out "overview of a node capture: the busy title as it was" '^ \*\* GPU Busy \(kernels, copies, memsets\) \(overview_gpu_busy\):$'
+
+# the HTML report: the busy title, and its utilisation plot counts the
+# launches as the overview does. A gnuplot that keeps the plot's data
+# before drawing it: the busy share of each bin, times the bin, adds up to
+# the GPU work inside the plot's axis (graph launches and copies: one
+# stream, none overlap), within the data's rounding (0.001 %).
+REAL_GNUPLOT=$(command -v gnuplot || true)
+mkdir -p "$TMP/bin"
+printf '#!/bin/sh\n[ -f util.dat ] && cp util.dat "%s/util.dat"\nexec "%s" "$@"\n' "$TMP" "$REAL_GNUPLOT" >"$TMP/bin/gnuplot"
+chmod +x "$TMP/bin/gnuplot"
+PATH="$TMP/bin:$PATH" run report -F html -o "$TMP/graph.html" "$F"
+expect_status "html" 0
+expect_that "html: the busy title names the graphs" grep -q "GPU Busy (kernels, CUDA graphs, copies, memsets)" "$TMP/graph.html"
+if [ -z "$REAL_GNUPLOT" ]; then
+	pass "html utilisation plot: not drawn (no gnuplot)"
+else
+	ZERO=$(q "SELECT min(v) FROM (SELECT CAST(value AS INTEGER) AS v FROM PERFKIT_META WHERE key = 'start_ns'
+		UNION ALL SELECT min(start) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE start > 0
+		UNION ALL SELECT min(start) FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE WHERE start > 0
+		UNION ALL SELECT min(start) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE start > 0
+		UNION ALL SELECT min(start) FROM CUPTI_ACTIVITY_KIND_MEMSET WHERE start > 0
+		UNION ALL SELECT min(start) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE start > 0
+		UNION ALL SELECT min(start) FROM CUPTI_ACTIVITY_KIND_DRIVER WHERE start > 0
+		UNION ALL SELECT min(start) FROM NVTX_EVENTS WHERE start > 0)")
+	read -r LO HI PLOTTED < <(python3 - "$TMP/util.dat" "$ZERO" <<'PY'
+import sys
+rows = [l.split() for l in open(sys.argv[1]).read().splitlines()[1:]]
+t = [round(float(r[0]) * 1e6) for r in rows]
+busy = sum(float(rows[b][1]) / 100 * (t[b + 1] - t[b]) for b in range(len(rows) - 1))
+print(int(sys.argv[2]) + t[0], int(sys.argv[2]) + t[-1], round(busy))
+PY
+)
+	WANT_PLOT=$(q "SELECT sum(max(0, min(end, $HI) - max(start, $LO))) FROM (
+		SELECT start, end FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE UNION ALL SELECT start, end FROM
+		CUPTI_ACTIVITY_KIND_MEMCPY UNION ALL SELECT start, end FROM CUPTI_ACTIVITY_KIND_MEMSET)")
+	expect_that "html utilisation plot: the launches' busy time in the axis ($WANT_PLOT ns, got $PLOTTED)" \
+		python3 -c 'import sys; w, g, span = map(int, sys.argv[1:]); sys.exit(abs(w - g) > span * 1e-5 + 1000)' \
+		"$WANT_PLOT" "$PLOTTED" $((HI - LO))
+	expect_that "html utilisation plot: its caption names the graph launches" \
+		grep -q "ran a kernel, a CUDA graph launch, a copy or a memset" "$TMP/graph.html"
+fi
+
 # the option's bad values
 run run --cuda-graph-trace=nodes -- true
 expect_status "bad --cuda-graph-trace" 2
