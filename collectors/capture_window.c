@@ -15,6 +15,13 @@
  * first launch after it is recorded; a closing disables them at once, so
  * nothing after it is (CUPTI still delivers the records of work launched
  * inside the window); readers keep what lies inside [start, end].
+ * Disabled kinds still cost: CUPTI keeps its hooks in the launch path once
+ * a kind was on (a launch 1.30x its cost before the window, against 1.00x
+ * under the same injection with no window), so a closing also asks the
+ * injection to detach CUPTI and attach it again with only the watching
+ * callbacks (inject.c, at the return of the program's next
+ * synchronisation; not for cudaProfilerApi windows, whose next opening can
+ * come before the attach).
  *
  * Each window is a row of PERFKIT_CAPTURE_WINDOWS, written when it opens
  * (end NULL) and completed when it closes, so a process killed inside a
@@ -63,6 +70,7 @@ static struct {
 	int toggled; /* the --trace groups a window turns on and off */
 	pthread_mutex_t lock; /* opens, closes and the queue */
 	_Atomic int open;     /* a window is open: the kinds are on */
+	_Atomic int detach_due; /* a window closed: CUPTI is to be detached */
 	int64_t windows;      /* opened so far */
 	struct window_event *q;
 	size_t used, cap;
@@ -128,6 +136,8 @@ static void window_close(const char *why, bool kinds_off)
 		queue(cw.windows, false, why, 0);
 		if (kinds_off)
 			activity_kinds__window(cw.toggled, 0);
+		if (kinds_off)
+			atomic_store(&cw.detach_due, 1);
 	}
 	pthread_mutex_unlock(&cw.lock);
 }
@@ -170,10 +180,30 @@ static void enable_profiler_callbacks(CUpti_SubscriberHandle sub)
 	cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
 }
 
+int capture_window__program_opens(void)
+{
+	return cw.range.profiler_api;
+}
+
+int capture_window__detach_due(void)
+{
+	return atomic_exchange(&cw.detach_due, 0);
+}
+
+/* The callbacks that watch for a window's opening and closing: at the
+ * start, and again on each attach after a window. */
+void capture_window__enable_callbacks(void *subscriber)
+{
+	if (cw.range.name[0])
+		enable_nvtx_callbacks(subscriber);
+	if (cw.range.profiler_api)
+		enable_profiler_callbacks(subscriber);
+}
+
 static void read_control(bool at_start);
 static void become_windowed(void);
 
-int capture_window__init(void *subscriber, int trace)
+int capture_window__init(int trace)
 {
 	const char *range = getenv(PROF_ENV_CAPTURE_RANGE);
 	const char *dir = getenv(PROF_ENV_OUTPUT_DIR);
@@ -222,10 +252,6 @@ int capture_window__init(void *subscriber, int trace)
 		if (duration_ms)
 			cw.close_at_ns = cw.open_at_ns + duration_ms * 1000000u;
 	}
-	if (cw.range.name[0])
-		enable_nvtx_callbacks(subscriber);
-	if (cw.range.profiler_api)
-		enable_profiler_callbacks(subscriber);
 	/* a process started after `perfkit start` joins the open window */
 	read_control(true);
 	capture_window__tick();

@@ -127,6 +127,12 @@ void gpu_metrics__on_fatal_signal(void);
  * allocated); record turns one CUpti_ActivityUnifiedMemoryCounter3 into rows
  * (writer thread only). */
 void unified_memory__init(void *subscriber);
+/* Whether the counters were configured: then cuptiFinalize takes 2 s
+ * (H100, driver 580; 3 ms without), so a run whose CUPTI is detached after
+ * each window configures them at its first managed allocation only
+ * (at_allocations_only, before init), not at its first context. */
+int unified_memory__configured(void);
+void unified_memory__at_allocations_only(void);
 void unified_memory__on_callback(int domain, uint32_t cbid, const void *data);
 void unified_memory__record(struct prof_writer *w, uint32_t pid, const void *record);
 
@@ -145,12 +151,14 @@ void python_ranges__write(struct records *rec, struct prof_writer *w, uint32_t p
 int64_t records__nvtx_domain(struct records *r, const char *name, int64_t tid);
 
 /* python_sampler.c: Python's stacks (--python-sampling,
- * --python-backtrace=cuda). init reads the environment and, when either is
- * asked for, enables the callbacks of the selected API calls; the hook
+ * --python-backtrace=cuda). init reads the environment, enable_callbacks
+ * then enables the callbacks of the selected API calls when either is
+ * asked for; the hook
  * module's calibration starts the sampler; the callback counts each
  * thread's open CUDA calls and takes the stack at a call; write runs on
  * the writer thread; exit stops the sampler. */
-void python_sampler__init(void *subscriber);
+void python_sampler__init(void);
+void python_sampler__enable_callbacks(void *subscriber);
 void python_sampler__on_callback(int domain, uint32_t cbid, const void *data);
 void python_sampler__write(struct prof_writer *w, uint32_t pid);
 void python_sampler__exit(void);
@@ -171,12 +179,28 @@ void activity_kinds__always(void);
  * between flushes (timers, the control file, kinds off after a closing);
  * write writes the windows opened and closed since; exit closes an open
  * window at the program's exit. */
-int capture_window__init(void *subscriber, int trace);
+int capture_window__init(int trace);
+/* Whether the program's own calls open windows (cudaProfilerApi). */
+int capture_window__program_opens(void);
+/* The watching callbacks, enabled by init and again after each attach. */
+void capture_window__enable_callbacks(void *subscriber);
+/* 1 once after each window's closing: the injection detaches CUPTI, whose
+ * hooks outlive the kinds, and attaches it again to watch (inject.c). */
+int capture_window__detach_due(void);
 int capture_window__recording(void);
 void capture_window__on_callback(int domain, uint32_t cbid, const void *data);
 void capture_window__tick(void);
 void capture_window__write(struct prof_writer *w, uint32_t pid);
 void capture_window__exit(void);
+
+/* nvtx_slots.c: the NVTX function slots CUPTI's handlers were written
+ * into, program library by library (each NVTX instance initialises its
+ * injection once). cuptiFinalize leaves the handlers there, and an NVTX
+ * call after a detach would run one whose state is gone: empty makes
+ * every recorded slot a no-op (NVTX skips an empty slot). */
+void nvtx_slots__record(void *get_export_table);
+void nvtx_slots__record_extension(void *module_info);
+void nvtx_slots__empty(void);
 
 /* drain.c: the writer thread. */
 struct drain_config {
@@ -201,5 +225,15 @@ void drain__stop(void);
 void drain__add_dropped(uint64_t n);
 /* True on the writer thread (a signal there cannot wait for itself). */
 int drain__is_writer_thread(void);
+/* Wake the writer thread now. */
+void drain__wake(void);
+/* Held by the writer thread while it calls CUPTI, and by the program's
+ * thread that detaches CUPTI after a window: cuptiFinalize must not race
+ * another thread's CUPTI call. */
+void drain__cupti_lock(void);
+void drain__cupti_unlock(void);
+/* inject.c: on the writer thread, under drain__cupti_lock: CUPTI attached
+ * again after a window's detach, with the watching callbacks. */
+void collector__attach_if_due(void);
 
 #endif

@@ -72,6 +72,24 @@ int drain__is_writer_thread(void)
 	return drain.running && pthread_equal(pthread_self(), drain.thread);
 }
 
+static pthread_mutex_t cupti_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void drain__wake(void)
+{
+	if (drain.running)
+		sem_post(&drain.wake);
+}
+
+void drain__cupti_lock(void)
+{
+	pthread_mutex_lock(&cupti_lock);
+}
+
+void drain__cupti_unlock(void)
+{
+	pthread_mutex_unlock(&cupti_lock);
+}
+
 static void write_handed_over(void)
 {
 	struct handoff_node *node = buffers__take_all();
@@ -130,10 +148,13 @@ static void *drain_main(void *arg)
 		req = atomic_load(&drain.requested);
 		stop = atomic_load(&drain.stop);
 		asked = atomic_exchange(&drain.flush_now, 0);
+		drain__cupti_lock();
+		collector__attach_if_due();
 		if (!stop && !asked && req == atomic_load(&drain.served) &&
 		    now_ns(CLOCK_MONOTONIC) < next_flush) {
 			records__look_for_threads(drain.rec);
 			capture_window__tick();
+			drain__cupti_unlock();
 			continue;
 		}
 		if (asked || now_ns(CLOCK_MONOTONIC) >= next_flush) {
@@ -154,6 +175,7 @@ static void *drain_main(void *arg)
 		commit();
 		drain.busy_ns += now_ns(CLOCK_MONOTONIC) - now;
 		atomic_store(&drain.served, req);
+		drain__cupti_unlock();
 		if (stop)
 			break;
 	}

@@ -49,6 +49,12 @@ static struct {
 	_Atomic int started;
 	_Atomic int in_signal;
 	CUpti_SubscriberHandle subscriber;
+	int trace;
+	/* detach CUPTI after each window (not with --metrics or
+	 * --gpu-metrics, whose sessions a detach would end) */
+	_Atomic int can_detach;
+	_Atomic int attach_due; /* detached: the writer thread attaches again */
+	int64_t detaches, detach_ns;
 	struct prof_writer *writer;
 	int standalone; /* no `perfkit run` around us: finish the file ourselves */
 } g;
@@ -72,6 +78,10 @@ static void on_exit_flush(void)
 	drain__sync(SIGNAL_DRAIN_MS);
 	gpu_metrics__exit();
 	drain__stop();
+	if (g.detaches) {
+		prof_writer__count(g.writer, "cupti_detaches", g.detaches);
+		prof_writer__count(g.writer, "cupti_detach_ns", g.detach_ns);
+	}
 	process_info__record_end(g.writer, (uint32_t)getpid());
 	/* How long the program's exit waited for its capture (the last
 	 * records, the writer's backlog): part of the time to a ready capture. */
@@ -166,6 +176,12 @@ static bool sync_succeeded(CUpti_CallbackDomain domain, const CUpti_CallbackData
 		       : *(const CUresult *)cb->functionReturnValue == CUDA_SUCCESS;
 }
 
+static void detach(void);
+
+/* Enabled runtime calls in progress on this thread: CUPTI is detached only
+ * at the return of an outermost call. */
+static _Thread_local int runtime_depth;
+
 static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 				 CUpti_CallbackId cbid, const void *data)
 {
@@ -191,6 +207,13 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 		drain__sync(SIGNAL_DRAIN_MS);
 	}
+	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
+		runtime_depth += cb->callbackSite == CUPTI_API_ENTER ? 1 : runtime_depth > 0 ? -1 : 0;
+	/* last: the subscriber that called us is gone after this */
+	if (is_sync(domain, cbid) && cb->callbackSite == CUPTI_API_EXIT && runtime_depth == 0 &&
+	    atomic_load(&g.can_detach) && atomic_load(&g.state) == STATE_ON &&
+	    capture_window__detach_due())
+		detach();
 }
 
 static void CUPTIAPI on_buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
@@ -262,13 +285,78 @@ static unsigned env_ms(const char *name, unsigned least, unsigned fallback)
 	return (unsigned)ms;
 }
 
+/* The callbacks every attach enables (the kinds wait for a window). */
+static void enable_callbacks(void)
+{
+	capture_window__enable_callbacks(g.subscriber);
+	if (g.trace & PROF_TRACE_NVTX)
+		nvtx_kinds__enable(g.subscriber);
+	if (g.trace & PROF_TRACE_UM)
+		unified_memory__init(g.subscriber);
+	cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
+			    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
+	enable_sync_callbacks(g.subscriber);
+	python_sampler__enable_callbacks(g.subscriber);
+}
+
+/* After a window's closing, at the return of the program's next
+ * synchronisation (CUPTI's advice for cuptiFinalize: the exit of an API
+ * callback; a synchronisation's own record was not started inside the
+ * window, and the window's work is done): the window's records out of
+ * CUPTI, and CUPTI detached, which takes away the hooks the disabled
+ * kinds left in every launch. The writer thread attaches it again with
+ * the watching callbacks alone, as before the first window
+ * (collector__attach_if_due), and makes no CUPTI call meanwhile
+ * (drain__cupti_lock). Attaching on the program's thread, inside the
+ * callback or waiting there for the writer, crashed the program (H100,
+ * driver 580): CUPTI's own sample attaches from another thread too. */
+static void detach(void)
+{
+	int64_t t0 = (int64_t)collector__monotonic_ns();
+
+	/* configured unified-memory counters hold cuptiFinalize up 2 s */
+	if (unified_memory__configured()) {
+		atomic_store(&g.can_detach, 0);
+		return;
+	}
+	drain__cupti_lock();
+	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	/* CUPTI's NVTX handlers outlive it: NVTX calls are no-ops from here */
+	nvtx_slots__empty();
+	if (cuptiFinalize() == CUPTI_SUCCESS) {
+		atomic_store(&g.attach_due, 1);
+		g.detaches++;
+	} else {
+		atomic_store(&g.can_detach, 0);
+	}
+	g.detach_ns += (int64_t)collector__monotonic_ns() - t0;
+	drain__cupti_unlock();
+	drain__wake();
+}
+
+void collector__attach_if_due(void)
+{
+	if (!atomic_load(&g.attach_due))
+		return;
+	if (cuptiSubscribe(&g.subscriber, on_callback, NULL) != CUPTI_SUCCESS ||
+	    cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed) != CUPTI_SUCCESS) {
+		atomic_store(&g.can_detach, 0);
+		collector__say("CUPTI would not attach again after a capture window; later windows "
+			       "record nothing");
+	} else {
+		cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+		enable_callbacks();
+	}
+	atomic_store(&g.attach_due, 0);
+}
+
 static void collector_start(void)
 {
 	struct drain_config cfg;
 	uint32_t version = 0;
 	char comm[64];
 	CUptiResult res;
-	int trace;
+	int trace, windowed, detach_wanted, metrics_on, gpu_metrics_on;
 	pid_t pid;
 
 	if (atomic_exchange(&g.started, 1))
@@ -321,20 +409,24 @@ static void collector_start(void)
 		goto fail;
 	}
 	activity_kinds__always();
+	g.trace = trace;
 	/* with capture windows the kinds wait for a window's opening */
-	if (!capture_window__init(g.subscriber, trace))
+	windowed = capture_window__init(trace);
+	if (!windowed)
 		activity_kinds__start(trace);
-	if (trace & PROF_TRACE_NVTX)
-		nvtx_kinds__enable(g.subscriber);
-	if (trace & PROF_TRACE_UM)
-		unified_memory__init(g.subscriber);
-	cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
-			    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
-	enable_sync_callbacks(g.subscriber);
-	metrics__init(g.subscriber);
-	if (gpu_metrics__init(g.subscriber, (uint32_t)pid) < 0)
+	/* cudaProfilerStart can follow cudaProfilerStop by microseconds, before
+	 * the writer's attach: those windows keep CUPTI attached */
+	detach_wanted = windowed && !capture_window__program_opens() &&
+			!(getenv(PROF_ENV_WINDOW_DETACH) && !strcmp(getenv(PROF_ENV_WINDOW_DETACH), "0"));
+	if (detach_wanted)
+		unified_memory__at_allocations_only();
+	python_sampler__init();
+	enable_callbacks();
+	metrics_on = metrics__init(g.subscriber) != 0;
+	gpu_metrics_on = gpu_metrics__init(g.subscriber, (uint32_t)pid);
+	if (gpu_metrics_on < 0)
 		collector__say("cannot start the GPU metrics sampler; tracing without it");
-	python_sampler__init(g.subscriber);
+	atomic_store(&g.can_detach, detach_wanted && !metrics_on && !gpu_metrics_on);
 	atomic_store(&g.state, STATE_ON);
 	atexit(on_exit_flush);
 	install_signal_handlers();
@@ -395,10 +487,18 @@ EXPORT int InitializeInjectionNvtx(void *get_export_table)
 
 EXPORT int InitializeInjectionNvtx2(void *get_export_table)
 {
-	return forward_nvtx("InitializeInjectionNvtx2", get_export_table);
+	int ok = forward_nvtx("InitializeInjectionNvtx2", get_export_table);
+
+	if (ok)
+		nvtx_slots__record(get_export_table);
+	return ok;
 }
 
 EXPORT int InitializeInjectionNvtxExtension(void *module_info)
 {
-	return forward_nvtx("InitializeInjectionNvtxExtension", module_info);
+	int ok = forward_nvtx("InitializeInjectionNvtxExtension", module_info);
+
+	if (ok)
+		nvtx_slots__record_extension(module_info);
+	return ok;
 }

@@ -330,12 +330,16 @@ static void read_env(void)
 	smp.backtrace = bt && !strcmp(bt, "cuda");
 }
 
-void python_sampler__init(void *subscriber)
+void python_sampler__init(void)
 {
 	read_env();
+	atomic_store(&smp.collector_on, 1);
+}
+
+void python_sampler__enable_callbacks(void *subscriber)
+{
 	if (smp.hz || smp.backtrace)
 		enable_api_callbacks(subscriber);
-	atomic_store(&smp.collector_on, 1);
 }
 
 /* Called by the hook module once, with the GIL held: find the

@@ -29,7 +29,8 @@
 #define PC_CACHE_SIZE 1024u
 
 static struct {
-	_Atomic int wanted, enabled, warned;
+	_Atomic int wanted, enabled, warned, configured;
+	bool at_allocations_only; /* not at a context's creation */
 	struct { uint64_t pc; int64_t function, module; int32_t unresolved; } pcs[PC_CACHE_SIZE];
 } um;
 
@@ -68,6 +69,11 @@ static int configure(void)
 	return -1;
 }
 
+void unified_memory__at_allocations_only(void)
+{
+	um.at_allocations_only = true;
+}
+
 void unified_memory__init(void *subscriber)
 {
 	CUpti_SubscriberHandle sub = (CUpti_SubscriberHandle)subscriber;
@@ -77,6 +83,11 @@ void unified_memory__init(void *subscriber)
 	cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API,
 			    CUPTI_RUNTIME_TRACE_CBID_cudaMallocManaged_v6000);
 	cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged);
+}
+
+int unified_memory__configured(void)
+{
+	return atomic_load(&um.configured);
 }
 
 /* Where configuring and enabling are tried: a new context, then the return
@@ -105,8 +116,10 @@ void unified_memory__on_callback(int domain, uint32_t cbid, const void *data)
 	CUptiResult res = CUPTI_ERROR_NOT_SUPPORTED;
 
 	if (!atomic_load(&um.wanted) || atomic_load(&um.enabled) ||
-	    !enable_point(domain, cbid, data, &allocation))
+	    !enable_point(domain, cbid, data, &allocation) ||
+	    (um.at_allocations_only && !allocation))
 		return;
+	atomic_store(&um.configured, 1);
 	if (configure() == 0)
 		res = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER);
 	if (res == CUPTI_SUCCESS) {

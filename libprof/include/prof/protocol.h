@@ -28,6 +28,8 @@
 /* After a synchronisation that succeeded, flush CUPTI's buffers if the
  * last such flush is this many ms old (0: never; only the interval's). */
 #define PROF_ENV_SYNC_FLUSH_MS "PERFKIT_SYNC_FLUSH_MS"
+/* "0": keep CUPTI attached after a capture window (inject.c detaches it) */
+#define PROF_ENV_WINDOW_DETACH "PERFKIT_WINDOW_DETACH"
 /* 1: the writer thread frees each buffer CUPTI hands back unread, so the
  * capture holds no GPU row. Only for bench/gpu_overhead.sh's writer
  * setting: what perfkit costs the program without converting and storing
