@@ -780,8 +780,45 @@ static int span_cmp(const void *a, const void *b)
 	return (x->stream > y->stream) - (x->stream < y->stream);
 }
 
+/* The NVTX ranges that the projection can place a call in, by thread, in a
+ * temporary table made once per export: per (thread, start), m the latest
+ * end among the thread's ranges starting no later (peers included), so a
+ * call at t lies inside one of them exactly when m of the last entry at or
+ * before t is later than t (range_walk's start <= t < end). Only those
+ * calls' launches are read: a call outside every range widens no span,
+ * and most calls are (97% of gpu_work's). Every range is kept, whatever
+ * --range: the walk itself still decides which ranges count. */
+#define NVTX_OPEN "perfkit_tm_nvtx_open"
+
+static int index_nvtx_open(struct trace_merge *m, bool *any)
+{
+	struct prof_cursor *cur = NULL;
+	int rc;
+
+	*any = false;
+	rc = prof_store__exec(m->store, "DROP TABLE IF EXISTS temp." NVTX_OPEN, m->err);
+	if (rc == 0)
+		rc = prof_store__exec(m->store, "CREATE TEMP TABLE " NVTX_OPEN " (g INTEGER, s INTEGER, "
+				      "m INTEGER)", m->err);
+	if (rc == 0)
+		rc = prof_store__exec(m->store, "INSERT INTO temp." NVTX_OPEN " SELECT n.globalTid, "
+				      "n.start, max(n.end) OVER (PARTITION BY n.globalTid ORDER BY n.start) "
+				      "FROM " PROF_T_NVTX " n WHERE n.eventType IN (" PROF_SQL_NVTX_RANGES ") "
+				      "AND NOT " SUM_BAD_SPAN("n.") " AND n.globalTid IS NOT NULL", m->err);
+	if (rc == 0)
+		rc = prof_store__exec(m->store, "CREATE INDEX temp." NVTX_OPEN "_gs ON " NVTX_OPEN
+				      " (g, s)", m->err);
+	if (rc == 0)
+		rc = open_cursor(m, "SELECT EXISTS (SELECT 1 FROM temp." NVTX_OPEN ")", false, &cur);
+	if (rc == 0 && (rc = prof_cursor__next(cur, m->err)) > 0)
+		*any = prof_cursor__int64(cur, 0) != 0;
+	prof_cursor__close(cur);
+	return rc < 0 ? rc : 0;
+}
+
 /* Every (API call, GPU work it launched) pair as (thread, call start, device,
- * stream, work start, work end), in (thread, call start) order: one arm per
+ * stream, work start, work end) whose call lies inside an NVTX range of its
+ * thread (index_nvtx_open), in (thread, call start) order: one arm per
  * pair of tables, each a scan of the GPU table with its launching calls
  * found in the calls' temporary index (index_calls), which holds the
  * thread and the start a launch needs; one sort of the pairs. Scanning
@@ -802,7 +839,9 @@ static int launches_sql(struct trace_merge *m, char *sql, size_t cap)
 				"FROM %s g JOIN temp.%s a ON a.correlationId = g.correlationId "
 				"AND a.p = " PROF_SQL_PID_OF_TID("g.globalPid") " "
 				"WHERE a.globalTid IS NOT NULL AND a.start IS NOT NULL "
-				"AND NOT " SUM_BAD_SPAN("g."),
+				"AND NOT " SUM_BAD_SPAN("g.") " AND (SELECT o.m FROM temp." NVTX_OPEN " o "
+				"WHERE o.g = a.globalTid AND o.s <= a.start ORDER BY o.s DESC LIMIT 1) "
+				"> a.start",
 				used ? " UNION ALL " : "", gpu_tables[g], a == 0 ? CALLS_RUNTIME : CALLS_DRIVER);
 		}
 	}
@@ -817,9 +856,14 @@ static int project_ranges(struct trace_merge *m)
 {
 	struct range_walk rw = { .make_name = strdup, .on_close = range_closed, .ctx = m };
 	struct prof_cursor *cur = NULL;
-	char *sql = malloc(SQL_MAX);
-	int rc;
+	char *sql;
+	bool any;
+	int rc = index_nvtx_open(m, &any);
 
+	/* no range to place a call in: nothing to project */
+	if (rc < 0 || !any)
+		return rc;
+	sql = malloc(SQL_MAX);
 	if (!sql)
 		return nomem(m);
 	rc = launches_sql(m, sql, SQL_MAX);
