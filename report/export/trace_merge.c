@@ -254,19 +254,50 @@ static void append(char *sql, size_t cap, const char *text)
 	snprintf(sql + used, cap > used ? cap - used : 0, "%s", text);
 }
 
-/* Appends the union of expr (named p, then g) over the API calls and NVTX
- * events: the ids of the processes or threads with host events. */
-static void host_ids(struct trace_merge *m, char *sql, size_t cap, const char *expr)
-{
-	char cols[64], nvtx[160];
+/* The track lists read two temporary tables, each filled by one pass over
+ * the tables it draws from when a list first asks: the distinct globalTid
+ * of the API calls and NVTX events (NULL included, as the calls may hold
+ * it), and the distinct (globalPid, deviceId, streamId) of the GPU work.
+ * Each list asked its own UNION of the whole tables, four passes over the
+ * calls and three over the GPU work. The columns have no affinity, so the
+ * values stay as the capture holds them. */
+#define HOST_IDS "perfkit_tm_host_ids"
+#define GPU_IDS "perfkit_tm_gpu_ids"
 
-	snprintf(cols, sizeof cols, "%s AS %s", expr, strchr(expr, '>') ? "p" : "g");
-	union_of(m, sql, cap, " UNION ", cols, api_kinds, api_tables, 2, "");
-	if (m->have[TM_NVTX]) {
-		snprintf(nvtx, sizeof nvtx, " UNION SELECT %s FROM " PROF_T_NVTX
-			 " WHERE globalTid IS NOT NULL", expr);
-		append(sql, cap, nvtx);
+static int index_track_ids(struct trace_merge *m)
+{
+	char *sql;
+	int rc;
+
+	if (m->track_ids)
+		return 0;
+	sql = malloc(META_SQL_MAX);
+	if (!sql)
+		return nomem(m);
+	rc = prof_store__exec(m->store, "DROP TABLE IF EXISTS temp." HOST_IDS, m->err);
+	if (rc == 0)
+		rc = prof_store__exec(m->store, "DROP TABLE IF EXISTS temp." GPU_IDS, m->err);
+	if (rc == 0)
+		rc = prof_store__exec(m->store, "CREATE TEMP TABLE " HOST_IDS " (g)", m->err);
+	if (rc == 0)
+		rc = prof_store__exec(m->store, "CREATE TEMP TABLE " GPU_IDS " (gp, d, s)", m->err);
+	if (rc == 0 && (m->have[TM_RUNTIME] || m->have[TM_DRIVER] || m->have[TM_NVTX])) {
+		snprintf(sql, META_SQL_MAX, "INSERT INTO temp." HOST_IDS " ");
+		union_of(m, sql, META_SQL_MAX, " UNION ", "globalTid", api_kinds, api_tables, 2, "");
+		if (m->have[TM_NVTX])
+			append(sql, META_SQL_MAX, " UNION SELECT globalTid FROM " PROF_T_NVTX
+			       " WHERE globalTid IS NOT NULL");
+		rc = prof_store__exec(m->store, sql, m->err);
 	}
+	if (rc == 0) {
+		snprintf(sql, META_SQL_MAX, "INSERT INTO temp." GPU_IDS " ");
+		union_of(m, sql, META_SQL_MAX, " UNION ", "globalPid, deviceId, streamId", gpu_kinds,
+			 gpu_tables, TM_GPU_KINDS, "");
+		rc = prof_store__exec(m->store, sql, m->err);
+	}
+	free(sql);
+	m->track_ids = rc == 0;
+	return rc;
 }
 
 /* Run sql, whose rows are (process id, name or NULL), calling fn with the
@@ -294,32 +325,30 @@ int trace_merge__each_process(struct trace_merge *m,
 {
 	/* p keeps the bits above the pid (nsys's machine id, a merged job's
 	 * host index): processes of two hosts with one pid stay two */
-	char sql[META_SQL_MAX] = "SELECT p, (SELECT name FROM " PROF_T_PROCESSES
-				 " WHERE " PROF_SQL_PID_OF_TID("globalPid") " = p LIMIT 1) FROM (";
+	int rc = index_track_ids(m);
 
-	host_ids(m, sql, sizeof sql, PROF_SQL_PID_OF_TID("globalTid"));
-	append(sql, sizeof sql, " UNION ");
-	union_of(m, sql, sizeof sql, " UNION ", PROF_SQL_PID_OF_TID("globalPid"), gpu_kinds,
-		 gpu_tables, TM_GPU_KINDS, "");
-	append(sql, sizeof sql, ") ORDER BY p");
-	return each_named(m, sql, fn, ctx);
+	if (rc < 0)
+		return rc;
+	return each_named(m, "SELECT p, (SELECT name FROM " PROF_T_PROCESSES " WHERE "
+			  PROF_SQL_PID_OF_TID("globalPid") " = p LIMIT 1) FROM (SELECT "
+			  PROF_SQL_PID_OF_TID("g") " AS p FROM temp." HOST_IDS " UNION SELECT "
+			  PROF_SQL_PID_OF_TID("gp") " FROM temp." GPU_IDS ") ORDER BY p", fn, ctx);
 }
 
 int trace_merge__each_thread(struct trace_merge *m,
 			     int (*fn)(void *ctx, int64_t global_tid, const char *name), void *ctx)
 {
-	char sql[META_SQL_MAX] = "SELECT g FROM (";
 	struct sum_thread_labels *labels = NULL;
 	struct prof_cursor *cur = NULL;
 	int rc;
 
 	if (!m->have[TM_RUNTIME] && !m->have[TM_DRIVER] && !m->have[TM_NVTX])
 		return 0;
-	host_ids(m, sql, sizeof sql, "globalTid");
-	append(sql, sizeof sql, ") ORDER BY g");
-	rc = sum_thread_labels__load(m->store, &labels, m->err);
+	rc = index_track_ids(m);
 	if (rc == 0)
-		rc = open_cursor(m, sql, false, &cur);
+		rc = sum_thread_labels__load(m->store, &labels, m->err);
+	if (rc == 0)
+		rc = open_cursor(m, "SELECT g FROM temp." HOST_IDS " ORDER BY g", false, &cur);
 	while (rc >= 0 && (rc = prof_cursor__next(cur, m->err)) > 0) {
 		int64_t g = prof_cursor__int64(cur, 0);
 
@@ -335,20 +364,20 @@ int trace_merge__each_stream(struct trace_merge *m,
 				       int64_t stream),
 			     void *ctx)
 {
-	char sql[META_SQL_MAX] = "SELECT deviceId, streamId FROM (";
+	char sql[META_SQL_MAX] = "SELECT deviceId, streamId FROM (SELECT DISTINCT d AS deviceId, "
+				 "s AS streamId FROM temp." GPU_IDS;
 	struct prof_cursor *cur = NULL;
 	int32_t last_dev = -1;
 	bool any = false;
-	int rc;
+	int rc = index_track_ids(m);
 
-	union_of(m, sql, sizeof sql, " UNION ", "deviceId, streamId", gpu_kinds, gpu_tables,
-		 TM_GPU_KINDS, "");
 	/* a device with allocations but no work still gets its counter track */
 	if (m->have[TM_MEMORY])
 		append(sql, sizeof sql, " UNION SELECT deviceId, NULL FROM " PROF_T_MEMORY);
 	append(sql, sizeof sql, ") ORDER BY deviceId, streamId");
 
-	rc = open_cursor(m, sql, false, &cur);
+	if (rc == 0)
+		rc = open_cursor(m, sql, false, &cur);
 	while (rc >= 0 && (rc = prof_cursor__next(cur, m->err)) > 0) {
 		int32_t dev = (int32_t)prof_cursor__int64(cur, 0);
 		bool new_device = !any || dev != last_dev;
@@ -372,14 +401,12 @@ int trace_merge__each_process_stream(struct trace_merge *m,
 					       int64_t stream),
 				     void *ctx)
 {
-	char sql[META_SQL_MAX] = "SELECT p, deviceId, streamId FROM (";
 	struct prof_cursor *cur = NULL;
-	int rc;
+	int rc = index_track_ids(m);
 
-	union_of(m, sql, sizeof sql, " UNION ", PROF_SQL_PID_OF_TID("globalPid") " AS p, deviceId, streamId",
-		 gpu_kinds, gpu_tables, TM_GPU_KINDS, "");
-	append(sql, sizeof sql, ") ORDER BY p, deviceId, streamId");
-	rc = open_cursor(m, sql, false, &cur);
+	if (rc == 0)
+		rc = open_cursor(m, "SELECT DISTINCT " PROF_SQL_PID_OF_TID("gp") " AS p, d, s FROM temp."
+				 GPU_IDS " ORDER BY p, d, s", false, &cur);
 	while (rc >= 0 && (rc = prof_cursor__next(cur, m->err)) > 0)
 		rc = fn(ctx, prof_cursor__int64(cur, 0), prof_cursor__int64(cur, 1),
 			prof_cursor__int64(cur, 2));
@@ -464,26 +491,32 @@ static void api_exprs__init(struct trace_merge *m, struct api_exprs *a)
 #define MEMSET_COLS "g.bytes, g.memKind"
 #define GRAPH_COLS "g.graphId"
 
-/* The columns TM_GPU_*: those of every GPU source, then the kind's own. */
+/* The columns TM_GPU_*: those of every GPU source, then the kind's own.
+ * With --range, a row with a launching call counts where its call lies
+ * inside an instance, else where it starts; without, the test is ?3 IS
+ * NULL alone, where the instance lookups cost a tenth of the kernel query
+ * only to say true. */
 static int gpu_sql(struct trace_merge *m, char *sql, size_t cap, const char *table,
 		   const char *extra_cols)
 {
 	struct api_exprs a;
-	char in_api[512], in_gpu[512], api_pid[96];
+	char in_api[512], in_gpu[512], api_pid[96], in_range[1200] = "?3 IS NULL";
 
 	api_exprs__init(m, &a);
 	snprintf(api_pid, sizeof api_pid, PROF_SQL_PID_OF_TID("%s"), a.tid);
 	if (export_window__in_range(in_api, sizeof in_api, a.start, api_pid) < 0 ||
 	    export_window__in_range(in_gpu, sizeof in_gpu, "g.start", PROF_SQL_PID_OF_TID("g.globalPid")) < 0)
 		return prof_error__set(m->err, PROF_E_USAGE, "export query too long");
+	if (m->w.range_name)
+		snprintf(in_range, sizeof in_range, "CASE WHEN %s IS NOT NULL THEN %s ELSE %s END",
+			 a.start, in_api, in_gpu);
 	if ((size_t)snprintf(sql, cap,
 		 "SELECT g.start, g.end, g.deviceId, g.streamId, g.correlationId, g.globalPid, "
 		 "%s, CASE WHEN %s IS NOT NULL AND %s > ?1 AND %s < ?2 THEN %s END, g.rowid, %s "
 		 "FROM %s%s WHERE g.end > ?1 AND g.start < ?2 AND NOT " SUM_BAD_SPAN("g.") " "
-		 "AND CASE WHEN %s IS NOT NULL THEN %s ELSE %s END "
-		 "ORDER BY g.start, g.end DESC%s%s",
+		 "AND %s ORDER BY g.start, g.end DESC%s%s",
 		 a.tid, a.start, a.end, a.start, a.start, extra_cols, table, a.join,
-		 a.start, in_api, in_gpu, m->launch_rows ? ", g.rowid, " : "",
+		 in_range, m->launch_rows ? ", g.rowid, " : "",
 		 m->launch_rows ? a.start : "") >= cap)
 		return prof_error__set(m->err, PROF_E_USAGE, "export query too long");
 	return 0;
@@ -780,8 +813,45 @@ static int span_cmp(const void *a, const void *b)
 	return (x->stream > y->stream) - (x->stream < y->stream);
 }
 
+/* The NVTX ranges that the projection can place a call in, by thread, in a
+ * temporary table made once per export: per (thread, start), m the latest
+ * end among the thread's ranges starting no later (peers included), so a
+ * call at t lies inside one of them exactly when m of the last entry at or
+ * before t is later than t (range_walk's start <= t < end). Only those
+ * calls' launches are read: a call outside every range widens no span,
+ * and most calls are (97% of gpu_work's). Every range is kept, whatever
+ * --range: the walk itself still decides which ranges count. */
+#define NVTX_OPEN "perfkit_tm_nvtx_open"
+
+static int index_nvtx_open(struct trace_merge *m, bool *any)
+{
+	struct prof_cursor *cur = NULL;
+	int rc;
+
+	*any = false;
+	rc = prof_store__exec(m->store, "DROP TABLE IF EXISTS temp." NVTX_OPEN, m->err);
+	if (rc == 0)
+		rc = prof_store__exec(m->store, "CREATE TEMP TABLE " NVTX_OPEN " (g INTEGER, s INTEGER, "
+				      "m INTEGER)", m->err);
+	if (rc == 0)
+		rc = prof_store__exec(m->store, "INSERT INTO temp." NVTX_OPEN " SELECT n.globalTid, "
+				      "n.start, max(n.end) OVER (PARTITION BY n.globalTid ORDER BY n.start) "
+				      "FROM " PROF_T_NVTX " n WHERE n.eventType IN (" PROF_SQL_NVTX_RANGES ") "
+				      "AND NOT " SUM_BAD_SPAN("n.") " AND n.globalTid IS NOT NULL", m->err);
+	if (rc == 0)
+		rc = prof_store__exec(m->store, "CREATE INDEX temp." NVTX_OPEN "_gs ON " NVTX_OPEN
+				      " (g, s)", m->err);
+	if (rc == 0)
+		rc = open_cursor(m, "SELECT EXISTS (SELECT 1 FROM temp." NVTX_OPEN ")", false, &cur);
+	if (rc == 0 && (rc = prof_cursor__next(cur, m->err)) > 0)
+		*any = prof_cursor__int64(cur, 0) != 0;
+	prof_cursor__close(cur);
+	return rc < 0 ? rc : 0;
+}
+
 /* Every (API call, GPU work it launched) pair as (thread, call start, device,
- * stream, work start, work end), in (thread, call start) order: one arm per
+ * stream, work start, work end) whose call lies inside an NVTX range of its
+ * thread (index_nvtx_open), in (thread, call start) order: one arm per
  * pair of tables, each a scan of the GPU table with its launching calls
  * found in the calls' temporary index (index_calls), which holds the
  * thread and the start a launch needs; one sort of the pairs. Scanning
@@ -802,7 +872,9 @@ static int launches_sql(struct trace_merge *m, char *sql, size_t cap)
 				"FROM %s g JOIN temp.%s a ON a.correlationId = g.correlationId "
 				"AND a.p = " PROF_SQL_PID_OF_TID("g.globalPid") " "
 				"WHERE a.globalTid IS NOT NULL AND a.start IS NOT NULL "
-				"AND NOT " SUM_BAD_SPAN("g."),
+				"AND NOT " SUM_BAD_SPAN("g.") " AND (SELECT o.m FROM temp." NVTX_OPEN " o "
+				"WHERE o.g = a.globalTid AND o.s <= a.start ORDER BY o.s DESC LIMIT 1) "
+				"> a.start",
 				used ? " UNION ALL " : "", gpu_tables[g], a == 0 ? CALLS_RUNTIME : CALLS_DRIVER);
 		}
 	}
@@ -817,9 +889,14 @@ static int project_ranges(struct trace_merge *m)
 {
 	struct range_walk rw = { .make_name = strdup, .on_close = range_closed, .ctx = m };
 	struct prof_cursor *cur = NULL;
-	char *sql = malloc(SQL_MAX);
-	int rc;
+	char *sql;
+	bool any;
+	int rc = index_nvtx_open(m, &any);
 
+	/* no range to place a call in: nothing to project */
+	if (rc < 0 || !any)
+		return rc;
+	sql = malloc(SQL_MAX);
 	if (!sql)
 		return nomem(m);
 	rc = launches_sql(m, sql, SQL_MAX);

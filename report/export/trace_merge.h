@@ -116,6 +116,7 @@ struct trace_merge {
 	bool names_failed;       /* out of memory reading one: the next row says so */
 	struct tm_device *devs;
 	size_t ndevs;
+	bool track_ids;          /* the track lists' temporary tables are made */
 	struct tm_projection proj;
 	struct tm_source src[TM__COUNT];
 	int nsrc;
