@@ -154,6 +154,15 @@ void top_model__add_copy(struct top_model *m, int64_t start_ns, int64_t end_ns, 
 	seen(m, start_ns, end_ns);
 }
 
+void top_model__add_memset(struct top_model *m, int64_t start_ns, int64_t end_ns)
+{
+	if (prof_span_is_bad(start_ns, end_ns)) {
+		m->rows_left_out++;
+		return;
+	}
+	seen(m, start_ns, end_ns);
+}
+
 struct top_gpu *top_model__gpu(struct top_model *m, int32_t device, const char *uuid)
 {
 	char id[sizeof m->gpus[0].uuid] = "";
@@ -198,11 +207,21 @@ void top_gpu__label(const struct top_model *m, const struct top_gpu *g, char *bu
 		snprintf(buf, cap, "%s", name);
 }
 
+void top_gpu__add_busy(struct top_gpu *g, int64_t start_ns, int64_t end_ns)
+{
+	/* the model counted it as left out (top_model__add_kernel, __add_copy,
+	 * __add_memset) */
+	if (!g || prof_span_is_bad(start_ns, end_ns))
+		return;
+	/* a bucket's busy time, by the work's start: a long kernel may push
+	 * one second past 100%, which the reading caps */
+	spark_ring__add(&g->busy_hist, bucket_of(start_ns), end_ns - start_ns);
+}
+
 void top_gpu__add_work(struct top_gpu *g, int64_t start_ns, int64_t end_ns, bool is_kernel, int64_t bytes)
 {
 	int64_t dur;
 
-	/* the model counted it as left out (top_model__add_kernel, __add_copy) */
 	if (!g || prof_span_is_bad(start_ns, end_ns))
 		return;
 	dur = end_ns - start_ns;
@@ -213,9 +232,7 @@ void top_gpu__add_work(struct top_gpu *g, int64_t start_ns, int64_t end_ns, bool
 		g->copy_count++;
 		g->copy_bytes = prof_add_saturated(g->copy_bytes, bytes > 0 ? bytes : 0);
 	}
-	/* a bucket's busy time, by the work's start: a long kernel may push
-	 * one second past 100%, which the reading caps */
-	spark_ring__add(&g->busy_hist, bucket_of(start_ns), dur);
+	top_gpu__add_busy(g, start_ns, end_ns);
 }
 
 double top_gpu__busy_percent(const struct top_model *m, const struct top_gpu *g)

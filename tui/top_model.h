@@ -48,7 +48,8 @@ struct top_gpu {
 	char name[96];               /* sanitised; "" when the capture does not say */
 	char uuid[64];
 	int64_t kernel_count, kernel_ns, copy_count, copy_bytes;
-	struct spark_ring busy_hist; /* kernel and copy time per second (ns; overlaps add up) */
+	struct spark_ring busy_hist; /* kernel (graph launch), copy and memset time per second
+				      * (ns; overlaps add up) */
 	struct nvml_sample live;     /* validity bits: invalid shows as N/A */
 };
 
@@ -114,7 +115,8 @@ struct top_model {
 	int64_t copy_count, copy_bytes;
 	int64_t device_memory_bytes;   /* device allocations minus frees */
 	int64_t dropped_records;       /* PERFKIT_COUNTERS.dropped_records */
-	int64_t rows_left_out;         /* kernels, copies and ranges with an impossible span
+	int64_t rows_left_out;         /* kernels, graph launches, copies, memsets and ranges
+					* with an impossible span
 					* (prof_span_is_bad), in no total, as the reports
 					* leave them out */
 	int64_t first_ns, last_ns;     /* earliest start, latest end; 0: none yet */
@@ -173,12 +175,19 @@ int32_t top_model__range_name(struct top_model *m, const char *raw);
 
 void top_model__add_kernel(struct top_model *m, int32_t name, int64_t start_ns, int64_t end_ns);
 void top_model__add_copy(struct top_model *m, int64_t start_ns, int64_t end_ns, int64_t bytes);
+/* A memset: GPU work in no kernel or copy total (its GPU's busy time,
+ * top_gpu__add_busy), left out and counted with an impossible span. A
+ * graph launch recorded whole (--cuda-graph-trace=graph) is a kernel row
+ * of its own, named as the kernel summaries name it. */
+void top_model__add_memset(struct top_model *m, int64_t start_ns, int64_t end_ns);
 /* The name a GPU's row shows: the GPU's ("unknown" when the capture does
  * not say), after the first group of its UUID ("GPU-4778f611") when
  * another GPU of the model has its device number. */
 void top_gpu__label(const struct top_model *m, const struct top_gpu *g, char *buf, size_t cap);
 /* GPU work (kernel or copy) on g, its row in the GPU panel (NULL: none). */
 void top_gpu__add_work(struct top_gpu *g, int64_t start_ns, int64_t end_ns, bool is_kernel, int64_t bytes);
+/* GPU work on g that counts in its busy time only (a memset). */
+void top_gpu__add_busy(struct top_gpu *g, int64_t start_ns, int64_t end_ns);
 /* The GPU of a row: the one with its UUID where the row has one (NULL or
  * "": none), so that ranks that each call their GPU device 0 keep a row
  * each; else, and for a GPU first seen without one (which takes it), the
@@ -186,7 +195,8 @@ void top_gpu__add_work(struct top_gpu *g, int64_t start_ns, int64_t end_ns, bool
  * TOP_MAX_GPUS. */
 struct top_gpu *top_model__gpu(struct top_model *m, int32_t device, const char *uuid);
 /* A GPU's busy share (0..100) in the last whole second at the model's
- * clock: its kernels' and copies' time, capped at 100. */
+ * clock: its kernels', graph launches', copies' and memsets' time, capped
+ * at 100. */
 double top_gpu__busy_percent(const struct top_model *m, const struct top_gpu *g);
 /* CUDA_GPU_MEMORY_USAGE_EVENTS: operation 0 allocates, 1 frees; only device
  * memory (memKind 2) counts towards device_memory_bytes. */

@@ -44,6 +44,10 @@ static const struct table_def tables[TOP_T__COUNT] = {
 			   "start, rowid" },
 	[TOP_T_MEMCPY] = { PROF_T_MEMCPY, "start", PROF_SQL_OS_PID_OF_TID("globalPid"),
 			   "start, rowid" },
+	[TOP_T_MEMSET] = { PROF_T_MEMSET, "start", PROF_SQL_OS_PID_OF_TID("globalPid"),
+			   "start, rowid" },
+	[TOP_T_GRAPH] = { PROF_T_GRAPH_TRACE, "start", PROF_SQL_OS_PID_OF_TID("globalPid"),
+			  "start, rowid" },
 	[TOP_T_MEMORY] = { PROF_T_MEMORY, "start", PROF_SQL_OS_PID_OF_TID("globalPid"),
 			   "start, rowid" },
 	/* a parent that starts with its child comes first, so it nests */
@@ -71,7 +75,12 @@ static char *build_select(enum top_table t)
 				 ", deviceId, globalPid FROM %s WHERE 1", table);
 		break;
 	case TOP_T_MEMCPY:
+	case TOP_T_MEMSET:
 		sql = prof_strfmt("SELECT rowid, start, end, bytes, deviceId, globalPid FROM %s WHERE 1",
+				 table);
+		break;
+	case TOP_T_GRAPH:
+		sql = prof_strfmt("SELECT rowid, start, end, graphId, deviceId, globalPid FROM %s WHERE 1",
 				 table);
 		break;
 	case TOP_T_MEMORY:
@@ -164,8 +173,9 @@ int top_source__connect(struct top_source *s, struct prof_error *err)
 
 		free(p->select);
 		p->select = NULL;
-		/* a table the file lacks reads as empty */
-		p->present = true;
+		/* a table the file lacks reads as empty, and is not read until
+		 * it is there (take_up_new_tables) */
+		p->present = prof_store__has_table(s->store, tables[t].name);
 		if (!(p->select = build_select(t))) {
 			top_source__disconnect(s);
 			return prof_error__set(err, PROF_E_NOMEM, "%s: out of memory", s->path);
@@ -199,6 +209,7 @@ int top_source__open(const char *path, enum top_read_mode mode, struct top_sourc
 	s->mode = mode;
 	s->pid = prof_proc_file__pid(path);
 	idmap__init(&s->kernel_ids);
+	idmap__init(&s->graph_ids);
 	idmap__init(&s->range_ids);
 	idmap__init(&s->metric_ids);
 	idmap__init(&s->gpu_ids);
@@ -224,6 +235,7 @@ void top_source__close(struct top_source *s)
 	for (int t = 0; t < TOP_T__COUNT; t++)
 		free(s->t[t].select);
 	idmap__exit(&s->kernel_ids);
+	idmap__exit(&s->graph_ids);
 	idmap__exit(&s->range_ids);
 	idmap__exit(&s->metric_ids);
 	idmap__exit(&s->gpu_ids);
@@ -262,6 +274,26 @@ static int32_t name_of_id(struct top_source *s, struct top_model *m, struct idma
 	i = intern(m, text);
 	free(text);
 	if (idmap__put(ids, id, i))
+		m->out_of_memory = true;
+	return i;
+}
+
+/* The model's name index for a graph launch (graphId in column 3), named
+ * as the kernel summaries name it, once per graph. */
+static int32_t graph_launch_name(struct top_source *s, struct top_model *m, struct prof_cursor *c)
+{
+	bool known = !prof_cursor__is_null(c, 3);
+	int64_t id = known ? prof_cursor__int64(c, 3) : 0;
+	/* the idmap keeps INT64_MIN for its free slots */
+	bool kept = known && id != INT64_MIN;
+	int32_t i = kept ? idmap__get(&s->graph_ids, id) : -1;
+	char name[96];
+
+	if (i >= 0)
+		return i;
+	sum_graph_launch_name(name, sizeof name, known, id);
+	i = top_model__kernel_name(m, name);
+	if (kept && idmap__put(&s->graph_ids, id, i))
 		m->out_of_memory = true;
 	return i;
 }
@@ -318,10 +350,11 @@ static int metric_kind(struct top_source *s, int64_t type_id, int64_t metric_id)
 
 /* ---- rows into the model ------------------------------------------------------ */
 
-/* The GPU of a kernel or copy row (device number in column 4, globalPid in
- * 5): by the UUID PERFKIT_PROCESS_GPUS gives the process's device (ranks
- * isolated with CUDA_VISIBLE_DEVICES each call their GPU device 0), else
- * by the device number alone. The store is asked once per pair. */
+/* The GPU of a kernel, graph launch, copy or memset row (device number in
+ * column 4, globalPid in 5): by the UUID PERFKIT_PROCESS_GPUS gives the
+ * process's device (ranks isolated with CUDA_VISIBLE_DEVICES each call
+ * their GPU device 0), else by the device number alone. The store is
+ * asked once per pair. */
 static struct top_gpu *gpu_of(struct top_source *s, struct top_model *m, struct prof_cursor *c)
 {
 	int32_t device = (int32_t)prof_cursor__int64(c, 4);
@@ -356,8 +389,12 @@ static void consume(struct top_source *s, struct top_model *m, enum top_table t,
 	int64_t start = prof_cursor__int64(c, 1);
 
 	switch (t) {
-	case TOP_T_KERNEL: {
-		int32_t name = prof_cursor__is_null(c, 3)
+	case TOP_T_KERNEL:
+	case TOP_T_GRAPH: {
+		/* a graph recorded whole is one row a launch, no row of its
+		 * kernels: each graph's launches are a kernel row of their own */
+		int32_t name = t == TOP_T_GRAPH ? graph_launch_name(s, m, c)
+			       : prof_cursor__is_null(c, 3)
 				       ? top_model__kernel_name(m, NULL)
 				       : name_of_id(s, m, &s->kernel_ids, prof_cursor__int64(c, 3),
 						    top_model__kernel_name);
@@ -372,6 +409,11 @@ static void consume(struct top_source *s, struct top_model *m, enum top_table t,
 		if (!prof_cursor__is_null(c, 4))
 			top_gpu__add_work(gpu_of(s, m, c), start, prof_cursor__int64(c, 2), false,
 						prof_cursor__int64(c, 3));
+		break;
+	case TOP_T_MEMSET:
+		top_model__add_memset(m, start, prof_cursor__int64(c, 2));
+		if (!prof_cursor__is_null(c, 4))
+			top_gpu__add_busy(gpu_of(s, m, c), start, prof_cursor__int64(c, 2));
 		break;
 	case TOP_T_MEMORY:
 		top_model__add_memory(m, start, prof_cursor__int64(c, 2),
@@ -440,6 +482,21 @@ static int read_batch(struct top_source *s, struct top_model *m, enum top_table 
 	return rc == 0 && n < ROWID_BATCH;
 }
 
+/* A table the writer makes with its first row (graph launches: libprof's
+ * writer) may appear while top follows the file; the connection's
+ * canonical views (prof_store__open) were made without it and read it as
+ * empty, so the connection is taken up again, positions kept. */
+static int take_up_new_tables(struct top_source *s, struct prof_error *err)
+{
+	for (int t = 0; t < TOP_T__COUNT; t++) {
+		if (s->t[t].present || !prof_store__has_table(s->store, tables[t].name))
+			continue;
+		top_source__disconnect(s);
+		return top_source__connect(s, err);
+	}
+	return 0;
+}
+
 int top_source__read(struct top_source *s, struct top_model *m, int64_t deadline_ns,
 		     struct prof_error *err)
 {
@@ -447,6 +504,8 @@ int top_source__read(struct top_source *s, struct top_model *m, int64_t deadline
 	int left = 0, rc, done = 1;
 
 	rc = top_source__connect(s, err);
+	if (!rc)
+		rc = take_up_new_tables(s, err);
 	if (rc)
 		return rc;
 	for (int t = 0; t < TOP_T__COUNT; t++)
@@ -501,7 +560,8 @@ static int replay_begin(struct top_source *s, enum top_table t, struct prof_erro
 /* Whether the cursor's row has an end (column 2) that makes its span bad. */
 static bool row_span_is_bad(enum top_table t, struct prof_cursor *c)
 {
-	bool spans = t == TOP_T_KERNEL || t == TOP_T_MEMCPY || t == TOP_T_NVTX;
+	bool spans = t == TOP_T_KERNEL || t == TOP_T_GRAPH || t == TOP_T_MEMCPY ||
+		     t == TOP_T_MEMSET || t == TOP_T_NVTX;
 
 	return spans && prof_span_is_bad(prof_cursor__int64(c, 1), prof_cursor__int64(c, 2));
 }

@@ -5,7 +5,8 @@
  *  - by rowid (a capture being written, or a finished one shown at once):
  *    each table remembers the last rowid it has read, and each refresh asks
  *    only for rows past it ("WHERE rowid > ?"), a range scan of the rowid
- *    B-tree whose cost is the number of new rows;
+ *    B-tree whose cost is the number of new rows; a table the writer makes
+ *    with its first row (graph launches) is taken up when it appears;
  *  - by time (--replay of a finished capture): one cursor per table ordered
  *    by start stays open for the whole replay and is stepped while its next
  *    row's start is at or before the replay clock.
@@ -30,6 +31,8 @@
 enum top_table {
 	TOP_T_KERNEL,
 	TOP_T_MEMCPY,
+	TOP_T_MEMSET,
+	TOP_T_GRAPH,     /* graph launches recorded whole (--cuda-graph-trace=graph) */
 	TOP_T_MEMORY,
 	TOP_T_NVTX,
 	TOP_T_GPU_METRICS,
@@ -52,7 +55,9 @@ enum top_loss {
 };
 
 struct top_table_pos {
-	bool present;            /* the table exists (checked on connect) */
+	bool present;            /* the file has the table (checked on connect; a table
+				  * written with its first row is looked for again
+				  * at each read until it is there) */
 	char *select;            /* "SELECT cols FROM table WHERE filter" */
 	int64_t last_rowid;      /* rowid mode: the last row read */
 	int64_t rows;            /* rows read */
@@ -67,6 +72,7 @@ struct top_source {
 	uint32_t pid;               /* of proc-<pid>.sqlite; 0 otherwise */
 	struct top_table_pos t[TOP_T__COUNT];
 	struct idmap kernel_ids;    /* StringIds id -> model kernel name */
+	struct idmap graph_ids;     /* graphId -> model kernel name of its launches */
 	struct idmap range_ids;     /* StringIds id -> model range name */
 	struct idmap metric_ids;    /* (typeId, metricId) -> top_gpu_metrics kind, TOP_GM__COUNT: not shown */
 	struct idmap gpu_ids;       /* (globalPid, deviceId) -> index of the model's GPU, TOP_MAX_GPUS: none */

@@ -27,6 +27,7 @@
 #include "model/capture_windows.h" /* for cli/: summary__select_window */
 #include "model/ranks.h"        /* for cli/: summary__select_ranks */
 #include "model/thread_label.h" /* for cli/ and tui/: a thread's label */
+#include "model/names.h"        /* for tui/: a graph launch's name */
 
 /* The reports this folder defines, in the order `perfkit report` lists
  * them (registry/ puts every folder's tables together); the overview is a

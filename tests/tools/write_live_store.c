@@ -12,9 +12,13 @@
  * collector: the program's status is its own. At its end it prints how many
  * kernels it recorded ("kernels=N") and how many of them its writer took
  * ("written=N"), for tests that compare the capture with them; the process
- * row and the kernel names are committed first.
+ * row and the kernel names are committed first. -g GRAPH also launches CUDA
+ * graph GRAPH (recorded whole, as --cuda-graph-trace=graph records it) each
+ * millisecond of the run's second half: the writer makes that table with
+ * its first row, so a reader that opened the file before finds it later;
+ * at its end it prints how many launches it recorded ("graph_launches=N").
  *
- * usage: write_live_store [-o PATH] [-r ROWS] SECONDS [STATUS] */
+ * usage: write_live_store [-o PATH] [-r ROWS] [-g GRAPH] SECONDS [STATUS] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,9 +41,9 @@ int main(int argc, char **argv)
 	const char *out = NULL, *dir = getenv(PROF_ENV_OUTPUT_DIR), *flush = getenv(PROF_ENV_FLUSH_MS);
 	struct prof_writer *w = NULL;
 	struct prof_error err = { 0 };
-	int64_t end, next_flush, flush_ns = 100000000, names[2], n = 0, written = 0;
+	int64_t end, half, next_flush, flush_ns = 100000000, names[2], n = 0, written = 0, launches = 0;
 	char path[4096];
-	int i = 1, status = 0, rc = 0, per_tick = 1;
+	int i = 1, status = 0, rc = 0, per_tick = 1, graph = -1;
 	double seconds;
 
 	for (; argc - i > 2 && argv[i][0] == '-'; i += 2) {
@@ -47,11 +51,13 @@ int main(int argc, char **argv)
 			out = argv[i + 1];
 		else if (!strcmp(argv[i], "-r"))
 			per_tick = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "-g"))
+			graph = atoi(argv[i + 1]);
 		else
 			break;
 	}
 	if (argc - i < 1 || argc - i > 2 || argv[i][0] == '-' || per_tick < 1) {
-		fprintf(stderr, "usage: write_live_store [-o PATH] [-r ROWS] SECONDS [STATUS]\n");
+		fprintf(stderr, "usage: write_live_store [-o PATH] [-r ROWS] [-g GRAPH] SECONDS [STATUS]\n");
 		return 2;
 	}
 	seconds = atof(argv[i]);
@@ -80,6 +86,7 @@ int main(int argc, char **argv)
 	if (prof_writer__flush(w, &err))
 		rc = 1;
 	end = now_ns(CLOCK_MONOTONIC) + (int64_t)(seconds * 1e9);
+	half = end - (int64_t)(seconds * 1e9) / 2;
 	next_flush = now_ns(CLOCK_MONOTONIC) + flush_ns;
 	while (now_ns(CLOCK_MONOTONIC) < end) {
 		for (int r = 0; r < per_tick; r++, n++) {
@@ -96,6 +103,19 @@ int main(int argc, char **argv)
 			else
 				written++;
 		}
+		if (graph >= 0 && now_ns(CLOCK_MONOTONIC) >= half) {
+			int64_t t = now_ns(CLOCK_REALTIME);
+			struct prof_graph_trace g = {
+				.start_ns = t - 40000, .end_ns = t - 30000, .stream_id = 7,
+				.correlation_id = (int32_t)(n + launches + 1),
+				.global_pid = prof_global_pid((uint32_t)getpid()), .graph_id = graph,
+			};
+
+			if (prof_writer__graph_trace(w, &g))
+				rc = 1;
+			else
+				launches++;
+		}
 		if (now_ns(CLOCK_MONOTONIC) >= next_flush) {
 			if (prof_writer__flush(w, &err))
 				rc = 1;
@@ -109,6 +129,8 @@ int main(int argc, char **argv)
 	else if (prof_writer__finish(w, &err) < 0)
 		rc = 1;
 	printf("kernels=%lld\nwritten=%lld\n", (long long)n, (long long)written);
+	if (graph >= 0)
+		printf("graph_launches=%lld\n", (long long)launches);
 	if (rc && out == path)
 		return status;
 	if (rc) {

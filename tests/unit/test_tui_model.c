@@ -521,6 +521,32 @@ START_TEST(model_keeps_a_row_per_gpu_with_its_work_and_busy_share)
 }
 END_TEST
 
+START_TEST(model_counts_memsets_in_busy_share_only)
+{
+	struct top_model m;
+	struct top_gpu *g;
+
+	ck_assert_int_eq(top_model__init(&m), 0);
+	g = top_model__gpu(&m, 0, NULL);
+	/* a memset is GPU work, as the overview's busy time counts it, but
+	 * neither a kernel nor a copy */
+	top_model__add_memset(&m, 3 * TOP_BUCKET_NS, 3 * TOP_BUCKET_NS + 250000000);
+	top_gpu__add_busy(g, 3 * TOP_BUCKET_NS, 3 * TOP_BUCKET_NS + 250000000);
+	ck_assert_int_eq(m.kernel_count + m.copy_count + g->kernel_count + g->copy_count, 0);
+	ck_assert_int_eq(m.first_ns, 3 * TOP_BUCKET_NS);
+	ck_assert_int_eq(m.last_ns, 3 * TOP_BUCKET_NS + 250000000);
+	top_model__set_clock(&m, 4 * TOP_BUCKET_NS + 1);
+	ck_assert(top_gpu__busy_percent(&m, g) == 25.0);
+	/* an impossible span is left out and counted, as the reports do */
+	top_model__add_memset(&m, 3 * TOP_BUCKET_NS, 3 * TOP_BUCKET_NS - 1);
+	top_gpu__add_busy(g, 3 * TOP_BUCKET_NS, 3 * TOP_BUCKET_NS - 1);
+	ck_assert_int_eq(m.rows_left_out, 1);
+	ck_assert(top_gpu__busy_percent(&m, g) == 25.0);
+	top_gpu__add_busy(NULL, 0, 1);
+	top_model__exit(&m);
+}
+END_TEST
+
 START_TEST(model_keeps_gpus_apart_by_uuid_whatever_their_device_number)
 {
 	struct top_model m;
@@ -801,6 +827,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, model_replay_reads_rows_up_to_the_clock);
 	tcase_add_test(tc, model_rates_count_events_per_second_of_capture_time);
 	tcase_add_test(tc, model_keeps_a_row_per_gpu_with_its_work_and_busy_share);
+	tcase_add_test(tc, model_counts_memsets_in_busy_share_only);
 	tcase_add_test(tc, model_keeps_gpus_apart_by_uuid_whatever_their_device_number);
 	tcase_add_test(tc, feed_follows_a_run_through_its_process_files);
 	tcase_add_test(tc, feed_reads_a_run_that_ended_before_any_process_file_was_seen);
