@@ -12,8 +12,9 @@
 # diagnose of 200 one-rank captures against 50 (at most 5.5x), and folded
 # stacks and the HTML report against the Chrome trace of a real DDP
 # capture (at most 2x), the largest job's diagnose (1,000 ranks: at most
-# 60 s and 1 GiB), its reports under MPI over K = 1 and 2 processes, and
-# nvtx_kern_sum at nsys-ai's scale (transformer_naive with ranges nested
+# 60 s and 1 GiB), its reports and diagnose under MPI over K = 1 and 2
+# processes (wall time, and the busiest process's CPU time, against one
+# process's; bench/job_mpi.sh for rounds of them), and nvtx_kern_sum at nsys-ai's scale (transformer_naive with ranges nested
 # around each launch, bench/scale_captures.sh's nest_ranges, multiplied
 # to 2.2M kernels and 16M ranges: at most 30 s, memory flat). The
 # exports' own goals come from bench/scale_exports.sh where it exists.
