@@ -13,7 +13,8 @@
 # rank in PERFKIT_PROCESS_INFO where it has one): made here, in a
 # temporary folder, never committed. JOB_HOSTS=K puts K ranks on each host
 # (hosts renamed node-0, node-1, ...), so that the plan fits the time base
-# from the collectives of a rank that has NCCL's (every MPI process does).
+# from the collectives of a rank that has NCCL's (every MPI process reads
+# its share's and fits them all).
 #
 #   bench/job_bench.sh [BUILD] [RANKS...]      (defaults: build, 2 16 128)
 set -euo pipefail

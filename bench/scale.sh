@@ -12,8 +12,9 @@
 # diagnose of 200 one-rank captures against 50 (at most 5.5x), and folded
 # stacks and the HTML report against the Chrome trace of a real DDP
 # capture (at most 2x), the largest job's diagnose (1,000 ranks: at most
-# 60 s and 1 GiB), its reports under MPI over K = 1 and 2 processes, and
-# nvtx_kern_sum at nsys-ai's scale (transformer_naive with ranges nested
+# 60 s and 1 GiB), its reports and diagnose under MPI over K = 1 and 2
+# processes (wall time, and the busiest process's CPU time, against one
+# process's; bench/job_mpi.sh for rounds of them), and nvtx_kern_sum at nsys-ai's scale (transformer_naive with ranges nested
 # around each launch, bench/scale_captures.sh's nest_ranges, multiplied
 # to 2.2M kernels and 16M ranges: at most 30 s, memory flat). The
 # exports' own goals come from bench/scale_exports.sh where it exists.
@@ -65,7 +66,7 @@ export PERFKIT_THREADS=${PERFKIT_THREADS:-1}
 
 PARTS=" ${SCALE_PARTS:-capture job nvtx goals exports} "
 JOB_COMMANDS=${SCALE_JOB_COMMANDS:-.}
-declare -A T M C # seconds, peak MiB and CPU seconds (user + system) by "command|size"
+declare -A T M C P # seconds, peak MiB, CPU seconds (user + system) and the busiest MPI process's, by "command|size"
 ORDER=()         # the commands, in the order first run
 
 note() {
@@ -128,20 +129,29 @@ measure_top() {
 }
 
 # mpi_reports N: the job's reports by map and reduce (`perfkit report
-# JOB/`: the overview, rank_sum, nccl_sum and the summaries) under mpirun
-# over each of MPI_K processes, one thread each, where perfkit was built
-# with MPI; the time a capture costs is the one-process time over N
+# JOB/`: the overview, rank_sum, nccl_sum and the summaries) and its
+# diagnosis under mpirun over each of MPI_K processes, one thread each,
+# where perfkit was built with MPI; the time a capture costs is the
+# one-process time over N. Each process is timed on its own too (P: the
+# CPU of the busiest, which the split should bring to 1/K of one
+# process's; C is all of theirs together).
 mpi_reports() {
-	local n=$1 k
+	local n=$1 k cmd name
 	grep -q '^PERFKIT_MPI:BOOL=ON' "$BUILD/CMakeCache.txt" 2>/dev/null || return 0
 	command -v mpirun >/dev/null || return 0
 	# Open MPI refuses root without being told
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 	for k in "${MPI_K[@]}"; do
-		measure_job "job: report under MPI, $k processes" "$n" mpirun --oversubscribe -n "$k" \
-			"$PERFKIT" report --force "$W/job/"
-		measure_job "job: diagnose under MPI, $k processes" "$n" mpirun --oversubscribe -n "$k" \
-			"$PERFKIT" diagnose "$W/job/"
+		for cmd in "report --force" diagnose; do
+			name=${cmd%% *}
+			rm -f "$W"/cpu.*
+			# shellcheck disable=SC2086 # the command and its option
+			CPU_DIR=$W measure_job "job: $name under MPI, $k processes" "$n" mpirun --oversubscribe -n "$k" \
+				-x CPU_DIR sh -c 'exec /usr/bin/time -f "%U %S" -o "$CPU_DIR/cpu.$OMPI_COMM_WORLD_RANK" "$@"' \
+				sh "$PERFKIT" $cmd "$W/job/"
+			P["job: $name under MPI, $k processes|$n"]=$(cat "$W"/cpu.* 2>/dev/null |
+				awk '{ c = $1 + $2; if (c > m) m = c } END { printf "%.2f", m }')
+		done
 	done
 }
 
@@ -293,14 +303,17 @@ done
 		"| at most 60 s and 1024 MiB (1,000 ranks) |"
 for k in "${MPI_K[@]}"; do
 	[ -n "$LARGEST" ] || break
-	t=${T[job: diagnose under MPI, $k processes|$LARGEST]:-}
-	[ -z "$t" ] || echo "| diagnose of the $LARGEST-rank job under MPI, $k processes | $t s (CPU of the $k" \
-		"processes ${C[job: diagnose under MPI, $k processes|$LARGEST]:--} s) | |"
-	t=${T[job: report under MPI, $k processes|$LARGEST]:-}
-	[ -n "$t" ] || continue
-	awk -v k="$k" -v t="$t" -v n="$LARGEST" -v t1="${T[job: report under MPI, 1 processes|$LARGEST]:-0}" 'BEGIN {
-		printf "| report of the %d-rank job under MPI, %d processes | %s s (%.3f s a capture; %.2fx of 1 process) | about 1/%d of 1 process |\n",
-			n, k, t, t * k / n, (t1 > 0 ? t / t1 : 0), k }'
+	for name in diagnose report; do
+		key="job: $name under MPI, $k processes|$LARGEST"
+		[ -n "${T[$key]:-}" ] || continue
+		# wall time and the busiest process's CPU time against one process's
+		# (on a machine shared with other work the CPU time is what shows the split)
+		awk -v name="$name" -v k="$k" -v t="${T[$key]}" -v c="${C[$key]:-0}" -v p="${P[$key]:-0}" -v n="$LARGEST" \
+			-v t1="${T[job: $name under MPI, 1 processes|$LARGEST]:-0}" \
+			-v p1="${P[job: $name under MPI, 1 processes|$LARGEST]:-0}" 'BEGIN {
+			printf "| %s of the %d-rank job under MPI, %d processes | %s s, %.2fx of 1 process (CPU of the %d processes %s s; the busiest %s s, %.2fx of 1 process, %.1f ms a capture) | about 1/%d of 1 process |\n",
+				name, n, k, t, (t1 > 0 ? t / t1 : 0), k, c, p, (p1 > 0 ? p / p1 : 0), 1000 * p * k / n, k }'
+	done
 done
 [ -z "$NVTX_SIZE" ] ||
 awk -v t="${T[nvtx: report nvtx_kern_sum|$NVTX_MULT]:-0}" -v m="${M[nvtx: report nvtx_kern_sum|$NVTX_MULT]:-0}" \

@@ -47,6 +47,10 @@ enum job_inputs_flags {
 	JOB_INPUTS_FORCE = 1 << 0, /* in->force */
 };
 
+/* Under an MPI launcher every process of a command that shares its work
+ * collects the inputs, and joins the MPI job to open its share of a
+ * directory's captures (whether a merge made them); a process that works
+ * alone (job_mpi__not_rank0 asked first) opens them all. */
 int job_inputs__collect(char *const *args, int nargs, unsigned flags, struct job_inputs *in,
 			struct prof_error *err);
 void job_inputs__exit(struct job_inputs *in);
@@ -201,8 +205,9 @@ int job_diagnose__run(const struct job_inputs *in, const struct diag_settings *s
  * MPI process other than rank 0. A command that does not share its work
  * among the MPI processes (all but a report by map and reduce) runs on
  * rank 0 alone, so that it prints once; the others end at once with
- * status 0. Such a process has left the MPI job when it had joined it.
- * False without MPI. */
+ * status 0. Every process has left the MPI job when it had joined it (a
+ * directory's captures looked at in shares, job_inputs__collect), and
+ * joins none after. False without MPI. */
 bool job_mpi__not_rank0(void);
 
 /* Write the capture at out_path of every capture of plan, with the job's

@@ -203,8 +203,10 @@ int job_diagnose__run(const struct job_inputs *in, const struct diag_settings *s
 	diag_job__loop_options(settings, &loop);
 	job_mpi__begin(&rank, &size);
 	rc = job_plan__make_share(in, rank, size, &plan, err);
-	if (rc)
+	if (rc) {
+		job_mpi__end(); /* as every process does: its plan failed alike */
 		goto out;
+	}
 	plan.parts = JOB_PART_RANKS | JOB_PART_NCCL | JOB_PART_DIAGNOSE;
 	plan.loop = &loop;
 	rc = job_summary__compute(&plan, job_summary__threads(), &sum, err);

@@ -9,23 +9,42 @@
 #include "model/overview.h"
 #include "model/ranks.h"
 
-/* Probe the capture at path (with_pids: also the processes that left rows,
- * which a merge needs to keep them apart; check: read it whole first,
- * prof_store__check_whole, which the process that maps it does). */
-int job_capture__probe(const char *path, bool with_pids, bool check, struct job_capture *c,
-		       struct prof_error *err);
+/* Probe the capture at path, read whole first (prof_store__check_whole);
+ * with_pids: also the processes that left rows, which a merge needs to
+ * keep them apart. */
+int job_capture__probe(const char *path, bool with_pids, struct job_capture *c, struct prof_error *err);
 /* job_plan__make for the map and reduce of MPI process rank of size: each
- * capture is read whole (checked) only by the process that maps it, every
- * rank-th from rank, rather than by every process (the probe's check was
- * most of what each of K processes repeated). */
+ * capture is probed, and its collectives read, only by the process that
+ * maps it (its share: every size-th from rank, job_share__count), on
+ * every core, and the probes of every share gathered to every process,
+ * which then work out the same plan from them. */
 int job_plan__make_share(const struct job_inputs *in, int rank, int size, struct job_plan *plan,
 			 struct prof_error *err);
 void job_capture__exit(struct job_capture *c);
+/* How many of n captures MPI process rank of size takes: rank, rank +
+ * size, rank + 2 size, ... */
+int job_share__count(int n, int rank, int size);
+/* What of a share's probes travels between MPI processes: each capture's
+ * probe (host, run metadata, clock pairs, ranks, processes), or the ends of
+ * its NCCL collectives. */
+enum job_probe_part { JOB_PROBE_META, JOB_PROBE_COLLECTIVES };
+/* The part of the probes of share rank of size of p as bytes (job_pack.c),
+ * or where the share failed (failed: the capture that failed first, -1:
+ * none) that capture and its error, rc and err (read only then). */
+int job_share__pack(const struct job_plan *p, int rank, int size, enum job_probe_part part, int failed,
+		    int rc, const struct prof_error *err, char **buf, size_t *len);
+/* Those bytes into the same captures of p (their paths and file states
+ * are p's own), or *failed (-1: none), *rc and *err as packed (p NULL:
+ * only those). Returns 0, or PROF_E_CORRUPT for bytes that are no such
+ * share. */
+int job_share__unpack(struct job_plan *p, int rank, int size, enum job_probe_part part, const char *buf,
+		      size_t len, int *failed, int *rc, struct prof_error *err);
 /* fn(arg, i, err) for each i in [0, n) on up to nthreads threads
  * (job_parallel.c): 0, or the failure of the first i that failed, in
- * index order (pieces after it may not have run). */
+ * index order (pieces after it may not have run), that i in *failed
+ * (-1: none; 0 where none could run; failed may be NULL). */
 int job_parallel__each(int n, int nthreads, int (*fn)(void *arg, int i, struct prof_error *err), void *arg,
-		       struct prof_error *err);
+		       int *failed, struct prof_error *err);
 /* Whether the probed captures of p belong together (job_together.c): one
  * capture given twice is refused; unless force, so are captures of two
  * jobs or of runs that do not overlap in time. PROF_E_USAGE with one line

@@ -69,7 +69,7 @@ int job_summary__threads(void)
 static int map_share(struct share *sh, int nthreads, struct job_summary *out,
 		     struct prof_error *err)
 {
-	int mine = sh->plan->n > sh->rank ? (sh->plan->n - sh->rank + sh->size - 1) / sh->size : 0;
+	int mine = job_share__count(sh->plan->n, sh->rank, sh->size);
 	struct worker *w;
 	int rc = 0, started = 0;
 

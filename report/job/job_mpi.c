@@ -8,10 +8,14 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <mpi.h>
 
 static bool joined;
+/* job_mpi__not_rank0 was asked: what this process does from now on it
+ * does alone, and it joins no MPI job (the others may have ended) */
+static bool alone;
 
 /* The variables Open MPI's, MPICH/Hydra's and PMIx launchers set. */
 static bool launched_by_mpi(void)
@@ -26,11 +30,14 @@ static bool launched_by_mpi(void)
 
 void job_mpi__begin(int *rank, int *size)
 {
-	int inited = 0;
+	int inited = 0, finalized = 0;
 
 	*rank = 0;
 	*size = 1;
-	if (!launched_by_mpi())
+	if (alone || !launched_by_mpi())
+		return;
+	MPI_Finalized(&finalized);
+	if (finalized)
 		return;
 	MPI_Initialized(&inited);
 	if (!inited && MPI_Init(NULL, NULL) != MPI_SUCCESS)
@@ -49,11 +56,36 @@ bool job_mpi__active(void)
  * ints. */
 #define PIECE (1 << 30)
 
+/* The transfer an MPI_I... call started (started: what it returned, req
+ * its request) waited for without holding a core: 0, or -1 where it
+ * failed. Open MPI's blocking calls poll until they are done: a process
+ * that has read its share and waits for the others would keep a core
+ * busy all that time, one their threads lose where they share its node,
+ * and count it as its own CPU time. This naps between tests instead, the
+ * naps growing from 10 us to 1 ms so that a short wait stays short. */
+static int wait_for(int started, MPI_Request *req)
+{
+	long nap_ns = 10000;
+	int done = 0;
+
+	if (started != MPI_SUCCESS)
+		return -1;
+	while (MPI_Test(req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) {
+		struct timespec t = { 0, nap_ns };
+
+		nanosleep(&t, NULL);
+		if (nap_ns < 1000000)
+			nap_ns *= 2;
+	}
+	return done ? 0 : -1;
+}
+
 int job_mpi__gather(const char *buf, size_t len, bool ok, char ***bufs, size_t **lens,
 		    bool **oks)
 {
 	int rank, size, rc = 0;
 	int64_t mine[2] = { (int64_t)len, ok }, *all = NULL;
+	MPI_Request req;
 
 	*bufs = NULL;
 	*lens = NULL;
@@ -62,13 +94,13 @@ int job_mpi__gather(const char *buf, size_t len, bool ok, char ***bufs, size_t *
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	if (rank == 0 && !(all = malloc(2 * sizeof *all * (size_t)size)))
 		MPI_Abort(MPI_COMM_WORLD, 1);
-	if (MPI_Gather(mine, 2, MPI_INT64_T, all, 2, MPI_INT64_T, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+	if (wait_for(MPI_Igather(mine, 2, MPI_INT64_T, all, 2, MPI_INT64_T, 0, MPI_COMM_WORLD, &req), &req))
 		return -1;
 	if (rank != 0) {
 		for (size_t off = 0; off < len; off += PIECE) {
 			size_t n = len - off < PIECE ? len - off : PIECE;
 
-			if (MPI_Send(buf + off, (int)n, MPI_BYTE, 0, 7, MPI_COMM_WORLD) != MPI_SUCCESS)
+			if (wait_for(MPI_Isend(buf + off, (int)n, MPI_BYTE, 0, 7, MPI_COMM_WORLD, &req), &req))
 				return -1;
 		}
 		return 0;
@@ -93,13 +125,60 @@ int job_mpi__gather(const char *buf, size_t len, bool ok, char ***bufs, size_t *
 		for (size_t off = 0; off < n && !rc; off += PIECE) {
 			size_t piece = n - off < PIECE ? n - off : PIECE;
 
-			if (MPI_Recv((*bufs)[r] + off, (int)piece, MPI_BYTE, r, 7, MPI_COMM_WORLD,
-				     MPI_STATUS_IGNORE) != MPI_SUCCESS)
+			char *to = (*bufs)[r] + off;
+
+			if (wait_for(MPI_Irecv(to, (int)piece, MPI_BYTE, r, 7, MPI_COMM_WORLD, &req), &req))
 				rc = -1;
 		}
 	}
 	free(all);
 	return rc;
+}
+
+int job_mpi__allgather(const char *buf, size_t len, char ***bufs, size_t **lens)
+{
+	int rank, size, rc = 0;
+	int64_t mine = (int64_t)len, *all;
+	MPI_Request req;
+
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	all = malloc(sizeof *all * (size_t)size);
+	*bufs = calloc((size_t)size, sizeof **bufs);
+	*lens = calloc((size_t)size, sizeof **lens);
+	if (!all || !*bufs || !*lens)
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	if (wait_for(MPI_Iallgather(&mine, 1, MPI_INT64_T, all, 1, MPI_INT64_T, MPI_COMM_WORLD, &req), &req))
+		rc = -1;
+	/* each process's bytes broadcast from it, in pieces */
+	for (int r = 0; r < size && !rc; r++) {
+		size_t n = (size_t)all[r];
+
+		(*lens)[r] = n;
+		(*bufs)[r] = malloc(n + 1);
+		if (!(*bufs)[r])
+			MPI_Abort(MPI_COMM_WORLD, 1);
+		if (r == rank && n)
+			memcpy((*bufs)[r], buf, n);
+		for (size_t off = 0; off < n && !rc; off += PIECE) {
+			size_t piece = n - off < PIECE ? n - off : PIECE;
+
+			char *at = (*bufs)[r] + off;
+
+			if (wait_for(MPI_Ibcast(at, (int)piece, MPI_BYTE, r, MPI_COMM_WORLD, &req), &req))
+				rc = -1;
+		}
+	}
+	free(all);
+	return rc;
+}
+
+void job_mpi__barrier(void)
+{
+	MPI_Request req;
+
+	if (joined)
+		wait_for(MPI_Ibarrier(MPI_COMM_WORLD, &req), &req);
 }
 
 /* The rank an MPI launcher gave this process, read from its environment:
@@ -119,10 +198,11 @@ bool job_mpi__not_rank0(void)
 {
 	int rank = 0;
 
+	alone = true;
 	if (joined) {
+		/* rank 0 too: what it does next, it does alone */
 		MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-		if (rank != 0)
-			job_mpi__end();
+		job_mpi__end();
 		return rank != 0;
 	}
 	return launched_by_mpi() && launcher_rank() != 0;

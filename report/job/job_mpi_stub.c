@@ -30,6 +30,19 @@ int job_mpi__gather(const char *buf, size_t len, bool ok, char ***bufs, size_t *
 	return 0;
 }
 
+int job_mpi__allgather(const char *buf, size_t len, char ***bufs, size_t **lens)
+{
+	bool *oks = NULL;
+	int rc = job_mpi__gather(buf, len, true, bufs, lens, &oks);
+
+	free(oks);
+	return rc;
+}
+
+void job_mpi__barrier(void)
+{
+}
+
 bool job_mpi__not_rank0(void)
 {
 	return false;

@@ -1,6 +1,7 @@
 /* job_pack.c - a job's summary as bytes and back, for the MPI processes
  * that map their share of the captures and send their summary to the one
- * that reduces them. Host byte order: the processes of one job run one
+ * that reduces them; and a share's probes, which every process gathers to
+ * make the job's plan. Host byte order: the processes of one job run one
  * build on one kind of machine. */
 #include "job_impl.h"
 #include "model/overview.h"
@@ -515,6 +516,164 @@ int job_summary__unpack(const char *buf, size_t len, struct job_summary *s)
 	get_ranks(&in, &s->ranks);
 	if (in.bad || in.p != in.end) {
 		job_summary__exit(s);
+		return PROF_E_CORRUPT;
+	}
+	return 0;
+}
+
+/* ---- a share's probes ------------------------------------------------------- */
+
+static void put_probe(struct out *o, const struct job_capture *c)
+{
+	put_str(o, c->host);
+	put_i64(o, c->nsys);
+	put_str(o, c->command);
+	put_str(o, c->gpu);
+	put_str(o, c->exit_status);
+	put_str(o, c->trace);
+	put_str(o, c->python_sampling_hz);
+	put_i64(o, c->start_ns);
+	put_i64(o, c->duration_ns);
+	put_i64(o, c->has_span);
+	put_i64(o, c->pid);
+	put_i64(o, c->ran_from_ns);
+	put_i64(o, c->ran_to_ns);
+	put_i64(o, c->has_ran);
+	put_i64(o, c->nranks);
+	for (int k = 0; k < c->nranks; k++) {
+		put_i64(o, c->ranks[k].rank);
+		put_i64(o, c->ranks[k].world_size);
+		put_str(o, c->ranks[k].launcher);
+	}
+	put_i64(o, c->clock_start.realtime_ns);
+	put_i64(o, c->clock_start.timestamp_ns);
+	put_i64(o, c->clock_end.realtime_ns);
+	put_i64(o, c->clock_end.timestamp_ns);
+	put_i64(o, c->has_clock_start);
+	put_i64(o, c->has_clock_end);
+	put_i64(o, c->npids);
+	put(o, c->pids, (size_t)c->npids * sizeof *c->pids);
+}
+
+static void put_collectives(struct out *o, const struct job_capture *c)
+{
+	put_i64(o, c->nnccl);
+	for (int k = 0; k < c->nnccl; k++) {
+		const struct job_collective_end *e = &c->nccl[k];
+
+		put_i64(o, (int64_t)e->key.hash);
+		put_i64(o, e->key.seq);
+		put_i64(o, e->key.space);
+		put_i64(o, e->pid);
+		put_i64(o, e->end_ns);
+		put_i64(o, e->dur_ns);
+	}
+}
+
+int job_share__pack(const struct job_plan *p, int rank, int size, enum job_probe_part part, int failed,
+		    int rc, const struct prof_error *err, char **buf, size_t *len)
+{
+	struct out o = { 0 };
+
+	put_i64(&o, failed);
+	if (failed >= 0) {
+		put_i64(&o, rc);
+		put_i64(&o, err->code);
+		put_str(&o, err->msg);
+	}
+	for (int i = rank; i < p->n && failed < 0; i += size) {
+		if (part == JOB_PROBE_META)
+			put_probe(&o, &p->c[i]);
+		else
+			put_collectives(&o, &p->c[i]);
+	}
+	if (o.failed) {
+		free(o.buf);
+		return PROF_E_NOMEM;
+	}
+	*buf = o.buf;
+	*len = o.len;
+	return 0;
+}
+
+static void get_probe(struct in *in, struct job_capture *c)
+{
+	int64_t n;
+
+	c->host = get_str(in);
+	in->bad |= !c->host;
+	c->nsys = get_i64(in) != 0;
+	c->command = get_str(in);
+	c->gpu = get_str(in);
+	c->exit_status = get_str(in);
+	c->trace = get_str(in);
+	c->python_sampling_hz = get_str(in);
+	c->start_ns = get_i64(in);
+	c->duration_ns = get_i64(in);
+	c->has_span = get_i64(in) != 0;
+	c->pid = get_i64(in);
+	c->ran_from_ns = get_i64(in);
+	c->ran_to_ns = get_i64(in);
+	c->has_ran = get_i64(in) != 0;
+	n = get_i64(in);
+	/* a rank is 2 numbers and its launcher's length */
+	c->ranks = get_items(in, n, 3 * sizeof(int64_t), sizeof *c->ranks);
+	for (int64_t k = 0; c->ranks && k < n && !in->bad; k++, c->nranks++) {
+		c->ranks[k].rank = (int)get_i64(in);
+		c->ranks[k].world_size = (int)get_i64(in);
+		c->ranks[k].launcher = get_str(in);
+		in->bad |= !c->ranks[k].launcher;
+	}
+	c->clock_start.realtime_ns = get_i64(in);
+	c->clock_start.timestamp_ns = get_i64(in);
+	c->clock_end.realtime_ns = get_i64(in);
+	c->clock_end.timestamp_ns = get_i64(in);
+	c->has_clock_start = get_i64(in) != 0;
+	c->has_clock_end = get_i64(in) != 0;
+	n = get_i64(in);
+	c->pids = get_array(in, n, sizeof *c->pids, true);
+	c->npids = c->pids ? (int)n : 0;
+}
+
+static void get_collectives(struct in *in, struct job_capture *c)
+{
+	int64_t n = get_i64(in);
+
+	/* an end is 6 numbers */
+	c->nccl = get_items(in, n, 6 * sizeof(int64_t), sizeof *c->nccl);
+	for (int64_t k = 0; c->nccl && k < n && !in->bad; k++, c->nnccl++) {
+		struct job_collective_end *e = &c->nccl[k];
+
+		e->key.hash = (uint64_t)get_i64(in);
+		e->key.seq = get_i64(in);
+		e->key.space = (uint8_t)get_i64(in);
+		e->pid = get_i64(in);
+		e->end_ns = get_i64(in);
+		e->dur_ns = get_i64(in);
+	}
+}
+
+int job_share__unpack(struct job_plan *p, int rank, int size, enum job_probe_part part, const char *buf,
+		      size_t len, int *failed, int *rc, struct prof_error *err)
+{
+	struct in in = { buf, buf + len, false };
+
+	*failed = (int)get_i64(&in);
+	if (*failed >= 0) {
+		*rc = (int)get_i64(&in);
+		err->code = (int)get_i64(&in);
+		get_text(&in, err->msg, sizeof err->msg);
+	}
+	if (!p) /* whether the share failed, and how: all that is read */
+		return in.bad ? PROF_E_CORRUPT : 0;
+	for (int i = rank; i < p->n && *failed < 0 && !in.bad; i += size) {
+		if (part == JOB_PROBE_META)
+			get_probe(&in, &p->c[i]);
+		else
+			get_collectives(&in, &p->c[i]);
+	}
+	if (in.bad || in.p != in.end) {
+		*failed = -1;
 		return PROF_E_CORRUPT;
 	}
 	return 0;

@@ -51,7 +51,7 @@ static void *each_work(void *arg)
 }
 
 int job_parallel__each(int n, int nthreads, int (*fn)(void *arg, int i, struct prof_error *err), void *arg,
-		       struct prof_error *err)
+		       int *failed, struct prof_error *err)
 {
 	struct each e = { .fn = fn, .arg = arg, .n = n };
 	struct each_worker *w;
@@ -62,6 +62,8 @@ int job_parallel__each(int n, int nthreads, int (*fn)(void *arg, int i, struct p
 	if (nthreads > n)
 		nthreads = n > 0 ? n : 1;
 	w = calloc((size_t)nthreads, sizeof *w);
+	if (failed)
+		*failed = w ? -1 : 0; /* none ran: the first failed */
 	if (!w)
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	for (int t = 0; t < nthreads; t++) {
@@ -82,6 +84,8 @@ int job_parallel__each(int n, int nthreads, int (*fn)(void *arg, int i, struct p
 	rc = best >= 0 ? w[best].rc : 0;
 	if (best >= 0)
 		*err = w[best].err;
+	if (failed && best >= 0)
+		*failed = w[best].failed;
 	free(w);
 	return rc;
 }

@@ -1,6 +1,7 @@
 /* job_plan.c - a job's captures probed, its hosts numbered, and each
  * capture's mapping onto one time base and one space of process ids. */
 #include "job_impl.h"
+#include "job_mpi.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -113,25 +114,87 @@ static void align_clocks(struct job_plan *p, struct job_host_clock *h)
 	}
 }
 
-static int read_collectives(void *arg, int i, struct prof_error *err)
-{
-	struct job_plan *p = arg;
+/* This process's share of the captures: MPI process rank of size. */
+struct share {
+	const struct job_inputs *in;
+	struct job_plan *plan;
+	int rank, size;
+};
 
-	return job_capture__read_collectives(&p->c[i], err);
+int job_share__count(int n, int rank, int size)
+{
+	return n > rank ? (n - rank + size - 1) / size : 0;
+}
+
+/* Under MPI, the probes' part of every other share, from the process that
+ * read it; rc and failed: this share's outcome (failed: its index in the
+ * share that failed first). Every process sends, failed or not, so that
+ * none waits forever, and all end with the same outcome: the failure of
+ * the first capture that failed, over every share, as one process reading
+ * them all in order would have it. A process that failed reads only
+ * whether the others did. */
+static int gather_share(struct share *sh, enum job_probe_part part, int rc, int failed,
+			struct prof_error *err)
+{
+	char *buf = NULL, **bufs = NULL;
+	size_t len = 0, *lens = NULL;
+	int first = rc ? sh->rank + failed * sh->size : -1, first_rc = rc;
+	struct prof_error first_err = *err;
+	int grc = 0;
+
+	if (job_share__pack(sh->plan, sh->rank, sh->size, part, first, rc, err, &buf, &len))
+		grc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	if (job_mpi__allgather(buf, len, &bufs, &lens) < 0 && !grc)
+		grc = prof_error__set(err, PROF_E_IO, "the MPI processes could not gather their probes");
+	for (int r = 0; r < sh->size; r++) {
+		struct job_plan *into = rc ? NULL : sh->plan;
+		struct prof_error e = { 0 };
+		int f = -1, erc = 0;
+
+		if (!grc && r != sh->rank &&
+		    job_share__unpack(into, r, sh->size, part, bufs[r], lens[r], &f, &erc, &e))
+			grc = prof_error__set(err, PROF_E_CORRUPT, "MPI process %d sent damaged probes", r);
+		if (f >= 0 && (first < 0 || f < first)) {
+			first = f;
+			first_rc = erc;
+			first_err = e;
+		}
+		free(bufs ? bufs[r] : NULL);
+	}
+	free(bufs);
+	free(lens);
+	free(buf);
+	if (grc)
+		return grc;
+	if (first >= 0)
+		*err = first_err;
+	return first >= 0 ? first_rc : 0;
+}
+
+static int read_collectives(void *arg, int k, struct prof_error *err)
+{
+	struct share *sh = arg;
+
+	return job_capture__read_collectives(&sh->plan->c[sh->rank + k * sh->size], err);
 }
 
 /* Refine the time base from the matched ends of NCCL collectives, where
  * they join every host to the first: each host's times move by the line
  * (offset, and rate where the collectives show one) that brings its ends
- * of each collective to the others'. */
-static int refine_from_collectives(struct job_plan *p, struct prof_error *err)
+ * of each collective to the others'. Each process reads its share's
+ * collectives; every process fits them all. */
+static int refine_from_collectives(struct share *sh, struct prof_error *err)
 {
+	struct job_plan *p = sh->plan;
 	struct job_end_obs *obs = NULL;
 	struct job_time_fit fit = { 0 };
 	size_t n = 0, cap = 0;
-	int rc = 0;
+	int rc = 0, failed;
 
-	rc = job_parallel__each(p->n, job_summary__threads(), read_collectives, p, err);
+	rc = job_parallel__each(job_share__count(p->n, sh->rank, sh->size), job_summary__threads(),
+				read_collectives, sh, &failed, err);
+	if (sh->size > 1)
+		rc = gather_share(sh, JOB_PROBE_COLLECTIVES, rc, failed, err);
 	for (int i = 0; i < p->n && !rc; i++)
 		cap += (size_t)p->c[i].nnccl;
 	if (rc || !cap)
@@ -168,17 +231,39 @@ out:
 	return rc;
 }
 
-struct probe {
-	const struct job_inputs *in;
-	struct job_plan *plan;
-	int rank, size;
-};
-
-static int probe_one(void *arg, int i, struct prof_error *err)
+static int probe_one(void *arg, int k, struct prof_error *err)
 {
-	struct probe *pr = arg;
+	struct share *sh = arg;
+	int i = sh->rank + k * sh->size;
 
-	return job_capture__probe(pr->in->paths[i], true, i % pr->size == pr->rank, &pr->plan->c[i], err);
+	return job_capture__probe(sh->in->paths[i], true, &sh->plan->c[i], err);
+}
+
+/* Each capture probed by the process whose share it is, on every core;
+ * under MPI the other shares' probes gathered. Every process first notes
+ * the state of every capture (job_plan__unchanged compares it at the
+ * end), all before any process probes one, so that a change during
+ * another process's probe shows. rc: how the plan went so far (a process
+ * that failed still gathers, as the first of its share). */
+static int probe_share(struct share *sh, int rc, struct prof_error *err)
+{
+	struct job_plan *p = sh->plan;
+	int failed = 0;
+
+	for (int i = 0; i < p->n && sh->size > 1 && !rc; i++) {
+		if (i % sh->size == sh->rank)
+			continue;
+		if (!(p->c[i].path = strdup(sh->in->paths[i])))
+			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		else if (prof_file_state__read(p->c[i].path, &p->c[i].state, NULL))
+			memset(&p->c[i].state, 0, sizeof p->c[i].state);
+	}
+	if (sh->size > 1)
+		job_mpi__barrier();
+	if (!rc)
+		rc = job_parallel__each(job_share__count(p->n, sh->rank, sh->size), job_summary__threads(),
+					probe_one, sh, &failed, err);
+	return sh->size > 1 ? gather_share(sh, JOB_PROBE_META, rc, failed, err) : rc;
 }
 
 int job_plan__make(const struct job_inputs *in, struct job_plan *plan, struct prof_error *err)
@@ -189,6 +274,7 @@ int job_plan__make(const struct job_inputs *in, struct job_plan *plan, struct pr
 int job_plan__make_share(const struct job_inputs *in, int rank, int size, struct job_plan *plan,
 			 struct prof_error *err)
 {
+	struct share sh = { in, plan, rank, size };
 	int rc = 0;
 
 	memset(plan, 0, sizeof *plan);
@@ -198,17 +284,11 @@ int job_plan__make_share(const struct job_inputs *in, int rank, int size, struct
 	snprintf(plan->name, sizeof plan->name, "%s", in->name ? in->name : "");
 	plan->c = calloc((size_t)in->n, sizeof *plan->c);
 	plan->maps = calloc((size_t)in->n, sizeof *plan->maps);
-	if (!plan->c || !plan->maps) {
-		job_plan__exit(plan);
-		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	}
-	/* each capture's probe on its own: on every core */
-	plan->n = in->n;
-	{
-		struct probe pr = { in, plan, rank, size };
-
-		rc = job_parallel__each(in->n, job_summary__threads(), probe_one, &pr, err);
-	}
+	if (plan->c && plan->maps)
+		plan->n = in->n;
+	else
+		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	rc = probe_share(&sh, rc, err);
 	if (!rc)
 		rc = job_plan__check_together(plan, in->force, err);
 	if (!rc)
@@ -224,7 +304,7 @@ int job_plan__make_share(const struct job_inputs *in, int rank, int size, struct
 		free(h);
 	}
 	if (!rc && plan->nhosts > 1)
-		rc = refine_from_collectives(plan, err);
+		rc = refine_from_collectives(&sh, err);
 	if (rc)
 		job_plan__exit(plan);
 	return rc;

@@ -354,8 +354,7 @@ int job_capture__read_collectives(struct job_capture *c, struct prof_error *err)
 	return rc < 0 ? rc : 0;
 }
 
-int job_capture__probe(const char *path, bool with_pids, bool check, struct job_capture *c,
-		       struct prof_error *err)
+int job_capture__probe(const char *path, bool with_pids, struct job_capture *c, struct prof_error *err)
 {
 	struct prof_store *s = NULL;
 	int rc;
@@ -371,7 +370,7 @@ int job_capture__probe(const char *path, bool with_pids, bool check, struct job_
 	if (rc < 0)
 		return rc;
 	/* the job's later reads of it reopen it without this */
-	rc = check ? prof_store__check_whole(s, err) : 0;
+	rc = prof_store__check_whole(s, err);
 	c->nsys = prof_store__kind(s) == PROF_STORE_NSYS;
 	if (rc >= 0)
 		rc = read_host(s, c, err);

@@ -53,6 +53,10 @@ int job_report__compute(const struct job_inputs *in, const char *const *names, i
 		parts |= parts_of(names[i]);
 	job_mpi__begin(&rank, &size);
 	rc = job_plan__make_share(in, rank, size, &r->plan, err);
+	/* a plan fails in every process alike: each leaves the MPI job, so
+	 * that the launcher does not end the others as it says it */
+	if (rc)
+		job_mpi__end();
 	if (!rc && parts)
 		r->plan.parts = parts;
 	if (!rc)

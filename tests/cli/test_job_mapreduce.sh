@@ -4,8 +4,11 @@
 # it prints is what the same reports print of the job's merged capture (but
 # for the File row, which names the job), in every format; on one thread or
 # all; and under MPI (mpirun --oversubscribe -n 3) byte for byte what one
-# process prints; and what is not map and reduce (other reports, --rank,
-# diagnose, merge) runs on MPI rank 0 alone, printing once.
+# process prints, diagnose of the job of two hosts too (its plan read in
+# shares and gathered), and a failure in two processes' shares is said by
+# every process as one process says it; and what is not map and reduce
+# (other reports, --rank, diagnose of no job's ranks, merge) runs on MPI
+# rank 0 alone, printing once.
 # Two jobs: real captures of perfkit and of Nsight Systems, with two
 # captures of one program whose kernels share names, so that groups merge,
 # and none numbered by a launcher (ranks by pid across the captures); and
@@ -143,9 +146,9 @@ expect_one_error_line "a job with a missing capture" "missing.sqlite: no such fi
 
 if [ "${PERFKIT_BUILT_WITH_MPI:-OFF}" != ON ]; then
 	skip "mpirun -n 3" "this perfkit was built without MPI (-DPERFKIT_MPI=ON)"
+elif mpirun=${PERFKIT_MPIEXEC:-mpirun} && ! command -v "$mpirun" >/dev/null; then
+	skip "mpirun -n 3" "no ${mpirun:-mpirun} on this machine"
 else
-	mpirun=${PERFKIT_MPIEXEC:-mpirun}
-	command -v "$mpirun" >/dev/null || { echo "FAIL: built with MPI but no $mpirun" >&2; exit 1; }
 	# Open MPI refuses root without being told
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 	"$mpirun" --oversubscribe -n 3 "$PERFKIT" report --force --format=json "$job/" >"$TMP/mpi.json" 2>"$TMP/err"
@@ -164,6 +167,46 @@ else
 		"$PERFKIT" report --force --format=json --report=$REPORTS "$dir/" >"$TMP/single-all.json"
 		expect_that "mpirun -n 3: $(basename "$dir")'s $REPORTS byte for byte" \
 			cmp -s "$TMP/mpi-all.json" "$TMP/single-all.json"
+	done
+	# the plan is read in shares too: each process probes its share of the
+	# captures and reads its share's collectives, which every process
+	# gathers to fit the time base of the DDP job of two hosts (rank 3's
+	# drifting); diagnose of that job, whose every rank is diagnosed alone,
+	# prints byte for byte what one process prints
+	for k in 2 3; do
+		for fmt in text json; do
+			"$mpirun" --oversubscribe -n $k "$PERFKIT" diagnose --format=$fmt "$ddp/" >"$TMP/mpi-diag" \
+				2>"$TMP/err"
+			status=$?
+			expect_status "mpirun -n $k perfkit diagnose of the DDP job of two hosts ($fmt)" 0
+			"$PERFKIT" diagnose --format=$fmt "$ddp/" >"$TMP/single-diag"
+			expect_that "mpirun -n $k: diagnose of the DDP job of two hosts byte for byte ($fmt)" \
+				cmp -s "$TMP/mpi-diag" "$TMP/single-diag"
+		done
+	done
+	# a damaged capture in each of two processes' shares: every process
+	# says what one process says, the first of them in the job's order, and
+	# ends itself (none is ended by the launcher before it says it)
+	damaged="$TMP/damaged"
+	mkdir "$damaged"
+	cp "$ddp"/ddp-*.sqlite "$damaged/"
+	head -c 20000 "$ddp/ddp-2.sqlite" >"$damaged/ddp-2.sqlite"
+	head -c 20000 "$ddp/ddp-1.sqlite" >"$damaged/ddp-1.sqlite"
+	run report --format=json "$damaged/"
+	expect_status "a job with damaged captures" 2
+	cp "$TMP/err" "$TMP/single-err"
+	expect_that "one process names the first damaged capture" grep -q "ddp-1.sqlite" "$TMP/single-err"
+	mkdir "$TMP/each"
+	# each process's messages and status in files of its own
+	EACH="$TMP/each" "$mpirun" --oversubscribe -n 3 -x EACH sh -c \
+		'"$@" >"$EACH/$OMPI_COMM_WORLD_RANK.out" 2>"$EACH/$OMPI_COMM_WORLD_RANK.err"
+		echo $? >"$EACH/$OMPI_COMM_WORLD_RANK.status"' sh "$PERFKIT" report --format=json "$damaged/" \
+		>/dev/null 2>&1
+	for r in 0 1 2; do
+		expect_that "mpirun -n 3, a job with damaged captures: process $r says what one process says" \
+			cmp -s "$TMP/each/$r.err" "$TMP/single-err"
+		expect_that "mpirun -n 3, a job with damaged captures: process $r ends with status 2" \
+			[ "$(cat "$TMP/each/$r.status")" = 2 ]
 	done
 	# more processes than captures: some map nothing
 	"$mpirun" --oversubscribe -n 7 "$PERFKIT" report --force --format=json "$job/" >"$TMP/mpi7.json" 2>"$TMP/err"

@@ -3,7 +3,9 @@
  * diagnose's): the
  * reduce is exact (any order and grouping give the same summary, byte for
  * byte as packed), a summary survives being packed and unpacked, and a
- * damaged pack is refused. On real captures, NCCL's among them. */
+ * damaged pack is refused; so do a share's probes and collectives, which
+ * MPI processes gather for the plan, and a share that failed sends its
+ * first failure. On real captures, NCCL's among them. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,6 +175,93 @@ START_TEST(job_summary_packs_and_unpacks)
 }
 END_TEST
 
+/* A plan of the same captures with nothing probed: their paths alone, as
+ * an MPI process holds the captures of the other shares before it
+ * gathers their probes. */
+static void unprobed(struct job_plan *p)
+{
+	memset(p, 0, sizeof *p);
+	p->n = plan.n;
+	p->c = calloc((size_t)p->n, sizeof *p->c);
+	ck_assert_ptr_nonnull(p->c);
+	for (int i = 0; i < p->n; i++)
+		p->c[i].path = strdup(plan.c[i].path);
+}
+
+static void pack_share(const struct job_plan *p, int r, int size, enum job_probe_part part, char **buf,
+		       size_t *len)
+{
+	ck_assert_int_eq(job_share__pack(p, r, size, part, -1, 0, NULL, buf, len), 0);
+}
+
+START_TEST(job_share_probes_pack_and_unpack)
+{
+	enum { SIZE = 4 };
+	static const enum job_probe_part parts[] = { JOB_PROBE_META, JOB_PROBE_COLLECTIVES };
+	struct prof_error err = { 0 };
+	int ends = 0;
+
+	/* every capture's collectives, as a plan of several hosts reads them */
+	for (int i = 0; i < plan.n; i++) {
+		if (!plan.c[i].nccl)
+			ck_assert_msg(job_capture__read_collectives(&plan.c[i], &err) == 0, "%s", err.msg);
+		ends += plan.c[i].nnccl;
+	}
+	ck_assert_int_gt(ends, 0);
+	for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) {
+		for (int r = 0; r < SIZE; r++) {
+			struct job_plan q;
+			char *x, *y;
+			size_t nx, ny;
+			int failed, rc;
+
+			unprobed(&q);
+			pack_share(&plan, r, SIZE, parts[k], &x, &nx);
+			ck_assert_int_eq(job_share__unpack(&q, r, SIZE, parts[k], x, nx, &failed, &rc, &err), 0);
+			ck_assert_int_eq(failed, -1);
+			pack_share(&q, r, SIZE, parts[k], &y, &ny);
+			ck_assert_uint_eq(nx, ny);
+			ck_assert(memcmp(x, y, nx) == 0);
+			/* every shorter prefix is refused, not read past */
+			for (size_t cut = 0; cut < nx; cut += 1 + nx / 97) {
+				struct job_plan c;
+
+				unprobed(&c);
+				ck_assert_int_eq(job_share__unpack(&c, r, SIZE, parts[k], x, cut, &failed, &rc, &err),
+						 PROF_E_CORRUPT);
+				job_plan__exit(&c);
+			}
+			free(x);
+			free(y);
+			job_plan__exit(&q);
+		}
+	}
+}
+END_TEST
+
+START_TEST(job_share_that_failed_packs_its_first_failure)
+{
+	struct prof_error err = { 0 }, got = { 0 };
+	struct job_plan q;
+	char *x;
+	size_t nx;
+	int failed, rc;
+
+	prof_error__set(&err, PROF_E_CORRUPT, "rank-5.sqlite: damaged");
+	ck_assert_int_eq(job_share__pack(&plan, 1, 2, JOB_PROBE_META, 5, PROF_E_CORRUPT, &err, &x, &nx), 0);
+	unprobed(&q);
+	ck_assert_int_eq(job_share__unpack(&q, 1, 2, JOB_PROBE_META, x, nx, &failed, &rc, &got), 0);
+	ck_assert_int_eq(failed, 5);
+	ck_assert_int_eq(rc, PROF_E_CORRUPT);
+	ck_assert_int_eq(got.code, PROF_E_CORRUPT);
+	ck_assert_str_eq(got.msg, "rank-5.sqlite: damaged");
+	/* nothing of the share is read */
+	ck_assert_ptr_null(q.c[1].host);
+	free(x);
+	job_plan__exit(&q);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("job_summary");
@@ -183,6 +272,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, job_reduce_is_the_same_in_any_order);
 	tcase_add_test(tc, job_reduce_sums_the_kernels_of_one_program);
 	tcase_add_test(tc, job_summary_packs_and_unpacks);
+	tcase_add_test(tc, job_share_probes_pack_and_unpack);
+	tcase_add_test(tc, job_share_that_failed_packs_its_first_failure);
 	suite_add_tcase(s, tc);
 	return s;
 }
