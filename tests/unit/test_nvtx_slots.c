@@ -12,6 +12,7 @@
 #include <nvtx3/nvToolsExtPayload.h>
 
 #include "collector.h"
+#include "testutil.h"
 
 static int pushes;
 
@@ -67,15 +68,9 @@ int main(void)
 {
 	Suite *s = suite_create("nvtx_slots");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, emptied_slots_silence_the_handler);
 	tcase_add_test(tc, extension_functions_disabled_states_kept);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return testutil_run(s);
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "python_runtime.h"
+#include "testutil.h"
 #include "prof/event.h"
 
 static _Atomic long worker_tid;
@@ -160,15 +161,9 @@ int main(void)
 {
 	Suite *s = suite_create("python_native");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, a_sleeping_thread_answers_with_its_library_frames);
 	tcase_add_test(tc, a_thread_that_blocks_the_signal_is_left_alone);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return testutil_run(s);
 }
