@@ -186,6 +186,7 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 				 CUpti_CallbackId cbid, const void *data)
 {
 	const CUpti_CallbackData *cb = data;
+	const bool sync = is_sync(domain, cbid);
 
 	(void)userdata;
 	metrics__on_callback(domain, cbid, data);
@@ -194,7 +195,7 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 	unified_memory__on_callback(domain, cbid, data);
 	python_sampler__on_callback(domain, cbid, data);
 	capture_window__on_callback(domain, cbid, data);
-	if (is_sync(domain, cbid)) {
+	if (sync) {
 		thread_names__hint_self();
 		if (sync_succeeded(domain, cb) && atomic_load(&g.state) == STATE_ON &&
 		    capture_window__recording())
@@ -210,7 +211,7 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
 		runtime_depth += cb->callbackSite == CUPTI_API_ENTER ? 1 : runtime_depth > 0 ? -1 : 0;
 	/* last: the subscriber that called us is gone after this */
-	if (is_sync(domain, cbid) && cb->callbackSite == CUPTI_API_EXIT && runtime_depth == 0 &&
+	if (sync && cb->callbackSite == CUPTI_API_EXIT && runtime_depth == 0 &&
 	    atomic_load(&g.can_detach) && atomic_load(&g.state) == STATE_ON &&
 	    capture_window__detach_due())
 		detach();
