@@ -4,6 +4,10 @@
 failures=0
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+# perfkit run's folders (and a capture it keeps there) go where the test's
+# files go, and leave with them; a test may name its own TMPDIR.
+mkdir "$TMP/tmpdir"
+export TMPDIR=$TMP/tmpdir
 
 # run ARGS...: runs perfkit, leaving $status, $TMP/out, $TMP/err.
 run() {
