@@ -6,8 +6,8 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 # perfkit run's folders (and a capture it keeps there) go where the test's
 # files go, and leave with them; a test may name its own TMPDIR.
-mkdir "$TMP/tmpdir"
-export TMPDIR=$TMP/tmpdir
+mkdir "$TMP/run-folders"
+export TMPDIR=$TMP/run-folders
 
 # run ARGS...: runs perfkit, leaving $status, $TMP/out, $TMP/err.
 run() {
