@@ -14,6 +14,7 @@
 #include "analysis/ranks/job_judge.h"
 #include "analysis/rules/rules.h"
 #include "model/ranks.h"
+#include "model/sql.h"
 #include "model/window.h"
 #include "prof/error.h"
 #include "prof/saturate.h"
@@ -383,6 +384,8 @@ struct one_capture {
 	struct prof_store *store;
 	const struct sum_ranks *ranks;
 	bool has_api_calls;
+	/* the ranks' times, each with the window its rules run in */
+	const struct rank_times *times;
 	/* where each rank's rules leave its idle attribution and critical
 	 * path, by rank; NULL: nowhere */
 	struct timeline_units *keep;
@@ -396,15 +399,21 @@ static int diagnose_in_store(void *arg, int64_t global_pid, const struct diag_se
 	struct one_capture *one = arg;
 	const struct sum_process *p = sum_ranks__process(one->ranks, global_pid);
 	struct timeline_unit *x = one->keep && p ? timeline_units__get(one->keep, p->rank) : NULL;
+	const struct sum_window *known = NULL;
 	struct prof_error ignored = { 0 };
 	int rc, urc;
 
 	*out = NULL;
 	if (one->keep && !x)
 		return nomem(err);
+	/* rank_times__load found the rank's window in this scope with these
+	 * settings (diag_job__loop_options) */
+	for (int i = 0; one->times && i < one->times->n && !known; i++)
+		if (one->times->v[i].global_pid == global_pid)
+			known = &one->times->v[i].w;
 	rc = sum_ranks__scope(one->store, global_pid, err);
 	if (rc == 0)
-		rc = diag__run_process(one->store, settings, x, out, err);
+		rc = diag__run_process_in(one->store, settings, known, x, out, err);
 	urc = sum_ranks__unscope(one->store, rc ? &ignored : err);
 	if (rc == 0 && urc) {
 		diag_report__delete(*out);
@@ -427,15 +436,19 @@ int diag__run_job(struct prof_store *store, const struct diag_settings *settings
 {
 	struct one_capture one = { .store = store, .ranks = ranks, .keep = keep ? &keep->timeline : NULL };
 	struct diag_job job = { .src = { diagnose_in_store, work_in_store, &one } };
-	struct diag_scope scope = { .store = store };
+	char *calls;
 	int rc;
 
 	*out = NULL;
 	rc = diag_job__load(store, settings, ranks, &job, err);
-	/* the API call view for the straggler's stretches */
-	if (rc == 0)
-		rc = diag_scope__api_view(&scope, err);
-	one.has_api_calls = scope.has_api_calls;
+	one.times = &job.times;
+	/* whether the straggler's stretches have API calls; their table is
+	 * made by diag__run_job_of after the ranks' own, which replace it */
+	if (rc == 0) {
+		calls = sum_api_calls(store, &rc, err);
+		one.has_api_calls = calls != NULL;
+		free(calls);
+	}
 	if (rc == 0)
 		rc = diag__run_job_of(&job, settings, prof_store__path(store), store, out, err);
 	/* the ranks' time goes to keep's reader, which shows it too */
@@ -444,7 +457,6 @@ int diag__run_job(struct prof_store *store, const struct diag_settings *settings
 		keep->have_times = true;
 		memset(&job.times, 0, sizeof job.times);
 	}
-	diag_scope__exit(&scope);
 	diag_job__exit(&job);
 	return rc;
 }

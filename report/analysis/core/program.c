@@ -296,7 +296,9 @@ static int read_count(struct prof_store *s, const char *sql, const struct sum_wi
 
 /* CUDA calls by name: graph launches, managed allocation, prefetch; and a
  * thread whose only calls pin host memory (cudaHostAlloc, cudaHostRegister)
- * while others launch: a DataLoader's pin_memory thread. */
+ * while others launch: a DataLoader's pin_memory thread. A thread's names
+ * are matched once each, not once a call: the LIKEs of every call cost
+ * 2.2 s of CPU at 1M calls, its distinct names 0.2 s. */
 static int read_calls(struct prof_store *s, const char *calls, struct prog_model *m,
 		      struct prof_error *err)
 {
@@ -309,7 +311,7 @@ static int read_calls(struct prof_store *s, const char *calls, struct prog_model
 		" FROM (SELECT DISTINCT nameId FROM %s) a"
 		" JOIN " PROF_T_STRINGS " n ON n.id = a.nameId";
 	const char *pin_sql =
-		"SELECT count(*) FROM (SELECT a.globalTid FROM %s a"
+		"SELECT count(*) FROM (SELECT a.globalTid FROM (SELECT DISTINCT globalTid, nameId FROM %s) a"
 		" JOIN " PROF_T_STRINGS " n ON n.id = a.nameId GROUP BY a.globalTid"
 		" HAVING max(n.value LIKE 'cudaHostAlloc%%' OR n.value LIKE 'cudaMallocHost%%'"
 		"  OR n.value LIKE 'cuMemHostAlloc%%' OR n.value LIKE 'cudaHostRegister%%')"
@@ -377,24 +379,40 @@ static int read_copies(struct prof_store *s, const struct sum_window *w, struct 
 }
 
 /* The host's time before each host-to-device copy of the window: from the
- * previous CUDA call of the copy's thread to the call that made it. One
- * ordered pass over the window's calls (no per-copy lookup). */
+ * previous CUDA call of the copy's thread to the call that made it. The
+ * copies' calls are found by correlation id and each one's predecessor on
+ * its thread through an index on (globalTid, start): ordering every call
+ * of the window by thread for a window function cost 3.7 s of CPU at 1M
+ * calls, the index and the lookups 1.4 s. Calls that start
+ * together on a thread follow one another in rowid order. The index is
+ * dropped after: the other analyses' queries keep the plans they had. */
 static int read_input_gaps(struct prof_store *s, const struct sum_window *w, const char *calls,
 			   struct prog_model *m, struct prof_error *err)
 {
+	/* formats: both %s are the calls' table */
 	const char *sql =
-		"SELECT " SUM_TOTAL_SATURATED("max(0, a.start - a.prev_end)")
-		" FROM (SELECT start, globalTid, correlationId,"
-		"  lag(end) OVER (PARTITION BY globalTid ORDER BY start) AS prev_end"
-		"  FROM %s WHERE start >= ?1 AND start < ?2) a"
-		" WHERE a.prev_end IS NOT NULL AND a.correlationId IN (SELECT correlationId FROM " PROF_T_MEMCPY
+		"SELECT " SUM_TOTAL_SATURATED("max(0, a.start - (SELECT p.end FROM %s p"
+		"  WHERE p.globalTid = a.globalTid AND p.start >= ?1 AND p.start <= a.start"
+		"  AND (p.start < a.start OR p.rowid < a.rowid)"
+		"  ORDER BY p.start DESC, p.rowid DESC LIMIT 1))")
+		" FROM %s a WHERE a.start >= ?1 AND a.start < ?2"
+		" AND a.correlationId IN (SELECT correlationId FROM " PROF_T_MEMCPY
 		"  WHERE copyKind = 1 AND start >= ?1 AND start < ?2 AND correlationId IS NOT NULL)";
-	char query[1024];
+	struct prof_error ignored = { 0 };
+	char query[1024], index[256];
+	int rc, drc;
 
 	if (!calls || m->h2d_copies == 0)
 		return 0;
-	snprintf(query, sizeof query, sql, calls);
-	return read_count(s, query, w, &m->input_gap_ns, err);
+	snprintf(index, sizeof index, "CREATE INDEX temp.%s_thread ON %s (globalTid, start)", calls, calls);
+	rc = prof_store__exec(s, index, err);
+	if (rc)
+		return rc;
+	snprintf(query, sizeof query, sql, calls, calls);
+	rc = read_count(s, query, w, &m->input_gap_ns, err);
+	snprintf(index, sizeof index, "DROP INDEX temp.%s_thread", calls);
+	drc = prof_store__exec(s, index, rc ? &ignored : err);
+	return rc ? rc : drc;
 }
 
 /* Streams with work in the window, and kernels run as graph nodes. Copies

@@ -58,6 +58,12 @@ struct diag_rule {
  * init made, the report included unless the caller took it (set it NULL). */
 int diag_context__init(struct diag_context *ctx, struct prof_store *store,
 		       const struct diag_settings *settings, struct prof_error *err);
+/* diag_context__init in a window found already, with the same settings in
+ * the same scope (a job's rank times find each rank's): the search is a
+ * tenth of a rank's diagnosis and finds the same window again. */
+int diag_context__init_in(struct diag_context *ctx, struct prof_store *store,
+			  const struct diag_settings *settings, const struct sum_window *known,
+			  struct prof_error *err);
 /* diag_context__init for what reads only its scope (the idle attribution,
  * the critical path): without the program's model and its PyTorch test,
  * which only the rules read (the report's pytorch and program stay 0). */

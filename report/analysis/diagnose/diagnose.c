@@ -267,9 +267,10 @@ void diag_context__note_tables(struct diag_context *ctx)
 }
 
 /* The context; for_rules: with what only the rules read (whether the
- * program runs PyTorch, its model). */
+ * program runs PyTorch, its model); known: the window found already with
+ * this diagnosis's settings in the same scope, or NULL to find it. */
 static int context_init(struct diag_context *ctx, struct prof_store *store, const struct diag_settings *settings,
-			bool for_rules, struct prof_error *err)
+			bool for_rules, const struct sum_window *known, struct prof_error *err)
 {
 	struct diag_report *r = calloc(1, sizeof *r);
 	int rc;
@@ -296,7 +297,10 @@ static int context_init(struct diag_context *ctx, struct prof_store *store, cons
 	rc = for_rules ? diag__detect_pytorch(store, &r->pytorch, err) : 0;
 	if (rc)
 		return rc;
-	rc = find_window(ctx, &r->window, err);
+	if (known)
+		r->window = *known;
+	else
+		rc = find_window(ctx, &r->window, err);
 	if (rc)
 		return rc;
 	rc = for_rules ? prog_model__read(store, &r->window, r->pytorch,
@@ -310,13 +314,20 @@ static int context_init(struct diag_context *ctx, struct prof_store *store, cons
 int diag_context__init(struct diag_context *ctx, struct prof_store *store,
 		       const struct diag_settings *settings, struct prof_error *err)
 {
-	return context_init(ctx, store, settings, true, err);
+	return context_init(ctx, store, settings, true, NULL, err);
+}
+
+int diag_context__init_in(struct diag_context *ctx, struct prof_store *store,
+			  const struct diag_settings *settings, const struct sum_window *known,
+			  struct prof_error *err)
+{
+	return context_init(ctx, store, settings, true, known, err);
 }
 
 int diag_context__init_scope(struct diag_context *ctx, struct prof_store *store,
 			     const struct diag_settings *settings, struct prof_error *err)
 {
-	return context_init(ctx, store, settings, false, err);
+	return context_init(ctx, store, settings, false, NULL, err);
 }
 
 void diag_context__exit(struct diag_context *ctx)

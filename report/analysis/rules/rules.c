@@ -82,6 +82,13 @@ static void keep_timeline(struct diag_context *ctx)
 int diag__run_process(struct prof_store *store, const struct diag_settings *settings,
 		      struct timeline_unit *keep, struct diag_report **out, struct prof_error *err)
 {
+	return diag__run_process_in(store, settings, NULL, keep, out, err);
+}
+
+int diag__run_process_in(struct prof_store *store, const struct diag_settings *settings,
+			 const struct sum_window *known, struct timeline_unit *keep,
+			 struct diag_report **out, struct prof_error *err)
+{
 	const struct diag_rule *const families[] = {
 		diag_rules_nsys, diag_rules_transfer, diag_rules_managed, diag_rules_alloc,
 		diag_rules_launch, diag_rules_kernel, diag_rules_memory, diag_rules_host,
@@ -92,7 +99,7 @@ int diag__run_process(struct prof_store *store, const struct diag_settings *sett
 	int rc;
 
 	*out = NULL;
-	rc = diag_context__init(&ctx, store, settings, err);
+	rc = diag_context__init_in(&ctx, store, settings, known, err);
 	if (rc)
 		goto out;
 	ctx.keep = keep;

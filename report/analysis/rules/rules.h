@@ -55,6 +55,10 @@ extern const struct diag_rule diag_rules_collectives[];
  * timing rule skipped under kernel replay. */
 int diag__run_process(struct prof_store *store, const struct diag_settings *settings,
 		      struct timeline_unit *keep, struct diag_report **out, struct prof_error *err);
+/* diag__run_process in known, the window diag_context__init_in takes. */
+int diag__run_process_in(struct prof_store *store, const struct diag_settings *settings,
+			 const struct sum_window *known, struct timeline_unit *keep,
+			 struct diag_report **out, struct prof_error *err);
 int diag__run_family(struct diag_context *ctx, const struct diag_rule *family, struct prof_error *err);
 
 #endif
