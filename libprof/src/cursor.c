@@ -63,6 +63,13 @@ int prof_cursor__next(struct prof_cursor *c, struct prof_error *err)
 	return store__read_error(c->store, rc, "reading rows", err);
 }
 
+void prof_cursor__reset(struct prof_cursor *c)
+{
+	/* a failed step's error was reported by next(); the reset repeats it */
+	(void)sqlite3_reset(c->stmt);
+	c->done = false;
+}
+
 int prof_cursor__columns(const struct prof_cursor *c)
 {
 	return sqlite3_column_count(c->stmt);

@@ -523,13 +523,13 @@ static int gpu_sql(struct trace_merge *m, char *sql, size_t cap, const char *tab
 }
 
 /* With launch_rows: the GPU work of every kind that the export holds
- * (gpu_sql's condition), by (correlation id, process), in a temporary
- * table made once per export: one seek a call finds what it launched, of
- * every kind, in the order the flows go out (kind, then rowid). Sought in
- * each GPU table per call, three or four subqueries a call cost three
- * times the seeks, most of them for calls that launch nothing; an nsys
- * export's tables, which have no correlationId index, were grouped by id
- * once per API table. */
+ * (gpu_sql's condition), by (process, correlation id), in a temporary
+ * table made once per export, in the order of kind then rowid within an
+ * id, the order the flows go out. trace_merge__launched walks it beside
+ * the calls. Sought in each GPU table per call, three or four subqueries
+ * a call cost three times the seeks, most of them for calls that launch
+ * nothing; an nsys export's tables, which have no correlationId index,
+ * were grouped by id once per API table. */
 #define LAUNCHED "perfkit_tm_launched"
 
 static int index_launched(struct trace_merge *m)
@@ -542,7 +542,7 @@ static int index_launched(struct trace_merge *m)
 	rc = prof_store__exec(m->store, "DROP TABLE IF EXISTS temp." LAUNCHED, m->err);
 	if (rc == 0)
 		rc = prof_store__exec(m->store, "CREATE TEMP TABLE " LAUNCHED " (c INT, p INT, k INT, "
-				      "r INT, PRIMARY KEY (c, p, k, r)) WITHOUT ROWID", m->err);
+				      "r INT, PRIMARY KEY (p, c, k, r)) WITHOUT ROWID", m->err);
 	if (rc < 0)
 		return rc;
 	used = (size_t)snprintf(sql, sizeof sql, "INSERT INTO temp." LAUNCHED " ");
@@ -564,57 +564,191 @@ static int index_launched(struct trace_merge *m)
 	if (rc == 0)
 		rc = prof_cursor__next(cur, m->err);
 	prof_cursor__close(cur);
+	m->have_launched = rc >= 0;
 	return rc < 0 ? rc : 0;
 }
 
-/* With launch_rows: the join the launch column reads, for calls sharing
- * an id: the earliest launched (gpu_sql's order). */
-static void launch_joins(struct trace_merge *m, char *buf, size_t cap, enum tm_kind api)
+/* The launched work of a call: LAUNCHED's rows of its (process,
+ * correlation id), found by a walk per process rather than a correlated
+ * subquery a call. That aggregate ran for every call, most of which launch
+ * nothing (1.7 s of the runtime and driver queries' 3.8 s at 1M kernels):
+ * a process's calls come in start order, and its correlation ids rise with
+ * the start, so the walk mostly compares the id with the row it stands on
+ * and steps on; an id behind the walk, or far ahead, seeks. */
+#define WALK_STEPS 16 /* rows stepped over before a seek is cheaper */
+
+static int walk_step(struct trace_merge *m, struct tm_launch_walk *w)
 {
-	buf[0] = '\0';
-	if (m->shared_corr[api == TM_DRIVER])
-		snprintf(buf, cap,
-			 " LEFT JOIN (SELECT correlationId AS c, " PROF_SQL_PID_OF_TID("globalTid")
-			 " AS p, min(start) AS s FROM %s GROUP BY 1, 2) le ON le.c = a.correlationId"
-			 " AND le.p = " PROF_SQL_PID_OF_TID("a.globalTid"),
-			 api == TM_DRIVER ? PROF_T_DRIVER : PROF_T_RUNTIME);
+	int rc = prof_cursor__next(w->cur, m->err);
+
+	w->has_row = rc > 0;
+	if (w->has_row) {
+		w->corr = prof_cursor__int64(w->cur, 0);
+		w->kind = prof_cursor__int64(w->cur, 1);
+		w->rowid = prof_cursor__int64(w->cur, 2);
+	}
+	return rc < 0 ? rc : 0;
 }
 
-/* The TM_API_LAUNCHED column: the GPU work call a launched and the export
- * holds, as "kind:rowid,..." (kind an index of TM_KERNEL..TM_GRAPH), from
- * LAUNCHED. A driver call launched the work only when no runtime call has
- * its id: asked inside the seek, only of the calls that launched something
- * (few driver calls do). */
-static void launch_cols(struct trace_merge *m, char *buf, size_t cap, enum tm_kind api)
+static int walk_seek(struct trace_merge *m, struct tm_launch_walk *w, int64_t corr)
 {
-	if (!m->have[TM_KERNEL] && !m->have[TM_MEMCPY] && !m->have[TM_MEMSET] && !m->have[TM_GRAPH]) {
-		snprintf(buf, cap, ", NULL");
-		return;
+	prof_cursor__reset(w->cur);
+	if (prof_cursor__bind_int64(w->cur, 2, corr) != 0)
+		return prof_error__set(m->err, PROF_E_SQL, "cannot bind a correlation id");
+	w->sought = true;
+	w->sought_corr = corr;
+	return walk_step(m, w);
+}
+
+static int walk_of(struct trace_merge *m, int64_t process, struct tm_launch_walk **out)
+{
+	struct tm_launch_walk *grown, *w;
+	int rc;
+
+	for (size_t i = 0; i < m->nwalks; i++)
+		if (m->walks[i].process == process) {
+			*out = &m->walks[i];
+			return 0;
+		}
+	grown = realloc(m->walks, (m->nwalks + 1) * sizeof *grown);
+	if (!grown)
+		return nomem(m);
+	m->walks = grown;
+	w = &m->walks[m->nwalks];
+	*w = (struct tm_launch_walk){ .process = process };
+	rc = open_cursor(m, "SELECT c, k, r FROM temp." LAUNCHED " WHERE p = ?1 AND c >= ?2 "
+			 "ORDER BY c, k, r", false, &w->cur);
+	if (rc < 0)
+		return rc;
+	if (prof_cursor__bind_int64(w->cur, 1, process) != 0) {
+		prof_cursor__close(w->cur);
+		return prof_error__set(m->err, PROF_E_SQL, "cannot bind a process id");
 	}
-	snprintf(buf, cap, ", (SELECT group_concat(l.k || ':' || l.r) FROM temp." LAUNCHED " l "
-		 "WHERE l.c = a.correlationId AND l.p = " PROF_SQL_PID_OF_TID("a.globalTid") "%s%s)",
-		 api == TM_DRIVER && m->have[TM_RUNTIME]
-			 ? " AND NOT EXISTS (SELECT 1 FROM temp." CALLS_RUNTIME " x WHERE x.correlationId = "
-			   "a.correlationId AND x.p = " PROF_SQL_PID_OF_TID("a.globalTid") ")" : "",
-		 m->shared_corr[api == TM_DRIVER] ? " AND a.start = le.s" : "");
+	m->nwalks++;
+	*out = w;
+	return 0;
+}
+
+static int launched_add(struct trace_merge *m, uint64_t flow_id)
+{
+	if (m->nlaunched == m->cap_launched) {
+		size_t cap = m->cap_launched ? 2 * m->cap_launched : 16;
+		uint64_t *grown = realloc(m->launched, cap * sizeof *grown);
+
+		if (!grown)
+			return nomem(m);
+		m->launched = grown;
+		m->cap_launched = cap;
+	}
+	m->launched[m->nlaunched++] = flow_id;
+	return 0;
+}
+
+/* The rows of (process, corr) into m->launched, the walk left past them. */
+static int walk_take(struct trace_merge *m, int64_t process, int64_t corr)
+{
+	struct tm_launch_walk *w = NULL;
+	bool took = false;
+	int rc = walk_of(m, process, &w);
+
+	if (rc == 0 && (!w->sought || corr < w->sought_corr))
+		rc = walk_seek(m, w, corr);
+	for (int steps = 0; rc == 0 && w->has_row && w->corr < corr; steps++)
+		rc = steps < WALK_STEPS ? walk_step(m, w) : walk_seek(m, w, corr);
+	if (rc == 0)
+		w->sought_corr = corr;
+	while (rc == 0 && w->has_row && w->corr == corr) {
+		took = true;
+		if (w->kind >= 0 && w->kind < TM_GPU_KINDS)
+			rc = launched_add(m, trace_merge__flow_id((enum tm_kind)(TM_KERNEL + w->kind),
+								   w->rowid));
+		if (rc == 0)
+			rc = walk_step(m, w);
+	}
+	/* the id's rows are behind the walk now: asking for it again seeks */
+	if (rc == 0 && took) {
+		w->sought = corr != INT64_MAX;
+		w->sought_corr = corr + (corr != INT64_MAX);
+	}
+	return rc;
+}
+
+/* An integer answer of a statement on (corr, process), prepared once:
+ * *has_value false where it answers NULL. */
+static int ask_calls(struct trace_merge *m, struct prof_cursor **cur, const char *sql,
+		     int64_t corr, int64_t process, bool *has_value, int64_t *value)
+{
+	int rc = 0;
+
+	if (!*cur)
+		rc = open_cursor(m, sql, false, cur);
+	else
+		prof_cursor__reset(*cur);
+	if (rc == 0 && (prof_cursor__bind_int64(*cur, 1, corr) != 0 ||
+			prof_cursor__bind_int64(*cur, 2, process) != 0))
+		rc = prof_error__set(m->err, PROF_E_SQL, "cannot bind a correlation id");
+	if (rc == 0)
+		rc = prof_cursor__next(*cur, m->err);
+	*has_value = rc > 0 && !prof_cursor__is_null(*cur, 0);
+	*value = *has_value ? prof_cursor__int64(*cur, 0) : 0;
+	return rc < 0 ? rc : 0;
+}
+
+/* A driver call launched the work only when no runtime call has its id;
+ * of calls sharing an id, the earliest launched it (gpu_sql's order).
+ * Both asked only of the calls that launched something (few driver
+ * calls do). */
+int trace_merge__launched(struct trace_merge *m, enum tm_kind api, struct prof_cursor *cur,
+			  const uint64_t **flow_ids, size_t *n)
+{
+	int driver = api == TM_DRIVER;
+	int64_t corr, process, value;
+	bool has_value;
+	int rc;
+
+	m->nlaunched = 0;
+	*flow_ids = m->launched;
+	*n = 0;
+	if (!m->have_launched || prof_cursor__is_null(cur, TM_API_CORR) ||
+	    prof_cursor__is_null(cur, TM_API_TID))
+		return 0;
+	corr = prof_cursor__int64(cur, TM_API_CORR);
+	process = prof_process_of(prof_cursor__int64(cur, TM_API_TID));
+	rc = walk_take(m, process, corr);
+	if (rc == 0 && m->nlaunched && driver && m->have[TM_RUNTIME]) {
+		rc = ask_calls(m, &m->runtime_has, "SELECT 1 FROM temp." CALLS_RUNTIME " WHERE "
+			       "correlationId = ?1 AND p = ?2 LIMIT 1", corr, process, &has_value,
+			       &value);
+		if (has_value)
+			m->nlaunched = 0;
+	}
+	if (rc == 0 && m->nlaunched && m->shared_corr[driver]) {
+		rc = ask_calls(m, &m->first_start[driver], driver
+			       ? "SELECT min(start) FROM temp." CALLS_DRIVER " WHERE correlationId = ?1 AND p = ?2"
+			       : "SELECT min(start) FROM temp." CALLS_RUNTIME " WHERE correlationId = ?1 AND p = ?2",
+			       corr, process, &has_value, &value);
+		if (!has_value || value != prof_cursor__int64(cur, TM_API_START))
+			m->nlaunched = 0;
+	}
+	if (rc < 0)
+		return rc;
+	*flow_ids = m->launched;
+	*n = m->nlaunched;
+	return 0;
 }
 
 static int api_sql(struct trace_merge *m, char *sql, size_t cap, enum tm_kind kind)
 {
 	const char *table = kind == TM_RUNTIME ? PROF_T_RUNTIME : PROF_T_DRIVER;
-	char in_range[512], joins[2048] = "", cols[2048] = "";
+	char in_range[512];
 
 	export_window__in_range(in_range, sizeof in_range, "a.start", PROF_SQL_PID_OF_TID("a.globalTid"));
-	if (m->launch_rows) {
-		launch_joins(m, joins, sizeof joins, kind);
-		launch_cols(m, cols, sizeof cols, kind);
-	}
 	if ((size_t)snprintf(sql, cap,
-		 "SELECT a.start, a.end, a.globalTid, a.correlationId, " NAME_ID("a.nameId") "%s "
-		 "FROM %s a%s "
+		 "SELECT a.start, a.end, a.globalTid, a.correlationId, " NAME_ID("a.nameId") " "
+		 "FROM %s a "
 		 "WHERE a.end > ?1 AND a.start < ?2 AND NOT " SUM_BAD_SPAN("a.") " AND %s "
 		 "ORDER BY a.start, a.end DESC",
-		 cols, table, joins, in_range) >= cap)
+		 table, in_range) >= cap)
 		return prof_error__set(m->err, PROF_E_USAGE, "export query too long");
 	return 0;
 }
@@ -1052,6 +1186,13 @@ void trace_merge__exit(struct trace_merge *m)
 {
 	for (int i = 0; i < m->nsrc; i++)
 		prof_cursor__close(m->src[i].cur);
+	for (size_t i = 0; i < m->nwalks; i++)
+		prof_cursor__close(m->walks[i].cur);
+	free(m->walks);
+	prof_cursor__close(m->runtime_has);
+	prof_cursor__close(m->first_start[0]);
+	prof_cursor__close(m->first_start[1]);
+	free(m->launched);
 	for (size_t i = 0; m->names && i < TM_NAME_SLOTS; i++)
 		free(m->names[i].text);
 	free(m->names);

@@ -50,8 +50,7 @@ enum {
 	TM_SET_BYTES = TM_GPU_EXTRA, TM_SET_MEM_KIND,
 	TM_GRAPH_ID = TM_GPU_EXTRA,
 };
-enum { TM_API_START = 0, TM_API_END, TM_API_TID, TM_API_CORR, TM_API_NAME /* id */,
-       TM_API_LAUNCHED /* with launch_rows */ };
+enum { TM_API_START = 0, TM_API_END, TM_API_TID, TM_API_CORR, TM_API_NAME /* id */ };
 enum { TM_NVTX_START = 0, TM_NVTX_END, TM_NVTX_TID, TM_NVTX_NAME, TM_NVTX_IS_MARK };
 enum { TM_MEM_START = 0, TM_MEM_PID, TM_MEM_DEVICE, TM_MEM_BYTES, TM_MEM_IS_FREE, TM_MEM_IN_WINDOW };
 
@@ -93,6 +92,18 @@ struct tm_name {
 	char *text;              /* NULL: an empty slot */
 };
 
+/* One process's walk over the GPU work the export holds, by correlation
+ * id (trace_merge__launched): its calls ask for ids mostly in increasing
+ * order, so the walk steps forward and seeks only where an id goes back. */
+struct tm_launch_walk {
+	int64_t process;
+	struct prof_cursor *cur;
+	bool has_row;            /* cur is on a row: its (corr, kind, rowid) */
+	int64_t corr, kind, rowid;
+	int64_t sought_corr;     /* no row of an id in [sought_corr, corr) is left */
+	bool sought;             /* false: the next ask seeks (a new walk, or past the last id) */
+};
+
 struct tm_source {
 	enum tm_kind kind;
 	struct prof_cursor *cur; /* NULL for TM_GPU_NVTX, which reads proj.done */
@@ -106,12 +117,17 @@ struct trace_merge {
 	struct export_window w;
 	bool have[TM__COUNT];
 	/* Set before trace_merge__open: each GPU row comes once, launched by
-	 * the earliest call with its correlation id, and API rows carry the
-	 * GPU work they launched that the export holds (TM_API_LAUNCHED,
-	 * "kind:rowid,...", kind 0 for TM_KERNEL up to 3 for TM_GRAPH, in the
-	 * order of kind then rowid: "0:1,0:5,1:9"). */
+	 * the earliest call with its correlation id, and trace_merge__launched
+	 * says which GPU work an API row launched. */
 	bool launch_rows;
 	bool shared_corr[2];     /* runtime, driver calls share correlation ids */
+	bool have_launched;      /* the export holds GPU work: LAUNCHED was made */
+	struct tm_launch_walk *walks; /* one a process asked, in the order asked */
+	size_t nwalks;
+	struct prof_cursor *runtime_has;    /* does a runtime call hold (corr, process) */
+	struct prof_cursor *first_start[2]; /* the earliest start of a (corr, process) */
+	uint64_t *launched;      /* trace_merge__launched's answer */
+	size_t nlaunched, cap_launched;
 	struct tm_name *names;   /* TM_NAME_SLOTS, allocated at the first name */
 	bool names_failed;       /* out of memory reading one: the next row says so */
 	struct tm_device *devs;
@@ -135,6 +151,13 @@ struct tm_row {
 /* Resolve the filter and find which tables the capture has. */
 int trace_merge__init(struct trace_merge *m, struct prof_store *s, const struct export_filter *f,
 		      struct prof_error *err);
+/* With launch_rows: the flow ids (trace_merge__flow_id) of the GPU work
+ * that the API row at cur, of kind api, launched and the export holds, in
+ * the order of kind (TM_KERNEL first) then rowid; valid until the next
+ * call. Right in any order, quickest in the merge's, where a process's ids
+ * rise with the start. 0 or < 0 on error. */
+int trace_merge__launched(struct trace_merge *m, enum tm_kind api, struct prof_cursor *cur,
+			  const uint64_t **flow_ids, size_t *n);
 /* Project the NVTX ranges and open every source's cursor. */
 int trace_merge__open(struct trace_merge *m);
 /* The next row in start order: 1 with *row set, 0 at the end, or a

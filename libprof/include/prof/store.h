@@ -340,6 +340,9 @@ int prof_cursor__bind_int64(struct prof_cursor *c, int index_1based, int64_t v);
 int prof_cursor__bind_double(struct prof_cursor *c, int index_1based, double v);
 int prof_cursor__bind_text(struct prof_cursor *c, int index_1based, const char *v);
 int prof_cursor__next(struct prof_cursor *c, struct prof_error *err);
+/* Back to before the first row, the bound values kept: a statement asked
+ * many times with new values is prepared once. */
+void prof_cursor__reset(struct prof_cursor *c);
 int prof_cursor__columns(const struct prof_cursor *c);
 const char *prof_cursor__column_name(const struct prof_cursor *c, int col);
 bool prof_cursor__is_null(struct prof_cursor *c, int col);

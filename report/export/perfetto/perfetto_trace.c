@@ -494,32 +494,12 @@ static int busy_finish(struct pf_ctx *c)
 
 /* ---- events ------------------------------------------------------------- */
 
-/* "0:1,0:5,1:9": the GPU work the call launched, kind (an index from
- * TM_KERNEL) and rowid (TM_API_LAUNCHED). */
-static int flows_from_launched(struct pf_ctx *c, const char *rows)
-{
-	int rc = 0;
-
-	while (rows && *rows && rc == 0) {
-		char *end;
-		long long kind = strtoll(rows, &end, 10), rowid;
-
-		if (end == rows || *end != ':' || kind < 0 || kind >= TM_GPU_KINDS)
-			break;
-		rows = end + 1;
-		rowid = strtoll(rows, &end, 10);
-		if (end == rows)
-			break;
-		rc = flow_add(c, trace_merge__flow_id((enum tm_kind)(TM_KERNEL + kind), rowid));
-		rows = *end == ',' ? end + 1 : end;
-	}
-	return rc;
-}
-
 static int emit_api(struct pf_ctx *c, struct prof_cursor *cur, enum tm_kind kind)
 {
 	size_t track = pf_tracks__find(&c->t, PF_TRACK_THREAD, prof_cursor__int64(cur, TM_API_TID),
 				       0, 0);
+	const uint64_t *launched;
+	size_t nlaunched;
 	char buf[256];
 	int rc;
 
@@ -532,7 +512,9 @@ static int emit_api(struct pf_ctx *c, struct prof_cursor *cur, enum tm_kind kind
 	if (rc < 0)
 		return rc;
 	/* the flows tie a call to its work; the work keeps the correlation id */
-	rc = flows_from_launched(c, prof_cursor__text(cur, TM_API_LAUNCHED));
+	rc = trace_merge__launched(&c->m, kind, cur, &launched, &nlaunched);
+	for (size_t i = 0; rc == 0 && i < nlaunched; i++)
+		rc = flow_add(c, launched[i]);
 	c->ev.n_flow_ids = c->nflows;
 	c->ev.flow_ids = c->flows;
 	return rc < 0 ? rc : ev_write(c, prof_cursor__int64(cur, TM_API_START));
