@@ -699,7 +699,7 @@ static int ask_calls(struct trace_merge *m, struct prof_cursor **cur, const char
  * Both asked only of the calls that launched something (few driver
  * calls do). */
 int trace_merge__launched(struct trace_merge *m, enum tm_kind api, struct prof_cursor *cur,
-			  const uint64_t **flow_ids, size_t *n)
+			  uint64_t **flow_ids, size_t *n)
 {
 	int driver = api == TM_DRIVER;
 	int64_t corr, process, value;

@@ -157,7 +157,7 @@ int trace_merge__init(struct trace_merge *m, struct prof_store *s, const struct 
  * call. Right in any order, quickest in the merge's, where a process's ids
  * rise with the start. 0 or < 0 on error. */
 int trace_merge__launched(struct trace_merge *m, enum tm_kind api, struct prof_cursor *cur,
-			  const uint64_t **flow_ids, size_t *n);
+			  uint64_t **flow_ids, size_t *n);
 /* Project the NVTX ranges and open every source's cursor. */
 int trace_merge__open(struct trace_merge *m);
 /* The next row in start order: 1 with *row set, 0 at the end, or a

@@ -52,8 +52,7 @@ struct pf_ctx {
 	Perfetto__Protos__DebugAnnotation *args, **argp;
 	size_t nargs, cap_args;
 	uint64_t category;
-	uint64_t *flows;
-	size_t nflows, cap_flows;
+	uint64_t terminating_flow; /* a GPU row's one flow id */
 	struct prof_error *err;
 };
 
@@ -70,7 +69,7 @@ static void ev_start(struct pf_ctx *c, Perfetto__Protos__TrackEvent__Type type, 
 		     const char *category, const char *name)
 {
 	c->ev = (Perfetto__Protos__TrackEvent)PERFETTO__PROTOS__TRACK_EVENT__INIT;
-	c->nargs = c->nflows = 0;
+	c->nargs = 0;
 	pf_sequence__begin(&c->q);
 	c->ev.has_type = c->ev.has_track_uuid = 1;
 	c->ev.type = type;
@@ -153,21 +152,6 @@ static void arg_text(struct pf_ctx *c, const char *name, const char *v)
 
 	if (a)
 		a->string_value = pf_sequence__text(&c->q, v);
-}
-
-static int flow_add(struct pf_ctx *c, uint64_t id)
-{
-	if (c->nflows == c->cap_flows) {
-		size_t cap = c->cap_flows ? c->cap_flows * 2 : 16;
-		uint64_t *grown = realloc(c->flows, cap * sizeof *grown);
-
-		if (!grown)
-			return nomem(c);
-		c->flows = grown;
-		c->cap_flows = cap;
-	}
-	c->flows[c->nflows++] = id;
-	return 0;
 }
 
 static int ev_write(struct pf_ctx *c, int64_t ts_ns)
@@ -498,7 +482,7 @@ static int emit_api(struct pf_ctx *c, struct prof_cursor *cur, enum tm_kind kind
 {
 	size_t track = pf_tracks__find(&c->t, PF_TRACK_THREAD, prof_cursor__int64(cur, TM_API_TID),
 				       0, 0);
-	const uint64_t *launched;
+	uint64_t *launched;
 	size_t nlaunched;
 	char buf[256];
 	int rc;
@@ -511,13 +495,15 @@ static int emit_api(struct pf_ctx *c, struct prof_cursor *cur, enum tm_kind kind
 			 tm_api_name(trace_merge__name(&c->m, cur, TM_API_NAME), buf, sizeof buf));
 	if (rc < 0)
 		return rc;
-	/* the flows tie a call to its work; the work keeps the correlation id */
+	/* the flows tie a call to its work; the work keeps the correlation id.
+	 * The ids stay the merge's until its next trace_merge__launched, after
+	 * this event is written. */
 	rc = trace_merge__launched(&c->m, kind, cur, &launched, &nlaunched);
-	for (size_t i = 0; rc == 0 && i < nlaunched; i++)
-		rc = flow_add(c, launched[i]);
-	c->ev.n_flow_ids = c->nflows;
-	c->ev.flow_ids = c->flows;
-	return rc < 0 ? rc : ev_write(c, prof_cursor__int64(cur, TM_API_START));
+	if (rc < 0)
+		return rc;
+	c->ev.n_flow_ids = nlaunched;
+	c->ev.flow_ids = launched;
+	return ev_write(c, prof_cursor__int64(cur, TM_API_START));
 }
 
 static int emit_nvtx(struct pf_ctx *c, struct prof_cursor *cur)
@@ -565,9 +551,9 @@ static int gpu_start(struct pf_ctx *c, struct prof_cursor *cur, enum tm_kind kin
 		return rc;
 	arg_int(c, "correlation", prof_cursor__int64(cur, TM_GPU_CORR));
 	if (!prof_cursor__is_null(cur, TM_GPU_LAUNCH_START)) {
-		rc = flow_add(c, trace_merge__flow_id(kind, prof_cursor__int64(cur, TM_GPU_ROWID)));
-		c->ev.n_terminating_flow_ids = c->nflows;
-		c->ev.terminating_flow_ids = c->flows;
+		c->terminating_flow = trace_merge__flow_id(kind, prof_cursor__int64(cur, TM_GPU_ROWID));
+		c->ev.n_terminating_flow_ids = 1;
+		c->ev.terminating_flow_ids = &c->terminating_flow;
 	}
 	return rc;
 }
@@ -776,6 +762,5 @@ out:
 	free(c.busy);
 	free(c.args);
 	free(c.argp);
-	free(c.flows);
 	return rc;
 }
