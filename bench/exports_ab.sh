@@ -9,16 +9,19 @@
 # same bytes.
 #
 #   bench/exports_ab.sh BUILD_BEFORE BUILD_AFTER
-#   AB_MULTS="1250 12500"  the captures' multiples
+#   AB_MULTS="1250 12500"  the captures' multiples ("" for none)
+#   AB_CAPTURES="A.sqlite B.sqlite"  real captures measured as they are, after
+#     the multiples (e.g. tests/data/ddp/ddp2_even.sqlite)
 #   AB_ROUNDS=3            rounds of each export
-#   AB_FORMATS="chrome perfetto"
+#   AB_FORMATS="chrome perfetto"  (also folded, html)
 #   AB_PARALLEL=1          run A and B of a round at once (one core each)
 #   EXPORTS_DIR=/tmp/perfkit-scale-exports  where captures and traces go
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 A=$(cd "${1:?usage: exports_ab.sh BUILD_BEFORE BUILD_AFTER}" && pwd)/cli/perfkit
 B=$(cd "${2:?usage: exports_ab.sh BUILD_BEFORE BUILD_AFTER}" && pwd)/cli/perfkit
-read -r -a MULTS <<<"${AB_MULTS:-1250 12500}"
+read -r -a MULTS <<<"${AB_MULTS-1250 12500}"
+read -r -a FILES <<<"${AB_CAPTURES:-}"
 read -r -a FORMATS <<<"${AB_FORMATS:-chrome perfetto}"
 ROUNDS=${AB_ROUNDS:-3}
 PARALLEL=${AB_PARALLEL:-0}
@@ -43,7 +46,7 @@ run() {
 	/usr/bin/time -f "%U %S" -o "$W/time.$which" "$bin" report -f --format="$fmt" -o "$out" \
 		"$capture" >/dev/null 2>"$W/err.$which" ||
 		{ echo "exports_ab: $which $fmt failed: $(head -c 300 "$W/err.$which")" >&2; exit 1; }
-	awk '{ printf "%.2f\n", $1 + $2 }' "$W/time.$which" >>"$W/$which.$fmt.$mult"
+	awk '{ printf "%.2f\n", $1 + $2 }' "$W/time.$which" >>"$W/$which.$fmt.$key"
 }
 
 median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
@@ -52,8 +55,18 @@ echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "A: $A"
 echo "B: $B"
 rows=()
+captures=() labels=()
 for mult in "${MULTS[@]}"; do
-	capture=$(export_capture "$DIR" "$mult")
+	captures+=("$(export_capture "$DIR" "$mult")")
+	labels+=("gpu_work x$mult")
+done
+for f in "${FILES[@]}"; do
+	[ -f "$f" ] || { echo "exports_ab: no capture $f" >&2; exit 2; }
+	captures+=("$f")
+	labels+=("$(basename "$f" .sqlite)")
+done
+for i in "${!captures[@]}"; do
+	capture=${captures[$i]} key=$i
 	for fmt in "${FORMATS[@]}"; do
 		for ((r = 0; r < ROUNDS; r++)); do
 			order="A B"
@@ -67,10 +80,10 @@ for mult in "${MULTS[@]}"; do
 		done
 		same=$(cmp -s "$W/A.$fmt" "$W/B.$fmt" && echo yes || echo NO)
 		rm -f "$W/A.$fmt" "$W/B.$fmt"
-		rows+=("$(printf '| gpu_work x%s | %s | %s | %s | %s | %s |' "$mult" "$fmt" \
-			"$(paste -sd' ' "$W/A.$fmt.$mult")" "$(paste -sd' ' "$W/B.$fmt.$mult")" \
-			"$(awk -v a="$(median "$W/A.$fmt.$mult")" -v b="$(median "$W/B.$fmt.$mult")" \
-				'BEGIN { printf "%.1f -> %.1f (%.2fx)", a, b, a / b }')" "$same")")
+		rows+=("$(printf '| %s | %s | %s | %s | %s | %s |' "${labels[$i]}" "$fmt" \
+			"$(paste -sd' ' "$W/A.$fmt.$key")" "$(paste -sd' ' "$W/B.$fmt.$key")" \
+			"$(awk -v a="$(median "$W/A.$fmt.$key")" -v b="$(median "$W/B.$fmt.$key")" \
+				'BEGIN { printf "%.2f -> %.2f (%.2fx)", a, b, a / b }')" "$same")")
 	done
 done
 echo

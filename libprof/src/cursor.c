@@ -100,6 +100,30 @@ const char *prof_cursor__text(struct prof_cursor *c, int col)
 	return (const char *)sqlite3_column_text(c->stmt, col);
 }
 
+const char *prof_cursor__text_bytes(struct prof_cursor *c, int col, size_t *len)
+{
+	const char *p = (const char *)sqlite3_column_text(c->stmt, col);
+
+	*len = p ? (size_t)sqlite3_column_bytes(c->stmt, col) : 0;
+	return p;
+}
+
+enum prof_value_kind prof_cursor__kind(struct prof_cursor *c, int col)
+{
+	switch (sqlite3_column_type(c->stmt, col)) {
+	case SQLITE_INTEGER:
+		return PROF_VALUE_INT;
+	case SQLITE_FLOAT:
+		return PROF_VALUE_REAL;
+	case SQLITE_TEXT:
+		return PROF_VALUE_TEXT;
+	case SQLITE_BLOB:
+		return PROF_VALUE_BLOB;
+	default:
+		return PROF_VALUE_NULL;
+	}
+}
+
 const void *prof_cursor__blob(struct prof_cursor *c, int col, size_t *len)
 {
 	const void *p = sqlite3_column_blob(c->stmt, col);

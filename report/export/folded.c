@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "prof/tables.h"
+#include "model/launch_ids.h"
 #include "model/names.h"
 #include "model/ranks.h"
 #include "model/sql.h"
@@ -57,6 +58,8 @@ struct walk {
 	struct sum_ranks ranks;   /* a job's processes are shown as their ranks */
 	struct sum_thread_labels *threads;
 	bool per_rank;
+	struct launch_ids *launched; /* the calls' ids, read once (NULL: SQL joins them) */
+	bool launched_read;
 	struct prof_error *err;
 };
 
@@ -464,7 +467,8 @@ out:
 }
 
 /* Kernels (or a graph walk's launches) no captured call launched:
- * process;[no launching call];kernel. */
+ * process;[no launching call];kernel. The calls' ids are sets in memory
+ * where they fit (launch_ids.h), each row asked in the store's order. */
 static int walk_orphans(struct walk *wk)
 {
 	char *sql = malloc(SQL_MAX), in_range[512];
@@ -474,6 +478,14 @@ static int walk_orphans(struct walk *wk)
 
 	if (!sql)
 		return nomem(wk);
+	if (!wk->launched_read) {
+		rc = launch_ids__load(wk->s, &wk->launched, wk->err);
+		if (rc < 0) {
+			free(sql);
+			return rc;
+		}
+		wk->launched_read = true;
+	}
 	export_window__in_range(in_range, sizeof in_range, "k.start",
 				PROF_SQL_PID_OF_TID("k.globalPid"));
 	/* SUM_LAUNCHED_BY_SOME's test, its (process, correlation id) pairs
@@ -488,21 +500,34 @@ static int walk_orphans(struct walk *wk)
 #define ORPHAN_OF(T, X)                                                                     \
 	" AND " X ".c IS NULL AND NOT coalesce((k.globalPid IS NULL OR k.globalPid = 0) AND "     \
 	"k.correlationId IN (SELECT correlationId FROM " T " WHERE correlationId IS NOT NULL), 0)"
-	snprintf(sql, SQL_MAX,
-		 "SELECT " PROF_SQL_PID_OF_TID("k.globalPid") ", %s, "
-		 "k.start, k.end FROM %s k" ORPHAN_PAIRS(PROF_T_RUNTIME, "xr")
-		 ORPHAN_PAIRS(PROF_T_DRIVER, "xd") " WHERE k.end > ?1 AND k.start < ?2 "
-		 "AND NOT " SUM_BAD_SPAN("k.") " AND %s" ORPHAN_OF(PROF_T_RUNTIME, "xr")
-		 ORPHAN_OF(PROF_T_DRIVER, "xd") " ORDER BY 1", work_name(wk), work_table(wk), in_range);
+	if (wk->launched)
+		snprintf(sql, SQL_MAX,
+			 "SELECT " PROF_SQL_PID_OF_TID("k.globalPid") ", %s, k.start, k.end, k.globalPid,"
+			 " k.correlationId FROM %s k WHERE k.end > ?1 AND k.start < ?2 AND NOT "
+			 SUM_BAD_SPAN("k.") " AND %s", work_name(wk), work_table(wk), in_range);
+	else
+		snprintf(sql, SQL_MAX,
+			 "SELECT " PROF_SQL_PID_OF_TID("k.globalPid") ", %s, "
+			 "k.start, k.end FROM %s k" ORPHAN_PAIRS(PROF_T_RUNTIME, "xr")
+			 ORPHAN_PAIRS(PROF_T_DRIVER, "xd") " WHERE k.end > ?1 AND k.start < ?2 "
+			 "AND NOT " SUM_BAD_SPAN("k.") " AND %s" ORPHAN_OF(PROF_T_RUNTIME, "xr")
+			 ORPHAN_OF(PROF_T_DRIVER, "xd") " ORDER BY 1", work_name(wk), work_table(wk),
+			 in_range);
 #undef ORPHAN_PAIRS
 #undef ORPHAN_OF
 	rc = open_windowed(wk, sql, &cur);
 	forget_prefix(wk);
 	while (rc >= 0 && (rc = prof_cursor__next(cur, wk->err)) > 0) {
-		int64_t weight = clipped(wk, prof_cursor__int64(cur, 2), prof_cursor__int64(cur, 3));
+		int64_t weight;
 		const char *kernel;
 		size_t len = 0;
 
+		if (wk->launched &&
+		    launch_ids__launched(wk->launched, !prof_cursor__is_null(cur, 4),
+					 prof_cursor__int64(cur, 4), !prof_cursor__is_null(cur, 5),
+					 prof_cursor__int64(cur, 5)))
+			continue;
+		weight = clipped(wk, prof_cursor__int64(cur, 2), prof_cursor__int64(cur, 3));
 		if (!wk->prefix || prof_cursor__int64(cur, 0) != pid) {
 			pid = prof_cursor__int64(cur, 0);
 			forget_prefix(wk);
@@ -583,6 +608,7 @@ int folded__collect(struct prof_store *s, const struct folded_options *o,
 	name_cache__exit(&wk.graphs);
 	free(wk.graph_no_id);
 	folded_py__exit(&wk.py);
+	launch_ids__free(wk.launched);
 	sum_ranks__exit(&wk.ranks);
 	sum_thread_labels__delete(wk.threads);
 	return rc < 0 ? rc : 0;

@@ -1,8 +1,10 @@
 /* groups.c - per-group count, total, mean, exact median, min, max and
- * sample standard deviation over a sorted stream (rows with a bad span left
- * out and counted), plus the helpers every summary report uses to turn
- * groups into rows. */
+ * sample standard deviation over a group's values in ascending order,
+ * counted in memory (group_runs.c) or streamed sorted from SQL (rows with
+ * a bad span left out and counted), plus the helpers every summary report
+ * uses to turn groups into rows. */
 #include "model/groups.h"
+#include "model/group_runs.h"
 #include "model/rows.h"
 #include "model/sql.h"
 
@@ -115,6 +117,17 @@ static int fold_group(struct sum_group *g, struct prof_cursor *vals, struct prof
 	return 0;
 }
 
+static int walk_runs(void *ctx, const char *l1, const char *l2, bool key_is_null, int64_t key,
+		     const struct sum_run *runs, size_t nruns)
+{
+	struct sum_runs_walk *w = ctx;
+	int rc = 0;
+
+	for (size_t i = 0; rc >= 0 && i < nruns; i++)
+		rc = w->run(w->ctx, l1, l2, key_is_null, key, runs[i]);
+	return rc;
+}
+
 int sum_groups__runs(struct prof_store *s, const char *src, struct sum_runs_walk *w,
 		     struct prof_error *err)
 {
@@ -126,12 +139,27 @@ int sum_groups__runs(struct prof_store *s, const char *src, struct sum_runs_walk
 	struct prof_cursor *c = NULL;
 	size_t len = strlen(src) + sizeof runs_fmt;
 	char *sql = malloc(len);
+	struct group_runs *counted = NULL;
 	int rc;
 
 	if (!sql)
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	snprintf(sql, len, counts_fmt, src);
-	rc = prof_cursor__open(s, sql, &c, err);
+	rc = group_runs__count(s, src, &counted, err);
+	if (rc > 0) {
+		w->rows_left_out += group_runs__left_out(counted);
+		rc = group_runs__walk(counted, walk_runs, w);
+		group_runs__free(counted);
+		free(sql);
+		if (rc == PROF_E_NOMEM)
+			prof_error__set(err, rc, "out of memory");
+		return rc < 0 ? rc : 0;
+	}
+	/* Not counted in memory (too many distinct values, or a column of
+	 * another type): SQL sorts them. */
+	if (rc == 0) {
+		snprintf(sql, len, counts_fmt, src);
+		rc = prof_cursor__open(s, sql, &c, err);
+	}
 	if (rc >= 0 && (rc = prof_cursor__next(c, err)) > 0)
 		w->rows_left_out += prof_cursor__int64(c, 0);
 	if (c)
@@ -151,6 +179,43 @@ int sum_groups__runs(struct prof_store *s, const char *src, struct sum_runs_walk
 	return rc < 0 ? rc : 0;
 }
 
+static int fold_counted(void *ctx, const char *l1, const char *l2, bool key_is_null, int64_t key,
+			const struct sum_run *runs, size_t nruns)
+{
+	struct sum_groups *gs = ctx;
+	struct sum_group *g;
+	int rc = push_group(gs, &g);
+
+	if (rc < 0)
+		return rc;
+	g->label = dup_or_null(l1);
+	g->label2 = dup_or_null(l2);
+	g->key_is_null = key_is_null;
+	g->key = key;
+	if ((l1 && !g->label) || (l2 && !g->label2))
+		return PROF_E_NOMEM;
+	sum_group__fold_runs(g, runs, nruns);
+	return 0;
+}
+
+/* The groups of src counted in memory where their distinct values allow
+ * (group_runs.c): 1 done, 0 not, < 0 an error. */
+static int collect_counted(struct sum_groups *gs, struct prof_store *s, const char *src,
+			   struct prof_error *err)
+{
+	struct group_runs *counted = NULL;
+	int rc = group_runs__count(s, src, &counted, err);
+
+	if (rc <= 0)
+		return rc;
+	gs->rows_left_out += group_runs__left_out(counted);
+	rc = group_runs__walk(counted, fold_counted, gs);
+	group_runs__free(counted);
+	if (rc < 0)
+		return prof_error__set(err, rc, "out of memory");
+	return 1;
+}
+
 int sum_groups__collect(struct sum_groups *gs, struct prof_store *s, const char *src,
 			struct prof_error *err)
 {
@@ -166,7 +231,15 @@ int sum_groups__collect(struct sum_groups *gs, struct prof_store *s, const char 
 
 	if (!sql)
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	/* src is SQL text written in this module, never data: values are bound. */
+	rc = collect_counted(gs, s, src, err);
+	if (rc != 0) {
+		free(sql);
+		return rc < 0 ? rc : 0;
+	}
+	/* Not counted in memory (too many distinct values, or a column of
+	 * another type): SQL sorts them, and the counts and the values walk in
+	 * step. src is SQL text written in
+	 * this module, never data: values are bound. */
 	snprintf(sql, len, counts_fmt, src);
 	rc = prof_cursor__open(s, sql, &counts, err);
 	if (rc < 0)

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/group_runs.h"
 #include "prof/error.h"
 #include "prof/store.h"
 #include "sink/table.h"
@@ -60,11 +61,9 @@ void sum_groups__sort_by_total(struct sum_groups *gs);
 
 /* ---- groups in parts (a job's captures, report/job) -------------------- */
 
-/* count values of value: a group's values as ascending runs carry what its
- * exact median needs, and two parts' runs merge into the whole's. */
-struct sum_run {
-	int64_t value, count;
-};
+/* struct sum_run, count values of value (group_runs.h): a group's values
+ * as ascending runs carry what its exact median needs, and two parts' runs
+ * merge into the whole's. */
 
 /* Set g's statistics (n, total, min, max, mean, median, stddev) from its
  * values as ascending runs, to the last bit as a group read from a store
@@ -108,15 +107,17 @@ int sum_nvtx_groups__emit(const struct sum_groups *gs, struct rpt_sink *sink, st
 /* Group the rows of src, an SQL SELECT yielding the columns l1, l2, k, v,
  * bad (text, text, integer, integer value, and SUM_BAD_SPAN of the row),
  * by (l1, l2, k) and append one sum_group per group to gs; rows with a bad
- * span are in no group and add to gs->rows_left_out. Memory stays
- * proportional to the number of groups: a GROUP BY count and an ORDER BY
+ * span are in no group and add to gs->rows_left_out. The rows are
+ * counted by (group, value) in one pass (group_runs.h), memory bounded by
+ * GROUP_RUNS_MAX distinct pairs; past it a GROUP BY count and an ORDER BY
  * stream walk in step, so the median is picked out of the sorted stream
- * without holding it. */
+ * without holding it. Both give the same statistics to the last bit. */
 int sum_groups__collect(struct sum_groups *gs, struct prof_store *s, const char *src,
 			struct prof_error *err);
 /* Total of group totals. */
 int64_t sum_groups__total(const struct sum_groups *gs);
-/* The runs of src (columns as sum_groups__collect's) through w. */
+/* The runs of src (columns as sum_groups__collect's) through w, counted
+ * in memory or sorted in SQL as sum_groups__collect's groups are. */
 int sum_groups__runs(struct prof_store *s, const char *src, struct sum_runs_walk *w,
 		     struct prof_error *err);
 

@@ -349,6 +349,13 @@ bool prof_cursor__is_null(struct prof_cursor *c, int col);
 int64_t prof_cursor__int64(struct prof_cursor *c, int col);
 double prof_cursor__double(struct prof_cursor *c, int col);
 const char *prof_cursor__text(struct prof_cursor *c, int col); /* valid until next() */
+/* The bytes of a TEXT column in full (a NUL inside included), their count
+ * in *len; valid until next(). */
+const char *prof_cursor__text_bytes(struct prof_cursor *c, int col, size_t *len);
+/* What a column of the current row holds, as SQLite stored it: what its
+ * ORDER BY compares (NULL first, then numbers, then text). */
+enum prof_value_kind { PROF_VALUE_NULL, PROF_VALUE_INT, PROF_VALUE_REAL, PROF_VALUE_TEXT, PROF_VALUE_BLOB };
+enum prof_value_kind prof_cursor__kind(struct prof_cursor *c, int col);
 /* A BLOB column's bytes and their count (NULL, 0 for NULL or an empty
  * value); valid until next(). */
 const void *prof_cursor__blob(struct prof_cursor *c, int col, size_t *len);

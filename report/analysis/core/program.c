@@ -2,6 +2,7 @@
  * and what it already does, from kernel names, CUDA calls, copies' memory
  * kinds and NVTX ranges; and changes rendered for it. */
 #include "program.h"
+#include "input_gaps.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -378,28 +379,14 @@ static int read_copies(struct prof_store *s, const struct sum_window *w, struct 
 	return 0;
 }
 
-/* The host's time before each host-to-device copy of the window: from the
- * previous CUDA call of the copy's thread to the call that made it. One
- * ordered pass over the window's calls (no per-copy lookup). A temporary
- * (thread, start) index and a lookup a copy cost less CPU at 1M calls
- * (1.5 s against 3.9 s), but its pages spill the temporary database to a
- * file, and diagnose needs no room in TMPDIR (test_job_tmpdir_full_says_so). */
+/* The host's time before each host-to-device copy of the window
+ * (input_gaps.c). */
 static int read_input_gaps(struct prof_store *s, const struct sum_window *w, const char *calls,
 			   struct prog_model *m, struct prof_error *err)
 {
-	const char *sql =
-		"SELECT " SUM_TOTAL_SATURATED("max(0, a.start - a.prev_end)")
-		" FROM (SELECT start, globalTid, correlationId,"
-		"  lag(end) OVER (PARTITION BY globalTid ORDER BY start) AS prev_end"
-		"  FROM %s WHERE start >= ?1 AND start < ?2) a"
-		" WHERE a.prev_end IS NOT NULL AND a.correlationId IN (SELECT correlationId FROM " PROF_T_MEMCPY
-		"  WHERE copyKind = 1 AND start >= ?1 AND start < ?2 AND correlationId IS NOT NULL)";
-	char query[1024];
-
 	if (!calls || m->h2d_copies == 0)
 		return 0;
-	snprintf(query, sizeof query, sql, calls);
-	return read_count(s, query, w, &m->input_gap_ns, err);
+	return input_gaps__total(s, w, calls, &m->input_gap_ns, err);
 }
 
 /* Streams with work in the window, and kernels run as graph nodes. Copies

@@ -1,0 +1,31 @@
+/* launch_ids.h - the correlation ids of a capture's CUDA calls as sets in
+ * memory, one a process and one of every call, to ask whether a GPU row
+ * was launched by some call (SUM_LAUNCHED_BY_SOME's test) without a join
+ * per row (launch_ids.c). */
+#ifndef REPORT_MODEL_LAUNCH_IDS_H
+#define REPORT_MODEL_LAUNCH_IDS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "prof/error.h"
+#include "prof/store.h"
+
+struct launch_ids;
+
+/* The ids of the calls of the runtime and driver tables the store has.
+ * 1: read, *out set; 0: more blocks of ids than launch_ids holds (ids
+ * spread too thin; the caller asks SQL), *out NULL; < 0: an error. */
+int launch_ids__load(struct prof_store *s, struct launch_ids **out, struct prof_error *err);
+/* The blocks held at most from now on (the tests set 0 to take SQL's way). */
+void launch_ids__set_max_blocks(size_t blocks);
+
+/* Whether a GPU row of process global_pid (pid_known false: NULL) with
+ * correlation id corr (corr_known false: NULL) was launched by a call: one
+ * of its process, or for a row of no process (NULL or 0), any call. */
+bool launch_ids__launched(const struct launch_ids *ids, bool pid_known, int64_t global_pid,
+			  bool corr_known, int64_t corr);
+
+void launch_ids__free(struct launch_ids *ids);
+
+#endif

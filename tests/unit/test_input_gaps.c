@@ -1,0 +1,113 @@
+/* test_input_gaps.c - the host's time before each host-to-device copy
+ * (analysis/core/input_gaps.c), read in two passes over the calls, against
+ * the window function over every call it stands in for: the same total on
+ * real captures (one thread and several, nsys exports, several processes),
+ * whole and in part of their time. */
+#define _GNU_SOURCE /* asprintf */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "analysis/core/input_gaps.h"
+#include "model/sql.h"
+#include "testutil.h"
+#include "prof/error.h"
+#include "prof/store.h"
+
+static const char *const captures[] = {
+	"corpus/timm_resnet_dataloader.sqlite", "threads/torch_dataloader_backward.sqlite",
+	"nsys/cloverleaf-cuda.sqlite",          "ddp/two_gpus/ddp2_even.sqlite",
+	"corpus/phases_no_nvtx.sqlite",         "corpus/pageable_sync_copies.sqlite",
+	"batched_forces_naive.sqlite",          "hash_embedding_naive.sqlite",
+	"corpus/hf_gpt2_train.sqlite",          "transformer_optimized.sqlite",
+};
+
+/* The window function: each call's previous call on its thread by start. */
+static int64_t by_window_function(struct prof_store *s, const char *calls, int64_t lo, int64_t hi)
+{
+	static const char fmt[] =
+		"SELECT CAST(total(max(0, a.start - a.prev_end)) AS INTEGER)"
+		" FROM (SELECT start, globalTid, correlationId,"
+		"  lag(end) OVER (PARTITION BY globalTid ORDER BY start) AS prev_end"
+		"  FROM %s WHERE start >= ?1 AND start < ?2) a"
+		" WHERE a.prev_end IS NOT NULL AND a.correlationId IN (SELECT correlationId"
+		"  FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = 1 AND start >= ?1 AND start < ?2"
+		"  AND correlationId IS NOT NULL)";
+	char sql[4096];
+	struct prof_cursor *c = NULL;
+	struct prof_error err = { 0 };
+	int64_t v = -1;
+
+	snprintf(sql, sizeof sql, fmt, calls);
+	ck_assert_msg(prof_cursor__open(s, sql, &c, &err) == 0, "%s", err.msg);
+	prof_cursor__bind_int64(c, 1, lo);
+	prof_cursor__bind_int64(c, 2, hi);
+	ck_assert_int_eq(prof_cursor__next(c, &err), 1);
+	v = prof_cursor__int64(c, 0);
+	prof_cursor__close(c);
+	return v;
+}
+
+static void extent(struct prof_store *s, const char *calls, int64_t *lo, int64_t *hi)
+{
+	char sql[4096];
+	struct prof_cursor *c = NULL;
+	struct prof_error err = { 0 };
+
+	snprintf(sql, sizeof sql, "SELECT min(start), max(start) FROM %s", calls);
+	ck_assert_msg(prof_cursor__open(s, sql, &c, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(prof_cursor__next(c, &err), 1);
+	*lo = prof_cursor__int64(c, 0);
+	*hi = prof_cursor__int64(c, 1) + 1;
+	prof_cursor__close(c);
+}
+
+START_TEST(test_two_passes_agree_with_the_window_function)
+{
+	int with_gaps = 0;
+
+	for (size_t i = 0; i < sizeof captures / sizeof captures[0]; i++) {
+		struct prof_store *s = NULL;
+		struct prof_error err = { 0 };
+		int64_t lo, hi;
+		char *source, *calls = NULL;
+		int rc;
+
+		ck_assert_msg(prof_store__open(testutil_data_path(captures[i]), &s, &err) == 0, "%s",
+			      err.msg);
+		source = sum_api_calls(s, &rc, &err);
+		ck_assert_msg(source && rc == 0, "%s: %s", captures[i], err.msg);
+		/* as diagnose's temporary table of the calls would be read */
+		ck_assert_int_gt(asprintf(&calls, "(%s)", source), 0);
+		free(source);
+		extent(s, calls, &lo, &hi);
+		/* the whole capture, its second half, and a middle third */
+		for (int part = 0; part < 3; part++) {
+			struct sum_window w = { 0 };
+			int64_t got = -1, want;
+
+			w.start_ns = part == 0 ? lo : lo + (hi - lo) / 3 * (part == 1 ? 1 : 2) / 2;
+			w.end_ns = part == 2 ? lo + (hi - lo) / 3 * 2 : hi;
+			want = by_window_function(s, calls, w.start_ns, w.end_ns);
+			ck_assert_msg(input_gaps__total(s, &w, calls, &got, &err) == 0, "%s", err.msg);
+			ck_assert_msg(got == want, "%s, part %d: %lld ns, the window function %lld ns",
+				      captures[i], part, (long long)got, (long long)want);
+			with_gaps += part == 0 && got > 0;
+		}
+		free(calls);
+		prof_store__close(s);
+	}
+	ck_assert_int_ge(with_gaps, 8);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *suite = suite_create("input_gaps");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_two_passes_agree_with_the_window_function);
+	suite_add_tcase(suite, tc);
+	return testutil_run(suite);
+}

@@ -1,0 +1,180 @@
+/* test_launch_ids.c - the calls' correlation ids as sets in memory
+ * (model/launch_ids.c) against SQL's test of the same (SUM_LAUNCHED_BY_SOME):
+ * every kernel of real captures asked both ways, with calls taken away,
+ * kernels of no process (NULL and 0) and ids spread over many blocks; and
+ * the folded stacks' kernels without a launching call, found through the
+ * sets and through SQL's join, the same. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export/folded.h"
+#include "model/launch_ids.h"
+#include "model/sql.h"
+#include "testutil.h"
+#include "prof/error.h"
+#include "prof/store.h"
+#include "prof/tables.h"
+
+/* Real captures, changed as a broken or partial capture would leave them:
+ * a third of the runtime calls gone, some kernels of no process. */
+static const char *damaged(const char *name, int n)
+{
+	char file[64], from[4096];
+	const char *path;
+
+	/* both paths are the same static storage of testutil's */
+	snprintf(from, sizeof from, "%s", testutil_data_path(name));
+	snprintf(file, sizeof file, "launch_ids_%d.sqlite", n);
+	path = testutil_tmp_path(file);
+	testutil_copy_file(from, path);
+	testutil_sqlite3(path, "DELETE FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE rowid % 3 = 0;"
+			       "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET globalPid = NULL WHERE rowid % 7 = 0;"
+			       "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET globalPid = 0 WHERE rowid % 11 = 0;"
+			       "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET correlationId = NULL WHERE rowid % 13 = 0;"
+			       "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET correlationId = correlationId + 1000000"
+			       " WHERE rowid % 17 = 0;");
+	return path;
+}
+
+static const char *const captures[] = {
+	"transformer_naive.sqlite", "ddp/two_gpus/ddp2_even.sqlite", "nsys/cloverleaf-cuda.sqlite",
+	"corpus/graph_eager.sqlite", "hash_embedding_naive.sqlite",
+};
+#define NCAPTURES (sizeof captures / sizeof captures[0])
+
+static struct prof_store *open_path(const char *path)
+{
+	struct prof_store *s = NULL;
+	struct prof_error err = { 0 };
+
+	ck_assert_msg(prof_store__open(path, &s, &err) == 0, "%s: %s", path, err.msg);
+	return s;
+}
+
+/* Every kernel: the sets' answer against SQL's; the kernels found without
+ * a call, in *orphans. */
+static void compare_kernels(struct prof_store *s, const char *what, int64_t *orphans)
+{
+	static const char sql[] =
+		"SELECT k.globalPid, k.correlationId, " SUM_LAUNCHED_BY_SOME("k", PROF_T_RUNTIME)
+		" OR " SUM_LAUNCHED_BY_SOME("k", PROF_T_DRIVER) " FROM " PROF_T_KERNEL " k";
+	struct launch_ids *ids = NULL;
+	struct prof_cursor *c = NULL;
+	struct prof_error err = { 0 };
+	int64_t rows = 0;
+	int rc;
+
+	ck_assert_int_eq(launch_ids__load(s, &ids, &err), 1);
+	ck_assert_msg(prof_cursor__open(s, sql, &c, &err) == 0, "%s", err.msg);
+	while ((rc = prof_cursor__next(c, &err)) > 0) {
+		bool want = prof_cursor__int64(c, 2) != 0;
+		bool got = launch_ids__launched(ids, !prof_cursor__is_null(c, 0), prof_cursor__int64(c, 0),
+						!prof_cursor__is_null(c, 1), prof_cursor__int64(c, 1));
+
+		ck_assert_msg(got == want, "%s: kernel %lld (process %lld, id %lld): sets %d, SQL %d",
+			      what, (long long)rows, (long long)prof_cursor__int64(c, 0),
+			      (long long)prof_cursor__int64(c, 1), got, want);
+		*orphans += !got;
+		rows++;
+	}
+	ck_assert_int_eq(rc, 0);
+	ck_assert_int_gt(rows, 10);
+	prof_cursor__close(c);
+	launch_ids__free(ids);
+}
+
+START_TEST(test_sets_answer_as_sql_does)
+{
+	int64_t whole = 0, broken = 0;
+
+	for (size_t i = 0; i < NCAPTURES; i++) {
+		struct prof_store *s = open_path(testutil_data_path(captures[i]));
+
+		compare_kernels(s, captures[i], &whole);
+		prof_store__close(s);
+		s = open_path(damaged(captures[i], (int)i));
+		compare_kernels(s, captures[i], &broken);
+		prof_store__close(s);
+	}
+	/* every kernel of the captures as recorded has its call; the damaged
+	 * copies have kernels without */
+	ck_assert_int_eq(whole, 0);
+	ck_assert_int_gt(broken, 100);
+}
+END_TEST
+
+/* Ids a block each (65,536 apart) fill more blocks than allowed: not held;
+ * with room for them, held. */
+START_TEST(test_ids_spread_thin_are_left_to_sql)
+{
+	const char *path = damaged("transformer_naive.sqlite", 99);
+	struct prof_store *s;
+	struct launch_ids *ids = (struct launch_ids *)1;
+	struct prof_error err = { 0 };
+
+	/* a hundred calls' ids a block apart: about 200 blocks more */
+	testutil_sqlite3(path, "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET correlationId = correlationId * 65536"
+			       " WHERE rowid % 100 = 0;");
+	s = open_path(path);
+	launch_ids__set_max_blocks(64);
+	ck_assert_int_eq(launch_ids__load(s, &ids, &err), 0);
+	ck_assert_ptr_null(ids);
+	launch_ids__set_max_blocks(4096);
+	ck_assert_int_eq(launch_ids__load(s, &ids, &err), 1);
+	launch_ids__free(ids);
+	prof_store__close(s);
+}
+END_TEST
+
+static char *folded_text(struct prof_store *s)
+{
+	struct folded_stacks st;
+	struct prof_error err = { 0 };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_msg(folded__collect(s, NULL, &st, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(folded__write(&st, f), 0);
+	folded_stacks__exit(&st);
+	fclose(f);
+	return text;
+}
+
+START_TEST(test_folded_orphans_the_same_either_way)
+{
+	int with_orphans = 0;
+
+	for (size_t i = 0; i < NCAPTURES; i++) {
+		struct prof_store *s = open_path(damaged(captures[i], 100 + (int)i));
+		char *sets, *joined;
+
+		sets = folded_text(s);
+		launch_ids__set_max_blocks(0);
+		joined = folded_text(s);
+		launch_ids__set_max_blocks(4096);
+		ck_assert_msg(strcmp(sets, joined) == 0, "%s: the folded stacks differ", captures[i]);
+		with_orphans += strstr(sets, FOLDED_NO_CALL) != NULL;
+		free(sets);
+		free(joined);
+		prof_store__close(s);
+	}
+	ck_assert_int_ge(with_orphans, 4);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *suite = suite_create("launch_ids");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_sets_answer_as_sql_does);
+	tcase_add_test(tc, test_ids_spread_thin_are_left_to_sql);
+	tcase_add_test(tc, test_folded_orphans_the_same_either_way);
+	suite_add_tcase(suite, tc);
+	return testutil_run(suite);
+}
