@@ -102,8 +102,8 @@ int gpu_work__devices(struct diag_scope *ctx, int64_t from, int64_t to, int64_t 
 	return 0;
 }
 
-int gpu_work__open(struct diag_scope *ctx, int64_t from, int64_t to, const int64_t *device,
-		   struct prof_cursor **out, struct prof_error *err)
+static int open_work(struct diag_scope *ctx, int64_t from, int64_t to, const int64_t *device,
+		     bool ordered, struct prof_cursor **out, struct prof_error *err)
 {
 	const char *launch_columns = ctx->has_api_calls ? "a.start, a.end, a.globalTid, a.nameId"
 							: "NULL, NULL, NULL, NULL";
@@ -120,12 +120,24 @@ int gpu_work__open(struct diag_scope *ctx, int64_t from, int64_t to, const int64
 			" coalesce(g.globalPid, 0), g.kind, g.what, g.copyKind, g.srcKind, g.dstKind, %s,"
 			" coalesce(g.bytes, 0)"
 			" FROM (%s) g%s"
-			" WHERE g.end > ?1 AND g.start < ?2%s ORDER BY g.start",
+			" WHERE g.end > ?1 AND g.start < ?2%s%s",
 			launch_columns, src,
 			ctx->has_api_calls ? " LEFT JOIN " DIAG_API_CALLS " a ON " SUM_LAUNCHED_BY("g", "a") : "",
-			device ? " AND coalesce(g.deviceId, 0) = ?3" : "");
+			device ? " AND coalesce(g.deviceId, 0) = ?3" : "", ordered ? " ORDER BY g.start" : "");
 	free(src);
 	return range_cursor__open(ctx->store, sql, from, to, device, out, err);
+}
+
+int gpu_work__open(struct diag_scope *ctx, int64_t from, int64_t to, const int64_t *device,
+		   struct prof_cursor **out, struct prof_error *err)
+{
+	return open_work(ctx, from, to, device, true, out, err);
+}
+
+int gpu_work__open_unordered(struct diag_scope *ctx, int64_t from, int64_t to,
+			     struct prof_cursor **out, struct prof_error *err)
+{
+	return open_work(ctx, from, to, NULL, false, out, err);
 }
 
 void gpu_work__read(struct prof_cursor *c, struct gpu_work *w)

@@ -52,6 +52,11 @@ int gpu_work__devices(struct diag_scope *ctx, int64_t from, int64_t to, int64_t 
  * NULL, ordered by start; read each row with gpu_work__read. */
 int gpu_work__open(struct diag_scope *ctx, int64_t from, int64_t to, const int64_t *device,
 		   struct prof_cursor **out, struct prof_error *err);
+/* The same of every device in no order, for a reader that only sums or
+ * takes maxima: the sort by start costs as much as the join (0.7 s of CPU
+ * each at 1M rows). */
+int gpu_work__open_unordered(struct diag_scope *ctx, int64_t from, int64_t to,
+			     struct prof_cursor **out, struct prof_error *err);
 void gpu_work__read(struct prof_cursor *c, struct gpu_work *w);
 /* The kernel's name, "[CUDA memcpy Host-to-Device] pageable->device" or
  * "[CUDA memset]" into buf, as cuda_gpu_trace names GPU work. */

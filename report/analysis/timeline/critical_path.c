@@ -53,7 +53,8 @@ static int step_spans(struct diag_scope *ctx, const struct sum_step *steps, int 
 	}
 	if (ctx->w->mark != SUM_LOOP_NVTX)
 		return 0;
-	rc = gpu_work__open(ctx, ctx->w->start_ns, ctx->w->end_ns, NULL, &c, err);
+	/* maxima: any order serves */
+	rc = gpu_work__open_unordered(ctx, ctx->w->start_ns, ctx->w->end_ns, &c, err);
 	if (rc || !c)
 		return rc;
 	while ((rc = prof_cursor__next(c, err)) == 1) {
