@@ -40,9 +40,10 @@ struct group_runs {
 	struct pair *pairs;
 	size_t npairs, pairs_cap;
 	int64_t left_out;
-	/* after the count: the pairs in (group order, value) order */
+	/* after the count: the pairs in (group order, value) order, each
+	 * one's group field its group's place in order + 1 */
 	struct pair *sorted;
-	uint32_t *rank; /* a group's place in (l1, l2, k) order */
+	struct group **order; /* the groups in (l1, l2, k) order */
 };
 
 static size_t max_pairs = GROUP_RUNS_MAX;
@@ -259,10 +260,9 @@ static int count_row(struct group_runs *r, struct prof_cursor *c, uint32_t *last
 	return add_pair(r, group, v_null, prof_cursor__int64(c, 3));
 }
 
-static const struct group_runs *sorting; /* qsort has no context argument */
-
-static int group_cmp(const struct group *a, const struct group *b)
+static int group_cmp(const void *pa, const void *pb)
 {
+	const struct group *a = *(const struct group *const *)pa, *b = *(const struct group *const *)pb;
 	int c = label_cmp(&a->l1, &b->l1);
 
 	if (!c)
@@ -274,47 +274,44 @@ static int group_cmp(const struct group *a, const struct group *b)
 	return c;
 }
 
-static int group_index_cmp(const void *pa, const void *pb)
-{
-	return group_cmp(&sorting->groups[*(const uint32_t *)pa], &sorting->groups[*(const uint32_t *)pb]);
-}
-
+/* Pairs whose group field holds their group's place in order (+ 1). */
 static int pair_cmp(const void *pa, const void *pb)
 {
 	const struct pair *a = pa, *b = pb;
-	uint32_t ra = sorting->rank[a->group - 1], rb = sorting->rank[b->group - 1];
 
-	if (ra != rb)
-		return ra < rb ? -1 : 1;
+	if (a->group != b->group)
+		return a->group < b->group ? -1 : 1;
 	if (a->v_null != b->v_null)
 		return a->v_null ? -1 : 1;
 	return (a->v > b->v) - (a->v < b->v);
 }
 
-/* Put the pairs in the order of the sorted statements. */
+/* Put the pairs in the order of the sorted statements: the groups in
+ * (l1, l2, k) order, each pair's group field its group's place in it. The
+ * comparisons need no context (the job's map sorts on several threads). */
 static int sort_runs(struct group_runs *r)
 {
-	uint32_t *by_order = malloc((r->ngroups ? r->ngroups : 1) * sizeof *by_order);
+	uint32_t *place = malloc((r->ngroups ? r->ngroups : 1) * sizeof *place);
 	size_t n = 0;
 
-	r->rank = malloc((r->ngroups ? r->ngroups : 1) * sizeof *r->rank);
+	r->order = malloc((r->ngroups ? r->ngroups : 1) * sizeof *r->order);
 	r->sorted = malloc((r->npairs ? r->npairs : 1) * sizeof *r->sorted);
-	if (!by_order || !r->rank || !r->sorted) {
-		free(by_order);
+	if (!place || !r->order || !r->sorted) {
+		free(place);
 		return PROF_E_NOMEM;
 	}
 	for (size_t i = 0; i < r->ngroups; i++)
-		by_order[i] = (uint32_t)i;
-	sorting = r;
-	qsort(by_order, r->ngroups, sizeof *by_order, group_index_cmp);
+		r->order[i] = &r->groups[i];
+	qsort(r->order, r->ngroups, sizeof *r->order, group_cmp);
 	for (size_t i = 0; i < r->ngroups; i++)
-		r->rank[by_order[i]] = (uint32_t)i;
-	free(by_order);
+		place[r->order[i] - r->groups] = (uint32_t)i;
 	for (size_t i = 0; i < r->pairs_cap; i++)
-		if (r->pairs[i].group)
-			r->sorted[n++] = r->pairs[i];
+		if (r->pairs[i].group) {
+			r->sorted[n] = r->pairs[i];
+			r->sorted[n++].group = place[r->pairs[i].group - 1] + 1;
+		}
+	free(place);
 	qsort(r->sorted, n, sizeof *r->sorted, pair_cmp);
-	sorting = NULL;
 	free(r->pairs);
 	r->pairs = NULL;
 	r->pairs_cap = 0;
@@ -381,7 +378,7 @@ int group_runs__walk(const struct group_runs *r, group_runs_fn fn, void *ctx)
 		return PROF_E_NOMEM;
 	while (rc >= 0 && i < r->npairs) {
 		uint32_t group = r->sorted[i].group;
-		const struct group *g = &r->groups[group - 1];
+		const struct group *g = r->order[group - 1];
 		size_t n = 0;
 
 		for (; i < r->npairs && r->sorted[i].group == group; i++)
@@ -404,6 +401,6 @@ void group_runs__free(struct group_runs *r)
 	free(r->group_slots);
 	free(r->pairs);
 	free(r->sorted);
-	free(r->rank);
+	free(r->order);
 	free(r);
 }
