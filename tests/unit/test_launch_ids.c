@@ -20,14 +20,12 @@
  * a third of the runtime calls gone, some kernels of no process. */
 static const char *damaged(const char *name, int n)
 {
-	char file[64], from[4096];
+	char file[64];
 	const char *path;
 
-	/* both paths are the same static storage of testutil's */
-	snprintf(from, sizeof from, "%s", testutil_data_path(name));
 	snprintf(file, sizeof file, "launch_ids_%d.sqlite", n);
 	path = testutil_tmp_path(file);
-	testutil_copy_file(from, path);
+	testutil_copy_file(testutil_data_path(name), path);
 	testutil_sqlite3(path, "DELETE FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE rowid % 3 = 0;"
 			       "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET globalPid = NULL WHERE rowid % 7 = 0;"
 			       "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET globalPid = 0 WHERE rowid % 11 = 0;"

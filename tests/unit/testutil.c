@@ -53,8 +53,13 @@ const char *testutil_tmp_path(const char *name)
 
 const char *testutil_data_path(const char *name)
 {
-	snprintf(path_buf, sizeof path_buf, "%s/%s", PERFKIT_TEST_DATA, name);
-	return path_buf;
+	/* a buffer of its own: a fixture's path passed beside a fresh one
+	 * (testutil_copy_file's from and to) must not become it, or the copy
+	 * would empty the fixture */
+	static char data_buf[512];
+
+	snprintf(data_buf, sizeof data_buf, "%s/%s", PERFKIT_TEST_DATA, name);
+	return data_buf;
 }
 
 void testutil_copy_file(const char *from, const char *to)

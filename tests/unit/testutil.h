@@ -7,7 +7,8 @@
 /* A fresh path in a per-test temporary folder (the file does not exist yet).
  * The returned string is static storage valid until the next call. */
 const char *testutil_tmp_path(const char *name);
-/* Path of a file under tests/data. */
+/* Path of a file under tests/data (static storage of its own, valid
+ * until the next call). */
 const char *testutil_data_path(const char *name);
 /* Copy the file at from to to (created or emptied first). */
 void testutil_copy_file(const char *from, const char *to);
