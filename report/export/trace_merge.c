@@ -11,6 +11,7 @@
 #include "prof/tables.h"
 #include "model/names.h"
 #include "model/sql.h"
+#include "model/sums.h"
 #include "model/thread_label.h"
 #include "prof/saturate.h"
 #include "prof/error.h"
@@ -600,46 +601,49 @@ static int walk_seek(struct trace_merge *m, struct tm_launch_walk *w, int64_t co
 	return walk_step(m, w);
 }
 
+/* The walk of process, opened at its first call. The walks are kept by
+ * process and found by halving: a merged job's calls, in start order,
+ * take turns among its ranks, and a scan of every walk a call would grow
+ * with the ranks. */
 static int walk_of(struct trace_merge *m, int64_t process, struct tm_launch_walk **out)
 {
-	struct tm_launch_walk *grown, *w;
+	struct prof_cursor *cur = NULL;
+	size_t lo = 0, hi = m->nwalks;
 	int rc;
 
-	for (size_t i = 0; i < m->nwalks; i++)
-		if (m->walks[i].process == process) {
-			*out = &m->walks[i];
-			return 0;
-		}
-	grown = realloc(m->walks, (m->nwalks + 1) * sizeof *grown);
-	if (!grown)
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->walks[mid].process < process)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < m->nwalks && m->walks[lo].process == process) {
+		*out = &m->walks[lo];
+		return 0;
+	}
+	if (sum_array__grow(&m->walks, &m->cap_walks, m->nwalks, sizeof *m->walks) < 0)
 		return nomem(m);
-	m->walks = grown;
-	w = &m->walks[m->nwalks];
-	*w = (struct tm_launch_walk){ .process = process };
 	rc = open_cursor(m, "SELECT c, k, r FROM temp." LAUNCHED " WHERE p = ?1 AND c >= ?2 "
-			 "ORDER BY c, k, r", false, &w->cur);
+			 "ORDER BY c, k, r", false, &cur);
 	if (rc < 0)
 		return rc;
-	if (prof_cursor__bind_int64(w->cur, 1, process) != 0) {
-		prof_cursor__close(w->cur);
+	if (prof_cursor__bind_int64(cur, 1, process) != 0) {
+		prof_cursor__close(cur);
 		return prof_error__set(m->err, PROF_E_SQL, "cannot bind a process id");
 	}
+	memmove(&m->walks[lo + 1], &m->walks[lo], (m->nwalks - lo) * sizeof *m->walks);
+	m->walks[lo] = (struct tm_launch_walk){ .process = process, .cur = cur };
 	m->nwalks++;
-	*out = w;
+	*out = &m->walks[lo];
 	return 0;
 }
 
 static int launched_add(struct trace_merge *m, uint64_t flow_id)
 {
-	if (m->nlaunched == m->cap_launched) {
-		size_t cap = m->cap_launched ? 2 * m->cap_launched : 16;
-		uint64_t *grown = realloc(m->launched, cap * sizeof *grown);
-
-		if (!grown)
-			return nomem(m);
-		m->launched = grown;
-		m->cap_launched = cap;
-	}
+	if (sum_array__grow(&m->launched, &m->cap_launched, m->nlaunched, sizeof *m->launched) < 0)
+		return nomem(m);
 	m->launched[m->nlaunched++] = flow_id;
 	return 0;
 }

@@ -122,8 +122,8 @@ struct trace_merge {
 	bool launch_rows;
 	bool shared_corr[2];     /* runtime, driver calls share correlation ids */
 	bool have_launched;      /* the export holds GPU work: LAUNCHED was made */
-	struct tm_launch_walk *walks; /* one a process asked, in the order asked */
-	size_t nwalks;
+	struct tm_launch_walk *walks; /* one a process asked, by process */
+	size_t nwalks, cap_walks;
 	struct prof_cursor *runtime_has;    /* does a runtime call hold (corr, process) */
 	struct prof_cursor *first_start[2]; /* the earliest start of a (corr, process) */
 	uint64_t *launched;      /* trace_merge__launched's answer */

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/sums.h"
+
 static int nomem(struct pf_tracks *t)
 {
 	if (t->q->rc == 0)
@@ -248,15 +250,8 @@ int pf_tracks__open(struct pf_tracks *t, size_t track, int64_t start_ns, int64_t
 			return t->q->rc;
 	}
 	tr = &t->v[track];
-	if (tr->nopen == tr->cap) {
-		size_t cap = tr->cap ? tr->cap * 2 : 8;
-		int64_t *grown = realloc(tr->open_end_ns, cap * sizeof *grown);
-
-		if (!grown)
-			return nomem(t);
-		tr->open_end_ns = grown;
-		tr->cap = cap;
-	}
+	if (sum_array__grow(&tr->open_end_ns, &tr->cap, tr->nopen, sizeof *tr->open_end_ns) < 0)
+		return nomem(t);
 	tr->open_end_ns[tr->nopen++] = end_ns;
 	*uuid = tr->uuid;
 	return heap_push(t, (struct pf_pending_end){ .end_ns = end_ns, .order = t->begun++,
