@@ -250,7 +250,10 @@ int prof_store__open(const char *path, struct prof_store **out, struct prof_erro
 		rc = store_new(path, &s, err);
 	if (rc)
 		return rc;
-	rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READONLY, NULL);
+	/* each connection is one thread's (a reader on several threads opens
+	 * one a thread: prof_store__reopen), so SQLite need not take its lock
+	 * at every call (a column read is one) */
+	rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
 		rc = store__sqlite_error(err, path, s->db, rc, "open");
 		prof_store__close(s);
@@ -299,7 +302,7 @@ int prof_store__open_memory(const void *data, size_t size, const char *name,
 	 * the same pages. */
 	if (copy[SQLITE_READ_VERSION_AT] == SQLITE_READ_VERSION_WAL)
 		copy[SQLITE_READ_VERSION_AT] = SQLITE_READ_VERSION_ROLLBACK;
-	rc = sqlite3_open_v2(":memory:", &s->db, SQLITE_OPEN_READONLY, NULL);
+	rc = sqlite3_open_v2(":memory:", &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc == SQLITE_OK)
 		/* Read-only as a file opened read-only: any write is refused.
 		 * The copy is SQLite's from here on, even when this fails. */
@@ -324,6 +327,32 @@ void prof_store__close(struct prof_store *s)
 	sqlite3_close(s->db);
 	free(s->path);
 	free(s);
+}
+
+int prof_store__reopen(struct prof_store *s, struct prof_store **out, struct prof_error *err)
+{
+	const char *file = s->from_file ? sqlite3_db_filename(s->db, "main") : NULL;
+	int rc;
+
+	*out = NULL;
+	/* a capture in memory has no file, and --rank's or --window's rows
+	 * are the first connection's views alone */
+	if (!file || !*file || prof_store__restricted(s))
+		return prof_error__set(err, PROF_E_USAGE, "%s: cannot be opened again", s->path);
+	rc = prof_store__open(file, out, err);
+	/* the same file as it was: else the two would read two captures */
+	if (!rc && ((*out)->bytes_at_open != s->bytes_at_open ||
+		    (*out)->changes_at_open != s->changes_at_open))
+		rc = prof_error__set(err, PROF_E_USAGE, "%s: changed since it was opened", s->path);
+	if (!rc && strcmp(s->path, file) != 0)
+		rc = prof_store__set_name(*out, s->path, err);
+	if (!rc)
+		(*out)->check_unchanged = s->check_unchanged;
+	if (rc) {
+		prof_store__close(*out);
+		*out = NULL;
+	}
+	return rc;
 }
 
 int prof_store__set_name(struct prof_store *s, const char *name, struct prof_error *err)

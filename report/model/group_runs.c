@@ -228,7 +228,7 @@ static int count_row(struct group_runs *r, struct prof_cursor *c, uint32_t *last
 	size_t l1_len = 0, l2_len = 0;
 	bool k_null, v_null;
 	int64_t k;
-	uint32_t group;
+	uint32_t group = 0;
 	int rc;
 
 	if (prof_cursor__kind(c, 4) != PROF_VALUE_INT)
