@@ -9,11 +9,13 @@
 #include <string.h>
 
 #include "window_impl.h"
+#include "launch_slots.h"
 #include "model/python_stacks.h"
 #include "model/sql.h"
 #include "model/window.h"
 #include "prof/tables.h"
 #include "prof/error.h"
+#include "prof/strfmt.h"
 
 /* NVTX domains that libraries create for their own ranges, lower-case:
  * CUB/Thrust (domain "CCCL", seen around torch's scans), NCCL, the CUDA
@@ -167,14 +169,21 @@ static int sql_buffer__new(char **sql, struct prof_error *err)
  * races ahead while the GPU works through them later. The window therefore
  * ends where the GPU finishes the last work that a call inside it launched,
  * or at the ranges' end when that comes later. */
-static int extend_to_launched_work(struct prof_store *store, const char *launches, struct sum_window *w,
-				   struct prof_error *err)
+static int extend_to_launched_work(struct prof_store *store, const char *launches,
+				   const struct launch_slots *slots, struct sum_window *w, struct prof_error *err)
 {
 	char *sql;
 	struct prof_cursor *c = NULL;
 	size_t len = 0;
+	int64_t end = 0;
+	bool any;
 	int rc;
 
+	if (slots && launch_slots__max_end(slots, w->start_ns, w->end_ns, &end, &any)) {
+		if (any && end > w->end_ns)
+			w->end_ns = end;
+		return 0;
+	}
 	rc = sql_buffer__new(&sql, err);
 	if (rc)
 		return rc;
@@ -295,6 +304,37 @@ static int is_phase(struct prof_store *store, const struct sum_loop_options *o,
 
 enum { MAX_CANDIDATES = 64 };
 
+/* launch_slots__count for the instances of w (the statement so far, len
+ * bytes of sql), unless the capture holds more NVTX ranges than the slots
+ * take (a bounded count: at nsys-ai's 16M ranges the instances' own sort
+ * would be paid twice before the slots gave up). */
+static int count_slots(struct prof_store *store, const char *sql, size_t len, const char *marked,
+		       const char *launches, struct launch_slots **slots, struct prof_error *err)
+{
+	struct prof_cursor *c = NULL;
+	char *instances;
+	int64_t ranges = 0;
+	int rc;
+
+	rc = prof_cursor__open(store, "SELECT count(*) FROM (SELECT 1 FROM " PROF_T_NVTX " WHERE eventType IN ("
+			       PROF_SQL_NVTX_RANGES ") LIMIT ?1)", &c, err);
+	if (rc)
+		return rc;
+	prof_cursor__bind_int64(c, 1, launch_slots__max_instances() + 1);
+	rc = prof_cursor__next(c, err);
+	if (rc == 1)
+		ranges = prof_cursor__int64(c, 0);
+	prof_cursor__close(c);
+	if (rc < 0 || ranges > launch_slots__max_instances())
+		return rc < 0 ? rc : 0;
+	instances = prof_strfmt("%.*s SELECT p, start, end FROM w", (int)len, sql);
+	if (!instances)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	rc = launch_slots__count(store, instances, marked, launches, slots, err);
+	free(instances);
+	return rc;
+}
+
 /* The repeated range names, their warm-up instances left out: count,
  * cover, span, how many instances launch GPU work and the GPU time they
  * launch, in one ordered pass over the launches and the instances' ends
@@ -306,8 +346,8 @@ enum { MAX_CANDIDATES = 64 };
  * work in most instances. Best covering first, the program's ranges
  * before XLA's runs. */
 static int load_candidates(struct prof_store *store, const struct sum_loop_options *o, const char *marked,
-			   const char *launches, bool known, struct loop_candidate *cand, int *n,
-			   struct prof_error *err)
+			   const char *launches, bool known, struct launch_slots **slots,
+			   struct loop_candidate *cand, int *n, struct prof_error *err)
 {
 	char *sql;
 	struct prof_cursor *c = NULL;
@@ -315,6 +355,7 @@ static int load_candidates(struct prof_store *store, const struct sum_loop_optio
 	int rc;
 
 	*n = 0;
+	*slots = NULL;
 	rc = sql_buffer__new(&sql, err);
 	if (rc)
 		return rc;
@@ -336,10 +377,20 @@ static int load_candidates(struct prof_store *store, const struct sum_loop_optio
 			    "  WHERE k > 1 AND name IS NOT NULL AND (?2 IS NULL OR name = ?2)");
 	if (!rc)
 		rc = append(sql, SQL_CAP, &len, err, "%s)", window__nvtx_recorded_sql(store));
+	/* the launches counted between the instances' boundaries, when they
+	 * are few enough (launch_slots.h): one row a slot in place of one a
+	 * launch */
+	if (!rc && known)
+		rc = count_slots(store, sql, len, marked, launches, slots, err);
+	if (!rc && known && *slots)
+		rc = append(sql, SQL_CAP, &len, err, ", launch AS (SELECT p, t, n, g FROM temp." LAUNCH_SLOTS_TABLE ")");
+	else if (!rc && known)
+		rc = append(sql, SQL_CAP, &len, err,
+			    ", span AS (SELECT min(start) AS lo, max(end) AS hi FROM w),"
+			    " launch AS (SELECT p, t, 1 AS n, gpu AS g FROM (%s))", launches);
 	if (!rc && known)
 		rc = append(sql, SQL_CAP, &len, err,
-			    ", span AS (SELECT min(start) AS lo, max(end) AS hi FROM w), launch AS (%s),"
-			    " ev AS (SELECT p, t, 1 AS kind, 1 AS n, gpu AS g, NULL AS id, 0 AS side, NULL AS name,"
+			    ", ev AS (SELECT p, t, 1 AS kind, n, g, NULL AS id, 0 AS side, NULL AS name,"
 			    "   NULL AS s0, NULL AS e0 FROM launch"
 			    "  UNION ALL SELECT p, start, 0, 0, 0, id, 0, name, start, end FROM w"
 			    "  UNION ALL SELECT p, end, 0, 0, 0, id, 1, name, start, end FROM w),"
@@ -348,8 +399,7 @@ static int load_candidates(struct prof_store *store, const struct sum_loop_optio
 			    " inst AS (SELECT max(name) AS name, max(s0) AS start, max(e0) AS end,"
 			    "  max(CASE side WHEN 1 THEN cn END) - max(CASE side WHEN 0 THEN cn END) AS nl,"
 			    "  max(CASE side WHEN 1 THEN cg END) - max(CASE side WHEN 0 THEN cg END) AS gl"
-			    "  FROM cum WHERE id IS NOT NULL GROUP BY id)",
-			    launches);
+			    "  FROM cum WHERE id IS NOT NULL GROUP BY id)");
 	else if (!rc)
 		rc = append(sql, SQL_CAP, &len, err,
 			    ", inst AS (SELECT name, start, end, NULL AS nl, NULL AS gl FROM w)");
@@ -456,7 +506,8 @@ static void say_source(const struct loop_candidate *k, char *buf, size_t cap)
  * (launches: launches_sql's, NULL when the capture cannot tell); *holds
  * whether GPU work runs in it. */
 static int try_candidate(struct prof_store *store, const struct loop_candidate *k, const char *launches,
-			 struct sum_window *w, bool *holds, struct prof_error *err)
+			 const struct launch_slots *slots, struct sum_window *w, bool *holds,
+			 struct prof_error *err)
 {
 	int rc = 0;
 
@@ -464,7 +515,7 @@ static int try_candidate(struct prof_store *store, const struct loop_candidate *
 	w->start_ns = k->start_ns;
 	w->end_ns = w->host_end_ns = k->end_ns;
 	if (launches)
-		rc = extend_to_launched_work(store, launches, w, err);
+		rc = extend_to_launched_work(store, launches, slots, w, err);
 	if (!rc)
 		rc = holds_gpu_work(store, w->start_ns, w->end_ns, holds, err);
 	if (rc || !*holds)
@@ -504,6 +555,7 @@ int window__from_nvtx(struct prof_store *store, const struct sum_loop_options *o
 		      struct sum_window *w, struct prof_error *err)
 {
 	struct loop_candidate cand[MAX_CANDIDATES];
+	struct launch_slots *slots = NULL;
 	struct sum_window found = *w;
 	char *launches;
 	bool known = false, any;
@@ -517,7 +569,7 @@ int window__from_nvtx(struct prof_store *store, const struct sum_loop_options *o
 		return rc;
 	rc = launches_sql(store, launches, SQL_CAP, &known, err);
 	if (!rc)
-		rc = load_candidates(store, o, marked, launches, known, cand, &n, err);
+		rc = load_candidates(store, o, marked, launches, known, &slots, cand, &n, err);
 	while (rc == 0) {
 		bool holds = false;
 		int i = -1;
@@ -532,7 +584,7 @@ int window__from_nvtx(struct prof_store *store, const struct sum_loop_options *o
 		}
 		if (rc || i < 0)
 			break;
-		rc = try_candidate(store, &cand[i], known ? launches : NULL, &found, &holds, err);
+		rc = try_candidate(store, &cand[i], known ? launches : NULL, slots, &found, &holds, err);
 		if (rc == 0 && holds) {
 			*w = found;
 			break;
@@ -541,6 +593,7 @@ int window__from_nvtx(struct prof_store *store, const struct sum_loop_options *o
 	}
 	for (int i = 0; i < n; i++)
 		free(cand[i].name);
+	launch_slots__delete(slots, store);
 	free(launches);
 	return rc < 0 ? rc : 0;
 }
