@@ -18,20 +18,27 @@ FILE *html_page__out(struct html_page *p) { return p->out; }
 struct prof_store *html_page__store(struct html_page *p) { return p->store; }
 struct rpt_sink *html_page__tables(struct html_page *p) { return p->tables; }
 
-const struct diag_report *html_page__diagnosis(struct html_page *p, const char **why)
+void html_page__diagnose(struct prof_store *store, struct diag_keep *keep, struct diag_report **out,
+			 char *failed, size_t cap)
 {
 	struct diag_settings settings = { 0 };
 	struct prof_error err = { 0 };
 
+	*out = NULL;
+	if (diag_settings__init(&settings) < 0)
+		prof_error__set(&err, PROF_E_NOMEM, "out of memory");
+	else if (diag__run_keeping(store, &settings, keep, out, &err) < 0)
+		*out = NULL;
+	diag_settings__exit(&settings);
+	snprintf(failed, cap, "%s", err.msg[0] ? err.msg : "the diagnosis did not run");
+}
+
+const struct diag_report *html_page__diagnosis(struct html_page *p, const char **why)
+{
 	if (!p->diagnosed) {
 		p->diagnosed = true;
-		if (diag_settings__init(&settings) < 0)
-			prof_error__set(&err, PROF_E_NOMEM, "out of memory");
-		else if (diag__run_keeping(p->store, &settings, &p->keep, &p->diagnosis, &err) < 0)
-			p->diagnosis = NULL;
-		diag_settings__exit(&settings);
-		snprintf(p->diagnosis_failed, sizeof p->diagnosis_failed, "%s",
-			 err.msg[0] ? err.msg : "the diagnosis did not run");
+		html_page__diagnose(p->store, &p->keep, &p->diagnosis, p->diagnosis_failed,
+				    sizeof p->diagnosis_failed);
 	}
 	*why = p->diagnosis_failed;
 	return p->diagnosis;

@@ -41,6 +41,19 @@ struct html_page {
 	bool overview_read, have_overview;
 };
 
+/* The page's diagnosis of store (the page's own, or a connection of its
+ * own on another thread: html_report.c), what it made left in keep: *out
+ * NULL, and failed saying why, when it could not be made. */
+void html_page__diagnose(struct prof_store *store, struct diag_keep *keep, struct diag_report **out,
+			 char *failed, size_t cap);
+/* The page's diagnosis started on a thread of its own (html_apart.c);
+ * NULL when it is to be made in place, on first use: the capture is held
+ * in memory, still being written, narrowed to some ranks or a window, or
+ * no thread could start. */
+struct html_apart;
+struct html_apart *html_apart__start(struct html_page *p);
+/* Waits for it and gives it to the page, as if made there (a NULL a: nothing). */
+void html_apart__finish(struct html_apart *a, struct html_page *p);
 /* Frees what the page made as it went (its diagnosis and analyses). */
 void html_page__exit(struct html_page *p);
 

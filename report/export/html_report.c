@@ -277,6 +277,73 @@ static int write_section(struct html_page *p, const struct html_section *sec,
 	return rc;
 }
 
+/* The built-in sections but the plots never ask for the page's diagnosis:
+ * the page renders them while the diagnosis is made apart. */
+static bool without_diagnosis(const struct html_section *sec)
+{
+	return sec >= builtin_sections && sec < builtin_sections + NBUILTIN &&
+	       sec->render != html_plots__render;
+}
+
+/* One section rendered into a buffer of its own, to be written in its
+ * place in the page later. */
+struct rendered {
+	char *text;
+	size_t len;
+	int rc;
+	struct prof_error err;
+};
+
+static void render_aside(struct html_page *p, const struct html_section *sec, struct rendered *r)
+{
+	FILE *out = p->out, *f = open_memstream(&r->text, &r->len);
+
+	if (!f) {
+		r->rc = prof_error__set(&r->err, PROF_E_NOMEM, "out of memory");
+		return;
+	}
+	p->out = p->tables->out = f;
+	r->rc = write_section(p, sec, &r->err);
+	p->out = p->tables->out = out;
+	if (fclose(f) != 0 && r->rc >= 0)
+		r->rc = prof_error__set(&r->err, PROF_E_NOMEM, "out of memory");
+}
+
+/* The sections in order, the diagnosis made apart (html_apart.c) while
+ * those without it render; each section's output is held until all are
+ * done and written as the sections came, up to the first that failed, as
+ * a page rendered in order would stop there. */
+static int write_sections_apart(struct html_page *p, const struct html_section *const *list, size_t n,
+				struct html_apart *apart, struct prof_error *err)
+{
+	struct rendered *r = calloc(n, sizeof *r);
+	int rc = 0;
+
+	if (!r) {
+		html_apart__finish(apart, p);
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++)
+		if (without_diagnosis(list[i]))
+			render_aside(p, list[i], &r[i]);
+	html_apart__finish(apart, p);
+	for (size_t i = 0; i < n; i++)
+		if (!without_diagnosis(list[i]))
+			render_aside(p, list[i], &r[i]);
+	for (size_t i = 0; i < n && rc >= 0; i++) {
+		if (r[i].text)
+			fwrite(r[i].text, 1, r[i].len, p->out);
+		if (r[i].rc < 0) {
+			rc = r[i].rc;
+			*err = r[i].err;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		free(r[i].text);
+	free(r);
+	return rc;
+}
+
 int html_report__write(struct prof_store *s, const struct html_options *o, FILE *out,
 		       struct prof_error *err)
 {
@@ -288,6 +355,8 @@ int html_report__write(struct prof_store *s, const struct html_options *o, FILE 
 							 : html_report__default_sections;
 	size_t nextra = p.o->sections ? p.o->nsections : html_report__ndefault_sections, n = 0;
 	const struct html_section **list = calloc(NBUILTIN + nextra, sizeof *list);
+	struct html_apart *apart;
+	size_t with_diagnosis = 0, without = 0;
 	int rc = 0;
 
 	if (!list)
@@ -307,7 +376,15 @@ int html_report__write(struct prof_store *s, const struct html_options *o, FILE 
 			list[n++] = &extra[i];
 	order_sections(list, n);
 	write_head(&p, list, n);
-	for (size_t i = 0; rc >= 0 && i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		with_diagnosis += !without_diagnosis(list[i]);
+		without += without_diagnosis(list[i]);
+	}
+	/* apart only where both kinds of section are there to overlap */
+	apart = with_diagnosis && without ? html_apart__start(&p) : NULL;
+	if (apart)
+		rc = write_sections_apart(&p, list, n, apart, err);
+	for (size_t i = 0; !apart && rc >= 0 && i < n; i++)
 		rc = write_section(&p, list[i], err);
 	fprintf(out, "</main>\n<footer>perfkit %s</footer>\n</body>\n</html>\n", PERFKIT_VERSION);
 	rpt_sink__delete(p.tables);

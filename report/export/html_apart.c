@@ -1,0 +1,63 @@
+/* html_apart.c - the page's diagnosis made on a thread of its own, through
+ * a connection of its own to the capture, while the page renders the
+ * sections that never ask for it (html_report.c). The diagnosis is most of
+ * a page's time; on two cores the page then takes about as long as the
+ * diagnosis alone. Every section reads what it read before, in the same
+ * order on its connection, so the page is the same bytes. */
+#include "html_page_impl.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/diagnose_run.h"
+
+struct html_apart {
+	pthread_t thread;
+	struct prof_store *store; /* the thread's own connection */
+	struct diag_report *report;
+	struct diag_keep keep;
+	char failed[PROF_ERROR_MSG_MAX];
+};
+
+static void *diagnose_apart(void *arg)
+{
+	struct html_apart *a = arg;
+
+	html_page__diagnose(a->store, &a->keep, &a->report, a->failed, sizeof a->failed);
+	return NULL;
+}
+
+struct html_apart *html_apart__start(struct html_page *p)
+{
+	struct prof_error ignored = { 0 };
+	struct html_apart *a;
+
+	/* a capture still being written could read as two captures on two
+	 * connections; one in memory, or narrowed to some ranks or a
+	 * window, cannot be opened again as it reads (prof_store__reopen) */
+	if (p->diagnosed || !prof_store__is_finished(p->store))
+		return NULL;
+	a = calloc(1, sizeof *a);
+	if (!a)
+		return NULL;
+	if (prof_store__reopen(p->store, &a->store, &ignored) == 0 &&
+	    pthread_create(&a->thread, NULL, diagnose_apart, a) == 0)
+		return a;
+	prof_store__close(a->store);
+	free(a);
+	return NULL;
+}
+
+void html_apart__finish(struct html_apart *a, struct html_page *p)
+{
+	if (!a)
+		return;
+	pthread_join(a->thread, NULL);
+	prof_store__close(a->store);
+	p->diagnosed = true;
+	p->diagnosis = a->report;
+	p->keep = a->keep;
+	snprintf(p->diagnosis_failed, sizeof p->diagnosis_failed, "%s", a->failed);
+	free(a);
+}
