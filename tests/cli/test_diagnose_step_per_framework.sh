@@ -143,6 +143,31 @@ assert w["iterations"] == n - 1, w
 PY
 done
 
+# Triton's kernels are launched through the driver API under plain Python
+# names: triton_softmax's add_kernel and softmax_kernel (its source). The
+# libraries PyTorch calls launch through the driver too, under names of
+# their own (hf_gpt2_infer_b1's cuBLAS nvjet and cuDNN kernels): no Triton
+# there. The driver's ids are asked only of programs with plain-named
+# kernels (program.c), so both programs check both paths.
+window hf_gpt2_infer_b1 "$C/hf_gpt2_infer_b1.sqlite"
+for f in triton_softmax hf_gpt2_infer_b1; do
+	check $f "$C/$f.sqlite" "Triton named for Triton's kernels, not for the libraries' driver launches" <<'PY'
+import json, sqlite3, sys
+frameworks = json.load(open(sys.argv[1]))["program"]["frameworks"]
+db = sqlite3.connect(sys.argv[2])
+driver = {v for (v,) in db.execute("""SELECT DISTINCT s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k
+    JOIN StringIds s ON s.id = k.demangledName WHERE k.correlationId IN
+    (SELECT correlationId FROM CUPTI_ACTIVITY_KIND_DRIVER)""")}
+assert "pytorch" in frameworks, frameworks
+if sys.argv[4] == "triton_softmax":
+    assert {"add_kernel", "softmax_kernel"} <= driver, sorted(driver)[:5]
+    assert "triton" in frameworks, frameworks
+else:
+    assert any(v.startswith("nvjet") for v in driver), sorted(driver)[:5]
+    assert "triton" not in frameworks, frameworks
+PY
+done
+
 # CloverLeaf (an Nsight Systems export, no NVTX): field_summary's reduction
 # runs once before the hydro loop and twice after it, the fewest launches of
 # any kernel, and was taken for the step. The step is one hydro step (one

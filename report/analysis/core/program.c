@@ -214,26 +214,55 @@ static bool is_python_kernel_name(const char *name)
 	return !has_text(name, "xmma") && !has_text(name, "cutlass");
 }
 
-/* Every distinct kernel name with its launches and time, classified. */
-static int read_kernel_names(struct prof_store *s, bool pytorch, struct prog_model *m,
-			     struct prof_error *err)
+/* Every kernel name with its launches and time; the driver's variant
+ * also whether any of its launches came through the driver API. */
+#define KERNEL_NAMES_SQL(OUTER, INNER)                                                             \
+	"SELECT (SELECT value FROM " PROF_T_STRINGS " WHERE id = k.name), k.n, k.t" OUTER            \
+	" FROM (SELECT " PROF_SQL_KERNEL_NAME_ID("") " AS name, count(*) AS n,"                        \
+	"  " SUM_TOTAL_SATURATED("CASE WHEN end >= start THEN end - start END") " AS t" INNER        \
+	"  FROM " PROF_T_KERNEL " GROUP BY 1) k"
+#define KERNEL_NAMES_DRIVER_SQL                                                                    \
+	KERNEL_NAMES_SQL(", k.driver", ", max(correlationId IN (SELECT correlationId FROM " PROF_T_DRIVER \
+			 ")) AS driver")
+
+/* The launches of kernels with a plain (Python) name of which some were
+ * launched through the driver: Triton's JIT, unless the launcher is XLA.
+ * Asked only of a program that may run Triton: whether each kernel's
+ * id is among the driver calls' costs a pass over every driver call. */
+static int count_driver_python(struct prof_store *s, int64_t *launches, struct prof_error *err)
 {
-	const char *sql =
-		"SELECT (SELECT value FROM " PROF_T_STRINGS " WHERE id = k.name), k.n, k.t, k.driver"
-		" FROM (SELECT " PROF_SQL_KERNEL_NAME_ID("") " AS name, count(*) AS n,"
-		"  " SUM_TOTAL_SATURATED("CASE WHEN end >= start THEN end - start END") " AS t,"
-		"  max(correlationId IN (SELECT correlationId FROM " PROF_T_DRIVER ")) AS driver"
-		"  FROM " PROF_T_KERNEL " GROUP BY 1) k";
 	struct prof_cursor *c;
-	int64_t other_driver = 0;
 	int rc;
 
-	rc = prof_cursor__open(s, sql, &c, err);
+	*launches = 0;
+	rc = prof_cursor__open(s, KERNEL_NAMES_DRIVER_SQL, &c, err);
 	if (rc)
 		return rc;
 	while ((rc = prof_cursor__next(c, err)) == 1) {
 		const char *name = prof_cursor__text(c, 0);
-		int64_t n = prof_cursor__int64(c, 1);
+
+		if (name && !is_libtorch(name) && !is_inductor(name) && strncmp(name, "ncclDevKernel", 13) != 0 &&
+		    strncmp(name, "ncclKernel", 10) != 0 && prof_cursor__int64(c, 3) && is_python_kernel_name(name))
+			*launches += prof_cursor__int64(c, 1);
+	}
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
+}
+
+/* Every distinct kernel name with its launches and time, classified. */
+static int read_kernel_names(struct prof_store *s, bool pytorch, struct prog_model *m,
+			     struct prof_error *err)
+{
+	struct prof_cursor *c;
+	int64_t other_driver = 0;
+	bool python_names = false;
+	int rc;
+
+	rc = prof_cursor__open(s, KERNEL_NAMES_SQL("", ""), &c, err);
+	if (rc)
+		return rc;
+	while ((rc = prof_cursor__next(c, err)) == 1) {
+		const char *name = prof_cursor__text(c, 0);
 
 		if (!name)
 			continue;
@@ -243,10 +272,8 @@ static int read_kernel_names(struct prof_store *s, bool pytorch, struct prog_mod
 			m->framework[PROG_TORCH_COMPILE] = true;
 		else if (strncmp(name, "ncclDevKernel", 13) == 0 || strncmp(name, "ncclKernel", 10) == 0)
 			m->framework[PROG_NCCL] = true;
-		else if (prof_cursor__int64(c, 3) && is_python_kernel_name(name))
-			/* launched through the driver, by a plain (Python) name:
-			 * Triton's JIT, unless the launcher is XLA */
-			other_driver += n;
+		else if (is_python_kernel_name(name))
+			python_names = true;
 		if (is_16bit(name))
 			m->uses[USE_BF16] = true;
 		if (is_tf32(name))
@@ -259,9 +286,11 @@ static int read_kernel_names(struct prof_store *s, bool pytorch, struct prog_mod
 	prof_cursor__close(c);
 	if (rc < 0)
 		return rc;
-	if (other_driver > 0 && (pytorch || m->framework[PROG_PYTORCH]))
+	if (python_names && (pytorch || m->framework[PROG_PYTORCH]))
+		rc = count_driver_python(s, &other_driver, err);
+	if (rc == 0 && other_driver > 0)
 		m->framework[PROG_TRITON] = true;
-	return 0;
+	return rc;
 }
 
 /* The first row's first n numbers (0 for none or NULL); with w, the query's
