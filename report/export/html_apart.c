@@ -36,7 +36,7 @@ struct html_apart *html_apart__start(struct html_page *p)
 	/* a capture still being written could read as two captures on two
 	 * connections; one in memory, or narrowed to some ranks or a
 	 * window, cannot be opened again as it reads (prof_store__reopen) */
-	if (p->diagnosed || !prof_store__is_finished(p->store))
+	if (!prof_store__is_finished(p->store))
 		return NULL;
 	a = calloc(1, sizeof *a);
 	if (!a)

@@ -4,6 +4,7 @@
 #include "trace_merge.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -608,17 +609,10 @@ static int walk_seek(struct trace_merge *m, struct tm_launch_walk *w, int64_t co
 static int walk_of(struct trace_merge *m, int64_t process, struct tm_launch_walk **out)
 {
 	struct prof_cursor *cur = NULL;
-	size_t lo = 0, hi = m->nwalks;
+	size_t lo = sum_sorted__count_before(m->walks, m->nwalks, sizeof *m->walks,
+					     offsetof(struct tm_launch_walk, process), process, false);
 	int rc;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->walks[mid].process < process)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo < m->nwalks && m->walks[lo].process == process) {
 		*out = &m->walks[lo];
 		return 0;

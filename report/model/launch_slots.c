@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/sums.h"
 #include "prof/strfmt.h"
 
 /* One instance boundary: its process and time. */
@@ -66,17 +67,7 @@ static int cmp_i64(const void *a, const void *b)
 /* How many of v[0..n) (ascending) are before t, or at or before it. */
 static size_t count_before(const int64_t *v, size_t n, int64_t t, bool or_at)
 {
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid] < t || (or_at && v[mid] == t))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return sum_sorted__count_before(v, n, sizeof *v, 0, t, or_at);
 }
 
 static int nomem(struct prof_error *err)

@@ -1,8 +1,10 @@
 /* sums.h - adding up a capture's numbers without overflow: the saturating
- * SQL sum, a fraction of a span, and the array growth readers share. */
+ * SQL sum, a fraction of a span, and the array growth and search readers
+ * share. */
 #ifndef REPORT_MODEL_SUMS_H
 #define REPORT_MODEL_SUMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -50,6 +52,26 @@ static inline int sum_array__grow(void *pptr, size_t *cap, size_t n, size_t size
 	*p = g;
 	*cap = c;
 	return 0;
+}
+
+/* Where key goes among n records of size bytes at base, sorted ascending
+ * by the int64_t at key_offset in each: how many have a key before it, or
+ * (or_at) at or before it. */
+static inline size_t sum_sorted__count_before(const void *base, size_t n, size_t size,
+					      size_t key_offset, int64_t key, bool or_at)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int64_t k = *(const int64_t *)(const void *)((const char *)base + mid * size + key_offset);
+
+		if (k < key || (or_at && k == key))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 #endif

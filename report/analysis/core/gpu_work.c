@@ -3,6 +3,7 @@
  * gpu_idle.c and critical_path.c read the capture through. */
 #include "gpu_work.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "prof/tables.h"
 #include "model/names.h"
 #include "model/sql.h"
+#include "model/sums.h"
 #include "prof/error.h"
 
 /* One table's part of the GPU work union: table and column names are
@@ -321,17 +323,11 @@ void api_names__exit(struct api_names *names)
 
 const struct api_name *api_names__find(const struct api_names *names, int64_t id)
 {
-	int lo = 0, hi = names->n;
+	size_t n = names->n > 0 ? (size_t)names->n : 0;
+	size_t lo = sum_sorted__count_before(names->v, n, sizeof *names->v, offsetof(struct api_name, id),
+					     id, false);
 
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-
-		if (names->v[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < names->n && names->v[lo].id == id ? &names->v[lo] : NULL;
+	return lo < n && names->v[lo].id == id ? &names->v[lo] : NULL;
 }
 
 /* ---- stream waits --------------------------------------------------------- */

@@ -214,6 +214,14 @@ static bool is_python_kernel_name(const char *name)
 	return !has_text(name, "xmma") && !has_text(name, "cutlass");
 }
 
+/* A kernel of none of the frameworks told by name whose plain (Python)
+ * name is Triton's when the driver launched it. */
+static bool is_plain_kernel(const char *name)
+{
+	return !is_libtorch(name) && !is_inductor(name) && strncmp(name, "ncclDevKernel", 13) != 0 &&
+	       strncmp(name, "ncclKernel", 10) != 0 && is_python_kernel_name(name);
+}
+
 /* Every kernel name with its launches and time; the driver's variant
  * also whether any of its launches came through the driver API. */
 #define KERNEL_NAMES_SQL(OUTER, INNER)                                                             \
@@ -241,8 +249,7 @@ static int count_driver_python(struct prof_store *s, int64_t *launches, struct p
 	while ((rc = prof_cursor__next(c, err)) == 1) {
 		const char *name = prof_cursor__text(c, 0);
 
-		if (name && !is_libtorch(name) && !is_inductor(name) && strncmp(name, "ncclDevKernel", 13) != 0 &&
-		    strncmp(name, "ncclKernel", 10) != 0 && prof_cursor__int64(c, 3) && is_python_kernel_name(name))
+		if (name && prof_cursor__int64(c, 3) && is_plain_kernel(name))
 			*launches += prof_cursor__int64(c, 1);
 	}
 	prof_cursor__close(c);
@@ -272,8 +279,7 @@ static int read_kernel_names(struct prof_store *s, bool pytorch, struct prog_mod
 			m->framework[PROG_TORCH_COMPILE] = true;
 		else if (strncmp(name, "ncclDevKernel", 13) == 0 || strncmp(name, "ncclKernel", 10) == 0)
 			m->framework[PROG_NCCL] = true;
-		else if (is_python_kernel_name(name))
-			python_names = true;
+		python_names = python_names || is_plain_kernel(name);
 		if (is_16bit(name))
 			m->uses[USE_BF16] = true;
 		if (is_tf32(name))
