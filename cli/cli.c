@@ -51,8 +51,10 @@ int cli_output__open(struct cli_output *o, const char *path, bool force)
 	if (!path || strcmp(path, "-") == 0)
 		return 0;
 	o->path = path;
-	/* the refusal names --force, the spelling every command shares */
-	if (prof_output__open(path, PROF_OUTPUT_FORCE_IS_LONG | (force ? PROF_OUTPUT_REPLACE : 0),
+	/* the refusal names --force, the spelling every command shares; an
+	 * export of millions of events is written while the next are read */
+	if (prof_output__open(path, PROF_OUTPUT_FORCE_IS_LONG | PROF_OUTPUT_WRITE_BEHIND |
+					    (force ? PROF_OUTPUT_REPLACE : 0),
 			      NULL, &o->file, &err) < 0) {
 		cli_error("%s", err.msg);
 		return -1;

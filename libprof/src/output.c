@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "prof/temp_files.h"
+#include "write_behind.h"
 
 #define TEMP_SUFFIX ".perfkit-XXXXXX"
 
@@ -25,6 +26,8 @@ struct prof_output {
 	char *path;
 	char *temp;
 	FILE *stream;
+	int fd;                  /* the stream's (a written-behind one has no fileno) */
+	struct write_behind *wb; /* PROF_OUTPUT_WRITE_BEHIND's writer */
 	unsigned flags;
 	bool committed;
 	/* the file at path when opened, the only one the commit replaces */
@@ -187,7 +190,9 @@ static int create_temp(struct prof_output *o, mode_t mode, struct prof_error *er
 	if (!rc && fchmod(fd, mode) != 0)
 		rc = prof_error__set(err, PROF_E_IO, "cannot write %s: %s", o->path, strerror(errno));
 	if (!rc && !(o->flags & PROF_OUTPUT_BY_NAME)) {
-		o->stream = fdopen(fd, "w");
+		o->fd = fd;
+		o->stream = o->flags & PROF_OUTPUT_WRITE_BEHIND ? write_behind__open(fd, &o->wb)
+								 : fdopen(fd, "w");
 		if (!o->stream)
 			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	}
@@ -322,7 +327,8 @@ int prof_output__commit(struct prof_output *o, struct prof_error *err)
 
 	if (o->stream) {
 		FILE *f = o->stream;
-		bool failed = fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0;
+		bool failed = fflush(f) != 0 || ferror(f) || (o->wb && write_behind__drain(o->wb) != 0) ||
+			      fsync(o->fd) != 0;
 		int saved = errno;
 
 		o->stream = NULL;

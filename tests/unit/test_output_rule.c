@@ -1,11 +1,16 @@
 /* test_output_rule.c - prof/output.h: what an output never replaces, and
  * what its commit does when another file takes the name while it is being
- * written (the races a command line cannot reach). */
+ * written (the races a command line cannot reach); a stream written
+ * behind (PROF_OUTPUT_WRITE_BEHIND) puts every byte in order, and a write
+ * that fails behind it fails the commit. */
 #include <check.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -166,6 +171,128 @@ START_TEST(output_refuses_what_is_not_a_regular_file)
 }
 END_TEST
 
+
+/* Byte i of the written-behind tests' output: no period a block's size
+ * divides, so a block out of place or repeated shows. */
+static char pattern_byte(size_t i)
+{
+	return (char)('a' + (i * 7 + i / 1000003) % 26);
+}
+
+/* n bytes of the pattern, in pieces of 1 byte to 3 MiB + 17 (less and
+ * more than a block), some through fputc: false once the stream refuses
+ * one. */
+static bool put_pattern(FILE *f, size_t n)
+{
+	static char piece[(3u << 20) + 17];
+	size_t at = 0, sizes[] = { 1, 100, 4096, (1u << 20) - 1, 1u << 20, sizeof piece, 65537 };
+
+	for (size_t k = 0; at < n; k++) {
+		size_t len = sizes[k % (sizeof sizes / sizeof sizes[0])];
+
+		if (len > n - at)
+			len = n - at;
+		if (len == 1) {
+			if (fputc(pattern_byte(at), f) == EOF)
+				return false;
+		} else {
+			for (size_t i = 0; i < len; i++)
+				piece[i] = pattern_byte(at + i);
+			if (fwrite(piece, 1, len, f) != len)
+				return false;
+		}
+		at += len;
+	}
+	return true;
+}
+
+START_TEST(output_written_behind_holds_every_byte_in_order)
+{
+	char path[512];
+	struct prof_output *o = NULL;
+	struct prof_error err = { 0 };
+	const size_t n = (11u << 20) + 5;
+	char *got = malloc(n + 1);
+	FILE *f;
+	size_t len, first_bad = n;
+
+	ck_assert_ptr_nonnull(got);
+	snprintf(path, sizeof path, "%s", testutil_tmp_path("behind.json"));
+	ck_assert_int_eq(prof_output__open(path, PROF_OUTPUT_WRITE_BEHIND, NULL, &o, &err), 0);
+	ck_assert(put_pattern(prof_output__stream(o), n));
+	ck_assert_int_eq(prof_output__commit(o, &err), 0);
+	prof_output__delete(o);
+	f = fopen(path, "rb");
+	ck_assert_ptr_nonnull(f);
+	len = fread(got, 1, n + 1, f);
+	fclose(f);
+	ck_assert_uint_eq(len, n);
+	for (size_t i = 0; i < n && first_bad == n; i++)
+		if (got[i] != pattern_byte(i))
+			first_bad = i;
+	free(got);
+	ck_assert_msg(first_bad == n, "byte %zu differs", first_bad);
+}
+END_TEST
+
+/* A write the thread makes past the room left (the file size limit, as a
+ * full disk: EFBIG where that is ENOSPC): the commit fails and says why,
+ * the old file stays and the temporary one goes. In its own process, as
+ * Check runs each test. */
+START_TEST(output_written_behind_fails_its_commit_when_a_write_fails)
+{
+	char path[512], temp[512];
+	struct prof_output *o = NULL;
+	struct prof_error err = { 0 };
+	struct rlimit limit;
+
+	snprintf(path, sizeof path, "%s", testutil_tmp_path("behind_full.json"));
+	write_text(path, "old");
+	ck_assert_int_eq(prof_output__open(path, PROF_OUTPUT_REPLACE | PROF_OUTPUT_WRITE_BEHIND, NULL,
+					   &o, &err), 0);
+	snprintf(temp, sizeof temp, "%s", prof_output__temp_path(o));
+	signal(SIGXFSZ, SIG_IGN);
+	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &limit), 0);
+	limit.rlim_cur = 3u << 20;
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &limit), 0);
+	(void)put_pattern(prof_output__stream(o), 4u << 20);
+	ck_assert_int_eq(prof_output__commit(o, &err), PROF_E_IO);
+	ck_assert_msg(strstr(err.msg, "behind_full.json") && strstr(err.msg, strerror(EFBIG)),
+		      "%s", err.msg);
+	prof_output__delete(o);
+	ck_assert_str_eq(read_text(path), "old");
+	ck_assert_msg(!exists(temp), "%s left behind", temp);
+}
+END_TEST
+
+/* Writes after the failure fail on the stream too, so a writer that asks
+ * ferror (an export, before it calls itself done) stops early. */
+START_TEST(output_written_behind_fails_later_writes_after_a_failed_one)
+{
+	char path[512];
+	struct prof_output *o = NULL;
+	struct prof_error err = { 0 };
+	struct rlimit limit;
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s", testutil_tmp_path("behind_later.json"));
+	ck_assert_int_eq(prof_output__open(path, PROF_OUTPUT_WRITE_BEHIND, NULL, &o, &err), 0);
+	f = prof_output__stream(o);
+	signal(SIGXFSZ, SIG_IGN);
+	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &limit), 0);
+	limit.rlim_cur = 1u << 20;
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &limit), 0);
+	/* the thread meets the limit with the second block; the blocks it has
+	 * not taken yet are at most four, so some write after them fails */
+	for (int i = 0; i < 64 && put_pattern(f, 1u << 20); i++)
+		;
+	ck_assert_msg(ferror(f), "no write failed on the stream");
+	ck_assert_int_eq(prof_output__commit(o, &err), PROF_E_IO);
+	prof_output__delete(o);
+	ck_assert(!exists(path));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("output_rule");
@@ -176,6 +303,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, output_replace_keeps_the_old_file_until_the_commit);
 	tcase_add_test(tc, output_abandoned_leaves_the_old_file_and_no_temporary_file);
 	tcase_add_test(tc, output_refuses_what_is_not_a_regular_file);
+	tcase_add_test(tc, output_written_behind_holds_every_byte_in_order);
+	tcase_add_test(tc, output_written_behind_fails_its_commit_when_a_write_fails);
+	tcase_add_test(tc, output_written_behind_fails_later_writes_after_a_failed_one);
 	suite_add_tcase(s, tc);
 	return s;
 }

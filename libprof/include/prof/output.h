@@ -47,6 +47,11 @@ enum prof_output_flags {
 	/* a signal leaves the temporary file where it is: an unfinished
 	 * capture that `perfkit recover` finishes, a program's log */
 	PROF_OUTPUT_KEEP_ON_SIGNAL = 1 << 3,
+	/* the stream's bytes are written by a thread of its own while the
+	 * caller goes on (a large export); the stream then has no file
+	 * descriptor (fileno), and a failed write shows at the latest at the
+	 * commit */
+	PROF_OUTPUT_WRITE_BEHIND = 1 << 4,
 };
 
 /* A file no output may replace: its path (followed, as exec follows it)

@@ -1,0 +1,211 @@
+/* write_behind.c - the stream a thread writes behind (see write_behind.h). */
+#define _GNU_SOURCE /* fopencookie */
+#include "write_behind.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Blocks of the size of the stream's own buffer, so each full buffer is
+ * one block; a few of them let the formatting run ahead of a write that
+ * the kernel holds up (dirty pages over its limit). */
+#define BLOCK_BYTES ((size_t)1 << 20)
+#define BLOCKS 4
+
+struct write_behind {
+	int fd;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t queued;  /* a block was queued, or closing set */
+	pthread_cond_t written; /* a block was written */
+	char *block[BLOCKS];
+	size_t len[BLOCKS];
+	size_t head, count;     /* the queued blocks: head .. head + count - 1,
+				 * the thread's at head until it is written */
+	bool closing;
+	int error;              /* errno of the first failed write, or 0 */
+};
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static void *writer(void *arg)
+{
+	struct write_behind *wb = arg;
+	sigset_t all;
+
+	/* the signals that remove the temporary file belong to the main thread */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	pthread_mutex_lock(&wb->lock);
+	for (;;) {
+		size_t at;
+		bool failed;
+		int e;
+
+		while (!wb->count && !wb->closing)
+			pthread_cond_wait(&wb->queued, &wb->lock);
+		if (!wb->count)
+			break;
+		at = wb->head;
+		failed = wb->error != 0;
+		pthread_mutex_unlock(&wb->lock);
+		/* after a failure the rest is dropped: the output is lost already */
+		e = failed ? 0 : write_all(wb->fd, wb->block[at], wb->len[at]);
+		pthread_mutex_lock(&wb->lock);
+		if (e && !wb->error)
+			wb->error = e;
+		wb->head = (wb->head + 1) % BLOCKS;
+		wb->count--;
+		pthread_cond_broadcast(&wb->written);
+	}
+	pthread_mutex_unlock(&wb->lock);
+	return NULL;
+}
+
+/* fopencookie's write: 0 with errno on failure, as it asks. */
+static ssize_t queue_bytes(void *cookie, const char *buf, size_t size)
+{
+	struct write_behind *wb = cookie;
+	size_t done = 0;
+
+	pthread_mutex_lock(&wb->lock);
+	while (done < size && !wb->error) {
+		size_t at, n = size - done < BLOCK_BYTES ? size - done : BLOCK_BYTES;
+
+		while (wb->count == BLOCKS && !wb->error)
+			pthread_cond_wait(&wb->written, &wb->lock);
+		if (wb->error)
+			break;
+		at = (wb->head + wb->count) % BLOCKS;
+		/* a free block is the thread's no more: copied outside the lock */
+		pthread_mutex_unlock(&wb->lock);
+		memcpy(wb->block[at], buf + done, n);
+		wb->len[at] = n;
+		pthread_mutex_lock(&wb->lock);
+		wb->count++;
+		done += n;
+		pthread_cond_signal(&wb->queued);
+	}
+	if (wb->error) {
+		errno = wb->error;
+		done = 0;
+	}
+	pthread_mutex_unlock(&wb->lock);
+	return (ssize_t)done;
+}
+
+static void free_wb(struct write_behind *wb)
+{
+	for (int i = 0; i < BLOCKS; i++)
+		free(wb->block[i]);
+	pthread_cond_destroy(&wb->written);
+	pthread_cond_destroy(&wb->queued);
+	pthread_mutex_destroy(&wb->lock);
+	free(wb);
+}
+
+/* The thread ends once what is queued is written. */
+static void stop_thread(struct write_behind *wb)
+{
+	pthread_mutex_lock(&wb->lock);
+	wb->closing = true;
+	pthread_cond_signal(&wb->queued);
+	pthread_mutex_unlock(&wb->lock);
+	pthread_join(wb->thread, NULL);
+}
+
+/* fopencookie's close */
+static int stop(void *cookie)
+{
+	struct write_behind *wb = cookie;
+	int e;
+
+	stop_thread(wb);
+	e = wb->error;
+	if (close(wb->fd) != 0 && !e)
+		e = errno;
+	free_wb(wb);
+	if (e) {
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+int write_behind__drain(struct write_behind *wb)
+{
+	int e;
+
+	pthread_mutex_lock(&wb->lock);
+	while (wb->count && !wb->error)
+		pthread_cond_wait(&wb->written, &wb->lock);
+	e = wb->error;
+	pthread_mutex_unlock(&wb->lock);
+	if (e) {
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+FILE *write_behind__open(int fd, struct write_behind **out)
+{
+	cookie_io_functions_t io = { .write = queue_bytes, .close = stop };
+	struct write_behind *wb = calloc(1, sizeof *wb);
+	FILE *f;
+	int e;
+
+	*out = NULL;
+	if (!wb) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	wb->fd = fd;
+	pthread_mutex_init(&wb->lock, NULL);
+	pthread_cond_init(&wb->queued, NULL);
+	pthread_cond_init(&wb->written, NULL);
+	for (int i = 0; i < BLOCKS; i++) {
+		if (!(wb->block[i] = malloc(BLOCK_BYTES))) {
+			free_wb(wb);
+			errno = ENOMEM;
+			return NULL;
+		}
+	}
+	e = pthread_create(&wb->thread, NULL, writer, wb);
+	if (e) {
+		free_wb(wb);
+		errno = e;
+		return NULL;
+	}
+	f = fopencookie(wb, "w", io);
+	if (!f) {
+		e = errno;
+		stop_thread(wb);
+		free_wb(wb);
+		errno = e;
+		return NULL;
+	}
+	/* full buffers of one block each; without it, glibc's smaller one
+	 * works as well, only in more blocks */
+	(void)setvbuf(f, NULL, _IOFBF, BLOCK_BYTES);
+	*out = wb;
+	return f;
+}
