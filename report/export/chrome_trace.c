@@ -613,7 +613,7 @@ int chrome_trace__write(struct prof_store *s, const struct chrome_options *opts,
 	c->err = err;
 	trace_out__init(&c->o, out);
 
-	rc = trace_merge__init(&c->m, s, opts ? &opts->filter : NULL, err);
+	rc = trace_merge__init(&c->m, s, opts ? &opts->filter : NULL, false, err);
 	if (rc == 0 && sum_ranks__may_be_job(s))
 		rc = sum_ranks__load(s, &c->ranks, err);
 	c->per_rank = rc == 0 && sum_ranks__is_job(&c->ranks);

@@ -48,8 +48,8 @@ static int query_i64(struct prof_store *s, const char *sql, int text_index, cons
  * live in the connection's own temp database: the store stays read-only. */
 #define RANGE_TABLE "perfkit_range_instances"
 
-static int index_range_instances(const struct export_window *w, struct prof_store *s,
-				 struct prof_error *err)
+int export_window__index(const struct export_window *w, struct prof_store *s,
+			 struct prof_error *err)
 {
 	static const char *const setup[] = {
 		"CREATE TEMP TABLE IF NOT EXISTS " RANGE_TABLE " (p INTEGER, s INTEGER, m INTEGER)",
@@ -77,6 +77,16 @@ static int index_range_instances(const struct export_window *w, struct prof_stor
 	return query_i64(s, sql, 1, w->range_name, &n, &null, err);
 }
 
+bool export_window__without_capture(struct export_window *w, const struct export_filter *f)
+{
+	memset(w, 0, sizeof *w);
+	w->from_abs_ns = INT64_MIN;
+	w->to_abs_ns = INT64_MAX;
+	w->range_name = f ? f->range_name : NULL;
+	snprintf(w->nvtx_name, sizeof w->nvtx_name, "coalesce(t.value, n.text, '')");
+	return !(f && (f->has_from || f->has_to));
+}
+
 int export_window__init(struct export_window *w, struct prof_store *s,
 			const struct export_filter *f, struct prof_error *err)
 {
@@ -85,7 +95,7 @@ int export_window__init(struct export_window *w, struct prof_store *s,
 	bool null;
 	int rc;
 
-	memset(w, 0, sizeof *w);
+	(void)export_window__without_capture(w, f);
 	rc = sum_capture__time(s, &time, err);
 	if (rc < 0)
 		return rc;
@@ -98,10 +108,7 @@ int export_window__init(struct export_window *w, struct prof_store *s,
 	w->to_abs_ns = f && f->has_to ? prof_add_saturated(first, f->to_ns) : INT64_MAX;
 	if (f && f->has_from && f->has_to && f->to_ns <= f->from_ns)
 		return prof_error__set(err, PROF_E_USAGE, "--to must be later than --from");
-	w->range_name = f ? f->range_name : NULL;
-
-	snprintf(w->nvtx_name, sizeof w->nvtx_name, "coalesce(t.value, n.text, '')");
-	rc = index_range_instances(w, s, err);
+	rc = export_window__index(w, s, err);
 	if (rc < 0 || !w->range_name)
 		return rc;
 	rc = query_i64(s, "SELECT count(*) FROM temp." RANGE_TABLE, 0, NULL, &n, &null, err);

@@ -41,6 +41,19 @@ struct export_window {
 int export_window__init(struct export_window *w, struct prof_store *s,
 			const struct export_filter *f, struct prof_error *err);
 
+/* The part of the window that needs nothing of the capture: the range's
+ * name, the SQL fragments, and the bounds when f sets no --from or --to
+ * (every time). true when that is the whole window but for its zero and
+ * end: a query on a second connection may bind it before
+ * export_window__init has read the capture's extent. */
+bool export_window__without_capture(struct export_window *w, const struct export_filter *f);
+
+/* The temporary table of the --range instances (export_window__in_range's)
+ * on s, a second connection to the capture w was made for, whose queries
+ * use the window too; export_window__init makes it on its own. */
+int export_window__index(const struct export_window *w, struct prof_store *s,
+			 struct prof_error *err);
+
 /* Bind ?1, ?2, ?3 of a cursor whose SQL uses the window. */
 int export_window__bind(const struct export_window *w, struct prof_cursor *c,
 			struct prof_error *err);

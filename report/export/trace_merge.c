@@ -4,6 +4,7 @@
 #include "trace_merge.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,11 +212,12 @@ uint64_t trace_merge__flow_id(enum tm_kind gpu_kind, int64_t rowid)
 
 /* ---- queries ------------------------------------------------------------ */
 
-/* Open sql; windowed queries (those using ?1..?3) get the window bound. */
-static int open_cursor(struct trace_merge *m, const char *sql, bool windowed,
-		       struct prof_cursor **cur)
+/* Open sql on store; windowed queries (those using ?1..?3) get the window
+ * bound. */
+static int open_cursor_on(struct trace_merge *m, struct prof_store *store, const char *sql,
+			  bool windowed, struct prof_cursor **cur)
 {
-	int rc = prof_cursor__open(m->store, sql, cur, m->err);
+	int rc = prof_cursor__open(store, sql, cur, m->err);
 
 	if (rc < 0 || !windowed)
 		return rc;
@@ -225,6 +227,12 @@ static int open_cursor(struct trace_merge *m, const char *sql, bool windowed,
 		*cur = NULL;
 	}
 	return rc;
+}
+
+static int open_cursor(struct trace_merge *m, const char *sql, bool windowed,
+		       struct prof_cursor **cur)
+{
+	return open_cursor_on(m, m->store, sql, windowed, cur);
 }
 
 /* Appends " UNION SELECT ..." for each present table to buf. */
@@ -679,7 +687,7 @@ static int ask_calls(struct trace_merge *m, struct prof_cursor **cur, const char
 	int rc = 0;
 
 	if (!*cur)
-		rc = open_cursor(m, sql, false, cur);
+		rc = open_cursor_on(m, m->calls_store, sql, false, cur);
 	else
 		prof_cursor__reset(*cur);
 	if (rc == 0 && (prof_cursor__bind_int64(*cur, 1, corr) != 0 ||
@@ -1083,8 +1091,10 @@ static int source_next(struct trace_merge *m, struct tm_source *s)
 	return rc < 0 ? rc : 0;
 }
 
+static void side_start(struct trace_merge *m, const struct export_window *w);
+
 int trace_merge__init(struct trace_merge *m, struct prof_store *s, const struct export_filter *f,
-		      struct prof_error *err)
+		      bool launch_rows, struct prof_error *err)
 {
 	static const char *const tables[TM__COUNT] = {
 		[TM_NVTX] = PROF_T_NVTX, [TM_RUNTIME] = PROF_T_RUNTIME, [TM_DRIVER] = PROF_T_DRIVER,
@@ -1092,59 +1102,249 @@ int trace_merge__init(struct trace_merge *m, struct prof_store *s, const struct 
 		[TM_GRAPH] = PROF_T_GRAPH_TRACE,
 		[TM_MEMORY] = PROF_T_MEMORY,
 	};
+	struct export_window early;
+	int rc;
 
 	memset(m, 0, sizeof *m);
 	m->store = s;
+	m->calls_store = s;
 	m->err = err;
+	m->launch_rows = launch_rows;
 	for (int k = 0; k < TM__COUNT; k++)
 		m->have[k] = tables[k] && prof_store__has_table(s, tables[k]);
 	m->have[TM_GPU_NVTX] = m->have[TM_NVTX] &&
 		(m->have[TM_RUNTIME] || m->have[TM_DRIVER]) &&
 		(m->have[TM_KERNEL] || m->have[TM_MEMCPY] || m->have[TM_MEMSET] || m->have[TM_GRAPH]);
-	return export_window__init(&m->w, s, f, err);
+	/* the side begins as early as its window is known: before the
+	 * capture's extent is read (a pass over every table), unless --from or
+	 * --to count from it */
+	if (export_window__without_capture(&early, f))
+		side_start(m, &early);
+	rc = export_window__init(&m->w, s, f, err);
+	if (rc == 0)
+		side_start(m, &m->w);
+	return rc;
 }
 
-int trace_merge__open(struct trace_merge *m)
+/* ---- the GPU side ------------------------------------------------------- */
+
+static bool has_gpu_work(const struct trace_merge *m)
+{
+	return m->have[TM_KERNEL] || m->have[TM_MEMCPY] || m->have[TM_MEMSET] || m->have[TM_GRAPH];
+}
+
+/* The sources the GPU side opens: the GPU queries, which join the calls'
+ * index, and the projection, which the same index feeds. */
+static bool is_gpu_side(enum tm_kind k)
+{
+	return k == TM_GPU_NVTX || tm_kind__is_gpu(k);
+}
+
+/* Open source kind at s and read its first row (for a query, when SQLite
+ * sorts it). */
+static int source_open(struct trace_merge *m, enum tm_kind kind, struct tm_source *s, char *sql)
+{
+	int rc;
+
+	*s = (struct tm_source){ .kind = kind };
+	if (kind == TM_GPU_NVTX) {
+		rc = project_ranges(m);
+	} else {
+		rc = source_sql(m, kind, sql, SQL_MAX);
+		if (rc == 0)
+			rc = open_cursor(m, sql, true, &s->cur);
+	}
+	return rc < 0 ? rc : source_next(m, s);
+}
+
+/* The GPU side on m's connection: the calls' index, whether calls share
+ * ids, and the GPU side's sources into m->src in kind order. Without GPU
+ * work no call launched anything: no index to make. */
+static int gpu_side(struct trace_merge *m)
 {
 	char *sql;
 	int rc = 0;
 
-	/* without GPU work no call launched anything: no launch rows to read */
-	if (m->have[TM_KERNEL] || m->have[TM_MEMCPY] || m->have[TM_MEMSET] || m->have[TM_GRAPH]) {
+	if (has_gpu_work(m)) {
 		rc = index_calls(m);
 		for (int a = 0; rc == 0 && a < 2 && m->launch_rows; a++)
 			if (m->have[api_kinds[a]])
 				rc = shared_corr(m, a == 0 ? CALLS_RUNTIME : CALLS_DRIVER,
 						 &m->shared_corr[a]);
-		if (rc == 0 && m->launch_rows)
-			rc = index_launched(m);
 	}
 	if (rc < 0)
 		return rc;
 	sql = malloc(SQL_MAX);
 	if (!sql)
 		return nomem(m);
-	for (int k = 0; k < TM__COUNT; k++) {
-		struct tm_source *s = &m->src[m->nsrc];
-
-		if (!m->have[k])
+	for (int k = 0; rc == 0 && k < TM__COUNT; k++) {
+		if (!m->have[k] || !is_gpu_side((enum tm_kind)k))
 			continue;
-		*s = (struct tm_source){ .kind = (enum tm_kind)k };
-		if (k == TM_GPU_NVTX) {
-			rc = project_ranges(m);
-		} else {
-			rc = source_sql(m, (enum tm_kind)k, sql, SQL_MAX);
-			if (rc == 0)
-				rc = open_cursor(m, sql, true, &s->cur);
-		}
-		if (rc < 0)
-			break;
-		m->nsrc++;
-		rc = source_next(m, s);
-		if (rc < 0)
-			break;
+		rc = source_open(m, (enum tm_kind)k, &m->src[m->nsrc], sql);
+		/* a source opened is closed at exit, whatever came of its row */
+		if (m->src[m->nsrc].cur || rc == 0)
+			m->nsrc++;
 	}
 	free(sql);
+	return rc;
+}
+
+/* The GPU side: a copy of the merge that gpu_side fills, on a thread and
+ * a connection of its own where it can be (apart), else in place at
+ * trace_merge__open on the merge's connection; trace_merge__open then
+ * takes its sources, projection and answers over. While the thread runs it
+ * touches only the copy and its connection. */
+struct tm_gpu_side {
+	bool apart;
+	bool joined;
+	pthread_t thread;
+	struct trace_merge m;
+	struct prof_error err;
+	int rc;
+};
+
+static void *gpu_side_apart(void *arg)
+{
+	struct tm_gpu_side *g = arg;
+
+	/* its connection's own temporary tables: the window's first */
+	g->rc = export_window__index(&g->m.w, g->m.store, g->m.err);
+	if (g->rc == 0)
+		g->rc = gpu_side(&g->m);
+	return NULL;
+}
+
+/* The copy: what the side reads of the merge (the tables, the window,
+ * launch_rows), nothing the caller's thread changes meanwhile. */
+static struct tm_gpu_side *side_new(struct trace_merge *m)
+{
+	struct tm_gpu_side *g = calloc(1, sizeof *g);
+
+	if (!g)
+		return NULL;
+	g->m = (struct trace_merge){ .store = m->store, .calls_store = m->store, .w = m->w,
+				     .launch_rows = m->launch_rows, .err = &g->err };
+	memcpy(g->m.have, m->have, sizeof m->have);
+	return g;
+}
+
+/* The side begun on its thread, reading the window w (the merge's, or
+ * the part of it that needs nothing of the capture, when that is all). */
+static void side_start(struct trace_merge *m, const struct export_window *w)
+{
+	struct prof_error ignored = { 0 };
+	struct prof_store *own = NULL;
+	struct tm_gpu_side *g;
+
+	/* a capture still being written could read as two captures on two
+	 * connections; one in memory, or narrowed to some ranks or a window,
+	 * cannot be opened again as it reads (prof_store__reopen) */
+	if (m->side || !has_gpu_work(m) || !prof_store__is_finished(m->store) ||
+	    prof_store__reopen(m->store, &own, &ignored) != 0)
+		return;
+	g = side_new(m);
+	if (!g) {
+		prof_store__close(own);
+		return;
+	}
+	g->m.store = g->m.calls_store = own;
+	g->m.w = *w;
+	g->apart = true;
+	if (pthread_create(&g->thread, NULL, gpu_side_apart, g) != 0) {
+		prof_store__close(own);
+		free(g);
+		return;
+	}
+	m->side = g;
+}
+
+/* The side done (its thread joined, or run in place now): its rc, and
+ * its error in m's when it failed and m had not. */
+static int side_finish(struct trace_merge *m, int rc)
+{
+	struct tm_gpu_side *g = m->side;
+
+	if (!g->joined) {
+		if (g->apart)
+			pthread_join(g->thread, NULL);
+		else if (rc == 0)
+			g->rc = gpu_side(&g->m);
+		g->joined = true;
+	}
+	if (rc == 0 && g->rc < 0 && m->err)
+		*m->err = g->err;
+	return rc < 0 ? rc : g->rc;
+}
+
+/* m's own sources (own, in kind order) and the side's into m->src in kind
+ * order, the tie-break order; the side's projection and answers are m's
+ * from now on, its connection m's calls_store. */
+static void side_take(struct trace_merge *m, const struct tm_source *own, int nown)
+{
+	struct tm_gpu_side *g = m->side;
+	int i = 0, j = 0;
+
+	while (i < nown || j < g->m.nsrc)
+		m->src[m->nsrc++] = j >= g->m.nsrc || (i < nown && own[i].kind < g->m.src[j].kind)
+					    ? own[i++] : g->m.src[j++];
+	g->m.nsrc = 0;
+	m->proj = g->m.proj;
+	memset(&g->m.proj, 0, sizeof g->m.proj);
+	memcpy(m->shared_corr, g->m.shared_corr, sizeof m->shared_corr);
+	m->calls_store = g->m.store;
+}
+
+static void side_exit(struct trace_merge *m)
+{
+	struct tm_gpu_side *g = m->side;
+
+	if (!g)
+		return;
+	if (g->apart && !g->joined)
+		pthread_join(g->thread, NULL);
+	for (int i = 0; i < g->m.nsrc; i++)
+		prof_cursor__close(g->m.src[i].cur);
+	free(g->m.proj.live);
+	free(g->m.proj.done);
+	free(g->m.proj.names);
+}
+
+int trace_merge__open(struct trace_merge *m)
+{
+	struct tm_source own[TM__COUNT];
+	int nown = 0, rc = 0;
+	char *sql;
+
+	/* without GPU work there is no side: no call launched anything */
+	if (has_gpu_work(m) && !m->side && !(m->side = side_new(m)))
+		return nomem(m);
+	/* the temporary tables first: SQLite drops a table (a second export's
+	 * on the same connection) only while no statement of the connection
+	 * is reading */
+	if (has_gpu_work(m) && m->launch_rows)
+		rc = index_launched(m);
+	if (rc == 0 && m->side && !m->side->apart)
+		rc = side_finish(m, rc);
+	sql = rc == 0 ? malloc(SQL_MAX) : NULL;
+	if (rc == 0 && !sql)
+		rc = nomem(m);
+	for (int k = 0; rc == 0 && k < TM__COUNT; k++) {
+		if (!m->have[k] || is_gpu_side((enum tm_kind)k))
+			continue;
+		rc = source_open(m, (enum tm_kind)k, &own[nown], sql);
+		if (own[nown].cur || rc == 0)
+			nown++;
+	}
+	free(sql);
+	/* the side is finished even after a failure here, and its sources,
+	 * made or not, are closed with m's; the first failure is the one told */
+	if (m->side) {
+		rc = side_finish(m, rc);
+		side_take(m, own, nown);
+	} else {
+		memcpy(m->src, own, (size_t)nown * sizeof *own);
+		m->nsrc = nown;
+	}
 	return rc;
 }
 
@@ -1182,6 +1382,7 @@ int trace_merge__next(struct trace_merge *m, struct tm_row *row)
 
 void trace_merge__exit(struct trace_merge *m)
 {
+	side_exit(m);
 	for (int i = 0; i < m->nsrc; i++)
 		prof_cursor__close(m->src[i].cur);
 	for (size_t i = 0; i < m->nwalks; i++)
@@ -1190,6 +1391,10 @@ void trace_merge__exit(struct trace_merge *m)
 	prof_cursor__close(m->runtime_has);
 	prof_cursor__close(m->first_start[0]);
 	prof_cursor__close(m->first_start[1]);
+	/* the side's connection, once no cursor is left on it */
+	if (m->side && m->side->apart)
+		prof_store__close(m->side->m.store);
+	free(m->side);
 	free(m->launched);
 	for (size_t i = 0; m->names && i < TM_NAME_SLOTS; i++)
 		free(m->names[i].text);

@@ -11,7 +11,15 @@
  * indexes below and decide what to print.
  *
  * The track lists (processes, threads, GPU streams) come from the same
- * tables through trace_merge__each_*, in a fixed order. */
+ * tables through trace_merge__each_*, in a fixed order.
+ *
+ * The GPU side (the calls' index by correlation id, the projection, and the
+ * first row of each GPU query, which is when SQLite sorts it) is most of
+ * the time before the first event: trace_merge__init begins it on a
+ * thread of its own, through a second connection to the capture, while the
+ * writer reads its track lists and the calls are sorted on the first. After
+ * trace_merge__open every statement runs on the caller's thread, on
+ * whichever connection holds the temporary tables it reads. */
 #ifndef REPORT_TRACE_MERGE_H
 #define REPORT_TRACE_MERGE_H
 
@@ -112,12 +120,16 @@ struct tm_source {
 	int64_t last_rowid;      /* GPU sources: the row handed out last */
 };
 
+struct tm_gpu_side;
+
 struct trace_merge {
 	struct prof_store *store;
+	struct prof_store *calls_store; /* the one holding the calls' index (index_calls) */
+	struct tm_gpu_side *side;       /* the GPU side's thread, while it is apart */
 	struct export_window w;
 	bool have[TM__COUNT];
-	/* Set before trace_merge__open: each GPU row comes once, launched by
-	 * the earliest call with its correlation id, and trace_merge__launched
+	/* Set by trace_merge__init: each GPU row comes once, launched by the
+	 * earliest call with its correlation id, and trace_merge__launched
 	 * says which GPU work an API row launched. */
 	bool launch_rows;
 	bool shared_corr[2];     /* runtime, driver calls share correlation ids */
@@ -148,9 +160,13 @@ struct tm_row {
 	const char *span_name;
 };
 
-/* Resolve the filter and find which tables the capture has. */
+/* Resolve the filter, find which tables the capture has, and begin the
+ * GPU side on a thread of its own where the capture can be opened again
+ * (a finished file, read whole); otherwise, or when the thread cannot be
+ * made, trace_merge__open does it in place. Nothing the caller sees
+ * changes either way. launch_rows: see the member. */
 int trace_merge__init(struct trace_merge *m, struct prof_store *s, const struct export_filter *f,
-		      struct prof_error *err);
+		      bool launch_rows, struct prof_error *err);
 /* With launch_rows: the flow ids (trace_merge__flow_id) of the GPU work
  * that the API row at cur, of kind api, launched and the export holds, in
  * the order of kind (TM_KERNEL first) then rowid; valid until the next
@@ -158,7 +174,8 @@ int trace_merge__init(struct trace_merge *m, struct prof_store *s, const struct 
  * rise with the start. 0 or < 0 on error. */
 int trace_merge__launched(struct trace_merge *m, enum tm_kind api, struct prof_cursor *cur,
 			  uint64_t **flow_ids, size_t *n);
-/* Project the NVTX ranges and open every source's cursor. */
+/* Project the NVTX ranges and open every source's cursor (the GPU side's
+ * once its thread is done). */
 int trace_merge__open(struct trace_merge *m);
 /* The next row in start order: 1 with *row set, 0 at the end, or a
  * negative PROF_E_* code. */

@@ -715,10 +715,9 @@ int perfetto_trace__write(struct prof_store *s, const struct perfetto_options *o
 	struct tm_row r;
 	int rc;
 
-	rc = trace_merge__init(&c.m, s, opts ? &opts->filter : NULL, err);
+	rc = trace_merge__init(&c.m, s, opts ? &opts->filter : NULL, true, err);
 	if (rc < 0)
 		goto out;
-	c.m.launch_rows = true;
 	rc = sum_ranks__may_be_job(s) ? sum_ranks__load(s, &c.ranks, err) : 0;
 	if (rc < 0)
 		goto out;

@@ -1,0 +1,171 @@
+/* test_trace_apart.c - the timeline exports with their GPU side (the calls'
+ * index, the projection, the GPU queries' sorts) made on a thread and a
+ * connection of its own (begun by trace_merge__init) against the same exports
+ * made in place on one connection: real captures read from their files
+ * (apart) and from memory under the same name (a capture in memory cannot
+ * be opened again, so its side is made in place), the same bytes, for the
+ * Chrome and the Perfetto trace, whole and narrowed by --range and
+ * --from/--to (whose instances the side's connection indexes for itself). */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export/chrome_trace.h"
+#include "export/perfetto_trace.h"
+#include "export/trace_merge.h"
+#include "testutil.h"
+#include "prof/error.h"
+#include "prof/store.h"
+
+/* A capture and an NVTX range of it: PyTorch with ranges, a job, two GPUs,
+ * managed memory, JAX, nsys exports (saxpy-mpi's runtime calls share
+ * correlation ids, which the side finds). */
+static const struct {
+	const char *path;
+	const char *range;
+} captures[] = {
+	{ "transformer_naive.sqlite", "embedding" },
+	{ "ddp/ddp2_even.sqlite", "train_step" },
+	{ "ddp/two_gpus/ddp2_even.sqlite", "train_step" },
+	{ "corpus/hf_gpt2_train.sqlite", "train_step" },
+	{ "corpus/managed_memory.sqlite", "step" },
+	{ "corpus/jax_jit_mlp.sqlite", NULL },
+	{ "nsys/cloverleaf-cuda.sqlite", NULL },
+	{ "nsys/saxpy-mpi-cuda-rank0.sqlite", "saxpy" },
+};
+#define NCAPTURES (sizeof captures / sizeof captures[0])
+
+enum format { CHROME, PERFETTO };
+
+static char *read_file(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	char *data;
+	long n;
+
+	ck_assert_msg(f != NULL, "%s", path);
+	ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	ck_assert_int_gt(n, 0);
+	rewind(f);
+	data = malloc((size_t)n);
+	ck_assert_ptr_nonnull(data);
+	ck_assert_int_eq(fread(data, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*size = (size_t)n;
+	return data;
+}
+
+/* The export of s in format with filter, into memory (*len bytes). */
+static char *export_of(struct prof_store *s, enum format format, const struct export_filter *filter,
+		       size_t *len)
+{
+	struct prof_error err = { 0 };
+	char *text = NULL;
+	FILE *f = open_memstream(&text, len);
+	FILE *quiet = fopen("/dev/null", "w");
+	int rc;
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(quiet);
+	if (format == CHROME) {
+		struct chrome_options o = { .filter = *filter, .warn = quiet };
+
+		rc = chrome_trace__write(s, &o, f, &err);
+	} else {
+		struct perfetto_options o = { .filter = *filter };
+
+		rc = perfetto_trace__write(s, &o, f, &err);
+	}
+	ck_assert_msg(rc == 0, "%s (%s): %s", prof_store__path(s), format == CHROME ? "chrome" : "perfetto",
+		      err.msg);
+	fclose(f);
+	fclose(quiet);
+	return text;
+}
+
+/* The file's export (apart) against the memory copy's (in place). */
+static void same_apart_and_in_place(struct prof_store *file, struct prof_store *mem,
+				    enum format format, const struct export_filter *filter,
+				    const char *what)
+{
+	size_t apart_len = 0, in_place_len = 0;
+	char *apart = export_of(file, format, filter, &apart_len);
+	char *in_place = export_of(mem, format, filter, &in_place_len);
+
+	ck_assert_msg(apart_len > 100, "%s: %s: %zu bytes", prof_store__path(file), what, apart_len);
+	ck_assert_msg(apart_len == in_place_len && memcmp(apart, in_place, apart_len) == 0,
+		      "%s: %s: the trace made apart differs (%zu against %zu bytes)",
+		      prof_store__path(file), what, apart_len, in_place_len);
+	free(apart);
+	free(in_place);
+}
+
+START_TEST(test_traces_made_apart_are_the_traces_made_in_place)
+{
+	struct prof_error why = { 0 };
+	int nformats = perfetto_trace__supported(&why) == 0 ? 2 : 1;
+
+	for (size_t i = 0; i < NCAPTURES; i++) {
+		const char *path = testutil_data_path(captures[i].path);
+		struct prof_store *file = NULL, *mem = NULL;
+		struct prof_error err = { 0 };
+		struct export_filter whole = { 0 }, range = { .range_name = captures[i].range };
+		struct export_filter window = { .has_from = true, .from_ns = 200000000,
+						.has_to = true, .to_ns = 900000000 };
+		size_t size;
+		char *data = read_file(path, &size);
+
+		ck_assert_msg(prof_store__open(path, &file, &err) == 0, "%s", err.msg);
+		ck_assert_msg(prof_store__open_memory(data, size, path, &mem, &err) == 0, "%s", err.msg);
+		for (int f = 0; f < nformats; f++) {
+			same_apart_and_in_place(file, mem, (enum format)f, &whole, "whole");
+			same_apart_and_in_place(file, mem, (enum format)f, &window, "--from/--to");
+			if (captures[i].range)
+				same_apart_and_in_place(file, mem, (enum format)f, &range, "--range");
+		}
+		prof_store__close(file);
+		prof_store__close(mem);
+		free(data);
+	}
+}
+END_TEST
+
+/* Which merges take the GPU side apart: a file's, not a memory copy's
+ * (which cannot be opened again). */
+START_TEST(test_side_apart_only_where_the_capture_opens_again)
+{
+	const char *path = testutil_data_path(captures[0].path);
+	struct prof_store *file = NULL, *mem = NULL;
+	struct prof_error err = { 0 };
+	struct trace_merge m;
+	size_t size;
+	char *data = read_file(path, &size);
+
+	ck_assert_msg(prof_store__open(path, &file, &err) == 0, "%s", err.msg);
+	ck_assert_msg(prof_store__open_memory(data, size, path, &mem, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(trace_merge__init(&m, file, NULL, false, &err), 0);
+	ck_assert_ptr_nonnull(m.side);
+	/* left before open: exit waits for the thread and closes its cursors */
+	trace_merge__exit(&m);
+	ck_assert_int_eq(trace_merge__init(&m, mem, NULL, false, &err), 0);
+	ck_assert_ptr_null(m.side);
+	trace_merge__exit(&m);
+	prof_store__close(file);
+	prof_store__close(mem);
+	free(data);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *suite = suite_create("trace_apart");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_traces_made_apart_are_the_traces_made_in_place);
+	tcase_add_test(tc, test_side_apart_only_where_the_capture_opens_again);
+	suite_add_tcase(suite, tc);
+	return testutil_run(suite);
+}
