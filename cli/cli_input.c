@@ -179,7 +179,8 @@ int cli_input__open(struct cli_input *input, struct prof_store **out)
 	*out = NULL;
 	/* a job's merged capture is made of captures its probe checked whole */
 	if (prof_store__open_capture(input->path, out, &err) ||
-	    (!input->tmpdir && prof_store__check_whole(*out, &err)) ||
+	    (!input->tmpdir && (input->check_apart ? prof_store__check_whole_apart(*out, &err)
+						   : prof_store__check_whole(*out, &err))) ||
 	    (input->tmpdir && prof_store__set_name(*out, input->name, &err))) {
 		cli_error("%s", err.msg);
 		if (*out)

@@ -16,6 +16,7 @@ struct cli_input {
 	char *path;   /* the capture to read */
 	char *name;   /* what reports call it */
 	char *tmpdir; /* the temporary capture's folder; NULL when path is an argument */
+	bool check_apart; /* cli_reader's: check the capture whole on a thread */
 };
 
 /* Make the capture of args[0..n) (n >= 1). Several captures that do not

@@ -46,6 +46,15 @@ int cli_reader__fail(const struct prof_error *err)
 	return CLI_EXIT_USAGE;
 }
 
+int cli_reader__fail_read(struct cli_reader *r, const struct prof_error *err)
+{
+	struct prof_error found = { 0 };
+
+	if (r->store && prof_store__whole_check_failed(r->store, &found) < 0)
+		return cli_reader__fail(&found);
+	return cli_reader__fail(err);
+}
+
 /* --window=K: K into *k, 0; or CLI_EXIT_USAGE after the error. */
 static int parse_window(const char *text, int *k)
 {
@@ -74,12 +83,13 @@ int cli_reader__open(struct cli_reader *r, char *const *args, int n)
 		cli_error("%s", r->one_capture_only);
 		return CLI_EXIT_USAGE;
 	}
+	r->input.check_apart = r->check_apart;
 	if (cli_input__open(&r->input, &r->store))
 		return CLI_EXIT_USAGE;
 	if (r->ranks && summary__select_ranks(r->store, r->ranks, &err) < 0)
-		return cli_reader__fail(&err);
+		return cli_reader__fail_read(r, &err);
 	if (window && summary__select_window(r->store, window, &err) < 0)
-		return cli_reader__fail(&err);
+		return cli_reader__fail_read(r, &err);
 	return 0;
 }
 

@@ -94,6 +94,11 @@ struct cli_reader {
 	/* set by the command: a job of several captures is refused with this
 	 * line (one capture is needed, e.g. to write into it) */
 	const char *one_capture_only;
+	/* set by the command whose output nobody sees before
+	 * cli_reader__check_read (a file of -o, put in place only then): the
+	 * capture is checked whole on a thread of its own meanwhile
+	 * (prof_store__check_whole_apart) */
+	bool check_apart;
 	/* set by cli_reader__open */
 	struct cli_input input;
 	struct prof_store *store;
@@ -109,6 +114,10 @@ int cli_reader__open(struct cli_reader *r, char *const *args, int n);
 int cli_reader__check_read(struct cli_reader *r);
 /* Print err's message and return CLI_EXIT_USAGE: a reader's failure. */
 int cli_reader__fail(const struct prof_error *err);
+/* The same for a read of r's store that failed: the damage the whole
+ * file's check found, when it ran apart and found some, is told instead,
+ * as it would have been told before the read. */
+int cli_reader__fail_read(struct cli_reader *r, const struct prof_error *err);
 /* Close the store and remove a temporary capture. */
 void cli_reader__close(struct cli_reader *r);
 

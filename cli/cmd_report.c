@@ -273,11 +273,14 @@ int cmd_report(int argc, char **argv)
 		return CLI_EXIT_OK;
 	}
 	status = CLI_EXIT_USAGE;
+	/* a file of -o is put in place only once the read is checked: the
+	 * whole file's check may run beside the report */
+	r.check_apart = output && strcmp(output, "-") != 0;
 	if (cli_reader__open(&r, argv, n) || cli_output__open(&out, output, r.force) < 0)
 		goto out;
 	if (is_export(format)) {
 		if (run_export(format, r.store, &ea, &filter, out.f, &err) < 0) {
-			cli_reader__fail(&err);
+			cli_reader__fail_read(&r, &err);
 			goto out;
 		}
 	} else {
@@ -295,7 +298,7 @@ int cmd_report(int argc, char **argv)
 					 : registry__run(reports[i], r.store, sink, &err);
 
 			if (rc < 0) {
-				cli_reader__fail(&err);
+				cli_reader__fail_read(&r, &err);
 				goto out;
 			}
 		}

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +165,7 @@ int prof_store__check_read(struct prof_store *s, struct prof_error *err)
 	uint32_t changes;
 	int rc;
 
+	(void)store__join_whole_check(s);
 	if (s->fault.code) {
 		if (err)
 			*err = s->fault;
@@ -256,5 +258,70 @@ int prof_store__check_whole(struct prof_store *s, struct prof_error *err)
 		rc = store__read_error(s, rc, "check", err);
 	}
 	sqlite3_finalize(st);
+	return rc;
+}
+
+/* ---- the whole file, on a thread of its own ---------------------------------- */
+
+struct store_whole_check {
+	pthread_t thread;
+	struct prof_store *other; /* a second connection to the file */
+	struct prof_error err;
+	int rc;
+};
+
+static void *check_whole_apart(void *arg)
+{
+	struct store_whole_check *c = arg;
+
+	c->rc = prof_store__check_whole(c->other, &c->err);
+	return NULL;
+}
+
+int prof_store__check_whole_apart(struct prof_store *s, struct prof_error *err)
+{
+	struct prof_error ignored = { 0 };
+	struct store_whole_check *c;
+
+	if (s->whole_check)
+		return 0;
+	c = calloc(1, sizeof *c);
+	/* a capture in memory, or one being written, is checked in place */
+	if (c && prof_store__is_finished(s) && prof_store__reopen(s, &c->other, &ignored) == 0) {
+		if (pthread_create(&c->thread, NULL, check_whole_apart, c) == 0) {
+			s->whole_check = c;
+			return 0;
+		}
+		prof_store__close(c->other);
+	}
+	free(c);
+	return prof_store__check_whole(s, err);
+}
+
+int store__join_whole_check(struct prof_store *s)
+{
+	struct store_whole_check *c = s->whole_check;
+	int rc;
+
+	if (!c)
+		return 0;
+	pthread_join(c->thread, NULL);
+	s->whole_check = NULL;
+	rc = c->rc;
+	/* the damage it found comes before any other fault, as it would have
+	 * come before any read */
+	if (rc < 0)
+		s->fault = c->err;
+	prof_store__close(c->other);
+	free(c);
+	return rc;
+}
+
+int prof_store__whole_check_failed(struct prof_store *s, struct prof_error *err)
+{
+	int rc = store__join_whole_check(s);
+
+	if (rc < 0 && err)
+		*err = s->fault;
 	return rc;
 }

@@ -77,12 +77,20 @@ struct prof_store {
 	 * met it answers only "no" or 0 (has_table, meta, counter):
 	 * prof_store__check_read gives it. */
 	struct prof_error fault;
+	/* prof_store__check_whole_apart's check, while its thread is not
+	 * joined yet (reader_check.c) */
+	struct store_whole_check *whole_check;
 	/* The canonical view of each table (store_views.c): its name and the
 	 * SELECT over main that defines it, kept so that a view restricted to
 	 * some rows can be put back. */
 	struct store_view *views;
 	int n_views;
 };
+
+struct store_whole_check;
+/* Wait for prof_store__check_whole_apart's check (none: 0): its result,
+ * a failure kept as s's fault. */
+int store__join_whole_check(struct prof_store *s);
 
 struct store_view {
 	const char *name;

@@ -10,7 +10,9 @@
 # page overwritten (dd): the root page of the kernel table, of an index,
 # of StringIds, a page in the middle of the file zeroed, and a page of an
 # nsys export; SQLite's own check (sqlite3's quick_check) confirms each
-# is damaged. An undamaged copy still reads.
+# is damaged. The same with report's output to a file (-o), where the
+# whole file is checked on a thread beside the report: the same one line,
+# and no file put in place. An undamaged copy still reads.
 . "$(dirname "$0")/cli_lib.sh"
 command -v sqlite3 >/dev/null || { echo "FAIL: sqlite3 is needed" >&2; exit 1; }
 D=$PERFKIT_TEST_DATA
@@ -53,10 +55,30 @@ refuse() {
 	expect_one_error_line "$name" "^perfkit: $TMP/$(basename "$file" .sqlite)\.sqlite: corrupt database \("
 }
 
+exports="chrome html"
+if "$PERFKIT" report --format=perfetto -o "$TMP/probe.pftrace" "$good" >/dev/null 2>&1; then
+	exports="$exports perfetto"
+else
+	skip "report --format=perfetto -o" "built without protobuf-c"
+fi
+
 for b in kernels index strings middle nsys; do
 	f=$TMP/$b.sqlite
 	refuse "report: $b" "$f" report "$f"
 	refuse "report csv: $b" "$f" report --format=csv --report=cuda_gpu_kern_sum "$f"
+	# to a file (-o) the whole file is checked beside the report; what it
+	# finds is told the same, and nothing is put in place
+	echo old >"$TMP/out.txt"
+	refuse "report -o: $b" "$f" report -f -o "$TMP/out.txt" "$f"
+	expect_that "report -o of $b keeps the old file" grep -qx old "$TMP/out.txt"
+	for fmt in $exports; do
+		run report --format=$fmt "$f" </dev/null
+		cp "$TMP/err" "$TMP/err.checked_first"
+		refuse "report --format=$fmt -o: $b" "$f" report --format=$fmt -o "$TMP/out.$fmt" "$f"
+		expect_that "report --format=$fmt -o of $b leaves no output" [ ! -e "$TMP/out.$fmt" ]
+		expect_that "report --format=$fmt -o of $b tells what the check before any read told" \
+			cmp -s "$TMP/err" "$TMP/err.checked_first"
+	done
 	refuse "report of a job by map and reduce: $b" "$f" report --report=cuda_gpu_kern_sum "$other" "$f"
 	refuse "report of a job merged: $b" "$f" report "$other" "$f"
 	refuse "diagnose: $b" "$f" diagnose "$f"
@@ -76,7 +98,8 @@ done
 
 # the same readers on an undamaged copy
 cp "$good" "$TMP/whole.sqlite"
-for args in "report" "diagnose" "roofline" "baseline save -o $TMP/whole.json"; do
+for args in "report" "diagnose" "roofline" "baseline save -o $TMP/whole.json" \
+	"report -o $TMP/whole.txt" "report --format=chrome -o $TMP/whole.trace.json"; do
 	run $args "$TMP/whole.sqlite"
 	expect_status "$args of an undamaged copy" 0
 done

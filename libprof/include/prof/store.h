@@ -315,6 +315,18 @@ int prof_store__check_read(struct prof_store *s, struct prof_error *err);
  * preamble, report/job's probe, perfkit top on a finished capture). It
  * costs one read of the file. */
 int prof_store__check_whole(struct prof_store *s, struct prof_error *err);
+/* prof_store__check_whole on a thread and a second connection of its own
+ * while the caller reads on (it costs one read of the file, 7 s of a 10M
+ * kernel capture's export), for a reader whose output nobody sees before
+ * prof_store__check_read: that call, and prof_store__whole_check_failed,
+ * wait for it, and what it finds comes first, as it would have come before
+ * any read. A capture that cannot be opened again (in memory, being
+ * written) is checked in place, and that check's result returned. */
+int prof_store__check_whole_apart(struct prof_store *s, struct prof_error *err);
+/* After a read failed: the damage prof_store__check_whole_apart's check
+ * found (PROF_E_CORRUPT, its message in err), which is then the failure
+ * to tell, or 0. */
+int prof_store__whole_check_failed(struct prof_store *s, struct prof_error *err);
 /* Run sql for its effect on the connection's temporary database: a view or
  * table a report builds (the store itself is opened read-only). */
 int prof_store__exec(struct prof_store *s, const char *sql, struct prof_error *err);
