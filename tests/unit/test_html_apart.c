@@ -21,25 +21,6 @@ static const char *const captures[] = {
 };
 #define NCAPTURES (sizeof captures / sizeof captures[0])
 
-static char *read_file(const char *path, size_t *size)
-{
-	FILE *f = fopen(path, "rb");
-	char *data;
-	long n;
-
-	ck_assert_msg(f != NULL, "%s", path);
-	ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	ck_assert_int_gt(n, 0);
-	rewind(f);
-	data = malloc((size_t)n);
-	ck_assert_ptr_nonnull(data);
-	ck_assert_int_eq(fread(data, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	*size = (size_t)n;
-	return data;
-}
-
 static char *page_of(struct prof_store *s)
 {
 	struct prof_error err = { 0 };
@@ -62,7 +43,7 @@ START_TEST(test_page_made_apart_is_the_page_made_in_order)
 		char *data, *apart, *in_order;
 		size_t size;
 
-		data = read_file(path, &size);
+		data = testutil_read_file(path, &size);
 		ck_assert_msg(prof_store__open(path, &file, &err) == 0, "%s", err.msg);
 		ck_assert_msg(prof_store__open_memory(data, size, path, &mem, &err) == 0, "%s", err.msg);
 		/* the file's page is made apart, the copy's in order */

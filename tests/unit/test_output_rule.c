@@ -6,11 +6,9 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -212,20 +210,15 @@ START_TEST(output_written_behind_holds_every_byte_in_order)
 	struct prof_output *o = NULL;
 	struct prof_error err = { 0 };
 	const size_t n = (11u << 20) + 5;
-	char *got = malloc(n + 1);
-	FILE *f;
 	size_t len, first_bad = n;
+	char *got;
 
-	ck_assert_ptr_nonnull(got);
 	snprintf(path, sizeof path, "%s", testutil_tmp_path("behind.json"));
 	ck_assert_int_eq(prof_output__open(path, PROF_OUTPUT_WRITE_BEHIND, NULL, &o, &err), 0);
 	ck_assert(put_pattern(prof_output__stream(o), n));
 	ck_assert_int_eq(prof_output__commit(o, &err), 0);
 	prof_output__delete(o);
-	f = fopen(path, "rb");
-	ck_assert_ptr_nonnull(f);
-	len = fread(got, 1, n + 1, f);
-	fclose(f);
+	got = testutil_read_file(path, &len);
 	ck_assert_uint_eq(len, n);
 	for (size_t i = 0; i < n && first_bad == n; i++)
 		if (got[i] != pattern_byte(i))
@@ -244,17 +237,13 @@ START_TEST(output_written_behind_fails_its_commit_when_a_write_fails)
 	char path[512], temp[512];
 	struct prof_output *o = NULL;
 	struct prof_error err = { 0 };
-	struct rlimit limit;
 
 	snprintf(path, sizeof path, "%s", testutil_tmp_path("behind_full.json"));
 	write_text(path, "old");
 	ck_assert_int_eq(prof_output__open(path, PROF_OUTPUT_REPLACE | PROF_OUTPUT_WRITE_BEHIND, NULL,
 					   &o, &err), 0);
 	snprintf(temp, sizeof temp, "%s", prof_output__temp_path(o));
-	signal(SIGXFSZ, SIG_IGN);
-	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &limit), 0);
-	limit.rlim_cur = 3u << 20;
-	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &limit), 0);
+	testutil_limit_file_size(3 << 20);
 	(void)put_pattern(prof_output__stream(o), 4u << 20);
 	ck_assert_int_eq(prof_output__commit(o, &err), PROF_E_IO);
 	ck_assert_msg(strstr(err.msg, "behind_full.json") && strstr(err.msg, strerror(EFBIG)),
@@ -272,16 +261,12 @@ START_TEST(output_written_behind_fails_later_writes_after_a_failed_one)
 	char path[512];
 	struct prof_output *o = NULL;
 	struct prof_error err = { 0 };
-	struct rlimit limit;
 	FILE *f;
 
 	snprintf(path, sizeof path, "%s", testutil_tmp_path("behind_later.json"));
 	ck_assert_int_eq(prof_output__open(path, PROF_OUTPUT_WRITE_BEHIND, NULL, &o, &err), 0);
 	f = prof_output__stream(o);
-	signal(SIGXFSZ, SIG_IGN);
-	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &limit), 0);
-	limit.rlim_cur = 1u << 20;
-	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &limit), 0);
+	testutil_limit_file_size(1 << 20);
 	/* the thread meets the limit with the second block; the blocks it has
 	 * not taken yet are at most four, so some write after them fails */
 	for (int i = 0; i < 64 && put_pattern(f, 1u << 20); i++)

@@ -31,26 +31,6 @@ static off_t file_size(const char *path)
 	return st.st_size;
 }
 
-/* Files may grow to bytes from now on (the soft limit: it can be raised). */
-static void limit_file_size(off_t bytes)
-{
-	struct rlimit limit;
-
-	signal(SIGXFSZ, SIG_IGN);
-	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &limit), 0);
-	limit.rlim_cur = (rlim_t)bytes;
-	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &limit), 0);
-}
-
-static void lift_file_size_limit(void)
-{
-	struct rlimit limit;
-
-	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &limit), 0);
-	limit.rlim_cur = limit.rlim_max;
-	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &limit), 0);
-}
-
 /* The file is complete on its own: no -wal beside it, and a copy of it
  * alone opens and counts its kernels. Returns that count. */
 static int64_t kernels_without_sidecar(const char *path, const char *copy_name)
@@ -106,7 +86,7 @@ START_TEST(test_writer_keeps_what_it_committed)
 	ck_assert_int_eq(prof_writer__process(w, 4242, "filler"), 0);
 	name = prof_writer__string(w, "fill_kernel");
 	ck_assert_int_eq(prof_writer__flush(w, &err), 0);
-	limit_file_size(file_size(path) + (1 << 20));
+	testutil_limit_file_size(file_size(path) + (1 << 20));
 	while (!rc) {
 		for (batch = 0; batch < 2000 && !rc; batch++, appended++)
 			rc = add_kernel(w, appended, name);
@@ -126,7 +106,7 @@ START_TEST(test_writer_keeps_what_it_committed)
 		if (add_kernel(w, appended, name) != PROF_E_FULL)
 			rc = 0;
 	prof_writer__delete(w);
-	lift_file_size_limit();
+	testutil_limit_file_size(-1);
 	ck_assert_msg(rc == PROF_E_FULL, "a row was taken after the room ran out");
 
 	ck_assert_int_eq(kernels_without_sidecar(path, "copy.sqlite"), committed);
@@ -155,9 +135,9 @@ START_TEST(test_finish_leaves_out_indexes)
 		rc = add_kernel(w, n, name);
 	ck_assert_int_eq(rc, 0);
 	ck_assert_int_eq(prof_writer__flush(w, &err), 0);
-	limit_file_size(file_size(path) + (64 << 10));
+	testutil_limit_file_size(file_size(path) + (64 << 10));
 	ck_assert_msg(prof_writer__finish(w, &err) == 0, "%s", err.msg);
-	lift_file_size_limit();
+	testutil_limit_file_size(-1);
 
 	ck_assert_int_eq(kernels_without_sidecar(path, "copy.sqlite"), 40000);
 	ck_assert_msg(prof_store__open_capture(path, &s, &err) == 0, "%s", err.msg);
@@ -211,10 +191,10 @@ START_TEST(test_merge_without_room_is_rolled_back)
 	for (int64_t n = 0; n < 100; n++)
 		ck_assert_int_eq(add_kernel(w, n, name), 0); /* before the limit */
 	ck_assert_int_eq(prof_writer__flush(w, &err), 0);
-	limit_file_size(file_size(out_path) + (16 << 10));
+	testutil_limit_file_size(file_size(out_path) + (16 << 10));
 	ck_assert_int_eq(prof_writer__merge(w, src, &err), PROF_E_FULL);
 	ck_assert_msg(strstr(err.msg, "no room left to write"), "message: %s", err.msg);
-	lift_file_size_limit();
+	testutil_limit_file_size(-1);
 	ck_assert_msg(prof_writer__merge(w, src, &err) == 0, "%s", err.msg);
 	ck_assert_msg(prof_writer__finish(w, &err) == 0, "%s", err.msg);
 

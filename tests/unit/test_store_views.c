@@ -259,24 +259,6 @@ START_TEST(restrict_time_ands_with_restrict_and_each_puts_back_alone)
 }
 END_TEST
 
-static char *read_all(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	ck_assert_ptr_nonnull(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	ck_assert_ptr_nonnull(buf);
-	ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
-
 START_TEST(the_file_is_never_written)
 {
 	const char *path = fixture_copy("clean_loop.sqlite", "untouched.sqlite", NULL);
@@ -287,13 +269,13 @@ START_TEST(the_file_is_never_written)
 	struct prof_error err = { 0 };
 
 	snprintf(copy, sizeof copy, "%s", path);
-	before = read_all(copy, &before_len);
+	before = testutil_read_file(copy, &before_len);
 	s = open_store(copy);
 	ck_assert_int_eq(prof_store__restrict(s, PROF_T_KERNEL, "streamId > 0", &err), 0);
 	ck_assert_int_ge(one_int(s, "SELECT count(*) FROM " PROF_T_KERNEL), 0);
 	ck_assert_int_eq(prof_store__check_read(s, &err), 0);
 	prof_store__close(s);
-	after = read_all(copy, &after_len);
+	after = testutil_read_file(copy, &after_len);
 	ck_assert_uint_eq(before_len, after_len);
 	ck_assert(memcmp(before, after, before_len) == 0);
 	free(before);
@@ -304,7 +286,7 @@ END_TEST
 START_TEST(a_store_in_memory_reads_the_same)
 {
 	size_t len;
-	char *bytes = read_all(testutil_data_path("clean_loop.sqlite"), &len);
+	char *bytes = testutil_read_file(testutil_data_path("clean_loop.sqlite"), &len);
 	struct prof_store *s = NULL, *f = open_store(testutil_data_path("clean_loop.sqlite"));
 	struct prof_error err = { 0 };
 

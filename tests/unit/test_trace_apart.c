@@ -38,25 +38,6 @@ static const struct {
 
 enum format { CHROME, PERFETTO };
 
-static char *read_file(const char *path, size_t *size)
-{
-	FILE *f = fopen(path, "rb");
-	char *data;
-	long n;
-
-	ck_assert_msg(f != NULL, "%s", path);
-	ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	ck_assert_int_gt(n, 0);
-	rewind(f);
-	data = malloc((size_t)n);
-	ck_assert_ptr_nonnull(data);
-	ck_assert_int_eq(fread(data, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	*size = (size_t)n;
-	return data;
-}
-
 /* The export of s in format with filter, into memory (*len bytes). */
 static char *export_of(struct prof_store *s, enum format format, const struct export_filter *filter,
 		       size_t *len)
@@ -115,7 +96,7 @@ START_TEST(test_traces_made_apart_are_the_traces_made_in_place)
 		struct export_filter window = { .has_from = true, .from_ns = 200000000,
 						.has_to = true, .to_ns = 900000000 };
 		size_t size;
-		char *data = read_file(path, &size);
+		char *data = testutil_read_file(path, &size);
 
 		ck_assert_msg(prof_store__open(path, &file, &err) == 0, "%s", err.msg);
 		ck_assert_msg(prof_store__open_memory(data, size, path, &mem, &err) == 0, "%s", err.msg);
@@ -141,7 +122,7 @@ START_TEST(test_side_apart_only_where_the_capture_opens_again)
 	struct prof_error err = { 0 };
 	struct trace_merge m;
 	size_t size;
-	char *data = read_file(path, &size);
+	char *data = testutil_read_file(path, &size);
 
 	ck_assert_msg(prof_store__open(path, &file, &err) == 0, "%s", err.msg);
 	ck_assert_msg(prof_store__open_memory(data, size, path, &mem, &err) == 0, "%s", err.msg);

@@ -3,10 +3,12 @@
 #include "testutil.h"
 
 #include <ftw.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -73,6 +75,36 @@ void testutil_copy_file(const char *from, const char *to)
 		ck_assert_uint_eq(fwrite(buf, 1, n, out), n);
 	fclose(in);
 	ck_assert_int_eq(fclose(out), 0);
+}
+
+char *testutil_read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	ck_assert_msg(f != NULL, "cannot read %s", path);
+	ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	ck_assert_int_ge(n, 0);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	buf[n] = '\0';
+	*len = (size_t)n;
+	return buf;
+}
+
+void testutil_limit_file_size(off_t bytes)
+{
+	struct rlimit limit;
+
+	signal(SIGXFSZ, SIG_IGN);
+	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &limit), 0);
+	limit.rlim_cur = bytes < 0 ? limit.rlim_max : (rlim_t)bytes;
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &limit), 0);
 }
 
 void testutil_sqlite3(const char *path, const char *sql)

@@ -3,6 +3,8 @@
 #define PERFKIT_TESTUTIL_H
 
 #include <check.h>
+#include <stddef.h>
+#include <sys/types.h>
 
 /* A fresh path in a per-test temporary folder (the file does not exist yet).
  * The returned string is static storage valid until the next call. */
@@ -12,6 +14,13 @@ const char *testutil_tmp_path(const char *name);
 const char *testutil_data_path(const char *name);
 /* Copy the file at from to to (created or emptied first). */
 void testutil_copy_file(const char *from, const char *to);
+/* The whole file at path, malloc'ed, with a '\0' after its *len bytes. */
+char *testutil_read_file(const char *path, size_t *len);
+/* Files may grow to bytes from now on (the soft limit, which can be raised
+ * again: bytes < 0 lifts it), SIGXFSZ ignored: a write past the limit
+ * fails with EFBIG as one past a full disk fails with ENOSPC, with no
+ * mount. Each Check test runs in a process of its own. */
+void testutil_limit_file_size(off_t bytes);
 /* Run sql on the SQLite file at path (created if missing) with the sqlite3
  * command-line tool: tests shape stores in ways the writer never would, and
  * only libprof links SQLite. Fails the test when the tool cannot run or the
