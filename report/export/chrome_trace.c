@@ -653,7 +653,7 @@ int chrome_trace__write(struct prof_store *s, const struct chrome_options *opts,
 	if (ferror(out))
 		rc = prof_error__set(err, PROF_E_IO, "cannot write the trace");
 	else
-		rc = export__note_left_out(s, "the trace", opts ? opts->warn : NULL, err);
+		export__say_left_out(s, c->m.rows_left_out, "the trace", opts ? opts->warn : NULL);
 out:
 	trace_out__exit(&c->o);
 	trace_merge__exit(&c->m);

@@ -145,19 +145,25 @@ int export_window__in_range(char *buf, size_t cap, const char *ts, const char *p
 	return n > 0 && (size_t)n < cap ? 0 : PROF_E_USAGE;
 }
 
+void export__say_left_out(struct prof_store *s, int64_t rows, const char *what, FILE *warn)
+{
+	if (rows == 0)
+		return;
+	fputs("perfkit: warning: ", warn ? warn : stderr);
+	prof_fputs_term(warn ? warn : stderr, prof_store__path(s));
+	fprintf(warn ? warn : stderr, ": %" PRId64 " row%s " SUM_BAD_SPAN_WORDS " %s left out of %s\n",
+		rows, rows == 1 ? "" : "s", rows == 1 ? "was" : "were", what);
+}
+
 int export__note_left_out(struct prof_store *s, const char *what, FILE *warn,
 			  struct prof_error *err)
 {
 	int64_t rows;
 	int rc = sum_bad_spans__count(s, &rows, err);
 
-	if (rc < 0 || rows == 0)
-		return rc;
-	fputs("perfkit: warning: ", warn ? warn : stderr);
-	prof_fputs_term(warn ? warn : stderr, prof_store__path(s));
-	fprintf(warn ? warn : stderr, ": %" PRId64 " row%s " SUM_BAD_SPAN_WORDS " %s left out of %s\n",
-		rows, rows == 1 ? "" : "s", rows == 1 ? "was" : "were", what);
-	return 0;
+	if (rc == 0)
+		export__say_left_out(s, rows, what, warn);
+	return rc;
 }
 
 size_t export_format_us(char *buf, int64_t ns)

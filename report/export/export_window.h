@@ -70,6 +70,8 @@ int export_window__in_range(char *buf, size_t cap, const char *ts, const char *p
  * capture and what they were left out of ("the trace"), when there are any. */
 int export__note_left_out(struct prof_store *s, const char *what, FILE *warn,
 			  struct prof_error *err);
+/* The same line for rows counted already (sum_bad_spans__count), none for 0. */
+void export__say_left_out(struct prof_store *s, int64_t rows, const char *what, FILE *warn);
 
 /* A time of ns nanoseconds as microseconds with exactly three decimals
  * ("12.345", "-0.250"), integer arithmetic only so nanoseconds stay exact,

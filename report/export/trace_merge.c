@@ -1336,6 +1336,10 @@ int trace_merge__open(struct trace_merge *m)
 			nown++;
 	}
 	free(sql);
+	/* a pass over the tables the writer needs only at its end, made while
+	 * the side is still busy */
+	if (rc == 0)
+		rc = sum_bad_spans__count(m->store, &m->rows_left_out, m->err);
 	/* the side is finished even after a failure here, and its sources,
 	 * made or not, are closed with m's; the first failure is the one told */
 	if (m->side) {

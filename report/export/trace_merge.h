@@ -149,6 +149,10 @@ struct trace_merge {
 	struct tm_source src[TM__COUNT];
 	int nsrc;
 	struct tm_source *current; /* the row trace_merge__next handed out */
+	/* the capture's rows of an impossible span, which every export leaves
+	 * out (sum_bad_spans__count): counted by trace_merge__open while the
+	 * GPU side runs, said by the writer at its end (export__say_left_out) */
+	int64_t rows_left_out;
 	struct prof_error *err;
 };
 

@@ -750,7 +750,7 @@ int perfetto_trace__write(struct prof_store *s, const struct perfetto_options *o
 	if (rc == 0 && ferror(out))
 		rc = prof_error__set(err, PROF_E_IO, "cannot write the trace");
 	if (rc == 0)
-		rc = export__note_left_out(s, "the trace", NULL, err);
+		export__say_left_out(s, c.m.rows_left_out, "the trace", NULL);
 out:
 	if (rc == 0)
 		rc = c.q.rc;
