@@ -16,7 +16,6 @@ struct cli_input {
 	char *path;   /* the capture to read */
 	char *name;   /* what reports call it */
 	char *tmpdir; /* the temporary capture's folder; NULL when path is an argument */
-	bool check_apart; /* cli_reader's: check the capture whole on a thread */
 };
 
 /* Make the capture of args[0..n) (n >= 1). Several captures that do not
@@ -25,10 +24,12 @@ struct cli_input {
  * its captures is skipped, with a warning. On failure the error is printed
  * and CLI_EXIT_USAGE returned; cli_input__close may follow either way. */
 int cli_input__make(struct cli_input *in, char *const *args, int n, bool force);
-/* Open in's capture as every reader does, under in's name; prints the
- * error and returns CLI_EXIT_USAGE on failure. A temporary capture is
- * removed as soon as it is open (the store reads on from it). */
-int cli_input__open(struct cli_input *in, struct prof_store **out);
+/* Open in's capture as every reader does, under in's name, checked whole
+ * (on a thread of its own beside the reading with check_apart:
+ * prof_store__check_whole_apart); prints the error and returns
+ * CLI_EXIT_USAGE on failure. A temporary capture is removed as soon as it
+ * is open (the store reads on from it). */
+int cli_input__open(struct cli_input *in, bool check_apart, struct prof_store **out);
 /* Whether in is several captures merged. */
 bool cli_input__is_merged(const struct cli_input *in);
 /* Print the reports[0..nreports) of the job args[0..n) from its map and

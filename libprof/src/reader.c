@@ -337,8 +337,9 @@ int prof_store__reopen(struct prof_store *s, struct prof_store **out, struct pro
 
 	*out = NULL;
 	/* a capture in memory has no file, and --rank's or --window's rows
-	 * are the first connection's views alone */
-	if (!file || !*file || prof_store__restricted(s))
+	 * are the first connection's views alone; one still being written
+	 * could read as two captures on two connections */
+	if (!file || !*file || prof_store__restricted(s) || !prof_store__is_finished(s))
 		return prof_error__set(err, PROF_E_USAGE, "%s: cannot be opened again", s->path);
 	rc = prof_store__open(file, out, err);
 	/* the same file as it was: else the two would read two captures */

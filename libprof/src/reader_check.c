@@ -286,8 +286,9 @@ int prof_store__check_whole_apart(struct prof_store *s, struct prof_error *err)
 	if (s->whole_check)
 		return 0;
 	c = calloc(1, sizeof *c);
-	/* a capture in memory, or one being written, is checked in place */
-	if (c && prof_store__is_finished(s) && prof_store__reopen(s, &c->other, &ignored) == 0) {
+	/* a capture that cannot be opened again (in memory, being written)
+	 * is checked in place */
+	if (c && prof_store__reopen(s, &c->other, &ignored) == 0) {
 		if (pthread_create(&c->thread, NULL, check_whole_apart, c) == 0) {
 			s->whole_check = c;
 			return 0;

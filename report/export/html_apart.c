@@ -33,11 +33,8 @@ struct html_apart *html_apart__start(struct html_page *p)
 	struct prof_error ignored = { 0 };
 	struct html_apart *a;
 
-	/* a capture still being written could read as two captures on two
-	 * connections; one in memory, or narrowed to some ranks or a
-	 * window, cannot be opened again as it reads (prof_store__reopen) */
-	if (!prof_store__is_finished(p->store))
-		return NULL;
+	/* a capture that cannot be opened again (prof_store__reopen) is
+	 * diagnosed in place */
 	a = calloc(1, sizeof *a);
 	if (!a)
 		return NULL;

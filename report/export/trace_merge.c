@@ -679,6 +679,10 @@ static int walk_take(struct trace_merge *m, int64_t process, int64_t corr)
 	return rc;
 }
 
+/* The connection holding the calls' temporary tables (index_calls): the
+ * GPU side's, which made them (its own apart, else m's). */
+static struct prof_store *calls_store(const struct trace_merge *m);
+
 /* An integer answer of a statement on (corr, process), prepared once:
  * *has_value false where it answers NULL. */
 static int ask_calls(struct trace_merge *m, struct prof_cursor **cur, const char *sql,
@@ -687,7 +691,7 @@ static int ask_calls(struct trace_merge *m, struct prof_cursor **cur, const char
 	int rc = 0;
 
 	if (!*cur)
-		rc = open_cursor_on(m, m->calls_store, sql, false, cur);
+		rc = open_cursor_on(m, calls_store(m), sql, false, cur);
 	else
 		prof_cursor__reset(*cur);
 	if (rc == 0 && (prof_cursor__bind_int64(*cur, 1, corr) != 0 ||
@@ -1107,7 +1111,6 @@ int trace_merge__init(struct trace_merge *m, struct prof_store *s, const struct 
 
 	memset(m, 0, sizeof *m);
 	m->store = s;
-	m->calls_store = s;
 	m->err = err;
 	m->launch_rows = launch_rows;
 	for (int k = 0; k < TM__COUNT; k++)
@@ -1214,15 +1217,17 @@ static void *gpu_side_apart(void *arg)
 	return NULL;
 }
 
-/* The copy: what the side reads of the merge (the tables, the window,
- * launch_rows), nothing the caller's thread changes meanwhile. */
-static struct tm_gpu_side *side_new(struct trace_merge *m)
+/* The copy, reading store through the window w: what the side reads of
+ * the merge (the tables, the window, launch_rows), nothing the caller's
+ * thread changes meanwhile. */
+static struct tm_gpu_side *side_new(const struct trace_merge *m, struct prof_store *store,
+				    const struct export_window *w)
 {
 	struct tm_gpu_side *g = calloc(1, sizeof *g);
 
 	if (!g)
 		return NULL;
-	g->m = (struct trace_merge){ .store = m->store, .calls_store = m->store, .w = m->w,
+	g->m = (struct trace_merge){ .store = store, .w = *w,
 				     .launch_rows = m->launch_rows, .err = &g->err };
 	memcpy(g->m.have, m->have, sizeof m->have);
 	return g;
@@ -1236,19 +1241,15 @@ static void side_start(struct trace_merge *m, const struct export_window *w)
 	struct prof_store *own = NULL;
 	struct tm_gpu_side *g;
 
-	/* a capture still being written could read as two captures on two
-	 * connections; one in memory, or narrowed to some ranks or a window,
-	 * cannot be opened again as it reads (prof_store__reopen) */
-	if (m->side || !has_gpu_work(m) || !prof_store__is_finished(m->store) ||
-	    prof_store__reopen(m->store, &own, &ignored) != 0)
+	/* a capture that cannot be opened again (prof_store__reopen) has
+	 * its side made in place */
+	if (m->side || !has_gpu_work(m) || prof_store__reopen(m->store, &own, &ignored) != 0)
 		return;
-	g = side_new(m);
+	g = side_new(m, own, w);
 	if (!g) {
 		prof_store__close(own);
 		return;
 	}
-	g->m.store = g->m.calls_store = own;
-	g->m.w = *w;
 	g->apart = true;
 	if (pthread_create(&g->thread, NULL, gpu_side_apart, g) != 0) {
 		prof_store__close(own);
@@ -1278,7 +1279,7 @@ static int side_finish(struct trace_merge *m, int rc)
 
 /* m's own sources (own, in kind order) and the side's into m->src in kind
  * order, the tie-break order; the side's projection and answers are m's
- * from now on, its connection m's calls_store. */
+ * from now on. */
 static void side_take(struct trace_merge *m, const struct tm_source *own, int nown)
 {
 	struct tm_gpu_side *g = m->side;
@@ -1291,7 +1292,11 @@ static void side_take(struct trace_merge *m, const struct tm_source *own, int no
 	m->proj = g->m.proj;
 	memset(&g->m.proj, 0, sizeof g->m.proj);
 	memcpy(m->shared_corr, g->m.shared_corr, sizeof m->shared_corr);
-	m->calls_store = g->m.store;
+}
+
+static struct prof_store *calls_store(const struct trace_merge *m)
+{
+	return m->side ? m->side->m.store : m->store;
 }
 
 static void side_exit(struct trace_merge *m)
@@ -1316,7 +1321,7 @@ int trace_merge__open(struct trace_merge *m)
 	char *sql;
 
 	/* without GPU work there is no side: no call launched anything */
-	if (has_gpu_work(m) && !m->side && !(m->side = side_new(m)))
+	if (has_gpu_work(m) && !m->side && !(m->side = side_new(m, m->store, &m->w)))
 		return nomem(m);
 	/* the temporary tables first: SQLite drops a table (a second export's
 	 * on the same connection) only while no statement of the connection

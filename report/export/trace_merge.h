@@ -124,7 +124,6 @@ struct tm_gpu_side;
 
 struct trace_merge {
 	struct prof_store *store;
-	struct prof_store *calls_store; /* the one holding the calls' index (index_calls) */
 	struct tm_gpu_side *side;       /* the GPU side's thread, while it is apart */
 	struct export_window w;
 	bool have[TM__COUNT];

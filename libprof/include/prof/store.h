@@ -231,8 +231,10 @@ void prof_store__close(struct prof_store *s);
 const char *prof_store__path(const struct prof_store *s);
 /* A second connection to the file s reads, under s's name, for a reader
  * that works on two threads at once (each thread one store). PROF_E_USAGE
- * for a capture held in memory or one whose rows --rank or --window
- * narrowed (the views are s's own); else as prof_store__open. */
+ * for a capture held in memory, one whose rows --rank or --window
+ * narrowed (the views are s's own), one still being written or one
+ * changed since s opened it (the two would read two captures); else as
+ * prof_store__open. */
 int prof_store__reopen(struct prof_store *s, struct prof_store **out, struct prof_error *err);
 /* Call the store name from now on (messages, prof_store__path): a job's
  * temporary merged capture goes by the captures it was made of. */
