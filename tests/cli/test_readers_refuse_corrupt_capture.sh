@@ -11,7 +11,8 @@
 # of StringIds, a page in the middle of the file zeroed, and a page of an
 # nsys export; SQLite's own check (sqlite3's quick_check) confirms each
 # is damaged. The same with report's output to a file (-o), where the
-# whole file is checked on a thread beside the report: the same one line,
+# whole file is checked on a thread beside the report, and with diagnose,
+# whose findings wait for the check beside its rules: the same one line,
 # and no file put in place. An undamaged copy still reads.
 . "$(dirname "$0")/cli_lib.sh"
 command -v sqlite3 >/dev/null || { echo "FAIL: sqlite3 is needed" >&2; exit 1; }
@@ -81,7 +82,13 @@ for b in kernels index strings middle nsys; do
 	done
 	refuse "report of a job by map and reduce: $b" "$f" report --report=cuda_gpu_kern_sum "$other" "$f"
 	refuse "report of a job merged: $b" "$f" report "$other" "$f"
+	# diagnose too checks the file beside its rules, and prints nothing
+	# before the check is done
+	run report "$f" </dev/null
+	cp "$TMP/err" "$TMP/err.checked_first"
 	refuse "diagnose: $b" "$f" diagnose "$f"
+	expect_that "diagnose of $b tells what the check before any read told" \
+		cmp -s "$TMP/err" "$TMP/err.checked_first"
 	refuse "roofline: $b" "$f" roofline "$f"
 	refuse "roofline json: $b" "$f" roofline --format=json "$f"
 	refuse "diff base: $b" "$f" diff "$f" "$good"
