@@ -52,6 +52,8 @@ run() {
 }
 
 median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# "median (min-max)" of a file of numbers
+spread() { sort -n "$1" | awk '{ v[NR] = $1 } END { printf "%s (%s-%s)", v[int((NR + 1) / 2)], v[1], v[NR] }'; }
 
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "A: $A"
@@ -87,13 +89,14 @@ for i in "${!captures[@]}"; do
 			"$(awk -v a="$(median "$W/A.$fmt.$key")" -v b="$(median "$W/B.$fmt.$key")" \
 				'BEGIN { printf "%.2f -> %.2f (%.2fx)", a, b, a / b }')" \
 			"$(awk -v a="$(median "$W/A.$fmt.$key.wall")" -v b="$(median "$W/B.$fmt.$key.wall")" \
-				'BEGIN { printf "%.2f -> %.2f (%.2fx)", a, b, a / b }')" "$same")")
+				-v sa="$(spread "$W/A.$fmt.$key.wall")" -v sb="$(spread "$W/B.$fmt.$key.wall")" \
+				'BEGIN { printf "%s -> %s (%.2fx)", sa, sb, a / b }')" "$same")")
 	done
 done
 echo
 echo "CPU s (user + sys) per run, $ROUNDS interleaved rounds; median A -> median B, of the CPU"
-echo "time and of the wall time (which a page's diagnosis made on a thread of its own"
-echo "shortens; meaningless with AB_PARALLEL=1)"
-echo "| capture | export | A runs (CPU) | B runs (CPU) | CPU median | wall median | same bytes |"
+echo "time and of the wall time (its range in brackets; which a second thread shortens;"
+echo "meaningless with AB_PARALLEL=1)"
+echo "| capture | export | A runs (CPU) | B runs (CPU) | CPU median | wall median (range) | same bytes |"
 echo "|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"

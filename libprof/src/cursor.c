@@ -65,6 +65,8 @@ int prof_cursor__next(struct prof_cursor *c, struct prof_error *err)
 
 void prof_cursor__reset(struct prof_cursor *c)
 {
+	if (c->copy)
+		return;
 	/* a failed step's error was reported by next(); the reset repeats it */
 	(void)sqlite3_reset(c->stmt);
 	c->done = false;
@@ -72,37 +74,53 @@ void prof_cursor__reset(struct prof_cursor *c)
 
 int prof_cursor__columns(const struct prof_cursor *c)
 {
+	if (c->copy)
+		return cursor_copy__columns(c->copy);
 	return sqlite3_column_count(c->stmt);
 }
 
 const char *prof_cursor__column_name(const struct prof_cursor *c, int col)
 {
-	return sqlite3_column_name(c->stmt, col);
+	return c->copy ? NULL : sqlite3_column_name(c->stmt, col);
 }
 
 bool prof_cursor__is_null(struct prof_cursor *c, int col)
 {
+	if (c->copy)
+		return cursor_copy__is_null(c->copy, col);
 	return sqlite3_column_type(c->stmt, col) == SQLITE_NULL;
 }
 
 int64_t prof_cursor__int64(struct prof_cursor *c, int col)
 {
+	if (c->copy)
+		return cursor_copy__int64(c->copy, col);
 	return sqlite3_column_int64(c->stmt, col);
 }
 
 double prof_cursor__double(struct prof_cursor *c, int col)
 {
+	if (c->copy)
+		return cursor_copy__double(c->copy, col);
 	return sqlite3_column_double(c->stmt, col);
 }
 
 const char *prof_cursor__text(struct prof_cursor *c, int col)
 {
+	size_t len;
+
+	if (c->copy)
+		return cursor_copy__text(c->copy, col, &len);
 	return (const char *)sqlite3_column_text(c->stmt, col);
 }
 
 const char *prof_cursor__text_bytes(struct prof_cursor *c, int col, size_t *len)
 {
-	const char *p = (const char *)sqlite3_column_text(c->stmt, col);
+	const char *p;
+
+	if (c->copy)
+		return cursor_copy__text(c->copy, col, len);
+	p = (const char *)sqlite3_column_text(c->stmt, col);
 
 	*len = p ? (size_t)sqlite3_column_bytes(c->stmt, col) : 0;
 	return p;
@@ -110,6 +128,8 @@ const char *prof_cursor__text_bytes(struct prof_cursor *c, int col, size_t *len)
 
 enum prof_value_kind prof_cursor__kind(struct prof_cursor *c, int col)
 {
+	if (c->copy)
+		return cursor_copy__kind(c->copy, col);
 	switch (sqlite3_column_type(c->stmt, col)) {
 	case SQLITE_INTEGER:
 		return PROF_VALUE_INT;
@@ -126,8 +146,15 @@ enum prof_value_kind prof_cursor__kind(struct prof_cursor *c, int col)
 
 const void *prof_cursor__blob(struct prof_cursor *c, int col, size_t *len)
 {
-	const void *p = sqlite3_column_blob(c->stmt, col);
-	int n = sqlite3_column_bytes(c->stmt, col);
+	const void *p;
+	int n;
+
+	if (c->copy) {
+		p = cursor_copy__text(c->copy, col, len);
+		return *len ? p : NULL;
+	}
+	p = sqlite3_column_blob(c->stmt, col);
+	n = sqlite3_column_bytes(c->stmt, col);
 
 	*len = p && n > 0 ? (size_t)n : 0;
 	return *len ? p : NULL;
@@ -138,5 +165,6 @@ void prof_cursor__close(struct prof_cursor *c)
 	if (!c)
 		return;
 	sqlite3_finalize(c->stmt);
+	cursor_copy__free(c->copy);
 	free(c);
 }

@@ -100,11 +100,24 @@ struct store_view {
 	char *where, *time_where;
 };
 
+struct cursor_copy;
+
 struct prof_cursor {
 	struct prof_store *store;
 	sqlite3_stmt *stmt;
 	bool done;    /* stepped past the last row: stay at the end */
+	/* a copy's row (prof_cursor__new_copy): no store, no statement */
+	struct cursor_copy *copy;
 };
+
+/* A copy's values, read by the accessors of cursor.c (cursor_copy.c). */
+bool cursor_copy__is_null(const struct cursor_copy *k, int col);
+int64_t cursor_copy__int64(const struct cursor_copy *k, int col);
+double cursor_copy__double(const struct cursor_copy *k, int col);
+const char *cursor_copy__text(struct cursor_copy *k, int col, size_t *len);
+enum prof_value_kind cursor_copy__kind(const struct cursor_copy *k, int col);
+int cursor_copy__columns(const struct cursor_copy *k);
+void cursor_copy__free(struct cursor_copy *k);
 
 /* Whether rc (with db's errno) is a write that found no room: the disk
  * full (ENOSPC), the file size limit (EFBIG), a quota. */

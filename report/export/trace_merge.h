@@ -18,7 +18,10 @@
  * the time before the first event: trace_merge__init begins it on a
  * thread of its own, through a second connection to the capture, while the
  * writer reads its track lists and the calls are sorted on the first. After
- * trace_merge__open every statement runs on the caller's thread, on
+ * trace_merge__open the rows are read ahead on a thread of their own where
+ * the writer asks (read_ahead) and the side had one (trace_ahead.h):
+ * every statement of the merge runs there, and the writer formats copies
+ * of the rows; otherwise every statement runs on the caller's thread, on
  * whichever connection holds the temporary tables it reads. */
 #ifndef REPORT_TRACE_MERGE_H
 #define REPORT_TRACE_MERGE_H
@@ -121,10 +124,17 @@ struct tm_source {
 };
 
 struct tm_gpu_side;
+struct tm_ahead;
 
 struct trace_merge {
 	struct prof_store *store;
 	struct tm_gpu_side *side;       /* the GPU side's thread, while it is apart */
+	/* Set by a writer, before trace_merge__open, whose own work on a row
+	 * outweighs the row's copy (Perfetto's packets; the Chrome trace's
+	 * lines do not, and read ahead it took the same time and more CPU):
+	 * the rows are then read ahead where they can be (trace_ahead.h). */
+	bool read_ahead;
+	struct tm_ahead *ahead;         /* the rows read ahead, or NULL */
 	struct export_window w;
 	bool have[TM__COUNT];
 	/* Set by trace_merge__init: each GPU row comes once, launched by the

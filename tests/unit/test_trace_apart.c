@@ -1,11 +1,14 @@
 /* test_trace_apart.c - the timeline exports with their GPU side (the calls'
  * index, the projection, the GPU queries' sorts) made on a thread and a
- * connection of its own (begun by trace_merge__init) against the same exports
- * made in place on one connection: real captures read from their files
- * (apart) and from memory under the same name (a capture in memory cannot
- * be opened again, so its side is made in place), the same bytes, for the
- * Chrome and the Perfetto trace, whole and narrowed by --range and
- * --from/--to (whose instances the side's connection indexes for itself). */
+ * connection of its own (begun by trace_merge__init), and the Perfetto
+ * trace's rows read ahead on a thread of their own (trace_ahead.h), against
+ * the same exports made in place on one connection: real captures read
+ * from their files (apart) and from memory under the same name (a capture
+ * in memory cannot be opened again, so its side is made in place and its
+ * rows read in place), the same bytes, for the Chrome and the Perfetto
+ * trace, whole and narrowed by --range and --from/--to (whose instances
+ * the side's connection indexes for itself). A merge left part-way stops
+ * the thread reading ahead. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,6 +142,51 @@ START_TEST(test_side_apart_only_where_the_capture_opens_again)
 }
 END_TEST
 
+/* The rows read ahead: n of them from path's merge with read_ahead as
+ * asked (every row when n < 0); whether a thread read them. */
+static bool merge_rows(struct prof_store *s, bool read_ahead, int n)
+{
+	struct prof_error err = { 0 };
+	struct trace_merge m;
+	struct tm_row r;
+	bool ahead;
+	int rc = 0;
+
+	ck_assert_int_eq(trace_merge__init(&m, s, NULL, true, &err), 0);
+	m.read_ahead = read_ahead;
+	ck_assert_msg(trace_merge__open(&m) == 0, "%s", err.msg);
+	ahead = m.ahead != NULL;
+	for (int i = 0; (n < 0 || i < n) && (rc = trace_merge__next(&m, &r)) > 0; i++)
+		;
+	ck_assert_msg(rc >= 0, "%s", err.msg);
+	/* left part-way (n rows): exit stops the thread while it reads */
+	trace_merge__exit(&m);
+	return ahead;
+}
+
+/* Which merges read their rows ahead: a writer's that asks, on a file
+ * whose side is apart; not a memory copy's. */
+START_TEST(test_rows_ahead_only_where_asked_and_apart)
+{
+	const char *path = testutil_data_path(captures[0].path);
+	struct prof_store *file = NULL, *mem = NULL;
+	struct prof_error err = { 0 };
+	size_t size;
+	char *data = testutil_read_file(path, &size);
+
+	ck_assert_msg(prof_store__open(path, &file, &err) == 0, "%s", err.msg);
+	ck_assert_msg(prof_store__open_memory(data, size, path, &mem, &err) == 0, "%s", err.msg);
+	ck_assert(merge_rows(file, true, -1));
+	ck_assert(merge_rows(file, true, 0));
+	ck_assert(merge_rows(file, true, 300));
+	ck_assert(!merge_rows(file, false, -1));
+	ck_assert(!merge_rows(mem, true, -1));
+	prof_store__close(file);
+	prof_store__close(mem);
+	free(data);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *suite = suite_create("trace_apart");
@@ -147,6 +195,7 @@ int main(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_traces_made_apart_are_the_traces_made_in_place);
 	tcase_add_test(tc, test_side_apart_only_where_the_capture_opens_again);
+	tcase_add_test(tc, test_rows_ahead_only_where_asked_and_apart);
 	suite_add_tcase(suite, tc);
 	return testutil_run(suite);
 }

@@ -380,4 +380,15 @@ enum prof_value_kind prof_cursor__kind(struct prof_cursor *c, int col);
 const void *prof_cursor__blob(struct prof_cursor *c, int col, size_t *len);
 void prof_cursor__close(struct prof_cursor *c);
 
+/* A row stepped on one thread and read on another: a copy holds the
+ * values of another cursor's current row, read through the calls above
+ * (columns, is_null, int64, double, text, text_bytes, kind, blob), and
+ * touches no connection. next() gives it no row, reset() does nothing, a
+ * bind fails; it has no column names. close() frees it. */
+int prof_cursor__new_copy(struct prof_cursor **out, struct prof_error *err);
+/* src's current row into copy, over what it held: 0, or PROF_E_NOMEM with
+ * copy emptied. */
+int prof_cursor__copy_row(struct prof_cursor *copy, struct prof_cursor *src,
+			  struct prof_error *err);
+
 #endif

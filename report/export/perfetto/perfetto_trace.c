@@ -718,6 +718,8 @@ int perfetto_trace__write(struct prof_store *s, const struct perfetto_options *o
 	rc = trace_merge__init(&c.m, s, opts ? &opts->filter : NULL, true, err);
 	if (rc < 0)
 		goto out;
+	/* a row's packets cost more than its copy: read the rows ahead */
+	c.m.read_ahead = true;
 	rc = sum_ranks__may_be_job(s) ? sum_ranks__load(s, &c.ranks, err) : 0;
 	if (rc < 0)
 		goto out;
