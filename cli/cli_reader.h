@@ -95,8 +95,7 @@ struct cli_reader {
 	 * line (one capture is needed, e.g. to write into it) */
 	const char *one_capture_only;
 	/* set by the command whose output nobody sees before
-	 * cli_reader__check_read (a file of -o, put in place only then;
-	 * diagnose's findings, printed only then): the
+	 * cli_reader__check_read (a file of -o, put in place only then): the
 	 * capture is checked whole on a thread of its own meanwhile
 	 * (prof_store__check_whole_apart) */
 	bool check_apart;

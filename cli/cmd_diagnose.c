@@ -152,15 +152,11 @@ int cmd_diagnose(int argc, char **argv)
 	if (save)
 		r.one_capture_only = "--save stores findings in one capture; merge the job first "
 				     "(perfkit merge -o JOB.sqlite ...)";
-	/* the findings are printed (or saved) once the read is checked, so
-	 * the whole file's check runs beside the rules, on the core they
-	 * leave free */
-	r.check_apart = true;
 	if (cli_reader__open(&r, argv, n))
 		goto out;
 	/* every rule read the whole file, as it was opened */
 	if (diag__run(r.store, &settings, &report, &err)) {
-		cli_reader__fail_read(&r, &err);
+		cli_reader__fail(&err);
 		goto out;
 	}
 	if (cli_reader__check_read(&r))

@@ -11,9 +11,8 @@
 # of StringIds, a page in the middle of the file zeroed, and a page of an
 # nsys export; SQLite's own check (sqlite3's quick_check) confirms each
 # is damaged. The same with report's output to a file (-o), where the
-# whole file is checked on a thread beside the report, and with diagnose,
-# whose findings wait for the check beside its rules: the same one line,
-# and no file put in place. An undamaged copy still reads.
+# whole file is checked on a thread beside the report: the same one line,
+# and no file put in place. diagnose tells the line report does. An undamaged copy still reads.
 . "$(dirname "$0")/cli_lib.sh"
 command -v sqlite3 >/dev/null || { echo "FAIL: sqlite3 is needed" >&2; exit 1; }
 D=$PERFKIT_TEST_DATA
@@ -82,8 +81,7 @@ for b in kernels index strings middle nsys; do
 	done
 	refuse "report of a job by map and reduce: $b" "$f" report --report=cuda_gpu_kern_sum "$other" "$f"
 	refuse "report of a job merged: $b" "$f" report "$other" "$f"
-	# diagnose too checks the file beside its rules, and prints nothing
-	# before the check is done
+	# the line the check before any read tells
 	run report "$f" </dev/null
 	cp "$TMP/err" "$TMP/err.checked_first"
 	refuse "diagnose: $b" "$f" diagnose "$f"
