@@ -1,4 +1,4 @@
-/* trace_ahead.c - the merge's rows read ahead on a thread of their own
+/* trace_ahead.c - a merge's rows read ahead on a thread of their own
  * (trace_ahead.h). The thread fills batches of copied rows in turn; the
  * writer takes them in the same turn, and gives a batch back when it asks
  * for the row after its last, so the row it holds stays valid until its
@@ -34,6 +34,7 @@ struct ahead_batch {
 };
 
 struct tm_ahead {
+	struct tm_reader r;         /* first: m->ahead points here */
 	struct trace_merge *m;
 	struct prof_error *caller_err; /* m->err, given back at the stop */
 	struct prof_error err;      /* the thread's, copied to the caller's when told */
@@ -151,36 +152,9 @@ static void *ahead_run(void *arg)
 	}
 }
 
-struct tm_ahead *tm_ahead__start(struct trace_merge *m)
+static int ahead_next(struct tm_reader *r, struct tm_row *row)
 {
-	struct tm_ahead *a = calloc(1, sizeof *a);
-
-	if (!a)
-		return NULL;
-	a->m = m;
-	a->caller_err = m->err;
-	if (pthread_mutex_init(&a->lock, NULL) != 0) {
-		free(a);
-		return NULL;
-	}
-	if (pthread_cond_init(&a->changed, NULL) != 0) {
-		pthread_mutex_destroy(&a->lock);
-		free(a);
-		return NULL;
-	}
-	m->err = &a->err;
-	if (pthread_create(&a->thread, NULL, ahead_run, a) != 0) {
-		m->err = a->caller_err;
-		pthread_cond_destroy(&a->changed);
-		pthread_mutex_destroy(&a->lock);
-		free(a);
-		return NULL;
-	}
-	return a;
-}
-
-int tm_ahead__next(struct tm_ahead *a, struct tm_row *row)
-{
+	struct tm_ahead *a = (struct tm_ahead *)r;
 	struct ahead_batch *b = &a->batch[a->take];
 
 	a->current = NULL;
@@ -211,21 +185,25 @@ int tm_ahead__next(struct tm_ahead *a, struct tm_row *row)
 	return 1;
 }
 
-const char *tm_ahead__name(const struct tm_ahead *a, const struct prof_cursor *cur)
+static const char *ahead_name(const struct tm_reader *r, const struct prof_cursor *cur)
 {
+	const struct tm_ahead *a = (const struct tm_ahead *)r;
+
 	return a->current && a->current->row.cur == cur && a->current->name ? a->current->name : "";
 }
 
-void tm_ahead__launched(const struct tm_ahead *a, uint64_t **flow_ids, size_t *n)
+static void ahead_launched(const struct tm_reader *r, uint64_t **flow_ids, size_t *n)
 {
+	const struct tm_ahead *a = (const struct tm_ahead *)r;
+
 	*flow_ids = a->current ? a->current->launched : NULL;
 	*n = a->current ? a->current->nlaunched : 0;
 }
 
-void tm_ahead__stop(struct tm_ahead *a)
+static void ahead_stop(struct tm_reader *r)
 {
-	if (!a)
-		return;
+	struct tm_ahead *a = (struct tm_ahead *)r;
+
 	pthread_mutex_lock(&a->lock);
 	a->stop = true;
 	pthread_cond_broadcast(&a->changed);
@@ -242,3 +220,34 @@ void tm_ahead__stop(struct tm_ahead *a)
 	pthread_mutex_destroy(&a->lock);
 	free(a);
 }
+
+void trace_ahead__start(struct trace_merge *m)
+{
+	struct tm_ahead *a;
+
+	if (m->ahead || !trace_merge__apart(m) || !(a = calloc(1, sizeof *a)))
+		return;
+	a->r = (struct tm_reader){ .next = ahead_next, .name = ahead_name,
+				   .launched = ahead_launched, .stop = ahead_stop };
+	a->m = m;
+	a->caller_err = m->err;
+	if (pthread_mutex_init(&a->lock, NULL) != 0) {
+		free(a);
+		return;
+	}
+	if (pthread_cond_init(&a->changed, NULL) != 0) {
+		pthread_mutex_destroy(&a->lock);
+		free(a);
+		return;
+	}
+	m->err = &a->err;
+	m->ahead = &a->r;
+	if (pthread_create(&a->thread, NULL, ahead_run, a) != 0) {
+		m->err = a->caller_err;
+		m->ahead = NULL;
+		pthread_cond_destroy(&a->changed);
+		pthread_mutex_destroy(&a->lock);
+		free(a);
+	}
+}
+

@@ -2,7 +2,6 @@
  * exports (see trace_merge.h): the per-table queries, the NVTX ranges
  * projected onto the GPU streams, the merge itself and the track lists. */
 #include "trace_merge.h"
-#include "trace_ahead.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -127,7 +126,7 @@ static struct tm_name *name_slot(struct trace_merge *m, int64_t id)
 
 const char *trace_merge__name(struct trace_merge *m, struct prof_cursor *cur, int col)
 {
-	return m->ahead ? tm_ahead__name(m->ahead, cur) : tm_in_place__name(m, cur, col);
+	return m->ahead ? m->ahead->name(m->ahead, cur) : tm_in_place__name(m, cur, col);
 }
 
 const char *tm_in_place__name(struct trace_merge *m, struct prof_cursor *cur, int col)
@@ -719,7 +718,7 @@ int trace_merge__launched(struct trace_merge *m, enum tm_kind api, struct prof_c
 {
 	if (!m->ahead)
 		return tm_in_place__launched(m, api, cur, flow_ids, n);
-	tm_ahead__launched(m->ahead, flow_ids, n);
+	m->ahead->launched(m->ahead, flow_ids, n);
 	return 0;
 }
 
@@ -1369,16 +1368,17 @@ int trace_merge__open(struct trace_merge *m)
 		memcpy(m->src, own, (size_t)nown * sizeof *own);
 		m->nsrc = nown;
 	}
-	/* where the writer asked and the side had a connection of its own,
-	 * the rows are read ahead (trace_ahead.h) */
-	if (rc == 0 && m->read_ahead && m->side && m->side->apart)
-		m->ahead = tm_ahead__start(m);
 	return rc;
+}
+
+bool trace_merge__apart(const struct trace_merge *m)
+{
+	return m->side && m->side->apart;
 }
 
 int trace_merge__next(struct trace_merge *m, struct tm_row *row)
 {
-	return m->ahead ? tm_ahead__next(m->ahead, row) : tm_in_place__next(m, row);
+	return m->ahead ? m->ahead->next(m->ahead, row) : tm_in_place__next(m, row);
 }
 
 int tm_in_place__next(struct trace_merge *m, struct tm_row *row)
@@ -1416,7 +1416,9 @@ int tm_in_place__next(struct trace_merge *m, struct tm_row *row)
 void trace_merge__exit(struct trace_merge *m)
 {
 	/* the thread reading ahead steps the cursors closed below */
-	tm_ahead__stop(m->ahead);
+	if (m->ahead)
+		m->ahead->stop(m->ahead);
+	m->ahead = NULL;
 	side_exit(m);
 	for (int i = 0; i < m->nsrc; i++)
 		prof_cursor__close(m->src[i].cur);

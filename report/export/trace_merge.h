@@ -18,11 +18,11 @@
  * the time before the first event: trace_merge__init begins it on a
  * thread of its own, through a second connection to the capture, while the
  * writer reads its track lists and the calls are sorted on the first. After
- * trace_merge__open the rows are read ahead on a thread of their own where
- * the writer asks (read_ahead) and the side had one (trace_ahead.h):
- * every statement of the merge runs there, and the writer formats copies
- * of the rows; otherwise every statement runs on the caller's thread, on
- * whichever connection holds the temporary tables it reads. */
+ * trace_merge__open a writer may have the rows read ahead on a thread of
+ * their own where the side had one (trace_ahead.h): every statement of
+ * the merge then runs there, and the writer formats copies of the rows;
+ * otherwise every statement runs on the caller's thread, on whichever
+ * connection holds the temporary tables it reads. */
 #ifndef REPORT_TRACE_MERGE_H
 #define REPORT_TRACE_MERGE_H
 
@@ -124,17 +124,22 @@ struct tm_source {
 };
 
 struct tm_gpu_side;
-struct tm_ahead;
+struct tm_row;
+
+/* Rows read by a thread of their own (trace_ahead.h): trace_merge__next,
+ * __name and __launched answer from it once it is set, and
+ * trace_merge__exit stops it first. */
+struct tm_reader {
+	int (*next)(struct tm_reader *r, struct tm_row *row);
+	const char *(*name)(const struct tm_reader *r, const struct prof_cursor *cur);
+	void (*launched)(const struct tm_reader *r, uint64_t **flow_ids, size_t *n);
+	void (*stop)(struct tm_reader *r);
+};
 
 struct trace_merge {
 	struct prof_store *store;
 	struct tm_gpu_side *side;       /* the GPU side's thread, while it is apart */
-	/* Set by a writer, before trace_merge__open, whose own work on a row
-	 * outweighs the row's copy (Perfetto's packets; the Chrome trace's
-	 * lines do not, and read ahead it took the same time and more CPU):
-	 * the rows are then read ahead where they can be (trace_ahead.h). */
-	bool read_ahead;
-	struct tm_ahead *ahead;         /* the rows read ahead, or NULL */
+	struct tm_reader *ahead;        /* the rows read ahead (trace_ahead.h), or NULL */
 	struct export_window w;
 	bool have[TM__COUNT];
 	/* Set by trace_merge__init: each GPU row comes once, launched by the
@@ -194,6 +199,15 @@ int trace_merge__open(struct trace_merge *m);
  * negative PROF_E_* code. */
 int trace_merge__next(struct trace_merge *m, struct tm_row *row);
 void trace_merge__exit(struct trace_merge *m);
+/* Whether the GPU side ran on a connection of its own (a file read
+ * whole), which a thread reading the rows ahead needs. */
+bool trace_merge__apart(const struct trace_merge *m);
+/* The merge read in place, whatever reads it ahead: trace_merge__next,
+ * __name and __launched as they are without a reader. */
+int tm_in_place__next(struct trace_merge *m, struct tm_row *row);
+const char *tm_in_place__name(struct trace_merge *m, struct prof_cursor *cur, int col);
+int tm_in_place__launched(struct trace_merge *m, enum tm_kind api, struct prof_cursor *cur,
+			  uint64_t **flow_ids, size_t *n);
 
 /* Every process with calls, ranges or GPU work, in pid order, with its name
  * from PROCESSES ("process PID" without one). */

@@ -16,6 +16,7 @@
 
 #include "export/chrome_trace.h"
 #include "export/perfetto_trace.h"
+#include "export/trace_ahead.h"
 #include "export/trace_merge.h"
 #include "testutil.h"
 #include "prof/error.h"
@@ -142,8 +143,8 @@ START_TEST(test_side_apart_only_where_the_capture_opens_again)
 }
 END_TEST
 
-/* The rows read ahead: n of them from path's merge with read_ahead as
- * asked (every row when n < 0); whether a thread read them. */
+/* n rows of s's merge (every row when n < 0), read ahead when
+ * read_ahead; whether a thread read them. */
 static bool merge_rows(struct prof_store *s, bool read_ahead, int n)
 {
 	struct prof_error err = { 0 };
@@ -153,8 +154,9 @@ static bool merge_rows(struct prof_store *s, bool read_ahead, int n)
 	int rc = 0;
 
 	ck_assert_int_eq(trace_merge__init(&m, s, NULL, true, &err), 0);
-	m.read_ahead = read_ahead;
 	ck_assert_msg(trace_merge__open(&m) == 0, "%s", err.msg);
+	if (read_ahead)
+		trace_ahead__start(&m);
 	ahead = m.ahead != NULL;
 	for (int i = 0; (n < 0 || i < n) && (rc = trace_merge__next(&m, &r)) > 0; i++)
 		;
@@ -164,7 +166,7 @@ static bool merge_rows(struct prof_store *s, bool read_ahead, int n)
 	return ahead;
 }
 
-/* Which merges read their rows ahead: a writer's that asks, on a file
+/* Which merges read their rows ahead: one a writer asks to, on a file
  * whose side is apart; not a memory copy's. */
 START_TEST(test_rows_ahead_only_where_asked_and_apart)
 {

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export/trace_ahead.h"
 #include "export/trace_merge.h"
 #include "prof/tables.h"
 #include "model/names.h"
@@ -53,6 +54,12 @@ struct pf_ctx {
 	size_t nargs, cap_args;
 	uint64_t category;
 	uint64_t terminating_flow; /* a GPU row's one flow id */
+	/* a kernel's grid and block as interned text, kept while the next
+	 * kernel's are the same (most of a loop's are) */
+	struct dims_iid {
+		int64_t v[3];
+		uint64_t iid, generation; /* generation: pf_sequence's, when iid was taken */
+	} grid, block;
 	struct prof_error *err;
 };
 
@@ -65,6 +72,7 @@ static int nomem(struct pf_ctx *c)
 
 /* ---- the event being made ----------------------------------------------- */
 
+/* category: a string literal (pf_sequence__intern_literal) */
 static void ev_start(struct pf_ctx *c, Perfetto__Protos__TrackEvent__Type type, uint64_t track,
 		     const char *category, const char *name)
 {
@@ -75,7 +83,7 @@ static void ev_start(struct pf_ctx *c, Perfetto__Protos__TrackEvent__Type type, 
 	c->ev.type = type;
 	c->ev.track_uuid = track;
 	if (category) {
-		c->category = pf_sequence__intern(&c->q, PF_CATEGORY, category);
+		c->category = pf_sequence__intern_literal(&c->q, PF_CATEGORY, category);
 		c->ev.n_category_iids = 1;
 		c->ev.category_iids = &c->category;
 	}
@@ -85,7 +93,9 @@ static void ev_start(struct pf_ctx *c, Perfetto__Protos__TrackEvent__Type type, 
 	}
 }
 
-static Perfetto__Protos__DebugAnnotation *arg_add(struct pf_ctx *c, const char *name)
+/* literal: name is a string literal (pf_sequence__intern_literal), as
+ * every argument's of an event is; the capture's own names are not */
+static Perfetto__Protos__DebugAnnotation *arg_add(struct pf_ctx *c, const char *name, bool literal)
 {
 	Perfetto__Protos__DebugAnnotation *a;
 
@@ -111,13 +121,14 @@ static Perfetto__Protos__DebugAnnotation *arg_add(struct pf_ctx *c, const char *
 	a = &c->args[c->nargs++];
 	*a = (Perfetto__Protos__DebugAnnotation)PERFETTO__PROTOS__DEBUG_ANNOTATION__INIT;
 	a->has_name_iid = 1;
-	a->name_iid = pf_sequence__intern(&c->q, PF_ARG_NAME, name);
+	a->name_iid = literal ? pf_sequence__intern_literal(&c->q, PF_ARG_NAME, name)
+			      : pf_sequence__intern(&c->q, PF_ARG_NAME, name);
 	return a;
 }
 
-static void arg_int(struct pf_ctx *c, const char *name, int64_t v)
+static void arg_int_named(struct pf_ctx *c, const char *name, bool literal, int64_t v)
 {
-	Perfetto__Protos__DebugAnnotation *a = arg_add(c, name);
+	Perfetto__Protos__DebugAnnotation *a = arg_add(c, name, literal);
 
 	if (a) {
 		a->has_int_value = 1;
@@ -125,9 +136,16 @@ static void arg_int(struct pf_ctx *c, const char *name, int64_t v)
 	}
 }
 
+/* name: a string literal */
+static void arg_int(struct pf_ctx *c, const char *name, int64_t v)
+{
+	arg_int_named(c, name, true, v);
+}
+
+/* name: a string literal */
 static void arg_double(struct pf_ctx *c, const char *name, double v)
 {
-	Perfetto__Protos__DebugAnnotation *a = arg_add(c, name);
+	Perfetto__Protos__DebugAnnotation *a = arg_add(c, name, true);
 
 	if (a) {
 		a->has_double_value = 1;
@@ -135,20 +153,40 @@ static void arg_double(struct pf_ctx *c, const char *name, double v)
 	}
 }
 
-/* A value repeated across events ("[256, 1, 1]"): interned. */
-static void arg_repeated_text(struct pf_ctx *c, const char *name, const char *v)
+/* A kernel's three dimensions as "[x, y, z]", interned: the id d keeps
+ * while they and the sequence's state stay the same. */
+static uint64_t dims_iid(struct pf_ctx *c, struct dims_iid *d, int64_t x, int64_t y, int64_t z)
 {
-	Perfetto__Protos__DebugAnnotation *a = arg_add(c, name);
+	char text[96];
+
+	if (d->iid && d->generation == c->q.generation && d->v[0] == x && d->v[1] == y &&
+	    d->v[2] == z)
+		return d->iid;
+	snprintf(text, sizeof text, "[%" PRId64 ", %" PRId64 ", %" PRId64 "]", x, y, z);
+	*d = (struct dims_iid){ .v = { x, y, z }, .generation = c->q.generation,
+				.iid = pf_sequence__intern(&c->q, PF_ARG_STRING, text) };
+	return d->iid;
+}
+
+/* A value repeated across events, interned after the argument's name (the
+ * order the ids are given in): a kernel's dimensions (d), or a literal
+ * (text, with d NULL). name: a string literal. */
+static void arg_repeated(struct pf_ctx *c, const char *name, struct dims_iid *d, const int64_t *v,
+			 const char *text)
+{
+	Perfetto__Protos__DebugAnnotation *a = arg_add(c, name, true);
 
 	if (a) {
 		a->has_string_value_iid = 1;
-		a->string_value_iid = pf_sequence__intern(&c->q, PF_ARG_STRING, v);
+		a->string_value_iid = d ? dims_iid(c, d, v[0], v[1], v[2])
+					: pf_sequence__intern_literal(&c->q, PF_ARG_STRING, text);
 	}
 }
 
+/* name: the capture's own (a column's, a key's) */
 static void arg_text(struct pf_ctx *c, const char *name, const char *v)
 {
-	Perfetto__Protos__DebugAnnotation *a = arg_add(c, name);
+	Perfetto__Protos__DebugAnnotation *a = arg_add(c, name, false);
 
 	if (a)
 		a->string_value = pf_sequence__text(&c->q, v);
@@ -353,7 +391,7 @@ static int gpu_info_args(struct pf_ctx *c)
 				 prof_cursor__column_name(cur, col));
 			strtoll(text, &end, 10);
 			if (*text && end && !*end)
-				arg_int(c, key, prof_cursor__int64(cur, col));
+				arg_int_named(c, key, false, prof_cursor__int64(cur, col));
 			else
 				arg_text(c, key, text);
 		}
@@ -560,20 +598,18 @@ static int gpu_start(struct pf_ctx *c, struct prof_cursor *cur, enum tm_kind kin
 
 static int emit_kernel(struct pf_ctx *c, struct prof_cursor *cur)
 {
-	char dims[96];
 	double occupancy;
+	int64_t grid[3], block[3];
 	int rc = gpu_start(c, cur, TM_KERNEL, "kernel", trace_merge__name(&c->m, cur, TM_KERNEL_NAME));
 
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
-	snprintf(dims, sizeof dims, "[%" PRId64 ", %" PRId64 ", %" PRId64 "]",
-		 prof_cursor__int64(cur, TM_KERNEL_GRID_X), prof_cursor__int64(cur, TM_KERNEL_GRID_Y),
-		 prof_cursor__int64(cur, TM_KERNEL_GRID_Z));
-	arg_repeated_text(c, "grid", dims);
-	snprintf(dims, sizeof dims, "[%" PRId64 ", %" PRId64 ", %" PRId64 "]",
-		 prof_cursor__int64(cur, TM_KERNEL_BLOCK_X), prof_cursor__int64(cur, TM_KERNEL_BLOCK_Y),
-		 prof_cursor__int64(cur, TM_KERNEL_BLOCK_Z));
-	arg_repeated_text(c, "block", dims);
+	for (int i = 0; i < 3; i++) {
+		grid[i] = prof_cursor__int64(cur, TM_KERNEL_GRID_X + i);
+		block[i] = prof_cursor__int64(cur, TM_KERNEL_BLOCK_X + i);
+	}
+	arg_repeated(c, "grid", &c->grid, grid, NULL);
+	arg_repeated(c, "block", &c->block, block, NULL);
 	arg_int(c, "registers per thread", prof_cursor__int64(cur, TM_KERNEL_REGISTERS));
 	arg_int(c, "shared memory", prof_cursor__int64(cur, TM_KERNEL_STATIC_SHARED) +
 		prof_cursor__int64(cur, TM_KERNEL_DYNAMIC_SHARED));
@@ -618,7 +654,7 @@ static int emit_graph(struct pf_ctx *c, struct prof_cursor *cur)
 		return rc < 0 ? rc : 0;
 	if (known)
 		arg_int(c, "graphId", graph_id);
-	arg_repeated_text(c, "nodes", "not recorded (--cuda-graph-trace=graph)");
+	arg_repeated(c, "nodes", NULL, NULL, "not recorded (--cuda-graph-trace=graph)");
 	return ev_write(c, prof_cursor__int64(cur, TM_GPU_START));
 }
 
@@ -718,8 +754,6 @@ int perfetto_trace__write(struct prof_store *s, const struct perfetto_options *o
 	rc = trace_merge__init(&c.m, s, opts ? &opts->filter : NULL, true, err);
 	if (rc < 0)
 		goto out;
-	/* a row's packets cost more than its copy: read the rows ahead */
-	c.m.read_ahead = true;
 	rc = sum_ranks__may_be_job(s) ? sum_ranks__load(s, &c.ranks, err) : 0;
 	if (rc < 0)
 		goto out;
@@ -741,6 +775,9 @@ int perfetto_trace__write(struct prof_store *s, const struct perfetto_options *o
 		rc = trace_merge__each_process_stream(&c.m, stream_track, &c);
 	if (rc == 0)
 		rc = trace_merge__open(&c.m);
+	/* a row's packets cost more than its copy: the rows are read ahead */
+	if (rc == 0)
+		trace_ahead__start(&c.m);
 	while (rc >= 0 && (rc = trace_merge__next(&c.m, &r)) > 0)
 		rc = emit(&c, &r);
 	if (rc == 0)

@@ -75,23 +75,83 @@ int pf_sequence__flush(struct pf_sequence *q)
 	return q->rc;
 }
 
-/* Tag, length and the packed packet: one Trace.packet field. */
-static int emit(struct pf_sequence *q, Perfetto__Protos__TracePacket *p)
+/* v as a varint at out: its length in bytes (1 to 10). */
+static size_t varint_put(uint8_t *out, uint64_t v)
 {
-	size_t size = perfetto__protos__trace_packet__get_packed_size(p);
-	uint64_t v = size;
+	size_t n = 0;
 
-	if (out_reserve(q, size + 11) < 0)
-		return q->rc;
-	q->obuf[q->out_len++] = TRACE_PACKET_TAG;
 	do {
-		q->obuf[q->out_len] = v & 0x7F;
+		out[n] = v & 0x7F;
 		v >>= 7;
 		if (v)
-			q->obuf[q->out_len] |= 0x80;
-		q->out_len++;
+			out[n] |= 0x80;
+		n++;
 	} while (v);
-	q->out_len += perfetto__protos__trace_packet__pack(p, q->obuf + q->out_len);
+	return n;
+}
+
+/* What protobuf-c can pack a field in at most: its tag, then a varint (10
+ * bytes), a fixed64 (8) or a length (5) before its bytes. */
+#define FIELD_MAX 15u
+
+/* The most bytes p can pack in, where that is quick to know: a packet of
+ * a track event and the packet fields pf_sequence__write sets, with
+ * nothing interned in it, the shape of nearly every packet of a trace.
+ * 0 for any other packet, which protobuf-c sizes. Counted field by field
+ * of perfetto_subset.proto's messages as they stand: a message that gains
+ * a field is sized too, until this counts it. */
+static size_t quick_bound(const Perfetto__Protos__TracePacket *p)
+{
+	const Perfetto__Protos__TrackEvent *e = p->track_event;
+	size_t bound;
+
+	if (perfetto__protos__trace_packet__descriptor.n_fields != 9 ||
+	    perfetto__protos__track_event__descriptor.n_fields != 9 ||
+	    perfetto__protos__debug_annotation__descriptor.n_fields != 7)
+		return 0;
+	if (!e || p->clock_snapshot || p->track_descriptor || p->interned_data ||
+	    p->trace_packet_defaults)
+		return 0;
+	/* the packet's four numbers and the event's field; the event's five
+	 * single fields and its repeated ones */
+	bound = 5 * FIELD_MAX + 5 * FIELD_MAX +
+		(e->n_category_iids + e->n_flow_ids + e->n_terminating_flow_ids) * FIELD_MAX;
+	for (size_t i = 0; i < e->n_debug_annotations; i++) {
+		const Perfetto__Protos__DebugAnnotation *a = e->debug_annotations[i];
+
+		/* its field in the event, and its seven */
+		bound += 8 * FIELD_MAX + (a->string_value ? strlen(a->string_value) : 0);
+	}
+	return bound;
+}
+
+/* Tag, length and the packed packet: one Trace.packet field. A packet
+ * whose bound is quick to know is packed first, two bytes on, and its
+ * length put before it (moved on where the length takes more than a
+ * byte): protobuf-c then walks it once, not twice. */
+static int emit(struct pf_sequence *q, Perfetto__Protos__TracePacket *p)
+{
+	size_t bound = quick_bound(p), size, n;
+	uint8_t len[10];
+
+	if (!bound) {
+		size = perfetto__protos__trace_packet__get_packed_size(p);
+		if (out_reserve(q, size + 11) < 0)
+			return q->rc;
+		q->obuf[q->out_len++] = TRACE_PACKET_TAG;
+		q->out_len += varint_put(q->obuf + q->out_len, size);
+		q->out_len += perfetto__protos__trace_packet__pack(p, q->obuf + q->out_len);
+		return q->out_len >= OUT_FLUSH_BYTES ? pf_sequence__flush(q) : q->rc;
+	}
+	if (out_reserve(q, bound + 11) < 0)
+		return q->rc;
+	size = perfetto__protos__trace_packet__pack(p, q->obuf + q->out_len + 2);
+	n = varint_put(len, size);
+	if (n > 1)
+		memmove(q->obuf + q->out_len + 1 + n, q->obuf + q->out_len + 2, size);
+	q->obuf[q->out_len] = TRACE_PACKET_TAG;
+	memcpy(q->obuf + q->out_len + 1, len, n);
+	q->out_len += 1 + n + size;
 	return q->out_len >= OUT_FLUSH_BYTES ? pf_sequence__flush(q) : q->rc;
 }
 
@@ -147,6 +207,8 @@ static void clear_table(struct pf_sequence *q)
 	q->nentries = q->bytes = 0;
 	for (int k = 0; k < PF_INTERN__COUNT; k++)
 		q->next_iid[k] = 1;
+	memset(q->literals, 0, sizeof q->literals);
+	q->generation++;
 }
 
 int pf_sequence__init(struct pf_sequence *q, FILE *out, uint32_t id, uint64_t start_ns,
@@ -307,6 +369,20 @@ uint64_t pf_sequence__intern(struct pf_sequence *q, enum pf_intern_kind kind, co
 	q->bytes += len + strlen(e->text) + ENTRY_OVERHEAD_BYTES;
 	add_pending(q, e);
 	return e->iid;
+}
+
+uint64_t pf_sequence__intern_literal(struct pf_sequence *q, enum pf_intern_kind kind,
+				     const char *s)
+{
+	struct pf_literal *l = &q->literals[((uintptr_t)s >> 3) % PF_LITERAL_SLOTS];
+
+	if (l->s == s && l->kind == kind && s)
+		return l->iid;
+	/* a failed intern (0) is not kept: the next asks again */
+	*l = (struct pf_literal){ .s = s, .kind = kind, .iid = pf_sequence__intern(q, kind, s) };
+	if (!l->iid)
+		l->s = NULL;
+	return l->iid;
 }
 
 char *pf_sequence__text(struct pf_sequence *q, const char *s)

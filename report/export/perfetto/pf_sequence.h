@@ -37,6 +37,8 @@ enum pf_intern_kind { PF_EVENT_NAME, PF_CATEGORY, PF_ARG_NAME, PF_ARG_STRING, PF
 
 struct pf_intern_entry;
 
+#define PF_LITERAL_SLOTS 64
+
 struct pf_sequence {
 	FILE *out;
 	uint32_t id;
@@ -51,6 +53,13 @@ struct pf_sequence {
 	size_t out_len, out_cap;
 	char **owned;              /* valid UTF-8 strings of the packet being made */
 	size_t nowned, cap_owned;
+	/* the ids of string literals, by address (pf_sequence__intern_literal) */
+	struct pf_literal {
+		const char *s;
+		enum pf_intern_kind kind;
+		uint64_t iid;
+	} literals[PF_LITERAL_SLOTS];
+	uint64_t generation;       /* how many times the state was cleared */
 	struct prof_error *err;
 	int rc;                    /* first error; later calls do nothing */
 };
@@ -67,6 +76,11 @@ int pf_sequence__flush(struct pf_sequence *q);
 void pf_sequence__begin(struct pf_sequence *q);
 /* The id of s (a string from the capture, made valid UTF-8 here). */
 uint64_t pf_sequence__intern(struct pf_sequence *q, enum pf_intern_kind kind, const char *s);
+/* pf_sequence__intern of a string literal, whose address stands for its
+ * text for the whole trace: looked up by its address once per clearing of
+ * the state, where a string is hashed and compared at every event. */
+uint64_t pf_sequence__intern_literal(struct pf_sequence *q, enum pf_intern_kind kind,
+				     const char *s);
 /* s as valid UTF-8, valid until the packet is written (NULL: out of memory,
  * and q->rc says so). */
 char *pf_sequence__text(struct pf_sequence *q, const char *s);
