@@ -21,6 +21,7 @@ struct ahead_row {
 	struct prof_cursor *copy;
 	char *name;                 /* trace_merge__name of a kernel or a call */
 	size_t cap_name;
+	bool named;                 /* name is this row's */
 	uint64_t *launched;         /* trace_merge__launched of a call */
 	size_t nlaunched, cap_launched;
 };
@@ -97,6 +98,7 @@ static int copy_row(struct trace_merge *m, struct ahead_row *x, const struct tm_
 	int rc;
 
 	x->row = *r;
+	x->named = false;
 	x->nlaunched = 0;
 	if (!r->cur)
 		return 0;
@@ -104,8 +106,10 @@ static int copy_row(struct trace_merge *m, struct ahead_row *x, const struct tm_
 		return PROF_E_NOMEM;
 	rc = prof_cursor__copy_row(x->copy, r->cur, m->err);
 	x->row.cur = x->copy;
-	if (rc == 0 && name_col >= 0)
+	if (rc == 0 && name_col >= 0) {
 		rc = keep_name(m, x, tm_in_place__name(m, r->cur, name_col));
+		x->named = rc == 0;
+	}
 	if (rc == 0 && name_col == TM_API_NAME && m->launch_rows) {
 		uint64_t *ids;
 		size_t n;
@@ -189,7 +193,7 @@ static const char *ahead_name(const struct tm_reader *r, const struct prof_curso
 {
 	const struct tm_ahead *a = (const struct tm_ahead *)r;
 
-	return a->current && a->current->row.cur == cur && a->current->name ? a->current->name : "";
+	return a->current && a->current->row.cur == cur && a->current->named ? a->current->name : "";
 }
 
 static void ahead_launched(const struct tm_reader *r, uint64_t **flow_ids, size_t *n)
