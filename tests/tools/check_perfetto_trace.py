@@ -3,7 +3,7 @@
 against the capture it came from, from the text that
 `protoc --decode=perfetto.protos.Trace` prints (no protobuf module needed).
 
-  check_perfetto_trace.py CAPTURE.sqlite TRACE.txt [--window]
+  check_perfetto_trace.py CAPTURE.sqlite TRACE.txt [--window] [--events OUT]
 
 Checks: every field decodes (no unknown field numbers); the sequence starts
 by clearing its incremental state and every interned id is defined before
@@ -13,8 +13,11 @@ the capture (one instant per NVTX mark), in the right category, with the capture
 incremental timestamps summed up); every flow id leaves one API call and
 arrives at one piece of GPU work; a memory counter where the capture has
 device allocations. With --window (a trace narrowed by --from/--to/--range)
-the counts are not compared, only the structure. Prints FAIL: and exits 1 on
-the first problem."""
+the counts are not compared, only the structure. With --events, each track
+event goes to OUT as one line, its interned ids resolved (time, type, track,
+name, categories, arguments, flows, counter), so that two traces of one
+capture can be compared whatever ids and clearings of their incremental
+state they wrote. Prints FAIL: and exits 1 on the first problem."""
 import collections
 import re
 import sqlite3
@@ -66,6 +69,9 @@ def one(msg, name, default=None):
 def main():
     db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
     window = "--window" in sys.argv[3:]
+    events = None
+    if "--events" in sys.argv[3:]:
+        events = open(sys.argv[sys.argv.index("--events") + 1], "w", encoding="utf-8")
     trace = parse(open(sys.argv[2], encoding="utf-8", errors="strict"))
     tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
@@ -145,6 +151,18 @@ def main():
                         one(a, "string_value_iid") not in interned["debug_annotation_string_values"]:
                     fail("argument value iid not interned")
             kind = one(ev, "type")
+            if events:
+                args = []
+                for a in ev.get("debug_annotations", []):
+                    value = {k: v for k, v in a.items() if k not in ("name_iid", "string_value_iid")}
+                    if "string_value_iid" in a:
+                        value["interned"] = interned["debug_annotation_string_values"][
+                            one(a, "string_value_iid")]
+                    args.append((interned["debug_annotation_names"][one(a, "name_iid")],
+                                 sorted(value.items())))
+                events.write("%r\n" % ((ts, kind, track, name, cats, args, ev.get("flow_ids", []),
+                                         ev.get("terminating_flow_ids", []),
+                                         one(ev, "counter_value")),))
             cat = cats[0] if cats else None
             if kind == "TYPE_SLICE_BEGIN":
                 open_slices[track].append((ts, name, cat))

@@ -11,7 +11,7 @@
 #define CLOCK_INCREMENTAL 64   /* the first id scoped to the sequence */
 #define TRACE_PACKET_TAG 0x0A  /* Trace.packet = 1, length-delimited */
 /* Interned strings kept before the state is cleared and they go out again
- * (a build may set a tiny budget to exercise the clearing). */
+ * (tests/tools/perfetto_small_budget sets a tiny one, to exercise the clearing). */
 #ifndef INTERN_BUDGET_BYTES
 #define INTERN_BUDGET_BYTES (16u << 20)
 #endif
