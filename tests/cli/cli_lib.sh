@@ -107,6 +107,14 @@ built_without_cupti() {
 	grep -q "built without CUPTI" "$TMP/err"
 }
 
+# built_without_perfetto: this perfkit's `report --format=perfetto` says it
+# was built without protobuf-c. Probes with gpu_work's trace, leaving
+# $status, $TMP/out and $TMP/err like run.
+built_without_perfetto() {
+	run report --format=perfetto -o "$TMP/probe.pftrace" "$PERFKIT_TEST_DATA/gpu_work.sqlite"
+	grep -q "built without protobuf-c" "$TMP/err"
+}
+
 # refused NAME PATTERN OPTION...: `perfkit run OPTION... -- true` exits 2
 # with one error line matching PATTERN and writes nothing (run in $TMP).
 refused() {

@@ -8,8 +8,7 @@
 . "$(dirname "$0")/cli_lib.sh"
 
 cap="$PERFKIT_TEST_DATA/gpu_work.sqlite"
-run report --format=perfetto -o "$TMP/probe.pftrace" "$cap"
-if grep -q "built without protobuf-c" "$TMP/err"; then
+if built_without_perfetto; then
 	skip "perfetto to a terminal" "built without protobuf-c"
 	finish
 	exit
