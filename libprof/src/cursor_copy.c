@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prof/array.h"
+
 /* 32 bytes: the writer reads what the other thread wrote, a cache line
  * at a time */
 struct copied_value {
@@ -23,11 +25,12 @@ struct copied_value {
 
 struct cursor_copy {
 	struct copied_value *v;
-	int ncols, cap_cols;
+	int ncols;
+	size_t cap_cols;
 	char *bytes;     /* each value's bytes, each followed by a NUL */
 	size_t nbytes, cap_bytes;
 	char (*num)[24]; /* an integer's text by column, made when asked */
-	int cap_num;
+	size_t cap_num;
 };
 
 int prof_cursor__new_copy(struct prof_cursor **out, struct prof_error *err)
@@ -44,26 +47,6 @@ int prof_cursor__new_copy(struct prof_cursor **out, struct prof_error *err)
 	c->done = true;
 	*out = c;
 	return 0;
-}
-
-static bool bytes_reserve(struct cursor_copy *k, size_t more)
-{
-	size_t cap = k->cap_bytes ? k->cap_bytes : 256;
-	char *grown;
-
-	if (more <= k->cap_bytes - k->nbytes)
-		return true;
-	while (cap - k->nbytes < more) {
-		if (cap > SIZE_MAX / 2)
-			return false;
-		cap *= 2;
-	}
-	grown = realloc(k->bytes, cap);
-	if (!grown)
-		return false;
-	k->bytes = grown;
-	k->cap_bytes = cap;
-	return true;
 }
 
 /* Through the column's sqlite3_value: one call into the statement a
@@ -100,7 +83,8 @@ static int copy_value(struct cursor_copy *k, struct copied_value *v, sqlite3_stm
 	p = v->kind == PROF_VALUE_BLOB ? sqlite3_value_blob(sv) : (const void *)sqlite3_value_text(sv);
 	n = sqlite3_value_bytes(sv);
 	v->len = p && n > 0 ? (uint32_t)n : 0;
-	if (k->nbytes > UINT32_MAX - v->len - 1 || !bytes_reserve(k, v->len + 1))
+	if (k->nbytes > UINT32_MAX - v->len - 1 ||
+	    prof_array__grow(&k->bytes, &k->cap_bytes, k->nbytes + v->len + 1, 1) < 0)
 		return PROF_E_NOMEM;
 	v->off = (uint32_t)k->nbytes;
 	if (v->len)
@@ -118,14 +102,8 @@ int prof_cursor__copy_row(struct prof_cursor *copy, struct prof_cursor *src,
 
 	k->ncols = 0;
 	k->nbytes = 0;
-	if (n > k->cap_cols) {
-		struct copied_value *grown = realloc(k->v, (size_t)n * sizeof *grown);
-
-		if (!grown)
-			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-		k->v = grown;
-		k->cap_cols = n;
-	}
+	if (prof_array__grow(&k->v, &k->cap_cols, (size_t)n, sizeof *k->v) < 0)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	for (int col = 0; col < n; col++)
 		if (copy_value(k, &k->v[col], src->stmt, col)) {
 			k->nbytes = 0;
@@ -169,14 +147,8 @@ const char *cursor_copy__text(struct cursor_copy *k, int col, size_t *len)
 	if (!v || v->kind == PROF_VALUE_NULL)
 		return NULL;
 	if (v->kind == PROF_VALUE_INT) {
-		if (col >= k->cap_num) {
-			char(*grown)[24] = realloc(k->num, (size_t)k->ncols * sizeof *grown);
-
-			if (!grown)
-				return NULL;
-			k->num = grown;
-			k->cap_num = k->ncols;
-		}
+		if (prof_array__grow(&k->num, &k->cap_num, (size_t)k->ncols, sizeof *k->num) < 0)
+			return NULL;
 		*len = (size_t)snprintf(k->num[col], sizeof k->num[col], "%lld", (long long)v->i);
 		return k->num[col];
 	}

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prof/array.h"
+
 /* Four batches of 256 rows: the writer formats one while the thread fills
  * another, and a row of either costs a few microseconds; a batch, not a
  * row, is what the two lock and signal for. */
@@ -59,28 +61,16 @@ static int keep_name(struct trace_merge *m, struct ahead_row *x, const char *nam
 {
 	size_t len = strlen(name);
 
-	if (len >= x->cap_name) {
-		char *grown = realloc(x->name, len + 1);
-
-		if (!grown)
-			return nomem(m);
-		x->name = grown;
-		x->cap_name = len + 1;
-	}
+	if (prof_array__grow(&x->name, &x->cap_name, len + 1, 1) < 0)
+		return nomem(m);
 	memcpy(x->name, name, len + 1);
 	return 0;
 }
 
 static int keep_launched(struct trace_merge *m, struct ahead_row *x, const uint64_t *ids, size_t n)
 {
-	if (n > x->cap_launched) {
-		uint64_t *grown = realloc(x->launched, n * sizeof *grown);
-
-		if (!grown)
-			return nomem(m);
-		x->launched = grown;
-		x->cap_launched = n;
-	}
+	if (prof_array__grow(&x->launched, &x->cap_launched, n, sizeof *x->launched) < 0)
+		return nomem(m);
 	if (n)
 		memcpy(x->launched, ids, n * sizeof *ids);
 	x->nlaunched = n;

@@ -125,24 +125,18 @@ static size_t quick_bound(const Perfetto__Protos__TracePacket *p)
 	return bound;
 }
 
-/* Tag, length and the packed packet: one Trace.packet field. A packet
- * whose bound is quick to know is packed first, two bytes on, and its
+/* Tag, length and the packed packet: one Trace.packet field. The packet
+ * is packed first, two bytes on, into room its bound leaves, and its
  * length put before it (moved on where the length takes more than a
- * byte): protobuf-c then walks it once, not twice. */
+ * byte): where the bound is quick to know, protobuf-c walks the packet
+ * once, not twice; elsewhere its own size is the bound. */
 static int emit(struct pf_sequence *q, Perfetto__Protos__TracePacket *p)
 {
 	size_t bound = quick_bound(p), size, n;
 	uint8_t len[10];
 
-	if (!bound) {
-		size = perfetto__protos__trace_packet__get_packed_size(p);
-		if (out_reserve(q, size + 11) < 0)
-			return q->rc;
-		q->obuf[q->out_len++] = TRACE_PACKET_TAG;
-		q->out_len += varint_put(q->obuf + q->out_len, size);
-		q->out_len += perfetto__protos__trace_packet__pack(p, q->obuf + q->out_len);
-		return q->out_len >= OUT_FLUSH_BYTES ? pf_sequence__flush(q) : q->rc;
-	}
+	if (!bound)
+		bound = perfetto__protos__trace_packet__get_packed_size(p);
 	if (out_reserve(q, bound + 11) < 0)
 		return q->rc;
 	size = perfetto__protos__trace_packet__pack(p, q->obuf + q->out_len + 2);
