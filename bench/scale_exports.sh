@@ -17,7 +17,8 @@
 #   EXPORTS_DIR=/tmp/perfkit-scale-exports  where the big capture and the
 #     exports (8.5 GB of Chrome JSON at 10M) are written
 #   EXPORTS_CAPTURES="A B"  the captures of the folded/HTML against Chrome
-#     rows (default tests/data/ddp/ddp2_even and transformer_naive)
+#     rows (default tests/data/ddp/ddp2_even, transformer_naive and
+#     python/py_hf_gpt2_train, whose nn.Module ranges the diagnosis reads)
 #   EXPORTS_ROUNDS=1     rounds of each; the table shows the median
 #   EXPORTS_BIG_HTML=0   leave out the HTML report of the big capture (at
 #     10M, about 8 minutes of CPU here, 2026-11-26)
@@ -30,7 +31,7 @@ MULT=${EXPORTS_MULT:-12500}
 DIR=${EXPORTS_DIR:-/tmp/perfkit-scale-exports}
 ROUNDS=${EXPORTS_ROUNDS:-1}
 BIG_HTML=${EXPORTS_BIG_HTML:-1}
-read -r -a CAPTURES <<<"${EXPORTS_CAPTURES:-$DATA/ddp/ddp2_even.sqlite $DATA/transformer_naive.sqlite}"
+read -r -a CAPTURES <<<"${EXPORTS_CAPTURES:-$DATA/ddp/ddp2_even.sqlite $DATA/transformer_naive.sqlite $DATA/python/py_hf_gpt2_train.sqlite}"
 [ -x "$PERFKIT" ] || { echo "scale_exports: no $PERFKIT" >&2; exit 2; }
 command -v sqlite3 >/dev/null || { echo "scale_exports: needs the sqlite3 shell" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "scale_exports: needs /usr/bin/time (Debian: time)" >&2; exit 2; }

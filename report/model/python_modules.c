@@ -168,56 +168,130 @@ static int self_times(struct py_modules *m, struct prof_error *err)
 	return 0;
 }
 
-/* The range of id in m (sorted by thread and start, not by id): a map from
- * id to index, built once. */
-static int by_id(const void *a, const void *b)
-{
-	const int64_t *x = a, *y = b;
-
-	return (x[0] > y[0]) - (x[0] < y[0]);
-}
-
 /* The GPU work launched inside the ranges: each piece once per range open
- * at its call's start, its self time to the innermost. The search for
- * open ranges goes back from the call's start no further than the longest
- * range (nor before the span), so each call seeks its thread's index over
- * a bounded stretch: one lower bound, as two would leave SQLite to seek by
- * the span's start and scan every earlier range of the thread (3.1 s
- * against 0.3 s on a GPT-2 capture of 14,000 kernels). */
-#define GPU_PART(TABLE, BAD)                                                   \
-	"SELECT '" TABLE "' AS t, rowid AS r, correlationId, globalPid, "          \
+ * at its call's start, its self time to the innermost. The pieces come
+ * with their calls in (thread, call start) order and one sweep over the
+ * ranges, in the same order, keeps those open at the call: each range
+ * joins the open set once and leaves it once, so the attribution is linear
+ * in the pieces times the ranges open at once. Seeking, for each call,
+ * the ranges that started before it grew with the longest range: a GPT-2
+ * training capture, its whole-model range open over every call, took 20 s
+ * of the diagnosis that way. */
+#define GPU_PART(TABLE, N, BAD)                                                \
+	"SELECT " N " AS t, rowid AS r, correlationId, globalPid, "                \
 	"CASE WHEN " BAD " THEN 0 ELSE end - start END AS d, " BAD " AS bad FROM " TABLE
 #define GPU_SQL                                                                          \
-	"SELECT id, " SUM_TOTAL_SATURATED("d") ", "                                          \
-	SUM_TOTAL_SATURATED("CASE WHEN rn = 1 THEN d END") ", total(rn = 1 AND bad),"        \
-	" total(rn = 1 AND t = '" PROF_T_KERNEL "' AND NOT bad), "                           \
-	SUM_TOTAL_SATURATED("CASE WHEN rn = 1 AND t = '" PROF_T_KERNEL "' THEN d END")       \
-	" FROM (SELECT m.id AS id, k.t AS t, k.d AS d, k.bad AS bad, row_number() OVER"      \
-	" (PARTITION BY k.t, k.r ORDER BY m.start DESC, m.end ASC, m.id) AS rn"              \
+	"SELECT k.t, k.r, k.d, k.bad, a.globalTid, a.start"                                  \
 	" FROM (%s) AS k JOIN (%s) AS a ON " SUM_LAUNCHED_BY("k", "a")                       \
-	" JOIN " PY_MODULES_TABLE " AS m ON " SUM_RANGE_OPEN_AT_CALL("m", "a")               \
-	" AND m.start >= max(?1, a.start - ?3) WHERE m.start < ?2 AND NOT m.bad)"             \
-	" GROUP BY id"
+	" WHERE a.start >= ?1 AND a.globalTid IN (SELECT globalTid FROM " PY_MODULES_TABLE   \
+	" WHERE start >= ?1 AND start < ?2 AND NOT bad) ORDER BY a.globalTid, a.start"
+
+/* One piece of work and the innermost range open at its call. A piece
+ * launched by two calls (two API rows of one correlation id) is given to
+ * the innermost range of either, as a piece is once: the pieces are
+ * sorted by (table, row) to find them. */
+struct piece {
+	int64_t row;
+	int64_t d;
+	size_t inner;
+	int table; /* 0 kernel, 1 memcpy, 2 memset */
+	bool bad;
+};
+
+/* Whether range x is further in than range y: the later start, of two
+ * that start together the earlier end, then the lower id. */
+static bool inner_of(const struct py_module_range *x, const struct py_module_range *y)
+{
+	if (x->start_ns != y->start_ns)
+		return x->start_ns > y->start_ns;
+	if (x->end_ns != y->end_ns)
+		return x->end_ns < y->end_ns;
+	return x->id < y->id;
+}
+
+static int by_piece(const void *a, const void *b)
+{
+	const struct piece *x = a, *y = b;
+
+	if (x->table != y->table)
+		return x->table - y->table;
+	return (x->row > y->row) - (x->row < y->row);
+}
+
+/* The self time of each piece to the innermost range open at its call. */
+static void give_self(struct py_modules *m, struct piece *p, size_t n)
+{
+	qsort(p, n, sizeof *p, by_piece);
+	for (size_t lo = 0, hi; lo < n; lo = hi) {
+		size_t inner = p[lo].inner;
+		struct py_module_range *r;
+
+		for (hi = lo + 1; hi < n && p[hi].table == p[lo].table && p[hi].row == p[lo].row; hi++)
+			if (inner_of(&m->v[p[hi].inner], &m->v[inner]))
+				inner = p[hi].inner;
+		r = &m->v[inner];
+		r->gpu_self_ns = prof_add_saturated(r->gpu_self_ns, p[lo].d);
+		m->gpu_inside_ns = prof_add_saturated(m->gpu_inside_ns, p[lo].d);
+		m->rows_left_out += p[lo].bad;
+		if (p[lo].table == 0 && !p[lo].bad) {
+			r->self_kernels++;
+			r->self_kernel_ns = prof_add_saturated(r->self_kernel_ns, p[lo].d);
+		}
+	}
+}
+
+/* The sweep's state: the ranges of the thread being walked, and of them
+ * those open. */
+struct sweep {
+	size_t next, end;  /* m->v[next, end): the thread's ranges not yet open */
+	size_t *open;
+	size_t nopen, open_cap;
+};
+
+/* The ranges of thread tid open at t (t no earlier than the last call's
+ * on the thread); false where none is. */
+static int open_at(struct py_modules *m, struct sweep *w, int64_t tid, int64_t t, bool new_thread)
+{
+	if (new_thread) {
+		w->nopen = 0;
+		w->next = 0;
+		/* m->v and the calls are both in thread order */
+		while (w->next < m->n && m->v[w->next].global_tid < tid)
+			w->next++;
+		for (w->end = w->next; w->end < m->n && m->v[w->end].global_tid == tid; w->end++)
+			;
+	}
+	for (; w->next < w->end && m->v[w->next].start_ns <= t; w->next++) {
+		if (sum_array__grow(&w->open, &w->open_cap, w->nopen, sizeof *w->open) < 0)
+			return -1;
+		w->open[w->nopen++] = w->next;
+	}
+	for (size_t k = 0; k < w->nopen;)
+		if (m->v[w->open[k]].end_ns <= t)
+			w->open[k] = w->open[--w->nopen];
+		else
+			k++;
+	return 0;
+}
 
 static int gpu_times(struct prof_store *s, int64_t from_ns, int64_t to_ns, struct py_modules *m,
 		     struct prof_error *err)
 {
 	static const char *const tables[] = { PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET };
 	static const char *const parts[] = {
-		GPU_PART(PROF_T_KERNEL, SUM_BAD_SPAN("")),
-		GPU_PART(PROF_T_MEMCPY, SUM_BAD_COPY("")),
-		GPU_PART(PROF_T_MEMSET, SUM_BAD_COPY("")),
+		GPU_PART(PROF_T_KERNEL, "0", SUM_BAD_SPAN("")),
+		GPU_PART(PROF_T_MEMCPY, "1", SUM_BAD_COPY("")),
+		GPU_PART(PROF_T_MEMSET, "2", SUM_BAD_COPY("")),
 	};
 	char *work = NULL, *calls = NULL, *sql = NULL;
-	int64_t (*ids)[2] = NULL, longest = 0;
+	struct sweep w = { 0 };
+	struct piece *pieces = NULL;
+	size_t npieces = 0, pieces_cap = 0;
 	struct prof_cursor *c = NULL;
+	int64_t tid = 0;
+	bool first = true;
 	int rc = 0;
 
-	for (size_t i = 0; i < m->n; i++) {
-		int64_t d = prof_span_saturated(m->v[i].start_ns, m->v[i].end_ns);
-
-		longest = d > longest ? d : longest;
-	}
 	if (m->n == 0)
 		return 0;
 	work = sum_union(s, tables, parts, 3, &rc, err);
@@ -226,40 +300,49 @@ static int gpu_times(struct prof_store *s, int64_t from_ns, int64_t to_ns, struc
 	if (!work || !calls)
 		goto out;
 	sql = prof_strfmt(GPU_SQL, work, calls);
-	ids = malloc(m->n * sizeof *ids);
-	if (!sql || !ids) {
+	if (!sql) {
 		rc = nomem(err);
 		goto out;
 	}
-	for (size_t i = 0; i < m->n; i++) {
-		ids[i][0] = m->v[i].id;
-		ids[i][1] = (int64_t)i;
-	}
-	qsort(ids, m->n, sizeof *ids, by_id);
 	rc = prof_cursor__open(s, sql, &c, err);
 	if (rc < 0)
 		goto out;
 	prof_cursor__bind_int64(c, 1, from_ns);
 	prof_cursor__bind_int64(c, 2, to_ns);
-	prof_cursor__bind_int64(c, 3, longest);
 	while ((rc = prof_cursor__next(c, err)) == 1) {
-		int64_t key[2] = { prof_cursor__int64(c, 0), 0 };
-		int64_t(*hit)[2] = bsearch(key, ids, m->n, sizeof *ids, by_id);
-		struct py_module_range *r;
+		int64_t call_tid = prof_cursor__int64(c, 4), d = prof_cursor__int64(c, 2);
+		size_t inner;
 
-		if (!hit)
+		if (open_at(m, &w, call_tid, prof_cursor__int64(c, 5), first || call_tid != tid) < 0) {
+			rc = nomem(err);
+			break;
+		}
+		first = false;
+		tid = call_tid;
+		if (w.nopen == 0)
 			continue;
-		r = &m->v[(*hit)[1]];
-		r->gpu_total_ns = prof_cursor__int64(c, 1);
-		r->gpu_self_ns = prof_cursor__int64(c, 2);
-		m->gpu_inside_ns = prof_add_saturated(m->gpu_inside_ns, r->gpu_self_ns);
-		m->rows_left_out += (int64_t)prof_cursor__double(c, 3);
-		r->self_kernels = (int64_t)prof_cursor__double(c, 4);
-		r->self_kernel_ns = prof_cursor__int64(c, 5);
+		inner = w.open[0];
+		for (size_t k = 0; k < w.nopen; k++) {
+			struct py_module_range *r = &m->v[w.open[k]];
+
+			r->gpu_total_ns = prof_add_saturated(r->gpu_total_ns, d);
+			if (inner_of(r, &m->v[inner]))
+				inner = w.open[k];
+		}
+		if (sum_array__grow(&pieces, &pieces_cap, npieces, sizeof *pieces) < 0) {
+			rc = nomem(err);
+			break;
+		}
+		pieces[npieces++] = (struct piece){ .row = prof_cursor__int64(c, 1), .d = d, .inner = inner,
+						    .table = (int)prof_cursor__int64(c, 0),
+						    .bad = prof_cursor__int64(c, 3) != 0 };
 	}
 	prof_cursor__close(c);
+	if (rc == 0)
+		give_self(m, pieces, npieces);
 out:
-	free(ids);
+	free(pieces);
+	free(w.open);
 	free(sql);
 	free(calls);
 	free(work);
