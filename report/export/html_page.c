@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "analysis/diagnose_run.h"
+#include "gnuplot_session.h"
 #include "plots_gnuplot.h"
 #include "prof/escape.h"
 #include "prof/temp_files.h"
@@ -76,6 +77,8 @@ void html_page__exit(struct html_page *p)
 	diag_report__delete(p->diagnosis);
 	p->diagnosis = NULL;
 	diag_keep__exit(&p->keep);
+	gnuplot_session__end(p->gnuplot_session);
+	p->gnuplot_session = NULL;
 	if (p->have_overview)
 		sum_overview__exit(&p->overview);
 }
@@ -133,10 +136,14 @@ void html_page__plot(struct html_page *p, const char *dir, const char *script, c
 		return;
 	}
 	snprintf(prefix, sizeof prefix, "plot%d", ++p->nplots);
+	/* the page's one gnuplot, started in its plot folder (the parent
+	 * of dir) with the first plot */
 	if (plots_path(path, sizeof path, dir, svg, &why) == 0 &&
 	    (prof_temp__add(path, PROF_TEMP_FILE) == 0 ||
 	     prof_error__set(&why, PROF_E_NOMEM, "out of memory") == 0) &&
-	    gnuplot__run(p->gnuplot, dir, script, &why) == 0) {
+	    (p->gnuplot_session ||
+	     gnuplot_session__start(p->gnuplot, p->tmpdir, &p->gnuplot_session, &why) == 0) &&
+	    gnuplot_session__draw(&p->gnuplot_session, dir, script, &why) == 0) {
 		/* the figure is opened only once the SVG exists, so a failure
 		 * leaves a note rather than half a figure */
 		struct stat st;

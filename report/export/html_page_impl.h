@@ -14,6 +14,7 @@
 
 struct html_options;
 struct diag_report;
+struct gnuplot_session;
 
 /* Tables longer than this are cut in the page (the CSV/JSON formats have
  * every row); summaries are per name, so only unusual captures get there. */
@@ -28,6 +29,8 @@ struct html_page {
 	char gnuplot[4096];
 	bool have_gnuplot, told_no_gnuplot;
 	int nplots;
+	/* the gnuplot that draws the page's plots, started with the first */
+	struct gnuplot_session *gnuplot_session;
 	/* the page's one diagnosis (html_page__diagnosis), made on first use */
 	struct diag_report *diagnosis;
 	bool diagnosed;

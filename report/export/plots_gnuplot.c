@@ -4,20 +4,14 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "prof/file.h"
 #include "prof/temp_files.h"
 
-/* gnuplot draws a plot of this report in well under a second; one that runs
- * this long is stuck. */
-#define GNUPLOT_TIMEOUT_S 60
 /* Plots are drawn from binned data, so their SVG stays small. */
 #define SVG_MAX_BYTES ((size_t)64 << 20)
 
@@ -78,80 +72,6 @@ int gnuplot__write_file(const char *dir, const char *name, const char *text,
 	return 0;
 }
 
-/* The first line gnuplot printed, for the message of a failed run. */
-static void first_log_line(const char *dir, char *buf, size_t cap)
-{
-	struct prof_error ignored;
-	char path[4096];
-	FILE *f;
-
-	buf[0] = '\0';
-	if (plots_path(path, sizeof path, dir, "gnuplot.log", &ignored) < 0)
-		return;
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	while (fgets(buf, (int)cap, f) && strspn(buf, " \t\r\n") == strlen(buf))
-		buf[0] = '\0';
-	buf[strcspn(buf, "\r\n")] = '\0';
-	fclose(f);
-}
-
-int gnuplot__run(const char *gnuplot, const char *dir, const char *script,
-		 struct prof_error *err)
-{
-	char line[256], log_path[4096];
-	int status;
-	pid_t pid;
-	sigset_t saved;
-
-	if (plots_path(log_path, sizeof log_path, dir, "gnuplot.log", err) < 0)
-		return err->code;
-	if (prof_temp__add(log_path, PROF_TEMP_FILE) < 0)
-		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	fflush(NULL);
-	/* a signal between the fork and the registration of gnuplot's pid
-	 * would leave gnuplot writing into a folder the handler removes */
-	prof_temp__hold_signals(&saved);
-	pid = fork();
-	if (pid > 0)
-		prof_temp__set_helper(pid);
-	if (pid != 0)
-		prof_temp__release_signals(&saved);
-	if (pid < 0)
-		return prof_error__set(err, PROF_E_IO, "cannot start gnuplot: %s", strerror(errno));
-	if (pid == 0) {
-		int log, null;
-
-		prof_temp__child_defaults();
-		prof_temp__release_signals(&saved);
-		if (chdir(dir) != 0)
-			_exit(126);
-		log = open("gnuplot.log", O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		null = open("/dev/null", O_RDONLY);
-		if (log < 0 || null < 0 || dup2(null, 0) < 0 || dup2(log, 1) < 0 || dup2(log, 2) < 0)
-			_exit(126);
-		alarm(GNUPLOT_TIMEOUT_S);
-		execl(gnuplot, "gnuplot", script, (char *)NULL);
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			prof_temp__set_helper(0);
-			return prof_error__set(err, PROF_E_IO, "cannot wait for gnuplot: %s",
-					       strerror(errno));
-		}
-	prof_temp__set_helper(0);
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return 0;
-	first_log_line(dir, line, sizeof line);
-	if (WIFSIGNALED(status))
-		return prof_error__set(err, PROF_E_IO, "gnuplot was stopped by signal %d",
-				       WTERMSIG(status));
-	return prof_error__set(err, PROF_E_IO, "gnuplot failed (exit %d)%s%s",
-			       WEXITSTATUS(status), line[0] ? ": " : "", line);
-}
-
 /* The SVG gnuplot wrote; a missing file says gnuplot did not write it. */
 static char *read_svg(const char *path, struct prof_error *err)
 {
@@ -206,6 +126,19 @@ int gnuplot__inline_svg(const char *path, const char *id_prefix, FILE *out,
 		}
 		if (starts(p, "<g"))
 			in_body = true;
+		if (starts(p, "<g ")) {
+			/* a group with nothing in it draws nothing; gnuplot's
+			 * first ones' attributes hang on what the process drew
+			 * before, so they are left out */
+			const char *open_end = strchr(p, '>'), *q = open_end ? open_end + 1 : p;
+
+			q += strspn(q, " \t\r\n");
+			if (open_end && open_end[-1] != '/' && starts(q, "</g>")) {
+				p = q + strlen("</g>");
+				p += *p == '\n';
+				continue;
+			}
+		}
 		for (i = 0; i < sizeof refs / sizeof refs[0]; i++)
 			if (starts(p, refs[i]) && (refs[i][0] != 'i' || (p > svg && strchr(" \t\n", p[-1]))))
 				break;

@@ -3,9 +3,9 @@
  * A plot is a data file and a script in a private temporary folder. The
  * script is constant text chosen by the caller: strings from a capture never
  * go into it (series titles and labels come from data-file columns or are
- * printed into the HTML). gnuplot runs in that folder with the script as its
- * only argument, stdin from /dev/null and its output in gnuplot.log; the SVG
- * it writes is then copied into the page.
+ * printed into the HTML). One gnuplot draws every plot of a page, each in
+ * its folder (gnuplot_session.h); the SVG it writes is then copied into the
+ * page.
  *
  * The folder and every file perfkit writes into it, or has gnuplot write
  * (gnuplot.log, each SVG the page asks for), are registered with
@@ -32,11 +32,6 @@ int plots_path(char *buf, size_t cap, const char *dir, const char *name, struct 
 /* Find program (a name looked up on PATH, or a path); path receives the
  * executable. false when there is none. */
 bool gnuplot__find(const char *program, char *path, size_t cap);
-
-/* Run gnuplot (an executable path from gnuplot__find) on script, a file in
- * dir. PROF_E_IO with the first line gnuplot printed when it fails. */
-int gnuplot__run(const char *gnuplot, const char *dir, const char *script,
-		 struct prof_error *err);
 
 /* A data file dir/name opened for writing (NULL, err filled, when it
  * cannot be), and its close, which reports a write that failed. dir is a

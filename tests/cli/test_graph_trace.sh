@@ -232,10 +232,20 @@ expect_out "overview of a node capture: the busy title as it was" '^ \*\* GPU Bu
 # launches as the overview does. A gnuplot that keeps the plot's data
 # before drawing it: the busy share of each bin, times the bin, adds up to
 # the GPU work inside the plot's axis (graph launches and copies: one
-# stream, none overlap), within the data's rounding (0.001 %).
+# stream, none overlap), within the data's rounding (0.001 %). The page's
+# one gnuplot reads its commands on standard input: the stand-in passes
+# them on and copies util.dat out of the folder a `cd` names.
 REAL_GNUPLOT=$(command -v gnuplot || true)
 mkdir -p "$TMP/bin"
-printf '#!/bin/sh\n[ -f util.dat ] && cp util.dat "%s/util.dat"\nexec "%s" "$@"\n' "$TMP" "$REAL_GNUPLOT" >"$TMP/bin/gnuplot"
+cat >"$TMP/bin/gnuplot" <<EOF
+#!/bin/sh
+while IFS= read -r line; do
+	printf '%s\\n' "\$line"
+	case \$line in
+	"cd '"*) d=\${line#cd \'}; d=\${d%\'}; [ -f "\$d/util.dat" ] && cp "\$d/util.dat" "$TMP/util.dat" ;;
+	esac
+done | exec "$REAL_GNUPLOT"
+EOF
 chmod +x "$TMP/bin/gnuplot"
 PATH="$TMP/bin:$PATH" run report -F html -o "$TMP/graph.html" "$F"
 expect_status "html" 0

@@ -400,7 +400,7 @@ static void put_roofs(FILE *f, const struct roof_peaks *p, double tensor)
 static void put_script(FILE *f, bool l2_roof, bool tensor_roof)
 {
 	fputs("# roofline.gp - log-log roofline; run with: gnuplot roofline.gp (writes roofline.svg)\n"
-	      "set terminal svg size 900,600\n"
+	      "set terminal svg size 900,600 background rgb 'white'\n"
 	      "set output 'roofline.svg'\n"
 	      "set logscale xy\n"
 	      "set xlabel 'arithmetic intensity (FLOP/byte, DRAM)'\n"
