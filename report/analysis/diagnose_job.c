@@ -5,6 +5,8 @@
  * in its own window, their findings merged. A job of one capture is read
  * from it; a job of many captures from its map and reduce (report/job),
  * which reads a rank's own rows again only for the chosen ranks. */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,7 @@
 #include "analysis/rules/rules.h"
 #include "model/ranks.h"
 #include "model/sql.h"
+#include "model/threads.h"
 #include "model/window.h"
 #include "prof/error.h"
 #include "prof/saturate.h"
@@ -32,19 +35,107 @@ struct rank_run {
 
 /* ---- each chosen rank alone ---------------------------------------------- */
 
+/* A chosen rank's diagnosis, as one of the threads made it. */
+struct rank_slot {
+	int i; /* its index in the job's times */
+	struct diag_report *r;
+	int rc;
+	struct prof_error err;
+};
+
+struct rank_pool {
+	const struct diag_job *j;
+	const struct diag_settings *settings;
+	struct rank_slot *slots;
+	int n;
+	atomic_int next;
+	atomic_bool failed;
+};
+
+struct rank_worker {
+	pthread_t thread;
+	struct rank_pool *pool;
+	void *arg; /* the source's arg for this thread */
+};
+
+/* The next chosen ranks, in order, until none is left or one failed:
+ * every rank before a failed one was taken before it, so the first
+ * failure in the ranks' order is the one a single thread would meet. */
+static void *diagnose_slots(void *arg)
+{
+	struct rank_worker *w = arg;
+	struct rank_pool *pool = w->pool;
+	int k;
+
+	while (!atomic_load(&pool->failed) && (k = atomic_fetch_add(&pool->next, 1)) < pool->n) {
+		struct rank_slot *s = &pool->slots[k];
+
+		s->rc = pool->j->src.diagnose(w->arg, pool->j->times.v[s->i].global_pid, pool->settings,
+					      &s->r, &s->err);
+		if (s->rc)
+			atomic_store(&pool->failed, true);
+	}
+	return NULL;
+}
+
+/* The chosen ranks' diagnoses into runs, in rank order, on as many threads
+ * as the source and the cores allow (a rank's diagnosis reads its rows
+ * alone: a 2-rank DDP capture's two take about half the diagnosis). */
 static int run_ranks(const struct diag_job *j, const struct diag_settings *settings, const unsigned *why,
 		     struct rank_run *runs, int *n, struct prof_error *err)
 {
-	int rc = 0;
+	struct rank_pool pool = { .j = j, .settings = settings };
+	struct rank_worker *w;
+	int rc = 0, nthreads = 1;
 
 	*n = 0;
-	for (int i = 0; i < j->times.n && rc == 0; i++) {
-		if (!why[i])
-			continue;
-		rc = j->src.diagnose(j->src.arg, j->times.v[i].global_pid, settings, &runs[*n].r, err);
-		if (rc == 0)
-			runs[(*n)++].t = &j->times.v[i];
+	pool.slots = calloc((size_t)(j->times.n ? j->times.n : 1), sizeof *pool.slots);
+	if (!pool.slots)
+		return nomem(err);
+	for (int i = 0; i < j->times.n && rc == 0; i++)
+		if (why[i]) {
+			pool.slots[pool.n++].i = i;
+			rc = j->src.prepare ? j->src.prepare(j->src.arg, j->times.v[i].global_pid, err) : 0;
+		}
+	if (rc == 0 && j->src.for_thread && pool.n > 1)
+		nthreads = threads__count() < pool.n ? threads__count() : pool.n;
+	w = rc == 0 ? calloc((size_t)nthreads, sizeof *w) : NULL;
+	if (rc == 0 && !w)
+		rc = nomem(err);
+	if (rc) {
+		free(pool.slots);
+		return rc;
 	}
+	w[0] = (struct rank_worker){ .pool = &pool, .arg = j->src.arg };
+	for (int t = 1; t < nthreads; t++) {
+		w[t] = (struct rank_worker){ .pool = &pool, .arg = j->src.for_thread(j->src.arg) };
+		if (w[t].arg && pthread_create(&w[t].thread, NULL, diagnose_slots, &w[t]) != 0) {
+			j->src.end_thread(w[t].arg);
+			w[t].arg = NULL;
+		}
+	}
+	diagnose_slots(&w[0]);
+	for (int t = 1; t < nthreads; t++)
+		if (w[t].arg) {
+			pthread_join(w[t].thread, NULL);
+			j->src.end_thread(w[t].arg);
+		}
+	for (int k = 0; k < pool.n; k++) {
+		struct rank_slot *s = &pool.slots[k];
+
+		if (rc == 0 && s->rc) {
+			rc = s->rc;
+			*err = s->err;
+		}
+		if (rc == 0) {
+			runs[*n].r = s->r;
+			runs[(*n)++].t = &j->times.v[s->i];
+		} else {
+			diag_report__delete(s->r);
+		}
+	}
+	free(w);
+	free(pool.slots);
 	return rc;
 }
 
@@ -422,6 +513,42 @@ static int diagnose_in_store(void *arg, int64_t global_pid, const struct diag_se
 	return rc ? rc : urc;
 }
 
+/* The unit each chosen rank's rules leave their analyses in, made before
+ * the ranks run on several threads (it is found then, never added). */
+static int prepare_in_store(void *arg, int64_t global_pid, struct prof_error *err)
+{
+	struct one_capture *one = arg;
+	const struct sum_process *p = sum_ranks__process(one->ranks, global_pid);
+
+	return one->keep && p && !timeline_units__get(one->keep, p->rank) ? nomem(err) : 0;
+}
+
+/* Another thread's way into the capture: a connection of its own. NULL
+ * where the capture cannot be opened again (prof_store__reopen): held in
+ * memory, narrowed by --rank or --window, or still being written. */
+static void *store_for_thread(void *arg)
+{
+	struct one_capture *one = arg, *mine = malloc(sizeof *mine);
+	struct prof_error ignored = { 0 };
+
+	if (!mine)
+		return NULL;
+	*mine = *one;
+	if (prof_store__reopen(one->store, &mine->store, &ignored) != 0) {
+		free(mine);
+		return NULL;
+	}
+	return mine;
+}
+
+static void store_end_thread(void *thread_arg)
+{
+	struct one_capture *mine = thread_arg;
+
+	prof_store__close(mine->store);
+	free(mine);
+}
+
 static int work_in_store(void *arg, int64_t global_pid, int64_t lo, int64_t hi, bool with_api,
 			 struct diag_rank_work *w, struct prof_error *err)
 {
@@ -435,7 +562,8 @@ int diag__run_job(struct prof_store *store, const struct diag_settings *settings
 		  struct prof_error *err)
 {
 	struct one_capture one = { .store = store, .ranks = ranks, .keep = keep ? &keep->timeline : NULL };
-	struct diag_job job = { .src = { diagnose_in_store, work_in_store, &one } };
+	struct diag_job job = { .src = { diagnose_in_store, work_in_store, &one, prepare_in_store,
+					 store_for_thread, store_end_thread } };
 	char *calls;
 	int rc;
 

@@ -121,6 +121,18 @@ int html_page__expect(struct html_page *p, const char *dir, const char *const *n
 	return 0;
 }
 
+void html_page__start_gnuplot(struct html_page *p)
+{
+	struct prof_error ignored = { 0 };
+
+	if (!p->tmpdir[0] && plots_tmpdir__create(p->tmpdir, sizeof p->tmpdir, &ignored) < 0) {
+		p->tmpdir[0] = '\0';
+		return;
+	}
+	if (!p->gnuplot_session)
+		gnuplot_session__start(p->gnuplot, p->tmpdir, &p->gnuplot_session, &ignored);
+}
+
 void html_page__plot(struct html_page *p, const char *dir, const char *script, const char *svg,
 		     const char *caption)
 {
@@ -136,8 +148,8 @@ void html_page__plot(struct html_page *p, const char *dir, const char *script, c
 		return;
 	}
 	snprintf(prefix, sizeof prefix, "plot%d", ++p->nplots);
-	/* the page's one gnuplot, started in its plot folder (the parent
-	 * of dir) with the first plot */
+	/* the page's one gnuplot (html_page__start_gnuplot), started
+	 * again where it could not start or stopped */
 	if (plots_path(path, sizeof path, dir, svg, &why) == 0 &&
 	    (prof_temp__add(path, PROF_TEMP_FILE) == 0 ||
 	     prof_error__set(&why, PROF_E_NOMEM, "out of memory") == 0) &&

@@ -57,6 +57,11 @@ struct html_apart;
 struct html_apart *html_apart__start(struct html_page *p);
 /* Waits for it and gives it to the page, as if made there (a NULL a: nothing). */
 void html_apart__finish(struct html_apart *a, struct html_page *p);
+/* Starts the gnuplot that draws the page's plots (gnuplot_session.h), in
+ * the page's temporary folder, so that its start overlaps the reading of
+ * the capture; a page whose gnuplot could not start tries again at its
+ * first plot, which then says why. */
+void html_page__start_gnuplot(struct html_page *p);
 /* Frees what the page made as it went (its diagnosis and analyses). */
 void html_page__exit(struct html_page *p);
 

@@ -374,6 +374,9 @@ int html_report__write(struct prof_store *s, const struct html_options *o, FILE 
 	for (size_t i = 0; i < nextra; i++)
 		if (!extra[i].applies || extra[i].applies(s))
 			list[n++] = &extra[i];
+	/* before the diagnosis's thread: the page forks with one thread */
+	if (p.have_gnuplot)
+		html_page__start_gnuplot(&p);
 	order_sections(list, n);
 	write_head(&p, list, n);
 	for (size_t i = 0; i < n; i++) {

@@ -20,6 +20,7 @@
 #include "analysis/diagnose_run.h"
 #include "analysis/rules/rules.h"
 #include "model/sql.h"
+#include "model/threads.h"
 #include "prof/error.h"
 
 static int nomem(struct prof_error *err)
@@ -182,7 +183,7 @@ static int build_job(const struct job_plan *plan, struct js_ranks *r, const stru
 	free(v);
 	j->sizes = r->nccl_sizes;
 	j->link_bytes_per_ns = r->link_capture >= 0 ? r->link : 0;
-	j->src = (struct diag_job_source){ diagnose_rank, load_rank_work, src };
+	j->src = (struct diag_job_source){ .diagnose = diagnose_rank, .load_work = load_rank_work, .arg = src };
 	if (rc == 0)
 		rc = diag_job__prepare(j, settings, err);
 	return rc;
@@ -209,7 +210,7 @@ int job_diagnose__run(const struct job_inputs *in, const struct diag_settings *s
 	}
 	plan.parts = JOB_PART_RANKS | JOB_PART_NCCL | JOB_PART_DIAGNOSE;
 	plan.loop = &loop;
-	rc = job_summary__compute(&plan, job_summary__threads(), &sum, err);
+	rc = job_summary__compute(&plan, threads__count(), &sum, err);
 	if (rc <= 0)
 		goto out;
 	rc = js_ranks__model(&plan, &sum.ranks, &m, err);

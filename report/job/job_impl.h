@@ -266,8 +266,6 @@ int job_summary__kern_sum(const struct job_summary *s, struct sum_groups *gs,
  * one prints nothing); < 0: an error, in err. */
 int job_summary__compute(const struct job_plan *p, int nthreads, struct job_summary *out,
 			 struct prof_error *err);
-/* The local cores, or PERFKIT_THREADS when set. */
-int job_summary__threads(void);
 /* A summary as bytes and back (between MPI processes). */
 int job_summary__pack(const struct job_summary *s, char **buf, size_t *len);
 int job_summary__unpack(const char *buf, size_t len, struct job_summary *s);

@@ -55,16 +55,6 @@ static void *work(void *arg)
 	return NULL;
 }
 
-int job_summary__threads(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	const char *env = getenv("PERFKIT_THREADS");
-
-	if (env && atoi(env) > 0)
-		n = atoi(env);
-	return n > 0 ? (int)(n > 256 ? 256 : n) : 1;
-}
-
 /* This process's share, on nthreads threads, into *out. */
 static int map_share(struct share *sh, int nthreads, struct job_summary *out,
 		     struct prof_error *err)

@@ -2,6 +2,7 @@
  * capture's mapping onto one time base and one space of process ids. */
 #include "job_impl.h"
 #include "job_mpi.h"
+#include "model/threads.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -191,7 +192,7 @@ static int refine_from_collectives(struct share *sh, struct prof_error *err)
 	size_t n = 0, cap = 0;
 	int rc = 0, failed;
 
-	rc = job_parallel__each(job_share__count(p->n, sh->rank, sh->size), job_summary__threads(),
+	rc = job_parallel__each(job_share__count(p->n, sh->rank, sh->size), threads__count(),
 				read_collectives, sh, &failed, err);
 	if (sh->size > 1)
 		rc = gather_share(sh, JOB_PROBE_COLLECTIVES, rc, failed, err);
@@ -261,7 +262,7 @@ static int probe_share(struct share *sh, int rc, struct prof_error *err)
 	if (sh->size > 1)
 		job_mpi__barrier();
 	if (!rc)
-		rc = job_parallel__each(job_share__count(p->n, sh->rank, sh->size), job_summary__threads(),
+		rc = job_parallel__each(job_share__count(p->n, sh->rank, sh->size), threads__count(),
 					probe_one, sh, &failed, err);
 	return sh->size > 1 ? gather_share(sh, JOB_PROBE_META, rc, failed, err) : rc;
 }

@@ -5,6 +5,7 @@
 #include "job_mpi.h"
 #include "model/groups.h"
 #include "model/overview.h"
+#include "model/threads.h"
 #include "prof/error.h"
 
 #include <stdlib.h>
@@ -60,7 +61,7 @@ int job_report__compute(const struct job_inputs *in, const char *const *names, i
 	if (!rc && parts)
 		r->plan.parts = parts;
 	if (!rc)
-		rc = job_summary__compute(&r->plan, job_summary__threads(), &r->sum, err);
+		rc = job_summary__compute(&r->plan, threads__count(), &r->sum, err);
 	if (rc > 0 && job_plan__unchanged(&r->plan, err))
 		rc = err->code;
 	if (rc <= 0) {

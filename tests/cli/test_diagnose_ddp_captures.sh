@@ -246,6 +246,22 @@ import json, sys
 for f in json.load(open(sys.argv[1]))["findings"]:
     assert not any("nccl" in t["name"] for t in f["top"] if f["rule"] == "low_occupancy"), f' "$TMP/rank0.json"
 
+# the ranks of a capture of the whole job are diagnosed on a thread each
+# (a connection each): the diagnosis and the HTML page (whose diagnosis
+# runs beside its other sections) are the same bytes on one thread
+for f in "$ddp/ddp2_straggler.sqlite" "$ddp/two_gpus/ddp2_even.sqlite"; do
+	name=$(basename "$(dirname "$f")")-$(basename "$f" .sqlite)
+	PERFKIT_THREADS=1 "$PERFKIT" diagnose --format=json "$f" >"$TMP/$name-1.json" 2>&1
+	PERFKIT_THREADS=2 "$PERFKIT" diagnose --format=json "$f" >"$TMP/$name-2.json" 2>&1
+	expect_that "$name: diagnose on one thread and on two the same" cmp -s "$TMP/$name-1.json" "$TMP/$name-2.json"
+	expect_that "$name: the diagnosis names both ranks" python3 -c '
+import json, sys
+assert {r["rank"] for r in json.load(open(sys.argv[1]))["ranks"]} == {0, 1}' "$TMP/$name-2.json"
+	PERFKIT_THREADS=1 "$PERFKIT" report --format=html -o "$TMP/$name-1.html" "$f" >/dev/null 2>&1
+	PERFKIT_THREADS=2 "$PERFKIT" report --format=html -o "$TMP/$name-2.html" "$f" >/dev/null 2>&1
+	expect_that "$name: the HTML page on one thread and on two the same" cmp -s "$TMP/$name-1.html" "$TMP/$name-2.html"
+done
+
 # captures of one process: no job, no job rule, not even as not run
 [ -f "$mpi" ] || echo "skip: $mpi is not there"
 for f in "$PERFKIT_TEST_DATA"/*.sqlite "$ddp/ddp2_rank0.sqlite" "$mpi"; do

@@ -23,13 +23,20 @@ struct diag_rank_work;
 /* Where a rank's own rows are read: the capture that holds them, narrowed
  * to its process. diagnose: the rules of one process on its rows alone;
  * load_work: its work over [lo, hi) of the job's time base, as
- * diag_rank_work__load reads it. */
+ * diag_rank_work__load reads it. The chosen ranks are diagnosed on
+ * several threads where the source gives each thread an arg of its own
+ * (for_thread, NULL where it cannot; ended by end_thread); prepare, where
+ * set, is called first for each of them in order, on one thread, for what
+ * their diagnoses share. */
 struct diag_job_source {
 	int (*diagnose)(void *arg, int64_t global_pid, const struct diag_settings *settings,
 			struct diag_report **out, struct prof_error *err);
 	int (*load_work)(void *arg, int64_t global_pid, int64_t lo, int64_t hi, bool with_api,
 			 struct diag_rank_work *w, struct prof_error *err);
 	void *arg;
+	int (*prepare)(void *arg, int64_t global_pid, struct prof_error *err);
+	void *(*for_thread)(void *arg);
+	void (*end_thread)(void *thread_arg);
 };
 
 struct diag_job {
