@@ -215,9 +215,9 @@ int gnuplot_session__draw(struct gnuplot_session **sp, const char *dir, const ch
 	struct stat st;
 	long offset = stat(s->log, &st) == 0 ? (long)st.st_size : 0;
 
-	if (strpbrk(dir, "\r\n"))
+	if (dir && strpbrk(dir, "\r\n"))
 		return prof_error__set(err, PROF_E_IO, "the plots' folder has a line break in its name");
-	qdir = quoted(dir);
+	qdir = quoted(dir ? dir : ".");
 	qscript = quoted(script);
 	if (qdir && qscript)
 		cmd = prof_strfmt("reset session\nreset errors\nset print '-'\ncd %s\nload %s\nunset output\n"

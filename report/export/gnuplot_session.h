@@ -27,7 +27,9 @@ struct gnuplot_session;
 int gnuplot_session__start(const char *gnuplot, const char *dir, struct gnuplot_session **out,
 			   struct prof_error *err);
 
-/* Draw script, a file in dir (whose path may not hold a line break). 0
+/* Draw script, a file in dir (whose path may not hold a line break: gnuplot
+ * reads its commands by the line), or in the folder the session started in
+ * where dir is NULL. 0
  * once gnuplot has closed the plot's output; PROF_E_IO with gnuplot's
  * error message when the script failed, ran over GNUPLOT_PLOT_TIMEOUT_S or
  * gnuplot stopped. A session whose gnuplot stopped, or was stopped, is

@@ -133,6 +133,30 @@ void html_page__start_gnuplot(struct html_page *p)
 		gnuplot_session__start(p->gnuplot, p->tmpdir, &p->gnuplot_session, &ignored);
 }
 
+/* script drawn in dir by the page's one gnuplot (html_page__start_gnuplot),
+ * started again where it could not start or stopped; where dir's path
+ * holds a line break, which gnuplot's commands cannot, by a gnuplot of its
+ * own started there. */
+static int draw(struct html_page *p, const char *dir, const char *script, struct prof_error *why)
+{
+	struct gnuplot_session *own = NULL;
+	int rc;
+
+	if (!strpbrk(dir, "\r\n"))
+		return (p->gnuplot_session ||
+			gnuplot_session__start(p->gnuplot, p->tmpdir, &p->gnuplot_session, why) == 0)
+			       ? gnuplot_session__draw(&p->gnuplot_session, dir, script, why)
+			       : why->code;
+	/* one helper at a time is stopped by a signal (prof/temp_files.h) */
+	gnuplot_session__end(p->gnuplot_session);
+	p->gnuplot_session = NULL;
+	rc = gnuplot_session__start(p->gnuplot, dir, &own, why);
+	if (rc == 0)
+		rc = gnuplot_session__draw(&own, NULL, script, why);
+	gnuplot_session__end(own);
+	return rc;
+}
+
 void html_page__plot(struct html_page *p, const char *dir, const char *script, const char *svg,
 		     const char *caption)
 {
@@ -148,14 +172,10 @@ void html_page__plot(struct html_page *p, const char *dir, const char *script, c
 		return;
 	}
 	snprintf(prefix, sizeof prefix, "plot%d", ++p->nplots);
-	/* the page's one gnuplot (html_page__start_gnuplot), started
-	 * again where it could not start or stopped */
 	if (plots_path(path, sizeof path, dir, svg, &why) == 0 &&
 	    (prof_temp__add(path, PROF_TEMP_FILE) == 0 ||
 	     prof_error__set(&why, PROF_E_NOMEM, "out of memory") == 0) &&
-	    (p->gnuplot_session ||
-	     gnuplot_session__start(p->gnuplot, p->tmpdir, &p->gnuplot_session, &why) == 0) &&
-	    gnuplot_session__draw(&p->gnuplot_session, dir, script, &why) == 0) {
+	    draw(p, dir, script, &why) == 0) {
 		/* the figure is opened only once the SVG exists, so a failure
 		 * leaves a note rather than half a figure */
 		struct stat st;

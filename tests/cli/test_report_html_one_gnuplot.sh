@@ -48,12 +48,13 @@ figs = re.findall(r'<figure class="plot".*?</figure>', open(sys.argv[1]).read(),
 assert any("<svg" in f and "<figcaption>Roofline:" in f for f in figs), len(figs)
 PY
 }
-# page NAME CAPTURE: the HTML report of CAPTURE with the stand-in
+# page NAME CAPTURE [TMPDIR]: the HTML report of CAPTURE with the stand-in
 page() {
+	local tmp=${3:-$TMP/tmp}
 	rm -f "$TMP/starts"
-	PATH="$TMP/bin:$PATH" TMPDIR="$TMP/tmp" run report --format=html -o "$TMP/$1.html" "$2"
+	PATH="$TMP/bin:$PATH" TMPDIR="$tmp" run report --format=html -o "$TMP/$1.html" "$2"
 	expect_status "$1: html" 0
-	expect_that "$1: nothing left in the temporary directory" test -z "$(ls -A "$TMP/tmp")"
+	expect_that "$1: nothing left in the temporary directory" test -z "$(ls -A "$tmp")"
 	expect_that "$1: no gnuplot left running" none_running
 }
 
@@ -84,4 +85,14 @@ expect_that "stopped: $whole plots when gnuplot lasts, one fewer when it stops (
 expect_that "stopped: the lost plot's note says gnuplot stopped" \
 	test "$(grep -c 'could not be drawn: gnuplot stopped on' "$TMP/stopped.html")" = 1
 expect_that "stopped: a second gnuplot drew the rest (got $(starts) starts)" test "$(starts)" = 2
+
+# a temporary directory whose name holds a quote, and one with a line
+# break, which gnuplot's commands cannot carry: the same plots drawn
+quote="$TMP/it's here" nl="$TMP/line
+break"
+mkdir "$quote" "$nl"
+page quote "$PERFKIT_TEST_DATA/transformer_naive.sqlite" "$quote"
+expect_that "quote: the same page as in a plain temporary directory" cmp -s "$TMP/whole.html" "$TMP/quote.html"
+page line_break "$PERFKIT_TEST_DATA/transformer_naive.sqlite" "$nl"
+expect_that "line break: the same page as in a plain temporary directory" cmp -s "$TMP/whole.html" "$TMP/line_break.html"
 finish
