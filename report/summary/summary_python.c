@@ -111,8 +111,11 @@ static int by_name_direction(const void *a, const void *b)
 	return x->direction - y->direction;
 }
 
+/* qsort has no context argument: the array the comparator reads, one a
+ * thread (the ranks of a job are diagnosed on several). */
+static _Thread_local const struct py_modules *order_modules;
+
 /* Most GPU time first, then most host time; names break ties. */
-static const struct py_modules *order_modules;
 static int by_time(const void *a, const void *b)
 {
 	const struct module_row *x = a, *y = b;

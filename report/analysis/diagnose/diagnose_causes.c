@@ -270,7 +270,9 @@ static int bound_rank(const struct diag_report *r, const struct diag_finding *f)
 	return 6;
 }
 
-static const struct diag_report *sorting;
+/* qsort has no context argument: the array the comparator reads, one a
+ * thread (the ranks of a job are diagnosed on several). */
+static _Thread_local const struct diag_report *sorting;
 
 /* What f's change gives, as a fraction of the step: its estimated gain
  * (rules/gains.c), else its share (the most it could give). */

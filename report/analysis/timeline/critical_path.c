@@ -86,7 +86,9 @@ static int step_spans(struct diag_scope *ctx, const struct sum_step *steps, int 
 	return 0;
 }
 
-static const int64_t *sort_spans;
+/* qsort has no context argument: the array the comparator reads, one a
+ * thread (the ranks of a job are diagnosed on several). */
+static _Thread_local const int64_t *sort_spans;
 
 static int by_span(const void *x, const void *y)
 {

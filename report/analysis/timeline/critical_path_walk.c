@@ -7,8 +7,8 @@
 #include <string.h>
 
 /* qsort has no context argument: the arrays being sorted, for the
- * comparators (the walk runs on one thread). */
-static const struct gpu_work *sort_work;
+ * comparators, one a thread (the ranks of a job are diagnosed on several). */
+static _Thread_local const struct gpu_work *sort_work;
 
 static int by_stream_then_start(const void *x, const void *y)
 {

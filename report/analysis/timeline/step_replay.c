@@ -292,7 +292,9 @@ static int64_t replay_call(struct replay *r, int c, const int *works, int nworks
 	return new_end;
 }
 
-static const struct cp_call *sort_calls;
+/* qsort has no context argument: the array the comparator reads, one a
+ * thread (the ranks of a job are diagnosed on several). */
+static _Thread_local const struct cp_call *sort_calls;
 
 static int by_call_start(const void *x, const void *y)
 {
