@@ -5,8 +5,6 @@
  * in its own window, their findings merged. A job of one capture is read
  * from it; a job of many captures from its map and reduce (report/job),
  * which reads a rank's own rows again only for the chosen ranks. */
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,107 +33,85 @@ struct rank_run {
 
 /* ---- each chosen rank alone ---------------------------------------------- */
 
-/* A chosen rank's diagnosis, as one of the threads made it. */
-struct rank_slot {
-	int i; /* its index in the job's times */
-	struct diag_report *r;
-	int rc;
-	struct prof_error err;
-};
-
+/* The chosen ranks' diagnoses (threads__each's pieces, each with its
+ * slot) and, for each thread, the source's arg it reads through. */
 struct rank_pool {
 	const struct diag_job *j;
 	const struct diag_settings *settings;
-	struct rank_slot *slots;
-	int n;
-	atomic_int next;
-	atomic_bool failed;
+	const int *chosen;          /* each piece's index in the job's times */
+	struct diag_report **out;   /* each piece's diagnosis */
 };
 
-struct rank_worker {
-	pthread_t thread;
+struct rank_reader {
 	struct rank_pool *pool;
-	void *arg; /* the source's arg for this thread */
+	void *src_arg;
 };
 
-/* The next chosen ranks, in order, until none is left or one failed:
- * every rank before a failed one was taken before it, so the first
- * failure in the ranks' order is the one a single thread would meet. */
-static void *diagnose_slots(void *arg)
+static int diagnose_piece(void *arg, int k, struct prof_error *err)
 {
-	struct rank_worker *w = arg;
-	struct rank_pool *pool = w->pool;
-	int k;
+	struct rank_reader *r = arg;
+	const struct diag_job *j = r->pool->j;
 
-	while (!atomic_load(&pool->failed) && (k = atomic_fetch_add(&pool->next, 1)) < pool->n) {
-		struct rank_slot *s = &pool->slots[k];
+	return j->src.diagnose(r->src_arg, j->times.v[r->pool->chosen[k]].global_pid, r->pool->settings,
+			       &r->pool->out[k], err);
+}
 
-		s->rc = pool->j->src.diagnose(w->arg, pool->j->times.v[s->i].global_pid, pool->settings,
-					      &s->r, &s->err);
-		if (s->rc)
-			atomic_store(&pool->failed, true);
+static void *reader_for_thread(void *arg)
+{
+	struct rank_reader *first = arg, *r = malloc(sizeof *r);
+
+	if (r) {
+		r->pool = first->pool;
+		r->src_arg = first->pool->j->src.for_thread(first->src_arg);
 	}
-	return NULL;
+	if (r && !r->src_arg) {
+		free(r);
+		r = NULL;
+	}
+	return r;
+}
+
+static void reader_end_thread(void *thread_arg)
+{
+	struct rank_reader *r = thread_arg;
+
+	r->pool->j->src.end_thread(r->src_arg);
+	free(r);
 }
 
 /* The chosen ranks' diagnoses into runs, in rank order, on as many threads
  * as the source and the cores allow (a rank's diagnosis reads its rows
- * alone: a 2-rank DDP capture's two take about half the diagnosis). */
+ * alone); the first failure in rank order is the one reported. */
 static int run_ranks(const struct diag_job *j, const struct diag_settings *settings, const unsigned *why,
 		     struct rank_run *runs, int *n, struct prof_error *err)
 {
-	struct rank_pool pool = { .j = j, .settings = settings };
-	struct rank_worker *w;
-	int rc = 0, nthreads = 1;
+	int cap = j->times.n ? j->times.n : 1, npieces = 0, rc = 0;
+	int *chosen = malloc((size_t)cap * sizeof *chosen);
+	struct diag_report **out = calloc((size_t)cap, sizeof *out);
+	struct rank_pool pool = { j, settings, chosen, out };
+	struct rank_reader first = { &pool, j->src.arg };
 
 	*n = 0;
-	pool.slots = calloc((size_t)(j->times.n ? j->times.n : 1), sizeof *pool.slots);
-	if (!pool.slots)
-		return nomem(err);
+	if (!chosen || !out)
+		rc = nomem(err);
 	for (int i = 0; i < j->times.n && rc == 0; i++)
 		if (why[i]) {
-			pool.slots[pool.n++].i = i;
+			chosen[npieces++] = i;
 			rc = j->src.prepare ? j->src.prepare(j->src.arg, j->times.v[i].global_pid, err) : 0;
 		}
-	if (rc == 0 && j->src.for_thread && pool.n > 1)
-		nthreads = threads__count() < pool.n ? threads__count() : pool.n;
-	w = rc == 0 ? calloc((size_t)nthreads, sizeof *w) : NULL;
-	if (rc == 0 && !w)
-		rc = nomem(err);
-	if (rc) {
-		free(pool.slots);
-		return rc;
-	}
-	w[0] = (struct rank_worker){ .pool = &pool, .arg = j->src.arg };
-	for (int t = 1; t < nthreads; t++) {
-		w[t] = (struct rank_worker){ .pool = &pool, .arg = j->src.for_thread(j->src.arg) };
-		if (w[t].arg && pthread_create(&w[t].thread, NULL, diagnose_slots, &w[t]) != 0) {
-			j->src.end_thread(w[t].arg);
-			w[t].arg = NULL;
-		}
-	}
-	diagnose_slots(&w[0]);
-	for (int t = 1; t < nthreads; t++)
-		if (w[t].arg) {
-			pthread_join(w[t].thread, NULL);
-			j->src.end_thread(w[t].arg);
-		}
-	for (int k = 0; k < pool.n; k++) {
-		struct rank_slot *s = &pool.slots[k];
-
-		if (rc == 0 && s->rc) {
-			rc = s->rc;
-			*err = s->err;
-		}
+	if (rc == 0)
+		rc = threads__each(npieces, j->src.for_thread ? threads__count() : 1, diagnose_piece, &first,
+				   j->src.for_thread ? reader_for_thread : NULL, reader_end_thread, NULL, err);
+	for (int k = 0; k < npieces; k++) {
 		if (rc == 0) {
-			runs[*n].r = s->r;
-			runs[(*n)++].t = &j->times.v[s->i];
+			runs[*n].r = out[k];
+			runs[(*n)++].t = &j->times.v[chosen[k]];
 		} else {
-			diag_report__delete(s->r);
+			diag_report__delete(out[k]);
 		}
 	}
-	free(w);
-	free(pool.slots);
+	free(chosen);
+	free(out);
 	return rc;
 }
 

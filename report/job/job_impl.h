@@ -39,12 +39,6 @@ int job_share__pack(const struct job_plan *p, int rank, int size, enum job_probe
  * share. */
 int job_share__unpack(struct job_plan *p, int rank, int size, enum job_probe_part part, const char *buf,
 		      size_t len, int *failed, int *rc, struct prof_error *err);
-/* fn(arg, i, err) for each i in [0, n) on up to nthreads threads
- * (job_parallel.c): 0, or the failure of the first i that failed, in
- * index order (pieces after it may not have run), that i in *failed
- * (-1: none; 0 where none could run; failed may be NULL). */
-int job_parallel__each(int n, int nthreads, int (*fn)(void *arg, int i, struct prof_error *err), void *arg,
-		       int *failed, struct prof_error *err);
 /* Whether the probed captures of p belong together (job_together.c): one
  * capture given twice is refused; unless force, so are captures of two
  * jobs or of runs that do not overlap in time. PROF_E_USAGE with one line

@@ -192,8 +192,8 @@ static int refine_from_collectives(struct share *sh, struct prof_error *err)
 	size_t n = 0, cap = 0;
 	int rc = 0, failed;
 
-	rc = job_parallel__each(job_share__count(p->n, sh->rank, sh->size), threads__count(),
-				read_collectives, sh, &failed, err);
+	rc = threads__each(job_share__count(p->n, sh->rank, sh->size), threads__count(),
+				read_collectives, sh, NULL, NULL, &failed, err);
 	if (sh->size > 1)
 		rc = gather_share(sh, JOB_PROBE_COLLECTIVES, rc, failed, err);
 	for (int i = 0; i < p->n && !rc; i++)
@@ -262,8 +262,8 @@ static int probe_share(struct share *sh, int rc, struct prof_error *err)
 	if (sh->size > 1)
 		job_mpi__barrier();
 	if (!rc)
-		rc = job_parallel__each(job_share__count(p->n, sh->rank, sh->size), threads__count(),
-					probe_one, sh, &failed, err);
+		rc = threads__each(job_share__count(p->n, sh->rank, sh->size), threads__count(),
+					probe_one, sh, NULL, NULL, &failed, err);
 	return sh->size > 1 ? gather_share(sh, JOB_PROBE_META, rc, failed, err) : rc;
 }
 

@@ -1,8 +1,9 @@
-/* job_parallel.c - n independent pieces of a job's work (probing each
- * capture, reading each one's collectives) on several threads, each
- * thread taking the next piece (job_impl.h). The error reported is that
- * of the first piece to fail in index order, as a loop would report it. */
-#include "job_impl.h"
+/* parallel.c - n independent pieces of work (a job's captures probed,
+ * their collectives read, the chosen ranks diagnosed) on several threads,
+ * each thread taking the next piece (threads.h). The error reported is
+ * that of the first piece to fail in index order, as a loop would report
+ * it. */
+#include "model/threads.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -10,7 +11,6 @@
 
 struct each {
 	int (*fn)(void *arg, int i, struct prof_error *err);
-	void *arg;
 	int n;
 	atomic_int next;
 	atomic_int first_failed; /* the lowest piece that failed; n: none */
@@ -19,6 +19,7 @@ struct each {
 struct each_worker {
 	pthread_t thread;
 	struct each *each;
+	void *arg;               /* fn's arg on this thread */
 	int failed;              /* this thread's lowest failed piece; n: none */
 	int rc;
 	struct prof_error err;
@@ -33,7 +34,7 @@ static void *each_work(void *arg)
 	/* pieces past one that failed are not needed: a loop stops there */
 	while ((i = atomic_fetch_add(&e->next, 1)) < e->n && i < atomic_load(&e->first_failed)) {
 		struct prof_error err = { 0 };
-		int rc = e->fn(e->arg, i, &err);
+		int rc = e->fn(w->arg, i, &err);
 		int seen;
 
 		if (!rc)
@@ -50,10 +51,11 @@ static void *each_work(void *arg)
 	return NULL;
 }
 
-int job_parallel__each(int n, int nthreads, int (*fn)(void *arg, int i, struct prof_error *err), void *arg,
-		       int *failed, struct prof_error *err)
+int threads__each(int n, int nthreads, int (*fn)(void *arg, int i, struct prof_error *err), void *arg,
+		  void *(*for_thread)(void *arg), void (*end_thread)(void *thread_arg), int *failed,
+		  struct prof_error *err)
 {
-	struct each e = { .fn = fn, .arg = arg, .n = n };
+	struct each e = { .fn = fn, .n = n };
 	struct each_worker *w;
 	int started = 0, best = -1, rc;
 
@@ -69,15 +71,23 @@ int job_parallel__each(int n, int nthreads, int (*fn)(void *arg, int i, struct p
 	for (int t = 0; t < nthreads; t++) {
 		w[t].each = &e;
 		w[t].failed = n;
+		w[t].arg = t > 0 && for_thread ? for_thread(arg) : arg;
 		/* the first runs here: one piece, or a system without threads */
-		if (t > 0 && pthread_create(&w[t].thread, NULL, each_work, &w[t]) == 0)
+		if (t > 0 && w[t].arg && pthread_create(&w[t].thread, NULL, each_work, &w[t]) == 0) {
 			started++;
-		else if (t > 0)
+			continue;
+		}
+		if (t > 0 && w[t].arg && for_thread)
+			end_thread(w[t].arg);
+		if (t > 0)
 			break;
 	}
 	each_work(&w[0]);
-	for (int t = 1; t <= started; t++)
+	for (int t = 1; t <= started; t++) {
 		pthread_join(w[t].thread, NULL);
+		if (for_thread)
+			end_thread(w[t].arg);
+	}
 	for (int t = 0; t <= started; t++)
 		if (w[t].failed < n && (best < 0 || w[t].failed < w[best].failed))
 			best = t;
