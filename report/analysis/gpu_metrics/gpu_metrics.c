@@ -326,7 +326,13 @@ int gm_reader__open(struct prof_store *s, const struct gm_catalog *c, int sample
 	r->from_ns = from_ns;
 	r->to_ns = to_ns;
 	r->nmetrics = c->nmetrics;
-	rc = from_ns > INT64_MIN ? period_origin(s, r->smp->type_id, from_ns, &origin, err) : 0;
+	/* Rows in time order are read from the sampler's first, the periods
+	 * before from_ns passed over (gm_reader__next): finding where the
+	 * first period starts would be one more scan of the table, which has
+	 * no index. Rows to sort are read from there on, so fewer are sorted. */
+	if (r->smp->in_order)
+		origin = INT64_MIN;
+	rc = origin > INT64_MIN ? period_origin(s, r->smp->type_id, from_ns, &origin, err) : 0;
 	if (!rc)
 		rc = prof_cursor__open(s, r->smp->in_order
 					  ? "SELECT timestamp, metricId, value FROM " PROF_T_GPU_METRICS
