@@ -67,7 +67,7 @@ FACE["model"] = "summary/summary.h"
 # Folders whose internals stay inside: the headers they lend to the rest of report/.
 LENT = {"summary": {"summary/summary.h"},
         "model": {"model/capture_windows.h", "model/context_failure.h", "model/groups.h",
-                  "model/job_time.h", "model/launch_ids.h", "model/names.h", "model/overview.h", "model/ranks.h",
+                  "model/job_time.h", "model/launch_ids.h", "model/memo.h", "model/names.h", "model/overview.h", "model/ranks.h",
                   "model/python_stacks.h", "model/rows.h", "model/sql.h", "model/sums.h",
                   "model/thread_label.h", "model/threads.h", "model/window.h"}}
 FACE_USERS = ("cli", "tui", "bench", "capture", "fuzz")

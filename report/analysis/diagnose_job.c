@@ -13,6 +13,7 @@
 #include "analysis/diagnose/diag_job.h"
 #include "analysis/ranks/job_judge.h"
 #include "analysis/rules/rules.h"
+#include "model/memo.h"
 #include "model/ranks.h"
 #include "model/sql.h"
 #include "model/threads.h"
@@ -514,6 +515,10 @@ static void *store_for_thread(void *arg)
 		free(mine);
 		return NULL;
 	}
+	/* for_thread runs on the first thread before it takes a piece, so
+	 * one's connection is idle; without the bounds this connection takes
+	 * them itself */
+	(void)sum_memo__share(one->store, mine->store, &ignored);
 	return mine;
 }
 

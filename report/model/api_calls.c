@@ -1,5 +1,6 @@
 /* api_calls.c - the CUDA API calls of the runtime and driver tables, each
  * call once, as every reader of them shares them (sql.h). */
+#include "model/memo.h"
 #include "model/names.h"
 #include "model/sql.h"
 #include "rank_choice.h"
@@ -17,7 +18,7 @@
  * once taken: the rows of a file do not change under a reader, and one
  * that reads a job rank by rank (a loop finder per rank) asks it again
  * and again. */
-#define REPEATED_TABLE "perfkit_repeated_calls"
+#define REPEATED_TABLE MEMO_REPEATED_CALLS
 
 /* 1 when sql (one number) answers nonzero, 0, or < 0. */
 static int ask(struct prof_store *s, const char *sql, struct prof_error *err)

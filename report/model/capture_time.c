@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/memo.h"
 #include "model/sql.h"
 #include "model/window.h"
 #include "rank_choice.h"
@@ -16,7 +17,7 @@
 /* The extent of every row, kept once taken: an analysis of each rank of a
  * job in turn asks once a rank, and the rows of the file do not change
  * under a reader. */
-#define ALL_EXTENT_TABLE "perfkit_all_extent"
+#define ALL_EXTENT_TABLE MEMO_ALL_EXTENT
 
 /* The tables whose rows carry the capture's times. */
 static const char *const extent_tables[] = {

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "rank_choice.h"
+#include "model/memo.h"
 #include "model/ranks.h"
 #include "prof/tables.h"
 #include "prof/error.h"
@@ -39,7 +40,7 @@
 /* Each filtered table's lowest and highest rowid of each process, and of
  * those the views show; in the span, row THREAD_SPAN holds the lowest and
  * highest thread id the shown processes can have. */
-#define ROWS_TABLE "perfkit_rank_rows"
+#define ROWS_TABLE MEMO_RANK_ROWS
 #define SPAN_TABLE "perfkit_rank_span"
 #define THREAD_SPAN "-1"
 /* Which filtered tables ROWS_TABLE bounds (1) or cannot (0). Both tables
@@ -47,7 +48,7 @@
  * an analysis rank by rank scopes and unscopes the store (the HTML report
  * of a job four times), and each time they would cost a pass over every
  * table. */
-#define NOTED_TABLE "perfkit_rank_rows_noted"
+#define NOTED_TABLE MEMO_RANK_ROWS_NOTED
 
 /* The tables holding a process's rows, and the column that says whose. */
 static const struct filtered_table {

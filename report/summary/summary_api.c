@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/memo.h"
 #include "model/names.h"
 #include "model/sql.h"
 #include "prof/error.h"
@@ -17,7 +18,7 @@
  * by that integer, where grouping them by the name computed every call's
  * name and sorted its text, three times the time on a million calls. A
  * string without a name has no place, as a call without a string. */
-#define NAME_PLACES "perfkit_api_name_places"
+#define NAME_PLACES MEMO_API_NAME_PLACES
 
 static int make_places(struct prof_store *s, struct prof_error *err)
 {

@@ -1,0 +1,30 @@
+/* memo.h - the answers about every row of a capture that a connection
+ * keeps in its temporary database once it has taken them (the rows of a
+ * finished capture do not change under a reader, and an analysis rank by
+ * rank asks them again and again), and their hand-over to a second
+ * connection to the same file (prof_store__reopen), which would otherwise
+ * take each again with a pass over its tables. */
+#ifndef REPORT_MODEL_MEMO_H
+#define REPORT_MODEL_MEMO_H
+
+#include "prof/error.h"
+#include "prof/store.h"
+
+/* Each table's lowest and highest rowid of each process, and which tables
+ * have such bounds (rank_filter.c) */
+#define MEMO_RANK_ROWS "perfkit_rank_rows"
+#define MEMO_RANK_ROWS_NOTED "perfkit_rank_rows_noted"
+/* The extent of every row, whatever --rank shows (capture_time.c) */
+#define MEMO_ALL_EXTENT "perfkit_all_extent"
+/* Whether a thread of each API table holds two calls under one correlation
+ * id (api_calls.c) */
+#define MEMO_REPEATED_CALLS "perfkit_repeated_calls"
+/* Each API name's place in name order (summary/summary_api.c) */
+#define MEMO_API_NAME_PLACES "perfkit_api_name_places"
+
+/* The memo tables from holds and to does not, copied into to's temporary
+ * database, as from made them. Neither connection may be in use on another
+ * thread meanwhile. What fails to copy is left for to to take itself. */
+int sum_memo__share(struct prof_store *from, struct prof_store *to, struct prof_error *err);
+
+#endif
