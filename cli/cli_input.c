@@ -172,15 +172,27 @@ static void remove_temp(struct cli_input *input)
 	prof_temp__forget_tree(input->tmpdir);
 }
 
-int cli_input__open(struct cli_input *input, bool check_apart, struct prof_store **out)
+static int check_whole(struct prof_store *s, enum cli_check check, struct prof_error *err)
+{
+	switch (check) {
+	case CLI_CHECK_APART:
+		return prof_store__check_whole_apart(s, err);
+	case CLI_CHECK_LATER:
+		return prof_store__check_whole_later(s);
+	case CLI_CHECK_FIRST:
+		break;
+	}
+	return prof_store__check_whole(s, err);
+}
+
+int cli_input__open(struct cli_input *input, enum cli_check check, struct prof_store **out)
 {
 	struct prof_error err = { 0 };
 
 	*out = NULL;
 	/* a job's merged capture is made of captures its probe checked whole */
 	if (prof_store__open_capture(input->path, out, &err) ||
-	    (!input->tmpdir && (check_apart ? prof_store__check_whole_apart(*out, &err)
-						   : prof_store__check_whole(*out, &err))) ||
+	    (!input->tmpdir && check_whole(*out, check, &err)) ||
 	    (input->tmpdir && prof_store__set_name(*out, input->name, &err))) {
 		cli_error("%s", err.msg);
 		if (*out)

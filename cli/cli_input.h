@@ -24,12 +24,18 @@ struct cli_input {
  * its captures is skipped, with a warning. On failure the error is printed
  * and CLI_EXIT_USAGE returned; cli_input__close may follow either way. */
 int cli_input__make(struct cli_input *in, char *const *args, int n, bool force);
+/* When a capture is checked whole (prof_store__check_whole): before any
+ * read; on a thread of its own beside the reading
+ * (prof_store__check_whole_apart); or put off for the reader to run when
+ * it has idle time (prof_store__check_whole_later). The last two only for
+ * an output nobody sees before cli_reader__check_read. */
+enum cli_check { CLI_CHECK_FIRST, CLI_CHECK_APART, CLI_CHECK_LATER };
+
 /* Open in's capture as every reader does, under in's name, checked whole
- * (on a thread of its own beside the reading with check_apart:
- * prof_store__check_whole_apart); prints the error and returns
- * CLI_EXIT_USAGE on failure. A temporary capture is removed as soon as it
- * is open (the store reads on from it). */
-int cli_input__open(struct cli_input *in, bool check_apart, struct prof_store **out);
+ * as check says; prints the error and returns CLI_EXIT_USAGE on failure. A
+ * temporary capture is removed as soon as it is open (the store reads on
+ * from it). */
+int cli_input__open(struct cli_input *in, enum cli_check check, struct prof_store **out);
 /* Whether in is several captures merged. */
 bool cli_input__is_merged(const struct cli_input *in);
 /* Print the reports[0..nreports) of the job args[0..n) from its map and

@@ -83,7 +83,7 @@ int cli_reader__open(struct cli_reader *r, char *const *args, int n)
 		cli_error("%s", r->one_capture_only);
 		return CLI_EXIT_USAGE;
 	}
-	if (cli_input__open(&r->input, r->check_apart, &r->store))
+	if (cli_input__open(&r->input, r->check, &r->store))
 		return CLI_EXIT_USAGE;
 	if (r->ranks && summary__select_ranks(r->store, r->ranks, &err) < 0)
 		return cli_reader__fail_read(r, &err);

@@ -94,11 +94,10 @@ struct cli_reader {
 	/* set by the command: a job of several captures is refused with this
 	 * line (one capture is needed, e.g. to write into it) */
 	const char *one_capture_only;
-	/* set by the command whose output nobody sees before
-	 * cli_reader__check_read (a file of -o, put in place only then): the
-	 * capture is checked whole on a thread of its own meanwhile
-	 * (prof_store__check_whole_apart) */
-	bool check_apart;
+	/* when the capture is checked whole (cli_input.h); other than
+	 * CLI_CHECK_FIRST only for the command whose output nobody sees before
+	 * cli_reader__check_read (a file of -o, put in place only then) */
+	enum cli_check check;
 	/* set by cli_reader__open */
 	struct cli_input input;
 	struct prof_store *store;

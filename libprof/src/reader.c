@@ -323,6 +323,7 @@ void prof_store__close(struct prof_store *s)
 {
 	if (!s)
 		return;
+	s->whole_check_later = false; /* nobody is left to tell */
 	(void)store__join_whole_check(s);
 	store__free_views(s);
 	sqlite3_close(s->db);

@@ -299,11 +299,36 @@ int prof_store__check_whole_apart(struct prof_store *s, struct prof_error *err)
 	return prof_store__check_whole(s, err);
 }
 
+int prof_store__check_whole_later(struct prof_store *s)
+{
+	s->whole_check_later = true;
+	return 0;
+}
+
+int prof_store__check_whole_now(struct prof_store *s)
+{
+	struct prof_error e;
+	int rc;
+
+	if (!s->whole_check_later)
+		return 0;
+	s->whole_check_later = false;
+	rc = prof_store__check_whole(s, &e);
+	/* the damage it found comes before any other fault, as it would have
+	 * come before any read */
+	if (rc < 0)
+		s->fault = e;
+	s->whole_check_later_rc = rc;
+	return rc;
+}
+
 int store__join_whole_check(struct prof_store *s)
 {
 	struct store_whole_check *c = s->whole_check;
 	int rc;
 
+	if (s->whole_check_later)
+		return prof_store__check_whole_now(s);
 	if (!c)
 		return 0;
 	pthread_join(c->thread, NULL);
@@ -322,6 +347,8 @@ int prof_store__whole_check_failed(struct prof_store *s, struct prof_error *err)
 {
 	int rc = store__join_whole_check(s);
 
+	if (rc == 0)
+		rc = s->whole_check_later_rc;
 	if (rc < 0 && err)
 		*err = s->fault;
 	return rc;

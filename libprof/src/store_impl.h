@@ -80,6 +80,10 @@ struct prof_store {
 	/* prof_store__check_whole_apart's check, while its thread is not
 	 * joined yet (reader_check.c) */
 	struct store_whole_check *whole_check;
+	/* prof_store__check_whole_later's check, not run yet; once run, what
+	 * it returned (its finding is the fault) */
+	bool whole_check_later;
+	int whole_check_later_rc;
 	/* The canonical view of each table (store_views.c): its name and the
 	 * SELECT over main that defines it, kept so that a view restricted to
 	 * some rows can be put back. */
@@ -88,8 +92,9 @@ struct prof_store {
 };
 
 struct store_whole_check;
-/* Wait for prof_store__check_whole_apart's check (none: 0): its result,
- * a failure kept as s's fault. */
+/* Wait for prof_store__check_whole_apart's check, or run
+ * prof_store__check_whole_later's (none: 0): its result, a failure kept as
+ * s's fault. */
 int store__join_whole_check(struct prof_store *s);
 
 struct store_view {

@@ -132,13 +132,14 @@ static int render_flame(struct html_page *p, struct prof_error *err)
 }
 
 static const struct html_section builtin_sections[] = {
-	{ "overview", "Run", NULL, render_overview },
-	{ "plots", "Plots", NULL, html_plots__render },
-	{ "flame", "Flame graph", NULL, render_flame },
-	{ "summaries", "Kernels and copies", NULL, render_tables },
-	{ "nvtx", "NVTX breakdown", NULL, render_nvtx },
-	{ "python", "PyTorch modules and Python lines", has_python, render_python },
-	{ "api", "CUDA API calls", NULL, render_api },
+	{ "overview", "Run", NULL, render_overview, true },
+	/* the plots over time cover the loop the diagnosis found */
+	{ "plots", "Plots", NULL, html_plots__render, false },
+	{ "flame", "Flame graph", NULL, render_flame, true },
+	{ "summaries", "Kernels and copies", NULL, render_tables, true },
+	{ "nvtx", "NVTX breakdown", NULL, render_nvtx, true },
+	{ "python", "PyTorch modules and Python lines", has_python, render_python, true },
+	{ "api", "CUDA API calls", NULL, render_api, true },
 };
 #define NBUILTIN (sizeof builtin_sections / sizeof builtin_sections[0])
 
@@ -277,14 +278,6 @@ static int write_section(struct html_page *p, const struct html_section *sec,
 	return rc;
 }
 
-/* The built-in sections but the plots never ask for the page's diagnosis:
- * the page renders them while the diagnosis is made apart. */
-static bool without_diagnosis(const struct html_section *sec)
-{
-	return sec >= builtin_sections && sec < builtin_sections + NBUILTIN &&
-	       sec->render != html_plots__render;
-}
-
 /* One section rendered into a buffer of its own, to be written in its
  * place in the page later. */
 struct rendered {
@@ -310,9 +303,9 @@ static void render_aside(struct html_page *p, const struct html_section *sec, st
 }
 
 /* The sections in order, the diagnosis made apart (html_apart.c) while
- * those without it render; each section's output is held until all are
- * done and written as the sections came, up to the first that failed, as
- * a page rendered in order would stop there. */
+ * those without it render and the file is checked whole; each section's
+ * output is held until all are done and written as the sections came, up
+ * to the first that failed, as a page rendered in order would stop there. */
 static int write_sections_apart(struct html_page *p, const struct html_section *const *list, size_t n,
 				struct html_apart *apart, struct prof_error *err)
 {
@@ -324,11 +317,15 @@ static int write_sections_apart(struct html_page *p, const struct html_section *
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < n; i++)
-		if (without_diagnosis(list[i]))
+		if (list[i]->without_diagnosis)
 			render_aside(p, list[i], &r[i]);
+	/* the whole file's check the reader put off (cmd_report.c), while the
+	 * diagnosis has the other core: what it finds is told before the
+	 * page is put in place, so its result waits there */
+	(void)prof_store__check_whole_now(p->store);
 	html_apart__finish(apart, p);
 	for (size_t i = 0; i < n; i++)
-		if (!without_diagnosis(list[i]))
+		if (!list[i]->without_diagnosis)
 			render_aside(p, list[i], &r[i]);
 	for (size_t i = 0; i < n && rc >= 0; i++) {
 		if (r[i].text)
@@ -380,8 +377,8 @@ int html_report__write(struct prof_store *s, const struct html_options *o, FILE 
 	order_sections(list, n);
 	write_head(&p, list, n);
 	for (size_t i = 0; i < n; i++) {
-		with_diagnosis += !without_diagnosis(list[i]);
-		without += without_diagnosis(list[i]);
+		with_diagnosis += !list[i]->without_diagnosis;
+		without += list[i]->without_diagnosis;
 	}
 	/* apart only where both kinds of section are there to overlap */
 	apart = with_diagnosis && without ? html_apart__start(&p) : NULL;

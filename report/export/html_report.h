@@ -39,6 +39,9 @@ struct html_section {
 	const char *title; /* heading, e.g. "Findings" */
 	bool (*applies)(struct prof_store *s);
 	int (*render)(struct html_page *page, struct prof_error *err);
+	/* true: never asks for the page's diagnosis (html_page__diagnosis,
+	 * html_page__timeline), so it renders while the diagnosis is made */
+	bool without_diagnosis;
 };
 
 /* Findings (perfkit diagnose with default thresholds), One step, Ranks (a

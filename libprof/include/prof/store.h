@@ -325,9 +325,18 @@ int prof_store__check_whole(struct prof_store *s, struct prof_error *err);
  * any read. A capture that cannot be opened again (in memory, being
  * written) is checked in place, and that check's result returned. */
 int prof_store__check_whole_apart(struct prof_store *s, struct prof_error *err);
-/* After a read failed: the damage prof_store__check_whole_apart's check
- * found (PROF_E_CORRUPT, its message in err), which is then the failure
- * to tell, or 0. */
+/* prof_store__check_whole put off, for a reader as above that has its own
+ * idle time to run it in (the HTML page, while its diagnosis is made on the
+ * second core): prof_store__check_whole_now runs it; where nothing did,
+ * prof_store__check_read or prof_store__whole_check_failed does. What it
+ * finds comes first, as it would have come before any read. */
+int prof_store__check_whole_later(struct prof_store *s);
+/* The check prof_store__check_whole_later put off, now (none: 0): 0, or
+ * what prof_store__check_whole returns. */
+int prof_store__check_whole_now(struct prof_store *s);
+/* After a read failed: the damage prof_store__check_whole_apart's or
+ * prof_store__check_whole_later's check found (PROF_E_CORRUPT, its message
+ * in err), which is then the failure to tell, or 0. */
 int prof_store__whole_check_failed(struct prof_store *s, struct prof_error *err);
 /* Run sql for its effect on the connection's temporary database: a view or
  * table a report builds (the store itself is opened read-only). */
