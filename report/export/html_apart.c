@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analysis/diagnose_run.h"
+#include "model/memo.h"
 
 struct html_apart {
 	pthread_t thread;
@@ -48,9 +49,14 @@ struct html_apart *html_apart__start(struct html_page *p)
 
 void html_apart__finish(struct html_apart *a, struct html_page *p)
 {
+	struct prof_error ignored = { 0 };
+
 	if (!a)
 		return;
 	pthread_join(a->thread, NULL);
+	/* what the diagnosis learnt of every row (the rank bounds, ...) serves
+	 * the sections that read on after it */
+	(void)sum_memo__share(a->store, p->store, &ignored);
 	prof_store__close(a->store);
 	p->diagnosed = true;
 	p->diagnosis = a->report;
