@@ -8,7 +8,8 @@
 # the figure to compare on a shared machine) and peak resident set; then,
 # as the floor the exports cannot beat, SQLite's own read rate: one bare
 # SELECT of the same rows, and the sort of each table by start that the
-# merge needs.
+# merge needs. bench/html_against_chrome.sh times the HTML report against
+# the Chrome trace on every fixture over 1 MB, in interleaved rounds.
 #
 #   bench/scale_exports.sh [BUILD]     (default build; bench/scale.sh calls it)
 #   EXPORTS_MULT=12500   times gpu_work (800 kernels, 840 runtime and 919
