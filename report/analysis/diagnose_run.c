@@ -47,6 +47,30 @@ static struct timeline_unit *whole(struct diag_keep *keep, struct prof_error *er
 	return x;
 }
 
+/* The unit of keep under the rank's number where the capture holds the
+ * one rank chosen and no row of another process, so the rank read in its
+ * own (sum_ranks__scope) is the capture read whole; else NULL. */
+static struct timeline_unit *alone(struct prof_store *store, const struct sum_ranks *ranks, int chosen, int left,
+				   struct diag_keep *keep, struct prof_error *err, int *rc)
+{
+	const struct sum_process *one = NULL;
+	struct timeline_unit *x;
+	bool only = false;
+
+	*rc = 0;
+	if (!keep || chosen != 1 || left != 0)
+		return NULL;
+	for (int i = 0; i < ranks->n && !one; i++)
+		if (ranks->p[i].rank >= 0 && ranks->p[i].selected)
+			one = &ranks->p[i];
+	*rc = sum_ranks__holds_only(store, one->global_pid, &only, err);
+	if (*rc || !only)
+		return NULL;
+	x = timeline_units__get(&keep->timeline, one->rank);
+	*rc = x ? 0 : prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	return x;
+}
+
 static int run_chosen(struct prof_store *store, const struct diag_settings *settings,
 		      struct diag_keep *keep, struct diag_report **out, struct prof_error *err)
 {
@@ -70,8 +94,9 @@ static int run_chosen(struct prof_store *store, const struct diag_settings *sett
 	}
 	job = sum_ranks__is_job(&ranks);
 	/* one rank of a job is diagnosed through --rank's views, where the
-	 * timeline reports read it in its own: nothing kept for them */
-	x = job ? NULL : whole(keep, err, &rc);
+	 * timeline reports read it in its own: nothing kept for them, but for
+	 * a capture of that one rank alone */
+	x = job ? alone(store, &ranks, chosen, left, keep, err, &rc) : whole(keep, err, &rc);
 	if (rc == 0)
 		rc = chosen > 1 && job ? diag__run_job(store, settings, &ranks, keep, out, err)
 				       : diag__run_process(store, settings, x, out, err);

@@ -11,7 +11,13 @@
 
 static const char *const memo_tables[] = {
 	MEMO_RANK_ROWS, MEMO_RANK_ROWS_NOTED, MEMO_ALL_EXTENT, MEMO_REPEATED_CALLS, MEMO_API_NAME_PLACES,
+	MEMO_GPU_METRICS_ORDER,
 };
+
+int sum_memo__has(struct prof_store *s, const char *name, bool *yes, struct prof_error *err)
+{
+	return sum_temp__exists(s, name, yes, err);
+}
 
 /* Each statement sql (?1 the table) finds in from's temporary schema, run
  * on to: the schema keeps a temporary table's as "CREATE TABLE", which

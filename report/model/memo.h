@@ -7,6 +7,8 @@
 #ifndef REPORT_MODEL_MEMO_H
 #define REPORT_MODEL_MEMO_H
 
+#include <stdbool.h>
+
 #include "prof/error.h"
 #include "prof/store.h"
 
@@ -21,6 +23,12 @@
 #define MEMO_REPEATED_CALLS "perfkit_repeated_calls"
 /* Each API name's place in name order (summary/summary_api.c) */
 #define MEMO_API_NAME_PLACES "perfkit_api_name_places"
+/* Whether each GPU-metrics sampler's rows are in time order by rowid
+ * (analysis/gpu_metrics/gpu_metrics.c) */
+#define MEMO_GPU_METRICS_ORDER "perfkit_gpu_metrics_order"
+
+/* Whether the connection keeps memo table name. */
+int sum_memo__has(struct prof_store *s, const char *name, bool *yes, struct prof_error *err);
 
 /* The memo tables from holds and to does not, copied into to's temporary
  * database, as from made them. Neither connection may be in use on another

@@ -6,7 +6,8 @@
  * over; rows out of time order (the same capture with its samples written
  * again in reverse) are sorted from the last sample before the window.
  * Both give the same periods, and the first of them starts at the last
- * sample before the window. */
+ * sample before the window. Each copy's order, kept for its connection,
+ * reads back the same. */
 #include <check.h>
 #include <math.h>
 #include <stdint.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "analysis/gpu_metrics/gpu_metrics.h"
+#include "model/memo.h"
 #include "testutil.h"
 #include "prof/error.h"
 #include "prof/store.h"
@@ -117,6 +119,20 @@ START_TEST(gpu_metrics_periods_the_same_read_in_order_or_sorted_from_any_window_
 	ck_assert_int_eq(cr.nsamplers, 1);
 	ck_assert(ci.samplers[0].in_order);
 	ck_assert(!cr.samplers[0].in_order);
+	/* the answer kept for the connection (model/memo.h) says the same */
+	{
+		struct gm_catalog again;
+		bool kept = false;
+
+		ck_assert_int_eq(sum_memo__has(reversed, MEMO_GPU_METRICS_ORDER, &kept, &err), 0);
+		ck_assert(kept);
+		ck_assert_msg(gm_catalog__load(reversed, &again, &err) == 0, "%s", err.msg);
+		ck_assert(!again.samplers[0].in_order);
+		gm_catalog__exit(&again);
+		ck_assert_msg(gm_catalog__load(in_order, &again, &err) == 0, "%s", err.msg);
+		ck_assert(again.samplers[0].in_order);
+		gm_catalog__exit(&again);
+	}
 	ck_assert_int_eq(ci.nmetrics, cr.nmetrics);
 	ts = sample_times(in_order, &nts);
 	ck_assert_int_gt(nts, 100);

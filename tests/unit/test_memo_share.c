@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/gpu_metrics/gpu_metrics.h"
 #include "model/memo.h"
 #include "model/ranks.h"
 #include "model/sql.h"
@@ -19,10 +20,6 @@
 #include "testutil.h"
 #include "prof/error.h"
 #include "prof/store.h"
-
-static const char *const tables[] = {
-	MEMO_RANK_ROWS, MEMO_RANK_ROWS_NOTED, MEMO_ALL_EXTENT, MEMO_REPEATED_CALLS, MEMO_API_NAME_PLACES,
-};
 
 /* The rows of sql as text, one line a row. */
 static char *dump(struct prof_store *s, const char *sql)
@@ -61,16 +58,54 @@ static int64_t first_pid(struct prof_store *s)
 	return pid;
 }
 
+/* Every table of names the first connection keeps, the same schema and
+ * rows on the second, and none of them in the file. */
+static void same_memos(struct prof_store *one, struct prof_store *two, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char sql[256], *a, *b;
+
+		snprintf(sql, sizeof sql, "SELECT sql FROM temp.sqlite_master WHERE name = '%s'", names[i]);
+		a = dump(one, sql);
+		b = dump(two, sql);
+		ck_assert_msg(strlen(a) > 0, "the first connection made no %s", names[i]);
+		ck_assert_str_eq(a, b);
+		free(a);
+		free(b);
+		snprintf(sql, sizeof sql, "SELECT * FROM temp.%s ORDER BY 1, 2", names[i]);
+		a = dump(one, sql);
+		b = dump(two, sql);
+		ck_assert_msg(strlen(a) > 0, "%s is empty", names[i]);
+		ck_assert_msg(strcmp(a, b) == 0, "%s differs:\n%s\nagainst\n%s", names[i], a, b);
+		free(a);
+		free(b);
+		snprintf(sql, sizeof sql, "SELECT name FROM main.sqlite_master WHERE tbl_name = '%s'", names[i]);
+		a = dump(two, sql);
+		ck_assert_str_eq(a, "");
+		free(a);
+	}
+}
+
+static struct prof_store *open_fixture(const char *name)
+{
+	struct prof_store *s = NULL;
+	struct prof_error err = { 0 };
+
+	ck_assert_msg(prof_store__open_capture(testutil_data_path(name), &s, &err) == 0, "%s", err.msg);
+	return s;
+}
+
 START_TEST(memo_tables_handed_to_a_second_connection_hold_the_same_rows)
 {
-	struct prof_store *one = NULL, *two = NULL;
+	static const char *const tables[] = {
+		MEMO_RANK_ROWS, MEMO_RANK_ROWS_NOTED, MEMO_ALL_EXTENT, MEMO_REPEATED_CALLS, MEMO_API_NAME_PLACES,
+	};
+	struct prof_store *one = open_fixture("ddp/ddp2_even.sqlite"), *two = NULL;
 	struct prof_error err = { 0 };
 	struct sum_capture_time t;
 	char *calls;
 	int rc;
 
-	ck_assert_msg(prof_store__open_capture(testutil_data_path("ddp/ddp2_even.sqlite"), &one, &err) == 0, "%s",
-		      err.msg);
 	/* one rank's scope takes the rank bounds and, narrowed, the extent of
 	 * every row; the calls ask whether ids repeat; the API summary orders
 	 * the names */
@@ -91,36 +126,41 @@ START_TEST(memo_tables_handed_to_a_second_connection_hold_the_same_rows)
 	}
 	ck_assert_msg(prof_store__reopen(one, &two, &err) == 0, "%s", err.msg);
 	ck_assert_msg(sum_memo__share(one, two, &err) == 0, "%s", err.msg);
-
-	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
-		char sql[256], *a, *b;
-
-		snprintf(sql, sizeof sql, "SELECT sql FROM temp.sqlite_master WHERE name = '%s'", tables[i]);
-		a = dump(one, sql);
-		b = dump(two, sql);
-		ck_assert_msg(strlen(a) > 0, "the first connection made no %s", tables[i]);
-		ck_assert_str_eq(a, b);
-		free(a);
-		free(b);
-		snprintf(sql, sizeof sql, "SELECT * FROM temp.%s ORDER BY 1, 2", tables[i]);
-		a = dump(one, sql);
-		b = dump(two, sql);
-		ck_assert_msg(strlen(a) > 0, "%s is empty", tables[i]);
-		ck_assert_msg(strcmp(a, b) == 0, "%s differs:\n%s\nagainst\n%s", tables[i], a, b);
-		free(a);
-		free(b);
-	}
-	/* nothing went into the file */
-	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
-		char sql[256], *made;
-
-		snprintf(sql, sizeof sql, "SELECT name FROM main.sqlite_master WHERE tbl_name = '%s'", tables[i]);
-		made = dump(two, sql);
-		ck_assert_str_eq(made, "");
-		free(made);
-	}
+	same_memos(one, two, tables, sizeof tables / sizeof tables[0]);
 	/* handed again, nothing changes: the second keeps its own */
 	ck_assert_msg(sum_memo__share(one, two, &err) == 0, "%s", err.msg);
+	prof_store__close(two);
+	prof_store__close(one);
+}
+END_TEST
+
+/* The GPU-metrics samplers' order, which each reader of the samples asks:
+ * kept on the first catalogue, read back by the next (the same answer as
+ * the scan, on both connections). */
+START_TEST(gpu_metrics_order_kept_and_handed_on)
+{
+	static const char *const tables[] = { MEMO_GPU_METRICS_ORDER };
+	struct prof_store *one = open_fixture("gpu_metrics/torch_gemm_bf16_fp32.sqlite"), *two = NULL;
+	struct prof_error err = { 0 };
+	struct gm_catalog scanned, kept, handed;
+
+	ck_assert_msg(gm_catalog__load(one, &scanned, &err) == 0, "%s", err.msg);
+	ck_assert_msg(gm_catalog__load(one, &kept, &err) == 0, "%s", err.msg);
+	ck_assert_msg(prof_store__reopen(one, &two, &err) == 0, "%s", err.msg);
+	ck_assert_msg(sum_memo__share(one, two, &err) == 0, "%s", err.msg);
+	same_memos(one, two, tables, 1);
+	ck_assert_msg(gm_catalog__load(two, &handed, &err) == 0, "%s", err.msg);
+	ck_assert_int_gt(scanned.nsamplers, 0);
+	ck_assert_int_eq(kept.nsamplers, scanned.nsamplers);
+	ck_assert_int_eq(handed.nsamplers, scanned.nsamplers);
+	for (int i = 0; i < scanned.nsamplers; i++) {
+		ck_assert(scanned.samplers[i].in_order);
+		ck_assert(kept.samplers[i].in_order);
+		ck_assert(handed.samplers[i].in_order);
+	}
+	gm_catalog__exit(&scanned);
+	gm_catalog__exit(&kept);
+	gm_catalog__exit(&handed);
 	prof_store__close(two);
 	prof_store__close(one);
 }
@@ -132,6 +172,7 @@ static Suite *suite(void)
 	TCase *tc = tcase_create("share");
 
 	tcase_add_test(tc, memo_tables_handed_to_a_second_connection_hold_the_same_rows);
+	tcase_add_test(tc, gpu_metrics_order_kept_and_handed_on);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "analysis/core/gpu_work.h"
+#include "model/memo.h"
+#include "prof/strfmt.h"
 #include "prof/tables.h"
 
 static const struct {
@@ -192,50 +194,148 @@ static int reorder_columns(struct gm_catalog *c)
 
 /* Which samplers' rows come in time order by rowid. Sorting a sampler's
  * rows by timestamp costs several times the scan that finds out (4.2M rows:
- * 1.3 s against 0.3 s), and writers write them in that order. */
-static int check_order(struct prof_store *s, struct gm_catalog *c, struct prof_error *err)
-{
-	struct prof_cursor *cur = NULL;
-	int64_t *last;
-	int at = 0, rc;
+ * 1.3 s against 0.3 s), and writers write them in that order. The scan
+ * reads every row of the file, whatever the views show: a sampler in order
+ * there is in order in any part of it. A finished capture's answer is kept
+ * for the connection (model/memo.h), as a page reads the samples three
+ * times. */
+struct type_order {
+	int64_t type_id, last;
+	bool in_order;
+};
 
-	if (!c->nsamplers)
-		return 0;
-	last = calloc((size_t)c->nsamplers, sizeof *last);
-	if (!last)
-		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	for (int i = 0; i < c->nsamplers; i++) {
-		c->samplers[i].in_order = true;
-		last[i] = INT64_MIN;
+static struct gm_sampler *sampler_by_type(struct gm_catalog *c, int64_t type_id)
+{
+	int lo = 0, hi = c->nsamplers;
+
+	/* the catalogue's samplers are in typeId order */
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+
+		if (c->samplers[mid].type_id < type_id)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	rc = prof_cursor__open(s, "SELECT typeId, timestamp FROM " PROF_T_GPU_METRICS
-				  " WHERE timestamp IS NOT NULL ORDER BY rowid", &cur, err);
+	return lo < c->nsamplers && c->samplers[lo].type_id == type_id ? &c->samplers[lo] : NULL;
+}
+
+/* Every typeId's order over the file's rows, into *out (*n of them). */
+static int scan_order(struct prof_store *s, struct type_order **out, int *n, struct prof_error *err)
+{
+	const char *rows = prof_store__all_rows(s, PROF_T_GPU_METRICS);
+	char *sql = rows ? prof_strfmt("SELECT typeId, timestamp FROM (%s) WHERE timestamp IS NOT NULL ORDER BY rowid",
+				       rows)
+			 : prof_strfmt("SELECT typeId, timestamp FROM " PROF_T_GPU_METRICS
+				       " WHERE timestamp IS NOT NULL ORDER BY rowid");
+	struct prof_cursor *cur = NULL;
+	struct type_order *v = NULL;
+	int at = 0, cap = 0, rc;
+
+	*out = NULL;
+	*n = 0;
+	if (!sql)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	rc = prof_cursor__open(s, sql, &cur, err);
+	free(sql);
 	while (rc >= 0 && (rc = prof_cursor__next(cur, err)) > 0) {
 		int64_t type_id = prof_cursor__int64(cur, 0), ts = prof_cursor__int64(cur, 1);
 
 		/* rows of one sampler mostly follow each other */
-		if (c->samplers[at].type_id != type_id) {
-			int lo = 0, hi = c->nsamplers;
-
-			while (lo < hi) {
-				int mid = (lo + hi) / 2;
-
-				if (c->samplers[mid].type_id < type_id)
-					lo = mid + 1;
-				else
-					hi = mid;
+		if (at >= *n || v[at].type_id != type_id) {
+			for (at = 0; at < *n && v[at].type_id != type_id; at++)
+				;
+			if (at == *n) {
+				if (array__grow((void **)&v, &cap, *n + 1, sizeof *v)) {
+					rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+					break;
+				}
+				v[(*n)++] = (struct type_order){ type_id, INT64_MIN, true };
 			}
-			if (lo == c->nsamplers || c->samplers[lo].type_id != type_id)
-				continue;
-			at = lo;
 		}
-		if (ts < last[at])
-			c->samplers[at].in_order = false;
-		last[at] = ts;
+		if (ts < v[at].last)
+			v[at].in_order = false;
+		v[at].last = ts;
 	}
 	prof_cursor__close(cur);
-	free(last);
-	return rc < 0 ? rc : 0;
+	if (rc < 0) {
+		free(v);
+		*n = 0;
+		return rc;
+	}
+	*out = v;
+	return 0;
+}
+
+/* The answer kept, in one statement: a table is there whole or not at all. */
+static void keep_order(struct prof_store *s, const struct type_order *v, int n)
+{
+	struct prof_error ignored = { 0 };
+	struct prof_cursor *c = NULL;
+	char *sql = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (n > 10000 || !(f = open_memstream(&sql, &len)))
+		return;
+	if (n == 0)
+		fputs("CREATE TEMP TABLE " MEMO_GPU_METRICS_ORDER " (typeId INTEGER, in_order INTEGER)", f);
+	else
+		fputs("CREATE TEMP TABLE " MEMO_GPU_METRICS_ORDER " AS SELECT column1 AS typeId, column2 AS in_order"
+		      " FROM (VALUES ", f);
+	for (int i = 0; i < n; i++)
+		fputs(i ? ", (?, ?)" : "(?, ?)", f);
+	if (n > 0)
+		fputs(")", f);
+	if (fclose(f) == 0 && prof_cursor__open(s, sql, &c, &ignored) == 0) {
+		for (int i = 0; i < n; i++) {
+			prof_cursor__bind_int64(c, 2 * i + 1, v[i].type_id);
+			prof_cursor__bind_int64(c, 2 * i + 2, v[i].in_order);
+		}
+		(void)prof_cursor__next(c, &ignored);
+	}
+	prof_cursor__close(c);
+	free(sql);
+}
+
+static int check_order(struct prof_store *s, struct gm_catalog *c, struct prof_error *err)
+{
+	struct prof_cursor *cur = NULL;
+	struct type_order *v = NULL;
+	bool kept = false;
+	int n = 0, rc;
+
+	if (!c->nsamplers)
+		return 0;
+	for (int i = 0; i < c->nsamplers; i++)
+		c->samplers[i].in_order = true;
+	/* a capture still being written gains rows between two reads */
+	if (prof_store__is_finished(s) && sum_memo__has(s, MEMO_GPU_METRICS_ORDER, &kept, err) < 0)
+		return err->code;
+	if (kept) {
+		rc = prof_cursor__open(s, "SELECT typeId, in_order FROM temp." MEMO_GPU_METRICS_ORDER, &cur, err);
+		while (rc >= 0 && (rc = prof_cursor__next(cur, err)) > 0) {
+			struct gm_sampler *smp = sampler_by_type(c, prof_cursor__int64(cur, 0));
+
+			if (smp)
+				smp->in_order = prof_cursor__int64(cur, 1) != 0;
+		}
+		prof_cursor__close(cur);
+		return rc < 0 ? rc : 0;
+	}
+	rc = scan_order(s, &v, &n, err);
+	if (rc)
+		return rc;
+	for (int i = 0; i < n; i++) {
+		struct gm_sampler *smp = sampler_by_type(c, v[i].type_id);
+
+		if (smp)
+			smp->in_order = v[i].in_order;
+	}
+	if (prof_store__is_finished(s))
+		keep_order(s, v, n);
+	free(v);
+	return 0;
 }
 
 int gm_catalog__load(struct prof_store *s, struct gm_catalog *c, struct prof_error *err)
