@@ -516,8 +516,8 @@ static void *store_for_thread(void *arg)
 		return NULL;
 	}
 	/* for_thread runs on the first thread before it takes a piece, so
-	 * one's connection is idle; without the bounds this connection takes
-	 * them itself */
+	 * one's connection is idle; what is not handed over, this connection
+	 * takes again itself */
 	(void)sum_memo__share(one->store, mine->store, &ignored);
 	return mine;
 }

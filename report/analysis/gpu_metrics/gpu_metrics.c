@@ -204,60 +204,73 @@ struct type_order {
 	bool in_order;
 };
 
-static struct gm_sampler *sampler_by_type(struct gm_catalog *c, int64_t type_id)
+/* bsearch's order of a typeId against an element whose first member is
+ * its typeId (struct gm_sampler, struct type_order) */
+static int by_type_id(const void *key, const void *elem)
 {
-	int lo = 0, hi = c->nsamplers;
+	int64_t k = *(const int64_t *)key, t = *(const int64_t *)elem;
 
-	/* the catalogue's samplers are in typeId order */
-	while (lo < hi) {
-		int mid = (lo + hi) / 2;
-
-		if (c->samplers[mid].type_id < type_id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < c->nsamplers && c->samplers[lo].type_id == type_id ? &c->samplers[lo] : NULL;
+	return (k > t) - (k < t);
 }
 
-/* Every typeId's order over the file's rows, into *out (*n of them). */
+static struct gm_sampler *sampler_by_type(struct gm_catalog *c, int64_t type_id)
+{
+	/* the catalogue's samplers are in typeId order */
+	return c->nsamplers ? bsearch(&type_id, c->samplers, (size_t)c->nsamplers, sizeof *c->samplers, by_type_id)
+			    : NULL;
+}
+
+/* sql (one column) read from the file's every row of table, whatever the
+ * views show. */
+static char *every_row_sql(struct prof_store *s, const char *sql, const char *table)
+{
+	const char *rows = prof_store__all_rows(s, table);
+
+	return rows ? prof_strfmt(sql, rows) : prof_strfmt(sql, table);
+}
+
+/* Every sampler's order over the file's rows, into *out (*n of them, in
+ * typeId order): the samplers the file describes, each row looked up by
+ * its typeId (of a job of many samplers too, a lookup a row). */
 static int scan_order(struct prof_store *s, struct type_order **out, int *n, struct prof_error *err)
 {
-	const char *rows = prof_store__all_rows(s, PROF_T_GPU_METRICS);
-	char *sql = rows ? prof_strfmt("SELECT typeId, timestamp FROM (%s) WHERE timestamp IS NOT NULL ORDER BY rowid",
-				       rows)
-			 : prof_strfmt("SELECT typeId, timestamp FROM " PROF_T_GPU_METRICS
-				       " WHERE timestamp IS NOT NULL ORDER BY rowid");
+	char *types = every_row_sql(s, "SELECT DISTINCT typeId FROM (%s) WHERE typeId IS NOT NULL ORDER BY typeId",
+				    PROF_T_GPU_METRIC_TYPES);
+	char *samples = every_row_sql(s, "SELECT typeId, timestamp FROM (%s) WHERE timestamp IS NOT NULL ORDER BY rowid",
+				      PROF_T_GPU_METRICS);
 	struct prof_cursor *cur = NULL;
-	struct type_order *v = NULL;
-	int at = 0, cap = 0, rc;
+	struct type_order *v = NULL, *at = NULL;
+	int cap = 0, rc;
 
 	*out = NULL;
 	*n = 0;
-	if (!sql)
-		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	rc = prof_cursor__open(s, sql, &cur, err);
-	free(sql);
+	rc = types && samples ? prof_cursor__open(s, types, &cur, err) : prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	while (rc >= 0 && (rc = prof_cursor__next(cur, err)) > 0) {
-		int64_t type_id = prof_cursor__int64(cur, 0), ts = prof_cursor__int64(cur, 1);
-
-		/* rows of one sampler mostly follow each other */
-		if (at >= *n || v[at].type_id != type_id) {
-			for (at = 0; at < *n && v[at].type_id != type_id; at++)
-				;
-			if (at == *n) {
-				if (array__grow((void **)&v, &cap, *n + 1, sizeof *v)) {
-					rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
-					break;
-				}
-				v[(*n)++] = (struct type_order){ type_id, INT64_MIN, true };
-			}
+		if (array__grow((void **)&v, &cap, *n + 1, sizeof *v)) {
+			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+			break;
 		}
-		if (ts < v[at].last)
-			v[at].in_order = false;
-		v[at].last = ts;
+		v[(*n)++] = (struct type_order){ prof_cursor__int64(cur, 0), INT64_MIN, true };
 	}
 	prof_cursor__close(cur);
+	cur = NULL;
+	if (rc == 0 && *n > 0)
+		rc = prof_cursor__open(s, samples, &cur, err);
+	while (rc >= 0 && *n > 0 && (rc = prof_cursor__next(cur, err)) > 0) {
+		int64_t type_id = prof_cursor__int64(cur, 0), ts = prof_cursor__int64(cur, 1);
+
+		/* rows of one sampler mostly follow each other; a row of no
+		 * sampler the file describes is no reader's */
+		if ((!at || at->type_id != type_id) &&
+		    !(at = bsearch(&type_id, v, (size_t)*n, sizeof *v, by_type_id)))
+			continue;
+		if (ts < at->last)
+			at->in_order = false;
+		at->last = ts;
+	}
+	prof_cursor__close(cur);
+	free(types);
+	free(samples);
 	if (rc < 0) {
 		free(v);
 		*n = 0;
