@@ -325,6 +325,7 @@ void prof_store__close(struct prof_store *s)
 		return;
 	s->whole_check_later = false; /* nobody is left to tell */
 	(void)store__join_whole_check(s);
+	store__drop_kept(s);
 	store__free_views(s);
 	sqlite3_close(s->db);
 	free(s->path);

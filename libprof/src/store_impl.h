@@ -89,7 +89,13 @@ struct prof_store {
 	 * some rows can be put back. */
 	struct store_view *views;
 	int n_views;
+	/* what readers above keep for the connection (prof_store__keep) */
+	struct store_kept *kept;
 };
+
+struct store_kept;
+/* Hand everything kept to its done (prof_store__close). */
+void store__drop_kept(struct prof_store *s);
 
 struct store_whole_check;
 /* Wait for prof_store__check_whole_apart's check, or run

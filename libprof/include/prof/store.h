@@ -236,6 +236,17 @@ const char *prof_store__path(const struct prof_store *s);
  * changed since s opened it (the two would read two captures); else as
  * prof_store__open. */
 int prof_store__reopen(struct prof_store *s, struct prof_store **out, struct prof_error *err);
+/* What a reader above keeps for this connection alone: a table's rows read
+ * once into memory for the several analyses that read them, under key (the
+ * address of something of its own). It lives until the store is closed,
+ * which hands it to done. Keeping under a key kept before hands the old
+ * value to its done. 0, or PROF_E_NOMEM (nothing kept; value is the
+ * caller's still). Something kept holds for the rows the connection read
+ * then: the keeper says when that is still what it reads. */
+int prof_store__keep(struct prof_store *s, const void *key, void *value, void (*done)(void *value),
+		     struct prof_error *err);
+/* What is kept under key, or NULL. */
+void *prof_store__kept(const struct prof_store *s, const void *key);
 /* Call the store name from now on (messages, prof_store__path): a job's
  * temporary merged capture goes by the captures it was made of. */
 int prof_store__set_name(struct prof_store *s, const char *name, struct prof_error *err);

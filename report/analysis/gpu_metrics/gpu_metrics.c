@@ -351,7 +351,310 @@ static int check_order(struct prof_store *s, struct gm_catalog *c, struct prof_e
 	return 0;
 }
 
-int gm_catalog__load(struct prof_store *s, struct gm_catalog *c, struct prof_error *err)
+/* The catalogue column of a metricId of the sampler, -1 when it has none. */
+static int column_of_id(const struct gm_sampler *smp, int64_t metric_id)
+{
+	for (int i = 0; i < smp->nids; i++)
+		if (smp->metric_ids[i] == metric_id)
+			return smp->metric_col[i];
+	return -1;
+}
+
+/* ---- the samples kept in memory -------------------------------------------- */
+
+/* A finished capture's samples read once for the connection
+ * (prof_store__keep), by the catalogue's samplers: whether each one's rows
+ * came in time order, and the rows (none past GM_KEPT_ROWS: the readers
+ * then read the file). One pass over the table reads them and finds their
+ * order, where a reader's own read is a pass a sampler, and the order's a
+ * pass more. */
+struct gm_kept {
+	int n;
+	int64_t *type_id;
+	bool *in_order;
+	struct gm_rows *rows; /* NULL: too many to keep */
+	/* every sampler's rows, one after another (rows[i] are a stretch) */
+	int64_t *ts;
+	int8_t *col;
+	double *value;
+};
+
+/* its key among what the store keeps */
+static const char kept_key;
+
+static void kept_rows_free(struct gm_kept *k)
+{
+	free(k->rows);
+	free(k->ts);
+	free(k->col);
+	free(k->value);
+	k->rows = NULL;
+	k->ts = NULL;
+	k->col = NULL;
+	k->value = NULL;
+}
+
+static void kept_free(void *value)
+{
+	struct gm_kept *k = value;
+
+	if (!k)
+		return;
+	kept_rows_free(k);
+	free(k->type_id);
+	free(k->in_order);
+	free(k);
+}
+
+struct row_at {
+	int64_t ts;
+	size_t at;
+};
+
+/* time order, and among rows of one time the order they were read in */
+static int by_time_then_read(const void *a, const void *b)
+{
+	const struct row_at *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return (x->ts > y->ts) - (x->ts < y->ts);
+	return (x->at > y->at) - (x->at < y->at);
+}
+
+/* Rows read out of time order, put in it (in their place). */
+static int sort_rows(struct gm_rows *r)
+{
+	size_t n = r->n ? r->n : 1;
+	struct row_at *order = malloc(n * sizeof *order);
+	int8_t *col = malloc(n);
+	double *value = malloc(n * sizeof *value);
+	int rc = order && col && value ? 0 : PROF_E_NOMEM;
+
+	if (rc == 0) {
+		for (size_t i = 0; i < r->n; i++)
+			order[i] = (struct row_at){ r->ts[i], i };
+		qsort(order, r->n, sizeof *order, by_time_then_read);
+		memcpy(col, r->col, r->n);
+		memcpy(value, r->value, r->n * sizeof *value);
+		for (size_t i = 0; i < r->n; i++) {
+			r->ts[i] = order[i].ts;
+			r->col[i] = col[order[i].at];
+			r->value[i] = value[order[i].at];
+		}
+	}
+	free(order);
+	free(col);
+	free(value);
+	return rc;
+}
+
+/* The rows read (in file order, sampler[i] each one's) placed sampler by
+ * sampler, each keeping its rows' order (a counting sort); rows[i] say
+ * where. One sampler's rows are in place already. */
+static int place_by_sampler(struct gm_kept *k, const int *sampler, size_t n)
+{
+	size_t m = n ? n : 1, *start = calloc((size_t)k->n + 1, sizeof *start), *at = calloc((size_t)k->n, sizeof *at);
+	bool move = k->n > 1;
+	int64_t *ts = move ? malloc(m * sizeof *ts) : NULL;
+	int8_t *col = move ? malloc(m) : NULL;
+	double *value = move ? malloc(m * sizeof *value) : NULL;
+	int rc = start && at && (!move || (ts && col && value)) ? 0 : PROF_E_NOMEM;
+
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		k->rows[sampler[i]].n++;
+	for (int i = 0; rc == 0 && i < k->n; i++)
+		start[i + 1] = start[i] + k->rows[i].n;
+	if (rc == 0 && move) {
+		int64_t *old_ts = k->ts;
+		int8_t *old_col = k->col;
+		double *old_value = k->value;
+
+		memcpy(at, start, (size_t)k->n * sizeof *at);
+		for (size_t i = 0; i < n; i++) {
+			size_t to = at[sampler[i]]++;
+
+			ts[to] = k->ts[i];
+			col[to] = k->col[i];
+			value[to] = k->value[i];
+		}
+		k->ts = ts;
+		k->col = col;
+		k->value = value;
+		/* the arrays read, freed below */
+		ts = old_ts;
+		col = old_col;
+		value = old_value;
+	}
+	for (int i = 0; rc == 0 && i < k->n; i++) {
+		k->rows[i].ts = k->ts + start[i];
+		k->rows[i].col = k->col + start[i];
+		k->rows[i].value = k->value + start[i];
+	}
+	free(start);
+	free(at);
+	free(ts);
+	free(col);
+	free(value);
+	return rc;
+}
+
+/* The rows GPU_METRICS holds at most, from its largest rowid (a count
+ * would read them all): the arrays are made once, and pages of them
+ * never written are never touched. A file whose rowids leave gaps may
+ * count more rows than GM_KEPT_ROWS and be read from the file. */
+static int64_t most_rows(struct prof_store *s)
+{
+	struct prof_cursor *c = NULL;
+	struct prof_error ignored = { 0 };
+	int64_t most = INT64_MAX;
+
+	if (prof_cursor__open(s, "SELECT max(rowid) FROM main." PROF_T_GPU_METRICS, &c, &ignored) == 0 &&
+	    prof_cursor__next(c, &ignored) > 0)
+		most = prof_cursor__is_null(c, 0) ? 0 : prof_cursor__int64(c, 0);
+	prof_cursor__close(c);
+	return most < 0 ? 0 : most;
+}
+
+/* The samples of the capture as the connection reads it, by the
+ * catalogue's samplers, in one pass. */
+static int read_kept(struct prof_store *s, const struct gm_catalog *c, struct gm_kept **out,
+		     struct prof_error *err)
+{
+	struct gm_kept *k = calloc(1, sizeof *k);
+	struct prof_cursor *cur = NULL;
+	int64_t most = most_rows(s), *last = NULL;
+	int *sampler = NULL;
+	size_t n = 0;
+	int at = -1, rc = 0;
+
+	*out = NULL;
+	if (!k)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	k->n = c->nsamplers;
+	k->type_id = malloc((size_t)k->n * sizeof *k->type_id);
+	k->in_order = malloc((size_t)k->n * sizeof *k->in_order);
+	last = malloc((size_t)k->n * sizeof *last);
+	if (!k->type_id || !k->in_order || !last)
+		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	if (rc == 0 && most <= GM_KEPT_ROWS) {
+		size_t cap = most > 0 ? (size_t)most : 1;
+
+		k->rows = calloc((size_t)k->n, sizeof *k->rows);
+		k->ts = malloc(cap * sizeof *k->ts);
+		k->col = malloc(cap);
+		k->value = malloc(cap * sizeof *k->value);
+		sampler = malloc(cap * sizeof *sampler);
+		if (!k->rows || !k->ts || !k->col || !k->value || !sampler)
+			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	}
+	for (int i = 0; rc == 0 && i < k->n; i++) {
+		k->type_id[i] = c->samplers[i].type_id;
+		k->in_order[i] = true;
+		last[i] = INT64_MIN;
+	}
+	if (rc == 0)
+		rc = prof_cursor__open(s, "SELECT typeId, timestamp, metricId, value FROM " PROF_T_GPU_METRICS
+					  " WHERE timestamp IS NOT NULL ORDER BY rowid", &cur, err);
+	while (rc >= 0 && (rc = prof_cursor__next(cur, err)) > 0) {
+		int64_t type_id = prof_cursor__int64(cur, 0), ts = prof_cursor__int64(cur, 1);
+		double v;
+
+		/* rows of one sampler mostly follow each other; a row of no
+		 * sampler the catalogue holds is no reader's */
+		if (at < 0 || k->type_id[at] != type_id) {
+			const struct gm_sampler *smp =
+				bsearch(&type_id, c->samplers, (size_t)c->nsamplers, sizeof *c->samplers, by_type_id);
+
+			if (!smp)
+				continue;
+			at = (int)(smp - c->samplers);
+		}
+		if (ts < last[at])
+			k->in_order[at] = false;
+		last[at] = ts;
+		if (!k->rows)
+			continue;
+		if (n == (size_t)most) {
+			/* more rows than the largest rowid (rowids below 1):
+			 * read from the file */
+			kept_rows_free(k);
+			continue;
+		}
+		v = prof_cursor__is_null(cur, 3) ? NAN : prof_cursor__double(cur, 3);
+		k->ts[n] = ts;
+		k->col[n] = (int8_t)column_of_id(&c->samplers[at], prof_cursor__int64(cur, 2));
+		k->value[n] = isfinite(v) ? v : NAN;
+		sampler[n++] = at;
+	}
+	prof_cursor__close(cur);
+	if (rc == 0 && k->rows && place_by_sampler(k, sampler, n))
+		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	for (int i = 0; rc == 0 && k->rows && i < k->n; i++)
+		if (!k->in_order[i] && sort_rows(&k->rows[i]))
+			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	free(sampler);
+	free(last);
+	if (rc < 0) {
+		kept_free(k);
+		return rc;
+	}
+	*out = k;
+	return 0;
+}
+
+/* Whether k was read for a catalogue of these samplers (every catalogue
+ * of one connection is the same). */
+static bool kept_fits(const struct gm_kept *k, const struct gm_catalog *c)
+{
+	if (k->n != c->nsamplers)
+		return false;
+	for (int i = 0; i < k->n; i++)
+		if (k->type_id[i] != c->samplers[i].type_id)
+			return false;
+	return true;
+}
+
+/* The samplers' order and rows from what the connection keeps, read now
+ * when it keeps none. A capture still being written gains rows between
+ * two reads, and one read under --rank or --window reads part of them:
+ * their readers read the file, the order found by a scan. */
+static int use_kept(struct prof_store *s, struct gm_catalog *c, struct prof_error *err)
+{
+	struct gm_kept *k;
+	int rc;
+
+	if (!c->nsamplers)
+		return 0;
+	if (!prof_store__is_finished(s) || prof_store__restricted(s))
+		return check_order(s, c, err);
+	k = prof_store__kept(s, &kept_key);
+	if (!k || !kept_fits(k, c)) {
+		struct type_order *order;
+
+		rc = read_kept(s, c, &k, err);
+		if (rc)
+			return rc;
+		rc = prof_store__keep(s, &kept_key, k, kept_free, err);
+		if (rc) {
+			kept_free(k);
+			return rc;
+		}
+		/* for the connections the memos are handed to */
+		order = malloc((size_t)k->n * sizeof *order);
+		for (int i = 0; order && i < k->n; i++)
+			order[i] = (struct type_order){ k->type_id[i], 0, k->in_order[i] };
+		if (order)
+			keep_order(s, order, k->n);
+		free(order);
+	}
+	for (int i = 0; i < c->nsamplers; i++) {
+		c->samplers[i].in_order = k->in_order[i];
+		c->samplers[i].rows = k->rows ? &k->rows[i] : NULL;
+	}
+	return 0;
+}
+
+static int load(struct prof_store *s, struct gm_catalog *c, bool keep, struct prof_error *err)
 {
 	struct prof_cursor *cur = NULL;
 	int rc;
@@ -387,10 +690,20 @@ int gm_catalog__load(struct prof_store *s, struct gm_catalog *c, struct prof_err
 	if (rc >= 0)
 		rc = reorder_columns(c);
 	if (rc >= 0)
-		rc = check_order(s, c, err);
+		rc = keep ? use_kept(s, c, err) : check_order(s, c, err);
 	if (rc < 0)
 		gm_catalog__exit(c);
 	return rc < 0 ? rc : 0;
+}
+
+int gm_catalog__load(struct prof_store *s, struct gm_catalog *c, struct prof_error *err)
+{
+	return load(s, c, true, err);
+}
+
+int gm_catalog__load_unkept(struct prof_store *s, struct gm_catalog *c, struct prof_error *err)
+{
+	return load(s, c, false, err);
 }
 
 /* ---- the samples as periods -------------------------------------------------- */
@@ -398,6 +711,13 @@ int gm_catalog__load(struct prof_store *s, struct gm_catalog *c, struct prof_err
 struct gm_reader {
 	const struct gm_sampler *smp;
 	struct prof_cursor *cur;
+	/* or its rows in memory, from the one at */
+	const struct gm_rows *rows;
+	size_t at;
+	/* the row read last */
+	int64_t row_ts;
+	int row_col;
+	double row_value;
 	int64_t from_ns, to_ns;
 	bool have_prev, pending, done;
 	int64_t prev_ns;
@@ -425,6 +745,32 @@ static int period_origin(struct prof_store *s, int64_t type_id, int64_t t, int64
 	return rc < 0 ? rc : 0;
 }
 
+/* The first row at or after t in rows in time order. */
+static size_t first_row_at(const struct gm_rows *rows, int64_t t)
+{
+	size_t lo = 0, hi = rows->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (rows->ts[mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Where a window from t starts reading: the first row of the last sample
+ * before t, the start of the first period that reaches into [t, ...); the
+ * first row at or after t when there is none. */
+static size_t first_row_of_window(const struct gm_rows *rows, int64_t t)
+{
+	size_t at = first_row_at(rows, t);
+
+	return at > 0 ? first_row_at(rows, rows->ts[at - 1]) : at;
+}
+
 int gm_reader__open(struct prof_store *s, const struct gm_catalog *c, int sampler, int64_t from_ns,
 		    int64_t to_ns, struct gm_reader **out, struct prof_error *err)
 {
@@ -439,6 +785,12 @@ int gm_reader__open(struct prof_store *s, const struct gm_catalog *c, int sample
 	r->from_ns = from_ns;
 	r->to_ns = to_ns;
 	r->nmetrics = c->nmetrics;
+	if (r->smp->rows) {
+		r->rows = r->smp->rows;
+		r->at = first_row_of_window(r->rows, from_ns);
+		*out = r;
+		return 0;
+	}
 	/* Rows in time order are read from the sampler's first, the periods
 	 * before from_ns passed over (gm_reader__next): finding where the
 	 * first period starts would be one more scan of the table, which has
@@ -463,13 +815,28 @@ int gm_reader__open(struct prof_store *s, const struct gm_catalog *c, int sample
 	return 0;
 }
 
-/* The catalogue column of a metricId of the sampler, -1 when it has none. */
-static int column_of_id(const struct gm_sampler *smp, int64_t metric_id)
+/* The next row into r->row_*: 1, 0 at the end, < 0 an error. */
+static int next_row(struct gm_reader *r, struct prof_error *err)
 {
-	for (int i = 0; i < smp->nids; i++)
-		if (smp->metric_ids[i] == metric_id)
-			return smp->metric_col[i];
-	return -1;
+	double v;
+	int rc;
+
+	if (r->rows) {
+		if (r->at == r->rows->n)
+			return 0;
+		r->row_ts = r->rows->ts[r->at];
+		r->row_col = r->rows->col[r->at];
+		r->row_value = r->rows->value[r->at++];
+		return 1;
+	}
+	rc = prof_cursor__next(r->cur, err);
+	if (rc <= 0)
+		return rc;
+	r->row_ts = prof_cursor__int64(r->cur, 0);
+	r->row_col = column_of_id(r->smp, prof_cursor__int64(r->cur, 1));
+	v = prof_cursor__is_null(r->cur, 2) ? NAN : prof_cursor__double(r->cur, 2);
+	r->row_value = isfinite(v) ? v : NAN;
+	return 1;
 }
 
 int gm_reader__next(struct gm_reader *r, int64_t *from_ns, int64_t *to_ns, const double **values,
@@ -479,26 +846,22 @@ int gm_reader__next(struct gm_reader *r, int64_t *from_ns, int64_t *to_ns, const
 		int64_t ts;
 		int rc;
 
-		if (!r->pending && (rc = prof_cursor__next(r->cur, err)) <= 0) {
+		if (!r->pending && (rc = next_row(r, err)) <= 0) {
 			r->done = true;
 			return rc;
 		}
 		/* every row of one timestamp is one sample */
-		ts = prof_cursor__int64(r->cur, 0);
+		ts = r->row_ts;
 		for (int m = 0; m < r->nmetrics; m++)
 			r->values[m] = NAN;
 		r->pending = false;
 		do {
-			int col = column_of_id(r->smp, prof_cursor__int64(r->cur, 1));
-
-			double v = prof_cursor__is_null(r->cur, 2) ? NAN : prof_cursor__double(r->cur, 2);
-
-			if (col >= 0)
-				r->values[col] = isfinite(v) ? v : NAN;
-			rc = prof_cursor__next(r->cur, err);
+			if (r->row_col >= 0)
+				r->values[r->row_col] = r->row_value;
+			rc = next_row(r, err);
 			if (rc < 0)
 				return rc;
-		} while (rc > 0 && prof_cursor__int64(r->cur, 0) == ts);
+		} while (rc > 0 && r->row_ts == ts);
 		r->pending = rc > 0;
 		if (!r->pending)
 			r->done = true;

@@ -67,6 +67,20 @@ struct gm_sampler {
 	bool has[GM_MAX_METRICS]; /* the columns it gives */
 	bool in_order;         /* its rows are in time order by rowid, as writers write them:
 				* read without sorting */
+	/* its rows in memory in time order, kept for the connection (a page
+	 * reads the samples three times, the diagnosis among them); NULL:
+	 * read from the file */
+	const struct gm_rows *rows;
+};
+
+/* One sampler's rows in time order (rowid order among rows of one time):
+ * n of them, each a time, the catalogue column its metric is (-1: none)
+ * and its value (NaN: none, or not finite). */
+struct gm_rows {
+	int64_t *ts;
+	int8_t *col;
+	double *value;
+	size_t n;
 };
 
 /* A capture's metric columns (known ones in enum order, then the others by
@@ -79,7 +93,16 @@ struct gm_catalog {
 	int left_out;          /* metric names past GM_MAX_METRICS */
 };
 
+/* The catalogue of s's samplers; the samples of a finished capture read
+ * as it is (no --rank or --window) are read into memory once for the
+ * connection, up to GM_KEPT_ROWS rows in all, and its readers read them
+ * there. */
 int gm_catalog__load(struct prof_store *s, struct gm_catalog *c, struct prof_error *err);
+/* gm_catalog__load whose readers read the file each time, as they do for a
+ * capture of more samples than that: the same periods (a test's
+ * comparison). */
+int gm_catalog__load_unkept(struct prof_store *s, struct gm_catalog *c, struct prof_error *err);
+#define GM_KEPT_ROWS (2 * 1000 * 1000)
 void gm_catalog__exit(struct gm_catalog *c);
 /* The column of a known metric, or -1 when the capture has none. */
 int gm_catalog__column(const struct gm_catalog *c, enum gm_kind k);
