@@ -47,17 +47,22 @@ struct html_apart *html_apart__start(struct html_page *p)
 	return NULL;
 }
 
-void html_apart__finish(struct html_apart *a, struct html_page *p)
+void html_apart__finish(struct html_apart *a, struct html_page *p, struct prof_store **kept)
 {
 	struct prof_error ignored = { 0 };
 
+	if (kept)
+		*kept = NULL;
 	if (!a)
 		return;
 	pthread_join(a->thread, NULL);
 	/* what the diagnosis learnt of every row (the rank bounds, ...) serves
 	 * the sections that read on after it */
 	(void)sum_memo__share(a->store, p->store, &ignored);
-	prof_store__close(a->store);
+	if (kept)
+		*kept = a->store;
+	else
+		prof_store__close(a->store);
 	p->diagnosed = true;
 	p->diagnosis = a->report;
 	p->keep = a->keep;

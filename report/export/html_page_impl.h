@@ -55,8 +55,11 @@ void html_page__diagnose(struct prof_store *store, struct diag_keep *keep, struc
  * no thread could start. */
 struct html_apart;
 struct html_apart *html_apart__start(struct html_page *p);
-/* Waits for it and gives it to the page, as if made there (a NULL a: nothing). */
-void html_apart__finish(struct html_apart *a, struct html_page *p);
+/* Waits for it and gives it to the page, as if made there (a NULL a:
+ * nothing). kept NULL: the diagnosis's connection is closed; else it is
+ * handed over in *kept (NULL when there was none), for sections that read
+ * on beside the page's own (the caller closes it). */
+void html_apart__finish(struct html_apart *a, struct html_page *p, struct prof_store **kept);
 /* Starts the gnuplot that draws the page's plots (gnuplot_session.h), in
  * the page's temporary folder, so that its start overlaps the reading of
  * the capture; a page whose gnuplot could not start tries again at its

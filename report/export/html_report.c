@@ -4,6 +4,7 @@
 #include "html_report.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -132,14 +133,14 @@ static int render_flame(struct html_page *p, struct prof_error *err)
 }
 
 static const struct html_section builtin_sections[] = {
-	{ "overview", "Run", NULL, render_overview, true },
+	{ "overview", "Run", NULL, render_overview, true, false },
 	/* the plots over time cover the loop the diagnosis found */
-	{ "plots", "Plots", NULL, html_plots__render, false },
-	{ "flame", "Flame graph", NULL, render_flame, true },
-	{ "summaries", "Kernels and copies", NULL, render_tables, true },
-	{ "nvtx", "NVTX breakdown", NULL, render_nvtx, true },
-	{ "python", "PyTorch modules and Python lines", has_python, render_python, true },
-	{ "api", "CUDA API calls", NULL, render_api, true },
+	{ "plots", "Plots", NULL, html_plots__render, false, false },
+	{ "flame", "Flame graph", NULL, render_flame, true, false },
+	{ "summaries", "Kernels and copies", NULL, render_tables, true, false },
+	{ "nvtx", "NVTX breakdown", NULL, render_nvtx, true, false },
+	{ "python", "PyTorch modules and Python lines", has_python, render_python, true, false },
+	{ "api", "CUDA API calls", NULL, render_api, true, false },
 };
 #define NBUILTIN (sizeof builtin_sections / sizeof builtin_sections[0])
 
@@ -302,18 +303,79 @@ static void render_aside(struct html_page *p, const struct html_section *sec, st
 		r->rc = prof_error__set(&r->err, PROF_E_NOMEM, "out of memory");
 }
 
+static const struct rpt_html_options table_opts = { .heading_level = 3, .max_rows = HTML_MAX_TABLE_ROWS,
+						     .short_names = true };
+
+/* The sections on the diagnosis's timeline (on_timeline), rendered on a
+ * thread of their own through a copy of the page: the diagnosis's
+ * connection and a table sink of its own. The copy's timeline is the
+ * page's, which no other section reads meanwhile; it is given back whole
+ * when they are done. */
+struct beside {
+	pthread_t thread;
+	struct html_page page;
+	const struct html_section *const *list;
+	size_t n;
+	struct rendered *r;
+};
+
+static void *render_beside(void *arg)
+{
+	struct beside *b = arg;
+
+	for (size_t i = 0; i < b->n; i++)
+		if (!b->list[i]->without_diagnosis && b->list[i]->on_timeline)
+			render_aside(&b->page, b->list[i], &b->r[i]);
+	return NULL;
+}
+
+/* Starts them on the diagnosis's connection store; false when no thread
+ * could start (they render in turn with the others). */
+static bool start_beside(struct beside *b, struct html_page *p, struct prof_store *store,
+			 const struct html_section *const *list, size_t n, struct rendered *r)
+{
+	size_t on = 0;
+
+	for (size_t i = 0; i < n; i++)
+		on += !list[i]->without_diagnosis && list[i]->on_timeline;
+	if (!store || !on)
+		return false;
+	*b = (struct beside){ .page = *p, .list = list, .n = n, .r = r };
+	b->page.store = store;
+	b->page.tables = rpt_sink_html__new(p->out, &table_opts);
+	if (!b->page.tables)
+		return false;
+	if (pthread_create(&b->thread, NULL, render_beside, b) != 0) {
+		rpt_sink__delete(b->page.tables);
+		return false;
+	}
+	return true;
+}
+
+static void finish_beside(struct beside *b, struct html_page *p)
+{
+	pthread_join(b->thread, NULL);
+	rpt_sink__delete(b->page.tables);
+	/* the analyses its sections added to the timeline */
+	p->keep = b->page.keep;
+}
+
 /* The sections in order, the diagnosis made apart (html_apart.c) while
- * those without it render and the file is checked whole; each section's
- * output is held until all are done and written as the sections came, up
- * to the first that failed, as a page rendered in order would stop there. */
+ * those without it render and the file is checked whole, then those on
+ * its timeline beside those that draw; each section's output is held
+ * until all are done and written as the sections came, up to the first
+ * that failed, as a page rendered in order would stop there. */
 static int write_sections_apart(struct html_page *p, const struct html_section *const *list, size_t n,
 				struct html_apart *apart, struct prof_error *err)
 {
 	struct rendered *r = calloc(n, sizeof *r);
+	struct prof_store *diagnosis_store = NULL;
+	struct beside b;
+	bool beside;
 	int rc = 0;
 
 	if (!r) {
-		html_apart__finish(apart, p);
+		html_apart__finish(apart, p, NULL);
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < n; i++)
@@ -323,10 +385,14 @@ static int write_sections_apart(struct html_page *p, const struct html_section *
 	 * diagnosis has the other core: what it finds is told before the
 	 * page is put in place, so its result waits there */
 	(void)prof_store__check_whole_now(p->store);
-	html_apart__finish(apart, p);
+	html_apart__finish(apart, p, &diagnosis_store);
+	beside = start_beside(&b, p, diagnosis_store, list, n, r);
 	for (size_t i = 0; i < n; i++)
-		if (!list[i]->without_diagnosis)
+		if (!list[i]->without_diagnosis && (!beside || !list[i]->on_timeline))
 			render_aside(p, list[i], &r[i]);
+	if (beside)
+		finish_beside(&b, p);
+	prof_store__close(diagnosis_store);
 	for (size_t i = 0; i < n && rc >= 0; i++) {
 		if (r[i].text)
 			fwrite(r[i].text, 1, r[i].len, p->out);
@@ -345,8 +411,6 @@ int html_report__write(struct prof_store *s, const struct html_options *o, FILE 
 		       struct prof_error *err)
 {
 	static const struct html_options defaults = { .flame_weight = FOLDED_WEIGHT_GPU };
-	const struct rpt_html_options table_opts = { .heading_level = 3, .max_rows = HTML_MAX_TABLE_ROWS,
-						     .short_names = true };
 	struct html_page p = { .out = out, .store = s, .o = o ? o : &defaults };
 	const struct html_section *extra = p.o->sections ? p.o->sections
 							 : html_report__default_sections;

@@ -42,6 +42,10 @@ struct html_section {
 	/* true: never asks for the page's diagnosis (html_page__diagnosis,
 	 * html_page__timeline), so it renders while the diagnosis is made */
 	bool without_diagnosis;
+	/* true: after the diagnosis, reads its timeline (html_page__timeline)
+	 * and draws no plot, so it renders on a thread of its own beside the
+	 * sections that draw, through the diagnosis's connection */
+	bool on_timeline;
 };
 
 /* Findings (perfkit diagnose with default thresholds), One step, Ranks (a
