@@ -26,6 +26,9 @@ else
 	mapfile -t FILES < <(find "$ROOT/tests/data" -name '*.sqlite' -size +1M | sort)
 fi
 [ "${#FILES[@]}" -gt 0 ] || { echo "html_against_chrome: no captures (run the tests' set-up to unpack them)" >&2; exit 2; }
+for f in "${FILES[@]}"; do
+	[ -r "$f" ] || { echo "html_against_chrome: no capture $f (CAPTURES takes paths)" >&2; exit 2; }
+done
 W=$(mktemp -d "${TMPDIR:-/tmp}/html_against_chrome.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 
@@ -60,7 +63,10 @@ import collections, statistics, sys
 
 runs = collections.defaultdict(dict)  # (capture, kind) -> round -> (wall, cpu)
 for line in open(sys.argv[1]):
-    r, name, kind, wall, user, system = line.strip().split('|')
+    fields = line.strip().split('|')
+    if len(fields) != 6:
+        continue  # time's "Command exited with non-zero status" of a failed run
+    r, name, kind, wall, user, system = fields
     runs[(name, kind)][int(r)] = (float(wall), float(user) + float(system))
 names = sorted({n for n, k in runs})
 before = any(k == 'before' for n, k in runs)

@@ -407,6 +407,23 @@ static int write_sections_apart(struct html_page *p, const struct html_section *
 	return rc;
 }
 
+/* Of the sections of both lists every capture shows (no applies), those
+ * that read the diagnosis and those that never do. */
+static void count_certain(const struct html_section *a, size_t na, const struct html_section *b, size_t nb,
+			  size_t *with_diagnosis, size_t *without)
+{
+	const struct html_section *lists[2] = { a, b };
+	size_t counts[2] = { na, nb };
+
+	*with_diagnosis = *without = 0;
+	for (int l = 0; l < 2; l++)
+		for (size_t i = 0; i < counts[l]; i++)
+			if (!lists[l][i].applies) {
+				*with_diagnosis += !lists[l][i].without_diagnosis;
+				*without += lists[l][i].without_diagnosis;
+			}
+}
+
 int html_report__write(struct prof_store *s, const struct html_options *o, FILE *out,
 		       struct prof_error *err)
 {
@@ -418,6 +435,7 @@ int html_report__write(struct prof_store *s, const struct html_options *o, FILE 
 	const struct html_section **list = calloc(NBUILTIN + nextra, sizeof *list);
 	struct html_apart *apart;
 	size_t with_diagnosis = 0, without = 0;
+	bool tried_early;
 	int rc = 0;
 
 	if (!list)
@@ -429,23 +447,32 @@ int html_report__write(struct prof_store *s, const struct html_options *o, FILE 
 	}
 	p.have_gnuplot = gnuplot__find(p.o->gnuplot ? p.o->gnuplot : "gnuplot", p.gnuplot,
 				       sizeof p.gnuplot);
+	/* before the diagnosis's thread: the page forks with one thread */
+	if (p.have_gnuplot)
+		html_page__start_gnuplot(&p);
+	/* apart only where both kinds of section are there to overlap; where
+	 * sections every capture shows are of both kinds, it starts before
+	 * the others are asked whether they apply (their questions read the
+	 * capture) */
+	count_certain(builtin_sections, NBUILTIN, extra, nextra, &with_diagnosis, &without);
+	tried_early = with_diagnosis && without;
+	apart = tried_early ? html_apart__start(&p) : NULL;
 	for (size_t i = 0; i < NBUILTIN; i++)
 		if (!builtin_sections[i].applies || builtin_sections[i].applies(s))
 			list[n++] = &builtin_sections[i];
 	for (size_t i = 0; i < nextra; i++)
 		if (!extra[i].applies || extra[i].applies(s))
 			list[n++] = &extra[i];
-	/* before the diagnosis's thread: the page forks with one thread */
-	if (p.have_gnuplot)
-		html_page__start_gnuplot(&p);
 	order_sections(list, n);
 	write_head(&p, list, n);
-	for (size_t i = 0; i < n; i++) {
-		with_diagnosis += !list[i]->without_diagnosis;
-		without += list[i]->without_diagnosis;
+	if (!tried_early) {
+		with_diagnosis = without = 0;
+		for (size_t i = 0; i < n; i++) {
+			with_diagnosis += !list[i]->without_diagnosis;
+			without += list[i]->without_diagnosis;
+		}
+		apart = with_diagnosis && without ? html_apart__start(&p) : NULL;
 	}
-	/* apart only where both kinds of section are there to overlap */
-	apart = with_diagnosis && without ? html_apart__start(&p) : NULL;
 	if (apart)
 		rc = write_sections_apart(&p, list, n, apart, err);
 	for (size_t i = 0; !apart && rc >= 0 && i < n; i++)
