@@ -306,6 +306,12 @@ static void render_aside(struct html_page *p, const struct html_section *sec, st
 static const struct rpt_html_options table_opts = { .heading_level = 3, .max_rows = HTML_MAX_TABLE_ROWS,
 						     .short_names = true };
 
+/* Whether sec renders beside the others after the diagnosis. */
+static bool on_timeline(const struct html_section *sec)
+{
+	return !sec->without_diagnosis && sec->on_timeline;
+}
+
 /* The sections on the diagnosis's timeline (on_timeline), rendered on a
  * thread of their own through a copy of the page: the diagnosis's
  * connection and a table sink of its own. The copy's timeline is the
@@ -324,7 +330,7 @@ static void *render_beside(void *arg)
 	struct beside *b = arg;
 
 	for (size_t i = 0; i < b->n; i++)
-		if (!b->list[i]->without_diagnosis && b->list[i]->on_timeline)
+		if (on_timeline(b->list[i]))
 			render_aside(&b->page, b->list[i], &b->r[i]);
 	return NULL;
 }
@@ -337,7 +343,7 @@ static bool start_beside(struct beside *b, struct html_page *p, struct prof_stor
 	size_t on = 0;
 
 	for (size_t i = 0; i < n; i++)
-		on += !list[i]->without_diagnosis && list[i]->on_timeline;
+		on += on_timeline(list[i]);
 	if (!store || !on)
 		return false;
 	*b = (struct beside){ .page = *p, .list = list, .n = n, .r = r };
@@ -388,7 +394,7 @@ static int write_sections_apart(struct html_page *p, const struct html_section *
 	html_apart__finish(apart, p, &diagnosis_store);
 	beside = start_beside(&b, p, diagnosis_store, list, n, r);
 	for (size_t i = 0; i < n; i++)
-		if (!list[i]->without_diagnosis && (!beside || !list[i]->on_timeline))
+		if (!list[i]->without_diagnosis && !(beside && on_timeline(list[i])))
 			render_aside(p, list[i], &r[i]);
 	if (beside)
 		finish_beside(&b, p);
@@ -407,23 +413,6 @@ static int write_sections_apart(struct html_page *p, const struct html_section *
 	return rc;
 }
 
-/* Of the sections of both lists every capture shows (no applies), those
- * that read the diagnosis and those that never do. */
-static void count_certain(const struct html_section *a, size_t na, const struct html_section *b, size_t nb,
-			  size_t *with_diagnosis, size_t *without)
-{
-	const struct html_section *lists[2] = { a, b };
-	size_t counts[2] = { na, nb };
-
-	*with_diagnosis = *without = 0;
-	for (int l = 0; l < 2; l++)
-		for (size_t i = 0; i < counts[l]; i++)
-			if (!lists[l][i].applies) {
-				*with_diagnosis += !lists[l][i].without_diagnosis;
-				*without += lists[l][i].without_diagnosis;
-			}
-}
-
 int html_report__write(struct prof_store *s, const struct html_options *o, FILE *out,
 		       struct prof_error *err)
 {
@@ -434,8 +423,6 @@ int html_report__write(struct prof_store *s, const struct html_options *o, FILE 
 	size_t nextra = p.o->sections ? p.o->nsections : html_report__ndefault_sections, n = 0;
 	const struct html_section **list = calloc(NBUILTIN + nextra, sizeof *list);
 	struct html_apart *apart;
-	size_t with_diagnosis = 0, without = 0;
-	bool tried_early;
 	int rc = 0;
 
 	if (!list)
@@ -450,13 +437,12 @@ int html_report__write(struct prof_store *s, const struct html_options *o, FILE 
 	/* before the diagnosis's thread: the page forks with one thread */
 	if (p.have_gnuplot)
 		html_page__start_gnuplot(&p);
-	/* apart only where both kinds of section are there to overlap; where
-	 * sections every capture shows are of both kinds, it starts before
-	 * the others are asked whether they apply (their questions read the
-	 * capture) */
-	count_certain(builtin_sections, NBUILTIN, extra, nextra, &with_diagnosis, &without);
-	tried_early = with_diagnosis && without;
-	apart = tried_early ? html_apart__start(&p) : NULL;
+	/* The diagnosis is made apart while the sections that never read it
+	 * render: the built-in ones every capture shows are of both kinds
+	 * (the run's overview never reads it, the plots always do), so it
+	 * starts before the others are asked whether they apply (their
+	 * questions read the capture). */
+	apart = html_apart__start(&p);
 	for (size_t i = 0; i < NBUILTIN; i++)
 		if (!builtin_sections[i].applies || builtin_sections[i].applies(s))
 			list[n++] = &builtin_sections[i];
@@ -465,14 +451,6 @@ int html_report__write(struct prof_store *s, const struct html_options *o, FILE 
 			list[n++] = &extra[i];
 	order_sections(list, n);
 	write_head(&p, list, n);
-	if (!tried_early) {
-		with_diagnosis = without = 0;
-		for (size_t i = 0; i < n; i++) {
-			with_diagnosis += !list[i]->without_diagnosis;
-			without += list[i]->without_diagnosis;
-		}
-		apart = with_diagnosis && without ? html_apart__start(&p) : NULL;
-	}
 	if (apart)
 		rc = write_sections_apart(&p, list, n, apart, err);
 	for (size_t i = 0; !apart && rc >= 0 && i < n; i++)

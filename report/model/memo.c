@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rank_choice.h"
 #include "prof/strfmt.h"
 
 static const char *const memo_tables[] = {
@@ -14,9 +13,21 @@ static const char *const memo_tables[] = {
 	MEMO_GPU_METRICS_ORDER,
 };
 
-int sum_memo__has(struct prof_store *s, const char *name, bool *yes, struct prof_error *err)
+int sum_temp__exists(struct prof_store *s, const char *name, bool *yes, struct prof_error *err)
 {
-	return sum_temp__exists(s, name, yes, err);
+	struct prof_cursor *c;
+	int rc = prof_cursor__open(s, "SELECT count(*) FROM sqlite_temp_master WHERE name = ?1", &c,
+				   err);
+
+	*yes = false;
+	if (rc)
+		return rc;
+	prof_cursor__bind_text(c, 1, name);
+	rc = prof_cursor__next(c, err);
+	if (rc == 1)
+		*yes = prof_cursor__int64(c, 0) > 0;
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
 }
 
 /* Each statement sql (?1 the table) finds in from's temporary schema, run

@@ -27,8 +27,9 @@
  * (analysis/gpu_metrics/gpu_metrics.c) */
 #define MEMO_GPU_METRICS_ORDER "perfkit_gpu_metrics_order"
 
-/* Whether the connection keeps memo table name. */
-int sum_memo__has(struct prof_store *s, const char *name, bool *yes, struct prof_error *err);
+/* Whether the connection's temporary database holds a table or view name
+ * (a memo table, --rank's and --window's tables). */
+int sum_temp__exists(struct prof_store *s, const char *name, bool *yes, struct prof_error *err);
 
 /* The memo tables from holds and to does not, copied into to's temporary
  * database, as from made them. Neither connection may be in use on another

@@ -4,23 +4,6 @@
 #include "model/ranks.h"
 
 
-int sum_temp__exists(struct prof_store *s, const char *name, bool *yes, struct prof_error *err)
-{
-	struct prof_cursor *c;
-	int rc = prof_cursor__open(s, "SELECT count(*) FROM sqlite_temp_master WHERE name = ?1", &c,
-				   err);
-
-	*yes = false;
-	if (rc)
-		return rc;
-	prof_cursor__bind_text(c, 1, name);
-	rc = prof_cursor__next(c, err);
-	if (rc == 1)
-		*yes = prof_cursor__int64(c, 0) > 0;
-	prof_cursor__close(c);
-	return rc < 0 ? rc : 0;
-}
-
 int sum_temp__exec_int(struct prof_store *s, const char *sql, int64_t v, struct prof_error *err)
 {
 	struct prof_cursor *c;

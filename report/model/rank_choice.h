@@ -1,7 +1,8 @@
 /* rank_choice.h - --rank's choice as the store's temporary tables hold it
  * (rank_choice.c), shared by the rank model (ranks.c), which reads it, and
- * the filter (rank_filter.c), which makes it; and the two helpers of the
- * temporary tables that --window's choice (window_choice.c) makes too.
+ * the filter (rank_filter.c), which makes it; and a helper of the
+ * temporary tables that --window's choice (window_choice.c) makes too
+ * (whether one is there: model/memo.h).
  * Internal to model/. */
 #ifndef REPORT_RANK_CHOICE_H
 #define REPORT_RANK_CHOICE_H
@@ -9,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "model/memo.h"
 #include "prof/error.h"
 #include "prof/store.h"
 
@@ -19,8 +21,6 @@
 /* The processes the views show now; present while they show fewer than all. */
 #define PIDS_TABLE "perfkit_rank_pids"
 
-/* Whether the connection's temporary database holds a table or view name. */
-int sum_temp__exists(struct prof_store *s, const char *name, bool *yes, struct prof_error *err);
 /* One statement into the temporary tables with ?1 bound to v, its rows
  * not wanted (a temporary table filled from a bound value). */
 int sum_temp__exec_int(struct prof_store *s, const char *sql, int64_t v, struct prof_error *err);

@@ -2,7 +2,7 @@
  * capture (torch_gemm_bf16_fp32: one sampler, 12 metrics, 13,217 samples)
  * over windows that start before its first sample, on a sample, between
  * two, on its last and after it, four ways: from the rows kept in memory
- * for the connection and from the file, each of the capture as written
+ * for the connection and from the file (a view narrowed to every row), each of the capture as written
  * (in time order: read from the sampler's first sample on, the periods
  * before the window passed over) and of a copy with its samples written
  * again in reverse (sorted from the last sample before the window). All
@@ -20,6 +20,7 @@
 #include "testutil.h"
 #include "prof/error.h"
 #include "prof/store.h"
+#include "prof/tables.h"
 
 #define CAPTURE "gpu_metrics/torch_gemm_bf16_fp32.sqlite"
 
@@ -34,6 +35,19 @@ static struct prof_store *open_capture(const char *path)
 	struct prof_error err = { 0 };
 
 	ck_assert_msg(prof_store__open_capture(path, &s, &err) == 0, "%s: %s", path, err.msg);
+	return s;
+}
+
+/* A connection whose readers read the file: its samples' view narrowed to
+ * every row, as --window narrows it to some (nothing is kept for a
+ * narrowed view). */
+static struct prof_store *open_read_from_file(const char *path)
+{
+	struct prof_store *s = open_capture(path);
+	struct prof_error err = { 0 };
+
+	ck_assert_msg(prof_store__restrict(s, PROF_T_GPU_METRICS, "1", &err) == 0, "%s", err.msg);
+	ck_assert(prof_store__restricted(s));
 	return s;
 }
 
@@ -132,7 +146,7 @@ START_TEST(gpu_metrics_periods_the_same_read_in_order_or_sorted_from_any_window_
 {
 	char *in_order_path = strdup(testutil_tmp_path("in_order.sqlite"));
 	char *reversed_path = strdup(testutil_tmp_path("reversed.sqlite"));
-	struct prof_store *in_order, *reversed;
+	struct prof_store *in_order, *reversed, *in_order_file, *reversed_file;
 	struct gm_catalog ci, cr, ki, kr;
 	struct prof_error err = { 0 };
 	int64_t *ts;
@@ -146,8 +160,10 @@ START_TEST(gpu_metrics_periods_the_same_read_in_order_or_sorted_from_any_window_
 					"DROP TABLE again;");
 	in_order = open_capture(in_order_path);
 	reversed = open_capture(reversed_path);
-	ck_assert_msg(gm_catalog__load_unkept(in_order, &ci, &err) == 0, "%s", err.msg);
-	ck_assert_msg(gm_catalog__load_unkept(reversed, &cr, &err) == 0, "%s", err.msg);
+	in_order_file = open_read_from_file(in_order_path);
+	reversed_file = open_read_from_file(reversed_path);
+	ck_assert_msg(gm_catalog__load(in_order_file, &ci, &err) == 0, "%s", err.msg);
+	ck_assert_msg(gm_catalog__load(reversed_file, &cr, &err) == 0, "%s", err.msg);
 	ck_assert_msg(gm_catalog__load(in_order, &ki, &err) == 0, "%s", err.msg);
 	ck_assert_msg(gm_catalog__load(reversed, &kr, &err) == 0, "%s", err.msg);
 	/* one sampler, read without sorting in one copy and sorted in the
@@ -178,7 +194,7 @@ START_TEST(gpu_metrics_periods_the_same_read_in_order_or_sorted_from_any_window_
 		struct gm_catalog again;
 		bool kept = false;
 
-		ck_assert_int_eq(sum_memo__has(reversed, MEMO_GPU_METRICS_ORDER, &kept, &err), 0);
+		ck_assert_int_eq(sum_temp__exists(reversed, MEMO_GPU_METRICS_ORDER, &kept, &err), 0);
 		ck_assert(kept);
 		ck_assert_msg(gm_catalog__load(reversed, &again, &err) == 0, "%s", err.msg);
 		ck_assert(!again.samplers[0].in_order);
@@ -203,7 +219,7 @@ START_TEST(gpu_metrics_periods_the_same_read_in_order_or_sorted_from_any_window_
 				int64_t from = starts[w];
 				int64_t to = whole ? INT64_MAX : from == INT64_MIN ? ts[40] : from + span;
 				int na, first = 1, expect = 0;
-				struct period *a = periods(in_order, &ci, from, to, &na);
+				struct period *a = periods(in_order_file, &ci, from, to, &na);
 
 				/* the first period ends at the first sample after from */
 				while (first < nts && ts[first] <= from)
@@ -216,7 +232,7 @@ START_TEST(gpu_metrics_periods_the_same_read_in_order_or_sorted_from_any_window_
 					ck_assert_int_eq(a[0].from, ts[first - 1]);
 					ck_assert_int_eq(a[0].to, ts[first]);
 				}
-				same_periods(a, na, reversed, &cr, from, to, "the reversed copy's file", w);
+				same_periods(a, na, reversed_file, &cr, from, to, "the reversed copy's file", w);
 				same_periods(a, na, in_order, &ki, from, to, "the rows kept", w);
 				same_periods(a, na, reversed, &kr, from, to, "the reversed copy's rows kept", w);
 				free(a);
@@ -230,6 +246,8 @@ START_TEST(gpu_metrics_periods_the_same_read_in_order_or_sorted_from_any_window_
 	gm_catalog__exit(&kr);
 	prof_store__close(in_order);
 	prof_store__close(reversed);
+	prof_store__close(in_order_file);
+	prof_store__close(reversed_file);
 	free(in_order_path);
 	free(reversed_path);
 }
@@ -255,7 +273,7 @@ static struct period *periods_of(struct prof_store *s, const struct gm_catalog *
 START_TEST(gpu_metrics_two_samplers_interleaved_read_apart)
 {
 	char *path = strdup(testutil_tmp_path("two_samplers.sqlite"));
-	struct prof_store *s;
+	struct prof_store *s, *from_file;
 	struct gm_catalog file, kept;
 	struct prof_error err = { 0 };
 	int64_t *ts;
@@ -272,7 +290,8 @@ START_TEST(gpu_metrics_two_samplers_interleaved_read_apart)
 			       "INSERT INTO GPU_METRICS SELECT * FROM again ORDER BY timestamp, rowid;"
 			       "DROP TABLE again;");
 	s = open_capture(path);
-	ck_assert_msg(gm_catalog__load_unkept(s, &file, &err) == 0, "%s", err.msg);
+	from_file = open_read_from_file(path);
+	ck_assert_msg(gm_catalog__load(from_file, &file, &err) == 0, "%s", err.msg);
 	ck_assert_msg(gm_catalog__load(s, &kept, &err) == 0, "%s", err.msg);
 	ck_assert_int_eq(kept.nsamplers, 2);
 	ck_assert(kept.samplers[0].in_order && kept.samplers[1].in_order);
@@ -291,7 +310,7 @@ START_TEST(gpu_metrics_two_samplers_interleaved_read_apart)
 			struct period *p1 = periods_of(s, &kept, 1, windows[w][0], windows[w][1], &n1);
 
 			for (int smp = 0; smp < 2; smp++) {
-				struct period *f = periods_of(s, &file, smp, windows[w][0], windows[w][1], &nf);
+				struct period *f = periods_of(from_file, &file, smp, windows[w][0], windows[w][1], &nf);
 				struct gm_catalog one = kept;
 
 				one.samplers = &kept.samplers[smp];
@@ -316,6 +335,7 @@ START_TEST(gpu_metrics_two_samplers_interleaved_read_apart)
 	gm_catalog__exit(&file);
 	gm_catalog__exit(&kept);
 	prof_store__close(s);
+	prof_store__close(from_file);
 	free(path);
 }
 END_TEST

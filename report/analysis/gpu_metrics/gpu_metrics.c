@@ -323,7 +323,7 @@ static int check_order(struct prof_store *s, struct gm_catalog *c, struct prof_e
 	for (int i = 0; i < c->nsamplers; i++)
 		c->samplers[i].in_order = true;
 	/* a capture still being written gains rows between two reads */
-	if (prof_store__is_finished(s) && sum_memo__has(s, MEMO_GPU_METRICS_ORDER, &kept, err) < 0)
+	if (prof_store__is_finished(s) && sum_temp__exists(s, MEMO_GPU_METRICS_ORDER, &kept, err) < 0)
 		return err->code;
 	if (kept) {
 		rc = prof_cursor__open(s, "SELECT typeId, in_order FROM temp." MEMO_GPU_METRICS_ORDER, &cur, err);
@@ -625,10 +625,11 @@ static int use_kept(struct prof_store *s, struct gm_catalog *c, struct prof_erro
 
 	if (!c->nsamplers)
 		return 0;
-	if (!prof_store__is_finished(s) || prof_store__restricted(s))
-		return check_order(s, c, err);
 	k = prof_store__kept(s, &kept_key);
-	if (!k || !kept_fits(k, c)) {
+	/* rows kept for other samplers stay: earlier catalogues read them */
+	if (!prof_store__is_finished(s) || prof_store__restricted(s) || (k && !kept_fits(k, c)))
+		return check_order(s, c, err);
+	if (!k) {
 		struct type_order *order;
 
 		rc = read_kept(s, c, &k, err);
@@ -654,7 +655,7 @@ static int use_kept(struct prof_store *s, struct gm_catalog *c, struct prof_erro
 	return 0;
 }
 
-static int load(struct prof_store *s, struct gm_catalog *c, bool keep, struct prof_error *err)
+int gm_catalog__load(struct prof_store *s, struct gm_catalog *c, struct prof_error *err)
 {
 	struct prof_cursor *cur = NULL;
 	int rc;
@@ -690,21 +691,12 @@ static int load(struct prof_store *s, struct gm_catalog *c, bool keep, struct pr
 	if (rc >= 0)
 		rc = reorder_columns(c);
 	if (rc >= 0)
-		rc = keep ? use_kept(s, c, err) : check_order(s, c, err);
+		rc = use_kept(s, c, err);
 	if (rc < 0)
 		gm_catalog__exit(c);
 	return rc < 0 ? rc : 0;
 }
 
-int gm_catalog__load(struct prof_store *s, struct gm_catalog *c, struct prof_error *err)
-{
-	return load(s, c, true, err);
-}
-
-int gm_catalog__load_unkept(struct prof_store *s, struct gm_catalog *c, struct prof_error *err)
-{
-	return load(s, c, false, err);
-}
 
 /* ---- the samples as periods -------------------------------------------------- */
 

@@ -98,10 +98,6 @@ struct gm_catalog {
  * connection, up to GM_KEPT_ROWS rows in all, and its readers read them
  * there. */
 int gm_catalog__load(struct prof_store *s, struct gm_catalog *c, struct prof_error *err);
-/* gm_catalog__load whose readers read the file each time, as they do for a
- * capture of more samples than that: the same periods (a test's
- * comparison). */
-int gm_catalog__load_unkept(struct prof_store *s, struct gm_catalog *c, struct prof_error *err);
 #define GM_KEPT_ROWS (2 * 1000 * 1000)
 void gm_catalog__exit(struct gm_catalog *c);
 /* The column of a known metric, or -1 when the capture has none. */
