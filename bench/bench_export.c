@@ -246,6 +246,9 @@ int main(int argc, char **argv)
 	struct stat st;
 	int rc = 0;
 
+	/* SQLite set up as the perfkit command sets it, so each export costs
+	 * here what it costs there */
+	(void)prof_sqlite__setup_process();
 	if (argc == 4 && strcmp(argv[1], "--write") == 0)
 		return write_store(atoll(argv[2]), argv[3]);
 	if (argc == 4 && strcmp(argv[1], "--export") == 0)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "prof/store.h"
 
 #define PERFKIT_COMMAND(name, fn, summary) int fn(int argc, char **argv);
 #include "commands.def"
@@ -136,6 +137,7 @@ int main(int argc, char **argv)
 	const struct command *cmd;
 	const char *first;
 
+	(void)prof_sqlite__setup_process();
 	if (argc < 2) {
 		print_help(stderr);
 		return CLI_EXIT_USAGE;

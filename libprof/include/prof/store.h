@@ -208,6 +208,14 @@ enum prof_store_kind { PROF_STORE_PERFKIT = 1, PROF_STORE_NSYS = 2 };
 #define PROF_BUSY_TIMEOUT_MS_MAX 600000
 #define PROF_BUSY_TIMEOUT_ENV "PERFKIT_BUSY_TIMEOUT_MS"
 
+/* For a program of perfkit's own (the perfkit command), once, before it
+ * opens any store: SQLite's process-wide settings that suit readers on
+ * several threads (sqlite_process.c says which and why). 0, or
+ * PROF_E_USAGE where SQLite had started already (nothing changed then:
+ * every reader works the same, only slower). Not for a library loaded into
+ * another program, whose SQLite settings are that program's. */
+int prof_sqlite__setup_process(void);
+
 /* Open read-only, validating what the file is. On failure err->msg is a
  * one-line message naming the file and what is wrong with it.
  *
