@@ -276,7 +276,30 @@ const char *api_kind__name(enum api_kind k)
 }
 
 
-int api_names__load(struct diag_scope *ctx, struct api_names *names, struct prof_error *err)
+/* The names a scope read, with the window they were read in. */
+struct api_names_read {
+	int64_t from, to;
+	struct api_names names;
+};
+
+static int api_names__copy(const struct api_names *from, struct api_names *to)
+{
+	to->v = calloc(from->n > 0 ? (size_t)from->n : 1, sizeof *to->v);
+	to->n = 0;
+	if (!to->v)
+		return -1;
+	for (; to->n < from->n; to->n++) {
+		to->v[to->n] = from->v[to->n];
+		to->v[to->n].name = strdup(from->v[to->n].name);
+		if (!to->v[to->n].name) {
+			api_names__exit(to);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int api_names__read(struct diag_scope *ctx, struct api_names *names, struct prof_error *err)
 {
 	const char *sql = "SELECT a.nameId, s.value FROM (SELECT DISTINCT nameId FROM " DIAG_API_CALLS
 			  " WHERE end > ?1 AND start < ?2) a"
@@ -284,10 +307,6 @@ int api_names__load(struct diag_scope *ctx, struct api_names *names, struct prof
 	struct prof_cursor *c;
 	int cap = 0, rc;
 
-	names->v = NULL;
-	names->n = 0;
-	if (!ctx->has_api_calls)
-		return 0;
 	rc = diag_scope__open_window(ctx, sql, DIAG_GPU_SIDE, &c, err);
 	if (rc)
 		return rc;
@@ -310,6 +329,44 @@ int api_names__load(struct diag_scope *ctx, struct api_names *names, struct prof
 nomem:
 	prof_cursor__close(c);
 	return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+}
+
+int api_names__load(struct diag_scope *ctx, struct api_names *names, struct prof_error *err)
+{
+	struct api_names_read *r = ctx->api_names_read;
+	int rc;
+
+	names->v = NULL;
+	names->n = 0;
+	if (!ctx->has_api_calls)
+		return 0;
+	if (r && r->from == ctx->w->start_ns && r->to == ctx->w->end_ns)
+		return api_names__copy(&r->names, names) ? prof_error__set(err, PROF_E_NOMEM, "out of memory")
+							 : 0;
+	rc = api_names__read(ctx, names, err);
+	if (rc) {
+		api_names__exit(names);
+		return rc;
+	}
+	/* kept for the next ask; without room for it, the next reads again */
+	r = calloc(1, sizeof *r);
+	if (r && api_names__copy(names, &r->names) == 0) {
+		r->from = ctx->w->start_ns;
+		r->to = ctx->w->end_ns;
+		api_names_read__free(ctx->api_names_read);
+		ctx->api_names_read = r;
+	} else {
+		free(r);
+	}
+	return 0;
+}
+
+void api_names_read__free(struct api_names_read *r)
+{
+	if (!r)
+		return;
+	api_names__exit(&r->names);
+	free(r);
 }
 
 void api_names__exit(struct api_names *names)

@@ -30,7 +30,12 @@
 	/* CUDA API calls (runtime or driver) in DIAG_API_CALLS */ \
 	bool has_api_calls; \
 	/* captured with --metrics: kernel replay serialised the run */ \
-	bool replayed;
+	bool replayed; \
+	/* the window's API call names as api_names__load read them first, \
+	 * for the analyses that ask again (the idle attribution, the \
+	 * critical path's steps); freed with diagnose's context, the one \
+	 * scope with a window (diag_context__exit) */ \
+	struct api_names_read *api_names_read;
 
 struct diag_scope {
 	DIAG_SCOPE_FIELDS

@@ -15,6 +15,7 @@
 #include "settings.h"
 
 struct diag_job;
+struct kernel_groups;
 struct diag_tally;
 struct timeline_unit;
 
@@ -36,6 +37,10 @@ struct diag_context {
 	 * first rule that weighs by it (the verdict, sync_api) and freed by
 	 * the run that owns the context (rules/rules.c). */
 	struct gpu_idle_result *idle;
+	/* The window's kernels by name (rules/kernel_groups.h), read once by
+	 * the first rule that judges kernels by their names and freed by the
+	 * run, as idle is. */
+	struct kernel_groups *kernel_groups;
 	/* Where the run leaves that attribution and the critical path it
 	 * walked (timeline/timeline_units.h) for a reader that shows them too,
 	 * instead of freeing them; NULL: nowhere. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/core/gpu_work.h"
 #include "prof/strfmt.h"
 #include "prof/tables.h"
 #include "prof/units.h"
@@ -332,6 +333,8 @@ int diag_context__init_scope(struct diag_context *ctx, struct prof_store *store,
 
 void diag_context__exit(struct diag_context *ctx)
 {
+	api_names_read__free(ctx->api_names_read);
+	ctx->api_names_read = NULL;
 	diag_scope__exit(&ctx->scope);
 	diag_report__delete(ctx->report);
 	ctx->report = NULL;

@@ -10,6 +10,7 @@
 
 #include "analysis/diagnose/diagnose.h"
 #include "analysis/timeline/gpu_idle.h"
+#include "kernel_groups.h"
 #include "analysis/timeline/timeline_units.h"
 #include "model/context_failure.h"
 #include "prof/error.h"
@@ -168,6 +169,7 @@ done:
 	ctx.report = NULL;
 out:
 	gpu_idle_result__delete(ctx.idle);
+	kernel_groups__free(ctx.kernel_groups);
 	diag_context__exit(&ctx);
 	return rc;
 }

@@ -14,6 +14,7 @@
 #include "analysis/kernel_metrics/gemm_names.h"
 #include "prof/tables.h"
 #include "analysis/kernel_metrics/roofline.h"
+#include "kernel_groups.h"
 #include "model/sql.h"
 #include "model/sums.h"
 #include "prof/saturate.h"
@@ -36,39 +37,33 @@ static bool fp32_signature(const char *name)
 
 static int fp32_heuristic(struct diag_context *ctx, struct prof_error *err)
 {
-	const char *sql =
-		"SELECT " DIAG_KERNEL_NAME_SQL ", count(*), " SUM_TOTAL_SATURATED("k.end - k.start")
-		" FROM " PROF_T_KERNEL " k WHERE k.start >= ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.")
-		" GROUP BY " PROF_SQL_KERNEL_NAME_ID("k.") " ORDER BY 3 DESC";
+	const struct kernel_groups *g;
 	struct diag_tally t = { 0 };
-	struct prof_cursor *c;
 	int64_t ns = 0, n = 0;
 	char b1[32];
 	int rc;
 
-	rc = diag__open_window(ctx, sql, DIAG_GPU_SIDE, &c, err);
+	rc = kernel_groups__of(ctx, &g, err);
 	if (rc)
 		return rc;
-	while ((rc = prof_cursor__next(c, err)) == 1) {
-		const char *name = prof_cursor__text(c, 0);
-		int64_t time = prof_cursor__int64(c, 2);
+	for (int i = 0; i < g->n; i++) {
+		const char *name = g->v[i].name;
+		int64_t time = g->v[i].time_ns;
 		struct diag_tally_entry *e;
 
 		if (!name || !fp32_signature(name) || diag__share(ctx, time) < diag__get(ctx, "severity.low"))
 			continue;
 		e = diag_tally__get(&t, name);
 		if (!e) {
-			prof_cursor__close(c);
 			diag_tally__exit(&t);
 			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 		}
-		e->count = prof_cursor__int64(c, 1);
+		e->count = g->v[i].count;
 		e->time_ns = time;
 		e->bytes = -1;
 		ns = prof_add_saturated(ns, time);
 		n++;
 	}
-	prof_cursor__close(c);
 	if (rc >= 0 && n) {
 		struct diag_finding *f;
 		f = diag__add(ctx, "fp32_memory_bound", "FP32 kernels that may be memory-bound",

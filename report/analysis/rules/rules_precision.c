@@ -10,6 +10,7 @@
 #include "rules.h"
 
 #include "analysis/diagnose/diagnose.h"
+#include "kernel_groups.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -51,23 +52,21 @@ static void unskip(struct diag_report *r, const char *rule_id)
 
 static int rule_fp32_gemm_names(struct diag_context *ctx, struct prof_error *err)
 {
-	const char *sql =
-		"SELECT " DIAG_KERNEL_NAME_SQL ", count(*), " SUM_TOTAL_SATURATED("k.end - k.start")
-		" FROM " PROF_T_KERNEL " k WHERE k.start >= ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.")
-		" GROUP BY " PROF_SQL_KERNEL_NAME_ID("k.");
+	const struct kernel_groups *g;
 	struct diag_tally t = { 0 };
-	struct prof_cursor *c;
 	int64_t ns = 0;
 	char b1[32];
 	int rc;
 
 	if (ctx->report->has_gpu_samples || !ctx->has_kernel)
 		return 0;
-	rc = diag__open_window(ctx, sql, DIAG_GPU_SIDE, &c, err);
+	rc = kernel_groups__of(ctx, &g, err);
 	if (rc)
 		return rc;
-	while ((rc = prof_cursor__next(c, err)) == 1) {
-		const char *name = prof_cursor__text(c, 0);
+	/* the offenders are ranked by time, count and name: the groups' order
+	 * makes no difference */
+	for (int i = 0; i < g->n; i++) {
+		const char *name = g->v[i].name;
 		struct diag_tally_entry *e;
 
 		if (!name || !prog_kernel__is_fp32_gemm(name))
@@ -77,12 +76,11 @@ static int rule_fp32_gemm_names(struct diag_context *ctx, struct prof_error *err
 			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 			break;
 		}
-		e->count += prof_cursor__int64(c, 1);
-		e->time_ns = prof_add_saturated(e->time_ns, prof_cursor__int64(c, 2));
+		e->count += g->v[i].count;
+		e->time_ns = prof_add_saturated(e->time_ns, g->v[i].time_ns);
 		e->bytes = -1;
-		ns = prof_add_saturated(ns, prof_cursor__int64(c, 2));
+		ns = prof_add_saturated(ns, g->v[i].time_ns);
 	}
-	prof_cursor__close(c);
 	if (rc >= 0 && t.n && ctx->busy_ns > 0 &&
 	    (double)ns >= diag__get(ctx, "tensor_idle.min_gemm_share") * (double)ctx->busy_ns) {
 		unskip(ctx->report, "tensor_cores_idle");
