@@ -17,7 +17,7 @@ void kernel_groups__free(struct kernel_groups *g)
 	if (!g)
 		return;
 	for (int i = 0; i < g->n; i++)
-		free((char *)g->v[i].name);
+		free(g->v[i].name);
 	free(g->v);
 	free(g);
 }

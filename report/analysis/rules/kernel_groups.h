@@ -11,7 +11,7 @@
 #include "analysis/diagnose/context.h"
 
 struct kernel_group {
-	const char *name; /* NULL: a name the query could not give */
+	char *name;       /* NULL: a name the query could not give */
 	int64_t count;
 	int64_t time_ns;  /* saturated total */
 };
