@@ -87,6 +87,10 @@ int sum_bad_spans__count(struct prof_store *s, int64_t *rows, struct prof_error 
  * (a "cudaMemcpy" row of class CUDA backtrace around the runtime's
  * "cudaMemcpy_v3020"), which would otherwise count its time twice. */
 char *sum_api_calls(struct prof_store *s, int *rc, struct prof_error *err);
+/* Whether every thread's correlation ids rise strictly in the order of
+ * table's rows (every row, whatever --rank shows): then no thread holds a
+ * call twice, known without a sort. False leaves the question open. */
+int sum_calls__ids_rise(struct prof_store *s, const char *table, bool *rise, struct prof_error *err);
 /* The test sum_api_calls applies, for readers that walk an API table
  * themselves: SQL true when the row of alias (of table) stands for its
  * call ("1" when table holds no call twice, as perfkit's captures never
