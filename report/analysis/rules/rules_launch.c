@@ -18,6 +18,7 @@
 #include "analysis/kernel_metrics/gemm_runs.h"
 #include "prof/tables.h"
 #include "model/names.h"
+#include "model/string_cache.h"
 #include "model/sql.h"
 #include "model/sums.h"
 #include "prof/saturate.h"
@@ -165,8 +166,7 @@ static int scan(struct diag_context *ctx, struct launch_scan *s, struct prof_err
 {
 	const char *sql =
 		"SELECT k.deviceId * 1000000 + k.streamId, k.start, k.end, " PROF_SQL_KERNEL_NAME_ID("k.") ","
-		" k.gridX * k.gridY * k.gridZ, k.blockX * k.blockY * k.blockZ, " DIAG_KERNEL_NAME_SQL ","
-		" k.deviceId"
+		" k.gridX * k.gridY * k.gridZ, k.blockX * k.blockY * k.blockZ, k.deviceId"
 		" FROM " PROF_T_KERNEL " k WHERE k.start >= ?1 AND k.start < ?2"
 		" AND NOT " SUM_BAD_SPAN("k.") " ORDER BY 1, k.start";
 	int64_t max_short = (int64_t)(diag__get(ctx, "launch_bound.max_kernel_us") * 1000);
@@ -176,26 +176,43 @@ static int scan(struct diag_context *ctx, struct launch_scan *s, struct prof_err
 	struct gemm_tracker gemms[GEMM_TRACKERS] = { 0 };
 	int64_t prev_stream = -1, prev_end = 0;
 	bool prev_short = false;
-	struct prof_cursor *c;
+	struct string_cache *names = NULL;
+	struct prof_cursor *c = NULL;
 	int rc;
 
-	rc = diag__open_window(ctx, sql, DIAG_GPU_SIDE, &c, err);
-	if (rc)
+	/* each name read, and told GEMM or not, once: a subquery a launch
+	 * and its text in the sort cost most of this pass (0.9 s at 1M) */
+	rc = string_cache__new(ctx->store, &names, err);
+	if (rc == 0)
+		rc = diag__open_window(ctx, sql, DIAG_GPU_SIDE, &c, err);
+	if (rc) {
+		string_cache__free(names);
 		return rc;
+	}
 	while ((rc = prof_cursor__next(c, err)) == 1) {
 		int64_t stream = prof_cursor__int64(c, 0), start = prof_cursor__int64(c, 1);
 		int64_t end = prof_cursor__int64(c, 2), name_id = prof_cursor__int64(c, 3);
 		int64_t grid = prof_cursor__int64(c, 4), block = prof_cursor__int64(c, 5);
-		const char *name = prof_cursor__text(c, 6);
+		const char *name;
+		int *role_of_name;
 		int64_t dur = prof_span_saturated(start, end);
 		bool is_short = dur < max_short, small = dur < max_small;
-		enum gemm_role role = gemm_name__role(name);
-		bool gemm = role != GEMM_ROLE_OTHER;
+		enum gemm_role role;
+		bool gemm;
 		struct gemm_run launch = {
-			.name_id = name_id, .grid = grid, .block = block, .device = prof_cursor__int64(c, 7),
+			.name_id = name_id, .grid = grid, .block = block, .device = prof_cursor__int64(c, 6),
 			.stream = stream, .start_ns = start, .end_ns = end,
 		};
 
+		rc = string_cache__of_column(names, c, 3, &name, &role_of_name, err);
+		if (rc < 0)
+			break;
+		if (!name)
+			name = "?";
+		if (*role_of_name < 0)
+			*role_of_name = (int)gemm_name__role(name);
+		role = (enum gemm_role)*role_of_name;
+		gemm = role != GEMM_ROLE_OTHER;
 		s->kernels++;
 		s->kernel_ns = prof_add_saturated(s->kernel_ns, dur);
 		if (is_short) {
@@ -246,13 +263,16 @@ static int scan(struct diag_context *ctx, struct launch_scan *s, struct prof_err
 		prev_short = is_short;
 	}
 	prof_cursor__close(c);
-	if (rc < 0)
+	if (rc < 0) {
+		string_cache__free(names);
 		return rc;
-	if (close_run(ctx, s, &run) || close_gemm_runs(s, gemms))
-		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	return 0;
+	}
+	rc = close_run(ctx, s, &run) || close_gemm_runs(s, gemms);
+	string_cache__free(names);
+	return rc ? prof_error__set(err, PROF_E_NOMEM, "out of memory") : 0;
 nomem:
 	prof_cursor__close(c);
+	string_cache__free(names);
 	return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 }
 

@@ -1,0 +1,168 @@
+/* string_cache.c - StringIds values read once an id (see string_cache.h):
+ * an open-addressed table of the ids met, each with its value and the
+ * caller's tag. */
+#include "model/string_cache.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prof/tables.h"
+
+struct cached {
+	int64_t id;
+	char *value; /* NULL: StringIds has none */
+	int tag;
+	bool used;
+};
+
+struct string_cache {
+	struct prof_store *store;
+	struct prof_cursor *ask; /* SELECT value ... WHERE id = ?1 */
+	struct cached *slots;
+	size_t nslots, n;
+	/* an id of another type: its value until the next one */
+	char *odd_value;
+	int odd_tag;
+};
+
+int string_cache__new(struct prof_store *s, struct string_cache **out, struct prof_error *err)
+{
+	struct string_cache *c = calloc(1, sizeof *c);
+
+	*out = NULL;
+	if (!c)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	c->store = s;
+	*out = c;
+	return 0;
+}
+
+static size_t slot_of(const struct string_cache *c, int64_t id)
+{
+	size_t at = (size_t)(((uint64_t)id * 0x9E3779B97F4A7C15ull) >> 17) & (c->nslots - 1);
+
+	while (c->slots[at].used && c->slots[at].id != id)
+		at = (at + 1) & (c->nslots - 1);
+	return at;
+}
+
+static int grow(struct string_cache *c, struct prof_error *err)
+{
+	size_t n = c->nslots ? c->nslots * 2 : 64;
+	struct cached *old = c->slots, *slots = calloc(n, sizeof *slots);
+	size_t nold = c->nslots;
+
+	if (!slots)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	c->slots = slots;
+	c->nslots = n;
+	for (size_t i = 0; i < nold; i++)
+		if (old[i].used)
+			c->slots[slot_of(c, old[i].id)] = old[i];
+	free(old);
+	return 0;
+}
+
+/* The value of the id bound to c->ask (NULL where there is none) into
+ * *value, a copy of the caller's. */
+static int ask(struct string_cache *c, char **value, struct prof_error *err)
+{
+	const char *text;
+	int rc = prof_cursor__next(c->ask, err);
+
+	*value = NULL;
+	if (rc < 0)
+		return rc;
+	text = rc > 0 ? prof_cursor__text(c->ask, 0) : NULL;
+	if (text && !(*value = strdup(text)))
+		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	/* done with: a statement left stepping would keep the connection
+	 * reading (a temporary table is dropped only while none is) */
+	prof_cursor__reset(c->ask);
+	return rc < 0 ? rc : 0;
+}
+
+/* c->ask ready for a new id */
+static int ask_ready(struct string_cache *c, struct prof_error *err)
+{
+	if (c->ask)
+		return 0;
+	return prof_cursor__open(c->store, "SELECT value FROM " PROF_T_STRINGS " WHERE id = ?1", &c->ask,
+				 err);
+}
+
+/* An id that is no integer compares with StringIds' as SQLite compares a
+ * column of its type: bound as it is, text as text, a real as a real; a
+ * blob equals no integer id. */
+static int odd_id(struct string_cache *c, struct prof_cursor *cur, int col, const char **value, int **tag,
+		  struct prof_error *err)
+{
+	enum prof_value_kind kind = prof_cursor__kind(cur, col);
+	int rc = 0;
+
+	free(c->odd_value);
+	c->odd_value = NULL;
+	c->odd_tag = -1;
+	*tag = &c->odd_tag;
+	if (kind == PROF_VALUE_TEXT || kind == PROF_VALUE_REAL) {
+		rc = ask_ready(c, err);
+		if (rc == 0 && (kind == PROF_VALUE_TEXT ? prof_cursor__bind_text(c->ask, 1, prof_cursor__text(cur, col))
+							 : prof_cursor__bind_double(c->ask, 1, prof_cursor__double(cur, col))))
+			rc = prof_error__set(err, PROF_E_SQL, "cannot bind a string id");
+		if (rc == 0)
+			rc = ask(c, &c->odd_value, err);
+	}
+	*value = c->odd_value;
+	return rc;
+}
+
+int string_cache__of_column(struct string_cache *c, struct prof_cursor *cur, int col, const char **value,
+			    int **tag, struct prof_error *err)
+{
+	enum prof_value_kind kind = prof_cursor__kind(cur, col);
+	struct cached *e;
+	int64_t id;
+	int rc;
+
+	*value = NULL;
+	if (kind == PROF_VALUE_NULL) {
+		c->odd_tag = -1;
+		*tag = &c->odd_tag;
+		return 0;
+	}
+	if (kind != PROF_VALUE_INT)
+		return odd_id(c, cur, col, value, tag, err);
+	id = prof_cursor__int64(cur, col);
+	if ((c->n + 1) * 2 > c->nslots && (rc = grow(c, err)) < 0)
+		return rc;
+	e = &c->slots[slot_of(c, id)];
+	if (!e->used) {
+		char *text;
+
+		rc = ask_ready(c, err);
+		if (rc == 0 && prof_cursor__bind_int64(c->ask, 1, id) != 0)
+			rc = prof_error__set(err, PROF_E_SQL, "cannot bind a string id");
+		if (rc == 0)
+			rc = ask(c, &text, err);
+		if (rc < 0)
+			return rc;
+		*e = (struct cached){ .id = id, .value = text, .tag = -1, .used = true };
+		c->n++;
+	}
+	*value = e->value;
+	*tag = &e->tag;
+	return 0;
+}
+
+void string_cache__free(struct string_cache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nslots; i++)
+		free(c->slots[i].value);
+	free(c->slots);
+	free(c->odd_value);
+	prof_cursor__close(c->ask);
+	free(c);
+}
