@@ -326,6 +326,7 @@ void prof_store__close(struct prof_store *s)
 	s->whole_check_later = false; /* nobody is left to tell */
 	(void)store__join_whole_check(s);
 	store__drop_kept(s);
+	store__drop_shelf(s);
 	store__free_views(s);
 	sqlite3_close(s->db);
 	free(s->path);
@@ -350,8 +351,10 @@ int prof_store__reopen(struct prof_store *s, struct prof_store **out, struct pro
 		rc = prof_error__set(err, PROF_E_USAGE, "%s: changed since it was opened", s->path);
 	if (!rc && strcmp(s->path, file) != 0)
 		rc = prof_store__set_name(*out, s->path, err);
-	if (!rc)
+	if (!rc) {
 		(*out)->check_unchanged = s->check_unchanged;
+		store__share_shelf(s, *out);
+	}
 	if (rc) {
 		prof_store__close(*out);
 		*out = NULL;

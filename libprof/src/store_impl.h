@@ -91,7 +91,16 @@ struct prof_store {
 	int n_views;
 	/* what readers above keep for the connection (prof_store__keep) */
 	struct store_kept *kept;
+	/* what it shares with the connections reopened from it, or it from
+	 * (prof_store__shared_take); NULL until one is asked for */
+	struct store_shelf *shelf;
 };
+
+struct store_shelf;
+/* to shares from's shelf from now on (prof_store__reopen). */
+void store__share_shelf(struct prof_store *from, struct prof_store *to);
+/* s leaves its shelf, freed with its values by the last to leave. */
+void store__drop_shelf(struct prof_store *s);
 
 struct store_kept;
 /* Hand everything kept to its done (prof_store__close). */

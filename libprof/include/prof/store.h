@@ -255,6 +255,23 @@ int prof_store__keep(struct prof_store *s, const void *key, void *value, void (*
 		     struct prof_error *err);
 /* What is kept under key, or NULL. */
 void *prof_store__kept(const struct prof_store *s, const void *key);
+/* What the connections to one file share, on any thread: a store and
+ * those opened again from it (prof_store__reopen), each value under a key
+ * (the address of something of the reader's) and a tag (tag_len bytes,
+ * compared as bytes: the question it answers). 1: *value is the value,
+ * made on any of them; 0: none is, and the caller makes it and gives it
+ * (prof_store__shared_give) or says it could not (prof_store__shared_drop);
+ * one that asks meanwhile, on another thread, waits for that. PROF_E_NOMEM:
+ * nothing is shared, the caller makes its own. A value lives until the
+ * last of the connections closes, which hands it to done; it is read by
+ * several threads and changed by none. Only for answers that hold on
+ * every connection: a finished capture's, of rows no view narrows
+ * (prof_store__restricted) on the connection that asks. */
+int prof_store__shared_take(struct prof_store *s, const void *key, const void *tag, size_t tag_len,
+			    void **value);
+void prof_store__shared_give(struct prof_store *s, const void *key, const void *tag, size_t tag_len,
+			     void *value, void (*done)(void *value));
+void prof_store__shared_drop(struct prof_store *s, const void *key, const void *tag, size_t tag_len);
 /* Call the store name from now on (messages, prof_store__path): a job's
  * temporary merged capture goes by the captures it was made of. */
 int prof_store__set_name(struct prof_store *s, const char *name, struct prof_error *err);
