@@ -614,10 +614,76 @@ static bool kept_fits(const struct gm_kept *k, const struct gm_catalog *c)
 	return true;
 }
 
-/* The samplers' order and rows from what the connection keeps, read now
- * when it keeps none. A capture still being written gains rows between
- * two reads, and one read under --rank or --window reads part of them:
- * their readers read the file, the order found by a scan. */
+/* The rows of c's samplers read now (read_kept), with their order kept as
+ * a memo for the connections the memos are handed to. */
+static int read_rows(struct prof_store *s, const struct gm_catalog *c, struct gm_kept **out,
+		     struct prof_error *err)
+{
+	struct type_order *order;
+	struct gm_kept *k;
+	int rc = read_kept(s, c, &k, err);
+
+	if (rc)
+		return rc;
+	order = malloc((size_t)k->n * sizeof *order);
+	for (int i = 0; order && i < k->n; i++)
+		order[i] = (struct type_order){ k->type_id[i], 0, k->in_order[i] };
+	if (order)
+		keep_order(s, order, k->n);
+	free(order);
+	*out = k;
+	return 0;
+}
+
+/* The rows of c's samplers as the connections to the file share them
+ * (prof_store__shared_take, under the samplers' ids): the HTML page's
+ * GPU-metrics section and its diagnosis, on two connections, each read
+ * every sample (23 and 14 ms of a 0.1 s page). Kept on s too, not its to
+ * free, so that its next catalogue takes no lock. */
+static int shared_rows(struct prof_store *s, const struct gm_catalog *c, struct gm_kept **out,
+		       struct prof_error *err)
+{
+	int64_t *tag = malloc((size_t)c->nsamplers * sizeof *tag);
+	size_t tag_len = (size_t)c->nsamplers * sizeof *tag;
+	void *shared = NULL;
+	struct gm_kept *k;
+	int got, rc;
+
+	if (!tag)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	for (int i = 0; i < c->nsamplers; i++)
+		tag[i] = c->samplers[i].type_id;
+	got = prof_store__shared_take(s, &kept_key, tag, tag_len, &shared);
+	if (got == 1) {
+		k = shared;
+	} else {
+		rc = read_rows(s, c, &k, err);
+		if (rc) {
+			if (got == 0)
+				prof_store__shared_drop(s, &kept_key, tag, tag_len);
+			free(tag);
+			return rc;
+		}
+		if (got == 0)
+			prof_store__shared_give(s, &kept_key, tag, tag_len, k, kept_free);
+	}
+	free(tag);
+	/* shared: the last connection frees it; else s's own */
+	rc = prof_store__keep(s, &kept_key, k, got >= 0 ? NULL : kept_free, err);
+	if (rc) {
+		if (got < 0)
+			kept_free(k);
+		return rc;
+	}
+	*out = k;
+	return 0;
+}
+
+/* The samplers' order and rows from what the connection keeps, or its
+ * siblings share, read now when none does. A capture still being written
+ * gains rows between two reads, and one read under --rank or --window
+ * reads part of them: their readers read the file, the order found by a
+ * scan. */
 static int use_kept(struct prof_store *s, struct gm_catalog *c, struct prof_error *err)
 {
 	struct gm_kept *k;
@@ -629,25 +695,8 @@ static int use_kept(struct prof_store *s, struct gm_catalog *c, struct prof_erro
 	/* rows kept for other samplers stay: earlier catalogues read them */
 	if (!prof_store__is_finished(s) || prof_store__restricted(s) || (k && !kept_fits(k, c)))
 		return check_order(s, c, err);
-	if (!k) {
-		struct type_order *order;
-
-		rc = read_kept(s, c, &k, err);
-		if (rc)
-			return rc;
-		rc = prof_store__keep(s, &kept_key, k, kept_free, err);
-		if (rc) {
-			kept_free(k);
-			return rc;
-		}
-		/* for the connections the memos are handed to */
-		order = malloc((size_t)k->n * sizeof *order);
-		for (int i = 0; order && i < k->n; i++)
-			order[i] = (struct type_order){ k->type_id[i], 0, k->in_order[i] };
-		if (order)
-			keep_order(s, order, k->n);
-		free(order);
-	}
+	if (!k && (rc = shared_rows(s, c, &k, err)) != 0)
+		return rc;
 	for (int i = 0; i < c->nsamplers; i++) {
 		c->samplers[i].in_order = k->in_order[i];
 		c->samplers[i].rows = k->rows ? &k->rows[i] : NULL;
