@@ -129,6 +129,8 @@ static int ids_rise(struct prof_store *s, const char *from, bool *rise, struct p
 	return rc < 0 ? rc : 0;
 }
 
+static const char repeated_key;
+
 /* Whether some thread of table holds two rows under one correlation id:
  * perfkit's own captures never do, and ids_rise tells so in one pass. Asked of
  * every row, whatever --rank shows: a choice of them holds a repeated call
@@ -141,7 +143,8 @@ static int has_repeated_calls(struct prof_store *s, const char *table, bool *yes
 	char *from = rows ? prof_strfmt("(%s)", rows) : prof_strfmt("%s", table), *sql;
 	struct prof_cursor *c = NULL;
 	bool kept, rises = false;
-	int rc;
+	int64_t answer = 0;
+	int got, rc;
 
 	*yes = false;
 	if (!from)
@@ -159,6 +162,13 @@ static int has_repeated_calls(struct prof_store *s, const char *table, bool *yes
 			free(from);
 			return rc < 0 ? rc : 0;
 		}
+	}
+	/* or another connection to the file found it */
+	got = rc == 0 ? sum_shared__take(s, &repeated_key, table, &answer, 1) : -1;
+	if (got == 1) {
+		free(from);
+		*yes = answer != 0;
+		goto keep;
 	}
 	/* ids that rise on every thread are no call twice on one thread;
 	 * else no correlation id twice at all is none twice on one thread
@@ -179,9 +189,13 @@ static int has_repeated_calls(struct prof_store *s, const char *table, bool *yes
 		free(sql);
 	}
 	free(from);
+	answer = rc > 0;
+	if (got == 0)
+		sum_shared__give(s, &repeated_key, table, &answer, 1, rc >= 0);
 	if (rc < 0)
 		return rc;
 	*yes = rc > 0;
+keep:
 	rc = prof_store__exec(s, "CREATE TEMP TABLE IF NOT EXISTS " REPEATED_TABLE " (tbl TEXT PRIMARY KEY, yes INTEGER)",
 			      err);
 	if (rc == 0)

@@ -112,8 +112,10 @@ static bool run_start(struct prof_store *s, int64_t first_ns, int64_t *start_ns,
 	return found;
 }
 
-/* records_extent of every row: what an earlier call kept, or taken now
- * and kept. */
+/* records_extent of every row: what an earlier call kept, or another
+ * connection to the file found (sum_shared__take), or taken now; kept. */
+static const char extent_key;
+
 static int kept_extent(struct prof_store *s, int64_t *lo, int64_t *hi, struct prof_error *err)
 {
 	struct prof_cursor *c = NULL;
@@ -123,7 +125,19 @@ static int kept_extent(struct prof_store *s, int64_t *lo, int64_t *hi, struct pr
 	if (rc)
 		return rc;
 	if (!kept) {
-		rc = records_extent(s, true, lo, hi, err);
+		int64_t v[2];
+		int got = sum_shared__take(s, &extent_key, "", v, 2);
+
+		if (got == 1) {
+			*lo = v[0];
+			*hi = v[1];
+		} else {
+			rc = records_extent(s, true, lo, hi, err);
+			v[0] = *lo;
+			v[1] = *hi;
+			if (got == 0)
+				sum_shared__give(s, &extent_key, "", v, 2, rc == 0);
+		}
 		if (rc == 0)
 			rc = prof_store__exec(s, "CREATE TEMP TABLE " ALL_EXTENT_TABLE " (lo INTEGER, hi INTEGER)",
 					      err);

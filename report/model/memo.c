@@ -130,3 +130,29 @@ int sum_memo__share(struct prof_store *from, struct prof_store *to, struct prof_
 	(void)prof_store__exec(to, "ROLLBACK", NULL);
 	return rc;
 }
+
+int sum_shared__take(struct prof_store *s, const void *key, const char *tag, int64_t *v, size_t n)
+{
+	void *found = NULL;
+	int got;
+
+	if (!prof_store__is_finished(s))
+		return -1;
+	got = prof_store__shared_take(s, key, tag, strlen(tag), &found);
+	if (got == 1)
+		memcpy(v, found, n * sizeof *v);
+	return got < 0 ? -1 : got;
+}
+
+void sum_shared__give(struct prof_store *s, const void *key, const char *tag, const int64_t *v, size_t n,
+		      bool found)
+{
+	int64_t *copy = found ? malloc(n * sizeof *copy) : NULL;
+
+	if (!copy) {
+		prof_store__shared_drop(s, key, tag, strlen(tag));
+		return;
+	}
+	memcpy(copy, v, n * sizeof *copy);
+	prof_store__shared_give(s, key, tag, strlen(tag), copy, free);
+}

@@ -31,6 +31,20 @@
  * (a memo table, --rank's and --window's tables). */
 int sum_temp__exists(struct prof_store *s, const char *name, bool *yes, struct prof_error *err);
 
+/* An answer of n numbers about every row of a finished capture, whatever
+ * its views show, shared by the connections to the file
+ * (prof_store__shared_take) under key and tag: the HTML page asks several
+ * of them on two connections at once, where the memo tables are handed
+ * over only when a connection is opened. 1: v holds the answer, found on
+ * any of them; 0: the caller finds it and passes it to sum_shared__give;
+ * -1: not shared (a capture still being written, or no memory), the
+ * caller finds its own. */
+int sum_shared__take(struct prof_store *s, const void *key, const char *tag, int64_t *v, size_t n);
+/* The answer the caller of a take that said 0 found (found false: none,
+ * another connection asking finds its own). */
+void sum_shared__give(struct prof_store *s, const void *key, const char *tag, const int64_t *v, size_t n,
+		      bool found);
+
 /* The memo tables from holds and to does not, copied into to's temporary
  * database, as from made them. Neither connection may be in use on another
  * thread meanwhile. What fails to copy is left for to to take itself. */
