@@ -68,7 +68,7 @@ FACE["model"] = "summary/summary.h"
 LENT = {"summary": {"summary/summary.h"},
         "model": {"model/capture_windows.h", "model/context_failure.h", "model/groups.h",
                   "model/job_time.h", "model/launch_ids.h", "model/memo.h", "model/names.h", "model/overview.h", "model/ranks.h",
-                  "model/python_stacks.h", "model/rows.h", "model/sql.h", "model/sums.h",
+                  "model/python_stacks.h", "model/rows.h", "model/sql.h", "model/string_cache.h", "model/sums.h",
                   "model/thread_label.h", "model/threads.h", "model/window.h"}}
 FACE_USERS = ("cli", "tui", "bench", "capture", "fuzz")
 # Folders a module may not include from. Their headers are included by bare
