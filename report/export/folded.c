@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "prof/tables.h"
+#include "model/id_map.h"
 #include "model/launch_ids.h"
 #include "model/names.h"
 #include "model/ranks.h"
@@ -34,19 +35,12 @@
 
 #define SQL_MAX 4096
 
-/* StringIds id -> sanitized frame name. */
-struct name_cache {
-	int64_t *ids;
-	char **names;
-	size_t n, cap; /* cap: a power of two, or 0 */
-};
-
 struct walk {
 	struct prof_store *s;
 	struct export_window w;
 	enum folded_weight weight;
 	struct stack_table table;
-	struct name_cache kernels, apis, graphs; /* graphs: by graph id */
+	struct id_map kernels, apis, graphs; /* frame names: StringIds id, graph id */
 	char *graph_no_id;        /* the frame of a launch without a graph id */
 	bool graph_walk;          /* the GPU rows walked are graph launches */
 	struct range_walk ranges; /* the push/pop ranges open at the current call */
@@ -70,61 +64,11 @@ static int nomem(struct walk *wk)
 
 /* ---- names ------------------------------------------------------------ */
 
-static void name_cache__exit(struct name_cache *c)
-{
-	for (size_t i = 0; i < c->cap; i++)
-		free(c->names[i]);
-	free(c->ids);
-	free(c->names);
-	memset(c, 0, sizeof *c);
-}
-
-static size_t slot_of(int64_t id, size_t cap)
-{
-	return (size_t)(((uint64_t)id * 0x9E3779B97F4A7C15ULL) >> 20) & (cap - 1);
-}
-
-static int name_cache__put(struct name_cache *c, int64_t id, char *name)
-{
-	if ((c->n + 1) * 2 > c->cap) {
-		struct name_cache grown = { .cap = c->cap ? c->cap * 2 : 64 };
-
-		grown.ids = calloc(grown.cap, sizeof *grown.ids);
-		grown.names = calloc(grown.cap, sizeof *grown.names);
-		if (!grown.ids || !grown.names) {
-			name_cache__exit(&grown);
-			return PROF_E_NOMEM;
-		}
-		for (size_t i = 0; i < c->cap; i++)
-			if (c->names[i])
-				name_cache__put(&grown, c->ids[i], c->names[i]);
-		free(c->ids);
-		free(c->names);
-		*c = grown;
-	}
-	size_t j = slot_of(id, c->cap);
-	while (c->names[j])
-		j = (j + 1) & (c->cap - 1);
-	c->ids[j] = id;
-	c->names[j] = name;
-	c->n++;
-	return 0;
-}
-
-static const char *name_cache__get(const struct name_cache *c, int64_t id)
-{
-	for (size_t j = c->cap ? slot_of(id, c->cap) : 0; c->cap && c->names[j];
-	     j = (j + 1) & (c->cap - 1))
-		if (c->ids[j] == id)
-			return c->names[j];
-	return NULL;
-}
-
 /* The frame name of a StringIds id; API names lose nsys's "_v<N>" suffix. */
-static const char *name_of(struct walk *wk, struct name_cache *c, int64_t id, bool api)
+static const char *name_of(struct walk *wk, struct id_map *c, int64_t id, bool api)
 {
 	struct prof_cursor *cur = NULL;
-	char *raw = NULL, *name = (char *)name_cache__get(c, id);
+	char *raw = NULL, *name = (char *)id_map__get(c, id);
 	int rc;
 
 	if (name)
@@ -148,7 +92,7 @@ static const char *name_of(struct walk *wk, struct name_cache *c, int64_t id, bo
 		return NULL;
 	name = raw ? folded_frame__sanitize(raw) : NULL;
 	free(raw);
-	if (!name || name_cache__put(c, id, name) < 0) {
+	if (!name || id_map__put(c, id, name) < 0) {
 		free(name);
 		nomem(wk);
 		return NULL;
@@ -159,7 +103,7 @@ static const char *name_of(struct walk *wk, struct name_cache *c, int64_t id, bo
 /* The frame of a graph launch (sum_graph_launch_name), made once a graph. */
 static const char *graph_name_of(struct walk *wk, bool id_known, int64_t id)
 {
-	char raw[96], *name = (char *)(id_known ? name_cache__get(&wk->graphs, id) : wk->graph_no_id);
+	char raw[96], *name = (char *)(id_known ? id_map__get(&wk->graphs, id) : wk->graph_no_id);
 
 	if (name)
 		return name;
@@ -167,7 +111,7 @@ static const char *graph_name_of(struct walk *wk, bool id_known, int64_t id)
 	name = folded_frame__sanitize(raw);
 	if (name && !id_known)
 		wk->graph_no_id = name;
-	else if (name && name_cache__put(&wk->graphs, id, name) < 0) {
+	else if (name && id_map__put(&wk->graphs, id, name) < 0) {
 		free(name);
 		name = NULL;
 	}
@@ -603,9 +547,9 @@ int folded__collect(struct prof_store *s, const struct folded_options *o,
 		folded_stacks__exit(out);
 	free(wk.prefix);
 	free(wk.key);
-	name_cache__exit(&wk.kernels);
-	name_cache__exit(&wk.apis);
-	name_cache__exit(&wk.graphs);
+	id_map__exit(&wk.kernels, NULL);
+	id_map__exit(&wk.apis, NULL);
+	id_map__exit(&wk.graphs, NULL);
 	free(wk.graph_no_id);
 	folded_py__exit(&wk.py);
 	launch_ids__free(wk.launched);

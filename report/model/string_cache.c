@@ -1,26 +1,24 @@
 /* string_cache.c - StringIds values read once an id (see string_cache.h):
- * an open-addressed table of the ids met, each with its value and the
- * caller's tag. */
+ * the ids met in an id_map, each with its value and the caller's tag. */
 #include "model/string_cache.h"
 
-#include <stdbool.h>
+#include "model/id_map.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "prof/tables.h"
 
+/* a value met, under its id in the map */
 struct cached {
-	int64_t id;
 	char *value; /* NULL: StringIds has none */
 	int tag;
-	bool used;
 };
 
 struct string_cache {
 	struct prof_store *store;
 	struct prof_cursor *ask; /* SELECT value ... WHERE id = ?1 */
-	struct cached *slots;
-	size_t nslots, n;
+	struct id_map ids;       /* id -> struct cached */
 	/* an id of another type: its value until the next one */
 	char *odd_value;
 	int odd_tag;
@@ -35,32 +33,6 @@ int string_cache__new(struct prof_store *s, struct string_cache **out, struct pr
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	c->store = s;
 	*out = c;
-	return 0;
-}
-
-static size_t slot_of(const struct string_cache *c, int64_t id)
-{
-	size_t at = (size_t)(((uint64_t)id * 0x9E3779B97F4A7C15ull) >> 17) & (c->nslots - 1);
-
-	while (c->slots[at].used && c->slots[at].id != id)
-		at = (at + 1) & (c->nslots - 1);
-	return at;
-}
-
-static int grow(struct string_cache *c, struct prof_error *err)
-{
-	size_t n = c->nslots ? c->nslots * 2 : 64;
-	struct cached *old = c->slots, *slots = calloc(n, sizeof *slots);
-	size_t nold = c->nslots;
-
-	if (!slots)
-		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	c->slots = slots;
-	c->nslots = n;
-	for (size_t i = 0; i < nold; i++)
-		if (old[i].used)
-			c->slots[slot_of(c, old[i].id)] = old[i];
-	free(old);
 	return 0;
 }
 
@@ -134,10 +106,8 @@ int string_cache__of_column(struct string_cache *c, struct prof_cursor *cur, int
 	if (kind != PROF_VALUE_INT)
 		return odd_id(c, cur, col, value, tag, err);
 	id = prof_cursor__int64(cur, col);
-	if ((c->n + 1) * 2 > c->nslots && (rc = grow(c, err)) < 0)
-		return rc;
-	e = &c->slots[slot_of(c, id)];
-	if (!e->used) {
+	e = id_map__get(&c->ids, id);
+	if (!e) {
 		char *text;
 
 		rc = ask_ready(c, err);
@@ -147,21 +117,32 @@ int string_cache__of_column(struct string_cache *c, struct prof_cursor *cur, int
 			rc = ask(c, &text, err);
 		if (rc < 0)
 			return rc;
-		*e = (struct cached){ .id = id, .value = text, .tag = -1, .used = true };
-		c->n++;
+		e = malloc(sizeof *e);
+		if (!e || id_map__put(&c->ids, id, e) < 0) {
+			free(e);
+			free(text);
+			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+		}
+		*e = (struct cached){ .value = text, .tag = -1 };
 	}
 	*value = e->value;
 	*tag = &e->tag;
 	return 0;
 }
 
+static void cached__free(void *p)
+{
+	struct cached *e = p;
+
+	free(e->value);
+	free(e);
+}
+
 void string_cache__free(struct string_cache *c)
 {
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->nslots; i++)
-		free(c->slots[i].value);
-	free(c->slots);
+	id_map__exit(&c->ids, cached__free);
 	free(c->odd_value);
 	prof_cursor__close(c->ask);
 	free(c);
