@@ -419,12 +419,10 @@ int diag__run_job_of(struct diag_job *j, const struct diag_settings *settings, c
 		goto out;
 	}
 	merge_program(r, runs, n);
-	/* the job's rules read the API calls of a rank through its source;
-	 * a capture that holds the whole job has the view for them */
-	if (store) {
+	/* the job's rules read a rank's API calls through its source
+	 * (diag_job__load_work) */
+	if (store)
 		diag_context__note_tables(&ctx);
-		rc = diag_scope__api_view(&ctx.scope, err);
-	}
 	if (rc == 0 && r->gpu_busy_ns > 0)
 		rc = diag__run_family(&ctx, diag_rules_ranks, err);
 	if (rc == 0 && r->gpu_busy_ns > 0)
@@ -451,7 +449,7 @@ out:
 struct one_capture {
 	struct prof_store *store;
 	const struct sum_ranks *ranks;
-	bool has_api_calls;
+	char *calls; /* the API calls' source (sum_api_calls), NULL: none */
 	/* the ranks' times, each with the window its rules run in */
 	const struct rank_times *times;
 	/* where each rank's rules leave its idle attribution and critical
@@ -535,7 +533,7 @@ static int work_in_store(void *arg, int64_t global_pid, int64_t lo, int64_t hi, 
 {
 	struct one_capture *one = arg;
 
-	return diag_rank_work__load(one->store, global_pid, 0, lo, hi, with_api && one->has_api_calls, w, err);
+	return diag_rank_work__load(one->store, global_pid, 0, lo, hi, with_api ? one->calls : NULL, w, err);
 }
 
 int diag__run_job(struct prof_store *store, const struct diag_settings *settings,
@@ -545,19 +543,14 @@ int diag__run_job(struct prof_store *store, const struct diag_settings *settings
 	struct one_capture one = { .store = store, .ranks = ranks, .keep = keep ? &keep->timeline : NULL };
 	struct diag_job job = { .src = { diagnose_in_store, work_in_store, &one, prepare_in_store,
 					 store_for_thread, store_end_thread } };
-	char *calls;
 	int rc;
 
 	*out = NULL;
 	rc = diag_job__load(store, settings, ranks, &job, err);
 	one.times = &job.times;
-	/* whether the straggler's stretches have API calls; their table is
-	 * made by diag__run_job_of after the ranks' own, which replace it */
-	if (rc == 0) {
-		calls = sum_api_calls(store, &rc, err);
-		one.has_api_calls = calls != NULL;
-		free(calls);
-	}
+	/* where the straggler's stretches find their API calls */
+	if (rc == 0)
+		one.calls = sum_api_calls(store, &rc, err);
 	if (rc == 0)
 		rc = diag__run_job_of(&job, settings, prof_store__path(store), store, out, err);
 	/* the ranks' time goes to keep's reader, which shows it too */
@@ -566,6 +559,7 @@ int diag__run_job(struct prof_store *store, const struct diag_settings *settings
 		keep->have_times = true;
 		memset(&job.times, 0, sizeof job.times);
 	}
+	free(one.calls);
 	diag_job__exit(&job);
 	return rc;
 }

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/core/scope.h"
 #include "analysis/diagnose/diag_job.h"
 #include "analysis/diagnose_run.h"
 #include "analysis/rules/rules.h"
@@ -100,17 +99,16 @@ static int load_rank_work(void *arg, int64_t gpid, int64_t lo, int64_t hi, bool 
 			  struct diag_rank_work *w, struct prof_error *err)
 {
 	struct opened o;
-	struct diag_scope scope = { 0 };
+	char *calls = NULL;
 	int rc = open_rank(arg, gpid, &o, err);
 
-	scope.store = o.st;
 	if (rc == 0)
 		rc = diag_job__note_rows(o.st, err);
 	if (rc == 0 && with_api)
-		rc = diag_scope__api_view(&scope, err);
+		calls = sum_api_calls(o.st, &rc, err);
 	if (rc == 0)
-		rc = diag_rank_work__load(o.st, o.pid, o.by_ns, lo, hi, with_api && scope.has_api_calls, w, err);
-	diag_scope__exit(&scope);
+		rc = diag_rank_work__load(o.st, o.pid, o.by_ns, lo, hi, calls, w, err);
+	free(calls);
 	return close_rank(&o, rc, err);
 }
 

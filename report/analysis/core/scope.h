@@ -1,8 +1,7 @@
 /* scope.h - what an analysis of one capture reads (scope.c): the store, the
  * analysis window, the union of the GPU's work inside it, which tables the
  * capture has, and the view of its CUDA API calls. The idle attribution,
- * the critical path, the job's per-rank work and diagnose's rules all take
- * it; diagnose's context (diagnose/context.h) is a scope with the findings
+ * the critical path and diagnose's rules all take it; diagnose's context (diagnose/context.h) is a scope with the findings
  * and settings added, so that what reads the timeline needs no diagnosis. */
 #ifndef REPORT_SCOPE_H
 #define REPORT_SCOPE_H

@@ -397,7 +397,7 @@ int diag_job__load_work(const struct diag_job *j, struct diag_rank_work *w, int6
 }
 
 int diag_rank_work__load(struct prof_store *s, int64_t pid, int64_t by_ns, int64_t lo, int64_t hi,
-			 bool with_api, struct diag_rank_work *w, struct prof_error *err)
+			 const char *calls, struct diag_rank_work *w, struct prof_error *err)
 {
 	static const char kernels[] = "SELECT k.start, k.end FROM " PROF_T_KERNEL " k WHERE k.globalPid = ?3"
 				      " AND " DIAG_JOB_ROWS("k.", "k") " AND k.end > ?1 AND k.start < ?2"
@@ -431,11 +431,21 @@ int diag_rank_work__load(struct prof_store *s, int64_t pid, int64_t by_ns, int64
 		 has_kernel && sql[0] ? " UNION ALL " : "", sql);
 	if (rc == 0 && (has_kernel || sql[0]))
 		rc = load_union(s, busy, by_ns, lo, hi, pid, &w->busy, NULL, err);
-	if (rc == 0 && with_api)
-		rc = load_union(s, "SELECT start, end FROM " DIAG_API_CALLS
-				" WHERE " PROF_SQL_GLOBAL_PID_OF_TID("globalTid") " = ?3"
-				" AND end > ?1 AND start < ?2 ORDER BY start",
-				by_ns, lo, hi, pid, &w->api, NULL, err);
+	if (rc == 0 && calls) {
+		/* the one rank's calls, asked of the API tables themselves: a
+		 * temporary copy of every call of the job, and its index, cost
+		 * more than this scan, and the job's rules need at most two
+		 * ranks' calls */
+		char *api = malloc(strlen(calls) + 256);
+
+		if (!api)
+			return nomem(err);
+		sprintf(api, "SELECT start, end FROM (%s) WHERE NOT " SUM_BAD_SPAN("") " AND "
+			PROF_SQL_GLOBAL_PID_OF_TID("globalTid") " = ?3 AND end > ?1 AND start < ?2 ORDER BY start",
+			calls);
+		rc = load_union(s, api, by_ns, lo, hi, pid, &w->api, NULL, err);
+		free(api);
+	}
 	return rc;
 }
 

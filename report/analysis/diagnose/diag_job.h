@@ -129,11 +129,11 @@ struct diag_rank_work {
  * source reads it. */
 int diag_job__load_work(const struct diag_job *j, struct diag_rank_work *w, int64_t lo, int64_t hi,
 			bool with_api, struct prof_error *err);
-/* pid's work over [lo, hi) in s, a store with the API call view
- * (diag_scope__api_view) where with_api, each time moved by by_ns (the
- * store's times are the job's less by_ns), into w (loaded set). */
+/* pid's work over [lo, hi) in s, each time moved by by_ns (the store's
+ * times are the job's less by_ns), into w (loaded set); its API calls too
+ * where calls is s's call source (sum_api_calls), NULL: none. */
 int diag_rank_work__load(struct prof_store *s, int64_t pid, int64_t by_ns, int64_t lo, int64_t hi,
-			 bool with_api, struct diag_rank_work *w, struct prof_error *err);
+			 const char *calls, struct diag_rank_work *w, struct prof_error *err);
 void diag_rank_work__exit(struct diag_rank_work *w);
 
 /* The rank_time of a process; NULL when it is no chosen rank. */
