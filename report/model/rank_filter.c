@@ -26,6 +26,8 @@
  * keeps it. The bounds only narrow what the process condition keeps
  * anyway. */
 #include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +35,7 @@
 #include "rank_choice.h"
 #include "model/memo.h"
 #include "model/ranks.h"
+#include "model/sums.h"
 #include "prof/tables.h"
 #include "prof/error.h"
 #include "prof/strfmt.h"
@@ -89,13 +92,46 @@ static int restrict_table(struct prof_store *s, const char *table, const char *w
 	return rc == 1 ? 0 : rc;
 }
 
+/* A process's lowest and highest rowid in one table. */
+struct pid_rows {
+	int64_t pid, lo, hi;
+};
+
+/* The run of rows lo..hi of process pid folded into v (sorted by pid). */
+static int fold_run(struct pid_rows **v, size_t *n, size_t *cap, int64_t pid, int64_t lo, int64_t hi)
+{
+	size_t at = sum_sorted__count_before(*v, *n, sizeof **v, offsetof(struct pid_rows, pid), pid, false);
+
+	if (at < *n && (*v)[at].pid == pid) {
+		if (lo < (*v)[at].lo)
+			(*v)[at].lo = lo;
+		if (hi > (*v)[at].hi)
+			(*v)[at].hi = hi;
+		return 0;
+	}
+	if (sum_array__grow(v, cap, *n, sizeof **v) < 0)
+		return -1;
+	memmove(&(*v)[at + 1], &(*v)[at], (*n - at) * sizeof **v);
+	(*v)[at] = (struct pid_rows){ pid, lo, hi };
+	(*n)++;
+	return 0;
+}
+
 /* ROWS_TABLE's rows of filtered table i, whose process column is by: 1
- * when they were taken, 0 when the table has no rowids to bound. */
+ * when they were taken, 0 when the table has no rowids to bound. One pass
+ * in the table's order, folding each run of one process's rows: a merge
+ * writes each capture's rows together, so the runs are few, where SQL's
+ * GROUP BY sorted every row by its process. */
 static int note_rows(struct prof_store *s, int i, const char *by, struct prof_error *err)
 {
 	const struct filtered_table *f = &filtered[i];
 	const char *rows = prof_store__all_rows(s, f->table);
 	struct prof_error ignored = { 0 };
+	struct prof_cursor *c = NULL;
+	struct pid_rows *v = NULL;
+	size_t n = 0, cap = 0;
+	int64_t pid = 0, lo = 0, hi = 0;
+	bool in_run = false;
 	char *sql;
 	int rc;
 
@@ -103,14 +139,47 @@ static int note_rows(struct prof_store *s, int i, const char *by, struct prof_er
 	 * planner would trade for the run of rowids */
 	if (!rows || f->keep_no_thread)
 		return 0;
-	sql = prof_strfmt("INSERT INTO temp." ROWS_TABLE " SELECT %d, pid, min(rowid), max(rowid) FROM"
-			  " (SELECT rowid, " PROF_SQL_GLOBAL_PID_OF_TID("%s") " AS pid FROM (%s))"
-			  " WHERE pid IS NOT NULL GROUP BY pid", i, by, rows);
+	sql = prof_strfmt("SELECT rowid, " PROF_SQL_GLOBAL_PID_OF_TID("%s") " FROM (%s) WHERE %s IS NOT NULL",
+			  by, rows, by);
 	if (!sql)
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	/* a table without rowids (WITHOUT ROWID) keeps the condition alone */
-	rc = prof_store__exec(s, sql, &ignored);
+	rc = prof_cursor__open(s, sql, &c, &ignored);
 	free(sql);
+	if (rc)
+		return 0;
+	while ((rc = prof_cursor__next(c, &ignored)) == 1) {
+		int64_t row = prof_cursor__int64(c, 0), p = prof_cursor__int64(c, 1);
+
+		if (in_run && p == pid) {
+			lo = row < lo ? row : lo;
+			hi = row > hi ? row : hi;
+			continue;
+		}
+		if (in_run && fold_run(&v, &n, &cap, pid, lo, hi) < 0)
+			break;
+		in_run = true;
+		pid = p, lo = row, hi = row;
+	}
+	prof_cursor__close(c);
+	c = NULL;
+	if (rc == 0 && in_run && fold_run(&v, &n, &cap, pid, lo, hi) < 0)
+		rc = -1;
+	if (rc == 0)
+		rc = prof_cursor__open(s, "INSERT INTO temp." ROWS_TABLE " VALUES (?1, ?2, ?3, ?4)", &c, &ignored);
+	for (size_t k = 0; rc == 0 && k < n; k++) {
+		prof_cursor__reset(c);
+		if (prof_cursor__bind_int64(c, 1, i) || prof_cursor__bind_int64(c, 2, v[k].pid) ||
+		    prof_cursor__bind_int64(c, 3, v[k].lo) || prof_cursor__bind_int64(c, 4, v[k].hi))
+			rc = -1;
+		else
+			rc = prof_cursor__next(c, &ignored) < 0 ? -1 : 0;
+	}
+	prof_cursor__close(c);
+	free(v);
+	/* any failure, as of the INSERT ... GROUP BY this replaces: the
+	 * table keeps the condition alone (its rows, unused then, bound
+	 * nothing) */
 	return rc == 0 ? 1 : 0;
 }
 

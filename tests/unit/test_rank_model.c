@@ -4,6 +4,7 @@
  * (job_fixture.h: the CUDA rows are the captures', the process info is
  * written by the test), on a single capture and on an nsys export. */
 #include <check.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -357,6 +358,110 @@ START_TEST(scope_seeks_to_the_rank_rows_in_query_plans)
 }
 END_TEST
 
+/* Each table's lowest and highest rowid of each process, which bound the
+ * scoped views (rank_filter.c), are what SQL's GROUP BY over the table
+ * says: on a one-file DDP capture, whose launcher's and ranks' rows
+ * interleave, and on a merged job, whose ranks' rows lie together. */
+static char *joined(struct prof_store *s, const char *sql)
+{
+	struct prof_error err = { 0 };
+	struct prof_cursor *c;
+	char *text = NULL;
+
+	ck_assert_msg(prof_cursor__open(s, sql, &c, &err) == 0, "%s: %s", sql, err.msg);
+	if (prof_cursor__next(c, &err) == 1 && prof_cursor__text(c, 0))
+		text = strdup(prof_cursor__text(c, 0));
+	prof_cursor__close(c);
+	return text;
+}
+
+START_TEST(rank_rows_are_each_process_first_and_last_row)
+{
+	static const char *const tables[][2] = {
+		{ "CUPTI_ACTIVITY_KIND_KERNEL", "globalPid" },  { "CUPTI_ACTIVITY_KIND_RUNTIME", "globalTid" },
+		{ "CUPTI_ACTIVITY_KIND_DRIVER", "globalTid" },  { "CUPTI_ACTIVITY_KIND_MEMCPY", "globalPid" },
+		{ "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "globalTid" },
+	};
+	char one[4096], by_time[4096];
+	const char *captures[3];
+
+	/* the data path's buffer is the next call's too */
+	snprintf(one, sizeof one, "%s", testutil_data_path("ddp/ddp2_even.sqlite"));
+	captures[0] = one;
+	captures[1] = make_job("job_rows.sqlite", 0);
+	/* the one-file capture's rows in time order, as an nsys export of a
+	 * job writes them: the processes' rows interleave */
+	snprintf(by_time, sizeof by_time, "%s", testutil_tmp_path("ddp2_by_time.sqlite"));
+	testutil_copy_file(one, by_time);
+	{
+		sqlite3 *db;
+
+		ck_assert_int_eq(sqlite3_open(by_time, &db), SQLITE_OK);
+		for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+			char *sql = sqlite3_mprintf("CREATE TEMP TABLE t AS SELECT * FROM %s ORDER BY start; "
+						    "DELETE FROM %s; INSERT INTO %s SELECT * FROM t; DROP TABLE t",
+						    tables[i][0], tables[i][0], tables[i][0]);
+
+			ck_assert_msg(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK, "%s", sqlite3_errmsg(db));
+			sqlite3_free(sql);
+		}
+		sqlite3_close(db);
+	}
+	captures[2] = by_time;
+	{
+		struct prof_store *s = open_store(by_time);
+
+		/* many more runs of one process than processes */
+		ck_assert_int_gt(count(s, "SELECT count(*) FROM (SELECT ((globalTid >> 24) << 24) AS p, lag((globalTid "
+				      ">> 24) << 24) OVER (ORDER BY rowid) AS q FROM CUPTI_ACTIVITY_KIND_RUNTIME) "
+				      "WHERE p <> q"), 100);
+		prof_store__close(s);
+	}
+
+	for (size_t k = 0; k < 3; k++) {
+		struct prof_store *s = open_store(captures[k]);
+		struct prof_error err = { 0 };
+		struct sum_ranks r;
+		int matched = 0;
+		char sql[1024];
+
+		ck_assert_msg(sum_ranks__load(s, &r, &err) == 0, "%s", err.msg);
+		ck_assert_int_ge(r.n, 2);
+		ck_assert_msg(sum_ranks__scope(s, r.p[1].global_pid, &err) == 0, "%s", err.msg);
+		for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+			char *want, *got;
+			int64_t tbl;
+
+			snprintf(sql, sizeof sql, "SELECT group_concat(x, ' ') FROM (SELECT pid || ':' || min(rowid) "
+				 "|| ':' || max(rowid) AS x FROM (SELECT rowid, ((%s >> 24) << 24) AS pid FROM main.%s) "
+				 "WHERE pid IS NOT NULL GROUP BY pid ORDER BY pid)", tables[i][1], tables[i][0]);
+			want = joined(s, sql);
+			if (!want)
+				continue;
+			/* the noted table whose rows are this table's */
+			for (tbl = 0; tbl < 32; tbl++) {
+				snprintf(sql, sizeof sql, "SELECT group_concat(x, ' ') FROM (SELECT globalPid || ':' || lo "
+					 "|| ':' || hi AS x FROM temp.perfkit_rank_rows WHERE tbl = %lld ORDER BY globalPid)",
+					 (long long)tbl);
+				got = joined(s, sql);
+				if (got && strcmp(got, want) == 0) {
+					matched++;
+					free(got);
+					break;
+				}
+				free(got);
+			}
+			ck_assert_msg(tbl < 32, "%s of %s: no noted rows are %s", tables[i][0], captures[k], want);
+			free(want);
+		}
+		ck_assert_int_ge(matched, 3);
+		ck_assert_int_eq(sum_ranks__unscope(s, &err), 0);
+		sum_ranks__exit(&r);
+		prof_store__close(s);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rank_model");
@@ -372,6 +477,7 @@ int main(void)
 	tcase_add_test(tc, select_every_rank_of_single_capture_makes_no_views);
 	tcase_add_test(tc, scope_narrows_to_one_rank_and_unscope_restores_the_choice);
 	tcase_add_test(tc, scope_seeks_to_the_rank_rows_in_query_plans);
+	tcase_add_test(tc, rank_rows_are_each_process_first_and_last_row);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
 }
