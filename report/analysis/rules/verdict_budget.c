@@ -14,56 +14,62 @@
 #include "model/sql.h"
 #include "prof/error.h"
 
-/* The union of sql's (start, end) rows on one device, clipped to the window. */
+/* The union of sql's (start, end) rows on one device, clipped to the
+ * window, into *ns; with other not NULL, the union of the rows whose third
+ * column is 0 too, into *other_ns: one pass in start order gives both. */
 static int union_on_device(const struct diag_context *ctx, const char *sql, int64_t device,
-			   int64_t *ns, struct prof_error *err)
+			   int64_t *ns, int64_t *other_ns, struct prof_error *err)
 {
-	struct diag_intervals u = { 0 };
+	struct diag_intervals u = { 0 }, o = { 0 };
 	int64_t lo = ctx->w->start_ns, hi = ctx->w->end_ns;
 	struct prof_cursor *c;
 	int rc = diag__open_window(ctx, sql, DIAG_GPU_SIDE, &c, err);
 
 	*ns = 0;
+	if (other_ns)
+		*other_ns = 0;
 	if (rc)
 		return rc;
 	prof_cursor__bind_int64(c, 3, device);
 	while ((rc = prof_cursor__next(c, err)) == 1) {
 		int64_t s = prof_cursor__int64(c, 0), e = prof_cursor__int64(c, 1);
 
-		if (diag_intervals__merge(&u, s > lo ? s : lo, e < hi ? e : hi)) {
+		s = s > lo ? s : lo;
+		e = e < hi ? e : hi;
+		if (diag_intervals__merge(&u, s, e) ||
+		    (other_ns && prof_cursor__int64(c, 2) == 0 && diag_intervals__merge(&o, s, e))) {
 			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 			break;
 		}
 	}
 	prof_cursor__close(c);
 	*ns = diag_intervals__length(&u);
+	if (other_ns)
+		*other_ns = diag_intervals__length(&o);
 	diag_intervals__exit(&u);
+	diag_intervals__exit(&o);
 	return rc < 0 ? rc : 0;
 }
 
 /* A CUDA graph launched whole (--cuda-graph-trace=graph) counts as
  * computing: what its nodes are is not recorded. */
 #define GRAPHS_ON_DEVICE_SQL                                                   \
-	" UNION ALL SELECT start, end FROM " PROF_T_GRAPH_TRACE " WHERE end > ?1" \
+	" UNION ALL SELECT start, end, 0 FROM " PROF_T_GRAPH_TRACE " WHERE end > ?1" \
 	" AND start < ?2 AND deviceId = ?3 AND NOT " SUM_BAD_SPAN("")
 
 /* The busy part split: every kernel, and the kernels that are not NCCL's. */
 static int split_busy(const struct diag_context *ctx, int64_t device, int64_t busy_ns,
 		      int64_t out[VERDICT_NPARTS], struct prof_error *err)
 {
-	const char *all_sql[2] = {
-		"SELECT start, end FROM " PROF_T_KERNEL " WHERE end > ?1 AND start < ?2"
-		" AND deviceId = ?3 AND NOT " SUM_BAD_SPAN("") " ORDER BY start",
-		"SELECT start, end FROM " PROF_T_KERNEL " WHERE end > ?1 AND start < ?2"
-		" AND deviceId = ?3 AND NOT " SUM_BAD_SPAN("") GRAPHS_ON_DEVICE_SQL " ORDER BY 1",
-	};
-	const char *compute_sql[2] = {
-		"SELECT k.start, k.end FROM " PROF_T_KERNEL " k WHERE k.end > ?1 AND k.start < ?2"
-		" AND k.deviceId = ?3 AND NOT " SUM_BAD_SPAN("k.")
-		" AND (" NCCL_KERNEL_SQL("k") ") IS NOT 1 ORDER BY k.start",
-		"SELECT k.start, k.end FROM " PROF_T_KERNEL " k WHERE k.end > ?1 AND k.start < ?2"
-		" AND k.deviceId = ?3 AND NOT " SUM_BAD_SPAN("k.")
-		" AND (" NCCL_KERNEL_SQL("k") ") IS NOT 1" GRAPHS_ON_DEVICE_SQL " ORDER BY 1",
+	/* every kernel, each told NCCL's or not: the compute union is the
+	 * same pass's other (a statement of its own sorted the kernels again) */
+	const char *kernels_sql[2] = {
+		"SELECT k.start, k.end, (" NCCL_KERNEL_SQL("k") ") IS 1 FROM " PROF_T_KERNEL " k"
+		" WHERE k.end > ?1 AND k.start < ?2 AND k.deviceId = ?3 AND NOT " SUM_BAD_SPAN("k.")
+		" ORDER BY k.start",
+		"SELECT k.start, k.end, (" NCCL_KERNEL_SQL("k") ") IS 1 FROM " PROF_T_KERNEL " k"
+		" WHERE k.end > ?1 AND k.start < ?2 AND k.deviceId = ?3 AND NOT " SUM_BAD_SPAN("k.")
+		GRAPHS_ON_DEVICE_SQL " ORDER BY 1",
 	};
 	const char *graphs_sql = "SELECT start, end FROM " PROF_T_GRAPH_TRACE " WHERE end > ?1"
 				 " AND start < ?2 AND deviceId = ?3 AND NOT " SUM_BAD_SPAN("")
@@ -73,13 +79,11 @@ static int split_busy(const struct diag_context *ctx, int64_t device, int64_t bu
 	int rc;
 
 	if (ctx->has_kernel) {
-		rc = union_on_device(ctx, all_sql[g], device, &kernels_ns, err);
-		if (!rc)
-			rc = union_on_device(ctx, compute_sql[g], device, &compute_ns, err);
+		rc = union_on_device(ctx, kernels_sql[g], device, &kernels_ns, &compute_ns, err);
 		if (rc)
 			return rc;
 	} else if (g) {
-		rc = union_on_device(ctx, graphs_sql, device, &kernels_ns, err);
+		rc = union_on_device(ctx, graphs_sql, device, &kernels_ns, NULL, err);
 		if (rc)
 			return rc;
 		compute_ns = kernels_ns;
