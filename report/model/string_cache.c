@@ -93,9 +93,6 @@ int string_cache__of_column(struct string_cache *c, struct prof_cursor *cur, int
 			    int **tag, struct prof_error *err)
 {
 	enum prof_value_kind kind = prof_cursor__kind(cur, col);
-	struct cached *e;
-	int64_t id;
-	int rc;
 
 	*value = NULL;
 	if (kind == PROF_VALUE_NULL) {
@@ -105,8 +102,15 @@ int string_cache__of_column(struct string_cache *c, struct prof_cursor *cur, int
 	}
 	if (kind != PROF_VALUE_INT)
 		return odd_id(c, cur, col, value, tag, err);
-	id = prof_cursor__int64(cur, col);
-	e = id_map__get(&c->ids, id);
+	return string_cache__of_id(c, prof_cursor__int64(cur, col), value, tag, err);
+}
+
+int string_cache__of_id(struct string_cache *c, int64_t id, const char **value, int **tag, struct prof_error *err)
+{
+	struct cached *e = id_map__get(&c->ids, id);
+	int rc;
+
+	*value = NULL;
 	if (!e) {
 		char *text;
 

@@ -22,6 +22,8 @@ int string_cache__new(struct prof_store *s, struct string_cache **out, struct pr
  * Valid until the cache is freed. < 0 on an error of SQLite's or memory. */
 int string_cache__of_column(struct string_cache *c, struct prof_cursor *cur, int col, const char **value,
 			    int **tag, struct prof_error *err);
+/* The same for an integer id. */
+int string_cache__of_id(struct string_cache *c, int64_t id, const char **value, int **tag, struct prof_error *err);
 void string_cache__free(struct string_cache *c);
 
 #endif

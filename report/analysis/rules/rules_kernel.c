@@ -8,11 +8,9 @@
 
 #include <stdlib.h>
 
-#include "analysis/ranks/nccl.h"
+#include "analysis/rules/kernel_groups.h"
 #include "analysis/kernel_metrics/occupancy.h"
 #include "prof/tables.h"
-#include "model/sql.h"
-#include "model/sums.h"
 #include "prof/saturate.h"
 #include "prof/error.h"
 
@@ -77,20 +75,13 @@ static void report_occupancy(struct diag_context *ctx, struct diag_tally *t, con
 
 static int rule_occupancy(struct diag_context *ctx, struct prof_error *err)
 {
-	const char *sql =
-		"SELECT " DIAG_KERNEL_NAME_SQL ", k.blockX * k.blockY * k.blockZ, k.registersPerThread,"
-		" k.staticSharedMemory + k.dynamicSharedMemory, max(k.sharedMemoryExecuted),"
-		" count(*), " SUM_TOTAL_SATURATED("k.end - k.start")
-		" FROM " PROF_T_KERNEL " k WHERE k.start >= ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.")
-		" AND (" NCCL_KERNEL_SQL("k") ") IS NOT 1"
-		" GROUP BY " PROF_SQL_KERNEL_NAME_ID("k.") ", 2, 3, 4 ORDER BY 7 DESC";
 	double max_occ = diag__get(ctx, "occupancy.max");
 	double min_share = diag__get(ctx, "occupancy.min_kernel_share");
 	struct diag_tally t = { 0 };
 	struct occupancy_unknown unknown = { 0 };
+	const struct kernel_groups *g;
 	struct occ_gpu gpu;
 	struct prof_error gerr;
-	struct prof_cursor *c;
 	int64_t ns = 0, n = 0;
 	char key[512];
 	int rc;
@@ -99,45 +90,44 @@ static int rule_occupancy(struct diag_context *ctx, struct prof_error *err)
 		return 0;
 	if (occ_gpu__from_store(ctx->store, 0, &gpu, &gerr))
 		return diag__skip(ctx, "low_occupancy", "no usable GPU description: %s", gerr.msg);
-	rc = diag__open_window(ctx, sql, DIAG_GPU_SIDE, &c, err);
+	rc = kernel_groups__of(ctx, &g, err);
 	if (rc)
 		return rc;
-	while ((rc = prof_cursor__next(c, err)) == 1) {
+	for (int i = 0; i < g->nshapes; i++) {
+		const struct kernel_shape *k = &g->shapes[i];
 		struct occ_launch l = {
-			.threads_per_block = (int)prof_cursor__int64(c, 1),
-			.registers_per_thread = (int)prof_cursor__int64(c, 2),
-			.shared_per_block_bytes = prof_cursor__int64(c, 3),
-			.shared_config_bytes = prof_cursor__int64(c, 4),
+			.threads_per_block = (int)k->threads_per_block,
+			.registers_per_thread = (int)k->registers_per_thread,
+			.shared_per_block_bytes = k->shared_bytes,
+			.shared_config_bytes = k->shared_config_bytes,
 		};
 		struct occ_result r;
-		int64_t time = prof_cursor__int64(c, 6);
 		struct diag_tally_entry *e;
 
 		if (l.registers_per_thread <= 0) {
-			if (note_unknown(&unknown, prof_cursor__text(c, 0), prof_cursor__int64(c, 5), time))
+			if (note_unknown(&unknown, k->name, k->count, k->time_ns))
 				goto nomem;
 			continue;
 		}
-		if (diag__share(ctx, time) < min_share)
+		if (diag__share(ctx, k->time_ns) < min_share)
 			continue;
 		if (occ__compute(&gpu, &l, &r) || r.limiter == OCC_LIMIT_INVALID || r.occupancy >= max_occ)
 			continue;
 		snprintf(key, sizeof key, "%s: %.0f%% (%d threads, %d regs, %lld B shared; limited by %s)",
-			 prof_cursor__text(c, 0), 100 * r.occupancy, l.threads_per_block, l.registers_per_thread,
+			 k->name, 100 * r.occupancy, l.threads_per_block, l.registers_per_thread,
 			 (long long)l.shared_per_block_bytes, occ_limiter__name(r.limiter));
 		e = diag_tally__get(&t, key);
 		if (!e)
 			goto nomem;
-		e->count += prof_cursor__int64(c, 5);
-		e->time_ns = prof_add_saturated(e->time_ns, time);
+		e->count += k->count;
+		e->time_ns = prof_add_saturated(e->time_ns, k->time_ns);
 		e->bytes = -1;
-		ns = prof_add_saturated(ns, time);
+		ns = prof_add_saturated(ns, k->time_ns);
 		n++;
 	}
-	prof_cursor__close(c);
-	if (rc >= 0 && n) {
+	if (n) {
 		report_occupancy(ctx, &t, &gpu, n, ns, &unknown);
-	} else if (rc >= 0 && unknown.launches) {
+	} else if (unknown.launches) {
 		char *why = unknown_sentence(&unknown);
 		rc = why ? diag__skip(ctx, "low_occupancy", "%s", why) : PROF_E_NOMEM;
 		free(why);
@@ -148,7 +138,6 @@ static int rule_occupancy(struct diag_context *ctx, struct prof_error *err)
 	diag_tally__exit(&unknown.names);
 	return rc < 0 ? rc : 0;
 nomem:
-	prof_cursor__close(c);
 	diag_tally__exit(&t);
 	diag_tally__exit(&unknown.names);
 	return prof_error__set(err, PROF_E_NOMEM, "out of memory");
