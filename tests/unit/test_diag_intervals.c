@@ -1,10 +1,13 @@
 /* test_diag_intervals.c - unions of time intervals: overlapping work counts
  * once, a union clipped to a window is never longer than the window, and
- * the covered length of a span is what lies inside it, and two unions'
- * intersection covers what they cover at once. */
+ * the covered length of a span is what lies inside it, two unions'
+ * intersection covers what they cover at once, and a union's length kept
+ * alone is the merged union's. */
 #include <check.h>
 
 #include "analysis/diagnose/diagnose.h"
+#include "prof/store.h"
+#include "prof/tables.h"
 #include "testutil.h"
 
 /* A list of n intervals pushed as they come, the empty ones dropped. */
@@ -107,6 +110,56 @@ START_TEST(intervals_intersection_overlaps_a_third_as_both_would)
 }
 END_TEST
 
+/* The union's length kept alone (diag_union_length) is the merged
+ * union's length, on every kernel of real captures in start order, whole
+ * and clipped to a window (rows before it start at its start, empty ones
+ * after it). */
+START_TEST(intervals_length_alone_is_the_merged_length)
+{
+	static const char *const captures[] = { "transformer_naive.sqlite", "ddp/ddp2_even.sqlite",
+						"corpus/graph_replay.sqlite" };
+
+	for (size_t k = 0; k < sizeof captures / sizeof *captures; k++) {
+		struct prof_error err = { 0 };
+		struct prof_store *s;
+		struct prof_cursor *c;
+		int64_t first = 0, last = 0;
+		int n = 0;
+
+		ck_assert_msg(prof_store__open(testutil_data_path(captures[k]), &s, &err) == 0, "%s", err.msg);
+		ck_assert_int_eq(prof_cursor__open(s, "SELECT min(start), max(end) FROM " PROF_T_KERNEL, &c, &err), 0);
+		ck_assert_int_eq(prof_cursor__next(c, &err), 1);
+		first = prof_cursor__int64(c, 0);
+		last = prof_cursor__int64(c, 1);
+		prof_cursor__close(c);
+		/* whole, then the middle third */
+		for (int w = 0; w < 2; w++) {
+			int64_t lo = w ? first + (last - first) / 3 : first, hi = w ? last - (last - first) / 3 : last;
+			struct diag_intervals u = { 0 };
+			struct diag_union_length len = { 0 };
+
+			ck_assert_int_eq(prof_cursor__open(s, "SELECT start, end FROM " PROF_T_KERNEL " ORDER BY start",
+							   &c, &err), 0);
+			while (prof_cursor__next(c, &err) == 1) {
+				int64_t a = prof_cursor__int64(c, 0), b = prof_cursor__int64(c, 1);
+
+				a = a > lo ? a : lo;
+				b = b < hi ? b : hi;
+				ck_assert_int_eq(diag_intervals__merge(&u, a, b), 0);
+				diag_union_length__add(&len, a, b);
+				n++;
+			}
+			prof_cursor__close(c);
+			ck_assert_int_gt(u.n, 10);
+			ck_assert_int_eq(diag_union_length__ns(&len), diag_intervals__length(&u));
+			diag_intervals__exit(&u);
+		}
+		ck_assert_int_gt(n, 1000);
+		prof_store__close(s);
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("diag_intervals");
@@ -117,6 +170,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, intervals_merged_in_start_order_stay_disjoint);
 	tcase_add_test(tc, intervals_united_in_place_from_any_order);
 	tcase_add_test(tc, intervals_intersection_overlaps_a_third_as_both_would);
+	tcase_add_test(tc, intervals_length_alone_is_the_merged_length);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -169,3 +169,21 @@ int64_t diag_intervals__union_ns(struct diag_intervals *l, int64_t lo, int64_t h
 	}
 	return open ? sum + cur.end_ns - cur.start_ns : sum;
 }
+
+void diag_union_length__add(struct diag_union_length *u, int64_t start, int64_t end)
+{
+	if (end <= start)
+		return;
+	if (u->have && extends(&u->last, start, end))
+		return;
+	if (u->have)
+		u->done_ns = prof_add_saturated(u->done_ns, prof_span_saturated(u->last.start_ns, u->last.end_ns));
+	u->last = (struct diag_interval){ .start_ns = start, .end_ns = end };
+	u->have = true;
+}
+
+int64_t diag_union_length__ns(const struct diag_union_length *u)
+{
+	return u->have ? prof_add_saturated(u->done_ns, prof_span_saturated(u->last.start_ns, u->last.end_ns))
+		       : u->done_ns;
+}

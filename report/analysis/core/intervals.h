@@ -5,6 +5,7 @@
 #ifndef REPORT_INTERVALS_H
 #define REPORT_INTERVALS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct diag_interval {
@@ -39,5 +40,17 @@ int64_t diag_intervals__overlap_ns(const struct diag_intervals *a, const struct 
 int diag_intervals__intersect(const struct diag_intervals *a, const struct diag_intervals *b,
 			      struct diag_intervals *out);
 void diag_intervals__exit(struct diag_intervals *l);
+
+/* The length alone of a union fed in start order, in constant memory:
+ * what diag_intervals__merge, then diag_intervals__length give, for a
+ * reader that keeps nothing else of it (a million kernels' union is 16
+ * MB a list). Zeroed to start. */
+struct diag_union_length {
+	struct diag_interval last;
+	bool have;
+	int64_t done_ns; /* of the intervals before last */
+};
+void diag_union_length__add(struct diag_union_length *u, int64_t start, int64_t end);
+int64_t diag_union_length__ns(const struct diag_union_length *u);
 
 #endif

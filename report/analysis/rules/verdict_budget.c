@@ -14,13 +14,14 @@
 #include "model/sql.h"
 #include "prof/error.h"
 
-/* The union of sql's (start, end) rows on one device, clipped to the
- * window, into *ns; with other not NULL, the union of the rows whose third
- * column is 0 too, into *other_ns: one pass in start order gives both. */
+/* The length of the union of sql's (start, end) rows on one device,
+ * clipped to the window, into *ns; with other not NULL, that of the rows
+ * whose third column is 0 too, into *other_ns: one pass in start order
+ * gives both, and only their lengths are kept. */
 static int union_on_device(const struct diag_context *ctx, const char *sql, int64_t device,
 			   int64_t *ns, int64_t *other_ns, struct prof_error *err)
 {
-	struct diag_intervals u = { 0 }, o = { 0 };
+	struct diag_union_length u = { 0 }, o = { 0 };
 	int64_t lo = ctx->w->start_ns, hi = ctx->w->end_ns;
 	struct prof_cursor *c;
 	int rc = diag__open_window(ctx, sql, DIAG_GPU_SIDE, &c, err);
@@ -36,18 +37,14 @@ static int union_on_device(const struct diag_context *ctx, const char *sql, int6
 
 		s = s > lo ? s : lo;
 		e = e < hi ? e : hi;
-		if (diag_intervals__merge(&u, s, e) ||
-		    (other_ns && prof_cursor__int64(c, 2) == 0 && diag_intervals__merge(&o, s, e))) {
-			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
-			break;
-		}
+		diag_union_length__add(&u, s, e);
+		if (other_ns && prof_cursor__int64(c, 2) == 0)
+			diag_union_length__add(&o, s, e);
 	}
 	prof_cursor__close(c);
-	*ns = diag_intervals__length(&u);
+	*ns = diag_union_length__ns(&u);
 	if (other_ns)
-		*other_ns = diag_intervals__length(&o);
-	diag_intervals__exit(&u);
-	diag_intervals__exit(&o);
+		*other_ns = diag_union_length__ns(&o);
 	return rc < 0 ? rc : 0;
 }
 
