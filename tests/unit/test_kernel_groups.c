@@ -6,7 +6,6 @@
  * groups tie on their total), in the diagnosis's window and over the whole
  * capture. The statements, run beside, say what is right. */
 #include <check.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,17 +28,8 @@ static const char *const captures[] = {
 	"python/py_hf_gpt2_train.sqlite",
 };
 
-static const char names_sql[] =
-	"SELECT " DIAG_KERNEL_NAME_SQL ", count(*), " SUM_TOTAL_SATURATED("k.end - k.start")
-	" FROM " PROF_T_KERNEL " k WHERE k.start >= ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.")
-	" GROUP BY " PROF_SQL_KERNEL_NAME_ID("k.") " ORDER BY 3 DESC";
-static const char shapes_sql[] =
-	"SELECT " DIAG_KERNEL_NAME_SQL ", k.blockX * k.blockY * k.blockZ, k.registersPerThread,"
-	" k.staticSharedMemory + k.dynamicSharedMemory, max(k.sharedMemoryExecuted),"
-	" count(*), " SUM_TOTAL_SATURATED("k.end - k.start")
-	" FROM " PROF_T_KERNEL " k WHERE k.start >= ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.")
-	" AND (" NCCL_KERNEL_SQL("k") ") IS NOT 1"
-	" GROUP BY " PROF_SQL_KERNEL_NAME_ID("k.") ", 2, 3, 4 ORDER BY 7 DESC";
+static const char names_sql[] = KERNEL_GROUPS_NAMES_SQL;
+static const char shapes_sql[] = KERNEL_GROUPS_SHAPES_SQL;
 
 /* The groups against the statements in ctx's window; how many rows tie
  * on their total with the row before. */
@@ -127,16 +117,11 @@ START_TEST(other_types_grouped_as_sql_groups_them)
 	struct prof_store *s;
 	struct diag_settings settings;
 	struct diag_context ctx;
-	sqlite3 *db;
 
 	snprintf(path, sizeof path, "%s", testutil_tmp_path("kernel_groups_real.sqlite"));
 	testutil_copy_file(testutil_data_path("transformer_naive.sqlite"), path);
-	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(db, "UPDATE " PROF_T_KERNEL " SET registersPerThread = registersPerThread + 0.5 "
-				      "WHERE rowid IN (SELECT rowid FROM " PROF_T_KERNEL " ORDER BY rowid DESC LIMIT 50)",
-				      NULL, NULL, NULL),
-			 SQLITE_OK);
-	sqlite3_close(db);
+	testutil_sqlite3(path, "UPDATE " PROF_T_KERNEL " SET registersPerThread = registersPerThread + 0.5 "
+			 "WHERE rowid IN (SELECT rowid FROM " PROF_T_KERNEL " ORDER BY rowid DESC LIMIT 50)");
 	memset(&ctx, 0, sizeof ctx);
 	ck_assert_msg(prof_store__open(path, &s, &err) == 0, "%s", err.msg);
 	ck_assert_int_eq(diag_settings__init(&settings), 0);

@@ -4,7 +4,6 @@
  * (job_fixture.h: the CUDA rows are the captures', the process info is
  * written by the test), on a single capture and on an nsys export. */
 #include <check.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -393,19 +392,12 @@ START_TEST(rank_rows_are_each_process_first_and_last_row)
 	 * job writes them: the processes' rows interleave */
 	snprintf(by_time, sizeof by_time, "%s", testutil_tmp_path("ddp2_by_time.sqlite"));
 	testutil_copy_file(one, by_time);
-	{
-		sqlite3 *db;
+	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+		char sql[512];
 
-		ck_assert_int_eq(sqlite3_open(by_time, &db), SQLITE_OK);
-		for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
-			char *sql = sqlite3_mprintf("CREATE TEMP TABLE t AS SELECT * FROM %s ORDER BY start; "
-						    "DELETE FROM %s; INSERT INTO %s SELECT * FROM t; DROP TABLE t",
-						    tables[i][0], tables[i][0], tables[i][0]);
-
-			ck_assert_msg(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK, "%s", sqlite3_errmsg(db));
-			sqlite3_free(sql);
-		}
-		sqlite3_close(db);
+		snprintf(sql, sizeof sql, "CREATE TEMP TABLE t AS SELECT * FROM %s ORDER BY start; DELETE FROM %s; "
+			 "INSERT INTO %s SELECT * FROM t; DROP TABLE t", tables[i][0], tables[i][0], tables[i][0]);
+		testutil_sqlite3(by_time, sql);
 	}
 	captures[2] = by_time;
 	{

@@ -303,76 +303,52 @@ static int keep_counted(struct diag_context *ctx, struct groups *names, struct g
 
 /* ---- a foreign file's columns: the statements themselves ---------------- */
 
-static int read_names(struct diag_context *ctx, struct kernel_groups *g, struct prof_error *err)
+/* A row of KERNEL_GROUPS_NAMES_SQL (shapes false) or of
+ * KERNEL_GROUPS_SHAPES_SQL appended to g. */
+static int keep_row(struct prof_cursor *c, bool shapes, struct kernel_groups *g, int *cap)
 {
-	const char *sql =
-		"SELECT " DIAG_KERNEL_NAME_SQL ", count(*), " SUM_TOTAL_SATURATED("k.end - k.start")
-		" FROM " PROF_T_KERNEL " k WHERE k.start >= ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.")
-		" GROUP BY " PROF_SQL_KERNEL_NAME_ID("k.") " ORDER BY 3 DESC";
-	struct prof_cursor *c;
-	int cap = 0, rc;
+	const char *name = prof_cursor__text(c, 0);
 
-	rc = diag__open_window(ctx, sql, DIAG_GPU_SIDE, &c, err);
-	if (rc)
-		return rc;
-	while ((rc = prof_cursor__next(c, err)) == 1) {
-		const char *name = prof_cursor__text(c, 0);
+	if (!shapes) {
 		struct kernel_group *e;
 
-		if (array__grow((void **)&g->v, &cap, g->n + 1, sizeof *g->v)) {
-			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
-			break;
-		}
+		if (array__grow((void **)&g->v, cap, g->n + 1, sizeof *g->v))
+			return PROF_E_NOMEM;
 		e = &g->v[g->n];
-		e->name = name ? strdup(name) : NULL;
-		if (name && !e->name) {
-			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
-			break;
-		}
-		e->count = prof_cursor__int64(c, 1);
-		e->time_ns = prof_cursor__int64(c, 2);
+		*e = (struct kernel_group){ .name = name ? strdup(name) : NULL, .count = prof_cursor__int64(c, 1),
+					    .time_ns = prof_cursor__int64(c, 2) };
+		if (name && !e->name)
+			return PROF_E_NOMEM;
 		g->n++;
+		return 0;
 	}
-	prof_cursor__close(c);
-	return rc < 0 ? rc : 0;
+	if (array__grow((void **)&g->shapes, cap, g->nshapes + 1, sizeof *g->shapes))
+		return PROF_E_NOMEM;
+	g->shapes[g->nshapes] = (struct kernel_shape){
+		.name = strdup(name ? name : "?"),
+		.threads_per_block = prof_cursor__int64(c, 1), .registers_per_thread = prof_cursor__int64(c, 2),
+		.shared_bytes = prof_cursor__int64(c, 3), .shared_config_bytes = prof_cursor__int64(c, 4),
+		.count = prof_cursor__int64(c, 5), .time_ns = prof_cursor__int64(c, 6),
+	};
+	if (!g->shapes[g->nshapes].name)
+		return PROF_E_NOMEM;
+	g->nshapes++;
+	return 0;
 }
 
-static int read_shapes(struct diag_context *ctx, struct kernel_groups *g, struct prof_error *err)
+static int read_statement(struct diag_context *ctx, const char *sql, bool shapes, struct kernel_groups *g,
+			  struct prof_error *err)
 {
-	const char *sql =
-		"SELECT " DIAG_KERNEL_NAME_SQL ", k.blockX * k.blockY * k.blockZ, k.registersPerThread,"
-		" k.staticSharedMemory + k.dynamicSharedMemory, max(k.sharedMemoryExecuted),"
-		" count(*), " SUM_TOTAL_SATURATED("k.end - k.start")
-		" FROM " PROF_T_KERNEL " k WHERE k.start >= ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.")
-		" AND (" NCCL_KERNEL_SQL("k") ") IS NOT 1"
-		" GROUP BY " PROF_SQL_KERNEL_NAME_ID("k.") ", 2, 3, 4 ORDER BY 7 DESC";
 	struct prof_cursor *c;
-	int cap = 0, rc;
+	int cap = 0, rc = diag__open_window(ctx, sql, DIAG_GPU_SIDE, &c, err);
 
-	rc = diag__open_window(ctx, sql, DIAG_GPU_SIDE, &c, err);
 	if (rc)
 		return rc;
-	while ((rc = prof_cursor__next(c, err)) == 1) {
-		const char *name = prof_cursor__text(c, 0);
-		struct kernel_shape *e;
-
-		if (array__grow((void **)&g->shapes, &cap, g->nshapes + 1, sizeof *g->shapes)) {
+	while ((rc = prof_cursor__next(c, err)) == 1)
+		if (keep_row(c, shapes, g, &cap)) {
 			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 			break;
 		}
-		e = &g->shapes[g->nshapes];
-		*e = (struct kernel_shape){
-			.name = strdup(name ? name : "?"),
-			.threads_per_block = prof_cursor__int64(c, 1), .registers_per_thread = prof_cursor__int64(c, 2),
-			.shared_bytes = prof_cursor__int64(c, 3), .shared_config_bytes = prof_cursor__int64(c, 4),
-			.count = prof_cursor__int64(c, 5), .time_ns = prof_cursor__int64(c, 6),
-		};
-		if (!e->name) {
-			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
-			break;
-		}
-		g->nshapes++;
-	}
 	prof_cursor__close(c);
 	return rc < 0 ? rc : 0;
 }
@@ -400,9 +376,9 @@ static int read_groups(struct diag_context *ctx, struct kernel_groups *g, struct
 	if (rc == COUNTED)
 		rc = keep_counted(ctx, &names, &shapes, g, err);
 	else if (rc == ODD_TYPES) {
-		rc = read_names(ctx, g, err);
+		rc = read_statement(ctx, KERNEL_GROUPS_NAMES_SQL, false, g, err);
 		if (rc == 0)
-			rc = read_shapes(ctx, g, err);
+			rc = read_statement(ctx, KERNEL_GROUPS_SHAPES_SQL, true, g, err);
 	}
 	groups__exit(&names);
 	groups__exit(&shapes);

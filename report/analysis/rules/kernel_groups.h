@@ -11,7 +11,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analysis/core/kernel_name_sql.h"
 #include "analysis/diagnose/context.h"
+#include "analysis/ranks/nccl.h"
+#include "model/sql.h"
+#include "model/sums.h"
+#include "prof/tables.h"
 
 struct kernel_group {
 	char *name;       /* NULL: a name the query could not give */
@@ -36,6 +41,20 @@ struct kernel_groups {
 	struct kernel_shape *shapes;
 	int nshapes;
 };
+
+/* The statements the groups stand in for, over the window [?1, ?2): the
+ * rows of struct kernel_group, and of struct kernel_shape in its order. */
+#define KERNEL_GROUPS_NAMES_SQL                                                                  \
+	"SELECT " DIAG_KERNEL_NAME_SQL ", count(*), " SUM_TOTAL_SATURATED("k.end - k.start")       \
+	" FROM " PROF_T_KERNEL " k WHERE k.start >= ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.") \
+	" GROUP BY " PROF_SQL_KERNEL_NAME_ID("k.") " ORDER BY 3 DESC"
+#define KERNEL_GROUPS_SHAPES_SQL                                                                 \
+	"SELECT " DIAG_KERNEL_NAME_SQL ", k.blockX * k.blockY * k.blockZ, k.registersPerThread,"   \
+	" k.staticSharedMemory + k.dynamicSharedMemory, max(k.sharedMemoryExecuted),"             \
+	" count(*), " SUM_TOTAL_SATURATED("k.end - k.start")                                      \
+	" FROM " PROF_T_KERNEL " k WHERE k.start >= ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.") \
+	" AND (" NCCL_KERNEL_SQL("k") ") IS NOT 1"                                                \
+	" GROUP BY " PROF_SQL_KERNEL_NAME_ID("k.") ", 2, 3, 4 ORDER BY 7 DESC"
 
 /* The groups of ctx's window, longest first (ties as the GROUP BY
  * statements leave them), read at the first ask and kept in
