@@ -16,6 +16,7 @@
 #include "model/sql.h"
 #include "model/window.h"
 #include "prof/error.h"
+#include "prof/strfmt.h"
 #include "prof/tables.h"
 
 static int nomem(struct prof_error *err)
@@ -436,13 +437,12 @@ int diag_rank_work__load(struct prof_store *s, int64_t pid, int64_t by_ns, int64
 		 * temporary copy of every call of the job, and its index, cost
 		 * more than this scan, and the job's rules need at most two
 		 * ranks' calls */
-		char *api = malloc(strlen(calls) + 256);
+		char *api = prof_strfmt("SELECT start, end FROM (%s) WHERE NOT " SUM_BAD_SPAN("") " AND "
+					PROF_SQL_GLOBAL_PID_OF_TID("globalTid") " = ?3 AND end > ?1 AND start < ?2"
+					" ORDER BY start", calls);
 
 		if (!api)
 			return nomem(err);
-		sprintf(api, "SELECT start, end FROM (%s) WHERE NOT " SUM_BAD_SPAN("") " AND "
-			PROF_SQL_GLOBAL_PID_OF_TID("globalTid") " = ?3 AND end > ?1 AND start < ?2 ORDER BY start",
-			calls);
 		rc = load_union(s, api, by_ns, lo, hi, pid, &w->api, NULL, err);
 		free(api);
 	}

@@ -128,10 +128,6 @@ static int64_t sql_integer(double r)
  * are few. */
 static int sort_groups(struct prof_store *store, struct groups *g, struct prof_error *err)
 {
-	static const char *const key_terms[NKEYS] = {
-		"json_extract(value, '$[2]')", "json_extract(value, '$[3]')",
-		"json_extract(value, '$[4]')", "json_extract(value, '$[5]')",
-	};
 	struct prof_cursor *c = NULL;
 	struct group *sorted;
 	char *json, *at, sql[512];
@@ -156,10 +152,12 @@ static int sort_groups(struct prof_store *store, struct groups *g, struct prof_e
 		*at++ = ']';
 	}
 	strcpy(at, "]");
-	snprintf(sql, sizeof sql, "SELECT min(json_extract(value, '$[0]')), max(json_extract(value, '$[1]'))"
-		 " FROM json_each(?1) GROUP BY %s%s%s%s%s%s%s ORDER BY 2 DESC", key_terms[0],
-		 g->nkeys > 1 ? ", " : "", g->nkeys > 1 ? key_terms[1] : "", g->nkeys > 2 ? ", " : "",
-		 g->nkeys > 2 ? key_terms[2] : "", g->nkeys > 3 ? ", " : "", g->nkeys > 3 ? key_terms[3] : "");
+	/* key k is the row's element 2 + k */
+	at = sql + sprintf(sql, "SELECT min(json_extract(value, '$[0]')), max(json_extract(value, '$[1]'))"
+			   " FROM json_each(?1) GROUP BY ");
+	for (int k = 0; k < g->nkeys; k++)
+		at += sprintf(at, "%sjson_extract(value, '$[%d]')", k ? ", " : "", 2 + k);
+	strcpy(at, " ORDER BY 2 DESC");
 	rc = prof_cursor__open(store, sql, &c, err);
 	if (rc == 0 && prof_cursor__bind_text(c, 1, json) != 0)
 		rc = prof_error__set(err, PROF_E_SQL, "cannot bind the groups' totals");
