@@ -52,6 +52,7 @@ struct chrome_ctx {
 	bool first_event;
 	int64_t flows;      /* flow ids handed out: one per GPU activity whose
 			     * launching call is in the export */
+	const struct tm_launch *launch; /* the row's being written */
 	struct prof_error *err;
 };
 
@@ -298,14 +299,13 @@ static void gpu_common_args(struct chrome_ctx *c, struct prof_cursor *cur)
  * out of file order, which the format allows. */
 static void gpu_flow(struct chrome_ctx *c, struct prof_cursor *cur)
 {
-	int64_t gt = prof_cursor__int64(cur, TM_GPU_LAUNCH_TID), id, pid, tid;
+	int64_t gt = c->launch->tid, id, pid, tid;
 
-	if (prof_cursor__is_null(cur, TM_GPU_LAUNCH_START))
+	if (!c->launch->has_start)
 		return;
 
 	id = ++c->flows;
-	ev_flow(c, true, id, prof_pid_of(gt), prof_tid_of(gt),
-		prof_cursor__int64(cur, TM_GPU_LAUNCH_START));
+	ev_flow(c, true, id, prof_pid_of(gt), prof_tid_of(gt), c->launch->start);
 	gpu_track(c, prof_cursor__int64(cur, TM_GPU_PID), prof_cursor__int64(cur, TM_GPU_DEVICE),
 		  prof_cursor__int64(cur, TM_GPU_STREAM), &pid, &tid);
 	ev_flow(c, false, id, pid, tid, prof_cursor__int64(cur, TM_GPU_START));
@@ -510,6 +510,7 @@ static void emit(struct chrome_ctx *c, const struct tm_row *r)
 {
 	char name[96];
 
+	c->launch = &r->launch;
 	switch (r->kind) {
 	case TM_NVTX: emit_nvtx(c, r->cur); break;
 	case TM_GPU_NVTX: {

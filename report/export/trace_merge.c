@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "folded_ranges.h"
+#include "trace_ranged.h"
 #include "prof/tables.h"
 #include "model/names.h"
 #include "model/sql.h"
@@ -440,7 +441,7 @@ int trace_merge__each_process_stream(struct trace_merge *m,
 #define CALLS_RUNTIME "perfkit_tm_runtime_calls"
 #define CALLS_DRIVER "perfkit_tm_driver_calls"
 
-static int index_calls(struct trace_merge *m)
+static int index_calls(struct trace_merge *m, struct prof_store *store)
 {
 	char sql[512];
 	int rc = 0;
@@ -451,17 +452,17 @@ static int index_calls(struct trace_merge *m)
 		if (!m->have[api_kinds[a]])
 			continue;
 		snprintf(sql, sizeof sql, "DROP TABLE IF EXISTS temp.%s", t);
-		rc = prof_store__exec(m->store, sql, m->err);
+		rc = prof_store__exec(store, sql, m->err);
 		if (rc == 0) {
 			snprintf(sql, sizeof sql, "CREATE TEMP TABLE %s AS SELECT correlationId, "
 				 PROF_SQL_PID_OF_TID("globalTid") " AS p, start, end, globalTid FROM %s "
 				 "WHERE correlationId IS NOT NULL ORDER BY rowid", t, api_tables[a]);
-			rc = prof_store__exec(m->store, sql, m->err);
+			rc = prof_store__exec(store, sql, m->err);
 		}
 		if (rc == 0) {
 			snprintf(sql, sizeof sql, "CREATE INDEX temp.%s_c ON %s (correlationId, p, "
 				 "start, end, globalTid)", t, t);
-			rc = prof_store__exec(m->store, sql, m->err);
+			rc = prof_store__exec(store, sql, m->err);
 		}
 	}
 	return rc;
@@ -518,6 +519,13 @@ static int gpu_sql(struct trace_merge *m, char *sql, size_t cap, const char *tab
 	char in_api[512], in_gpu[512], api_pid[96], in_range[1200] = "?3 IS NULL";
 
 	api_exprs__init(m, &a);
+	/* paired in the merge: no join, the call's columns NULL */
+	if (m->pairs) {
+		a.join[0] = '\0';
+		snprintf(a.start, sizeof a.start, "NULL");
+		snprintf(a.end, sizeof a.end, "NULL");
+		snprintf(a.tid, sizeof a.tid, "NULL");
+	}
 	snprintf(api_pid, sizeof api_pid, PROF_SQL_PID_OF_TID("%s"), a.tid);
 	if (export_window__in_range(in_api, sizeof in_api, a.start, api_pid) < 0 ||
 	    export_window__in_range(in_gpu, sizeof in_gpu, "g.start", PROF_SQL_PID_OF_TID("g.globalPid")) < 0)
@@ -529,10 +537,10 @@ static int gpu_sql(struct trace_merge *m, char *sql, size_t cap, const char *tab
 		 "SELECT g.start, g.end, g.deviceId, g.streamId, g.correlationId, g.globalPid, "
 		 "%s, CASE WHEN %s IS NOT NULL AND %s > ?1 AND %s < ?2 THEN %s END, g.rowid, %s "
 		 "FROM %s%s WHERE g.end > ?1 AND g.start < ?2 AND NOT " SUM_BAD_SPAN("g.") " "
-		 "AND %s ORDER BY g.start, g.end DESC%s%s",
+		 "AND %s ORDER BY g.start, g.end DESC, g.rowid%s%s",
 		 a.tid, a.start, a.end, a.start, a.start, extra_cols, table, a.join,
-		 in_range, m->launch_rows ? ", g.rowid, " : "",
-		 m->launch_rows ? a.start : "") >= cap)
+		 in_range, m->launch_rows && !m->pairs ? ", " : "",
+		 m->launch_rows && !m->pairs ? a.start : "") >= cap)
 		return prof_error__set(m->err, PROF_E_USAGE, "export query too long");
 	return 0;
 }
@@ -740,9 +748,12 @@ int tm_in_place__launched(struct trace_merge *m, enum tm_kind api, struct prof_c
 	process = prof_process_of(prof_cursor__int64(cur, TM_API_TID));
 	rc = walk_take(m, process, corr);
 	if (rc == 0 && m->nlaunched && driver && m->have[TM_RUNTIME]) {
-		rc = ask_calls(m, &m->runtime_has, "SELECT 1 FROM temp." CALLS_RUNTIME " WHERE "
-			       "correlationId = ?1 AND p = ?2 LIMIT 1", corr, process, &has_value,
-			       &value);
+		if (m->pairs)
+			has_value = tm_pairs__has_call(m->pairs, 0, process, corr);
+		else
+			rc = ask_calls(m, &m->runtime_has, "SELECT 1 FROM temp." CALLS_RUNTIME " WHERE "
+				       "correlationId = ?1 AND p = ?2 LIMIT 1", corr, process,
+				       &has_value, &value);
 		if (has_value)
 			m->nlaunched = 0;
 	}
@@ -1042,14 +1053,37 @@ static int launches_sql(struct trace_merge *m, char *sql, size_t cap)
 	return 0;
 }
 
+/* The same pairs where the GPU rows are paired in the merge: the calls
+ * inside a range (trace_ranged.h, made by the pairs' pass over the calls)
+ * joined to each GPU table by id. */
+static int ranged_launches_sql(struct trace_merge *m, char *sql, size_t cap)
+{
+	size_t used = 0;
+
+	sql[0] = '\0';
+	for (int g = 0; g < TM_GPU_KINDS; g++) {
+		if (!m->have[gpu_kinds[g]])
+			continue;
+		used += (size_t)snprintf(sql + used, cap > used ? cap - used : 0,
+			"%sSELECT a.g, a.s, g.deviceId, g.streamId, g.start, g.end "
+			"FROM temp." TM_RANGED_CALLS " a JOIN %s g ON g.correlationId = a.c "
+			"AND " PROF_SQL_PID_OF_TID("g.globalPid") " = a.p WHERE NOT " SUM_BAD_SPAN("g."),
+			used ? " UNION ALL " : "", gpu_tables[g]);
+	}
+	used += (size_t)snprintf(sql + used, cap > used ? cap - used : 0, " ORDER BY 1, 2");
+	if (used >= cap)
+		return prof_error__set(m->err, PROF_E_USAGE, "export query too long");
+	return 0;
+}
+
 /* Fill proj.done, sorted for the merge. */
 static int project_ranges(struct trace_merge *m)
 {
 	struct range_walk rw = { .make_name = strdup, .on_close = range_closed, .ctx = m };
 	struct prof_cursor *cur = NULL;
 	char *sql;
-	bool any;
-	int rc = index_nvtx_open(m, &any);
+	bool any = m->ranged;
+	int rc = m->pairs ? 0 : index_nvtx_open(m, &any);
 
 	/* no range to place a call in: nothing to project */
 	if (rc < 0 || !any)
@@ -1057,7 +1091,7 @@ static int project_ranges(struct trace_merge *m)
 	sql = malloc(SQL_MAX);
 	if (!sql)
 		return nomem(m);
-	rc = launches_sql(m, sql, SQL_MAX);
+	rc = m->pairs ? ranged_launches_sql(m, sql, SQL_MAX) : launches_sql(m, sql, SQL_MAX);
 	if (rc == 0)
 		rc = open_cursor(m, sql, false, &cur);
 	/* ranges of both kinds, each counted on the thread that opened it */
@@ -1150,8 +1184,8 @@ static bool has_gpu_work(const struct trace_merge *m)
 	return m->have[TM_KERNEL] || m->have[TM_MEMCPY] || m->have[TM_MEMSET] || m->have[TM_GRAPH];
 }
 
-/* The sources the GPU side opens: the GPU queries, which join the calls'
- * index, and the projection, which the same index feeds. */
+/* The sources the GPU side opens: the GPU queries and the projection,
+ * which the calls' index or the pairs feed. */
 static bool is_gpu_side(enum tm_kind k)
 {
 	return k == TM_GPU_NVTX || tm_kind__is_gpu(k);
@@ -1174,16 +1208,60 @@ static int source_open(struct trace_merge *m, enum tm_kind kind, struct tm_sourc
 	return rc < 0 ? rc : source_next(m, s);
 }
 
-/* The GPU side on m's connection: the calls' index, whether calls share
- * ids, and the GPU side's sources into m->src in kind order. Without GPU
- * work no call launched anything: no index to make. */
+/* The GPU rows paired with their calls in the merge (m->pairs), where
+ * the export is the whole capture: a window leaves out calls whose work
+ * it holds, and --range counts a GPU row by its call's start, in SQL.
+ * With the pairs come the calls inside NVTX ranges, from the same pass. */
+static bool pairs_wanted(const struct trace_merge *m)
+{
+	return has_gpu_work(m) && !m->w.range_name && m->w.from_abs_ns == INT64_MIN &&
+	       m->w.to_abs_ns == INT64_MAX;
+}
+
+static int make_pairs(struct trace_merge *m)
+{
+	struct tm_pairs_input in = { .from = m->w.from_abs_ns, .to = m->w.to_abs_ns };
+	struct tm_ranged *ranged = NULL;
+	int rc = 0;
+
+	if (!pairs_wanted(m))
+		return 0;
+	for (int g = 0; g < TM_GPU_KINDS; g++)
+		in.gpu_tables[g] = m->have[gpu_kinds[g]] ? gpu_tables[g] : NULL;
+	for (int a = 0; a < 2; a++)
+		in.api_tables[a] = m->have[api_kinds[a]] ? api_tables[a] : NULL;
+	if (m->have[TM_GPU_NVTX]) {
+		rc = tm_ranged__open(m->store, &ranged, m->err);
+		/* ranges of another type: the SQL projection compares them */
+		if (rc < 0 || !ranged)
+			return rc;
+		if (tm_ranged__any(ranged)) {
+			in.on_call = tm_ranged__call;
+			in.ctx = ranged;
+		}
+	}
+	rc = tm_pairs__make(m->store, &in, &m->pairs, m->err);
+	m->ranged = m->pairs && in.on_call;
+	if (ranged) {
+		int closed = tm_ranged__close(ranged);
+
+		rc = rc < 0 ? rc : closed;
+	}
+	return rc;
+}
+
+/* The GPU side on m's connection: the pairs or else the calls' index and
+ * whether calls share ids, and the GPU side's sources into m->src in kind
+ * order. Without GPU work no call launched anything: no index to make. */
 static int gpu_side(struct trace_merge *m)
 {
 	char *sql;
 	int rc = 0;
 
-	if (has_gpu_work(m)) {
-		rc = index_calls(m);
+	rc = make_pairs(m);
+	if (rc == 0 && has_gpu_work(m) && !m->pairs) {
+		rc = index_calls(m, m->store);
+		m->calls_indexed = rc == 0;
 		for (int a = 0; rc == 0 && a < 2 && m->launch_rows; a++)
 			if (m->have[api_kinds[a]])
 				rc = shared_corr(m, a == 0 ? CALLS_RUNTIME : CALLS_DRIVER,
@@ -1306,6 +1384,10 @@ static void side_take(struct trace_merge *m, const struct tm_source *own, int no
 	m->proj = g->m.proj;
 	memset(&g->m.proj, 0, sizeof g->m.proj);
 	memcpy(m->shared_corr, g->m.shared_corr, sizeof m->shared_corr);
+	m->pairs = g->m.pairs;
+	g->m.pairs = NULL;
+	m->ranged = g->m.ranged;
+	m->calls_indexed = g->m.calls_indexed;
 }
 
 static struct prof_store *calls_store(const struct trace_merge *m)
@@ -1323,9 +1405,26 @@ static void side_exit(struct trace_merge *m)
 		pthread_join(g->thread, NULL);
 	for (int i = 0; i < g->m.nsrc; i++)
 		prof_cursor__close(g->m.src[i].cur);
+	tm_pairs__free(g->m.pairs);
 	free(g->m.proj.live);
 	free(g->m.proj.done);
 	free(g->m.proj.names);
+}
+
+/* The rows of an impossible span, where the side was to make pairs: the
+ * tables their passes read counted there. */
+static int count_left_out(struct trace_merge *m)
+{
+	static const char *const paired[] = { PROF_T_KERNEL, PROF_T_MEMCPY, PROF_T_MEMSET,
+					      PROF_T_GRAPH_TRACE, PROF_T_RUNTIME, PROF_T_DRIVER,
+					      NULL };
+	int rc;
+
+	if (!m->pairs)
+		return sum_bad_spans__count(m->store, &m->rows_left_out, m->err);
+	rc = sum_bad_spans__count_but(m->store, paired, &m->rows_left_out, m->err);
+	m->rows_left_out += tm_pairs__bad_rows(m->pairs);
+	return rc;
 }
 
 int trace_merge__open(struct trace_merge *m)
@@ -1356,8 +1455,9 @@ int trace_merge__open(struct trace_merge *m)
 	}
 	free(sql);
 	/* a pass over the tables the writer needs only at its end, made while
-	 * the side is still busy */
-	if (rc == 0)
+	 * the side is still busy; where the side makes pairs, their passes
+	 * count the tables they read */
+	if (rc == 0 && !pairs_wanted(m))
 		rc = sum_bad_spans__count(m->store, &m->rows_left_out, m->err);
 	/* the side is finished even after a failure here, and its sources,
 	 * made or not, are closed with m's; the first failure is the one told */
@@ -1368,6 +1468,8 @@ int trace_merge__open(struct trace_merge *m)
 		memcpy(m->src, own, (size_t)nown * sizeof *own);
 		m->nsrc = nown;
 	}
+	if (rc == 0 && pairs_wanted(m))
+		rc = count_left_out(m);
 	return rc;
 }
 
@@ -1381,16 +1483,94 @@ int trace_merge__next(struct trace_merge *m, struct tm_row *row)
 	return m->ahead ? m->ahead->next(m->ahead, row) : tm_in_place__next(m, row);
 }
 
+/* The call of (corr, process) that a GPU row's join would have found, for
+ * a row the pairs did not keep the call of: each field the runtime's
+ * call's, else the driver's, as the join's coalesce; through the calls'
+ * temporary index, made at the first such row. */
+static int ask_launch(struct trace_merge *m, int64_t process, int64_t corr, struct tm_launch *l)
+{
+	static const char *const sql[2] = {
+		"SELECT globalTid, start, end FROM temp." CALLS_RUNTIME " WHERE correlationId = ?1 "
+		"AND p = ?2 LIMIT 1",
+		"SELECT globalTid, start, end FROM temp." CALLS_DRIVER " WHERE correlationId = ?1 "
+		"AND p = ?2 LIMIT 1",
+	};
+	struct prof_store *store = calls_store(m);
+	bool has[3] = { false, false, false };
+	int64_t v[3] = { 0, 0, 0 }; /* thread, start, end */
+	int rc = 0;
+
+	if (!m->calls_indexed) {
+		rc = index_calls(m, store);
+		m->calls_indexed = rc == 0;
+	}
+	for (int a = 0; rc == 0 && a < 2; a++) {
+		if (!m->have[api_kinds[a]])
+			continue;
+		if (!m->call_of[a])
+			rc = open_cursor_on(m, store, sql[a], false, &m->call_of[a]);
+		else
+			prof_cursor__reset(m->call_of[a]);
+		if (rc == 0 && (prof_cursor__bind_int64(m->call_of[a], 1, corr) != 0 ||
+				prof_cursor__bind_int64(m->call_of[a], 2, process) != 0))
+			rc = prof_error__set(m->err, PROF_E_SQL, "cannot bind a correlation id");
+		if (rc == 0 && (rc = prof_cursor__next(m->call_of[a], m->err)) > 0) {
+			for (int f = 0; f < 3; f++)
+				if (!has[f] && !prof_cursor__is_null(m->call_of[a], f)) {
+					has[f] = true;
+					v[f] = prof_cursor__int64(m->call_of[a], f);
+				}
+			rc = 0;
+		}
+	}
+	*l = (struct tm_launch){ .tid = v[0], .start = v[1] };
+	l->has_start = has[1] && has[2] && v[2] > m->w.from_abs_ns && v[1] < m->w.to_abs_ns;
+	return rc < 0 ? rc : 0;
+}
+
+/* What the row handed out tells the pairs, and for GPU work its call. */
+static int pair_row(struct trace_merge *m, const struct tm_source *s, struct tm_launch *l)
+{
+	struct prof_cursor *c = s->cur;
+	int64_t process, corr;
+
+	*l = (struct tm_launch){ 0 };
+	if (!m->pairs) {
+		if (tm_kind__is_gpu(s->kind) && !prof_cursor__is_null(c, TM_GPU_LAUNCH_START)) {
+			l->has_start = true;
+			l->tid = prof_cursor__int64(c, TM_GPU_LAUNCH_TID);
+			l->start = prof_cursor__int64(c, TM_GPU_LAUNCH_START);
+		}
+		return 0;
+	}
+	if (s->kind == TM_RUNTIME || s->kind == TM_DRIVER) {
+		if (prof_cursor__is_null(c, TM_API_TID) || prof_cursor__is_null(c, TM_API_CORR))
+			return 0;
+		return tm_pairs__call(m->pairs, s->kind == TM_DRIVER, prof_cursor__int64(c, TM_API_TID),
+				      prof_cursor__int64(c, TM_API_CORR),
+				      prof_cursor__int64(c, TM_API_START),
+				      prof_cursor__int64(c, TM_API_END)) < 0 ? nomem(m) : 0;
+	}
+	if (!tm_kind__is_gpu(s->kind) || prof_cursor__is_null(c, TM_GPU_CORR) ||
+	    prof_cursor__is_null(c, TM_GPU_PID))
+		return 0;
+	process = prof_process_of(prof_cursor__int64(c, TM_GPU_PID));
+	corr = prof_cursor__int64(c, TM_GPU_CORR);
+	if (tm_pairs__gpu(m->pairs, process, corr, l) == 1)
+		return 0;
+	return ask_launch(m, process, corr, l);
+}
+
 int tm_in_place__next(struct trace_merge *m, struct tm_row *row)
 {
 	struct tm_source *best = NULL;
+	int rc;
 
 	if (m->names_failed)
 		return nomem(m);
 
 	if (m->current) {
-		int rc = source_next(m, m->current);
-
+		rc = source_next(m, m->current);
 		m->current = NULL;
 		if (rc < 0)
 			return rc;
@@ -1406,6 +1586,9 @@ int tm_in_place__next(struct trace_merge *m, struct tm_row *row)
 	row->cur = best->cur;
 	row->span = NULL;
 	row->span_name = NULL;
+	row->launch = (struct tm_launch){ 0 };
+	if (best->cur && (rc = pair_row(m, best, &row->launch)) < 0)
+		return rc;
 	if (best->kind == TM_GPU_NVTX) {
 		row->span = &m->proj.done[m->proj.next - 1];
 		row->span_name = m->proj.names + row->span->name_off;
@@ -1428,6 +1611,9 @@ void trace_merge__exit(struct trace_merge *m)
 	prof_cursor__close(m->runtime_has);
 	prof_cursor__close(m->first_start[0]);
 	prof_cursor__close(m->first_start[1]);
+	prof_cursor__close(m->call_of[0]);
+	prof_cursor__close(m->call_of[1]);
+	tm_pairs__free(m->pairs);
 	/* the side's connection, once no cursor is left on it */
 	if (m->side && m->side->apart)
 		prof_store__close(m->side->m.store);

@@ -32,6 +32,7 @@
 
 #include "analysis/kernel_metrics/occupancy.h"
 #include "export_window.h"
+#include "trace_pairs.h"
 #include "prof/error.h"
 #include "prof/store.h"
 
@@ -50,8 +51,9 @@ static inline bool tm_kind__is_gpu(enum tm_kind k)
 enum {
 	/* GPU work (kernel, memcpy, memset, graph launch) */
 	TM_GPU_START = 0, TM_GPU_END, TM_GPU_DEVICE, TM_GPU_STREAM, TM_GPU_CORR, TM_GPU_PID,
-	TM_GPU_LAUNCH_TID,   /* globalTid of the launching call */
-	TM_GPU_LAUNCH_START, /* its start when that call is in the export, else NULL: no flow */
+	TM_GPU_LAUNCH_TID,   /* globalTid of the launching call, */
+	TM_GPU_LAUNCH_START, /* its start when that call is in the export, else NULL: no flow;
+			      * both NULL where the merge pairs the rows (struct tm_row's launch) */
 	TM_GPU_ROWID,        /* with TM_GPU_START..: trace_merge__flow_id */
 	TM_GPU_EXTRA,        /* first column of the kind's own, below */
 	TM_KERNEL_NAME = TM_GPU_EXTRA /* its id: trace_merge__name */, TM_KERNEL_GRID_X, TM_KERNEL_GRID_Y, TM_KERNEL_GRID_Z,
@@ -148,6 +150,15 @@ struct trace_merge {
 	bool launch_rows;
 	bool shared_corr[2];     /* runtime, driver calls share correlation ids */
 	bool have_launched;      /* the export holds GPU work: LAUNCHED was made */
+	/* GPU rows paired with their calls as the merge hands them out
+	 * (trace_pairs.h), or NULL where the GPU queries join the calls'
+	 * temporary index; with them, that index is made only when a row
+	 * must ask it (calls_indexed), and the NVTX projection reads the calls
+	 * inside ranges (trace_ranged.h, where ranged says it has some) */
+	struct tm_pairs *pairs;
+	bool ranged;
+	bool calls_indexed;
+	struct prof_cursor *call_of[TP_API_TABLES]; /* a (corr, process)'s call there */
 	struct tm_launch_walk *walks; /* one a process asked, by process */
 	size_t nwalks, cap_walks;
 	struct prof_cursor *runtime_has;    /* does a runtime call hold (corr, process) */
@@ -165,17 +176,20 @@ struct trace_merge {
 	struct tm_source *current; /* the row trace_merge__next handed out */
 	/* the capture's rows of an impossible span, which every export leaves
 	 * out (sum_bad_spans__count): counted by trace_merge__open while the
-	 * GPU side runs, said by the writer at its end (export__say_left_out) */
+	 * GPU side runs (the tables the pairs' passes read, by those passes),
+	 * said by the writer at its end (export__say_left_out) */
 	int64_t rows_left_out;
 	struct prof_error *err;
 };
 
-/* One row of the merge: kind, and its cursor (or span for TM_GPU_NVTX). */
+/* One row of the merge: kind, and its cursor (or span for TM_GPU_NVTX);
+ * for GPU work, the call that launched it. */
 struct tm_row {
 	enum tm_kind kind;
 	struct prof_cursor *cur;
 	const struct tm_span *span;
 	const char *span_name;
+	struct tm_launch launch;
 };
 
 /* Resolve the filter, find which tables the capture has, and begin the

@@ -2,12 +2,29 @@
  * (SUM_BAD_SPAN), for the readers that leave them out of a whole capture
  * at once (the traces, the folded stacks, the HTML report) rather than
  * report by report as the summaries count them. */
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "model/sql.h"
 #include "prof/tables.h"
 
 int sum_bad_spans__count(struct prof_store *s, int64_t *rows, struct prof_error *err)
+{
+	return sum_bad_spans__count_but(s, NULL, rows, err);
+}
+
+/* Whether table is one of the NULL-ended list (NULL: none). */
+static bool listed(const char *const *tables, const char *table)
+{
+	for (; tables && *tables; tables++)
+		if (strcmp(*tables, table) == 0)
+			return true;
+	return false;
+}
+
+int sum_bad_spans__count_but(struct prof_store *s, const char *const *counted, int64_t *rows,
+			     struct prof_error *err)
 {
 	/* NVTX marks and domain rows have no end: they are no spans */
 	static const struct { const char *table, *which; } spans[] = {
@@ -26,6 +43,8 @@ int sum_bad_spans__count(struct prof_store *s, int64_t *rows, struct prof_error 
 	for (size_t i = 0; i < sizeof spans / sizeof spans[0] && rc == 0; i++) {
 		struct prof_cursor *c = NULL;
 
+		if (listed(counted, spans[i].table))
+			continue;
 		snprintf(sql, sizeof sql, "SELECT count(*) FROM %s WHERE %s AND " SUM_BAD_SPAN(""),
 			 spans[i].table, spans[i].which);
 		rc = prof_cursor__open(s, sql, &c, err);

@@ -1,5 +1,6 @@
 /* id_map.c - ids to values by open addressing (see id_map.h): linear
- * probing, grown to twice its size before it is half full. */
+ * probing, grown to twice its size before it is half full; a value taken
+ * out moves the run after it back, so no slot is left marked deleted. */
 #include "model/id_map.h"
 
 #include <stdlib.h>
@@ -22,6 +23,53 @@ static size_t find(const struct id_map *m, int64_t id)
 void *id_map__get(const struct id_map *m, int64_t id)
 {
 	return m->cap ? m->values[find(m, id)] : NULL;
+}
+
+void **id_map__at(const struct id_map *m, int64_t id)
+{
+	size_t j;
+
+	if (!m->cap)
+		return NULL;
+	j = find(m, id);
+	return m->values[j] ? &m->values[j] : NULL;
+}
+
+/* Slot hole is free now: each later slot of the run whose home lies
+ * cyclically at or before the hole moves into it, which opens a new hole
+ * where it was, so every id stays reachable from its home. */
+static void close_hole(struct id_map *m, size_t hole)
+{
+	size_t mask = m->cap - 1;
+
+	for (size_t j = (hole + 1) & mask; m->values[j]; j = (j + 1) & mask) {
+		size_t home = slot_of(m->ids[j], m->cap);
+
+		/* home outside (hole, j]: the entry may fill the hole */
+		if (((j - home) & mask) >= ((j - hole) & mask)) {
+			m->ids[hole] = m->ids[j];
+			m->values[hole] = m->values[j];
+			m->values[j] = NULL;
+			hole = j;
+		}
+	}
+}
+
+void *id_map__take(struct id_map *m, int64_t id)
+{
+	size_t j;
+	void *value;
+
+	if (!m->cap)
+		return NULL;
+	j = find(m, id);
+	value = m->values[j];
+	if (!value)
+		return NULL;
+	m->values[j] = NULL;
+	m->n--;
+	close_hole(m, j);
+	return value;
 }
 
 static int grow(struct id_map *m)

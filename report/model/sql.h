@@ -77,6 +77,10 @@ char *sum_union_then(struct prof_store *s, const char *const *tables, const char
  * work, API calls, NVTX ranges): what a reader of the whole capture (a
  * trace, the folded stacks, the HTML report) left out (bad_spans.c). */
 int sum_bad_spans__count(struct prof_store *s, int64_t *rows, struct prof_error *err);
+/* The same but for the tables of counted (NULL-ended), which the caller
+ * counted in a pass of its own (the timeline exports' pairs). */
+int sum_bad_spans__count_but(struct prof_store *s, const char *const *counted, int64_t *rows,
+			     struct prof_error *err);
 
 /* The CUDA API calls of the runtime and driver tables as one SQL source
  * with the columns start, end, globalTid, correlationId (NULL where a table

@@ -54,6 +54,7 @@ struct pf_ctx {
 	size_t nargs, cap_args;
 	uint64_t category;
 	uint64_t terminating_flow; /* a GPU row's one flow id */
+	const struct tm_launch *launch; /* the row's being written: its call */
 	/* a kernel's grid and block as interned text, kept while the next
 	 * kernel's are the same (most of a loop's are) */
 	struct dims_iid {
@@ -588,7 +589,7 @@ static int gpu_start(struct pf_ctx *c, struct prof_cursor *cur, enum tm_kind kin
 	if (rc < 0)
 		return rc;
 	arg_int(c, "correlation", prof_cursor__int64(cur, TM_GPU_CORR));
-	if (!prof_cursor__is_null(cur, TM_GPU_LAUNCH_START)) {
+	if (c->launch->has_start) {
 		c->terminating_flow = trace_merge__flow_id(kind, prof_cursor__int64(cur, TM_GPU_ROWID));
 		c->ev.n_terminating_flow_ids = 1;
 		c->ev.terminating_flow_ids = &c->terminating_flow;
@@ -705,6 +706,7 @@ static int emit(struct pf_ctx *c, const struct tm_row *r)
 
 	if (rc < 0)
 		return rc;
+	c->launch = &r->launch;
 	switch (r->kind) {
 	case TM_NVTX: return emit_nvtx(c, r->cur);
 	case TM_GPU_NVTX: return emit_gpu_nvtx(c, r->span, r->span_name);
