@@ -48,19 +48,13 @@ static int nomem(struct prof_error *err)
 /* The entry of process, or where it would go (*found false). */
 static size_t proc_at(struct tm_pairs *p, int64_t process, bool *found)
 {
-	size_t lo = 0, hi = p->nprocs;
+	size_t lo;
 
 	*found = true;
 	if (p->last < p->nprocs && p->procs[p->last].process == process)
 		return p->last;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->procs[mid].process < process)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = sum_sorted__count_before(p->procs, p->nprocs, sizeof *p->procs,
+				      offsetof(struct tp_process, process), process, false);
 	*found = lo < p->nprocs && p->procs[lo].process == process;
 	if (*found)
 		p->last = lo;
@@ -103,19 +97,29 @@ static bool ints_or_null(struct prof_cursor *c, int from, int to)
 	return true;
 }
 
+/* Every row of table as (who, correlationId, start, end, of an impossible
+ * span): who is its process or thread. */
+static int open_rows(struct prof_store *s, const char *who, const char *table,
+		     struct prof_cursor **c, struct prof_error *err)
+{
+	char *sql = prof_strfmt("SELECT %s, correlationId, start, end, " SUM_BAD_SPAN("") " FROM %s",
+				who, table);
+	int rc;
+
+	if (!sql)
+		return nomem(err);
+	rc = prof_cursor__open(s, sql, c, err);
+	free(sql);
+	return rc;
+}
+
 /* One GPU table's rows counted by (process, id). *made false: no pairs. */
 static int count_gpu(struct tm_pairs *p, struct prof_store *s, const char *table, bool *made,
 		     struct prof_error *err)
 {
 	struct prof_cursor *c = NULL;
-	char *sql = prof_strfmt("SELECT globalPid, correlationId, start, end, " SUM_BAD_SPAN("")
-				" FROM %s", table);
-	int rc;
+	int rc = open_rows(s, "globalPid", table, &c, err);
 
-	if (!sql)
-		return nomem(err);
-	rc = prof_cursor__open(s, sql, &c, err);
-	free(sql);
 	while (rc >= 0 && *made && (rc = prof_cursor__next(c, err)) > 0) {
 		int64_t process, corr;
 		struct tp_process *x;
@@ -163,14 +167,8 @@ static int mark_calls(struct tm_pairs *p, struct prof_store *s, const struct tm_
 		      int api, bool *made, struct prof_error *err)
 {
 	struct prof_cursor *c = NULL;
-	char *sql = prof_strfmt("SELECT globalTid, correlationId, start, end, " SUM_BAD_SPAN("")
-				" FROM %s", in->api_tables[api]);
-	int rc;
+	int rc = open_rows(s, "globalTid", in->api_tables[api], &c, err);
 
-	if (!sql)
-		return nomem(err);
-	rc = prof_cursor__open(s, sql, &c, err);
-	free(sql);
 	while (rc >= 0 && *made && (rc = prof_cursor__next(c, err)) > 0) {
 		int64_t tid, process, corr;
 

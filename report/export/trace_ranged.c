@@ -3,9 +3,11 @@
  * (thread, start) order through the capture's NVTX index. */
 #include "trace_ranged.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "model/sql.h"
+#include "model/sums.h"
 #include "prof/array.h"
 #include "prof/tables.h"
 
@@ -129,34 +131,19 @@ bool tm_ranged__any(const struct tm_ranged *r)
  * before t: the span holding t, else NULL. */
 static const struct tr_span *span_at(const struct tr_span *v, size_t n, int64_t t)
 {
-	size_t lo = 0, hi = n;
+	size_t lo = sum_sorted__count_before(v, n, sizeof *v, offsetof(struct tr_span, end), t, true);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid].end <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < n && v[lo].start <= t ? &v[lo] : NULL;
 }
 
 int tm_ranged__call(void *ctx, int64_t tid, int64_t start, int64_t process, int64_t corr)
 {
 	struct tm_ranged *r = ctx;
-	size_t lo = 0, hi = r->nthreads;
+	size_t lo = sum_sorted__count_before(r->threads, r->nthreads, sizeof *r->threads,
+					     offsetof(struct tr_thread, tid), tid, false);
 	const struct tr_thread *t;
 	int rc;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (r->threads[mid].tid < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == r->nthreads || r->threads[lo].tid != tid)
 		return 0;
 	t = &r->threads[lo];
