@@ -481,7 +481,8 @@ struct api_exprs {
 
 static void api_exprs__init(struct trace_merge *m, struct api_exprs *a)
 {
-	bool rt = m->have[TM_RUNTIME], drv = m->have[TM_DRIVER];
+	/* paired in the merge (m->pairs): no join, the call's columns NULL */
+	bool rt = m->have[TM_RUNTIME] && !m->pairs, drv = m->have[TM_DRIVER] && !m->pairs;
 
 	snprintf(a->join, sizeof a->join, "%s%s",
 		 rt ? " LEFT JOIN temp." CALLS_RUNTIME " r ON r.correlationId = g.correlationId"
@@ -519,13 +520,6 @@ static int gpu_sql(struct trace_merge *m, char *sql, size_t cap, const char *tab
 	char in_api[512], in_gpu[512], api_pid[96], in_range[1200] = "?3 IS NULL";
 
 	api_exprs__init(m, &a);
-	/* paired in the merge: no join, the call's columns NULL */
-	if (m->pairs) {
-		a.join[0] = '\0';
-		snprintf(a.start, sizeof a.start, "NULL");
-		snprintf(a.end, sizeof a.end, "NULL");
-		snprintf(a.tid, sizeof a.tid, "NULL");
-	}
 	snprintf(api_pid, sizeof api_pid, PROF_SQL_PID_OF_TID("%s"), a.tid);
 	if (export_window__in_range(in_api, sizeof in_api, a.start, api_pid) < 0 ||
 	    export_window__in_range(in_gpu, sizeof in_gpu, "g.start", PROF_SQL_PID_OF_TID("g.globalPid")) < 0)
@@ -696,10 +690,10 @@ static int walk_take(struct trace_merge *m, int64_t process, int64_t corr)
  * GPU side's, which made them (its own apart, else m's). */
 static struct prof_store *calls_store(const struct trace_merge *m);
 
-/* An integer answer of a statement on (corr, process), prepared once:
- * *has_value false where it answers NULL. */
-static int ask_calls(struct trace_merge *m, struct prof_cursor **cur, const char *sql,
-		     int64_t corr, int64_t process, bool *has_value, int64_t *value)
+/* A statement of the calls' temporary tables on (corr, process),
+ * prepared once: 1 on its first row, 0 on none. */
+static int seek_calls(struct trace_merge *m, struct prof_cursor **cur, const char *sql,
+		      int64_t corr, int64_t process)
 {
 	int rc = 0;
 
@@ -710,8 +704,16 @@ static int ask_calls(struct trace_merge *m, struct prof_cursor **cur, const char
 	if (rc == 0 && (prof_cursor__bind_int64(*cur, 1, corr) != 0 ||
 			prof_cursor__bind_int64(*cur, 2, process) != 0))
 		rc = prof_error__set(m->err, PROF_E_SQL, "cannot bind a correlation id");
-	if (rc == 0)
-		rc = prof_cursor__next(*cur, m->err);
+	return rc == 0 ? prof_cursor__next(*cur, m->err) : rc;
+}
+
+/* An integer answer of a statement on (corr, process), prepared once:
+ * *has_value false where it answers NULL. */
+static int ask_calls(struct trace_merge *m, struct prof_cursor **cur, const char *sql,
+		     int64_t corr, int64_t process, bool *has_value, int64_t *value)
+{
+	int rc = seek_calls(m, cur, sql, corr, process);
+
 	*has_value = rc > 0 && !prof_cursor__is_null(*cur, 0);
 	*value = *has_value ? prof_cursor__int64(*cur, 0) : 0;
 	return rc < 0 ? rc : 0;
@@ -1495,26 +1497,18 @@ static int ask_launch(struct trace_merge *m, int64_t process, int64_t corr, stru
 		"SELECT globalTid, start, end FROM temp." CALLS_DRIVER " WHERE correlationId = ?1 "
 		"AND p = ?2 LIMIT 1",
 	};
-	struct prof_store *store = calls_store(m);
 	bool has[3] = { false, false, false };
 	int64_t v[3] = { 0, 0, 0 }; /* thread, start, end */
 	int rc = 0;
 
 	if (!m->calls_indexed) {
-		rc = index_calls(m, store);
+		rc = index_calls(m, calls_store(m));
 		m->calls_indexed = rc == 0;
 	}
 	for (int a = 0; rc == 0 && a < 2; a++) {
 		if (!m->have[api_kinds[a]])
 			continue;
-		if (!m->call_of[a])
-			rc = open_cursor_on(m, store, sql[a], false, &m->call_of[a]);
-		else
-			prof_cursor__reset(m->call_of[a]);
-		if (rc == 0 && (prof_cursor__bind_int64(m->call_of[a], 1, corr) != 0 ||
-				prof_cursor__bind_int64(m->call_of[a], 2, process) != 0))
-			rc = prof_error__set(m->err, PROF_E_SQL, "cannot bind a correlation id");
-		if (rc == 0 && (rc = prof_cursor__next(m->call_of[a], m->err)) > 0) {
+		if ((rc = seek_calls(m, &m->call_of[a], sql[a], corr, process)) > 0) {
 			for (int f = 0; f < 3; f++)
 				if (!has[f] && !prof_cursor__is_null(m->call_of[a], f)) {
 					has[f] = true;

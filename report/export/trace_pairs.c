@@ -1,7 +1,7 @@
 /* trace_pairs.c - GPU rows paired with their launching calls in the merge
  * (see trace_pairs.h): the ids of the GPU rows and of their calls as bit
  * sets under their process (id_bits.h), and per process the ids held by
- * more than one GPU row and the calls kept. */
+ * more than one GPU row or whose call is kept, with their count. */
 #include "trace_pairs.h"
 
 #include <stddef.h>
@@ -16,17 +16,17 @@
 #include "prof/event.h"
 #include "prof/strfmt.h"
 
-/* A call kept until the GPU rows of its id have all come. */
+/* An id with more than one GPU row, or whose call is kept: the rows
+ * still to come, and the call of each table until the last has come. An
+ * id with one row and no call kept has its GPU bit alone. */
 struct tp_kept {
+	int64_t left;
 	bool has[TP_API_TABLES];
 	int64_t tid[TP_API_TABLES], start[TP_API_TABLES], end[TP_API_TABLES];
-	int64_t left; /* GPU rows still to come */
 };
 
-/* One process's ids with more than one GPU row, and its calls kept. */
 struct tp_process {
 	int64_t process;
-	struct id_map more;    /* GPU rows of an id past the first: their count */
 	struct id_map kept;    /* struct tp_kept by id */
 };
 
@@ -85,6 +85,24 @@ static struct tp_process *proc_add(struct tm_pairs *p, int64_t process)
 	return &p->procs[at];
 }
 
+/* The entry of corr in x, made with rows rows to come where it has none;
+ * NULL out of memory. */
+static struct tp_kept *kept_of(struct tp_process *x, int64_t corr, int64_t rows)
+{
+	struct tp_kept *k = id_map__get(&x->kept, corr);
+
+	if (k)
+		return k;
+	if (!(k = calloc(1, sizeof *k)))
+		return NULL;
+	k->left = rows;
+	if (id_map__put(&x->kept, corr, k) < 0) {
+		free(k);
+		return NULL;
+	}
+	return k;
+}
+
 /* Whether the cursor's columns from..to are integers or NULL. */
 static bool ints_or_null(struct prof_cursor *c, int from, int to)
 {
@@ -123,7 +141,7 @@ static int count_gpu(struct tm_pairs *p, struct prof_store *s, const char *table
 	while (rc >= 0 && *made && (rc = prof_cursor__next(c, err)) > 0) {
 		int64_t process, corr;
 		struct tp_process *x;
-		void **more;
+		struct tp_kept *k;
 
 		if (prof_cursor__int64(c, 4)) {
 			p->bad_rows++;
@@ -147,15 +165,12 @@ static int count_gpu(struct tm_pairs *p, struct prof_store *s, const char *table
 			rc = rc < 0 ? nomem(err) : 0;
 			continue;
 		}
-		if (!(x = proc_add(p, process))) {
+		/* a second row of the id: counted from here on */
+		if (!(x = proc_add(p, process)) || !(k = kept_of(x, corr, 1))) {
 			rc = nomem(err);
 			break;
 		}
-		more = id_map__at(&x->more, corr);
-		if (more)
-			*more = (void *)((uintptr_t)*more + 1);
-		else if (id_map__put(&x->more, corr, (void *)(uintptr_t)1) < 0)
-			rc = nomem(err);
+		k->left++;
 	}
 	prof_cursor__close(c);
 	return rc < 0 ? rc : 0;
@@ -189,7 +204,7 @@ static int mark_calls(struct tm_pairs *p, struct prof_store *s, const struct tm_
 			*made = false;
 			break;
 		}
-		/* the GPU rows' blocks hold it: no block more */
+		/* the GPU set's blocks bound this set's: never past the limit */
 		if (id_bits__set(&p->call[api], process, corr) < 0) {
 			rc = nomem(err);
 			break;
@@ -239,19 +254,9 @@ int tm_pairs__call(struct tm_pairs *p, int api, int64_t tid, int64_t corr, int64
 
 	if (!id_bits__has(&p->gpu, process, corr))
 		return 0;
-	if (!(x = proc_add(p, process)))
+	/* an id of one row, not counted in the map until now */
+	if (!(x = proc_add(p, process)) || !(k = kept_of(x, corr, 1)))
 		return -1;
-	k = id_map__get(&x->kept, corr);
-	if (!k) {
-		if (!(k = calloc(1, sizeof *k)))
-			return -1;
-		/* the GPU rows of the id still to come: the count moves here */
-		k->left = 1 + (int64_t)(uintptr_t)id_map__take(&x->more, corr);
-		if (id_map__put(&x->kept, corr, k) < 0) {
-			free(k);
-			return -1;
-		}
-	}
 	k->has[api] = true;
 	k->tid[api] = tid;
 	k->start[api] = start;
@@ -259,25 +264,15 @@ int tm_pairs__call(struct tm_pairs *p, int api, int64_t tid, int64_t corr, int64
 	return 0;
 }
 
-/* One GPU row of (process, id) has come: the kept call goes with the
- * last. */
+/* One GPU row of (process, id) has come: with the last, the entry goes,
+ * and a call of the id handed out later is not kept. */
 static void gpu_row_came(struct tm_pairs *p, struct tp_process *x, int64_t process, int64_t corr,
 			 struct tp_kept *k)
 {
-	void **more;
-
-	if (k) {
-		if (--k->left > 0)
-			return;
-		free(id_map__take(&x->kept, corr));
-	} else if (x && (more = id_map__at(&x->more, corr))) {
-		if ((uintptr_t)*more > 1)
-			*more = (void *)((uintptr_t)*more - 1);
-		else
-			id_map__take(&x->more, corr);
+	if (k && --k->left > 0)
 		return;
-	}
-	/* a call of the id handed out later is not kept */
+	if (k)
+		free(id_map__take(&x->kept, corr));
 	id_bits__clear(&p->gpu, process, corr);
 }
 
@@ -294,15 +289,12 @@ int tm_pairs__gpu(struct tm_pairs *p, int64_t process, int64_t corr, struct tm_l
 	/* the runtime's call first, as the join's coalesce; a call that has
 	 * the id but was not handed out yet is SQL's to find */
 	for (int a = 0; a < TP_API_TABLES && api < 0; a++) {
-		if (k && k->has[a])
+		if (k && k->has[a]) {
 			api = a;
-		else if (id_bits__has(&p->call[a], process, corr))
-			break;
-	}
-	if (api < 0 && (id_bits__has(&p->call[0], process, corr) ||
-			id_bits__has(&p->call[1], process, corr))) {
-		gpu_row_came(p, x, process, corr, k);
-		return 0;
+		} else if (id_bits__has(&p->call[a], process, corr)) {
+			gpu_row_came(p, x, process, corr, k);
+			return 0;
+		}
 	}
 	*l = (struct tm_launch){ 0 };
 	if (api >= 0) {
@@ -324,18 +316,11 @@ bool tm_pairs__has_call(const struct tm_pairs *p, int api, int64_t process, int6
 	return id_bits__has(&p->call[api], process, corr);
 }
 
-/* more's values are counts */
-static void count_is_no_pointer(void *value)
-{
-	(void)value;
-}
-
 void tm_pairs__free(struct tm_pairs *p)
 {
 	if (!p)
 		return;
 	for (size_t i = 0; i < p->nprocs; i++) {
-		id_map__exit(&p->procs[i].more, count_is_no_pointer);
 		id_map__exit(&p->procs[i].kept, free);
 	}
 	free(p->procs);

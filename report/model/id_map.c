@@ -25,16 +25,6 @@ void *id_map__get(const struct id_map *m, int64_t id)
 	return m->cap ? m->values[find(m, id)] : NULL;
 }
 
-void **id_map__at(const struct id_map *m, int64_t id)
-{
-	size_t j;
-
-	if (!m->cap)
-		return NULL;
-	j = find(m, id);
-	return m->values[j] ? &m->values[j] : NULL;
-}
-
 /* Slot hole is free now: each later slot of the run whose home lies
  * cyclically at or before the hole moves into it, which opens a new hole
  * where it was, so every id stays reachable from its home. */

@@ -17,9 +17,6 @@ struct id_map {
 
 /* The value put under id, or NULL. */
 void *id_map__get(const struct id_map *m, int64_t id);
-/* The slot of id's value, which the caller may change to another value
- * (not NULL); NULL where the map does not hold id. */
-void **id_map__at(const struct id_map *m, int64_t id);
 /* value (not NULL) under id, which the map does not hold yet; the map
  * owns it from then on. < 0 where memory runs out: the value stays the
  * caller's. */
