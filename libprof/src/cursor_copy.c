@@ -94,14 +94,34 @@ static int copy_value(struct cursor_copy *k, struct copied_value *v, sqlite3_stm
 	return 0;
 }
 
+/* A copy's row into another's: its values and their bytes as they are. */
+static int copy_copied(struct cursor_copy *k, const struct cursor_copy *from)
+{
+	if (prof_array__grow(&k->v, &k->cap_cols, (size_t)from->ncols, sizeof *k->v) < 0 ||
+	    prof_array__grow(&k->bytes, &k->cap_bytes, from->nbytes ? from->nbytes : 1, 1) < 0)
+		return PROF_E_NOMEM;
+	if (from->ncols)
+		memcpy(k->v, from->v, (size_t)from->ncols * sizeof *k->v);
+	if (from->nbytes)
+		memcpy(k->bytes, from->bytes, from->nbytes);
+	k->nbytes = from->nbytes;
+	k->ncols = from->ncols;
+	return 0;
+}
+
 int prof_cursor__copy_row(struct prof_cursor *copy, struct prof_cursor *src,
 			  struct prof_error *err)
 {
 	struct cursor_copy *k = copy->copy;
-	int n = sqlite3_column_count(src->stmt);
+	int n;
 
 	k->ncols = 0;
 	k->nbytes = 0;
+	/* a row read ahead of a row read ahead (a merge's, of its feed's) */
+	if (src->copy)
+		return copy_copied(k, src->copy) ? prof_error__set(err, PROF_E_NOMEM, "out of memory")
+						  : 0;
+	n = sqlite3_column_count(src->stmt);
 	if (prof_array__grow(&k->v, &k->cap_cols, (size_t)n, sizeof *k->v) < 0)
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	for (int col = 0; col < n; col++)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "folded_ranges.h"
+#include "trace_feed.h"
 #include "trace_ranged.h"
 #include "prof/tables.h"
 #include "model/names.h"
@@ -690,8 +691,20 @@ static int walk_take(struct trace_merge *m, int64_t process, int64_t corr)
  * GPU side's, which made them (its own apart, else m's). */
 static struct prof_store *calls_store(const struct trace_merge *m);
 
+/* The calls' connection held (hold) or given back: where the feed's
+ * thread steps the side's sources on it, between its batches. */
+static void calls_hold(struct trace_merge *m, bool hold)
+{
+	if (!m->feed)
+		return;
+	if (hold)
+		tm_feed__lock(m->feed);
+	else
+		tm_feed__unlock(m->feed);
+}
+
 /* A statement of the calls' temporary tables on (corr, process),
- * prepared once: 1 on its first row, 0 on none. */
+ * prepared once: 1 on its first row, 0 on none (under calls_hold). */
 static int seek_calls(struct trace_merge *m, struct prof_cursor **cur, const char *sql,
 		      int64_t corr, int64_t process)
 {
@@ -712,10 +725,13 @@ static int seek_calls(struct trace_merge *m, struct prof_cursor **cur, const cha
 static int ask_calls(struct trace_merge *m, struct prof_cursor **cur, const char *sql,
 		     int64_t corr, int64_t process, bool *has_value, int64_t *value)
 {
-	int rc = seek_calls(m, cur, sql, corr, process);
+	int rc;
 
+	calls_hold(m, true);
+	rc = seek_calls(m, cur, sql, corr, process);
 	*has_value = rc > 0 && !prof_cursor__is_null(*cur, 0);
 	*value = *has_value ? prof_cursor__int64(*cur, 0) : 0;
+	calls_hold(m, false);
 	return rc < 0 ? rc : 0;
 }
 
@@ -1125,6 +1141,8 @@ static int source_next(struct trace_merge *m, struct tm_source *s)
 {
 	int rc;
 
+	if (s->fed)
+		return tm_feed__next(m->feed, s->fed - 1, s, m->err);
 	if (s->kind == TM_GPU_NVTX) {
 		s->has_row = m->proj.next < m->proj.ndone;
 		if (s->has_row)
@@ -1195,17 +1213,18 @@ static bool is_gpu_side(enum tm_kind k)
 
 /* Open source kind at s and read its first row (for a query, when SQLite
  * sorts it). */
-static int source_open(struct trace_merge *m, enum tm_kind kind, struct tm_source *s, char *sql)
+static int source_open(struct trace_merge *m, struct prof_store *store, enum tm_kind kind,
+		       struct tm_source *s, char *sql)
 {
 	int rc;
 
-	*s = (struct tm_source){ .kind = kind };
+	*s = (struct tm_source){ .kind = kind, .apart = store != m->store };
 	if (kind == TM_GPU_NVTX) {
 		rc = project_ranges(m);
 	} else {
 		rc = source_sql(m, kind, sql, SQL_MAX);
 		if (rc == 0)
-			rc = open_cursor(m, sql, true, &s->cur);
+			rc = open_cursor_on(m, store, sql, true, &s->cur);
 	}
 	return rc < 0 ? rc : source_next(m, s);
 }
@@ -1277,7 +1296,7 @@ static int gpu_side(struct trace_merge *m)
 	for (int k = 0; rc == 0 && k < TM__COUNT; k++) {
 		if (!m->have[k] || !is_gpu_side((enum tm_kind)k))
 			continue;
-		rc = source_open(m, (enum tm_kind)k, &m->src[m->nsrc], sql);
+		rc = source_open(m, m->store, (enum tm_kind)k, &m->src[m->nsrc], sql);
 		/* a source opened is closed at exit, whatever came of its row */
 		if (m->src[m->nsrc].cur || rc == 0)
 			m->nsrc++;
@@ -1392,6 +1411,62 @@ static void side_take(struct trace_merge *m, const struct tm_source *own, int no
 	m->calls_indexed = g->m.calls_indexed;
 }
 
+static int feed_step(void *ctx, struct tm_source *s)
+{
+	return source_next(ctx, s);
+}
+
+/* A source on a connection the merge's thread leaves alone: the side's
+ * (apart) or own_apart. */
+static bool is_apart(const struct trace_merge *m, const struct tm_source *s)
+{
+	return s->cur && (s->apart || (is_gpu_side(s->kind) && m->side && m->side->apart));
+}
+
+/* The sources apart stepped on the feed's thread from now on
+ * (trace_feed.h), m reading its copies, each on its current row again.
+ * Where the thread cannot be made, m steps them in place. */
+static int feed_apart(struct trace_merge *m)
+{
+	struct tm_source fed[TM__COUNT];
+	int n = 0, rc = 0;
+
+	for (int k = 0; k < m->nsrc; k++)
+		if (is_apart(m, &m->src[k]))
+			fed[n++] = m->src[k];
+	if (n == 0)
+		return 0;
+	tm_feed__start(&m->feed, fed, n, feed_step, &m->side->m, m->side->m.err);
+	if (!m->feed)
+		return 0;
+	for (int k = 0, i = 0; k < m->nsrc; k++)
+		if (is_apart(m, &m->src[k])) {
+			m->src[k].fed = ++i;
+			m->src[k].cur = NULL;
+			if (rc == 0)
+				rc = tm_feed__next(m->feed, i - 1, &m->src[k], m->err);
+		}
+	return rc;
+}
+
+/* m's own sources (the calls, ranges and memory) opened on a connection
+ * of their own, which the feed steps once the side is done, where the
+ * side is apart and the capture opens again; else on m's, stepped in
+ * place. Fed with the side's, they leave the merge's thread only the
+ * merge and the writer's work: the GPU rows fed alone left it bound by
+ * the calls' reads (docs/distributed.md has the figures). */
+static void own_apart_open(struct trace_merge *m)
+{
+	struct prof_error ignored = { 0 };
+
+	if (!m->side || !m->side->apart || prof_store__reopen(m->store, &m->own_apart, &ignored) != 0)
+		return;
+	if (export_window__index(&m->w, m->own_apart, &ignored) != 0) {
+		prof_store__close(m->own_apart);
+		m->own_apart = NULL;
+	}
+}
+
 static struct prof_store *calls_store(const struct trace_merge *m)
 {
 	return m->side ? m->side->m.store : m->store;
@@ -1405,6 +1480,9 @@ static void side_exit(struct trace_merge *m)
 		return;
 	if (g->apart && !g->joined)
 		pthread_join(g->thread, NULL);
+	/* the feed's thread steps the side's sources closed below */
+	tm_feed__stop(m->feed);
+	m->feed = NULL;
 	for (int i = 0; i < g->m.nsrc; i++)
 		prof_cursor__close(g->m.src[i].cur);
 	tm_pairs__free(g->m.pairs);
@@ -1448,10 +1526,13 @@ int trace_merge__open(struct trace_merge *m)
 	sql = rc == 0 ? malloc(SQL_MAX) : NULL;
 	if (rc == 0 && !sql)
 		rc = nomem(m);
+	if (rc == 0)
+		own_apart_open(m);
 	for (int k = 0; rc == 0 && k < TM__COUNT; k++) {
 		if (!m->have[k] || is_gpu_side((enum tm_kind)k))
 			continue;
-		rc = source_open(m, (enum tm_kind)k, &own[nown], sql);
+		rc = source_open(m, m->own_apart ? m->own_apart : m->store, (enum tm_kind)k,
+				 &own[nown], sql);
 		if (own[nown].cur || rc == 0)
 			nown++;
 	}
@@ -1466,6 +1547,8 @@ int trace_merge__open(struct trace_merge *m)
 	if (m->side) {
 		rc = side_finish(m, rc);
 		side_take(m, own, nown);
+		if (rc == 0 && m->side->apart)
+			rc = feed_apart(m);
 	} else {
 		memcpy(m->src, own, (size_t)nown * sizeof *own);
 		m->nsrc = nown;
@@ -1501,6 +1584,7 @@ static int ask_launch(struct trace_merge *m, int64_t process, int64_t corr, stru
 	int64_t v[3] = { 0, 0, 0 }; /* thread, start, end */
 	int rc = 0;
 
+	calls_hold(m, true);
 	if (!m->calls_indexed) {
 		rc = index_calls(m, calls_store(m));
 		m->calls_indexed = rc == 0;
@@ -1517,6 +1601,7 @@ static int ask_launch(struct trace_merge *m, int64_t process, int64_t corr, stru
 			rc = 0;
 		}
 	}
+	calls_hold(m, false);
 	*l = (struct tm_launch){ .tid = v[0], .start = v[1] };
 	l->has_start = has[1] && has[2] && v[2] > m->w.from_abs_ns && v[1] < m->w.to_abs_ns;
 	return rc < 0 ? rc : 0;
@@ -1597,8 +1682,10 @@ void trace_merge__exit(struct trace_merge *m)
 		m->ahead->stop(m->ahead);
 	m->ahead = NULL;
 	side_exit(m);
+	/* a fed source's cursor is a copy, the feed's */
 	for (int i = 0; i < m->nsrc; i++)
-		prof_cursor__close(m->src[i].cur);
+		if (!m->src[i].fed)
+			prof_cursor__close(m->src[i].cur);
 	for (size_t i = 0; i < m->nwalks; i++)
 		prof_cursor__close(m->walks[i].cur);
 	free(m->walks);
@@ -1611,6 +1698,7 @@ void trace_merge__exit(struct trace_merge *m)
 	/* the side's connection, once no cursor is left on it */
 	if (m->side && m->side->apart)
 		prof_store__close(m->side->m.store);
+	prof_store__close(m->own_apart);
 	free(m->side);
 	free(m->launched);
 	for (size_t i = 0; m->names && i < TM_NAME_SLOTS; i++)

@@ -33,19 +33,9 @@
 #include "analysis/kernel_metrics/occupancy.h"
 #include "export_window.h"
 #include "trace_pairs.h"
+#include "trace_source.h"
 #include "prof/error.h"
 #include "prof/store.h"
-
-/* The sources, in tie-break order. TM_GRAPH: a launch of a CUDA graph
- * recorded whole (--cuda-graph-trace=graph), one row with no node of it. */
-enum tm_kind { TM_NVTX, TM_GPU_NVTX, TM_RUNTIME, TM_DRIVER, TM_KERNEL, TM_MEMCPY, TM_MEMSET,
-	       TM_GRAPH, TM_MEMORY, TM__COUNT };
-#define TM_GPU_KINDS 4 /* TM_KERNEL..TM_GRAPH: GPU work */
-
-static inline bool tm_kind__is_gpu(enum tm_kind k)
-{
-	return k >= TM_KERNEL && k <= TM_GRAPH;
-}
 
 /* Columns of the rows of each source. */
 enum {
@@ -117,15 +107,8 @@ struct tm_launch_walk {
 	bool sought;             /* false: the next ask seeks (a new walk, or past the last id) */
 };
 
-struct tm_source {
-	enum tm_kind kind;
-	struct prof_cursor *cur; /* NULL for TM_GPU_NVTX, which reads proj.done */
-	bool has_row;
-	int64_t start_ns;
-	int64_t last_rowid;      /* GPU sources: the row handed out last */
-};
-
 struct tm_gpu_side;
+struct tm_feed;
 struct tm_row;
 
 /* Rows read by a thread of their own (trace_ahead.h): trace_merge__next,
@@ -141,6 +124,8 @@ struct tm_reader {
 struct trace_merge {
 	struct prof_store *store;
 	struct tm_gpu_side *side;       /* the GPU side's thread, while it is apart */
+	struct tm_feed *feed;           /* sources stepped apart, or NULL */
+	struct prof_store *own_apart;   /* the calls' connection, for the feed */
 	struct tm_reader *ahead;        /* the rows read ahead (trace_ahead.h), or NULL */
 	struct export_window w;
 	bool have[TM__COUNT];

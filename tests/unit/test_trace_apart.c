@@ -8,7 +8,7 @@
  * rows read in place), the same bytes, for the Chrome and the Perfetto
  * trace, whole and narrowed by --range and --from/--to (whose instances
  * the side's connection indexes for itself). A merge left part-way stops
- * the thread reading ahead. */
+ * the thread reading ahead and the feed. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +17,7 @@
 #include "export/chrome_trace.h"
 #include "export/perfetto_trace.h"
 #include "export/trace_ahead.h"
+#include "export/trace_feed.h"
 #include "export/trace_merge.h"
 #include "testutil.h"
 #include "prof/error.h"
@@ -143,9 +144,27 @@ START_TEST(test_side_apart_only_where_the_capture_opens_again)
 }
 END_TEST
 
+/* Whether the merge's sources with a statement are fed (trace_feed.h),
+ * every one, or stepped in place, every one. */
+static bool sources_fed(const struct trace_merge *m)
+{
+	int fed = 0, stepped = 0;
+
+	for (int i = 0; i < m->nsrc; i++) {
+		if (m->src[i].kind == TM_GPU_NVTX)
+			continue;
+		fed += m->src[i].fed != 0;
+		stepped += m->src[i].fed == 0;
+	}
+	ck_assert_msg(fed == 0 || stepped == 0, "%d sources fed, %d in place", fed, stepped);
+	ck_assert_int_eq(fed > 0, m->feed != NULL);
+	return fed > 0;
+}
+
 /* n rows of s's merge (every row when n < 0), read ahead when
- * read_ahead; whether a thread read them. */
-static bool merge_rows(struct prof_store *s, bool read_ahead, int n)
+ * read_ahead; whether a thread read them. *fed: whether its sources were
+ * fed. */
+static bool merge_rows(struct prof_store *s, bool read_ahead, int n, bool *fed)
 {
 	struct prof_error err = { 0 };
 	struct trace_merge m;
@@ -155,6 +174,7 @@ static bool merge_rows(struct prof_store *s, bool read_ahead, int n)
 
 	ck_assert_int_eq(trace_merge__init(&m, s, NULL, true, &err), 0);
 	ck_assert_msg(trace_merge__open(&m) == 0, "%s", err.msg);
+	*fed = sources_fed(&m);
 	if (read_ahead)
 		trace_ahead__start(&m);
 	ahead = m.ahead != NULL;
@@ -167,7 +187,8 @@ static bool merge_rows(struct prof_store *s, bool read_ahead, int n)
 }
 
 /* Which merges read their rows ahead: one a writer asks to, on a file
- * whose side is apart; not a memory copy's. */
+ * whose side is apart; not a memory copy's. The file's merge feeds every
+ * source with a statement (trace_feed.h); the memory copy's, none. */
 START_TEST(test_rows_ahead_only_where_asked_and_apart)
 {
 	const char *path = testutil_data_path(captures[0].path);
@@ -178,11 +199,15 @@ START_TEST(test_rows_ahead_only_where_asked_and_apart)
 
 	ck_assert_msg(prof_store__open(path, &file, &err) == 0, "%s", err.msg);
 	ck_assert_msg(prof_store__open_memory(data, size, path, &mem, &err) == 0, "%s", err.msg);
-	ck_assert(merge_rows(file, true, -1));
-	ck_assert(merge_rows(file, true, 0));
-	ck_assert(merge_rows(file, true, 300));
-	ck_assert(!merge_rows(file, false, -1));
-	ck_assert(!merge_rows(mem, true, -1));
+	bool fed;
+
+	ck_assert(merge_rows(file, true, -1, &fed) && fed);
+	ck_assert(merge_rows(file, true, 0, &fed) && fed);
+	ck_assert(merge_rows(file, true, 300, &fed) && fed);
+	ck_assert(!merge_rows(file, false, -1, &fed) && fed);
+	/* left part-way without a reader ahead: exit stops the feed */
+	ck_assert(!merge_rows(file, false, 300, &fed) && fed);
+	ck_assert(!merge_rows(mem, true, -1, &fed) && !fed);
 	prof_store__close(file);
 	prof_store__close(mem);
 	free(data);

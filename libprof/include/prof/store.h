@@ -431,8 +431,8 @@ void prof_cursor__close(struct prof_cursor *c);
  * touches no connection. next() gives it no row, reset() does nothing, a
  * bind fails; it has no column names. close() frees it. */
 int prof_cursor__new_copy(struct prof_cursor **out, struct prof_error *err);
-/* src's current row into copy, over what it held: 0, or PROF_E_NOMEM with
- * copy emptied. */
+/* src's current row (src a cursor or itself a copy) into copy, over what
+ * it held: 0, or PROF_E_NOMEM with copy emptied. */
 int prof_cursor__copy_row(struct prof_cursor *copy, struct prof_cursor *src,
 			  struct prof_error *err);
 
