@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch_ring.h"
 #include "prof/array.h"
 
 /* Four batches of 256 rows: the writer formats one while the thread fills
@@ -29,11 +30,8 @@ struct ahead_row {
 };
 
 struct ahead_batch {
+	struct batch_head head;     /* first (batch_ring.h); last: the merge ends after it */
 	struct ahead_row row[AHEAD_ROWS];
-	int n;
-	int rc;                     /* after the n rows: 0 the end, < 0 a failure */
-	bool full;                  /* the writer's to take */
-	bool last;                  /* the merge ends after it */
 };
 
 struct tm_ahead {
@@ -46,8 +44,7 @@ struct tm_ahead {
 	pthread_cond_t changed;
 	bool stop;
 	int fill;                   /* the thread's batch */
-	int take, pos;              /* the writer's batch and its next row */
-	bool taking;                /* the writer holds batch[take] */
+	struct batch_taker taker;   /* the writer's */
 	const struct ahead_row *current;
 	struct ahead_batch batch[AHEAD_BATCHES];
 };
@@ -122,7 +119,7 @@ static void *ahead_run(void *arg)
 		int rc = 0, n = 0;
 
 		pthread_mutex_lock(&a->lock);
-		while (b->full && !a->stop)
+		while (b->head.full && !a->stop)
 			pthread_cond_wait(&a->changed, &a->lock);
 		stop = a->stop;
 		pthread_mutex_unlock(&a->lock);
@@ -134,10 +131,10 @@ static void *ahead_run(void *arg)
 			n++;
 		}
 		pthread_mutex_lock(&a->lock);
-		b->n = n;
-		b->rc = rc < 0 ? rc : 0;
-		b->last = rc <= 0;
-		b->full = true;
+		b->head.n = n;
+		b->head.rc = rc < 0 ? rc : 0;
+		b->head.last = rc <= 0;
+		b->head.full = true;
 		pthread_cond_broadcast(&a->changed);
 		pthread_mutex_unlock(&a->lock);
 		if (rc <= 0)
@@ -149,32 +146,19 @@ static void *ahead_run(void *arg)
 static int ahead_next(struct tm_reader *r, struct tm_row *row)
 {
 	struct tm_ahead *a = (struct tm_ahead *)r;
-	struct ahead_batch *b = &a->batch[a->take];
+	const struct batch_ring ring = { a->batch, sizeof a->batch[0], AHEAD_BATCHES, &a->lock,
+					 &a->changed };
+	struct batch_head *b;
+	int at;
 
 	a->current = NULL;
-	if (a->taking && a->pos == b->n && !b->last) {
-		pthread_mutex_lock(&a->lock);
-		b->full = false;
-		pthread_cond_broadcast(&a->changed);
-		pthread_mutex_unlock(&a->lock);
-		a->take = (a->take + 1) % AHEAD_BATCHES;
-		b = &a->batch[a->take];
-		a->taking = false;
-	}
-	if (!a->taking) {
-		pthread_mutex_lock(&a->lock);
-		while (!b->full)
-			pthread_cond_wait(&a->changed, &a->lock);
-		pthread_mutex_unlock(&a->lock);
-		a->taking = true;
-		a->pos = 0;
-	}
-	if (a->pos == b->n) {
+	b = batch_ring__take(&ring, &a->taker, &at);
+	if (at < 0) {
 		if (b->rc < 0 && a->caller_err)
 			*a->caller_err = a->err;
 		return b->rc;
 	}
-	a->current = &b->row[a->pos++];
+	a->current = &((struct ahead_batch *)b)->row[at];
 	*row = a->current->row;
 	return 1;
 }

@@ -1,16 +1,16 @@
 /* trace_feed.c - the GPU side's sources stepped on a thread of their own
- * (trace_feed.h). Each source has a ring of batches of copied rows; the
- * thread fills a free batch of whichever source has the fewest filled, the
- * merge takes a source's batches in turn and gives one back when it moves
- * past its last row, so the row it holds stays valid as in place. */
+ * (trace_feed.h). Each source has a ring of batches of copied rows
+ * (batch_ring.h); the thread fills a free batch of whichever source has
+ * the fewest filled, the merge takes a source's batches in turn. */
 #include "trace_feed.h"
 
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
-/* Four batches of 256 rows a source, as trace_ahead.c's: the thread and
- * the merge lock and signal a batch at a time, not a row. */
+#include "batch_ring.h"
+
+/* Four batches of 256 rows a source, as trace_ahead.c's. */
 #define FEED_BATCHES 4
 #define FEED_ROWS 256
 
@@ -20,21 +20,16 @@ struct feed_row {
 };
 
 struct feed_batch {
+	struct batch_head head; /* first (batch_ring.h); last: the source ends after it */
 	struct feed_row row[FEED_ROWS];
-	int n;
-	int rc;        /* after the n rows: 0, or the failure that ended it */
-	bool full;     /* the merge's to take */
-	bool last;     /* the source ends after it */
 };
 
 struct feed_source {
 	struct tm_source src;      /* the feed's: stepped by its thread, closed at the stop */
 	struct feed_batch batch[FEED_BATCHES];
 	int fill;                  /* the thread's next batch */
-	int nfull;                 /* filled and not given back */
 	bool ended;                /* its last batch is filled */
-	int take, pos;             /* the merge's batch and its next row */
-	bool taking;               /* the merge holds batch[take] */
+	struct batch_taker taker;  /* the merge's */
 };
 
 struct tm_feed {
@@ -51,21 +46,35 @@ struct tm_feed {
 	struct feed_source s[];
 };
 
+/* fs's batches filled and not given back (under the lock). */
+static int filled(const struct feed_source *fs)
+{
+	int n = 0;
+
+	for (int j = 0; j < FEED_BATCHES; j++)
+		n += fs->batch[j].head.full;
+	return n;
+}
+
 /* The source to fill next: a free batch, the fewest filled; NULL when
  * none has room. *all_ended: no source has rows left to read. */
 static struct feed_source *to_fill(struct tm_feed *f, bool *all_ended)
 {
 	struct feed_source *best = NULL;
+	int best_filled = FEED_BATCHES;
 
 	*all_ended = true;
 	for (int i = 0; i < f->n; i++) {
 		struct feed_source *fs = &f->s[i];
+		int n;
 
 		if (fs->ended)
 			continue;
 		*all_ended = false;
-		if (fs->nfull < FEED_BATCHES && (!best || fs->nfull < best->nfull))
+		if ((n = filled(fs)) < best_filled) {
 			best = fs;
+			best_filled = n;
+		}
 	}
 	return best;
 }
@@ -95,14 +104,13 @@ static void fill(struct tm_feed *f, struct feed_source *fs)
 	}
 	pthread_mutex_unlock(&f->store);
 	pthread_mutex_lock(&f->lock);
-	b->n = n;
-	b->rc = rc < 0 ? rc : 0;
-	b->last = rc < 0 || !fs->src.has_row;
+	b->head.n = n;
+	b->head.rc = rc < 0 ? rc : 0;
+	b->head.last = rc < 0 || !fs->src.has_row;
 	if (rc < 0)
 		f->err = err;
-	b->full = true;
-	fs->nfull++;
-	fs->ended = b->last;
+	b->head.full = true;
+	fs->ended = b->head.last;
 	fs->fill = (fs->fill + 1) % FEED_BATCHES;
 	pthread_cond_broadcast(&f->changed);
 	pthread_mutex_unlock(&f->lock);
@@ -165,28 +173,14 @@ no_lock:
 int tm_feed__next(struct tm_feed *f, int i, struct tm_source *s, struct prof_error *err)
 {
 	struct feed_source *fs = &f->s[i];
-	struct feed_batch *b = &fs->batch[fs->take];
+	const struct batch_ring ring = { fs->batch, sizeof fs->batch[0], FEED_BATCHES, &f->lock,
+					 &f->changed };
+	struct batch_head *b;
 	struct feed_row *r;
+	int at;
 
-	if (fs->taking && fs->pos == b->n && !b->last) {
-		pthread_mutex_lock(&f->lock);
-		b->full = false;
-		fs->nfull--;
-		pthread_cond_broadcast(&f->changed);
-		pthread_mutex_unlock(&f->lock);
-		fs->take = (fs->take + 1) % FEED_BATCHES;
-		b = &fs->batch[fs->take];
-		fs->taking = false;
-	}
-	if (!fs->taking) {
-		pthread_mutex_lock(&f->lock);
-		while (!b->full)
-			pthread_cond_wait(&f->changed, &f->lock);
-		pthread_mutex_unlock(&f->lock);
-		fs->taking = true;
-		fs->pos = 0;
-	}
-	if (fs->pos == b->n) {
+	b = batch_ring__take(&ring, &fs->taker, &at);
+	if (at < 0) {
 		s->has_row = false;
 		if (b->rc < 0 && err) {
 			pthread_mutex_lock(&f->lock);
@@ -195,7 +189,7 @@ int tm_feed__next(struct tm_feed *f, int i, struct tm_source *s, struct prof_err
 		}
 		return b->rc;
 	}
-	r = &b->row[fs->pos++];
+	r = &((struct feed_batch *)b)->row[at];
 	s->cur = r->copy;
 	s->start_ns = r->start_ns;
 	s->has_row = true;
