@@ -1218,7 +1218,7 @@ static int source_open(struct trace_merge *m, struct prof_store *store, enum tm_
 {
 	int rc;
 
-	*s = (struct tm_source){ .kind = kind, .apart = store != m->store };
+	*s = (struct tm_source){ .kind = kind };
 	if (kind == TM_GPU_NVTX) {
 		rc = project_ranges(m);
 	} else {
@@ -1416,11 +1416,12 @@ static int feed_step(void *ctx, struct tm_source *s)
 	return source_next(ctx, s);
 }
 
-/* A source on a connection the merge's thread leaves alone: the side's
- * (apart) or own_apart. */
+/* A source on a connection the merge's thread leaves alone, once the
+ * side, apart, is done: the side's, or own_apart where m's own were
+ * opened there. */
 static bool is_apart(const struct trace_merge *m, const struct tm_source *s)
 {
-	return s->cur && (s->apart || (is_gpu_side(s->kind) && m->side && m->side->apart));
+	return s->cur && (is_gpu_side(s->kind) || m->own_apart);
 }
 
 /* The sources apart stepped on the feed's thread from now on

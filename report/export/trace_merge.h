@@ -125,7 +125,7 @@ struct trace_merge {
 	struct prof_store *store;
 	struct tm_gpu_side *side;       /* the GPU side's thread, while it is apart */
 	struct tm_feed *feed;           /* sources stepped apart, or NULL */
-	struct prof_store *own_apart;   /* the calls' connection, for the feed */
+	struct prof_store *own_apart;   /* its own sources' connection, for the feed */
 	struct tm_reader *ahead;        /* the rows read ahead (trace_ahead.h), or NULL */
 	struct export_window w;
 	bool have[TM__COUNT];

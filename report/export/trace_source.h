@@ -29,7 +29,6 @@ struct tm_source {
 	int64_t last_rowid;      /* GPU sources: the row handed out last */
 	int fed;                 /* 1 + its place in the feed (trace_feed.h), whose
 				  * copies cur reads; 0: stepped in place */
-	bool apart;              /* opened on the merge's connection for the feed */
 };
 
 #endif
