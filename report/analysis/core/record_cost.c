@@ -95,7 +95,7 @@ int record_cost__idle_calls(const struct diag_scope *s, int64_t *launches, int64
 	const char *sql =
 		"SELECT r.start, s.value LIKE '%LaunchKernel%' OR s.value LIKE 'cuLaunch%'"
 		" FROM " DIAG_API_CALLS " r JOIN " SUM_API_NAMES " s ON s.id = r.nameId"
-		" WHERE r.start >= ?1 AND r.start < ?2 ORDER BY r.start";
+		" WHERE r.start >= ?1 AND r.start < ?2 ORDER BY r.rowid"; /* by start */
 	struct prof_cursor *c;
 	int busy = 0, rc;
 

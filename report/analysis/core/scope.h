@@ -23,6 +23,10 @@
 	struct diag_interval *busy; \
 	int nbusy; \
 	int64_t busy_ns; \
+	/* the devices of that work, ascending, known once the union is */ \
+	int64_t *devices; \
+	int ndevices; \
+	bool devices_known; \
 	bool has_kernel, has_memcpy, has_memset, has_sync_table, has_memory_events; \
 	/* CUDA graphs launched whole (--cuda-graph-trace=graph) */ \
 	bool has_graph_trace; \
@@ -42,7 +46,8 @@ struct diag_scope {
 
 /* The temporary table of every CUDA API call, runtime and driver, that
  * the store's views show when the scope is made (columns start, end,
- * globalTid, correlationId, nameId; indexed by correlationId); join
+ * globalTid, correlationId, nameId; indexed by correlationId; its rowids
+ * in start order, so ORDER BY rowid reads by start without a sort); join
  * SUM_API_NAMES (model/names.h) for the names, as every report shows
  * them. */
 #define DIAG_API_CALLS "perfkit_api_calls"
@@ -56,7 +61,8 @@ void diag_scope__tables(struct diag_scope *s, struct prof_store *store);
 /* (Re)creates DIAG_API_CALLS of the calls the views show now and sets
  * has_api_calls when there are calls. */
 int diag_scope__api_view(struct diag_scope *s, struct prof_error *err);
-/* The union of the window's GPU work into busy, nbusy, busy_ns. */
+/* The union of the window's GPU work into busy, nbusy, busy_ns, and its
+ * devices into devices, ndevices. */
 int diag_scope__load_busy(struct diag_scope *s, struct prof_error *err);
 /* Open sql with ?1 bound to the window's start and ?2 to the end of its
  * side; further parameters are the caller's to bind. */

@@ -29,6 +29,7 @@
 #include "prof/error.h"
 #include "prof/store.h"
 #include "model/ranks.h"
+#include "analysis/core/name_ids.h"
 #include "prof/tables.h"
 
 enum nccl_kind {
@@ -48,7 +49,7 @@ enum nccl_kind {
  * rank's time. */
 #define NCCL_KERNEL_SQL(K)                                                     \
 	PROF_SQL_KERNEL_NAME_ID(K ".") " IN (SELECT id FROM " PROF_T_STRINGS    \
-	" WHERE value GLOB '*nccl*Kernel*')"
+	" WHERE value GLOB '" NCCL_KERNEL_NAME_GLOB "')"
 
 /* "AllReduce", ...; "unknown" for NCCL_KIND_UNKNOWN. */
 const char *nccl_kind__name(enum nccl_kind k);

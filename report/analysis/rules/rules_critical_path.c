@@ -161,8 +161,8 @@ static int rule_critical_path(struct diag_context *ctx, struct prof_error *err)
 	char name[640];
 	int64_t waste = 0;
 	double share;
-	int rc = ctx->keep ? critical_path__analyse_rows(&ctx->scope, &cp, &ctx->keep->rows, err)
-			   : critical_path__analyse(&ctx->scope, &cp, err);
+	int rc = ctx->keep ? critical_path__analyse_rows(&ctx->scope, ctx->idle, &cp, &ctx->keep->rows, err)
+			   : critical_path__analyse(&ctx->scope, ctx->idle, &cp, err);
 
 	if (rc)
 		return rc;

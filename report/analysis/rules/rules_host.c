@@ -15,7 +15,7 @@ static int load_api_union(struct diag_context *ctx, struct diag_interval **out, 
 			  struct prof_error *err)
 {
 	const char *sql = "SELECT start, end FROM " DIAG_API_CALLS
-			  " WHERE end > ?1 AND start < ?2 ORDER BY start";
+			  " WHERE end > ?1 AND start < ?2 ORDER BY rowid"; /* by start */
 	struct diag_interval *v = NULL;
 	struct prof_cursor *c;
 	int cap = 0, cnt = 0, rc;

@@ -54,10 +54,12 @@ static int union_on_device(const struct diag_context *ctx, const char *sql, int6
 	" UNION ALL SELECT start, end, 0 FROM " PROF_T_GRAPH_TRACE " WHERE end > ?1" \
 	" AND start < ?2 AND deviceId = ?3 AND NOT " SUM_BAD_SPAN("")
 
-/* The busy part split: every kernel, and the kernels that are not NCCL's. */
-static int split_busy(const struct diag_context *ctx, int64_t device, int64_t busy_ns,
-		      int64_t out[VERDICT_NPARTS], struct prof_error *err)
+/* The busy part split: every kernel, and the kernels that are not NCCL's,
+ * as the idle attribution's pass over the device found them, or read here. */
+static int split_busy(const struct diag_context *ctx, const struct gpu_idle_result *idle,
+		      const struct gpu_idle_device *d, int64_t out[VERDICT_NPARTS], struct prof_error *err)
 {
+	int64_t device = d->device_id, busy_ns = d->busy_ns;
 	/* every kernel, each told NCCL's or not: the compute union is the
 	 * same pass's other (a statement of its own sorted the kernels again) */
 	const char *kernels_sql[2] = {
@@ -75,7 +77,10 @@ static int split_busy(const struct diag_context *ctx, int64_t device, int64_t bu
 	int g = ctx->has_graph_trace;
 	int rc;
 
-	if (ctx->has_kernel) {
+	if (idle->kernel_unions) {
+		kernels_ns = d->kernels_ns;
+		compute_ns = d->compute_ns;
+	} else if (ctx->has_kernel) {
 		rc = union_on_device(ctx, kernels_sql[g], device, &kernels_ns, &compute_ns, err);
 		if (rc)
 			return rc;
@@ -160,7 +165,7 @@ int diag_verdict__make(struct diag_context *ctx, struct diag_verdict *v, struct 
 			d = &idle->dev[i];
 	if (!d || d->busy_ns <= 0)
 		goto out;
-	rc = split_busy(ctx, d->device_id, d->busy_ns, total, err);
+	rc = split_busy(ctx, idle, d, total, err);
 	if (rc)
 		goto out;
 	for (int c = 0; c < IDLE_NCAUSES; c++)

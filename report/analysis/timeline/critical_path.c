@@ -10,26 +10,35 @@
 
 #include "analysis/core/record_cost.h"
 #include "prof/tables.h"
+#include "gpu_idle.h"
+#include "step_ends.h"
 #include "step_replay.h"
 #include "model/window.h"
 #include "prof/error.h"
 
 /* ---- which step ------------------------------------------------------------ */
 
-/* The 0-based step whose range holds t, or -1 (steps sorted by start). */
-static int step_holding(const struct sum_step *steps, int n, int64_t t)
+/* The ends of the work each step launched, in a pass of its own over the
+ * window's work (any order serves: they are maxima). */
+static int read_step_ends(struct diag_scope *ctx, const struct sum_step *steps, int n, struct step_ends *e,
+			  struct prof_error *err)
 {
-	int lo = 0, hi = n;
+	struct prof_cursor *c = NULL;
+	struct gpu_work g;
+	int rc;
 
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-
-		if (steps[mid].start_ns <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
+	if (step_ends__init(e, n))
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	rc = gpu_work__open_unordered(ctx, ctx->w->start_ns, ctx->w->end_ns, &c, err);
+	if (rc || !c)
+		return rc;
+	while ((rc = prof_cursor__next(c, err)) == 1) {
+		gpu_work__read(c, &g);
+		if (g.has_launch)
+			step_ends__add(e, steps, g.launch_start_ns, g.end_ns < ctx->w->end_ns ? g.end_ns : ctx->w->end_ns);
 	}
-	return lo > 0 && t < steps[lo - 1].end_ns ? lo - 1 : -1;
+	prof_cursor__close(c);
+	return rc < 0 ? rc : 0;
 }
 
 /* Each step's span ends at its range's end or at the end of the last GPU
@@ -37,53 +46,36 @@ static int step_holding(const struct sum_step *steps, int n, int64_t t)
  * It starts at its range's start or, when the GPU was still busy then with
  * the work the previous step launched, where that work ended: a loop that
  * runs ahead of its GPU queues several steps, and a step's own work waits
- * behind theirs, which is no part of its length. gpu_end: scratch, n. */
-static int step_spans(struct diag_scope *ctx, const struct sum_step *steps, int n, int64_t *span_start,
-		      int64_t *span_end, int64_t *gpu_end, struct prof_error *err)
+ * behind theirs, which is no part of its length. The work's ends are the
+ * idle attribution's (known: idle's, else NULL), or read here. */
+static int step_spans(struct diag_scope *ctx, const struct step_ends *known, const struct sum_step *steps,
+		      int n, int64_t *span_start, int64_t *span_end, struct prof_error *err)
 {
-	struct prof_cursor *c = NULL;
-	struct gpu_work g;
-	int64_t before = INT64_MIN; /* the work launched before the first step */
-	int rc;
+	struct step_ends read = { 0 };
+	const struct step_ends *ends = known;
+	int rc = 0;
 
 	for (int i = 0; i < n; i++) {
 		span_start[i] = steps[i].start_ns;
 		span_end[i] = steps[i].end_ns;
-		gpu_end[i] = INT64_MIN;
 	}
 	if (ctx->w->mark != SUM_LOOP_NVTX)
 		return 0;
-	/* maxima: any order serves */
-	rc = gpu_work__open_unordered(ctx, ctx->w->start_ns, ctx->w->end_ns, &c, err);
-	if (rc || !c)
-		return rc;
-	while ((rc = prof_cursor__next(c, err)) == 1) {
-		int64_t end;
-		int k;
-
-		gpu_work__read(c, &g);
-		if (!g.has_launch)
-			continue;
-		end = g.end_ns < ctx->w->end_ns ? g.end_ns : ctx->w->end_ns;
-		k = step_holding(steps, n, g.launch_start_ns);
-		if (k >= 0 && end > gpu_end[k])
-			gpu_end[k] = end;
-		else if (k < 0 && n > 0 && g.launch_start_ns < steps[0].start_ns && end > before)
-			before = end;
+	if (!ends || !ends->known || ends->n != n) {
+		rc = read_step_ends(ctx, steps, n, &read, err);
+		ends = &read;
 	}
-	prof_cursor__close(c);
-	if (rc < 0)
-		return rc;
-	for (int i = 0; i < n; i++) {
-		int64_t prev = i > 0 ? gpu_end[i - 1] : before;
+	for (int i = 0; rc == 0 && i < n; i++) {
+		int64_t prev = i > 0 ? ends->end[i - 1] : ends->before;
 
-		if (gpu_end[i] > span_end[i])
-			span_end[i] = gpu_end[i];
+		if (ends->end[i] > span_end[i])
+			span_end[i] = ends->end[i];
 		/* a step whose range ended under the earlier work keeps its range */
 		if (prev > span_start[i] && prev < span_end[i])
 			span_start[i] = prev;
 	}
-	return 0;
+	step_ends__exit(&read);
+	return rc;
 }
 
 /* qsort has no context argument: the array the comparator reads, one a
@@ -537,9 +529,10 @@ out:
 	return rc;
 }
 
-int critical_path__analyse(struct diag_scope *ctx, struct critical_path **out, struct prof_error *err)
+int critical_path__analyse(struct diag_scope *ctx, const struct gpu_idle_result *idle, struct critical_path **out,
+			   struct prof_error *err)
 {
-	return critical_path__analyse_rows(ctx, out, NULL, err);
+	return critical_path__analyse_rows(ctx, idle, out, NULL, err);
 }
 
 void cp_step_rows__exit(struct cp_step_rows *rows)
@@ -552,8 +545,8 @@ void cp_step_rows__exit(struct cp_step_rows *rows)
 	memset(rows, 0, sizeof *rows);
 }
 
-int critical_path__analyse_rows(struct diag_scope *ctx, struct critical_path **out, struct cp_step_rows *rows,
-				struct prof_error *err)
+int critical_path__analyse_rows(struct diag_scope *ctx, const struct gpu_idle_result *idle, struct critical_path **out,
+				struct cp_step_rows *rows, struct prof_error *err)
 {
 	struct critical_path *cp = calloc(1, sizeof *cp);
 	struct sum_step *steps = NULL;
@@ -585,7 +578,7 @@ int critical_path__analyse_rows(struct diag_scope *ctx, struct critical_path **o
 		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 		goto out;
 	}
-	rc = step_spans(ctx, steps, n, span_start, span_end, spans, err);
+	rc = step_spans(ctx, idle ? &idle->step_ends : NULL, steps, n, span_start, span_end, err);
 	if (rc)
 		goto out;
 	k = median_step(n, span_start, span_end, spans);

@@ -31,6 +31,8 @@
 #include "analysis/core/gpu_work.h"
 #include "step_data.h"
 
+struct gpu_idle_result;
+
 /* ---- the walk (pure) --------------------------------------------------------- */
 
 enum cp_kind {
@@ -110,7 +112,10 @@ struct critical_path {
 /* Step rows past this many (work plus calls) are not walked. */
 #define CP_MAX_ROWS 4000000
 
-int critical_path__analyse(struct diag_scope *ctx, struct critical_path **out, struct prof_error *err);
+/* idle: the window's idle attribution where made already (its pass found
+ * the ends of the work each step launched), else NULL. */
+int critical_path__analyse(struct diag_scope *ctx, const struct gpu_idle_result *idle, struct critical_path **out,
+			   struct prof_error *err);
 void critical_path__delete(struct critical_path *cp);
 
 /* The step's rows and its path as the walk saw them, for a picture of
@@ -131,8 +136,8 @@ struct cp_step_rows {
 
 /* critical_path__analyse that also hands over the rows of the step it
  * walked (zeroed when it walked none); free them with cp_step_rows__exit. */
-int critical_path__analyse_rows(struct diag_scope *ctx, struct critical_path **out, struct cp_step_rows *rows,
-				struct prof_error *err);
+int critical_path__analyse_rows(struct diag_scope *ctx, const struct gpu_idle_result *idle, struct critical_path **out,
+				struct cp_step_rows *rows, struct prof_error *err);
 void cp_step_rows__exit(struct cp_step_rows *rows);
 
 #endif

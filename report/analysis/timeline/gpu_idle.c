@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/core/name_ids.h"
 #include "prof/event.h"
 #include "model/window.h"
 #include "prof/error.h"
@@ -151,6 +152,10 @@ struct device_pass {
 	struct idle_host_call *hc;
 	int64_t *hc_ns, *hc_name;
 	int cap_hc, cap_hc_ns, cap_hc_name;
+	/* the unions of the device's kernels (and graphs launched whole), and
+	 * of those but NCCL's: the verdict's split of the busy time */
+	struct diag_union_length kernels, compute;
+	const struct name_ids *nccl;
 };
 
 /* The calls of the window that overlap [from, to) join the open set; those
@@ -537,12 +542,12 @@ static int collect_waits(struct device_pass *p, struct prof_error *err)
 }
 
 static int pass_device(struct diag_scope *ctx, struct gpu_idle_result *r, struct gpu_idle_device *d,
-		       struct prof_error *err)
+		       const struct name_ids *nccl, struct prof_error *err)
 {
 	const struct sum_window *w = &r->window;
 	const char *calls_sql = "SELECT start, end, coalesce(globalTid, 0), nameId FROM " DIAG_API_CALLS
-				" WHERE end > ?1 AND start < ?2 ORDER BY start";
-	struct device_pass p = { .ctx = ctx, .r = r, .dev = d };
+				" WHERE end > ?1 AND start < ?2 ORDER BY rowid"; /* by start */
+	struct device_pass p = { .ctx = ctx, .r = r, .dev = d, .nccl = nccl };
 	struct prof_cursor *work = NULL;
 	int64_t cur = w->start_ns;
 	struct gpu_work g;
@@ -562,6 +567,13 @@ static int pass_device(struct diag_scope *ctx, struct gpu_idle_result *r, struct
 		gpu_work__read(work, &g);
 		s = g.start_ns < w->start_ns ? w->start_ns : g.start_ns;
 		e = g.end_ns > w->end_ns ? w->end_ns : g.end_ns;
+		if (g.has_launch && r->step_ends.end)
+			step_ends__add(&r->step_ends, r->steps, g.launch_start_ns, e);
+		if (g.kind == GPU_WORK_KERNEL || g.kind == GPU_WORK_GRAPH) {
+			diag_union_length__add(&p.kernels, s, e);
+			if (g.kind == GPU_WORK_GRAPH || !name_ids__has(p.nccl, g.name_id))
+				diag_union_length__add(&p.compute, s, e);
+		}
 		/* waits first: reading them may add streams (and move the table) */
 		rc = g.has_launch ? read_waits_until(&p, g.launch_start_ns, err) : 0;
 		if (rc)
@@ -596,6 +608,8 @@ static int pass_device(struct diag_scope *ctx, struct gpu_idle_result *r, struct
 	if (rc == 0)
 		rc = collect_waits(&p, err);
 	d->busy_ns = w->span_ns - d->idle_ns;
+	d->kernels_ns = diag_union_length__ns(&p.kernels);
+	d->compute_ns = diag_union_length__ns(&p.compute);
 	prof_cursor__close(work);
 	prof_cursor__close(p.calls);
 	prof_cursor__close(p.waits);
@@ -607,9 +621,23 @@ static int pass_device(struct diag_scope *ctx, struct gpu_idle_result *r, struct
 	return rc < 0 ? rc : 0;
 }
 
+/* The window's devices: those the busy union found, or asked for. */
+static int devices_of(struct diag_scope *ctx, int64_t **ids, int *n, struct prof_error *err)
+{
+	if (!ctx->devices_known)
+		return gpu_work__devices(ctx, ctx->w->start_ns, ctx->w->end_ns, ids, n, err);
+	*n = ctx->ndevices;
+	*ids = malloc(sizeof **ids * (size_t)(*n ? *n : 1));
+	if (!*ids)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	memcpy(*ids, ctx->devices, sizeof **ids * (size_t)*n);
+	return 0;
+}
+
 int gpu_idle__analyse(struct diag_scope *ctx, struct gpu_idle_result **out, struct prof_error *err)
 {
 	struct gpu_idle_result *r = calloc(1, sizeof *r);
+	struct name_ids nccl = { 0 };
 	int64_t *ids = NULL;
 	int n = 0, rc;
 
@@ -626,7 +654,11 @@ int gpu_idle__analyse(struct diag_scope *ctx, struct gpu_idle_result **out, stru
 		rc = api_names__load(ctx, &r->names, err);
 	/* a window whose length overflows (a damaged capture) has nothing to say */
 	if (!rc && ns_between(r->window.start_ns, r->window.end_ns) < INT64_MAX)
-		rc = gpu_work__devices(ctx, r->window.start_ns, r->window.end_ns, &ids, &n, err);
+		rc = devices_of(ctx, &ids, &n, err);
+	if (!rc && n > 0 && ctx->has_kernel)
+		rc = name_ids__load(ctx->store, NCCL_KERNEL_NAME_GLOB, &nccl, err);
+	if (!rc && n > 0 && r->window.mark == SUM_LOOP_NVTX && step_ends__init(&r->step_ends, r->nsteps))
+		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	if (!rc && n > 0) {
 		r->dev = calloc((size_t)n, sizeof *r->dev);
 		if (!r->dev)
@@ -640,13 +672,17 @@ int gpu_idle__analyse(struct diag_scope *ctx, struct gpu_idle_result **out, stru
 		if (!d->step_cause_ns)
 			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 		else
-			rc = pass_device(ctx, r, d, err);
+			rc = pass_device(ctx, r, d, &nccl, err);
 	}
 	free(ids);
+	name_ids__exit(&nccl);
 	if (rc) {
 		gpu_idle_result__delete(r);
 		return rc;
 	}
+	/* every device's pass added its launches and its kernels */
+	r->step_ends.known = r->step_ends.end != NULL;
+	r->kernel_unions = true;
 	*out = r;
 	return 0;
 }
@@ -677,6 +713,7 @@ void gpu_idle_result__delete(struct gpu_idle_result *r)
 	free(r->dev);
 	free(r->steps);
 	sum_stretches__exit(&r->stretches);
+	step_ends__exit(&r->step_ends);
 	free(r->waits);
 	api_names__exit(&r->names);
 	free(r);

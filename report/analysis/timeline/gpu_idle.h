@@ -23,6 +23,7 @@
 #include "analysis/core/gpu_work.h"
 #include "model/capture_windows.h"
 #include "model/window.h"
+#include "step_ends.h"
 
 /* ---- causes --------------------------------------------------------------- */
 
@@ -135,6 +136,9 @@ struct gpu_idle_device {
 					  * calls that idle__sync_claim leaves it */
 	struct gpu_idle_call_time *sync_calls;
 	int nsync_calls, cap_sync_calls;
+	/* the union of its kernels and graphs launched whole, clipped to the
+	 * window, and of those less NCCL's kernels (kernel_unions) */
+	int64_t kernels_ns, compute_ns;
 };
 
 /* Time a stream's queued work waited on an event (the stream free, the
@@ -161,6 +165,10 @@ struct gpu_idle_result {
 	bool has_api_calls;
 	bool replayed;              /* captured under kernel replay: the timeline is the profiler's */
 	struct api_names names;     /* of the calls in calls[] */
+	/* of an NVTX loop: the latest end of the work each step launched,
+	 * which the pass met on its way (the critical path's steps' spans) */
+	struct step_ends step_ends;
+	bool kernel_unions; /* every device's kernels_ns and compute_ns are set */
 };
 
 /* Attributes every idle stretch of the window ctx holds. */

@@ -53,7 +53,7 @@ int timeline_units__need(struct prof_store *s, struct timeline_units *u, int ran
 		if ((need & TIMELINE_IDLE) && !x->idle)
 			rc = gpu_idle__analyse(&ctx.scope, &x->idle, err);
 		if (!rc && (need & TIMELINE_PATH) && !x->cp)
-			rc = critical_path__analyse_rows(&ctx.scope, &x->cp, &x->rows, err);
+			rc = critical_path__analyse_rows(&ctx.scope, x->idle, &x->cp, &x->rows, err);
 	}
 	diag_context__exit(&ctx);
 	diag_settings__exit(&settings);
