@@ -21,6 +21,7 @@ void sum_loop_options__init(struct sum_loop_options *o)
 	o->coverage = 0.5;
 	o->tiling = 0.9;
 	o->whole_run = false;
+	o->calls = NULL;
 }
 
 /* w's span_ns; in a capture made of windows, its iterations counted again

@@ -39,6 +39,12 @@ struct sum_loop_options {
 	double coverage;       /* an NVTX name must cover this fraction of the best-covering one */
 	double tiling;         /* a range nested in a rarer one covering less than this of it is a phase */
 	bool whole_run;        /* no search: the window is the whole capture */
+	/* a temporary table of the CUDA API calls, runtime and driver, each
+	 * call once, less those with a bad span, indexed by correlationId
+	 * (diagnose's DIAG_API_CALLS), to find the calls that launched GPU
+	 * work from the work's side; NULL: none. It makes the search faster,
+	 * never its answer different. */
+	const char *calls;
 };
 
 /* 3, 0.5, 0.9, no: the defaults diagnose documents. */

@@ -2,15 +2,20 @@
  * NVTX instances' boundaries (model/launch_slots.c) against SQL asking
  * each instance for its launches: counts, GPU time and the latest end of
  * the launched work, on real captures and on copies where calls start on
- * the ranges' boundaries; and the
- * loop every fixture's search finds, the same with the slots as with the
- * SQL counting every launch. */
+ * the ranges' boundaries; and the loop every fixture's search finds, the
+ * same with the slots as with the SQL counting every launch, and the same
+ * where the launches are found from the work's side through diagnose's
+ * table of calls (sum_loop_options.calls), also on copies where every
+ * launching call has a bad span (which that table leaves out). Each
+ * search on a connection of its own: one file's connections share the
+ * loop found. */
 #include <check.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/core/scope.h"
 #include "model/launch_slots.h"
 #include "model/window.h"
 #include "testutil.h"
@@ -169,7 +174,41 @@ START_TEST(test_too_many_instances_are_left_to_sql)
 }
 END_TEST
 
-/* The window of every fixture's loop search, with the slots and without. */
+/* The loop path's search finds, on a connection of its own: through
+ * diagnose's table of calls when with_calls, counting every launch in SQL
+ * when max_instances is 0. -1 when the file is no capture. */
+static int search(const char *path, bool with_calls, int64_t max_instances, struct sum_window *w)
+{
+	struct sum_loop_options o;
+	struct prof_error err = { 0 };
+	struct prof_store *s = NULL;
+	struct diag_scope scope = { 0 };
+
+	if (prof_store__open(path, &s, &err))
+		return -1;
+	sum_loop_options__init(&o);
+	if (with_calls) {
+		scope.store = s;
+		ck_assert_msg(diag_scope__api_view(&scope, &err) == 0, "%s: %s", path, err.msg);
+		o.calls = scope.has_api_calls ? DIAG_API_CALLS : NULL;
+	}
+	memset(w, 0, sizeof *w);
+	launch_slots__set_max_instances(max_instances);
+	ck_assert_msg(sum_window__find(s, &o, w, &err) == 0, "%s: %s", path, err.msg);
+	launch_slots__set_max_instances(LAUNCH_SLOTS_MAX_INSTANCES);
+	prof_store__close(s);
+	return 0;
+}
+
+static void assert_same_window(const char *path, const struct sum_window *a, const struct sum_window *b)
+{
+	ck_assert_msg(memcmp(a, b, sizeof *a) == 0, "%s: %s [%lld, %lld) x %d against %s [%lld, %lld) x %d", path,
+		      a->source, (long long)a->start_ns, (long long)a->end_ns, a->iterations, b->source,
+		      (long long)b->start_ns, (long long)b->end_ns, b->iterations);
+}
+
+/* The window of every fixture's loop search: with the slots, without,
+ * and through the calls table. */
 static void each_fixture(const char *dir, int *searched, int *nvtx)
 {
 	DIR *d = opendir(dir);
@@ -184,33 +223,53 @@ static void each_fixture(const char *dir, int *searched, int *nvtx)
 			continue;
 		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
 		if (len > 7 && !strcmp(e->d_name + len - 7, ".sqlite")) {
-			struct sum_loop_options o;
-			struct sum_window slots, sql;
-			struct prof_error err = { 0 };
-			struct prof_store *s = NULL;
+			struct sum_window slots, sql, calls;
 
-			if (prof_store__open(path, &s, &err))
+			if (search(path, false, LAUNCH_SLOTS_MAX_INSTANCES, &slots))
 				continue;
-			sum_loop_options__init(&o);
-			memset(&slots, 0, sizeof slots);
-			memset(&sql, 0, sizeof sql);
-			ck_assert_msg(sum_window__find(s, &o, &slots, &err) == 0, "%s: %s", path, err.msg);
-			launch_slots__set_max_instances(0);
-			ck_assert_msg(sum_window__find(s, &o, &sql, &err) == 0, "%s: %s", path, err.msg);
-			launch_slots__set_max_instances(LAUNCH_SLOTS_MAX_INSTANCES);
-			ck_assert_msg(memcmp(&slots, &sql, sizeof slots) == 0, "%s: %s [%lld, %lld) x %d against %s"
-				      " [%lld, %lld) x %d", path, slots.source, (long long)slots.start_ns,
-				      (long long)slots.end_ns, slots.iterations, sql.source, (long long)sql.start_ns,
-				      (long long)sql.end_ns, sql.iterations);
+			ck_assert_int_eq(search(path, false, 0, &sql), 0);
+			ck_assert_int_eq(search(path, true, LAUNCH_SLOTS_MAX_INSTANCES, &calls), 0);
+			assert_same_window(path, &slots, &sql);
+			assert_same_window(path, &slots, &calls);
 			(*searched)++;
 			*nvtx += slots.mark == SUM_LOOP_NVTX;
-			prof_store__close(s);
 		} else if (!strchr(e->d_name, '.')) {
 			each_fixture(path, searched, nvtx);
 		}
 	}
 	closedir(d);
 }
+
+/* Copies where every call that launched a kernel has a bad span: the
+ * calls table leaves them out, the search finds them all the same. */
+START_TEST(test_launching_calls_with_bad_spans_still_launch)
+{
+	static const char *const names[] = { "transformer_naive.sqlite", "ddp/ddp2_even.sqlite" };
+
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		struct sum_window plain, calls;
+		struct prof_store *s;
+		char file[64];
+		const char *path;
+		bool null;
+
+		snprintf(file, sizeof file, "launch_bad_spans_%zu.sqlite", i);
+		path = testutil_tmp_path(file);
+		testutil_copy_file(testutil_data_path(names[i]), path);
+		testutil_sqlite3(path, "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET end = start - 1 WHERE correlationId IN"
+				       " (SELECT correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL);");
+		s = open_path(path);
+		ck_assert_int_gt(ask(s, "SELECT count(*) FROM " PROF_T_RUNTIME " WHERE end < start", NULL, 0, &null),
+				 100);
+		prof_store__close(s);
+		ck_assert_int_eq(search(path, false, LAUNCH_SLOTS_MAX_INSTANCES, &plain), 0);
+		ck_assert_int_eq(search(path, true, LAUNCH_SLOTS_MAX_INSTANCES, &calls), 0);
+		/* the loop is the NVTX one, which only launches make the loop */
+		ck_assert_int_eq(plain.mark, SUM_LOOP_NVTX);
+		assert_same_window(path, &plain, &calls);
+	}
+}
+END_TEST
 
 START_TEST(test_every_fixture_finds_the_same_loop)
 {
@@ -234,6 +293,7 @@ int main(void)
 	tcase_add_test(tc, test_slots_sum_as_the_launches_do);
 	tcase_add_test(tc, test_too_many_instances_are_left_to_sql);
 	tcase_add_test(tc, test_every_fixture_finds_the_same_loop);
+	tcase_add_test(tc, test_launching_calls_with_bad_spans_still_launch);
 	suite_add_tcase(suite, tc);
 	return testutil_run(suite);
 }

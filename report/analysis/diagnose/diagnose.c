@@ -207,6 +207,8 @@ static int find_window(struct diag_context *ctx, struct sum_window *w, struct pr
 		.coverage = diag__get(ctx, "iterations.coverage"),
 		.tiling = diag__get(ctx, "iterations.tiling"),
 		.whole_run = diag__get(ctx, "window.whole_run") != 0,
+		/* made before the search (context_init) */
+		.calls = ctx->has_api_calls ? DIAG_API_CALLS : NULL,
 	};
 
 	return sum_window__find(ctx->store, &o, w, err);
