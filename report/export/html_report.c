@@ -18,6 +18,7 @@
 #include "sink/sink.h"
 #include "model/groups.h"
 #include "model/python_stacks.h"
+#include "model/sql.h"
 #include "registry/registry.h"
 #include "summary/summary.h"
 #include "prof/error.h"
@@ -391,6 +392,10 @@ static int write_sections_apart(struct html_page *p, const struct html_section *
 	 * diagnosis has the other core: what it finds is told before the
 	 * page is put in place, so its result waits there */
 	(void)prof_store__check_whole_now(p->store);
+	/* and the rows left out, counted here while the diagnosis runs: its
+	 * header, the idle section and the page's own note take the count
+	 * (shared by the file's connections) where each was a pass at the end */
+	(void)sum_bad_spans__count(p->store, &(int64_t){ 0 }, &(struct prof_error){ 0 });
 	html_apart__finish(apart, p, &diagnosis_store);
 	beside = start_beside(&b, p, diagnosis_store, list, n, r);
 	for (size_t i = 0; i < n; i++)

@@ -75,7 +75,9 @@ char *sum_union_then(struct prof_store *s, const char *const *tables, const char
 #define SUM_BAD_COPY(A) "(" SUM_BAD_SPAN(A) " OR (" A "bytes < 0) IS 1)"
 /* The rows with a bad span in every table of spans the store has (GPU
  * work, API calls, NVTX ranges): what a reader of the whole capture (a
- * trace, the folded stacks, the HTML report) left out (bad_spans.c). */
+ * trace, the folded stacks, the HTML report) left out (bad_spans.c);
+ * a finished capture's, read whole, is counted once for the connections
+ * to the file. */
 int sum_bad_spans__count(struct prof_store *s, int64_t *rows, struct prof_error *err);
 /* The same but for the tables of counted (NULL-ended), which the caller
  * counted in a pass of its own (the timeline exports' pairs). */
