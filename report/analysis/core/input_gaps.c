@@ -6,7 +6,9 @@
  * kernels and 2.2M calls, where the two passes read them in under 1 s; a
  * temporary (thread, start) index cost less than the sort but spills the
  * temporary database to a file, and diagnose runs with TMPDIR full.
- * Memory is the copies': past GAPS_MAX_COPIES the window function answers. */
+ * Memory is the copies': past GAPS_MAX_COPIES the window function answers.
+ * The scope's own table of calls is stored in start order (scope.h): its
+ * calls are read once, each thread's latest calls kept as they come. */
 #include "input_gaps.h"
 
 #include <stdbool.h>
@@ -14,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/core/scope.h"
 #include "prof/saturate.h"
 #include "prof/tables.h"
 #include "model/sums.h"
@@ -189,6 +192,111 @@ static int read_previous_calls(struct prof_store *s, const struct sum_window *w,
 	return rc < 0 ? rc : 0;
 }
 
+/* A thread's latest call (the first read of those of the latest start)
+ * and the one before it (the same of the start before), and the start of
+ * the last copy given the call before it. */
+struct thread_calls {
+	bool used, tid_null;
+	int64_t tid;
+	int nkept;
+	struct kept_call {
+		int64_t start, end;
+		bool end_null;
+	} last, before;
+	bool gave;
+	int64_t gave_start;
+};
+
+struct threads {
+	struct thread_calls *v;
+	size_t cap, n;
+};
+
+static size_t thread_hash(bool tid_null, int64_t tid, size_t cap)
+{
+	uint64_t h = ((uint64_t)tid ^ (tid_null ? 0x5bd1e995u : 0)) * 0x9E3779B97F4A7C15ull;
+
+	return (size_t)(h >> 17) & (cap - 1);
+}
+
+static struct thread_calls *thread_of(struct threads *t, bool tid_null, int64_t tid)
+{
+	size_t i;
+
+	if (t->n * 2 >= t->cap) {
+		struct threads bigger = { calloc(t->cap ? t->cap * 2 : 64, sizeof *t->v), t->cap ? t->cap * 2 : 64, 0 };
+
+		if (!bigger.v)
+			return NULL;
+		for (size_t j = 0; j < t->cap; j++) {
+			if (!t->v[j].used)
+				continue;
+			i = thread_hash(t->v[j].tid_null, t->v[j].tid, bigger.cap);
+			while (bigger.v[i].used)
+				i = (i + 1) & (bigger.cap - 1);
+			bigger.v[i] = t->v[j];
+			bigger.n++;
+		}
+		free(t->v);
+		*t = bigger;
+	}
+	i = thread_hash(tid_null, tid, t->cap);
+	while (t->v[i].used && (t->v[i].tid_null != tid_null || t->v[i].tid != tid))
+		i = (i + 1) & (t->cap - 1);
+	if (!t->v[i].used) {
+		t->v[i] = (struct thread_calls){ .used = true, .tid_null = tid_null, .tid = tid };
+		t->n++;
+	}
+	return &t->v[i];
+}
+
+/* The two passes' sum in one pass over calls stored in start order: a
+ * copy's call before it is its thread's latest call of an earlier start;
+ * of copies of one thread that start together only the first has one, as
+ * the two passes give the call to one of them. */
+static int total_in_start_order(struct prof_store *s, const struct sum_window *w, const char *calls,
+				const int64_t *ids, size_t nids, int64_t *out, struct prof_error *err)
+{
+	struct threads threads = { 0 };
+	struct prof_cursor *c = NULL;
+	char sql[512];
+	int rc;
+
+	snprintf(sql, sizeof sql, "SELECT globalTid, start, end, correlationId FROM %s"
+		 " WHERE start >= ?1 AND start < ?2 ORDER BY rowid", calls);
+	rc = open_window(s, sql, w, &c, err);
+	while (rc >= 0 && (rc = prof_cursor__next(c, err)) > 0) {
+		struct kept_call call = { prof_cursor__int64(c, 1), prof_cursor__int64(c, 2), prof_cursor__is_null(c, 2) };
+		struct thread_calls *t = thread_of(&threads, prof_cursor__is_null(c, 0), prof_cursor__int64(c, 0));
+		int64_t id = prof_cursor__int64(c, 3);
+
+		if (!t) {
+			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+			break;
+		}
+		if (!prof_cursor__is_null(c, 3) && bsearch(&id, ids, nids, sizeof *ids, cmp_int64) &&
+		    !(t->gave && t->gave_start == call.start)) {
+			const struct kept_call *prev = t->nkept > 0 && t->last.start < call.start ? &t->last
+						       : t->nkept > 1 ? &t->before : NULL;
+
+			if (prev) {
+				t->gave = true;
+				t->gave_start = call.start;
+				if (!prev->end_null && call.start > prev->end)
+					*out = prof_add_saturated(*out, call.start - prev->end);
+			}
+		}
+		if (t->nkept == 0 || call.start > t->last.start) {
+			t->before = t->last;
+			t->last = call;
+			t->nkept += t->nkept < 2;
+		}
+	}
+	prof_cursor__close(c);
+	free(threads.v);
+	return rc < 0 ? rc : 0;
+}
+
 /* The same sum by a window function, where the copies are too many to hold. */
 static int total_by_sql(struct prof_store *s, const struct sum_window *w, const char *calls,
 			int64_t *out, struct prof_error *err)
@@ -225,6 +333,11 @@ int input_gaps__total(struct prof_store *s, const struct sum_window *w, const ch
 	if (rc > 0 && nids == 0) {
 		free(ids);
 		return 0;
+	}
+	if (rc > 0 && strcmp(calls, DIAG_API_CALLS) == 0) {
+		rc = total_in_start_order(s, w, calls, ids, nids, out, err);
+		free(ids);
+		return rc;
 	}
 	if (rc > 0)
 		rc = read_copy_calls(s, w, calls, ids, nids, &gs, err);
