@@ -12,6 +12,7 @@
 #include "input_gaps.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,7 +197,6 @@ static int read_previous_calls(struct prof_store *s, const struct sum_window *w,
  * and the one before it (the same of the start before), and the start of
  * the last copy given the call before it. */
 struct thread_calls {
-	bool used, tid_null;
 	int64_t tid;
 	int nkept;
 	struct kept_call {
@@ -207,46 +207,27 @@ struct thread_calls {
 	int64_t gave_start;
 };
 
+/* The threads met, by tid (a few: a search and an insertion serve), and
+ * the calls of no thread, which SQL's PARTITION BY takes for one. */
 struct threads {
-	struct thread_calls *v;
-	size_t cap, n;
+	struct thread_calls *v, none;
+	size_t n, cap;
 };
-
-static size_t thread_hash(bool tid_null, int64_t tid, size_t cap)
-{
-	uint64_t h = ((uint64_t)tid ^ (tid_null ? 0x5bd1e995u : 0)) * 0x9E3779B97F4A7C15ull;
-
-	return (size_t)(h >> 17) & (cap - 1);
-}
 
 static struct thread_calls *thread_of(struct threads *t, bool tid_null, int64_t tid)
 {
 	size_t i;
 
-	if (t->n * 2 >= t->cap) {
-		struct threads bigger = { calloc(t->cap ? t->cap * 2 : 64, sizeof *t->v), t->cap ? t->cap * 2 : 64, 0 };
-
-		if (!bigger.v)
-			return NULL;
-		for (size_t j = 0; j < t->cap; j++) {
-			if (!t->v[j].used)
-				continue;
-			i = thread_hash(t->v[j].tid_null, t->v[j].tid, bigger.cap);
-			while (bigger.v[i].used)
-				i = (i + 1) & (bigger.cap - 1);
-			bigger.v[i] = t->v[j];
-			bigger.n++;
-		}
-		free(t->v);
-		*t = bigger;
-	}
-	i = thread_hash(tid_null, tid, t->cap);
-	while (t->v[i].used && (t->v[i].tid_null != tid_null || t->v[i].tid != tid))
-		i = (i + 1) & (t->cap - 1);
-	if (!t->v[i].used) {
-		t->v[i] = (struct thread_calls){ .used = true, .tid_null = tid_null, .tid = tid };
-		t->n++;
-	}
+	if (tid_null)
+		return &t->none;
+	i = sum_sorted__count_before(t->v, t->n, sizeof *t->v, offsetof(struct thread_calls, tid), tid, false);
+	if (i < t->n && t->v[i].tid == tid)
+		return &t->v[i];
+	if (sum_array__grow(&t->v, &t->cap, t->n, sizeof *t->v) < 0)
+		return NULL;
+	memmove(t->v + i + 1, t->v + i, (t->n - i) * sizeof *t->v);
+	t->v[i] = (struct thread_calls){ .tid = tid };
+	t->n++;
 	return &t->v[i];
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "grow.h"
+#include "model/sums.h"
 #include "prof/tables.h"
 
 int name_ids__load(struct prof_store *s, const char *glob, struct name_ids *out, struct prof_error *err)
@@ -33,17 +34,9 @@ int name_ids__load(struct prof_store *s, const char *glob, struct name_ids *out,
 
 bool name_ids__has(const struct name_ids *ids, int64_t id)
 {
-	int lo = 0, hi = ids->n;
+	size_t i = sum_sorted__count_before(ids->v, (size_t)ids->n, sizeof *ids->v, 0, id, false);
 
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-
-		if (ids->v[mid] < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < ids->n && ids->v[lo] == id;
+	return i < (size_t)ids->n && ids->v[i] == id;
 }
 
 void name_ids__exit(struct name_ids *ids)

@@ -2,7 +2,10 @@
  * step_ends.h). */
 #include "step_ends.h"
 
+#include <stddef.h>
 #include <stdlib.h>
+
+#include "model/sums.h"
 
 #include "prof/error.h"
 
@@ -20,17 +23,10 @@ int step_ends__init(struct step_ends *e, int n)
 /* The 0-based step whose range holds t, or -1 (steps sorted by start). */
 static int step_holding(const struct sum_step *steps, int n, int64_t t)
 {
-	int lo = 0, hi = n;
+	size_t k = sum_sorted__count_before(steps, (size_t)n, sizeof *steps, offsetof(struct sum_step, start_ns), t,
+					    true);
 
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-
-		if (steps[mid].start_ns <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo > 0 && t < steps[lo - 1].end_ns ? lo - 1 : -1;
+	return k > 0 && t < steps[k - 1].end_ns ? (int)k - 1 : -1;
 }
 
 void step_ends__add(struct step_ends *e, const struct sum_step *steps, int64_t launch_ns, int64_t end_ns)
