@@ -630,7 +630,8 @@ static int devices_of(struct diag_scope *ctx, int64_t **ids, int *n, struct prof
 	*ids = malloc(sizeof **ids * (size_t)(*n ? *n : 1));
 	if (!*ids)
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	memcpy(*ids, ctx->devices, sizeof **ids * (size_t)*n);
+	if (*n > 0) /* none: no array to copy from */
+		memcpy(*ids, ctx->devices, sizeof **ids * (size_t)*n);
 	return 0;
 }
 
