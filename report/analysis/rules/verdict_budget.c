@@ -7,97 +7,21 @@
 #include <string.h>
 
 #include "analysis/diagnose/diagnose.h"
-#include "analysis/ranks/nccl.h"
 #include "analysis/timeline/gpu_idle.h"
 #include "prof/saturate.h"
-#include "prof/tables.h"
-#include "model/sql.h"
 #include "prof/error.h"
 
-/* The length of the union of sql's (start, end) rows on one device,
- * clipped to the window, into *ns; with other not NULL, that of the rows
- * whose third column is 0 too, into *other_ns: one pass in start order
- * gives both, and only their lengths are kept. */
-static int union_on_device(const struct diag_context *ctx, const char *sql, int64_t device,
-			   int64_t *ns, int64_t *other_ns, struct prof_error *err)
+/* The busy part split: every kernel (and graph launched whole), and the
+ * kernels that are not NCCL's, as the idle attribution's pass over the
+ * device found them (gpu_idle_device's kernels_ns and compute_ns). */
+static void split_busy(const struct gpu_idle_device *d, int64_t out[VERDICT_NPARTS])
 {
-	struct diag_union_length u = { 0 }, o = { 0 };
-	int64_t lo = ctx->w->start_ns, hi = ctx->w->end_ns;
-	struct prof_cursor *c;
-	int rc = diag__open_window(ctx, sql, DIAG_GPU_SIDE, &c, err);
+	int64_t kernels_ns = d->kernels_ns < d->busy_ns ? d->kernels_ns : d->busy_ns;
+	int64_t compute_ns = d->compute_ns < kernels_ns ? d->compute_ns : kernels_ns;
 
-	*ns = 0;
-	if (other_ns)
-		*other_ns = 0;
-	if (rc)
-		return rc;
-	prof_cursor__bind_int64(c, 3, device);
-	while ((rc = prof_cursor__next(c, err)) == 1) {
-		int64_t s = prof_cursor__int64(c, 0), e = prof_cursor__int64(c, 1);
-
-		s = s > lo ? s : lo;
-		e = e < hi ? e : hi;
-		diag_union_length__add(&u, s, e);
-		if (other_ns && prof_cursor__int64(c, 2) == 0)
-			diag_union_length__add(&o, s, e);
-	}
-	prof_cursor__close(c);
-	*ns = diag_union_length__ns(&u);
-	if (other_ns)
-		*other_ns = diag_union_length__ns(&o);
-	return rc < 0 ? rc : 0;
-}
-
-/* A CUDA graph launched whole (--cuda-graph-trace=graph) counts as
- * computing: what its nodes are is not recorded. */
-#define GRAPHS_ON_DEVICE_SQL                                                   \
-	" UNION ALL SELECT start, end, 0 FROM " PROF_T_GRAPH_TRACE " WHERE end > ?1" \
-	" AND start < ?2 AND deviceId = ?3 AND NOT " SUM_BAD_SPAN("")
-
-/* The busy part split: every kernel, and the kernels that are not NCCL's,
- * as the idle attribution's pass over the device found them, or read here. */
-static int split_busy(const struct diag_context *ctx, const struct gpu_idle_result *idle,
-		      const struct gpu_idle_device *d, int64_t out[VERDICT_NPARTS], struct prof_error *err)
-{
-	int64_t device = d->device_id, busy_ns = d->busy_ns;
-	/* every kernel, each told NCCL's or not: the compute union is the
-	 * same pass's other (a statement of its own sorted the kernels again) */
-	const char *kernels_sql[2] = {
-		"SELECT k.start, k.end, (" NCCL_KERNEL_SQL("k") ") IS 1 FROM " PROF_T_KERNEL " k"
-		" WHERE k.end > ?1 AND k.start < ?2 AND k.deviceId = ?3 AND NOT " SUM_BAD_SPAN("k.")
-		" ORDER BY k.start",
-		"SELECT k.start, k.end, (" NCCL_KERNEL_SQL("k") ") IS 1 FROM " PROF_T_KERNEL " k"
-		" WHERE k.end > ?1 AND k.start < ?2 AND k.deviceId = ?3 AND NOT " SUM_BAD_SPAN("k.")
-		GRAPHS_ON_DEVICE_SQL " ORDER BY 1",
-	};
-	const char *graphs_sql = "SELECT start, end FROM " PROF_T_GRAPH_TRACE " WHERE end > ?1"
-				 " AND start < ?2 AND deviceId = ?3 AND NOT " SUM_BAD_SPAN("")
-				 " ORDER BY start";
-	int64_t kernels_ns = 0, compute_ns = 0;
-	int g = ctx->has_graph_trace;
-	int rc;
-
-	if (idle->kernel_unions) {
-		kernels_ns = d->kernels_ns;
-		compute_ns = d->compute_ns;
-	} else if (ctx->has_kernel) {
-		rc = union_on_device(ctx, kernels_sql[g], device, &kernels_ns, &compute_ns, err);
-		if (rc)
-			return rc;
-	} else if (g) {
-		rc = union_on_device(ctx, graphs_sql, device, &kernels_ns, NULL, err);
-		if (rc)
-			return rc;
-		compute_ns = kernels_ns;
-	}
-	if (kernels_ns > busy_ns)
-		kernels_ns = busy_ns;
-	if (compute_ns > kernels_ns)
-		compute_ns = kernels_ns;
 	out[PART_COMPUTE] = compute_ns;
 	out[PART_COMMUNICATION] = kernels_ns - compute_ns;
-	out[PART_COPIES] = busy_ns - kernels_ns;
-	return 0;
+	out[PART_COPIES] = d->busy_ns - kernels_ns;
 }
 
 static const enum verdict_part part_of_cause[IDLE_NCAUSES] = {
@@ -165,9 +89,7 @@ int diag_verdict__make(struct diag_context *ctx, struct diag_verdict *v, struct 
 			d = &idle->dev[i];
 	if (!d || d->busy_ns <= 0)
 		goto out;
-	rc = split_busy(ctx, idle, d, total, err);
-	if (rc)
-		goto out;
+	split_busy(d, total);
 	for (int c = 0; c < IDLE_NCAUSES; c++)
 		total[part_of_cause[c]] = prof_add_saturated(total[part_of_cause[c]], d->cause_ns[c]);
 	rc = diag_managed__stretch_ns(ctx, &stretch_ns, err);

@@ -681,9 +681,8 @@ int gpu_idle__analyse(struct diag_scope *ctx, struct gpu_idle_result **out, stru
 		gpu_idle_result__delete(r);
 		return rc;
 	}
-	/* every device's pass added its launches and its kernels */
+	/* every device's pass added its launches */
 	r->step_ends.known = r->step_ends.end != NULL;
-	r->kernel_unions = true;
 	*out = r;
 	return 0;
 }

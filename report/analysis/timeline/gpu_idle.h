@@ -137,7 +137,7 @@ struct gpu_idle_device {
 	struct gpu_idle_call_time *sync_calls;
 	int nsync_calls, cap_sync_calls;
 	/* the union of its kernels and graphs launched whole, clipped to the
-	 * window, and of those less NCCL's kernels (kernel_unions) */
+	 * window, and of those less NCCL's kernels */
 	int64_t kernels_ns, compute_ns;
 };
 
@@ -168,7 +168,6 @@ struct gpu_idle_result {
 	/* of an NVTX loop: the latest end of the work each step launched,
 	 * which the pass met on its way (the critical path's steps' spans) */
 	struct step_ends step_ends;
-	bool kernel_unions; /* every device's kernels_ns and compute_ns are set */
 };
 
 /* Attributes every idle stretch of the window ctx holds. */
