@@ -209,7 +209,8 @@ START_TEST(output_written_behind_holds_every_byte_in_order)
 	char path[512];
 	struct prof_output *o = NULL;
 	struct prof_error err = { 0 };
-	const size_t n = (11u << 20) + 5;
+	/* past the ring of blocks twice over, each block in several writes */
+	const size_t n = (37u << 20) + 5;
 	size_t len, first_bad = n;
 	char *got;
 
