@@ -87,6 +87,13 @@ bool export_window__without_capture(struct export_window *w, const struct export
 	return !(f && (f->has_from || f->has_to));
 }
 
+void export_window__set_time(struct export_window *w, const struct sum_capture_time *time)
+{
+	w->base_ns = time->zero_ns;
+	w->base_utc_ns = time->zero_utc_ns;
+	w->end_ns = time->last_ns > time->zero_ns ? time->last_ns : time->zero_ns;
+}
+
 int export_window__init(struct export_window *w, struct prof_store *s,
 			const struct export_filter *f, struct prof_error *err)
 {
@@ -99,9 +106,8 @@ int export_window__init(struct export_window *w, struct prof_store *s,
 	rc = sum_capture__time(s, &time, err);
 	if (rc < 0)
 		return rc;
-	first = w->base_ns = time.zero_ns;
-	w->base_utc_ns = time.zero_utc_ns;
-	w->end_ns = time.last_ns > time.zero_ns ? time.last_ns : time.zero_ns;
+	export_window__set_time(w, &time);
+	first = w->base_ns;
 	/* --from=9000000000s past a capture's start is past any time: held at
 	 * the limit, it selects nothing instead of wrapping round */
 	w->from_abs_ns = f && f->has_from ? prof_add_saturated(first, f->from_ns) : INT64_MIN;

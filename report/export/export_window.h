@@ -47,6 +47,10 @@ int export_window__init(struct export_window *w, struct prof_store *s,
  * end: a query on a second connection may bind it before
  * export_window__init has read the capture's extent. */
 bool export_window__without_capture(struct export_window *w, const struct export_filter *f);
+/* The window's zero and end from the capture's time base (model/window.h):
+ * what export_window__init adds to a window without the capture. */
+struct sum_capture_time;
+void export_window__set_time(struct export_window *w, const struct sum_capture_time *time);
 
 /* The temporary table of the --range instances (export_window__in_range's)
  * on s, a second connection to the capture w was made for, whose queries

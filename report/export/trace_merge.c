@@ -12,11 +12,13 @@
 #include "folded_ranges.h"
 #include "trace_feed.h"
 #include "trace_ranged.h"
+#include "trace_tracks.h"
 #include "prof/tables.h"
 #include "model/names.h"
 #include "model/sql.h"
 #include "model/sums.h"
 #include "model/thread_label.h"
+#include "model/window.h"
 #include "prof/saturate.h"
 #include "prof/error.h"
 
@@ -277,9 +279,54 @@ static void append(char *sql, size_t cap, const char *text)
  * it), and the distinct (globalPid, deviceId, streamId) of the GPU work.
  * Each list asked its own UNION of the whole tables, four passes over the
  * calls and three over the GPU work. The columns have no affinity, so the
- * values stay as the capture holds them. */
+ * values stay as the capture holds them. Where the pairs' passes gathered
+ * them (m->tracks), they come from there, with the distinct (globalTid,
+ * nameId) of each API table's calls that the threads' labels read. The
+ * tables are emptied, not dropped: a statement of the connection may be
+ * reading another table (SQLite drops none then). */
 #define HOST_IDS "perfkit_tm_host_ids"
 #define GPU_IDS "perfkit_tm_gpu_ids"
+#define CALL_NAMES_RUNTIME "perfkit_tm_runtime_names"
+#define CALL_NAMES_DRIVER "perfkit_tm_driver_names"
+
+static int make_track_tables(struct trace_merge *m)
+{
+	static const char *const setup[] = {
+		/* UNIQUE: the gathered threads join the NVTX rows' read before */
+		"CREATE TEMP TABLE IF NOT EXISTS " HOST_IDS " (g UNIQUE)",
+		"CREATE TEMP TABLE IF NOT EXISTS " GPU_IDS " (gp, d, s)",
+		"CREATE TEMP TABLE IF NOT EXISTS " CALL_NAMES_RUNTIME " (globalTid, nameId)",
+		"CREATE TEMP TABLE IF NOT EXISTS " CALL_NAMES_DRIVER " (globalTid, nameId)",
+		("DELETE FROM temp." HOST_IDS), ("DELETE FROM temp." GPU_IDS),
+		("DELETE FROM temp." CALL_NAMES_RUNTIME), ("DELETE FROM temp." CALL_NAMES_DRIVER),
+	};
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < sizeof setup / sizeof setup[0]; i++)
+		rc = prof_store__exec(m->store, setup[i], m->err);
+	return rc;
+}
+
+/* The tables made, with the threads of the NVTX rows, which the pairs'
+ * passes do not read. */
+static int track_tables_nvtx(struct trace_merge *m)
+{
+	int rc = make_track_tables(m);
+
+	if (rc == 0 && m->have[TM_NVTX])
+		rc = prof_store__exec(m->store, "INSERT INTO temp." HOST_IDS " SELECT DISTINCT globalTid "
+				      "FROM " PROF_T_NVTX " WHERE globalTid IS NOT NULL", m->err);
+	return rc;
+}
+
+/* The ids from the pairs' passes, beside the NVTX rows' threads. */
+static int track_ids_gathered(struct trace_merge *m)
+{
+	static const char *const call_names[] = { CALL_NAMES_RUNTIME, CALL_NAMES_DRIVER };
+	int rc = m->nvtx_early ? 0 : track_tables_nvtx(m);
+
+	return rc ? rc : tm_tracks__fill(m->tracks, m->store, HOST_IDS, GPU_IDS, call_names, m->err);
+}
 
 static int index_track_ids(struct trace_merge *m)
 {
@@ -288,28 +335,31 @@ static int index_track_ids(struct trace_merge *m)
 
 	if (m->track_ids)
 		return 0;
-	sql = malloc(META_SQL_MAX);
-	if (!sql)
+	if (tm_tracks__usable(m->tracks)) {
+		rc = track_ids_gathered(m);
+		m->track_ids = rc == 0;
+		return rc;
+	}
+	rc = make_track_tables(m);
+	sql = rc == 0 ? malloc(META_SQL_MAX) : NULL;
+	if (rc == 0 && !sql)
 		return nomem(m);
-	rc = prof_store__exec(m->store, "DROP TABLE IF EXISTS temp." HOST_IDS, m->err);
-	if (rc == 0)
-		rc = prof_store__exec(m->store, "DROP TABLE IF EXISTS temp." GPU_IDS, m->err);
-	if (rc == 0)
-		rc = prof_store__exec(m->store, "CREATE TEMP TABLE " HOST_IDS " (g)", m->err);
-	if (rc == 0)
-		rc = prof_store__exec(m->store, "CREATE TEMP TABLE " GPU_IDS " (gp, d, s)", m->err);
 	if (rc == 0 && (m->have[TM_RUNTIME] || m->have[TM_DRIVER] || m->have[TM_NVTX])) {
-		snprintf(sql, META_SQL_MAX, "INSERT INTO temp." HOST_IDS " ");
+		/* DISTINCT: a capture of one table of calls has no UNION to
+		 * make its threads distinct (each call listed its thread) */
+		snprintf(sql, META_SQL_MAX, "INSERT INTO temp." HOST_IDS " SELECT DISTINCT * FROM (");
 		union_of(m, sql, META_SQL_MAX, " UNION ", "globalTid", api_kinds, api_tables, 2, "");
 		if (m->have[TM_NVTX])
 			append(sql, META_SQL_MAX, " UNION SELECT globalTid FROM " PROF_T_NVTX
 			       " WHERE globalTid IS NOT NULL");
+		append(sql, META_SQL_MAX, ")");
 		rc = prof_store__exec(m->store, sql, m->err);
 	}
 	if (rc == 0) {
-		snprintf(sql, META_SQL_MAX, "INSERT INTO temp." GPU_IDS " ");
+		snprintf(sql, META_SQL_MAX, "INSERT INTO temp." GPU_IDS " SELECT DISTINCT * FROM (");
 		union_of(m, sql, META_SQL_MAX, " UNION ", "globalPid, deviceId, streamId", gpu_kinds,
 			 gpu_tables, TM_GPU_KINDS, "");
+		append(sql, META_SQL_MAX, ")");
 		rc = prof_store__exec(m->store, sql, m->err);
 	}
 	free(sql);
@@ -362,8 +412,21 @@ int trace_merge__each_thread(struct trace_merge *m,
 	if (!m->have[TM_RUNTIME] && !m->have[TM_DRIVER] && !m->have[TM_NVTX])
 		return 0;
 	rc = index_track_ids(m);
-	if (rc == 0)
+	if (rc == 0 && tm_tracks__usable(m->tracks)) {
+		/* the threads and their calls' names gathered, NVTX's and
+		 * ThreadNames' read */
+		struct sum_thread_tables t = {
+			.threads = { "(SELECT g AS globalTid FROM temp." HOST_IDS ")",
+				     prof_store__has_table(m->store, PROF_T_THREAD_NAMES)
+					     ? PROF_T_THREAD_NAMES : NULL },
+			.calls = { m->have[TM_RUNTIME] ? "temp." CALL_NAMES_RUNTIME : NULL,
+				   m->have[TM_DRIVER] ? "temp." CALL_NAMES_DRIVER : NULL },
+		};
+
+		rc = sum_thread_labels__load_from(m->store, &t, &labels, m->err);
+	} else if (rc == 0) {
 		rc = sum_thread_labels__load(m->store, &labels, m->err);
+	}
 	if (rc == 0)
 		rc = open_cursor(m, "SELECT g FROM temp." HOST_IDS " ORDER BY g", false, &cur);
 	while (rc >= 0 && (rc = prof_cursor__next(cur, m->err)) > 0) {
@@ -480,10 +543,16 @@ struct api_exprs {
 	char start[48], end[48], tid[64];
 };
 
+/* Whether the GPU rows are paired in the merge (m->pairs), or are to be
+ * where the pairs are made (paired_sql): no join, the call's columns NULL */
+static bool paired(const struct trace_merge *m)
+{
+	return m->pairs || m->paired_sql;
+}
+
 static void api_exprs__init(struct trace_merge *m, struct api_exprs *a)
 {
-	/* paired in the merge (m->pairs): no join, the call's columns NULL */
-	bool rt = m->have[TM_RUNTIME] && !m->pairs, drv = m->have[TM_DRIVER] && !m->pairs;
+	bool rt = m->have[TM_RUNTIME] && !paired(m), drv = m->have[TM_DRIVER] && !paired(m);
 
 	snprintf(a->join, sizeof a->join, "%s%s",
 		 rt ? " LEFT JOIN temp." CALLS_RUNTIME " r ON r.correlationId = g.correlationId"
@@ -534,8 +603,8 @@ static int gpu_sql(struct trace_merge *m, char *sql, size_t cap, const char *tab
 		 "FROM %s%s WHERE g.end > ?1 AND g.start < ?2 AND NOT " SUM_BAD_SPAN("g.") " "
 		 "AND %s ORDER BY g.start, g.end DESC, g.rowid%s%s",
 		 a.tid, a.start, a.end, a.start, a.start, extra_cols, table, a.join,
-		 in_range, m->launch_rows && !m->pairs ? ", " : "",
-		 m->launch_rows && !m->pairs ? a.start : "") >= cap)
+		 in_range, m->launch_rows && !paired(m) ? ", " : "",
+		 m->launch_rows && !paired(m) ? a.start : "") >= cap)
 		return prof_error__set(m->err, PROF_E_USAGE, "export query too long");
 	return 0;
 }
@@ -1142,7 +1211,7 @@ static int source_next(struct trace_merge *m, struct tm_source *s)
 	int rc;
 
 	if (s->fed)
-		return tm_feed__next(m->feed, s->fed - 1, s, m->err);
+		return tm_feed__next(s->feed, s->fed - 1, s, m->err);
 	if (s->kind == TM_GPU_NVTX) {
 		s->has_row = m->proj.next < m->proj.ndone;
 		if (s->has_row)
@@ -1191,9 +1260,47 @@ int trace_merge__init(struct trace_merge *m, struct prof_store *s, const struct 
 	 * --to count from it */
 	if (export_window__without_capture(&early, f))
 		side_start(m, &early);
+	/* a whole export whose side runs apart has the time base read at
+	 * trace_merge__open, with the extent of the tables the side's passes
+	 * read (trace_tracks.h) */
+	if (m->side && !early.range_name) {
+		m->w = early;
+		m->time_later = true;
+		return export_window__index(&m->w, s, err);
+	}
 	rc = export_window__init(&m->w, s, f, err);
 	if (rc == 0)
 		side_start(m, &m->w);
+	return rc;
+}
+
+/* The window's time base, where trace_merge__init left it for now: the
+ * extent of the tables the side's passes read, where they gathered it,
+ * and the other tables' read. */
+static int time_now(struct trace_merge *m)
+{
+	const char *tables[TM__COUNT + 2] = { 0 };
+	struct sum_extent_known known = { .tables = tables, .lo = INT64_MAX, .hi = INT64_MIN };
+	struct sum_capture_time time;
+	size_t n = 0;
+	int rc;
+
+	if (!m->time_later)
+		return 0;
+	m->time_later = false;
+	if (tm_tracks__usable(m->tracks)) {
+		for (const char *const *t = tm_tracks__extent_tables(m->tracks); *t && n < TM__COUNT; t++)
+			tables[n++] = *t;
+		tm_tracks__extent(m->tracks, &known.lo, &known.hi);
+	}
+	if (m->nvtx_early) {
+		tables[n++] = PROF_T_NVTX;
+		known.lo = m->nvtx_lo < known.lo ? m->nvtx_lo : known.lo;
+		known.hi = m->nvtx_hi > known.hi ? m->nvtx_hi : known.hi;
+	}
+	rc = sum_capture__time_known(m->store, &known, &time, m->err);
+	if (rc == 0)
+		export_window__set_time(&m->w, &time);
 	return rc;
 }
 
@@ -1247,6 +1354,8 @@ static int make_pairs(struct trace_merge *m)
 
 	if (!pairs_wanted(m))
 		return 0;
+	/* none: the track lists and the time base read SQL */
+	in.tracks = m->tracks = tm_tracks__new();
 	for (int g = 0; g < TM_GPU_KINDS; g++)
 		in.gpu_tables[g] = m->have[gpu_kinds[g]] ? gpu_tables[g] : NULL;
 	for (int a = 0; a < 2; a++)
@@ -1263,6 +1372,11 @@ static int make_pairs(struct trace_merge *m)
 	}
 	rc = tm_pairs__make(m->store, &in, &m->pairs, m->err);
 	m->ranged = m->pairs && in.on_call;
+	/* the passes read every row only where the pairs were made */
+	if (!m->pairs) {
+		tm_tracks__free(m->tracks);
+		m->tracks = NULL;
+	}
 	if (ranged) {
 		int closed = tm_ranged__close(ranged);
 
@@ -1271,15 +1385,92 @@ static int make_pairs(struct trace_merge *m)
 	return rc;
 }
 
+/* The GPU queries as for pairs, sorted (each one's first row read) on a
+ * thread and a connection of their own while the pairs' passes run: after
+ * the passes the side spent 5 to 8 s of a 10M-kernel trace sorting them
+ * alone, on one core. Taken where the pairs are made; else closed, and the
+ * queries that join the calls made as before. */
+struct tm_sorts {
+	pthread_t thread;
+	struct trace_merge m;    /* its copy of the merge: what the queries read */
+	struct prof_error err;
+	int rc;
+};
+
+static void *sorts_run(void *arg)
+{
+	struct tm_sorts *t = arg;
+	char *sql = malloc(SQL_MAX);
+
+	t->rc = sql ? export_window__index(&t->m.w, t->m.store, t->m.err) : nomem(&t->m);
+	for (int k = 0; t->rc == 0 && k < TM__COUNT; k++) {
+		if (!t->m.have[k] || !tm_kind__is_gpu((enum tm_kind)k))
+			continue;
+		t->rc = source_open(&t->m, t->m.store, (enum tm_kind)k, &t->m.src[t->m.nsrc], sql);
+		if (t->m.src[t->m.nsrc].cur || t->rc == 0)
+			t->m.nsrc++;
+	}
+	free(sql);
+	return NULL;
+}
+
+/* The sorts begun where m (the side's copy) has a connection for them and
+ * will make pairs; NULL otherwise, or where the thread cannot be made. */
+static struct tm_sorts *sorts_start(struct trace_merge *m)
+{
+	struct tm_sorts *t;
+
+	if (!m->sorted_on || !pairs_wanted(m) || !(t = calloc(1, sizeof *t)))
+		return NULL;
+	t->m = (struct trace_merge){ .store = m->sorted_on, .w = m->w, .launch_rows = m->launch_rows,
+				     .paired_sql = true, .err = &t->err };
+	memcpy(t->m.have, m->have, sizeof m->have);
+	if (pthread_create(&t->thread, NULL, sorts_run, t) != 0) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+/* The sorts joined: true with their sources, in kind order, in src (n
+ * of them) where they went well and m made pairs; else their cursors and
+ * connection closed (m->sorted_on NULL). */
+static bool sorts_take(struct trace_merge *m, struct tm_sorts *t, struct tm_source *src, int *n)
+{
+	bool take;
+
+	*n = 0;
+	if (!t)
+		return false;
+	pthread_join(t->thread, NULL);
+	take = t->rc == 0 && m->pairs;
+	if (take) {
+		memcpy(src, t->m.src, (size_t)t->m.nsrc * sizeof *src);
+		*n = t->m.nsrc;
+	} else {
+		for (int i = 0; i < t->m.nsrc; i++)
+			prof_cursor__close(t->m.src[i].cur);
+		prof_store__close(m->sorted_on);
+		m->sorted_on = NULL;
+	}
+	free(t);
+	return take;
+}
+
 /* The GPU side on m's connection: the pairs or else the calls' index and
  * whether calls share ids, and the GPU side's sources into m->src in kind
  * order. Without GPU work no call launched anything: no index to make. */
 static int gpu_side(struct trace_merge *m)
 {
+	struct tm_sorts *sorts = sorts_start(m);
+	struct tm_source sorted[TM_GPU_KINDS];
+	int nsorted = 0, next_sorted = 0;
+	bool took;
 	char *sql;
 	int rc = 0;
 
 	rc = make_pairs(m);
+	took = sorts_take(m, sorts, sorted, &nsorted);
 	if (rc == 0 && has_gpu_work(m) && !m->pairs) {
 		rc = index_calls(m, m->store);
 		m->calls_indexed = rc == 0;
@@ -1288,13 +1479,19 @@ static int gpu_side(struct trace_merge *m)
 				rc = shared_corr(m, a == 0 ? CALLS_RUNTIME : CALLS_DRIVER,
 						 &m->shared_corr[a]);
 	}
-	if (rc < 0)
-		return rc;
-	sql = malloc(SQL_MAX);
-	if (!sql)
-		return nomem(m);
-	for (int k = 0; rc == 0 && k < TM__COUNT; k++) {
+	sql = rc == 0 ? malloc(SQL_MAX) : NULL;
+	if (rc == 0 && !sql)
+		rc = nomem(m);
+	for (int k = 0; k < TM__COUNT; k++) {
 		if (!m->have[k] || !is_gpu_side((enum tm_kind)k))
+			continue;
+		/* the sorted sources are m's to close from here on, failed or not */
+		if (took && tm_kind__is_gpu((enum tm_kind)k)) {
+			if (next_sorted < nsorted && sorted[next_sorted].kind == (enum tm_kind)k)
+				m->src[m->nsrc++] = sorted[next_sorted++];
+			continue;
+		}
+		if (rc < 0)
 			continue;
 		rc = source_open(m, m->store, (enum tm_kind)k, &m->src[m->nsrc], sql);
 		/* a source opened is closed at exit, whatever came of its row */
@@ -1364,7 +1561,12 @@ static void side_start(struct trace_merge *m, const struct export_window *w)
 		return;
 	}
 	g->apart = true;
+	/* where the side will make pairs; none: it sorts its queries itself,
+	 * after the passes */
+	if (pairs_wanted(&g->m) && prof_store__reopen(m->store, &g->m.sorted_on, &ignored) != 0)
+		g->m.sorted_on = NULL;
 	if (pthread_create(&g->thread, NULL, gpu_side_apart, g) != 0) {
+		prof_store__close(g->m.sorted_on);
 		prof_store__close(own);
 		free(g);
 		return;
@@ -1407,6 +1609,8 @@ static void side_take(struct trace_merge *m, const struct tm_source *own, int no
 	memcpy(m->shared_corr, g->m.shared_corr, sizeof m->shared_corr);
 	m->pairs = g->m.pairs;
 	g->m.pairs = NULL;
+	m->tracks = g->m.tracks;
+	g->m.tracks = NULL;
 	m->ranged = g->m.ranged;
 	m->calls_indexed = g->m.calls_indexed;
 }
@@ -1417,37 +1621,62 @@ static int feed_step(void *ctx, struct tm_source *s)
 }
 
 /* A source on a connection the merge's thread leaves alone, once the
- * side, apart, is done: the side's, or own_apart where m's own were
- * opened there. */
-static bool is_apart(const struct trace_merge *m, const struct tm_source *s)
+ * side, apart, is done, of the side's (side) or of own_apart, where m's
+ * own were opened there. */
+static bool is_apart(const struct trace_merge *m, const struct tm_source *s, bool side)
 {
-	return s->cur && (is_gpu_side(s->kind) || m->own_apart);
+	return s->cur && is_gpu_side(s->kind) == side && (side || m->own_apart);
 }
 
-/* The sources apart stepped on the feed's thread from now on
- * (trace_feed.h), m reading its copies, each on its current row again.
- * Where the thread cannot be made, m steps them in place. */
-static int feed_apart(struct trace_merge *m)
+/* The sources apart of one connection (side: the side's, else
+ * own_apart) stepped on a feed's thread from now on (trace_feed.h), with
+ * ctx and its failures in err; m reads the copies, each source on its
+ * current row again. Where the thread cannot be made, m steps them in
+ * place. */
+static int feed_group(struct trace_merge *m, bool side, struct tm_feed **feed,
+		      struct trace_merge *ctx, const struct prof_error *err)
 {
 	struct tm_source fed[TM__COUNT];
 	int n = 0, rc = 0;
 
 	for (int k = 0; k < m->nsrc; k++)
-		if (is_apart(m, &m->src[k]))
+		if (is_apart(m, &m->src[k], side))
 			fed[n++] = m->src[k];
 	if (n == 0)
 		return 0;
-	tm_feed__start(&m->feed, fed, n, feed_step, &m->side->m, m->side->m.err);
-	if (!m->feed)
+	tm_feed__start(feed, fed, n, feed_step, ctx, err);
+	if (!*feed)
 		return 0;
 	for (int k = 0, i = 0; k < m->nsrc; k++)
-		if (is_apart(m, &m->src[k])) {
+		if (is_apart(m, &m->src[k], side)) {
 			m->src[k].fed = ++i;
+			m->src[k].feed = *feed;
 			m->src[k].cur = NULL;
 			if (rc == 0)
-				rc = tm_feed__next(m->feed, i - 1, &m->src[k], m->err);
+				rc = tm_feed__next(*feed, i - 1, &m->src[k], m->err);
 		}
 	return rc;
+}
+
+/* The side's sources fed on one thread, m's own (the calls, ranges and
+ * memory, on own_apart) on another: one thread stepping every source
+ * bound the merge at 10M kernels (busy nine tenths of the time, where the
+ * writer's was half), with the other core partly idle. The own sources'
+ * thread steps them with a merge of its own, which holds what stepping
+ * reads (launch_rows) and its own error. */
+static int feed_apart(struct trace_merge *m)
+{
+	int rc = feed_group(m, true, &m->feed, &m->side->m, m->side->m.err);
+
+	if (rc < 0 || !m->own_apart)
+		return rc;
+	m->own_step = calloc(1, sizeof *m->own_step);
+	m->own_err = calloc(1, sizeof *m->own_err);
+	if (!m->own_step || !m->own_err)
+		return nomem(m);
+	m->own_step->launch_rows = m->launch_rows;
+	m->own_step->err = m->own_err;
+	return feed_group(m, false, &m->own_feed, m->own_step, m->own_err);
 }
 
 /* m's own sources (the calls, ranges and memory) opened on a connection
@@ -1487,6 +1716,7 @@ static void side_exit(struct trace_merge *m)
 	for (int i = 0; i < g->m.nsrc; i++)
 		prof_cursor__close(g->m.src[i].cur);
 	tm_pairs__free(g->m.pairs);
+	tm_tracks__free(g->m.tracks);
 	free(g->m.proj.live);
 	free(g->m.proj.done);
 	free(g->m.proj.names);
@@ -1543,6 +1773,17 @@ int trace_merge__open(struct trace_merge *m)
 	 * count the tables they read */
 	if (rc == 0 && !pairs_wanted(m))
 		rc = sum_bad_spans__count(m->store, &m->rows_left_out, m->err);
+	/* while the side runs, what the time base and the track lists read of
+	 * the NVTX rows, which the side's passes do not: after the side, on a
+	 * capture of many ranges (py_hf_gpt2_train's modules) the trace took
+	 * 5% longer than when the lists were read beside it */
+	if (rc == 0 && m->time_later && m->have[TM_NVTX]) {
+		rc = sum_capture__table_extent(m->store, PROF_T_NVTX, &m->nvtx_lo, &m->nvtx_hi,
+					       m->err);
+		if (rc == 0)
+			rc = track_tables_nvtx(m);
+		m->nvtx_early = rc == 0;
+	}
 	/* the side is finished even after a failure here, and its sources,
 	 * made or not, are closed with m's; the first failure is the one told */
 	if (m->side) {
@@ -1554,6 +1795,8 @@ int trace_merge__open(struct trace_merge *m)
 		memcpy(m->src, own, (size_t)nown * sizeof *own);
 		m->nsrc = nown;
 	}
+	if (rc == 0)
+		rc = time_now(m);
 	if (rc == 0 && pairs_wanted(m))
 		rc = count_left_out(m);
 	return rc;
@@ -1683,6 +1926,10 @@ void trace_merge__exit(struct trace_merge *m)
 		m->ahead->stop(m->ahead);
 	m->ahead = NULL;
 	side_exit(m);
+	/* the own sources' feed closes their cursors on own_apart, closed below */
+	tm_feed__stop(m->own_feed);
+	free(m->own_step);
+	free(m->own_err);
 	/* a fed source's cursor is a copy, the feed's */
 	for (int i = 0; i < m->nsrc; i++)
 		if (!m->src[i].fed)
@@ -1696,9 +1943,12 @@ void trace_merge__exit(struct trace_merge *m)
 	prof_cursor__close(m->call_of[0]);
 	prof_cursor__close(m->call_of[1]);
 	tm_pairs__free(m->pairs);
-	/* the side's connection, once no cursor is left on it */
-	if (m->side && m->side->apart)
+	tm_tracks__free(m->tracks);
+	/* the side's connections, once no cursor is left on them */
+	if (m->side && m->side->apart) {
 		prof_store__close(m->side->m.store);
+		prof_store__close(m->side->m.sorted_on);
+	}
 	prof_store__close(m->own_apart);
 	free(m->side);
 	free(m->launched);

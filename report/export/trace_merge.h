@@ -11,7 +11,9 @@
  * indexes below and decide what to print.
  *
  * The track lists (processes, threads, GPU streams) come from the same
- * tables through trace_merge__each_*, in a fixed order.
+ * tables through trace_merge__each_*, in a fixed order, once
+ * trace_merge__open has returned: where the side pairs the GPU rows with
+ * their calls, its passes gather what the lists need (trace_tracks.h).
  *
  * The GPU side (the calls' index by correlation id, the projection, and the
  * first row of each GPU query, which is when SQLite sorts it) is most of
@@ -124,8 +126,11 @@ struct tm_reader {
 struct trace_merge {
 	struct prof_store *store;
 	struct tm_gpu_side *side;       /* the GPU side's thread, while it is apart */
-	struct tm_feed *feed;           /* sources stepped apart, or NULL */
-	struct prof_store *own_apart;   /* its own sources' connection, for the feed */
+	struct tm_feed *feed;           /* the side's sources stepped apart, or NULL */
+	struct prof_store *own_apart;   /* its own sources' connection, for own_feed */
+	struct tm_feed *own_feed;       /* those stepped apart, or NULL */
+	struct trace_merge *own_step;   /* what own_feed's thread steps them with */
+	struct prof_error *own_err;     /* and its failure */
 	struct tm_reader *ahead;        /* the rows read ahead (trace_ahead.h), or NULL */
 	struct export_window w;
 	bool have[TM__COUNT];
@@ -155,6 +160,23 @@ struct trace_merge {
 	struct tm_device *devs;
 	size_t ndevs;
 	bool track_ids;          /* the track lists' temporary tables are made */
+	/* what the track lists and the time base need, from the pairs'
+	 * passes (trace_tracks.h), or NULL: SQL reads them */
+	struct tm_tracks *tracks;
+	/* the GPU side's: a connection of its own on which the GPU queries
+	 * are sorted while the pairs' passes run (gpu_side), their cursors
+	 * taken where the pairs are made, else NULL; closed at exit */
+	struct prof_store *sorted_on;
+	bool paired_sql;         /* the GPU queries as for pairs, before they are made */
+	/* the window's time base (w.base_ns, base_utc_ns, end_ns) is read by
+	 * trace_merge__open, with the extent the pairs' passes found: a whole
+	 * export whose side runs apart */
+	bool time_later;
+	/* with time_later: the NVTX rows' extent and threads (in the track
+	 * lists' table), which the side's passes do not read, read by
+	 * trace_merge__open while the side runs */
+	bool nvtx_early;
+	int64_t nvtx_lo, nvtx_hi;
 	struct tm_projection proj;
 	struct tm_source src[TM__COUNT];
 	int nsrc;
@@ -181,7 +203,9 @@ struct tm_row {
  * GPU side on a thread of its own where the capture can be opened again
  * (a finished file, read whole); otherwise, or when the thread cannot be
  * made, trace_merge__open does it in place. Nothing the caller sees
- * changes either way. launch_rows: see the member. */
+ * changes either way. launch_rows: see the member. The window's time base
+ * and the track lists are for after trace_merge__open, which may read
+ * them from the side's passes. */
 int trace_merge__init(struct trace_merge *m, struct prof_store *s, const struct export_filter *f,
 		      bool launch_rows, struct prof_error *err);
 /* With launch_rows: the flow ids (trace_merge__flow_id) of the GPU work

@@ -103,25 +103,31 @@ static struct tp_kept *kept_of(struct tp_process *x, int64_t corr, int64_t rows)
 	return k;
 }
 
-/* Whether the cursor's columns from..to are integers or NULL. */
-static bool ints_or_null(struct prof_cursor *c, int from, int to)
+/* The row's first n columns, read once. */
+static void read_row(struct prof_cursor *c, int n, struct tp_row *r)
 {
-	for (int i = from; i <= to; i++) {
-		enum prof_value_kind k = prof_cursor__kind(c, i);
-
-		if (k != PROF_VALUE_INT && k != PROF_VALUE_NULL)
-			return false;
+	for (int i = 0; i < n; i++) {
+		r->kind[i] = prof_cursor__kind(c, i);
+		r->v[i] = r->kind[i] == PROF_VALUE_INT ? prof_cursor__int64(c, i) : 0;
 	}
+}
+
+/* Whether the row's columns from..to are integers or NULL. */
+static bool ints_or_null(const struct tp_row *r, int from, int to)
+{
+	for (int i = from; i <= to; i++)
+		if (r->kind[i] != PROF_VALUE_INT && r->kind[i] != PROF_VALUE_NULL)
+			return false;
 	return true;
 }
 
 /* Every row of table as (who, correlationId, start, end, of an impossible
- * span): who is its process or thread. */
-static int open_rows(struct prof_store *s, const char *who, const char *table,
+ * span) and then more columns (TP_*): who is its process or thread. */
+static int open_rows(struct prof_store *s, const char *who, const char *more, const char *table,
 		     struct prof_cursor **c, struct prof_error *err)
 {
-	char *sql = prof_strfmt("SELECT %s, correlationId, start, end, " SUM_BAD_SPAN("") " FROM %s",
-				who, table);
+	char *sql = prof_strfmt("SELECT %s, correlationId, start, end, " SUM_BAD_SPAN("") "%s FROM %s",
+				who, more, table);
 	int rc;
 
 	if (!sql)
@@ -132,33 +138,40 @@ static int open_rows(struct prof_store *s, const char *who, const char *table,
 }
 
 /* One GPU table's rows counted by (process, id). *made false: no pairs. */
-static int count_gpu(struct tm_pairs *p, struct prof_store *s, const char *table, bool *made,
-		     struct prof_error *err)
+static int count_gpu(struct tm_pairs *p, struct prof_store *s, const char *table,
+		     struct tm_tracks *tracks, bool *made, struct prof_error *err)
 {
 	struct prof_cursor *c = NULL;
-	int rc = open_rows(s, "globalPid", table, &c, err);
+	int rc = open_rows(s, "globalPid", tracks ? TP_GPU_TRACK_COLS : "", table, &c, err);
 
+	if (tracks)
+		tm_tracks__table(tracks, table);
 	while (rc >= 0 && *made && (rc = prof_cursor__next(c, err)) > 0) {
 		int64_t process, corr;
 		struct tp_process *x;
 		struct tp_kept *k;
+		struct tp_row r;
 
-		if (prof_cursor__int64(c, 4)) {
+		read_row(c, tracks ? TP_STREAM + 1 : TP_COLS, &r);
+		if (tracks && tm_tracks__gpu_row(tracks, &r) < 0) {
+			rc = nomem(err);
+			break;
+		}
+		if (r.v[TP_BAD]) {
 			p->bad_rows++;
 			continue;
 		}
 		/* a row without a process or an id joins no call */
-		if (prof_cursor__is_null(c, 0) || prof_cursor__is_null(c, 1))
+		if (r.kind[TP_WHO] == PROF_VALUE_NULL || r.kind[TP_CORR] == PROF_VALUE_NULL)
 			continue;
 		/* a possible span has both ends; the export's window, which
 		 * the pairs are made for unbounded, leaves none out */
-		if (!ints_or_null(c, 0, 3) ||
-		    !(prof_cursor__int64(c, 3) > p->from && prof_cursor__int64(c, 2) < p->to)) {
+		if (!ints_or_null(&r, TP_WHO, TP_END) || !(r.v[TP_END] > p->from && r.v[TP_START] < p->to)) {
 			*made = false;
 			break;
 		}
-		process = prof_process_of(prof_cursor__int64(c, 0));
-		corr = prof_cursor__int64(c, 1);
+		process = prof_process_of(r.v[TP_WHO]);
+		corr = r.v[TP_CORR];
 		if (!id_bits__has(&p->gpu, process, corr)) {
 			rc = id_bits__set(&p->gpu, process, corr);
 			*made = rc != 0;
@@ -182,22 +195,31 @@ static int mark_calls(struct tm_pairs *p, struct prof_store *s, const struct tm_
 		      int api, bool *made, struct prof_error *err)
 {
 	struct prof_cursor *c = NULL;
-	int rc = open_rows(s, "globalTid", in->api_tables[api], &c, err);
+	int rc = open_rows(s, "globalTid", in->tracks ? TP_CALL_TRACK_COLS : "",
+			   in->api_tables[api], &c, err);
 
+	if (in->tracks)
+		tm_tracks__table(in->tracks, in->api_tables[api]);
 	while (rc >= 0 && *made && (rc = prof_cursor__next(c, err)) > 0) {
 		int64_t tid, process, corr;
+		struct tp_row r;
 
-		if (!ints_or_null(c, 0, 3)) {
+		read_row(c, in->tracks ? TP_NAME + 1 : TP_COLS, &r);
+		if (!ints_or_null(&r, TP_WHO, TP_END)) {
 			*made = false;
 			break;
 		}
-		p->bad_rows += prof_cursor__int64(c, 4) != 0;
+		if (in->tracks && tm_tracks__call_row(in->tracks, api, &r) < 0) {
+			rc = nomem(err);
+			break;
+		}
+		p->bad_rows += r.v[TP_BAD] != 0;
 		/* a call without a thread or an id joins no GPU row */
-		if (prof_cursor__is_null(c, 0) || prof_cursor__is_null(c, 1))
+		if (r.kind[TP_WHO] == PROF_VALUE_NULL || r.kind[TP_CORR] == PROF_VALUE_NULL)
 			continue;
-		tid = prof_cursor__int64(c, 0);
+		tid = r.v[TP_WHO];
 		process = prof_process_of(tid);
-		corr = prof_cursor__int64(c, 1);
+		corr = r.v[TP_CORR];
 		if (!id_bits__has(&p->gpu, process, corr))
 			continue;
 		if (id_bits__has(&p->call[api], process, corr)) {
@@ -209,8 +231,8 @@ static int mark_calls(struct tm_pairs *p, struct prof_store *s, const struct tm_
 			rc = nomem(err);
 			break;
 		}
-		if (in->on_call && !prof_cursor__is_null(c, 2))
-			rc = in->on_call(in->ctx, tid, prof_cursor__int64(c, 2), process, corr);
+		if (in->on_call && r.kind[TP_START] != PROF_VALUE_NULL)
+			rc = in->on_call(in->ctx, tid, r.v[TP_START], process, corr);
 	}
 	prof_cursor__close(c);
 	return rc < 0 ? rc : 0;
@@ -233,7 +255,7 @@ int tm_pairs__make(struct prof_store *s, const struct tm_pairs_input *in, struct
 		id_bits__init(&p->call[api], ID_BITS_MAX_BLOCKS);
 	for (size_t t = 0; rc == 0 && made && t < sizeof in->gpu_tables / sizeof *in->gpu_tables; t++)
 		if (in->gpu_tables[t])
-			rc = count_gpu(p, s, in->gpu_tables[t], &made, err);
+			rc = count_gpu(p, s, in->gpu_tables[t], in->tracks, &made, err);
 	for (int api = 0; rc == 0 && made && api < TP_API_TABLES; api++)
 		if (in->api_tables[api])
 			rc = mark_calls(p, s, in, api, &made, err);

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "trace_tracks.h"
 #include "prof/error.h"
 #include "prof/store.h"
 
@@ -51,6 +52,9 @@ struct tm_pairs_input {
 	int64_t from, to;
 	int (*on_call)(void *ctx, int64_t tid, int64_t start, int64_t process, int64_t corr);
 	void *ctx;
+	/* where not NULL, told every row read (trace_tracks.h); of use only
+	 * where the pairs are made, every row then read */
+	struct tm_tracks *tracks;
 };
 
 /* The pairs of s's rows: *out NULL (and 0) where they cannot be made (see

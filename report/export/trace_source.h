@@ -21,6 +21,8 @@ static inline bool tm_kind__is_gpu(enum tm_kind k)
 	return k >= TM_KERNEL && k <= TM_GRAPH;
 }
 
+struct tm_feed;
+
 struct tm_source {
 	enum tm_kind kind;
 	struct prof_cursor *cur; /* NULL for TM_GPU_NVTX, which reads proj.done */
@@ -29,6 +31,7 @@ struct tm_source {
 	int64_t last_rowid;      /* GPU sources: the row handed out last */
 	int fed;                 /* 1 + its place in the feed (trace_feed.h), whose
 				  * copies cur reads; 0: stepped in place */
+	struct tm_feed *feed;    /* that feed */
 };
 
 #endif

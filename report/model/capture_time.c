@@ -42,22 +42,41 @@ static const char *const extent_sql[EXTENT_TABLES] = {
 	PROF_SQL_NVTX_DOMAIN_CREATE " AND start > 0 AND (end IS NULL OR NOT " SUM_BAD_SPAN("") ")",
 };
 
+bool sum_capture__extent_table(const char *table)
+{
+	for (size_t i = 0; i < EXTENT_TABLES; i++)
+		if (strcmp(table, extent_tables[i]) == 0)
+			return true;
+	return false;
+}
+
+static bool is_known(const struct sum_extent_known *known, const char *table)
+{
+	for (size_t i = 0; known && known->tables[i]; i++)
+		if (strcmp(known->tables[i], table) == 0)
+			return true;
+	return false;
+}
+
 /* The earliest start and latest end of the real rows (INT64_MAX and
  * INT64_MIN when there are none): of the rows the store shows now when
  * all_rows is false, else of every row, whatever --rank or a rank's scope
- * narrowed the tables to. */
-static int records_extent(struct prof_store *s, bool all_rows, int64_t *lo, int64_t *hi,
-			  struct prof_error *err)
+ * narrowed the tables to; known's tables are not read again. */
+static int records_extent(struct prof_store *s, bool all_rows, const struct sum_extent_known *known,
+			  const char *only, int64_t *lo, int64_t *hi, struct prof_error *err)
 {
-	*lo = INT64_MAX;
-	*hi = INT64_MIN;
+	*lo = known ? known->lo : INT64_MAX;
+	*hi = known ? known->hi : INT64_MIN;
 	for (size_t i = 0; i < EXTENT_TABLES; i++) {
 		const char *rows = all_rows ? prof_store__all_rows(s, extent_tables[i]) : NULL;
-		char *from = rows ? prof_strfmt("(%s) AS t", rows) : NULL;
-		char *sql = prof_strfmt(extent_sql[i], from ? from : extent_tables[i]);
+		char *from, *sql;
 		struct prof_cursor *c = NULL;
 		int rc;
 
+		if (is_known(known, extent_tables[i]) || (only && strcmp(only, extent_tables[i])))
+			continue;
+		from = rows ? prof_strfmt("(%s) AS t", rows) : NULL;
+		sql = prof_strfmt(extent_sql[i], from ? from : extent_tables[i]);
 		free(from);
 		if (!sql)
 			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
@@ -116,7 +135,8 @@ static bool run_start(struct prof_store *s, int64_t first_ns, int64_t *start_ns,
  * connection to the file found (sum_shared__take), or taken now; kept. */
 static const char extent_key;
 
-static int kept_extent(struct prof_store *s, int64_t *lo, int64_t *hi, struct prof_error *err)
+static int kept_extent(struct prof_store *s, const struct sum_extent_known *known, int64_t *lo,
+		       int64_t *hi, struct prof_error *err)
 {
 	struct prof_cursor *c = NULL;
 	bool kept;
@@ -132,7 +152,7 @@ static int kept_extent(struct prof_store *s, int64_t *lo, int64_t *hi, struct pr
 			*lo = v[0];
 			*hi = v[1];
 		} else {
-			rc = records_extent(s, true, lo, hi, err);
+			rc = records_extent(s, true, known, NULL, lo, hi, err);
 			v[0] = *lo;
 			v[1] = *hi;
 			if (got == 0)
@@ -176,10 +196,11 @@ static int all_extent(struct prof_store *s, const struct sum_capture_time *shown
 		*hi = shown->last_ns;
 		return 0;
 	}
-	return rc ? rc : kept_extent(s, lo, hi, err);
+	return rc ? rc : kept_extent(s, NULL, lo, hi, err);
 }
 
-int sum_capture__time(struct prof_store *s, struct sum_capture_time *t, struct prof_error *err)
+int sum_capture__time_known(struct prof_store *s, const struct sum_extent_known *known,
+			    struct sum_capture_time *t, struct prof_error *err)
 {
 	int64_t all_first, all_last, start_ns = 0, utc_ns = 0;
 	int rc;
@@ -188,11 +209,11 @@ int sum_capture__time(struct prof_store *s, struct sum_capture_time *t, struct p
 	/* views that show every row show kept_extent's: the many readers of
 	 * one capture (the HTML report's sections) take it once */
 	if (!prof_store__restricted(s)) {
-		rc = kept_extent(s, &all_first, &all_last, err);
+		rc = kept_extent(s, known, &all_first, &all_last, err);
 		t->first_ns = all_first;
 		t->last_ns = all_last;
 	} else {
-		rc = records_extent(s, false, &t->first_ns, &t->last_ns, err);
+		rc = records_extent(s, false, NULL, NULL, &t->first_ns, &t->last_ns, err);
 		if (rc == 0)
 			rc = all_extent(s, t, &all_first, &all_last, err);
 	}
@@ -210,4 +231,15 @@ int sum_capture__time(struct prof_store *s, struct sum_capture_time *t, struct p
 	if (t->last_ns == INT64_MIN)
 		t->first_ns = t->last_ns = 0;
 	return 0;
+}
+
+int sum_capture__time(struct prof_store *s, struct sum_capture_time *t, struct prof_error *err)
+{
+	return sum_capture__time_known(s, NULL, t, err);
+}
+
+int sum_capture__table_extent(struct prof_store *s, const char *table, int64_t *lo, int64_t *hi,
+			      struct prof_error *err)
+{
+	return records_extent(s, true, NULL, table, lo, hi, err);
 }

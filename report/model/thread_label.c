@@ -230,11 +230,11 @@ static int nomem(struct prof_error *err)
 	return prof_error__set(err, PROF_E_NOMEM, "out of memory reading thread names");
 }
 
-/* The threads: every globalTid with API calls, NVTX rows or a name. */
-static int read_threads(struct prof_store *s, struct sum_thread_labels *l, struct prof_error *err)
+/* The threads: every globalTid of t's tables (with API calls, NVTX rows
+ * or a name). */
+static int read_threads(struct prof_store *s, const struct sum_thread_tables *t,
+			struct sum_thread_labels *l, struct prof_error *err)
 {
-	static const char *const tables[] = { PROF_T_RUNTIME, PROF_T_DRIVER, PROF_T_NVTX,
-					      PROF_T_THREAD_NAMES };
 	char sql[1024];
 	size_t len;
 	struct prof_cursor *cur = NULL;
@@ -250,12 +250,10 @@ static int read_threads(struct prof_store *s, struct sum_thread_labels *l, struc
 				       ? "(SELECT name FROM " PROF_T_PROCESSES
 					 " WHERE globalPid = (g & ~16777215) LIMIT 1)"
 				       : "NULL");
-	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
-		if (!prof_store__has_table(s, tables[i]))
-			continue;
+	for (size_t i = 0; i < sizeof t->threads / sizeof t->threads[0] && t->threads[i]; i++) {
 		len += (size_t)snprintf(sql + len, sizeof sql - len,
 					"%sSELECT globalTid AS g FROM %s WHERE globalTid IS NOT NULL",
-					any ? " UNION " : "", tables[i]);
+					any ? " UNION " : "", t->threads[i]);
 		any = true;
 	}
 	if (!any)
@@ -290,7 +288,7 @@ static int read_calls(struct prof_store *s, const char *table, struct sum_thread
 	struct prof_cursor *cur = NULL;
 	int rc;
 
-	if (!prof_store__has_table(s, table))
+	if (!table)
 		return 0;
 	snprintf(sql, sizeof sql,
 		 "SELECT r.globalTid, v.value FROM (SELECT DISTINCT globalTid, nameId FROM %s) r"
@@ -319,6 +317,22 @@ static bool needs_calls(const struct thread_row *r)
 int sum_thread_labels__load(struct prof_store *s, struct sum_thread_labels **out,
 			    struct prof_error *err)
 {
+	static const char *const threads[] = { PROF_T_RUNTIME, PROF_T_DRIVER, PROF_T_NVTX,
+					       PROF_T_THREAD_NAMES };
+	struct sum_thread_tables t = { 0 };
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++)
+		if (prof_store__has_table(s, threads[i]))
+			t.threads[n++] = threads[i];
+	for (int i = 0; i < 2; i++)
+		t.calls[i] = prof_store__has_table(s, threads[i]) ? threads[i] : NULL;
+	return sum_thread_labels__load_from(s, &t, out, err);
+}
+
+int sum_thread_labels__load_from(struct prof_store *s, const struct sum_thread_tables *t,
+				 struct sum_thread_labels **out, struct prof_error *err)
+{
 	struct sum_thread_labels *l = calloc(1, sizeof *l);
 	bool calls = false;
 	int rc;
@@ -326,13 +340,11 @@ int sum_thread_labels__load(struct prof_store *s, struct sum_thread_labels **out
 	*out = NULL;
 	if (!l)
 		return nomem(err);
-	rc = read_threads(s, l, err);
+	rc = read_threads(s, t, l, err);
 	for (size_t i = 0; rc == 0 && i < l->n; i++)
 		calls |= needs_calls(&l->rows[i]);
-	if (rc == 0 && calls)
-		rc = read_calls(s, PROF_T_RUNTIME, l, err);
-	if (rc == 0 && calls)
-		rc = read_calls(s, PROF_T_DRIVER, l, err);
+	for (int i = 0; rc == 0 && calls && i < 2; i++)
+		rc = read_calls(s, t->calls[i], l, err);
 	for (size_t i = 0; i < l->n; i++) {
 		struct thread_row *r = &l->rows[i];
 

@@ -42,6 +42,18 @@ struct sum_thread_labels;
  * PROF_E_* code with err filled. */
 int sum_thread_labels__load(struct prof_store *s, struct sum_thread_labels **out,
 			    struct prof_error *err);
+/* Where the threads and their calls are read from, where a reader has
+ * them already (the timeline exports' passes): each of threads a table or
+ * a subquery with a globalTid column (NULL ends the list), each of calls
+ * one with (globalTid, nameId) per call, or NULL for none. */
+struct sum_thread_tables {
+	const char *threads[5];
+	const char *calls[2];
+};
+/* sum_thread_labels__load, reading t's tables in place of the capture's
+ * (the API calls, NVTX rows and ThreadNames). */
+int sum_thread_labels__load_from(struct prof_store *s, const struct sum_thread_tables *t,
+				 struct sum_thread_labels **out, struct prof_error *err);
 /* The label of global_tid; "thread TID" for one the capture does not know.
  * Valid until the next call or sum_thread_labels__delete. */
 const char *sum_thread_labels__get(struct sum_thread_labels *l, int64_t global_tid);

@@ -31,6 +31,25 @@ struct sum_capture_time {
 	int64_t last_ns;     /* the last record's end */
 };
 int sum_capture__time(struct prof_store *s, struct sum_capture_time *t, struct prof_error *err);
+/* The extent of some tables, found by a pass that read their every row
+ * (the timeline exports' pairs: export/trace_tracks.h): the first start
+ * and last end of their real rows, as sum_capture__time would read them. */
+struct sum_extent_known {
+	const char *const *tables; /* NULL-ended */
+	int64_t lo, hi;            /* INT64_MAX, INT64_MIN: none */
+};
+/* sum_capture__time, reading only the tables known leaves out; on a
+ * store that shows only some rows (--rank) known is of no use: every
+ * table is read. */
+int sum_capture__time_known(struct prof_store *s, const struct sum_extent_known *known,
+			    struct sum_capture_time *t, struct prof_error *err);
+/* Whether the capture's extent counts table's rows. */
+bool sum_capture__extent_table(const char *table);
+/* The first start and last end of table's real rows, every row of it, as
+ * the extent counts them (INT64_MAX, INT64_MIN: none): a part of
+ * sum_extent_known read by itself. */
+int sum_capture__table_extent(struct prof_store *s, const char *table, int64_t *lo, int64_t *hi,
+			      struct prof_error *err);
 
 /* How the loop is searched for (diagnose's iterations.* and
  * window.whole_run settings). */

@@ -10,7 +10,12 @@
  * their work (a skewed clock), calls of an impossible span or of no start
  * (which the export leaves out, and counts), ids that the runtime and the driver share
  * or only the driver holds. Where a table holds a launching id twice, or a
- * thread is no integer, the pairs are not made. */
+ * thread is no integer, the pairs are not made. With the rows, the track
+ * lists and the time base: gathered by the pairs' passes (trace_tracks.h)
+ * for a whole capture, read by SQL for a window, on connections of their
+ * own (the capture's extent is kept by a connection once read); a copy
+ * with NULL threads and streams and rows of no time gathers them too, one
+ * with a device that is no integer leaves them to SQL. */
 #include <check.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -33,8 +38,47 @@ static const char *const captures[] = {
 /* How the merge ran: whether it paired the rows, and whether a row asked
  * SQL for its call (the calls' index made). */
 struct run {
-	bool paired, asked;
+	bool paired, asked, gathered;
 };
+
+static int put_process(void *ctx, int64_t pid, const char *name)
+{
+	fprintf(ctx, "process %" PRId64 " %s\n", pid, name);
+	return 0;
+}
+
+static int put_thread(void *ctx, int64_t tid, const char *name)
+{
+	fprintf(ctx, "thread %" PRId64 " %s\n", tid, name);
+	return 0;
+}
+
+static int put_stream(void *ctx, struct tm_device *d, bool new_device, int64_t stream)
+{
+	fprintf(ctx, "stream %d %d %" PRId64 "\n", (int)d->id, (int)new_device, stream);
+	return 0;
+}
+
+static int put_process_stream(void *ctx, int64_t pid, int64_t device, int64_t stream)
+{
+	fprintf(ctx, "process stream %" PRId64 " %" PRId64 " %" PRId64 "\n", pid, device, stream);
+	return 0;
+}
+
+/* The track lists and the time base, as a writer reads them once the
+ * merge is open. */
+static void put_tracks(FILE *f, struct trace_merge *m)
+{
+	struct prof_error *err = m->err;
+
+	fprintf(f, "base %" PRId64 " utc %" PRId64 " end %" PRId64 "\n", m->w.base_ns,
+		m->w.base_utc_ns, m->w.end_ns);
+	ck_assert_msg(trace_merge__each_process(m, put_process, f) == 0, "%s", err->msg);
+	ck_assert_msg(trace_merge__each_thread(m, put_thread, f) == 0, "%s", err->msg);
+	ck_assert_msg(trace_merge__each_stream(m, put_stream, f) == 0, "%s", err->msg);
+	ck_assert_msg(trace_merge__each_process_stream(m, put_process_stream, f) == 0, "%s",
+		      err->msg);
+}
 
 static void put_cursor(FILE *f, struct prof_cursor *c, enum tm_kind kind)
 {
@@ -67,6 +111,8 @@ static char *merge_text(struct prof_store *s, const struct export_filter *filter
 	ck_assert_msg(trace_merge__init(&m, s, filter, launch_rows, &err) == 0, "%s", err.msg);
 	ck_assert_msg(trace_merge__open(&m) == 0, "%s: %s", prof_store__path(s), err.msg);
 	run->paired = m.pairs != NULL;
+	run->gathered = tm_tracks__usable(m.tracks);
+	put_tracks(f, &m);
 	while ((rc = trace_merge__next(&m, &r)) > 0) {
 		fprintf(f, "%d", (int)r.kind);
 		if (r.span) {
@@ -117,24 +163,28 @@ static struct run paired_as_joined(const char *path)
 	struct export_filter whole = { 0 }, joined = { .has_from = true, .from_ns = -((int64_t)1 << 62),
 						       .has_to = true, .to_ns = (int64_t)1 << 62 };
 	struct prof_error err = { 0 };
-	struct prof_store *s = NULL;
 	struct run paired = { 0 }, join = { 0 };
 
-	ck_assert_msg(prof_store__open(path, &s, &err) == 0, "%s", err.msg);
 	for (int launch_rows = 0; launch_rows < 2; launch_rows++) {
-		char *a = merge_text(s, &whole, launch_rows, &paired);
-		char *b = merge_text(s, &joined, launch_rows, &join);
+		struct prof_store *s = NULL, *t = NULL;
+		char *a, *b;
 		int line;
-		const char *at = first_difference(a, b, &line);
+		const char *at;
 
-		ck_assert_msg(!join.paired, "%s: a window was paired", path);
+		ck_assert_msg(prof_store__open(path, &s, &err) == 0, "%s", err.msg);
+		ck_assert_msg(prof_store__open(path, &t, &err) == 0, "%s", err.msg);
+		a = merge_text(s, &whole, launch_rows, &paired);
+		b = merge_text(t, &joined, launch_rows, &join);
+		at = first_difference(a, b, &line);
+		ck_assert_msg(!join.paired && !join.gathered, "%s: a window was paired", path);
 		ck_assert_msg(strlen(a) > 1000, "%s: %zu bytes of rows", path, strlen(a));
 		ck_assert_msg(strcmp(a, b) == 0, "%s (launch rows %d): line %d differs: %.200s", path,
 			      launch_rows, line, at);
 		free(a);
 		free(b);
+		prof_store__close(s);
+		prof_store__close(t);
 	}
-	prof_store__close(s);
 	return paired;
 }
 
@@ -143,9 +193,11 @@ START_TEST(test_real_captures_paired_as_joined)
 	for (size_t i = 0; i < NCAPTURES; i++) {
 		struct run run = paired_as_joined(testutil_data_path(captures[i]));
 
-		/* every GPU row of a real capture finds its call kept */
-		ck_assert_msg(run.paired && !run.asked, "%s: paired %d, asked %d", captures[i],
-			      run.paired, run.asked);
+		/* every GPU row of a real capture finds its call kept, and the
+		 * passes gather the track lists */
+		ck_assert_msg(run.paired && !run.asked && run.gathered,
+			      "%s: paired %d, asked %d, gathered %d", captures[i], run.paired,
+			      run.asked, run.gathered);
 	}
 }
 END_TEST
@@ -225,6 +277,28 @@ START_TEST(test_calls_on_the_edges_of_ranges)
 }
 END_TEST
 
+START_TEST(test_track_lists_gathered_as_sql_reads_them)
+{
+	/* NULL threads and streams, which the lists hold as SQL does; calls
+	 * of no name; the first call with no time, and the last kernel of
+	 * an impossible span, which the extent leaves out */
+	struct run run = shaped("transformer_naive.sqlite", "nulls.sqlite",
+				"UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET globalTid = NULL WHERE rowid % 23 = 0 "
+				"AND NOT " LAUNCHING "; UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET streamId = NULL "
+				"WHERE rowid % 29 = 0; UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET nameId = NULL "
+				"WHERE rowid % 31 = 0; UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET start = 0 "
+				"WHERE start = (SELECT min(start) FROM CUPTI_ACTIVITY_KIND_RUNTIME); "
+				"UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET end = start - 1 WHERE end = "
+				"(SELECT max(end) FROM CUPTI_ACTIVITY_KIND_KERNEL)");
+
+	ck_assert(run.paired && run.gathered);
+	/* a device that is no integer: the lists are SQL's */
+	run = shaped("transformer_naive.sqlite", "text_device.sqlite",
+		     "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET deviceId = 'gpu' || deviceId WHERE rowid = 9");
+	ck_assert(run.paired && !run.gathered);
+}
+END_TEST
+
 START_TEST(test_no_pairs_where_they_cannot_be_exact)
 {
 	/* a launching call held twice: the join repeats its GPU rows */
@@ -255,6 +329,7 @@ int main(void)
 	tcase_add_test(tc, test_real_captures_paired_as_joined);
 	tcase_add_test(tc, test_calls_not_kept_asked_of_sql);
 	tcase_add_test(tc, test_calls_on_the_edges_of_ranges);
+	tcase_add_test(tc, test_track_lists_gathered_as_sql_reads_them);
 	tcase_add_test(tc, test_no_pairs_where_they_cannot_be_exact);
 	suite_add_tcase(suite, tc);
 	return testutil_run(suite);

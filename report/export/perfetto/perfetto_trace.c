@@ -760,6 +760,11 @@ int perfetto_trace__write(struct prof_store *s, const struct perfetto_options *o
 	if (rc < 0)
 		goto out;
 	c.per_rank = sum_ranks__is_job(&c.ranks);
+	/* the time base and the track lists may come from the GPU side's
+	 * passes, done when the merge's sources are open */
+	rc = trace_merge__open(&c.m);
+	if (rc < 0)
+		goto out;
 	busy_window(&c);
 	rc = pf_sequence__init(&c.q, out, SEQUENCE_ID, (uint64_t)(c.m.w.base_ns > 0 ? c.m.w.base_ns : 0),
 			       err);
@@ -775,8 +780,6 @@ int perfetto_trace__write(struct prof_store *s, const struct perfetto_options *o
 		rc = trace_merge__each_stream(&c.m, gpu_tracks, &c);
 	if (rc == 0)
 		rc = trace_merge__each_process_stream(&c.m, stream_track, &c);
-	if (rc == 0)
-		rc = trace_merge__open(&c.m);
 	/* a row's packets cost more than its copy: the rows are read ahead */
 	if (rc == 0)
 		trace_ahead__start(&c.m);
