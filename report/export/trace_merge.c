@@ -1385,21 +1385,30 @@ static int make_pairs(struct trace_merge *m)
 	return rc;
 }
 
+/* A copy of the merge that works apart from the caller's thread, with
+ * its own error: the GPU side, which gpu_side fills on a thread and a
+ * connection of its own where it can be (apart), else in place at
+ * trace_merge__open on the merge's connection (trace_merge__open then
+ * takes its sources, projection and answers over); the GPU queries sorted
+ * beside the side's passes; what the merge's own sources are fed with.
+ * While its thread runs it touches only the copy and its connection. */
+struct tm_apart {
+	bool apart;
+	bool joined;
+	pthread_t thread;
+	struct trace_merge m;
+	struct prof_error err;
+	int rc;
+};
+
 /* The GPU queries as for pairs, sorted (each one's first row read) on a
  * thread and a connection of their own while the pairs' passes run: after
  * the passes the side spent 5 to 8 s of a 10M-kernel trace sorting them
  * alone, on one core. Taken where the pairs are made; else closed, and the
  * queries that join the calls made as before. */
-struct tm_sorts {
-	pthread_t thread;
-	struct trace_merge m;    /* its copy of the merge: what the queries read */
-	struct prof_error err;
-	int rc;
-};
-
 static void *sorts_run(void *arg)
 {
-	struct tm_sorts *t = arg;
+	struct tm_apart *t = arg;
 	char *sql = malloc(SQL_MAX);
 
 	t->rc = sql ? export_window__index(&t->m.w, t->m.store, t->m.err) : nomem(&t->m);
@@ -1416,9 +1425,9 @@ static void *sorts_run(void *arg)
 
 /* The sorts begun where m (the side's copy) has a connection for them and
  * will make pairs; NULL otherwise, or where the thread cannot be made. */
-static struct tm_sorts *sorts_start(struct trace_merge *m)
+static struct tm_apart *sorts_start(struct trace_merge *m)
 {
-	struct tm_sorts *t;
+	struct tm_apart *t;
 
 	if (!m->sorted_on || !pairs_wanted(m) || !(t = calloc(1, sizeof *t)))
 		return NULL;
@@ -1435,7 +1444,7 @@ static struct tm_sorts *sorts_start(struct trace_merge *m)
 /* The sorts joined: true with their sources, in kind order, in src (n
  * of them) where they went well and m made pairs; else their cursors and
  * connection closed (m->sorted_on NULL). */
-static bool sorts_take(struct trace_merge *m, struct tm_sorts *t, struct tm_source *src, int *n)
+static bool sorts_take(struct trace_merge *m, struct tm_apart *t, struct tm_source *src, int *n)
 {
 	bool take;
 
@@ -1462,7 +1471,7 @@ static bool sorts_take(struct trace_merge *m, struct tm_sorts *t, struct tm_sour
  * order. Without GPU work no call launched anything: no index to make. */
 static int gpu_side(struct trace_merge *m)
 {
-	struct tm_sorts *sorts = sorts_start(m);
+	struct tm_apart *sorts = sorts_start(m);
 	struct tm_source sorted[TM_GPU_KINDS];
 	int nsorted = 0, next_sorted = 0;
 	bool took;
@@ -1502,23 +1511,10 @@ static int gpu_side(struct trace_merge *m)
 	return rc;
 }
 
-/* The GPU side: a copy of the merge that gpu_side fills, on a thread and
- * a connection of its own where it can be (apart), else in place at
- * trace_merge__open on the merge's connection; trace_merge__open then
- * takes its sources, projection and answers over. While the thread runs it
- * touches only the copy and its connection. */
-struct tm_gpu_side {
-	bool apart;
-	bool joined;
-	pthread_t thread;
-	struct trace_merge m;
-	struct prof_error err;
-	int rc;
-};
 
 static void *gpu_side_apart(void *arg)
 {
-	struct tm_gpu_side *g = arg;
+	struct tm_apart *g = arg;
 
 	/* its connection's own temporary tables: the window's first */
 	g->rc = export_window__index(&g->m.w, g->m.store, g->m.err);
@@ -1530,10 +1526,10 @@ static void *gpu_side_apart(void *arg)
 /* The copy, reading store through the window w: what the side reads of
  * the merge (the tables, the window, launch_rows), nothing the caller's
  * thread changes meanwhile. */
-static struct tm_gpu_side *side_new(const struct trace_merge *m, struct prof_store *store,
+static struct tm_apart *side_new(const struct trace_merge *m, struct prof_store *store,
 				    const struct export_window *w)
 {
-	struct tm_gpu_side *g = calloc(1, sizeof *g);
+	struct tm_apart *g = calloc(1, sizeof *g);
 
 	if (!g)
 		return NULL;
@@ -1549,7 +1545,7 @@ static void side_start(struct trace_merge *m, const struct export_window *w)
 {
 	struct prof_error ignored = { 0 };
 	struct prof_store *own = NULL;
-	struct tm_gpu_side *g;
+	struct tm_apart *g;
 
 	/* a capture that cannot be opened again (prof_store__reopen) has
 	 * its side made in place */
@@ -1578,7 +1574,7 @@ static void side_start(struct trace_merge *m, const struct export_window *w)
  * its error in m's when it failed and m had not. */
 static int side_finish(struct trace_merge *m, int rc)
 {
-	struct tm_gpu_side *g = m->side;
+	struct tm_apart *g = m->side;
 
 	if (!g->joined) {
 		if (g->apart)
@@ -1597,7 +1593,7 @@ static int side_finish(struct trace_merge *m, int rc)
  * from now on. */
 static void side_take(struct trace_merge *m, const struct tm_source *own, int nown)
 {
-	struct tm_gpu_side *g = m->side;
+	struct tm_apart *g = m->side;
 	int i = 0, j = 0;
 
 	while (i < nown || j < g->m.nsrc)
@@ -1671,12 +1667,11 @@ static int feed_apart(struct trace_merge *m)
 	if (rc < 0 || !m->own_apart)
 		return rc;
 	m->own_step = calloc(1, sizeof *m->own_step);
-	m->own_err = calloc(1, sizeof *m->own_err);
-	if (!m->own_step || !m->own_err)
+	if (!m->own_step)
 		return nomem(m);
-	m->own_step->launch_rows = m->launch_rows;
-	m->own_step->err = m->own_err;
-	return feed_group(m, false, &m->own_feed, m->own_step, m->own_err);
+	m->own_step->m.launch_rows = m->launch_rows;
+	m->own_step->m.err = &m->own_step->err;
+	return feed_group(m, false, &m->own_feed, &m->own_step->m, &m->own_step->err);
 }
 
 /* m's own sources (the calls, ranges and memory) opened on a connection
@@ -1704,7 +1699,7 @@ static struct prof_store *calls_store(const struct trace_merge *m)
 
 static void side_exit(struct trace_merge *m)
 {
-	struct tm_gpu_side *g = m->side;
+	struct tm_apart *g = m->side;
 
 	if (!g)
 		return;
@@ -1929,7 +1924,6 @@ void trace_merge__exit(struct trace_merge *m)
 	/* the own sources' feed closes their cursors on own_apart, closed below */
 	tm_feed__stop(m->own_feed);
 	free(m->own_step);
-	free(m->own_err);
 	/* a fed source's cursor is a copy, the feed's */
 	for (int i = 0; i < m->nsrc; i++)
 		if (!m->src[i].fed)

@@ -109,7 +109,7 @@ struct tm_launch_walk {
 	bool sought;             /* false: the next ask seeks (a new walk, or past the last id) */
 };
 
-struct tm_gpu_side;
+struct tm_apart;
 struct tm_feed;
 struct tm_row;
 
@@ -125,12 +125,11 @@ struct tm_reader {
 
 struct trace_merge {
 	struct prof_store *store;
-	struct tm_gpu_side *side;       /* the GPU side's thread, while it is apart */
+	struct tm_apart *side;       /* the GPU side's thread, while it is apart */
 	struct tm_feed *feed;           /* the side's sources stepped apart, or NULL */
 	struct prof_store *own_apart;   /* its own sources' connection, for own_feed */
 	struct tm_feed *own_feed;       /* those stepped apart, or NULL */
-	struct trace_merge *own_step;   /* what own_feed's thread steps them with */
-	struct prof_error *own_err;     /* and its failure */
+	struct tm_apart *own_step;      /* what own_feed's thread steps them with */
 	struct tm_reader *ahead;        /* the rows read ahead (trace_ahead.h), or NULL */
 	struct export_window w;
 	bool have[TM__COUNT];

@@ -31,7 +31,7 @@ enum { TP_WHO, TP_CORR, TP_START, TP_END, TP_BAD, TP_DEVICE, TP_STREAM, TP_NAME 
 /* The columns after TP_BAD that a pass reads where tracks are gathered. */
 #define TP_GPU_TRACK_COLS ", deviceId, streamId"
 #define TP_CALL_TRACK_COLS ", nameId"
-#define TP_COLS 5 /* without them */
+#define TP_COLS (TP_BAD + 1) /* without them */
 
 /* A row of a pass, each column's kind and, for an integer, its value:
  * read once for the pairs and the tracks, as each column read through the

@@ -319,6 +319,7 @@ int sum_thread_labels__load(struct prof_store *s, struct sum_thread_labels **out
 {
 	static const char *const threads[] = { PROF_T_RUNTIME, PROF_T_DRIVER, PROF_T_NVTX,
 					       PROF_T_THREAD_NAMES };
+	static const char *const calls[] = { PROF_T_RUNTIME, PROF_T_DRIVER };
 	struct sum_thread_tables t = { 0 };
 	size_t n = 0;
 
@@ -326,7 +327,7 @@ int sum_thread_labels__load(struct prof_store *s, struct sum_thread_labels **out
 		if (prof_store__has_table(s, threads[i]))
 			t.threads[n++] = threads[i];
 	for (int i = 0; i < 2; i++)
-		t.calls[i] = prof_store__has_table(s, threads[i]) ? threads[i] : NULL;
+		t.calls[i] = prof_store__has_table(s, calls[i]) ? calls[i] : NULL;
 	return sum_thread_labels__load_from(s, &t, out, err);
 }
 
