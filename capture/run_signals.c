@@ -353,10 +353,7 @@ static void ask_the_group(int64_t now)
 static int pass_on(pid_t program)
 {
 	int64_t now = monotonic_ns(), next_ns = -1;
-	char drain[64];
 
-	while (read(wake_read, drain, sizeof drain) > 0)
-		;
 	note_copies(now);
 	ask_the_group(now);
 	/* the due ones in the order they came: the program sees them so */
@@ -385,9 +382,17 @@ pid_t run_signals__wait(pid_t program, int *status, bool block)
 {
 	for (;;) {
 		struct pollfd wake_up = { .fd = wake_read, .events = POLLIN };
-		pid_t got = waitpid(program, status, WNOHANG);
+		char drain[64];
+		pid_t got;
 		int due_ms;
 
+		/* Emptied before the program is asked after, never between that
+		 * and the poll: a SIGCHLD that comes once waitpid has said "still
+		 * running" then leaves its byte for the poll, which would
+		 * otherwise wait for good on a program that has ended. */
+		while (wake_read >= 0 && read(wake_read, drain, sizeof drain) > 0)
+			;
+		got = waitpid(program, status, WNOHANG);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got != 0)
