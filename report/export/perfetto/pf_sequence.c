@@ -5,11 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pf_pack.h"
 #include "prof/escape.h"
 
 #define CLOCK_BOOTTIME 6
 #define CLOCK_INCREMENTAL 64   /* the first id scoped to the sequence */
 #define TRACE_PACKET_TAG 0x0A  /* Trace.packet = 1, length-delimited */
+/* PF_PACK_LIBRARY_ONLY: every packet packed by protobuf-c, none by
+ * pf_pack.c (tests/tools/perfetto_library_pack, which the tests compare
+ * with the ordinary trace byte for byte). */
 /* Interned strings kept before the state is cleared and they go out again
  * (tests/tools/perfetto_small_budget sets a tiny one, to exercise the clearing). */
 #ifndef INTERN_BUDGET_BYTES
@@ -139,7 +143,12 @@ static int emit(struct pf_sequence *q, Perfetto__Protos__TracePacket *p)
 		bound = perfetto__protos__trace_packet__get_packed_size(p);
 	if (out_reserve(q, bound + 11) < 0)
 		return q->rc;
-	size = perfetto__protos__trace_packet__pack(p, q->obuf + q->out_len + 2);
+#ifndef PF_PACK_LIBRARY_ONLY
+	if (pf_pack__is_event_packet(p))
+		size = pf_pack__event_packet(p, q->obuf + q->out_len + 2);
+	else
+#endif
+		size = perfetto__protos__trace_packet__pack(p, q->obuf + q->out_len + 2);
 	n = varint_put(len, size);
 	if (n > 1)
 		memmove(q->obuf + q->out_len + 1 + n, q->obuf + q->out_len + 2, size);
