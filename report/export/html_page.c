@@ -2,6 +2,7 @@
  * the page's output, store and table sink, notes, the plots' folders and
  * the plots drawn through gnuplot. Below the sections and the document. */
 #include "html_page_impl.h"
+#include "busy_tape.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 FILE *html_page__out(struct html_page *p) { return p->out; }
 struct prof_store *html_page__store(struct html_page *p) { return p->store; }
 struct rpt_sink *html_page__tables(struct html_page *p) { return p->tables; }
+struct busy_tape *html_page__busy_tape(struct html_page *p) { return p->busy_tape; }
 
 void html_page__diagnose(struct prof_store *store, struct diag_keep *keep, struct diag_report **out,
 			 char *failed, size_t cap)
@@ -66,8 +68,19 @@ const struct sum_overview *html_page__overview(struct html_page *p)
 	struct prof_error ignored = { 0 };
 
 	if (!p->overview_read) {
+		char dir[4096];
+		struct sum_busy_tap tap;
+
 		p->overview_read = true;
-		p->have_overview = sum_overview__load(p->store, &p->overview, &ignored) == 0;
+		/* the utilisation plot, drawn after the diagnosis, reads the
+		 * walk's intervals from the tape rather than walk again */
+		if (html_page__mkdir(p, "busy", dir, sizeof dir, &ignored) == 0)
+			p->busy_tape = busy_tape__open(dir);
+		tap = busy_tape__tap(p->busy_tape);
+		p->have_overview = sum_overview__load_tapped(p->store, &p->overview,
+							     p->busy_tape ? &tap : NULL, &ignored) == 0;
+		if (p->have_overview)
+			busy_tape__seal(p->busy_tape);
 	}
 	return p->have_overview ? &p->overview : NULL;
 }
@@ -81,6 +94,8 @@ void html_page__exit(struct html_page *p)
 	p->gnuplot_session = NULL;
 	if (p->have_overview)
 		sum_overview__exit(&p->overview);
+	busy_tape__close(p->busy_tape);
+	p->busy_tape = NULL;
 }
 
 void html_page__note(struct html_page *p, const char *text)

@@ -12,6 +12,7 @@
 #include "prof/store.h"
 
 struct diag_report;
+struct busy_tape;
 struct html_page;
 struct rank_times;
 struct rpt_sink;
@@ -38,6 +39,9 @@ const struct rank_times *html_page__rank_times(struct html_page *p);
  * bars); NULL when it could not be read, each such section then reading
  * its part alone. */
 const struct sum_overview *html_page__overview(struct html_page *p);
+/* The intervals of the overview's busy walk, kept (busy_tape.h); NULL
+ * where the overview was not read, or none could be kept. */
+struct busy_tape *html_page__busy_tape(struct html_page *p);
 /* A paragraph of class "note" holding text (escaped). */
 void html_page__note(struct html_page *p, const char *text);
 /* A new empty folder named name inside the page's private temporary folder

@@ -15,6 +15,7 @@
 struct html_options;
 struct diag_report;
 struct gnuplot_session;
+struct busy_tape;
 
 /* Tables longer than this are cut in the page (the CSV/JSON formats have
  * every row); summaries are per name, so only unusual captures get there. */
@@ -42,6 +43,8 @@ struct html_page {
 	/* the overview, read once for the sections that show its parts */
 	struct sum_overview overview;
 	bool overview_read, have_overview;
+	/* its busy walk's intervals, for the utilisation plot (busy_tape.h) */
+	struct busy_tape *busy_tape;
 };
 
 /* The page's diagnosis of store (the page's own, or a connection of its

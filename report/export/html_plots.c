@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "analysis/diagnose/diagnose.h"
+#include "busy_tape.h"
 #include "export_window.h"
 #include "html_svg.h"
 #include "plots_gnuplot.h"
@@ -182,9 +183,14 @@ static int plot_utilisation(struct html_page *p, const struct time_axis *a, stru
 	u.busy = calloc(PLOT_MAX_DEVICES, sizeof *u.busy);
 	if (!u.busy)
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	rc = sum_busy__walk(s, NULL, &w, err);
-	if (rc < 0)
-		goto out;
+	/* the overview's walk, kept; walked again where it could not be */
+	if (busy_tape__replay(html_page__busy_tape(p), util_interval, &u) < 0) {
+		memset(u.busy, 0, PLOT_MAX_DEVICES * sizeof *u.busy);
+		u.ndevs = 0;
+		rc = sum_busy__walk(s, NULL, &w, err);
+		if (rc < 0)
+			goto out;
+	}
 	rc = html_page__mkdir(p, "util", dir, sizeof dir, err);
 	if (rc < 0 || !(f = plots_data__open(dir, "util.dat", err))) {
 		rc = err->code;

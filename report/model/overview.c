@@ -118,6 +118,7 @@ out:
 struct busy_sum {
 	struct sum_overview *o;
 	int64_t lo, hi;
+	const struct sum_busy_tap *tap;
 };
 
 static int busy_interval(void *ctx, int64_t device_id, int64_t start, int64_t end)
@@ -126,6 +127,8 @@ static int busy_interval(void *ctx, int64_t device_id, int64_t start, int64_t en
 	struct sum_overview *o = b->o;
 	int64_t ns = sum_busy__clipped(start, end, b->lo, b->hi);
 
+	if (b->tap)
+		b->tap->interval(b->tap->ctx, device_id, start, end);
 	if (o->nbusy && o->busy[o->nbusy - 1].device_id == device_id) {
 		o->busy[o->nbusy - 1].busy_ns = prof_add_saturated(o->busy[o->nbusy - 1].busy_ns, ns);
 		return 0;
@@ -138,9 +141,9 @@ static int busy_interval(void *ctx, int64_t device_id, int64_t start, int64_t en
  * clipped to [lo, hi], the capture span when the store records one; rows
  * with a bad span are left out and counted. */
 static int busy_collect(struct prof_store *s, struct sum_overview *o, int64_t lo, int64_t hi,
-			struct prof_error *err)
+			const struct sum_busy_tap *tap, struct prof_error *err)
 {
-	struct busy_sum b = { o, lo, hi };
+	struct busy_sum b = { o, lo, hi, tap };
 	struct sum_busy_walk w = { .interval = busy_interval, .ctx = &b };
 	int rc = sum_busy__walk(s, NULL, &w, err);
 
@@ -595,6 +598,12 @@ static int section_warnings(struct rpt_sink *sink, const struct sum_overview *o,
 
 int sum_overview__load(struct prof_store *s, struct sum_overview *o, struct prof_error *err)
 {
+	return sum_overview__load_tapped(s, o, NULL, err);
+}
+
+int sum_overview__load_tapped(struct prof_store *s, struct sum_overview *o,
+			      const struct sum_busy_tap *tap, struct prof_error *err)
+{
 	int64_t start_ns, duration_ns;
 	int rc = 0;
 
@@ -619,9 +628,9 @@ int sum_overview__load(struct prof_store *s, struct sum_overview *o, struct prof
 	if (rc >= 0 && !o->gpu)
 		rc = gpu_names(s, &o->gpu_names, err);
 	if (rc >= 0 && sum_overview__span(o, &start_ns, &duration_ns))
-		rc = busy_collect(s, o, start_ns, prof_add_saturated(start_ns, duration_ns), err);
+		rc = busy_collect(s, o, start_ns, prof_add_saturated(start_ns, duration_ns), tap, err);
 	else if (rc >= 0)
-		rc = busy_collect(s, o, INT64_MIN, INT64_MAX, err);
+		rc = busy_collect(s, o, INT64_MIN, INT64_MAX, tap, err);
 	if (rc >= 0 && sum_overview__span(o, &start_ns, &duration_ns))
 		rc = recorded(s, o, start_ns, prof_add_saturated(start_ns, duration_ns), err);
 	else if (rc >= 0)

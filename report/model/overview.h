@@ -84,6 +84,16 @@ struct sum_overview {
 };
 
 int sum_overview__load(struct prof_store *s, struct sum_overview *o, struct prof_error *err);
+/* A reader of the busy walk's union intervals beside the overview's own
+ * (the HTML page keeps them for its utilisation plot, drawn later): told
+ * each one as sum_busy__walk gives it, unclipped. */
+struct sum_busy_tap {
+	void (*interval)(void *ctx, int64_t device_id, int64_t start_ns, int64_t end_ns);
+	void *ctx;
+};
+/* sum_overview__load, its busy walk's intervals told to tap too. */
+int sum_overview__load_tapped(struct prof_store *s, struct sum_overview *o,
+			      const struct sum_busy_tap *tap, struct prof_error *err);
 int sum_overview__emit(const struct sum_overview *o, struct rpt_sink *sink, struct prof_error *err);
 void sum_overview__exit(struct sum_overview *o);
 /* The run's span from start and duration, when both are recorded. */
