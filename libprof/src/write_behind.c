@@ -3,11 +3,14 @@
 #include "write_behind.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Blocks of the size of the stream's own buffer, so each full buffer is
@@ -24,6 +27,18 @@
  * VM: 3.0-5.9 s against 1.0-1.4 s; 128 and 64 KiB cost more again), and
  * at 10M kernels the Chrome trace writes 8.6 GB. */
 #define WRITE_BYTES ((size_t)256 << 10)
+/* Past this much, a regular file is written with O_DIRECT, a whole block a
+ * write, straight from the block to the disk: the copy into the page cache
+ * was a fifth of the CPU of a 10M-kernel Chrome trace, its system time 25
+ * s on the 2-core VM, where dd writes 4 GB with O_DIRECT in 1 s of system
+ * time against 7 s (3.8 against 11.6 s). Below it the page cache takes a
+ * small export at once, whatever the disk. A block whose length, or an
+ * offset, is not a multiple of DIRECT_ALIGN (the last), and a file system
+ * that refuses O_DIRECT, go on through the page cache. */
+#ifndef DIRECT_AFTER_BYTES
+#define DIRECT_AFTER_BYTES ((long long)512 << 20)
+#endif
+#define DIRECT_ALIGN ((size_t)4096)
 
 struct write_behind {
 	int fd;
@@ -37,6 +52,10 @@ struct write_behind {
 				 * the thread's at head until it is written */
 	bool closing;
 	int error;              /* errno of the first failed write, or 0 */
+	/* the thread's own: bytes written, and whether O_DIRECT is on, off
+	 * for good (tried, refused, or an unaligned block), or not tried */
+	long long bytes_out;
+	enum { DIRECT_NOT_TRIED, DIRECT_ON, DIRECT_OFF } direct;
 };
 
 static int write_all(int fd, const char *p, size_t n)
@@ -53,6 +72,60 @@ static int write_all(int fd, const char *p, size_t n)
 		n -= (size_t)w;
 	}
 	return 0;
+}
+
+static bool set_direct(int fd, bool on)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	return fl >= 0 && fcntl(fd, F_SETFL, on ? fl | O_DIRECT : fl & ~O_DIRECT) == 0;
+}
+
+/* A block written: with O_DIRECT where it is on or due and the block
+ * allows, else through the page cache. */
+static int write_block(struct write_behind *wb, const char *p, size_t n)
+{
+	struct stat st;
+	int e;
+
+	if (wb->direct == DIRECT_NOT_TRIED && wb->bytes_out >= DIRECT_AFTER_BYTES) {
+		/* a pipe takes O_DIRECT as its packet mode: regular files only */
+		wb->direct = wb->bytes_out % (long long)DIRECT_ALIGN == 0 && fstat(wb->fd, &st) == 0 &&
+				     S_ISREG(st.st_mode) && set_direct(wb->fd, true)
+			     ? DIRECT_ON
+			     : DIRECT_OFF;
+	}
+	if (wb->direct == DIRECT_ON && (n % DIRECT_ALIGN || (uintptr_t)p % DIRECT_ALIGN)) {
+		set_direct(wb->fd, false);
+		wb->direct = DIRECT_OFF;
+	}
+	if (wb->direct == DIRECT_ON) {
+		size_t done = 0;
+
+		while (done < n) {
+			ssize_t w = write(wb->fd, p + done, n - done);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0 || (size_t)w % DIRECT_ALIGN) {
+				/* refused (EINVAL where the file system will not),
+				 * or cut short: the rest through the page cache */
+				if (w > 0)
+					done += (size_t)w;
+				set_direct(wb->fd, false);
+				wb->direct = DIRECT_OFF;
+				break;
+			}
+			done += (size_t)w;
+		}
+		wb->bytes_out += (long long)done;
+		p += done;
+		n -= done;
+	}
+	e = n ? write_all(wb->fd, p, n) : 0;
+	if (!e)
+		wb->bytes_out += (long long)n;
+	return e;
 }
 
 static void *writer(void *arg)
@@ -77,7 +150,7 @@ static void *writer(void *arg)
 		failed = wb->error != 0;
 		pthread_mutex_unlock(&wb->lock);
 		/* after a failure the rest is dropped: the output is lost already */
-		e = failed ? 0 : write_all(wb->fd, wb->block[at], wb->len[at]);
+		e = failed ? 0 : write_block(wb, wb->block[at], wb->len[at]);
 		pthread_mutex_lock(&wb->lock);
 		if (e && !wb->error)
 			wb->error = e;
@@ -192,7 +265,9 @@ FILE *write_behind__open(int fd, struct write_behind **out)
 	pthread_cond_init(&wb->queued, NULL);
 	pthread_cond_init(&wb->written, NULL);
 	for (int i = 0; i < BLOCKS; i++) {
-		if (!(wb->block[i] = malloc(BLOCK_BYTES))) {
+		/* aligned for O_DIRECT */
+		if (posix_memalign((void **)&wb->block[i], DIRECT_ALIGN, BLOCK_BYTES) != 0) {
+			wb->block[i] = NULL;
 			free_wb(wb);
 			errno = ENOMEM;
 			return NULL;

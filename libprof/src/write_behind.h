@@ -5,7 +5,9 @@
  * (8.6 GB of Chrome trace at 10M kernels: 19 s of system time for dd
  * alone on the 2-core machine), time its reads and formatting need not
  * wait for. The stream copies each full buffer into one of a few blocks
- * and returns; the thread writes the blocks in order. A failed write is
+ * and returns; the thread writes the blocks in order, those past the first
+ * 512 MiB of a regular file with O_DIRECT (straight to the disk, not
+ * copied into the page cache; write_behind.c says when not). A failed write is
  * kept: later writes to the stream fail with its errno (so ferror sees
  * it) and write_behind__drain returns it. */
 #ifndef PROF_WRITE_BEHIND_H
