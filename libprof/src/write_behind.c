@@ -8,7 +8,6 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
-#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -95,7 +94,8 @@ static int write_block(struct write_behind *wb, const char *p, size_t n)
 			     ? DIRECT_ON
 			     : DIRECT_OFF;
 	}
-	if (wb->direct == DIRECT_ON && (n % DIRECT_ALIGN || (uintptr_t)p % DIRECT_ALIGN)) {
+	/* the blocks are aligned (write_behind__open); their lengths may not be */
+	if (wb->direct == DIRECT_ON && n % DIRECT_ALIGN) {
 		set_direct(wb->fd, false);
 		wb->direct = DIRECT_OFF;
 	}

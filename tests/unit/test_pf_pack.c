@@ -16,16 +16,19 @@ static const int64_t edges[] = { 0, 1, 127, 128, 16383, 16384, INT32_MAX, (int64
 				 INT64_MAX, -1, -128, INT32_MIN, INT64_MIN };
 #define NEDGES (sizeof edges / sizeof edges[0])
 
-/* p packed both ways: the same bytes, and no more than its packed size. */
+/* p sized and packed both ways: the same length and bytes. */
 static void same_bytes(const Perfetto__Protos__TracePacket *p, const char *what, size_t i)
 {
 	size_t want_len = perfetto__protos__trace_packet__get_packed_size(p), got_len;
+	struct pf_pack_sizes sizes;
 	uint8_t *want = malloc(want_len + 1), *got = calloc(1, want_len + 64);
 
 	ck_assert(want && got);
 	ck_assert_msg(pf_pack__is_event_packet(p), "%s %zu: the shape is packed by hand", what, i);
 	ck_assert_uint_eq(perfetto__protos__trace_packet__pack(p, want), want_len);
-	got_len = pf_pack__event_packet(p, got);
+	ck_assert_msg(pf_pack__event_packet_size(p, &sizes) == want_len, "%s %zu: sized %zu, protobuf-c %zu",
+		      what, i, pf_pack__event_packet_size(p, &sizes), want_len);
+	got_len = (size_t)(pf_pack__event_packet(p, &sizes, got) - got);
 	ck_assert_msg(got_len == want_len, "%s %zu: %zu bytes, protobuf-c %zu", what, i, got_len,
 		      want_len);
 	ck_assert_msg(memcmp(got, want, want_len) == 0, "%s %zu: bytes differ", what, i);

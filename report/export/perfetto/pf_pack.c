@@ -91,12 +91,6 @@ static size_t varint_size(uint64_t v)
 	return n;
 }
 
-/* an int32 (an enum) as protobuf-c packs it: a negative one sign-extended */
-static size_t int32_size(int32_t v)
-{
-	return v < 0 ? 10 : varint_size((uint32_t)v);
-}
-
 static size_t tag_size(unsigned id)
 {
 	return varint_size((uint64_t)id << 3);
@@ -137,8 +131,9 @@ static size_t event_size(const Perfetto__Protos__TrackEvent *e, size_t *sizes)
 		sizes[i] = annotation_size(e->debug_annotations[i]);
 		n += tag_size(4) + varint_size(sizes[i]) + sizes[i];
 	}
+	/* an enum is an int32, a negative one sign-extended to ten bytes */
 	if (e->has_type)
-		n += tag_size(9) + int32_size(e->type);
+		n += tag_size(9) + varint_size((uint64_t)(int64_t)(int32_t)e->type);
 	if (e->has_name_iid)
 		n += tag_size(10) + varint_size(e->name_iid);
 	if (e->has_track_uuid)
@@ -164,14 +159,15 @@ static uint8_t *put_varint(uint8_t *out, uint64_t v)
 	return out;
 }
 
+/* the packer's own, which the compiler keeps inline in it */
+uint8_t *pf_pack__varint(uint8_t *out, uint64_t v)
+{
+	return put_varint(out, v);
+}
+
 static uint8_t *put_tag(uint8_t *out, unsigned id, int wire)
 {
 	return put_varint(out, (uint64_t)id << 3 | (unsigned)wire);
-}
-
-static uint8_t *put_int32(uint8_t *out, int32_t v)
-{
-	return put_varint(out, v < 0 ? (uint64_t)(int64_t)v : (uint64_t)(uint32_t)v);
 }
 
 /* little-endian, as the wire has fixed64 and double */
@@ -225,7 +221,7 @@ static uint8_t *put_event(uint8_t *out, const Perfetto__Protos__TrackEvent *e, c
 		out = put_annotation(out, e->debug_annotations[i]);
 	}
 	if (e->has_type)
-		out = put_int32(put_tag(out, 9, WIRE_VARINT), e->type);
+		out = put_varint(put_tag(out, 9, WIRE_VARINT), (uint64_t)(int64_t)(int32_t)e->type);
 	if (e->has_name_iid)
 		out = put_varint(put_tag(out, 10, WIRE_VARINT), e->name_iid);
 	if (e->has_track_uuid)
@@ -241,20 +237,35 @@ static uint8_t *put_event(uint8_t *out, const Perfetto__Protos__TrackEvent *e, c
 	return out;
 }
 
-size_t pf_pack__event_packet(const Perfetto__Protos__TracePacket *p, uint8_t *out)
+size_t pf_pack__event_packet_size(const Perfetto__Protos__TracePacket *p, struct pf_pack_sizes *s)
 {
-	const Perfetto__Protos__TrackEvent *e = p->track_event;
-	size_t sizes[PF_PACK_MAX_ANNOTATIONS], event_len = event_size(e, sizes);
-	uint8_t *at = out;
+	size_t n;
 
+	s->event = event_size(p->track_event, s->annotation);
+	n = tag_size(11) + varint_size(s->event) + s->event;
 	if (p->has_timestamp)
-		at = put_varint(put_tag(at, 8, WIRE_VARINT), p->timestamp);
+		n += tag_size(8) + varint_size(p->timestamp);
 	if (p->has_trusted_packet_sequence_id)
-		at = put_varint(put_tag(at, 10, WIRE_VARINT), p->trusted_packet_sequence_id);
-	at = put_event(put_varint(put_tag(at, 11, WIRE_BYTES), event_len), e, sizes);
+		n += tag_size(10) + varint_size(p->trusted_packet_sequence_id);
 	if (p->has_sequence_flags)
-		at = put_varint(put_tag(at, 13, WIRE_VARINT), p->sequence_flags);
+		n += tag_size(13) + varint_size(p->sequence_flags);
 	if (p->has_timestamp_clock_id)
-		at = put_varint(put_tag(at, 58, WIRE_VARINT), p->timestamp_clock_id);
-	return (size_t)(at - out);
+		n += tag_size(58) + varint_size(p->timestamp_clock_id);
+	return n;
+}
+
+uint8_t *pf_pack__event_packet(const Perfetto__Protos__TracePacket *p, const struct pf_pack_sizes *s,
+			       uint8_t *out)
+{
+	if (p->has_timestamp)
+		out = put_varint(put_tag(out, 8, WIRE_VARINT), p->timestamp);
+	if (p->has_trusted_packet_sequence_id)
+		out = put_varint(put_tag(out, 10, WIRE_VARINT), p->trusted_packet_sequence_id);
+	out = put_event(put_varint(put_tag(out, 11, WIRE_BYTES), s->event), p->track_event,
+			s->annotation);
+	if (p->has_sequence_flags)
+		out = put_varint(put_tag(out, 13, WIRE_VARINT), p->sequence_flags);
+	if (p->has_timestamp_clock_id)
+		out = put_varint(put_tag(out, 58, WIRE_VARINT), p->timestamp_clock_id);
+	return out;
 }

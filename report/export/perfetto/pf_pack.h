@@ -3,7 +3,7 @@
  *
  * Nearly every packet of a trace is one shape: a TracePacket holding a
  * TrackEvent and a few numbers, the event holding a few debug annotations
- * (pf_sequence.c's quick_bound). protobuf-c packs a message by walking
+ * (pf_pack__is_event_packet). protobuf-c packs a message by walking
  * every field of its descriptor, and a nested message by sizing it first
  * (one more walk of it and of everything under it), so an annotation is
  * walked three times per packet. At 10M kernels that walk was a third of
@@ -24,12 +24,24 @@
  * carry a handful; one with more goes to protobuf-c). */
 #define PF_PACK_MAX_ANNOTATIONS 32
 
-/* Whether p is the shape pf_pack__event_packet packs: a track event and
- * nothing else nested, at most PF_PACK_MAX_ANNOTATIONS annotations, with perfetto_subset.proto's messages as this file
- * knows them (a message that gains a field leaves it to protobuf-c). */
+/* Whether p is the shape packed here: a track event and nothing else
+ * nested, at most PF_PACK_MAX_ANNOTATIONS annotations, with
+ * perfetto_subset.proto's messages as this file knows them (a message that
+ * gains a field leaves every packet to protobuf-c). */
 int pf_pack__is_event_packet(const Perfetto__Protos__TracePacket *p);
-/* p packed at out (room for its bound, pf_sequence.c's quick_bound): its
- * length in bytes. */
-size_t pf_pack__event_packet(const Perfetto__Protos__TracePacket *p, uint8_t *out);
+
+/* A packet's sizes, found once and used again as it is written. */
+struct pf_pack_sizes {
+	size_t annotation[PF_PACK_MAX_ANNOTATIONS];
+	size_t event;
+};
+/* The length p packs in (s filled for pf_pack__event_packet). */
+size_t pf_pack__event_packet_size(const Perfetto__Protos__TracePacket *p, struct pf_pack_sizes *s);
+/* p packed at out, with the sizes pf_pack__event_packet_size found: the
+ * byte after it. */
+uint8_t *pf_pack__event_packet(const Perfetto__Protos__TracePacket *p, const struct pf_pack_sizes *s,
+			       uint8_t *out);
+/* v as a varint at out: the byte after it. */
+uint8_t *pf_pack__varint(uint8_t *out, uint64_t v);
 
 #endif

@@ -79,82 +79,29 @@ int pf_sequence__flush(struct pf_sequence *q)
 	return q->rc;
 }
 
-/* v as a varint at out: its length in bytes (1 to 10). */
-static size_t varint_put(uint8_t *out, uint64_t v)
-{
-	size_t n = 0;
-
-	do {
-		out[n] = v & 0x7F;
-		v >>= 7;
-		if (v)
-			out[n] |= 0x80;
-		n++;
-	} while (v);
-	return n;
-}
-
-/* What protobuf-c can pack a field in at most: its tag, then a varint (10
- * bytes), a fixed64 (8) or a length (5) before its bytes. */
-#define FIELD_MAX 15u
-
-/* The most bytes p can pack in, where that is quick to know: a packet of
- * a track event and the packet fields pf_sequence__write sets, with
- * nothing interned in it, the shape of nearly every packet of a trace.
- * 0 for any other packet, which protobuf-c sizes. Counted field by field
- * of perfetto_subset.proto's messages as they stand: a message that gains
- * a field is sized too, until this counts it. */
-static size_t quick_bound(const Perfetto__Protos__TracePacket *p)
-{
-	const Perfetto__Protos__TrackEvent *e = p->track_event;
-	size_t bound;
-
-	if (perfetto__protos__trace_packet__descriptor.n_fields != 9 ||
-	    perfetto__protos__track_event__descriptor.n_fields != 9 ||
-	    perfetto__protos__debug_annotation__descriptor.n_fields != 7)
-		return 0;
-	if (!e || p->clock_snapshot || p->track_descriptor || p->interned_data ||
-	    p->trace_packet_defaults)
-		return 0;
-	/* the packet's four numbers and the event's field; the event's five
-	 * single fields and its repeated ones */
-	bound = 5 * FIELD_MAX + 5 * FIELD_MAX +
-		(e->n_category_iids + e->n_flow_ids + e->n_terminating_flow_ids) * FIELD_MAX;
-	for (size_t i = 0; i < e->n_debug_annotations; i++) {
-		const Perfetto__Protos__DebugAnnotation *a = e->debug_annotations[i];
-
-		/* its field in the event, and its seven */
-		bound += 8 * FIELD_MAX + (a->string_value ? strlen(a->string_value) : 0);
-	}
-	return bound;
-}
-
-/* Tag, length and the packed packet: one Trace.packet field. The packet
- * is packed first, two bytes on, into room its bound leaves, and its
- * length put before it (moved on where the length takes more than a
- * byte): where the bound is quick to know, protobuf-c walks the packet
- * once, not twice; elsewhere its own size is the bound. */
+/* Tag, length and the packed packet: one Trace.packet field. A track
+ * event's packet is sized and packed by hand (pf_pack.h), once each; any
+ * other, by protobuf-c. */
 static int emit(struct pf_sequence *q, Perfetto__Protos__TracePacket *p)
 {
-	size_t bound = quick_bound(p), size, n;
-	uint8_t len[10];
-
-	if (!bound)
-		bound = perfetto__protos__trace_packet__get_packed_size(p);
-	if (out_reserve(q, bound + 11) < 0)
-		return q->rc;
+	struct pf_pack_sizes sizes;
 #ifndef PF_PACK_LIBRARY_ONLY
-	if (pf_pack__is_event_packet(p))
-		size = pf_pack__event_packet(p, q->obuf + q->out_len + 2);
-	else
+	bool by_hand = pf_pack__is_event_packet(p);
+#else
+	bool by_hand = false;
 #endif
-		size = perfetto__protos__trace_packet__pack(p, q->obuf + q->out_len + 2);
-	n = varint_put(len, size);
-	if (n > 1)
-		memmove(q->obuf + q->out_len + 1 + n, q->obuf + q->out_len + 2, size);
-	q->obuf[q->out_len] = TRACE_PACKET_TAG;
-	memcpy(q->obuf + q->out_len + 1, len, n);
-	q->out_len += 1 + n + size;
+	size_t size = by_hand ? pf_pack__event_packet_size(p, &sizes)
+			      : perfetto__protos__trace_packet__get_packed_size(p);
+	uint8_t *at;
+
+	if (out_reserve(q, size + 11) < 0)
+		return q->rc;
+	at = q->obuf + q->out_len;
+	*at++ = TRACE_PACKET_TAG;
+	at = pf_pack__varint(at, size);
+	at = by_hand ? pf_pack__event_packet(p, &sizes, at)
+		     : at + perfetto__protos__trace_packet__pack(p, at);
+	q->out_len = (size_t)(at - q->obuf);
 	return q->out_len >= OUT_FLUSH_BYTES ? pf_sequence__flush(q) : q->rc;
 }
 
