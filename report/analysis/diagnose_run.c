@@ -83,7 +83,7 @@ static int run_chosen(struct prof_store *store, const struct diag_settings *sett
 	/* a perfkit capture of one process is known without the rank model */
 	if (!sum_ranks__may_be_job(store)) {
 		x = whole(keep, err, &rc);
-		return rc ? rc : diag__run_process(store, settings, x, out, err);
+		return rc ? rc : diag__run_alone(store, settings, x, out, err);
 	}
 	rc = sum_ranks__load(store, &ranks, err);
 	if (rc)
@@ -99,7 +99,7 @@ static int run_chosen(struct prof_store *store, const struct diag_settings *sett
 	x = job ? alone(store, &ranks, chosen, left, keep, err, &rc) : whole(keep, err, &rc);
 	if (rc == 0)
 		rc = chosen > 1 && job ? diag__run_job(store, settings, &ranks, keep, out, err)
-				       : diag__run_process(store, settings, x, out, err);
+				       : diag__run_alone(store, settings, x, out, err);
 	/* the header names --rank's choice when it leaves ranks out */
 	if (rc == 0 && left > 0 && note_chosen(*out, &ranks)) {
 		diag_report__delete(*out);

@@ -14,6 +14,7 @@
 #include "findings.h"
 #include "settings.h"
 
+struct diag_ahead;
 struct diag_job;
 struct kernel_groups;
 struct diag_tally;
@@ -45,6 +46,9 @@ struct diag_context {
 	 * walked (timeline/timeline_units.h) for a reader that shows them too,
 	 * instead of freeing them; NULL: nowhere. */
 	struct timeline_unit *keep;
+	/* The passes over the window's kernels made on a thread of their own
+	 * (rules/ahead.h) for the rules that take them; NULL: each is made in place. */
+	struct diag_ahead *ahead;
 };
 
 struct diag_rule {

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "analysis/core/grow.h"
+#include "analysis/rules/ahead.h"
 #include "analysis/core/kernel_name_sql.h"
 #include "analysis/ranks/nccl.h"
 #include "model/sql.h"
@@ -383,17 +384,12 @@ static int read_groups(struct diag_context *ctx, struct kernel_groups *g, struct
 	return rc;
 }
 
-int kernel_groups__of(struct diag_context *ctx, const struct kernel_groups **out, struct prof_error *err)
+int kernel_groups__make(struct diag_context *ctx, void **out, struct prof_error *err)
 {
-	struct kernel_groups *g = ctx->kernel_groups;
+	struct kernel_groups *g = calloc(1, sizeof *g);
 	int rc;
 
 	*out = NULL;
-	if (g && g->from == ctx->w->start_ns && g->to == ctx->w->end_ns) {
-		*out = g;
-		return 0;
-	}
-	g = calloc(1, sizeof *g);
 	if (!g)
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	g->from = ctx->w->start_ns;
@@ -403,6 +399,30 @@ int kernel_groups__of(struct diag_context *ctx, const struct kernel_groups **out
 		kernel_groups__free(g);
 		return rc;
 	}
+	*out = g;
+	return 0;
+}
+
+void kernel_groups__free_made(void *groups)
+{
+	kernel_groups__free(groups);
+}
+
+int kernel_groups__of(struct diag_context *ctx, const struct kernel_groups **out, struct prof_error *err)
+{
+	struct kernel_groups *g = ctx->kernel_groups;
+	void *made;
+	int rc;
+
+	*out = NULL;
+	if (g && g->from == ctx->w->start_ns && g->to == ctx->w->end_ns) {
+		*out = g;
+		return 0;
+	}
+	rc = diag_ahead__made(ctx, DIAG_AHEAD_KERNEL_GROUPS, &made, err);
+	if (rc)
+		return rc;
+	g = made;
 	kernel_groups__free(ctx->kernel_groups);
 	ctx->kernel_groups = g;
 	*out = g;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/rules/ahead.h"
 #include "analysis/diagnose/diagnose.h"
 #include "analysis/timeline/gpu_idle.h"
 #include "kernel_groups.h"
@@ -86,9 +87,26 @@ int diag__run_process(struct prof_store *store, const struct diag_settings *sett
 	return diag__run_process_in(store, settings, NULL, keep, out, err);
 }
 
+static int run_process(struct prof_store *store, const struct diag_settings *settings,
+		       const struct sum_window *known, struct timeline_unit *keep, bool ahead,
+		       struct diag_report **out, struct prof_error *err);
+
 int diag__run_process_in(struct prof_store *store, const struct diag_settings *settings,
 			 const struct sum_window *known, struct timeline_unit *keep,
 			 struct diag_report **out, struct prof_error *err)
+{
+	return run_process(store, settings, known, keep, false, out, err);
+}
+
+int diag__run_alone(struct prof_store *store, const struct diag_settings *settings,
+		    struct timeline_unit *keep, struct diag_report **out, struct prof_error *err)
+{
+	return run_process(store, settings, NULL, keep, true, out, err);
+}
+
+static int run_process(struct prof_store *store, const struct diag_settings *settings,
+		       const struct sum_window *known, struct timeline_unit *keep, bool ahead,
+		       struct diag_report **out, struct prof_error *err)
 {
 	const struct diag_rule *const families[] = {
 		diag_rules_nsys, diag_rules_transfer, diag_rules_managed, diag_rules_alloc,
@@ -119,6 +137,8 @@ int diag__run_process_in(struct prof_store *store, const struct diag_settings *s
 		}
 		goto done;
 	}
+	if (ahead)
+		ctx.ahead = diag_ahead__start(&ctx);
 	/* the verdict first: the rules' advice is for the step's bound */
 	rc = diag_verdict__make(&ctx, &r->verdict, err);
 	if (rc)
@@ -168,6 +188,7 @@ done:
 	*out = r;
 	ctx.report = NULL;
 out:
+	diag_ahead__finish(ctx.ahead);
 	gpu_idle_result__delete(ctx.idle);
 	kernel_groups__free(ctx.kernel_groups);
 	diag_context__exit(&ctx);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "analysis/core/record_cost.h"
+#include "analysis/rules/ahead.h"
 #include "analysis/diagnose/python.h"
 #include "analysis/kernel_metrics/gemm_names.h"
 #include "analysis/kernel_metrics/gemm_runs.h"
@@ -545,35 +546,64 @@ static void report_gemm_chain(struct diag_context *ctx, struct gemm_findings *g)
 	diag_tally__offenders(&g->chain, f);
 }
 
+void launch_scan__free(void *scan)
+{
+	struct launch_scan *s = scan;
+
+	if (!s)
+		return;
+	diag_tally__exit(&s->short_by_name);
+	diag_tally__exit(&s->other_runs);
+	diag_intervals__exit(&s->other_spans);
+	diag_tally__exit(&s->gemm_names);
+	free(s->gemm_runs);
+	free(s);
+}
+
+int launch_scan__make(struct diag_context *ctx, void **out, struct prof_error *err)
+{
+	struct launch_scan *s = calloc(1, sizeof *s);
+	int rc;
+
+	*out = NULL;
+	if (!s)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	rc = scan(ctx, s, err);
+	if (rc) {
+		launch_scan__free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
 static int rule_launch(struct diag_context *ctx, struct prof_error *err)
 {
-	struct launch_scan s = { 0 };
 	struct gemm_findings g = { 0 };
+	struct launch_scan *s;
 	int64_t api_n, api_ns;
+	void *made;
 	int rc;
 
 	if (!ctx->has_kernel)
 		return 0;
-	rc = scan(ctx, &s, err);
+	rc = diag_ahead__made(ctx, DIAG_AHEAD_LAUNCH_SCAN, &made, err);
+	s = made;
 	if (!rc)
 		rc = launch_api(ctx, &api_n, &api_ns, err);
-	if (!rc && classify_gemm_runs(ctx, &s, &g))
+	if (!rc && classify_gemm_runs(ctx, s, &g))
 		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	if (!rc) {
-		report_launch_bound(ctx, &s, api_n, api_ns);
+		report_launch_bound(ctx, s, api_n, api_ns);
 		report_batched_gemm(ctx, &g);
 		report_gemm_chain(ctx, &g);
-		report_repeated_kernel(ctx, &s);
+		report_repeated_kernel(ctx, s);
 	}
-	diag_tally__exit(&s.short_by_name);
-	diag_tally__exit(&s.other_runs);
-	diag_intervals__exit(&s.other_spans);
-	diag_tally__exit(&s.gemm_names);
+	launch_scan__free(s);
 	diag_tally__exit(&g.batched);
 	diag_tally__exit(&g.chain);
 	diag_intervals__exit(&g.batched_spans);
 	diag_intervals__exit(&g.chain_spans);
-	free(s.gemm_runs);
 	return rc;
 }
 

@@ -1,0 +1,229 @@
+/* test_diagnose_ahead.c - the passes over the window's kernels made on a
+ * thread of their own (rules/ahead.h): on real captures of every kind, a
+ * diagnosis that takes them (diag__run_alone, two threads allowed) says
+ * what the one that makes them in place says (diag__run_process), byte
+ * for byte in its JSON, the launch and kernel findings among it; the
+ * kernel groups made ahead are those made in place; each piece is handed
+ * over once; and nothing is made ahead where it cannot be: one thread
+ * allowed, a capture held in memory, a piece a capture under kernel
+ * replay skips. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/diagnose/diagnose.h"
+#include "analysis/rules/ahead.h"
+#include "analysis/rules/kernel_groups.h"
+#include "analysis/rules/rules.h"
+#include "prof/error.h"
+#include "prof/store.h"
+#include "testutil.h"
+
+static const char *const captures[] = {
+	"transformer_naive.sqlite",	    "corpus/hf_gpt2_train.sqlite",     "corpus/graph_replay.sqlite",
+	"corpus/jax_jit_mlp.sqlite",	    "corpus/timm_resnet_dataloader.sqlite", "ddp/ddp2_rank0.sqlite",
+	"nsys/cloverleaf-cuda.sqlite",	    "python/py_hf_gpt2_train.sqlite",  "gpu_metrics/torch_gemm_bf16_fp32.sqlite",
+	"rollout_naive_memory.sqlite",	    "cases/case_gemm_chain_memory.sqlite",
+};
+
+static char *report_json(const struct diag_report *r)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(diag_report__print_json(r, f), 0);
+	fclose(f);
+	return text;
+}
+
+/* Findings of the rules whose passes are made ahead. */
+static int kernel_side_findings(const struct diag_report *r)
+{
+	static const char *const ids[] = { "launch_bound",  "batched_gemm",	 "gemm_chain",
+					   "repeated_kernel", "low_occupancy", "tensor_cores_idle",
+					   "fp32_memory_bound" };
+	int n = 0;
+
+	for (int i = 0; i < r->nfindings; i++)
+		for (size_t k = 0; k < sizeof ids / sizeof *ids; k++)
+			n += strcmp(r->findings[i].rule_id, ids[k]) == 0;
+	return n;
+}
+
+START_TEST(ahead_says_what_in_place_says)
+{
+	int kernel_side = 0;
+
+	setenv("PERFKIT_THREADS", "2", 1);
+	for (size_t k = 0; k < sizeof captures / sizeof *captures; k++) {
+		struct prof_error err = { 0 };
+		struct diag_settings settings;
+		struct diag_report *alone = NULL, *in_place = NULL;
+		struct prof_store *s;
+		char *a, *b;
+
+		ck_assert_msg(prof_store__open(testutil_data_path(captures[k]), &s, &err) == 0, "%s", err.msg);
+		ck_assert_int_eq(diag_settings__init(&settings), 0);
+		ck_assert_msg(diag__run_alone(s, &settings, NULL, &alone, &err) == 0, "%s: %s", captures[k], err.msg);
+		ck_assert_msg(diag__run_process(s, &settings, NULL, &in_place, &err) == 0, "%s: %s", captures[k],
+			      err.msg);
+		a = report_json(alone);
+		b = report_json(in_place);
+		ck_assert_msg(strcmp(a, b) == 0, "%s: the diagnosis made ahead differs", captures[k]);
+		kernel_side += kernel_side_findings(alone);
+		free(a);
+		free(b);
+		diag_report__delete(alone);
+		diag_report__delete(in_place);
+		diag_settings__exit(&settings);
+		prof_store__close(s);
+	}
+	/* the pieces made ahead fed findings, not only silence */
+	ck_assert_int_ge(kernel_side, 3);
+}
+END_TEST
+
+static void open_context(const char *capture, struct prof_store **s, struct diag_settings *settings,
+			 struct diag_context *ctx)
+{
+	struct prof_error err = { 0 };
+
+	ck_assert_msg(prof_store__open(testutil_data_path(capture), s, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(diag_settings__init(settings), 0);
+	ck_assert_msg(diag_context__init(ctx, *s, settings, &err) == 0, "%s: %s", capture, err.msg);
+}
+
+static void close_context(struct prof_store *s, struct diag_settings *settings, struct diag_context *ctx)
+{
+	kernel_groups__free(ctx->kernel_groups);
+	diag_context__exit(ctx);
+	diag_settings__exit(settings);
+	prof_store__close(s);
+}
+
+START_TEST(each_piece_once_as_made_in_place)
+{
+	struct prof_error err = { 0 };
+	struct diag_settings settings;
+	struct diag_context ctx;
+	struct prof_store *s;
+	struct kernel_groups *ahead, *here;
+	void *made;
+
+	setenv("PERFKIT_THREADS", "2", 1);
+	open_context("corpus/hf_gpt2_train.sqlite", &s, &settings, &ctx);
+	ctx.ahead = diag_ahead__start(&ctx);
+	ck_assert_ptr_nonnull(ctx.ahead);
+	ck_assert_int_eq(diag_ahead__take(ctx.ahead, DIAG_AHEAD_LAUNCH_SCAN, &made, &err), 0);
+	ck_assert_ptr_nonnull(made);
+	launch_scan__free(made);
+	ck_assert_int_eq(diag_ahead__take(ctx.ahead, DIAG_AHEAD_LAUNCH_SCAN, &made, &err), DIAG_AHEAD_NOT_MADE);
+	ck_assert_ptr_null(made);
+	ck_assert_int_eq(diag_ahead__take(ctx.ahead, DIAG_AHEAD_KERNEL_GROUPS, &made, &err), 0);
+	ahead = made;
+	ck_assert_int_eq(kernel_groups__make(&ctx, &made, &err), 0);
+	here = made;
+	ck_assert_int_gt(here->n, 10);
+	ck_assert_int_eq(ahead->n, here->n);
+	ck_assert_int_eq(ahead->nshapes, here->nshapes);
+	for (int i = 0; i < here->n; i++) {
+		ck_assert_str_eq(ahead->v[i].name, here->v[i].name);
+		ck_assert_int_eq(ahead->v[i].count, here->v[i].count);
+		ck_assert_int_eq(ahead->v[i].time_ns, here->v[i].time_ns);
+	}
+	for (int i = 0; i < here->nshapes; i++) {
+		ck_assert_str_eq(ahead->shapes[i].name, here->shapes[i].name);
+		ck_assert_int_eq(ahead->shapes[i].registers_per_thread, here->shapes[i].registers_per_thread);
+		ck_assert_int_eq(ahead->shapes[i].time_ns, here->shapes[i].time_ns);
+	}
+	kernel_groups__free(ahead);
+	kernel_groups__free(here);
+	diag_ahead__finish(ctx.ahead);
+	ctx.ahead = NULL;
+	close_context(s, &settings, &ctx);
+}
+END_TEST
+
+/* A piece no rule takes is freed with the thread (ASan's leak check). */
+START_TEST(pieces_not_taken_are_freed)
+{
+	struct diag_settings settings;
+	struct diag_context ctx;
+	struct prof_store *s;
+
+	setenv("PERFKIT_THREADS", "2", 1);
+	open_context("transformer_naive.sqlite", &s, &settings, &ctx);
+	ctx.ahead = diag_ahead__start(&ctx);
+	ck_assert_ptr_nonnull(ctx.ahead);
+	diag_ahead__finish(ctx.ahead);
+	ctx.ahead = NULL;
+	close_context(s, &settings, &ctx);
+}
+END_TEST
+
+START_TEST(none_where_it_cannot_be)
+{
+	struct prof_error err = { 0 };
+	struct diag_settings settings;
+	struct diag_context ctx;
+	struct prof_store *s;
+	void *made;
+	size_t len;
+	char *bytes;
+
+	/* one thread allowed */
+	setenv("PERFKIT_THREADS", "1", 1);
+	open_context("transformer_naive.sqlite", &s, &settings, &ctx);
+	ck_assert_ptr_null(diag_ahead__start(&ctx));
+	ck_assert_int_eq(diag_ahead__take(NULL, DIAG_AHEAD_KERNEL_GROUPS, &made, &err), DIAG_AHEAD_NOT_MADE);
+	close_context(s, &settings, &ctx);
+
+	/* a capture held in memory has no file to open again */
+	setenv("PERFKIT_THREADS", "2", 1);
+	bytes = testutil_read_file(testutil_data_path("transformer_naive.sqlite"), &len);
+	ck_assert_ptr_nonnull(bytes);
+	ck_assert_msg(prof_store__open_memory(bytes, len, "in memory", &s, &err) == 0, "%s", err.msg);
+	free(bytes);
+	ck_assert_int_eq(diag_settings__init(&settings), 0);
+	ck_assert_msg(diag_context__init(&ctx, s, &settings, &err) == 0, "%s", err.msg);
+	ck_assert(ctx.has_kernel);
+	ck_assert_ptr_null(diag_ahead__start(&ctx));
+	close_context(s, &settings, &ctx);
+
+	/* under kernel replay the launch rules are skipped: their pass is
+	 * not made, the kernel groups are */
+	open_context("rollout_naive_memory.sqlite", &s, &settings, &ctx);
+	ck_assert(ctx.replayed);
+	ctx.ahead = diag_ahead__start(&ctx);
+	ck_assert_ptr_nonnull(ctx.ahead);
+	ck_assert_int_eq(diag_ahead__take(ctx.ahead, DIAG_AHEAD_LAUNCH_SCAN, &made, &err), DIAG_AHEAD_NOT_MADE);
+	ck_assert_int_eq(diag_ahead__take(ctx.ahead, DIAG_AHEAD_KERNEL_GROUPS, &made, &err), 0);
+	ck_assert_ptr_nonnull(made);
+	kernel_groups__free(made);
+	diag_ahead__finish(ctx.ahead);
+	ctx.ahead = NULL;
+	close_context(s, &settings, &ctx);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("diagnose_ahead");
+	TCase *tc = tcase_create("ahead");
+
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, ahead_says_what_in_place_says);
+	tcase_add_test(tc, each_piece_once_as_made_in_place);
+	tcase_add_test(tc, pieces_not_taken_are_freed);
+	tcase_add_test(tc, none_where_it_cannot_be);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return testutil_run(suite());
+}
