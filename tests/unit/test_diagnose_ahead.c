@@ -1,19 +1,20 @@
-/* test_diagnose_ahead.c - the passes over the window's kernels made on a
- * thread of their own (rules/ahead.h): on real captures of every kind, a
- * diagnosis that takes them (diag__run_alone, two threads allowed) says
+/* test_diagnose_ahead.c - the passes over the GPU tables alone made on a
+ * thread of their own (diagnose/ahead.h): on real captures of every kind,
+ * a diagnosis that takes them (diag__run_alone, two threads allowed) says
  * what the one that makes them in place says (diag__run_process), byte
- * for byte in its JSON, the launch and kernel findings among it; the
- * kernel groups made ahead are those made in place; each piece is handed
- * over once; and nothing is made ahead where it cannot be: one thread
- * allowed, a capture held in memory, a piece a capture under kernel
- * replay skips. */
+ * for byte in its JSON, the launch and kernel findings among it; each
+ * piece made ahead is what it is made in place (the program's model, the
+ * busy union and its devices, the kernel groups); each is handed over
+ * once, and not for another window; and nothing is made ahead where it
+ * cannot be: one thread allowed, a capture held in memory, a piece a
+ * capture under kernel replay skips. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/diagnose/diagnose.h"
-#include "analysis/rules/ahead.h"
+#include "analysis/diagnose/ahead.h"
 #include "analysis/rules/kernel_groups.h"
 #include "analysis/rules/rules.h"
 #include "prof/error.h"
@@ -25,6 +26,13 @@ static const char *const captures[] = {
 	"corpus/jax_jit_mlp.sqlite",	    "corpus/timm_resnet_dataloader.sqlite", "ddp/ddp2_rank0.sqlite",
 	"nsys/cloverleaf-cuda.sqlite",	    "python/py_hf_gpt2_train.sqlite",  "gpu_metrics/torch_gemm_bf16_fp32.sqlite",
 	"rollout_naive_memory.sqlite",	    "cases/case_gemm_chain_memory.sqlite",
+};
+
+static const struct diag_ahead_pass passes[DIAG_AHEAD_PIECES] = {
+	[DIAG_AHEAD_PROGRAM] = { diag_program__make, free },
+	[DIAG_AHEAD_BUSY] = { diag_busy__make, diag_busy__free },
+	[DIAG_AHEAD_LAUNCH_SCAN] = { launch_scan__make, launch_scan__free },
+	[DIAG_AHEAD_KERNEL_GROUPS] = { kernel_groups__make, kernel_groups__free_made },
 };
 
 static char *report_json(const struct diag_report *r)
@@ -111,18 +119,42 @@ START_TEST(each_piece_once_as_made_in_place)
 	struct diag_context ctx;
 	struct prof_store *s;
 	struct kernel_groups *ahead, *here;
+	struct prog_model *model;
+	struct diag_scope *busy;
 	void *made;
 
 	setenv("PERFKIT_THREADS", "2", 1);
 	open_context("corpus/hf_gpt2_train.sqlite", &s, &settings, &ctx);
-	ctx.ahead = diag_ahead__start(&ctx);
+	ctx.ahead = diag_ahead__start(&ctx, passes);
 	ck_assert_ptr_nonnull(ctx.ahead);
-	ck_assert_int_eq(diag_ahead__take(ctx.ahead, DIAG_AHEAD_LAUNCH_SCAN, &made, &err), 0);
+	/* the model and the busy union the context read in place */
+	ck_assert_int_eq(diag_ahead__take(&ctx, DIAG_AHEAD_PROGRAM, &made, &err), 0);
+	model = made;
+	ck_assert_int_gt(ctx.report->program.kernels, 1000);
+	ck_assert_int_eq(model->kernels, ctx.report->program.kernels);
+	ck_assert_int_eq(model->streams, ctx.report->program.streams);
+	ck_assert_int_eq(model->h2d_copies, ctx.report->program.h2d_copies);
+	ck_assert_int_eq(model->fp32_gemm_ns, ctx.report->program.fp32_gemm_ns);
+	ck_assert(model->framework[PROG_PYTORCH] == ctx.report->program.framework[PROG_PYTORCH]);
+	ck_assert(model->framework[PROG_PYTORCH]);
+	free(model);
+	ck_assert_int_eq(diag_ahead__take(&ctx, DIAG_AHEAD_BUSY, &made, &err), 0);
+	busy = made;
+	ck_assert_int_gt(busy->nbusy, 100);
+	ck_assert_int_eq(busy->nbusy, ctx.nbusy);
+	ck_assert_int_eq(busy->busy_ns, ctx.busy_ns);
+	ck_assert_int_eq(busy->ndevices, ctx.ndevices);
+	for (int i = 0; i < ctx.nbusy; i++) {
+		ck_assert_int_eq(busy->busy[i].start_ns, ctx.busy[i].start_ns);
+		ck_assert_int_eq(busy->busy[i].end_ns, ctx.busy[i].end_ns);
+	}
+	diag_busy__free(busy);
+	ck_assert_int_eq(diag_ahead__take(&ctx, DIAG_AHEAD_LAUNCH_SCAN, &made, &err), 0);
 	ck_assert_ptr_nonnull(made);
 	launch_scan__free(made);
-	ck_assert_int_eq(diag_ahead__take(ctx.ahead, DIAG_AHEAD_LAUNCH_SCAN, &made, &err), DIAG_AHEAD_NOT_MADE);
+	ck_assert_int_eq(diag_ahead__take(&ctx, DIAG_AHEAD_LAUNCH_SCAN, &made, &err), DIAG_AHEAD_NOT_MADE);
 	ck_assert_ptr_null(made);
-	ck_assert_int_eq(diag_ahead__take(ctx.ahead, DIAG_AHEAD_KERNEL_GROUPS, &made, &err), 0);
+	ck_assert_int_eq(diag_ahead__take(&ctx, DIAG_AHEAD_KERNEL_GROUPS, &made, &err), 0);
 	ahead = made;
 	ck_assert_int_eq(kernel_groups__make(&ctx, &made, &err), 0);
 	here = made;
@@ -147,6 +179,28 @@ START_TEST(each_piece_once_as_made_in_place)
 }
 END_TEST
 
+/* A piece made for one window is not handed over for another. */
+START_TEST(not_for_another_window)
+{
+	struct prof_error err = { 0 };
+	struct diag_settings settings;
+	struct diag_context ctx;
+	struct prof_store *s;
+	void *made;
+
+	setenv("PERFKIT_THREADS", "2", 1);
+	open_context("transformer_naive.sqlite", &s, &settings, &ctx);
+	ctx.ahead = diag_ahead__start(&ctx, passes);
+	ck_assert_ptr_nonnull(ctx.ahead);
+	ctx.report->window.end_ns -= 1000;
+	ck_assert_int_eq(diag_ahead__take(&ctx, DIAG_AHEAD_KERNEL_GROUPS, &made, &err), DIAG_AHEAD_NOT_MADE);
+	ck_assert_ptr_null(made);
+	diag_ahead__finish(ctx.ahead);
+	ctx.ahead = NULL;
+	close_context(s, &settings, &ctx);
+}
+END_TEST
+
 /* A piece no rule takes is freed with the thread (ASan's leak check). */
 START_TEST(pieces_not_taken_are_freed)
 {
@@ -156,7 +210,7 @@ START_TEST(pieces_not_taken_are_freed)
 
 	setenv("PERFKIT_THREADS", "2", 1);
 	open_context("transformer_naive.sqlite", &s, &settings, &ctx);
-	ctx.ahead = diag_ahead__start(&ctx);
+	ctx.ahead = diag_ahead__start(&ctx, passes);
 	ck_assert_ptr_nonnull(ctx.ahead);
 	diag_ahead__finish(ctx.ahead);
 	ctx.ahead = NULL;
@@ -177,8 +231,8 @@ START_TEST(none_where_it_cannot_be)
 	/* one thread allowed */
 	setenv("PERFKIT_THREADS", "1", 1);
 	open_context("transformer_naive.sqlite", &s, &settings, &ctx);
-	ck_assert_ptr_null(diag_ahead__start(&ctx));
-	ck_assert_int_eq(diag_ahead__take(NULL, DIAG_AHEAD_KERNEL_GROUPS, &made, &err), DIAG_AHEAD_NOT_MADE);
+	ck_assert_ptr_null(diag_ahead__start(&ctx, passes));
+	ck_assert_int_eq(diag_ahead__take(&ctx, DIAG_AHEAD_KERNEL_GROUPS, &made, &err), DIAG_AHEAD_NOT_MADE);
 	close_context(s, &settings, &ctx);
 
 	/* a capture held in memory has no file to open again */
@@ -190,17 +244,17 @@ START_TEST(none_where_it_cannot_be)
 	ck_assert_int_eq(diag_settings__init(&settings), 0);
 	ck_assert_msg(diag_context__init(&ctx, s, &settings, &err) == 0, "%s", err.msg);
 	ck_assert(ctx.has_kernel);
-	ck_assert_ptr_null(diag_ahead__start(&ctx));
+	ck_assert_ptr_null(diag_ahead__start(&ctx, passes));
 	close_context(s, &settings, &ctx);
 
 	/* under kernel replay the launch rules are skipped: their pass is
 	 * not made, the kernel groups are */
 	open_context("rollout_naive_memory.sqlite", &s, &settings, &ctx);
 	ck_assert(ctx.replayed);
-	ctx.ahead = diag_ahead__start(&ctx);
+	ctx.ahead = diag_ahead__start(&ctx, passes);
 	ck_assert_ptr_nonnull(ctx.ahead);
-	ck_assert_int_eq(diag_ahead__take(ctx.ahead, DIAG_AHEAD_LAUNCH_SCAN, &made, &err), DIAG_AHEAD_NOT_MADE);
-	ck_assert_int_eq(diag_ahead__take(ctx.ahead, DIAG_AHEAD_KERNEL_GROUPS, &made, &err), 0);
+	ck_assert_int_eq(diag_ahead__take(&ctx, DIAG_AHEAD_LAUNCH_SCAN, &made, &err), DIAG_AHEAD_NOT_MADE);
+	ck_assert_int_eq(diag_ahead__take(&ctx, DIAG_AHEAD_KERNEL_GROUPS, &made, &err), 0);
 	ck_assert_ptr_nonnull(made);
 	kernel_groups__free(made);
 	diag_ahead__finish(ctx.ahead);
@@ -217,6 +271,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, ahead_says_what_in_place_says);
 	tcase_add_test(tc, each_piece_once_as_made_in_place);
+	tcase_add_test(tc, not_for_another_window);
 	tcase_add_test(tc, pieces_not_taken_are_freed);
 	tcase_add_test(tc, none_where_it_cannot_be);
 	suite_add_tcase(s, tc);

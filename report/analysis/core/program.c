@@ -504,8 +504,8 @@ static int read_markers(struct prof_store *s, struct prog_model *m, struct prof_
 	return 0;
 }
 
-int prog_model__read(struct prof_store *s, const struct sum_window *w, bool pytorch,
-		     const char *calls, struct prog_model *m, struct prof_error *err)
+int prog_model__read_gpu(struct prof_store *s, const struct sum_window *w, bool pytorch,
+			 struct prog_model *m, struct prof_error *err)
 {
 	int rc;
 
@@ -515,11 +515,7 @@ int prog_model__read(struct prof_store *s, const struct sum_window *w, bool pyto
 	m->framework[PROG_PYTORCH] = pytorch;
 	rc = read_kernel_names(s, pytorch, m, err);
 	if (!rc)
-		rc = read_calls(s, calls, m, err);
-	if (!rc)
 		rc = read_copies(s, w, m, err);
-	if (!rc)
-		rc = read_input_gaps(s, w, calls, m, err);
 	if (!rc)
 		rc = read_streams(s, w, m, err);
 	if (!rc)
@@ -528,4 +524,39 @@ int prog_model__read(struct prof_store *s, const struct sum_window *w, bool pyto
 		return rc;
 	m->uses[USE_TORCH_COMPILE] = m->framework[PROG_TORCH_COMPILE];
 	return 0;
+}
+
+int prog_model__read_call_names(struct prof_store *s, const char *calls, struct prog_model *m,
+				struct prof_error *err)
+{
+	memset(m, 0, sizeof *m);
+	return read_calls(s, calls, m, err);
+}
+
+void prog_model__add_calls(struct prog_model *m, const struct prog_model *calls)
+{
+	for (int i = 0; i < PROG_NFRAMEWORKS; i++)
+		m->framework[i] = m->framework[i] || calls->framework[i];
+	for (int i = 0; i < USE_NPRACTICES; i++)
+		m->uses[i] = m->uses[i] || calls->uses[i];
+}
+
+int prog_model__read_input_gaps(struct prof_store *s, const struct sum_window *w, const char *calls,
+				struct prog_model *m, struct prof_error *err)
+{
+	return read_input_gaps(s, w, calls, m, err);
+}
+
+int prog_model__read(struct prof_store *s, const struct sum_window *w, bool pytorch,
+		     const char *calls, struct prog_model *m, struct prof_error *err)
+{
+	struct prog_model by_calls;
+	int rc = prog_model__read_gpu(s, w, pytorch, m, err);
+
+	if (!rc)
+		rc = prog_model__read_call_names(s, calls, &by_calls, err);
+	if (rc)
+		return rc;
+	prog_model__add_calls(m, &by_calls);
+	return prog_model__read_input_gaps(s, w, calls, m, err);
 }

@@ -86,6 +86,20 @@ struct prog_model {
  * NULL when the capture has none. */
 int prog_model__read(struct prof_store *s, const struct sum_window *w, bool pytorch,
 		     const char *calls, struct prog_model *m, struct prof_error *err);
+/* prog_model__read in three parts, for a reader that makes the first on
+ * another connection while it reads the calls (diagnose/ahead.h): what the
+ * GPU work, the copies and the markers say; what the calls' names say, into
+ * a model of their own, added to the first (each practice the calls show
+ * is one they show whatever the GPU work says: the parts are one model in
+ * any order); and the host's time before the uploads, which needs the
+ * copies counted. */
+int prog_model__read_gpu(struct prof_store *s, const struct sum_window *w, bool pytorch,
+			 struct prog_model *m, struct prof_error *err);
+int prog_model__read_call_names(struct prof_store *s, const char *calls, struct prog_model *m,
+				struct prof_error *err);
+void prog_model__add_calls(struct prog_model *m, const struct prog_model *calls);
+int prog_model__read_input_gaps(struct prof_store *s, const struct sum_window *w, const char *calls,
+				struct prog_model *m, struct prof_error *err);
 
 /* A GEMM or convolution in FP32 on the CUDA cores, by its library's name:
  * cuBLAS's sgemm and ..._ffma_... kernels, CUTLASS's simt_sgemm. */

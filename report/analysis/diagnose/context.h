@@ -46,8 +46,8 @@ struct diag_context {
 	 * walked (timeline/timeline_units.h) for a reader that shows them too,
 	 * instead of freeing them; NULL: nowhere. */
 	struct timeline_unit *keep;
-	/* The passes over the window's kernels made on a thread of their own
-	 * (rules/ahead.h) for the rules that take them; NULL: each is made in place. */
+	/* The passes over the GPU tables alone made on a thread of their own
+	 * (ahead.h) for the steps that take them; NULL: each is made in place. */
 	struct diag_ahead *ahead;
 };
 
@@ -73,6 +73,14 @@ int diag_context__init(struct diag_context *ctx, struct prof_store *store,
 int diag_context__init_in(struct diag_context *ctx, struct prof_store *store,
 			  const struct diag_settings *settings, const struct sum_window *known,
 			  struct prof_error *err);
+/* diag_context__init_in with the passes over the GPU tables alone made on
+ * a thread beside it where they can be (ahead.h), left in ctx->ahead for
+ * the rules to take; the caller ends it (diag_ahead__finish) after
+ * diag_context__exit or before. */
+struct diag_ahead_pass;
+int diag_context__init_ahead(struct diag_context *ctx, struct prof_store *store,
+			     const struct diag_settings *settings, const struct sum_window *known,
+			     const struct diag_ahead_pass *passes, struct prof_error *err);
 /* diag_context__init for what reads only its scope (the idle attribution,
  * the critical path): without the program's model and its PyTorch test,
  * which only the rules read (the report's pytorch and program stay 0). */

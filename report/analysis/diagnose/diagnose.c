@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ahead.h"
 #include "analysis/core/gpu_work.h"
 #include "prof/strfmt.h"
 #include "prof/tables.h"
@@ -272,8 +273,101 @@ void diag_context__note_tables(struct diag_context *ctx)
 /* The context; for_rules: with what only the rules read (whether the
  * program runs PyTorch, its model); known: the window found already with
  * this diagnosis's settings in the same scope, or NULL to find it. */
+int diag_program__make(struct diag_context *ctx, void **out, struct prof_error *err)
+{
+	struct prog_model *m = malloc(sizeof *m);
+	int rc;
+
+	*out = NULL;
+	if (!m)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	rc = prog_model__read_gpu(ctx->store, ctx->w, ctx->report->pytorch, m, err);
+	if (rc) {
+		free(m);
+		return rc;
+	}
+	*out = m;
+	return 0;
+}
+
+int diag_busy__make(struct diag_context *ctx, void **out, struct prof_error *err)
+{
+	struct diag_scope *b = malloc(sizeof *b);
+	int rc;
+
+	*out = NULL;
+	if (!b)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	*b = ctx->scope;
+	b->busy = NULL;
+	b->nbusy = 0;
+	b->busy_ns = 0;
+	b->devices = NULL;
+	b->ndevices = 0;
+	b->devices_known = false;
+	rc = diag_scope__load_busy(b, err);
+	if (rc) {
+		diag_busy__free(b);
+		return rc;
+	}
+	*out = b;
+	return 0;
+}
+
+void diag_busy__free(void *busy)
+{
+	if (!busy)
+		return;
+	diag_scope__exit(busy);
+	free(busy);
+}
+
+/* The program's model: the calls' names read here, meanwhile the GPU
+ * side on the thread ahead where there is one (prog_model__read's parts). */
+static int read_program(struct diag_context *ctx, struct prof_error *err)
+{
+	const char *calls = ctx->has_api_calls ? DIAG_API_CALLS : NULL;
+	struct diag_report *r = ctx->report;
+	struct prog_model by_calls;
+	void *made = NULL;
+	int rc = prog_model__read_call_names(ctx->store, calls, &by_calls, err);
+
+	if (!rc)
+		rc = diag_ahead__take(ctx, DIAG_AHEAD_PROGRAM, &made, err);
+	if (rc == DIAG_AHEAD_NOT_MADE)
+		rc = diag_program__make(ctx, &made, err);
+	if (rc)
+		return rc;
+	r->program = *(struct prog_model *)made;
+	free(made);
+	prog_model__add_calls(&r->program, &by_calls);
+	return prog_model__read_input_gaps(ctx->store, &r->window, calls, &r->program, err);
+}
+
+static int load_busy(struct diag_context *ctx, struct prof_error *err)
+{
+	struct diag_scope *b;
+	void *made = NULL;
+	int rc = diag_ahead__take(ctx, DIAG_AHEAD_BUSY, &made, err);
+
+	if (rc == DIAG_AHEAD_NOT_MADE)
+		return diag_scope__load_busy(&ctx->scope, err);
+	if (rc)
+		return rc;
+	b = made;
+	ctx->busy = b->busy;
+	ctx->nbusy = b->nbusy;
+	ctx->busy_ns = b->busy_ns;
+	ctx->devices = b->devices;
+	ctx->ndevices = b->ndevices;
+	ctx->devices_known = b->devices_known;
+	free(b);
+	return 0;
+}
+
 static int context_init(struct diag_context *ctx, struct prof_store *store, const struct diag_settings *settings,
-			bool for_rules, const struct sum_window *known, struct prof_error *err)
+			bool for_rules, const struct sum_window *known,
+			const struct diag_ahead_pass *passes, struct prof_error *err)
 {
 	struct diag_report *r = calloc(1, sizeof *r);
 	int rc;
@@ -306,31 +400,38 @@ static int context_init(struct diag_context *ctx, struct prof_store *store, cons
 		rc = find_window(ctx, &r->window, err);
 	if (rc)
 		return rc;
-	rc = for_rules ? prog_model__read(store, &r->window, r->pytorch,
-					  ctx->has_api_calls ? DIAG_API_CALLS : NULL, &r->program, err)
-		       : 0;
+	if (for_rules && passes)
+		ctx->ahead = diag_ahead__start(ctx, passes);
+	rc = for_rules ? read_program(ctx, err) : 0;
 	if (rc)
 		return rc;
-	return diag_scope__load_busy(&ctx->scope, err);
+	return load_busy(ctx, err);
 }
 
 int diag_context__init(struct diag_context *ctx, struct prof_store *store,
 		       const struct diag_settings *settings, struct prof_error *err)
 {
-	return context_init(ctx, store, settings, true, NULL, err);
+	return context_init(ctx, store, settings, true, NULL, NULL, err);
 }
 
 int diag_context__init_in(struct diag_context *ctx, struct prof_store *store,
 			  const struct diag_settings *settings, const struct sum_window *known,
 			  struct prof_error *err)
 {
-	return context_init(ctx, store, settings, true, known, err);
+	return context_init(ctx, store, settings, true, known, NULL, err);
+}
+
+int diag_context__init_ahead(struct diag_context *ctx, struct prof_store *store,
+			     const struct diag_settings *settings, const struct sum_window *known,
+			     const struct diag_ahead_pass *passes, struct prof_error *err)
+{
+	return context_init(ctx, store, settings, true, known, passes, err);
 }
 
 int diag_context__init_scope(struct diag_context *ctx, struct prof_store *store,
 			     const struct diag_settings *settings, struct prof_error *err)
 {
-	return context_init(ctx, store, settings, false, NULL, err);
+	return context_init(ctx, store, settings, false, NULL, NULL, err);
 }
 
 void diag_context__exit(struct diag_context *ctx)

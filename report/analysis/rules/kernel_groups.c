@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "analysis/core/grow.h"
-#include "analysis/rules/ahead.h"
+#include "analysis/diagnose/ahead.h"
 #include "analysis/core/kernel_name_sql.h"
 #include "analysis/ranks/nccl.h"
 #include "model/sql.h"
@@ -419,7 +419,9 @@ int kernel_groups__of(struct diag_context *ctx, const struct kernel_groups **out
 		*out = g;
 		return 0;
 	}
-	rc = diag_ahead__made(ctx, DIAG_AHEAD_KERNEL_GROUPS, &made, err);
+	rc = diag_ahead__take(ctx, DIAG_AHEAD_KERNEL_GROUPS, &made, err);
+	if (rc == DIAG_AHEAD_NOT_MADE)
+		rc = kernel_groups__make(ctx, &made, err);
 	if (rc)
 		return rc;
 	g = made;

@@ -61,5 +61,10 @@ struct kernel_groups {
  * ctx->kernel_groups. */
 int kernel_groups__of(struct diag_context *ctx, const struct kernel_groups **out, struct prof_error *err);
 void kernel_groups__free(struct kernel_groups *g);
+/* The groups of ctx's window read now, as a piece made ahead
+ * (diagnose/ahead.h) is: *out a struct kernel_groups, freed by
+ * kernel_groups__free_made. */
+int kernel_groups__make(struct diag_context *ctx, void **out, struct prof_error *err);
+void kernel_groups__free_made(void *groups);
 
 #endif

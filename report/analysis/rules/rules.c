@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/rules/ahead.h"
+#include "analysis/diagnose/ahead.h"
 #include "analysis/diagnose/diagnose.h"
 #include "analysis/timeline/gpu_idle.h"
 #include "kernel_groups.h"
@@ -91,6 +91,14 @@ static int run_process(struct prof_store *store, const struct diag_settings *set
 		       const struct sum_window *known, struct timeline_unit *keep, bool ahead,
 		       struct diag_report **out, struct prof_error *err);
 
+/* The passes a diagnosis that runs alone makes ahead (diagnose/ahead.h). */
+static const struct diag_ahead_pass ahead_passes[DIAG_AHEAD_PIECES] = {
+	[DIAG_AHEAD_PROGRAM] = { diag_program__make, free },
+	[DIAG_AHEAD_BUSY] = { diag_busy__make, diag_busy__free },
+	[DIAG_AHEAD_LAUNCH_SCAN] = { launch_scan__make, launch_scan__free },
+	[DIAG_AHEAD_KERNEL_GROUPS] = { kernel_groups__make, kernel_groups__free_made },
+};
+
 int diag__run_process_in(struct prof_store *store, const struct diag_settings *settings,
 			 const struct sum_window *known, struct timeline_unit *keep,
 			 struct diag_report **out, struct prof_error *err)
@@ -118,7 +126,8 @@ static int run_process(struct prof_store *store, const struct diag_settings *set
 	int rc;
 
 	*out = NULL;
-	rc = diag_context__init_in(&ctx, store, settings, known, err);
+	rc = ahead ? diag_context__init_ahead(&ctx, store, settings, known, ahead_passes, err)
+		   : diag_context__init_in(&ctx, store, settings, known, err);
 	if (rc)
 		goto out;
 	ctx.keep = keep;
@@ -137,8 +146,6 @@ static int run_process(struct prof_store *store, const struct diag_settings *set
 		}
 		goto done;
 	}
-	if (ahead)
-		ctx.ahead = diag_ahead__start(&ctx);
 	/* the verdict first: the rules' advice is for the step's bound */
 	rc = diag_verdict__make(&ctx, &r->verdict, err);
 	if (rc)

@@ -57,9 +57,13 @@ int diag__run_process(struct prof_store *store, const struct diag_settings *sett
 		      struct timeline_unit *keep, struct diag_report **out, struct prof_error *err);
 /* diag__run_process for a diagnosis that runs alone, not one of a job's
  * ranks on threads of their own: the passes over the window's kernels
- * alone are made on a thread beside it (rules/ahead.h). */
+ * alone are made on a thread beside it (diagnose/ahead.h). */
 int diag__run_alone(struct prof_store *store, const struct diag_settings *settings,
 		    struct timeline_unit *keep, struct diag_report **out, struct prof_error *err);
+/* The launch rules' pass over each stream's kernels in ctx's window
+ * (rules_launch.c), as a piece made ahead (diagnose/ahead.h) is. */
+int launch_scan__make(struct diag_context *ctx, void **out, struct prof_error *err);
+void launch_scan__free(void *scan);
 /* diag__run_process in known, the window diag_context__init_in takes. */
 int diag__run_process_in(struct prof_store *store, const struct diag_settings *settings,
 			 const struct sum_window *known, struct timeline_unit *keep,

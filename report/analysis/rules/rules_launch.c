@@ -13,7 +13,8 @@
 #include <string.h>
 
 #include "analysis/core/record_cost.h"
-#include "analysis/rules/ahead.h"
+#include "analysis/diagnose/ahead.h"
+#include "analysis/rules/rules.h"
 #include "analysis/diagnose/python.h"
 #include "analysis/kernel_metrics/gemm_names.h"
 #include "analysis/kernel_metrics/gemm_runs.h"
@@ -587,7 +588,9 @@ static int rule_launch(struct diag_context *ctx, struct prof_error *err)
 
 	if (!ctx->has_kernel)
 		return 0;
-	rc = diag_ahead__made(ctx, DIAG_AHEAD_LAUNCH_SCAN, &made, err);
+	rc = diag_ahead__take(ctx, DIAG_AHEAD_LAUNCH_SCAN, &made, err);
+	if (rc == DIAG_AHEAD_NOT_MADE)
+		rc = launch_scan__make(ctx, &made, err);
 	s = made;
 	if (!rc)
 		rc = launch_api(ctx, &api_n, &api_ns, err);

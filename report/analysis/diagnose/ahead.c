@@ -1,12 +1,14 @@
-/* ahead.c - two passes of a diagnosis that read the window's kernels and
- * nothing else (rules_launch.c's by stream, kernel_groups.c's by name and
- * shape), made on a thread of their own through a second connection while
- * the diagnosis reads the calls. They are about a tenth of a diagnosis of
- * a million kernels (0.8 and 0.5 s of its 12.5 s on the 2-core VM), and
- * nothing else of it runs meanwhile on the second core, or on the page's
- * thread once its sections are done. Each pass is the same statement and
- * code as in place, on a copy of the diagnosis's context, so a rule that
- * takes its piece finds the same rows as it would have read itself. */
+/* ahead.c - the passes of a diagnosis that read the GPU tables and nothing
+ * else, made on a thread of their own through a second connection while
+ * the diagnosis reads the calls: the program's model as its GPU work tells
+ * it and the window's busy union, which the context needs next, then the
+ * launch rules' pass by stream and the kernel groups, which the rules
+ * take later. A diagnosis of a million kernels spends a tenth of its time
+ * in the first two and a tenth in the last two (1.3 s each of 12.5 s on
+ * the 2-core VM), where nothing else of it runs on the second core, or on
+ * the HTML page's thread once its sections are done. Each pass is the same
+ * statement and code as in place, on a copy of the diagnosis's window and
+ * settings, so what a step takes is what it would have read itself. */
 #include "ahead.h"
 
 #include <pthread.h>
@@ -15,15 +17,6 @@
 
 #include "model/threads.h"
 #include "prof/store.h"
-
-/* Each piece's pass, in place or ahead, by enum diag_ahead_piece. */
-static const struct {
-	int (*make)(struct diag_context *ctx, void **out, struct prof_error *err);
-	void (*free)(void *made);
-} passes[DIAG_AHEAD_PIECES] = {
-	[DIAG_AHEAD_LAUNCH_SCAN] = { launch_scan__make, launch_scan__free },
-	[DIAG_AHEAD_KERNEL_GROUPS] = { kernel_groups__make, kernel_groups__free_made },
-};
 
 struct piece {
 	bool wanted, done, taken;
@@ -36,8 +29,11 @@ struct diag_ahead {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t done;
-	struct sum_window window; /* the diagnosis's, which the copy reads */
-	struct diag_context ctx;  /* a copy of the diagnosis's on the thread's connection */
+	struct diag_ahead_pass passes[DIAG_AHEAD_PIECES];
+	/* what the copy reads of the diagnosis's report: its window and
+	 * whether the program is PyTorch's */
+	struct diag_report report;
+	struct diag_context ctx; /* a copy of the diagnosis's on the thread's connection */
 	struct piece pieces[DIAG_AHEAD_PIECES];
 };
 
@@ -49,7 +45,7 @@ static void *make_pieces(void *arg)
 		struct piece *p = &a->pieces[i];
 		void *made = NULL;
 		struct prof_error err = { 0 };
-		int rc = p->wanted ? passes[i].make(&a->ctx, &made, &err) : 0;
+		int rc = p->wanted ? a->passes[i].make(&a->ctx, &made, &err) : 0;
 
 		pthread_mutex_lock(&a->lock);
 		p->made = made;
@@ -62,7 +58,8 @@ static void *make_pieces(void *arg)
 	return NULL;
 }
 
-struct diag_ahead *diag_ahead__start(const struct diag_context *ctx)
+struct diag_ahead *diag_ahead__start(const struct diag_context *ctx,
+				     const struct diag_ahead_pass passes[DIAG_AHEAD_PIECES])
 {
 	struct prof_error ignored = { 0 };
 	struct prof_store *store = NULL;
@@ -73,17 +70,21 @@ struct diag_ahead *diag_ahead__start(const struct diag_context *ctx)
 	a = calloc(1, sizeof *a);
 	if (!a)
 		return NULL;
+	for (int i = 0; i < DIAG_AHEAD_PIECES; i++) {
+		a->passes[i] = passes[i];
+		a->pieces[i].wanted = true;
+	}
 	a->pieces[DIAG_AHEAD_LAUNCH_SCAN].wanted = !ctx->replayed;
-	a->pieces[DIAG_AHEAD_KERNEL_GROUPS].wanted = true;
-	a->window = *ctx->w;
+	a->report.window = *ctx->w;
+	a->report.pytorch = ctx->report->pytorch;
 	/* the copy reads the window and the settings alone: what the
 	 * diagnosis goes on to make or change stays its own */
 	a->ctx = (struct diag_context){
 		.settings = ctx->settings,
+		.report = &a->report,
 	};
 	a->ctx.scope = (struct diag_scope){
-		.w = &a->window,
-		.busy_ns = ctx->busy_ns,
+		.w = &a->report.window,
 		.has_kernel = ctx->has_kernel,
 		.has_memcpy = ctx->has_memcpy,
 		.has_memset = ctx->has_memset,
@@ -110,8 +111,10 @@ struct diag_ahead *diag_ahead__start(const struct diag_context *ctx)
 	return a;
 }
 
-int diag_ahead__take(struct diag_ahead *a, enum diag_ahead_piece piece, void **made, struct prof_error *err)
+int diag_ahead__take(struct diag_context *ctx, enum diag_ahead_piece piece, void **made, struct prof_error *err)
 {
+	struct diag_ahead *a = ctx->ahead;
+	const struct sum_window *then;
 	struct piece *p;
 	int rc;
 
@@ -124,27 +127,23 @@ int diag_ahead__take(struct diag_ahead *a, enum diag_ahead_piece piece, void **m
 		pthread_cond_wait(&a->done, &a->lock);
 	pthread_mutex_unlock(&a->lock);
 	p->taken = true;
+	rc = p->rc;
+	if (rc) {
+		if (err)
+			*err = p->err;
+		return rc;
+	}
+	/* made for the window the diagnosis had when the thread started */
+	then = &a->report.window;
+	if (then->start_ns != ctx->w->start_ns || then->end_ns != ctx->w->end_ns ||
+	    then->host_end_ns != ctx->w->host_end_ns) {
+		a->passes[piece].free(p->made);
+		p->made = NULL;
+		return DIAG_AHEAD_NOT_MADE;
+	}
 	*made = p->made;
 	p->made = NULL;
-	rc = p->rc;
-	if (rc && err)
-		*err = p->err;
-	return rc;
-}
-
-int diag_ahead__made(struct diag_context *ctx, enum diag_ahead_piece piece, void **made, struct prof_error *err)
-{
-	const struct sum_window *then = ctx->ahead ? &ctx->ahead->window : NULL;
-	int rc = diag_ahead__take(ctx->ahead, piece, made, err);
-
-	/* made for the window the diagnosis had when the thread started */
-	if (rc == 0 && (then->start_ns != ctx->w->start_ns || then->end_ns != ctx->w->end_ns ||
-			then->host_end_ns != ctx->w->host_end_ns)) {
-		passes[piece].free(*made);
-		*made = NULL;
-		rc = DIAG_AHEAD_NOT_MADE;
-	}
-	return rc == DIAG_AHEAD_NOT_MADE ? passes[piece].make(ctx, made, err) : rc;
+	return 0;
 }
 
 void diag_ahead__finish(struct diag_ahead *a)
@@ -154,7 +153,7 @@ void diag_ahead__finish(struct diag_ahead *a)
 	pthread_join(a->thread, NULL);
 	for (int i = 0; i < DIAG_AHEAD_PIECES; i++)
 		if (a->pieces[i].made)
-			passes[i].free(a->pieces[i].made);
+			a->passes[i].free(a->pieces[i].made);
 	pthread_cond_destroy(&a->done);
 	pthread_mutex_destroy(&a->lock);
 	prof_store__close(a->ctx.store);

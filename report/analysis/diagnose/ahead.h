@@ -1,0 +1,53 @@
+/* ahead.h - the passes of a diagnosis that read the GPU tables alone,
+ * made ahead on a thread of their own (ahead.c) while the diagnosis reads
+ * the calls, for the steps that take them later. */
+#ifndef REPORT_DIAG_AHEAD_H
+#define REPORT_DIAG_AHEAD_H
+
+#include "analysis/diagnose/context.h"
+
+/* What is made ahead, in the order the diagnosis takes it. */
+enum diag_ahead_piece {
+	DIAG_AHEAD_PROGRAM,       /* the program's model as its GPU work tells it (diag_program__make) */
+	DIAG_AHEAD_BUSY,          /* the window's busy union and devices (diag_busy__make) */
+	DIAG_AHEAD_LAUNCH_SCAN,   /* rules_launch.c's pass over each stream's kernels */
+	DIAG_AHEAD_KERNEL_GROUPS, /* kernel_groups.c's names and launch shapes */
+	DIAG_AHEAD_PIECES
+};
+
+/* Returned by diag_ahead__take for a piece not made ahead. */
+#define DIAG_AHEAD_NOT_MADE 1
+
+/* A piece's pass over a context: 0 and *out (freed by free), or an error. */
+struct diag_ahead_pass {
+	int (*make)(struct diag_context *ctx, void **out, struct prof_error *err);
+	void (*free)(void *made);
+};
+
+struct diag_ahead;
+
+/* Starts making the pieces of ctx's window that its diagnosis will take
+ * (the launch scan not under kernel replay, where its rules are skipped),
+ * with passes (one a piece), through a second connection to ctx's store:
+ * NULL where that cannot be (a capture in memory or narrowed by --rank or
+ * --window, one thread allowed by PERFKIT_THREADS, no kernels, no thread),
+ * and each piece is made in place as before. ctx's settings must outlive
+ * it. */
+struct diag_ahead *diag_ahead__start(const struct diag_context *ctx,
+				     const struct diag_ahead_pass passes[DIAG_AHEAD_PIECES]);
+/* Waits for ctx's piece and hands it over: 0 and *made (the caller's to
+ * free), or the error its pass ended with; DIAG_AHEAD_NOT_MADE where it
+ * was not made ahead for ctx's window (no thread, a piece taken before, a
+ * window changed since) and the caller makes it in place. */
+int diag_ahead__take(struct diag_context *ctx, enum diag_ahead_piece piece, void **made, struct prof_error *err);
+/* Waits for the thread and frees what was not taken. */
+void diag_ahead__finish(struct diag_ahead *a);
+
+/* The context's own pieces (diagnose.c): the model of the program as
+ * prog_model__read_gpu reads it (freed with free), and the busy union as
+ * diag_scope__load_busy makes it, in a scope of its own. */
+int diag_program__make(struct diag_context *ctx, void **out, struct prof_error *err);
+int diag_busy__make(struct diag_context *ctx, void **out, struct prof_error *err);
+void diag_busy__free(void *busy);
+
+#endif
