@@ -35,11 +35,15 @@ struct diag_ahead;
  * it. */
 struct diag_ahead *diag_ahead__start(const struct diag_context *ctx,
 				     const struct diag_ahead_pass passes[DIAG_AHEAD_PIECES]);
-/* Waits for ctx's piece and hands it over: 0 and *made (the caller's to
- * free), or the error its pass ended with; DIAG_AHEAD_NOT_MADE where it
- * was not made ahead for ctx's window (no thread, a piece taken before, a
+/* ctx's piece: 0 and *made (the caller's to free), or the error its pass
+ * ended with, where the thread made it, waiting for it where the thread
+ * is making it; DIAG_AHEAD_NOT_MADE where it was not made ahead for ctx's
+ * window (no thread, a piece the thread had not begun, one taken before, a
  * window changed since) and the caller makes it in place. */
 int diag_ahead__take(struct diag_context *ctx, enum diag_ahead_piece piece, void **made, struct prof_error *err);
+/* Waits until the thread has come to every piece (made it, or left it to
+ * the diagnosis, which took it first). */
+void diag_ahead__wait(struct diag_ahead *a);
 /* Waits for the thread and frees what was not taken. */
 void diag_ahead__finish(struct diag_ahead *a);
 
