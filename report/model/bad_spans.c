@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/memo.h"
 #include "model/sql.h"
 #include "prof/tables.h"
 
@@ -18,27 +19,14 @@ static const char whole_count_key = 0;
 
 int sum_bad_spans__count(struct prof_store *s, int64_t *rows, struct prof_error *err)
 {
-	void *known = NULL;
-	int64_t *copy;
-	int got = -1, rc;
+	int got = prof_store__restricted(s) ? -1 : sum_shared__take(s, &whole_count_key, "", rows, 1);
+	int rc;
 
-	if (prof_store__is_finished(s) && !prof_store__restricted(s))
-		got = prof_store__shared_take(s, &whole_count_key, "", 0, &known);
-	if (got == 1) {
-		*rows = *(const int64_t *)known;
+	if (got == 1)
 		return 0;
-	}
 	rc = sum_bad_spans__count_but(s, NULL, rows, err);
-	if (got != 0)
-		return rc;
-	copy = rc == 0 ? malloc(sizeof *copy) : NULL;
-	if (copy) {
-		*copy = *rows;
-		prof_store__shared_give(s, &whole_count_key, "", 0, copy, free);
-	} else {
-		/* whoever waits counts for itself */
-		prof_store__shared_drop(s, &whole_count_key, "", 0);
-	}
+	if (got == 0) /* a failed count is not given: whoever waits counts for itself */
+		sum_shared__give(s, &whole_count_key, "", rows, 1, rc == 0);
 	return rc;
 }
 

@@ -5,6 +5,7 @@
  * kernels and copies whose GPU times CUPTI had not read back by then have
  * none (the collector's incomplete_kernels and incomplete_copies). */
 #include "model/context_failure.h"
+#include "model/memo.h"
 #include "model/names.h"
 #include "model/window.h"
 
@@ -140,26 +141,14 @@ static const char failure_key = 0;
 int sum_context_failure__find(struct prof_store *s, struct sum_context_failure *f,
 			      struct prof_error *err)
 {
-	struct sum_context_failure *copy;
-	void *known = NULL;
-	int got = -1, rc;
+	/* its names are static strings or its own array: copied whole */
+	int got = prof_store__restricted(s) ? -1 : sum_shared__take_value(s, &failure_key, "", f, sizeof *f);
+	int rc;
 
-	if (prof_store__is_finished(s) && !prof_store__restricted(s))
-		got = prof_store__shared_take(s, &failure_key, "", 0, &known);
-	if (got == 1) {
-		*f = *(const struct sum_context_failure *)known;
+	if (got == 1)
 		return 0;
-	}
 	rc = find(s, f, err);
-	if (got != 0)
-		return rc;
-	copy = rc == 0 ? malloc(sizeof *copy) : NULL;
-	if (copy) {
-		*copy = *f; /* its names are static strings or its own array */
-		prof_store__shared_give(s, &failure_key, "", 0, copy, free);
-	} else {
-		/* whoever waits finds it for itself */
-		prof_store__shared_drop(s, &failure_key, "", 0);
-	}
+	if (got == 0)
+		sum_shared__give_value(s, &failure_key, "", f, sizeof *f, rc == 0);
 	return rc;
 }

@@ -131,7 +131,7 @@ int sum_memo__share(struct prof_store *from, struct prof_store *to, struct prof_
 	return rc;
 }
 
-int sum_shared__take(struct prof_store *s, const void *key, const char *tag, int64_t *v, size_t n)
+int sum_shared__take_value(struct prof_store *s, const void *key, const char *tag, void *v, size_t size)
 {
 	void *found = NULL;
 	int got;
@@ -140,19 +140,30 @@ int sum_shared__take(struct prof_store *s, const void *key, const char *tag, int
 		return -1;
 	got = prof_store__shared_take(s, key, tag, strlen(tag), &found);
 	if (got == 1)
-		memcpy(v, found, n * sizeof *v);
+		memcpy(v, found, size);
 	return got < 0 ? -1 : got;
 }
 
-void sum_shared__give(struct prof_store *s, const void *key, const char *tag, const int64_t *v, size_t n,
-		      bool found)
+void sum_shared__give_value(struct prof_store *s, const void *key, const char *tag, const void *v, size_t size,
+			    bool found)
 {
-	int64_t *copy = found ? malloc(n * sizeof *copy) : NULL;
+	void *copy = found ? malloc(size) : NULL;
 
 	if (!copy) {
 		prof_store__shared_drop(s, key, tag, strlen(tag));
 		return;
 	}
-	memcpy(copy, v, n * sizeof *copy);
+	memcpy(copy, v, size);
 	prof_store__shared_give(s, key, tag, strlen(tag), copy, free);
+}
+
+int sum_shared__take(struct prof_store *s, const void *key, const char *tag, int64_t *v, size_t n)
+{
+	return sum_shared__take_value(s, key, tag, v, n * sizeof *v);
+}
+
+void sum_shared__give(struct prof_store *s, const void *key, const char *tag, const int64_t *v, size_t n,
+		      bool found)
+{
+	sum_shared__give_value(s, key, tag, v, n * sizeof *v, found);
 }

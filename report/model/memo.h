@@ -44,6 +44,11 @@ int sum_shared__take(struct prof_store *s, const void *key, const char *tag, int
  * another connection asking finds its own). */
 void sum_shared__give(struct prof_store *s, const void *key, const char *tag, const int64_t *v, size_t n,
 		      bool found);
+/* The same for any value copied whole (size bytes, no pointer to memory
+ * of the connection's own). */
+int sum_shared__take_value(struct prof_store *s, const void *key, const char *tag, void *v, size_t size);
+void sum_shared__give_value(struct prof_store *s, const void *key, const char *tag, const void *v, size_t size,
+			    bool found);
 
 /* The memo tables from holds and to does not, copied into to's temporary
  * database, as from made them. Neither connection may be in use on another

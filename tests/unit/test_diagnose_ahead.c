@@ -112,6 +112,23 @@ static void close_context(struct prof_store *s, struct diag_settings *settings, 
 	prof_store__close(s);
 }
 
+/* capture's context with its thread ahead started (two threads allowed). */
+static void open_ahead(const char *capture, struct prof_store **s, struct diag_settings *settings,
+		       struct diag_context *ctx)
+{
+	setenv("PERFKIT_THREADS", "2", 1);
+	open_context(capture, s, settings, ctx);
+	ctx->ahead = diag_ahead__start(ctx, passes);
+	ck_assert_ptr_nonnull(ctx->ahead);
+}
+
+static void close_ahead(struct prof_store *s, struct diag_settings *settings, struct diag_context *ctx)
+{
+	diag_ahead__finish(ctx->ahead);
+	ctx->ahead = NULL;
+	close_context(s, settings, ctx);
+}
+
 START_TEST(each_piece_once_as_made_in_place)
 {
 	struct prof_error err = { 0 };
@@ -123,10 +140,7 @@ START_TEST(each_piece_once_as_made_in_place)
 	struct diag_scope *busy;
 	void *made;
 
-	setenv("PERFKIT_THREADS", "2", 1);
-	open_context("corpus/hf_gpt2_train.sqlite", &s, &settings, &ctx);
-	ctx.ahead = diag_ahead__start(&ctx, passes);
-	ck_assert_ptr_nonnull(ctx.ahead);
+	open_ahead("corpus/hf_gpt2_train.sqlite", &s, &settings, &ctx);
 	diag_ahead__wait(ctx.ahead);
 	/* the model and the busy union the context read in place */
 	ck_assert_int_eq(diag_ahead__take(&ctx, DIAG_AHEAD_PROGRAM, &made, &err), 0);
@@ -174,9 +188,7 @@ START_TEST(each_piece_once_as_made_in_place)
 	}
 	kernel_groups__free(ahead);
 	kernel_groups__free(here);
-	diag_ahead__finish(ctx.ahead);
-	ctx.ahead = NULL;
-	close_context(s, &settings, &ctx);
+	close_ahead(s, &settings, &ctx);
 }
 END_TEST
 
@@ -189,17 +201,12 @@ START_TEST(not_for_another_window)
 	struct prof_store *s;
 	void *made;
 
-	setenv("PERFKIT_THREADS", "2", 1);
-	open_context("transformer_naive.sqlite", &s, &settings, &ctx);
-	ctx.ahead = diag_ahead__start(&ctx, passes);
-	ck_assert_ptr_nonnull(ctx.ahead);
+	open_ahead("transformer_naive.sqlite", &s, &settings, &ctx);
 	diag_ahead__wait(ctx.ahead);
 	ctx.report->window.end_ns -= 1000;
 	ck_assert_int_eq(diag_ahead__take(&ctx, DIAG_AHEAD_KERNEL_GROUPS, &made, &err), DIAG_AHEAD_NOT_MADE);
 	ck_assert_ptr_null(made);
-	diag_ahead__finish(ctx.ahead);
-	ctx.ahead = NULL;
-	close_context(s, &settings, &ctx);
+	close_ahead(s, &settings, &ctx);
 }
 END_TEST
 
@@ -215,10 +222,7 @@ START_TEST(a_piece_not_begun_is_made_in_place)
 	void *made;
 	int first;
 
-	setenv("PERFKIT_THREADS", "2", 1);
-	open_context("python/py_hf_gpt2_train.sqlite", &s, &settings, &ctx);
-	ctx.ahead = diag_ahead__start(&ctx, passes);
-	ck_assert_ptr_nonnull(ctx.ahead);
+	open_ahead("python/py_hf_gpt2_train.sqlite", &s, &settings, &ctx);
 	first = diag_ahead__take(&ctx, DIAG_AHEAD_KERNEL_GROUPS, &made, &err);
 	ck_assert(first == DIAG_AHEAD_NOT_MADE || (first == 0 && made));
 	kernel_groups__free(made);
@@ -226,9 +230,7 @@ START_TEST(a_piece_not_begun_is_made_in_place)
 	/* handed over once either way: the thread did not make it again */
 	ck_assert_int_eq(diag_ahead__take(&ctx, DIAG_AHEAD_KERNEL_GROUPS, &made, &err), DIAG_AHEAD_NOT_MADE);
 	ck_assert_ptr_null(made);
-	diag_ahead__finish(ctx.ahead);
-	ctx.ahead = NULL;
-	close_context(s, &settings, &ctx);
+	close_ahead(s, &settings, &ctx);
 }
 END_TEST
 
@@ -239,13 +241,8 @@ START_TEST(pieces_not_taken_are_freed)
 	struct diag_context ctx;
 	struct prof_store *s;
 
-	setenv("PERFKIT_THREADS", "2", 1);
-	open_context("transformer_naive.sqlite", &s, &settings, &ctx);
-	ctx.ahead = diag_ahead__start(&ctx, passes);
-	ck_assert_ptr_nonnull(ctx.ahead);
-	diag_ahead__finish(ctx.ahead);
-	ctx.ahead = NULL;
-	close_context(s, &settings, &ctx);
+	open_ahead("transformer_naive.sqlite", &s, &settings, &ctx);
+	close_ahead(s, &settings, &ctx);
 }
 END_TEST
 
@@ -289,9 +286,7 @@ START_TEST(none_where_it_cannot_be)
 	ck_assert_int_eq(diag_ahead__take(&ctx, DIAG_AHEAD_KERNEL_GROUPS, &made, &err), 0);
 	ck_assert_ptr_nonnull(made);
 	kernel_groups__free(made);
-	diag_ahead__finish(ctx.ahead);
-	ctx.ahead = NULL;
-	close_context(s, &settings, &ctx);
+	close_ahead(s, &settings, &ctx);
 }
 END_TEST
 
