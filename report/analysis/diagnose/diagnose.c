@@ -270,9 +270,6 @@ void diag_context__note_tables(struct diag_context *ctx)
 		*tables[i].has = prof_store__has_table(ctx->store, tables[i].table);
 }
 
-/* The context; for_rules: with what only the rules read (whether the
- * program runs PyTorch, its model); known: the window found already with
- * this diagnosis's settings in the same scope, or NULL to find it. */
 int diag_program__make(struct diag_context *ctx, void **out, struct prof_error *err)
 {
 	struct prog_model *m = malloc(sizeof *m);
@@ -365,6 +362,10 @@ static int load_busy(struct diag_context *ctx, struct prof_error *err)
 	return 0;
 }
 
+/* The context; for_rules: with what only the rules read (whether the
+ * program runs PyTorch, its model); known: the window found already with
+ * this diagnosis's settings in the same scope, or NULL to find it;
+ * passes: those made ahead (ahead.h), or NULL for none. */
 static int context_init(struct diag_context *ctx, struct prof_store *store, const struct diag_settings *settings,
 			bool for_rules, const struct sum_window *known,
 			const struct diag_ahead_pass *passes, struct prof_error *err)

@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "analysis/core/grow.h"
-#include "analysis/diagnose/ahead.h"
 #include "analysis/core/kernel_name_sql.h"
+#include "analysis/diagnose/ahead.h"
 #include "analysis/ranks/nccl.h"
 #include "model/sql.h"
 #include "model/string_cache.h"

@@ -14,10 +14,10 @@
 
 #include "analysis/core/record_cost.h"
 #include "analysis/diagnose/ahead.h"
-#include "analysis/rules/rules.h"
 #include "analysis/diagnose/python.h"
 #include "analysis/kernel_metrics/gemm_names.h"
 #include "analysis/kernel_metrics/gemm_runs.h"
+#include "analysis/rules/rules.h"
 #include "prof/tables.h"
 #include "model/names.h"
 #include "model/string_cache.h"
