@@ -144,6 +144,8 @@ mpi_reports() {
 	for k in "${MPI_K[@]}"; do
 		for cmd in "report --force" diagnose; do
 			name=${cmd%% *}
+			# one SCALE_JOB_COMMANDS leaves out runs nothing, and has no CPU times to read
+			[[ "job: $name under MPI, $k processes" =~ $JOB_COMMANDS ]] || continue
 			rm -f "$W"/cpu.*
 			# shellcheck disable=SC2086 # the command and its option
 			CPU_DIR=$W measure_job "job: $name under MPI, $k processes" "$n" mpirun --oversubscribe -n "$k" \
