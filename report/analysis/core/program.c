@@ -546,17 +546,3 @@ int prog_model__read_input_gaps(struct prof_store *s, const struct sum_window *w
 {
 	return read_input_gaps(s, w, calls, m, err);
 }
-
-int prog_model__read(struct prof_store *s, const struct sum_window *w, bool pytorch,
-		     const char *calls, struct prog_model *m, struct prof_error *err)
-{
-	struct prog_model by_calls;
-	int rc = prog_model__read_gpu(s, w, pytorch, m, err);
-
-	if (!rc)
-		rc = prog_model__read_call_names(s, calls, &by_calls, err);
-	if (rc)
-		return rc;
-	prog_model__add_calls(m, &by_calls);
-	return prog_model__read_input_gaps(s, w, calls, m, err);
-}

@@ -79,20 +79,20 @@ struct prog_model {
 
 #define DISPATCH_NS_PER_LAUNCH 50000
 
-/* Reads the model of the capture's program; w is the analysis window
- * (copies, streams and graph nodes are counted inside it; the rest holds
- * for the whole capture). pytorch: what diag__detect_pytorch found; calls:
- * the table or view of every CUDA call (start, end, globalTid, nameId),
- * NULL when the capture has none. */
-int prog_model__read(struct prof_store *s, const struct sum_window *w, bool pytorch,
-		     const char *calls, struct prog_model *m, struct prof_error *err);
-/* prog_model__read in three parts, for a reader that makes the first on
- * another connection while it reads the calls (diagnose/ahead.h): what the
- * GPU work, the copies and the markers say; what the calls' names say, into
- * a model of their own, added to the first (each practice the calls show
- * is one they show whatever the GPU work says: the parts are one model in
- * any order); and the host's time before the uploads, which needs the
- * copies counted. */
+/* The model of the capture's program, read in three parts, so that a
+ * reader can make the first on another connection while it reads the
+ * calls (diagnose/ahead.h); w is the analysis window (copies, streams and
+ * graph nodes are counted inside it; the rest holds for the whole
+ * capture), pytorch what diag__detect_pytorch found, calls the table or
+ * view of every CUDA call (start, end, globalTid, nameId), NULL when the
+ * capture has none:
+ * - what the GPU work, the copies and the markers say (prog_model__read_gpu);
+ * - what the calls' names say, into a model of their own
+ *   (prog_model__read_call_names), added to the first
+ *   (prog_model__add_calls): each practice the calls show is one they show
+ *   whatever the GPU work says, so the parts are one model in any order;
+ * - the host's time before the uploads, which needs the copies counted
+ *   (prog_model__read_input_gaps). */
 int prog_model__read_gpu(struct prof_store *s, const struct sum_window *w, bool pytorch,
 			 struct prog_model *m, struct prof_error *err);
 int prog_model__read_call_names(struct prof_store *s, const char *calls, struct prog_model *m,

@@ -175,3 +175,29 @@ void diag_scope__exit(struct diag_scope *s)
 	s->ndevices = 0;
 	s->devices_known = false;
 }
+
+struct diag_scope diag_scope__bare(const struct diag_scope *s)
+{
+	struct diag_scope bare = *s;
+
+	bare.busy = NULL;
+	bare.nbusy = 0;
+	bare.busy_ns = 0;
+	bare.devices = NULL;
+	bare.ndevices = 0;
+	bare.devices_known = false;
+	bare.api_names_read = NULL;
+	return bare;
+}
+
+void diag_scope__take_busy(struct diag_scope *s, struct diag_scope *from)
+{
+	diag_scope__exit(s);
+	s->busy = from->busy;
+	s->nbusy = from->nbusy;
+	s->busy_ns = from->busy_ns;
+	s->devices = from->devices;
+	s->ndevices = from->ndevices;
+	s->devices_known = from->devices_known;
+	*from = diag_scope__bare(from);
+}

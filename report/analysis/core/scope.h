@@ -74,5 +74,11 @@ int diag_scope__load_union(const struct diag_scope *s, const char *sql, enum dia
 			   struct diag_intervals *u, struct prof_error *err);
 /* Frees what load_busy made. */
 void diag_scope__exit(struct diag_scope *s);
+/* s's store, window and flags without what was made from them (the busy
+ * union, the devices, the names read): a scope another thread may fill in
+ * its own (diagnose/ahead.h). */
+struct diag_scope diag_scope__bare(const struct diag_scope *s);
+/* What load_busy made in from, moved to s (whose own it replaces). */
+void diag_scope__take_busy(struct diag_scope *s, struct diag_scope *from);
 
 #endif

@@ -23,11 +23,11 @@
 
 /* A piece is made by whichever thread comes to it first: the thread
  * ahead, or the diagnosis, which then makes it in place rather than wait
- * for a thread that has not begun it. */
-enum piece_state { PIECE_PENDING, PIECE_MAKING, PIECE_DONE, PIECE_IN_PLACE, PIECE_TAKEN };
+ * for a thread that has not begun it. The caller's: one the diagnosis
+ * makes (not begun, or never wanted) or has taken. */
+enum piece_state { PIECE_PENDING, PIECE_MAKING, PIECE_DONE, PIECE_CALLERS };
 
 struct piece {
-	bool wanted;
 	enum piece_state state;
 	void *made;
 	int rc;
@@ -66,7 +66,7 @@ static void *make_pieces(void *arg)
 		int rc;
 
 		pthread_mutex_lock(&a->lock);
-		mine = p->wanted && p->state == PIECE_PENDING;
+		mine = p->state == PIECE_PENDING;
 		if (mine)
 			p->state = PIECE_MAKING;
 		pthread_mutex_unlock(&a->lock);
@@ -96,11 +96,11 @@ struct diag_ahead *diag_ahead__start(const struct diag_context *ctx,
 	a = calloc(1, sizeof *a);
 	if (!a)
 		return NULL;
-	for (int i = 0; i < DIAG_AHEAD_PIECES; i++) {
+	for (int i = 0; i < DIAG_AHEAD_PIECES; i++)
 		a->passes[i] = passes[i];
-		a->pieces[i].wanted = true;
-	}
-	a->pieces[DIAG_AHEAD_LAUNCH_SCAN].wanted = !ctx->replayed;
+	/* its rules are skipped under kernel replay */
+	if (ctx->replayed)
+		a->pieces[DIAG_AHEAD_LAUNCH_SCAN].state = PIECE_CALLERS;
 	a->report.window = *ctx->w;
 	a->report.pytorch = ctx->report->pytorch;
 	/* the copy reads the window and the settings alone: what the
@@ -109,17 +109,8 @@ struct diag_ahead *diag_ahead__start(const struct diag_context *ctx,
 		.settings = ctx->settings,
 		.report = &a->report,
 	};
-	a->ctx.scope = (struct diag_scope){
-		.w = &a->report.window,
-		.has_kernel = ctx->has_kernel,
-		.has_memcpy = ctx->has_memcpy,
-		.has_memset = ctx->has_memset,
-		.has_sync_table = ctx->has_sync_table,
-		.has_memory_events = ctx->has_memory_events,
-		.has_graph_trace = ctx->has_graph_trace,
-		.has_api_calls = ctx->has_api_calls,
-		.replayed = ctx->replayed,
-	};
+	a->ctx.scope = diag_scope__bare(&ctx->scope);
+	a->ctx.w = &a->report.window;
 	if (prof_store__reopen(ctx->store, &store, &ignored) != 0) {
 		free(a);
 		return NULL;
@@ -141,24 +132,22 @@ int diag_ahead__take(struct diag_context *ctx, enum diag_ahead_piece piece, void
 {
 	struct diag_ahead *a = ctx->ahead;
 	const struct sum_window *then;
+	bool made_ahead;
 	struct piece *p;
 	int rc;
 
 	*made = NULL;
-	if (!a || piece < 0 || piece >= DIAG_AHEAD_PIECES || !a->pieces[piece].wanted)
+	if (!a || piece < 0 || piece >= DIAG_AHEAD_PIECES)
 		return DIAG_AHEAD_NOT_MADE;
 	p = &a->pieces[piece];
 	pthread_mutex_lock(&a->lock);
-	if (p->state == PIECE_PENDING)
-		p->state = PIECE_IN_PLACE; /* not begun: the caller makes it */
 	while (p->state == PIECE_MAKING)
 		pthread_cond_wait(&a->done, &a->lock);
-	if (p->state != PIECE_DONE) {
-		pthread_mutex_unlock(&a->lock);
-		return DIAG_AHEAD_NOT_MADE;
-	}
-	p->state = PIECE_TAKEN;
+	made_ahead = p->state == PIECE_DONE;
+	p->state = PIECE_CALLERS; /* not begun (the caller makes it), or handed over */
 	pthread_mutex_unlock(&a->lock);
+	if (!made_ahead)
+		return DIAG_AHEAD_NOT_MADE;
 	rc = p->rc;
 	if (rc) {
 		if (err)

@@ -295,13 +295,7 @@ int diag_busy__make(struct diag_context *ctx, void **out, struct prof_error *err
 	*out = NULL;
 	if (!b)
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	*b = ctx->scope;
-	b->busy = NULL;
-	b->nbusy = 0;
-	b->busy_ns = 0;
-	b->devices = NULL;
-	b->ndevices = 0;
-	b->devices_known = false;
+	*b = diag_scope__bare(&ctx->scope);
 	rc = diag_scope__load_busy(b, err);
 	if (rc) {
 		diag_busy__free(b);
@@ -320,7 +314,7 @@ void diag_busy__free(void *busy)
 }
 
 /* The program's model: the calls' names read here, meanwhile the GPU
- * side on the thread ahead where there is one (prog_model__read's parts). */
+ * side on the thread ahead where there is one (core/program.h's parts). */
 static int read_program(struct diag_context *ctx, struct prof_error *err)
 {
 	const char *calls = ctx->has_api_calls ? DIAG_API_CALLS : NULL;
@@ -352,12 +346,7 @@ static int load_busy(struct diag_context *ctx, struct prof_error *err)
 	if (rc)
 		return rc;
 	b = made;
-	ctx->busy = b->busy;
-	ctx->nbusy = b->nbusy;
-	ctx->busy_ns = b->busy_ns;
-	ctx->devices = b->devices;
-	ctx->ndevices = b->ndevices;
-	ctx->devices_known = b->devices_known;
+	diag_scope__take_busy(&ctx->scope, b);
 	free(b);
 	return 0;
 }
