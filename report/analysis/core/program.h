@@ -95,6 +95,11 @@ struct prog_model {
  *   (prog_model__read_input_gaps). */
 int prog_model__read_gpu(struct prof_store *s, const struct sum_window *w, bool pytorch,
 			 struct prog_model *m, struct prof_error *err);
+/* Reads what the kernel names of the whole capture say, the part of
+ * prog_model__read_gpu that needs neither the window nor PyTorch's test,
+ * for the file's other connections (shared; the diagnosis's thread ahead
+ * takes it before the window is known). */
+int prog_model__take_kernel_names(struct prof_store *s, struct prof_error *err);
 int prog_model__read_call_names(struct prof_store *s, const char *calls, struct prog_model *m,
 				struct prof_error *err);
 void prog_model__add_calls(struct prog_model *m, const struct prog_model *calls);
