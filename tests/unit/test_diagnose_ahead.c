@@ -7,16 +7,24 @@
  * busy union and its devices, the kernel groups); each is handed over
  * once, and not for another window; and nothing is made ahead where it
  * cannot be: one thread allowed, a capture held in memory, a piece a
- * capture under kernel replay skips. */
+ * capture under kernel replay skips. Before its window is known the
+ * thread takes the file's extent, its rows of a bad span and what its
+ * kernel names say for the diagnosis (shared by the file's connections: a
+ * file changed afterwards shows the diagnosis's connection did not read
+ * them again), and a thread never told the window ends with nothing
+ * made. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/core/program.h"
 #include "analysis/diagnose/diagnose.h"
 #include "analysis/diagnose/ahead.h"
 #include "analysis/rules/kernel_groups.h"
 #include "analysis/rules/rules.h"
+#include "model/sql.h"
+#include "model/window.h"
 #include "prof/error.h"
 #include "prof/store.h"
 #include "testutil.h"
@@ -120,6 +128,7 @@ static void open_ahead(const char *capture, struct prof_store **s, struct diag_s
 	open_context(capture, s, settings, ctx);
 	ctx->ahead = diag_ahead__start(ctx, passes);
 	ck_assert_ptr_nonnull(ctx->ahead);
+	diag_ahead__go(ctx->ahead, ctx);
 }
 
 static void close_ahead(struct prof_store *s, struct diag_settings *settings, struct diag_context *ctx)
@@ -281,12 +290,82 @@ START_TEST(none_where_it_cannot_be)
 	ck_assert(ctx.replayed);
 	ctx.ahead = diag_ahead__start(&ctx, passes);
 	ck_assert_ptr_nonnull(ctx.ahead);
+	diag_ahead__go(ctx.ahead, &ctx);
 	diag_ahead__wait(ctx.ahead);
 	ck_assert_int_eq(diag_ahead__take(&ctx, DIAG_AHEAD_LAUNCH_SCAN, &made, &err), DIAG_AHEAD_NOT_MADE);
 	ck_assert_int_eq(diag_ahead__take(&ctx, DIAG_AHEAD_KERNEL_GROUPS, &made, &err), 0);
 	ck_assert_ptr_nonnull(made);
 	kernel_groups__free(made);
 	close_ahead(s, &settings, &ctx);
+}
+END_TEST
+
+/* The thread starts as the diagnosis begins, before its window: it takes
+ * the file's extent and rows of a bad span, which the diagnosis's own
+ * connection then takes from it (the file changed behind both, a kernel
+ * moved earlier and a call's span made impossible, is not read again,
+ * where a connection of its own reads the change); told no window, it
+ * ends having made no piece. */
+START_TEST(file_answers_taken_before_the_window)
+{
+	const char *path = testutil_tmp_path("ahead_file_answers.sqlite");
+	struct prof_error err = { 0 };
+	struct diag_settings settings;
+	struct diag_context ctx;
+	struct sum_capture_time before, taken, anew;
+	struct prof_store *s, *own;
+	int64_t bad_taken = -1, bad_anew = -1;
+	struct sum_window window = { 0 };
+	struct prog_model model;
+	void *made;
+
+	testutil_copy_file(testutil_data_path("transformer_naive.sqlite"), path);
+	setenv("PERFKIT_THREADS", "2", 1);
+	ck_assert_msg(prof_store__open(path, &s, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(diag_settings__init(&settings), 0);
+	memset(&ctx, 0, sizeof ctx);
+	ctx.store = s;
+	ctx.settings = &settings;
+	diag_context__note_tables(&ctx);
+	ctx.ahead = diag_ahead__start(&ctx, passes);
+	ck_assert_ptr_nonnull(ctx.ahead);
+	diag_ahead__wait(ctx.ahead);
+	own = NULL;
+	ck_assert_msg(prof_store__open(path, &own, &err) == 0, "%s", err.msg);
+	ck_assert_msg(sum_capture__time(own, &before, &err) == 0, "%s", err.msg);
+	prof_store__close(own);
+	testutil_sqlite3(path, "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = start - 1000000000"
+			       " WHERE rowid = (SELECT min(rowid) FROM CUPTI_ACTIVITY_KIND_KERNEL);"
+			       " UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET end = start - 1"
+			       " WHERE rowid = (SELECT max(rowid) FROM CUPTI_ACTIVITY_KIND_RUNTIME)");
+	ck_assert_msg(sum_capture__time(s, &taken, &err) == 0, "%s", err.msg);
+	ck_assert_msg(sum_bad_spans__count(s, &bad_taken, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(taken.first_ns, before.first_ns);
+	ck_assert_int_eq(bad_taken, 0);
+	ck_assert_msg(prof_store__open(path, &own, &err) == 0, "%s", err.msg);
+	ck_assert_msg(sum_capture__time(own, &anew, &err) == 0, "%s", err.msg);
+	ck_assert_msg(sum_bad_spans__count(own, &bad_anew, &err) == 0, "%s", err.msg);
+	prof_store__close(own);
+	ck_assert_int_lt(anew.first_ns, before.first_ns);
+	ck_assert_int_eq(bad_anew, 1);
+	/* a kernel renamed as NCCL's: the names the thread read stand */
+	testutil_sqlite3(path, "UPDATE StringIds SET value = 'ncclDevKernel_AllReduce_Sum_f32_RING_LL'"
+			       " WHERE id = (SELECT coalesce(demangledName, shortName) FROM CUPTI_ACTIVITY_KIND_KERNEL"
+			       " LIMIT 1)");
+	ck_assert_msg(prog_model__read_gpu(s, &window, false, &model, &err) == 0, "%s", err.msg);
+	ck_assert(!model.framework[PROG_NCCL]);
+	ck_assert_msg(prof_store__open(path, &own, &err) == 0, "%s", err.msg);
+	ck_assert_msg(prog_model__read_gpu(own, &window, false, &model, &err) == 0, "%s", err.msg);
+	prof_store__close(own);
+	ck_assert(model.framework[PROG_NCCL]);
+	/* never told the window: nothing made */
+	for (int i = 0; i < DIAG_AHEAD_PIECES; i++) {
+		ck_assert_int_eq(diag_ahead__take(&ctx, (enum diag_ahead_piece)i, &made, &err), DIAG_AHEAD_NOT_MADE);
+		ck_assert_ptr_null(made);
+	}
+	diag_ahead__finish(ctx.ahead);
+	diag_settings__exit(&settings);
+	prof_store__close(s);
 }
 END_TEST
 
@@ -297,6 +376,7 @@ static Suite *suite(void)
 
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, ahead_says_what_in_place_says);
+	tcase_add_test(tc, file_answers_taken_before_the_window);
 	tcase_add_test(tc, each_piece_once_as_made_in_place);
 	tcase_add_test(tc, not_for_another_window);
 	tcase_add_test(tc, a_piece_not_begun_is_made_in_place);

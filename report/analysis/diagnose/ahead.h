@@ -26,15 +26,20 @@ struct diag_ahead_pass {
 
 struct diag_ahead;
 
-/* Starts making the pieces of ctx's window that its diagnosis will take
- * (the launch scan not under kernel replay, where its rules are skipped),
- * with passes (one a piece), through a second connection to ctx's store:
- * NULL where that cannot be (a capture in memory or narrowed by --rank or
- * --window, one thread allowed by PERFKIT_THREADS, no kernels, no thread),
- * and each piece is made in place as before. ctx's settings must outlive
+/* Starts the thread for ctx's diagnosis, before its window is known, with
+ * passes (one a piece), through a second connection to ctx's store: NULL
+ * where that cannot be (a capture in memory or narrowed by --rank or
+ * --window, one thread allowed by PERFKIT_THREADS, no kernels, no
+ * thread), and each piece is made in place as before. Until
+ * diag_ahead__go it takes the file's answers the diagnosis asks for
+ * later (its extent, its rows of a bad span). ctx's settings must outlive
  * it. */
 struct diag_ahead *diag_ahead__start(const struct diag_context *ctx,
 				     const struct diag_ahead_pass passes[DIAG_AHEAD_PIECES]);
+/* The window is ctx's: the thread makes the pieces of that window that the
+ * diagnosis will take (the launch scan not under kernel replay, where its
+ * rules are skipped). */
+void diag_ahead__go(struct diag_ahead *a, const struct diag_context *ctx);
 /* ctx's piece: 0 and *made (the caller's to free), or the error its pass
  * ended with, where the thread made it, waiting for it where the thread
  * is making it; DIAG_AHEAD_NOT_MADE where it was not made ahead for ctx's
@@ -42,7 +47,8 @@ struct diag_ahead *diag_ahead__start(const struct diag_context *ctx,
  * window changed since) and the caller makes it in place. */
 int diag_ahead__take(struct diag_context *ctx, enum diag_ahead_piece piece, void **made, struct prof_error *err);
 /* Waits until the thread has come to every piece (made it, or left it to
- * the diagnosis, which took it first). */
+ * the diagnosis, which took it first), or, never told the window, has
+ * ended. */
 void diag_ahead__wait(struct diag_ahead *a);
 /* Waits for the thread and frees what was not taken. */
 void diag_ahead__finish(struct diag_ahead *a);

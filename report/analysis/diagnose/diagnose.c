@@ -373,6 +373,8 @@ static int context_init(struct diag_context *ctx, struct prof_store *store, cons
 	ctx->settings = settings;
 	ctx->w = &r->window;
 	diag_context__note_tables(ctx);
+	if (for_rules && passes)
+		ctx->ahead = diag_ahead__start(ctx, passes);
 	rc = diag_scope__api_view(&ctx->scope, err);
 	if (rc)
 		return rc;
@@ -390,8 +392,7 @@ static int context_init(struct diag_context *ctx, struct prof_store *store, cons
 		rc = find_window(ctx, &r->window, err);
 	if (rc)
 		return rc;
-	if (for_rules && passes)
-		ctx->ahead = diag_ahead__start(ctx, passes);
+	diag_ahead__go(ctx->ahead, ctx);
 	rc = for_rules ? read_program(ctx, err) : 0;
 	if (rc)
 		return rc;
