@@ -56,8 +56,6 @@ struct diag_scope {
  * calls stop at host_end_ns (see struct sum_window). */
 enum diag_side { DIAG_GPU_SIDE, DIAG_HOST_SIDE };
 
-/* Which tables the store has (the has_ flags but has_api_calls). */
-void diag_scope__tables(struct diag_scope *s, struct prof_store *store);
 /* (Re)creates DIAG_API_CALLS of the calls the views show now and sets
  * has_api_calls when there are calls. */
 int diag_scope__api_view(struct diag_scope *s, struct prof_error *err);
