@@ -81,8 +81,11 @@ static int first_in(struct prof_store *s, const char *table, bool driver,
 	return rc < 0 ? rc : 0;
 }
 
-static int find(struct prof_store *s, struct sum_context_failure *f, struct prof_error *err)
+/* The failure of the capture as s shows it, into out (a struct
+ * sum_context_failure: sum_shared__value's maker). */
+static int find(struct prof_store *s, void *out, struct prof_error *err)
 {
+	struct sum_context_failure *f = out;
 	struct sum_capture_time time;
 	int rc;
 
@@ -142,13 +145,5 @@ int sum_context_failure__find(struct prof_store *s, struct sum_context_failure *
 			      struct prof_error *err)
 {
 	/* its names are static strings or its own array: copied whole */
-	int got = prof_store__restricted(s) ? -1 : sum_shared__take_value(s, &failure_key, "", f, sizeof *f);
-	int rc;
-
-	if (got == 1)
-		return 0;
-	rc = find(s, f, err);
-	if (got == 0)
-		sum_shared__give_value(s, &failure_key, "", f, sizeof *f, rc == 0);
-	return rc;
+	return sum_shared__value(s, &failure_key, f, sizeof *f, find, err);
 }

@@ -157,6 +157,20 @@ void sum_shared__give_value(struct prof_store *s, const void *key, const char *t
 	prof_store__shared_give(s, key, tag, strlen(tag), copy, free);
 }
 
+int sum_shared__value(struct prof_store *s, const void *key, void *v, size_t size,
+		      int (*make)(struct prof_store *s, void *v, struct prof_error *err), struct prof_error *err)
+{
+	int got = prof_store__restricted(s) ? -1 : sum_shared__take_value(s, key, "", v, size);
+	int rc;
+
+	if (got == 1)
+		return 0;
+	rc = make(s, v, err);
+	if (got == 0)
+		sum_shared__give_value(s, key, "", v, size, rc == 0);
+	return rc;
+}
+
 int sum_shared__take(struct prof_store *s, const void *key, const char *tag, int64_t *v, size_t n)
 {
 	return sum_shared__take_value(s, key, tag, v, n * sizeof *v);

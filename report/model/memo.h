@@ -49,6 +49,12 @@ void sum_shared__give(struct prof_store *s, const void *key, const char *tag, co
 int sum_shared__take_value(struct prof_store *s, const void *key, const char *tag, void *v, size_t size);
 void sum_shared__give_value(struct prof_store *s, const void *key, const char *tag, const void *v, size_t size,
 			    bool found);
+/* A value of the whole file (size bytes, copied whole) made once for its
+ * connections: taken as another made it, else made by make(s, v, err) and
+ * given to the rest; where s shows not every row (--rank, a rank's
+ * scope), made for s alone. make's result. */
+int sum_shared__value(struct prof_store *s, const void *key, void *v, size_t size,
+		      int (*make)(struct prof_store *s, void *v, struct prof_error *err), struct prof_error *err);
 
 /* The memo tables from holds and to does not, copied into to's temporary
  * database, as from made them. Neither connection may be in use on another

@@ -271,8 +271,10 @@ struct kernel_names {
 
 static const char kernel_names_key = 0;
 
-static int read_names(struct prof_store *s, struct kernel_names *k, struct prof_error *err)
+/* Into out (a struct kernel_names: sum_shared__value's maker). */
+static int read_names(struct prof_store *s, void *out, struct prof_error *err)
 {
+	struct kernel_names *k = out;
 	struct prof_cursor *c;
 	int rc;
 
@@ -309,15 +311,7 @@ static int read_names(struct prof_store *s, struct kernel_names *k, struct prof_
  * connections where it shows every row. */
 static int kernel_names_of(struct prof_store *s, struct kernel_names *k, struct prof_error *err)
 {
-	int got = prof_store__restricted(s) ? -1 : sum_shared__take_value(s, &kernel_names_key, "", k, sizeof *k);
-	int rc;
-
-	if (got == 1)
-		return 0;
-	rc = read_names(s, k, err);
-	if (got == 0)
-		sum_shared__give_value(s, &kernel_names_key, "", k, sizeof *k, rc == 0);
-	return rc;
+	return sum_shared__value(s, &kernel_names_key, k, sizeof *k, read_names, err);
 }
 
 int prog_model__take_kernel_names(struct prof_store *s, struct prof_error *err)
