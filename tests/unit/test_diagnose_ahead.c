@@ -8,8 +8,8 @@
  * once, and not for another window; and nothing is made ahead where it
  * cannot be: one thread allowed, a capture held in memory, a piece a
  * capture under kernel replay skips. Before its window is known the
- * thread takes the file's extent, its rows of a bad span and what its
- * kernel names say for the diagnosis (shared by the file's connections: a
+ * thread takes the file's extent, the context's failure, its rows of a
+ * bad span and what its kernel names say for the diagnosis (shared by the file's connections: a
  * file changed afterwards shows the diagnosis's connection did not read
  * them again), and a thread never told the window ends with nothing
  * made. */
@@ -23,6 +23,7 @@
 #include "analysis/diagnose/ahead.h"
 #include "analysis/rules/kernel_groups.h"
 #include "analysis/rules/rules.h"
+#include "model/context_failure.h"
 #include "model/sql.h"
 #include "model/window.h"
 #include "prof/error.h"
@@ -316,6 +317,7 @@ START_TEST(file_answers_taken_before_the_window)
 	struct prof_store *s, *own;
 	int64_t bad_taken = -1, bad_anew = -1;
 	struct sum_window window = { 0 };
+	struct sum_context_failure failure;
 	struct prog_model model;
 	void *made;
 
@@ -337,7 +339,17 @@ START_TEST(file_answers_taken_before_the_window)
 	testutil_sqlite3(path, "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = start - 1000000000"
 			       " WHERE rowid = (SELECT min(rowid) FROM CUPTI_ACTIVITY_KIND_KERNEL);"
 			       " UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET end = start - 1"
-			       " WHERE rowid = (SELECT max(rowid) FROM CUPTI_ACTIVITY_KIND_RUNTIME)");
+			       " WHERE rowid = (SELECT max(rowid) FROM CUPTI_ACTIVITY_KIND_RUNTIME);"
+			       " UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET returnValue = 719 WHERE rowid = 50");
+	/* a call failed with the context, written behind the readers: the
+	 * failure the thread looked for (none) stands */
+	ck_assert_msg(sum_context_failure__find(s, &failure, &err) == 0, "%s", err.msg);
+	ck_assert(!failure.failed);
+	ck_assert_msg(prof_store__open(path, &own, &err) == 0, "%s", err.msg);
+	ck_assert_msg(sum_context_failure__find(own, &failure, &err) == 0, "%s", err.msg);
+	prof_store__close(own);
+	ck_assert(failure.failed);
+	ck_assert_int_eq(failure.code, 719);
 	ck_assert_msg(sum_capture__time(s, &taken, &err) == 0, "%s", err.msg);
 	ck_assert_msg(sum_bad_spans__count(s, &bad_taken, &err) == 0, "%s", err.msg);
 	ck_assert_int_eq(taken.first_ns, before.first_ns);
