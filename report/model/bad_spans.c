@@ -17,17 +17,16 @@
  * its idle section and the page itself each made again. */
 static const char whole_count_key = 0;
 
+/* Every table's rows counted, into out (an int64_t: sum_shared__value's
+ * maker). */
+static int count_all(struct prof_store *s, void *out, struct prof_error *err)
+{
+	return sum_bad_spans__count_but(s, NULL, out, err);
+}
+
 int sum_bad_spans__count(struct prof_store *s, int64_t *rows, struct prof_error *err)
 {
-	int got = prof_store__restricted(s) ? -1 : sum_shared__take(s, &whole_count_key, "", rows, 1);
-	int rc;
-
-	if (got == 1)
-		return 0;
-	rc = sum_bad_spans__count_but(s, NULL, rows, err);
-	if (got == 0) /* a failed count is not given: whoever waits counts for itself */
-		sum_shared__give(s, &whole_count_key, "", rows, 1, rc == 0);
-	return rc;
+	return sum_shared__value(s, &whole_count_key, rows, sizeof *rows, count_all, err);
 }
 
 /* Whether table is one of the NULL-ended list (NULL: none). */
