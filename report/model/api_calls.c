@@ -209,6 +209,11 @@ keep:
 	return rc < 0 ? rc : 0;
 }
 
+int sum_calls__repeated(struct prof_store *s, const char *table, bool *yes, struct prof_error *err)
+{
+	return has_repeated_calls(s, table, yes, err);
+}
+
 int sum_call_once_sql(struct prof_store *s, char *buf, size_t cap, const char *alias,
 		      const char *table, struct prof_error *err)
 {

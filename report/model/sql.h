@@ -103,5 +103,10 @@ int sum_calls__ids_rise(struct prof_store *s, const char *table, bool *rise, str
  * do). Written into buf (384 bytes suffice for perfkit's table names). */
 int sum_call_once_sql(struct prof_store *s, char *buf, size_t cap, const char *alias,
 		      const char *table, struct prof_error *err);
+/* Whether some thread of table holds a call twice: the question
+ * sum_call_once_sql asks, answered once for the file's connections, so
+ * that one (the diagnosis's thread ahead) may take it for a table while
+ * another asks it of the other. */
+int sum_calls__repeated(struct prof_store *s, const char *table, bool *yes, struct prof_error *err);
 
 #endif

@@ -21,6 +21,7 @@
 #include "analysis/core/program.h"
 #include "analysis/diagnose/diagnose.h"
 #include "analysis/diagnose/ahead.h"
+#include "analysis/rules/api_groups.h"
 #include "analysis/rules/kernel_groups.h"
 #include "analysis/rules/rules.h"
 #include "model/context_failure.h"
@@ -42,6 +43,7 @@ static const struct diag_ahead_pass passes[DIAG_AHEAD_PIECES] = {
 	[DIAG_AHEAD_BUSY] = { diag_busy__make, diag_busy__free },
 	[DIAG_AHEAD_LAUNCH_SCAN] = { launch_scan__make, launch_scan__free },
 	[DIAG_AHEAD_KERNEL_GROUPS] = { kernel_groups__make, kernel_groups__free_made },
+	[DIAG_AHEAD_API_GROUPS] = { api_groups__make, api_groups__free_made },
 };
 
 static char *report_json(const struct diag_report *r)
@@ -116,6 +118,7 @@ static void open_context(const char *capture, struct prof_store **s, struct diag
 static void close_context(struct prof_store *s, struct diag_settings *settings, struct diag_context *ctx)
 {
 	kernel_groups__free(ctx->kernel_groups);
+	api_groups__free(ctx->api_groups);
 	diag_context__exit(ctx);
 	diag_settings__exit(settings);
 	prof_store__close(s);
@@ -146,6 +149,7 @@ START_TEST(each_piece_once_as_made_in_place)
 	struct diag_context ctx;
 	struct prof_store *s;
 	struct kernel_groups *ahead, *here;
+	struct api_groups *calls_ahead, *calls_here;
 	struct prog_model *model;
 	struct diag_scope *busy;
 	void *made;
@@ -198,6 +202,19 @@ START_TEST(each_piece_once_as_made_in_place)
 	}
 	kernel_groups__free(ahead);
 	kernel_groups__free(here);
+	ck_assert_int_eq(diag_ahead__take(&ctx, DIAG_AHEAD_API_GROUPS, &made, &err), 0);
+	calls_ahead = made;
+	ck_assert_int_eq(api_groups__make(&ctx, &made, &err), 0);
+	calls_here = made;
+	ck_assert_int_gt(calls_here->n, 5);
+	ck_assert_int_eq(calls_ahead->n, calls_here->n);
+	for (int i = 0; i < calls_here->n; i++) {
+		ck_assert_int_eq(calls_ahead->v[i].name_id, calls_here->v[i].name_id);
+		ck_assert_int_eq(calls_ahead->v[i].count, calls_here->v[i].count);
+		ck_assert_int_eq(calls_ahead->v[i].time_ns, calls_here->v[i].time_ns);
+	}
+	api_groups__free(calls_ahead);
+	api_groups__free(calls_here);
 	close_ahead(s, &settings, &ctx);
 }
 END_TEST

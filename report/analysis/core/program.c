@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "prof/saturate.h"
+#include "prof/strfmt.h"
 #include "prof/tables.h"
 #include "model/memo.h"
 #include "model/sql.h"
@@ -380,47 +381,63 @@ static int read_count(struct prof_store *s, const char *sql, const struct sum_wi
  * thread whose only calls pin host memory (cudaHostAlloc, cudaHostRegister)
  * while others launch: a DataLoader's pin_memory thread. A thread's names
  * are matched once each, not once a call: the LIKEs of every call cost
- * 2.2 s of CPU at 1M calls, its distinct names 0.2 s. */
+ * 2.2 s of CPU at 1M calls, its distinct names 0.2 s. The calls are those
+ * of the diagnosis's table (diag_scope__api_view): every call once, less
+ * those of a bad span; one pass over them finds the distinct names of
+ * each thread, and the whole model's flags are read from those. */
 static int read_calls(struct prof_store *s, const char *calls, struct prog_model *m,
 		      struct prof_error *err)
 {
-	/* formats: %s is the calls' table or view, %% a LIKE's wildcard */
+	/* formats: %s is the calls' source, %% a LIKE's wildcard */
 	const char *sql =
-		"SELECT"
-		" max(n.value LIKE 'cudaGraphLaunch%%' OR n.value LIKE 'cuGraphLaunch%%'),"
-		" max(n.value LIKE 'cudaMallocManaged%%' OR n.value LIKE 'cuMemAllocManaged%%'),"
-		" max(n.value LIKE 'cudaMemPrefetchAsync%%' OR n.value LIKE 'cuMemPrefetchAsync%%')"
-		" FROM (SELECT DISTINCT nameId FROM %s) a"
-		" JOIN " PROF_T_STRINGS " n ON n.id = a.nameId";
-	const char *pin_sql =
-		"SELECT count(*) FROM (SELECT a.globalTid FROM (SELECT DISTINCT globalTid, nameId FROM %s) a"
-		" JOIN " PROF_T_STRINGS " n ON n.id = a.nameId GROUP BY a.globalTid"
-		" HAVING max(n.value LIKE 'cudaHostAlloc%%' OR n.value LIKE 'cudaMallocHost%%'"
-		"  OR n.value LIKE 'cuMemHostAlloc%%' OR n.value LIKE 'cudaHostRegister%%')"
-		" AND min(n.value LIKE 'cudaHostAlloc%%' OR n.value LIKE 'cudaMallocHost%%'"
-		"  OR n.value LIKE 'cuMemHostAlloc%%' OR n.value LIKE 'cudaHostRegister%%'"
-		"  OR n.value LIKE 'cudaGetDevice%%' OR n.value LIKE 'cudaSetDevice%%'"
-		"  OR n.value LIKE 'cudaGetLastError%%' OR n.value LIKE 'cudaPeekAtLastError%%'))";
-	char query[1024];
-	int64_t used[3], pin_threads = 0;
+		"WITH names AS (SELECT a.globalTid AS tid, n.value AS value"
+		" FROM (SELECT DISTINCT globalTid, nameId FROM (SELECT * FROM (%s) WHERE NOT " SUM_BAD_SPAN("") ")) a"
+		" JOIN " PROF_T_STRINGS " n ON n.id = a.nameId)"
+		" SELECT"
+		" max(value LIKE 'cudaGraphLaunch%%' OR value LIKE 'cuGraphLaunch%%'),"
+		" max(value LIKE 'cudaMallocManaged%%' OR value LIKE 'cuMemAllocManaged%%'),"
+		" max(value LIKE 'cudaMemPrefetchAsync%%' OR value LIKE 'cuMemPrefetchAsync%%'),"
+		" (SELECT count(*) FROM (SELECT tid FROM names GROUP BY tid"
+		" HAVING max(value LIKE 'cudaHostAlloc%%' OR value LIKE 'cudaMallocHost%%'"
+		"  OR value LIKE 'cuMemHostAlloc%%' OR value LIKE 'cudaHostRegister%%')"
+		" AND min(value LIKE 'cudaHostAlloc%%' OR value LIKE 'cudaMallocHost%%'"
+		"  OR value LIKE 'cuMemHostAlloc%%' OR value LIKE 'cudaHostRegister%%'"
+		"  OR value LIKE 'cudaGetDevice%%' OR value LIKE 'cudaSetDevice%%'"
+		"  OR value LIKE 'cudaGetLastError%%' OR value LIKE 'cudaPeekAtLastError%%')))"
+		" FROM names";
+	char *query = prof_strfmt(sql, calls);
+	int64_t used[4];
 	int rc;
 
-	if (!calls)
-		return 0;
-	snprintf(query, sizeof query, sql, calls);
-	rc = read_row(s, query, NULL, used, 3, err);
+	if (!query)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	rc = read_row(s, query, NULL, used, 4, err);
+	free(query);
 	if (rc)
 		return rc;
 	if (used[0] > 0)
 		m->framework[PROG_CUDA_GRAPHS] = true;
 	m->uses[USE_MANAGED] = used[1] > 0;
 	m->uses[USE_PREFETCH] = used[2] > 0;
-	snprintf(query, sizeof query, pin_sql, calls);
-	rc = read_count(s, query, NULL, &pin_threads, err);
-	if (rc)
-		return rc;
-	m->uses[USE_DATALOADER] = pin_threads > 0;
+	m->uses[USE_DATALOADER] = used[3] > 0;
 	return 0;
+}
+
+/* What the calls' names say, a model of its own (a struct prog_model:
+ * sum_shared__value's maker); none where the capture has no calls. */
+static int make_call_names(struct prof_store *s, void *out, struct prof_error *err)
+{
+	struct prog_model *m = out;
+	char *calls;
+	int rc;
+
+	memset(m, 0, sizeof *m);
+	calls = sum_api_calls(s, &rc, err);
+	if (!calls)
+		return rc;
+	rc = read_calls(s, calls, m, err);
+	free(calls);
+	return rc;
 }
 
 /* Copies between host and device in the window, by the host side's memory
@@ -572,11 +589,13 @@ int prog_model__read_gpu(struct prof_store *s, const struct sum_window *w, bool 
 	return 0;
 }
 
-int prog_model__read_call_names(struct prof_store *s, const char *calls, struct prog_model *m,
-				struct prof_error *err)
+/* Of the whole file, whatever its views show: shared by its connections
+ * (the diagnosis's thread ahead takes it before the window is known). */
+static const char call_names_key;
+
+int prog_model__take_call_names(struct prof_store *s, struct prog_model *m, struct prof_error *err)
 {
-	memset(m, 0, sizeof *m);
-	return read_calls(s, calls, m, err);
+	return sum_shared__value(s, &call_names_key, m, sizeof *m, make_call_names, err);
 }
 
 void prog_model__add_calls(struct prog_model *m, const struct prog_model *calls)

@@ -88,7 +88,7 @@ struct prog_model {
  * capture has none:
  * - what the GPU work, the copies and the markers say (prog_model__read_gpu);
  * - what the calls' names say, into a model of their own
- *   (prog_model__read_call_names), added to the first
+ *   (prog_model__take_call_names), added to the first
  *   (prog_model__add_calls): each practice the calls show is one they show
  *   whatever the GPU work says, so the parts are one model in any order;
  * - the host's time before the uploads, which needs the copies counted
@@ -100,8 +100,11 @@ int prog_model__read_gpu(struct prof_store *s, const struct sum_window *w, bool 
  * for the file's other connections (shared; the diagnosis's thread ahead
  * takes it before the window is known). */
 int prog_model__take_kernel_names(struct prof_store *s, struct prof_error *err);
-int prog_model__read_call_names(struct prof_store *s, const char *calls, struct prog_model *m,
-				struct prof_error *err);
+/* What the names of every call of the capture say (the calls of
+ * diag_scope__api_view's table, read from the API tables themselves),
+ * shared as prog_model__take_kernel_names is; an empty model where the
+ * capture has no calls. */
+int prog_model__take_call_names(struct prof_store *s, struct prog_model *m, struct prof_error *err);
 void prog_model__add_calls(struct prog_model *m, const struct prog_model *calls);
 int prog_model__read_input_gaps(struct prof_store *s, const struct sum_window *w, const char *calls,
 				struct prog_model *m, struct prof_error *err);

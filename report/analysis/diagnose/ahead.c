@@ -1,25 +1,31 @@
-/* ahead.c - the passes of a diagnosis that read the GPU tables and nothing
- * else, made on a thread of their own through a second connection while
- * the diagnosis reads the calls: the program's model as its GPU work tells
- * it and the window's busy union, which the context needs next, then the
- * launch rules' pass by stream and the kernel groups, which the rules
- * take later. A diagnosis of a million kernels spends a tenth of its time
- * in the first two and a tenth in the last two (1.3 s each of 12.5 s on
- * the 2-core VM), where nothing else of it runs on the second core, or on
- * the HTML page's thread once its sections are done. Each pass is the same
- * statement and code as in place, on a copy of the diagnosis's window and
- * settings, so what a step takes is what it would have read itself.
+/* ahead.c - passes of a diagnosis that need none of the table of calls
+ * it builds, made on a thread of their own through a second connection
+ * while the diagnosis reads the calls: the window's busy union and the
+ * program's model as its GPU work tells it, which the context needs next
+ * (the thread makes the union while the diagnosis makes the model in
+ * place, a piece not begun being the caller's), then the launch rules'
+ * pass by stream, the kernel groups and the window's calls by name, which
+ * the rules take later. A diagnosis of a million kernels spends a tenth
+ * of its time in the first two and a tenth in the next two (1.3 s each of
+ * 12.5 s on the 2-core VM), where nothing else of it runs on the second
+ * core, or on the HTML page's thread once its sections are done. Each
+ * pass is the same statement and code as in place, on a copy of the
+ * diagnosis's window and settings, so what a step takes is what it would
+ * have read itself.
  *
  * The thread starts before the window is known, as the diagnosis begins
  * its table of calls (1.5 s at a million kernels), and meanwhile takes
- * four answers of the whole file the diagnosis asks for later, which the
- * file's connections share (prof_store__shared_take): the capture's
- * extent, which finding the window begins with, the context's failure,
- * which it looks for next, the rows of a bad span, which its header
- * counts at the end (0.46, 0.18 and 0.28 s at a million kernels, on the
- * diagnosis's own thread before), and what the kernel names say, the
- * first pass of the program's model (0.56 s, which the diagnosis waited
- * for once the thread made the model). */
+ * answers of the whole file the diagnosis asks for later, which the
+ * file's connections share (prof_store__shared_take): whether the driver
+ * table holds a call twice, which the table of calls asks right after the
+ * runtime's (0.27 s at a million kernels, while the diagnosis asks the
+ * runtime's), the capture's extent, which finding the window begins with,
+ * the context's failure, which it looks for next, the rows of a bad span,
+ * which its header counts at the end (0.46, 0.18 and 0.28 s, on the
+ * diagnosis's own thread before), what the kernel names say, the first
+ * pass of the program's model (0.56 s, which the diagnosis waited for
+ * once the thread made the model), and what the calls' names say (0.34
+ * s, once the window was found). */
 #include "ahead.h"
 
 #include <pthread.h>
@@ -35,6 +41,7 @@
 #include "model/threads.h"
 #include "model/window.h"
 #include "prof/store.h"
+#include "prof/tables.h"
 
 /* A piece is made by whichever thread comes to it first: the thread
  * ahead, or the diagnosis, which then makes it in place rather than wait
@@ -73,12 +80,17 @@ static void take_file_answers(struct prof_store *s)
 	struct prof_error ignored = { 0 };
 	struct sum_context_failure failure;
 	struct sum_capture_time t;
+	struct prog_model by_calls;
+	bool repeated;
 	int64_t rows;
 
+	/* the diagnosis asks it of the runtime's table meanwhile */
+	(void)sum_calls__repeated(s, PROF_T_DRIVER, &repeated, &ignored);
 	(void)sum_capture__time(s, &t, &ignored);
 	(void)sum_context_failure__find(s, &failure, &ignored);
 	(void)sum_bad_spans__count(s, &rows, &ignored);
 	(void)prog_model__take_kernel_names(s, &ignored);
+	(void)prog_model__take_call_names(s, &by_calls, &ignored);
 }
 
 static void *make_pieces(void *arg)
@@ -165,9 +177,11 @@ void diag_ahead__go(struct diag_ahead *a, const struct diag_context *ctx)
 	if (!a)
 		return;
 	pthread_mutex_lock(&a->lock);
-	/* its rules are skipped under kernel replay */
+	/* their rules are skipped under kernel replay */
 	if (ctx->replayed && a->pieces[DIAG_AHEAD_LAUNCH_SCAN].state == PIECE_PENDING)
 		a->pieces[DIAG_AHEAD_LAUNCH_SCAN].state = PIECE_CALLERS;
+	if (ctx->replayed && a->pieces[DIAG_AHEAD_API_GROUPS].state == PIECE_PENDING)
+		a->pieces[DIAG_AHEAD_API_GROUPS].state = PIECE_CALLERS;
 	a->report.window = *ctx->w;
 	a->report.pytorch = ctx->report->pytorch;
 	/* the copy reads the window and the settings alone: what the

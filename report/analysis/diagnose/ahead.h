@@ -1,17 +1,22 @@
-/* ahead.h - the passes of a diagnosis that read the GPU tables alone,
- * made ahead on a thread of their own (ahead.c) while the diagnosis reads
- * the calls, for the steps that take them later. */
+/* ahead.h - the passes of a diagnosis that need none of its table of
+ * calls, made ahead on a thread of their own (ahead.c) while the diagnosis
+ * builds that table and reads it, for the steps that take them later. */
 #ifndef REPORT_DIAG_AHEAD_H
 #define REPORT_DIAG_AHEAD_H
 
 #include "analysis/diagnose/context.h"
 
-/* What is made ahead, in the order the diagnosis takes it. */
+/* What is made ahead, in the order the thread makes it: the busy union
+ * first, which the diagnosis takes after the program's model and the
+ * host's time before the uploads, so that it makes the model in place
+ * meanwhile (a piece not begun is the caller's), then the rules' three. */
 enum diag_ahead_piece {
-	DIAG_AHEAD_PROGRAM,       /* the program's model as its GPU work tells it (diag_program__make) */
 	DIAG_AHEAD_BUSY,          /* the window's busy union and devices (diag_busy__make) */
+	DIAG_AHEAD_PROGRAM,       /* the program's model as its GPU work tells it (diag_program__make) */
 	DIAG_AHEAD_LAUNCH_SCAN,   /* rules_launch.c's pass over each stream's kernels */
 	DIAG_AHEAD_KERNEL_GROUPS, /* kernel_groups.c's names and launch shapes */
+	DIAG_AHEAD_API_GROUPS,    /* api_groups.c's window calls by name (they read the API
+				   * tables, as the thread's file answers do) */
 	DIAG_AHEAD_PIECES
 };
 

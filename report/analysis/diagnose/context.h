@@ -17,6 +17,7 @@
 struct diag_ahead;
 struct diag_job;
 struct kernel_groups;
+struct api_groups;
 struct diag_tally;
 struct timeline_unit;
 
@@ -42,6 +43,8 @@ struct diag_context {
 	 * the first rule that judges kernels by their names and freed by the
 	 * run, as idle is. */
 	struct kernel_groups *kernel_groups;
+	/* The window's calls by name (rules/api_groups.h), the same way. */
+	struct api_groups *api_groups;
 	/* Where the run leaves that attribution and the critical path it
 	 * walked (timeline/timeline_units.h) for a reader that shows them too,
 	 * instead of freeing them; NULL: nowhere. */

@@ -321,7 +321,7 @@ static int read_program(struct diag_context *ctx, struct prof_error *err)
 	struct diag_report *r = ctx->report;
 	struct prog_model by_calls;
 	void *made = NULL;
-	int rc = prog_model__read_call_names(ctx->store, calls, &by_calls, err);
+	int rc = prog_model__take_call_names(ctx->store, &by_calls, err);
 
 	if (!rc)
 		rc = diag_ahead__take(ctx, DIAG_AHEAD_PROGRAM, &made, err);

@@ -11,6 +11,7 @@
 #include "analysis/diagnose/ahead.h"
 #include "analysis/diagnose/diagnose.h"
 #include "analysis/timeline/gpu_idle.h"
+#include "api_groups.h"
 #include "kernel_groups.h"
 #include "analysis/timeline/timeline_units.h"
 #include "model/context_failure.h"
@@ -97,6 +98,7 @@ static const struct diag_ahead_pass ahead_passes[DIAG_AHEAD_PIECES] = {
 	[DIAG_AHEAD_BUSY] = { diag_busy__make, diag_busy__free },
 	[DIAG_AHEAD_LAUNCH_SCAN] = { launch_scan__make, launch_scan__free },
 	[DIAG_AHEAD_KERNEL_GROUPS] = { kernel_groups__make, kernel_groups__free_made },
+	[DIAG_AHEAD_API_GROUPS] = { api_groups__make, api_groups__free_made },
 };
 
 int diag__run_process_in(struct prof_store *store, const struct diag_settings *settings,
@@ -198,6 +200,7 @@ out:
 	diag_ahead__finish(ctx.ahead);
 	gpu_idle_result__delete(ctx.idle);
 	kernel_groups__free(ctx.kernel_groups);
+	api_groups__free(ctx.api_groups);
 	diag_context__exit(&ctx);
 	return rc;
 }

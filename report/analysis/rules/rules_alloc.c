@@ -6,6 +6,7 @@
  * good: what remains in it repeats. */
 #include "analysis/diagnose/diagnose.h"
 #include "analysis/diagnose/python.h"
+#include "analysis/rules/api_groups.h"
 
 #include <stdlib.h>
 
@@ -24,11 +25,6 @@
 
 static int rule_alloc_churn(struct diag_context *ctx, struct prof_error *err)
 {
-	const char *sql =
-		"SELECT s.value, count(*), " SUM_TOTAL_SATURATED("r.end - r.start") " FROM " DIAG_API_CALLS " r"
-		" JOIN " SUM_API_NAMES " s ON s.id = r.nameId"
-		" WHERE r.start >= ?1 AND r.start < ?2 AND " ALLOC_CALLS
-		" GROUP BY s.value ORDER BY 3 DESC";
 	const char *bytes_sql =
 		"SELECT count(*), " SUM_TOTAL_SATURATED("bytes") " FROM " PROF_T_MEMORY
 		" WHERE memoryOperationType = 0 AND start >= ?1 AND start < ?2";
@@ -43,27 +39,11 @@ static int rule_alloc_churn(struct diag_context *ctx, struct prof_error *err)
 
 	if (!ctx->has_api_calls)
 		return diag__skip(ctx, "alloc_churn", "the capture has no CUDA API calls");
-	rc = diag__open_window(ctx, sql, DIAG_HOST_SIDE, &c, err);
+	rc = api_groups__tally(ctx, ALLOC_CALLS, &t, &n, &ns, err);
 	if (rc)
-		return rc;
-	while ((rc = prof_cursor__next(c, err)) == 1) {
-		struct diag_tally_entry *e = diag_tally__get(&t, prof_cursor__text(c, 0));
-
-		if (!e) {
-			prof_cursor__close(c);
-			diag_tally__exit(&t);
-			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-		}
-		e->count = prof_cursor__int64(c, 1);
-		e->time_ns = prof_cursor__int64(c, 2);
-		e->bytes = -1;
-		n += e->count;
-		ns = prof_add_saturated(ns, e->time_ns);
-	}
-	prof_cursor__close(c);
-	if (rc < 0)
 		goto out;
-	rc = 0;
+	for (int i = 0; i < t.n; i++)
+		t.e[i].bytes = -1;
 	if (!n || (double)n / iters < diag__get(ctx, "alloc_churn.min_per_iteration"))
 		goto out;
 	if (ctx->has_memory_events && !diag__open_window(ctx, bytes_sql, DIAG_HOST_SIDE, &c, err)) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/diagnose/python.h"
+#include "analysis/rules/api_groups.h"
 #include "analysis/timeline/gpu_idle.h"
 #include "prof/event.h"
 #include "prof/tables.h"
@@ -177,39 +178,6 @@ static int rule_copies(struct diag_context *ctx, struct prof_error *err)
 	return rc;
 }
 
-/* Sum API calls whose name matches one of the LIKE patterns (constants). */
-static int api_calls(struct diag_context *ctx, const char *where, struct diag_tally *t,
-		     int64_t *count, int64_t *time_ns, struct prof_error *err)
-{
-	char sql[768];
-	struct prof_cursor *c;
-	int rc;
-
-	snprintf(sql, sizeof sql,
-		 "SELECT r.start, r.end, s.value FROM " DIAG_API_CALLS " r"
-		 " JOIN " SUM_API_NAMES " s ON s.id = r.nameId"
-		 " WHERE r.start >= ?1 AND r.start < ?2 AND (%s)", where);
-	rc = diag__open_window(ctx, sql, DIAG_HOST_SIDE, &c, err);
-	if (rc)
-		return rc;
-	while ((rc = prof_cursor__next(c, err)) == 1) {
-		int64_t s = prof_cursor__int64(c, 0), e = prof_cursor__int64(c, 1);
-		int64_t dur = prof_span_saturated(s, e);
-		struct diag_tally_entry *te = diag_tally__get(t, prof_cursor__text(c, 2));
-
-		if (!te) {
-			prof_cursor__close(c);
-			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-		}
-		te->count++;
-		te->time_ns = prof_add_saturated(te->time_ns, dur);
-		(*count)++;
-		*time_ns = prof_add_saturated(*time_ns, dur);
-	}
-	prof_cursor__close(c);
-	return rc < 0 ? rc : 0;
-}
-
 static int rule_memset_sync(struct diag_context *ctx, struct prof_error *err)
 {
 	struct diag_tally t = { 0 };
@@ -219,7 +187,7 @@ static int rule_memset_sync(struct diag_context *ctx, struct prof_error *err)
 
 	if (!ctx->has_api_calls)
 		return diag__skip(ctx, "sync_memset", "the capture has no CUDA API calls");
-	rc = api_calls(ctx, "(s.value LIKE 'cudaMemset%' OR s.value LIKE 'cuMemsetD%')"
+	rc = api_groups__tally(ctx, "(s.value LIKE 'cudaMemset%' OR s.value LIKE 'cuMemsetD%')"
 		       " AND s.value NOT LIKE '%Async%'", &t, &count, &ns, err);
 	if (!rc && count) {
 		struct diag_finding *f;
@@ -277,7 +245,7 @@ static int rule_sync_api(struct diag_context *ctx, struct prof_error *err)
 
 	if (!ctx->has_api_calls)
 		return diag__skip(ctx, "sync_api", "the capture has no CUDA API calls");
-	rc = api_calls(ctx, SYNC_CALLS, &t, &count, &ns, err);
+	rc = api_groups__tally(ctx, SYNC_CALLS, &t, &count, &ns, err);
 	if (rc || !count || (rc = gpu_idle__of(&ctx->scope, &ctx->idle, &r, err)) || !(d = most_synced(r)))
 		goto out;
 	/* where the capture has Python's stacks, the line that synchronises */
