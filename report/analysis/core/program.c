@@ -589,8 +589,9 @@ int prog_model__read_gpu(struct prof_store *s, const struct sum_window *w, bool 
 	return 0;
 }
 
-/* Of the whole file, whatever its views show: shared by its connections
- * (the diagnosis's thread ahead takes it before the window is known). */
+/* Shared by the file's connections where they show every row (the
+ * diagnosis's thread ahead takes it before the window is known); read for
+ * the rows shown under --rank or a rank's scope. */
 static const char call_names_key;
 
 int prog_model__take_call_names(struct prof_store *s, struct prog_model *m, struct prof_error *err)
