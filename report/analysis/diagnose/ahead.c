@@ -237,6 +237,15 @@ int diag_ahead__take(struct diag_context *ctx, enum diag_ahead_piece piece, void
 	return 0;
 }
 
+int diag_ahead__take_or_make(struct diag_context *ctx, enum diag_ahead_piece piece,
+			     int (*make)(struct diag_context *ctx, void **out, struct prof_error *err), void **made,
+			     struct prof_error *err)
+{
+	int rc = diag_ahead__take(ctx, piece, made, err);
+
+	return rc == DIAG_AHEAD_NOT_MADE ? make(ctx, made, err) : rc;
+}
+
 void diag_ahead__wait(struct diag_ahead *a)
 {
 	if (a && !a->joined) {

@@ -51,6 +51,12 @@ void diag_ahead__go(struct diag_ahead *a, const struct diag_context *ctx);
  * window (no thread, a piece the thread had not begun, one taken before, a
  * window changed since) and the caller makes it in place. */
 int diag_ahead__take(struct diag_context *ctx, enum diag_ahead_piece piece, void **made, struct prof_error *err);
+/* ctx's piece as diag_ahead__take gives it, or made in place by make
+ * where the thread did not make it: 0 and *made (the caller's), or an
+ * error. */
+int diag_ahead__take_or_make(struct diag_context *ctx, enum diag_ahead_piece piece,
+			     int (*make)(struct diag_context *ctx, void **out, struct prof_error *err), void **made,
+			     struct prof_error *err);
 /* Waits until the thread has come to every piece (made it, or left it to
  * the diagnosis, which took it first), or, never told the window, has
  * ended. */

@@ -324,9 +324,7 @@ static int read_program(struct diag_context *ctx, struct prof_error *err)
 	int rc = prog_model__take_call_names(ctx->store, &by_calls, err);
 
 	if (!rc)
-		rc = diag_ahead__take(ctx, DIAG_AHEAD_PROGRAM, &made, err);
-	if (rc == DIAG_AHEAD_NOT_MADE)
-		rc = diag_program__make(ctx, &made, err);
+		rc = diag_ahead__take_or_make(ctx, DIAG_AHEAD_PROGRAM, diag_program__make, &made, err);
 	if (rc)
 		return rc;
 	r->program = *(struct prog_model *)made;

@@ -141,9 +141,7 @@ static int groups_of(struct diag_context *ctx, const struct api_groups **out, st
 		*out = g;
 		return 0;
 	}
-	rc = diag_ahead__take(ctx, DIAG_AHEAD_API_GROUPS, &made, err);
-	if (rc == DIAG_AHEAD_NOT_MADE)
-		rc = api_groups__make(ctx, &made, err);
+	rc = diag_ahead__take_or_make(ctx, DIAG_AHEAD_API_GROUPS, api_groups__make, &made, err);
 	if (rc)
 		return rc;
 	api_groups__free(ctx->api_groups);

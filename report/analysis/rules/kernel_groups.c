@@ -419,9 +419,7 @@ int kernel_groups__of(struct diag_context *ctx, const struct kernel_groups **out
 		*out = g;
 		return 0;
 	}
-	rc = diag_ahead__take(ctx, DIAG_AHEAD_KERNEL_GROUPS, &made, err);
-	if (rc == DIAG_AHEAD_NOT_MADE)
-		rc = kernel_groups__make(ctx, &made, err);
+	rc = diag_ahead__take_or_make(ctx, DIAG_AHEAD_KERNEL_GROUPS, kernel_groups__make, &made, err);
 	if (rc)
 		return rc;
 	g = made;

@@ -570,9 +570,7 @@ static int rule_launch(struct diag_context *ctx, struct prof_error *err)
 
 	if (!ctx->has_kernel)
 		return 0;
-	rc = diag_ahead__take(ctx, DIAG_AHEAD_LAUNCH_SCAN, &made, err);
-	if (rc == DIAG_AHEAD_NOT_MADE)
-		rc = launch_scan__make(ctx, &made, err);
+	rc = diag_ahead__take_or_make(ctx, DIAG_AHEAD_LAUNCH_SCAN, launch_scan__make, &made, err);
 	s = made;
 	if (!rc)
 		rc = launch_api(ctx, &api_n, &api_ns, err);
