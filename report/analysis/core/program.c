@@ -384,13 +384,15 @@ static int read_count(struct prof_store *s, const char *sql, const struct sum_wi
  * 2.2 s of CPU at 1M calls, its distinct names 0.2 s. The calls are those
  * of the diagnosis's table (diag_scope__api_view): every call once, less
  * those of a bad span; one pass over them finds the distinct names of
- * each thread, and the whole model's flags are read from those. */
+ * each thread, and the whole model's flags are read from those (kept
+ * once: SQLite read the calls again for the second use, 0.72 against
+ * 0.49 s at 2.2M calls). */
 static int read_calls(struct prof_store *s, const char *calls, struct prog_model *m,
 		      struct prof_error *err)
 {
 	/* formats: %s is the calls' source, %% a LIKE's wildcard */
 	const char *sql =
-		"WITH names AS (SELECT a.globalTid AS tid, n.value AS value"
+		"WITH names AS MATERIALIZED (SELECT a.globalTid AS tid, n.value AS value"
 		" FROM (SELECT DISTINCT globalTid, nameId FROM (SELECT * FROM (%s) WHERE NOT " SUM_BAD_SPAN("") ")) a"
 		" JOIN " PROF_T_STRINGS " n ON n.id = a.nameId)"
 		" SELECT"
