@@ -206,12 +206,12 @@ START_TEST(each_piece_once_as_made_in_place)
 	calls_ahead = made;
 	ck_assert_int_eq(api_groups__make(&ctx, &made, &err), 0);
 	calls_here = made;
-	ck_assert_int_gt(calls_here->n, 5);
-	ck_assert_int_eq(calls_ahead->n, calls_here->n);
-	for (int i = 0; i < calls_here->n; i++) {
-		ck_assert_int_eq(calls_ahead->v[i].name_id, calls_here->v[i].name_id);
-		ck_assert_int_eq(calls_ahead->v[i].count, calls_here->v[i].count);
-		ck_assert_int_eq(calls_ahead->v[i].time_ns, calls_here->v[i].time_ns);
+	ck_assert_int_gt(calls_here->by_name.n, 5);
+	ck_assert_int_eq(calls_ahead->by_name.n, calls_here->by_name.n);
+	for (int i = 0; i < calls_here->by_name.n; i++) {
+		ck_assert_int_eq(calls_ahead->by_name.v[i].id, calls_here->by_name.v[i].id);
+		ck_assert_int_eq(calls_ahead->by_name.v[i].count, calls_here->by_name.v[i].count);
+		ck_assert_int_eq(calls_ahead->by_name.v[i].sum, calls_here->by_name.v[i].sum);
 	}
 	api_groups__free(calls_ahead);
 	api_groups__free(calls_here);

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/core/grow.h"
 #include "analysis/diagnose/ahead.h"
 #include "analysis/diagnose/diagnose.h"
 #include "model/names.h"
@@ -30,40 +29,12 @@ static int nomem(struct prof_error *err)
 	return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 }
 
-/* The group of name id, added where it is new (NULL: no memory). Calls
- * come in runs of one name, and the names are few: the last group found
- * first, then a search of the groups in id order. */
-static struct api_group *group_of(struct api_groups *g, int64_t id, int *last)
-{
-	int lo = 0, hi = g->n;
-
-	if (*last < g->n && g->v[*last].name_id == id)
-		return &g->v[*last];
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-
-		if (g->v[mid].name_id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == g->n || g->v[lo].name_id != id) {
-		if (array__grow((void **)&g->v, &g->cap, g->n + 1, sizeof *g->v))
-			return NULL;
-		memmove(&g->v[lo + 1], &g->v[lo], (size_t)(g->n - lo) * sizeof *g->v);
-		g->v[lo] = (struct api_group){ .name_id = id };
-		g->n++;
-	}
-	*last = lo;
-	return &g->v[lo];
-}
-
 int api_groups__make(struct diag_context *ctx, void **out, struct prof_error *err)
 {
 	struct api_groups *g = calloc(1, sizeof *g);
 	struct prof_cursor *c = NULL;
 	char *calls, *sql;
-	int rc = 0, last = 0;
+	int rc = 0;
 
 	*out = NULL;
 	if (!g)
@@ -86,26 +57,25 @@ int api_groups__make(struct diag_context *ctx, void **out, struct prof_error *er
 	free(sql);
 	while (rc == 0 && (rc = prof_cursor__next(c, err)) == 1) {
 		enum prof_value_kind name = prof_cursor__kind(c, 0);
-		struct api_group *at;
+		struct id_group *at;
 
 		rc = 0;
 		if ((name != PROF_VALUE_NULL && name != PROF_VALUE_INT) || prof_cursor__kind(c, 1) != PROF_VALUE_INT ||
 		    prof_cursor__kind(c, 2) != PROF_VALUE_INT) {
 			g->odd = true;
-			g->n = 0;
+			g->by_name.n = 0;
 			break;
 		}
 		/* a call of no name joins none */
 		if (name == PROF_VALUE_NULL)
 			continue;
-		at = group_of(g, prof_cursor__int64(c, 0), &last);
+		at = id_groups__of(&g->by_name, prof_cursor__int64(c, 0));
 		if (!at) {
 			rc = nomem(err);
 			break;
 		}
 		at->count++;
-		at->time_ns = prof_add_saturated(at->time_ns,
-						 prof_span_saturated(prof_cursor__int64(c, 1), prof_cursor__int64(c, 2)));
+		at->sum = prof_add_saturated(at->sum, prof_span_saturated(prof_cursor__int64(c, 1), prof_cursor__int64(c, 2)));
 	}
 	prof_cursor__close(c);
 	if (rc < 0) {
@@ -120,7 +90,7 @@ void api_groups__free(struct api_groups *g)
 {
 	if (!g)
 		return;
-	free(g->v);
+	id_groups__exit(&g->by_name);
 	free(g);
 }
 
@@ -199,12 +169,14 @@ static int add_groups(struct diag_context *ctx, const struct api_groups *g, cons
 	int rc = sql ? prof_cursor__open(ctx->store, sql, &c, err) : nomem(err);
 
 	free(sql);
-	for (int i = 0; rc == 0 && i < g->n; i++) {
+	for (int i = 0; rc == 0 && i < g->by_name.n; i++) {
+		const struct id_group *name = &g->by_name.v[i];
+
 		prof_cursor__reset(c);
-		prof_cursor__bind_int64(c, 1, g->v[i].name_id);
+		prof_cursor__bind_int64(c, 1, name->id);
 		rc = prof_cursor__next(c, err);
 		if (rc == 1)
-			rc = add(sum, prof_cursor__text(c, 0), g->v[i].count, g->v[i].time_ns, err);
+			rc = add(sum, prof_cursor__text(c, 0), name->count, name->sum, err);
 	}
 	prof_cursor__close(c);
 	return rc < 0 ? rc : 0;
@@ -220,7 +192,7 @@ int api_groups__tally(struct diag_context *ctx, const char *where, struct diag_t
 	if (ctx->has_api_calls)
 		rc = groups_of(ctx, &g, err);
 	if (rc == 0 && ctx->has_api_calls)
-		rc = g->odd ? add_each_call(ctx, where, &sum, err) : g->n ? add_groups(ctx, g, where, &sum, err) : 0;
+		rc = g->odd ? add_each_call(ctx, where, &sum, err) : g->by_name.n ? add_groups(ctx, g, where, &sum, err) : 0;
 	*count = sum.count;
 	*time_ns = sum.time_ns;
 	return rc;

@@ -12,18 +12,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analysis/core/id_groups.h"
 #include "analysis/diagnose/context.h"
-
-struct api_group {
-	int64_t name_id;
-	int64_t count;
-	int64_t time_ns; /* the calls' spans, a saturated sum */
-};
 
 struct api_groups {
 	int64_t from, to; /* the window read: its start and the host's end */
-	struct api_group *v; /* by name id */
-	int n, cap;
+	/* by name id: each name's calls, sum their spans (saturated) */
+	struct id_groups by_name;
 	/* a value of the calls that is no integer (a foreign file): the
 	 * groups are empty and each kind is read by its own statement */
 	bool odd;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "analysis/core/grow.h"
+#include "analysis/core/id_groups.h"
 #include "analysis/core/kernel_name_sql.h"
 #include "analysis/diagnose/ahead.h"
 #include "analysis/ranks/nccl.h"
@@ -111,16 +112,6 @@ static void groups__exit(struct groups *g)
 	free(g->slots);
 }
 
-/* CAST(total(...) AS INTEGER): SQLite's conversion of a double */
-static int64_t sql_integer(double r)
-{
-	if (r <= (double)INT64_MIN)
-		return INT64_MIN;
-	if (r >= (double)INT64_MAX)
-		return INT64_MAX;
-	return (int64_t)r;
-}
-
 /* The statements' order: the longest total first. How SQLite's GROUP BY
  * and ORDER BY leave equal totals is theirs alone (neither the keys' order
  * nor its reverse, by the shape), so the groups, one row each, go through
@@ -146,7 +137,7 @@ static int sort_groups(struct prof_store *store, struct groups *g, struct prof_e
 	at = json;
 	*at++ = '[';
 	for (int i = 0; i < g->n; i++) {
-		at += sprintf(at, "%s[%d,%lld", i ? "," : "", i, (long long)sql_integer(g->v[i].total));
+		at += sprintf(at, "%s[%d,%lld", i ? "," : "", i, (long long)id_groups__sql_integer(g->v[i].total));
 		for (int k = 0; k < g->nkeys; k++)
 			at += g->v[i].key.nulls & 1u << k ? sprintf(at, ",null")
 							  : sprintf(at, ",%lld", (long long)g->v[i].key.v[k]);
@@ -283,7 +274,7 @@ static int keep_counted(struct diag_context *ctx, struct groups *names, struct g
 		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	for (int i = 0; rc == 0 && i < names->n; i++, g->n++) {
 		g->v[i].count = names->v[i].count;
-		g->v[i].time_ns = sql_integer(names->v[i].total);
+		g->v[i].time_ns = id_groups__sql_integer(names->v[i].total);
 		rc = name_of(text, &names->v[i].key, &g->v[i].name, err);
 	}
 	for (int i = 0; rc == 0 && i < shapes->n; i++, g->nshapes++) {
@@ -292,7 +283,7 @@ static int keep_counted(struct diag_context *ctx, struct groups *names, struct g
 		g->shapes[i] = (struct kernel_shape){
 			.threads_per_block = s->key.v[1], .registers_per_thread = s->key.v[2],
 			.shared_bytes = s->key.v[3], .shared_config_bytes = s->has_config ? s->config : 0,
-			.count = s->count, .time_ns = sql_integer(s->total),
+			.count = s->count, .time_ns = id_groups__sql_integer(s->total),
 		};
 		rc = name_of(text, &s->key, &g->shapes[i].name, err);
 	}
