@@ -136,8 +136,7 @@ static const char repeated_key;
  * every row, whatever --rank shows: a choice of them holds a repeated call
  * only where all of them do, and the test leaves a call that is not
  * repeated as it is. */
-static int has_repeated_calls(struct prof_store *s, const char *table, bool *yes,
-			      struct prof_error *err)
+int sum_calls__repeated(struct prof_store *s, const char *table, bool *yes, struct prof_error *err)
 {
 	const char *rows = prof_store__all_rows(s, table);
 	char *from = rows ? prof_strfmt("(%s)", rows) : prof_strfmt("%s", table), *sql;
@@ -209,16 +208,11 @@ keep:
 	return rc < 0 ? rc : 0;
 }
 
-int sum_calls__repeated(struct prof_store *s, const char *table, bool *yes, struct prof_error *err)
-{
-	return has_repeated_calls(s, table, yes, err);
-}
-
 int sum_call_once_sql(struct prof_store *s, char *buf, size_t cap, const char *alias,
 		      const char *table, struct prof_error *err)
 {
 	bool repeated;
-	int rc = has_repeated_calls(s, table, &repeated, err), n;
+	int rc = sum_calls__repeated(s, table, &repeated, err), n;
 
 	if (rc < 0)
 		return rc;

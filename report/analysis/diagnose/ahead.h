@@ -42,8 +42,8 @@ struct diag_ahead;
 struct diag_ahead *diag_ahead__start(const struct diag_context *ctx,
 				     const struct diag_ahead_pass passes[DIAG_AHEAD_PIECES]);
 /* The window is ctx's: the thread makes the pieces of that window that the
- * diagnosis will take (the launch scan not under kernel replay, where its
- * rules are skipped). */
+ * diagnosis will take (not the launch scan and the calls by name under
+ * kernel replay, where their rules are skipped). */
 void diag_ahead__go(struct diag_ahead *a, const struct diag_context *ctx);
 /* ctx's piece: 0 and *made (the caller's to free), or the error its pass
  * ended with, where the thread made it, waiting for it where the thread
