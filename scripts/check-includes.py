@@ -69,7 +69,7 @@ LENT = {"summary": {"summary/summary.h"},
         "model": {"model/capture_windows.h", "model/context_failure.h", "model/groups.h", "model/id_bits.h", "model/id_map.h",
                   "model/job_time.h", "model/launch_ids.h", "model/memo.h", "model/names.h", "model/overview.h", "model/ranks.h",
                   "model/python_stacks.h", "model/rows.h", "model/sql.h", "model/string_cache.h", "model/sums.h",
-                  "model/thread_label.h", "model/threads.h", "model/window.h"}}
+                  "model/thread_label.h", "model/thread_ranges.h", "model/threads.h", "model/window.h"}}
 FACE_USERS = ("cli", "tui", "bench", "capture", "fuzz")
 # Folders a module may not include from. Their headers are included by bare
 # name ("run_session.h") through each folder's include path, so an include is

@@ -44,9 +44,11 @@ struct walk {
 	char *graph_no_id;        /* the frame of a launch without a graph id */
 	bool graph_walk;          /* the GPU rows walked are graph launches */
 	struct range_walk ranges; /* the push/pop ranges open at the current call */
+	bool ranges_held;         /* every thread's ranges in memory: the calls unsorted */
+	struct id_map thread_prefixes; /* globalTid -> "process;thread" */
 	struct folded_py py;      /* the Python stacks of the calls, when recorded */
-	int64_t thread;           /* globalTid the prefix belongs to */
-	char *prefix;             /* "process;thread" */
+	int64_t thread;           /* the process the prefix belongs to (orphans) */
+	char *prefix;             /* "process" */
 	char *key;
 	size_t key_cap;
 	struct sum_ranks ranks;   /* a job's processes are shown as their ranks */
@@ -250,7 +252,7 @@ static int64_t clipped(const struct walk *wk, int64_t start, int64_t end)
 /* prefix;open ranges...;API call[;kernel], or prefix;Python frames...;API
  * call[;kernel] for a call of a Python stack (py, else NULL); kernel: the
  * GPU row's frame (work_frame), NULL for none */
-static int fold_call(struct walk *wk, int64_t api_id, const char *kernel, int64_t weight,
+static int fold_call(struct walk *wk, const char *prefix, int64_t api_id, const char *kernel, int64_t weight,
 		     const char *py)
 {
 	const char *api = name_of(wk, &wk->apis, api_id, true);
@@ -259,7 +261,7 @@ static int fold_call(struct walk *wk, int64_t api_id, const char *kernel, int64_
 
 	if (!api)
 		return wk->err->code ? wk->err->code : nomem(wk);
-	rc = key_append(wk, &len, wk->prefix);
+	rc = key_append(wk, &len, prefix);
 	if (rc == 0 && py)
 		rc = key_append(wk, &len, py);
 	for (size_t i = 0; rc == 0 && !py && i < wk->ranges.nopen; i++)
@@ -296,6 +298,8 @@ static int calls_sql(struct walk *wk, const char *table, bool runtime_too, char 
 	char in_range[512], runtime_join[320] = "", not_runtime[256] = "", once[400];
 	const char *py_cols = wk->py.n ? FOLDED_PY_COLUMNS : ", NULL, NULL";
 	const char *py_join = wk->py.n ? FOLDED_PY_JOIN : "";
+	/* held ranges take the calls in the table's order */
+	const char *order = wk->ranges_held ? "" : " ORDER BY a.globalTid, a.start";
 	int rc;
 
 	if (export_window__in_range(in_range, sizeof in_range, "a.start",
@@ -330,18 +334,17 @@ static int calls_sql(struct walk *wk, const char *table, bool runtime_too, char 
 		snprintf(sql, cap,
 			 "SELECT a.globalTid, a.start, a.nameId, %s, k.start, k.end%s "
 			 "FROM %s a CROSS JOIN %s k ON " SUM_LAUNCHED_BY("k", "a") "%s%s"
-			 " WHERE k.end > ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.") " AND %s%s AND %s "
-			 "ORDER BY a.globalTid, a.start",
+			 " WHERE k.end > ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.") " AND %s%s AND %s%s",
 			 work_name(wk), py_cols, table, work_table(wk), runtime_join, py_join, in_range,
-			 not_runtime, once);
+			 not_runtime, once, order);
 	} else {
 		snprintf(sql, cap,
 			 "SELECT a.globalTid, a.start, a.nameId, (SELECT CASE WHEN count(*) = 1 THEN "
 			 "min(" PROF_SQL_KERNEL_NAME_ID("k.") ") END FROM " PROF_T_KERNEL " k WHERE "
 			 SUM_LAUNCHED_BY("k", "a") "), a.start, a.end%s "
 			 "FROM %s a%s WHERE a.end > ?1 AND a.start < ?2 AND NOT " SUM_BAD_SPAN("a.")
-			 " AND %s AND %s ORDER BY a.globalTid, a.start",
-			 py_cols, table, py_join, in_range, once);
+			 " AND %s AND %s%s",
+			 py_cols, table, py_join, in_range, once, order);
 	}
 	return 0;
 }
@@ -358,45 +361,75 @@ static int open_windowed(struct walk *wk, const char *sql, struct prof_cursor **
 	return rc;
 }
 
+/* The prefix of thread tid's stacks, made once a thread. */
+static int thread_prefix(struct walk *wk, int64_t tid, const char **out)
+{
+	char *prefix = id_map__get(&wk->thread_prefixes, tid);
+	int rc = 0;
+
+	if (!prefix) {
+		rc = frame_prefix(wk, prof_pid_of(tid), tid, &prefix);
+		if (rc == 0 && id_map__put(&wk->thread_prefixes, tid, prefix) < 0) {
+			free(prefix);
+			rc = nomem(wk);
+		}
+	}
+	*out = prefix;
+	return rc;
+}
+
+/* One API table's calls: sorted by (thread, start) beside the walk of the
+ * ranges, or, where the ranges are held, in the table's own order
+ * (THREAD_RANGES_BACK where a call starts before its thread's last: the
+ * caller walks sorted). */
 static int walk_calls(struct walk *wk, const char *table, bool runtime_too)
 {
 	struct prof_cursor *calls = NULL;
 	char *sql = malloc(SQL_MAX);
+	const char *prefix = NULL;
+	int64_t prefix_tid = 0;
 	int rc;
 
-	wk->ranges = (struct range_walk){ .make_name = folded_frame__sanitize };
+	if (!wk->ranges_held)
+		wk->ranges = (struct range_walk){ .make_name = folded_frame__sanitize };
 	if (!sql)
 		return nomem(wk);
 	rc = calls_sql(wk, table, runtime_too, sql, SQL_MAX);
 	if (rc != 0)
 		goto out;
 	rc = open_windowed(wk, sql, &calls);
-	if (rc == 0)
+	if (rc == 0 && wk->ranges_held)
+		range_walk__rewind(&wk->ranges);
+	else if (rc == 0)
 		rc = range_walk__open(&wk->ranges, wk->s, &wk->w, false, false, wk->err);
 	if (rc < 0)
 		goto out;
-	forget_prefix(wk);
 	while ((rc = prof_cursor__next(calls, wk->err)) > 0) {
 		int64_t tid = prof_cursor__int64(calls, 0), t = prof_cursor__int64(calls, 1);
 		int64_t weight = clipped(wk, prof_cursor__int64(calls, 4), prof_cursor__int64(calls, 5));
 		const char *kernel;
 
-		if (!wk->prefix || tid != wk->thread) {
-			forget_prefix(wk);
-			wk->thread = tid;
-			rc = frame_prefix(wk, prof_pid_of(tid), tid, &wk->prefix);
+		/* a thread or start SQL would order by type first is left to it */
+		if (wk->ranges_held &&
+		    (prof_cursor__kind(calls, 0) != PROF_VALUE_INT || prof_cursor__kind(calls, 1) != PROF_VALUE_INT)) {
+			rc = THREAD_RANGES_BACK;
+			break;
+		}
+		if (!prefix || tid != prefix_tid) {
+			prefix_tid = tid;
+			rc = thread_prefix(wk, tid, &prefix);
 			if (rc < 0)
 				break;
 		}
 		rc = range_walk__at(&wk->ranges, tid, t);
-		if (rc < 0)
+		if (rc < 0 || rc == THREAD_RANGES_BACK)
 			break;
 		if (weight == 0)
 			continue;
 		rc = work_frame(wk, calls, 3, &kernel);
 		if (rc < 0)
 			break;
-		rc = fold_call(wk, prof_cursor__int64(calls, 2), kernel, weight,
+		rc = fold_call(wk, prefix, prof_cursor__int64(calls, 2), kernel, weight,
 			       prof_cursor__is_null(calls, 7) ? NULL
 				       : folded_py__frames(&wk->py, prof_cursor__int64(calls, 6),
 							   prof_cursor__int64(calls, 7)));
@@ -405,9 +438,10 @@ static int walk_calls(struct walk *wk, const char *table, bool runtime_too)
 	}
 out:
 	prof_cursor__close(calls);
-	range_walk__exit(&wk->ranges);
+	if (!wk->ranges_held)
+		range_walk__exit(&wk->ranges);
 	free(sql);
-	return rc < 0 ? rc : 0;
+	return rc < 0 || rc == THREAD_RANGES_BACK ? rc : 0;
 }
 
 /* Kernels (or a graph walk's launches) no captured call launched:
@@ -501,6 +535,28 @@ static int walk_orphans(struct walk *wk)
 	return rc < 0 ? rc : 0;
 }
 
+/* Every walk of the stacks: 0, THREAD_RANGES_BACK (held ranges, a call
+ * out of its thread's order), < 0 an error. */
+static int walk_all(struct walk *wk)
+{
+	int rc = walk_calls(wk, PROF_T_RUNTIME, false);
+
+	if (rc == 0)
+		rc = walk_calls(wk, PROF_T_DRIVER, true);
+	if (rc == 0 && wk->weight == FOLDED_WEIGHT_GPU)
+		rc = walk_orphans(wk);
+	if (wk->weight == FOLDED_WEIGHT_GPU && prof_store__has_table(wk->s, PROF_T_GRAPH_TRACE)) {
+		wk->graph_walk = true;
+		if (rc == 0)
+			rc = walk_calls(wk, PROF_T_RUNTIME, false);
+		if (rc == 0)
+			rc = walk_calls(wk, PROF_T_DRIVER, true);
+		if (rc == 0)
+			rc = walk_orphans(wk);
+	}
+	return rc;
+}
+
 int folded__collect(struct prof_store *s, const struct folded_options *o,
 		    struct folded_stacks *out, struct prof_error *err)
 {
@@ -527,24 +583,28 @@ int folded__collect(struct prof_store *s, const struct folded_options *o,
 		return nomem(&wk);
 	}
 	rc = folded_py__load(s, folded_frame__sanitize, &wk.py, err);
+	if (rc >= 0) {
+		wk.ranges = (struct range_walk){ .make_name = folded_frame__sanitize };
+		rc = range_walk__hold(&wk.ranges, s, &wk.w, false, false, err);
+		wk.ranges_held = rc == 1;
+	}
 	if (rc >= 0)
-		rc = walk_calls(&wk, PROF_T_RUNTIME, false);
-	if (rc >= 0)
-		rc = walk_calls(&wk, PROF_T_DRIVER, true);
-	if (rc >= 0 && wk.weight == FOLDED_WEIGHT_GPU)
-		rc = walk_orphans(&wk);
-	if (wk.weight == FOLDED_WEIGHT_GPU && prof_store__has_table(s, PROF_T_GRAPH_TRACE)) {
-		wk.graph_walk = true;
-		if (rc >= 0)
-			rc = walk_calls(&wk, PROF_T_RUNTIME, false);
-		if (rc >= 0)
-			rc = walk_calls(&wk, PROF_T_DRIVER, true);
-		if (rc >= 0)
-			rc = walk_orphans(&wk);
+		rc = walk_all(&wk);
+	if (rc == THREAD_RANGES_BACK) {
+		/* a thread's calls out of start order: everything again, sorted */
+		range_walk__exit(&wk.ranges);
+		wk.ranges_held = false;
+		wk.graph_walk = false;
+		stack_table__finish(&wk.table);
+		folded_stacks__exit(out);
+		rc = stack_table__init(&wk.table, out) < 0 ? nomem(&wk) : walk_all(&wk);
 	}
 	stack_table__finish(&wk.table);
 	if (rc < 0)
 		folded_stacks__exit(out);
+	if (wk.ranges_held)
+		range_walk__exit(&wk.ranges);
+	id_map__exit(&wk.thread_prefixes, NULL);
 	free(wk.prefix);
 	free(wk.key);
 	id_map__exit(&wk.kernels, NULL);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prof/array.h"
 #include "prof/tables.h"
 #include "model/sql.h"
 #include "prof/error.h"
@@ -65,11 +66,32 @@ static int push(struct range_walk *rw, int64_t start, int64_t end, int64_t row, 
 	return 0;
 }
 
-int range_walk__open(struct range_walk *rw, struct prof_store *s, const struct export_window *w,
-		     bool start_end, bool in_range, struct prof_error *err)
+/* The ranges' query: (globalTid, start, end, rowid, name), in the order
+ * they are opened. */
+static int ranges_sql(char *sql, size_t cap, const struct export_window *w, bool start_end, bool in_range,
+		      struct prof_error *err)
 {
 	const char *types = start_end ? "IN (" PROF_SQL_NVTX_RANGES ")" : "= " PROF_SQL_NVTX_PUSHPOP;
-	char sql[2048], in_instance[512] = "";
+	char in_instance[512] = "";
+
+	if (in_range && export_window__in_range(in_instance, sizeof in_instance, "n.start",
+						  PROF_SQL_PID_OF_TID("n.globalTid")) < 0)
+		return prof_error__set(err, PROF_E_USAGE, "export query too long");
+	/* equal starts: the longer range is the outer one */
+	snprintf(sql, cap,
+		 "SELECT n.globalTid, n.start, n.end, n.rowid, %s FROM " PROF_T_NVTX " n "
+		 "LEFT JOIN " PROF_T_STRINGS " t ON t.id = n.textId WHERE n.eventType %s "
+		 "AND NOT " SUM_BAD_SPAN("n.") " AND n.globalTid IS NOT NULL%s%s "
+		 "ORDER BY n.globalTid, n.start, n.end DESC",
+		 w->nvtx_name, types, in_range ? " AND " : "",
+		 in_instance);
+	return 0;
+}
+
+static int open_ranges(struct range_walk *rw, struct prof_store *s, const struct export_window *w,
+		       bool start_end, bool in_range, struct prof_error *err)
+{
+	char sql[2048];
 	int rc;
 
 	rw->err = err;
@@ -78,20 +100,23 @@ int range_walk__open(struct range_walk *rw, struct prof_store *s, const struct e
 	rw->thread = -1;
 	rw->open = NULL;
 	rw->nopen = rw->cap = 0;
-	if (in_range && export_window__in_range(in_instance, sizeof in_instance, "n.start",
-						  PROF_SQL_PID_OF_TID("n.globalTid")) < 0)
-		return prof_error__set(err, PROF_E_USAGE, "export query too long");
-	/* equal starts: the longer range is the outer one */
-	snprintf(sql, sizeof sql,
-		 "SELECT n.globalTid, n.start, n.end, n.rowid, %s FROM " PROF_T_NVTX " n "
-		 "LEFT JOIN " PROF_T_STRINGS " t ON t.id = n.textId WHERE n.eventType %s "
-		 "AND NOT " SUM_BAD_SPAN("n.") " AND n.globalTid IS NOT NULL%s%s "
-		 "ORDER BY n.globalTid, n.start, n.end DESC",
-		 w->nvtx_name, types, in_range ? " AND " : "",
-		 in_instance);
-	rc = prof_cursor__open(s, sql, &rw->cur, err);
+	rw->is_held = false;
+	rw->held = (struct thread_ranges){ .drop_any = true };
+	rw->held_ranges = NULL;
+	rw->nheld_ranges = rw->held_cap = 0;
+	rc = ranges_sql(sql, sizeof sql, w, start_end, in_range, err);
+	if (rc == 0)
+		rc = prof_cursor__open(s, sql, &rw->cur, err);
 	if (rc == 0 && in_range)
 		rc = export_window__bind(w, rw->cur, err);
+	return rc;
+}
+
+int range_walk__open(struct range_walk *rw, struct prof_store *s, const struct export_window *w,
+		     bool start_end, bool in_range, struct prof_error *err)
+{
+	int rc = open_ranges(rw, s, w, start_end, in_range, err);
+
 	if (rc == 0)
 		rc = prof_cursor__next(rw->cur, err);
 	if (rc < 0)
@@ -100,10 +125,81 @@ int range_walk__open(struct range_walk *rw, struct prof_store *s, const struct e
 	return 0;
 }
 
+static int hold_range(void *ctx, struct prof_cursor *c, size_t row, struct prof_error *err)
+{
+	struct range_walk *rw = ctx;
+	struct open_range *r;
+	const char *text = prof_cursor__text(c, 4);
+
+	if (prof_array__grow(&rw->held_ranges, &rw->held_cap, row + 1, sizeof *rw->held_ranges) < 0)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	r = &rw->held_ranges[row];
+	*r = (struct open_range){ prof_cursor__int64(c, 1), prof_cursor__int64(c, 2), prof_cursor__int64(c, 3),
+				  rw->make_name(text ? text : "") };
+	rw->nheld_ranges = row + 1;
+	return r->name ? 0 : prof_error__set(err, PROF_E_NOMEM, "out of memory");
+}
+
+static void held_exit(struct range_walk *rw)
+{
+	for (size_t i = 0; i < rw->nheld_ranges; i++)
+		free(rw->held_ranges[i].name);
+	free(rw->held_ranges);
+	rw->held_ranges = NULL;
+	rw->nheld_ranges = rw->held_cap = 0;
+	thread_ranges__exit(&rw->held);
+}
+
+int range_walk__hold(struct range_walk *rw, struct prof_store *s, const struct export_window *w,
+		     bool start_end, bool in_range, struct prof_error *err)
+{
+	int rc = open_ranges(rw, s, w, start_end, in_range, err);
+
+	if (rc == 0)
+		rc = thread_ranges__load(&rw->held, rw->cur, hold_range, rw, err);
+	prof_cursor__close(rw->cur);
+	rw->cur = NULL;
+	if (rc != 1)
+		held_exit(rw);
+	rw->is_held = rc == 1;
+	return rc;
+}
+
+/* Held: the open list lends the held ranges of thread open at t. */
+static int held_at(struct range_walk *rw, int64_t thread, int64_t t)
+{
+	const size_t *open;
+	size_t n;
+	int rc = thread_ranges__at(&rw->held, thread, t, &open, &n, rw->err);
+
+	if (rc < 0 || rc == THREAD_RANGES_BACK)
+		return rc;
+	if (n > rw->cap) {
+		struct open_range *o = realloc(rw->open, n * sizeof *o);
+
+		if (!o)
+			return nomem(rw);
+		rw->open = o;
+		rw->cap = n;
+	}
+	for (size_t i = 0; i < n; i++)
+		rw->open[i] = rw->held_ranges[open[i]];
+	rw->nopen = n;
+	return 0;
+}
+
+void range_walk__rewind(struct range_walk *rw)
+{
+	thread_ranges__rewind(&rw->held);
+	rw->nopen = 0;
+}
+
 int range_walk__at(struct range_walk *rw, int64_t thread, int64_t t)
 {
 	int rc = 0;
 
+	if (rw->is_held)
+		return held_at(rw, thread, t);
 	if (thread != rw->thread) {
 		rc = range_walk__close_all(rw);
 		rw->thread = thread;
@@ -129,13 +225,20 @@ int range_walk__at(struct range_walk *rw, int64_t thread, int64_t t)
 
 int range_walk__close_all(struct range_walk *rw)
 {
+	if (rw->is_held) {
+		rw->nopen = 0;
+		return 0;
+	}
 	return drop_ended(rw, INT64_MAX);
 }
 
 void range_walk__exit(struct range_walk *rw)
 {
-	for (size_t i = 0; i < rw->nopen; i++)
+	/* held, the names are the held ranges' */
+	for (size_t i = 0; !rw->is_held && i < rw->nopen; i++)
 		free(rw->open[i].name);
+	held_exit(rw);
+	rw->is_held = false;
 	free(rw->open);
 	prof_cursor__close(rw->cur);
 	rw->open = NULL;

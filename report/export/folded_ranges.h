@@ -10,7 +10,10 @@
  * the GPU streams its calls launched work on, and hears when a range leaves
  * the list, after which no later call can fall inside it.
  *
- * Memory holds the ranges open on one thread. */
+ * Memory holds the ranges open on one thread. Held (range_walk__hold),
+ * every thread's ranges are in memory instead (model/thread_ranges.h), and
+ * the calls need only come in start order within each thread, their
+ * threads interleaved as an API table's rows are. */
 #ifndef REPORT_FOLDED_RANGES_H
 #define REPORT_FOLDED_RANGES_H
 
@@ -18,6 +21,7 @@
 #include <stdint.h>
 
 #include "export_window.h"
+#include "model/thread_ranges.h"
 #include "prof/error.h"
 #include "prof/store.h"
 
@@ -40,6 +44,12 @@ struct range_walk {
 	struct open_range *open;   /* outermost first */
 	size_t nopen, cap;
 	struct prof_error *err;
+	/* held: every thread's ranges, each one's open_range (its name made
+	 * once); open then lends their names */
+	bool is_held;
+	struct thread_ranges held;
+	struct open_range *held_ranges;
+	size_t nheld_ranges, held_cap;
 };
 
 /* Start the walk over push/pop ranges, with start_end also start/end ranges
@@ -47,9 +57,17 @@ struct range_walk {
  * start inside an instance of the window's --range are walked. */
 int range_walk__open(struct range_walk *rw, struct prof_store *s, const struct export_window *w,
 		     bool start_end, bool in_range, struct prof_error *err);
+/* The same ranges, every thread's held in memory (without on_close): 1
+ * held; 0 not (too many: range_walk__open walks them), rw as before; < 0
+ * an error. */
+int range_walk__hold(struct range_walk *rw, struct prof_store *s, const struct export_window *w,
+		     bool start_end, bool in_range, struct prof_error *err);
 /* Make the open list the ranges of thread open at t. Successive calls must
- * not go back in (thread, t) order. */
+ * not go back in (thread, t) order; held, not in t on one thread
+ * (THREAD_RANGES_BACK where a call does). */
 int range_walk__at(struct range_walk *rw, int64_t thread, int64_t t);
+/* Held: every thread back to its first range, for another walk of calls. */
+void range_walk__rewind(struct range_walk *rw);
 /* Take every range off the open list (through on_close). */
 int range_walk__close_all(struct range_walk *rw);
 /* Free the walk without calling on_close. */

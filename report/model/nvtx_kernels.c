@@ -17,6 +17,12 @@
  * A kernel whose innermost range has no name is left out, as is one
  * launched outside every range.
  *
+ * The launches need not be sorted: each API table's rows hold each
+ * thread's calls in start order, so the sweep walks each table in its own
+ * order with every thread's ranges in memory (thread_ranges.h), a stack a
+ * thread, and sorts only where that does not hold (too many ranges, or a
+ * call before its thread's last).
+ *
  * A CUDA graph recorded whole (--cuda-graph-trace=graph) has one row a
  * launch and none of its kernels: its launches are GPU work under their
  * launching call's range as a kernel is, grouped by graph, in a second
@@ -31,8 +37,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/thread_ranges.h"
 #include "prof/array.h"
 #include "prof/error.h"
+#include "prof/strfmt.h"
 #include "prof/strmap.h"
 #include "prof/tables.h"
 
@@ -48,6 +56,15 @@
 	"SELECT a.globalTid, a.start, g.graphId, g.end - g.start, " SUM_BAD_SPAN("g.")      \
 	" FROM " PROF_T_GRAPH_TRACE " AS g JOIN (%s) AS a ON " SUM_LAUNCHED_BY("g", "a")    \
 	" WHERE a.globalTid IS NOT NULL AND a.start IS NOT NULL ORDER BY a.globalTid, a.start"
+
+/* One API table's launches in the table's own order, the calls outermost;
+ * the second %s: the test that keeps a call recorded twice once, the third
+ * the threads with ranges (a call of another falls in none: no kernel of
+ * it is looked up). */
+#define TABLE_LAUNCHES                                                                   \
+	"SELECT a.globalTid, a.start, " PROF_SQL_KERNEL_NAME_ID("k.") ", k.end - k.start, " \
+	SUM_BAD_SPAN("k.") " FROM %s AS a CROSS JOIN " PROF_T_KERNEL " AS k ON "            \
+	SUM_LAUNCHED_BY("k", "a") " WHERE a.globalTid IS NOT NULL AND a.start IS NOT NULL AND %s%s"
 
 /* The push/pop ranges that can be open at some time, in the order they
  * are pushed: by start, and of two that start together the longer first,
@@ -89,6 +106,11 @@ struct sweep {
 	size_t ngroups, groups_cap;
 	int64_t bad;
 	bool graphs; /* the sweep walks graph launches, not kernels */
+	/* the walk in the tables' order: every thread's ranges, and each
+	 * range's text and name as the stack holds them */
+	struct thread_ranges held;
+	struct open_range *held_ranges;
+	size_t nheld_ranges, held_cap;
 };
 
 static int nomem(struct prof_error *err)
@@ -336,6 +358,101 @@ static void sweep__exit(struct sweep *w)
 	prof_strmap__exit(&w->groups_by_key);
 }
 
+static int hold_range(void *ctx, struct prof_cursor *r, size_t row, struct prof_error *err)
+{
+	struct sweep *w = ctx;
+	const char *text = prof_cursor__text(r, 4);
+	struct open_range *o;
+
+	if (prof_array__grow(&w->held_ranges, &w->held_cap, row + 1, sizeof *w->held_ranges) < 0)
+		return nomem(err);
+	o = &w->held_ranges[row];
+	*o = (struct open_range){ .end_ns = prof_cursor__int64(r, 2), .text_id = prof_cursor__int64(r, 3),
+				  .has_text_id = !prof_cursor__is_null(r, 3), .name = -1 };
+	o->text = text ? strdup(text) : NULL;
+	w->nheld_ranges = row + 1;
+	return text && !o->text ? nomem(err) : 0;
+}
+
+static void held__exit(struct sweep *w)
+{
+	for (size_t i = 0; i < w->nheld_ranges; i++)
+		free(w->held_ranges[i].text);
+	free(w->held_ranges);
+	w->held_ranges = NULL;
+	w->nheld_ranges = w->held_cap = 0;
+	thread_ranges__exit(&w->held);
+}
+
+/* One launch of a walk in a table's order: 0, THREAD_RANGES_BACK where it
+ * starts before its thread's last, < 0 an error. */
+static int rows__launch(struct sweep *w, struct prof_cursor *k, struct prof_error *err)
+{
+	const size_t *open;
+	size_t n;
+	struct open_range *top;
+	int rc;
+
+	/* a thread or start SQL would order by type first is left to it */
+	if (prof_cursor__kind(k, 0) != PROF_VALUE_INT || prof_cursor__kind(k, 1) != PROF_VALUE_INT)
+		return THREAD_RANGES_BACK;
+	rc = thread_ranges__at(&w->held, prof_cursor__int64(k, 0), prof_cursor__int64(k, 1), &open, &n, err);
+	if (rc != 1 || n == 0)
+		return rc == 1 ? 0 : rc;
+	top = &w->held_ranges[open[n - 1]];
+	rc = range__name(w, top, err);
+	if (rc < 0 || top->name < 0)
+		return rc;
+	return group__add(w, top->name, k, err);
+}
+
+/* The kernels' sweep with each API table walked in its own order: 1 done;
+ * 0 not possible here (the ranges too many, a call out of its thread's
+ * order), the groups left empty for the sorted sweep; < 0 an error. */
+static int sweep__rows(struct sweep *w, struct prof_error *err)
+{
+	static const char *const tables[] = { PROF_T_RUNTIME, PROF_T_DRIVER };
+	struct prof_cursor *c = NULL;
+	char once[384], *threads = NULL, *sql;
+	int rc = prof_cursor__open(w->s, ranges_sql, &c, err);
+
+	if (rc == 0)
+		rc = thread_ranges__load(&w->held, c, hold_range, w, err);
+	prof_cursor__close(c);
+	c = NULL;
+	if (rc == 1 && !(threads = thread_ranges__sql_threads(&w->held, "a.globalTid")))
+		rc = nomem(err);
+	for (size_t t = 0; rc == 1 && t < 2; t++) {
+		if (!prof_store__has_table(w->s, tables[t]))
+			continue;
+		rc = sum_call_once_sql(w->s, once, sizeof once, "a", tables[t], err);
+		if (rc == 0 && !(sql = prof_strfmt(TABLE_LAUNCHES, tables[t], once, threads)))
+			rc = nomem(err);
+		if (rc == 0) {
+			rc = prof_cursor__open(w->s, sql, &c, err);
+			free(sql);
+		}
+		thread_ranges__rewind(&w->held);
+		while (rc == 0 && (rc = prof_cursor__next(c, err)) > 0)
+			rc = rows__launch(w, c, err);
+		prof_cursor__close(c);
+		c = NULL;
+		rc = rc == 0 ? 1 : rc == THREAD_RANGES_BACK ? 0 : rc;
+	}
+	free(threads);
+	held__exit(w);
+	if (rc == 0) {
+		/* what the walk counted goes: the sorted sweep counts it all */
+		for (size_t i = 0; i < w->ngroups; i++)
+			free(w->groups[i].values);
+		w->ngroups = 0;
+		w->bad = 0;
+		prof_strmap__exit(&w->groups_by_key);
+		prof_strmap__init(&w->groups_by_key);
+	}
+	return rc;
+}
+
 /* One sweep: the launches of launches_fmt (LAUNCHES or GRAPH_LAUNCHES,
  * formatted with the calls' SQL) against the ranges, from the start. */
 static int sweep__walk(struct sweep *w, const char *launches_fmt, size_t fmt_size,
@@ -381,7 +498,11 @@ int sum_nvtx_kernel_groups(struct prof_store *s, struct sum_groups *gs, int64_t 
 	prof_strmap__init(&w.names_by_text);
 	prof_strmap__init(&w.ids);
 	prof_strmap__init(&w.groups_by_key);
-	rc = sweep__walk(&w, LAUNCHES, sizeof LAUNCHES, calls, err);
+	rc = sweep__rows(&w, err);
+	if (rc == 0)
+		rc = sweep__walk(&w, LAUNCHES, sizeof LAUNCHES, calls, err);
+	else if (rc == 1)
+		rc = 0;
 	if (rc == 0 && prof_store__has_table(s, PROF_T_GRAPH_TRACE)) {
 		w.graphs = true;
 		rc = sweep__walk(&w, GRAPH_LAUNCHES, sizeof GRAPH_LAUNCHES, calls, err);
