@@ -1,6 +1,7 @@
 /* busy_tape.c - the busy intervals' temporary file (see busy_tape.h). */
 #include "busy_tape.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -9,7 +10,10 @@
 
 struct busy_tape {
 	FILE *f;
-	bool failed, sealed;
+	bool failed;
+	/* set once the walk's records are in the file: another thread (the
+	 * page's diagnosis) may read them from then on */
+	atomic_bool sealed;
 };
 
 struct busy_record {
@@ -48,21 +52,36 @@ struct sum_busy_tap busy_tape__tap(struct busy_tape *t)
 void busy_tape__seal(struct busy_tape *t)
 {
 	if (t && !t->failed && fflush(t->f) == 0)
-		t->sealed = true;
+		atomic_store_explicit(&t->sealed, true, memory_order_release);
 }
 
 int busy_tape__replay(struct busy_tape *t,
 		      int (*interval)(void *ctx, int64_t device_id, int64_t start_ns, int64_t end_ns),
 		      void *ctx)
 {
-	struct busy_record r;
+	struct busy_record r[512];
+	off_t at = 0;
+	ssize_t got = 0;
 	int rc = 0;
 
-	if (!t || !t->sealed || fseek(t->f, 0, SEEK_SET) != 0)
+	if (!t || !atomic_load_explicit(&t->sealed, memory_order_acquire))
 		return -1;
-	while (rc >= 0 && fread(&r, sizeof r, 1, t->f) == 1)
-		rc = interval(ctx, r.device_id, r.start_ns, r.end_ns);
-	return rc < 0 || ferror(t->f) ? -1 : 0;
+	/* read at an offset of its own: two threads may replay one tape */
+	while (rc >= 0 && (got = pread(fileno(t->f), r, sizeof r, at)) > 0) {
+		if (got % (ssize_t)sizeof *r)
+			return -1;
+		for (size_t i = 0; rc >= 0 && i < (size_t)got / sizeof *r; i++)
+			rc = interval(ctx, r[i].device_id, r[i].start_ns, r[i].end_ns);
+		at += got;
+	}
+	return rc < 0 || got < 0 ? -1 : 0;
+}
+
+int busy_tape__replay_lent(void *tape,
+			   int (*interval)(void *ctx, int64_t device_id, int64_t start_ns, int64_t end_ns),
+			   void *ctx)
+{
+	return busy_tape__replay(tape, interval, ctx);
 }
 
 void busy_tape__close(struct busy_tape *t)

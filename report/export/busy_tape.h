@@ -27,10 +27,17 @@ struct sum_busy_tap busy_tape__tap(struct busy_tape *t);
 /* The walk is complete: the tape may be read (else it never is). */
 void busy_tape__seal(struct busy_tape *t);
 /* Each interval, in the walk's order, to interval(): 0, or < 0 (nothing
- * or part told) when the tape is not sealed or cannot be read. */
+ * or part told) when the tape is not sealed or cannot be read. Any thread
+ * may replay a sealed tape, several at once. */
 int busy_tape__replay(struct busy_tape *t,
 		      int (*interval)(void *ctx, int64_t device_id, int64_t start_ns, int64_t end_ns),
 		      void *ctx);
+/* busy_tape__replay of a tape lent as a void *: the page's diagnosis
+ * makes its busy union from the tape (analysis/core/scope.h's struct
+ * diag_busy_source), where it would walk every GPU row again. */
+int busy_tape__replay_lent(void *tape,
+			   int (*interval)(void *ctx, int64_t device_id, int64_t start_ns, int64_t end_ns),
+			   void *ctx);
 void busy_tape__close(struct busy_tape *t);
 
 #endif

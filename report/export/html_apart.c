@@ -16,6 +16,7 @@
 struct html_apart {
 	pthread_t thread;
 	struct prof_store *store; /* the thread's own connection */
+	const struct diag_busy_source *busy; /* the page's, lent */
 	struct diag_report *report;
 	struct diag_keep keep;
 	char failed[PROF_ERROR_MSG_MAX];
@@ -25,7 +26,7 @@ static void *diagnose_apart(void *arg)
 {
 	struct html_apart *a = arg;
 
-	html_page__diagnose(a->store, &a->keep, &a->report, a->failed, sizeof a->failed);
+	html_page__diagnose(a->store, a->busy, &a->keep, &a->report, a->failed, sizeof a->failed);
 	return NULL;
 }
 
@@ -39,6 +40,7 @@ struct html_apart *html_apart__start(struct html_page *p)
 	a = calloc(1, sizeof *a);
 	if (!a)
 		return NULL;
+	a->busy = html_page__busy_lent(p);
 	if (prof_store__reopen(p->store, &a->store, &ignored) == 0 &&
 	    pthread_create(&a->thread, NULL, diagnose_apart, a) == 0)
 		return a;

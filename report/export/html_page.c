@@ -21,8 +21,8 @@ struct prof_store *html_page__store(struct html_page *p) { return p->store; }
 struct rpt_sink *html_page__tables(struct html_page *p) { return p->tables; }
 struct busy_tape *html_page__busy_tape(struct html_page *p) { return p->busy_tape; }
 
-void html_page__diagnose(struct prof_store *store, struct diag_keep *keep, struct diag_report **out,
-			 char *failed, size_t cap)
+void html_page__diagnose(struct prof_store *store, const struct diag_busy_source *busy, struct diag_keep *keep,
+			 struct diag_report **out, char *failed, size_t cap)
 {
 	struct diag_settings settings = { 0 };
 	struct prof_error err = { 0 };
@@ -30,7 +30,7 @@ void html_page__diagnose(struct prof_store *store, struct diag_keep *keep, struc
 	*out = NULL;
 	if (diag_settings__init(&settings) < 0)
 		prof_error__set(&err, PROF_E_NOMEM, "out of memory");
-	else if (diag__run_keeping(store, &settings, keep, out, &err) < 0)
+	else if ((settings.busy = busy, diag__run_keeping(store, &settings, keep, out, &err)) < 0)
 		*out = NULL;
 	diag_settings__exit(&settings);
 	snprintf(failed, cap, "%s", err.msg[0] ? err.msg : "the diagnosis did not run");
@@ -40,8 +40,8 @@ const struct diag_report *html_page__diagnosis(struct html_page *p, const char *
 {
 	if (!p->diagnosed) {
 		p->diagnosed = true;
-		html_page__diagnose(p->store, &p->keep, &p->diagnosis, p->diagnosis_failed,
-				    sizeof p->diagnosis_failed);
+		html_page__diagnose(p->store, html_page__busy_lent(p), &p->keep, &p->diagnosis,
+				    p->diagnosis_failed, sizeof p->diagnosis_failed);
 	}
 	*why = p->diagnosis_failed;
 	return p->diagnosis;
@@ -63,19 +63,37 @@ const struct rank_times *html_page__rank_times(struct html_page *p)
 	return p->keep.have_times ? &p->keep.times : NULL;
 }
 
+static void open_busy_tape(struct html_page *p)
+{
+	struct prof_error ignored = { 0 };
+	char dir[4096];
+
+	if (p->busy_tape_tried)
+		return;
+	p->busy_tape_tried = true;
+	if (html_page__mkdir(p, "busy", dir, sizeof dir, &ignored) == 0)
+		p->busy_tape = busy_tape__open(dir);
+	p->busy_lent = (struct diag_busy_source){ busy_tape__replay_lent, p->busy_tape };
+}
+
+const struct diag_busy_source *html_page__busy_lent(struct html_page *p)
+{
+	open_busy_tape(p);
+	return p->busy_tape && !prof_store__restricted(p->store) ? &p->busy_lent : NULL;
+}
+
 const struct sum_overview *html_page__overview(struct html_page *p)
 {
 	struct prof_error ignored = { 0 };
 
 	if (!p->overview_read) {
-		char dir[4096];
 		struct sum_busy_tap tap;
 
 		p->overview_read = true;
-		/* the utilisation plot, drawn after the diagnosis, reads the
-		 * walk's intervals from the tape rather than walk again */
-		if (html_page__mkdir(p, "busy", dir, sizeof dir, &ignored) == 0)
-			p->busy_tape = busy_tape__open(dir);
+		/* the utilisation plot, drawn after the diagnosis, and the
+		 * diagnosis's busy union read the walk's intervals from the
+		 * tape rather than walk again */
+		open_busy_tape(p);
 		tap = busy_tape__tap(p->busy_tape);
 		p->have_overview = sum_overview__load_tapped(p->store, &p->overview,
 							     p->busy_tape ? &tap : NULL, &ignored) == 0;

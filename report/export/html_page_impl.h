@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "analysis/core/scope.h"
 #include "analysis/diagnose_run.h"
 #include "html_page.h"
 #include "model/overview.h"
@@ -43,15 +44,24 @@ struct html_page {
 	/* the overview, read once for the sections that show its parts */
 	struct sum_overview overview;
 	bool overview_read, have_overview;
-	/* its busy walk's intervals, for the utilisation plot (busy_tape.h) */
+	/* its busy walk's intervals, for the utilisation plot (busy_tape.h)
+	 * and lent to the diagnosis (busy_lent), made before either starts */
 	struct busy_tape *busy_tape;
+	bool busy_tape_tried;
+	struct diag_busy_source busy_lent;
 };
 
 /* The page's diagnosis of store (the page's own, or a connection of its
  * own on another thread: html_report.c), what it made left in keep: *out
- * NULL, and failed saying why, when it could not be made. */
-void html_page__diagnose(struct prof_store *store, struct diag_keep *keep, struct diag_report **out,
-			 char *failed, size_t cap);
+ * NULL, and failed saying why, when it could not be made. busy: the
+ * overview's busy intervals lent (html_page__busy_lent), or NULL. */
+void html_page__diagnose(struct prof_store *store, const struct diag_busy_source *busy, struct diag_keep *keep,
+			 struct diag_report **out, char *failed, size_t cap);
+/* The overview's busy intervals as the diagnosis may borrow them, the
+ * tape made now if it is not yet: the diagnosis takes them once the
+ * overview's walk has written them, and walks the rows itself before.
+ * NULL: no tape, or a page of some rows only (--rank, --window). */
+const struct diag_busy_source *html_page__busy_lent(struct html_page *p);
 /* The page's diagnosis started on a thread of its own (html_apart.c);
  * NULL when it is to be made in place, on first use: the capture is held
  * in memory, still being written, narrowed to some ranks or a window, or

@@ -69,6 +69,77 @@ static int note_device(struct diag_scope *ctx, int64_t device, int *cap)
 	return 0;
 }
 
+/* The union made from intervals walked already (struct diag_busy_source):
+ * each device's union intervals, clipped to the window. */
+struct lent_busy {
+	struct diag_scope *scope;
+	int64_t lo, hi;
+	struct diag_interval *v; /* the clipped intervals, any order */
+	int n, cap, devices_cap;
+};
+
+static int lent_interval(void *ctx, int64_t device_id, int64_t start, int64_t end)
+{
+	struct lent_busy *b = ctx;
+
+	/* a device's union interval holds a row of the window's work (end
+	 * after its start, start before its end) exactly when the interval
+	 * meets the window so: the devices and the union clipped are the
+	 * rows' own */
+	if (!(end > b->lo && start < b->hi))
+		return 0;
+	if (note_device(b->scope, device_id, &b->devices_cap))
+		return -1;
+	if (start < b->lo)
+		start = b->lo;
+	if (end > b->hi)
+		end = b->hi;
+	if (end <= start)
+		return 0;
+	if (array__grow((void **)&b->v, &b->cap, b->n + 1, sizeof *b->v))
+		return -1;
+	b->v[b->n++] = (struct diag_interval){ start, end };
+	return 0;
+}
+
+static int by_start(const void *pa, const void *pb)
+{
+	const struct diag_interval *a = pa, *b = pb;
+
+	if (a->start_ns != b->start_ns)
+		return a->start_ns < b->start_ns ? -1 : 1;
+	return (a->end_ns > b->end_ns) - (a->end_ns < b->end_ns);
+}
+
+/* Whether the union and devices were made from ctx's busy source; not
+ * where it has none to give (not yet walked, lost) or memory ran out,
+ * the scope then left as it was for the rows' walk. */
+static bool load_lent_busy(struct diag_scope *ctx)
+{
+	struct lent_busy b = { .scope = ctx, .lo = ctx->w->start_ns, .hi = ctx->w->end_ns };
+	struct diag_intervals busy = { 0 };
+	int rc = ctx->busy_source->replay(ctx->busy_source->source, lent_interval, &b);
+
+	if (rc == 0 && b.n > 1)
+		qsort(b.v, (size_t)b.n, sizeof *b.v, by_start);
+	for (int i = 0; rc == 0 && i < b.n; i++)
+		if (diag_intervals__merge(&busy, b.v[i].start_ns, b.v[i].end_ns))
+			rc = -1;
+	free(b.v);
+	if (rc < 0) {
+		diag_intervals__exit(&busy);
+		free(ctx->devices);
+		ctx->devices = NULL;
+		ctx->ndevices = 0;
+		return false;
+	}
+	ctx->busy = busy.v;
+	ctx->nbusy = busy.n;
+	ctx->busy_ns = diag_intervals__length(&busy);
+	ctx->devices_known = true;
+	return true;
+}
+
 int diag_scope__load_busy(struct diag_scope *ctx, struct prof_error *err)
 {
 	const struct {
@@ -87,6 +158,8 @@ int diag_scope__load_busy(struct diag_scope *ctx, struct prof_error *err)
 	char sql[1536];
 	int rc, cap = 0;
 
+	if (ctx->busy_source && load_lent_busy(ctx))
+		return 0;
 	sql[0] = 0;
 	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
 		if (parts[i].has) {

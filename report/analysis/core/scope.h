@@ -14,6 +14,16 @@
 #include "prof/store.h"
 #include "model/window.h"
 
+/* The GPU's busy intervals as another reader of the whole file walked them
+ * (the HTML page's overview: each device's union intervals, unclipped,
+ * export/busy_tape.h): replay tells each to interval and says 0, or < 0
+ * where it has none (not yet, or lost), and the diagnosis walks the rows. */
+struct diag_busy_source {
+	int (*replay)(void *source, int (*interval)(void *ctx, int64_t device_id, int64_t start_ns, int64_t end_ns),
+		      void *ctx);
+	void *source;
+};
+
 /* The members of a scope, spelled once: struct diag_scope holds them, and
  * diagnose's context holds them both as its `scope` and by name. */
 #define DIAG_SCOPE_FIELDS \
@@ -38,7 +48,9 @@
 	 * for the analyses that ask again (the idle attribution, the \
 	 * critical path's steps); freed with diagnose's context, the one \
 	 * scope with a window (diag_context__exit) */ \
-	struct api_names_read *api_names_read;
+	struct api_names_read *api_names_read; \
+	/* the busy intervals walked already (settings.h), NULL: none */ \
+	const struct diag_busy_source *busy_source;
 
 struct diag_scope {
 	DIAG_SCOPE_FIELDS

@@ -370,6 +370,9 @@ static int context_init(struct diag_context *ctx, struct prof_store *store, cons
 	ctx->store = store;
 	ctx->settings = settings;
 	ctx->w = &r->window;
+	/* the intervals lent are of every row: a scope of some (--rank, a
+	 * rank of a job) walks its own */
+	ctx->busy_source = settings->busy && !prof_store__restricted(store) ? settings->busy : NULL;
 	diag_context__note_tables(ctx);
 	if (for_rules && passes)
 		ctx->ahead = diag_ahead__start(ctx, passes);

@@ -98,6 +98,7 @@ static int find_key(const char *key, size_t len)
 
 int diag_settings__init(struct diag_settings *s)
 {
+	s->busy = NULL;
 	s->values = malloc(sizeof *s->values * (size_t)diag_nsetting_defs);
 	if (!s->values)
 		return PROF_E_NOMEM;

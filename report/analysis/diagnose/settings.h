@@ -12,8 +12,12 @@ struct diag_setting_def {
 	const char *doc;
 };
 
+struct diag_busy_source; /* analysis/core/scope.h */
+
 struct diag_settings {
 	double *values; /* one per entry of diag_setting_defs, same order */
+	/* lent by the caller, NULL for none: the busy union made from it */
+	const struct diag_busy_source *busy;
 };
 
 extern const struct diag_setting_def diag_setting_defs[];
