@@ -70,12 +70,15 @@ static int note_device(struct diag_scope *ctx, int64_t device, int *cap)
 }
 
 /* The union made from intervals walked already (struct diag_busy_source):
- * each device's union intervals, clipped to the window. */
+ * each device's union intervals, clipped to the window, merged as they
+ * come while they come in start order (one device's do: no copy of them
+ * is held), and once one does not, the rest held and united after. */
 struct lent_busy {
 	struct diag_scope *scope;
 	int64_t lo, hi;
-	struct diag_interval *v; /* the clipped intervals, any order */
-	int n, cap, devices_cap;
+	struct diag_intervals merged; /* of those in start order */
+	struct diag_intervals rest;   /* the others, any order */
+	int devices_cap;
 };
 
 static int lent_interval(void *ctx, int64_t device_id, int64_t start, int64_t end)
@@ -94,21 +97,9 @@ static int lent_interval(void *ctx, int64_t device_id, int64_t start, int64_t en
 		start = b->lo;
 	if (end > b->hi)
 		end = b->hi;
-	if (end <= start)
-		return 0;
-	if (array__grow((void **)&b->v, &b->cap, b->n + 1, sizeof *b->v))
-		return -1;
-	b->v[b->n++] = (struct diag_interval){ start, end };
-	return 0;
-}
-
-static int by_start(const void *pa, const void *pb)
-{
-	const struct diag_interval *a = pa, *b = pb;
-
-	if (a->start_ns != b->start_ns)
-		return a->start_ns < b->start_ns ? -1 : 1;
-	return (a->end_ns > b->end_ns) - (a->end_ns < b->end_ns);
+	if (b->rest.n == 0 && (b->merged.n == 0 || start >= b->merged.v[b->merged.n - 1].start_ns))
+		return diag_intervals__merge(&b->merged, start, end) ? -1 : 0;
+	return diag_intervals__push(&b->rest, start, end) ? -1 : 0;
 }
 
 /* Whether the union and devices were made from ctx's busy source; not
@@ -117,26 +108,27 @@ static int by_start(const void *pa, const void *pb)
 static bool load_lent_busy(struct diag_scope *ctx)
 {
 	struct lent_busy b = { .scope = ctx, .lo = ctx->w->start_ns, .hi = ctx->w->end_ns };
-	struct diag_intervals busy = { 0 };
 	int rc = ctx->busy_source->replay(ctx->busy_source->source, lent_interval, &b);
+	struct diag_intervals *busy = b.rest.n ? &b.rest : &b.merged;
 
-	if (rc == 0 && b.n > 1)
-		qsort(b.v, (size_t)b.n, sizeof *b.v, by_start);
-	for (int i = 0; rc == 0 && i < b.n; i++)
-		if (diag_intervals__merge(&busy, b.v[i].start_ns, b.v[i].end_ns))
-			rc = -1;
-	free(b.v);
+	/* those merged in order, a union already, united with the rest */
+	for (int i = 0; rc == 0 && b.rest.n && i < b.merged.n; i++)
+		rc = diag_intervals__push(&b.rest, b.merged.v[i].start_ns, b.merged.v[i].end_ns) ? -1 : 0;
+	if (rc == 0 && b.rest.n)
+		diag_intervals__unite(&b.rest);
 	if (rc < 0) {
-		diag_intervals__exit(&busy);
+		diag_intervals__exit(&b.merged);
+		diag_intervals__exit(&b.rest);
 		free(ctx->devices);
 		ctx->devices = NULL;
 		ctx->ndevices = 0;
 		return false;
 	}
-	ctx->busy = busy.v;
-	ctx->nbusy = busy.n;
-	ctx->busy_ns = diag_intervals__length(&busy);
+	ctx->busy = busy->v;
+	ctx->nbusy = busy->n;
+	ctx->busy_ns = diag_intervals__length(busy);
 	ctx->devices_known = true;
+	diag_intervals__exit(busy == &b.rest ? &b.merged : &b.rest);
 	return true;
 }
 
