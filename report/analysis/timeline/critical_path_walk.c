@@ -2,6 +2,7 @@
  * over one step's work, calls and waits, and the walk back from the step's
  * end (critical_path.h says what it asks at each point). */
 #include "critical_path.h"
+#include "step_replay.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +95,8 @@ int cp_data__index(struct cp_data *d)
 		    (d->own_work[c] < 0 || d->work[d->own_work[c]].end_ns < g->end_ns))
 			d->own_work[c] = w;
 	}
+	/* made here once for every replay; without it each makes its own */
+	d->plan = replay_plan__make(d);
 	return 0;
 }
 
@@ -103,7 +106,9 @@ void cp_data__exit(struct cp_data *d)
 	free(d->by_end);
 	free(d->cover);
 	free(d->own_work);
+	replay_plan__free(d->plan);
 	d->prev_on_stream = d->by_end = d->cover = d->own_work = NULL;
+	d->plan = NULL;
 }
 
 /* Position in by_end of the last work ending at or before t, or -1. */

@@ -40,6 +40,9 @@ struct cp_data {
 	int *cover;           /* per call: the call of its thread, started no later,
 			       * that ends last */
 	int *own_work;        /* per call: work it launched (start and thread match), or -1 */
+	/* what every replay of the step shares (step_replay.c), made by
+	 * cp_data__index: NULL, a replay makes its own */
+	struct replay_plan *plan;
 };
 
 int cp_data__index(struct cp_data *d);

@@ -108,7 +108,7 @@ struct replay {
 	unsigned ch;
 	const struct replay_params *p;
 	int64_t span_start;
-	int *work_call;            /* per work: its top-level call, -1: none in the rows */
+	const int *work_call;      /* per work: its top-level call, -1: none in the rows */
 	int64_t *start, *end;      /* per work: replayed times */
 	bool *done;
 	struct thread_state *threads;
@@ -361,6 +361,57 @@ static int replay_calls(struct replay *r, const int *order, int ntop, const int 
 	return 0;
 }
 
+struct replay_plan {
+	int *work_call;  /* per work: its top-level call, -1: none in the rows */
+	int *first_work; /* call c's works: works[first_work[c] .. first_work[c + 1]) */
+	int *works;      /* each call's works, in start order (the rows are by start) */
+	int *order;      /* the top-level calls, by start */
+	int ntop;
+};
+
+void replay_plan__free(struct replay_plan *plan)
+{
+	if (!plan)
+		return;
+	free(plan->work_call);
+	free(plan->first_work);
+	free(plan->works);
+	free(plan->order);
+	free(plan);
+}
+
+struct replay_plan *replay_plan__make(const struct cp_data *d)
+{
+	int n = d->nwork > 0 ? d->nwork : 1, m = d->ncalls > 0 ? d->ncalls : 1;
+	struct replay_plan *pl = calloc(1, sizeof *pl);
+	int *fill = calloc((size_t)m + 1, sizeof *fill);
+
+	if (!pl || !fill || !(pl->work_call = malloc(sizeof *pl->work_call * (size_t)n)) ||
+	    !(pl->first_work = calloc((size_t)m + 1, sizeof *pl->first_work)) ||
+	    !(pl->works = malloc(sizeof *pl->works * (size_t)n)) || !(pl->order = malloc(sizeof *pl->order * (size_t)m))) {
+		free(fill);
+		replay_plan__free(pl);
+		return NULL;
+	}
+	for (int w = 0; w < d->nwork; w++) {
+		pl->work_call[w] = launching_call(d, &d->work[w]);
+		if (pl->work_call[w] >= 0)
+			pl->first_work[pl->work_call[w] + 1]++;
+	}
+	for (int c = 0; c < d->ncalls; c++)
+		pl->first_work[c + 1] += pl->first_work[c];
+	for (int w = 0; w < d->nwork; w++)
+		if (pl->work_call[w] >= 0)
+			pl->works[pl->first_work[pl->work_call[w]] + fill[pl->work_call[w]]++] = w;
+	free(fill);
+	for (int c = 0; c < d->ncalls; c++)
+		if (d->cover[c] == c)
+			pl->order[pl->ntop++] = c;
+	sort_calls = d->calls;
+	qsort(pl->order, (size_t)pl->ntop, sizeof *pl->order, by_call_start);
+	return pl;
+}
+
 int64_t step_replay__span(const struct cp_data *d, const struct cp_anchor *a, int64_t span_start_ns,
 			  unsigned ch, const struct replay_params *p)
 {
@@ -368,31 +419,18 @@ int64_t step_replay__span(const struct cp_data *d, const struct cp_anchor *a, in
 	struct replay r = { .d = d, .ch = ch, .p = p, .span_start = span_start_ns, .last_ns = span_start_ns,
 			    .skip_work = a->on_gpu && a->before_work ? a->work : -1 };
 	bool hide = applies(ch, REPLAY_HOST_HIDDEN) || applies(ch, REPLAY_GRAPH);
-	int *order = malloc(sizeof *order * (size_t)m), *first_work = calloc((size_t)m + 1, sizeof *first_work);
-	int *works = malloc(sizeof *works * (size_t)n), *fill = calloc((size_t)m + 1, sizeof *fill);
+	struct replay_plan *own = d->plan ? NULL : replay_plan__make(d);
+	const struct replay_plan *plan = d->plan ? d->plan : own;
 	int64_t span = -1, hidden = 0;
-	int ntop = 0;
 
-	r.work_call = malloc(sizeof *r.work_call * (size_t)n);
 	r.start = malloc(sizeof *r.start * (size_t)n);
 	r.end = malloc(sizeof *r.end * (size_t)n);
 	r.done = calloc((size_t)n, sizeof *r.done);
 	r.threads = malloc(sizeof *r.threads * (size_t)(m + 1));
 	r.streams = malloc(sizeof *r.streams * (size_t)n);
-	if (!order || !first_work || !works || !fill || !r.work_call || !r.start || !r.end || !r.done ||
-	    !r.threads || !r.streams)
+	if (!plan || !r.start || !r.end || !r.done || !r.threads || !r.streams)
 		goto out;
-	/* each call's works, in start order (the rows are by start) */
-	for (int w = 0; w < d->nwork; w++) {
-		r.work_call[w] = launching_call(d, &d->work[w]);
-		if (r.work_call[w] >= 0)
-			first_work[r.work_call[w] + 1]++;
-	}
-	for (int c = 0; c < d->ncalls; c++)
-		first_work[c + 1] += first_work[c];
-	for (int w = 0; w < d->nwork; w++)
-		if (r.work_call[w] >= 0)
-			works[first_work[r.work_call[w]] + fill[r.work_call[w]]++] = w;
+	r.work_call = plan->work_call;
 	/* work queued before the step (launched before it, or by nothing the
 	 * rows hold): as measured, and what a synchronisation waits for too */
 	for (int w = 0; w < d->nwork; w++) {
@@ -401,12 +439,7 @@ int64_t step_replay__span(const struct cp_data *d, const struct cp_anchor *a, in
 		if (r.work_call[w] < 0 && (!g->has_launch || g->launch_start_ns < span_start_ns))
 			work_done(&r, w, g->start_ns, g->end_ns);
 	}
-	for (int c = 0; c < d->ncalls; c++)
-		if (d->cover[c] == c)
-			order[ntop++] = c;
-	sort_calls = d->calls;
-	qsort(order, (size_t)ntop, sizeof *order, by_call_start);
-	replay_calls(&r, order, ntop, first_work, works);
+	replay_calls(&r, plan->order, plan->ntop, plan->first_work, plan->works);
 	/* where the step ends: the next step's first work starts; or the
 	 * step's range ends on its thread, after the host's last work */
 	if (r.skip_work >= 0 && r.done[r.skip_work])
@@ -427,11 +460,7 @@ int64_t step_replay__span(const struct cp_data *d, const struct cp_anchor *a, in
 			hidden = max64(hidden, r.threads[i].gaps_ns);
 	span = max64(span, hidden);
 out:
-	free(order);
-	free(first_work);
-	free(works);
-	free(fill);
-	free(r.work_call);
+	replay_plan__free(own);
 	free(r.start);
 	free(r.end);
 	free(r.done);
