@@ -153,7 +153,11 @@ static void held_exit(struct range_walk *rw)
 int range_walk__hold(struct range_walk *rw, struct prof_store *s, const struct export_window *w,
 		     bool start_end, bool in_range, struct prof_error *err)
 {
-	int rc = open_ranges(rw, s, w, start_end, in_range, err);
+	int rc;
+
+	if (!thread_ranges__may_hold(s, PROF_T_NVTX))
+		return 0;
+	rc = open_ranges(rw, s, w, start_end, in_range, err);
 
 	if (rc == 0)
 		rc = thread_ranges__load(&rw->held, rw->cur, hold_range, rw, err);

@@ -448,6 +448,11 @@ int html_report__write(struct prof_store *s, const struct html_options *o, FILE 
 	 * starts before the others are asked whether they apply (their
 	 * questions read the capture). */
 	apart = html_apart__start(&p);
+	/* the overview's busy walk first: the diagnosis borrows its intervals
+	 * for the window's busy union once they are written (busy_tape.h),
+	 * and walks the rows itself before */
+	if (apart)
+		(void)html_page__overview(&p);
 	for (size_t i = 0; i < NBUILTIN; i++)
 		if (!builtin_sections[i].applies || builtin_sections[i].applies(s))
 			list[n++] = &builtin_sections[i];

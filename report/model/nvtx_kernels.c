@@ -414,7 +414,11 @@ static int sweep__rows(struct sweep *w, struct prof_error *err)
 	static const char *const tables[] = { PROF_T_RUNTIME, PROF_T_DRIVER };
 	struct prof_cursor *c = NULL;
 	char once[384], *threads = NULL, *sql;
-	int rc = prof_cursor__open(w->s, ranges_sql, &c, err);
+	int rc;
+
+	if (!thread_ranges__may_hold(w->s, PROF_T_NVTX))
+		return 0;
+	rc = prof_cursor__open(w->s, ranges_sql, &c, err);
 
 	if (rc == 0)
 		rc = thread_ranges__load(&w->held, c, hold_range, w, err);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "prof/array.h"
+#include "prof/strfmt.h"
 
 struct thread_ranges_span {
 	int64_t start_ns, end_ns;
@@ -33,6 +34,21 @@ void thread_ranges__set_max(size_t max)
 static int nomem(struct prof_error *err)
 {
 	return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+}
+
+bool thread_ranges__may_hold(struct prof_store *s, const char *table)
+{
+	struct prof_error ignored = { 0 };
+	struct prof_cursor *c = NULL;
+	char *sql = prof_strfmt("SELECT max(rowid) FROM main.\"%s\"", table);
+	bool fits = true;
+
+	/* a table the file lacks (the store's empty view stands in) holds none */
+	if (sql && prof_cursor__open(s, sql, &c, &ignored) == 0 && prof_cursor__next(c, &ignored) == 1)
+		fits = prof_cursor__is_null(c, 0) || prof_cursor__int64(c, 0) <= (int64_t)max_rows;
+	prof_cursor__close(c);
+	free(sql);
+	return fits;
 }
 
 void thread_ranges__exit(struct thread_ranges *tr)

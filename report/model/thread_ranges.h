@@ -54,6 +54,12 @@ struct thread_ranges {
 	size_t hit; /* the thread found last */
 };
 
+/* Whether table's rows may be held: its last rowid, which bounds its rows
+ * whatever view --rank puts over it, known without a pass, is within the
+ * limit. A table of more is walked sorted without a try: its query
+ * sorts every row before the first comes (16M ranges). */
+bool thread_ranges__may_hold(struct prof_store *s, const char *table);
+
 /* Each row of c (columns 0 thread, 1 start, 2 end, integers), in the order
  * it comes; keep(ctx, c, row, err) keeps the row's other columns as row
  * number row (0, or < 0 for an error). 1: held; 0: not held (more than THREAD_RANGES_MAX rows, a

@@ -133,7 +133,8 @@ START_TEST(thread_ranges_innermost_range_of_every_call_matches_sql)
 END_TEST
 
 /* A call before its thread's last says so; a thread without ranges has
- * none; past the limit nothing is held. */
+ * none; past the limit nothing is held, and a table of more rows is
+ * known so without reading it. */
 START_TEST(thread_ranges_tell_back_in_time_unknown_threads_and_too_many)
 {
 	struct prof_store *s = open_path(testutil_data_path("transformer_naive.sqlite"));
@@ -162,7 +163,10 @@ START_TEST(thread_ranges_tell_back_in_time_unknown_threads_and_too_many)
 	free(r.v);
 	r = (struct rowids){ 0 };
 
+	ck_assert(thread_ranges__may_hold(s, "NVTX_EVENTS"));
 	thread_ranges__set_max(10);
+	/* told from the table's last rowid, and so loaded */
+	ck_assert(!thread_ranges__may_hold(s, "NVTX_EVENTS"));
 	ck_assert_int_eq(load(s, &tr, &r), 0);
 	ck_assert_int_eq(tr.nthreads, 0);
 	ck_assert_ptr_null(tr.spans);
