@@ -419,7 +419,6 @@ static int sweep__rows(struct sweep *w, struct prof_error *err)
 	if (!thread_ranges__may_hold(w->s, PROF_T_NVTX))
 		return 0;
 	rc = prof_cursor__open(w->s, ranges_sql, &c, err);
-
 	if (rc == 0)
 		rc = thread_ranges__load(&w->held, c, hold_range, w, err);
 	prof_cursor__close(c);
