@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prof/array.h"
 #include "prof/tables.h"
 #include "model/sql.h"
 #include "prof/error.h"
@@ -101,9 +100,7 @@ static int open_ranges(struct range_walk *rw, struct prof_store *s, const struct
 	rw->open = NULL;
 	rw->nopen = rw->cap = 0;
 	rw->is_held = false;
-	rw->held = (struct thread_ranges){ .drop_any = true };
-	rw->held_ranges = NULL;
-	rw->nheld_ranges = rw->held_cap = 0;
+	rw->held = (struct thread_ranges){ .drop_any = true, .row_size = sizeof(struct open_range) };
 	rc = ranges_sql(sql, sizeof sql, w, start_end, in_range, err);
 	if (rc == 0)
 		rc = prof_cursor__open(s, sql, &rw->cur, err);
@@ -125,29 +122,16 @@ int range_walk__open(struct range_walk *rw, struct prof_store *s, const struct e
 	return 0;
 }
 
-static int hold_range(void *ctx, struct prof_cursor *c, size_t row, struct prof_error *err)
+static int hold_range(void *ctx, struct prof_cursor *c, void *row, char **text, struct prof_error *err)
 {
 	struct range_walk *rw = ctx;
-	struct open_range *r;
-	const char *text = prof_cursor__text(c, 4);
+	struct open_range *r = row;
+	const char *t = prof_cursor__text(c, 4);
 
-	if (prof_array__grow(&rw->held_ranges, &rw->held_cap, row + 1, sizeof *rw->held_ranges) < 0)
-		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	r = &rw->held_ranges[row];
 	*r = (struct open_range){ prof_cursor__int64(c, 1), prof_cursor__int64(c, 2), prof_cursor__int64(c, 3),
-				  rw->make_name(text ? text : "") };
-	rw->nheld_ranges = row + 1;
+				  rw->make_name(t ? t : "") };
+	*text = r->name;
 	return r->name ? 0 : prof_error__set(err, PROF_E_NOMEM, "out of memory");
-}
-
-static void held_exit(struct range_walk *rw)
-{
-	for (size_t i = 0; i < rw->nheld_ranges; i++)
-		free(rw->held_ranges[i].name);
-	free(rw->held_ranges);
-	rw->held_ranges = NULL;
-	rw->nheld_ranges = rw->held_cap = 0;
-	thread_ranges__exit(&rw->held);
 }
 
 int range_walk__hold(struct range_walk *rw, struct prof_store *s, const struct export_window *w,
@@ -163,8 +147,6 @@ int range_walk__hold(struct range_walk *rw, struct prof_store *s, const struct e
 		rc = thread_ranges__load(&rw->held, rw->cur, hold_range, rw, err);
 	prof_cursor__close(rw->cur);
 	rw->cur = NULL;
-	if (rc != 1)
-		held_exit(rw);
 	rw->is_held = rc == 1;
 	return rc;
 }
@@ -187,7 +169,7 @@ static int held_at(struct range_walk *rw, int64_t thread, int64_t t)
 		rw->cap = n;
 	}
 	for (size_t i = 0; i < n; i++)
-		rw->open[i] = rw->held_ranges[open[i]];
+		rw->open[i] = *(const struct open_range *)thread_ranges__row(&rw->held, open[i]);
 	rw->nopen = n;
 	return 0;
 }
@@ -241,7 +223,7 @@ void range_walk__exit(struct range_walk *rw)
 	/* held, the names are the held ranges' */
 	for (size_t i = 0; !rw->is_held && i < rw->nopen; i++)
 		free(rw->open[i].name);
-	held_exit(rw);
+	thread_ranges__exit(&rw->held);
 	rw->is_held = false;
 	free(rw->open);
 	prof_cursor__close(rw->cur);

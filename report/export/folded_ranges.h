@@ -44,12 +44,10 @@ struct range_walk {
 	struct open_range *open;   /* outermost first */
 	size_t nopen, cap;
 	struct prof_error *err;
-	/* held: every thread's ranges, each one's open_range (its name made
-	 * once); open then lends their names */
+	/* held: every thread's ranges, each with its open_range (its name
+	 * made once, the held ranges' own); open then lends their names */
 	bool is_held;
 	struct thread_ranges held;
-	struct open_range *held_ranges;
-	size_t nheld_ranges, held_cap;
 };
 
 /* Start the walk over push/pop ranges, with start_end also start/end ranges

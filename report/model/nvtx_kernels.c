@@ -106,11 +106,9 @@ struct sweep {
 	size_t ngroups, groups_cap;
 	int64_t bad;
 	bool graphs; /* the sweep walks graph launches, not kernels */
-	/* the walk in the tables' order: every thread's ranges, and each
-	 * range's text and name as the stack holds them */
+	/* the walk in the tables' order: every thread's ranges, each with its
+	 * text and name as the stack holds them (a struct open_range) */
 	struct thread_ranges held;
-	struct open_range *held_ranges;
-	size_t nheld_ranges, held_cap;
 };
 
 static int nomem(struct prof_error *err)
@@ -358,30 +356,17 @@ static void sweep__exit(struct sweep *w)
 	prof_strmap__exit(&w->groups_by_key);
 }
 
-static int hold_range(void *ctx, struct prof_cursor *r, size_t row, struct prof_error *err)
+/* A range held as the stack holds it, its text the held ranges' own. */
+static int hold_range(void *ctx, struct prof_cursor *r, void *row, char **text, struct prof_error *err)
 {
-	struct sweep *w = ctx;
-	const char *text = prof_cursor__text(r, 4);
-	struct open_range *o;
+	const char *t = prof_cursor__text(r, 4);
+	struct open_range *o = row;
 
-	if (prof_array__grow(&w->held_ranges, &w->held_cap, row + 1, sizeof *w->held_ranges) < 0)
-		return nomem(err);
-	o = &w->held_ranges[row];
+	(void)ctx;
 	*o = (struct open_range){ .end_ns = prof_cursor__int64(r, 2), .text_id = prof_cursor__int64(r, 3),
 				  .has_text_id = !prof_cursor__is_null(r, 3), .name = -1 };
-	o->text = text ? strdup(text) : NULL;
-	w->nheld_ranges = row + 1;
-	return text && !o->text ? nomem(err) : 0;
-}
-
-static void held__exit(struct sweep *w)
-{
-	for (size_t i = 0; i < w->nheld_ranges; i++)
-		free(w->held_ranges[i].text);
-	free(w->held_ranges);
-	w->held_ranges = NULL;
-	w->nheld_ranges = w->held_cap = 0;
-	thread_ranges__exit(&w->held);
+	o->text = *text = t ? strdup(t) : NULL;
+	return t && !o->text ? nomem(err) : 0;
 }
 
 /* One launch of a walk in a table's order: 0, THREAD_RANGES_BACK where it
@@ -399,7 +384,7 @@ static int rows__launch(struct sweep *w, struct prof_cursor *k, struct prof_erro
 	rc = thread_ranges__at(&w->held, prof_cursor__int64(k, 0), prof_cursor__int64(k, 1), &open, &n, err);
 	if (rc != 1 || n == 0)
 		return rc == 1 ? 0 : rc;
-	top = &w->held_ranges[open[n - 1]];
+	top = thread_ranges__row(&w->held, open[n - 1]);
 	rc = range__name(w, top, err);
 	if (rc < 0 || top->name < 0)
 		return rc;
@@ -419,6 +404,7 @@ static int sweep__rows(struct sweep *w, struct prof_error *err)
 	if (!thread_ranges__may_hold(w->s, PROF_T_NVTX))
 		return 0;
 	rc = prof_cursor__open(w->s, ranges_sql, &c, err);
+	w->held = (struct thread_ranges){ .row_size = sizeof(struct open_range) };
 	if (rc == 0)
 		rc = thread_ranges__load(&w->held, c, hold_range, w, err);
 	prof_cursor__close(c);
@@ -443,7 +429,7 @@ static int sweep__rows(struct sweep *w, struct prof_error *err)
 		rc = rc == 0 ? 1 : rc == THREAD_RANGES_BACK ? 0 : rc;
 	}
 	free(threads);
-	held__exit(w);
+	thread_ranges__exit(&w->held);
 	if (rc == 0) {
 		/* what the walk counted goes: the sorted sweep counts it all */
 		for (size_t i = 0; i < w->ngroups; i++)

@@ -7,11 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/sums.h"
 #include "prof/array.h"
 #include "prof/strfmt.h"
 
 struct thread_ranges_span {
 	int64_t start_ns, end_ns;
+	char *text; /* the range's own string (keep's), or NULL */
 };
 
 struct thread_ranges_thread {
@@ -55,11 +57,18 @@ void thread_ranges__exit(struct thread_ranges *tr)
 {
 	for (size_t i = 0; i < tr->nthreads; i++)
 		free(tr->threads[i].open);
+	for (size_t i = 0; i < tr->n; i++)
+		free(tr->spans[i].text);
 	free(tr->threads);
 	free(tr->spans);
-	tr->threads = NULL;
-	tr->spans = NULL;
-	tr->n = tr->cap = tr->nthreads = tr->threads_cap = tr->hit = 0;
+	free(tr->rows);
+	/* empty, its settings kept for another load */
+	*tr = (struct thread_ranges){ .drop_any = tr->drop_any, .row_size = tr->row_size };
+}
+
+void *thread_ranges__row(const struct thread_ranges *tr, size_t i)
+{
+	return tr->rows + i * tr->row_size;
 }
 
 /* 1 added, 0 not held, < 0 out of memory */
@@ -78,15 +87,17 @@ static int add_row(struct thread_ranges *tr, int64_t tid, int64_t start, int64_t
 		last = &tr->threads[tr->nthreads++];
 		*last = (struct thread_ranges_thread){ .tid = tid, .first = tr->n, .end = tr->n, .next = tr->n };
 	}
-	if (prof_array__grow(&tr->spans, &tr->cap, tr->n + 1, sizeof *tr->spans) < 0)
+	if (prof_array__grow(&tr->spans, &tr->cap, tr->n + 1, sizeof *tr->spans) < 0 ||
+	    (tr->row_size && prof_array__grow(&tr->rows, &tr->rows_cap, tr->n + 1, tr->row_size) < 0))
 		return -1;
-	tr->spans[tr->n++] = (struct thread_ranges_span){ start, end };
+	memset(thread_ranges__row(tr, tr->n), 0, tr->row_size);
+	tr->spans[tr->n++] = (struct thread_ranges_span){ start, end, NULL };
 	last->end = tr->n;
 	return 1;
 }
 
 int thread_ranges__load(struct thread_ranges *tr, struct prof_cursor *c,
-			int (*keep)(void *ctx, struct prof_cursor *c, size_t row, struct prof_error *err),
+			int (*keep)(void *ctx, struct prof_cursor *c, void *row, char **text, struct prof_error *err),
 			void *ctx, struct prof_error *err)
 {
 	int rc, held = 1;
@@ -100,7 +111,8 @@ int thread_ranges__load(struct thread_ranges *tr, struct prof_cursor *c,
 				       prof_cursor__int64(c, 2));
 		if (held < 0)
 			held = nomem(err);
-		else if (held == 1 && (rc = keep(ctx, c, tr->n - 1, err)) < 0)
+		else if (held == 1 &&
+			 (rc = keep(ctx, c, thread_ranges__row(tr, tr->n - 1), &tr->spans[tr->n - 1].text, err)) < 0)
 			held = rc;
 	}
 	if (held == 1 && rc < 0)
@@ -112,18 +124,12 @@ int thread_ranges__load(struct thread_ranges *tr, struct prof_cursor *c,
 
 static struct thread_ranges_thread *find(struct thread_ranges *tr, int64_t tid)
 {
-	size_t lo = 0, hi = tr->nthreads;
+	size_t lo;
 
 	if (tr->hit < tr->nthreads && tr->threads[tr->hit].tid == tid)
 		return &tr->threads[tr->hit];
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (tr->threads[mid].tid < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = sum_sorted__count_before(tr->threads, tr->nthreads, sizeof *tr->threads,
+				      offsetof(struct thread_ranges_thread, tid), tid, false);
 	if (lo == tr->nthreads || tr->threads[lo].tid != tid)
 		return NULL;
 	tr->hit = lo;

@@ -46,9 +46,14 @@ struct thread_ranges {
 	 * open list (start/end ranges and broken captures need not nest),
 	 * false only the ended ones on top, as a stack of push/pop ranges. */
 	bool drop_any;
+	/* Set before loading: the bytes of the caller's own kept with each
+	 * range (thread_ranges__row), zeroed before keep fills them. */
+	size_t row_size;
 
 	struct thread_ranges_span *spans; /* the ranges as loaded, rows 0..n-1 */
 	size_t n, cap;
+	unsigned char *rows; /* row_size bytes a range */
+	size_t rows_cap;
 	struct thread_ranges_thread *threads; /* by thread id */
 	size_t nthreads, threads_cap;
 	size_t hit; /* the thread found last */
@@ -61,13 +66,18 @@ struct thread_ranges {
 bool thread_ranges__may_hold(struct prof_store *s, const char *table);
 
 /* Each row of c (columns 0 thread, 1 start, 2 end, integers), in the order
- * it comes; keep(ctx, c, row, err) keeps the row's other columns as row
- * number row (0, or < 0 for an error). 1: held; 0: not held (more than THREAD_RANGES_MAX rows, a
- * value that is no integer, a thread's rows not together): the caller
- * walks sorted; < 0: an error (keep's, or out of memory). */
+ * it comes; keep(ctx, c, row, text, err) keeps the row's other columns in
+ * row (row_size bytes) and may set *text to a string of the range's own
+ * (malloc'd: the ranges free it, row may point to it): 0, or < 0 for an
+ * error. 1: held; 0: not held (more than THREAD_RANGES_MAX rows, a value
+ * that is no integer, a thread's rows not together): the caller walks
+ * sorted; < 0: an error (keep's, or out of memory). */
 int thread_ranges__load(struct thread_ranges *tr, struct prof_cursor *c,
-			int (*keep)(void *ctx, struct prof_cursor *c, size_t row, struct prof_error *err),
+			int (*keep)(void *ctx, struct prof_cursor *c, void *row, char **text, struct prof_error *err),
 			void *ctx, struct prof_error *err);
+
+/* The caller's bytes of range i (a row number thread_ranges__at gives). */
+void *thread_ranges__row(const struct thread_ranges *tr, size_t i);
 
 /* The ranges open on thread tid when a call starts at t (start <= t < end),
  * as row numbers, outermost first, valid until the next call: 1 with *open

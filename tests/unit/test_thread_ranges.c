@@ -40,31 +40,28 @@ static struct prof_store *open_path(const char *path)
 	return s;
 }
 
-struct rowids {
-	int64_t *v;
-	size_t n;
-};
-
-static int keep_rowid(void *ctx, struct prof_cursor *c, size_t row, struct prof_error *err)
+/* Each range's rowid, as the walks keep their own columns. */
+static int keep_rowid(void *ctx, struct prof_cursor *c, void *row, char **text, struct prof_error *err)
 {
-	struct rowids *r = ctx;
-
-	(void)err;
-	r->v = realloc(r->v, (row + 1) * sizeof *r->v);
-	ck_assert_ptr_nonnull(r->v);
-	r->v[row] = prof_cursor__int64(c, 3);
-	r->n = row + 1;
+	(void)ctx, (void)text, (void)err;
+	*(int64_t *)row = prof_cursor__int64(c, 3);
 	return 0;
 }
 
-static int load(struct prof_store *s, struct thread_ranges *tr, struct rowids *r)
+static int64_t rowid_of(const struct thread_ranges *tr, size_t row)
+{
+	return *(const int64_t *)thread_ranges__row(tr, row);
+}
+
+static int load(struct prof_store *s, struct thread_ranges *tr)
 {
 	struct prof_error err = { 0 };
 	struct prof_cursor *c = NULL;
 	int rc;
 
+	*tr = (struct thread_ranges){ .row_size = sizeof(int64_t) };
 	ck_assert_msg(prof_cursor__open(s, ranges_sql, &c, &err) == 0, "%s", err.msg);
-	rc = thread_ranges__load(tr, c, keep_rowid, r, &err);
+	rc = thread_ranges__load(tr, c, keep_rowid, NULL, &err);
 	prof_cursor__close(c);
 	ck_assert_msg(rc >= 0, "%s", err.msg);
 	return rc;
@@ -77,7 +74,7 @@ static const char innermost[] =
 /* Every call of table, in the table's order, against SQL's innermost range
  * open at its start on its thread (q: innermost). */
 static void check_calls(struct prof_store *s, const char *table, struct thread_ranges *tr,
-			const struct rowids *r, struct prof_cursor *q, int64_t *in_range, int64_t *outside)
+			struct prof_cursor *q, int64_t *in_range, int64_t *outside)
 {
 	char sql[160];
 	struct prof_error err = { 0 };
@@ -100,7 +97,7 @@ static void check_calls(struct prof_store *s, const char *table, struct thread_r
 		prof_cursor__bind_int64(q, 2, t);
 		if (prof_cursor__next(q, &err) == 1)
 			want = prof_cursor__int64(q, 0);
-		ck_assert_int_eq(rc == 1 && n ? r->v[open[n - 1]] : -1, want);
+		ck_assert_int_eq(rc == 1 && n ? rowid_of(tr, open[n - 1]) : -1, want);
 		*(want >= 0 ? in_range : outside) += 1;
 	}
 	prof_cursor__close(calls);
@@ -112,22 +109,20 @@ static void check_calls(struct prof_store *s, const char *table, struct thread_r
 START_TEST(thread_ranges_innermost_range_of_every_call_matches_sql)
 {
 	struct prof_store *s = open_path(testutil_data_path("corpus/jax_jit_mlp.sqlite"));
-	struct thread_ranges tr = { 0 };
-	struct rowids r = { 0 };
+	struct thread_ranges tr;
 	struct prof_error err = { 0 };
 	struct prof_cursor *q = NULL;
 	int64_t in_range = 0, outside = 0;
 
-	ck_assert_int_eq(load(s, &tr, &r), 1);
+	ck_assert_int_eq(load(s, &tr), 1);
 	ck_assert_int_gt(tr.nthreads, 1);
 	ck_assert_msg(prof_cursor__open(s, innermost, &q, &err) == 0, "%s", err.msg);
-	check_calls(s, "CUPTI_ACTIVITY_KIND_RUNTIME", &tr, &r, q, &in_range, &outside);
-	check_calls(s, "CUPTI_ACTIVITY_KIND_DRIVER", &tr, &r, q, &in_range, &outside);
+	check_calls(s, "CUPTI_ACTIVITY_KIND_RUNTIME", &tr, q, &in_range, &outside);
+	check_calls(s, "CUPTI_ACTIVITY_KIND_DRIVER", &tr, q, &in_range, &outside);
 	ck_assert_int_gt(in_range, 1000);
 	ck_assert_int_gt(outside, 0);
 	prof_cursor__close(q);
 	thread_ranges__exit(&tr);
-	free(r.v);
 	prof_store__close(s);
 }
 END_TEST
@@ -138,16 +133,15 @@ END_TEST
 START_TEST(thread_ranges_tell_back_in_time_unknown_threads_and_too_many)
 {
 	struct prof_store *s = open_path(testutil_data_path("transformer_naive.sqlite"));
-	struct thread_ranges tr = { 0 };
-	struct rowids r = { 0 };
+	struct thread_ranges tr;
 	struct prof_error err = { 0 };
 	struct prof_cursor *c = NULL;
 	const size_t *open;
 	size_t n;
 	int64_t tid;
 
-	ck_assert_int_eq(load(s, &tr, &r), 1);
-	ck_assert_int_gt(r.n, 10);
+	ck_assert_int_eq(load(s, &tr), 1);
+	ck_assert_int_gt(tr.n, 10);
 	ck_assert_int_ge(tr.nthreads, 1);
 	ck_assert_msg(prof_cursor__open(s, "SELECT globalTid FROM NVTX_EVENTS WHERE eventType = 59 LIMIT 1", &c,
 					&err) == 0 && prof_cursor__next(c, &err) == 1, "%s", err.msg);
@@ -160,18 +154,15 @@ START_TEST(thread_ranges_tell_back_in_time_unknown_threads_and_too_many)
 	ck_assert_int_eq(thread_ranges__at(&tr, tid, 0, &open, &n, &err), 1);
 	ck_assert_int_eq(thread_ranges__at(&tr, -12345, 0, &open, &n, &err), 0);
 	thread_ranges__exit(&tr);
-	free(r.v);
-	r = (struct rowids){ 0 };
 
 	ck_assert(thread_ranges__may_hold(s, "NVTX_EVENTS"));
 	thread_ranges__set_max(10);
 	/* told from the table's last rowid, and so loaded */
 	ck_assert(!thread_ranges__may_hold(s, "NVTX_EVENTS"));
-	ck_assert_int_eq(load(s, &tr, &r), 0);
+	ck_assert_int_eq(load(s, &tr), 0);
 	ck_assert_int_eq(tr.nthreads, 0);
 	ck_assert_ptr_null(tr.spans);
 	thread_ranges__set_max(THREAD_RANGES_MAX);
-	free(r.v);
 	prof_store__close(s);
 }
 END_TEST

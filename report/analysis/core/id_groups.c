@@ -1,25 +1,20 @@
 /* id_groups.c - rows counted by an integer id (id_groups.h). */
 #include "id_groups.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "grow.h"
+#include "model/sums.h"
 
 struct id_group *id_groups__of(struct id_groups *g, int64_t id)
 {
-	int lo = 0, hi = g->n;
+	int lo;
 
 	if (g->last < g->n && g->v[g->last].id == id)
 		return &g->v[g->last];
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-
-		if (g->v[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = (int)sum_sorted__count_before(g->v, (size_t)g->n, sizeof *g->v, offsetof(struct id_group, id), id, false);
 	if (lo == g->n || g->v[lo].id != id) {
 		if (array__grow((void **)&g->v, &g->cap, g->n + 1, sizeof *g->v))
 			return NULL;
