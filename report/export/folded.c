@@ -288,9 +288,25 @@ static const char *work_name(const struct walk *wk)
 	return wk->graph_walk ? "k.graphId" : PROF_SQL_KERNEL_NAME_ID("k.");
 }
 
+/* The calls' ids as sets (wk->launched; NULL where they do not fit and SQL
+ * joins them), read once for the walks that ask. */
+static int read_launched(struct walk *wk)
+{
+	int rc = 0;
+
+	if (!wk->launched_read) {
+		rc = launch_ids__load(wk->s, &wk->launched, wk->err);
+		if (rc < 0)
+			return rc;
+		wk->launched_read = true;
+	}
+	return 0;
+}
+
 /* Columns: 0 globalTid, 1 call start, 2 API nameId, 3 kernel name id (NULL:
  * none; a graph walk's: the graph id), 4..5 the weighed interval, 6..7 the
- * call's Python stack (NULL: none, or no stacks recorded). A row whose weighed interval has a bad
+ * call's Python stack (NULL: none, or no stacks recorded), 8 the call's
+ * correlation id. A row whose weighed interval has a bad
  * span (SUM_BAD_SPAN) is left out, as every export leaves it out; the call
  * a sound kernel hangs under is only a name, whatever its own span. */
 static int calls_sql(struct walk *wk, const char *table, bool runtime_too, char *sql, size_t cap)
@@ -317,8 +333,10 @@ static int calls_sql(struct walk *wk, const char *table, bool runtime_too, char 
 	 * NOT IN: a pair NOT IN does not find has SQLite scan the whole set for
 	 * a NULL that would make the answer unknown, once a driver call. The
 	 * calls NOT IN left out stay out: a call of no thread, where the set
-	 * has pairs (a call of no correlation id launches no kernel). */
-	if (runtime_too) {
+	 * has pairs (a call of no correlation id launches no kernel). Where
+	 * the pairs fit in memory (launch_ids.h) the walk asks them instead:
+	 * building the set is most of this statement's time. */
+	if (runtime_too && !wk->launched) {
 		snprintf(runtime_join, sizeof runtime_join,
 			 " LEFT JOIN (SELECT DISTINCT " PROF_SQL_PID_OF_TID("r.globalTid") " AS p,"
 			 " r.correlationId AS c FROM " PROF_T_RUNTIME " r WHERE r.globalTid IS NOT NULL"
@@ -332,7 +350,7 @@ static int calls_sql(struct walk *wk, const char *table, bool runtime_too, char 
 		/* CROSS JOIN keeps the call table outermost, so the (globalTid,
 		 * start) index gives the order without a sort. */
 		snprintf(sql, cap,
-			 "SELECT a.globalTid, a.start, a.nameId, %s, k.start, k.end%s "
+			 "SELECT a.globalTid, a.start, a.nameId, %s, k.start, k.end%s, a.correlationId "
 			 "FROM %s a CROSS JOIN %s k ON " SUM_LAUNCHED_BY("k", "a") "%s%s"
 			 " WHERE k.end > ?1 AND k.start < ?2 AND NOT " SUM_BAD_SPAN("k.") " AND %s%s AND %s%s",
 			 work_name(wk), py_cols, table, work_table(wk), runtime_join, py_join, in_range,
@@ -341,7 +359,7 @@ static int calls_sql(struct walk *wk, const char *table, bool runtime_too, char 
 		snprintf(sql, cap,
 			 "SELECT a.globalTid, a.start, a.nameId, (SELECT CASE WHEN count(*) = 1 THEN "
 			 "min(" PROF_SQL_KERNEL_NAME_ID("k.") ") END FROM " PROF_T_KERNEL " k WHERE "
-			 SUM_LAUNCHED_BY("k", "a") "), a.start, a.end%s "
+			 SUM_LAUNCHED_BY("k", "a") "), a.start, a.end%s, a.correlationId "
 			 "FROM %s a%s WHERE a.end > ?1 AND a.start < ?2 AND NOT " SUM_BAD_SPAN("a.")
 			 " AND %s AND %s%s",
 			 py_cols, table, py_join, in_range, once, order);
@@ -394,7 +412,11 @@ static int walk_calls(struct walk *wk, const char *table, bool runtime_too)
 		wk->ranges = (struct range_walk){ .make_name = folded_frame__sanitize };
 	if (!sql)
 		return nomem(wk);
-	rc = calls_sql(wk, table, runtime_too, sql, SQL_MAX);
+	/* only the GPU weight's walk joins what the runtime launched */
+	runtime_too = runtime_too && wk->weight == FOLDED_WEIGHT_GPU;
+	rc = runtime_too ? read_launched(wk) : 0;
+	if (rc == 0)
+		rc = calls_sql(wk, table, runtime_too, sql, SQL_MAX);
 	if (rc != 0)
 		goto out;
 	rc = open_windowed(wk, sql, &calls);
@@ -409,6 +431,11 @@ static int walk_calls(struct walk *wk, const char *table, bool runtime_too)
 		int64_t weight = clipped(wk, prof_cursor__int64(calls, 4), prof_cursor__int64(calls, 5));
 		const char *kernel;
 
+		/* the runtime's launch, where the sets stand in for the join */
+		if (runtime_too && wk->launched &&
+		    launch_ids__runtime_has(wk->launched, prof_cursor__kind(calls, 0) != PROF_VALUE_NULL, tid,
+					    prof_cursor__int64(calls, 8)))
+			continue;
 		/* a thread or start SQL would order by type first is left to it */
 		if (wk->ranges_held &&
 		    (prof_cursor__kind(calls, 0) != PROF_VALUE_INT || prof_cursor__kind(calls, 1) != PROF_VALUE_INT)) {
@@ -456,13 +483,10 @@ static int walk_orphans(struct walk *wk)
 
 	if (!sql)
 		return nomem(wk);
-	if (!wk->launched_read) {
-		rc = launch_ids__load(wk->s, &wk->launched, wk->err);
-		if (rc < 0) {
-			free(sql);
-			return rc;
-		}
-		wk->launched_read = true;
+	rc = read_launched(wk);
+	if (rc < 0) {
+		free(sql);
+		return rc;
 	}
 	export_window__in_range(in_range, sizeof in_range, "k.start",
 				PROF_SQL_PID_OF_TID("k.globalPid"));

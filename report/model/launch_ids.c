@@ -24,15 +24,16 @@ void launch_ids__set_max_blocks(size_t blocks)
 }
 
 struct launch_ids {
-	struct id_bits every;  /* every call's id, under space 0 */
-	struct id_bits by_pid; /* a call's id under its process's global pid */
+	struct id_bits every;   /* every call's id, under space 0 */
+	struct id_bits by_pid;  /* a call's id under its process's global pid */
+	struct id_bits runtime; /* the same of the runtime's calls alone */
 };
 
 /* 1: added; 0: a block more than allowed; < 0: out of memory. The limit
- * is on both sets together. */
+ * is on the three sets together. */
 static int add(struct launch_ids *ids, struct id_bits *set, int64_t space, int64_t corr)
 {
-	set->max_blocks = max_blocks - (set == &ids->every ? ids->by_pid.n : ids->every.n);
+	set->max_blocks = max_blocks + set->n - (ids->every.n + ids->by_pid.n + ids->runtime.n);
 	return id_bits__set(set, space, corr);
 }
 
@@ -48,6 +49,7 @@ static int load_table(struct prof_store *s, struct launch_ids *ids, const char *
 {
 	char sql[160];
 	struct prof_cursor *c = NULL;
+	bool runtime = strcmp(table, PROF_T_RUNTIME) == 0;
 	int rc;
 
 	snprintf(sql, sizeof sql, "SELECT globalTid, correlationId FROM %s WHERE correlationId IS NOT NULL",
@@ -65,13 +67,15 @@ static int load_table(struct prof_store *s, struct launch_ids *ids, const char *
 		rc = add(ids, &ids->every, 0, corr);
 		if (rc > 0 && !prof_cursor__is_null(c, 0))
 			rc = add(ids, &ids->by_pid, global_pid_of(prof_cursor__int64(c, 0)), corr);
+		if (rc > 0 && runtime && !prof_cursor__is_null(c, 0))
+			rc = add(ids, &ids->runtime, global_pid_of(prof_cursor__int64(c, 0)), corr);
 		if (rc <= 0)
 			break;
 	}
 	prof_cursor__close(c);
 	if (rc == PROF_E_NOMEM)
 		return prof_error__set(err, rc, "out of memory");
-	if (rc == 2 || (rc == 0 && ids->every.n + ids->by_pid.n >= max_blocks))
+	if (rc == 2 || (rc == 0 && ids->every.n + ids->by_pid.n + ids->runtime.n >= max_blocks))
 		return 0;
 	return rc < 0 ? rc : 1;
 }
@@ -105,11 +109,21 @@ bool launch_ids__launched(const struct launch_ids *ids, bool pid_known, int64_t 
 	return id_bits__has(&ids->by_pid, global_pid, corr);
 }
 
+bool launch_ids__runtime_has(const struct launch_ids *ids, bool tid_known, int64_t global_tid, int64_t corr)
+{
+	/* a driver call of no thread matches no runtime call, and counts only
+	 * where the runtime's calls have no threads either */
+	if (!tid_known)
+		return ids->runtime.n > 0;
+	return id_bits__has(&ids->runtime, global_pid_of(global_tid), corr);
+}
+
 void launch_ids__free(struct launch_ids *ids)
 {
 	if (!ids)
 		return;
 	id_bits__exit(&ids->every);
 	id_bits__exit(&ids->by_pid);
+	id_bits__exit(&ids->runtime);
 	free(ids);
 }

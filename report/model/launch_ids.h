@@ -1,7 +1,8 @@
 /* launch_ids.h - the correlation ids of a capture's CUDA calls as sets in
- * memory, one a process and one of every call, to ask whether a GPU row
- * was launched by some call (SUM_LAUNCHED_BY_SOME's test) without a join
- * per row (launch_ids.c). */
+ * memory, one a process, one of every call and one of the runtime's, to
+ * ask whether a GPU row was launched by some call (SUM_LAUNCHED_BY_SOME's
+ * test) or a driver call by the runtime without a join per row
+ * (launch_ids.c). */
 #ifndef REPORT_MODEL_LAUNCH_IDS_H
 #define REPORT_MODEL_LAUNCH_IDS_H
 
@@ -25,6 +26,13 @@ void launch_ids__set_max_blocks(size_t blocks);
  * of its process, or for a row of no process (NULL or 0), any call. */
 bool launch_ids__launched(const struct launch_ids *ids, bool pid_known, int64_t global_pid,
 			  bool corr_known, int64_t corr);
+
+/* Whether a driver call of thread global_tid (tid_known false: NULL)
+ * with correlation id corr is left to the runtime's call of its process
+ * under the same id (a kernel launched through the runtime has both when
+ * both are traced): folded.c's walk of the driver's calls. A call of no
+ * thread is, wherever the runtime has calls of a thread. */
+bool launch_ids__runtime_has(const struct launch_ids *ids, bool tid_known, int64_t global_tid, int64_t corr);
 
 void launch_ids__free(struct launch_ids *ids);
 

@@ -1,9 +1,11 @@
 /* test_launch_ids.c - the calls' correlation ids as sets in memory
  * (model/launch_ids.c) against SQL's test of the same (SUM_LAUNCHED_BY_SOME's):
  * every kernel of real captures asked both ways, with calls taken away,
- * kernels of no process (NULL and 0) and ids spread over many blocks; and
- * the folded stacks' kernels without a launching call, found through the
- * sets and through SQL's join, the same. */
+ * kernels of no process (NULL and 0) and ids spread over many blocks;
+ * whether the runtime launched a driver call's kernel, against the join
+ * folded.c made; and the folded stacks (their kernels without a launching
+ * call, and the driver's calls the runtime's launches leave out), found
+ * through the sets and through SQL's joins, the same. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,18 @@
 #include "prof/error.h"
 #include "prof/store.h"
 #include "prof/tables.h"
+
+static bool has_driver(const char *path)
+{
+	struct prof_store *s = NULL;
+	struct prof_error err = { 0 };
+	bool yes;
+
+	ck_assert_msg(prof_store__open(path, &s, &err) == 0, "%s: %s", path, err.msg);
+	yes = prof_store__has_table(s, PROF_T_DRIVER);
+	prof_store__close(s);
+	return yes;
+}
 
 /* Real captures, changed as a broken or partial capture would leave them:
  * a third of the runtime calls gone, some kernels of no process. */
@@ -32,6 +46,15 @@ static const char *damaged(const char *name, int n)
 			       "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET correlationId = NULL WHERE rowid % 13 = 0;"
 			       "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET correlationId = correlationId + 1000000"
 			       " WHERE rowid % 17 = 0;");
+	if (has_driver(path))
+		/* a runtime launch whose driver call was traced too: both
+		 * under one id (no capture here has them; the walk of the
+		 * driver's calls must leave such a call to the runtime's) */
+		testutil_sqlite3(path, "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET correlationId = (SELECT"
+				       " d.correlationId FROM CUPTI_ACTIVITY_KIND_DRIVER d WHERE d.rowid ="
+				       " CUPTI_ACTIVITY_KIND_RUNTIME.rowid) WHERE rowid % 5 = 1 AND EXISTS (SELECT 1"
+				       " FROM CUPTI_ACTIVITY_KIND_DRIVER d WHERE d.rowid = CUPTI_ACTIVITY_KIND_RUNTIME.rowid"
+				       " AND (d.globalTid >> 24) = (CUPTI_ACTIVITY_KIND_RUNTIME.globalTid >> 24));");
 	return path;
 }
 
@@ -95,23 +118,88 @@ static void compare_kernels(struct prof_store *s, const char *what, int64_t *orp
 	launch_ids__free(ids);
 }
 
+/* Every driver call: whether the runtime has its (process, id), the sets'
+ * answer against the join folded.c's walk of the driver's calls made;
+ * the calls left to the runtime counted in *shadowed, the rest in *own. */
+static void compare_driver_calls(struct prof_store *s, const char *what, int64_t *shadowed, int64_t *own)
+{
+	static const char sql[] =
+		"SELECT d.globalTid, d.correlationId, NOT (x.c IS NULL AND (d.globalTid IS NOT NULL OR NOT"
+		" EXISTS (SELECT 1 FROM " PROF_T_RUNTIME " r WHERE r.globalTid IS NOT NULL AND"
+		" r.correlationId IS NOT NULL))) FROM " PROF_T_DRIVER " d LEFT JOIN (SELECT DISTINCT "
+		PROF_SQL_PID_OF_TID("r.globalTid") " AS p, r.correlationId AS c FROM " PROF_T_RUNTIME
+		" r WHERE r.globalTid IS NOT NULL AND r.correlationId IS NOT NULL) x ON x.p = "
+		PROF_SQL_PID_OF_TID("d.globalTid") " AND x.c = d.correlationId"
+		" WHERE d.correlationId IS NOT NULL";
+	struct launch_ids *ids = NULL;
+	struct prof_cursor *c = NULL;
+	struct prof_error err = { 0 };
+	int rc;
+
+	if (!prof_store__has_table(s, PROF_T_DRIVER) || !prof_store__has_table(s, PROF_T_RUNTIME))
+		return;
+	ck_assert_int_eq(launch_ids__load(s, &ids, &err), 1);
+	ck_assert_msg(prof_cursor__open(s, sql, &c, &err) == 0, "%s", err.msg);
+	while ((rc = prof_cursor__next(c, &err)) > 0) {
+		bool want = prof_cursor__int64(c, 2) != 0;
+		bool got = launch_ids__runtime_has(ids, !prof_cursor__is_null(c, 0), prof_cursor__int64(c, 0),
+						   prof_cursor__int64(c, 1));
+
+		ck_assert_msg(got == want, "%s: driver call of thread %lld, id %lld: sets %d, SQL %d", what,
+			      (long long)prof_cursor__int64(c, 0), (long long)prof_cursor__int64(c, 1), got, want);
+		*(got ? shadowed : own) += 1;
+	}
+	ck_assert_int_eq(rc, 0);
+	prof_cursor__close(c);
+	launch_ids__free(ids);
+}
+
 START_TEST(test_sets_answer_as_sql_does)
 {
-	int64_t whole = 0, broken = 0;
+	int64_t whole = 0, broken = 0, shadowed = 0, own = 0;
 
 	for (size_t i = 0; i < NCAPTURES; i++) {
 		struct prof_store *s = open_path(testutil_data_path(captures[i]));
 
 		compare_kernels(s, captures[i], &whole);
+		compare_driver_calls(s, captures[i], &shadowed, &own);
 		prof_store__close(s);
 		s = open_path(damaged(captures[i], (int)i));
 		compare_kernels(s, captures[i], &broken);
+		compare_driver_calls(s, captures[i], &shadowed, &own);
 		prof_store__close(s);
 	}
 	/* every kernel of the captures as recorded has its call; the damaged
 	 * copies have kernels without */
 	ck_assert_int_eq(whole, 0);
 	ck_assert_int_gt(broken, 100);
+	/* driver calls both of the runtime's launches and of their own (the
+	 * damaged copies lost a third of the runtime's) */
+	ck_assert_int_gt(shadowed, 100);
+	ck_assert_int_gt(own, 100);
+}
+END_TEST
+
+/* A driver call of no thread is left to the runtime wherever the
+ * runtime has calls of a thread, and kept where it has none. */
+START_TEST(test_driver_call_of_no_thread)
+{
+	const char *path = damaged("ddp/two_gpus/ddp2_even.sqlite", 98);
+	struct prof_store *s;
+	struct launch_ids *ids = NULL;
+	struct prof_error err = { 0 };
+
+	s = open_path(path);
+	ck_assert_int_eq(launch_ids__load(s, &ids, &err), 1);
+	ck_assert(launch_ids__runtime_has(ids, false, 0, 1));
+	launch_ids__free(ids);
+	prof_store__close(s);
+	testutil_sqlite3(path, "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET globalTid = NULL;");
+	s = open_path(path);
+	ck_assert_int_eq(launch_ids__load(s, &ids, &err), 1);
+	ck_assert(!launch_ids__runtime_has(ids, false, 0, 1));
+	launch_ids__free(ids);
+	prof_store__close(s);
 }
 END_TEST
 
@@ -184,6 +272,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_sets_answer_as_sql_does);
 	tcase_add_test(tc, test_ids_spread_thin_are_left_to_sql);
+	tcase_add_test(tc, test_driver_call_of_no_thread);
 	tcase_add_test(tc, test_folded_orphans_the_same_either_way);
 	suite_add_tcase(suite, tc);
 	return testutil_run(suite);
