@@ -349,19 +349,87 @@ out:
 	return rc < 0 ? rc : 0;
 }
 
-int py_modules__load(struct prof_store *s, int64_t from_ns, int64_t to_ns, struct py_modules *m,
-		     struct prof_error *err)
+static int read_modules(struct prof_store *s, int64_t from_ns, int64_t to_ns, struct py_modules *m,
+			 struct prof_error *err)
 {
-	int rc;
+	int rc = prof_store__exec(s, create_sql, err);
 
-	memset(m, 0, sizeof *m);
-	rc = prof_store__exec(s, create_sql, err);
 	if (rc == 0)
 		rc = load_ranges(s, from_ns, to_ns, m, err);
 	if (rc == 0)
 		rc = self_times(m, err);
 	if (rc == 0)
 		rc = gpu_times(s, from_ns, to_ns, m, err);
+	return rc;
+}
+
+/* A copy of from, its own memory (NULL: out of memory). */
+static struct py_modules *modules_copy(const struct py_modules *from)
+{
+	struct py_modules *m = calloc(1, sizeof *m);
+
+	if (!m)
+		return NULL;
+	*m = (struct py_modules){ .gpu_inside_ns = from->gpu_inside_ns, .rows_left_out = from->rows_left_out };
+	m->v = from->n ? malloc(from->n * sizeof *m->v) : NULL;
+	m->names = from->nnames ? calloc(from->nnames, sizeof *m->names) : NULL;
+	if ((from->n && !m->v) || (from->nnames && !m->names)) {
+		py_modules__exit(m);
+		free(m);
+		return NULL;
+	}
+	if (from->n)
+		memcpy(m->v, from->v, from->n * sizeof *m->v);
+	m->n = m->cap = from->n;
+	m->names_cap = from->nnames;
+	for (; m->nnames < from->nnames; m->nnames++)
+		if (!(m->names[m->nnames] = strdup(from->names[m->nnames]))) {
+			py_modules__exit(m);
+			free(m);
+			return NULL;
+		}
+	return m;
+}
+
+static void modules_free(void *m)
+{
+	py_modules__exit(m);
+	free(m);
+}
+
+/* The module ranges of a span of a finished capture, read once for the
+ * connections to the file (prof_store__shared_take): the HTML page's
+ * module table and its diagnosis each asked them of the same span, a
+ * join of every GPU row to its call. */
+static const char modules_key = 0;
+
+int py_modules__load(struct prof_store *s, int64_t from_ns, int64_t to_ns, struct py_modules *m,
+		     struct prof_error *err)
+{
+	const int64_t span[2] = { from_ns, to_ns };
+	struct py_modules *copy;
+	void *known = NULL;
+	int got = -1, rc;
+
+	memset(m, 0, sizeof *m);
+	if (prof_store__is_finished(s) && !prof_store__restricted(s))
+		got = prof_store__shared_take(s, &modules_key, span, sizeof span, &known);
+	if (got == 1) {
+		copy = modules_copy(known);
+		if (!copy)
+			return nomem(err);
+		*m = *copy;
+		free(copy);
+		return 0;
+	}
+	rc = read_modules(s, from_ns, to_ns, m, err);
+	if (got != 0)
+		return rc;
+	copy = rc == 0 ? modules_copy(m) : NULL;
+	if (copy)
+		prof_store__shared_give(s, &modules_key, span, sizeof span, copy, modules_free);
+	else /* whoever waits reads them for itself */
+		prof_store__shared_drop(s, &modules_key, span, sizeof span);
 	return rc;
 }
 

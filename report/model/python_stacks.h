@@ -79,8 +79,10 @@ struct py_modules {
  * (model/sql.h: SUM_LAUNCHED_BY, SUM_RANGE_OPEN_AT_CALL), to the innermost
  * of them (the latest to start) as its self time. A range's host self time
  * is its time less that of the module ranges inside it on its thread (the
- * time it is the innermost: children that overlap count once). Leaves the temporary table PY_MODULES_TABLE of these ranges (id,
- * globalTid, start, end, direction, name) for further queries. */
+ * time it is the innermost: children that overlap count once). Read once
+ * for the connections to a finished file (prof_store__shared_take), in
+ * the temporary table PY_MODULES_TABLE (id, globalTid, start, end,
+ * direction, name) of the connection that reads them. */
 int py_modules__load(struct prof_store *s, int64_t from_ns, int64_t to_ns, struct py_modules *m,
 		     struct prof_error *err);
 void py_modules__exit(struct py_modules *m);
