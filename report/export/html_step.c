@@ -258,9 +258,12 @@ static const char *work_colour(const struct gpu_work *w)
 static void rect(FILE *out, double x0, double x1, double y, double h, const char *fill, const char *cls)
 {
 	double w = x1 - x0;
+	char b[4][HTML_SVG_FIXED_MAX];
 
-	fprintf(out, "<rect%s%s%s x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\">",
-		cls ? " class=\"" : "", cls ? cls : "", cls ? "\"" : "", x0, y, w < 0.4 ? 0.4 : w, h, fill);
+	fprintf(out, "<rect%s%s%s x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"%s\">",
+		cls ? " class=\"" : "", cls ? cls : "", cls ? "\"" : "", html_svg__fixed(b[0], x0, 2),
+		html_svg__fixed(b[1], y, 1), html_svg__fixed(b[2], w < 0.4 ? 0.4 : w, 2),
+		html_svg__fixed(b[3], h, 1), fill);
 }
 
 /* "<title>NAME: 1.234 ms</title></rect>" */
@@ -606,13 +609,13 @@ static int pick_rank(struct html_page *p, const struct sum_ranks *ranks)
 }
 
 /* The step of the process the store's views show (rank: its rank, -1:
- * no job), from the critical path the page's diagnosis walked. */
-static int draw_step(struct html_page *p, int rank, struct prof_error *err)
+ * no job), from the critical path the page's diagnosis walked; threads:
+ * their labels (NULL: "thread TID"), the caller's. */
+static int draw_step(struct html_page *p, int rank, struct sum_thread_labels *threads, struct prof_error *err)
 {
-	struct picture pc = { .out = html_page__out(p), .store = html_page__store(p) };
+	struct picture pc = { .out = html_page__out(p), .store = html_page__store(p), .threads = threads };
 	struct timeline_unit *x;
 	const struct critical_path *cp;
-	struct prof_error ignored = { 0 };
 	int rc;
 
 	/* the idle attribution too: the page shows it, and where the diagnosis
@@ -634,9 +637,6 @@ static int draw_step(struct html_page *p, int rank, struct prof_error *err)
 	pc.rows = &x->rows;
 	pc.d = (struct cp_data){ .work = x->rows.work, .nwork = x->rows.nwork, .calls = x->rows.calls,
 				 .ncalls = x->rows.ncalls, .waits = x->rows.waits, .nwaits = x->rows.nwaits };
-	/* threads unnamed where their names cannot be read: the picture is worth more */
-	if (sum_thread_labels__load(pc.store, &pc.threads, &ignored) < 0)
-		pc.threads = NULL;
 	if (cp_data__index(&pc.d) || load_kernel_names(&pc) || (rc = load_nvtx(&pc, err)) != 0 ||
 	    (rc = make_lanes(&pc)) != 0) {
 		rc = rc ? rc : prof_error__set(err, PROF_E_NOMEM, "out of memory");
@@ -651,7 +651,6 @@ out:
 	free(pc.nvtx);
 	free(pc.lanes);
 	free(pc.names);
-	sum_thread_labels__delete(pc.threads);
 	return rc;
 }
 
@@ -659,11 +658,20 @@ int html_step__render(struct html_page *p, struct prof_error *err)
 {
 	struct prof_store *s = html_page__store(p);
 	struct prof_error why = { 0 }, ignored = { 0 };
+	struct sum_thread_labels *threads = NULL;
 	struct sum_ranks ranks;
 	bool job = false;
 	int k, rc;
 
 	(void)err;
+	/* Threads unnamed where their names cannot be read: the picture is
+	 * worth more. Read before a rank's scope: a label is its thread's
+	 * alone (its name, its process's, its own calls), the same in the
+	 * scope of its process, and the store not yet scoped shares the labels
+	 * the page's flame graph read (sum_thread_labels__load), where the
+	 * scope read them again, a pass over every call. */
+	if (sum_thread_labels__load(s, &threads, &ignored) < 0)
+		threads = NULL;
 	if (sum_ranks__may_be_job(s)) {
 		if (sum_ranks__load(s, &ranks, &why) < 0)
 			goto failed;
@@ -672,18 +680,20 @@ int html_step__render(struct html_page *p, struct prof_error *err)
 			sum_ranks__exit(&ranks);
 	}
 	if (!job) {
-		if (draw_step(p, -1, &why) < 0)
+		if (draw_step(p, -1, threads, &why) < 0)
 			goto failed;
+		sum_thread_labels__delete(threads);
 		return 0;
 	}
 	k = pick_rank(p, &ranks);
 	rc = k < 0 ? 0 : sum_ranks__scope(s, ranks.p[k].global_pid, &why);
 	if (rc == 0 && k >= 0)
-		rc = draw_step(p, ranks.p[k].rank, &why);
+		rc = draw_step(p, ranks.p[k].rank, threads, &why);
 	sum_ranks__unscope(s, rc < 0 ? &ignored : &why);
 	sum_ranks__exit(&ranks);
 	if (rc < 0 || why.code < 0)
 		goto failed;
+	sum_thread_labels__delete(threads);
 	return 0;
 failed:
 	{
@@ -692,5 +702,6 @@ failed:
 		snprintf(msg, sizeof msg, "The step could not be drawn: %s", why.msg);
 		html_page__note(p, msg);
 	}
+	sum_thread_labels__delete(threads);
 	return 0;
 }

@@ -143,4 +143,18 @@ PY
 then pass "the Ranks section leads with the straggler rank $late"
 else fail "the straggler is not first in the Ranks section"; fi
 
+# A job's step is one rank's: its threads named as the flame graph names
+# them (their labels are read before the rank's scope).
+if python3 - "$TMP/job.html" <<'PY'
+import re, sys
+html = open(sys.argv[1], encoding="utf-8").read()
+svg = re.search(r'<svg class="step"[^>]*>(.*?)</svg>', html, re.S)
+assert svg, "no step picture"
+labels = re.findall(r'<rect class="lane thread[^"]*"[^>]*/>\n<g class="lane-label"><text[^>]*>([^<]*)<',
+                    svg.group(1))
+assert labels and labels[0] == "main", labels
+PY
+then pass "the job's step names its threads"
+else fail "the job's step does not name its threads"; fi
+
 finish
