@@ -111,6 +111,12 @@ void prof_fputs_csv(FILE *f, const char *s)
 		fputc('"', f);
 }
 
+/* Whether byte c is printable ASCII that HTML text keeps as it is. */
+static bool html_plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7F && c != '&' && c != '<' && c != '>' && c != '"' && c != '\'';
+}
+
 void prof_fputs_html(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -119,7 +125,18 @@ void prof_fputs_html(FILE *f, const char *s)
 	if (!s)
 		return;
 	while (*p) {
-		int32_t cp = utf8_decode(p, &len);
+		int32_t cp;
+
+		/* a run of plain ASCII in one write: a kernel's name is mostly
+		 * one, and the HTML page writes thousands of them */
+		for (len = 0; html_plain(p[len]); len++)
+			;
+		if (len) {
+			fwrite(p, 1, len, f);
+			p += len;
+			continue;
+		}
+		cp = utf8_decode(p, &len);
 
 		switch (cp) {
 		case '&': fputs("&amp;", f); break;

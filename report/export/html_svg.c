@@ -2,7 +2,9 @@
  * pictures (html_svg.h). */
 #include "html_svg.h"
 
+#include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "prof/escape.h"
@@ -75,4 +77,39 @@ void html_svg__label(FILE *out, double x, double y, double width, const char *na
 		fputs("&hellip;", out);
 	}
 	fputs("</text>\n", out);
+}
+
+const char *html_svg__fixed(char *buf, double v, int decimals)
+{
+	const double scale = decimals == 1 ? 10.0 : 100.0;
+	double s = v * scale, whole = floor(s), frac = s - whole;
+	char digits[24], *p = digits + sizeof digits;
+	uint64_t n;
+	size_t len = 0;
+
+	/* In integers where the digit kept is plainly on one side of a half:
+	 * below 1e9 the product is within 2e-7 of v's exact value times the
+	 * scale, so a fraction further than 1e-6 from a half rounds as the
+	 * exact value does. printf decides the rest: a value near a half
+	 * (its exact binary value decides), a negative one or -0 (its sign),
+	 * one too large, not finite, or another count of decimals. */
+	if ((decimals != 1 && decimals != 2) || !(s >= 0 && s < 1e9) || signbit(v) ||
+	    fabs(frac - 0.5) < 1e-6) {
+		snprintf(buf, HTML_SVG_FIXED_MAX, "%.*f", decimals, v);
+		return buf;
+	}
+	n = (uint64_t)whole + (frac > 0.5);
+	for (int i = 0; i < decimals; i++) {
+		*--p = (char)('0' + n % 10);
+		n /= 10;
+	}
+	*--p = '.';
+	do {
+		*--p = (char)('0' + n % 10);
+		n /= 10;
+	} while (n);
+	len = (size_t)(digits + sizeof digits - p);
+	memcpy(buf, p, len);
+	buf[len] = '\0';
+	return buf;
 }

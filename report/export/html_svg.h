@@ -14,5 +14,11 @@ void html_svg__time_axis(FILE *out, double x0, double width, double top, double 
 /* name as SVG text (escaped), cut with an ellipsis to about width px of
  * 11px text; nothing when not even three letters fit. */
 void html_svg__label(FILE *out, double x, double y, double width, const char *name);
+/* v as printf's "%.1f" (decimals 1) or "%.2f" (2) writes it, into buf
+ * (HTML_SVG_FIXED_MAX bytes); buf. A picture of a step writes four of
+ * them a box, thousands of boxes, where printf's conversion of a double
+ * was most of its time. */
+#define HTML_SVG_FIXED_MAX 48
+const char *html_svg__fixed(char *buf, double v, int decimals);
 
 #endif

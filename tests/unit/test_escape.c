@@ -95,6 +95,9 @@ START_TEST(escape_html_escapes_markup_characters)
 	ck_assert_str_eq(run(prof_fputs_html, "a,b\nc"), "a,b\nc");
 	ck_assert_str_eq(run(prof_fputs_html, "e\x1b[0m"), "e" FFFD "[0m");
 	ck_assert_str_eq(run(prof_fputs_html, "bad\xc3"), "bad" FFFD);
+	/* runs of plain ASCII between what is not */
+	ck_assert_str_eq(run(prof_fputs_html, "void k<float>(\xc3\xa9\x7f)\t'x'"),
+			 "void k&lt;float&gt;(\xc3\xa9" FFFD ")\t&#39;x&#39;");
 }
 END_TEST
 
