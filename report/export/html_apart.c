@@ -20,6 +20,10 @@ struct html_apart {
 	struct diag_report *report;
 	struct diag_keep keep;
 	char failed[PROF_ERROR_MSG_MAX];
+	/* done: the thread has made it (html_apart__wait) */
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	bool done;
 };
 
 static void *diagnose_apart(void *arg)
@@ -27,7 +31,35 @@ static void *diagnose_apart(void *arg)
 	struct html_apart *a = arg;
 
 	html_page__diagnose(a->store, a->busy, &a->keep, &a->report, a->failed, sizeof a->failed);
+	pthread_mutex_lock(&a->lock);
+	a->done = true;
+	pthread_cond_broadcast(&a->changed);
+	pthread_mutex_unlock(&a->lock);
 	return NULL;
+}
+
+bool html_apart__wait(struct html_apart *a, const atomic_bool *stop)
+{
+	bool done;
+
+	pthread_mutex_lock(&a->lock);
+	while (!a->done && !atomic_load(stop))
+		pthread_cond_wait(&a->changed, &a->lock);
+	done = a->done;
+	pthread_mutex_unlock(&a->lock);
+	return done;
+}
+
+void html_apart__wake(struct html_apart *a)
+{
+	pthread_mutex_lock(&a->lock);
+	pthread_cond_broadcast(&a->changed);
+	pthread_mutex_unlock(&a->lock);
+}
+
+struct prof_store *html_apart__store(struct html_apart *a)
+{
+	return a->store;
 }
 
 struct html_apart *html_apart__start(struct html_page *p)
@@ -40,11 +72,22 @@ struct html_apart *html_apart__start(struct html_page *p)
 	a = calloc(1, sizeof *a);
 	if (!a)
 		return NULL;
+	if (pthread_mutex_init(&a->lock, NULL) != 0) {
+		free(a);
+		return NULL;
+	}
+	if (pthread_cond_init(&a->changed, NULL) != 0) {
+		pthread_mutex_destroy(&a->lock);
+		free(a);
+		return NULL;
+	}
 	a->busy = html_page__busy_lent(p);
 	if (prof_store__reopen(p->store, &a->store, &ignored) == 0 &&
 	    pthread_create(&a->thread, NULL, diagnose_apart, a) == 0)
 		return a;
 	prof_store__close(a->store);
+	pthread_cond_destroy(&a->changed);
+	pthread_mutex_destroy(&a->lock);
 	free(a);
 	return NULL;
 }
@@ -69,5 +112,7 @@ void html_apart__finish(struct html_apart *a, struct html_page *p, struct prof_s
 	p->diagnosis = a->report;
 	p->keep = a->keep;
 	snprintf(p->diagnosis_failed, sizeof p->diagnosis_failed, "%s", a->failed);
+	pthread_cond_destroy(&a->changed);
+	pthread_mutex_destroy(&a->lock);
 	free(a);
 }

@@ -4,6 +4,7 @@
 #ifndef REPORT_HTML_PAGE_IMPL_H
 #define REPORT_HTML_PAGE_IMPL_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -73,6 +74,13 @@ struct html_apart *html_apart__start(struct html_page *p);
  * handed over in *kept (NULL when there was none), for sections that read
  * on beside the page's own (the caller closes it). */
 void html_apart__finish(struct html_apart *a, struct html_page *p, struct prof_store **kept);
+/* Waits until its diagnosis is made (true) or *stop is set and
+ * html_apart__wake called (false, unless it is made too). */
+bool html_apart__wait(struct html_apart *a, const atomic_bool *stop);
+void html_apart__wake(struct html_apart *a);
+/* The diagnosis's connection, which nothing reads once html_apart__wait
+ * said it is made, until html_apart__finish. */
+struct prof_store *html_apart__store(struct html_apart *a);
 /* Starts the gnuplot that draws the page's plots (gnuplot_session.h), in
  * the page's temporary folder, so that its start overlaps the reading of
  * the capture; a page whose gnuplot could not start tries again at its

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -134,14 +135,14 @@ static int render_flame(struct html_page *p, struct prof_error *err)
 }
 
 static const struct html_section builtin_sections[] = {
-	{ "overview", "Run", NULL, render_overview, true, false },
+	{ "overview", "Run", NULL, render_overview, true, false, true },
 	/* the plots over time cover the loop the diagnosis found */
-	{ "plots", "Plots", NULL, html_plots__render, false, false },
-	{ "flame", "Flame graph", NULL, render_flame, true, false },
-	{ "summaries", "Kernels and copies", NULL, render_tables, true, false },
-	{ "nvtx", "NVTX breakdown", NULL, render_nvtx, true, false },
-	{ "python", "PyTorch modules and Python lines", has_python, render_python, true, false },
-	{ "api", "CUDA API calls", NULL, render_api, true, false },
+	{ "plots", "Plots", NULL, html_plots__render, false, false, false },
+	{ "flame", "Flame graph", NULL, render_flame, true, false, true },
+	{ "summaries", "Kernels and copies", NULL, render_tables, true, false, true },
+	{ "nvtx", "NVTX breakdown", NULL, render_nvtx, true, false, true },
+	{ "python", "PyTorch modules and Python lines", has_python, render_python, true, false, true },
+	{ "api", "CUDA API calls", NULL, render_api, true, false, true },
 };
 #define NBUILTIN (sizeof builtin_sections / sizeof builtin_sections[0])
 
@@ -313,6 +314,32 @@ static bool on_timeline(const struct html_section *sec)
 	return !sec->without_diagnosis && sec->on_timeline;
 }
 
+/* Whether sec may render beside the page's thread before the diagnosis's
+ * sections, on the diagnosis's connection once it is done. */
+static bool movable(const struct html_section *sec)
+{
+	return sec->without_diagnosis && sec->any_connection;
+}
+
+/* Which sections a thread has taken to render (taken[i]): those that
+ * render before the diagnosis's are taken by whichever thread comes to
+ * them first. */
+struct claims {
+	pthread_mutex_t lock;
+	bool *taken;
+};
+
+static bool claim(struct claims *c, size_t i)
+{
+	bool mine;
+
+	pthread_mutex_lock(&c->lock);
+	mine = !c->taken[i];
+	c->taken[i] = true;
+	pthread_mutex_unlock(&c->lock);
+	return mine;
+}
+
 /* The sections on the diagnosis's timeline (on_timeline), rendered on a
  * thread of their own through a copy of the page: the diagnosis's
  * connection and a table sink of its own. The copy's timeline is the
@@ -336,6 +363,16 @@ static void *render_beside(void *arg)
 	return NULL;
 }
 
+/* A copy of p for a thread of its own: store, and a table sink of its
+ * own (false: no memory). */
+static bool page_copy(struct html_page *copy, const struct html_page *p, struct prof_store *store)
+{
+	*copy = *p;
+	copy->store = store;
+	copy->tables = rpt_sink_html__new(p->out, &table_opts);
+	return copy->tables != NULL;
+}
+
 /* Starts them on the diagnosis's connection store; false when no thread
  * could start (they render in turn with the others). */
 static bool start_beside(struct beside *b, struct html_page *p, struct prof_store *store,
@@ -347,16 +384,77 @@ static bool start_beside(struct beside *b, struct html_page *p, struct prof_stor
 		on += on_timeline(list[i]);
 	if (!store || !on)
 		return false;
-	*b = (struct beside){ .page = *p, .list = list, .n = n, .r = r };
-	b->page.store = store;
-	b->page.tables = rpt_sink_html__new(p->out, &table_opts);
-	if (!b->page.tables)
+	*b = (struct beside){ .list = list, .n = n, .r = r };
+	if (!page_copy(&b->page, p, store))
 		return false;
 	if (pthread_create(&b->thread, NULL, render_beside, b) != 0) {
 		rpt_sink__delete(b->page.tables);
 		return false;
 	}
 	return true;
+}
+
+/* The sections before the diagnosis that may move (movable), those the
+ * page's thread has not begun once the diagnosis is done, rendered on a
+ * thread that waits for that through a copy of the page on the
+ * diagnosis's connection (which nothing else reads until the page's
+ * thread takes the diagnosis, after this thread ends). over: the page's
+ * thread has begun all of them, and the thread waits no more. */
+struct early {
+	pthread_t thread;
+	struct html_page page;
+	struct html_apart *apart;
+	const struct html_section *const *list;
+	size_t n;
+	struct rendered *r;
+	struct claims *claims;
+	atomic_bool over;
+};
+
+static void *render_early(void *arg)
+{
+	struct early *e = arg;
+
+	if (!html_apart__wait(e->apart, &e->over))
+		return NULL;
+	e->page.store = html_apart__store(e->apart);
+	for (size_t i = 0; i < e->n; i++)
+		if (movable(e->list[i]) && claim(e->claims, i))
+			render_aside(&e->page, e->list[i], &e->r[i]);
+	return NULL;
+}
+
+/* false: no section may move, or no thread could start. */
+static bool start_early(struct early *e, struct html_page *p, struct html_apart *apart,
+			const struct html_section *const *list, size_t n, struct rendered *r,
+			struct claims *claims)
+{
+	size_t movers = 0;
+
+	for (size_t i = 0; i < n; i++)
+		movers += movable(list[i]);
+	if (!apart || !movers)
+		return false;
+	*e = (struct early){ .apart = apart, .list = list, .n = n, .r = r, .claims = claims };
+	atomic_init(&e->over, false);
+	/* the store is the diagnosis's, taken once it is done */
+	if (!page_copy(&e->page, p, NULL))
+		return false;
+	if (pthread_create(&e->thread, NULL, render_early, e) != 0) {
+		rpt_sink__delete(e->page.tables);
+		return false;
+	}
+	return true;
+}
+
+/* Tells the thread that the page's thread has begun every section it
+ * could take, and waits for the one it renders. */
+static void finish_early(struct early *e)
+{
+	atomic_store(&e->over, true);
+	html_apart__wake(e->apart);
+	pthread_join(e->thread, NULL);
+	rpt_sink__delete(e->page.tables);
 }
 
 static void finish_beside(struct beside *b, struct html_page *p)
@@ -371,22 +469,30 @@ static void finish_beside(struct beside *b, struct html_page *p)
  * those without it render and the file is checked whole, then those on
  * its timeline beside those that draw; each section's output is held
  * until all are done and written as the sections came, up to the first
- * that failed, as a page rendered in order would stop there. */
+ * that failed, as a page rendered in order would stop there. A diagnosis
+ * done before the sections without it (a Python capture's flame graph
+ * and module tables take longer than its diagnosis) hands its connection
+ * and its thread's core to those not yet begun. */
 static int write_sections_apart(struct html_page *p, const struct html_section *const *list, size_t n,
 				struct html_apart *apart, struct prof_error *err)
 {
 	struct rendered *r = calloc(n, sizeof *r);
+	struct claims claims = { .taken = calloc(n ? n : 1, sizeof *claims.taken) };
 	struct prof_store *diagnosis_store = NULL;
 	struct beside b;
-	bool beside;
+	struct early e;
+	bool beside, early;
 	int rc = 0;
 
-	if (!r) {
+	if (!r || !claims.taken || pthread_mutex_init(&claims.lock, NULL) != 0) {
+		free(r);
+		free(claims.taken);
 		html_apart__finish(apart, p, NULL);
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	}
+	early = start_early(&e, p, apart, list, n, r, &claims);
 	for (size_t i = 0; i < n; i++)
-		if (list[i]->without_diagnosis)
+		if (list[i]->without_diagnosis && claim(&claims, i))
 			render_aside(p, list[i], &r[i]);
 	/* the whole file's check the reader put off (cmd_report.c), while the
 	 * diagnosis has the other core: what it finds is told before the
@@ -396,6 +502,10 @@ static int write_sections_apart(struct html_page *p, const struct html_section *
 	 * header, the idle section and the page's own note take the count
 	 * (shared by the file's connections) where each was a pass at the end */
 	(void)sum_bad_spans__count(p->store, &(int64_t){ 0 }, &(struct prof_error){ 0 });
+	if (early)
+		finish_early(&e);
+	pthread_mutex_destroy(&claims.lock);
+	free(claims.taken);
 	html_apart__finish(apart, p, &diagnosis_store);
 	beside = start_beside(&b, p, diagnosis_store, list, n, r);
 	for (size_t i = 0; i < n; i++)

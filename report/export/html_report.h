@@ -46,6 +46,12 @@ struct html_section {
 	 * and draws no plot, so it renders on a thread of its own beside the
 	 * sections that draw, through the diagnosis's connection */
 	bool on_timeline;
+	/* true (with without_diagnosis): reads the capture only through the
+	 * page's store and writes only through its output and tables, drawing
+	 * no plot, so it renders the same on any connection to the file: on
+	 * the diagnosis's, once that is done, beside the others still to
+	 * render */
+	bool any_connection;
 };
 
 /* Findings (perfkit diagnose with default thresholds), One step, Ranks (a

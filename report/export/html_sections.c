@@ -79,15 +79,15 @@ static int render_gpu_idle(struct html_page *p, struct prof_error *err)
 }
 
 const struct html_section html_report__default_sections[] = {
-	{ "findings", "Verdict and findings", NULL, html_findings__render, false, false },
-	{ "step", "One step", NULL, html_step__render, false, true },
-	{ "ranks", "Ranks", html_ranks__applies, html_ranks__render, false, false },
-	{ "gpu-idle", "GPU Idle Time and Critical Path", NULL, render_gpu_idle, false, true },
+	{ "findings", "Verdict and findings", NULL, html_findings__render, false, false, false },
+	{ "step", "One step", NULL, html_step__render, false, true, false },
+	{ "ranks", "Ranks", html_ranks__applies, html_ranks__render, false, false, false },
+	{ "gpu-idle", "GPU Idle Time and Critical Path", NULL, render_gpu_idle, false, true, false },
 	{ "gpu-metrics", "Sampled GPU Metrics", html_gpu_metrics__applies, html_gpu_metrics__section,
-	  true, false },
+	  true, false, false },
 	/* drawn after the plots section, as the page numbers its plots in
 	 * the order they are drawn */
-	{ "kernel-roofline", "Roofline", has_metrics, render_roofline, false, false },
+	{ "kernel-roofline", "Roofline", has_metrics, render_roofline, false, false, false },
 };
 const size_t html_report__ndefault_sections =
 	sizeof html_report__default_sections / sizeof html_report__default_sections[0];

@@ -2,13 +2,16 @@
  * timeline (on_timeline) render on a thread of their own through the
  * diagnosis's connection, beside the others on the page's thread and
  * connection; each sees the diagnosis and the timeline it kept, and the
- * page holds every section's text in the sections' order. A real capture
- * (ddp/ddp2_rank1: one DDP rank), with sections that note where they ran. */
+ * page holds every section's text in the sections' order. Sections
+ * before the diagnosis that may move (any_connection) and are not begun
+ * when it is done render there too. Real captures (ddp/ddp2_rank1: one
+ * DDP rank; a small case), with sections that note where they ran. */
 #include <check.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "export/html_report.h"
 #include "testutil.h"
@@ -48,10 +51,10 @@ static int render_3(struct html_page *p, struct prof_error *err) { (void)err; no
 START_TEST(html_sections_on_the_timeline_render_beside_the_others)
 {
 	static const struct html_section sections[] = {
-		{ "s0", "Without the diagnosis", NULL, render_0, true, false },
-		{ "s1", "On the timeline", NULL, render_1, false, true },
-		{ "s2", "With the diagnosis", NULL, render_2, false, false },
-		{ "s3", "On the timeline too", NULL, render_3, false, true },
+		{ "s0", "Without the diagnosis", NULL, render_0, true, false, false },
+		{ "s1", "On the timeline", NULL, render_1, false, true, false },
+		{ "s2", "With the diagnosis", NULL, render_2, false, false, false },
+		{ "s3", "On the timeline too", NULL, render_3, false, true, false },
 	};
 	struct html_options o = { .gnuplot = "/nonexistent/gnuplot", .sections = sections, .nsections = 4 };
 	struct prof_error err = { 0 };
@@ -98,6 +101,80 @@ START_TEST(html_sections_on_the_timeline_render_beside_the_others)
 }
 END_TEST
 
+/* Sections before the diagnosis that may render on any connection
+ * (any_connection): once the diagnosis is done, those the page's thread
+ * has not begun render beside it on the diagnosis's connection, where
+ * one that may not move never does. m0 takes long enough for the
+ * diagnosis of a small capture to end meanwhile, and the others to be
+ * taken beside it. */
+#define SMALL_CAPTURE "cases/case_clean.sqlite"
+
+static struct seen moved[4];
+
+static void note_moved(struct html_page *p, int i, unsigned wait_ms)
+{
+	struct timespec t = { .tv_sec = wait_ms / 1000, .tv_nsec = (long)(wait_ms % 1000) * 1000000L };
+
+	nanosleep(&t, NULL);
+	moved[i].thread = pthread_self();
+	moved[i].store = html_page__store(p);
+	fprintf(html_page__out(p), "<p>moved %d</p>\n", i);
+	html_page__note(p, "a <note>");
+}
+
+static int render_m0(struct html_page *p, struct prof_error *err) { (void)err; note_moved(p, 0, 2000); return 0; }
+static int render_m1(struct html_page *p, struct prof_error *err) { (void)err; note_moved(p, 1, 0); return 0; }
+static int render_m2(struct html_page *p, struct prof_error *err) { (void)err; note_moved(p, 2, 0); return 0; }
+static int render_m3(struct html_page *p, struct prof_error *err) { (void)err; note_moved(p, 3, 0); return 0; }
+
+START_TEST(html_sections_before_the_diagnosis_move_once_it_is_done)
+{
+	static const struct html_section sections[] = {
+		{ "m0", "Slow", NULL, render_m0, true, false, true },
+		{ "m1", "Movable", NULL, render_m1, true, false, true },
+		{ "m2", "Movable too", NULL, render_m2, true, false, true },
+		{ "m3", "Not movable", NULL, render_m3, true, false, false },
+	};
+	struct html_options o = { .gnuplot = "/nonexistent/gnuplot", .sections = sections, .nsections = 4 };
+	struct prof_error err = { 0 };
+	char *html = NULL;
+	const char *at;
+	size_t len = 0;
+	FILE *f;
+
+	ck_assert_msg(prof_store__open_capture(testutil_data_path(SMALL_CAPTURE), &page_store, &err) == 0, "%s",
+		      err.msg);
+	page_thread = pthread_self();
+	f = open_memstream(&html, &len);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_msg(html_report__write(page_store, &o, f, &err) == 0, "%s", err.msg);
+	fclose(f);
+	ck_assert(pthread_equal(moved[0].thread, page_thread));
+	ck_assert_ptr_eq(moved[0].store, page_store);
+	for (int i = 1; i <= 2; i++) {
+		ck_assert_msg(!pthread_equal(moved[i].thread, page_thread), "m%d stayed on the page's thread", i);
+		ck_assert_ptr_nonnull(moved[i].store);
+		ck_assert_ptr_ne(moved[i].store, page_store);
+	}
+	ck_assert(pthread_equal(moved[3].thread, page_thread));
+	ck_assert_ptr_eq(moved[3].store, page_store);
+	at = html;
+	for (int i = 0; i < 4; i++) {
+		char want[128];
+		const char *next;
+
+		snprintf(want, sizeof want, "<section id=\"m%d\">", i);
+		next = strstr(at, want);
+		ck_assert_msg(next != NULL, "section m%d missing or out of order", i);
+		snprintf(want, sizeof want, "<p>moved %d</p>\n<p class=\"note\">a &lt;note&gt;</p>\n</section>", i);
+		ck_assert_msg(strncmp(strstr(next, "</h2>\n") + 6, want, strlen(want)) == 0, "m%d: %.200s", i, next);
+		at = next + 1;
+	}
+	free(html);
+	prof_store__close(page_store);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("html_beside");
@@ -105,6 +182,7 @@ static Suite *suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, html_sections_on_the_timeline_render_beside_the_others);
+	tcase_add_test(tc, html_sections_before_the_diagnosis_move_once_it_is_done);
 	suite_add_tcase(s, tc);
 	return s;
 }

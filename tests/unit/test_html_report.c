@@ -205,8 +205,8 @@ static bool never(struct prof_store *s)
 START_TEST(html_report_shows_optional_sections_that_apply)
 {
 	static const struct html_section sections[] = {
-		{ "extra-yes", "Extra & yes", NULL, render_extra, false, false },
-		{ "extra-no", "Extra no", never, render_extra, false, false },
+		{ "extra-yes", "Extra & yes", NULL, render_extra, false, false, false },
+		{ "extra-no", "Extra no", never, render_extra, false, false, false },
 	};
 	struct html_options o = { .gnuplot = "/nonexistent/gnuplot", .sections = sections,
 				  .nsections = 2 };
