@@ -12,8 +12,15 @@
 #include "prof/strfmt.h"
 #include "prof/tables.h"
 
-_Static_assert(sizeof "PERFKIT_PYTHON_CUDA_CALLS" == sizeof PROF_T_PY_CUDA_CALLS,
-	       "FOLDED_PY_JOIN names the calls' stacks table");
+/* A call's first stack, as the GROUP BY over every call gave it: the
+ * columns INTEGER, as the calls' table has them, so that the join compares
+ * as it did; a call of no thread or id matches no call. */
+static const char calls_sql[] =
+	"DROP TABLE IF EXISTS " FOLDED_PY_CALLS ";"
+	"CREATE TABLE " FOLDED_PY_CALLS " (t INTEGER, c INTEGER, p INTEGER, k INTEGER, PRIMARY KEY (t, c))"
+	" WITHOUT ROWID;"
+	"INSERT INTO " FOLDED_PY_CALLS " SELECT globalTid, correlationId, min(globalPid), min(stackId) FROM "
+	PROF_T_PY_CUDA_CALLS " WHERE globalTid IS NOT NULL AND correlationId IS NOT NULL GROUP BY 1, 2;";
 
 static int nomem(struct prof_error *err)
 {
@@ -81,6 +88,8 @@ int folded_py__load(struct prof_store *s, char *(*make_frame)(const char *), str
 		st->frames = joined;
 	}
 	prof_cursor__close(c);
+	if (rc >= 0 && p->n)
+		rc = prof_store__exec(s, calls_sql, err);
 	if (rc < 0)
 		folded_py__exit(p);
 	return rc < 0 ? rc : 0;

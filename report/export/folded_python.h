@@ -23,7 +23,9 @@ struct folded_py {
 
 /* Loads the stacks, each frame made safe by make_frame (the folded
  * stacks' folded_frame__sanitize: malloc'd, NULL when out of memory); none
- * (n 0) when the capture recorded no call's stack. */
+ * (n 0) when the capture recorded no call's stack. Where there are some,
+ * makes the connection's table FOLDED_PY_CALLS of each call's first stack,
+ * which FOLDED_PY_JOIN joins. */
 int folded_py__load(struct prof_store *s, char *(*make_frame)(const char *), struct folded_py *p,
 		    struct prof_error *err);
 /* The frames of a stack, or NULL when p has no such stack. */
@@ -33,10 +35,11 @@ void folded_py__exit(struct folded_py *p);
 /* The columns a call's query adds for its stack, over the call alias a:
  * the stack's process and id (NULL where the call has no stack). */
 #define FOLDED_PY_COLUMNS ", y.p, y.k"
-/* ... and the join that gives them: each call once, its first stack. */
-#define FOLDED_PY_JOIN                                                               \
-	" LEFT JOIN (SELECT globalTid AS t, correlationId AS c, min(globalPid) AS p,"     \
-	" min(stackId) AS k FROM PERFKIT_PYTHON_CUDA_CALLS GROUP BY 1, 2) y"             \
-	" ON y.t = a.globalTid AND y.c = a.correlationId"
+/* ... and the join that gives them: each call once, its first stack, from
+ * a table made once a walk of the calls (folded_py__load): each walk of an
+ * API table joined a GROUP BY of every call's stack, built and indexed
+ * again each time (most of the driver walk's time on py_hf_gpt2_train). */
+#define FOLDED_PY_CALLS "temp.perfkit_py_call_stacks"
+#define FOLDED_PY_JOIN " LEFT JOIN " FOLDED_PY_CALLS " y ON y.t = a.globalTid AND y.c = a.correlationId"
 
 #endif
