@@ -363,14 +363,21 @@ static void *render_beside(void *arg)
 	return NULL;
 }
 
-/* A copy of p for a thread of its own: store, and a table sink of its
- * own (false: no memory). */
-static bool page_copy(struct html_page *copy, const struct html_page *p, struct prof_store *store)
+/* run(arg) started on a thread of its own with copy, a copy of p for it:
+ * store, and a table sink of its own; false when none could start. */
+static bool start_on_copy(pthread_t *thread, void *(*run)(void *), void *arg, struct html_page *copy,
+			  const struct html_page *p, struct prof_store *store)
 {
 	*copy = *p;
 	copy->store = store;
 	copy->tables = rpt_sink_html__new(p->out, &table_opts);
-	return copy->tables != NULL;
+	if (!copy->tables)
+		return false;
+	if (pthread_create(thread, NULL, run, arg) != 0) {
+		rpt_sink__delete(copy->tables);
+		return false;
+	}
+	return true;
 }
 
 /* Starts them on the diagnosis's connection store; false when no thread
@@ -385,13 +392,7 @@ static bool start_beside(struct beside *b, struct html_page *p, struct prof_stor
 	if (!store || !on)
 		return false;
 	*b = (struct beside){ .list = list, .n = n, .r = r };
-	if (!page_copy(&b->page, p, store))
-		return false;
-	if (pthread_create(&b->thread, NULL, render_beside, b) != 0) {
-		rpt_sink__delete(b->page.tables);
-		return false;
-	}
-	return true;
+	return start_on_copy(&b->thread, render_beside, b, &b->page, p, store);
 }
 
 /* The sections before the diagnosis that may move (movable), those the
@@ -438,13 +439,7 @@ static bool start_early(struct early *e, struct html_page *p, struct html_apart 
 	*e = (struct early){ .apart = apart, .list = list, .n = n, .r = r, .claims = claims };
 	atomic_init(&e->over, false);
 	/* the store is the diagnosis's, taken once it is done */
-	if (!page_copy(&e->page, p, NULL))
-		return false;
-	if (pthread_create(&e->thread, NULL, render_early, e) != 0) {
-		rpt_sink__delete(e->page.tables);
-		return false;
-	}
-	return true;
+	return start_on_copy(&e->thread, render_early, e, &e->page, p, NULL);
 }
 
 /* Tells the thread that the page's thread has begun every section it

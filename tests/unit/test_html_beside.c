@@ -48,6 +48,39 @@ static int render_1(struct html_page *p, struct prof_error *err) { (void)err; no
 static int render_2(struct html_page *p, struct prof_error *err) { (void)err; note(p, 2); return 0; }
 static int render_3(struct html_page *p, struct prof_error *err) { (void)err; note(p, 3); return 0; }
 
+/* The page of capture with sections alone, written in memory on this
+ * thread (page_thread) through page_store, which the caller closes. */
+static char *page_of(const char *capture, const struct html_section *sections, size_t n)
+{
+	struct html_options o = { .gnuplot = "/nonexistent/gnuplot", .sections = sections, .nsections = n };
+	struct prof_error err = { 0 };
+	char *html = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	ck_assert_msg(prof_store__open_capture(testutil_data_path(capture), &page_store, &err) == 0, "%s",
+		      err.msg);
+	page_thread = pthread_self();
+	f = open_memstream(&html, &len);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_msg(html_report__write(page_store, &o, f, &err) == 0, "%s", err.msg);
+	fclose(f);
+	return html;
+}
+
+/* Section id after at, whole, its body body: where it begins. */
+static const char *section_after(const char *at, const char *id, const char *body)
+{
+	char want[128];
+	const char *next;
+
+	snprintf(want, sizeof want, "<section id=\"%s\">", id);
+	next = strstr(at, want);
+	ck_assert_msg(next != NULL, "section %s missing or out of order", id);
+	ck_assert_msg(strncmp(strstr(next, "</h2>\n") + 6, body, strlen(body)) == 0, "%s: %.200s", id, next);
+	return next;
+}
+
 START_TEST(html_sections_on_the_timeline_render_beside_the_others)
 {
 	static const struct html_section sections[] = {
@@ -56,19 +89,9 @@ START_TEST(html_sections_on_the_timeline_render_beside_the_others)
 		{ "s2", "With the diagnosis", NULL, render_2, false, false, false },
 		{ "s3", "On the timeline too", NULL, render_3, false, true, false },
 	};
-	struct html_options o = { .gnuplot = "/nonexistent/gnuplot", .sections = sections, .nsections = 4 };
-	struct prof_error err = { 0 };
-	char *html = NULL;
+	char *html = page_of(CAPTURE, sections, 4);
 	const char *at;
-	size_t len = 0;
-	FILE *f;
 
-	ck_assert_msg(prof_store__open_capture(testutil_data_path(CAPTURE), &page_store, &err) == 0, "%s", err.msg);
-	page_thread = pthread_self();
-	f = open_memstream(&html, &len);
-	ck_assert_ptr_nonnull(f);
-	ck_assert_msg(html_report__write(page_store, &o, f, &err) == 0, "%s", err.msg);
-	fclose(f);
 	/* the page's own thread and connection, but for those on the timeline */
 	ck_assert(pthread_equal(seen[0].thread, page_thread));
 	ck_assert_ptr_eq(seen[0].store, page_store);
@@ -84,17 +107,12 @@ START_TEST(html_sections_on_the_timeline_render_beside_the_others)
 	/* in the sections' order, each whole and once */
 	at = html;
 	for (int i = 0; i < 4; i++) {
-		char want[128];
-		const char *next;
+		char id[8], body[128];
 
-		snprintf(want, sizeof want, "<section id=\"s%d\">", i);
-		next = strstr(at, want);
-		ck_assert_msg(next != NULL, "section %d missing or out of order", i);
-		snprintf(want, sizeof want, "<p>body %d</p>\n<p class=\"note\">%s</p>\n</section>", i,
+		snprintf(id, sizeof id, "s%d", i);
+		snprintf(body, sizeof body, "<p>body %d</p>\n<p class=\"note\">%s</p>\n</section>", i,
 			 i % 2 ? "odd &lt;section&gt;" : "even &lt;section&gt;");
-		ck_assert_msg(strncmp(strstr(next, "</h2>\n") + 6, want, strlen(want)) == 0, "section %d: %.200s", i,
-			      next);
-		at = next + 1;
+		at = section_after(at, id, body) + 1;
 	}
 	free(html);
 	prof_store__close(page_store);
@@ -135,20 +153,9 @@ START_TEST(html_sections_before_the_diagnosis_move_once_it_is_done)
 		{ "m2", "Movable too", NULL, render_m2, true, false, true },
 		{ "m3", "Not movable", NULL, render_m3, true, false, false },
 	};
-	struct html_options o = { .gnuplot = "/nonexistent/gnuplot", .sections = sections, .nsections = 4 };
-	struct prof_error err = { 0 };
-	char *html = NULL;
+	char *html = page_of(SMALL_CAPTURE, sections, 4);
 	const char *at;
-	size_t len = 0;
-	FILE *f;
 
-	ck_assert_msg(prof_store__open_capture(testutil_data_path(SMALL_CAPTURE), &page_store, &err) == 0, "%s",
-		      err.msg);
-	page_thread = pthread_self();
-	f = open_memstream(&html, &len);
-	ck_assert_ptr_nonnull(f);
-	ck_assert_msg(html_report__write(page_store, &o, f, &err) == 0, "%s", err.msg);
-	fclose(f);
 	ck_assert(pthread_equal(moved[0].thread, page_thread));
 	ck_assert_ptr_eq(moved[0].store, page_store);
 	for (int i = 1; i <= 2; i++) {
@@ -160,15 +167,11 @@ START_TEST(html_sections_before_the_diagnosis_move_once_it_is_done)
 	ck_assert_ptr_eq(moved[3].store, page_store);
 	at = html;
 	for (int i = 0; i < 4; i++) {
-		char want[128];
-		const char *next;
+		char id[8], body[128];
 
-		snprintf(want, sizeof want, "<section id=\"m%d\">", i);
-		next = strstr(at, want);
-		ck_assert_msg(next != NULL, "section m%d missing or out of order", i);
-		snprintf(want, sizeof want, "<p>moved %d</p>\n<p class=\"note\">a &lt;note&gt;</p>\n</section>", i);
-		ck_assert_msg(strncmp(strstr(next, "</h2>\n") + 6, want, strlen(want)) == 0, "m%d: %.200s", i, next);
-		at = next + 1;
+		snprintf(id, sizeof id, "m%d", i);
+		snprintf(body, sizeof body, "<p>moved %d</p>\n<p class=\"note\">a &lt;note&gt;</p>\n</section>", i);
+		at = section_after(at, id, body) + 1;
 	}
 	free(html);
 	prof_store__close(page_store);
