@@ -292,14 +292,11 @@ static const char *work_name(const struct walk *wk)
  * joins them), read once for the walks that ask. */
 static int read_launched(struct walk *wk)
 {
-	int rc = 0;
+	int rc = wk->launched_read ? 0 : launch_ids__load(wk->s, &wk->launched, wk->err);
 
-	if (!wk->launched_read) {
-		rc = launch_ids__load(wk->s, &wk->launched, wk->err);
-		if (rc < 0)
-			return rc;
-		wk->launched_read = true;
-	}
+	if (rc < 0)
+		return rc;
+	wk->launched_read = true;
 	return 0;
 }
 
@@ -347,8 +344,8 @@ static int calls_sql(struct walk *wk, const char *table, bool runtime_too, char 
 			 PROF_T_RUNTIME " r WHERE r.globalTid IS NOT NULL AND r.correlationId IS NOT NULL))");
 	}
 	if (wk->weight == FOLDED_WEIGHT_GPU) {
-		/* CROSS JOIN keeps the call table outermost, so the (globalTid,
-		 * start) index gives the order without a sort. */
+		/* CROSS JOIN keeps the call table outermost: its rows come in
+		 * the table's order, or are sorted once by (thread, start). */
 		snprintf(sql, cap,
 			 "SELECT a.globalTid, a.start, a.nameId, %s, k.start, k.end%s, a.correlationId "
 			 "FROM %s a CROSS JOIN %s k ON " SUM_LAUNCHED_BY("k", "a") "%s%s"

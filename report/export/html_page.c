@@ -28,10 +28,13 @@ void html_page__diagnose(struct prof_store *store, const struct diag_busy_source
 	struct prof_error err = { 0 };
 
 	*out = NULL;
-	if (diag_settings__init(&settings) < 0)
+	if (diag_settings__init(&settings) < 0) {
 		prof_error__set(&err, PROF_E_NOMEM, "out of memory");
-	else if ((settings.busy = busy, diag__run_keeping(store, &settings, keep, out, &err)) < 0)
-		*out = NULL;
+	} else {
+		settings.busy = busy;
+		if (diag__run_keeping(store, &settings, keep, out, &err) < 0)
+			*out = NULL;
+	}
 	diag_settings__exit(&settings);
 	snprintf(failed, cap, "%s", err.msg[0] ? err.msg : "the diagnosis did not run");
 }

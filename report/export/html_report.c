@@ -321,23 +321,12 @@ static bool movable(const struct html_section *sec)
 	return sec->without_diagnosis && sec->any_connection;
 }
 
-/* Which sections a thread has taken to render (taken[i]): those that
- * render before the diagnosis's are taken by whichever thread comes to
- * them first. */
-struct claims {
-	pthread_mutex_t lock;
-	bool *taken;
-};
-
-static bool claim(struct claims *c, size_t i)
+/* Section i taken to render by the caller (taken[i] was false): those
+ * that render before the diagnosis's go to whichever thread comes to them
+ * first. */
+static bool claim(atomic_bool *taken, size_t i)
 {
-	bool mine;
-
-	pthread_mutex_lock(&c->lock);
-	mine = !c->taken[i];
-	c->taken[i] = true;
-	pthread_mutex_unlock(&c->lock);
-	return mine;
+	return !atomic_exchange(&taken[i], true);
 }
 
 /* The sections on the diagnosis's timeline (on_timeline), rendered on a
@@ -408,7 +397,7 @@ struct early {
 	const struct html_section *const *list;
 	size_t n;
 	struct rendered *r;
-	struct claims *claims;
+	atomic_bool *taken; /* claim's */
 	atomic_bool over;
 };
 
@@ -420,7 +409,7 @@ static void *render_early(void *arg)
 		return NULL;
 	e->page.store = html_apart__store(e->apart);
 	for (size_t i = 0; i < e->n; i++)
-		if (movable(e->list[i]) && claim(e->claims, i))
+		if (movable(e->list[i]) && claim(e->taken, i))
 			render_aside(&e->page, e->list[i], &e->r[i]);
 	return NULL;
 }
@@ -428,7 +417,7 @@ static void *render_early(void *arg)
 /* false: no section may move, or no thread could start. */
 static bool start_early(struct early *e, struct html_page *p, struct html_apart *apart,
 			const struct html_section *const *list, size_t n, struct rendered *r,
-			struct claims *claims)
+			atomic_bool *taken)
 {
 	size_t movers = 0;
 
@@ -436,7 +425,7 @@ static bool start_early(struct early *e, struct html_page *p, struct html_apart 
 		movers += movable(list[i]);
 	if (!apart || !movers)
 		return false;
-	*e = (struct early){ .apart = apart, .list = list, .n = n, .r = r, .claims = claims };
+	*e = (struct early){ .apart = apart, .list = list, .n = n, .r = r, .taken = taken };
 	atomic_init(&e->over, false);
 	/* the store is the diagnosis's, taken once it is done */
 	return start_on_copy(&e->thread, render_early, e, &e->page, p, NULL);
@@ -472,22 +461,24 @@ static int write_sections_apart(struct html_page *p, const struct html_section *
 				struct html_apart *apart, struct prof_error *err)
 {
 	struct rendered *r = calloc(n, sizeof *r);
-	struct claims claims = { .taken = calloc(n ? n : 1, sizeof *claims.taken) };
+	atomic_bool *taken = malloc((n ? n : 1) * sizeof *taken);
 	struct prof_store *diagnosis_store = NULL;
 	struct beside b;
 	struct early e;
 	bool beside, early;
 	int rc = 0;
 
-	if (!r || !claims.taken || pthread_mutex_init(&claims.lock, NULL) != 0) {
+	if (!r || !taken) {
 		free(r);
-		free(claims.taken);
+		free(taken);
 		html_apart__finish(apart, p, NULL);
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	}
-	early = start_early(&e, p, apart, list, n, r, &claims);
 	for (size_t i = 0; i < n; i++)
-		if (list[i]->without_diagnosis && claim(&claims, i))
+		atomic_init(&taken[i], false);
+	early = start_early(&e, p, apart, list, n, r, taken);
+	for (size_t i = 0; i < n; i++)
+		if (list[i]->without_diagnosis && claim(taken, i))
 			render_aside(p, list[i], &r[i]);
 	/* the whole file's check the reader put off (cmd_report.c), while the
 	 * diagnosis has the other core: what it finds is told before the
@@ -499,8 +490,7 @@ static int write_sections_apart(struct html_page *p, const struct html_section *
 	(void)sum_bad_spans__count(p->store, &(int64_t){ 0 }, &(struct prof_error){ 0 });
 	if (early)
 		finish_early(&e);
-	pthread_mutex_destroy(&claims.lock);
-	free(claims.taken);
+	free(taken);
 	html_apart__finish(apart, p, &diagnosis_store);
 	beside = start_beside(&b, p, diagnosis_store, list, n, r);
 	for (size_t i = 0; i < n; i++)

@@ -505,6 +505,8 @@ static int walk_step(struct diag_scope *ctx, struct critical_path *cp, const str
 	{
 		struct replay_params p;
 
+		/* what every replay below reads of the rows, made once for them */
+		d.plan = replay_plan__make(&d);
 		step_replay__params(&d, &p);
 		cp->pinned_bytes_per_ns = p.pinned_bytes_per_ns;
 		for (unsigned ch = 0; ch < REPLAY_NSETS; ch++) {

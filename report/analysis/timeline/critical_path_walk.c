@@ -95,8 +95,6 @@ int cp_data__index(struct cp_data *d)
 		    (d->own_work[c] < 0 || d->work[d->own_work[c]].end_ns < g->end_ns))
 			d->own_work[c] = w;
 	}
-	/* made here once for every replay; without it each makes its own */
-	d->plan = replay_plan__make(d);
 	return 0;
 }
 

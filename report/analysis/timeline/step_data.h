@@ -40,8 +40,8 @@ struct cp_data {
 	int *cover;           /* per call: the call of its thread, started no later,
 			       * that ends last */
 	int *own_work;        /* per call: work it launched (start and thread match), or -1 */
-	/* what every replay of the step shares (step_replay.c), made by
-	 * cp_data__index: NULL, a replay makes its own */
+	/* what every replay of the step shares (replay_plan__make), made by
+	 * the caller that replays; freed by cp_data__exit. NULL: no replay */
 	struct replay_plan *plan;
 };
 

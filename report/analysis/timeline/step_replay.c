@@ -419,8 +419,7 @@ int64_t step_replay__span(const struct cp_data *d, const struct cp_anchor *a, in
 	struct replay r = { .d = d, .ch = ch, .p = p, .span_start = span_start_ns, .last_ns = span_start_ns,
 			    .skip_work = a->on_gpu && a->before_work ? a->work : -1 };
 	bool hide = applies(ch, REPLAY_HOST_HIDDEN) || applies(ch, REPLAY_GRAPH);
-	struct replay_plan *own = d->plan ? NULL : replay_plan__make(d);
-	const struct replay_plan *plan = d->plan ? d->plan : own;
+	const struct replay_plan *plan = d->plan;
 	int64_t span = -1, hidden = 0;
 
 	r.start = malloc(sizeof *r.start * (size_t)n);
@@ -460,7 +459,6 @@ int64_t step_replay__span(const struct cp_data *d, const struct cp_anchor *a, in
 			hidden = max64(hidden, r.threads[i].gaps_ns);
 	span = max64(span, hidden);
 out:
-	replay_plan__free(own);
 	free(r.start);
 	free(r.end);
 	free(r.done);

@@ -52,17 +52,16 @@ void step_replay__params(const struct cp_data *d, struct replay_params *p);
  * replay_change's bits), from span_start_ns to where
  * it ends as the walk's anchor a says (the end of its last work, the next
  * step's first work's start, or its range's end on its thread after the
- * host's last work); -1 when out of memory. d must be indexed
- * (cp_data__index). Pure. */
+ * host's last work); -1 when out of memory or d has no plan. d must be
+ * indexed (cp_data__index) and given its plan (replay_plan__make). Pure. */
 int64_t step_replay__span(const struct cp_data *d, const struct cp_anchor *a, int64_t span_start_ns,
 			  unsigned ch, const struct replay_params *p);
 
 /* What a replay of d reads of the rows alone (each work's launching call,
  * each call's works, the top-level calls by start), made once for the
- * step's replays (one a change: their sort of the calls was a twentieth
- * of a small capture's diagnosis); NULL where memory runs out. */
+ * step's replays into d->plan (one a change: their sort of the calls was
+ * a twentieth of a small capture's diagnosis); NULL where memory runs out. */
 struct replay_plan *replay_plan__make(const struct cp_data *d);
 void replay_plan__free(struct replay_plan *plan);
-
 
 #endif
