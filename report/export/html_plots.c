@@ -67,7 +67,7 @@ static int time_axis__init(struct time_axis *a, struct html_page *p, struct prof
 		struct sum_capture_time time;
 		struct prof_error ignored = { 0 };
 
-		a->zero_ns = sum_capture__time(html_page__store(p), &time, &ignored) < 0 ? a->base_ns
+		a->zero_ns = sum_capture__zero(html_page__store(p), &time, &ignored) < 0 ? a->base_ns
 											     : time.zero_ns;
 	}
 	return 0;

@@ -199,10 +199,27 @@ static int all_extent(struct prof_store *s, const struct sum_capture_time *shown
 	return rc ? rc : kept_extent(s, NULL, lo, hi, err);
 }
 
+/* t's zero from the whole capture's first record (all_first) and the
+ * run's start, where the capture says it. */
+static void set_zero(struct prof_store *s, int64_t all_first, struct sum_capture_time *t)
+{
+	int64_t start_ns = 0, utc_ns = 0;
+
+	/* the run's start, unless something was recorded earlier */
+	if (run_start(s, all_first, &start_ns, &utc_ns) && start_ns <= all_first) {
+		t->zero_ns = start_ns;
+		t->zero_utc_ns = utc_ns;
+	} else if (all_first != INT64_MAX) {
+		t->zero_ns = all_first;
+		/* a perfkit capture's clock is the realtime clock */
+		t->zero_utc_ns = start_ns == utc_ns ? all_first : utc_ns + (all_first - start_ns);
+	}
+}
+
 int sum_capture__time_known(struct prof_store *s, const struct sum_extent_known *known,
 			    struct sum_capture_time *t, struct prof_error *err)
 {
-	int64_t all_first, all_last, start_ns = 0, utc_ns = 0;
+	int64_t all_first, all_last;
 	int rc;
 
 	memset(t, 0, sizeof *t);
@@ -219,17 +236,32 @@ int sum_capture__time_known(struct prof_store *s, const struct sum_extent_known 
 	}
 	if (rc < 0)
 		return rc;
-	/* the run's start, unless something was recorded earlier */
-	if (run_start(s, all_first, &start_ns, &utc_ns) && start_ns <= all_first) {
-		t->zero_ns = start_ns;
-		t->zero_utc_ns = utc_ns;
-	} else if (all_first != INT64_MAX) {
-		t->zero_ns = all_first;
-		/* a perfkit capture's clock is the realtime clock */
-		t->zero_utc_ns = start_ns == utc_ns ? all_first : utc_ns + (all_first - start_ns);
-	}
+	set_zero(s, all_first, t);
 	if (t->last_ns == INT64_MIN)
 		t->first_ns = t->last_ns = 0;
+	return 0;
+}
+
+int sum_capture__zero(struct prof_store *s, struct sum_capture_time *t, struct prof_error *err)
+{
+	int64_t all_first, all_last;
+	bool narrowed = false;
+	int rc = prof_store__restricted(s) ? sum_temp__exists(s, PIDS_TABLE, &narrowed, err) : 0;
+
+	if (rc)
+		return rc;
+	/* views that narrow by time alone (--window) make the zero of the
+	 * rows they show (all_extent): those rows are read as before */
+	if (prof_store__restricted(s) && !narrowed) {
+		rc = sum_capture__time(s, t, err);
+		t->first_ns = t->last_ns = 0;
+		return rc;
+	}
+	memset(t, 0, sizeof *t);
+	rc = kept_extent(s, NULL, &all_first, &all_last, err);
+	if (rc < 0)
+		return rc;
+	set_zero(s, all_first, t);
 	return 0;
 }
 

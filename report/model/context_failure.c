@@ -90,7 +90,7 @@ static int find(struct prof_store *s, void *out, struct prof_error *err)
 	int rc;
 
 	memset(f, 0, sizeof *f);
-	rc = sum_capture__time(s, &time, err);
+	rc = sum_capture__zero(s, &time, err);
 	if (rc < 0)
 		return rc;
 	f->run_start_ns = time.zero_ns;

@@ -31,6 +31,11 @@ struct sum_capture_time {
 	int64_t last_ns;     /* the last record's end */
 };
 int sum_capture__time(struct prof_store *s, struct sum_capture_time *t, struct prof_error *err);
+/* sum_capture__time's zero_ns and zero_utc_ns alone (first_ns and last_ns
+ * 0): under a rank's scope or --rank without the pass over the rows shown
+ * that only first_ns and last_ns need (a job's diagnosis asked it of
+ * every rank for the time its failure is said at). */
+int sum_capture__zero(struct prof_store *s, struct sum_capture_time *t, struct prof_error *err);
 /* The extent of some tables, found by a pass that read their every row
  * (the timeline exports' pairs: export/trace_tracks.h): the first start
  * and last end of their real rows, as sum_capture__time would read them. */

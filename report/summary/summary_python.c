@@ -46,7 +46,7 @@ static int span_find(struct prof_store *s, const char *what, const struct py_spa
 	if (asked) {
 		if (asked->has_from && asked->has_to && asked->to_ns <= asked->from_ns)
 			return prof_error__set(err, PROF_E_USAGE, "--to must be later than --from");
-		rc = sum_capture__time(s, &t, err);
+		rc = sum_capture__zero(s, &t, err);
 		if (rc < 0)
 			return rc;
 		sp->from_ns = asked->has_from ? prof_add_saturated(t.zero_ns, asked->from_ns) : INT64_MIN;

@@ -133,7 +133,7 @@ int summary__cuda_gpu_trace(struct prof_store *s, struct rpt_sink *sink, struct 
 	int64_t left_out = 0;
 	int rc;
 
-	rc = sum_capture__time(s, &time, err);
+	rc = sum_capture__zero(s, &time, err);
 	if (rc < 0)
 		return rc;
 	sql = sum_union_then(s, trace_tables, trace_parts, 4, order, &rc, err);

@@ -321,7 +321,7 @@ static int units__analyse(struct prof_store *s, struct timeline_units *memo, int
 
 	memset(u, 0, sizeof *u);
 	if (!memo->have_base) {
-		rc = sum_capture__time(s, &time, err);
+		rc = sum_capture__zero(s, &time, err);
 		memo->origin_ns = time.zero_ns;
 		if (rc == 0)
 			rc = sum_bad_spans__count(s, &memo->rows_left_out, err);
