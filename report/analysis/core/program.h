@@ -101,10 +101,12 @@ int prog_model__read_gpu(struct prof_store *s, const struct sum_window *w, bool 
  * takes it before the window is known). */
 int prog_model__take_kernel_names(struct prof_store *s, struct prof_error *err);
 /* What the names of every call of the capture say (the calls of
- * diag_scope__api_view's table, read from the API tables themselves),
- * shared as prog_model__take_kernel_names is; an empty model where the
- * capture has no calls. */
-int prog_model__take_call_names(struct prof_store *s, struct prog_model *m, struct prof_error *err);
+ * diag_scope__api_view's table: read from that table where table_here says
+ * s's connection has it, else from the API tables themselves), shared as
+ * prog_model__take_kernel_names is; an empty model where the capture has
+ * no calls. */
+int prog_model__take_call_names(struct prof_store *s, bool table_here, struct prog_model *m,
+				struct prof_error *err);
 void prog_model__add_calls(struct prog_model *m, const struct prog_model *calls);
 int prog_model__read_input_gaps(struct prof_store *s, const struct sum_window *w, const char *calls,
 				struct prog_model *m, struct prof_error *err);

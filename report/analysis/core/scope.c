@@ -211,6 +211,7 @@ int diag_scope__api_view(struct diag_scope *ctx, struct prof_error *err)
 	char *src, *table;
 	int rc = prof_store__exec(ctx->store, "DROP TABLE IF EXISTS temp." DIAG_API_CALLS, err);
 
+	ctx->api_table_here = false;
 	if (rc)
 		return rc;
 	src = sum_api_calls(ctx->store, &rc, err);
@@ -223,6 +224,7 @@ int diag_scope__api_view(struct diag_scope *ctx, struct prof_error *err)
 	if (table) {
 		sprintf(table, TABLE_HEAD "%s" TABLE_TAIL, src);
 		rc = prof_store__exec(ctx->store, table, err);
+		ctx->api_table_here = rc == 0;
 	} else {
 		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	}
@@ -252,6 +254,7 @@ struct diag_scope diag_scope__bare(const struct diag_scope *s)
 	bare.ndevices = 0;
 	bare.devices_known = false;
 	bare.api_names_read = NULL;
+	bare.api_table_here = false;
 	return bare;
 }
 

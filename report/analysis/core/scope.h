@@ -42,6 +42,10 @@ struct diag_busy_source {
 	bool has_graph_trace; \
 	/* CUDA API calls (runtime or driver) in DIAG_API_CALLS */ \
 	bool has_api_calls; \
+	/* DIAG_API_CALLS is on this scope's own connection: made there by \
+	 * diag_scope__api_view (a bare copy read through another connection \
+	 * has none, and reads the API tables' views) */ \
+	bool api_table_here; \
 	/* captured with --metrics: kernel replay serialised the run */ \
 	bool replayed; \
 	/* the window's API call names as api_names__load read them first, \

@@ -91,7 +91,7 @@ static void take_file_answers(struct prof_store *s)
 	(void)sum_context_failure__find(s, &failure, &ignored);
 	(void)sum_bad_spans__count(s, &rows, &ignored);
 	(void)prog_model__take_kernel_names(s, &ignored);
-	(void)prog_model__take_call_names(s, &by_calls, &ignored);
+	(void)prog_model__take_call_names(s, false, &by_calls, &ignored);
 }
 
 static void *make_pieces(void *arg)

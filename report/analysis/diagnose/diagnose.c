@@ -321,7 +321,8 @@ static int read_program(struct diag_context *ctx, struct prof_error *err)
 	struct diag_report *r = ctx->report;
 	struct prog_model by_calls;
 	void *made = NULL;
-	int rc = prog_model__take_call_names(ctx->store, &by_calls, err);
+	int rc = prog_model__take_call_names(ctx->store, ctx->has_api_calls && ctx->api_table_here, &by_calls,
+					     err);
 
 	if (!rc)
 		rc = diag_ahead__take_or_make(ctx, DIAG_AHEAD_PROGRAM, diag_program__make, &made, err);

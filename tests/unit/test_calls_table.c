@@ -1,0 +1,158 @@
+/* test_calls_table.c - what a diagnosis reads from its table of calls on
+ * its own connection (diag_scope__api_view) in place of the API tables'
+ * views is what the views give: each name's calls and their time in the
+ * window (api_groups__make) and what the calls' names say of the program
+ * (prog_model__take_call_names). In each process's scope (where nothing is
+ * shared between connections, so each answer is read) of real captures:
+ * a one-file DDP job, CUDA graph launches, managed memory, a DataLoader's
+ * pinning thread, an nsys export, and a foreign file's text in a call's
+ * name. */
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/core/program.h"
+#include "analysis/diagnose/diagnose.h"
+#include "analysis/rules/api_groups.h"
+#include "model/ranks.h"
+#include "prof/store.h"
+#include "prof/tables.h"
+#include "testutil.h"
+
+static const char *const captures[] = {
+	"ddp/ddp2_even.sqlite",		"corpus/graph_replay.sqlite",	  "corpus/managed_memory.sqlite",
+	"corpus/timm_resnet_dataloader.sqlite", "nsys/cloverleaf-cuda.sqlite", "python/py_hf_gpt2_train.sqlite",
+};
+
+/* What the calls said over every capture and scope. */
+struct seen {
+	int scopes, groups, odd;
+	bool graphs, managed, dataloader;
+};
+
+static struct api_groups *groups_of(struct diag_context *ctx, bool table_here)
+{
+	struct prof_error err = { 0 };
+	void *made = NULL;
+
+	ctx->api_table_here = table_here;
+	ck_assert_msg(api_groups__make(ctx, &made, &err) == 0, "%s", err.msg);
+	ctx->api_table_here = true;
+	return made;
+}
+
+static void check_groups(struct diag_context *ctx, const char *what, struct seen *seen)
+{
+	struct api_groups *table = groups_of(ctx, true), *views = groups_of(ctx, false);
+
+	ck_assert_msg(table->odd == views->odd, "%s: odd %d, the views' %d", what, table->odd, views->odd);
+	ck_assert_msg(table->by_name.n == views->by_name.n, "%s: %d names, the views' %d", what, table->by_name.n,
+		      views->by_name.n);
+	for (int i = 0; i < table->by_name.n; i++) {
+		const struct id_group *a = &table->by_name.v[i], *b = &views->by_name.v[i];
+
+		ck_assert_int_eq(a->id, b->id);
+		ck_assert_msg(a->count == b->count && a->sum == b->sum, "%s: name %lld: %lld calls %lld ns, the views' %lld %lld",
+			      what, (long long)a->id, (long long)a->count, (long long)a->sum, (long long)b->count,
+			      (long long)b->sum);
+	}
+	seen->groups += table->by_name.n;
+	seen->odd += table->odd;
+	api_groups__free(table);
+	api_groups__free(views);
+}
+
+static void check_names(struct diag_context *ctx, const char *what, struct seen *seen)
+{
+	struct prof_error err = { 0 };
+	struct prog_model table, views;
+
+	ck_assert_msg(prog_model__take_call_names(ctx->store, true, &table, &err) == 0, "%s: %s", what, err.msg);
+	ck_assert_msg(prog_model__take_call_names(ctx->store, false, &views, &err) == 0, "%s: %s", what, err.msg);
+	ck_assert_msg(memcmp(table.framework, views.framework, sizeof table.framework) == 0, "%s: frameworks", what);
+	ck_assert_msg(memcmp(table.uses, views.uses, sizeof table.uses) == 0, "%s: practices", what);
+	seen->graphs |= table.framework[PROG_CUDA_GRAPHS];
+	seen->managed |= table.uses[USE_MANAGED];
+	seen->dataloader |= table.uses[USE_DATALOADER];
+}
+
+/* Each process of path in its scope, with a diagnosis's table made there. */
+static void check_capture(const char *path, struct seen *seen)
+{
+	struct prof_error err = { 0 };
+	struct prof_store *s = NULL;
+	struct sum_ranks r;
+
+	ck_assert_msg(prof_store__open(path, &s, &err) == 0, "%s: %s", path, err.msg);
+	ck_assert_msg(sum_ranks__load(s, &r, &err) == 0, "%s", err.msg);
+	for (int i = 0; i < r.n; i++) {
+		struct diag_settings settings;
+		struct diag_context ctx;
+
+		ck_assert_msg(sum_ranks__scope(s, r.p[i].global_pid, &err) == 0, "%s", err.msg);
+		ck_assert(prof_store__restricted(s));
+		ck_assert_int_eq(diag_settings__init(&settings), 0);
+		ck_assert_msg(diag_context__init_scope(&ctx, s, &settings, &err) == 0, "%s: %s", path, err.msg);
+		if (ctx.has_api_calls) {
+			ck_assert(ctx.api_table_here);
+			check_groups(&ctx, path, seen);
+			check_names(&ctx, path, seen);
+			seen->scopes++;
+		}
+		api_groups__free(ctx.api_groups);
+		ctx.api_groups = NULL;
+		diag_context__exit(&ctx);
+		diag_settings__exit(&settings);
+		ck_assert_int_eq(sum_ranks__unscope(s, &err), 0);
+	}
+	sum_ranks__exit(&r);
+	prof_store__close(s);
+}
+
+START_TEST(the_table_reads_as_the_views)
+{
+	struct seen seen = { 0 };
+
+	for (size_t i = 0; i < sizeof captures / sizeof *captures; i++)
+		check_capture(testutil_data_path(captures[i]), &seen);
+	/* the answers compared said something */
+	ck_assert_int_gt(seen.scopes, (int)(sizeof captures / sizeof *captures));
+	ck_assert_int_gt(seen.groups, 50);
+	ck_assert(seen.graphs && seen.managed && seen.dataloader);
+	ck_assert_int_eq(seen.odd, 0);
+}
+END_TEST
+
+/* A name that is no id (a foreign file's text in nameId) makes the
+ * groups odd read either way. */
+START_TEST(a_name_of_another_type_is_odd_either_way)
+{
+	struct seen seen = { 0 };
+	char path[4096];
+
+	snprintf(path, sizeof path, "%s", testutil_tmp_path("calls_table_text_name.sqlite"));
+	testutil_copy_file(testutil_data_path("ddp/ddp2_even.sqlite"), path);
+	testutil_sqlite3(path, "UPDATE " PROF_T_RUNTIME " SET nameId = 'no id' "
+			 "WHERE rowid IN (SELECT rowid FROM " PROF_T_RUNTIME " ORDER BY rowid DESC LIMIT 50)");
+	check_capture(path, &seen);
+	ck_assert_int_gt(seen.odd, 0);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("calls_table");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, the_table_reads_as_the_views);
+	tcase_add_test(tc, a_name_of_another_type_is_odd_either_way);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return testutil_run(suite());
+}
