@@ -156,12 +156,22 @@ START_TEST(html_sections_before_the_diagnosis_move_once_it_is_done)
 	char *html = page_of(SMALL_CAPTURE, sections, 4);
 	const char *at;
 
-	ck_assert(pthread_equal(moved[0].thread, page_thread));
-	ck_assert_ptr_eq(moved[0].store, page_store);
-	for (int i = 1; i <= 2; i++) {
-		ck_assert_msg(!pthread_equal(moved[i].thread, page_thread), "m%d stayed on the page's thread", i);
-		ck_assert_ptr_nonnull(moved[i].store);
-		ck_assert_ptr_ne(moved[i].store, page_store);
+	/* the page's thread begins m0 while the diagnosis runs, and m1 and m2
+	 * move; on a loaded machine the diagnosis may end before the page's
+	 * thread begins, and m0 moves instead, while that thread takes the
+	 * rest: either way the sections not begun when it ended moved */
+	if (pthread_equal(moved[0].thread, page_thread)) {
+		ck_assert_ptr_eq(moved[0].store, page_store);
+		for (int i = 1; i <= 2; i++) {
+			ck_assert_msg(!pthread_equal(moved[i].thread, page_thread), "m%d stayed on the page's thread", i);
+			ck_assert_ptr_nonnull(moved[i].store);
+			ck_assert_ptr_ne(moved[i].store, page_store);
+		}
+	} else {
+		ck_assert_ptr_nonnull(moved[0].store);
+		ck_assert_ptr_ne(moved[0].store, page_store);
+		for (int i = 1; i <= 2; i++)
+			ck_assert_msg(pthread_equal(moved[i].thread, page_thread), "m%d moved beside a slow one", i);
 	}
 	ck_assert(pthread_equal(moved[3].thread, page_thread));
 	ck_assert_ptr_eq(moved[3].store, page_store);
