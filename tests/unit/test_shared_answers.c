@@ -6,12 +6,15 @@
  * its diagnosis each looked for. On copies of real captures: the answer is
  * the one read alone, a second connection opened from the first takes it
  * (the file changed under them afterwards shows it was not read again),
- * a connection of its own reads anew. */
+ * a connection of its own reads anew; a rank's scope takes the whole
+ * capture's "no failure", and reads its own rows where the capture
+ * failed or nobody looked. */
 #include <check.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "model/context_failure.h"
+#include "model/ranks.h"
 #include "model/thread_label.h"
 #include "prof/error.h"
 #include "prof/store.h"
@@ -117,6 +120,75 @@ START_TEST(context_failure_found_once_a_file)
 }
 END_TEST
 
+/* The process of the last call of the runtime table. */
+static int64_t last_call_process(struct prof_store *s)
+{
+	struct prof_error err = { 0 };
+	struct prof_cursor *c = NULL;
+	int64_t pid;
+
+	ck_assert_msg(prof_cursor__open(s, "SELECT (globalTid >> 24) << 24 FROM CUPTI_ACTIVITY_KIND_RUNTIME"
+					   " ORDER BY rowid DESC LIMIT 1", &c, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(prof_cursor__next(c, &err), 1);
+	pid = prof_cursor__int64(c, 0);
+	prof_cursor__close(c);
+	return pid;
+}
+
+/* A rank's scope (a connection whose views show some rows) takes the
+ * whole capture's "no failure" where another connection found it, and
+ * reads its own rows otherwise: where the whole capture failed, and where
+ * nobody looked. */
+START_TEST(a_rank_takes_the_whole_captures_none)
+{
+	const char *path = testutil_tmp_path("shared_failure_rank.sqlite");
+	struct prof_store *s, *again, *own;
+	struct prof_error err = { 0 };
+	struct sum_context_failure whole, taken, anew;
+	int64_t pid;
+
+	testutil_copy_file(testutil_data_path("ddp/ddp2_even.sqlite"), path);
+	s = open_path(path);
+	whole = failure_of(s);
+	ck_assert(!whole.failed);
+	pid = last_call_process(s);
+	again = reopen(s);
+	ck_assert_msg(sum_ranks__scope(again, pid, &err) == 0, "%s", err.msg);
+	/* the rank's last call failed, written behind the readers' backs */
+	testutil_sqlite3(path, "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET returnValue = 700"
+			 " WHERE rowid = (SELECT max(rowid) FROM CUPTI_ACTIVITY_KIND_RUNTIME)");
+	taken = failure_of(again);
+	ck_assert(!taken.failed);
+	ck_assert_int_eq(taken.run_start_ns, whole.run_start_ns);
+	ck_assert_int_eq(taken.incomplete_kernels, whole.incomplete_kernels);
+	own = open_path(path);
+	ck_assert_msg(sum_ranks__scope(own, pid, &err) == 0, "%s", err.msg);
+	anew = failure_of(own);
+	ck_assert(anew.failed);
+	ck_assert_int_eq(anew.code, 700);
+	ck_assert_int_eq(anew.run_start_ns, whole.run_start_ns);
+	prof_store__close(own);
+	prof_store__close(again);
+	prof_store__close(s);
+
+	/* a capture that failed: the rank reads its own rows */
+	path = testutil_tmp_path("shared_failure_failed_rank.sqlite");
+	testutil_copy_file(testutil_data_path("faults/context_failed.sqlite"), path);
+	s = open_path(path);
+	whole = failure_of(s);
+	ck_assert(whole.failed);
+	again = reopen(s);
+	ck_assert_msg(sum_ranks__scope(again, last_call_process(s), &err) == 0, "%s", err.msg);
+	taken = failure_of(again);
+	ck_assert(taken.failed);
+	ck_assert_int_eq(taken.code, whole.code);
+	ck_assert_int_eq(taken.at_ns, whole.at_ns);
+	ck_assert_str_eq(taken.call, whole.call);
+	prof_store__close(again);
+	prof_store__close(s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *suite = suite_create("shared_answers");
@@ -124,6 +196,7 @@ int main(void)
 
 	tcase_add_test(tc, thread_labels_read_once_a_file);
 	tcase_add_test(tc, context_failure_found_once_a_file);
+	tcase_add_test(tc, a_rank_takes_the_whole_captures_none);
 	suite_add_tcase(suite, tc);
 	return testutil_run(suite);
 }
