@@ -405,12 +405,61 @@ int sum_ranks__number(struct sum_ranks *r, const char *host, struct prof_error *
 	return 0;
 }
 
-int sum_ranks__load(struct prof_store *s, struct sum_ranks *r, struct prof_error *err)
+/* *dst a copy of src (NULL stays NULL): 0, or -1 out of memory. */
+static int copy_text(char **dst, const char *src)
+{
+	*dst = src ? strdup(src) : NULL;
+	return src && !*dst ? -1 : 0;
+}
+
+/* A copy of from's model in to, all its own: 0, or -1 out of memory (to
+ * then holds what was copied, for sum_ranks__exit). */
+static int copy_ranks(const struct sum_ranks *from, struct sum_ranks *to)
+{
+	*to = *from;
+	to->p = calloc((size_t)(from->n ? from->n : 1), sizeof *to->p);
+	to->n = 0;
+	if (!to->p)
+		return -1;
+	for (int i = 0; i < from->n; i++) {
+		const struct sum_process *a = &from->p[i];
+		struct sum_process *b = &to->p[to->n++];
+
+		*b = *a;
+		b->host = b->name = b->launcher = NULL;
+		b->gpus = NULL;
+		b->ngpus = 0;
+		if (copy_text(&b->host, a->host) || copy_text(&b->name, a->name) ||
+		    copy_text(&b->launcher, a->launcher))
+			return -1;
+		if (a->ngpus && !(b->gpus = calloc((size_t)a->ngpus, sizeof *b->gpus)))
+			return -1;
+		for (int g = 0; g < a->ngpus; g++) {
+			b->gpus[b->ngpus++].device_id = a->gpus[g].device_id;
+			if (copy_text(&b->gpus[g].uuid, a->gpus[g].uuid) || copy_text(&b->gpus[g].name, a->gpus[g].name))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static void free_kept(void *kept)
+{
+	sum_ranks__exit(kept);
+	free(kept);
+}
+
+/* The model before --rank's choice is marked: every row of the file
+ * (prof_store__all_rows) whatever the views show, so that a finished
+ * capture's connections read it once (prof_store__shared_take): a job's
+ * HTML page loaded it nine times, each a pass over every GPU row. */
+static const char model_key;
+
+static int read_model(struct prof_store *s, struct sum_ranks *r, struct prof_error *err)
 {
 	char *host = NULL;
-	int rc;
+	int rc = sum_ranks__read(s, r, err);
 
-	rc = sum_ranks__read(s, r, err);
 	if (rc)
 		return rc;
 	rc = capture_host(s, r, &host, err);
@@ -418,9 +467,38 @@ int sum_ranks__load(struct prof_store *s, struct sum_ranks *r, struct prof_error
 		rc = sum_ranks__number(r, host, err);
 	if (rc == 0)
 		rc = name_gpus(s, r, err);
+	free(host);
+	if (rc)
+		sum_ranks__exit(r);
+	return rc;
+}
+
+int sum_ranks__load(struct prof_store *s, struct sum_ranks *r, struct prof_error *err)
+{
+	void *kept = NULL;
+	int got = prof_store__is_finished(s) ? prof_store__shared_take(s, &model_key, "", 0, &kept) : -1;
+	int rc;
+
+	if (got == 1) {
+		rc = copy_ranks(kept, r) ? nomem(err) : 0;
+	} else {
+		rc = read_model(s, r, err);
+		if (got == 0) {
+			struct sum_ranks *copy = rc == 0 ? malloc(sizeof *copy) : NULL;
+
+			if (copy && copy_ranks(r, copy) == 0) {
+				prof_store__shared_give(s, &model_key, "", 0, copy, free_kept);
+			} else {
+				if (copy)
+					free_kept(copy);
+				prof_store__shared_drop(s, &model_key, "", 0);
+			}
+		}
+		if (rc)
+			return rc;
+	}
 	if (rc == 0)
 		rc = sum_ranks__mark_selected(s, r, err);
-	free(host);
 	if (rc)
 		sum_ranks__exit(r);
 	return rc;
