@@ -97,9 +97,39 @@ static void *ask(void *arg)
 	return NULL;
 }
 
+static void *peek(void *arg)
+{
+	struct asker *a = arg;
+
+	a->rc = prof_store__shared_peek(a->s, a->key, &a->tag, sizeof a->tag, &a->got);
+	clock_gettime(CLOCK_MONOTONIC, &a->at);
+	return NULL;
+}
+
 static double since(const struct timespec *a, const struct timespec *b)
 {
 	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/* a's question asked on another thread (asking: ask or peek) while s
+ * makes the answer, given 200 ms later: it comes once given, as value. */
+static void answered_once_made(struct prof_store *s, struct asker *a, void *(*asking)(void *), int *value,
+			       void (*done_with)(void *))
+{
+	struct timespec given;
+	pthread_t t;
+	void *got = NULL;
+
+	ck_assert_int_eq(prof_store__shared_take(s, a->key, &a->tag, sizeof a->tag, &got), 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, asking, a), 0);
+	/* the other thread asks while this one makes it */
+	usleep(200 * 1000);
+	clock_gettime(CLOCK_MONOTONIC, &given);
+	prof_store__shared_give(s, a->key, &a->tag, sizeof a->tag, value, done_with);
+	pthread_join(t, NULL);
+	ck_assert_int_eq(a->rc, 1);
+	ck_assert_ptr_eq(a->got, value);
+	ck_assert_msg(since(&given, &a->at) >= 0, "answered before it was made");
 }
 
 START_TEST(waits_for_the_one_being_made)
@@ -108,21 +138,9 @@ START_TEST(waits_for_the_one_being_made)
 	static int value = 3;
 	struct prof_store *s = open_capture(), *r = reopen(s);
 	struct asker a = { .s = r, .key = &key, .tag = 5 };
-	struct timespec given;
-	pthread_t t;
-	void *got = NULL;
 
 	done_count = 0;
-	ck_assert_int_eq(prof_store__shared_take(s, &key, &a.tag, sizeof a.tag, &got), 0);
-	ck_assert_int_eq(pthread_create(&t, NULL, ask, &a), 0);
-	/* the other thread asks while this one makes it */
-	usleep(200 * 1000);
-	clock_gettime(CLOCK_MONOTONIC, &given);
-	prof_store__shared_give(s, &key, &a.tag, sizeof a.tag, &value, done);
-	pthread_join(t, NULL);
-	ck_assert_int_eq(a.rc, 1);
-	ck_assert_ptr_eq(a.got, &value);
-	ck_assert_msg(since(&given, &a.at) >= 0, "answered before it was made");
+	answered_once_made(s, &a, ask, &value, done);
 	prof_store__close(s);
 	prof_store__close(r);
 	ck_assert_int_eq(done_count, 1);
@@ -151,15 +169,6 @@ START_TEST(given_up_then_made_by_the_waiter)
 }
 END_TEST
 
-static void *peek(void *arg)
-{
-	struct asker *a = arg;
-
-	a->rc = prof_store__shared_peek(a->s, a->key, &a->tag, sizeof a->tag, &a->got);
-	clock_gettime(CLOCK_MONOTONIC, &a->at);
-	return NULL;
-}
-
 /* A peek makes nothing: 0 where none is made and none being made (a take
  * after it is the maker, not kept waiting); it waits for one being made
  * and finds what was given. */
@@ -169,21 +178,11 @@ START_TEST(a_peek_makes_nothing_and_waits_for_the_one_being_made)
 	static int value = 4;
 	struct prof_store *s = open_capture(), *r = reopen(s);
 	struct asker a = { .s = r, .key = &key, .tag = 11 };
-	struct timespec given;
-	pthread_t t;
 	void *got = &value;
 
 	ck_assert_int_eq(prof_store__shared_peek(r, &key, &a.tag, sizeof a.tag, &got), 0);
 	ck_assert_ptr_null(got);
-	ck_assert_int_eq(prof_store__shared_take(s, &key, &a.tag, sizeof a.tag, &got), 0);
-	ck_assert_int_eq(pthread_create(&t, NULL, peek, &a), 0);
-	usleep(200 * 1000);
-	clock_gettime(CLOCK_MONOTONIC, &given);
-	prof_store__shared_give(s, &key, &a.tag, sizeof a.tag, &value, NULL);
-	pthread_join(t, NULL);
-	ck_assert_int_eq(a.rc, 1);
-	ck_assert_ptr_eq(a.got, &value);
-	ck_assert_msg(since(&given, &a.at) >= 0, "answered before it was made");
+	answered_once_made(s, &a, peek, &value, NULL);
 	prof_store__close(r);
 	prof_store__close(s);
 }
