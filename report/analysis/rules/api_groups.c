@@ -200,10 +200,12 @@ static int add_groups(struct diag_context *ctx, const struct api_groups *g, cons
 	if (rc == 0 && prof_cursor__bind_text(c, 1, ids))
 		rc = nomem(err);
 	while (rc == 0 && (rc = prof_cursor__next(c, err)) == 1) {
+		/* the array's index: the group's */
 		int64_t i = prof_cursor__int64(c, 0);
-		const struct id_group *name = &g->by_name.v[i >= 0 && i < g->by_name.n ? i : 0];
 
-		rc = add(sum, prof_cursor__text(c, 1), name->count, name->sum, err);
+		rc = i >= 0 && i < g->by_name.n
+			     ? add(sum, prof_cursor__text(c, 1), g->by_name.v[i].count, g->by_name.v[i].sum, err)
+			     : 0;
 	}
 	prof_cursor__close(c);
 	free(ids);
