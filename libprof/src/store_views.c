@@ -261,6 +261,14 @@ bool prof_store__restricted(const struct prof_store *s)
 	return false;
 }
 
+bool prof_store__time_restricted(const struct prof_store *s)
+{
+	for (int i = 0; i < s->n_views; i++)
+		if (s->views[i].time_where)
+			return true;
+	return false;
+}
+
 const char *prof_store__all_rows(struct prof_store *s, const char *table)
 {
 	struct store_view *v = find_view(s, table);

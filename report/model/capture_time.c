@@ -9,6 +9,7 @@
 #include "model/memo.h"
 #include "model/sql.h"
 #include "model/window.h"
+#include "model/ranks.h"
 #include "rank_choice.h"
 #include "prof/strfmt.h"
 #include "prof/tables.h"
@@ -75,6 +76,19 @@ static int records_extent(struct prof_store *s, bool all_rows, const struct sum_
 
 		if (is_known(known, extent_tables[i]) || (only && strcmp(only, extent_tables[i])))
 			continue;
+		/* the shown processes' own, noted with their rows (rank_filter.c) */
+		if (!all_rows) {
+			int64_t tlo, thi;
+
+			rc = sum_ranks__shown_extent(s, extent_tables[i], &tlo, &thi, err);
+			if (rc < 0)
+				return rc;
+			if (rc == 1) {
+				*lo = tlo < *lo ? tlo : *lo;
+				*hi = thi > *hi ? thi : *hi;
+				continue;
+			}
+		}
 		from = rows ? prof_strfmt("(%s) AS t", rows) : NULL;
 		sql = prof_strfmt(extent_sql[i], from ? from : extent_tables[i]);
 		free(from);

@@ -24,7 +24,9 @@
  * bounds the thread ids instead (a process's threads lie in [globalPid,
  * globalPid + 2^24)), so a scan seeks through the same index and a join
  * keeps it. The bounds only narrow what the process condition keeps
- * anyway. */
+ * anyway. The same pass over a table of timed rows notes each process's
+ * first and last record, from which a rank's scope or --rank tells the
+ * rows it shows without a pass of its own (sum_ranks__shown_extent). */
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,6 +38,7 @@
 #include "model/memo.h"
 #include "model/ranks.h"
 #include "model/sums.h"
+#include "model/window.h"
 #include "prof/tables.h"
 #include "prof/error.h"
 #include "prof/strfmt.h"
@@ -92,29 +95,66 @@ static int restrict_table(struct prof_store *s, const char *table, const char *w
 	return rc == 1 ? 0 : rc;
 }
 
-/* A process's lowest and highest rowid in one table. */
+/* A process's lowest and highest rowid in one table, and of a table of
+ * timed rows the first start and last end of its real rows (as the
+ * capture's extent counts them: a start after 0, an end not before it;
+ * INT64_MAX and INT64_MIN where none). */
 struct pid_rows {
 	int64_t pid, lo, hi;
+	int64_t first, last;
 };
 
-/* The run of rows lo..hi of process pid folded into v (sorted by pid). */
-static int fold_run(struct pid_rows **v, size_t *n, size_t *cap, int64_t pid, int64_t lo, int64_t hi)
+/* The run r of one process's rows folded into v (sorted by pid). */
+static int fold_run(struct pid_rows **v, size_t *n, size_t *cap, const struct pid_rows *r)
 {
-	size_t at = sum_sorted__count_before(*v, *n, sizeof **v, offsetof(struct pid_rows, pid), pid, false);
+	size_t at = sum_sorted__count_before(*v, *n, sizeof **v, offsetof(struct pid_rows, pid), r->pid, false);
 
-	if (at < *n && (*v)[at].pid == pid) {
-		if (lo < (*v)[at].lo)
-			(*v)[at].lo = lo;
-		if (hi > (*v)[at].hi)
-			(*v)[at].hi = hi;
+	if (at < *n && (*v)[at].pid == r->pid) {
+		struct pid_rows *x = &(*v)[at];
+
+		x->lo = r->lo < x->lo ? r->lo : x->lo;
+		x->hi = r->hi > x->hi ? r->hi : x->hi;
+		x->first = r->first < x->first ? r->first : x->first;
+		x->last = r->last > x->last ? r->last : x->last;
 		return 0;
 	}
 	if (sum_array__grow(v, cap, *n, sizeof **v) < 0)
 		return -1;
 	memmove(&(*v)[at + 1], &(*v)[at], (*n - at) * sizeof **v);
-	(*v)[at] = (struct pid_rows){ pid, lo, hi };
+	(*v)[at] = *r;
 	(*n)++;
 	return 0;
+}
+
+/* Whether filtered table i's rows carry the capture's times (its extent
+ * counts them): NVTX's, whose marks and domains count otherwise, are not
+ * noted (note_rows). */
+static bool timed_table(int i)
+{
+	return !filtered[i].keep_no_thread && sum_capture__extent_table(filtered[i].table);
+}
+
+/* Row c's start and end (columns 2, 3) into r's first and last where the
+ * extent counts them; false where a value is of another type than
+ * integer or NULL, whose comparisons SQL makes its own way. */
+static bool time_row(struct prof_cursor *c, struct pid_rows *r)
+{
+	enum prof_value_kind ks = prof_cursor__kind(c, 2), ke = prof_cursor__kind(c, 3);
+	int64_t start, end;
+
+	if ((ks != PROF_VALUE_INT && ks != PROF_VALUE_NULL) || (ke != PROF_VALUE_INT && ke != PROF_VALUE_NULL))
+		return false;
+	if (ks == PROF_VALUE_NULL || ke == PROF_VALUE_NULL)
+		return true;
+	start = prof_cursor__int64(c, 2);
+	end = prof_cursor__int64(c, 3);
+	/* start > 0 AND NOT SUM_BAD_SPAN: from a positive start, end - start
+	 * never overflows */
+	if (start > 0 && end >= start) {
+		r->first = start < r->first ? start : r->first;
+		r->last = end > r->last ? end : r->last;
+	}
+	return true;
 }
 
 /* ROWS_TABLE's rows of filtered table i, whose process column is by: 1
@@ -122,55 +162,66 @@ static int fold_run(struct pid_rows **v, size_t *n, size_t *cap, int64_t pid, in
  * in the table's order, folding each run of one process's rows: a merge
  * writes each capture's rows together, so the runs are few, where SQL's
  * GROUP BY sorted every row by its process. */
-static int note_rows(struct prof_store *s, int i, const char *by, struct prof_error *err)
+static int note_rows(struct prof_store *s, int i, const char *by, bool *timed, struct prof_error *err)
 {
 	const struct filtered_table *f = &filtered[i];
 	const char *rows = prof_store__all_rows(s, f->table);
 	struct prof_error ignored = { 0 };
 	struct prof_cursor *c = NULL;
-	struct pid_rows *v = NULL;
+	struct pid_rows *v = NULL, run = { 0 };
 	size_t n = 0, cap = 0;
-	int64_t pid = 0, lo = 0, hi = 0;
 	bool in_run = false;
 	char *sql;
 	int rc;
 
+	*timed = false;
 	/* the NVTX joins keep their (globalTid, start) index, which the
 	 * planner would trade for the run of rowids */
 	if (!rows || f->keep_no_thread)
 		return 0;
-	sql = prof_strfmt("SELECT rowid, " PROF_SQL_GLOBAL_PID_OF_TID("%s") " FROM (%s) WHERE %s IS NOT NULL",
-			  by, rows, by);
+	/* a table of timed rows notes each process's first and last record
+	 * in the same pass: a rank's extent without a pass of its own */
+	*timed = timed_table(i);
+	sql = prof_strfmt("SELECT rowid, " PROF_SQL_GLOBAL_PID_OF_TID("%s") "%s FROM (%s) WHERE %s IS NOT NULL",
+			  by, *timed ? ", start, end" : "", rows, by);
 	if (!sql)
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	/* a table without rowids (WITHOUT ROWID) keeps the condition alone */
 	rc = prof_cursor__open(s, sql, &c, &ignored);
 	free(sql);
-	if (rc)
+	if (rc) {
+		*timed = false;
 		return 0;
+	}
 	while ((rc = prof_cursor__next(c, &ignored)) == 1) {
 		int64_t row = prof_cursor__int64(c, 0), p = prof_cursor__int64(c, 1);
 
-		if (in_run && p == pid) {
-			lo = row < lo ? row : lo;
-			hi = row > hi ? row : hi;
-			continue;
+		if (!(in_run && p == run.pid)) {
+			if (in_run && fold_run(&v, &n, &cap, &run) < 0)
+				break;
+			in_run = true;
+			run = (struct pid_rows){ p, row, row, INT64_MAX, INT64_MIN };
 		}
-		if (in_run && fold_run(&v, &n, &cap, pid, lo, hi) < 0)
-			break;
-		in_run = true;
-		pid = p, lo = row, hi = row;
+		run.lo = row < run.lo ? row : run.lo;
+		run.hi = row > run.hi ? row : run.hi;
+		if (*timed && !time_row(c, &run))
+			*timed = false;
 	}
 	prof_cursor__close(c);
 	c = NULL;
-	if (rc == 0 && in_run && fold_run(&v, &n, &cap, pid, lo, hi) < 0)
+	if (rc == 0 && in_run && fold_run(&v, &n, &cap, &run) < 0)
 		rc = -1;
 	if (rc == 0)
-		rc = prof_cursor__open(s, "INSERT INTO temp." ROWS_TABLE " VALUES (?1, ?2, ?3, ?4)", &c, &ignored);
+		rc = prof_cursor__open(s, "INSERT INTO temp." ROWS_TABLE " VALUES (?1, ?2, ?3, ?4, ?5, ?6)", &c,
+				       &ignored);
 	for (size_t k = 0; rc == 0 && k < n; k++) {
+		bool any = *timed && v[k].first <= v[k].last;
+
 		prof_cursor__reset(c);
 		if (prof_cursor__bind_int64(c, 1, i) || prof_cursor__bind_int64(c, 2, v[k].pid) ||
-		    prof_cursor__bind_int64(c, 3, v[k].lo) || prof_cursor__bind_int64(c, 4, v[k].hi))
+		    prof_cursor__bind_int64(c, 3, v[k].lo) || prof_cursor__bind_int64(c, 4, v[k].hi) ||
+		    (any ? prof_cursor__bind_int64(c, 5, v[k].first) : prof_cursor__bind_text(c, 5, NULL)) ||
+		    (any ? prof_cursor__bind_int64(c, 6, v[k].last) : prof_cursor__bind_text(c, 6, NULL)))
 			rc = -1;
 		else
 			rc = prof_cursor__next(c, &ignored) < 0 ? -1 : 0;
@@ -180,6 +231,8 @@ static int note_rows(struct prof_store *s, int i, const char *by, struct prof_er
 	/* any failure, as of the INSERT ... GROUP BY this replaces: the
 	 * table keeps the condition alone (its rows, unused then, bound
 	 * nothing) */
+	if (rc != 0)
+		*timed = false;
 	return rc == 0 ? 1 : 0;
 }
 
@@ -187,6 +240,7 @@ static int note_rows(struct prof_store *s, int i, const char *by, struct prof_er
 static int noted_rows(struct prof_store *s, int i, const char *by, bool kept, struct prof_error *err)
 {
 	struct prof_cursor *c = NULL;
+	bool timed;
 	int rc, bounded;
 
 	if (kept) {
@@ -199,14 +253,15 @@ static int noted_rows(struct prof_store *s, int i, const char *by, bool kept, st
 		prof_cursor__close(c);
 		return rc < 0 ? rc : bounded;
 	}
-	bounded = note_rows(s, i, by, err);
+	bounded = note_rows(s, i, by, &timed, err);
 	if (bounded < 0)
 		return bounded;
-	rc = prof_cursor__open(s, "INSERT INTO temp." NOTED_TABLE " VALUES (?1, ?2)", &c, err);
+	rc = prof_cursor__open(s, "INSERT INTO temp." NOTED_TABLE " VALUES (?1, ?2, ?3)", &c, err);
 	if (rc)
 		return rc;
 	prof_cursor__bind_int64(c, 1, i);
 	prof_cursor__bind_int64(c, 2, bounded);
+	prof_cursor__bind_int64(c, 3, timed);
 	rc = prof_cursor__next(c, err);
 	prof_cursor__close(c);
 	return rc < 0 ? rc : bounded;
@@ -249,6 +304,40 @@ static int note_span(struct prof_store *s, struct prof_error *err)
 				err);
 }
 
+int sum_ranks__shown_extent(struct prof_store *s, const char *table, int64_t *lo, int64_t *hi,
+			    struct prof_error *err)
+{
+	struct prof_cursor *c = NULL;
+	bool narrowed = false, noted = false;
+	int i = 0, rc;
+
+	while (i < (int)(sizeof filtered / sizeof filtered[0]) && strcmp(filtered[i].table, table))
+		i++;
+	/* the processes' rows whole: no stretch of time cut from them */
+	if (i == (int)(sizeof filtered / sizeof filtered[0]) || !timed_table(i) || !prof_store__restricted(s) ||
+	    prof_store__time_restricted(s))
+		return 0;
+	rc = sum_temp__exists(s, PIDS_TABLE, &narrowed, err);
+	if (rc == 0 && narrowed)
+		rc = sum_temp__exists(s, NOTED_TABLE, &noted, err);
+	if (rc || !noted)
+		return rc;
+	rc = prof_cursor__open(s, "SELECT (SELECT timed FROM temp." NOTED_TABLE " WHERE tbl = ?1),"
+			       " min(first), max(last) FROM temp." ROWS_TABLE " WHERE tbl = ?1 AND globalPid IN"
+			       " (SELECT globalPid FROM temp." PIDS_TABLE ")", &c, err);
+	if (rc)
+		return rc;
+	prof_cursor__bind_int64(c, 1, i);
+	rc = prof_cursor__next(c, err);
+	if (rc > 0) {
+		rc = !prof_cursor__is_null(c, 0) && prof_cursor__int64(c, 0) == 1;
+		*lo = prof_cursor__is_null(c, 1) ? INT64_MAX : prof_cursor__int64(c, 1);
+		*hi = prof_cursor__is_null(c, 2) ? INT64_MIN : prof_cursor__int64(c, 2);
+	}
+	prof_cursor__close(c);
+	return rc;
+}
+
 static int create_views(struct prof_store *s, struct prof_error *err)
 {
 	char where[512];
@@ -265,8 +354,8 @@ static int create_views(struct prof_store *s, struct prof_error *err)
 				      " lo INTEGER, hi INTEGER)", err);
 	if (rc == 0 && !kept)
 		rc = prof_store__exec(s, "CREATE TEMP TABLE " ROWS_TABLE " (tbl INTEGER, globalPid INTEGER,"
-				      " lo INTEGER, hi INTEGER); CREATE TEMP TABLE " NOTED_TABLE
-				      " (tbl INTEGER PRIMARY KEY, bounded INTEGER)", err);
+				      " lo INTEGER, hi INTEGER, first INTEGER, last INTEGER); CREATE TEMP TABLE " NOTED_TABLE
+				      " (tbl INTEGER PRIMARY KEY, bounded INTEGER, timed INTEGER)", err);
 	for (size_t i = 0; rc == 0 && i < sizeof filtered / sizeof filtered[0]; i++) {
 		const struct filtered_table *f = &filtered[i];
 		/* nsys exports differ: a table may say whose by the other

@@ -77,6 +77,14 @@ void sum_process__rank_name(const struct sum_process *p, char *buf, size_t cap);
  * capture does not have (rank_filter.c; reached by cli/ through
  * summary/summary.h, as the reports' choice). */
 int summary__select_ranks(struct prof_store *s, const char *list, struct prof_error *err);
+/* The first start and last end of table's real rows (as the capture's
+ * extent counts them) that the views show, where they show whole
+ * processes (a rank's scope or --rank, no --window) and their rows were
+ * noted when the views were made, with each process's times: 1 and *lo,
+ * *hi (INT64_MAX, INT64_MIN: none); 0 where that cannot be told here (the
+ * table is read), < 0 an error. */
+int sum_ranks__shown_extent(struct prof_store *s, const char *table, int64_t *lo, int64_t *hi,
+			    struct prof_error *err);
 /* --rank (rank_choice.c; summary__select_ranks chooses): set
  * each process's selected from the choice. */
 int sum_ranks__mark_selected(struct prof_store *s, struct sum_ranks *r, struct prof_error *err);

@@ -300,6 +300,8 @@ int prof_store__restrict_time(struct prof_store *s, const char *table, const cha
  * every statement sees all of the file, and what a reader learnt of all of
  * it holds for what it reads now. */
 bool prof_store__restricted(const struct prof_store *s);
+/* Whether a condition of prof_store__restrict_time is set on some table. */
+bool prof_store__time_restricted(const struct prof_store *s);
 /* The SELECT that gives table's canonical form with every row, whatever
  * prof_store__restrict and prof_store__restrict_time chose, for a statement's FROM ("FROM (%s) AS k"):
  * what reads the whole capture under --rank (the rank model). NULL when
