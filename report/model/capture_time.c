@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/call_census.h"
 #include "model/memo.h"
 #include "model/sql.h"
 #include "model/window.h"
@@ -76,6 +77,19 @@ static int records_extent(struct prof_store *s, bool all_rows, const struct sum_
 
 		if (is_known(known, extent_tables[i]) || (only && strcmp(only, extent_tables[i])))
 			continue;
+		/* of every row: the calls' census (call_census.h) */
+		if (all_rows || !prof_store__restricted(s)) {
+			struct call_census census;
+
+			rc = sum_call_census(s, extent_tables[i], &census, err);
+			if (rc < 0)
+				return rc;
+			if (rc == 1) {
+				*lo = census.first < *lo ? census.first : *lo;
+				*hi = census.last > *hi ? census.last : *hi;
+				continue;
+			}
+		}
 		/* the shown processes' own, noted with their rows (rank_filter.c) */
 		if (!all_rows) {
 			int64_t tlo, thi;

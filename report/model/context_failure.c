@@ -5,6 +5,7 @@
  * kernels and copies whose GPU times CUPTI had not read back by then have
  * none (the collector's incomplete_kernels and incomplete_copies). */
 #include "model/context_failure.h"
+#include "model/call_census.h"
 #include "model/memo.h"
 #include "model/names.h"
 #include "model/window.h"
@@ -38,7 +39,7 @@ static const struct sticky_error sticky_errors[] = {
 	{ 719, "cudaErrorLaunchFailure", "CUDA_ERROR_LAUNCH_FAILED", "an exception in a kernel" },
 };
 
-#define STICKY_CODES "700, 702, 710, 714, 715, 716, 717, 718, 719"
+#define STICKY_CODES SUM_STICKY_CODES
 
 static const struct sticky_error *sticky_error(int64_t code)
 {
@@ -55,8 +56,12 @@ static int first_in(struct prof_store *s, const char *table, bool driver,
 {
 	char sql[512];
 	struct prof_cursor *c = NULL;
-	int rc;
+	struct call_census census;
+	int rc = sum_call_census(s, table, &census, err);
 
+	/* no call of every row failed: none of those shown did */
+	if (rc < 0 || (rc == 1 && census.sticky == 0))
+		return rc < 0 ? rc : 0;
 	snprintf(sql, sizeof sql,
 		 "SELECT r.start, s.value, r.returnValue FROM %s r JOIN " SUM_API_NAMES
 		 " s ON s.id = r.nameId WHERE r.returnValue IN (" STICKY_CODES ")"

@@ -1,0 +1,127 @@
+/* call_census.c - one pass over every row of a table of CUDA calls for its
+ * extent, its rows of a bad span and its sticky errors (call_census.h):
+ * three passes over every call became one. */
+#include "model/call_census.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/memo.h"
+#include "model/sql.h"
+#include "prof/strfmt.h"
+#include "prof/tables.h"
+
+static const char census_key;
+
+/* The census as SQL counts it: the same conditions as the extent's
+ * (capture_time.c), the bad spans' (bad_spans.c) and the failure's
+ * (context_failure.c), each an aggregate's filter. A pass of its own for
+ * the rows whose times or code are of another type than integer or NULL,
+ * whose comparisons SQL makes its own way. */
+static int read_census_sql(struct prof_store *s, const char *rows, struct call_census *c, struct prof_error *err)
+{
+	struct prof_cursor *cur = NULL;
+	char *sql = prof_strfmt("SELECT min(start) FILTER (WHERE start > 0 AND NOT " SUM_BAD_SPAN("") "),"
+				" max(end) FILTER (WHERE start > 0 AND NOT " SUM_BAD_SPAN("") "),"
+				" count(*) FILTER (WHERE " SUM_BAD_SPAN("") "),"
+				" count(*) FILTER (WHERE returnValue IN (" SUM_STICKY_CODES "))"
+				" FROM (%s) AS t", rows);
+	int rc = sql ? prof_cursor__open(s, sql, &cur, err) : prof_error__set(err, PROF_E_NOMEM, "out of memory");
+
+	free(sql);
+	if (rc < 0)
+		return rc;
+	rc = prof_cursor__next(cur, err);
+	if (rc > 0) {
+		c->first = prof_cursor__is_null(cur, 0) ? INT64_MAX : prof_cursor__int64(cur, 0);
+		c->last = prof_cursor__is_null(cur, 1) ? INT64_MIN : prof_cursor__int64(cur, 1);
+		c->bad = prof_cursor__int64(cur, 2);
+		c->sticky = prof_cursor__int64(cur, 3);
+	}
+	prof_cursor__close(cur);
+	return rc < 0 ? rc : 1;
+}
+
+static bool sticky_code(int64_t v)
+{
+	static const int64_t codes[] = { 700, 702, 710, 714, 715, 716, 717, 718, 719 };
+
+	for (size_t i = 0; i < sizeof codes / sizeof *codes; i++)
+		if (codes[i] == v)
+			return true;
+	return false;
+}
+
+static bool int_or_null(enum prof_value_kind k)
+{
+	return k == PROF_VALUE_INT || k == PROF_VALUE_NULL;
+}
+
+/* One row into c: false where a value is of another type. SUM_BAD_SPAN:
+ * no start or end, an end before the start, or a span past INT64_MAX
+ * (SQL's subtraction turns real past it, and compares as more). */
+static bool count_row(struct prof_cursor *cur, struct call_census *c)
+{
+	enum prof_value_kind ks = prof_cursor__kind(cur, 0), ke = prof_cursor__kind(cur, 1);
+	enum prof_value_kind kr = prof_cursor__kind(cur, 2);
+	int64_t start, end, span;
+	bool bad;
+
+	if (!int_or_null(ks) || !int_or_null(ke) || !int_or_null(kr))
+		return false;
+	start = ks == PROF_VALUE_INT ? prof_cursor__int64(cur, 0) : 0;
+	end = ke == PROF_VALUE_INT ? prof_cursor__int64(cur, 1) : 0;
+	bad = ks == PROF_VALUE_NULL || ke == PROF_VALUE_NULL || end < start ||
+	      __builtin_sub_overflow(end, start, &span);
+	c->bad += bad;
+	if (!bad && start > 0) {
+		c->first = start < c->first ? start : c->first;
+		c->last = end > c->last ? end : c->last;
+	}
+	c->sticky += kr == PROF_VALUE_INT && sticky_code(prof_cursor__int64(cur, 2));
+	return true;
+}
+
+/* The census in one walk of the three columns (the statement that
+ * filters each aggregate took as long as the three passes: 0.31 s over
+ * the runtime's calls of gpu_work x1250, where the walk takes 0.19 s in
+ * the HTML page), else SQL's. */
+static int read_census(struct prof_store *s, const char *rows, struct call_census *c, struct prof_error *err)
+{
+	struct prof_cursor *cur = NULL;
+	char *sql = prof_strfmt("SELECT start, end, returnValue FROM (%s) AS t", rows);
+	bool plain = true;
+	int rc = sql ? prof_cursor__open(s, sql, &cur, err) : prof_error__set(err, PROF_E_NOMEM, "out of memory");
+
+	free(sql);
+	if (rc < 0)
+		return rc;
+	*c = (struct call_census){ .first = INT64_MAX, .last = INT64_MIN };
+	while (plain && (rc = prof_cursor__next(cur, err)) > 0)
+		plain = count_row(cur, c);
+	prof_cursor__close(cur);
+	if (rc < 0)
+		return rc;
+	return plain ? 1 : read_census_sql(s, rows, c, err);
+}
+
+int sum_call_census(struct prof_store *s, const char *table, struct call_census *c, struct prof_error *err)
+{
+	const char *rows;
+	int got, rc;
+
+	memset(c, 0, sizeof *c);
+	if ((strcmp(table, PROF_T_RUNTIME) && strcmp(table, PROF_T_DRIVER)) || !prof_store__has_table(s, table) ||
+	    !(rows = prof_store__all_rows(s, table)))
+		return 0;
+	/* of every row: the same on every connection, whatever its views show */
+	got = sum_shared__take_value(s, &census_key, table, c, sizeof *c);
+	if (got == 1)
+		return 1;
+	if (got < 0)
+		return 0;
+	rc = read_census(s, rows, c, err);
+	sum_shared__give_value(s, &census_key, table, c, sizeof *c, rc == 1);
+	return rc;
+}

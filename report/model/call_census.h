@@ -1,0 +1,31 @@
+/* call_census.h - one pass over every row of a table of CUDA calls
+ * (runtime or driver) for what three readers each asked of it in a pass
+ * of their own (call_census.c): the first start and last end of its real
+ * rows (the capture's extent), its rows of a bad span (the count the
+ * traces and the HTML page note), and its calls that returned an error
+ * after which the context is unusable (the context's failure, looked for
+ * further only where there is one). */
+#ifndef REPORT_MODEL_CALL_CENSUS_H
+#define REPORT_MODEL_CALL_CENSUS_H
+
+#include <stdint.h>
+
+#include "prof/error.h"
+#include "prof/store.h"
+
+struct call_census {
+	int64_t first, last; /* INT64_MAX, INT64_MIN: no real row */
+	int64_t bad;         /* rows of a bad span (SUM_BAD_SPAN) */
+	int64_t sticky;      /* calls that returned a sticky error (context_failure.c's codes) */
+};
+
+/* The sticky errors' codes (cudaError_t and CUresult share them). */
+#define SUM_STICKY_CODES "700, 702, 710, 714, 715, 716, 717, 718, 719"
+
+/* table's census of every row, whatever the views show: 1 and *c, read
+ * once for a finished capture's connections; 0 where table is no table of
+ * calls or the capture is still being written (the caller reads its own
+ * way); < 0 an error. */
+int sum_call_census(struct prof_store *s, const char *table, struct call_census *c, struct prof_error *err);
+
+#endif

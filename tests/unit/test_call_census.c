@@ -1,0 +1,152 @@
+/* test_call_census.c - one pass over a table of calls (sum_call_census)
+ * says what the three passes it stands for say: the first start and last
+ * end of the real rows, the rows of a bad span, the calls that returned a
+ * sticky error; on real captures (perfkit's, an nsys export, one whose
+ * context failed) and on a copy whose calls lost their times (a start of
+ * 0, an end before the start, no end, a span past INT64_MAX, a start of
+ * text, which SQL counts its own way) and failed; read
+ * once for the file's connections, and not at all for a capture still
+ * being written or a table that holds no calls. */
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "model/call_census.h"
+#include "prof/store.h"
+#include "prof/tables.h"
+#include "testutil.h"
+
+static struct prof_store *open_store(const char *path)
+{
+	struct prof_error err = { 0 };
+	struct prof_store *s = NULL;
+
+	ck_assert_msg(prof_store__open(path, &s, &err) == 0, "%s: %s", path, err.msg);
+	return s;
+}
+
+static int64_t ask(struct prof_store *s, const char *sql, int64_t if_null)
+{
+	struct prof_error err = { 0 };
+	struct prof_cursor *c;
+	int64_t v;
+
+	ck_assert_msg(prof_cursor__open(s, sql, &c, &err) == 0, "%s: %s", sql, err.msg);
+	ck_assert_int_eq(prof_cursor__next(c, &err), 1);
+	v = prof_cursor__is_null(c, 0) ? if_null : prof_cursor__int64(c, 0);
+	prof_cursor__close(c);
+	return v;
+}
+
+/* Each table's census against its three statements; how many calls failed. */
+static int64_t check_capture(const char *path)
+{
+	static const char *const tables[] = { PROF_T_RUNTIME, PROF_T_DRIVER };
+	struct prof_store *s = open_store(path), *sql = open_store(path);
+	struct prof_error err = { 0 };
+	int64_t sticky = 0;
+	char q[512];
+
+	for (size_t i = 0; i < 2; i++) {
+		struct call_census c;
+		int rc = sum_call_census(s, tables[i], &c, &err);
+
+		ck_assert_msg(rc >= 0, "%s", err.msg);
+		if (!prof_store__has_table(sql, tables[i])) {
+			ck_assert_int_eq(rc, 0);
+			continue;
+		}
+		ck_assert_int_eq(rc, 1);
+		snprintf(q, sizeof q, "SELECT min(start) FROM main.%s WHERE start > 0 AND"
+			 " (end >= start AND end - start <= 9223372036854775807) IS 1", tables[i]);
+		ck_assert_int_eq(c.first, ask(sql, q, INT64_MAX));
+		snprintf(q, sizeof q, "SELECT max(end) FROM main.%s WHERE start > 0 AND"
+			 " (end >= start AND end - start <= 9223372036854775807) IS 1", tables[i]);
+		ck_assert_int_eq(c.last, ask(sql, q, INT64_MIN));
+		snprintf(q, sizeof q, "SELECT count(*) FROM main.%s WHERE"
+			 " (end >= start AND end - start <= 9223372036854775807) IS NOT 1", tables[i]);
+		ck_assert_int_eq(c.bad, ask(sql, q, 0));
+		snprintf(q, sizeof q, "SELECT count(*) FROM main.%s WHERE returnValue IN (700, 702, 710, 714, 715,"
+			 " 716, 717, 718, 719)", tables[i]);
+		ck_assert_int_eq(c.sticky, ask(sql, q, 0));
+		sticky += c.sticky;
+	}
+	/* no table of calls */
+	{
+		struct call_census c;
+
+		ck_assert_int_eq(sum_call_census(s, PROF_T_KERNEL, &c, &err), 0);
+	}
+	prof_store__close(sql);
+	prof_store__close(s);
+	return sticky;
+}
+
+START_TEST(the_census_is_the_three_passes)
+{
+	char path[4096];
+
+	ck_assert_int_eq(check_capture(testutil_data_path("transformer_naive.sqlite")), 0);
+	ck_assert_int_eq(check_capture(testutil_data_path("ddp/ddp2_even.sqlite")), 0);
+	ck_assert_int_eq(check_capture(testutil_data_path("nsys/cloverleaf-cuda.sqlite")), 0);
+	ck_assert_int_gt(check_capture(testutil_data_path("faults/context_failed.sqlite")), 0);
+	snprintf(path, sizeof path, "%s", testutil_tmp_path("call_census_damaged.sqlite"));
+	testutil_copy_file(testutil_data_path("ddp/ddp2_even.sqlite"), path);
+	testutil_sqlite3(path, "UPDATE " PROF_T_RUNTIME " SET start = 0 WHERE rowid IN (1, 2);"
+			 " UPDATE " PROF_T_RUNTIME " SET end = start - 1 WHERE rowid = 3;"
+			 " UPDATE " PROF_T_RUNTIME " SET end = NULL WHERE rowid = (SELECT max(rowid) FROM "
+			 PROF_T_RUNTIME ");"
+			 " UPDATE " PROF_T_RUNTIME " SET start = -9223372036854775000, end = 9223372036854775000"
+			 " WHERE rowid = 4;"
+			 " UPDATE " PROF_T_RUNTIME " SET returnValue = 715 WHERE rowid = 11;"
+			 " UPDATE " PROF_T_DRIVER " SET start = 'soon' WHERE rowid = 5;"
+			 " UPDATE " PROF_T_DRIVER " SET returnValue = 700 WHERE rowid IN (9, 10)");
+	ck_assert_int_eq(check_capture(path), 3);
+}
+END_TEST
+
+START_TEST(read_once_a_file_and_not_while_written)
+{
+	char path[4096];
+	struct prof_error err = { 0 };
+	struct prof_store *s, *again;
+	struct call_census first, taken;
+
+	snprintf(path, sizeof path, "%s", testutil_tmp_path("call_census_once.sqlite"));
+	testutil_copy_file(testutil_data_path("transformer_naive.sqlite"), path);
+	s = open_store(path);
+	ck_assert_int_eq(sum_call_census(s, PROF_T_RUNTIME, &first, &err), 1);
+	ck_assert_msg(prof_store__reopen(s, &again, &err) == 0, "%s", err.msg);
+	/* a call failed, written behind the readers' backs: the census taken stands */
+	testutil_sqlite3(path, "UPDATE " PROF_T_RUNTIME " SET returnValue = 719 WHERE rowid = 50");
+	ck_assert_int_eq(sum_call_census(again, PROF_T_RUNTIME, &taken, &err), 1);
+	ck_assert_int_eq(taken.sticky, first.sticky);
+	prof_store__close(again);
+	prof_store__close(s);
+	ck_assert_int_eq(check_capture(path), 1);
+	/* still being written: the census is not the caller's to trust */
+	testutil_sqlite3(path, "DELETE FROM PERFKIT_META WHERE key = 'finished'");
+	s = open_store(path);
+	ck_assert(!prof_store__is_finished(s));
+	ck_assert_int_eq(sum_call_census(s, PROF_T_RUNTIME, &first, &err), 0);
+	prof_store__close(s);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("call_census");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, the_census_is_the_three_passes);
+	tcase_add_test(tc, read_once_a_file_and_not_while_written);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return testutil_run(suite());
+}
