@@ -232,7 +232,7 @@ static int nomem(struct prof_error *err)
 
 /* The threads: every globalTid of t's tables (with API calls, NVTX rows
  * or a name). */
-static int read_threads(struct prof_store *s, const struct sum_thread_tables *t,
+static int read_threads(struct prof_store *s, const struct sum_thread_tables *t, const char *tids_json,
 			struct sum_thread_labels *l, struct prof_error *err)
 {
 	char sql[1024];
@@ -256,10 +256,18 @@ static int read_threads(struct prof_store *s, const struct sum_thread_tables *t,
 					any ? " UNION " : "", t->threads[i]);
 		any = true;
 	}
+	/* and those of a walk of the calls (the JSON array ?1) */
+	if (tids_json) {
+		len += (size_t)snprintf(sql + len, sizeof sql - len, "%sSELECT value AS g FROM json_each(?1)",
+					any ? " UNION " : "");
+		any = true;
+	}
 	if (!any)
 		return 0;
 	snprintf(sql + len, sizeof sql - len, ") ORDER BY g");
 	rc = prof_cursor__open(s, sql, &cur, err);
+	if (rc == 0 && tids_json && prof_cursor__bind_text(cur, 1, tids_json))
+		rc = nomem(err);
 	while (rc >= 0 && (rc = prof_cursor__next(cur, err)) > 0) {
 		struct thread_row *r;
 
@@ -344,6 +352,9 @@ static void labels_free(void *l)
  * its step section each made, the second at the page's end. */
 static const char labels_key = 0;
 
+static int load_walked(struct prof_store *s, const struct sum_thread_tables *t, struct sum_thread_labels **out,
+		       struct prof_error *err);
+
 int sum_thread_labels__load(struct prof_store *s, struct sum_thread_labels **out,
 			    struct prof_error *err)
 {
@@ -368,7 +379,11 @@ int sum_thread_labels__load(struct prof_store *s, struct sum_thread_labels **out
 			t.threads[n++] = threads[i];
 	for (int i = 0; i < 2; i++)
 		t.calls[i] = prof_store__has_table(s, calls[i]) ? calls[i] : NULL;
-	rc = sum_thread_labels__load_from(s, &t, out, err);
+	rc = load_walked(s, &t, out, err);
+	if (rc == 0)
+		rc = sum_thread_labels__load_from(s, &t, out, err);
+	else if (rc == 1)
+		rc = 0;
 	if (got != 0)
 		return rc;
 	copy = rc == 0 ? labels_copy(*out) : NULL;
@@ -379,21 +394,9 @@ int sum_thread_labels__load(struct prof_store *s, struct sum_thread_labels **out
 	return rc;
 }
 
-int sum_thread_labels__load_from(struct prof_store *s, const struct sum_thread_tables *t,
-				 struct sum_thread_labels **out, struct prof_error *err)
+/* l's rows labelled, their names freed: *out = l, or l freed after rc. */
+static int label_rows(struct sum_thread_labels *l, int rc, struct sum_thread_labels **out)
 {
-	struct sum_thread_labels *l = calloc(1, sizeof *l);
-	bool calls = false;
-	int rc;
-
-	*out = NULL;
-	if (!l)
-		return nomem(err);
-	rc = read_threads(s, t, l, err);
-	for (size_t i = 0; rc == 0 && i < l->n; i++)
-		calls |= needs_calls(&l->rows[i]);
-	for (int i = 0; rc == 0 && calls && i < 2; i++)
-		rc = read_calls(s, t->calls[i], l, err);
 	for (size_t i = 0; i < l->n; i++) {
 		struct thread_row *r = &l->rows[i];
 
@@ -409,6 +412,257 @@ int sum_thread_labels__load_from(struct prof_store *s, const struct sum_thread_t
 	}
 	*out = l;
 	return 0;
+}
+
+static bool any_needs_calls(const struct sum_thread_labels *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (needs_calls(&l->rows[i]))
+			return true;
+	return false;
+}
+
+int sum_thread_labels__load_from(struct prof_store *s, const struct sum_thread_tables *t,
+				 struct sum_thread_labels **out, struct prof_error *err)
+{
+	struct sum_thread_labels *l = calloc(1, sizeof *l);
+	int rc;
+
+	*out = NULL;
+	if (!l)
+		return nomem(err);
+	rc = read_threads(s, t, NULL, l, err);
+	for (int i = 0; rc == 0 && any_needs_calls(l) && i < 2; i++)
+		rc = read_calls(s, t->calls[i], l, err);
+	return label_rows(l, rc, out);
+}
+
+/* ---- the calls walked once --------------------------------------------------- */
+
+/* Each (thread, name id) of the calls once: an open-addressed set. */
+struct call_pair {
+	int64_t tid, name;
+	bool used;
+};
+
+struct walked_calls {
+	int64_t *tids; /* sorted, each once */
+	size_t ntids, tids_cap;
+	struct call_pair *pairs;
+	size_t npairs, pairs_cap; /* pairs_cap a power of 2 */
+};
+
+static uint64_t pair_hash(int64_t tid, int64_t name)
+{
+	uint64_t h = (uint64_t)tid * 0x9e3779b97f4a7c15ULL ^ (uint64_t)name * 0xc2b2ae3d27d4eb4fULL;
+
+	return h ^ (h >> 29);
+}
+
+static size_t pair_at(const struct call_pair *v, size_t cap, int64_t tid, int64_t name)
+{
+	size_t at = pair_hash(tid, name) & (cap - 1);
+
+	while (v[at].used && (v[at].tid != tid || v[at].name != name))
+		at = (at + 1) & (cap - 1);
+	return at;
+}
+
+static int add_pair(struct walked_calls *w, int64_t tid, int64_t name)
+{
+	size_t at;
+
+	if ((w->npairs + 1) * 2 > w->pairs_cap) {
+		size_t cap = w->pairs_cap ? w->pairs_cap * 2 : 256;
+		struct call_pair *v = calloc(cap, sizeof *v);
+
+		if (!v)
+			return -1;
+		for (size_t i = 0; i < w->pairs_cap; i++)
+			if (w->pairs[i].used)
+				v[pair_at(v, cap, w->pairs[i].tid, w->pairs[i].name)] = w->pairs[i];
+		free(w->pairs);
+		w->pairs = v;
+		w->pairs_cap = cap;
+	}
+	at = pair_at(w->pairs, w->pairs_cap, tid, name);
+	if (!w->pairs[at].used) {
+		w->pairs[at] = (struct call_pair){ tid, name, true };
+		w->npairs++;
+	}
+	return 0;
+}
+
+static int add_tid(struct walked_calls *w, int64_t tid)
+{
+	size_t lo = 0, hi = w->ntids;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (w->tids[mid] == tid)
+			return 0;
+		if (w->tids[mid] < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (prof_array__grow(&w->tids, &w->tids_cap, w->ntids + 1, sizeof *w->tids) < 0)
+		return -1;
+	memmove(&w->tids[lo + 1], &w->tids[lo], (w->ntids - lo) * sizeof *w->tids);
+	w->tids[lo] = tid;
+	w->ntids++;
+	return 0;
+}
+
+/* table's threads and (thread, name id) pairs into w: 1; 0 where a thread
+ * or name id is of another type than integer (SQL's DISTINCT and joins
+ * compare those their own way: the caller reads the capture as before);
+ * < 0 an error. */
+static int walk_calls(struct prof_store *s, const char *table, struct walked_calls *w, struct prof_error *err)
+{
+	char sql[256];
+	struct prof_cursor *cur = NULL;
+	int64_t last_tid = 0, last_name = 0;
+	bool have_last = false, have_name = false, odd = false;
+	int rc;
+
+	snprintf(sql, sizeof sql, "SELECT globalTid, nameId FROM %s WHERE globalTid IS NOT NULL", table);
+	rc = prof_cursor__open(s, sql, &cur, err);
+	while (rc >= 0 && (rc = prof_cursor__next(cur, err)) > 0) {
+		enum prof_value_kind kt = prof_cursor__kind(cur, 0), kn = prof_cursor__kind(cur, 1);
+		int64_t tid, name;
+
+		if (kt != PROF_VALUE_INT || (kn != PROF_VALUE_INT && kn != PROF_VALUE_NULL)) {
+			odd = true;
+			break;
+		}
+		tid = prof_cursor__int64(cur, 0);
+		name = prof_cursor__int64(cur, 1);
+		/* a thread's calls come in runs, of a few names */
+		if (have_last && tid == last_tid) {
+			if (kn == PROF_VALUE_NULL || (have_name && name == last_name))
+				continue;
+		} else if (add_tid(w, tid) < 0) {
+			rc = nomem(err);
+			break;
+		} else {
+			have_name = false;
+		}
+		have_last = true;
+		last_tid = tid;
+		/* a call of no name joins no string */
+		if (kn == PROF_VALUE_INT) {
+			if (add_pair(w, tid, name) < 0) {
+				rc = nomem(err);
+				break;
+			}
+			last_name = name;
+			have_name = true;
+		}
+	}
+	prof_cursor__close(cur);
+	return rc < 0 ? rc : odd ? 0 : 1;
+}
+
+/* An array of int64 as JSON, "[1,2]", for json_each. */
+static char *json_of(const int64_t *v, size_t n)
+{
+	size_t cap = 3 + n * 21, len = 0;
+	char *json = malloc(cap);
+
+	if (!json)
+		return NULL;
+	json[len++] = '[';
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(json + len, cap - len, "%s%" PRId64, i ? "," : "", v[i]);
+	snprintf(json + len, cap - len, "]");
+	return json;
+}
+
+/* Each pair's name's kind of call on its thread's row: one statement over
+ * the distinct name ids. */
+static int apply_pairs(struct prof_store *s, const struct walked_calls *w, struct sum_thread_labels *l,
+		       struct prof_error *err)
+{
+	int64_t *names = malloc(sizeof *names * (w->npairs ? w->npairs : 1));
+	unsigned *kind_of = NULL;
+	struct prof_cursor *cur = NULL;
+	size_t n = 0;
+	char *json;
+	int rc;
+
+	if (!names)
+		return nomem(err);
+	for (size_t i = 0; i < w->pairs_cap; i++)
+		if (w->pairs[i].used)
+			names[n++] = w->pairs[i].name;
+	json = json_of(names, n);
+	kind_of = calloc(n ? n : 1, sizeof *kind_of);
+	rc = json && kind_of ? prof_cursor__open(s, "SELECT j.key, v.value FROM json_each(?1) j JOIN " PROF_T_STRINGS
+						    " v ON v.id = j.value", &cur, err)
+			     : nomem(err);
+	if (rc == 0 && prof_cursor__bind_text(cur, 1, json))
+		rc = nomem(err);
+	/* a pair's name's kind, bit set; 0: no string */
+	while (rc >= 0 && (rc = prof_cursor__next(cur, err)) > 0) {
+		int64_t k = prof_cursor__int64(cur, 0);
+		const char *name = prof_cursor__text(cur, 1);
+
+		if (k >= 0 && (size_t)k < n && name)
+			kind_of[k] = 1u << call_kind_of(name, sum_api_name_len(name));
+	}
+	prof_cursor__close(cur);
+	for (size_t i = 0, k = 0; rc == 0 && i < w->pairs_cap; i++) {
+		struct thread_row *r;
+
+		if (!w->pairs[i].used)
+			continue;
+		r = find_row(l, w->pairs[i].tid);
+		if (r)
+			r->calls |= kind_of[k];
+		k++;
+	}
+	free(kind_of);
+	free(json);
+	free(names);
+	return rc < 0 ? rc : 0;
+}
+
+/* sum_thread_labels__load_from of the capture's own tables, the calls
+ * walked once for their threads and names where a pass over them found
+ * their threads and another their names (DISTINCT, a sort of every call
+ * each): 1 and *out; 0 where the walk cannot stand for SQL's. */
+static int load_walked(struct prof_store *s, const struct sum_thread_tables *t, struct sum_thread_labels **out,
+		       struct prof_error *err)
+{
+	struct walked_calls w = { 0 };
+	struct sum_thread_tables others = { 0 };
+	struct sum_thread_labels *l = NULL;
+	char *tids = NULL;
+	size_t n = 0;
+	int walked = 1, rc = 0;
+
+	*out = NULL;
+	for (int i = 0; walked == 1 && i < 2; i++)
+		if (t->calls[i])
+			walked = walk_calls(s, t->calls[i], &w, err);
+	for (size_t i = 0; i < sizeof t->threads / sizeof t->threads[0] && t->threads[i]; i++)
+		if (strcmp(t->threads[i], PROF_T_RUNTIME) && strcmp(t->threads[i], PROF_T_DRIVER))
+			others.threads[n++] = t->threads[i];
+	if (walked == 1 && (!(tids = json_of(w.tids, w.ntids)) || !(l = calloc(1, sizeof *l))))
+		rc = nomem(err);
+	if (walked == 1 && rc == 0)
+		rc = read_threads(s, &others, tids, l, err);
+	if (walked == 1 && rc == 0 && any_needs_calls(l))
+		rc = apply_pairs(s, &w, l, err);
+	free(tids);
+	free(w.tids);
+	free(w.pairs);
+	if (walked != 1 || !l)
+		return walked < 0 ? walked : rc;
+	rc = label_rows(l, rc, out);
+	return rc < 0 ? rc : 1;
 }
 
 const char *sum_thread_labels__get(struct sum_thread_labels *l, int64_t global_tid)

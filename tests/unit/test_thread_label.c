@@ -105,14 +105,18 @@ END_TEST
 
 /* ---- on real captures --------------------------------------------------- */
 
-static struct prof_store *open_data(const char *name)
+static struct prof_store *open_path(const char *path)
 {
 	struct prof_store *s = NULL;
 	struct prof_error err;
 
-	ck_assert_msg(prof_store__open(testutil_data_path(name), &s, &err) == 0, "%s: %s", name,
-		      err.msg);
+	ck_assert_msg(prof_store__open(path, &s, &err) == 0, "%s: %s", path, err.msg);
 	return s;
+}
+
+static struct prof_store *open_data(const char *name)
+{
+	return open_path(testutil_data_path(name));
 }
 
 static struct sum_thread_labels *load(struct prof_store *s)
@@ -206,6 +210,67 @@ START_TEST(thread_labels_read_nsys_exports_the_same_way)
 }
 END_TEST
 
+/* Every thread's label from the calls walked once (sum_thread_labels__load)
+ * is the one the statements read (sum_thread_labels__load_from of the
+ * same tables), on captures of every kind and on a copy whose threads'
+ * ids are text, which the statements compare their own way; how many
+ * threads were compared. */
+static int walked_as_read(const char *path)
+{
+	static const char *const tables[] = { PROF_T_RUNTIME, PROF_T_DRIVER, PROF_T_NVTX, PROF_T_THREAD_NAMES };
+	struct prof_store *s = open_path(path), *other = open_path(path);
+	struct sum_thread_tables t = { 0 };
+	struct sum_thread_labels *walked = load(s), *read = NULL;
+	struct prof_error err = { 0 };
+	struct prof_cursor *c;
+	size_t n = 0;
+	int threads = 0;
+
+	for (size_t i = 0; i < sizeof tables / sizeof *tables; i++)
+		if (prof_store__has_table(other, tables[i]))
+			t.threads[n++] = tables[i];
+	t.calls[0] = prof_store__has_table(other, PROF_T_RUNTIME) ? PROF_T_RUNTIME : NULL;
+	t.calls[1] = prof_store__has_table(other, PROF_T_DRIVER) ? PROF_T_DRIVER : NULL;
+	ck_assert_msg(sum_thread_labels__load_from(other, &t, &read, &err) == 0, "%s", err.msg);
+	ck_assert_msg(prof_cursor__open(other, "SELECT DISTINCT globalTid FROM " PROF_T_RUNTIME " WHERE globalTid"
+					       " IS NOT NULL UNION SELECT globalTid FROM " PROF_T_DRIVER, &c, &err) == 0,
+		      "%s", err.msg);
+	while (prof_cursor__next(c, &err) == 1) {
+		int64_t tid = prof_cursor__int64(c, 0);
+		char a[128];
+
+		snprintf(a, sizeof a, "%s", sum_thread_labels__get(walked, tid));
+		ck_assert_msg(strcmp(a, sum_thread_labels__get(read, tid)) == 0, "%s: thread %lld: %s, read %s", path,
+			      (long long)tid, a, sum_thread_labels__get(read, tid));
+		threads++;
+	}
+	prof_cursor__close(c);
+	sum_thread_labels__delete(read);
+	sum_thread_labels__delete(walked);
+	prof_store__close(other);
+	prof_store__close(s);
+	return threads;
+}
+
+START_TEST(thread_labels_walked_as_the_statements_read)
+{
+	static const char *const captures[] = {
+		"ddp/ddp2_even.sqlite", "ddp/two_gpus/ddp2_straggler.sqlite", "corpus/timm_resnet_dataloader.sqlite",
+		"python/py_hf_gpt2_train.sqlite", "nsys/saxpy-mpi-cuda-rank0.sqlite", "nsys/cloverleaf-cuda.sqlite",
+	};
+	char path[4096];
+	int threads = 0;
+
+	for (size_t i = 0; i < sizeof captures / sizeof *captures; i++)
+		threads += walked_as_read(testutil_data_path(captures[i]));
+	ck_assert_int_gt(threads, 30);
+	snprintf(path, sizeof path, "%s", testutil_tmp_path("thread_label_text_tid.sqlite"));
+	testutil_copy_file(testutil_data_path("corpus/timm_resnet_dataloader.sqlite"), path);
+	testutil_sqlite3(path, "UPDATE " PROF_T_DRIVER " SET globalTid = 'a thread' WHERE rowid = 3");
+	ck_assert_int_gt(walked_as_read(path), 3);
+}
+END_TEST
+
 START_TEST(thread_labels_unknown_thread_reads_as_its_tid)
 {
 	struct prof_store *s = open_data("clean_loop.sqlite");
@@ -223,6 +288,7 @@ static Suite *suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, thread_label_main_is_the_thread_whose_tid_is_its_pid);
+	tcase_add_test(tc, thread_labels_walked_as_the_statements_read);
 	tcase_add_test(tc, thread_label_keeps_the_programs_own_name);
 	tcase_add_test(tc, thread_label_ignores_the_inherited_process_name);
 	tcase_add_test(tc, thread_label_names_pytorch_threads_in_words);
