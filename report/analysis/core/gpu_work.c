@@ -185,18 +185,35 @@ int64_t ns_between(int64_t earlier, int64_t later)
 	return d;
 }
 
+/* The statement gpu_work__string asks, kept prepared for the connection:
+ * a diagnosis names a few dozen steps' and idle stretches' work a rank,
+ * each a statement prepared and finalized. */
+static const char string_ask_key;
+
+static void close_ask(void *c)
+{
+	prof_cursor__close(c);
+}
+
 const char *gpu_work__string(struct prof_store *s, int64_t id, char *buf, size_t cap)
 {
-	struct prof_cursor *c;
+	struct prof_cursor *c = prof_store__kept(s, &string_ask_key);
 	struct prof_error err = { 0 };
+	bool kept = c != NULL;
 
 	snprintf(buf, cap, "?");
-	if (prof_cursor__open(s, "SELECT value FROM " PROF_T_STRINGS " WHERE id = ?1", &c, &err) < 0)
+	if (!c && prof_cursor__open(s, "SELECT value FROM " PROF_T_STRINGS " WHERE id = ?1", &c, &err) < 0)
 		return buf;
+	if (!kept)
+		kept = prof_store__keep(s, &string_ask_key, c, close_ask, &err) == 0;
 	prof_cursor__bind_int64(c, 1, id);
 	if (prof_cursor__next(c, &err) == 1 && prof_cursor__text(c, 0))
 		snprintf(buf, cap, "%s", prof_cursor__text(c, 0));
-	prof_cursor__close(c);
+	/* done stepping: a statement left stepping keeps the connection
+	 * reading (a temporary table is dropped only while none is) */
+	prof_cursor__reset(c);
+	if (!kept)
+		prof_cursor__close(c);
 	return buf;
 }
 
