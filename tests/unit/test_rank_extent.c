@@ -28,9 +28,25 @@ static struct prof_store *open_store(const char *path)
 	return s;
 }
 
-/* SQL's first start and last end of the real rows of pid's (or every
- * process's, pid 0) in the six tables the extent counts, on another
- * connection. */
+/* *first and *last widened to the (start, end) row sql reads of process
+ * pid (?1). */
+static void widen(struct prof_store *s, const char *sql, int64_t pid, int64_t *first, int64_t *last)
+{
+	struct prof_error err = { 0 };
+	struct prof_cursor *c;
+
+	ck_assert_msg(prof_cursor__open(s, sql, &c, &err) == 0, "%s", err.msg);
+	prof_cursor__bind_int64(c, 1, pid);
+	ck_assert_int_eq(prof_cursor__next(c, &err), 1);
+	if (!prof_cursor__is_null(c, 0) && prof_cursor__int64(c, 0) < *first)
+		*first = prof_cursor__int64(c, 0);
+	if (!prof_cursor__is_null(c, 1) && prof_cursor__int64(c, 1) > *last)
+		*last = prof_cursor__int64(c, 1);
+	prof_cursor__close(c);
+}
+
+/* SQL's first start and last end of the real rows of pid's in the six
+ * tables the extent counts, on another connection. */
 static void sql_extent(const char *path, int64_t pid, int64_t *first, int64_t *last)
 {
 	static const char *const tables[][2] = {
@@ -38,41 +54,20 @@ static void sql_extent(const char *path, int64_t pid, int64_t *first, int64_t *l
 		{ PROF_T_RUNTIME, "globalTid" }, { PROF_T_DRIVER, "globalTid" },
 	};
 	struct prof_store *s = open_store(path);
-	struct prof_error err = { 0 };
 	char sql[1024];
 
 	*first = INT64_MAX;
 	*last = INT64_MIN;
 	for (size_t i = 0; i < sizeof tables / sizeof *tables; i++) {
-		struct prof_cursor *c;
-
 		snprintf(sql, sizeof sql, "SELECT min(start), max(end) FROM main.%s WHERE ((%s >> 24) << 24) = ?1"
 			 " AND start > 0 AND (end >= start AND end - start <= 9223372036854775807) IS 1",
 			 tables[i][0], tables[i][1]);
-		ck_assert_msg(prof_cursor__open(s, sql, &c, &err) == 0, "%s", err.msg);
-		prof_cursor__bind_int64(c, 1, pid);
-		ck_assert_int_eq(prof_cursor__next(c, &err), 1);
-		if (!prof_cursor__is_null(c, 0) && prof_cursor__int64(c, 0) < *first)
-			*first = prof_cursor__int64(c, 0);
-		if (!prof_cursor__is_null(c, 1) && prof_cursor__int64(c, 1) > *last)
-			*last = prof_cursor__int64(c, 1);
-		prof_cursor__close(c);
+		widen(s, sql, pid, first, last);
 	}
-	snprintf(sql, sizeof sql, "SELECT min(start), max(coalesce(end, start)) FROM main." PROF_T_NVTX
+	widen(s, "SELECT min(start), max(coalesce(end, start)) FROM main." PROF_T_NVTX
 		 " WHERE ((globalTid >> 24) << 24) = ?1 AND eventType != " PROF_SQL_NVTX_DOMAIN_CREATE
-		 " AND start > 0 AND (end IS NULL OR (end >= start AND end - start <= 9223372036854775807) IS 1)");
-	{
-		struct prof_cursor *c;
-
-		ck_assert_msg(prof_cursor__open(s, sql, &c, &err) == 0, "%s", err.msg);
-		prof_cursor__bind_int64(c, 1, pid);
-		ck_assert_int_eq(prof_cursor__next(c, &err), 1);
-		if (!prof_cursor__is_null(c, 0) && prof_cursor__int64(c, 0) < *first)
-			*first = prof_cursor__int64(c, 0);
-		if (!prof_cursor__is_null(c, 1) && prof_cursor__int64(c, 1) > *last)
-			*last = prof_cursor__int64(c, 1);
-		prof_cursor__close(c);
-	}
+		 " AND start > 0 AND (end IS NULL OR (end >= start AND end - start <= 9223372036854775807) IS 1)",
+	      pid, first, last);
 	prof_store__close(s);
 }
 
