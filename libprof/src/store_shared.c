@@ -137,24 +137,6 @@ int prof_store__shared_take(struct prof_store *s, const void *key, const void *t
 	return rc;
 }
 
-int prof_store__shared_peek(struct prof_store *s, const void *key, const void *tag, size_t tag_len,
-			    void **value)
-{
-	struct store_shelf *f = s->shelf;
-	struct shared_item *i;
-
-	*value = NULL;
-	if (!f)
-		return 0;
-	pthread_mutex_lock(&f->lock);
-	while ((i = find(f, key, tag, tag_len)) && i->state == SHARED_MAKING)
-		pthread_cond_wait(&f->changed, &f->lock);
-	if (i)
-		*value = i->value;
-	pthread_mutex_unlock(&f->lock);
-	return i != NULL;
-}
-
 void prof_store__shared_give(struct prof_store *s, const void *key, const void *tag, size_t tag_len,
 			     void *value, void (*done)(void *value))
 {

@@ -146,38 +146,9 @@ void sum_context_failure__say_untimed(const struct sum_context_failure *f, char 
  * each made. */
 static const char failure_key = 0;
 
-/* Of views that show some rows (a rank's scope, --rank, --window): none
- * where another connection found that no call of the whole capture
- * failed, without a pass over the rows shown (a rank of a job's
- * diagnosis made one over each API table); 0 with *none set, else < 0. */
-static int none_in_whole(struct prof_store *s, struct sum_context_failure *f, bool *none,
-			 struct prof_error *err)
-{
-	struct sum_context_failure whole;
-	struct sum_capture_time time;
-	int rc;
-
-	*none = false;
-	if (sum_shared__peek_value(s, &failure_key, "", &whole, sizeof whole) != 1 || whole.failed)
-		return 0;
-	rc = sum_capture__zero(s, &time, err);
-	if (rc < 0)
-		return rc;
-	/* the counters are the collector's, of the whole capture either way */
-	*f = whole;
-	f->run_start_ns = time.zero_ns;
-	*none = true;
-	return 0;
-}
-
 int sum_context_failure__find(struct prof_store *s, struct sum_context_failure *f,
 			      struct prof_error *err)
 {
-	bool none = false;
-	int rc = prof_store__restricted(s) ? none_in_whole(s, f, &none, err) : 0;
-
-	if (rc < 0 || none)
-		return rc;
 	/* its names are static strings or its own array: copied whole */
 	return sum_shared__value(s, &failure_key, f, sizeof *f, find, err);
 }

@@ -144,16 +144,6 @@ int sum_shared__take_value(struct prof_store *s, const void *key, const char *ta
 	return got < 0 ? -1 : got;
 }
 
-int sum_shared__peek_value(struct prof_store *s, const void *key, const char *tag, void *v, size_t size)
-{
-	void *found = NULL;
-
-	if (!prof_store__is_finished(s) || prof_store__shared_peek(s, key, tag, strlen(tag), &found) != 1)
-		return 0;
-	memcpy(v, found, size);
-	return 1;
-}
-
 void sum_shared__give_value(struct prof_store *s, const void *key, const char *tag, const void *v, size_t size,
 			    bool found)
 {

@@ -44,10 +44,6 @@ int sum_shared__take(struct prof_store *s, const void *key, const char *tag, int
  * another connection asking finds its own). */
 void sum_shared__give(struct prof_store *s, const void *key, const char *tag, const int64_t *v, size_t n,
 		      bool found);
-/* The answer of every row where a connection to the file made it
- * (prof_store__shared_peek), into v: 1, else 0 (the caller makes nothing
- * to give). A connection whose views show some rows may read it. */
-int sum_shared__peek_value(struct prof_store *s, const void *key, const char *tag, void *v, size_t size);
 /* The same for any value copied whole (size bytes, no pointer to memory
  * of the connection's own). */
 int sum_shared__take_value(struct prof_store *s, const void *key, const char *tag, void *v, size_t size);

@@ -4,8 +4,7 @@
  * connection opened on its own; one asked for on another thread while it
  * is made waits for it and gets that value; a value given up is made by
  * the one that waited; each value is handed to its done once, when the
- * last of the connections closes; a peek makes nothing, and waits for one
- * being made. On a real capture. */
+ * last of the connections closes. On a real capture. */
 #include <check.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -97,39 +96,9 @@ static void *ask(void *arg)
 	return NULL;
 }
 
-static void *peek(void *arg)
-{
-	struct asker *a = arg;
-
-	a->rc = prof_store__shared_peek(a->s, a->key, &a->tag, sizeof a->tag, &a->got);
-	clock_gettime(CLOCK_MONOTONIC, &a->at);
-	return NULL;
-}
-
 static double since(const struct timespec *a, const struct timespec *b)
 {
 	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
-}
-
-/* a's question asked on another thread (asking: ask or peek) while s
- * makes the answer, given 200 ms later: it comes once given, as value. */
-static void answered_once_made(struct prof_store *s, struct asker *a, void *(*asking)(void *), int *value,
-			       void (*done_with)(void *))
-{
-	struct timespec given;
-	pthread_t t;
-	void *got = NULL;
-
-	ck_assert_int_eq(prof_store__shared_take(s, a->key, &a->tag, sizeof a->tag, &got), 0);
-	ck_assert_int_eq(pthread_create(&t, NULL, asking, a), 0);
-	/* the other thread asks while this one makes it */
-	usleep(200 * 1000);
-	clock_gettime(CLOCK_MONOTONIC, &given);
-	prof_store__shared_give(s, a->key, &a->tag, sizeof a->tag, value, done_with);
-	pthread_join(t, NULL);
-	ck_assert_int_eq(a->rc, 1);
-	ck_assert_ptr_eq(a->got, value);
-	ck_assert_msg(since(&given, &a->at) >= 0, "answered before it was made");
 }
 
 START_TEST(waits_for_the_one_being_made)
@@ -138,9 +107,21 @@ START_TEST(waits_for_the_one_being_made)
 	static int value = 3;
 	struct prof_store *s = open_capture(), *r = reopen(s);
 	struct asker a = { .s = r, .key = &key, .tag = 5 };
+	struct timespec given;
+	pthread_t t;
+	void *got = NULL;
 
 	done_count = 0;
-	answered_once_made(s, &a, ask, &value, done);
+	ck_assert_int_eq(prof_store__shared_take(s, &key, &a.tag, sizeof a.tag, &got), 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, ask, &a), 0);
+	/* the other thread asks while this one makes it */
+	usleep(200 * 1000);
+	clock_gettime(CLOCK_MONOTONIC, &given);
+	prof_store__shared_give(s, &key, &a.tag, sizeof a.tag, &value, done);
+	pthread_join(t, NULL);
+	ck_assert_int_eq(a.rc, 1);
+	ck_assert_ptr_eq(a.got, &value);
+	ck_assert_msg(since(&given, &a.at) >= 0, "answered before it was made");
 	prof_store__close(s);
 	prof_store__close(r);
 	ck_assert_int_eq(done_count, 1);
@@ -169,25 +150,6 @@ START_TEST(given_up_then_made_by_the_waiter)
 }
 END_TEST
 
-/* A peek makes nothing: 0 where none is made and none being made (a take
- * after it is the maker, not kept waiting); it waits for one being made
- * and finds what was given. */
-START_TEST(a_peek_makes_nothing_and_waits_for_the_one_being_made)
-{
-	static const char key = 0;
-	static int value = 4;
-	struct prof_store *s = open_capture(), *r = reopen(s);
-	struct asker a = { .s = r, .key = &key, .tag = 11 };
-	void *got = &value;
-
-	ck_assert_int_eq(prof_store__shared_peek(r, &key, &a.tag, sizeof a.tag, &got), 0);
-	ck_assert_ptr_null(got);
-	answered_once_made(s, &a, peek, &value, NULL);
-	prof_store__close(r);
-	prof_store__close(s);
-}
-END_TEST
-
 static Suite *suite(void)
 {
 	Suite *s = suite_create("store_shared");
@@ -196,7 +158,6 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, shared_by_the_reopened_alone);
 	tcase_add_test(tc, waits_for_the_one_being_made);
-	tcase_add_test(tc, a_peek_makes_nothing_and_waits_for_the_one_being_made);
 	tcase_add_test(tc, given_up_then_made_by_the_waiter);
 	suite_add_tcase(s, tc);
 	return s;

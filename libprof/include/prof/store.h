@@ -269,12 +269,6 @@ void *prof_store__kept(const struct prof_store *s, const void *key);
  * (prof_store__restricted) on the connection that asks. */
 int prof_store__shared_take(struct prof_store *s, const void *key, const void *tag, size_t tag_len,
 			    void **value);
-/* The value under key and tag where one of the connections made it
- * (waiting while one makes it): 1 and *value, else 0, and the caller
- * need make nothing. For a connection whose views narrow the rows, which
- * may read what holds of the whole file but not make it. */
-int prof_store__shared_peek(struct prof_store *s, const void *key, const void *tag, size_t tag_len,
-			    void **value);
 void prof_store__shared_give(struct prof_store *s, const void *key, const void *tag, size_t tag_len,
 			     void *value, void (*done)(void *value));
 void prof_store__shared_drop(struct prof_store *s, const void *key, const void *tag, size_t tag_len);
