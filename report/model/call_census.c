@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/context_failure.h"
 #include "model/memo.h"
 #include "model/sql.h"
 #include "prof/strfmt.h"
@@ -43,16 +44,6 @@ static int read_census_sql(struct prof_store *s, const char *rows, struct call_c
 	return rc < 0 ? rc : 1;
 }
 
-static bool sticky_code(int64_t v)
-{
-	static const int64_t codes[] = { 700, 702, 710, 714, 715, 716, 717, 718, 719 };
-
-	for (size_t i = 0; i < sizeof codes / sizeof *codes; i++)
-		if (codes[i] == v)
-			return true;
-	return false;
-}
-
 static bool int_or_null(enum prof_value_kind k)
 {
 	return k == PROF_VALUE_INT || k == PROF_VALUE_NULL;
@@ -79,7 +70,7 @@ static bool count_row(struct prof_cursor *cur, struct call_census *c)
 		c->first = start < c->first ? start : c->first;
 		c->last = end > c->last ? end : c->last;
 	}
-	c->sticky += kr == PROF_VALUE_INT && sticky_code(prof_cursor__int64(cur, 2));
+	c->sticky += kr == PROF_VALUE_INT && sum_context_failure__sticky(prof_cursor__int64(cur, 2));
 	return true;
 }
 

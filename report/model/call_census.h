@@ -16,11 +16,8 @@
 struct call_census {
 	int64_t first, last; /* INT64_MAX, INT64_MIN: no real row */
 	int64_t bad;         /* rows of a bad span (SUM_BAD_SPAN) */
-	int64_t sticky;      /* calls that returned a sticky error (context_failure.c's codes) */
+	int64_t sticky;      /* calls that returned a sticky error (SUM_STICKY_CODES) */
 };
-
-/* The sticky errors' codes (cudaError_t and CUresult share them). */
-#define SUM_STICKY_CODES "700, 702, 710, 714, 715, 716, 717, 718, 719"
 
 /* table's census of every row, whatever the views show: 1 and *c, read
  * once for a finished capture's connections; 0 where table is no table of

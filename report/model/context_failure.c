@@ -39,7 +39,6 @@ static const struct sticky_error sticky_errors[] = {
 	{ 719, "cudaErrorLaunchFailure", "CUDA_ERROR_LAUNCH_FAILED", "an exception in a kernel" },
 };
 
-#define STICKY_CODES SUM_STICKY_CODES
 
 static const struct sticky_error *sticky_error(int64_t code)
 {
@@ -47,6 +46,11 @@ static const struct sticky_error *sticky_error(int64_t code)
 		if (sticky_errors[i].code == code)
 			return &sticky_errors[i];
 	return NULL;
+}
+
+bool sum_context_failure__sticky(int64_t code)
+{
+	return sticky_error(code) != NULL;
 }
 
 /* The earliest sticky error of one API table into f, when earlier than
@@ -64,7 +68,7 @@ static int first_in(struct prof_store *s, const char *table, bool driver,
 		return rc < 0 ? rc : 0;
 	snprintf(sql, sizeof sql,
 		 "SELECT r.start, s.value, r.returnValue FROM %s r JOIN " SUM_API_NAMES
-		 " s ON s.id = r.nameId WHERE r.returnValue IN (" STICKY_CODES ")"
+		 " s ON s.id = r.nameId WHERE r.returnValue IN (" SUM_STICKY_CODES ")"
 		 " ORDER BY r.start LIMIT 1",
 		 table);
 	rc = prof_cursor__open(s, sql, &c, err);

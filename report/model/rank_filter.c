@@ -170,7 +170,9 @@ static int note_rows(struct prof_store *s, int i, const char *by, bool *timed, s
 	struct prof_cursor *c = NULL;
 	struct pid_rows *v = NULL, run = { 0 };
 	size_t n = 0, cap = 0;
-	bool in_run = false;
+	/* a table of timed rows notes each process's first and last record
+	 * in the same pass: a rank's extent without a pass of its own */
+	bool in_run = false, timing = timed_table(i);
 	char *sql;
 	int rc;
 
@@ -179,20 +181,15 @@ static int note_rows(struct prof_store *s, int i, const char *by, bool *timed, s
 	 * planner would trade for the run of rowids */
 	if (!rows || f->keep_no_thread)
 		return 0;
-	/* a table of timed rows notes each process's first and last record
-	 * in the same pass: a rank's extent without a pass of its own */
-	*timed = timed_table(i);
 	sql = prof_strfmt("SELECT rowid, " PROF_SQL_GLOBAL_PID_OF_TID("%s") "%s FROM (%s) WHERE %s IS NOT NULL",
-			  by, *timed ? ", start, end" : "", rows, by);
+			  by, timing ? ", start, end" : "", rows, by);
 	if (!sql)
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	/* a table without rowids (WITHOUT ROWID) keeps the condition alone */
 	rc = prof_cursor__open(s, sql, &c, &ignored);
 	free(sql);
-	if (rc) {
-		*timed = false;
+	if (rc)
 		return 0;
-	}
 	while ((rc = prof_cursor__next(c, &ignored)) == 1) {
 		int64_t row = prof_cursor__int64(c, 0), p = prof_cursor__int64(c, 1);
 
@@ -204,8 +201,8 @@ static int note_rows(struct prof_store *s, int i, const char *by, bool *timed, s
 		}
 		run.lo = row < run.lo ? row : run.lo;
 		run.hi = row > run.hi ? row : run.hi;
-		if (*timed && !time_row(c, &run))
-			*timed = false;
+		if (timing && !time_row(c, &run))
+			timing = false;
 	}
 	prof_cursor__close(c);
 	c = NULL;
@@ -215,7 +212,7 @@ static int note_rows(struct prof_store *s, int i, const char *by, bool *timed, s
 		rc = prof_cursor__open(s, "INSERT INTO temp." ROWS_TABLE " VALUES (?1, ?2, ?3, ?4, ?5, ?6)", &c,
 				       &ignored);
 	for (size_t k = 0; rc == 0 && k < n; k++) {
-		bool any = *timed && v[k].first <= v[k].last;
+		bool any = timing && v[k].first <= v[k].last;
 
 		prof_cursor__reset(c);
 		if (prof_cursor__bind_int64(c, 1, i) || prof_cursor__bind_int64(c, 2, v[k].pid) ||
@@ -231,8 +228,7 @@ static int note_rows(struct prof_store *s, int i, const char *by, bool *timed, s
 	/* any failure, as of the INSERT ... GROUP BY this replaces: the
 	 * table keeps the condition alone (its rows, unused then, bound
 	 * nothing) */
-	if (rc != 0)
-		*timed = false;
+	*timed = rc == 0 && timing;
 	return rc == 0 ? 1 : 0;
 }
 

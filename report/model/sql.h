@@ -109,4 +109,9 @@ int sum_call_once_sql(struct prof_store *s, char *buf, size_t cap, const char *a
  * another asks it of the other. */
 int sum_calls__repeated(struct prof_store *s, const char *table, bool *yes, struct prof_error *err);
 
+/* ids as a JSON array ("[11,12]", "[]" for none), to bind as one
+ * parameter of a statement that reads them from json_each (json_ids.c);
+ * NULL out of memory. */
+char *sum_json_ids(const int64_t *ids, size_t n);
+
 #endif

@@ -1,6 +1,8 @@
 /* thread_label.c - a thread's label for people: the rule (sum_thread__label)
  * and a capture's threads read once (sum_thread_labels). */
 #include "model/names.h"
+#include "model/sql.h"
+#include "model/sums.h"
 #include "model/thread_label.h"
 
 #include <ctype.h>
@@ -495,22 +497,14 @@ static int add_pair(struct walked_calls *w, int64_t tid, int64_t name)
 
 static int add_tid(struct walked_calls *w, int64_t tid)
 {
-	size_t lo = 0, hi = w->ntids;
+	size_t at = sum_sorted__count_before(w->tids, w->ntids, sizeof *w->tids, 0, tid, false);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (w->tids[mid] == tid)
-			return 0;
-		if (w->tids[mid] < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (prof_array__grow(&w->tids, &w->tids_cap, w->ntids + 1, sizeof *w->tids) < 0)
+	if (at < w->ntids && w->tids[at] == tid)
+		return 0;
+	if (sum_array__grow(&w->tids, &w->tids_cap, w->ntids, sizeof *w->tids) < 0)
 		return -1;
-	memmove(&w->tids[lo + 1], &w->tids[lo], (w->ntids - lo) * sizeof *w->tids);
-	w->tids[lo] = tid;
+	memmove(&w->tids[at + 1], &w->tids[at], (w->ntids - at) * sizeof *w->tids);
+	w->tids[at] = tid;
 	w->ntids++;
 	return 0;
 }
@@ -565,21 +559,6 @@ static int walk_calls(struct prof_store *s, const char *table, struct walked_cal
 	return rc < 0 ? rc : odd ? 0 : 1;
 }
 
-/* An array of int64 as JSON, "[1,2]", for json_each. */
-static char *json_of(const int64_t *v, size_t n)
-{
-	size_t cap = 3 + n * 21, len = 0;
-	char *json = malloc(cap);
-
-	if (!json)
-		return NULL;
-	json[len++] = '[';
-	for (size_t i = 0; i < n; i++)
-		len += (size_t)snprintf(json + len, cap - len, "%s%" PRId64, i ? "," : "", v[i]);
-	snprintf(json + len, cap - len, "]");
-	return json;
-}
-
 /* Each pair's name's kind of call on its thread's row: one statement over
  * the distinct name ids. */
 static int apply_pairs(struct prof_store *s, const struct walked_calls *w, struct sum_thread_labels *l,
@@ -597,7 +576,7 @@ static int apply_pairs(struct prof_store *s, const struct walked_calls *w, struc
 	for (size_t i = 0; i < w->pairs_cap; i++)
 		if (w->pairs[i].used)
 			names[n++] = w->pairs[i].name;
-	json = json_of(names, n);
+	json = sum_json_ids(names, n);
 	kind_of = calloc(n ? n : 1, sizeof *kind_of);
 	rc = json && kind_of ? prof_cursor__open(s, "SELECT j.key, v.value FROM json_each(?1) j JOIN " PROF_T_STRINGS
 						    " v ON v.id = j.value", &cur, err)
@@ -650,7 +629,7 @@ static int load_walked(struct prof_store *s, const struct sum_thread_tables *t, 
 	for (size_t i = 0; i < sizeof t->threads / sizeof t->threads[0] && t->threads[i]; i++)
 		if (strcmp(t->threads[i], PROF_T_RUNTIME) && strcmp(t->threads[i], PROF_T_DRIVER))
 			others.threads[n++] = t->threads[i];
-	if (walked == 1 && (!(tids = json_of(w.tids, w.ntids)) || !(l = calloc(1, sizeof *l))))
+	if (walked == 1 && (!(tids = sum_json_ids(w.tids, w.ntids)) || !(l = calloc(1, sizeof *l))))
 		rc = nomem(err);
 	if (walked == 1 && rc == 0)
 		rc = read_threads(s, &others, tids, l, err);

@@ -12,7 +12,6 @@
  * kind to its own statement, which compares as SQL does. */
 #include "api_groups.h"
 
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,18 +168,18 @@ static int add_each_call(struct diag_context *ctx, const char *where, struct kin
 	return rc < 0 ? rc : 0;
 }
 
-/* The groups' name ids as a JSON array, "[11,12]", for json_each. */
+/* The groups' name ids as a JSON array (sum_json_ids). */
 static char *ids_json(const struct api_groups *g)
 {
-	size_t cap = 3 + (size_t)g->by_name.n * 21, n = 0;
-	char *json = malloc(cap);
+	int64_t *ids = malloc(sizeof *ids * (size_t)(g->by_name.n ? g->by_name.n : 1));
+	char *json;
 
-	if (!json)
+	if (!ids)
 		return NULL;
-	json[n++] = '[';
 	for (int i = 0; i < g->by_name.n; i++)
-		n += (size_t)snprintf(json + n, cap - n, "%s%" PRId64, i ? "," : "", g->by_name.v[i].id);
-	snprintf(json + n, cap - n, "]");
+		ids[i] = g->by_name.v[i].id;
+	json = sum_json_ids(ids, (size_t)g->by_name.n);
+	free(ids);
 	return json;
 }
 
