@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/context_failure.h"
 #include "model/memo.h"
+#include "model/sticky_errors.h"
 #include "model/sql.h"
 #include "prof/strfmt.h"
 #include "prof/tables.h"
@@ -70,7 +70,7 @@ static bool count_row(struct prof_cursor *cur, struct call_census *c)
 		c->first = start < c->first ? start : c->first;
 		c->last = end > c->last ? end : c->last;
 	}
-	c->sticky += kr == PROF_VALUE_INT && sum_context_failure__sticky(prof_cursor__int64(cur, 2));
+	c->sticky += kr == PROF_VALUE_INT && sum_sticky_error(prof_cursor__int64(cur, 2)) != NULL;
 	return true;
 }
 

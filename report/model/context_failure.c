@@ -6,6 +6,7 @@
  * none (the collector's incomplete_kernels and incomplete_copies). */
 #include "model/context_failure.h"
 #include "model/call_census.h"
+#include "model/sticky_errors.h"
 #include "model/memo.h"
 #include "model/names.h"
 #include "model/window.h"
@@ -17,41 +18,6 @@
 
 #include "prof/tables.h"
 #include "prof/saturate.h"
-
-struct sticky_error {
-	int code;
-	const char *runtime_name, *driver_name, *what;
-};
-
-/* cudaError_t and CUresult share these numbers. */
-static const struct sticky_error sticky_errors[] = {
-	{ 700, "cudaErrorIllegalAddress", "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access" },
-	{ 702, "cudaErrorLaunchTimeout", "CUDA_ERROR_LAUNCH_TIMEOUT",
-	  "a kernel ran past the display watchdog's limit" },
-	{ 710, "cudaErrorAssert", "CUDA_ERROR_ASSERT", "a device-side assert failed" },
-	{ 714, "cudaErrorHardwareStackError", "CUDA_ERROR_HARDWARE_STACK_ERROR",
-	  "a kernel's call stack overflowed or was corrupted" },
-	{ 715, "cudaErrorIllegalInstruction", "CUDA_ERROR_ILLEGAL_INSTRUCTION", "an illegal instruction" },
-	{ 716, "cudaErrorMisalignedAddress", "CUDA_ERROR_MISALIGNED_ADDRESS", "a misaligned memory access" },
-	{ 717, "cudaErrorInvalidAddressSpace", "CUDA_ERROR_INVALID_ADDRESS_SPACE",
-	  "a memory access outside the instruction's address space" },
-	{ 718, "cudaErrorInvalidPc", "CUDA_ERROR_INVALID_PC", "an invalid program counter" },
-	{ 719, "cudaErrorLaunchFailure", "CUDA_ERROR_LAUNCH_FAILED", "an exception in a kernel" },
-};
-
-
-static const struct sticky_error *sticky_error(int64_t code)
-{
-	for (size_t i = 0; i < sizeof sticky_errors / sizeof *sticky_errors; i++)
-		if (sticky_errors[i].code == code)
-			return &sticky_errors[i];
-	return NULL;
-}
-
-bool sum_context_failure__sticky(int64_t code)
-{
-	return sticky_error(code) != NULL;
-}
 
 /* The earliest sticky error of one API table into f, when earlier than
  * what f holds. */
@@ -76,7 +42,7 @@ static int first_in(struct prof_store *s, const char *table, bool driver,
 		return rc;
 	rc = prof_cursor__next(c, err);
 	if (rc > 0 && (!f->failed || prof_cursor__int64(c, 0) < f->at_ns)) {
-		const struct sticky_error *e = sticky_error(prof_cursor__int64(c, 2));
+		const struct sum_sticky_error *e = sum_sticky_error(prof_cursor__int64(c, 2));
 		const char *call = prof_cursor__text(c, 1);
 
 		f->failed = true;

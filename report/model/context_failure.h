@@ -25,12 +25,6 @@ struct sum_context_failure {
 	int64_t incomplete_kernels, incomplete_copies;
 };
 
-/* The codes of the errors after which a context is unusable, as SQL's
- * list (context_failure.c's table holds each with its names), and whether
- * code is one of them. */
-#define SUM_STICKY_CODES "700, 702, 710, 714, 715, 716, 717, 718, 719"
-bool sum_context_failure__sticky(int64_t code);
-
 int sum_context_failure__find(struct prof_store *s, struct sum_context_failure *f,
 			      struct prof_error *err);
 /* The failure in one sentence ("" when none), its time from the run's
