@@ -49,22 +49,27 @@ static bool int_or_null(enum prof_value_kind k)
 	return k == PROF_VALUE_INT || k == PROF_VALUE_NULL;
 }
 
-/* One row into c: false where a value is of another type. SUM_BAD_SPAN:
- * no start or end, an end before the start, or a span past INT64_MAX
- * (SQL's subtraction turns real past it, and compares as more). */
+bool sum_call_span_bad(enum prof_value_kind kind_start, int64_t start, enum prof_value_kind kind_end, int64_t end)
+{
+	int64_t span;
+
+	return kind_start != PROF_VALUE_INT || kind_end != PROF_VALUE_INT || end < start ||
+	       __builtin_sub_overflow(end, start, &span);
+}
+
+/* One row into c: false where a value is of another type. */
 static bool count_row(struct prof_cursor *cur, struct call_census *c)
 {
 	enum prof_value_kind ks = prof_cursor__kind(cur, 0), ke = prof_cursor__kind(cur, 1);
 	enum prof_value_kind kr = prof_cursor__kind(cur, 2);
-	int64_t start, end, span;
+	int64_t start, end;
 	bool bad;
 
 	if (!int_or_null(ks) || !int_or_null(ke) || !int_or_null(kr))
 		return false;
 	start = ks == PROF_VALUE_INT ? prof_cursor__int64(cur, 0) : 0;
 	end = ke == PROF_VALUE_INT ? prof_cursor__int64(cur, 1) : 0;
-	bad = ks == PROF_VALUE_NULL || ke == PROF_VALUE_NULL || end < start ||
-	      __builtin_sub_overflow(end, start, &span);
+	bad = sum_call_span_bad(ks, start, ke, end);
 	c->bad += bad;
 	if (!bad && start > 0) {
 		c->first = start < c->first ? start : c->first;

@@ -8,6 +8,7 @@
 #ifndef REPORT_MODEL_CALL_CENSUS_H
 #define REPORT_MODEL_CALL_CENSUS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "prof/error.h"
@@ -18,6 +19,12 @@ struct call_census {
 	int64_t bad;         /* rows of a bad span (SUM_BAD_SPAN) */
 	int64_t sticky;      /* calls that returned a sticky error (SUM_STICKY_CODES) */
 };
+
+/* Whether a row's span is bad (SUM_BAD_SPAN) by its start's and end's
+ * kinds and values (integer or NULL): no start or end, an end before the
+ * start, or a span past INT64_MAX (SQL's subtraction turns real past it,
+ * and compares as more). */
+bool sum_call_span_bad(enum prof_value_kind kind_start, int64_t start, enum prof_value_kind kind_end, int64_t end);
 
 /* table's census of every row, whatever the views show: 1 and *c, read
  * once for a finished capture's connections; 0 where table is no table of

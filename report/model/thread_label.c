@@ -1,5 +1,6 @@
 /* thread_label.c - a thread's label for people: the rule (sum_thread__label)
  * and a capture's threads read once (sum_thread_labels). */
+#include "model/call_pairs.h"
 #include "model/names.h"
 #include "model/sql.h"
 #include "model/sums.h"
@@ -441,130 +442,12 @@ int sum_thread_labels__load_from(struct prof_store *s, const struct sum_thread_t
 
 /* ---- the calls walked once --------------------------------------------------- */
 
-/* Each (thread, name id) of the calls once: an open-addressed set. */
-struct call_pair {
-	int64_t tid, name;
-	bool used;
-};
-
-struct walked_calls {
-	int64_t *tids; /* sorted, each once */
-	size_t ntids, tids_cap;
-	struct call_pair *pairs;
-	size_t npairs, pairs_cap; /* pairs_cap a power of 2 */
-};
-
-static uint64_t pair_hash(int64_t tid, int64_t name)
-{
-	uint64_t h = (uint64_t)tid * 0x9e3779b97f4a7c15ULL ^ (uint64_t)name * 0xc2b2ae3d27d4eb4fULL;
-
-	return h ^ (h >> 29);
-}
-
-static size_t pair_at(const struct call_pair *v, size_t cap, int64_t tid, int64_t name)
-{
-	size_t at = pair_hash(tid, name) & (cap - 1);
-
-	while (v[at].used && (v[at].tid != tid || v[at].name != name))
-		at = (at + 1) & (cap - 1);
-	return at;
-}
-
-static int add_pair(struct walked_calls *w, int64_t tid, int64_t name)
-{
-	size_t at;
-
-	if ((w->npairs + 1) * 2 > w->pairs_cap) {
-		size_t cap = w->pairs_cap ? w->pairs_cap * 2 : 256;
-		struct call_pair *v = calloc(cap, sizeof *v);
-
-		if (!v)
-			return -1;
-		for (size_t i = 0; i < w->pairs_cap; i++)
-			if (w->pairs[i].used)
-				v[pair_at(v, cap, w->pairs[i].tid, w->pairs[i].name)] = w->pairs[i];
-		free(w->pairs);
-		w->pairs = v;
-		w->pairs_cap = cap;
-	}
-	at = pair_at(w->pairs, w->pairs_cap, tid, name);
-	if (!w->pairs[at].used) {
-		w->pairs[at] = (struct call_pair){ tid, name, true };
-		w->npairs++;
-	}
-	return 0;
-}
-
-static int add_tid(struct walked_calls *w, int64_t tid)
-{
-	size_t at = sum_sorted__count_before(w->tids, w->ntids, sizeof *w->tids, 0, tid, false);
-
-	if (at < w->ntids && w->tids[at] == tid)
-		return 0;
-	if (sum_array__grow(&w->tids, &w->tids_cap, w->ntids, sizeof *w->tids) < 0)
-		return -1;
-	memmove(&w->tids[at + 1], &w->tids[at], (w->ntids - at) * sizeof *w->tids);
-	w->tids[at] = tid;
-	w->ntids++;
-	return 0;
-}
-
-/* table's threads and (thread, name id) pairs into w: 1; 0 where a thread
- * or name id is of another type than integer (SQL's DISTINCT and joins
- * compare those their own way: the caller reads the capture as before);
- * < 0 an error. */
-static int walk_calls(struct prof_store *s, const char *table, struct walked_calls *w, struct prof_error *err)
-{
-	char sql[256];
-	struct prof_cursor *cur = NULL;
-	int64_t last_tid = 0, last_name = 0;
-	bool have_last = false, have_name = false, odd = false;
-	int rc;
-
-	snprintf(sql, sizeof sql, "SELECT globalTid, nameId FROM %s WHERE globalTid IS NOT NULL", table);
-	rc = prof_cursor__open(s, sql, &cur, err);
-	while (rc >= 0 && (rc = prof_cursor__next(cur, err)) > 0) {
-		enum prof_value_kind kt = prof_cursor__kind(cur, 0), kn = prof_cursor__kind(cur, 1);
-		int64_t tid, name;
-
-		if (kt != PROF_VALUE_INT || (kn != PROF_VALUE_INT && kn != PROF_VALUE_NULL)) {
-			odd = true;
-			break;
-		}
-		tid = prof_cursor__int64(cur, 0);
-		name = prof_cursor__int64(cur, 1);
-		/* a thread's calls come in runs, of a few names */
-		if (have_last && tid == last_tid) {
-			if (kn == PROF_VALUE_NULL || (have_name && name == last_name))
-				continue;
-		} else if (add_tid(w, tid) < 0) {
-			rc = nomem(err);
-			break;
-		} else {
-			have_name = false;
-		}
-		have_last = true;
-		last_tid = tid;
-		/* a call of no name joins no string */
-		if (kn == PROF_VALUE_INT) {
-			if (add_pair(w, tid, name) < 0) {
-				rc = nomem(err);
-				break;
-			}
-			last_name = name;
-			have_name = true;
-		}
-	}
-	prof_cursor__close(cur);
-	return rc < 0 ? rc : odd ? 0 : 1;
-}
-
 /* Each pair's name's kind of call on its thread's row: one statement over
  * the distinct name ids. */
-static int apply_pairs(struct prof_store *s, const struct walked_calls *w, struct sum_thread_labels *l,
+static int apply_pairs(struct prof_store *s, const struct call_pairs *w, struct sum_thread_labels *l,
 		       struct prof_error *err)
 {
-	int64_t *names = malloc(sizeof *names * (w->npairs ? w->npairs : 1));
+	int64_t *names = malloc(sizeof *names * (w->n ? w->n : 1));
 	unsigned *kind_of = NULL;
 	struct prof_cursor *cur = NULL;
 	size_t n = 0;
@@ -573,9 +456,9 @@ static int apply_pairs(struct prof_store *s, const struct walked_calls *w, struc
 
 	if (!names)
 		return nomem(err);
-	for (size_t i = 0; i < w->pairs_cap; i++)
-		if (w->pairs[i].used)
-			names[n++] = w->pairs[i].name;
+	for (size_t i = 0; i < w->cap; i++)
+		if (w->v[i].used)
+			names[n++] = w->v[i].name;
 	json = sum_json_ids(names, n);
 	kind_of = calloc(n ? n : 1, sizeof *kind_of);
 	rc = json && kind_of ? prof_cursor__open(s, "SELECT j.key, v.value FROM json_each(?1) j JOIN " PROF_T_STRINGS
@@ -592,12 +475,13 @@ static int apply_pairs(struct prof_store *s, const struct walked_calls *w, struc
 			kind_of[k] = 1u << call_kind_of(name, sum_api_name_len(name));
 	}
 	prof_cursor__close(cur);
-	for (size_t i = 0, k = 0; rc == 0 && i < w->pairs_cap; i++) {
+	for (size_t i = 0, k = 0; rc == 0 && i < w->cap; i++) {
 		struct thread_row *r;
 
-		if (!w->pairs[i].used)
+		if (!w->v[i].used)
 			continue;
-		r = find_row(l, w->pairs[i].tid);
+		/* the calls of no thread label none */
+		r = w->v[i].tid_null ? NULL : find_row(l, w->v[i].tid);
 		if (r)
 			r->calls |= kind_of[k];
 		k++;
@@ -615,29 +499,26 @@ static int apply_pairs(struct prof_store *s, const struct walked_calls *w, struc
 static int load_walked(struct prof_store *s, const struct sum_thread_tables *t, struct sum_thread_labels **out,
 		       struct prof_error *err)
 {
-	struct walked_calls w = { 0 };
+	struct call_pairs *w = NULL;
 	struct sum_thread_tables others = { 0 };
 	struct sum_thread_labels *l = NULL;
 	char *tids = NULL;
 	size_t n = 0;
-	int walked = 1, rc = 0;
+	int walked, rc = 0;
 
 	*out = NULL;
-	for (int i = 0; walked == 1 && i < 2; i++)
-		if (t->calls[i])
-			walked = walk_calls(s, t->calls[i], &w, err);
+	walked = sum_call_pairs__load(s, t->calls, &w, err);
 	for (size_t i = 0; i < sizeof t->threads / sizeof t->threads[0] && t->threads[i]; i++)
 		if (strcmp(t->threads[i], PROF_T_RUNTIME) && strcmp(t->threads[i], PROF_T_DRIVER))
 			others.threads[n++] = t->threads[i];
-	if (walked == 1 && (!(tids = sum_json_ids(w.tids, w.ntids)) || !(l = calloc(1, sizeof *l))))
+	if (walked == 1 && (!(tids = sum_json_ids(w->tids, w->ntids)) || !(l = calloc(1, sizeof *l))))
 		rc = nomem(err);
 	if (walked == 1 && rc == 0)
 		rc = read_threads(s, &others, tids, l, err);
 	if (walked == 1 && rc == 0 && any_needs_calls(l))
-		rc = apply_pairs(s, &w, l, err);
+		rc = apply_pairs(s, w, l, err);
 	free(tids);
-	free(w.tids);
-	free(w.pairs);
+	sum_call_pairs__delete(w);
 	if (walked != 1 || !l)
 		return walked < 0 ? walked : rc;
 	rc = label_rows(l, rc, out);

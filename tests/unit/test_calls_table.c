@@ -5,8 +5,8 @@
  * (prog_model__take_call_names). In each process's scope (where nothing is
  * shared between connections, so each answer is read) of real captures:
  * a one-file DDP job, CUDA graph launches, managed memory, a DataLoader's
- * pinning thread, an nsys export, and a foreign file's text in a call's
- * name. */
+ * pinning thread, an nsys export, a foreign file's text in a call's
+ * name, and managed allocations of a bad span. */
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -140,6 +140,25 @@ START_TEST(a_name_of_another_type_is_odd_either_way)
 }
 END_TEST
 
+/* Calls of a bad span say nothing either way: a copy whose managed
+ * allocations all lost their span tells of no managed memory. */
+START_TEST(calls_of_a_bad_span_say_nothing_either_way)
+{
+	struct seen seen = { 0 };
+	char path[4096];
+
+	snprintf(path, sizeof path, "%s", testutil_tmp_path("calls_table_bad_managed.sqlite"));
+	testutil_copy_file(testutil_data_path("corpus/managed_memory.sqlite"), path);
+	testutil_sqlite3(path, "UPDATE " PROF_T_RUNTIME " SET end = start - 1 WHERE nameId IN (SELECT id FROM "
+			 PROF_T_STRINGS " WHERE value LIKE 'cudaMallocManaged%');"
+			 " UPDATE " PROF_T_DRIVER " SET end = start - 1 WHERE nameId IN (SELECT id FROM "
+			 PROF_T_STRINGS " WHERE value LIKE 'cuMemAllocManaged%')");
+	check_capture(path, &seen);
+	ck_assert_int_gt(seen.scopes, 0);
+	ck_assert(!seen.managed);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("calls_table");
@@ -148,6 +167,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, the_table_reads_as_the_views);
 	tcase_add_test(tc, a_name_of_another_type_is_odd_either_way);
+	tcase_add_test(tc, calls_of_a_bad_span_say_nothing_either_way);
 	suite_add_tcase(s, tc);
 	return s;
 }

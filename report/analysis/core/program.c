@@ -448,83 +448,6 @@ static int read_count(struct prof_store *s, const char *sql, const struct sum_wi
 	return read_row(s, sql, w, out, 1, err);
 }
 
-/* CUDA calls by name: graph launches, managed allocation, prefetch; and a
- * thread whose only calls pin host memory (cudaHostAlloc, cudaHostRegister)
- * while others launch: a DataLoader's pin_memory thread. A thread's names
- * are matched once each, not once a call: the LIKEs of every call cost
- * 2.2 s of CPU at 1M calls, its distinct names 0.2 s. The calls are those
- * of the diagnosis's table (diag_scope__api_view): every call once, less
- * those of a bad span; one pass over them finds the distinct names of
- * each thread, and the whole model's flags are read from those (kept
- * once: SQLite read the calls again for the second use, 0.72 against
- * 0.49 s at 2.2M calls). */
-static int read_calls(struct prof_store *s, const char *calls, struct prog_model *m,
-		      struct prof_error *err)
-{
-	/* formats: %s is the calls less those of a bad span, %% a LIKE's
-	 * wildcard */
-	const char *sql =
-		"WITH names AS MATERIALIZED (SELECT a.globalTid AS tid, n.value AS value"
-		" FROM (SELECT DISTINCT globalTid, nameId FROM %s) a"
-		" JOIN " PROF_T_STRINGS " n ON n.id = a.nameId)"
-		" SELECT"
-		" max(value LIKE 'cudaGraphLaunch%%' OR value LIKE 'cuGraphLaunch%%'),"
-		" max(value LIKE 'cudaMallocManaged%%' OR value LIKE 'cuMemAllocManaged%%'),"
-		" max(value LIKE 'cudaMemPrefetchAsync%%' OR value LIKE 'cuMemPrefetchAsync%%'),"
-		" (SELECT count(*) FROM (SELECT tid FROM names GROUP BY tid"
-		" HAVING max(value LIKE 'cudaHostAlloc%%' OR value LIKE 'cudaMallocHost%%'"
-		"  OR value LIKE 'cuMemHostAlloc%%' OR value LIKE 'cudaHostRegister%%')"
-		" AND min(value LIKE 'cudaHostAlloc%%' OR value LIKE 'cudaMallocHost%%'"
-		"  OR value LIKE 'cuMemHostAlloc%%' OR value LIKE 'cudaHostRegister%%'"
-		"  OR value LIKE 'cudaGetDevice%%' OR value LIKE 'cudaSetDevice%%'"
-		"  OR value LIKE 'cudaGetLastError%%' OR value LIKE 'cudaPeekAtLastError%%')))"
-		" FROM names";
-	char *query = prof_strfmt(sql, calls);
-	int64_t used[4];
-	int rc;
-
-	if (!query)
-		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	rc = read_row(s, query, NULL, used, 4, err);
-	free(query);
-	if (rc)
-		return rc;
-	if (used[0] > 0)
-		m->framework[PROG_CUDA_GRAPHS] = true;
-	m->uses[USE_MANAGED] = used[1] > 0;
-	m->uses[USE_PREFETCH] = used[2] > 0;
-	m->uses[USE_DATALOADER] = used[3] > 0;
-	return 0;
-}
-
-/* What the calls' names say, a model of its own (a struct prog_model:
- * sum_shared__value's maker); none where the capture has no calls. */
-static int make_call_names(struct prof_store *s, void *out, struct prof_error *err)
-{
-	struct prog_model *m = out;
-	char *calls, *good;
-	int rc;
-
-	memset(m, 0, sizeof *m);
-	calls = sum_api_calls(s, &rc, err);
-	if (!calls)
-		return rc;
-	good = prof_strfmt("(SELECT * FROM (%s) WHERE NOT " SUM_BAD_SPAN("") ")", calls);
-	rc = good ? read_calls(s, good, m, err) : prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	free(good);
-	free(calls);
-	return rc;
-}
-
-/* make_call_names from the diagnosis's table of the same calls on s's own
- * connection (diag_scope__api_view): the same answer from fewer columns,
- * in a third of the time a rank of ddp2_even. */
-static int make_call_names_from_table(struct prof_store *s, void *out, struct prof_error *err)
-{
-	memset(out, 0, sizeof(struct prog_model));
-	return read_calls(s, DIAG_API_CALLS, out, err);
-}
-
 /* Copies between host and device in the window, by the host side's memory
  * kind (ENUM_CUDA_MEM_KIND: 0 pageable, 1 pinned); managed memory's copy
  * kinds (11-13: unified memory migrations). */
@@ -672,18 +595,6 @@ int prog_model__read_gpu(struct prof_store *s, const struct sum_window *w, bool 
 		return rc;
 	m->uses[USE_TORCH_COMPILE] = m->framework[PROG_TORCH_COMPILE];
 	return 0;
-}
-
-/* Shared by the file's connections where they show every row (the
- * diagnosis's thread ahead takes it before the window is known); read for
- * the rows shown under --rank or a rank's scope. */
-static const char call_names_key;
-
-int prog_model__take_call_names(struct prof_store *s, bool table_here, struct prog_model *m,
-				struct prof_error *err)
-{
-	return sum_shared__value(s, &call_names_key, m, sizeof *m,
-				 table_here ? make_call_names_from_table : make_call_names, err);
 }
 
 void prog_model__add_calls(struct prog_model *m, const struct prog_model *calls)
