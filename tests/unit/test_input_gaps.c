@@ -1,6 +1,8 @@
 /* test_input_gaps.c - the host's time before each host-to-device copy
  * (analysis/core/input_gaps.c), read in two passes over the calls, and in
- * one over diagnose's table of calls (stored in start order), against the
+ * one over diagnose's table of calls (stored in start order) or from the
+ * copies' calls there, each looking back for its thread's call before it
+ * (and walking every call where one lies further back), against the
  * window function over every call it stands in for: the same total on
  * real captures (one thread and several, nsys exports, several processes),
  * whole and in part of their time. */
@@ -105,16 +107,27 @@ START_TEST(test_two_passes_agree_with_the_window_function)
 			ck_assert_msg(diag_scope__api_view(&scope, &err) == 0, "%s", err.msg);
 			for (int part = 0; part < 3; part++) {
 				struct sum_window w = { 0 };
-				int64_t once = -1, twice = -1, want;
+				int64_t looked_up = -1, once = -1, short_look = -1, twice = -1, want, limit;
 
 				w.start_ns = part == 0 ? lo : lo + (hi - lo) / 3 * (part == 1 ? 1 : 2) / 2;
 				w.end_ns = part == 2 ? lo + (hi - lo) / 3 * 2 : hi;
 				want = by_window_function(s, DIAG_API_CALLS, w.start_ns, w.end_ns);
+				ck_assert_msg(input_gaps__total(s, &w, DIAG_API_CALLS, &looked_up, &err) == 0, "%s",
+					      err.msg);
+				/* every call walked: none looked back for */
+				limit = input_gaps__set_scan_limit(0);
 				ck_assert_msg(input_gaps__total(s, &w, DIAG_API_CALLS, &once, &err) == 0, "%s", err.msg);
+				/* looked back for until one lies a call further */
+				input_gaps__set_scan_limit(1);
+				ck_assert_msg(input_gaps__total(s, &w, DIAG_API_CALLS, &short_look, &err) == 0, "%s",
+					      err.msg);
+				input_gaps__set_scan_limit(limit);
 				ck_assert_msg(input_gaps__total(s, &w, "(SELECT * FROM " DIAG_API_CALLS ")", &twice, &err) == 0,
 					      "%s", err.msg);
-				ck_assert_msg(once == want && twice == want, "%s, part %d: %lld ns in one pass, %lld ns in"
-					      " two, the window function %lld ns", captures[i], part, (long long)once,
+				ck_assert_msg(looked_up == want && once == want && short_look == want && twice == want,
+					      "%s, part %d: %lld ns looked up, %lld ns in one pass, %lld ns looked up"
+					      " a call back, %lld ns in two, the window function %lld ns", captures[i],
+					      part, (long long)looked_up, (long long)once, (long long)short_look,
 					      (long long)twice, (long long)want);
 				with_gaps += part == 0 && once > 0;
 			}
@@ -125,6 +138,46 @@ START_TEST(test_two_passes_agree_with_the_window_function)
 }
 END_TEST
 
+/* Calls that start together (a copy's call with its thread's call before
+ * it, copy calls with each other): looked up, the total is the walk's,
+ * which gives a copy the first stored call of the latest earlier start,
+ * and one only to the first of a thread's copies of one start. */
+START_TEST(test_calls_that_start_together_are_looked_up_as_walked)
+{
+	char path[4096];
+	struct prof_store *s = NULL;
+	struct prof_error err = { 0 };
+	struct diag_scope scope = { 0 };
+	struct sum_window w = { 0 };
+	int64_t looked_up = -1, walked = -1, limit;
+
+	snprintf(path, sizeof path, "%s", testutil_tmp_path("input_gaps_ties.sqlite"));
+	testutil_copy_file(testutil_data_path("corpus/timm_resnet_dataloader.sqlite"), path);
+	/* a third of the calls start with the call stored before them */
+	testutil_sqlite3(path, "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET start = (SELECT b.start FROM"
+			 " CUPTI_ACTIVITY_KIND_RUNTIME b WHERE b.rowid = CUPTI_ACTIVITY_KIND_RUNTIME.rowid - 1)"
+			 " WHERE rowid % 3 = 0 AND rowid > 1;"
+			 /* and every other copy's call starts with its thread's copy call before it */
+			 " WITH copies AS (SELECT correlationId FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = 1)"
+			 " UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET start = coalesce((SELECT max(b.start) FROM"
+			 " CUPTI_ACTIVITY_KIND_RUNTIME b WHERE b.globalTid = CUPTI_ACTIVITY_KIND_RUNTIME.globalTid"
+			 " AND b.rowid < CUPTI_ACTIVITY_KIND_RUNTIME.rowid AND b.correlationId IN copies), start)"
+			 " WHERE correlationId IN copies AND rowid % 2 = 0");
+	ck_assert_msg(prof_store__open(path, &s, &err) == 0, "%s", err.msg);
+	scope.store = s;
+	ck_assert_msg(diag_scope__api_view(&scope, &err) == 0, "%s", err.msg);
+	w.start_ns = INT64_MIN;
+	w.end_ns = INT64_MAX;
+	ck_assert_msg(input_gaps__total(s, &w, DIAG_API_CALLS, &looked_up, &err) == 0, "%s", err.msg);
+	limit = input_gaps__set_scan_limit(0);
+	ck_assert_msg(input_gaps__total(s, &w, DIAG_API_CALLS, &walked, &err) == 0, "%s", err.msg);
+	input_gaps__set_scan_limit(limit);
+	ck_assert_int_gt(walked, 0);
+	ck_assert_int_eq(looked_up, walked);
+	prof_store__close(s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *suite = suite_create("input_gaps");
@@ -132,6 +185,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_two_passes_agree_with_the_window_function);
+	tcase_add_test(tc, test_calls_that_start_together_are_looked_up_as_walked);
 	suite_add_tcase(suite, tc);
 	return testutil_run(suite);
 }

@@ -7,8 +7,12 @@
  * temporary (thread, start) index cost less than the sort but spills the
  * temporary database to a file, and diagnose runs with TMPDIR full.
  * Memory is the copies': past GAPS_MAX_COPIES the window function answers.
- * The scope's own table of calls is stored in start order (scope.h): its
- * calls are read once, each thread's latest calls kept as they come. */
+ * The scope's own table of calls is stored in start order (scope.h): each
+ * copy's call is found there by its correlation id and its thread's call
+ * before it read back from it (0.4 s of a walk of the window's 2.2M calls
+ * at 1M kernels became a few calls a copy), and where one lies further
+ * back its calls are read once, each thread's latest calls kept as they
+ * come. */
 #include "input_gaps.h"
 
 #include <stdbool.h>
@@ -18,6 +22,7 @@
 #include <string.h>
 
 #include "analysis/core/scope.h"
+#include "model/sql.h"
 #include "prof/saturate.h"
 #include "prof/tables.h"
 #include "model/sums.h"
@@ -278,6 +283,165 @@ static int total_in_start_order(struct prof_store *s, const struct sum_window *w
 	return rc < 0 ? rc : 0;
 }
 
+/* ---- the copies' calls looked up --------------------------------------------- */
+
+/* How far back from a copy's call its thread's call before it is looked
+ * for, in calls of any thread; past it the calls are walked whole. */
+static int64_t scan_limit = 512;
+
+int64_t input_gaps__set_scan_limit(int64_t calls)
+{
+	int64_t was = scan_limit;
+
+	scan_limit = calls;
+	return was;
+}
+
+/* A copy's call: its thread and start; row, its place in the table. */
+struct copy_call {
+	int64_t tid, start, row;
+	bool tid_null;
+};
+
+static int cmp_copy_call(const void *pa, const void *pb)
+{
+	const struct copy_call *a = pa, *b = pb;
+	int c = cmp_thread(a->tid_null, a->tid, b->tid_null, b->tid);
+
+	if (c)
+		return c;
+	if (a->start != b->start)
+		return (a->start > b->start) - (a->start < b->start);
+	return (a->row > b->row) - (a->row < b->row);
+}
+
+/* The calls of the window that made a copy of ids, by correlation id
+ * through the table's index: 1; 0 more than max of them. */
+static int read_copy_calls_by_id(struct prof_store *s, const struct sum_window *w, const int64_t *ids, size_t nids,
+				 struct copy_call **out, size_t *n, size_t max, struct prof_error *err)
+{
+	struct prof_cursor *c = NULL;
+	char *json = sum_json_ids(ids, nids);
+	size_t cap = 0;
+	int rc = json ? prof_cursor__open(s, "SELECT c.rowid, c.globalTid, c.start FROM json_each(?1) j CROSS JOIN "
+					  DIAG_API_CALLS " c ON c.correlationId = j.value"
+					  " WHERE c.start >= ?2 AND c.start < ?3", &c, err)
+		      : prof_error__set(err, PROF_E_NOMEM, "out of memory");
+
+	*out = NULL;
+	*n = 0;
+	if (rc == 0 && prof_cursor__bind_text(c, 1, json))
+		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	if (rc == 0) {
+		prof_cursor__bind_int64(c, 2, w->start_ns);
+		prof_cursor__bind_int64(c, 3, w->end_ns);
+	}
+	while (rc >= 0 && (rc = prof_cursor__next(c, err)) > 0) {
+		if (*n >= max) {
+			rc = 2;
+			break;
+		}
+		if (sum_array__grow(out, &cap, *n, sizeof **out) < 0) {
+			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+			break;
+		}
+		(*out)[(*n)++] = (struct copy_call){ prof_cursor__int64(c, 1), prof_cursor__int64(c, 2),
+						     prof_cursor__int64(c, 0), prof_cursor__is_null(c, 1) };
+	}
+	prof_cursor__close(c);
+	free(json);
+	if (rc == 0)
+		return 1;
+	free(*out);
+	*out = NULL;
+	return rc < 0 ? rc : 0;
+}
+
+/* The call before a copy's call k on its thread, as the walk in start
+ * order gives it (total_in_start_order): the first stored of the calls of
+ * the latest start before k's, at or after the window's start. The
+ * table's calls before k's are read back from it: 1 and *gap (0 where
+ * there is none, or it ended after k's call began, or has no end); 0 when
+ * it lies further back than scan_limit calls. */
+static int gap_before(struct prof_cursor *back, const struct sum_window *w, const struct copy_call *k,
+		      int64_t *gap, struct prof_error *err)
+{
+	bool found = false, end_null = false;
+	int64_t at = 0, end = 0;
+	int rc;
+
+	*gap = 0;
+	prof_cursor__reset(back);
+	prof_cursor__bind_int64(back, 1, k->row);
+	for (int64_t read = 0; (rc = prof_cursor__next(back, err)) > 0; read++) {
+		bool tid_null = prof_cursor__is_null(back, 0);
+		int64_t tid = prof_cursor__int64(back, 0), start = prof_cursor__int64(back, 1);
+
+		/* stored in start order: none before the window's start is read */
+		if (start < w->start_ns || (found && start < at))
+			break;
+		if (!found && read >= scan_limit)
+			return 0;
+		if (start >= k->start || cmp_thread(tid_null, tid, k->tid_null, k->tid) != 0)
+			continue;
+		/* the thread's latest start before k's; of its calls of that
+		 * start, the first stored is the last read back */
+		found = true;
+		at = start;
+		end_null = prof_cursor__is_null(back, 2);
+		end = prof_cursor__int64(back, 2);
+	}
+	if (rc < 0)
+		return rc;
+	if (found && !end_null && k->start > end)
+		*gap = k->start - end;
+	return 1;
+}
+
+/* The sum from the copies' calls alone, each looking back for its
+ * thread's call before it: 1 and *out; 0 where the calls are too many or
+ * one's call before lies too far back (the caller walks them all). Of a
+ * thread's copy calls of one start only the first has a call before it
+ * (as the walk gives it to one of them), and all would find the same. */
+static int total_looked_up(struct prof_store *s, const struct sum_window *w, const int64_t *ids, size_t nids,
+			   int64_t *out, struct prof_error *err)
+{
+	struct copy_call *calls = NULL;
+	struct prof_cursor *back = NULL;
+	size_t n = 0;
+	int64_t sum = 0;
+	int rc;
+
+	if (scan_limit <= 0)
+		return 0;
+	rc = read_copy_calls_by_id(s, w, ids, nids, &calls, &n, GAPS_MAX_COPIES, err);
+	if (rc <= 0)
+		return rc;
+	if (n > 1)
+		qsort(calls, n, sizeof *calls, cmp_copy_call);
+	rc = prof_cursor__open(s, "SELECT globalTid, start, end FROM " DIAG_API_CALLS
+			       " WHERE rowid < ?1 ORDER BY rowid DESC", &back, err);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		int64_t gap;
+
+		if (i > 0 && cmp_thread(calls[i].tid_null, calls[i].tid, calls[i - 1].tid_null, calls[i - 1].tid) == 0 &&
+		    calls[i].start == calls[i - 1].start)
+			continue;
+		rc = gap_before(back, w, &calls[i], &gap, err);
+		if (rc == 1) {
+			sum = prof_add_saturated(sum, gap);
+			rc = 0;
+		} else if (rc == 0) {
+			rc = 2; /* too far back */
+		}
+	}
+	prof_cursor__close(back);
+	free(calls);
+	if (rc == 0)
+		*out = sum;
+	return rc < 0 ? rc : rc == 0;
+}
+
 /* The same sum by a window function, where the copies are too many to hold. */
 static int total_by_sql(struct prof_store *s, const struct sum_window *w, const char *calls,
 			int64_t *out, struct prof_error *err)
@@ -316,9 +480,11 @@ int input_gaps__total(struct prof_store *s, const struct sum_window *w, const ch
 		return 0;
 	}
 	if (rc > 0 && strcmp(calls, DIAG_API_CALLS) == 0) {
-		rc = total_in_start_order(s, w, calls, ids, nids, out, err);
+		rc = total_looked_up(s, w, ids, nids, out, err);
+		if (rc == 0)
+			rc = total_in_start_order(s, w, calls, ids, nids, out, err);
 		free(ids);
-		return rc;
+		return rc < 0 ? rc : 0;
 	}
 	if (rc > 0)
 		rc = read_copy_calls(s, w, calls, ids, nids, &gs, err);

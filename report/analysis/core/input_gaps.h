@@ -17,4 +17,9 @@
 int input_gaps__total(struct prof_store *s, const struct sum_window *w, const char *calls,
 		      int64_t *out, struct prof_error *err);
 
+/* How many calls back from a copy's call its thread's call before it is
+ * looked for in the scope's own table of calls, past which every call of
+ * the window is walked; the limit it replaces. 0: always walked. */
+int64_t input_gaps__set_scan_limit(int64_t calls);
+
 #endif
