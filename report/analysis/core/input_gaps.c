@@ -288,6 +288,11 @@ static int total_in_start_order(struct prof_store *s, const struct sum_window *w
 /* How far back from a copy's call its thread's call before it is looked
  * for, in calls of any thread; past it the calls are walked whole. */
 static int64_t scan_limit = 512;
+/* The calls read back for all the copies, and the copies looked up, at
+ * most: past them a walk of the window's calls costs less (and their ids
+ * are a statement's parameter). */
+#define LOOKUP_MAX_CALLS_READ (1 << 20)
+#define LOOKUP_MAX_COPIES (1 << 16)
 
 int64_t input_gaps__set_scan_limit(int64_t calls)
 {
@@ -362,9 +367,10 @@ static int read_copy_calls_by_id(struct prof_store *s, const struct sum_window *
  * the latest start before k's, at or after the window's start. The
  * table's calls before k's are read back from it: 1 and *gap (0 where
  * there is none, or it ended after k's call began, or has no end); 0 when
- * it lies further back than scan_limit calls. */
+ * it lies further back than scan_limit calls, or the calls read back for
+ * every copy would pass *budget (less those read here). */
 static int gap_before(struct prof_cursor *back, const struct sum_window *w, const struct copy_call *k,
-		      int64_t *gap, struct prof_error *err)
+		      int64_t *gap, int64_t *budget, struct prof_error *err)
 {
 	bool found = false, end_null = false;
 	int64_t at = 0, end = 0;
@@ -380,7 +386,7 @@ static int gap_before(struct prof_cursor *back, const struct sum_window *w, cons
 		/* stored in start order: none before the window's start is read */
 		if (start < w->start_ns || (found && start < at))
 			break;
-		if (!found && read >= scan_limit)
+		if ((!found && read >= scan_limit) || --*budget < 0)
 			return 0;
 		if (start >= k->start || cmp_thread(tid_null, tid, k->tid_null, k->tid) != 0)
 			continue;
@@ -409,12 +415,12 @@ static int total_looked_up(struct prof_store *s, const struct sum_window *w, con
 	struct copy_call *calls = NULL;
 	struct prof_cursor *back = NULL;
 	size_t n = 0;
-	int64_t sum = 0;
+	int64_t sum = 0, budget = LOOKUP_MAX_CALLS_READ;
 	int rc;
 
-	if (scan_limit <= 0)
+	if (scan_limit <= 0 || nids > LOOKUP_MAX_COPIES)
 		return 0;
-	rc = read_copy_calls_by_id(s, w, ids, nids, &calls, &n, GAPS_MAX_COPIES, err);
+	rc = read_copy_calls_by_id(s, w, ids, nids, &calls, &n, LOOKUP_MAX_COPIES, err);
 	if (rc <= 0)
 		return rc;
 	if (n > 1)
@@ -427,7 +433,7 @@ static int total_looked_up(struct prof_store *s, const struct sum_window *w, con
 		if (i > 0 && cmp_thread(calls[i].tid_null, calls[i].tid, calls[i - 1].tid_null, calls[i - 1].tid) == 0 &&
 		    calls[i].start == calls[i - 1].start)
 			continue;
-		rc = gap_before(back, w, &calls[i], &gap, err);
+		rc = gap_before(back, w, &calls[i], &gap, &budget, err);
 		if (rc == 1) {
 			sum = prof_add_saturated(sum, gap);
 			rc = 0;
