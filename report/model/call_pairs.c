@@ -13,6 +13,7 @@
 #include "model/call_census.h"
 #include "model/sql.h"
 #include "model/sums.h"
+#include "prof/tables.h"
 
 static uint64_t pair_hash(bool tid_null, int64_t tid, int64_t name)
 {
@@ -200,4 +201,38 @@ void sum_call_pairs__delete(struct call_pairs *p)
 	free(p->tids);
 	free(p->v);
 	free(p);
+}
+
+int sum_call_pairs__each_string(struct prof_store *s, const struct call_pairs *p, bool good_only,
+				void (*each)(void *arg, size_t k, const char *value), void *arg, size_t *n,
+				struct prof_error *err)
+{
+	int64_t *names = malloc(sizeof *names * (p->n ? p->n : 1));
+	struct prof_cursor *c = NULL;
+	char *json;
+	int rc;
+
+	*n = 0;
+	if (!names)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	for (size_t i = 0; i < p->cap; i++)
+		if (p->v[i].used && (p->v[i].good || !good_only))
+			names[(*n)++] = p->v[i].name;
+	json = sum_json_ids(names, *n);
+	free(names);
+	rc = json ? prof_cursor__open(s, "SELECT j.key, v.value FROM json_each(?1) j JOIN " PROF_T_STRINGS
+				      " v ON v.id = j.value", &c, err)
+		  : prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	if (rc == 0 && prof_cursor__bind_text(c, 1, json))
+		rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	while (rc >= 0 && (rc = prof_cursor__next(c, err)) > 0) {
+		int64_t k = prof_cursor__int64(c, 0);
+		const char *value = prof_cursor__text(c, 1);
+
+		if (k >= 0 && (size_t)k < *n && value)
+			each(arg, (size_t)k, value);
+	}
+	prof_cursor__close(c);
+	free(json);
+	return rc < 0 ? rc : 0;
 }

@@ -38,5 +38,12 @@ struct call_pairs {
 int sum_call_pairs__load(struct prof_store *s, const char *const tables[2], struct call_pairs **out,
 			 struct prof_error *err);
 void sum_call_pairs__delete(struct call_pairs *p);
+/* The pairs of p in order (every one, or with good_only those of a real
+ * span): *n of them; each(arg, k, value) for every string of the k-th's
+ * name id (StringIds' rows of it, not NULL; a name id of none has none),
+ * read by one statement. 0 or < 0 an error. */
+int sum_call_pairs__each_string(struct prof_store *s, const struct call_pairs *p, bool good_only,
+				void (*each)(void *arg, size_t k, const char *value), void *arg, size_t *n,
+				struct prof_error *err);
 
 #endif

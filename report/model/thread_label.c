@@ -442,39 +442,21 @@ int sum_thread_labels__load_from(struct prof_store *s, const struct sum_thread_t
 
 /* ---- the calls walked once --------------------------------------------------- */
 
+/* a pair's name's kind, bit set; 0: no string */
+static void note_kind(void *arg, size_t k, const char *name)
+{
+	((unsigned *)arg)[k] = 1u << call_kind_of(name, sum_api_name_len(name));
+}
+
 /* Each pair's name's kind of call on its thread's row: one statement over
  * the distinct name ids. */
 static int apply_pairs(struct prof_store *s, const struct call_pairs *w, struct sum_thread_labels *l,
 		       struct prof_error *err)
 {
-	int64_t *names = malloc(sizeof *names * (w->n ? w->n : 1));
-	unsigned *kind_of = NULL;
-	struct prof_cursor *cur = NULL;
-	size_t n = 0;
-	char *json;
-	int rc;
+	unsigned *kind_of = calloc(w->n ? w->n : 1, sizeof *kind_of);
+	size_t n;
+	int rc = kind_of ? sum_call_pairs__each_string(s, w, false, note_kind, kind_of, &n, err) : nomem(err);
 
-	if (!names)
-		return nomem(err);
-	for (size_t i = 0; i < w->cap; i++)
-		if (w->v[i].used)
-			names[n++] = w->v[i].name;
-	json = sum_json_ids(names, n);
-	kind_of = calloc(n ? n : 1, sizeof *kind_of);
-	rc = json && kind_of ? prof_cursor__open(s, "SELECT j.key, v.value FROM json_each(?1) j JOIN " PROF_T_STRINGS
-						    " v ON v.id = j.value", &cur, err)
-			     : nomem(err);
-	if (rc == 0 && prof_cursor__bind_text(cur, 1, json))
-		rc = nomem(err);
-	/* a pair's name's kind, bit set; 0: no string */
-	while (rc >= 0 && (rc = prof_cursor__next(cur, err)) > 0) {
-		int64_t k = prof_cursor__int64(cur, 0);
-		const char *name = prof_cursor__text(cur, 1);
-
-		if (k >= 0 && (size_t)k < n && name)
-			kind_of[k] = 1u << call_kind_of(name, sum_api_name_len(name));
-	}
-	prof_cursor__close(cur);
 	for (size_t i = 0, k = 0; rc == 0 && i < w->cap; i++) {
 		struct thread_row *r;
 
@@ -487,8 +469,6 @@ static int apply_pairs(struct prof_store *s, const struct call_pairs *w, struct 
 		k++;
 	}
 	free(kind_of);
-	free(json);
-	free(names);
 	return rc < 0 ? rc : 0;
 }
 

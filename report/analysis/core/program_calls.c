@@ -162,46 +162,14 @@ struct pair_kinds {
 	bool named;
 };
 
-/* The strings of the pairs of calls of a real span (SQL's JOIN: a name id
- * of no string is no name), in the pairs' order. */
-static int read_pair_kinds(struct prof_store *s, const struct call_pairs *p, struct pair_kinds *kv, size_t *n,
-			   struct prof_error *err)
+static void note_kinds(void *arg, size_t k, const char *value)
 {
-	int64_t *names = malloc(sizeof *names * (p->n ? p->n : 1));
-	struct prof_cursor *c = NULL;
-	char *json;
-	int rc;
+	struct pair_kinds *kv = arg;
+	unsigned mask = kinds_of(value);
 
-	*n = 0;
-	if (!names)
-		return nomem(err);
-	for (size_t i = 0; i < p->cap; i++)
-		if (p->v[i].used && p->v[i].good)
-			names[(*n)++] = p->v[i].name;
-	json = sum_json_ids(names, *n);
-	free(names);
-	for (size_t k = 0; k < *n; k++)
-		kv[k] = (struct pair_kinds){ 0, ~0u, false };
-	rc = json ? prof_cursor__open(s, "SELECT j.key, v.value FROM json_each(?1) j JOIN " PROF_T_STRINGS
-				      " v ON v.id = j.value", &c, err)
-		  : nomem(err);
-	if (rc == 0 && prof_cursor__bind_text(c, 1, json))
-		rc = nomem(err);
-	while (rc >= 0 && (rc = prof_cursor__next(c, err)) > 0) {
-		int64_t k = prof_cursor__int64(c, 0);
-		const char *value = prof_cursor__text(c, 1);
-		unsigned mask;
-
-		if (k < 0 || (size_t)k >= *n || !value)
-			continue;
-		mask = kinds_of(value);
-		kv[k].any |= mask;
-		kv[k].all &= mask;
-		kv[k].named = true;
-	}
-	prof_cursor__close(c);
-	free(json);
-	return rc < 0 ? rc : 0;
+	kv[k].any |= mask;
+	kv[k].all &= mask;
+	kv[k].named = true;
 }
 
 /* The flags from the pairs of s's calls: 1; 0 where the pairs cannot
@@ -237,7 +205,12 @@ static int read_calls_paired(struct prof_store *s, struct prog_model *m, struct 
 	kv = malloc(sizeof *kv * (p->n ? p->n : 1));
 	thread_any = calloc(nthreads, sizeof *thread_any);
 	thread_all = malloc(sizeof *thread_all * nthreads);
-	rc = kv && thread_any && thread_all ? read_pair_kinds(s, p, kv, &n, err) : nomem(err);
+	for (size_t k = 0; kv && k < p->n; k++)
+		kv[k] = (struct pair_kinds){ 0, ~0u, false };
+	/* the strings of the pairs of a real span (SQL's JOIN: a name id of no
+	 * string is no name) */
+	rc = kv && thread_any && thread_all ? sum_call_pairs__each_string(s, p, true, note_kinds, kv, &n, err)
+					    : nomem(err);
 	for (size_t t = 0; rc == 0 && t < nthreads; t++)
 		thread_all[t] = ~0u;
 	for (size_t i = 0, k = 0; rc == 0 && i < p->cap; i++) {
