@@ -91,9 +91,9 @@ START_TEST(the_census_is_the_three_passes)
 	ck_assert_int_eq(check_capture(testutil_data_path("ddp/ddp2_even.sqlite")), 0);
 	ck_assert_int_eq(check_capture(testutil_data_path("nsys/cloverleaf-cuda.sqlite")), 0);
 	ck_assert_int_gt(check_capture(testutil_data_path("faults/context_failed.sqlite")), 0);
-	snprintf(path, sizeof path, "%s", testutil_tmp_path("call_census_damaged.sqlite"));
-	testutil_copy_file(testutil_data_path("ddp/ddp2_even.sqlite"), path);
-	testutil_sqlite3(path, "UPDATE " PROF_T_RUNTIME " SET start = 0 WHERE rowid IN (1, 2);"
+	snprintf(path, sizeof path, "%s",
+		 testutil_changed_copy("ddp/ddp2_even.sqlite", "call_census_damaged.sqlite",
+			 "UPDATE " PROF_T_RUNTIME " SET start = 0 WHERE rowid IN (1, 2);"
 			 " UPDATE " PROF_T_RUNTIME " SET end = start - 1 WHERE rowid = 3;"
 			 " UPDATE " PROF_T_RUNTIME " SET end = NULL WHERE rowid = (SELECT max(rowid) FROM "
 			 PROF_T_RUNTIME ");"
@@ -101,7 +101,7 @@ START_TEST(the_census_is_the_three_passes)
 			 " WHERE rowid = 4;"
 			 " UPDATE " PROF_T_RUNTIME " SET returnValue = 715 WHERE rowid = 11;"
 			 " UPDATE " PROF_T_DRIVER " SET start = 'soon' WHERE rowid = 5;"
-			 " UPDATE " PROF_T_DRIVER " SET returnValue = 700 WHERE rowid IN (9, 10)");
+			 " UPDATE " PROF_T_DRIVER " SET returnValue = 700 WHERE rowid IN (9, 10)"));
 	ck_assert_int_eq(check_capture(path), 3);
 }
 END_TEST

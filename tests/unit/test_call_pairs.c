@@ -114,9 +114,9 @@ START_TEST(the_pairs_are_sqls_distinct)
 	ck_assert_int_eq(check_capture(testutil_data_path("corpus/timm_resnet_dataloader.sqlite")), 0);
 	/* every call of the two most frequent names of the runtime loses its
 	 * span one way or another; some calls lose their thread */
-	snprintf(path, sizeof path, "%s", testutil_tmp_path("call_pairs_damaged.sqlite"));
-	testutil_copy_file(testutil_data_path("ddp/ddp2_even.sqlite"), path);
-	testutil_sqlite3(path, "UPDATE " PROF_T_RUNTIME " SET end = start - 1 WHERE nameId = (SELECT nameId FROM "
+	snprintf(path, sizeof path, "%s",
+		 testutil_changed_copy("ddp/ddp2_even.sqlite", "call_pairs_damaged.sqlite",
+			 "UPDATE " PROF_T_RUNTIME " SET end = start - 1 WHERE nameId = (SELECT nameId FROM "
 			 PROF_T_RUNTIME " GROUP BY nameId ORDER BY count(*) DESC LIMIT 1);"
 			 " UPDATE " PROF_T_RUNTIME " SET end = NULL WHERE nameId = (SELECT nameId FROM "
 			 PROF_T_RUNTIME " GROUP BY nameId ORDER BY count(*) DESC LIMIT 1 OFFSET 1);"
@@ -126,7 +126,7 @@ START_TEST(the_pairs_are_sqls_distinct)
 			 /* a name of two calls in a row, the first of no real span */
 			 " UPDATE " PROF_T_RUNTIME " SET nameId = 987654321, globalTid = (SELECT globalTid FROM "
 			 PROF_T_RUNTIME " WHERE rowid = 100) WHERE rowid IN (100, 101);"
-			 " UPDATE " PROF_T_RUNTIME " SET end = start - 1 WHERE rowid = 100");
+			 " UPDATE " PROF_T_RUNTIME " SET end = start - 1 WHERE rowid = 100"));
 	damaged = check_capture(path);
 	ck_assert_int_gt(damaged, 0);
 }
@@ -166,9 +166,9 @@ START_TEST(read_once_a_file_each_a_copy_and_a_scope_its_own)
 	sum_call_pairs__delete(first);
 	prof_store__close(s);
 	/* a thread of text: SQL compares it its own way */
-	snprintf(path, sizeof path, "%s", testutil_tmp_path("call_pairs_text.sqlite"));
-	testutil_copy_file(testutil_data_path("transformer_naive.sqlite"), path);
-	testutil_sqlite3(path, "UPDATE " PROF_T_RUNTIME " SET globalTid = 'main' WHERE rowid = 20");
+	snprintf(path, sizeof path, "%s",
+		 testutil_changed_copy("transformer_naive.sqlite", "call_pairs_text.sqlite",
+			 "UPDATE " PROF_T_RUNTIME " SET globalTid = 'main' WHERE rowid = 20"));
 	s = open_store(path);
 	first = NULL;
 	ck_assert_int_eq(sum_call_pairs__load(s, both, &first, &err), 0);

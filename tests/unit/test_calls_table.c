@@ -131,10 +131,10 @@ START_TEST(a_name_of_another_type_is_odd_either_way)
 	struct seen seen = { 0 };
 	char path[4096];
 
-	snprintf(path, sizeof path, "%s", testutil_tmp_path("calls_table_text_name.sqlite"));
-	testutil_copy_file(testutil_data_path("ddp/ddp2_even.sqlite"), path);
-	testutil_sqlite3(path, "UPDATE " PROF_T_RUNTIME " SET nameId = 'no id' "
-			 "WHERE rowid IN (SELECT rowid FROM " PROF_T_RUNTIME " ORDER BY rowid DESC LIMIT 50)");
+	snprintf(path, sizeof path, "%s",
+		 testutil_changed_copy("ddp/ddp2_even.sqlite", "calls_table_text_name.sqlite",
+			 "UPDATE " PROF_T_RUNTIME " SET nameId = 'no id' "
+			 "WHERE rowid IN (SELECT rowid FROM " PROF_T_RUNTIME " ORDER BY rowid DESC LIMIT 50)"));
 	check_capture(path, &seen);
 	ck_assert_int_gt(seen.odd, 0);
 }
@@ -147,12 +147,12 @@ START_TEST(calls_of_a_bad_span_say_nothing_either_way)
 	struct seen seen = { 0 };
 	char path[4096];
 
-	snprintf(path, sizeof path, "%s", testutil_tmp_path("calls_table_bad_managed.sqlite"));
-	testutil_copy_file(testutil_data_path("corpus/managed_memory.sqlite"), path);
-	testutil_sqlite3(path, "UPDATE " PROF_T_RUNTIME " SET end = start - 1 WHERE nameId IN (SELECT id FROM "
+	snprintf(path, sizeof path, "%s",
+		 testutil_changed_copy("corpus/managed_memory.sqlite", "calls_table_bad_managed.sqlite",
+			 "UPDATE " PROF_T_RUNTIME " SET end = start - 1 WHERE nameId IN (SELECT id FROM "
 			 PROF_T_STRINGS " WHERE value LIKE 'cudaMallocManaged%');"
 			 " UPDATE " PROF_T_DRIVER " SET end = start - 1 WHERE nameId IN (SELECT id FROM "
-			 PROF_T_STRINGS " WHERE value LIKE 'cuMemAllocManaged%')");
+			 PROF_T_STRINGS " WHERE value LIKE 'cuMemAllocManaged%')"));
 	check_capture(path, &seen);
 	ck_assert_int_gt(seen.scopes, 0);
 	ck_assert(!seen.managed);

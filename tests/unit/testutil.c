@@ -122,6 +122,16 @@ void testutil_sqlite3(const char *path, const char *sql)
 		      sql);
 }
 
+const char *testutil_changed_copy(const char *fixture, const char *name, const char *sql)
+{
+	static char copy[4096];
+
+	snprintf(copy, sizeof copy, "%s", testutil_tmp_path(name));
+	testutil_copy_file(testutil_data_path(fixture), copy);
+	testutil_sqlite3(copy, sql);
+	return copy;
+}
+
 int testutil_run(Suite *suite)
 {
 	SRunner *sr = srunner_create(suite);

@@ -26,6 +26,11 @@ void testutil_limit_file_size(off_t bytes);
  * only libprof links SQLite. Fails the test when the tool cannot run or the
  * SQL fails. */
 void testutil_sqlite3(const char *path, const char *sql);
+/* A copy of the fixture at tests/data/fixture under a fresh path named
+ * name, changed by sql (testutil_sqlite3): a real capture damaged or
+ * reshaped as a test needs. The path: static storage of its own, valid
+ * until the next call. */
+const char *testutil_changed_copy(const char *fixture, const char *name, const char *sql);
 /* Run every test of the suite; the process exit status: 1 if any failed. */
 int testutil_run(Suite *suite);
 
