@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/ids_rise.h"
 #include "model/memo.h"
 #include "model/sticky_errors.h"
 #include "model/sql.h"
@@ -86,7 +87,10 @@ static bool count_row(struct prof_cursor *cur, struct call_census *c)
 static int read_census(struct prof_store *s, const char *rows, struct call_census *c, struct prof_error *err)
 {
 	struct prof_cursor *cur = NULL;
-	char *sql = prof_strfmt("SELECT start, end, returnValue FROM (%s) AS t", rows);
+	/* by rowid, the order the ids' rise is of (the table's own scan) */
+	char *sql = prof_strfmt("SELECT start, end, returnValue, globalTid, correlationId FROM (%s) AS t"
+				" ORDER BY t.rowid", rows);
+	struct ids_rise_walk rise;
 	bool plain = true;
 	int rc = sql ? prof_cursor__open(s, sql, &cur, err) : prof_error__set(err, PROF_E_NOMEM, "out of memory");
 
@@ -94,9 +98,18 @@ static int read_census(struct prof_store *s, const char *rows, struct call_censu
 	if (rc < 0)
 		return rc;
 	*c = (struct call_census){ .first = INT64_MAX, .last = INT64_MIN };
-	while (plain && (rc = prof_cursor__next(cur, err)) > 0)
+	ids_rise_walk__init(&rise);
+	while (plain && (rc = prof_cursor__next(cur, err)) > 0) {
 		plain = count_row(cur, c);
+		if (ids_rise_walk__add(&rise, cur, 3, 4)) {
+			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
+			break;
+		}
+	}
 	prof_cursor__close(cur);
+	c->rise_known = plain && rc == 0;
+	c->ids_rise = c->rise_known && rise.rise;
+	ids_rise_walk__exit(&rise);
 	if (rc < 0)
 		return rc;
 	return plain ? 1 : read_census_sql(s, rows, c, err);

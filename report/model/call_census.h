@@ -4,7 +4,9 @@
  * rows (the capture's extent), its rows of a bad span (the count the
  * traces and the HTML page note), and its calls that returned an error
  * after which the context is unusable (the context's failure, looked for
- * further only where there is one). */
+ * further only where there is one); and, from the same walk, whether
+ * each thread's correlation ids rise (the repeated-call test's first
+ * question, sql.h). */
 #ifndef REPORT_MODEL_CALL_CENSUS_H
 #define REPORT_MODEL_CALL_CENSUS_H
 
@@ -18,6 +20,10 @@ struct call_census {
 	int64_t first, last; /* INT64_MAX, INT64_MIN: no real row */
 	int64_t bad;         /* rows of a bad span (SUM_BAD_SPAN) */
 	int64_t sticky;      /* calls that returned a sticky error (SUM_STICKY_CODES) */
+	/* rise_known: the walk told whether every thread's correlation ids
+	 * rise in the rows' order (ids_rise.h), ids_rise; not known where
+	 * SQL counted the census */
+	bool rise_known, ids_rise;
 };
 
 /* Whether a row's span is bad (SUM_BAD_SPAN) by its start's and end's

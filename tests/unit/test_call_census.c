@@ -6,13 +6,17 @@
  * 0, an end before the start, no end, a span past INT64_MAX, a start of
  * text, which SQL counts its own way) and failed; read
  * once for the file's connections, and not at all for a capture still
- * being written or a table that holds no calls. */
+ * being written or a table that holds no calls. The same walk tells
+ * whether each thread's correlation ids rise, as the rise's own walk
+ * does (sum_calls__ids_rise), on the captures and on copies whose ids
+ * fall, hold no id, an id of 0 or one of text, or whose threads are text. */
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "model/call_census.h"
+#include "model/sql.h"
 #include "prof/store.h"
 #include "prof/tables.h"
 #include "testutil.h"
@@ -71,6 +75,13 @@ static int64_t check_capture(const char *path)
 			 " 716, 717, 718, 719)", tables[i]);
 		ck_assert_int_eq(c.sticky, ask(sql, q, 0));
 		sticky += c.sticky;
+		if (c.rise_known) {
+			bool rise;
+
+			ck_assert_msg(sum_calls__ids_rise(sql, tables[i], &rise, &err) == 0, "%s", err.msg);
+			ck_assert_msg(c.ids_rise == rise, "%s %s: the census says the ids %s", path, tables[i],
+				      c.ids_rise ? "rise" : "do not rise");
+		}
 	}
 	/* no table of calls */
 	{
@@ -103,6 +114,62 @@ START_TEST(the_census_is_the_three_passes)
 			 " UPDATE " PROF_T_DRIVER " SET start = 'soon' WHERE rowid = 5;"
 			 " UPDATE " PROF_T_DRIVER " SET returnValue = 700 WHERE rowid IN (9, 10)"));
 	ck_assert_int_eq(check_capture(path), 3);
+}
+END_TEST
+
+/* Whether the census of fixture's copy changed by sql (NULL: the fixture)
+ * knows the rise of table's ids, and what it is (checked against the
+ * rise's own walk by check_capture); *repeated: what the repeated-call
+ * test says of the table. */
+static bool census_rise(const char *fixture, const char *sql, const char *table, bool *known, bool *repeated)
+{
+	char path[4096];
+	struct prof_error err = { 0 };
+	struct prof_store *s;
+	struct call_census c;
+
+	snprintf(path, sizeof path, "%s",
+		 sql ? testutil_changed_copy(fixture, "call_census_ids.sqlite", sql) : testutil_data_path(fixture));
+	check_capture(path);
+	s = open_store(path);
+	ck_assert_int_eq(sum_call_census(s, table, &c, &err), 1);
+	ck_assert_msg(sum_calls__repeated(s, table, repeated, &err) == 0, "%s", err.msg);
+	prof_store__close(s);
+	*known = c.rise_known;
+	return c.ids_rise;
+}
+
+START_TEST(the_census_tells_the_ids_rise)
+{
+	bool known, repeated;
+
+	ck_assert(census_rise("transformer_naive.sqlite", NULL, PROF_T_RUNTIME, &known, &repeated));
+	ck_assert(known && !repeated);
+	ck_assert(census_rise("ddp/ddp2_even.sqlite", NULL, PROF_T_DRIVER, &known, &repeated));
+	ck_assert(known && !repeated);
+	/* nsys's backtrace rows repeat calls: no rise, and the sort finds them */
+	ck_assert(!census_rise("nsys/saxpy-mpi-cuda-rank0.sqlite", NULL, PROF_T_RUNTIME, &known, &repeated));
+	ck_assert(known && repeated);
+	/* a thread's id past the ones after it: no rise, yet no call twice */
+	ck_assert(!census_rise("transformer_naive.sqlite",
+			       "UPDATE " PROF_T_RUNTIME " SET correlationId = correlationId + 100000000 WHERE rowid = 40",
+			       PROF_T_RUNTIME, &known, &repeated));
+	ck_assert(known && !repeated);
+	/* calls of no id, or of 0, are no call SQL's test asks of */
+	ck_assert(census_rise("transformer_naive.sqlite",
+			      "UPDATE " PROF_T_RUNTIME " SET correlationId = NULL WHERE rowid IN (40, 41);"
+			      " UPDATE " PROF_T_RUNTIME " SET correlationId = 0 WHERE rowid IN (60, 61, 62)",
+			      PROF_T_RUNTIME, &known, &repeated));
+	ck_assert(known && !repeated);
+	/* an id or a thread of text: left to SQL */
+	ck_assert(!census_rise("transformer_naive.sqlite",
+			       "UPDATE " PROF_T_RUNTIME " SET correlationId = 'x' WHERE rowid = 40",
+			       PROF_T_RUNTIME, &known, &repeated));
+	ck_assert(known);
+	ck_assert(!census_rise("transformer_naive.sqlite",
+			       "UPDATE " PROF_T_DRIVER " SET globalTid = 'main' WHERE rowid = 40",
+			       PROF_T_DRIVER, &known, &repeated));
+	ck_assert(known);
 }
 END_TEST
 
@@ -141,6 +208,7 @@ static Suite *suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, the_census_is_the_three_passes);
+	tcase_add_test(tc, the_census_tells_the_ids_rise);
 	tcase_add_test(tc, read_once_a_file_and_not_while_written);
 	suite_add_tcase(s, tc);
 	return s;
