@@ -248,6 +248,18 @@ int diag_ahead__take_or_make(struct diag_context *ctx, enum diag_ahead_piece pie
 	return rc == DIAG_AHEAD_NOT_MADE ? make(ctx, made, err) : rc;
 }
 
+void diag_ahead__leave(struct diag_context *ctx, enum diag_ahead_piece piece)
+{
+	struct diag_ahead *a = ctx->ahead;
+
+	if (!a || piece < 0 || piece >= DIAG_AHEAD_PIECES)
+		return;
+	pthread_mutex_lock(&a->lock);
+	if (a->pieces[piece].state == PIECE_PENDING)
+		a->pieces[piece].state = PIECE_CALLERS;
+	pthread_mutex_unlock(&a->lock);
+}
+
 void diag_ahead__wait(struct diag_ahead *a)
 {
 	if (a && !a->joined) {

@@ -57,6 +57,9 @@ int diag_ahead__take(struct diag_context *ctx, enum diag_ahead_piece piece, void
 int diag_ahead__take_or_make(struct diag_context *ctx, enum diag_ahead_piece piece,
 			     int (*make)(struct diag_context *ctx, void **out, struct prof_error *err), void **made,
 			     struct prof_error *err);
+/* The diagnosis will not take piece (another pass makes what it holds):
+ * where the thread has not begun it, it never will. */
+void diag_ahead__leave(struct diag_context *ctx, enum diag_ahead_piece piece);
 /* Waits until the thread has come to every piece (made it, or left it to
  * the diagnosis, which took it first), or, never told the window, has
  * ended. */

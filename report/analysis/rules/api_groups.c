@@ -107,15 +107,32 @@ void api_groups__free_made(void *groups)
 	api_groups__free(groups);
 }
 
-/* ctx's groups: kept, made ahead, or read now. */
+/* ctx's groups: kept, counted by the idle attribution's pass, made
+ * ahead, or read now. */
 static int groups_of(struct diag_context *ctx, const struct api_groups **out, struct prof_error *err)
 {
 	struct api_groups *g = ctx->api_groups;
+	struct window_calls *seen;
 	void *made;
 	int rc;
 
 	*out = NULL;
 	if (g && g->from == ctx->w->start_ns && g->to == ctx->w->host_end_ns) {
+		*out = g;
+		return 0;
+	}
+	/* the idle attribution's pass counted them where it read the calls */
+	seen = gpu_idle__calls_seen(ctx->idle, &ctx->scope);
+	if (seen && seen->groups_known) {
+		g = calloc(1, sizeof *g);
+		if (!g)
+			return nomem(err);
+		*g = (struct api_groups){ seen->from, seen->to, seen->by_name, false };
+		/* the groups are the rules' now */
+		seen->by_name = (struct id_groups){ 0 };
+		seen->groups_known = false;
+		api_groups__free(ctx->api_groups);
+		ctx->api_groups = g;
 		*out = g;
 		return 0;
 	}
@@ -126,6 +143,13 @@ static int groups_of(struct diag_context *ctx, const struct api_groups **out, st
 	ctx->api_groups = made;
 	*out = made;
 	return 0;
+}
+
+int api_groups__idle_of(struct diag_context *ctx, const struct gpu_idle_result **out, struct prof_error *err)
+{
+	if (!ctx->idle && ctx->has_api_calls)
+		diag_ahead__leave(ctx, DIAG_AHEAD_API_GROUPS);
+	return gpu_idle__of(&ctx->scope, &ctx->idle, out, err);
 }
 
 /* The kind's sums, and its names' into t where there is one. */

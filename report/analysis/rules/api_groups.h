@@ -14,6 +14,7 @@
 
 #include "analysis/core/id_groups.h"
 #include "analysis/diagnose/context.h"
+#include "analysis/timeline/gpu_idle.h"
 
 struct api_groups {
 	int64_t from, to; /* the window read: its start and the host's end */
@@ -35,6 +36,10 @@ struct diag_tally;
 int api_groups__tally(struct diag_context *ctx, const char *where, struct diag_tally *t, int64_t *count,
 		      int64_t *time_ns, struct prof_error *err);
 void api_groups__free(struct api_groups *g);
+/* ctx's idle attribution (gpu_idle__of), whose pass counts the window's
+ * calls by name as it reads them (window_calls.h): the thread ahead
+ * leaves the groups, which would read every call of the window again. */
+int api_groups__idle_of(struct diag_context *ctx, const struct gpu_idle_result **out, struct prof_error *err);
 /* The groups of ctx's window read now, as a piece made ahead is: *out a
  * struct api_groups, freed by api_groups__free_made. */
 int api_groups__make(struct diag_context *ctx, void **out, struct prof_error *err);

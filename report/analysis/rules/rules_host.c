@@ -7,6 +7,7 @@
 
 #include "analysis/core/record_cost.h"
 #include "analysis/diagnose/python.h"
+#include "analysis/timeline/gpu_idle.h"
 #include "prof/saturate.h"
 #include "prof/error.h"
 
@@ -78,6 +79,7 @@ static int rule_cpu_bound(struct diag_context *ctx, struct prof_error *err)
 	int64_t len = diag__window_ns(ctx), idle = len - ctx->busy_ns, host_ns = 0, in_api = 0;
 	double busy_frac = (double)ctx->busy_ns / (double)len;
 	struct diag_interval *api = NULL;
+	const struct window_calls *seen;
 	int napi = 0, from = 0, rc;
 	int64_t prev = ctx->w->start_ns;
 	char b1[32], b2[32], b3[32], calls[320];
@@ -88,18 +90,24 @@ static int rule_cpu_bound(struct diag_context *ctx, struct prof_error *err)
 
 	if (!ctx->has_api_calls || busy_frac >= diag__get(ctx, "cpu_bound.max_gpu_busy") || idle <= 0)
 		return 0;
-	rc = load_api_union(ctx, &api, &napi, err);
-	if (rc)
-		return rc;
-	/* walk the GPU's idle stretches: before, between and after busy intervals */
-	for (int i = 0; i <= ctx->nbusy; i++) {
-		int64_t a = prev, b = i < ctx->nbusy ? ctx->busy[i].start_ns : ctx->w->end_ns;
-		if (b > a)
-			in_api += covered(api, napi, &from, a, b);
-		if (i < ctx->nbusy)
-			prev = ctx->busy[i].end_ns;
+	/* the idle attribution's pass measured it where it read the calls */
+	seen = gpu_idle__calls_seen(ctx->idle, &ctx->scope);
+	if (seen) {
+		in_api = seen->in_calls_idle_ns;
+	} else {
+		rc = load_api_union(ctx, &api, &napi, err);
+		if (rc)
+			return rc;
+		/* walk the GPU's idle stretches: before, between and after busy intervals */
+		for (int i = 0; i <= ctx->nbusy; i++) {
+			int64_t a = prev, b = i < ctx->nbusy ? ctx->busy[i].start_ns : ctx->w->end_ns;
+			if (b > a)
+				in_api += covered(api, napi, &from, a, b);
+			if (i < ctx->nbusy)
+				prev = ctx->busy[i].end_ns;
+		}
+		free(api);
 	}
-	free(api);
 	host_ns = idle - in_api;
 	if ((double)host_ns < diag__get(ctx, "cpu_bound.min_host_fraction") * (double)idle)
 		return 0;

@@ -246,7 +246,7 @@ static int rule_sync_api(struct diag_context *ctx, struct prof_error *err)
 	if (!ctx->has_api_calls)
 		return diag__skip(ctx, "sync_api", "the capture has no CUDA API calls");
 	rc = api_groups__tally(ctx, SYNC_CALLS, &t, &count, &ns, err);
-	if (rc || !count || (rc = gpu_idle__of(&ctx->scope, &ctx->idle, &r, err)) || !(d = most_synced(r)))
+	if (rc || !count || (rc = api_groups__idle_of(ctx, &r, err)) || !(d = most_synced(r)))
 		goto out;
 	/* where the capture has Python's stacks, the line that synchronises */
 	rc = diag_python__calling_line(ctx, SYNC_CALLS, &line_text, &line, err);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis/diagnose/diagnose.h"
+#include "analysis/rules/api_groups.h"
 #include "analysis/timeline/gpu_idle.h"
 #include "prof/saturate.h"
 #include "prof/error.h"
@@ -81,7 +82,7 @@ int diag_verdict__make(struct diag_context *ctx, struct diag_verdict *v, struct 
 	memset(v, 0, sizeof *v);
 	if (ctx->busy_ns == 0 || ctx->report->replayed)
 		return 0;
-	rc = gpu_idle__of(&ctx->scope, &ctx->idle, &idle, err);
+	rc = api_groups__idle_of(ctx, &idle, err);
 	if (rc)
 		goto out;
 	for (int i = 0; i < idle->ndev; i++)

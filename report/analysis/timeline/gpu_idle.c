@@ -156,6 +156,8 @@ struct device_pass {
 	 * of those but NCCL's: the verdict's split of the busy time */
 	struct diag_union_length kernels, compute;
 	const struct name_ids *nccl;
+	/* the first device's pass: every call read, for r->calls_seen */
+	struct window_calls *seen;
 };
 
 /* The calls of the window that overlap [from, to) join the open set; those
@@ -183,6 +185,8 @@ static int open_calls_until(struct device_pass *p, int64_t from, int64_t to, str
 			p->next.tid = prof_cursor__int64(p->calls, 2);
 			p->next.name_id = prof_cursor__int64(p->calls, 3);
 			p->have_next = true;
+			if (p->seen && window_calls__add(p->seen, p->calls, 3))
+				return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 		}
 		if (p->next.start_ns >= to)
 			break;
@@ -193,6 +197,22 @@ static int open_calls_until(struct device_pass *p, int64_t from, int64_t to, str
 			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 		p->open[p->nopen++] = p->next;
 	}
+	return 0;
+}
+
+/* The calls the stretches left unread, read for the rules after the pass
+ * (the pass's calls_seen), which then knows every call of the window. */
+static int read_every_call(struct device_pass *p, struct prof_error *err)
+{
+	int rc = 0;
+
+	while (!p->calls_done && (rc = prof_cursor__next(p->calls, err)) == 1)
+		if (window_calls__add(p->seen, p->calls, 3))
+			return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	if (rc < 0)
+		return rc;
+	p->calls_done = true;
+	window_calls__end(p->seen);
 	return 0;
 }
 
@@ -545,8 +565,11 @@ static int pass_device(struct diag_scope *ctx, struct gpu_idle_result *r, struct
 		       const struct name_ids *nccl, struct prof_error *err)
 {
 	const struct sum_window *w = &r->window;
+	/* by start; the calls that end where the window starts are none of
+	 * the attribution's, but the calls by name count those that start
+	 * there too (window_calls.h) */
 	const char *calls_sql = "SELECT start, end, coalesce(globalTid, 0), nameId FROM " DIAG_API_CALLS
-				" WHERE end > ?1 AND start < ?2 ORDER BY rowid"; /* by start */
+				" WHERE end >= ?1 AND start < ?2 ORDER BY rowid";
 	struct device_pass p = { .ctx = ctx, .r = r, .dev = d, .nccl = nccl };
 	struct prof_cursor *work = NULL;
 	int64_t cur = w->start_ns;
@@ -556,6 +579,11 @@ static int pass_device(struct diag_scope *ctx, struct gpu_idle_result *r, struct
 	rc = gpu_work__open(ctx, w->start_ns, w->end_ns, &d->device_id, &work, err);
 	if (!rc && ctx->has_api_calls)
 		rc = diag_scope__open_window(ctx, calls_sql, DIAG_GPU_SIDE, &p.calls, err);
+	/* the first device's pass reads every call for the rules after it */
+	if (!rc && p.calls && r->ndev == 1) {
+		p.seen = &r->calls_seen;
+		window_calls__begin(p.seen, w, ctx->busy, ctx->nbusy);
+	}
 	if (!rc)
 		rc = stream_waits__open(ctx, &d->device_id, INT64_MIN, w->end_ns, &p.waits, err);
 	p.waits_read_to = INT64_MIN;
@@ -607,6 +635,8 @@ static int pass_device(struct diag_scope *ctx, struct gpu_idle_result *r, struct
 		rc = on_gap(&p, cur, w->end_ns, NULL, INT64_MIN, false, err);
 	if (rc == 0)
 		rc = collect_waits(&p, err);
+	if (rc == 0 && p.seen)
+		rc = read_every_call(&p, err);
 	d->busy_ns = w->span_ns - d->idle_ns;
 	d->kernels_ns = diag_union_length__ns(&p.kernels);
 	d->compute_ns = diag_union_length__ns(&p.compute);
@@ -696,6 +726,16 @@ int gpu_idle__of(struct diag_scope *ctx, struct gpu_idle_result **memo, const st
 	return rc;
 }
 
+struct window_calls *gpu_idle__calls_seen(struct gpu_idle_result *r, const struct diag_scope *ctx)
+{
+	struct window_calls *c = r ? &r->calls_seen : NULL;
+
+	if (!c || !c->known || c->busy != ctx->busy || c->nbusy != ctx->nbusy || c->start_ns != ctx->w->start_ns ||
+	    c->end_ns != ctx->w->end_ns || c->to != ctx->w->host_end_ns)
+		return NULL;
+	return c;
+}
+
 void gpu_idle_result__delete(struct gpu_idle_result *r)
 {
 	if (!r)
@@ -714,6 +754,7 @@ void gpu_idle_result__delete(struct gpu_idle_result *r)
 	free(r->steps);
 	sum_stretches__exit(&r->stretches);
 	step_ends__exit(&r->step_ends);
+	window_calls__exit(&r->calls_seen);
 	free(r->waits);
 	api_names__exit(&r->names);
 	free(r);

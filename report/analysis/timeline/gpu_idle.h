@@ -24,6 +24,7 @@
 #include "model/capture_windows.h"
 #include "model/window.h"
 #include "step_ends.h"
+#include "window_calls.h"
 
 /* ---- causes --------------------------------------------------------------- */
 
@@ -168,6 +169,9 @@ struct gpu_idle_result {
 	/* of an NVTX loop: the latest end of the work each step launched,
 	 * which the pass met on its way (the critical path's steps' spans) */
 	struct step_ends step_ends;
+	/* the window's calls as the first device's pass read them all, for
+	 * the rules that would read them again (known: it did) */
+	struct window_calls calls_seen;
 };
 
 /* Attributes every idle stretch of the window ctx holds. */
@@ -178,6 +182,11 @@ void gpu_idle_result__delete(struct gpu_idle_result *r);
  * weigh their cause by it. */
 int gpu_idle__of(struct diag_scope *ctx, struct gpu_idle_result **memo, const struct gpu_idle_result **out,
 		 struct prof_error *err);
+
+/* r's calls_seen where its pass read every call of ctx's window beside
+ * ctx's busy union, for a rule that would read them again; NULL where r
+ * is NULL or made otherwise. */
+struct window_calls *gpu_idle__calls_seen(struct gpu_idle_result *r, const struct diag_scope *ctx);
 
 /* The median of v[0..n-1] (reorders v); 0 for n = 0. */
 int64_t idle__median(int64_t *v, int n);
