@@ -200,6 +200,25 @@ static int search(const char *path, bool with_calls, int64_t max_instances, stru
 	return 0;
 }
 
+/* The loop of the NVTX range name asked for (sum_window__find_marked),
+ * counting with the slots or in SQL as search does. */
+static void search_marked(const char *path, const char *name, int64_t max_instances, struct sum_window *w)
+{
+	struct sum_loop_options o;
+	struct prof_error err = { 0 };
+	struct prof_store *s = open_path(path);
+	struct sum_window like = { 0 };
+
+	sum_loop_options__init(&o);
+	like.mark = SUM_LOOP_NVTX;
+	snprintf(like.mark_name, sizeof like.mark_name, "%s", name);
+	memset(w, 0, sizeof *w);
+	launch_slots__set_max_instances(max_instances);
+	ck_assert_msg(sum_window__find_marked(s, &o, &like, w, &err) == 0, "%s: %s", path, err.msg);
+	launch_slots__set_max_instances(LAUNCH_SLOTS_MAX_INSTANCES);
+	prof_store__close(s);
+}
+
 static void assert_same_window(const char *path, const struct sum_window *a, const struct sum_window *b)
 {
 	ck_assert_msg(memcmp(a, b, sizeof *a) == 0, "%s: %s [%lld, %lld) x %d against %s [%lld, %lld) x %d", path,
@@ -271,6 +290,51 @@ START_TEST(test_launching_calls_with_bad_spans_still_launch)
 }
 END_TEST
 
+/* Each repeated range name's loop, asked for by name as diff asks for
+ * the other capture's: the same with the slots (whose count holds the
+ * instances of that name) as counting in SQL, and of that name. */
+START_TEST(test_a_marked_loop_is_of_its_name)
+{
+	int names = 0, other = 0;
+
+	for (size_t i = 0; i < NCAPTURES; i++) {
+		const char *path = testutil_data_path(captures[i]);
+		struct prof_store *s = open_path(path);
+		struct prof_error err = { 0 };
+		struct prof_cursor *c = NULL;
+		char found[8][256];
+		int n = 0;
+
+		ck_assert_int_eq(prof_cursor__open(s, "SELECT coalesce(t.value, n.text) AS name FROM " PROF_T_NVTX " n"
+					  " LEFT JOIN " PROF_T_STRINGS " t ON t.id = n.textId WHERE n.eventType IN (59, 60)"
+					  " AND n.end > n.start GROUP BY name HAVING count(*) >= 4 ORDER BY name LIMIT 8",
+					  &c, &err), 0);
+		while (n < 8 && prof_cursor__next(c, &err) == 1)
+			if (prof_cursor__text(c, 0))
+				snprintf(found[n++], sizeof found[0], "%s", prof_cursor__text(c, 0));
+		prof_cursor__close(c);
+		prof_store__close(s);
+		for (int k = 0; k < n; k++) {
+			struct sum_window slots, sql, plain;
+
+			search_marked(path, found[k], LAUNCH_SLOTS_MAX_INSTANCES, &slots);
+			search_marked(path, found[k], 0, &sql);
+			assert_same_window(path, &slots, &sql);
+			if (slots.mark != SUM_LOOP_NVTX)
+				continue;
+			names++;
+			ck_assert_msg(strcmp(slots.mark_name, found[k]) == 0, "%s: asked for %s, found %s", path, found[k],
+				      slots.mark_name);
+			ck_assert_int_eq(search(path, false, LAUNCH_SLOTS_MAX_INSTANCES, &plain), 0);
+			other += strcmp(plain.mark_name, found[k]) != 0;
+		}
+	}
+	/* names other than the one a search of its own picks were asked for */
+	ck_assert_int_ge(names, 4);
+	ck_assert_int_ge(other, 2);
+}
+END_TEST
+
 START_TEST(test_every_fixture_finds_the_same_loop)
 {
 	int searched = 0, nvtx = 0;
@@ -294,6 +358,7 @@ int main(void)
 	tcase_add_test(tc, test_too_many_instances_are_left_to_sql);
 	tcase_add_test(tc, test_every_fixture_finds_the_same_loop);
 	tcase_add_test(tc, test_launching_calls_with_bad_spans_still_launch);
+	tcase_add_test(tc, test_a_marked_loop_is_of_its_name);
 	suite_add_tcase(suite, tc);
 	return testutil_run(suite);
 }
