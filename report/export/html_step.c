@@ -660,7 +660,7 @@ int html_step__render(struct html_page *p, struct prof_error *err)
 	struct prof_error why = { 0 }, ignored = { 0 };
 	struct sum_thread_labels *threads = NULL;
 	struct sum_ranks ranks;
-	bool job = false;
+	bool job = false, alone = false;
 	int k, rc;
 
 	(void)err;
@@ -686,10 +686,15 @@ int html_step__render(struct html_page *p, struct prof_error *err)
 		return 0;
 	}
 	k = pick_rank(p, &ranks);
-	rc = k < 0 ? 0 : sum_ranks__scope(s, ranks.p[k].global_pid, &why);
+	/* a capture of the rank's rows alone is read as it is: its scope's
+	 * views show the same rows, and setting them up reads every table */
+	rc = k < 0 ? 0 : sum_ranks__holds_only(s, ranks.p[k].global_pid, &alone, &why);
+	if (rc == 0 && k >= 0 && !alone)
+		rc = sum_ranks__scope(s, ranks.p[k].global_pid, &why);
 	if (rc == 0 && k >= 0)
 		rc = draw_step(p, ranks.p[k].rank, threads, &why);
-	sum_ranks__unscope(s, rc < 0 ? &ignored : &why);
+	if (!alone)
+		sum_ranks__unscope(s, rc < 0 ? &ignored : &why);
 	sum_ranks__exit(&ranks);
 	if (rc < 0 || why.code < 0)
 		goto failed;

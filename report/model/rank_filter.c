@@ -415,12 +415,39 @@ static int exists(struct prof_store *s, char *sql, int64_t global_pid, struct pr
 	return rc;
 }
 
+static const char holds_only_key;
+
+/* Whether a row of some table is not global_pid's (holds_only's question),
+ * read from every row whatever the views show: 1, 0, or < 0. */
+static int other_rows(struct prof_store *s, int64_t global_pid, struct prof_error *err);
+
 int sum_ranks__holds_only(struct prof_store *s, int64_t global_pid, bool *only, struct prof_error *err)
+{
+	char tag[32];
+	int64_t answer = 0;
+	int got, rc;
+
+	/* of every row: the diagnosis of a one-rank capture asks it, and the
+	 * HTML page's step after it, each a pass over every call */
+	snprintf(tag, sizeof tag, "%lld", (long long)global_pid);
+	got = sum_shared__take(s, &holds_only_key, tag, &answer, 1);
+	if (got == 1) {
+		*only = answer == 0;
+		return 0;
+	}
+	rc = other_rows(s, global_pid, err);
+	answer = rc;
+	if (got == 0)
+		sum_shared__give(s, &holds_only_key, tag, &answer, 1, rc >= 0);
+	*only = rc == 0;
+	return rc < 0 ? rc : 0;
+}
+
+static int other_rows(struct prof_store *s, int64_t global_pid, struct prof_error *err)
 {
 	const char *types_by = prof_store__owner_column(s, PROF_T_GPU_METRIC_TYPES, "globalPid");
 	int rc = 0;
 
-	*only = true;
 	/* a row sum_ranks__scope would leave out, table by table */
 	for (size_t i = 0; rc == 0 && i < sizeof filtered / sizeof filtered[0]; i++) {
 		const struct filtered_table *f = &filtered[i];
@@ -439,9 +466,7 @@ int sum_ranks__holds_only(struct prof_store *s, int64_t global_pid, bool *only, 
 					   " FROM main." PROF_T_GPU_METRIC_TYPES " WHERE globalPid = ?1))",
 					   prof_store__all_rows(s, PROF_T_GPU_METRICS)),
 			    global_pid, err);
-	if (rc > 0)
-		*only = false;
-	return rc < 0 ? rc : 0;
+	return rc;
 }
 
 static int drop_views(struct prof_store *s, struct prof_error *err)
