@@ -202,20 +202,48 @@ int sum_call_once_sql(struct prof_store *s, char *buf, size_t cap, const char *a
 	return 0;
 }
 
-char *sum_api_calls(struct prof_store *s, int *rc, struct prof_error *err)
+static const char *const api_tables[] = { PROF_T_RUNTIME, PROF_T_DRIVER };
+
+/* sum_api_calls, or with assume_once the same where neither table holds
+ * a call twice, without asking. */
+static char *api_calls(struct prof_store *s, bool assume_once, int *rc, struct prof_error *err)
 {
-	static const char *const tables[] = { PROF_T_RUNTIME, PROF_T_DRIVER };
-	char parts[2][512], once[384];
+	char parts[2][512], once[384] = "1";
 	const char *part_ptrs[2] = { parts[0], parts[1] };
 
 	for (int i = 0; i < 2; i++) {
 		/* older nsys exports may lack the correlation id (NULL): no call
 		 * then is told apart from another */
-		*rc = sum_call_once_sql(s, once, sizeof once, "c", tables[i], err);
+		*rc = assume_once ? 0 : sum_call_once_sql(s, once, sizeof once, "c", api_tables[i], err);
 		if (*rc < 0)
 			return NULL;
 		snprintf(parts[i], sizeof parts[i], "SELECT start, end, globalTid, correlationId, "
-			 "nameId FROM %s AS c WHERE %s", tables[i], once);
+			 "nameId FROM %s AS c WHERE %s", api_tables[i], once);
 	}
-	return sum_union(s, tables, part_ptrs, 2, rc, err);
+	return sum_union(s, api_tables, part_ptrs, 2, rc, err);
+}
+
+char *sum_api_calls(struct prof_store *s, int *rc, struct prof_error *err)
+{
+	return api_calls(s, false, rc, err);
+}
+
+char *sum_api_calls_assuming_once(struct prof_store *s, int *rc, struct prof_error *err)
+{
+	return api_calls(s, true, rc, err);
+}
+
+int sum_api_calls__once(struct prof_store *s, bool *once, struct prof_error *err)
+{
+	*once = true;
+	for (int i = 0; *once && i < 2; i++) {
+		bool repeated = false;
+		int rc = prof_store__has_table(s, api_tables[i]) ? sum_calls__repeated(s, api_tables[i], &repeated, err)
+								 : 0;
+
+		if (rc < 0)
+			return rc;
+		*once = !repeated;
+	}
+	return 0;
 }

@@ -93,6 +93,15 @@ int sum_bad_spans__count_but(struct prof_store *s, const char *const *counted, i
  * (a "cudaMemcpy" row of class CUDA backtrace around the runtime's
  * "cudaMemcpy_v3020"), which would otherwise count its time twice. */
 char *sum_api_calls(struct prof_store *s, int *rc, struct prof_error *err);
+/* sum_api_calls as it reads where no thread holds a call twice (perfkit's
+ * captures, most nsys exports), made without asking: a reader that
+ * starts on the calls before the question's answer (a pass over every
+ * call) asks sum_api_calls__once after, and begins again with
+ * sum_api_calls where it says no. */
+char *sum_api_calls_assuming_once(struct prof_store *s, int *rc, struct prof_error *err);
+/* Whether neither table holds a call twice: sum_api_calls is then what
+ * sum_api_calls_assuming_once made. */
+int sum_api_calls__once(struct prof_store *s, bool *once, struct prof_error *err);
 /* Whether every thread's correlation ids rise strictly in the order of
  * table's rows (every row, whatever --rank shows): then no thread holds a
  * call twice, known without a sort. False leaves the question open. */

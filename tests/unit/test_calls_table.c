@@ -6,16 +6,20 @@
  * shared between connections, so each answer is read) of real captures:
  * a one-file DDP job, CUDA graph launches, managed memory, a DataLoader's
  * pinning thread, an nsys export, a foreign file's text in a call's
- * name, and managed allocations of a bad span. */
+ * name, and managed allocations of a bad span. The table, made before
+ * the repeated-call test answers, holds each call once where a table
+ * holds calls twice (nsys's backtrace rows), as the calls' union does. */
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/core/program.h"
 #include "analysis/diagnose/diagnose.h"
 #include "analysis/rules/api_groups.h"
 #include "model/ranks.h"
+#include "model/sql.h"
 #include "prof/store.h"
 #include "prof/tables.h"
 #include "testutil.h"
@@ -110,6 +114,56 @@ static void check_capture(const char *path, struct seen *seen)
 	prof_store__close(s);
 }
 
+/* The table's calls against the calls' union less those of a bad span:
+ * how many, and their times and ids summed. */
+static void check_calls_once(const char *capture, bool repeated)
+{
+	struct prof_error err = { 0 };
+	struct prof_store *s = NULL;
+	struct diag_scope scope = { 0 };
+	int64_t table[4], views[4];
+	char *src, *sql;
+	bool once;
+	int rc;
+
+	ck_assert_msg(prof_store__open(testutil_data_path(capture), &s, &err) == 0, "%s", err.msg);
+	scope.store = s;
+	ck_assert_msg(diag_scope__api_view(&scope, &err) == 0, "%s: %s", capture, err.msg);
+	ck_assert(scope.api_table_here);
+	ck_assert_int_eq(sum_api_calls__once(s, &once, &err), 0);
+	ck_assert_int_eq(once, !repeated);
+	src = sum_api_calls(s, &rc, &err);
+	ck_assert(src != NULL);
+	sql = malloc(strlen(src) + 256);
+	ck_assert(sql != NULL);
+	sprintf(sql, "SELECT count(*), total(start), total(end), total(correlationId) FROM (%s) WHERE NOT "
+		SUM_BAD_SPAN(""), src);
+	for (int k = 0; k < 2; k++) {
+		struct prof_cursor *c = NULL;
+		int64_t *v = k ? views : table;
+
+		ck_assert_int_eq(prof_cursor__open(s, k ? sql : "SELECT count(*), total(start), total(end),"
+					  " total(correlationId) FROM " DIAG_API_CALLS, &c, &err), 0);
+		ck_assert_int_eq(prof_cursor__next(c, &err), 1);
+		for (int j = 0; j < 4; j++)
+			v[j] = j ? (int64_t)(prof_cursor__double(c, j) / 1e3) : prof_cursor__int64(c, 0);
+		prof_cursor__close(c);
+	}
+	for (int j = 0; j < 4; j++)
+		ck_assert_msg(table[j] == views[j], "%s: column %d: the table %lld, the calls %lld", capture, j,
+			      (long long)table[j], (long long)views[j]);
+	free(sql);
+	free(src);
+	prof_store__close(s);
+}
+
+START_TEST(each_call_once_in_the_table)
+{
+	check_calls_once("transformer_naive.sqlite", false);
+	check_calls_once("nsys/saxpy-mpi-cuda-rank0.sqlite", true);
+}
+END_TEST
+
 START_TEST(the_table_reads_as_the_views)
 {
 	struct seen seen = { 0 };
@@ -166,6 +220,7 @@ static Suite *suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, the_table_reads_as_the_views);
+	tcase_add_test(tc, each_call_once_in_the_table);
 	tcase_add_test(tc, a_name_of_another_type_is_odd_either_way);
 	tcase_add_test(tc, calls_of_a_bad_span_say_nothing_either_way);
 	suite_add_tcase(s, tc);

@@ -85,8 +85,9 @@ static void take_file_answers(struct prof_store *s)
 	bool repeated;
 	int64_t rows;
 
-	/* the diagnosis asks it of the runtime's table meanwhile */
+	/* the diagnosis makes its table of calls meanwhile, and asks after */
 	(void)sum_calls__repeated(s, PROF_T_DRIVER, &repeated, &ignored);
+	(void)sum_calls__repeated(s, PROF_T_RUNTIME, &repeated, &ignored);
 	(void)sum_capture__time(s, &t, &ignored);
 	(void)sum_context_failure__find(s, &failure, &ignored);
 	(void)sum_bad_spans__count(s, &rows, &ignored);
