@@ -19,6 +19,7 @@
 #include "model/sums.h"
 #include "prof/store.h"
 #include "prof/tables.h"
+#include "rules_context.h"
 #include "testutil.h"
 
 static const char *const captures[] = {
@@ -109,27 +110,6 @@ static int64_t check_capture(struct diag_context *ctx, const char *capture)
 	return seen;
 }
 
-static void open_context(const char *path, struct prof_store **s, struct diag_settings *settings,
-			 struct diag_context *ctx)
-{
-	struct prof_error err = { 0 };
-
-	memset(ctx, 0, sizeof *ctx);
-	ck_assert_msg(prof_store__open(path, s, &err) == 0, "%s", err.msg);
-	ck_assert_int_eq(diag_settings__init(settings), 0);
-	ck_assert_msg(diag_context__init_scope(ctx, *s, settings, &err) == 0, "%s: %s", path, err.msg);
-	ck_assert_msg(ctx->has_api_calls, "%s has no calls", path);
-}
-
-static void close_context(struct prof_store *s, struct diag_settings *settings, struct diag_context *ctx)
-{
-	api_groups__free(ctx->api_groups);
-	ctx->api_groups = NULL;
-	diag_context__exit(ctx);
-	diag_settings__exit(settings);
-	prof_store__close(s);
-}
-
 START_TEST(kinds_as_the_statements_count_them)
 {
 	int64_t seen = 0;
@@ -139,10 +119,10 @@ START_TEST(kinds_as_the_statements_count_them)
 		struct diag_context ctx;
 		struct prof_store *s;
 
-		open_context(testutil_data_path(captures[k]), &s, &settings, &ctx);
+		rules_context__open(testutil_data_path(captures[k]), &s, &settings, &ctx);
 		seen += check_capture(&ctx, captures[k]);
 		ck_assert_msg(!ctx.api_groups->odd, "%s: its calls read as a foreign file's", captures[k]);
-		close_context(s, &settings, &ctx);
+		rules_context__close(s, &settings, &ctx);
 	}
 	/* the rules' kinds were there to count, not only empty ones */
 	ck_assert_int_gt(seen, 1000);
@@ -163,10 +143,10 @@ START_TEST(a_name_of_another_type_takes_the_statements)
 	testutil_copy_file(testutil_data_path("transformer_naive.sqlite"), path);
 	testutil_sqlite3(path, "UPDATE " PROF_T_RUNTIME " SET nameId = 'no id' "
 			 "WHERE rowid IN (SELECT rowid FROM " PROF_T_RUNTIME " ORDER BY rowid DESC LIMIT 50)");
-	open_context(path, &s, &settings, &ctx);
+	rules_context__open(path, &s, &settings, &ctx);
 	ck_assert_int_gt(check_capture(&ctx, "transformer_naive with text names"), 100);
 	ck_assert(ctx.api_groups->odd);
-	close_context(s, &settings, &ctx);
+	rules_context__close(s, &settings, &ctx);
 }
 END_TEST
 

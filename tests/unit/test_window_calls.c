@@ -19,6 +19,7 @@
 #include "prof/saturate.h"
 #include "prof/store.h"
 #include "prof/tables.h"
+#include "rules_context.h"
 #include "testutil.h"
 
 static const char *const captures[] = {
@@ -125,29 +126,6 @@ static int64_t check_window(struct diag_context *ctx, const struct sum_window *w
 	return calls;
 }
 
-static void open_context(const char *path, struct prof_store **s, struct diag_settings *settings,
-			 struct diag_context *ctx)
-{
-	struct prof_error err = { 0 };
-
-	memset(ctx, 0, sizeof *ctx);
-	ck_assert_msg(prof_store__open(path, s, &err) == 0, "%s", err.msg);
-	ck_assert_int_eq(diag_settings__init(settings), 0);
-	ck_assert_msg(diag_context__init_scope(ctx, *s, settings, &err) == 0, "%s: %s", path, err.msg);
-	ck_assert_msg(ctx->has_api_calls, "%s has no calls", path);
-}
-
-static void close_context(struct prof_store *s, struct diag_settings *settings, struct diag_context *ctx)
-{
-	gpu_idle_result__delete(ctx->idle);
-	ctx->idle = NULL;
-	api_groups__free(ctx->api_groups);
-	ctx->api_groups = NULL;
-	diag_context__exit(ctx);
-	diag_settings__exit(settings);
-	prof_store__close(s);
-}
-
 START_TEST(the_pass_counts_what_the_statements_count)
 {
 	int64_t calls = 0;
@@ -158,13 +136,13 @@ START_TEST(the_pass_counts_what_the_statements_count)
 		struct prof_store *s;
 		struct sum_window whole;
 
-		open_context(testutil_data_path(captures[k]), &s, &settings, &ctx);
+		rules_context__open(testutil_data_path(captures[k]), &s, &settings, &ctx);
 		calls += check_window(&ctx, NULL, captures[k]);
 		whole = *ctx.w;
 		whole.start_ns = whole.capture_start_ns;
 		whole.end_ns = whole.host_end_ns = whole.capture_end_ns;
 		calls += check_window(&ctx, &whole, captures[k]);
-		close_context(s, &settings, &ctx);
+		rules_context__close(s, &settings, &ctx);
 	}
 	ck_assert_int_gt(calls, 10000);
 }
@@ -184,7 +162,7 @@ START_TEST(a_call_of_no_length_at_the_start_counts)
 	snprintf(path, sizeof path, "%s",
 		 testutil_changed_copy("transformer_naive.sqlite", "window_calls_no_length.sqlite",
 				       "UPDATE " PROF_T_RUNTIME " SET end = start WHERE rowid IN (300, 301, 302, 900)"));
-	open_context(path, &s, &settings, &ctx);
+	rules_context__open(path, &s, &settings, &ctx);
 	{
 		struct prof_error err = { 0 };
 		struct prof_cursor *c;
@@ -199,7 +177,7 @@ START_TEST(a_call_of_no_length_at_the_start_counts)
 	w.start_ns = at;
 	w.end_ns = w.host_end_ns = w.capture_end_ns;
 	ck_assert_int_gt(check_window(&ctx, &w, "a window from a call of no length"), 1000);
-	close_context(s, &settings, &ctx);
+	rules_context__close(s, &settings, &ctx);
 }
 END_TEST
 
