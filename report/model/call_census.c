@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/call_pairs.h"
 #include "model/ids_rise.h"
 #include "model/memo.h"
 #include "model/sticky_errors.h"
@@ -83,14 +84,18 @@ static bool count_row(struct prof_cursor *cur, struct call_census *c)
 /* The census in one walk of the three columns (the statement that
  * filters each aggregate took as long as the three passes: 0.31 s over
  * the runtime's calls of gpu_work x1250, where the walk takes 0.19 s in
- * the HTML page), else SQL's. */
-static int read_census(struct prof_store *s, const char *rows, struct call_census *c, struct prof_error *err)
+ * the HTML page), else SQL's. The same walk tells the ids' rise and,
+ * read every row, gives the table's (thread, name id) pairs to the
+ * file's connections (call_pairs.h), which walked it again for them. */
+static int read_census(struct prof_store *s, const char *table, const char *rows, struct call_census *c,
+		       struct prof_error *err)
 {
 	struct prof_cursor *cur = NULL;
 	/* by rowid, the order the ids' rise is of (the table's own scan) */
-	char *sql = prof_strfmt("SELECT start, end, returnValue, globalTid, correlationId FROM (%s) AS t"
+	char *sql = prof_strfmt("SELECT start, end, returnValue, globalTid, correlationId, nameId FROM (%s) AS t"
 				" ORDER BY t.rowid", rows);
 	struct ids_rise_walk rise;
+	struct call_pairs_walk pairs;
 	bool plain = true;
 	int rc = sql ? prof_cursor__open(s, sql, &cur, err) : prof_error__set(err, PROF_E_NOMEM, "out of memory");
 
@@ -99,9 +104,10 @@ static int read_census(struct prof_store *s, const char *rows, struct call_censu
 		return rc;
 	*c = (struct call_census){ .first = INT64_MAX, .last = INT64_MIN };
 	ids_rise_walk__init(&rise);
+	call_pairs_walk__begin(&pairs);
 	while (plain && (rc = prof_cursor__next(cur, err)) > 0) {
 		plain = count_row(cur, c);
-		if (ids_rise_walk__add(&rise, cur, 3, 4)) {
+		if (ids_rise_walk__add(&rise, cur, 3, 4) || call_pairs_walk__add(&pairs, cur, 3, 5, 0, 1)) {
 			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 			break;
 		}
@@ -110,6 +116,11 @@ static int read_census(struct prof_store *s, const char *rows, struct call_censu
 	c->rise_known = plain && rc == 0;
 	c->ids_rise = c->rise_known && rise.rise;
 	ids_rise_walk__exit(&rise);
+	/* the pairs of a walk that read every row (call_pairs.h) */
+	if (c->rise_known)
+		call_pairs_walk__give(s, table, &pairs);
+	else
+		call_pairs_walk__exit(&pairs);
 	if (rc < 0)
 		return rc;
 	return plain ? 1 : read_census_sql(s, rows, c, err);
@@ -130,7 +141,7 @@ int sum_call_census(struct prof_store *s, const char *table, struct call_census 
 		return 1;
 	if (got < 0)
 		return 0;
-	rc = read_census(s, rows, c, err);
+	rc = read_census(s, table, rows, c, err);
 	sum_shared__give_value(s, &census_key, table, c, sizeof *c, rc == 1);
 	return rc;
 }

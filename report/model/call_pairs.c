@@ -76,52 +76,70 @@ static bool int_or_null(enum prof_value_kind k)
 	return k == PROF_VALUE_INT || k == PROF_VALUE_NULL;
 }
 
-/* The last row's pair: a thread's calls come in runs, of a few names. */
-struct last_pair {
-	bool any, tid_null, named, good;
+void call_pairs_walk__begin(struct call_pairs_walk *w)
+{
+	*w = (struct call_pairs_walk){ .p = calloc(1, sizeof *w->p) };
+}
+
+int call_pairs_walk__add(struct call_pairs_walk *w, struct prof_cursor *c, int tid_col, int name_col, int start_col,
+			 int end_col)
+{
+	enum prof_value_kind kt = prof_cursor__kind(c, tid_col), kn = prof_cursor__kind(c, name_col);
+	enum prof_value_kind ks = prof_cursor__kind(c, start_col), ke = prof_cursor__kind(c, end_col);
+	bool tid_null = kt == PROF_VALUE_NULL, named = kn == PROF_VALUE_INT, good;
 	int64_t tid, name;
-};
+
+	if (!w->p)
+		return PROF_E_NOMEM;
+	if (w->odd)
+		return 0;
+	if (!int_or_null(kt) || !int_or_null(kn) || !int_or_null(ks) || !int_or_null(ke)) {
+		w->odd = true;
+		return 0;
+	}
+	tid = tid_null ? 0 : prof_cursor__int64(c, tid_col);
+	name = named ? prof_cursor__int64(c, name_col) : 0;
+	good = !sum_call_span_bad(ks, prof_cursor__int64(c, start_col), ke, prof_cursor__int64(c, end_col));
+	/* a thread's calls come in runs, of a few names */
+	if (w->any && w->tid_null == tid_null && w->tid == tid) {
+		/* the run's pair again, with nothing new to say */
+		if (!named || (w->named && w->name == name && (w->good || !good)))
+			return 0;
+	} else if (!tid_null && add_tid(w->p, tid) < 0) {
+		return PROF_E_NOMEM;
+	}
+	w->any = true;
+	w->tid_null = tid_null;
+	w->named = named;
+	w->good = good;
+	w->tid = tid;
+	w->name = name;
+	if (named && add_pair(w->p, tid_null, tid, name, good) < 0)
+		return PROF_E_NOMEM;
+	return 0;
+}
+
+void call_pairs_walk__exit(struct call_pairs_walk *w)
+{
+	sum_call_pairs__delete(w->p);
+	w->p = NULL;
+}
 
 /* table's rows into p: 1; 0 where a thread, name id, start or end is of
  * another type than integer (or NULL); < 0 an error. */
 static int walk(struct prof_store *s, const char *table, struct call_pairs *p, struct prof_error *err)
 {
 	struct prof_cursor *cur = NULL;
-	struct last_pair last = { 0 };
-	bool odd = false;
+	struct call_pairs_walk w = { .p = p };
 	char *sql = prof_strfmt("SELECT globalTid, nameId, start, end FROM %s", table);
 	int rc = sql ? prof_cursor__open(s, sql, &cur, err) : prof_error__set(err, PROF_E_NOMEM, "out of memory");
 
 	free(sql);
-	while (rc >= 0 && (rc = prof_cursor__next(cur, err)) > 0) {
-		enum prof_value_kind kt = prof_cursor__kind(cur, 0), kn = prof_cursor__kind(cur, 1);
-		enum prof_value_kind ks = prof_cursor__kind(cur, 2), ke = prof_cursor__kind(cur, 3);
-		bool tid_null = kt == PROF_VALUE_NULL, named = kn == PROF_VALUE_INT, good;
-		int64_t tid, name;
-
-		if (!int_or_null(kt) || !int_or_null(kn) || !int_or_null(ks) || !int_or_null(ke)) {
-			odd = true;
-			break;
-		}
-		tid = tid_null ? 0 : prof_cursor__int64(cur, 0);
-		name = named ? prof_cursor__int64(cur, 1) : 0;
-		good = !sum_call_span_bad(ks, prof_cursor__int64(cur, 2), ke, prof_cursor__int64(cur, 3));
-		if (last.any && last.tid_null == tid_null && last.tid == tid) {
-			/* the run's pair again, with nothing new to say */
-			if (!named || (last.named && last.name == name && (last.good || !good)))
-				continue;
-		} else if (!tid_null && add_tid(p, tid) < 0) {
+	while (rc >= 0 && !w.odd && (rc = prof_cursor__next(cur, err)) > 0)
+		if (call_pairs_walk__add(&w, cur, 0, 1, 2, 3) < 0)
 			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
-			break;
-		}
-		last = (struct last_pair){ true, tid_null, named, good, tid, name };
-		if (named && add_pair(p, tid_null, tid, name, good) < 0) {
-			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
-			break;
-		}
-	}
 	prof_cursor__close(cur);
-	return rc < 0 ? rc : odd ? 0 : 1;
+	return rc < 0 ? rc : w.odd ? 0 : 1;
 }
 
 static struct call_pairs *copy_pairs(const struct call_pairs *p)
@@ -152,6 +170,55 @@ static void pairs_free(void *p)
 }
 
 static const char pairs_key;
+/* One table's pairs, as the calls' census walked them, under the table's
+ * name: NULL where a value was of another type. */
+static const char table_pairs_key;
+
+void call_pairs_walk__give(struct prof_store *s, const char *table, struct call_pairs_walk *w)
+{
+	void *known = NULL;
+	int got = prof_store__is_finished(s) && w->p
+			  ? prof_store__shared_take(s, &table_pairs_key, table, strlen(table), &known)
+			  : -1;
+
+	if (got == 0) {
+		prof_store__shared_give(s, &table_pairs_key, table, strlen(table), w->odd ? NULL : w->p, pairs_free);
+		if (!w->odd)
+			w->p = NULL;
+	}
+	call_pairs_walk__exit(w);
+}
+
+/* p's pairs and threads added to into. 0, or PROF_E_NOMEM. */
+static int merge(struct call_pairs *into, const struct call_pairs *p)
+{
+	for (size_t i = 0; i < p->ntids; i++)
+		if (add_tid(into, p->tids[i]) < 0)
+			return PROF_E_NOMEM;
+	for (size_t i = 0; i < p->cap; i++)
+		if (p->v[i].used && add_pair(into, p->v[i].tid_null, p->v[i].tid, p->v[i].name, p->v[i].good) < 0)
+			return PROF_E_NOMEM;
+	return 0;
+}
+
+/* table's rows into p, from the pairs the calls' census walked where it
+ * did (it asks for the census, which a reader of the file asks first
+ * anyway), else by a walk of its own: as walk(). */
+static int table_into(struct prof_store *s, const char *table, struct call_pairs *p, struct prof_error *err)
+{
+	struct call_census census;
+	void *known = NULL;
+	int got, rc = sum_call_census(s, table, &census, err);
+
+	if (rc < 0)
+		return rc;
+	got = rc == 1 ? prof_store__shared_take(s, &table_pairs_key, table, strlen(table), &known) : -1;
+	if (got == 0)
+		prof_store__shared_drop(s, &table_pairs_key, table, strlen(table));
+	if (got == 1 && known)
+		return merge(p, known) ? prof_error__set(err, PROF_E_NOMEM, "out of memory") : 1;
+	return walk(s, table, p, err);
+}
 
 int sum_call_pairs__load(struct prof_store *s, const char *const tables[2], struct call_pairs **out,
 			 struct prof_error *err)
@@ -177,7 +244,7 @@ int sum_call_pairs__load(struct prof_store *s, const char *const tables[2], stru
 	}
 	for (int i = 0; rc == 1 && i < 2; i++)
 		if (tables[i])
-			rc = walk(s, tables[i], p, err);
+			rc = got == 0 ? table_into(s, tables[i], p, err) : walk(s, tables[i], p, err);
 	if (got == 0) {
 		struct call_pairs *copy = rc == 1 ? copy_pairs(p) : NULL;
 

@@ -38,6 +38,27 @@ struct call_pairs {
 int sum_call_pairs__load(struct prof_store *s, const char *const tables[2], struct call_pairs **out,
 			 struct prof_error *err);
 void sum_call_pairs__delete(struct call_pairs *p);
+
+/* One table's rows into pairs, a row at a time, as the pairs' own walk
+ * reads them: for a reader that walks the table for more (the calls'
+ * census, call_census.h), whose walk then stands for the pairs' own. */
+struct call_pairs_walk {
+	struct call_pairs *p; /* NULL: out of memory */
+	bool odd;             /* a value of another type than integer or NULL: none */
+	bool any, tid_null, named, good; /* the row before's pair */
+	int64_t tid, name;
+};
+void call_pairs_walk__begin(struct call_pairs_walk *w);
+/* c's row: its columns tid_col (the thread), name_col (the name id),
+ * start_col and end_col. 0, or PROF_E_NOMEM. */
+int call_pairs_walk__add(struct call_pairs_walk *w, struct prof_cursor *c, int tid_col, int name_col, int start_col,
+			 int end_col);
+/* The pairs of every row of table, walked whole, for the file's
+ * connections that show every row (sum_call_pairs__load takes them);
+ * freed where another gave them first or nothing is shared. */
+void call_pairs_walk__give(struct prof_store *s, const char *table, struct call_pairs_walk *w);
+/* A walk not given: its pairs freed. */
+void call_pairs_walk__exit(struct call_pairs_walk *w);
 /* The pairs of p in order (every one, or with good_only those of a real
  * span): *n of them; each(arg, k, value) for every string of the k-th's
  * name id (StringIds' rows of it, not NULL; a name id of none has none),
