@@ -5,7 +5,6 @@
 #include "model/memo.h"
 #include "model/names.h"
 #include "model/sql.h"
-#include "model/sums.h"
 #include "rank_choice.h"
 
 #include <stdbool.h>

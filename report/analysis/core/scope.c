@@ -238,6 +238,9 @@ int diag_scope__api_view(struct diag_scope *ctx, struct prof_error *err)
 	 * the reader mostly makes meanwhile: 2.9 s of the diagnosis's own
 	 * at 22M calls before the table), and made again where one does */
 	ctx->api_table_here = false;
+	rc = prof_store__exec(ctx->store, "DROP TABLE IF EXISTS temp." DIAG_API_CALLS, err);
+	if (rc)
+		return rc;
 	src = sum_api_calls_assuming_once(ctx->store, &rc, err);
 	if (!src)
 		return rc;
