@@ -86,3 +86,11 @@ int sum_bad_spans__count_but(struct prof_store *s, const char *const *counted, i
 	}
 	return rc;
 }
+
+bool sum_call_span_bad(enum prof_value_kind kind_start, int64_t start, enum prof_value_kind kind_end, int64_t end)
+{
+	int64_t span;
+
+	return kind_start != PROF_VALUE_INT || kind_end != PROF_VALUE_INT || end < start ||
+	       __builtin_sub_overflow(end, start, &span);
+}

@@ -51,14 +51,6 @@ static bool int_or_null(enum prof_value_kind k)
 	return k == PROF_VALUE_INT || k == PROF_VALUE_NULL;
 }
 
-bool sum_call_span_bad(enum prof_value_kind kind_start, int64_t start, enum prof_value_kind kind_end, int64_t end)
-{
-	int64_t span;
-
-	return kind_start != PROF_VALUE_INT || kind_end != PROF_VALUE_INT || end < start ||
-	       __builtin_sub_overflow(end, start, &span);
-}
-
 /* One row into c: false where a value is of another type. */
 static bool count_row(struct prof_cursor *cur, struct call_census *c)
 {

@@ -26,12 +26,6 @@ struct call_census {
 	bool rise_known, ids_rise;
 };
 
-/* Whether a row's span is bad (SUM_BAD_SPAN) by its start's and end's
- * kinds and values (integer or NULL): no start or end, an end before the
- * start, or a span past INT64_MAX (SQL's subtraction turns real past it,
- * and compares as more). */
-bool sum_call_span_bad(enum prof_value_kind kind_start, int64_t start, enum prof_value_kind kind_end, int64_t end);
-
 /* table's census of every row, whatever the views show: 1 and *c, read
  * once for a finished capture's connections; 0 where table is no table of
  * calls or the capture is still being written (the caller reads its own

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "prof/strfmt.h"
-#include "model/call_census.h"
 #include "model/sql.h"
 #include "model/sums.h"
 #include "prof/tables.h"
@@ -202,17 +201,14 @@ static int merge(struct call_pairs *into, const struct call_pairs *p)
 }
 
 /* table's rows into p, from the pairs the calls' census walked where it
- * did (it asks for the census, which a reader of the file asks first
- * anyway), else by a walk of its own: as walk(). */
+ * did (every reader of a file asks for the census first: its extent),
+ * else by a walk of its own: as walk(). */
 static int table_into(struct prof_store *s, const char *table, struct call_pairs *p, struct prof_error *err)
 {
-	struct call_census census;
 	void *known = NULL;
-	int got, rc = sum_call_census(s, table, &census, err);
+	int got = prof_store__shared_take(s, &table_pairs_key, table, strlen(table), &known);
 
-	if (rc < 0)
-		return rc;
-	got = rc == 1 ? prof_store__shared_take(s, &table_pairs_key, table, strlen(table), &known) : -1;
+	/* none given: the census did not walk every row, or is not done */
 	if (got == 0)
 		prof_store__shared_drop(s, &table_pairs_key, table, strlen(table));
 	if (got == 1 && known)

@@ -11,6 +11,7 @@
 #ifndef REPORT_MODEL_SQL_H
 #define REPORT_MODEL_SQL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -68,6 +69,11 @@ char *sum_union_then(struct prof_store *s, const char *const *tables, const char
  * their sums saturate (prof_add_saturated). */
 #define SUM_BAD_SPAN(A)                                                        \
 	"((" A "end >= " A "start AND " A "end - " A "start <= 9223372036854775807) IS NOT 1)"
+/* Whether a row's span is bad (SUM_BAD_SPAN) by its start's and end's
+ * kinds and values (integer or NULL), for a reader that walks the rows
+ * (bad_spans.c): no start or end, an end before the start, or a span past
+ * INT64_MAX (SQL's subtraction turns real past it, and compares as more). */
+bool sum_call_span_bad(enum prof_value_kind kind_start, int64_t start, enum prof_value_kind kind_end, int64_t end);
 /* How a note says what SUM_BAD_SPAN left out, after "N rows". */
 #define SUM_BAD_SPAN_WORDS "with an impossible span (end before start, or 2^63 ns or more long)"
 /* A copy or memset row is bad when its span is, or when it moves a negative
