@@ -184,19 +184,14 @@ static int read_calls_paired(struct prof_store *s, struct prog_model *m, struct 
 	unsigned any = 0;
 	size_t n = 0, nthreads;
 	int64_t dataloader = 0;
-	int rc = 0;
+	bool once;
+	/* a call held twice is once in SQL's calls (sum_call_once_sql) */
+	int rc = sum_api_calls__once(s, &once, err);
 
-	for (int i = 0; i < 2; i++) {
-		bool repeated = false;
-
-		if (!prof_store__has_table(s, api_tables[i]))
-			continue;
-		/* a call held twice is once in SQL's calls (sum_call_once_sql) */
-		rc = sum_calls__repeated(s, api_tables[i], &repeated, err);
-		if (rc < 0 || repeated)
-			return rc;
-		tables[i] = api_tables[i];
-	}
+	if (rc < 0 || !once)
+		return rc;
+	for (int i = 0; i < 2; i++)
+		tables[i] = prof_store__has_table(s, api_tables[i]) ? api_tables[i] : NULL;
 	rc = sum_call_pairs__load(s, tables, &p, err);
 	if (rc != 1)
 		return rc;

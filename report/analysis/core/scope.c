@@ -206,14 +206,15 @@ int diag_scope__load_busy(struct diag_scope *ctx, struct prof_error *err)
 #define TABLE_TAIL ") WHERE NOT " SUM_BAD_SPAN("") " ORDER BY start" \
 		   "; CREATE INDEX temp." DIAG_API_CALLS "_corr ON " DIAG_API_CALLS " (correlationId)"
 
-/* The table of src's calls, made again. */
+/* The table of src's calls (none where src is NULL: no table of calls),
+ * made again. */
 static int make_table(struct diag_scope *ctx, const char *src, struct prof_error *err)
 {
 	int rc = prof_store__exec(ctx->store, "DROP TABLE IF EXISTS temp." DIAG_API_CALLS, err);
 	char *table;
 
 	ctx->api_table_here = false;
-	if (rc)
+	if (rc || !src)
 		return rc;
 	/* less its calls with a bad span, which the summary counts and leaves
 	 * out: every rule reads the calls here */
@@ -238,14 +239,13 @@ int diag_scope__api_view(struct diag_scope *ctx, struct prof_error *err)
 	 * the reader mostly makes meanwhile: 2.9 s of the diagnosis's own
 	 * at 22M calls before the table), and made again where one does */
 	ctx->api_table_here = false;
-	rc = prof_store__exec(ctx->store, "DROP TABLE IF EXISTS temp." DIAG_API_CALLS, err);
-	if (rc)
-		return rc;
 	src = sum_api_calls_assuming_once(ctx->store, &rc, err);
+	if (!src && rc)
+		return rc;
+	rc = make_table(ctx, src, err);
 	if (!src)
 		return rc;
 	ctx->has_api_calls = true;
-	rc = make_table(ctx, src, err);
 	free(src);
 	if (rc == 0)
 		rc = sum_api_calls__once(ctx->store, &once, err);

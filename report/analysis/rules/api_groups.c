@@ -127,7 +127,7 @@ static int groups_of(struct diag_context *ctx, const struct api_groups **out, st
 		g = calloc(1, sizeof *g);
 		if (!g)
 			return nomem(err);
-		*g = (struct api_groups){ seen->from, seen->to, seen->by_name, false };
+		*g = (struct api_groups){ seen->start_ns, seen->to, seen->by_name, false };
 		/* the groups are the rules' now */
 		seen->by_name = (struct id_groups){ 0 };
 		seen->groups_known = false;

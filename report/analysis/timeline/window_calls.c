@@ -10,7 +10,6 @@ void window_calls__begin(struct window_calls *c, const struct sum_window *w, con
 			 int nbusy)
 {
 	memset(c, 0, sizeof *c);
-	c->from = w->start_ns;
 	c->to = w->host_end_ns;
 	c->start_ns = w->start_ns;
 	c->end_ns = w->end_ns;
@@ -80,7 +79,7 @@ int window_calls__add(struct window_calls *c, struct prof_cursor *row, int name_
 		return 0;
 	}
 	/* a call of no name joins none */
-	if (start >= c->from && start < c->to && name == PROF_VALUE_INT) {
+	if (start >= c->start_ns && start < c->to && name == PROF_VALUE_INT) {
 		struct id_group *at = id_groups__of(&c->by_name, prof_cursor__int64(row, name_col));
 
 		if (!at)

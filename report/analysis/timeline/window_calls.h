@@ -17,13 +17,15 @@
 #include "prof/store.h"
 
 struct window_calls {
-	/* every call of the window was read (the walk reached its end) */
+	/* every call of the window [start_ns, end_ns) was read (the walk
+	 * reached its end) */
 	bool known;
-	/* the calls that start in [from, to) (the window's start and its host
-	 * side's end) by name id, counted and their spans summed as
-	 * api_groups__make counts them; groups_known: the walk held all of
-	 * them (its rows are integers, the host side ends inside the window) */
-	int64_t from, to;
+	int64_t start_ns, end_ns;
+	/* the calls that start in [start_ns, to) (to: the window's host side's
+	 * end) by name id, counted and their spans summed as api_groups__make
+	 * counts them; groups_known: the walk held all of them (its rows are
+	 * integers, the host side ends inside the window) */
+	int64_t to;
 	bool groups_known;
 	struct id_groups by_name;
 	/* the time the union of the calls (merged where they overlap or touch,
@@ -36,7 +38,6 @@ struct window_calls {
 	struct diag_interval open;
 	bool have_open;
 	int gap;
-	int64_t start_ns, end_ns;
 };
 
 /* Begins a walk of w's calls (end >= w's start, start < its end, in start
