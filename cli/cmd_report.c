@@ -294,6 +294,8 @@ int cmd_report(int argc, char **argv)
 			goto out;
 		}
 		sink->full_names = full_names;
+		if (!filter.has_from && !filter.has_to)
+			summary__expect(r.store, reports, nreports);
 		for (int i = 0; i < nreports; i++) {
 			int rc = filter.has_from || filter.has_to
 					 ? summary__run_in_span(reports[i], r.store, filter.has_from,

@@ -66,7 +66,7 @@ FACE = {folder: f"{folder}/{folder}.h" for folder in REPORT_MAY_USE if "/" not i
 FACE["model"] = "summary/summary.h"
 # Folders whose internals stay inside: the headers they lend to the rest of report/.
 LENT = {"summary": {"summary/summary.h"},
-        "model": {"model/call_pairs.h", "model/capture_windows.h", "model/context_failure.h", "model/groups.h", "model/id_bits.h", "model/id_map.h",
+        "model": {"model/call_census.h", "model/call_pairs.h", "model/call_runs.h", "model/capture_windows.h", "model/context_failure.h", "model/groups.h", "model/id_bits.h", "model/id_map.h",
                   "model/job_time.h", "model/launch_ids.h", "model/memo.h", "model/names.h", "model/overview.h", "model/ranks.h",
                   "model/python_stacks.h", "model/rows.h", "model/sql.h", "model/string_cache.h", "model/sums.h",
                   "model/thread_label.h", "model/thread_ranges.h", "model/threads.h", "model/window.h"}}

@@ -160,6 +160,25 @@ void prof_store__shared_give(struct prof_store *s, const void *key, const void *
 		done(value);
 }
 
+int prof_store__shared_peek(struct prof_store *s, const void *key, const void *tag, size_t tag_len, void **value)
+{
+	struct store_shelf *f = s->shelf;
+	struct shared_item *i;
+	int rc = 0;
+
+	*value = NULL;
+	if (!f)
+		return 0;
+	pthread_mutex_lock(&f->lock);
+	i = find(f, key, tag, tag_len);
+	if (i && i->state == SHARED_MADE) {
+		*value = i->value;
+		rc = 1;
+	}
+	pthread_mutex_unlock(&f->lock);
+	return rc;
+}
+
 void prof_store__shared_drop(struct prof_store *s, const void *key, const void *tag, size_t tag_len)
 {
 	struct store_shelf *f = s->shelf;

@@ -25,6 +25,7 @@
 
 #include "prof/tables.h"
 #include "model/id_map.h"
+#include "model/call_census.h"
 #include "model/launch_ids.h"
 #include "model/names.h"
 #include "model/ranks.h"
@@ -586,6 +587,8 @@ int folded__collect(struct prof_store *s, const struct folded_options *o,
 
 	wk.weight = o ? o->weight : FOLDED_WEIGHT_GPU;
 	prof_error__clear(err);
+	/* the calls' ids, in the census walk the window's extent starts */
+	sum_call_census__want(s, CALL_CENSUS_LAUNCH_IDS);
 	rc = export_window__init(&wk.w, s, o ? &o->filter : NULL, err);
 	if (rc < 0)
 		return rc;

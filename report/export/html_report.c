@@ -17,6 +17,7 @@
 #include "prof/tables.h"
 #include "prof/temp_files.h"
 #include "sink/sink.h"
+#include "model/call_census.h"
 #include "model/groups.h"
 #include "model/python_stacks.h"
 #include "model/sql.h"
@@ -532,6 +533,9 @@ int html_report__write(struct prof_store *s, const struct html_options *o, FILE 
 		free(list);
 		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
 	}
+	/* the API's table and the flame graph's launches: counted in the
+	 * calls' census walk, which the overview's extent starts */
+	sum_call_census__want(s, CALL_CENSUS_RUNS | CALL_CENSUS_LAUNCH_IDS);
 	p.have_gnuplot = gnuplot__find(p.o->gnuplot ? p.o->gnuplot : "gnuplot", p.gnuplot,
 				       sizeof p.gnuplot);
 	/* first, so that its start (about 35 ms of its own) overlaps the rest */

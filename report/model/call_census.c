@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "model/call_pairs.h"
+#include "model/call_runs.h"
+#include "model/launch_ids.h"
 #include "model/ids_rise.h"
 #include "model/memo.h"
 #include "model/sticky_errors.h"
@@ -16,6 +18,25 @@
 #include "prof/tables.h"
 
 static const char census_key;
+/* An extra asked for, under its bit as tag. */
+static const char want_key;
+
+void sum_call_census__want(struct prof_store *s, unsigned extras)
+{
+	for (unsigned char bit = 1; bit && bit <= extras; bit <<= 1) {
+		void *known = NULL;
+
+		if ((extras & bit) && prof_store__shared_take(s, &want_key, &bit, 1, &known) == 0)
+			prof_store__shared_give(s, &want_key, &bit, 1, (void *)&want_key, NULL);
+	}
+}
+
+static bool wanted(struct prof_store *s, unsigned char bit)
+{
+	void *known = NULL;
+
+	return prof_store__is_finished(s) && prof_store__shared_peek(s, &want_key, &bit, 1, &known) == 1;
+}
 
 /* The census as SQL counts it: the same conditions as the extent's
  * (capture_time.c), the bad spans' (bad_spans.c) and the failure's
@@ -88,6 +109,8 @@ static int read_census(struct prof_store *s, const char *table, const char *rows
 				" ORDER BY t.rowid", rows);
 	struct ids_rise_walk rise;
 	struct call_pairs_walk pairs;
+	struct call_runs_walk runs;
+	struct launch_ids_walk ids;
 	bool plain = true;
 	int rc = sql ? prof_cursor__open(s, sql, &cur, err) : prof_error__set(err, PROF_E_NOMEM, "out of memory");
 
@@ -97,9 +120,12 @@ static int read_census(struct prof_store *s, const char *table, const char *rows
 	*c = (struct call_census){ .first = INT64_MAX, .last = INT64_MIN };
 	ids_rise_walk__init(&rise);
 	call_pairs_walk__begin(&pairs);
+	call_runs_walk__begin(&runs, wanted(s, CALL_CENSUS_RUNS));
+	launch_ids_walk__begin(&ids, table, wanted(s, CALL_CENSUS_LAUNCH_IDS));
 	while (plain && (rc = prof_cursor__next(cur, err)) > 0) {
 		plain = count_row(cur, c);
-		if (ids_rise_walk__add(&rise, cur, 3, 4) || call_pairs_walk__add(&pairs, cur, 3, 5, 0, 1)) {
+		if (ids_rise_walk__add(&rise, cur, 3, 4) || call_pairs_walk__add(&pairs, cur, 3, 5, 0, 1) ||
+		    call_runs_walk__add(&runs, cur, 5, 0, 1) || launch_ids_walk__add(&ids, cur, 3, 4)) {
 			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
 			break;
 		}
@@ -108,11 +134,17 @@ static int read_census(struct prof_store *s, const char *table, const char *rows
 	c->rise_known = plain && rc == 0;
 	c->ids_rise = c->rise_known && rise.rise;
 	ids_rise_walk__exit(&rise);
-	/* the pairs of a walk that read every row (call_pairs.h) */
-	if (c->rise_known)
+	/* what else a walk that read every row counted (call_pairs.h,
+	 * call_runs.h, launch_ids.h) */
+	if (c->rise_known) {
 		call_pairs_walk__give(s, table, &pairs);
-	else
+		call_runs_walk__give(s, table, &runs);
+		launch_ids_walk__give(s, table, &ids);
+	} else {
 		call_pairs_walk__exit(&pairs);
+		call_runs_walk__exit(&runs);
+		launch_ids_walk__exit(&ids);
+	}
 	if (rc < 0)
 		return rc;
 	return plain ? 1 : read_census_sql(s, rows, c, err);

@@ -26,6 +26,15 @@ struct call_census {
 	bool rise_known, ids_rise;
 };
 
+/* What the census walk also counts, for a reader that asked for it
+ * before the walk (every reader's first question starts it: the
+ * capture's extent): the calls by name and duration (call_runs.h, the
+ * API summary's), their correlation ids as sets (launch_ids.h, the
+ * folded stacks'). Asked for by the readers that read them, not by all:
+ * the rest would pay for a count they never read. */
+enum call_census_extra { CALL_CENSUS_RUNS = 1, CALL_CENSUS_LAUNCH_IDS = 2 };
+void sum_call_census__want(struct prof_store *s, unsigned extras);
+
 /* table's census of every row, whatever the views show: 1 and *c, read
  * once for a finished capture's connections; 0 where table is no table of
  * calls or the capture is still being written (the caller reads its own

@@ -40,6 +40,10 @@ struct group_runs {
 	struct pair *pairs;
 	size_t npairs, pairs_cap;
 	int64_t left_out;
+	/* the group of the row before: most sources group by an id alone,
+	 * and neighbouring rows share it */
+	uint32_t last;
+	bool have_last;
 	/* after the count: the pairs in (group order, value) order, each
 	 * one's group field its group's place in order + 1 */
 	struct pair *sorted;
@@ -221,15 +225,34 @@ static bool is_integer(enum prof_value_kind k)
 	return k == PROF_VALUE_NULL || k == PROF_VALUE_INT;
 }
 
+/* v into the group of (l1, l2, k): 1 counted, 0 more pairs than the
+ * limit, < 0 out of memory. */
+static int add_value(struct group_runs *r, const char *l1, size_t l1_len, const char *l2, size_t l2_len,
+		     bool k_null, int64_t k, bool v_null, int64_t v)
+{
+	uint32_t group = 0;
+	int rc;
+
+	if (r->have_last && !l1 && !l2) {
+		const struct group *g = &r->groups[r->last];
+
+		if (!g->l1.bytes && !g->l2.bytes && g->k_null == k_null && g->k == k)
+			return add_pair(r, r->last, v_null, v);
+	}
+	rc = find_group(r, l1, l1_len, l2, l2_len, k_null, k, &group);
+	if (rc < 0)
+		return rc;
+	r->last = group;
+	r->have_last = true;
+	return add_pair(r, group, v_null, v);
+}
+
 /* One row into r: 1 counted, 0 not countable here, < 0 out of memory. */
-static int count_row(struct group_runs *r, struct prof_cursor *c, uint32_t *last, bool *have_last)
+static int count_row(struct group_runs *r, struct prof_cursor *c)
 {
 	const char *l1, *l2;
 	size_t l1_len = 0, l2_len = 0;
-	bool k_null, v_null;
-	int64_t k;
-	uint32_t group = 0;
-	int rc;
+	bool k_null;
 
 	if (prof_cursor__kind(c, 4) != PROF_VALUE_INT)
 		return 0;
@@ -243,21 +266,8 @@ static int count_row(struct group_runs *r, struct prof_cursor *c, uint32_t *last
 	l1 = prof_cursor__text_bytes(c, 0, &l1_len);
 	l2 = prof_cursor__text_bytes(c, 1, &l2_len);
 	k_null = prof_cursor__is_null(c, 2);
-	k = k_null ? 0 : prof_cursor__int64(c, 2);
-	v_null = prof_cursor__is_null(c, 3);
-	/* Most sources group by an id alone, and neighbouring rows share it. */
-	if (*have_last && !l1 && !l2) {
-		const struct group *g = &r->groups[*last];
-
-		if (!g->l1.bytes && !g->l2.bytes && g->k_null == k_null && g->k == k)
-			return add_pair(r, *last, v_null, prof_cursor__int64(c, 3));
-	}
-	rc = find_group(r, l1, l1_len, l2, l2_len, k_null, k, &group);
-	if (rc < 0)
-		return rc;
-	*last = group;
-	*have_last = true;
-	return add_pair(r, group, v_null, prof_cursor__int64(c, 3));
+	return add_value(r, l1, l1_len, l2, l2_len, k_null, k_null ? 0 : prof_cursor__int64(c, 2),
+			 prof_cursor__is_null(c, 3), prof_cursor__int64(c, 3));
 }
 
 static int group_cmp(const void *pa, const void *pb)
@@ -320,6 +330,26 @@ static int sort_runs(struct group_runs *r)
 	return 0;
 }
 
+struct group_runs *group_runs__new(void)
+{
+	return calloc(1, sizeof(struct group_runs));
+}
+
+int group_runs__add(struct group_runs *r, bool k_null, int64_t k, int64_t v)
+{
+	return add_value(r, NULL, 0, NULL, 0, k_null, k_null ? 0 : k, false, v);
+}
+
+void group_runs__add_left_out(struct group_runs *r)
+{
+	r->left_out++;
+}
+
+int group_runs__finish(struct group_runs *r)
+{
+	return sort_runs(r);
+}
+
 int group_runs__count(struct prof_store *s, const char *src, struct group_runs **out,
 		      struct prof_error *err)
 {
@@ -328,8 +358,6 @@ int group_runs__count(struct prof_store *s, const char *src, struct group_runs *
 	struct group_runs *r;
 	size_t len = strlen(src) + sizeof fmt;
 	char *sql = malloc(len);
-	uint32_t last = 0;
-	bool have_last = false;
 	int rc, counted = 1;
 
 	*out = NULL;
@@ -344,7 +372,7 @@ int group_runs__count(struct prof_store *s, const char *src, struct group_runs *
 	rc = prof_cursor__open(s, sql, &c, err);
 	free(sql);
 	while (rc >= 0 && (rc = prof_cursor__next(c, err)) > 0 &&
-	       (counted = count_row(r, c, &last, &have_last)) > 0)
+	       (counted = count_row(r, c)) > 0)
 		;
 	if (c)
 		prof_cursor__close(c);

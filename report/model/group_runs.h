@@ -36,6 +36,18 @@ void group_runs__set_max(size_t max_pairs);
 int group_runs__count(struct prof_store *s, const char *src, struct group_runs **out,
 		      struct prof_error *err);
 
+/* Counting without a statement, for a walk that reads the rows for more
+ * (the calls' census, call_runs.h): groups of a key alone, no labels. */
+struct group_runs *group_runs__new(void);
+/* v into the group of k (k_null: the group of none): 1 counted, 0 more
+ * pairs than the limit (r then holds part of the rows: good only to be
+ * freed), < 0 out of memory. */
+int group_runs__add(struct group_runs *r, bool k_null, int64_t k, int64_t v);
+/* One row of a bad span: in no group, counted as left out. */
+void group_runs__add_left_out(struct group_runs *r);
+/* After the last row, before group_runs__walk: 0 or PROF_E_NOMEM. */
+int group_runs__finish(struct group_runs *r);
+
 /* The rows with a bad span. */
 int64_t group_runs__left_out(const struct group_runs *r);
 

@@ -179,10 +179,9 @@ int sum_groups__runs(struct prof_store *s, const char *src, struct sum_runs_walk
 	return rc < 0 ? rc : 0;
 }
 
-static int fold_counted(void *ctx, const char *l1, const char *l2, bool key_is_null, int64_t key,
-			const struct sum_run *runs, size_t nruns)
+int sum_groups__push_runs(struct sum_groups *gs, const char *l1, const char *l2, bool key_is_null, int64_t key,
+			  const struct sum_run *runs, size_t nruns)
 {
-	struct sum_groups *gs = ctx;
 	struct sum_group *g;
 	int rc = push_group(gs, &g);
 
@@ -196,6 +195,12 @@ static int fold_counted(void *ctx, const char *l1, const char *l2, bool key_is_n
 		return PROF_E_NOMEM;
 	sum_group__fold_runs(g, runs, nruns);
 	return 0;
+}
+
+static int fold_counted(void *ctx, const char *l1, const char *l2, bool key_is_null, int64_t key,
+			const struct sum_run *runs, size_t nruns)
+{
+	return sum_groups__push_runs(ctx, l1, l2, key_is_null, key, runs, nruns);
 }
 
 /* The groups of src counted in memory where their distinct values allow

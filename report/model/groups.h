@@ -70,6 +70,12 @@ void sum_groups__sort_by_total(struct sum_groups *gs);
  * holding those values. The labels and key are left as they are. */
 void sum_group__fold_runs(struct sum_group *g, const struct sum_run *runs, size_t nruns);
 
+/* One group more in gs: its labels (copied), key and the statistics of
+ * its values as ascending runs (sum_group__fold_runs). 0 or
+ * PROF_E_NOMEM. */
+int sum_groups__push_runs(struct sum_groups *gs, const char *l1, const char *l2, bool key_is_null, int64_t key,
+			  const struct sum_run *runs, size_t nruns);
+
 /* What a walk over a capture's groups as runs calls: each run of each group
  * in (label, label2, key, value) order; labels are the texts the summary
  * shows (a kernel's name, a range's name and style). */

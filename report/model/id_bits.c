@@ -96,6 +96,28 @@ int id_bits__set(struct id_bits *b, int64_t space, int64_t id)
 	return 1;
 }
 
+int id_bits__union(struct id_bits *into, const struct id_bits *from)
+{
+	for (size_t i = 0; i < from->n; i++) {
+		const struct id_block *f = from->blocks[i];
+		/* the block's first id, set to find or make its block in into */
+		int64_t first = (int64_t)((uint64_t)f->hi << BLOCK_BITS);
+		bool had = id_bits__has(into, f->space, first);
+		int rc = id_bits__set(into, f->space, first);
+		struct id_block *k;
+
+		if (rc <= 0)
+			return rc;
+		k = block_of(into, f->space, first);
+		/* set only to make the block: whether it is held is from's say */
+		if (!had)
+			k->bits[0] &= ~1ULL;
+		for (size_t w = 0; w < BLOCK_WORDS; w++)
+			k->bits[w] |= f->bits[w];
+	}
+	return 1;
+}
+
 bool id_bits__has(const struct id_bits *b, int64_t space, int64_t id)
 {
 	uint64_t low = (uint64_t)id & ((1u << BLOCK_BITS) - 1);

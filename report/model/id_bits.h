@@ -30,6 +30,10 @@ void id_bits__init(struct id_bits *b, size_t max_blocks);
  * (ids spread too thin: the caller asks SQL); < 0 (PROF_E_NOMEM) out of
  * memory. */
 int id_bits__set(struct id_bits *b, int64_t space, int64_t id);
+/* Every id of from set in into as well: 1; 0 where that takes more
+ * blocks than into's max_blocks (into then holds part of them); < 0
+ * (PROF_E_NOMEM) out of memory. */
+int id_bits__union(struct id_bits *into, const struct id_bits *from);
 bool id_bits__has(const struct id_bits *b, int64_t space, int64_t id);
 /* id no longer held (its block stays). */
 void id_bits__clear(struct id_bits *b, int64_t space, int64_t id);

@@ -43,6 +43,26 @@ static int64_t global_pid_of(int64_t tid)
 	return (int64_t)((uint64_t)(tid >> 24) << 24);
 }
 
+/* One call's ids (corr not NULL): 1 added, 0 a block more than allowed,
+ * 2 an id or thread of another type (SQL compares those its own way: not
+ * here), < 0 out of memory. */
+static int add_call(struct launch_ids *ids, bool runtime, struct prof_cursor *c, int tid_col, int corr_col)
+{
+	int64_t corr = prof_cursor__int64(c, corr_col);
+	bool tid_null = prof_cursor__is_null(c, tid_col);
+	int rc;
+
+	if (prof_cursor__kind(c, corr_col) != PROF_VALUE_INT ||
+	    !(prof_cursor__kind(c, tid_col) == PROF_VALUE_INT || tid_null))
+		return 2;
+	rc = add(ids, &ids->every, 0, corr);
+	if (rc > 0 && !tid_null)
+		rc = add(ids, &ids->by_pid, global_pid_of(prof_cursor__int64(c, tid_col)), corr);
+	if (rc > 0 && runtime && !tid_null)
+		rc = add(ids, &ids->runtime, global_pid_of(prof_cursor__int64(c, tid_col)), corr);
+	return rc;
+}
+
 /* One API table's ids: 1 read, 0 too many blocks, < 0 an error. */
 static int load_table(struct prof_store *s, struct launch_ids *ids, const char *table,
 		      struct prof_error *err)
@@ -55,23 +75,8 @@ static int load_table(struct prof_store *s, struct launch_ids *ids, const char *
 	snprintf(sql, sizeof sql, "SELECT globalTid, correlationId FROM %s WHERE correlationId IS NOT NULL",
 		 table);
 	rc = prof_cursor__open(s, sql, &c, err);
-	while (rc >= 0 && (rc = prof_cursor__next(c, err)) > 0) {
-		int64_t corr = prof_cursor__int64(c, 1);
-
-		/* ids of another type compare as SQL compares them: not here */
-		if (prof_cursor__kind(c, 1) != PROF_VALUE_INT ||
-		    !(prof_cursor__kind(c, 0) == PROF_VALUE_INT || prof_cursor__is_null(c, 0))) {
-			rc = 2;
-			break;
-		}
-		rc = add(ids, &ids->every, 0, corr);
-		if (rc > 0 && !prof_cursor__is_null(c, 0))
-			rc = add(ids, &ids->by_pid, global_pid_of(prof_cursor__int64(c, 0)), corr);
-		if (rc > 0 && runtime && !prof_cursor__is_null(c, 0))
-			rc = add(ids, &ids->runtime, global_pid_of(prof_cursor__int64(c, 0)), corr);
-		if (rc <= 0)
-			break;
-	}
+	while (rc >= 0 && (rc = prof_cursor__next(c, err)) > 0 && (rc = add_call(ids, runtime, c, 0, 1)) == 1)
+		;
 	prof_cursor__close(c);
 	if (rc == PROF_E_NOMEM)
 		return prof_error__set(err, rc, "out of memory");
@@ -80,23 +85,115 @@ static int load_table(struct prof_store *s, struct launch_ids *ids, const char *
 	return rc < 0 ? rc : 1;
 }
 
-int launch_ids__load(struct prof_store *s, struct launch_ids **out, struct prof_error *err)
+/* Each table's ids as the calls' census walked them, under its name:
+ * NULL where the walk could not keep them. */
+static const char table_ids_key;
+
+static const char *const api_tables[] = { PROF_T_RUNTIME, PROF_T_DRIVER };
+
+int launch_ids__of_census(struct prof_store *s, struct launch_ids **out)
 {
-	static const char *const tables[] = { PROF_T_RUNTIME, PROF_T_DRIVER };
-	struct launch_ids *ids = calloc(1, sizeof *ids);
+	struct launch_ids *ids;
 	int rc = 1;
 
 	*out = NULL;
+	if (!prof_store__is_finished(s) || prof_store__restricted(s))
+		return 0;
+	for (size_t t = 0; t < 2; t++) {
+		void *part = NULL;
+
+		if (prof_store__has_table(s, api_tables[t]) &&
+		    (prof_store__shared_peek(s, &table_ids_key, api_tables[t], strlen(api_tables[t]), &part) != 1 || !part))
+			return 0;
+	}
+	ids = calloc(1, sizeof *ids);
 	if (!ids)
-		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	for (size_t t = 0; rc > 0 && t < 2; t++)
-		if (prof_store__has_table(s, tables[t]))
-			rc = load_table(s, ids, tables[t], err);
+		return PROF_E_NOMEM;
+	for (size_t t = 0; rc > 0 && t < 2; t++) {
+		void *given = NULL;
+		const struct launch_ids *part;
+
+		if (!prof_store__has_table(s, api_tables[t]))
+			continue;
+		prof_store__shared_peek(s, &table_ids_key, api_tables[t], strlen(api_tables[t]), &given);
+		part = given;
+		ids->every.max_blocks = ids->by_pid.max_blocks = ids->runtime.max_blocks = max_blocks;
+		if ((rc = id_bits__union(&ids->every, &part->every)) > 0 &&
+		    (rc = id_bits__union(&ids->by_pid, &part->by_pid)) > 0)
+			rc = id_bits__union(&ids->runtime, &part->runtime);
+	}
+	/* the limit as the reads keep it: on the three sets together */
+	if (rc > 0 && ids->every.n + ids->by_pid.n + ids->runtime.n >= max_blocks)
+		rc = 0;
 	if (rc > 0)
 		*out = ids;
 	else
 		launch_ids__free(ids);
 	return rc;
+}
+
+int launch_ids__load(struct prof_store *s, struct launch_ids **out, struct prof_error *err)
+{
+	struct launch_ids *ids;
+	int rc = launch_ids__of_census(s, out);
+
+	if (rc == PROF_E_NOMEM)
+		return prof_error__set(err, rc, "out of memory");
+	if (rc > 0)
+		return 1;
+	ids = calloc(1, sizeof *ids);
+	if (!ids)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	rc = 1;
+	for (size_t t = 0; rc > 0 && t < 2; t++)
+		if (prof_store__has_table(s, api_tables[t]))
+			rc = load_table(s, ids, api_tables[t], err);
+	if (rc > 0)
+		*out = ids;
+	else
+		launch_ids__free(ids);
+	return rc;
+}
+
+void launch_ids_walk__begin(struct launch_ids_walk *w, const char *table, bool wanted)
+{
+	w->ids = wanted ? calloc(1, sizeof *w->ids) : NULL;
+	w->runtime = strcmp(table, PROF_T_RUNTIME) == 0;
+}
+
+int launch_ids_walk__add(struct launch_ids_walk *w, struct prof_cursor *c, int tid_col, int corr_col)
+{
+	int rc;
+
+	if (!w->ids || prof_cursor__is_null(c, corr_col))
+		return 0;
+	rc = add_call(w->ids, w->runtime, c, tid_col, corr_col);
+	/* too many blocks, or an id of another type: the reader asks SQL */
+	if (rc != 1)
+		launch_ids_walk__exit(w);
+	return rc < 0 ? PROF_E_NOMEM : 0;
+}
+
+static void ids_free(void *ids)
+{
+	launch_ids__free(ids);
+}
+
+void launch_ids_walk__give(struct prof_store *s, const char *table, struct launch_ids_walk *w)
+{
+	void *known = NULL;
+
+	if (w->ids && prof_store__shared_take(s, &table_ids_key, table, strlen(table), &known) == 0) {
+		prof_store__shared_give(s, &table_ids_key, table, strlen(table), w->ids, ids_free);
+		w->ids = NULL;
+	}
+	launch_ids_walk__exit(w);
+}
+
+void launch_ids_walk__exit(struct launch_ids_walk *w)
+{
+	launch_ids__free(w->ids);
+	w->ids = NULL;
 }
 
 bool launch_ids__launched(const struct launch_ids *ids, bool pid_known, int64_t global_pid,

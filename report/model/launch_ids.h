@@ -36,4 +36,27 @@ bool launch_ids__runtime_has(const struct launch_ids *ids, bool tid_known, int64
 
 void launch_ids__free(struct launch_ids *ids);
 
+/* One table's ids, a row at a time, in the calls' census walk
+ * (call_census.c) where a reader asked for them before it
+ * (sum_call_census__want): launch_ids__load then reads none of a
+ * finished capture's calls for a connection that shows every row. The
+ * read they stand in for is 3.1 s of the HTML page at 22M calls. */
+struct launch_ids_walk {
+	struct launch_ids *ids; /* NULL: not wanted, or given up */
+	bool runtime;
+};
+/* The ids as the census walked them for a finished capture's connection
+ * that shows every row: 1 and *out (the caller's); 0 where a table's were
+ * not walked or did not fit (launch_ids__load reads them then); < 0
+ * (PROF_E_NOMEM) out of memory. */
+int launch_ids__of_census(struct prof_store *s, struct launch_ids **out);
+void launch_ids_walk__begin(struct launch_ids_walk *w, const char *table, bool wanted);
+/* c's row: its columns tid_col (the thread) and corr_col (the correlation
+ * id). 0, or PROF_E_NOMEM. */
+int launch_ids_walk__add(struct launch_ids_walk *w, struct prof_cursor *c, int tid_col, int corr_col);
+/* The ids of every row of table, walked whole, to the file's connections;
+ * freed where another gave them first or nothing is shared. */
+void launch_ids_walk__give(struct prof_store *s, const char *table, struct launch_ids_walk *w);
+void launch_ids_walk__exit(struct launch_ids_walk *w);
+
 #endif

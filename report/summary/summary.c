@@ -2,6 +2,10 @@
  * registry (registry/registry.c) lists by name. */
 #include "summary.h"
 
+#include <string.h>
+
+#include "model/call_census.h"
+
 static const struct rpt_report reports[] = {
 	{ "cuda_api_sum", "CUDA API Summary", summary__cuda_api_sum },
 	{ "cuda_gpu_kern_sum", "CUDA GPU Kernel Summary", summary__cuda_gpu_kern_sum },
@@ -31,4 +35,11 @@ const struct rpt_report *summary__overview_reports(size_t *n)
 {
 	*n = sizeof overview / sizeof overview[0];
 	return overview;
+}
+
+void summary__expect(struct prof_store *s, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(names[i], "cuda_api_sum"))
+			sum_call_census__want(s, CALL_CENSUS_RUNS);
 }

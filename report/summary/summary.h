@@ -59,6 +59,11 @@ bool summary__takes_span(const char *name);
 int summary__run_in_span(const char *name, struct prof_store *s, bool has_from, int64_t from_ns,
 			 bool has_to, int64_t to_ns, struct rpt_sink *sink, struct prof_error *err);
 
+/* Before the first report on s: the reports of names (n of them) will run
+ * on it, so that the first pass over the calls counts what they ask of
+ * them (the API summary's calls by name and duration). */
+void summary__expect(struct prof_store *s, const char *const *names, int n);
+
 /* The overview: several small reports on one sink (overview_run,
  * overview_gpu_busy, overview_top_kernels, overview_transfers,
  * overview_top_ranges, and overview_warnings when there is something to warn

@@ -12,12 +12,15 @@
 #include <string.h>
 
 #include "report_capture.h"
+#include "model/call_census.h"
+#include "model/call_runs.h"
 #include "model/group_runs.h"
 #include "model/groups.h"
 #include "registry/registry.h"
 #include "testutil.h"
 #include "prof/error.h"
 #include "prof/store.h"
+#include "prof/tables.h"
 
 static const char *const captures[] = {
 	"transformer_naive.sqlite",  "ddp/ddp2_even.sqlite", "corpus/hf_gpt2_train.sqlite",
@@ -183,6 +186,32 @@ START_TEST(test_job_runs_agree)
 END_TEST
 
 /* Every summary built on groups, as rows: the same cells either way. */
+/* report's rows of a and b, cell for cell, doubles to the bit: the
+ * rows compared. */
+static size_t assert_same_report(struct cap_sink *a, struct cap_sink *b, const char *report, const char *what)
+{
+	const struct cap_report *ra = cap_report(a, report), *rb = cap_report(b, report);
+
+	ck_assert_ptr_nonnull(ra);
+	ck_assert_ptr_nonnull(rb);
+	ck_assert_msg(ra->nrows == rb->nrows, "%s %s: %d rows, %d", what, report, ra->nrows, rb->nrows);
+	ck_assert_int_eq(ra->nnotes, rb->nnotes);
+	for (int n = 0; n < ra->nnotes; n++)
+		ck_assert_int_eq(ra->note_count[n], rb->note_count[n]);
+	for (int i = 0; i < ra->nrows * ra->ncols; i++) {
+		const struct rpt_cell *x = &ra->cells[i], *y = &rb->cells[i];
+
+		ck_assert_int_eq(x->is_null, y->is_null);
+		if (rpt_type__is_text(ra->type[i % ra->ncols]))
+			ck_assert_msg(same_text(x->s, y->s), "%s %s: cell %d: %s, %s", what, report, i, x->s,
+				      y->s);
+		else
+			ck_assert_msg(x->i == y->i && memcmp(&x->d, &y->d, sizeof x->d) == 0,
+				      "%s %s: cell %d differs", what, report, i);
+	}
+	return (size_t)ra->nrows;
+}
+
 START_TEST(test_summaries_agree)
 {
 	static const char *const reports[] = { "cuda_api_sum", "cuda_gpu_kern_sum", "nvtx_sum",
@@ -195,39 +224,121 @@ START_TEST(test_summaries_agree)
 		for (size_t r = 0; r < sizeof reports / sizeof reports[0]; r++) {
 			struct cap_sink *a = cap_sink__new(), *b = cap_sink__new();
 			struct prof_error err = { 0 };
-			const struct cap_report *ra, *rb;
 
 			ck_assert_msg(registry__run(reports[r], s, &a->sink, &err) == 0, "%s", err.msg);
 			group_runs__set_max(0);
 			ck_assert_msg(registry__run(reports[r], s, &b->sink, &err) == 0, "%s", err.msg);
 			group_runs__set_max(GROUP_RUNS_MAX);
-			ra = cap_report(a, reports[r]);
-			rb = cap_report(b, reports[r]);
-			ck_assert_ptr_nonnull(ra);
-			ck_assert_ptr_nonnull(rb);
-			ck_assert_int_eq(ra->nrows, rb->nrows);
-			ck_assert_int_eq(ra->nnotes, rb->nnotes);
-			for (int n = 0; n < ra->nnotes; n++)
-				ck_assert_int_eq(ra->note_count[n], rb->note_count[n]);
-			for (int i = 0; i < ra->nrows * ra->ncols; i++) {
-				const struct rpt_cell *x = &ra->cells[i], *y = &rb->cells[i];
-
-				ck_assert_int_eq(x->is_null, y->is_null);
-				if (rpt_type__is_text(ra->type[i % ra->ncols]))
-					ck_assert_msg(same_text(x->s, y->s), "%s %s: cell %d: %s, %s",
-						      captures[c], reports[r], i, x->s, y->s);
-				else
-					ck_assert_msg(x->i == y->i &&
-							      memcmp(&x->d, &y->d, sizeof x->d) == 0,
-						      "%s %s: cell %d differs", captures[c],
-						      reports[r], i);
-			}
-			rows += (size_t)ra->nrows;
+			rows += assert_same_report(a, b, reports[r], captures[c]);
 			a->sink.destroy(&a->sink);
 			b->sink.destroy(&b->sink);
 		}
 		prof_store__close(s);
 	}
+	ck_assert_msg(rows > 100, "only %zu rows compared", rows);
+}
+END_TEST
+
+/* A copy of a capture whose calls lost their spans, their name ids or
+ * their strings (or whose string is NULL), and whose first call's name
+ * came in a second version
+ * ("cudaLaunchKernel_v7000": one row of the summary with the first). */
+static const char *calls_changed(const char *name, int n)
+{
+	char file[64];
+	const char *path;
+
+	snprintf(file, sizeof file, "call_runs_%d.sqlite", n);
+	path = testutil_tmp_path(file);
+	testutil_copy_file(testutil_data_path(name), path);
+	testutil_sqlite3(path, "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET end = start - 1 WHERE rowid % 29 = 0;"
+			       "UPDATE OR IGNORE CUPTI_ACTIVITY_KIND_RUNTIME SET nameId = NULL WHERE rowid % 31 = 0;"
+			       "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET nameId = 987654321 WHERE rowid % 37 = 0;"
+			       /* a table of strings that allows a NULL one */
+			       "CREATE TABLE strings_before AS SELECT id, value FROM StringIds;"
+			       "DROP TABLE StringIds;"
+			       "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+			       "INSERT INTO StringIds SELECT id, value FROM strings_before;"
+			       "DROP TABLE strings_before;"
+			       "INSERT INTO StringIds (id, value) VALUES (987654320, NULL);"
+			       "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET nameId = 987654320 WHERE rowid % 41 = 0;"
+			       "INSERT INTO StringIds (id, value) SELECT (SELECT max(id) + 1 FROM StringIds),"
+			       " value || '_v7000' FROM StringIds WHERE id = (SELECT nameId FROM"
+			       " CUPTI_ACTIVITY_KIND_RUNTIME ORDER BY rowid LIMIT 1);"
+			       "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET nameId = (SELECT max(id) FROM StringIds)"
+			       " WHERE rowid % 3 = 0 AND nameId = (SELECT nameId FROM CUPTI_ACTIVITY_KIND_RUNTIME"
+			       " ORDER BY rowid LIMIT 1);");
+	return path;
+}
+
+/* cuda_api_sum of s: its rows into a new sink; whether the calls' census
+ * counted what it read (call_runs.h). */
+static struct cap_sink *api_sum(struct prof_store *s, bool *counted)
+{
+	struct cap_sink *out = cap_sink__new();
+	struct prof_error err = { 0 };
+	const struct group_runs *runs = NULL;
+
+	ck_assert_msg(registry__run("cuda_api_sum", s, &out->sink, &err) == 0, "%s", err.msg);
+	*counted = sum_call_runs__take(s, PROF_T_RUNTIME, &runs) == 1;
+	return out;
+}
+
+/* The API summary from the calls as the census walk counted them, where
+ * it was asked to before, is the summary of the calls read again, to the
+ * last bit: on the captures and on copies with calls of a bad span, of no
+ * name id (where the table allows none), of a name id of no string and of
+ * two versions of one name; a capture whose calls are recorded twice
+ * (nsys's backtrace rows) is read again, and so are one whose census was
+ * not asked to count and one whose calls a view narrows. */
+START_TEST(test_api_sum_of_the_census_agrees)
+{
+	size_t rows = 0, counted_n = 0, n = 0;
+	char *paths[2 * NCAPTURES + 1], *twice = strdup(testutil_tmp_path("call_runs_twice.sqlite"));
+
+	/* the test's paths are of one buffer: each kept */
+	for (size_t c = 0; c < NCAPTURES; c++) {
+		paths[n++] = strdup(testutil_data_path(captures[c]));
+		paths[n++] = strdup(calls_changed(captures[c], (int)c));
+	}
+	/* a second row of some calls, as nsys's backtraces make */
+	testutil_copy_file(testutil_data_path("transformer_naive.sqlite"), twice);
+	testutil_sqlite3(twice, "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass, globalTid,"
+				" correlationId, nameId, returnValue, callchainId) SELECT start + 1, end + 1,"
+				" eventClass, globalTid, correlationId, nameId, returnValue, callchainId FROM"
+				" CUPTI_ACTIVITY_KIND_RUNTIME WHERE rowid % 4 = 0;");
+	paths[n++] = twice;
+	for (size_t c = 0; c < n; c++) {
+		struct prof_store *a = NULL, *b = NULL;
+		struct prof_error err = { 0 };
+		struct cap_sink *ra, *rb;
+		bool counted, read_again;
+
+		ck_assert_msg(prof_store__open(paths[c], &a, &err) == 0, "%s: %s", paths[c], err.msg);
+		ck_assert_msg(prof_store__open(paths[c], &b, &err) == 0, "%s: %s", paths[c], err.msg);
+		sum_call_census__want(a, CALL_CENSUS_RUNS);
+		ra = api_sum(a, &counted);
+		rb = api_sum(b, &read_again);
+		ck_assert_msg(!read_again, "%s: counted unasked", paths[c]);
+		counted_n += counted;
+		rows += assert_same_report(ra, rb, "cuda_api_sum", paths[c]);
+		ra->sink.destroy(&ra->sink);
+		rb->sink.destroy(&rb->sink);
+		/* a view that narrows the calls (--rank's): its own read */
+		ck_assert_int_eq(prof_store__restrict(a, PROF_T_RUNTIME, "rowid % 2 = 0", &err), 0);
+		ck_assert_int_eq(prof_store__restrict(b, PROF_T_RUNTIME, "rowid % 2 = 0", &err), 0);
+		ra = api_sum(a, &counted);
+		rb = api_sum(b, &read_again);
+		ck_assert(!counted && !read_again);
+		rows += assert_same_report(ra, rb, "cuda_api_sum", paths[c]);
+		ra->sink.destroy(&ra->sink);
+		rb->sink.destroy(&rb->sink);
+		prof_store__close(a);
+		prof_store__close(b);
+		free(paths[c]);
+	}
+	/* counted on each (the twice-recorded calls' summary read them again) */
+	ck_assert_uint_eq(counted_n, n);
 	ck_assert_msg(rows > 100, "only %zu rows compared", rows);
 }
 END_TEST
@@ -309,6 +420,7 @@ int main(void)
 	tcase_add_test(tc, test_kernel_and_nvtx_groups_agree);
 	tcase_add_test(tc, test_job_runs_agree);
 	tcase_add_test(tc, test_summaries_agree);
+	tcase_add_test(tc, test_api_sum_of_the_census_agrees);
 	tcase_add_test(tc, test_nulls_and_labels_keep_sql_order);
 	tcase_add_test(tc, test_other_types_and_too_many_pairs_are_not_counted);
 	suite_add_tcase(suite, tc);

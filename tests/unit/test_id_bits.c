@@ -92,6 +92,44 @@ START_TEST(ends_edges_and_the_limit)
 }
 END_TEST
 
+/* A union holds every id of both sets and no other: a block's first id
+ * held by one set only, blocks of one set only, the ends of the ids, two
+ * spaces; past the blocks allowed it says so. */
+START_TEST(a_union_holds_both_sets)
+{
+	static const int64_t mine[] = { 0, 5, 65535, 70000, INT64_MIN, -1 };
+	static const int64_t theirs[] = { 1, 65536 + 3, 131072, 200000, INT64_MAX, -65536 };
+	static const int64_t neither[] = { 2, 65536, 131073, 65536 * 3, INT64_MAX - 1, INT64_MIN + 1, -2 };
+	struct id_bits into, from;
+
+	id_bits__init(&into, ID_BITS_MAX_BLOCKS);
+	id_bits__init(&from, ID_BITS_MAX_BLOCKS);
+	for (size_t i = 0; i < sizeof mine / sizeof *mine; i++)
+		ck_assert_int_eq(id_bits__set(&into, 3, mine[i]), 1);
+	for (size_t i = 0; i < sizeof theirs / sizeof *theirs; i++) {
+		ck_assert_int_eq(id_bits__set(&from, 3, theirs[i]), 1);
+		ck_assert_int_eq(id_bits__set(&from, 4, theirs[i]), 1);
+	}
+	ck_assert_int_eq(id_bits__union(&into, &from), 1);
+	for (size_t i = 0; i < sizeof mine / sizeof *mine; i++) {
+		ck_assert(id_bits__has(&into, 3, mine[i]));
+		ck_assert(!id_bits__has(&into, 4, mine[i]));
+	}
+	for (size_t i = 0; i < sizeof theirs / sizeof *theirs; i++)
+		ck_assert(id_bits__has(&into, 3, theirs[i]) && id_bits__has(&into, 4, theirs[i]));
+	for (size_t i = 0; i < sizeof neither / sizeof *neither; i++)
+		ck_assert_msg(!id_bits__has(&into, 3, neither[i]) && !id_bits__has(&into, 4, neither[i]),
+			      "id %lld held", (long long)neither[i]);
+	id_bits__exit(&into);
+	/* as many blocks as allowed: the union stops at the first more */
+	id_bits__init(&into, 2);
+	ck_assert_int_eq(id_bits__set(&into, 3, 1), 1);
+	ck_assert_int_eq(id_bits__union(&into, &from), 0);
+	id_bits__exit(&into);
+	id_bits__exit(&from);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("id_bits");
@@ -100,6 +138,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, ids_of_a_capture);
 	tcase_add_test(tc, ends_edges_and_the_limit);
+	tcase_add_test(tc, a_union_holds_both_sets);
 	suite_add_tcase(s, tc);
 	return s;
 }

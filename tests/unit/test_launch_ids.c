@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "export/folded.h"
+#include "model/call_census.h"
 #include "model/launch_ids.h"
 #include "testutil.h"
 #include "prof/error.h"
@@ -203,6 +204,47 @@ START_TEST(test_driver_call_of_no_thread)
 }
 END_TEST
 
+/* The census walk's sets, where a reader asked for them before it walked,
+ * answer as SQL does, on the captures and the damaged copies; unasked,
+ * or where the ids spread too thin, it keeps none and the sets are read. */
+START_TEST(test_the_census_walk_keeps_the_same_sets)
+{
+	static const char *const tables[] = { PROF_T_RUNTIME, PROF_T_DRIVER };
+	int64_t whole = 0, broken = 0, shadowed = 0, own = 0;
+
+	for (size_t i = 0; i < 2 * NCAPTURES; i++) {
+		const char *path = i < NCAPTURES ? testutil_data_path(captures[i])
+						 : damaged(captures[i - NCAPTURES], 50 + (int)i);
+		struct prof_store *s = open_path(path), *unasked = open_path(path);
+		struct launch_ids *ids = NULL;
+		struct prof_error err = { 0 };
+
+		sum_call_census__want(s, CALL_CENSUS_LAUNCH_IDS);
+		ck_assert_int_eq(launch_ids__of_census(s, &ids), 0);
+		for (size_t t = 0; t < 2; t++) {
+			struct call_census c;
+
+			ck_assert_int_ge(sum_call_census(s, tables[t], &c, &err), 0);
+			ck_assert_int_ge(sum_call_census(unasked, tables[t], &c, &err), 0);
+		}
+		ck_assert_int_eq(launch_ids__of_census(s, &ids), 1);
+		launch_ids__free(ids);
+		ck_assert_int_eq(launch_ids__of_census(unasked, &ids), 0);
+		compare_kernels(s, path, i < NCAPTURES ? &whole : &broken);
+		compare_driver_calls(s, path, &shadowed, &own);
+		/* a view that narrows the calls (--rank's) reads its own */
+		ck_assert_int_eq(prof_store__restrict(s, PROF_T_RUNTIME, "rowid % 2 = 0", &err), 0);
+		ck_assert_int_eq(launch_ids__of_census(s, &ids), 0);
+		prof_store__close(s);
+		prof_store__close(unasked);
+	}
+	ck_assert_int_eq(whole, 0);
+	ck_assert_int_gt(broken, 100);
+	ck_assert_int_gt(shadowed, 100);
+	ck_assert_int_gt(own, 100);
+}
+END_TEST
+
 /* Ids a block each (65,536 apart) fill more blocks than allowed: not held;
  * with room for them, held. */
 START_TEST(test_ids_spread_thin_are_left_to_sql)
@@ -217,12 +259,52 @@ START_TEST(test_ids_spread_thin_are_left_to_sql)
 			       " WHERE rowid % 100 = 0;");
 	s = open_path(path);
 	launch_ids__set_max_blocks(64);
+	/* nor does the census walk keep them */
+	sum_call_census__want(s, CALL_CENSUS_LAUNCH_IDS);
+	ck_assert_int_ge(sum_call_census(s, PROF_T_RUNTIME, &(struct call_census){ 0 }, &err), 0);
+	ck_assert_int_eq(launch_ids__of_census(s, &ids), 0);
 	ck_assert_int_eq(launch_ids__load(s, &ids, &err), 0);
 	ck_assert_ptr_null(ids);
 	launch_ids__set_max_blocks(4096);
 	ck_assert_int_eq(launch_ids__load(s, &ids, &err), 1);
 	launch_ids__free(ids);
 	prof_store__close(s);
+}
+END_TEST
+
+/* The limit is on the blocks of both tables together, as the reads keep
+ * it: where each table's fit and the two together do not, the census's
+ * sets are not taken either. */
+START_TEST(test_the_limit_is_on_both_tables)
+{
+	static const char *const tables[] = { PROF_T_RUNTIME, PROF_T_DRIVER };
+	const char *path = testutil_data_path("ddp/two_gpus/ddp2_even.sqlite");
+	struct launch_ids *ids = NULL;
+	struct prof_error err = { 0 };
+	struct prof_store *s;
+	size_t fits = 1;
+
+	/* the fewest blocks the ids fit in, read */
+	for (;; fits++) {
+		s = open_path(path);
+		launch_ids__set_max_blocks(fits);
+		if (launch_ids__load(s, &ids, &err) == 1)
+			break;
+		prof_store__close(s);
+		ck_assert_uint_lt(fits, 4096);
+	}
+	launch_ids__free(ids);
+	prof_store__close(s);
+	ck_assert_uint_gt(fits, 4);
+	s = open_path(path);
+	launch_ids__set_max_blocks(fits - 1);
+	sum_call_census__want(s, CALL_CENSUS_LAUNCH_IDS);
+	for (size_t t = 0; t < 2; t++)
+		ck_assert_int_ge(sum_call_census(s, tables[t], &(struct call_census){ 0 }, &err), 0);
+	ck_assert_int_eq(launch_ids__of_census(s, &ids), 0);
+	ck_assert_int_eq(launch_ids__load(s, &ids, &err), 0);
+	prof_store__close(s);
+	launch_ids__set_max_blocks(4096);
 }
 END_TEST
 
@@ -271,7 +353,9 @@ int main(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_sets_answer_as_sql_does);
+	tcase_add_test(tc, test_the_census_walk_keeps_the_same_sets);
 	tcase_add_test(tc, test_ids_spread_thin_are_left_to_sql);
+	tcase_add_test(tc, test_the_limit_is_on_both_tables);
 	tcase_add_test(tc, test_driver_call_of_no_thread);
 	tcase_add_test(tc, test_folded_orphans_the_same_either_way);
 	suite_add_tcase(suite, tc);

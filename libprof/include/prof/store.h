@@ -272,6 +272,11 @@ int prof_store__shared_take(struct prof_store *s, const void *key, const void *t
 void prof_store__shared_give(struct prof_store *s, const void *key, const void *tag, size_t tag_len,
 			     void *value, void (*done)(void *value));
 void prof_store__shared_drop(struct prof_store *s, const void *key, const void *tag, size_t tag_len);
+/* What is shared under key and tag now, without making it or waiting for
+ * it: 1 and *value where it was given, else 0 (none, or being made). For
+ * a question whose answer only matters when it was given before it is
+ * asked (a wish of what a later walk should also count). */
+int prof_store__shared_peek(struct prof_store *s, const void *key, const void *tag, size_t tag_len, void **value);
 /* Call the store name from now on (messages, prof_store__path): a job's
  * temporary merged capture goes by the captures it was made of. */
 int prof_store__set_name(struct prof_store *s, const char *name, struct prof_error *err);
