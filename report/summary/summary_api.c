@@ -65,99 +65,134 @@ static int name_groups(struct prof_store *s, struct sum_groups *gs, struct prof_
 	return rc < 0 ? rc : 0;
 }
 
-/* A run of the calls of one place (none: place_null). */
-struct place_run {
-	bool place_null;
-	int64_t place, value, count;
+/* A run of the calls of one API name as shown (none: NULL). */
+struct name_run {
+	const char *name;
+	int64_t value, count;
 };
 
-struct place_runs {
-	struct place_run *v;
+struct name_runs {
+	struct name_run *v;
 	size_t n, cap;
-	struct prof_cursor *place_of; /* a name id's place */
+	char **names; /* the names shown, one a name id */
+	size_t nnames, names_cap;
+	struct prof_cursor *value_of; /* a name id's string */
+	bool other; /* a string of another type, or holding a NUL: SQL's to compare */
 	struct prof_error *err;
 };
 
-/* A name id's runs (group_runs_fn) under the place of its name. */
-static int add_name_runs(void *ctx, const char *l1, const char *l2, bool key_is_null, int64_t key,
-			 const struct sum_run *runs, size_t nruns)
+/* The name a call of name id key shows (SUM_API_NAME of its string, NULL
+ * for none): 0 and *name, or < 0 an error. */
+static int shown_name(struct name_runs *nr, int64_t key, const char **name)
 {
-	struct place_runs *pr = ctx;
-	bool place_null = true;
-	int64_t place = 0;
-	int rc = 0;
+	const char *bytes;
+	size_t len = 0;
+	char *copy;
+	int rc;
 
-	(void)l1;
-	(void)l2;
-	/* as the summary's join: no name id, or one of no string or of a
-	 * string without a name, is of no place */
-	if (!key_is_null) {
-		prof_cursor__reset(pr->place_of);
-		prof_cursor__bind_int64(pr->place_of, 1, key);
-		rc = prof_cursor__next(pr->place_of, pr->err);
-		if (rc > 0 && !prof_cursor__is_null(pr->place_of, 0)) {
-			place_null = false;
-			place = prof_cursor__int64(pr->place_of, 0);
-		}
-		if (rc < 0)
-			return rc;
+	*name = NULL;
+	prof_cursor__reset(nr->value_of);
+	prof_cursor__bind_int64(nr->value_of, 1, key);
+	rc = prof_cursor__next(nr->value_of, nr->err);
+	/* no string, or a NULL one */
+	if (rc <= 0 || prof_cursor__is_null(nr->value_of, 0))
+		return rc < 0 ? rc : 0;
+	bytes = prof_cursor__text_bytes(nr->value_of, 0, &len);
+	if (prof_cursor__kind(nr->value_of, 0) != PROF_VALUE_TEXT || strlen(bytes) != len) {
+		nr->other = true;
+		return 0;
 	}
-	for (size_t i = 0; i < nruns; i++) {
-		if (sum_array__grow(&pr->v, &pr->cap, pr->n, sizeof *pr->v) < 0)
-			return prof_error__set(pr->err, PROF_E_NOMEM, "out of memory");
-		pr->v[pr->n++] = (struct place_run){ place_null, place, runs[i].value, runs[i].count };
+	copy = strndup(bytes, sum_api_name_len(bytes));
+	if (!copy || sum_array__grow(&nr->names, &nr->names_cap, nr->nnames, sizeof *nr->names) < 0) {
+		free(copy);
+		return prof_error__set(nr->err, PROF_E_NOMEM, "out of memory");
 	}
+	nr->names[nr->nnames++] = copy;
+	*name = copy;
 	return 0;
 }
 
-/* SQL's order of the groups (none first) and of the values in each. */
-static int place_run_cmp(const void *pa, const void *pb)
+/* A name id's runs (group_runs_fn) under the name its calls show. */
+static int add_name_runs(void *ctx, const char *l1, const char *l2, bool key_is_null, int64_t key,
+			 const struct sum_run *runs, size_t nruns)
 {
-	const struct place_run *a = pa, *b = pb;
+	struct name_runs *nr = ctx;
+	const char *name = NULL;
+	int rc;
 
-	if (a->place_null != b->place_null)
-		return a->place_null ? -1 : 1;
-	if (a->place != b->place)
-		return a->place < b->place ? -1 : 1;
+	(void)l1;
+	(void)l2;
+	/* as the summary's join: no name id, or one of no string, shows none */
+	rc = key_is_null ? 0 : shown_name(nr, key, &name);
+	for (size_t i = 0; rc == 0 && i < nruns; i++) {
+		if (sum_array__grow(&nr->v, &nr->cap, nr->n, sizeof *nr->v) < 0)
+			return prof_error__set(nr->err, PROF_E_NOMEM, "out of memory");
+		nr->v[nr->n++] = (struct name_run){ name, runs[i].value, runs[i].count };
+	}
+	return rc;
+}
+
+static int name_cmp(const char *a, const char *b)
+{
+	if (!a || !b)
+		return (a != NULL) - (b != NULL);
+	return strcmp(a, b);
+}
+
+/* SQL's order of the groups (none first, then the names as BINARY orders
+ * them) and of the values in each. */
+static int name_run_cmp(const void *pa, const void *pb)
+{
+	const struct name_run *a = pa, *b = pb;
+	int c = name_cmp(a->name, b->name);
+
+	if (c)
+		return c;
 	return (a->value > b->value) - (a->value < b->value);
 }
 
-/* pr's runs as groups, a place each, in place order. */
-static int push_places(struct place_runs *pr, struct sum_groups *gs)
+/* nr's runs as groups, a name each, in the names' order, keyed by their
+ * place in it as the summary's own places are (none: no key). */
+static int push_names(struct name_runs *nr, struct sum_groups *gs)
 {
-	struct sum_run *runs = malloc((pr->n ? pr->n : 1) * sizeof *runs);
+	struct sum_run *runs = malloc((nr->n ? nr->n : 1) * sizeof *runs);
+	int64_t place = 0;
 	size_t i = 0;
 	int rc = 0;
 
 	if (!runs)
-		return prof_error__set(pr->err, PROF_E_NOMEM, "out of memory");
-	qsort(pr->v, pr->n, sizeof *pr->v, place_run_cmp);
-	while (rc == 0 && i < pr->n) {
-		const struct place_run *first = &pr->v[i];
+		return prof_error__set(nr->err, PROF_E_NOMEM, "out of memory");
+	qsort(nr->v, nr->n, sizeof *nr->v, name_run_cmp);
+	while (rc == 0 && i < nr->n) {
+		const struct name_run *first = &nr->v[i];
 		size_t n = 0;
 
-		/* a duration of two names of one place is one run */
-		for (; i < pr->n && pr->v[i].place_null == first->place_null && pr->v[i].place == first->place; i++)
-			if (n && runs[n - 1].value == pr->v[i].value)
-				runs[n - 1].count += pr->v[i].count;
+		/* a duration of two name ids of one name is one run */
+		for (; i < nr->n && !name_cmp(nr->v[i].name, first->name); i++)
+			if (n && runs[n - 1].value == nr->v[i].value)
+				runs[n - 1].count += nr->v[i].count;
 			else
-				runs[n++] = (struct sum_run){ pr->v[i].value, pr->v[i].count };
-		rc = sum_groups__push_runs(gs, NULL, NULL, first->place_null, first->place, runs, n);
+				runs[n++] = (struct sum_run){ nr->v[i].value, nr->v[i].count };
+		rc = sum_groups__push_runs(gs, first->name, NULL, !first->name, first->name ? ++place : 0, runs,
+					   n);
 	}
 	free(runs);
-	return rc < 0 ? prof_error__set(pr->err, PROF_E_NOMEM, "out of memory") : 0;
+	return rc < 0 ? prof_error__set(nr->err, PROF_E_NOMEM, "out of memory") : 0;
 }
 
 /* The summary's groups from the runs the calls' census counted
  * (call_runs.h), where it counted every table's and no call is in a
  * table twice (the runs are of every row): 1 made, 0 not (the caller
  * reads the calls), < 0 an error. The same groups as the rows' own, to
- * the last bit: the same runs, folded alike. */
+ * the last bit: the same runs, folded alike, named by the name ids the
+ * calls hold (a few hundred), where the rows' own join places every
+ * string of the capture (6 ms of a two-rank DDP capture's page). */
 static int groups_of_census(struct prof_store *s, struct sum_groups *gs, struct prof_error *err)
 {
 	static const char *const tables[] = { PROF_T_RUNTIME, PROF_T_DRIVER };
 	const struct group_runs *runs[2] = { NULL, NULL };
-	struct place_runs pr = { .err = err };
+	struct name_runs nr = { .err = err };
+	struct sum_groups made = { 0 };
 	bool once = false;
 	int rc = 0;
 
@@ -181,22 +216,28 @@ static int groups_of_census(struct prof_store *s, struct sum_groups *gs, struct 
 	rc = sum_api_calls__once(s, &once, err);
 	if (rc < 0 || !once)
 		return rc;
-	rc = make_places(s, err);
-	if (rc == 0)
-		rc = prof_cursor__open(s, "SELECT place FROM temp." NAME_PLACES " WHERE id = ?1", &pr.place_of, err);
+	rc = prof_cursor__open(s, "SELECT value FROM " PROF_T_STRINGS " WHERE id = ?1", &nr.value_of, err);
 	for (int i = 0; rc >= 0 && i < 2; i++)
 		if (runs[i]) {
-			gs->rows_left_out += group_runs__left_out(runs[i]);
-			rc = group_runs__walk(runs[i], add_name_runs, &pr);
+			made.rows_left_out += group_runs__left_out(runs[i]);
+			rc = group_runs__walk(runs[i], add_name_runs, &nr);
 			if (rc == PROF_E_NOMEM)
 				prof_error__set(err, rc, "out of memory");
 		}
-	if (pr.place_of)
-		prof_cursor__close(pr.place_of);
-	if (rc >= 0)
-		rc = push_places(&pr, gs);
-	free(pr.v);
-	return rc < 0 ? rc : 1;
+	if (nr.value_of)
+		prof_cursor__close(nr.value_of);
+	if (rc >= 0 && !nr.other)
+		rc = push_names(&nr, &made);
+	free(nr.v);
+	for (size_t i = 0; i < nr.nnames; i++)
+		free(nr.names[i]);
+	free(nr.names);
+	if (rc < 0 || nr.other) {
+		sum_groups__exit(&made);
+		return rc < 0 ? rc : 0;
+	}
+	*gs = made;
+	return 1;
 }
 
 int summary__cuda_api_sum(struct prof_store *s, struct rpt_sink *sink, struct prof_error *err)
@@ -210,7 +251,6 @@ int summary__cuda_api_sum(struct prof_store *s, struct rpt_sink *sink, struct pr
 	struct sum_groups gs = { 0 };
 	char *calls = NULL, *src = NULL;
 	int rc = groups_of_census(s, &gs, err);
-	bool counted = rc == 1;
 
 	calls = rc == 0 ? sum_api_calls(s, &rc, err) : NULL;
 	if (rc < 0)
@@ -228,7 +268,7 @@ int summary__cuda_api_sum(struct prof_store *s, struct rpt_sink *sink, struct pr
 		if (rc == 0)
 			rc = sum_groups__collect(&gs, s, src, err);
 	}
-	if (rc >= 0 && (counted || calls))
+	if (rc >= 0 && calls)
 		rc = name_groups(s, &gs, err);
 	if (rc < 0)
 		goto out;
