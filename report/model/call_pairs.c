@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "prof/strfmt.h"
+#include "model/memo.h"
 #include "model/sql.h"
 #include "model/sums.h"
 #include "prof/tables.h"
@@ -175,16 +176,9 @@ static const char table_pairs_key;
 
 void call_pairs_walk__give(struct prof_store *s, const char *table, struct call_pairs_walk *w)
 {
-	void *known = NULL;
-	int got = prof_store__is_finished(s) && w->p
-			  ? prof_store__shared_take(s, &table_pairs_key, table, strlen(table), &known)
-			  : -1;
-
-	if (got == 0) {
-		prof_store__shared_give(s, &table_pairs_key, table, strlen(table), w->odd ? NULL : w->p, pairs_free);
-		if (!w->odd)
-			w->p = NULL;
-	}
+	if (prof_store__is_finished(s) && w->p &&
+	    sum_shared__offer(s, &table_pairs_key, table, w->odd ? NULL : w->p, pairs_free) && !w->odd)
+		w->p = NULL;
 	call_pairs_walk__exit(w);
 }
 

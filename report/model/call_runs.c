@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "model/memo.h"
 #include "model/sql.h"
 
 /* One table's runs under its name: NULL where the walk could not count
@@ -68,14 +69,10 @@ static void runs_free(void *r)
 
 void call_runs_walk__give(struct prof_store *s, const char *table, struct call_runs_walk *w)
 {
-	void *known = NULL;
-
 	if (w->r && group_runs__finish(w->r) < 0)
 		call_runs_walk__exit(w);
-	if (w->r && prof_store__shared_take(s, &table_runs_key, table, strlen(table), &known) == 0) {
-		prof_store__shared_give(s, &table_runs_key, table, strlen(table), w->r, runs_free);
+	if (w->r && sum_shared__offer(s, &table_runs_key, table, w->r, runs_free))
 		w->r = NULL;
-	}
 	call_runs_walk__exit(w);
 }
 

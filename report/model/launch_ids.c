@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "model/id_bits.h"
+#include "model/memo.h"
 #include "prof/tables.h"
 
 #define MAX_BLOCKS_DEFAULT ID_BITS_MAX_BLOCKS /* 32 MiB of bits, both sets */
@@ -181,12 +182,8 @@ static void ids_free(void *ids)
 
 void launch_ids_walk__give(struct prof_store *s, const char *table, struct launch_ids_walk *w)
 {
-	void *known = NULL;
-
-	if (w->ids && prof_store__shared_take(s, &table_ids_key, table, strlen(table), &known) == 0) {
-		prof_store__shared_give(s, &table_ids_key, table, strlen(table), w->ids, ids_free);
+	if (w->ids && sum_shared__offer(s, &table_ids_key, table, w->ids, ids_free))
 		w->ids = NULL;
-	}
 	launch_ids_walk__exit(w);
 }
 

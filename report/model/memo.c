@@ -171,6 +171,17 @@ int sum_shared__value(struct prof_store *s, const void *key, void *v, size_t siz
 	return rc;
 }
 
+bool sum_shared__offer(struct prof_store *s, const void *key, const char *tag, void *value,
+		       void (*done)(void *value))
+{
+	void *known = NULL;
+
+	if (prof_store__shared_take(s, key, tag, strlen(tag), &known) != 0)
+		return false;
+	prof_store__shared_give(s, key, tag, strlen(tag), value, done);
+	return true;
+}
+
 int sum_shared__take(struct prof_store *s, const void *key, const char *tag, int64_t *v, size_t n)
 {
 	return sum_shared__take_value(s, key, tag, v, n * sizeof *v);

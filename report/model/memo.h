@@ -49,6 +49,12 @@ void sum_shared__give(struct prof_store *s, const void *key, const char *tag, co
 int sum_shared__take_value(struct prof_store *s, const void *key, const char *tag, void *v, size_t size);
 void sum_shared__give_value(struct prof_store *s, const void *key, const char *tag, const void *v, size_t size,
 			    bool found);
+/* value, made by a walk of every row of a finished capture, given to the
+ * file's connections under key and tag where none was given before: true
+ * where it was (done frees it with the last connection), false where
+ * another was first or nothing is shared (the caller keeps value). */
+bool sum_shared__offer(struct prof_store *s, const void *key, const char *tag, void *value,
+		       void (*done)(void *value));
 /* A value of the whole file (size bytes, copied whole) made once for its
  * connections: taken as another made it, else made by make(s, v, err) and
  * given to the rest; where s shows not every row (--rank, a rank's
