@@ -54,6 +54,7 @@ int prof_cursor__next(struct prof_cursor *c, struct prof_error *err)
 
 	if (c->done)
 		return 0;
+	c->kinds_kept = c->ints_kept = 0;
 	rc = sqlite3_step(c->stmt);
 	if (rc == SQLITE_ROW)
 		return 1;
@@ -84,18 +85,44 @@ const char *prof_cursor__column_name(const struct prof_cursor *c, int col)
 	return c->copy ? NULL : sqlite3_column_name(c->stmt, col);
 }
 
+/* SQLite's type of the row's column col, kept for the row once asked. */
+static int column_type(struct prof_cursor *c, int col)
+{
+	uint32_t bit;
+	int type;
+
+	if (col < 0 || col >= CURSOR_KEPT_COLUMNS)
+		return sqlite3_column_type(c->stmt, col);
+	bit = (uint32_t)1 << col;
+	if (c->kinds_kept & bit)
+		return c->kinds[col];
+	type = sqlite3_column_type(c->stmt, col);
+	c->kinds[col] = (unsigned char)type;
+	c->kinds_kept |= bit;
+	return type;
+}
+
 bool prof_cursor__is_null(struct prof_cursor *c, int col)
 {
 	if (c->copy)
 		return cursor_copy__is_null(c->copy, col);
-	return sqlite3_column_type(c->stmt, col) == SQLITE_NULL;
+	return column_type(c, col) == SQLITE_NULL;
 }
 
 int64_t prof_cursor__int64(struct prof_cursor *c, int col)
 {
+	uint32_t bit;
+
 	if (c->copy)
 		return cursor_copy__int64(c->copy, col);
-	return sqlite3_column_int64(c->stmt, col);
+	if (col < 0 || col >= CURSOR_KEPT_COLUMNS)
+		return sqlite3_column_int64(c->stmt, col);
+	bit = (uint32_t)1 << col;
+	if (!(c->ints_kept & bit)) {
+		c->ints[col] = sqlite3_column_int64(c->stmt, col);
+		c->ints_kept |= bit;
+	}
+	return c->ints[col];
 }
 
 double prof_cursor__double(struct prof_cursor *c, int col)
@@ -130,7 +157,7 @@ enum prof_value_kind prof_cursor__kind(struct prof_cursor *c, int col)
 {
 	if (c->copy)
 		return cursor_copy__kind(c->copy, col);
-	switch (sqlite3_column_type(c->stmt, col)) {
+	switch (column_type(c, col)) {
 	case SQLITE_INTEGER:
 		return PROF_VALUE_INT;
 	case SQLITE_FLOAT:

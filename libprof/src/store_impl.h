@@ -122,12 +122,23 @@ struct store_view {
 
 struct cursor_copy;
 
+/* The first columns of a row whose kind and integer value the cursor keeps
+ * once asked (cursor.c). */
+#define CURSOR_KEPT_COLUMNS 32
+
 struct prof_cursor {
 	struct prof_store *store;
 	sqlite3_stmt *stmt;
 	bool done;    /* stepped past the last row: stay at the end */
 	/* a copy's row (prof_cursor__new_copy): no store, no statement */
 	struct cursor_copy *copy;
+	/* the row's kinds and integers asked so far (bit col of each mask):
+	 * the walks one pass feeds each ask a column's kind and value again,
+	 * each a call into SQLite (the calls' census asked 40 a row for its 7
+	 * columns) */
+	uint32_t kinds_kept, ints_kept;
+	unsigned char kinds[CURSOR_KEPT_COLUMNS];
+	int64_t ints[CURSOR_KEPT_COLUMNS];
 };
 
 /* A copy's values, read by the accessors of cursor.c (cursor_copy.c). */

@@ -12,7 +12,9 @@
 #include "model/launch_ids.h"
 #include "model/ids_rise.h"
 #include "model/memo.h"
+#include "model/pid_rows.h"
 #include "model/sticky_errors.h"
+#include "model/window.h"
 #include "model/sql.h"
 #include "prof/strfmt.h"
 #include "prof/tables.h"
@@ -105,13 +107,14 @@ static int read_census(struct prof_store *s, const char *table, const char *rows
 {
 	struct prof_cursor *cur = NULL;
 	/* by rowid, the order the ids' rise is of (the table's own scan) */
-	char *sql = prof_strfmt("SELECT start, end, returnValue, globalTid, correlationId, nameId FROM (%s) AS t"
-				" ORDER BY t.rowid", rows);
+	char *sql = prof_strfmt("SELECT start, end, returnValue, globalTid, correlationId, nameId, t.rowid FROM (%s)"
+				" AS t ORDER BY t.rowid", rows);
 	struct ids_rise_walk rise;
 	struct call_pairs_walk pairs;
 	struct call_runs_walk runs;
 	struct launch_ids_walk ids;
-	bool plain = true;
+	struct pid_rows_walk by_pid;
+	bool plain = true, tids_plain = true;
 	int rc = sql ? prof_cursor__open(s, sql, &cur, err) : prof_error__set(err, PROF_E_NOMEM, "out of memory");
 
 	free(sql);
@@ -122,8 +125,16 @@ static int read_census(struct prof_store *s, const char *table, const char *rows
 	call_pairs_walk__begin(&pairs);
 	call_runs_walk__begin(&runs, wanted(s, CALL_CENSUS_RUNS));
 	launch_ids_walk__begin(&ids, table, wanted(s, CALL_CENSUS_LAUNCH_IDS));
+	pid_rows_walk__begin(&by_pid, sum_capture__extent_table(table));
 	while (plain && (rc = prof_cursor__next(cur, err)) > 0) {
 		plain = count_row(cur, c);
+		/* the rows of a thread, as --rank's views bound them */
+		tids_plain &= int_or_null(prof_cursor__kind(cur, 3));
+		if (prof_cursor__kind(cur, 3) == PROF_VALUE_INT)
+			pid_rows_walk__add(&by_pid, prof_cursor__int64(cur, 6),
+					   sum_global_pid_of_tid(prof_cursor__int64(cur, 3)), prof_cursor__kind(cur, 0),
+					   prof_cursor__int64(cur, 0), prof_cursor__kind(cur, 1),
+					   prof_cursor__int64(cur, 1));
 		if (ids_rise_walk__add(&rise, cur, 3, 4) || call_pairs_walk__add(&pairs, cur, 3, 5, 0, 1) ||
 		    call_runs_walk__add(&runs, cur, 5, 0, 1) || launch_ids_walk__add(&ids, cur, 3, 4)) {
 			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");
@@ -135,7 +146,8 @@ static int read_census(struct prof_store *s, const char *table, const char *rows
 	c->ids_rise = c->rise_known && rise.rise;
 	ids_rise_walk__exit(&rise);
 	/* what else a walk that read every row counted (call_pairs.h,
-	 * call_runs.h, launch_ids.h) */
+	 * call_runs.h, launch_ids.h, pid_rows.h: its rows of a thread of
+	 * another type than integer are SQL's to compute) */
 	if (c->rise_known) {
 		call_pairs_walk__give(s, table, &pairs);
 		call_runs_walk__give(s, table, &runs);
@@ -145,6 +157,10 @@ static int read_census(struct prof_store *s, const char *table, const char *rows
 		call_runs_walk__exit(&runs);
 		launch_ids_walk__exit(&ids);
 	}
+	if (c->rise_known && tids_plain)
+		pid_rows_walk__give(s, table, &by_pid);
+	else
+		pid_rows_walk__exit(&by_pid);
 	if (rc < 0)
 		return rc;
 	return plain ? 1 : read_census_sql(s, rows, c, err);

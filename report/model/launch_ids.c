@@ -13,6 +13,7 @@
 
 #include "model/id_bits.h"
 #include "model/memo.h"
+#include "model/sql.h"
 #include "prof/tables.h"
 
 #define MAX_BLOCKS_DEFAULT ID_BITS_MAX_BLOCKS /* 32 MiB of bits, both sets */
@@ -38,12 +39,6 @@ static int add(struct launch_ids *ids, struct id_bits *set, int64_t space, int64
 	return id_bits__set(set, space, corr);
 }
 
-/* PROF_SQL_GLOBAL_PID_OF_TID as SQLite computes it. */
-static int64_t global_pid_of(int64_t tid)
-{
-	return (int64_t)((uint64_t)(tid >> 24) << 24);
-}
-
 /* One call's ids (corr not NULL): 1 added, 0 a block more than allowed,
  * 2 an id or thread of another type (SQL compares those its own way: not
  * here), < 0 out of memory. */
@@ -58,9 +53,9 @@ static int add_call(struct launch_ids *ids, bool runtime, struct prof_cursor *c,
 		return 2;
 	rc = add(ids, &ids->every, 0, corr);
 	if (rc > 0 && !tid_null)
-		rc = add(ids, &ids->by_pid, global_pid_of(prof_cursor__int64(c, tid_col)), corr);
+		rc = add(ids, &ids->by_pid, sum_global_pid_of_tid(prof_cursor__int64(c, tid_col)), corr);
 	if (rc > 0 && runtime && !tid_null)
-		rc = add(ids, &ids->runtime, global_pid_of(prof_cursor__int64(c, tid_col)), corr);
+		rc = add(ids, &ids->runtime, sum_global_pid_of_tid(prof_cursor__int64(c, tid_col)), corr);
 	return rc;
 }
 
@@ -209,7 +204,7 @@ bool launch_ids__runtime_has(const struct launch_ids *ids, bool tid_known, int64
 	 * where the runtime's calls have no threads either */
 	if (!tid_known)
 		return ids->runtime.n > 0;
-	return id_bits__has(&ids->runtime, global_pid_of(global_tid), corr);
+	return id_bits__has(&ids->runtime, sum_global_pid_of_tid(global_tid), corr);
 }
 
 void launch_ids__free(struct launch_ids *ids)

@@ -35,7 +35,9 @@
 #include <string.h>
 
 #include "rank_choice.h"
+#include "model/call_census.h"
 #include "model/memo.h"
+#include "model/pid_rows.h"
 #include "model/ranks.h"
 #include "model/sums.h"
 #include "model/window.h"
@@ -95,37 +97,6 @@ static int restrict_table(struct prof_store *s, const char *table, const char *w
 	return rc == 1 ? 0 : rc;
 }
 
-/* A process's lowest and highest rowid in one table, and of a table of
- * timed rows the first start and last end of its real rows (as the
- * capture's extent counts them: a start after 0, an end not before it;
- * INT64_MAX and INT64_MIN where none). */
-struct pid_rows {
-	int64_t pid, lo, hi;
-	int64_t first, last;
-};
-
-/* The run r of one process's rows folded into v (sorted by pid). */
-static int fold_run(struct pid_rows **v, size_t *n, size_t *cap, const struct pid_rows *r)
-{
-	size_t at = sum_sorted__count_before(*v, *n, sizeof **v, offsetof(struct pid_rows, pid), r->pid, false);
-
-	if (at < *n && (*v)[at].pid == r->pid) {
-		struct pid_rows *x = &(*v)[at];
-
-		x->lo = r->lo < x->lo ? r->lo : x->lo;
-		x->hi = r->hi > x->hi ? r->hi : x->hi;
-		x->first = r->first < x->first ? r->first : x->first;
-		x->last = r->last > x->last ? r->last : x->last;
-		return 0;
-	}
-	if (sum_array__grow(v, cap, *n, sizeof **v) < 0)
-		return -1;
-	memmove(&(*v)[at + 1], &(*v)[at], (*n - at) * sizeof **v);
-	(*v)[at] = *r;
-	(*n)++;
-	return 0;
-}
-
 /* Whether filtered table i's rows carry the capture's times (its extent
  * counts them): NVTX's, whose marks and domains count otherwise, are not
  * noted (note_rows). */
@@ -134,27 +105,47 @@ static bool timed_table(int i)
 	return !filtered[i].keep_no_thread && sum_capture__extent_table(filtered[i].table);
 }
 
-/* Row c's start and end (columns 2, 3) into r's first and last where the
- * extent counts them; false where a value is of another type than
- * integer or NULL, whose comparisons SQL makes its own way. */
-static bool time_row(struct prof_cursor *c, struct pid_rows *r)
+/* Filtered table i's rows walked in the table's order (pid_rows.h) into
+ * *w: the calls' census's walk where it made one, else a walk of its own
+ * into own; NULL where the table has no rowids to bound (a WITHOUT ROWID
+ * table keeps the condition alone) or memory ran out in the walk. 0, or
+ * PROF_E_NOMEM for its statement. */
+static int walk_rows(struct prof_store *s, int i, const char *by, const char *rows, struct pid_rows_walk *own,
+		     const struct pid_rows_walk **w, struct prof_error *err)
 {
-	enum prof_value_kind ks = prof_cursor__kind(c, 2), ke = prof_cursor__kind(c, 3);
-	int64_t start, end;
+	const struct filtered_table *f = &filtered[i];
+	struct prof_error ignored = { 0 };
+	const struct pid_rows_walk *census = NULL;
+	struct call_census calls;
+	struct prof_cursor *c = NULL;
+	/* a table of timed rows notes each process's first and last record
+	 * in the same pass: a rank's extent without a pass of its own */
+	bool timing = timed_table(i);
+	char *sql;
+	int rc;
 
-	if ((ks != PROF_VALUE_INT && ks != PROF_VALUE_NULL) || (ke != PROF_VALUE_INT && ke != PROF_VALUE_NULL))
-		return false;
-	if (ks == PROF_VALUE_NULL || ke == PROF_VALUE_NULL)
-		return true;
-	start = prof_cursor__int64(c, 2);
-	end = prof_cursor__int64(c, 3);
-	/* start > 0 AND NOT SUM_BAD_SPAN: from a positive start, end - start
-	 * never overflows */
-	if (start > 0 && end >= start) {
-		r->first = start < r->first ? start : r->first;
-		r->last = end > r->last ? end : r->last;
+	*w = NULL;
+	if (sum_call_census(s, f->table, &calls, &ignored) == 1 && sum_pid_rows__take(s, f->table, &census)) {
+		*w = census;
+		return 0;
 	}
-	return true;
+	sql = prof_strfmt("SELECT rowid, " PROF_SQL_GLOBAL_PID_OF_TID("%s") "%s FROM (%s) WHERE %s IS NOT NULL",
+			  by, timing ? ", start, end" : "", rows, by);
+	if (!sql)
+		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
+	rc = prof_cursor__open(s, sql, &c, &ignored);
+	free(sql);
+	if (rc)
+		return 0;
+	pid_rows_walk__begin(own, timing);
+	while ((rc = prof_cursor__next(c, &ignored)) == 1)
+		pid_rows_walk__add(own, prof_cursor__int64(c, 0), prof_cursor__int64(c, 1),
+				   timing ? prof_cursor__kind(c, 2) : PROF_VALUE_NULL, timing ? prof_cursor__int64(c, 2) : 0,
+				   timing ? prof_cursor__kind(c, 3) : PROF_VALUE_NULL, timing ? prof_cursor__int64(c, 3) : 0);
+	prof_cursor__close(c);
+	if (rc == 0 && pid_rows_walk__end(own))
+		*w = own;
+	return 0;
 }
 
 /* ROWS_TABLE's rows of filtered table i, whose process column is by: 1
@@ -168,12 +159,8 @@ static int note_rows(struct prof_store *s, int i, const char *by, bool *timed, s
 	const char *rows = prof_store__all_rows(s, f->table);
 	struct prof_error ignored = { 0 };
 	struct prof_cursor *c = NULL;
-	struct pid_rows *v = NULL, run = { 0 };
-	size_t n = 0, cap = 0;
-	/* a table of timed rows notes each process's first and last record
-	 * in the same pass: a rank's extent without a pass of its own */
-	bool in_run = false, timing = timed_table(i);
-	char *sql;
+	struct pid_rows_walk own = { 0 };
+	const struct pid_rows_walk *w = NULL;
 	int rc;
 
 	*timed = false;
@@ -181,54 +168,31 @@ static int note_rows(struct prof_store *s, int i, const char *by, bool *timed, s
 	 * planner would trade for the run of rowids */
 	if (!rows || f->keep_no_thread)
 		return 0;
-	sql = prof_strfmt("SELECT rowid, " PROF_SQL_GLOBAL_PID_OF_TID("%s") "%s FROM (%s) WHERE %s IS NOT NULL",
-			  by, timing ? ", start, end" : "", rows, by);
-	if (!sql)
-		return prof_error__set(err, PROF_E_NOMEM, "out of memory");
-	/* a table without rowids (WITHOUT ROWID) keeps the condition alone */
-	rc = prof_cursor__open(s, sql, &c, &ignored);
-	free(sql);
-	if (rc)
-		return 0;
-	while ((rc = prof_cursor__next(c, &ignored)) == 1) {
-		int64_t row = prof_cursor__int64(c, 0), p = prof_cursor__int64(c, 1);
-
-		if (!(in_run && p == run.pid)) {
-			if (in_run && fold_run(&v, &n, &cap, &run) < 0)
-				break;
-			in_run = true;
-			run = (struct pid_rows){ p, row, row, INT64_MAX, INT64_MIN };
-		}
-		run.lo = row < run.lo ? row : run.lo;
-		run.hi = row > run.hi ? row : run.hi;
-		if (timing && !time_row(c, &run))
-			timing = false;
-	}
-	prof_cursor__close(c);
-	c = NULL;
-	if (rc == 0 && in_run && fold_run(&v, &n, &cap, &run) < 0)
-		rc = -1;
-	if (rc == 0)
-		rc = prof_cursor__open(s, "INSERT INTO temp." ROWS_TABLE " VALUES (?1, ?2, ?3, ?4, ?5, ?6)", &c,
-				       &ignored);
-	for (size_t k = 0; rc == 0 && k < n; k++) {
-		bool any = timing && v[k].first <= v[k].last;
+	rc = walk_rows(s, i, by, rows, &own, &w, err);
+	if (rc < 0)
+		return rc;
+	rc = w ? prof_cursor__open(s, "INSERT INTO temp." ROWS_TABLE " VALUES (?1, ?2, ?3, ?4, ?5, ?6)", &c,
+				   &ignored)
+	       : -1;
+	for (size_t k = 0; rc == 0 && k < w->n; k++) {
+		const struct pid_rows *v = &w->v[k];
+		bool any = w->timing && v->first <= v->last;
 
 		prof_cursor__reset(c);
-		if (prof_cursor__bind_int64(c, 1, i) || prof_cursor__bind_int64(c, 2, v[k].pid) ||
-		    prof_cursor__bind_int64(c, 3, v[k].lo) || prof_cursor__bind_int64(c, 4, v[k].hi) ||
-		    (any ? prof_cursor__bind_int64(c, 5, v[k].first) : prof_cursor__bind_text(c, 5, NULL)) ||
-		    (any ? prof_cursor__bind_int64(c, 6, v[k].last) : prof_cursor__bind_text(c, 6, NULL)))
+		if (prof_cursor__bind_int64(c, 1, i) || prof_cursor__bind_int64(c, 2, v->pid) ||
+		    prof_cursor__bind_int64(c, 3, v->lo) || prof_cursor__bind_int64(c, 4, v->hi) ||
+		    (any ? prof_cursor__bind_int64(c, 5, v->first) : prof_cursor__bind_text(c, 5, NULL)) ||
+		    (any ? prof_cursor__bind_int64(c, 6, v->last) : prof_cursor__bind_text(c, 6, NULL)))
 			rc = -1;
 		else
 			rc = prof_cursor__next(c, &ignored) < 0 ? -1 : 0;
 	}
 	prof_cursor__close(c);
-	free(v);
 	/* any failure, as of the INSERT ... GROUP BY this replaces: the
 	 * table keeps the condition alone (its rows, unused then, bound
 	 * nothing) */
-	*timed = rc == 0 && timing;
+	*timed = rc == 0 && w->timing;
+	pid_rows_walk__exit(&own);
 	return rc == 0 ? 1 : 0;
 }
 

@@ -74,6 +74,12 @@ char *sum_union_then(struct prof_store *s, const char *const *tables, const char
  * (bad_spans.c): no start or end, an end before the start, or a span past
  * INT64_MAX (SQL's subtraction turns real past it, and compares as more). */
 bool sum_call_span_bad(enum prof_value_kind kind_start, int64_t start, enum prof_value_kind kind_end, int64_t end);
+/* PROF_SQL_GLOBAL_PID_OF_TID as SQLite computes it, for a reader that
+ * walks the rows. */
+static inline int64_t sum_global_pid_of_tid(int64_t tid)
+{
+	return (int64_t)((uint64_t)(tid >> 24) << 24);
+}
 /* How a note says what SUM_BAD_SPAN left out, after "N rows". */
 #define SUM_BAD_SPAN_WORDS "with an impossible span (end before start, or 2^63 ns or more long)"
 /* A copy or memset row is bad when its span is, or when it moves a negative

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "model/call_census.h"
+#include "model/pid_rows.h"
 #include "model/sql.h"
 #include "prof/store.h"
 #include "prof/tables.h"
@@ -41,6 +42,35 @@ static int64_t ask(struct prof_store *s, const char *sql, int64_t if_null)
 	v = prof_cursor__is_null(c, 0) ? if_null : prof_cursor__int64(c, 0);
 	prof_cursor__close(c);
 	return v;
+}
+
+/* The rows of each process of table as the census walked them, against
+ * SQL's grouping of them (as --rank's bounds read them: rowid, and the
+ * first start and last end of the real rows where the table is timed). */
+static void check_pid_rows(struct prof_store *sql, const char *table, const struct pid_rows_walk *w)
+{
+	char q[512];
+	struct prof_cursor *c;
+	struct prof_error err = { 0 };
+	size_t k = 0;
+
+	snprintf(q, sizeof q, "SELECT (globalTid >> 24) << 24 AS p, min(rowid), max(rowid),"
+		 " min(start) FILTER (WHERE start > 0 AND end >= start), max(end) FILTER (WHERE start > 0 AND"
+		 " end >= start) FROM main.%s WHERE globalTid IS NOT NULL GROUP BY p ORDER BY p", table);
+	ck_assert_msg(prof_cursor__open(sql, q, &c, &err) == 0, "%s", err.msg);
+	ck_assert(w->timing);
+	while (prof_cursor__next(c, &err) == 1) {
+		const struct pid_rows *r = &w->v[k++];
+
+		ck_assert_uint_le(k, w->n);
+		ck_assert_int_eq(r->pid, prof_cursor__int64(c, 0));
+		ck_assert_int_eq(r->lo, prof_cursor__int64(c, 1));
+		ck_assert_int_eq(r->hi, prof_cursor__int64(c, 2));
+		ck_assert_int_eq(r->first, prof_cursor__is_null(c, 3) ? INT64_MAX : prof_cursor__int64(c, 3));
+		ck_assert_int_eq(r->last, prof_cursor__is_null(c, 4) ? INT64_MIN : prof_cursor__int64(c, 4));
+	}
+	ck_assert_uint_eq(k, w->n);
+	prof_cursor__close(c);
 }
 
 /* Each table's census against its three statements; how many calls failed. */
@@ -75,6 +105,18 @@ static int64_t check_capture(const char *path)
 			 " 716, 717, 718, 719)", tables[i]);
 		ck_assert_int_eq(c.sticky, ask(sql, q, 0));
 		sticky += c.sticky;
+		{
+			const struct pid_rows_walk *w;
+
+			/* given by a walk of every row, whose threads were integers */
+			snprintf(q, sizeof q, "SELECT count(*) FROM main.%s WHERE typeof(globalTid)"
+				 " NOT IN ('integer', 'null')", tables[i]);
+			if (sum_pid_rows__take(s, tables[i], &w))
+				check_pid_rows(sql, tables[i], w);
+			else
+				ck_assert_msg(!c.rise_known || ask(sql, q, 0) > 0,
+					      "%s %s: walked, yet no rows of a process given", path, tables[i]);
+		}
 		if (c.rise_known) {
 			bool rise;
 
