@@ -85,13 +85,19 @@ const char *prof_cursor__column_name(const struct prof_cursor *c, int col)
 	return c->copy ? NULL : sqlite3_column_name(c->stmt, col);
 }
 
-/* SQLite's type of the row's column col, kept for the row once asked. */
+void prof_cursor__keep_values(struct prof_cursor *c)
+{
+	c->keep = true;
+}
+
+/* SQLite's type of the row's column col, kept for the row once asked
+ * where the cursor keeps them. */
 static int column_type(struct prof_cursor *c, int col)
 {
 	uint32_t bit;
 	int type;
 
-	if (col < 0 || col >= CURSOR_KEPT_COLUMNS)
+	if (!c->keep || col < 0 || col >= CURSOR_KEPT_COLUMNS)
 		return sqlite3_column_type(c->stmt, col);
 	bit = (uint32_t)1 << col;
 	if (c->kinds_kept & bit)
@@ -115,7 +121,7 @@ int64_t prof_cursor__int64(struct prof_cursor *c, int col)
 
 	if (c->copy)
 		return cursor_copy__int64(c->copy, col);
-	if (col < 0 || col >= CURSOR_KEPT_COLUMNS)
+	if (!c->keep || col < 0 || col >= CURSOR_KEPT_COLUMNS)
 		return sqlite3_column_int64(c->stmt, col);
 	bit = (uint32_t)1 << col;
 	if (!(c->ints_kept & bit)) {

@@ -132,10 +132,12 @@ struct prof_cursor {
 	bool done;    /* stepped past the last row: stay at the end */
 	/* a copy's row (prof_cursor__new_copy): no store, no statement */
 	struct cursor_copy *copy;
-	/* the row's kinds and integers asked so far (bit col of each mask):
-	 * the walks one pass feeds each ask a column's kind and value again,
+	/* keep (prof_cursor__keep_values): the row's kinds and integers asked
+	 * so far are kept (bit col of each mask), for a cursor whose rows
+	 * several walks read, each asking a column's kind and value again,
 	 * each a call into SQLite (the calls' census asked 40 a row for its 7
-	 * columns) */
+	 * columns); a cursor read once a column pays nothing for it */
+	bool keep;
 	uint32_t kinds_kept, ints_kept;
 	unsigned char kinds[CURSOR_KEPT_COLUMNS];
 	int64_t ints[CURSOR_KEPT_COLUMNS];

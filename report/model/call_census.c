@@ -120,6 +120,8 @@ static int read_census(struct prof_store *s, const char *table, const char *rows
 	free(sql);
 	if (rc < 0)
 		return rc;
+	/* six walks read each row */
+	prof_cursor__keep_values(cur);
 	*c = (struct call_census){ .first = INT64_MAX, .last = INT64_MIN };
 	ids_rise_walk__init(&rise);
 	call_pairs_walk__begin(&pairs);

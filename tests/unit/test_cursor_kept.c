@@ -1,9 +1,9 @@
-/* test_cursor_kept.c - a cursor keeps a row's kinds and integers once
- * asked (cursor.c), and every row reads as SQLite has it: asked in any
- * order and again, the kind is the value's type and the integer its value,
- * row after row of real captures whose columns mix integers, NULLs and
- * text; a column past those kept reads as well; a statement asked again
- * with a new value bound reads the new row. */
+/* test_cursor_kept.c - a cursor that keeps a row's kinds and integers
+ * once asked (prof_cursor__keep_values) reads every row as SQLite has
+ * it: asked in any order and again, the kind is the value's type and the
+ * integer its value, row after row of real captures whose columns mix
+ * integers, NULLs and text; a column past those kept reads as well; a
+ * statement asked again with a new value bound reads the new row. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +47,7 @@ static void read_rows(const char *path, int64_t counts[5])
 
 	ck_assert_msg(prof_store__open(path, &s, &err) == 0, "%s: %s", path, err.msg);
 	ck_assert_msg(prof_cursor__open(s, sql, &c, &err) == 0, "%s", err.msg);
+	prof_cursor__keep_values(c);
 	while ((rc = prof_cursor__next(c, &err)) == 1) {
 		enum prof_value_kind want = kind_named(prof_cursor__text(c, 1));
 		const char *text = prof_cursor__text(c, 2);
@@ -97,6 +98,7 @@ START_TEST(a_statement_asked_again_reads_its_new_row)
 
 	ck_assert_int_eq(prof_store__open(testutil_data_path(captures[0]), &s, &err), 0);
 	ck_assert_int_eq(prof_cursor__open(s, "SELECT ?1", &c, &err), 0);
+	prof_cursor__keep_values(c);
 	for (int64_t v = 1; v <= 3; v++) {
 		prof_cursor__reset(c);
 		if (v == 2)

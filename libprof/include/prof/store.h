@@ -411,6 +411,10 @@ int prof_cursor__bind_int64(struct prof_cursor *c, int index_1based, int64_t v);
 int prof_cursor__bind_double(struct prof_cursor *c, int index_1based, double v);
 int prof_cursor__bind_text(struct prof_cursor *c, int index_1based, const char *v);
 int prof_cursor__next(struct prof_cursor *c, struct prof_error *err);
+/* From now on c keeps each row's kinds and integers once asked, for rows
+ * that several walks read, each asking a column again; a cursor read once
+ * a column is faster without. */
+void prof_cursor__keep_values(struct prof_cursor *c);
 /* Back to before the first row, the bound values kept: a statement asked
  * many times with new values is prepared once. */
 void prof_cursor__reset(struct prof_cursor *c);
