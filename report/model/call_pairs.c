@@ -199,14 +199,11 @@ static int merge(struct call_pairs *into, const struct call_pairs *p)
  * else by a walk of its own: as walk(). */
 static int table_into(struct prof_store *s, const char *table, struct call_pairs *p, struct prof_error *err)
 {
-	void *known = NULL;
-	int got = prof_store__shared_take(s, &table_pairs_key, table, strlen(table), &known);
+	const void *given = NULL;
 
 	/* none given: the census did not walk every row, or is not done */
-	if (got == 0)
-		prof_store__shared_drop(s, &table_pairs_key, table, strlen(table));
-	if (got == 1 && known)
-		return merge(p, known) ? prof_error__set(err, PROF_E_NOMEM, "out of memory") : 1;
+	if (sum_shared__given(s, &table_pairs_key, table, &given))
+		return merge(p, given) ? prof_error__set(err, PROF_E_NOMEM, "out of memory") : 1;
 	return walk(s, table, p, err);
 }
 

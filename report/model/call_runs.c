@@ -2,7 +2,6 @@
  * calls' census walk, for the API summary (call_runs.h). */
 #include "model/call_runs.h"
 
-#include <string.h>
 
 #include "model/memo.h"
 #include "model/sql.h"
@@ -13,13 +12,12 @@ static const char table_runs_key;
 
 int sum_call_runs__take(struct prof_store *s, const char *table, const struct group_runs **out)
 {
-	void *known = NULL;
+	const void *given = NULL;
 
 	*out = NULL;
-	if (!prof_store__is_finished(s) || prof_store__restricted(s) ||
-	    prof_store__shared_peek(s, &table_runs_key, table, strlen(table), &known) != 1 || !known)
+	if (prof_store__restricted(s) || !sum_shared__given(s, &table_runs_key, table, &given))
 		return 0;
-	*out = known;
+	*out = given;
 	return 1;
 }
 

@@ -89,30 +89,24 @@ static const char *const api_tables[] = { PROF_T_RUNTIME, PROF_T_DRIVER };
 
 int launch_ids__of_census(struct prof_store *s, struct launch_ids **out)
 {
+	const void *parts[2] = { NULL, NULL };
 	struct launch_ids *ids;
 	int rc = 1;
 
 	*out = NULL;
-	if (!prof_store__is_finished(s) || prof_store__restricted(s))
+	if (prof_store__restricted(s))
 		return 0;
-	for (size_t t = 0; t < 2; t++) {
-		void *part = NULL;
-
-		if (prof_store__has_table(s, api_tables[t]) &&
-		    (prof_store__shared_peek(s, &table_ids_key, api_tables[t], strlen(api_tables[t]), &part) != 1 || !part))
+	for (size_t t = 0; t < 2; t++)
+		if (prof_store__has_table(s, api_tables[t]) && !sum_shared__given(s, &table_ids_key, api_tables[t], &parts[t]))
 			return 0;
-	}
 	ids = calloc(1, sizeof *ids);
 	if (!ids)
 		return PROF_E_NOMEM;
 	for (size_t t = 0; rc > 0 && t < 2; t++) {
-		void *given = NULL;
-		const struct launch_ids *part;
+		const struct launch_ids *part = parts[t];
 
-		if (!prof_store__has_table(s, api_tables[t]))
+		if (!part)
 			continue;
-		prof_store__shared_peek(s, &table_ids_key, api_tables[t], strlen(api_tables[t]), &given);
-		part = given;
 		ids->every.max_blocks = ids->by_pid.max_blocks = ids->runtime.max_blocks = max_blocks;
 		if ((rc = id_bits__union(&ids->every, &part->every)) > 0 &&
 		    (rc = id_bits__union(&ids->by_pid, &part->by_pid)) > 0)

@@ -182,6 +182,17 @@ bool sum_shared__offer(struct prof_store *s, const void *key, const char *tag, v
 	return true;
 }
 
+bool sum_shared__given(struct prof_store *s, const void *key, const char *tag, const void **value)
+{
+	void *known = NULL;
+
+	*value = NULL;
+	if (!prof_store__is_finished(s) || prof_store__shared_peek(s, key, tag, strlen(tag), &known) != 1 || !known)
+		return false;
+	*value = known;
+	return true;
+}
+
 int sum_shared__take(struct prof_store *s, const void *key, const char *tag, int64_t *v, size_t n)
 {
 	return sum_shared__take_value(s, key, tag, v, n * sizeof *v);

@@ -55,6 +55,11 @@ void sum_shared__give_value(struct prof_store *s, const void *key, const char *t
  * another was first or nothing is shared (the caller keeps value). */
 bool sum_shared__offer(struct prof_store *s, const void *key, const char *tag, void *value,
 		       void (*done)(void *value));
+/* What such a walk gave under key and tag, without waiting for one: true
+ * and *value (not NULL, read only) where it was given, on a finished
+ * capture; false where none was, or none yet, or the walk could keep
+ * nothing (a NULL value). */
+bool sum_shared__given(struct prof_store *s, const void *key, const char *tag, const void **value);
 /* A value of the whole file (size bytes, copied whole) made once for its
  * connections: taken as another made it, else made by make(s, v, err) and
  * given to the rest; where s shows not every row (--rank, a rank's

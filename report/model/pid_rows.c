@@ -105,12 +105,9 @@ void pid_rows_walk__give(struct prof_store *s, const char *table, struct pid_row
 
 bool sum_pid_rows__take(struct prof_store *s, const char *table, const struct pid_rows_walk **out)
 {
-	void *known = NULL;
+	const void *given = NULL;
+	bool yes = sum_shared__given(s, &table_rows_key, table, &given);
 
-	*out = NULL;
-	if (!prof_store__is_finished(s) ||
-	    prof_store__shared_peek(s, &table_rows_key, table, strlen(table), &known) != 1 || !known)
-		return false;
-	*out = known;
-	return true;
+	*out = given;
+	return yes;
 }

@@ -246,12 +246,9 @@ END_TEST
 static const char *calls_changed(const char *name, int n)
 {
 	char file[64];
-	const char *path;
 
 	snprintf(file, sizeof file, "call_runs_%d.sqlite", n);
-	path = testutil_tmp_path(file);
-	testutil_copy_file(testutil_data_path(name), path);
-	testutil_sqlite3(path, "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET end = start - 1 WHERE rowid % 29 = 0;"
+	return testutil_changed_copy(name, file, "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET end = start - 1 WHERE rowid % 29 = 0;"
 			       "UPDATE OR IGNORE CUPTI_ACTIVITY_KIND_RUNTIME SET nameId = NULL WHERE rowid % 31 = 0;"
 			       "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET nameId = 987654321 WHERE rowid % 37 = 0;"
 			       /* a table of strings that allows a NULL one */
@@ -268,7 +265,6 @@ static const char *calls_changed(const char *name, int n)
 			       "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET nameId = (SELECT max(id) FROM StringIds)"
 			       " WHERE rowid % 3 = 0 AND nameId = (SELECT nameId FROM CUPTI_ACTIVITY_KIND_RUNTIME"
 			       " ORDER BY rowid LIMIT 1);");
-	return path;
 }
 
 /* cuda_api_sum of s: its rows into a new sink; whether the calls' census
@@ -294,7 +290,7 @@ static struct cap_sink *api_sum(struct prof_store *s, bool *counted)
 START_TEST(test_api_sum_of_the_census_agrees)
 {
 	size_t rows = 0, counted_n = 0, n = 0;
-	char *paths[2 * NCAPTURES + 1], *twice = strdup(testutil_tmp_path("call_runs_twice.sqlite"));
+	char *paths[2 * NCAPTURES + 1];
 
 	/* the test's paths are of one buffer: each kept */
 	for (size_t c = 0; c < NCAPTURES; c++) {
@@ -302,12 +298,12 @@ START_TEST(test_api_sum_of_the_census_agrees)
 		paths[n++] = strdup(calls_changed(captures[c], (int)c));
 	}
 	/* a second row of some calls, as nsys's backtraces make */
-	testutil_copy_file(testutil_data_path("transformer_naive.sqlite"), twice);
-	testutil_sqlite3(twice, "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass, globalTid,"
-				" correlationId, nameId, returnValue, callchainId) SELECT start + 1, end + 1,"
-				" eventClass, globalTid, correlationId, nameId, returnValue, callchainId FROM"
-				" CUPTI_ACTIVITY_KIND_RUNTIME WHERE rowid % 4 = 0;");
-	paths[n++] = twice;
+	paths[n++] = strdup(testutil_changed_copy("transformer_naive.sqlite", "call_runs_twice.sqlite",
+						  "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass,"
+						  " globalTid, correlationId, nameId, returnValue, callchainId) SELECT"
+						  " start + 1, end + 1, eventClass, globalTid, correlationId, nameId,"
+						  " returnValue, callchainId FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE"
+						  " rowid % 4 = 0;"));
 	for (size_t c = 0; c < n; c++) {
 		struct prof_store *a = NULL, *b = NULL;
 		struct prof_error err = { 0 };
