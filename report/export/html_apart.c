@@ -12,6 +12,7 @@
 
 #include "analysis/diagnose_run.h"
 #include "model/memo.h"
+#include "model/threads.h"
 
 struct html_apart {
 	pthread_t thread;
@@ -24,6 +25,9 @@ struct html_apart {
 	pthread_mutex_t lock;
 	pthread_cond_t changed;
 	bool done;
+	/* done too, for the page's thread that helps meanwhile */
+	atomic_bool made;
+	bool helper_coming; /* threads__help_coming said, not yet helped */
 };
 
 static void *diagnose_apart(void *arg)
@@ -35,7 +39,17 @@ static void *diagnose_apart(void *arg)
 	a->done = true;
 	pthread_cond_broadcast(&a->changed);
 	pthread_mutex_unlock(&a->lock);
+	atomic_store(&a->made, true);
+	threads__help_wake();
 	return NULL;
+}
+
+void html_apart__help(struct html_apart *a)
+{
+	if (!a || !a->helper_coming)
+		return;
+	a->helper_coming = false;
+	threads__help(&a->made);
 }
 
 bool html_apart__wait(struct html_apart *a, const atomic_bool *stop)
@@ -72,6 +86,7 @@ struct html_apart *html_apart__start(struct html_page *p)
 	a = calloc(1, sizeof *a);
 	if (!a)
 		return NULL;
+	atomic_init(&a->made, false);
 	if (pthread_mutex_init(&a->lock, NULL) != 0) {
 		free(a);
 		return NULL;
@@ -82,9 +97,13 @@ struct html_apart *html_apart__start(struct html_page *p)
 		return NULL;
 	}
 	a->busy = html_page__busy_lent(p);
+	/* said before the diagnosis spreads its ranks: they keep a place */
+	threads__help_coming();
+	a->helper_coming = true;
 	if (prof_store__reopen(p->store, &a->store, &ignored) == 0 &&
 	    pthread_create(&a->thread, NULL, diagnose_apart, a) == 0)
 		return a;
+	threads__help_not_coming();
 	prof_store__close(a->store);
 	pthread_cond_destroy(&a->changed);
 	pthread_mutex_destroy(&a->lock);
@@ -100,6 +119,8 @@ void html_apart__finish(struct html_apart *a, struct html_page *p, struct prof_s
 		*kept = NULL;
 	if (!a)
 		return;
+	if (a->helper_coming)
+		threads__help_not_coming();
 	pthread_join(a->thread, NULL);
 	/* what the diagnosis learnt of every row (the rank bounds, ...) serves
 	 * the sections that read on after it */

@@ -74,6 +74,11 @@ struct html_apart *html_apart__start(struct html_page *p);
  * handed over in *kept (NULL when there was none), for sections that read
  * on beside the page's own (the caller closes it). */
 void html_apart__finish(struct html_apart *a, struct html_page *p, struct prof_store **kept);
+/* The calling thread, its own sections done, takes pieces of the
+ * diagnosis's parallel work (a job's ranks, threads__help) until the
+ * diagnosis is made: with PERFKIT_THREADS=1 a two-rank capture's ranks
+ * were diagnosed one after the other while the page's thread waited. */
+void html_apart__help(struct html_apart *a);
 /* Waits until its diagnosis is made (true) or *stop is set and
  * html_apart__wake called (false, unless it is made too). */
 bool html_apart__wait(struct html_apart *a, const atomic_bool *stop);

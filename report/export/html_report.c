@@ -492,6 +492,7 @@ static int write_sections_apart(struct html_page *p, const struct html_section *
 	if (early)
 		finish_early(&e);
 	free(taken);
+	html_apart__help(apart);
 	html_apart__finish(apart, p, &diagnosis_store);
 	beside = start_beside(&b, p, diagnosis_store, list, n, r);
 	for (size_t i = 0; i < n; i++)
