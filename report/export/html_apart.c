@@ -21,12 +21,11 @@ struct html_apart {
 	struct diag_report *report;
 	struct diag_keep keep;
 	char failed[PROF_ERROR_MSG_MAX];
-	/* done: the thread has made it (html_apart__wait) */
+	/* done: the thread has made it (html_apart__wait; set under lock,
+	 * read without it by the page's thread that helps meanwhile) */
 	pthread_mutex_t lock;
 	pthread_cond_t changed;
-	bool done;
-	/* done too, for the page's thread that helps meanwhile */
-	atomic_bool made;
+	atomic_bool done;
 	bool helper_coming; /* threads__help_coming said, not yet helped */
 };
 
@@ -36,10 +35,9 @@ static void *diagnose_apart(void *arg)
 
 	html_page__diagnose(a->store, a->busy, &a->keep, &a->report, a->failed, sizeof a->failed);
 	pthread_mutex_lock(&a->lock);
-	a->done = true;
+	atomic_store(&a->done, true);
 	pthread_cond_broadcast(&a->changed);
 	pthread_mutex_unlock(&a->lock);
-	atomic_store(&a->made, true);
 	threads__help_wake();
 	return NULL;
 }
@@ -49,7 +47,7 @@ void html_apart__help(struct html_apart *a)
 	if (!a || !a->helper_coming)
 		return;
 	a->helper_coming = false;
-	threads__help(&a->made);
+	threads__help(&a->done);
 }
 
 bool html_apart__wait(struct html_apart *a, const atomic_bool *stop)
@@ -57,9 +55,9 @@ bool html_apart__wait(struct html_apart *a, const atomic_bool *stop)
 	bool done;
 
 	pthread_mutex_lock(&a->lock);
-	while (!a->done && !atomic_load(stop))
+	while (!atomic_load(&a->done) && !atomic_load(stop))
 		pthread_cond_wait(&a->changed, &a->lock);
-	done = a->done;
+	done = atomic_load(&a->done);
 	pthread_mutex_unlock(&a->lock);
 	return done;
 }
@@ -86,7 +84,7 @@ struct html_apart *html_apart__start(struct html_page *p)
 	a = calloc(1, sizeof *a);
 	if (!a)
 		return NULL;
-	atomic_init(&a->made, false);
+	atomic_init(&a->done, false);
 	if (pthread_mutex_init(&a->lock, NULL) != 0) {
 		free(a);
 		return NULL;

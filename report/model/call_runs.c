@@ -2,7 +2,6 @@
  * calls' census walk, for the API summary (call_runs.h). */
 #include "model/call_runs.h"
 
-
 #include "model/memo.h"
 #include "model/sql.h"
 

@@ -613,10 +613,10 @@ static int read_streams(struct prof_store *s, const struct sum_window *w, struct
 	int rc;
 
 	rc = count_kernels_and_streams(s, w, &pairs, &m->kernels, &m->graph_kernels, err);
+	m->streams = pairs.n;
 	free(pairs.v);
 	if (rc)
 		return rc;
-	m->streams = pairs.n;
 	if (m->graph_kernels > 0)
 		m->framework[PROG_CUDA_GRAPHS] = true;
 	m->uses[USE_CUDA_GRAPHS] = m->kernels > 0 && 2 * m->graph_kernels >= m->kernels;
