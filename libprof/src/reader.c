@@ -323,8 +323,7 @@ void prof_store__close(struct prof_store *s)
 {
 	if (!s)
 		return;
-	s->whole_check_later = false; /* nobody is left to tell */
-	(void)store__join_whole_check(s);
+	store__drop_whole_check(s); /* nobody is left to tell */
 	store__drop_kept(s);
 	store__drop_shelf(s);
 	store__free_views(s);

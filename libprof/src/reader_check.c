@@ -12,12 +12,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- waiting for another process's lock ---------------------------------- */
@@ -270,6 +272,7 @@ struct store_whole_check {
 	struct prof_store *other; /* a second connection to the file */
 	struct prof_error err;
 	int rc;
+	atomic_bool done; /* the check has returned */
 };
 
 /* Linux's nice of this one thread: the check is wanted only by the end of
@@ -287,6 +290,7 @@ static void *check_whole_apart(void *arg)
 	/* a thread id names one thread here; failing costs only the order */
 	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), CHECK_NICE);
 	c->rc = prof_store__check_whole(c->other, &c->err);
+	atomic_store(&c->done, true);
 	return NULL;
 }
 
@@ -353,6 +357,28 @@ int store__join_whole_check(struct prof_store *s)
 	prof_store__close(c->other);
 	free(c);
 	return rc;
+}
+
+void store__drop_whole_check(struct prof_store *s)
+{
+	struct store_whole_check *c = s->whole_check;
+
+	s->whole_check_later = false;
+	if (!c)
+		return;
+	/* nobody reads its answer: SQLite stops the check (an interrupt is
+	 * safe from another thread) instead of the close waiting for the
+	 * whole file to be read (at 10M kernels a refused -o waited 9.6 s).
+	 * Asked again until the check returns: an interrupt that comes before
+	 * its statement starts is forgotten as it starts. */
+	while (!atomic_load(&c->done)) {
+		sqlite3_interrupt(c->other->db);
+		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+	}
+	pthread_join(c->thread, NULL);
+	s->whole_check = NULL;
+	prof_store__close(c->other);
+	free(c);
 }
 
 int prof_store__whole_check_failed(struct prof_store *s, struct prof_error *err)

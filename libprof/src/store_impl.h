@@ -111,6 +111,8 @@ struct store_whole_check;
  * prof_store__check_whole_later's (none: 0): its result, a failure kept as
  * s's fault. */
 int store__join_whole_check(struct prof_store *s);
+/* Stop the check and forget it, its answer unread (prof_store__close). */
+void store__drop_whole_check(struct prof_store *s);
 
 struct store_view {
 	const char *name;
