@@ -198,6 +198,95 @@ START_TEST(nsys_export_reads_every_canonical_column)
 }
 END_TEST
 
+/* The columns of sql's rows, less a first one named rowid, joined. */
+static void columns_of(struct prof_store *s, const char *sql, char *buf, size_t cap)
+{
+	struct prof_error err = { 0 };
+	struct prof_cursor *c = NULL;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	ck_assert_msg(prof_cursor__open(s, sql, &c, &err) == 0, "%s: %s", sql, err.msg);
+	for (int i = 0; i < prof_cursor__columns(c) && used < cap; i++)
+		if (i > 0 || strcmp(prof_cursor__column_name(c, i), "rowid") != 0)
+			used += (size_t)snprintf(buf + used, cap - used, "%s,", prof_cursor__column_name(c, i));
+	prof_cursor__close(c);
+}
+
+/* Every table of the file and view of the store reads by its name as its
+ * canonical form: its columns, in their order, and its rows; the number
+ * of views made. */
+static int64_t every_name_reads_canonical(struct prof_store *s)
+{
+	struct prof_error err = { 0 };
+	struct prof_cursor *names = NULL;
+	int checked = 0;
+
+	ck_assert_int_eq(prof_cursor__open(s, "SELECT name FROM main.sqlite_master WHERE type = 'table'"
+					      " UNION SELECT name FROM temp.sqlite_master WHERE type = 'view'",
+					   &names, &err), 0);
+	while (prof_cursor__next(names, &err) == 1) {
+		const char *name = prof_cursor__text(names, 0);
+		const char *all = prof_store__all_rows(s, name);
+		static char by_name[8192], canonical[8192], sql[16384];
+
+		if (!all)
+			continue;
+		snprintf(sql, sizeof sql, "SELECT * FROM \"%s\"", name);
+		columns_of(s, sql, by_name, sizeof by_name);
+		snprintf(sql, sizeof sql, "SELECT * FROM (%s)", all);
+		columns_of(s, sql, canonical, sizeof canonical);
+		ck_assert_msg(strcmp(by_name, canonical) == 0, "%s: %s against %s", name, by_name, canonical);
+		snprintf(sql, sizeof sql, "SELECT (SELECT count(*) || ',' || total(rowid) FROM \"%s\") ="
+			 " (SELECT count(*) || ',' || total(rowid) FROM (%s))", name, all);
+		ck_assert_msg(one_int(s, sql) == 1, "%s: other rows by its name", name);
+		checked++;
+	}
+	prof_cursor__close(names);
+	ck_assert_int_gt(checked, 10);
+	return one_int(s, "SELECT count(*) FROM temp.sqlite_master WHERE type = 'view'");
+}
+
+START_TEST(a_table_like_its_view_is_read_as_it_is)
+{
+	struct prof_store *s = open_store(testutil_data_path("clean_loop.sqlite"));
+	struct prof_store *nsys = open_store(testutil_data_path("nsys/cloverleaf-cuda.sqlite"));
+	const char *path = fixture_copy("clean_loop.sqlite", "turned.sqlite", NULL);
+	char cols[8192], turned[8192] = "", sql[16384], *last;
+	int64_t views = every_name_reads_canonical(s), kernels;
+
+	/* a capture of this version: most tables already in their form */
+	ck_assert_int_eq(one_int(s, "SELECT count(*) FROM temp.sqlite_master WHERE name = '" PROF_T_KERNEL "'"), 0);
+	ck_assert_int_eq(one_int(s, "SELECT count(*) FROM temp.sqlite_master WHERE name = '" PROF_T_SYSTEM_ENV "'"), 1);
+	kernels = one_int(s, "SELECT count(*) FROM " PROF_T_KERNEL);
+	columns_of(s, "SELECT * FROM main." PROF_T_KERNEL, cols, sizeof cols);
+	prof_store__close(s);
+	ck_assert_int_gt(every_name_reads_canonical(nsys), views);
+	prof_store__close(nsys);
+	/* the same columns turned round, the last first: a view puts them
+	 * back in order */
+	cols[strlen(cols) - 1] = '\0';
+	while ((last = strrchr(cols, ',')) != NULL) {
+		snprintf(turned + strlen(turned), sizeof turned - strlen(turned), "\"%s\", ", last + 1);
+		*last = '\0';
+	}
+	snprintf(turned + strlen(turned), sizeof turned - strlen(turned), "\"%s\"", cols);
+	snprintf(sql, sizeof sql, "CREATE TABLE k2 AS SELECT %s FROM " PROF_T_KERNEL ";"
+		 "DROP TABLE " PROF_T_KERNEL "; ALTER TABLE k2 RENAME TO " PROF_T_KERNEL ";", turned);
+	testutil_sqlite3(path, sql);
+	s = open_store(path);
+	ck_assert_int_eq(one_int(s, "SELECT count(*) FROM temp.sqlite_master WHERE name = '" PROF_T_KERNEL "'"), 1);
+	ck_assert_int_eq(every_name_reads_canonical(s), views + 1);
+	ck_assert_int_eq(one_int(s, "SELECT count(*) FROM " PROF_T_KERNEL), kernels);
+	prof_store__close(s);
+	/* a column the view leaves out (one named as the rowid is) */
+	s = open_store(testutil_changed_copy("clean_loop.sqlite", "rowid_named.sqlite",
+					     "ALTER TABLE " PROF_T_KERNEL " ADD COLUMN _rowid_ INTEGER"));
+	ck_assert_int_eq(every_name_reads_canonical(s), views + 1);
+	prof_store__close(s);
+}
+END_TEST
+
 START_TEST(restrict_narrows_and_puts_back)
 {
 	struct prof_store *s = open_store(testutil_data_path("clean_loop.sqlite"));
@@ -314,6 +403,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, extra_columns_and_rowid_stay);
 	tcase_add_test(tc, views_keep_the_indexes);
 	tcase_add_test(tc, nsys_export_reads_every_canonical_column);
+	tcase_add_test(tc, a_table_like_its_view_is_read_as_it_is);
 	tcase_add_test(tc, restrict_narrows_and_puts_back);
 	tcase_add_test(tc, restrict_time_ands_with_restrict_and_each_puts_back_alone);
 	tcase_add_test(tc, the_file_is_never_written);
