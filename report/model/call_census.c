@@ -137,6 +137,8 @@ static int read_census(struct prof_store *s, const char *table, const char *rows
 					   sum_global_pid_of_tid(prof_cursor__int64(cur, 3)), prof_cursor__kind(cur, 0),
 					   prof_cursor__int64(cur, 0), prof_cursor__kind(cur, 1),
 					   prof_cursor__int64(cur, 1));
+		else
+			pid_rows_walk__without(&by_pid);
 		if (ids_rise_walk__add(&rise, cur, 3, 4) || call_pairs_walk__add(&pairs, cur, 3, 5, 0, 1) ||
 		    call_runs_walk__add(&runs, cur, 5, 0, 1) || launch_ids_walk__add(&ids, cur, 3, 4)) {
 			rc = prof_error__set(err, PROF_E_NOMEM, "out of memory");

@@ -70,6 +70,16 @@ void pid_rows_walk__add(struct pid_rows_walk *w, int64_t rowid, int64_t pid, enu
 	}
 }
 
+void pid_rows_walk__without(struct pid_rows_walk *w)
+{
+	w->without++;
+}
+
+bool pid_rows_walk__other_than(const struct pid_rows_walk *w, int64_t pid)
+{
+	return w->without > 0 || w->n > 1 || (w->n == 1 && w->v[0].pid != pid);
+}
+
 bool pid_rows_walk__end(struct pid_rows_walk *w)
 {
 	if (!w->failed && w->in_run && fold_run(&w->v, &w->n, &w->cap, &w->run) < 0)

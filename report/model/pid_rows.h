@@ -28,6 +28,7 @@ struct pid_rows_walk {
 	struct pid_rows *v;
 	size_t n, cap;
 	struct pid_rows run; /* the run of one process's rows being read */
+	int64_t without;     /* rows of no process (pid_rows_walk__without) */
 	bool in_run;
 	bool timing; /* the rows' times are noted (begun with timed, no value of another type since) */
 	bool failed; /* out of memory: nothing to tell */
@@ -38,6 +39,11 @@ void pid_rows_walk__begin(struct pid_rows_walk *w, bool timed);
  * timing, whose comparisons SQL makes its own way). */
 void pid_rows_walk__add(struct pid_rows_walk *w, int64_t rowid, int64_t pid, enum prof_value_kind ks,
 			int64_t start, enum prof_value_kind ke, int64_t end);
+/* A row of no process (a NULL thread), which no run holds. */
+void pid_rows_walk__without(struct pid_rows_walk *w);
+/* Whether a row of the walk is not pid's: one of another process or of
+ * none. */
+bool pid_rows_walk__other_than(const struct pid_rows_walk *w, int64_t pid);
 /* The walk's last run folded in: false where memory ran out. */
 bool pid_rows_walk__end(struct pid_rows_walk *w);
 void pid_rows_walk__exit(struct pid_rows_walk *w);

@@ -105,6 +105,21 @@ static bool timed_table(int i)
 	return !filtered[i].keep_no_thread && sum_capture__extent_table(filtered[i].table);
 }
 
+/* The walk of f's rows by process that the calls' census made (a table
+ * of calls of a finished capture, whose rows say their thread: the
+ * census's process is its thread's): true and *w, else false. by: the
+ * column f's rows say their process in. */
+static bool census_rows(struct prof_store *s, const struct filtered_table *f, const char *by,
+			const struct pid_rows_walk **w)
+{
+	struct prof_error ignored = { 0 };
+	struct call_census calls;
+
+	*w = NULL;
+	return strcmp(by, "globalTid") == 0 && sum_call_census(s, f->table, &calls, &ignored) == 1 &&
+	       sum_pid_rows__take(s, f->table, w);
+}
+
 /* Filtered table i's rows walked in the table's order (pid_rows.h) into
  * *w: the calls' census's walk where it made one, else a walk of its own
  * into own; NULL where the table has no rowids to bound (a WITHOUT ROWID
@@ -116,7 +131,6 @@ static int walk_rows(struct prof_store *s, int i, const char *by, const char *ro
 	const struct filtered_table *f = &filtered[i];
 	struct prof_error ignored = { 0 };
 	const struct pid_rows_walk *census = NULL;
-	struct call_census calls;
 	struct prof_cursor *c = NULL;
 	/* a table of timed rows notes each process's first and last record
 	 * in the same pass: a rank's extent without a pass of its own */
@@ -125,7 +139,7 @@ static int walk_rows(struct prof_store *s, int i, const char *by, const char *ro
 	int rc;
 
 	*w = NULL;
-	if (sum_call_census(s, f->table, &calls, &ignored) == 1 && sum_pid_rows__take(s, f->table, &census)) {
+	if (census_rows(s, f, by, &census)) {
 		*w = census;
 		return 0;
 	}
@@ -417,9 +431,16 @@ static int other_rows(struct prof_store *s, int64_t global_pid, struct prof_erro
 		const struct filtered_table *f = &filtered[i];
 		const char *by = prof_store__owner_column(s, f->table, f->by);
 		const char *rows = prof_store__all_rows(s, f->table);
+		const struct pid_rows_walk *census;
 
 		if (!by || !rows)
 			continue;
+		/* the calls, which every reader's census walks (a pass over
+		 * every call where each thread is one process's) */
+		if (census_rows(s, f, by, &census)) {
+			rc = pid_rows_walk__other_than(census, global_pid);
+			continue;
+		}
 		rc = exists(s, prof_strfmt("SELECT EXISTS (SELECT 1 FROM (%s) WHERE %s%s" PROF_SQL_GLOBAL_PID_OF_TID("%s")
 					   " IS NOT ?1)", rows, f->keep_no_thread ? by : "",
 					   f->keep_no_thread ? " IS NOT NULL AND " : "", by),

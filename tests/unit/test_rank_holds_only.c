@@ -2,7 +2,8 @@
  * alone (sum_ranks__holds_only), which lets a rank's analysis read the
  * capture as it is: yes for a DDP rank's own capture and its process, no
  * for another process, for a capture of two ranks, and for a copy where
- * one call or one NVTX range is another process's; asked of every row
+ * one call or one NVTX range is another process's or a call no thread's
+ * (the calls answered from their census's walk, the rest by SQL); asked of every row
  * whatever a rank's scope shows; answered once for the file's
  * connections (a change made behind their backs is not seen by a
  * connection opened again from one that asked), and read again by a
@@ -54,6 +55,10 @@ START_TEST(a_ranks_own_capture_holds_it_alone)
 	ck_assert(!path_only(testutil_changed_copy("ddp/ddp2_rank0.sqlite", "holds_only_call.sqlite",
 						   "UPDATE CUPTI_ACTIVITY_KIND_DRIVER SET globalTid = globalTid + 16777216"
 						   " WHERE rowid = 7"),
+			     RANK0_PID));
+	/* a call of no thread is no process's: not the rank's alone */
+	ck_assert(!path_only(testutil_changed_copy("ddp/ddp2_rank0.sqlite", "holds_only_no_thread.sqlite",
+						   "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET globalTid = NULL WHERE rowid = 5"),
 			     RANK0_PID));
 	ck_assert(!path_only(testutil_changed_copy("ddp/ddp2_rank0.sqlite", "holds_only_nvtx.sqlite",
 						   "UPDATE NVTX_EVENTS SET globalTid = globalTid + 16777216"
