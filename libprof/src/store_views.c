@@ -122,8 +122,8 @@ static void view_column(sqlite3_str *q, bool *first, char *const *cols, int n, c
 }
 
 /* The SELECT over main that defines t's canonical view (sqlite3_free it);
- * *same: the file's table already has the view's columns, in its order
- * (a rowid table, which the view names its rowid of). */
+ * *same: the file's table already has the view's columns, in its order,
+ * and is a rowid table (its rowid is the view's column rowid). */
 static int canonical_select(struct prof_store *s, const struct schema_table *t, int written,
 			    char **select, bool *same, struct prof_error *err)
 {
