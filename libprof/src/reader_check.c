@@ -375,10 +375,8 @@ void store__drop_whole_check(struct prof_store *s)
 		sqlite3_interrupt(c->other->db);
 		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
 	}
-	pthread_join(c->thread, NULL);
-	s->whole_check = NULL;
-	prof_store__close(c->other);
-	free(c);
+	/* the interrupt's failure becomes a fault of a store being closed */
+	(void)store__join_whole_check(s);
 }
 
 int prof_store__whole_check_failed(struct prof_store *s, struct prof_error *err)

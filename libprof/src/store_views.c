@@ -178,14 +178,15 @@ static int canonical_select(struct prof_store *s, const struct schema_table *t, 
 }
 
 /* CREATE TEMP VIEW name AS v's select [WHERE its conditions], the one
- * there replaced (replace: there may be one). */
+ * there replaced (replace: there may be one; an open's views, which come
+ * first, have no conditions yet). */
 static int define_view(struct prof_store *s, const struct store_view *v, bool replace,
 		       struct prof_error *err)
 {
 	char *sql;
 	int rc;
 
-	if (!replace && !v->where && !v->time_where)
+	if (!replace)
 		sql = sqlite3_mprintf("CREATE TEMP VIEW \"%w\" AS %s", v->name, v->select);
 	else if (v->where && v->time_where)
 		sql = sqlite3_mprintf("DROP VIEW IF EXISTS temp.\"%w\"; CREATE TEMP VIEW \"%w\" AS"
